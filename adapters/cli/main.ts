@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+import { commands } from './commands/index.js';
+import { mainHelp } from './help.js';
+import { runCommand } from './run-command.js';
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? commands.find((c) => c.name === rest[0]) : undefined;
+    if (topic) return runCommand(topic, ['--help']);
+    process.stdout.write(`${mainHelp(commands)}\n`);
+    return 0;
+  }
+  if (name === '--version' || name === '-v') return runCommand(commands.find((c) => c.name === 'version')!, []);
+  const spec = commands.find((c) => c.name === name);
+  if (!spec) {
+    process.stderr.write(`tern: unknown command "${name}" (it is not one of: ${commands.map((c) => c.name).join(', ')}). Run \`tern --help\`.\n`);
+    return 2;
+  }
+  return runCommand(spec, rest);
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,45 @@
+import type { ChatMessage, ChatResponse } from '../../bus/index.js';
+
+export type ProtocolFamily = 'chat-completions' | 'messages' | 'generate-content';
+
+/** A tool as the model is told about it. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ChatRequest {
+  /** Native model id sent to the vendor, after model-selection rules. */
+  model: string;
+  system?: string;
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  stream: boolean;
+  /** Merged into the request body as given (`extra_body`). */
+  extraBody?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  maxTokens?: number;
+}
+
+export type StreamChunk = { kind: 'text' | 'reasoning'; delta: string };
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Called for each visible delta while streaming, in order. */
+  onChunk?: (chunk: StreamChunk) => void;
+  timeoutMs?: number;
+}
+
+/** One endpoint with one key: families implement this; pools, rotation and failover wrap it. */
+export interface ProviderClient {
+  readonly family: ProtocolFamily;
+  chat(request: ChatRequest, options?: CallOptions): Promise<ChatResponse>;
+}
+
+export interface EndpointConfig {
+  family: ProtocolFamily;
+  apiBase: string;
+  apiKey?: string;
+}

@@ -1,0 +1,46 @@
+import type { z } from 'zod';
+import type { Correlation, Stamp } from '../envelope.js';
+import { messageEvents } from './message.js';
+import { providerEvents } from './provider.js';
+import { systemEvents } from './system.js';
+import { toolEvents } from './tool.js';
+import { turnEvents } from './turn.js';
+
+/** Every event type Tern knows, each with its one data schema. Domains add theirs in their own file. */
+export const eventCatalogue = {
+  ...messageEvents,
+  ...turnEvents,
+  ...providerEvents,
+  ...toolEvents,
+  ...systemEvents,
+} as const;
+
+export type EventCatalogue = typeof eventCatalogue;
+export type EventType = keyof EventCatalogue;
+export type EventData<T extends EventType> = z.output<EventCatalogue[T]>;
+export type EventDataInput<T extends EventType> = z.input<EventCatalogue[T]>;
+
+/** A stamped event as the log stores it and the bus delivers it; a union discriminated by `type`. */
+export type Envelope<T extends EventType = EventType> = T extends EventType
+  ? Stamp & Correlation & { type: T; data: EventData<T> }
+  : never;
+
+/** What a publisher hands the bus: no `seq` yet, data before defaults. */
+export type EventDraft<T extends EventType = EventType> = T extends EventType
+  ? Correlation & { type: T; data: EventDataInput<T>; at?: number }
+  : never;
+
+/** A draft whose data passed its schema (defaults applied). */
+export type ValidDraft<T extends EventType = EventType> = T extends EventType
+  ? Correlation & { type: T; data: EventData<T>; at?: number }
+  : never;
+
+export function isEventType(type: string): type is EventType {
+  return Object.hasOwn(eventCatalogue, type);
+}
+
+export * from './message.js';
+export * from './provider.js';
+export * from './system.js';
+export * from './tool.js';
+export * from './turn.js';

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+export const systemEvents = {
+  'session.cleared': z.object({ session_key: z.string() }),
+  /** A live actor moved between machine states; the dashboard's machines view is a fold of these. */
+  'actor.transitioned': z.object({
+    actor: z.string(),
+    machine: z.string(),
+    from: z.string().optional(),
+    to: z.string(),
+    event: z.string(),
+  }),
+  'actor.stopped': z.object({ actor: z.string(), machine: z.string(), reason: z.string().optional() }),
+  'heartbeat.ticked': z.object({ outcome: z.enum(['ran', 'skipped']), reason: z.string().optional() }),
+  'cron.fired': z.object({ job: z.string(), kind: z.string() }),
+  'learning.recorded': z.object({ task: z.string(), success: z.boolean() }),
+  'config.reloaded': z.object({ changed: z.array(z.string()) }),
+  'config.rejected': z.object({ problems: z.array(z.string()) }),
+  'gateway.started': z.object({ pid: z.number().int(), channels: z.array(z.string()) }),
+  'gateway.stopping': z.object({ signal: z.string().optional() }),
+  'gateway.restart.requested': z.object({ by: z.string() }),
+  'gateway.start.requested': z.object({ by: z.string() }),
+  'gateway.stop.requested': z.object({ by: z.string() }),
+  'channel.connected': z.object({ channel: z.string(), account: z.string() }),
+  'channel.failed': z.object({ channel: z.string(), account: z.string(), message: z.string(), restart_in_ms: z.number().int().nonnegative().optional() }),
+} as const;

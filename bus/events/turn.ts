@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { chatMessageSchema } from './provider.js';
+
+export const turnEndReasonSchema = z.enum(['loop_detected', 'max_tool_iterations', 'stop_requested']);
+
+export const turnEvents = {
+  'turn.started': z.object({
+    message_id: z.string(),
+    channel: z.string(),
+    chat: z.string(),
+    text: z.string(),
+    session_key: z.string(),
+    skill: z.string().optional(),
+  }),
+  /** The exact request prefix and history sent on the first model call of a turn. */
+  'prompt.built': z.object({
+    system: z.string(),
+    messages: z.array(chatMessageSchema),
+    tools: z.array(z.string()),
+  }),
+  'turn.completed': z.object({ reply: z.string(), iterations: z.number().int().nonnegative() }),
+  'turn.stopped': z.object({ reason: turnEndReasonSchema, reply: z.string() }),
+  'turn.failed': z.object({ code: z.string(), message: z.string(), reply: z.string() }),
+  /** A turn found in flight when the process started again: closed explicitly, never left dangling. */
+  'turn.aborted': z.object({ reason: z.string() }),
+  'loop.warned': z.object({ tool: z.string(), count: z.number().int().positive() }),
+  'summary.written': z.object({ summary: z.string(), through_seq: z.number().int().nonnegative() }),
+} as const;

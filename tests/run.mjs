@@ -1,0 +1,35 @@
+// Runs every uvu suite under tests/ in one process and ends with the line `N passed, N failed, N skipped`,
+// which uvu's own summary lacks. A suite that leaves a handle open would keep uvu alive after its summary,
+// so the child is ended shortly after the summary appears and the leak is reported.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const pattern = process.argv[2] ?? '\\.test\\.ts$';
+const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'node_modules/uvu/bin.js'), 'tests', pattern],
+  { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0' } });
+
+let output = '';
+let lingerTimer;
+child.stdout.on('data', (chunk) => {
+  process.stdout.write(chunk);
+  output += chunk.toString();
+  if (!lingerTimer && /Duration:/.test(output)) {
+    lingerTimer = setTimeout(() => {
+      process.stderr.write('tests: a suite left a handle open after the summary; ending the test process\n');
+      child.kill('SIGKILL');
+    }, 5000);
+  }
+});
+child.on('exit', (code) => {
+  clearTimeout(lingerTimer);
+  const count = (label) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(output)?.[1] ?? 0);
+  const total = count('Total');
+  const passed = count('Passed');
+  const skipped = count('Skipped');
+  const failed = total - passed - skipped;
+  const summaryMissing = !/Total:/.test(output);
+  console.log(`${passed} passed, ${summaryMissing ? Math.max(failed, 1) : failed} failed, ${skipped} skipped`);
+  process.exit(failed > 0 || summaryMissing || (code !== 0 && code !== null) ? 1 : 0);
+});
