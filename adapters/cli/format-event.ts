@@ -4,7 +4,7 @@ const MAX_DATA = 160;
 
 function short(id: string | undefined): string {
   if (!id) return '-';
-  return id.startsWith('sk_v1_') ? `${id.slice(0, 14)}…` : id;
+  return id.startsWith('sk_v1_') && id.length > 16 ? `${id.slice(0, 14)}…` : id;
 }
 
 /** One event as one readable line: seq, time, type, agent/session/turn, then its data in brief. */

@@ -3,6 +3,7 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Envelope, Sequencer, ValidDraft } from '../../bus/index.js';
 import { typeMatcher } from '../../bus/index.js';
 import { LogError } from './errors.js';
+import { PostingIndex } from './posting-index.js';
 import { acquireWriterLock } from './writer-lock.js';
 
 export interface LogQuery {
@@ -26,16 +27,23 @@ export interface OpenOptions {
   readOnly?: boolean;
 }
 
-type IndexKey = [string, number];
 const MAX_SEQ = 0xffffffff;
 
+function addPosting(postings: Map<string, number[]>, id: string | undefined, seq: number): void {
+  if (!id) return;
+  const list = postings.get(id);
+  if (list) list.push(seq);
+  else postings.set(id, [seq]);
+}
+
 /**
- * The append-only event log: lmdb in `<workspace>/sessions/`. Appends are numbered at once and written in
- * batches (lmdb commits every put issued in one tick together, so an event and its index entries land in
- * one transaction and a crash never leaves half of them). Nothing is ever updated or deleted.
+ * The append-only event log: lmdb in `<workspace>/sessions/`. Appends are numbered at once and queued; every
+ * append of one tick is written in one transaction with its index postings, so a crash never leaves half a
+ * batch and `seq` never has a hole. Nothing is ever updated or deleted.
  */
 export class EventLog implements Sequencer {
   private seq: number;
+  private batch: Envelope[] = [];
   private pending: Promise<unknown> = Promise.resolve();
   private failure: Error | undefined;
   private closed = false;
@@ -45,8 +53,8 @@ export class EventLog implements Sequencer {
     readonly readOnly: boolean,
     private readonly root: RootDatabase,
     private readonly events: Database<Envelope, number>,
-    private readonly bySession: Database<string, IndexKey>,
-    private readonly byTurn: Database<string, IndexKey>,
+    private readonly bySession: PostingIndex,
+    private readonly byTurn: PostingIndex,
     private readonly releaseLock: () => void,
   ) {
     this.seq = this.lastCommittedSeq();
@@ -65,8 +73,13 @@ export class EventLog implements Sequencer {
         // Key 0 is free (seq starts at 1): msgpack record structures shared there make decoding much faster.
         sharedStructuresKey: 0,
       });
-      const bySession = root.openDB<string, IndexKey>({ name: 'by_session', encoding: 'string' });
-      const byTurn = root.openDB<string, IndexKey>({ name: 'by_turn', encoding: 'string' });
+      const bySession = PostingIndex.open(root, 'by_session');
+      const byTurn = PostingIndex.open(root, 'by_turn');
+      // A reader can arrive between the writer creating the file and creating its databases.
+      if (!events || !bySession || !byTurn) {
+        void root.close();
+        throw new LogError('log_missing', `the event log in ${dir} is not initialised yet`);
+      }
       return new EventLog(dir, readOnly, root, events, bySession, byTurn, releaseLock);
     } catch (error) {
       releaseLock();
@@ -90,24 +103,40 @@ export class EventLog implements Sequencer {
     if (this.failure) throw new LogError('log_write_failed', `an earlier write failed: ${this.failure.message}`);
     const envelope = { ...draft, seq: this.seq + 1, at: draft.at ?? Date.now() } as Envelope;
     this.seq = envelope.seq;
-    const written = this.events.put(envelope.seq, envelope);
-    if (envelope.session) this.bySession.put([envelope.session, envelope.seq], '');
-    if (envelope.turn) this.byTurn.put([envelope.turn, envelope.seq], '');
+    if (this.batch.push(envelope) === 1) queueMicrotask(() => this.writeBatch());
+    return envelope;
+  }
+
+  private writeBatch(): void {
+    const batch = this.batch;
+    this.batch = [];
+    const sessions = new Map<string, number[]>();
+    const turns = new Map<string, number[]>();
+    // lmdb's batch() puts every write of the callback in one transaction; async puts outrun putSync here.
+    const written = this.root.batch(() => {
+      for (const event of batch) {
+        void this.events.put(event.seq, event);
+        addPosting(sessions, event.session, event.seq);
+        addPosting(turns, event.turn, event.seq);
+      }
+      this.bySession.write(sessions);
+      this.byTurn.write(turns);
+    });
     this.pending = written.catch((error: Error) => {
       this.failure ??= error;
     });
-    return envelope;
   }
 
   /** Resolves when every append so far is committed and synced to disk. */
   async flushed(): Promise<void> {
-    await this.pending;
+    await this.committed();
     await this.root.flushed;
     if (this.failure) throw new LogError('log_write_failed', this.failure.message);
   }
 
   /** Resolves when every append so far is committed (visible to readers), without waiting for fsync. */
   async committed(): Promise<void> {
+    if (this.batch.length > 0) await new Promise<void>((resolve) => queueMicrotask(resolve));
     await this.pending;
   }
 
@@ -153,6 +182,19 @@ export class EventLog implements Sequencer {
     void this.root.close();
   }
 
+  /** Opens a log for reading as soon as a writer has created it. */
+  static async openWhenReady(dir: string, signal?: AbortSignal): Promise<EventLog | undefined> {
+    while (!signal?.aborted) {
+      try {
+        return EventLog.open(dir, { readOnly: true });
+      } catch (error) {
+        if (!(error instanceof LogError && error.code === 'log_missing')) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    return undefined;
+  }
+
   /** Closes after every queued append is committed. */
   async closeAfterFlush(): Promise<void> {
     await this.flushed().catch(() => {});
@@ -169,14 +211,11 @@ export class EventLog implements Sequencer {
     const id = query.turn ?? query.session;
     if (!index || !id) {
       const range = reverse ? { start: high - 1, end: low - 1, reverse } : { start: low, end: high };
-      yield* this.events.getRange({ ...range, snapshot: false }).map(({ value }) => value);
+      for (const { value } of this.events.getRange({ ...range, snapshot: false })) yield value;
       return;
     }
-    const range = reverse
-      ? { start: [id, high - 1] as IndexKey, end: [id, low - 1] as IndexKey, reverse }
-      : { start: [id, low] as IndexKey, end: [id, high] as IndexKey };
-    for (const key of index.getKeys({ ...range, snapshot: false })) {
-      const event = this.events.get(key[1]);
+    for (const seq of index.seqs(id, low - 1, high, reverse)) {
+      const event = this.events.get(seq);
       if (event) yield event;
     }
   }

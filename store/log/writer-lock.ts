@@ -26,7 +26,7 @@ export function acquireWriterLock(dir: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number(readFileSync(path, 'utf8').trim());
-      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
+      if (Number.isInteger(holder) && holder > 0 && alive(holder)) {
         throw new LogError('log_locked', `the event log in ${dir} is being written by process ${holder}`);
       }
       rmSync(path, { force: true });

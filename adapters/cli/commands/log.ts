@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { toSessionId, type Envelope } from '../../../bus/index.js';
 import { EventLog, type LogQuery } from '../../../store/log/event-log.js';
 import { follow } from '../../../store/log/follow.js';
@@ -34,24 +33,15 @@ function backlog(log: EventLog, query: LogQuery): Envelope[] {
   return log.read({ ...query, order: 'desc', limit: query.limit ?? DEFAULT_LIMIT }).reverse();
 }
 
-async function waitForLog(dir: string, signal: AbortSignal): Promise<boolean> {
-  while (!existsSync(`${dir}/data.mdb`)) {
-    try {
-      await sleep(100, undefined, { signal });
-    } catch {
-      return false;
-    }
-  }
-  return true;
-}
 
 export async function run(context: CommandContext): Promise<number> {
   const { values, json, stdout, signal, env } = context;
   const query = queryOf(values);
   const dir = logDir(resolveWorkspace(env));
   const write = (e: Envelope) => stdout.write(`${json ? JSON.stringify(e) : formatEvent(e)}\n`);
-  if (!existsSync(`${dir}/data.mdb`) && !(values.follow && (await waitForLog(dir, signal)))) return 0;
-  const log = EventLog.open(dir, { readOnly: true });
+  if (!existsSync(`${dir}/data.mdb`) && !values.follow) return 0;
+  const log = await EventLog.openWhenReady(dir, signal);
+  if (!log) return 0;
   try {
     const first = backlog(log, query);
     first.forEach(write);

@@ -1,0 +1,51 @@
+import type { Database, RootDatabase } from 'lmdb';
+
+type ChunkKey = [string, number];
+const MAX_SEQ = 0xffffffff;
+
+function encode(seqs: number[]): Buffer {
+  const buffer = Buffer.allocUnsafe(seqs.length * 4);
+  seqs.forEach((seq, i) => buffer.writeUInt32LE(seq, i * 4));
+  return buffer;
+}
+
+function* decode(buffer: Buffer, reverse: boolean): Generator<number> {
+  const count = buffer.length / 4;
+  for (let i = 0; i < count; i++) yield buffer.readUInt32LE((reverse ? count - 1 - i : i) * 4);
+}
+
+/**
+ * A secondary index from an id (session, turn) to the `seq`s of its events. Each write batch stores one
+ * posting list per id, keyed `[id, first seq]`, so a batch of many events of one turn costs one put
+ * instead of one per event; lists of one id never overlap and sort by their first seq.
+ */
+export class PostingIndex {
+  private constructor(private readonly db: Database<Buffer, ChunkKey>) {}
+
+  /** Undefined when the database does not exist and the environment is read-only. */
+  static open(root: RootDatabase, name: string): PostingIndex | undefined {
+    const db = root.openDB<Buffer, ChunkKey>({ name, encoding: 'binary' }) as Database<Buffer, ChunkKey> | undefined;
+    return db ? new PostingIndex(db) : undefined;
+  }
+
+  /** Queues one batch's postings; call inside the batch that writes their events. */
+  write(postings: Map<string, number[]>): void {
+    for (const [id, seqs] of postings) void this.db.put([id, seqs[0]!], encode(seqs));
+  }
+
+  /** The seqs of `id` strictly between `after` and `before`, in order. */
+  *seqs(id: string, after: number, before: number, reverse: boolean): Generator<number> {
+    const inRange = (seq: number) => seq > after && seq < before;
+    // The list holding `after + 1` may start before it: begin at the last list starting at or below `after`.
+    let low = after + 1;
+    for (const key of this.db.getKeys({ start: [id, after], end: [id, -1], reverse: true, limit: 1, snapshot: false })) {
+      low = key[1];
+    }
+    const range = reverse
+      ? { start: [id, Math.min(before, MAX_SEQ)] as ChunkKey, end: [id, low - 1] as ChunkKey, reverse: true }
+      : { start: [id, low] as ChunkKey, end: [id, Math.min(before, MAX_SEQ)] as ChunkKey };
+    for (const { value } of this.db.getRange({ ...range, snapshot: false })) {
+      for (const seq of decode(value, reverse)) if (inRange(seq)) yield seq;
+    }
+  }
+}

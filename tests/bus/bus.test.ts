@@ -1,0 +1,101 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Bus, createHooks, InvalidEventError, sessionIdOf, toSessionId, typeMatcher, type Envelope, type EventDraft } from '../../bus/index.js';
+
+const received = (text = 'hi'): EventDraft<'message.received'> => ({
+  type: 'message.received',
+  agent: 'main',
+  session: 's1',
+  data: { channel: 'cli', message_id: 'm1', chat: 'direct:me', sender: 'me', text },
+});
+
+test('publish stamps seq in order and applies the schema defaults', () => {
+  const bus = new Bus();
+  const first = bus.publish(received());
+  const second = bus.publish(received('again'));
+  assert.equal([first.seq, second.seq], [1, 2]);
+  assert.equal(first.data, { channel: 'cli', account: 'default', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi', media: [] });
+});
+
+test('an event with bad data fails loudly naming the field, and nobody sees it', () => {
+  const bus = new Bus();
+  const seen: Envelope[] = [];
+  bus.events$.subscribe((e) => seen.push(e));
+  const bad = { type: 'provider.chunk', data: { kind: 'shout', delta: 1 } } as unknown as EventDraft;
+  assert.throws(() => bus.publish(bad), (e: unknown) => e instanceof InvalidEventError && /kind/.test(e.message) && /delta/.test(e.message));
+  assert.equal(seen, []);
+});
+
+test('an unknown event type is refused', () => {
+  const bus = new Bus();
+  const bad = { type: 'turn.exploded', data: {} } as unknown as EventDraft;
+  assert.throws(() => bus.publish(bad), (e: unknown) => e instanceof InvalidEventError && e.code === 'invalid_event');
+});
+
+test('on() delivers only the named types, typed', () => {
+  const bus = new Bus();
+  const texts: string[] = [];
+  bus.on('message.received').subscribe((e) => texts.push(e.data.text));
+  bus.publish({ type: 'provider.chunk', data: { kind: 'text', delta: 'x' } });
+  bus.publish(received('one'));
+  assert.equal(texts, ['one']);
+});
+
+test('select() delivers events whose correlation keys all match', () => {
+  const bus = new Bus();
+  const seqs: number[] = [];
+  bus.select({ session: 's1', turn: 't1' }).subscribe((e) => seqs.push(e.seq));
+  bus.publish({ type: 'provider.chunk', session: 's1', turn: 't1', data: { kind: 'text', delta: 'a' } });
+  bus.publish({ type: 'provider.chunk', session: 's1', turn: 't2', data: { kind: 'text', delta: 'b' } });
+  bus.publish({ type: 'provider.chunk', session: 's2', turn: 't1', data: { kind: 'text', delta: 'c' } });
+  assert.equal(seqs, [1]);
+});
+
+test('an event published by a subscriber reaches every subscriber after the current one', () => {
+  const bus = new Bus();
+  const first: number[] = [];
+  const second: number[] = [];
+  bus.events$.subscribe((e) => {
+    first.push(e.seq);
+    if (e.type === 'message.received') bus.publish({ type: 'provider.chunk', data: { kind: 'text', delta: 'reaction' } });
+  });
+  bus.events$.subscribe((e) => second.push(e.seq));
+  bus.publish(received());
+  assert.equal(first, [1, 2]);
+  assert.equal(second, [1, 2]);
+});
+
+const globs: Array<[string, string, boolean]> = [
+  ['provider.*', 'provider.chunk', true],
+  ['provider.*', 'turn.started', false],
+  ['*.failed', 'provider.failed', true],
+  ['turn.started', 'turn.started', true],
+  ['turn.started', 'turn.startedx', false],
+  ['turn.*, tool.*', 'tool.completed', true],
+  ['message.received', 'messageXreceived', false],
+  ['', 'anything.at_all', true],
+];
+for (const [pattern, type, expected] of globs) {
+  test(`type pattern "${pattern}" ${expected ? 'matches' : 'does not match'} ${type}`, () => {
+    assert.is(typeMatcher(pattern)(type), expected);
+  });
+}
+
+test('session ids are sk_v1_ plus the sha256 of the key, and an id passes through', () => {
+  const key = 'v=1|agent=main|channel=cli|account=default|chat=direct:me';
+  assert.is(sessionIdOf(key), 'sk_v1_5472a6443658d30a5ac87210510d67fcb99f008946ddd0617cd48c258e5bb7af');
+  assert.is(toSessionId(sessionIdOf(key)), sessionIdOf(key));
+  assert.is.not(sessionIdOf(key), sessionIdOf(`${key}x`));
+});
+
+test('a tool.before hook can deny a call synchronously', () => {
+  const hooks = createHooks();
+  hooks.on('tool.before', (h) => {
+    if (h.call.name === 'exec') h.deny('needs approval');
+  });
+  let reason = '';
+  hooks.emit('tool.before', { call: { id: 'c1', name: 'exec', arguments: {} }, context: {}, deny: (r) => (reason = r) });
+  assert.is(reason, 'needs approval');
+});
+
+test.run();

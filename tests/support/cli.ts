@@ -1,0 +1,48 @@
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const entry = ['--import', 'tsx', 'adapters/cli/main.ts'];
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `tern …` as a user would, from the sources, and waits for it to end. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, input?: string): CliResult {
+  const result = spawnSync(process.execPath, [...entry, ...args], { cwd: repoRoot, env, input, encoding: 'utf8', timeout: 60_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Starts `tern …` and leaves it running (for --follow and servers). */
+export function startCli(args: string[], env: NodeJS.ProcessEnv): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [...entry, ...args], { cwd: repoRoot, env });
+}
+
+/** Reads a running command's stdout line by line: `next(n)` resolves with the next n lines. */
+export function lineReader(child: ChildProcessWithoutNullStreams, timeoutMs = 20_000): { next(count: number): Promise<string[]> } {
+  const lines: string[] = [];
+  let partial = '';
+  let waiter: (() => void) | undefined;
+  child.stdout.on('data', (chunk: Buffer) => {
+    const parts = (partial + chunk.toString()).split('\n');
+    partial = parts.pop() ?? '';
+    lines.push(...parts.filter(Boolean));
+    waiter?.();
+  });
+  return {
+    next: (count) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${count} lines; have: ${lines.join(' | ')}`)), timeoutMs);
+        waiter = () => {
+          if (lines.length < count) return;
+          clearTimeout(timer);
+          waiter = undefined;
+          resolve(lines.splice(0, count));
+        };
+        waiter();
+      }),
+  };
+}
