@@ -5,6 +5,9 @@ import type { BenchRow, BenchSuite } from './row.js';
 const suites: Record<string, () => Promise<{ bench: BenchSuite }>> = {
   log: () => import('./log.js'),
   cli: () => import('./cli.js'),
+  tools: () => import('./tools.js'),
+  config: () => import('./config.js'),
+  providers: () => import('./providers.js'),
 };
 
 const args = process.argv.slice(2);

@@ -42,4 +42,6 @@ export interface EndpointConfig {
   family: ProtocolFamily;
   apiBase: string;
   apiKey?: string;
+  /** Sends the key raw in this header instead of the family's usual one (e.g. `api-key` for azure). */
+  keyHeader?: string;
 }

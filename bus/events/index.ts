@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Correlation, Stamp } from '../envelope.js';
+import { mcpEvents } from './mcp.js';
 import { messageEvents } from './message.js';
 import { providerEvents } from './provider.js';
 import { systemEvents } from './system.js';
@@ -13,6 +14,7 @@ export const eventCatalogue = {
   ...providerEvents,
   ...toolEvents,
   ...systemEvents,
+  ...mcpEvents,
 } as const;
 
 export type EventCatalogue = typeof eventCatalogue;
@@ -39,6 +41,7 @@ export function isEventType(type: string): type is EventType {
   return Object.hasOwn(eventCatalogue, type);
 }
 
+export * from './mcp.js';
 export * from './message.js';
 export * from './provider.js';
 export * from './system.js';

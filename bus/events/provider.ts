@@ -17,6 +17,8 @@ export const chatMessageSchema = z.discriminatedUnion('role', [
     content: z.string(),
     tool_calls: z.array(toolCallSchema).default([]),
     reasoning: z.string().optional(),
+    /** Opaque proof the vendor attached to its reasoning (messages `thinking.signature`), sent back unchanged. */
+    reasoning_signature: z.string().optional(),
   }),
   z.object({ role: z.literal('tool'), tool_call_id: z.string(), name: z.string(), content: z.string() }),
 ]);
@@ -31,6 +33,7 @@ export type Usage = z.infer<typeof usageSchema>;
 export const chatResponseSchema = z.object({
   text: z.string(),
   reasoning: z.string().optional(),
+  reasoning_signature: z.string().optional(),
   tool_calls: z.array(toolCallSchema),
   usage: usageSchema.optional(),
   finish_reason: z.string().optional(),
@@ -45,8 +48,6 @@ export type ProviderErrorCode = z.infer<typeof providerErrorCodeSchema>;
 export const providerEvents = {
   'provider.requested': z.object({
     model_name: z.string(),
-    model: z.string(),
-    family: z.string(),
     stream: z.boolean(),
     iteration: z.number().int().nonnegative(),
     message_count: z.number().int().nonnegative(),

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
 export const systemEvents = {
+  /** The first event a writing process appends: turns begun before it and never ended were cut off. */
+  'runtime.started': z.object({ pid: z.number().int(), command: z.string() }),
   'session.cleared': z.object({ session_key: z.string() }),
   /** A live actor moved between machine states; the dashboard's machines view is a fold of these. */
   'actor.transitioned': z.object({

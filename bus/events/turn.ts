@@ -3,6 +3,19 @@ import { chatMessageSchema } from './provider.js';
 
 export const turnEndReasonSchema = z.enum(['loop_detected', 'max_tool_iterations', 'stop_requested']);
 
+/** The machine input of a turn, recorded so a rerun starts from exactly the same settings. */
+export const turnSettingsSchema = z.object({
+  model_name: z.string(),
+  stream: z.boolean(),
+  max_tool_iterations: z.number().int().positive(),
+  loop_detection: z.object({
+    enabled: z.boolean(),
+    repeat_threshold: z.number().int(),
+    critical_threshold: z.number().int(),
+    window_size: z.number().int(),
+  }),
+});
+
 export const turnEvents = {
   'turn.started': z.object({
     message_id: z.string(),
@@ -11,6 +24,7 @@ export const turnEvents = {
     text: z.string(),
     session_key: z.string(),
     skill: z.string().optional(),
+    settings: turnSettingsSchema,
   }),
   /** The exact request prefix and history sent on the first model call of a turn. */
   'prompt.built': z.object({

@@ -55,6 +55,7 @@ export class EventLog implements Sequencer {
     private readonly events: Database<Envelope, number>,
     private readonly bySession: PostingIndex,
     private readonly byTurn: PostingIndex,
+    private readonly byType: PostingIndex,
     private readonly releaseLock: () => void,
   ) {
     this.seq = this.lastCommittedSeq();
@@ -75,12 +76,13 @@ export class EventLog implements Sequencer {
       });
       const bySession = PostingIndex.open(root, 'by_session');
       const byTurn = PostingIndex.open(root, 'by_turn');
+      const byType = PostingIndex.open(root, 'by_type');
       // A reader can arrive between the writer creating the file and creating its databases.
-      if (!events || !bySession || !byTurn) {
+      if (!events || !bySession || !byTurn || !byType) {
         void root.close();
         throw new LogError('log_missing', `the event log in ${dir} is not initialised yet`);
       }
-      return new EventLog(dir, readOnly, root, events, bySession, byTurn, releaseLock);
+      return new EventLog(dir, readOnly, root, events, bySession, byTurn, byType, releaseLock);
     } catch (error) {
       releaseLock();
       throw error;
@@ -112,15 +114,18 @@ export class EventLog implements Sequencer {
     this.batch = [];
     const sessions = new Map<string, number[]>();
     const turns = new Map<string, number[]>();
+    const types = new Map<string, number[]>();
     // lmdb's batch() puts every write of the callback in one transaction; async puts outrun putSync here.
     const written = this.root.batch(() => {
       for (const event of batch) {
         void this.events.put(event.seq, event);
         addPosting(sessions, event.session, event.seq);
         addPosting(turns, event.turn, event.seq);
+        addPosting(types, event.type, event.seq);
       }
       this.bySession.write(sessions);
       this.byTurn.write(turns);
+      this.byType.write(types);
     });
     this.pending = written.catch((error: Error) => {
       this.failure ??= error;
@@ -206,9 +211,10 @@ export class EventLog implements Sequencer {
     const high = Math.min(query.before ?? MAX_SEQ, MAX_SEQ);
     if (low >= high) return;
     const reverse = query.order === 'desc';
-    // A turn index is narrower than a session index, so it wins when both are given.
-    const index = query.turn ? this.byTurn : query.session ? this.bySession : undefined;
-    const id = query.turn ?? query.session;
+    // A turn index is narrowest, then a session, then one exact type (a pattern is filtered while scanning).
+    const exactType = query.type && /^[a-z_.]+$/.test(query.type) ? query.type : undefined;
+    const index = query.turn ? this.byTurn : query.session ? this.bySession : exactType ? this.byType : undefined;
+    const id = query.turn ?? query.session ?? exactType;
     if (!index || !id) {
       const range = reverse ? { start: high - 1, end: low - 1, reverse } : { start: low, end: high };
       for (const { value } of this.events.getRange({ ...range, snapshot: false })) yield value;

@@ -18,6 +18,7 @@ test.after.each((ctx) => {
 });
 
 const append = (log: EventLog, draft: EventDraft) => log.append(validateDraft(draft));
+const settings = { model_name: 'm', stream: false, max_tool_iterations: 20, loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 } };
 
 /** 12 events: sessions a/b alternate, turns t1 (seq 1-4), t2 (5-8), none (9-12); every third is a turn.started. */
 function fill(log: EventLog): void {
@@ -25,7 +26,7 @@ function fill(log: EventLog): void {
     const session = i % 2 ? 'a' : 'b';
     const turn = i <= 4 ? 't1' : i <= 8 ? 't2' : undefined;
     if (i % 3 === 0) {
-      append(log, { type: 'turn.started', agent: 'main', session, turn, data: { message_id: `m${i}`, channel: 'cli', chat: 'c', text: 'hi', session_key: session } });
+      append(log, { type: 'turn.started', agent: 'main', session, turn, data: { message_id: `m${i}`, channel: 'cli', chat: 'c', text: 'hi', session_key: session, settings } });
     } else {
       append(log, chunk(session, turn, `d${i}`));
     }

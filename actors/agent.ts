@@ -1,0 +1,37 @@
+import { sessionIdOf } from '../bus/index.js';
+import { SessionActor, type AgentServices, type InboundMessage, type SessionReply } from './session.js';
+
+/** One agent: a session actor per session key, created on first use; sessions run concurrently. */
+export class AgentActor {
+  private readonly sessions = new Map<string, SessionActor>();
+
+  constructor(readonly id: string, private readonly services: AgentServices) {}
+
+  handle(sessionKey: string, message: InboundMessage): Promise<SessionReply> {
+    return this.session(sessionKey).handle(message);
+  }
+
+  session(sessionKey: string): SessionActor {
+    let session = this.sessions.get(sessionKey);
+    if (!session) {
+      session = new SessionActor(this.services, sessionKey, sessionIdOf(sessionKey));
+      this.sessions.set(sessionKey, session);
+    }
+    return session;
+  }
+
+  get busySessions(): number {
+    return [...this.sessions.values()].filter((s) => s.busy).length;
+  }
+
+  async stop(reason: string): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((s) => s.abortRunning(reason)));
+    this.sessions.forEach((s) => s.stopActors());
+  }
+}
+
+/** The readable session key of INTERFACES.md: `v=1|agent=…|channel=…|account=…|<dim>=<value>…`, lowercase. */
+export function sessionKeyOf(parts: { agent: string; channel: string; account?: string; dimensions: Array<[string, string]> }): string {
+  const dims = parts.dimensions.map(([name, value]) => `${name}=${value}`);
+  return ['v=1', `agent=${parts.agent}`, `channel=${parts.channel}`, `account=${parts.account || 'default'}`, ...dims].join('|').toLowerCase();
+}

@@ -1,0 +1,9 @@
+import type { StateValue } from 'xstate';
+
+/** A state value as a person reads it: `running_tools.running_tool`. */
+export function stateName(value: StateValue): string {
+  if (typeof value === 'string') return value;
+  return Object.entries(value)
+    .map(([key, child]) => (child && (typeof child === 'string' || Object.keys(child).length) ? `${key}.${stateName(child)}` : key))
+    .join(',');
+}

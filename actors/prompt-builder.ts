@@ -1,0 +1,91 @@
+import type { ChatMessage } from '../bus/index.js';
+import type { BuiltPrompt } from '../machines/turn.js';
+import type { Config } from '../store/config/index.js';
+import type { SessionHistory } from '../store/log/history.js';
+import { skillBody, type SkillInfo } from '../store/skills.js';
+import type { WorkspaceFiles } from '../store/workspace.js';
+
+type TurnProfile = NonNullable<Config['agents']['defaults']['turn_profile']>;
+
+export interface PromptRequest {
+  agent: string;
+  channel: string;
+  chat: string;
+  text: string;
+  now: Date;
+  history: SessionHistory;
+  /** A skill forced by `/use` for this request. */
+  skill?: SkillInfo;
+  skills: SkillInfo[];
+  tools: string[];
+  profile?: TurnProfile;
+}
+
+/** History kept verbatim in the prompt; older messages live on in the summary. */
+export const HISTORY_WINDOW = 40;
+
+function section(title: string, body: string): string | undefined {
+  const text = body.trim();
+  return text ? `## ${title}\n\n${text}` : undefined;
+}
+
+function allowedBy(block: TurnProfile['skills'] | undefined, name: string): boolean {
+  if (!block || block.mode === 'default') return true;
+  if (block.mode === 'off') return false;
+  return [...(block.custom?.allow ?? []), ...(block.allow ?? [])].includes(name);
+}
+
+/** Which names a turn profile lets through (tools or skills); without a profile, all. */
+export function profileAllows(profile: TurnProfile | undefined, block: 'skills' | 'tools', name: string): boolean {
+  return !profile?.enabled || allowedBy(profile[block], name);
+}
+
+/**
+ * The prompt of one request. Everything up to the skills catalog is a stable prefix (the same files give the
+ * same bytes, catalogs sorted), so provider-side prompt caches keep hitting; the time and the session summary
+ * come after it.
+ */
+export class PromptBuilder {
+  constructor(private readonly files: WorkspaceFiles) {}
+
+  build(request: PromptRequest): BuiltPrompt {
+    const profile = request.profile?.enabled ? request.profile : undefined;
+    const withSystem = profile?.system_prompt.mode !== 'off';
+    const withHistory = profile?.history.mode !== 'off';
+    const skills = request.skills.filter((s) => profileAllows(profile, 'skills', s.name));
+    const parts = [
+      ...(withSystem ? this.stablePrefix() : []),
+      section('Skills', skills.map((s) => `- ${s.name}: ${s.description} (${s.path})`).join('\n')),
+      request.skill && profileAllows(profile, 'skills', request.skill.name)
+        ? section(`Active skill: ${request.skill.name}`, skillBody(request.skill))
+        : undefined,
+      withSystem ? section('Runtime', runtimeContext(request)) : undefined,
+      withSystem && withHistory && request.history.summary ? section('Summary of the conversation so far', request.history.summary) : undefined,
+    ];
+    const history: ChatMessage[] = withHistory ? request.history.messages.slice(-HISTORY_WINDOW).map((m) => m.message) : [];
+    return {
+      system: parts.filter((p): p is string => p !== undefined).join('\n\n'),
+      messages: [...history, { role: 'user', content: request.text }],
+      tools: request.tools.filter((t) => profileAllows(profile, 'tools', t)),
+    };
+  }
+
+  private stablePrefix(): Array<string | undefined> {
+    const doc = this.files.agent();
+    const name = doc.frontmatter.name ?? 'Tern';
+    const identity = `You are ${name}${doc.frontmatter.description ? `, ${doc.frontmatter.description}` : ''}: an agent running on the user's own machine through Tern. Use the tools you have when they help; say plainly when something failed.`;
+    return [
+      section('Identity', identity),
+      section('Workspace instructions (AGENT.md)', doc.body),
+      section('Soul (SOUL.md)', this.files.text('soul')),
+      section('User (USER.md)', this.files.text('user')),
+      section('Identity notes (IDENTITY.md)', this.files.text('identity')),
+      section('Memory (memory/MEMORY.md)', this.files.text('memory')),
+    ];
+  }
+}
+
+function runtimeContext(request: PromptRequest): string {
+  const minute = request.now.toISOString().slice(0, 16).replace('T', ' ');
+  return [`Time: ${minute} UTC`, `Agent: ${request.agent}`, `Channel: ${request.channel}`, `Chat: ${request.chat}`].join('\n');
+}

@@ -1,0 +1,98 @@
+import { Bus } from '../bus/index.js';
+import { createModelRouter, type ModelRouter } from '../adapters/providers/router.js';
+import { buildTools } from '../adapters/tools/build-tools.js';
+import type { ToolRegistry } from '../adapters/tools/registry.js';
+import type { LoadedConfig } from '../store/config/index.js';
+import { EventLog } from '../store/log/event-log.js';
+import { logDir } from '../store/paths.js';
+import { loadSkills, skillRoots } from '../store/skills.js';
+import { WorkspaceFiles } from '../store/workspace.js';
+import { AgentActor } from './agent.js';
+import { PromptBuilder } from './prompt-builder.js';
+import { closeCutOffTurns } from './recovery.js';
+import { TodoTool } from './todo-tool.js';
+import { modelEntries } from './wiring/models.js';
+import { toolsOptions } from './wiring/tools.js';
+
+export interface RuntimeOptions {
+  loaded: LoadedConfig;
+  env: NodeJS.ProcessEnv;
+  /** The command that runs it, recorded in `runtime.started`. */
+  command: string;
+  now?: () => Date;
+  /** Where tool refusals are logged (error level). */
+  logError?: (line: string) => void;
+}
+
+/** Everything a process that runs turns needs: the log, the bus, the model router, tools and agents. */
+export class Runtime {
+  private readonly agents = new Map<string, AgentActor>();
+  readonly cutOffTurns: string[];
+
+  private constructor(
+    readonly loaded: LoadedConfig,
+    readonly log: EventLog,
+    readonly bus: Bus,
+    readonly router: ModelRouter,
+    readonly tools: ToolRegistry,
+    private readonly services: Omit<ConstructorParameters<typeof AgentActor>[1], 'agent'>,
+    command: string,
+  ) {
+    this.cutOffTurns = closeCutOffTurns(log, bus);
+    bus.publish({ type: 'runtime.started', data: { pid: process.pid, command } });
+  }
+
+  static start(options: RuntimeOptions): Runtime {
+    const { loaded, env } = options;
+    const log = EventLog.open(logDir(loaded.workspace));
+    try {
+      const bus = new Bus(log);
+      const router = createModelRouter(modelEntries(loaded.config), { report: (draft) => bus.publish(draft) });
+      const logError = options.logError ?? ((line: string) => process.stderr.write(`${line}\n`));
+      const tools = buildTools(toolsOptions(loaded.config, loaded.workspace, loaded.home, env, (entry) => logError(JSON.stringify(entry))));
+      const todo = new TodoTool((draft) => bus.publish(draft));
+      if (loaded.config.tools.todo.enabled) tools.register(todo);
+      const files = new WorkspaceFiles(loaded.workspace);
+      const roots = skillRoots(loaded.workspace, loaded.home, env);
+      const services = {
+        bus,
+        log,
+        router,
+        tools,
+        todo,
+        prompt: new PromptBuilder(files),
+        config: () => loaded.config,
+        skills: () => loadSkills(roots),
+        toolNames: () => {
+          const allowed = files.agent().frontmatter.tools;
+          return tools.list().map((t) => t.name).filter((name) => !allowed || allowed.includes(name));
+        },
+        workspace: loaded.workspace,
+        now: options.now ?? (() => new Date()),
+      };
+      return new Runtime(loaded, log, bus, router, tools, services, options.command);
+    } catch (error) {
+      log.close();
+      throw error;
+    }
+  }
+
+  /** The agent with this id; without one, the default agent (marked `default`, else the first, else `main`). */
+  agent(id?: string): AgentActor {
+    const list = this.loaded.config.agents.list;
+    const chosen = id ?? list.find((a) => a.default)?.id ?? list[0]?.id ?? 'main';
+    let agent = this.agents.get(chosen);
+    if (!agent) {
+      agent = new AgentActor(chosen, { ...this.services, agent: chosen });
+      this.agents.set(chosen, agent);
+    }
+    return agent;
+  }
+
+  /** Ends running turns as aborted, flushes the log and closes it. */
+  async close(): Promise<void> {
+    await Promise.all([...this.agents.values()].map((a) => a.stop('the process is shutting down')));
+    await this.log.flushed();
+    this.log.close();
+  }
+}

@@ -1,0 +1,237 @@
+import { createActor, type Actor } from 'xstate';
+import type { Bus, Correlation } from '../bus/index.js';
+import type { ModelRouter } from '../adapters/providers/router.js';
+import type { ToolRegistry } from '../adapters/tools/registry.js';
+import { skillOverrideMachine } from '../machines/skill-override.js';
+import type { Config } from '../store/config/index.js';
+import { emptyHistory, foldHistory, HISTORY_TYPES, type SessionHistory } from '../store/log/history.js';
+import type { EventLog } from '../store/log/event-log.js';
+import type { SkillInfo } from '../store/skills.js';
+import { HELP_TEXT, parseChatCommand, type ParsedCommand } from './chat-commands.js';
+import { newTurnId } from './ids.js';
+import type { PromptBuilder } from './prompt-builder.js';
+import type { TodoTool } from './todo-tool.js';
+import { runTurn, type TurnHandle, type TurnSettings } from './turn-runner.js';
+
+/** A message from a channel, already routed to an agent and a session. */
+export interface InboundMessage {
+  channel: string;
+  account: string;
+  chat: string;
+  sender: string;
+  messageId: string;
+  text: string;
+  /** Sent over a network (every chat channel but the terminal and internal ones). */
+  remote: boolean;
+}
+
+export type SessionReply =
+  | { kind: 'turn'; turn: string; outcome: 'completed' | 'stopped' | 'failed' | 'aborted'; text: string }
+  | { kind: 'command'; text: string }
+  | { kind: 'none' };
+
+/** What a session borrows from its agent. */
+export interface AgentServices {
+  agent: string;
+  bus: Bus;
+  log: EventLog;
+  router: ModelRouter;
+  tools: ToolRegistry;
+  todo: TodoTool;
+  prompt: PromptBuilder;
+  config: () => Config;
+  skills: () => SkillInfo[];
+  /** Tool names this agent exposes (AGENT.md `tools` applied). */
+  toolNames: () => string[];
+  workspace: string;
+  now: () => Date;
+}
+
+/**
+ * One conversation: its turns run one at a time in arrival order, `/stop` reaches the running turn at once,
+ * and `/use` arms a skill through the skill-override machine.
+ */
+export class SessionActor {
+  private queue: Promise<unknown> = Promise.resolve();
+  private running: TurnHandle | undefined;
+  private history: SessionHistory | undefined;
+  private readonly override: Actor<typeof skillOverrideMachine>;
+
+  constructor(private readonly services: AgentServices, readonly key: string, readonly id: string) {
+    this.override = createActor(skillOverrideMachine, { id: `skill-override:${id}` });
+    this.override.subscribe({ error: () => {} });
+    this.override.start();
+  }
+
+  private get correlation(): Correlation {
+    return { agent: this.services.agent, session: this.id };
+  }
+
+  /** Control messages skip the queue; everything else waits for the turn before it. */
+  handle(message: InboundMessage): Promise<SessionReply> {
+    const command = parseChatCommand(message.text);
+    if (command?.name === 'stop') return Promise.resolve(this.stop());
+    const next = this.queue.then(() => (command ? this.command(command, message) : this.turn(message, undefined)));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  /** Ends a running turn as aborted (shutdown); returns when it has ended. */
+  async abortRunning(reason: string): Promise<void> {
+    const running = this.running;
+    if (!running) return;
+    running.abort(reason);
+    await running.done.catch(() => undefined);
+    this.services.bus.publish({ ...this.correlation, turn: running.id, type: 'turn.aborted', data: { reason } });
+  }
+
+  stopActors(): void {
+    this.override.stop();
+  }
+
+  private stop(): SessionReply {
+    const running = this.running;
+    if (!running) return { kind: 'command', text: 'Nothing is running.' };
+    running.stop();
+    // The stopped turn replies "Stopped." itself; answering here too would send two messages.
+    return { kind: 'none' };
+  }
+
+  private reply(command: ParsedCommand, text: string): SessionReply {
+    this.services.bus.publish({ ...this.correlation, type: 'command.handled', data: { command: command.name, args: command.args, reply: text } });
+    return { kind: 'command', text };
+  }
+
+  private async command(command: ParsedCommand, message: InboundMessage): Promise<SessionReply> {
+    switch (command.name) {
+      case 'use':
+        return this.use(command, message);
+      case 'clear':
+        return this.clear(command);
+      case 'list':
+        return this.reply(command, this.list(command.args));
+      case 'show':
+        return this.reply(command, /^mcp\s+\S+/.test(command.args) ? 'MCP is not configured.' : 'Usage: /show mcp <server>');
+      default:
+        return this.reply(command, HELP_TEXT);
+    }
+  }
+
+  private list(what: string): string {
+    if (what === 'skills') return this.services.skills().map((s) => `${s.name}: ${s.description}`).join('\n') || 'No skills installed.';
+    if (what === 'mcp') return 'MCP is not configured.';
+    if (what === 'plugins') return 'No plugins installed.';
+    return 'Usage: /list skills|mcp|plugins';
+  }
+
+  private async use(command: ParsedCommand, inbound: InboundMessage): Promise<SessionReply> {
+    const [skillName = ''] = command.args.split(/\s+/);
+    if (skillName === '') return this.reply(command, 'Usage: /use <skill> [message], or /use clear');
+    if (skillName === 'clear') {
+      const armed = this.override.getSnapshot().context.armed;
+      this.override.send({ type: 'USE_CLEAR' });
+      if (armed) this.services.bus.publish({ ...this.correlation, type: 'skill.disarmed', data: { skill: armed } });
+      return this.reply(command, armed ? `Cancelled /use ${armed}.` : 'No skill was armed.');
+    }
+    const skill = this.services.skills().find((s) => s.name === skillName);
+    if (!skill) {
+      const known = this.services.skills().map((s) => s.name).join(', ') || 'none';
+      return this.reply(command, `Unknown skill "${skillName}" (installed: ${known}).`);
+    }
+    const message = command.args.slice(skillName.length).trim();
+    if (message === '') {
+      this.override.send({ type: 'USE', skill: skill.name });
+      this.services.bus.publish({ ...this.correlation, type: 'skill.armed', data: { skill: skill.name } });
+      return this.reply(command, `Skill ${skill.name} will be used for your next message.`);
+    }
+    this.override.send({ type: 'USE', skill: skill.name, message });
+    return this.turn({ ...inbound, text: message }, skill);
+  }
+
+  private async clear(command: ParsedCommand): Promise<SessionReply> {
+    this.services.bus.publish({ ...this.correlation, type: 'session.cleared', data: { session_key: this.key } });
+    this.history = emptyHistory();
+    this.services.todo.clear(this.services.agent, this.id);
+    this.override.send({ type: 'SESSION_CLEARED' });
+    return this.reply(command, 'Conversation cleared.');
+  }
+
+  private loadHistory(): SessionHistory {
+    this.history ??= this.services.log.read({ session: this.id, type: HISTORY_TYPES }).reduce(foldHistory, emptyHistory());
+    return this.history;
+  }
+
+  private settings(): TurnSettings {
+    const config = this.services.config();
+    const defaults = config.agents.defaults;
+    const modelName = defaults.model ?? config.model_list.find((m) => m.enabled)?.model_name ?? '';
+    return {
+      model_name: modelName,
+      stream: config.model_list.find((m) => m.model_name === modelName)?.streaming.enabled ?? false,
+      max_tool_iterations: defaults.max_tool_iterations,
+      loop_detection: defaults.loop_detection,
+    };
+  }
+
+  private skillFor(forced: SkillInfo | undefined): SkillInfo | undefined {
+    if (forced) return forced;
+    this.override.send({ type: 'MESSAGE' });
+    const applies = this.override.getSnapshot().context.applies;
+    return applies ? this.services.skills().find((s) => s.name === applies) : undefined;
+  }
+
+  private async turn(message: InboundMessage, forced: SkillInfo | undefined): Promise<SessionReply> {
+    const { bus } = this.services;
+    const services = this.services;
+    const skill = this.skillFor(forced);
+    const id = newTurnId();
+    const settings = this.settings();
+    const history = this.loadHistory();
+    const started = bus.publish({
+      ...this.correlation,
+      turn: id,
+      type: 'turn.started',
+      data: { message_id: message.messageId, channel: message.channel, chat: message.chat, text: message.text, session_key: this.key, skill: skill?.name, settings },
+    });
+    this.history = foldHistory(history, started);
+    const handle = runTurn(id, this.correlation, settings, {
+      bus,
+      router: services.router,
+      tools: services.tools,
+      buildPrompt: () =>
+        services.prompt.build({
+          agent: services.agent,
+          channel: message.channel,
+          chat: message.chat,
+          text: message.text,
+          now: services.now(),
+          history,
+          skill,
+          skills: services.skills(),
+          tools: services.toolNames(),
+          profile: services.config().agents.defaults.turn_profile,
+        }),
+      toolContext: {
+        agent: services.agent,
+        session: this.id,
+        sessionKey: this.key,
+        channel: message.channel,
+        chat: message.chat,
+        remote: message.remote,
+        workspace: services.workspace,
+      },
+    });
+    this.running = handle;
+    try {
+      const { output, ending } = await handle.done;
+      if (ending) this.history = foldHistory(this.history, ending);
+      return { kind: 'turn', turn: id, outcome: output.outcome, text: output.reply };
+    } finally {
+      this.running = undefined;
+    }
+  }
+}

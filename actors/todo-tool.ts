@@ -1,0 +1,111 @@
+import { createActor, type Actor } from 'xstate';
+import { z } from 'zod';
+import type { EventDraft } from '../bus/events/index.js';
+import { fail, ok, type Tool, type ToolContext, type ToolResult } from '../adapters/tools/tool.js';
+import { TODO_PLAN_SLOTS, todoPlanMachine, todoPlanSchema, type TodoOutcome, type TodoPlanEvent } from '../machines/todo-plan.js';
+
+/** What the model sees of a plan item list; the plan machine validates the list itself, with clear errors. */
+function todosJsonSchema() {
+  const schema = z.toJSONSchema(todoPlanSchema, { io: 'input' });
+  delete schema.$schema;
+  return schema;
+}
+
+/**
+ * Strict: unknown keys are rejected, so arguments can never name an agent or a session; the plan is
+ * chosen only from the pipeline's context. `todos` is left unparsed here so that the plan machine
+ * reports a bad list (field by field) and keeps the previous plan.
+ */
+export const todoArgumentsSchema = z.strictObject({
+  action: z.enum(['read', 'write']).describe('read returns the plan; write replaces it'),
+  todos: z
+    .unknown()
+    .optional()
+    .meta({
+      ...todosJsonSchema(),
+      description: 'For write: the complete replacement list (required; [] clears the plan). Ignored for read.',
+    }),
+});
+export type TodoArguments = z.infer<typeof todoArgumentsSchema>;
+
+export type PublishTodoWritten = (draft: EventDraft<'todo.written'>) => void;
+
+type PlanActor = Actor<typeof todoPlanMachine>;
+
+const DESCRIPTION =
+  'Keep a short plan for the current task: read it, or write the complete list of items (id, content, status pending|in_progress|completed|canceled, priority low|medium|high). Write [] when the work is done.';
+
+/**
+ * The `todo` tool of one agent runtime: one plan machine per (agent id, session id), in memory only.
+ * Only nonempty plans are held, at most `TODO_PLAN_SLOTS`; a new plan beyond that fails and nothing is
+ * evicted.
+ */
+export class TodoTool implements Tool<TodoArguments> {
+  readonly name = 'todo';
+  readonly description = DESCRIPTION;
+  readonly parameters = todoArgumentsSchema;
+  private readonly plans = new Map<string, PlanActor>();
+
+  constructor(private readonly publish?: PublishTodoWritten) {}
+
+  /** Nonempty plans currently held. */
+  get storedPlans(): number {
+    return this.plans.size;
+  }
+
+  async execute(args: TodoArguments, context: ToolContext): Promise<ToolResult> {
+    if (!context.agent || !context.session) {
+      return fail('todo failed: it needs the trusted agent and session of a running turn, and this call had none.');
+    }
+    const event: TodoPlanEvent =
+      args.action === 'read' ? { type: 'READ' } : { type: 'WRITE', todos: args.todos, slots_full: this.plans.size >= TODO_PLAN_SLOTS };
+    const outcome = this.send(planKey(context.agent, context.session), event);
+    if (!outcome.ok) return fail(outcome.error);
+    if (args.action === 'write') this.announce(context, outcome);
+    return ok(JSON.stringify({ todos: outcome.todos, total_count: outcome.todos.length, message: outcome.message }));
+  }
+
+  /** The session's history was cleared (`/clear`): its plan is discarded. */
+  clear(agent: string, session: string): void {
+    this.send(planKey(agent, session), { type: 'CLEAR' });
+  }
+
+  /** The session's owner is gone (an ephemeral subagent ended): its plan is released. */
+  release(agent: string, session: string): void {
+    this.send(planKey(agent, session), { type: 'RELEASE' });
+  }
+
+  private send(key: string, event: TodoPlanEvent): TodoOutcome {
+    const actor = this.plans.get(key) ?? this.spawn(key);
+    actor.send(event);
+    const snapshot = actor.getSnapshot();
+    if (snapshot.status !== 'active' || snapshot.value !== 'stored') this.drop(key, actor);
+    if (snapshot.status === 'error') return { ok: false, error: 'todo failed: the plan could not be updated; the previous plan is lost.' };
+    return snapshot.context.outcome;
+  }
+
+  private spawn(key: string): PlanActor {
+    const actor = createActor(todoPlanMachine);
+    // An error would otherwise be rethrown by xstate and end the process; `send` reports it instead.
+    actor.subscribe({ error: () => this.drop(key, actor) });
+    this.plans.set(key, actor.start());
+    return actor;
+  }
+
+  private drop(key: string, actor: PlanActor): void {
+    if (this.plans.get(key) === actor) this.plans.delete(key);
+    actor.stop();
+  }
+
+  private announce(context: ToolContext, outcome: Extract<TodoOutcome, { ok: true }>): void {
+    this.publish?.({
+      type: 'todo.written',
+      agent: context.agent,
+      session: context.session,
+      ...(context.turn ? { turn: context.turn } : {}),
+      data: { todos: outcome.todos },
+    });
+  }
+}
+
+const planKey = (agent: string, session: string): string => JSON.stringify([agent, session]);

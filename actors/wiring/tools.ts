@@ -1,0 +1,42 @@
+import { homedir } from 'node:os';
+import type { ToolsOptions } from '../../adapters/tools/build-tools.js';
+import { defaultSandbox, type ExecLogger } from '../../adapters/tools/options.js';
+import type { Config } from '../../store/config/index.js';
+import { secretValues } from './secrets.js';
+
+/** The tools block of the config as the tools take it; one policy for every turn of every agent. */
+export function toolsOptions(config: Config, workspace: string, home: string, env: NodeJS.ProcessEnv, log: ExecLogger): ToolsOptions {
+  const tools = config.tools;
+  const sandbox = defaultSandbox(workspace, home, homedir(), env.CODEX_HOME?.trim() || undefined);
+  return {
+    sandbox: {
+      ...sandbox,
+      restrictToWorkspace: config.agents.defaults.restrict_to_workspace,
+      allowReadPaths: tools.allow_read_paths,
+      allowWritePaths: tools.allow_write_paths,
+    },
+    readFile: { enabled: tools.read_file.enabled, mode: tools.read_file.mode, maxReadFileSize: tools.read_file.max_read_file_size },
+    searchFiles: { enabled: tools.search_files.enabled },
+    exec: {
+      enabled: tools.exec.enabled,
+      allowRemote: tools.exec.allow_remote,
+      enableDenyPatterns: tools.exec.enable_deny_patterns,
+      customDenyPatterns: tools.exec.custom_deny_patterns,
+      customAllowPatterns: tools.exec.custom_allow_patterns,
+      ...(tools.exec.timeout_seconds > 0 ? { timeoutMs: tools.exec.timeout_seconds * 1000 } : {}),
+      log,
+    },
+    fetch: {
+      enabled: tools.web.fetch.enabled,
+      fetchLimitBytes: tools.web.fetch_limit_bytes,
+      format: tools.web.format,
+      privateHostWhitelist: tools.web.private_host_whitelist,
+    },
+    filter: {
+      enabled: tools.filter_sensitive_data,
+      minLength: tools.filter_min_length,
+      secrets: secretValues(config),
+      maxInlineTextChars: tools.mcp.max_inline_text_chars,
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline/promises';
+import { sessionKeyOf } from '../../../actors/agent.js';
+import type { Runtime } from '../../../actors/runtime.js';
+import type { InboundMessage, SessionReply } from '../../../actors/session.js';
+import { sessionIdOf, type Envelope } from '../../../bus/index.js';
+import type { CommandContext } from '../command.js';
+import { print } from '../command.js';
+import { CliError, UsageError } from '../errors.js';
+import { openRuntime } from '../open-runtime.js';
+import { readScript, unmet } from '../script.js';
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+function inbound(text: string, session: string): InboundMessage {
+  return { channel: 'cli', account: 'default', chat: `direct:${session}`, sender: 'cli', messageId: `cli_${randomBytes(4).toString('hex')}`, text, remote: false };
+}
+
+function replyText(reply: SessionReply): string {
+  return reply.kind === 'none' ? '' : reply.text;
+}
+
+class Conversation {
+  readonly key: string;
+  private readonly events: Envelope[] = [];
+
+  constructor(private readonly runtime: Runtime, readonly agentId: string | undefined, readonly session: string, private readonly context: CommandContext) {
+    const agent = runtime.agent(agentId);
+    this.key = sessionKeyOf({ agent: agent.id, channel: 'cli', dimensions: [['chat', `direct:${session}`]] });
+    const id = sessionIdOf(this.key);
+    runtime.bus.events$.subscribe((event) => {
+      if (event.session !== id) return;
+      if (context.json) print(context.stdout, JSON.stringify(event));
+      this.events.push(event);
+    });
+  }
+
+  /** Sends one message; returns the reply and the tools the turn called. */
+  async send(text: string): Promise<{ reply: SessionReply; tools: string[] }> {
+    const from = this.events.length;
+    const reply = await this.runtime.agent(this.agentId).handle(this.key, inbound(text, this.session));
+    const tools = this.events.slice(from).flatMap((e) => (e.type === 'tool.requested' ? [e.data.name] : []));
+    return { reply, tools };
+  }
+}
+
+async function runScript(path: string, context: CommandContext, runtime: Runtime): Promise<number> {
+  const script = readScript(path);
+  const conversation = new Conversation(runtime, str(context.values.agent) ?? script.agent, str(context.values.session) ?? script.session ?? `script-${randomBytes(4).toString('hex')}`, context);
+  let failures = 0;
+  for (const [index, turn] of script.turns.entries()) {
+    const { reply, tools } = await conversation.send(turn.user);
+    const miss = unmet(turn.expect, replyText(reply), tools);
+    if (miss) failures++;
+    if (!context.json) {
+      print(context.stdout, `> ${turn.user}`);
+      print(context.stdout, replyText(reply));
+      if (turn.expect) print(context.stdout, miss ? `✗ turn ${index + 1}: ${miss}` : `✓ turn ${index + 1}`);
+    } else if (turn.expect) {
+      print(context.stdout, JSON.stringify({ expectation: { turn: index + 1, ok: !miss, ...(miss ? { problem: miss } : {}) } }));
+    }
+  }
+  if (failures > 0) context.stderr.write(`tern: ${failures} of ${script.turns.length} expectations failed\n`);
+  return failures > 0 ? 1 : 0;
+}
+
+async function interactive(conversation: Conversation, context: CommandContext): Promise<number> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
+  context.signal.addEventListener('abort', () => rl.close());
+  print(context.stdout, 'Chatting with the agent. /help lists commands; Ctrl-D ends.');
+  try {
+    for (;;) {
+      const line = await rl.question('you> ').catch(() => undefined);
+      if (line === undefined) return 0;
+      if (!line.trim()) continue;
+      const { reply } = await conversation.send(line);
+      if (!context.json && reply.kind !== 'none') print(context.stdout, `tern> ${reply.text}`);
+    }
+  } finally {
+    rl.close();
+  }
+}
+
+export async function run(context: CommandContext): Promise<number> {
+  const { values } = context;
+  const message = str(values.message);
+  const script = str(values.script);
+  if (message !== undefined && script !== undefined) throw new UsageError('-m and --script cannot be used together');
+  if (message !== undefined && !message.trim()) throw new UsageError('-m needs a message');
+  const runtime = openRuntime(context.env, `agent`, str(values.model));
+  try {
+    const agentId = str(values.agent);
+    const known = runtime.loaded.config.agents.list.map((a) => a.id);
+    if (agentId && known.length > 0 && !known.includes(agentId)) {
+      throw new CliError('unknown_agent', `no agent "${agentId}"`, `agents.list has: ${known.join(', ')}`, 'Pick one of those with --agent.');
+    }
+    if (script !== undefined) return await runScript(script, context, runtime);
+    const conversation = new Conversation(runtime, agentId, str(values.session) ?? 'default', context);
+    if (message === undefined) return await interactive(conversation, context);
+    const { reply } = await conversation.send(message);
+    if (!context.json && reply.kind !== 'none') print(context.stdout, reply.text);
+    return reply.kind === 'turn' && reply.outcome === 'failed' ? 1 : 0;
+  } finally {
+    await runtime.close();
+  }
+}

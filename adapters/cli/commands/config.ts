@@ -1,0 +1,76 @@
+import { existsSync } from 'node:fs';
+import { stringify } from 'yaml';
+import { ConfigError, loadConfig, maskedConfig } from '../../../store/config/index.js';
+import { configPath } from '../../../store/paths.js';
+import type { CommandContext } from '../command.js';
+import { print } from '../command.js';
+import { CliError, UsageError } from '../errors.js';
+
+const SUBCOMMANDS = ['show', 'validate', 'path'] as const;
+
+function unusable(error: ConfigError): CliError {
+  return new CliError(
+    error.code,
+    `the config ${error.file} cannot be used`,
+    error.problems.join('; '),
+    'Fix the fields named above and run `tern config validate`.',
+  );
+}
+
+function show({ env, json, stdout, stderr }: CommandContext): number {
+  try {
+    const loaded = loadConfig({ env, rewrite: false });
+    const masked = maskedConfig(loaded.config);
+    if (json) print(stdout, JSON.stringify({ ok: true, path: loaded.path, config: masked, warnings: loaded.warnings }));
+    else {
+      print(stdout, `# ${loaded.path} (effective: defaults, file, credentials and environment; secrets masked)`);
+      stdout.write(stringify(masked));
+      for (const warning of loaded.warnings) print(stderr, `tern: warning: ${warning}`);
+    }
+    return 0;
+  } catch (error) {
+    throw error instanceof ConfigError ? unusable(error) : error;
+  }
+}
+
+function validate({ env, json, stdout, stderr, positionals }: CommandContext): number {
+  const file = positionals[1];
+  if (file !== undefined && !existsSync(file)) {
+    throw new CliError('config_missing', `cannot validate ${file}`, 'the file does not exist', 'Check the path, or run `tern config path` to see the config in use.');
+  }
+  try {
+    const loaded = loadConfig({ env, rewrite: false, ...(file ? { path: file } : {}) });
+    if (json) print(stdout, JSON.stringify({ ok: true, path: loaded.path, warnings: loaded.warnings }));
+    else {
+      print(stdout, `${loaded.path}: valid`);
+      for (const warning of loaded.warnings) print(stderr, `warning: ${warning}`);
+    }
+    return 0;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    if (json) print(stdout, JSON.stringify({ ok: false, path: error.file, problems: error.problems }));
+    else {
+      print(stderr, `${error.file}: ${error.problems.length} problem${error.problems.length === 1 ? '' : 's'}`);
+      for (const problem of error.problems) print(stdout, problem);
+    }
+    return 1;
+  }
+}
+
+export async function run(context: CommandContext): Promise<number> {
+  const [sub] = context.positionals;
+  switch (sub) {
+    case 'show':
+      return show(context);
+    case 'validate':
+      return validate(context);
+    case 'path':
+      print(context.stdout, context.json ? JSON.stringify({ ok: true, path: configPath(context.env) }) : configPath(context.env));
+      return 0;
+    default:
+      throw new UsageError(
+        sub === undefined ? 'a subcommand is missing' : `"${sub}" is not a config subcommand (allowed: ${SUBCOMMANDS.join(', ')})`,
+        'Run `tern config --help`.',
+      );
+  }
+}

@@ -1,0 +1,96 @@
+import { rerunTurn, ReplayError } from '../../../actors/replay.js';
+import type { Envelope } from '../../../bus/index.js';
+import { EventLog } from '../../../store/log/event-log.js';
+import { logDir } from '../../../store/paths.js';
+import type { CommandContext } from '../command.js';
+import { print } from '../command.js';
+import { CliError, UsageError } from '../errors.js';
+import { loadConfigForCli } from '../load-config.js';
+
+const MAX_TEXT = 2000;
+
+function clip(text: string): string {
+  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}… (${text.length - MAX_TEXT} more characters)` : text;
+}
+
+/** What one event adds to the story of a turn, in a line or a few. */
+function describe(e: Envelope, chunks: Map<number, string>): string {
+  switch (e.type) {
+    case 'turn.started':
+      return `${e.data.channel} ${e.data.chat} said: ${e.data.text}${e.data.skill ? ` (skill ${e.data.skill})` : ''}`;
+    case 'prompt.built':
+      return `prompt: ${e.data.messages.length} messages, tools ${e.data.tools.join(', ') || 'none'}\n--- system ---\n${clip(e.data.system)}\n--- messages ---\n${e.data.messages.map((m) => `[${m.role}] ${clip(m.content)}`).join('\n')}`;
+    case 'provider.requested':
+      return `model ${e.data.model_name}, call ${e.data.iteration}, ${e.data.message_count} messages${e.data.stream ? ', streaming' : ''}`;
+    case 'provider.responded': {
+      const streamed = chunks.get(e.data.iteration);
+      const calls = e.data.tool_calls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join(', ');
+      return [`answer: ${clip(e.data.text) || '(no text)'}`, calls && `tool calls: ${calls}`, streamed !== undefined && `streamed ${streamed.length} characters`, e.data.usage && `tokens in ${e.data.usage.input_tokens}, out ${e.data.usage.output_tokens}`].filter(Boolean).join('; ');
+    }
+    case 'tool.requested':
+      return `${e.data.name} ${JSON.stringify(e.data.arguments)}`;
+    case 'tool.completed':
+      return `${e.data.name} ${e.data.ok ? 'ok' : 'failed'}: ${clip(e.data.content)}`;
+    case 'turn.completed':
+    case 'turn.stopped':
+    case 'turn.failed':
+      return `reply: ${e.data.reply}`;
+    default:
+      return JSON.stringify(e.data);
+  }
+}
+
+function timeline(events: Envelope[]): string[] {
+  const start = events[0]!.at;
+  const chunks = new Map<number, string>();
+  let call = 0;
+  const lines: string[] = [];
+  for (const e of events) {
+    if (e.type === 'provider.requested') call = e.data.iteration;
+    if (e.type === 'provider.chunk') {
+      chunks.set(call, (chunks.get(call) ?? '') + e.data.delta);
+      continue;
+    }
+    lines.push(`+${String(e.at - start).padStart(6)} ms  ${e.type.padEnd(19)} ${describe(e, chunks)}`);
+  }
+  return lines;
+}
+
+export async function run({ positionals, values, json, stdout, env }: CommandContext): Promise<number> {
+  const [turn] = positionals;
+  if (!turn || positionals.length > 1) throw new UsageError('replay takes one turn id, e.g. `tern replay t_m1abc2def`');
+  const dir = logDir(loadConfigForCli(env).workspace);
+  let log: EventLog;
+  try {
+    log = EventLog.open(dir, { readOnly: true });
+  } catch {
+    throw new CliError('turn_not_found', `no turn ${turn}`, 'the event log is empty', 'Run a turn first, e.g. `tern agent -m "hello"`.');
+  }
+  try {
+    const events = log.read({ turn });
+    if (events.length === 0) throw new CliError('turn_not_found', `no turn ${turn}`, 'the log has no event for it', 'List recent turns with `tern log --type turn.started`.');
+    if (values.rerun) {
+      const result = await rerunTurn(events).catch((error: unknown) => {
+        if (error instanceof ReplayError) throw new CliError(error.code, `cannot rerun ${turn}`, error.message, 'Pick a turn that built its prompt.');
+        throw error;
+      });
+      if (json) print(stdout, JSON.stringify({ ok: true, turn, ...result }));
+      else if (result.identical) print(stdout, 'identical');
+      else {
+        print(stdout, `diverged at event ${result.index + 1}:`);
+        print(stdout, `  recorded: ${result.expected ? `${result.expected.type} ${JSON.stringify(result.expected.data)}` : '(nothing)'}`);
+        print(stdout, `  now:      ${result.actual ? `${result.actual.type} ${JSON.stringify(result.actual.data)}` : '(nothing)'}`);
+      }
+      return result.identical ? 0 : 1;
+    }
+    if (json) {
+      const start = events[0]!.at;
+      print(stdout, JSON.stringify({ ok: true, turn, events: events.map((e) => ({ ...e, offset_ms: e.at - start })) }));
+    } else {
+      timeline(events).forEach((line) => print(stdout, line));
+    }
+    return 0;
+  } finally {
+    log.close();
+  }
+}

@@ -1,0 +1,93 @@
+import { existsSync } from 'node:fs';
+import { get } from 'node:http';
+import { ConfigError, loadConfig, type Config, type LoadedConfig } from '../../../store/config/index.js';
+import type { CommandContext } from '../command.js';
+import { print } from '../command.js';
+import { CliError } from '../errors.js';
+
+/** A gateway that does not answer within this is reported down. */
+const HEALTH_TIMEOUT_MS = 300;
+
+function healthUrl(config: Config): string {
+  const host = config.gateway.host === '0.0.0.0' || config.gateway.host === '' ? '127.0.0.1' : config.gateway.host;
+  const bracketed = host.includes(':') ? `[${host}]` : host;
+  return `http://${bracketed}:${config.gateway.port}/health`;
+}
+
+/** Plain `node:http`: fetch loads its client lazily, which alone can outlast the timeout on a busy machine. */
+function gatewayUp(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const request = get(url, (response) => {
+      clearTimeout(deadline);
+      response.resume();
+      resolve(response.statusCode === 200);
+    });
+    const deadline = setTimeout(() => request.destroy(), HEALTH_TIMEOUT_MS);
+    request.on('error', () => {
+      clearTimeout(deadline);
+      resolve(false);
+    });
+  });
+}
+
+function summary(loaded: LoadedConfig, url: string, up: boolean) {
+  const { config } = loaded;
+  return {
+    ok: true,
+    config: { path: loaded.path, exists: existsSync(loaded.path) },
+    workspace: loaded.workspace,
+    models: config.model_list.map((m) => ({
+      model_name: m.model_name,
+      provider: m.provider ?? m.model.split('/')[0],
+      model: m.model,
+      enabled: m.enabled,
+      key_count: m.api_keys.length,
+      keys: m.api_keys.map((k) => k.masked),
+    })),
+    channels: Object.entries(config.channel_list).map(([name, c]) => ({ name, type: c.type, enabled: c.enabled })),
+    mcp_servers: Object.entries(config.tools.mcp.servers).map(([name, s]) => ({
+      name,
+      type: s.type ?? (s.url ? 'http' : 'stdio'),
+      enabled: config.tools.mcp.enabled && s.enabled,
+    })),
+    gateway: { url, up },
+  };
+}
+
+type Summary = ReturnType<typeof summary>;
+
+const onOff = (enabled: boolean) => (enabled ? 'enabled' : 'disabled');
+
+function lines(s: Summary): string[] {
+  return [
+    `config      ${s.config.path}${s.config.exists ? '' : ' (missing: defaults in use; run `tern onboard`)'}`,
+    `workspace   ${s.workspace}`,
+    `models      ${s.models.length === 0 ? 'none (add one to model_list)' : s.models.length}`,
+    ...s.models.map(
+      (m) => `  ${m.model_name}  provider ${m.provider}  model ${m.model}  ${m.key_count} key${m.key_count === 1 ? '' : 's'}${m.keys.length ? ` (${m.keys.join(', ')})` : ''}  ${onOff(m.enabled)}`,
+    ),
+    `channels    ${s.channels.length === 0 ? 'none' : s.channels.length}`,
+    ...s.channels.map((c) => `  ${c.name}  ${c.type}  ${onOff(c.enabled)}`),
+    `mcp         ${s.mcp_servers.length === 0 ? 'none' : s.mcp_servers.length}`,
+    ...s.mcp_servers.map((m) => `  ${m.name}  ${m.type}  ${onOff(m.enabled)}`),
+    `gateway     ${s.gateway.up ? 'up' : 'down'} (${s.gateway.url})`,
+  ];
+}
+
+export async function run({ env, json, stdout, stderr }: CommandContext): Promise<number> {
+  let loaded: LoadedConfig;
+  try {
+    loaded = loadConfig({ env, rewrite: false });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new CliError(error.code, `the config ${error.file} cannot be used`, error.problems.join('; '), 'Run `tern config validate` and fix the fields it names.');
+  }
+  const url = healthUrl(loaded.config);
+  const s = summary(loaded, url, await gatewayUp(url));
+  if (json) print(stdout, JSON.stringify(s));
+  else {
+    for (const line of lines(s)) print(stdout, line);
+    for (const warning of loaded.warnings) print(stderr, `tern: warning: ${warning}`);
+  }
+  return 0;
+}

@@ -1,0 +1,24 @@
+import { Runtime } from '../../actors/runtime.js';
+import { LogError } from '../../store/log/errors.js';
+import { CliError } from './errors.js';
+import { loadConfigForCli } from './load-config.js';
+
+/** A runtime for a command that runs turns itself; a running gateway owns the log, so say so clearly. */
+export function openRuntime(env: NodeJS.ProcessEnv, command: string, model?: string): Runtime {
+  const loaded = loadConfigForCli(env);
+  if (model !== undefined) {
+    if (!loaded.config.model_list.some((m) => m.model_name === model)) {
+      const known = loaded.config.model_list.map((m) => m.model_name).join(', ') || 'none';
+      throw new CliError('unknown_model', `no model named "${model}"`, `model_list has: ${known}`, 'Pick one of those with --model, or add it to model_list.');
+    }
+    loaded.config.agents.defaults.model = model;
+  }
+  try {
+    return Runtime.start({ loaded, env, command });
+  } catch (error) {
+    if (error instanceof LogError && error.code === 'log_locked') {
+      throw new CliError('log_locked', 'the event log is in use', error.message, 'Stop `tern gateway` first, or talk to the agent through a channel.');
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,69 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { AuthStorage } from '../../store/auth-db.js';
+import { firstIssue, LoginBody, passwordProblem, SetupBody } from './auth-bodies.js';
+import type { Credentials } from './credentials.js';
+import { sendError } from './http-error.js';
+import { loginLimit } from './login-limit.js';
+import { endSession, isAuthenticated, SESSION_COOKIE, sessionCookieOptions, startSession } from './session.js';
+
+export type AuthStatus = { initialized: boolean; authenticated: boolean; storage?: 'launcher-config.json' };
+
+function requireJson(req: Request, res: Response, next: NextFunction): void {
+  if (req.is('application/json')) return next();
+  sendError(res, 400, 'json_required', 'send the body as JSON with Content-Type: application/json');
+}
+
+function isEmptyObject(body: unknown): boolean {
+  return body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+}
+
+/** `/api/auth/*`: status, first-run setup (or a password change when signed in), login and logout. */
+export function authRoutes(credentials: Credentials, storage: AuthStorage): Router {
+  const router = express.Router();
+  router.use(express.json({ limit: '16kb' }));
+
+  const status = async (req: Request): Promise<AuthStatus> => ({
+    initialized: await credentials.initialized(),
+    authenticated: isAuthenticated(req),
+    ...(storage.file === 'launcher-config.json' ? { storage: storage.file } : {}),
+  });
+
+  router.get('/status', async (req, res) => {
+    res.json(await status(req));
+  });
+
+  router.post('/setup', requireJson, async (req, res) => {
+    const body = SetupBody.safeParse(req.body);
+    if (!body.success) return sendError(res, 400, 'invalid_body', firstIssue(body.error));
+    const signedIn = isAuthenticated(req);
+    if (!signedIn && (await credentials.initialized()))
+      return sendError(res, 401, 'unauthenticated', 'a password is already set; sign in to change it');
+    const problem = passwordProblem(body.data.password, body.data.confirm);
+    if (problem) return sendError(res, 400, problem.code, problem.message);
+    const outcome = await credentials.set(body.data.password, signedIn ? 'replace' : 'first_run');
+    if (outcome === 'already_initialized')
+      return sendError(res, 401, 'unauthenticated', 'a password is already set; sign in to change it');
+    await startSession(req);
+    res.json(await status(req));
+  });
+
+  router.post('/login', loginLimit(), requireJson, async (req, res) => {
+    const body = LoginBody.safeParse(req.body);
+    if (!body.success) return sendError(res, 400, 'invalid_body', firstIssue(body.error));
+    const check = await credentials.check(body.data.password);
+    if (check === 'not_initialized') return sendError(res, 409, 'not_initialized', 'no password is set yet; create one at /launcher-setup');
+    if (check === 'wrong_password') return sendError(res, 401, 'wrong_password', 'wrong password');
+    await startSession(req);
+    res.json(await status(req));
+  });
+
+  // POST with a JSON body only: a cross-site form or link can neither send that nor trigger a GET logout.
+  router.post('/logout', requireJson, async (req, res) => {
+    if (!isEmptyObject(req.body)) return sendError(res, 400, 'invalid_body', 'logout takes an empty body or {}');
+    await endSession(req);
+    res.clearCookie(SESSION_COOKIE, sessionCookieOptions);
+    res.json(await status(req));
+  });
+
+  return router;
+}

@@ -1,0 +1,176 @@
+import type { Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { EventDraft } from '../../bus/events/index.js';
+import type { FilterOptions } from '../tools/options.js';
+import { fail, type ToolContext, type ToolResult } from '../tools/tool.js';
+import { McpConnection } from './connection.js';
+import { DEFAULT_BACKOFF, type Backoff, type ConnectionState } from './connection-state.js';
+import { mcpArguments, POLICY_NOTE, type McpArguments, type McpTool } from './mcp-tool.js';
+import { StoredOAuthProvider } from './oauth-provider.js';
+import { isDeferred, mcpConfigProblems, McpConfigError, transportOf, type McpOptions, type McpServerConfig, type TransportKind } from './options.js';
+import { toToolResult } from './result.js';
+import { mcpToolNames } from './tool-name.js';
+
+export interface McpManagerDeps {
+  options: McpOptions;
+  /** Where results too long to show inline, and images, are saved. */
+  workspace: string;
+  /** AGENT_HOME: login tokens and relative `env_file` paths. */
+  home: string;
+  env?: NodeJS.ProcessEnv;
+  filter?: Pick<FilterOptions, 'enabled' | 'minLength' | 'secrets'>;
+  /** Status changes as bus drafts (`mcp.connected`, `mcp.failed`). */
+  report?: (draft: EventDraft) => void;
+  backoff?: Backoff;
+  connectTimeoutMs?: number;
+  callTimeoutMs?: number;
+}
+
+export interface McpServerStatus {
+  name: string;
+  enabled: boolean;
+  deferred: boolean;
+  transport: TransportKind | undefined;
+  connection: ConnectionState;
+}
+
+const DEFAULT_FILTER = { enabled: true, minLength: 8, secrets: [] };
+
+/**
+ * Every configured MCP server as a supervised connection. `start()` returns at once: a slow or dead
+ * server never holds up the gateway or a turn; its tools simply appear once it has connected.
+ */
+export class McpManager {
+  private readonly connections = new Map<string, McpConnection>();
+  private named: Map<string, McpTool> | undefined;
+
+  constructor(private readonly deps: McpManagerDeps) {}
+
+  /** Throws `McpConfigError` when the block must not start (the application then refuses to start). */
+  start(): void {
+    const { options } = this.deps;
+    if (!options.enabled) return;
+    const problems = mcpConfigProblems(options);
+    if (problems.length > 0) throw new McpConfigError(problems);
+    for (const [name, server] of Object.entries(options.servers)) {
+      if (!server.enabled || this.connections.has(name)) continue;
+      const connection = new McpConnection(name, server, {
+        context: { processEnv: this.deps.env ?? process.env, home: this.deps.home, ...this.authFor(name, server) },
+        backoff: this.deps.backoff ?? DEFAULT_BACKOFF,
+        connectTimeoutMs: this.deps.connectTimeoutMs ?? 30_000,
+        onChange: (changed, state) => this.changed(changed, state),
+      });
+      this.connections.set(name, connection);
+      connection.start();
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.stop()));
+    this.connections.clear();
+  }
+
+  statuses(): McpServerStatus[] {
+    const { options } = this.deps;
+    return Object.entries(options.servers).map(([name, server]) => ({
+      name,
+      enabled: options.enabled && server.enabled,
+      deferred: isDeferred(server, options.discovery),
+      transport: transportOf(server),
+      connection: this.connections.get(name)?.state ?? { state: 'disabled' },
+    }));
+  }
+
+  /** Resolves when the server has connected or failed (at once if it already has); for the CLI and tests. */
+  settled(server: string): Promise<ConnectionState> {
+    return this.connections.get(server)?.settled() ?? Promise.resolve({ state: 'disabled' });
+  }
+
+  /** Resolves at the server's next connected or failed state. */
+  nextState(server: string): Promise<ConnectionState> {
+    return this.connections.get(server)?.next() ?? Promise.resolve({ state: 'disabled' });
+  }
+
+  /** The stdio server's process id while connected. */
+  pid(server: string): number | undefined {
+    return this.connections.get(server)?.pid;
+  }
+
+  /** Every tool of the connected servers in scope, hidden ones included (what discovery searches). */
+  catalogue(agentServers?: readonly string[]): McpTool[] {
+    const scope = agentServers ? new Set(agentServers) : undefined;
+    return [...this.toolsByName().values()].filter((tool) => !scope || scope.has(tool.server));
+  }
+
+  /** The tools a turn shows the model now: those not deferred, plus the ones discovery unlocked. */
+  tools(agentServers?: readonly string[], unlocked: ReadonlySet<string> = new Set()): McpTool[] {
+    return this.catalogue(agentServers).filter((tool) => !tool.deferred || unlocked.has(tool.name));
+  }
+
+  /** True when some server in scope hides its tools, so the discovery search tools belong in the turn. */
+  hasDeferred(agentServers?: readonly string[]): boolean {
+    const scope = agentServers ? new Set(agentServers) : undefined;
+    return this.statuses().some((s) => s.enabled && s.deferred && (!scope || scope.has(s.name)));
+  }
+
+  async call(name: string, args: McpArguments, signal?: AbortSignal): Promise<ToolResult> {
+    const tool = this.toolsByName().get(name);
+    if (!tool) return fail(`unknown MCP tool "${name}" (its server may be disconnected or the tool removed)`);
+    const connection = this.connections.get(tool.server);
+    if (!connection) return fail(`MCP server ${tool.server} is not running`);
+    try {
+      const result = await connection.call(tool.remoteName, args, {
+        timeout: this.deps.callTimeoutMs ?? 120_000,
+        ...(signal ? { signal } : {}),
+      });
+      return await toToolResult(result, {
+        workspace: this.deps.workspace,
+        maxInlineTextChars: this.deps.options.max_inline_text_chars,
+        filter: this.deps.filter ?? DEFAULT_FILTER,
+      });
+    } catch (error) {
+      return fail(`${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private authFor(name: string, server: McpServerConfig): { authProvider?: StoredOAuthProvider } {
+    if (!server.oauth) return {};
+    return { authProvider: new StoredOAuthProvider(this.deps.home, name, server.oauth, { kind: 'runtime' }) };
+  }
+
+  private changed(server: string, state: ConnectionState): void {
+    this.named = undefined;
+    if (state.state === 'connected') this.deps.report?.({ type: 'mcp.connected', data: { server, tools: state.tools } });
+    if (state.state === 'failed') {
+      this.deps.report?.({ type: 'mcp.failed', data: { server, reason: state.reason, retry_in_ms: state.retryInMs } });
+    }
+  }
+
+  private toolsByName(): Map<string, McpTool> {
+    if (this.named) return this.named;
+    const listed: Array<{ server: string; info: McpToolInfo }> = [];
+    for (const [server, connection] of [...this.connections].sort(([a], [b]) => a.localeCompare(b))) {
+      for (const info of [...connection.listedTools].sort((a, b) => a.name.localeCompare(b.name))) listed.push({ server, info });
+    }
+    const names = mcpToolNames(listed.map(({ server, info }) => ({ server, tool: info.name })));
+    const infos = new Map(listed.map(({ server, info }) => [`${server}\u0000${info.name}`, info]));
+    this.named = new Map(
+      [...names].map(([name, origin]) => [name, this.toolFor(name, origin.server, infos.get(`${origin.server}\u0000${origin.tool}`)!)]),
+    );
+    return this.named;
+  }
+
+  private toolFor(name: string, server: string, info: McpToolInfo): McpTool {
+    const config = this.deps.options.servers[server]!;
+    return {
+      name,
+      server,
+      remoteName: info.name,
+      summary: info.description ?? info.title ?? '',
+      description: `${info.description ?? info.title ?? info.name}\n(${POLICY_NOTE} Server: ${server}.)`,
+      parameters: mcpArguments,
+      jsonSchema: info.inputSchema,
+      deferred: isDeferred(config, this.deps.options.discovery),
+      execute: (args: McpArguments, context: ToolContext) => this.call(name, args, context.signal),
+    };
+  }
+}

@@ -1,0 +1,69 @@
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { McpLoginRequiredError, type StoredOAuthProvider } from './oauth-provider.js';
+import { transportOf, type McpServerConfig } from './options.js';
+import { stdioEnvironment } from './stdio-env.js';
+
+/** Thrown for a server whose config cannot make a transport; `mcpConfigProblems` names the same rules. */
+export class McpTransportError extends Error {
+  readonly code = 'mcp_transport_invalid';
+  constructor(message: string) {
+    super(message);
+    this.name = 'McpTransportError';
+  }
+}
+
+export interface TransportContext {
+  processEnv: NodeJS.ProcessEnv;
+  home: string;
+  authProvider?: StoredOAuthProvider;
+}
+
+/** A live transport plus what the supervisor reads from it: the stdio child's pid and its last stderr. */
+export interface OpenedTransport {
+  transport: Transport;
+  pid(): number | undefined;
+  stderrTail(): string;
+}
+
+const STDERR_TAIL_CHARS = 400;
+
+function stdio(server: McpServerConfig, context: TransportContext): OpenedTransport {
+  const transport = new StdioClientTransport({
+    command: server.command ?? '',
+    args: server.args ?? [],
+    env: stdioEnvironment(server, context.processEnv, context.home),
+    stderr: 'pipe',
+  });
+  let tail = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
+  });
+  return { transport, pid: () => transport.pid ?? undefined, stderrTail: () => tail.trim() };
+}
+
+function remote(name: string, kind: 'sse' | 'http', server: McpServerConfig, context: TransportContext): OpenedTransport {
+  // Without stored tokens the SDK would register a client and ask for a browser nobody is watching.
+  if (context.authProvider && !context.authProvider.tokens()) throw new McpLoginRequiredError(name);
+  const url = new URL(server.url ?? '');
+  const options = {
+    requestInit: { headers: server.headers ?? {} },
+    ...(context.authProvider ? { authProvider: context.authProvider } : {}),
+  };
+  const transport = kind === 'sse' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
+  return { transport, pid: () => undefined, stderrTail: () => '' };
+}
+
+export function openTransport(name: string, server: McpServerConfig, context: TransportContext): OpenedTransport {
+  const kind = transportOf(server);
+  if (!kind) throw new McpTransportError(`server ${name}: unknown type "${server.type}" (allowed: stdio, sse, http)`);
+  if (kind === 'stdio') return stdio(server, context);
+  try {
+    return remote(name, kind, server, context);
+  } catch (error) {
+    if (error instanceof McpLoginRequiredError) throw error;
+    throw new McpTransportError(`server ${name}: url "${server.url ?? ''}" is not a valid URL (allowed: http://… or https://…)`);
+  }
+}

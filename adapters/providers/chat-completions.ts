@@ -1,0 +1,140 @@
+import type { ChatMessage, ChatResponse, ToolCall, Usage } from '../../bus/index.js';
+import { normalizeAnswer } from './answer-quirks.js';
+import { isRecord, parseArguments } from './arguments.js';
+import { bearerHeaders } from './bearer.js';
+import { classifyFailure } from './classify.js';
+import { completionChunkSchema, completionSchema, type CompletionChunk, type WireToolCall, type WireUsage } from './chat-completions-wire.js';
+import { parseJson, postJson, postSse } from './http.js';
+import type { CallOptions, ChatRequest, EndpointConfig, ProviderClient } from './provider.js';
+import { parseWire, streamEndedEarly, withHeaders } from './wire.js';
+
+function wireMessage(message: ChatMessage): Record<string, unknown> {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return { role: message.role, content: message.content };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content };
+    case 'assistant': {
+      if (message.tool_calls.length === 0) return { role: 'assistant', content: message.content };
+      return {
+        role: 'assistant',
+        content: message.content === '' ? null : message.content,
+        tool_calls: message.tool_calls.map((call) => ({
+          id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+        })),
+      };
+    }
+  }
+}
+
+/** The request body exactly as sent to `{base}/chat/completions`. */
+export function chatCompletionsBody(request: ChatRequest): Record<string, unknown> {
+  const system = request.system !== undefined ? [{ role: 'system', content: request.system }] : [];
+  const body: Record<string, unknown> = { model: request.model, messages: [...system, ...request.messages.map(wireMessage)] };
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((t) => ({
+      type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters },
+    }));
+  }
+  if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+  if (request.stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
+  return { ...body, ...request.extraBody };
+}
+
+function usageOf(usage: WireUsage): Usage | undefined {
+  return usage ? { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens } : undefined;
+}
+
+function answer(parts: { text: string; reasoning: string; toolCalls: ToolCall[]; usage?: Usage; finish?: string }): ChatResponse {
+  return normalizeAnswer({
+    text: parts.text,
+    ...(parts.reasoning ? { reasoning: parts.reasoning } : {}),
+    tool_calls: parts.toolCalls,
+    ...(parts.usage ? { usage: parts.usage } : {}),
+    ...(parts.finish ? { finish_reason: parts.finish } : {}),
+  });
+}
+
+/** Tool-call deltas merge by `index`; `arguments` arrives as JSON text in any number of pieces. */
+class CompletionStream {
+  private text = '';
+  private reasoning = '';
+  private readonly calls = new Map<number, { id: string; name: string; args: string }>();
+  private usage?: Usage;
+  private finish?: string;
+  done = false;
+
+  constructor(private readonly onChunk?: CallOptions['onChunk']) {}
+
+  add(chunk: CompletionChunk): void {
+    this.usage = usageOf(chunk.usage) ?? this.usage;
+    for (const choice of chunk.choices ?? []) {
+      if (choice.finish_reason) this.finish = choice.finish_reason;
+      const delta = choice.delta;
+      if (!delta) continue;
+      const thought = delta.reasoning_content ?? delta.reasoning;
+      if (thought) this.emit('reasoning', thought);
+      if (delta.content) this.emit('text', delta.content);
+      for (const call of delta.tool_calls ?? []) this.addCall(call);
+    }
+  }
+
+  result(): ChatResponse {
+    if (!this.done && this.finish === undefined) throw streamEndedEarly();
+    const toolCalls = [...this.calls.entries()].sort(([a], [b]) => a - b)
+      .map(([, c]) => ({ id: c.id, name: c.name, arguments: parseArguments(c.args) }));
+    return answer({ text: this.text, reasoning: this.reasoning, toolCalls, usage: this.usage, finish: this.finish });
+  }
+
+  private emit(kind: 'text' | 'reasoning', delta: string): void {
+    if (kind === 'text') this.text += delta;
+    else this.reasoning += delta;
+    this.onChunk?.({ kind, delta });
+  }
+
+  private addCall(call: WireToolCall): void {
+    const index = call.index ?? this.calls.size;
+    const known = this.calls.get(index) ?? { id: '', name: '', args: '' };
+    if (call.id) known.id = call.id;
+    if (call.function?.name) known.name += call.function.name;
+    if (call.function?.arguments) known.args += call.function.arguments;
+    this.calls.set(index, known);
+  }
+}
+
+export function createChatCompletionsClient(endpoint: EndpointConfig): ProviderClient {
+  const url = `${endpoint.apiBase}/chat/completions`;
+  const auth = bearerHeaders(endpoint);
+
+  return {
+    family: 'chat-completions',
+    async chat(request, options = {}) {
+      const call = { url, headers: withHeaders(auth, request), body: chatCompletionsBody(request), signal: options.signal,
+        timeoutMs: options.timeoutMs };
+      if (!request.stream) {
+        const wire = parseWire(completionSchema, await postJson(call), 'chat completion');
+        const choice = wire.choices[0]!;
+        const toolCalls = (choice.message.tool_calls ?? []).map((c, i) => ({
+          id: c.id ?? `call_${i}`, name: c.function?.name ?? '', arguments: parseArguments(c.function?.arguments ?? ''),
+        }));
+        return answer({
+          text: choice.message.content ?? '', reasoning: choice.message.reasoning_content ?? choice.message.reasoning ?? '',
+          toolCalls, usage: usageOf(wire.usage), finish: choice.finish_reason ?? undefined,
+        });
+      }
+      const stream = new CompletionStream(options.onChunk);
+      await postSse(call, (event) => {
+        if (event.data === '[DONE]') {
+          stream.done = true;
+          return;
+        }
+        const json = parseJson(event.data);
+        // Routers report failures that happen mid-answer as a chunk holding only `error`.
+        if (isRecord(json) && json.error !== undefined) throw classifyFailure(200, event.data);
+        stream.add(parseWire(completionChunkSchema, json, 'chat completion chunk'));
+      });
+      return stream.result();
+    },
+  };
+}

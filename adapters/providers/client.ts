@@ -1,0 +1,16 @@
+import { createChatCompletionsClient } from './chat-completions.js';
+import { createGenerateContentClient } from './generate-content.js';
+import { createMessagesClient } from './messages.js';
+import type { EndpointConfig, ProviderClient } from './provider.js';
+
+/** The client for one endpoint and one key, by protocol family. */
+export function createProviderClient(endpoint: EndpointConfig): ProviderClient {
+  switch (endpoint.family) {
+    case 'chat-completions':
+      return createChatCompletionsClient(endpoint);
+    case 'messages':
+      return createMessagesClient(endpoint);
+    case 'generate-content':
+      return createGenerateContentClient(endpoint);
+  }
+}

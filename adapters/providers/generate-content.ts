@@ -1,0 +1,115 @@
+import type { ChatMessage, ChatResponse, ToolCall, Usage } from '../../bus/index.js';
+import { normalizeAnswer } from './answer-quirks.js';
+import { isRecord } from './arguments.js';
+import { classifyFailure } from './classify.js';
+import { generateResponseSchema, type GenerateResponse } from './generate-content-wire.js';
+import { parseJson, postJson, postSse } from './http.js';
+import type { CallOptions, ChatRequest, EndpointConfig, ProviderClient } from './provider.js';
+import { parseWire, streamEndedEarly, withHeaders } from './wire.js';
+
+type Content = { role: 'user' | 'model'; parts: Array<Record<string, unknown>> };
+
+function modelParts(message: Extract<ChatMessage, { role: 'assistant' }>): Array<Record<string, unknown>> {
+  const parts: Array<Record<string, unknown>> = message.content !== '' ? [{ text: message.content }] : [];
+  for (const call of message.tool_calls) {
+    parts.push({ functionCall: { name: call.name, args: call.arguments }, ...(call.signature ? { thoughtSignature: call.signature } : {}) });
+  }
+  return parts;
+}
+
+/** Tool results go back as `functionResponse` parts of one user turn. */
+function contents(messages: ChatMessage[]): Content[] {
+  const out: Content[] = [];
+  for (const message of messages) {
+    if (message.role === 'user') out.push({ role: 'user', parts: [{ text: message.content }] });
+    else if (message.role === 'assistant') out.push({ role: 'model', parts: modelParts(message) });
+    else if (message.role === 'tool') {
+      const part = { functionResponse: { name: message.name, response: { result: message.content } } };
+      const last = out.at(-1);
+      if (last?.role === 'user' && last.parts.every((p) => 'functionResponse' in p)) last.parts.push(part);
+      else out.push({ role: 'user', parts: [part] });
+    }
+  }
+  return out;
+}
+
+/** The request body exactly as sent to `models/{model}:generateContent` (and the streaming endpoint). */
+export function generateContentBody(request: ChatRequest): Record<string, unknown> {
+  const system = [request.system, ...request.messages.filter((m) => m.role === 'system').map((m) => m.content)]
+    .filter((s): s is string => s !== undefined && s !== '');
+  const body: Record<string, unknown> = { contents: contents(request.messages) };
+  if (system.length > 0) body.systemInstruction = { parts: [{ text: system.join('\n\n') }] };
+  if (request.tools.length > 0) {
+    body.tools = [{ functionDeclarations: request.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) }];
+  }
+  if (request.maxTokens !== undefined) body.generationConfig = { maxOutputTokens: request.maxTokens };
+  return { ...body, ...request.extraBody };
+}
+
+/** Function calls arrive whole; the finish reason is `STOP` even when the model asks for tools. */
+class GenerateAccumulator {
+  private text = '';
+  private reasoning = '';
+  private readonly calls: ToolCall[] = [];
+  private usage?: Usage;
+  finish?: string;
+
+  constructor(private readonly onChunk?: CallOptions['onChunk']) {}
+
+  add(response: GenerateResponse): void {
+    const candidate = response.candidates?.[0];
+    for (const part of candidate?.content?.parts ?? []) {
+      if (part.functionCall) {
+        this.calls.push({
+          id: part.functionCall.id ?? `call_${this.calls.length}`, name: part.functionCall.name, arguments: part.functionCall.args ?? {},
+          ...(part.thoughtSignature ? { signature: part.thoughtSignature } : {}),
+        });
+      } else if (part.text) this.emit(part.thought === true ? 'reasoning' : 'text', part.text);
+    }
+    this.finish = candidate?.finishReason ?? this.finish;
+    const meta = response.usageMetadata;
+    if (meta) {
+      this.usage = { input_tokens: meta.promptTokenCount ?? 0, output_tokens: (meta.candidatesTokenCount ?? 0) + (meta.thoughtsTokenCount ?? 0) };
+    }
+  }
+
+  result(): ChatResponse {
+    return normalizeAnswer({
+      text: this.text,
+      ...(this.reasoning ? { reasoning: this.reasoning } : {}),
+      tool_calls: this.calls,
+      ...(this.usage ? { usage: this.usage } : {}),
+      ...(this.finish ? { finish_reason: this.finish } : {}),
+    });
+  }
+
+  private emit(kind: 'text' | 'reasoning', delta: string): void {
+    if (kind === 'text') this.text += delta;
+    else this.reasoning += delta;
+    this.onChunk?.({ kind, delta });
+  }
+}
+
+export function createGenerateContentClient(endpoint: EndpointConfig): ProviderClient {
+  const own: Record<string, string> = endpoint.apiKey === undefined ? {} : { [endpoint.keyHeader ?? 'x-goog-api-key']: endpoint.apiKey };
+
+  return {
+    family: 'generate-content',
+    async chat(request, options = {}) {
+      const model = `${endpoint.apiBase}/models/${encodeURIComponent(request.model)}`;
+      const call = { headers: withHeaders(own, request), body: generateContentBody(request), signal: options.signal, timeoutMs: options.timeoutMs };
+      const accumulator = new GenerateAccumulator(options.onChunk);
+      if (!request.stream) {
+        accumulator.add(parseWire(generateResponseSchema, await postJson({ ...call, url: `${model}:generateContent` }), 'generate-content answer'));
+        return accumulator.result();
+      }
+      await postSse({ ...call, url: `${model}:streamGenerateContent?alt=sse` }, (event) => {
+        const json = parseJson(event.data);
+        if (isRecord(json) && json.error !== undefined) throw classifyFailure(200, event.data);
+        accumulator.add(parseWire(generateResponseSchema, json, 'generate-content chunk'));
+      });
+      if (accumulator.finish === undefined) throw streamEndedEarly();
+      return accumulator.result();
+    },
+  };
+}

@@ -1,0 +1,192 @@
+import type { ChatMessage, ChatResponse, ToolCall, Usage } from '../../bus/index.js';
+import { normalizeAnswer } from './answer-quirks.js';
+import { isRecord, parseArguments } from './arguments.js';
+import { classifyFailure } from './classify.js';
+import { parseJson, postJson, postSse } from './http.js';
+import { messageSchema, messagesStreamEventSchema, type MessagesStreamEvent, type WireBlock } from './messages-wire.js';
+import type { CallOptions, ChatRequest, EndpointConfig, ProviderClient } from './provider.js';
+import { parseWire, streamEndedEarly, withHeaders } from './wire.js';
+
+export const anthropicVersion = '2023-06-01';
+const defaultMaxTokens = 4096;
+const knownEvents: ReadonlySet<string> = new Set(messagesStreamEventSchema.options.map((o) => o.shape.type.value));
+
+type WireMessage = { role: 'user' | 'assistant'; content: string | Array<Record<string, unknown>> };
+
+function assistantBlocks(message: Extract<ChatMessage, { role: 'assistant' }>): Array<Record<string, unknown>> {
+  const blocks: Array<Record<string, unknown>> = [];
+  // Thinking can only go back with the signature the vendor gave it; without one it is dropped.
+  if (message.reasoning && message.reasoning_signature) {
+    blocks.push({ type: 'thinking', thinking: message.reasoning, signature: message.reasoning_signature });
+  }
+  if (message.content !== '') blocks.push({ type: 'text', text: message.content });
+  for (const call of message.tool_calls) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments });
+  return blocks;
+}
+
+/** Tool results go back as `tool_result` blocks in one user message following the assistant's `tool_use`. */
+function wireMessages(messages: ChatMessage[]): WireMessage[] {
+  const out: WireMessage[] = [];
+  for (const message of messages) {
+    if (message.role === 'user') out.push({ role: 'user', content: message.content });
+    else if (message.role === 'assistant') out.push({ role: 'assistant', content: assistantBlocks(message) });
+    else if (message.role === 'tool') {
+      const block = { type: 'tool_result', tool_use_id: message.tool_call_id, content: message.content };
+      const last = out.at(-1);
+      if (last?.role === 'user' && Array.isArray(last.content) && last.content.every((b) => b.type === 'tool_result')) {
+        last.content.push(block);
+      } else out.push({ role: 'user', content: [block] });
+    }
+  }
+  return out;
+}
+
+/** The request body exactly as sent to `{base}/messages`. */
+export function messagesBody(request: ChatRequest): Record<string, unknown> {
+  const systemParts = [request.system, ...request.messages.filter((m) => m.role === 'system').map((m) => m.content)]
+    .filter((s): s is string => s !== undefined && s !== '');
+  const body: Record<string, unknown> = { model: request.model, max_tokens: request.maxTokens ?? defaultMaxTokens };
+  if (systemParts.length > 0) body.system = systemParts.join('\n\n');
+  body.messages = wireMessages(request.messages);
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+  }
+  if (request.stream) body.stream = true;
+  return { ...body, ...request.extraBody };
+}
+
+function usageOf(input?: number | null, output?: number | null): Usage | undefined {
+  return input == null && output == null ? undefined : { input_tokens: input ?? 0, output_tokens: output ?? 0 };
+}
+
+interface Parts {
+  text: string;
+  reasoning: string;
+  signature: string;
+  toolCalls: ToolCall[];
+  usage?: Usage;
+  finish?: string;
+}
+
+function answer(parts: Parts): ChatResponse {
+  return normalizeAnswer({
+    text: parts.text,
+    ...(parts.reasoning ? { reasoning: parts.reasoning } : {}),
+    ...(parts.signature ? { reasoning_signature: parts.signature } : {}),
+    tool_calls: parts.toolCalls,
+    ...(parts.usage ? { usage: parts.usage } : {}),
+    ...(parts.finish ? { finish_reason: parts.finish } : {}),
+  });
+}
+
+function fromBlocks(blocks: WireBlock[]): Pick<Parts, 'text' | 'reasoning' | 'signature' | 'toolCalls'> {
+  const parts = { text: '', reasoning: '', signature: '', toolCalls: [] as ToolCall[] };
+  for (const block of blocks) {
+    if (block.type === 'text') parts.text += block.text;
+    else if (block.type === 'thinking') {
+      parts.reasoning += block.thinking;
+      parts.signature = block.signature ?? parts.signature;
+    } else if (block.type === 'tool_use') parts.toolCalls.push({ id: block.id, name: block.name, arguments: block.input });
+  }
+  return parts;
+}
+
+/** Blocks open, grow by deltas (tool input as `input_json_delta` fragments) and close; `message_stop` ends it. */
+class MessageStream {
+  private readonly parts: Parts = { text: '', reasoning: '', signature: '', toolCalls: [] };
+  private readonly tools = new Map<number, { id: string; name: string; json: string }>();
+  private input?: number | null;
+  private output?: number | null;
+  private done = false;
+
+  constructor(private readonly onChunk?: CallOptions['onChunk']) {}
+
+  add(event: MessagesStreamEvent, raw: string): void {
+    switch (event.type) {
+      case 'message_start':
+        this.input = event.message.usage?.input_tokens;
+        this.output = event.message.usage?.output_tokens;
+        return;
+      case 'content_block_start':
+        return this.start(event.index, event.content_block);
+      case 'content_block_delta':
+        return this.delta(event);
+      case 'content_block_stop':
+        return this.stop(event.index);
+      case 'message_delta':
+        this.parts.finish = event.delta.stop_reason ?? this.parts.finish;
+        this.input = event.usage?.input_tokens ?? this.input;
+        this.output = event.usage?.output_tokens ?? this.output;
+        return;
+      case 'message_stop':
+        this.done = true;
+        return;
+      case 'error':
+        throw classifyFailure(200, raw);
+      case 'ping':
+        return;
+    }
+  }
+
+  result(): ChatResponse {
+    if (!this.done) throw streamEndedEarly();
+    return answer({ ...this.parts, usage: usageOf(this.input, this.output) });
+  }
+
+  private start(index: number, block: WireBlock): void {
+    if (block.type === 'tool_use') this.tools.set(index, { id: block.id, name: block.name, json: '' });
+    else if (block.type === 'text' && block.text) this.emit('text', block.text);
+    else if (block.type === 'thinking' && block.thinking) this.emit('reasoning', block.thinking);
+  }
+
+  private delta(event: Extract<MessagesStreamEvent, { type: 'content_block_delta' }>): void {
+    const delta = event.delta;
+    if (delta.type === 'text_delta') this.emit('text', delta.text);
+    else if (delta.type === 'thinking_delta') this.emit('reasoning', delta.thinking);
+    else if (delta.type === 'signature_delta') this.parts.signature += delta.signature;
+    else if (delta.type === 'input_json_delta') {
+      const tool = this.tools.get(event.index);
+      if (tool) tool.json += delta.partial_json;
+    }
+  }
+
+  private stop(index: number): void {
+    const tool = this.tools.get(index);
+    if (!tool) return;
+    this.parts.toolCalls.push({ id: tool.id, name: tool.name, arguments: parseArguments(tool.json) });
+    this.tools.delete(index);
+  }
+
+  private emit(kind: 'text' | 'reasoning', delta: string): void {
+    if (kind === 'text') this.parts.text += delta;
+    else this.parts.reasoning += delta;
+    this.onChunk?.({ kind, delta });
+  }
+}
+
+export function createMessagesClient(endpoint: EndpointConfig): ProviderClient {
+  const url = `${endpoint.apiBase}/messages`;
+  const own: Record<string, string> = { 'anthropic-version': anthropicVersion };
+  if (endpoint.apiKey !== undefined) own[endpoint.keyHeader ?? 'x-api-key'] = endpoint.apiKey;
+
+  return {
+    family: 'messages',
+    async chat(request, options = {}) {
+      const call = { url, headers: withHeaders(own, request), body: messagesBody(request), signal: options.signal,
+        timeoutMs: options.timeoutMs };
+      if (!request.stream) {
+        const wire = parseWire(messageSchema, await postJson(call), 'message');
+        return answer({ ...fromBlocks(wire.content), usage: usageOf(wire.usage?.input_tokens, wire.usage?.output_tokens),
+          finish: wire.stop_reason ?? undefined });
+      }
+      const stream = new MessageStream(options.onChunk);
+      await postSse(call, (event) => {
+        const json = parseJson(event.data);
+        // The vendor may add event types; documented advice is to skip the ones we do not know.
+        if (isRecord(json) && typeof json.type === 'string' && !knownEvents.has(json.type)) return;
+        stream.add(parseWire(messagesStreamEventSchema, json, 'message event'), event.data);
+      });
+      return stream.result();
+    },
+  };
+}

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+/** The narrow view of one `model_list[]` entry the providers need; the config loader maps onto it. */
+export const modelEntrySchema = z.object({
+  model_name: z.string().min(1),
+  provider: z.string().min(1).optional(),
+  model: z.string().min(1),
+  api_base: z.string().min(1).optional(),
+  api_keys: z.array(z.string().min(1)).default([]),
+  /** The older single-key form; joins `api_keys` when given. */
+  api_key: z.string().min(1).optional(),
+  enabled: z.boolean().optional(),
+  streaming: z.object({ enabled: z.boolean().optional() }).optional(),
+  extra_body: z.record(z.string(), z.unknown()).optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+});
+export type ModelEntry = z.input<typeof modelEntrySchema>;

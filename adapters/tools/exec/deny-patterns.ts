@@ -1,0 +1,65 @@
+import { allCommands, basename, commandPositions, REDIRECTS, type SimpleCommand } from './shell-words.js';
+
+/**
+ * The built-in dangerous-command checks of the spec: bulk deletion, disk formatting, disk imaging,
+ * raw device writes, shutdown and the fork bomb. They read the command as a shell would (quotes,
+ * spacing, case and flag order do not matter) instead of matching raw text.
+ */
+const FORMATTERS = /^(format(\.com)?|mkfs(\..+)?|mke2fs|mkswap|wipefs|diskpart(\.exe)?)$/;
+const SHUTDOWN = /^(shutdown|reboot|poweroff|halt)(\.exe)?$/;
+const RAW_DEVICE = /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|rdisk\d)/;
+
+function shortFlags(words: string[]): string {
+  return words.filter((w) => /^-[a-z]/i.test(w)).map((w) => w.slice(1)).join('');
+}
+
+function isBulkRm(words: string[], at: number): boolean {
+  const args = words.slice(at + 1);
+  const flags = shortFlags(args);
+  const recursive = /r/i.test(flags) || args.includes('--recursive');
+  const force = /f/i.test(flags) || args.includes('--force');
+  return (recursive && force) || args.includes('--no-preserve-root');
+}
+
+function isWindowsBulkDelete(name: string, args: string[]): boolean {
+  const flags = args.filter((w) => w.startsWith('/')).map((w) => w.toLowerCase());
+  if (name === 'del' || name === 'erase') return flags.includes('/f') || flags.includes('/s');
+  return (name === 'rmdir' || name === 'rd') && flags.includes('/s');
+}
+
+function isShutdown(name: string, args: string[]): boolean {
+  if (SHUTDOWN.test(name)) return true;
+  if (name === 'init' || name === 'telinit') return args[0] === '0' || args[0] === '6';
+  return name === 'systemctl' && args.some((a) => /^(poweroff|reboot|halt|kexec)$/.test(a.toLowerCase()));
+}
+
+function writesRawDevice(words: string[]): boolean {
+  return words.some((word, i) => {
+    const previous = words[i - 1];
+    if (previous && REDIRECTS.has(previous) && previous !== '<' && previous !== '<<') return RAW_DEVICE.test(word);
+    if (/^of=/i.test(word)) return RAW_DEVICE.test(word.slice(3));
+    return false;
+  }) || (basename(words[0] ?? '') === 'tee' && words.slice(1).some((w) => RAW_DEVICE.test(w)));
+}
+
+function isDangerousCommand(words: SimpleCommand): boolean {
+  const lower = words.map((w) => w.toLowerCase());
+  if (writesRawDevice(words)) return true;
+  if (lower.some((w, i) => basename(w) === 'rm' && isBulkRm(words, i))) return true;
+  if (lower.some((w) => basename(w) === 'dd') && lower.some((w) => w.startsWith('if='))) return true;
+  return commandPositions(lower).some((at) => {
+    const name = basename(lower[at]!);
+    const args = lower.slice(at + 1);
+    return FORMATTERS.test(name) || isShutdown(name, args) || isWindowsBulkDelete(name, args);
+  });
+}
+
+/** `:(){ :|:& };:` and its renamed and respaced forms. */
+function isForkBomb(commandLine: string): boolean {
+  const squeezed = commandLine.replace(/\s+/g, '');
+  return /([\w:.-]+)\(\)\{\1\|\1&\};?\1/.test(squeezed) || /function([\w:.-]+)\{\1\|\1&\};?\1/.test(squeezed);
+}
+
+export function isDangerous(commandLine: string): boolean {
+  return isForkBomb(commandLine) || allCommands(commandLine).some(isDangerousCommand);
+}

@@ -1,0 +1,61 @@
+import type { ExecOptions } from '../options.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
+import { ToolError } from '../tool.js';
+import { commandPaths } from './command-paths.js';
+import { isDangerous } from './deny-patterns.js';
+
+export const DANGEROUS_PATTERN_MESSAGE = 'Command blocked by safety guard (dangerous pattern detected)';
+export const OUTSIDE_WORKING_DIR_MESSAGE = 'Command blocked by safety guard (path outside working dir)';
+export const REMOTE_EXEC_MESSAGE = 'exec is not allowed from remote channels (tools.exec.allow_remote is false)';
+
+export type ExecVerdict =
+  | { allowed: true }
+  | { allowed: false; code: 'dangerous_pattern' | 'path_outside_working_dir' | 'remote_exec'; message: string };
+
+/** An invalid user pattern is a configuration error; it names the field and the entry. */
+export function compilePatterns(patterns: string[], field: string): RegExp[] {
+  return patterns.map((pattern, i) => {
+    try {
+      return new RegExp(pattern, 'i');
+    } catch (error) {
+      throw new ToolError('invalid_pattern', `${field}[${i}] is not a valid regular expression: ${(error as Error).message}`);
+    }
+  });
+}
+
+/**
+ * Decides whether a command line may run. Built once from trusted options; the checks are pure and
+ * look only at the top-level command line, as the spec says.
+ */
+export class ExecGuard {
+  private readonly deny: RegExp[];
+  private readonly allow: RegExp[];
+
+  constructor(
+    private readonly options: ExecOptions,
+    private readonly sandbox: Sandbox,
+  ) {
+    this.deny = compilePatterns(options.customDenyPatterns, 'tools.exec.custom_deny_patterns');
+    this.allow = compilePatterns(options.customAllowPatterns, 'tools.exec.custom_allow_patterns');
+  }
+
+  check(command: string, cwd: string, remote: boolean): ExecVerdict {
+    if (remote && !this.options.allowRemote) return { allowed: false, code: 'remote_exec', message: REMOTE_EXEC_MESSAGE };
+    if (this.matchesDeny(command)) return { allowed: false, code: 'dangerous_pattern', message: DANGEROUS_PATTERN_MESSAGE };
+    if (this.sandbox.policy.restrictToWorkspace && !this.pathsInside(command, cwd)) {
+      return { allowed: false, code: 'path_outside_working_dir', message: OUTSIDE_WORKING_DIR_MESSAGE };
+    }
+    return { allowed: true };
+  }
+
+  private matchesDeny(command: string): boolean {
+    if (this.allow.some((pattern) => pattern.test(command))) return false;
+    if (this.deny.some((pattern) => pattern.test(command))) return true;
+    return this.options.enableDenyPatterns && isDangerous(command);
+  }
+
+  private pathsInside(command: string, cwd: string): boolean {
+    const paths = commandPaths(command, { cwd, userHome: this.sandbox.policy.userHome });
+    return paths.every((path) => path !== undefined && this.sandbox.contains(path, cwd));
+  }
+}

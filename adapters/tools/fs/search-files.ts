@@ -1,0 +1,109 @@
+import { readFileSync, statSync } from 'node:fs';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { relative } from 'node:path';
+import picomatch from 'picomatch';
+import { z } from 'zod';
+import type { SearchFilesOptions } from '../options.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
+import { isWithin } from '../sandbox/resolve-real.js';
+import { ok, ToolError, type Tool } from '../tool.js';
+import { withPath } from './fs-error.js';
+import { walkFiles } from './walk-files.js';
+
+const MAX_LINE_CHARS = 300;
+const FILES_PER_BATCH = 256;
+
+const parameters = z.object({
+  pattern: z.string().min(1).describe('A regular expression (mode "content") or a glob such as "*.ts" or "src/**/*.md" (mode "name")'),
+  mode: z.enum(['content', 'name']).optional().describe('"content" searches inside files (default); "name" matches file names'),
+  path: z.string().optional().describe('Folder to search, relative to the workspace or absolute (default: the workspace)'),
+  include: z.string().optional().describe('In mode "content", only files whose name matches this glob'),
+  ignore_case: z.boolean().optional().describe('Case-insensitive regular expression (default false)'),
+  offset: z.number().int().min(0).optional().describe('Matches to skip, for the next page (default 0)'),
+  limit: z.number().int().min(1).optional().describe('Matches per page (default 50)'),
+});
+
+type Args = z.infer<typeof parameters>;
+type Matcher = (file: string, shown: string) => string[];
+
+function globOf(glob: string): (path: string) => boolean {
+  return picomatch(glob, { dot: true, basename: !glob.includes('/') });
+}
+
+function regexOf(pattern: string, ignoreCase: boolean): RegExp {
+  try {
+    return new RegExp(pattern, ignoreCase ? 'i' : '');
+  } catch (error) {
+    throw new ToolError('invalid_regex', `pattern is not a valid regular expression (${(error as Error).message})`);
+  }
+}
+
+function contentMatcher(args: Args, options: SearchFilesOptions): Matcher {
+  const regex = regexOf(args.pattern, args.ignore_case ?? false);
+  const included = args.include ? globOf(args.include) : () => true;
+  return (file, shown) => {
+    if (!included(shown)) return [];
+    const bytes = readSmallFile(file, options.maxFileBytes);
+    if (!bytes) return [];
+    if (bytes.subarray(0, 8192).includes(0)) return [];
+    return bytes
+      .toString('utf8')
+      .split('\n')
+      .flatMap((line, i) => (regex.test(line) ? [`${shown}:${i + 1}: ${line.slice(0, MAX_LINE_CHARS)}`] : []));
+  };
+}
+
+/** A file that vanished or cannot be read is skipped: one bad file must not end the search. */
+function readSmallFile(file: string, maxBytes: number): Buffer | undefined {
+  try {
+    return statSync(file).size > maxBytes ? undefined : readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function nameMatcher(args: Args): Matcher {
+  const matches = globOf(args.pattern);
+  return (_file, shown) => (matches(shown) ? [shown] : []);
+}
+
+export function searchFilesTool(sandbox: Sandbox, options: SearchFilesOptions): Tool<Args> {
+  const display = (file: string) => (isWithin(file, sandbox.workspace) ? relative(sandbox.workspace, file) : file);
+  return {
+    name: 'search_files',
+    description: 'Search file contents by regular expression, or file names by glob. Results are paginated; protected files are never searched.',
+    parameters,
+    execute: (args) =>
+      withPath(args.path ?? '.', async () => {
+        const root = sandbox.resolve(args.path ?? '.', 'read');
+        const matcher = args.mode === 'name' ? nameMatcher(args) : contentMatcher(args, options);
+        const offset = args.offset ?? 0;
+        const limit = Math.min(args.limit ?? 50, options.maxMatches);
+        const deadline = Date.now() + options.timeBudgetMs;
+        const page: string[] = [];
+        let seen = 0;
+        let chars = 0;
+        let stop: string | undefined;
+        let files = 0;
+        search: for (const file of walkFiles(sandbox, root)) {
+          if (++files % FILES_PER_BATCH === 0) await yieldToLoop();
+          if (Date.now() > deadline) {
+            stop = `stopped at the ${options.timeBudgetMs} ms time budget; results may be incomplete, narrow the path or pattern`;
+            break;
+          }
+          for (const match of matcher(file, display(file))) {
+            seen += 1;
+            if (seen <= offset) continue;
+            if (page.length >= limit || chars + match.length > options.maxOutputChars) {
+              stop = `more matches; continue with offset=${offset + page.length}`;
+              break search;
+            }
+            page.push(match);
+            chars += match.length + 1;
+          }
+        }
+        const body = page.length > 0 ? page.join('\n') : 'no matches';
+        return ok(stop ? `${body}\n\n[search_files: ${stop}]` : body);
+      }),
+  };
+}

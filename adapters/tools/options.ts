@@ -1,0 +1,172 @@
+/**
+ * What the tools need to know, in plain shapes. The config layer maps `tools.*` and
+ * `agents.defaults.restrict_to_workspace` onto these; the tools never read the config themselves.
+ */
+import type { LookupFunction } from 'node:net';
+import type { ToolMedia } from './tool.js';
+
+export interface SandboxPolicy {
+  /** The agent's workspace; relative paths resolve against it. */
+  workspace: string;
+  restrictToWorkspace: boolean;
+  allowReadPaths: string[];
+  allowWritePaths: string[];
+  /** The runtime's home root (`AGENT_HOME`), where `auth.json` and friends live. */
+  home: string;
+  /** The user's home directory, for `~`. */
+  userHome: string;
+  /** The coding tool's home (`CODEX_HOME`, else `~/.codex`), whose `auth.json` is protected. */
+  codingToolHome: string;
+}
+
+export type ReadFileMode = 'bytes' | 'lines';
+
+export interface ReadFileOptions {
+  enabled: boolean;
+  mode: ReadFileMode;
+  maxReadFileSize: number;
+}
+
+export interface SearchFilesOptions {
+  enabled: boolean;
+  /** Matches per page at most, whatever the model asks for. */
+  maxMatches: number;
+  /** Files larger than this are not scanned for content. */
+  maxFileBytes: number;
+  /** Characters of output per call at most. */
+  maxOutputChars: number;
+  timeBudgetMs: number;
+}
+
+/** Refusals are logged without the command line: tool-call logs never carry argument values. */
+export type ExecLogger = (entry: { level: 'error'; tool: string; message: string }) => void;
+
+export interface ExecOptions {
+  enabled: boolean;
+  allowRemote: boolean;
+  enableDenyPatterns: boolean;
+  customDenyPatterns: string[];
+  customAllowPatterns: string[];
+  timeoutMs: number;
+  /** Bytes of combined stdout and stderr kept; the rest is cut with a note. */
+  maxOutputBytes: number;
+  /** Refusals are logged here at error level. */
+  log: ExecLogger;
+}
+
+export interface FetchOptions {
+  enabled: boolean;
+  fetchLimitBytes: number;
+  format: 'plaintext' | 'markdown';
+  /** Hosts (exact name or IP) or CIDR ranges that may be fetched although private. */
+  privateHostWhitelist: string[];
+  timeoutMs: number;
+  maxRedirects: number;
+  /** DNS resolution; tests inject one so a name can resolve to loopback. */
+  lookup?: LookupFunction;
+}
+
+export interface FilterOptions {
+  enabled: boolean;
+  /** Results shorter than this are not filtered. */
+  minLength: number;
+  /** Known secret values (API keys, tokens) to mask wherever they appear. */
+  secrets: string[];
+  /** Longer results (in Unicode characters) become a workspace artifact. */
+  maxInlineTextChars: number;
+}
+
+export const SEARCH_ENGINES = ['brave', 'duckduckgo', 'perplexity', 'baidu', 'tavily', 'kagi', 'keenable', 'exa', 'searxng', 'glm_search'] as const;
+export type SearchEngineName = (typeof SEARCH_ENGINES)[number];
+
+export interface SearchEngineOptions {
+  enabled: boolean;
+  apiKey?: string;
+  /** Rotated round-robin; takes priority over `apiKey`. */
+  apiKeys?: string[];
+  baseUrl?: string;
+  maxResults: number;
+  /** perplexity: the model answering. */
+  model?: string;
+  /** glm_search: which of the vendor's engines. */
+  searchEngine?: string;
+}
+
+export interface WebSearchOptions {
+  /** The engine block to use (`tools.web.provider`); else the first enabled, usable one. */
+  provider?: SearchEngineName;
+  engines: Partial<Record<SearchEngineName, Partial<SearchEngineOptions>>>;
+  /** With a model that searches natively, the tool is left out and the model's own search is used. */
+  preferNative: boolean;
+  modelHasNativeSearch: boolean;
+  timeoutMs: number;
+}
+
+export type SendTarget = { channel: string; chat: string };
+export type SendFunction = (target: SendTarget, text: string, media: ToolMedia[]) => Promise<void>;
+
+export interface MessagingOptions {
+  messageEnabled: boolean;
+  mediaEnabled: boolean;
+  sendFileEnabled: boolean;
+  loadImageEnabled: boolean;
+  send?: SendFunction;
+}
+
+export const DEFAULT_READ_FILE: ReadFileOptions = { enabled: true, mode: 'bytes', maxReadFileSize: 65536 };
+
+export const DEFAULT_SEARCH_FILES: SearchFilesOptions = {
+  enabled: true,
+  maxMatches: 200,
+  maxFileBytes: 1024 * 1024,
+  maxOutputChars: 32_000,
+  timeBudgetMs: 10_000,
+};
+
+export const DEFAULT_EXEC: ExecOptions = {
+  enabled: true,
+  allowRemote: false,
+  enableDenyPatterns: true,
+  customDenyPatterns: [],
+  customAllowPatterns: [],
+  timeoutMs: 60_000,
+  maxOutputBytes: 64 * 1024,
+  log: (entry) => process.stderr.write(`${JSON.stringify(entry)}\n`),
+};
+
+export const DEFAULT_FETCH: FetchOptions = {
+  enabled: true,
+  fetchLimitBytes: 10_485_760,
+  format: 'plaintext',
+  privateHostWhitelist: [],
+  timeoutMs: 30_000,
+  maxRedirects: 5,
+};
+
+export const DEFAULT_WEB_SEARCH: WebSearchOptions = {
+  engines: { duckduckgo: { enabled: true } },
+  preferNative: true,
+  modelHasNativeSearch: false,
+  timeoutMs: 20_000,
+};
+
+export const DEFAULT_FILTER: FilterOptions = { enabled: true, minLength: 8, secrets: [], maxInlineTextChars: 32_000 };
+
+export const DEFAULT_MESSAGING: MessagingOptions = {
+  messageEnabled: true,
+  mediaEnabled: false,
+  sendFileEnabled: true,
+  loadImageEnabled: true,
+};
+
+export function defaultSandbox(workspace: string, home: string, userHome: string, codingToolHome?: string): SandboxPolicy {
+  return {
+    workspace,
+    restrictToWorkspace: true,
+    allowReadPaths: [],
+    allowWritePaths: [],
+    home,
+    userHome,
+    codingToolHome: codingToolHome ?? `${userHome}/.codex`,
+  };
+}

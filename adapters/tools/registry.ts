@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import type { ToolSpec } from '../providers/provider.js';
+import type { FilterOptions } from './options.js';
+import { filterResult } from './output/output-filter.js';
+import { fail, ToolError, type Tool, type ToolContext, type ToolResult } from './tool.js';
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(arguments)'}: ${issue.message}`)
+    .join('; ');
+}
+
+/**
+ * The tools one agent exposes. `execute` is the only way a turn runs a tool: arguments are parsed
+ * at this edge, every failure becomes a result the model reads, and every result passes the output
+ * filter, so no tool can forget to.
+ */
+export class ToolRegistry {
+  private readonly tools = new Map<string, Tool<unknown>>();
+
+  constructor(
+    private readonly filter: FilterOptions,
+    private readonly workspace: string,
+  ) {}
+
+  register<P>(tool: Tool<P>): this {
+    this.tools.set(tool.name, tool as Tool<unknown>);
+    return this;
+  }
+
+  has(name: string): boolean {
+    return this.tools.has(name);
+  }
+
+  list(): Tool[] {
+    return [...this.tools.values()];
+  }
+
+  specs(): ToolSpec[] {
+    return this.list().map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: z.toJSONSchema(tool.parameters, { io: 'input' }) as Record<string, unknown>,
+    }));
+  }
+
+  async execute(name: string, rawArgs: unknown, context: ToolContext): Promise<ToolResult> {
+    return filterResult(await this.run(name, rawArgs, context), this.filter, this.workspace);
+  }
+
+  private async run(name: string, rawArgs: unknown, context: ToolContext): Promise<ToolResult> {
+    const tool = this.tools.get(name);
+    if (!tool) return fail(`unknown tool "${name}"; available: ${[...this.tools.keys()].join(', ')}`);
+    const parsed = tool.parameters.safeParse(rawArgs ?? {});
+    if (!parsed.success) return fail(`invalid arguments for ${name}: ${describeIssues(parsed.error)}`);
+    try {
+      return await tool.execute(parsed.data, context);
+    } catch (error) {
+      if (error instanceof ToolError) return fail(error.message);
+      return fail(`${name} failed: ${(error as Error)?.message ?? String(error)}`);
+    }
+  }
+}

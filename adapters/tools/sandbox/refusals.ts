@@ -1,0 +1,22 @@
+import { ToolError } from '../tool.js';
+
+/** Refusal codes of the sandbox; tests and callers compare these, never the text. */
+export type RefusalCode = 'protected_path' | 'outside_workspace' | 'device_path' | 'invalid_path' | 'symlink_loop';
+
+export const protectedFileMessage = (path: string) => `access denied: ${path} is a protected file`;
+export const outsideWorkspaceMessage = (path: string) => `access denied: ${path} is outside the workspace`;
+export const devicePathMessage = (path: string) => `access denied: ${path} is a Windows device or NT path`;
+export const invalidPathMessage = (path: string) => `access denied: ${JSON.stringify(path)} is not a valid path`;
+export const symlinkLoopMessage = (path: string) => `access denied: ${path} is a symlink loop`;
+
+const messages: Record<RefusalCode, (path: string) => string> = {
+  protected_path: protectedFileMessage,
+  outside_workspace: outsideWorkspaceMessage,
+  device_path: devicePathMessage,
+  invalid_path: invalidPathMessage,
+  symlink_loop: symlinkLoopMessage,
+};
+
+export function refusal(code: RefusalCode, path: string): ToolError {
+  return new ToolError(code, messages[code](path));
+}

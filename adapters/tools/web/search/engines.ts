@@ -1,0 +1,18 @@
+import type { SearchEngineName } from '../../options.js';
+import type { SearchEngine } from './engine.js';
+import { baidu, brave, exa, glmSearch, kagi, perplexity, tavily } from './keyed-engines.js';
+import { duckduckgo, keenable, searxng } from './keyless-engines.js';
+
+/** In the order an engine is picked when `tools.web.provider` names none. */
+export const ENGINES: Record<SearchEngineName, SearchEngine> = {
+  perplexity,
+  brave,
+  searxng,
+  tavily,
+  kagi,
+  keenable,
+  exa,
+  baidu,
+  glm_search: glmSearch,
+  duckduckgo,
+};

@@ -1,0 +1,121 @@
+import { assign, setup } from 'xstate';
+import { z } from 'zod';
+import { canonicalJson } from './canonical-json.js';
+
+/** `agents.defaults.loop_detection`; one machine per turn is started with these as input. */
+export const loopDetectionSettingsSchema = z.object({
+  enabled: z.boolean(),
+  // A warning on the very first call would be noise, so a streak needs at least two calls.
+  repeat_threshold: z.number().int().min(2),
+  critical_threshold: z.number().int().positive(),
+  window_size: z.number().int().positive(),
+});
+export type LoopDetectionInput = z.infer<typeof loopDetectionSettingsSchema>;
+
+/** Every tool call of the turn, in order, with the complete arguments the model sent. */
+export type LoopDetectionEvent = { type: 'TOOL_CALLED'; name: string; arguments: unknown };
+
+/** Polling a subagent is expected to repeat, so it is not a loop and it breaks a streak. */
+export const UNCOUNTED_TOOL = 'spawn_status';
+
+/**
+ * The problem with a set of settings, or undefined when they can be used. Config validation reports it
+ * under `agents.defaults.loop_detection`.
+ */
+export function loopDetectionProblem(settings: LoopDetectionInput): string | undefined {
+  const { repeat_threshold: repeat, critical_threshold: critical, window_size: window } = settings;
+  if (critical <= repeat) {
+    return `critical_threshold (${critical}) must be greater than repeat_threshold (${repeat})`;
+  }
+  if (window < critical) {
+    return `window_size (${window}) must be at least critical_threshold (${critical}) so the window can hold a critical streak`;
+  }
+  return undefined;
+}
+
+/** The turn-local note the model reads once the streak reaches `repeat_threshold`. */
+export function loopWarning(name: string, count: number): string {
+  return `You have called ${name} ${count} times in a row with the same arguments. It is not making progress: change the arguments, use another tool, or answer with what you have.`;
+}
+
+export interface LoopDetectionContext {
+  settings: LoopDetectionInput;
+  /** Tool name and canonical arguments of the last counted call; null at the start or after a reset. */
+  lastCall: string | null;
+  lastName: string | null;
+  /** Identical consecutive calls ending with the last one, never more than the window holds. */
+  streak: number;
+}
+
+type Called = Extract<LoopDetectionEvent, { type: 'TOOL_CALLED' }>;
+
+const signature = (event: Called): string => `${event.name}\u0000${canonicalJson(event.arguments)}`;
+
+function nextStreak(context: LoopDetectionContext, event: Called): number {
+  const repeated = context.lastCall === signature(event);
+  return Math.min(repeated ? context.streak + 1 : 1, context.settings.window_size);
+}
+
+/**
+ * Identical consecutive tool calls within one turn: `normal` → `warning` at `repeat_threshold` (the
+ * host adds `loopWarning` for the model) → `stopped` at `critical_threshold` (the host ends the turn
+ * with a final response). A different call goes back to `normal`. With `enabled: false` it stays
+ * `disabled`. The host provides `warnModel` and `stopTurn`; both receive `{ name, count }`.
+ */
+export const loopDetectionMachine = setup({
+  types: {
+    input: {} as LoopDetectionInput,
+    context: {} as LoopDetectionContext,
+    events: {} as LoopDetectionEvent,
+  },
+  actions: {
+    record: assign(({ context, event }) => ({
+      lastCall: signature(event),
+      lastName: event.name,
+      streak: nextStreak(context, event),
+    })),
+    resetStreak: assign({ lastCall: null, lastName: null, streak: 0 }),
+    // Placeholders: the hosting actor provides the real effects with machine.provide.
+    warnModel: (_, _params: { name: string; count: number }) => {},
+    stopTurn: (_, _params: { name: string; count: number }) => {},
+  },
+  guards: {
+    isDisabled: ({ context }) => !context.settings.enabled,
+    isUncounted: ({ event }) => event.name === UNCOUNTED_TOOL,
+    reachesCritical: ({ context, event }) => nextStreak(context, event) >= context.settings.critical_threshold,
+    reachesRepeat: ({ context, event }) => nextStreak(context, event) >= context.settings.repeat_threshold,
+    isSameCall: ({ context, event }) => context.lastCall === signature(event),
+  },
+}).createMachine({
+  id: 'loopDetection',
+  context: ({ input }) => ({ settings: input, lastCall: null, lastName: null, streak: 0 }),
+  initial: 'normal',
+  states: {
+    normal: {
+      always: { guard: 'isDisabled', target: 'disabled' },
+      on: {
+        TOOL_CALLED: [
+          { guard: 'isUncounted', actions: 'resetStreak' },
+          { guard: 'reachesRepeat', target: 'warning', actions: 'record' },
+          { actions: 'record' },
+        ],
+      },
+    },
+    warning: {
+      entry: { type: 'warnModel', params: ({ context }) => ({ name: context.lastName ?? '', count: context.streak }) },
+      on: {
+        TOOL_CALLED: [
+          { guard: 'isUncounted', target: 'normal', actions: 'resetStreak' },
+          { guard: 'reachesCritical', target: 'stopped', actions: 'record' },
+          { guard: 'isSameCall', actions: 'record' },
+          { target: 'normal', actions: 'record' },
+        ],
+      },
+    },
+    stopped: {
+      type: 'final',
+      entry: { type: 'stopTurn', params: ({ context }) => ({ name: context.lastName ?? '', count: context.streak }) },
+    },
+    disabled: {},
+  },
+});

@@ -1,0 +1,42 @@
+import { isRecord, objectAt, stringsOf, type RawObject } from './raw.js';
+
+/** Older names that still load in every version: the peer runtime's spellings and deprecated keys. */
+export function applyAliases(raw: RawObject, warnings: string[]): void {
+  const defaults = isRecord(raw.agents) && isRecord(raw.agents.defaults) ? raw.agents.defaults : undefined;
+  if (defaults && typeof defaults.model_name === 'string') {
+    defaults.model ??= defaults.model_name;
+    delete defaults.model_name;
+  }
+  const agents = isRecord(raw.agents) && Array.isArray(raw.agents.list) ? raw.agents.list : [];
+  for (const agent of agents) {
+    if (isRecord(agent) && typeof agent.model_name === 'string') {
+      agent.model ??= agent.model_name;
+      delete agent.model_name;
+    }
+  }
+  foldApiKeys(raw);
+  foldGithubSkills(raw, warnings);
+}
+
+/** `api_key` is the single-key form of `api_keys`; keys are kept in order, first the list, then the single one. */
+function foldApiKeys(raw: RawObject): void {
+  if (!Array.isArray(raw.model_list)) return;
+  for (const entry of raw.model_list) {
+    if (!isRecord(entry) || !('api_key' in entry)) continue;
+    entry.api_keys = stringsOf(entry.api_keys, entry.api_key);
+    delete entry.api_key;
+  }
+}
+
+/** `tools.skills.github.*` is deprecated in favour of `tools.skills.registries.github`. */
+export function foldGithubSkills(raw: RawObject, warnings: string[]): void {
+  const skills = isRecord(raw.tools) && isRecord(raw.tools.skills) ? raw.tools.skills : undefined;
+  if (!skills || !isRecord(skills.github)) return;
+  const legacy = skills.github;
+  const registry = objectAt(skills, ['registries', 'github']);
+  if (legacy.token !== undefined) registry.auth_token ??= legacy.token;
+  if (legacy.proxy !== undefined) registry.proxy ??= legacy.proxy;
+  if (legacy.base_url !== undefined) registry.base_url ??= legacy.base_url;
+  delete skills.github;
+  warnings.push('tools.skills.github is deprecated; its fields now live in tools.skills.registries.github');
+}

@@ -1,0 +1,125 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { agentHome, builtinSkillsDir, configPath, credentialsPath, expandHome, extraLogFile } from '../paths.js';
+import type { Credentials } from './credentials-schema.js';
+import { applyCredentials, readCredentials } from './credentials.js';
+import { applyEnv } from './env.js';
+import { ConfigError } from './errors.js';
+import { readText } from './files.js';
+import type { Migration } from './migrate.js';
+import { prepare } from './prepare.js';
+import { configErrorMap, formatIssues } from './problems.js';
+import { clone, isRecord, type RawObject } from './raw.js';
+import { configSchema, type Config } from './schema/index.js';
+import { Secret } from './secret.js';
+import { mergeCredentials, splitSecrets } from './split.js';
+import { unknownKeys } from './unknown-keys.js';
+import { writeMigration } from './write-migration.js';
+
+export interface LoadedConfig {
+  config: Config;
+  /** The config file read (it may not exist: then every value is a default). */
+  path: string;
+  home: string;
+  /** `agents.defaults.workspace`, expanded and absolute. */
+  workspace: string;
+  warnings: string[];
+  credentialsPath: string;
+  builtinSkills: string;
+  logFile?: string;
+  /** An old dashboard token found in the config or credentials, for the launcher to migrate once. */
+  launcherToken?: Secret;
+}
+
+export interface LoadOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Read this file instead of `AGENT_CONFIG` / `<AGENT_HOME>/config.json`. */
+  path?: string;
+  /** Rewrite a version 0/1 file as version 2 (with backups). Off for read-only callers such as `config validate`. */
+  rewrite?: boolean;
+}
+
+export type Validation = { ok: true; config: Config; warnings: string[] } | { ok: false; problems: string[] };
+
+function readConfigFile(path: string): RawObject {
+  if (!existsSync(path)) return {};
+  const text = readText(path);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError('config_unreadable', path, [`(file): not valid JSON (${(error as Error).message})`]);
+  }
+  if (!isRecord(parsed)) throw new ConfigError('config_invalid', path, ['(config): is not an object (allowed: a JSON object of blocks)']);
+  return parsed;
+}
+
+function parse(raw: RawObject, file: string, origins: Map<string, string>, warnings: string[]): Config {
+  const result = configSchema.safeParse(raw, { error: configErrorMap });
+  if (!result.success) throw new ConfigError('config_invalid', file, formatIssues(result.error.issues, origins));
+  warnings.push(...unknownKeys(raw, result.data).map((path) => `unknown key ${path} (ignored)`));
+  return result.data;
+}
+
+/** A migrated config as it will be on disk: secrets moved into the credentials, which keep what they held. */
+function splitMigrated(migration: Migration, held: Credentials): { base: RawObject; credentials: Credentials } {
+  const base = clone(migration.raw);
+  return { base, credentials: mergeCredentials(held, splitSecrets(base, migration.launcherToken)) };
+}
+
+function workspaceOf(config: Config, home: string): string {
+  return resolve(expandHome(config.agents.defaults.workspace ?? join(home, 'workspace')));
+}
+
+/**
+ * The effective config: defaults < `config.json` < `.security.yml` < environment. A missing config file
+ * means all defaults. Throws `ConfigError` listing every problem at once.
+ */
+export function loadConfig(options: LoadOptions = {}): LoadedConfig {
+  const env = options.env ?? process.env;
+  const path = options.path ? resolve(expandHome(options.path)) : configPath(env);
+  const home = agentHome(env);
+  const secretsPath = credentialsPath(env);
+  const warnings: string[] = [];
+  const { raw, migration } = prepare(readConfigFile(path), path, warnings);
+  const held = readCredentials(secretsPath);
+  warnings.push(...held.warnings);
+  const { base, credentials } = migration ? splitMigrated(migration, held.credentials) : { base: raw, credentials: held.credentials };
+  const effective = clone(base);
+  const origins = new Map<string, string>();
+  applyCredentials(effective, credentials, origins, warnings);
+  applyEnv(effective, env, origins, warnings);
+  const config = parse(effective, path, origins, warnings);
+  if (migration) {
+    warnings.push(...migration.notes);
+    if (options.rewrite !== false) warnings.push(writeMigration(base, credentials, path, secretsPath));
+  }
+  const workspace = workspaceOf(config, home);
+  config.agents.defaults.workspace = workspace;
+  const token = credentials.launcher_token;
+  const logFile = extraLogFile(env);
+  return {
+    config,
+    path,
+    home,
+    workspace,
+    warnings,
+    credentialsPath: secretsPath,
+    builtinSkills: builtinSkillsDir(env),
+    ...(logFile ? { logFile } : {}),
+    ...(token ? { launcherToken: new Secret(token) } : {}),
+  };
+}
+
+/** Validates a config object as a file would be read (any known version, aliases), without env or credentials. */
+export function validateConfig(input: unknown): Validation {
+  if (!isRecord(input)) return { ok: false, problems: ['(config): is not an object (allowed: a JSON object of blocks)'] };
+  const warnings: string[] = [];
+  try {
+    const { raw } = prepare(clone(input), '(input)', warnings);
+    return { ok: true, config: parse(raw, '(input)', new Map(), warnings), warnings };
+  } catch (error) {
+    if (error instanceof ConfigError) return { ok: false, problems: error.problems };
+    throw error;
+  }
+}

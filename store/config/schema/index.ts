@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { agentsSchema } from './agents.js';
+import { channelListSchema } from './channel-list.js';
+import { evolutionSchema } from './evolution.js';
+import { gatewaySchema } from './gateway.js';
+import { heartbeatSchema } from './heartbeat.js';
+import { modelListSchema } from './model-list.js';
+import { powerSchema } from './power.js';
+import { sessionSchema } from './session.js';
+import { toolsSchema } from './tools/index.js';
+
+export const CONFIG_VERSION = 2;
+
+const blocks = z.object({
+  version: z.literal(CONFIG_VERSION).default(CONFIG_VERSION),
+  gateway: gatewaySchema.prefault({}),
+  evolution: evolutionSchema.prefault({}),
+  agents: agentsSchema.prefault({}),
+  session: sessionSchema.prefault({}),
+  heartbeat: heartbeatSchema.prefault({}),
+  power: powerSchema.prefault({}),
+  model_list: modelListSchema,
+  channel_list: channelListSchema,
+  tools: toolsSchema.prefault({}),
+});
+
+type Blocks = z.output<typeof blocks>;
+
+/** Names one block refers to in another must exist, or routing silently goes nowhere. */
+function checkReferences(config: Blocks, ctx: z.RefinementCtx): void {
+  const agentIds = config.agents.list.map((a) => a.id);
+  const defaults = config.agents.list.filter((a) => a.default === true);
+  if (defaults.length > 1) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['agents', 'list'],
+      message: `${defaults.length} agents are marked default (allowed: at most one; now ${defaults.map((a) => a.id).join(', ')})`,
+    });
+  }
+  config.agents.dispatch.rules.forEach((rule, i) => {
+    if (agentIds.length > 0 && !agentIds.includes(rule.agent)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['agents', 'dispatch', 'rules', i, 'agent'],
+        message: `${JSON.stringify(rule.agent)} is not an agent in agents.list (allowed: ${agentIds.join(', ')})`,
+      });
+    }
+  });
+  const modelNames = [...new Set(config.model_list.map((m) => m.model_name))];
+  const model = config.agents.defaults.model;
+  if (model !== undefined && modelNames.length > 0 && !modelNames.includes(model)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['agents', 'defaults', 'model'],
+      message: `${JSON.stringify(model)} is not a model_name in model_list (allowed: ${modelNames.join(', ')})`,
+    });
+  }
+}
+
+type TypedChannel = Blocks['channel_list'][string] & { type: string };
+
+/** A channel's kind is its entry name unless written. */
+function withChannelTypes(config: Blocks): Omit<Blocks, 'channel_list'> & { channel_list: Record<string, TypedChannel> } {
+  const channel_list = Object.fromEntries(
+    Object.entries(config.channel_list).map(([name, entry]): [string, TypedChannel] => [name, { ...entry, type: entry.type ?? name }]),
+  );
+  return { ...config, channel_list };
+}
+
+/** Config version 2: every block with its defaults; the one source of the `Config` type. */
+export const configSchema = blocks.superRefine(checkReferences).transform(withChannelTypes);
+
+export type Config = z.output<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+export type ModelEntry = Config['model_list'][number];
+export type ChannelEntry = Config['channel_list'][string];
+export type McpServer = Config['tools']['mcp']['servers'][string];

@@ -1,0 +1,58 @@
+/** A dashboard session as stored: the session data and when it lapses (ms since epoch). */
+export type SessionRecord = { data: Record<string, unknown>; expires: number };
+
+export interface SessionRecords {
+  get(id: string): Promise<SessionRecord | undefined>;
+  put(id: string, record: SessionRecord): Promise<void>;
+  delete(id: string): Promise<void>;
+}
+
+/** The part of a level sublevel (JSON values) that session records use. */
+export interface RecordLevel {
+  get(id: string): Promise<SessionRecord | undefined>;
+  put(id: string, record: SessionRecord): Promise<void>;
+  del(id: string): Promise<void>;
+  iterator(): AsyncIterable<[string, SessionRecord]>;
+}
+
+function live(record: SessionRecord | undefined, now: number): SessionRecord | undefined {
+  return record && record.expires > now ? record : undefined;
+}
+
+/** Sessions in `launcher-auth.db`: they survive a launcher restart. */
+export function levelSessionRecords(level: RecordLevel, now = () => Date.now()): SessionRecords {
+  return {
+    async get(id) {
+      const record = await level.get(id);
+      if (record && !live(record, now())) await level.del(id);
+      return live(record, now());
+    },
+    put: (id, record) => level.put(id, record),
+    delete: (id) => level.del(id),
+  };
+}
+
+/** Sessions in memory, used only when `launcher-auth.db` cannot be opened: they end with the process. */
+export function memorySessionRecords(now = () => Date.now()): SessionRecords {
+  const records = new Map<string, SessionRecord>();
+  return {
+    async get(id) {
+      const record = live(records.get(id), now());
+      if (!record) records.delete(id);
+      return record;
+    },
+    async put(id, record) {
+      records.set(id, record);
+    },
+    async delete(id) {
+      records.delete(id);
+    },
+  };
+}
+
+/** Drops lapsed sessions so the database does not grow with abandoned logins. */
+export async function pruneSessions(level: RecordLevel, now = Date.now()): Promise<void> {
+  for await (const [id, record] of level.iterator()) {
+    if (record.expires <= now) await level.del(id);
+  }
+}

@@ -1,0 +1,140 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tern } from './cli-run.js';
+import { tempHome } from './home.js';
+
+const SECRET = 'sk-cli-secret-000000042';
+
+test('tern onboard creates home, credentials (0600) and workspace, then never overwrites', async () => {
+  const h = tempHome();
+  const first = await tern(['onboard'], h.env);
+  assert.is(first.code, 0, first.stderr);
+  assert.equal(first.stdout.split('\n').slice(1, 4), ['  config.json', '  .security.yml', '  workspace/sessions']);
+  assert.match(first.stdout, /workspace\/memory\/MEMORY\.md/);
+  h.writeConfig({ version: 2, heartbeat: { interval: 60 } });
+  const second = await tern(['onboard', '--json'], h.env);
+  assert.equal(JSON.parse(second.stdout), { ok: true, home: h.home, workspace: h.path('workspace'), created: [] });
+  assert.equal(JSON.parse(h.read('config.json')), { version: 2, heartbeat: { interval: 60 } });
+  h.remove();
+});
+
+test('tern config validate prints every problem as path: message (allowed: …) and exits 1', async () => {
+  const h = tempHome();
+  h.writeConfig({ version: 2, gateway: { log_level: 'loud' }, heartbeat: { interval: 1 } }, 'bad.json');
+  const text = await tern(['config', 'validate', h.path('bad.json')], h.env);
+  assert.is(text.code, 1);
+  assert.is(
+    text.stdout,
+    'gateway.log_level: "loud" is not allowed (allowed: debug, info, warn, error, fatal)\nheartbeat.interval: 1 is too small (allowed: whole numbers 5 or more)\n',
+  );
+  const json = await tern(['config', 'validate', h.path('bad.json'), '--json'], h.env);
+  assert.is(json.code, 1);
+  assert.equal(JSON.parse(json.stdout), {
+    ok: false,
+    path: h.path('bad.json'),
+    problems: [
+      'gateway.log_level: "loud" is not allowed (allowed: debug, info, warn, error, fatal)',
+      'heartbeat.interval: 1 is too small (allowed: whole numbers 5 or more)',
+    ],
+  });
+  h.remove();
+});
+
+test('tern config validate of a good file exits 0; config path names AGENT_CONFIG', async () => {
+  const h = tempHome();
+  h.writeConfig({ version: 2 }, 'tern.json');
+  const env = { ...h.env, AGENT_CONFIG: h.path('tern.json') };
+  const valid = await tern(['config', 'validate', '--json'], env);
+  assert.equal(JSON.parse(valid.stdout), { ok: true, path: h.path('tern.json'), warnings: [] });
+  const path = await tern(['config', 'path'], env);
+  assert.is(path.stdout, `${h.path('tern.json')}\n`);
+  h.remove();
+});
+
+test('tern config show prints the effective config with secrets masked', async () => {
+  const h = tempHome({ AGENT_HEARTBEAT_INTERVAL: '15' });
+  h.writeConfig({ version: 2, model_list: [{ model_name: 'gpt', model: 'gpt-5' }] });
+  h.writeCredentials({ model_list: { gpt: { api_keys: [SECRET] } } });
+  const json = await tern(['config', 'show', '--json'], h.env);
+  const shown = JSON.parse(json.stdout) as { config: { heartbeat: { interval: number }; model_list: { api_keys: string[] }[] } };
+  assert.is(shown.config.heartbeat.interval, 15);
+  assert.equal(shown.config.model_list[0]!.api_keys, ['sk-c…42']);
+  const text = await tern(['config', 'show'], h.env);
+  assert.is(text.code, 0);
+  assert.match(text.stdout, /- sk-c…42/);
+  assert.not.ok(text.stdout.includes(SECRET) || json.stdout.includes(SECRET));
+  h.remove();
+});
+
+test('tern config with an unknown subcommand is a usage error (exit 2); validating a missing file fails (exit 1)', async () => {
+  const h = tempHome();
+  const result = await tern(['config', 'edit'], h.env);
+  assert.is(result.code, 2);
+  assert.is(result.stderr, 'tern: wrong usage ("edit" is not a config subcommand (allowed: show, validate, path)). Run `tern config --help`.\n');
+  const missing = await tern(['config', 'validate', h.path('nope.json'), '--json'], h.env);
+  assert.is(missing.code, 1);
+  assert.equal(JSON.parse(missing.stdout), {
+    ok: false,
+    error: {
+      code: 'config_missing',
+      message: `cannot validate ${h.path('nope.json')} (the file does not exist). Check the path, or run \`tern config path\` to see the config in use.`,
+    },
+  });
+  h.remove();
+});
+
+function healthServer(): Promise<Server> {
+  const server = createServer((req, res) => {
+    res.writeHead(req.url === '/health' ? 200 : 404, { 'content-type': 'application/json' });
+    res.end('{"status":"ok"}');
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+test('tern status lists models with masked keys, channels, MCP servers, and whether the gateway answers', async () => {
+  const h = tempHome();
+  const server = await healthServer();
+  const port = (server.address() as AddressInfo).port;
+  const config = {
+    version: 2,
+    gateway: { host: '127.0.0.1', port },
+    model_list: [{ model_name: 'gpt', provider: 'openai', model: 'gpt-5' }],
+    channel_list: { telegram: { enabled: true } },
+    tools: { mcp: { enabled: true, servers: { fs: { enabled: true, command: 'mcp-fs' } } } },
+  };
+  h.writeConfig(config);
+  h.writeCredentials({ model_list: { gpt: { api_keys: [SECRET, 'sk-cli-secret-000000043'] } } });
+  try {
+    const up = await tern(['status', '--json'], h.env);
+    assert.equal(JSON.parse(up.stdout), {
+      ok: true,
+      config: { path: h.path('config.json'), exists: true },
+      workspace: h.path('workspace'),
+      models: [{ model_name: 'gpt', provider: 'openai', model: 'gpt-5', enabled: true, key_count: 2, keys: ['sk-c…42', 'sk-c…43'] }],
+      channels: [{ name: 'telegram', type: 'telegram', enabled: true }],
+      mcp_servers: [{ name: 'fs', type: 'stdio', enabled: true }],
+      gateway: { url: `http://127.0.0.1:${port}/health`, up: true },
+    });
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+  const down = await tern(['status'], h.env);
+  assert.is(down.code, 0);
+  assert.equal(down.stdout.split('\n'), [
+    `config      ${h.path('config.json')}`,
+    `workspace   ${h.path('workspace')}`,
+    'models      1',
+    '  gpt  provider openai  model gpt-5  2 keys (sk-c…42, sk-c…43)  enabled',
+    'channels    1',
+    '  telegram  telegram  enabled',
+    'mcp         1',
+    '  fs  stdio  enabled',
+    `gateway     down (http://127.0.0.1:${port}/health)`,
+    '',
+  ]);
+  h.remove();
+});
+
+test.run();

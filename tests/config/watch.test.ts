@@ -1,0 +1,63 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { firstValueFrom } from 'rxjs';
+import { Bus } from '../../bus/bus.js';
+import { watchConfig, type LoadedConfig } from '../../store/config/index.js';
+import { tempHome } from './home.js';
+
+const FAST_MS = 10;
+
+test('a valid edit publishes config.reloaded with what changed and hands over the new config', async () => {
+  const h = tempHome();
+  h.writeConfig({ version: 2, heartbeat: { interval: 30 } });
+  const bus = new Bus();
+  const changes: LoadedConfig[] = [];
+  const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: (loaded) => changes.push(loaded) });
+  const reloaded = firstValueFrom(bus.on('config.reloaded'));
+  h.writeConfig({ version: 2, heartbeat: { interval: 45 }, tools: { exec: { enabled: false } } });
+  const event = await reloaded;
+  watcher.stop();
+  assert.equal(event.data.changed, ['heartbeat.interval', 'tools.exec.enabled']);
+  assert.is(changes.length, 1);
+  assert.is(changes[0]!.config.heartbeat.interval, 45);
+  h.remove();
+});
+
+test('an invalid edit publishes config.rejected, logs why, and keeps the running config', async () => {
+  const h = tempHome();
+  h.writeConfig({ version: 2 });
+  const bus = new Bus();
+  const changes: LoadedConfig[] = [];
+  const logged: string[] = [];
+  const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: (l) => changes.push(l), log: (line) => logged.push(line) });
+  const rejected = firstValueFrom(bus.on('config.rejected'));
+  h.writeConfig({ version: 2, gateway: { log_max_backups: 500 } });
+  const event = await rejected;
+  const reloaded = firstValueFrom(bus.on('config.reloaded'));
+  h.writeConfig({ version: 2, gateway: { log_max_backups: 5 } });
+  const next = await reloaded;
+  watcher.stop();
+  assert.equal(event.data.problems, ['gateway.log_max_backups: 500 is too large (allowed: whole numbers 0 to 100)']);
+  assert.equal(logged, [
+    `config: the edit of ${h.path('config.json')} was rejected and the running config stays (gateway.log_max_backups: 500 is too large (allowed: whole numbers 0 to 100))`,
+  ]);
+  assert.equal(next.data.changed, ['gateway.log_max_backups']);
+  assert.is(changes.length, 1);
+  assert.is(changes[0]!.config.gateway.log_max_backups, 5);
+  h.remove();
+});
+
+test('an edit of the credentials file reloads too, naming the changed secret by path only', async () => {
+  const h = tempHome();
+  h.writeConfig({ version: 2, model_list: [{ model_name: 'm', model: 'x' }] });
+  const bus = new Bus();
+  const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: () => undefined });
+  const reloaded = firstValueFrom(bus.on('config.reloaded'));
+  h.writeCredentials({ model_list: { m: { api_keys: ['sk-new-key-000000001'] } } });
+  const event = await reloaded;
+  watcher.stop();
+  assert.equal(event.data.changed, ['model_list']);
+  h.remove();
+});
+
+test.run();

@@ -1,0 +1,68 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { EventDraft } from '../../bus/events/index.js';
+import { McpManager } from '../../adapters/mcp/manager.js';
+import { everythingStdio, mcpOptions } from '../support/mcp-servers.js';
+import { tempHome } from '../support/temp-home.js';
+
+test('a killed stdio server is restarted with backoff and its tools work again', async () => {
+  const home = tempHome();
+  const events: EventDraft[] = [];
+  const manager = new McpManager({
+    options: mcpOptions({ everything: everythingStdio() }),
+    workspace: home.workspace,
+    home: home.home,
+    backoff: { initialMs: 50, maxMs: 400 },
+    report: (draft) => events.push(draft),
+  });
+  try {
+    manager.start();
+    await manager.settled('everything');
+    const first = manager.pid('everything');
+    assert.ok(first);
+    const dropped = manager.nextState('everything');
+    process.kill(first, 'SIGKILL');
+    const failed = await dropped;
+    assert.equal(failed.state === 'failed' && { reason: failed.reason.split(';')[0], retryInMs: failed.retryInMs }, {
+      reason: 'connection closed',
+      retryInMs: 50,
+    });
+    assert.equal(manager.tools(), []);
+    assert.equal(await manager.nextState('everything'), { state: 'connected', tools: 13 });
+    assert.is.not(manager.pid('everything'), first);
+    assert.equal(await manager.call('mcp_everything_get-sum', { a: 1, b: 1 }), { ok: true, content: 'The sum of 1 and 1 is 2.' });
+    assert.equal(
+      events.map((e) => e.type),
+      ['mcp.connected', 'mcp.failed', 'mcp.connected'],
+    );
+  } finally {
+    await manager.stop();
+    home.remove();
+  }
+});
+
+test('a command that cannot start fails with the reason and keeps retrying, doubling the wait', async () => {
+  const home = tempHome();
+  const manager = new McpManager({
+    options: mcpOptions({ broken: { enabled: true, command: 'tern-no-such-mcp-server' } }),
+    workspace: home.workspace,
+    home: home.home,
+    backoff: { initialMs: 20, maxMs: 50 },
+  });
+  try {
+    manager.start();
+    const waits: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const state = await manager.nextState('broken');
+      if (state.state === 'failed') waits.push(state.retryInMs);
+    }
+    assert.equal(waits, [20, 40, 50]);
+    const status = manager.statuses()[0]!;
+    assert.is(status.connection.state === 'failed' && status.connection.reason.includes('ENOENT'), true);
+  } finally {
+    await manager.stop();
+    home.remove();
+  }
+});
+
+test.run();
