@@ -23,6 +23,8 @@ export interface InboundMessage {
   text: string;
   /** Sent over a network (every chat channel but the terminal and internal ones). */
   remote: boolean;
+  /** The chat commands the channel supports; a registered command outside it is refused. Unset: all. */
+  commands?: readonly string[];
 }
 
 export type SessionReply =
@@ -70,6 +72,7 @@ export class SessionActor {
   /** Control messages skip the queue; everything else waits for the turn before it. */
   handle(message: InboundMessage): Promise<SessionReply> {
     const command = parseChatCommand(message.text);
+    if (command && message.commands && !message.commands.includes(command.name)) return Promise.resolve(this.unsupported(command, message));
     if (command?.name === 'stop') return Promise.resolve(this.stop());
     const next = this.queue.then(() => (command ? this.command(command, message) : this.turn(message, undefined)));
     this.queue = next.catch(() => undefined);
@@ -99,6 +102,11 @@ export class SessionActor {
     running.stop();
     // The stopped turn replies "Stopped." itself; answering here too would send two messages.
     return { kind: 'none' };
+  }
+
+  private unsupported(command: ParsedCommand, message: InboundMessage): SessionReply {
+    const supported = message.commands?.map((c) => `/${c}`).join(', ') || 'none';
+    return this.reply(command, `/${command.name} is not supported on ${message.channel} (supported here: ${supported}).`);
   }
 
   private reply(command: ParsedCommand, text: string): SessionReply {

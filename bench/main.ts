@@ -8,6 +8,7 @@ const suites: Record<string, () => Promise<{ bench: BenchSuite }>> = {
   tools: () => import('./tools.js'),
   config: () => import('./config.js'),
   providers: () => import('./providers.js'),
+  mcp: () => import('./mcp.js'),
 };
 
 const args = process.argv.slice(2);

@@ -60,7 +60,6 @@ export async function createLauncherApp(options: LauncherOptions): Promise<Launc
     const app = express();
     app.disable('x-powered-by');
     app.set('trust proxy', false);
-    app.set('case sensitive routing', true);
     app.use(securityHeaders);
     app.use('/api', (_req, res, next) => {
       res.set('Cache-Control', 'no-store');

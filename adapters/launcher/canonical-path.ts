@@ -19,7 +19,7 @@ export function checkPath(url: string): PathCheck {
   return { kind: 'valid', path, canonical: path === raw };
 }
 
-/** `/api` and everything under it, whatever the letter case (routing is case-sensitive, the gate must not be). */
+/** `/api` and everything under it, in any letter case, since express routes match regardless of case. */
 export function isApiPath(path: string): boolean {
   const lower = path.toLowerCase();
   return lower === '/api' || lower.startsWith('/api/');

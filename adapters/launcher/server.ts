@@ -5,10 +5,9 @@ import { createLauncherApp, type LauncherApp, type LauncherOptions } from './app
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 18800;
 
-export interface RunningLauncher extends Omit<LauncherApp, 'close'> {
+export interface RunningLauncher extends LauncherApp {
   url: string;
   server: Server;
-  close(): Promise<void>;
 }
 
 export type StartOptions = LauncherOptions & { host?: string; port?: number };

@@ -127,9 +127,9 @@ export class McpConnection {
     if (this.stopped) return;
     this.set({ state: 'connecting', attempt: this.failures + 1 });
     const client = new Client({ name: 'tern', version: '1' });
+    this.client = client;
     try {
       this.opened = openTransport(this.name, this.server, this.deps.context);
-      this.client = client;
       client.onclose = () => this.dropped(client);
       await withTimeout(client.connect(this.opened.transport), this.deps.connectTimeoutMs);
       this.tools = await withTimeout(listAllTools(client), this.deps.connectTimeoutMs);

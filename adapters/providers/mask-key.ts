@@ -1,4 +1,6 @@
-/** Enough of a key to tell two apart in a message, never enough to use it. */
+import { Secret } from '../../store/config/secret.js';
+
+/** A key as every other part of Tern prints it (`sk-a…f9`): enough to tell two apart, never enough to use. */
 export function maskKey(key: string): string {
-  return key.length <= 12 ? `…${key.slice(-2)}` : `${key.slice(0, 3)}…${key.slice(-4)}`;
+  return new Secret(key).masked;
 }

@@ -15,8 +15,8 @@ export interface RecordLevel {
   iterator(): AsyncIterable<[string, SessionRecord]>;
 }
 
-function live(record: SessionRecord | undefined, now: number): SessionRecord | undefined {
-  return record && record.expires > now ? record : undefined;
+function live(record: SessionRecord | undefined, now: number): record is SessionRecord {
+  return record !== undefined && record.expires > now;
 }
 
 /** Sessions in `launcher-auth.db`: they survive a launcher restart. */
@@ -24,8 +24,9 @@ export function levelSessionRecords(level: RecordLevel, now = () => Date.now()):
   return {
     async get(id) {
       const record = await level.get(id);
-      if (record && !live(record, now())) await level.del(id);
-      return live(record, now());
+      if (live(record, now())) return record;
+      if (record) await level.del(id);
+      return undefined;
     },
     put: (id, record) => level.put(id, record),
     delete: (id) => level.del(id),
@@ -37,9 +38,10 @@ export function memorySessionRecords(now = () => Date.now()): SessionRecords {
   const records = new Map<string, SessionRecord>();
   return {
     async get(id) {
-      const record = live(records.get(id), now());
-      if (!record) records.delete(id);
-      return record;
+      const record = records.get(id);
+      if (live(record, now())) return record;
+      records.delete(id);
+      return undefined;
     },
     async put(id, record) {
       records.set(id, record);

@@ -98,7 +98,7 @@ test('on 429 the next pool member answers, the failing one cools down, and both 
   assert.is((await router.chat('pool', hello)).text, 'from b');
   assert.equal(events, [
     { type: 'provider.failed', data: { code: 'rate_limit', status: 429, model_name: 'pool', key_index: 0,
-      message: 'model entry "pool" (openai/gpt-a) key 1 of 1 (sk-…aaaa): HTTP 429: Rate limit reached for requests' } },
+      message: 'model entry "pool" (openai/gpt-a) key 1 of 1 (sk-a…aa): HTTP 429: Rate limit reached for requests' } },
     { type: 'provider.retried', data: { code: 'rate_limit', attempt: 1, next_model: 'deepseek/ds-b', delay_ms: 0 } },
   ]);
   assert.equal(sleeps, []);
@@ -118,7 +118,7 @@ test('a 401 is not retried and names the model entry and the masked key', async 
   await router.chat('main', hello);
   const error = await failure(router.chat('main', hello));
   assert.equal([error.code, error.status, error.retryable, error.modelName, error.keyIndex], ['auth', 401, false, 'main', 1]);
-  assert.is(error.message, 'model entry "main" (openai/gpt-a) key 2 of 2 (sk-…0002) was refused: HTTP 401: Incorrect API key provided. '
+  assert.is(error.message, 'model entry "main" (openai/gpt-a) key 2 of 2 (sk-s…02) was refused: HTTP 401: Incorrect API key provided. '
     + 'Check that key in api_keys for "main"');
   assert.is(a.requests.length, 2);
   assert.is(b.requests.length, 1);
@@ -188,8 +188,8 @@ test('entries with enabled: false leave the pool; describe lists every entry wit
   assert.equal([(await router.chat('pool', hello)).text, (await router.chat('pool', hello)).text], ['b1', 'b2']);
   assert.is(a.requests.length, 0);
   assert.equal(router.describe(), [
-    { model_name: 'pool', provider: 'openai', family: 'chat-completions', model: 'gpt-a', api_base: `${a.url}/v1`, key_count: 1, masked_keys: ['sk-…aaaa'], enabled: false },
-    { model_name: 'pool', provider: 'anthropic', family: 'messages', model: 'claude-b', api_base: `${b.url}/v1`, key_count: 1, masked_keys: ['sk-…bbbb'], enabled: true },
+    { model_name: 'pool', provider: 'openai', family: 'chat-completions', model: 'gpt-a', api_base: `${a.url}/v1`, key_count: 1, masked_keys: ['sk-a…aa'], enabled: false },
+    { model_name: 'pool', provider: 'anthropic', family: 'messages', model: 'claude-b', api_base: `${b.url}/v1`, key_count: 1, masked_keys: ['sk-a…bb'], enabled: true },
     { model_name: 'off', provider: 'gemini', family: 'generate-content', model: 'gemini-2.5-flash', api_base: 'https://generativelanguage.googleapis.com/v1beta', key_count: 0, masked_keys: [], enabled: false },
   ]);
   try {

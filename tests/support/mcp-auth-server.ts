@@ -5,6 +5,7 @@ import express, { type Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
+import { InvalidGrantError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
@@ -50,13 +51,13 @@ class AutoApproveProvider implements OAuthServerProvider {
 
   async exchangeAuthorizationCode(client: OAuthClientInformationFull, code: string): Promise<OAuthTokens> {
     const pending = this.codes.get(code);
-    if (!pending || pending.clientId !== client.client_id) throw new Error('unknown code');
+    if (!pending || pending.clientId !== client.client_id) throw new InvalidGrantError('unknown code');
     this.codes.delete(code);
     return this.issue(client.client_id);
   }
 
   async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string): Promise<OAuthTokens> {
-    if (this.refresh.get(refreshToken) !== client.client_id) throw new Error('unknown refresh token');
+    if (this.refresh.get(refreshToken) !== client.client_id) throw new InvalidGrantError('unknown refresh token');
     this.refresh.delete(refreshToken);
     this.refreshes += 1;
     return this.issue(client.client_id);
@@ -64,7 +65,7 @@ class AutoApproveProvider implements OAuthServerProvider {
 
   async verifyAccessToken(token: string): Promise<AuthInfo> {
     const clientId = this.access.get(token);
-    if (!clientId) throw new Error('invalid token');
+    if (!clientId) throw new InvalidTokenError('the access token is unknown or expired');
     return { token, clientId, scopes: [], expiresAt: Math.floor(Date.now() / 1000) + 3600 };
   }
 

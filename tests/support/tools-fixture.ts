@@ -43,11 +43,17 @@ export function toolsFixture(build: (policy: SandboxPolicy) => Partial<ToolsOpti
   const policy = defaultSandbox(workspace, home, userHome);
   const logged: string[] = [];
   const extra = build(policy);
-  const registry = buildTools({
-    ...extra,
-    sandbox: extra.sandbox ?? policy,
-    exec: { log: (entry) => logged.push(`${entry.level}: ${entry.message}`), ...extra.exec },
-  });
+  let registry: ToolRegistry;
+  try {
+    registry = buildTools({
+      ...extra,
+      sandbox: extra.sandbox ?? policy,
+      exec: { log: (entry) => logged.push(`${entry.level}: ${entry.message}`), ...extra.exec },
+    });
+  } catch (error) {
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
   return {
     root,
     home,

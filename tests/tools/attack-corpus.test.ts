@@ -111,7 +111,8 @@ const dangerous = [
   'diskpart', 'wipefs -a disk.img', 'dd if=/dev/zero of=disk.img', 'DD IF=/dev/zero of=x.img', 'dd bs=1M if=/dev/urandom of=x',
   'echo x > /dev/sda', 'cat x.img >/dev/sdb', 'dd of=/dev/sda', 'tee /dev/sdc < x.img', 'echo x >> /dev/nvme0n1',
   'shutdown -h now', 'sudo shutdown now', 'reboot', '/sbin/reboot', 'poweroff', 'halt', 'systemctl poweroff', 'sudo systemctl reboot',
-  'init 0', 'echo bye; shutdown -r +1', ':(){ :|:& };:', ':(){:|:&};:', 'bomb(){ bomb|bomb& };bomb', ': ( ) { : | : & } ; :',
+  'init 0', 'echo bye; shutdown -r +1', "$'rm' -rf nothing", '\\rm -rf nothing', 'r"m" -rf nothing', 'rm -rf -- nothing',
+  'xargs -0 rm -rf < list.txt', 'busybox rm -rf nothing', 'sudo -u root rm -rf nothing', 'timeout 5 shutdown now', 'nohup reboot &', ':(){ :|:& };:', ':(){:|:&};:', 'bomb(){ bomb|bomb& };bomb', ': ( ) { : | : & } ; :',
 ];
 
 const outside = [

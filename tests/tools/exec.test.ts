@@ -58,10 +58,17 @@ test('an invalid custom pattern is a configuration error naming the entry', () =
 
 test('exactly the enabled tools are registered', () => {
   const all = toolsFixture();
-  assert.equal(all.registry.list().map((t) => t.name), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'exec', 'web_search', 'web_fetch']);
+  assert.equal(all.registry.list().map((t) => t.name), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'exec', 'web_search', 'web_fetch', 'load_image']);
   all.close();
-  const f = toolsFixture(() => ({ exec: { enabled: false }, fetch: { enabled: false }, searchFiles: { enabled: false }, readFile: { enabled: false }, search: { engines: {} } }));
+  const f = toolsFixture(() => ({ exec: { enabled: false }, fetch: { enabled: false }, searchFiles: { enabled: false }, readFile: { enabled: false }, search: { engines: {} }, messaging: { loadImageEnabled: false } }));
   assert.equal(f.registry.list().map((t) => t.name), ['write_file', 'edit_file', 'append_file', 'list_dir']);
   f.close();
+});
+test('bad enumerated options name the field and the allowed values', () => {
+  const cases: [Parameters<typeof toolsFixture>[0], string][] = [
+    [() => ({ readFile: { mode: 'pages' as 'bytes' } }), 'tools.read_file.mode must be "bytes" or "lines", got "pages"'],
+    [() => ({ fetch: { format: 'html' as 'markdown' } }), 'tools.web.fetch.format must be "plaintext" or "markdown", got "html"'],
+  ];
+  for (const [build, message] of cases) assert.throws(() => toolsFixture(build), (error: Error) => error.message === message, message);
 });
 test.run();

@@ -107,4 +107,12 @@ test('search_files finds contents by regex and names by glob, paginated, never i
   assert.equal(await f.call('search_files', { pattern: '(' }), { ok: false, content: 'pattern is not a valid regular expression (Invalid regular expression: /(/: Unterminated group)' });
   f.close();
 });
+test('the sandbox comes from the trusted policy: a subagent, cron or heartbeat context cannot widen it', async () => {
+  const f = toolsFixture();
+  for (const context of [{ channel: 'system', workspace: '/' }, { channel: 'cron', workspace: '/etc', agent: 'sub-1' }]) {
+    assert.equal(await f.call('read_file', { path: 'passwd' }, context), { ok: false, content: 'passwd does not exist' });
+    assert.equal(await f.call('read_file', { path: '/etc/passwd' }, context), { ok: false, content: 'access denied: /etc/passwd is outside the workspace' });
+  }
+  f.close();
+});
 test.run();

@@ -17,7 +17,7 @@ test('tern tool list names every enabled tool; --json gives their schemas', () =
   const h = home();
   const text = runCli(['tool', 'list'], h.env);
   assert.is(text.code, 0);
-  assert.equal(text.stdout.trim().split('\n').map((line) => line.split(' ')[0]), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'exec', 'web_search', 'web_fetch']);
+  assert.equal(text.stdout.trim().split('\n').map((line) => line.split(' ')[0]), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'exec', 'web_search', 'web_fetch', 'load_image']);
   const json = JSON.parse(runCli(['tool', 'list', '--json'], h.env).stdout) as { ok: boolean; tools: { name: string; parameters: { required?: string[] } }[] };
   assert.equal(json.tools.find((t) => t.name === 'write_file')?.parameters.required, ['path', 'content']);
   h.close();

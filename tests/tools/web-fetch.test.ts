@@ -16,6 +16,9 @@ web.before(async () => {
     } else if (req.url === '/big') {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end('x'.repeat(100));
+    } else if (req.url === '/loop') {
+      res.writeHead(302, { location: '/loop' });
+      res.end();
     } else if (req.url === '/hop') {
       res.writeHead(301, { location: '/page' });
       res.end();
@@ -53,6 +56,12 @@ web('fetch_limit_bytes cuts the body and says so; an HTTP error is a failed resu
   });
   assert.equal(await f.call('web_fetch', { url: `${server.url}/missing` }), { ok: false, content: `URL: ${server.url}/missing\nStatus: 404\n\nno such pa\n\n[web_fetch: cut at 10 bytes]` });
   assert.equal(await f.call('web_fetch', { url: 'not a url' }), { ok: false, content: '"not a url" is not a valid URL; give an absolute http or https URL' });
+  f.close();
+});
+
+web('a redirect loop ends after max redirects', async () => {
+  const f = toolsFixture(() => ({ fetch: { privateHostWhitelist: ['127.0.0.1'], maxRedirects: 3 } }));
+  assert.equal(await f.call('web_fetch', { url: `${server.url}/loop` }), { ok: false, content: `${server.url}/loop redirected more than 3 times` });
   f.close();
 });
 

@@ -84,6 +84,8 @@ export function splitCommands(commandLine: string): SimpleCommand[] {
       const { op, end } = readRedirect(line, i);
       out.redirect(op);
       i = end - 1;
+    } else if (c === '$' && (line[i + 1] === "'" || line[i + 1] === '"')) {
+      continue;
     } else if (c === '$' && line[i + 1] === '(') {
       out.endCommand();
       i += 1;

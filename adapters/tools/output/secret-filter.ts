@@ -25,6 +25,6 @@ export function filterSecrets(text: string, options: Pick<FilterOptions, 'enable
   let out = text;
   const known = options.secrets.filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
   for (const secret of known) out = out.replace(new RegExp(escapeRegExp(secret), 'g'), REDACTED);
-  for (const shape of KEY_SHAPES) out = out.replace(shape, (match, prefix: unknown) => (typeof prefix === 'string' ? prefix + REDACTED : REDACTED));
+  for (const shape of KEY_SHAPES) out = out.replace(shape, (_match, prefix: unknown) => (typeof prefix === 'string' ? prefix + REDACTED : REDACTED));
   return out;
 }

@@ -1,0 +1,114 @@
+import type { ChannelMessage } from '../../adapters/channels/channel.js';
+import { applyTrigger } from '../../adapters/channels/trigger.js';
+import { sessionIdOf } from '../../bus/index.js';
+import type { ChannelEntry, Config } from '../../store/config/index.js';
+import type { Logger } from '../../store/logs/logger.js';
+import { writeLastChannel } from '../../store/state.js';
+import type { Runtime } from '../runtime.js';
+import type { SessionReply } from '../session.js';
+import type { ChannelActor } from './channel-actor.js';
+import { dispatch } from './dispatch.js';
+import type { Delivery, Outbox } from './outbox.js';
+import { RecentIds } from './recent-ids.js';
+import { StreamView } from './stream-view.js';
+
+export interface DispatcherDeps {
+  runtime: Runtime;
+  outbox: Outbox;
+  logger: Logger;
+  config: () => Config;
+  entry: (channelName: string) => ChannelEntry | undefined;
+  workspace: string;
+  now: () => number;
+}
+
+const timeout = (ms: number): Promise<'timeout'> => new Promise((resolve) => setTimeout(() => resolve('timeout'), ms).unref());
+
+/**
+ * Inbound messages from every channel: duplicates dropped by message id, `allow_from` and group triggers
+ * applied, routed by the dispatch rules to an agent and session, answered through the outbox.
+ */
+export class Dispatcher {
+  private readonly seen = new RecentIds(10_000);
+  private readonly inflight = new Set<Promise<void>>();
+  private draining = false;
+
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  accept(actor: ChannelActor, message: ChannelMessage): void {
+    if (this.draining) return;
+    if (!this.seen.add(`${actor.id.name}:${message.messageId}`)) {
+      this.deps.logger.debug('duplicate inbound dropped', { channel: actor.id.name, message_id: message.messageId });
+      return;
+    }
+    const work = this.process(actor, message).catch((error: unknown) => {
+      this.deps.logger.error('inbound message failed', { channel: actor.id.name, message_id: message.messageId, reason: (error as Error)?.message ?? String(error) });
+    });
+    this.inflight.add(work);
+    void work.finally(() => this.inflight.delete(work));
+  }
+
+  get busy(): number {
+    return this.inflight.size;
+  }
+
+  /** No new turns from here on; resolves true when running ones finished within `ms`. */
+  async drain(ms: number): Promise<boolean> {
+    this.draining = true;
+    const done = Promise.allSettled([...this.inflight]).then(() => 'done' as const);
+    return (await Promise.race([done, timeout(ms)])) === 'done';
+  }
+
+  private async process(actor: ChannelActor, message: ChannelMessage): Promise<void> {
+    const settings = this.deps.entry(actor.id.name)?.settings;
+    if (!settings) return;
+    const decision = applyTrigger(settings, message);
+    if (decision.kind === 'ignore') {
+      this.deps.logger.debug('inbound ignored', { channel: actor.id.name, reason: decision.reason });
+      return;
+    }
+    const { kind, account, name } = actor.id;
+    const route = dispatch(this.deps.config(), { channel: kind, account, ...message });
+    const session = sessionIdOf(route.sessionKey);
+    const correlation = { agent: route.agent, session };
+    this.deps.runtime.bus.publish({
+      ...correlation,
+      type: 'message.received',
+      data: { channel: name, account, message_id: message.messageId, chat: message.chat, sender: message.sender, text: decision.text, session_key: route.sessionKey, space: message.space, topic: message.topic, mentioned: message.mentioned },
+    });
+    writeLastChannel(this.deps.workspace, { channel: name, account, chat: message.chat, reply_to: message.replyTo, at: new Date(this.deps.now()).toISOString() });
+    const channel = actor.channel;
+    if (settings.typing !== false) void channel?.typing(message.replyTo);
+    const delivery: Delivery = { actor, chat: message.chat, replyTo: message.replyTo, keyBase: `${name}:${message.messageId}`, correlation };
+    if (settings.placeholder && channel) delivery.editFirst = await channel.send(message.replyTo, settings.placeholder);
+    const streaming = settings.streaming.enabled && channel?.capabilities.streaming && !delivery.editFirst;
+    const view = streaming ? new StreamView(this.deps.runtime.bus, session, delivery, settings.streaming, this.deps.now) : undefined;
+    const reply = await this.deps.runtime.agent(route.agent).handle(route.sessionKey, {
+      channel: kind,
+      account,
+      chat: message.chat,
+      sender: message.sender,
+      messageId: message.messageId,
+      text: decision.text,
+      remote: true,
+      ...(channel ? { commands: channel.capabilities.commands } : {}),
+    });
+    await this.answer(delivery, reply, view);
+  }
+
+  private async answer(delivery: Delivery, reply: SessionReply, view: StreamView | undefined): Promise<void> {
+    if (reply.kind === 'none') {
+      await view?.finish('', true);
+      return;
+    }
+    const turn = reply.kind === 'turn' ? reply.turn : 'command';
+    if (view) {
+      const limit = delivery.actor.channel?.capabilities.maxMessageLength ?? 4096;
+      const result = await view.finish(reply.text, reply.text.length <= limit);
+      if (result.ending === 'streamed' && reply.text.length <= limit) return;
+      if (result.ending === 'cut_after_chunk') return;
+      if (result.messageId !== undefined) delivery.editFirst = result.messageId;
+    }
+    await this.deps.outbox.deliver(delivery, turn, reply.text);
+  }
+}

@@ -1,0 +1,94 @@
+import type { Bus } from '../../bus/index.js';
+import type { Config } from '../../store/config/index.js';
+import type { Logger } from '../../store/logs/logger.js';
+import { readHeartbeatTasks } from '../../store/state.js';
+import { sessionKeyOf } from '../agent.js';
+import type { Runtime } from '../runtime.js';
+import type { Scheduler } from './scheduler.js';
+
+export const HEARTBEAT_OK = 'HEARTBEAT_OK';
+
+export type HeartbeatSkip = 'disabled' | 'no_tasks' | 'busy';
+export type HeartbeatOutcome = { kind: 'ran'; reply: string; delivered: boolean } | { kind: 'skipped'; reason: HeartbeatSkip };
+
+/** Minutes between heartbeats: low power uses its own interval unless the normal one is larger. */
+export function heartbeatMinutes(config: Config): number {
+  const normal = config.heartbeat.interval;
+  return config.power.low_power ? Math.max(config.power.low_power_heartbeat_interval, normal) : normal;
+}
+
+export interface HeartbeatDeps {
+  runtime: Runtime;
+  bus: Bus;
+  logger: Logger;
+  scheduler: Scheduler;
+  config: () => Config;
+  workspace: string;
+  /** Sends a heartbeat answer to the last active channel; false when there is none. */
+  notify(text: string, runId: string): Promise<boolean>;
+}
+
+function prompt(tasks: string): string {
+  return [
+    'Heartbeat: run the periodic tasks from HEARTBEAT.md below.',
+    `When they are done and nothing needs the user's attention, answer exactly ${HEARTBEAT_OK}.`,
+    'Otherwise answer with what the user should know. Hand long tasks to spawn.',
+    '',
+    tasks,
+  ].join('\n');
+}
+
+/**
+ * Every `heartbeat.interval` minutes the default agent runs the tasks of HEARTBEAT.md in its own session
+ * (channel `system`, so the turn is never an evolution record). `HEARTBEAT_OK` sends nothing; any other
+ * answer goes to the last active channel. Each tick publishes `heartbeat.ticked`, with the reason a run was skipped.
+ */
+export class Heartbeat {
+  private timer: { cancel(): void } | undefined;
+  private running = false;
+  private runs = 0;
+
+  constructor(private readonly deps: HeartbeatDeps) {}
+
+  start(): void {
+    this.timer?.cancel();
+    this.timer = this.deps.scheduler.after(heartbeatMinutes(this.deps.config()) * 60_000, () => {
+      void this.tick().finally(() => {
+        if (this.timer) this.start();
+      });
+    });
+  }
+
+  stop(): void {
+    this.timer?.cancel();
+    this.timer = undefined;
+  }
+
+  async tick(): Promise<HeartbeatOutcome> {
+    const outcome = await this.run();
+    const data = outcome.kind === 'ran' ? { outcome: 'ran' as const } : { outcome: 'skipped' as const, reason: outcome.reason };
+    this.deps.bus.publish({ type: 'heartbeat.ticked', data });
+    this.deps.logger.info(outcome.kind === 'ran' ? `heartbeat ran${outcome.delivered ? ', answer sent' : ''}` : `heartbeat skipped: ${outcome.reason}`);
+    return outcome;
+  }
+
+  private async run(): Promise<HeartbeatOutcome> {
+    if (!this.deps.config().heartbeat.enabled) return { kind: 'skipped', reason: 'disabled' };
+    const tasks = readHeartbeatTasks(this.deps.workspace);
+    if (tasks.trim() === '') return { kind: 'skipped', reason: 'no_tasks' };
+    const agent = this.deps.runtime.agent();
+    if (this.running || agent.busySessions > 0) return { kind: 'skipped', reason: 'busy' };
+    this.running = true;
+    const runId = `heartbeat_${++this.runs}_${this.deps.scheduler.now()}`;
+    try {
+      const key = sessionKeyOf({ agent: agent.id, channel: 'system', dimensions: [['chat', 'direct:heartbeat']] });
+      const reply = await agent.handle(key, { channel: 'system', account: 'default', chat: 'direct:heartbeat', sender: 'heartbeat', messageId: runId, text: prompt(tasks), remote: false });
+      const text = reply.kind === 'none' ? '' : reply.text.trim();
+      const quiet = text === '' || text === HEARTBEAT_OK;
+      const delivered = quiet ? false : await this.deps.notify(text, runId);
+      return { kind: 'ran', reply: text, delivered };
+    } finally {
+      this.running = false;
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import { splitMessage } from '../../adapters/channels/split.js';
+import type { Bus, Correlation } from '../../bus/index.js';
+import type { Logger } from '../../store/logs/logger.js';
+import type { ChannelActor } from './channel-actor.js';
+import { RecentIds } from './recent-ids.js';
+
+export interface Delivery {
+  actor: ChannelActor;
+  chat: string;
+  replyTo: string;
+  /** `<channel>:<inbound message id>`: a part's send key adds the turn and the part's index. */
+  keyBase: string;
+  correlation: Correlation;
+  /** An already sent message (placeholder or streamed text) that the first part replaces by an edit. */
+  editFirst?: string;
+}
+
+const RETRIES = 3;
+const RETRY_PAUSE_MS = 500;
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Replies leave through here: split at the channel's limit, each part sent under its key
+ * (inbound message, turn, part) and recorded as `message.sent`; a key already sent is skipped, so a retry
+ * never sends a part twice. A channel that is restarting gets a few tries before the part is given up.
+ */
+export class Outbox {
+  private readonly sent = new RecentIds(50_000);
+
+  constructor(private readonly bus: Bus, private readonly logger: Logger) {}
+
+  async deliver(delivery: Delivery, turn: string, text: string): Promise<void> {
+    if (text.trim() === '') return;
+    const limit = delivery.actor.channel?.capabilities.maxMessageLength ?? 4096;
+    const parts = splitMessage(text, limit);
+    for (const [index, part] of parts.entries()) {
+      await this.sendPart(delivery, `${delivery.keyBase}:${turn}:${index}`, index, part, index === 0 ? delivery.editFirst : undefined);
+    }
+  }
+
+  private async sendPart(delivery: Delivery, sendKey: string, part: number, text: string, editOf: string | undefined): Promise<void> {
+    if (this.sent.has(sendKey)) return;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const messageId = await this.sendOnce(delivery, text, editOf);
+        this.sent.add(sendKey);
+        this.bus.publish({ ...delivery.correlation, type: 'message.sent', data: { channel: delivery.actor.id.name, chat: delivery.chat, text, send_key: sendKey, part, message_id: messageId } });
+        return;
+      } catch (error) {
+        if (attempt >= RETRIES) {
+          this.logger.error('reply not delivered', { channel: delivery.actor.id.name, send_key: sendKey, reason: (error as Error).message });
+          return;
+        }
+        await pause(RETRY_PAUSE_MS * attempt);
+      }
+    }
+  }
+
+  private async sendOnce(delivery: Delivery, text: string, editOf: string | undefined): Promise<string> {
+    const channel = delivery.actor.channel;
+    if (!channel) throw new Error(`channel ${delivery.actor.id.name} is restarting`);
+    if (editOf === undefined) return channel.send(delivery.replyTo, text);
+    await channel.edit(delivery.replyTo, editOf, text);
+    return editOf;
+  }
+}

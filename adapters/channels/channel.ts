@@ -1,0 +1,57 @@
+import type { CommandName } from './command-names.js';
+
+/** What a channel can do; the dispatcher checks commands and splits replies by these. */
+export interface ChannelCapabilities {
+  /** Chat commands this channel lets users run; a registered command outside this list is refused. */
+  commands: readonly CommandName[];
+  streaming: boolean;
+  /** Longest text one message may carry; longer replies are split. */
+  maxMessageLength: number;
+}
+
+/** An inbound message as a channel reports it, in the dispatch vocabulary of the spec. */
+export interface ChannelMessage {
+  /** Unique per channel account: a redelivery carries the same id. */
+  messageId: string;
+  /** `direct:<id>`, `group:<id>` or `channel:<id>`. */
+  chat: string;
+  /** Where replies go on the platform (the raw chat id). */
+  replyTo: string;
+  sender: string;
+  /** Every normalized form of the sender that `allow_from` may name (id, @username). */
+  senderAliases: string[];
+  text: string;
+  space?: string;
+  topic?: string;
+  /** The bot was addressed by name or by a reply to it. */
+  mentioned: boolean;
+}
+
+export interface ChannelHooks {
+  onMessage(message: ChannelMessage): void;
+  /** The connection is up (or came back). */
+  onConnected(): void;
+  /** The connection broke; the supervisor restarts the channel. */
+  onFailed(error: Error): void;
+}
+
+/** One account of one messaging platform. */
+export interface Channel {
+  readonly kind: string;
+  readonly capabilities: ChannelCapabilities;
+  start(hooks: ChannelHooks): Promise<void>;
+  stop(): Promise<void>;
+  /** Sends one message and returns the platform's id for it. */
+  send(replyTo: string, text: string): Promise<string>;
+  edit(replyTo: string, messageId: string, text: string): Promise<void>;
+  /** Best effort: a platform that refuses it is not an error worth a reply. */
+  typing(replyTo: string): Promise<void>;
+}
+
+/** A channel failure with a reason the supervisor can act on. */
+export class ChannelError extends Error {
+  constructor(readonly code: 'unauthorized' | 'network' | 'stalled' | 'bad_settings' | 'platform', message: string) {
+    super(message);
+    this.name = 'ChannelError';
+  }
+}

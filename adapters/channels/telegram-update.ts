@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import type { ChannelMessage } from './channel.js';
+
+const userSchema = z.looseObject({ id: z.number(), is_bot: z.boolean().optional(), username: z.string().optional() });
+
+/** The parts of a Bot API update the gateway reads; everything else is ignored. */
+export const telegramUpdateSchema = z.looseObject({
+  update_id: z.number().int(),
+  message: z
+    .looseObject({
+      message_id: z.number().int(),
+      chat: z.looseObject({ id: z.union([z.number(), z.string()]), type: z.string() }),
+      from: userSchema.optional(),
+      text: z.string().optional(),
+      caption: z.string().optional(),
+      message_thread_id: z.number().int().optional(),
+      is_topic_message: z.boolean().optional(),
+      reply_to_message: z.looseObject({ from: userSchema.optional() }).optional(),
+    })
+    .optional(),
+});
+export type TelegramUpdate = z.infer<typeof telegramUpdateSchema>;
+
+export interface BotIdentity {
+  id: number;
+  username: string;
+}
+
+function chatOf(type: string, id: string): string {
+  if (type === 'private') return `direct:${id}`;
+  if (type === 'channel') return `channel:${id}`;
+  return `group:${id}`;
+}
+
+/**
+ * A Bot API update as a channel message, or undefined for updates that carry no text for the bot.
+ * `@botname` is removed from the text (so `/help@botname` reads as `/help`) and marks the bot as mentioned.
+ */
+export function fromTelegramUpdate(update: TelegramUpdate, bot: BotIdentity): ChannelMessage | undefined {
+  const message = update.message;
+  const text = message?.text ?? message?.caption;
+  if (!message || text === undefined || message.from?.is_bot) return undefined;
+  const chatId = String(message.chat.id);
+  const mentions = new RegExp(`@${bot.username}\\b`, 'gi');
+  const repliedToBot = message.reply_to_message?.from?.id === bot.id;
+  const sender = message.from ? String(message.from.id) : chatId;
+  return {
+    messageId: `${chatId}:${message.message_id}`,
+    chat: chatOf(message.chat.type, chatId),
+    replyTo: chatId,
+    sender,
+    senderAliases: [sender, ...(message.from?.username ? [`@${message.from.username}`] : [])],
+    text: text.replace(mentions, '').trim(),
+    ...(message.is_topic_message && message.message_thread_id !== undefined ? { topic: `topic:${message.message_thread_id}` } : {}),
+    mentioned: new RegExp(`@${bot.username}\\b`, 'i').test(text) || repliedToBot,
+  };
+}

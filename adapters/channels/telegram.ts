@@ -1,0 +1,107 @@
+import { Api, GrammyError, HttpError } from 'grammy';
+import { CHAT_COMMANDS } from './command-names.js';
+import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks } from './channel.js';
+import { fromTelegramUpdate, telegramUpdateSchema, type BotIdentity } from './telegram-update.js';
+
+export interface TelegramOptions {
+  token: string;
+  /** Overrides the Bot API root (`settings.base_url`), e.g. a local emulator. */
+  baseUrl?: string;
+  /** Seconds a getUpdates call may wait for updates. */
+  pollTimeoutSeconds?: number;
+  /** A poll that answers later than its timeout plus this is a stalled connection. */
+  stallGraceMs?: number;
+  /** Pause after an empty answer that came back early (servers that do not hold long polls). */
+  idlePauseMs?: number;
+}
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+  });
+
+function asChannelError(error: unknown): ChannelError {
+  if (error instanceof ChannelError) return error;
+  if (error instanceof GrammyError) return new ChannelError(error.error_code === 401 ? 'unauthorized' : 'platform', `Bot API ${error.method}: ${error.description}`);
+  if (error instanceof HttpError) return new ChannelError('network', `cannot reach the Bot API (${(error.error as Error)?.message ?? 'network error'})`);
+  return new ChannelError('platform', (error as Error)?.message ?? String(error));
+}
+
+/** Telegram through grammY's Bot API client, by long polling; one instance per bot token. */
+export class TelegramChannel implements Channel {
+  readonly kind = 'telegram';
+  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: 4096 };
+  private readonly api: Api;
+  private controller = new AbortController();
+  private loop: Promise<void> | undefined;
+
+  constructor(private readonly options: TelegramOptions) {
+    this.api = new Api(options.token, options.baseUrl ? { apiRoot: options.baseUrl.replace(/\/+$/, '') } : undefined);
+  }
+
+  async start(hooks: ChannelHooks): Promise<void> {
+    this.controller = new AbortController();
+    const me = await this.api.getMe(this.controller.signal).catch((error: unknown) => { throw asChannelError(error); });
+    const bot: BotIdentity = { id: me.id, username: me.username };
+    hooks.onConnected();
+    this.loop = this.poll(bot, hooks, this.controller.signal);
+  }
+
+  async stop(): Promise<void> {
+    this.controller.abort();
+    await this.loop;
+  }
+
+  async send(replyTo: string, text: string): Promise<string> {
+    const sent = await this.api.sendMessage(replyTo, text).catch((error: unknown) => { throw asChannelError(error); });
+    return String(sent.message_id);
+  }
+
+  async edit(replyTo: string, messageId: string, text: string): Promise<void> {
+    await this.api.editMessageText(replyTo, Number(messageId), text).catch((error: unknown) => { throw asChannelError(error); });
+  }
+
+  async typing(replyTo: string): Promise<void> {
+    await this.api.sendChatAction(replyTo, 'typing').catch(() => undefined);
+  }
+
+  private async poll(bot: BotIdentity, hooks: ChannelHooks, signal: AbortSignal): Promise<void> {
+    const timeout = this.options.pollTimeoutSeconds ?? 30;
+    let offset: number | undefined;
+    while (!signal.aborted) {
+      try {
+        const started = Date.now();
+        const updates = await this.getUpdates(offset, timeout, signal);
+        for (const raw of updates) {
+          const parsed = telegramUpdateSchema.safeParse(raw);
+          if (!parsed.success) continue;
+          offset = parsed.data.update_id + 1;
+          const message = fromTelegramUpdate(parsed.data, bot);
+          if (message) hooks.onMessage(message);
+        }
+        if (updates.length === 0 && Date.now() - started < timeout * 500) await sleep(this.options.idlePauseMs ?? 50, signal);
+      } catch (error) {
+        if (!signal.aborted) hooks.onFailed(asChannelError(error));
+        return;
+      }
+    }
+  }
+
+  /** One long poll, abandoned as stalled when it outlives its own timeout by the grace period. */
+  private async getUpdates(offset: number | undefined, timeout: number, signal: AbortSignal): Promise<unknown[]> {
+    const call = new AbortController();
+    const cancel = (): void => call.abort();
+    signal.addEventListener('abort', cancel, { once: true });
+    let stalled = false;
+    const watchdog = setTimeout(() => { stalled = true; call.abort(); }, timeout * 1000 + (this.options.stallGraceMs ?? 15_000));
+    try {
+      return await this.api.getUpdates({ timeout, ...(offset !== undefined ? { offset } : {}) }, call.signal);
+    } catch (error) {
+      throw stalled ? new ChannelError('stalled', `getUpdates gave no answer within ${timeout} s`) : error;
+    } finally {
+      clearTimeout(watchdog);
+      signal.removeEventListener('abort', cancel);
+    }
+  }
+}

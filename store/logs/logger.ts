@@ -1,0 +1,85 @@
+import { join } from 'node:path';
+import { inspect } from 'node:util';
+import type { LoadedConfig } from '../config/index.js';
+import { RotatingFile, trimToLatest, type RotationSettings } from './rotating-file.js';
+import { maskSecrets, secretValues } from './secrets.js';
+
+export const LEVELS = ['debug', 'info', 'warn', 'error', 'fatal'] as const;
+export type Level = (typeof LEVELS)[number];
+
+export type LogFields = Record<string, string | number | boolean | undefined>;
+
+function formatFields(fields: LogFields | undefined): string {
+  if (!fields) return '';
+  return Object.entries(fields)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => ` ${k}=${typeof v === 'string' && /\s|"/.test(v) ? JSON.stringify(v) : String(v)}`)
+    .join('');
+}
+
+/** Lines at or above a level, into rotating files, with every known secret masked. */
+export class Logger {
+  private readonly threshold: number;
+
+  constructor(private readonly files: RotatingFile[], level: Level, private readonly secrets: readonly string[], private readonly now: () => Date = () => new Date()) {
+    this.threshold = LEVELS.indexOf(level);
+  }
+
+  enabled(level: Level): boolean {
+    return LEVELS.indexOf(level) >= this.threshold;
+  }
+
+  log(level: Level, message: string, fields?: LogFields): void {
+    if (!this.enabled(level)) return;
+    const line = maskSecrets(`${this.now().toISOString()} ${level.toUpperCase()} ${message}${formatFields(fields)}`, this.secrets);
+    this.files.forEach((file) => file.write(line));
+  }
+
+  debug = (message: string, fields?: LogFields): void => this.log('debug', message, fields);
+  info = (message: string, fields?: LogFields): void => this.log('info', message, fields);
+  warn = (message: string, fields?: LogFields): void => this.log('warn', message, fields);
+  error = (message: string, fields?: LogFields): void => this.log('error', message, fields);
+
+  close(): void {
+    this.files.forEach((file) => file.close());
+  }
+}
+
+/** The gateway's log files: `logs/gateway.log`, `<workspace>/heartbeat.log`, `AGENT_LOG_FILE`, `logs/panic.log`. */
+export interface GatewayLogs {
+  gateway: Logger;
+  heartbeat: Logger;
+  /** Writes an uncaught error, synchronously, to the panic log. */
+  panic(error: unknown): void;
+  close(): void;
+}
+
+export function rotationOf(loaded: LoadedConfig): RotationSettings {
+  return { maxBytes: loaded.config.gateway.log_max_size_mb * 1024 * 1024, backups: loaded.config.gateway.log_max_backups };
+}
+
+export function openGatewayLogs(loaded: LoadedConfig, now?: () => Date): GatewayLogs {
+  const rotation = rotationOf(loaded);
+  const level = loaded.config.gateway.log_level;
+  const secrets = secretValues(loaded.config);
+  const main = new RotatingFile(join(loaded.home, 'logs', 'gateway.log'), rotation);
+  const extra = loaded.logFile ? [new RotatingFile(loaded.logFile, rotation)] : [];
+  const heartbeatFile = new RotatingFile(join(loaded.workspace, 'heartbeat.log'), rotation);
+  const panicPath = join(loaded.home, 'logs', 'panic.log');
+  trimToLatest(panicPath, rotation.maxBytes);
+  const gateway = new Logger([main, ...extra], level, secrets, now);
+  const heartbeat = new Logger([heartbeatFile], level, secrets, now);
+  return {
+    gateway,
+    heartbeat,
+    panic: (error) => {
+      const panicFile = new RotatingFile(panicPath, rotation);
+      panicFile.write(maskSecrets(`${(now ?? (() => new Date()))().toISOString()} PANIC ${inspect(error)}`, secrets));
+      panicFile.close();
+    },
+    close: () => {
+      gateway.close();
+      heartbeat.close();
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { repoRoot } from '../support/cli.js';
+import { tempHome, type TempHome } from '../support/temp-home.js';
+import { writeConfig } from '../support/turn-fixture.js';
+import { completion } from '../support/vendor-chat-completions.js';
+import { startVendorServer, type VendorServer } from '../support/vendor-server.js';
+
+/** Runs the CLI without blocking this process, which serves the loopback model meanwhile. */
+function tern(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', ...args], { cwd: repoRoot, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const test = suite<{ home: TempHome; vendor: VendorServer }>('tern agent and tern replay');
+test.before.each(async (ctx) => {
+  ctx.home = tempHome();
+  ctx.vendor = await startVendorServer();
+  writeConfig(ctx.home.home, ctx.vendor.url);
+});
+test.after.each(async (ctx) => {
+  await ctx.vendor.close();
+  ctx.home.remove();
+});
+
+test('agent -m prints the reply and exits 0', async ({ home, vendor }) => {
+  vendor.reply(completion({ content: 'Hello from the model.' }));
+  assert.equal(await tern(['agent', '-m', 'hi'], home.env), { code: 0, stdout: 'Hello from the model.\n', stderr: '' });
+});
+
+test('agent -m --json prints the turn as JSON lines, ending with the reply', async ({ home, vendor }) => {
+  vendor.reply(completion({ content: 'Hi.' }));
+  const { code, stdout } = await tern(['agent', '-m', 'hi', '--json'], home.env);
+  assert.is(code, 0);
+  const events = stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; data: { reply?: string } });
+  const types = events.map((e) => e.type).filter((t) => t !== 'actor.transitioned');
+  assert.equal(types, ['turn.started', 'prompt.built', 'provider.requested', 'provider.responded', 'turn.completed']);
+  assert.is(events.find((e) => e.type === 'turn.completed')?.data.reply, 'Hi.');
+});
+
+test('a failed turn exits 1 and says why', async ({ home, vendor }) => {
+  vendor.reply({ status: 401, headers: { 'content-type': 'application/json' }, chunks: [JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } })] });
+  const { code, stdout } = await tern(['agent', '-m', 'hi'], home.env);
+  assert.is(code, 1);
+  assert.match(stdout, /^Sorry, the model could not be reached: model entry "fast" \(openai\/gpt-test\) key 1 of 1 \(sk-t…01\) was refused/);
+});
+
+test('--model with an unknown name is an error naming the known ones', async ({ home }) => {
+  const { code, stderr } = await tern(['agent', '-m', 'hi', '--model', 'huge'], home.env);
+  assert.is(code, 1);
+  assert.is(stderr, 'tern: no model named "huge" (model_list has: fast). Pick one of those with --model, or add it to model_list.\n');
+});
+
+test('--script runs the turns in one session and exits 1 when an expectation fails', async ({ home, vendor }) => {
+  const script = join(home.home, 'turns.yaml');
+  writeFileSync(script, 'session: demo\nturns:\n  - user: "write hello"\n    expect: { contains: "hello.txt" }\n  - user: "again"\n    expect: { matches: "^Sure" }\n');
+  vendor.reply(completion({ content: 'Wrote hello.txt.' }), completion({ content: 'No.' }));
+  const { code, stdout, stderr } = await tern(['agent', '--script', script], home.env);
+  assert.is(code, 1);
+  assert.is(stdout, '> write hello\nWrote hello.txt.\n✓ turn 1\n> again\nNo.\n✗ turn 2: reply does not match /^Sure/\n');
+  assert.is(stderr, 'tern: 1 of 2 expectations failed\n');
+  const second = JSON.parse(vendor.requests[1]!.body.toString()) as { messages: Array<{ content: string }> };
+  assert.equal(second.messages.slice(1).map((m) => m.content), ['write hello', 'Wrote hello.txt.', 'again']);
+});
+
+test('an invalid script names the field', async ({ home }) => {
+  const script = join(home.home, 'bad.yaml');
+  writeFileSync(script, 'turns:\n  - usr: "typo"\n');
+  const { code, stderr } = await tern(['agent', '--script', script], home.env);
+  assert.is(code, 1);
+  assert.match(stderr, /^tern: the script .*bad\.yaml is invalid \(turns\.0\.user: .*\)/);
+});
+
+test('replay prints the timeline of a turn and --rerun says identical', async ({ home, vendor }) => {
+  vendor.reply(completion({ content: 'Replayable.' }));
+  const turnLine = (await tern(['agent', '-m', 'hi', '--json'], home.env)).stdout.split('\n').find((l) => l.includes('"turn.completed"'))!;
+  const turn = (JSON.parse(turnLine) as { turn: string }).turn;
+  const timeline = await tern(['replay', turn], home.env);
+  assert.is(timeline.code, 0);
+  assert.match(timeline.stdout, /^\+ +0 ms  turn\.started +cli direct:default said: hi\n/);
+  assert.match(timeline.stdout, /\n\+ +\d+ ms  provider\.requested +model fast, call 1, 1 messages\n/);
+  assert.match(timeline.stdout, /\n\+ +\d+ ms  turn\.completed +reply: Replayable\.\n/);
+  assert.equal(await tern(['replay', turn, '--rerun'], home.env), { code: 0, stdout: 'identical\n', stderr: '' });
+  const missing = await tern(['replay', 't_nope'], home.env);
+  assert.is(missing.code, 1);
+  assert.match(missing.stderr, /^tern: no turn t_nope \(the log has no event for it\)/);
+});
+
+test.run();

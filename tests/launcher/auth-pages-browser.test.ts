@@ -1,0 +1,84 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { PASSWORD, start, tempHome } from './launcher-harness.js';
+
+const SCREENSHOTS = fileURLToPath(new URL('../output/screenshots/', import.meta.url));
+mkdirSync(SCREENSHOTS, { recursive: true });
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+/** Script errors and Content-Security-Policy violations (failed requests with a 4xx status are expected). */
+function watchViolations(page: Page): string[] {
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (message.text().includes('Content Security Policy')) violations.push(message.text());
+  });
+  page.on('pageerror', (error) => violations.push(error.message));
+  return violations;
+}
+
+test('in a browser: first visit creates the password, sign out, a wrong password shows the error, the right one signs in', async () => {
+  const { home, remove } = tempHome();
+  const launcher = await start(home);
+  let browser: Browser | undefined;
+  try {
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+    const page = await browser.newPage();
+    const problems = watchViolations(page);
+
+    await page.goto(launcher.url);
+    assert.is(new URL(page.url()).pathname, '/launcher-setup');
+    await page.screenshot({ path: `${SCREENSHOTS}auth-setup.png` });
+    await page.fill('#password', PASSWORD);
+    await page.fill('#confirm', `${PASSWORD}?`);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#message:not([hidden])');
+    assert.is(await page.textContent('#message'), 'confirm must equal password');
+
+    await page.fill('#password', PASSWORD);
+    await page.fill('#confirm', PASSWORD);
+    await Promise.all([page.waitForURL(`${launcher.url}/`), page.click('button[type=submit]')]);
+    assert.match((await page.textContent('main')) ?? '', 'You are signed in.');
+
+    await Promise.all([page.waitForURL(`${launcher.url}/launcher-login`), page.click('#logout')]);
+    await page.fill('#password', 'not the password');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#message:not([hidden])');
+    assert.is(await page.textContent('#message'), 'wrong password');
+    await page.screenshot({ path: `${SCREENSHOTS}auth-login.png` });
+
+    await page.fill('#password', PASSWORD);
+    await Promise.all([page.waitForURL(`${launcher.url}/`), page.click('button[type=submit]')]);
+    const cookies = await page.context().cookies();
+    assert.equal(cookies.map((c) => [c.name, c.httpOnly, c.sameSite]), [['tern_session', true, 'Strict']]);
+    assert.equal(problems, [], 'no script errors and no CSP violations');
+  } finally {
+    await browser?.close();
+    await launcher.close();
+    remove();
+  }
+});
+
+test('in a browser: the sign-in pages say so when the password hash is kept in launcher-config.json', async () => {
+  const { home, remove } = tempHome();
+  writeFileSync(join(home, 'launcher-auth.db'), 'not a database');
+  const launcher = await start(home);
+  let browser: Browser | undefined;
+  try {
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+    const page = await browser.newPage();
+    await page.goto(`${launcher.url}/launcher-setup`);
+    await page.waitForSelector('#storage-note:not([hidden])');
+    assert.match((await page.textContent('#storage-note')) ?? '', 'the password hash is kept in launcher-config.json');
+    await page.screenshot({ path: `${SCREENSHOTS}auth-setup-fallback.png` });
+  } finally {
+    await browser?.close();
+    await launcher.close();
+    remove();
+  }
+});
+
+test.run();

@@ -1,0 +1,60 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { firstValueFrom } from 'rxjs';
+import { sessionKeyOf } from '../../actors/agent.js';
+import { Runtime } from '../../actors/runtime.js';
+import type { InboundMessage, SessionReply } from '../../actors/session.js';
+import type { Envelope, EventType } from '../../bus/index.js';
+import { loadConfig } from '../../store/config/index.js';
+import { tempHome, type TempHome } from './temp-home.js';
+import { startVendorServer, type VendorServer } from './vendor-server.js';
+
+export interface TurnFixture {
+  home: TempHome;
+  vendor: VendorServer;
+  runtime: Runtime;
+  events: Envelope[];
+  send(text: string, session?: string): Promise<SessionReply>;
+  /** Resolves with the next event of this type published on the bus. */
+  next<T extends EventType>(type: T): Promise<Envelope<T>>;
+  close(): Promise<void>;
+}
+
+/** A config whose one model, `fast`, is the loopback vendor server speaking chat-completions. */
+export function writeConfig(home: string, vendorUrl: string, overrides: { defaults?: Record<string, unknown>; streaming?: boolean } = {}): void {
+  mkdirSync(home, { recursive: true });
+  const config = {
+    version: 2,
+    agents: { defaults: { model: 'fast', ...overrides.defaults } },
+    model_list: [{ model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendorUrl}/v1`, api_keys: ['sk-test-key-0001'], streaming: { enabled: overrides.streaming ?? false } }],
+  };
+  writeFileSync(join(home, 'config.json'), JSON.stringify(config, null, 2));
+}
+
+export function message(text: string, session: string): InboundMessage {
+  return { channel: 'cli', account: 'default', chat: `direct:${session}`, sender: 'tester', messageId: `m_${Math.random().toString(36).slice(2)}`, text, remote: false };
+}
+
+export const keyOf = (session: string) => sessionKeyOf({ agent: 'main', channel: 'cli', dimensions: [['chat', `direct:${session}`]] });
+
+export async function startTurnFixture(overrides: Parameters<typeof writeConfig>[2] = {}): Promise<TurnFixture> {
+  const home = tempHome();
+  const vendor = await startVendorServer();
+  writeConfig(home.home, vendor.url, overrides);
+  const runtime = Runtime.start({ loaded: loadConfig({ env: home.env }), env: home.env, command: 'test', logError: () => {} });
+  const events: Envelope[] = [];
+  runtime.bus.events$.subscribe((e) => events.push(e));
+  return {
+    home,
+    vendor,
+    runtime,
+    events,
+    send: (text, session = 's1') => runtime.agent().handle(keyOf(session), message(text, session)),
+    next: <T extends EventType>(type: T) => firstValueFrom(runtime.bus.on(type)),
+    close: async () => {
+      await runtime.close();
+      await vendor.close();
+      home.remove();
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { SendTarget } from '../../adapters/tools/options.js';
+import type { ToolMedia } from '../../adapters/tools/tool.js';
+import { protectedFileMessage, outsideWorkspaceMessage } from '../../adapters/tools/sandbox/refusals.js';
+import { toolsFixture } from '../support/tools-fixture.js';
+
+function outbox() {
+  const sent: { target: SendTarget; text: string; media: ToolMedia[] }[] = [];
+  return { sent, send: async (target: SendTarget, text: string, media: ToolMedia[]) => void sent.push({ target, text, media }) };
+}
+
+test('message sends to the current chat or a named one; another channel needs its chat', async () => {
+  const box = outbox();
+  const f = toolsFixture(() => ({ messaging: { send: box.send } }));
+  const context = { channel: 'telegram', chat: '42', remote: true };
+  assert.equal(await f.call('message', { content: 'hi' }, context), { ok: true, content: 'message sent to telegram:42' });
+  assert.equal(await f.call('message', { content: 'yo', channel: 'discord', chat_id: '7' }, context), { ok: true, content: 'message sent to discord:7' });
+  assert.equal(await f.call('message', { content: 'yo', channel: 'discord' }, context), { ok: false, content: 'chat_id is required to send to another channel (discord)' });
+  assert.equal(box.sent.map((s) => [s.target, s.text]), [[{ channel: 'telegram', chat: '42' }, 'hi'], [{ channel: 'discord', chat: '7' }, 'yo']]);
+  f.close();
+});
+
+test('message attaches media only with media_enabled, and only readable files', async () => {
+  const box = outbox();
+  const off = toolsFixture(() => ({ messaging: { send: box.send } }));
+  assert.equal(Object.keys(off.registry.specs().find((s) => s.name === 'message')!.parameters.properties as object), ['content', 'channel', 'chat_id']);
+  off.close();
+  const f = toolsFixture(() => ({ messaging: { send: box.send, mediaEnabled: true } }));
+  writeFileSync(join(f.workspace, 'chart.png'), 'png');
+  writeFileSync(join(f.workspace, '.env'), 'SECRET=1');
+  assert.equal(await f.call('message', { content: 'see', media: ['chart.png'] }), { ok: true, content: 'message sent to cli:direct with 1 attachment' });
+  assert.equal(box.sent.at(-1)!.media, [{ kind: 'image', path: join(f.workspace, 'chart.png'), mime: 'image/png' }]);
+  assert.equal(await f.call('message', { content: 'x', media: ['.env'] }), { ok: false, content: protectedFileMessage('.env') });
+  assert.equal(await f.call('message', { content: 'x', media: ['/etc/passwd'] }), { ok: false, content: outsideWorkspaceMessage('/etc/passwd') });
+  assert.is(box.sent.length, 1);
+  f.close();
+});
+
+test('send_file and load_image are under the read protections', async () => {
+  const box = outbox();
+  const f = toolsFixture(() => ({ messaging: { send: box.send } }));
+  writeFileSync(join(f.workspace, 'report.pdf'), 'pdf');
+  writeFileSync(join(f.workspace, 'cat.jpg'), 'jpg');
+  writeFileSync(join(f.workspace, '.npmrc'), 'token');
+  const cases: [string, Record<string, unknown>, { ok: boolean; content: string; media?: ToolMedia[] }][] = [
+    ['send_file', { path: 'report.pdf', caption: 'Q1' }, { ok: true, content: 'sent report.pdf to cli:direct' }],
+    ['send_file', { path: '.npmrc' }, { ok: false, content: protectedFileMessage('.npmrc') }],
+    ['send_file', { path: 'missing.pdf' }, { ok: false, content: 'missing.pdf does not exist' }],
+    ['load_image', { path: 'cat.jpg' }, { ok: true, content: 'loaded image cat.jpg (image/jpeg, 3 bytes)', media: [{ kind: 'image', path: join(f.workspace, 'cat.jpg'), mime: 'image/jpeg' }] }],
+    ['load_image', { path: 'report.pdf' }, { ok: false, content: 'report.pdf is not an image (png, jpg, gif or webp)' }],
+    ['load_image', { path: '../../x.png' }, { ok: false, content: outsideWorkspaceMessage('../../x.png') }],
+  ];
+  for (const [tool, args, expected] of cases) assert.equal(await f.call(tool, args), expected, `${tool} ${JSON.stringify(args)}`);
+  assert.equal(box.sent, [{ target: { channel: 'cli', chat: 'direct' }, text: 'Q1', media: [{ kind: 'file', path: join(f.workspace, 'report.pdf'), mime: 'application/pdf' }] }]);
+  f.close();
+});
+
+test('message and send_file are left out when there is no way to send', () => {
+  const f = toolsFixture();
+  assert.equal(['message', 'send_file', 'load_image'].map((name) => f.registry.has(name)), [false, false, true]);
+  f.close();
+});
+test.run();
