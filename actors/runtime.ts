@@ -5,7 +5,7 @@ import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { LoadedConfig } from '../store/config/index.js';
 import { EventLog } from '../store/log/event-log.js';
 import { logDir } from '../store/paths.js';
-import { loadSkills, skillRoots } from '../store/skills.js';
+import { SkillCatalog, skillRoots } from '../store/skills.js';
 import { WorkspaceFiles } from '../store/workspace.js';
 import { AgentActor } from './agent.js';
 import { PromptBuilder } from './prompt-builder.js';
@@ -53,7 +53,7 @@ export class Runtime {
       const todo = new TodoTool((draft) => bus.publish(draft));
       if (loaded.config.tools.todo.enabled) tools.register(todo);
       const files = new WorkspaceFiles(loaded.workspace);
-      const roots = skillRoots(loaded.workspace, loaded.home, env);
+      const catalog = new SkillCatalog(skillRoots(loaded.workspace, loaded.home, env));
       const services = {
         bus,
         log,
@@ -62,7 +62,7 @@ export class Runtime {
         todo,
         prompt: new PromptBuilder(files),
         config: () => loaded.config,
-        skills: () => loadSkills(roots),
+        skills: () => catalog.list(),
         toolNames: () => {
           const allowed = files.agent().frontmatter.tools;
           return tools.list().map((t) => t.name).filter((name) => !allowed || allowed.includes(name));

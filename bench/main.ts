@@ -8,6 +8,7 @@ const suites: Record<string, () => Promise<{ bench: BenchSuite }>> = {
   tools: () => import('./tools.js'),
   config: () => import('./config.js'),
   providers: () => import('./providers.js'),
+  turn: () => import('./turn.js'),
   mcp: () => import('./mcp.js'),
 };
 

@@ -8,8 +8,12 @@ import { isRecord, objectAt, type RawObject } from './config/raw.js';
 export type McpServerEdit = { kind: 'set'; name: string; server: RawObject } | { kind: 'remove'; name: string };
 
 export class McpServerEditError extends Error {
-  constructor(readonly code: 'mcp_server_unknown', message: string) {
-    super(message);
+  constructor(
+    readonly code: 'mcp_server_unknown',
+    readonly server: string,
+    readonly known: string[],
+  ) {
+    super(`no MCP server named "${server}" (configured: ${known.join(', ') || 'none'})`);
     this.name = 'McpServerEditError';
   }
 }
@@ -35,8 +39,7 @@ export function editMcpServers(path: string, edit: McpServerEdit): void {
   const servers = objectAt(raw, ['tools', 'mcp', 'servers']);
   if (edit.kind === 'remove') {
     if (!Object.hasOwn(servers, edit.name)) {
-      const known = Object.keys(servers);
-      throw new McpServerEditError('mcp_server_unknown', `no MCP server named "${edit.name}" (configured: ${known.join(', ') || 'none'})`);
+      throw new McpServerEditError('mcp_server_unknown', edit.name, Object.keys(servers));
     }
     delete servers[edit.name];
   } else {

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
@@ -66,4 +66,35 @@ export function skillRoots(workspace: string, home: string, env: NodeJS.ProcessE
     { root: 'global', dir: join(home, 'skills') },
     { root: 'builtin', dir: env.AGENT_BUILTIN_SKILLS?.trim() || packagedSkillsRoot() },
   ];
+}
+
+function mtimeOf(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return -1;
+  }
+}
+
+/**
+ * The skills of a set of roots, read again only when a root folder or a SKILL.md changes (a few `stat`s per
+ * look), so every turn sees a newly installed or edited skill without reading every file every time.
+ */
+export class SkillCatalog {
+  private cached: { signature: string; skills: SkillInfo[] } | undefined;
+
+  constructor(private readonly roots: Array<{ root: SkillRoot; dir: string }>) {}
+
+  list(): SkillInfo[] {
+    const signature = this.signature();
+    if (this.cached?.signature !== signature) {
+      const skills = loadSkills(this.roots);
+      this.cached = { signature: this.signature(skills), skills };
+    }
+    return this.cached.skills;
+  }
+
+  private signature(skills = this.cached?.skills ?? []): string {
+    return [...this.roots.map((r) => mtimeOf(r.dir)), ...skills.map((s) => mtimeOf(s.path))].join(',');
+  }
 }

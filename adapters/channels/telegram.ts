@@ -15,6 +15,10 @@ export interface TelegramOptions {
   idlePauseMs?: number;
 }
 
+/** grammY types its signals with an older AbortSignal declaration; Node's own is what it receives at run time. */
+type ApiSignal = Parameters<Api['getMe']>[0];
+const apiSignal = (signal: AbortSignal): ApiSignal => signal as unknown as ApiSignal;
+
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
@@ -42,7 +46,7 @@ export class TelegramChannel implements Channel {
 
   async start(hooks: ChannelHooks): Promise<void> {
     this.controller = new AbortController();
-    const me = await this.api.getMe(this.controller.signal).catch((error: unknown) => { throw asChannelError(error); });
+    const me = await this.api.getMe(apiSignal(this.controller.signal)).catch((error: unknown) => { throw asChannelError(error); });
     const bot: BotIdentity = { id: me.id, username: me.username };
     hooks.onConnected();
     this.loop = this.poll(bot, hooks, this.controller.signal);
@@ -96,7 +100,7 @@ export class TelegramChannel implements Channel {
     let stalled = false;
     const watchdog = setTimeout(() => { stalled = true; call.abort(); }, timeout * 1000 + (this.options.stallGraceMs ?? 15_000));
     try {
-      return await this.api.getUpdates({ timeout, ...(offset !== undefined ? { offset } : {}) }, call.signal);
+      return await this.api.getUpdates({ timeout, ...(offset !== undefined ? { offset } : {}) }, apiSignal(call.signal));
     } catch (error) {
       throw stalled ? new ChannelError('stalled', `getUpdates gave no answer within ${timeout} s`) : error;
     } finally {

@@ -1,9 +1,9 @@
 import { type IncomingMessage, ServerResponse } from 'node:http';
-import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { type AuthStorage, openAuthStore } from '../../store/auth-db.js';
 import { authGate } from './auth-gate.js';
 import { authRoutes } from './auth-routes.js';
-import { credentials as passwordCredentials } from './credentials.js';
+import { type Credentials, credentials as passwordCredentials } from './credentials.js';
 import { errorHandler, notFound } from './error-handlers.js';
 import { migrateLegacyToken, type TokenMigration } from './migrate-token.js';
 import { authPages, homePage } from './pages.js';
@@ -43,6 +43,42 @@ function runSession(session: RequestHandler, req: IncomingMessage): Promise<bool
   });
 }
 
+function noStore(_req: Request, res: Response, next: NextFunction): void {
+  res.set('Cache-Control', 'no-store');
+  next();
+}
+
+/** Behind the gate: the placeholder `/api/me`, the home page, and whatever the caller mounts. */
+function guardedRoutes(webDir: string, routes: ProtectedRoute[]): Router {
+  const guarded = express.Router();
+  guarded.get('/api/me', (_req, res) => {
+    res.json({ authenticated: true });
+  });
+  guarded.use(homePage(webDir));
+  for (const route of routes) guarded.use(route.path, route.handler);
+  return guarded;
+}
+
+type Parts = { session: RequestHandler; credentials: Credentials; storage: AuthStorage; webDir: string; guarded: Router };
+
+// Order matters: headers on every answer, then the session, then the gate before any route.
+function assemble({ session, credentials, storage, webDir, guarded }: Parts): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.use(securityHeaders);
+  app.use('/api', noStore);
+  app.use(originGuard);
+  app.use(session);
+  app.use(authGate(credentials));
+  app.use('/api/auth', authRoutes(credentials, storage));
+  app.use(authPages(webDir, credentials));
+  app.use(guarded);
+  app.use(notFound);
+  app.use(errorHandler);
+  return app;
+}
+
 export async function createLauncherApp(options: LauncherOptions): Promise<LauncherApp> {
   const webDir = options.webDir ?? defaultWebDir();
   const store = await openAuthStore(options.home);
@@ -50,32 +86,9 @@ export async function createLauncherApp(options: LauncherOptions): Promise<Launc
     const tokenMigration = await migrateLegacyToken(store);
     const credentials = passwordCredentials(store);
     const session = sessionMiddleware(store.sessions, store.sessionSecret);
-    const guarded = express.Router();
-    guarded.get('/api/me', (_req, res) => {
-      res.json({ authenticated: true });
-    });
-    guarded.use(homePage(webDir));
-    for (const route of options.routes ?? []) guarded.use(route.path, route.handler);
-
-    const app = express();
-    app.disable('x-powered-by');
-    app.set('trust proxy', false);
-    app.use(securityHeaders);
-    app.use('/api', (_req, res, next) => {
-      res.set('Cache-Control', 'no-store');
-      next();
-    });
-    app.use(originGuard);
-    app.use(session);
-    app.use(authGate(credentials));
-    app.use('/api/auth', authRoutes(credentials, store.storage));
-    app.use(authPages(webDir, credentials));
-    app.use(guarded);
-    app.use(notFound);
-    app.use(errorHandler);
-
+    const guarded = guardedRoutes(webDir, options.routes ?? []);
     return {
-      app,
+      app: assemble({ session, credentials, storage: store.storage, webDir, guarded }),
       storage: store.storage,
       tokenMigration,
       mountProtected: (path, handler) => void guarded.use(path, handler),

@@ -8,8 +8,12 @@ import { endSession, isAuthenticated, SESSION_COOKIE, sessionCookieOptions, star
 
 export type AuthStatus = { initialized: boolean; authenticated: boolean; storage?: 'launcher-config.json' };
 
+const ALREADY_SET = 'a password is already set; sign in to change it';
+
+// Judged by the header alone (not req.is, which needs a body), so a bodiless JSON logout is accepted.
 function requireJson(req: Request, res: Response, next: NextFunction): void {
-  if (req.is('application/json')) return next();
+  const type = req.get('content-type')?.split(';', 1)[0]?.trim().toLowerCase();
+  if (type === 'application/json') return next();
   sendError(res, 400, 'json_required', 'send the body as JSON with Content-Type: application/json');
 }
 
@@ -37,12 +41,11 @@ export function authRoutes(credentials: Credentials, storage: AuthStorage): Rout
     if (!body.success) return sendError(res, 400, 'invalid_body', firstIssue(body.error));
     const signedIn = isAuthenticated(req);
     if (!signedIn && (await credentials.initialized()))
-      return sendError(res, 401, 'unauthenticated', 'a password is already set; sign in to change it');
+      return sendError(res, 401, 'unauthenticated', ALREADY_SET);
     const problem = passwordProblem(body.data.password, body.data.confirm);
     if (problem) return sendError(res, 400, problem.code, problem.message);
     const outcome = await credentials.set(body.data.password, signedIn ? 'replace' : 'first_run');
-    if (outcome === 'already_initialized')
-      return sendError(res, 401, 'unauthenticated', 'a password is already set; sign in to change it');
+    if (outcome === 'already_initialized') return sendError(res, 401, 'unauthenticated', ALREADY_SET);
     await startSession(req);
     res.json(await status(req));
   });

@@ -7,11 +7,20 @@ const B = 0.75;
  * counts whole and in parts (`createIssue`: `createissue`, `create`, `issue`), so `GitHub` still
  * matches `github`.
  */
+const WORD = /[\p{L}\p{N}]+/gu;
+const CAMEL_STEP = /([\p{Ll}\p{N}])(\p{Lu})/gu;
+
 export function tokenize(text: string): string[] {
-  return (text.match(/[\p{L}\p{N}]+/gu) ?? []).flatMap((word) => {
-    const parts = word.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2').toLowerCase().split(' ');
-    return parts.length > 1 ? [word.toLowerCase(), ...parts] : parts;
-  });
+  const tokens: string[] = [];
+  for (const word of text.match(WORD) ?? []) {
+    const lower = word.toLowerCase();
+    tokens.push(lower);
+    // Only a word with capitals can hide camelCase parts; most words have none.
+    if (lower === word) continue;
+    const parts = word.replace(CAMEL_STEP, '$1 $2').toLowerCase().split(' ');
+    if (parts.length > 1) tokens.push(...parts);
+  }
+  return tokens;
 }
 
 export interface Bm25Document {

@@ -126,7 +126,10 @@ export class McpConnection {
   private async attempt(): Promise<void> {
     if (this.stopped) return;
     this.set({ state: 'connecting', attempt: this.failures + 1 });
-    const client = new Client({ name: 'tern', version: '1' });
+    const client = new Client(
+      { name: 'tern', version: '1' },
+      { listChanged: { tools: { onChanged: (error, tools) => this.toolsChanged(client, error, tools) } } },
+    );
     this.client = client;
     try {
       this.opened = openTransport(this.name, this.server, this.deps.context);
@@ -142,6 +145,13 @@ export class McpConnection {
       await this.discard();
       this.fail(reason);
     }
+  }
+
+  /** A server announced a new tool list (`notifications/tools/list_changed`); the SDK fetched it. */
+  private toolsChanged(client: Client, error: Error | null, tools: McpToolInfo[] | null): void {
+    if (error || !tools || this.client !== client || this.current.state !== 'connected') return;
+    this.tools = tools;
+    this.set({ state: 'connected', tools: tools.length });
   }
 
   private dropped(client: Client): void {

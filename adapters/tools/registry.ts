@@ -17,6 +17,8 @@ function describeIssues(error: z.ZodError): string {
  */
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool<unknown>>();
+  // Turning a zod schema into JSON schema costs more than the rest of a turn; a tool's schema never changes.
+  private readonly specCache = new Map<string, ToolSpec>();
 
   constructor(
     private readonly filter: FilterOptions,
@@ -25,6 +27,7 @@ export class ToolRegistry {
 
   register<P>(tool: Tool<P>): this {
     this.tools.set(tool.name, tool as Tool<unknown>);
+    this.specCache.delete(tool.name);
     return this;
   }
 
@@ -37,11 +40,19 @@ export class ToolRegistry {
   }
 
   specs(): ToolSpec[] {
-    return this.list().map((tool) => ({
+    return this.list().map((tool) => this.specOf(tool));
+  }
+
+  private specOf(tool: Tool<unknown>): ToolSpec {
+    const cached = this.specCache.get(tool.name);
+    if (cached) return cached;
+    const spec = {
       name: tool.name,
       description: tool.description,
       parameters: z.toJSONSchema(tool.parameters, { io: 'input' }) as Record<string, unknown>,
-    }));
+    };
+    this.specCache.set(tool.name, spec);
+    return spec;
   }
 
   async execute(name: string, rawArgs: unknown, context: ToolContext): Promise<ToolResult> {

@@ -20,11 +20,11 @@ function live(record: SessionRecord | undefined, now: number): record is Session
 }
 
 /** Sessions in `launcher-auth.db`: they survive a launcher restart. */
-export function levelSessionRecords(level: RecordLevel, now = () => Date.now()): SessionRecords {
+export function levelSessionRecords(level: RecordLevel): SessionRecords {
   return {
     async get(id) {
       const record = await level.get(id);
-      if (live(record, now())) return record;
+      if (live(record, Date.now())) return record;
       if (record) await level.del(id);
       return undefined;
     },
@@ -34,12 +34,12 @@ export function levelSessionRecords(level: RecordLevel, now = () => Date.now()):
 }
 
 /** Sessions in memory, used only when `launcher-auth.db` cannot be opened: they end with the process. */
-export function memorySessionRecords(now = () => Date.now()): SessionRecords {
+export function memorySessionRecords(): SessionRecords {
   const records = new Map<string, SessionRecord>();
   return {
     async get(id) {
       const record = records.get(id);
-      if (live(record, now())) return record;
+      if (live(record, Date.now())) return record;
       records.delete(id);
       return undefined;
     },
@@ -53,7 +53,8 @@ export function memorySessionRecords(now = () => Date.now()): SessionRecords {
 }
 
 /** Drops lapsed sessions so the database does not grow with abandoned logins. */
-export async function pruneSessions(level: RecordLevel, now = Date.now()): Promise<void> {
+export async function pruneSessions(level: RecordLevel): Promise<void> {
+  const now = Date.now();
   for await (const [id, record] of level.iterator()) {
     if (record.expires <= now) await level.del(id);
   }

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { call, errorBody, logIn, PASSWORD, setUp, start, tempHome } from './launcher-harness.js';
+import { call, errorBody, logIn, PASSWORD, rawCall, setUp, start, tempHome } from './launcher-harness.js';
 
 const refusedSetups: Array<[string, { json?: unknown; body?: string; headers?: Record<string, string> }, number, unknown]> = [
   ['a password under 8 characters', { json: { password: 'short', confirm: 'short' } }, 400,
@@ -14,13 +14,15 @@ const refusedSetups: Array<[string, { json?: unknown; body?: string; headers?: R
   ['a JSON array', { json: [PASSWORD, PASSWORD] }, 400, errorBody('invalid_body', 'body must be a JSON object with "password" and "confirm"')],
   ['a password over 1024 characters', { json: { password: 'x'.repeat(1025), confirm: 'x'.repeat(1025) } }, 400,
     errorBody('invalid_body', 'password must be at most 1024 characters')],
+  ['a body over 16 KiB', { json: { password: 'x'.repeat(20_000), confirm: 'x' } }, 413,
+    errorBody('body_too_large', 'the body is larger than 16 KiB')],
   ['a form-encoded body', { body: `password=${PASSWORD}&confirm=${PASSWORD}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 400,
     errorBody('json_required', 'send the body as JSON with Content-Type: application/json')],
   ['malformed JSON', { body: '{"password":', headers: { 'content-type': 'application/json' } }, 400,
     errorBody('invalid_json', 'the body is not valid JSON')],
 ];
 
-test('first-run setup refuses bad passwords and bodies with 400, naming the problem, and stays uninitialized', async () => {
+test('first-run setup refuses bad passwords and bodies with 400 (413 when too large), naming the problem, and stays uninitialized', async () => {
   const { home, remove } = tempHome();
   const launcher = await start(home);
   try {
@@ -168,6 +170,11 @@ test('logout: POST with JSON (empty or {}) ends the session; GET is no route; ot
     const empty = await call(launcher, '/api/auth/logout', { method: 'POST', cookie: second, headers: { 'content-type': 'application/json' }, body: '' });
     assert.is(empty.status, 200);
     assert.is((await call(launcher, '/api/me', { cookie: second })).status, 401);
+
+    const third = await logIn(launcher);
+    const bodiless = await rawCall(launcher, '/api/auth/logout', { method: 'POST', headers: { cookie: third, 'content-type': 'application/json; charset=utf-8' } });
+    assert.is(bodiless.status, 200, 'no body at all counts as empty');
+    assert.is((await call(launcher, '/api/me', { cookie: third })).status, 401);
   } finally {
     await launcher.close();
     remove();

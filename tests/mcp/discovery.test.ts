@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { createActor, type Actor } from 'xstate';
 import { Bus } from '../../bus/bus.js';
 import type { Envelope } from '../../bus/events/index.js';
+import { listMcpText, showMcpText } from '../../adapters/mcp/chat-views.js';
 import { McpManager } from '../../adapters/mcp/manager.js';
 import { discoverySearchTools } from '../../adapters/mcp/search-tools.js';
 import type { Tool, ToolContext } from '../../adapters/tools/tool.js';
@@ -138,6 +139,26 @@ discovery('an invalid regular expression is an error naming the field', async ({
       assert.match(error.message, /^pattern: not a valid regular expression/);
     },
   );
+});
+
+discovery('an agent with mcpServers sees only those servers', ({ manager }) => {
+  assert.equal(new Set(manager.catalogue(['shown']).map((tool) => tool.server)), new Set(['shown']));
+  assert.equal(manager.tools(['everything']), []);
+});
+
+discovery('/list mcp shows each server with enabled, deferred and connected', ({ manager }) => {
+  assert.is(
+    listMcpText(manager.statuses()),
+    'everything: enabled yes, deferred yes, connected yes (13 tools)\nshown: enabled yes, deferred no, connected yes (13 tools)',
+  );
+});
+
+discovery('/show mcp <server> lists the tools of a connected server', ({ manager }) => {
+  const lines = showMcpText(manager, 'shown').split('\n');
+  assert.is(lines[0], 'MCP server shown: 13 tools');
+  assert.ok(lines.includes('- mcp_shown_get-sum: Returns the sum of two numbers'));
+  assert.is(showMcpText(manager, 'everything').split('\n')[0], 'MCP server everything: 13 tools (deferred: found by search)');
+  assert.is(showMcpText(manager, 'ghost'), 'No MCP server named "ghost" (configured: everything, shown).');
 });
 
 discovery.run();

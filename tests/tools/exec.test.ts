@@ -45,6 +45,13 @@ test('a refused command never runs, fails with the exact message and is logged a
   f.close();
 });
 
+test('without restrict_to_workspace the deny patterns still block', async () => {
+  const f = toolsFixture((policy) => ({ sandbox: { ...policy, restrictToWorkspace: false } }));
+  assert.equal(await f.call('exec', { command: 'rm -rf ./nothing-here' }), { ok: false, content: DANGEROUS_PATTERN_MESSAGE });
+  assert.equal(await f.call('exec', { command: 'ls /etc/hostname' }), { ok: true, content: '/etc/hostname\n' });
+  f.close();
+});
+
 test('custom_deny_patterns add to the built-in list', async () => {
   const f = toolsFixture(() => ({ exec: { customDenyPatterns: ['\\bgit\\s+push\\b'] } }));
   assert.equal(await f.call('exec', { command: 'GIT  push origin main' }), { ok: false, content: DANGEROUS_PATTERN_MESSAGE });

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -83,6 +83,8 @@ test('list_dir sorts entries, marks folders and hides protected ones', async () 
   const f = toolsFixture();
   for (const name of ['b.txt', '.env', '.env.local', '.npmrc', 'a.md']) writeFileSync(join(f.workspace, name), 'x');
   for (const name of ['src', '.ssh', '.aws']) mkdirSync(join(f.workspace, name));
+  symlinkSync(join(f.workspace, '.env'), join(f.workspace, 'innocent.txt'));
+  symlinkSync(join(f.workspace, '.ssh'), join(f.workspace, 'keys'));
   assert.equal(await f.call('list_dir', {}), { ok: true, content: 'a.md\nb.txt\nsrc/' });
   f.close();
 });

@@ -113,6 +113,14 @@ export const commands: CommandSpec[] = [
     load: () => import('./mcp.js'),
   },
   {
+    name: 'gateway',
+    summary: 'run channels, agents, heartbeat and logs until SIGINT/SIGTERM; serves GET /health and /ready',
+    usage: ['gateway [--json]'],
+    options: { json },
+    details: 'Listens on gateway.host:gateway.port (default 127.0.0.1:18790). Logs go to $AGENT_HOME/logs/gateway.log.',
+    load: () => import('./gateway.js'),
+  },
+  {
     name: 'version',
     summary: 'print the version',
     usage: ['version'],

@@ -147,7 +147,9 @@ function edit(context: CommandContext, sub: 'add' | 'remove'): number {
   try {
     editMcpServers(path, sub === 'add' ? { kind: 'set', name, server: serverFromArguments(context) } : { kind: 'remove', name });
   } catch (error) {
-    if (error instanceof McpServerEditError) throw new CliError(error.code, `cannot remove ${name}`, error.message, 'Run `tern mcp list` to see the names.');
+    if (error instanceof McpServerEditError) {
+      throw new CliError(error.code, `no MCP server named "${name}"`, `configured: ${error.known.join(', ') || 'none'}`, 'Run `tern mcp list` to see the names.');
+    }
     if (error instanceof ConfigError) {
       throw new CliError(error.code, `the config would not be valid with this ${sub}`, error.problems.join('; '), 'Nothing was written; fix the arguments.');
     }

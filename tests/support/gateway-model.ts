@@ -1,0 +1,72 @@
+// A loopback chat-completions model that answers from the last user message, so tests need not script
+// replies in order: `echo: <text>` by default; `LONG` asks for a long answer with a code block; `SLOW`
+// answers after a pause; with `stream: true` the answer arrives as SSE chunks.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { completionStreamText } from './vendor-chat-completions.js';
+
+export interface GatewayModel {
+  url: string;
+  requests: number;
+  close(): Promise<void>;
+}
+
+export const LONG_REPLY = ['Here is the code:', '```ts', ...Array.from({ length: 400 }, (_, i) => `const line${i} = ${i}; // filler`), '```', 'Done.'].join('\n');
+
+function lastUserText(body: unknown): string {
+  const messages = (body as { messages?: Array<{ role: string; content: unknown }> }).messages ?? [];
+  const last = [...messages].reverse().find((m) => m.role === 'user');
+  if (typeof last?.content === 'string') return last.content;
+  if (Array.isArray(last?.content)) return last.content.map((part: { text?: string }) => part.text ?? '').join('');
+  return '';
+}
+
+function answerFor(text: string): string {
+  if (text.includes('LONG')) return LONG_REPLY;
+  return `echo: ${text.trim()}`;
+}
+
+function completionBody(content: string): string {
+  return JSON.stringify({
+    id: 'chatcmpl-1', object: 'chat.completion', created: 1_700_000_000, model: 'gpt-test',
+    choices: [{ index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+  });
+}
+
+export async function startGatewayModel(): Promise<GatewayModel> {
+  const state = { requests: 0 };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      state.requests++;
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { stream?: boolean };
+      const text = lastUserText(body);
+      const answer = answerFor(text);
+      const respond = (): void => {
+        if (body.stream) {
+          const words = answer.split(/(?<= )/);
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.end(completionStreamText(words.map((w) => ({ content: w }))));
+        } else {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(completionBody(answer));
+        }
+      };
+      if (text.includes('SLOW')) setTimeout(respond, 3000).unref();
+      else respond();
+    });
+  });
+  server.keepAliveTimeout = 1;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get requests() {
+      return state.requests;
+    },
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}

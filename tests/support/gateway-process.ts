@@ -1,0 +1,59 @@
+// Runs `tern gateway` as a child process against a temp AGENT_HOME and waits for /ready.
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startCli } from './cli.js';
+import { tempHome, type TempHome } from './temp-home.js';
+
+export interface GatewayProcess {
+  home: TempHome;
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  stderr(): string;
+  ready(): Promise<{ status: number; body: { channels: Array<{ name: string; state: string; reason?: string }> } }>;
+  waitUntil(check: (body: { channels: Array<{ name: string; state: string }> }, status: number) => boolean, timeoutMs?: number): Promise<void>;
+  /** SIGINT, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export function modelEntry(modelUrl: string, streaming = false): Record<string, unknown> {
+  return { model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${modelUrl}/v1`, api_keys: ['sk-test-key-0001'], streaming: { enabled: streaming } };
+}
+
+export async function startGatewayProcess(config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<GatewayProcess> {
+  const home = tempHome();
+  mkdirSync(home.home, { recursive: true });
+  writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, ...config }, null, 2));
+  const gateway = config.gateway as { port: number };
+  const url = `http://127.0.0.1:${gateway.port}`;
+  const child = startCli(['gateway'], { ...home.env, ...env });
+  let errors = '';
+  child.stderr.on('data', (c: Buffer) => (errors += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const ready = async () => {
+    const res = await fetch(`${url}/ready`);
+    return { status: res.status, body: (await res.json()) as { channels: Array<{ name: string; state: string; reason?: string }> } };
+  };
+  const waitUntil = async (check: (body: { channels: Array<{ name: string; state: string }> }, status: number) => boolean, timeoutMs = 20_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const answer = await ready().catch(() => undefined);
+      if (answer && check(answer.body, answer.status)) return;
+      if (Date.now() > deadline) throw new Error(`gateway never reached the expected state: ${JSON.stringify(answer?.body)} ${errors}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  await waitUntil((_, status) => status === 200);
+  return {
+    home,
+    child,
+    url,
+    stderr: () => errors,
+    ready,
+    waitUntil,
+    stop: async () => {
+      child.kill('SIGINT');
+      return exited;
+    },
+  };
+}

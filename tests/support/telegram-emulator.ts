@@ -1,0 +1,93 @@
+// The telegram-test-api Bot API emulator on a loopback port, with helpers to talk as a user and read
+// what the bot sent.
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { TelegramServer } from 'telegram-test-api/lib/telegramServer.js';
+
+export interface UserOptions {
+  userId?: number;
+  chatId?: number;
+  userName?: string;
+  type?: 'private' | 'group' | 'supergroup';
+}
+
+export interface BotMessage {
+  text: string;
+  chatId: string;
+  messageId: number;
+}
+
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+export class TelegramEmulator {
+  server: TelegramServer;
+  edits = 0;
+
+  private constructor(readonly port: number) {
+    this.server = this.create();
+  }
+
+  static async start(port?: number): Promise<TelegramEmulator> {
+    const emulator = new TelegramEmulator(port ?? (await freePort()));
+    await emulator.server.start();
+    return emulator;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** A user message; resolves with the update id (for redelivery). */
+  async say(token: string, text: string, user: UserOptions = {}): Promise<number> {
+    const client = this.server.getClient(token, { userId: user.userId ?? 1001, chatId: user.chatId ?? user.userId ?? 1001, userName: user.userName ?? 'alice', type: user.type ?? 'private', chatTitle: 'Team' });
+    const before = this.server.storage.userMessages.length;
+    await this.server.addUserMessage(client.makeMessage(text));
+    return this.server.storage.userMessages[before]!.updateId;
+  }
+
+  /** Hands an already fetched update to the bot again, as Telegram does after a lost acknowledgement. */
+  redeliver(updateId: number): void {
+    const update = this.server.storage.userMessages.find((u) => u.updateId === updateId);
+    if (!update) throw new Error(`no stored update ${updateId}`);
+    update.isRead = false;
+  }
+
+  botMessages(token: string, chatId: number): BotMessage[] {
+    return this.server.storage.botMessages
+      .filter((m) => m.botToken === token && String(m.message.chat_id) === String(chatId))
+      .map((m) => ({ text: String(m.message.text), chatId: String(m.message.chat_id), messageId: m.messageId }));
+  }
+
+  /** Waits until the bot has sent `count` messages to the chat, then returns them all. */
+  async waitForBotMessages(token: string, chatId: number, count: number, timeoutMs = 15_000): Promise<BotMessage[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const messages = this.botMessages(token, chatId);
+      if (messages.length >= count) return messages;
+      if (Date.now() > deadline) throw new Error(`expected ${count} bot messages in chat ${chatId}, got ${messages.length}: ${JSON.stringify(messages.map((m) => m.text.slice(0, 60)))}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.server.stop();
+  }
+
+  /** Starts a fresh emulator on the same port (the old one must be stopped). */
+  async restart(): Promise<void> {
+    this.server = this.create();
+    await this.server.start();
+  }
+
+  private create(): TelegramServer {
+    const server = new TelegramServer({ port: this.port, host: '127.0.0.1', storeTimeout: 600 });
+    server.on('EditedMessageText', () => this.edits++);
+    return server;
+  }
+}
