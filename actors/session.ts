@@ -11,6 +11,7 @@ import { HELP_TEXT, parseChatCommand, type ParsedCommand } from './chat-commands
 import { newTurnId } from './ids.js';
 import type { PromptBuilder } from './prompt-builder.js';
 import type { TodoTool } from './todo-tool.js';
+import { summarizeIfLong } from './summarizer.js';
 import { runTurn, type TurnHandle, type TurnSettings } from './turn-runner.js';
 
 /** A message from a channel, already routed to an agent and a session. */
@@ -173,6 +174,16 @@ export class SessionActor {
     return this.history;
   }
 
+  /** The history, summarized first when it has grown long (unless the turn profile turns history off). */
+  private async compactedHistory(modelName: string): Promise<SessionHistory> {
+    const history = this.loadHistory();
+    const profile = this.services.config().agents.defaults.turn_profile;
+    if (profile?.enabled && profile.history.mode === 'off') return history;
+    const summary = await summarizeIfLong(history, { bus: this.services.bus, router: this.services.router, modelName, correlation: this.correlation });
+    if (summary) this.history = foldHistory(history, summary);
+    return this.history ?? history;
+  }
+
   private settings(): TurnSettings {
     const config = this.services.config();
     const defaults = config.agents.defaults;
@@ -198,7 +209,7 @@ export class SessionActor {
     const skill = this.skillFor(forced);
     const id = newTurnId();
     const settings = this.settings();
-    const history = this.loadHistory();
+    const history = await this.compactedHistory(settings.model_name);
     const started = bus.publish({
       ...this.correlation,
       turn: id,

@@ -2,7 +2,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseEnvFile } from '../../adapters/mcp/env-file.js';
 import { DEFAULT_DISCOVERY, mcpConfigProblems, transportOf, type McpServerConfig } from '../../adapters/mcp/options.js';
+import { mcpOptionsFromConfig } from '../../adapters/mcp/from-config.js';
 import { McpManager } from '../../adapters/mcp/manager.js';
+import { validateConfig } from '../../store/config/index.js';
 import { mcpOptions } from '../support/mcp-servers.js';
 
 const transports: Array<[string, McpServerConfig, string | undefined]> = [
@@ -98,6 +100,32 @@ test('env files: a bad line is named with its number', () => {
     (error: Error) => error.message === 'x.env:2: not a KEY=value line (allowed: KEY=value, export KEY=value, # comments, blank lines)',
   );
   assert.throws(() => parseEnvFile('Q="open', 'x.env'), (error: Error) => error.message.startsWith('x.env:1: unterminated " quote'));
+});
+
+test('the validated tools.mcp block maps onto the adapter options with secrets revealed', () => {
+  const validation = validateConfig({
+    version: 2,
+    tools: {
+      mcp: {
+        enabled: true,
+        servers: {
+          remote: { enabled: true, url: 'http://h/mcp', headers: { 'X-Key': 'header-secret-value' }, oauth: { scope: 'read' } },
+          local: { enabled: true, command: 'srv', env: { TOKEN: 'env-secret-value' }, deferred: true },
+        },
+      },
+    },
+  });
+  assert.ok(validation.ok);
+  if (!validation.ok) return;
+  assert.equal(mcpOptionsFromConfig(validation.config.tools.mcp), {
+    enabled: true,
+    discovery: { enabled: false, ttl: 5, max_search_results: 5, use_bm25: true, use_regex: false },
+    servers: {
+      remote: { enabled: true, args: [], env: {}, inherit_env: false, url: 'http://h/mcp', headers: { 'X-Key': 'header-secret-value' }, oauth: { scope: 'read' } },
+      local: { enabled: true, deferred: true, command: 'srv', args: [], env: { TOKEN: 'env-secret-value' }, inherit_env: false, headers: {} },
+    },
+    max_inline_text_chars: 16000,
+  });
 });
 
 test.run();

@@ -65,4 +65,24 @@ test('a command that cannot start fails with the reason and keeps retrying, doub
   }
 });
 
+test('a server that never answers fails after the connect timeout instead of hanging', async () => {
+  const home = tempHome();
+  const manager = new McpManager({
+    options: mcpOptions({ silent: { enabled: true, command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] } }),
+    workspace: home.workspace,
+    home: home.home,
+    connectTimeoutMs: 300,
+    backoff: { initialMs: 60_000, maxMs: 60_000 },
+  });
+  try {
+    manager.start();
+    const state = await manager.settled('silent');
+    assert.equal(state.state === 'failed' && state.reason, 'no answer within 300 ms');
+    assert.is(manager.pid('silent'), undefined);
+  } finally {
+    await manager.stop();
+    home.remove();
+  }
+});
+
 test.run();

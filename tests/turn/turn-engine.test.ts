@@ -234,4 +234,27 @@ test('a stopped turn reruns identical too', async () => {
   }
 });
 
+test('a long history is summarized by the model into summary.written, and the prompt keeps the newest messages', async () => {
+  const f = await startTurnFixture();
+  try {
+    for (let i = 1; i <= 30; i++) {
+      f.vendor.reply(completion({ content: `answer ${i}` }));
+      await f.send(`question ${i}`);
+    }
+    f.vendor.reply(completion({ content: 'They asked 30 numbered questions.' }), completion({ content: 'answer 31' }));
+    await f.send('question 31');
+    const summarize = bodyOf(f, 30);
+    assert.match(String(summarize.messages[0]!.content), /^Summarize the conversation below/);
+    assert.match(String(summarize.messages[1]!.content), /^Conversation:\nuser: question 1\nassistant: answer 1\n/);
+    assert.match(String(summarize.messages[1]!.content), /assistant: answer 20$/);
+    const written = f.events.find((e): e is Envelope<'summary.written'> => e.type === 'summary.written')!;
+    assert.is(written.data.summary, 'They asked 30 numbered questions.');
+    const turn = bodyOf(f, 31).messages;
+    assert.match(String(turn[0]!.content), /## Summary of the conversation so far\n\nThey asked 30 numbered questions\.$/);
+    assert.equal(turn.slice(1).map((m) => m.content), [...Array.from({ length: 10 }, (_, i) => [`question ${21 + i}`, `answer ${21 + i}`]).flat(), 'question 31']);
+  } finally {
+    await f.close();
+  }
+});
+
 test.run();

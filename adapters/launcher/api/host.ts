@@ -1,0 +1,50 @@
+import type { Observable } from 'rxjs';
+import type { Envelope, EventDraft, EventType } from '../../../bus/index.js';
+import type { EventLog } from '../../../store/log/event-log.js';
+
+/** What a rerun reports: the same shape the replay actor returns. */
+export type RerunView =
+  | { identical: true; compared: number }
+  | { identical: false; index: number; expected?: { type: string; data: unknown }; actual?: { type: string; data: unknown } };
+
+export type GatewayStatus = { state: 'running'; since: number } | { state: 'stopped'; since: number };
+
+/** A state chart as the machines page draws it: nested states, the initial one first. */
+export type ChartNode = { key: string; initial?: string; final: boolean; states: ChartNode[]; on: string[] };
+
+/** Where the web-UI channel sends a streamed reply. */
+export interface ChatSink {
+  create(messageId: string, content: string): void;
+  update(messageId: string, content: string): void;
+  typing(on: boolean): void;
+}
+
+export type ChatOutcome = { kind: 'replied'; messageId: string } | { kind: 'failed'; code: string; message: string };
+
+export type Status = { name: string; detail: Record<string, unknown> };
+
+/**
+ * Everything the dashboard needs from the running gateway, provided by the composition root: the launcher
+ * reads the store and the bus through it and never reaches into actors.
+ */
+export interface DashboardHost {
+  /** `config.json` as the gateway reads it. */
+  configPath(): string;
+  /** `logs/gateway.log`. */
+  logFile(): string;
+  /** The event log while the gateway runs. */
+  log(): EventLog | undefined;
+  /** Bus events of whichever gateway runs now; it keeps flowing across restarts. */
+  events$: Observable<Envelope>;
+  publish<T extends EventType>(draft: EventDraft<T>): boolean;
+  rerun(events: Envelope[]): Promise<RerunView>;
+  /** One user message from the web-UI channel, in the session of `chat`. */
+  chat(chat: string, text: string, sink: ChatSink): Promise<ChatOutcome>;
+  gatewayStatus(): GatewayStatus;
+  charts(): Record<string, ChartNode>;
+  /** Models, tools, skills, MCP servers and cron jobs as plain JSON, secrets masked. */
+  inventory(kind: InventoryKind): unknown[];
+}
+
+export const INVENTORY_KINDS = ['models', 'tools', 'skills', 'mcp', 'cron'] as const;
+export type InventoryKind = (typeof INVENTORY_KINDS)[number];

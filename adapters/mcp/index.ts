@@ -1,0 +1,17 @@
+export { McpManager, type McpManagerDeps, type McpServerStatus } from './manager.js';
+export type { McpTool } from './mcp-tool.js';
+export type { ConnectionState, Backoff } from './connection-state.js';
+export {
+  mcpConfigProblems,
+  McpConfigError,
+  DEFAULT_MCP,
+  type McpOptions,
+  type McpServerConfig,
+  type McpDiscoveryOptions,
+  type McpOAuthConfig,
+} from './options.js';
+export { mcpOptionsFromConfig } from './from-config.js';
+export { discoverySearchTools, BM25_TOOL, REGEX_TOOL, type DiscoveryHooks } from './search-tools.js';
+export { listMcpText, showMcpText } from './chat-views.js';
+export { mcpLogin, McpLoginError, type LoginOptions } from './oauth-login.js';
+export { McpLoginRequiredError } from './oauth-provider.js';

@@ -1,0 +1,35 @@
+// A clock the test moves by hand: timers fire only when `advance` passes their time.
+import type { Scheduler } from '../../actors/gateway/scheduler.js';
+
+interface Timer {
+  at: number;
+  run: () => void;
+  cancelled: boolean;
+}
+
+export class ManualClock implements Scheduler {
+  private time = 0;
+  private timers: Timer[] = [];
+
+  now(): number {
+    return this.time;
+  }
+
+  after(ms: number, run: () => void): { cancel(): void } {
+    const timer: Timer = { at: this.time + ms, run, cancelled: false };
+    this.timers.push(timer);
+    return { cancel: () => { timer.cancelled = true; } };
+  }
+
+  /** Delays (from now) of the timers still waiting. */
+  pending(): number[] {
+    return this.timers.filter((t) => !t.cancelled).map((t) => t.at - this.time);
+  }
+
+  advance(ms: number): void {
+    this.time += ms;
+    const due = this.timers.filter((t) => !t.cancelled && t.at <= this.time);
+    this.timers = this.timers.filter((t) => !due.includes(t));
+    due.forEach((t) => t.run());
+  }
+}
