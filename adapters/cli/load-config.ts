@@ -1,10 +1,14 @@
 import { ConfigError, loadConfig, type LoadedConfig } from '../../store/config/index.js';
+import { modelListProblems } from '../../actors/wiring/models.js';
 import { CliError } from './errors.js';
 
 /** The effective config, or a CliError that lists every problem and says how to see them again. */
 export function loadConfigForCli(env: NodeJS.ProcessEnv): LoadedConfig {
   try {
-    return loadConfig({ env });
+    const loaded = loadConfig({ env });
+    const problems = modelListProblems(loaded.config);
+    if (problems.length > 0) throw new ConfigError('config_invalid', loaded.path, problems);
+    return loaded;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     throw new CliError(error.code, `cannot use the config ${error.file}`, error.problems.join('; '), 'Fix it, then check with `tern config validate`.');

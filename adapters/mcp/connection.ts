@@ -94,7 +94,7 @@ export class McpConnection {
     return this.next();
   }
 
-  /** Resolves at the next state change into connected or failed. */
+  /** Resolves at the next state change into connected, failed or (when stopped) disabled. */
   next(): Promise<ConnectionState> {
     return new Promise((resolve) => this.waiters.push(resolve));
   }

@@ -154,6 +154,3 @@ exec(`${remote.length} commands from a remote channel are refused without allow_
 });
 exec.after(() => fixture.close());
 exec.run();
-
-export const attackCount =
-  Object.values(fileAttacks).reduce((n, cases) => n + cases.length, 0) + dangerous.length + outside.length + remote.length;

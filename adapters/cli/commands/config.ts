@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { stringify } from 'yaml';
+import { modelListProblems } from '../../../actors/wiring/models.js';
 import { ConfigError, loadConfig, maskedConfig } from '../../../store/config/index.js';
 import { configPath } from '../../../store/paths.js';
 import type { CommandContext } from '../command.js';
@@ -40,6 +41,8 @@ function validate({ env, json, stdout, stderr, positionals }: CommandContext): n
   }
   try {
     const loaded = loadConfig({ env, rewrite: false, ...(file ? { path: file } : {}) });
+    const providerProblems = modelListProblems(loaded.config);
+    if (providerProblems.length > 0) throw new ConfigError('config_invalid', loaded.path, providerProblems);
     if (json) print(stdout, JSON.stringify({ ok: true, path: loaded.path, warnings: loaded.warnings }));
     else {
       print(stdout, `${loaded.path}: valid`);

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { get } from 'node:http';
 import { ConfigError, loadConfig, type Config, type LoadedConfig } from '../../../store/config/index.js';
+import { modelEntries } from '../../../actors/wiring/models.js';
+import { resolveModelEntry } from '../../../adapters/providers/resolve.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { CliError } from '../errors.js';
@@ -30,20 +32,27 @@ function gatewayUp(url: string): Promise<boolean> {
   });
 }
 
+/** Each model entry as the provider layer resolves it; an entry it cannot use shows why. */
+function describeModels(config: Config) {
+  return modelEntries(config).map((entry, i) => {
+    const keys = config.model_list[i]!.api_keys.map((k) => k.masked);
+    const base = { model_name: entry.model_name, enabled: entry.enabled ?? true, key_count: keys.length, keys };
+    try {
+      const r = resolveModelEntry(entry);
+      return { ...base, provider: r.provider, family: r.family as string, model: r.model, api_base: r.apiBase };
+    } catch (error) {
+      return { ...base, provider: entry.provider ?? '?', family: 'unusable', model: entry.model, api_base: (error as Error).message };
+    }
+  });
+}
+
 function summary(loaded: LoadedConfig, url: string, up: boolean) {
   const { config } = loaded;
   return {
     ok: true,
     config: { path: loaded.path, exists: existsSync(loaded.path) },
     workspace: loaded.workspace,
-    models: config.model_list.map((m) => ({
-      model_name: m.model_name,
-      provider: m.provider ?? m.model.split('/')[0],
-      model: m.model,
-      enabled: m.enabled,
-      key_count: m.api_keys.length,
-      keys: m.api_keys.map((k) => k.masked),
-    })),
+    models: describeModels(config),
     channels: Object.entries(config.channel_list).map(([name, c]) => ({ name, type: c.type, enabled: c.enabled })),
     mcp_servers: Object.entries(config.tools.mcp.servers).map(([name, s]) => ({
       name,
@@ -64,7 +73,7 @@ function lines(s: Summary): string[] {
     `workspace   ${s.workspace}`,
     `models      ${s.models.length === 0 ? 'none (add one to model_list)' : s.models.length}`,
     ...s.models.map(
-      (m) => `  ${m.model_name}  provider ${m.provider}  model ${m.model}  ${m.key_count} key${m.key_count === 1 ? '' : 's'}${m.keys.length ? ` (${m.keys.join(', ')})` : ''}  ${onOff(m.enabled)}`,
+      (m) => `  ${m.model_name}  provider ${m.provider} (${m.family})  model ${m.model}  base ${m.api_base}  ${m.key_count} key${m.key_count === 1 ? '' : 's'}${m.keys.length ? ` (${m.keys.join(', ')})` : ''}  ${onOff(m.enabled)}`,
     ),
     `channels    ${s.channels.length === 0 ? 'none' : s.channels.length}`,
     ...s.channels.map((c) => `  ${c.name}  ${c.type}  ${onOff(c.enabled)}`),

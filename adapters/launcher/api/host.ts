@@ -7,6 +7,9 @@ export type RerunView =
   | { identical: true; compared: number }
   | { identical: false; index: number; expected?: { type: string; data: unknown }; actual?: { type: string; data: unknown } };
 
+export const GATEWAY_ACTIONS = ['start', 'stop', 'restart'] as const;
+export type GatewayAction = (typeof GATEWAY_ACTIONS)[number];
+
 export type GatewayStatus = { state: 'running'; since: number } | { state: 'stopped'; since: number };
 
 /** A state chart as the machines page draws it: nested states, the initial one first. */
@@ -41,6 +44,8 @@ export interface DashboardHost {
   /** One user message from the web-UI channel, in the session of `chat`. */
   chat(chat: string, text: string, sink: ChatSink): Promise<ChatOutcome>;
   gatewayStatus(): GatewayStatus;
+  /** Publishes `gateway.<action>.requested` and resolves once the supervisor has answered it. */
+  requestGateway(action: GatewayAction, by: string): Promise<GatewayStatus>;
   charts(): Record<string, ChartNode>;
   /** Models, tools, skills, MCP servers and cron jobs as plain JSON, secrets masked. */
   inventory(kind: InventoryKind): unknown[];

@@ -1,0 +1,40 @@
+import express, { type Router } from 'express';
+import { sendError } from '../http-error.js';
+import type { DashboardHost } from './host.js';
+import { logOrAnswer } from './log-access.js';
+import { eventsQuerySchema, parseQuery } from './query.js';
+import { spansOf } from './timeline.js';
+
+const DEFAULT_LIMIT = 200;
+
+/** `/events` (filtered), `/turns/:id` (timeline) and `POST /turns/:id/rerun`. */
+export function eventsRoutes(host: DashboardHost): Router {
+  const router = express.Router();
+  router.get('/events', (req, res) => {
+    const query = parseQuery(eventsQuerySchema, req);
+    const log = logOrAnswer(host, res);
+    if (!log) return;
+    const events = log.read({ ...query, limit: query.limit ?? DEFAULT_LIMIT, order: query.order ?? 'desc' });
+    res.json({ events, last_seq: log.lastCommittedSeq() });
+  });
+  router.get('/turns/:id', (req, res) => {
+    const log = logOrAnswer(host, res);
+    if (!log) return;
+    const events = log.read({ turn: req.params.id });
+    if (events.length === 0) return sendError(res, 404, 'turn_not_found', `no turn ${req.params.id} in the event log`);
+    res.json({ turn: req.params.id, session: events[0]?.session, events, spans: spansOf(events) });
+  });
+  router.post('/turns/:id/rerun', async (req, res) => {
+    const log = logOrAnswer(host, res);
+    if (!log) return;
+    const events = log.read({ turn: req.params.id });
+    if (events.length === 0) return sendError(res, 404, 'turn_not_found', `no turn ${req.params.id} in the event log`);
+    try {
+      res.json(await host.rerun(events));
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      sendError(res, 409, typeof code === 'string' ? code : 'rerun_failed', (error as Error).message);
+    }
+  });
+  return router;
+}

@@ -1,0 +1,11 @@
+import type { Response } from 'express';
+import type { EventLog } from '../../../store/log/event-log.js';
+import { sendError } from '../http-error.js';
+import type { DashboardHost } from './host.js';
+
+/** The event log, or a 503 answer saying the gateway is stopped (it owns the log). */
+export function logOrAnswer(host: DashboardHost, res: Response): EventLog | undefined {
+  const log = host.log();
+  if (!log) sendError(res, 503, 'gateway_stopped', 'the gateway is stopped; start it to read the event log');
+  return log;
+}

@@ -1,0 +1,29 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { sendError } from '../http-error.js';
+import type { ActorBoard } from './actor-board.js';
+import { actorsRoutes } from './actors-routes.js';
+import { configRoutes } from './config-routes.js';
+import { eventsRoutes } from './events-routes.js';
+import { gatewayRoutes } from './gateway-routes.js';
+import type { DashboardHost } from './host.js';
+import { QueryError } from './query.js';
+import { sessionsRoutes } from './sessions-routes.js';
+import { statusRoutes } from './status-routes.js';
+
+function queryErrors(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+  if (error instanceof QueryError) return sendError(res, 400, error.code, error.message);
+  next(error);
+}
+
+/** The dashboard's JSON API, to mount at `/api` behind the session gate. */
+export function dashboardRouter(host: DashboardHost, board: ActorBoard): Router {
+  const router = express.Router();
+  router.use(configRoutes(host));
+  router.use(eventsRoutes(host));
+  router.use(sessionsRoutes(host));
+  router.use(actorsRoutes(host, board));
+  router.use(gatewayRoutes(host));
+  router.use(statusRoutes(host));
+  router.use(queryErrors);
+  return router;
+}
