@@ -1,6 +1,8 @@
 import { Bus } from '../bus/index.js';
 import { createModelRouter, type ModelRouter } from '../adapters/providers/router.js';
+import { transcribeFile } from '../adapters/providers/transcription.js';
 import { buildTools } from '../adapters/tools/build-tools.js';
+import { imageGenerateTool } from '../adapters/tools/media/image-generate.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { LoadedConfig } from '../store/config/index.js';
 import { EventLog } from '../store/log/event-log.js';
@@ -52,6 +54,11 @@ export class Runtime {
       const tools = buildTools(toolsOptions(loaded.config, loaded.workspace, loaded.home, env, (entry) => logError(JSON.stringify(entry))));
       const todo = new TodoTool((draft) => bus.publish(draft));
       if (loaded.config.tools.todo.enabled) tools.register(todo);
+      const entries = modelEntries(loaded.config);
+      const entryNamed = (name: string | undefined) => entries.find((e) => e.model_name === name && e.enabled !== false);
+      const imageEntry = entryNamed(loaded.config.agents.defaults.image_model);
+      if (imageEntry) tools.register(imageGenerateTool(imageEntry, loaded.workspace));
+      const transcriptionEntry = entryNamed(loaded.config.agents.defaults.transcription_model);
       const files = new WorkspaceFiles(loaded.workspace);
       const catalog = new SkillCatalog(skillRoots(loaded.workspace, loaded.home, env));
       const services = {
@@ -69,6 +76,9 @@ export class Runtime {
         },
         workspace: loaded.workspace,
         now: options.now ?? (() => new Date()),
+        ...(transcriptionEntry
+          ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }
+          : {}),
       };
       return new Runtime(loaded, log, bus, router, tools, services, options.command);
     } catch (error) {

@@ -26,6 +26,8 @@ export interface InboundMessage {
   remote: boolean;
   /** The chat commands the channel supports; a registered command outside it is refused. Unset: all. */
   commands?: readonly string[];
+  /** Files the channel saved with the message (voice messages are transcribed before the turn). */
+  media?: Array<{ kind: 'image' | 'audio' | 'video' | 'file'; path: string; mime: string }>;
 }
 
 export type SessionReply =
@@ -48,6 +50,8 @@ export interface AgentServices {
   toolNames: () => string[];
   workspace: string;
   now: () => Date;
+  /** Speech to text with the configured transcription model; absent when none is configured. */
+  transcribe?: (path: string, mime: string) => Promise<{ text: string; modelName: string }>;
 }
 
 /**
@@ -203,7 +207,26 @@ export class SessionActor {
     return applies ? this.services.skills().find((s) => s.name === applies) : undefined;
   }
 
-  private async turn(message: InboundMessage, forced: SkillInfo | undefined): Promise<SessionReply> {
+  /** The message with its voice recordings turned into text; a recording that fails to transcribe is said so. */
+  private async withTranscripts(message: InboundMessage): Promise<InboundMessage> {
+    const audio = (message.media ?? []).filter((m) => m.kind === 'audio');
+    const transcribe = this.services.transcribe;
+    if (audio.length === 0 || !transcribe) return message;
+    const parts: string[] = [];
+    for (const clip of audio) {
+      try {
+        const { text, modelName } = await transcribe(clip.path, clip.mime);
+        this.services.bus.publish({ ...this.correlation, type: 'message.transcribed', data: { message_id: message.messageId, text, model_name: modelName } });
+        parts.push(`[voice message] ${text}`);
+      } catch (error) {
+        parts.push(`[voice message that could not be transcribed: ${(error as Error).message}]`);
+      }
+    }
+    return { ...message, text: [message.text, ...parts].filter((t) => t.trim()).join('\n') };
+  }
+
+  private async turn(received: InboundMessage, forced: SkillInfo | undefined): Promise<SessionReply> {
+    const message = await this.withTranscripts(received);
     const { bus } = this.services;
     const services = this.services;
     const skill = this.skillFor(forced);

@@ -2,7 +2,7 @@
 // cold start to /ready with 3 Telegram channels, idle RSS, and inbound-to-reply latency through the
 // telegram-test-api emulator with a model that answers at once.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startGatewayModel, type GatewayModel } from '../tests/support/gateway-model.js';
@@ -12,7 +12,8 @@ import { freePort, TelegramEmulator } from '../tests/support/telegram-emulator.j
 import { percentile, round, type BenchRow } from './row.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const bundle = join(root, '.tern-bench', 'gateway', 'main.mjs');
+const outdir = join(root, '.tern-bench', 'gateway');
+const bundle = join(outdir, 'main.js');
 const TOKENS = ['100001:bench-a-token', '100002:bench-b-token', '100003:bench-c-token'];
 const START_RUNS = 5;
 const REPLIES = 200;
@@ -20,8 +21,10 @@ const REPLIES = 200;
 const IDLE_MS = 10_000;
 
 function build(): void {
-  mkdirSync(join(root, '.tern-bench', 'gateway'), { recursive: true });
-  const result = spawnSync(join(root, 'node_modules', '.bin', 'esbuild'), ['adapters/cli/main.ts', '--bundle', '--platform=node', '--format=esm', '--packages=external', '--target=node20', `--outfile=${bundle}`, '--log-level=error'], { cwd: root, encoding: 'utf8' });
+  rmSync(outdir, { recursive: true, force: true });
+  // Split at the CLI's lazy command imports, as the tsc build keeps them: `tern gateway` loads only what it uses.
+  const args = ['adapters/cli/main.ts', '--bundle', '--splitting', '--platform=node', '--format=esm', '--packages=external', '--target=node20', `--outdir=${outdir}`, '--log-level=error'];
+  const result = spawnSync(join(root, 'node_modules', '.bin', 'esbuild'), args, { cwd: root, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`bundling the CLI failed: ${result.stderr}`);
 }
 
@@ -62,6 +65,20 @@ function rssMb(pid: number): number {
   return kb / 1024;
 }
 
+/** The floor the issue races toward, measured on the same machine in the same run: bare express 5 answering. */
+async function expressFloorMs(): Promise<number> {
+  const port = await freePort();
+  const script = `import express from 'express'; express().get('/ready', (_q, r) => r.json({ ok: true })).listen(${port}, '127.0.0.1');`;
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: root, stdio: 'ignore' });
+  while ((await fetch(`http://127.0.0.1:${port}/ready`).then((r) => r.status, () => 0)) !== 200) await new Promise((resolve) => setTimeout(resolve, 2));
+  const elapsed = performance.now() - started;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill();
+  await exited;
+  return elapsed;
+}
+
 async function replyTimes(emulator: TelegramEmulator): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < REPLIES; i++) {
@@ -86,6 +103,9 @@ export async function bench(): Promise<BenchRow[]> {
       starts.push(running.readyMs);
       await stop(running);
     }
+    const floors: number[] = [];
+    for (let i = 0; i < START_RUNS; i++) floors.push(await expressFloorMs());
+    floors.sort((a, b) => a - b);
     const running = await startGateway(model, emulator);
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
     const idle = rssMb(running.child.pid!);
@@ -94,6 +114,7 @@ export async function bench(): Promise<BenchRow[]> {
     starts.sort((a, b) => a - b);
     return [
       { name: 'gateway.ready_ms', value: round(percentile(starts, 50), 1), unit: 'ms' },
+      { name: 'gateway.express_floor_ms', value: round(percentile(floors, 50), 1), unit: 'ms' },
       { name: 'gateway.idle_rss_mb', value: round(idle, 1), unit: 'MB' },
       { name: 'gateway.reply_p50_ms', value: round(percentile(replies, 50), 1), unit: 'ms' },
       { name: 'gateway.reply_p99_ms', value: round(percentile(replies, 99), 1), unit: 'ms' },

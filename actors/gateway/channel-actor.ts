@@ -36,7 +36,7 @@ export class ChannelActor {
   private failures = 0;
   private pendingRestart: { cancel(): void } | undefined;
 
-  constructor(readonly id: ChannelIdentity, private readonly create: () => Channel, private readonly deps: ChannelActorDeps) {}
+  constructor(readonly id: ChannelIdentity, private readonly create: () => Promise<Channel>, private readonly deps: ChannelActorDeps) {}
 
   get channel(): Channel | undefined {
     return this.current;
@@ -50,16 +50,19 @@ export class ChannelActor {
   start(): void {
     const generation = ++this.generation;
     this.status = { state: 'starting' };
-    let channel: Channel;
-    try {
-      channel = this.create();
-    } catch (error) {
-      this.fail(generation, error);
-      return;
-    }
-    this.current = channel;
     const live = (): boolean => generation === this.generation;
-    channel
+    Promise.resolve()
+      .then(this.create)
+      .then((channel) => {
+        if (!live()) return channel.stop();
+        this.current = channel;
+        return this.connect(channel, generation, live);
+      })
+      .catch((error: unknown) => this.fail(generation, error));
+  }
+
+  private connect(channel: Channel, generation: number, live: () => boolean): Promise<void> {
+    return channel
       .start({
         onMessage: (message) => {
           if (live()) this.deps.onMessage(this, message);
@@ -72,8 +75,7 @@ export class ChannelActor {
           this.deps.logger.info('channel connected', { channel: this.id.name });
         },
         onFailed: (error) => this.fail(generation, error),
-      })
-      .catch((error: unknown) => this.fail(generation, error));
+      });
   }
 
   async stop(): Promise<void> {

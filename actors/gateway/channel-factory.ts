@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { Channel } from '../../adapters/channels/channel.js';
 import { ChannelError } from '../../adapters/channels/channel.js';
-import { TelegramChannel } from '../../adapters/channels/telegram.js';
 import { isSecret, type ChannelEntry } from '../../store/config/index.js';
 
 /** Gateway-side settings every channel accepts besides the spec's. */
@@ -15,27 +14,41 @@ export function supervisionOf(entry: ChannelEntry): z.infer<typeof supervisionSc
   return parsed.success ? parsed.data : supervisionSchema.parse({});
 }
 
-function tokenOf(name: string, entry: ChannelEntry): string {
-  const token = entry.settings.token;
-  const value = isSecret(token) ? token.reveal() : '';
-  if (value === '') throw new ChannelError('bad_settings', `channel_list.${name}.settings.token is missing (set it in config.json or .security.yml)`);
-  return value;
+function secretSetting(name: string, entry: ChannelEntry, field: string): string {
+  const value: unknown = entry.settings[field as keyof ChannelEntry['settings']];
+  const revealed = isSecret(value) ? value.reveal() : '';
+  if (revealed === '') throw new ChannelError('bad_settings', `channel_list.${name}.settings.${field} is missing (set it in config.json or .security.yml)`);
+  return revealed;
 }
 
-export const SUPPORTED_KINDS = ['telegram'] as const;
+export const SUPPORTED_KINDS = ['telegram', 'discord', 'slack'] as const;
 
-/** A fresh channel instance for one `channel_list` entry; unknown kinds fail with the supported list. */
-export function createChannel(name: string, entry: ChannelEntry, multiplier: number): Channel {
+/**
+ * A fresh channel instance for one `channel_list` entry; unknown kinds fail with the supported list.
+ * Each platform's library loads only when a channel of its kind is configured, to keep start-up fast.
+ */
+export async function createChannel(name: string, entry: ChannelEntry, multiplier: number): Promise<Channel> {
   const kind = entry.type ?? name;
   const supervision = supervisionOf(entry);
+  const tokenOf = (n: string, e: ChannelEntry): string => secretSetting(n, e, 'token');
   switch (kind) {
-    case 'telegram':
+    case 'telegram': {
+      const { TelegramChannel } = await import('../../adapters/channels/telegram.js');
       return new TelegramChannel({
         token: tokenOf(name, entry),
         ...(entry.settings.base_url ? { baseUrl: entry.settings.base_url } : {}),
         pollTimeoutSeconds: supervision.poll_timeout_seconds,
         stallGraceMs: 15_000 * multiplier,
       });
+    }
+    case 'discord': {
+      const { DiscordChannel } = await import('../../adapters/channels/discord.js');
+      return new DiscordChannel(tokenOf(name, entry));
+    }
+    case 'slack': {
+      const { SlackChannel } = await import('../../adapters/channels/slack.js');
+      return new SlackChannel({ token: tokenOf(name, entry), appToken: secretSetting(name, entry, 'app_token') });
+    }
     default:
       throw new ChannelError('bad_settings', `channel_list.${name}.type "${kind}" is not supported by this gateway (supported: ${SUPPORTED_KINDS.join(', ')})`);
   }

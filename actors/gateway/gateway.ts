@@ -19,7 +19,7 @@ export interface GatewayOptions {
   logs: GatewayLogs;
   scheduler?: Scheduler;
   /** Builds a channel for an entry; the built-in kinds by default. */
-  createChannel?: (name: string, entry: ChannelEntry) => Channel;
+  createChannel?: (name: string, entry: ChannelEntry) => Promise<Channel>;
   /** How long running turns may take to finish at shutdown. */
   drainMs?: number;
 }

@@ -32,11 +32,45 @@ export function toolsOptions(config: Config, workspace: string, home: string, en
       format: tools.web.format,
       privateHostWhitelist: tools.web.private_host_whitelist,
     },
+    // No model family here searches natively through Tern yet, so prefer_native never hides the tool.
+    search: searchOptions(tools.web, false),
     filter: {
       enabled: tools.filter_sensitive_data,
       minLength: tools.filter_min_length,
       secrets: secretValues(config),
       maxInlineTextChars: tools.mcp.max_inline_text_chars,
+    },
+  };
+}
+
+type WebConfig = Config['tools']['web'];
+const reveal = (secret: { reveal(): string } | undefined) => secret?.reveal();
+
+/** The ten engine blocks of `tools.web` as the web_search tool takes them (keys revealed only here). */
+export function searchOptions(web: WebConfig, modelHasNativeSearch: boolean): NonNullable<ToolsOptions['search']> {
+  if (!web.enabled) return { engines: {} };
+  const keyed = (block: { enabled: boolean; max_results: number; api_key?: { reveal(): string }; api_keys?: Array<{ reveal(): string }>; base_url?: string }) => ({
+    enabled: block.enabled,
+    maxResults: block.max_results,
+    apiKey: reveal(block.api_key),
+    apiKeys: block.api_keys?.map((k) => k.reveal()),
+    baseUrl: block.base_url,
+  });
+  return {
+    provider: web.provider,
+    preferNative: web.prefer_native,
+    modelHasNativeSearch,
+    engines: {
+      brave: keyed(web.brave),
+      duckduckgo: keyed(web.duckduckgo),
+      perplexity: { ...keyed(web.perplexity), model: web.perplexity.model },
+      baidu_search: keyed(web.baidu_search),
+      tavily: keyed(web.tavily),
+      kagi: keyed(web.kagi),
+      keenable: keyed(web.keenable),
+      exa: keyed(web.exa),
+      searxng: keyed(web.searxng),
+      glm_search: { ...keyed(web.glm_search), searchEngine: web.glm_search.search_engine },
     },
   };
 }

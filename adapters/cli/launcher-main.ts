@@ -6,6 +6,8 @@ import { startupNotes } from '../launcher/startup-notes.js';
 import { LauncherConfigError } from '../../store/launcher/launcher-config.js';
 import { agentHome } from '../../store/paths.js';
 import { CliError, UsageError } from './errors.js';
+import { gatewayHost, type GatewayHost } from './launcher-host/gateway-host.js';
+import { mountDashboard } from './launcher-host/mount.js';
 
 const HELP = `Usage: tern-launcher [--port ${DEFAULT_PORT}] [--host ${DEFAULT_HOST}] [--no-browser]
 
@@ -51,9 +53,12 @@ function explain(error: unknown, host: string, port: number): CliError {
   return new CliError('internal', 'the launcher failed to start', String((error as Error)?.message ?? error), 'Run it again and report it if it repeats.');
 }
 
-function stopOnSignal(launcher: RunningLauncher): Promise<void> {
+function stopOnSignal(launcher: RunningLauncher, host: GatewayHost, dashboard: { close(): void }): Promise<void> {
   return new Promise((resolve) => {
-    const stop = () => void launcher.close().then(resolve, resolve);
+    const stop = () => {
+      dashboard.close();
+      void host.close().then(() => launcher.close()).then(resolve, resolve);
+    };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
@@ -64,9 +69,14 @@ async function serve(options: Extract<Options, { help: false }>): Promise<number
     throw explain(error, options.host, options.port);
   });
   for (const note of startupNotes(launcher, process.env)) process.stderr.write(`tern-launcher: ${note}\n`);
+  const host = gatewayHost(process.env);
+  const dashboard = mountDashboard(launcher, host);
+  await host.start();
+  const failure = host.lastError();
+  if (failure) process.stderr.write(`tern-launcher: the gateway did not start (${failure}). Fix the config on the Config page, then start it on the Gateway page.\n`);
   process.stdout.write(`tern-launcher: dashboard at ${launcher.url}\n`);
   if (options.browser) openBrowser((await launcher.initialized()) ? launcher.url : `${launcher.url}/launcher-setup`);
-  await stopOnSignal(launcher);
+  await stopOnSignal(launcher, host, dashboard);
   return 0;
 }
 

@@ -1,13 +1,14 @@
 import type { Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { EventDraft } from '../../bus/events/index.js';
 import type { FilterOptions } from '../tools/options.js';
-import { fail, type ToolContext, type ToolResult } from '../tools/tool.js';
+import { fail, type Tool, type ToolContext, type ToolResult } from '../tools/tool.js';
 import { McpConnection } from './connection.js';
 import { DEFAULT_BACKOFF, type Backoff, type ConnectionState } from './connection-state.js';
 import { mcpArguments, POLICY_NOTE, type McpArguments, type McpTool } from './mcp-tool.js';
 import { StoredOAuthProvider } from './oauth-provider.js';
 import { isDeferred, mcpConfigProblems, McpConfigError, transportOf, type McpOptions, type McpServerConfig, type TransportKind } from './options.js';
 import { toToolResult } from './result.js';
+import { discoverySearchTools, type DiscoveryHooks } from './search-tools.js';
 import { mcpToolNames } from './tool-name.js';
 
 export interface McpManagerDeps {
@@ -110,6 +111,16 @@ export class McpManager {
   hasDeferred(agentServers?: readonly string[]): boolean {
     const scope = agentServers ? new Set(agentServers) : undefined;
     return this.statuses().some((s) => s.enabled && s.deferred && (!scope || scope.has(s.name)));
+  }
+
+  /**
+   * The discovery search tools for one session, when some server in scope hides its tools; `found`
+   * feeds the session's discovery machine (`FOUND`).
+   */
+  searchTools(agentServers: readonly string[] | undefined, found: DiscoveryHooks['found']): Tool[] {
+    if (!this.hasDeferred(agentServers)) return [];
+    const hidden = () => this.catalogue(agentServers).filter((tool) => tool.deferred);
+    return discoverySearchTools(this.deps.options.discovery, { hidden, found });
   }
 
   async call(name: string, args: McpArguments, signal?: AbortSignal): Promise<ToolResult> {

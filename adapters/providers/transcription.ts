@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { z } from 'zod';
 import { postForm } from './http.js';
 import { formValue, mediaEndpoint, taggedMedia } from './media-endpoint.js';
@@ -17,4 +19,9 @@ export async function transcribe(input: ModelEntry, audio: Buffer, filename: str
     parts: [{ name: 'file', filename, mime, data: audio }, { name: 'model', value: entry.model }, ...extra],
   }));
   return parseWire(transcriptionSchema, answer, 'transcription').text;
+}
+
+/** Transcribes an audio file a channel saved (voice messages); the file is read here, at the edge. */
+export async function transcribeFile(entry: ModelEntry, path: string, mime: string, options: Pick<CallOptions, 'signal' | 'timeoutMs'> = {}): Promise<string> {
+  return transcribe(entry, await readFile(path), basename(path), mime, options);
 }

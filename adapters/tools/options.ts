@@ -76,7 +76,7 @@ export interface FilterOptions {
   maxInlineTextChars: number;
 }
 
-export const SEARCH_ENGINES = ['brave', 'duckduckgo', 'perplexity', 'baidu', 'tavily', 'kagi', 'keenable', 'exa', 'searxng', 'glm_search'] as const;
+export const SEARCH_ENGINES = ['brave', 'duckduckgo', 'perplexity', 'baidu_search', 'tavily', 'kagi', 'keenable', 'exa', 'searxng', 'glm_search'] as const;
 export type SearchEngineName = (typeof SEARCH_ENGINES)[number];
 
 export interface SearchEngineOptions {

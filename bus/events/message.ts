@@ -40,6 +40,8 @@ export const messageEvents = {
     message_id: z.string(),
     text: z.string(),
   }),
+  /** A voice message turned into text before its turn. */
+  'message.transcribed': z.object({ message_id: z.string(), text: z.string(), model_name: z.string() }),
   /** A chat command answered before the model, such as `/help`. */
   'command.handled': z.object({
     command: z.string(),

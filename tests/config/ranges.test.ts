@@ -56,7 +56,7 @@ const CASES: [string, unknown, string][] = [
   [
     'web provider',
     { tools: { web: { provider: 'bing' } } },
-    'tools.web.provider: "bing" is not allowed (allowed: brave, duckduckgo, perplexity, baidu_search, tavily, querit, keenable, exa, searxng, glm_search)',
+    'tools.web.provider: "bing" is not allowed (allowed: brave, duckduckgo, perplexity, baidu_search, tavily, kagi, keenable, exa, searxng, glm_search)',
   ],
   ['exec deny pattern', { tools: { exec: { custom_deny_patterns: ['rm (-rf'] } } }, 'tools.exec.custom_deny_patterns[0]: "rm (-rf" is not a valid regular expression (allowed: JavaScript RegExp syntax)'],
   ['cron timeout', { tools: { cron: { exec_timeout_minutes: -1 } } }, 'tools.cron.exec_timeout_minutes: -1 is too small (allowed: whole numbers 0 or more)'],

@@ -5,7 +5,6 @@ import { Bus } from '../../bus/bus.js';
 import type { Envelope } from '../../bus/events/index.js';
 import { listMcpText, showMcpText } from '../../adapters/mcp/chat-views.js';
 import { McpManager } from '../../adapters/mcp/manager.js';
-import { discoverySearchTools } from '../../adapters/mcp/search-tools.js';
 import type { Tool, ToolContext } from '../../adapters/tools/tool.js';
 import { mcpDiscoveryMachine, unlockedTools } from '../../machines/mcp-discovery.js';
 import { everythingStdio, mcpOptions } from '../support/mcp-servers.js';
@@ -51,13 +50,7 @@ function session(manager: McpManager, ttl: number) {
     }),
     { input: { ttl } },
   ).start();
-  const search = discoverySearchTools(
-    { enabled: true, ttl, max_search_results: 2, use_bm25: true, use_regex: true },
-    {
-      hidden: () => manager.catalogue().filter((tool) => tool.deferred),
-      found: (tools) => actor.send({ type: 'FOUND', tools }),
-    },
-  );
+  const search = manager.searchTools(undefined, (tools) => actor.send({ type: 'FOUND', tools }));
   const visible = () => manager.tools(undefined, unlockedTools(actor.getSnapshot().context)).map((tool) => tool.name);
   const endTurn = () => actor.send({ type: 'TURN_ENDED' });
   return { search, visible, endTurn, published };
@@ -82,8 +75,9 @@ discovery('discovery hides the tools of servers that do not opt out', ({ manager
   assert.is(manager.hasDeferred(['shown']), false);
 });
 
-discovery('both search tools are offered when both are enabled', ({ manager }) => {
+discovery('both search tools are offered when both are enabled and a server in scope is deferred', ({ manager }) => {
   assert.equal(session(manager, 2).search.map((tool) => tool.name), ['tool_search_tool_bm25', 'tool_search_tool_regex']);
+  assert.equal(manager.searchTools(['shown'], () => undefined), []);
 });
 
 discovery('a BM25 search unlocks what it found for ttl turns, then it is hidden again', async ({ manager }) => {

@@ -21,12 +21,19 @@ export interface TurnFixture {
 }
 
 /** A config whose one model, `fast`, is the loopback vendor server speaking chat-completions. */
-export function writeConfig(home: string, vendorUrl: string, overrides: { defaults?: Record<string, unknown>; streaming?: boolean } = {}): void {
+export function writeConfig(
+  home: string,
+  vendorUrl: string,
+  overrides: { defaults?: Record<string, unknown>; streaming?: boolean; models?: Array<Record<string, unknown>> } = {},
+): void {
   mkdirSync(home, { recursive: true });
   const config = {
     version: 2,
     agents: { defaults: { model: 'fast', ...overrides.defaults } },
-    model_list: [{ model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendorUrl}/v1`, api_keys: ['sk-test-key-0001'], streaming: { enabled: overrides.streaming ?? false } }],
+    model_list: [
+      { model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendorUrl}/v1`, api_keys: ['sk-test-key-0001'], streaming: { enabled: overrides.streaming ?? false } },
+      ...(overrides.models ?? []).map((m) => ({ provider: 'openai', api_base: `${vendorUrl}/v1`, api_keys: ['sk-test-key-0002'], ...m })),
+    ],
   };
   writeFileSync(join(home, 'config.json'), JSON.stringify(config, null, 2));
 }

@@ -66,7 +66,7 @@ const cases = (base: string): Case[] => [
   { name: 'perplexity', engine: { apiKey: 'pk', baseUrl: base }, args: { query: 'why', range: 'm' },
     request: { method: 'POST', url: '/chat/completions', auth: ['authorization', 'Bearer pk'], body: { model: 'sonar', messages: [{ role: 'user', content: 'why' }], search_recency_filter: 'month' } },
     output: 'Results for: why (via Perplexity)\nThe answer.\n\nSources:\n1. Cited\n   https://p.example/1' },
-  { name: 'baidu', engine: { apiKey: 'bd', baseUrl: base }, args: { query: '天气' },
+  { name: 'baidu_search', engine: { apiKey: 'bd', baseUrl: base }, args: { query: '天气' },
     request: { method: 'POST', url: '/v2/ai_search/web_search', auth: ['authorization', 'Bearer bd'], body: { messages: [{ role: 'user', content: '天气' }], search_source: 'baidu_search_v2', resource_type_filter: [{ type: 'web', top_k: 5 }] } },
     output: 'Results for: 天气 (via Baidu AI Search)\n1. 百度\n   https://baidu.example/1\n   内容' },
   { name: 'tavily', engine: { apiKeys: ['tk'], baseUrl: `${base}/tavily`, maxResults: 2 }, args: { query: 'q', range: 'y' },
@@ -127,7 +127,7 @@ search('engine choice: prefer_native, unusable blocks and an unknown provider', 
   assert.is(webSearchTool({ ...DEFAULT_WEB_SEARCH, engines: { brave: { enabled: true } } }), undefined);
   assert.throws(() => toolFor('exa', { apiKey: 'k' }), (e: Error) => e.message === 'tools.web.provider "exa" is not usable: enable its block and give it an api_key and a base_url');
   assert.throws(() => webSearchTool({ ...DEFAULT_WEB_SEARCH, provider: 'bing' as SearchEngineName }), (e: Error) =>
-    e.message === 'tools.web.provider "bing" is not one of brave, duckduckgo, perplexity, baidu, tavily, kagi, keenable, exa, searxng, glm_search');
+    e.message === 'tools.web.provider "bing" is not one of brave, duckduckgo, perplexity, baidu_search, tavily, kagi, keenable, exa, searxng, glm_search');
 });
 
 search('count is capped at 10 and by max_results', () => {

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { relative } from 'node:path';
 import picomatch from 'picomatch';
@@ -53,12 +53,22 @@ function contentMatcher(args: Args, options: SearchFilesOptions): Matcher {
   };
 }
 
-/** A file that vanished or cannot be read is skipped: one bad file must not end the search. */
+/**
+ * A file's bytes when it is small enough to scan; `undefined` for a large file, or one that vanished
+ * or cannot be read (one bad file must not end the search). One open serves both the size check and the read.
+ */
 function readSmallFile(file: string, maxBytes: number): Buffer | undefined {
+  let fd: number | undefined;
   try {
-    return statSync(file).size > maxBytes ? undefined : readFileSync(file);
+    fd = openSync(file, 'r');
+    const size = fstatSync(fd).size;
+    if (size > maxBytes) return undefined;
+    const bytes = Buffer.allocUnsafe(size);
+    return bytes.subarray(0, readSync(fd, bytes, 0, size, 0));
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -31,6 +31,10 @@ export const agentDefaultsSchema = z.object({
   workspace: text().optional(),
   restrict_to_workspace: bool().default(true),
   model: text().optional(),
+  /** A `model_name` whose entry transcribes voice messages before the turn (`audio/transcriptions`). */
+  transcription_model: text().optional(),
+  /** A `model_name` whose entry draws images for the `image_generate` tool (`images/generations`). */
+  image_model: text().optional(),
   max_tool_iterations: int(1, 1000).default(20),
   turn_profile: turnProfileSchema.optional(),
   loop_detection: loopDetectionSchema.prefault({}),

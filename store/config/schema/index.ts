@@ -47,11 +47,12 @@ function checkReferences(config: Blocks, ctx: z.RefinementCtx): void {
     }
   });
   const modelNames = [...new Set(config.model_list.map((m) => m.model_name))];
-  const model = config.agents.defaults.model;
-  if (model !== undefined && modelNames.length > 0 && !modelNames.includes(model)) {
+  for (const field of ['model', 'transcription_model', 'image_model'] as const) {
+    const model = config.agents.defaults[field];
+    if (model === undefined || modelNames.length === 0 || modelNames.includes(model)) continue;
     ctx.addIssue({
       code: 'custom',
-      path: ['agents', 'defaults', 'model'],
+      path: ['agents', 'defaults', field],
       message: `${JSON.stringify(model)} is not a model_name in model_list (allowed: ${modelNames.join(', ')})`,
     });
   }

@@ -1,6 +1,6 @@
 import type { SearchEngineName } from '../../options.js';
 import type { SearchEngine } from './engine.js';
-import { baidu, brave, exa, glmSearch, kagi, perplexity, tavily } from './keyed-engines.js';
+import { baiduSearch, brave, exa, glmSearch, kagi, perplexity, tavily } from './keyed-engines.js';
 import { duckduckgo, keenable, searxng } from './keyless-engines.js';
 
 /** In the order an engine is picked when `tools.web.provider` names none. */
@@ -12,7 +12,7 @@ export const ENGINES: Record<SearchEngineName, SearchEngine> = {
   kagi,
   keenable,
   exa,
-  baidu,
+  baidu_search: baiduSearch,
   glm_search: glmSearch,
   duckduckgo,
 };

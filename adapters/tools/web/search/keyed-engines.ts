@@ -57,8 +57,8 @@ export const perplexity: SearchEngine = {
 };
 
 /** Baidu Qianfan AI search, tuned for Chinese queries. It has no one-day window, so `d` asks for a week. */
-export const baidu: SearchEngine = {
-  name: 'baidu',
+export const baiduSearch: SearchEngine = {
+  name: 'baidu_search',
   label: 'Baidu AI Search',
   keys: 'required',
   defaultBaseUrl: 'https://qianfan.baidubce.com',

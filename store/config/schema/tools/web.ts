@@ -11,15 +11,15 @@ export const engineSchemas = {
   baidu_search: z.object({
     enabled: bool().default(false),
     api_key: secret().optional(),
-    base_url: text().default('https://qianfan.baidubce.com/v2/ai_search'),
+    base_url: text().default('https://qianfan.baidubce.com'),
     max_results: maxResults(),
   }),
   tavily: z.object({ enabled: bool().default(false), api_key: secret().optional(), api_keys: secretList().default([]), max_results: maxResults() }),
-  querit: z.object({
+  kagi: z.object({
     enabled: bool().default(false),
     api_key: secret().optional(),
     api_keys: secretList().default([]),
-    base_url: text().default('https://api.querit.ai/v1'),
+    base_url: text().default('https://kagi.com/api/v1'),
     max_results: maxResults(),
   }),
   keenable: z.object({
@@ -33,7 +33,7 @@ export const engineSchemas = {
   glm_search: z.object({
     enabled: bool().default(false),
     api_key: secret().optional(),
-    base_url: text().default('https://open.bigmodel.cn/api/paas/v4'),
+    base_url: text().default('https://open.bigmodel.cn/api/paas/v4/web_search'),
     search_engine: text().default('search_std'),
     max_results: maxResults(),
   }),
@@ -55,7 +55,7 @@ export const webSchema = z.object({
   perplexity: engineSchemas.perplexity.prefault({}),
   baidu_search: engineSchemas.baidu_search.prefault({}),
   tavily: engineSchemas.tavily.prefault({}),
-  querit: engineSchemas.querit.prefault({}),
+  kagi: engineSchemas.kagi.prefault({}),
   keenable: engineSchemas.keenable.prefault({}),
   exa: engineSchemas.exa.prefault({}),
   searxng: engineSchemas.searxng.prefault({}),

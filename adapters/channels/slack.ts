@@ -1,0 +1,59 @@
+import { App, LogLevel } from '@slack/bolt';
+import { CHAT_COMMANDS } from './command-names.js';
+import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks } from './channel.js';
+import { fromSlackMessage, SLACK_MAX_LENGTH, slackMessageSchema, slackTarget } from './slack-message.js';
+
+export interface SlackOptions {
+  /** The bot token (`xoxb-…`), `settings.token`. */
+  token: string;
+  /** The app-level token (`xapp-…`) Socket Mode connects with, `settings.app_token`. */
+  appToken: string;
+}
+
+/** Slack through @slack/bolt in Socket Mode (no public URL needed); one instance per app. */
+export class SlackChannel implements Channel {
+  readonly kind = 'slack';
+  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: SLACK_MAX_LENGTH };
+  private app: App | undefined;
+
+  constructor(private readonly options: SlackOptions) {}
+
+  async start(hooks: ChannelHooks): Promise<void> {
+    const app = new App({ token: this.options.token, appToken: this.options.appToken, socketMode: true, logLevel: LogLevel.ERROR });
+    this.app = app;
+    const auth = await app.client.auth.test().catch((error: unknown) => {
+      throw new ChannelError('unauthorized', `Slack auth.test failed (${(error as Error).message})`);
+    });
+    const botUserId = auth.user_id ?? '';
+    app.event('message', async ({ event }) => {
+      const parsed = slackMessageSchema.safeParse(event);
+      const inbound = parsed.success ? fromSlackMessage(parsed.data, botUserId) : undefined;
+      if (inbound) hooks.onMessage(inbound);
+    });
+    app.error(async (error) => hooks.onFailed(new ChannelError('platform', error.message)));
+    await app.start();
+    hooks.onConnected();
+  }
+
+  async stop(): Promise<void> {
+    await this.app?.stop();
+    this.app = undefined;
+  }
+
+  async send(replyTo: string, text: string): Promise<string> {
+    const answer = await this.client().chat.postMessage({ ...slackTarget(replyTo), text });
+    return answer.ts ?? '';
+  }
+
+  async edit(replyTo: string, messageId: string, text: string): Promise<void> {
+    await this.client().chat.update({ channel: slackTarget(replyTo).channel, ts: messageId, text });
+  }
+
+  /** Slack offers bots no typing indicator outside its assistant threads. */
+  async typing(): Promise<void> {}
+
+  private client(): App['client'] {
+    if (!this.app) throw new ChannelError('platform', 'the Slack channel is not started');
+    return this.app.client;
+  }
+}

@@ -1,0 +1,88 @@
+import { join } from 'node:path';
+import { BehaviorSubject, EMPTY, switchMap } from 'rxjs';
+import { rerunTurn } from '../../../actors/replay.js';
+import { Runtime } from '../../../actors/runtime.js';
+import type { EventDraft, EventType } from '../../../bus/index.js';
+import { loadConfig } from '../../../store/config/index.js';
+import { agentHome, configPath } from '../../../store/paths.js';
+import type { DashboardHost, GatewayAction, GatewayStatus } from '../../launcher/api/host.js';
+import { machineCharts } from './charts.js';
+import { inventoryOf } from './inventory.js';
+import { WEB_UI_CHANNEL, webChat } from './web-chat.js';
+
+export type GatewayHost = DashboardHost & {
+  start(): Promise<GatewayStatus>;
+  stop(): Promise<GatewayStatus>;
+  /** Why the last start failed (an invalid config, say); cleared by a good start. */
+  lastError(): string | undefined;
+  close(): Promise<void>;
+};
+
+/**
+ * The gateway run inside `tern-launcher`: one Runtime with the web-UI channel, started, stopped and
+ * restarted on `gateway.*.requested`. Its bus events flow to the dashboard across restarts.
+ */
+export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now): GatewayHost {
+  const runtime$ = new BehaviorSubject<Runtime | undefined>(undefined);
+  let status: GatewayStatus = { state: 'stopped', since: now() };
+  let failure: string | undefined;
+  let pending: Promise<GatewayStatus> = Promise.resolve(status);
+
+  const start = async (): Promise<GatewayStatus> => {
+    if (runtime$.value) return status;
+    try {
+      const runtime = Runtime.start({ loaded: loadConfig({ env }), env, command: 'tern-launcher', logError: () => {} });
+      runtime$.next(runtime);
+      runtime.bus.publish({ type: 'gateway.started', data: { pid: process.pid, channels: [WEB_UI_CHANNEL] } });
+      failure = undefined;
+      status = { state: 'running', since: now() };
+    } catch (error) {
+      failure = (error as Error).message;
+    }
+    return status;
+  };
+  const stop = async (): Promise<GatewayStatus> => {
+    const runtime = runtime$.value;
+    if (!runtime) return status;
+    runtime.bus.publish({ type: 'gateway.stopping', data: { signal: 'dashboard' } });
+    runtime$.next(undefined);
+    await runtime.close();
+    status = { state: 'stopped', since: now() };
+    return status;
+  };
+  const perform = (action: GatewayAction): Promise<GatewayStatus> =>
+    action === 'start' ? start() : action === 'stop' ? stop() : stop().then(start);
+  // One request at a time, in order: a restart never overlaps a stop.
+  const serialized = (action: GatewayAction): Promise<GatewayStatus> => (pending = pending.then(() => perform(action), () => perform(action)));
+
+  return {
+    configPath: () => configPath(env),
+    logFile: () => join(agentHome(env), 'logs', 'gateway.log'),
+    log: () => runtime$.value?.log,
+    events$: runtime$.pipe(switchMap((runtime) => runtime?.bus.events$ ?? EMPTY)),
+    publish: <T extends EventType>(draft: EventDraft<T>) => Boolean(runtime$.value?.bus.publish(draft)),
+    rerun: (events) => rerunTurn(events),
+    chat: async (chat, text, sink) => {
+      const runtime = runtime$.value;
+      if (!runtime) return { kind: 'failed', code: 'gateway_stopped', message: 'the gateway is stopped; start it on the Gateway page' };
+      return webChat(runtime, chat, text, sink);
+    },
+    gatewayStatus: () => status,
+    requestGateway: (action, by) => {
+      runtime$.value?.bus.publish({ type: `gateway.${action}.requested`, data: { by } });
+      return serialized(action);
+    },
+    charts: machineCharts,
+    inventory: (kind) => {
+      const runtime = runtime$.value;
+      return runtime ? inventoryOf(runtime, env, kind) : [];
+    },
+    start: () => serialized('start'),
+    stop: () => serialized('stop'),
+    lastError: () => failure,
+    close: async () => {
+      await serialized('stop');
+      runtime$.complete();
+    },
+  };
+}

@@ -1,0 +1,149 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Gateway } from '../../actors/gateway/gateway.js';
+import type { Envelope } from '../../bus/index.js';
+import { loadConfig } from '../../store/config/index.js';
+import { openGatewayLogs, type GatewayLogs } from '../../store/logs/logger.js';
+import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
+import { modelEntry } from '../support/gateway-process.js';
+import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
+import { tempHome, type TempHome } from '../support/temp-home.js';
+
+const A = '700001:alpha-token-AAAA';
+const B = '700002:beta-token-BBBB';
+
+interface Context {
+  home: TempHome;
+  model: GatewayModel;
+  emulator: TelegramEmulator;
+  logs: GatewayLogs;
+  gateway: Gateway;
+  events: Envelope[];
+  config: Record<string, unknown>;
+}
+
+const supervisor = suite<Context>('gateway supervisor (in process)');
+
+function writeConfig(context: Context): void {
+  writeFileSync(join(context.home.home, 'config.json'), JSON.stringify({ version: 2, ...context.config }, null, 2));
+}
+
+const until = async (check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+supervisor.before.each(async (context) => {
+  context.home = tempHome();
+  context.model = await startGatewayModel();
+  context.emulator = await TelegramEmulator.start();
+  context.config = {
+    gateway: { port: await freePort(), log_level: 'debug' },
+    agents: { defaults: { model: 'fast' } },
+    model_list: [modelEntry(context.model.url)],
+    heartbeat: { enabled: false },
+    channel_list: {
+      alpha: { enabled: true, type: 'telegram', settings: { token: A, base_url: context.emulator.url, poll_timeout_seconds: 1 } },
+      beta: { enabled: true, type: 'telegram', settings: { token: B, base_url: context.emulator.url, poll_timeout_seconds: 1 } },
+    },
+  };
+  writeConfig(context);
+  const loaded = loadConfig({ env: context.home.env });
+  context.logs = openGatewayLogs(loaded);
+  context.gateway = await Gateway.start({ loaded, env: context.home.env, logs: context.logs, drainMs: 8000 });
+  context.events = [];
+  context.gateway.runtime.bus.events$.subscribe((e) => context.events.push(e));
+  await until(() => context.gateway.readiness().ready, 'ready');
+});
+
+supervisor.after.each(async (context) => {
+  if (context.gateway.url) await context.gateway.stop().catch(() => undefined);
+  context.logs.close();
+  await context.emulator.stop();
+  await context.model.close();
+  context.home.remove();
+});
+
+supervisor('GET /health and GET /ready answer JSON on gateway.host:port', async ({ gateway }) => {
+  const health = await fetch(`${gateway.url}/health`);
+  assert.is(health.status, 200);
+  assert.equal(await health.json(), { status: 'ok' });
+  const ready = await fetch(`${gateway.url}/ready`);
+  assert.is(ready.status, 200);
+  assert.equal(await ready.json(), { status: 'ready', channels: [{ name: 'alpha', state: 'connected' }, { name: 'beta', state: 'connected' }] });
+  assert.is((await fetch(`${gateway.url}/other`)).status, 404);
+});
+
+supervisor('a config edit restarts only the channel whose entry changed', async (context) => {
+  const connected = (name: string): number => context.events.filter((e) => e.type === 'channel.connected' && e.data.channel === name).length;
+  const channels = context.config.channel_list as Record<string, { settings: Record<string, unknown> }>;
+  channels.beta!.settings.allow_from = ['@alice'];
+  writeConfig(context);
+  await until(() => connected('beta') === 1, 'beta to reconnect');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.is(connected('alpha'), 0);
+  const reloaded = context.events.find((e) => e.type === 'config.reloaded');
+  assert.equal(reloaded?.type === 'config.reloaded' ? reloaded.data.changed : [], ['channel_list.beta.settings.allow_from']);
+  await context.emulator.say(B, 'from mallory', { userId: 1003, userName: 'mallory' });
+  await context.emulator.say(B, 'from alice', { userId: 1001, userName: 'alice' });
+  await context.emulator.waitForBotMessages(B, 1001, 1);
+  assert.equal(context.emulator.botMessages(B, 1003), []);
+});
+
+supervisor('stopping drains: a running turn still delivers its reply before the gateway closes', async (context) => {
+  await context.emulator.say(A, 'SLOW task', { userId: 1001 });
+  await until(() => context.events.some((e) => e.type === 'provider.requested'), 'the turn to call the model');
+  await context.gateway.stop('SIGTERM');
+  assert.equal(context.emulator.botMessages(A, 1001).map((m) => m.text), ['echo: SLOW task']);
+  const types = context.events.map((e) => e.type);
+  assert.ok(types.indexOf('gateway.stopping') < types.indexOf('message.sent'));
+  assert.match(readFileSync(join(context.home.home, 'logs', 'gateway.log'), 'utf8'), /gateway stopped signal=SIGTERM/);
+});
+
+const silent = suite('readiness while a channel cannot connect');
+
+silent('/ready is 503 while a channel is still connecting, and 200 once it has failed with a reason', async () => {
+  const home = tempHome();
+  const sockets: Socket[] = [];
+  const blackHole: Server = createServer((socket) => sockets.push(socket));
+  await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
+  const port = (blackHole.address() as { port: number }).port;
+  writeFileSync(join(home.home, 'config.json'), JSON.stringify({
+    version: 2,
+    gateway: { port: await freePort() },
+    heartbeat: { enabled: false },
+    channel_list: {
+      stuck: { enabled: true, type: 'telegram', settings: { token: A, base_url: `http://127.0.0.1:${port}` } },
+      broken: { enabled: true, type: 'carrier-pigeon' },
+    },
+  }));
+  const loaded = loadConfig({ env: home.env });
+  const logs = openGatewayLogs(loaded);
+  const gateway = await Gateway.start({ loaded, env: home.env, logs });
+  try {
+    await until(() => gateway.readiness().channels.some((c) => c.name === 'broken' && c.state === 'failed'), 'the unknown kind to fail');
+    const ready = await fetch(`${gateway.url}/ready`);
+    assert.is(ready.status, 503);
+    const body = (await ready.json()) as { status: string; channels: Array<{ name: string; state: string; reason?: string }> };
+    assert.is(body.status, 'starting');
+    assert.equal(body.channels[0], { name: 'stuck', state: 'starting' });
+    assert.match(body.channels[1]?.reason ?? '', /channel_list\.broken\.type "carrier-pigeon" is not supported by this gateway \(supported: telegram, discord, slack\)/);
+    sockets.forEach((s) => s.destroy());
+    await until(() => gateway.readiness().ready, 'the stuck channel to report its failure');
+    assert.is((await fetch(`${gateway.url}/ready`)).status, 200);
+  } finally {
+    await gateway.stop();
+    logs.close();
+    await new Promise<void>((resolve) => blackHole.close(() => resolve()));
+    home.remove();
+  }
+});
+
+supervisor.run();
+silent.run();
