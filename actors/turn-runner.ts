@@ -95,7 +95,10 @@ export function runTurn(id: string, correlation: Correlation, settings: TurnSett
     inspect: transitions(bus, keys, actorId, () => root),
   });
   root = actor;
-  const done = toPromise(actor).then((output) => ({ output, ending }));
+  const done = toPromise(actor).then((output) => {
+    bus.publish({ ...keys, type: 'actor.stopped', data: { actor: actorId, machine: 'turn', reason: output.outcome } });
+    return { output, ending };
+  });
   actor.start();
   return {
     id,

@@ -60,6 +60,7 @@ supervisor.before.each(async (context) => {
   context.events = [];
   context.gateway.runtime.bus.events$.subscribe((e) => context.events.push(e));
   await until(() => context.gateway.readiness().ready, 'ready');
+  context.events.length = 0;
 });
 
 supervisor.after.each(async (context) => {

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { McpManager } from '../../adapters/mcp/manager.js';
@@ -56,6 +58,34 @@ test('an unreachable http server fails with its reason and never blocks start', 
     });
   } finally {
     await manager.stop();
+    home.remove();
+  }
+});
+
+test('configured headers are sent with every request to a remote server', async () => {
+  const seen: Array<string | undefined> = [];
+  const http = createServer((req, res) => {
+    seen.push(req.headers['x-api-key'] as string | undefined);
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  const home = tempHome();
+  const manager = new McpManager({
+    options: mcpOptions({ keyed: { enabled: true, url, headers: { 'X-Api-Key': 'k-123' } } }),
+    workspace: home.workspace,
+    home: home.home,
+    backoff: { initialMs: 60_000, maxMs: 60_000 },
+  });
+  try {
+    manager.start();
+    assert.is((await manager.settled('keyed')).state, 'failed');
+    assert.ok(seen.length > 0);
+    assert.ok(seen.every((value) => value === 'k-123'), JSON.stringify(seen));
+  } finally {
+    await manager.stop();
+    http.closeAllConnections();
+    await new Promise<void>((resolve) => http.close(() => resolve()));
     home.remove();
   }
 });

@@ -10,7 +10,7 @@ import { splitBytes } from '../support/vendor-server.js';
 import { startTurnFixture, type TurnFixture } from '../support/turn-fixture.js';
 
 const toolCall = (id: string, name: string, args: unknown) => ({ id, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } });
-const types = (events: Envelope[], turn: string) => events.filter((e) => e.turn === turn && e.type !== 'actor.transitioned').map((e) => e.type);
+const types = (events: Envelope[], turn: string) => events.filter((e) => e.turn === turn && !e.type.startsWith('actor.')).map((e) => e.type);
 const bodyOf = (f: TurnFixture, i: number) => JSON.parse(f.vendor.requests[i]!.body.toString()) as { messages: Array<Record<string, unknown>>; tools?: unknown[]; stream?: boolean };
 const turnOf = (reply: { kind: string; turn?: string }) => (reply as { turn: string }).turn;
 

@@ -121,6 +121,16 @@ export const commands: CommandSpec[] = [
     load: () => import('./gateway.js'),
   },
   {
+    name: 'inspect',
+    summary: 'every live actor: its machine, current state, the event that moved it, and since when',
+    usage: ['inspect [--json] [--watch]'],
+    options: {
+      watch: { type: 'boolean', short: 'w', description: 'keep printing as actors change state' },
+      json,
+    },
+    load: () => import('./inspect.js'),
+  },
+  {
     name: 'version',
     summary: 'print the version',
     usage: ['version'],

@@ -12,15 +12,15 @@ function waterfall(spans: Span[]): HTMLElement {
   return h('div', { id: 'waterfall', class: 'waterfall' }, ...spans.map((span) =>
     h('div', { class: `span ${span.kind}${span.ok ? '' : ' failed'}` },
       h('span', { class: 'span-label' }, `${span.label} · ${span.ms} ms`),
-      h('span', { class: 'bar', style: undefined, 'data-left': Math.round((span.start / total) * 100), 'data-width': Math.max(1, Math.round((span.ms / total) * 100)) }))));
+      h('span', { class: 'bar', 'data-left': Math.round((span.start / total) * 100), 'data-width': Math.max(1, Math.round((span.ms / total) * 100)) }))));
 }
 
 /** CSP forbids inline styles in markup, but the CSSOM is allowed: place the bars from their data. */
 function placeBars(root: HTMLElement): void {
-  for (const bar of root.querySelectorAll<HTMLElement>('.bar')) {
+  root.querySelectorAll<HTMLElement>('.bar').forEach((bar) => {
     bar.style.marginLeft = `${bar.dataset.left ?? 0}%`;
     bar.style.width = `${bar.dataset.width ?? 1}%`;
-  }
+  });
 }
 
 function rerunText(result: Rerun): string {
