@@ -1,6 +1,8 @@
 // Runs every uvu suite under tests/ in one process and ends with the line `N passed, N failed, N skipped`,
 // which uvu's own summary lacks. A suite that leaves a handle open would keep uvu alive after its summary,
-// so the child is ended shortly after the summary appears and the leak is reported.
+// so the child is ended shortly after the summary appears and the leak is reported. uvu runs in its own
+// process group, and the whole group is ended at the close, so no process a failed test started outlives
+// the run (an orphan holding stdout would keep CI waiting).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -8,7 +10,18 @@ import { dirname, join } from 'node:path';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pattern = process.argv[2] ?? '\\.test\\.ts$';
 const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'node_modules/uvu/bin.js'), 'tests', pattern],
-  { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' } });
+  { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' }, detached: true });
+const endGroup = () => {
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // The group is already gone.
+  }
+};
+process.on('SIGINT', () => {
+  endGroup();
+  process.exit(130);
+});
 
 let output = '';
 let lingerTimer;
@@ -18,12 +31,13 @@ child.stdout.on('data', (chunk) => {
   if (!lingerTimer && /Duration:/.test(output)) {
     lingerTimer = setTimeout(() => {
       process.stderr.write('tests: a suite left a handle open after the summary; ending the test process\n');
-      child.kill('SIGKILL');
+      endGroup();
     }, 5000);
   }
 });
 child.on('exit', (code) => {
   clearTimeout(lingerTimer);
+  endGroup();
   const count = (label) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(output)?.[1] ?? 0);
   const total = count('Total');
   const passed = count('Passed');

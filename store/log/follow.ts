@@ -4,16 +4,21 @@ import type { EventLog, LogQuery } from './event-log.js';
 
 export interface FollowOptions {
   signal?: AbortSignal;
-  /** How often to look for events committed by another process. */
+  /** The longest wait between two looks for events committed by another process. */
   intervalMs?: number;
 }
+
+const FIRST_WAIT_MS = 2;
 
 /**
  * Events matching `query` with `seq` above `query.after`, as they are committed — by this process or by
  * another one writing the same log (the reader's snapshot is refreshed before every look).
  */
 export async function* follow(log: EventLog, query: LogQuery, options: FollowOptions = {}): AsyncGenerator<Envelope> {
-  const interval = options.intervalMs ?? 5;
+  const longest = options.intervalMs ?? 20;
+  // Looks come quickly while events flow and slow down to `longest` when the log is quiet, so an idle
+  // follower costs almost nothing and a busy one lags by a few milliseconds.
+  let wait = FIRST_WAIT_MS;
   let cursor = query.after ?? 0;
   const { limit: _ignored, order: _order, ...filters } = query;
   while (!options.signal?.aborted) {
@@ -22,9 +27,12 @@ export async function* follow(log: EventLog, query: LogQuery, options: FollowOpt
     if (last > cursor) {
       for (const event of log.iterate({ ...filters, after: cursor, before: last + 1, order: 'asc' })) yield event;
       cursor = last;
+      wait = FIRST_WAIT_MS;
+    } else {
+      wait = Math.min(longest, wait * 2);
     }
     try {
-      await sleep(interval, undefined, { signal: options.signal });
+      await sleep(wait, undefined, { signal: options.signal });
     } catch {
       return;
     }
