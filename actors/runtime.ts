@@ -1,7 +1,9 @@
-import { Bus } from '../bus/index.js';
+import { Bus, type EventDraft } from '../bus/index.js';
+import { McpManager, mcpOptionsFromConfig } from '../adapters/mcp/index.js';
 import { createModelRouter, type ModelRouter } from '../adapters/providers/router.js';
 import { transcribeFile } from '../adapters/providers/transcription.js';
 import { buildTools } from '../adapters/tools/build-tools.js';
+import { DEFAULT_FILTER, type FilterOptions } from '../adapters/tools/options.js';
 import { imageGenerateTool } from '../adapters/tools/media/image-generate.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { LoadedConfig } from '../store/config/index.js';
@@ -26,6 +28,17 @@ export interface RuntimeOptions {
   logError?: (line: string) => void;
 }
 
+/**
+ * MCP servers connect in the background: a slow or dead server never holds up the start. A config the
+ * manager cannot run (both discovery searches off, oauth with an Authorization header) throws here.
+ */
+function startMcp(loaded: LoadedConfig, env: NodeJS.ProcessEnv, filter: FilterOptions, report: (draft: EventDraft) => void): McpManager | undefined {
+  if (!loaded.config.tools.mcp.enabled) return undefined;
+  const manager = new McpManager({ options: mcpOptionsFromConfig(loaded.config.tools.mcp), workspace: loaded.workspace, home: loaded.home, env, filter, report });
+  manager.start();
+  return manager;
+}
+
 /** Everything a process that runs turns needs: the log, the bus, the model router, tools and agents. */
 export class Runtime {
   private readonly agents = new Map<string, AgentActor>();
@@ -39,6 +52,7 @@ export class Runtime {
     readonly tools: ToolRegistry,
     private readonly services: Omit<ConstructorParameters<typeof AgentActor>[1], 'agent'>,
     command: string,
+    readonly mcp: McpManager | undefined,
   ) {
     this.cutOffTurns = closeCutOffTurns(log, bus);
     bus.publish({ type: 'runtime.started', data: { pid: process.pid, command } });
@@ -51,7 +65,8 @@ export class Runtime {
       const bus = new Bus(log);
       const router = createModelRouter(modelEntries(loaded.config), { report: (draft) => bus.publish(draft) });
       const logError = options.logError ?? ((line: string) => process.stderr.write(`${line}\n`));
-      const tools = buildTools(toolsOptions(loaded.config, loaded.workspace, loaded.home, env, (entry) => logError(JSON.stringify(entry))));
+      const toolOptions = toolsOptions(loaded.config, loaded.workspace, loaded.home, env, (entry) => logError(JSON.stringify(entry)));
+      const tools = buildTools(toolOptions);
       const todo = new TodoTool((draft) => bus.publish(draft));
       if (loaded.config.tools.todo.enabled) tools.register(todo);
       const entries = modelEntries(loaded.config);
@@ -60,6 +75,7 @@ export class Runtime {
       if (imageEntry) tools.register(imageGenerateTool(imageEntry, loaded.workspace));
       const transcriptionEntry = entryNamed(loaded.config.agents.defaults.transcription_model);
       const files = new WorkspaceFiles(loaded.workspace);
+      const mcp = startMcp(loaded, env, { ...DEFAULT_FILTER, ...toolOptions.filter }, (draft) => bus.publish(draft));
       const catalog = new SkillCatalog(skillRoots(loaded.workspace, loaded.home, env));
       const services = {
         bus,
@@ -76,11 +92,13 @@ export class Runtime {
         },
         workspace: loaded.workspace,
         now: options.now ?? (() => new Date()),
+        mcpServers: () => files.agent().frontmatter.mcpServers,
+        ...(mcp ? { mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl } } : {}),
         ...(transcriptionEntry
           ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }
           : {}),
       };
-      return new Runtime(loaded, log, bus, router, tools, services, options.command);
+      return new Runtime(loaded, log, bus, router, tools, services, options.command, mcp);
     } catch (error) {
       log.close();
       throw error;
@@ -102,6 +120,7 @@ export class Runtime {
   /** Ends running turns as aborted, flushes the log and closes it. */
   async close(): Promise<void> {
     await Promise.all([...this.agents.values()].map((a) => a.stop('the process is shutting down')));
+    await this.mcp?.stop();
     await this.log.flushed();
     this.log.close();
   }

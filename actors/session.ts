@@ -2,6 +2,8 @@ import { createActor, type Actor } from 'xstate';
 import type { Bus, Correlation } from '../bus/index.js';
 import type { ModelRouter } from '../adapters/providers/router.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
+import { listMcpText, showMcpText, type McpManager } from '../adapters/mcp/index.js';
+import { mcpDiscoveryMachine, unlockedTools } from '../machines/mcp-discovery.js';
 import { skillOverrideMachine } from '../machines/skill-override.js';
 import type { Config } from '../store/config/index.js';
 import { emptyHistory, foldHistory, HISTORY_TYPES, type SessionHistory } from '../store/log/history.js';
@@ -9,10 +11,10 @@ import type { EventLog } from '../store/log/event-log.js';
 import type { SkillInfo } from '../store/skills.js';
 import { HELP_TEXT, parseChatCommand, type ParsedCommand } from './chat-commands.js';
 import { newTurnId } from './ids.js';
-import type { PromptBuilder } from './prompt-builder.js';
+import { profileAllows, type PromptBuilder } from './prompt-builder.js';
 import type { TodoTool } from './todo-tool.js';
 import { summarizeIfLong } from './summarizer.js';
-import { runTurn, type TurnHandle, type TurnSettings } from './turn-runner.js';
+import { runTurn, type Toolbox, type TurnHandle, type TurnSettings } from './turn-runner.js';
 
 /** A message from a channel, already routed to an agent and a session. */
 export interface InboundMessage {
@@ -50,6 +52,10 @@ export interface AgentServices {
   toolNames: () => string[];
   workspace: string;
   now: () => Date;
+  /** MCP servers and discovery; absent when `tools.mcp.enabled` is false. */
+  mcp?: { manager: McpManager; ttl: number };
+  /** AGENT.md `mcpServers`: the servers this agent may use (all when unset). */
+  mcpServers: () => readonly string[] | undefined;
   /** Speech to text with the configured transcription model; absent when none is configured. */
   transcribe?: (path: string, mime: string) => Promise<{ text: string; modelName: string }>;
 }
@@ -63,11 +69,46 @@ export class SessionActor {
   private running: TurnHandle | undefined;
   private history: SessionHistory | undefined;
   private readonly override: Actor<typeof skillOverrideMachine>;
+  private readonly discovery: Actor<typeof mcpDiscoveryMachine> | undefined;
 
   constructor(private readonly services: AgentServices, readonly key: string, readonly id: string) {
     this.override = createActor(skillOverrideMachine, { id: `skill-override:${id}` });
     this.override.subscribe({ error: () => {} });
     this.override.start();
+    this.discovery = services.mcp && this.startDiscovery(services.mcp.ttl);
+  }
+
+  /** Per session, MCP tools a search found stay unlocked for `ttl` turns; the machine says so on the bus. */
+  private startDiscovery(ttl: number): Actor<typeof mcpDiscoveryMachine> {
+    const { bus } = this.services;
+    const machine = mcpDiscoveryMachine.provide({
+      actions: {
+        announceUnlocked: (_, { tools, ttl: turns }) => void bus.publish({ ...this.correlation, type: 'mcp.unlocked', data: { tools, ttl: turns } }),
+        announceHidden: (_, { tools }) => {
+          if (tools.length > 0) bus.publish({ ...this.correlation, type: 'mcp.hidden', data: { tools } });
+        },
+      },
+    });
+    const actor = createActor(machine, { id: `mcp-discovery:${this.id}`, input: { ttl } });
+    actor.subscribe({ error: () => {} });
+    actor.start();
+    return actor;
+  }
+
+  /** The tools of this session now: the agent's own, its visible MCP tools, and the discovery searches. */
+  private toolbox(): Toolbox {
+    const { services } = this;
+    const profile = services.config().agents.defaults.turn_profile;
+    const mcp = services.mcp;
+    const servers = services.mcpServers();
+    const extra = mcp && this.discovery
+      ? [
+          ...mcp.manager.tools(servers, unlockedTools(this.discovery.getSnapshot().context)),
+          ...mcp.manager.searchTools(servers, (tools) => this.discovery?.send({ type: 'FOUND', tools })),
+        ]
+      : [];
+    const names = [...services.toolNames(), ...extra.map((t) => t.name)].filter((name) => profileAllows(profile, 'tools', name));
+    return { registry: extra.length > 0 ? services.tools.overlay(extra) : services.tools, names };
   }
 
   private get correlation(): Correlation {
@@ -99,6 +140,7 @@ export class SessionActor {
 
   stopActors(): void {
     this.override.stop();
+    this.discovery?.stop();
   }
 
   private stop(): SessionReply {
@@ -128,15 +170,21 @@ export class SessionActor {
       case 'list':
         return this.reply(command, this.list(command.args));
       case 'show':
-        return this.reply(command, /^mcp\s+\S+/.test(command.args) ? 'MCP is not configured.' : 'Usage: /show mcp <server>');
+        return this.reply(command, this.show(command.args));
       default:
         return this.reply(command, HELP_TEXT);
     }
   }
 
+  private show(what: string): string {
+    const server = /^mcp\s+(\S+)$/.exec(what)?.[1];
+    if (!server) return 'Usage: /show mcp <server>';
+    return this.services.mcp ? showMcpText(this.services.mcp.manager, server) : 'MCP is not configured.';
+  }
+
   private list(what: string): string {
     if (what === 'skills') return this.services.skills().map((s) => `${s.name}: ${s.description}`).join('\n') || 'No skills installed.';
-    if (what === 'mcp') return 'MCP is not configured.';
+    if (what === 'mcp') return this.services.mcp ? listMcpText(this.services.mcp.manager.statuses()) : 'MCP is not configured.';
     if (what === 'plugins') return 'No plugins installed.';
     return 'Usage: /list skills|mcp|plugins';
   }
@@ -170,6 +218,7 @@ export class SessionActor {
     this.history = emptyHistory();
     this.services.todo.clear(this.services.agent, this.id);
     this.override.send({ type: 'SESSION_CLEARED' });
+    this.discovery?.send({ type: 'SESSION_CLEARED' });
     return this.reply(command, 'Conversation cleared.');
   }
 
@@ -243,7 +292,7 @@ export class SessionActor {
     const handle = runTurn(id, this.correlation, settings, {
       bus,
       router: services.router,
-      tools: services.tools,
+      toolbox: () => this.toolbox(),
       buildPrompt: () =>
         services.prompt.build({
           agent: services.agent,
@@ -254,7 +303,7 @@ export class SessionActor {
           history,
           skill,
           skills: services.skills(),
-          tools: services.toolNames(),
+          tools: this.toolbox().names,
           profile: services.config().agents.defaults.turn_profile,
         }),
       toolContext: {
@@ -270,6 +319,7 @@ export class SessionActor {
     this.running = handle;
     try {
       const { output, ending } = await handle.done;
+      this.discovery?.send({ type: 'TURN_ENDED' });
       if (ending) this.history = foldHistory(this.history, ending);
       return { kind: 'turn', turn: id, outcome: output.outcome, text: output.reply };
     } finally {

@@ -9,10 +9,17 @@ import { stateName } from './machine-state.js';
 
 export type TurnSettings = EventData<'turn.started'>['settings'];
 
+/** The tools a turn may use right now: a discovery search can unlock more in the middle of a turn. */
+export interface Toolbox {
+  registry: ToolRegistry;
+  /** Names exposed to the model (turn profile and AGENT.md `tools` applied). */
+  names: string[];
+}
+
 export interface TurnPorts {
   bus: Bus;
   router: ModelRouter;
-  tools: ToolRegistry;
+  toolbox: () => Toolbox;
   /** Builds the prompt when the machine asks (files are read then, so an edit reaches this very turn). */
   buildPrompt: () => BuiltPrompt;
   /** Everything a tool may know about the call besides its arguments. */
@@ -50,28 +57,25 @@ function specsFor(tools: ToolRegistry, names: string[]): ToolSpec[] {
 
 /** Runs one turn machine with the real model, tools and bus. `turn.started` must already be published. */
 export function runTurn(id: string, correlation: Correlation, settings: TurnSettings, ports: TurnPorts): TurnHandle {
-  const { bus, router, tools } = ports;
+  const { bus, router } = ports;
   const keys = { ...correlation, turn: id };
-  let exposed: string[] = [];
   let ending: Envelope | undefined;
   const machine = turnMachine.provide({
     actors: {
-      buildPrompt: fromPromise<BuiltPrompt>(async () => {
-        const prompt = ports.buildPrompt();
-        exposed = prompt.tools;
-        return prompt;
-      }),
-      callModel: fromPromise<ChatResponse, ModelCall>(({ input, signal }) =>
-        router.chat(
+      buildPrompt: fromPromise<BuiltPrompt>(async () => ports.buildPrompt()),
+      callModel: fromPromise<ChatResponse, ModelCall>(({ input, signal }) => {
+        const box = ports.toolbox();
+        return router.chat(
           settings.model_name,
-          { system: input.system, messages: input.messages, tools: specsFor(tools, exposed) },
+          { system: input.system, messages: input.messages, tools: specsFor(box.registry, box.names) },
           { signal, correlation: keys, onChunk: (chunk) => bus.publish({ ...keys, type: 'provider.chunk', data: chunk }) },
-        ),
-      ),
+        );
+      }),
       runTool: fromPromise<ToolOutcome, { call: ToolCall }>(async ({ input, signal }) => {
-        // A tool the turn did not expose (turn profile, AGENT.md tools list) is refused here too.
-        if (!exposed.includes(input.call.name)) return { ok: false, content: `tool "${input.call.name}" is not available in this turn` };
-        const result = await tools.execute(input.call.name, input.call.arguments, { ...ports.toolContext, turn: id, signal });
+        const box = ports.toolbox();
+        // A tool the turn does not expose (turn profile, AGENT.md tools list, a hidden MCP tool) is refused here too.
+        if (!box.names.includes(input.call.name)) return { ok: false, content: `tool "${input.call.name}" is not available in this turn` };
+        const result = await box.registry.execute(input.call.name, input.call.arguments, { ...ports.toolContext, turn: id, signal });
         return { ok: result.ok, content: result.content };
       }),
     },

@@ -11,6 +11,7 @@ const suites: Record<string, () => Promise<{ bench: BenchSuite }>> = {
   turn: () => import('./turn.js'),
   mcp: () => import('./mcp.js'),
   gateway: () => import('./gateway.js'),
+  launcher: () => import('./launcher.js'),
 };
 
 const args = process.argv.slice(2);

@@ -3,11 +3,12 @@ import { applyTrigger } from '../../adapters/channels/trigger.js';
 import { sessionIdOf } from '../../bus/index.js';
 import type { ChannelEntry, Config } from '../../store/config/index.js';
 import type { Logger } from '../../store/logs/logger.js';
+import { saveInboundMedia } from '../../store/inbound-media.js';
 import { writeLastChannel } from '../../store/state.js';
 import type { Runtime } from '../runtime.js';
 import type { SessionReply } from '../session.js';
 import type { ChannelActor } from './channel-actor.js';
-import { dispatch } from './dispatch.js';
+import { dispatch, type Route } from './dispatch.js';
 import type { Delivery, Outbox } from './outbox.js';
 import { RecentIds } from './recent-ids.js';
 import { StreamView } from './stream-view.js';
@@ -63,37 +64,61 @@ export class Dispatcher {
     const settings = this.deps.entry(actor.id.name)?.settings;
     if (!settings) return;
     const decision = applyTrigger(settings, message);
-    if (decision.kind === 'ignore') {
-      this.deps.logger.debug('inbound ignored', { channel: actor.id.name, reason: decision.reason });
+    if (decision.kind === 'ignore' || (decision.text === '' && !message.audio)) {
+      this.deps.logger.debug('inbound ignored', { channel: actor.id.name, reason: decision.kind === 'ignore' ? decision.reason : 'empty' });
       return;
     }
-    const { kind, account, name } = actor.id;
-    const route = dispatch(this.deps.config(), { channel: kind, account, ...message });
-    const session = sessionIdOf(route.sessionKey);
-    const correlation = { agent: route.agent, session };
-    this.deps.runtime.bus.publish({
-      ...correlation,
-      type: 'message.received',
-      data: { channel: name, account, message_id: message.messageId, chat: message.chat, sender: message.sender, text: decision.text, session_key: route.sessionKey, space: message.space, topic: message.topic, mentioned: message.mentioned },
-    });
-    writeLastChannel(this.deps.workspace, { channel: name, account, chat: message.chat, reply_to: message.replyTo, at: new Date(this.deps.now()).toISOString() });
+    const route = this.record(actor, message, decision.text);
     const channel = actor.channel;
     if (settings.typing !== false) void channel?.typing(message.replyTo);
-    const delivery: Delivery = { actor, chat: message.chat, replyTo: message.replyTo, keyBase: `${name}:${message.messageId}`, correlation };
+    const delivery: Delivery = { actor, chat: message.chat, replyTo: message.replyTo, keyBase: `${actor.id.name}:${message.messageId}`, correlation: { agent: route.agent, session: sessionIdOf(route.sessionKey) } };
     if (settings.placeholder && channel) delivery.editFirst = await channel.send(message.replyTo, settings.placeholder);
     const streaming = settings.streaming.enabled && channel?.capabilities.streaming && !delivery.editFirst;
-    const view = streaming ? new StreamView(this.deps.runtime.bus, session, delivery, settings.streaming, this.deps.now) : undefined;
+    const view = streaming ? new StreamView(this.deps.runtime.bus, message.messageId, delivery, settings.streaming, this.deps.now) : undefined;
+    const media = await this.fetchAudio(actor, message);
+    const noTranscript = decision.text === '' && media.length === 0;
     const reply = await this.deps.runtime.agent(route.agent).handle(route.sessionKey, {
-      channel: kind,
-      account,
+      channel: actor.id.kind,
+      account: actor.id.account,
       chat: message.chat,
       sender: message.sender,
       messageId: message.messageId,
-      text: decision.text,
+      text: noTranscript ? '[voice message: no transcription model is configured]' : decision.text,
       remote: true,
       ...(channel ? { commands: channel.capabilities.commands } : {}),
+      ...(media.length > 0 ? { media } : {}),
     });
     await this.answer(delivery, reply, view);
+  }
+
+  /** Routes the message, publishes `message.received` and remembers the chat as the last active channel. */
+  private record(actor: ChannelActor, message: ChannelMessage, text: string): Route {
+    const { kind, account, name } = actor.id;
+    const route = dispatch(this.deps.config(), { channel: kind, account, ...message });
+    this.deps.runtime.bus.publish({
+      agent: route.agent,
+      session: sessionIdOf(route.sessionKey),
+      type: 'message.received',
+      data: { channel: name, account, message_id: message.messageId, chat: message.chat, sender: message.sender, text, session_key: route.sessionKey, space: message.space, topic: message.topic, mentioned: message.mentioned },
+    });
+    writeLastChannel(this.deps.workspace, { channel: name, account, chat: message.chat, reply_to: message.replyTo, at: new Date(this.deps.now()).toISOString() });
+    return route;
+  }
+
+  /** Voice messages are fetched and saved only when a transcription model will read them. */
+  private async fetchAudio(actor: ChannelActor, message: ChannelMessage): Promise<Array<{ kind: 'audio'; path: string; mime: string }>> {
+    const channel = actor.channel;
+    if (!message.audio || !channel?.download || !this.deps.config().agents.defaults.transcription_model) return [];
+    const saved: Array<{ kind: 'audio'; path: string; mime: string }> = [];
+    for (const clip of message.audio) {
+      try {
+        const data = await channel.download(clip.fileId);
+        saved.push({ kind: 'audio', path: saveInboundMedia(this.deps.workspace, message.messageId, clip.name, data), mime: clip.mime });
+      } catch (error) {
+        this.deps.logger.warn('voice message not downloaded', { channel: actor.id.name, reason: (error as Error).message });
+      }
+    }
+    return saved;
   }
 
   private async answer(delivery: Delivery, reply: SessionReply, view: StreamView | undefined): Promise<void> {

@@ -20,9 +20,10 @@ export class StreamView {
   private effects: Promise<void> = Promise.resolve();
   private messageId: string | undefined;
   private text = '';
-  private turn = 'stream';
+  /** The turn answering this inbound message; chunks of other turns of the session are not ours. */
+  private turn: string | undefined;
 
-  constructor(private readonly bus: Bus, session: string, private readonly delivery: Delivery, settings: StreamingInput, private readonly now: () => number) {
+  constructor(private readonly bus: Bus, inboundId: string, private readonly delivery: Delivery, settings: StreamingInput, private readonly now: () => number) {
     const limit = delivery.actor.channel?.capabilities.maxMessageLength ?? 4096;
     const machine = streamingMachine.provide({
       actions: {
@@ -33,11 +34,13 @@ export class StreamView {
     this.actor = createActor(machine, { input: settings });
     this.actor.subscribe({ error: () => undefined });
     this.actor.start();
-    this.subscription = bus.on('provider.chunk').subscribe((event) => {
-      if (event.session !== session || event.data.kind !== 'text') return;
-      this.turn = event.turn ?? this.turn;
-      this.text += event.data.delta;
-      this.actor.send({ type: 'CHUNK', text: this.text, at: this.now() });
+    this.subscription = bus.on('turn.started', 'provider.chunk').subscribe((event) => {
+      if (event.type === 'turn.started') {
+        if (event.data.message_id === inboundId) this.turn = event.turn;
+      } else if (event.turn !== undefined && event.turn === this.turn && event.data.kind === 'text') {
+        this.text += event.data.delta;
+        this.actor.send({ type: 'CHUNK', text: this.text, at: this.now() });
+      }
     });
   }
 
@@ -59,7 +62,7 @@ export class StreamView {
     const channel = this.delivery.actor.channel;
     if (!channel) return;
     this.messageId = await channel.send(this.delivery.replyTo, text);
-    this.bus.publish({ ...this.delivery.correlation, type: 'message.sent', data: { channel: this.delivery.actor.id.name, chat: this.delivery.chat, text, send_key: `${this.delivery.keyBase}:${this.turn}:0`, part: 0, message_id: this.messageId } });
+    this.bus.publish({ ...this.delivery.correlation, type: 'message.sent', data: { channel: this.delivery.actor.id.name, chat: this.delivery.chat, text, send_key: `${this.delivery.keyBase}:${this.turn ?? 'command'}:0`, part: 0, message_id: this.messageId } });
   }
 
   private async update(text: string): Promise<void> {

@@ -25,6 +25,8 @@ export interface ChannelMessage {
   topic?: string;
   /** The bot was addressed by name or by a reply to it. */
   mentioned: boolean;
+  /** Voice recordings and audio files, fetched with `Channel.download` when a transcription model is set. */
+  audio?: Array<{ fileId: string; mime: string; name: string }>;
 }
 
 export interface ChannelHooks {
@@ -46,6 +48,8 @@ export interface Channel {
   edit(replyTo: string, messageId: string, text: string): Promise<void>;
   /** Best effort: a platform that refuses it is not an error worth a reply. */
   typing(replyTo: string): Promise<void>;
+  /** The bytes of a file a user sent, for platforms that hand out file ids. */
+  download?(fileId: string): Promise<Buffer>;
 }
 
 /** A channel failure with a reason the supervisor can act on. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ChannelMessage } from './channel.js';
 
+const fileSchema = z.looseObject({ file_id: z.string(), mime_type: z.string().optional() });
 const userSchema = z.looseObject({ id: z.number(), is_bot: z.boolean().optional(), username: z.string().optional() });
 
 /** The parts of a Bot API update the gateway reads; everything else is ignored. */
@@ -16,6 +17,8 @@ export const telegramUpdateSchema = z.looseObject({
       message_thread_id: z.number().int().optional(),
       is_topic_message: z.boolean().optional(),
       reply_to_message: z.looseObject({ from: userSchema.optional() }).optional(),
+      voice: fileSchema.optional(),
+      audio: fileSchema.extend({ file_name: z.string().optional() }).optional(),
     })
     .optional(),
 });
@@ -24,6 +27,12 @@ export type TelegramUpdate = z.infer<typeof telegramUpdateSchema>;
 export interface BotIdentity {
   id: number;
   username: string;
+}
+
+function audioOf(message: TelegramUpdate['message']): { fileId: string; mime: string; name: string } | undefined {
+  if (message?.voice) return { fileId: message.voice.file_id, mime: message.voice.mime_type ?? 'audio/ogg', name: 'voice.ogg' };
+  if (message?.audio) return { fileId: message.audio.file_id, mime: message.audio.mime_type ?? 'audio/mpeg', name: message.audio.file_name ?? 'audio.mp3' };
+  return undefined;
 }
 
 function chatOf(type: string, id: string): string {
@@ -38,7 +47,8 @@ function chatOf(type: string, id: string): string {
  */
 export function fromTelegramUpdate(update: TelegramUpdate, bot: BotIdentity): ChannelMessage | undefined {
   const message = update.message;
-  const text = message?.text ?? message?.caption;
+  const audio = audioOf(message);
+  const text = message?.text ?? message?.caption ?? (audio ? '' : undefined);
   if (!message || text === undefined || message.from?.is_bot) return undefined;
   const chatId = String(message.chat.id);
   const mentions = new RegExp(`@${bot.username}\\b`, 'gi');
@@ -53,5 +63,6 @@ export function fromTelegramUpdate(update: TelegramUpdate, bot: BotIdentity): Ch
     text: text.replace(mentions, '').trim(),
     ...(message.is_topic_message && message.message_thread_id !== undefined ? { topic: `topic:${message.message_thread_id}` } : {}),
     mentioned: new RegExp(`@${bot.username}\\b`, 'i').test(text) || repliedToBot,
+    ...(audio ? { audio: [audio] } : {}),
   };
 }

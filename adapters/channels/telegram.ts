@@ -71,6 +71,16 @@ export class TelegramChannel implements Channel {
     await this.api.editMessageText(replyTo, Number(messageId), text).catch((error: unknown) => { throw asChannelError(error); });
   }
 
+  /** Files come from `<api root>/file/bot<token>/<file_path>` after getFile names the path. */
+  async download(fileId: string): Promise<Buffer> {
+    const file = await this.api.getFile(fileId).catch((error: unknown) => { throw asChannelError(error); });
+    if (!file.file_path) throw new ChannelError('platform', `Bot API getFile gave no path for ${fileId}`);
+    const root = (this.options.baseUrl ?? 'https://api.telegram.org').replace(/\/+$/, '');
+    const response = await fetch(`${root}/file/bot${this.options.token}/${file.file_path}`);
+    if (!response.ok) throw new ChannelError('platform', `downloading a Telegram file failed (HTTP ${response.status})`);
+    return Buffer.from(await response.arrayBuffer());
+  }
+
   async typing(replyTo: string): Promise<void> {
     await this.api.sendChatAction(replyTo, 'typing').catch(() => undefined);
   }

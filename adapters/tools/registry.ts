@@ -17,13 +17,22 @@ function describeIssues(error: z.ZodError): string {
  */
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool<unknown>>();
-  // Turning a zod schema into JSON schema costs more than the rest of a turn; a tool's schema never changes.
-  private readonly specCache = new Map<string, ToolSpec>();
 
   constructor(
     private readonly filter: FilterOptions,
     private readonly workspace: string,
+    private readonly specCache = new Map<string, ToolSpec>(),
   ) {}
+
+  /**
+   * This registry plus tools known only for one turn (MCP tools, discovery search), under the same output
+   * filter; the cached specs of the shared tools are reused.
+   */
+  overlay(extra: readonly Tool<unknown>[]): ToolRegistry {
+    const combined = new ToolRegistry(this.filter, this.workspace, this.specCache);
+    for (const tool of [...this.tools.values(), ...extra]) combined.tools.set(tool.name, tool);
+    return combined;
+  }
 
   register<P>(tool: Tool<P>): this {
     this.tools.set(tool.name, tool as Tool<unknown>);
@@ -43,7 +52,12 @@ export class ToolRegistry {
     return this.list().map((tool) => this.specOf(tool));
   }
 
+  // Turning a zod schema into JSON schema costs more than the rest of a turn, and a tool's schema never
+  // changes, so it is done once. A tool that brings its own JSON schema (MCP) is passed through as is.
   private specOf(tool: Tool<unknown>): ToolSpec {
+    if ('jsonSchema' in tool && tool.jsonSchema && typeof tool.jsonSchema === 'object') {
+      return { name: tool.name, description: tool.description, parameters: tool.jsonSchema as Record<string, unknown> };
+    }
     const cached = this.specCache.get(tool.name);
     if (cached) return cached;
     const spec = {

@@ -26,6 +26,12 @@ test('/cmd@botname reads as /cmd; a reply to the bot counts as a mention', () =>
   assert.is(parse({ update_id: 4, message: { message_id: 10, chat: { id: -1, type: 'group' }, from, text: 'yes', reply_to_message: { from: { id: 666, is_bot: true } } } })?.mentioned, true);
 });
 
+test('a voice message without a caption maps to empty text with its audio file', () => {
+  const message = parse({ update_id: 8, message: { message_id: 13, chat: { id: 1001, type: 'private' }, from, voice: { file_id: 'f1', duration: 3 } } });
+  assert.is(message?.text, '');
+  assert.equal(message?.audio, [{ fileId: 'f1', mime: 'audio/ogg', name: 'voice.ogg' }]);
+});
+
 test('updates without text, and messages from bots, are not for the agent', () => {
   assert.is(parse({ update_id: 5, message: { message_id: 11, chat: { id: 1, type: 'private' }, from } }), undefined);
   assert.is(parse({ update_id: 6, message: { message_id: 12, chat: { id: 1, type: 'private' }, from: { id: 9, is_bot: true }, text: 'x' } }), undefined);

@@ -1,6 +1,7 @@
 // A loopback chat-completions model that answers from the last user message, so tests need not script
 // replies in order: `echo: <text>` by default; `LONG` asks for a long answer with a code block; `SLOW`
-// answers after a pause; with `stream: true` the answer arrives as SSE chunks.
+// answers after a pause; with `stream: true` the answer arrives as SSE chunks. `/audio/transcriptions`
+// answers with TRANSCRIPT.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { completionStreamText } from './vendor-chat-completions.js';
@@ -10,6 +11,8 @@ export interface GatewayModel {
   requests: number;
   close(): Promise<void>;
 }
+
+export const TRANSCRIPT = 'turn on the lights';
 
 export const LONG_REPLY = ['Here is the code:', '```ts', ...Array.from({ length: 400 }, (_, i) => `const line${i} = ${i}; // filler`), '```', 'Done.'].join('\n');
 
@@ -41,6 +44,10 @@ export async function startGatewayModel(): Promise<GatewayModel> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       state.requests++;
+      if (req.url?.endsWith('/audio/transcriptions')) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: TRANSCRIPT }));
+        return;
+      }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { stream?: boolean };
       const text = lastUserText(body);
       const answer = answerFor(text);

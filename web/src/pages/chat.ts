@@ -65,7 +65,10 @@ export const chatPage: Page = (root) => {
     const content = input.value.trim();
     if (!content) return;
     add('user', content);
-    socket.send(JSON.stringify({ type: 'message.send', session_id: session, timestamp: Date.now(), payload: { content } }));
+    const frame = JSON.stringify({ type: 'message.send', session_id: session, timestamp: Date.now(), payload: { content } });
+    // A message typed before the socket is open goes out as soon as it opens.
+    if (socket.readyState === WebSocket.OPEN) socket.send(frame);
+    else socket.addEventListener('open', () => socket.send(frame), { once: true });
     input.value = '';
   };
   input.addEventListener('keydown', (event) => {

@@ -26,11 +26,11 @@ export const machinesPage: Page = (root, param) => {
   const drawRows = (): void =>
     replace(table, ...[...rows.values()].sort((a, b) => b.at - a.at).map((row) =>
       h('tr', { 'data-actor': row.actor },
-        h('td', {}, h('a', { href: `#/machines/${encodeURIComponent(row.actor)}` }, row.actor)),
+        h('td', {}, h('a', { href: `#/machines/${row.actor}` }, row.actor)),
         h('td', {}, row.machine), h('td', { class: 'actor-state' }, row.stopped ? `${row.state} (stopped)` : row.state),
         h('td', {}, row.last_event), h('td', {}, time(row.at)))));
   const openDetail = async (actor: string): Promise<void> => {
-    const reply = await getJson<ActorDetail>(`/api/actors/${encodeURIComponent(actor)}`);
+    const reply = await getJson<ActorDetail>(`/api/actors/${actor}`);
     if (!reply.ok) return replace(detail, h('p', { class: 'error' }, `no live actor ${actor}`));
     const d = reply.body;
     replace(detail, h('h2', {}, `${d.actor} — ${d.machine}`), h('p', {}, 'state: ', h('strong', { id: 'detail-state' }, d.state)),

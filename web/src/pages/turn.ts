@@ -33,10 +33,10 @@ export const turnPage: Page = (root, turn) => {
   const result = h('p', { id: 'rerun-result' });
   const rerun = async (): Promise<void> => {
     replace(result, 'rerunning…');
-    const reply = await sendJson<Rerun>('POST', `/api/turns/${encodeURIComponent(turn ?? '')}/rerun`);
+    const reply = await sendJson<Rerun>('POST', `/api/turns/${turn ?? ''}/rerun`);
     replace(result, reply.ok ? rerunText(reply.body) : errorText(reply.body, reply.status));
   };
-  void getJson<Timeline>(`/api/turns/${encodeURIComponent(turn ?? '')}`).then((reply) => {
+  void getJson<Timeline>(`/api/turns/${turn ?? ''}`).then((reply) => {
     if (!reply.ok) return replace(root, h('h1', {}, 'Turn'), h('p', { class: 'error' }, errorText(reply.body, reply.status)));
     const t = reply.body;
     replace(root, h('h1', {}, `Turn ${t.turn}`), h('p', { class: 'muted' }, `session ${t.session ?? '—'}`),

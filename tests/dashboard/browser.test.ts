@@ -1,0 +1,104 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { PASSWORD } from '../launcher/launcher-harness.js';
+import { chatSocket, replyStreamed, startDashboard, type Dashboard } from '../support/dashboard-harness.js';
+
+const SCREENSHOTS = fileURLToPath(new URL('../output/screenshots/', import.meta.url));
+mkdirSync(SCREENSHOTS, { recursive: true });
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const build = spawnSync(process.execPath, [fileURLToPath(new URL('../../web/build.mjs', import.meta.url))], { encoding: 'utf8' });
+if (build.status !== 0) throw new Error(`the dashboard bundle did not build: ${build.stderr}`);
+
+function watchViolations(page: Page): string[] {
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (message.text().includes('Content Security Policy')) violations.push(message.text());
+  });
+  page.on('pageerror', (error) => violations.push(error.message));
+  return violations;
+}
+
+async function signIn(page: Page, dashboard: Dashboard): Promise<void> {
+  await page.goto(dashboard.launcher.url);
+  await page.fill('#password', PASSWORD);
+  await Promise.all([page.waitForURL(`${dashboard.launcher.url}/`), page.click('button[type=submit]')]);
+  await page.waitForSelector('#chat-input');
+}
+
+const shot = (page: Page, name: string) => page.screenshot({ path: `${SCREENSHOTS}dashboard-${name}.png`, fullPage: true });
+
+test('in a browser: chat streams a sanitized markdown reply, a turn machine changes state live, its timeline reruns identical, and a bad config value shows its error', async () => {
+  const dashboard = await startDashboard();
+  let browser: Browser | undefined;
+  try {
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+    const page = await browser.newPage();
+    const problems = watchViolations(page);
+    await signIn(page, dashboard);
+
+    replyStreamed(dashboard.vendor, ['**Hello** ', 'there <img src=x onerror=alert(1)>', ' `code`']);
+    await page.fill('#chat-input', 'hi');
+    await page.click('#chat-send');
+    const reply = page.locator('.bubble.assistant .body');
+    await page.waitForFunction(() => document.querySelector('.bubble.assistant .body')?.textContent?.endsWith('code'));
+    assert.is(await reply.textContent(), 'Hello there <img src=x onerror=alert(1)> code');
+    assert.is(await reply.locator('strong').textContent(), 'Hello');
+    assert.is(await reply.locator('code').textContent(), 'code');
+    assert.is(await reply.locator('img').count(), 0);
+    await shot(page, 'chat');
+
+    await page.goto(`${dashboard.launcher.url}/#/machines`);
+    await page.waitForSelector('#actors tr');
+    const before = await page.locator('#actors tr').count();
+    const chat = await chatSocket(dashboard);
+    replyStreamed(dashboard.vendor, ['second answer']);
+    await chat.send('again', 'browserlive');
+    chat.socket.close();
+    await page.waitForFunction((n) => document.querySelectorAll('#actors tr').length > n, before);
+    const newest = page.locator('#actors tr').first();
+    await page.waitForFunction(() => document.querySelector('#actors tr .actor-state')?.textContent === 'done');
+    assert.match((await newest.getAttribute('data-actor')) ?? '', /^turn:/);
+    await newest.locator('a').click();
+    await page.waitForSelector('#actor-detail .state.active[data-state="done"]');
+    assert.is(await page.textContent('#detail-state'), 'done');
+    await shot(page, 'machines');
+
+    await page.goto(`${dashboard.launcher.url}/#/events`);
+    await page.waitForSelector('#events .turn-link');
+    await shot(page, 'events');
+    await page.locator('#events .turn-link').first().click();
+    await page.waitForSelector('#waterfall .span.model');
+    await page.click('#rerun');
+    await page.waitForFunction(() => document.querySelector('#rerun-result')?.textContent?.startsWith('identical'));
+    await shot(page, 'turn');
+
+    await page.goto(`${dashboard.launcher.url}/#/config`);
+    await page.waitForFunction(() => (document.querySelector('#config-raw') as HTMLTextAreaElement | null)?.value.includes('model_list'));
+    const raw = await page.inputValue('#config-raw');
+    assert.not.match(raw, 'sk-test-key-0001');
+    const config = JSON.parse(raw) as { agents: { defaults: Record<string, unknown> } };
+    config.agents.defaults.max_tool_iterations = -3;
+    await page.fill('#config-raw', JSON.stringify(config, null, 2));
+    await page.click('#config-save');
+    await page.waitForSelector('#config-issues .issues li');
+    assert.match((await page.textContent('#config-issues .issues')) ?? '', 'agents.defaults.max_tool_iterations');
+    await shot(page, 'config');
+
+    for (const name of ['sessions', 'logs', 'status', 'gateway']) {
+      await page.goto(`${dashboard.launcher.url}/#/${name}`);
+      await page.waitForLoadState('networkidle');
+      await shot(page, name);
+    }
+    assert.is(await page.textContent('#gateway-status').then((t) => t?.split(' ')[0]), 'running');
+    assert.equal(problems, [], 'no script errors and no CSP violations');
+  } finally {
+    await browser?.close();
+    await dashboard.close();
+  }
+});
+
+test.run();

@@ -1,0 +1,91 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { gatewayHost, type GatewayHost } from '../../adapters/cli/launcher-host/gateway-host.js';
+import { mountDashboard } from '../../adapters/cli/launcher-host/mount.js';
+import { startLauncher, type RunningLauncher } from '../../adapters/launcher/server.js';
+import { setUp } from '../launcher/launcher-harness.js';
+import { tempHome, type TempHome } from './temp-home.js';
+import { writeConfig } from './turn-fixture.js';
+import { completionStreamText, sse } from './vendor-chat-completions.js';
+import { splitBytes, startVendorServer, type VendorServer } from './vendor-server.js';
+
+export const API_KEY = 'sk-test-key-0001';
+
+export interface Dashboard {
+  home: TempHome;
+  vendor: VendorServer;
+  launcher: RunningLauncher;
+  host: GatewayHost;
+  /** The signed-in session cookie. */
+  cookie: string;
+  close(): Promise<void>;
+}
+
+/** The loopback model's config plus an enabled web-UI channel that streams (throttle 0, min growth 1). */
+function writeDashboardConfig(home: string, vendorUrl: string): void {
+  writeConfig(home, vendorUrl, { streaming: true });
+  const path = join(home, 'config.json');
+  const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  config.channel_list = { web: { enabled: true, type: 'pico', settings: { streaming: { enabled: true } } } };
+  writeFileSync(path, JSON.stringify(config, null, 2));
+}
+
+/** A launcher with the dashboard mounted and its gateway running on a loopback model, already signed in. */
+export async function startDashboard(webDir?: string): Promise<Dashboard> {
+  const home = tempHome();
+  const vendor = await startVendorServer();
+  writeDashboardConfig(home.home, vendor.url);
+  const launcher = await startLauncher({ home: home.home, host: '127.0.0.1', port: 0, ...(webDir ? { webDir } : {}) });
+  const host = gatewayHost(home.env);
+  const dashboard = mountDashboard(launcher, host, webDir);
+  await host.start();
+  const cookie = await setUp(launcher);
+  return {
+    home, vendor, launcher, host, cookie,
+    close: async () => {
+      dashboard.close();
+      await host.close();
+      await launcher.close();
+      await vendor.close();
+      home.remove();
+    },
+  };
+}
+
+/** Queues one streamed answer made of these text pieces. */
+export function replyStreamed(vendor: VendorServer, pieces: string[]): void {
+  vendor.reply(sse(splitBytes(completionStreamText(pieces.map((content) => ({ content }))), 4096)));
+}
+
+export type Frame = { type: string; session_id?: string; payload: Record<string, unknown> };
+
+/** A `/pico/ws` client that collects frames until a `typing.stop` ends a reply. */
+export function chatSocket(dashboard: Dashboard): Promise<{ socket: WebSocket; frames: Frame[]; send(content: string, session?: string): Promise<Frame[]> }> {
+  const url = `${dashboard.launcher.url.replace('http', 'ws')}/pico/ws`;
+  const socket = new WebSocket(url, { headers: { cookie: dashboard.cookie, origin: dashboard.launcher.url } });
+  const frames: Frame[] = [];
+  let waiting: ((frames: Frame[]) => void) | undefined;
+  let from = 0;
+  socket.on('message', (data) => {
+    const frame = JSON.parse(String(data)) as Frame;
+    frames.push(frame);
+    if ((frame.type === 'typing.stop' || frame.type === 'error' || frame.type === 'pong') && waiting) {
+      const done = waiting;
+      waiting = undefined;
+      done(frames.slice(from));
+      from = frames.length;
+    }
+  });
+  return new Promise((resolve, reject) => {
+    socket.once('error', reject);
+    socket.once('open', () => resolve({
+      socket,
+      frames,
+      send: (content, session = 'webtest') => new Promise((done) => {
+        waiting = done;
+        socket.send(JSON.stringify({ type: 'message.send', session_id: session, payload: { content } }));
+      }),
+    }));
+  });
+}
