@@ -1,21 +1,11 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { vendorSuite } from '../support/vendor-suite.js';
 import { createChatCompletionsClient } from '../../adapters/providers/chat-completions.js';
 import type { ChatRequest, StreamChunk } from '../../adapters/providers/provider.js';
 import { completion, completionStreamText, sse } from '../support/vendor-chat-completions.js';
 import { bodyOf, json, splitBytes, startVendorServer, type ScriptedReply, type VendorServer } from '../support/vendor-server.js';
 
-const test = suite('chat-completions family');
-let server: VendorServer;
-test.before(async () => {
-  server = await startVendorServer();
-});
-test.after(async () => {
-  await server.close();
-});
-test.before.each(() => {
-  server.reset();
-});
+const { test, server } = vendorSuite('chat-completions family');
 
 const weather = { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } };
 

@@ -1,21 +1,11 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { vendorSuite } from '../support/vendor-suite.js';
 import { createGenerateContentClient } from '../../adapters/providers/generate-content.js';
 import type { ChatRequest, StreamChunk } from '../../adapters/providers/provider.js';
 import { generateSse, generateStreamText, generated } from '../support/vendor-generate-content.js';
-import { bodyOf, json, splitBytes, startVendorServer, type VendorServer } from '../support/vendor-server.js';
+import { bodyOf, json, splitBytes } from '../support/vendor-server.js';
 
-const test = suite('generate-content family');
-let server: VendorServer;
-test.before(async () => {
-  server = await startVendorServer();
-});
-test.after(async () => {
-  await server.close();
-});
-test.before.each(() => {
-  server.reset();
-});
+const { test, server } = vendorSuite('generate-content family');
 
 const weather = { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } };
 

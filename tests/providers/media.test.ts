@@ -1,21 +1,11 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { vendorSuite } from '../support/vendor-suite.js';
 import { ProviderConfigError, ProviderError } from '../../adapters/providers/errors.js';
 import { generateImage } from '../../adapters/providers/image-generation.js';
 import { transcribe } from '../../adapters/providers/transcription.js';
-import { bodyOf, json, startVendorServer, type VendorServer } from '../support/vendor-server.js';
+import { bodyOf, json } from '../support/vendor-server.js';
 
-const test = suite('media: transcription and image generation');
-let server: VendorServer;
-test.before(async () => {
-  server = await startVendorServer();
-});
-test.after(async () => {
-  await server.close();
-});
-test.before.each(() => {
-  server.reset();
-});
+const { test, server } = vendorSuite('media: transcription and image generation');
 
 const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
 const audio = Buffer.from([0x4f, 0x67, 0x67, 0x53, 0x00, 0xff, 0x0d, 0x0a]);

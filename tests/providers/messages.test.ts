@@ -1,21 +1,11 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { vendorSuite } from '../support/vendor-suite.js';
 import { createMessagesClient } from '../../adapters/providers/messages.js';
 import type { ChatRequest, StreamChunk } from '../../adapters/providers/provider.js';
 import { frame, message, messageSse, messageStreamText } from '../support/vendor-messages.js';
-import { bodyOf, splitBytes, startVendorServer, type VendorServer } from '../support/vendor-server.js';
+import { bodyOf, splitBytes } from '../support/vendor-server.js';
 
-const test = suite('messages family');
-let server: VendorServer;
-test.before(async () => {
-  server = await startVendorServer();
-});
-test.after(async () => {
-  await server.close();
-});
-test.before.each(() => {
-  server.reset();
-});
+const { test, server } = vendorSuite('messages family');
 
 const weather = { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } };
 
