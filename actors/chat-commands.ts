@@ -1,6 +1,8 @@
-/** The commands executed before the model. Anything else starting with `/` is a message for the model. */
-export const REGISTERED_COMMANDS = ['start', 'help', 'show', 'list', 'use', 'clear', 'stop'] as const;
-export type CommandName = (typeof REGISTERED_COMMANDS)[number];
+import { CHAT_COMMANDS, type CommandName } from '../adapters/channels/command-names.js';
+
+/** The commands executed before the model (channels declare which of them they support). */
+export const REGISTERED_COMMANDS = CHAT_COMMANDS;
+export type { CommandName };
 
 export interface ParsedCommand {
   name: CommandName;

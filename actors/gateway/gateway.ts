@@ -102,11 +102,6 @@ export class Gateway {
     };
   }
 
-  /** Restarts the named channel as if it had crashed (the dashboard's restart, and tests). */
-  channel(name: string): ChannelActor | undefined {
-    return this.actors.get(name);
-  }
-
   async stop(signal?: string): Promise<void> {
     const { logs } = this.options;
     this.runtime.bus.publish({ type: 'gateway.stopping', data: signal ? { signal } : {} });

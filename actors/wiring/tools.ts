@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import type { ToolsOptions } from '../../adapters/tools/build-tools.js';
 import { defaultSandbox, type ExecLogger } from '../../adapters/tools/options.js';
 import type { Config } from '../../store/config/index.js';
+import { expandHome } from '../../store/paths.js';
 import { secretValues } from './secrets.js';
 
 /** The tools block of the config as the tools take it; one policy for every turn of every agent. */
@@ -12,8 +13,8 @@ export function toolsOptions(config: Config, workspace: string, home: string, en
     sandbox: {
       ...sandbox,
       restrictToWorkspace: config.agents.defaults.restrict_to_workspace,
-      allowReadPaths: tools.allow_read_paths,
-      allowWritePaths: tools.allow_write_paths,
+      allowReadPaths: tools.allow_read_paths.map((path) => expandHome(path)),
+      allowWritePaths: tools.allow_write_paths.map((path) => expandHome(path)),
     },
     readFile: { enabled: tools.read_file.enabled, mode: tools.read_file.mode, maxReadFileSize: tools.read_file.max_read_file_size },
     searchFiles: { enabled: tools.search_files.enabled },
