@@ -1,7 +1,8 @@
 import { createActor, fromPromise, toPromise } from 'xstate';
 import { isDeepStrictEqual } from 'node:util';
 import type { ChatResponse, Envelope, ToolCall } from '../bus/index.js';
-import { turnMachine, turnRecordTypes, type BuiltPrompt, type ModelCall, type ToolOutcome, type TurnRecord } from '../machines/turn.js';
+import { turnMachine, turnRecordTypes, type BuiltPrompt, type LoopVerdict, type ModelCall, type ToolOutcome, type TurnRecord } from '../machines/turn.js';
+import { loopChecker } from './loop-checker.js';
 
 type Recorded = { type: string; data: unknown };
 
@@ -53,9 +54,13 @@ export async function rerunTurn(events: Envelope[], machine = turnMachine): Prom
     stopWhenOut();
     return new Promise<T>(() => {});
   };
+  const { settings } = started.data;
+  // Loop detection is logic, not an outside answer: the current build's machine judges the calls again.
+  const loop = loopChecker(settings.loop_detection);
   const replay = machine.provide({
     actors: {
       buildPrompt: fromPromise<BuiltPrompt>(async () => prompt.data),
+      checkLoop: fromPromise<LoopVerdict, { call: ToolCall }>(async ({ input }) => loop.check(input.call)),
       callModel: fromPromise<ChatResponse, ModelCall>(async () => answers.shift() ?? outOfAnswers<ChatResponse>('further model answer')),
       runTool: fromPromise<ToolOutcome, { call: ToolCall }>(async ({ input }) => {
         const result = results.get(input.call.id);
@@ -64,7 +69,6 @@ export async function rerunTurn(events: Envelope[], machine = turnMachine): Prom
     },
     actions: { record: (_, record: TurnRecord) => actual.push({ type: record.type, data: record.data }) },
   });
-  const { settings } = started.data;
   const actor = createActor(replay, {
     input: { modelName: settings.model_name, stream: settings.stream, maxToolIterations: settings.max_tool_iterations, loopDetection: settings.loop_detection },
   });
@@ -72,5 +76,6 @@ export async function rerunTurn(events: Envelope[], machine = turnMachine): Prom
   const done = toPromise(actor);
   actor.start();
   await done;
+  loop.stop();
   return firstDifference(expected, actual);
 }

@@ -4,7 +4,8 @@ import type { ToolSpec } from '../adapters/providers/provider.js';
 import type { ModelRouter } from '../adapters/providers/router.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { ToolContext } from '../adapters/tools/tool.js';
-import { turnMachine, type BuiltPrompt, type ModelCall, type ToolOutcome, type TurnOutput } from '../machines/turn.js';
+import { turnMachine, type BuiltPrompt, type LoopVerdict, type ModelCall, type ToolOutcome, type TurnOutput } from '../machines/turn.js';
+import { loopChecker } from './loop-checker.js';
 import { stateName } from './machine-state.js';
 
 export type TurnSettings = EventData<'turn.started'>['settings'];
@@ -59,10 +60,12 @@ function specsFor(tools: ToolRegistry, names: string[]): ToolSpec[] {
 export function runTurn(id: string, correlation: Correlation, settings: TurnSettings, ports: TurnPorts): TurnHandle {
   const { bus, router } = ports;
   const keys = { ...correlation, turn: id };
+  const loop = loopChecker(settings.loop_detection, `loop:${id}`);
   let ending: Envelope | undefined;
   const machine = turnMachine.provide({
     actors: {
       buildPrompt: fromPromise<BuiltPrompt>(async () => ports.buildPrompt()),
+      checkLoop: fromPromise<LoopVerdict, { call: ToolCall }>(async ({ input }) => loop.check(input.call)),
       callModel: fromPromise<ChatResponse, ModelCall>(({ input, signal }) => {
         const box = ports.toolbox();
         return router.chat(
@@ -100,6 +103,7 @@ export function runTurn(id: string, correlation: Correlation, settings: TurnSett
   });
   root = actor;
   const done = toPromise(actor).then((output) => {
+    loop.stop();
     bus.publish({ ...keys, type: 'actor.stopped', data: { actor: actorId, machine: 'turn', reason: output.outcome } });
     return { output, ending };
   });

@@ -1,6 +1,6 @@
-import { assign, enqueueActions, fromPromise, initialTransition, setup, transition, type SnapshotFrom } from 'xstate';
+import { assign, enqueueActions, fromPromise, setup } from 'xstate';
 import type { ChatMessage, ChatResponse, EventData, ToolCall } from '../bus/index.js';
-import { loopDetectionMachine, loopWarning, type LoopDetectionInput } from './loop-detection.js';
+import { loopWarning, type LoopDetectionInput } from './loop-detection.js';
 import { turnTexts } from './turn-texts.js';
 
 export interface TurnInput {
@@ -23,6 +23,12 @@ export interface ModelCall {
   iteration: number;
 }
 
+/** What the turn's loop-detection machine says after seeing one more tool call. */
+export interface LoopVerdict {
+  state: 'normal' | 'warning' | 'stopped' | 'disabled';
+  streak: number;
+}
+
 export interface ToolOutcome {
   ok: boolean;
   content: string;
@@ -38,7 +44,6 @@ export type TurnRecord = { [T in RecordType]: { type: T; data: EventData<T> } }[
 
 export type TurnEvent = { type: 'STOP' } | { type: 'ABORT'; reason: string };
 
-type LoopSnapshot = SnapshotFrom<typeof loopDetectionMachine>;
 type Ending = { reason: 'loop_detected' | 'max_tool_iterations' | 'stop_requested' } | { reason: 'failed'; code: string; message: string };
 
 interface TurnContext {
@@ -50,7 +55,8 @@ interface TurnContext {
   iteration: number;
   /** Tool calls of the latest answer still to run, in order. */
   calls: ToolCall[];
-  loop: LoopSnapshot;
+  /** The loop-detection machine's verdict on the current call. */
+  loop: LoopVerdict;
   reply: string;
   ending?: Ending;
   outcome: TurnOutput['outcome'] | 'running';
@@ -91,19 +97,17 @@ export const turnMachine = setup({
     runTool: fromPromise<ToolOutcome, { call: ToolCall }>(async () => {
       throw new Error('runTool is provided by the hosting actor');
     }),
+    // The host runs the loop-detection machine of the turn as a live actor and answers with its state.
+    checkLoop: fromPromise<LoopVerdict, { call: ToolCall }>(async () => {
+      throw new Error('checkLoop is provided by the hosting actor');
+    }),
   },
   actions: {
     record: (_, _params: TurnRecord) => {},
     countModelCall: assign({ iteration: ({ context }) => context.iteration + 1 }),
-    checkLoop: assign({
-      loop: ({ context }) => {
-        const call = currentCall(context);
-        return transition(loopDetectionMachine, context.loop, { type: 'TOOL_CALLED', name: call.name, arguments: call.arguments })[0];
-      },
-    }),
     endForLoop: assign({
       ending: { reason: 'loop_detected' as const },
-      reply: ({ context }) => turnTexts.loopDetected(currentCall(context).name, context.loop.context.streak),
+      reply: ({ context }) => turnTexts.loopDetected(currentCall(context).name, context.loop.streak),
     }),
     endForBudget: assign({
       ending: { reason: 'max_tool_iterations' as const },
@@ -118,8 +122,8 @@ export const turnMachine = setup({
   guards: {
     hasToolCalls: ({ event }) => ((event as { output?: ChatResponse }).output?.tool_calls.length ?? 0) > 0,
     isEmptyAnswer: ({ event }) => ((event as { output?: ChatResponse }).output?.text.trim() ?? '') === '',
-    loopStopped: ({ context }) => context.loop.value === 'stopped',
-    loopWarned: ({ context }) => context.loop.value === 'warning',
+    loopStopped: ({ context }) => context.loop.state === 'stopped',
+    loopWarned: ({ context }) => context.loop.state === 'warning',
     moreCalls: ({ context }) => context.calls.length > 0,
     budgetSpent: ({ context }) => context.iteration >= context.settings.maxToolIterations,
   },
@@ -132,7 +136,7 @@ export const turnMachine = setup({
     tools: [],
     iteration: 0,
     calls: [],
-    loop: initialTransition(loopDetectionMachine, input.loopDetection)[0],
+    loop: { state: input.loopDetection.enabled ? 'normal' : 'disabled', streak: 0 },
     reply: '',
     outcome: 'running',
   }),
@@ -196,7 +200,14 @@ export const turnMachine = setup({
       initial: 'checking_for_loop',
       states: {
         checking_for_loop: {
-          entry: 'checkLoop',
+          invoke: {
+            src: 'checkLoop',
+            input: ({ context }) => ({ call: currentCall(context) }),
+            onDone: { target: 'loop_checked', actions: assign({ loop: ({ event }) => event.output }) },
+            onError: { target: '#turn.failed', actions: 'endForFailure' },
+          },
+        },
+        loop_checked: {
           always: [{ guard: 'loopStopped', target: '#turn.stopped', actions: 'endForLoop' }, { target: 'running_tool' }],
         },
         running_tool: {
@@ -215,7 +226,7 @@ export const turnMachine = setup({
               actions: [
                 enqueueActions(({ context, enqueue, check }) => {
                   if (!check('loopWarned')) return;
-                  enqueue({ type: 'record', params: { type: 'loop.warned', data: { tool: currentCall(context).name, count: context.loop.context.streak } } });
+                  enqueue({ type: 'record', params: { type: 'loop.warned', data: { tool: currentCall(context).name, count: context.loop.streak } } });
                 }),
                 {
                   type: 'record',
@@ -226,8 +237,8 @@ export const turnMachine = setup({
                 },
                 assign(({ context, event }) => {
                   const call = currentCall(context);
-                  const warned = context.loop.value === 'warning';
-                  const content = warned ? `${event.output.content}\n\n${loopWarning(call.name, context.loop.context.streak)}` : event.output.content;
+                  const warned = context.loop.state === 'warning';
+                  const content = warned ? `${event.output.content}\n\n${loopWarning(call.name, context.loop.streak)}` : event.output.content;
                   return {
                     messages: [...context.messages, { role: 'tool' as const, tool_call_id: call.id, name: call.name, content }],
                     calls: context.calls.slice(1),

@@ -2,7 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createActor, fromPromise, toPromise } from 'xstate';
 import type { ChatResponse, ToolCall } from '../../bus/index.js';
-import { turnMachine, type BuiltPrompt, type ModelCall, type ToolOutcome, type TurnInput, type TurnOutput, type TurnRecord } from '../../machines/turn.js';
+import { loopChecker } from '../../actors/loop-checker.js';
+import { turnMachine, type BuiltPrompt, type LoopVerdict, type ModelCall, type ToolOutcome, type TurnInput, type TurnOutput, type TurnRecord } from '../../machines/turn.js';
 import { turnTexts } from '../../machines/turn-texts.js';
 
 const settings: TurnInput = {
@@ -28,6 +29,7 @@ function start(script: Script) {
   const modelCalls: ModelCall[] = [];
   const states: string[] = [];
   let signal: AbortSignal | undefined;
+  const loop = loopChecker({ ...settings, ...script.input }.loopDetection);
   const machine = turnMachine.provide({
     actors: {
       buildPrompt: fromPromise(script.prompt ?? (async () => prompt)),
@@ -40,6 +42,7 @@ function start(script: Script) {
         return next;
       }),
       runTool: fromPromise<ToolOutcome, { call: ToolCall }>(({ input }) => (script.tool ?? (async (c) => ({ ok: true, content: `result of ${c.id}` })))(input.call)),
+      checkLoop: fromPromise<LoopVerdict, { call: ToolCall }>(async ({ input }) => loop.check(input.call)),
     },
     actions: { record: (_, params) => records.push(params) },
   });
@@ -119,6 +122,24 @@ test('a prompt that cannot be built fails the turn before any model call', async
 test('a tool actor that throws fails the turn', async () => {
   const run = start({ answers: [answer('', [call('c1')])], tool: async () => Promise.reject(new Error('crashed')) });
   assert.equal((await run.done()).outcome, 'failed');
+});
+
+test('a loop check that fails fails the turn before the tool runs', async () => {
+  const records: TurnRecord[] = [];
+  const machine = turnMachine.provide({
+    actors: {
+      buildPrompt: fromPromise(async () => prompt),
+      callModel: fromPromise<ChatResponse, ModelCall>(async () => answer('', [call('c1')])),
+      runTool: fromPromise<ToolOutcome, { call: ToolCall }>(async () => ({ ok: true, content: 'must not run' })),
+      checkLoop: fromPromise<LoopVerdict, { call: ToolCall }>(async () => Promise.reject(new Error('loop machine crashed'))),
+    },
+    actions: { record: (_, params) => records.push(params) },
+  });
+  const actor = createActor(machine, { input: settings });
+  const done = toPromise(actor);
+  actor.start();
+  assert.equal((await done).outcome, 'failed');
+  assert.equal(types(records), ['prompt.built', 'provider.requested', 'provider.responded', 'turn.failed']);
 });
 
 test('STOP while the model is answering stops at once and aborts the request', async () => {

@@ -31,14 +31,17 @@ function writeDashboardConfig(home: string, vendorUrl: string): void {
   writeFileSync(path, JSON.stringify(config, null, 2));
 }
 
-/** A launcher with the dashboard mounted and its gateway running on a loopback model, already signed in. */
-export async function startDashboard(webDir?: string): Promise<Dashboard> {
+/**
+ * A launcher with the dashboard mounted and its gateway running, already signed in; `configured: false` starts
+ * with no config file (first run), else the loopback model and a streaming web-UI channel are configured.
+ */
+export async function startDashboard(options: { configured?: boolean } = {}): Promise<Dashboard> {
   const home = tempHome();
   const vendor = await startVendorServer();
-  writeDashboardConfig(home.home, vendor.url);
-  const launcher = await startLauncher({ home: home.home, host: '127.0.0.1', port: 0, ...(webDir ? { webDir } : {}) });
+  if (options.configured !== false) writeDashboardConfig(home.home, vendor.url);
+  const launcher = await startLauncher({ home: home.home, host: '127.0.0.1', port: 0 });
   const host = gatewayHost(home.env);
-  const dashboard = mountDashboard(launcher, host, webDir);
+  const dashboard = mountDashboard(launcher, host);
   await host.start();
   const cookie = await setUp(launcher);
   return {

@@ -8,6 +8,7 @@ import { agentHome, configPath } from '../../../store/paths.js';
 import type { DashboardHost, GatewayAction, GatewayStatus } from '../../launcher/api/host.js';
 import { machineCharts } from './charts.js';
 import { inventoryOf } from './inventory.js';
+import { askModel } from './model-test.js';
 import { WEB_UI_CHANNEL, webChat } from './web-chat.js';
 
 export type GatewayHost = DashboardHost & {
@@ -73,6 +74,12 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       return serialized(action);
     },
     charts: machineCharts,
+    testModel: async (modelName) => {
+      const restarted = await serialized('restart');
+      const runtime = runtime$.value;
+      if (restarted.state !== 'running' || !runtime) return { ok: false, code: 'gateway_stopped', message: failure ?? 'the gateway did not start' };
+      return askModel(runtime, modelName);
+    },
     inventory: (kind) => {
       const runtime = runtime$.value;
       return runtime ? inventoryOf(runtime, env, kind) : [];

@@ -24,7 +24,7 @@ export interface ChatSink {
 
 export type ChatOutcome = { kind: 'replied'; messageId: string } | { kind: 'failed'; code: string; message: string };
 
-export type Status = { name: string; detail: Record<string, unknown> };
+export type ModelTest = { ok: true; reply: string } | { ok: false; code: string; message: string };
 
 /**
  * Everything the dashboard needs from the running gateway, provided by the composition root: the launcher
@@ -47,6 +47,8 @@ export interface DashboardHost {
   /** Publishes `gateway.<action>.requested` and resolves once the supervisor has answered it. */
   requestGateway(action: GatewayAction, by: string): Promise<GatewayStatus>;
   charts(): Record<string, ChartNode>;
+  /** Restarts the gateway on the saved config and asks this model one short question. */
+  testModel(modelName: string): Promise<ModelTest>;
   /** Models, tools, skills, MCP servers and cron jobs as plain JSON, secrets masked. */
   inventory(kind: InventoryKind): unknown[];
 }

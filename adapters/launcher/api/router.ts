@@ -6,6 +6,7 @@ import { configRoutes } from './config-routes.js';
 import { eventsRoutes } from './events-routes.js';
 import { gatewayRoutes } from './gateway-routes.js';
 import type { DashboardHost } from './host.js';
+import { onboardingRoutes } from './onboarding-routes.js';
 import { QueryError } from './query.js';
 import { sessionsRoutes } from './sessions-routes.js';
 import { statusRoutes } from './status-routes.js';
@@ -24,6 +25,7 @@ export function dashboardRouter(host: DashboardHost, board: ActorBoard): Router 
   router.use(actorsRoutes(host, board));
   router.use(gatewayRoutes(host));
   router.use(statusRoutes(host));
+  router.use(onboardingRoutes(host));
   router.use(queryErrors);
   return router;
 }

@@ -1,8 +1,9 @@
 import type { Envelope } from '../../../bus/index.js';
-import { socketUrl } from '../api.js';
+import { getJson, socketUrl } from '../api.js';
 import { h, replace } from '../dom.js';
 import { onLive } from '../live.js';
 import { renderMarkdown } from '../markdown.js';
+import { onboardingForm } from './onboarding.js';
 import type { Page } from './page.js';
 
 type ServerFrame = { type: string; payload: { message_id?: string; content?: string; code?: string; message?: string } };
@@ -78,7 +79,11 @@ export const chatPage: Page = (root) => {
     }
   });
   const form = h('form', { class: 'chat-form', onsubmit: (event) => (event.preventDefault(), sendMessage()) }, input, h('button', { type: 'submit', id: 'chat-send' }, 'Send'));
-  replace(root, h('h1', {}, 'Chat'), log, typing, form);
+  const onboarding = h('div', { id: 'onboarding' });
+  void getJson<{ models: unknown[] }>('/api/models').then((reply) => {
+    if (reply.ok && reply.body.models.length === 0) replace(onboarding, onboardingForm());
+  });
+  replace(root, h('h1', {}, 'Chat'), onboarding, log, typing, form);
   return () => {
     stopLive();
     socket.close();

@@ -8,6 +8,9 @@ type ActorRow = { actor: string; machine: string; state: string; last_event: str
 type ChartNode = { key: string; initial?: string; final: boolean; states: ChartNode[]; on: string[] };
 type ActorDetail = ActorRow & { chart: ChartNode | null; history: Array<{ from?: string; to: string; event: string; at: number; seq: number }> };
 
+/** Events after which the list is read again: they move actors that publish no transitions of their own. */
+const REFRESHING: ReadonlySet<string> = new Set(['actor.stopped', 'gateway.started', 'gateway.stopping', 'channel.connected', 'channel.failed', 'heartbeat.ticked', 'cron.fired']);
+
 /** `calling_model` lights `calling_model`; `running_tools.running_tool` lights both levels. */
 function drawChart(node: ChartNode, active: string[], depth = 0): HTMLElement {
   const lit = depth > 0 && active[depth - 1] === node.key;
@@ -38,18 +41,20 @@ export const machinesPage: Page = (root, param) => {
       h('h3', {}, 'Events that moved it'),
       h('ol', { id: 'detail-history' }, ...d.history.map((m) => h('li', {}, `#${m.seq} ${m.event}: ${m.from ?? '∅'} → ${m.to}`))));
   };
-  const stop = onLive((event: Envelope) => {
-    if (event.type !== 'actor.transitioned') return;
-    rows.set(event.data.actor, { actor: event.data.actor, machine: event.data.machine, state: event.data.to, last_event: event.data.event, at: event.at, stopped: false });
-    drawRows();
-    if (param === event.data.actor) void openDetail(param);
-  });
-  void getJson<{ gateway: { state: string }; actors: ActorRow[] }>('/api/actors').then((reply) => {
-    for (const row of reply.body.actors ?? []) if (!rows.has(row.actor)) rows.set(row.actor, row);
+  const gateway = h('p', { id: 'gateway-state', class: 'muted' });
+  const refresh = (): void => void getJson<{ gateway: { state: string }; actors: ActorRow[] }>('/api/actors').then((reply) => {
+    for (const row of reply.body.actors ?? []) rows.set(row.actor, row);
     replace(gateway, `gateway: ${reply.body.gateway?.state ?? 'unknown'}`);
     drawRows();
   });
-  const gateway = h('p', { id: 'gateway-state', class: 'muted' });
+  const stop = onLive((event: Envelope) => {
+    if (event.type === 'actor.transitioned') {
+      rows.set(event.data.actor, { actor: event.data.actor, machine: event.data.machine, state: event.data.to, last_event: event.data.event, at: event.at, stopped: false });
+      drawRows();
+    } else if (REFRESHING.has(event.type)) refresh();
+    if (param && (event.type === 'actor.transitioned' ? event.data.actor === param : REFRESHING.has(event.type))) void openDetail(param);
+  });
+  refresh();
   if (param) void openDetail(param);
   replace(root, h('h1', {}, 'Machines'), gateway,
     h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'actor'), h('th', {}, 'machine'), h('th', {}, 'state'), h('th', {}, 'last event'), h('th', {}, 'at'))), table),
