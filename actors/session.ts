@@ -95,8 +95,11 @@ export class SessionActor {
     return actor;
   }
 
-  /** The tools of this session now: the agent's own, its visible MCP tools, and the discovery searches. */
-  private toolbox(): Toolbox {
+  /**
+   * The tools of this session now: the agent's own (`own`, read once per turn), its visible MCP tools and the
+   * discovery searches, which a search in the middle of a turn can change.
+   */
+  private toolbox(own: readonly string[]): Toolbox {
     const { services } = this;
     const profile = services.config().agents.defaults.turn_profile;
     const mcp = services.mcp;
@@ -107,7 +110,7 @@ export class SessionActor {
           ...mcp.manager.searchTools(servers, (tools) => this.discovery?.send({ type: 'FOUND', tools })),
         ]
       : [];
-    const names = [...services.toolNames(), ...extra.map((t) => t.name)].filter((name) => profileAllows(profile, 'tools', name));
+    const names = [...own, ...extra.map((t) => t.name)].filter((name) => profileAllows(profile, 'tools', name));
     return { registry: extra.length > 0 ? services.tools.overlay(extra) : services.tools, names };
   }
 
@@ -289,10 +292,11 @@ export class SessionActor {
       data: { message_id: message.messageId, channel: message.channel, chat: message.chat, text: message.text, session_key: this.key, skill: skill?.name, settings },
     });
     this.history = foldHistory(history, started);
+    const own = services.toolNames();
     const handle = runTurn(id, this.correlation, settings, {
       bus,
       router: services.router,
-      toolbox: () => this.toolbox(),
+      toolbox: () => this.toolbox(own),
       buildPrompt: () =>
         services.prompt.build({
           agent: services.agent,
@@ -303,7 +307,7 @@ export class SessionActor {
           history,
           skill,
           skills: services.skills(),
-          tools: this.toolbox().names,
+          tools: this.toolbox(own).names,
           profile: services.config().agents.defaults.turn_profile,
         }),
       toolContext: {

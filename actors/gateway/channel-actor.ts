@@ -30,7 +30,7 @@ export interface ChannelActorDeps {
  * channels never notice. Hooks of a replaced instance are ignored.
  */
 export class ChannelActor {
-  status: ChannelStatus = { state: 'starting' };
+  status: ChannelStatus = { state: 'stopped' };
   private current: Channel | undefined;
   private generation = 0;
   private failures = 0;
@@ -49,7 +49,7 @@ export class ChannelActor {
 
   start(): void {
     const generation = ++this.generation;
-    this.status = { state: 'starting' };
+    this.moveTo({ state: 'starting' }, 'START');
     const live = (): boolean => generation === this.generation;
     Promise.resolve()
       .then(this.create)
@@ -70,7 +70,7 @@ export class ChannelActor {
         onConnected: () => {
           if (!live()) return;
           this.failures = 0;
-          this.status = { state: 'connected' };
+          this.moveTo({ state: 'connected' }, 'CONNECTED');
           this.deps.bus.publish({ type: 'channel.connected', data: { channel: this.id.name, account: this.id.account } });
           this.deps.logger.info('channel connected', { channel: this.id.name });
         },
@@ -81,10 +81,22 @@ export class ChannelActor {
   async stop(): Promise<void> {
     this.generation++;
     this.pendingRestart?.cancel();
-    this.status = { state: 'stopped' };
+    this.moveTo({ state: 'stopped' }, 'STOP');
+    this.deps.bus.publish({ type: 'actor.stopped', data: { actor: this.actorId, machine: 'channel' } });
     const channel = this.current;
     this.current = undefined;
     await channel?.stop().catch(() => undefined);
+  }
+
+  private get actorId(): string {
+    return `channel:${this.id.name}`;
+  }
+
+  /** Every move is an `actor.transitioned` event, so the dashboard shows channel actors like machines. */
+  private moveTo(next: ChannelStatus, event: string): void {
+    const from = this.status.state;
+    this.status = next;
+    this.deps.bus.publish({ type: 'actor.transitioned', data: { actor: this.actorId, machine: 'channel', from, to: next.state, event } });
   }
 
   private fail(generation: number, error: unknown): void {
@@ -93,7 +105,7 @@ export class ChannelActor {
     const restartInMs = Math.min(this.deps.backoff.baseMs * 2 ** this.failures, this.deps.backoff.maxMs);
     this.failures++;
     const reason = (error as Error)?.message ?? String(error);
-    this.status = { state: 'failed', reason, restartInMs };
+    this.moveTo({ state: 'failed', reason, restartInMs }, 'FAILED');
     this.deps.bus.publish({ type: 'channel.failed', data: { channel: this.id.name, account: this.id.account, message: reason, restart_in_ms: restartInMs } });
     this.deps.logger.warn('channel failed; restarting', { channel: this.id.name, reason, restart_in_ms: restartInMs });
     const failed = this.current;

@@ -165,8 +165,10 @@ test('models, tools, skills, mcp, cron and logs answer JSON with secrets masked'
       const reply = await get(`/api/${kind}`);
       assert.equal([reply.status, Array.isArray((reply.body as Record<string, unknown>)[kind])], [200, true], kind);
     }
-    const logs = await get('/api/logs?level=warn&lines=10');
-    assert.equal([logs.status, (logs.body as { lines: string[] }).lines], [200, []]);
+    const warnings = await get('/api/logs?level=warn&lines=10');
+    assert.equal([warnings.status, (warnings.body as { lines: string[] }).lines], [200, []]);
+    const info = (await get('/api/logs?level=info')).body as { lines: string[] };
+    assert.equal(info.lines.map((line) => line.split(' ').slice(1).join(' ')), [`INFO gateway started channels=pico pid=${process.pid}`]);
   } finally {
     await dashboard.close();
   }

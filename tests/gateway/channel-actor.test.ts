@@ -46,6 +46,8 @@ test('a channel that cannot connect is restarted with exponential backoff, each 
     clock.advance(350);
     await until(() => actor.status.state === 'connected');
     assert.ok(events.some((e) => e.type === 'channel.connected' && e.data.channel === 'tg'));
+    const moves = events.flatMap((e) => (e.type === 'actor.transitioned' && e.data.actor === 'channel:tg' ? [`${e.data.from}->${e.data.to}`] : []));
+    assert.equal(moves, ['stopped->starting', 'starting->failed', 'failed->starting', 'starting->failed', 'failed->starting', 'starting->failed', 'failed->starting', 'starting->failed', 'failed->starting', 'starting->connected']);
   } finally {
     await actor.stop();
     await emulator?.stop();

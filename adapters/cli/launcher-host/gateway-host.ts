@@ -4,6 +4,7 @@ import { rerunTurn } from '../../../actors/replay.js';
 import { Runtime } from '../../../actors/runtime.js';
 import type { EventDraft, EventType } from '../../../bus/index.js';
 import { loadConfig } from '../../../store/config/index.js';
+import { openGatewayLogs, type GatewayLogs } from '../../../store/logs/logger.js';
 import { agentHome, configPath } from '../../../store/paths.js';
 import type { DashboardHost, GatewayAction, GatewayStatus } from '../../launcher/api/host.js';
 import { machineCharts } from './charts.js';
@@ -28,17 +29,25 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
   let status: GatewayStatus = { state: 'stopped', since: now() };
   let failure: string | undefined;
   let pending: Promise<GatewayStatus> = Promise.resolve(status);
+  let logs: GatewayLogs | undefined;
 
   const start = async (): Promise<GatewayStatus> => {
     if (runtime$.value) return status;
     try {
-      const runtime = Runtime.start({ loaded: loadConfig({ env }), env, command: 'tern-launcher', logError: () => {} });
+      const loaded = loadConfig({ env });
+      logs = openGatewayLogs(loaded);
+      const logger = logs.gateway;
+      const runtime = Runtime.start({ loaded, env, command: 'tern-launcher', logError: (line) => logger.error(line) });
+      logger.info('gateway started', { channels: WEB_UI_CHANNEL, pid: process.pid });
       runtime$.next(runtime);
       runtime.bus.publish({ type: 'gateway.started', data: { pid: process.pid, channels: [WEB_UI_CHANNEL] } });
       failure = undefined;
       status = { state: 'running', since: now() };
     } catch (error) {
       failure = (error as Error).message;
+      logs?.gateway.error('gateway failed to start', { reason: failure });
+      logs?.close();
+      logs = undefined;
     }
     return status;
   };
@@ -48,6 +57,9 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
     runtime.bus.publish({ type: 'gateway.stopping', data: { signal: 'dashboard' } });
     runtime$.next(undefined);
     await runtime.close();
+    logs?.gateway.info('gateway stopped');
+    logs?.close();
+    logs = undefined;
     status = { state: 'stopped', since: now() };
     return status;
   };
