@@ -1,4 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { retryDelay, type Backoff, type ConnectionState } from './connection-state.js';
@@ -126,13 +126,16 @@ export class McpConnection {
   private async attempt(): Promise<void> {
     if (this.stopped) return;
     this.set({ state: 'connecting', attempt: this.failures + 1 });
+    // The SDK loads on the first connection, so a runtime without MCP servers never pays for it.
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    if (this.stopped) return;
     const client = new Client(
       { name: 'tern', version: '1' },
       { listChanged: { tools: { onChanged: (error, tools) => this.toolsChanged(client, error, tools) } } },
     );
     this.client = client;
     try {
-      this.opened = openTransport(this.name, this.server, this.deps.context);
+      this.opened = await openTransport(this.name, this.server, this.deps.context);
       client.onclose = () => this.dropped(client);
       await withTimeout(client.connect(this.opened.transport), this.deps.connectTimeoutMs);
       this.tools = await withTimeout(listAllTools(client), this.deps.connectTimeoutMs);

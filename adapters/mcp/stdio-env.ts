@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { expandHome } from '../../store/paths.js';
 import { EnvFileError, parseEnvFile } from './env-file.js';
 import type { McpServerConfig } from './options.js';
@@ -32,8 +31,8 @@ function readEnvFile(path: string, home: string): Record<string, string> {
  * `env_file` (relative to AGENT_HOME), then `env`, later ones winning. Keys and tokens of the runtime
  * itself therefore never reach a server that was not given them.
  */
-export function stdioEnvironment(server: McpServerConfig, processEnv: NodeJS.ProcessEnv, home: string): Record<string, string> {
-  const base = server.inherit_env ? definedOnly(processEnv) : definedOnly(processEnv, DEFAULT_INHERITED_ENV_VARS);
+export function stdioEnvironment(server: McpServerConfig, processEnv: NodeJS.ProcessEnv, home: string, safeNames: readonly string[]): Record<string, string> {
+  const base = server.inherit_env ? definedOnly(processEnv) : definedOnly(processEnv, safeNames);
   const fromFile = server.env_file ? readEnvFile(server.env_file, home) : {};
   return { ...base, ...fromFile, ...(server.env ?? {}) };
 }

@@ -1,6 +1,3 @@
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpLoginRequiredError, type StoredOAuthProvider } from './oauth-provider.js';
 import { transportOf, type McpServerConfig } from './options.js';
@@ -30,11 +27,13 @@ export interface OpenedTransport {
 
 const STDERR_TAIL_CHARS = 400;
 
-function stdio(server: McpServerConfig, context: TransportContext): OpenedTransport {
+// The SDK's transports load on the first connection, so a runtime without MCP servers never pays for them.
+async function stdio(server: McpServerConfig, context: TransportContext): Promise<OpenedTransport> {
+  const { StdioClientTransport, DEFAULT_INHERITED_ENV_VARS } = await import('@modelcontextprotocol/sdk/client/stdio.js');
   const transport = new StdioClientTransport({
     command: server.command ?? '',
     args: server.args ?? [],
-    env: stdioEnvironment(server, context.processEnv, context.home),
+    env: stdioEnvironment(server, context.processEnv, context.home, DEFAULT_INHERITED_ENV_VARS),
     stderr: 'pipe',
   });
   let tail = '';
@@ -44,7 +43,7 @@ function stdio(server: McpServerConfig, context: TransportContext): OpenedTransp
   return { transport, pid: () => transport.pid ?? undefined, stderrTail: () => tail.trim() };
 }
 
-function remote(name: string, kind: 'sse' | 'http', server: McpServerConfig, context: TransportContext): OpenedTransport {
+async function remote(name: string, kind: 'sse' | 'http', server: McpServerConfig, context: TransportContext): Promise<OpenedTransport> {
   // Without stored tokens the SDK would register a client and ask for a browser nobody is watching.
   if (context.authProvider && !context.authProvider.tokens()) throw new McpLoginRequiredError(name);
   const url = new URL(server.url ?? '');
@@ -52,16 +51,18 @@ function remote(name: string, kind: 'sse' | 'http', server: McpServerConfig, con
     requestInit: { headers: server.headers ?? {} },
     ...(context.authProvider ? { authProvider: context.authProvider } : {}),
   };
-  const transport = kind === 'sse' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
+  const transport = kind === 'sse'
+    ? new (await import('@modelcontextprotocol/sdk/client/sse.js')).SSEClientTransport(url, options)
+    : new (await import('@modelcontextprotocol/sdk/client/streamableHttp.js')).StreamableHTTPClientTransport(url, options);
   return { transport, pid: () => undefined, stderrTail: () => '' };
 }
 
-export function openTransport(name: string, server: McpServerConfig, context: TransportContext): OpenedTransport {
+export async function openTransport(name: string, server: McpServerConfig, context: TransportContext): Promise<OpenedTransport> {
   const kind = transportOf(server);
   if (!kind) throw new McpTransportError(`server ${name}: unknown type "${server.type}" (allowed: stdio, sse, http)`);
   if (kind === 'stdio') return stdio(server, context);
   try {
-    return remote(name, kind, server, context);
+    return await remote(name, kind, server, context);
   } catch (error) {
     if (error instanceof McpLoginRequiredError) throw error;
     throw new McpTransportError(`server ${name}: url "${server.url ?? ''}" is not a valid URL (allowed: http://… or https://…)`);

@@ -1,4 +1,5 @@
-import got, { RequestError, type Response } from 'got';
+import type { Response } from 'got';
+import { loadGot, type GotModule } from '../got.js';
 import { classifyFailure } from './classify.js';
 import { ProviderError } from './errors.js';
 import { multipartBody, type FormPart } from './multipart.js';
@@ -27,7 +28,7 @@ function request(call: HttpCall) {
 }
 
 /** Transport failures become `timeout` or `network`; an abort the caller asked for stays what it is. */
-function transportError(error: unknown, call: HttpCall): unknown {
+function transportError(error: unknown, call: HttpCall, { RequestError }: GotModule): unknown {
   if (error instanceof ProviderError || call.signal?.aborted) return error;
   if (error instanceof RequestError) {
     const code = error.code === 'ETIMEDOUT' ? 'timeout' : 'network';
@@ -43,10 +44,11 @@ function failed(response: Pick<Response, 'statusCode' | 'headers'>, body: string
 /** POSTs JSON and returns the parsed JSON answer. */
 export async function postJson(call: HttpCall): Promise<unknown> {
   let response: Response<string>;
+  const lib = await loadGot();
   try {
-    response = await got.post(call.url, { ...request(call), timeout: { request: call.timeoutMs ?? defaultTimeoutMs } });
+    response = await lib.default.post(call.url, { ...request(call), timeout: { request: call.timeoutMs ?? defaultTimeoutMs } });
   } catch (error) {
-    throw transportError(error, call);
+    throw transportError(error, call, lib);
   }
   if (response.statusCode >= 300) throw failed(response, response.body);
   return parseJson(response.body);
@@ -56,13 +58,14 @@ export async function postJson(call: HttpCall): Promise<unknown> {
 export async function postForm(call: Omit<HttpCall, 'body'> & { parts: FormPart[] }): Promise<unknown> {
   const form = multipartBody(call.parts);
   let response: Response<string>;
+  const lib = await loadGot();
   try {
-    response = await got.post(call.url, {
+    response = await lib.default.post(call.url, {
       ...base, headers: { ...call.headers, 'content-type': form.contentType }, body: form.body, signal: call.signal,
       timeout: { request: call.timeoutMs ?? defaultTimeoutMs },
     });
   } catch (error) {
-    throw transportError(error, { ...call, body: undefined });
+    throw transportError(error, { ...call, body: undefined }, lib);
   }
   if (response.statusCode >= 300) throw failed(response, response.body);
   return parseJson(response.body);
@@ -79,7 +82,8 @@ export function parseJson(text: string): unknown {
 /** POSTs JSON and hands each server-sent event to `onEvent` as it arrives. */
 export async function postSse(call: HttpCall, onEvent: (event: SseEvent) => void): Promise<void> {
   const timeoutMs = call.timeoutMs ?? defaultTimeoutMs;
-  const stream = got.stream.post(call.url, { ...request(call), timeout: { response: timeoutMs, socket: timeoutMs } });
+  const lib = await loadGot();
+  const stream = lib.default.stream.post(call.url, { ...request(call), timeout: { response: timeoutMs, socket: timeoutMs } });
   try {
     const response = await new Promise<Response>((resolve, reject) => {
       stream.once('response', resolve);
@@ -97,6 +101,6 @@ export async function postSse(call: HttpCall, onEvent: (event: SseEvent) => void
     for (const event of parser.end()) onEvent(event);
   } catch (error) {
     stream.destroy();
-    throw transportError(error, call);
+    throw transportError(error, call, lib);
   }
 }

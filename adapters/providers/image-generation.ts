@@ -1,4 +1,4 @@
-import got from 'got';
+import { loadGot } from '../got.js';
 import { z } from 'zod';
 import { ProviderError } from './errors.js';
 import { postJson } from './http.js';
@@ -30,7 +30,7 @@ function sniff(bytes: Buffer, fallback: string): string {
 
 async function download(url: string, options: Pick<CallOptions, 'signal' | 'timeoutMs'>): Promise<Buffer> {
   if (!/^https?:\/\//.test(url)) throw new ProviderError({ code: 'unknown', message: `image url is not http(s): ${url.slice(0, 80)}` });
-  const response = await got.get(url, { responseType: 'buffer', throwHttpErrors: false, retry: { limit: 0 }, signal: options.signal,
+  const response = await (await loadGot()).default.get(url, { responseType: 'buffer', throwHttpErrors: false, retry: { limit: 0 }, signal: options.signal,
     timeout: { request: options.timeoutMs ?? 120_000 } });
   if (response.statusCode >= 300) {
     throw new ProviderError({ code: 'network', status: response.statusCode, message: `downloading the generated image failed: HTTP ${response.statusCode}` });

@@ -133,20 +133,26 @@ test('config: GET masks secrets, PUT keeps a secret sent back masked, refuses in
   }
 });
 
-test('gateway stop, start and restart answer with the state; while stopped the log routes answer 503', async () => {
+test('gateway stop, start and restart answer with the state, a request published on the bus is answered; while stopped the log is still read', async () => {
   const dashboard = await startDashboard();
   const post = (action: string) => call(dashboard.launcher, `/api/gateway/${action}`, { cookie: dashboard.cookie, json: {} });
   const state = async () => ((await call(dashboard.launcher, '/api/gateway/status', { cookie: dashboard.cookie })).body as { state: string }).state;
   try {
     assert.is(await state(), 'running');
     assert.is(((await post('stop')).body as { state: string }).state, 'stopped');
-    const events = await call(dashboard.launcher, '/api/events', { cookie: dashboard.cookie });
-    assert.equal([events.status, events.body], [503, errorBody('gateway_stopped', 'the gateway is stopped; start it to read the event log')]);
+    const stopped = await call(dashboard.launcher, '/api/events?type=gateway.*&order=asc', { cookie: dashboard.cookie });
+    assert.equal([stopped.status, (stopped.body as { events: Envelope[] }).events.map((e) => e.type)], [200, ['gateway.started', 'gateway.stop.requested', 'gateway.stopping']], 'the stopped gateway\'s log is still read');
     assert.is(((await post('start')).body as { state: string }).state, 'running');
     assert.is(((await post('restart')).body as { state: string }).state, 'running');
     const log = ((await call(dashboard.launcher, '/api/events?type=gateway.*&order=asc', { cookie: dashboard.cookie })).body as { events: Envelope[] }).events;
     assert.equal(log.map((e) => e.type), ['gateway.started', 'gateway.stop.requested', 'gateway.stopping', 'gateway.started', 'gateway.restart.requested', 'gateway.stopping', 'gateway.started']);
     assert.equal([(await post('jump')).status], [404]);
+
+    const seen = log.length;
+    dashboard.host.publish({ type: 'gateway.stop.requested', data: { by: 'another actor' } });
+    await dashboard.host.requestGateway('start', 'test');
+    const answered = ((await call(dashboard.launcher, '/api/events?type=gateway.*&order=asc', { cookie: dashboard.cookie })).body as { events: Envelope[] }).events;
+    assert.equal(answered.slice(seen).map((e) => e.type), ['gateway.stop.requested', 'gateway.start.requested', 'gateway.stopping', 'gateway.started'], 'a request published on the bus is answered');
   } finally {
     await dashboard.close();
   }

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { PASSWORD } from '../launcher/launcher-harness.js';
 import { chatSocket, replyStreamed, startDashboard, type Dashboard } from '../support/dashboard-harness.js';
+import { completionStreamText, sse } from '../support/vendor-chat-completions.js';
 
 const SCREENSHOTS = fileURLToPath(new URL('../output/screenshots/', import.meta.url));
 mkdirSync(SCREENSHOTS, { recursive: true });
@@ -31,7 +32,7 @@ async function signIn(page: Page, dashboard: Dashboard): Promise<void> {
 
 const shot = (page: Page, name: string) => page.screenshot({ path: `${SCREENSHOTS}dashboard-${name}.png`, fullPage: true });
 
-test('in a browser: chat streams a sanitized markdown reply, a turn machine changes state live, its timeline reruns identical, and a bad config value shows its error', async () => {
+test('in a browser: chat streams a sanitized markdown reply with tool calls folded under it, a turn machine changes state live, its timeline reruns identical, and a bad config value shows its error', async () => {
   const dashboard = await startDashboard();
   let browser: Browser | undefined;
   try {
@@ -49,6 +50,16 @@ test('in a browser: chat streams a sanitized markdown reply, a turn machine chan
     assert.is(await reply.locator('strong').textContent(), 'Hello');
     assert.is(await reply.locator('code').textContent(), 'code');
     assert.is(await reply.locator('img').count(), 0);
+
+    dashboard.vendor.reply(sse([completionStreamText([{ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'list_dir', arguments: '{"path":"."}' } }] }], 'tool_calls')]));
+    replyStreamed(dashboard.vendor, ['Listed ', 'the workspace.']);
+    await page.fill('#chat-input', 'what is in the workspace?');
+    await page.click('#chat-send');
+    await page.waitForFunction(() => document.querySelectorAll('.bubble.assistant')[1]?.querySelector('.body')?.textContent === 'Listed the workspace.');
+    const folded = page.locator('.bubble.assistant').nth(1).locator('details.tools');
+    assert.is(await folded.isVisible(), true);
+    await folded.locator('summary').click();
+    assert.match((await folded.locator('pre').first().textContent()) ?? '', 'list_dir({"path":"."})');
     await shot(page, 'chat');
 
     await page.goto(`${dashboard.launcher.url}/#/machines`);

@@ -22,12 +22,13 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-/** The loopback model's config plus an enabled web-UI channel that streams (throttle 0, min growth 1). */
+/** The loopback model's config, an enabled web-UI channel that streams (throttle 0, min growth 1), info logging. */
 function writeDashboardConfig(home: string, vendorUrl: string): void {
   writeConfig(home, vendorUrl, { streaming: true });
   const path = join(home, 'config.json');
   const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   config.channel_list = { web: { enabled: true, type: 'pico', settings: { streaming: { enabled: true } } } };
+  config.gateway = { log_level: 'info' };
   writeFileSync(path, JSON.stringify(config, null, 2));
 }
 

@@ -5,7 +5,8 @@ import { Runtime } from '../../../actors/runtime.js';
 import type { EventDraft, EventType } from '../../../bus/index.js';
 import { loadConfig } from '../../../store/config/index.js';
 import { openGatewayLogs, type GatewayLogs } from '../../../store/logs/logger.js';
-import { agentHome, configPath } from '../../../store/paths.js';
+import { EventLog } from '../../../store/log/event-log.js';
+import { agentHome, configPath, logDir } from '../../../store/paths.js';
 import type { DashboardHost, GatewayAction, GatewayStatus } from '../../launcher/api/host.js';
 import { machineCharts } from './charts.js';
 import { inventoryOf } from './inventory.js';
@@ -20,6 +21,12 @@ export type GatewayHost = DashboardHost & {
   close(): Promise<void>;
 };
 
+const REQUESTS: Partial<Record<string, GatewayAction>> = {
+  'gateway.start.requested': 'start',
+  'gateway.stop.requested': 'stop',
+  'gateway.restart.requested': 'restart',
+};
+
 /**
  * The gateway run inside `tern-launcher`: one Runtime with the web-UI channel, started, stopped and
  * restarted on `gateway.*.requested`. Its bus events flow to the dashboard across restarts.
@@ -30,11 +37,26 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
   let failure: string | undefined;
   let pending: Promise<GatewayStatus> = Promise.resolve(status);
   let logs: GatewayLogs | undefined;
+  // While the gateway is stopped the dashboard still reads the log it left, opened read-only.
+  let workspace: string | undefined;
+  let stoppedLog: EventLog | undefined;
+  const readStoppedLog = (): EventLog | undefined => {
+    if (stoppedLog || !workspace) return stoppedLog;
+    try {
+      stoppedLog = EventLog.open(logDir(workspace), { readOnly: true });
+    } catch {
+      stoppedLog = undefined;
+    }
+    return stoppedLog;
+  };
 
   const start = async (): Promise<GatewayStatus> => {
     if (runtime$.value) return status;
     try {
       const loaded = loadConfig({ env });
+      stoppedLog?.close();
+      stoppedLog = undefined;
+      workspace = loaded.workspace;
       logs = openGatewayLogs(loaded);
       const logger = logs.gateway;
       const runtime = Runtime.start({ loaded, env, command: 'tern-launcher', logError: (line) => logger.error(line) });
@@ -68,11 +90,19 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
   // One request at a time, in order: a restart never overlaps a stop.
   const serialized = (action: GatewayAction): Promise<GatewayStatus> => (pending = pending.then(() => perform(action), () => perform(action)));
 
+  const events$ = runtime$.pipe(switchMap((runtime) => runtime?.bus.events$ ?? EMPTY));
+  // The supervisor: whoever publishes `gateway.<action>.requested` on the bus gets it done, in order.
+  let answered: Promise<GatewayStatus> | undefined;
+  const requests = events$.subscribe((event) => {
+    const action = REQUESTS[event.type];
+    if (action) answered = serialized(action);
+  });
+
   return {
     configPath: () => configPath(env),
     logFile: () => join(agentHome(env), 'logs', 'gateway.log'),
-    log: () => runtime$.value?.log,
-    events$: runtime$.pipe(switchMap((runtime) => runtime?.bus.events$ ?? EMPTY)),
+    log: () => runtime$.value?.log ?? readStoppedLog(),
+    events$,
     publish: <T extends EventType>(draft: EventDraft<T>) => Boolean(runtime$.value?.bus.publish(draft)),
     rerun: (events) => rerunTurn(events),
     chat: async (chat, text, sink) => {
@@ -82,8 +112,10 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
     },
     gatewayStatus: () => status,
     requestGateway: (action, by) => {
+      answered = undefined;
       runtime$.value?.bus.publish({ type: `gateway.${action}.requested`, data: { by } });
-      return serialized(action);
+      // With the gateway stopped there is no bus to ask on: the launcher starts it itself.
+      return answered ?? serialized(action);
     },
     charts: machineCharts,
     testModel: async (modelName) => {
@@ -100,7 +132,9 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
     stop: () => serialized('stop'),
     lastError: () => failure,
     close: async () => {
+      requests.unsubscribe();
       await serialized('stop');
+      stoppedLog?.close();
       runtime$.complete();
     },
   };

@@ -1,4 +1,4 @@
-import got from 'got';
+import { loadGot } from '../../got.js';
 import type { LookupFunction } from 'node:net';
 import { ToolError } from '../tool.js';
 
@@ -24,7 +24,8 @@ function unwrap(error: unknown): unknown {
 }
 
 /** One request, no redirects followed, the body cut at `limitBytes`. */
-export function fetchPage(url: URL, limits: FetchLimits): Promise<Page> {
+export async function fetchPage(url: URL, limits: FetchLimits): Promise<Page> {
+  const { default: got } = await loadGot();
   return new Promise((resolve, reject) => {
     const stream = got.stream(url, {
       followRedirect: false,

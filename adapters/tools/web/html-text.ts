@@ -1,4 +1,3 @@
-import TurndownService from 'turndown';
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
@@ -14,7 +13,9 @@ function withoutInvisible(html: string): string {
   return html.replace(/<(script|style|noscript|template|svg)\b[\s\S]*?<\/\1\s*>/gi, '').replace(/<!--[\s\S]*?-->/g, '');
 }
 
-export function htmlToMarkdown(html: string): string {
+/** Turndown loads on the first markdown fetch, so a runtime that never fetches pages never pays for it. */
+export async function htmlToMarkdown(html: string): Promise<string> {
+  const { default: TurndownService } = await import('turndown');
   const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
   return service.turndown(withoutInvisible(html)).trim();
 }

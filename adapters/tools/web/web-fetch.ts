@@ -17,19 +17,19 @@ function parseUrl(text: string): URL {
   }
 }
 
-function render(page: Page, format: FetchOptions['format']): string {
+async function render(page: Page, format: FetchOptions['format']): Promise<string> {
   const type = page.contentType.toLowerCase();
   if (type.includes('html')) {
     const html = page.body.toString('utf8');
-    return format === 'markdown' ? htmlToMarkdown(html) : htmlToPlaintext(html);
+    return format === 'markdown' ? await htmlToMarkdown(html) : htmlToPlaintext(html);
   }
   if (type === '' || type.startsWith('text/') || type.includes('json') || type.includes('xml')) return page.body.toString('utf8');
   return `[${page.body.length} bytes of ${type} not shown]`;
 }
 
-function result(url: URL, page: Page, options: FetchOptions): ToolResult {
+async function result(url: URL, page: Page, options: FetchOptions): Promise<ToolResult> {
   const cut = page.truncated ? `\n\n[web_fetch: cut at ${options.fetchLimitBytes} bytes]` : '';
-  const text = `URL: ${url.href}\nStatus: ${page.status}\n\n${render(page, options.format)}${cut}`;
+  const text = `URL: ${url.href}\nStatus: ${page.status}\n\n${await render(page, options.format)}${cut}`;
   return page.status >= 400 ? fail(text) : ok(text);
 }
 

@@ -24,8 +24,9 @@ export const chatPage: Page = (root) => {
   const input = h('textarea', { id: 'chat-input', rows: 3, placeholder: 'Message the agent (Enter sends, Shift+Enter for a new line)' });
   const socket = new WebSocket(socketUrl('/pico/ws'));
   const bubbles = new Map<string, HTMLElement>();
-  let tools = h('details', { class: 'tools' });
-  let toolCount = 0;
+  // Tool calls of the turn now running, folded under its reply (hidden until the first one).
+  let tools = h('details', { class: 'tools', hidden: true });
+  let turn: string | undefined;
 
   const add = (role: 'user' | 'assistant' | 'error', content: Node | string): HTMLElement => {
     const body = h('div', { class: 'body' }, content);
@@ -39,7 +40,7 @@ export const chatPage: Page = (root) => {
     if (frame.type === 'message.create') {
       const bubble = add('assistant', renderMarkdown(frame.payload.content ?? ''));
       bubble.dataset.messageId = id;
-      if (toolCount > 0) bubble.append(tools);
+      bubble.append(tools);
       bubbles.set(id, bubble);
     } else if (frame.type === 'message.update') {
       const body = bubbles.get(id)?.querySelector('.body');
@@ -50,12 +51,11 @@ export const chatPage: Page = (root) => {
   socket.addEventListener('message', (message) => show(JSON.parse(String(message.data)) as ServerFrame));
 
   const onEvent = (event: Envelope): void => {
-    if (event.type === 'turn.started' && event.data.chat === `direct:${session}`) {
-      tools = h('details', { class: 'tools' });
-      toolCount = 0;
-    } else if (event.type === 'tool.requested' || event.type === 'tool.completed') {
-      toolCount += 1;
-      if (!tools.firstChild) tools.append(h('summary', {}, 'tool calls'));
+    if (event.type === 'turn.started' && event.data.chat === `direct:${session}` && event.data.channel === 'pico') {
+      tools = h('details', { class: 'tools', hidden: true }, h('summary', {}, 'tool calls'));
+      turn = event.turn;
+    } else if ((event.type === 'tool.requested' || event.type === 'tool.completed') && event.turn === turn) {
+      tools.hidden = false;
       const text = event.type === 'tool.requested' ? `${event.data.name}(${JSON.stringify(event.data.arguments)})` : `→ ${event.data.ok ? '' : 'failed: '}${event.data.content.slice(0, 400)}`;
       tools.append(h('pre', {}, text));
     }

@@ -1,4 +1,4 @@
-import got from 'got';
+import { loadGot } from '../../../got.js';
 import { z } from 'zod';
 import {
   SEARCH_ENGINES,
@@ -49,7 +49,7 @@ function choose(options: WebSearchOptions): Chosen | undefined {
 }
 
 async function ask(chosen: Chosen, request: ReturnType<SearchEngine['request']>, timeoutMs: number, signal: AbortSignal): Promise<{ status: number; body: unknown }> {
-  const response = await got(request.url, {
+  const response = await (await loadGot()).default(request.url, {
     method: request.method,
     headers: request.headers,
     ...(request.body ? { json: request.body } : {}),
