@@ -3,7 +3,7 @@ import { McpManager, mcpOptionsFromConfig } from '../adapters/mcp/index.js';
 import { createModelRouter, type ModelRouter } from '../adapters/providers/router.js';
 import { transcribeFile } from '../adapters/providers/transcription.js';
 import { buildTools } from '../adapters/tools/build-tools.js';
-import { DEFAULT_FILTER, type FilterOptions } from '../adapters/tools/options.js';
+import { DEFAULT_FILTER, type FilterOptions, type SendFunction } from '../adapters/tools/options.js';
 import { imageGenerateTool } from '../adapters/tools/media/image-generate.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { LoadedConfig } from '../store/config/index.js';
@@ -26,6 +26,8 @@ export interface RuntimeOptions {
   now?: () => Date;
   /** Where tool refusals are logged (error level). */
   logError?: (line: string) => void;
+  /** How the `message` and `send_file` tools reach a channel; without it they are not offered. */
+  send?: SendFunction;
 }
 
 /**
@@ -65,7 +67,7 @@ export class Runtime {
       const bus = new Bus(log);
       const router = createModelRouter(modelEntries(loaded.config), { report: (draft) => bus.publish(draft) });
       const logError = options.logError ?? ((line: string) => process.stderr.write(`${line}\n`));
-      const toolOptions = toolsOptions(loaded.config, loaded.workspace, loaded.home, env, (entry) => logError(JSON.stringify(entry)));
+      const toolOptions = toolsOptions(loaded.config, loaded.workspace, loaded.home, env, (entry) => logError(JSON.stringify(entry)), options.send);
       const tools = buildTools(toolOptions);
       const todo = new TodoTool((draft) => bus.publish(draft));
       if (loaded.config.tools.todo.enabled) tools.register(todo);

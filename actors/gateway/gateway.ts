@@ -4,6 +4,8 @@ import { changedPaths } from '../../store/config/diff.js';
 import type { ChannelEntry, LoadedConfig } from '../../store/config/index.js';
 import type { GatewayLogs } from '../../store/logs/logger.js';
 import { readLastChannel } from '../../store/state.js';
+import type { SendFunction, SendTarget } from '../../adapters/tools/options.js';
+import type { ToolMedia } from '../../adapters/tools/tool.js';
 import { Runtime } from '../runtime.js';
 import { ChannelActor } from './channel-actor.js';
 import { createChannel, supervisionOf } from './channel-factory.js';
@@ -72,8 +74,14 @@ export class Gateway {
   }
 
   static async start(options: GatewayOptions): Promise<Gateway> {
-    const runtime = Runtime.start({ loaded: options.loaded, env: options.env, command: 'gateway', logError: (line) => options.logs.gateway.error(line) });
+    let started: Gateway | undefined;
+    const send: SendFunction = (target, text, media) => {
+      if (!started) return Promise.reject(new Error('the gateway is still starting'));
+      return started.sendToChat(target, text, media);
+    };
+    const runtime = Runtime.start({ loaded: options.loaded, env: options.env, command: 'gateway', logError: (line) => options.logs.gateway.error(line), send });
     const gateway = new Gateway(runtime, options);
+    started = gateway;
     try {
       const { host, port } = options.loaded.config.gateway;
       gateway.health = await startHealthServer(host, port, () => gateway.readiness());
@@ -159,6 +167,21 @@ export class Gateway {
     }
     if (changed.some((p) => p.startsWith('heartbeat') || p.startsWith('power'))) this.heartbeat.start();
     this.options.logs.gateway.info('config reloaded', { changed: changed.join(',') });
+  }
+
+  /**
+   * What the `message` and `send_file` tools send, through the same outbox as replies. Channels carry text,
+   * so attached files are named by their path under the text.
+   */
+  private async sendToChat(target: SendTarget, text: string, media: ToolMedia[]): Promise<void> {
+    // Turns name their channel by kind (`telegram`), the tool's caller may name an entry: either is found.
+    const actor = this.actors.get(target.channel) ?? [...this.actors.values()].find((a) => a.id.kind === target.channel);
+    if (!actor) throw new Error(`no channel "${target.channel}" is running (running: ${[...this.actors.keys()].join(', ') || 'none'})`);
+    const body = [text, ...media.map((m) => `[${m.kind}: ${m.path}]`)].filter((line) => line.trim()).join('\n');
+    const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+    // A chat is `direct:<id>`, `group:<id>` or `channel:<id>`; the platform address is the id.
+    const replyTo = target.chat.replace(/^(direct|group|channel):/, '');
+    await this.outbox.deliver({ actor, chat: target.chat, replyTo, keyBase: `tool:${id}`, correlation: {} }, 'message', body);
   }
 
   private async notifyLastChannel(text: string, runId: string): Promise<boolean> {

@@ -1,12 +1,12 @@
 import { homedir } from 'node:os';
 import type { ToolsOptions } from '../../adapters/tools/build-tools.js';
-import { defaultSandbox, type ExecLogger } from '../../adapters/tools/options.js';
+import { defaultSandbox, type ExecLogger, type SendFunction } from '../../adapters/tools/options.js';
 import type { Config } from '../../store/config/index.js';
 import { expandHome } from '../../store/paths.js';
 import { secretValues } from './secrets.js';
 
 /** The tools block of the config as the tools take it; one policy for every turn of every agent. */
-export function toolsOptions(config: Config, workspace: string, home: string, env: NodeJS.ProcessEnv, log: ExecLogger): ToolsOptions {
+export function toolsOptions(config: Config, workspace: string, home: string, env: NodeJS.ProcessEnv, log: ExecLogger, send?: SendFunction): ToolsOptions {
   const tools = config.tools;
   const sandbox = defaultSandbox(workspace, home, homedir(), env.CODEX_HOME?.trim() || undefined);
   return {
@@ -32,6 +32,12 @@ export function toolsOptions(config: Config, workspace: string, home: string, en
       fetchLimitBytes: tools.web.fetch_limit_bytes,
       format: tools.web.format,
       privateHostWhitelist: tools.web.private_host_whitelist,
+    },
+    messaging: {
+      messageEnabled: tools.message.enabled,
+      mediaEnabled: tools.message.media_enabled,
+      sendFileEnabled: tools.send_file.enabled,
+      ...(send ? { send } : {}),
     },
     // No model family here searches natively through Tern yet, so prefer_native never hides the tool.
     search: searchOptions(tools.web, false),

@@ -60,6 +60,9 @@ test('a chat turn shows up in events, the session list and history, its timeline
     const cleared = await call(dashboard.launcher, `/api/sessions/${session}/clear`, { cookie: dashboard.cookie, json: {} });
     assert.is(cleared.status, 200);
     assert.equal(((await get(`/api/sessions/${session}`)).body as { messages: unknown[] }).messages, []);
+    const next = await chatTurn(dashboard, 'fresh start', ['ok']);
+    const prompt = ((await get(`/api/events?turn=${next}&type=prompt.built`)).body as { events: Array<Envelope<'prompt.built'>> }).events[0];
+    assert.equal(prompt?.data.messages, [{ role: 'user', content: 'fresh start' }], 'the session forgot the cleared turns');
 
     const actors = ((await get('/api/actors')).body as { gateway: { state: string }; actors: Array<{ actor: string; machine: string; state: string; turn?: string }> });
     assert.is(actors.gateway.state, 'running');

@@ -105,6 +105,14 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
     events$,
     publish: <T extends EventType>(draft: EventDraft<T>) => Boolean(runtime$.value?.bus.publish(draft)),
     rerun: (events) => rerunTurn(events),
+    clearSession: async (started) => {
+      const runtime = runtime$.value;
+      if (!runtime) return false;
+      const { channel, chat, session_key: key } = started.data;
+      const messageId = `dashboard_clear_${now().toString(36)}`;
+      await runtime.agent(started.agent).handle(key, { channel, account: 'default', chat, sender: 'dashboard', messageId, text: '/clear', remote: false });
+      return true;
+    },
     chat: async (chat, text, sink) => {
       const runtime = runtime$.value;
       if (!runtime) return { kind: 'failed', code: 'gateway_stopped', message: 'the gateway is stopped; start it on the Gateway page' };

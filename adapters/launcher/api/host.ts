@@ -40,6 +40,8 @@ export interface DashboardHost {
   /** Bus events of whichever gateway runs now; it keeps flowing across restarts. */
   events$: Observable<Envelope>;
   publish<T extends EventType>(draft: EventDraft<T>): boolean;
+  /** Runs `/clear` in the session that `started` opened, as its own channel would; false when the gateway is stopped. */
+  clearSession(started: Envelope<'turn.started'>): Promise<boolean>;
   rerun(events: Envelope[]): Promise<RerunView>;
   /** One user message from the web-UI channel, in the session of `chat`. */
   chat(chat: string, text: string, sink: ChatSink): Promise<ChatOutcome>;

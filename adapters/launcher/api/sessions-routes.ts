@@ -41,12 +41,12 @@ export function sessionsRoutes(host: DashboardHost): Router {
     const history = events.reduce(foldHistory, emptyHistory());
     res.json({ session: req.params.id, summary: history.summary ?? null, messages: history.messages });
   });
-  router.post('/sessions/:id/clear', (req, res) => {
+  router.post('/sessions/:id/clear', async (req, res) => {
     const log = logOrAnswer(host, res);
     if (!log) return;
     const started = log.read({ session: req.params.id, type: 'turn.started', limit: 1 })[0];
     if (started?.type !== 'turn.started') return sendError(res, 404, 'session_not_found', `no session ${req.params.id} in the event log`);
-    host.publish({ type: 'session.cleared', session: req.params.id, data: { session_key: started.data.session_key } });
+    if (!(await host.clearSession(started))) return sendError(res, 503, 'gateway_stopped', 'the gateway is stopped; start it to clear a session');
     res.json({ session: req.params.id, cleared: true });
   });
   return router;
