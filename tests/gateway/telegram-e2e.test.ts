@@ -55,6 +55,11 @@ e2e('a user message gets exactly one reply', async ({ emulator }) => {
   assert.equal(texts(await emulator.waitForBotMessages(MAIN, 1001, 2)), ['echo: hello there', 'echo: second']);
 });
 
+e2e('the message tool sends to the current chat through the channel, then the turn replies', async ({ emulator }) => {
+  await emulator.say(MAIN, 'NOTE buy milk', { userId: 1001, chatId: 1005 });
+  assert.equal(texts(await emulator.waitForBotMessages(MAIN, 1005, 2)), ['buy milk', 'noted']);
+});
+
 e2e('a redelivered update gets no reply', async ({ emulator }) => {
   const update = await emulator.say(MAIN, 'only once', { userId: 1001 });
   await emulator.waitForBotMessages(MAIN, 1001, 3);

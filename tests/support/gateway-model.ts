@@ -1,7 +1,7 @@
 // A loopback chat-completions model that answers from the last user message, so tests need not script
 // replies in order: `echo: <text>` by default; `LONG` asks for a long answer with a code block; `SLOW`
-// answers after a pause; with `stream: true` the answer arrives as SSE chunks. `/audio/transcriptions`
-// answers with TRANSCRIPT.
+// answers after a pause; `NOTE <text>` calls the `message` tool with <text>, then answers `noted`; with
+// `stream: true` the answer arrives as SSE chunks. `/audio/transcriptions` answers with TRANSCRIPT.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { completionStreamText } from './vendor-chat-completions.js';
@@ -37,6 +37,17 @@ function completionBody(content: string): string {
   });
 }
 
+/** The `message` tool call a `NOTE …` message asks for. */
+function noteCall(text: string): string {
+  const args = JSON.stringify({ content: text.replace(/^.*NOTE\s*/, '') });
+  return JSON.stringify({
+    id: 'chatcmpl-2', object: 'chat.completion', created: 1_700_000_000, model: 'gpt-test',
+    choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_note', type: 'function', function: { name: 'message', arguments: args } }] }, logprobs: null, finish_reason: 'tool_calls' }],
+  });
+}
+
+const lastRole = (body: unknown): string | undefined => (body as { messages?: Array<{ role: string }> }).messages?.at(-1)?.role;
+
 export async function startGatewayModel(): Promise<GatewayModel> {
   const state = { requests: 0 };
   const server: Server = createServer((req, res) => {
@@ -50,6 +61,10 @@ export async function startGatewayModel(): Promise<GatewayModel> {
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { stream?: boolean };
       const text = lastUserText(body);
+      if (text.includes('NOTE') && !body.stream) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(lastRole(body) === 'tool' ? completionBody('noted') : noteCall(text));
+        return;
+      }
       const answer = answerFor(text);
       const respond = (): void => {
         if (body.stream) {
