@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Envelope } from '../../bus/index.js';
 import { call, errorBody } from '../launcher/launcher-harness.js';
@@ -156,6 +156,11 @@ test('gateway stop, start and restart answer with the state, a request published
     await dashboard.host.requestGateway('start', 'test');
     const answered = ((await call(dashboard.launcher, '/api/events?type=gateway.*&order=asc', { cookie: dashboard.cookie })).body as { events: Envelope[] }).events;
     assert.equal(answered.slice(seen).map((e) => e.type), ['gateway.stop.requested', 'gateway.start.requested', 'gateway.stopping', 'gateway.started'], 'a request published on the bus is answered');
+
+    writeFileSync(join(dashboard.home.home, 'config.json'), JSON.stringify({ version: 2, agents: { defaults: { max_tool_iterations: 0 } } }));
+    const failed = (await post('restart')).body as { state: string; failure?: string };
+    assert.is(failed.state, 'stopped');
+    assert.match(failed.failure ?? '', 'agents.defaults.max_tool_iterations');
   } finally {
     await dashboard.close();
   }

@@ -6,6 +6,7 @@ import { mountDashboard } from '../../adapters/cli/launcher-host/mount.js';
 import { startLauncher, type RunningLauncher } from '../../adapters/launcher/server.js';
 import { setUp } from '../launcher/launcher-harness.js';
 import { tempHome, type TempHome } from './temp-home.js';
+import { freePort } from './mcp-servers.js';
 import { writeConfig } from './turn-fixture.js';
 import { completionStreamText, sse } from './vendor-chat-completions.js';
 import { splitBytes, startVendorServer, type VendorServer } from './vendor-server.js';
@@ -23,12 +24,12 @@ export interface Dashboard {
 }
 
 /** The loopback model's config, an enabled web-UI channel that streams (throttle 0, min growth 1), info logging. */
-function writeDashboardConfig(home: string, vendorUrl: string): void {
+async function writeDashboardConfig(home: string, vendorUrl: string): Promise<void> {
   writeConfig(home, vendorUrl, { streaming: true });
   const path = join(home, 'config.json');
   const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   config.channel_list = { web: { enabled: true, type: 'pico', settings: { streaming: { enabled: true } } } };
-  config.gateway = { log_level: 'info' };
+  config.gateway = { log_level: 'info', port: await freePort() };
   writeFileSync(path, JSON.stringify(config, null, 2));
 }
 
@@ -39,7 +40,7 @@ function writeDashboardConfig(home: string, vendorUrl: string): void {
 export async function startDashboard(options: { configured?: boolean } = {}): Promise<Dashboard> {
   const home = tempHome();
   const vendor = await startVendorServer();
-  if (options.configured !== false) writeDashboardConfig(home.home, vendor.url);
+  if (options.configured !== false) await writeDashboardConfig(home.home, vendor.url);
   const launcher = await startLauncher({ home: home.home, host: '127.0.0.1', port: 0 });
   const host = gatewayHost(home.env);
   const dashboard = mountDashboard(launcher, host);

@@ -67,6 +67,7 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       status = { state: 'running', since: now() };
     } catch (error) {
       failure = (error as Error).message;
+      status = { state: 'stopped', since: now(), failure };
       logs?.gateway.error('gateway failed to start', { reason: failure });
       logs?.close();
       logs = undefined;

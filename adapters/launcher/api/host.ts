@@ -10,7 +10,8 @@ export type RerunView =
 export const GATEWAY_ACTIONS = ['start', 'stop', 'restart'] as const;
 export type GatewayAction = (typeof GATEWAY_ACTIONS)[number];
 
-export type GatewayStatus = { state: 'running'; since: number } | { state: 'stopped'; since: number };
+/** `failure` says why the last start failed (an invalid config, say). */
+export type GatewayStatus = { state: 'running'; since: number } | { state: 'stopped'; since: number; failure?: string };
 
 /** A state chart as the machines page draws it: nested states, the initial one first. */
 export type ChartNode = { key: string; initial?: string; final: boolean; states: ChartNode[]; on: string[] };

@@ -31,7 +31,8 @@ export const inventoryPage: Page = (root) => {
 /** The gateway's state with start, stop and restart. */
 export const gatewayPage: Page = (root) => {
   const state = h('p', { id: 'gateway-status' });
-  const show = (body: { state?: string; since?: number }) => replace(state, `${body.state ?? 'unknown'} since ${time(body.since ?? 0)}`);
+  const show = (body: { state?: string; since?: number; failure?: string }) =>
+    replace(state, `${body.state ?? 'unknown'} since ${time(body.since ?? 0)}`, body.failure ? h('span', { class: 'error' }, ` — ${body.failure}`) : null);
   const act = async (action: string): Promise<void> => {
     replace(state, `${action}…`);
     const reply = await sendJson<{ state: string; since: number }>('POST', `/api/gateway/${action}`);
