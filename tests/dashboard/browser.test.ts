@@ -1,27 +1,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { launchChromium, SCREENSHOTS, watchViolations } from '../support/browser.js';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { PASSWORD } from '../launcher/launcher-harness.js';
 import { chatSocket, replyStreamed, startDashboard, type Dashboard } from '../support/dashboard-harness.js';
 import { completionStreamText, sse } from '../support/vendor-chat-completions.js';
 
-const SCREENSHOTS = fileURLToPath(new URL('../output/screenshots/', import.meta.url));
-mkdirSync(SCREENSHOTS, { recursive: true });
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const build = spawnSync(process.execPath, [fileURLToPath(new URL('../../web/build.mjs', import.meta.url))], { encoding: 'utf8' });
 if (build.status !== 0) throw new Error(`the dashboard bundle did not build: ${build.stderr}`);
-
-function watchViolations(page: Page): string[] {
-  const violations: string[] = [];
-  page.on('console', (message) => {
-    if (message.text().includes('Content Security Policy')) violations.push(message.text());
-  });
-  page.on('pageerror', (error) => violations.push(error.message));
-  return violations;
-}
 
 async function signIn(page: Page, dashboard: Dashboard): Promise<void> {
   await page.goto(dashboard.launcher.url);
@@ -36,7 +24,7 @@ test('in a browser: chat streams a sanitized markdown reply with tool calls fold
   const dashboard = await startDashboard();
   let browser: Browser | undefined;
   try {
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+    browser = await launchChromium();
     const page = await browser.newPage();
     const problems = watchViolations(page);
     await signIn(page, dashboard);

@@ -1,31 +1,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { launchChromium, SCREENSHOTS, watchViolations } from '../support/browser.js';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { PASSWORD, start, tempHome } from './launcher-harness.js';
-
-const SCREENSHOTS = fileURLToPath(new URL('../output/screenshots/', import.meta.url));
-mkdirSync(SCREENSHOTS, { recursive: true });
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-
-/** Script errors and Content-Security-Policy violations (failed requests with a 4xx status are expected). */
-function watchViolations(page: Page): string[] {
-  const violations: string[] = [];
-  page.on('console', (message) => {
-    if (message.text().includes('Content Security Policy')) violations.push(message.text());
-  });
-  page.on('pageerror', (error) => violations.push(error.message));
-  return violations;
-}
 
 test('in a browser: first visit creates the password, sign out, a wrong password shows the error, the right one signs in', async () => {
   const { home, remove } = tempHome();
   const launcher = await start(home);
   let browser: Browser | undefined;
   try {
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+    browser = await launchChromium();
     const page = await browser.newPage();
     const problems = watchViolations(page);
 
@@ -70,7 +56,7 @@ test('in a browser: the sign-in pages say so when the password hash is kept in l
   const launcher = await start(home);
   let browser: Browser | undefined;
   try {
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+    browser = await launchChromium();
     const page = await browser.newPage();
     await page.goto(`${launcher.url}/launcher-setup`);
     await page.waitForSelector('#storage-note:not([hidden])');
