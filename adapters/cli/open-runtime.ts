@@ -6,6 +6,14 @@ import { loadConfigForCli } from './load-config.js';
 /** A runtime for a command that runs turns itself; a running gateway owns the log, so say so clearly. */
 export function openRuntime(env: NodeJS.ProcessEnv, command: string, model?: string): Runtime {
   const loaded = loadConfigForCli(env);
+  if (!loaded.config.model_list.some((m) => m.enabled)) {
+    throw new CliError(
+      'no_model',
+      'no model to talk to',
+      `model_list in ${loaded.path} has no enabled entry`,
+      'Add one, e.g. {"model_name": "fast", "provider": "openai", "model": "gpt-4o-mini", "api_keys": ["sk-…"]}, and set agents.defaults.model to its model_name.',
+    );
+  }
   if (model !== undefined) {
     if (!loaded.config.model_list.some((m) => m.model_name === model)) {
       const known = loaded.config.model_list.map((m) => m.model_name).join(', ') || 'none';

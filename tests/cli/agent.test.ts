@@ -60,6 +60,13 @@ test('--model with an unknown name is an error naming the known ones', async ({ 
   assert.is(stderr, 'tern: no model named "huge" (model_list has: fast). Pick one of those with --model, or add it to model_list.\n');
 });
 
+test('with no model configured, agent says so and how to add one', async ({ home }) => {
+  writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2 }));
+  const { code, stdout, stderr } = await tern(['agent', '-m', 'hi'], home.env);
+  assert.equal([code, stdout], [1, '']);
+  assert.match(stderr, /^tern: no model to talk to \(model_list in .*config\.json has no enabled entry\)\. Add one, e\.g\. \{"model_name": "fast"/);
+});
+
 test('--script runs the turns in one session and exits 1 when an expectation fails', async ({ home, vendor }) => {
   const script = join(home.home, 'turns.yaml');
   writeFileSync(script, 'session: demo\nturns:\n  - user: "write hello"\n    expect: { contains: "hello.txt" }\n  - user: "again"\n    expect: { matches: "^Sure" }\n');
