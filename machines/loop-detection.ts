@@ -18,21 +18,6 @@ export type LoopDetectionEvent = { type: 'TOOL_CALLED'; name: string; arguments:
 /** Polling a subagent is expected to repeat, so it is not a loop and it breaks a streak. */
 export const UNCOUNTED_TOOL = 'spawn_status';
 
-/**
- * The problem with a set of settings, or undefined when they can be used. Config validation reports it
- * under `agents.defaults.loop_detection`.
- */
-export function loopDetectionProblem(settings: LoopDetectionInput): string | undefined {
-  const { repeat_threshold: repeat, critical_threshold: critical, window_size: window } = settings;
-  if (critical <= repeat) {
-    return `critical_threshold (${critical}) must be greater than repeat_threshold (${repeat})`;
-  }
-  if (window < critical) {
-    return `window_size (${window}) must be at least critical_threshold (${critical}) so the window can hold a critical streak`;
-  }
-  return undefined;
-}
-
 /** The turn-local note the model reads once the streak reaches `repeat_threshold`. */
 export function loopWarning(name: string, count: number): string {
   return `You have called ${name} ${count} times in a row with the same arguments. It is not making progress: change the arguments, use another tool, or answer with what you have.`;

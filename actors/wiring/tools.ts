@@ -1,9 +1,8 @@
 import { homedir } from 'node:os';
 import type { ToolsOptions } from '../../adapters/tools/build-tools.js';
 import { defaultSandbox, type ExecLogger, type SendFunction } from '../../adapters/tools/options.js';
-import type { Config } from '../../store/config/index.js';
+import { secretValues, type Config } from '../../store/config/index.js';
 import { expandHome } from '../../store/paths.js';
-import { secretValues } from './secrets.js';
 
 /** The tools block of the config as the tools take it; one policy for every turn of every agent. */
 export function toolsOptions(config: Config, workspace: string, home: string, env: NodeJS.ProcessEnv, log: ExecLogger, send?: SendFunction): ToolsOptions {

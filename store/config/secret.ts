@@ -43,3 +43,15 @@ export class Secret {
 export function isSecret(value: unknown): value is Secret {
   return value instanceof Secret;
 }
+
+/** Every secret value in a config (or any object), revealed: what output filters and log masks must hide. */
+export function secretValues(value: unknown, found: Set<string> = new Set()): string[] {
+  if (isSecret(value)) {
+    if (!value.isEmpty) found.add(value.reveal());
+  } else if (Array.isArray(value)) {
+    value.forEach((item) => secretValues(item, found));
+  } else if (typeof value === 'object' && value !== null) {
+    Object.values(value).forEach((item) => secretValues(item, found));
+  }
+  return [...found];
+}

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import type { LoadedConfig } from '../config/index.js';
 import { RotatingFile, trimToLatest, type RotationSettings } from './rotating-file.js';
-import { maskSecrets, secretValues } from './secrets.js';
+import { secretValues } from '../config/index.js';
+import { maskSecrets } from './secrets.js';
 
 export const LEVELS = ['debug', 'info', 'warn', 'error', 'fatal'] as const;
 export type Level = (typeof LEVELS)[number];
