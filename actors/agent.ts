@@ -1,11 +1,25 @@
+import { createActor } from 'xstate';
 import { sessionIdOf } from '../bus/index.js';
+import { agentMachine } from '../machines/agent.js';
+import { MachineActor } from './machine-actor.js';
 import { SessionActor, type AgentServices, type InboundMessage, type SessionReply } from './session.js';
 
 /** One agent: a session actor per session key, created on first use; sessions run concurrently. */
 export class AgentActor {
   private readonly sessions = new Map<string, SessionActor>();
+  /** The agent machine: `serving` → `stopping` → `stopped`, with the number of sessions opened. */
+  private readonly lifecycle: MachineActor<typeof agentMachine>;
 
-  constructor(readonly id: string, private readonly services: AgentServices) {}
+  constructor(readonly id: string, private readonly services: AgentServices) {
+    const actorId = `agent:${id}`;
+    this.lifecycle = new MachineActor(createActor(agentMachine, { id: actorId }), {
+      bus: services.bus,
+      correlation: { agent: id },
+      id: actorId,
+      machine: 'agent',
+      view: ({ value, context }) => ({ value, shown: { sessions: context.sessions } }),
+    });
+  }
 
   handle(sessionKey: string, message: InboundMessage): Promise<SessionReply> {
     return this.session(sessionKey).handle(message);
@@ -16,6 +30,7 @@ export class AgentActor {
     if (!session) {
       session = new SessionActor(this.services, sessionKey, sessionIdOf(sessionKey));
       this.sessions.set(sessionKey, session);
+      this.lifecycle.send({ type: 'SESSION_OPENED' });
     }
     return session;
   }
@@ -25,8 +40,11 @@ export class AgentActor {
   }
 
   async stop(reason: string): Promise<void> {
+    this.lifecycle.send({ type: 'STOP' });
     await Promise.all([...this.sessions.values()].map((s) => s.abortRunning(reason)));
-    this.sessions.forEach((s) => s.stopActors());
+    this.sessions.forEach((s) => s.stopActors(reason));
+    this.lifecycle.send({ type: 'STOPPED' });
+    this.lifecycle.stop(reason);
   }
 }
 

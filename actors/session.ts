@@ -1,9 +1,11 @@
 import { createActor, type Actor } from 'xstate';
 import type { Bus, Correlation } from '../bus/index.js';
 import type { ModelRouter } from '../adapters/providers/router.js';
+import type { ToolSpec } from '../adapters/providers/provider.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import { listMcpText, showMcpText, type McpManager } from '../adapters/mcp/index.js';
 import { mcpDiscoveryMachine, unlockedTools } from '../machines/mcp-discovery.js';
+import { sessionMachine } from '../machines/session.js';
 import { skillOverrideMachine } from '../machines/skill-override.js';
 import type { Config } from '../store/config/index.js';
 import { emptyHistory, foldHistory, HISTORY_TYPES, type SessionHistory } from '../store/log/history.js';
@@ -11,10 +13,16 @@ import type { EventLog } from '../store/log/event-log.js';
 import type { SkillInfo } from '../store/skills.js';
 import { HELP_TEXT, parseChatCommand, type ParsedCommand } from './chat-commands.js';
 import { newTurnId } from './ids.js';
+import { MachineActor } from './machine-actor.js';
 import { profileAllows, type PromptBuilder } from './prompt-builder.js';
 import type { TodoTool } from './todo-tool.js';
 import { summarizeIfLong } from './summarizer.js';
 import { runTurn, type Toolbox, type TurnHandle, type TurnSettings } from './turn-runner.js';
+
+function specsFor(tools: ToolRegistry, names: readonly string[]): ToolSpec[] {
+  const wanted = new Set(names);
+  return tools.specs().filter((s) => wanted.has(s.name));
+}
 
 /** A message from a channel, already routed to an agent and a session. */
 export interface InboundMessage {
@@ -70,8 +78,19 @@ export class SessionActor {
   private history: SessionHistory | undefined;
   private readonly override: Actor<typeof skillOverrideMachine>;
   private readonly discovery: Actor<typeof mcpDiscoveryMachine> | undefined;
+  /** The session machine: `idle` / `running`, with the number of messages waiting. */
+  private readonly lifecycle: MachineActor<typeof sessionMachine>;
+  private readonly finished = (): void => this.lifecycle.send({ type: 'FINISHED' });
 
   constructor(private readonly services: AgentServices, readonly key: string, readonly id: string) {
+    const actorId = `session:${id}`;
+    this.lifecycle = new MachineActor(createActor(sessionMachine, { id: actorId }), {
+      bus: services.bus,
+      correlation: this.correlation,
+      id: actorId,
+      machine: 'session',
+      view: ({ value, context }) => ({ value, shown: { queued: context.queued } }),
+    });
     this.override = createActor(skillOverrideMachine, { id: `skill-override:${id}` });
     this.override.subscribe({ error: () => {} });
     this.override.start();
@@ -103,7 +122,7 @@ export class SessionActor {
     const { services } = this;
     const profile = services.config().agents.defaults.turn_profile;
     const mcp = services.mcp;
-    const servers = services.mcpServers();
+    const servers = mcp && services.mcpServers();
     const extra = mcp && this.discovery
       ? [
           ...mcp.manager.tools(servers, unlockedTools(this.discovery.getSnapshot().context)),
@@ -111,7 +130,9 @@ export class SessionActor {
         ]
       : [];
     const names = [...own, ...extra.map((t) => t.name)].filter((name) => profileAllows(profile, 'tools', name));
-    return { registry: extra.length > 0 ? services.tools.overlay(extra) : services.tools, names };
+    const registry = extra.length > 0 ? services.tools.overlay(extra) : services.tools;
+    let specs: ToolSpec[] | undefined;
+    return { registry, names, specs: () => (specs ??= specsFor(registry, names)) };
   }
 
   private get correlation(): Correlation {
@@ -123,8 +144,10 @@ export class SessionActor {
     const command = parseChatCommand(message.text);
     if (command && message.commands && !message.commands.includes(command.name)) return Promise.resolve(this.unsupported(command, message));
     if (command?.name === 'stop') return Promise.resolve(this.stop());
+    this.lifecycle.send({ type: 'RECEIVED' });
     const next = this.queue.then(() => (command ? this.command(command, message) : this.turn(message, undefined)));
-    this.queue = next.catch(() => undefined);
+    // The next message waits on the queue, so it never rejects, whatever this one did.
+    this.queue = next.then(this.finished, this.finished).catch(() => undefined);
     return next;
   }
 
@@ -141,9 +164,10 @@ export class SessionActor {
     this.services.bus.publish({ ...this.correlation, turn: running.id, type: 'turn.aborted', data: { reason } });
   }
 
-  stopActors(): void {
+  stopActors(reason: string): void {
     this.override.stop();
     this.discovery?.stop();
+    this.lifecycle.stop(reason);
   }
 
   private stop(): SessionReply {
@@ -293,10 +317,12 @@ export class SessionActor {
     });
     this.history = foldHistory(history, started);
     const own = services.toolNames();
+    // Without MCP nothing changes the tools in the middle of a turn: one toolbox serves the whole turn.
+    const fixed = services.mcp ? undefined : this.toolbox(own);
     const handle = runTurn(id, this.correlation, settings, {
       bus,
       router: services.router,
-      toolbox: () => this.toolbox(own),
+      toolbox: () => fixed ?? this.toolbox(own),
       buildPrompt: () =>
         services.prompt.build({
           agent: services.agent,
@@ -307,7 +333,7 @@ export class SessionActor {
           history,
           skill,
           skills: services.skills(),
-          tools: this.toolbox(own).names,
+          tools: (fixed ?? this.toolbox(own)).names,
           profile: services.config().agents.defaults.turn_profile,
         }),
       toolContext: {

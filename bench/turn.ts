@@ -1,10 +1,17 @@
 // The turn engine without the model: a loopback chat-completions server that answers at once, one tool call
 // per turn (two model calls). Overhead is a turn's wall time minus the time spent inside model calls.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// The model server runs in a child process (bench/instant-model.ts): its CPU is not Tern's. The workspace is
+// onboarded (starter files present), as a user's is.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { sessionKeyOf } from '../actors/agent.js';
 import { Runtime } from '../actors/runtime.js';
 import { loadConfig } from '../store/config/index.js';
+import { ensureWorkspace } from '../store/workspace.js';
 import { writeConfig } from '../tests/support/turn-fixture.js';
 import { tempHome } from '../tests/support/temp-home.js';
 import { percentile, round, type BenchRow } from './row.js';
@@ -13,31 +20,32 @@ const SEQUENTIAL_TURNS = 400;
 const CONCURRENT_SESSIONS = 100;
 const CONCURRENT_ROUNDS = 10;
 const LEAK_TURNS = Number(process.env.LEAK_TURNS ?? 10_000);
+const LEAK_BASELINE_TURNS = 2_000;
 
-const toolAnswer = JSON.stringify({
-  id: 'b', object: 'chat.completion', created: 1, model: 'm',
-  choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'todo', arguments: '{"action":"read"}' } }] } }],
-  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-});
-const textAnswer = JSON.stringify({
-  id: 'b', object: 'chat.completion', created: 1, model: 'm',
-  choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'done' } }],
-  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-});
+// The heap figure is what survives a full collection, so it shows retained memory rather than garbage not yet swept.
+setFlagsFromString('--expose_gc');
+const collectGarbage = runInNewContext('gc') as () => void;
 
-/** Answers a tool call to a user message and text to a tool result, at once. */
-async function instantModel(): Promise<{ server: Server; url: string }> {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString();
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(body.includes('"role":"tool"') ? textAnswer : toolAnswer);
-    });
+/** Resident pages of the event log's memory map (Linux): file pages the kernel may drop, not process memory. */
+function logMapMb(logFile: string): number | undefined {
+  if (!existsSync('/proc/self/smaps')) return undefined;
+  let inLog = false;
+  let kb = 0;
+  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inLog = line.endsWith(logFile);
+    else if (inLog && line.startsWith('Rss:')) kb += Number(line.split(/\s+/)[1]);
+  }
+  return round(kb / 1024, 1);
+}
+
+/** Starts the model in a child process (its CPU is not Tern's) and resolves with its URL. */
+async function instantModel(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./instant-model.ts', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout!.once('data', (line: Buffer) => resolve(line.toString().trim()));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  return { child, url };
 }
 
 function message(text: string, session: string) {
@@ -48,12 +56,16 @@ export async function bench(): Promise<BenchRow[]> {
   const home = tempHome();
   const model = await instantModel();
   writeConfig(home.home, model.url);
+  ensureWorkspace(home.workspace);
   const runtime = Runtime.start({ loaded: loadConfig({ env: home.env }), env: home.env, command: 'bench', logError: () => {} });
   const agent = runtime.agent();
   let modelMs = 0;
   const asked = new Map<string, number>();
   runtime.bus.on('provider.requested').subscribe((e) => asked.set(e.turn!, performance.now()));
-  runtime.bus.on('provider.responded').subscribe((e) => (modelMs += performance.now() - (asked.get(e.turn!) ?? performance.now())));
+  runtime.bus.on('provider.responded').subscribe((e) => {
+    modelMs += performance.now() - (asked.get(e.turn!) ?? performance.now());
+    asked.delete(e.turn!);
+  });
   const turn = (session: string, i: number) => agent.handle(sessionKeyOf({ agent: agent.id, channel: 'cli', dimensions: [['chat', `direct:${session}`]] }), message(`turn ${i}`, session));
   try {
     for (let i = 0; i < 50; i++) await turn(`warm${i % 5}`, i);
@@ -70,11 +82,18 @@ export async function bench(): Promise<BenchRow[]> {
       await Promise.all(Array.from({ length: CONCURRENT_SESSIONS }, (_, s) => turn(`c${s}`, round)));
     }
     const perSecond = (CONCURRENT_SESSIONS * CONCURRENT_ROUNDS) / ((performance.now() - started) / 1000);
+    // The first rounds create the sessions; the heap after them is the baseline a per-turn leak would grow from.
+    let baseline = { heap: 0, turns: 0 };
     for (let done = 0; done < LEAK_TURNS; done += CONCURRENT_SESSIONS) {
       await Promise.all(Array.from({ length: CONCURRENT_SESSIONS }, (_, s) => turn(`leak${s}`, done)));
+      if (done + CONCURRENT_SESSIONS !== LEAK_BASELINE_TURNS) continue;
+      collectGarbage();
+      baseline = { heap: process.memoryUsage().heapUsed, turns: LEAK_BASELINE_TURNS };
     }
-    global.gc?.();
+    collectGarbage();
     const { rss, heapUsed } = process.memoryUsage();
+    const logMap = logMapMb(join(home.sessions, 'data.mdb'));
+    const growthPer1k = baseline.turns > 0 ? (heapUsed - baseline.heap) / 1024 / ((LEAK_TURNS - baseline.turns) / 1000) : 0;
     return [
       { name: 'turn.overhead_p50_ms', value: round(percentile(overheads, 50)), unit: 'ms' },
       { name: 'turn.overhead_p99_ms', value: round(percentile(overheads, 99)), unit: 'ms' },
@@ -82,10 +101,12 @@ export async function bench(): Promise<BenchRow[]> {
       // RSS includes the pages of the log's memory map that the 10k turns wrote; the heap is the process's own.
       { name: 'turn.rss_after_10k_mb', value: round(rss / 1048576, 1), unit: 'MB' },
       { name: 'turn.heap_after_10k_mb', value: round(heapUsed / 1048576, 1), unit: 'MB' },
+      ...(logMap === undefined ? [] : [{ name: 'turn.rss_log_map_after_10k_mb', value: logMap, unit: 'MB' }]),
+      { name: 'turn.heap_growth_per_1k_turns_kb', value: round(growthPer1k, 1), unit: 'KB' },
     ];
   } finally {
     await runtime.close();
-    await new Promise((resolve) => model.server.close(resolve));
+    model.child.stdin!.end();
     home.remove();
   }
 }

@@ -4,8 +4,8 @@ import { isRecord, parseArguments } from './arguments.js';
 import { bearerHeaders } from './bearer.js';
 import { classifyFailure } from './classify.js';
 import { completionChunkSchema, completionSchema, type CompletionChunk, type WireToolCall, type WireUsage } from './chat-completions-wire.js';
-import { parseJson, postJson, postSse } from './http.js';
-import type { CallOptions, ChatRequest, EndpointConfig, ProviderClient } from './provider.js';
+import { JsonText, parseJson, postJson, postSse } from './http.js';
+import type { CallOptions, ChatRequest, EndpointConfig, ProviderClient, ToolSpec } from './provider.js';
 import { parseWire, streamEndedEarly, withHeaders } from './wire.js';
 
 function wireMessage(message: ChatMessage): Record<string, unknown> {
@@ -28,18 +28,28 @@ function wireMessage(message: ChatMessage): Record<string, unknown> {
   }
 }
 
-/** The request body exactly as sent to `{base}/chat/completions`. */
-export function chatCompletionsBody(request: ChatRequest): Record<string, unknown> {
+// Tool definitions are most of a request's bytes and the same spec objects on every call (the registry caches
+// them), so each is serialized once.
+const wireTools = new WeakMap<ToolSpec, string>();
+
+function wireTool(spec: ToolSpec): string {
+  let text = wireTools.get(spec);
+  if (text === undefined) {
+    text = JSON.stringify({ type: 'function', function: { name: spec.name, description: spec.description, parameters: spec.parameters } });
+    wireTools.set(spec, text);
+  }
+  return text;
+}
+
+/** The request body exactly as sent to `{base}/chat/completions`; `extra_body` may replace any field, `tools` too. */
+export function chatCompletionsJson(request: ChatRequest): string {
   const system = request.system !== undefined ? [{ role: 'system', content: request.system }] : [];
   const body: Record<string, unknown> = { model: request.model, messages: [...system, ...request.messages.map(wireMessage)] };
-  if (request.tools.length > 0) {
-    body.tools = request.tools.map((t) => ({
-      type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters },
-    }));
-  }
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   if (request.stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
-  return { ...body, ...request.extraBody };
+  const text = JSON.stringify({ ...body, ...request.extraBody });
+  if (request.tools.length === 0 || (request.extraBody && 'tools' in request.extraBody)) return text;
+  return `${text.slice(0, -1)},"tools":[${request.tools.map(wireTool).join(',')}]}`;
 }
 
 function usageOf(usage: WireUsage): Usage | undefined {
@@ -110,7 +120,7 @@ export function createChatCompletionsClient(endpoint: EndpointConfig): ProviderC
   return {
     family: 'chat-completions',
     async chat(request, options = {}) {
-      const call = { url, headers: withHeaders(auth, request), body: chatCompletionsBody(request), signal: options.signal,
+      const call = { url, headers: withHeaders(auth, request), body: new JsonText(chatCompletionsJson(request)), signal: options.signal,
         timeoutMs: options.timeoutMs };
       if (!request.stream) {
         const wire = parseWire(completionSchema, await postJson(call), 'chat completion');

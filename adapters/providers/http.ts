@@ -2,12 +2,19 @@ import type { Response } from 'got';
 import { loadGot, type GotModule } from '../got.js';
 import { classifyFailure } from './classify.js';
 import { ProviderError } from './errors.js';
+import { postText, TransportError, type PostedAnswer } from './json-post.js';
 import { multipartBody, type FormPart } from './multipart.js';
 import { SseParser, type SseEvent } from './sse.js';
+
+/** A body already serialized by its client (parts of it cached), sent as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
 
 export interface HttpCall {
   url: string;
   headers: Record<string, string>;
+  /** Sent as JSON: serialized here, unless the client already did (`JsonText`). */
   body: unknown;
   signal?: AbortSignal;
   /** Non-streaming: the whole request. Streaming: waiting for the answer to start, and any silence after. */
@@ -18,11 +25,13 @@ const defaultTimeoutMs = 120_000;
 
 const base = { throwHttpErrors: false, retry: { limit: 0 }, followRedirect: false } as const;
 
+const bodyText = (call: HttpCall): string => (call.body instanceof JsonText ? call.body.text : JSON.stringify(call.body));
+
 function request(call: HttpCall) {
   return {
     ...base,
     headers: { 'content-type': 'application/json', ...call.headers },
-    body: JSON.stringify(call.body),
+    body: bodyText(call),
     signal: call.signal,
   };
 }
@@ -43,12 +52,15 @@ function failed(response: Pick<Response, 'statusCode' | 'headers'>, body: string
 
 /** POSTs JSON and returns the parsed JSON answer. */
 export async function postJson(call: HttpCall): Promise<unknown> {
-  let response: Response<string>;
-  const lib = await loadGot();
+  let response: PostedAnswer;
   try {
-    response = await lib.default.post(call.url, { ...request(call), timeout: { request: call.timeoutMs ?? defaultTimeoutMs } });
+    response = await postText(call.url, { 'content-type': 'application/json', ...call.headers }, bodyText(call), {
+      signal: call.signal,
+      timeoutMs: call.timeoutMs ?? defaultTimeoutMs,
+    });
   } catch (error) {
-    throw transportError(error, call, lib);
+    if (!(error instanceof TransportError) || call.signal?.aborted) throw error;
+    throw new ProviderError({ code: error.code === 'ETIMEDOUT' ? 'timeout' : 'network', message: `${error.code}: ${error.message}` });
   }
   if (response.statusCode >= 300) throw failed(response, response.body);
   return parseJson(response.body);

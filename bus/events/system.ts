@@ -11,6 +11,8 @@ export const systemEvents = {
     from: z.string().optional(),
     to: z.string(),
     event: z.string(),
+    /** The few context values a person reading the board needs, e.g. a session's `queued` messages. */
+    context: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
   }),
   'actor.stopped': z.object({ actor: z.string(), machine: z.string(), reason: z.string().optional() }),
   'heartbeat.ticked': z.object({ outcome: z.enum(['ran', 'skipped']), reason: z.string().optional() }),

@@ -38,13 +38,15 @@ function addPosting(postings: Map<string, number[]>, id: string | undefined, seq
 
 /**
  * The append-only event log: lmdb in `<workspace>/sessions/`. Appends are numbered at once and queued; every
- * append of one tick is written in one transaction with its index postings, so a crash never leaves half a
- * batch and `seq` never has a hole. Nothing is ever updated or deleted.
+ * append of one turn of the event loop is written in one transaction with its index postings, so a crash never
+ * leaves half a batch and `seq` never has a hole. Nothing is ever updated or deleted.
  */
 export class EventLog implements Sequencer {
   private seq: number;
   private batch: Envelope[] = [];
   private pending: Promise<unknown> = Promise.resolve();
+  /** Resolves once the batch being gathered has been handed to lmdb. */
+  private scheduled: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
   private closed = false;
 
@@ -105,11 +107,19 @@ export class EventLog implements Sequencer {
     if (this.failure) throw new LogError('log_write_failed', `an earlier write failed: ${this.failure.message}`);
     const envelope = { ...draft, seq: this.seq + 1, at: draft.at ?? Date.now() } as Envelope;
     this.seq = envelope.seq;
-    if (this.batch.push(envelope) === 1) queueMicrotask(() => this.writeBatch());
+    // One write per turn of the event loop, not per microtask: a turn's events arrive in cascades of promise
+    // callbacks, and a microtask batch would cut one cascade into several transactions.
+    if (this.batch.push(envelope) === 1) {
+      this.scheduled = new Promise<void>((resolve) => setImmediate(() => {
+        this.writeBatch();
+        resolve();
+      }));
+    }
     return envelope;
   }
 
   private writeBatch(): void {
+    if (this.batch.length === 0) return;
     const batch = this.batch;
     this.batch = [];
     const sessions = new Map<string, number[]>();
@@ -141,7 +151,7 @@ export class EventLog implements Sequencer {
 
   /** Resolves when every append so far is committed (visible to readers), without waiting for fsync. */
   async committed(): Promise<void> {
-    if (this.batch.length > 0) await new Promise<void>((resolve) => queueMicrotask(resolve));
+    await this.scheduled;
     await this.pending;
   }
 
@@ -182,6 +192,8 @@ export class EventLog implements Sequencer {
 
   close(): void {
     if (this.closed) return;
+    // Appends still waiting for their turn of the event loop go out with the close, which waits for them.
+    this.writeBatch();
     this.closed = true;
     this.releaseLock();
     void this.root.close();

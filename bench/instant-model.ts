@@ -1,0 +1,32 @@
+// The turn benchmark's model, run as a child process so its CPU is not counted as Tern's: a loopback
+// chat-completions server that answers a user message with one tool call and a tool result with text, at once;
+// a request without tools (the session summarizer's) gets text too, so long sessions are summarized as in use.
+// It prints its URL on the first line of stdout and stops when stdin closes.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+const answer = (finish: string, message: Record<string, unknown>) => JSON.stringify({
+  id: 'b', object: 'chat.completion', created: 1, model: 'm',
+  choices: [{ index: 0, finish_reason: finish, message }],
+  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+});
+const toolAnswer = answer('tool_calls', {
+  role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'todo', arguments: '{"action":"read"}' } }],
+});
+const textAnswer = answer('stop', { role: 'assistant', content: 'done' });
+
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks).toString();
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(body.includes('"tools"') && !body.includes('"role":"tool"') ? toolAnswer : textAnswer);
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
+});
+process.stdin.on('end', () => process.exit(0));
+process.stdin.resume();

@@ -1,0 +1,80 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { postText, TransportError } from '../../adapters/providers/json-post.js';
+
+async function serve(answer: (res: ServerResponse, body: string) => void): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => answer(res, Buffer.concat(chunks).toString()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+const encodings: Array<[string, (text: string) => Buffer]> = [
+  ['gzip', (t) => gzipSync(t)],
+  ['deflate', (t) => deflateSync(t)],
+  ['br', (t) => brotliCompressSync(t)],
+  ['identity', (t) => Buffer.from(t)],
+];
+for (const [encoding, encode] of encodings) {
+  test(`an answer sent with content-encoding ${encoding} is read as its text`, async () => {
+    const server = await serve((res, body) => {
+      res.writeHead(201, { 'content-type': 'application/json', 'content-encoding': encoding, 'x-echo-length': String(body.length) });
+      res.end(encode(`{"echo":${body}}`));
+    });
+    try {
+      const answer = await postText(server.url, { 'content-type': 'application/json' }, '{"a":"é"}', { timeoutMs: 5_000 });
+      assert.equal([answer.statusCode, answer.headers['x-echo-length'], answer.body], [201, '9', '{"echo":{"a":"é"}}']);
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+test('a request that outlasts its time fails as ETIMEDOUT, even after the headers arrived', async () => {
+  const server = await serve((res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"choices":');
+  });
+  try {
+    const error = await postText(server.url, {}, '{}', { timeoutMs: 100 }).catch((e: unknown) => e);
+    assert.ok(error instanceof TransportError);
+    assert.equal([error.code, error.message], ['ETIMEDOUT', "Timeout awaiting 'request' for 100ms"]);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a refused connection fails with the system code', async () => {
+  const server = await serve((res) => res.end());
+  await server.close();
+  const error = await postText(server.url, {}, '{}', { timeoutMs: 5_000 }).catch((e: unknown) => e);
+  assert.ok(error instanceof TransportError);
+  assert.is(error.code, 'ECONNREFUSED');
+});
+
+test('an abort rejects with the abort itself, not a transport failure', async () => {
+  const server = await serve((res) => res.writeHead(200).flushHeaders());
+  try {
+    const controller = new AbortController();
+    const pending = postText(server.url, {}, '{}', { signal: controller.signal, timeoutMs: 5_000 });
+    controller.abort();
+    const error = await pending.catch((e: unknown) => e);
+    assert.equal([error instanceof TransportError, (error as Error).name], [false, 'AbortError']);
+  } finally {
+    await server.close();
+  }
+});
+
+test.run();
