@@ -3,6 +3,7 @@ import type { ToolsOptions } from '../../adapters/tools/build-tools.js';
 import { defaultSandbox, type ExecLogger, type SendFunction } from '../../adapters/tools/options.js';
 import { secretValues, type Config } from '../../store/config/index.js';
 import { expandHome } from '../../store/paths.js';
+import { cronToolOptions } from '../cron/tool-options.js';
 
 /** The tools block of the config as the tools take it; one policy for every turn of every agent. */
 export function toolsOptions(config: Config, workspace: string, home: string, env: NodeJS.ProcessEnv, log: ExecLogger, send?: SendFunction): ToolsOptions {
@@ -38,6 +39,7 @@ export function toolsOptions(config: Config, workspace: string, home: string, en
       sendFileEnabled: tools.send_file.enabled,
       ...(send ? { send } : {}),
     },
+    cron: cronToolOptions(config),
     // No model family here searches natively through Tern yet, so prefer_native never hides the tool.
     search: searchOptions(tools.web, false),
     filter: {

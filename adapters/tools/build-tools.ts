@@ -5,6 +5,7 @@ import { readFileBytesTool } from './fs/read-file-bytes.js';
 import { readFileLinesTool } from './fs/read-file-lines.js';
 import { searchFilesTool } from './fs/search-files.js';
 import { writeFileTool } from './fs/write-file.js';
+import { cronTool, type CronToolOptions } from './cron/cron-tool.js';
 import { execTool } from './exec/exec-tool.js';
 import { webSearchTool } from './web/search/web-search.js';
 import { webFetchTool } from './web/web-fetch.js';
@@ -41,6 +42,7 @@ export interface ToolsOptions {
   search?: Partial<WebSearchOptions>;
   filter?: Partial<FilterOptions>;
   messaging?: Partial<MessagingOptions>;
+  cron?: CronToolOptions;
 }
 
 /** Enumerated options are checked here too: the lead's config mapping may pass any string through. */
@@ -88,5 +90,6 @@ export function buildTools(options: ToolsOptions): ToolRegistry {
   if (exec.enabled) registry.register(execTool(sandbox, exec));
   registerWebTools(registry, options);
   registerMessaging(registry, sandbox, options);
+  if (options.cron?.enabled) registry.register(cronTool(options.cron, sandbox, exec));
   return registry;
 }

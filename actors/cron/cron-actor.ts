@@ -1,0 +1,194 @@
+import { initialTransition, transition, type SnapshotFrom } from 'xstate';
+import type { Bus } from '../../bus/index.js';
+import { cronMachine, type CronEvent } from '../../machines/cron.js';
+import type { Config } from '../../store/config/index.js';
+import { listCronJobs, recordCronRun, type CronJob, type CronRunAfter } from '../../store/cron-db.js';
+import { nextRunAfter } from '../../store/cron/next-run.js';
+import type { Logger } from '../../store/logs/logger.js';
+import type { Scheduler } from '../gateway/scheduler.js';
+import { stateName } from '../machine-state.js';
+import { runCronJob, type CronEffects } from './run-job.js';
+
+export interface CronActorDeps extends CronEffects {
+  workspace: string;
+  bus: Bus;
+  scheduler: Scheduler;
+  config: () => Config;
+  logger: Logger;
+}
+
+/** The store is re-read this often (stretched by `power.poll_interval_multiplier`): `tern cron add` is another process. */
+export const CRON_POLL_MS = 5000;
+// Far-off runs (a yearly job) are reached in steps: timers cannot wait longer than about 24 days.
+const LONGEST_WAIT_MS = 3_600_000;
+
+type Snapshot = SnapshotFrom<typeof cronMachine>;
+
+interface Entry {
+  job: CronJob;
+  snapshot: Snapshot;
+  /** When it runs next (ms); undefined while disabled or when it never will again. */
+  due: number | undefined;
+}
+
+/** What a finished run leaves: one-shots go (kept disabled after a failure, so the failure stays visible). */
+function afterRun(job: CronJob, failed: boolean, now: Date): CronRunAfter {
+  if (job.schedule.kind === 'at') return failed ? { then: 'disable' } : { then: 'remove' };
+  const next = nextRunAfter(job.schedule, now);
+  return next ? { then: 'reschedule', next_run_at: next.toISOString() } : { then: 'disable' };
+}
+
+/**
+ * Runs the jobs of `<workspace>/cron/`: one timer for the earliest due job, a machine per job
+ * (`scheduled` → `running` → `scheduled` | `disabled` | `done`) whose moves are `actor.transitioned` events,
+ * and `cron.fired` for each run. A run missed while the process was down happens once at start.
+ */
+export class CronActor {
+  private readonly entries = new Map<string, Entry>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer: { cancel(): void } | undefined;
+  private poll: { cancel(): void } | undefined;
+  private stopped = true;
+
+  constructor(private readonly deps: CronActorDeps) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.track(this.sync());
+    this.wake();
+    this.schedulePoll();
+  }
+
+  /** Stops the timers. A run in flight finishes and is recorded, but publishes nothing more. */
+  stop(): void {
+    for (const id of this.entries.keys()) this.ended(id, 'the gateway is stopping');
+    this.stopped = true;
+    this.timer?.cancel();
+    this.poll?.cancel();
+  }
+
+  /** Resolves when no run or store read is in flight (tests wait on it after moving their clock). */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Each job's id and current state, for the dashboard and tests. */
+  states(): Array<{ job: string; state: string; due?: string }> {
+    return [...this.entries.values()].map((e) => ({ job: e.job.id, state: stateName(e.snapshot.value), ...(e.due !== undefined ? { due: new Date(e.due).toISOString() } : {}) }));
+  }
+
+  private track(work: Promise<void>): Promise<void> {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+    return work;
+  }
+
+  private schedulePoll(): void {
+    const interval = CRON_POLL_MS * this.deps.config().power.poll_interval_multiplier;
+    this.poll = this.deps.scheduler.after(interval, () => {
+      void this.track(this.sync()).then(() => {
+        if (this.stopped) return;
+        this.wake();
+        this.schedulePoll();
+      });
+    });
+  }
+
+  private async sync(): Promise<void> {
+    let stored: CronJob[];
+    try {
+      stored = await listCronJobs(this.deps.workspace, { onSkipped: ({ key, reason }) => this.deps.logger.warn('cron record skipped', { key, reason }) });
+    } catch (error) {
+      this.deps.logger.warn('cron jobs not read', { reason: (error as Error).message });
+      return;
+    }
+    // Store operations take turns, so a job running now is skipped below and never read stale.
+    if (this.stopped) return;
+    const byId = new Map(stored.map((job) => [job.id, job]));
+    for (const [id, entry] of this.entries) {
+      if (byId.has(id) || stateName(entry.snapshot.value) === 'running') continue;
+      this.send(entry, { type: 'REMOVE' });
+      this.ended(id, 'removed');
+    }
+    for (const job of stored) this.adopt(job);
+  }
+
+  private adopt(job: CronJob): void {
+    const now = this.deps.scheduler.now();
+    const known = this.entries.get(job.id);
+    if (!known) {
+      const [snapshot] = initialTransition(cronMachine, { enabled: job.enabled });
+      const entry = { job, snapshot, due: this.dueOf(job, now) };
+      this.entries.set(job.id, entry);
+      this.published(job.id, undefined, stateName(snapshot.value), 'LOADED');
+      return;
+    }
+    if (stateName(known.snapshot.value) === 'running' || JSON.stringify(known.job) === JSON.stringify(job)) return;
+    known.job = job;
+    known.due = this.dueOf(job, now);
+    this.send(known, job.enabled ? { type: 'ENABLE' } : { type: 'DISABLE' });
+  }
+
+  private dueOf(job: CronJob, now: number): number | undefined {
+    if (!job.enabled) return undefined;
+    if (job.next_run_at) return Date.parse(job.next_run_at);
+    if (job.schedule.kind === 'at') return Date.parse(job.schedule.at);
+    return nextRunAfter(job.schedule, new Date(now))?.getTime();
+  }
+
+  private send(entry: Entry, event: CronEvent): void {
+    const from = stateName(entry.snapshot.value);
+    [entry.snapshot] = transition(cronMachine, entry.snapshot, event);
+    const to = stateName(entry.snapshot.value);
+    if (to !== from) this.published(entry.job.id, from, to, event.type);
+  }
+
+  private published(id: string, from: string | undefined, to: string, event: string): void {
+    if (this.stopped) return;
+    this.deps.bus.publish({ type: 'actor.transitioned', data: { actor: `cron:${id}`, machine: 'cron', ...(from ? { from } : {}), to, event } });
+  }
+
+  /** The job leaves the board: its machine ended, or the actor stops. */
+  private ended(id: string, reason: string): void {
+    this.entries.delete(id);
+    if (!this.stopped) this.deps.bus.publish({ type: 'actor.stopped', data: { actor: `cron:${id}`, machine: 'cron', reason } });
+  }
+
+  /** Fires every job whose time has come, then waits for the next one. */
+  private wake(): void {
+    if (this.stopped) return;
+    const now = this.deps.scheduler.now();
+    for (const entry of this.entries.values()) {
+      if (stateName(entry.snapshot.value) === 'scheduled' && entry.due !== undefined && entry.due <= now) void this.track(this.fire(entry));
+    }
+    this.arm();
+  }
+
+  private arm(): void {
+    this.timer?.cancel();
+    const dues = [...this.entries.values()].filter((e) => stateName(e.snapshot.value) === 'scheduled' && e.due !== undefined).map((e) => e.due!);
+    if (this.stopped || dues.length === 0) return;
+    const wait = Math.min(Math.max(0, Math.min(...dues) - this.deps.scheduler.now()), LONGEST_WAIT_MS);
+    this.timer = this.deps.scheduler.after(wait, () => this.wake());
+  }
+
+  private async fire(entry: Entry): Promise<void> {
+    const { job } = entry;
+    const started = this.deps.scheduler.now();
+    this.send(entry, { type: 'FIRE' });
+    if (!this.stopped) this.deps.bus.publish({ type: 'cron.fired', data: { job: job.id, kind: job.job.kind } });
+    const result = await runCronJob(job, `cron_${job.id}_${started}`, this.deps.config(), this.deps);
+    const finished = new Date(this.deps.scheduler.now());
+    this.deps.logger.info('cron job ran', { job: job.id, kind: job.job.kind, outcome: result.outcome, detail: result.detail });
+    const after = afterRun(job, result.outcome === 'failed', finished);
+    const updated = await recordCronRun(this.deps.workspace, job.id, { at: finished.toISOString(), ...result }, after).catch((error: unknown) => {
+      this.deps.logger.warn('cron run not recorded', { job: job.id, reason: (error as Error).message });
+      return undefined;
+    });
+    const kept = updated === undefined ? 'remove' : after.then;
+    this.send(entry, { type: 'FINISHED', after: kept });
+    if (kept === 'remove' || updated === undefined) this.ended(job.id, 'finished');
+    else Object.assign(entry, { job: updated, due: this.dueOf(updated, finished.getTime()) });
+    this.arm();
+  }
+}

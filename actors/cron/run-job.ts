@@ -1,0 +1,74 @@
+import { isRemoteChannel } from '../../adapters/tools/cron/remotes.js';
+import type { SendTarget } from '../../adapters/tools/options.js';
+import type { ToolResult } from '../../adapters/tools/tool.js';
+import type { Config } from '../../store/config/index.js';
+import type { CronJob, CronRun } from '../../store/cron-db.js';
+
+/** What an `agent_turn` job asks of the agent; the session is keyed by `job`. */
+export interface CronTurnRequest {
+  job: string;
+  run: string;
+  agent?: string;
+  channel: string;
+  chat: string;
+  message: string;
+  /** Scheduled from a chat reached over a network: the turn's tools apply their remote rules. */
+  remote: boolean;
+}
+
+export type CronTurnResult = { ok: true; text: string } | { ok: false; reason: string };
+
+/** How a job reaches the world: given by the host, so the actor never reaches into channels itself. */
+export interface CronEffects {
+  send(target: SendTarget, text: string): Promise<void>;
+  runTurn(request: CronTurnRequest): Promise<CronTurnResult>;
+  /** Runs a command line through the exec tool's checks; `timeoutMs` undefined means no limit. */
+  runCommand(command: string, timeoutMs: number | undefined): Promise<ToolResult>;
+}
+
+type Outcome = Omit<CronRun, 'at'>;
+
+// `last_run.detail` says why a run failed; the full output went to the chat.
+const DETAIL_CHARS = 500;
+
+/** `tools.cron.exec_timeout_minutes`: 0 means no limit. */
+export function commandTimeoutMs(config: Config): number | undefined {
+  const minutes = config.tools.cron.exec_timeout_minutes;
+  return minutes === 0 ? undefined : minutes * 60_000;
+}
+
+async function runCommandJob(job: Extract<CronJob['job'], { kind: 'command' }>, config: Config, effects: CronEffects): Promise<Outcome> {
+  if (!config.tools.exec.enabled) return { outcome: 'skipped', detail: 'command jobs do not run while tools.exec.enabled is false' };
+  const result = await effects.runCommand(job.command, commandTimeoutMs(config));
+  if (job.channel && job.chat) {
+    const heading = result.ok ? `Scheduled command "${job.command}" ran:` : `Scheduled command "${job.command}" failed:`;
+    await effects.send({ channel: job.channel, chat: job.chat }, `${heading}\n${result.content}`);
+  }
+  return result.ok ? { outcome: 'ok' } : { outcome: 'failed', detail: result.content.slice(0, DETAIL_CHARS) };
+}
+
+async function runTurnJob(cron: CronJob, task: Extract<CronJob['job'], { kind: 'agent_turn' }>, run: string, effects: CronEffects): Promise<Outcome> {
+  const { channel, chat, message } = task;
+  const remote = isRemoteChannel(cron.created_by.channel);
+  const reply = await effects.runTurn({ job: cron.id, run, channel, chat, message, remote, ...(task.agent ? { agent: task.agent } : {}) });
+  if (!reply.ok) return { outcome: 'failed', detail: reply.reason };
+  if (reply.text.trim() !== '') await effects.send({ channel, chat }, reply.text);
+  return { outcome: 'ok' };
+}
+
+/** Runs one job once. Every failure becomes a `failed` outcome with its reason: a job never throws. */
+export async function runCronJob(job: CronJob, run: string, config: Config, effects: CronEffects): Promise<Outcome> {
+  try {
+    switch (job.job.kind) {
+      case 'deliver':
+        await effects.send({ channel: job.job.channel, chat: job.job.chat }, job.job.text);
+        return { outcome: 'ok' };
+      case 'agent_turn':
+        return await runTurnJob(job, job.job, run, effects);
+      case 'command':
+        return await runCommandJob(job.job, config, effects);
+    }
+  } catch (error) {
+    return { outcome: 'failed', detail: error instanceof Error ? error.message : String(error) };
+  }
+}

@@ -1,0 +1,99 @@
+// A cron actor over a real store in a temp workspace, a hand-moved clock, and recording delivery callbacks.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CronActor } from '../../actors/cron/cron-actor.js';
+import type { CronEffects, CronTurnRequest } from '../../actors/cron/run-job.js';
+import { Bus, type Envelope } from '../../bus/index.js';
+import { validateConfig, type Config } from '../../store/config/index.js';
+import type { CronJob } from '../../store/cron-db.js';
+import { Logger } from '../../store/logs/logger.js';
+import { ManualClock } from '../support/gateway-clock.js';
+
+export function cronConfig(input: Record<string, unknown> = {}): Config {
+  const result = validateConfig({ version: 2, ...input });
+  if (!result.ok) throw new Error(result.problems.join('; '));
+  return result.config;
+}
+
+export interface CronHarness {
+  workspace: string;
+  clock: ManualClock;
+  actor: CronActor;
+  events: Envelope[];
+  sent: string[];
+  turns: CronTurnRequest[];
+  commands: Array<{ command: string; timeoutMs: number | undefined }>;
+  /** Moves the clock and waits for every run it started. */
+  advance(ms: number): Promise<void>;
+  transitions(): string[];
+  config: Config;
+  /** Stops the actor and deletes the temp workspace. */
+  close(): Promise<void>;
+}
+
+export function cronHarness(start: string, options: { config?: Config; effects?: Partial<CronEffects> } = {}): CronHarness {
+  const root = mkdtempSync(join(tmpdir(), 'tern-'));
+  const workspace = join(root, 'workspace');
+  const clock = new ManualClock();
+  clock.advance(Date.parse(start));
+  const bus = new Bus();
+  const events: Envelope[] = [];
+  bus.events$.subscribe((event) => events.push(event));
+  const sent: string[] = [];
+  const turns: CronTurnRequest[] = [];
+  const commands: CronHarness['commands'] = [];
+  const harness: CronHarness = {
+    workspace,
+    clock,
+    events,
+    sent,
+    turns,
+    commands,
+    config: options.config ?? cronConfig(),
+    actor: new CronActor({
+      workspace,
+      bus,
+      scheduler: clock,
+      config: () => harness.config,
+      logger: new Logger([], 'debug', []),
+      send: async (target, text) => {
+        sent.push(`${target.channel}/${target.chat}: ${text}`);
+      },
+      runTurn: async (request) => {
+        turns.push(request);
+        return { ok: true, text: `reply to ${request.message}` };
+      },
+      runCommand: async (command, timeoutMs) => {
+        commands.push({ command, timeoutMs });
+        return { ok: true, content: 'done' };
+      },
+      ...options.effects,
+    }),
+    async close() {
+      harness.actor.stop();
+      await harness.actor.settled();
+      rmSync(root, { recursive: true, force: true });
+    },
+    async advance(ms) {
+      clock.advance(ms);
+      await harness.actor.settled();
+    },
+    transitions: () =>
+      events.flatMap((e) => (e.type === 'actor.transitioned' ? [`${e.data.actor} ${e.data.from ?? '-'} -${e.data.event}-> ${e.data.to}`] : e.type === 'cron.fired' ? [`fired ${e.data.job} ${e.data.kind}`] : e.type === 'actor.stopped' ? [`stopped ${e.data.actor} (${e.data.reason})`] : [])),
+  };
+  return harness;
+}
+
+export function deliverJob(id: string, schedule: CronJob['schedule'], extra: Partial<CronJob> = {}): CronJob {
+  return {
+    id,
+    name: id,
+    schedule,
+    job: { kind: 'deliver', channel: 'telegram', chat: 'direct:42', text: `${id} says hi` },
+    enabled: true,
+    created_at: '2026-03-01T09:00:00.000Z',
+    created_by: { channel: 'cli' },
+    ...extra,
+  };
+}
