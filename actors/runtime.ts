@@ -1,6 +1,5 @@
 import { Bus, type EventDraft } from '../bus/index.js';
 import { McpManager, mcpOptionsFromConfig } from '../adapters/mcp/index.js';
-import { createModelRouter, type ModelRouter } from '../adapters/providers/router.js';
 import { transcribeFile } from '../adapters/providers/transcription.js';
 import { buildTools } from '../adapters/tools/build-tools.js';
 import { DEFAULT_FILTER, type FilterOptions, type SendFunction } from '../adapters/tools/options.js';
@@ -16,6 +15,7 @@ import { PromptBuilder } from './prompt-builder.js';
 import { closeCutOffTurns } from './recovery.js';
 import { TodoTool } from './todo-tool.js';
 import { modelEntries } from './wiring/models.js';
+import { ReloadableRouter } from './wiring/reloadable-router.js';
 import { toolsOptions } from './wiring/tools.js';
 
 export interface RuntimeOptions {
@@ -50,7 +50,7 @@ export class Runtime {
     readonly loaded: LoadedConfig,
     readonly log: EventLog,
     readonly bus: Bus,
-    readonly router: ModelRouter,
+    readonly router: ReloadableRouter,
     readonly tools: ToolRegistry,
     private readonly services: Omit<ConstructorParameters<typeof AgentActor>[1], 'agent'>,
     command: string,
@@ -65,7 +65,7 @@ export class Runtime {
     const log = EventLog.open(logDir(loaded.workspace));
     try {
       const bus = new Bus(log);
-      const router = createModelRouter(modelEntries(loaded.config), { report: (draft) => bus.publish(draft) });
+      const router = new ReloadableRouter(loaded.config, { report: (draft) => bus.publish(draft) });
       const logError = options.logError ?? ((line: string) => process.stderr.write(`${line}\n`));
       const toolOptions = toolsOptions(loaded.config, loaded.workspace, loaded.home, env, (entry) => logError(JSON.stringify(entry)), options.send);
       const tools = buildTools(toolOptions);

@@ -1,11 +1,17 @@
+import { createActor } from 'xstate';
 import type { Channel } from '../../adapters/channels/channel.js';
+import type { Bus } from '../../bus/index.js';
 import { watchConfig } from '../../store/config/index.js';
 import { changedPaths } from '../../store/config/diff.js';
 import type { ChannelEntry, LoadedConfig } from '../../store/config/index.js';
 import type { GatewayLogs } from '../../store/logs/logger.js';
 import { readLastChannel } from '../../store/state.js';
+import { gatewayMachine } from '../../machines/gateway.js';
 import type { SendFunction, SendTarget } from '../../adapters/tools/options.js';
 import type { ToolMedia } from '../../adapters/tools/tool.js';
+import { CronActor } from '../cron/cron-actor.js';
+import { cronCommandRunner, cronTurnRunner } from '../cron/host-effects.js';
+import { MachineActor, stateOnly } from '../machine-actor.js';
 import { Runtime } from '../runtime.js';
 import { ChannelActor } from './channel-actor.js';
 import { createChannel, supervisionOf } from './channel-factory.js';
@@ -24,13 +30,26 @@ export interface GatewayOptions {
   createChannel?: (name: string, entry: ChannelEntry) => Promise<Channel>;
   /** How long running turns may take to finish at shutdown. */
   drainMs?: number;
+  /** Channel kinds the host builds in its own process (the launcher's `pico`); an entry of such a kind runs only when given here. */
+  hostChannels?: Partial<Record<string, (name: string, entry: ChannelEntry, bus: Bus) => Promise<Channel>>>;
+  /** Applied to the config at every reload, as the host applied it to `loaded` (the launcher adds its web-UI channel). */
+  adjustConfig?: (loaded: LoadedConfig) => LoadedConfig;
+  /** `optional`: a busy `gateway.host:port` is logged and the gateway runs without `/health` (the launcher must not fail). */
+  health?: 'required' | 'optional';
+  /** Called before the gateway publishes its first event, so a host following the bus sees `gateway.started`. */
+  onRuntime?: (runtime: Runtime) => void;
 }
 
 /** Maintenance intervals (2 s config check) are stretched by `power.poll_interval_multiplier`. */
 const CONFIG_CHECK_MS = 2000;
 
-function enabledChannels(loaded: LoadedConfig): Array<[string, ChannelEntry]> {
-  return Object.entries(loaded.config.channel_list).filter(([, entry]) => entry.enabled && (entry.type ?? '') !== 'pico');
+/** The web-UI channel lives in the launcher: a `pico` entry runs only where the host builds it. */
+function runs(entry: ChannelEntry, options: GatewayOptions): boolean {
+  return entry.enabled && ((entry.type ?? '') !== 'pico' || options.hostChannels?.pico !== undefined);
+}
+
+function enabledChannels(loaded: LoadedConfig, options: GatewayOptions): Array<[string, ChannelEntry]> {
+  return Object.entries(loaded.config.channel_list).filter(([, entry]) => runs(entry, options));
 }
 
 /**
@@ -43,7 +62,10 @@ export class Gateway {
   private readonly dispatcher: Dispatcher;
   private readonly outbox: Outbox;
   private readonly heartbeat: Heartbeat;
+  private readonly cron: CronActor;
   private readonly scheduler: Scheduler;
+  /** The supervisor's own machine (`gateway`: `starting` → `running` → `draining` → `stopped`). */
+  private readonly machine: MachineActor<typeof gatewayMachine>;
   private watcher: { stop(): void } | undefined;
   private health: HealthServer | undefined;
   private loaded: LoadedConfig;
@@ -51,6 +73,8 @@ export class Gateway {
   private constructor(readonly runtime: Runtime, private readonly options: GatewayOptions) {
     this.loaded = options.loaded;
     this.scheduler = options.scheduler ?? realScheduler;
+    // Announced once the host has seen the runtime, so the launcher's board sees `starting` too.
+    this.machine = new MachineActor(createActor(gatewayMachine), { bus: runtime.bus, correlation: {}, id: 'gateway', machine: gatewayMachine.id, view: stateOnly, announce: false });
     const { logs } = options;
     this.outbox = new Outbox(runtime.bus, logs.gateway);
     this.dispatcher = new Dispatcher({
@@ -71,6 +95,16 @@ export class Gateway {
       workspace: this.loaded.workspace,
       notify: (text, runId) => this.notifyLastChannel(text, runId),
     });
+    this.cron = new CronActor({
+      workspace: this.loaded.workspace,
+      bus: runtime.bus,
+      scheduler: this.scheduler,
+      config: () => this.loaded.config,
+      logger: logs.gateway,
+      send: (target, text) => this.sendToChat(target, text, []),
+      runTurn: cronTurnRunner(runtime),
+      runCommand: cronCommandRunner(runtime, options.env, (line) => logs.gateway.error(line)),
+    });
   }
 
   static async start(options: GatewayOptions): Promise<Gateway> {
@@ -83,15 +117,24 @@ export class Gateway {
     const gateway = new Gateway(runtime, options);
     started = gateway;
     try {
+      options.onRuntime?.(runtime);
+      gateway.machine.announce('START');
       const { host, port } = options.loaded.config.gateway;
-      gateway.health = await startHealthServer(host, port, () => gateway.readiness());
-      for (const [name, entry] of enabledChannels(options.loaded)) gateway.startChannel(name, entry);
+      gateway.health = await startHealthServer(host, port, () => gateway.readiness()).catch((error: unknown) => {
+        if (options.health !== 'optional') throw error;
+        options.logs.gateway.warn('health server not started', { address: `${host}:${port}`, reason: (error as Error).message });
+        return undefined;
+      });
+      for (const [name, entry] of enabledChannels(options.loaded, options)) gateway.startChannel(name, entry);
       gateway.heartbeat.start();
+      await gateway.cron.start();
       gateway.watch();
+      gateway.machine.send({ type: 'STARTED' });
       runtime.bus.publish({ type: 'gateway.started', data: { pid: process.pid, channels: [...gateway.actors.keys()] } });
       options.logs.gateway.info('gateway started', { url: gateway.url, channels: [...gateway.actors.keys()].join(',') || 'none' });
       return gateway;
     } catch (error) {
+      gateway.machine.send({ type: 'START_FAILED' });
       await gateway.health?.close();
       await runtime.close();
       throw error;
@@ -113,21 +156,25 @@ export class Gateway {
   async stop(signal?: string): Promise<void> {
     const { logs } = this.options;
     this.runtime.bus.publish({ type: 'gateway.stopping', data: signal ? { signal } : {} });
+    this.machine.send({ type: 'STOP' });
     this.watcher?.stop();
     this.heartbeat.stop();
+    this.cron.stop();
     const finished = await this.dispatcher.drain(this.options.drainMs ?? 10_000);
     if (!finished) logs.gateway.warn('running turns did not finish in time and are aborted');
     await Promise.all([...this.actors.values()].map((a) => a.stop()));
     await this.health?.close();
+    this.machine.send({ type: 'DRAINED' });
     await this.runtime.close();
     logs.gateway.info('gateway stopped', { signal });
   }
 
   private startChannel(name: string, entry: ChannelEntry): void {
     const multiplier = this.loaded.config.power.poll_interval_multiplier;
-    const build = this.options.createChannel ?? ((n: string, e: ChannelEntry) => createChannel(n, e, multiplier));
-    const backoff = supervisionOf(entry).restart_backoff_ms;
     const kind = entry.type ?? name;
+    const hosted = this.options.hostChannels?.[kind];
+    const build = hosted ? (n: string, e: ChannelEntry) => hosted(n, e, this.runtime.bus) : this.options.createChannel ?? ((n: string, e: ChannelEntry) => createChannel(n, e, multiplier));
+    const backoff = supervisionOf(entry).restart_backoff_ms;
     const actor = new ChannelActor({ name, kind, account: name === kind ? 'default' : name }, () => build(name, this.loaded.config.channel_list[name] ?? entry), {
       bus: this.runtime.bus,
       logger: this.options.logs.gateway,
@@ -148,7 +195,7 @@ export class Gateway {
       path: this.loaded.path,
       intervalMs: CONFIG_CHECK_MS * multiplier,
       log: (line) => this.options.logs.gateway.warn(line),
-      onChange: (loaded) => void this.reload(loaded),
+      onChange: (loaded) => void this.reload(this.options.adjustConfig?.(loaded) ?? loaded),
     });
   }
 
@@ -157,16 +204,26 @@ export class Gateway {
     const changed = changedPaths(before, next.config);
     this.loaded = next;
     this.runtime.loaded.config = next.config;
+    if (changed.some((p) => p.startsWith('model_list'))) this.reloadModels(next);
     const touched = new Set(changed.filter((p) => p.startsWith('channel_list')).map((p) => p.split('.')[1] ?? ''));
     const all = touched.has('') ? new Set([...this.actors.keys(), ...Object.keys(next.config.channel_list)]) : touched;
     for (const name of all) {
       await this.actors.get(name)?.stop();
       this.actors.delete(name);
       const entry = next.config.channel_list[name];
-      if (entry?.enabled) this.startChannel(name, entry);
+      if (entry && runs(entry, this.options)) this.startChannel(name, entry);
     }
     if (changed.some((p) => p.startsWith('heartbeat') || p.startsWith('power'))) this.heartbeat.start();
     this.options.logs.gateway.info('config reloaded', { changed: changed.join(',') });
+  }
+
+  /** The next model call uses the new `model_list` (`agents.defaults.model` is read per turn anyway). */
+  private reloadModels(next: LoadedConfig): void {
+    try {
+      this.runtime.router.reload(next.config);
+    } catch (error) {
+      this.options.logs.gateway.error('model_list not reloaded; the previous models stay', { reason: (error as Error).message });
+    }
   }
 
   /**

@@ -1,8 +1,11 @@
+import { createActor } from 'xstate';
+import { heartbeatMachine } from '../../machines/heartbeat.js';
 import type { Bus } from '../../bus/index.js';
 import type { Config } from '../../store/config/index.js';
 import type { Logger } from '../../store/logs/logger.js';
 import { readHeartbeatTasks } from '../../store/state.js';
 import { sessionKeyOf } from '../agent.js';
+import { MachineActor, stateOnly } from '../machine-actor.js';
 import type { Runtime } from '../runtime.js';
 import type { Scheduler } from './scheduler.js';
 
@@ -41,16 +44,27 @@ function prompt(tasks: string): string {
 /**
  * Every `heartbeat.interval` minutes the default agent runs the tasks of HEARTBEAT.md in its own session
  * (channel `system`, so the turn is never an evolution record). `HEARTBEAT_OK` sends nothing; any other
- * answer goes to the last active channel. Each tick publishes `heartbeat.ticked`, with the reason a run was skipped.
+ * answer goes to the last active channel. Each tick publishes `heartbeat.ticked`, with the reason a run was skipped;
+ * its machine (`heartbeat`: `waiting` → `running` → `waiting`, `disabled`, `stopped`) publishes its moves.
  */
 export class Heartbeat {
   private timer: { cancel(): void } | undefined;
   private running = false;
   private runs = 0;
+  private readonly machine: MachineActor<typeof heartbeatMachine>;
 
-  constructor(private readonly deps: HeartbeatDeps) {}
+  constructor(private readonly deps: HeartbeatDeps) {
+    // Its first move (`stopped` → `waiting` or `disabled`) is the first thing it publishes.
+    this.machine = new MachineActor(createActor(heartbeatMachine), { bus: deps.bus, correlation: {}, id: 'heartbeat', machine: heartbeatMachine.id, view: stateOnly, announce: false });
+  }
 
+  get state(): string {
+    return this.machine.state;
+  }
+
+  /** (Re)schedules the next tick from the current config. */
   start(): void {
+    this.machine.send({ type: 'SCHEDULE', enabled: this.deps.config().heartbeat.enabled });
     this.timer?.cancel();
     this.timer = this.deps.scheduler.after(heartbeatMinutes(this.deps.config()) * 60_000, () => {
       void this.tick().finally(() => {
@@ -62,6 +76,7 @@ export class Heartbeat {
   stop(): void {
     this.timer?.cancel();
     this.timer = undefined;
+    this.machine.send({ type: 'STOP' });
   }
 
   async tick(): Promise<HeartbeatOutcome> {
@@ -79,6 +94,7 @@ export class Heartbeat {
     const agent = this.deps.runtime.agent();
     if (this.running || agent.busySessions > 0) return { kind: 'skipped', reason: 'busy' };
     this.running = true;
+    this.machine.send({ type: 'TICK' });
     const runId = `heartbeat_${++this.runs}_${this.deps.scheduler.now()}`;
     try {
       const key = sessionKeyOf({ agent: agent.id, channel: 'system', dimensions: [['chat', 'direct:heartbeat']] });
@@ -89,6 +105,7 @@ export class Heartbeat {
       return { kind: 'ran', reply: text, delivered };
     } finally {
       this.running = false;
+      this.machine.send({ type: 'FINISHED' });
     }
   }
 }

@@ -40,6 +40,16 @@ test('a command --help shows its usage and options', ({ home }) => {
   assert.match(stdout, /--follow/);
 });
 
+test('a reader that closes the pipe early ends the command quietly with its own exit code', async ({ home }) => {
+  const child = startCli(['--help'], home.env);
+  // Closed before the child starts writing, as `tern --help | head -0` does.
+  child.stdout.destroy();
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  assert.equal({ code, stderr: stderr.replace(/^npm warn.*\n/gm, '') }, { code: 0, stderr: '' });
+});
+
 test('version prints the package version', ({ home }) => {
   assert.equal(runCli(['version'], home.env), { code: 0, stdout: `tern ${version}\n`, stderr: '' });
   assert.is(runCli(['--version'], home.env).stdout, `tern ${version}\n`);

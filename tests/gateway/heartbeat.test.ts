@@ -124,6 +124,34 @@ runs('a heartbeat while the default agent is busy is skipped as busy', async ({ 
   assert.equal(await heartbeat.tick(), { kind: 'skipped', reason: 'busy' });
 });
 
+const moves = (fixture: TurnFixture): string[] =>
+  fixture.events.flatMap((e) => (e.type === 'actor.transitioned' && e.data.actor === 'heartbeat' ? [`${e.data.from}->${e.data.to} ${e.data.event}`] : []));
+
+runs('its machine moves waiting → running → waiting around a run, disabled when switched off, stopped at the end', async (context) => {
+  const { fixture, clock, heartbeat } = context;
+  tasks(fixture.home.workspace, '- check the inbox\n');
+  fixture.vendor.reply(completion({ content: 'HEARTBEAT_OK' }));
+  heartbeat.start();
+  const ticked = fixture.next('heartbeat.ticked');
+  clock.advance(30 * 60_000);
+  await ticked;
+  await new Promise((resolve) => setImmediate(resolve));
+  context.settings = config({ heartbeat: { enabled: false } });
+  heartbeat.start();
+  heartbeat.stop();
+  assert.equal(moves(fixture), ['stopped->waiting SCHEDULE', 'waiting->running TICK', 'running->waiting FINISHED', 'waiting->disabled SCHEDULE', 'disabled->stopped STOP']);
+  assert.is(heartbeat.state, 'stopped');
+  const transitioned = fixture.events.find((e) => e.type === 'actor.transitioned' && e.data.actor === 'heartbeat');
+  assert.is(transitioned?.type === 'actor.transitioned' ? transitioned.data.machine : '', 'heartbeat');
+});
+
+runs('a skipped tick moves nothing', async ({ fixture, heartbeat }) => {
+  tasks(fixture.home.workspace, '# only a heading\n');
+  heartbeat.start();
+  assert.equal(await heartbeat.tick(), { kind: 'skipped', reason: 'no_tasks' });
+  assert.equal(moves(fixture), ['stopped->waiting SCHEDULE']);
+});
+
 runs.run();
 
 const state = suite('last active channel');

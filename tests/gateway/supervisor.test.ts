@@ -97,6 +97,40 @@ supervisor('a config edit restarts only the channel whose entry changed', async 
   assert.equal(context.emulator.botMessages(B, 1003), []);
 });
 
+supervisor('a changed model_list serves the next turn without a restart', async (context) => {
+  const second = await startGatewayModel();
+  try {
+    const before = context.model.requests;
+    context.config.model_list = [modelEntry(second.url)];
+    writeConfig(context);
+    await until(() => context.events.some((e) => e.type === 'config.reloaded'), 'the reload');
+    await context.emulator.say(A, 'which model?', { userId: 1001 });
+    assert.equal((await context.emulator.waitForBotMessages(A, 1001, 1)).map((m) => m.text), ['echo: which model?']);
+    assert.is(second.requests, 1);
+    assert.is(context.model.requests, before);
+    assert.equal(context.events.filter((e) => e.type === 'channel.connected'), []);
+  } finally {
+    await second.close();
+  }
+});
+
+supervisor('a changed agents.defaults.model picks a model added to model_list, from the next turn on', async (context) => {
+  const second = await startGatewayModel();
+  try {
+    context.config.model_list = [modelEntry(context.model.url), { ...modelEntry(second.url), model_name: 'smart' }];
+    context.config.agents = { defaults: { model: 'smart' } };
+    writeConfig(context);
+    await until(() => context.events.some((e) => e.type === 'config.reloaded'), 'the reload');
+    await context.emulator.say(A, 'hello', { userId: 1001 });
+    await context.emulator.waitForBotMessages(A, 1001, 1);
+    const asked = context.events.flatMap((e) => (e.type === 'provider.requested' ? [e.data.model_name] : []));
+    assert.equal(asked, ['smart']);
+    assert.is(second.requests, 1);
+  } finally {
+    await second.close();
+  }
+});
+
 supervisor('stopping drains: a running turn still delivers its reply before the gateway closes', async (context) => {
   await context.emulator.say(A, 'SLOW task', { userId: 1001 });
   await until(() => context.events.some((e) => e.type === 'provider.requested'), 'the turn to call the model');
@@ -146,5 +180,30 @@ silent('/ready is 503 while a channel is still connecting, and 200 once it has f
   }
 });
 
+const lifecycle = suite('the gateway and heartbeat as actors');
+
+lifecycle('the gateway moves starting → running → draining → stopped and its heartbeat follows, as actor.transitioned events', async () => {
+  const home = tempHome();
+  writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, gateway: { port: await freePort() }, heartbeat: { enabled: true }, channel_list: {} }));
+  const loaded = loadConfig({ env: home.env });
+  const logs = openGatewayLogs(loaded);
+  const moves: string[] = [];
+  const gateway = await Gateway.start({
+    loaded, env: home.env, logs,
+    onRuntime: (runtime) => runtime.bus.events$.subscribe((e) => {
+      if (e.type === 'actor.transitioned' && (e.data.machine === 'gateway' || e.data.machine === 'heartbeat')) moves.push(`${e.data.actor}: ${e.data.from ?? ''}->${e.data.to} ${e.data.event}`);
+    }),
+  });
+  try {
+    assert.equal(moves, ['gateway: ->starting START', 'heartbeat: stopped->waiting SCHEDULE', 'gateway: starting->running STARTED']);
+  } finally {
+    await gateway.stop('SIGINT');
+    logs.close();
+    home.remove();
+  }
+  assert.equal(moves.slice(3), ['gateway: running->draining STOP', 'heartbeat: waiting->stopped STOP', 'gateway: draining->stopped DRAINED']);
+});
+
 supervisor.run();
 silent.run();
+lifecycle.run();
