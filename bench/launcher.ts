@@ -1,11 +1,12 @@
 // The dashboard as users meet it: a signed-in first load in headless Chromium (navigation start to a drawn
-// chat page, and the bytes it fetched), an event-log query over 10,000 events, and bus-to-socket latency of /api/live.
+// chat page, and the bytes it fetched), a web chat reply through the gateway (dispatcher, pico channel, streamed
+// frames), an event-log query over 10,000 events, and bus-to-socket latency of /api/live.
 import { spawnSync } from 'node:child_process';
 import { performance as clock } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import WebSocket from 'ws';
-import { startDashboard, type Dashboard } from '../tests/support/dashboard-harness.js';
+import { chatSocket, replyStreamed, startDashboard, type Dashboard } from '../tests/support/dashboard-harness.js';
 import { percentile, round, type BenchRow } from './row.js';
 
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -13,6 +14,7 @@ const LOADS = 5;
 const EVENTS = 10_000;
 const QUERIES = 20;
 const PINGS = 200;
+const CHATS = 20;
 
 const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
 
@@ -45,6 +47,23 @@ async function firstLoad(dashboard: Dashboard): Promise<BenchRow[]> {
     { name: 'launcher.first_load_ms', value: round(median(times)), unit: 'ms' },
     { name: 'launcher.first_load_kb', value: round(bytes / 1024), unit: 'KiB' },
   ];
+}
+
+/** `message.send` to `typing.stop`: one turn of the loopback model, streamed in three chunks to the socket. */
+async function chatReply(dashboard: Dashboard): Promise<BenchRow> {
+  const chat = await chatSocket(dashboard);
+  const times: number[] = [];
+  try {
+    for (let run = 0; run < CHATS; run++) {
+      replyStreamed(dashboard.vendor, ['Hello ', 'from ', 'the bench']);
+      const started = clock.now();
+      await chat.send(`message ${run}`, 'bench');
+      times.push(clock.now() - started);
+    }
+  } finally {
+    chat.socket.close();
+  }
+  return { name: 'launcher.chat_reply_p50_ms', value: round(median(times), 2), unit: 'ms' };
 }
 
 async function eventsQuery(dashboard: Dashboard): Promise<BenchRow> {
@@ -85,7 +104,7 @@ export async function bench(): Promise<BenchRow[]> {
   if (build.status !== 0) throw new Error(`the dashboard bundle did not build: ${build.stderr}`);
   const dashboard = await startDashboard();
   try {
-    return [...(await firstLoad(dashboard)), await eventsQuery(dashboard), await liveLatency(dashboard)];
+    return [...(await firstLoad(dashboard)), await chatReply(dashboard), await eventsQuery(dashboard), await liveLatency(dashboard)];
   } finally {
     await dashboard.close();
   }

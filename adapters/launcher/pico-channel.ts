@@ -1,68 +1,59 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
-import type { ChatSink, DashboardHost } from './api/host.js';
-import { parseClientFrame, type ClientFrame, type ServerFrame } from './pico-frames.js';
+import type { Bus } from '../../bus/index.js';
+import type { Channel, ChannelCapabilities, ChannelHooks } from '../channels/channel.js';
+import { CHAT_COMMANDS } from '../channels/command-names.js';
+import { chatOf, sessionOf, type PicoEndpoint } from './pico-endpoint.js';
+import { ReplyWatch } from './reply-watch.js';
 
-function send(socket: WebSocket, frame: ServerFrame): void {
-  if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
-}
-
-function sinkFor(socket: WebSocket, sessionId: string): ChatSink {
-  const frame = <T extends 'message.create' | 'message.update'>(type: T, messageId: string, content: string) =>
-    send(socket, { type, session_id: sessionId, timestamp: Date.now(), payload: { message_id: messageId, content } });
-  return {
-    create: (messageId, content) => frame('message.create', messageId, content),
-    update: (messageId, content) => frame('message.update', messageId, content),
-    typing: (on) => send(socket, { type: on ? 'typing.start' : 'typing.stop', session_id: sessionId, timestamp: Date.now(), payload: {} }),
-  };
-}
+/** A browser shows any length; the cap only keeps one frame well under a megabyte. */
+const MAX_MESSAGE_CHARS = 200_000;
 
 /**
- * `/pico/ws`: the web-UI chat channel. Each socket has a session id (the frame's `session_id`, else one made
- * for the connection); its messages run one at a time, in order, through the host's gateway.
+ * The web-UI channel as the gateway runs it (`channel_list.<name>` with `type: pico`): messages typed on
+ * the Chat page arrive through the launcher's endpoint, replies leave as `message.create` /
+ * `message.update` frames, and `typing.start` … `typing.stop` frame each reply.
  */
-export class PicoChannel {
-  readonly sockets = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
+export class PicoChannel implements Channel {
+  readonly kind = 'pico';
+  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: MAX_MESSAGE_CHARS };
+  private detach: (() => void) | undefined;
+  private watch: ReplyWatch | undefined;
 
-  constructor(private readonly host: DashboardHost) {
-    this.sockets.on('connection', (socket: WebSocket) => this.serve(socket));
+  constructor(private readonly endpoint: PicoEndpoint, private readonly name: string, private readonly bus: Bus) {}
+
+  async start(hooks: ChannelHooks): Promise<void> {
+    this.detach = this.endpoint.attach(this.name, hooks);
+    this.watch = new ReplyWatch(this.bus, this.name, (chat) => this.typingFrame(sessionOf(chat), 'typing.stop'));
+    hooks.onConnected();
   }
 
-  accept(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    this.sockets.handleUpgrade(req, socket, head, (ws) => this.sockets.emit('connection', ws, req));
+  async stop(): Promise<void> {
+    this.detach?.();
+    this.watch?.close();
   }
 
-  close(): void {
-    for (const client of this.sockets.clients) client.terminate();
-    this.sockets.close();
+  async send(replyTo: string, text: string): Promise<string> {
+    const messageId = `msg_${randomUUID().replaceAll('-', '')}`;
+    this.message(replyTo, 'message.create', messageId, text);
+    this.watch?.shown(chatOf(replyTo), text);
+    return messageId;
   }
 
-  private serve(socket: WebSocket): void {
-    const fallback = randomUUID().replaceAll('-', '');
-    let queue = Promise.resolve();
-    socket.on('message', (data) => {
-      const parsed = parseClientFrame(String(data));
-      if (!parsed.ok) return send(socket, { type: 'error', timestamp: Date.now(), payload: { code: 'bad_frame', message: parsed.message } });
-      const frame = parsed.frame;
-      if (frame.type === 'ping') return send(socket, { type: 'pong', ...(frame.id ? { id: frame.id } : {}), timestamp: Date.now(), payload: {} });
-      queue = queue.then(() => this.chat(socket, frame, frame.session_id ?? fallback));
-    });
+  async edit(replyTo: string, messageId: string, text: string): Promise<void> {
+    this.message(replyTo, 'message.update', messageId, text);
+    this.watch?.shown(chatOf(replyTo), text);
   }
 
-  private async chat(socket: WebSocket, frame: Extract<ClientFrame, { type: 'message.send' }>, sessionId: string): Promise<void> {
-    const sink = sinkFor(socket, sessionId);
-    sink.typing(true);
-    try {
-      const outcome = await this.host.chat(`direct:${sessionId}`, frame.payload.content, sink);
-      if (outcome.kind === 'failed') {
-        send(socket, { type: 'error', ...(frame.id ? { id: frame.id } : {}), session_id: sessionId, timestamp: Date.now(), payload: { code: outcome.code, message: outcome.message } });
-      }
-    } catch (error) {
-      send(socket, { type: 'error', session_id: sessionId, timestamp: Date.now(), payload: { code: 'internal', message: (error as Error).message } });
-    } finally {
-      sink.typing(false);
-    }
+  async typing(replyTo: string): Promise<void> {
+    this.watch?.began(chatOf(replyTo));
+    this.typingFrame(replyTo, 'typing.start');
+  }
+
+  private message(session: string, type: 'message.create' | 'message.update', messageId: string, content: string): void {
+    this.endpoint.deliver(session, { type, session_id: session, timestamp: Date.now(), payload: { message_id: messageId, content } });
+  }
+
+  private typingFrame(session: string, type: 'typing.start' | 'typing.stop'): void {
+    this.endpoint.deliver(session, { type, session_id: session, timestamp: Date.now(), payload: {} });
   }
 }

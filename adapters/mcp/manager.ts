@@ -9,6 +9,7 @@ import { StoredOAuthProvider } from './oauth-provider.js';
 import { isDeferred, mcpConfigProblems, McpConfigError, transportOf, type McpOptions, type McpServerConfig, type TransportKind } from './options.js';
 import { toToolResult } from './result.js';
 import { discoverySearchTools, type DiscoveryHooks } from './search-tools.js';
+import { MCP_SERVER_IDLE, serverMoved, type ServerStateName } from './server-moves.js';
 import { mcpToolNames } from './tool-name.js';
 
 export interface McpManagerDeps {
@@ -19,7 +20,7 @@ export interface McpManagerDeps {
   home: string;
   env?: NodeJS.ProcessEnv;
   filter?: Pick<FilterOptions, 'enabled' | 'minLength' | 'secrets'>;
-  /** Status changes as bus drafts (`mcp.connected`, `mcp.failed`). */
+  /** Status changes as bus drafts (`mcp.connected`, `mcp.failed`, and every move as `actor.transitioned`). */
   report?: (draft: EventDraft) => void;
   backoff?: Backoff;
   connectTimeoutMs?: number;
@@ -43,6 +44,7 @@ const DEFAULT_FILTER = { enabled: true, minLength: 8, secrets: [] };
 export class McpManager {
   private readonly connections = new Map<string, McpConnection>();
   private named: Map<string, McpTool> | undefined;
+  private readonly lastState = new Map<string, ServerStateName>();
 
   constructor(private readonly deps: McpManagerDeps) {}
 
@@ -150,6 +152,8 @@ export class McpManager {
 
   private changed(server: string, state: ConnectionState): void {
     this.named = undefined;
+    this.deps.report?.(serverMoved(server, this.lastState.get(server) ?? MCP_SERVER_IDLE, state));
+    this.lastState.set(server, state.state);
     if (state.state === 'connected') this.deps.report?.({ type: 'mcp.connected', data: { server, tools: state.tools } });
     if (state.state === 'failed') {
       this.deps.report?.({ type: 'mcp.failed', data: { server, reason: state.reason, retry_in_ms: state.retryInMs } });

@@ -182,7 +182,11 @@ test('models, tools, skills, mcp, cron and logs answer JSON with secrets masked'
     const warnings = await get('/api/logs?level=warn&lines=10');
     assert.equal([warnings.status, (warnings.body as { lines: string[] }).lines], [200, []]);
     const info = (await get('/api/logs?level=info')).body as { lines: string[] };
-    assert.equal(info.lines.map((line) => line.split(' ').slice(1).join(' ')), [`INFO gateway started channels=pico pid=${process.pid}`]);
+    const { port } = (JSON.parse(readFileSync(join(dashboard.home.home, 'config.json'), 'utf8')) as { gateway: { port: number } }).gateway;
+    assert.equal(info.lines.map((line) => line.split(' ').slice(1).join(' ')).sort(), [
+      'INFO channel connected channel=web',
+      `INFO gateway started url=http://127.0.0.1:${port} channels=web`,
+    ], 'the same lines as tern gateway (in either order): its health server on gateway.port and the web-UI channel');
   } finally {
     await dashboard.close();
   }

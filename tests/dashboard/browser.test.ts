@@ -4,6 +4,7 @@ import { launchChromium, SCREENSHOTS, watchViolations } from '../support/browser
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
+import { putCronJob } from '../../store/cron-db.js';
 import { PASSWORD } from '../launcher/launcher-harness.js';
 import { chatSocket, replyStreamed, startDashboard, type Dashboard } from '../support/dashboard-harness.js';
 import { completionStreamText, sse } from '../support/vendor-chat-completions.js';
@@ -58,13 +59,16 @@ test('in a browser: chat streams a sanitized markdown reply with tool calls fold
     await chat.send('again', 'browserlive');
     chat.socket.close();
     await page.waitForFunction((n) => document.querySelectorAll('#actors tr').length > n, before);
-    const newest = page.locator('#actors tr').first();
-    await page.waitForFunction(() => document.querySelector('#actors tr .actor-state')?.textContent?.startsWith('done'));
-    assert.match((await newest.getAttribute('data-actor')) ?? '', /^turn:/);
+    const newest = page.locator('#actors tr[data-actor^="turn:"]').first();
+    await page.waitForFunction(() => document.querySelector('#actors tr[data-actor^="turn:"] .actor-state')?.textContent?.startsWith('done'));
+    const listed = await page.locator('#actors tr').evaluateAll((rows) => rows.map((row) => [row.getAttribute('data-actor') ?? '', row.querySelector('.actor-state')?.textContent ?? '']));
+    const states = Object.fromEntries(listed.map(([actor, state]) => [actor?.startsWith('session:') ? 'session' : actor, state]));
+    assert.equal([states.gateway, states.heartbeat, states['channel:web'], states.session], ['running', 'waiting', 'connected', 'idle'], JSON.stringify(listed));
+    await shot(page, 'machines');
     await newest.locator('a').click();
     await page.waitForSelector('#actor-detail .state.active[data-state="done"]');
     assert.is(await page.textContent('#detail-state'), 'done');
-    await shot(page, 'machines');
+    await shot(page, 'machines-turn');
 
     await page.goto(`${dashboard.launcher.url}/#/events`);
     await page.waitForSelector('#events .turn-link');
@@ -87,10 +91,22 @@ test('in a browser: chat streams a sanitized markdown reply with tool calls fold
     assert.match((await page.textContent('#config-issues .issues')) ?? '', 'agents.defaults.max_tool_iterations');
     await shot(page, 'config');
 
+    await putCronJob(dashboard.home.workspace, {
+      id: 'water', name: 'drink water', enabled: false, created_at: '2026-11-01T08:00:00.000Z', created_by: { channel: 'cli' },
+      schedule: { kind: 'every', seconds: 3600 }, job: { kind: 'deliver', channel: 'telegram', chat: '42', text: 'drink water' },
+    });
     for (const name of ['sessions', 'logs', 'status', 'gateway']) {
       await page.goto(`${dashboard.launcher.url}/#/${name}`);
       await page.waitForLoadState('networkidle');
       await shot(page, name);
+      if (name === 'status') {
+        await page.waitForSelector('#inventory-cron td');
+        const cron = await page.locator('#inventory-cron tr').evaluateAll((rows) => rows.map((row) => Array.from(row.children, (cell) => cell.textContent)));
+        assert.equal(cron, [
+          ['id', 'name', 'schedule', 'kind', 'enabled', 'next_run', 'last_outcome'],
+          ['water', 'drink water', 'every 3600 s', 'deliver', 'false', '', 'never ran'],
+        ]);
+      }
     }
     assert.is(await page.textContent('#gateway-status').then((t) => t?.split(' ')[0]), 'running');
     assert.equal(problems, [], 'no script errors and no CSP violations');

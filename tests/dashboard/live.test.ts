@@ -27,7 +27,7 @@ test('/api/live streams each bus event as {"type":"event","event"} and keeps str
 
     const started = nextEvent(socket, 'gateway.started');
     await dashboard.host.requestGateway('restart', 'test');
-    assert.equal((await started).data, { pid: process.pid, channels: ['pico'] });
+    assert.equal((await started).data, { pid: process.pid, channels: ['web'] }, 'the channel_list entry of type pico');
     const after = nextEvent(socket, 'cron.fired');
     dashboard.host.publish({ type: 'cron.fired', data: { job: 'j1', kind: 'message' } });
     assert.equal((await after).data, { job: 'j1', kind: 'message' });

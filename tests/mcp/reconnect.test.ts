@@ -32,8 +32,13 @@ test('a killed stdio server is restarted with backoff and its tools work again',
     assert.is.not(manager.pid('everything'), first);
     assert.equal(await manager.call('mcp_everything_get-sum', { a: 1, b: 1 }), { ok: true, content: 'The sum of 1 and 1 is 2.' });
     assert.equal(
-      events.map((e) => e.type),
-      ['mcp.connected', 'mcp.failed', 'mcp.connected'],
+      events.map((e) => (e.type === 'actor.transitioned' ? `${e.data.actor} ${e.data.from}→${e.data.to} ${e.data.event}` : e.type)),
+      [
+        'mcp:everything idle→connecting CONNECT', 'mcp:everything connecting→connected CONNECTED', 'mcp.connected',
+        'mcp:everything connected→failed FAILED', 'mcp.failed',
+        'mcp:everything failed→connecting CONNECT', 'mcp:everything connecting→connected CONNECTED', 'mcp.connected',
+      ],
+      'every move of the mcp_server machine is an actor.transitioned event',
     );
   } finally {
     await manager.stop();

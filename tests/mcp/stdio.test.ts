@@ -28,8 +28,9 @@ everything.after(async ({ home, manager }) => {
   home.remove();
 });
 
-everything('a connected server reports mcp.connected with its tool count', ({ events }) => {
-  assert.equal(events, [{ type: 'mcp.connected', data: { server: 'everything', tools: 13 } }]);
+everything('a connected server reports its mcp_server moves and mcp.connected with its tool count', ({ events }) => {
+  const moved = (from: string, to: string, event: string) => ({ type: 'actor.transitioned', data: { actor: 'mcp:everything', machine: 'mcp_server', from, to, event } });
+  assert.equal(events, [moved('idle', 'connecting', 'CONNECT'), moved('connecting', 'connected', 'CONNECTED'), { type: 'mcp.connected', data: { server: 'everything', tools: 13 } }]);
 });
 
 everything('tools are named mcp_<server>_<tool> and keep the server JSON schema', ({ manager }) => {

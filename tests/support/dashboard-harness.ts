@@ -23,24 +23,37 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-/** The loopback model's config, an enabled web-UI channel that streams (throttle 0, min growth 1), info logging. */
-async function writeDashboardConfig(home: string, vendorUrl: string): Promise<void> {
-  writeConfig(home, vendorUrl, { streaming: true });
+export type DashboardOptions = {
+  /** false: no config file at all (first run). */
+  configured?: boolean;
+  /** `channel_list`; by default an enabled web-UI channel `web` that streams (throttle 0, min growth 1). */
+  channels?: Record<string, unknown>;
+  /** `gateway.port` (the health server); a free one by default. */
+  gatewayPort?: number;
+  /** The `tools` block. */
+  tools?: Record<string, unknown>;
+};
+
+const STREAMING_WEB_CHANNEL = { web: { enabled: true, type: 'pico', settings: { streaming: { enabled: true } } } };
+
+/** The loopback model's config, the channels, info logging. */
+async function writeDashboardConfig(home: string, vendorUrl: string, options: DashboardOptions): Promise<void> {
+  writeConfig(home, vendorUrl, { streaming: true, ...(options.tools ? { tools: options.tools } : {}) });
   const path = join(home, 'config.json');
   const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  config.channel_list = { web: { enabled: true, type: 'pico', settings: { streaming: { enabled: true } } } };
-  config.gateway = { log_level: 'info', port: await freePort() };
+  config.channel_list = options.channels ?? STREAMING_WEB_CHANNEL;
+  config.gateway = { log_level: 'info', port: options.gatewayPort ?? (await freePort()) };
   writeFileSync(path, JSON.stringify(config, null, 2));
 }
 
 /**
  * A launcher with the dashboard mounted and its gateway running, already signed in; `configured: false` starts
- * with no config file (first run), else the loopback model and a streaming web-UI channel are configured.
+ * with no config file (first run), else the loopback model and (by default) a streaming web-UI channel are configured.
  */
-export async function startDashboard(options: { configured?: boolean } = {}): Promise<Dashboard> {
+export async function startDashboard(options: DashboardOptions = {}): Promise<Dashboard> {
   const home = tempHome();
   const vendor = await startVendorServer();
-  if (options.configured !== false) await writeDashboardConfig(home.home, vendor.url);
+  if (options.configured !== false) await writeDashboardConfig(home.home, vendor.url, options);
   const launcher = await startLauncher({ home: home.home, host: '127.0.0.1', port: 0 });
   const host = gatewayHost(home.env);
   const dashboard = mountDashboard(launcher, host);

@@ -1,17 +1,20 @@
 import { join } from 'node:path';
 import { BehaviorSubject, EMPTY, switchMap } from 'rxjs';
 import { rerunTurn } from '../../../actors/replay.js';
-import { Runtime } from '../../../actors/runtime.js';
+import { Gateway } from '../../../actors/gateway/gateway.js';
+import type { Runtime } from '../../../actors/runtime.js';
 import type { EventDraft, EventType } from '../../../bus/index.js';
 import { loadConfig } from '../../../store/config/index.js';
 import { openGatewayLogs, type GatewayLogs } from '../../../store/logs/logger.js';
 import { EventLog } from '../../../store/log/event-log.js';
 import { agentHome, configPath, logDir } from '../../../store/paths.js';
 import type { DashboardHost, GatewayAction, GatewayStatus } from '../../launcher/api/host.js';
+import { PicoEndpoint } from '../../launcher/pico-endpoint.js';
 import { machineCharts } from './charts.js';
+import { cronRows } from './cron-rows.js';
 import { inventoryOf } from './inventory.js';
 import { askModel } from './model-test.js';
-import { WEB_UI_CHANNEL, webChat } from './web-chat.js';
+import { webChatChannels, withWebChat } from './web-chat.js';
 
 export type GatewayHost = DashboardHost & {
   start(): Promise<GatewayStatus>;
@@ -28,11 +31,14 @@ const REQUESTS: Partial<Record<string, GatewayAction>> = {
 };
 
 /**
- * The gateway run inside `tern-launcher`: one Runtime with the web-UI channel, started, stopped and
+ * The gateway run inside `tern-launcher`: the same `Gateway` as `tern gateway` (channels, dispatcher,
+ * heartbeat, hot reload, health server), with the web-UI chat as one of its channels; started, stopped and
  * restarted on `gateway.*.requested`. Its bus events flow to the dashboard across restarts.
  */
 export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now): GatewayHost {
   const runtime$ = new BehaviorSubject<Runtime | undefined>(undefined);
+  const chatEndpoint = new PicoEndpoint();
+  let gateway: Gateway | undefined;
   let status: GatewayStatus = { state: 'stopped', since: now() };
   let failure: string | undefined;
   let pending: Promise<GatewayStatus> = Promise.resolve(status);
@@ -51,21 +57,26 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
   };
 
   const start = async (): Promise<GatewayStatus> => {
-    if (runtime$.value) return status;
+    if (gateway) return status;
     try {
-      const loaded = loadConfig({ env });
+      const loaded = withWebChat(loadConfig({ env }));
       stoppedLog?.close();
       stoppedLog = undefined;
       workspace = loaded.workspace;
       logs = openGatewayLogs(loaded);
-      const logger = logs.gateway;
-      const runtime = Runtime.start({ loaded, env, command: 'tern-launcher', logError: (line) => logger.error(line) });
-      logger.info('gateway started', { channels: WEB_UI_CHANNEL, pid: process.pid });
-      runtime$.next(runtime);
-      runtime.bus.publish({ type: 'gateway.started', data: { pid: process.pid, channels: [WEB_UI_CHANNEL] } });
+      gateway = await Gateway.start({
+        loaded,
+        env,
+        logs,
+        health: 'optional',
+        adjustConfig: withWebChat,
+        hostChannels: webChatChannels(chatEndpoint),
+        onRuntime: (runtime) => runtime$.next(runtime),
+      });
       failure = undefined;
       status = { state: 'running', since: now() };
     } catch (error) {
+      runtime$.next(undefined);
       failure = (error as Error).message;
       status = { state: 'stopped', since: now(), failure };
       logs?.gateway.error('gateway failed to start', { reason: failure });
@@ -75,15 +86,18 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
     return status;
   };
   const stop = async (): Promise<GatewayStatus> => {
-    const runtime = runtime$.value;
-    if (!runtime) return status;
-    runtime.bus.publish({ type: 'gateway.stopping', data: { signal: 'dashboard' } });
-    runtime$.next(undefined);
-    await runtime.close();
-    logs?.gateway.info('gateway stopped');
-    logs?.close();
-    logs = undefined;
-    status = { state: 'stopped', since: now() };
+    const running = gateway;
+    if (!running) return status;
+    gateway = undefined;
+    try {
+      // Subscribers see `gateway.stopping` and the drained turns' last events before the bus goes.
+      await running.stop('dashboard');
+    } finally {
+      runtime$.next(undefined);
+      logs?.close();
+      logs = undefined;
+      status = { state: 'stopped', since: now() };
+    }
     return status;
   };
   const perform = (action: GatewayAction): Promise<GatewayStatus> =>
@@ -114,11 +128,7 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       await runtime.agent(started.agent).handle(key, { channel, account: 'default', chat, sender: 'dashboard', messageId, text: '/clear', remote: false });
       return true;
     },
-    chat: async (chat, text, sink) => {
-      const runtime = runtime$.value;
-      if (!runtime) return { kind: 'failed', code: 'gateway_stopped', message: 'the gateway is stopped; start it on the Gateway page' };
-      return webChat(runtime, chat, text, sink);
-    },
+    chatEndpoint,
     gatewayStatus: () => status,
     requestGateway: (action, by) => {
       answered = undefined;
@@ -133,8 +143,10 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       if (restarted.state !== 'running' || !runtime) return { ok: false, code: 'gateway_stopped', message: failure ?? 'the gateway did not start' };
       return askModel(runtime, modelName);
     },
-    inventory: (kind) => {
+    inventory: async (kind) => {
       const runtime = runtime$.value;
+      // Cron jobs live in the workspace database, listed whether the gateway runs or not.
+      if (kind === 'cron') return workspace ? cronRows(workspace, logs?.gateway) : [];
       return runtime ? inventoryOf(runtime, env, kind) : [];
     },
     start: () => serialized('start'),
@@ -144,6 +156,7 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       requests.unsubscribe();
       await serialized('stop');
       stoppedLog?.close();
+      chatEndpoint.close();
       runtime$.complete();
     },
   };

@@ -4,7 +4,7 @@ import { SkillCatalog, skillRoots } from '../../../store/skills.js';
 import type { InventoryKind } from '../../launcher/api/host.js';
 
 /** The status pages' lists, as plain JSON with every secret masked. */
-export function inventoryOf(runtime: Runtime, env: NodeJS.ProcessEnv, kind: InventoryKind): unknown[] {
+export function inventoryOf(runtime: Runtime, env: NodeJS.ProcessEnv, kind: Exclude<InventoryKind, 'cron'>): unknown[] {
   const { config, workspace, home } = runtime.loaded;
   switch (kind) {
     case 'models':
@@ -17,7 +17,5 @@ export function inventoryOf(runtime: Runtime, env: NodeJS.ProcessEnv, kind: Inve
       const masked = maskedConfig(config) as { tools: { mcp: { enabled: boolean; servers: Record<string, unknown> } } };
       return Object.entries(masked.tools.mcp.servers).map(([name, server]) => ({ name, enabled: masked.tools.mcp.enabled, server }));
     }
-    case 'cron':
-      return [{ enabled: config.tools.cron.enabled, jobs: [] }];
   }
 }

@@ -4,7 +4,6 @@ import { ActorBoard } from '../../launcher/api/actor-board.js';
 import type { DashboardHost } from '../../launcher/api/host.js';
 import { dashboardRouter } from '../../launcher/api/router.js';
 import { LiveFeed } from '../../launcher/live.js';
-import { PicoChannel } from '../../launcher/pico-channel.js';
 import type { RunningLauncher } from '../../launcher/server.js';
 import { defaultWebDir } from '../../launcher/web-dir.js';
 
@@ -18,10 +17,9 @@ export function mountDashboard(launcher: RunningLauncher, host: DashboardHost, w
   launcher.mountProtected('/api', dashboardRouter(host, board));
   launcher.mountProtected('/dist', express.static(join(webDir, 'dist'), { index: false, dotfiles: 'ignore', redirect: false }));
   const live = new LiveFeed(host.events$);
-  const chat = new PicoChannel(host);
   launcher.server.on('upgrade', async (req, socket, head) => {
     const path = new URL(req.url ?? '/', 'http://launcher').pathname;
-    const target = path === LIVE_PATH ? live : path === CHAT_PATH ? chat : undefined;
+    const target = path === LIVE_PATH ? live : path === CHAT_PATH ? host.chatEndpoint : undefined;
     if (!target || !(await launcher.authenticateUpgrade(req))) {
       socket.end(`HTTP/1.1 ${target ? '401 Unauthorized' : '404 Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
@@ -31,7 +29,6 @@ export function mountDashboard(launcher: RunningLauncher, host: DashboardHost, w
   return {
     close() {
       live.close();
-      chat.close();
       board.close();
     },
   };

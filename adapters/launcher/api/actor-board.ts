@@ -18,40 +18,17 @@ export type ActorView = {
 const HISTORY_KEPT = 50;
 const ACTORS_KEPT = 500;
 
-type Move = { actor: string; machine: string; to: string };
-
-/** Actors that publish no `actor.transitioned` of their own still have a state the page can show. */
-function impliedMove(event: Envelope): Move | undefined {
-  switch (event.type) {
-    case 'gateway.started':
-      return { actor: 'gateway', machine: 'gateway', to: 'running' };
-    case 'gateway.stopping':
-      return { actor: 'gateway', machine: 'gateway', to: 'stopping' };
-    case 'channel.connected':
-      return { actor: `channel:${event.data.channel}:${event.data.account}`, machine: 'channel', to: 'connected' };
-    case 'channel.failed':
-      return { actor: `channel:${event.data.channel}:${event.data.account}`, machine: 'channel', to: 'failed' };
-    case 'heartbeat.ticked':
-      return { actor: 'heartbeat', machine: 'heartbeat', to: event.data.outcome };
-    case 'cron.fired':
-      return { actor: `cron:${event.data.job}`, machine: 'cron', to: 'fired' };
-    default:
-      return undefined;
-  }
-}
-
 /**
- * A fold of `actor.transitioned` / `actor.stopped` events, plus the states the gateway, channel, heartbeat
- * and cron events imply: every actor's current state and recent moves.
+ * A fold of `actor.transitioned` / `actor.stopped` events: every actor's current state and recent moves.
+ * Every live actor (gateway, heartbeat, agents, sessions, turns, channels, cron jobs, MCP servers) publishes
+ * its own moves.
  */
 export class ActorBoard {
   private readonly actors = new Map<string, ActorView>();
   private subscription: Subscription | undefined;
 
   apply(event: Envelope): void {
-    const implied = impliedMove(event);
-    if (event.type === 'actor.transitioned') this.moved(event, event.data);
-    else if (implied) this.moved(event, { ...implied, from: this.actors.get(implied.actor)?.state, event: event.type });
+    if (event.type === 'actor.transitioned') this.moved(event);
     else if (event.type === 'actor.stopped') {
       const known = this.actors.get(event.data.actor);
       if (known) this.actors.set(known.actor, { ...known, stopped: true, at: event.at });
@@ -74,16 +51,16 @@ export class ActorBoard {
     this.subscription?.unsubscribe();
   }
 
-  private moved(event: Envelope, data: Move & { from?: string; event: string }): void {
-    const { actor, machine, from, to } = data;
+  private moved(event: Envelope<'actor.transitioned'>): void {
+    const { actor, machine, from, to } = event.data;
     const known = this.actors.get(actor);
-    const move = { ...(from ? { from } : {}), to, event: data.event, at: event.at, seq: event.seq };
+    const move = { ...(from ? { from } : {}), to, event: event.data.event, at: event.at, seq: event.seq };
     this.actors.delete(actor);
     this.actors.set(actor, {
       actor,
       machine,
       state: to,
-      last_event: data.event,
+      last_event: event.data.event,
       at: event.at,
       stopped: false,
       ...(event.session ? { session: event.session } : {}),

@@ -1,6 +1,7 @@
 import type { Observable } from 'rxjs';
 import type { Envelope, EventDraft, EventType } from '../../../bus/index.js';
 import type { EventLog } from '../../../store/log/event-log.js';
+import type { PicoEndpoint } from '../pico-endpoint.js';
 
 /** What a rerun reports: the same shape the replay actor returns. */
 export type RerunView =
@@ -15,15 +16,6 @@ export type GatewayStatus = { state: 'running'; since: number } | { state: 'stop
 
 /** A state chart as the machines page draws it: nested states, the initial one first. */
 export type ChartNode = { key: string; initial?: string; final: boolean; states: ChartNode[]; on: string[] };
-
-/** Where the web-UI channel sends a streamed reply. */
-export interface ChatSink {
-  create(messageId: string, content: string): void;
-  update(messageId: string, content: string): void;
-  typing(on: boolean): void;
-}
-
-export type ChatOutcome = { kind: 'replied'; messageId: string } | { kind: 'failed'; code: string; message: string };
 
 export type ModelTest = { ok: true; reply: string } | { ok: false; code: string; message: string };
 
@@ -44,8 +36,8 @@ export interface DashboardHost {
   /** Runs `/clear` in the session that `started` opened, as its own channel would; false when the gateway is stopped. */
   clearSession(started: Envelope<'turn.started'>): Promise<boolean>;
   rerun(events: Envelope[]): Promise<RerunView>;
-  /** One user message from the web-UI channel, in the session of `chat`. */
-  chat(chat: string, text: string, sink: ChatSink): Promise<ChatOutcome>;
+  /** `/pico/ws`: the web-UI channel's sockets, handed to the gateway's `pico` channel while it runs. */
+  chatEndpoint: PicoEndpoint;
   gatewayStatus(): GatewayStatus;
   /** Publishes `gateway.<action>.requested` and resolves once the supervisor has answered it. */
   requestGateway(action: GatewayAction, by: string): Promise<GatewayStatus>;
@@ -53,7 +45,7 @@ export interface DashboardHost {
   /** Restarts the gateway on the saved config and asks this model one short question. */
   testModel(modelName: string): Promise<ModelTest>;
   /** Models, tools, skills, MCP servers and cron jobs as plain JSON, secrets masked. */
-  inventory(kind: InventoryKind): unknown[];
+  inventory(kind: InventoryKind): Promise<unknown[]>;
 }
 
 export const INVENTORY_KINDS = ['models', 'tools', 'skills', 'mcp', 'cron'] as const;

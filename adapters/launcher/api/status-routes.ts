@@ -29,8 +29,8 @@ export function statusRoutes(host: DashboardHost): Router {
     res.json({ file: host.logFile(), lines: kept.slice(-(query.lines ?? 200)) });
   });
   for (const kind of INVENTORY_KINDS) {
-    router.get(`/${kind}`, (_req, res) => {
-      res.json({ [kind]: host.inventory(kind) });
+    router.get(`/${kind}`, async (_req, res) => {
+      res.json({ [kind]: await host.inventory(kind) });
     });
   }
   return router;

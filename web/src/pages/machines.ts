@@ -8,8 +8,8 @@ type ActorRow = { actor: string; machine: string; state: string; last_event: str
 type ChartNode = { key: string; initial?: string; final: boolean; states: ChartNode[]; on: string[] };
 type ActorDetail = ActorRow & { chart: ChartNode | null; history: Array<{ from?: string; to: string; event: string; at: number; seq: number }> };
 
-/** Events after which the list is read again: they move actors that publish no transitions of their own. */
-const REFRESHING: ReadonlySet<string> = new Set(['actor.stopped', 'gateway.started', 'gateway.stopping', 'channel.connected', 'channel.failed', 'heartbeat.ticked', 'cron.fired']);
+/** Events after which the list is read again: a stop is not a transition, so the row is re-read. */
+const REFRESHING: ReadonlySet<string> = new Set(['actor.stopped']);
 
 /** `calling_model` lights `calling_model`; `running_tools.running_tool` lights both levels. */
 function drawChart(node: ChartNode, active: string[], depth = 0): HTMLElement {
