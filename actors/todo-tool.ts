@@ -16,17 +16,23 @@ function todosJsonSchema() {
  * chosen only from the pipeline's context. `todos` is left unparsed here so that the plan machine
  * reports a bad list (field by field) and keeps the previous plan.
  */
-export const todoArgumentsSchema = z.strictObject({
-  action: z.enum(['read', 'write']).describe('read returns the plan; write replaces it'),
-  todos: z
-    .unknown()
-    .optional()
-    .meta({
-      ...todosJsonSchema(),
-      description: 'For write: the complete replacement list (required; [] clears the plan). Ignored for read.',
-    }),
-});
-export type TodoArguments = z.infer<typeof todoArgumentsSchema>;
+function buildArgumentsSchema() {
+  return z.strictObject({
+    action: z.enum(['read', 'write']).describe('read returns the plan; write replaces it'),
+    todos: z
+      .unknown()
+      .optional()
+      .meta({
+        ...todosJsonSchema(),
+        description: 'For write: the complete replacement list (required; [] clears the plan). Ignored for read.',
+      }),
+  });
+}
+
+// Built on first use: converting the plan schema to JSON schema is start-up work no turn has asked for yet.
+let argumentsSchema: ReturnType<typeof buildArgumentsSchema> | undefined;
+
+export type TodoArguments = z.infer<ReturnType<typeof buildArgumentsSchema>>;
 
 export type PublishTodoWritten = (draft: EventDraft<'todo.written'>) => void;
 
@@ -43,7 +49,9 @@ const DESCRIPTION =
 export class TodoTool implements Tool<TodoArguments> {
   readonly name = 'todo';
   readonly description = DESCRIPTION;
-  readonly parameters = todoArgumentsSchema;
+  get parameters() {
+    return (argumentsSchema ??= buildArgumentsSchema());
+  }
   private readonly plans = new Map<string, PlanActor>();
 
   constructor(private readonly publish?: PublishTodoWritten) {}

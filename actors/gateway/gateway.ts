@@ -1,3 +1,4 @@
+import type { Subscription } from 'rxjs';
 import { createActor } from 'xstate';
 import type { Channel } from '../../adapters/channels/channel.js';
 import type { Bus } from '../../bus/index.js';
@@ -67,6 +68,8 @@ export class Gateway {
   /** The supervisor's own machine (`gateway`: `starting` → `running` → `draining` → `stopped`). */
   private readonly machine: MachineActor<typeof gatewayMachine>;
   private watcher: { stop(): void } | undefined;
+  private cronWait: Subscription | undefined;
+  private cronStarting: Promise<void> | undefined;
   private health: HealthServer | undefined;
   private loaded: LoadedConfig;
 
@@ -127,7 +130,7 @@ export class Gateway {
       });
       for (const [name, entry] of enabledChannels(options.loaded, options)) gateway.startChannel(name, entry);
       gateway.heartbeat.start();
-      await gateway.cron.start();
+      gateway.startCronOnceReady();
       gateway.watch();
       gateway.machine.send({ type: 'STARTED' });
       runtime.bus.publish({ type: 'gateway.started', data: { pid: process.pid, channels: [...gateway.actors.keys()] } });
@@ -135,6 +138,7 @@ export class Gateway {
       return gateway;
     } catch (error) {
       gateway.machine.send({ type: 'START_FAILED' });
+      gateway.cronWait?.unsubscribe();
       await gateway.health?.close();
       await runtime.close();
       throw error;
@@ -159,6 +163,9 @@ export class Gateway {
     this.machine.send({ type: 'STOP' });
     this.watcher?.stop();
     this.heartbeat.stop();
+    this.cronWait?.unsubscribe();
+    // A stop never overlaps the start, which would schedule the next store poll after it.
+    await this.cronStarting;
     this.cron.stop();
     const finished = await this.dispatcher.drain(this.options.drainMs ?? 10_000);
     if (!finished) logs.gateway.warn('running turns did not finish in time and are aborted');
@@ -184,6 +191,21 @@ export class Gateway {
     });
     this.actors.set(name, actor);
     actor.start();
+  }
+
+  /**
+   * Cron opens its store and reads its jobs once every channel has reported: that work then never delays
+   * `/ready`, and a job due at start finds its channel connected.
+   */
+  private startCronOnceReady(): void {
+    const start = (): void => {
+      this.cronWait?.unsubscribe();
+      this.cronStarting = this.cron.start().catch((error: unknown) => this.options.logs.gateway.error('cron not started', { reason: (error as Error).message }));
+    };
+    if (this.readiness().ready) return start();
+    this.cronWait = this.runtime.bus.on('channel.connected', 'channel.failed').subscribe(() => {
+      if (this.readiness().ready) start();
+    });
   }
 
   /** Hot reload: channels whose entry changed restart, the rest keep running; rules and heartbeat follow the new config. */

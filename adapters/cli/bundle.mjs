@@ -19,7 +19,9 @@ function externals() {
 /**
  * Parts of inlined packages the CLI never runs, left out so Node need not parse them at every start:
  * rxjs from its ES module build (Node's export condition picks CommonJS, which cannot be tree-shaken);
- * zod's messages in other languages (zod selects English and we never select another).
+ * zod's messages in other languages (zod selects English and we never select another);
+ * whatwg-url (with tr46's Unicode tables, ~300 KB), which grammy's node-fetch takes only where Node
+ * has no `URL` of its own (`Url.URL || whatwgUrl.URL`), and Node 20 always has one.
  */
 const trimUnused = {
   name: 'trim-unused',
@@ -27,6 +29,8 @@ const trimUnused = {
     build.onResolve({ filter: /^rxjs$/ }, () => ({ path: `${root}node_modules/rxjs/dist/esm/index.js` }));
     build.onResolve({ filter: /\/locales\/index\.js$/ }, ({ path, importer }) => (/zod[\\/]v4[\\/]/.test(importer) ? { path, namespace: 'trimmed' } : undefined));
     build.onLoad({ filter: /.*/, namespace: 'trimmed' }, () => ({ contents: "export { default as en } from 'zod/v4/locales/en.js';", resolveDir: root }));
+    build.onResolve({ filter: /^whatwg-url$/ }, ({ importer }) => (/node-fetch[\\/]/.test(importer) ? { path: 'whatwg-url', namespace: 'unused-url' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'unused-url' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
   },
 };
 

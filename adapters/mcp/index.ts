@@ -13,5 +13,4 @@ export {
 export { mcpOptionsFromConfig } from './from-config.js';
 export { discoverySearchTools, BM25_TOOL, REGEX_TOOL, type DiscoveryHooks } from './search-tools.js';
 export { listMcpText, showMcpText } from './chat-views.js';
-export { mcpLogin, McpLoginError, type LoginOptions } from './oauth-login.js';
 export { McpLoginRequiredError } from './oauth-provider.js';

@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { getEventListeners } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
@@ -74,6 +75,45 @@ test('an abort rejects with the abort itself, not a transport failure', async ()
     assert.equal([error instanceof TransportError, (error as Error).name], [false, 'AbortError']);
   } finally {
     await server.close();
+  }
+});
+
+test('an abort before the request starts rejects with the abort itself and sends nothing', async () => {
+  let requests = 0;
+  const server = await serve((res) => {
+    requests++;
+    res.end('{}');
+  });
+  try {
+    const error = await postText(server.url, {}, '{}', { signal: AbortSignal.abort(), timeoutMs: 5_000 }).catch((e: unknown) => e);
+    assert.equal([(error as Error).name, (error as { code?: unknown }).code, requests], ['AbortError', 'ABORT_ERR', 0]);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a finished request leaves no listener on its signal, whether it was answered or failed', async () => {
+  const server = await serve((res) => res.end('{}'));
+  const controller = new AbortController();
+  try {
+    await postText(server.url, {}, '{}', { signal: controller.signal, timeoutMs: 5_000 });
+    await server.close();
+    await postText(server.url, {}, '{}', { signal: controller.signal, timeoutMs: 5_000 }).catch(() => undefined);
+    assert.is(getEventListeners(controller.signal, 'abort').length, 0);
+  } finally {
+    await server.close();
+  }
+});
+
+test('requests to different URLs each reach their own server', async () => {
+  const first = await serve((res) => res.end('"first"'));
+  const second = await serve((res) => res.end('"second"'));
+  try {
+    const answers = await Promise.all([first.url, second.url, `${first.url}?x=1`].map((url) => postText(url, {}, '{}', { timeoutMs: 5_000 })));
+    assert.equal(answers.map((a) => a.body), ['"first"', '"second"', '"first"']);
+  } finally {
+    await first.close();
+    await second.close();
   }
 });
 

@@ -1,0 +1,42 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { chatCompletionsJson } from '../../adapters/providers/chat-completions.js';
+import type { ChatRequest } from '../../adapters/providers/provider.js';
+import type { ChatMessage } from '../../bus/index.js';
+
+const user: ChatMessage = { role: 'user', content: 'say "hi"\n' };
+const askTool: ChatMessage = { role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'read', arguments: { path: 'a' } }] };
+const toolAnswer: ChatMessage = { role: 'tool', tool_call_id: 'c1', name: 'read', content: 'ok' };
+const reply: ChatMessage = { role: 'assistant', content: 'done', tool_calls: [] };
+const spec = { name: 'read', description: 'Reads', parameters: { type: 'object' } };
+const toolJson = '{"type":"function","function":{"name":"read","description":"Reads","parameters":{"type":"object"}}}';
+const base: ChatRequest = { model: 'm', system: 'be brief', messages: [user], tools: [], stream: false };
+
+const cases: Array<[string, Partial<ChatRequest>, string]> = [
+  ['system and a user message', {}, '{"model":"m","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"say \\"hi\\"\\n"}]}'],
+  ['no system prompt', { system: undefined }, '{"model":"m","messages":[{"role":"user","content":"say \\"hi\\"\\n"}]}'],
+  [
+    'a tool round trip',
+    { system: undefined, messages: [askTool, toolAnswer, reply] },
+    '{"model":"m","messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"read","arguments":"{\\"path\\":\\"a\\"}"}}]},' +
+      '{"role":"tool","tool_call_id":"c1","content":"ok"},{"role":"assistant","content":"done"}]}',
+  ],
+  ['max tokens and streaming', { system: undefined, maxTokens: 64, stream: true }, '{"model":"m","messages":[{"role":"user","content":"say \\"hi\\"\\n"}],"max_tokens":64,"stream":true,"stream_options":{"include_usage":true}}'],
+  ['tools after the other fields', { system: undefined, tools: [spec] }, `{"model":"m","messages":[{"role":"user","content":"say \\"hi\\"\\n"}],"tools":[${toolJson}]}`],
+  ['extra_body replacing a field', { system: undefined, extraBody: { model: 'other', temperature: 0 } }, '{"model":"other","messages":[{"role":"user","content":"say \\"hi\\"\\n"}],"temperature":0}'],
+  ['extra_body replacing the tools', { system: undefined, tools: [spec], extraBody: { tools: [] } }, '{"model":"m","messages":[{"role":"user","content":"say \\"hi\\"\\n"}],"tools":[]}'],
+];
+
+for (const [name, change, expected] of cases) {
+  test(`the request body with ${name} is exactly the documented JSON, on every call`, () => {
+    const request = { ...base, ...change };
+    assert.equal([chatCompletionsJson(request), chatCompletionsJson(request)], [expected, expected]);
+  });
+}
+
+test('a message sent again in a later request is serialized as its own content, whatever surrounds it', () => {
+  const later = chatCompletionsJson({ ...base, system: undefined, messages: [reply, user, toolAnswer] });
+  assert.is(later, '{"model":"m","messages":[{"role":"assistant","content":"done"},{"role":"user","content":"say \\"hi\\"\\n"},{"role":"tool","tool_call_id":"c1","content":"ok"}]}');
+});
+
+test.run();
