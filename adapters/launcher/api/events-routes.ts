@@ -10,22 +10,22 @@ const DEFAULT_LIMIT = 200;
 /** `/events` (filtered), `/turns/:id` (timeline) and `POST /turns/:id/rerun`. */
 export function eventsRoutes(host: DashboardHost): Router {
   const router = express.Router();
-  router.get('/events', (req, res) => {
+  router.get('/events', async (req, res) => {
     const query = parseQuery(eventsQuerySchema, req);
-    const log = logOrAnswer(host, res);
+    const log = await logOrAnswer(host, res);
     if (!log) return;
     const events = log.read({ ...query, limit: query.limit ?? DEFAULT_LIMIT, order: query.order ?? 'desc' });
     res.json({ events, last_seq: log.lastCommittedSeq() });
   });
-  router.get('/turns/:id', (req, res) => {
-    const log = logOrAnswer(host, res);
+  router.get('/turns/:id', async (req, res) => {
+    const log = await logOrAnswer(host, res);
     if (!log) return;
     const events = log.read({ turn: req.params.id });
     if (events.length === 0) return sendError(res, 404, 'turn_not_found', `no turn ${req.params.id} in the event log`);
     res.json({ turn: req.params.id, session: events[0]?.session, events, spans: spansOf(events) });
   });
   router.post('/turns/:id/rerun', async (req, res) => {
-    const log = logOrAnswer(host, res);
+    const log = await logOrAnswer(host, res);
     if (!log) return;
     const events = log.read({ turn: req.params.id });
     if (events.length === 0) return sendError(res, 404, 'turn_not_found', `no turn ${req.params.id} in the event log`);

@@ -27,14 +27,14 @@ function summarize(started: Envelope<'turn.started'>[]): SessionSummary[] {
 /** `/sessions` (list), `/sessions/:id` (history) and `POST /sessions/:id/clear`. */
 export function sessionsRoutes(host: DashboardHost): Router {
   const router = express.Router();
-  router.get('/sessions', (_req, res) => {
-    const log = logOrAnswer(host, res);
+  router.get('/sessions', async (_req, res) => {
+    const log = await logOrAnswer(host, res);
     if (!log) return;
     const started = log.read({ type: 'turn.started' }).filter((e): e is Envelope<'turn.started'> => e.type === 'turn.started');
     res.json({ sessions: summarize(started) });
   });
-  router.get('/sessions/:id', (req, res) => {
-    const log = logOrAnswer(host, res);
+  router.get('/sessions/:id', async (req, res) => {
+    const log = await logOrAnswer(host, res);
     if (!log) return;
     const events = log.read({ session: req.params.id, type: HISTORY_TYPES });
     if (events.length === 0) return sendError(res, 404, 'session_not_found', `no session ${req.params.id} in the event log`);
@@ -42,7 +42,7 @@ export function sessionsRoutes(host: DashboardHost): Router {
     res.json({ session: req.params.id, summary: history.summary ?? null, messages: history.messages });
   });
   router.post('/sessions/:id/clear', async (req, res) => {
-    const log = logOrAnswer(host, res);
+    const log = await logOrAnswer(host, res);
     if (!log) return;
     const started = log.read({ session: req.params.id, type: 'turn.started', limit: 1 })[0];
     if (started?.type !== 'turn.started') return sendError(res, 404, 'session_not_found', `no session ${req.params.id} in the event log`);
