@@ -13,6 +13,8 @@ import type { Delivery, Outbox } from './outbox.js';
 import { RecentIds } from './recent-ids.js';
 import { StreamView } from './stream-view.js';
 
+type ChannelSettings = ChannelEntry['settings'];
+
 export interface DispatcherDeps {
   runtime: Runtime;
   outbox: Outbox;
@@ -70,20 +72,30 @@ export class Dispatcher {
     }
     const route = this.record(actor, message, decision.text);
     const channel = actor.channel;
-    if (settings.typing !== false) void channel?.typing(message.replyTo);
+    const typing = settings.typing !== false && channel !== undefined;
+    if (typing) void channel.typing(message.replyTo);
+    try {
+      await this.reply(actor, message, decision.text, route, settings);
+    } finally {
+      if (typing) void channel.typingDone?.(message.replyTo);
+    }
+  }
+
+  private async reply(actor: ChannelActor, message: ChannelMessage, text: string, route: Route, settings: ChannelSettings): Promise<void> {
+    const channel = actor.channel;
     const delivery: Delivery = { actor, chat: message.chat, replyTo: message.replyTo, keyBase: `${actor.id.name}:${message.messageId}`, correlation: { agent: route.agent, session: sessionIdOf(route.sessionKey) } };
     if (settings.placeholder && channel) delivery.editFirst = await channel.send(message.replyTo, settings.placeholder);
     const streaming = settings.streaming.enabled && channel?.capabilities.streaming && !delivery.editFirst;
     const view = streaming ? new StreamView(this.deps.runtime.bus, message.messageId, delivery, settings.streaming, this.deps.now) : undefined;
     const media = await this.fetchAudio(actor, message);
-    const noTranscript = decision.text === '' && media.length === 0;
+    const noTranscript = text === '' && media.length === 0;
     const reply = await this.deps.runtime.agent(route.agent).handle(route.sessionKey, {
       channel: actor.id.kind,
       account: actor.id.account,
       chat: message.chat,
       sender: message.sender,
       messageId: message.messageId,
-      text: noTranscript ? '[voice message: no transcription model is configured]' : decision.text,
+      text: noTranscript ? '[voice message: no transcription model is configured]' : text,
       remote: true,
       ...(channel ? { commands: channel.capabilities.commands } : {}),
       ...(media.length > 0 ? { media } : {}),

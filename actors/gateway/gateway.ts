@@ -1,7 +1,6 @@
 import type { Subscription } from 'rxjs';
 import { createActor } from 'xstate';
 import type { Channel } from '../../adapters/channels/channel.js';
-import type { Bus } from '../../bus/index.js';
 import { watchConfig } from '../../store/config/index.js';
 import { changedPaths } from '../../store/config/diff.js';
 import type { ChannelEntry, LoadedConfig } from '../../store/config/index.js';
@@ -32,7 +31,7 @@ export interface GatewayOptions {
   /** How long running turns may take to finish at shutdown. */
   drainMs?: number;
   /** Channel kinds the host builds in its own process (the launcher's `pico`); an entry of such a kind runs only when given here. */
-  hostChannels?: Partial<Record<string, (name: string, entry: ChannelEntry, bus: Bus) => Promise<Channel>>>;
+  hostChannels?: Partial<Record<string, (name: string, entry: ChannelEntry) => Promise<Channel>>>;
   /** Applied to the config at every reload, as the host applied it to `loaded` (the launcher adds its web-UI channel). */
   adjustConfig?: (loaded: LoadedConfig) => LoadedConfig;
   /** `optional`: a busy `gateway.host:port` is logged and the gateway runs without `/health` (the launcher must not fail). */
@@ -180,7 +179,7 @@ export class Gateway {
     const multiplier = this.loaded.config.power.poll_interval_multiplier;
     const kind = entry.type ?? name;
     const hosted = this.options.hostChannels?.[kind];
-    const build = hosted ? (n: string, e: ChannelEntry) => hosted(n, e, this.runtime.bus) : this.options.createChannel ?? ((n: string, e: ChannelEntry) => createChannel(n, e, multiplier));
+    const build = hosted ?? this.options.createChannel ?? ((n: string, e: ChannelEntry) => createChannel(n, e, multiplier));
     const backoff = supervisionOf(entry).restart_backoff_ms;
     const actor = new ChannelActor({ name, kind, account: name === kind ? 'default' : name }, () => build(name, this.loaded.config.channel_list[name] ?? entry), {
       bus: this.runtime.bus,

@@ -48,6 +48,8 @@ export interface Channel {
   edit(replyTo: string, messageId: string, text: string): Promise<void>;
   /** Best effort: a platform that refuses it is not an error worth a reply. */
   typing(replyTo: string): Promise<void>;
+  /** For platforms whose indicator stays on until told: called once the reply's last part is out. */
+  typingDone?(replyTo: string): Promise<void>;
   /** The bytes of a file a user sent, for platforms that hand out file ids. */
   download?(fileId: string): Promise<Buffer>;
 }

@@ -10,7 +10,6 @@ const WEB_SENDER = 'web';
 
 /** A web chat session is the direct chat `direct:<session>`; replies address the session. */
 export const chatOf = (session: string): string => `direct:${session}`;
-export const sessionOf = (chat: string): string => chat.replace(/^direct:/, '');
 
 function send(socket: WebSocket, frame: ServerFrame): void {
   if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));

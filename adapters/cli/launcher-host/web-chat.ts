@@ -1,4 +1,3 @@
-import type { Bus } from '../../../bus/index.js';
 import type { ChannelEntry, LoadedConfig } from '../../../store/config/index.js';
 import { channelEntrySchema, WEB_UI_CHANNEL_TYPE } from '../../../store/config/schema/channel-list.js';
 import type { Channel } from '../../channels/channel.js';
@@ -20,6 +19,6 @@ export function withWebChat(loaded: LoadedConfig): LoadedConfig {
 }
 
 /** How the gateway builds its `pico` channels: each one speaks through the launcher's `/pico/ws`. */
-export function webChatChannels(endpoint: PicoEndpoint): Record<string, (name: string, entry: ChannelEntry, bus: Bus) => Promise<Channel>> {
-  return { [WEB_UI_CHANNEL_TYPE]: async (name, _entry, bus) => new PicoChannel(endpoint, name, bus) };
+export function webChatChannels(endpoint: PicoEndpoint): Record<string, (name: string, entry: ChannelEntry) => Promise<Channel>> {
+  return { [WEB_UI_CHANNEL_TYPE]: async (name) => new PicoChannel(endpoint, name) };
 }
