@@ -46,6 +46,9 @@ export function profileAllows(profile: TurnProfile | undefined, block: 'skills' 
  * come after it.
  */
 export class PromptBuilder {
+  /** The prefix text of the files it was made from: unchanged files are the same cached values, so no rebuild. */
+  private prefix: { sources: unknown[]; text: string | undefined } | undefined;
+
   constructor(private readonly files: WorkspaceFiles) {}
 
   build(request: PromptRequest): BuiltPrompt {
@@ -54,7 +57,7 @@ export class PromptBuilder {
     const withHistory = profile?.history.mode !== 'off';
     const skills = request.skills.filter((s) => profileAllows(profile, 'skills', s.name));
     const parts = [
-      ...(withSystem ? this.stablePrefix() : []),
+      withSystem ? this.stablePrefix() : undefined,
       section('Skills', skills.map((s) => `- ${s.name}: ${s.description} (${s.path})`).join('\n')),
       request.skill && profileAllows(profile, 'skills', request.skill.name)
         ? section(`Active skill: ${request.skill.name}`, skillBody(request.skill))
@@ -64,25 +67,34 @@ export class PromptBuilder {
     ];
     const history: ChatMessage[] = withHistory ? request.history.messages.slice(-HISTORY_WINDOW).map((m) => m.message) : [];
     return {
-      system: parts.filter((p): p is string => p !== undefined).join('\n\n'),
+      system: joinSections(parts) ?? '',
       messages: [...history, { role: 'user', content: request.text }],
       tools: request.tools.filter((t) => profileAllows(profile, 'tools', t)),
     };
   }
 
-  private stablePrefix(): Array<string | undefined> {
-    const doc = this.files.agent();
+  private stablePrefix(): string | undefined {
+    const sources = [this.files.agent(), this.files.text('soul'), this.files.text('user'), this.files.text('identity'), this.files.text('memory')] as const;
+    if (this.prefix?.sources.every((source, i) => source === sources[i])) return this.prefix.text;
+    const [doc, soul, user, identityNotes, memory] = sources;
     const name = doc.frontmatter.name ?? 'Tern';
     const identity = `You are ${name}${doc.frontmatter.description ? `, ${doc.frontmatter.description}` : ''}: an agent running on the user's own machine through Tern. Use the tools you have when they help; say plainly when something failed.`;
-    return [
+    const text = joinSections([
       section('Identity', identity),
       section('Workspace instructions (AGENT.md)', doc.body),
-      section('Soul (SOUL.md)', this.files.text('soul')),
-      section('User (USER.md)', this.files.text('user')),
-      section('Identity notes (IDENTITY.md)', this.files.text('identity')),
-      section('Memory (memory/MEMORY.md)', this.files.text('memory')),
-    ];
+      section('Soul (SOUL.md)', soul),
+      section('User (USER.md)', user),
+      section('Identity notes (IDENTITY.md)', identityNotes),
+      section('Memory (memory/MEMORY.md)', memory),
+    ]);
+    this.prefix = { sources: [...sources], text };
+    return text;
   }
+}
+
+function joinSections(parts: Array<string | undefined>): string | undefined {
+  const present = parts.filter((p): p is string => p !== undefined);
+  return present.length > 0 ? present.join('\n\n') : undefined;
 }
 
 function runtimeContext(request: PromptRequest): string {

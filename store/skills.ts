@@ -68,9 +68,11 @@ export function skillRoots(workspace: string, home: string, env: NodeJS.ProcessE
   ];
 }
 
+// A missing root is the common case (no workspace or global skills): a stat that throws would build an error and
+// its stack on every turn.
 function mtimeOf(path: string): number {
   try {
-    return statSync(path).mtimeMs;
+    return statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? -1;
   } catch {
     return -1;
   }
@@ -81,20 +83,24 @@ function mtimeOf(path: string): number {
  * look), so every turn sees a newly installed or edited skill without reading every file every time.
  */
 export class SkillCatalog {
-  private cached: { signature: string; skills: SkillInfo[] } | undefined;
+  private cached: { mtimes: number[]; skills: SkillInfo[] } | undefined;
 
   constructor(private readonly roots: Array<{ root: SkillRoot; dir: string }>) {}
 
   list(): SkillInfo[] {
-    const signature = this.signature();
-    if (this.cached?.signature !== signature) {
-      const skills = loadSkills(this.roots);
-      this.cached = { signature: this.signature(skills), skills };
-    }
-    return this.cached.skills;
+    if (this.cached && this.unchanged(this.cached)) return this.cached.skills;
+    const skills = loadSkills(this.roots);
+    this.cached = { mtimes: this.paths(skills).map(mtimeOf), skills };
+    return skills;
   }
 
-  private signature(skills = this.cached?.skills ?? []): string {
-    return [...this.roots.map((r) => mtimeOf(r.dir)), ...skills.map((s) => mtimeOf(s.path))].join(',');
+  private paths(skills: SkillInfo[]): string[] {
+    return [...this.roots.map((r) => r.dir), ...skills.map((s) => s.path)];
+  }
+
+  private unchanged({ mtimes, skills }: { mtimes: number[]; skills: SkillInfo[] }): boolean {
+    for (let i = 0; i < this.roots.length; i++) if (mtimeOf(this.roots[i]!.dir) !== mtimes[i]) return false;
+    for (let i = 0; i < skills.length; i++) if (mtimeOf(skills[i]!.path) !== mtimes[this.roots.length + i]) return false;
+    return true;
   }
 }

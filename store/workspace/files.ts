@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { parseAgentDoc, type AgentDoc } from './frontmatter.js';
 
@@ -18,6 +18,15 @@ interface Cached<T> {
   mtimeMs: number;
   size: number;
   value: T;
+}
+
+// A missing file is an ordinary case here: a stat that throws would build an error and its stack per prompt.
+function statOf(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -44,10 +53,8 @@ export class WorkspaceFiles {
   private cached<T>(kind: 'text' | 'doc', relative: string, read: (text: string) => T): T {
     const path = join(this.root, relative);
     const key = `${kind}:${relative}`;
-    let stats;
-    try {
-      stats = statSync(path);
-    } catch {
+    const stats = statOf(path);
+    if (!stats) {
       this.cache.delete(key);
       return read('');
     }
