@@ -3,8 +3,8 @@ import { normalizeAnswer } from './answer-quirks.js';
 import { isRecord, parseArguments } from './arguments.js';
 import { bearerHeaders } from './bearer.js';
 import { classifyFailure } from './classify.js';
-import { completionChunkSchema, completionSchema, type CompletionChunk, type WireToolCall, type WireUsage } from './chat-completions-wire.js';
-import { JsonText, parseJson, postJson, postSse } from './http.js';
+import { completionChunkSchema, completionSchema, isCompletion, type CompletionChunk, type WireToolCall, type WireUsage } from './chat-completions-wire.js';
+import { JsonBytes, parseJson, postJson, postSse } from './http.js';
 import type { CallOptions, ChatRequest, EndpointConfig, ProviderClient, ToolSpec } from './provider.js';
 import { parseWire, streamEndedEarly, withHeaders } from './wire.js';
 
@@ -41,15 +41,96 @@ function wireTool(spec: ToolSpec): string {
   return text;
 }
 
-/** The request body exactly as sent to `{base}/chat/completions`; `extra_body` may replace any field, `tools` too. */
-export function chatCompletionsJson(request: ChatRequest): string {
+// A turn's tool list is a new array of the same cached specs, and its system prompt an equal string built
+// again: the JSON of both is kept (a few of each, for agents with different tools or prompts) and reused
+// while unchanged, so a call serializes only its messages. The tools, most of the bytes, are kept encoded.
+interface ToolsBytes {
+  specs: readonly ToolSpec[];
+  /** `,"tools":[…]}`: the body's last field and its close. */
+  bytes: Buffer;
+}
+const recentTools: ToolsBytes[] = [];
+const systemTexts = new Map<string, string>();
+const KEPT = 8;
+
+const sameSpecs = (a: readonly ToolSpec[], b: readonly ToolSpec[]): boolean => a.length === b.length && a.every((spec, i) => spec === b[i]);
+
+function toolsTail(specs: readonly ToolSpec[]): Buffer {
+  const known = recentTools.find((entry) => sameSpecs(entry.specs, specs));
+  if (known) return known.bytes;
+  const bytes = Buffer.from(`,"tools":[${specs.map(wireTool).join(',')}]}`);
+  recentTools.unshift({ specs: [...specs], bytes });
+  if (recentTools.length > KEPT) recentTools.pop();
+  return bytes;
+}
+
+function systemText(prompt: string): string {
+  let text = systemTexts.get(prompt);
+  if (text === undefined) {
+    if (systemTexts.size >= KEPT) systemTexts.clear();
+    text = JSON.stringify({ role: 'system', content: prompt });
+    systemTexts.set(prompt, text);
+  }
+  return text;
+}
+
+// The fields this body writes itself: an `extra_body` naming one of them replaces it where it stands (and
+// integer-like names go first in any object), which only serializing the merged object does right.
+const ownFields = new Set(['model', 'messages', 'max_tokens', 'stream', 'stream_options']);
+const placedByMerge = (extra: Record<string, unknown>): boolean => Object.keys(extra).some((key) => ownFields.has(key) || /^\d+$/.test(key));
+
+// A session's history messages are the same objects turn after turn (folded once from the log), and a
+// turn's second call repeats its first call's: each message's JSON is made once.
+const wireMessages = new WeakMap<ChatMessage, string>();
+
+function messageText(message: ChatMessage): string {
+  let text = wireMessages.get(message);
+  if (text === undefined) {
+    text = JSON.stringify(wireMessage(message));
+    wireMessages.set(message, text);
+  }
+  return text;
+}
+
+function messagesText(request: ChatRequest): string {
+  const messages = request.messages.map(messageText);
+  if (request.system !== undefined) messages.unshift(systemText(request.system));
+  return `[${messages.join(',')}]`;
+}
+
+/** `extra_body`'s fields after ours, as `{...body, ...extra_body}` places them; empty when it has none. */
+function extraText(extra: Record<string, unknown> | undefined): string {
+  if (extra === undefined) return '';
+  const text = JSON.stringify(extra);
+  return text.length > 2 ? `,${text.slice(1, -1)}` : '';
+}
+
+/** The body up to its tools, open: our fields in order, then `extra_body`'s. */
+function ownHead(request: ChatRequest, extra: Record<string, unknown> | undefined): string {
+  const maxTokens = request.maxTokens !== undefined ? `,"max_tokens":${JSON.stringify(request.maxTokens)}` : '';
+  const stream = request.stream ? ',"stream":true,"stream_options":{"include_usage":true}' : '';
+  return `{"model":${JSON.stringify(request.model)},"messages":${messagesText(request)}${maxTokens}${stream}${extraText(extra)}`;
+}
+
+function mergedHead(request: ChatRequest, extra: Record<string, unknown>): string {
   const system = request.system !== undefined ? [{ role: 'system', content: request.system }] : [];
   const body: Record<string, unknown> = { model: request.model, messages: [...system, ...request.messages.map(wireMessage)] };
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   if (request.stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
-  const text = JSON.stringify({ ...body, ...request.extraBody });
-  if (request.tools.length === 0 || (request.extraBody && 'tools' in request.extraBody)) return text;
-  return `${text.slice(0, -1)},"tools":[${request.tools.map(wireTool).join(',')}]}`;
+  return JSON.stringify({ ...body, ...extra }).slice(0, -1);
+}
+
+/** The request body exactly as sent to `{base}/chat/completions`; `extra_body` may replace any field, `tools` too. */
+export function chatCompletionsBody(request: ChatRequest): Buffer {
+  const extra = request.extraBody;
+  const head = extra && placedByMerge(extra) ? mergedHead(request, extra) : ownHead(request, extra);
+  if (request.tools.length === 0 || (extra && 'tools' in extra)) return Buffer.from(`${head}}`);
+  const tail = toolsTail(request.tools);
+  const headSize = Buffer.byteLength(head);
+  const body = Buffer.allocUnsafe(headSize + tail.length);
+  body.write(head, 0);
+  tail.copy(body, headSize);
+  return body;
 }
 
 function usageOf(usage: WireUsage): Usage | undefined {
@@ -120,10 +201,11 @@ export function createChatCompletionsClient(endpoint: EndpointConfig): ProviderC
   return {
     family: 'chat-completions',
     async chat(request, options = {}) {
-      const call = { url, headers: withHeaders(auth, request), body: new JsonText(chatCompletionsJson(request)), signal: options.signal,
+      const call = { url, headers: withHeaders(auth, request), body: new JsonBytes(chatCompletionsBody(request)), signal: options.signal,
         timeoutMs: options.timeoutMs };
       if (!request.stream) {
-        const wire = parseWire(completionSchema, await postJson(call), 'chat completion');
+        const json = await postJson(call);
+        const wire = isCompletion(json) ? json : parseWire(completionSchema, json, 'chat completion');
         const choice = wire.choices[0]!;
         const toolCalls = (choice.message.tool_calls ?? []).map((c, i) => ({
           id: c.id ?? `call_${i}`, name: c.function?.name ?? '', arguments: parseArguments(c.function?.arguments ?? ''),

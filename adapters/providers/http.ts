@@ -7,14 +7,14 @@ import { multipartBody, type FormPart } from './multipart.js';
 import { SseParser, type SseEvent } from './sse.js';
 
 /** A body already serialized by its client (parts of it cached), sent as it is. */
-export class JsonText {
-  constructor(readonly text: string) {}
+export class JsonBytes {
+  constructor(readonly bytes: Buffer) {}
 }
 
 export interface HttpCall {
   url: string;
   headers: Record<string, string>;
-  /** Sent as JSON: serialized here, unless the client already did (`JsonText`). */
+  /** Sent as JSON: serialized here, unless the client already did (`JsonBytes`). */
   body: unknown;
   signal?: AbortSignal;
   /** Non-streaming: the whole request. Streaming: waiting for the answer to start, and any silence after. */
@@ -25,13 +25,13 @@ const defaultTimeoutMs = 120_000;
 
 const base = { throwHttpErrors: false, retry: { limit: 0 }, followRedirect: false } as const;
 
-const bodyText = (call: HttpCall): string => (call.body instanceof JsonText ? call.body.text : JSON.stringify(call.body));
+const bodyOf = (call: HttpCall): string | Buffer => (call.body instanceof JsonBytes ? call.body.bytes : JSON.stringify(call.body));
 
 function request(call: HttpCall) {
   return {
     ...base,
     headers: { 'content-type': 'application/json', ...call.headers },
-    body: bodyText(call),
+    body: bodyOf(call),
     signal: call.signal,
   };
 }
@@ -54,7 +54,7 @@ function failed(response: Pick<Response, 'statusCode' | 'headers'>, body: string
 export async function postJson(call: HttpCall): Promise<unknown> {
   let response: PostedAnswer;
   try {
-    response = await postText(call.url, { 'content-type': 'application/json', ...call.headers }, bodyText(call), {
+    response = await postText(call.url, { 'content-type': 'application/json', ...call.headers }, bodyOf(call), {
       signal: call.signal,
       timeoutMs: call.timeoutMs ?? defaultTimeoutMs,
     });

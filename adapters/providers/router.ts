@@ -4,7 +4,7 @@ import { ProviderConfigError, ProviderError } from './errors.js';
 import { maskKey } from './mask-key.js';
 import type { ModelEntry } from './model-entry.js';
 import { Cooldowns, Pool, type Candidate, type Picked } from './pool.js';
-import type { CallOptions, ChatRequest, ProtocolFamily } from './provider.js';
+import type { CallOptions, ChatRequest, ProtocolFamily, ProviderClient } from './provider.js';
 import { resolveModelEntry, type ResolvedEntry } from './resolve.js';
 import { ToolTagFilter } from './tool-tag-filter.js';
 
@@ -88,6 +88,13 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
   const cooldowns = new Cooldowns(now);
   const pools = buildPools(resolved, cooldowns);
   const report = options.report ?? (() => undefined);
+  // A client is only its URL and headers: one per entry and key, made on first use, serves every call.
+  const clients = resolved.map((): ProviderClient[] => []);
+
+  function clientFor({ entry, entryIndex, keyIndex, key }: Candidate): ProviderClient {
+    const kept = clients[entryIndex]!;
+    return (kept[keyIndex ?? 0] ??= createProviderClient({ family: entry.family, apiBase: entry.apiBase, apiKey: key, keyHeader: entry.keyHeader }));
+  }
 
   function poolFor(modelName: string): Pool {
     const pool = pools.get(modelName);
@@ -105,7 +112,7 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
     if (entry.needsKey && candidate.key === undefined) {
       throw new ProviderError({ code: 'auth', message: `provider "${entry.provider}" needs a key and api_keys is empty` });
     }
-    const client = createProviderClient({ family: entry.family, apiBase: entry.apiBase, apiKey: candidate.key, keyHeader: entry.keyHeader });
+    const client = clientFor(candidate);
     const filter = new ToolTagFilter((chunk) => {
       seen.visible = true;
       call.onChunk?.(chunk);

@@ -1,8 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chatCompletionsJson } from '../../adapters/providers/chat-completions.js';
+import { chatCompletionsBody } from '../../adapters/providers/chat-completions.js';
 import type { ChatRequest } from '../../adapters/providers/provider.js';
 import type { ChatMessage } from '../../bus/index.js';
+
+const chatCompletionsJson = (request: ChatRequest): string => chatCompletionsBody(request).toString('utf8');
 
 const user: ChatMessage = { role: 'user', content: 'say "hi"\n' };
 const askTool: ChatMessage = { role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'read', arguments: { path: 'a' } }] };
@@ -24,6 +26,15 @@ const cases: Array<[string, Partial<ChatRequest>, string]> = [
   ['max tokens and streaming', { system: undefined, maxTokens: 64, stream: true }, '{"model":"m","messages":[{"role":"user","content":"say \\"hi\\"\\n"}],"max_tokens":64,"stream":true,"stream_options":{"include_usage":true}}'],
   ['tools after the other fields', { system: undefined, tools: [spec] }, `{"model":"m","messages":[{"role":"user","content":"say \\"hi\\"\\n"}],"tools":[${toolJson}]}`],
   ['extra_body replacing a field', { system: undefined, extraBody: { model: 'other', temperature: 0 } }, '{"model":"other","messages":[{"role":"user","content":"say \\"hi\\"\\n"}],"temperature":0}'],
+  [
+    'extra_body adding fields after a system prompt, max tokens and tools',
+    { maxTokens: 8, tools: [spec], extraBody: { temperature: 0, top_p: 1, skipped: undefined } },
+    `{"model":"m","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"say \\"hi\\"\\n"}],"max_tokens":8,"temperature":0,"top_p":1,"tools":[${toolJson}]}`,
+  ],
+  ['text beyond ASCII before the tools', { system: 'brève 🙂', tools: [spec] }, `{"model":"m","messages":[{"role":"system","content":"brève 🙂"},{"role":"user","content":"say \\"hi\\"\\n"}],"tools":[${toolJson}]}`],
+  ['an empty extra_body', { system: undefined, extraBody: {} }, '{"model":"m","messages":[{"role":"user","content":"say \\"hi\\"\\n"}]}'],
+  ['a system prompt and no messages', { messages: [] }, '{"model":"m","messages":[{"role":"system","content":"be brief"}]}'],
+  ['extra_body with an integer-like name, which an object puts first', { system: undefined, extraBody: { 7: 'x' } }, '{"7":"x","model":"m","messages":[{"role":"user","content":"say \\"hi\\"\\n"}]}'],
   ['extra_body replacing the tools', { system: undefined, tools: [spec], extraBody: { tools: [] } }, '{"model":"m","messages":[{"role":"user","content":"say \\"hi\\"\\n"}],"tools":[]}'],
 ];
 
@@ -37,6 +48,16 @@ for (const [name, change, expected] of cases) {
 test('a message sent again in a later request is serialized as its own content, whatever surrounds it', () => {
   const later = chatCompletionsJson({ ...base, system: undefined, messages: [reply, user, toolAnswer] });
   assert.is(later, '{"model":"m","messages":[{"role":"assistant","content":"done"},{"role":"user","content":"say \\"hi\\"\\n"},{"role":"tool","tool_call_id":"c1","content":"ok"}]}');
+});
+
+test('each request carries its own tools and system prompt, however often the lists and prompts change', () => {
+  const other = { name: 'write', description: 'Writes', parameters: { type: 'object' } };
+  const otherJson = '{"type":"function","function":{"name":"write","description":"Writes","parameters":{"type":"object"}}}';
+  const bodies = [[spec], [spec, other], [spec], [other, spec], [spec, other]].map((tools, i) => chatCompletionsJson({ ...base, messages: [], system: `p${i % 2}`, tools }));
+  const expected = (system: string, json: string[]) => `{"model":"m","messages":[{"role":"system","content":"${system}"}],"tools":[${json.join(',')}]}`;
+  assert.equal(bodies, [
+    expected('p0', [toolJson]), expected('p1', [toolJson, otherJson]), expected('p0', [toolJson]), expected('p1', [otherJson, toolJson]), expected('p0', [toolJson, otherJson]),
+  ]);
 });
 
 test.run();

@@ -65,6 +65,55 @@ test('a refused connection fails with the system code', async () => {
   assert.is(error.code, 'ECONNREFUSED');
 });
 
+test('a connection closed in the middle of the answer fails as ECONNRESET', async () => {
+  const server = await serve((res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+    res.write('{"choices":', () => res.destroy());
+  });
+  try {
+    const error = await postText(server.url, {}, '{}', { timeoutMs: 5_000 }).catch((e: unknown) => e);
+    assert.ok(error instanceof TransportError);
+    assert.is(error.code, 'ECONNRESET');
+  } finally {
+    await server.close();
+  }
+});
+
+test('credentials in the URL are sent as Basic authorization, unless the caller sends its own', async () => {
+  const server = await serve((res) => res.end(JSON.stringify(String(res.req.headers.authorization))));
+  try {
+    const url = server.url.replace('http://', 'http://us%40er:pass@');
+    const sent: Array<Record<string, string>> = [{}, { Authorization: 'Bearer k' }];
+    const answers = await Promise.all(sent.map((headers) => postText(url, headers, '{}', { timeoutMs: 5_000 })));
+    assert.equal(answers.map((a) => a.body), [`"Basic ${Buffer.from('us@er:pass').toString('base64')}"`, '"Bearer k"']);
+  } finally {
+    await server.close();
+  }
+});
+
+test('headers that differ only in case are sent once, the later one winning', async () => {
+  const server = await serve((res) => {
+    const names = res.req.rawHeaders.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase());
+    res.end(JSON.stringify([names.filter((name) => name === 'content-type' || name === 'authorization'), res.req.headers['content-type']]));
+  });
+  try {
+    const answer = await postText(server.url, { 'content-type': 'application/json', authorization: 'Bearer key', 'Content-Type': 'text/plain' }, '{}', { timeoutMs: 5_000 });
+    assert.equal(JSON.parse(answer.body), [['content-type', 'authorization'], 'text/plain']);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a body given as bytes is sent as those bytes', async () => {
+  const server = await serve((res, body) => res.end(JSON.stringify(body)));
+  try {
+    const answer = await postText(server.url, {}, Buffer.from('{"a":"é"}'), { timeoutMs: 5_000 });
+    assert.is(answer.body, '"{\\"a\\":\\"é\\"}"');
+  } finally {
+    await server.close();
+  }
+});
+
 test('an abort rejects with the abort itself, not a transport failure', async () => {
   const server = await serve((res) => res.writeHead(200).flushHeaders());
   try {
