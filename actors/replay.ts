@@ -1,8 +1,9 @@
-import { createActor, fromPromise, toPromise } from 'xstate';
+import { createActor, toPromise } from 'xstate';
 import { isDeepStrictEqual } from 'node:util';
-import type { ChatResponse, Envelope, ToolCall } from '../bus/index.js';
-import { turnMachine, turnRecordTypes, type BuiltPrompt, type LoopVerdict, type ModelCall, type ToolOutcome, type TurnRecord } from '../machines/turn.js';
+import type { ChatResponse, Envelope } from '../bus/index.js';
+import { turnMachine, turnRecordTypes, type ToolOutcome, type TurnRecord } from '../machines/turn.js';
 import { loopChecker } from './loop-checker.js';
+import { turnEffects } from './turn-effects.js';
 
 type Recorded = { type: string; data: unknown };
 
@@ -57,25 +58,24 @@ export async function rerunTurn(events: Envelope[], machine = turnMachine): Prom
   const { settings } = started.data;
   // Loop detection is logic, not an outside answer: the current build's machine judges the calls again.
   const loop = loopChecker(settings.loop_detection);
-  const replay = machine.provide({
-    actors: {
-      buildPrompt: fromPromise<BuiltPrompt>(async () => prompt.data),
-      checkLoop: fromPromise<LoopVerdict, { call: ToolCall }>(async ({ input }) => loop.check(input.call)),
-      callModel: fromPromise<ChatResponse, ModelCall>(async () => answers.shift() ?? outOfAnswers<ChatResponse>('further model answer')),
-      runTool: fromPromise<ToolOutcome, { call: ToolCall }>(async ({ input }) => {
-        const result = results.get(input.call.id);
-        return result ? { ok: result.ok, content: result.content } : outOfAnswers<ToolOutcome>(`result for tool call ${input.call.id}`);
-      }),
+  const effects = createActor(turnEffects({
+    buildPrompt: () => prompt.data,
+    checkLoop: (call) => loop.check(call),
+    callModel: async () => answers.shift() ?? outOfAnswers<ChatResponse>('further model answer'),
+    runTool: async (call) => {
+      const result = results.get(call.id);
+      return result ? { ok: result.ok, content: result.content } : outOfAnswers<ToolOutcome>(`result for tool call ${call.id}`);
     },
-    actions: { record: (_, record: TurnRecord) => actual.push({ type: record.type, data: record.data }) },
-  });
+  })).start();
+  const replay = machine.provide({ actions: { record: (_, record: TurnRecord) => actual.push({ type: record.type, data: record.data }) } });
   const actor = createActor(replay, {
-    input: { modelName: settings.model_name, stream: settings.stream, maxToolIterations: settings.max_tool_iterations, loopDetection: settings.loop_detection },
+    input: { modelName: settings.model_name, stream: settings.stream, maxToolIterations: settings.max_tool_iterations, loopDetection: settings.loop_detection, effects },
   });
   stopWhenOut = () => queueMicrotask(() => actor.send(ending?.type === 'turn.aborted' ? { type: 'ABORT', reason: 'replay' } : { type: 'STOP' }));
   const done = toPromise(actor);
   actor.start();
   await done;
-  loop.stop();
+  effects.stop();
+  loop.release();
   return firstDifference(expected, actual);
 }

@@ -1,12 +1,13 @@
-import { createActor, fromPromise, toPromise, type Actor } from 'xstate';
-import type { Bus, ChatResponse, Correlation, Envelope, EventData, ToolCall } from '../bus/index.js';
+import { createActor, type Actor } from 'xstate';
+import type { Bus, Correlation, Envelope, EventData } from '../bus/index.js';
 import type { ToolSpec } from '../adapters/providers/provider.js';
 import type { ModelRouter } from '../adapters/providers/router.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { ToolContext } from '../adapters/tools/tool.js';
-import { turnMachine, type BuiltPrompt, type LoopVerdict, type ModelCall, type ToolOutcome, type TurnEvent, type TurnOutput } from '../machines/turn.js';
+import { turnMachine, type BuiltPrompt, type TurnEffects, type TurnEvent, type TurnOutput } from '../machines/turn.js';
 import { loopChecker, type LoopChecker } from './loop-checker.js';
 import { stateName } from './machine-state.js';
+import { turnEffects, type Deliver, type TurnWork } from './turn-effects.js';
 
 export type TurnSettings = EventData<'turn.started'>['settings'];
 
@@ -39,7 +40,7 @@ export interface TurnHandle {
 
 const endings: ReadonlySet<string> = new Set(['turn.completed', 'turn.stopped', 'turn.failed']);
 
-/** What the turn machine's provided actors and actions reach for one running turn. */
+/** What the effects actor and the `record` action reach for one running turn. */
 interface HostedTurn {
   ports: TurnPorts;
   keys: Correlation & { turn: string };
@@ -47,58 +48,54 @@ interface HostedTurn {
   /** Started at the turn's first tool call: a turn that calls no tool needs no loop detection. */
   loop?: LoopChecker;
   ending?: Envelope;
-  /** The event that moves the machine next, as xstate names it: set by the host, which sends or settles it. */
+  /** The event that moves the machine next: the host sends every event the turn gets, so it knows each cause. */
   cause: string;
 }
 
-// One provided machine for every turn: providing builds a new machine with cold caches, which cost more than
-// the rest of the turn's machinery. Each turn's actor system leads to that turn's ports.
+// Each turn actor leads to its turn's ports, so one provided machine and one effects actor serve every turn:
+// providing a machine per turn builds it with cold caches, and an actor per turn costs more than its steps.
 const hosted = new WeakMap<object, HostedTurn>();
-const hostOf = (system: object): HostedTurn => hosted.get(system)!;
+const hostOf = (turn: object): HostedTurn => hosted.get(turn)!;
 
-/** Notes which event a provided actor's answer becomes for the turn machine (its invoke's done or error event). */
-function settled<T>(system: object, self: { id: string }, work: Promise<T>): Promise<T> {
-  const turn = hostOf(system);
-  return work.then(
-    (value) => {
-      turn.cause = `xstate.done.actor.${self.id}`;
-      return value;
-    },
-    (error: unknown) => {
-      turn.cause = `xstate.error.actor.${self.id}`;
-      throw error;
-    },
-  );
-}
+/** The real work of every turn, each found through the turn that asks for it. */
+const hostWork: TurnWork = {
+  buildPrompt: (turn) => hostOf(turn).ports.buildPrompt(),
+  checkLoop: (call, turn) => {
+    const host = hostOf(turn);
+    host.loop ??= loopChecker(host.settings.loop_detection);
+    return host.loop.check(call);
+  },
+  callModel: (call, signal, turn) => {
+    const { ports, keys, settings } = hostOf(turn);
+    return ports.router.chat(
+      settings.model_name,
+      { system: call.system, messages: call.messages, tools: ports.toolbox().specs() },
+      { signal, correlation: keys, onChunk: (chunk) => ports.bus.publish({ ...keys, type: 'provider.chunk', data: chunk }) },
+    );
+  },
+  runTool: async (call, signal, turn) => {
+    const { ports, keys } = hostOf(turn);
+    const box = ports.toolbox();
+    // A tool the turn does not expose (turn profile, AGENT.md tools list, a hidden MCP tool) is refused here too.
+    if (!box.names.includes(call.name)) return { ok: false, content: `tool "${call.name}" is not available in this turn` };
+    const result = await box.registry.execute(call.name, call.arguments, { ...ports.toolContext, turn: keys.turn, signal });
+    return { ok: result.ok, content: result.content };
+  },
+};
+
+/** Each answer is the cause of the move it makes, as `actor.transitioned` says. */
+const deliverNoted: Deliver = (turn, answer) => {
+  hostOf(turn).cause = answer.type;
+  turn.send(answer);
+};
+
+let effects: TurnEffects | undefined;
+const effectsActor = (): TurnEffects => (effects ??= createActor(turnEffects(hostWork, deliverNoted), { id: 'turn-effects' }).start());
 
 const hostedTurnMachine = turnMachine.provide({
-  actors: {
-    buildPrompt: fromPromise<BuiltPrompt>(({ system, self }) => settled(system, self, (async () => hostOf(system).ports.buildPrompt())())),
-    checkLoop: fromPromise<LoopVerdict, { call: ToolCall }>(({ input, system, self }) => settled(system, self, (async () => {
-      const turn = hostOf(system);
-      turn.loop ??= loopChecker(turn.settings.loop_detection, `loop:${turn.keys.turn}`);
-      return turn.loop.check(input.call);
-    })())),
-    callModel: fromPromise<ChatResponse, ModelCall>(({ input, signal, system, self }) => {
-      const { ports, keys, settings } = hostOf(system);
-      return settled(system, self, ports.router.chat(
-        settings.model_name,
-        { system: input.system, messages: input.messages, tools: ports.toolbox().specs() },
-        { signal, correlation: keys, onChunk: (chunk) => ports.bus.publish({ ...keys, type: 'provider.chunk', data: chunk }) },
-      ));
-    }),
-    runTool: fromPromise<ToolOutcome, { call: ToolCall }>(({ input, signal, system, self }) => settled(system, self, (async () => {
-      const { ports, keys } = hostOf(system);
-      const box = ports.toolbox();
-      // A tool the turn does not expose (turn profile, AGENT.md tools list, a hidden MCP tool) is refused here too.
-      if (!box.names.includes(input.call.name)) return { ok: false, content: `tool "${input.call.name}" is not available in this turn` };
-      const result = await box.registry.execute(input.call.name, input.call.arguments, { ...ports.toolContext, turn: keys.turn, signal });
-      return { ok: result.ok, content: result.content };
-    })())),
-  },
   actions: {
-    record: ({ system }, record) => {
-      const turn = hostOf(system);
+    record: ({ self }, record) => {
+      const turn = hostOf(self);
       const envelope = turn.ports.bus.publish({ ...turn.keys, ...record } as Parameters<Bus['publish']>[0]);
       if (endings.has(envelope.type)) turn.ending = envelope;
     },
@@ -106,11 +103,11 @@ const hostedTurnMachine = turnMachine.provide({
 });
 
 /**
- * Publishes the turn actor's state changes, so the dashboard and `tern inspect` can watch it think. The host
- * knows each move's cause (it sends STOP and ABORT and settles every invoked actor), so no xstate inspection
- * is needed: inspection calls back for every internal step of every actor of the turn.
+ * Publishes the turn actor's state changes, so the dashboard and `tern inspect` can watch it think, and settles
+ * with its output (one subscription serves both). The host knows each move's cause (it sends STOP and ABORT and
+ * every answer of the effects actor), so no xstate inspection is needed: it calls back for every internal step.
  */
-function publishMoves(actor: Actor<typeof hostedTurnMachine>, turn: HostedTurn, actorId: string): void {
+function watch(actor: Actor<typeof hostedTurnMachine>, turn: HostedTurn, actorId: string): Promise<TurnOutput> {
   let current: string | undefined;
   const moved = () => {
     const to = stateName(actor.getSnapshot().value);
@@ -118,7 +115,16 @@ function publishMoves(actor: Actor<typeof hostedTurnMachine>, turn: HostedTurn, 
     turn.ports.bus.publish({ ...turn.keys, type: 'actor.transitioned', data: { actor: actorId, machine: 'turn', from: current, to, event: turn.cause } });
     current = to;
   };
-  actor.subscribe({ next: moved, complete: moved, error: () => {} });
+  return new Promise((resolve, reject) => {
+    actor.subscribe({
+      next: moved,
+      complete: () => {
+        moved();
+        resolve(actor.getSnapshot().output as TurnOutput);
+      },
+      error: reject,
+    });
+  });
 }
 
 /** Runs one turn machine with the real model, tools and bus. `turn.started` must already be published. */
@@ -132,13 +138,13 @@ export function runTurn(id: string, correlation: Correlation, settings: TurnSett
       stream: settings.stream,
       maxToolIterations: settings.max_tool_iterations,
       loopDetection: settings.loop_detection,
+      effects: effectsActor(),
     },
   });
   const turn: HostedTurn = { ports, keys, settings, cause: 'xstate.init' };
-  hosted.set(actor.system, turn);
-  publishMoves(actor, turn, actorId);
-  const done = toPromise(actor).then((output) => {
-    turn.loop?.stop();
+  hosted.set(actor, turn);
+  const done = watch(actor, turn, actorId).then((output) => {
+    turn.loop?.release();
     ports.bus.publish({ ...keys, type: 'actor.stopped', data: { actor: actorId, machine: 'turn', reason: output.outcome } });
     return { output, ending: turn.ending };
   });

@@ -2,7 +2,7 @@ import { assign, setup } from 'xstate';
 import { z } from 'zod';
 import { canonicalJson } from './canonical-json.js';
 
-/** `agents.defaults.loop_detection`; one machine per turn is started with these as input. */
+/** `agents.defaults.loop_detection`; a machine starts with these as input and takes a turn's own at `TURN_STARTED`. */
 export const loopDetectionSettingsSchema = z.object({
   enabled: z.boolean(),
   // A warning on the very first call would be noise, so a streak needs at least two calls.
@@ -12,8 +12,13 @@ export const loopDetectionSettingsSchema = z.object({
 });
 export type LoopDetectionInput = z.infer<typeof loopDetectionSettingsSchema>;
 
-/** Every tool call of the turn, in order, with the complete arguments the model sent. */
-export type LoopDetectionEvent = { type: 'TOOL_CALLED'; name: string; arguments: unknown };
+/**
+ * `TOOL_CALLED`: every tool call of the turn, in order, with the complete arguments the model sent.
+ * `TURN_STARTED`: the machine serves another turn, with that turn's settings, from a fresh start.
+ */
+export type LoopDetectionEvent =
+  | { type: 'TOOL_CALLED'; name: string; arguments: unknown }
+  | { type: 'TURN_STARTED'; settings: LoopDetectionInput };
 
 /** Polling a subagent is expected to repeat, so it is not a loop and it breaks a streak. */
 export const UNCOUNTED_TOOL = 'spawn_status';
@@ -33,8 +38,17 @@ export interface LoopDetectionContext {
 }
 
 type Called = Extract<LoopDetectionEvent, { type: 'TOOL_CALLED' }>;
+/** The guards and actions that read a call are only on `TOOL_CALLED` transitions. */
+const called = (event: LoopDetectionEvent): Called => event as Called;
 
-const signature = (event: Called): string => `${event.name}\u0000${canonicalJson(event.arguments)}`;
+// The guards and the recording action of one step all read the same event's signature: computed once per call.
+const signatures = new WeakMap<Called, string>();
+
+function signature(event: Called): string {
+  let known = signatures.get(event);
+  if (known === undefined) signatures.set(event, (known = `${event.name}\u0000${canonicalJson(event.arguments)}`));
+  return known;
+}
 
 function nextStreak(context: LoopDetectionContext, event: Called): number {
   const repeated = context.lastCall === signature(event);
@@ -55,26 +69,28 @@ export const loopDetectionMachine = setup({
   },
   actions: {
     record: assign(({ context, event }) => ({
-      lastCall: signature(event),
-      lastName: event.name,
-      streak: nextStreak(context, event),
+      lastCall: signature(called(event)),
+      lastName: called(event).name,
+      streak: nextStreak(context, called(event)),
     })),
     resetStreak: assign({ lastCall: null, lastName: null, streak: 0 }),
+    startOver: assign(({ event }) => ({ settings: (event as Extract<LoopDetectionEvent, { type: 'TURN_STARTED' }>).settings, lastCall: null, lastName: null, streak: 0 })),
     // Placeholders: the hosting actor provides the real effects with machine.provide.
     warnModel: (_, _params: { name: string; count: number }) => {},
     stopTurn: (_, _params: { name: string; count: number }) => {},
   },
   guards: {
     isDisabled: ({ context }) => !context.settings.enabled,
-    isUncounted: ({ event }) => event.name === UNCOUNTED_TOOL,
-    reachesCritical: ({ context, event }) => nextStreak(context, event) >= context.settings.critical_threshold,
-    reachesRepeat: ({ context, event }) => nextStreak(context, event) >= context.settings.repeat_threshold,
-    isSameCall: ({ context, event }) => context.lastCall === signature(event),
+    isUncounted: ({ event }) => called(event).name === UNCOUNTED_TOOL,
+    reachesCritical: ({ context, event }) => nextStreak(context, called(event)) >= context.settings.critical_threshold,
+    reachesRepeat: ({ context, event }) => nextStreak(context, called(event)) >= context.settings.repeat_threshold,
+    isSameCall: ({ context, event }) => context.lastCall === signature(called(event)),
   },
 }).createMachine({
   id: 'loopDetection',
   context: ({ input }) => ({ settings: input, lastCall: null, lastName: null, streak: 0 }),
   initial: 'normal',
+  on: { TURN_STARTED: { target: '.normal', actions: 'startOver' } },
   states: {
     normal: {
       always: { guard: 'isDisabled', target: 'disabled' },

@@ -40,6 +40,7 @@ export const skillOverrideMachine = setup({
   },
   guards: {
     withMessage: ({ event }) => hasMessage(event),
+    skillApplies: ({ context }) => context.applies !== null,
   },
 }).createMachine({
   id: 'skillOverride',
@@ -49,7 +50,8 @@ export const skillOverrideMachine = setup({
     none: {
       on: {
         USE: [{ guard: 'withMessage', actions: 'forceForRequest' }, { target: 'armed', actions: 'arm' }],
-        MESSAGE: { actions: 'noOverride' },
+        // Most messages find nothing to clear: without a transition the snapshot is not copied.
+        MESSAGE: { guard: 'skillApplies', actions: 'noOverride' },
         USE_CLEAR: { actions: 'disarm' },
         SESSION_CLEARED: { actions: 'disarm' },
       },

@@ -1,14 +1,7 @@
-import { assign, enqueueActions, fromPromise, setup } from 'xstate';
+import { assign, enqueueActions, sendTo, setup, type ActorRef, type Snapshot } from 'xstate';
 import type { ChatMessage, ChatResponse, EventData, ToolCall } from '../bus/index.js';
 import { loopWarning, type LoopDetectionInput } from './loop-detection.js';
 import { turnTexts } from './turn-texts.js';
-
-export interface TurnInput {
-  modelName: string;
-  stream: boolean;
-  maxToolIterations: number;
-  loopDetection: LoopDetectionInput;
-}
 
 /** What the prompt builder hands the machine; `tools` are the names exposed to the model. */
 export interface BuiltPrompt {
@@ -34,6 +27,46 @@ export interface ToolOutcome {
   content: string;
 }
 
+/** The effects actor's answer to one request; a request whose work throws is answered with `FAILED`. */
+export type TurnAnswer =
+  | { type: 'PROMPT_BUILT'; prompt: BuiltPrompt }
+  | { type: 'MODEL_ANSWERED'; answer: ChatResponse }
+  | { type: 'LOOP_CHECKED'; verdict: LoopVerdict }
+  | { type: 'TOOL_RAN'; outcome: ToolOutcome }
+  | { type: 'FAILED'; error: unknown };
+
+export type TurnEvent = { type: 'STOP' } | { type: 'ABORT'; reason: string } | TurnAnswer;
+
+/** A running turn, as its effects actor sees it: the actor to answer. */
+export type TurnRef = ActorRef<Snapshot<unknown>, TurnEvent>;
+
+/**
+ * Every side effect of a turn is a request to its effects actor, answered with one `TurnAnswer`. `CANCEL`
+ * (the turn was stopped or aborted) ends the work still running for it and is not answered.
+ */
+export type TurnRequest =
+  | { type: 'BUILD_PROMPT'; turn: TurnRef }
+  | { type: 'CALL_MODEL'; turn: TurnRef; call: ModelCall }
+  | { type: 'CHECK_LOOP'; turn: TurnRef; call: ToolCall }
+  | { type: 'RUN_TOOL'; turn: TurnRef; call: ToolCall }
+  | { type: 'CANCEL'; turn: TurnRef };
+
+type WithoutTurn<R> = R extends TurnRequest ? Omit<R, 'turn'> : never;
+/** A request as the machine writes it: the `request` action adds the turn that asks. */
+type TurnAsk = WithoutTurn<TurnRequest>;
+
+/** The actor that does a turn's work, long-lived: one can serve many turns. */
+export type TurnEffects = ActorRef<Snapshot<unknown>, TurnRequest>;
+
+export interface TurnInput {
+  modelName: string;
+  stream: boolean;
+  maxToolIterations: number;
+  loopDetection: LoopDetectionInput;
+  /** The host's long-lived actor that does the turn's work: the real model and tools, or replay's recorded answers. */
+  effects: TurnEffects;
+}
+
 /** The events a turn machine records. Replay compares exactly these between a recorded and a new run. */
 export const turnRecordTypes = [
   'prompt.built', 'provider.requested', 'provider.responded', 'tool.requested', 'tool.completed',
@@ -41,8 +74,6 @@ export const turnRecordTypes = [
 ] as const;
 type RecordType = (typeof turnRecordTypes)[number];
 export type TurnRecord = { [T in RecordType]: { type: T; data: EventData<T> } }[RecordType];
-
-export type TurnEvent = { type: 'STOP' } | { type: 'ABORT'; reason: string };
 
 type Ending = { reason: 'loop_detected' | 'max_tool_iterations' | 'stop_requested' } | { reason: 'failed'; code: string; message: string };
 
@@ -53,12 +84,13 @@ interface TurnContext {
   tools: string[];
   /** Model calls made so far in this turn. */
   iteration: number;
-  /** Tool calls of the latest answer still to run, in order. */
+  /** Tool calls of the latest answer still to run, in order; the first is the one being checked or run. */
   calls: ToolCall[];
   /** The loop-detection machine's verdict on the current call. */
   loop: LoopVerdict;
   reply: string;
   ending?: Ending;
+  /** Set by the move into a final state; an aborted turn ends still `running`. */
   outcome: TurnOutput['outcome'] | 'running';
 }
 
@@ -75,59 +107,63 @@ function failure(error: unknown): { code: string; message: string } {
 
 const currentCall = (context: TurnContext): ToolCall => context.calls[0]!;
 
-/**
- * One turn: build the prompt, call the model, run the tools it asks for one by one, call it again, reply.
- * Every side effect is a provided actor (`buildPrompt`, `callModel`, `runTool`) and every fact is a
- * `record` action, so replay can answer from the log and compare what a new build records.
- */
-export const turnMachine = setup({
+const turnSetup = setup({
   types: {
     input: {} as TurnInput,
     context: {} as TurnContext,
     events: {} as TurnEvent,
     output: {} as TurnOutput,
   },
-  actors: {
-    buildPrompt: fromPromise<BuiltPrompt>(async () => {
-      throw new Error('buildPrompt is provided by the hosting actor');
-    }),
-    callModel: fromPromise<ChatResponse, ModelCall>(async () => {
-      throw new Error('callModel is provided by the hosting actor');
-    }),
-    runTool: fromPromise<ToolOutcome, { call: ToolCall }>(async () => {
-      throw new Error('runTool is provided by the hosting actor');
-    }),
-    // The host runs the loop-detection machine of the turn as a live actor and answers with its state.
-    checkLoop: fromPromise<LoopVerdict, { call: ToolCall }>(async () => {
-      throw new Error('checkLoop is provided by the hosting actor');
-    }),
-  },
   actions: {
     record: (_, _params: TurnRecord) => {},
+    request: sendTo(({ context }) => context.settings.effects, ({ self }, request: TurnAsk): TurnRequest => ({ ...request, turn: self })),
     countModelCall: assign({ iteration: ({ context }) => context.iteration + 1 }),
     endForLoop: assign({
+      outcome: 'stopped',
       ending: { reason: 'loop_detected' as const },
       reply: ({ context }) => turnTexts.loopDetected(currentCall(context).name, context.loop.streak),
     }),
     endForBudget: assign({
+      outcome: 'stopped',
       ending: { reason: 'max_tool_iterations' as const },
       reply: ({ context }) => turnTexts.iterationBudget(context.settings.maxToolIterations),
     }),
-    endForStop: assign({ ending: { reason: 'stop_requested' as const }, reply: turnTexts.stopRequested }),
+    endForStop: assign({ outcome: 'stopped', ending: { reason: 'stop_requested' as const }, reply: turnTexts.stopRequested }),
     endForFailure: assign(({ event }) => {
-      const { code, message } = failure((event as { error?: unknown }).error);
-      return { ending: { reason: 'failed' as const, code, message }, reply: turnTexts.failed(message) };
+      const { code, message } = failure((event as Extract<TurnAnswer, { type: 'FAILED' }>).error);
+      return { outcome: 'failed' as const, ending: { reason: 'failed' as const, code, message }, reply: turnTexts.failed(message) };
     }),
   },
   guards: {
-    hasToolCalls: ({ event }) => ((event as { output?: ChatResponse }).output?.tool_calls.length ?? 0) > 0,
-    isEmptyAnswer: ({ event }) => ((event as { output?: ChatResponse }).output?.text.trim() ?? '') === '',
-    loopStopped: ({ context }) => context.loop.state === 'stopped',
+    hasToolCalls: ({ event }) => (event as Extract<TurnAnswer, { type: 'MODEL_ANSWERED' }>).answer.tool_calls.length > 0,
+    loopStops: ({ event }) => (event as Extract<TurnAnswer, { type: 'LOOP_CHECKED' }>).verdict.state === 'stopped',
     loopWarned: ({ context }) => context.loop.state === 'warning',
-    moreCalls: ({ context }) => context.calls.length > 0,
+    // The call that just ran is still first in `calls`.
+    moreCalls: ({ context }) => context.calls.length > 1,
     budgetSpent: ({ context }) => context.iteration >= context.settings.maxToolIterations,
   },
-}).createMachine({
+});
+
+// The loop warning reaches the model with the tool's result, so it is recorded just before that result.
+const completeTool = turnSetup.createAction(enqueueActions(({ context, event, enqueue, check }) => {
+  const call = currentCall(context);
+  const { ok, content } = (event as Extract<TurnAnswer, { type: 'TOOL_RAN' }>).outcome;
+  const warned = check('loopWarned');
+  if (warned) enqueue({ type: 'record', params: { type: 'loop.warned', data: { tool: call.name, count: context.loop.streak } } });
+  enqueue({ type: 'record', params: { type: 'tool.completed', data: { call_id: call.id, name: call.name, ok, content } } });
+  enqueue.assign({
+    messages: [...context.messages, { role: 'tool', tool_call_id: call.id, name: call.name, content: warned ? `${content}\n\n${loopWarning(call.name, context.loop.streak)}` : content }],
+    calls: context.calls.slice(1),
+  });
+}));
+
+/**
+ * One turn: build the prompt, call the model, run the tools it asks for one by one, call it again, reply.
+ * Every side effect is a request to the effects actor of the input, which answers with an event; every
+ * fact is a `record` action. So replay can answer from the log and compare what a new build records.
+ * No actor is invoked: a turn is one actor, which moves once per answer.
+ */
+export const turnMachine = turnSetup.extend({ actions: { completeTool } }).createMachine({
   id: 'turn',
   context: ({ input }) => ({
     settings: input,
@@ -142,21 +178,21 @@ export const turnMachine = setup({
   }),
   initial: 'building_prompt',
   on: {
-    STOP: { target: '.stopped', actions: 'endForStop' },
-    ABORT: { target: '.aborted' },
+    STOP: { target: '.stopped', actions: ['endForStop', { type: 'request', params: { type: 'CANCEL' } }] },
+    ABORT: { target: '.aborted', actions: { type: 'request', params: { type: 'CANCEL' } } },
+    FAILED: { target: '.failed', actions: 'endForFailure' },
   },
   states: {
     building_prompt: {
-      invoke: {
-        src: 'buildPrompt',
-        onDone: {
+      entry: { type: 'request', params: { type: 'BUILD_PROMPT' } },
+      on: {
+        PROMPT_BUILT: {
           target: 'calling_model',
           actions: [
-            assign(({ event }) => ({ system: event.output.system, messages: event.output.messages, tools: event.output.tools })),
-            { type: 'record', params: ({ event }) => ({ type: 'prompt.built', data: event.output }) },
+            assign(({ event: { prompt } }) => ({ system: prompt.system, messages: prompt.messages, tools: prompt.tools })),
+            { type: 'record', params: ({ event }) => ({ type: 'prompt.built', data: event.prompt }) },
           ],
         },
-        onError: { target: 'failed', actions: 'endForFailure' },
       },
     },
     calling_model: {
@@ -169,121 +205,90 @@ export const turnMachine = setup({
             data: { model_name: context.settings.modelName, stream: context.settings.stream, iteration: context.iteration, message_count: context.messages.length },
           }),
         },
+        {
+          type: 'request',
+          params: ({ context }) => ({ type: 'CALL_MODEL', call: { system: context.system, messages: context.messages, iteration: context.iteration } }),
+        },
       ],
-      invoke: {
-        src: 'callModel',
-        input: ({ context }) => ({ system: context.system, messages: context.messages, iteration: context.iteration }),
-        onDone: [
+      on: {
+        MODEL_ANSWERED: [
           {
             guard: 'hasToolCalls',
             target: 'running_tools',
             actions: [
-              { type: 'record', params: ({ context, event }) => ({ type: 'provider.responded', data: { ...event.output, iteration: context.iteration } }) },
-              assign(({ context, event }) => ({
-                calls: event.output.tool_calls,
-                messages: [...context.messages, { role: 'assistant' as const, content: event.output.text, tool_calls: event.output.tool_calls, reasoning: event.output.reasoning }],
+              { type: 'record', params: ({ context, event }) => ({ type: 'provider.responded', data: { ...event.answer, iteration: context.iteration } }) },
+              assign(({ context, event: { answer } }) => ({
+                calls: answer.tool_calls,
+                messages: [...context.messages, { role: 'assistant' as const, content: answer.text, tool_calls: answer.tool_calls, reasoning: answer.reasoning }],
               })),
             ],
           },
           {
-            target: 'replying',
+            target: 'done',
             actions: [
-              { type: 'record', params: ({ context, event }) => ({ type: 'provider.responded', data: { ...event.output, iteration: context.iteration } }) },
-              assign({ reply: ({ event }) => (event.output.text.trim() === '' ? turnTexts.emptyAnswer : event.output.text) }),
+              { type: 'record', params: ({ context, event }) => ({ type: 'provider.responded', data: { ...event.answer, iteration: context.iteration } }) },
+              assign({ outcome: 'completed', reply: ({ event: { answer } }) => (answer.text.trim() === '' ? turnTexts.emptyAnswer : answer.text) }),
+              { type: 'record', params: ({ context }) => ({ type: 'turn.completed', data: { reply: context.reply, iterations: context.iteration } }) },
             ],
           },
         ],
-        onError: { target: 'failed', actions: 'endForFailure' },
       },
     },
     running_tools: {
       initial: 'checking_for_loop',
       states: {
         checking_for_loop: {
-          invoke: {
-            src: 'checkLoop',
-            input: ({ context }) => ({ call: currentCall(context) }),
-            onDone: { target: 'loop_checked', actions: assign({ loop: ({ event }) => event.output }) },
-            onError: { target: '#turn.failed', actions: 'endForFailure' },
+          entry: { type: 'request', params: ({ context }) => ({ type: 'CHECK_LOOP', call: currentCall(context) }) },
+          on: {
+            LOOP_CHECKED: [
+              { guard: 'loopStops', target: '#turn.stopped', actions: [assign({ loop: ({ event }) => event.verdict }), 'endForLoop'] },
+              { target: 'running_tool', actions: assign({ loop: ({ event }) => event.verdict }) },
+            ],
           },
-        },
-        loop_checked: {
-          always: [{ guard: 'loopStopped', target: '#turn.stopped', actions: 'endForLoop' }, { target: 'running_tool' }],
         },
         running_tool: {
-          entry: {
-            type: 'record',
-            params: ({ context }) => {
-              const call = currentCall(context);
-              return { type: 'tool.requested', data: { call_id: call.id, name: call.name, arguments: call.arguments } };
+          entry: [
+            {
+              type: 'record',
+              params: ({ context }) => {
+                const call = currentCall(context);
+                return { type: 'tool.requested', data: { call_id: call.id, name: call.name, arguments: call.arguments } };
+              },
             },
-          },
-          invoke: {
-            src: 'runTool',
-            input: ({ context }) => ({ call: currentCall(context) }),
-            onDone: {
-              target: 'next_call',
-              actions: [
-                enqueueActions(({ context, enqueue, check }) => {
-                  if (!check('loopWarned')) return;
-                  enqueue({ type: 'record', params: { type: 'loop.warned', data: { tool: currentCall(context).name, count: context.loop.streak } } });
-                }),
-                {
-                  type: 'record',
-                  params: ({ context, event }) => {
-                    const call = currentCall(context);
-                    return { type: 'tool.completed', data: { call_id: call.id, name: call.name, ok: event.output.ok, content: event.output.content } };
-                  },
-                },
-                assign(({ context, event }) => {
-                  const call = currentCall(context);
-                  const warned = context.loop.state === 'warning';
-                  const content = warned ? `${event.output.content}\n\n${loopWarning(call.name, context.loop.streak)}` : event.output.content;
-                  return {
-                    messages: [...context.messages, { role: 'tool' as const, tool_call_id: call.id, name: call.name, content }],
-                    calls: context.calls.slice(1),
-                  };
-                }),
-              ],
-            },
-            onError: { target: '#turn.failed', actions: 'endForFailure' },
-          },
-        },
-        next_call: {
-          always: [
-            { guard: 'moreCalls', target: 'checking_for_loop' },
-            { guard: 'budgetSpent', target: '#turn.stopped', actions: 'endForBudget' },
-            { target: '#turn.calling_model' },
+            { type: 'request', params: ({ context }) => ({ type: 'RUN_TOOL', call: currentCall(context) }) },
           ],
+          on: {
+            TOOL_RAN: [
+              { guard: 'moreCalls', target: 'checking_for_loop', actions: 'completeTool' },
+              { guard: 'budgetSpent', target: '#turn.stopped', actions: ['completeTool', 'endForBudget'] },
+              { target: '#turn.calling_model', actions: 'completeTool' },
+            ],
+          },
         },
       },
     },
-    replying: {
-      entry: { type: 'record', params: ({ context }) => ({ type: 'turn.completed', data: { reply: context.reply, iterations: context.iteration } }) },
-      always: 'done',
-    },
-    done: { type: 'final', entry: assign({ outcome: 'completed' as const }) },
+    done: { type: 'final' },
     stopped: {
       type: 'final',
-      entry: [assign({ outcome: 'stopped' as const }), {
+      entry: {
         type: 'record',
         params: ({ context }) => ({
           type: 'turn.stopped',
           data: { reason: context.ending?.reason === 'failed' || !context.ending ? 'stop_requested' : context.ending.reason, reply: context.reply },
         }),
-      }],
+      },
     },
     failed: {
       type: 'final',
-      entry: [assign({ outcome: 'failed' as const }), {
+      entry: {
         type: 'record',
         params: ({ context }) => {
           const ending = context.ending?.reason === 'failed' ? context.ending : { code: 'unknown', message: 'unknown failure' };
           return { type: 'turn.failed', data: { code: ending.code, message: ending.message, reply: context.reply } };
         },
-      }],
+      },
     },
-    aborted: { type: 'final', entry: assign({ outcome: 'aborted' as const }) },
+    aborted: { type: 'final' },
   },
   output: ({ context }) => ({
     outcome: context.outcome === 'running' ? 'aborted' : context.outcome,

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createActor } from 'xstate';
+import { loopChecker } from '../../actors/loop-checker.js';
 import { loopDetectionMachine, loopDetectionSettingsSchema, loopWarning, type LoopDetectionInput } from '../../machines/loop-detection.js';
 
 const settings: LoopDetectionInput = { enabled: true, repeat_threshold: 3, critical_threshold: 6, window_size: 20 };
@@ -118,6 +119,36 @@ test('with enabled false the machine is disabled and ignores every call', () => 
   for (let i = 0; i < 10; i++) call('read_file');
   assert.is(state(), 'disabled');
   assert.equal(signals, []);
+});
+
+test('TURN_STARTED starts the machine over with that turn\'s settings, from warning, normal or disabled', () => {
+  const { actor, call, state } = start();
+  for (let i = 0; i < 4; i++) call('read_file');
+  actor.send({ type: 'TURN_STARTED', settings: { ...settings, repeat_threshold: 2 } });
+  assert.is(state(), 'normal');
+  assert.equal(actor.getSnapshot().context, { settings: { ...settings, repeat_threshold: 2 }, lastCall: null, lastName: null, streak: 0 });
+  call('read_file');
+  call('read_file');
+  assert.is(state(), 'warning');
+  actor.send({ type: 'TURN_STARTED', settings: { ...settings, enabled: false } });
+  assert.is(state(), 'disabled');
+  actor.send({ type: 'TURN_STARTED', settings });
+  assert.is(state(), 'normal');
+});
+
+test('a released checker serves the next turn from a fresh start; one that stopped its turn is not reused', () => {
+  const strict = { ...settings, repeat_threshold: 2, critical_threshold: 3 };
+  const read = { id: 'c', name: 'read_file', arguments: { path: 'a.txt' } };
+  const first = loopChecker(strict);
+  first.check(read);
+  assert.equal(first.check(read), { state: 'warning', streak: 2 });
+  first.release();
+  const second = loopChecker(strict);
+  assert.equal(second.check(read), { state: 'normal', streak: 1 });
+  second.check(read);
+  assert.equal(second.check(read), { state: 'stopped', streak: 3 });
+  second.release();
+  assert.equal(loopChecker(strict).check(read), { state: 'normal', streak: 1 });
 });
 
 test('a window smaller than critical_threshold can never stop a turn, which is why it is a config error', () => {

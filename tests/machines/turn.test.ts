@@ -1,12 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createActor, fromPromise, toPromise } from 'xstate';
+import { createActor, toPromise } from 'xstate';
 import type { ChatResponse, ToolCall } from '../../bus/index.js';
 import { loopChecker } from '../../actors/loop-checker.js';
-import { turnMachine, type BuiltPrompt, type LoopVerdict, type ModelCall, type ToolOutcome, type TurnInput, type TurnOutput, type TurnRecord } from '../../machines/turn.js';
+import { turnEffects } from '../../actors/turn-effects.js';
+import { turnMachine, type BuiltPrompt, type ModelCall, type ToolOutcome, type TurnInput, type TurnOutput, type TurnRecord } from '../../machines/turn.js';
 import { turnTexts } from '../../machines/turn-texts.js';
 
-const settings: TurnInput = {
+const settings: Omit<TurnInput, 'effects'> = {
   modelName: 'fast',
   stream: false,
   maxToolIterations: 5,
@@ -17,36 +18,34 @@ const call = (id: string, args: Record<string, unknown> = { action: 'read' }, na
 const answer = (text: string, tool_calls: ToolCall[] = []): ChatResponse => ({ text, tool_calls });
 
 interface Script {
-  input?: Partial<TurnInput>;
+  input?: Partial<Omit<TurnInput, 'effects'>>;
   prompt?: () => Promise<BuiltPrompt>;
   answers: Array<ChatResponse | Error>;
   tool?: (call: ToolCall) => Promise<ToolOutcome>;
 }
 
-/** Runs the turn machine with provided actors answering from a script; returns what it recorded. */
+/** Runs the turn machine with an effects actor answering from a script; returns what it recorded. */
 function start(script: Script) {
   const records: TurnRecord[] = [];
   const modelCalls: ModelCall[] = [];
   const states: string[] = [];
   let signal: AbortSignal | undefined;
   const loop = loopChecker({ ...settings, ...script.input }.loopDetection);
-  const machine = turnMachine.provide({
-    actors: {
-      buildPrompt: fromPromise(script.prompt ?? (async () => prompt)),
-      callModel: fromPromise<ChatResponse, ModelCall>(async ({ input, signal: s }) => {
-        modelCalls.push(structuredClone(input));
-        signal = s;
-        const next = script.answers.shift();
-        if (!next) return new Promise<ChatResponse>(() => {});
-        if (next instanceof Error) throw next;
-        return next;
-      }),
-      runTool: fromPromise<ToolOutcome, { call: ToolCall }>(({ input }) => (script.tool ?? (async (c) => ({ ok: true, content: `result of ${c.id}` })))(input.call)),
-      checkLoop: fromPromise<LoopVerdict, { call: ToolCall }>(async ({ input }) => loop.check(input.call)),
+  const effects = createActor(turnEffects({
+    buildPrompt: script.prompt ?? (async () => prompt),
+    callModel: async (input, s) => {
+      modelCalls.push(structuredClone(input));
+      signal = s;
+      const next = script.answers.shift();
+      if (!next) return new Promise<ChatResponse>(() => {});
+      if (next instanceof Error) throw next;
+      return next;
     },
-    actions: { record: (_, params) => records.push(params) },
-  });
-  const actor = createActor(machine, { input: { ...settings, ...script.input } });
+    runTool: (call) => (script.tool ?? (async (c) => ({ ok: true, content: `result of ${c.id}` })))(call),
+    checkLoop: (call) => loop.check(call),
+  })).start();
+  const machine = turnMachine.provide({ actions: { record: (_, params) => records.push(params) } });
+  const actor = createActor(machine, { input: { ...settings, ...script.input, effects } });
   actor.subscribe((s) => states.push(JSON.stringify(s.value)));
   actor.start();
   return { actor, records, modelCalls, states, signal: () => signal, done: () => toPromise(actor) as Promise<TurnOutput> };
@@ -54,7 +53,7 @@ function start(script: Script) {
 
 const types = (records: TurnRecord[]) => records.map((r) => r.type);
 
-test('a plain answer goes building prompt → calling model → replying → done', async () => {
+test('a plain answer goes building prompt → calling model → done', async () => {
   const run = start({ answers: [answer('Hello!')] });
   assert.equal(await run.done(), { outcome: 'completed', reply: 'Hello!', iterations: 1 });
   assert.equal(types(run.records), ['prompt.built', 'provider.requested', 'provider.responded', 'turn.completed']);
@@ -126,19 +125,18 @@ test('a tool actor that throws fails the turn', async () => {
 
 test('a loop check that fails fails the turn before the tool runs', async () => {
   const records: TurnRecord[] = [];
-  const machine = turnMachine.provide({
-    actors: {
-      buildPrompt: fromPromise(async () => prompt),
-      callModel: fromPromise<ChatResponse, ModelCall>(async () => answer('', [call('c1')])),
-      runTool: fromPromise<ToolOutcome, { call: ToolCall }>(async () => ({ ok: true, content: 'must not run' })),
-      checkLoop: fromPromise<LoopVerdict, { call: ToolCall }>(async () => Promise.reject(new Error('loop machine crashed'))),
+  const effects = createActor(turnEffects({
+    buildPrompt: () => prompt,
+    callModel: async () => answer('', [call('c1')]),
+    runTool: async () => ({ ok: true, content: 'must not run' }),
+    checkLoop: () => {
+      throw new Error('loop machine crashed');
     },
-    actions: { record: (_, params) => records.push(params) },
-  });
-  const actor = createActor(machine, { input: settings });
+  })).start();
+  const actor = createActor(turnMachine.provide({ actions: { record: (_, params) => records.push(params) } }), { input: { ...settings, effects } });
   const done = toPromise(actor);
   actor.start();
-  assert.equal((await done).outcome, 'failed');
+  assert.equal(await done, { outcome: 'failed', reply: turnTexts.failed('loop machine crashed'), iterations: 1 });
   assert.equal(types(records), ['prompt.built', 'provider.requested', 'provider.responded', 'turn.failed']);
 });
 
@@ -152,11 +150,12 @@ test('STOP while the model is answering stops at once and aborts the request', a
   assert.equal(run.records.at(-1), { type: 'turn.stopped', data: { reason: 'stop_requested', reply: 'Stopped.' } });
 });
 
-test('ABORT ends the turn as aborted without a reply record', async () => {
+test('ABORT ends the turn as aborted without a reply record and aborts the request', async () => {
   const run = start({ answers: [] });
   await new Promise((resolve) => setTimeout(resolve, 5));
   run.actor.send({ type: 'ABORT', reason: 'shutdown' });
   assert.equal((await run.done()).outcome, 'aborted');
+  assert.ok(run.signal()?.aborted);
   assert.equal(types(run.records), ['prompt.built', 'provider.requested']);
 });
 

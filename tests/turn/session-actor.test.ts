@@ -81,7 +81,7 @@ test('a turn publishes each move with the event that caused it, /stop included',
     const { turn } = (await running) as { turn: string };
     assert.equal(movesOf(f.events, `turn:${turn}`).map((m) => [m.from, m.to, m.event]), [
       [undefined, 'building_prompt', 'xstate.init'],
-      ['building_prompt', 'calling_model', 'xstate.done.actor.0.turn.building_prompt'],
+      ['building_prompt', 'calling_model', 'PROMPT_BUILT'],
       ['calling_model', 'stopped', 'STOP'],
     ]);
     assert.equal(stopsOf(f.events, `turn:${turn}`), [{ actor: `turn:${turn}`, machine: 'turn', reason: 'stopped' }]);
@@ -90,12 +90,12 @@ test('a turn publishes each move with the event that caused it, /stop included',
   }
 });
 
-test('a failed model call is the move into failed, named by the invoke that failed', async () => {
+test('a failed model call is the move into failed, caused by the failed answer', async () => {
   const f = await startTurnFixture();
   try {
     f.vendor.reply(json({ error: { message: 'bad key', type: 'invalid_request_error' } }, 401));
     const { turn } = (await f.send('hello')) as { turn: string };
-    assert.equal(movesOf(f.events, `turn:${turn}`).map((m) => [m.from, m.to, m.event]).at(-1), ['calling_model', 'failed', 'xstate.error.actor.0.turn.calling_model']);
+    assert.equal(movesOf(f.events, `turn:${turn}`).map((m) => [m.from, m.to, m.event]).at(-1), ['calling_model', 'failed', 'FAILED']);
   } finally {
     await f.close();
   }
