@@ -1,6 +1,7 @@
 import { filter, Subject, type Observable } from 'rxjs';
 import type { Correlation } from './envelope.js';
 import type { Envelope, EventDraft, EventType, ValidDraft } from './events/index.js';
+import { stampDraft } from './stamp.js';
 import { typeMatcher } from './type-glob.js';
 import { validateDraft } from './validate.js';
 
@@ -12,7 +13,7 @@ export interface Sequencer {
 /** A sequencer for processes without a log (tests, one-off tools): numbering in memory only. */
 export function memorySequencer(now: () => number = Date.now): Sequencer {
   let seq = 0;
-  return { stamp: (draft) => ({ ...draft, seq: ++seq, at: draft.at ?? now() }) as Envelope };
+  return { stamp: (draft) => stampDraft(draft, ++seq, draft.at ?? now()) };
 }
 
 /**

@@ -6,3 +6,4 @@ export * from './hooks.js';
 export * from './type-glob.js';
 export * from './validate.js';
 export * from './session.js';
+export * from './stamp.js';

@@ -19,5 +19,8 @@ export function validateDraft<T extends EventType>(draft: EventDraft<T>): ValidD
   }
   const data = eventCatalogue[type].safeParse(draft.data);
   if (!data.success) throw new InvalidEventError(type, describe(data.error.issues));
-  return { ...draft, data: data.data } as ValidDraft<T>;
+  // Copied, then `data` set: `{ ...draft, data }` of a draft built as publishers build it costs three times as much.
+  const valid: Record<string, unknown> = Object.assign({}, draft);
+  valid.data = data.data;
+  return valid as ValidDraft<T>;
 }

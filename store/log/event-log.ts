@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Envelope, Sequencer, ValidDraft } from '../../bus/index.js';
-import { typeMatcher } from '../../bus/index.js';
+import { stampDraft, typeMatcher } from '../../bus/index.js';
 import { LogError } from './errors.js';
 import { PostingIndex } from './posting-index.js';
 import { acquireWriterLock } from './writer-lock.js';
@@ -105,8 +105,7 @@ export class EventLog implements Sequencer {
     if (this.readOnly) throw new LogError('log_write_failed', `the event log in ${this.dir} is open read-only`);
     if (this.closed) throw new LogError('log_closed', 'the event log is closed');
     if (this.failure) throw new LogError('log_write_failed', `an earlier write failed: ${this.failure.message}`);
-    const envelope = { ...draft, seq: this.seq + 1, at: draft.at ?? Date.now() } as Envelope;
-    this.seq = envelope.seq;
+    const envelope = stampDraft(draft, ++this.seq, draft.at ?? Date.now());
     // One write per turn of the event loop, not per microtask: a turn's events arrive in cascades of promise
     // callbacks, and a microtask batch would cut one cascade into several transactions.
     if (this.batch.push(envelope) === 1) {

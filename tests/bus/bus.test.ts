@@ -17,6 +17,16 @@ test('publish stamps seq in order and applies the schema defaults', () => {
   assert.equal(first.data, { channel: 'cli', account: 'default', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi', media: [] });
 });
 
+test('publish copies the draft: its keys in order, then seq and at; a given time is kept', () => {
+  const bus = new Bus();
+  const draft = { ...received(), at: 1_700_000_000_000 };
+  const envelope = bus.publish(draft);
+  assert.equal(Object.keys(envelope), ['type', 'agent', 'session', 'data', 'at', 'seq']);
+  assert.is(envelope.at, 1_700_000_000_000);
+  assert.equal(Object.keys(draft), ['type', 'agent', 'session', 'data', 'at']);
+  assert.equal(draft.data, { channel: 'cli', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi' });
+});
+
 test('an event with bad data fails loudly naming the field, and nobody sees it', () => {
   const bus = new Bus();
   const seen: Envelope[] = [];

@@ -44,6 +44,13 @@ test('appends are numbered from 1 without holes and stamped with a time', async 
   assert.equal(first!.data, { kind: 'text', delta: 'hello' });
 });
 
+test('an event reads back exactly as it was stamped, keys in the same order', async ({ log }) => {
+  const stamped = append(log, { agent: 'main', session: 'a', turn: 't', type: 'tool.requested', data: { call_id: 'c1', name: 'todo', arguments: { action: 'read' } } });
+  await log.flushed();
+  assert.equal(Object.keys(stamped), ['agent', 'session', 'turn', 'type', 'data', 'seq', 'at']);
+  assert.is(JSON.stringify(log.get(stamped.seq)), JSON.stringify(stamped));
+});
+
 test('a reopened log continues numbering after its last event', async ({ home, log }) => {
   fill(log);
   await log.flushed();
