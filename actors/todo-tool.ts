@@ -53,6 +53,11 @@ export class TodoTool implements Tool<TodoArguments> {
     return (argumentsSchema ??= buildArgumentsSchema());
   }
   private readonly plans = new Map<string, PlanActor>();
+  /**
+   * The machine of every session without a plan: reads, refused writes and `[]` leave it `empty`, so they need
+   * no machine of their own (one per call cost more than the rest of a read).
+   */
+  private idle: PlanActor | undefined;
 
   constructor(private readonly publish?: PublishTodoWritten) {}
 
@@ -84,24 +89,35 @@ export class TodoTool implements Tool<TodoArguments> {
   }
 
   private send(key: string, event: TodoPlanEvent): TodoOutcome {
-    const actor = this.plans.get(key) ?? this.spawn(key);
+    const held = this.plans.get(key);
+    const actor = held ?? (this.idle ??= this.spawn());
     actor.send(event);
     const snapshot = actor.getSnapshot();
-    if (snapshot.status !== 'active' || snapshot.value !== 'stored') this.drop(key, actor);
+    const stored = snapshot.status === 'active' && snapshot.value === 'stored';
+    if (stored && !held) this.adopt(key, actor);
+    if (!stored && (held || snapshot.status !== 'active')) this.drop(actor, key);
     if (snapshot.status === 'error') return { ok: false, error: 'todo failed: the plan could not be updated; the previous plan is lost.' };
     return snapshot.context.outcome;
   }
 
-  private spawn(key: string): PlanActor {
+  private spawn(): PlanActor {
     const actor = createActor(todoPlanMachine);
     // An error would otherwise be rethrown by xstate and end the process; `send` reports it instead.
-    actor.subscribe({ error: () => this.drop(key, actor) });
-    this.plans.set(key, actor.start());
-    return actor;
+    actor.subscribe({ error: () => this.drop(actor) });
+    return actor.start();
   }
 
-  private drop(key: string, actor: PlanActor): void {
-    if (this.plans.get(key) === actor) this.plans.delete(key);
+  /** The idle machine just stored a plan: it becomes this session's, and the next session without one gets a new one. */
+  private adopt(key: string, actor: PlanActor): void {
+    this.plans.set(key, actor);
+    if (this.idle === actor) this.idle = undefined;
+  }
+
+  /** Stops a machine that holds no plan any more (emptied, released or failed); `key` is its session's, when known. */
+  private drop(actor: PlanActor, key?: string): void {
+    if (key !== undefined && this.plans.get(key) === actor) this.plans.delete(key);
+    else for (const [held, plan] of this.plans) if (plan === actor) this.plans.delete(held);
+    if (this.idle === actor) this.idle = undefined;
     actor.stop();
   }
 
