@@ -50,7 +50,7 @@ interface ToolsBytes {
   bytes: Buffer;
 }
 const recentTools: ToolsBytes[] = [];
-const systemTexts = new Map<string, string>();
+const recentSystems: Array<{ prompt: string; text: string }> = [];
 const KEPT = 8;
 
 const sameSpecs = (a: readonly ToolSpec[], b: readonly ToolSpec[]): boolean => a.length === b.length && a.every((spec, i) => spec === b[i]);
@@ -64,13 +64,14 @@ function toolsTail(specs: readonly ToolSpec[]): Buffer {
   return bytes;
 }
 
+// Compared with `===`, not looked up in a Map: hashing a prompt costs about twice what serializing it does, and
+// a turn's calls pass the very same string, which `===` settles at once.
 function systemText(prompt: string): string {
-  let text = systemTexts.get(prompt);
-  if (text === undefined) {
-    if (systemTexts.size >= KEPT) systemTexts.clear();
-    text = JSON.stringify({ role: 'system', content: prompt });
-    systemTexts.set(prompt, text);
-  }
+  const known = recentSystems.find((entry) => entry.prompt === prompt);
+  if (known) return known.text;
+  const text = JSON.stringify({ role: 'system', content: prompt });
+  recentSystems.unshift({ prompt, text });
+  if (recentSystems.length > KEPT) recentSystems.pop();
   return text;
 }
 
