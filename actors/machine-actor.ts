@@ -1,5 +1,5 @@
 import type { Actor, AnyStateMachine, EventFromLogic, SnapshotFrom, StateValue } from 'xstate';
-import type { Bus, Correlation } from '../bus/index.js';
+import { draftOf, type Bus, type Correlation } from '../bus/index.js';
 import { stateName } from './machine-state.js';
 
 /** Context values a person reading the machines board needs (a session's queue length, an agent's sessions). */
@@ -73,11 +73,11 @@ export class MachineActor<M extends AnyStateMachine> {
     this.stopped = true;
     this.actor.stop();
     const { bus, correlation, id, machine } = this.ports;
-    bus.publish({ ...correlation, type: 'actor.stopped', data: { actor: id, machine, reason } });
+    bus.publish(draftOf(correlation, 'actor.stopped', { actor: id, machine, reason }));
   }
 
   private publish(from: string | undefined, event: string): void {
     const { bus, correlation, id, machine } = this.ports;
-    bus.publish({ ...correlation, type: 'actor.transitioned', data: { actor: id, machine, from, to: this.current, event, ...(Object.keys(this.shown).length ? { context: this.shown } : {}) } });
+    bus.publish(draftOf(correlation, 'actor.transitioned', { actor: id, machine, from, to: this.current, event, ...(Object.keys(this.shown).length ? { context: this.shown } : {}) }));
   }
 }

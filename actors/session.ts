@@ -1,5 +1,5 @@
 import { createActor, type Actor } from 'xstate';
-import type { Bus, Correlation } from '../bus/index.js';
+import { draftOf, type Bus, type Correlation } from '../bus/index.js';
 import type { ModelRouter } from '../adapters/providers/router.js';
 import type { ToolSpec } from '../adapters/providers/provider.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
@@ -309,12 +309,9 @@ export class SessionActor {
     const id = newTurnId();
     const settings = this.settings();
     const history = await this.compactedHistory(settings.model_name);
-    const started = bus.publish({
-      ...this.correlation,
-      turn: id,
-      type: 'turn.started',
-      data: { message_id: message.messageId, channel: message.channel, chat: message.chat, text: message.text, session_key: this.key, skill: skill?.name, settings },
-    });
+    const started = bus.publish(draftOf({ agent: this.services.agent, session: this.id, turn: id }, 'turn.started', {
+      message_id: message.messageId, channel: message.channel, chat: message.chat, text: message.text, session_key: this.key, skill: skill?.name, settings,
+    }));
     this.history = foldHistory(history, started);
     const own = services.toolNames();
     // Without MCP nothing changes the tools in the middle of a turn: one toolbox serves the whole turn.

@@ -1,5 +1,5 @@
 import { createActor, type Actor } from 'xstate';
-import type { Bus, Correlation, Envelope, EventData } from '../bus/index.js';
+import { draftOf, type Bus, type Correlation, type Envelope, type EventData } from '../bus/index.js';
 import type { ToolSpec } from '../adapters/providers/provider.js';
 import type { ModelRouter } from '../adapters/providers/router.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
@@ -70,7 +70,7 @@ const hostWork: TurnWork = {
     return ports.router.chat(
       settings.model_name,
       { system: call.system, messages: call.messages, tools: ports.toolbox().specs() },
-      { signal, correlation: keys, onChunk: (chunk) => ports.bus.publish({ ...keys, type: 'provider.chunk', data: chunk }) },
+      { signal, correlation: keys, onChunk: (chunk) => ports.bus.publish(draftOf(keys, 'provider.chunk', chunk)) },
     );
   },
   runTool: async (call, signal, turn) => {
@@ -78,7 +78,7 @@ const hostWork: TurnWork = {
     const box = ports.toolbox();
     // A tool the turn does not expose (turn profile, AGENT.md tools list, a hidden MCP tool) is refused here too.
     if (!box.names.includes(call.name)) return { ok: false, content: `tool "${call.name}" is not available in this turn` };
-    const result = await box.registry.execute(call.name, call.arguments, { ...ports.toolContext, turn: keys.turn, signal });
+    const result = await box.registry.execute(call.name, call.arguments, Object.assign({}, ports.toolContext, { turn: keys.turn, signal }));
     return { ok: result.ok, content: result.content };
   },
 };
@@ -96,7 +96,7 @@ const hostedTurnMachine = turnMachine.provide({
   actions: {
     record: ({ self }, record) => {
       const turn = hostOf(self);
-      const envelope = turn.ports.bus.publish({ ...turn.keys, ...record } as Parameters<Bus['publish']>[0]);
+      const envelope = turn.ports.bus.publish(draftOf(turn.keys, record.type, record.data));
       if (endings.has(envelope.type)) turn.ending = envelope;
     },
   },
@@ -112,7 +112,7 @@ function watch(actor: Actor<typeof hostedTurnMachine>, turn: HostedTurn, actorId
   const moved = () => {
     const to = stateName(actor.getSnapshot().value);
     if (to === current) return;
-    turn.ports.bus.publish({ ...turn.keys, type: 'actor.transitioned', data: { actor: actorId, machine: 'turn', from: current, to, event: turn.cause } });
+    turn.ports.bus.publish(draftOf(turn.keys, 'actor.transitioned', { actor: actorId, machine: 'turn', from: current, to, event: turn.cause }));
     current = to;
   };
   return new Promise((resolve, reject) => {
@@ -129,7 +129,7 @@ function watch(actor: Actor<typeof hostedTurnMachine>, turn: HostedTurn, actorId
 
 /** Runs one turn machine with the real model, tools and bus. `turn.started` must already be published. */
 export function runTurn(id: string, correlation: Correlation, settings: TurnSettings, ports: TurnPorts): TurnHandle {
-  const keys = { ...correlation, turn: id };
+  const keys: HostedTurn['keys'] = Object.assign({}, correlation, { turn: id });
   const actorId = `turn:${id}`;
   const actor = createActor(hostedTurnMachine, {
     id: actorId,
@@ -145,7 +145,7 @@ export function runTurn(id: string, correlation: Correlation, settings: TurnSett
   hosted.set(actor, turn);
   const done = watch(actor, turn, actorId).then((output) => {
     turn.loop?.release();
-    ports.bus.publish({ ...keys, type: 'actor.stopped', data: { actor: actorId, machine: 'turn', reason: output.outcome } });
+    ports.bus.publish(draftOf(keys, 'actor.stopped', { actor: actorId, machine: 'turn', reason: output.outcome }));
     return { output, ending: turn.ending };
   });
   actor.start();

@@ -7,3 +7,4 @@ export * from './type-glob.js';
 export * from './validate.js';
 export * from './session.js';
 export * from './stamp.js';
+export * from './draft.js';

@@ -116,7 +116,7 @@ const turnSetup = setup({
   },
   actions: {
     record: (_, _params: TurnRecord) => {},
-    request: sendTo(({ context }) => context.settings.effects, ({ self }, request: TurnAsk): TurnRequest => ({ ...request, turn: self })),
+    request: sendTo(({ context }) => context.settings.effects, ({ self }, request: TurnAsk): TurnRequest => Object.assign({}, request, { turn: self })),
     countModelCall: assign({ iteration: ({ context }) => context.iteration + 1 }),
     endForLoop: assign({
       outcome: 'stopped',
@@ -216,7 +216,7 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool } }).creat
             guard: 'hasToolCalls',
             target: 'running_tools',
             actions: [
-              { type: 'record', params: ({ context, event }) => ({ type: 'provider.responded', data: { ...event.answer, iteration: context.iteration } }) },
+              { type: 'record', params: ({ context, event }) => ({ type: 'provider.responded', data: Object.assign({}, event.answer, { iteration: context.iteration }) }) },
               assign(({ context, event: { answer } }) => ({
                 calls: answer.tool_calls,
                 messages: [...context.messages, { role: 'assistant' as const, content: answer.text, tool_calls: answer.tool_calls, reasoning: answer.reasoning }],
@@ -226,7 +226,7 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool } }).creat
           {
             target: 'done',
             actions: [
-              { type: 'record', params: ({ context, event }) => ({ type: 'provider.responded', data: { ...event.answer, iteration: context.iteration } }) },
+              { type: 'record', params: ({ context, event }) => ({ type: 'provider.responded', data: Object.assign({}, event.answer, { iteration: context.iteration }) }) },
               assign({ outcome: 'completed', reply: ({ event: { answer } }) => (answer.text.trim() === '' ? turnTexts.emptyAnswer : answer.text) }),
               { type: 'record', params: ({ context }) => ({ type: 'turn.completed', data: { reply: context.reply, iterations: context.iteration } }) },
             ],

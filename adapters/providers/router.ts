@@ -118,7 +118,7 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
       call.onChunk?.(chunk);
     });
     const response = await client.chat(
-      { ...request, model: entry.model, stream, extraBody: entry.extraBody, headers: entry.headers },
+      Object.assign({}, request, { model: entry.model, stream, extraBody: entry.extraBody, headers: entry.headers }),
       { signal: call.signal, timeoutMs: call.timeoutMs, onChunk: (chunk) => filter.push(chunk) },
     );
     filter.flush();

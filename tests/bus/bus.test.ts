@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Bus, createHooks, InvalidEventError, sessionIdOf, toSessionId, typeMatcher, type Envelope, type EventDraft } from '../../bus/index.js';
+import { Bus, createHooks, draftOf, InvalidEventError, sessionIdOf, toSessionId, typeMatcher, type Envelope, type EventDraft } from '../../bus/index.js';
 
 const received = (text = 'hi'): EventDraft<'message.received'> => ({
   type: 'message.received',
@@ -25,6 +25,14 @@ test('publish copies the draft: its keys in order, then seq and at; a given time
   assert.is(envelope.at, 1_700_000_000_000);
   assert.equal(Object.keys(draft), ['type', 'agent', 'session', 'data', 'at']);
   assert.equal(draft.data, { channel: 'cli', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi' });
+});
+
+test('draftOf builds a draft with the keys first, then type and data, and leaves the keys alone', () => {
+  const keys = { agent: 'main', session: 's1' };
+  const draft = draftOf(keys, 'turn.aborted', { reason: 'shutdown' });
+  assert.equal(Object.keys(draft), ['agent', 'session', 'type', 'data']);
+  assert.equal(new Bus().publish(draft).data, { reason: 'shutdown' });
+  assert.equal(keys, { agent: 'main', session: 's1' });
 });
 
 test('an event with bad data fails loudly naming the field, and nobody sees it', () => {
