@@ -6,6 +6,7 @@ import { classifyFailure } from './classify.js';
 import { completionChunkSchema, completionSchema, isCompletion, type CompletionChunk, type WireToolCall, type WireUsage } from './chat-completions-wire.js';
 import { JsonBytes, parseJson, postJson, postSse } from './http.js';
 import type { CallOptions, ChatRequest, EndpointConfig, ProviderClient, ToolSpec } from './provider.js';
+import { promptJson } from './prompt-json.js';
 import { parseWire, streamEndedEarly, withHeaders } from './wire.js';
 
 function wireMessage(message: ChatMessage): Record<string, unknown> {
@@ -41,16 +42,15 @@ function wireTool(spec: ToolSpec): string {
   return text;
 }
 
-// A turn's tool list is a new array of the same cached specs, and its system prompt an equal string built
-// again: the JSON of both is kept (a few of each, for agents with different tools or prompts) and reused
-// while unchanged, so a call serializes only its messages. The tools, most of the bytes, are kept encoded.
+// A turn's tool list is a new array of the same cached specs: its JSON is kept encoded (a few lists, for agents
+// with different tools) and reused while unchanged. The tools are most of a request's bytes; the system prompt's
+// JSON comes from `promptJson`, which escapes only what changed since the previous prompt.
 interface ToolsBytes {
   specs: readonly ToolSpec[];
   /** `,"tools":[…]}`: the body's last field and its close. */
   bytes: Buffer;
 }
 const recentTools: ToolsBytes[] = [];
-const recentSystems: Array<{ prompt: string; text: string }> = [];
 const KEPT = 8;
 
 const sameSpecs = (a: readonly ToolSpec[], b: readonly ToolSpec[]): boolean => a.length === b.length && a.every((spec, i) => spec === b[i]);
@@ -64,15 +64,8 @@ function toolsTail(specs: readonly ToolSpec[]): Buffer {
   return bytes;
 }
 
-// Compared with `===`, not looked up in a Map: hashing a prompt costs about twice what serializing it does, and
-// a turn's calls pass the very same string, which `===` settles at once.
 function systemText(prompt: string): string {
-  const known = recentSystems.find((entry) => entry.prompt === prompt);
-  if (known) return known.text;
-  const text = JSON.stringify({ role: 'system', content: prompt });
-  recentSystems.unshift({ prompt, text });
-  if (recentSystems.length > KEPT) recentSystems.pop();
-  return text;
+  return `{"role":"system","content":${promptJson(prompt)}}`;
 }
 
 // The fields this body writes itself: an `extra_body` naming one of them replaces it where it stands (and
