@@ -79,10 +79,13 @@ export async function bench(): Promise<BenchRow[]> {
     }
     overheads.sort((a, b) => a - b);
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
       await Promise.all(Array.from({ length: CONCURRENT_SESSIONS }, (_, s) => turn(`c${s}`, round)));
     }
     const perSecond = (CONCURRENT_SESSIONS * CONCURRENT_ROUNDS) / ((performance.now() - started) / 1000);
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuPerTurnMs = (cpu.user + cpu.system) / 1000 / (CONCURRENT_SESSIONS * CONCURRENT_ROUNDS);
     // The first rounds create the sessions; the heap after them is the baseline a per-turn leak would grow from.
     let baseline = { heap: 0, turns: 0 };
     for (let done = 0; done < LEAK_TURNS; done += CONCURRENT_SESSIONS) {
@@ -99,6 +102,9 @@ export async function bench(): Promise<BenchRow[]> {
       { name: 'turn.overhead_p50_ms', value: round(percentile(overheads, 50)), unit: 'ms' },
       { name: 'turn.overhead_p99_ms', value: round(percentile(overheads, 99)), unit: 'ms' },
       { name: 'turn.per_s', value: Math.round(perSecond), unit: 'turns/s' },
+      // The process's CPU (all its threads, the log's writer included) per turn of the concurrent rounds: steadier
+      // than turns/s on a shared machine, and 1 ms is what 1,000 turns/s on one core allows.
+      { name: 'turn.cpu_per_turn_ms', value: round(cpuPerTurnMs), unit: 'ms' },
       // RSS includes the pages of the log's memory map that the 10k turns wrote; the heap is the process's own.
       { name: 'turn.rss_after_10k_mb', value: round(rss / 1048576, 1), unit: 'MB' },
       { name: 'turn.heap_after_10k_mb', value: round(heapUsed / 1048576, 1), unit: 'MB' },
