@@ -1,4 +1,4 @@
-import { Bus, type EventDraft } from '../bus/index.js';
+import type { Bus, EventDraft } from '../bus/index.js';
 import { McpManager, mcpOptionsFromConfig } from '../adapters/mcp/index.js';
 import { transcribeFile } from '../adapters/providers/transcription.js';
 import { buildTools } from '../adapters/tools/build-tools.js';
@@ -6,23 +6,26 @@ import { DEFAULT_FILTER, type FilterOptions, type SendFunction } from '../adapte
 import { imageGenerateTool } from '../adapters/tools/media/image-generate.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { LoadedConfig } from '../store/config/index.js';
-import { EventLog } from '../store/log/event-log.js';
-import { logDir } from '../store/paths.js';
+import type { EventLog } from '../store/log/event-log.js';
 import { SkillCatalog, skillRoots } from '../store/skills.js';
 import { WorkspaceFiles } from '../store/workspace.js';
 import { AgentActor } from './agent.js';
 import { PromptBuilder } from './prompt-builder.js';
-import { closeCutOffTurns } from './recovery.js';
+import { RuntimeCore } from './runtime-core.js';
 import { TodoTool } from './todo-tool.js';
 import { modelEntries } from './wiring/models.js';
 import { ReloadableRouter } from './wiring/reloadable-router.js';
 import { toolsOptions } from './wiring/tools.js';
 
-export interface RuntimeOptions {
+export interface RuntimeOptions extends AgentOptions {
   loaded: LoadedConfig;
-  env: NodeJS.ProcessEnv;
   /** The command that runs it, recorded in `runtime.started`. */
   command: string;
+}
+
+/** What agents, tools and models need besides the log and the bus. */
+export interface AgentOptions {
+  env: NodeJS.ProcessEnv;
   now?: () => Date;
   /** Where tool refusals are logged (error level). */
   logError?: (line: string) => void;
@@ -44,67 +47,81 @@ function startMcp(loaded: LoadedConfig, env: NodeJS.ProcessEnv, filter: FilterOp
 /** Everything a process that runs turns needs: the log, the bus, the model router, tools and agents. */
 export class Runtime {
   private readonly agents = new Map<string, AgentActor>();
-  readonly cutOffTurns: string[];
 
   private constructor(
-    readonly loaded: LoadedConfig,
-    readonly log: EventLog,
-    readonly bus: Bus,
+    private readonly core: RuntimeCore,
     readonly router: ReloadableRouter,
     readonly tools: ToolRegistry,
     private readonly services: Omit<ConstructorParameters<typeof AgentActor>[1], 'agent'>,
-    command: string,
     readonly mcp: McpManager | undefined,
-  ) {
-    this.cutOffTurns = closeCutOffTurns(log, bus);
-    bus.publish({ type: 'runtime.started', data: { pid: process.pid, command } });
+  ) {}
+
+  get loaded(): LoadedConfig {
+    return this.core.loaded;
+  }
+
+  get log(): EventLog {
+    return this.core.log;
+  }
+
+  get bus(): Bus {
+    return this.core.bus;
+  }
+
+  get cutOffTurns(): string[] {
+    return this.core.cutOffTurns;
   }
 
   static start(options: RuntimeOptions): Runtime {
-    const { loaded, env } = options;
-    const log = EventLog.open(logDir(loaded.workspace));
+    const core = RuntimeCore.open(options.loaded, options.command);
     try {
-      const bus = new Bus(log);
-      const router = new ReloadableRouter(loaded.config, { report: (draft) => bus.publish(draft) });
-      const logError = options.logError ?? ((line: string) => process.stderr.write(`${line}\n`));
-      const toolOptions = toolsOptions(loaded.config, loaded.workspace, loaded.home, env, (entry) => logError(JSON.stringify(entry)), options.send);
-      const tools = buildTools(toolOptions);
-      const todo = new TodoTool((draft) => bus.publish(draft));
-      if (loaded.config.tools.todo.enabled) tools.register(todo);
-      const entries = modelEntries(loaded.config);
-      const entryNamed = (name: string | undefined) => entries.find((e) => e.model_name === name && e.enabled !== false);
-      const imageEntry = entryNamed(loaded.config.agents.defaults.image_model);
-      if (imageEntry) tools.register(imageGenerateTool(imageEntry, loaded.workspace));
-      const transcriptionEntry = entryNamed(loaded.config.agents.defaults.transcription_model);
-      const files = new WorkspaceFiles(loaded.workspace);
-      const mcp = startMcp(loaded, env, { ...DEFAULT_FILTER, ...toolOptions.filter }, (draft) => bus.publish(draft));
-      const catalog = new SkillCatalog(skillRoots(loaded.workspace, loaded.home, env));
-      const services = {
-        bus,
-        log,
-        router,
-        tools,
-        todo,
-        prompt: new PromptBuilder(files),
-        config: () => loaded.config,
-        skills: () => catalog.list(),
-        toolNames: () => {
-          const allowed = files.agent().frontmatter.tools;
-          return tools.list().map((t) => t.name).filter((name) => !allowed || allowed.includes(name));
-        },
-        workspace: loaded.workspace,
-        now: options.now ?? (() => new Date()),
-        mcpServers: () => files.agent().frontmatter.mcpServers,
-        ...(mcp ? { mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl } } : {}),
-        ...(transcriptionEntry
-          ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }
-          : {}),
-      };
-      return new Runtime(loaded, log, bus, router, tools, services, options.command, mcp);
+      return Runtime.on(core, options);
     } catch (error) {
-      log.close();
+      core.log.close();
       throw error;
     }
+  }
+
+  /** Agents, tools and models on an open log and bus; closing the runtime closes the core too. */
+  static on(core: RuntimeCore, options: AgentOptions): Runtime {
+    const { loaded, bus, log } = core;
+    const { env } = options;
+    const router = new ReloadableRouter(loaded.config, { report: (draft) => bus.publish(draft) });
+    const logError = options.logError ?? ((line: string) => process.stderr.write(`${line}\n`));
+    const toolOptions = toolsOptions(loaded.config, loaded.workspace, loaded.home, env, (entry) => logError(JSON.stringify(entry)), options.send);
+    const tools = buildTools(toolOptions);
+    const todo = new TodoTool((draft) => bus.publish(draft));
+    if (loaded.config.tools.todo.enabled) tools.register(todo);
+    const entries = modelEntries(loaded.config);
+    const entryNamed = (name: string | undefined) => entries.find((e) => e.model_name === name && e.enabled !== false);
+    const imageEntry = entryNamed(loaded.config.agents.defaults.image_model);
+    if (imageEntry) tools.register(imageGenerateTool(imageEntry, loaded.workspace));
+    const transcriptionEntry = entryNamed(loaded.config.agents.defaults.transcription_model);
+    const files = new WorkspaceFiles(loaded.workspace);
+    const mcp = startMcp(loaded, env, { ...DEFAULT_FILTER, ...toolOptions.filter }, (draft) => bus.publish(draft));
+    const catalog = new SkillCatalog(skillRoots(loaded.workspace, loaded.home, env));
+    const services = {
+      bus,
+      log,
+      router,
+      tools,
+      todo,
+      prompt: new PromptBuilder(files),
+      config: () => loaded.config,
+      skills: () => catalog.list(),
+      toolNames: () => {
+        const allowed = files.agent().frontmatter.tools;
+        return tools.list().map((t) => t.name).filter((name) => !allowed || allowed.includes(name));
+      },
+      workspace: loaded.workspace,
+      now: options.now ?? (() => new Date()),
+      mcpServers: () => files.agent().frontmatter.mcpServers,
+      ...(mcp ? { mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl } } : {}),
+      ...(transcriptionEntry
+        ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }
+        : {}),
+    };
+    return new Runtime(core, router, tools, services, mcp);
   }
 
   /** The agent with this id; without one, the default agent (marked `default`, else the first, else `main`). */
@@ -123,7 +140,6 @@ export class Runtime {
   async close(): Promise<void> {
     await Promise.all([...this.agents.values()].map((a) => a.stop('the process is shutting down')));
     await this.mcp?.stop();
-    await this.log.flushed();
-    this.log.close();
+    await this.core.close();
   }
 }

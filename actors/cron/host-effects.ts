@@ -1,8 +1,6 @@
-import { execTool } from '../../adapters/tools/exec/exec-tool.js';
 import { DEFAULT_EXEC, DEFAULT_FILTER } from '../../adapters/tools/options.js';
-import { ToolRegistry } from '../../adapters/tools/registry.js';
-import { Sandbox } from '../../adapters/tools/sandbox/sandbox.js';
-import { sessionKeyOf } from '../agent.js';
+import type { LoadedConfig } from '../../store/config/index.js';
+import { sessionKeyOf } from '../wiring/session-key.js';
 import type { Runtime } from '../runtime.js';
 import { toolsOptions } from '../wiring/tools.js';
 import type { CronEffects } from './run-job.js';
@@ -14,9 +12,9 @@ const NO_LIMIT_MS = 2_147_483_647;
  * An `agent_turn` job runs in a session of its own (channel `cron`, chat `cron:<job id>`), so scheduled
  * turns keep their history apart from the chat they report to; the message names that chat.
  */
-export function cronTurnRunner(runtime: Runtime): CronEffects['runTurn'] {
+export function cronTurnRunner(engine: () => Promise<Runtime>): CronEffects['runTurn'] {
   return async (request) => {
-    const agent = runtime.agent(request.agent);
+    const agent = (await engine()).agent(request.agent);
     const key = sessionKeyOf({ agent: agent.id, channel: 'cron', dimensions: [['chat', `cron:${request.job}`]] });
     const reply = await agent.handle(key, {
       channel: request.channel,
@@ -38,8 +36,14 @@ export function cronTurnRunner(runtime: Runtime): CronEffects['runTurn'] {
  * with `tools.cron.exec_timeout_minutes` as the limit. They run on this machine, so the exec tool's remote
  * rule does not apply here: who may schedule them from a remote chat was decided when they were added.
  */
-export function cronCommandRunner(runtime: Runtime, env: NodeJS.ProcessEnv, logError: (line: string) => void): CronEffects['runCommand'] {
-  return (command, timeoutMs) => {
+export function cronCommandRunner(runtime: { loaded: LoadedConfig }, env: NodeJS.ProcessEnv, logError: (line: string) => void): CronEffects['runCommand'] {
+  return async (command, timeoutMs) => {
+    // The tools load with the first command job, not with the gateway.
+    const [{ execTool }, { ToolRegistry }, { Sandbox }] = await Promise.all([
+      import('../../adapters/tools/exec/exec-tool.js'),
+      import('../../adapters/tools/registry.js'),
+      import('../../adapters/tools/sandbox/sandbox.js'),
+    ]);
     const { config, workspace, home } = runtime.loaded;
     const options = toolsOptions(config, workspace, home, env, (entry) => logError(JSON.stringify(entry)));
     const registry = new ToolRegistry({ ...DEFAULT_FILTER, ...options.filter }, workspace);

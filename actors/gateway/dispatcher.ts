@@ -1,6 +1,6 @@
 import type { ChannelMessage } from '../../adapters/channels/channel.js';
 import { applyTrigger } from '../../adapters/channels/trigger.js';
-import { sessionIdOf } from '../../bus/index.js';
+import { sessionIdOf, type Bus } from '../../bus/index.js';
 import type { ChannelEntry, Config } from '../../store/config/index.js';
 import type { Logger } from '../../store/logs/logger.js';
 import { saveInboundMedia } from '../../store/inbound-media.js';
@@ -16,7 +16,9 @@ import { StreamView } from './stream-view.js';
 type ChannelSettings = ChannelEntry['settings'];
 
 export interface DispatcherDeps {
-  runtime: Runtime;
+  bus: Bus;
+  /** The turn engine, which the gateway loads once it is ready (a message before that waits for it). */
+  engine: () => Promise<Runtime>;
   outbox: Outbox;
   logger: Logger;
   config: () => Config;
@@ -86,10 +88,11 @@ export class Dispatcher {
     const delivery: Delivery = { actor, chat: message.chat, replyTo: message.replyTo, keyBase: `${actor.id.name}:${message.messageId}`, correlation: { agent: route.agent, session: sessionIdOf(route.sessionKey) } };
     if (settings.placeholder && channel) delivery.editFirst = await channel.send(message.replyTo, settings.placeholder);
     const streaming = settings.streaming.enabled && channel?.capabilities.streaming && !delivery.editFirst;
-    const view = streaming ? new StreamView(this.deps.runtime.bus, message.messageId, delivery, settings.streaming, this.deps.now) : undefined;
+    const view = streaming ? new StreamView(this.deps.bus, message.messageId, delivery, settings.streaming, this.deps.now) : undefined;
     const media = await this.fetchAudio(actor, message);
     const noTranscript = text === '' && media.length === 0;
-    const reply = await this.deps.runtime.agent(route.agent).handle(route.sessionKey, {
+    const engine = await this.deps.engine();
+    const reply = await engine.agent(route.agent).handle(route.sessionKey, {
       channel: actor.id.kind,
       account: actor.id.account,
       chat: message.chat,
@@ -107,7 +110,7 @@ export class Dispatcher {
   private record(actor: ChannelActor, message: ChannelMessage, text: string): Route {
     const { kind, account, name } = actor.id;
     const route = dispatch(this.deps.config(), { channel: kind, account, ...message });
-    this.deps.runtime.bus.publish({
+    this.deps.bus.publish({
       agent: route.agent,
       session: sessionIdOf(route.sessionKey),
       type: 'message.received',

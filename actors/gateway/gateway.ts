@@ -1,18 +1,21 @@
 import type { Subscription } from 'rxjs';
 import { createActor } from 'xstate';
 import type { Channel } from '../../adapters/channels/channel.js';
+import { mcpOptionsFromConfig } from '../../adapters/mcp/from-config.js';
+import { McpConfigError, mcpConfigProblems } from '../../adapters/mcp/options.js';
 import { watchConfig } from '../../store/config/index.js';
 import { changedPaths } from '../../store/config/diff.js';
-import type { ChannelEntry, LoadedConfig } from '../../store/config/index.js';
+import type { ChannelEntry, Config, LoadedConfig } from '../../store/config/index.js';
 import type { GatewayLogs } from '../../store/logs/logger.js';
 import { readLastChannel } from '../../store/state.js';
 import { gatewayMachine } from '../../machines/gateway.js';
-import type { SendFunction, SendTarget } from '../../adapters/tools/options.js';
+import type { SendTarget } from '../../adapters/tools/options.js';
 import type { ToolMedia } from '../../adapters/tools/tool.js';
 import { CronActor } from '../cron/cron-actor.js';
 import { cronCommandRunner, cronTurnRunner } from '../cron/host-effects.js';
 import { MachineActor, stateOnly } from '../machine-actor.js';
-import { Runtime } from '../runtime.js';
+import type { Runtime } from '../runtime.js';
+import { RuntimeCore } from '../runtime-core.js';
 import { ChannelActor } from './channel-actor.js';
 import { createChannel, supervisionOf } from './channel-factory.js';
 import { Dispatcher } from './dispatcher.js';
@@ -37,7 +40,7 @@ export interface GatewayOptions {
   /** `optional`: a busy `gateway.host:port` is logged and the gateway runs without `/health` (the launcher must not fail). */
   health?: 'required' | 'optional';
   /** Called before the gateway publishes its first event, so a host following the bus sees `gateway.started`. */
-  onRuntime?: (runtime: Runtime) => void;
+  onRuntime?: (core: RuntimeCore) => void;
 }
 
 /** Maintenance intervals (2 s config check) are stretched by `power.poll_interval_multiplier`. */
@@ -46,6 +49,13 @@ const CONFIG_CHECK_MS = 2000;
 /** The web-UI channel lives in the launcher: a `pico` entry runs only where the host builds it. */
 function runs(entry: ChannelEntry, options: GatewayOptions): boolean {
   return entry.enabled && ((entry.type ?? '') !== 'pico' || options.hostChannels?.pico !== undefined);
+}
+
+/** A `tools.mcp` block the MCP manager cannot run refuses the start, although the manager starts after `/ready`. */
+function checkMcp(config: Config): void {
+  if (!config.tools.mcp.enabled) return;
+  const problems = mcpConfigProblems(mcpOptionsFromConfig(config.tools.mcp));
+  if (problems.length > 0) throw new McpConfigError(problems);
 }
 
 function enabledChannels(loaded: LoadedConfig, options: GatewayOptions): Array<[string, ChannelEntry]> {
@@ -71,16 +81,18 @@ export class Gateway {
   private cronStarting: Promise<void> | undefined;
   private health: HealthServer | undefined;
   private loaded: LoadedConfig;
+  private engineLoad: Promise<Runtime> | undefined;
 
-  private constructor(readonly runtime: Runtime, private readonly options: GatewayOptions) {
+  private constructor(readonly core: RuntimeCore, private readonly options: GatewayOptions) {
     this.loaded = options.loaded;
     this.scheduler = options.scheduler ?? realScheduler;
     // Announced once the host has seen the runtime, so the launcher's board sees `starting` too.
-    this.machine = new MachineActor(createActor(gatewayMachine), { bus: runtime.bus, correlation: {}, id: 'gateway', machine: gatewayMachine.id, view: stateOnly, announce: false });
+    this.machine = new MachineActor(createActor(gatewayMachine), { bus: core.bus, correlation: {}, id: 'gateway', machine: gatewayMachine.id, view: stateOnly, announce: false });
     const { logs } = options;
-    this.outbox = new Outbox(runtime.bus, logs.gateway);
+    this.outbox = new Outbox(core.bus, logs.gateway);
     this.dispatcher = new Dispatcher({
-      runtime,
+      bus: core.bus,
+      engine: () => this.engine(),
       outbox: this.outbox,
       logger: logs.gateway,
       config: () => this.loaded.config,
@@ -89,8 +101,8 @@ export class Gateway {
       now: () => this.scheduler.now(),
     });
     this.heartbeat = new Heartbeat({
-      runtime,
-      bus: runtime.bus,
+      engine: () => this.engine(),
+      bus: core.bus,
       logger: logs.heartbeat,
       scheduler: this.scheduler,
       config: () => this.loaded.config,
@@ -99,27 +111,22 @@ export class Gateway {
     });
     this.cron = new CronActor({
       workspace: this.loaded.workspace,
-      bus: runtime.bus,
+      bus: core.bus,
       scheduler: this.scheduler,
       config: () => this.loaded.config,
       logger: logs.gateway,
       send: (target, text) => this.sendToChat(target, text, []),
-      runTurn: cronTurnRunner(runtime),
-      runCommand: cronCommandRunner(runtime, options.env, (line) => logs.gateway.error(line)),
+      runTurn: cronTurnRunner(() => this.engine()),
+      runCommand: cronCommandRunner(core, options.env, (line) => logs.gateway.error(line)),
     });
   }
 
   static async start(options: GatewayOptions): Promise<Gateway> {
-    let started: Gateway | undefined;
-    const send: SendFunction = (target, text, media) => {
-      if (!started) return Promise.reject(new Error('the gateway is still starting'));
-      return started.sendToChat(target, text, media);
-    };
-    const runtime = Runtime.start({ loaded: options.loaded, env: options.env, command: 'gateway', logError: (line) => options.logs.gateway.error(line), send });
-    const gateway = new Gateway(runtime, options);
-    started = gateway;
+    checkMcp(options.loaded.config);
+    const core = RuntimeCore.open(options.loaded, 'gateway');
+    const gateway = new Gateway(core, options);
     try {
-      options.onRuntime?.(runtime);
+      options.onRuntime?.(core);
       gateway.machine.announce('START');
       const { host, port } = options.loaded.config.gateway;
       gateway.health = await startHealthServer(host, port, () => gateway.readiness()).catch((error: unknown) => {
@@ -129,19 +136,34 @@ export class Gateway {
       });
       for (const [name, entry] of enabledChannels(options.loaded, options)) gateway.startChannel(name, entry);
       gateway.heartbeat.start();
-      gateway.startCronOnceReady();
+      gateway.continueOnceReady();
       gateway.watch();
       gateway.machine.send({ type: 'STARTED' });
-      runtime.bus.publish({ type: 'gateway.started', data: { pid: process.pid, channels: [...gateway.actors.keys()] } });
+      core.bus.publish({ type: 'gateway.started', data: { pid: process.pid, channels: [...gateway.actors.keys()] } });
       options.logs.gateway.info('gateway started', { url: gateway.url, channels: [...gateway.actors.keys()].join(',') || 'none' });
       return gateway;
     } catch (error) {
       gateway.machine.send({ type: 'START_FAILED' });
       gateway.cronWait?.unsubscribe();
       await gateway.health?.close();
-      await runtime.close();
+      await gateway.closeEngine();
       throw error;
     }
+  }
+
+  /**
+   * The turn engine (agents, tools, models, MCP servers), loaded once: after every channel has reported, or
+   * by the first message, heartbeat or cron turn before that. `/ready` never waits for it.
+   */
+  engine(): Promise<Runtime> {
+    this.engineLoad ??= import('../runtime.js').then(({ Runtime }) =>
+      Runtime.on(this.core, {
+        env: this.options.env,
+        logError: (line) => this.options.logs.gateway.error(line),
+        send: (target, text, media) => this.sendToChat(target, text, media),
+      }),
+    );
+    return this.engineLoad;
   }
 
   get url(): string {
@@ -158,7 +180,7 @@ export class Gateway {
 
   async stop(signal?: string): Promise<void> {
     const { logs } = this.options;
-    this.runtime.bus.publish({ type: 'gateway.stopping', data: signal ? { signal } : {} });
+    this.core.bus.publish({ type: 'gateway.stopping', data: signal ? { signal } : {} });
     this.machine.send({ type: 'STOP' });
     this.watcher?.stop();
     this.heartbeat.stop();
@@ -171,7 +193,7 @@ export class Gateway {
     await Promise.all([...this.actors.values()].map((a) => a.stop()));
     await this.health?.close();
     this.machine.send({ type: 'DRAINED' });
-    await this.runtime.close();
+    await this.closeEngine();
     logs.gateway.info('gateway stopped', { signal });
   }
 
@@ -182,7 +204,7 @@ export class Gateway {
     const build = hosted ?? this.options.createChannel ?? ((n: string, e: ChannelEntry) => createChannel(n, e, multiplier));
     const backoff = supervisionOf(entry).restart_backoff_ms;
     const actor = new ChannelActor({ name, kind, account: name === kind ? 'default' : name }, () => build(name, this.loaded.config.channel_list[name] ?? entry), {
-      bus: this.runtime.bus,
+      bus: this.core.bus,
       logger: this.options.logs.gateway,
       scheduler: this.scheduler,
       backoff: { baseMs: backoff, maxMs: Math.max(backoff, 60_000) },
@@ -192,17 +214,24 @@ export class Gateway {
     actor.start();
   }
 
+  /** Ends running turns (once the engine is loaded), flushes the log and closes it. */
+  private async closeEngine(): Promise<void> {
+    const engine = await this.engineLoad?.catch(() => undefined);
+    await (engine ?? this.core).close();
+  }
+
   /**
-   * Cron opens its store and reads its jobs once every channel has reported: that work then never delays
-   * `/ready`, and a job due at start finds its channel connected.
+   * The turn engine loads, and cron opens its store and reads its jobs, once every channel has reported:
+   * that work then never delays `/ready`, and a job due at start finds its channel connected.
    */
-  private startCronOnceReady(): void {
+  private continueOnceReady(): void {
     const start = (): void => {
       this.cronWait?.unsubscribe();
+      this.engine().catch((error: unknown) => this.options.logs.gateway.error('agents not started', { reason: (error as Error).message }));
       this.cronStarting = this.cron.start().catch((error: unknown) => this.options.logs.gateway.error('cron not started', { reason: (error as Error).message }));
     };
     if (this.readiness().ready) return start();
-    this.cronWait = this.runtime.bus.on('channel.connected', 'channel.failed').subscribe(() => {
+    this.cronWait = this.core.bus.on('channel.connected', 'channel.failed').subscribe(() => {
       if (this.readiness().ready) start();
     });
   }
@@ -211,7 +240,7 @@ export class Gateway {
   private watch(): void {
     const multiplier = this.loaded.config.power.poll_interval_multiplier;
     this.watcher = watchConfig({
-      bus: this.runtime.bus,
+      bus: this.core.bus,
       env: this.options.env,
       path: this.loaded.path,
       intervalMs: CONFIG_CHECK_MS * multiplier,
@@ -224,8 +253,9 @@ export class Gateway {
     const before = this.loaded.config;
     const changed = changedPaths(before, next.config);
     this.loaded = next;
-    this.runtime.loaded.config = next.config;
-    if (changed.some((p) => p.startsWith('model_list'))) this.reloadModels(next);
+    this.core.loaded.config = next.config;
+    // An engine not loaded yet is built from the new config.
+    if (changed.some((p) => p.startsWith('model_list'))) void this.engineLoad?.then((engine) => this.reloadModels(engine, next), () => undefined);
     const touched = new Set(changed.filter((p) => p.startsWith('channel_list')).map((p) => p.split('.')[1] ?? ''));
     const all = touched.has('') ? new Set([...this.actors.keys(), ...Object.keys(next.config.channel_list)]) : touched;
     for (const name of all) {
@@ -239,9 +269,9 @@ export class Gateway {
   }
 
   /** The next model call uses the new `model_list` (`agents.defaults.model` is read per turn anyway). */
-  private reloadModels(next: LoadedConfig): void {
+  private reloadModels(engine: Runtime, next: LoadedConfig): void {
     try {
-      this.runtime.router.reload(next.config);
+      engine.router.reload(next.config);
     } catch (error) {
       this.options.logs.gateway.error('model_list not reloaded; the previous models stay', { reason: (error as Error).message });
     }

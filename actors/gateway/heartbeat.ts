@@ -4,7 +4,7 @@ import type { Bus } from '../../bus/index.js';
 import type { Config } from '../../store/config/index.js';
 import type { Logger } from '../../store/logs/logger.js';
 import { readHeartbeatTasks } from '../../store/state.js';
-import { sessionKeyOf } from '../agent.js';
+import { sessionKeyOf } from '../wiring/session-key.js';
 import { MachineActor, stateOnly } from '../machine-actor.js';
 import type { Runtime } from '../runtime.js';
 import type { Scheduler } from './scheduler.js';
@@ -21,7 +21,8 @@ export function heartbeatMinutes(config: Config): number {
 }
 
 export interface HeartbeatDeps {
-  runtime: Runtime;
+  /** The turn engine, which the gateway loads once it is ready. */
+  engine: () => Promise<Runtime>;
   bus: Bus;
   logger: Logger;
   scheduler: Scheduler;
@@ -91,7 +92,7 @@ export class Heartbeat {
     if (!this.deps.config().heartbeat.enabled) return { kind: 'skipped', reason: 'disabled' };
     const tasks = readHeartbeatTasks(this.deps.workspace);
     if (tasks.trim() === '') return { kind: 'skipped', reason: 'no_tasks' };
-    const agent = this.deps.runtime.agent();
+    const agent = (await this.deps.engine()).agent();
     if (this.running || agent.busySessions > 0) return { kind: 'skipped', reason: 'busy' };
     this.running = true;
     this.machine.send({ type: 'TICK' });

@@ -3,7 +3,8 @@
 // hundreds of package files, so the pure-JavaScript packages the gateway loads before `/ready` are
 // inlined. Packages with native parts, worker files or their own lazy loading stay external.
 import { build } from 'esbuild';
-import { cpSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -34,9 +35,22 @@ const trimUnused = {
   },
 };
 
+/**
+ * Inlined CommonJS packages call require() for Node's own modules, which an ES module lacks: chunks that
+ * use it get one. Only those: `import.meta` costs each chunk that touches it a loader callback at start.
+ */
+const REQUIRE_BANNER = "import { createRequire as __ternCreateRequire } from 'node:module'; const require = __ternCreateRequire(import.meta.url);\n";
+const USES_REQUIRE = /(?<![\w$.])require(?![\w$])/;
+
+function withRequire(text) {
+  if (!USES_REQUIRE.test(text)) return text;
+  const shebang = text.startsWith('#!') ? text.slice(0, text.indexOf('\n') + 1) : '';
+  return shebang + REQUIRE_BANNER + text.slice(shebang.length);
+}
+
 /** Entry points keep their names (the bins); lazily imported commands become chunks beside them. */
 async function bundleCli(outdir, entries = ['adapters/cli/main.ts', 'adapters/cli/launcher-main.ts']) {
-  await build({
+  const { outputFiles } = await build({
     absWorkingDir: root,
     entryPoints: entries,
     outdir,
@@ -51,10 +65,13 @@ async function bundleCli(outdir, entries = ['adapters/cli/main.ts', 'adapters/cl
     minifyWhitespace: true,
     minifySyntax: true,
     legalComments: 'none',
-    // Inlined CommonJS packages call require() for Node's own modules.
-    banner: { js: "import { createRequire as __ternCreateRequire } from 'node:module'; const require = __ternCreateRequire(import.meta.url);" },
     logLevel: 'error',
+    write: false,
   });
+  for (const file of outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    writeFileSync(file.path, withRequire(file.text));
+  }
 }
 
 // `node adapters/cli/bundle.mjs` builds dist/; `node adapters/cli/bundle.mjs DIR` bundles only `tern` into DIR (the bench).

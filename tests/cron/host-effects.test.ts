@@ -15,7 +15,7 @@ effects.after.each(async ({ fixture }) => fixture.close());
 
 effects('an agent turn runs in the session of the job, on the channel it reports to', async ({ fixture }) => {
   fixture.vendor.reply(completion({ content: 'Three new invoices.' }));
-  const run = cronTurnRunner(fixture.runtime);
+  const run = cronTurnRunner(async () => fixture.runtime);
   const reply = await run({ job: 'ab12cd34', run: 'cron_ab12cd34_1', channel: 'telegram', chat: 'direct:42', message: 'check the invoices', remote: true });
   assert.equal(reply, { ok: true, text: 'Three new invoices.' });
   const started = fixture.events.find((e) => e.type === 'turn.started');

@@ -49,7 +49,7 @@ runs.before.each(async (context) => {
   context.notified = [];
   context.settings = context.fixture.runtime.loaded.config;
   context.heartbeat = new Heartbeat({
-    runtime: context.fixture.runtime,
+    engine: async () => context.fixture.runtime,
     bus: context.fixture.runtime.bus,
     logger: new Logger([], 'debug', []),
     scheduler: context.clock,

@@ -58,7 +58,7 @@ supervisor.before.each(async (context) => {
   context.logs = openGatewayLogs(loaded);
   context.gateway = await Gateway.start({ loaded, env: context.home.env, logs: context.logs, drainMs: 8000 });
   context.events = [];
-  context.gateway.runtime.bus.events$.subscribe((e) => context.events.push(e));
+  context.gateway.core.bus.events$.subscribe((e) => context.events.push(e));
   await until(() => context.gateway.readiness().ready, 'ready');
   context.events.length = 0;
 });

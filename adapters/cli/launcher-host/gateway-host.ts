@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { BehaviorSubject, EMPTY, switchMap } from 'rxjs';
 import { rerunTurn } from '../../../actors/replay.js';
 import { Gateway } from '../../../actors/gateway/gateway.js';
-import type { Runtime } from '../../../actors/runtime.js';
+import type { RuntimeCore } from '../../../actors/runtime-core.js';
 import type { EventDraft, EventType } from '../../../bus/index.js';
 import { loadConfig } from '../../../store/config/index.js';
 import { openGatewayLogs, type GatewayLogs } from '../../../store/logs/logger.js';
@@ -36,7 +36,7 @@ const REQUESTS: Partial<Record<string, GatewayAction>> = {
  * restarted on `gateway.*.requested`. Its bus events flow to the dashboard across restarts.
  */
 export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now): GatewayHost {
-  const runtime$ = new BehaviorSubject<Runtime | undefined>(undefined);
+  const runtime$ = new BehaviorSubject<RuntimeCore | undefined>(undefined);
   const chatEndpoint = new PicoEndpoint();
   let gateway: Gateway | undefined;
   let status: GatewayStatus = { state: 'stopped', since: now() };
@@ -121,11 +121,11 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
     publish: <T extends EventType>(draft: EventDraft<T>) => Boolean(runtime$.value?.bus.publish(draft)),
     rerun: (events) => rerunTurn(events),
     clearSession: async (started) => {
-      const runtime = runtime$.value;
-      if (!runtime) return false;
+      if (!gateway) return false;
+      const engine = await gateway.engine();
       const { channel, chat, session_key: key } = started.data;
       const messageId = `dashboard_clear_${now().toString(36)}`;
-      await runtime.agent(started.agent).handle(key, { channel, account: 'default', chat, sender: 'dashboard', messageId, text: '/clear', remote: false });
+      await engine.agent(started.agent).handle(key, { channel, account: 'default', chat, sender: 'dashboard', messageId, text: '/clear', remote: false });
       return true;
     },
     chatEndpoint,
@@ -139,15 +139,13 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
     charts: machineCharts,
     testModel: async (modelName) => {
       const restarted = await serialized('restart');
-      const runtime = runtime$.value;
-      if (restarted.state !== 'running' || !runtime) return { ok: false, code: 'gateway_stopped', message: failure ?? 'the gateway did not start' };
-      return askModel(runtime, modelName);
+      if (restarted.state !== 'running' || !gateway) return { ok: false, code: 'gateway_stopped', message: failure ?? 'the gateway did not start' };
+      return askModel(await gateway.engine(), modelName);
     },
     inventory: async (kind) => {
-      const runtime = runtime$.value;
       // Cron jobs live in the workspace database, listed whether the gateway runs or not.
       if (kind === 'cron') return workspace ? cronRows(workspace, logs?.gateway) : [];
-      return runtime ? inventoryOf(runtime, env, kind) : [];
+      return gateway ? inventoryOf(await gateway.engine(), env, kind) : [];
     },
     start: () => serialized('start'),
     stop: () => serialized('stop'),

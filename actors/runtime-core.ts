@@ -1,0 +1,40 @@
+import { Bus } from '../bus/index.js';
+import type { LoadedConfig } from '../store/config/index.js';
+import { EventLog } from '../store/log/event-log.js';
+import { logDir } from '../store/paths.js';
+import { closeCutOffTurns } from './recovery.js';
+
+/**
+ * The log and the bus of a process, with the turns the previous run left open closed. The gateway opens
+ * this first and is ready on it alone; agents, tools and models (`Runtime.on`) come after.
+ */
+export class RuntimeCore {
+  readonly cutOffTurns: string[];
+
+  private constructor(
+    readonly loaded: LoadedConfig,
+    readonly log: EventLog,
+    readonly bus: Bus,
+    command: string,
+  ) {
+    this.cutOffTurns = closeCutOffTurns(log, bus);
+    bus.publish({ type: 'runtime.started', data: { pid: process.pid, command } });
+  }
+
+  /** `command` is what runs it, recorded in `runtime.started`. */
+  static open(loaded: LoadedConfig, command: string): RuntimeCore {
+    const log = EventLog.open(logDir(loaded.workspace));
+    try {
+      return new RuntimeCore(loaded, log, new Bus(log), command);
+    } catch (error) {
+      log.close();
+      throw error;
+    }
+  }
+
+  /** Flushes the log and closes it. */
+  async close(): Promise<void> {
+    await this.log.flushed();
+    this.log.close();
+  }
+}
