@@ -1,6 +1,6 @@
 import { createActor, type Actor } from 'xstate';
 import type { ToolCall } from '../bus/index.js';
-import { loopDetectionMachine, type LoopDetectionInput } from '../machines/loop-detection.js';
+import { loopDetectionMachine, type LoopDetectionEvent, type LoopDetectionInput } from '../machines/loop-detection.js';
 import type { LoopVerdict } from '../machines/turn.js';
 
 export interface LoopChecker {
@@ -14,15 +14,21 @@ export interface LoopChecker {
 const idle: Actor<typeof loopDetectionMachine>[] = [];
 const MAX_IDLE = 256;
 
-function started(settings: LoopDetectionInput): Actor<typeof loopDetectionMachine> {
+type ToolCalled = Extract<LoopDetectionEvent, { type: 'TOOL_CALLED' }>;
+const called = (call: ToolCall): ToolCalled => ({ type: 'TOOL_CALLED', name: call.name, arguments: call.arguments });
+
+/** A machine for a new turn, which has seen `first`: a reused one starts over and counts it in one step. */
+function started(settings: LoopDetectionInput, first: ToolCalled): Actor<typeof loopDetectionMachine> {
   const reused = idle.pop();
   if (reused) {
-    reused.send({ type: 'TURN_STARTED', settings });
+    reused.send({ type: 'TURN_STARTED', settings, first });
     return reused;
   }
   const actor = createActor(loopDetectionMachine, { input: settings });
   actor.subscribe({ error: () => {} });
-  return actor.start();
+  actor.start();
+  actor.send(first);
+  return actor;
 }
 
 /**
@@ -30,16 +36,18 @@ function started(settings: LoopDetectionInput): Actor<typeof loopDetectionMachin
  * A live actor answers in microseconds, where a pure `transition()` of the same machine costs ~100 µs.
  */
 export function loopChecker(settings: LoopDetectionInput): LoopChecker {
-  const actor = started(settings);
+  // Taken at the turn's first call, so that call and the start over are one step.
+  let actor: Actor<typeof loopDetectionMachine> | undefined;
   let released = false;
   return {
     check(call) {
-      actor.send({ type: 'TOOL_CALLED', name: call.name, arguments: call.arguments });
+      if (actor) actor.send(called(call));
+      else actor = started(settings, called(call));
       const snapshot = actor.getSnapshot();
       return { state: snapshot.value, streak: snapshot.context.streak };
     },
     release() {
-      if (released) return;
+      if (released || !actor) return;
       released = true;
       if (actor.getSnapshot().status === 'active' && idle.length < MAX_IDLE) idle.push(actor);
       else actor.stop();

@@ -12,13 +12,14 @@ export const loopDetectionSettingsSchema = z.object({
 });
 export type LoopDetectionInput = z.infer<typeof loopDetectionSettingsSchema>;
 
+type ToolCalled = { type: 'TOOL_CALLED'; name: string; arguments: unknown };
+
 /**
  * `TOOL_CALLED`: every tool call of the turn, in order, with the complete arguments the model sent.
- * `TURN_STARTED`: the machine serves another turn, with that turn's settings, from a fresh start.
+ * `TURN_STARTED`: the machine serves another turn, with that turn's settings, from a fresh start; with
+ * `first`, that turn's first call is counted in the same step, as a `TOOL_CALLED` after it would be.
  */
-export type LoopDetectionEvent =
-  | { type: 'TOOL_CALLED'; name: string; arguments: unknown }
-  | { type: 'TURN_STARTED'; settings: LoopDetectionInput };
+export type LoopDetectionEvent = ToolCalled | { type: 'TURN_STARTED'; settings: LoopDetectionInput; first?: ToolCalled };
 
 /** Polling a subagent is expected to repeat, so it is not a loop and it breaks a streak. */
 export const UNCOUNTED_TOOL = 'spawn_status';
@@ -37,20 +38,19 @@ export interface LoopDetectionContext {
   streak: number;
 }
 
-type Called = Extract<LoopDetectionEvent, { type: 'TOOL_CALLED' }>;
 /** The guards and actions that read a call are only on `TOOL_CALLED` transitions. */
-const called = (event: LoopDetectionEvent): Called => event as Called;
+const called = (event: LoopDetectionEvent): ToolCalled => event as ToolCalled;
 
 // The guards and the recording action of one step all read the same event's signature: computed once per call.
-const signatures = new WeakMap<Called, string>();
+const signatures = new WeakMap<ToolCalled, string>();
 
-function signature(event: Called): string {
+function signature(event: ToolCalled): string {
   let known = signatures.get(event);
   if (known === undefined) signatures.set(event, (known = `${event.name}\u0000${canonicalJson(event.arguments)}`));
   return known;
 }
 
-function nextStreak(context: LoopDetectionContext, event: Called): number {
+function nextStreak(context: LoopDetectionContext, event: ToolCalled): number {
   const repeated = context.lastCall === signature(event);
   return Math.min(repeated ? context.streak + 1 : 1, context.settings.window_size);
 }
@@ -74,7 +74,14 @@ export const loopDetectionMachine = setup({
       streak: nextStreak(context, called(event)),
     })),
     resetStreak: assign({ lastCall: null, lastName: null, streak: 0 }),
-    startOver: assign(({ event }) => ({ settings: (event as Extract<LoopDetectionEvent, { type: 'TURN_STARTED' }>).settings, lastCall: null, lastName: null, streak: 0 })),
+    startOver: assign(({ event }) => {
+      const { settings, first } = event as Extract<LoopDetectionEvent, { type: 'TURN_STARTED' }>;
+      const fresh: LoopDetectionContext = { settings, lastCall: null, lastName: null, streak: 0 };
+      // A disabled machine and an uncounted call leave the fresh context as it is. A counted first call can
+      // never reach repeat_threshold (at least 2), so it always leaves the machine in `normal`.
+      if (!first || !settings.enabled || first.name === UNCOUNTED_TOOL) return fresh;
+      return { settings, lastCall: signature(first), lastName: first.name, streak: nextStreak(fresh, first) };
+    }),
     // Placeholders: the hosting actor provides the real effects with machine.provide.
     warnModel: (_, _params: { name: string; count: number }) => {},
     stopTurn: (_, _params: { name: string; count: number }) => {},

@@ -33,6 +33,9 @@ function summary(todos: TodoItem[]): string {
 
 const planOutcome = (todos: TodoItem[], message: string): TodoOutcome => ({ ok: true, todos, message });
 
+/** What a read of an empty plan gives: one value, so a repeated read can see it is already given. */
+const noPlanYet = planOutcome([], 'No plan yet.');
+
 const parseWrite = (event: TodoPlanEvent) => parseTodoPlan(event.type === 'WRITE' ? event.todos : undefined);
 
 function writeProblem(event: TodoPlanEvent): string | undefined {
@@ -63,7 +66,7 @@ export const todoPlanMachine = setup({
     emptyPlan: assign({ todos: [], outcome: planOutcome([], 'Plan cleared.') }),
     discardPlan: assign({ todos: [], outcome: planOutcome([], 'Plan discarded.') }),
     reportPlan: assign(({ context }) => ({
-      outcome: planOutcome(context.todos, context.todos.length ? `Current plan: ${summary(context.todos)}.` : 'No plan yet.'),
+      outcome: context.todos.length ? planOutcome(context.todos, `Current plan: ${summary(context.todos)}.`) : noPlanYet,
     })),
     refuseInvalid: assign(({ event }) => ({
       outcome: { ok: false, error: `todo write refused, the previous plan is kept: ${writeProblem(event)}` },
@@ -79,10 +82,11 @@ export const todoPlanMachine = setup({
     isInvalid: ({ event }) => writeProblem(event) !== undefined,
     isEmptyList: ({ event }) => parsedTodos(event).length === 0,
     slotsFull: ({ event }) => event.type === 'WRITE' && event.slots_full === true,
+    noPlanNotYetReported: ({ context }) => context.outcome !== noPlanYet,
   },
 }).createMachine({
   id: 'todoPlan',
-  context: { todos: [], outcome: planOutcome([], 'No plan yet.') },
+  context: { todos: [], outcome: noPlanYet },
   initial: 'empty',
   states: {
     empty: {
@@ -93,7 +97,9 @@ export const todoPlanMachine = setup({
           { guard: 'slotsFull', actions: 'refuseNoSlot' },
           { target: 'stored', actions: 'storePlan' },
         ],
-        READ: { actions: 'reportPlan' },
+        // Sessions without a plan share one machine, which most reads find already reporting no plan: without a
+        // transition its snapshot is not copied.
+        READ: { guard: 'noPlanNotYetReported', actions: 'reportPlan' },
         CLEAR: { actions: 'discardPlan' },
         RELEASE: 'released',
       },

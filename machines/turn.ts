@@ -1,4 +1,4 @@
-import { assign, enqueueActions, sendTo, setup, type ActorRef, type Snapshot } from 'xstate';
+import { assign, enqueueActions, sendTo, setup, type ActorRef, type DoneStateEvent, type Snapshot } from 'xstate';
 import type { ChatMessage, ChatResponse, EventData, ToolCall } from '../bus/index.js';
 import { loopWarning, type LoopDetectionInput } from './loop-detection.js';
 import { turnTexts } from './turn-texts.js';
@@ -88,10 +88,9 @@ interface TurnContext {
   calls: ToolCall[];
   /** The loop-detection machine's verdict on the current call. */
   loop: LoopVerdict;
+  /** The reply of a turn that stops or fails; a completed turn's is its last answer's, read by `done`. */
   reply: string;
   ending?: Ending;
-  /** Set by the move into a final state; an aborted turn ends still `running`. */
-  outcome: TurnOutput['outcome'] | 'running';
 }
 
 export interface TurnOutput {
@@ -107,6 +106,11 @@ function failure(error: unknown): { code: string; message: string } {
 
 const currentCall = (context: TurnContext): ToolCall => context.calls[0]!;
 
+const replyOf = (answer: ChatResponse): string => (answer.text.trim() === '' ? turnTexts.emptyAnswer : answer.text);
+
+/** The output of a turn that ends in `outcome`: each final state gives its own, and the machine's is that one. */
+const outputOf = (outcome: TurnOutput['outcome'], context: TurnContext): TurnOutput => ({ outcome, reply: context.reply, iterations: context.iteration });
+
 const turnSetup = setup({
   types: {
     input: {} as TurnInput,
@@ -117,21 +121,23 @@ const turnSetup = setup({
   actions: {
     record: (_, _params: TurnRecord) => {},
     request: sendTo(({ context }) => context.settings.effects, ({ self }, request: TurnAsk): TurnRequest => Object.assign({}, request, { turn: self })),
-    countModelCall: assign({ iteration: ({ context }) => context.iteration + 1 }),
+    // The move into `calling_model` counts its model call.
+    usePrompt: assign(({ context, event }) => {
+      const { prompt } = event as Extract<TurnAnswer, { type: 'PROMPT_BUILT' }>;
+      return { system: prompt.system, messages: prompt.messages, tools: prompt.tools, iteration: context.iteration + 1 };
+    }),
     endForLoop: assign({
-      outcome: 'stopped',
       ending: { reason: 'loop_detected' as const },
       reply: ({ context }) => turnTexts.loopDetected(currentCall(context).name, context.loop.streak),
     }),
     endForBudget: assign({
-      outcome: 'stopped',
       ending: { reason: 'max_tool_iterations' as const },
       reply: ({ context }) => turnTexts.iterationBudget(context.settings.maxToolIterations),
     }),
-    endForStop: assign({ outcome: 'stopped', ending: { reason: 'stop_requested' as const }, reply: turnTexts.stopRequested }),
+    endForStop: assign({ ending: { reason: 'stop_requested' as const }, reply: turnTexts.stopRequested }),
     endForFailure: assign(({ event }) => {
       const { code, message } = failure((event as Extract<TurnAnswer, { type: 'FAILED' }>).error);
-      return { outcome: 'failed' as const, ending: { reason: 'failed' as const, code, message }, reply: turnTexts.failed(message) };
+      return { ending: { reason: 'failed' as const, code, message }, reply: turnTexts.failed(message) };
     }),
   },
   guards: {
@@ -145,7 +151,9 @@ const turnSetup = setup({
 });
 
 // The loop warning reaches the model with the tool's result, so it is recorded just before that result.
-const completeTool = turnSetup.createAction(enqueueActions(({ context, event, enqueue, check }) => {
+// Before a model call it also counts that call, in the same assign: each assign clones the snapshot, so a
+// transition has at most one.
+const completeTool = (countsModelCall: boolean) => turnSetup.createAction(enqueueActions(({ context, event, enqueue, check }) => {
   const call = currentCall(context);
   const { ok, content } = (event as Extract<TurnAnswer, { type: 'TOOL_RAN' }>).outcome;
   const warned = check('loopWarned');
@@ -154,6 +162,7 @@ const completeTool = turnSetup.createAction(enqueueActions(({ context, event, en
   enqueue.assign({
     messages: [...context.messages, { role: 'tool', tool_call_id: call.id, name: call.name, content: warned ? `${content}\n\n${loopWarning(call.name, context.loop.streak)}` : content }],
     calls: context.calls.slice(1),
+    iteration: countsModelCall ? context.iteration + 1 : context.iteration,
   });
 }));
 
@@ -163,7 +172,7 @@ const completeTool = turnSetup.createAction(enqueueActions(({ context, event, en
  * fact is a `record` action. So replay can answer from the log and compare what a new build records.
  * No actor is invoked: a turn is one actor, which moves once per answer.
  */
-export const turnMachine = turnSetup.extend({ actions: { completeTool } }).createMachine({
+export const turnMachine = turnSetup.extend({ actions: { completeTool: completeTool(false), completeToolThenCallModel: completeTool(true) } }).createMachine({
   id: 'turn',
   context: ({ input }) => ({
     settings: input,
@@ -174,7 +183,6 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool } }).creat
     calls: [],
     loop: { state: input.loopDetection.enabled ? 'normal' : 'disabled', streak: 0 },
     reply: '',
-    outcome: 'running',
   }),
   initial: 'building_prompt',
   on: {
@@ -189,15 +197,15 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool } }).creat
         PROMPT_BUILT: {
           target: 'calling_model',
           actions: [
-            assign(({ event: { prompt } }) => ({ system: prompt.system, messages: prompt.messages, tools: prompt.tools })),
+            'usePrompt',
             { type: 'record', params: ({ event }) => ({ type: 'prompt.built', data: event.prompt }) },
           ],
         },
       },
     },
+    // The transitions into this state count the model call it makes.
     calling_model: {
       entry: [
-        'countModelCall',
         {
           type: 'record',
           params: ({ context }) => ({
@@ -227,8 +235,7 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool } }).creat
             target: 'done',
             actions: [
               { type: 'record', params: ({ context, event }) => ({ type: 'provider.responded', data: Object.assign({}, event.answer, { iteration: context.iteration }) }) },
-              assign({ outcome: 'completed', reply: ({ event: { answer } }) => (answer.text.trim() === '' ? turnTexts.emptyAnswer : answer.text) }),
-              { type: 'record', params: ({ context }) => ({ type: 'turn.completed', data: { reply: context.reply, iterations: context.iteration } }) },
+              { type: 'record', params: ({ context, event }) => ({ type: 'turn.completed', data: { reply: replyOf(event.answer), iterations: context.iteration } }) },
             ],
           },
         ],
@@ -261,15 +268,17 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool } }).creat
             TOOL_RAN: [
               { guard: 'moreCalls', target: 'checking_for_loop', actions: 'completeTool' },
               { guard: 'budgetSpent', target: '#turn.stopped', actions: ['completeTool', 'endForBudget'] },
-              { target: '#turn.calling_model', actions: 'completeTool' },
+              { target: '#turn.calling_model', actions: 'completeToolThenCallModel' },
             ],
           },
         },
       },
     },
-    done: { type: 'final' },
+    // The reply is the answer's, so the move here copies no context: `done`'s output reads the answer.
+    done: { type: 'final', output: ({ context, event }) => ({ outcome: 'completed', reply: replyOf((event as Extract<TurnAnswer, { type: 'MODEL_ANSWERED' }>).answer), iterations: context.iteration }) },
     stopped: {
       type: 'final',
+      output: ({ context }) => outputOf('stopped', context),
       entry: {
         type: 'record',
         params: ({ context }) => ({
@@ -280,6 +289,7 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool } }).creat
     },
     failed: {
       type: 'final',
+      output: ({ context }) => outputOf('failed', context),
       entry: {
         type: 'record',
         params: ({ context }) => {
@@ -288,11 +298,7 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool } }).creat
         },
       },
     },
-    aborted: { type: 'final' },
+    aborted: { type: 'final', output: ({ context }) => outputOf('aborted', context) },
   },
-  output: ({ context }) => ({
-    outcome: context.outcome === 'running' ? 'aborted' : context.outcome,
-    reply: context.reply,
-    iterations: context.iteration,
-  }),
+  output: ({ event }) => (event as DoneStateEvent<TurnOutput>).output,
 });

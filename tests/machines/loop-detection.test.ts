@@ -136,6 +136,21 @@ test('TURN_STARTED starts the machine over with that turn\'s settings, from warn
   assert.is(state(), 'normal');
 });
 
+test('TURN_STARTED with the turn\'s first call starts over and counts that call in the same step', () => {
+  const { actor, call, state } = start();
+  const first = { type: 'TOOL_CALLED', name: 'read_file', arguments: { path: 'a.txt' } } as const;
+  for (let i = 0; i < 4; i++) call('read_file');
+  actor.send({ type: 'TURN_STARTED', settings, first });
+  assert.is(state(), 'normal');
+  assert.equal(actor.getSnapshot().context, { settings, lastCall: 'read_file\u0000{"path":"a.txt"}', lastName: 'read_file', streak: 1 });
+  call('read_file');
+  assert.is(actor.getSnapshot().context.streak, 2, 'the next identical call continues the streak');
+  actor.send({ type: 'TURN_STARTED', settings, first: { type: 'TOOL_CALLED', name: 'spawn_status', arguments: {} } });
+  assert.equal([state(), actor.getSnapshot().context.streak, actor.getSnapshot().context.lastCall], ['normal', 0, null]);
+  actor.send({ type: 'TURN_STARTED', settings: { ...settings, enabled: false }, first });
+  assert.equal([state(), actor.getSnapshot().context.streak, actor.getSnapshot().context.lastCall], ['disabled', 0, null]);
+});
+
 test('a released checker serves the next turn from a fresh start; one that stopped its turn is not reused', () => {
   const strict = { ...settings, repeat_threshold: 2, critical_threshold: 3 };
   const read = { id: 'c', name: 'read_file', arguments: { path: 'a.txt' } };

@@ -19,6 +19,21 @@ test('a new plan is empty and a read says so', () => {
   assert.equal(snap().context.outcome, { ok: true, todos: [], message: 'No plan yet.' });
 });
 
+test('empty: a read after a read gives the same outcome and leaves the snapshot as it was', () => {
+  const { send, snap } = start({ type: 'READ' });
+  const before = snap();
+  send({ type: 'READ' });
+  assert.is(snap(), before);
+  assert.equal(snap().context.outcome, { ok: true, todos: [], message: 'No plan yet.' });
+});
+
+test('empty: a read after a refused write reports no plan again', () => {
+  const { send, snap } = start({ type: 'READ' }, { type: 'WRITE', todos: 'nope' });
+  assert.is(snap().context.outcome.ok, false);
+  send({ type: 'READ' });
+  assert.equal(snap().context.outcome, { ok: true, todos: [], message: 'No plan yet.' });
+});
+
 test('empty: a valid nonempty write stores the plan with defaults applied', () => {
   const { send, snap } = start();
   send({ type: 'WRITE', todos: [item('a'), item('b', { status: 'completed', priority: 'high' })] });

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { assign } from 'xstate';
 import { rerunTurn } from '../../actors/replay.js';
 import type { Envelope } from '../../bus/index.js';
-import { turnMachine } from '../../machines/turn.js';
+import { turnMachine, type TurnEvent } from '../../machines/turn.js';
 import { turnTexts } from '../../machines/turn-texts.js';
 import { completion, completionStreamText, sse } from '../support/vendor-chat-completions.js';
 import { splitBytes } from '../support/vendor-server.js';
@@ -209,7 +209,14 @@ test('replay reruns a recorded turn as identical, and reports where a changed ma
     await f.runtime.log.flushed();
     const events = f.runtime.log.read({ turn: turnOf(reply) });
     assert.equal(await rerunTurn(events), { identical: true, compared: 8 });
-    const changed = turnMachine.provide({ actions: { countModelCall: assign({ iteration: ({ context }) => context.iteration + 2 }) } });
+    const changed = turnMachine.provide({
+      actions: {
+        usePrompt: assign(({ event }) => {
+          const { prompt } = event as Extract<TurnEvent, { type: 'PROMPT_BUILT' }>;
+          return { system: prompt.system, messages: prompt.messages, tools: prompt.tools, iteration: 2 };
+        }),
+      },
+    });
     const result = await rerunTurn(events, changed);
     assert.is(result.identical, false);
     assert.equal(result.identical === false && [result.index, result.expected?.type, result.actual?.data], [1, 'provider.requested', { model_name: 'fast', stream: false, iteration: 2, message_count: 1 }]);
