@@ -55,6 +55,11 @@ function nextStreak(context: LoopDetectionContext, event: ToolCalled): number {
   return Math.min(repeated ? context.streak + 1 : 1, context.settings.window_size);
 }
 
+/** The context after counting `call`: what `TOOL_CALLED` records, and `TURN_STARTED` for its first call. */
+function counted(context: LoopDetectionContext, call: ToolCalled): LoopDetectionContext {
+  return { settings: context.settings, lastCall: signature(call), lastName: call.name, streak: nextStreak(context, call) };
+}
+
 /**
  * Identical consecutive tool calls within one turn: `normal` → `warning` at `repeat_threshold` (the
  * host adds `loopWarning` for the model) → `stopped` at `critical_threshold` (the host ends the turn
@@ -68,11 +73,7 @@ export const loopDetectionMachine = setup({
     events: {} as LoopDetectionEvent,
   },
   actions: {
-    record: assign(({ context, event }) => ({
-      lastCall: signature(called(event)),
-      lastName: called(event).name,
-      streak: nextStreak(context, called(event)),
-    })),
+    record: assign(({ context, event }) => counted(context, called(event))),
     resetStreak: assign({ lastCall: null, lastName: null, streak: 0 }),
     startOver: assign(({ event }) => {
       const { settings, first } = event as Extract<LoopDetectionEvent, { type: 'TURN_STARTED' }>;
@@ -80,7 +81,7 @@ export const loopDetectionMachine = setup({
       // A disabled machine and an uncounted call leave the fresh context as it is. A counted first call can
       // never reach repeat_threshold (at least 2), so it always leaves the machine in `normal`.
       if (!first || !settings.enabled || first.name === UNCOUNTED_TOOL) return fresh;
-      return { settings, lastCall: signature(first), lastName: first.name, streak: nextStreak(fresh, first) };
+      return counted(fresh, first);
     }),
     // Placeholders: the hosting actor provides the real effects with machine.provide.
     warnModel: (_, _params: { name: string; count: number }) => {},

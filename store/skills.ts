@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { statOf } from './stat.js';
 
 export type SkillRoot = 'workspace' | 'global' | 'builtin';
 
@@ -68,39 +69,23 @@ export function skillRoots(workspace: string, home: string, env: NodeJS.ProcessE
   ];
 }
 
-// A missing root is the common case (no workspace or global skills): a stat that throws would build an error and
-// its stack on every turn.
-function mtimeOf(path: string): number {
-  try {
-    return statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? -1;
-  } catch {
-    return -1;
-  }
-}
+const mtimeOf = (path: string): number => statOf(path)?.mtimeMs ?? -1;
 
 /**
  * The skills of a set of roots, read again only when a root folder or a SKILL.md changes (a few `stat`s per
  * look), so every turn sees a newly installed or edited skill without reading every file every time.
  */
 export class SkillCatalog {
-  private cached: { mtimes: number[]; skills: SkillInfo[] } | undefined;
+  /** The skills read, with the modification time of each root folder and SKILL.md when they were read. */
+  private cached: { skills: SkillInfo[]; stamps: Array<[path: string, mtime: number]> } | undefined;
 
   constructor(private readonly roots: Array<{ root: SkillRoot; dir: string }>) {}
 
   list(): SkillInfo[] {
-    if (this.cached && this.unchanged(this.cached)) return this.cached.skills;
+    if (this.cached?.stamps.every(([path, mtime]) => mtimeOf(path) === mtime)) return this.cached.skills;
     const skills = loadSkills(this.roots);
-    this.cached = { mtimes: this.paths(skills).map(mtimeOf), skills };
+    const paths = [...this.roots.map((r) => r.dir), ...skills.map((s) => s.path)];
+    this.cached = { skills, stamps: paths.map((path) => [path, mtimeOf(path)]) };
     return skills;
-  }
-
-  private paths(skills: SkillInfo[]): string[] {
-    return [...this.roots.map((r) => r.dir), ...skills.map((s) => s.path)];
-  }
-
-  private unchanged({ mtimes, skills }: { mtimes: number[]; skills: SkillInfo[] }): boolean {
-    for (let i = 0; i < this.roots.length; i++) if (mtimeOf(this.roots[i]!.dir) !== mtimes[i]) return false;
-    for (let i = 0; i < skills.length; i++) if (mtimeOf(skills[i]!.path) !== mtimes[this.roots.length + i]) return false;
-    return true;
   }
 }

@@ -1,5 +1,6 @@
-import { readFileSync, statSync, type Stats } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { statOf } from '../stat.js';
 import { parseAgentDoc, type AgentDoc } from './frontmatter.js';
 
 /** The workspace files that shape a prompt, relative to the workspace. */
@@ -18,15 +19,6 @@ interface Cached<T> {
   mtimeMs: number;
   size: number;
   value: T;
-}
-
-// A missing file is an ordinary case here: a stat that throws would build an error and its stack per prompt.
-function statOf(path: string): Stats | undefined {
-  try {
-    return statSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
 }
 
 /**
