@@ -82,6 +82,11 @@ export class Gateway {
   private health: HealthServer | undefined;
   private loaded: LoadedConfig;
   private engineLoad: Promise<Runtime> | undefined;
+  private markEngineLoaded: () => void = () => undefined;
+  /** Settles once the turn engine has loaded, without loading it. */
+  readonly engineLoaded = new Promise<void>((resolve) => {
+    this.markEngineLoaded = resolve;
+  });
 
   private constructor(readonly core: RuntimeCore, private readonly options: GatewayOptions) {
     this.loaded = options.loaded;
@@ -156,13 +161,15 @@ export class Gateway {
    * by the first message, heartbeat or cron turn before that. `/ready` never waits for it.
    */
   engine(): Promise<Runtime> {
-    this.engineLoad ??= import('../runtime.js').then(({ Runtime }) =>
-      Runtime.on(this.core, {
+    this.engineLoad ??= import('../runtime.js').then(({ Runtime }) => {
+      const runtime = Runtime.on(this.core, {
         env: this.options.env,
         logError: (line) => this.options.logs.gateway.error(line),
         send: (target, text, media) => this.sendToChat(target, text, media),
-      }),
-    );
+      });
+      this.markEngineLoaded();
+      return runtime;
+    });
     return this.engineLoad;
   }
 

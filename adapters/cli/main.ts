@@ -1,6 +1,6 @@
-#!/usr/bin/env -S node --optimize-for-size --max-semi-space-size=1 --v8-pool-size=1 --initial-old-space-size=32
-// Memory over speed, a 1 MB young generation and one V8 worker thread keep an idle `tern gateway` ~40 MB smaller; a 32 MB
-// old generation before its first full collection keeps that collection out of the start (actors/gateway/README.md).
+#!/usr/bin/env -S node --v8-pool-size=1
+// One V8 worker thread keeps an idle `tern gateway` ~2.5 MB smaller. No V8 flags here: any V8 flag on the command
+// line makes Node 20 reject the code cache of its own modules (adapters/cli/memory-mode.ts).
 import { commands } from './commands/index.js';
 import { mainHelp } from './help.js';
 import { runCommand } from './run-command.js';

@@ -11,15 +11,15 @@ import { modelEntry } from '../support/gateway-process.js';
 import { freePort } from '../support/telegram-emulator.js';
 import { tempHome } from '../support/temp-home.js';
 
-/** A channel that delivers one message at once and connects only when the test says so. */
-function heldChannel(sent: string[]): { channel: Channel; connect(): void } {
+/** A channel that delivers its early message (if any) at once and connects only when the test says so. */
+function heldChannel(sent: string[], early?: string): { channel: Channel; connect(): void } {
   let hooks: ChannelHooks | undefined;
   const channel: Channel = {
     kind: 'held',
     capabilities: { commands: [], streaming: false, maxMessageLength: 4000 },
     start: async (given) => {
       hooks = given;
-      given.onMessage({ messageId: 'm1', chat: 'direct:42', replyTo: '42', sender: '42', senderAliases: ['42'], text: 'early bird', mentioned: false });
+      if (early !== undefined) given.onMessage({ messageId: 'm1', chat: 'direct:42', replyTo: '42', sender: '42', senderAliases: ['42'], text: early, mentioned: false });
     },
     stop: async () => undefined,
     send: async (_replyTo, text) => {
@@ -55,7 +55,7 @@ test('a message that arrives before the channels have reported loads the turn en
   const loaded = loadConfig({ env: home.env });
   const logs = openGatewayLogs(loaded);
   const sent: string[] = [];
-  const held = heldChannel(sent);
+  const held = heldChannel(sent, 'early bird');
   const gateway = await Gateway.start({ loaded, env: home.env, logs, createChannel: async () => held.channel });
   try {
     await until(() => sent.length > 0, 'the reply');
@@ -67,6 +67,31 @@ test('a message that arrives before the channels have reported loads the turn en
     await gateway.stop();
     logs.close();
     await model.close();
+    home.remove();
+  }
+});
+
+test('engineLoaded settles once the channels have reported and the engine has loaded, not before', async () => {
+  const home = tempHome();
+  const config = { version: 2, gateway: { port: await freePort() }, heartbeat: { enabled: false }, channel_list: { held: { enabled: true, type: 'held', settings: { typing: false } } } };
+  writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
+  const loaded = loadConfig({ env: home.env });
+  const logs = openGatewayLogs(loaded);
+  const held = heldChannel([]);
+  const gateway = await Gateway.start({ loaded, env: home.env, logs, createChannel: async () => held.channel });
+  let settled = false;
+  void gateway.engineLoaded.then(() => {
+    settled = true;
+  });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.is(settled, false);
+    held.connect();
+    await until(() => settled, 'the engine');
+    assert.is(gateway.readiness().ready, true);
+  } finally {
+    await gateway.stop();
+    logs.close();
     home.remove();
   }
 });

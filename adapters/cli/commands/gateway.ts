@@ -5,6 +5,7 @@ import { openGatewayLogs, type GatewayLogs } from '../../../store/logs/logger.js
 import { print, type CommandContext } from '../command.js';
 import { CliError } from '../errors.js';
 import { loadConfigForCli } from '../load-config.js';
+import { preferMemoryOverSpeed } from '../memory-mode.js';
 
 function startFailure(error: unknown, host: string, port: number): unknown {
   if (error instanceof LogError && error.code === 'log_locked') {
@@ -45,6 +46,7 @@ export async function run(context: CommandContext): Promise<number> {
     logs.close();
     throw startFailure(error, host, port);
   }
+  void gateway.engineLoaded.then(preferMemoryOverSpeed);
   const channels = gateway.readiness().channels.map((c) => c.name).join(', ') || 'none';
   if (context.json) print(context.stdout, JSON.stringify({ ok: true, url: gateway.url, channels: gateway.readiness().channels.map((c) => c.name) }));
   else print(context.stdout, `gateway: serving ${gateway.url}/health and /ready; channels: ${channels}. Ctrl-C stops it.`);
