@@ -2,9 +2,12 @@
 // gateway bench bundles the same way). Start-up cost is mostly Node resolving, reading and compiling
 // hundreds of package files, so the pure-JavaScript packages the gateway loads before `/ready` are
 // inlined. Packages with native parts, worker files or their own lazy loading stay external.
-import { build } from 'esbuild';
+// `tern` becomes scripts (`*.cjs`) that its bin (`main.js`, from bin.ts) compiles with a V8 code cache;
+// `tern-launcher` stays ES modules.
+import { build, transform } from 'esbuild';
+import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -48,40 +51,99 @@ function withRequire(text) {
   return shebang + REQUIRE_BANNER + text.slice(shebang.length);
 }
 
-/** Entry points keep their names (the bins); lazily imported commands become chunks beside them. */
-async function bundleCli(outdir, entries = ['adapters/cli/main.ts', 'adapters/cli/launcher-main.ts']) {
-  const { outputFiles } = await build({
-    absWorkingDir: root,
-    entryPoints: entries,
-    outdir,
-    bundle: true,
-    splitting: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    external: externals(),
-    plugins: [trimUnused],
-    // Whitespace and syntax only: names stay readable in stack traces.
-    minifyWhitespace: true,
-    minifySyntax: true,
-    legalComments: 'none',
-    logLevel: 'error',
-    write: false,
-  });
+const shared = {
+  absWorkingDir: root,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  external: externals(),
+  // Whitespace and syntax only: names stay readable in stack traces.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  logLevel: 'error',
+  write: false,
+};
+
+function writeOutputs(outputFiles, edit = (text) => text) {
   for (const file of outputFiles) {
     mkdirSync(dirname(file.path), { recursive: true });
-    writeFileSync(file.path, withRequire(file.text));
+    writeFileSync(file.path, edit(file.text));
   }
+}
+
+/** The launcher keeps ES modules: lazily imported parts become chunks beside it. */
+async function bundleLauncher(outdir) {
+  const { outputFiles } = await build({ ...shared, entryPoints: ['adapters/cli/launcher-main.ts'], outdir, splitting: true, format: 'esm', plugins: [trimUnused] });
+  writeOutputs(outputFiles, withRequire);
+}
+
+/**
+ * The arguments `adapters/cli/cached-program.ts` calls each part of `tern` with. Node 20 gives cached data only
+ * to scripts, so the parts are CommonJS: `import.meta.url` becomes a parameter, and so does `import()` (of a
+ * part, or of a package outside the bundle: an `import()` in a script V8 took from its cache has no loader to
+ * call in Node 20).
+ */
+const PROGRAM_PARAMETERS = 'exports, require, module, __filename, __dirname, __ternModuleUrl, __ternImport';
+const EXTERNAL_IMPORT = 'tern-external-import:';
+
+/** Marks `import()` of an external package so the output can hand it to `__ternImport` (a prefix no package text has). */
+const markExternalImports = {
+  name: 'mark-external-imports',
+  setup(build) {
+    const external = new Set(externals());
+    build.onResolve({ filter: /^[^./]/ }, ({ path, kind }) => {
+      const name = path.startsWith('@') ? path.split('/').slice(0, 2).join('/') : path.split('/')[0];
+      if (kind !== 'dynamic-import' || !(external.has(name) || path.startsWith('node:'))) return undefined;
+      return { path: `${EXTERNAL_IMPORT}${path}`, external: true };
+    });
+  },
+};
+
+/** One ES module chunk as a script: CommonJS inside a function, every `import()` handed to `__ternImport`. */
+async function asScript(text, partNames) {
+  const { code } = await transform(text.replace(/^#!.*\n/, ''), { format: 'cjs', target: 'node20', minifyWhitespace: true, minifySyntax: true });
+  // esbuild's transform re-wraps the exports object in getters of getters; parts only read named exports.
+  let body = code.replace('module.exports=__toCommonJS(stdin_exports);', 'module.exports=stdin_exports;').replaceAll(`import("${EXTERNAL_IMPORT}`, '__ternImport("');
+  for (const name of partNames) body = body.replaceAll(`import("./${name}")`, `__ternImport("./${name}")`);
+  if (body.includes(EXTERNAL_IMPORT)) throw new Error('an import() of an external package was not handed to __ternImport');
+  if (/\bimport\("\.\/|__toESM\(require\("\.\//.test(body)) throw new Error('a part imports another in a way cached-program.ts does not serve');
+  return `(function (${PROGRAM_PARAMETERS}) {"use strict";${body}\n})`;
+}
+
+/**
+ * `tern.cjs` and its parts (`*.cjs`: esbuild's chunks, so a command compiles only what it runs) and `main.js`,
+ * the bin, which knows the parts' content hash.
+ */
+async function bundleTern(outdir) {
+  const { outputFiles } = await build({
+    ...shared,
+    entryPoints: { tern: 'adapters/cli/main.ts' },
+    outdir,
+    splitting: true,
+    format: 'esm',
+    outExtension: { '.js': '.cjs' },
+    define: { 'import.meta.url': '__ternModuleUrl' },
+    plugins: [markExternalImports, trimUnused],
+  });
+  const names = outputFiles.map((file) => basename(file.path));
+  const parts = await Promise.all(outputFiles.map(async (file) => ({ path: file.path, text: await asScript(file.text, names) })));
+  writeOutputs(parts);
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(`${basename(part.path)}\n${part.text}\n`);
+  const bin = await build({ ...shared, entryPoints: { main: 'adapters/cli/bin.ts' }, outdir, format: 'esm', define: { TERN_PROGRAM_HASH: JSON.stringify(hash.digest('hex').slice(0, 16)) } });
+  writeOutputs(bin.outputFiles);
 }
 
 // `node adapters/cli/bundle.mjs` builds dist/; `node adapters/cli/bundle.mjs DIR` bundles only `tern` into DIR (the bench).
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [outdir] = process.argv.slice(2);
   if (outdir) {
-    await bundleCli(outdir, ['adapters/cli/main.ts']);
+    await bundleTern(outdir);
   } else {
     rmSync(`${root}dist`, { recursive: true, force: true });
-    await bundleCli(`${root}dist/adapters/cli`);
+    await bundleTern(`${root}dist/adapters/cli`);
+    await bundleLauncher(`${root}dist/adapters/cli`);
     // Chunks look for the built-in skills two folders up, where the unbundled build found them from dist/store.
     cpSync(`${root}skills`, `${root}dist/skills`, { recursive: true });
   }

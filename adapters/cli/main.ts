@@ -1,6 +1,4 @@
-#!/usr/bin/env -S node --v8-pool-size=1
-// One V8 worker thread keeps an idle `tern gateway` ~2.5 MB smaller. No V8 flags here: any V8 flag on the command
-// line makes Node 20 reject the code cache of its own modules (adapters/cli/memory-mode.ts).
+// `tern`. The build turns it into CommonJS scripts (so: no top-level await) that `bin.ts` runs with a V8 code cache.
 import { commands } from './commands/index.js';
 import { mainHelp } from './help.js';
 import { runCommand } from './run-command.js';
@@ -28,4 +26,6 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   process.exit(process.exitCode ?? 0);
 });
 
-process.exitCode = await main(process.argv.slice(2));
+void main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

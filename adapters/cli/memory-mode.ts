@@ -1,4 +1,12 @@
+import { channel } from 'node:diagnostics_channel';
 import { setFlagsFromString } from 'node:v8';
+
+/**
+ * Published just before a V8 flag changes: V8 code cached after it would never be accepted again. A diagnostics
+ * channel because the bin that keeps the code cache and the program it runs are bundled apart (named channels are
+ * one per process).
+ */
+export const V8_FLAGS_CHANGING = 'tern:v8-flags-changing';
 
 /**
  * A V8 flag on the command line changes V8's flag hash, and Node 20 then rejects the code cache built into it
@@ -9,5 +17,6 @@ import { setFlagsFromString } from 'node:v8';
  * grew to 16 MB semi-spaces shrinks back at its next collections: ~104 MB → ~72–78 MB RSS after 60 s idle.
  */
 export function preferMemoryOverSpeed(): void {
+  channel(V8_FLAGS_CHANGING).publish(undefined);
   setFlagsFromString('--optimize-for-size');
 }
