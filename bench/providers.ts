@@ -2,8 +2,10 @@
 // schema checks, accumulation) and what one non-streamed request costs on top of the network.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { chatCompletionsBody } from '../adapters/providers/chat-completions.js';
 import { createProviderClient } from '../adapters/providers/client.js';
-import type { ChatRequest, ProtocolFamily } from '../adapters/providers/provider.js';
+import type { ChatRequest, ProtocolFamily, ToolSpec } from '../adapters/providers/provider.js';
+import type { ChatMessage } from '../bus/index.js';
 import { percentile, round, type BenchRow } from './row.js';
 
 const families: ProtocolFamily[] = ['chat-completions', 'messages', 'generate-content'];
@@ -84,8 +86,33 @@ async function familyRows(family: ProtocolFamily): Promise<BenchRow[]> {
   }
 }
 
+const BODY_TURNS = 20_000;
+
+/**
+ * CPU per chat-completions request body of a long conversation as a turn sends it: a 40-message history that
+ * slides forward a turn at a time, a 7.5 KB system prompt whose tail changes every turn, 12 tools, and a
+ * second call with the tool round trip added.
+ */
+function chatBodyCpuUs(): number {
+  const tools: ToolSpec[] = Array.from({ length: 12 }, (_, i) => ({ name: `tool_${i}`, description: 'Does one thing. '.repeat(40), parameters: { type: 'object', properties: { path: { type: 'string' } } } }));
+  const stable = 'You are Tern. Use the tools you have when they help. '.repeat(140);
+  const ask: ChatMessage = { role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'tool_0', arguments: { path: 'a' } }] };
+  let history: ChatMessage[] = [];
+  let bytes = 0;
+  const started = process.cpuUsage();
+  for (let turn = 0; turn < BODY_TURNS; turn++) {
+    const messages: ChatMessage[] = [...history.slice(-40), { role: 'user', content: `turn ${turn}` }];
+    const request: ChatRequest = { model: 'bench', system: `${stable}\n## Runtime\n\nTurn ${turn}`, messages, tools: [...tools], stream: false };
+    bytes += chatCompletionsBody(request).length;
+    bytes += chatCompletionsBody({ ...request, messages: [...messages, ask, { role: 'tool', tool_call_id: 'c1', name: 'tool_0', content: 'ok' }] }).length;
+    history = [...history.slice(-60), { role: 'user', content: `turn ${turn}` }, { role: 'assistant', content: `done ${turn}`, tool_calls: [] }];
+  }
+  const { user, system } = process.cpuUsage(started);
+  return bytes > 0 ? (user + system) / (BODY_TURNS * 2) : 0;
+}
+
 export async function bench(): Promise<BenchRow[]> {
-  const rows: BenchRow[] = [];
+  const rows: BenchRow[] = [{ name: 'provider.chat_body_cpu_us', value: round(chatBodyCpuUs(), 2), unit: 'µs/request' }];
   for (const family of families) rows.push(...(await familyRows(family)));
   return rows;
 }

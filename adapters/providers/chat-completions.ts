@@ -1,33 +1,14 @@
-import type { ChatMessage, ChatResponse, ToolCall, Usage } from '../../bus/index.js';
+import type { ChatResponse, ToolCall, Usage } from '../../bus/index.js';
 import { normalizeAnswer } from './answer-quirks.js';
 import { isRecord, parseArguments } from './arguments.js';
 import { bearerHeaders } from './bearer.js';
+import { joinedBody } from './body-slab.js';
+import { messagesJson, wireMessage } from './chat-messages-json.js';
 import { classifyFailure } from './classify.js';
 import { completionChunkSchema, completionSchema, isCompletion, type CompletionChunk, type WireToolCall, type WireUsage } from './chat-completions-wire.js';
 import { JsonBytes, parseJson, postJson, postSse } from './http.js';
 import type { CallOptions, ChatRequest, EndpointConfig, ProviderClient, ToolSpec } from './provider.js';
-import { promptJson } from './prompt-json.js';
 import { parseWire, streamEndedEarly, withHeaders } from './wire.js';
-
-function wireMessage(message: ChatMessage): Record<string, unknown> {
-  switch (message.role) {
-    case 'system':
-    case 'user':
-      return { role: message.role, content: message.content };
-    case 'tool':
-      return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content };
-    case 'assistant': {
-      if (message.tool_calls.length === 0) return { role: 'assistant', content: message.content };
-      return {
-        role: 'assistant',
-        content: message.content === '' ? null : message.content,
-        tool_calls: message.tool_calls.map((call) => ({
-          id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) },
-        })),
-      };
-    }
-  }
-}
 
 // Tool definitions are most of a request's bytes and the same spec objects on every call (the registry caches
 // them), so each is serialized once.
@@ -44,7 +25,7 @@ function wireTool(spec: ToolSpec): string {
 
 // A turn's tool list is a new array of the same cached specs: its JSON is kept encoded (a few lists, for agents
 // with different tools) and reused while unchanged. The tools are most of a request's bytes; the system prompt's
-// JSON comes from `promptJson`, which escapes only what changed since the previous prompt.
+// JSON comes from `promptJsonParts`, which escapes only what changed since the previous prompt.
 interface ToolsBytes {
   specs: readonly ToolSpec[];
   /** `,"tools":[…]}`: the body's last field and its close. */
@@ -64,46 +45,16 @@ function toolsTail(specs: readonly ToolSpec[]): Buffer {
   return bytes;
 }
 
-function systemText(prompt: string): string {
-  return `{"role":"system","content":${promptJson(prompt)}}`;
-}
-
 // The fields this body writes itself: an `extra_body` naming one of them replaces it where it stands (and
 // integer-like names go first in any object), which only serializing the merged object does right.
 const ownFields = new Set(['model', 'messages', 'max_tokens', 'stream', 'stream_options']);
 const placedByMerge = (extra: Record<string, unknown>): boolean => Object.keys(extra).some((key) => ownFields.has(key) || /^\d+$/.test(key));
-
-// A session's history messages are the same objects turn after turn (folded once from the log), and a
-// turn's second call repeats its first call's: each message's JSON is made once.
-const wireMessages = new WeakMap<ChatMessage, string>();
-
-function messageText(message: ChatMessage): string {
-  let text = wireMessages.get(message);
-  if (text === undefined) {
-    text = JSON.stringify(wireMessage(message));
-    wireMessages.set(message, text);
-  }
-  return text;
-}
-
-function messagesText(request: ChatRequest): string {
-  const messages = request.messages.map(messageText);
-  if (request.system !== undefined) messages.unshift(systemText(request.system));
-  return `[${messages.join(',')}]`;
-}
 
 /** `extra_body`'s fields after ours, as `{...body, ...extra_body}` places them; empty when it has none. */
 function extraText(extra: Record<string, unknown> | undefined): string {
   if (extra === undefined) return '';
   const text = JSON.stringify(extra);
   return text.length > 2 ? `,${text.slice(1, -1)}` : '';
-}
-
-/** The body up to its tools, open: our fields in order, then `extra_body`'s. */
-function ownHead(request: ChatRequest, extra: Record<string, unknown> | undefined): string {
-  const maxTokens = request.maxTokens !== undefined ? `,"max_tokens":${JSON.stringify(request.maxTokens)}` : '';
-  const stream = request.stream ? ',"stream":true,"stream_options":{"include_usage":true}' : '';
-  return `{"model":${JSON.stringify(request.model)},"messages":${messagesText(request)}${maxTokens}${stream}${extraText(extra)}`;
 }
 
 function mergedHead(request: ChatRequest, extra: Record<string, unknown>): string {
@@ -114,17 +65,20 @@ function mergedHead(request: ChatRequest, extra: Record<string, unknown>): strin
   return JSON.stringify({ ...body, ...extra }).slice(0, -1);
 }
 
+/** The body up to its tools, open, in pieces: our fields in order, then `extra_body`'s. */
+function ownHead(request: ChatRequest, extra: Record<string, unknown> | undefined): string[] {
+  const maxTokens = request.maxTokens !== undefined ? `,"max_tokens":${JSON.stringify(request.maxTokens)}` : '';
+  const stream = request.stream ? ',"stream":true,"stream_options":{"include_usage":true}' : '';
+  return [`{"model":${JSON.stringify(request.model)},"messages":`, ...messagesJson(request.system, request.messages), `${maxTokens}${stream}${extraText(extra)}`];
+}
+
+const CLOSE = Buffer.from('}');
+
 /** The request body exactly as sent to `{base}/chat/completions`; `extra_body` may replace any field, `tools` too. */
 export function chatCompletionsBody(request: ChatRequest): Buffer {
   const extra = request.extraBody;
-  const head = extra && placedByMerge(extra) ? mergedHead(request, extra) : ownHead(request, extra);
-  if (request.tools.length === 0 || (extra && 'tools' in extra)) return Buffer.from(`${head}}`);
-  const tail = toolsTail(request.tools);
-  const headSize = Buffer.byteLength(head);
-  const body = Buffer.allocUnsafe(headSize + tail.length);
-  body.write(head, 0);
-  tail.copy(body, headSize);
-  return body;
+  const head = extra && placedByMerge(extra) ? [mergedHead(request, extra)] : ownHead(request, extra);
+  return joinedBody(head, request.tools.length === 0 || (extra && 'tools' in extra) ? CLOSE : toolsTail(request.tools));
 }
 
 function usageOf(usage: WireUsage): Usage | undefined {

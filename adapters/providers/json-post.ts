@@ -6,8 +6,18 @@ import type { Dispatcher } from 'undici';
 /** A whole answer to one POST: status, headers and the body as text. */
 export interface PostedAnswer {
   statusCode: number;
-  headers: IncomingHttpHeaders;
+  readonly headers: IncomingHttpHeaders;
   body: string;
+}
+
+/** The headers are read from undici's raw list when asked for: a model answer's are only read when it failed. */
+class Answer implements PostedAnswer {
+  private read?: IncomingHttpHeaders;
+  constructor(readonly statusCode: number, private readonly raw: Buffer[], readonly body: string) {}
+
+  get headers(): IncomingHttpHeaders {
+    return (this.read ??= headersOf(this.raw));
+  }
 }
 
 /** A transport failure (connection, reset, the whole request outlasting its time) with the system's code. */
@@ -69,8 +79,22 @@ const decoders = new Map<unknown, (data: Buffer) => Promise<Buffer>>([
   ['br', promisify(brotliDecompress)],
 ]);
 
+const CONTENT_ENCODING = 'content-encoding';
+
 // Node's own names for the failures undici names its way, so messages read as they did over node:http.
 const nodeCodes: Record<string, string> = { UND_ERR_SOCKET: 'ECONNRESET' };
+
+/** `headersOf(raw)['content-encoding']`, without reading the other headers. */
+function encodingOf(raw: Buffer[]): string | undefined {
+  let encoding: string | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length !== CONTENT_ENCODING.length || name.toString('latin1').toLowerCase() !== CONTENT_ENCODING) continue;
+    const value = raw[i + 1]!.toString('latin1');
+    encoding = encoding === undefined ? value : `${encoding}, ${value}`;
+  }
+  return encoding;
+}
 
 function headersOf(raw: Buffer[]): IncomingHttpHeaders {
   const headers: IncomingHttpHeaders = {};
@@ -105,7 +129,7 @@ function timedOut(reader: AnswerReader, timeoutMs: number): void {
  */
 class AnswerReader implements Dispatcher.DispatchHandlers {
   private statusCode = 0;
-  private headers: IncomingHttpHeaders = {};
+  private rawHeaders: Buffer[] = [];
   private readonly chunks: Buffer[] = [];
   private abortRequest?: (error: Error) => void;
   private stopped?: Error;
@@ -142,7 +166,7 @@ class AnswerReader implements Dispatcher.DispatchHandlers {
     // 1xx answers are interim; the real one follows.
     if (statusCode < 200) return true;
     this.statusCode = statusCode;
-    this.headers = headersOf(raw);
+    this.rawHeaders = raw;
     return true;
   }
 
@@ -154,7 +178,7 @@ class AnswerReader implements Dispatcher.DispatchHandlers {
   onComplete(): void {
     if (this.settled) return;
     const data = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
-    const decode = decoders.get(this.headers['content-encoding']);
+    const decode = decoders.get(encodingOf(this.rawHeaders));
     if (decode === undefined) return this.answer(data);
     decode(data).then((text) => this.answer(text), (error: Error) => this.fail(error));
   }
@@ -166,7 +190,7 @@ class AnswerReader implements Dispatcher.DispatchHandlers {
   private answer(data: Buffer): void {
     if (this.settled) return;
     this.finish();
-    this.resolve({ statusCode: this.statusCode, headers: this.headers, body: data.toString('utf8') });
+    this.resolve(new Answer(this.statusCode, this.rawHeaders, data.toString('utf8')));
   }
 
   private fail(error: Error & { code?: unknown }): void {

@@ -60,4 +60,37 @@ test('each request carries its own tools and system prompt, however often the li
   ]);
 });
 
+const wireOf = (message: ChatMessage): Record<string, unknown> =>
+  message.role === 'assistant' && message.tool_calls.length > 0
+    ? { role: 'assistant', content: message.content === '' ? null : message.content, tool_calls: message.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })) }
+    : message.role === 'assistant' ? { role: 'assistant', content: message.content } : message.role === 'tool' ? { role: 'tool', tool_call_id: message.tool_call_id, content: message.content } : message;
+const plainBody = (request: ChatRequest): string =>
+  JSON.stringify({ model: request.model, messages: [...(request.system === undefined ? [] : [{ role: 'system', content: request.system }]), ...request.messages.map(wireOf)] });
+
+test('a conversation whose lists grow, slide forward, restart and fork is sent exactly as each list is, call after call', () => {
+  let history: ChatMessage[] = [];
+  const sent: string[] = [];
+  const expected: string[] = [];
+  const send = (request: ChatRequest) => {
+    sent.push(chatCompletionsJson(request));
+    expected.push(plainBody(request));
+  };
+  for (let turn = 0; turn < 12; turn++) {
+    const asked: ChatMessage = { role: 'user', content: `turn ${turn} «ü»` };
+    const first = [...history.slice(-6), asked];
+    const system = turn % 3 === 0 ? 'be brief' : `be brief, it is ${turn}`;
+    send({ ...base, system, messages: first });
+    send({ ...base, system, messages: [...first, askTool, toolAnswer] });
+    if (turn % 4 === 3) send({ ...base, system: undefined, messages: [...first.slice(0, 2), reply] });
+    history = turn === 7 ? [] : [...history, { role: 'user', content: asked.content }, { role: 'assistant', content: `done ${turn}`, tool_calls: [] }];
+  }
+  assert.equal(sent, expected);
+});
+
+test('bodies of any size and script are whole and exact, one after another', () => {
+  const sizes = [0, 1, 4095, 4096, 20_000, 70_000, 3, 60_000, 65_000, 10];
+  const requests = sizes.flatMap((size) => ['a', 'é', '🙂'].map((unit) => ({ ...base, messages: [{ role: 'user' as const, content: unit.repeat(size) }] })));
+  assert.equal(requests.map(chatCompletionsJson), requests.map(plainBody));
+});
+
 test.run();

@@ -1,12 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { promptJson } from '../../adapters/providers/prompt-json.js';
+import { promptJsonParts } from '../../adapters/providers/prompt-json.js';
 
 const prefix = `## Identity\n\nYou are "Tern" \\ a tab\there.\n${'Files and skills. '.repeat(80)}`;
 const pair = '\u{1F600}';
 
 // Each case is a sequence of prompts given in order; every literal must equal JSON.stringify's. A case's prompts
-// start with its own name, so what an earlier case taught `promptJson` never applies.
+// start with its own name, so what an earlier case taught `promptJsonParts` never applies.
 const CASES: Array<[string, string[]]> = [
   ['a short prompt', ['hello "you"']],
   ['the same prompt twice', [`${prefix}Time: 10:00`, `${prefix}Time: 10:00`]],
@@ -20,8 +20,8 @@ const CASES: Array<[string, string[]]> = [
 ];
 
 for (const [name, prompts] of CASES) {
-  test(`promptJson equals JSON.stringify: ${name}`, () => {
-    for (const prompt of prompts.map((p) => `${name}: ${p}`)) assert.is(promptJson(prompt), JSON.stringify(prompt));
+  test(`promptJsonParts joined equals JSON.stringify: ${name}`, () => {
+    for (const prompt of prompts.map((p) => `${name}: ${p}`)) assert.is(promptJsonParts(prompt).join(''), JSON.stringify(prompt));
   });
 }
 
