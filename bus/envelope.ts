@@ -1,16 +1,21 @@
 import { z } from 'zod';
+import { lazySchema } from './events/lazy-schema.js';
 
 /** Correlation keys an event may carry; the log indexes `session` and `turn`. */
-export const correlationSchema = z.object({
-  agent: z.string().min(1).optional(),
-  session: z.string().min(1).optional(),
-  turn: z.string().min(1).optional(),
-});
-export type Correlation = z.infer<typeof correlationSchema>;
+export const correlationSchema = lazySchema(() =>
+  z.object({
+    agent: z.string().min(1).optional(),
+    session: z.string().min(1).optional(),
+    turn: z.string().min(1).optional(),
+  }),
+);
+export type Correlation = z.infer<ReturnType<typeof correlationSchema>>;
 
 /** The part of an envelope the log assigns when it appends. */
-export const stampSchema = z.object({
-  seq: z.number().int().positive(),
-  at: z.number().int().nonnegative(),
-});
-export type Stamp = z.infer<typeof stampSchema>;
+export const stampSchema = lazySchema(() =>
+  z.object({
+    seq: z.number().int().positive(),
+    at: z.number().int().nonnegative(),
+  }),
+);
+export type Stamp = z.infer<ReturnType<typeof stampSchema>>;

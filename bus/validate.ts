@@ -14,10 +14,10 @@ export function validateDraft<T extends EventType>(draft: EventDraft<T>): ValidD
   const type: string = draft.type;
   if (!isEventType(type)) throw new InvalidEventError(type, ['unknown event type']);
   if (!(isKey(draft.agent) && isKey(draft.session) && isKey(draft.turn))) {
-    const keys = correlationSchema.safeParse({ agent: draft.agent, session: draft.session, turn: draft.turn });
+    const keys = correlationSchema().safeParse({ agent: draft.agent, session: draft.session, turn: draft.turn });
     if (!keys.success) throw new InvalidEventError(type, describe(keys.error.issues));
   }
-  const data = eventCatalogue[type].safeParse(draft.data);
+  const data = eventCatalogue[type]().safeParse(draft.data);
   if (!data.success) throw new InvalidEventError(type, describe(data.error.issues));
   // Copied, then `data` set: `{ ...draft, data }` of a draft built as publishers build it costs three times as much.
   const valid: Record<string, unknown> = Object.assign({}, draft);

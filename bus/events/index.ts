@@ -7,7 +7,10 @@ import { systemEvents } from './system.js';
 import { toolEvents } from './tool.js';
 import { turnEvents } from './turn.js';
 
-/** Every event type Tern knows, each with its one data schema. Domains add theirs in their own file. */
+/**
+ * Every event type Tern knows, each with its one data schema, built on first use (`lazySchema`). Domains add
+ * theirs in their own file.
+ */
 export const eventCatalogue = {
   ...messageEvents,
   ...turnEvents,
@@ -19,8 +22,9 @@ export const eventCatalogue = {
 
 export type EventCatalogue = typeof eventCatalogue;
 export type EventType = keyof EventCatalogue;
-export type EventData<T extends EventType> = z.output<EventCatalogue[T]>;
-export type EventDataInput<T extends EventType> = z.input<EventCatalogue[T]>;
+export type EventSchema<T extends EventType> = ReturnType<EventCatalogue[T]>;
+export type EventData<T extends EventType> = z.output<EventSchema<T>>;
+export type EventDataInput<T extends EventType> = z.input<EventSchema<T>>;
 
 /** A stamped event as the log stores it and the bus delivers it; a union discriminated by `type`. */
 export type Envelope<T extends EventType = EventType> = T extends EventType

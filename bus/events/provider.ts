@@ -1,71 +1,86 @@
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.js';
 
-export const toolCallSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  arguments: z.record(z.string(), z.unknown()),
-  /** Opaque provider data that must be sent back unchanged (e.g. generate-content `thoughtSignature`). */
-  signature: z.string().optional(),
-});
-export type ToolCall = z.infer<typeof toolCallSchema>;
-
-export const chatMessageSchema = z.discriminatedUnion('role', [
-  z.object({ role: z.literal('system'), content: z.string() }),
-  z.object({ role: z.literal('user'), content: z.string() }),
+export const toolCallSchema = lazySchema(() =>
   z.object({
-    role: z.literal('assistant'),
-    content: z.string(),
-    tool_calls: z.array(toolCallSchema).default([]),
-    reasoning: z.string().optional(),
-    /** Opaque proof the vendor attached to its reasoning (messages `thinking.signature`), sent back unchanged. */
-    reasoning_signature: z.string().optional(),
+    id: z.string(),
+    name: z.string(),
+    arguments: z.record(z.string(), z.unknown()),
+    /** Opaque provider data that must be sent back unchanged (e.g. generate-content `thoughtSignature`). */
+    signature: z.string().optional(),
   }),
-  z.object({ role: z.literal('tool'), tool_call_id: z.string(), name: z.string(), content: z.string() }),
-]);
-export type ChatMessage = z.infer<typeof chatMessageSchema>;
+);
+export type ToolCall = z.infer<ReturnType<typeof toolCallSchema>>;
 
-export const usageSchema = z.object({
-  input_tokens: z.number().int().nonnegative(),
-  output_tokens: z.number().int().nonnegative(),
-});
-export type Usage = z.infer<typeof usageSchema>;
+export const chatMessageSchema = lazySchema(() =>
+  z.discriminatedUnion('role', [
+    z.object({ role: z.literal('system'), content: z.string() }),
+    z.object({ role: z.literal('user'), content: z.string() }),
+    z.object({
+      role: z.literal('assistant'),
+      content: z.string(),
+      tool_calls: z.array(toolCallSchema()).default([]),
+      reasoning: z.string().optional(),
+      /** Opaque proof the vendor attached to its reasoning (messages `thinking.signature`), sent back unchanged. */
+      reasoning_signature: z.string().optional(),
+    }),
+    z.object({ role: z.literal('tool'), tool_call_id: z.string(), name: z.string(), content: z.string() }),
+  ]),
+);
+export type ChatMessage = z.infer<ReturnType<typeof chatMessageSchema>>;
 
-export const chatResponseSchema = z.object({
-  text: z.string(),
-  reasoning: z.string().optional(),
-  reasoning_signature: z.string().optional(),
-  tool_calls: z.array(toolCallSchema),
-  usage: usageSchema.optional(),
-  finish_reason: z.string().optional(),
-});
-export type ChatResponse = z.infer<typeof chatResponseSchema>;
+export const usageSchema = lazySchema(() =>
+  z.object({
+    input_tokens: z.number().int().nonnegative(),
+    output_tokens: z.number().int().nonnegative(),
+  }),
+);
+export type Usage = z.infer<ReturnType<typeof usageSchema>>;
 
-export const providerErrorCodeSchema = z.enum([
-  'auth', 'rate_limit', 'billing', 'overloaded', 'timeout', 'network', 'context_overflow', 'bad_request', 'unknown',
-]);
-export type ProviderErrorCode = z.infer<typeof providerErrorCodeSchema>;
+export const chatResponseSchema = lazySchema(() =>
+  z.object({
+    text: z.string(),
+    reasoning: z.string().optional(),
+    reasoning_signature: z.string().optional(),
+    tool_calls: z.array(toolCallSchema()),
+    usage: usageSchema().optional(),
+    finish_reason: z.string().optional(),
+  }),
+);
+export type ChatResponse = z.infer<ReturnType<typeof chatResponseSchema>>;
+
+export const providerErrorCodeSchema = lazySchema(() =>
+  z.enum(['auth', 'rate_limit', 'billing', 'overloaded', 'timeout', 'network', 'context_overflow', 'bad_request', 'unknown']),
+);
+export type ProviderErrorCode = z.infer<ReturnType<typeof providerErrorCodeSchema>>;
 
 export const providerEvents = {
-  'provider.requested': z.object({
-    model_name: z.string(),
-    stream: z.boolean(),
-    iteration: z.number().int().nonnegative(),
-    message_count: z.number().int().nonnegative(),
-  }),
-  'provider.chunk': z.object({ kind: z.enum(['text', 'reasoning']), delta: z.string() }),
+  'provider.requested': lazySchema(() =>
+    z.object({
+      model_name: z.string(),
+      stream: z.boolean(),
+      iteration: z.number().int().nonnegative(),
+      message_count: z.number().int().nonnegative(),
+    }),
+  ),
+  'provider.chunk': lazySchema(() => z.object({ kind: z.enum(['text', 'reasoning']), delta: z.string() })),
   /** The whole answer: what rerun answers from instead of calling the model. */
-  'provider.responded': chatResponseSchema.extend({ iteration: z.number().int().nonnegative() }),
-  'provider.failed': z.object({
-    code: providerErrorCodeSchema,
-    message: z.string(),
-    status: z.number().int().optional(),
-    model_name: z.string(),
-    key_index: z.number().int().nonnegative().optional(),
-  }),
-  'provider.retried': z.object({
-    code: providerErrorCodeSchema,
-    attempt: z.number().int().positive(),
-    next_model: z.string().optional(),
-    delay_ms: z.number().int().nonnegative(),
-  }),
+  'provider.responded': lazySchema(() => chatResponseSchema().extend({ iteration: z.number().int().nonnegative() })),
+  'provider.failed': lazySchema(() =>
+    z.object({
+      code: providerErrorCodeSchema(),
+      message: z.string(),
+      status: z.number().int().optional(),
+      model_name: z.string(),
+      key_index: z.number().int().nonnegative().optional(),
+    }),
+  ),
+  'provider.retried': lazySchema(() =>
+    z.object({
+      code: providerErrorCodeSchema(),
+      attempt: z.number().int().positive(),
+      next_model: z.string().optional(),
+      delay_ms: z.number().int().nonnegative(),
+    }),
+  ),
 } as const;

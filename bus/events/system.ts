@@ -1,30 +1,35 @@
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.js';
 
 export const systemEvents = {
   /** The first event a writing process appends: turns begun before it and never ended were cut off. */
-  'runtime.started': z.object({ pid: z.number().int(), command: z.string() }),
-  'session.cleared': z.object({ session_key: z.string() }),
+  'runtime.started': lazySchema(() => z.object({ pid: z.number().int(), command: z.string() })),
+  'session.cleared': lazySchema(() => z.object({ session_key: z.string() })),
   /** A live actor moved between machine states; the dashboard's machines view is a fold of these. */
-  'actor.transitioned': z.object({
-    actor: z.string(),
-    machine: z.string(),
-    from: z.string().optional(),
-    to: z.string(),
-    event: z.string(),
-    /** The few context values a person reading the board needs, e.g. a session's `queued` messages. */
-    context: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
-  }),
-  'actor.stopped': z.object({ actor: z.string(), machine: z.string(), reason: z.string().optional() }),
-  'heartbeat.ticked': z.object({ outcome: z.enum(['ran', 'skipped']), reason: z.string().optional() }),
-  'cron.fired': z.object({ job: z.string(), kind: z.string() }),
-  'learning.recorded': z.object({ task: z.string(), success: z.boolean() }),
-  'config.reloaded': z.object({ changed: z.array(z.string()) }),
-  'config.rejected': z.object({ problems: z.array(z.string()) }),
-  'gateway.started': z.object({ pid: z.number().int(), channels: z.array(z.string()) }),
-  'gateway.stopping': z.object({ signal: z.string().optional() }),
-  'gateway.restart.requested': z.object({ by: z.string() }),
-  'gateway.start.requested': z.object({ by: z.string() }),
-  'gateway.stop.requested': z.object({ by: z.string() }),
-  'channel.connected': z.object({ channel: z.string(), account: z.string() }),
-  'channel.failed': z.object({ channel: z.string(), account: z.string(), message: z.string(), restart_in_ms: z.number().int().nonnegative().optional() }),
+  'actor.transitioned': lazySchema(() =>
+    z.object({
+      actor: z.string(),
+      machine: z.string(),
+      from: z.string().optional(),
+      to: z.string(),
+      event: z.string(),
+      /** The few context values a person reading the board needs, e.g. a session's `queued` messages. */
+      context: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+    }),
+  ),
+  'actor.stopped': lazySchema(() => z.object({ actor: z.string(), machine: z.string(), reason: z.string().optional() })),
+  'heartbeat.ticked': lazySchema(() => z.object({ outcome: z.enum(['ran', 'skipped']), reason: z.string().optional() })),
+  'cron.fired': lazySchema(() => z.object({ job: z.string(), kind: z.string() })),
+  'learning.recorded': lazySchema(() => z.object({ task: z.string(), success: z.boolean() })),
+  'config.reloaded': lazySchema(() => z.object({ changed: z.array(z.string()) })),
+  'config.rejected': lazySchema(() => z.object({ problems: z.array(z.string()) })),
+  'gateway.started': lazySchema(() => z.object({ pid: z.number().int(), channels: z.array(z.string()) })),
+  'gateway.stopping': lazySchema(() => z.object({ signal: z.string().optional() })),
+  'gateway.restart.requested': lazySchema(() => z.object({ by: z.string() })),
+  'gateway.start.requested': lazySchema(() => z.object({ by: z.string() })),
+  'gateway.stop.requested': lazySchema(() => z.object({ by: z.string() })),
+  'channel.connected': lazySchema(() => z.object({ channel: z.string(), account: z.string() })),
+  'channel.failed': lazySchema(() =>
+    z.object({ channel: z.string(), account: z.string(), message: z.string(), restart_in_ms: z.number().int().nonnegative().optional() }),
+  ),
 } as const;
