@@ -20,12 +20,16 @@ function externals() {
   return Object.keys(dependencies).filter((name) => !INLINED.includes(name));
 }
 
+/** The Telegram channel uses grammY's Bot API client and its errors, not its bot framework (grammY's `exports` map hides these files). */
+const GRAMMY_CORE = "export { Api } from './out/core/api.js'; export { GrammyError, HttpError } from './out/core/error.js';";
+
 /**
  * Parts of inlined packages the CLI never runs, left out so Node need not parse them at every start:
  * rxjs from its ES module build (Node's export condition picks CommonJS, which cannot be tree-shaken);
  * zod's messages in other languages (zod selects English and we never select another);
  * whatwg-url (with tr46's Unicode tables, ~300 KB), which grammy's node-fetch takes only where Node
- * has no `URL` of its own (`Url.URL || whatwgUrl.URL`), and Node 20 always has one.
+ * has no `URL` of its own (`Url.URL || whatwgUrl.URL`), and Node 20 always has one; grammY's bot framework
+ * (context, composer, filters: half of its code), which the Telegram channel never uses.
  */
 const trimUnused = {
   name: 'trim-unused',
@@ -33,6 +37,8 @@ const trimUnused = {
     build.onResolve({ filter: /^rxjs$/ }, () => ({ path: `${root}node_modules/rxjs/dist/esm/index.js` }));
     build.onResolve({ filter: /\/locales\/index\.js$/ }, ({ path, importer }) => (/zod[\\/]v4[\\/]/.test(importer) ? { path, namespace: 'trimmed' } : undefined));
     build.onLoad({ filter: /.*/, namespace: 'trimmed' }, () => ({ contents: "export { default as en } from 'zod/v4/locales/en.js';", resolveDir: root }));
+    build.onResolve({ filter: /^grammy$/ }, ({ importer }) => (/adapters[\\/]channels[\\/]telegram\.ts$/.test(importer) ? { path: 'grammy', namespace: 'grammy-core' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'grammy-core' }, () => ({ contents: GRAMMY_CORE, resolveDir: `${root}node_modules/grammy`, loader: 'js' }));
     build.onResolve({ filter: /^whatwg-url$/ }, ({ importer }) => (/node-fetch[\\/]/.test(importer) ? { path: 'whatwg-url', namespace: 'unused-url' } : undefined));
     build.onLoad({ filter: /.*/, namespace: 'unused-url' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
   },
