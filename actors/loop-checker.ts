@@ -1,6 +1,6 @@
 import { createActor, type Actor } from 'xstate';
 import type { ToolCall } from '../bus/index.js';
-import { loopDetectionMachine, type LoopDetectionEvent, type LoopDetectionInput } from '../machines/loop-detection.js';
+import { loopDetectionMachine, turnStart, type LoopDetectionInput, type ToolCalled } from '../machines/loop-detection.js';
 import type { LoopVerdict } from '../machines/turn.js';
 
 export interface LoopChecker {
@@ -14,7 +14,6 @@ export interface LoopChecker {
 const idle: Actor<typeof loopDetectionMachine>[] = [];
 const MAX_IDLE = 256;
 
-type ToolCalled = Extract<LoopDetectionEvent, { type: 'TOOL_CALLED' }>;
 const called = (call: ToolCall): ToolCalled => ({ type: 'TOOL_CALLED', name: call.name, arguments: call.arguments });
 
 /** A machine for a new turn, which has seen `first`: a reused one starts over and counts it in one step. */
@@ -34,15 +33,23 @@ function started(settings: LoopDetectionInput, first: ToolCalled): Actor<typeof 
 /**
  * One turn's loop-detection machine as a live actor: each call is sent to it and its state read back.
  * A live actor answers in microseconds, where a pure `transition()` of the same machine costs ~100 µs.
+ * A turn's first call needs no machine: `TURN_STARTED` has no guard, so the machine's `turnStart` gives its
+ * verdict, and a turn with one tool call (most of them) steps no machine at all. A second call takes one, which
+ * starts over with the first call and then counts the second.
  */
 export function loopChecker(settings: LoopDetectionInput): LoopChecker {
-  // Taken at the turn's first call, so that call and the start over are one step.
+  let first: ToolCalled | undefined;
   let actor: Actor<typeof loopDetectionMachine> | undefined;
   let released = false;
   return {
     check(call) {
-      if (actor) actor.send(called(call));
-      else actor = started(settings, called(call));
+      if (!first) {
+        first = called(call);
+        const { state, context } = turnStart(settings, first);
+        return { state, streak: context.streak };
+      }
+      actor ??= started(settings, first);
+      actor.send(called(call));
       const snapshot = actor.getSnapshot();
       return { state: snapshot.value, streak: snapshot.context.streak };
     },

@@ -1,5 +1,5 @@
 import type { Actor, AnyStateMachine, EventFromLogic, SnapshotFrom, StateValue } from 'xstate';
-import { draftOf, type Bus, type Correlation } from '../bus/index.js';
+import { draftOf, type Bus, type Correlation, type EventDataInput } from '../bus/index.js';
 import { stateName } from './machine-state.js';
 
 /** Context values a person reading the machines board needs (a session's queue length, an agent's sessions). */
@@ -35,6 +35,8 @@ function sameShown(a: ShownContext, b: ShownContext): boolean {
 export class MachineActor<M extends AnyStateMachine> {
   private current: string;
   private shown: ShownContext;
+  /** A view shows the same keys at every move: only a view with some adds `context`. */
+  private readonly showsContext: boolean;
   private stopped = false;
 
   constructor(private readonly actor: Actor<M>, private readonly ports: MachineActorPorts<M>) {
@@ -43,6 +45,7 @@ export class MachineActor<M extends AnyStateMachine> {
     const { value, shown } = ports.view(actor.getSnapshot());
     this.current = stateName(value);
     this.shown = shown;
+    this.showsContext = Object.keys(shown).length > 0;
     if (ports.announce !== false) this.announce('xstate.init');
   }
 
@@ -76,8 +79,11 @@ export class MachineActor<M extends AnyStateMachine> {
     bus.publish(draftOf(correlation, 'actor.stopped', { actor: id, machine, reason }));
   }
 
+  // `context` is set on the data, not spread into it: a spread of a maybe-empty object made two more per move.
   private publish(from: string | undefined, event: string): void {
     const { bus, correlation, id, machine } = this.ports;
-    bus.publish(draftOf(correlation, 'actor.transitioned', { actor: id, machine, from, to: this.current, event, ...(Object.keys(this.shown).length ? { context: this.shown } : {}) }));
+    const data: EventDataInput<'actor.transitioned'> = { actor: id, machine, from, to: this.current, event };
+    if (this.showsContext) data.context = this.shown;
+    bus.publish(draftOf(correlation, 'actor.transitioned', data));
   }
 }

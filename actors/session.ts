@@ -19,6 +19,8 @@ import type { TodoTool } from './todo-tool.js';
 import { summarizeIfLong } from './summarizer.js';
 import { runTurn, type Toolbox, type TurnHandle, type TurnSettings } from './turn-runner.js';
 
+const MESSAGE = { type: 'MESSAGE' } as const;
+
 function specsFor(tools: ToolRegistry, names: readonly string[]): ToolSpec[] {
   const wanted = new Set(names);
   return tools.specs().filter((s) => wanted.has(s.name));
@@ -278,7 +280,8 @@ export class SessionActor {
 
   private skillFor(forced: SkillInfo | undefined): SkillInfo | undefined {
     if (forced) return forced;
-    this.override.send({ type: 'MESSAGE' });
+    // Most messages find nothing armed and nothing to clear: the machine's `can` says so without a step.
+    if (this.override.getSnapshot().can(MESSAGE)) this.override.send(MESSAGE);
     const applies = this.override.getSnapshot().context.applies;
     return applies ? this.services.skills().find((s) => s.name === applies) : undefined;
   }

@@ -91,7 +91,9 @@ export class TodoTool implements Tool<TodoArguments> {
   private send(key: string, event: TodoPlanEvent): TodoOutcome {
     const held = this.plans.get(key);
     const actor = held ?? (this.idle ??= this.spawn());
-    actor.send(event);
+    // A read that changes nothing (the idle machine already reports no plan) needs no step: `can` asks the machine.
+    // Other events are sent as they are: `can` would parse a write's list once more.
+    if (event.type !== 'READ' || actor.getSnapshot().can(event)) actor.send(event);
     const snapshot = actor.getSnapshot();
     const stored = snapshot.status === 'active' && snapshot.value === 'stored';
     if (stored && !held) this.adopt(key, actor);

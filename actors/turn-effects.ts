@@ -1,6 +1,6 @@
 import { fromCallback, type CallbackActorLogic } from 'xstate';
 import type { ChatResponse, ToolCall } from '../bus/index.js';
-import type { BuiltPrompt, LoopVerdict, ModelCall, ToolOutcome, TurnAnswer, TurnRef, TurnRequest } from '../machines/turn.js';
+import type { BuiltPrompt, LoopCheck, LoopVerdict, ModelCall, ToolOutcome, TurnAnswer, TurnRef, TurnRequest } from '../machines/turn.js';
 
 /** How a host does a turn's work; `turn` tells a host that serves many turns which one asks. */
 export interface TurnWork {
@@ -27,8 +27,9 @@ function attempt<T>(work: () => T | Promise<T>): Promise<T> {
 /**
  * The logic of a turn's effects actor: it starts what a turn machine requests at once and answers when the work
  * settles, always in a later microtask (as an invoked promise would), so an answer never reaches a turn in the
- * middle of its previous step. One actor can serve every turn of a process; each turn has one abort signal,
- * which `CANCEL` aborts.
+ * middle of its previous step. The tool call an answer leads to is judged by loop detection before the answer
+ * goes out, in call order as before. One actor can serve every turn of a process; each turn has one abort
+ * signal, which `CANCEL` aborts.
  */
 export function turnEffects(work: TurnWork, deliver: Deliver = send): CallbackActorLogic<TurnRequest> {
   const controllers = new WeakMap<TurnRef, AbortController>();
@@ -44,17 +45,24 @@ export function turnEffects(work: TurnWork, deliver: Deliver = send): CallbackAc
   const answer = <T>(turn: TurnRef, settled: Promise<T>, wrap: (value: T) => TurnAnswer): void => {
     settled.then((value) => reply(turn, wrap(value)), (error: unknown) => reply(turn, { type: 'FAILED', error }));
   };
+  // A check that throws fails the turn once the answer it rides on is recorded. A turn that ended judges nothing.
+  const judged = (turn: TurnRef, call: ToolCall | undefined): LoopCheck | undefined => {
+    if (!call || turn.getSnapshot().status !== 'active') return undefined;
+    try {
+      return work.checkLoop(call, turn);
+    } catch (error) {
+      return { state: 'failed', error };
+    }
+  };
   const handle = (request: TurnRequest): void => {
     const { turn } = request;
     switch (request.type) {
       case 'BUILD_PROMPT':
         return answer(turn, attempt(() => work.buildPrompt(turn)), (prompt) => ({ type: 'PROMPT_BUILT', prompt }));
       case 'CALL_MODEL':
-        return answer(turn, attempt(() => work.callModel(request.call, signalOf(turn), turn)), (model) => ({ type: 'MODEL_ANSWERED', answer: model }));
-      case 'CHECK_LOOP':
-        return answer(turn, attempt(() => work.checkLoop(request.call, turn)), (verdict) => ({ type: 'LOOP_CHECKED', verdict }));
+        return answer(turn, attempt(() => work.callModel(request.call, signalOf(turn), turn)), (model) => ({ type: 'MODEL_ANSWERED', answer: model, loop: judged(turn, model.tool_calls[0]) }));
       case 'RUN_TOOL':
-        return answer(turn, attempt(() => work.runTool(request.call, signalOf(turn), turn)), (outcome) => ({ type: 'TOOL_RAN', outcome }));
+        return answer(turn, attempt(() => work.runTool(request.call, signalOf(turn), turn)), (outcome) => ({ type: 'TOOL_RAN', outcome, loop: judged(turn, request.next) }));
       case 'CANCEL':
         return controllers.get(turn)?.abort();
     }

@@ -12,7 +12,7 @@ export const loopDetectionSettingsSchema = z.object({
 });
 export type LoopDetectionInput = z.infer<typeof loopDetectionSettingsSchema>;
 
-type ToolCalled = { type: 'TOOL_CALLED'; name: string; arguments: unknown };
+export type ToolCalled = { type: 'TOOL_CALLED'; name: string; arguments: unknown };
 
 /**
  * `TOOL_CALLED`: every tool call of the turn, in order, with the complete arguments the model sent.
@@ -61,6 +61,18 @@ function counted(context: LoopDetectionContext, call: ToolCalled): LoopDetection
 }
 
 /**
+ * Where `TURN_STARTED` leads: its transition has no guard, so the state and context depend on the event alone. A
+ * disabled machine and an uncounted call leave the fresh context as it is; a counted first call can never reach
+ * repeat_threshold (at least 2), so the state is `normal` (or `disabled`, through `normal`'s eventless move).
+ * A host that has seen only a turn's first call can read its verdict here instead of stepping a machine.
+ */
+export function turnStart(settings: LoopDetectionInput, first?: ToolCalled): { state: 'normal' | 'disabled'; context: LoopDetectionContext } {
+  const fresh: LoopDetectionContext = { settings, lastCall: null, lastName: null, streak: 0 };
+  const counts = first !== undefined && settings.enabled && first.name !== UNCOUNTED_TOOL;
+  return { state: settings.enabled ? 'normal' : 'disabled', context: counts ? counted(fresh, first) : fresh };
+}
+
+/**
  * Identical consecutive tool calls within one turn: `normal` → `warning` at `repeat_threshold` (the
  * host adds `loopWarning` for the model) → `stopped` at `critical_threshold` (the host ends the turn
  * with a final response). A different call goes back to `normal`. With `enabled: false` it stays
@@ -77,11 +89,7 @@ export const loopDetectionMachine = setup({
     resetStreak: assign({ lastCall: null, lastName: null, streak: 0 }),
     startOver: assign(({ event }) => {
       const { settings, first } = event as Extract<LoopDetectionEvent, { type: 'TURN_STARTED' }>;
-      const fresh: LoopDetectionContext = { settings, lastCall: null, lastName: null, streak: 0 };
-      // A disabled machine and an uncounted call leave the fresh context as it is. A counted first call can
-      // never reach repeat_threshold (at least 2), so it always leaves the machine in `normal`.
-      if (!first || !settings.enabled || first.name === UNCOUNTED_TOOL) return fresh;
-      return counted(fresh, first);
+      return turnStart(settings, first).context;
     }),
     // Placeholders: the hosting actor provides the real effects with machine.provide.
     warnModel: (_, _params: { name: string; count: number }) => {},

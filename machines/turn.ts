@@ -22,17 +22,23 @@ export interface LoopVerdict {
   streak: number;
 }
 
+/** The verdict on the call about to run, or what kept the loop-detection machine from giving one. */
+export type LoopCheck = LoopVerdict | { state: 'failed'; error: unknown };
+
 export interface ToolOutcome {
   ok: boolean;
   content: string;
 }
 
-/** The effects actor's answer to one request; a request whose work throws is answered with `FAILED`. */
+/**
+ * The effects actor's answer to one request; a request whose work throws is answered with `FAILED`. An answer
+ * that leads to a tool call carries the loop check of that call (the answer's first call; the call after the
+ * one that ran), so checking it is no step of its own.
+ */
 export type TurnAnswer =
   | { type: 'PROMPT_BUILT'; prompt: BuiltPrompt }
-  | { type: 'MODEL_ANSWERED'; answer: ChatResponse }
-  | { type: 'LOOP_CHECKED'; verdict: LoopVerdict }
-  | { type: 'TOOL_RAN'; outcome: ToolOutcome }
+  | { type: 'MODEL_ANSWERED'; answer: ChatResponse; loop?: LoopCheck }
+  | { type: 'TOOL_RAN'; outcome: ToolOutcome; loop?: LoopCheck }
   | { type: 'FAILED'; error: unknown };
 
 export type TurnEvent = { type: 'STOP' } | { type: 'ABORT'; reason: string } | TurnAnswer;
@@ -41,14 +47,14 @@ export type TurnEvent = { type: 'STOP' } | { type: 'ABORT'; reason: string } | T
 export type TurnRef = ActorRef<Snapshot<unknown>, TurnEvent>;
 
 /**
- * Every side effect of a turn is a request to its effects actor, answered with one `TurnAnswer`. `CANCEL`
+ * Every side effect of a turn is a request to its effects actor, answered with one `TurnAnswer`. `CALL_MODEL`
+ * is answered with the loop check of the answer's first tool call, `RUN_TOOL` with that of `next`. `CANCEL`
  * (the turn was stopped or aborted) ends the work still running for it and is not answered.
  */
 export type TurnRequest =
   | { type: 'BUILD_PROMPT'; turn: TurnRef }
   | { type: 'CALL_MODEL'; turn: TurnRef; call: ModelCall }
-  | { type: 'CHECK_LOOP'; turn: TurnRef; call: ToolCall }
-  | { type: 'RUN_TOOL'; turn: TurnRef; call: ToolCall }
+  | { type: 'RUN_TOOL'; turn: TurnRef; call: ToolCall; next?: ToolCall }
   | { type: 'CANCEL'; turn: TurnRef };
 
 type WithoutTurn<R> = R extends TurnRequest ? Omit<R, 'turn'> : never;
@@ -84,7 +90,7 @@ interface TurnContext {
   tools: string[];
   /** Model calls made so far in this turn. */
   iteration: number;
-  /** Tool calls of the latest answer still to run, in order; the first is the one being checked or run. */
+  /** Tool calls of the latest answer still to run, in order; the first is the one being run. */
   calls: ToolCall[];
   /** The loop-detection machine's verdict on the current call. */
   loop: LoopVerdict;
@@ -105,6 +111,27 @@ function failure(error: unknown): { code: string; message: string } {
 }
 
 const currentCall = (context: TurnContext): ToolCall => context.calls[0]!;
+
+/** The loop check an answer carries: only those that lead to a tool call have one. */
+const loopCheckOf = (event: TurnEvent): LoopCheck | undefined => (event.type === 'MODEL_ANSWERED' || event.type === 'TOOL_RAN' ? event.loop : undefined);
+
+/** The verdict an answer carries, if it carries one and the check did not fail. */
+function verdictOf(event: TurnEvent): LoopVerdict | undefined {
+  const check = loopCheckOf(event);
+  return check?.state === 'failed' ? undefined : check;
+}
+
+/** What failed: the work of a `FAILED` answer, or the loop check an answer carries. */
+function errorOf(event: TurnEvent): unknown {
+  if (event.type === 'FAILED') return event.error;
+  const check = loopCheckOf(event);
+  return check?.state === 'failed' ? check.error : undefined;
+}
+
+const responded = ({ context, event }: { context: TurnContext; event: TurnEvent }): TurnRecord => ({
+  type: 'provider.responded',
+  data: Object.assign({}, (event as Extract<TurnAnswer, { type: 'MODEL_ANSWERED' }>).answer, { iteration: context.iteration }),
+});
 
 const replyOf = (answer: ChatResponse): string => (answer.text.trim() === '' ? turnTexts.emptyAnswer : answer.text);
 
@@ -136,13 +163,23 @@ const turnSetup = setup({
     }),
     endForStop: assign({ ending: { reason: 'stop_requested' as const }, reply: turnTexts.stopRequested }),
     endForFailure: assign(({ event }) => {
-      const { code, message } = failure((event as Extract<TurnAnswer, { type: 'FAILED' }>).error);
+      const { code, message } = failure(errorOf(event));
       return { ending: { reason: 'failed' as const, code, message }, reply: turnTexts.failed(message) };
+    }),
+    // The answer's calls become the turn's, the first with its verdict.
+    takeCalls: assign(({ context, event }) => {
+      const { answer } = event as Extract<TurnAnswer, { type: 'MODEL_ANSWERED' }>;
+      return {
+        calls: answer.tool_calls,
+        messages: [...context.messages, { role: 'assistant' as const, content: answer.text, tool_calls: answer.tool_calls, reasoning: answer.reasoning }],
+        loop: verdictOf(event) ?? context.loop,
+      };
     }),
   },
   guards: {
     hasToolCalls: ({ event }) => (event as Extract<TurnAnswer, { type: 'MODEL_ANSWERED' }>).answer.tool_calls.length > 0,
-    loopStops: ({ event }) => (event as Extract<TurnAnswer, { type: 'LOOP_CHECKED' }>).verdict.state === 'stopped',
+    loopCheckFailed: ({ event }) => loopCheckOf(event)?.state === 'failed',
+    loopStops: ({ event }) => loopCheckOf(event)?.state === 'stopped',
     loopWarned: ({ context }) => context.loop.state === 'warning',
     // The call that just ran is still first in `calls`.
     moreCalls: ({ context }) => context.calls.length > 1,
@@ -151,8 +188,8 @@ const turnSetup = setup({
 });
 
 // The loop warning reaches the model with the tool's result, so it is recorded just before that result.
-// Before a model call it also counts that call, in the same assign: each assign clones the snapshot, so a
-// transition has at most one.
+// The same assign moves on to the next call and its verdict, or before a model call counts that call: each
+// assign clones the snapshot, so a transition has at most one.
 const completeTool = (countsModelCall: boolean) => turnSetup.createAction(enqueueActions(({ context, event, enqueue, check }) => {
   const call = currentCall(context);
   const { ok, content } = (event as Extract<TurnAnswer, { type: 'TOOL_RAN' }>).outcome;
@@ -162,6 +199,7 @@ const completeTool = (countsModelCall: boolean) => turnSetup.createAction(enqueu
   enqueue.assign({
     messages: [...context.messages, { role: 'tool', tool_call_id: call.id, name: call.name, content: warned ? `${content}\n\n${loopWarning(call.name, context.loop.streak)}` : content }],
     calls: context.calls.slice(1),
+    loop: verdictOf(event) ?? context.loop,
     iteration: countsModelCall ? context.iteration + 1 : context.iteration,
   });
 }));
@@ -220,39 +258,23 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool: completeT
       ],
       on: {
         MODEL_ANSWERED: [
-          {
-            guard: 'hasToolCalls',
-            target: 'running_tools',
-            actions: [
-              { type: 'record', params: ({ context, event }) => ({ type: 'provider.responded', data: Object.assign({}, event.answer, { iteration: context.iteration }) }) },
-              assign(({ context, event: { answer } }) => ({
-                calls: answer.tool_calls,
-                messages: [...context.messages, { role: 'assistant' as const, content: answer.text, tool_calls: answer.tool_calls, reasoning: answer.reasoning }],
-              })),
-            ],
-          },
+          { guard: 'loopCheckFailed', target: 'failed', actions: [{ type: 'record', params: responded }, 'endForFailure'] },
+          { guard: 'loopStops', target: 'stopped', actions: [{ type: 'record', params: responded }, 'takeCalls', 'endForLoop'] },
+          { guard: 'hasToolCalls', target: 'running_tools', actions: [{ type: 'record', params: responded }, 'takeCalls'] },
           {
             target: 'done',
             actions: [
-              { type: 'record', params: ({ context, event }) => ({ type: 'provider.responded', data: Object.assign({}, event.answer, { iteration: context.iteration }) }) },
+              { type: 'record', params: responded },
               { type: 'record', params: ({ context, event }) => ({ type: 'turn.completed', data: { reply: replyOf(event.answer), iterations: context.iteration } }) },
             ],
           },
         ],
       },
     },
+    // Each call was judged by loop detection before it gets here: the answer that leads to it carries the verdict.
     running_tools: {
-      initial: 'checking_for_loop',
+      initial: 'running_tool',
       states: {
-        checking_for_loop: {
-          entry: { type: 'request', params: ({ context }) => ({ type: 'CHECK_LOOP', call: currentCall(context) }) },
-          on: {
-            LOOP_CHECKED: [
-              { guard: 'loopStops', target: '#turn.stopped', actions: [assign({ loop: ({ event }) => event.verdict }), 'endForLoop'] },
-              { target: 'running_tool', actions: assign({ loop: ({ event }) => event.verdict }) },
-            ],
-          },
-        },
         running_tool: {
           entry: [
             {
@@ -262,11 +284,14 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool: completeT
                 return { type: 'tool.requested', data: { call_id: call.id, name: call.name, arguments: call.arguments } };
               },
             },
-            { type: 'request', params: ({ context }) => ({ type: 'RUN_TOOL', call: currentCall(context) }) },
+            { type: 'request', params: ({ context }) => ({ type: 'RUN_TOOL', call: currentCall(context), next: context.calls[1] }) },
           ],
           on: {
             TOOL_RAN: [
-              { guard: 'moreCalls', target: 'checking_for_loop', actions: 'completeTool' },
+              { guard: 'loopCheckFailed', target: '#turn.failed', actions: ['completeTool', 'endForFailure'] },
+              { guard: 'loopStops', target: '#turn.stopped', actions: ['completeTool', 'endForLoop'] },
+              // The next call of the same answer: entered again, so it is recorded and run as the first was.
+              { guard: 'moreCalls', target: 'running_tool', reenter: true, actions: 'completeTool' },
               { guard: 'budgetSpent', target: '#turn.stopped', actions: ['completeTool', 'endForBudget'] },
               { target: '#turn.calling_model', actions: 'completeToolThenCallModel' },
             ],

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createActor } from 'xstate';
 import { loopChecker } from '../../actors/loop-checker.js';
-import { loopDetectionMachine, loopDetectionSettingsSchema, loopWarning, type LoopDetectionInput } from '../../machines/loop-detection.js';
+import { loopDetectionMachine, loopDetectionSettingsSchema, loopWarning, turnStart, type LoopDetectionInput } from '../../machines/loop-detection.js';
 
 const settings: LoopDetectionInput = { enabled: true, repeat_threshold: 3, critical_threshold: 6, window_size: 20 };
 type Signal = { kind: 'warn' | 'stop'; name: string; count: number };
@@ -149,6 +149,29 @@ test('TURN_STARTED with the turn\'s first call starts over and counts that call 
   assert.equal([state(), actor.getSnapshot().context.streak, actor.getSnapshot().context.lastCall], ['normal', 0, null]);
   actor.send({ type: 'TURN_STARTED', settings: { ...settings, enabled: false }, first });
   assert.equal([state(), actor.getSnapshot().context.streak, actor.getSnapshot().context.lastCall], ['disabled', 0, null]);
+});
+
+test('turnStart gives the state and context TURN_STARTED leads to, so a turn\'s first call needs no machine', () => {
+  const read = { type: 'TOOL_CALLED', name: 'read_file', arguments: { path: 'a.txt' } } as const;
+  const poll = { type: 'TOOL_CALLED', name: 'spawn_status', arguments: { id: 'sub-1' } } as const;
+  const disabled = { ...settings, enabled: false };
+  for (const [turnSettings, first] of [[settings, read], [settings, poll], [settings, undefined], [disabled, read], [disabled, undefined]] as const) {
+    const { actor, call } = start();
+    for (let i = 0; i < 4; i++) call('read_file');
+    actor.send({ type: 'TURN_STARTED', settings: turnSettings, ...(first ? { first } : {}) });
+    const label = `${turnSettings.enabled ? 'enabled' : 'disabled'}, first ${first?.name ?? 'none'}`;
+    assert.equal(turnStart(turnSettings, first), { state: actor.getSnapshot().value, context: actor.getSnapshot().context }, label);
+  }
+});
+
+test('a checker answers a turn\'s first call from turnStart and counts the second on a machine started with the first', () => {
+  const strict = { ...settings, repeat_threshold: 2, critical_threshold: 3 };
+  const checker = loopChecker(strict);
+  assert.equal(checker.check({ id: 'a', name: 'read_file', arguments: { path: 'a.txt' } }), { state: 'normal', streak: 1 });
+  assert.equal(checker.check({ id: 'b', name: 'read_file', arguments: { path: 'a.txt' } }), { state: 'warning', streak: 2 });
+  assert.equal(checker.check({ id: 'c', name: 'read_file', arguments: { path: 'a.txt' } }), { state: 'stopped', streak: 3 });
+  checker.release();
+  assert.equal(loopChecker({ ...strict, enabled: false }).check({ id: 'd', name: 'read_file', arguments: {} }), { state: 'disabled', streak: 0 });
 });
 
 test('a released checker serves the next turn from a fresh start; one that stopped its turn is not reused', () => {

@@ -83,6 +83,40 @@ test('several calls in one answer run one after another, in order', async () => 
   assert.equal(run.records.filter((r) => r.type === 'tool.requested').map((r) => r.type === 'tool.requested' && r.data.call_id), ['a', 'b']);
 });
 
+test('a tool turn goes building prompt → calling model → running tools → calling model → done; the loop check is no state', async () => {
+  const run = start({ answers: [answer('', [call('a', { n: 1 }), call('b', { n: 2 })]), answer('ok')] });
+  await run.done();
+  assert.equal(run.states.filter((s, i, all) => s !== all[i - 1]), ['"building_prompt"', '"calling_model"', '{"running_tools":"running_tool"}', '"calling_model"', '"done"']);
+});
+
+test('identical calls in one answer stop the turn at critical_threshold before the call that reaches it runs', async () => {
+  const same = Array.from({ length: 6 }, (_, i) => call(`x${i}`));
+  const run = start({ answers: [answer('', same), answer('never')] });
+  assert.equal(await run.done(), { outcome: 'stopped', reply: turnTexts.loopDetected('todo', 5), iterations: 1 });
+  assert.equal(run.records.filter((r) => r.type === 'tool.completed').map((r) => r.type === 'tool.completed' && r.data.call_id), ['x0', 'x1', 'x2', 'x3']);
+  assert.equal(run.records.at(-1), { type: 'turn.stopped', data: { reason: 'loop_detected', reply: turnTexts.loopDetected('todo', 5) } });
+});
+
+test('a loop check that fails on the next call of an answer fails the turn after the result of the one that ran', async () => {
+  const records: TurnRecord[] = [];
+  let checks = 0;
+  const effects = createActor(turnEffects({
+    buildPrompt: () => prompt,
+    callModel: async () => answer('', [call('c1'), call('c2')]),
+    runTool: async (c) => ({ ok: true, content: `result of ${c.id}` }),
+    checkLoop: () => {
+      if (++checks === 2) throw Object.assign(new Error('loop machine crashed'), { code: 'loop_failed' });
+      return { state: 'normal', streak: 1 };
+    },
+  })).start();
+  const actor = createActor(turnMachine.provide({ actions: { record: (_, params) => records.push(params) } }), { input: { ...settings, effects } });
+  const done = toPromise(actor);
+  actor.start();
+  assert.equal(await done, { outcome: 'failed', reply: turnTexts.failed('loop machine crashed'), iterations: 1 });
+  assert.equal(types(records), ['prompt.built', 'provider.requested', 'provider.responded', 'tool.requested', 'tool.completed', 'turn.failed']);
+  assert.equal(records.at(-1)!.data, { code: 'loop_failed', message: 'loop machine crashed', reply: turnTexts.failed('loop machine crashed') });
+});
+
 test('a tool failure is a result the model reads, not a turn failure', async () => {
   const run = start({ answers: [answer('', [call('c1')]), answer('I see.')], tool: async () => ({ ok: false, content: 'access denied' }) });
   assert.equal((await run.done()).outcome, 'completed');
