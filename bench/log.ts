@@ -47,7 +47,7 @@ function readRate(read: () => number): number {
   return count / ((performance.now() - started) / 1000);
 }
 
-/** The 18 events of a tool turn as a gateway publishes them (shapes and sizes from a recorded run). */
+/** The 17 events of a tool turn as a gateway publishes them (shapes and sizes from a recorded run). */
 function turnDrafts(i: number): EventDraft[] {
   const session = sessionOf(i);
   const turn = `t_${i.toString(36).padStart(14, '0')}`;
@@ -66,9 +66,8 @@ function turnDrafts(i: number): EventDraft[] {
     { ...keys, type: 'provider.requested', data: { model_name: 'fast', stream: false, iteration: 1, message_count: 11 } },
     moved('building_prompt', 'calling_model', 'PROMPT_BUILT'),
     { ...keys, type: 'provider.responded', data: { text: '', tool_calls: [call], usage: { input_tokens: 1, output_tokens: 1 }, finish_reason: 'tool_calls', iteration: 1 } },
-    moved('calling_model', 'running_tools.checking_for_loop', 'MODEL_ANSWERED'),
+    moved('calling_model', 'running_tools.running_tool', 'MODEL_ANSWERED'),
     { ...keys, type: 'tool.requested', data: { call_id: 'c1', name: 'todo', arguments: { action: 'read' } } },
-    moved('running_tools.checking_for_loop', 'running_tools.running_tool', 'LOOP_CHECKED'),
     { ...keys, type: 'tool.completed', data: { call_id: 'c1', name: 'todo', ok: true, content: '{"todos":[],"total_count":0,"message":"No plan yet."}' } },
     { ...keys, type: 'provider.requested', data: { model_name: 'fast', stream: false, iteration: 2, message_count: 13 } },
     moved('running_tools.running_tool', 'calling_model', 'TOOL_RAN'),
