@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from './events/lazy-schema.js';
+import { lazySchema } from './lazy-schema.js';
 
 /** Correlation keys an event may carry; the log indexes `session` and `turn`. */
 export const correlationSchema = lazySchema(() =>

@@ -47,8 +47,9 @@ export function wireMessage(message: ChatMessage): Record<string, unknown> {
 function earlierList(messages: readonly ChatMessage[]): { list: EncodedList; at: number } | undefined {
   const first = messages[0];
   const list = first === undefined ? undefined : lists.get(first);
-  const at = list === undefined || first === undefined ? -1 : list.messages.indexOf(first);
-  return list !== undefined && at >= 0 ? { list, at } : undefined;
+  if (first === undefined || list === undefined) return undefined;
+  const at = list.messages.indexOf(first);
+  return at >= 0 ? { list, at } : undefined;
 }
 
 /** How many messages from `at` on the earlier list and the new one share. */

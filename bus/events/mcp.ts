@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
+import { lazySchema } from '../lazy-schema.js';
 
 /** MCP server connections as the supervisor sees them; tool unlocks live in `tool.ts`. */
 export const mcpEvents = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
+import { lazySchema } from '../lazy-schema.js';
 
 export const toolCallSchema = lazySchema(() =>
   z.object({

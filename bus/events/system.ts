@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
+import { lazySchema } from '../lazy-schema.js';
 
 export const systemEvents = {
   /** The first event a writing process appends: turns begun before it and never ended were cut off. */

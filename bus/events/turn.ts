@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
+import { lazySchema } from '../lazy-schema.js';
 import { chatMessageSchema } from './provider.js';
 
 export const turnEndReasonSchema = lazySchema(() => z.enum(['loop_detected', 'max_tool_iterations', 'stop_requested']));
