@@ -45,6 +45,11 @@ export interface GatewayOptions {
 
 /** Maintenance intervals (2 s config check) are stretched by `power.poll_interval_multiplier`. */
 const CONFIG_CHECK_MS = 2000;
+/**
+ * How long after the last channel reports the engine and cron wait before loading. Loading them is ~30 ms of
+ * synchronous compiling; started at once, it held up the `/ready` answer that the same report made true.
+ */
+const BACKGROUND_START_DELAY_MS = 100;
 
 /** The web-UI channel lives in the launcher: a `pico` entry runs only where the host builds it. */
 function runs(entry: ChannelEntry, options: GatewayOptions): boolean {
@@ -79,6 +84,7 @@ export class Gateway {
   private watcher: { stop(): void } | undefined;
   private cronWait: Subscription | undefined;
   private cronStarting: Promise<void> | undefined;
+  private backgroundStart: ReturnType<typeof setTimeout> | undefined;
   private health: HealthServer | undefined;
   private loaded: LoadedConfig;
   private engineLoad: Promise<Runtime> | undefined;
@@ -150,6 +156,7 @@ export class Gateway {
     } catch (error) {
       gateway.machine.send({ type: 'START_FAILED' });
       gateway.cronWait?.unsubscribe();
+      clearTimeout(gateway.backgroundStart);
       await gateway.health?.close();
       await gateway.closeEngine();
       throw error;
@@ -192,6 +199,7 @@ export class Gateway {
     this.watcher?.stop();
     this.heartbeat.stop();
     this.cronWait?.unsubscribe();
+    clearTimeout(this.backgroundStart);
     // A stop never overlaps the start, which would schedule the next store poll after it.
     await this.cronStarting;
     this.cron.stop();
@@ -228,18 +236,22 @@ export class Gateway {
   }
 
   /**
-   * The turn engine loads, and cron opens its store and reads its jobs, once every channel has reported:
-   * that work then never delays `/ready`, and a job due at start finds its channel connected.
+   * The turn engine loads, and cron opens its store and reads its jobs, shortly after every channel has reported:
+   * that work then never delays `/ready`, and a job due at start finds its channel connected. A message that
+   * arrives sooner loads the engine itself.
    */
   private continueOnceReady(): void {
     const start = (): void => {
-      this.cronWait?.unsubscribe();
       this.engine().catch((error: unknown) => this.options.logs.gateway.error('agents not started', { reason: (error as Error).message }));
       this.cronStarting = this.cron.start().catch((error: unknown) => this.options.logs.gateway.error('cron not started', { reason: (error as Error).message }));
     };
-    if (this.readiness().ready) return start();
+    const startSoon = (): void => {
+      this.cronWait?.unsubscribe();
+      this.backgroundStart = setTimeout(start, BACKGROUND_START_DELAY_MS);
+    };
+    if (this.readiness().ready) return startSoon();
     this.cronWait = this.core.bus.on('channel.connected', 'channel.failed').subscribe(() => {
-      if (this.readiness().ready) start();
+      if (this.readiness().ready) startSoon();
     });
   }
 
