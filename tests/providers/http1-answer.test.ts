@@ -1,0 +1,123 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { AnswerFormatError, AnswerParser, type ParsedAnswer } from '../../adapters/providers/http1-answer.js';
+
+interface Read {
+  statusCode: number;
+  rawHeaders: string[];
+  body: string;
+  reusable: boolean;
+  keepAliveMs: number | undefined;
+}
+
+const readable = (answer: ParsedAnswer | undefined): Read | undefined => answer && { ...answer, body: answer.body.toString('utf8') };
+
+/** The answer read from `pieces` pushed one after another, then the end of the connection. */
+function read(pieces: string[]): Read | undefined {
+  const parser = new AnswerParser();
+  for (const piece of pieces) {
+    const answer = parser.push(Buffer.from(piece));
+    if (answer) return readable(answer);
+  }
+  return readable(parser.end());
+}
+
+const lengthAnswer = 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nKeep-Alive: timeout=60\r\nContent-Length: 10\r\n\r\n{"a":"é"}';
+const chunkedAnswer = 'HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\n{"a"\r\n6\r\n:"é"}\r\n0\r\nx-trailer: 1\r\n\r\n';
+
+const cases: Array<{ name: string; text: string; read: Read }> = [
+  {
+    name: 'a body framed by content-length, on a connection kept for the time the server names',
+    text: lengthAnswer,
+    read: { statusCode: 200, rawHeaders: ['content-type', 'application/json', 'Keep-Alive', 'timeout=60', 'Content-Length', '10'], body: '{"a":"é"}', reusable: true, keepAliveMs: 60_000 },
+  },
+  {
+    name: 'a chunked body, with chunk extensions and trailers',
+    text: chunkedAnswer,
+    read: { statusCode: 201, rawHeaders: ['Transfer-Encoding', 'chunked'], body: '{"a":"é"}', reusable: true, keepAliveMs: undefined },
+  },
+  {
+    name: 'interim answers before the real one',
+    text: 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nlink: </a>\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}',
+    read: { statusCode: 200, rawHeaders: ['content-length', '2'], body: '{}', reusable: true, keepAliveMs: undefined },
+  },
+  {
+    name: 'a 204 answer, which has no body',
+    text: 'HTTP/1.1 204 No Content\r\n\r\n',
+    read: { statusCode: 204, rawHeaders: [], body: '', reusable: true, keepAliveMs: undefined },
+  },
+  {
+    name: 'a body that runs to the end of the connection, which then cannot be reused',
+    text: 'HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nall of it',
+    read: { statusCode: 200, rawHeaders: ['content-type', 'text/plain'], body: 'all of it', reusable: false, keepAliveMs: undefined },
+  },
+  {
+    name: 'connection: close',
+    text: 'HTTP/1.1 500 Internal Server Error\r\nConnection: close\r\ncontent-length: 4\r\n\r\noops',
+    read: { statusCode: 500, rawHeaders: ['Connection', 'close', 'content-length', '4'], body: 'oops', reusable: false, keepAliveMs: undefined },
+  },
+  {
+    name: 'HTTP/1.0, kept alive only when it says so',
+    text: 'HTTP/1.0 200 OK\r\ncontent-length: 2\r\n\r\n{}',
+    read: { statusCode: 200, rawHeaders: ['content-length', '2'], body: '{}', reusable: false, keepAliveMs: undefined },
+  },
+  {
+    name: 'bytes after the whole answer, which leave the connection unusable',
+    text: 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}HTTP/1.1 200 OK\r\n',
+    read: { statusCode: 200, rawHeaders: ['content-length', '2'], body: '{}', reusable: false, keepAliveMs: undefined },
+  },
+];
+
+for (const { name, text, read: expected } of cases) {
+  test(`reads ${name}`, () => {
+    assert.equal(read([text]), expected);
+  });
+}
+
+for (const [name, text] of [['a content-length answer', lengthAnswer], ['a chunked answer', chunkedAnswer]] as const) {
+  test(`reads ${name} the same wherever the bytes are split`, () => {
+    const bytes = Buffer.from(text);
+    const whole = read([text]);
+    assert.ok(whole);
+    for (let cut = 1; cut < bytes.length; cut++) {
+      const parser = new AnswerParser();
+      const answer = parser.push(bytes.subarray(0, cut)) ?? parser.push(bytes.subarray(cut));
+      assert.equal(readable(answer), whole, `cut at ${cut}`);
+    }
+  });
+}
+
+test('reads an answer that arrives a byte at a time', () => {
+  assert.equal(read([...chunkedAnswer]), read([chunkedAnswer]));
+});
+
+test('reads the next answer on the same connection after a reset', () => {
+  const parser = new AnswerParser();
+  parser.push(Buffer.from(lengthAnswer));
+  parser.reset();
+  assert.equal(readable(parser.push(Buffer.from(chunkedAnswer)))?.statusCode, 201);
+});
+
+const malformed: Array<[string, string, string]> = [
+  ['a status line that is not HTTP/1.x', 'HTTP/2 200\r\n\r\n', 'invalid status line: "HTTP/2 200"'],
+  ['a header line without a colon', 'HTTP/1.1 200 OK\r\nbroken\r\n\r\n', 'invalid header line: "broken"'],
+  ['content-length that is not a number', 'HTTP/1.1 200 OK\r\ncontent-length: 1x\r\n\r\n', 'invalid content-length: "1x"'],
+  ['two different content-lengths', 'HTTP/1.1 200 OK\r\ncontent-length: 1\r\ncontent-length: 2\r\n\r\n', 'invalid content-length: "2"'],
+  ['a chunk size that is not hexadecimal', 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n', 'invalid chunk size: "zz"'],
+  ['a chunk without its line end', 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}xx', 'chunk not followed by CRLF'],
+];
+for (const [name, text, message] of malformed) {
+  test(`refuses ${name}`, () => {
+    const error = (() => {
+      try {
+        return read([text]);
+      } catch (e) {
+        return e;
+      }
+    })();
+    assert.ok(error instanceof AnswerFormatError);
+    assert.equal([error.code, error.message], ['HPE_INVALID_ANSWER', message]);
+  });
+}
+
+test.run();
