@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 
 export type LeafKind = 'bool' | 'int' | 'list' | 'string';
 
@@ -7,20 +7,22 @@ export interface LeafOption {
   kind: LeafKind;
 }
 
+type Schema = z.core.$ZodType;
+
 /** The schema under wrappers (defaults, optionals, the secret transform). */
-function unwrap(schema: z.ZodType): z.ZodType {
-  if (schema instanceof z.ZodDefault || schema instanceof z.ZodPrefault || schema instanceof z.ZodOptional) {
-    return unwrap(schema.unwrap() as z.ZodType);
+function unwrap(schema: Schema): Schema {
+  if (schema instanceof z.core.$ZodDefault || schema instanceof z.core.$ZodPrefault || schema instanceof z.core.$ZodOptional) {
+    return unwrap(schema._zod.def.innerType);
   }
-  if (schema instanceof z.ZodPipe) return unwrap(schema.in as z.ZodType);
+  if (schema instanceof z.core.$ZodPipe) return unwrap(schema._zod.def.in);
   return schema;
 }
 
-function kindOf(schema: z.ZodType): LeafKind | undefined {
-  if (schema instanceof z.ZodBoolean) return 'bool';
-  if (schema instanceof z.ZodNumber) return 'int';
-  if (schema instanceof z.ZodArray) return 'list';
-  if (schema instanceof z.ZodString || schema instanceof z.ZodEnum || schema instanceof z.ZodUnion) return 'string';
+function kindOf(schema: Schema): LeafKind | undefined {
+  if (schema instanceof z.core.$ZodBoolean) return 'bool';
+  if (schema instanceof z.core.$ZodNumber) return 'int';
+  if (schema instanceof z.core.$ZodArray) return 'list';
+  if (schema instanceof z.core.$ZodString || schema instanceof z.core.$ZodEnum || schema instanceof z.core.$ZodUnion) return 'string';
   return undefined;
 }
 
@@ -28,10 +30,10 @@ function kindOf(schema: z.ZodType): LeafKind | undefined {
  * Every scalar or list option under an object schema, with its path. Maps (`z.record`, such as MCP servers)
  * are left out: their keys are the user's names, so no fixed variable can address them.
  */
-export function leafOptions(schema: z.ZodType, prefix: string[] = []): LeafOption[] {
+export function leafOptions(schema: Schema, prefix: string[] = []): LeafOption[] {
   const inner = unwrap(schema);
-  if (inner instanceof z.ZodObject) {
-    return Object.entries(inner.shape as Record<string, z.ZodType>).flatMap(([key, child]) => leafOptions(child, [...prefix, key]));
+  if (inner instanceof z.core.$ZodObject) {
+    return Object.entries(inner._zod.def.shape).flatMap(([key, child]) => leafOptions(child, [...prefix, key]));
   }
   const kind = kindOf(inner);
   return kind ? [{ path: prefix, kind }] : [];

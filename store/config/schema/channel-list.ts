@@ -1,6 +1,7 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { Secret } from '../secret.js';
 import { bool, int, secret, text, textList } from './fields.js';
+import { optional, withDefault } from './shared.js';
 
 /** The web-UI channel served by the launcher; legacy streaming env variables never touch it. */
 export const WEB_UI_CHANNEL_TYPE = 'pico';
@@ -15,29 +16,34 @@ function wrapSecrets(settings: Record<string, unknown>): Record<string, unknown>
 }
 
 export const streamingSchema = z.object({
-  enabled: bool().default(false),
-  throttle_seconds: int(0).default(0),
-  min_growth_chars: int(1).default(1),
+  enabled: withDefault(bool(), false),
+  throttle_seconds: withDefault(int(0), 0),
+  min_growth_chars: withDefault(int(1), 1),
 });
 
-export const channelSettingsSchema = z
-  .looseObject({
-    token: secret().optional(),
-    allow_from: textList().default([]),
-    mention_only: bool().default(false),
-    prefixes: textList().default([]),
-    base_url: text().optional(),
-    placeholder: text().optional(),
-    typing: bool().optional(),
-    streaming: streamingSchema.prefault({}),
-  })
-  .transform((settings) => wrapSecrets(settings) as typeof settings);
+const channelSettingsObject = z.looseObject({
+  token: optional(secret()),
+  allow_from: withDefault(textList(), []),
+  mention_only: withDefault(bool(), false),
+  prefixes: withDefault(textList(), []),
+  base_url: optional(text()),
+  placeholder: optional(text()),
+  typing: optional(bool()),
+  streaming: z.prefault(streamingSchema, {}),
+});
+
+type ChannelSettings = z.output<typeof channelSettingsObject>;
+
+export const channelSettingsSchema = z.pipe(
+  channelSettingsObject,
+  z.transform((settings: ChannelSettings) => wrapSecrets(settings) as ChannelSettings),
+);
 
 export const channelEntrySchema = z.object({
-  enabled: bool().default(false),
+  enabled: withDefault(bool(), false),
   /** Channel kind; the entry's name when omitted. */
-  type: text().optional(),
-  settings: channelSettingsSchema.prefault({}),
+  type: optional(text()),
+  settings: z.prefault(channelSettingsSchema, {}),
 });
 
-export const channelListSchema = z.record(z.string(), channelEntrySchema).default({});
+export const channelListSchema = withDefault(z.record(z.string(), channelEntrySchema), {});

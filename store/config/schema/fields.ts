@@ -1,6 +1,7 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { describeValue as show, kindOf } from '../problems.js';
 import { Secret } from '../secret.js';
+import { shared } from './shared.js';
 
 /** An error message for a value of the wrong kind; a missing value is named as such. */
 function wrong(what: string, allowed: string) {
@@ -12,35 +13,38 @@ function rangeText(min: number, max?: number): string {
   return max === undefined ? `${min} or more` : `${min} to ${max}`;
 }
 
-/** A whole number in a range; every violation names the range. */
-export function int(min: number, max?: number) {
+function wholeNumber(min: number, max?: number) {
   const range = `whole numbers ${rangeText(min, max)}`;
   const base = z.int({ error: wrong('a whole number', range) });
-  const low = base.min(min, { error: (issue) => `${show(issue.input)} is too small (allowed: ${range})` });
-  return max === undefined ? low : low.max(max, { error: (issue) => `${show(issue.input)} is too large (allowed: ${range})` });
+  const low = z.gte(min, { error: (issue) => `${show(issue.input)} is too small (allowed: ${range})` });
+  return max === undefined ? base.check(low) : base.check(low, z.lte(max, { error: (issue) => `${show(issue.input)} is too large (allowed: ${range})` }));
 }
 
-export function bool() {
-  return z.boolean({ error: wrong('a boolean', 'true, false') });
+const wholeNumbers = new Map<string, ReturnType<typeof wholeNumber>>();
+
+/** A whole number in a range; every violation names the range. */
+export function int(min: number, max?: number) {
+  const key = `${min}:${max}`;
+  const found = wholeNumbers.get(key);
+  if (found) return found;
+  const built = wholeNumber(min, max);
+  wholeNumbers.set(key, built);
+  return built;
 }
 
-export function text() {
-  return z.string({ error: wrong('a string', 'text') });
-}
+export const bool = shared(() => z.boolean({ error: wrong('a boolean', 'true, false') }));
 
-export function nonEmptyText() {
-  return text().trim().min(1, { error: 'must not be empty (allowed: non-empty text)' });
-}
+export const text = shared(() => z.string({ error: wrong('a string', 'text') }));
+
+export const nonEmptyText = shared(() => text().check(z.trim(), z.minLength(1, { error: 'must not be empty (allowed: non-empty text)' })));
 
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
   return z.enum(values, { error: wrong('allowed', values.join(', ')) });
 }
 
-export function textList() {
-  return z.array(text(), { error: wrong('a list', 'a list of strings') });
-}
+export const textList = shared(() => z.array(text(), { error: wrong('a list', 'a list of strings') }));
 
-export function list<T extends z.ZodType>(item: T) {
+export function list<T extends z.core.SomeType>(item: T) {
   return z.array(item, { error: wrong('a list', 'a list') });
 }
 
@@ -53,39 +57,38 @@ function wrongSecret(what: string, allowed: string) {
 }
 
 /** Strings and already-wrapped secrets both become `Secret`, so a parsed config never holds a bare key. */
-export function secret() {
-  return z
-    .union([z.instanceof(Secret), z.string()], { error: wrongSecret('a string', 'text') })
-    .transform((value) => (value instanceof Secret ? value : new Secret(value)));
-}
+export const secret = shared(() =>
+  z.pipe(
+    z.union([z.instanceof(Secret), z.string()], { error: wrongSecret('a string', 'text') }),
+    z.transform((value: Secret | string) => (value instanceof Secret ? value : new Secret(value))),
+  ),
+);
 
-export function secretList() {
-  return z.array(secret(), { error: wrongSecret('a list', 'a list of strings') });
-}
+export const secretList = shared(() => z.array(secret(), { error: wrongSecret('a list', 'a list of strings') }));
 
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 export function clockTime() {
-  return text().regex(HH_MM, { error: (issue) => `${show(issue.input)} is not a time (allowed: HH:MM from 00:00 to 23:59)` });
+  return text().check(z.regex(HH_MM, { error: (issue) => `${show(issue.input)} is not a time (allowed: HH:MM from 00:00 to 23:59)` }));
 }
 
 /** A regular expression as text; one that does not compile is reported where it is written. */
-export function pattern() {
-  return text().refine(
-    (source) => {
-      try {
-        new RegExp(source);
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { error: (issue) => `${show(issue.input)} is not a valid regular expression (allowed: JavaScript RegExp syntax)` },
-  );
-}
+export const pattern = shared(() =>
+  text().check(
+    z.refine(
+      (source: string) => {
+        try {
+          new RegExp(source);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { error: (issue) => `${show(issue.input)} is not a valid regular expression (allowed: JavaScript RegExp syntax)` },
+    ),
+  ),
+);
 
 export const SESSION_DIMENSIONS = ['space', 'chat', 'topic', 'sender'] as const;
 
-export function sessionDimensions() {
-  return list(oneOf(SESSION_DIMENSIONS));
-}
+export const sessionDimensions = shared(() => list(oneOf(SESSION_DIMENSIONS)));

@@ -1,8 +1,9 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { bool, int } from './fields.js';
+import { withDefault } from './shared.js';
 
 export const heartbeatSchema = z.object({
-  enabled: bool().default(true),
+  enabled: withDefault(bool(), true),
   /** Minutes. */
-  interval: int(5).default(30),
+  interval: withDefault(int(5), 30),
 });

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { agentsSchema } from './agents.js';
 import { channelListSchema } from './channel-list.js';
 import { evolutionSchema } from './evolution.js';
@@ -7,27 +7,28 @@ import { heartbeatSchema } from './heartbeat.js';
 import { modelListSchema } from './model-list.js';
 import { powerSchema } from './power.js';
 import { sessionSchema } from './session.js';
+import { withDefault } from './shared.js';
 import { toolsSchema } from './tools/index.js';
 
 export const CONFIG_VERSION = 2;
 
 const blocks = z.object({
-  version: z.literal(CONFIG_VERSION).default(CONFIG_VERSION),
-  gateway: gatewaySchema.prefault({}),
-  evolution: evolutionSchema.prefault({}),
-  agents: agentsSchema.prefault({}),
-  session: sessionSchema.prefault({}),
-  heartbeat: heartbeatSchema.prefault({}),
-  power: powerSchema.prefault({}),
+  version: withDefault(z.literal(CONFIG_VERSION), CONFIG_VERSION),
+  gateway: z.prefault(gatewaySchema, {}),
+  evolution: z.prefault(evolutionSchema, {}),
+  agents: z.prefault(agentsSchema, {}),
+  session: z.prefault(sessionSchema, {}),
+  heartbeat: z.prefault(heartbeatSchema, {}),
+  power: z.prefault(powerSchema, {}),
   model_list: modelListSchema,
   channel_list: channelListSchema,
-  tools: toolsSchema.prefault({}),
+  tools: z.prefault(toolsSchema, {}),
 });
 
 type Blocks = z.output<typeof blocks>;
 
 /** Names one block refers to in another must exist, or routing silently goes nowhere. */
-function checkReferences(config: Blocks, ctx: z.RefinementCtx): void {
+function checkReferences(config: Blocks, ctx: z.core.$RefinementCtx<Blocks>): void {
   const agentIds = config.agents.list.map((a) => a.id);
   const defaults = config.agents.list.filter((a) => a.default === true);
   if (defaults.length > 1) {
@@ -69,7 +70,7 @@ function withChannelTypes(config: Blocks): Omit<Blocks, 'channel_list'> & { chan
 }
 
 /** Config version 2: every block with its defaults; the one source of the `Config` type. */
-export const configSchema = blocks.superRefine(checkReferences).transform(withChannelTypes);
+export const configSchema = z.pipe(blocks.check(z.superRefine(checkReferences)), z.transform(withChannelTypes));
 
 export type Config = z.output<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;

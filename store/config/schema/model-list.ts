@@ -1,19 +1,20 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { bool, list, nonEmptyText, secretList, text } from './fields.js';
+import { optional, withDefault } from './shared.js';
 
 export const modelEntrySchema = z.object({
   /** Name agents refer to; repeated names form a round-robin pool. */
   model_name: nonEmptyText(),
-  provider: text().optional(),
+  provider: optional(text()),
   /** Native model id sent to the provider. */
   model: nonEmptyText(),
-  api_base: text().optional(),
+  api_base: optional(text()),
   /** Rotated round-robin; the older single `api_key` is folded in before parsing. */
-  api_keys: secretList().default([]),
-  enabled: bool().default(true),
-  streaming: z.object({ enabled: bool().default(false) }).prefault({}),
-  extra_body: z.record(z.string(), z.unknown()).optional(),
-  auth_method: text().optional(),
+  api_keys: withDefault(secretList(), []),
+  enabled: withDefault(bool(), true),
+  streaming: z.prefault(z.object({ enabled: withDefault(bool(), false) }), {}),
+  extra_body: optional(z.record(z.string(), z.unknown())),
+  auth_method: optional(text()),
 });
 
-export const modelListSchema = list(modelEntrySchema).default([]);
+export const modelListSchema = withDefault(list(modelEntrySchema), []);

@@ -1,7 +1,8 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { sessionDimensions } from './fields.js';
+import { withDefault } from './shared.js';
 
 export const sessionSchema = z.object({
   /** Global default of session scope; a dispatch rule's `session_dimensions` overrides it. */
-  dimensions: sessionDimensions().default(['chat']),
+  dimensions: withDefault(sessionDimensions(), ['chat']),
 });

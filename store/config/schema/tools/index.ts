@@ -1,31 +1,34 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { bool, int, oneOf, textList } from '../fields.js';
+import { withDefault } from '../shared.js';
 import { cronSchema, execSchema } from './exec.js';
 import { mcpSchema } from './mcp.js';
 import { skillsSchema } from './skills.js';
 import { webSchema } from './web.js';
 
-const toggle = (enabled: boolean) => z.object({ enabled: bool().default(enabled) }).prefault({});
+/** Built once: the blocks that only switch a tool on or off share it. */
+const onByDefault = z.prefault(z.object({ enabled: withDefault(bool(), true) }), {});
 
 export const toolsSchema = z.object({
-  allow_read_paths: textList().default([]),
-  allow_write_paths: textList().default([]),
-  filter_sensitive_data: bool().default(true),
-  filter_min_length: int(1).default(8),
-  web: webSchema.prefault({}),
-  mcp: mcpSchema.prefault({}),
-  exec: execSchema.prefault({}),
-  cron: cronSchema.prefault({}),
-  skills: skillsSchema.prefault({}),
-  todo: toggle(true),
-  search_files: toggle(true),
-  send_file: toggle(true),
-  read_file: z
-    .object({
-      enabled: bool().default(true),
-      mode: oneOf(['bytes', 'lines']).default('bytes'),
-      max_read_file_size: int(1).default(65536),
-    })
-    .prefault({}),
-  message: z.object({ enabled: bool().default(true), media_enabled: bool().default(false) }).prefault({}),
+  allow_read_paths: withDefault(textList(), []),
+  allow_write_paths: withDefault(textList(), []),
+  filter_sensitive_data: withDefault(bool(), true),
+  filter_min_length: withDefault(int(1), 8),
+  web: z.prefault(webSchema, {}),
+  mcp: z.prefault(mcpSchema, {}),
+  exec: z.prefault(execSchema, {}),
+  cron: z.prefault(cronSchema, {}),
+  skills: z.prefault(skillsSchema, {}),
+  todo: onByDefault,
+  search_files: onByDefault,
+  send_file: onByDefault,
+  read_file: z.prefault(
+    z.object({
+      enabled: withDefault(bool(), true),
+      mode: withDefault(oneOf(['bytes', 'lines']), 'bytes'),
+      max_read_file_size: withDefault(int(1), 65536),
+    }),
+    {},
+  ),
+  message: z.prefault(z.object({ enabled: withDefault(bool(), true), media_enabled: withDefault(bool(), false) }), {}),
 });

@@ -1,30 +1,32 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { bool, int, secret, text } from '../fields.js';
+import { withDefault } from '../shared.js';
 
 export const clawhubRegistrySchema = z.object({
-  enabled: bool().default(true),
-  base_url: text().default('https://clawhub.ai'),
-  auth_token: secret().prefault(''),
-  search_path: text().default(''),
-  skills_path: text().default(''),
-  download_path: text().default(''),
-  timeout: int(0).default(0),
-  max_zip_size: int(0).default(0),
-  max_response_size: int(0).default(0),
+  enabled: withDefault(bool(), true),
+  base_url: withDefault(text(), 'https://clawhub.ai'),
+  auth_token: z.prefault(secret(), ''),
+  search_path: withDefault(text(), ''),
+  skills_path: withDefault(text(), ''),
+  download_path: withDefault(text(), ''),
+  timeout: withDefault(int(0), 0),
+  max_zip_size: withDefault(int(0), 0),
+  max_response_size: withDefault(int(0), 0),
 });
 
 export const githubRegistrySchema = z.object({
-  enabled: bool().default(true),
-  base_url: text().default('https://api.github.com'),
-  auth_token: secret().prefault(''),
-  proxy: text().default(''),
+  enabled: withDefault(bool(), true),
+  base_url: withDefault(text(), 'https://api.github.com'),
+  auth_token: z.prefault(secret(), ''),
+  proxy: withDefault(text(), ''),
 });
 
 export const skillsSchema = z.object({
-  enabled: bool().default(true),
-  registries: z
-    .object({ clawhub: clawhubRegistrySchema.prefault({}), github: githubRegistrySchema.prefault({}) })
-    .prefault({}),
-  max_concurrent_searches: int(1).default(2),
-  search_cache: z.object({ max_size: int(0).default(50), ttl_seconds: int(0).default(300) }).prefault({}),
+  enabled: withDefault(bool(), true),
+  registries: z.prefault(
+    z.object({ clawhub: z.prefault(clawhubRegistrySchema, {}), github: z.prefault(githubRegistrySchema, {}) }),
+    {},
+  ),
+  max_concurrent_searches: withDefault(int(1), 2),
+  search_cache: z.prefault(z.object({ max_size: withDefault(int(0), 50), ttl_seconds: withDefault(int(0), 300) }), {}),
 });

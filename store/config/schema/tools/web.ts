@@ -1,40 +1,44 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { bool, int, oneOf, secret, secretList, text, textList } from '../fields.js';
+import { optional, withDefault } from '../shared.js';
 
-const maxResults = () => int(1, 50).default(5);
+const maxResults = () => withDefault(int(1, 50), 5);
+const off = () => withDefault(bool(), false);
+const optionalKey = () => optional(secret());
+const keyList = () => withDefault(secretList(), []);
 
 /** The ten search engine blocks, in the spec's order; the names are the peer runtime's keys. */
 export const engineSchemas = {
-  brave: z.object({ enabled: bool().default(false), api_key: secret().optional(), api_keys: secretList().default([]), max_results: maxResults() }),
-  duckduckgo: z.object({ enabled: bool().default(true), max_results: maxResults() }),
-  perplexity: z.object({ enabled: bool().default(false), api_key: secret().optional(), model: text().default('sonar'), max_results: maxResults() }),
+  brave: z.object({ enabled: off(), api_key: optionalKey(), api_keys: keyList(), max_results: maxResults() }),
+  duckduckgo: z.object({ enabled: withDefault(bool(), true), max_results: maxResults() }),
+  perplexity: z.object({ enabled: off(), api_key: optionalKey(), model: withDefault(text(), 'sonar'), max_results: maxResults() }),
   baidu_search: z.object({
-    enabled: bool().default(false),
-    api_key: secret().optional(),
-    base_url: text().default('https://qianfan.baidubce.com'),
+    enabled: off(),
+    api_key: optionalKey(),
+    base_url: withDefault(text(), 'https://qianfan.baidubce.com'),
     max_results: maxResults(),
   }),
-  tavily: z.object({ enabled: bool().default(false), api_key: secret().optional(), api_keys: secretList().default([]), max_results: maxResults() }),
+  tavily: z.object({ enabled: off(), api_key: optionalKey(), api_keys: keyList(), max_results: maxResults() }),
   kagi: z.object({
-    enabled: bool().default(false),
-    api_key: secret().optional(),
-    api_keys: secretList().default([]),
-    base_url: text().default('https://kagi.com/api/v1'),
+    enabled: off(),
+    api_key: optionalKey(),
+    api_keys: keyList(),
+    base_url: withDefault(text(), 'https://kagi.com/api/v1'),
     max_results: maxResults(),
   }),
   keenable: z.object({
-    enabled: bool().default(false),
-    api_keys: secretList().default([]),
-    base_url: text().default('https://api.keenable.ai'),
+    enabled: off(),
+    api_keys: keyList(),
+    base_url: withDefault(text(), 'https://api.keenable.ai'),
     max_results: maxResults(),
   }),
-  exa: z.object({ enabled: bool().default(false), api_key: secret().optional(), base_url: text().optional(), max_results: maxResults() }),
-  searxng: z.object({ enabled: bool().default(false), base_url: text().default('http://127.0.0.1:8888'), max_results: maxResults() }),
+  exa: z.object({ enabled: off(), api_key: optionalKey(), base_url: optional(text()), max_results: maxResults() }),
+  searxng: z.object({ enabled: off(), base_url: withDefault(text(), 'http://127.0.0.1:8888'), max_results: maxResults() }),
   glm_search: z.object({
-    enabled: bool().default(false),
-    api_key: secret().optional(),
-    base_url: text().default('https://open.bigmodel.cn/api/paas/v4/web_search'),
-    search_engine: text().default('search_std'),
+    enabled: off(),
+    api_key: optionalKey(),
+    base_url: withDefault(text(), 'https://open.bigmodel.cn/api/paas/v4/web_search'),
+    search_engine: withDefault(text(), 'search_std'),
     max_results: maxResults(),
   }),
 } as const;
@@ -42,22 +46,22 @@ export const engineSchemas = {
 export const ENGINE_NAMES = Object.keys(engineSchemas) as [keyof typeof engineSchemas, ...(keyof typeof engineSchemas)[]];
 
 export const webSchema = z.object({
-  enabled: bool().default(true),
-  provider: oneOf(ENGINE_NAMES).optional(),
-  prefer_native: bool().default(true),
-  private_host_whitelist: textList().default([]),
-  proxy: text().optional(),
-  fetch: z.object({ enabled: bool().default(true) }).prefault({}),
-  fetch_limit_bytes: int(1).default(10485760),
-  format: oneOf(['plaintext', 'markdown']).default('plaintext'),
-  brave: engineSchemas.brave.prefault({}),
-  duckduckgo: engineSchemas.duckduckgo.prefault({}),
-  perplexity: engineSchemas.perplexity.prefault({}),
-  baidu_search: engineSchemas.baidu_search.prefault({}),
-  tavily: engineSchemas.tavily.prefault({}),
-  kagi: engineSchemas.kagi.prefault({}),
-  keenable: engineSchemas.keenable.prefault({}),
-  exa: engineSchemas.exa.prefault({}),
-  searxng: engineSchemas.searxng.prefault({}),
-  glm_search: engineSchemas.glm_search.prefault({}),
+  enabled: withDefault(bool(), true),
+  provider: optional(oneOf(ENGINE_NAMES)),
+  prefer_native: withDefault(bool(), true),
+  private_host_whitelist: withDefault(textList(), []),
+  proxy: optional(text()),
+  fetch: z.prefault(z.object({ enabled: withDefault(bool(), true) }), {}),
+  fetch_limit_bytes: withDefault(int(1), 10485760),
+  format: withDefault(oneOf(['plaintext', 'markdown']), 'plaintext'),
+  brave: z.prefault(engineSchemas.brave, {}),
+  duckduckgo: z.prefault(engineSchemas.duckduckgo, {}),
+  perplexity: z.prefault(engineSchemas.perplexity, {}),
+  baidu_search: z.prefault(engineSchemas.baidu_search, {}),
+  tavily: z.prefault(engineSchemas.tavily, {}),
+  kagi: z.prefault(engineSchemas.kagi, {}),
+  keenable: z.prefault(engineSchemas.keenable, {}),
+  exa: z.prefault(engineSchemas.exa, {}),
+  searxng: z.prefault(engineSchemas.searxng, {}),
+  glm_search: z.prefault(engineSchemas.glm_search, {}),
 });
