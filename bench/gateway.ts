@@ -16,7 +16,7 @@ import { percentile, round, type BenchRow } from './row.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = join(root, '.tern-bench', 'gateway');
-const bundle = join(outdir, 'main.js');
+const bundle = join(outdir, 'main.cjs');
 const TOKENS = ['100001:bench-a-token', '100002:bench-b-token', '100003:bench-c-token'];
 /** The idle gateway has bots of its own, so it never takes the updates the reply rows send. */
 const IDLE_TOKENS = ['100011:idle-a-token', '100012:idle-b-token', '100013:idle-c-token'];

@@ -1,9 +1,9 @@
 // Bundles `tern` and `tern-launcher` into dist/adapters/cli/ with esbuild (run by `npm run build`; the
 // gateway bench bundles the same way). Start-up cost is mostly Node resolving, reading and compiling
 // hundreds of package files, so the pure-JavaScript packages the gateway loads before `/ready` are
-// inlined. Packages with native parts, worker files or their own lazy loading stay external.
-// `tern` becomes scripts (`*.cjs`) that its bin (`main.js`, from bin.ts) compiles with a V8 code cache;
-// `tern-launcher` stays ES modules.
+// inlined. Packages with native parts, worker files or their own lazy loading stay external (but `tern` inlines
+// lmdb's JavaScript, see `inlineLmdb`). `tern` becomes scripts (`*.cjs`) that its CommonJS bin (`main.cjs`, from
+// bin.ts) compiles with a V8 code cache; `tern-launcher` stays ES modules.
 import { build, transform } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -41,6 +41,34 @@ const trimUnused = {
     build.onLoad({ filter: /.*/, namespace: 'grammy-core' }, () => ({ contents: GRAMMY_CORE, resolveDir: `${root}node_modules/grammy`, loader: 'js' }));
     build.onResolve({ filter: /^whatwg-url$/ }, ({ importer }) => (/node-fetch[\\/]/.test(importer) ? { path: 'whatwg-url', namespace: 'unused-url' } : undefined));
     build.onLoad({ filter: /.*/, namespace: 'unused-url' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
+  },
+};
+
+/**
+ * `tern` inlines lmdb's JavaScript (and msgpackr, ordered-binary, weak-lru-cache, extended-iterable with it), so
+ * its ~270 KB are code-cached like ours instead of compiled at every start; its native addons stay files in
+ * node_modules. lmdb finds its addon from its own file name and msgpackr its extractor (an optional package)
+ * by a require from its own folder: both are pointed at where Node resolves those packages from the bundle.
+ */
+const LMDB_ENTRY = `${root}node_modules/lmdb/dist/index.cjs`;
+const LMDB_FILE = "var __filename = require.resolve('lmdb');\n";
+const EXTRACTOR_DIR = "require('node:path').dirname(require('node:module').createRequire(require('node:module').createRequire(require.resolve('lmdb')).resolve('msgpackr')).resolve('msgpackr-extract'))";
+
+function patched(text, find, replacement, path) {
+  if (!text.includes(find)) throw new Error(`${path} no longer contains ${find}: check the lmdb inlining in bundle.mjs`);
+  return text.replace(find, replacement);
+}
+
+const inlineLmdb = {
+  name: 'inline-lmdb',
+  setup(build) {
+    build.onResolve({ filter: /^lmdb$/ }, () => ({ path: LMDB_ENTRY }));
+    build.onLoad({ filter: /[\\/]lmdb[\\/]dist[\\/]index\.cjs$/ }, ({ path }) => ({ contents: LMDB_FILE + readFileSync(path, 'utf8'), loader: 'js', resolveDir: dirname(path) }));
+    build.onLoad({ filter: /[\\/]msgpackr[\\/]dist[\\/]node\.cjs$/ }, ({ path }) => ({
+      contents: patched(readFileSync(path, 'utf8'), "require('msgpackr-extract')", `require('node-gyp-build-optional-packages')(${EXTRACTOR_DIR})`, path),
+      loader: 'js',
+      resolveDir: dirname(path),
+    }));
   },
 };
 
@@ -118,26 +146,35 @@ async function asScript(text, partNames) {
 }
 
 /**
- * `tern.cjs` and its parts (`*.cjs`: esbuild's chunks, so a command compiles only what it runs) and `main.js`,
- * the bin, which knows the parts' content hash.
+ * `tern.cjs` and its parts (`*.cjs`: esbuild's chunks, so a command compiles only what it runs) and `main.cjs`,
+ * the bin, which knows the parts' content hash. The bin is CommonJS: an ES module entry would cost the start Node's
+ * ES module loader.
  */
 async function bundleTern(outdir) {
   const { outputFiles } = await build({
     ...shared,
+    external: externals().filter((name) => name !== 'lmdb'),
     entryPoints: { tern: 'adapters/cli/main.ts' },
     outdir,
     splitting: true,
     format: 'esm',
     outExtension: { '.js': '.cjs' },
     define: { 'import.meta.url': '__ternModuleUrl' },
-    plugins: [markExternalImports, trimUnused],
+    plugins: [markExternalImports, trimUnused, inlineLmdb],
   });
   const names = outputFiles.map((file) => basename(file.path));
   const parts = await Promise.all(outputFiles.map(async (file) => ({ path: file.path, text: await asScript(file.text, names) })));
   writeOutputs(parts);
   const hash = createHash('sha256');
   for (const part of parts) hash.update(`${basename(part.path)}\n${part.text}\n`);
-  const bin = await build({ ...shared, entryPoints: { main: 'adapters/cli/bin.ts' }, outdir, format: 'esm', define: { TERN_PROGRAM_HASH: JSON.stringify(hash.digest('hex').slice(0, 16)) } });
+  const bin = await build({
+    ...shared,
+    entryPoints: { main: 'adapters/cli/bin.ts' },
+    outdir,
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+    define: { TERN_PROGRAM_HASH: JSON.stringify(hash.digest('hex').slice(0, 16)), 'import.meta.dirname': '__dirname' },
+  });
   writeOutputs(bin.outputFiles);
 }
 

@@ -29,7 +29,7 @@ test.before((context) => {
   const outdir = join(context.root, 'dist', 'adapters', 'cli');
   const built = spawnSync(process.execPath, [join(repoRoot, 'adapters', 'cli', 'bundle.mjs'), outdir], { cwd: repoRoot, encoding: 'utf8' });
   assert.is(built.status, 0, built.stderr);
-  context.bin = join(outdir, 'main.js');
+  context.bin = join(outdir, 'main.cjs');
   context.cacheDir = join(outdir, '.cache');
 });
 

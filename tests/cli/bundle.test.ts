@@ -1,0 +1,64 @@
+// The built `tern` (adapters/cli/bundle.mjs): a CommonJS bin, and lmdb's JavaScript inlined into its parts while
+// lmdb's native addon is found where the package is installed.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { repoRoot } from '../support/cli.js';
+import { tempHome } from '../support/temp-home.js';
+import { freePort } from '../support/telegram-emulator.js';
+
+interface Context {
+  root: string;
+  bin: string;
+}
+
+const test = suite<Context>('built tern');
+const { bin } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+
+test.before((context) => {
+  // A package of its own: the bundle beside a package.json, resolving external packages from the repo's node_modules.
+  context.root = mkdtempSync(join(tmpdir(), 'tern-bundle-'));
+  symlinkSync(join(repoRoot, 'node_modules'), join(context.root, 'node_modules'));
+  const built = spawnSync(process.execPath, [join(repoRoot, 'adapters', 'cli', 'bundle.mjs'), join(context.root, 'dist', 'adapters', 'cli')], { cwd: repoRoot, encoding: 'utf8' });
+  assert.is(built.status, 0, built.stderr);
+  context.bin = join(context.root, bin.tern ?? '');
+});
+
+test.after(({ root }) => rmSync(root, { recursive: true, force: true }));
+
+test('the `tern` bin of package.json is the CommonJS file the bundle writes, run by node with one V8 worker thread', ({ bin: file }) => {
+  assert.is(bin.tern, 'dist/adapters/cli/main.cjs');
+  assert.is(readFileSync(file, 'utf8').split('\n')[0], '#!/usr/bin/env -S node --v8-pool-size=1');
+});
+
+test('a gateway run by the built bin writes its event log, and the built `tern log` reads it back', async ({ bin: file }) => {
+  const home = tempHome();
+  try {
+    mkdirSync(home.home, { recursive: true });
+    const port = await freePort();
+    writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, gateway: { port }, heartbeat: { enabled: false }, channel_list: {} }));
+    const child = spawn(process.execPath, [file, 'gateway'], { env: home.env, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    for (let i = 0; (await fetch(`http://127.0.0.1:${port}/ready`).then((r) => r.status, () => 0)) !== 200; i++) {
+      if (i > 400) throw new Error('the gateway never became ready');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill('SIGINT');
+    assert.is(await exited, 0);
+
+    const log = spawnSync(process.execPath, [file, 'log', '--json', '--type', 'gateway.*'], { env: home.env, encoding: 'utf8' });
+    assert.is(log.status, 0, log.stderr);
+    const events = log.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
+    assert.equal(events.map((e) => [e.type, e.data]), [
+      ['gateway.started', { pid: child.pid, channels: [] }],
+      ['gateway.stopping', { signal: 'signal' }],
+    ]);
+  } finally {
+    home.remove();
+  }
+});
+
+test.run();
