@@ -3,12 +3,14 @@ import type { BuiltPrompt } from '../machines/turn.js';
 import type { Config } from '../store/config/index.js';
 import type { SessionHistory } from '../store/log/history.js';
 import { skillBody, type SkillInfo } from '../store/skills.js';
-import type { WorkspaceFiles } from '../store/workspace.js';
+import type { AgentDoc, WorkspaceFiles } from '../store/workspace.js';
 
 type TurnProfile = NonNullable<Config['agents']['defaults']['turn_profile']>;
 
 export interface PromptRequest {
   agent: string;
+  /** AGENT.md as the turn read it: read once per turn, for its tool list and for the prompt. */
+  doc: AgentDoc;
   channel: string;
   chat: string;
   text: string;
@@ -57,7 +59,7 @@ export class PromptBuilder {
     const withHistory = profile?.history.mode !== 'off';
     const skills = request.skills.filter((s) => profileAllows(profile, 'skills', s.name));
     const parts = [
-      withSystem ? this.stablePrefix() : undefined,
+      withSystem ? this.stablePrefix(request.doc) : undefined,
       section('Skills', skills.map((s) => `- ${s.name}: ${s.description} (${s.path})`).join('\n')),
       request.skill && profileAllows(profile, 'skills', request.skill.name)
         ? section(`Active skill: ${request.skill.name}`, skillBody(request.skill))
@@ -73,8 +75,8 @@ export class PromptBuilder {
     };
   }
 
-  private stablePrefix(): string | undefined {
-    const sources = [this.files.agent(), this.files.text('soul'), this.files.text('user'), this.files.text('identity'), this.files.text('memory')] as const;
+  private stablePrefix(agentDoc: AgentDoc): string | undefined {
+    const sources = [agentDoc, this.files.text('soul'), this.files.text('user'), this.files.text('identity'), this.files.text('memory')] as const;
     if (this.prefix?.sources.every((source, i) => source === sources[i])) return this.prefix.text;
     const [doc, soul, user, identityNotes, memory] = sources;
     const name = doc.frontmatter.name ?? 'Tern';

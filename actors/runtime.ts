@@ -8,7 +8,7 @@ import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { LoadedConfig } from '../store/config/index.js';
 import type { EventLog } from '../store/log/event-log.js';
 import { SkillCatalog, skillRoots } from '../store/skills.js';
-import { WorkspaceFiles } from '../store/workspace.js';
+import { WorkspaceFiles, type AgentDoc } from '../store/workspace.js';
 import { AgentActor } from './agent.js';
 import { PromptBuilder } from './prompt-builder.js';
 import { RuntimeCore } from './runtime-core.js';
@@ -42,6 +42,21 @@ function startMcp(loaded: LoadedConfig, env: NodeJS.ProcessEnv, filter: FilterOp
   const manager = new McpManager({ options: mcpOptionsFromConfig(loaded.config.tools.mcp), workspace: loaded.workspace, home: loaded.home, env, filter, report });
   manager.start();
   return manager;
+}
+
+/**
+ * The tools an AGENT.md lets its agent use. The registry is complete once the runtime is built, so the names
+ * depend on the document alone: the same document (unchanged file) gives the same list.
+ */
+function toolNamesOf(tools: ToolRegistry): (doc: AgentDoc) => string[] {
+  let last: { doc: AgentDoc; names: string[] } | undefined;
+  return (doc) => {
+    if (last?.doc !== doc) {
+      const allowed = doc.frontmatter.tools;
+      last = { doc, names: tools.list().map((t) => t.name).filter((name) => !allowed || allowed.includes(name)) };
+    }
+    return last.names;
+  };
 }
 
 /** Everything a process that runs turns needs: the log, the bus, the model router, tools and agents. */
@@ -109,13 +124,10 @@ export class Runtime {
       prompt: new PromptBuilder(files),
       config: () => loaded.config,
       skills: () => catalog.list(),
-      toolNames: () => {
-        const allowed = files.agent().frontmatter.tools;
-        return tools.list().map((t) => t.name).filter((name) => !allowed || allowed.includes(name));
-      },
+      agentDoc: () => files.agent(),
+      toolNames: toolNamesOf(tools),
       workspace: loaded.workspace,
       now: options.now ?? (() => new Date()),
-      mcpServers: () => files.agent().frontmatter.mcpServers,
       ...(mcp ? { mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl } } : {}),
       ...(transcriptionEntry
         ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }

@@ -11,6 +11,7 @@ import type { Config } from '../store/config/index.js';
 import { emptyHistory, foldHistory, HISTORY_TYPES, type SessionHistory } from '../store/log/history.js';
 import type { EventLog } from '../store/log/event-log.js';
 import type { SkillInfo } from '../store/skills.js';
+import type { AgentDoc } from '../store/workspace.js';
 import { HELP_TEXT, parseChatCommand, type ParsedCommand } from './chat-commands.js';
 import { newTurnId } from './ids.js';
 import { MachineActor } from './machine-actor.js';
@@ -21,9 +22,17 @@ import { runTurn, type Toolbox, type TurnHandle, type TurnSettings } from './tur
 
 const MESSAGE = { type: 'MESSAGE' } as const;
 
+type TurnProfile = Config['agents']['defaults']['turn_profile'];
+
 function specsFor(tools: ToolRegistry, names: readonly string[]): ToolSpec[] {
   const wanted = new Set(names);
   return tools.specs().filter((s) => wanted.has(s.name));
+}
+
+/** Tool specs are computed on the first model call that needs them, once per toolbox. */
+function toolboxOf(registry: ToolRegistry, names: string[]): Toolbox {
+  let specs: ToolSpec[] | undefined;
+  return { registry, names, specs: () => (specs ??= specsFor(registry, names)) };
 }
 
 /** A message from a channel, already routed to an agent and a session. */
@@ -58,14 +67,14 @@ export interface AgentServices {
   prompt: PromptBuilder;
   config: () => Config;
   skills: () => SkillInfo[];
-  /** Tool names this agent exposes (AGENT.md `tools` applied). */
-  toolNames: () => string[];
+  /** AGENT.md, read again when it changed; a turn reads it once. */
+  agentDoc: () => AgentDoc;
+  /** Tool names this agent exposes (the `tools` of its AGENT.md applied). */
+  toolNames: (doc: AgentDoc) => string[];
   workspace: string;
   now: () => Date;
   /** MCP servers and discovery; absent when `tools.mcp.enabled` is false. */
   mcp?: { manager: McpManager; ttl: number };
-  /** AGENT.md `mcpServers`: the servers this agent may use (all when unset). */
-  mcpServers: () => readonly string[] | undefined;
   /** Speech to text with the configured transcription model; absent when none is configured. */
   transcribe?: (path: string, mime: string) => Promise<{ text: string; modelName: string }>;
 }
@@ -83,6 +92,7 @@ export class SessionActor {
   /** The session machine: `idle` / `running`, with the number of messages waiting. */
   private readonly lifecycle: MachineActor<typeof sessionMachine>;
   private readonly finished = (): void => this.lifecycle.send({ type: 'FINISHED' });
+  private lastToolbox: { own: readonly string[]; profile: TurnProfile | undefined; box: Toolbox } | undefined;
 
   constructor(private readonly services: AgentServices, readonly key: string, readonly id: string) {
     const actorId = `session:${id}`;
@@ -117,24 +127,33 @@ export class SessionActor {
   }
 
   /**
-   * The tools of this session now: the agent's own (`own`, read once per turn), its visible MCP tools and the
-   * discovery searches, which a search in the middle of a turn can change.
+   * The tools of this session now: the agent's own (`own`, read once per turn), its visible MCP tools (of the
+   * turn's AGENT.md `mcpServers`: all when unset) and the discovery searches, which a search in the middle of a
+   * turn can change.
    */
-  private toolbox(own: readonly string[]): Toolbox {
-    const { services } = this;
+  private toolbox(own: readonly string[], servers: readonly string[] | undefined): Toolbox {
+    const { services, discovery } = this;
     const profile = services.config().agents.defaults.turn_profile;
     const mcp = services.mcp;
-    const servers = mcp && services.mcpServers();
-    const extra = mcp && this.discovery
-      ? [
-          ...mcp.manager.tools(servers, unlockedTools(this.discovery.getSnapshot().context)),
-          ...mcp.manager.searchTools(servers, (tools) => this.discovery?.send({ type: 'FOUND', tools })),
-        ]
-      : [];
+    if (!mcp || !discovery) return this.fixedToolbox(own, profile);
+    const extra = [
+      ...mcp.manager.tools(servers, unlockedTools(discovery.getSnapshot().context)),
+      ...mcp.manager.searchTools(servers, (tools) => discovery.send({ type: 'FOUND', tools })),
+    ];
     const names = [...own, ...extra.map((t) => t.name)].filter((name) => profileAllows(profile, 'tools', name));
-    const registry = extra.length > 0 ? services.tools.overlay(extra) : services.tools;
-    let specs: ToolSpec[] | undefined;
-    return { registry, names, specs: () => (specs ??= specsFor(registry, names)) };
+    return toolboxOf(extra.length > 0 ? services.tools.overlay(extra) : services.tools, names);
+  }
+
+  /**
+   * Without MCP nothing changes the tools in the middle of a turn, and the same names under the same turn profile
+   * give the same toolbox: the last one is reused (with its specs) until AGENT.md or the config changes.
+   */
+  private fixedToolbox(own: readonly string[], profile: TurnProfile | undefined): Toolbox {
+    const last = this.lastToolbox;
+    if (last?.own === own && last.profile === profile) return last.box;
+    const box = toolboxOf(this.services.tools, own.filter((name) => profileAllows(profile, 'tools', name)));
+    this.lastToolbox = { own, profile, box };
+    return box;
   }
 
   private get correlation(): Correlation {
@@ -316,13 +335,15 @@ export class SessionActor {
       message_id: message.messageId, channel: message.channel, chat: message.chat, text: message.text, session_key: this.key, skill: skill?.name, settings,
     }));
     this.history = foldHistory(history, started);
-    const own = services.toolNames();
+    const doc = services.agentDoc();
+    const own = services.toolNames(doc);
+    const servers = doc.frontmatter.mcpServers;
     // Without MCP nothing changes the tools in the middle of a turn: one toolbox serves the whole turn.
-    const fixed = services.mcp ? undefined : this.toolbox(own);
+    const fixed = services.mcp ? undefined : this.toolbox(own, servers);
     const handle = runTurn(id, this.correlation, settings, {
       bus,
       router: services.router,
-      toolbox: () => fixed ?? this.toolbox(own),
+      toolbox: () => fixed ?? this.toolbox(own, servers),
       buildPrompt: () =>
         services.prompt.build({
           agent: services.agent,
@@ -333,7 +354,8 @@ export class SessionActor {
           history,
           skill,
           skills: services.skills(),
-          tools: (fixed ?? this.toolbox(own)).names,
+          doc,
+          tools: (fixed ?? this.toolbox(own, servers)).names,
           profile: services.config().agents.defaults.turn_profile,
         }),
       toolContext: {

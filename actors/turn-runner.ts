@@ -40,18 +40,6 @@ export interface TurnHandle {
 
 const endings: ReadonlySet<string> = new Set(['turn.completed', 'turn.stopped', 'turn.failed']);
 
-/** What the effects actor and the `record` action reach for one running turn. */
-interface HostedTurn {
-  ports: TurnPorts;
-  keys: Correlation & { turn: string };
-  settings: TurnSettings;
-  /** Started at the turn's first tool call: a turn that calls no tool needs no loop detection. */
-  loop?: LoopChecker;
-  ending?: Envelope;
-  /** The event that moves the machine next: the host sends every event the turn gets, so it knows each cause. */
-  cause: string;
-}
-
 // Each turn actor leads to its turn's ports, so one provided machine and one effects actor serve every turn:
 // providing a machine per turn builds it with cold caches, and an actor per turn costs more than its steps.
 const hosted = new WeakMap<object, HostedTurn>();
@@ -103,60 +91,85 @@ const hostedTurnMachine = turnMachine.provide({
 });
 
 /**
- * Publishes the turn actor's state changes, so the dashboard and `tern inspect` can watch it think, and settles
- * with its output (one subscription serves both). The host knows each move's cause (it sends STOP and ABORT and
- * every answer of the effects actor), so no xstate inspection is needed: it calls back for every internal step.
+ * One running turn: what the effects actor and the `record` action reach, and its handle. It publishes the turn
+ * actor's state changes, so the dashboard and `tern inspect` can watch it think, and settles with its output: it is
+ * the actor's one observer. The host knows each move's cause (it sends STOP and ABORT and every answer of the
+ * effects actor), so no xstate inspection is needed: it calls back for every internal step. Methods, not closures:
+ * xstate binds an observer's callbacks, and binding a closure made per turn took a slow path under tsx.
  */
-function watch(actor: Actor<typeof hostedTurnMachine>, turn: HostedTurn, actorId: string): Promise<TurnOutput> {
-  let current: string | undefined;
-  const moved = () => {
-    const to = stateName(actor.getSnapshot().value);
-    if (to === current) return;
-    turn.ports.bus.publish(draftOf(turn.keys, 'actor.transitioned', { actor: actorId, machine: 'turn', from: current, to, event: turn.cause }));
-    current = to;
-  };
-  return new Promise((resolve, reject) => {
-    actor.subscribe({
-      next: moved,
-      complete: () => {
-        moved();
-        resolve(actor.getSnapshot().output as TurnOutput);
+class HostedTurn implements TurnHandle {
+  /** Started at the turn's first tool call: a turn that calls no tool needs no loop detection. */
+  loop?: LoopChecker;
+  ending?: Envelope;
+  /** The event that moves the machine next: the host sends every event the turn gets, so it knows each cause. */
+  cause = 'xstate.init';
+  readonly done: Promise<{ output: TurnOutput; ending?: Envelope }>;
+  private readonly actor: Actor<typeof hostedTurnMachine>;
+  private readonly actorId: string;
+  /** The state last published. */
+  private current: string | undefined;
+  private settle!: (output: TurnOutput) => void;
+  private fail!: (error: unknown) => void;
+
+  constructor(readonly id: string, readonly keys: Correlation & { turn: string }, readonly settings: TurnSettings, readonly ports: TurnPorts) {
+    this.actorId = `turn:${id}`;
+    this.actor = createActor(hostedTurnMachine, {
+      id: this.actorId,
+      input: {
+        modelName: settings.model_name,
+        stream: settings.stream,
+        maxToolIterations: settings.max_tool_iterations,
+        loopDetection: settings.loop_detection,
+        effects: effectsActor(),
       },
-      error: reject,
     });
-  });
+    hosted.set(this.actor, this);
+    const output = new Promise<TurnOutput>((resolve, reject) => {
+      this.settle = resolve;
+      this.fail = reject;
+    });
+    this.done = output.then((result) => this.ended(result));
+    this.actor.subscribe(this);
+    this.actor.start();
+  }
+
+  stop(): void {
+    this.send({ type: 'STOP' });
+  }
+
+  abort(reason: string): void {
+    this.send({ type: 'ABORT', reason });
+  }
+
+  next(): void {
+    const to = stateName(this.actor.getSnapshot().value);
+    if (to === this.current) return;
+    this.ports.bus.publish(draftOf(this.keys, 'actor.transitioned', { actor: this.actorId, machine: 'turn', from: this.current, to, event: this.cause }));
+    this.current = to;
+  }
+
+  complete(): void {
+    this.next();
+    this.settle(this.actor.getSnapshot().output as TurnOutput);
+  }
+
+  error(error: unknown): void {
+    this.fail(error);
+  }
+
+  private send(event: TurnEvent): void {
+    this.cause = event.type;
+    this.actor.send(event);
+  }
+
+  private ended(output: TurnOutput): { output: TurnOutput; ending?: Envelope } {
+    this.loop?.release();
+    this.ports.bus.publish(draftOf(this.keys, 'actor.stopped', { actor: this.actorId, machine: 'turn', reason: output.outcome }));
+    return { output, ending: this.ending };
+  }
 }
 
 /** Runs one turn machine with the real model, tools and bus. `turn.started` must already be published. */
 export function runTurn(id: string, correlation: Correlation, settings: TurnSettings, ports: TurnPorts): TurnHandle {
-  const keys: HostedTurn['keys'] = Object.assign({}, correlation, { turn: id });
-  const actorId = `turn:${id}`;
-  const actor = createActor(hostedTurnMachine, {
-    id: actorId,
-    input: {
-      modelName: settings.model_name,
-      stream: settings.stream,
-      maxToolIterations: settings.max_tool_iterations,
-      loopDetection: settings.loop_detection,
-      effects: effectsActor(),
-    },
-  });
-  const turn: HostedTurn = { ports, keys, settings, cause: 'xstate.init' };
-  hosted.set(actor, turn);
-  const done = watch(actor, turn, actorId).then((output) => {
-    turn.loop?.release();
-    ports.bus.publish(draftOf(keys, 'actor.stopped', { actor: actorId, machine: 'turn', reason: output.outcome }));
-    return { output, ending: turn.ending };
-  });
-  actor.start();
-  const send = (event: TurnEvent) => {
-    turn.cause = event.type;
-    actor.send(event);
-  };
-  return {
-    id,
-    stop: () => send({ type: 'STOP' }),
-    abort: (reason) => send({ type: 'ABORT', reason }),
-    done,
-  };
+  return new HostedTurn(id, Object.assign({}, correlation, { turn: id }), settings, ports);
 }
