@@ -1,19 +1,20 @@
 import { filter, Subject, type Observable } from 'rxjs';
 import type { Correlation } from './envelope.js';
 import type { Envelope, EventDraft, EventType, ValidDraft } from './events/index.js';
-import { stampDraft } from './stamp.js';
+import { stampInPlace } from './stamp.js';
 import { typeMatcher } from './type-glob.js';
 import { validateDraft } from './validate.js';
 
 /** Assigns `seq` and `at`. The event log is the sequencer of a running gateway, so bus order is log order. */
 export interface Sequencer {
+  /** Stamps the bus's own validated copy of a draft in place (no one else holds it) and returns it as the envelope. */
   stamp(draft: ValidDraft): Envelope;
 }
 
 /** A sequencer for processes without a log (tests, one-off tools): numbering in memory only. */
 export function memorySequencer(now: () => number = Date.now): Sequencer {
   let seq = 0;
-  return { stamp: (draft) => stampDraft(draft, ++seq, draft.at ?? now()) };
+  return { stamp: (draft) => stampInPlace(draft, ++seq, draft.at ?? now()) };
 }
 
 /**

@@ -6,7 +6,12 @@ import type { Envelope, ValidDraft } from './events/index.js';
  * Node 20: about 2 µs per object, more than the rest of stamping.
  */
 export function stampDraft(draft: ValidDraft, seq: number, at: number): Envelope {
-  const envelope: Record<string, unknown> = Object.assign({}, draft);
+  return stampInPlace(Object.assign({}, draft), seq, at);
+}
+
+/** `stampDraft` without the copy, for a draft nobody else holds (the bus's validated copy): one object less per event. */
+export function stampInPlace(draft: ValidDraft, seq: number, at: number): Envelope {
+  const envelope = draft as Record<string, unknown>;
   envelope.seq = seq;
   envelope.at = at;
   return envelope as Envelope;

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Envelope, Sequencer, ValidDraft } from '../../bus/index.js';
-import { stampDraft, typeMatcher } from '../../bus/index.js';
+import { stampDraft, stampInPlace, typeMatcher } from '../../bus/index.js';
 import { LogError } from './errors.js';
 import { PostingIndex } from './posting-index.js';
 import { acquireWriterLock } from './writer-lock.js';
@@ -96,16 +96,25 @@ export class EventLog implements Sequencer {
     return this.seq;
   }
 
+  /** Numbers the bus's own copy of a draft in place and queues its write (see `Sequencer`). */
   stamp(draft: ValidDraft): Envelope {
-    return this.append(draft);
+    this.checkWritable();
+    return this.enqueue(stampInPlace(draft, ++this.seq, draft.at ?? Date.now()));
   }
 
-  /** Numbers the event and queues its write; the returned envelope is final. */
+  /** Numbers a copy of the event and queues its write; the returned envelope is final. */
   append(draft: ValidDraft): Envelope {
+    this.checkWritable();
+    return this.enqueue(stampDraft(draft, ++this.seq, draft.at ?? Date.now()));
+  }
+
+  private checkWritable(): void {
     if (this.readOnly) throw new LogError('log_write_failed', `the event log in ${this.dir} is open read-only`);
     if (this.closed) throw new LogError('log_closed', 'the event log is closed');
     if (this.failure) throw new LogError('log_write_failed', `an earlier write failed: ${this.failure.message}`);
-    const envelope = stampDraft(draft, ++this.seq, draft.at ?? Date.now());
+  }
+
+  private enqueue(envelope: Envelope): Envelope {
     // One write per turn of the event loop, not per microtask: a turn's events arrive in cascades of promise
     // callbacks, and a microtask batch would cut one cascade into several transactions.
     if (this.batch.push(envelope) === 1) {

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { validateDraft, type EventDraft } from '../../bus/index.js';
+import { Bus, validateDraft, type EventDraft } from '../../bus/index.js';
 import { EventLog } from '../../store/log/event-log.js';
 import { LogError } from '../../store/log/errors.js';
 import { chunk } from '../support/events.js';
@@ -49,6 +49,18 @@ test('an event reads back exactly as it was stamped, keys in the same order', as
   await log.flushed();
   assert.equal(Object.keys(stamped), ['agent', 'session', 'turn', 'type', 'data', 'seq', 'at']);
   assert.is(JSON.stringify(log.get(stamped.seq)), JSON.stringify(stamped));
+});
+
+test('append numbers a copy and leaves the draft alone; as the bus sequencer it numbers the bus copy in place', async ({ log }) => {
+  const draft = validateDraft(chunk('a', 't'));
+  const appended = log.append(draft);
+  assert.is.not(appended, draft);
+  assert.equal(Object.keys(draft), ['type', 'agent', 'session', 'turn', 'data']);
+  const bus = new Bus(log);
+  const published = bus.publish(chunk('a', 't'));
+  await log.flushed();
+  assert.equal([appended.seq, published.seq], [1, 2]);
+  assert.equal(log.read().map((e) => [e.seq, e.type, e.session, e.turn]), [[1, 'provider.chunk', 'a', 't'], [2, 'provider.chunk', 'a', 't']]);
 });
 
 test('a reopened log continues numbering after its last event', async ({ home, log }) => {
