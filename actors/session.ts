@@ -17,7 +17,7 @@ import { newTurnId } from './ids.js';
 import { MachineActor } from './machine-actor.js';
 import { profileAllows, type PromptBuilder } from './prompt-builder.js';
 import type { TodoTool } from './todo-tool.js';
-import { summarizeIfLong } from './summarizer.js';
+import { isLong, summarizeIfLong } from './summarizer.js';
 import { runTurn, type Toolbox, type TurnHandle, type TurnSettings } from './turn-runner.js';
 
 const MESSAGE = { type: 'MESSAGE' } as const;
@@ -276,8 +276,7 @@ export class SessionActor {
   }
 
   /** The history, summarized first when it has grown long (unless the turn profile turns history off). */
-  private async compactedHistory(modelName: string): Promise<SessionHistory> {
-    const history = this.loadHistory();
+  private async compactedHistory(history: SessionHistory, modelName: string): Promise<SessionHistory> {
     const profile = this.services.config().agents.defaults.turn_profile;
     if (profile?.enabled && profile.history.mode === 'off') return history;
     const summary = await summarizeIfLong(history, { bus: this.services.bus, router: this.services.router, modelName, correlation: this.correlation });
@@ -306,10 +305,7 @@ export class SessionActor {
   }
 
   /** The message with its voice recordings turned into text; a recording that fails to transcribe is said so. */
-  private async withTranscripts(message: InboundMessage): Promise<InboundMessage> {
-    const audio = (message.media ?? []).filter((m) => m.kind === 'audio');
-    const transcribe = this.services.transcribe;
-    if (audio.length === 0 || !transcribe) return message;
+  private async withTranscripts(message: InboundMessage, audio: NonNullable<InboundMessage['media']>, transcribe: NonNullable<AgentServices['transcribe']>): Promise<InboundMessage> {
     const parts: string[] = [];
     for (const clip of audio) {
       try {
@@ -323,14 +319,18 @@ export class SessionActor {
     return { ...message, text: [message.text, ...parts].filter((t) => t.trim()).join('\n') };
   }
 
+  // Most turns have no voice message and a short history: they await nothing but the turn itself.
   private async turn(received: InboundMessage, forced: SkillInfo | undefined): Promise<SessionReply> {
-    const message = await this.withTranscripts(received);
+    const audio = received.media?.filter((m) => m.kind === 'audio') ?? [];
+    const transcribe = this.services.transcribe;
+    const message = audio.length > 0 && transcribe ? await this.withTranscripts(received, audio, transcribe) : received;
     const { bus } = this.services;
     const services = this.services;
     const skill = this.skillFor(forced);
     const id = newTurnId();
     const settings = this.settings();
-    const history = await this.compactedHistory(settings.model_name);
+    const loaded = this.loadHistory();
+    const history = isLong(loaded) ? await this.compactedHistory(loaded, settings.model_name) : loaded;
     const started = bus.publish(draftOf({ agent: this.services.agent, session: this.id, turn: id }, 'turn.started', {
       message_id: message.messageId, channel: message.channel, chat: message.chat, text: message.text, session_key: this.key, skill: skill?.name, settings,
     }));

@@ -12,6 +12,9 @@ const INSTRUCTIONS =
   'matter for continuing it. Be concise (at most 300 words), write in the third person, and keep names, numbers and ' +
   'file paths exactly. If an earlier summary is given, fold it in.';
 
+/** Whether the history has grown long enough to be summarized before the next turn. */
+export const isLong = (history: SessionHistory): boolean => history.messages.length >= SUMMARY_TRIGGER;
+
 /**
  * Folds older messages into a summary written by the model, recorded as `summary.written`; the history
  * projection then drops what the summary covers. A failure leaves the history as it was.
@@ -20,7 +23,7 @@ export async function summarizeIfLong(
   history: SessionHistory,
   ports: { bus: Bus; router: ModelRouter; modelName: string; correlation: Correlation },
 ): Promise<Envelope<'summary.written'> | undefined> {
-  if (history.messages.length < SUMMARY_TRIGGER) return undefined;
+  if (!isLong(history)) return undefined;
   const older = history.messages.slice(0, -SUMMARY_KEEP);
   const transcript = older.map(({ message }) => `${message.role}: ${message.content}`).join('\n');
   const earlier = history.summary ? `Earlier summary:\n${history.summary}\n\n` : '';

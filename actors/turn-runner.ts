@@ -1,7 +1,7 @@
 import { createActor, type Actor } from 'xstate';
 import { draftOf, type Bus, type Correlation, type Envelope, type EventData } from '../bus/index.js';
 import type { ToolSpec } from '../adapters/providers/provider.js';
-import type { ModelRouter } from '../adapters/providers/router.js';
+import type { ModelRouter, RouterCallOptions } from '../adapters/providers/router.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { ToolContext } from '../adapters/tools/tool.js';
 import { turnMachine, type BuiltPrompt, type TurnEffects, type TurnEvent, type TurnOutput } from '../machines/turn.js';
@@ -54,12 +54,8 @@ const hostWork: TurnWork = {
     return host.loop.check(call);
   },
   callModel: (call, signal, turn) => {
-    const { ports, keys, settings } = hostOf(turn);
-    return ports.router.chat(
-      settings.model_name,
-      { system: call.system, messages: call.messages, tools: ports.toolbox().specs() },
-      { signal, correlation: keys, onChunk: (chunk) => ports.bus.publish(draftOf(keys, 'provider.chunk', chunk)) },
-    );
+    const host = hostOf(turn);
+    return host.ports.router.chat(host.settings.model_name, { system: call.system, messages: call.messages, tools: host.ports.toolbox().specs() }, host.callOptions(signal));
   },
   runTool: async (call, signal, turn) => {
     const { ports, keys } = hostOf(turn);
@@ -108,7 +104,9 @@ class HostedTurn implements TurnHandle {
   private readonly actorId: string;
   /** The state last published. */
   private current: string | undefined;
-  private settle!: (output: TurnOutput) => void;
+  /** What the turn's model calls share: its signal, its keys and its chunk publisher. */
+  private modelCall: RouterCallOptions | undefined;
+  private settle!: (ended: { output: TurnOutput; ending?: Envelope }) => void;
   private fail!: (error: unknown) => void;
 
   constructor(readonly id: string, readonly keys: Correlation & { turn: string }, readonly settings: TurnSettings, readonly ports: TurnPorts) {
@@ -124,11 +122,10 @@ class HostedTurn implements TurnHandle {
       },
     });
     hosted.set(this.actor, this);
-    const output = new Promise<TurnOutput>((resolve, reject) => {
+    this.done = new Promise((resolve, reject) => {
       this.settle = resolve;
       this.fail = reject;
     });
-    this.done = output.then((result) => this.ended(result));
     this.actor.subscribe(this);
     this.actor.start();
   }
@@ -148,9 +145,19 @@ class HostedTurn implements TurnHandle {
     this.current = to;
   }
 
+  // The turn settles here, not in a callback of another promise: one promise and one microtask less per turn.
   complete(): void {
-    this.next();
-    this.settle(this.actor.getSnapshot().output as TurnOutput);
+    try {
+      this.next();
+      this.settle(this.ended(this.actor.getSnapshot().output as TurnOutput));
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  callOptions(signal: AbortSignal): RouterCallOptions {
+    if (this.modelCall?.signal !== signal) this.modelCall = { signal, correlation: this.keys, onChunk: (chunk) => this.ports.bus.publish(draftOf(this.keys, 'provider.chunk', chunk)) };
+    return this.modelCall;
   }
 
   error(error: unknown): void {

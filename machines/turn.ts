@@ -1,4 +1,4 @@
-import { assign, enqueueActions, sendTo, setup, type ActorRef, type DoneStateEvent, type Snapshot } from 'xstate';
+import { assign, enqueueActions, setup, type ActorRef, type DoneStateEvent, type Snapshot } from 'xstate';
 import type { ChatMessage, ChatResponse, EventData, ToolCall } from '../bus/index.js';
 import { loopWarning, type LoopDetectionInput } from './loop-detection.js';
 import { turnTexts } from './turn-texts.js';
@@ -81,21 +81,19 @@ export const turnRecordTypes = [
 type RecordType = (typeof turnRecordTypes)[number];
 export type TurnRecord = { [T in RecordType]: { type: T; data: EventData<T> } }[RecordType];
 
-type Ending = { reason: 'loop_detected' | 'max_tool_iterations' | 'stop_requested' } | { reason: 'failed'; code: string; message: string };
+/** Why a turn stopped or failed, with its reply; a completed turn's reply is its last answer's, read by `done`. */
+type Ending = ({ reason: 'loop_detected' | 'max_tool_iterations' | 'stop_requested' } | { reason: 'failed'; code: string; message: string }) & { reply: string };
 
 interface TurnContext {
   settings: TurnInput;
   system: string;
   messages: ChatMessage[];
-  tools: string[];
   /** Model calls made so far in this turn. */
   iteration: number;
   /** Tool calls of the latest answer still to run, in order; the first is the one being run. */
   calls: ToolCall[];
   /** The loop-detection machine's verdict on the current call. */
   loop: LoopVerdict;
-  /** The reply of a turn that stops or fails; a completed turn's is its last answer's, read by `done`. */
-  reply: string;
   ending?: Ending;
 }
 
@@ -136,7 +134,7 @@ const responded = ({ context, event }: { context: TurnContext; event: TurnEvent 
 const replyOf = (answer: ChatResponse): string => (answer.text.trim() === '' ? turnTexts.emptyAnswer : answer.text);
 
 /** The output of a turn that ends in `outcome`: each final state gives its own, and the machine's is that one. */
-const outputOf = (outcome: TurnOutput['outcome'], context: TurnContext): TurnOutput => ({ outcome, reply: context.reply, iterations: context.iteration });
+const outputOf = (outcome: TurnOutput['outcome'], context: TurnContext): TurnOutput => ({ outcome, reply: context.ending?.reply ?? '', iterations: context.iteration });
 
 const turnSetup = setup({
   types: {
@@ -147,24 +145,27 @@ const turnSetup = setup({
   },
   actions: {
     record: (_, _params: TurnRecord) => {},
-    request: sendTo(({ context }) => context.settings.effects, ({ self }, request: TurnAsk): TurnRequest => Object.assign({}, request, { turn: self })),
+    // A plain send, not `sendTo`: the effects actor answers in a later microtask anyway, and `sendTo` cost a
+    // resolved action, a deferred call and a relay per request.
+    request: ({ context, self }, request: TurnAsk) => {
+      const asked: TurnRequest = Object.assign({}, request, { turn: self });
+      context.settings.effects.send(asked);
+    },
     // The move into `calling_model` counts its model call.
     usePrompt: assign(({ context, event }) => {
       const { prompt } = event as Extract<TurnAnswer, { type: 'PROMPT_BUILT' }>;
-      return { system: prompt.system, messages: prompt.messages, tools: prompt.tools, iteration: context.iteration + 1 };
+      return { system: prompt.system, messages: prompt.messages, iteration: context.iteration + 1 };
     }),
     endForLoop: assign({
-      ending: { reason: 'loop_detected' as const },
-      reply: ({ context }) => turnTexts.loopDetected(currentCall(context).name, context.loop.streak),
+      ending: ({ context }) => ({ reason: 'loop_detected' as const, reply: turnTexts.loopDetected(currentCall(context).name, context.loop.streak) }),
     }),
     endForBudget: assign({
-      ending: { reason: 'max_tool_iterations' as const },
-      reply: ({ context }) => turnTexts.iterationBudget(context.settings.maxToolIterations),
+      ending: ({ context }) => ({ reason: 'max_tool_iterations' as const, reply: turnTexts.iterationBudget(context.settings.maxToolIterations) }),
     }),
-    endForStop: assign({ ending: { reason: 'stop_requested' as const }, reply: turnTexts.stopRequested }),
+    endForStop: assign({ ending: { reason: 'stop_requested' as const, reply: turnTexts.stopRequested } }),
     endForFailure: assign(({ event }) => {
       const { code, message } = failure(errorOf(event));
-      return { ending: { reason: 'failed' as const, code, message }, reply: turnTexts.failed(message) };
+      return { ending: { reason: 'failed' as const, code, message, reply: turnTexts.failed(message) } };
     }),
     // The answer's calls become the turn's, the first with its verdict.
     takeCalls: assign(({ context, event }) => {
@@ -216,11 +217,9 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool: completeT
     settings: input,
     system: '',
     messages: [],
-    tools: [],
     iteration: 0,
     calls: [],
     loop: { state: input.loopDetection.enabled ? 'normal' : 'disabled', streak: 0 },
-    reply: '',
   }),
   initial: 'building_prompt',
   on: {
@@ -308,7 +307,7 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool: completeT
         type: 'record',
         params: ({ context }) => ({
           type: 'turn.stopped',
-          data: { reason: context.ending?.reason === 'failed' || !context.ending ? 'stop_requested' : context.ending.reason, reply: context.reply },
+          data: { reason: context.ending?.reason === 'failed' || !context.ending ? 'stop_requested' : context.ending.reason, reply: context.ending?.reply ?? '' },
         }),
       },
     },
@@ -318,8 +317,8 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool: completeT
       entry: {
         type: 'record',
         params: ({ context }) => {
-          const ending = context.ending?.reason === 'failed' ? context.ending : { code: 'unknown', message: 'unknown failure' };
-          return { type: 'turn.failed', data: { code: ending.code, message: ending.message, reply: context.reply } };
+          const ending = context.ending?.reason === 'failed' ? context.ending : { code: 'unknown', message: 'unknown failure', reply: context.ending?.reply ?? '' };
+          return { type: 'turn.failed', data: { code: ending.code, message: ending.message, reply: ending.reply } };
         },
       },
     },
