@@ -29,11 +29,19 @@ const CHUNK_SIZE = /^[0-9a-fA-F]{1,12}$/;
 const DIGITS = /^\d{1,15}$/;
 const KEEP_ALIVE_TIMEOUT = /(?:^|[\s,])timeout=(\d+)/i;
 
-const hasToken = (value: string, token: string): boolean => value.toLowerCase().split(',').some((part) => part.trim() === token);
+/** Where the line starting at `start` ends: its CRLF, or the end of the head. */
+function lineEnd(head: string, start: number): number {
+  const end = head.indexOf('\r\n', start);
+  return end < 0 ? head.length : end;
+}
+
+/** Whether the lower-case, comma-separated `list` names `token`; most lists are that one token alone. */
+const hasToken = (list: string, token: string): boolean => list === token || list.split(',').some((part) => part.trim() === token);
 
 /**
  * Reads one answer from the bytes of a connection as they arrive: the head, then the body framed by
- * `content-length`, by chunks, or by the end of the connection. Interim (1xx) answers are skipped.
+ * `content-length`, by chunks, or by the end of the connection. Interim (1xx) answers are skipped. It keeps
+ * copies of the bytes it needs later, never the pushed buffer itself, which its connection reads into again.
  */
 export class AnswerParser {
   private step: Step = 'head';
@@ -88,12 +96,13 @@ export class AnswerParser {
 
   private whole(): ParsedAnswer {
     const body = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
-    return { ...this.answer, body, reusable: this.answer.reusable && !this.leftover };
+    const { statusCode, rawHeaders, reusable, keepAliveMs } = this.answer;
+    return { statusCode, rawHeaders, body, reusable: reusable && !this.leftover, keepAliveMs };
   }
 
   private keep(data: Buffer, at: number): void {
     if (data.length - at > MAX_HEAD) throw new AnswerFormatError('answer head or chunk line too long');
-    this.carry = data.subarray(at);
+    this.carry = Buffer.copyBytesFrom(data, at);
   }
 
   /** One step from `at`: where the next starts, or -1 when the step needs more bytes. */
@@ -108,7 +117,7 @@ export class AnswerParser {
       case 'length':
       case 'data': {
         const take = Math.min(this.remaining, data.length - at);
-        if (take > 0) this.parts.push(data.subarray(at, at + take));
+        if (take > 0) this.parts.push(Buffer.copyBytesFrom(data, at, take));
         this.remaining -= take;
         if (this.remaining === 0) this.step = this.step === 'length' ? 'done' : 'data-end';
         return at + take;
@@ -132,7 +141,7 @@ export class AnswerParser {
         return end + CRLF.length;
       }
       case 'close':
-        this.parts.push(data.subarray(at));
+        this.parts.push(Buffer.copyBytesFrom(data, at));
         return data.length;
       case 'done':
         return at;
@@ -148,9 +157,9 @@ export class AnswerParser {
   }
 
   private readHead(head: string): void {
-    const lines = head.split('\r\n');
-    const status = STATUS_LINE.exec(lines[0]!);
-    if (status === null) throw new AnswerFormatError(`invalid status line: ${JSON.stringify(lines[0]!.slice(0, 40))}`);
+    const statusEnd = lineEnd(head, 0);
+    const status = STATUS_LINE.exec(head.slice(0, statusEnd));
+    if (status === null) throw new AnswerFormatError(`invalid status line: ${JSON.stringify(head.slice(0, Math.min(statusEnd, 40)))}`);
     const statusCode = Number(status[2]);
     // Interim answers (100 Continue, 103 Early Hints) come before the real one.
     if (statusCode < 200) return;
@@ -160,12 +169,13 @@ export class AnswerParser {
     let encoded = false;
     let reusable = status[1] === '1';
     let keepAliveMs: number | undefined;
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      const colon = line.indexOf(':');
-      if (colon <= 0) throw new AnswerFormatError(`invalid header line: ${JSON.stringify(line.slice(0, 40))}`);
-      const name = line.slice(0, colon);
-      const value = line.slice(colon + 1).trim();
+    // Each line is read where it stands in the head, without splitting the head into lines first.
+    for (let start = statusEnd + 2, end = 0; start <= head.length; start = end + 2) {
+      end = lineEnd(head, start);
+      const colon = head.indexOf(':', start);
+      if (colon <= start || colon > end) throw new AnswerFormatError(`invalid header line: ${JSON.stringify(head.slice(start, Math.min(end, start + 40)))}`);
+      const name = head.slice(start, colon);
+      const value = head.slice(colon + 1, end).trim();
       rawHeaders.push(name, value);
       switch (name.toLowerCase()) {
         case 'content-length':
@@ -177,8 +187,8 @@ export class AnswerParser {
           chunked = value.toLowerCase().trimEnd().endsWith('chunked');
           break;
         case 'connection':
-          if (hasToken(value, 'close')) reusable = false;
-          else if (hasToken(value, 'keep-alive')) reusable = true;
+          if (hasToken(value.toLowerCase(), 'close')) reusable = false;
+          else if (hasToken(value.toLowerCase(), 'keep-alive')) reusable = true;
           break;
         case 'keep-alive': {
           const timeout = KEEP_ALIVE_TIMEOUT.exec(value);

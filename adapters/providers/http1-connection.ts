@@ -8,6 +8,15 @@ export interface Exchange {
   failed(error: Error): void;
 }
 
+/** The request outlasted its time limit, counted from its start to its answer's last byte. */
+export class RequestTimeoutError extends Error {
+  readonly code = 'ETIMEDOUT';
+  constructor(timeoutMs: number) {
+    super(`Timeout awaiting 'request' for ${timeoutMs}ms`);
+    this.name = 'RequestTimeoutError';
+  }
+}
+
 /** The server closed the connection before the answer was whole; coded as Node codes a reset. */
 export class ConnectionClosedError extends Error {
   readonly code = 'ECONNRESET';
@@ -23,9 +32,18 @@ const DEFAULT_IDLE_MS = 4_000;
 const SERVER_MARGIN_MS = 2_000;
 const MAX_IDLE_MS = 600_000;
 
+function timedOut(connection: Connection): void {
+  connection.timedOut();
+}
+
 function idleMs(answer: ParsedAnswer): number {
   return answer.keepAliveMs === undefined ? DEFAULT_IDLE_MS : Math.min(answer.keepAliveMs - SERVER_MARGIN_MS, MAX_IDLE_MS);
 }
+
+// A plain connection's bytes are read into this one buffer rather than through its socket's stream (a new
+// buffer, a `Readable` push and a `data` event per read): each read is parsed, and what the parser keeps copied,
+// before the next, so every connection can share it.
+const readBuffer = Buffer.allocUnsafeSlow(64 * 1024);
 
 /** One server (scheme, host, port) and its idle keep-alive connections, most recently used last. */
 export class Origin {
@@ -73,23 +91,35 @@ export class Connection {
   private readonly parser = new AnswerParser();
   private exchange: Exchange | undefined;
   private closed = false;
+  /**
+   * The time limit of the request out, kept for the next one with the same limit: `refresh` starts it again
+   * without a new timer. Between requests it stays set but unreferenced, and firing then does nothing.
+   */
+  private timer: NodeJS.Timeout | undefined;
+  private timerMs = 0;
 
   constructor(private readonly origin: Origin) {
     const { hostname: host, port } = origin;
-    this.socket = origin.secure
-      ? tlsConnect({ host, port, ALPNProtocols: ['http/1.1'], ...(isIP(host) === 0 ? { servername: host } : {}) })
-      : netConnect({ host, port });
+    if (origin.secure) {
+      this.socket = tlsConnect({ host, port, ALPNProtocols: ['http/1.1'], ...(isIP(host) === 0 ? { servername: host } : {}) });
+      this.socket.on('data', (chunk: Buffer) => this.read(chunk));
+    } else {
+      this.socket = netConnect({ host, port, onread: { buffer: readBuffer, callback: (length) => this.readInto(length) } });
+    }
     this.socket.setNoDelay(true);
-    this.socket.on('data', (chunk: Buffer) => this.read(chunk));
     this.socket.on('end', () => this.ended());
     this.socket.on('error', (error: Error) => this.lost(error));
     this.socket.on('close', () => this.lost(new ConnectionClosedError()));
   }
 
-  /** Writes the request's head and body in one go (one `writev`); the answer goes to `exchange`. */
-  send(head: string, body: string | Buffer, exchange: Exchange): void {
+  /**
+   * Writes the request's head and body in one go (one `writev`); the answer goes to `exchange`, or
+   * `RequestTimeoutError` when it is not whole within `timeoutMs`.
+   */
+  send(head: string, body: string | Buffer, exchange: Exchange, timeoutMs: number): void {
     this.exchange = exchange;
     this.parser.reset();
+    this.limit(timeoutMs);
     this.socket.ref();
     this.socket.cork();
     this.socket.write(head, 'latin1');
@@ -101,7 +131,32 @@ export class Connection {
   destroy(): void {
     this.exchange = undefined;
     this.closed = true;
+    clearTimeout(this.timer);
     this.socket.destroy();
+  }
+
+  private limit(timeoutMs: number): void {
+    if (this.timer !== undefined && this.timerMs === timeoutMs) {
+      this.timer.refresh().ref();
+      return;
+    }
+    clearTimeout(this.timer);
+    this.timer = setTimeout(timedOut, timeoutMs, this);
+    this.timerMs = timeoutMs;
+  }
+
+  /** The request out, if any, took too long: it fails and the connection closes. */
+  timedOut(): void {
+    const exchange = this.exchange;
+    if (exchange === undefined) return;
+    this.destroy();
+    exchange.failed(new RequestTimeoutError(this.timerMs));
+  }
+
+  /** Bytes read into the shared buffer; the socket reads on (`false` would pause it). */
+  private readInto(length: number): boolean {
+    this.read(readBuffer.subarray(0, length));
+    return true;
   }
 
   private read(chunk: Buffer): void {
@@ -137,6 +192,7 @@ export class Connection {
     this.idleUntil = now + idleMs(answer);
     if (!answer.reusable || this.closed || this.idleUntil <= now) this.destroy();
     else {
+      this.timer?.unref();
       this.socket.unref();
       this.origin.release(this, now);
     }
@@ -145,6 +201,7 @@ export class Connection {
 
   private lost(error: Error): void {
     this.closed = true;
+    clearTimeout(this.timer);
     this.origin.forget(this);
     const exchange = this.exchange;
     this.exchange = undefined;

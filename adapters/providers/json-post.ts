@@ -72,36 +72,25 @@ function headersOf(raw: string[]): IncomingHttpHeaders {
   return headers;
 }
 
-function timedOut(reader: AnswerReader, timeoutMs: number): void {
-  reader.stop(new TransportError('ETIMEDOUT', `Timeout awaiting 'request' for ${timeoutMs}ms`));
-}
-
 /**
- * One request's answer as its connection hands it over, with the request's own time limit and abort. It is
- * the signal's listener itself (`handleEvent`) so a call allocates no closures for it.
+ * One request's answer as its connection hands it over (the connection keeps the request's time limit), and
+ * its abort. It is the signal's listener itself (`handleEvent`) so a call allocates no closures for it.
  */
 class AnswerReader implements Exchange {
   private settled = false;
-  private readonly timer: NodeJS.Timeout;
 
   constructor(
     private readonly resolve: (answer: PostedAnswer) => void,
     private readonly reject: (error: unknown) => void,
     private readonly signal: AbortSignal | undefined,
     private readonly connection: Connection,
-    timeoutMs: number,
   ) {
-    this.timer = setTimeout(timedOut, timeoutMs, this, timeoutMs);
-    signal?.addEventListener('abort', this, { once: true });
+    signal?.addEventListener('abort', this);
   }
 
+  /** The caller aborted: it hears the abort at once, and the connection closes. */
   handleEvent(): void {
-    this.stop(new RequestAbortedError(this.signal?.reason));
-  }
-
-  /** Ends the request from this side (abort, time limit): the caller hears `error` at once. */
-  stop(error: Error): void {
-    this.failed(error);
+    this.failed(new RequestAbortedError(this.signal?.reason));
     this.connection.destroy();
   }
 
@@ -130,7 +119,6 @@ class AnswerReader implements Exchange {
 
   private finish(): void {
     this.settled = true;
-    clearTimeout(this.timer);
     this.signal?.removeEventListener('abort', this);
   }
 }
@@ -149,6 +137,6 @@ export function postText(url: string, headers: Record<string, string>, body: str
     const target = targetOf(url);
     const head = requestHead(target, headers, typeof body === 'string' ? Buffer.byteLength(body) : body.length);
     const connection = target.origin.acquire();
-    connection.send(head, body, new AnswerReader(resolve, reject, signal, connection, options.timeoutMs));
+    connection.send(head, body, new AnswerReader(resolve, reject, signal, connection), options.timeoutMs);
   });
 }

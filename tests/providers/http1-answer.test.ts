@@ -23,6 +23,7 @@ function read(pieces: string[]): Read | undefined {
 }
 
 const lengthAnswer = 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nKeep-Alive: timeout=60\r\nContent-Length: 10\r\n\r\n{"a":"é"}';
+const closeAnswer = 'HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nall of it';
 const chunkedAnswer = 'HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\n{"a"\r\n6\r\n:"é"}\r\n0\r\nx-trailer: 1\r\n\r\n';
 
 const cases: Array<{ name: string; text: string; read: Read }> = [
@@ -48,7 +49,7 @@ const cases: Array<{ name: string; text: string; read: Read }> = [
   },
   {
     name: 'a body that runs to the end of the connection, which then cannot be reused',
-    text: 'HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nall of it',
+    text: closeAnswer,
     read: { statusCode: 200, rawHeaders: ['content-type', 'text/plain'], body: 'all of it', reusable: false, keepAliveMs: undefined },
   },
   {
@@ -60,6 +61,16 @@ const cases: Array<{ name: string; text: string; read: Read }> = [
     name: 'HTTP/1.0, kept alive only when it says so',
     text: 'HTTP/1.0 200 OK\r\ncontent-length: 2\r\n\r\n{}',
     read: { statusCode: 200, rawHeaders: ['content-length', '2'], body: '{}', reusable: false, keepAliveMs: undefined },
+  },
+  {
+    name: 'HTTP/1.0 that says Keep-Alive',
+    text: 'HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\ncontent-length: 2\r\n\r\n{}',
+    read: { statusCode: 200, rawHeaders: ['Connection', 'Keep-Alive', 'content-length', '2'], body: '{}', reusable: true, keepAliveMs: undefined },
+  },
+  {
+    name: 'close among other connection options',
+    text: 'HTTP/1.1 200 OK\r\nconnection: Upgrade , Close\r\ncontent-length: 2\r\n\r\n{}',
+    read: { statusCode: 200, rawHeaders: ['connection', 'Upgrade , Close', 'content-length', '2'], body: '{}', reusable: false, keepAliveMs: undefined },
   },
   {
     name: 'bytes after the whole answer, which leave the connection unusable',
@@ -90,6 +101,24 @@ for (const [name, text] of [['a content-length answer', lengthAnswer], ['a chunk
 test('reads an answer that arrives a byte at a time', () => {
   assert.equal(read([...chunkedAnswer]), read([chunkedAnswer]));
 });
+
+for (const [name, text] of [['a content-length answer', lengthAnswer], ['a chunked answer', chunkedAnswer], ['an answer ending with its connection', closeAnswer]] as const) {
+  test(`reads ${name} pushed from one buffer that is overwritten after every push, as a connection reuses it`, () => {
+    const bytes = Buffer.from(text);
+    const reused = Buffer.alloc(bytes.length);
+    for (let cut = 1; cut < bytes.length; cut++) {
+      const parser = new AnswerParser();
+      let answer: ParsedAnswer | undefined;
+      for (const [from, to] of [[0, cut], [cut, bytes.length]] as const) {
+        bytes.copy(reused, 0, from, to);
+        answer ??= parser.push(reused.subarray(0, to - from));
+        reused.fill('#');
+      }
+      answer ??= parser.end();
+      assert.equal(readable(answer), read([text]), `cut at ${cut}`);
+    }
+  });
+}
 
 test('reads the next answer on the same connection after a reset', () => {
   const parser = new AnswerParser();

@@ -112,6 +112,34 @@ test('a connection the server keeps too briefly to reuse safely is not reused', 
   }
 });
 
+test('each request on a kept connection has its own time limit: one answered in time, the next that outlasts it fails as ETIMEDOUT', async () => {
+  let requests = 0;
+  const server = await serve((_, res) => {
+    if (++requests === 1) res.end('"ok"');
+    else res.writeHead(200, { 'content-type': 'application/json' }).write('{"choices":');
+  });
+  try {
+    const first = await postText(server.url, {}, '{}', { timeoutMs: 500 });
+    const error = await postText(server.url, {}, '{}', { timeoutMs: 500 }).catch((e: unknown) => e);
+    assert.ok(error instanceof TransportError);
+    assert.equal([first.body, error.code, error.message, server.connections()], ['"ok"', 'ETIMEDOUT', "Timeout awaiting 'request' for 500ms", 1]);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a connection left idle past the time limit of the request it carried still carries the next one', async () => {
+  const server = await serve((_, res) => res.end('"ok"'));
+  try {
+    await postText(server.url, {}, '{}', { timeoutMs: 500 });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const answer = await postText(server.url, {}, '{}', { timeoutMs: 500 });
+    assert.equal([answer.body, server.connections()], ['"ok"', 1]);
+  } finally {
+    await server.close();
+  }
+});
+
 test('a chunked answer written in pieces is read whole', async () => {
   const server = await serve((_, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
