@@ -15,7 +15,7 @@ type Def = z.core.$ZodTypeDef & {
   unionFallback?: boolean;
 };
 
-const { isObject, isPlainObject } = z.core.util;
+const { isObject, isPlainObject, allowsEval } = z.core.util;
 
 /**
  * Compiles the zod schema of an event's data into functions that check and copy in one pass, without zod's
@@ -26,6 +26,8 @@ const { isObject, isPlainObject } = z.core.util;
  * construct not compiled here (refinements, transforms, string formats ...): zod parses those events.
  */
 export function compileFastParse(schema: Schema): FastParse | undefined {
+  // Generated code is how both zod's fast path and this one run: a process that forbids it gets zod alone.
+  if (!allowsEval.value) return undefined;
   const def = schema._zod.def as Def;
   // A schema that is itself a check (z.int(), z.email()) or coerces is zod's alone.
   if (schema._zod.traits.has('$ZodCheck') || def.coerce) return undefined;

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
@@ -124,6 +126,19 @@ test('published data is a copy: a publisher changing its objects afterwards does
   messages.push({ role: 'user', content: 'later' });
   messages[0]!.content = 'changed';
   assert.equal(envelope.data.messages, [{ role: 'user', content: 'hi' }]);
+});
+
+test('a process that forbids code generation from strings still publishes, validated by zod alone', () => {
+  const bus = fileURLToPath(new URL('../../bus/index.ts', import.meta.url));
+  const script = `import { Bus } from ${JSON.stringify(bus)};
+    const b = new Bus();
+    const e = b.publish({ type: 'actor.transitioned', data: { actor: 'turn:t1', machine: 'turn', to: 'done', event: 'x' } });
+    let refused = '';
+    try { b.publish({ type: 'actor.transitioned', data: { actor: 'turn:t1' } }); } catch (error) { refused = error.code; }
+    console.log(JSON.stringify([e.seq, e.data.to, refused]));`;
+  const run = spawnSync(process.execPath, ['--disallow-code-generation-from-strings', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.is(run.status, 0, run.stderr);
+  assert.equal(JSON.parse(run.stdout), [1, 'done', 'invalid_event']);
 });
 
 test.run();
