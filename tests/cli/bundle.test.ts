@@ -1,14 +1,16 @@
 // The built `tern` (adapters/cli/bundle.mjs): a CommonJS bin, and lmdb's JavaScript inlined into its parts while
 // lmdb's native addon is found where the package is installed.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { repoRoot } from '../support/cli.js';
+import { startGatewayModel } from '../support/gateway-model.js';
+import { modelEntry } from '../support/gateway-process.js';
 import { tempHome } from '../support/temp-home.js';
-import { freePort } from '../support/telegram-emulator.js';
+import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
 
 interface Context {
   root: string;
@@ -57,6 +59,41 @@ test('a gateway run by the built bin writes its event log, and the built `tern l
       ['gateway.stopping', { signal: 'signal' }],
     ]);
   } finally {
+    home.remove();
+  }
+});
+
+test('a gateway run by the built bin connects Telegram through the bundled Bot API client and answers a message', async ({ bin: file }) => {
+  const token = '710001:bundle-token-AAAA';
+  const home = tempHome();
+  const model = await startGatewayModel();
+  const emulator = await TelegramEmulator.start();
+  let child: ChildProcess | undefined;
+  try {
+    mkdirSync(home.home, { recursive: true });
+    const port = await freePort();
+    const telegram = { enabled: true, type: 'telegram', settings: { token, base_url: emulator.url, poll_timeout_seconds: 1 } };
+    writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, gateway: { port }, agents: { defaults: { model: 'fast' } }, model_list: [modelEntry(model.url)], heartbeat: { enabled: false }, channel_list: { tg: telegram } }));
+    const gateway = spawn(process.execPath, [file, 'gateway'], { env: home.env, stdio: 'ignore' });
+    child = gateway;
+    const exited = new Promise<number | null>((resolve) => gateway.once('exit', resolve));
+    let ready: unknown;
+    for (let i = 0; ready === undefined; i++) {
+      if (i > 400) throw new Error('the gateway never became ready');
+      ready = await fetch(`http://127.0.0.1:${port}/ready`).then((r) => (r.status === 200 ? r.json() : undefined), () => undefined);
+      if (ready === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.equal(ready, { status: 'ready', channels: [{ name: 'tg', state: 'connected' }] });
+
+    await emulator.say(token, 'hello from the bundle', { userId: 4242 });
+    const replies = await emulator.waitForBotMessages(token, 4242, 1, 15_000);
+    assert.equal(replies.map((m) => m.text), ['echo: hello from the bundle']);
+    gateway.kill('SIGINT');
+    assert.is(await exited, 0);
+  } finally {
+    if (child?.exitCode === null) child.kill('SIGKILL');
+    await emulator.stop();
+    await model.close();
     home.remove();
   }
 });
