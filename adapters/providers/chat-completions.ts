@@ -8,7 +8,7 @@ import { classifyFailure } from './classify.js';
 import { completionChunkSchema, completionSchema, isCompletion, type CompletionChunk, type WireToolCall, type WireUsage } from './chat-completions-wire.js';
 import { JsonBytes, parseJson, postJson, postSse } from './http.js';
 import type { CallOptions, ChatRequest, EndpointConfig, ProviderClient, ToolSpec } from './provider.js';
-import { parseWire, streamEndedEarly, withHeaders } from './wire.js';
+import { headersFor, parseWire, streamEndedEarly } from './wire.js';
 
 // Tool definitions are most of a request's bytes and the same spec objects on every call (the registry caches
 // them), so each is serialized once.
@@ -144,12 +144,12 @@ class CompletionStream {
 
 export function createChatCompletionsClient(endpoint: EndpointConfig): ProviderClient {
   const url = `${endpoint.apiBase}/chat/completions`;
-  const auth = bearerHeaders(endpoint);
+  const headersOf = headersFor(bearerHeaders(endpoint));
 
   return {
     family: 'chat-completions',
     async chat(request, options = {}) {
-      const call = { url, headers: withHeaders(auth, request), body: new JsonBytes(chatCompletionsBody(request)), signal: options.signal,
+      const call = { url, headers: headersOf(request), body: new JsonBytes(chatCompletionsBody(request)), signal: options.signal,
         timeoutMs: options.timeoutMs };
       if (!request.stream) {
         const json = await postJson(call);

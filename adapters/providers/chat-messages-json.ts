@@ -79,8 +79,9 @@ function slide(list: EncodedList, at: number, run: number): void {
 function extend(list: EncodedList, messages: readonly ChatMessage[], run: number): void {
   const { starts } = list;
   let json = starts[run] === list.json.length + 1 ? list.json : list.json.slice(0, starts[run]! - 1);
-  starts.length = run + 1;
-  list.messages.length = run;
+  // Shortening an array goes through the runtime even when its length stays; usually nothing is dropped.
+  if (starts.length !== run + 1) starts.length = run + 1;
+  if (list.messages.length !== run) list.messages.length = run;
   for (let i = run; i < messages.length; i++) {
     if (i > 0) json += ',';
     starts[i] = json.length;

@@ -5,7 +5,7 @@ import { classifyFailure } from './classify.js';
 import { generateResponseSchema, type GenerateResponse } from './generate-content-wire.js';
 import { parseJson, postJson, postSse } from './http.js';
 import type { CallOptions, ChatRequest, EndpointConfig, ProviderClient } from './provider.js';
-import { parseWire, streamEndedEarly, withHeaders } from './wire.js';
+import { headersFor, parseWire, streamEndedEarly } from './wire.js';
 
 type Content = { role: 'user' | 'model'; parts: Array<Record<string, unknown>> };
 
@@ -92,12 +92,13 @@ class GenerateAccumulator {
 
 export function createGenerateContentClient(endpoint: EndpointConfig): ProviderClient {
   const own: Record<string, string> = endpoint.apiKey === undefined ? {} : { [endpoint.keyHeader ?? 'x-goog-api-key']: endpoint.apiKey };
+  const headersOf = headersFor(own);
 
   return {
     family: 'generate-content',
     async chat(request, options = {}) {
       const model = `${endpoint.apiBase}/models/${encodeURIComponent(request.model)}`;
-      const call = { headers: withHeaders(own, request), body: generateContentBody(request), signal: options.signal, timeoutMs: options.timeoutMs };
+      const call = { headers: headersOf(request), body: generateContentBody(request), signal: options.signal, timeoutMs: options.timeoutMs };
       const accumulator = new GenerateAccumulator(options.onChunk);
       if (!request.stream) {
         accumulator.add(parseWire(generateResponseSchema, await postJson({ ...call, url: `${model}:generateContent` }), 'generate-content answer'));

@@ -50,11 +50,24 @@ function failed(response: Pick<Response, 'statusCode' | 'headers'>, body: string
   return classifyFailure(response.statusCode, body, response.headers['retry-after']);
 }
 
+// A client passes the same headers object on every call while its request headers stay the same, so the headers
+// as sent (the content type first) are one object too, whose head the transport checks and writes once.
+const jsonHeaders = new WeakMap<Record<string, string>, Record<string, string>>();
+
+function withJsonType(headers: Record<string, string>): Record<string, string> {
+  let sent = jsonHeaders.get(headers);
+  if (sent === undefined) {
+    sent = { 'content-type': 'application/json', ...headers };
+    jsonHeaders.set(headers, sent);
+  }
+  return sent;
+}
+
 /** POSTs JSON and returns the parsed JSON answer. */
 export async function postJson(call: HttpCall): Promise<unknown> {
   let response: PostedAnswer;
   try {
-    response = await postText(call.url, { 'content-type': 'application/json', ...call.headers }, bodyOf(call), {
+    response = await postText(call.url, withJsonType(call.headers), bodyOf(call), {
       signal: call.signal,
       timeoutMs: call.timeoutMs ?? defaultTimeoutMs,
     });

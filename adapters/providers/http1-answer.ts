@@ -35,8 +35,19 @@ function lineEnd(head: string, start: number): number {
   return end < 0 ? head.length : end;
 }
 
-/** Whether the lower-case, comma-separated `list` names `token`; most lists are that one token alone. */
-const hasToken = (list: string, token: string): boolean => list === token || list.split(',').some((part) => part.trim() === token);
+/** Whether the lower-case, comma-separated `list` names `token`; most lists are one token alone, and not split. */
+const hasToken = (list: string, token: string): boolean => list === token || (list.includes(',') && list.split(',').some((part) => part.trim() === token));
+
+/**
+ * `data[start, end)` in a buffer of its own, which outlives the pushed one. `Buffer.copyBytesFrom` made a typed
+ * array of its own (an `ArrayBuffer` each time) before copying that into the result; small copies come from
+ * Node's pool here.
+ */
+function copyOf(data: Buffer, start: number, end: number): Buffer {
+  const copy = Buffer.allocUnsafe(end - start);
+  data.copy(copy, 0, start, end);
+  return copy;
+}
 
 /**
  * Reads one answer from the bytes of a connection as they arrive: the head, then the body framed by
@@ -102,7 +113,7 @@ export class AnswerParser {
 
   private keep(data: Buffer, at: number): void {
     if (data.length - at > MAX_HEAD) throw new AnswerFormatError('answer head or chunk line too long');
-    this.carry = Buffer.copyBytesFrom(data, at);
+    this.carry = copyOf(data, at, data.length);
   }
 
   /** One step from `at`: where the next starts, or -1 when the step needs more bytes. */
@@ -117,7 +128,7 @@ export class AnswerParser {
       case 'length':
       case 'data': {
         const take = Math.min(this.remaining, data.length - at);
-        if (take > 0) this.parts.push(Buffer.copyBytesFrom(data, at, take));
+        if (take > 0) this.parts.push(copyOf(data, at, at + take));
         this.remaining -= take;
         if (this.remaining === 0) this.step = this.step === 'length' ? 'done' : 'data-end';
         return at + take;
@@ -141,7 +152,7 @@ export class AnswerParser {
         return end + CRLF.length;
       }
       case 'close':
-        this.parts.push(Buffer.copyBytesFrom(data, at));
+        this.parts.push(copyOf(data, at, data.length));
         return data.length;
       case 'done':
         return at;
@@ -186,10 +197,12 @@ export class AnswerParser {
           encoded = true;
           chunked = value.toLowerCase().trimEnd().endsWith('chunked');
           break;
-        case 'connection':
-          if (hasToken(value.toLowerCase(), 'close')) reusable = false;
-          else if (hasToken(value.toLowerCase(), 'keep-alive')) reusable = true;
+        case 'connection': {
+          const options = value.toLowerCase();
+          if (hasToken(options, 'close')) reusable = false;
+          else if (hasToken(options, 'keep-alive')) reusable = true;
           break;
+        }
         case 'keep-alive': {
           const timeout = KEEP_ALIVE_TIMEOUT.exec(value);
           if (timeout) keepAliveMs = Number(timeout[1]) * 1000;

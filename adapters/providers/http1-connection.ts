@@ -117,14 +117,24 @@ export class Connection {
    * `RequestTimeoutError` when it is not whole within `timeoutMs`.
    */
   send(head: string, body: string | Buffer, exchange: Exchange, timeoutMs: number): void {
-    this.exchange = exchange;
-    this.parser.reset();
-    this.limit(timeoutMs);
-    this.socket.ref();
+    this.start(exchange, timeoutMs);
     this.socket.cork();
     this.socket.write(head, 'latin1');
     this.socket.write(body);
     this.socket.uncork();
+  }
+
+  /** As `send`, for a request already in one buffer: one plain write. */
+  sendWhole(request: Buffer, exchange: Exchange, timeoutMs: number): void {
+    this.start(exchange, timeoutMs);
+    this.socket.write(request);
+  }
+
+  private start(exchange: Exchange, timeoutMs: number): void {
+    this.exchange = exchange;
+    this.parser.reset();
+    this.limit(timeoutMs);
+    this.socket.ref();
   }
 
   /** Closes the connection; a request it carried hears nothing more. */

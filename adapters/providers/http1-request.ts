@@ -16,6 +16,8 @@ export interface Target {
   hostLine: string;
   /** `user:password@` of the URL, sent as Basic authorization unless the caller sends its own. */
   basic?: string;
+  /** The head up to the body's length, checked and written once per headers object. */
+  heads: WeakMap<Record<string, string>, string>;
 }
 
 // A process calls the same few endpoints over and over: each URL is parsed once, and each origin keeps its
@@ -49,6 +51,7 @@ export function targetOf(url: string): Target {
       requestLine: `POST ${parsed.pathname}${parsed.search} HTTP/1.1\r\n`,
       hostLine: `host: ${parsed.host}\r\n`,
       ...(credentials ? { basic: `Basic ${credentials}` } : {}),
+      heads: new WeakMap(),
     };
     targets.set(url, target);
   }
@@ -76,12 +79,26 @@ function headerLine(name: string, value: string): string {
   return `${name}: ${value}\r\n`;
 }
 
-/** The head of a POST to `target` with `headers` and a body of `length` bytes. */
-export function requestHead(target: Target, headers: Record<string, string>, length: number): string {
+/** The head of a POST to `target` with `headers`, up to the value of its content-length. */
+function headUpToLength(target: Target, headers: Record<string, string>): string {
   const sent = lowerCased(headers);
   if (target.basic !== undefined) sent.authorization ??= target.basic;
   let head = sent.host === undefined ? target.requestLine + target.hostLine : target.requestLine;
   for (const name in sent) head += headerLine(name, sent[name]!);
-  return `${head}connection: keep-alive\r\ncontent-length: ${length}\r\n\r\n`;
+  return `${head}connection: keep-alive\r\ncontent-length: `;
+}
+
+/**
+ * The head of a POST to `target` with `headers` and a body of `length` bytes. A client sends the same headers
+ * object on every call, so the rest of the head is checked and written once for it: a headers object must not
+ * change once it has been sent (every caller here makes a new one instead).
+ */
+export function requestHead(target: Target, headers: Record<string, string>, length: number): string {
+  let head = target.heads.get(headers);
+  if (head === undefined) {
+    head = headUpToLength(target, headers);
+    target.heads.set(headers, head);
+  }
+  return `${head}${length}\r\n\r\n`;
 }
 

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
+import { withHead } from './body-slab.js';
 import type { ParsedAnswer } from './http1-answer.js';
 import type { Connection, Exchange } from './http1-connection.js';
 import { requestHead, targetOf } from './http1-request.js';
@@ -126,9 +127,9 @@ class AnswerReader implements Exchange {
 /**
  * POSTs a body over a keep-alive HTTP/1.1 connection (`http1-connection.ts`) and reads the whole answer;
  * `timeoutMs` bounds the request from start to the last byte. The model call is the hottest outbound request:
- * head and body go out in one write and the answer is read without a general-purpose client's machinery (see
- * README.md here). An abort by `signal` rejects with the abort error itself; a header node:http would refuse
- * rejects with `InvalidHeaderError` and sends nothing.
+ * head and body go out in one write (one buffer when the body came from `joinedBody`) and the answer is read
+ * without a general-purpose client's machinery (see README.md here). An abort by `signal` rejects with the
+ * abort error itself; a header node:http would refuse rejects with `InvalidHeaderError` and sends nothing.
  */
 export function postText(url: string, headers: Record<string, string>, body: string | Buffer, options: { signal?: AbortSignal; timeoutMs: number }): Promise<PostedAnswer> {
   const { signal } = options;
@@ -137,6 +138,9 @@ export function postText(url: string, headers: Record<string, string>, body: str
     const target = targetOf(url);
     const head = requestHead(target, headers, typeof body === 'string' ? Buffer.byteLength(body) : body.length);
     const connection = target.origin.acquire();
-    connection.send(head, body, new AnswerReader(resolve, reject, signal, connection), options.timeoutMs);
+    const exchange = new AnswerReader(resolve, reject, signal, connection);
+    const whole = typeof body === 'string' ? undefined : withHead(head, body);
+    if (whole === undefined) connection.send(head, body, exchange, options.timeoutMs);
+    else connection.sendWhole(whole, exchange, options.timeoutMs);
   });
 }

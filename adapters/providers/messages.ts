@@ -5,7 +5,7 @@ import { classifyFailure } from './classify.js';
 import { parseJson, postJson, postSse } from './http.js';
 import { messageSchema, messagesStreamEventSchema, type MessagesStreamEvent, type WireBlock } from './messages-wire.js';
 import type { CallOptions, ChatRequest, EndpointConfig, ProviderClient } from './provider.js';
-import { parseWire, streamEndedEarly, withHeaders } from './wire.js';
+import { headersFor, parseWire, streamEndedEarly } from './wire.js';
 
 export const anthropicVersion = '2023-06-01';
 const defaultMaxTokens = 4096;
@@ -168,11 +168,12 @@ export function createMessagesClient(endpoint: EndpointConfig): ProviderClient {
   const url = `${endpoint.apiBase}/messages`;
   const own: Record<string, string> = { 'anthropic-version': anthropicVersion };
   if (endpoint.apiKey !== undefined) own[endpoint.keyHeader ?? 'x-api-key'] = endpoint.apiKey;
+  const headersOf = headersFor(own);
 
   return {
     family: 'messages',
     async chat(request, options = {}) {
-      const call = { url, headers: withHeaders(own, request), body: messagesBody(request), signal: options.signal,
+      const call = { url, headers: headersOf(request), body: messagesBody(request), signal: options.signal,
         timeoutMs: options.timeoutMs };
       if (!request.stream) {
         const wire = parseWire(messageSchema, await postJson(call), 'message');

@@ -21,6 +21,8 @@ export class Cooldowns {
   }
 
   isCooling(entryIndex: number, keyIndex: number | undefined): boolean {
+    // Asked on every call: while nothing has failed, without making the slot's name.
+    if (this.until.size === 0) return false;
     return (this.until.get(slot(entryIndex, keyIndex)) ?? 0) > this.now();
   }
 }

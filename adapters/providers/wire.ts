@@ -13,7 +13,19 @@ export function streamEndedEarly(): ProviderError {
   return new ProviderError({ code: 'network', message: 'the stream ended before the answer was complete' });
 }
 
-/** Headers every family sends: the entry's own headers last, so a user can override anything. */
-export function withHeaders(own: Record<string, string>, request: { headers?: Record<string, string> }): Record<string, string> {
-  return { ...own, ...request.headers };
+/**
+ * The headers a client sends with a request: its own, then the request's (an entry's), so a user can override
+ * anything. The same object while the request's headers are the same object (the entry's, passed on every
+ * call), so the transport checks and writes the head once for them.
+ */
+export function headersFor(own: Record<string, string>): (request: { headers?: Record<string, string> }) => Record<string, string> {
+  let from: Record<string, string> | undefined;
+  let merged = { ...own };
+  return (request) => {
+    if (request.headers !== from) {
+      from = request.headers;
+      merged = { ...own, ...request.headers };
+    }
+    return merged;
+  };
 }

@@ -2,8 +2,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { getEventListeners } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { joinedBody } from '../../adapters/providers/body-slab.js';
 import { postText, TransportError } from '../../adapters/providers/json-post.js';
 
 async function serve(answer: (res: ServerResponse, body: string) => void): Promise<{ url: string; close: () => Promise<void> }> {
@@ -163,6 +164,64 @@ test('requests to different URLs each reach their own server', async () => {
   } finally {
     await first.close();
     await second.close();
+  }
+});
+
+/** A server that keeps the exact bytes of each request (framed by its content-length) and answers `{}`. */
+async function serveBytes(): Promise<{ url: string; port: number; requests: string[]; close: () => Promise<void> }> {
+  const requests: string[] = [];
+  const sockets = new Set<Socket>();
+  const server = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    let pending = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      const headEnd = pending.indexOf('\r\n\r\n');
+      const length = /content-length: (\d+)/.exec(pending.toString('latin1', 0, Math.max(headEnd, 0)));
+      if (headEnd < 0 || length === null || pending.length < headEnd + 4 + Number(length[1])) return;
+      requests.push(pending.toString('utf8'));
+      pending = Buffer.alloc(0);
+      socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1/chat/completions`,
+    port,
+    requests,
+    close: () => new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+test('a body from the body slabs goes out as the head and then its bytes, exactly, however often it is sent', async () => {
+  const server = await serveBytes();
+  try {
+    const headers = { 'content-type': 'application/json', authorization: 'Bearer k' };
+    const first = joinedBody(['{"a":', '"é"'], Buffer.from(',"b":1}'));
+    const second = joinedBody(['{"c":2'], Buffer.from('}'));
+    for (const body of [second, first, second]) await postText(server.url, headers, body, { timeoutMs: 5_000 });
+    const request = (body: string) => `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:${server.port}\r\ncontent-type: application/json\r\n`
+      + `authorization: Bearer k\r\nconnection: keep-alive\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    assert.equal(server.requests, [request('{"c":2}'), request('{"a":"é","b":1}'), request('{"c":2}')]);
+    assert.equal([first.toString(), second.toString()], ['{"a":"é","b":1}', '{"c":2}']);
+  } finally {
+    await server.close();
+  }
+});
+
+test('the same headers object sent with bodies of different lengths gives each its own content-length', async () => {
+  const server = await serveBytes();
+  try {
+    const headers = { 'x-kind': 'same' };
+    for (const body of ['{}', '{"a":1}', Buffer.from('[1,2,3]')]) await postText(server.url, headers, body, { timeoutMs: 5_000 });
+    assert.equal(server.requests.map((request) => /content-length: (\d+)/.exec(request)?.[1]), ['2', '7', '7']);
+  } finally {
+    await server.close();
   }
 });
 
