@@ -50,6 +50,10 @@ export function profileAllows(profile: TurnProfile | undefined, block: 'skills' 
 export class PromptBuilder {
   /** The prefix text of the files it was made from: unchanged files are the same cached values, so no rebuild. */
   private prefix: { sources: unknown[]; text: string | undefined } | undefined;
+  /** The skills section of the catalog's list and the profile it was made for: the same objects, the same text. */
+  private skillsSection: { skills: SkillInfo[]; profile: TurnProfile | undefined; text: string | undefined } | undefined;
+  /** The minute of the last prompt as the prompt writes it: `toISOString` costs more than the rest of the section. */
+  private minute: { at: number; text: string } | undefined;
 
   constructor(private readonly files: WorkspaceFiles) {}
 
@@ -57,22 +61,35 @@ export class PromptBuilder {
     const profile = request.profile?.enabled ? request.profile : undefined;
     const withSystem = profile?.system_prompt.mode !== 'off';
     const withHistory = profile?.history.mode !== 'off';
-    const skills = request.skills.filter((s) => profileAllows(profile, 'skills', s.name));
     const parts = [
       withSystem ? this.stablePrefix(request.doc) : undefined,
-      section('Skills', skills.map((s) => `- ${s.name}: ${s.description} (${s.path})`).join('\n')),
+      this.skillsOf(request.skills, profile),
       request.skill && profileAllows(profile, 'skills', request.skill.name)
         ? section(`Active skill: ${request.skill.name}`, skillBody(request.skill))
         : undefined,
-      withSystem ? section('Runtime', runtimeContext(request)) : undefined,
+      withSystem ? section('Runtime', this.runtimeContext(request)) : undefined,
       withSystem && withHistory && request.history.summary ? section('Summary of the conversation so far', request.history.summary) : undefined,
     ];
-    const history: ChatMessage[] = withHistory ? request.history.messages.slice(-HISTORY_WINDOW).map((m) => m.message) : [];
     return {
       system: joinSections(parts) ?? '',
-      messages: [...history, { role: 'user', content: request.text }],
-      tools: request.tools.filter((t) => profileAllows(profile, 'tools', t)),
+      messages: messagesOf(withHistory ? request.history.messages : [], request.text),
+      // Without a profile every tool passes: the toolbox's own list, which no one changes.
+      tools: profile ? request.tools.filter((t) => profileAllows(profile, 'tools', t)) : request.tools,
     };
+  }
+
+  private skillsOf(skills: SkillInfo[], profile: TurnProfile | undefined): string | undefined {
+    if (this.skillsSection?.skills === skills && this.skillsSection.profile === profile) return this.skillsSection.text;
+    const allowed = skills.filter((s) => profileAllows(profile, 'skills', s.name));
+    const text = section('Skills', allowed.map((s) => `- ${s.name}: ${s.description} (${s.path})`).join('\n'));
+    this.skillsSection = { skills, profile, text };
+    return text;
+  }
+
+  private runtimeContext(request: PromptRequest): string {
+    const at = Math.floor(request.now.getTime() / 60_000);
+    if (this.minute?.at !== at) this.minute = { at, text: request.now.toISOString().slice(0, 16).replace('T', ' ') };
+    return `Time: ${this.minute.text} UTC\nAgent: ${request.agent}\nChannel: ${request.channel}\nChat: ${request.chat}`;
   }
 
   private stablePrefix(agentDoc: AgentDoc): string | undefined {
@@ -99,7 +116,10 @@ function joinSections(parts: Array<string | undefined>): string | undefined {
   return present.length > 0 ? present.join('\n\n') : undefined;
 }
 
-function runtimeContext(request: PromptRequest): string {
-  const minute = request.now.toISOString().slice(0, 16).replace('T', ' ');
-  return [`Time: ${minute} UTC`, `Agent: ${request.agent}`, `Channel: ${request.channel}`, `Chat: ${request.chat}`].join('\n');
+/** The last `HISTORY_WINDOW` messages of the history, then the request's text, in one new list. */
+function messagesOf(history: SessionHistory['messages'], text: string): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  for (let i = Math.max(0, history.length - HISTORY_WINDOW); i < history.length; i++) messages.push(history[i]!.message);
+  messages.push({ role: 'user', content: text });
+  return messages;
 }

@@ -69,6 +69,8 @@ export class Runtime {
     readonly tools: ToolRegistry,
     private readonly services: Omit<ConstructorParameters<typeof AgentActor>[1], 'agent'>,
     readonly mcp: McpManager | undefined,
+    /** The prompt files and skill catalog: they watch folders until closed. */
+    private readonly watched: ReadonlyArray<{ close(): void }>,
   ) {}
 
   get loaded(): LoadedConfig {
@@ -133,7 +135,7 @@ export class Runtime {
         ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }
         : {}),
     };
-    return new Runtime(core, router, tools, services, mcp);
+    return new Runtime(core, router, tools, services, mcp, [files, catalog]);
   }
 
   /** The agent with this id; without one, the default agent (marked `default`, else the first, else `main`). */
@@ -152,6 +154,7 @@ export class Runtime {
   async close(): Promise<void> {
     await Promise.all([...this.agents.values()].map((a) => a.stop('the process is shutting down')));
     await this.mcp?.stop();
+    for (const watched of this.watched) watched.close();
     await this.core.close();
   }
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { statOf } from '../stat.js';
+import { DirectoryWatches, type WatchedDirectory, type WatchOptions } from '../watched-directory.js';
 import { parseAgentDoc, type AgentDoc } from './frontmatter.js';
 
 /** The workspace files that shape a prompt, relative to the workspace. */
@@ -15,45 +16,72 @@ export const PROMPT_FILES = {
 
 export type PromptFile = keyof typeof PROMPT_FILES;
 
-interface Cached<T> {
-  mtimeMs: number;
-  size: number;
-  value: T;
+/**
+ * A value made from one file's text (the empty text while the file is missing), made again only when the file's
+ * modification time or size changed. Those are looked at only when its directory signals a change or is not
+ * watched, or `RECHECK_MS` passed.
+ */
+class CachedFile<T> {
+  private cached: { version: number | undefined; mtimeMs: number; size: number; value: T } | undefined;
+
+  constructor(
+    private readonly path: string,
+    private readonly dir: WatchedDirectory,
+    private readonly make: (text: string) => T,
+  ) {}
+
+  read(): T {
+    const version = this.dir.version();
+    const cached = this.cached;
+    if (cached && version !== undefined && cached.version === version) return cached.value;
+    const stats = statOf(this.path);
+    const mtimeMs = stats?.mtimeMs ?? -1;
+    const size = stats?.size ?? -1;
+    if (cached && cached.mtimeMs === mtimeMs && cached.size === size) {
+      cached.version = version;
+      return cached.value;
+    }
+    const value = this.make(stats ? readFileSync(this.path, 'utf8') : '');
+    this.cached = { version, mtimeMs, size, value };
+    return value;
+  }
 }
 
 /**
- * Reads the prompt files, re-reading one only when its modification time or size changes, so an edit
- * reaches the next request without a restart and unchanged files cost one `stat`. A missing file reads
- * as empty text.
+ * Reads the prompt files, so that an edit, a delete or a re-create reaches the next request without a restart,
+ * while an unchanged file is served from memory: with no `stat` while its directory is watched (`fs.watch`), one
+ * `stat` per read where it cannot be. A missing file reads as empty text. `close()` ends the watches.
  */
 export class WorkspaceFiles {
-  private readonly cache = new Map<string, Cached<unknown>>();
+  private readonly watches: DirectoryWatches;
+  private readonly texts = {} as Record<PromptFile, CachedFile<string>>;
+  private readonly doc: CachedFile<AgentDoc>;
 
-  constructor(readonly root: string) {}
+  constructor(
+    readonly root: string,
+    options: WatchOptions = {},
+  ) {
+    this.watches = new DirectoryWatches(options);
+    for (const file of Object.keys(PROMPT_FILES) as PromptFile[]) this.texts[file] = this.cachedFile(file, (text) => text);
+    const agentPath = join(root, PROMPT_FILES.agent);
+    this.doc = this.cachedFile('agent', (text) => parseAgentDoc(text, agentPath));
+  }
 
   text(file: PromptFile): string {
-    return this.cached('text', PROMPT_FILES[file], (text) => text);
+    return this.texts[file].read();
   }
 
   /** `AGENT.md` split into validated frontmatter and body; throws `WorkspaceError` for bad frontmatter. */
   agent(): AgentDoc {
-    const path = join(this.root, PROMPT_FILES.agent);
-    return this.cached('doc', PROMPT_FILES.agent, (text) => parseAgentDoc(text, path));
+    return this.doc.read();
   }
 
-  /** `kind` keeps the raw text and the parsed document of one file apart in the cache. */
-  private cached<T>(kind: 'text' | 'doc', relative: string, read: (text: string) => T): T {
-    const path = join(this.root, relative);
-    const key = `${kind}:${relative}`;
-    const stats = statOf(path);
-    if (!stats) {
-      this.cache.delete(key);
-      return read('');
-    }
-    const hit = this.cache.get(key) as Cached<T> | undefined;
-    if (hit && hit.mtimeMs === stats.mtimeMs && hit.size === stats.size) return hit.value;
-    const value = read(readFileSync(path, 'utf8'));
-    this.cache.set(key, { mtimeMs: stats.mtimeMs, size: stats.size, value });
-    return value;
+  close(): void {
+    this.watches.close();
+  }
+
+  private cachedFile<T>(file: PromptFile, make: (text: string) => T): CachedFile<T> {
+    const path = join(this.root, PROMPT_FILES[file]);
+    return new CachedFile(path, this.watches.dir(dirname(path)), make);
   }
 }

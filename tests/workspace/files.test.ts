@@ -1,9 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { RECHECK_MS } from '../../store/watched-directory.js';
 import { WorkspaceError, WorkspaceFiles, type PromptFile } from '../../store/workspace.js';
+import { eventually } from '../support/eventually.js';
 
 function workspace() {
   const root = mkdtempSync(join(tmpdir(), 'tern-'));
@@ -19,6 +21,17 @@ function workspace() {
   return { root, write, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 
+/**
+ * Files read through watches. The clock moves past RECHECK_MS once, so the first read starts the watches, and
+ * then stands still: only a change signalled by `fs.watch` makes a read look at a file again.
+ */
+function watched(root: string) {
+  let now = 0;
+  const files = new WorkspaceFiles(root, { now: () => now });
+  now = RECHECK_MS;
+  return { files, later: () => (now += RECHECK_MS) };
+}
+
 const RELOADED: [PromptFile, string][] = [
   ['soul', 'SOUL.md'],
   ['user', 'USER.md'],
@@ -28,20 +41,81 @@ const RELOADED: [PromptFile, string][] = [
 ];
 
 for (const [file, name] of RELOADED) {
-  test(`an edit of ${name} is read on the next request, without a restart`, () => {
+  test(`without watching, an edit of ${name} is read on the next request, without a restart`, () => {
     const w = workspace();
-    const files = new WorkspaceFiles(w.root);
+    const files = new WorkspaceFiles(w.root, { watch: false });
     w.write(name, 'first');
     assert.is(files.text(file), 'first');
     w.write(name, 'second, longer');
     assert.is(files.text(file), 'second, longer');
     w.remove();
   });
+
+  test(`watched, an edit of ${name} reaches the reads once the change is signalled`, async () => {
+    const w = workspace();
+    const { files } = watched(w.root);
+    w.write(name, 'first');
+    assert.is(files.text(file), 'first');
+    w.write(name, 'second, longer');
+    assert.is(await eventually(() => files.text(file), 'second, longer'), 'second, longer');
+    files.close();
+    w.remove();
+  });
 }
+
+test('watched, an unchanged file is served without a stat until a change is signalled or RECHECK_MS passed', () => {
+  const w = workspace();
+  const { files, later } = watched(w.root);
+  w.write('SOUL.md', 'calm');
+  assert.is(files.text('soul'), 'calm');
+  w.write('SOUL.md', 'calm, then edited where inotify is silent');
+  assert.is(files.text('soul'), 'calm', 'no change signalled yet: the cached text');
+  later();
+  assert.is(files.text('soul'), 'calm, then edited where inotify is silent');
+  files.close();
+  w.remove();
+});
+
+test('watched, a delete, a create and an editor-style rename over the file are each read once signalled', async () => {
+  const w = workspace();
+  const { files } = watched(w.root);
+  assert.is(files.text('user'), '');
+  w.write('USER.md', 'created');
+  assert.is(await eventually(() => files.text('user'), 'created'), 'created');
+  w.write('.USER.md.swp', 'saved by rename');
+  renameSync(join(w.root, '.USER.md.swp'), join(w.root, 'USER.md'));
+  assert.is(await eventually(() => files.text('user'), 'saved by rename'), 'saved by rename');
+  rmSync(join(w.root, 'USER.md'));
+  assert.is(await eventually(() => files.text('user'), ''), '');
+  files.close();
+  w.remove();
+});
+
+test('watched, memory/ created after the start, then deleted and created again, is read each time', async () => {
+  const w = workspace();
+  rmSync(join(w.root, 'memory'), { recursive: true });
+  const { files } = watched(w.root);
+  assert.is(files.text('memory'), '');
+  mkdirSync(join(w.root, 'memory'));
+  w.write('memory/MEMORY.md', 'remembered');
+  assert.is(files.text('memory'), '', 'no change signalled yet: the missing directory is watched through the workspace root');
+  assert.is(await eventually(() => files.text('memory'), 'remembered'), 'remembered');
+  w.write('memory/MEMORY.md', 'remembered, edited');
+  assert.is(await eventually(() => files.text('memory'), 'remembered, edited'), 'remembered, edited', 'memory/ itself is watched now');
+  rmSync(join(w.root, 'memory'), { recursive: true });
+  assert.is(await eventually(() => files.text('memory'), ''), '');
+  mkdirSync(join(w.root, 'memory'));
+  w.write('memory/MEMORY.md', 'remembered again');
+  assert.is(await eventually(() => files.text('memory'), 'remembered again'), 'remembered again');
+  w.write('memory/MEMORY.md', 'and edited');
+  assert.is(await eventually(() => files.text('memory'), 'and edited'), 'and edited');
+  files.close();
+  w.remove();
+});
 
 test('an unchanged file is served from the cache: same mtime and size means no re-read', () => {
   const w = workspace();
-  const files = new WorkspaceFiles(w.root);
+  const files = new WorkspaceFiles(w.root, { watch: false });
   w.write('SOUL.md', 'calm');
   w.write('AGENT.md', '---\nname: Tern\n---\nBody.');
   const first = files.agent();
@@ -52,9 +126,10 @@ test('an unchanged file is served from the cache: same mtime and size means no r
 
 test('a missing file reads as empty text; AGENT.md without frontmatter is all body', () => {
   const w = workspace();
-  const files = new WorkspaceFiles(w.root);
+  const files = new WorkspaceFiles(w.root, { watch: false });
   assert.is(files.text('user'), '');
   assert.equal(files.agent(), { frontmatter: {}, body: '' });
+  assert.is(files.agent(), files.agent(), 'a missing AGENT.md is one cached document too');
   w.write('AGENT.md', '# Guide\nBe brief.');
   assert.equal(files.agent(), { frontmatter: {}, body: '# Guide\nBe brief.' });
   w.remove();
@@ -62,7 +137,7 @@ test('a missing file reads as empty text; AGENT.md without frontmatter is all bo
 
 test('AGENT.md frontmatter is parsed and re-parsed when the file changes', () => {
   const w = workspace();
-  const files = new WorkspaceFiles(w.root);
+  const files = new WorkspaceFiles(w.root, { watch: false });
   w.write('AGENT.md', '---\nname: Scout\ndescription: Finds things\ntools: [read_file, todo]\nskills: [weather]\nmcpServers: [fs]\nmodel: fast\ncolor: blue\n---\nLook first.\n');
   assert.equal(files.agent(), {
     frontmatter: { name: 'Scout', description: 'Finds things', tools: ['read_file', 'todo'], skills: ['weather'], mcpServers: ['fs'], model: 'fast', color: 'blue' },
@@ -85,7 +160,7 @@ for (const [text, problems] of BAD) {
     const w = workspace();
     w.write('AGENT.md', text);
     try {
-      new WorkspaceFiles(w.root).agent();
+      new WorkspaceFiles(w.root, { watch: false }).agent();
       assert.unreachable('agent() should throw');
     } catch (error) {
       assert.instance(error, WorkspaceError);
