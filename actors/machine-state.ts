@@ -1,6 +1,6 @@
 import type { StateValue } from 'xstate';
 
-/** A state value as a person reads it: `running_tools.running_tool`. */
+/** A state value as a person reads it: `showing.message_updated`. */
 export function stateName(value: StateValue): string {
   if (typeof value === 'string') return value;
   return Object.entries(value)

@@ -259,7 +259,7 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool: completeT
         MODEL_ANSWERED: [
           { guard: 'loopCheckFailed', target: 'failed', actions: [{ type: 'record', params: responded }, 'endForFailure'] },
           { guard: 'loopStops', target: 'stopped', actions: [{ type: 'record', params: responded }, 'takeCalls', 'endForLoop'] },
-          { guard: 'hasToolCalls', target: 'running_tools', actions: [{ type: 'record', params: responded }, 'takeCalls'] },
+          { guard: 'hasToolCalls', target: 'running_tool', actions: [{ type: 'record', params: responded }, 'takeCalls'] },
           {
             target: 'done',
             actions: [
@@ -270,32 +270,28 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool: completeT
         ],
       },
     },
-    // Each call was judged by loop detection before it gets here: the answer that leads to it carries the verdict.
-    running_tools: {
-      initial: 'running_tool',
-      states: {
-        running_tool: {
-          entry: [
-            {
-              type: 'record',
-              params: ({ context }) => {
-                const call = currentCall(context);
-                return { type: 'tool.requested', data: { call_id: call.id, name: call.name, arguments: call.arguments } };
-              },
-            },
-            { type: 'request', params: ({ context }) => ({ type: 'RUN_TOOL', call: currentCall(context), next: context.calls[1] }) },
-          ],
-          on: {
-            TOOL_RAN: [
-              { guard: 'loopCheckFailed', target: '#turn.failed', actions: ['completeTool', 'endForFailure'] },
-              { guard: 'loopStops', target: '#turn.stopped', actions: ['completeTool', 'endForLoop'] },
-              // The next call of the same answer: entered again, so it is recorded and run as the first was.
-              { guard: 'moreCalls', target: 'running_tool', reenter: true, actions: 'completeTool' },
-              { guard: 'budgetSpent', target: '#turn.stopped', actions: ['completeTool', 'endForBudget'] },
-              { target: '#turn.calling_model', actions: 'completeToolThenCallModel' },
-            ],
+    // One state for every call of an answer (a nested state cost xstate more work per move). Each call was judged
+    // by loop detection before it gets here: the answer that leads to it carries the verdict.
+    running_tool: {
+      entry: [
+        {
+          type: 'record',
+          params: ({ context }) => {
+            const call = currentCall(context);
+            return { type: 'tool.requested', data: { call_id: call.id, name: call.name, arguments: call.arguments } };
           },
         },
+        { type: 'request', params: ({ context }) => ({ type: 'RUN_TOOL', call: currentCall(context), next: context.calls[1] }) },
+      ],
+      on: {
+        TOOL_RAN: [
+          { guard: 'loopCheckFailed', target: 'failed', actions: ['completeTool', 'endForFailure'] },
+          { guard: 'loopStops', target: 'stopped', actions: ['completeTool', 'endForLoop'] },
+          // The next call of the same answer: entered again, so it is recorded and run as the first was.
+          { guard: 'moreCalls', target: 'running_tool', reenter: true, actions: 'completeTool' },
+          { guard: 'budgetSpent', target: 'stopped', actions: ['completeTool', 'endForBudget'] },
+          { target: 'calling_model', actions: 'completeToolThenCallModel' },
+        ],
       },
     },
     // The reply is the answer's, so the move here copies no context: `done`'s output reads the answer.

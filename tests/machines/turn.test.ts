@@ -83,10 +83,10 @@ test('several calls in one answer run one after another, in order', async () => 
   assert.equal(run.records.filter((r) => r.type === 'tool.requested').map((r) => r.type === 'tool.requested' && r.data.call_id), ['a', 'b']);
 });
 
-test('a tool turn goes building prompt → calling model → running tools → calling model → done; the loop check is no state', async () => {
+test('a tool turn goes building prompt → calling model → running tool → calling model → done; the loop check is no state', async () => {
   const run = start({ answers: [answer('', [call('a', { n: 1 }), call('b', { n: 2 })]), answer('ok')] });
   await run.done();
-  assert.equal(run.states.filter((s, i, all) => s !== all[i - 1]), ['"building_prompt"', '"calling_model"', '{"running_tools":"running_tool"}', '"calling_model"', '"done"']);
+  assert.equal(run.states.filter((s, i, all) => s !== all[i - 1]), ['"building_prompt"', '"calling_model"', '"running_tool"', '"calling_model"', '"done"']);
 });
 
 test('identical calls in one answer stop the turn at critical_threshold before the call that reaches it runs', async () => {

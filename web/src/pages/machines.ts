@@ -11,7 +11,7 @@ type ActorDetail = ActorRow & { chart: ChartNode | null; history: Array<{ from?:
 /** Events after which the list is read again: a stop is not a transition, so the row is re-read. */
 const REFRESHING: ReadonlySet<string> = new Set(['actor.stopped']);
 
-/** `calling_model` lights `calling_model`; `running_tools.running_tool` lights both levels. */
+/** `calling_model` lights `calling_model`; `showing.message_updated` lights both levels. */
 function drawChart(node: ChartNode, active: string[], depth = 0): HTMLElement {
   const lit = depth > 0 && active[depth - 1] === node.key;
   const children = node.states.map((child) => drawChart(child, lit || depth === 0 ? active : [], depth + 1));
