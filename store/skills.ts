@@ -1,10 +1,9 @@
-import { existsSync, readdirSync, readFileSync, type Stats } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { statOf } from './stat.js';
-import { DirectoryWatches, type WatchedDirectory, type WatchOptions } from './watched-directory.js';
+import { DirectoryWatches, lookAt, unchanged, type PathLook, type WatchOptions } from './watched-directory.js';
 
 export type SkillRoot = 'workspace' | 'global' | 'builtin';
 
@@ -52,29 +51,6 @@ export function skillRoots(workspace: string, home: string, env: NodeJS.ProcessE
   ];
 }
 
-/** When a look last found a path unchanged: its directory's watch version and the path's modification time. */
-interface Stamp {
-  dir: WatchedDirectory;
-  version: number | undefined;
-  path: string;
-  mtimeMs: number;
-}
-
-function stamp(dir: WatchedDirectory, path: string): { stamp: Stamp; stats: Stats | undefined } {
-  const version = dir.version();
-  const stats = statOf(path);
-  return { stamp: { dir, version, path, mtimeMs: stats?.mtimeMs ?? -1 }, stats };
-}
-
-/** Whether a stamped path is as it was: a watched directory that signalled nothing needs no `stat`. */
-function unchanged(stamp: Stamp): boolean {
-  const version = stamp.dir.version();
-  if (version !== undefined && version === stamp.version) return true;
-  if ((statOf(stamp.path)?.mtimeMs ?? -1) !== stamp.mtimeMs) return false;
-  stamp.version = version;
-  return true;
-}
-
 /**
  * The skills of the workspace `skills/`, then `<AGENT_HOME>/skills`, then the built-in root: one folder with a
  * `SKILL.md` per skill; the first root that has a name wins. Sorted by name so prompts stay byte-stable. The roots
@@ -84,7 +60,7 @@ function unchanged(stamp: Stamp): boolean {
  */
 export class SkillCatalog {
   private readonly watches: DirectoryWatches;
-  private cached: { skills: SkillInfo[]; stamps: Stamp[] } | undefined;
+  private cached: { skills: SkillInfo[]; looks: PathLook[] } | undefined;
 
   constructor(
     private readonly roots: Array<{ root: SkillRoot; dir: string }>,
@@ -94,9 +70,9 @@ export class SkillCatalog {
   }
 
   list(): SkillInfo[] {
-    if (this.cached?.stamps.every(unchanged)) return this.cached.skills;
+    if (this.cached?.looks.every(unchanged)) return this.cached.skills;
     this.cached = this.scan();
-    this.watches.keepOnly(new Set(this.cached.stamps.map((s) => s.dir)));
+    this.watches.keepOnly(new Set(this.cached.looks.map((look) => look.dir)));
     return this.cached.skills;
   }
 
@@ -104,25 +80,25 @@ export class SkillCatalog {
     this.watches.close();
   }
 
-  /** Every path is stamped before it is read, so a change made during the scan is seen at the next look. */
-  private scan(): { skills: SkillInfo[]; stamps: Stamp[] } {
+  /** Every path is looked at before it is read, so a change made during the scan is seen at the next look. */
+  private scan(): { skills: SkillInfo[]; looks: PathLook[] } {
     const found = new Map<string, SkillInfo>();
-    const stamps: Stamp[] = [];
+    const looks: PathLook[] = [];
     for (const { root, dir } of this.roots) {
-      const rootLook = stamp(this.watches.dir(dir), dir);
-      stamps.push(rootLook.stamp);
+      const rootLook = lookAt(this.watches.dir(dir), dir);
+      looks.push(rootLook.look);
       if (!rootLook.stats?.isDirectory()) continue;
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
         if (!entry.isDirectory()) continue;
         const folder = join(dir, entry.name);
         const path = join(folder, 'SKILL.md');
-        const look = stamp(this.watches.dir(folder), path);
-        stamps.push(look.stamp);
-        if (!look.stats) continue;
+        const skillLook = lookAt(this.watches.dir(folder), path);
+        looks.push(skillLook.look);
+        if (!skillLook.stats) continue;
         const skill = parseSkill(path, entry.name, root);
         if (skill && !found.has(skill.name)) found.set(skill.name, skill);
       }
     }
-    return { skills: [...found.values()].sort((a, b) => a.name.localeCompare(b.name)), stamps };
+    return { skills: [...found.values()].sort((a, b) => a.name.localeCompare(b.name)), looks };
   }
 }

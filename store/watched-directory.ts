@@ -124,3 +124,29 @@ export class DirectoryWatches {
     this.keepOnly(new Set());
   }
 }
+
+/** What one look at a path found: its directory's watch version, then the path's modification time and size. */
+export interface PathLook {
+  dir: WatchedDirectory;
+  path: string;
+  version: number | undefined;
+  mtimeMs: number;
+  size: number;
+}
+
+/** Looks at `path` in `dir`: the version is taken before the `stat`, so a change during the look is seen at the next. */
+export function lookAt(dir: WatchedDirectory, path: string): { look: PathLook; stats: Stats | undefined } {
+  const version = dir.version();
+  const stats = statOf(path);
+  return { look: { dir, path, version, mtimeMs: stats?.mtimeMs ?? -1, size: stats?.size ?? -1 }, stats };
+}
+
+/** Whether the path is as the look found it: no `stat` while its watched directory signalled nothing. */
+export function unchanged(look: PathLook): boolean {
+  const version = look.dir.version();
+  if (version !== undefined && version === look.version) return true;
+  const stats = statOf(look.path);
+  if ((stats?.mtimeMs ?? -1) !== look.mtimeMs || (stats?.size ?? -1) !== look.size) return false;
+  look.version = version;
+  return true;
+}

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { statOf } from '../stat.js';
-import { DirectoryWatches, type WatchedDirectory, type WatchOptions } from '../watched-directory.js';
+import { DirectoryWatches, lookAt, unchanged, type PathLook, type WatchedDirectory, type WatchOptions } from '../watched-directory.js';
 import { parseAgentDoc, type AgentDoc } from './frontmatter.js';
 
 /** The workspace files that shape a prompt, relative to the workspace. */
@@ -22,7 +21,7 @@ export type PromptFile = keyof typeof PROMPT_FILES;
  * watched, or `RECHECK_MS` passed.
  */
 class CachedFile<T> {
-  private cached: { version: number | undefined; mtimeMs: number; size: number; value: T } | undefined;
+  private cached: { look: PathLook; value: T } | undefined;
 
   constructor(
     private readonly path: string,
@@ -31,18 +30,10 @@ class CachedFile<T> {
   ) {}
 
   read(): T {
-    const version = this.dir.version();
-    const cached = this.cached;
-    if (cached && version !== undefined && cached.version === version) return cached.value;
-    const stats = statOf(this.path);
-    const mtimeMs = stats?.mtimeMs ?? -1;
-    const size = stats?.size ?? -1;
-    if (cached && cached.mtimeMs === mtimeMs && cached.size === size) {
-      cached.version = version;
-      return cached.value;
-    }
+    if (this.cached && unchanged(this.cached.look)) return this.cached.value;
+    const { look, stats } = lookAt(this.dir, this.path);
     const value = this.make(stats ? readFileSync(this.path, 'utf8') : '');
-    this.cached = { version, mtimeMs, size, value };
+    this.cached = { look, value };
     return value;
   }
 }
