@@ -49,10 +49,15 @@ const trimUnused = {
  * its ~270 KB are code-cached like ours instead of compiled at every start; its native addons stay files in
  * node_modules. lmdb finds its addon from its own file name and msgpackr its extractor (an optional package)
  * by a require from its own folder: both are pointed at where Node resolves those packages from the bundle.
+ * Those three searches (and node-gyp-build's choice of each addon) are remembered from run to run by the bin
+ * (`require.ternLocated`, adapters/cli/located-files.ts), so node-gyp-build and detect-libc load only when a
+ * search runs.
  */
 const LMDB_ENTRY = `${root}node_modules/lmdb/dist/index.cjs`;
-const LMDB_FILE = "var __filename = require.resolve('lmdb');\n";
+const LMDB_FILE = "var __filename = require.ternLocated('lmdb', () => { const file = require.resolve('lmdb'); return { file, dir: require('node:path').dirname(file) }; });\n";
 const EXTRACTOR_DIR = "require('node:path').dirname(require('node:module').createRequire(require('node:module').createRequire(require.resolve('lmdb')).resolve('msgpackr')).resolve('msgpackr-extract'))";
+/** The addon node-gyp-build picks in `dir`, loaded from where an earlier run found it. */
+const addonIn = (key, dir) => `require(require.ternLocated(${JSON.stringify(key)}, () => { const dir = ${dir}; return { file: require('node-gyp-build-optional-packages').path(dir), dir }; }))`;
 
 function patched(text, find, replacement, path) {
   if (!text.includes(find)) throw new Error(`${path} no longer contains ${find}: check the lmdb inlining in bundle.mjs`);
@@ -63,9 +68,13 @@ const inlineLmdb = {
   name: 'inline-lmdb',
   setup(build) {
     build.onResolve({ filter: /^lmdb$/ }, () => ({ path: LMDB_ENTRY }));
-    build.onLoad({ filter: /[\\/]lmdb[\\/]dist[\\/]index\.cjs$/ }, ({ path }) => ({ contents: LMDB_FILE + readFileSync(path, 'utf8'), loader: 'js', resolveDir: dirname(path) }));
+    build.onLoad({ filter: /[\\/]lmdb[\\/]dist[\\/]index\.cjs$/ }, ({ path }) => ({
+      contents: LMDB_FILE + patched(readFileSync(path, 'utf8'), "var loadNAPI = require('node-gyp-build-optional-packages');", `var loadNAPI = (lmdbDir) => ${addonIn('lmdb addon', 'lmdbDir')};`, path),
+      loader: 'js',
+      resolveDir: dirname(path),
+    }));
     build.onLoad({ filter: /[\\/]msgpackr[\\/]dist[\\/]node\.cjs$/ }, ({ path }) => ({
-      contents: patched(readFileSync(path, 'utf8'), "require('msgpackr-extract')", `require('node-gyp-build-optional-packages')(${EXTRACTOR_DIR})`, path),
+      contents: patched(readFileSync(path, 'utf8'), "require('msgpackr-extract')", addonIn('msgpackr-extract addon', EXTRACTOR_DIR), path),
       loader: 'js',
       resolveDir: dirname(path),
     }));

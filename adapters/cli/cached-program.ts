@@ -5,9 +5,14 @@ import { pathToFileURL } from 'node:url';
 import { cachedDataVersionTag } from 'node:v8';
 import { codeCache } from './code-cache.js';
 import { V8_FLAGS_CHANGING } from './memory-mode.js';
+import type { LocatedFiles } from './located-files.js';
 import { ScriptCache } from './script-cache.js';
 
-type PartRequire = ((id: string) => unknown) & Pick<NodeJS.Require, 'resolve' | 'cache' | 'extensions' | 'main'>;
+type PartRequire = ((id: string) => unknown) &
+  Pick<NodeJS.Require, 'resolve' | 'cache' | 'extensions' | 'main'> & {
+    /** A file found by an earlier run (`LocatedFiles`): the bundle's patched lmdb finds its own file and addons this way. */
+    ternLocated: LocatedFiles['file'];
+  };
 
 /**
  * What `adapters/cli/bundle.mjs` makes of each part of `tern` (esbuild's chunks): a function expression taking
@@ -49,7 +54,7 @@ export function runCachedProgram(dir: string, entry: string, programHash: string
     part(module.exports, require, module, file, dir, pathToFileURL(file).href, importModule);
     return module.exports;
   };
-  const require = partRequire(join(dir, entry), load);
+  const require = partRequire(join(dir, entry), load, cache.located);
   // The bin is bundled beside the parts, so its `import()` resolves packages as theirs would.
   const importModule = (specifier: string): Promise<unknown> => (isPartPath(specifier) ? Promise.resolve().then(() => load(specifier.slice(2))) : import(specifier));
 
@@ -71,10 +76,11 @@ function isPartPath(specifier: string): boolean {
   return specifier.startsWith('./') && specifier.endsWith('.cjs') && !specifier.includes('/', 2);
 }
 
-function partRequire(entryFile: string, load: (name: string) => object): PartRequire {
+function partRequire(entryFile: string, load: (name: string) => object, located: LocatedFiles): PartRequire {
   const base = createRequire(entryFile);
   const requireOne = (id: string): unknown => (isPartPath(id) ? load(id.slice(2)) : base(id));
-  return Object.assign(requireOne, { resolve: base.resolve, cache: base.cache, extensions: base.extensions, main: base.main });
+  const ternLocated: LocatedFiles['file'] = (key, locate) => located.file(key, locate);
+  return Object.assign(requireOne, { resolve: base.resolve, cache: base.cache, extensions: base.extensions, main: base.main, ternLocated });
 }
 
 function isPart(value: unknown): value is Part {
