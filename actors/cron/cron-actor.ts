@@ -49,22 +49,29 @@ export class CronActor {
   private timer: { cancel(): void } | undefined;
   private poll: { cancel(): void } | undefined;
   private stopped = true;
+  /** Aborted by `stop()`: a command in flight is ended, so waiting for `settled()` after a stop is short. */
+  private halt = new AbortController();
 
   constructor(private readonly deps: CronActorDeps) {}
 
   async start(): Promise<void> {
     this.stopped = false;
+    if (this.halt.signal.aborted) this.halt = new AbortController();
     await this.track(this.sync());
     this.wake();
     this.schedulePoll();
   }
 
-  /** Stops the timers. A run in flight finishes and is recorded, but publishes nothing more. */
+  /**
+   * Stops the timers and ends a command in flight. A run in flight finishes and is recorded, but publishes
+   * nothing more; `settled()` resolves once it is.
+   */
   stop(): void {
     for (const id of this.entries.keys()) this.ended(id, 'the gateway is stopping');
     this.stopped = true;
     this.timer?.cancel();
     this.poll?.cancel();
+    this.halt.abort();
   }
 
   /** Resolves when no run or store read is in flight (tests wait on it after moving their clock). */
@@ -177,7 +184,7 @@ export class CronActor {
     const started = this.deps.scheduler.now();
     this.send(entry, { type: 'FIRE' });
     if (!this.stopped) this.deps.bus.publish({ type: 'cron.fired', data: { job: job.id, kind: job.job.kind } });
-    const result = await runCronJob(job, `cron_${job.id}_${started}`, this.deps.config(), this.deps);
+    const result = await runCronJob(job, `cron_${job.id}_${started}`, this.deps.config(), this.deps, this.halt.signal);
     const finished = new Date(this.deps.scheduler.now());
     this.deps.logger.info('cron job ran', { job: job.id, kind: job.job.kind, outcome: result.outcome, detail: result.detail });
     const after = afterRun(job, result.outcome === 'failed', finished);

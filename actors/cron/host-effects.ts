@@ -37,18 +37,20 @@ export function cronTurnRunner(engine: () => Promise<Runtime>): CronEffects['run
  * rule does not apply here: who may schedule them from a remote chat was decided when they were added.
  */
 export function cronCommandRunner(runtime: { loaded: LoadedConfig }, env: NodeJS.ProcessEnv, logError: (line: string) => void): CronEffects['runCommand'] {
-  return async (command, timeoutMs) => {
+  return async (command, timeoutMs, signal) => {
     // The tools load with the first command job, not with the gateway.
     const [{ execTool }, { ToolRegistry }, { Sandbox }] = await Promise.all([
       import('../../adapters/tools/exec/exec-tool.js'),
       import('../../adapters/tools/registry.js'),
       import('../../adapters/tools/sandbox/sandbox.js'),
     ]);
+    // A stop during the imports above comes before the exec tool listens for it.
+    signal.throwIfAborted();
     const { config, workspace, home } = runtime.loaded;
     const options = toolsOptions(config, workspace, home, env, (entry) => logError(JSON.stringify(entry)));
     const registry = new ToolRegistry({ ...DEFAULT_FILTER, ...options.filter }, workspace);
     registry.register(execTool(new Sandbox(options.sandbox), { ...DEFAULT_EXEC, ...options.exec, timeoutMs: timeoutMs ?? NO_LIMIT_MS }));
-    const context = { agent: 'cron', session: 'cron', sessionKey: 'cron', channel: 'system', chat: 'cron', remote: false, workspace, signal: new AbortController().signal };
+    const context = { agent: 'cron', session: 'cron', sessionKey: 'cron', channel: 'system', chat: 'cron', remote: false, workspace, signal };
     return registry.execute('exec', { command }, context);
   };
 }

@@ -22,8 +22,8 @@ export type CronTurnResult = { ok: true; text: string } | { ok: false; reason: s
 export interface CronEffects {
   send(target: SendTarget, text: string): Promise<void>;
   runTurn(request: CronTurnRequest): Promise<CronTurnResult>;
-  /** Runs a command line through the exec tool's checks; `timeoutMs` undefined means no limit. */
-  runCommand(command: string, timeoutMs: number | undefined): Promise<ToolResult>;
+  /** Runs a command line through the exec tool's checks; `timeoutMs` undefined means no limit; `signal` ends it early. */
+  runCommand(command: string, timeoutMs: number | undefined, signal: AbortSignal): Promise<ToolResult>;
 }
 
 type Outcome = Omit<CronRun, 'at'>;
@@ -37,9 +37,9 @@ export function commandTimeoutMs(config: Config): number | undefined {
   return minutes === 0 ? undefined : minutes * 60_000;
 }
 
-async function runCommandJob(job: Extract<CronJob['job'], { kind: 'command' }>, config: Config, effects: CronEffects): Promise<Outcome> {
+async function runCommandJob(job: Extract<CronJob['job'], { kind: 'command' }>, config: Config, effects: CronEffects, signal: AbortSignal): Promise<Outcome> {
   if (!config.tools.exec.enabled) return { outcome: 'skipped', detail: 'command jobs do not run while tools.exec.enabled is false' };
-  const result = await effects.runCommand(job.command, commandTimeoutMs(config));
+  const result = await effects.runCommand(job.command, commandTimeoutMs(config), signal);
   if (job.channel && job.chat) {
     const heading = result.ok ? `Scheduled command "${job.command}" ran:` : `Scheduled command "${job.command}" failed:`;
     await effects.send({ channel: job.channel, chat: job.chat }, `${heading}\n${result.content}`);
@@ -56,8 +56,8 @@ async function runTurnJob(cron: CronJob, task: Extract<CronJob['job'], { kind: '
   return { outcome: 'ok' };
 }
 
-/** Runs one job once. Every failure becomes a `failed` outcome with its reason: a job never throws. */
-export async function runCronJob(job: CronJob, run: string, config: Config, effects: CronEffects): Promise<Outcome> {
+/** Runs one job once; `signal` ends a command early. Every failure becomes a `failed` outcome with its reason: a job never throws. */
+export async function runCronJob(job: CronJob, run: string, config: Config, effects: CronEffects, signal: AbortSignal): Promise<Outcome> {
   try {
     switch (job.job.kind) {
       case 'deliver':
@@ -66,7 +66,7 @@ export async function runCronJob(job: CronJob, run: string, config: Config, effe
       case 'agent_turn':
         return await runTurnJob(job, job.job, run, effects);
       case 'command':
-        return await runCommandJob(job.job, config, effects);
+        return await runCommandJob(job.job, config, effects, signal);
     }
   } catch (error) {
     return { outcome: 'failed', detail: error instanceof Error ? error.message : String(error) };

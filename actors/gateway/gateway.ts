@@ -209,6 +209,10 @@ export class Gateway {
     await this.health?.close();
     this.machine.send({ type: 'DRAINED' });
     await this.closeEngine();
+    // A cron run in flight (its turn ended with the engine, its command by cron.stop) is recorded and logged
+    // before the stop returns: the host closes the log files next, and a line written after that would land
+    // in whatever file reuses their descriptors, such as a reopened event log.
+    await this.cron.settled();
     logs.gateway.info('gateway stopped', { signal });
   }
 

@@ -22,7 +22,8 @@ export function trimToLatest(path: string, maxBytes: number): void {
  * crash right after a line still leaves it on disk.
  */
 export class RotatingFile {
-  private fd: number;
+  /** Undefined once closed: the number may already belong to a file opened since (the event log's, say). */
+  private fd: number | undefined;
   private size: number;
 
   constructor(readonly path: string, private readonly settings: RotationSettings) {
@@ -32,7 +33,9 @@ export class RotatingFile {
     this.size = fstatSync(this.fd).size;
   }
 
+  /** A line written after `close()` is dropped: writing it would land in whatever file now has that descriptor. */
   write(line: string): void {
+    if (this.fd === undefined) return;
     const bytes = Buffer.from(line.endsWith('\n') ? line : `${line}\n`);
     if (this.size > 0 && this.size + bytes.length > this.settings.maxBytes) this.rotate();
     writeSync(this.fd, bytes);
@@ -40,11 +43,13 @@ export class RotatingFile {
   }
 
   close(): void {
+    if (this.fd === undefined) return;
     closeSync(this.fd);
+    this.fd = undefined;
   }
 
   private rotate(): void {
-    closeSync(this.fd);
+    this.close();
     const { backups } = this.settings;
     rmSync(`${this.path}.${backups}`, { force: true });
     for (let n = backups - 1; n >= 1; n--) {

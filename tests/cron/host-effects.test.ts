@@ -1,10 +1,13 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cronCommandRunner, cronTurnRunner } from '../../actors/cron/host-effects.js';
+import { eventually } from '../support/eventually.js';
 import { startTurnFixture, type TurnFixture } from '../support/turn-fixture.js';
 import { completion } from '../support/vendor-chat-completions.js';
+
+const running = () => new AbortController().signal;
 
 const effects = suite<{ fixture: TurnFixture }>('cron effects on a real runtime');
 
@@ -26,19 +29,37 @@ effects('an agent turn runs in the session of the job, on the channel it reports
 effects('a command runs through the exec tool in the workspace', async ({ fixture }) => {
   writeFileSync(join(fixture.home.workspace, 'note.txt'), 'hello from the workspace\n');
   const run = cronCommandRunner(fixture.runtime, fixture.home.env, () => {});
-  assert.equal(await run('cat note.txt', 60_000), { ok: true, content: 'hello from the workspace\n' });
+  assert.equal(await run('cat note.txt', 60_000, running()), { ok: true, content: 'hello from the workspace\n' });
 });
 
 effects('a dangerous command is refused by the exec checks and logged', async ({ fixture }) => {
   const logged: string[] = [];
   const run = cronCommandRunner(fixture.runtime, fixture.home.env, (line) => logged.push(line));
-  assert.equal(await run('rm -rf /', undefined), { ok: false, content: 'Command blocked by safety guard (dangerous pattern detected)' });
+  assert.equal(await run('rm -rf /', undefined, running()), { ok: false, content: 'Command blocked by safety guard (dangerous pattern detected)' });
   assert.is(logged.length, 1);
 });
 
 effects('a command that outlives its timeout is stopped', async ({ fixture }) => {
   const run = cronCommandRunner(fixture.runtime, fixture.home.env, () => {});
-  assert.equal(await run('sleep 5', 200), { ok: false, content: '(no output)\n[exec: stopped after 0.2 s timeout]' });
+  assert.equal(await run('sleep 5', 200, running()), { ok: false, content: '(no output)\n[exec: stopped after 0.2 s timeout]' });
+});
+
+effects('a command in flight is ended when its signal aborts (the gateway stops)', async ({ fixture }) => {
+  const run = cronCommandRunner(fixture.runtime, fixture.home.env, () => {});
+  const stop = new AbortController();
+  const result = run('touch started && sleep 30', 60_000, stop.signal);
+  assert.is(await eventually(() => existsSync(join(fixture.home.workspace, 'started')), true), true);
+  stop.abort();
+  assert.equal(await result, { ok: false, content: '(no output)\n[exec: stopped because the turn was cancelled]' });
+});
+
+effects('a command asked for after the stop does not start', async ({ fixture }) => {
+  const run = cronCommandRunner(fixture.runtime, fixture.home.env, () => {});
+  const stop = new AbortController();
+  stop.abort();
+  const refused = await run('touch started', 60_000, stop.signal).then(() => undefined, (error: Error) => error.name);
+  assert.is(refused, 'AbortError');
+  assert.is(existsSync(join(fixture.home.workspace, 'started')), false);
 });
 
 effects.run();
