@@ -1,4 +1,5 @@
 import { Api, GrammyError, HttpError } from 'grammy';
+import { botApiFetch } from './bot-api-fetch.js';
 import { CHAT_COMMANDS } from './command-names.js';
 import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks } from './channel.js';
 import { fromTelegramUpdate, telegramUpdateSchema, type BotIdentity } from './telegram-update.js';
@@ -18,6 +19,15 @@ export interface TelegramOptions {
 /** grammY types its signals with an older AbortSignal declaration; Node's own is what it receives at run time. */
 type ApiSignal = Parameters<Api['getMe']>[0];
 const apiSignal = (signal: AbortSignal): ApiSignal => signal as unknown as ApiSignal;
+
+/** grammY's own limit on one Bot API call (its default, named here because the transport's bound depends on it). */
+const CALL_TIMEOUT_SECONDS = 500;
+/**
+ * The transport's bound on one call, only a backstop: grammY aborts a call at its limit and the long poll's
+ * watchdog at the poll's timeout plus grace, both through the signal; this lies past both, so it never cuts a
+ * call either would still wait for.
+ */
+const TRANSPORT_TIMEOUT_MS = CALL_TIMEOUT_SECONDS * 1000 + 10_000;
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
@@ -46,7 +56,11 @@ export class TelegramChannel implements Channel {
   private loop: Promise<void> | undefined;
 
   constructor(private readonly options: TelegramOptions) {
-    this.api = new Api(options.token, options.baseUrl ? { apiRoot: options.baseUrl.replace(/\/+$/, '') } : undefined);
+    this.api = new Api(options.token, {
+      timeoutSeconds: CALL_TIMEOUT_SECONDS,
+      fetch: botApiFetch(TRANSPORT_TIMEOUT_MS),
+      ...(options.baseUrl ? { apiRoot: options.baseUrl.replace(/\/+$/, '') } : {}),
+    });
   }
 
   async start(hooks: ChannelHooks): Promise<void> {

@@ -1,8 +1,8 @@
 import type { ChatResponse, ToolCall, Usage } from '../../bus/index.js';
+import { joinedBody } from '../http/body-slab.js';
 import { normalizeAnswer } from './answer-quirks.js';
 import { isRecord, parseArguments } from './arguments.js';
 import { bearerHeaders } from './bearer.js';
-import { joinedBody } from './body-slab.js';
 import { messagesJson, wireMessage } from './chat-messages-json.js';
 import { classifyFailure } from './classify.js';
 import { completionChunkSchema, completionSchema, isCompletion, type CompletionChunk, type WireToolCall, type WireUsage } from './chat-completions-wire.js';

@@ -1,8 +1,8 @@
 import type { Response } from 'got';
 import { loadGot, type GotModule } from '../got.js';
+import { postText, TransportError, type PostedAnswer } from '../http/json-post.js';
 import { classifyFailure } from './classify.js';
 import { ProviderError } from './errors.js';
-import { postText, TransportError, type PostedAnswer } from './json-post.js';
 import { multipartBody, type FormPart } from './multipart.js';
 import { SseParser, type SseEvent } from './sse.js';
 

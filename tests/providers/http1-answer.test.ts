@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AnswerFormatError, AnswerParser, type ParsedAnswer } from '../../adapters/providers/http1-answer.js';
+import { AnswerFormatError, AnswerParser, type ParsedAnswer } from '../../adapters/http/http1-answer.js';
 
 interface Read {
   statusCode: number;

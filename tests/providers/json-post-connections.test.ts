@@ -7,8 +7,8 @@ import { createServer as createTlsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InvalidHeaderError } from '../../adapters/providers/http1-request.js';
-import { postText, TransportError } from '../../adapters/providers/json-post.js';
+import { InvalidHeaderError } from '../../adapters/http/http1-request.js';
+import { postText, TransportError } from '../../adapters/http/json-post.js';
 import { tempHome } from '../support/temp-home.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -218,7 +218,7 @@ test('a process that trusts the certificate is answered over https, and its idle
   try {
     const ca = join(home.home, 'ca.pem');
     writeFileSync(ca, CERT);
-    const script = `import { postText } from './adapters/providers/json-post.ts';
+    const script = `import { postText } from './adapters/http/json-post.ts';
       const answer = await postText(${JSON.stringify(server.url)}, {}, '{}', { timeoutMs: 5000 });
       process.stdout.write(answer.body);`;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {

@@ -4,8 +4,8 @@ import { getEventListeners } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { joinedBody } from '../../adapters/providers/body-slab.js';
-import { postText, TransportError } from '../../adapters/providers/json-post.js';
+import { joinedBody } from '../../adapters/http/body-slab.js';
+import { postText, TransportError } from '../../adapters/http/json-post.js';
 
 async function serve(answer: (res: ServerResponse, body: string) => void): Promise<{ url: string; close: () => Promise<void> }> {
   const server: Server = createServer((req, res) => {

@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
-import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import { withHead } from './body-slab.js';
 import type { ParsedAnswer } from './http1-answer.js';
 import type { Connection, Exchange } from './http1-connection.js';
@@ -40,10 +39,20 @@ export class RequestAbortedError extends Error {
   }
 }
 
+type Zlib = typeof import('node:zlib');
+
+/**
+ * node:zlib is loaded by the first compressed answer: no `accept-encoding` is sent, so most processes never
+ * get one, and the gateway would otherwise load it before it is ready.
+ */
+let zlib: Promise<Zlib> | undefined;
+const decoderOf = (pick: (loaded: Zlib) => (data: Buffer) => Promise<Buffer>) => (data: Buffer): Promise<Buffer> =>
+  (zlib ??= import('node:zlib')).then((loaded) => pick(loaded)(data));
+
 const decoders = new Map<unknown, (data: Buffer) => Promise<Buffer>>([
-  ['gzip', promisify(gunzip)],
-  ['deflate', promisify(inflate)],
-  ['br', promisify(brotliDecompress)],
+  ['gzip', decoderOf((loaded) => promisify(loaded.gunzip))],
+  ['deflate', decoderOf((loaded) => promisify(loaded.inflate))],
+  ['br', decoderOf((loaded) => promisify(loaded.brotliDecompress))],
 ]);
 
 const CONTENT_ENCODING = 'content-encoding';
