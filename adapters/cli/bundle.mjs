@@ -24,12 +24,23 @@ function externals() {
 const GRAMMY_CORE = "export { Api } from './out/core/api.js'; export { GrammyError, HttpError } from './out/core/error.js';";
 
 /**
+ * What grammY takes from node-fetch and abort-controller, from Node's own: its default `fetch` (node-fetch, which
+ * loads zlib, https and stream classes of its own) is never called, as the Telegram channel passes its own
+ * (adapters/channels/bot-api-fetch.ts), and Node's AbortController is the one the global `fetch` (uploads, files
+ * from a URL) accepts.
+ */
+const NODE_OWN = {
+  'node-fetch': 'exports.default = (...args) => globalThis.fetch(...args);',
+  'abort-controller': 'exports.AbortController = globalThis.AbortController;',
+};
+
+/**
  * Parts of inlined packages the CLI never runs, left out so Node need not parse them at every start:
  * rxjs from its ES module build (Node's export condition picks CommonJS, which cannot be tree-shaken);
- * zod's messages in other languages (zod selects English and we never select another);
- * whatwg-url (with tr46's Unicode tables, ~300 KB), which grammy's node-fetch takes only where Node
- * has no `URL` of its own (`Url.URL || whatwgUrl.URL`), and Node 20 always has one; grammY's bot framework
- * (context, composer, filters: half of its code), which the Telegram channel never uses.
+ * zod's messages in other languages (zod selects English and we never select another); grammY's bot framework
+ * (context, composer, filters: half of its code), which the Telegram channel never uses; node-fetch and
+ * abort-controller (`NODE_OWN`). grammY's platform file loads https (and with it tls) only to make an agent for
+ * an https API root: it now loads it then, so a local Bot API server over http never loads it.
  */
 const trimUnused = {
   name: 'trim-unused',
@@ -39,8 +50,12 @@ const trimUnused = {
     build.onLoad({ filter: /.*/, namespace: 'trimmed' }, () => ({ contents: "export { default as en } from 'zod/v4/locales/en.js';", resolveDir: root }));
     build.onResolve({ filter: /^grammy$/ }, ({ importer }) => (/adapters[\\/]channels[\\/]telegram\.ts$/.test(importer) ? { path: 'grammy', namespace: 'grammy-core' } : undefined));
     build.onLoad({ filter: /.*/, namespace: 'grammy-core' }, () => ({ contents: GRAMMY_CORE, resolveDir: `${root}node_modules/grammy`, loader: 'js' }));
-    build.onResolve({ filter: /^whatwg-url$/ }, ({ importer }) => (/node-fetch[\\/]/.test(importer) ? { path: 'whatwg-url', namespace: 'unused-url' } : undefined));
-    build.onLoad({ filter: /.*/, namespace: 'unused-url' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
+    build.onResolve({ filter: /^(node-fetch|abort-controller)$/ }, ({ path, importer }) => (/grammy[\\/]out[\\/]/.test(importer) ? { path, namespace: 'node-own' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'node-own' }, ({ path }) => ({ contents: NODE_OWN[path], loader: 'js' }));
+    build.onLoad({ filter: /grammy[\\/]out[\\/]platform\.node\.js$/ }, ({ path }) => ({
+      contents: patched(readFileSync(path, 'utf8'), 'const https_1 = require("https");', 'const https_1 = { get Agent() { return require("https").Agent; } };', path),
+      loader: 'js',
+    }));
   },
 };
 

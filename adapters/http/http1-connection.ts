@@ -1,6 +1,14 @@
+import { createRequire } from 'node:module';
 import { connect as netConnect, isIP, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
 import { AnswerFormatError, AnswerParser, type ParsedAnswer } from './http1-answer.js';
+
+type Tls = typeof import('node:tls');
+let tls: Tls | undefined;
+/**
+ * node:tls (and the TLS socket and secure-context modules it loads) comes with the first https origin: a gateway
+ * whose Bot API and models are reached over plain http (a local Bot API server, a local model) never loads it.
+ */
+const tlsModule = (): Tls => (tls ??= createRequire(import.meta.url)('node:tls') as Tls);
 
 /** The request a connection carries: told its answer, or why there is none. */
 export interface Exchange {
@@ -101,7 +109,7 @@ export class Connection {
   constructor(private readonly origin: Origin) {
     const { hostname: host, port } = origin;
     if (origin.secure) {
-      this.socket = tlsConnect({ host, port, ALPNProtocols: ['http/1.1'], ...(isIP(host) === 0 ? { servername: host } : {}) });
+      this.socket = tlsModule().connect({ host, port, ALPNProtocols: ['http/1.1'], ...(isIP(host) === 0 ? { servername: host } : {}) });
       this.socket.on('data', (chunk: Buffer) => this.read(chunk));
     } else {
       this.socket = netConnect({ host, port, onread: { buffer: readBuffer, callback: (length) => this.readInto(length) } });
