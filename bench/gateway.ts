@@ -24,6 +24,18 @@ const IDLE_TOKENS = ['100011:idle-a-token', '100012:idle-b-token', '100013:idle-
 const START_RUNS = 5;
 const REPLIES = 200;
 const IDLE_MS = 60_000;
+/**
+ * Node parses the certificates `NODE_EXTRA_CA_CERTS` names (with its own ~140 roots) before any script runs: on
+ * these machines, where it names the system bundle, that is ~410 M of `node -e 0`'s ~505 M instructions (~95 M
+ * without it). The `_no_extra_ca` rows start the same programs without it, to show that share apart.
+ */
+const withoutExtraCa = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
+  const rest = { ...env };
+  delete rest.NODE_EXTRA_CA_CERTS;
+  return rest;
+};
+type EnvOf = (env: NodeJS.ProcessEnv) => NodeJS.ProcessEnv;
+const asGiven: EnvOf = (env) => env;
 
 function build(): void {
   rmSync(outdir, { recursive: true, force: true });
@@ -74,7 +86,7 @@ interface Running {
   remove(): void;
 }
 
-async function startGateway(model: GatewayModel, emulator: TelegramEmulator, tokens: string[]): Promise<Running> {
+async function startGateway(model: GatewayModel, emulator: TelegramEmulator, tokens: string[], envOf: EnvOf = asGiven): Promise<Running> {
   const home = tempHome();
   const port = await freePort();
   const channels = Object.fromEntries(tokens.map((token, i) => [`tg_${i}`, { enabled: true, type: 'telegram', settings: { token, base_url: emulator.url, poll_timeout_seconds: 1 } }]));
@@ -83,7 +95,7 @@ async function startGateway(model: GatewayModel, emulator: TelegramEmulator, tok
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
   // Executed as the `tern` bin is, so the V8 flags of its shebang apply.
-  const child = spawn(bundle, ['gateway'], { env: home.env, stdio: 'ignore' });
+  const child = spawn(bundle, ['gateway'], { env: envOf(home.env), stdio: 'ignore' });
   const readyMs = await untilReady(port, started, 'the gateway');
   return { child, url, readyMs, remove: home.remove };
 }
@@ -101,11 +113,11 @@ function rssMb(pid: number): number {
 }
 
 /** The floor the issue races toward, measured on the same machine in the same run: bare express 5 answering. */
-async function expressFloorMs(): Promise<number> {
+async function expressFloorMs(envOf: EnvOf): Promise<number> {
   const port = await freePort();
   const script = `import express from 'express'; express().get('/ready', (_q, r) => r.json({ ok: true })).listen(${port}, '127.0.0.1');`;
   const started = performance.now();
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: root, stdio: 'ignore' });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: root, stdio: 'ignore', env: envOf(process.env) });
   const elapsed = await untilReady(port, started, 'express');
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill();
@@ -126,19 +138,19 @@ async function replyTimes(emulator: TelegramEmulator): Promise<number[]> {
   return times.sort((a, b) => a - b);
 }
 
-async function startTimes(model: GatewayModel, emulator: TelegramEmulator): Promise<number[]> {
+async function startTimes(model: GatewayModel, emulator: TelegramEmulator, envOf: EnvOf): Promise<number[]> {
   const starts: number[] = [];
   for (let i = 0; i < START_RUNS; i++) {
-    const running = await startGateway(model, emulator, TOKENS);
+    const running = await startGateway(model, emulator, TOKENS, envOf);
     starts.push(running.readyMs);
     await stop(running);
   }
   return starts.sort((a, b) => a - b);
 }
 
-async function floorTimes(): Promise<number[]> {
+async function floorTimes(envOf: EnvOf): Promise<number[]> {
   const floors: number[] = [];
-  for (let i = 0; i < START_RUNS; i++) floors.push(await expressFloorMs());
+  for (let i = 0; i < START_RUNS; i++) floors.push(await expressFloorMs(envOf));
   return floors.sort((a, b) => a - b);
 }
 
@@ -149,8 +161,10 @@ export async function bench(): Promise<BenchRow[]> {
   const idle = await startGateway(model, emulator, IDLE_TOKENS);
   const idleSince = performance.now();
   try {
-    const starts = await startTimes(model, emulator);
-    const floors = await floorTimes();
+    const starts = await startTimes(model, emulator, asGiven);
+    const floors = await floorTimes(asGiven);
+    const startsNoCa = await startTimes(model, emulator, withoutExtraCa);
+    const floorsNoCa = await floorTimes(withoutExtraCa);
     const running = await startGateway(model, emulator, TOKENS);
     const replies = await replyTimes(emulator).finally(() => stop(running));
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, IDLE_MS - (performance.now() - idleSince))));
@@ -159,6 +173,8 @@ export async function bench(): Promise<BenchRow[]> {
       { name: 'gateway.ready_ms', value: round(percentile(starts, 50), 1), unit: 'ms' },
       { name: 'gateway.ready_first_start_ms', value: round(idle.readyMs, 1), unit: 'ms' },
       { name: 'gateway.express_floor_ms', value: round(percentile(floors, 50), 1), unit: 'ms' },
+      { name: 'gateway.ready_no_extra_ca_ms', value: round(percentile(startsNoCa, 50), 1), unit: 'ms' },
+      { name: 'gateway.express_floor_no_extra_ca_ms', value: round(percentile(floorsNoCa, 50), 1), unit: 'ms' },
       { name: 'gateway.idle_rss_mb', value: round(idleRss, 1), unit: 'MB' },
       { name: 'gateway.reply_p50_ms', value: round(percentile(replies, 50), 1), unit: 'ms' },
       { name: 'gateway.reply_p99_ms', value: round(percentile(replies, 99), 1), unit: 'ms' },
