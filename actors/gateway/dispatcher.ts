@@ -12,6 +12,7 @@ import { dispatch, type Route } from './dispatch.js';
 import type { Delivery, Outbox } from './outbox.js';
 import { RecentIds } from './recent-ids.js';
 import { StreamView } from './stream-view.js';
+import { settledWithin } from './settled-within.js';
 
 type ChannelSettings = ChannelEntry['settings'];
 
@@ -27,7 +28,6 @@ export interface DispatcherDeps {
   now: () => number;
 }
 
-const timeout = (ms: number): Promise<'timeout'> => new Promise((resolve) => setTimeout(() => resolve('timeout'), ms).unref());
 
 /**
  * Inbound messages from every channel: duplicates dropped by message id, `allow_from` and group triggers
@@ -57,11 +57,15 @@ export class Dispatcher {
     return this.inflight.size;
   }
 
+  /** Resolves when no inbound message is being handled (those `drain` gave up on end with the engine). */
+  async settled(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+
   /** No new turns from here on; resolves true when running ones finished within `ms`. */
   async drain(ms: number): Promise<boolean> {
     this.draining = true;
-    const done = Promise.allSettled([...this.inflight]).then(() => 'done' as const);
-    return (await Promise.race([done, timeout(ms)])) === 'done';
+    return settledWithin([...this.inflight], ms);
   }
 
   private async process(actor: ChannelActor, message: ChannelMessage): Promise<void> {

@@ -23,6 +23,7 @@ import { startHealthServer, type HealthServer, type Readiness } from './health-s
 import { Heartbeat } from './heartbeat.js';
 import { Outbox } from './outbox.js';
 import { realScheduler, type Scheduler } from './scheduler.js';
+import { settledWithin } from './settled-within.js';
 
 export interface GatewayOptions {
   loaded: LoadedConfig;
@@ -33,6 +34,8 @@ export interface GatewayOptions {
   createChannel?: (name: string, entry: ChannelEntry) => Promise<Channel>;
   /** How long running turns may take to finish at shutdown. */
   drainMs?: number;
+  /** How long the stop then waits for work the drain left (sends, heartbeat and cron runs being recorded). */
+  leftWorkMs?: number;
   /** Channel kinds the host builds in its own process (the launcher's `pico`); an entry of such a kind runs only when given here. */
   hostChannels?: Partial<Record<string, (name: string, entry: ChannelEntry) => Promise<Channel>>>;
   /** Applied to the config at every reload, as the host applied it to `loaded` (the launcher adds its web-UI channel). */
@@ -43,6 +46,11 @@ export interface GatewayOptions {
   onRuntime?: (core: RuntimeCore) => void;
 }
 
+/**
+ * How long the stop waits for what runs after the drain (a reply or heartbeat answer being sent, a cron run being
+ * recorded) by default: a send the platform never answers must not hold it (the Bot API transport allows a call 510 s).
+ */
+const LEFT_WORK_MS = 10_000;
 /** Maintenance intervals (2 s config check) are stretched by `power.poll_interval_multiplier`. */
 const CONFIG_CHECK_MS = 2000;
 /**
@@ -82,6 +90,9 @@ export class Gateway {
   /** The supervisor's own machine (`gateway`: `starting` → `running` → `draining` → `stopped`). */
   private readonly machine: MachineActor<typeof gatewayMachine>;
   private watcher: { stop(): void } | undefined;
+  /** Config reloads in flight: one still stopping a channel when the gateway stops starts nothing more. */
+  private readonly reloads = new Set<Promise<void>>();
+  private stopping = false;
   private cronWait: Subscription | undefined;
   private cronStarting: Promise<void> | undefined;
   private backgroundStart: ReturnType<typeof setTimeout> | undefined;
@@ -194,6 +205,7 @@ export class Gateway {
 
   async stop(signal?: string): Promise<void> {
     const { logs } = this.options;
+    this.stopping = true;
     this.core.bus.publish({ type: 'gateway.stopping', data: signal ? { signal } : {} });
     this.machine.send({ type: 'STOP' });
     this.watcher?.stop();
@@ -206,13 +218,18 @@ export class Gateway {
     const finished = await this.dispatcher.drain(this.options.drainMs ?? 10_000);
     if (!finished) logs.gateway.warn('running turns did not finish in time and are aborted');
     await Promise.all([...this.actors.values()].map((a) => a.stop()));
+    this.outbox.stop();
     await this.health?.close();
     this.machine.send({ type: 'DRAINED' });
     await this.closeEngine();
-    // A cron run in flight (its turn ended with the engine, its command by cron.stop) is recorded and logged
-    // before the stop returns: the host closes the log files next, and a line written after that would land
-    // in whatever file reuses their descriptors, such as a reopened event log.
-    await this.cron.settled();
+    // A cron run, heartbeat tick or inbound message in flight (its turn ended with the engine, a cron command
+    // by cron.stop) is done and logged before the stop returns: the host closes the log files next, and a line
+    // written after that would land in whatever file reuses their descriptors, such as a reopened event log.
+    // Work still running after that publishes nothing (each part checks its own stop), and a line it logs after
+    // the host closed the log files is dropped (RotatingFile).
+    const left = [this.cron.settled(), this.heartbeat.settled(), this.dispatcher.settled(), ...this.reloads];
+    const settled = await settledWithin(left, this.options.leftWorkMs ?? LEFT_WORK_MS);
+    if (!settled) logs.gateway.warn('work still in flight at the stop (a send, a heartbeat or cron run) is left behind');
     logs.gateway.info('gateway stopped', { signal });
   }
 
@@ -268,8 +285,15 @@ export class Gateway {
       path: this.loaded.path,
       intervalMs: CONFIG_CHECK_MS * multiplier,
       log: (line) => this.options.logs.gateway.warn(line),
-      onChange: (loaded) => void this.reload(this.options.adjustConfig?.(loaded) ?? loaded),
+      onChange: (loaded) => this.trackReload(this.reload(this.options.adjustConfig?.(loaded) ?? loaded)),
     });
+  }
+
+  /** A reload never throws into the watcher's timer; `stop()` waits for it. */
+  private trackReload(reload: Promise<void>): void {
+    const work = reload.catch((error: unknown) => this.options.logs.gateway.error('config reload failed', { reason: (error as Error)?.message ?? String(error) }));
+    this.reloads.add(work);
+    void work.finally(() => this.reloads.delete(work));
   }
 
   private async reload(next: LoadedConfig): Promise<void> {
@@ -283,6 +307,7 @@ export class Gateway {
     const all = touched.has('') ? new Set([...this.actors.keys(), ...Object.keys(next.config.channel_list)]) : touched;
     for (const name of all) {
       await this.actors.get(name)?.stop();
+      if (this.stopping) return;
       this.actors.delete(name);
       const entry = next.config.channel_list[name];
       if (entry && runs(entry, this.options)) this.startChannel(name, entry);

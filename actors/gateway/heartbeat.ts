@@ -11,7 +11,8 @@ import type { Scheduler } from './scheduler.js';
 
 export const HEARTBEAT_OK = 'HEARTBEAT_OK';
 
-export type HeartbeatSkip = 'disabled' | 'no_tasks' | 'busy';
+/** `stopped`: the heartbeat was stopped while its tick waited for the engine (recorded nowhere). */
+export type HeartbeatSkip = 'disabled' | 'no_tasks' | 'busy' | 'stopped';
 export type HeartbeatOutcome = { kind: 'ran'; reply: string; delivered: boolean } | { kind: 'skipped'; reason: HeartbeatSkip };
 
 /** Minutes between heartbeats: low power uses its own interval unless the normal one is larger. */
@@ -52,6 +53,9 @@ export class Heartbeat {
   private timer: { cancel(): void } | undefined;
   private running = false;
   private runs = 0;
+  /** Set by `stop()`: a tick still in flight then records nothing, its turn having ended with the engine. */
+  private stopped = false;
+  private readonly inFlight = new Set<Promise<unknown>>();
   private readonly machine: MachineActor<typeof heartbeatMachine>;
 
   constructor(private readonly deps: HeartbeatDeps) {
@@ -65,23 +69,47 @@ export class Heartbeat {
 
   /** (Re)schedules the next tick from the current config. */
   start(): void {
+    this.stopped = false;
     this.machine.send({ type: 'SCHEDULE', enabled: this.deps.config().heartbeat.enabled });
     this.timer?.cancel();
     this.timer = this.deps.scheduler.after(heartbeatMinutes(this.deps.config()) * 60_000, () => {
-      void this.tick().finally(() => {
-        if (this.timer) this.start();
-      });
+      void this.tick()
+        .catch((error: unknown) => {
+          if (!this.stopped) this.deps.logger.error('heartbeat failed', { reason: (error as Error)?.message ?? String(error) });
+        })
+        .finally(() => {
+          if (this.timer) this.start();
+        });
     });
   }
 
+  /**
+   * Stops the timer. A tick in flight finishes (its turn ends with the engine) but publishes and logs nothing
+   * more; `settled()` resolves once it has.
+   */
   stop(): void {
+    this.stopped = true;
     this.timer?.cancel();
     this.timer = undefined;
     this.machine.send({ type: 'STOP' });
   }
 
-  async tick(): Promise<HeartbeatOutcome> {
+  /** Resolves when no tick is in flight. */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Runs the heartbeat once and records its outcome, unless the heartbeat was stopped meanwhile. */
+  tick(): Promise<HeartbeatOutcome> {
+    const work = this.runAndRecord();
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work)).catch(() => undefined);
+    return work;
+  }
+
+  private async runAndRecord(): Promise<HeartbeatOutcome> {
     const outcome = await this.run();
+    if (this.stopped) return outcome;
     const data = outcome.kind === 'ran' ? { outcome: 'ran' as const } : { outcome: 'skipped' as const, reason: outcome.reason };
     this.deps.bus.publish({ type: 'heartbeat.ticked', data });
     this.deps.logger.info(outcome.kind === 'ran' ? `heartbeat ran${outcome.delivered ? ', answer sent' : ''}` : `heartbeat skipped: ${outcome.reason}`);
@@ -92,7 +120,10 @@ export class Heartbeat {
     if (!this.deps.config().heartbeat.enabled) return { kind: 'skipped', reason: 'disabled' };
     const tasks = readHeartbeatTasks(this.deps.workspace);
     if (tasks.trim() === '') return { kind: 'skipped', reason: 'no_tasks' };
-    const agent = (await this.deps.engine()).agent();
+    const engine = await this.deps.engine();
+    // A stop while the engine loaded: no turn starts on an engine that is closing.
+    if (this.stopped) return { kind: 'skipped', reason: 'stopped' };
+    const agent = engine.agent();
     if (this.running || agent.busySessions > 0) return { kind: 'skipped', reason: 'busy' };
     this.running = true;
     this.machine.send({ type: 'TICK' });
@@ -101,7 +132,8 @@ export class Heartbeat {
       const key = sessionKeyOf({ agent: agent.id, channel: 'system', dimensions: [['chat', 'direct:heartbeat']] });
       const reply = await agent.handle(key, { channel: 'system', account: 'default', chat: 'direct:heartbeat', sender: 'heartbeat', messageId: runId, text: prompt(tasks), remote: false });
       const text = reply.kind === 'none' ? '' : reply.text.trim();
-      const quiet = text === '' || text === HEARTBEAT_OK;
+      // A turn the stop cut off sends nothing: its channels are stopping.
+      const quiet = text === '' || text === HEARTBEAT_OK || this.stopped;
       const delivered = quiet ? false : await this.deps.notify(text, runId);
       return { kind: 'ran', reply: text, delivered };
     } finally {

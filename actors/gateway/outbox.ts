@@ -26,8 +26,17 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  */
 export class Outbox {
   private readonly sent = new RecentIds(50_000);
+  private stopped = false;
 
   constructor(private readonly bus: Bus, private readonly logger: Logger) {}
+
+  /**
+   * The gateway's channels have stopped and its event log is closing: a part still being sent is not recorded
+   * and a failed one is not tried again.
+   */
+  stop(): void {
+    this.stopped = true;
+  }
 
   async deliver(delivery: Delivery, turn: string, text: string): Promise<void> {
     if (text.trim() === '') return;
@@ -40,16 +49,22 @@ export class Outbox {
 
   private async sendPart(delivery: Delivery, sendKey: string, part: number, text: string, editOf: string | undefined): Promise<void> {
     if (this.sent.has(sendKey)) return;
+    const messageId = await this.sendTrying(delivery, sendKey, text, editOf);
+    if (messageId === undefined) return;
+    this.sent.add(sendKey);
+    // Outside the tries: a part already out is never sent again because recording it failed.
+    if (!this.stopped) this.bus.publish({ ...delivery.correlation, type: 'message.sent', data: { channel: delivery.actor.id.name, chat: delivery.chat, text, send_key: sendKey, part, message_id: messageId } });
+  }
+
+  /** The sent message's id, or undefined once the part is given up (and logged). */
+  private async sendTrying(delivery: Delivery, sendKey: string, text: string, editOf: string | undefined): Promise<string | undefined> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const messageId = await this.sendOnce(delivery, text, editOf);
-        this.sent.add(sendKey);
-        this.bus.publish({ ...delivery.correlation, type: 'message.sent', data: { channel: delivery.actor.id.name, chat: delivery.chat, text, send_key: sendKey, part, message_id: messageId } });
-        return;
+        return await this.sendOnce(delivery, text, editOf);
       } catch (error) {
-        if (attempt >= RETRIES) {
+        if (attempt >= RETRIES || this.stopped) {
           this.logger.error('reply not delivered', { channel: delivery.actor.id.name, send_key: sendKey, reason: (error as Error).message });
-          return;
+          return undefined;
         }
         await pause(RETRY_PAUSE_MS * attempt);
       }
@@ -58,7 +73,7 @@ export class Outbox {
 
   private async sendOnce(delivery: Delivery, text: string, editOf: string | undefined): Promise<string> {
     const channel = delivery.actor.channel;
-    if (!channel) throw new Error(`channel ${delivery.actor.id.name} is restarting`);
+    if (!channel) throw new Error(`channel ${delivery.actor.id.name} ${this.stopped ? 'has stopped' : 'is restarting'}`);
     if (editOf === undefined) return channel.send(delivery.replyTo, text);
     await channel.edit(delivery.replyTo, editOf, text);
     return editOf;
