@@ -8,6 +8,7 @@ import type { Logger } from '../../store/logs/logger.js';
 import type { Scheduler } from '../gateway/scheduler.js';
 import { stateName } from '../machine-state.js';
 import { runCronJob, type CronEffects } from './run-job.js';
+import { InFlight } from '../in-flight.js';
 
 export interface CronActorDeps extends CronEffects {
   workspace: string;
@@ -45,7 +46,7 @@ function afterRun(job: CronJob, failed: boolean, now: Date): CronRunAfter {
  */
 export class CronActor {
   private readonly entries = new Map<string, Entry>();
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new InFlight();
   private timer: { cancel(): void } | undefined;
   private poll: { cancel(): void } | undefined;
   private stopped = true;
@@ -57,7 +58,7 @@ export class CronActor {
   async start(): Promise<void> {
     this.stopped = false;
     if (this.halt.signal.aborted) this.halt = new AbortController();
-    await this.track(this.sync());
+    await this.inFlight.track(this.sync());
     this.wake();
     this.schedulePoll();
   }
@@ -75,8 +76,8 @@ export class CronActor {
   }
 
   /** Resolves when no run or store read is in flight (tests wait on it after moving their clock). */
-  async settled(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  settled(): Promise<void> {
+    return this.inFlight.settled();
   }
 
   /** Each job's id and current state, for the dashboard and tests. */
@@ -84,16 +85,11 @@ export class CronActor {
     return [...this.entries.values()].map((e) => ({ job: e.job.id, state: stateName(e.snapshot.value), ...(e.due !== undefined ? { due: new Date(e.due).toISOString() } : {}) }));
   }
 
-  private track(work: Promise<void>): Promise<void> {
-    this.inFlight.add(work);
-    void work.finally(() => this.inFlight.delete(work));
-    return work;
-  }
 
   private schedulePoll(): void {
     const interval = CRON_POLL_MS * this.deps.config().power.poll_interval_multiplier;
     this.poll = this.deps.scheduler.after(interval, () => {
-      void this.track(this.sync()).then(() => {
+      void this.inFlight.track(this.sync()).then(() => {
         if (this.stopped) return;
         this.wake();
         this.schedulePoll();
@@ -166,7 +162,7 @@ export class CronActor {
     if (this.stopped) return;
     const now = this.deps.scheduler.now();
     for (const entry of this.entries.values()) {
-      if (stateName(entry.snapshot.value) === 'scheduled' && entry.due !== undefined && entry.due <= now) void this.track(this.fire(entry));
+      if (stateName(entry.snapshot.value) === 'scheduled' && entry.due !== undefined && entry.due <= now) void this.inFlight.track(this.fire(entry));
     }
     this.arm();
   }

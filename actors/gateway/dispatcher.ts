@@ -13,6 +13,7 @@ import type { Delivery, Outbox } from './outbox.js';
 import { RecentIds } from './recent-ids.js';
 import { StreamView } from './stream-view.js';
 import { settledWithin } from './settled-within.js';
+import { InFlight } from '../in-flight.js';
 
 type ChannelSettings = ChannelEntry['settings'];
 
@@ -35,7 +36,7 @@ export interface DispatcherDeps {
  */
 export class Dispatcher {
   private readonly seen = new RecentIds(10_000);
-  private readonly inflight = new Set<Promise<void>>();
+  private readonly inflight = new InFlight();
   private draining = false;
 
   constructor(private readonly deps: DispatcherDeps) {}
@@ -49,8 +50,7 @@ export class Dispatcher {
     const work = this.process(actor, message).catch((error: unknown) => {
       this.deps.logger.error('inbound message failed', { channel: actor.id.name, message_id: message.messageId, reason: (error as Error)?.message ?? String(error) });
     });
-    this.inflight.add(work);
-    void work.finally(() => this.inflight.delete(work));
+    void this.inflight.track(work);
   }
 
   get busy(): number {
@@ -58,14 +58,14 @@ export class Dispatcher {
   }
 
   /** Resolves when no inbound message is being handled (those `drain` gave up on end with the engine). */
-  async settled(): Promise<void> {
-    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  settled(): Promise<void> {
+    return this.inflight.settled();
   }
 
   /** No new turns from here on; resolves true when running ones finished within `ms`. */
   async drain(ms: number): Promise<boolean> {
     this.draining = true;
-    return settledWithin([...this.inflight], ms);
+    return settledWithin(this.inflight.current(), ms);
   }
 
   private async process(actor: ChannelActor, message: ChannelMessage): Promise<void> {

@@ -24,6 +24,7 @@ import { Heartbeat } from './heartbeat.js';
 import { Outbox } from './outbox.js';
 import { realScheduler, type Scheduler } from './scheduler.js';
 import { settledWithin } from './settled-within.js';
+import { InFlight } from '../in-flight.js';
 
 export interface GatewayOptions {
   loaded: LoadedConfig;
@@ -91,7 +92,7 @@ export class Gateway {
   private readonly machine: MachineActor<typeof gatewayMachine>;
   private watcher: { stop(): void } | undefined;
   /** Config reloads in flight: one still stopping a channel when the gateway stops starts nothing more. */
-  private readonly reloads = new Set<Promise<void>>();
+  private readonly reloads = new InFlight();
   private stopping = false;
   private cronWait: Subscription | undefined;
   private cronStarting: Promise<void> | undefined;
@@ -227,7 +228,7 @@ export class Gateway {
     // written after that would land in whatever file reuses their descriptors, such as a reopened event log.
     // Work still running after that publishes nothing (each part checks its own stop), and a line it logs after
     // the host closed the log files is dropped (RotatingFile).
-    const left = [this.cron.settled(), this.heartbeat.settled(), this.dispatcher.settled(), ...this.reloads];
+    const left = [this.cron.settled(), this.heartbeat.settled(), this.dispatcher.settled(), this.reloads.settled()];
     const settled = await settledWithin(left, this.options.leftWorkMs ?? LEFT_WORK_MS);
     if (!settled) logs.gateway.warn('work still in flight at the stop (a send, a heartbeat or cron run) is left behind');
     logs.gateway.info('gateway stopped', { signal });
@@ -292,8 +293,7 @@ export class Gateway {
   /** A reload never throws into the watcher's timer; `stop()` waits for it. */
   private trackReload(reload: Promise<void>): void {
     const work = reload.catch((error: unknown) => this.options.logs.gateway.error('config reload failed', { reason: (error as Error)?.message ?? String(error) }));
-    this.reloads.add(work);
-    void work.finally(() => this.reloads.delete(work));
+    void this.reloads.track(work);
   }
 
   private async reload(next: LoadedConfig): Promise<void> {

@@ -8,6 +8,7 @@ import { sessionKeyOf } from '../wiring/session-key.js';
 import { MachineActor, stateOnly } from '../machine-actor.js';
 import type { Runtime } from '../runtime.js';
 import type { Scheduler } from './scheduler.js';
+import { InFlight } from '../in-flight.js';
 
 export const HEARTBEAT_OK = 'HEARTBEAT_OK';
 
@@ -55,7 +56,7 @@ export class Heartbeat {
   private runs = 0;
   /** Set by `stop()`: a tick still in flight then records nothing, its turn having ended with the engine. */
   private stopped = false;
-  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly inFlight = new InFlight();
   private readonly machine: MachineActor<typeof heartbeatMachine>;
 
   constructor(private readonly deps: HeartbeatDeps) {
@@ -95,16 +96,13 @@ export class Heartbeat {
   }
 
   /** Resolves when no tick is in flight. */
-  async settled(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  settled(): Promise<void> {
+    return this.inFlight.settled();
   }
 
   /** Runs the heartbeat once and records its outcome, unless the heartbeat was stopped meanwhile. */
   tick(): Promise<HeartbeatOutcome> {
-    const work = this.runAndRecord();
-    this.inFlight.add(work);
-    void work.finally(() => this.inFlight.delete(work)).catch(() => undefined);
-    return work;
+    return this.inFlight.track(this.runAndRecord());
   }
 
   private async runAndRecord(): Promise<HeartbeatOutcome> {

@@ -22,14 +22,16 @@ const CHOOSES_BUILD = /^(PREBUILDS_ONLY|LIBC|ARM_VERSION|npm_config_arch|npm_con
  */
 export class LocatedFiles {
   private readonly kept: Map<string, Kept>;
+  private readonly buildChosen: boolean;
   private changed = false;
 
-  constructor(stored: Buffer | undefined, private readonly env: NodeJS.ProcessEnv = process.env) {
+  constructor(stored: Buffer | undefined, env: NodeJS.ProcessEnv = process.env) {
     this.kept = parseKept(stored);
+    this.buildChosen = Object.keys(env).some((name) => CHOOSES_BUILD.test(name));
   }
 
   file(key: string, locate: () => Location): string {
-    if (Object.keys(this.env).some((name) => CHOOSES_BUILD.test(name))) return locate().file;
+    if (this.buildChosen) return locate().file;
     const kept = this.kept.get(key);
     if (kept !== undefined && mtimeOf(kept.dir) === kept.dirMtimeMs && isFile(kept.file)) return kept.file;
     const found = locate();
