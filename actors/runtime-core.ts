@@ -1,4 +1,4 @@
-import { Bus } from '../bus/index.js';
+import { InProcessBus, type Bus } from '../bus/index.js';
 import type { LoadedConfig } from '../store/config/index.js';
 import { EventLog } from '../store/log/event-log.js';
 import { logDir } from '../store/paths.js';
@@ -25,7 +25,7 @@ export class RuntimeCore {
   static open(loaded: LoadedConfig, command: string): RuntimeCore {
     const log = EventLog.open(logDir(loaded.workspace));
     try {
-      return new RuntimeCore(loaded, log, new Bus(log), command);
+      return new RuntimeCore(loaded, log, new InProcessBus(log), command);
     } catch (error) {
       log.close();
       throw error;

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
-import { Bus, eventCatalogue, type EventType } from '../../bus/index.js';
+import { InProcessBus, eventCatalogue, type EventType } from '../../bus/index.js';
 import { compileFastParse, DECLINED } from '../../bus/fast-parse.js';
 
 const session = `sk_v1_${'0'.repeat(64)}`;
@@ -120,7 +120,7 @@ test('schemas with rules it does not mirror are left to zod', () => {
 });
 
 test('published data is a copy: a publisher changing its objects afterwards does not change the event', () => {
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const messages = [{ role: 'user' as const, content: 'hi' }];
   const envelope = bus.publish({ type: 'prompt.built', data: { system: 's', messages, tools: ['todo'] } });
   messages.push({ role: 'user', content: 'later' });
@@ -130,8 +130,8 @@ test('published data is a copy: a publisher changing its objects afterwards does
 
 test('a process that forbids code generation from strings still publishes, validated by zod alone', () => {
   const bus = fileURLToPath(new URL('../../bus/index.ts', import.meta.url));
-  const script = `import { Bus } from ${JSON.stringify(bus)};
-    const b = new Bus();
+  const script = `import { InProcessBus } from ${JSON.stringify(bus)};
+    const b = new InProcessBus();
     const e = b.publish({ type: 'actor.transitioned', data: { actor: 'turn:t1', machine: 'turn', to: 'done', event: 'x' } });
     let refused = '';
     try { b.publish({ type: 'actor.transitioned', data: { actor: 'turn:t1' } }); } catch (error) { refused = error.code; }

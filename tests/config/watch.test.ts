@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { firstValueFrom } from 'rxjs';
-import { Bus } from '../../bus/bus.js';
+import { InProcessBus } from '../../bus/bus.js';
 import { watchConfig, type LoadedConfig } from '../../store/config/index.js';
 import { tempHome } from './home.js';
 
@@ -10,7 +10,7 @@ const FAST_MS = 10;
 test('a valid edit publishes config.reloaded with what changed and hands over the new config', async () => {
   const h = tempHome();
   h.writeConfig({ version: 2, heartbeat: { interval: 30 } });
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const changes: LoadedConfig[] = [];
   const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: (loaded) => changes.push(loaded) });
   const reloaded = firstValueFrom(bus.on('config.reloaded'));
@@ -26,7 +26,7 @@ test('a valid edit publishes config.reloaded with what changed and hands over th
 test('an invalid edit publishes config.rejected, logs why, and keeps the running config', async () => {
   const h = tempHome();
   h.writeConfig({ version: 2 });
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const changes: LoadedConfig[] = [];
   const logged: string[] = [];
   const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: (l) => changes.push(l), log: (line) => logged.push(line) });
@@ -50,7 +50,7 @@ test('an invalid edit publishes config.rejected, logs why, and keeps the running
 test('an edit of the credentials file reloads too, naming the changed secret by path only', async () => {
   const h = tempHome();
   h.writeConfig({ version: 2, model_list: [{ model_name: 'm', model: 'x' }] });
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: () => undefined });
   const reloaded = firstValueFrom(bus.on('config.reloaded'));
   h.writeCredentials({ model_list: { m: { api_keys: ['sk-new-key-000000001'] } } });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CronActor } from '../../actors/cron/cron-actor.js';
 import type { CronEffects, CronTurnRequest } from '../../actors/cron/run-job.js';
-import { Bus, type Envelope } from '../../bus/index.js';
+import { InProcessBus, type Envelope } from '../../bus/index.js';
 import { validateConfig, type Config } from '../../store/config/index.js';
 import type { CronJob } from '../../store/cron-db.js';
 import { Logger } from '../../store/logs/logger.js';
@@ -37,7 +37,7 @@ export function cronHarness(start: string, options: { config?: Config; effects?:
   const workspace = join(root, 'workspace');
   const clock = new ManualClock();
   clock.advance(Date.parse(start));
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const events: Envelope[] = [];
   bus.events$.subscribe((event) => events.push(event));
   const sent: string[] = [];

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TelegramChannel } from '../../adapters/channels/telegram.js';
 import { ChannelActor } from '../../actors/gateway/channel-actor.js';
-import { Bus, type Envelope } from '../../bus/index.js';
+import { InProcessBus, type Envelope } from '../../bus/index.js';
 import { EventLog } from '../../store/log/event-log.js';
 import { Logger } from '../../store/logs/logger.js';
 import { ManualClock } from '../support/gateway-clock.js';
@@ -20,7 +20,7 @@ const until = async (check: () => boolean): Promise<void> => {
 test('a channel that cannot connect is restarted with exponential backoff, each failure an event; connecting resets it', async () => {
   const home = tempHome();
   const log = EventLog.open(home.sessions);
-  const bus = new Bus(log);
+  const bus = new InProcessBus(log);
   const events: Envelope[] = [];
   bus.events$.subscribe((e) => events.push(e));
   const clock = new ManualClock();
