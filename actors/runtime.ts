@@ -9,7 +9,14 @@ import type { LoadedConfig } from '../store/config/index.js';
 import type { EventLog } from '../store/log/event-log.js';
 import { SkillCatalog, skillRoots } from '../store/skills.js';
 import { WorkspaceFiles, type AgentDoc } from '../store/workspace.js';
+import type { Subscription } from 'rxjs';
+import { agentBoard } from '../machines/agent.js';
+import { sessionBoard } from '../machines/session.js';
+import { turnBoard } from '../machines/turn.js';
 import { AgentActor } from './agent.js';
+import type { AgentServices } from './agent-services.js';
+import { BoardInspector } from './board.js';
+import { Asker, type SessionReply, type SessionRequest } from './routing.js';
 import { PromptBuilder } from './prompt-builder.js';
 import { RuntimeCore } from './runtime-core.js';
 import { TodoTool } from './todo-tool.js';
@@ -31,6 +38,10 @@ export interface AgentOptions {
   logError?: (line: string) => void;
   /** How the `message` and `send_file` tools reach a channel; without it they are not offered. */
   send?: SendFunction;
+  /** Fetches a file a user sent from its channel (the gateway's channels); see `AgentServices.fetchMedia`. */
+  fetchMedia?: AgentServices['fetchMedia'];
+  /** Sessions an agent keeps in memory (least recently used idle ones leave beyond it). */
+  sessionLimit?: number;
 }
 
 /**
@@ -59,19 +70,34 @@ function toolNamesOf(tools: ToolRegistry): (doc: AgentDoc) => string[] {
   };
 }
 
-/** Everything a process that runs turns needs: the log, the bus, the model router, tools and agents. */
+/**
+ * Everything a process that runs turns needs: the log, the bus, the model router, tools and agents. It consumes the
+ * `sessions` work (`message.routed`) and the control event `turn.stop.requested`, and hands each to its agent's actor.
+ */
 export class Runtime {
   private readonly agents = new Map<string, AgentActor>();
+  private readonly board: BoardInspector;
+  private readonly asker: Asker;
+  private readonly inputs: Subscription[];
 
   private constructor(
     private readonly core: RuntimeCore,
     readonly router: ReloadableRouter,
     readonly tools: ToolRegistry,
-    private readonly services: Omit<ConstructorParameters<typeof AgentActor>[1], 'agent'>,
+    private readonly services: Omit<AgentServices, 'agent'>,
     readonly mcp: McpManager | undefined,
     /** The prompt files and skill catalog: they watch folders until closed. */
     private readonly watched: ReadonlyArray<{ close(): void }>,
-  ) {}
+    private readonly sessionLimit: number | undefined,
+  ) {
+    const { bus } = core;
+    this.board = new BoardInspector(bus, { agent: agentBoard, session: sessionBoard, turn: turnBoard });
+    this.asker = new Asker(bus);
+    this.inputs = [
+      bus.work('sessions').subscribe((message) => this.agent(message.agent).send({ type: 'MESSAGE', message })),
+      bus.on('turn.stop.requested').subscribe((request) => this.agent(request.agent).send({ type: 'STOP_TURN', request })),
+    ];
+  }
 
   get loaded(): LoadedConfig {
     return this.core.loaded;
@@ -117,7 +143,7 @@ export class Runtime {
     const files = new WorkspaceFiles(loaded.workspace);
     const mcp = startMcp(loaded, env, { ...DEFAULT_FILTER, ...toolOptions.filter }, (draft) => bus.publish(draft));
     const catalog = new SkillCatalog(skillRoots(loaded.workspace, loaded.home, env));
-    const services = {
+    const services: Omit<AgentServices, 'agent'> = {
       bus,
       log,
       router,
@@ -134,24 +160,42 @@ export class Runtime {
       ...(transcriptionEntry
         ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }
         : {}),
+      ...(options.fetchMedia ? { fetchMedia: options.fetchMedia } : {}),
     };
-    return new Runtime(core, router, tools, services, mcp, [files, catalog]);
+    return new Runtime(core, router, tools, services, mcp, [files, catalog], options.sessionLimit);
   }
 
-  /** The agent with this id; without one, the default agent (marked `default`, else the first, else `main`). */
-  agent(id?: string): AgentActor {
+  /** The id of the default agent: marked `default`, else the first, else `main`. */
+  defaultAgent(): string {
     const list = this.loaded.config.agents.list;
-    const chosen = id ?? list.find((a) => a.default)?.id ?? list[0]?.id ?? 'main';
-    let agent = this.agents.get(chosen);
+    return list.find((a) => a.default)?.id ?? list[0]?.id ?? 'main';
+  }
+
+  /** The actor of an agent, started with its first message. */
+  agent(id: string = this.defaultAgent()): AgentActor {
+    let agent = this.agents.get(id);
     if (!agent) {
-      agent = new AgentActor(chosen, { ...this.services, agent: chosen });
-      this.agents.set(chosen, agent);
+      agent = new AgentActor(id, { ...this.services, agent: id }, this.board, this.sessionLimit);
+      this.agents.set(id, agent);
     }
     return agent;
   }
 
+  /** Hands a message to its session and resolves with its answer (request and answer over the bus). */
+  ask(request: SessionRequest): Promise<SessionReply> {
+    return this.asker.ask(request);
+  }
+
+  /** No new message starts from now on; resolves once no session handles one. */
+  async drain(): Promise<void> {
+    for (const agent of this.agents.values()) agent.send({ type: 'DRAIN' });
+    await Promise.all([...this.agents.values()].map((a) => a.settled()));
+  }
+
   /** Ends running turns as aborted, flushes the log and closes it. */
   async close(): Promise<void> {
+    this.inputs.forEach((s) => s.unsubscribe());
+    this.asker.close();
     await Promise.all([...this.agents.values()].map((a) => a.stop('the process is shutting down')));
     await this.mcp?.stop();
     for (const watched of this.watched) watched.close();

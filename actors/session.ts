@@ -1,381 +1,155 @@
-import { createActor, type Actor } from 'xstate';
-import { draftOf, type Bus, type Correlation } from '../bus/index.js';
-import type { ModelRouter } from '../adapters/providers/router.js';
+import { createActor, fromPromise, type Actor, type ActorRefFrom, type InspectionEvent } from 'xstate';
 import type { ToolSpec } from '../adapters/providers/provider.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
-import { listMcpText, showMcpText, type McpManager } from '../adapters/mcp/index.js';
 import { mcpDiscoveryMachine, unlockedTools } from '../machines/mcp-discovery.js';
-import { sessionMachine } from '../machines/session.js';
-import { skillOverrideMachine } from '../machines/skill-override.js';
+import { sessionMachine, type CommandOutput, type PrepareInput, type PreparedTurn, type SessionKeys } from '../machines/session.js';
+import type { TurnHistory } from '../machines/turn.js';
+import { turnMachine, type TurnSettings } from '../machines/turn.js';
 import type { Config } from '../store/config/index.js';
-import { emptyHistory, foldHistory, HISTORY_TYPES, type SessionHistory } from '../store/log/history.js';
-import type { EventLog } from '../store/log/event-log.js';
-import type { SkillInfo } from '../store/skills.js';
-import type { AgentDoc } from '../store/workspace.js';
-import { HELP_TEXT, parseChatCommand, type ParsedCommand } from './chat-commands.js';
+import { readHistory } from '../store/log/history.js';
+import type { AgentServices } from './agent-services.js';
+import { parseChatCommand } from './chat-commands.js';
 import { newTurnId } from './ids.js';
-import { MachineActor } from './machine-actor.js';
-import { profileAllows, type PromptBuilder } from './prompt-builder.js';
-import type { TodoTool } from './todo-tool.js';
-import { isLong, summarizeIfLong } from './summarizer.js';
-import { runTurn, type Toolbox, type TurnHandle, type TurnSettings } from './turn-runner.js';
+import { profileAllows } from './prompt-builder.js';
+import { runCommand } from './session-commands.js';
+import { compactIfLong, isLong } from './summarizer.js';
+import { liveTurn, type Toolbox } from './turn-actors.js';
 
-const MESSAGE = { type: 'MESSAGE' } as const;
+export type SessionActor = Actor<typeof sessionMachine>;
 
 type TurnProfile = Config['agents']['defaults']['turn_profile'];
+type Media = PrepareInput['message']['data']['media'][number];
 
-function specsFor(tools: ToolRegistry, names: readonly string[]): ToolSpec[] {
-  const wanted = new Set(names);
-  return tools.specs().filter((s) => wanted.has(s.name));
-}
-
-/** Tool specs are computed on the first model call that needs them, once per toolbox. */
 function toolboxOf(registry: ToolRegistry, names: string[]): Toolbox {
   let specs: ToolSpec[] | undefined;
-  return { registry, names, specs: () => (specs ??= specsFor(registry, names)) };
+  return {
+    registry,
+    names,
+    specs: () => {
+      const wanted = new Set(names);
+      return (specs ??= registry.specs().filter((s) => wanted.has(s.name)));
+    },
+  };
 }
 
-/** A message from a channel, already routed to an agent and a session. */
-export interface InboundMessage {
-  channel: string;
-  account: string;
-  chat: string;
-  sender: string;
-  messageId: string;
-  text: string;
-  /** Sent over a network (every chat channel but the terminal and internal ones). */
-  remote: boolean;
-  /** The chat commands the channel supports; a registered command outside it is refused. Unset: all. */
-  commands?: readonly string[];
-  /** Files the channel saved with the message (voice messages are transcribed before the turn). */
-  media?: Array<{ kind: 'image' | 'audio' | 'video' | 'file'; path: string; mime: string }>;
-}
-
-export type SessionReply =
-  | { kind: 'turn'; turn: string; outcome: 'completed' | 'stopped' | 'failed' | 'aborted'; text: string }
-  | { kind: 'command'; text: string }
-  | { kind: 'none' };
-
-/** What a session borrows from its agent. */
-export interface AgentServices {
-  agent: string;
-  bus: Bus;
-  log: EventLog;
-  router: ModelRouter;
-  tools: ToolRegistry;
-  todo: TodoTool;
-  prompt: PromptBuilder;
-  config: () => Config;
-  skills: () => SkillInfo[];
-  /** AGENT.md, read again when it changed; a turn reads it once. */
-  agentDoc: () => AgentDoc;
-  /** Tool names this agent exposes (the `tools` of its AGENT.md applied). */
-  toolNames: (doc: AgentDoc) => string[];
-  workspace: string;
-  now: () => Date;
-  /** MCP servers and discovery; absent when `tools.mcp.enabled` is false. */
-  mcp?: { manager: McpManager; ttl: number };
-  /** Speech to text with the configured transcription model; absent when none is configured. */
-  transcribe?: (path: string, mime: string) => Promise<{ text: string; modelName: string }>;
+/** The settings of a new turn, from the config as it is now. */
+function turnSettings(config: Config): TurnSettings {
+  const defaults = config.agents.defaults;
+  const modelName = defaults.model ?? config.model_list.find((m) => m.enabled)?.model_name ?? '';
+  return {
+    model_name: modelName,
+    stream: config.model_list.find((m) => m.model_name === modelName)?.streaming.enabled ?? false,
+    max_tool_iterations: defaults.max_tool_iterations,
+    loop_detection: defaults.loop_detection,
+  };
 }
 
 /**
- * One conversation: its turns run one at a time in arrival order, `/stop` reaches the running turn at once,
- * and `/use` arms a skill through the skill-override machine.
+ * The session's tools now: the agent's own (AGENT.md `tools` and the turn profile applied) and, with MCP, the
+ * visible MCP tools of its `mcpServers` plus the discovery searches, which a search in the middle of a turn changes.
+ * Without MCP nothing changes them mid-turn, and the same names under the same profile reuse one toolbox.
  */
-export class SessionActor {
-  private queue: Promise<unknown> = Promise.resolve();
-  private running: TurnHandle | undefined;
-  private history: SessionHistory | undefined;
-  private readonly override: Actor<typeof skillOverrideMachine>;
-  private readonly discovery: Actor<typeof mcpDiscoveryMachine> | undefined;
-  /** The session machine: `idle` / `running`, with the number of messages waiting. */
-  private readonly lifecycle: MachineActor<typeof sessionMachine>;
-  private readonly finished = (): void => this.lifecycle.send({ type: 'FINISHED' });
-  private lastToolbox: { own: readonly string[]; profile: TurnProfile | undefined; box: Toolbox } | undefined;
-
-  constructor(private readonly services: AgentServices, readonly key: string, readonly id: string) {
-    const actorId = `session:${id}`;
-    this.lifecycle = new MachineActor(createActor(sessionMachine, { id: actorId }), {
-      bus: services.bus,
-      correlation: this.correlation,
-      id: actorId,
-      machine: 'session',
-      view: ({ value, context }) => ({ value, shown: { queued: context.queued } }),
-    });
-    this.override = createActor(skillOverrideMachine, { id: `skill-override:${id}` });
-    this.override.subscribe({ error: () => {} });
-    this.override.start();
-    this.discovery = services.mcp && this.startDiscovery(services.mcp.ttl);
-  }
-
-  /** Per session, MCP tools a search found stay unlocked for `ttl` turns; the machine says so on the bus. */
-  private startDiscovery(ttl: number): Actor<typeof mcpDiscoveryMachine> {
-    const { bus } = this.services;
-    const machine = mcpDiscoveryMachine.provide({
-      actions: {
-        announceUnlocked: (_, { tools, ttl: turns }) => void bus.publish({ ...this.correlation, type: 'mcp.unlocked', data: { tools, ttl: turns } }),
-        announceHidden: (_, { tools }) => {
-          if (tools.length > 0) bus.publish({ ...this.correlation, type: 'mcp.hidden', data: { tools } });
-        },
-      },
-    });
-    const actor = createActor(machine, { id: `mcp-discovery:${this.id}`, input: { ttl } });
-    actor.subscribe({ error: () => {} });
-    actor.start();
-    return actor;
-  }
-
-  /**
-   * The tools of this session now: the agent's own (`own`, read once per turn), its visible MCP tools (of the
-   * turn's AGENT.md `mcpServers`: all when unset) and the discovery searches, which a search in the middle of a
-   * turn can change.
-   */
-  private toolbox(own: readonly string[], servers: readonly string[] | undefined): Toolbox {
-    const { services, discovery } = this;
+function toolboxes(services: AgentServices, session: () => SessionActor | undefined): () => Toolbox {
+  let last: { own: readonly string[]; profile: TurnProfile | undefined; box: Toolbox } | undefined;
+  return () => {
+    const doc = services.agentDoc();
+    const own = services.toolNames(doc);
     const profile = services.config().agents.defaults.turn_profile;
     const mcp = services.mcp;
-    if (!mcp || !discovery) return this.fixedToolbox(own, profile);
+    if (!mcp) {
+      if (last?.own === own && last.profile === profile) return last.box;
+      last = { own, profile, box: toolboxOf(services.tools, own.filter((name) => profileAllows(profile, 'tools', name))) };
+      return last.box;
+    }
+    const servers = doc.frontmatter.mcpServers;
+    const self = session();
+    const discovery = self?.getSnapshot().children.discovery as ActorRefFrom<typeof mcpDiscoveryMachine> | undefined;
     const extra = [
-      ...mcp.manager.tools(servers, unlockedTools(discovery.getSnapshot().context)),
-      ...mcp.manager.searchTools(servers, (tools) => discovery.send({ type: 'FOUND', tools })),
+      ...mcp.manager.tools(servers, discovery ? unlockedTools(discovery.getSnapshot().context) : new Set()),
+      ...mcp.manager.searchTools(servers, (tools) => self?.send({ type: 'FOUND', tools })),
     ];
     const names = [...own, ...extra.map((t) => t.name)].filter((name) => profileAllows(profile, 'tools', name));
     return toolboxOf(extra.length > 0 ? services.tools.overlay(extra) : services.tools, names);
-  }
+  };
+}
 
-  /**
-   * Without MCP nothing changes the tools in the middle of a turn, and the same names under the same turn profile
-   * give the same toolbox: the last one is reused (with its specs) until AGENT.md or the config changes.
-   */
-  private fixedToolbox(own: readonly string[], profile: TurnProfile | undefined): Toolbox {
-    const last = this.lastToolbox;
-    if (last?.own === own && last.profile === profile) return last.box;
-    const box = toolboxOf(this.services.tools, own.filter((name) => profileAllows(profile, 'tools', name)));
-    this.lastToolbox = { own, profile, box };
-    return box;
-  }
-
-  private get correlation(): Correlation {
-    return { agent: this.services.agent, session: this.id };
-  }
-
-  /** Control messages skip the queue; everything else waits for the turn before it. */
-  handle(message: InboundMessage): Promise<SessionReply> {
-    const command = parseChatCommand(message.text);
-    if (command && message.commands && !message.commands.includes(command.name)) return Promise.resolve(this.unsupported(command, message));
-    if (command?.name === 'stop') return Promise.resolve(this.stop());
-    this.lifecycle.send({ type: 'RECEIVED' });
-    const next = this.queue.then(() => (command ? this.command(command, message) : this.turn(message, undefined)));
-    // The next message waits on the queue, so it never rejects, whatever this one did.
-    this.queue = next.then(this.finished, this.finished).catch(() => undefined);
-    return next;
-  }
-
-  get busy(): boolean {
-    return this.running !== undefined;
-  }
-
-  /** Ends a running turn as aborted (shutdown); returns when it has ended. */
-  async abortRunning(reason: string): Promise<void> {
-    const running = this.running;
-    if (!running) return;
-    running.abort(reason);
-    await running.done.catch(() => undefined);
-    this.services.bus.publish({ ...this.correlation, turn: running.id, type: 'turn.aborted', data: { reason } });
-  }
-
-  stopActors(reason: string): void {
-    this.override.stop();
-    this.discovery?.stop();
-    this.lifecycle.stop(reason);
-  }
-
-  private stop(): SessionReply {
-    const running = this.running;
-    if (!running) return { kind: 'command', text: 'Nothing is running.' };
-    running.stop();
-    // The stopped turn replies "Stopped." itself; answering here too would send two messages.
-    return { kind: 'none' };
-  }
-
-  private unsupported(command: ParsedCommand, message: InboundMessage): SessionReply {
-    const supported = message.commands?.map((c) => `/${c}`).join(', ') || 'none';
-    return this.reply(command, `/${command.name} is not supported on ${message.channel} (supported here: ${supported}).`);
-  }
-
-  private reply(command: ParsedCommand, text: string): SessionReply {
-    this.services.bus.publish({ ...this.correlation, type: 'command.handled', data: { command: command.name, args: command.args, reply: text } });
-    return { kind: 'command', text };
-  }
-
-  private async command(command: ParsedCommand, message: InboundMessage): Promise<SessionReply> {
-    switch (command.name) {
-      case 'use':
-        return this.use(command, message);
-      case 'clear':
-        return this.clear(command);
-      case 'list':
-        return this.reply(command, this.list(command.args));
-      case 'show':
-        return this.reply(command, this.show(command.args));
-      default:
-        return this.reply(command, HELP_TEXT);
-    }
-  }
-
-  private show(what: string): string {
-    const server = /^mcp\s+(\S+)$/.exec(what)?.[1];
-    if (!server) return 'Usage: /show mcp <server>';
-    return this.services.mcp ? showMcpText(this.services.mcp.manager, server) : 'MCP is not configured.';
-  }
-
-  private list(what: string): string {
-    if (what === 'skills') return this.services.skills().map((s) => `${s.name}: ${s.description}`).join('\n') || 'No skills installed.';
-    if (what === 'mcp') return this.services.mcp ? listMcpText(this.services.mcp.manager.statuses()) : 'MCP is not configured.';
-    if (what === 'plugins') return 'No plugins installed.';
-    return 'Usage: /list skills|mcp|plugins';
-  }
-
-  private async use(command: ParsedCommand, inbound: InboundMessage): Promise<SessionReply> {
-    const [skillName = ''] = command.args.split(/\s+/);
-    if (skillName === '') return this.reply(command, 'Usage: /use <skill> [message], or /use clear');
-    if (skillName === 'clear') {
-      const armed = this.override.getSnapshot().context.armed;
-      this.override.send({ type: 'USE_CLEAR' });
-      if (armed) this.services.bus.publish({ ...this.correlation, type: 'skill.disarmed', data: { skill: armed } });
-      return this.reply(command, armed ? `Cancelled /use ${armed}.` : 'No skill was armed.');
-    }
-    const skill = this.services.skills().find((s) => s.name === skillName);
-    if (!skill) {
-      const known = this.services.skills().map((s) => s.name).join(', ') || 'none';
-      return this.reply(command, `Unknown skill "${skillName}" (installed: ${known}).`);
-    }
-    const message = command.args.slice(skillName.length).trim();
-    if (message === '') {
-      this.override.send({ type: 'USE', skill: skill.name });
-      this.services.bus.publish({ ...this.correlation, type: 'skill.armed', data: { skill: skill.name } });
-      return this.reply(command, `Skill ${skill.name} will be used for your next message.`);
-    }
-    this.override.send({ type: 'USE', skill: skill.name, message });
-    return this.turn({ ...inbound, text: message }, skill);
-  }
-
-  private async clear(command: ParsedCommand): Promise<SessionReply> {
-    this.services.bus.publish({ ...this.correlation, type: 'session.cleared', data: { session_key: this.key } });
-    this.history = emptyHistory();
-    this.services.todo.clear(this.services.agent, this.id);
-    this.override.send({ type: 'SESSION_CLEARED' });
-    this.discovery?.send({ type: 'SESSION_CLEARED' });
-    return this.reply(command, 'Conversation cleared.');
-  }
-
-  private loadHistory(): SessionHistory {
-    this.history ??= this.services.log.read({ session: this.id, type: HISTORY_TYPES }).reduce(foldHistory, emptyHistory());
-    return this.history;
-  }
-
-  /** The history, summarized first when it has grown long (unless the turn profile turns history off). */
-  private async compactedHistory(history: SessionHistory, modelName: string): Promise<SessionHistory> {
-    const profile = this.services.config().agents.defaults.turn_profile;
-    if (profile?.enabled && profile.history.mode === 'off') return history;
-    const summary = await summarizeIfLong(history, { bus: this.services.bus, router: this.services.router, modelName, correlation: this.correlation });
-    if (summary) this.history = foldHistory(history, summary);
-    return this.history ?? history;
-  }
-
-  private settings(): TurnSettings {
-    const config = this.services.config();
-    const defaults = config.agents.defaults;
-    const modelName = defaults.model ?? config.model_list.find((m) => m.enabled)?.model_name ?? '';
-    return {
-      model_name: modelName,
-      stream: config.model_list.find((m) => m.model_name === modelName)?.streaming.enabled ?? false,
-      max_tool_iterations: defaults.max_tool_iterations,
-      loop_detection: defaults.loop_detection,
-    };
-  }
-
-  private skillFor(forced: SkillInfo | undefined): SkillInfo | undefined {
-    if (forced) return forced;
-    // Most messages find nothing armed and nothing to clear: the machine's `can` says so without a step.
-    if (this.override.getSnapshot().can(MESSAGE)) this.override.send(MESSAGE);
-    const applies = this.override.getSnapshot().context.applies;
-    return applies ? this.services.skills().find((s) => s.name === applies) : undefined;
-  }
-
-  /** The message with its voice recordings turned into text; a recording that fails to transcribe is said so. */
-  private async withTranscripts(message: InboundMessage, audio: NonNullable<InboundMessage['media']>, transcribe: NonNullable<AgentServices['transcribe']>): Promise<InboundMessage> {
-    const parts: string[] = [];
-    for (const clip of audio) {
-      try {
-        const { text, modelName } = await transcribe(clip.path, clip.mime);
-        this.services.bus.publish({ ...this.correlation, type: 'message.transcribed', data: { message_id: message.messageId, text, model_name: modelName } });
-        parts.push(`[voice message] ${text}`);
-      } catch (error) {
-        parts.push(`[voice message that could not be transcribed: ${(error as Error).message}]`);
-      }
-    }
-    return { ...message, text: [message.text, ...parts].filter((t) => t.trim()).join('\n') };
-  }
-
-  // Most turns have no voice message and a short history: they await nothing but the turn itself.
-  private async turn(received: InboundMessage, forced: SkillInfo | undefined): Promise<SessionReply> {
-    const audio = received.media?.filter((m) => m.kind === 'audio') ?? [];
-    const transcribe = this.services.transcribe;
-    const message = audio.length > 0 && transcribe ? await this.withTranscripts(received, audio, transcribe) : received;
-    const { bus } = this.services;
-    const services = this.services;
-    const skill = this.skillFor(forced);
-    const id = newTurnId();
-    const settings = this.settings();
-    const loaded = this.loadHistory();
-    const history = isLong(loaded) ? await this.compactedHistory(loaded, settings.model_name) : loaded;
-    const started = bus.publish(draftOf({ agent: this.services.agent, session: this.id, turn: id }, 'turn.started', {
-      message_id: message.messageId, channel: message.channel, chat: message.chat, text: message.text, session_key: this.key, skill: skill?.name, settings,
-    }));
-    this.history = foldHistory(history, started);
-    const doc = services.agentDoc();
-    const own = services.toolNames(doc);
-    const servers = doc.frontmatter.mcpServers;
-    // Without MCP nothing changes the tools in the middle of a turn: one toolbox serves the whole turn.
-    const fixed = services.mcp ? undefined : this.toolbox(own, servers);
-    const handle = runTurn(id, this.correlation, settings, {
-      bus,
-      router: services.router,
-      toolbox: () => fixed ?? this.toolbox(own, servers),
-      buildPrompt: () =>
-        services.prompt.build({
-          agent: services.agent,
-          channel: message.channel,
-          chat: message.chat,
-          text: message.text,
-          now: services.now(),
-          history,
-          skill,
-          skills: services.skills(),
-          doc,
-          tools: (fixed ?? this.toolbox(own, servers)).names,
-          profile: services.config().agents.defaults.turn_profile,
-        }),
-      toolContext: {
-        agent: services.agent,
-        session: this.id,
-        sessionKey: this.key,
-        channel: message.channel,
-        chat: message.chat,
-        remote: message.remote,
-        workspace: services.workspace,
-      },
-    });
-    this.running = handle;
+/** The message's text with its voice recordings turned into text; a recording that fails to transcribe is said so. */
+async function withTranscripts(services: AgentServices, input: PrepareInput): Promise<string> {
+  const { data } = input.message;
+  const audio = data.media.filter((m) => m.kind === 'audio');
+  if (audio.length === 0) return data.text;
+  const transcribe = services.transcribe;
+  if (!transcribe) return data.text === '' ? '[voice message: no transcription model is configured]' : data.text;
+  const parts: string[] = [];
+  for (const clip of audio) {
     try {
-      const { output, ending } = await handle.done;
-      this.discovery?.send({ type: 'TURN_ENDED' });
-      if (ending) this.history = foldHistory(this.history, ending);
-      return { kind: 'turn', turn: id, outcome: output.outcome, text: output.reply };
-    } finally {
-      this.running = undefined;
+      const { text, modelName } = await transcribe(await mediaPath(services, input, clip), clip.mime ?? 'audio/ogg');
+      services.bus.publish({ ...input.keys, type: 'message.transcribed', data: { message_id: data.message_id, text, model_name: modelName } });
+      parts.push(`[voice message] ${text}`);
+    } catch (error) {
+      parts.push(`[voice message that could not be transcribed: ${(error as Error).message}]`);
     }
   }
+  return [data.text, ...parts].filter((t) => t.trim()).join('\n');
+}
+
+async function mediaPath(services: AgentServices, input: PrepareInput, clip: Media): Promise<string> {
+  if (clip.path) return clip.path;
+  const channel = input.message.data.reply?.channel;
+  if (!clip.file_id || !channel || !services.fetchMedia) throw new Error('the recording cannot be fetched here');
+  return services.fetchMedia(channel, clip.file_id, input.message.data.message_id, clip.name ?? 'voice.ogg');
+}
+
+/** Transcripts, compaction of a long history (unless the turn profile turns history off), and the turn's settings. */
+async function prepareTurn(services: AgentServices, input: PrepareInput): Promise<PreparedTurn> {
+  const config = services.config();
+  const settings = turnSettings(config);
+  const { data } = input.message;
+  const text = await withTranscripts(services, input);
+  const profile = config.agents.defaults.turn_profile;
+  const historyOff = profile?.enabled && profile.history.mode === 'off';
+  const history: TurnHistory =
+    isLong(input.history) && !historyOff
+      ? await compactIfLong(input.history, { router: services.router, modelName: settings.model_name, correlation: input.keys, publish: (draft) => void services.bus.publish(draft) })
+      : input.history;
+  return {
+    keys: { ...input.keys, turn: newTurnId() },
+    settings,
+    message: { message_id: data.message_id, channel: data.channel, chat: data.chat, text, session_key: input.key, remote: data.remote },
+    history,
+    ...(input.skill !== undefined ? { skill: input.skill } : {}),
+  };
+}
+
+/**
+ * Starts the actor of one session: the session machine with its effects provided (history from the log, chat
+ * commands, turn preparation, the turn machine with the real model and tools, the bus). Its moves are inspected for
+ * the machines page.
+ */
+export function startSession(services: AgentServices, keys: SessionKeys, key: string, inspect: (event: InspectionEvent) => void): SessionActor {
+  let actor: SessionActor | undefined;
+  const live = liveTurn(services, toolboxes(services, () => actor));
+  const machine = sessionMachine.provide({
+    actors: {
+      loadHistory: fromPromise<TurnHistory, SessionKeys>(async ({ input }) => {
+        const { summary, messages } = readHistory(services.log, input.session);
+        return { ...(summary !== undefined ? { summary } : {}), messages: messages.map((m) => m.message) };
+      }),
+      runCommand: fromPromise<CommandOutput, Parameters<typeof runCommand>[1]>(async ({ input }) => runCommand(services, input)),
+      prepareTurn: fromPromise<PreparedTurn, PrepareInput>(({ input }) => prepareTurn(services, input)),
+      turn: turnMachine.provide(live),
+      mcpDiscovery: mcpDiscoveryMachine.provide({
+        actions: {
+          announceUnlocked: (_, { tools, ttl }) => void services.bus.publish({ ...keys, type: 'mcp.unlocked', data: { tools, ttl } }),
+          announceHidden: (_, { tools }) => {
+            if (tools.length > 0) services.bus.publish({ ...keys, type: 'mcp.hidden', data: { tools } });
+          },
+        },
+      }),
+    },
+    actions: { publish: (_, draft) => void services.bus.publish(draft) },
+    guards: { isCommand: (_, message) => parseChatCommand(message.data.text) !== undefined },
+  });
+  actor = createActor(machine, { id: `session:${keys.session}`, input: { keys, key, ...(services.mcp ? { discoveryTtl: services.mcp.ttl } : {}) }, inspect });
+  return actor;
 }

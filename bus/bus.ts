@@ -137,7 +137,7 @@ export class InProcessBus implements Bus {
   }
 
   private toWork(envelope: Envelope): void {
-    const group = workGroupOf(envelope.type);
+    const group = workGroupOf(envelope);
     if (!group) return;
     const consumer = this.consumers.get(group);
     if (consumer) return consumer.next(envelope);

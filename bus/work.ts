@@ -1,11 +1,12 @@
-import type { EventType } from './events/index.js';
+import type { Envelope, EventType } from './events/index.js';
 
 /**
  * Work and who consumes it: each event of these types is handled by exactly one consumer of its group, and an
  * accepted one is never dropped (it waits for a consumer, and a restart hands back what was left unfinished).
  * - `dispatcher`: a channel accepted a message; it is routed to an agent and session.
  * - `sessions`: a routed message waits in its session's mailbox for its turn (or chat command).
- * - `outbox`: a reply to deliver to a chat, part by part.
+ * - `outbox`: a reply to deliver to a chat, part by part (only replies with a `reply` target: the others are read by
+ *   whoever asked, such as the terminal).
  */
 export const WORK_GROUPS = {
   dispatcher: ['message.received'],
@@ -20,6 +21,8 @@ const groupOfType = new Map<string, WorkGroup>(
   (Object.entries(WORK_GROUPS) as Array<[WorkGroup, readonly string[]]>).flatMap(([group, types]) => types.map((type) => [type, group] as const)),
 );
 
-export function workGroupOf(type: string): WorkGroup | undefined {
-  return groupOfType.get(type);
+/** The group whose work this event is, if any. */
+export function workGroupOf(event: Envelope): WorkGroup | undefined {
+  if (event.type === 'reply.requested' && event.data.reply === undefined) return undefined;
+  return groupOfType.get(event.type);
 }

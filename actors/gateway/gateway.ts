@@ -1,30 +1,37 @@
 import type { Subscription } from 'rxjs';
-import { createActor } from 'xstate';
+import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
 import type { Channel } from '../../adapters/channels/channel.js';
 import { mcpOptionsFromConfig } from '../../adapters/mcp/from-config.js';
 import { McpConfigError, mcpConfigProblems } from '../../adapters/mcp/options.js';
+import type { SendTarget } from '../../adapters/tools/options.js';
+import type { ToolMedia } from '../../adapters/tools/tool.js';
+import { channelBoard } from '../../machines/channel.js';
+import { cronBoard } from '../../machines/cron.js';
+import { gatewayBoard, gatewayMachine } from '../../machines/gateway.js';
+import { heartbeatBoard } from '../../machines/heartbeat.js';
 import { watchConfig } from '../../store/config/index.js';
 import { changedPaths } from '../../store/config/diff.js';
 import type { ChannelEntry, Config, LoadedConfig } from '../../store/config/index.js';
+import { saveInboundMedia } from '../../store/inbound-media.js';
 import type { GatewayLogs } from '../../store/logs/logger.js';
-import { readLastChannel } from '../../store/state.js';
-import { gatewayMachine } from '../../machines/gateway.js';
-import type { SendTarget } from '../../adapters/tools/options.js';
-import type { ToolMedia } from '../../adapters/tools/tool.js';
+import { BoardInspector } from '../board.js';
 import { CronActor } from '../cron/cron-actor.js';
 import { cronCommandRunner, cronTurnRunner } from '../cron/host-effects.js';
-import { MachineActor, stateOnly } from '../machine-actor.js';
+import { InFlight } from '../in-flight.js';
 import type { Runtime } from '../runtime.js';
 import { RuntimeCore } from '../runtime-core.js';
 import { ChannelActor } from './channel-actor.js';
+import { ChannelDirectory } from './channel-directory.js';
 import { createChannel, supervisionOf } from './channel-factory.js';
+import { Deliveries } from './deliveries.js';
 import { Dispatcher } from './dispatcher.js';
 import { startHealthServer, type HealthServer, type Readiness } from './health-server.js';
 import { Heartbeat } from './heartbeat.js';
+import { acceptInbound } from './inbound.js';
 import { Outbox } from './outbox.js';
-import { realScheduler, type Scheduler } from './scheduler.js';
+import { RecentIds } from './recent-ids.js';
+import { clockOf, realScheduler, type ActorClock, type Scheduler } from './scheduler.js';
 import { settledWithin } from './settled-within.js';
-import { InFlight } from '../in-flight.js';
 
 export interface GatewayOptions {
   loaded: LoadedConfig;
@@ -35,7 +42,7 @@ export interface GatewayOptions {
   createChannel?: (name: string, entry: ChannelEntry) => Promise<Channel>;
   /** How long running turns may take to finish at shutdown. */
   drainMs?: number;
-  /** How long the stop then waits for work the drain left (sends, heartbeat and cron runs being recorded). */
+  /** How long the stop then waits for work the drain left (replies going out, a cron run being recorded). */
   leftWorkMs?: number;
   /** Channel kinds the host builds in its own process (the launcher's `pico`); an entry of such a kind runs only when given here. */
   hostChannels?: Partial<Record<string, (name: string, entry: ChannelEntry) => Promise<Channel>>>;
@@ -48,8 +55,8 @@ export interface GatewayOptions {
 }
 
 /**
- * How long the stop waits for what runs after the drain (a reply or heartbeat answer being sent, a cron run being
- * recorded) by default: a send the platform never answers must not hold it (the Bot API transport allows a call 510 s).
+ * How long the stop waits for what runs after the drain (a reply going out, a cron run being recorded) by default: a
+ * send the platform never answers must not hold it (the Bot API transport allows a call 510 s).
  */
 const LEFT_WORK_MS = 10_000;
 /** Maintenance intervals (2 s config check) are stretched by `power.poll_interval_multiplier`. */
@@ -59,6 +66,8 @@ const CONFIG_CHECK_MS = 2000;
  * synchronous compiling; started at once, it held up the `/ready` answer that the same report made true.
  */
 const BACKGROUND_START_DELAY_MS = 100;
+/** Inbound ids remembered against redeliveries. */
+const SEEN_INBOUND = 10_000;
 
 /** The web-UI channel lives in the launcher: a `pico` entry runs only where the host builds it. */
 function runs(entry: ChannelEntry, options: GatewayOptions): boolean {
@@ -77,29 +86,37 @@ function enabledChannels(loaded: LoadedConfig, options: GatewayOptions): Array<[
 }
 
 /**
- * `tern gateway`: one Runtime, a supervised actor per enabled channel account, the dispatcher, the
- * heartbeat, config hot reload and the health server. `stop()` drains: no new turns, running turns get
- * `drainMs`, then the log is flushed and closed.
+ * `tern gateway`: one runtime core (log and bus), a supervised actor per enabled channel account, the dispatcher,
+ * the outbox, the heartbeat, cron, config hot reload and the health server, all talking through the bus. The gateway
+ * machine is its state (`starting` → `running` → `draining` → `stopped`). `stop()` drains: no new turns, running
+ * turns get `drainMs`, their replies go out, then channels stop and the log is flushed and closed; work accepted and
+ * not finished stays in the log for the next start.
  */
 export class Gateway {
   private readonly actors = new Map<string, ChannelActor>();
+  private readonly directory = new ChannelDirectory();
+  private readonly board: BoardInspector;
   private readonly dispatcher: Dispatcher;
   private readonly outbox: Outbox;
+  private readonly deliveries: Deliveries;
   private readonly heartbeat: Heartbeat;
   private readonly cron: CronActor;
   private readonly scheduler: Scheduler;
-  /** The supervisor's own machine (`gateway`: `starting` → `running` → `draining` → `stopped`). */
-  private readonly machine: MachineActor<typeof gatewayMachine>;
+  private readonly clock: ActorClock;
+  private readonly machine: Actor<typeof gatewayMachine>;
+  private readonly seen = new RecentIds(SEEN_INBOUND);
   private watcher: { stop(): void } | undefined;
   /** Config reloads in flight: one still stopping a channel when the gateway stops starts nothing more. */
   private readonly reloads = new InFlight();
   private stopping = false;
   private cronWait: Subscription | undefined;
+  private engineWait: Subscription | undefined;
   private cronStarting: Promise<void> | undefined;
   private backgroundStart: ReturnType<typeof setTimeout> | undefined;
   private health: HealthServer | undefined;
   private loaded: LoadedConfig;
   private engineLoad: Promise<Runtime> | undefined;
+  private loadedEngine: Runtime | undefined;
   private markEngineLoaded: () => void = () => undefined;
   /** Settles once the turn engine has loaded, without loading it. */
   readonly engineLoaded = new Promise<void>((resolve) => {
@@ -109,75 +126,63 @@ export class Gateway {
   private constructor(readonly core: RuntimeCore, private readonly options: GatewayOptions) {
     this.loaded = options.loaded;
     this.scheduler = options.scheduler ?? realScheduler;
-    // Announced once the host has seen the runtime, so the launcher's board sees `starting` too.
-    this.machine = new MachineActor(createActor(gatewayMachine), { bus: core.bus, correlation: {}, id: 'gateway', machine: gatewayMachine.id, view: stateOnly, announce: false });
+    this.clock = clockOf(this.scheduler);
+    const { bus } = core;
     const { logs } = options;
-    this.outbox = new Outbox(core.bus, logs.gateway);
-    this.dispatcher = new Dispatcher({
-      bus: core.bus,
-      engine: () => this.engine(),
-      outbox: this.outbox,
-      logger: logs.gateway,
-      config: () => this.loaded.config,
-      entry: (name) => this.loaded.config.channel_list[name],
-      workspace: this.loaded.workspace,
-      now: () => this.scheduler.now(),
-    });
+    this.board = new BoardInspector(bus, { gateway: gatewayBoard, heartbeat: heartbeatBoard, channel: channelBoard, cron: cronBoard });
+    this.deliveries = new Deliveries(bus);
+    this.dispatcher = new Dispatcher({ bus, logger: logs.gateway, config: () => this.loaded.config });
+    this.outbox = new Outbox({ bus, logger: logs.gateway, directory: this.directory, entry: (name) => this.loaded.config.channel_list[name], now: () => this.scheduler.now() });
     this.heartbeat = new Heartbeat({
       engine: () => this.engine(),
-      bus: core.bus,
+      loadedEngine: () => this.loadedEngine,
+      bus,
       logger: logs.heartbeat,
-      scheduler: this.scheduler,
+      clock: this.clock,
+      now: () => this.scheduler.now(),
       config: () => this.loaded.config,
       workspace: this.loaded.workspace,
-      notify: (text, runId) => this.notifyLastChannel(text, runId),
+      deliveries: this.deliveries,
+      runsChannel: (name) => this.actors.has(name),
+      inspect: this.board.inspect,
     });
     this.cron = new CronActor({
       workspace: this.loaded.workspace,
-      bus: core.bus,
+      bus,
       scheduler: this.scheduler,
       config: () => this.loaded.config,
       logger: logs.gateway,
+      inspect: this.board.inspect,
+      retired: (actor, reason) => this.board.stopped(actor, reason),
       send: (target, text) => this.sendToChat(target, text, []),
       runTurn: cronTurnRunner(() => this.engine()),
       runCommand: cronCommandRunner(core, options.env, (line) => logs.gateway.error(line)),
     });
+    const machine = gatewayMachine.provide({
+      actors: {
+        start: fromPromise(() => this.startUp()),
+        drain: fromPromise<void, { signal?: string }>(({ input }) => this.drain(input.signal)),
+      },
+    });
+    this.machine = createActor(machine, { id: 'gateway', inspect: this.board.inspect });
+    this.machine.subscribe({ error: (error) => logs.gateway.error('gateway actor failed', { reason: (error as Error)?.message ?? String(error) }) });
   }
 
   static async start(options: GatewayOptions): Promise<Gateway> {
     checkMcp(options.loaded.config);
     const core = RuntimeCore.open(options.loaded, 'gateway');
     const gateway = new Gateway(core, options);
-    try {
-      options.onRuntime?.(core);
-      gateway.machine.announce('START');
-      const { host, port } = options.loaded.config.gateway;
-      gateway.health = await startHealthServer(host, port, () => gateway.readiness()).catch((error: unknown) => {
-        if (options.health !== 'optional') throw error;
-        options.logs.gateway.warn('health server not started', { address: `${host}:${port}`, reason: (error as Error).message });
-        return undefined;
-      });
-      for (const [name, entry] of enabledChannels(options.loaded, options)) gateway.startChannel(name, entry);
-      gateway.heartbeat.start();
-      gateway.continueOnceReady();
-      gateway.watch();
-      gateway.machine.send({ type: 'STARTED' });
-      core.bus.publish({ type: 'gateway.started', data: { pid: process.pid, channels: [...gateway.actors.keys()] } });
-      options.logs.gateway.info('gateway started', { url: gateway.url, channels: [...gateway.actors.keys()].join(',') || 'none' });
-      return gateway;
-    } catch (error) {
-      gateway.machine.send({ type: 'START_FAILED' });
-      gateway.cronWait?.unsubscribe();
-      clearTimeout(gateway.backgroundStart);
-      await gateway.health?.close();
-      await gateway.closeEngine();
-      throw error;
-    }
+    options.onRuntime?.(core);
+    gateway.machine.start();
+    const started = await waitFor(gateway.machine, (s) => s.value !== 'starting');
+    if (started.value === 'running') return gateway;
+    await gateway.shutDown();
+    throw started.context.failure;
   }
 
   /**
    * The turn engine (agents, tools, models, MCP servers), loaded once: after every channel has reported, or
-   * by the first message, heartbeat or cron turn before that. `/ready` never waits for it.
+   * by the first heartbeat or cron turn before that. `/ready` never waits for it; work routed before waits on the bus.
    */
   engine(): Promise<Runtime> {
     this.engineLoad ??= import('../runtime.js').then(({ Runtime }) => {
@@ -185,7 +190,9 @@ export class Gateway {
         env: this.options.env,
         logError: (line) => this.options.logs.gateway.error(line),
         send: (target, text, media) => this.sendToChat(target, text, media),
+        fetchMedia: (channel, fileId, messageId, name) => this.fetchMedia(channel, fileId, messageId, name),
       });
+      this.loadedEngine = runtime;
       this.markEngineLoaded();
       return runtime;
     });
@@ -204,34 +211,79 @@ export class Gateway {
     };
   }
 
+  /** Drains and stops; resolves once the log is closed and the work left behind has settled (or timed out). */
   async stop(signal?: string): Promise<void> {
-    const { logs } = this.options;
-    this.stopping = true;
+    if (this.machine.getSnapshot().value !== 'running') return;
     this.core.bus.publish({ type: 'gateway.stopping', data: signal ? { signal } : {} });
-    this.machine.send({ type: 'STOP' });
+    this.machine.send({ type: 'STOP', ...(signal ? { signal } : {}) });
+    await waitFor(this.machine, (s) => s.value === 'stopped');
+    await this.shutDown();
+    // A cron run or config reload in flight (its turn ended with the engine, a cron command by cron.stop) is done and
+    // logged before the stop returns: the host closes the log files next, and a line written after that would land in
+    // whatever file reuses their descriptors.
+    const settled = await settledWithin([this.cron.settled(), this.reloads.settled(), this.outbox.settled()], this.options.leftWorkMs ?? LEFT_WORK_MS);
+    if (!settled) this.options.logs.gateway.warn('work still in flight at the stop (a send, a heartbeat or cron run) is left behind');
+    this.options.logs.gateway.info('gateway stopped', { signal });
+  }
+
+  /** The start: health server, channels, dispatcher, outbox, heartbeat and config watch (`starting` → `running`). */
+  private async startUp(): Promise<void> {
+    const { options } = this;
+    // Work routed before the channels have reported loads the engine at once rather than waiting for it.
+    this.engineWait = this.core.bus.on('message.routed', 'turn.stop.requested').subscribe(() => {
+      this.engineWait?.unsubscribe();
+      this.engine().catch((error: unknown) => options.logs.gateway.error('agents not started', { reason: (error as Error).message }));
+    });
+    const { host, port } = options.loaded.config.gateway;
+    this.health = await startHealthServer(host, port, () => this.readiness()).catch((error: unknown) => {
+      if (options.health !== 'optional') throw error;
+      options.logs.gateway.warn('health server not started', { address: `${host}:${port}`, reason: (error as Error).message });
+      return undefined;
+    });
+    this.dispatcher.start();
+    this.outbox.start();
+    for (const [name, entry] of enabledChannels(options.loaded, options)) this.startChannel(name, entry);
+    this.heartbeat.start();
+    this.continueOnceReady();
+    this.watch();
+    this.core.bus.publish({ type: 'gateway.started', data: { pid: process.pid, channels: [...this.actors.keys()] } });
+    options.logs.gateway.info('gateway started', { url: this.url, channels: [...this.actors.keys()].join(',') || 'none' });
+  }
+
+  /** `draining`: nothing new starts, running turns finish or time out, their replies go out, channels stop. */
+  private async drain(signal: string | undefined): Promise<void> {
+    const { logs } = this.options;
+    void signal;
+    this.stopping = true;
     this.watcher?.stop();
     this.heartbeat.stop();
     this.cronWait?.unsubscribe();
     clearTimeout(this.backgroundStart);
-    // A stop never overlaps the start, which would schedule the next store poll after it.
+    // A stop never overlaps the cron start, which would schedule the next store poll after it.
     await this.cronStarting;
     this.cron.stop();
-    const finished = await this.dispatcher.drain(this.options.drainMs ?? 10_000);
+    // Running turns finish and their replies go out before the channels stop.
+    const drained = (this.loadedEngine?.drain() ?? Promise.resolve()).then(() => this.outbox.settled());
+    const finished = await settledWithin([drained], this.options.drainMs ?? 10_000);
     if (!finished) logs.gateway.warn('running turns did not finish in time and are aborted');
-    await Promise.all([...this.actors.values()].map((a) => a.stop()));
+    this.dispatcher.stop();
     this.outbox.stop();
+    await Promise.all([...this.actors.values()].map((a) => a.stop()));
+    this.deliveries.close();
     await this.health?.close();
-    this.machine.send({ type: 'DRAINED' });
-    await this.closeEngine();
-    // A cron run, heartbeat tick or inbound message in flight (its turn ended with the engine, a cron command
-    // by cron.stop) is done and logged before the stop returns: the host closes the log files next, and a line
-    // written after that would land in whatever file reuses their descriptors, such as a reopened event log.
-    // Work still running after that publishes nothing (each part checks its own stop), and a line it logs after
-    // the host closed the log files is dropped (RotatingFile).
-    const left = [this.cron.settled(), this.heartbeat.settled(), this.dispatcher.settled(), this.reloads.settled()];
-    const settled = await settledWithin(left, this.options.leftWorkMs ?? LEFT_WORK_MS);
-    if (!settled) logs.gateway.warn('work still in flight at the stop (a send, a heartbeat or cron run) is left behind');
-    logs.gateway.info('gateway stopped', { signal });
+  }
+
+  /** After `stopped`: ends running turns (once the engine is loaded), flushes the log and closes it. */
+  private async shutDown(): Promise<void> {
+    this.cronWait?.unsubscribe();
+    this.engineWait?.unsubscribe();
+    clearTimeout(this.backgroundStart);
+    if (this.machine.getSnapshot().context.failure !== undefined) {
+      await Promise.all([...this.actors.values()].map((a) => a.stop()));
+      await this.health?.close();
+    }
+    const engine = await this.engineLoad?.catch(() => undefined);
+    await (engine ?? this.core).close();
   }
 
   private startChannel(name: string, entry: ChannelEntry): void {
@@ -243,24 +295,19 @@ export class Gateway {
     const actor = new ChannelActor({ name, kind, account: name === kind ? 'default' : name }, () => build(name, this.loaded.config.channel_list[name] ?? entry), {
       bus: this.core.bus,
       logger: this.options.logs.gateway,
-      scheduler: this.scheduler,
+      clock: this.clock,
       backoff: { baseMs: backoff, maxMs: Math.max(backoff, 60_000) },
-      onMessage: (from, message) => this.dispatcher.accept(from, message),
+      directory: this.directory,
+      inspect: this.board.inspect,
+      accept: acceptInbound({ bus: this.core.bus, logger: this.options.logs.gateway, config: () => this.loaded.config, workspace: this.loaded.workspace, now: () => this.scheduler.now(), seen: this.seen }),
     });
     this.actors.set(name, actor);
     actor.start();
   }
 
-  /** Ends running turns (once the engine is loaded), flushes the log and closes it. */
-  private async closeEngine(): Promise<void> {
-    const engine = await this.engineLoad?.catch(() => undefined);
-    await (engine ?? this.core).close();
-  }
-
   /**
    * The turn engine loads, and cron opens its store and reads its jobs, shortly after every channel has reported:
-   * that work then never delays `/ready`, and a job due at start finds its channel connected. A message that
-   * arrives sooner loads the engine itself.
+   * that work then never delays `/ready`, and a job due at start finds its channel connected.
    */
   private continueOnceReady(): void {
     const start = (): void => {
@@ -272,9 +319,12 @@ export class Gateway {
       this.backgroundStart = setTimeout(start, BACKGROUND_START_DELAY_MS);
     };
     if (this.readiness().ready) return startSoon();
-    this.cronWait = this.core.bus.on('channel.connected', 'channel.failed').subscribe(() => {
-      if (this.readiness().ready) startSoon();
-    });
+    // A channel's report is published by its machine's move, before the move is done: its state is read after it.
+    this.cronWait = this.core.bus.on('channel.connected', 'channel.failed').subscribe(() =>
+      queueMicrotask(() => {
+        if (this.readiness().ready && !this.backgroundStart) startSoon();
+      }),
+    );
   }
 
   /** Hot reload: channels whose entry changed restart, the rest keep running; rules and heartbeat follow the new config. */
@@ -325,9 +375,16 @@ export class Gateway {
     }
   }
 
+  /** A file a user sent, fetched from its channel and saved under the workspace. */
+  private async fetchMedia(channelName: string, fileId: string, messageId: string, name: string): Promise<string> {
+    const channel = this.directory.get(channelName);
+    if (!channel?.download) throw new Error(`channel ${channelName} cannot fetch files now`);
+    return saveInboundMedia(this.loaded.workspace, messageId, name, await channel.download(fileId));
+  }
+
   /**
-   * What the `message` and `send_file` tools send, through the same outbox as replies. Channels carry text,
-   * so attached files are named by their path under the text.
+   * What the `message` and `send_file` tools send and a cron job delivers, through the outbox like replies. Channels
+   * carry text, so attached files are named by their path under the text.
    */
   private async sendToChat(target: SendTarget, text: string, media: ToolMedia[]): Promise<void> {
     // Turns name their channel by kind (`telegram`), the tool's caller may name an entry: either is found.
@@ -337,14 +394,7 @@ export class Gateway {
     const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
     // A chat is `direct:<id>`, `group:<id>` or `channel:<id>`; the platform address is the id.
     const replyTo = target.chat.replace(/^(direct|group|channel):/, '');
-    await this.outbox.deliver({ actor, chat: target.chat, replyTo, keyBase: `tool:${id}`, correlation: {} }, 'message', body);
-  }
-
-  private async notifyLastChannel(text: string, runId: string): Promise<boolean> {
-    const last = readLastChannel(this.loaded.workspace);
-    const actor = last ? this.actors.get(last.channel) : undefined;
-    if (!last || !actor) return false;
-    await this.outbox.deliver({ actor, chat: last.chat, replyTo: last.reply_to, keyBase: `heartbeat:${runId}`, correlation: {} }, 'heartbeat', text);
-    return true;
+    const delivered = await this.deliveries.send({ message_id: `tool_${id}`, key: `tool:${id}:message`, text: body, reply: { channel: actor.id.name, chat: target.chat, reply_to: replyTo }, outcome: 'message' });
+    if (!delivered) throw new Error(`the message could not be delivered to ${actor.id.name}`);
   }
 }

@@ -17,8 +17,11 @@ export const mediaSchema = lazySchema(() =>
 export const replyTargetSchema = lazySchema(() => z.object({ channel: z.string(), chat: z.string(), reply_to: z.string() }));
 export type ReplyTarget = z.infer<ReturnType<typeof replyTargetSchema>>;
 
-/** How a handled message ended, as its reply says: a turn's outcome, a chat command, or the notice after a restart. */
-export const replyOutcomeSchema = lazySchema(() => z.enum(['completed', 'stopped', 'failed', 'aborted', 'command', 'restarted']));
+/**
+ * What a reply is: a turn's outcome, a chat command's answer, the notice after a restart, or a message the agent
+ * sent by itself (the `message` tool, a cron job).
+ */
+export const replyOutcomeSchema = lazySchema(() => z.enum(['completed', 'stopped', 'failed', 'aborted', 'command', 'restarted', 'message']));
 export type ReplyOutcome = z.infer<ReturnType<typeof replyOutcomeSchema>>;
 
 export const messageEvents = {

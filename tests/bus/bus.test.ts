@@ -150,9 +150,10 @@ test('a work group has one consumer per process; other groups and observers are 
   const replies: string[] = [];
   bus.work('outbox').subscribe((e) => replies.push(e.data.text));
   bus.publish(routed('m1'));
-  bus.publish({ type: 'reply.requested', agent: 'main', session: 's1', data: { message_id: 'm1', outcome: 'command', text: 'hi back', key: 'cli:m1:command' } });
-  assert.equal(replies, ['hi back']);
-  assert.equal(seen, ['message.routed', 'reply.requested']);
+  bus.publish({ type: 'reply.requested', agent: 'main', session: 's1', data: { message_id: 'm1', outcome: 'command', text: 'hi back', key: 'tg:m1:command', reply: { channel: 'tg', chat: 'direct:1', reply_to: '1' } } });
+  bus.publish({ type: 'reply.requested', agent: 'main', session: 's1', data: { message_id: 'm2', outcome: 'command', text: 'for the asker', key: 'cli:m2:command' } });
+  assert.equal(replies, ['hi back'], 'a reply without a target is no work for the outbox: whoever asked reads it');
+  assert.equal(seen, ['message.routed', 'reply.requested', 'reply.requested']);
 });
 
 test('requeued work (what a crashed run left) reaches the consumer before work published after it, and observers never see it again', () => {

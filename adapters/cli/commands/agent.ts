@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline/promises';
 import { sessionKeyOf } from '../../../actors/agent.js';
 import type { Runtime } from '../../../actors/runtime.js';
-import type { InboundMessage, SessionReply } from '../../../actors/session.js';
+import type { SessionReply, SessionRequest } from '../../../actors/routing.js';
 import { sessionIdOf, type Envelope } from '../../../bus/index.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
@@ -12,8 +12,8 @@ import { readScript, unmet } from '../script.js';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-function inbound(text: string, session: string): InboundMessage {
-  return { channel: 'cli', account: 'default', chat: `direct:${session}`, sender: 'cli', messageId: `cli_${randomBytes(4).toString('hex')}`, text, remote: false };
+function inbound(agent: string, key: string, text: string, session: string): SessionRequest {
+  return { agent, session_key: key, channel: 'cli', chat: `direct:${session}`, sender: 'cli', message_id: `cli_${randomBytes(4).toString('hex')}`, text, remote: false };
 }
 
 function replyText(reply: SessionReply): string {
@@ -22,11 +22,12 @@ function replyText(reply: SessionReply): string {
 
 class Conversation {
   readonly key: string;
+  readonly agent: string;
   private readonly events: Envelope[] = [];
 
-  constructor(private readonly runtime: Runtime, readonly agentId: string | undefined, readonly session: string, private readonly context: CommandContext) {
-    const agent = runtime.agent(agentId);
-    this.key = sessionKeyOf({ agent: agent.id, channel: 'cli', dimensions: [['chat', `direct:${session}`]] });
+  constructor(private readonly runtime: Runtime, agentId: string | undefined, readonly session: string, private readonly context: CommandContext) {
+    this.agent = agentId ?? runtime.defaultAgent();
+    this.key = sessionKeyOf({ agent: this.agent, channel: 'cli', dimensions: [['chat', `direct:${session}`]] });
     const id = sessionIdOf(this.key);
     runtime.bus.events$.subscribe((event) => {
       if (event.session !== id) return;
@@ -38,7 +39,7 @@ class Conversation {
   /** Sends one message; returns the reply and the tools the turn called. */
   async send(text: string): Promise<{ reply: SessionReply; tools: string[] }> {
     const from = this.events.length;
-    const reply = await this.runtime.agent(this.agentId).handle(this.key, inbound(text, this.session));
+    const reply = await this.runtime.ask(inbound(this.agent, this.key, text, this.session));
     const tools = this.events.slice(from).flatMap((e) => (e.type === 'tool.requested' ? [e.data.name] : []));
     return { reply, tools };
   }
