@@ -132,7 +132,8 @@ export class Gateway {
     this.board = new BoardInspector(bus, { gateway: gatewayBoard, heartbeat: heartbeatBoard, channel: channelBoard, cron: cronBoard });
     this.deliveries = new Deliveries(bus);
     this.dispatcher = new Dispatcher({ bus, logger: logs.gateway, config: () => this.loaded.config });
-    this.outbox = new Outbox({ bus, logger: logs.gateway, directory: this.directory, entry: (name) => this.loaded.config.channel_list[name], now: () => this.scheduler.now() });
+    this.outbox = new Outbox({ bus, logger: logs.gateway, directory: this.directory, entry: (name) => this.loaded.config.channel_list[name], now: () => this.scheduler.now(), sent: core.recovered.sentKeys });
+    for (const id of core.recovered.seenInbound) this.seen.add(id);
     this.heartbeat = new Heartbeat({
       engine: () => this.engine(),
       loadedEngine: () => this.loadedEngine,
@@ -170,7 +171,7 @@ export class Gateway {
 
   static async start(options: GatewayOptions): Promise<Gateway> {
     checkMcp(options.loaded.config);
-    const core = RuntimeCore.open(options.loaded, 'gateway');
+    const core = RuntimeCore.open(options.loaded, 'gateway', { resume: true });
     const gateway = new Gateway(core, options);
     options.onRuntime?.(core);
     gateway.machine.start();

@@ -48,7 +48,7 @@ export class MemoryEventStore implements EventStore {
     const limit = query.limit ?? Infinity;
     if (limit <= 0) return;
     const keep = queryFilter(query);
-    const low = query.after ?? 0;
+    const low = Math.max(0, query.after ?? 0);
     const high = Math.min(query.before ?? Infinity, this.events.length + 1);
     const desc = query.order === 'desc';
     let count = 0;
