@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { suite, type Test } from 'uvu';
 
 const BINARY = process.env.NATS_SERVER ?? 'nats-server';
 
@@ -124,4 +125,27 @@ export async function startNatsServer(): Promise<NatsServer> {
       rmSync(storeDir, { recursive: true, force: true });
     },
   };
+}
+
+export type NatsContext = { server: NatsServer };
+
+/**
+ * A uvu suite with a nats-server started before its first test and closed after its last; every test is skipped
+ * (with the message of `natsAvailable`) when the binary is missing outside CI.
+ */
+export function natsSuite<C extends object = Record<string, never>>(name: string): {
+  test: (title: string, fn: (context: C & NatsContext) => void | Promise<void>) => void;
+  suite: Test<C & NatsContext>;
+} {
+  const available = natsAvailable();
+  const tests = suite<C & NatsContext>(name);
+  if (available) {
+    tests.before(async (context) => {
+      context.server = await startNatsServer();
+    });
+    tests.after(async (context) => {
+      await context.server?.close();
+    });
+  }
+  return { test: (title, fn) => (available ? tests(title, fn) : tests.skip(title, fn)), suite: tests };
 }
