@@ -67,6 +67,7 @@ export class JetStreamEventStore implements EventStore {
     readonly stream: string,
     readonly subjectRoot: string,
     readonly readOnly: boolean,
+    private readonly nc: NatsConnection,
     private readonly js: JetStreamClient,
     private readonly replica: EventReplica,
     private readonly messages: ConsumerMessages,
@@ -108,7 +109,7 @@ export class JetStreamEventStore implements EventStore {
     const consumer = await js.consumers.get(stream, { deliver_policy: DeliverPolicy.All });
     const messages = await consumer.consume();
     const replica = new EventReplica();
-    const store = new JetStreamEventStore(stream, subjectRoot, readOnly, js, replica, messages, options);
+    const store = new JetStreamEventStore(stream, subjectRoot, readOnly, nc, js, replica, messages, options);
     await store.reached(lastSeq);
     store.seq = Math.max(store.seq, replica.lastSeq);
     return store;
@@ -217,7 +218,7 @@ export class JetStreamEventStore implements EventStore {
         if (refused && attempt > 0) {
           throw new LogError('log_write_failed', `another writer appended to the event stream ${this.stream} (seq ${write.seq} is taken)`);
         }
-        if (!refused && Date.now() > deadline) {
+        if (!refused && (Date.now() > deadline || this.nc.isClosed())) {
           throw new LogError('log_write_failed', `the event stream ${this.stream} did not store seq ${write.seq}: ${(error as Error).message}`);
         }
         if (!refused) await sleep(Math.min(1_000, 50 * 2 ** attempt));
