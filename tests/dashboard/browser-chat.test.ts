@@ -45,14 +45,14 @@ test('chat: a sanitized reply, a refused tool shown in red with the model\'s tex
     assert.is(await failed.count(), 1);
     assert.is(await failed.locator('.step-error').textContent(), refused?.data.content);
     assert.is(await page.locator('.step.text').textContent(), 'I will clean the disk.');
-    const before = await page.locator('#chat-log').evaluate((log) => log.innerText);
+    const before = await page.evaluate(() => document.getElementById('chat-log')?.innerText);
     await failed.locator('summary').click();
     assert.is(await failed.locator('pre.result').textContent(), refused?.data.content);
     await shot(page, 'chat');
 
     await page.reload();
     await page.waitForFunction(() => document.querySelectorAll('#chat-log .bubble.assistant').length === 2);
-    assert.is(await page.locator('#chat-log').evaluate((log) => log.innerText), before, 'the reloaded page shows the same conversation');
+    assert.is(await page.evaluate(() => document.getElementById('chat-log')?.innerText), before, 'the reloaded page shows the same conversation');
     assert.is(await page.locator('.step.tool.is-failed .step-error').textContent(), refused?.data.content);
 
     const [started] = await events<'turn.started'>(dashboard, 'type=turn.started&limit=1');
