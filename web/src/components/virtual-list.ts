@@ -102,6 +102,7 @@ export class VirtualList<T> {
     const first = Math.max(0, this.indexAt(top) - OVERSCAN);
     const last = Math.min(this.items.length - 1, this.indexAt(bottom) + OVERSCAN);
     const wanted = new Set<string>();
+    const ordered: HTMLElement[] = [];
     let remeasure = false;
     for (let i = first; i <= last; i++) {
       const item = this.items[i];
@@ -119,6 +120,7 @@ export class VirtualList<T> {
         this.drawn.set(key, node);
       }
       place(node, { top: `${this.offsets[i] ?? 0}px` });
+      ordered.push(node);
       const height = node.offsetHeight;
       if (!this.heights.has(key) && this.heights.size === 0) this.estimate = height || this.estimate;
       if (height && height !== this.heightOf(item)) {
@@ -131,6 +133,8 @@ export class VirtualList<T> {
       node.remove();
       this.drawn.delete(key);
     }
+    // Rows in the page in the order they are seen, for screen readers and keyboard focus.
+    if (ordered.some((node, i) => this.inner.children[i] !== node)) this.inner.append(...ordered);
     if (remeasure) {
       this.offsets = [0];
       for (const item of this.items) this.offsets.push((this.offsets.at(-1) ?? 0) + this.heightOf(item));

@@ -84,7 +84,7 @@ function detailView(detail: ActorDetail): HTMLElement {
       h('div', { class: 'card-title' }, h('span', { class: 'kind' }, actorKind(detail)), h('span', { class: 'name' }, actorName(detail))),
       h('span', { class: `pill ${toneOf(detail.state)}`, id: 'detail-state' }, stateLabel(detail.state))),
     h('div', { class: 'card-sub' }, idChip(detail.actor), h('a', { href: '#/machines' }, 'all machines')),
-    detail.reason ? h('p', { class: `reason${toneOf(detail.state) === 'bad' ? ' bad' : ''}` }, detail.reason) : null,
+    detail.reason && detail.reason !== 'completed' ? h('p', { class: `reason${toneOf(detail.state) === 'bad' ? ' bad' : ''}` }, detail.reason) : null,
     chart ? h('div', { class: 'chart-wrap large' }, chart) : null,
     moves.length ? h('p', { class: 'any-state muted' }, `from any state: ${moves.join(' · ')}`) : null,
     h('h3', {}, 'Moves'),
@@ -113,7 +113,8 @@ export const machinesPage: Page = (root, param) => {
     draw();
   };
   const openDetail = async (actor: string): Promise<void> => {
-    const reply = await getJson<ActorDetail>(`/api/actors/${encodeURIComponent(actor)}`);
+    // Actor ids are plain (`turn:t_…`), and the launcher refuses percent-encoded paths.
+    const reply = await getJson<ActorDetail>(`/api/actors/${actor}`);
     replace(detail, reply.ok ? detailView(reply.body) : h('p', { class: 'error' }, `No live actor ${actor}.`));
   };
   const rereadSoon = (): void => {
