@@ -1,12 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Browser } from 'playwright-core';
 import type { Envelope } from '../../bus/index.js';
 import { call } from '../launcher/launcher-harness.js';
-import { launchChromium, watchViolations } from '../support/browser.js';
-import { replyStreamed, startDashboard, type Dashboard } from '../support/dashboard-harness.js';
+import { watchViolations } from '../support/browser.js';
+import { replyStreamed, type Dashboard } from '../support/dashboard-harness.js';
 import { completion, completionStreamText, sse } from '../support/vendor-chat-completions.js';
-import { buildBundle, open, shot, signedIn } from './browser-session.js';
+import { buildBundle, open, shot, signedIn, withBrowser } from './browser-session.js';
 
 buildBundle();
 
@@ -18,10 +17,7 @@ async function events<T extends Envelope['type']>(dashboard: Dashboard, query: s
 }
 
 test('chat: a sanitized reply, a refused tool shown in red with the model\'s text before it, the same conversation after a reload, and each reply linking its turn view (axis, legend, a tooltip with tokens, rerun)', async () => {
-  const dashboard = await startDashboard();
-  let browser: Browser | undefined;
-  try {
-    browser = await launchChromium();
+  await withBrowser({}, async (dashboard, browser) => {
     const page = await (await signedIn(browser, dashboard)).newPage();
     const problems = watchViolations(page);
     await open(page, dashboard, 'chat', '#chat-input');
@@ -74,16 +70,11 @@ test('chat: a sanitized reply, a refused tool shown in red with the model\'s tex
     assert.is(await page.textContent('#rerun-result'), 'identical: this build records the same 8 events');
     await shot(page, 'turn');
     assert.equal(problems, [], 'no script errors and no CSP violations');
-  } finally {
-    await browser?.close();
-    await dashboard.close();
-  }
+  });
 });
 
 test('turn view: a rerun that diverges shows both sides and marks the recorded event', async () => {
-  const dashboard = await startDashboard();
-  let browser: Browser | undefined;
-  try {
+  await withBrowser({}, async (dashboard, browser) => {
     const keys = { agent: 'main', session: 's_diverge', turn: 't_diverge' };
     const settings = { model_name: 'fast', stream: false, max_tool_iterations: 5, loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 } };
     dashboard.host.publish({ ...keys, type: 'turn.started', data: { message_id: 'm1', channel: 'pico', chat: 'direct:x', text: 'hello', session_key: 'v=1|agent=main|channel=pico|account=web|chat=direct:x', settings } });
@@ -96,7 +87,6 @@ test('turn view: a rerun that diverges shows both sides and marks the recorded e
     await dashboard.host.log()?.committed();
     const [completed] = await events<'turn.completed'>(dashboard, 'turn=t_diverge&type=turn.completed');
 
-    browser = await launchChromium();
     const page = await (await signedIn(browser, dashboard)).newPage();
     await open(page, dashboard, 'turn/t_diverge', '#rerun');
     await page.click('#rerun');
@@ -106,17 +96,11 @@ test('turn view: a rerun that diverges shows both sides and marks the recorded e
     assert.equal(await page.locator('.diff-side:last-child .changed').allTextContents(), ['    "reply": "the answer",\n']);
     assert.equal(await page.locator('#turn-events .event-row.diverged').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-seq'))), [String(completed?.seq)]);
     await shot(page, 'turn-diverged');
-  } finally {
-    await browser?.close();
-    await dashboard.close();
-  }
+  });
 });
 
 test('banners by state: the first run asks for a model and the form goes once it works; a stopped gateway says so (not "no model") and starts from the banner', async () => {
-  const dashboard = await startDashboard({ configured: false });
-  let browser: Browser | undefined;
-  try {
-    browser = await launchChromium();
+  await withBrowser({ configured: false }, async (dashboard, browser) => {
     const page = await (await signedIn(browser, dashboard)).newPage();
     await open(page, dashboard, 'chat', '#banner-setup #onboard-form');
     await shot(page, 'chat-first-run');
@@ -135,10 +119,7 @@ test('banners by state: the first run asks for a model and the form goes once it
     await page.click('#banner-start');
     await page.waitForFunction(() => document.querySelector('#chat-banner')?.childElementCount === 0);
     assert.is(dashboard.host.gatewayStatus().state, 'running');
-  } finally {
-    await browser?.close();
-    await dashboard.close();
-  }
+  });
 });
 
 test.run();

@@ -1,16 +1,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appendFileSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { Envelope } from '../../bus/index.js';
 import { putCronJob } from '../../store/cron-db.js';
 import { call } from '../launcher/launcher-harness.js';
-import { launchChromium, watchViolations } from '../support/browser.js';
-import { chatSocket, replyStreamed, startDashboard, type Dashboard } from '../support/dashboard-harness.js';
+import { watchViolations } from '../support/browser.js';
+import { chatSocket, replyStreamed, type Dashboard } from '../support/dashboard-harness.js';
 import { freePort } from '../support/mcp-servers.js';
 import { completionStreamText, sse } from '../support/vendor-chat-completions.js';
 import { sseHeaders } from '../support/vendor-server.js';
-import { buildBundle, open, overflow, PHONE, shot, signedIn } from './browser-session.js';
+import { buildBundle, open, overflow, PHONE, shot, signedIn, withBrowser } from './browser-session.js';
 
 buildBundle();
 
@@ -26,10 +26,7 @@ const litState = (page: Page, turn: string): Promise<string | null> =>
 
 test('machines: a turn\'s chart lights each state live while the turn runs, a failed Telegram channel shows its error, and long ids are shortened with the whole id on hover', async () => {
   const closed = await freePort();
-  const dashboard = await startDashboard({ channels: { web: WEB, tg: { enabled: true, type: 'telegram', settings: { token: '123:abc', base_url: `http://127.0.0.1:${closed}` } } } });
-  let browser: Browser | undefined;
-  try {
-    browser = await launchChromium();
+  await withBrowser({ channels: { web: WEB, tg: { enabled: true, type: 'telegram', settings: { token: '123:abc', base_url: `http://127.0.0.1:${closed}` } } } }, async (dashboard, browser) => {
     const page = await (await signedIn(browser, dashboard)).newPage();
     const problems = watchViolations(page);
     await open(page, dashboard, 'machines', '[data-actor="channel:tg"] .reason.bad');
@@ -68,23 +65,17 @@ test('machines: a turn\'s chart lights each state live while the turn runs, a fa
     assert.equal(await page.locator('#detail-history li strong').allTextContents(), ['stopped', 'calling model', 'building prompt']);
     await shot(page, 'machines-detail');
     assert.equal(problems, [], 'no script errors and no CSP violations');
-  } finally {
-    await browser?.close();
-    await dashboard.close();
-  }
+  });
 });
 
 test('sessions, event log, logs and gateway: readable sessions with search, a session page linking its turns, a virtualised log that opens rows and follows, wrapped log lines, and buttons by state with restart progress', async () => {
-  const dashboard = await startDashboard();
-  let browser: Browser | undefined;
-  try {
+  await withBrowser({}, async (dashboard, browser) => {
     const chat = await chatSocket(dashboard);
     replyStreamed(dashboard.vendor, ['Alpha answer']);
     await chat.send('alpha question', 'webalpha');
     replyStreamed(dashboard.vendor, ['Beta answer']);
     await chat.send('beta question', 'webbeta');
     chat.socket.close();
-    browser = await launchChromium();
     const page = await (await signedIn(browser, dashboard)).newPage();
     const problems = watchViolations(page);
 
@@ -143,17 +134,11 @@ test('sessions, event log, logs and gateway: readable sessions with search, a se
     await page.waitForFunction(() => document.querySelector('#gateway-state')?.textContent === 'stopped');
     assert.equal(await enabled(), [['gateway-start', true], ['gateway-stop', false], ['gateway-restart', false]]);
     assert.equal(problems, [], 'no script errors and no CSP violations');
-  } finally {
-    await browser?.close();
-    await dashboard.close();
-  }
+  });
 });
 
 test('config and status: a bad value shows its error; cron jobs are listed', async () => {
-  const dashboard = await startDashboard();
-  let browser: Browser | undefined;
-  try {
-    browser = await launchChromium();
+  await withBrowser({}, async (dashboard, browser) => {
     const page = await (await signedIn(browser, dashboard)).newPage();
     await open(page, dashboard, 'config', '#config-form input');
     await page.waitForFunction(() => (document.querySelector('#config-raw') as HTMLTextAreaElement | null)?.value.includes('model_list'));
@@ -178,16 +163,11 @@ test('config and status: a bad value shows its error; cron jobs are listed', asy
       ['water', 'drink water', 'every 3600 s', 'deliver', 'false', '', 'never ran'],
     ]);
     await shot(page, 'status');
-  } finally {
-    await browser?.close();
-    await dashboard.close();
-  }
+  });
 });
 
 test('on a 390 px phone no page is wider than the screen, long tool output included', async () => {
-  const dashboard = await startDashboard();
-  let browser: Browser | undefined;
-  try {
+  await withBrowser({}, async (dashboard, browser) => {
     const unbroken = 'y'.repeat(400);
     dashboard.vendor.reply(sse([completionStreamText([{ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'exec', arguments: JSON.stringify({ command: `echo ${unbroken}` }) } }] }], 'tool_calls')]));
     replyStreamed(dashboard.vendor, [`Printed ${unbroken}`]);
@@ -196,7 +176,6 @@ test('on a 390 px phone no page is wider than the screen, long tool output inclu
     chat.socket.close();
     const [ran] = (await get<{ events: Array<Envelope<'tool.completed'>> }>(dashboard, '/api/events?type=tool.completed&limit=1')).events;
     assert.equal([ran?.data.ok, ran?.data.content.includes(unbroken)], [true, true], 'exec ran from the dashboard chat');
-    browser = await launchChromium();
     const context = await signedIn(browser, dashboard, PHONE);
     const page = await context.newPage();
     await page.addInitScript(() => localStorage.setItem('tern.chat.session', 'phone'));
@@ -215,10 +194,7 @@ test('on a 390 px phone no page is wider than the screen, long tool output inclu
       assert.is(await overflow(page), 0, `${name} fits 390 px`);
       await shot(page, `phone-${name}`);
     }
-  } finally {
-    await browser?.close();
-    await dashboard.close();
-  }
+  });
 });
 
 test.run();

@@ -2,8 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { SCREENSHOTS } from '../support/browser.js';
-import type { Dashboard } from '../support/dashboard-harness.js';
+import { launchChromium, SCREENSHOTS } from '../support/browser.js';
+import { startDashboard, type Dashboard, type DashboardOptions } from '../support/dashboard-harness.js';
 
 /** Builds web/dist once per test file, as `npm run build` does. */
 export function buildBundle(): void {
@@ -33,3 +33,16 @@ export const shot = (page: Page, name: string, fullPage = true) => page.screensh
 
 /** How far the page is wider than the window (0 when nothing overflows sideways). */
 export const overflow = (page: Page): Promise<number> => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+
+/** A dashboard and a Chromium for one test, both closed however it ends. */
+export async function withBrowser(options: DashboardOptions, body: (dashboard: Dashboard, browser: Browser) => Promise<void>): Promise<void> {
+  const dashboard = await startDashboard(options);
+  let browser: Browser | undefined;
+  try {
+    browser = await launchChromium();
+    await body(dashboard, browser);
+  } finally {
+    await browser?.close();
+    await dashboard.close();
+  }
+}

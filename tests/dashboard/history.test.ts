@@ -1,9 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
-import type { ActorView } from '../../adapters/launcher/api/actor-board.js';
-import type { SessionRow } from '../../adapters/launcher/api/session-index.js';
-import type { Transcript, TurnRow } from '../../adapters/launcher/api/transcript.js';
+import type { ActorView, SessionRow, Transcript, TurnRow } from '../../web/src/api-shapes.js';
 import type { LiveFrame } from '../../adapters/launcher/live.js';
 import type { Envelope } from '../../bus/index.js';
 import { call, errorBody } from '../launcher/launcher-harness.js';

@@ -9,7 +9,7 @@ import { loadConfig } from '../../../store/config/index.js';
 import { openGatewayLogs, type GatewayLogs } from '../../../store/logs/logger.js';
 import { EventLog } from '../../../store/log/event-log.js';
 import { agentHome, configPath, logDir } from '../../../store/paths.js';
-import type { DashboardHost, GatewayAction, GatewayStatus, RerunView } from '../../launcher/api/host.js';
+import type { DashboardHost, GatewayAction, GatewayStatus, Rerun } from '../../launcher/api/host.js';
 import { PicoEndpoint } from '../../launcher/pico-endpoint.js';
 import { machineCharts } from './charts.js';
 import { cronRows } from './cron-rows.js';
@@ -28,7 +28,7 @@ export type GatewayHost = DashboardHost & {
 const RECORDED: ReadonlySet<string> = new Set(turnRecordTypes);
 
 /** The replay actor's answer, with the log position of the recorded event where the new run diverges. */
-async function rerunWithSeq(events: Envelope[]): Promise<RerunView> {
+async function rerunWithSeq(events: Envelope[]): Promise<Rerun> {
   const result = await rerunTurn(events);
   if (result.identical) return result;
   const seq = events.filter((event) => RECORDED.has(event.type))[result.index]?.seq;

@@ -1,33 +1,8 @@
 import type { Observable, Subscription } from 'rxjs';
 import type { Envelope } from '../../../bus/index.js';
+import type { ActorView } from '../../../web/src/api-shapes.js';
 
-/** One live actor as the machines page shows it. */
-export type ActorView = {
-  actor: string;
-  machine: string;
-  state: string;
-  last_event: string;
-  at: number;
-  stopped: boolean;
-  agent?: string;
-  session?: string;
-  turn?: string;
-  /**
-   * The actor it belongs to in the machines tree (gateway → channels, heartbeat, cron jobs, MCP servers and
-   * agents; agent → sessions; session → turns); the gateway has none.
-   */
-  parent?: string;
-  /** Why it failed or ended: a channel's or MCP server's error, a turn's failure, the reason it stopped. */
-  reason?: string;
-  /** The few context values its machine shows, such as a session's queued messages. */
-  context?: Record<string, string | number | boolean>;
-  /** A session's readable key (`v=1|agent=…|channel=…|…`). */
-  session_key?: string;
-  /** The message that started a turn. */
-  text?: string;
-  /** The transitions that moved it, oldest first (the newest few). */
-  history: Array<{ from?: string; to: string; event: string; at: number; seq: number }>;
-};
+export type { ActorView } from '../../../web/src/api-shapes.js';
 
 const HISTORY_KEPT = 50;
 const ACTORS_KEPT = 500;

@@ -1,11 +1,9 @@
 import express, { type Router } from 'express';
 import { sendError } from '../http-error.js';
-import type { ActorBoard, ActorView } from './actor-board.js';
+import type { Actor, ActorView } from '../../../web/src/api-shapes.js';
+import type { ActorBoard } from './actor-board.js';
 import type { DashboardHost } from './host.js';
 import type { SessionIndex } from './session-index.js';
-
-/** An actor as listed: its last move's origin (`from`) instead of its whole history. */
-type ListedActor = Omit<ActorView, 'history'> & { from?: string };
 
 /**
  * `/actors` (every live actor, the gateway's status, and each session actor's key), `/actors/:id` (one with
@@ -21,7 +19,7 @@ export function actorsRoutes(host: DashboardHost, board: ActorBoard, index: Sess
     return key ? { ...actor, session_key: key } : actor;
   };
   router.get('/actors', (_req, res) => {
-    const actors = board.list().map((actor): ListedActor => {
+    const actors = board.list().map((actor): Actor => {
       const { history, ...rest } = withKey(actor);
       const from = history.at(-1)?.from;
       return from ? { ...rest, from } : rest;

@@ -1,34 +1,13 @@
 import type { Observable } from 'rxjs';
 import type { Envelope, EventDraft, EventType } from '../../../bus/index.js';
 import type { EventLog } from '../../../store/log/event-log.js';
+import type { ChartNode, GatewayStatus, Rerun } from '../../../web/src/api-shapes.js';
 import type { PicoEndpoint } from '../pico-endpoint.js';
 
-/**
- * What a rerun reports: the replay actor's answer; where it diverges, `seq` is the recorded event at `index`
- * (the index counts only the events a turn machine records), absent when the new run recorded more.
- */
-export type RerunView =
-  | { identical: true; compared: number }
-  | { identical: false; index: number; seq?: number; expected?: { type: string; data: unknown }; actual?: { type: string; data: unknown } };
+export type { ChartNode, ChartTransition, GatewayStatus, Rerun } from '../../../web/src/api-shapes.js';
 
 export const GATEWAY_ACTIONS = ['start', 'stop', 'restart'] as const;
 export type GatewayAction = (typeof GATEWAY_ACTIONS)[number];
-
-/** `failure` says why the last start failed (an invalid config, say); `starting` and `stopping` are on the way. */
-export type GatewayStatus =
-  | { state: 'running'; since: number }
-  | { state: 'starting' | 'stopping'; since: number }
-  | { state: 'stopped'; since: number; failure?: string };
-
-/**
- * One move of a state chart: `event` leads to `target` (a state's path below the machine's root, e.g.
- * `showing.message_updated`; none when the move only runs actions), chosen by `guards` where one event has
- * several targets.
- */
-export type ChartTransition = { event: string; target?: string; guards: string[] };
-
-/** A state chart as the machines page draws it: nested states in definition order, each with its moves. */
-export type ChartNode = { key: string; initial?: string; final: boolean; states: ChartNode[]; transitions: ChartTransition[] };
 
 export type ModelTest = { ok: true; reply: string } | { ok: false; code: string; message: string };
 
@@ -48,7 +27,7 @@ export interface DashboardHost {
   publish<T extends EventType>(draft: EventDraft<T>): boolean;
   /** Runs `/clear` in the session that `started` opened, as its own channel would; false when the gateway is stopped. */
   clearSession(started: Envelope<'turn.started'>): Promise<boolean>;
-  rerun(events: Envelope[]): Promise<RerunView>;
+  rerun(events: Envelope[]): Promise<Rerun>;
   /** `/pico/ws`: the web-UI channel's sockets, handed to the gateway's `pico` channel while it runs. */
   chatEndpoint: PicoEndpoint;
   gatewayStatus(): GatewayStatus;

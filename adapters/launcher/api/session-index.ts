@@ -1,26 +1,6 @@
 import type { Envelope } from '../../../bus/index.js';
 import type { EventLog } from '../../../store/log/event-log.js';
-
-/** One session as the Sessions page lists it: who and where, how much, and when it was last active. */
-export type SessionRow = {
-  session: string;
-  session_key: string;
-  agent: string;
-  channel: string;
-  chat: string;
-  /** Who wrote last (from `message.received`; absent for sessions reached only by the CLI or the heartbeat). */
-  sender?: string;
-  turns: number;
-  /** Messages of the user and replies of the agent, across `/clear`. */
-  messages: number;
-  input_tokens: number;
-  output_tokens: number;
-  first_at: number;
-  last_at: number;
-  last_turn: string;
-  /** The last message, the user's or the agent's. */
-  last_text: string;
-};
+import type { SessionRow } from '../../../web/src/api-shapes.js';
 
 /** Read one exact type at a time, so each read walks the type index instead of the whole log. */
 const TYPES = ['turn.started', 'message.received', 'provider.responded', 'turn.completed', 'turn.stopped', 'turn.failed'] as const;

@@ -1,17 +1,7 @@
 import type { Envelope } from '../../../bus/index.js';
+import type { Span } from '../../../web/src/api-shapes.js';
 
-type Bar = { label: string; start: number; end: number; ms: number; ok: boolean };
-
-/**
- * One bar of a turn's waterfall; times are ms from `turn.started`. `prompt` is the time spent building the
- * prompt (history, summary, workspace files) before the first model call: without it the waterfall would
- * start with an unexplained gap.
- */
-export type Span =
-  | (Bar & { kind: 'prompt'; messages: number; tools: number })
-  | (Bar & { kind: 'model'; model: string; iteration: number; input_tokens?: number; output_tokens?: number; tool_calls: number; error?: string })
-  | (Bar & { kind: 'chunks'; count: number })
-  | (Bar & { kind: 'tool'; name: string; arguments: string; result_chars: number; error?: string });
+type Bar = Pick<Span, 'label' | 'start' | 'end' | 'ms' | 'ok'>;
 
 const ARGUMENTS_SHOWN = 2000;
 

@@ -1,19 +1,7 @@
-import type { ChatMessage, Envelope } from '../../../bus/index.js';
+import type { Envelope } from '../../../bus/index.js';
 import { emptyHistory, foldHistory, HISTORY_TYPES } from '../../../store/log/history.js';
 import type { EventLog } from '../../../store/log/event-log.js';
-
-/** What a turn did between the user's message and the reply: the model's text between tool calls, and each tool call. */
-export type TranscriptStep =
-  | { kind: 'text'; text: string }
-  | { kind: 'tool'; call_id: string; name: string; arguments: string; ok?: boolean; content?: string; chars?: number };
-
-export type TranscriptMessage = { seq: number; at: number; turn?: string; message: ChatMessage; outcome?: 'completed' | 'stopped' | 'failed' };
-
-/**
- * A session's conversation as the model sees it (the history projection its prompts are built from, so
- * `/clear` and summaries apply), each message with its turn, and each turn's steps.
- */
-export type Transcript = { session: string; summary: string | null; messages: TranscriptMessage[]; steps: Record<string, TranscriptStep[]> };
+import type { Step, Transcript, TranscriptMessage, TurnRow } from '../../../web/src/api-shapes.js';
 
 /** Tool output and arguments beyond this are cut for the page; the turn view has them whole. */
 const SHOWN_CHARS = 4000;
@@ -25,9 +13,9 @@ const cut = (text: string): string => (text.length > SHOWN_CHARS ? `${text.slice
 const OUTCOMES: Partial<Record<string, TranscriptMessage['outcome']>> = { 'turn.completed': 'completed', 'turn.stopped': 'stopped', 'turn.failed': 'failed' };
 
 /** A turn's steps, in order; a tool call's result joins its request. */
-export function stepsOf(events: Envelope[]): TranscriptStep[] {
-  const steps: TranscriptStep[] = [];
-  const calls = new Map<string, Extract<TranscriptStep, { kind: 'tool' }>>();
+export function stepsOf(events: Envelope[]): Step[] {
+  const steps: Step[] = [];
+  const calls = new Map<string, Extract<Step, { kind: 'tool' }>>();
   for (const event of events) {
     if (event.type === 'provider.responded' && event.data.tool_calls.length > 0 && event.data.text.trim() !== '') {
       steps.push({ kind: 'text', text: event.data.text });
@@ -43,6 +31,10 @@ export function stepsOf(events: Envelope[]): TranscriptStep[] {
   return steps;
 }
 
+/**
+ * A session's conversation as the model sees it (the history projection its prompts are built from, so
+ * `/clear` and summaries apply), each message with its turn, and each turn's steps.
+ */
 export function transcriptOf(log: EventLog, session: string): Transcript {
   const events = log.read({ session, type: HISTORY_TYPES });
   const bySeq = new Map(events.map((event) => [event.seq, event]));
@@ -56,18 +48,6 @@ export function transcriptOf(log: EventLog, session: string): Transcript {
   const steps = Object.fromEntries(turns.map((turn) => [turn, stepsOf(log.read({ turn, type: STEP_TYPES }))]));
   return { session, summary: history.summary ?? null, messages, steps };
 }
-
-/** One turn of a session as its page lists it. */
-export type TurnRow = {
-  turn: string;
-  at: number;
-  text: string;
-  outcome: 'running' | 'completed' | 'stopped' | 'failed' | 'aborted';
-  ms?: number;
-  model_calls: number;
-  input_tokens: number;
-  output_tokens: number;
-};
 
 const ENDINGS: Partial<Record<string, TurnRow['outcome']>> = { ...OUTCOMES, 'turn.aborted': 'aborted' };
 const TURN_TYPES = 'turn.started,turn.completed,turn.stopped,turn.failed,turn.aborted,provider.responded';

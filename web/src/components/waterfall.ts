@@ -1,6 +1,6 @@
 import { h, place, type Child } from '../dom.js';
 import { count, duration } from '../format.js';
-import type { Span } from '../types.js';
+import type { Span } from '../api-shapes.js';
 import { prettyJson } from './conversation.js';
 import { withTooltip } from './tooltip.js';
 

@@ -8,7 +8,7 @@ import { rowsOf, waterfall } from '../components/waterfall.js';
 import { h, replace, type Child } from '../dom.js';
 import { count, duration, plural, sessionParts, sessionTitle, stamp } from '../format.js';
 import { renderMarkdown } from '../markdown.js';
-import type { Rerun, Span } from '../types.js';
+import type { Rerun, Span } from '../api-shapes.js';
 import type { Page } from './page.js';
 
 type Timeline = { turn: string; session?: string; events: Envelope[]; spans: Span[] };
