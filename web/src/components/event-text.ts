@@ -1,5 +1,5 @@
 import type { Envelope } from '../../../bus/index.js';
-import { count, eventLabel, preview, shortId, stateLabel } from '../format.js';
+import { count, eventLabel, plural, preview, shortId, stateLabel } from '../format.js';
 
 const quote = (text: string, max = 100): string => `“${preview(text, max)}”`;
 
@@ -21,9 +21,9 @@ export function describe(event: Envelope): string {
     case 'turn.started':
       return `${quote(event.data.text)} on ${event.data.channel} ${event.data.chat}`;
     case 'prompt.built':
-      return `${count(event.data.messages.length)} messages, ${count(event.data.tools.length)} tools, system prompt ${count(event.data.system.length)} chars`;
+      return `${plural(event.data.messages.length, 'message')}, ${plural(event.data.tools.length, 'tool')}, system prompt ${count(event.data.system.length)} chars`;
     case 'provider.requested':
-      return `${event.data.model_name}, call ${event.data.iteration}, ${event.data.message_count} messages${event.data.stream ? ', streamed' : ''}`;
+      return `${event.data.model_name}, call ${event.data.iteration}, ${plural(event.data.message_count, 'message')}${event.data.stream ? ', streamed' : ''}`;
     case 'provider.chunk':
       return `${event.data.kind}: ${JSON.stringify(event.data.delta)}`;
     case 'provider.responded': {
@@ -38,7 +38,7 @@ export function describe(event: Envelope): string {
     case 'tool.completed':
       return `${event.data.name} ${event.data.ok ? '✓' : '✗'} ${count(event.data.content.length)} chars${event.data.ok ? '' : `: ${preview(event.data.content, 100)}`}`;
     case 'turn.completed':
-      return `reply after ${event.data.iterations} model calls: ${quote(event.data.reply)}`;
+      return `reply after ${plural(event.data.iterations, 'model call')}: ${quote(event.data.reply)}`;
     case 'turn.stopped':
       return `${event.data.reason.replace(/_/g, ' ')}: ${quote(event.data.reply)}`;
     case 'turn.failed':
