@@ -58,7 +58,7 @@ test('machines: a turn\'s chart lights each state live while the turn runs, a fa
     const chip = page.locator(`[data-actor="session:${session}"] .card-sub .id-chip .mono`);
     assert.is(await chip.textContent(), `${session.slice(0, 12)}…${session.slice(-6)}`);
     assert.is(await chip.getAttribute('title'), session);
-    assert.is(await page.textContent(`[data-actor="session:${session}"] .name`), 'pico · direct:machinelive');
+    assert.is(await page.textContent(`[data-actor="session:${session}"] .name`), 'web chat · machinelive');
     await shot(page, 'machines');
     await page.click(`[data-actor="turn:${turn}"] .card-links a:has-text("history")`);
     await page.waitForSelector('#actor-detail #detail-history li');
@@ -80,10 +80,10 @@ test('sessions, event log, logs and gateway: readable sessions with search, a se
     const problems = watchViolations(page);
 
     await open(page, dashboard, 'sessions', '#sessions .session-item');
-    assert.equal(await page.locator('#sessions .session-name').allTextContents(), ['pico direct chat webbeta', 'pico direct chat webalpha']);
+    assert.equal(await page.locator('#sessions .session-name').allTextContents(), ['web chat webbeta', 'web chat webalpha']);
     assert.match((await page.textContent('#sessions .session-item .session-facts')) ?? '', 'agent main · from web · 1 turn · 2 messages · 12 in / 5 out tokens');
     await page.fill('#session-search', 'alpha');
-    assert.equal(await page.locator('#sessions .session-name').allTextContents(), ['pico direct chat webalpha']);
+    assert.equal(await page.locator('#sessions .session-name').allTextContents(), ['web chat webalpha']);
     await shot(page, 'sessions');
     await page.click('#sessions .session-item');
     await page.waitForSelector('#session-turns li');

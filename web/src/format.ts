@@ -75,9 +75,23 @@ export function sessionParts(key: string): SessionParts {
   return parts;
 }
 
-/** `pico · direct:x · sender 42`: where a session talks, for a title. */
+const CHANNEL_NAMES: Record<string, string> = { pico: 'web chat', cli: 'terminal', system: 'system' };
+
+/** A channel kind as a person knows it: the dashboard's `pico` is the web chat. */
+export const channelName = (kind: string): string => CHANNEL_NAMES[kind] ?? kind;
+
+/** `direct:42` → `42`, `group:-100` → `group -100`: a direct chat is named by who it is with. */
+export function chatName(chat: string): string {
+  const colon = chat.indexOf(':');
+  if (colon < 0) return chat;
+  const kind = chat.slice(0, colon);
+  return kind === 'direct' ? chat.slice(colon + 1) : `${kind} ${chat.slice(colon + 1)}`;
+}
+
+/** `web chat · web1a2b · from 42`: where a session talks, for a title. */
 export function sessionTitle(parts: SessionParts): string {
-  return [parts.channel, parts.space, parts.chat, parts.topic && `topic ${parts.topic}`, parts.sender && `from ${parts.sender}`].filter(Boolean).join(' · ') || 'session';
+  return [parts.channel && channelName(parts.channel), parts.space, parts.chat && chatName(parts.chat), parts.topic && `topic ${parts.topic}`, parts.sender && `from ${parts.sender}`]
+    .filter(Boolean).join(' · ') || 'session';
 }
 
 /** The first line of a text, cut to `max` characters. */

@@ -3,30 +3,24 @@ import { transcriptGroups } from '../components/conversation.js';
 import { idChip, pill, toneOf } from '../components/ids.js';
 import { stats } from '../components/stats.js';
 import { h, replace } from '../dom.js';
-import { ago, count, duration, plural, preview, sessionParts, stamp } from '../format.js';
+import { ago, channelName, chatName, count, duration, plural, preview, sessionParts, stamp } from '../format.js';
 import type { SessionDetail, SessionRow } from '../api-shapes.js';
 import type { Page } from './page.js';
 
 const CHAT_SESSION = 'tern.chat.session';
 
-/** The chat a session talks in, for a person: `direct:42` → `direct chat 42`. */
-function chatLabel(chat: string): string {
-  const [kind, id] = chat.includes(':') ? [chat.slice(0, chat.indexOf(':')), chat.slice(chat.indexOf(':') + 1)] : ['', chat];
-  return kind ? `${kind} chat ${id}` : chat;
-}
-
 function sessionName(row: SessionRow): string {
-  return `${row.channel} · ${chatLabel(row.chat)}`;
+  return `${channelName(row.channel)} · ${chatName(row.chat)}`;
 }
 
 function searchText(row: SessionRow): string {
-  return [row.session, row.session_key, row.channel, row.chat, row.sender ?? '', row.agent, row.last_text].join(' ').toLowerCase();
+  return [row.session, row.session_key, channelName(row.channel), row.chat, row.sender ?? '', row.agent, row.last_text].join(' ').toLowerCase();
 }
 
 function sessionItem(row: SessionRow): HTMLElement {
   return h('a', { class: 'card session-item', href: `#/sessions/${row.session}`, 'data-session': row.session },
     h('div', { class: 'session-top' },
-      h('span', { class: 'session-name' }, h('span', { class: 'chip channel' }, row.channel), ` ${chatLabel(row.chat)}`),
+      h('span', { class: 'session-name' }, h('span', { class: 'chip channel' }, channelName(row.channel)), ` ${chatName(row.chat)}`),
       h('span', { class: 'muted', title: stamp(row.last_at) }, ago(row.last_at))),
     h('div', { class: 'session-facts muted' },
       `agent ${row.agent || '—'}`, row.sender ? ` · from ${row.sender}` : '',
