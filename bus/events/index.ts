@@ -3,6 +3,7 @@ import type { Correlation, Stamp } from '../envelope.js';
 import { mcpEvents } from './mcp.js';
 import { messageEvents } from './message.js';
 import { providerEvents } from './provider.js';
+import { subagentEvents } from './subagent.js';
 import { systemEvents } from './system.js';
 import { toolEvents } from './tool.js';
 import { turnEvents } from './turn.js';
@@ -18,6 +19,7 @@ export const eventCatalogue = {
   ...toolEvents,
   ...systemEvents,
   ...mcpEvents,
+  ...subagentEvents,
 } as const;
 
 export type EventCatalogue = typeof eventCatalogue;
@@ -48,6 +50,7 @@ export function isEventType(type: string): type is EventType {
 export * from './mcp.js';
 export * from './message.js';
 export * from './provider.js';
+export * from './subagent.js';
 export * from './system.js';
 export * from './tool.js';
 export * from './turn.js';

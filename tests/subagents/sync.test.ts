@@ -1,0 +1,47 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Envelope } from '../../bus/index.js';
+import type { ModelRequest } from '../support/rule-model.js';
+import { ofTask, startSubagentFixture } from '../support/subagent-fixture.js';
+
+const isChild = (r: ModelRequest): boolean => r.user.startsWith('You are a subagent');
+const turnOf = (reply: { kind: string }) => (reply as { turn: string }).turn;
+
+const test = suite('subagent (synchronous)');
+
+test('the child answers and its final answer is the parent\'s tool result; the child sees none of the parent\'s history', async () => {
+  const f = await startSubagentFixture((r) => {
+    if (isChild(r)) return { text: 'The capital of France is Paris.' };
+    if (r.user.includes('PELICAN')) return { text: 'I will remember PELICAN.' };
+    if (r.last === 'tool') return { text: `My helper says: ${r.toolResult}` };
+    return { calls: [{ name: 'subagent', arguments: { task: 'What is the capital of France?', label: 'capital' } }] };
+  });
+  try {
+    await f.say('Remember the word PELICAN.');
+    const reply = await f.say('Ask a helper for the capital of France.');
+    assert.equal(reply, { kind: 'turn', turn: turnOf(reply), outcome: 'completed', text: 'My helper says: The capital of France is Paris.' });
+    const parent = turnOf(reply);
+    const completed = f.events.find((e): e is Envelope<'tool.completed'> => e.turn === parent && e.type === 'tool.completed');
+    assert.equal(completed?.data, { call_id: completed?.data.call_id ?? '', name: 'subagent', ok: true, content: 'The capital of France is Paris.' });
+    const child = f.model.requests.filter(isChild);
+    assert.is(child.length, 1);
+    assert.equal(child[0]!.messages.map((m) => m.role), ['user']);
+    assert.match(child[0]!.user, /Task: What is the capital of France\?$/);
+    assert.not.match(JSON.stringify(child[0]), /PELICAN/);
+    const spawned = f.events.find((e): e is Envelope<'subagent.spawned'> => e.type === 'subagent.spawned')!;
+    assert.is(spawned.turn, parent);
+    assert.equal({ ...spawned.data, task_id: '', session_key: '' }, { task_id: '', mode: 'subagent', agent_id: 'main', label: 'capital', task: 'What is the capital of France?', depth: 1, session_key: '' });
+    const task = spawned.data.task_id;
+    const childEvents = ofTask(f.events, task).filter((e) => e.session !== spawned.session);
+    assert.ok(childEvents.every((e) => e.parent === parent && e.task === task));
+    assert.ok(childEvents.some((e) => e.type === 'turn.completed'));
+    assert.match(spawned.data.session_key, new RegExp(`\\|channel=subagent\\|account=default\\|chat=${task}$`));
+    const ended = f.events.find((e): e is Envelope<'subagent.ended'> => e.type === 'subagent.ended')!;
+    assert.equal({ ...ended.data, turn: '' }, { task_id: task, status: 'completed', result: 'The capital of France is Paris.', turn: '' });
+    assert.is(ended.turn, parent);
+  } finally {
+    await f.close();
+  }
+});
+
+test.run();
