@@ -52,6 +52,7 @@ function startMcp(loaded: LoadedConfig, env: NodeJS.ProcessEnv, filter: FilterOp
 /** Everything a process that runs turns needs: the log, the bus, the model router, tools, agents and their subagents. */
 export class Runtime {
   private readonly agents = new Map<string, AgentActor>();
+  private closed: Promise<void> | undefined;
 
   private constructor(
     private readonly core: RuntimeCore,
@@ -178,9 +179,13 @@ export class Runtime {
    * Running subagent tasks get `drainMs` (default none) and are then canceled with the reason; running turns end as
    * aborted; the log is flushed and closed.
    */
-  async close(options: { drainMs?: number; reason?: string } = {}): Promise<void> {
-    const reason = options.reason ?? 'the process is shutting down';
-    await this.subagents.stop(options.drainMs ?? 0, reason);
+  close(options: { drainMs?: number; reason?: string } = {}): Promise<void> {
+    this.closed ??= this.closeOnce(options.drainMs ?? 0, options.reason ?? 'the process is shutting down');
+    return this.closed;
+  }
+
+  private async closeOnce(drainMs: number, reason: string): Promise<void> {
+    await this.subagents.stop(drainMs, reason);
     await Promise.all([...this.agents.values()].map((a) => a.stop(reason)));
     await this.mcp?.stop();
     this.directory.close();

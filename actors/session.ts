@@ -396,7 +396,7 @@ export class SessionActor {
     // A subagent starts from nothing but its task.
     const loaded = this.link ? emptyHistory() : this.loadHistory();
     const history = isLong(loaded) ? await this.compactedHistory(loaded, settings.model_name) : loaded;
-    const started = bus.publish(draftOf({ agent: this.services.agent, session: this.id, turn: id }, 'turn.started', {
+    const started = bus.publish(draftOf(Object.assign({}, this.correlation, { turn: id }), 'turn.started', {
       message_id: message.messageId, channel: message.channel, chat: message.chat, text: message.text, session_key: this.key, skill: skill?.name, settings,
     }));
     this.history = foldHistory(history, started);

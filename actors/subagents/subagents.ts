@@ -179,7 +179,7 @@ export class Subagents implements SubagentPort, SessionSubagents {
     const text = status === 'completed' && !reported && task.answer?.trim()
       ? `Subagent task ${name} finished:\n\n${task.answer}`
       : status === 'failed' ? `Subagent task ${name} failed: ${task.reason ?? 'no reason given'}` : undefined;
-    if (!send || !text || this.closing) return;
+    if (!send || !text) return;
     try {
       await send({ channel: task.origin.channel, chat: task.origin.chat }, text, []);
     } catch (error) {

@@ -2,10 +2,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Envelope } from '../../bus/index.js';
 import type { ModelRequest } from '../support/rule-model.js';
-import { ofTask, startSubagentFixture } from '../support/subagent-fixture.js';
+import { ofTask, startSubagentFixture, turnOf } from '../support/subagent-fixture.js';
 
 const isChild = (r: ModelRequest): boolean => r.user.startsWith('You are a subagent');
-const turnOf = (reply: { kind: string }) => (reply as { turn: string }).turn;
 
 const test = suite('subagent (synchronous)');
 

@@ -28,7 +28,8 @@ export interface ModelRequest {
 }
 
 export type ToolCallAnswer = { name: string; arguments: Record<string, unknown> };
-export type ModelAnswer = { text?: string; calls?: ToolCallAnswer[]; wait?: Promise<unknown> } | 'hang';
+/** `refuse` answers with that HTTP status and the vendor's error body instead. */
+export type ModelAnswer = { text?: string; calls?: ToolCallAnswer[]; wait?: Promise<unknown>; refuse?: number } | 'hang';
 export type Rule = (request: ModelRequest) => ModelAnswer;
 
 export interface RuleModel {
@@ -73,7 +74,9 @@ export async function startRuleModel(rule: Rule): Promise<RuleModel> {
   const requests: ModelRequest[] = [];
   const waiting: Array<{ match: (r: ModelRequest) => boolean; resolve: (r: ModelRequest) => void }> = [];
   const respond = (res: ServerResponse, answer: Exclude<ModelAnswer, 'hang'>): void => {
-    if (!res.destroyed) res.writeHead(200, { 'content-type': 'application/json' }).end(body(answer));
+    if (res.destroyed) return;
+    if (answer.refuse) res.writeHead(answer.refuse, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'the request was refused', type: 'invalid_request_error' } }));
+    else res.writeHead(200, { 'content-type': 'application/json' }).end(body(answer));
   };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];

@@ -31,7 +31,8 @@ export interface SubagentFixture {
 
 export interface FixtureOptions {
   models?: string[];
-  agents?: Record<string, unknown>;
+  /** The `agents` block (given the AGENT_HOME, for paths under it). */
+  agents?: Record<string, unknown> | ((home: string) => Record<string, unknown>);
   tools?: Record<string, unknown>;
   /** Files under AGENT_HOME written before the runtime starts (e.g. `workspace/AGENT.md`). */
   files?: Record<string, string>;
@@ -51,7 +52,7 @@ export async function startSubagentFixture(rule: Rule, options: FixtureOptions =
   };
   write('config.json', JSON.stringify({
     version: 2,
-    agents: { defaults: { model: models[0] }, ...options.agents },
+    agents: { defaults: { model: models[0] }, ...(typeof options.agents === 'function' ? options.agents(home.home) : options.agents) },
     ...(options.tools ? { tools: options.tools } : {}),
     model_list: models.map((name) => ({ model_name: name, provider: 'openai', model: `gpt-${name}`, api_base: `${model.url}/v1`, api_keys: ['sk-test-key-0001'] })),
   }));
@@ -81,9 +82,12 @@ export async function startSubagentFixture(rule: Rule, options: FixtureOptions =
       return agent.handle(keyFor(agent.id, channel, chat), message);
     },
     close: async () => {
-      await runtime.close();
-      await model.close();
-      home.remove();
+      try {
+        await runtime.close();
+      } finally {
+        await model.close();
+        home.remove();
+      }
     },
   };
 }
@@ -91,3 +95,7 @@ export async function startSubagentFixture(rule: Rule, options: FixtureOptions =
 /** The events of one turn, or of one task (its parent's records of it and its child's events). */
 export const ofTurn = (events: Envelope[], turn: string): Envelope[] => events.filter((e) => e.turn === turn);
 export const ofTask = (events: Envelope[], task: string): Envelope[] => events.filter((e) => e.task === task);
+
+/** The turn a reply came from ('' for a command's), and its text. */
+export const turnOf = (reply: SessionReply): string => (reply.kind === 'turn' ? reply.turn : '');
+export const textOf = (reply: SessionReply): string => (reply.kind === 'none' ? '' : reply.text);
