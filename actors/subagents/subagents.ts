@@ -124,13 +124,18 @@ export class Subagents implements SubagentPort, SessionSubagents {
     return this.views((task, state) => task.parent.root === root && (state === 'waiting' || state === 'running'));
   }
 
+  /** No task starts from now on (a request is refused with `reason`); resolves when the running ones ended or `ms` passed. */
+  async drain(ms: number, reason: string): Promise<void> {
+    this.closing = reason;
+    if (ms > 0) await settledWithin(this.active().map((record) => toPromise(record.actor)), ms);
+  }
+
   /**
-   * No task starts from now on; running ones get `drainMs` to finish, the rest are canceled with `reason`. Resolves
-   * once every child turn has ended and every end is recorded.
+   * Drains for `drainMs`, then cancels what still runs with `reason`. Resolves once every child turn has ended and
+   * every end is recorded.
    */
   async stop(drainMs: number, reason: string): Promise<void> {
-    this.closing = reason;
-    if (drainMs > 0) await settledWithin(this.active().map((record) => toPromise(record.actor)), drainMs);
+    await this.drain(drainMs, reason);
     for (const record of this.active()) record.actor.send({ type: 'CANCEL', reason });
     await this.inFlight.settled();
     this.reports.unsubscribe();

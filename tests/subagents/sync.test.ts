@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { rerunTurn } from '../../actors/replay.js';
 import type { Envelope } from '../../bus/index.js';
 import type { ModelRequest } from '../support/rule-model.js';
 import { ofTask, startSubagentFixture, turnOf } from '../support/subagent-fixture.js';
@@ -38,6 +39,39 @@ test('the child answers and its final answer is the parent\'s tool result; the c
     const ended = f.events.find((e): e is Envelope<'subagent.ended'> => e.type === 'subagent.ended')!;
     assert.equal({ ...ended.data, turn: '' }, { task_id: task, status: 'completed', result: 'The capital of France is Paris.', turn: '' });
     assert.is(ended.turn, parent);
+  } finally {
+    await f.close();
+  }
+});
+
+test('replay: a parent turn with a synchronous child reruns identical', async () => {
+  const f = await startSubagentFixture((r) => {
+    if (isChild(r)) return r.last === 'tool' ? { text: `child read: ${r.toolResult}` } : { calls: [{ name: 'list_dir', arguments: { path: '.' } }] };
+    if (r.last === 'tool') return { text: `parent got: ${r.toolResult}` };
+    return { calls: [{ name: 'subagent', arguments: { task: 'list the workspace' } }] };
+  });
+  try {
+    const reply = await f.say('what is in the workspace?');
+    await f.runtime.log.committed();
+    const parent = f.runtime.log.read({ turn: turnOf(reply) });
+    assert.ok(parent.some((e) => e.type === 'subagent.spawned') && parent.some((e) => e.type === 'subagent.ended'));
+    assert.equal(await rerunTurn(parent), { identical: true, compared: 8 });
+    const child = f.events.find((e): e is Envelope<'turn.started'> => e.type === 'turn.started' && e.task !== undefined)!;
+    assert.equal(await rerunTurn(f.runtime.log.read({ turn: child.turn! })), { identical: true, compared: 8 });
+  } finally {
+    await f.close();
+  }
+});
+
+test('polling spawn_status is no loop: five identical polls pass a repeat threshold of 3 without a warning', async () => {
+  let polls = 0;
+  const f = await startSubagentFixture((r) => {
+    if (r.user.startsWith('You are a subagent')) return { text: 'done' };
+    return ++polls <= 5 ? { calls: [{ name: 'spawn_status', arguments: {} }] } : { text: 'polled' };
+  }, { agents: { defaults: { model: 'fast', loop_detection: { enabled: true, repeat_threshold: 3, critical_threshold: 4, window_size: 10 } } } });
+  try {
+    assert.is((await f.say('poll five times')).kind === 'turn' && polls, 6);
+    assert.equal(f.events.filter((e) => e.type === 'loop.warned' || e.type === 'turn.stopped'), []);
   } finally {
     await f.close();
   }
