@@ -126,6 +126,7 @@ export const subagentTaskMachine = setup({
     running: {
       entry: 'stampStart',
       invoke: {
+        id: 'child',
         src: 'runChild',
         input: ({ context }) => context,
         onDone: [
