@@ -16,7 +16,15 @@ export function withFallbacks(router: ModelRouter, fallbacks: readonly string[],
       for (let i = 0; ; i++) {
         let shown = false;
         const onChunk = options?.onChunk;
-        const call = onChunk ? { ...options, onChunk: (chunk: Parameters<typeof onChunk>[0]) => ((shown = true), onChunk(chunk)) } : options;
+        const call = onChunk
+          ? {
+              ...options,
+              onChunk: (chunk: Parameters<typeof onChunk>[0]) => {
+                shown = true;
+                onChunk(chunk);
+              },
+            }
+          : options;
         try {
           return await router.chat(names[i]!, request, call);
         } catch (error) {

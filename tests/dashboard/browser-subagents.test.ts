@@ -1,20 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Envelope } from '../../bus/index.js';
-import { call } from '../launcher/launcher-harness.js';
 import { watchViolations } from '../support/browser.js';
-import { replyStreamed, type Dashboard } from '../support/dashboard-harness.js';
+import { replyStreamed } from '../support/dashboard-harness.js';
 import { completionStreamText, sse } from '../support/vendor-chat-completions.js';
-import { buildBundle, open, shot, signedIn, withBrowser } from './browser-session.js';
+import { buildBundle, events, open, shot, signedIn, toolCall, withBrowser } from './browser-session.js';
 
 buildBundle();
-
-const toolCall = (id: string, name: string, args: Record<string, unknown>) =>
-  sse([completionStreamText([{ tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }], 'tool_calls')]);
-
-async function events<T extends Envelope['type']>(dashboard: Dashboard, query: string): Promise<Array<Extract<Envelope, { type: T }>>> {
-  return ((await call(dashboard.launcher, `/api/events?${query}`, { cookie: dashboard.cookie })).body as { events: Array<Extract<Envelope, { type: T }>> }).events;
-}
 
 test('subagents: the machines page hangs a running subagent and its own session and turn under the parent turn; the turn view nests its timeline under the call that started it', async () => {
   await withBrowser({}, async (dashboard, browser) => {

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { ok, type Tool } from '../tool.js';
+import { taskArguments } from './fields.js';
 import type { SubagentPort } from './port.js';
 
 const parameters = z.object({
-  task: z.string().trim().min(1).describe('The task for the subagent to complete, with everything it needs to know: it sees none of this conversation'),
-  label: z.string().optional().describe('Optional short label for the task (for display)'),
+  ...taskArguments,
   agent_id: z.string().optional().describe('Optional target agent ID to delegate the task to (one listed in your agent registry)'),
 });
 

@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import { ok, type Tool } from '../tool.js';
+import { taskArguments } from './fields.js';
 import type { SubagentPort } from './port.js';
 
-const parameters = z.object({
-  task: z.string().trim().min(1).describe('The task for the subagent to complete, with everything it needs to know: it sees none of this conversation'),
-  label: z.string().optional().describe('Optional short label for the task (for display)'),
-});
+const parameters = z.object(taskArguments);
 
 /** `subagent`: runs a task in a fresh context and waits; the child's final answer is the result. */
 export function subagentTool(port: SubagentPort): Tool<z.infer<typeof parameters>> {
