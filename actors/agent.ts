@@ -50,7 +50,7 @@ export class AgentActor {
     if (!session) return;
     this.delegated.delete(sessionKey);
     session.stopActors('the subagent task ended');
-    this.services.todo.clear(this.id, session.id);
+    this.services.todo.release(this.id, session.id);
   }
 
   /** Sessions of user conversations running a turn (subagents' sessions are not counted). */

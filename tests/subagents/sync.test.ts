@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rerunTurn } from '../../actors/replay.js';
+import type { TodoTool } from '../../actors/todo-tool.js';
 import type { Envelope } from '../../bus/index.js';
 import type { ModelRequest } from '../support/rule-model.js';
 import { ofTask, startSubagentFixture, turnOf } from '../support/subagent-fixture.js';
@@ -72,6 +73,26 @@ test('polling spawn_status is no loop: five identical polls pass a repeat thresh
   try {
     assert.is((await f.say('poll five times')).kind === 'turn' && polls, 6);
     assert.equal(f.events.filter((e) => e.type === 'loop.warned' || e.type === 'turn.stopped'), []);
+  } finally {
+    await f.close();
+  }
+});
+
+test('the child\'s todo plan is released when it ends', async () => {
+  let plans = -1;
+  const f = await startSubagentFixture((r) => {
+    if (isChild(r)) {
+      if (r.last === 'user') return { calls: [{ name: 'todo', arguments: { action: 'write', todos: [{ id: 'a', content: 'look' }] } }] };
+      plans = todo().storedPlans;
+      return { text: 'looked' };
+    }
+    return r.last === 'tool' ? { text: r.toolResult } : { calls: [{ name: 'subagent', arguments: { task: 'plan it' } }] };
+  });
+  const todo = () => f.runtime.tools.list().find((t) => t.name === 'todo') as TodoTool;
+  try {
+    assert.is((await f.say('go')).kind, 'turn');
+    assert.is(plans, 1, 'the child held a plan while it ran');
+    assert.is(todo().storedPlans, 0);
   } finally {
     await f.close();
   }
