@@ -265,6 +265,7 @@ export class Gateway {
   private continueOnceReady(): void {
     const start = (): void => {
       this.engine().catch((error: unknown) => this.options.logs.gateway.error('agents not started', { reason: (error as Error).message }));
+      void this.reportIsolation();
       this.cronStarting = this.cron.start().catch((error: unknown) => this.options.logs.gateway.error('cron not started', { reason: (error as Error).message }));
     };
     const startSoon = (): void => {
@@ -275,6 +276,15 @@ export class Gateway {
     this.cronWait = this.core.bus.on('channel.connected', 'channel.failed').subscribe(() => {
       if (this.readiness().ready) startSoon();
     });
+  }
+
+  /** Once per start: exec without bubblewrap is worth one warning (and a refused exec one error). */
+  private async reportIsolation(): Promise<void> {
+    const { execIsolationState } = await import('../wiring/tools.js');
+    const { describeIsolation } = await import('../../adapters/tools/exec/isolation.js');
+    const state = await execIsolationState(this.loaded.config);
+    if (state?.kind === 'guard_only') this.options.logs.gateway.warn(describeIsolation(state));
+    if (state?.kind === 'refused') this.options.logs.gateway.error(describeIsolation(state));
   }
 
   /** Hot reload: channels whose entry changed restart, the rest keep running; rules and heartbeat follow the new config. */
