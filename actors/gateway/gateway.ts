@@ -1,13 +1,15 @@
 import type { Subscription } from 'rxjs';
 import { createActor } from 'xstate';
 import type { Channel } from '../../adapters/channels/channel.js';
+import { RedactingChannel } from '../../adapters/channels/redacting-channel.js';
 import { mcpOptionsFromConfig } from '../../adapters/mcp/from-config.js';
 import { McpConfigError, mcpConfigProblems } from '../../adapters/mcp/options.js';
-import { watchConfig } from '../../store/config/index.js';
+import { redactorOf, watchConfig } from '../../store/config/index.js';
 import { changedPaths } from '../../store/config/diff.js';
 import type { ChannelEntry, Config, LoadedConfig } from '../../store/config/index.js';
 import type { GatewayLogs } from '../../store/logs/logger.js';
 import { readLastChannel } from '../../store/state.js';
+import { describeFix, makeSecretsPrivate } from '../../store/private-files.js';
 import { gatewayMachine } from '../../machines/gateway.js';
 import type { SendTarget } from '../../adapters/tools/options.js';
 import type { ToolMedia } from '../../adapters/tools/tool.js';
@@ -146,6 +148,7 @@ export class Gateway {
 
   static async start(options: GatewayOptions): Promise<Gateway> {
     checkMcp(options.loaded.config);
+    for (const fix of makeSecretsPrivate(options.loaded.home, options.loaded.path)) options.logs.gateway.warn(describeFix(fix));
     const core = RuntimeCore.open(options.loaded, 'gateway');
     const gateway = new Gateway(core, options);
     try {
@@ -240,7 +243,8 @@ export class Gateway {
     const hosted = this.options.hostChannels?.[kind];
     const build = hosted ?? this.options.createChannel ?? ((n: string, e: ChannelEntry) => createChannel(n, e, multiplier));
     const backoff = supervisionOf(entry).restart_backoff_ms;
-    const actor = new ChannelActor({ name, kind, account: name === kind ? 'default' : name }, () => build(name, this.loaded.config.channel_list[name] ?? entry), {
+    const redacted = async (): Promise<Channel> => new RedactingChannel(await build(name, this.loaded.config.channel_list[name] ?? entry), () => redactorOf(this.loaded.config));
+    const actor = new ChannelActor({ name, kind, account: name === kind ? 'default' : name }, redacted, {
       bus: this.core.bus,
       logger: this.options.logs.gateway,
       scheduler: this.scheduler,
