@@ -8,6 +8,17 @@ import { tempHome } from './home.js';
 
 const FAST_MS = 10;
 
+/** `promise`, or a failure naming `what` after 5 s: a watcher that never reacts fails the test instead of hanging it. */
+function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${what} within 5 s`)), 5000);
+    promise.then((value) => {
+      clearTimeout(timer);
+      resolve(value);
+    }, reject);
+  });
+}
+
 test('a valid edit publishes config.reloaded with what changed and hands over the new config', async () => {
   const h = tempHome();
   h.writeConfig({ version: 2, heartbeat: { interval: 30 } });
@@ -70,7 +81,7 @@ test('deleting config.json keeps the running config and says why; putting it bac
   const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: (l) => changes.push(l), log: (line) => logged.push(line) });
   const rejected = firstValueFrom(bus.on('config.rejected'));
   rmSync(h.path('config.json'));
-  const event = await rejected;
+  const event = await within(rejected, 'config.rejected');
   await new Promise((resolve) => setTimeout(resolve, FAST_MS * 5));
   const problem = `(file): ${h.path('config.json')} is missing; put it back to apply changes`;
   assert.equal(event.data.problems, [problem]);
@@ -78,7 +89,7 @@ test('deleting config.json keeps the running config and says why; putting it bac
   assert.is(changes.length, 0, 'the defaults never replaced the running config');
   const reloaded = firstValueFrom(bus.on('config.reloaded'));
   h.writeConfig({ version: 2, heartbeat: { interval: 45 }, channel_list: { telegram: { enabled: true, settings: { token: '123:abc' } } } });
-  assert.equal((await reloaded).data.changed, ['heartbeat.interval']);
+  assert.equal((await within(reloaded, 'config.reloaded')).data.changed, ['heartbeat.interval']);
   watcher.stop();
   assert.is(changes.length, 1);
   h.remove();
@@ -93,7 +104,7 @@ test('a config path that cannot be read (a folder in its place) keeps the runnin
   const rejected = firstValueFrom(bus.on('config.rejected'));
   rmSync(h.path('config.json'));
   mkdirSync(h.path('config.json'));
-  assert.equal((await rejected).data.problems, [`(file): ${h.path('config.json')} cannot be read (EISDIR)`]);
+  assert.equal((await within(rejected, 'config.rejected')).data.problems, [`(file): ${h.path('config.json')} cannot be read (EISDIR)`]);
   watcher.stop();
   assert.is(changes.length, 0);
   h.remove();
@@ -106,10 +117,10 @@ test('with no config file at start (defaults), a config file that appears is loa
   const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: (l) => changes.push(l), log: () => undefined });
   const reloaded = firstValueFrom(bus.on('config.reloaded'));
   h.writeConfig({ version: 2, heartbeat: { interval: 45 } });
-  assert.equal((await reloaded).data.changed, ['heartbeat.interval']);
+  assert.equal((await within(reloaded, 'config.reloaded')).data.changed, ['heartbeat.interval']);
   const rejected = firstValueFrom(bus.on('config.rejected'));
   rmSync(h.path('config.json'));
-  await rejected;
+  await within(rejected, 'config.rejected');
   watcher.stop();
   assert.equal(changes.map((c) => c.config.heartbeat.interval), [45]);
   h.remove();

@@ -37,9 +37,9 @@ effects('a command runs inside the same sandbox as exec: files beside the worksp
   const beside = join(fixture.home.home, 'beside.txt');
   writeFileSync(beside, 'BESIDE-SECRET\n');
   const run = cronCommandRunner(fixture.runtime, fixture.home.env, () => {});
-  const command = `cat "$(echo ${Buffer.from(beside).toString('base64')} | base64 -d)"; setsid sleep 42441 & echo started`;
+  const command = `cat "$(echo ${Buffer.from(beside).toString('base64')} | base64 -d)"; setsid sleep 20.42441 & echo started`;
   assert.equal(await run(command, 60_000, running()), { ok: true, content: `cat: ${beside}: No such file or directory\nstarted\n` });
-  assert.is(await eventually(() => straysTagged('42441').length, 0, 1000), 0);
+  assert.is(await eventually(() => straysTagged('20.42441').length, 0, 1000), 0);
 });
 
 effects('a dangerous command is refused by the exec checks and logged', async ({ fixture }) => {

@@ -96,7 +96,7 @@ export function killTagged(tag: string): void {
   }
 }
 
-export const STRAY_TAG = '42421';
+export const STRAY_TAG = '20.42421';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 const hex = (text: string) => Buffer.from(text).toString('hex');

@@ -60,7 +60,7 @@ isolated('inside, the home is empty, protected files read as nothing, history is
   const cases: [command: string, output: string][] = [
     ['cd && ls -A | wc -l', '0\n'],
     ['cat .env envlink .ssh/id_rsa 2>&1; ls -A .ssh | wc -l', 'cat: .env: Permission denied\ncat: envlink: Permission denied\ncat: .ssh/id_rsa: No such file or directory\n0\n'],
-    ['echo x > sessions/log.txt 2>&1 || echo refused', `sh: 1: cannot create sessions/log.txt: Read-only file system\nrefused\n`],
+    ['exec 2>&1; echo x > sessions/log.txt || echo refused', `sh: 1: cannot create sessions/log.txt: Read-only file system\nrefused\n`],
     ['touch /etc/tern-test 2>&1 || echo refused', "touch: cannot touch '/etc/tern-test': Read-only file system\nrefused\n"],
     ['ln .env again 2>&1 || echo refused', "ln: failed to create hard link 'again' => '.env': Invalid cross-device link\nrefused\n"],
     ['echo $HOME', `${run.fixture.userHome}\n`],

@@ -30,30 +30,30 @@ const tree = suite('exec ends the whole tree');
 for (const isolation of ['bwrap', 'off'] as IsolationMode[]) {
   tree(`isolation ${isolation}: "setsid sleep 25 & echo started" with timeout_seconds 2 returns at once, and the sleep is gone`, async () => {
     const f = toolsFixture(() => ({ exec: { isolation } }));
-    const { value, ms } = await timed(f.call('exec', { command: 'setsid sleep 42431 & echo started', timeout_seconds: 2 }));
+    const { value, ms } = await timed(f.call('exec', { command: 'setsid sleep 20.42431 & echo started', timeout_seconds: 2 }));
     assert.equal(value, { ok: true, content: 'started\n' });
     assert.ok(ms < 2500, `took ${ms} ms`);
-    assert.ok(await gone('42431'), 'the detached sleep still runs');
+    assert.ok(await gone('20.42431'), 'the detached sleep still runs');
     f.close();
   });
 
   tree(`isolation ${isolation}: at the time limit the call returns with the output so far and every process of the command ends`, async () => {
     const f = toolsFixture(() => ({ exec: { isolation } }));
-    const command = 'echo first; (setsid sleep 42432 &); nohup sleep 42432 > /dev/null 2>&1 & sleep 42432';
+    const command = 'echo first; (setsid sleep 20.42432 &); nohup sleep 20.42432 > /dev/null 2>&1 & sleep 20.42432';
     const { value, ms } = await timed(f.call('exec', { command, timeout_seconds: 1 }));
     assert.equal(value, { ok: false, content: 'first\n\n[exec: stopped after 1 s timeout]' });
     assert.ok(ms < 2000, `took ${ms} ms`);
-    assert.ok(await gone('42432'), 'a child outlived the timeout');
+    assert.ok(await gone('20.42432'), 'a child outlived the timeout');
     f.close();
   });
 
   tree(`isolation ${isolation}: a turn cancelled mid-command ends the command's tree at once`, async () => {
     const f = toolsFixture(() => ({ exec: { isolation } }));
     const abort = new AbortController();
-    const call = f.call('exec', { command: 'setsid sleep 42433 & echo ok; sleep 42433' }, { signal: abort.signal });
+    const call = f.call('exec', { command: 'setsid sleep 20.42433 & echo ok; sleep 20.42433' }, { signal: abort.signal });
     setTimeout(() => abort.abort(), 300);
     assert.equal(await call, { ok: false, content: 'ok\n\n[exec: stopped because the turn was cancelled]' });
-    assert.ok(await gone('42433'));
+    assert.ok(await gone('20.42433'));
     f.close();
   });
 }
@@ -129,7 +129,7 @@ shown('with restrict_to_workspace false the file system is shown, but not AGENT_
   writeFileSync(join(f.home, '.security.yml'), 'model_list: SECRET\n');
   writeFileSync(join(f.root, 'beside.txt'), 'beside\n');
   mkdirSync(join(f.workspace, 'sessions'));
-  const command = `cat ${join(f.root, 'beside.txt')}; ls -A ${f.home}; echo x > sessions/forged 2>&1; echo x > ${join(f.root, 'made.txt')} && echo made`;
+  const command = `exec 2>&1; cat ${join(f.root, 'beside.txt')}; ls -A ${f.home}; echo x > sessions/forged; echo x > ${join(f.root, 'made.txt')} && echo made`;
   assert.equal(await f.call('exec', { command }), { ok: true, content: `beside\nworkspace\nsh: 1: cannot create sessions/forged: Read-only file system\nmade\n` });
   f.close();
 });
