@@ -9,7 +9,10 @@ import type { LoadedConfig } from '../store/config/index.js';
 import type { EventLog } from '../store/log/event-log.js';
 import { SkillCatalog, skillRoots } from '../store/skills.js';
 import { WorkspaceFiles, type AgentDoc } from '../store/workspace.js';
+import { filterSecrets } from '../adapters/tools/output/secret-filter.js';
 import { AgentActor } from './agent.js';
+import { HookEngine } from './hooks/engine.js';
+import type { HookLog } from './hooks/hook-set.js';
 import { PromptBuilder } from './prompt-builder.js';
 import { RuntimeCore } from './runtime-core.js';
 import { TodoTool } from './todo-tool.js';
@@ -31,6 +34,8 @@ export interface AgentOptions {
   logError?: (line: string) => void;
   /** How the `message` and `send_file` tools reach a channel; without it they are not offered. */
   send?: SendFunction;
+  /** Where hooks report (a hook that timed out, died, was restarted); warnings and errors go to `logError` by default. */
+  log?: HookLog;
 }
 
 /**
@@ -69,6 +74,8 @@ export class Runtime {
     readonly tools: ToolRegistry,
     private readonly services: Omit<ConstructorParameters<typeof AgentActor>[1], 'agent'>,
     readonly mcp: McpManager | undefined,
+    /** Process hooks, plugins' hooks, the observers and the approval desk. */
+    readonly hooks: HookEngine,
     /** The prompt files and skill catalog: they watch folders until closed. */
     private readonly watched: ReadonlyArray<{ close(): void }>,
   ) {}
@@ -117,6 +124,15 @@ export class Runtime {
     const files = new WorkspaceFiles(loaded.workspace);
     const mcp = startMcp(loaded, env, { ...DEFAULT_FILTER, ...toolOptions.filter }, (draft) => bus.publish(draft));
     const catalog = new SkillCatalog(skillRoots(loaded.workspace, loaded.home, env));
+    const filter = { ...DEFAULT_FILTER, ...toolOptions.filter };
+    const hooks = new HookEngine({
+      bus,
+      config: () => loaded.config,
+      home: loaded.home,
+      env,
+      log: options.log ?? ((level, message, fields) => (level === 'info' ? undefined : logError(JSON.stringify({ level, message, ...fields })))),
+      clean: (text) => filterSecrets(text, filter),
+    });
     const services = {
       bus,
       log,
@@ -128,6 +144,7 @@ export class Runtime {
       skills: () => catalog.list(),
       agentDoc: () => files.agent(),
       toolNames: toolNamesOf(tools),
+      hooks,
       workspace: loaded.workspace,
       now: options.now ?? (() => new Date()),
       ...(mcp ? { mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl } } : {}),
@@ -135,7 +152,7 @@ export class Runtime {
         ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }
         : {}),
     };
-    return new Runtime(core, router, tools, services, mcp, [files, catalog]);
+    return new Runtime(core, router, tools, services, mcp, hooks, [files, catalog]);
   }
 
   /** The agent with this id; without one, the default agent (marked `default`, else the first, else `main`). */
@@ -154,6 +171,7 @@ export class Runtime {
   async close(): Promise<void> {
     await Promise.all([...this.agents.values()].map((a) => a.stop('the process is shutting down')));
     await this.mcp?.stop();
+    await this.hooks.close();
     for (const watched of this.watched) watched.close();
     await this.core.close();
   }

@@ -185,6 +185,7 @@ export class Gateway {
         env: this.options.env,
         logError: (line) => this.options.logs.gateway.error(line),
         send: (target, text, media) => this.sendToChat(target, text, media),
+        log: (level, message, fields) => this.options.logs.gateway.log(level, message, fields),
       });
       this.markEngineLoaded();
       return runtime;

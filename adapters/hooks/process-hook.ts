@@ -1,0 +1,118 @@
+import { typeMatcher, type Envelope, type Hook, type HookDecision, type HookInput, type HookPoint } from '../../bus/index.js';
+import { RpcError } from './line-rpc.js';
+import { SupervisedChild, type ChildLog } from './supervised-child.js';
+import { decisionFromWire, wireParams } from './wire.js';
+
+export interface ProcessHookSpec {
+  name: string;
+  priority: number;
+  command: readonly string[];
+  dir?: string;
+  env: Record<string, string>;
+  /** Event types or globs it observes; absent: not an observer; empty, `*` or `all`: every event. */
+  observe?: readonly string[];
+  intercept: readonly HookPoint[];
+}
+
+export interface ProcessHookOptions {
+  log: ChildLog;
+  processEnv?: NodeJS.ProcessEnv;
+  backoff?: { baseMs: number; maxMs: number };
+  onDown?: (reason: string, restartInMs: number) => void;
+  onReady?: () => void;
+}
+
+/** The peer runtime's hello modes: what the process is asked for. */
+function modesOf(spec: ProcessHookSpec): string[] {
+  const modes: string[] = [];
+  if (spec.observe) modes.push('observe');
+  if (spec.intercept.some((p) => p === 'before_llm' || p === 'after_llm')) modes.push('llm');
+  if (spec.intercept.some((p) => p === 'before_tool' || p === 'after_tool')) modes.push('tool');
+  if (spec.intercept.includes('approve_tool')) modes.push('approve');
+  return modes;
+}
+
+function observeMatcher(observe: readonly string[] | undefined): (type: string) => boolean {
+  if (!observe) return () => false;
+  if (observe.length === 0 || observe.some((p) => p === '*' || p === 'all')) return () => true;
+  return typeMatcher(observe.join(','));
+}
+
+/**
+ * A hook run as a child process speaking JSON-RPC 2.0 over stdio, one object per line: `hook.hello` first,
+ * `hook.event` notifications for observed events, a `hook.<point>` request per interception. A process that
+ * dies is started again with backoff; asks made meanwhile wait for it within their own time limit.
+ */
+export class ProcessHook implements Hook {
+  readonly name: string;
+  readonly priority: number;
+  private readonly child: SupervisedChild<unknown>;
+  private readonly matches: (type: string) => boolean;
+
+  constructor(readonly spec: ProcessHookSpec, options: ProcessHookOptions) {
+    this.name = spec.name;
+    this.priority = spec.priority;
+    this.matches = observeMatcher(spec.observe);
+    this.child = new SupervisedChild(
+      { name: `hook ${spec.name}`, command: spec.command, dir: spec.dir, env: spec.env },
+      {
+        handshake: (rpc, signal) => rpc.request('hook.hello', { name: spec.name, version: 1, modes: modesOf(spec) }, signal),
+        log: options.log,
+        processEnv: options.processEnv,
+        backoff: options.backoff,
+        onDown: options.onDown,
+        onReady: options.onReady,
+      },
+    );
+  }
+
+  /** How many times the process was started again after going down. */
+  get restarts(): number {
+    return this.child.restarts;
+  }
+
+  start(): void {
+    this.child.start();
+  }
+
+  intercepts(point: HookPoint): boolean {
+    return this.spec.intercept.includes(point);
+  }
+
+  observes(type: string): boolean {
+    return this.matches(type);
+  }
+
+  /**
+   * A process that is down (or still starting) misses the event: events are not held back for it. One that does
+   * not take the event into its input within `timeoutMs` is late (the event still reaches it, in order).
+   */
+  async observe(event: Envelope, timeoutMs: number): Promise<void> {
+    const running = this.child.current();
+    if (!running) throw new RpcError('rpc_closed', `the process is not running (${this.child.down ?? 'starting'})`);
+    const handed = running.rpc.notify('hook.event', event);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new RpcError('rpc_aborted', `the event took longer than ${timeoutMs} ms to reach the process`)), timeoutMs);
+    });
+    try {
+      await Promise.race([handed, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Resolves once the process has answered `hook.hello` (or `signal` aborts). */
+  async started(signal: AbortSignal): Promise<void> {
+    await this.child.ready(signal);
+  }
+
+  async decide(input: HookInput, signal: AbortSignal): Promise<HookDecision> {
+    const { rpc } = await this.child.ready(signal);
+    return decisionFromWire(input, await rpc.request(`hook.${input.point}`, wireParams(input), signal));
+  }
+
+  close(): Promise<void> {
+    return this.child.stop();
+  }
+}
