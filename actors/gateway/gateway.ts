@@ -18,6 +18,7 @@ import type { Runtime } from '../runtime.js';
 import { RuntimeCore } from '../runtime-core.js';
 import { ChannelActor } from './channel-actor.js';
 import { createChannel, supervisionOf } from './channel-factory.js';
+import { promptApprovals } from './approval-prompts.js';
 import { Dispatcher } from './dispatcher.js';
 import { startHealthServer, type HealthServer, type Readiness } from './health-server.js';
 import { Heartbeat } from './heartbeat.js';
@@ -95,6 +96,7 @@ export class Gateway {
   private readonly reloads = new InFlight();
   private stopping = false;
   private cronWait: Subscription | undefined;
+  private readonly approvals: Subscription;
   private cronStarting: Promise<void> | undefined;
   private backgroundStart: ReturnType<typeof setTimeout> | undefined;
   private health: HealthServer | undefined;
@@ -123,6 +125,7 @@ export class Gateway {
       workspace: this.loaded.workspace,
       now: () => this.scheduler.now(),
     });
+    this.approvals = promptApprovals(core.bus, this.outbox, (session) => this.dispatcher.deliveryFor(session), logs.gateway);
     this.heartbeat = new Heartbeat({
       engine: () => this.engine(),
       bus: core.bus,
@@ -167,6 +170,7 @@ export class Gateway {
       return gateway;
     } catch (error) {
       gateway.machine.send({ type: 'START_FAILED' });
+      gateway.approvals.unsubscribe();
       gateway.cronWait?.unsubscribe();
       clearTimeout(gateway.backgroundStart);
       await gateway.health?.close();
@@ -220,6 +224,7 @@ export class Gateway {
     const finished = await this.dispatcher.drain(this.options.drainMs ?? 10_000);
     if (!finished) logs.gateway.warn('running turns did not finish in time and are aborted');
     await Promise.all([...this.actors.values()].map((a) => a.stop()));
+    this.approvals.unsubscribe();
     this.outbox.stop();
     await this.health?.close();
     this.machine.send({ type: 'DRAINED' });

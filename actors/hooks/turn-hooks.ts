@@ -48,7 +48,9 @@ const ACTIONS_AT: Record<HookPoint, ReadonlySet<string>> = {
   approve_tool: new Set(['continue', 'deny_tool']),
 };
 
-const denier = (hook: string): string => (hook === 'chat' ? 'the user' : `hook ${hook}`);
+/** What the model reads for a call an approver turned down: the user in the chat, or an approval hook. */
+const notApproved = (hook: string, reason: string | undefined): string =>
+  hook === 'chat' ? `Tool call not approved: ${reason ?? 'denied in the chat'}` : `Tool call denied by approval hook ${hook}: ${reason ?? 'not approved'}`;
 
 /**
  * The hook pipeline of one turn, around its model calls and tool calls: before a model call (the request may be
@@ -80,7 +82,7 @@ export class TurnHooks {
     for (const decider of this.deps.source.deciders('before_tool', key)) {
       const decision = await this.decided(decider, { point: 'before_tool', meta: this.deps.meta, call: current }, signal, key);
       if (decision.action === 'respond') return { ok: decision.result?.ok ?? true, content: decision.result?.content ?? '' };
-      if (decision.action === 'deny_tool') return { ok: false, content: this.deps.clean(`Tool call denied by ${denier(decider.hook)}: ${decision.reason ?? 'no reason given'}`) };
+      if (decision.action === 'deny_tool') return { ok: false, content: this.deps.clean(`Tool call denied by hook ${decider.hook}: ${decision.reason ?? 'no reason given'}`) };
       if (decision.action === 'modify' && decision.call) {
         const name = decision.call.name ?? current.name;
         if (!this.deps.offered(name)) return { ok: false, content: `Tool call refused: hook ${decider.hook} changed it to "${name}", which is not available in this turn` };
@@ -89,7 +91,7 @@ export class TurnHooks {
     }
     for (const decider of this.deps.source.deciders('approve_tool', key, current)) {
       const decision = await this.decided(decider, { point: 'approve_tool', meta: this.deps.meta, call: current }, signal, key);
-      if (decision.action !== 'continue') return { ok: false, content: this.deps.clean(`Tool call denied by ${denier(decider.hook)}: ${decision.reason ?? 'not approved'}`) };
+      if (decision.action !== 'continue') return { ok: false, content: this.deps.clean(notApproved(decider.hook, decision.reason)) };
     }
     const started = this.deps.now();
     let result = await run(current);

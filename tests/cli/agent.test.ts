@@ -102,4 +102,16 @@ test('replay prints the timeline of a turn and --rerun says identical', async ({
   assert.match(missing.stderr, /^tern: no turn t_nope \(the log has no event for it\)/);
 });
 
+test('agent -m cannot ask for approval: a call that needs it is denied at once, the model is told and stderr says why', async ({ home, vendor }) => {
+  writeConfig(home.home, vendor.url, { tools: { exec: { require_approval: true } } });
+  const call = { id: 'c1', type: 'function' as const, function: { name: 'exec', arguments: JSON.stringify({ command: 'echo nope' }) } };
+  vendor.reply(completion({ tool_calls: [call] }, 'tool_calls'), completion({ content: 'I could not run it.' }));
+  const started = Date.now();
+  const { code, stdout, stderr } = await tern(['agent', '-m', 'run echo nope'], home.env);
+  assert.equal({ code, stdout, stderr }, { code: 0, stdout: 'I could not run it.\n', stderr: 'tern: exec wants to run `echo nope`; denied (tern agent -m and --script cannot ask for approval)\n' });
+  assert.ok(Date.now() - started < 30_000, 'it did not wait for the 60 s approval timeout');
+  const tool = (JSON.parse(vendor.requests[1]!.body.toString()) as { messages: Array<{ content: string }> }).messages.at(-1);
+  assert.is(tool?.content, 'Tool call not approved: tern agent -m and --script cannot ask; run `tern agent` for a chat, or talk through a channel');
+});
+
 test.run();
