@@ -1,5 +1,6 @@
 import { createActor, type Actor } from 'xstate';
 import { draftOf, type Bus, type Correlation } from '../bus/index.js';
+import type { PluginCommand } from '../adapters/plugins/api.js';
 import type { ModelRouter } from '../adapters/providers/router.js';
 import type { ToolSpec } from '../adapters/providers/provider.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
@@ -14,6 +15,8 @@ import type { SkillInfo } from '../store/skills.js';
 import type { AgentDoc } from '../store/workspace.js';
 import { HELP_TEXT, parseChatCommand, type ParsedCommand } from './chat-commands.js';
 import type { HookEngine } from './hooks/engine.js';
+import type { PluginHost } from './plugins/plugin-host.js';
+import { pluginListText } from './plugins/plugin-list.js';
 import { newTurnId } from './ids.js';
 import { MachineActor } from './machine-actor.js';
 import { profileAllows, type PromptBuilder } from './prompt-builder.js';
@@ -74,6 +77,8 @@ export interface AgentServices {
   toolNames: (doc: AgentDoc) => string[];
   /** Hooks and approvals: each turn asks it for its hook pipeline. */
   hooks?: HookEngine;
+  /** Plugin packages: their states for `/list plugins`, and the chat commands they add. */
+  plugins?: PluginHost;
   workspace: string;
   now: () => Date;
   /** MCP servers and discovery; absent when `tools.mcp.enabled` is false. */
@@ -172,9 +177,14 @@ export class SessionActor {
     if (command && message.commands && !message.commands.includes(command.name)) return Promise.resolve(this.unsupported(command, message));
     if (command?.name === 'stop') return Promise.resolve(this.stop());
     if (command?.name === 'approve' || command?.name === 'deny') return Promise.resolve(this.answerApproval(command, message));
+    const added = command ? undefined : this.pluginCommand(message.text);
     this.lifecycle.send({ type: 'RECEIVED' });
     const number = ++this.received;
-    const next = this.queue.then(() => (number <= this.dropThrough ? this.dropped(message) : command ? this.command(command, message) : this.turn(message, undefined)));
+    const next = this.queue.then(() => {
+      if (number <= this.dropThrough) return this.dropped(message);
+      if (command) return this.command(command, message);
+      return added ? this.runPluginCommand(added, message) : this.turn(message, undefined);
+    });
     // The next message waits on the queue, so it never rejects, whatever this one did.
     this.queue = next.then(this.finished, this.finished).catch(() => undefined);
     return next;
@@ -218,6 +228,20 @@ export class SessionActor {
     return this.reply(command, approved ? `Approved: ${tool} goes ahead.` : `Denied: ${tool} will not run.`);
   }
 
+  /** `/word args` where a plugin added `word`. */
+  private pluginCommand(text: string): { command: PluginCommand; args: string } | undefined {
+    const match = /^\/([a-z][a-z0-9_]*)(?:@[A-Za-z0-9_]+)?(?:\s+([\s\S]*))?$/.exec(text.trim());
+    const command = match ? this.services.plugins?.command(match[1]!) : undefined;
+    return command ? { command, args: (match?.[2] ?? '').trim() } : undefined;
+  }
+
+  private async runPluginCommand({ command, args }: { command: PluginCommand; args: string }, message: InboundMessage): Promise<SessionReply> {
+    const context = { agent: this.services.agent, session: this.id, channel: message.channel, chat: message.chat, sender: message.sender };
+    const text = await command.run(args, context).catch((error: unknown) => `/${command.name} failed: ${(error as Error)?.message ?? String(error)}`);
+    this.services.bus.publish({ ...this.correlation, type: 'command.handled', data: { command: command.name, args, reply: text } });
+    return { kind: 'command', text };
+  }
+
   /** A message that waited behind a turn a hook ended with `hard_abort`: not run. */
   private dropped(message: InboundMessage): SessionReply {
     this.services.bus.publish({ ...this.correlation, type: 'message.dropped', data: { message_id: message.messageId, reason: 'a hook ended the turn before it with hard_abort' } });
@@ -258,7 +282,7 @@ export class SessionActor {
   private list(what: string): string {
     if (what === 'skills') return this.services.skills().map((s) => `${s.name}: ${s.description}`).join('\n') || 'No skills installed.';
     if (what === 'mcp') return this.services.mcp ? listMcpText(this.services.mcp.manager.statuses()) : 'MCP is not configured.';
-    if (what === 'plugins') return 'No plugins installed.';
+    if (what === 'plugins') return pluginListText(this.services.plugins?.rows() ?? []);
     return 'Usage: /list skills|mcp|plugins';
   }
 

@@ -23,12 +23,12 @@ export interface ProcessHookOptions {
 }
 
 /** The peer runtime's hello modes: what the process is asked for. */
-function modesOf(spec: ProcessHookSpec): string[] {
+export function helloModes(intercept: readonly HookPoint[], observes: boolean): string[] {
   const modes: string[] = [];
-  if (spec.observe) modes.push('observe');
-  if (spec.intercept.some((p) => p === 'before_llm' || p === 'after_llm')) modes.push('llm');
-  if (spec.intercept.some((p) => p === 'before_tool' || p === 'after_tool')) modes.push('tool');
-  if (spec.intercept.includes('approve_tool')) modes.push('approve');
+  if (observes) modes.push('observe');
+  if (intercept.some((p) => p === 'before_llm' || p === 'after_llm')) modes.push('llm');
+  if (intercept.some((p) => p === 'before_tool' || p === 'after_tool')) modes.push('tool');
+  if (intercept.includes('approve_tool')) modes.push('approve');
   return modes;
 }
 
@@ -39,54 +39,32 @@ function observeMatcher(observe: readonly string[] | undefined): (type: string) 
 }
 
 /**
- * A hook run as a child process speaking JSON-RPC 2.0 over stdio, one object per line: `hook.hello` first,
- * `hook.event` notifications for observed events, a `hook.<point>` request per interception. A process that
- * dies is started again with backoff; asks made meanwhile wait for it within their own time limit.
+ * A hook answered by a child process over JSON-RPC: `hook.event` notifications for observed events, a
+ * `hook.<point>` request per interception. Asks made while the process is down wait for it within their own time
+ * limit; events are not held back for it.
  */
-export class ProcessHook implements Hook {
-  readonly name: string;
-  readonly priority: number;
-  private readonly child: SupervisedChild<unknown>;
+export class RpcHook implements Hook {
   private readonly matches: (type: string) => boolean;
 
-  constructor(readonly spec: ProcessHookSpec, options: ProcessHookOptions) {
-    this.name = spec.name;
-    this.priority = spec.priority;
-    this.matches = observeMatcher(spec.observe);
-    this.child = new SupervisedChild(
-      { name: `hook ${spec.name}`, command: spec.command, dir: spec.dir, env: spec.env },
-      {
-        handshake: (rpc, signal) => rpc.request('hook.hello', { name: spec.name, version: 1, modes: modesOf(spec) }, signal),
-        log: options.log,
-        processEnv: options.processEnv,
-        backoff: options.backoff,
-        onDown: options.onDown,
-        onReady: options.onReady,
-      },
-    );
-  }
-
-  /** How many times the process was started again after going down. */
-  get restarts(): number {
-    return this.child.restarts;
-  }
-
-  start(): void {
-    this.child.start();
+  constructor(
+    readonly name: string,
+    readonly priority: number,
+    protected readonly child: SupervisedChild<unknown>,
+    private readonly intercept: readonly HookPoint[],
+    observe: readonly string[] | undefined,
+  ) {
+    this.matches = observeMatcher(observe);
   }
 
   intercepts(point: HookPoint): boolean {
-    return this.spec.intercept.includes(point);
+    return this.intercept.includes(point);
   }
 
   observes(type: string): boolean {
     return this.matches(type);
   }
 
-  /**
-   * A process that is down (or still starting) misses the event: events are not held back for it. One that does
-   * not take the event into its input within `timeoutMs` is late (the event still reaches it, in order).
-   */
+  /** One that does not take the event into its input within `timeoutMs` is late (the event still reaches it, in order). */
   async observe(event: Envelope, timeoutMs: number): Promise<void> {
     const running = this.child.current();
     if (!running) throw new RpcError('rpc_closed', `the process is not running (${this.child.down ?? 'starting'})`);
@@ -102,11 +80,6 @@ export class ProcessHook implements Hook {
     }
   }
 
-  /** Resolves once the process has answered `hook.hello` (or `signal` aborts). */
-  async started(signal: AbortSignal): Promise<void> {
-    await this.child.ready(signal);
-  }
-
   async decide(input: HookInput, signal: AbortSignal): Promise<HookDecision> {
     const { rpc } = await this.child.ready(signal);
     return decisionFromWire(input, await rpc.request(`hook.${input.point}`, wireParams(input), signal));
@@ -114,5 +87,40 @@ export class ProcessHook implements Hook {
 
   close(): Promise<void> {
     return this.child.stop();
+  }
+}
+
+/**
+ * A configured process hook (`hooks.processes.<name>`): a child process speaking JSON-RPC 2.0 over stdio, one
+ * object per line, `hook.hello` first. One that dies is started again with backoff.
+ */
+export class ProcessHook extends RpcHook {
+  constructor(readonly spec: ProcessHookSpec, options: ProcessHookOptions) {
+    const child = new SupervisedChild(
+      { name: `hook ${spec.name}`, command: spec.command, dir: spec.dir, env: spec.env },
+      {
+        handshake: (rpc, signal) => rpc.request('hook.hello', { name: spec.name, version: 1, modes: helloModes(spec.intercept, spec.observe !== undefined) }, signal),
+        log: options.log,
+        processEnv: options.processEnv,
+        backoff: options.backoff,
+        onDown: options.onDown,
+        onReady: options.onReady,
+      },
+    );
+    super(spec.name, spec.priority, child, spec.intercept, spec.observe);
+  }
+
+  /** How many times the process was started again after going down. */
+  get restarts(): number {
+    return this.child.restarts;
+  }
+
+  start(): void {
+    this.child.start();
+  }
+
+  /** Resolves once the process has answered `hook.hello` (or `signal` aborts). */
+  async started(signal: AbortSignal): Promise<void> {
+    await this.child.ready(signal);
   }
 }

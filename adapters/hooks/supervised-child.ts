@@ -36,6 +36,15 @@ export function childEnvironment(processEnv: NodeJS.ProcessEnv, extra: Record<st
 
 type Running<H> = { rpc: LineRpc; hello: H };
 
+/** What a crashed Node process said, in a line: its error (`SyntaxError: …`) and where (`index.js:3`). */
+function errorSummary(stderr: readonly string[], dir: string | undefined): string | undefined {
+  const error = stderr.find((line) => /^[A-Z]\w*(Error|Exception)\b/.test(line));
+  if (!error) return undefined;
+  const place = stderr.map((line) => /^(?:file:\/\/)?(\/.+):(\d+)$/.exec(line)).find((match) => match !== null);
+  const file = place ? (dir && place[1]!.startsWith(`${dir}/`) ? place[1]!.slice(dir.length + 1) : place[1]!) : undefined;
+  return place ? `${error} (${file}:${place[2]})` : error;
+}
+
 /**
  * A child process that speaks JSON-RPC over stdio, kept running: when it exits or fails its handshake it is
  * started again after a pause that doubles each time (from `baseMs` to `maxMs`) and resets once a start succeeds.
@@ -110,18 +119,25 @@ export class SupervisedChild<H> {
     }
     this.child = child;
     const rpc = new LineRpc(child.stdout!, child.stdin!, (line) => options.log('warn', 'process printed a line that is not JSON-RPC', { process: spec.name, line: line.slice(0, 500) }));
-    createInterface({ input: child.stderr!, crlfDelay: Infinity }).on('line', (line) => options.log('warn', 'process stderr', { process: spec.name, line: line.slice(0, 500) }));
+    const stderr: string[] = [];
+    createInterface({ input: child.stderr!, crlfDelay: Infinity }).on('line', (line) => {
+      if (stderr.length < 50) stderr.push(line);
+      options.log('warn', 'process stderr', { process: spec.name, line: line.slice(0, 500) });
+    });
     let gone = false;
-    const leave = (reason: string): void => {
+    const leave = (why: string): void => {
       if (gone) return;
       gone = true;
+      const said = errorSummary(stderr, spec.dir);
+      const reason = said ? `${why}: ${said}` : why;
       rpc.close(reason);
       if (this.running?.rpc === rpc) this.running = undefined;
       if (this.child === child) this.child = undefined;
       if (!this.stopped) this.wentDown(reason);
     };
     child.on('error', (error) => leave(`cannot start ${program} (${error.message})`));
-    child.on('exit', (code, signal) => leave(signal ? `exited on ${signal}` : `exited with code ${code}`));
+    // 'close', not 'exit': by then its stderr has been read to the end, so the reason can quote it.
+    child.on('close', (code, signal) => leave(signal ? `exited on ${signal}` : `exited with code ${code}`));
     const handshake = new AbortController();
     const timer = setTimeout(() => handshake.abort(), options.handshakeTimeoutMs ?? 5000);
     options.handshake(rpc, handshake.signal).then(

@@ -18,6 +18,8 @@ function describeIssues(error: z.ZodError): string {
  */
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool<unknown>>();
+  /** Counts registrations: a plugin can add tools after agents were built, and caches of the names compare it. */
+  revision = 0;
 
   constructor(
     private readonly filter: FilterOptions,
@@ -36,6 +38,7 @@ export class ToolRegistry {
   }
 
   register<P>(tool: Tool<P>): this {
+    this.revision++;
     this.tools.set(tool.name, tool as Tool<unknown>);
     this.specCache.delete(tool.name);
     return this;

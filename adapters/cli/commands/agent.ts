@@ -106,6 +106,8 @@ export async function run(context: CommandContext): Promise<number> {
   if (message !== undefined && !message.trim()) throw new UsageError('-m needs a message');
   const runtime = openRuntime(context.env, `agent`, str(values.model));
   try {
+    // The gateway loads plugins after it is ready; here the first turn waits for them, so their tools are there.
+    await runtime.plugins.load();
     const agentId = str(values.agent);
     const known = runtime.loaded.config.agents.list.map((a) => a.id);
     if (agentId && known.length > 0 && !known.includes(agentId)) {
