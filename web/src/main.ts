@@ -4,6 +4,7 @@ import { configPage } from './pages/config.js';
 import { eventsPage } from './pages/events.js';
 import { machinesPage } from './pages/machines.js';
 import type { Page } from './pages/page.js';
+import { pluginsPage } from './pages/plugins.js';
 import { sessionsPage } from './pages/sessions.js';
 import { gatewayPage, inventoryPage, logsPage } from './pages/status.js';
 import { turnPage } from './pages/turn.js';
@@ -18,6 +19,7 @@ const PAGES: Record<string, { title: string; page: Page; nav: boolean }> = {
   logs: { title: 'Logs', page: logsPage, nav: true },
   status: { title: 'Status', page: inventoryPage, nav: true },
   gateway: { title: 'Gateway', page: gatewayPage, nav: true },
+  plugins: { title: 'Plugins', page: pluginsPage, nav: true },
 };
 
 let stopPage: () => void = () => {};
