@@ -74,12 +74,14 @@ function checkMcp(config: Config): void {
 }
 
 /**
- * A channel whose kind is neither built in nor the host's comes from a plugin: it starts once the plugins have
- * loaded (after `/ready`), and does not hold up readiness.
+ * A channel whose kind is neither built in nor the host's may come from a plugin, when a trusted one is enabled
+ * (only trusted plugins add channels): it starts once the plugins have loaded (after `/ready`), and does not hold up
+ * readiness. Without such a plugin an unknown kind fails at once, as unsupported.
  */
-function pluginKind(name: string, entry: ChannelEntry, options: GatewayOptions): boolean {
+function pluginKind(name: string, entry: ChannelEntry, options: GatewayOptions, config: Config): boolean {
   const kind = entry.type ?? name;
-  return options.createChannel === undefined && options.hostChannels?.[kind] === undefined && !(SUPPORTED_KINDS as readonly string[]).includes(kind);
+  if (options.createChannel !== undefined || options.hostChannels?.[kind] !== undefined || (SUPPORTED_KINDS as readonly string[]).includes(kind)) return false;
+  return config.plugins.enabled && Object.values(config.plugins.entries).some((plugin) => plugin.enabled && plugin.trusted);
 }
 
 function enabledChannels(loaded: LoadedConfig, options: GatewayOptions): Array<[string, ChannelEntry]> {
@@ -169,7 +171,7 @@ export class Gateway {
         options.logs.gateway.warn('health server not started', { address: `${host}:${port}`, reason: (error as Error).message });
         return undefined;
       });
-      for (const [name, entry] of enabledChannels(options.loaded, options)) if (!pluginKind(name, entry, options)) gateway.startChannel(name, entry);
+      for (const [name, entry] of enabledChannels(options.loaded, options)) if (!pluginKind(name, entry, options, options.loaded.config)) gateway.startChannel(name, entry);
       gateway.heartbeat.start();
       gateway.continueOnceReady();
       gateway.watch();
@@ -255,7 +257,7 @@ export class Gateway {
     const kind = entry.type ?? name;
     const hosted = this.options.hostChannels?.[kind];
     const builtIn = (n: string, e: ChannelEntry) => createChannel(n, e, multiplier);
-    const build = hosted ?? this.options.createChannel ?? (pluginKind(name, entry, this.options) ? (n: string, e: ChannelEntry) => this.pluginChannel(n, e, builtIn) : builtIn);
+    const build = hosted ?? this.options.createChannel ?? (pluginKind(name, entry, this.options, this.loaded.config) ? (n: string, e: ChannelEntry) => this.pluginChannel(n, e, builtIn) : builtIn);
     const backoff = supervisionOf(entry).restart_backoff_ms;
     const actor = new ChannelActor({ name, kind, account: name === kind ? 'default' : name }, () => build(name, this.loaded.config.channel_list[name] ?? entry), {
       bus: this.core.bus,
@@ -282,7 +284,7 @@ export class Gateway {
   private startPluginChannels(engine: Runtime): void {
     void engine.plugins.load().then(() => {
       if (this.stopping) return;
-      for (const [name, entry] of enabledChannels(this.loaded, this.options)) if (pluginKind(name, entry, this.options) && !this.actors.has(name)) this.startChannel(name, entry);
+      for (const [name, entry] of enabledChannels(this.loaded, this.options)) if (pluginKind(name, entry, this.options, this.loaded.config) && !this.actors.has(name)) this.startChannel(name, entry);
     });
   }
 
