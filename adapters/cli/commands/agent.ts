@@ -47,7 +47,8 @@ class Conversation {
       return;
     }
     const answer = await this.ask(`${prompt.replace(/ — reply .*$/, '')}. Approve? [y/N] `);
-    await this.send(/^y(es)?$/i.test(answer?.trim() ?? '') ? `/approve ${id}` : `/deny ${id}`);
+    const { reply } = await this.send(/^y(es)?$/i.test(answer?.trim() ?? '') ? `/approve ${id}` : `/deny ${id}`);
+    if (!this.context.json && reply.kind !== 'none') print(this.context.stdout, `tern> ${reply.text}`);
   }
 
   /** Sends one message; returns the reply and the tools the turn called. */
