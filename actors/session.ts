@@ -389,7 +389,8 @@ export class SessionActor {
     const servers = doc.frontmatter.mcpServers;
     // Without MCP nothing changes the tools in the middle of a turn: one toolbox serves the whole turn.
     const fixed = services.mcp ? undefined : this.toolbox(own, servers);
-    const hooks = services.hooks?.forTurn({
+    // Most turns have no hooks and need no approval: they build no pipeline.
+    const hooks = services.hooks?.active() && services.hooks.forTurn({
       keys: { agent: services.agent, session: this.id, turn: id },
       meta: { agent: services.agent, session: this.id, session_key: this.key, turn: id, channel: message.channel, chat: message.chat },
       offered: (name) => (fixed ?? this.toolbox(own, servers)).names.includes(name),

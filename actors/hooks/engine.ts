@@ -92,9 +92,14 @@ export class HookEngine {
     await this.set.remove(name)?.close();
   }
 
-  forTurn({ keys, meta, offered }: TurnContext): TurnHooks | undefined {
+  /** Whether turns need a hook pipeline now: some hook intercepts, or some tool needs approval. */
+  active(): boolean {
+    return this.set.intercepting() || anyApprovals(this.deps.config());
+  }
+
+  /** The pipeline of one turn; ask `active()` first (a turn without hooks or approvals goes without). */
+  forTurn({ keys, meta, offered }: TurnContext): TurnHooks {
     const { deps } = this;
-    if (!this.set.intercepting() && !anyApprovals(deps.config())) return undefined;
     const chat: ChatApprover = {
       required: (call) => requiresApproval(deps.config(), call.name),
       ask: (call, signal) =>

@@ -54,7 +54,8 @@ export class HookSet {
       if (turn.aborted) throw turn.reason instanceof Error ? turn.reason : new Error('the turn was cancelled');
       const why = timer.aborted ? `timed out after ${limit} ms` : `failed (${(error as Error)?.message ?? String(error)})`;
       this.log('warn', approving ? 'approval hook gave no answer; the call is denied' : 'hook gave no answer; the turn goes on', { hook: hook.name, point: input.point, reason: why });
-      return approving ? { action: 'deny_tool', reason: `approval hook ${hook.name} ${why}` } : { action: 'continue', reason: `hook ${hook.name} ${why}` };
+      // The decision names the hook; the reason says what happened to it.
+      return { action: approving ? 'deny_tool' : 'continue', reason: why };
     }
   }
 

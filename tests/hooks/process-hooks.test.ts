@@ -5,6 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rerunTurn } from '../../actors/replay.js';
 import type { Envelope } from '../../bus/index.js';
+import { runCli } from '../support/cli.js';
 import { passes } from '../support/eventually.js';
 import { writeHookScript } from '../support/hook-scripts.js';
 import { startTurnFixture, type TurnFixture } from '../support/turn-fixture.js';
@@ -65,6 +66,10 @@ test('a process hook denies exec of a command with a marker; the model reads the
     await f.runtime.log.flushed();
     const recorded = f.runtime.log.read({ turn: turnOf(denied) });
     assert.equal(await rerunTurn(recorded), { identical: true, compared: 9 });
+    // The same from the command line, while the runtime still holds the log.
+    const timeline = runCli(['replay', turnOf(denied)], f.home.env).stdout;
+    assert.match(timeline, /ms {2}hook\.decided {8}guard at before_tool c1: deny_tool \(commands with MARKER-42 are not allowed here\)\n/);
+    assert.equal(runCli(['replay', turnOf(denied), '--rerun'], f.home.env), { code: 0, stdout: 'identical\n', stderr: '' });
     // The denial the model read is made again from the recorded decision: a decision edited in the log shows.
     const edited = recorded.map((e) => (e.type === 'hook.decided' ? { ...e, data: { ...e.data, reason: 'edited' } } : e));
     const rerun = await rerunTurn(edited);
@@ -116,7 +121,7 @@ test('a hook that times out counts as continue: the turn goes on and the log say
     assert.equal(reply.kind === 'turn' && reply.text, 'fine');
     assert.equal(toolMessage(f, 1), { role: 'tool', tool_call_id: 'c1', content: 'still-ran\n' });
     assert.equal(ofTurn(f, turnOf(reply), 'hook.decided').map((e) => e.data), [
-      { hook: 'slow', point: 'before_tool', call_id: 'c1', action: 'continue', reason: 'hook slow timed out after 300 ms' },
+      { hook: 'slow', point: 'before_tool', call_id: 'c1', action: 'continue', reason: 'timed out after 300 ms' },
     ]);
   }, { interceptor_timeout_ms: 300 });
 });
@@ -136,7 +141,7 @@ test('a hook process that crashes is restarted with backoff and answers again', 
     const first = await f.send('first');
     const [decided] = ofTurn(f, turnOf(first), 'hook.decided').map((e) => e.data);
     assert.is(decided?.action, 'continue');
-    assert.match(decided?.reason ?? '', /^hook crasher failed \(the process closed its output|^hook crasher failed \(exited with code 3/);
+    assert.match(decided?.reason ?? '', /^failed \((the process closed its output|exited with code 3)/);
     assert.equal(toolMessage(f, 1), { role: 'tool', tool_call_id: 'c1', content: 'during-crash\n' });
     await passes(() => assert.is(f.runtime.hooks.processHook('crasher')?.restarts, 1));
     f.vendor.reply(execCall('c2', 'echo after-restart'), completion({ content: 'second' }));
@@ -153,9 +158,29 @@ test('a hook that answers something invalid counts as continue, with the reason 
     const reply = await f.send('go');
     const [decided] = ofTurn(f, turnOf(reply), 'hook.decided').map((e) => e.data);
     assert.is(decided?.action, 'continue');
-    assert.match(decided?.reason ?? '', /^hook wrong failed \(the answer to hook.before_tool is not valid \(action: action must be one of continue, modify, respond, deny_tool, abort_turn, hard_abort\)\)$/);
+    assert.match(decided?.reason ?? '', /^failed \(the answer to hook.before_tool is not valid \(action: action must be one of continue, modify, respond, deny_tool, abort_turn, hard_abort\)\)$/);
     assert.ok(existsSync(dir));
   });
+});
+
+test('an approval hook denies a call with its reason; one that does not answer in time denies it too', async ({ dir }) => {
+  const approver = writeHookScript(dir, 'approver', `{
+    approve_tool: (p) => String(p.arguments.command).includes('slow') ? NEVER : p.tool === 'exec' && String(p.arguments.command).includes('rm ')
+      ? { approved: false, reason: 'no deleting' } : { approved: true },
+  }`);
+  await withHooks({ approver: { command: [process.execPath, approver], intercept: ['approve_tool'] } }, async (f) => {
+    f.vendor.reply(execCall('c1', 'rm -f x'), completion({ content: 'refused' }));
+    const denied = await f.send('delete x');
+    assert.equal(toolMessage(f, 1), { role: 'tool', tool_call_id: 'c1', content: 'Tool call denied by approval hook approver: no deleting' });
+    f.vendor.reply(execCall('c2', 'echo slow'), completion({ content: 'timed out' }));
+    const slow = await f.send('echo slow');
+    assert.equal(toolMessage(f, 3), { role: 'tool', tool_call_id: 'c2', content: 'Tool call denied by approval hook approver: timed out after 400 ms' });
+    f.vendor.reply(execCall('c3', 'echo fine'), completion({ content: 'ran' }));
+    await f.send('echo fine');
+    assert.equal(toolMessage(f, 5), { role: 'tool', tool_call_id: 'c3', content: 'fine\n' });
+    assert.equal(ofTurn(f, turnOf(denied), 'hook.decided').map((e) => e.data), [{ hook: 'approver', point: 'approve_tool', call_id: 'c1', action: 'deny_tool', reason: 'no deleting' }]);
+    assert.equal(ofTurn(f, turnOf(slow), 'hook.decided').map((e) => e.data.action), ['deny_tool']);
+  }, { approval_timeout_ms: 400 });
 });
 
 test.run();
