@@ -32,10 +32,26 @@ export function helloModes(intercept: readonly HookPoint[], observes: boolean): 
   return modes;
 }
 
+/** The peer runtime's event kind names, as configs written for it use them in `observe`, and Tern's types for them. */
+const PEER_KINDS: Readonly<Record<string, string>> = {
+  turn_start: 'turn.started',
+  turn_end: 'turn.completed,turn.stopped,turn.failed,turn.aborted',
+  llm_request: 'provider.requested',
+  llm_delta: 'provider.chunk',
+  llm_response: 'provider.responded',
+  llm_retry: 'provider.retried',
+  session_summarize: 'summary.written',
+  tool_exec_start: 'tool.requested',
+  tool_exec_end: 'tool.completed',
+  message_received: 'message.received',
+  message_sent: 'message.sent',
+  error: 'turn.failed,provider.failed',
+};
+
 function observeMatcher(observe: readonly string[] | undefined): (type: string) => boolean {
   if (!observe) return () => false;
   if (observe.length === 0 || observe.some((p) => p === '*' || p === 'all')) return () => true;
-  return typeMatcher(observe.join(','));
+  return typeMatcher(observe.map((p) => PEER_KINDS[p] ?? p).join(','));
 }
 
 /**
