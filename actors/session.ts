@@ -422,7 +422,7 @@ export class SessionActor {
         remote: message.remote,
         workspace: services.workspace,
       },
-      ...(hooks ? { hooks } : {}),
+      hooks: hooks || undefined,
     });
     this.running = handle;
     try {
