@@ -111,7 +111,7 @@ export class Dispatcher {
       sender: message.sender,
       messageId: message.messageId,
       text: noTranscript ? '[voice message: no transcription model is configured]' : text,
-      remote: true,
+      remote: channel?.capabilities.local !== true,
       ...(channel ? { commands: channel.capabilities.commands } : {}),
       ...(media.length > 0 ? { media } : {}),
     });

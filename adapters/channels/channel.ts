@@ -7,6 +7,11 @@ export interface ChannelCapabilities {
   streaming: boolean;
   /** Longest text one message may carry; longer replies are split. */
   maxMessageLength: number;
+  /**
+   * Its users are the owner at this machine, signed in (the dashboard's chat): its turns are local, like the
+   * CLI's, so tools apply no remote rules (exec runs without `tools.exec.allow_remote`). Every other channel is remote.
+   */
+  local?: boolean;
 }
 
 /** An inbound message as a channel reports it, in the dispatch vocabulary of the spec. */

@@ -13,10 +13,13 @@ const MAX_MESSAGE_CHARS = 200_000;
  */
 export class PicoChannel implements Channel {
   readonly kind = 'pico';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: MAX_MESSAGE_CHARS };
+  readonly capabilities: ChannelCapabilities;
   private detach: (() => void) | undefined;
 
-  constructor(private readonly endpoint: PicoEndpoint, private readonly name: string) {}
+  /** `trusted`: the signed-in owner's local channel, like the CLI (`settings.trusted`, true unless set false). */
+  constructor(private readonly endpoint: PicoEndpoint, private readonly name: string, trusted: boolean) {
+    this.capabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: MAX_MESSAGE_CHARS, local: trusted };
+  }
 
   async start(hooks: ChannelHooks): Promise<void> {
     this.detach = this.endpoint.attach(this.name, hooks);
