@@ -1,7 +1,9 @@
 import type { z } from 'zod';
 import type { Correlation, Stamp } from '../envelope.js';
+import { hookEvents } from './hook.js';
 import { mcpEvents } from './mcp.js';
 import { messageEvents } from './message.js';
+import { pluginEvents } from './plugin.js';
 import { providerEvents } from './provider.js';
 import { systemEvents } from './system.js';
 import { toolEvents } from './tool.js';
@@ -18,6 +20,8 @@ export const eventCatalogue = {
   ...toolEvents,
   ...systemEvents,
   ...mcpEvents,
+  ...hookEvents,
+  ...pluginEvents,
 } as const;
 
 export type EventCatalogue = typeof eventCatalogue;
@@ -45,8 +49,10 @@ export function isEventType(type: string): type is EventType {
   return Object.hasOwn(eventCatalogue, type);
 }
 
+export * from './hook.js';
 export * from './mcp.js';
 export * from './message.js';
+export * from './plugin.js';
 export * from './provider.js';
 export * from './system.js';
 export * from './tool.js';

@@ -37,6 +37,8 @@ export const execSchema = z.object({
   custom_allow_patterns: withDefault(list(pattern()), []),
   /** 0 means the built-in default. */
   timeout_seconds: withDefault(int(0), 0),
+  /** Ask the user in the chat before each command runs. */
+  require_approval: withDefault(bool(), false),
   isolation: withDefault(isolationSchema, 'auto'),
   /** false cuts isolated commands off the network. */
   network: withDefault(bool(), true),
@@ -71,4 +73,5 @@ export const cronSchema = z.object({
   ),
   /** 0 means no limit. */
   exec_timeout_minutes: withDefault(int(0), 5),
+  require_approval: withDefault(bool(), false),
 });
