@@ -7,7 +7,11 @@ import type { ToolRegistry } from '../adapters/tools/registry.js';
 import { registerSubagentTools } from '../adapters/tools/subagent/index.js';
 import type { LoadedConfig } from '../store/config/index.js';
 import type { EventLog } from '../store/log/event-log.js';
+import { filterSecrets } from '../adapters/tools/output/secret-filter.js';
 import { AgentActor } from './agent.js';
+import { HookEngine } from './hooks/engine.js';
+import type { HookLog } from './hooks/hook-set.js';
+import { PluginHost } from './plugins/plugin-host.js';
 import { RuntimeCore } from './runtime-core.js';
 import type { AgentServices } from './session.js';
 import { sessionHost } from './subagents/session-host.js';
@@ -33,6 +37,8 @@ export interface AgentOptions {
   logError?: (line: string) => void;
   /** How the `message` and `send_file` tools reach a channel; without it they are not offered. */
   send?: SendFunction;
+  /** Where hooks report (a hook that timed out, died, was restarted); warnings and errors go to `logError` by default. */
+  log?: HookLog;
 }
 
 /** What every agent of a runtime shares; the rest is its own (`AgentDirectory`). */
@@ -61,6 +67,9 @@ export class Runtime {
     private readonly shared: SharedServices,
     readonly mcp: McpManager | undefined,
     readonly subagents: Subagents,
+    /** Process hooks, plugins' hooks, the observers and the approval desk. */
+    readonly hooks: HookEngine,
+    readonly plugins: PluginHost,
   ) {}
 
   get loaded(): LoadedConfig {
@@ -122,8 +131,12 @@ export class Runtime {
         registerSubagentTools(registry, subagents, { spawn: tools.spawn.enabled, spawn_status: tools.spawn_status.enabled, subagent: tools.subagent.enabled });
       },
     });
-    const filter = toolsOptions(loaded.config, loaded.workspace, loaded.home, env, () => undefined).filter;
-    const mcp = startMcp(loaded, env, { ...DEFAULT_FILTER, ...filter }, (draft) => bus.publish(draft));
+    const filter = { ...DEFAULT_FILTER, ...toolsOptions(loaded.config, loaded.workspace, loaded.home, env, () => undefined).filter };
+    const mcp = startMcp(loaded, env, filter, (draft) => bus.publish(draft));
+    const hookLog: HookLog = options.log ?? ((level, message, fields) => (level === 'info' ? undefined : logError(JSON.stringify({ level, message, ...fields }))));
+    const hooks = new HookEngine({ bus, config, home: loaded.home, env, log: hookLog, clean: (text) => filterSecrets(text, filter) });
+    // A plugin's tools join every agent's registry (`AgentDirectory.pluginTools`).
+    const plugins = new PluginHost({ bus, config, home: loaded.home, env, tools: directory.pluginTools, hooks, log: hookLog });
     const shared: SharedServices = {
       bus,
       log,
@@ -133,19 +146,23 @@ export class Runtime {
       workspace: loaded.workspace,
       now,
       subagents,
+      hooks,
+      plugins,
       ...(mcp ? { mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl } } : {}),
       ...(transcriptionEntry
         ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }
         : {}),
     };
     try {
-      runtime = new Runtime(core, router, directory, shared, mcp, subagents);
+      runtime = new Runtime(core, router, directory, shared, mcp, subagents, hooks, plugins);
       directory.parts(directory.defaultId);
-      return runtime;
     } catch (error) {
       directory.close();
       throw error;
     }
+    // Plugins load in the background: the gateway builds this runtime once it is ready, so they come after `/ready`.
+    void plugins.load();
+    return runtime;
   }
 
   /** The agent with this id; without one, the default agent (marked `default`, else the first, else `main`). */
@@ -188,6 +205,8 @@ export class Runtime {
     await this.subagents.stop(drainMs, reason);
     await Promise.all([...this.agents.values()].map((a) => a.stop(reason)));
     await this.mcp?.stop();
+    await this.plugins.close();
+    await this.hooks.close();
     this.directory.close();
     await this.core.close();
   }

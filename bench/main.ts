@@ -11,6 +11,7 @@ const suites: Record<string, () => Promise<{ bench: BenchSuite }>> = {
   turn: () => import('./turn.js'),
   subagent: () => import('./subagent.js'),
   mcp: () => import('./mcp.js'),
+  hooks: () => import('./hooks.js'),
   gateway: () => import('./gateway.js'),
   launcher: () => import('./launcher.js'),
 };

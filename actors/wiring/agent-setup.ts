@@ -1,11 +1,13 @@
 import { buildTools } from '../../adapters/tools/build-tools.js';
 import type { ToolRegistry } from '../../adapters/tools/registry.js';
+import type { Tool } from '../../adapters/tools/tool.js';
 import type { Config, LoadedConfig } from '../../store/config/index.js';
 import { SkillCatalog, skillRoots, type SkillInfo } from '../../store/skills.js';
 import { agentWorkspace, ensureAgentWorkspace, WorkspaceFiles, type AgentDoc } from '../../store/workspace.js';
 import { agentRegistryText, DELEGATING_TOOLS } from '../subagents/agent-registry.js';
 import { allowedPeers } from '../subagents/allowed-agents.js';
 import { defaultAgent } from '../gateway/dispatch.js';
+import type { PluginTools } from '../plugins/plugin-host.js';
 import { PromptBuilder } from '../prompt-builder.js';
 import { toolsOptions } from './tools.js';
 
@@ -35,15 +37,15 @@ export interface AgentSetupDeps {
 }
 
 /**
- * The tools an AGENT.md lets its agent use. The registry is complete once the agent is built, so the names
- * depend on the document alone: the same document (unchanged file) gives the same list.
+ * The tools an AGENT.md lets its agent use: the same document (unchanged file) and the same registry (no plugin
+ * added a tool since) give the same list.
  */
 function toolNamesOf(tools: ToolRegistry): (doc: AgentDoc) => string[] {
-  let last: { doc: AgentDoc; names: string[] } | undefined;
+  let last: { doc: AgentDoc; revision: number; names: string[] } | undefined;
   return (doc) => {
-    if (last?.doc !== doc) {
+    if (last?.doc !== doc || last.revision !== tools.revision) {
       const allowed = doc.frontmatter.tools;
-      last = { doc, names: tools.list().map((t) => t.name).filter((name) => !allowed || allowed.includes(name)) };
+      last = { doc, revision: tools.revision, names: tools.list().map((t) => t.name).filter((name) => !allowed || allowed.includes(name)) };
     }
     return last.names;
   };
@@ -70,8 +72,19 @@ function skillsOf(catalog: SkillCatalog, files: WorkspaceFiles, entry: () => Con
  */
 export class AgentDirectory {
   private readonly built = new Map<string, AgentParts>();
+  /** Tools plugins added: in every agent's registry, built already or later. */
+  private readonly added: Tool[] = [];
 
   constructor(private readonly deps: AgentSetupDeps) {}
+
+  /** Where plugins add their tools: every agent gets them. */
+  readonly pluginTools: PluginTools = {
+    has: (name) => this.added.some((tool) => tool.name === name) || this.parts(this.defaultId).tools.has(name),
+    register: (tool) => {
+      this.added.push(tool);
+      for (const parts of this.built.values()) parts.tools.register(tool);
+    },
+  };
 
   get config(): Config {
     return this.deps.loaded.config;
@@ -124,6 +137,7 @@ export class AgentDirectory {
     ensureAgentWorkspace(workspace);
     const tools = buildTools(toolsOptions(loaded.config, workspace, loaded.home, env, (entry) => this.deps.logError(JSON.stringify(entry)), this.deps.send));
     this.deps.addTools(tools, workspace);
+    for (const tool of this.added) tools.register(tool);
     const files = new WorkspaceFiles(workspace);
     const catalog = new SkillCatalog(skillRoots(workspace, loaded.home, env));
     return {

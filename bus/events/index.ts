@@ -1,7 +1,9 @@
 import type { z } from 'zod';
 import type { Correlation, Stamp } from '../envelope.js';
+import { hookEvents } from './hook.js';
 import { mcpEvents } from './mcp.js';
 import { messageEvents } from './message.js';
+import { pluginEvents } from './plugin.js';
 import { providerEvents } from './provider.js';
 import { subagentEvents } from './subagent.js';
 import { systemEvents } from './system.js';
@@ -20,6 +22,8 @@ export const eventCatalogue = {
   ...systemEvents,
   ...mcpEvents,
   ...subagentEvents,
+  ...hookEvents,
+  ...pluginEvents,
 } as const;
 
 export type EventCatalogue = typeof eventCatalogue;
@@ -47,8 +51,10 @@ export function isEventType(type: string): type is EventType {
   return Object.hasOwn(eventCatalogue, type);
 }
 
+export * from './hook.js';
 export * from './mcp.js';
 export * from './message.js';
+export * from './plugin.js';
 export * from './provider.js';
 export * from './subagent.js';
 export * from './system.js';
