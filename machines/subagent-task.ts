@@ -62,6 +62,9 @@ export type SubagentStatus = 'completed' | 'failed' | 'canceled';
 
 const minutes = (ms: number): string => (ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`);
 
+/** The child's outcome, read from `runChild`'s done event (setup-level guards and actions see events untyped). */
+const outcomeOf = (event: unknown): ChildOutcome => (event as { output: ChildOutcome }).output;
+
 /** The end a child's turn leads to: only a completed turn completes the task. */
 const childEnded = (outcome: ChildOutcome): { status: SubagentStatus; reason?: string } => {
   if (outcome.outcome === 'completed') return { status: 'completed' };
@@ -101,15 +104,20 @@ export const subagentTaskMachine = setup({
     }),
     noteTimeout: assign({ reason: ({ context }) => `the subagent did not finish within ${minutes(context.timeoutMs)} and was stopped` }),
     noteChildEnd: assign(({ event }) => {
-      const outcome = (event as unknown as { output: ChildOutcome }).output;
+      const outcome = outcomeOf(event);
       const { reason } = childEnded(outcome);
       return { answer: outcome.reply, ...(outcome.turn ? { turn: outcome.turn } : {}), ...(reason ? { reason } : {}) };
     }),
-    noteChildError: assign({ reason: ({ event }) => `the subagent could not run: ${String((event as { error?: { message?: string } }).error?.message ?? (event as { error?: unknown }).error)}` }),
+    noteChildError: assign({
+      reason: ({ event }) => {
+        const { error } = event as { error?: unknown };
+        return `the subagent could not run: ${error instanceof Error ? error.message : String(error)}`;
+      },
+    }),
   },
   guards: {
-    childCompleted: ({ event }) => childEnded((event as unknown as { output: ChildOutcome }).output).status === 'completed',
-    childCanceled: ({ event }) => childEnded((event as unknown as { output: ChildOutcome }).output).status === 'canceled',
+    childCompleted: ({ event }) => childEnded(outcomeOf(event)).status === 'completed',
+    childCanceled: ({ event }) => childEnded(outcomeOf(event)).status === 'canceled',
   },
 }).createMachine({
   id: 'subagent',

@@ -155,8 +155,8 @@ export class Subagents implements SubagentPort, SessionSubagents {
   /** A task reached its end: recorded once its child's turn has ended, reported to its chat, its slot given on. */
   ended(task: SubagentTaskContext, status: SubagentStatus): void {
     const record = this.tasks.get(task.id);
-    const record_ = (): void => this.record(task, status, record);
-    void this.inFlight.track((record?.run ?? Promise.resolve()).then(record_, record_));
+    const write = (): void => this.record(task, status, record);
+    void this.inFlight.track((record?.run ?? Promise.resolve()).then(write, write));
     // The machine is still moving: the slot is given on once it has reached its end.
     queueMicrotask(() => this.schedule(task.parent.session));
   }
@@ -231,8 +231,7 @@ export class Subagents implements SubagentPort, SessionSubagents {
       slotWaitMs: limits.concurrency_timeout_sec * 1000,
       timeoutMs: limits.default_timeout_minutes * 60_000,
     };
-    const record = { reported: false } as TaskRecord;
-    record.actor = createActor(this.machine, { id: `subagent:${id}`, input, inspect: (event) => this.show(record, event) });
+    const record: TaskRecord = { actor: createActor(this.machine, { id: `subagent:${id}`, input, inspect: (event) => this.show(id, event) }), reported: false };
     this.tasks.set(id, record);
     this.taskOfSession.set(sessionIdOf(input.sessionKey), id);
     const { parent } = input;
@@ -247,8 +246,9 @@ export class Subagents implements SubagentPort, SessionSubagents {
   }
 
   /** Publishes each change of a task's state for the machines board, caused by the event xstate reports. */
-  private show(record: TaskRecord, event: InspectionEvent): void {
-    if (event.type !== '@xstate.snapshot' || event.actorRef !== record.actor) return;
+  private show(id: string, event: InspectionEvent): void {
+    const record = this.tasks.get(id);
+    if (event.type !== '@xstate.snapshot' || !record || event.actorRef !== record.actor) return;
     const snapshot = record.actor.getSnapshot();
     const to = stateName(snapshot.value);
     if (to === record.shown) return;
