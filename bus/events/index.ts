@@ -5,6 +5,7 @@ import { mcpEvents } from './mcp.js';
 import { messageEvents } from './message.js';
 import { pluginEvents } from './plugin.js';
 import { providerEvents } from './provider.js';
+import { subagentEvents } from './subagent.js';
 import { systemEvents } from './system.js';
 import { toolEvents } from './tool.js';
 import { turnEvents } from './turn.js';
@@ -20,6 +21,7 @@ export const eventCatalogue = {
   ...toolEvents,
   ...systemEvents,
   ...mcpEvents,
+  ...subagentEvents,
   ...hookEvents,
   ...pluginEvents,
 } as const;
@@ -54,6 +56,7 @@ export * from './mcp.js';
 export * from './message.js';
 export * from './plugin.js';
 export * from './provider.js';
+export * from './subagent.js';
 export * from './system.js';
 export * from './tool.js';
 export * from './turn.js';

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
@@ -71,6 +71,18 @@ test('--model with an unknown name is an error naming the known ones', async ({ 
   const { code, stderr } = await tern(['agent', '-m', 'hi', '--model', 'huge'], home.env);
   assert.is(code, 1);
   assert.is(stderr, 'tern: no model named "huge" (model_list has: fast). Pick one of those with --model, or add it to model_list.\n');
+});
+
+test('--model wins over an agent\'s own agents.list model', async ({ home, vendor }) => {
+  writeConfig(home.home, vendor.url, { models: [{ model_name: 'other', model: 'gpt-other' }] });
+  const path = join(home.home, 'config.json');
+  const config = JSON.parse(readFileSync(path, 'utf8')) as { agents: Record<string, unknown> };
+  config.agents.list = [{ id: 'main', model: 'other' }];
+  writeFileSync(path, JSON.stringify(config));
+  vendor.reply(completion({ content: 'ok' }), completion({ content: 'ok' }));
+  assert.is((await tern(['agent', '-m', 'hi'], home.env)).code, 0);
+  assert.is((await tern(['agent', '-m', 'hi', '--model', 'fast'], home.env)).code, 0);
+  assert.equal(vendor.requests.map((r) => (JSON.parse(r.body.toString()) as { model: string }).model), ['gpt-other', 'gpt-test']);
 });
 
 test('with no model configured, agent says so and how to add one', async ({ home }) => {
