@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { percentile, round, type BenchRow } from './row.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = `${root}dist/adapters/cli/main.cjs`;
+const cli = `${root}dist/adapters/cli/main.js`;
 const RUNS = 20;
 // Reports the process's peak RSS on fd 3 as it exits; loaded with --require so it adds nothing to the timing runs.
 const rssProbe = `${root}bench/rss-probe.cjs`;

@@ -5,7 +5,7 @@
 // user's first start, its start writes the V8 code cache the later starts of the same bundle use, and it is
 // reported on its own (`gateway.ready_first_start_ms`, one start without a cache).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +17,7 @@ import { percentile, round, type BenchRow } from './row.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = join(root, '.tern-bench', 'gateway');
-const bundle = join(outdir, 'main.cjs');
+const bundle = join(outdir, 'main.js');
 const TOKENS = ['100001:bench-a-token', '100002:bench-b-token', '100003:bench-c-token'];
 /** The idle gateway has bots of its own, so it never takes the updates the reply rows send. */
 const IDLE_TOKENS = ['100011:idle-a-token', '100012:idle-b-token', '100013:idle-c-token'];
@@ -41,7 +41,6 @@ function build(): void {
   rmSync(outdir, { recursive: true, force: true });
   const result = spawnSync(process.execPath, [join(root, 'adapters', 'cli', 'bundle.mjs'), outdir], { cwd: root, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`bundling the CLI failed: ${result.stderr}`);
-  chmodSync(bundle, 0o755);
 }
 
 /**
