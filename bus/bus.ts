@@ -3,7 +3,7 @@ import type { Correlation } from './envelope.js';
 import type { Envelope, EventDraft, EventType, ValidDraft } from './events/index.js';
 import { stampInPlace } from './stamp.js';
 import { typeMatcher } from './type-glob.js';
-import { validateDraft } from './validate.js';
+import { acceptDraft } from './validate.js';
 
 /** Assigns `seq` and `at`. The event log is the sequencer of a running gateway, so bus order is log order. */
 export interface Sequencer {
@@ -30,7 +30,7 @@ export class Bus {
   constructor(private sequencer: Sequencer = memorySequencer()) {}
 
   publish<T extends EventType>(draft: EventDraft<T>): Envelope<T> {
-    const envelope = this.sequencer.stamp(validateDraft(draft)) as Envelope<T>;
+    const envelope = this.sequencer.stamp(acceptDraft(draft)) as Envelope<T>;
     this.queue.push(envelope);
     if (!this.delivering) this.drain();
     return envelope;

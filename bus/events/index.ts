@@ -31,9 +31,9 @@ export type Envelope<T extends EventType = EventType> = T extends EventType
   ? Stamp & Correlation & { type: T; data: EventData<T> }
   : never;
 
-/** What a publisher hands the bus: no `seq` yet, data before defaults. */
+/** What a publisher hands the bus: no `seq` yet, its data complete as the schema's output (defaults written out). */
 export type EventDraft<T extends EventType = EventType> = T extends EventType
-  ? Correlation & { type: T; data: EventDataInput<T>; at?: number }
+  ? Correlation & { type: T; data: EventData<T>; at?: number }
   : never;
 
 /** A draft whose data passed its schema (defaults applied). */
