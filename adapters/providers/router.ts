@@ -222,6 +222,7 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
     const budget = new Budget(budgetMs, call.signal);
     let streamAllowed = true;
     let picked = pool.pick(pool.begin());
+    let last: ProviderError | undefined;
     try {
       for (let attemptNo = 1; ; attemptNo++) {
         const stream: boolean = streamAllowed && (request.stream ?? picked.candidate.entry.stream);
@@ -230,9 +231,10 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
           return await attempt(picked.candidate, request, stream, call, budget);
         } catch (raw) {
           if (call.signal?.aborted) throw raw;
-          if (budget.spent) throw spent(budget, raw instanceof ProviderError ? tagged(raw, picked.candidate) : undefined, picked.candidate, attemptNo, correlation);
+          if (budget.spent) throw spent(budget, raw instanceof ProviderError ? tagged(raw, picked.candidate) : last, picked.candidate, attemptNo, correlation);
           if (!(raw instanceof ProviderError)) throw raw;
           const error = tagged(raw, picked.candidate);
+          last = error;
           reportFailure(error, correlation);
           const secondAsk = stream && !budget.visible && !noSecondAsk.has(error.code);
           if (budget.visible || (!error.retryable && !secondAsk) || attemptNo >= maxAttempts) throw error;
