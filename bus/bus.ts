@@ -7,7 +7,7 @@ import { acceptDraft } from './validate.js';
 
 /** Assigns `seq` and `at`. The event log is the sequencer of a running gateway, so bus order is log order. */
 export interface Sequencer {
-  /** Stamps the bus's own validated copy of a draft in place (no one else holds it) and returns it as the envelope. */
+  /** Stamps the bus's own copy of a draft in place (no one else holds it) and returns it as the envelope. */
   stamp(draft: ValidDraft): Envelope;
 }
 
