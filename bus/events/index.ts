@@ -1,7 +1,9 @@
 import type { z } from 'zod';
 import type { Correlation, Stamp } from '../envelope.js';
+import { hookEvents } from './hook.js';
 import { mcpEvents } from './mcp.js';
 import { messageEvents } from './message.js';
+import { pluginEvents } from './plugin.js';
 import { providerEvents } from './provider.js';
 import { systemEvents } from './system.js';
 import { toolEvents } from './tool.js';
@@ -18,13 +20,14 @@ export const eventCatalogue = {
   ...toolEvents,
   ...systemEvents,
   ...mcpEvents,
+  ...hookEvents,
+  ...pluginEvents,
 } as const;
 
 export type EventCatalogue = typeof eventCatalogue;
 export type EventType = keyof EventCatalogue;
 export type EventSchema<T extends EventType> = ReturnType<EventCatalogue[T]>;
 export type EventData<T extends EventType> = z.output<EventSchema<T>>;
-export type EventDataInput<T extends EventType> = z.input<EventSchema<T>>;
 
 /** A stamped event as the log stores it and the bus delivers it; a union discriminated by `type`. */
 export type Envelope<T extends EventType = EventType> = T extends EventType
@@ -45,8 +48,10 @@ export function isEventType(type: string): type is EventType {
   return Object.hasOwn(eventCatalogue, type);
 }
 
+export * from './hook.js';
 export * from './mcp.js';
 export * from './message.js';
+export * from './plugin.js';
 export * from './provider.js';
 export * from './system.js';
 export * from './tool.js';

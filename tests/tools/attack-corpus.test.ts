@@ -74,7 +74,7 @@ const protectedReads = [
   '.ssh', 'sub/.ssh/known_hosts', '.aws/credentials', '.AWS/config', '.kube/config', '.gnupg/pubring.kbx',
   '.docker/config.json', '.azure/accessTokens.json', '.config/gh/hosts.yml', '.CONFIG/GH/hosts.yml',
   '.config/gcloud/credentials.db', `${home}/auth.json`, `${home}/AUTH.JSON`, `${home}/auth/mcp/server.json`,
-  `${home}/plugin-data/store.db`, `${home}/channels/weixin/context-tokens/a.json`, `${userHome}/.codex/auth.json`,
+  `${home}/plugins-data/weather/store.db`, `${home}/channels/weixin/context-tokens/a.json`, `${userHome}/.codex/auth.json`,
   `${userHome}/.ssh/id_ed25519`,
 ].map((path) => read(path, protectedFileMessage));
 

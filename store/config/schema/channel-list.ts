@@ -31,6 +31,8 @@ const channelSettingsObject = z.looseObject({
   proxy: optional(proxyUrl()),
   placeholder: optional(text()),
   typing: optional(bool()),
+  /** Web-UI channel only: its signed-in user is the owner at this machine, local like the CLI (default true). */
+  trusted: optional(bool()),
   streaming: z.prefault(streamingSchema, {}),
 });
 

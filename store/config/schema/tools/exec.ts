@@ -10,6 +10,8 @@ export const execSchema = z.object({
   custom_allow_patterns: withDefault(list(pattern()), []),
   /** 0 means the built-in default. */
   timeout_seconds: withDefault(int(0), 0),
+  /** Ask the user in the chat before each command runs. */
+  require_approval: withDefault(bool(), false),
 });
 
 const REMOTE = /^(\*|[^:\s]+(:[^\s]+)?)$/;
@@ -29,4 +31,5 @@ export const cronSchema = z.object({
   ),
   /** 0 means no limit. */
   exec_timeout_minutes: withDefault(int(0), 5),
+  require_approval: withDefault(bool(), false),
 });
