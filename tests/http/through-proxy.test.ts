@@ -1,29 +1,19 @@
 // Proxies as users set them: a https model reached through a CONNECT tunnel (chosen by the environment or by the
 // model entry), Telegram through the Bot API emulator with and without a proxy, and `tern status` showing which
 // proxy each model and channel uses.
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ChannelHooks, ChannelMessage } from '../../adapters/channels/channel.js';
 import { TelegramChannel } from '../../adapters/channels/telegram.js';
-import { repoRoot } from '../support/cli.js';
+import { runCliAsync } from '../support/cli.js';
 import { startLoopbackProxy, type LoopbackProxy } from '../support/loopback-proxy.js';
 import { startTlsServer, writeTrustedCert, type TlsServer } from '../support/loopback-tls.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 import { TelegramEmulator } from '../support/telegram-emulator.js';
 
-function tern(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', ...args], { cwd: repoRoot, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const tern = runCliAsync;
 
 const test = suite<{ home: TempHome; proxy: LoopbackProxy; model: TlsServer }>('through a proxy');
 test.before.each(async (ctx) => {
