@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { fetch as undiciFetch, request, type Dispatcher } from 'undici';
-import { dispatcherFor, type Route } from './dispatchers.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS, dispatcherFor, type Route } from './dispatchers.js';
 
 export { dispatcherFor, maskProxy, proxyFor, InvalidProxyError, type Route } from './dispatchers.js';
 
@@ -52,7 +52,7 @@ function transportError(error: unknown, call: HttpRequest, route: Route): unknow
   const code = (error as { code?: unknown }).code;
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
-      return new TransportError('connect_timeout', `no connection within ${seconds(route.connectTimeoutMs ?? 10_000)}`, code);
+      return new TransportError('connect_timeout', `no connection within ${seconds(route.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS)}`, code);
     case 'UND_ERR_HEADERS_TIMEOUT':
       return new TransportError('first_byte_timeout', `no answer within ${seconds(call.firstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS)}`, code);
     case 'UND_ERR_BODY_TIMEOUT':
@@ -61,7 +61,9 @@ function transportError(error: unknown, call: HttpRequest, route: Route): unknow
       return tooLarge(route);
     case 'UND_ERR_ABORTED':
       // The proxy answered CONNECT with something other than 200 (undici reports it as an aborted request).
-      if (/^Proxy response/.test(error.message)) return new TransportError('proxy', `the proxy refused the tunnel: ${error.message}`, code);
+      if (/^Proxy response/.test(error.message)) {
+        return new TransportError('proxy', `the proxy refused the tunnel (HTTP ${/\((\d{3})\)/.exec(error.message)?.[1] ?? '?'})`, code);
+      }
       break;
     case 'UND_ERR_INVALID_ARG':
       if (/Proxy Authentication Required/.test(error.message)) return new TransportError('proxy', 'the proxy asks for credentials (407)', code);

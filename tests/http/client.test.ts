@@ -101,6 +101,10 @@ test('a proxy that wants credentials gets them from the URL; without them the ca
     const { chat, events } = router([entry({ proxy: bare })]);
     const error = await failure(chat('m', hello));
     assert.equal([error.code, (events[0]?.data as { message?: string }).message], ['network', 'model entry "m" (vllm/x) without a key: the proxy asks for credentials (407)']);
+    const tunnel = router([entry({ api_base: 'https://127.0.0.1:9/v1', proxy: bare })], undefined, 1);
+    const refused = await failure(tunnel.chat('m', hello));
+    assert.equal([refused.code, refused.message], ['network', 'model entry "m" (vllm/x) without a key: the proxy refused the tunnel (HTTP 407)']);
+    assert.equal(guarded.seen.slice(-1), ['CONNECT 127.0.0.1:9']);
   } finally {
     await guarded.close();
   }
