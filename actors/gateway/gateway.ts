@@ -1,13 +1,15 @@
 import type { Subscription } from 'rxjs';
 import { createActor } from 'xstate';
 import type { Channel } from '../../adapters/channels/channel.js';
+import { RedactingChannel } from '../../adapters/channels/redacting-channel.js';
 import { mcpOptionsFromConfig } from '../../adapters/mcp/from-config.js';
 import { McpConfigError, mcpConfigProblems } from '../../adapters/mcp/options.js';
-import { isSecret, watchConfig } from '../../store/config/index.js';
+import { isSecret, redactorOf, watchConfig } from '../../store/config/index.js';
 import { changedPaths } from '../../store/config/diff.js';
 import type { ChannelEntry, Config, LoadedConfig } from '../../store/config/index.js';
 import type { GatewayLogs } from '../../store/logs/logger.js';
 import { readLastChannel } from '../../store/state.js';
+import { describeFix, makeSecretsPrivate } from '../../store/private-files.js';
 import { gatewayMachine } from '../../machines/gateway.js';
 import type { SendTarget } from '../../adapters/tools/options.js';
 import type { ToolMedia } from '../../adapters/tools/tool.js';
@@ -160,6 +162,7 @@ export class Gateway {
 
   static async start(options: GatewayOptions): Promise<Gateway> {
     checkMcp(options.loaded.config);
+    for (const fix of makeSecretsPrivate(options.loaded.home, options.loaded.path)) options.logs.gateway.warn(describeFix(fix));
     const core = RuntimeCore.open(options.loaded, 'gateway');
     const gateway = new Gateway(core, options);
     try {
@@ -259,7 +262,8 @@ export class Gateway {
     const builtIn = (n: string, e: ChannelEntry) => createChannel(n, e, multiplier);
     const build = hosted ?? this.options.createChannel ?? (pluginKind(name, entry, this.options, this.loaded.config) ? (n: string, e: ChannelEntry) => this.pluginChannel(n, e, builtIn) : builtIn);
     const backoff = supervisionOf(entry).restart_backoff_ms;
-    const actor = new ChannelActor({ name, kind, account: name === kind ? 'default' : name }, () => build(name, this.loaded.config.channel_list[name] ?? entry), {
+    const redacted = async (): Promise<Channel> => new RedactingChannel(await build(name, this.loaded.config.channel_list[name] ?? entry), () => redactorOf(this.loaded.config));
+    const actor = new ChannelActor({ name, kind, account: name === kind ? 'default' : name }, redacted, {
       bus: this.core.bus,
       logger: this.options.logs.gateway,
       scheduler: this.scheduler,
@@ -302,6 +306,7 @@ export class Gateway {
   private continueOnceReady(): void {
     const start = (): void => {
       this.engine().catch((error: unknown) => this.options.logs.gateway.error('agents not started', { reason: (error as Error).message }));
+      void this.reportIsolation();
       this.cronStarting = this.cron.start().catch((error: unknown) => this.options.logs.gateway.error('cron not started', { reason: (error as Error).message }));
     };
     const startSoon = (): void => {
@@ -312,6 +317,15 @@ export class Gateway {
     this.cronWait = this.core.bus.on('channel.connected', 'channel.failed').subscribe(() => {
       if (this.readiness().ready) startSoon();
     });
+  }
+
+  /** Once per start: exec without bubblewrap is worth one warning (and a refused exec one error). */
+  private async reportIsolation(): Promise<void> {
+    const { execIsolationState } = await import('../wiring/tools.js');
+    const { describeIsolation } = await import('../../adapters/tools/exec/isolation.js');
+    const state = await execIsolationState(this.loaded.config);
+    if (state?.kind === 'guard_only') this.options.logs.gateway.warn(describeIsolation(state));
+    if (state?.kind === 'refused') this.options.logs.gateway.error(describeIsolation(state));
   }
 
   /** Hot reload: channels whose entry changed restart, the rest keep running; rules and heartbeat follow the new config. */

@@ -44,6 +44,19 @@ test('a failed turn exits 1 and says why', async ({ home, vendor }) => {
   assert.match(stdout, /^Sorry, the model could not be reached: model entry "fast" \(openai\/gpt-test\) key 1 of 1 \(sk-t…01\) was refused/);
 });
 
+test('a vendor error that quotes the key prints it masked, on stdout and in --json events', async ({ home, vendor }) => {
+  const key = 'sk-test-key-0001';
+  const quoting = () => vendor.reply({ status: 401, headers: { 'content-type': 'application/json' }, chunks: [JSON.stringify({ error: { message: `Incorrect API key provided: ${key}.` } })] });
+  quoting();
+  const plain = await tern(['agent', '-m', 'hi'], home.env);
+  assert.is(plain.code, 1);
+  assert.match(plain.stdout, 'HTTP 401: Incorrect API key provided: sk-t…01.');
+  quoting();
+  const json = await tern(['agent', '-m', 'hi', '--json'], home.env);
+  assert.match(json.stdout, '"type":"provider.failed"');
+  for (const out of [plain.stdout, json.stdout]) assert.not.match(out, key);
+});
+
 test('--model with an unknown name is an error naming the known ones', async ({ home }) => {
   const { code, stderr } = await tern(['agent', '-m', 'hi', '--model', 'huge'], home.env);
   assert.is(code, 1);

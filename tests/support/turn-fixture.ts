@@ -37,7 +37,7 @@ export function writeConfig(
       ...(overrides.models ?? []).map((m) => ({ provider: 'openai', api_base: `${vendorUrl}/v1`, api_keys: ['sk-test-key-0002'], ...m })),
     ],
   };
-  writeFileSync(join(home, 'config.json'), JSON.stringify(config, null, 2));
+  writeFileSync(join(home, 'config.json'), JSON.stringify(config, null, 2), { mode: 0o600 });
 }
 
 export function message(text: string, session: string): InboundMessage {

@@ -4,6 +4,7 @@ import { sessionKeyOf } from '../../../actors/agent.js';
 import type { Runtime } from '../../../actors/runtime.js';
 import type { InboundMessage, SessionReply } from '../../../actors/session.js';
 import { sessionIdOf, type Envelope } from '../../../bus/index.js';
+import { redactorOf } from '../../../store/config/index.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
@@ -56,7 +57,8 @@ class Conversation {
     const from = this.events.length;
     const reply = await this.runtime.agent(this.agentId).handle(this.key, inbound(text, this.session));
     const tools = this.events.slice(from).flatMap((e) => (e.type === 'tool.requested' ? [e.data.name] : []));
-    return { reply, tools };
+    // The reply leaves the process on stdout: the same redaction as a chat's.
+    return { reply: redactorOf(this.runtime.loaded.config).value(reply), tools };
   }
 }
 
