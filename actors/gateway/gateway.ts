@@ -25,6 +25,7 @@ import { Dispatcher } from './dispatcher.js';
 import { startHealthServer, type HealthServer, type Readiness } from './health-server.js';
 import { Heartbeat } from './heartbeat.js';
 import { Outbox } from './outbox.js';
+import { logToolCalls } from './tool-call-log.js';
 import { realScheduler, type Scheduler } from './scheduler.js';
 import { settledWithin } from './settled-within.js';
 import { InFlight } from '../in-flight.js';
@@ -112,6 +113,7 @@ export class Gateway {
   private stopping = false;
   private cronWait: Subscription | undefined;
   private readonly approvals: Subscription;
+  private readonly toolCalls: Subscription;
   private cronStarting: Promise<void> | undefined;
   private backgroundStart: ReturnType<typeof setTimeout> | undefined;
   private health: HealthServer | undefined;
@@ -141,6 +143,7 @@ export class Gateway {
       now: () => this.scheduler.now(),
     });
     this.approvals = promptApprovals(core.bus, this.outbox, (session) => this.dispatcher.deliveryFor(session), logs.gateway);
+    this.toolCalls = logToolCalls(core.bus, logs);
     this.heartbeat = new Heartbeat({
       engine: () => this.engine(),
       bus: core.bus,
@@ -187,6 +190,7 @@ export class Gateway {
     } catch (error) {
       gateway.machine.send({ type: 'START_FAILED' });
       gateway.approvals.unsubscribe();
+      gateway.toolCalls.unsubscribe();
       gateway.cronWait?.unsubscribe();
       clearTimeout(gateway.backgroundStart);
       await gateway.health?.close();
@@ -256,6 +260,7 @@ export class Gateway {
     const left = [this.cron.settled(), this.heartbeat.settled(), this.dispatcher.settled(), this.reloads.settled()];
     const settled = await settledWithin(left, this.options.leftWorkMs ?? LEFT_WORK_MS);
     if (!settled) logs.gateway.warn('work still in flight at the stop (a send, a heartbeat or cron run) is left behind');
+    this.toolCalls.unsubscribe();
     logs.gateway.info('gateway stopped', { signal });
   }
 
