@@ -48,7 +48,7 @@ export async function startClockedGateway(blocks: Record<string, unknown> = {}, 
   mkdirSync(home.workspace, { recursive: true });
   const loaded = loadConfig({ env: home.env });
   const logs = openGatewayLogs(loaded);
-  const clock = new ManualClock();
+  const clock = new ManualClock(Date.now());
   const sent: string[] = [];
   let hooks: ChannelHooks | undefined;
   let said = 0;
