@@ -1,5 +1,5 @@
 import { z } from 'zod/mini';
-import { bool, int, list, pattern, text } from '../fields.js';
+import { bool, int, list, pattern, remoteList } from '../fields.js';
 import { withDefault } from '../shared.js';
 
 export const execSchema = z.object({
@@ -12,21 +12,10 @@ export const execSchema = z.object({
   timeout_seconds: withDefault(int(0), 0),
 });
 
-const REMOTE = /^(\*|[^:\s]+(:[^\s]+)?)$/;
-
 export const cronSchema = z.object({
   enabled: withDefault(bool(), true),
   allow_command: withDefault(bool(), true),
-  command_allowed_remotes: withDefault(
-    list(
-      text().check(
-        z.regex(REMOTE, {
-          error: (issue) => `${JSON.stringify(issue.input)} is not a remote (allowed: <channel>, <channel>:<chat_id>, *)`,
-        }),
-      ),
-    ),
-    [],
-  ),
+  command_allowed_remotes: withDefault(remoteList(), []),
   /** 0 means no limit. */
   exec_timeout_minutes: withDefault(int(0), 5),
 });
