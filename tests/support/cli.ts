@@ -46,3 +46,13 @@ export function lineReader(child: ChildProcessWithoutNullStreams, timeoutMs = 20
       }),
   };
 }
+
+/** `runCli` without blocking this process, for commands that talk to servers the test runs. */
+export function runCliAsync(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  const child = startCli(args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
