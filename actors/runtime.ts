@@ -4,6 +4,7 @@ import { transcribeFile } from '../adapters/providers/transcription.js';
 import { buildTools } from '../adapters/tools/build-tools.js';
 import { DEFAULT_FILTER, type FilterOptions, type SendFunction } from '../adapters/tools/options.js';
 import { imageGenerateTool } from '../adapters/tools/media/image-generate.js';
+import { registerSkillTools } from '../adapters/tools/skills/register.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { LoadedConfig } from '../store/config/index.js';
 import type { EventLog } from '../store/log/event-log.js';
@@ -109,6 +110,7 @@ export class Runtime {
     const tools = buildTools(toolOptions);
     const todo = new TodoTool((draft) => bus.publish(draft));
     if (loaded.config.tools.todo.enabled) tools.register(todo);
+    registerSkillTools(tools, loaded.config.tools.skills, loaded);
     const entries = modelEntries(loaded.config);
     const entryNamed = (name: string | undefined) => entries.find((e) => e.model_name === name && e.enabled !== false);
     const imageEntry = entryNamed(loaded.config.agents.defaults.image_model);

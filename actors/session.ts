@@ -12,6 +12,7 @@ import { emptyHistory, foldHistory, HISTORY_TYPES, type SessionHistory } from '.
 import type { EventLog } from '../store/log/event-log.js';
 import type { SkillInfo } from '../store/skills.js';
 import type { AgentDoc } from '../store/workspace.js';
+import { agentSkills } from './agent-skills.js';
 import { HELP_TEXT, parseChatCommand, type ParsedCommand } from './chat-commands.js';
 import { newTurnId } from './ids.js';
 import { MachineActor } from './machine-actor.js';
@@ -93,9 +94,12 @@ export class SessionActor {
   private readonly lifecycle: MachineActor<typeof sessionMachine>;
   private readonly finished = (): void => this.lifecycle.send({ type: 'FINISHED' });
   private lastToolbox: { own: readonly string[]; profile: TurnProfile | undefined; box: Toolbox } | undefined;
+  /** The catalog as this agent's AGENT.md narrows it (`skills`). */
+  private readonly skills: (doc: AgentDoc) => SkillInfo[];
 
   constructor(private readonly services: AgentServices, readonly key: string, readonly id: string) {
     const actorId = `session:${id}`;
+    this.skills = agentSkills(services.skills);
     this.lifecycle = new MachineActor(createActor(sessionMachine, { id: actorId }), {
       bus: services.bus,
       correlation: this.correlation,
@@ -231,7 +235,11 @@ export class SessionActor {
   }
 
   private list(what: string): string {
-    if (what === 'skills') return this.services.skills().map((s) => `${s.name}: ${s.description}`).join('\n') || 'No skills installed.';
+    if (what === 'skills') {
+      const profile = this.services.config().agents.defaults.turn_profile;
+      const usable = this.skills(this.services.agentDoc()).filter((s) => profileAllows(profile, 'skills', s.name));
+      return usable.map((s) => `${s.name}: ${s.description}`).join('\n') || `No skills for agent ${this.services.agent}.`;
+    }
     if (what === 'mcp') return this.services.mcp ? listMcpText(this.services.mcp.manager.statuses()) : 'MCP is not configured.';
     if (what === 'plugins') return 'No plugins installed.';
     return 'Usage: /list skills|mcp|plugins';
@@ -246,9 +254,10 @@ export class SessionActor {
       if (armed) this.services.bus.publish({ ...this.correlation, type: 'skill.disarmed', data: { skill: armed } });
       return this.reply(command, armed ? `Cancelled /use ${armed}.` : 'No skill was armed.');
     }
-    const skill = this.services.skills().find((s) => s.name === skillName);
+    const skills = this.skills(this.services.agentDoc());
+    const skill = skills.find((s) => s.name === skillName);
     if (!skill) {
-      const known = this.services.skills().map((s) => s.name).join(', ') || 'none';
+      const known = skills.map((s) => s.name).join(', ') || 'none';
       return this.reply(command, `Unknown skill "${skillName}" (installed: ${known}).`);
     }
     const message = command.args.slice(skillName.length).trim();
@@ -301,7 +310,7 @@ export class SessionActor {
     // Most messages find nothing armed and nothing to clear: the machine's `can` says so without a step.
     if (this.override.getSnapshot().can(MESSAGE)) this.override.send(MESSAGE);
     const applies = this.override.getSnapshot().context.applies;
-    return applies ? this.services.skills().find((s) => s.name === applies) : undefined;
+    return applies ? this.skills(this.services.agentDoc()).find((s) => s.name === applies) : undefined;
   }
 
   /** The message with its voice recordings turned into text; a recording that fails to transcribe is said so. */
@@ -353,7 +362,7 @@ export class SessionActor {
           now: services.now(),
           history,
           skill,
-          skills: services.skills(),
+          skills: this.skills(doc),
           doc,
           tools: (fixed ?? this.toolbox(own, servers)).names,
           profile: services.config().agents.defaults.turn_profile,
