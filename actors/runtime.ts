@@ -11,6 +11,8 @@ import type { EventLog } from '../store/log/event-log.js';
 import { SkillCatalog, skillRoots } from '../store/skills.js';
 import { WorkspaceFiles, type AgentDoc } from '../store/workspace.js';
 import { AgentActor } from './agent.js';
+import { EvolutionActor } from './evolution/evolution-actor.js';
+import { realScheduler, type Scheduler } from './gateway/scheduler.js';
 import { PromptBuilder } from './prompt-builder.js';
 import { RuntimeCore } from './runtime-core.js';
 import { TodoTool } from './todo-tool.js';
@@ -32,6 +34,8 @@ export interface AgentOptions {
   logError?: (line: string) => void;
   /** How the `message` and `send_file` tools reach a channel; without it they are not offered. */
   send?: SendFunction;
+  /** The clock of evolution's scheduled runs; real time by default. */
+  evolutionClock?: Scheduler;
 }
 
 /**
@@ -72,6 +76,7 @@ export class Runtime {
     readonly mcp: McpManager | undefined,
     /** The prompt files and skill catalog: they watch folders until closed. */
     private readonly watched: ReadonlyArray<{ close(): void }>,
+    readonly evolution: EvolutionActor,
   ) {}
 
   get loaded(): LoadedConfig {
@@ -137,7 +142,8 @@ export class Runtime {
         ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }
         : {}),
     };
-    return new Runtime(core, router, tools, services, mcp, [files, catalog]);
+    const evolution = new EvolutionActor({ bus, log, router, config: () => loaded.config, workspace: loaded.workspace, scheduler: options.evolutionClock ?? realScheduler, logError });
+    return new Runtime(core, router, tools, services, mcp, [files, catalog], evolution);
   }
 
   /** The agent with this id; without one, the default agent (marked `default`, else the first, else `main`). */
@@ -155,6 +161,7 @@ export class Runtime {
   /** Ends running turns as aborted, flushes the log and closes it. */
   async close(): Promise<void> {
     await Promise.all([...this.agents.values()].map((a) => a.stop('the process is shutting down')));
+    await this.evolution.stop();
     await this.mcp?.stop();
     for (const watched of this.watched) watched.close();
     await this.core.close();

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
 import { sessionKeyOf } from '../../actors/agent.js';
-import { Runtime } from '../../actors/runtime.js';
+import { Runtime, type AgentOptions } from '../../actors/runtime.js';
 import type { InboundMessage, SessionReply } from '../../actors/session.js';
 import type { Envelope, EventType } from '../../bus/index.js';
 import { loadConfig } from '../../store/config/index.js';
@@ -24,13 +24,14 @@ export interface TurnFixture {
 export function writeConfig(
   home: string,
   vendorUrl: string,
-  overrides: { defaults?: Record<string, unknown>; streaming?: boolean; models?: Array<Record<string, unknown>>; tools?: Record<string, unknown> } = {},
+  overrides: { defaults?: Record<string, unknown>; streaming?: boolean; models?: Array<Record<string, unknown>>; tools?: Record<string, unknown>; evolution?: Record<string, unknown> } = {},
 ): void {
   mkdirSync(home, { recursive: true });
   const config = {
     version: 2,
     agents: { defaults: { model: 'fast', ...overrides.defaults } },
     ...(overrides.tools ? { tools: overrides.tools } : {}),
+    ...(overrides.evolution ? { evolution: overrides.evolution } : {}),
     model_list: [
       { model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendorUrl}/v1`, api_keys: ['sk-test-key-0001'], streaming: { enabled: overrides.streaming ?? false } },
       ...(overrides.models ?? []).map((m) => ({ provider: 'openai', api_base: `${vendorUrl}/v1`, api_keys: ['sk-test-key-0002'], ...m })),
@@ -45,11 +46,11 @@ export function message(text: string, session: string): InboundMessage {
 
 export const keyOf = (session: string) => sessionKeyOf({ agent: 'main', channel: 'cli', dimensions: [['chat', `direct:${session}`]] });
 
-export async function startTurnFixture(overrides: Parameters<typeof writeConfig>[2] = {}): Promise<TurnFixture> {
+export async function startTurnFixture(overrides: Parameters<typeof writeConfig>[2] = {}, runtimeOptions: Pick<AgentOptions, 'evolutionClock'> = {}): Promise<TurnFixture> {
   const home = tempHome();
   const vendor = await startVendorServer();
   writeConfig(home.home, vendor.url, overrides);
-  const runtime = Runtime.start({ loaded: loadConfig({ env: home.env }), env: home.env, command: 'test', logError: () => {} });
+  const runtime = Runtime.start({ loaded: loadConfig({ env: home.env }), env: home.env, command: 'test', logError: () => {}, ...runtimeOptions });
   const events: Envelope[] = [];
   runtime.bus.events$.subscribe((e) => events.push(e));
   return {
