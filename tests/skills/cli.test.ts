@@ -82,7 +82,7 @@ cli('--json everywhere; errors are {"ok":false,"error":{code,message}} with exit
   assert.match(unknown.stderr, /^tern: no skill "nope" \(installed: [a-z-, ]*weather[a-z-, ]*\)\. Run `tern skills list`\.\n$/);
   const usage = await runCliAsync(['skills', 'fly'], home.env);
   assert.is(usage.code, 2);
-  assert.is(usage.stderr, 'tern: wrong usage ("fly" is not a skills subcommand (allowed: list, search, install, remove, show)). Run `tern skills --help`.\n');
+  assert.is(usage.stderr, 'tern: wrong usage ("fly" is not a skills subcommand (allowed: list, search, install, remove, show, drafts, accept, reject)). Run `tern skills --help`.\n');
   const builtin = await runCliAsync(['skills', 'remove', 'summarize'], home.env);
   assert.is(builtin.stderr, 'tern: summarize was not removed (it is a built-in skill). Built-in skills stay; a skill of the same name in the workspace skills/ takes its place.\n');
 });

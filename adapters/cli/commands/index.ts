@@ -160,13 +160,16 @@ export const commands: CommandSpec[] = [
   },
   {
     name: 'skills',
-    summary: 'skills: list, search registries, install, remove, show',
+    summary: 'skills: list, search registries, install, remove, show; evolution drafts to accept or reject',
     usage: [
       'skills list [--json]',
       'skills search QUERY [--limit N] [--json]',
       'skills install REF [--version V] [--registry NAME] [--force] [--global] [--json]',
       'skills remove NAME [--global] [--json]',
       'skills show NAME [--json]',
+      'skills drafts [--json]',
+      'skills accept ID [--json]',
+      'skills reject ID [--json]',
     ],
     options: {
       version: { type: 'string', value: 'V', description: 'install this version (ClawHub) or ref (GitHub) instead of the latest' },
@@ -177,7 +180,7 @@ export const commands: CommandSpec[] = [
       json,
     },
     details:
-      'REF is slug[@version] from a ClawHub-style registry, or owner/repo[/path][@ref] from a GitHub-style one.\nInstalls are checked before anything lands: moderation flags, the archive size, every entry (no absolute paths, .., links or\ndevices; at most 1000 files and 100 MB unpacked) and a SKILL.md with name and description. Installing again upgrades.',
+      'REF is slug[@version] from a ClawHub-style registry, or owner/repo[/path][@ref] from a GitHub-style one.\nInstalls are checked before anything lands: moderation flags, the archive size, every entry (no absolute paths, .., links or\ndevices; at most 1000 files and 100 MB unpacked) and a SKILL.md with name and description. Installing again upgrades.\nDrafts are skills evolution wrote from completed turns (evolution.mode draft or apply); accept writes one into skills/\n(in apply mode, keeping a backup of a skill it replaces). With a gateway running, the decision is handed to it.',
     load: () => import('./skills.js'),
   },
   {

@@ -9,8 +9,9 @@ import { print, type CommandContext } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
 import { readConfigForCli } from '../load-config.js';
 import { columns } from '../table.js';
+import { evolutionCommand, EVOLUTION_SUBCOMMANDS } from './skills-drafts.js';
 
-const SUBCOMMANDS = ['list', 'search', 'install', 'remove', 'show'] as const;
+const SUBCOMMANDS = ['list', 'search', 'install', 'remove', 'show', ...EVOLUTION_SUBCOMMANDS] as const;
 const HELP = 'Run `tern skills --help`.';
 const SEARCH_LIMIT = { default: 10, max: 50 };
 
@@ -190,6 +191,10 @@ export async function run(context: CommandContext): Promise<number> {
       return remove(context);
     case 'show':
       return show(context);
+    case 'drafts':
+    case 'accept':
+    case 'reject':
+      return evolutionCommand(context, sub, loaded(context));
     default:
       throw new UsageError(sub === undefined ? 'a subcommand is missing' : `"${sub}" is not a skills subcommand (allowed: ${SUBCOMMANDS.join(', ')})`, HELP);
   }
