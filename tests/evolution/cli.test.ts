@@ -68,9 +68,10 @@ test('tern skills drafts lists them; reject and accept decide here, or through t
     assert.equal(JSON.parse(unknown.stdout), { ok: false, error: { code: 'draft_refused', message: 'draft d_missing was not accepted (there is no draft d_missing). Run `tern skills drafts` to see the drafts and their states.' } });
     const log = EventLog.open(join(home.workspace, 'sessions'), { readOnly: true });
     try {
-      assert.equal(log.read({ type: 'skill.rejected' }).map((e) => [e.data.draft, e.data.by]), [[writeId, 'cli']]);
-      assert.equal(log.read({ type: 'skill.accepted' }).map((e) => [e.data.draft, e.data.by]), [[listId, 'cli']]);
-      assert.equal(log.read({ type: 'skill.applied' }).map((e) => e.data.draft), [listId]);
+      const data = (type: string) => log.read({ type }).map((e) => e.data as { draft: string; by?: string });
+      assert.equal(data('skill.rejected').map((d) => [d.draft, d.by]), [[writeId, 'cli']]);
+      assert.equal(data('skill.accepted').map((d) => [d.draft, d.by]), [[listId, 'cli']]);
+      assert.equal(data('skill.applied').map((d) => d.draft), [listId]);
     } finally {
       log.close();
     }
