@@ -43,6 +43,12 @@ export function installedSkills(roots: ReadonlyArray<{ root: SkillRoot; dir: str
   return out;
 }
 
+/** A skill as JSON answers show it: its folder as `path`. */
+export function installedRow(skill: InstalledSkill): Omit<InstalledSkill, 'dir'> & { path: string } {
+  const { dir, ...rest } = skill;
+  return { ...rest, path: dir };
+}
+
 /** The skill a user means by `name`: its folder or its name, in the first root that has it. */
 export function findInstalled(skills: readonly InstalledSkill[], name: string): InstalledSkill | undefined {
   return skills.find((s) => s.folder === name && !s.shadowed) ?? skills.find((s) => s.name === name && !s.shadowed) ?? skills.find((s) => s.folder === name || s.name === name);

@@ -5,6 +5,7 @@ import { eventsPage } from './pages/events.js';
 import { machinesPage } from './pages/machines.js';
 import type { Page } from './pages/page.js';
 import { sessionsPage } from './pages/sessions.js';
+import { skillsPage } from './pages/skills.js';
 import { gatewayPage, inventoryPage, logsPage } from './pages/status.js';
 import { turnPage } from './pages/turn.js';
 
@@ -17,6 +18,7 @@ const PAGES: Record<string, { title: string; page: Page; nav: boolean }> = {
   config: { title: 'Config', page: configPage, nav: true },
   logs: { title: 'Logs', page: logsPage, nav: true },
   status: { title: 'Status', page: inventoryPage, nav: true },
+  skills: { title: 'Skills', page: skillsPage, nav: true },
   gateway: { title: 'Gateway', page: gatewayPage, nav: true },
 };
 

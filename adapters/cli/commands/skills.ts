@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { skillServices, SkillInstallError, SkillSearchError, type InstallResult, type SkillServices } from '../../skills/index.js';
 import type { LoadedConfig } from '../../../store/config/index.js';
 import { skillRoots } from '../../../store/skills.js';
-import { findInstalled, installedSkills, type InstalledSkill } from '../../../store/skills/installed.js';
+import { findInstalled, installedRow, installedSkills, type InstalledSkill } from '../../../store/skills/installed.js';
 import { bodyOf } from '../../../store/skills/skill-file.js';
 import { print, type CommandContext } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
@@ -62,15 +62,10 @@ function sourceOf(skill: InstalledSkill): string {
   return skill.root === 'builtin' ? 'built-in' : 'local';
 }
 
-function skillJson(skill: InstalledSkill) {
-  const { dir, ...rest } = skill;
-  return { ...rest, path: dir };
-}
-
 function list(context: CommandContext): number {
   const config = loaded(context);
   const skills = installedSkills(skillRoots(config.workspace, config.home, context.env));
-  if (context.json) print(context.stdout, JSON.stringify({ ok: true, skills: skills.map(skillJson) }));
+  if (context.json) print(context.stdout, JSON.stringify({ ok: true, skills: skills.map(installedRow) }));
   else if (skills.length === 0) print(context.stdout, 'no skills installed');
   else {
     const rows = skills.map((s) => [s.name, s.root, sourceOf(s), `${s.shadowed ? '(hidden by an earlier root) ' : ''}${s.description}`]);
@@ -166,7 +161,7 @@ function show(context: CommandContext): number {
   if (!skill) throw new CliError('skill_unknown', `no skill "${name}"`, `installed: ${[...new Set(skills.map((s) => s.name))].join(', ') || 'none'}`, 'Run `tern skills list`.');
   const content = readFileSync(join(skill.dir, 'SKILL.md'), 'utf8');
   if (context.json) {
-    print(context.stdout, JSON.stringify({ ok: true, skill: { ...skillJson(skill), content } }));
+    print(context.stdout, JSON.stringify({ ok: true, skill: { ...installedRow(skill), content } }));
     return 0;
   }
   const origin = skill.origin;

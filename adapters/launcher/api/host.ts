@@ -2,6 +2,7 @@ import type { Observable } from 'rxjs';
 import type { Envelope, EventDraft, EventType } from '../../../bus/index.js';
 import type { EventLog } from '../../../store/log/event-log.js';
 import type { PicoEndpoint } from '../pico-endpoint.js';
+import type { SkillsHost } from './skills-host.js';
 
 /** What a rerun reports: the same shape the replay actor returns. */
 export type RerunView =
@@ -44,9 +45,11 @@ export interface DashboardHost {
   charts(): Record<string, ChartNode>;
   /** Restarts the gateway on the saved config and asks this model one short question. */
   testModel(modelName: string): Promise<ModelTest>;
-  /** Models, tools, skills, MCP servers and cron jobs as plain JSON, secrets masked. */
+  /** Models, tools, MCP servers and cron jobs as plain JSON, secrets masked. */
   inventory(kind: InventoryKind): Promise<unknown[]>;
+  skills: SkillsHost;
 }
 
-export const INVENTORY_KINDS = ['models', 'tools', 'skills', 'mcp', 'cron'] as const;
+/** `/api/skills` has routes of its own (`skills-routes.ts`). */
+export const INVENTORY_KINDS = ['models', 'tools', 'mcp', 'cron'] as const;
 export type InventoryKind = (typeof INVENTORY_KINDS)[number];
