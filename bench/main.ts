@@ -12,6 +12,7 @@ const suites: Record<string, () => Promise<{ bench: BenchSuite }>> = {
   mcp: () => import('./mcp.js'),
   gateway: () => import('./gateway.js'),
   launcher: () => import('./launcher.js'),
+  skills: () => import('./skills.js'),
 };
 
 const args = process.argv.slice(2);
