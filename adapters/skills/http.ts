@@ -54,8 +54,9 @@ function failure(error: unknown, url: string, timeoutMs: number): RegistryHttpEr
     return new RegistryHttpError('timeout', `no answer from ${new URL(url).host} within ${timeoutMs / 1000} s`);
   }
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const detail = cause?.code ?? code ?? '';
-  return new RegistryHttpError('network', `${new URL(url).host}: ${detail ? `${detail} ` : ''}${cause?.message ?? (error as Error).message}`.trim());
+  const message = cause?.message ?? (error as Error).message;
+  const detail = cause?.code ?? code;
+  return new RegistryHttpError('network', `${new URL(url).host}: ${detail && !message.includes(detail) ? `${detail} ` : ''}${message}`);
 }
 
 function limitText(bytes: number): string {

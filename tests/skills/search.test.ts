@@ -1,4 +1,7 @@
 import { test } from 'uvu';
+import { createServer, type IncomingMessage } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import * as assert from 'uvu/assert';
 import { skillServices } from '../../adapters/skills/index.js';
 import { validateConfig } from '../../store/config/index.js';
@@ -130,6 +133,35 @@ test('the cache keeps max_size queries, dropping the least recently used; partia
     assert.equal(again.requests.map((r) => r.query.q), ['a1', 'b1', 'c1', 'b1']);
   } finally {
     await again.close();
+  }
+});
+
+test('a registry with a proxy is reached through it (an HTTP CONNECT proxy on loopback)', async () => {
+  const server = await startClawHubServer({ skills: [{ slug: 'weather', summary: 'Forecasts', latest: '1.0.0', versions: { '1.0.0': zip } }] });
+  const tunnels: string[] = [];
+  const proxy = createServer();
+  proxy.on('connect', (req: IncomingMessage, client: Duplex) => {
+    tunnels.push(req.url ?? '');
+    const [host, port] = (req.url ?? '').split(':');
+    const upstream = connect(Number(port), host!, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  try {
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const { search } = skillServices(skillsConfig({ reg: { base_url: server.url, proxy: proxyUrl } }), roots);
+    const outcome = await search.search('weather', 5);
+    assert.equal([outcome.failures, outcome.results.map((r) => r.slug)], [[], ['weather']]);
+    assert.equal(tunnels, [new URL(server.url).host]);
+  } finally {
+    proxy.closeAllConnections();
+    await new Promise((resolve) => proxy.close(resolve));
+    await server.close();
   }
 });
 
