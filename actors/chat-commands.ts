@@ -28,6 +28,7 @@ export const HELP_TEXT = [
   '/use clear: cancel a pending /use',
   '/clear: clear this conversation (and its todo plan)',
   '/stop: stop the turn that is running',
+  '/approve <id>, /deny <id>: answer a tool call that waits for your approval',
   '/list skills|mcp|plugins: what is installed',
   '/show mcp <server>: the tools of a connected MCP server',
 ].join('\n');

@@ -1,5 +1,5 @@
 import { Bus } from '../bus/index.js';
-import type { LoadedConfig } from '../store/config/index.js';
+import { redactorOf, type LoadedConfig } from '../store/config/index.js';
 import { EventLog } from '../store/log/event-log.js';
 import { logDir } from '../store/paths.js';
 import { closeCutOffTurns } from './recovery.js';
@@ -25,7 +25,9 @@ export class RuntimeCore {
   static open(loaded: LoadedConfig, command: string): RuntimeCore {
     const log = EventLog.open(logDir(loaded.workspace));
     try {
-      return new RuntimeCore(loaded, log, new Bus(log), command);
+      // `loaded.config` is replaced on a hot reload: the secrets masked follow it.
+      const bus = new Bus(log, { redact: (data) => redactorOf(loaded.config).value(data) });
+      return new RuntimeCore(loaded, log, bus, command);
     } catch (error) {
       log.close();
       throw error;

@@ -10,9 +10,13 @@ import type { LoadedConfig } from '../store/config/index.js';
 import type { EventLog } from '../store/log/event-log.js';
 import { SkillCatalog, skillRoots } from '../store/skills.js';
 import { WorkspaceFiles, type AgentDoc } from '../store/workspace.js';
+import { filterSecrets } from '../adapters/tools/output/secret-filter.js';
 import { AgentActor } from './agent.js';
 import { EvolutionActor } from './evolution/evolution-actor.js';
 import { realScheduler, type Scheduler } from './gateway/scheduler.js';
+import { HookEngine } from './hooks/engine.js';
+import type { HookLog } from './hooks/hook-set.js';
+import { PluginHost } from './plugins/plugin-host.js';
 import { PromptBuilder } from './prompt-builder.js';
 import { RuntimeCore } from './runtime-core.js';
 import { TodoTool } from './todo-tool.js';
@@ -34,6 +38,8 @@ export interface AgentOptions {
   logError?: (line: string) => void;
   /** How the `message` and `send_file` tools reach a channel; without it they are not offered. */
   send?: SendFunction;
+  /** Where hooks report (a hook that timed out, died, was restarted); warnings and errors go to `logError` by default. */
+  log?: HookLog;
   /** The clock of evolution's scheduled runs; real time by default. */
   evolutionClock?: Scheduler;
 }
@@ -50,15 +56,15 @@ function startMcp(loaded: LoadedConfig, env: NodeJS.ProcessEnv, filter: FilterOp
 }
 
 /**
- * The tools an AGENT.md lets its agent use. The registry is complete once the runtime is built, so the names
- * depend on the document alone: the same document (unchanged file) gives the same list.
+ * The tools an AGENT.md lets its agent use: the same document (unchanged file) and the same registry (no plugin
+ * added a tool since) give the same list.
  */
 function toolNamesOf(tools: ToolRegistry): (doc: AgentDoc) => string[] {
-  let last: { doc: AgentDoc; names: string[] } | undefined;
+  let last: { doc: AgentDoc; revision: number; names: string[] } | undefined;
   return (doc) => {
-    if (last?.doc !== doc) {
+    if (last?.doc !== doc || last.revision !== tools.revision) {
       const allowed = doc.frontmatter.tools;
-      last = { doc, names: tools.list().map((t) => t.name).filter((name) => !allowed || allowed.includes(name)) };
+      last = { doc, revision: tools.revision, names: tools.list().map((t) => t.name).filter((name) => !allowed || allowed.includes(name)) };
     }
     return last.names;
   };
@@ -74,6 +80,9 @@ export class Runtime {
     readonly tools: ToolRegistry,
     private readonly services: Omit<ConstructorParameters<typeof AgentActor>[1], 'agent'>,
     readonly mcp: McpManager | undefined,
+    /** Process hooks, plugins' hooks, the observers and the approval desk. */
+    readonly hooks: HookEngine,
+    readonly plugins: PluginHost,
     /** The prompt files and skill catalog: they watch folders until closed. */
     private readonly watched: ReadonlyArray<{ close(): void }>,
     readonly evolution: EvolutionActor,
@@ -124,6 +133,10 @@ export class Runtime {
     const files = new WorkspaceFiles(loaded.workspace);
     const mcp = startMcp(loaded, env, { ...DEFAULT_FILTER, ...toolOptions.filter }, (draft) => bus.publish(draft));
     const catalog = new SkillCatalog(skillRoots(loaded.workspace, loaded.home, env));
+    const filter = { ...DEFAULT_FILTER, ...toolOptions.filter };
+    const hookLog: HookLog = options.log ?? ((level, message, fields) => (level === 'info' ? undefined : logError(JSON.stringify({ level, message, ...fields }))));
+    const hooks = new HookEngine({ bus, config: () => loaded.config, home: loaded.home, env, log: hookLog, clean: (text) => filterSecrets(text, filter) });
+    const plugins = new PluginHost({ bus, config: () => loaded.config, home: loaded.home, env, tools, hooks, log: hookLog });
     const services = {
       bus,
       log,
@@ -135,6 +148,8 @@ export class Runtime {
       skills: () => catalog.list(),
       agentDoc: () => files.agent(),
       toolNames: toolNamesOf(tools),
+      hooks,
+      plugins,
       workspace: loaded.workspace,
       now: options.now ?? (() => new Date()),
       ...(mcp ? { mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl } } : {}),
@@ -142,8 +157,10 @@ export class Runtime {
         ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }
         : {}),
     };
+    // Plugins load in the background: the gateway builds this runtime once it is ready, so they come after `/ready`.
+    void plugins.load();
     const evolution = new EvolutionActor({ bus, log, router, config: () => loaded.config, workspace: loaded.workspace, scheduler: options.evolutionClock ?? realScheduler, logError });
-    return new Runtime(core, router, tools, services, mcp, [files, catalog], evolution);
+    return new Runtime(core, router, tools, services, mcp, hooks, plugins, [files, catalog], evolution);
   }
 
   /** The agent with this id; without one, the default agent (marked `default`, else the first, else `main`). */
@@ -163,6 +180,8 @@ export class Runtime {
     await Promise.all([...this.agents.values()].map((a) => a.stop('the process is shutting down')));
     await this.evolution.stop();
     await this.mcp?.stop();
+    await this.plugins.close();
+    await this.hooks.close();
     for (const watched of this.watched) watched.close();
     await this.core.close();
   }

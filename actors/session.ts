@@ -1,5 +1,6 @@
 import { createActor, type Actor } from 'xstate';
 import { draftOf, type Bus, type Correlation } from '../bus/index.js';
+import type { PluginCommand } from '../adapters/plugins/api.js';
 import type { ModelRouter } from '../adapters/providers/router.js';
 import type { ToolSpec } from '../adapters/providers/provider.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
@@ -14,6 +15,9 @@ import type { SkillInfo } from '../store/skills.js';
 import type { AgentDoc } from '../store/workspace.js';
 import { agentSkills } from './agent-skills.js';
 import { HELP_TEXT, parseChatCommand, type ParsedCommand } from './chat-commands.js';
+import type { HookEngine } from './hooks/engine.js';
+import type { PluginHost } from './plugins/plugin-host.js';
+import { pluginListText } from './plugins/plugin-list.js';
 import { newTurnId } from './ids.js';
 import { MachineActor } from './machine-actor.js';
 import { profileAllows, type PromptBuilder } from './prompt-builder.js';
@@ -72,6 +76,10 @@ export interface AgentServices {
   agentDoc: () => AgentDoc;
   /** Tool names this agent exposes (the `tools` of its AGENT.md applied). */
   toolNames: (doc: AgentDoc) => string[];
+  /** Hooks and approvals: each turn asks it for its hook pipeline. */
+  hooks?: HookEngine;
+  /** Plugin packages: their states for `/list plugins`, and the chat commands they add. */
+  plugins?: PluginHost;
   workspace: string;
   now: () => Date;
   /** MCP servers and discovery; absent when `tools.mcp.enabled` is false. */
@@ -96,6 +104,9 @@ export class SessionActor {
   private lastToolbox: { own: readonly string[]; profile: TurnProfile | undefined; box: Toolbox } | undefined;
   /** The catalog as this agent's AGENT.md narrows it (`skills`). */
   private readonly skills: (doc: AgentDoc) => SkillInfo[];
+  /** Messages taken into the queue so far, and the last of them a hook's `hard_abort` dropped. */
+  private received = 0;
+  private dropThrough = 0;
 
   constructor(private readonly services: AgentServices, readonly key: string, readonly id: string) {
     const actorId = `session:${id}`;
@@ -169,8 +180,15 @@ export class SessionActor {
     const command = parseChatCommand(message.text);
     if (command && message.commands && !message.commands.includes(command.name)) return Promise.resolve(this.unsupported(command, message));
     if (command?.name === 'stop') return Promise.resolve(this.stop());
+    if (command?.name === 'approve' || command?.name === 'deny') return Promise.resolve(this.answerApproval(command, message));
+    const added = command ? undefined : this.pluginCommand(message.text);
     this.lifecycle.send({ type: 'RECEIVED' });
-    const next = this.queue.then(() => (command ? this.command(command, message) : this.turn(message, undefined)));
+    const number = ++this.received;
+    const next = this.queue.then(() => {
+      if (number <= this.dropThrough) return this.dropped(message);
+      if (command) return this.command(command, message);
+      return added ? this.runPluginCommand(added, message) : this.turn(message, undefined);
+    });
     // The next message waits on the queue, so it never rejects, whatever this one did.
     this.queue = next.then(this.finished, this.finished).catch(() => undefined);
     return next;
@@ -200,6 +218,37 @@ export class SessionActor {
     if (!running) return { kind: 'command', text: 'Nothing is running.' };
     running.stop();
     // The stopped turn replies "Stopped." itself; answering here too would send two messages.
+    return { kind: 'none' };
+  }
+
+  /** `/approve <id>` and `/deny <id>` answer a call of this session's turn waiting for the user, at once. */
+  private answerApproval(command: ParsedCommand, message: InboundMessage): SessionReply {
+    const id = (command.args.split(/\s+/)[0] ?? '').toLowerCase();
+    if (id === '') return this.reply(command, `Usage: /${command.name} <id> (the id is in the question, e.g. /${command.name} 3f2a)`);
+    const tool = this.services.hooks?.desk.waitingTool(id, this.id);
+    if (!tool) return this.reply(command, `No tool call ${id} is waiting for approval here.`);
+    const approved = command.name === 'approve';
+    this.services.bus.publish({ ...this.correlation, type: 'approval.answered', data: { approval_id: id, approved, by: 'user', sender: message.sender } });
+    return this.reply(command, approved ? `Approved: ${tool} goes ahead.` : `Denied: ${tool} will not run.`);
+  }
+
+  /** `/word args` where a plugin added `word`. */
+  private pluginCommand(text: string): { command: PluginCommand; args: string } | undefined {
+    const match = /^\/([a-z][a-z0-9_]*)(?:@[A-Za-z0-9_]+)?(?:\s+([\s\S]*))?$/.exec(text.trim());
+    const command = match ? this.services.plugins?.command(match[1]!) : undefined;
+    return command ? { command, args: (match?.[2] ?? '').trim() } : undefined;
+  }
+
+  private async runPluginCommand({ command, args }: { command: PluginCommand; args: string }, message: InboundMessage): Promise<SessionReply> {
+    const context = { agent: this.services.agent, session: this.id, channel: message.channel, chat: message.chat, sender: message.sender };
+    const text = await command.run(args, context).catch((error: unknown) => `/${command.name} failed: ${(error as Error)?.message ?? String(error)}`);
+    this.services.bus.publish({ ...this.correlation, type: 'command.handled', data: { command: command.name, args, reply: text } });
+    return { kind: 'command', text };
+  }
+
+  /** A message that waited behind a turn a hook ended with `hard_abort`: not run. */
+  private dropped(message: InboundMessage): SessionReply {
+    this.services.bus.publish({ ...this.correlation, type: 'message.dropped', data: { message_id: message.messageId, reason: 'a hook ended the turn before it with hard_abort' } });
     return { kind: 'none' };
   }
 
@@ -241,7 +290,7 @@ export class SessionActor {
       return usable.map((s) => `${s.name}: ${s.description}`).join('\n') || `No skills for agent ${this.services.agent}.`;
     }
     if (what === 'mcp') return this.services.mcp ? listMcpText(this.services.mcp.manager.statuses()) : 'MCP is not configured.';
-    if (what === 'plugins') return 'No plugins installed.';
+    if (what === 'plugins') return pluginListText(this.services.plugins?.rows() ?? []);
     return 'Usage: /list skills|mcp|plugins';
   }
 
@@ -349,6 +398,12 @@ export class SessionActor {
     const servers = doc.frontmatter.mcpServers;
     // Without MCP nothing changes the tools in the middle of a turn: one toolbox serves the whole turn.
     const fixed = services.mcp ? undefined : this.toolbox(own, servers);
+    // Most turns have no hooks and need no approval: they build no pipeline.
+    const hooks = services.hooks?.active() && services.hooks.forTurn({
+      keys: { agent: services.agent, session: this.id, turn: id },
+      meta: { agent: services.agent, session: this.id, session_key: this.key, turn: id, channel: message.channel, chat: message.chat },
+      offered: (name) => (fixed ?? this.toolbox(own, servers)).names.includes(name),
+    });
     const handle = runTurn(id, this.correlation, settings, {
       bus,
       router: services.router,
@@ -376,11 +431,13 @@ export class SessionActor {
         remote: message.remote,
         workspace: services.workspace,
       },
+      hooks: hooks || undefined,
     });
     this.running = handle;
     try {
       const { output, ending } = await handle.done;
       this.discovery?.send({ type: 'TURN_ENDED' });
+      if (ending?.type === 'turn.failed' && ending.data.code === 'hook_hard_abort') this.dropThrough = this.received;
       if (ending) this.history = foldHistory(this.history, ending);
       return { kind: 'turn', turn: id, outcome: output.outcome, text: output.reply };
     } finally {

@@ -10,6 +10,7 @@ const suites: Record<string, () => Promise<{ bench: BenchSuite }>> = {
   providers: () => import('./providers.js'),
   turn: () => import('./turn.js'),
   mcp: () => import('./mcp.js'),
+  hooks: () => import('./hooks.js'),
   gateway: () => import('./gateway.js'),
   launcher: () => import('./launcher.js'),
   skills: () => import('./skills.js'),

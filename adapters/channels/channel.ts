@@ -7,6 +7,11 @@ export interface ChannelCapabilities {
   streaming: boolean;
   /** Longest text one message may carry; longer replies are split. */
   maxMessageLength: number;
+  /**
+   * Its users are the owner at this machine, signed in (the dashboard's chat): its turns are local, like the
+   * CLI's, so tools apply no remote rules (exec runs without `tools.exec.allow_remote`). Every other channel is remote.
+   */
+  local?: boolean;
 }
 
 /** An inbound message as a channel reports it, in the dispatch vocabulary of the spec. */
@@ -29,6 +34,12 @@ export interface ChannelMessage {
   audio?: Array<{ fileId: string; mime: string; name: string }>;
 }
 
+/** A button under a message; pressing it sends `reply` as the user's own message (e.g. `/approve 3f2a`). */
+export interface Choice {
+  label: string;
+  reply: string;
+}
+
 export interface ChannelHooks {
   onMessage(message: ChannelMessage): void;
   /** The connection is up (or came back). */
@@ -46,6 +57,8 @@ export interface Channel {
   /** Sends one message and returns the platform's id for it. */
   send(replyTo: string, text: string): Promise<string>;
   edit(replyTo: string, messageId: string, text: string): Promise<void>;
+  /** Sends a message with buttons, for platforms that have them (Telegram inline keyboards, Slack and Discord buttons). */
+  sendChoices?(replyTo: string, text: string, choices: readonly Choice[]): Promise<string>;
   /** Best effort: a platform that refuses it is not an error worth a reply. */
   typing(replyTo: string): Promise<void>;
   /** For platforms whose indicator stays on until told: called once the reply's last part is out. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Channel, ChannelCapabilities, ChannelHooks } from '../channels/channel.js';
+import type { Channel, ChannelCapabilities, ChannelHooks, Choice } from '../channels/channel.js';
 import { CHAT_COMMANDS } from '../channels/command-names.js';
 import type { PicoEndpoint } from './pico-endpoint.js';
 
@@ -13,10 +13,13 @@ const MAX_MESSAGE_CHARS = 200_000;
  */
 export class PicoChannel implements Channel {
   readonly kind = 'pico';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: MAX_MESSAGE_CHARS };
+  readonly capabilities: ChannelCapabilities;
   private detach: (() => void) | undefined;
 
-  constructor(private readonly endpoint: PicoEndpoint, private readonly name: string) {}
+  /** `trusted`: the signed-in owner's local channel, like the CLI (`settings.trusted`, true unless set false). */
+  constructor(private readonly endpoint: PicoEndpoint, private readonly name: string, trusted: boolean) {
+    this.capabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: MAX_MESSAGE_CHARS, local: trusted };
+  }
 
   async start(hooks: ChannelHooks): Promise<void> {
     this.detach = this.endpoint.attach(this.name, hooks);
@@ -35,6 +38,13 @@ export class PicoChannel implements Channel {
 
   async edit(replyTo: string, messageId: string, text: string): Promise<void> {
     this.message(replyTo, 'message.update', messageId, text);
+  }
+
+  /** `message.create` with `payload.choices`: buttons whose `reply` the page sends back as `message.send`. */
+  async sendChoices(replyTo: string, text: string, choices: readonly Choice[]): Promise<string> {
+    const messageId = `msg_${randomUUID().replaceAll('-', '')}`;
+    this.endpoint.deliver(replyTo, { type: 'message.create', session_id: replyTo, timestamp: Date.now(), payload: { message_id: messageId, content: text, choices: choices.map(({ label, reply }) => ({ label, reply })) } });
+    return messageId;
   }
 
   async typing(replyTo: string): Promise<void> {

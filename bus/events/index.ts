@@ -1,8 +1,10 @@
 import type { z } from 'zod';
 import type { Correlation, Stamp } from '../envelope.js';
 import { evolutionEvents } from './evolution.js';
+import { hookEvents } from './hook.js';
 import { mcpEvents } from './mcp.js';
 import { messageEvents } from './message.js';
+import { pluginEvents } from './plugin.js';
 import { providerEvents } from './provider.js';
 import { systemEvents } from './system.js';
 import { toolEvents } from './tool.js';
@@ -20,6 +22,8 @@ export const eventCatalogue = {
   ...systemEvents,
   ...mcpEvents,
   ...evolutionEvents,
+  ...hookEvents,
+  ...pluginEvents,
 } as const;
 
 export type EventCatalogue = typeof eventCatalogue;
@@ -48,8 +52,10 @@ export function isEventType(type: string): type is EventType {
 }
 
 export * from './evolution.js';
+export * from './hook.js';
 export * from './mcp.js';
 export * from './message.js';
+export * from './plugin.js';
 export * from './provider.js';
 export * from './system.js';
 export * from './tool.js';

@@ -17,6 +17,16 @@ export function applyAliases(raw: RawObject, warnings: string[]): void {
   foldApiKeys(raw);
   foldRegistryList(raw, warnings);
   foldGithubSkills(raw, warnings);
+  foldIsolation(raw, warnings);
+}
+
+/** The peer runtime's top-level `isolation` block is `tools.exec.isolation` here (which wins when both are set). */
+function foldIsolation(raw: RawObject, warnings: string[]): void {
+  if (!('isolation' in raw)) return;
+  const exec = objectAt(raw, ['tools', 'exec']);
+  exec.isolation ??= raw.isolation;
+  delete raw.isolation;
+  warnings.push('isolation is read as tools.exec.isolation: it isolates exec and cron command jobs (MCP servers and hooks run without it); move it there to silence this');
 }
 
 /** `api_key` is the single-key form of `api_keys`; keys are kept in order, first the list, then the single one. */

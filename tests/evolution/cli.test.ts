@@ -23,7 +23,7 @@ async function turn(f: TurnFixture, text: string, tool: string, args: unknown, .
 const drafted = (f: TurnFixture) => f.events.filter((e): e is Envelope<'skill.drafted'> => e.type === 'skill.drafted');
 
 test('tern skills drafts lists them; reject and accept decide here, or through the process that holds the log', async () => {
-  const f = await startTurnFixture({ evolution: { enabled: true, mode: 'apply', min_task_count: 2, min_success_ratio: 0.5 } });
+  const f = await startTurnFixture({ blocks: { evolution: { enabled: true, mode: 'apply', min_task_count: 2, min_success_ratio: 0.5 } } });
   let ids: string[] = [];
   try {
     await turn(f, 'Write a.txt containing a', 'write_file', { path: 'a.txt', content: 'a' });

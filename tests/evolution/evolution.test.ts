@@ -22,7 +22,7 @@ async function writeTurn(f: TurnFixture, file: string, text: string, ...then: Sc
 }
 
 test('observe: each completed turn is recorded (tools, outcome, skills, duration, tokens); heartbeat turns are not; nothing is drafted', async () => {
-  const f = await startTurnFixture({ evolution: { enabled: true, mode: 'observe', min_task_count: 1, min_success_ratio: 0.5 } });
+  const f = await startTurnFixture({ blocks: { evolution: { enabled: true, mode: 'observe', min_task_count: 1, min_success_ratio: 0.5 } } });
   try {
     await writeTurn(f, 'a.txt', 'alpha');
     f.vendor.reply(json({ error: { message: 'bad key', type: 'invalid_request_error' } }, 401));
@@ -58,7 +58,7 @@ test('disabled (the default): no record at all', async () => {
 });
 
 test('draft: once a shape has min_task_count records at min_success_ratio, the model drafts a skill from them', async () => {
-  const f = await startTurnFixture({ evolution: { enabled: true, mode: 'draft', min_task_count: 2, min_success_ratio: 0.5, state_dir: 'learned' } });
+  const f = await startTurnFixture({ blocks: { evolution: { enabled: true, mode: 'draft', min_task_count: 2, min_success_ratio: 0.5, state_dir: 'learned' } } });
   try {
     await writeTurn(f, 'a.txt', 'alpha');
     f.vendor.reply(completion({ content: 'Hello!' }));
@@ -93,7 +93,7 @@ test('draft: once a shape has min_task_count records at min_success_ratio, the m
 });
 
 test('draft: a shape below min_success_ratio is not drafted; a draft the model botches is recorded as failed', async () => {
-  const f = await startTurnFixture({ evolution: { enabled: true, mode: 'draft', min_task_count: 2, min_success_ratio: 0.7 } });
+  const f = await startTurnFixture({ blocks: { evolution: { enabled: true, mode: 'draft', min_task_count: 2, min_success_ratio: 0.7 } } });
   try {
     await writeTurn(f, 'a.txt', 'alpha');
     f.vendor.reply(call('c_x', 'write_file', { path: 'x.txt', content: 'x' }), json({ error: { message: 'overloaded', type: 'server_error' } }, 400));
@@ -114,7 +114,7 @@ test('draft: a shape below min_success_ratio is not drafted; a draft the model b
 });
 
 test('apply: an accepted draft is written into the workspace skills/, the skill it replaces kept as a backup', async () => {
-  const f = await startTurnFixture({ evolution: { enabled: true, mode: 'apply', min_task_count: 2, min_success_ratio: 0.5 } });
+  const f = await startTurnFixture({ blocks: { evolution: { enabled: true, mode: 'apply', min_task_count: 2, min_success_ratio: 0.5 } } });
   try {
     const existing = join(f.home.workspace, 'skills', 'write-notes');
     mkdirSync(existing, { recursive: true });
@@ -143,7 +143,7 @@ test('apply: an accepted draft is written into the workspace skills/, the skill 
 });
 
 test('reject: the draft is closed and nothing is written; an unknown draft is refused', async () => {
-  const f = await startTurnFixture({ evolution: { enabled: true, mode: 'apply', min_task_count: 2, min_success_ratio: 0.5 } });
+  const f = await startTurnFixture({ blocks: { evolution: { enabled: true, mode: 'apply', min_task_count: 2, min_success_ratio: 0.5 } } });
   try {
     await writeTurn(f, 'a.txt', 'alpha');
     await writeTurn(f, 'b.txt', 'beta', completion({ content: NOTES_SKILL }));
@@ -160,7 +160,7 @@ test('reject: the draft is closed and nothing is written; an unknown draft is re
 
 test('scheduled: the cold path runs at each cold_path_times minute (local time, an injected clock), once; manual never runs it', async () => {
   const clock = new ManualClock();
-  const f = await startTurnFixture({ evolution: { enabled: true, mode: 'draft', min_task_count: 2, min_success_ratio: 0.5, cold_path_trigger: 'scheduled', cold_path_times: ['03:00'] } }, { evolutionClock: clock });
+  const f = await startTurnFixture({ blocks: { evolution: { enabled: true, mode: 'draft', min_task_count: 2, min_success_ratio: 0.5, cold_path_trigger: 'scheduled', cold_path_times: ['03:00'] } } }, { evolutionClock: clock });
   try {
     await writeTurn(f, 'a.txt', 'alpha');
     await writeTurn(f, 'b.txt', 'beta');
@@ -180,7 +180,7 @@ test('scheduled: the cold path runs at each cold_path_times minute (local time, 
   } finally {
     await f.close();
   }
-  const manual = await startTurnFixture({ evolution: { enabled: true, mode: 'draft', min_task_count: 2, min_success_ratio: 0.5, cold_path_trigger: 'manual', cold_path_times: ['03:00'] } }, { evolutionClock: clock });
+  const manual = await startTurnFixture({ blocks: { evolution: { enabled: true, mode: 'draft', min_task_count: 2, min_success_ratio: 0.5, cold_path_trigger: 'manual', cold_path_times: ['03:00'] } } }, { evolutionClock: clock });
   try {
     await writeTurn(manual, 'a.txt', 'alpha');
     await writeTurn(manual, 'b.txt', 'beta');

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { PASSWORD } from '../launcher/launcher-harness.js';
 import { launchChromium, SCREENSHOTS, watchViolations } from '../support/browser.js';
+import { overflow, PHONE } from '../dashboard/browser-session.js';
 import { seedDraft, skillsDashboard } from '../support/skills-dashboard.js';
 
 const build = spawnSync(process.execPath, [fileURLToPath(new URL('../../web/build.mjs', import.meta.url))], { encoding: 'utf8' });
@@ -52,6 +53,8 @@ test('in a browser: the skills page lists, searches, installs (a suspicious one 
     await page.waitForSelector('#skills-drafts tr[data-draft="d_web"][data-status="accepted"]');
     assert.is(await page.textContent('#skills-message'), 'Draft web-notes accepted.');
     assert.is(await page.locator('#skills-drafts tr[data-draft="d_web"] button').count(), 0);
+    await page.setViewportSize(PHONE);
+    assert.is(await overflow(page), 0, 'the skills page fits a 390 px phone');
     assert.equal(problems, []);
   } finally {
     await browser?.close();

@@ -184,6 +184,15 @@ export const commands: CommandSpec[] = [
     load: () => import('./skills.js'),
   },
   {
+    name: 'plugins',
+    summary: 'plugin packages: list (with their states), install, remove, enable, disable',
+    usage: ['plugins list [--json]', 'plugins install NAME|FOLDER [--json]', 'plugins remove NAME [--json]', 'plugins enable NAME [--json]', 'plugins disable NAME [--json]'],
+    options: { json },
+    details:
+      'Subcommands:\n  list     every plugin with its state (not enabled, disabled, ready, degraded, failed), the reason and its folder;\n           a running gateway\'s view, else each enabled plugin is loaded here to see\n  install  npm install into $AGENT_HOME/plugins (a registry name, or a local folder, linked); it stays "not enabled"\n  remove   uninstall it and drop plugins.entries.NAME\n  enable   set plugins.entries.NAME.enabled to true (add trusted: true by hand to run it in-process)\n  disable  set plugins.entries.NAME.enabled to false\nPlugins run outside the workspace sandbox; a running gateway loads them when it starts.',
+    load: () => import('./plugins.js'),
+  },
+  {
     name: 'version',
     summary: 'print the version',
     usage: ['version'],

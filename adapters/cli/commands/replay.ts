@@ -35,6 +35,16 @@ function describe(e: Envelope, chunks: Map<number, string>): string {
     case 'turn.stopped':
     case 'turn.failed':
       return `reply: ${e.data.reply}`;
+    case 'hook.decided': {
+      const { hook, point, action, reason, call_id, iteration, ...changes } = e.data;
+      const on = call_id ? ` ${call_id}` : iteration !== undefined ? ` call ${iteration}` : '';
+      const changed = Object.keys(changes).length > 0 ? ` ${JSON.stringify(changes)}` : '';
+      return `${hook} at ${point}${on}: ${action}${reason ? ` (${reason})` : ''}${changed}`;
+    }
+    case 'approval.requested':
+      return `asked ${e.data.channel} ${e.data.chat}: ${e.data.prompt}`;
+    case 'approval.answered':
+      return `${e.data.approved ? 'approved' : 'denied'} by ${e.data.by}${e.data.reason ? ` (${e.data.reason})` : ''}`;
     default:
       return JSON.stringify(e.data);
   }

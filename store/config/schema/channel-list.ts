@@ -29,6 +29,8 @@ const channelSettingsObject = z.looseObject({
   base_url: optional(text()),
   placeholder: optional(text()),
   typing: optional(bool()),
+  /** Web-UI channel only: its signed-in user is the owner at this machine, local like the CLI (default true). */
+  trusted: optional(bool()),
   streaming: z.prefault(streamingSchema, {}),
 });
 

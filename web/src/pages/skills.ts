@@ -1,5 +1,6 @@
 import { errorText, getJson, sendJson, type ApiErrorBody, type ApiReply } from '../api.js';
-import { h, replace, time } from '../dom.js';
+import { h, replace } from '../dom.js';
+import { stamp } from '../format.js';
 import type { Page } from './page.js';
 
 type Installed = { name: string; description: string; root: string; folder: string; shadowed: boolean; origin?: { registry: string; slug: string; installed_version: string } };
@@ -12,7 +13,7 @@ const source = (s: Installed): string => (s.origin ? `${s.origin.registry}/${s.o
 
 function table(header: string[], rows: HTMLElement[], empty: string): HTMLElement {
   if (rows.length === 0) return h('p', { class: 'muted' }, empty);
-  return h('table', {}, h('thead', {}, h('tr', {}, ...header.map((c) => h('th', {}, c)))), h('tbody', {}, ...rows));
+  return h('div', { class: 'table-wrap' }, h('table', {}, h('thead', {}, h('tr', {}, ...header.map((c) => h('th', {}, c)))), h('tbody', {}, ...rows)));
 }
 
 /** Installed skills with their provenance, registry search and installs, and evolution's drafts to accept or reject. */
@@ -84,7 +85,7 @@ export const skillsPage: Page = (root) => {
     const rows = reply.body.drafts.map((d) =>
       h('tr', { 'data-draft': d.id, 'data-status': d.status },
         h('td', {}, d.name), h('td', { class: 'draft-status' }, d.apply_error ? `${d.status} (not written: ${d.apply_error})` : d.status),
-        h('td', {}, `${d.shape} (${d.records} tasks, ${Math.round(d.success_ratio * 100)}% succeeded)`), h('td', {}, time(d.drafted_at)),
+        h('td', {}, `${d.shape} (${d.records} tasks, ${Math.round(d.success_ratio * 100)}% succeeded)`), h('td', {}, stamp(d.drafted_at)),
         h('td', {}, h('details', {}, h('summary', {}, d.description), h('pre', { class: 'draft-content' }, d.content))),
         h('td', {}, ...(d.status === 'pending'
           ? [h('button', { type: 'button', class: 'draft-accept', onclick: () => void decide(d, 'accept') }, 'Accept'), h('button', { type: 'button', class: 'draft-reject', onclick: () => void decide(d, 'reject') }, 'Reject')]
@@ -94,10 +95,10 @@ export const skillsPage: Page = (root) => {
 
   const form = h('form', { id: 'skills-search-form', onsubmit: (event) => { event.preventDefault(); void search(); } },
     query, h('button', { type: 'submit', id: 'skills-search' }, 'Search'));
-  replace(root, h('h1', {}, 'Skills'), message,
-    h('section', {}, h('h2', {}, 'Installed'), installed),
-    h('section', {}, h('h2', {}, 'Find in registries'), form, results),
-    h('section', {}, h('h2', {}, 'Drafts from evolution'), drafts));
+  replace(root, h('div', { class: 'page-head' }, h('h1', {}, 'Skills')), message,
+    h('section', { class: 'card' }, h('h2', {}, 'Installed'), installed),
+    h('section', { class: 'card' }, h('h2', {}, 'Find in registries'), form, results),
+    h('section', { class: 'card' }, h('h2', {}, 'Drafts from evolution'), drafts));
   void loadInstalled();
   void loadDrafts();
   return () => {};
