@@ -1,8 +1,8 @@
 import type { Writable } from 'node:stream';
 import { z } from 'zod';
-import { download, getJson, type Downloaded } from './http.js';
+import { download, getJson, type Downloaded, type RegistryHttpOptions } from './http.js';
 import { SkillInstallError, type ArchiveSource, type SearchHit, type SkillMeta, type SkillRegistry } from './registry.js';
-import type { RegistrySettings } from './settings.js';
+import { requestOptions, type RegistrySettings } from './settings.js';
 
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
@@ -36,19 +36,16 @@ export function checkSlug(slug: string): string {
 export class ClawHubRegistry implements SkillRegistry {
   readonly kind = 'clawhub';
 
-  constructor(private readonly settings: RegistrySettings) {}
+  readonly name: string;
+  readonly maxZipBytes: number;
 
-  get name(): string {
-    return this.settings.name;
+  constructor(private readonly settings: RegistrySettings) {
+    this.name = settings.name;
+    this.maxZipBytes = settings.maxZipBytes;
   }
 
-  get maxZipBytes(): number {
-    return this.settings.maxZipBytes;
-  }
-
-  private options(signal?: AbortSignal) {
-    const { timeoutMs, maxResponseBytes, token, proxy } = this.settings;
-    return { timeoutMs, maxBytes: maxResponseBytes, ...(token ? { token } : {}), ...(proxy ? { proxy } : {}), ...(signal ? { signal } : {}) };
+  private options(signal?: AbortSignal): RegistryHttpOptions {
+    return requestOptions(this.settings, signal);
   }
 
   async search(query: string, limit: number, signal?: AbortSignal): Promise<SearchHit[]> {

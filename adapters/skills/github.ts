@@ -1,10 +1,11 @@
 import type { Writable } from 'node:stream';
 import { z } from 'zod';
-import { download, getJson, RegistryHttpError, type Downloaded } from './http.js';
+import { download, getJson, RegistryHttpError, type Downloaded, type RegistryHttpOptions } from './http.js';
 import { checkSlug } from './clawhub.js';
 import { SkillInstallError, type ArchiveSource, type SearchHit, type SkillMeta, type SkillRegistry } from './registry.js';
-import type { RegistrySettings } from './settings.js';
+import { requestOptions, type RegistrySettings } from './settings.js';
 
+const GITHUB_JSON = 'application/vnd.github+json';
 const SEGMENT = /^[A-Za-z0-9_.-]+$/;
 
 export interface GitHubTarget {
@@ -51,23 +52,18 @@ const repositorySchema = z.looseObject({ default_branch: z.string().min(1) });
 /** Searches and installs skills kept in repositories, through the host's code search and archive (zipball) API. */
 export class GitHubRegistry implements SkillRegistry {
   readonly kind = 'github';
+  readonly name: string;
+  readonly maxZipBytes: number;
   private readonly api: string;
 
   constructor(private readonly settings: RegistrySettings) {
+    this.name = settings.name;
+    this.maxZipBytes = settings.maxZipBytes;
     this.api = githubApiBase(settings.baseUrl);
   }
 
-  get name(): string {
-    return this.settings.name;
-  }
-
-  get maxZipBytes(): number {
-    return this.settings.maxZipBytes;
-  }
-
-  private options(signal?: AbortSignal) {
-    const { timeoutMs, maxResponseBytes, token, proxy } = this.settings;
-    return { timeoutMs, maxBytes: maxResponseBytes, accept: 'application/vnd.github+json', ...(token ? { token } : {}), ...(proxy ? { proxy } : {}), ...(signal ? { signal } : {}) };
+  private options(signal?: AbortSignal): RegistryHttpOptions {
+    return requestOptions(this.settings, signal, GITHUB_JSON);
   }
 
   /**
@@ -131,6 +127,6 @@ export class GitHubRegistry implements SkillRegistry {
   }
 
   download(source: ArchiveSource, sink: Writable, signal?: AbortSignal): Promise<Downloaded> {
-    return download(source.url, sink, { ...this.options(signal), accept: 'application/vnd.github+json', maxBytes: this.settings.maxZipBytes });
+    return download(source.url, sink, { ...this.options(signal), accept: GITHUB_JSON, maxBytes: this.settings.maxZipBytes });
   }
 }

@@ -90,6 +90,19 @@ async function open(url: string, options: RegistryHttpOptions, signal: AbortSign
   return answer;
 }
 
+/** The body's chunks, failing once together they pass `maxBytes` (a header may say less than is sent). */
+async function* capped(answer: Dispatcher.ResponseData, maxBytes: number, what: string): AsyncGenerator<Buffer> {
+  let size = 0;
+  for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      drop(answer.body);
+      throw new RegistryHttpError('too_large', `${what} passed the limit of ${limitText(maxBytes)}`);
+    }
+    yield chunk;
+  }
+}
+
 /** A JSON answer, read whole but never past `maxBytes`, within `timeoutMs` from start to end. */
 export async function getJson(url: string, options: RegistryHttpOptions): Promise<unknown> {
   const deadline = AbortSignal.timeout(options.timeoutMs);
@@ -97,15 +110,7 @@ export async function getJson(url: string, options: RegistryHttpOptions): Promis
   try {
     const answer = await open(url, options, signal);
     const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of answer.body as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > options.maxBytes) {
-        drop(answer.body);
-        throw new RegistryHttpError('too_large', `the answer of ${url} passed the limit of ${limitText(options.maxBytes)}`);
-      }
-      chunks.push(chunk);
-    }
+    for await (const chunk of capped(answer, options.maxBytes, `the answer of ${url}`)) chunks.push(chunk);
     const text = Buffer.concat(chunks).toString('utf8');
     try {
       return JSON.parse(text) as unknown;
@@ -131,12 +136,8 @@ export async function download(url: string, sink: Writable, options: RegistryHtt
   let bytes = 0;
   try {
     const answer = await open(url, { ...options, accept: options.accept ?? 'application/zip, application/octet-stream' }, options.signal ?? new AbortController().signal);
-    for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+    for await (const chunk of capped(answer, options.maxBytes, `the download from ${url}`)) {
       bytes += chunk.length;
-      if (bytes > options.maxBytes) {
-        drop(answer.body);
-        throw new RegistryHttpError('too_large', `the download from ${url} passed the limit of ${limitText(options.maxBytes)}`);
-      }
       hash.update(chunk);
       if (!sink.write(chunk)) await new Promise<void>((resolve) => sink.once('drain', resolve));
     }

@@ -1,5 +1,6 @@
 import type { Config } from '../../store/config/index.js';
 import type { RegistryType } from '../../store/config/schema/tools/skills.js';
+import type { RegistryHttpOptions } from './http.js';
 
 export type SkillsConfig = Config['tools']['skills'];
 
@@ -81,4 +82,10 @@ export function skillsSettings(skills: SkillsConfig): SkillsSettings {
     cache: { maxSize: skills.search_cache.max_size, ttlMs: skills.search_cache.ttl_seconds * 1000 },
     installAllowedRemotes: skills.install_allowed_remotes,
   };
+}
+
+/** What every call to a registry takes from its settings: the time limit, the answer cap, the token and the proxy. */
+export function requestOptions(settings: RegistrySettings, signal?: AbortSignal, accept?: string): RegistryHttpOptions {
+  const { timeoutMs, maxResponseBytes, token, proxy } = settings;
+  return { timeoutMs, maxBytes: maxResponseBytes, ...(accept ? { accept } : {}), ...(token ? { token } : {}), ...(proxy ? { proxy } : {}), ...(signal ? { signal } : {}) };
 }

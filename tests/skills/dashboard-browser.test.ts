@@ -1,17 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
-import { PASSWORD } from '../launcher/launcher-harness.js';
-import { launchChromium, SCREENSHOTS, watchViolations } from '../support/browser.js';
-import { overflow, PHONE } from '../dashboard/browser-session.js';
+import { launchChromium, watchViolations } from '../support/browser.js';
+import { buildBundle, open, overflow, PHONE, shot, signedIn } from '../dashboard/browser-session.js';
 import { seedDraft, skillsDashboard } from '../support/skills-dashboard.js';
 
-const build = spawnSync(process.execPath, [fileURLToPath(new URL('../../web/build.mjs', import.meta.url))], { encoding: 'utf8' });
-if (build.status !== 0) throw new Error(`the dashboard bundle did not build: ${build.stderr}`);
+buildBundle();
 
 test('in a browser: the skills page lists, searches, installs (a suspicious one after "Install anyway"), removes, and accepts a draft', async () => {
   const { dashboard, server } = await skillsDashboard();
@@ -19,13 +15,9 @@ test('in a browser: the skills page lists, searches, installs (a suspicious one 
   try {
     await seedDraft(dashboard, 'd_web', 'web-notes');
     browser = await launchChromium();
-    const page = await browser.newPage();
+    const page = await (await signedIn(browser, dashboard)).newPage();
     const problems = watchViolations(page);
-    await page.goto(dashboard.launcher.url);
-    await page.fill('#password', PASSWORD);
-    await Promise.all([page.waitForURL(`${dashboard.launcher.url}/`), page.click('button[type=submit]')]);
-    await page.goto(`${dashboard.launcher.url}/#/skills`);
-    await page.waitForSelector('#skills-installed tr[data-skill="summarize"]');
+    await open(page, dashboard, 'skills', '#skills-installed tr[data-skill="summarize"]');
     assert.is(await page.locator('#skills-installed tr[data-skill="summarize"] td').nth(2).textContent(), 'built-in');
 
     await page.fill('#skills-query', 'weather');
@@ -48,7 +40,7 @@ test('in a browser: the skills page lists, searches, installs (a suspicious one 
     assert.not.ok(existsSync(join(dashboard.home.workspace, 'skills', 'weather')));
 
     await page.waitForSelector('#skills-drafts tr[data-draft="d_web"][data-status="pending"]');
-    await page.screenshot({ path: `${SCREENSHOTS}dashboard-skills.png`, fullPage: true });
+    await shot(page, 'skills');
     await page.click('#skills-drafts tr[data-draft="d_web"] .draft-accept');
     await page.waitForSelector('#skills-drafts tr[data-draft="d_web"][data-status="accepted"]');
     assert.is(await page.textContent('#skills-message'), 'Draft web-notes accepted.');

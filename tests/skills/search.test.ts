@@ -165,6 +165,15 @@ test('a registry with a proxy is reached through it (an HTTP CONNECT proxy on lo
   }
 });
 
+test('0 means the built-in default: 30 s, 50 MB zips, 2 MB answers; empty paths are the ClawHub defaults', () => {
+  const [zeros, set] = ['zeros', 'set'].map((name) => skillServices(skillsConfig({ [name]: name === 'zeros' ? { base_url: 'http://hub' } : { base_url: 'http://hub/', timeout: 5, max_zip_size: 1000, max_response_size: 2000, search_path: 'find' } }), roots).settings.registries[0]!);
+  assert.equal(zeros, {
+    name: 'zeros', kind: 'clawhub', baseUrl: 'http://hub', timeoutMs: 30_000, maxZipBytes: 50 * 1024 * 1024, maxResponseBytes: 2 * 1024 * 1024,
+    searchPath: '/api/v1/search', skillsPath: '/api/v1/skills', downloadPath: '/api/v1/download',
+  });
+  assert.equal([set!.baseUrl, set!.timeoutMs, set!.maxZipBytes, set!.maxResponseBytes, set!.searchPath], ['http://hub', 5000, 1000, 2000, '/find']);
+});
+
 test('registries accept the list form and object form; unnamed list entries are warned about', () => {
   const list = validateConfig({ version: 2, tools: { skills: { registries: [{ name: 'clawhub', base_url: 'https://hub.example' }, { name: 'mine', type: 'github', base_url: 'https://ghe.example' }, { base_url: 'x' }] } } });
   if (!list.ok) throw new Error(list.problems.join('; '));

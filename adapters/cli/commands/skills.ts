@@ -173,24 +173,20 @@ function show(context: CommandContext): number {
   return 0;
 }
 
+const HANDLERS: Record<(typeof SUBCOMMANDS)[number], (context: CommandContext) => number | Promise<number>> = {
+  list,
+  search,
+  install,
+  remove,
+  show,
+  drafts: (context) => evolutionCommand(context, 'drafts', loaded(context)),
+  accept: (context) => evolutionCommand(context, 'accept', loaded(context)),
+  reject: (context) => evolutionCommand(context, 'reject', loaded(context)),
+};
+
 export async function run(context: CommandContext): Promise<number> {
   const [sub] = context.positionals;
-  switch (sub) {
-    case 'list':
-      return list(context);
-    case 'search':
-      return search(context);
-    case 'install':
-      return install(context);
-    case 'remove':
-      return remove(context);
-    case 'show':
-      return show(context);
-    case 'drafts':
-    case 'accept':
-    case 'reject':
-      return evolutionCommand(context, sub, loaded(context));
-    default:
-      throw new UsageError(sub === undefined ? 'a subcommand is missing' : `"${sub}" is not a skills subcommand (allowed: ${SUBCOMMANDS.join(', ')})`, HELP);
-  }
+  const handler = sub !== undefined && Object.hasOwn(HANDLERS, sub) ? HANDLERS[sub as keyof typeof HANDLERS] : undefined;
+  if (!handler) throw new UsageError(sub === undefined ? 'a subcommand is missing' : `"${sub}" is not a skills subcommand (allowed: ${SUBCOMMANDS.join(', ')})`, HELP);
+  return handler(context);
 }

@@ -56,9 +56,12 @@ export function skillsHost(deps: SkillsHostDeps): SkillsHost {
     }
     return cached.services;
   };
-  const view = (): EvolutionView => {
+  // A running gateway's last events may still be on their way into lmdb: read once they are committed.
+  const view = async (): Promise<EvolutionView> => {
     const log = deps.log();
-    return log ? EvolutionView.fromLog(log) : new EvolutionView();
+    if (!log) return new EvolutionView();
+    if (!log.readOnly) await log.committed();
+    return EvolutionView.fromLog(log);
   };
   return {
     installed: () => {
@@ -68,15 +71,15 @@ export function skillsHost(deps: SkillsHostDeps): SkillsHost {
     search: (query, limit) => services(loaded()).search.search(query, limit),
     install: (request) => services(loaded()).installer.install(request),
     remove: (name, global) => services(loaded()).installer.remove(name, { global }),
-    drafts: () =>
-      view().draftList().map((d): DraftRow => {
+    drafts: async () =>
+      (await view()).draftList().map((d): DraftRow => {
         const { records, model_name: _model, drafted_at, decided_at: _at, id, ...rest } = d;
         return { id, ...rest, records: records.length, drafted_at };
       }),
     decide: async (draft, decision) => {
       const engine = deps.engine();
       if (!engine) return { ok: false, code: 'gateway_stopped', message: 'the gateway is stopped; start it to decide drafts' };
-      if (!view().drafts.has(draft)) return { ok: false, code: 'draft_unknown', message: `there is no draft ${draft}` };
+      if (!(await view()).drafts.has(draft)) return { ok: false, code: 'draft_unknown', message: `there is no draft ${draft}` };
       await engine;
       const request = `r_${now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
       const final: ReadonlySet<string> = decision === 'accept' && applies(loaded().config) ? new Set(['skill.applied', 'skill.apply_failed', 'skill.decision.refused']) : ANSWERS;

@@ -27,7 +27,7 @@ export interface SkillsHost {
   search(query: string, limit: number): Promise<SearchOutcome>;
   install(request: InstallRequest): Promise<InstallResult>;
   remove(name: string, global: boolean): RemoveResult;
-  drafts(): DraftRow[];
+  drafts(): Promise<DraftRow[]>;
   /** Asks the running gateway's evolution actor; `gateway_stopped` when there is none. */
   decide(draft: string, decision: 'accept' | 'reject'): Promise<DraftDecision>;
 }

@@ -81,8 +81,8 @@ export function skillsRoutes(host: DashboardHost): Router {
       failed(res, error);
     }
   });
-  router.get('/skills/drafts', (_req, res) => {
-    res.json({ drafts: host.skills.drafts() });
+  router.get('/skills/drafts', async (_req, res) => {
+    res.json({ drafts: await host.skills.drafts() });
   });
   router.post('/skills/drafts/:id/:decision', async (req, res) => {
     const { id, decision } = req.params;
