@@ -4,7 +4,8 @@ import { connect, type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import * as assert from 'uvu/assert';
 import { skillServices } from '../../adapters/skills/index.js';
-import { validateConfig } from '../../store/config/index.js';
+import { loadConfig, validateConfig } from '../../store/config/index.js';
+import { tempHome as configHome } from '../config/home.js';
 import { startClawHubServer, type Gauge, type RegistryServer } from '../support/skill-registry-server.js';
 import { skillZip } from '../support/skill-zips.js';
 
@@ -172,6 +173,20 @@ test('0 means the built-in default: 30 s, 50 MB zips, 2 MB answers; empty paths 
     searchPath: '/api/v1/search', skillsPath: '/api/v1/skills', downloadPath: '/api/v1/download',
   });
   assert.equal([set!.baseUrl, set!.timeoutMs, set!.maxZipBytes, set!.maxResponseBytes, set!.searchPath], ['http://hub', 5000, 1000, 2000, '/find']);
+});
+
+test('.security.yml tokens fill registries of the config (list form too); a token for no configured registry is ignored with a warning', () => {
+  const h = configHome();
+  try {
+    h.writeConfig({ version: 2, tools: { skills: { registries: [{ name: 'company', base_url: 'https://skills.example' }] } } });
+    h.writeCredentials({ skills: { registries: { company: { auth_token: 'cmp_token_000000001' }, ghost: { auth_token: 'gst_token_000000001' } } } });
+    const { config, warnings } = loadConfig({ env: h.env });
+    assert.is(config.tools.skills.registries.company!.auth_token.reveal(), 'cmp_token_000000001');
+    assert.equal(Object.keys(config.tools.skills.registries), ['clawhub', 'github', 'company']);
+    assert.equal(warnings, ['.security.yml: skills.registries.ghost matches no registry in the config (ignored)']);
+  } finally {
+    h.remove();
+  }
 });
 
 test('registries accept the list form and object form; unnamed list entries are warned about', () => {
