@@ -91,11 +91,12 @@ export class EvolutionActor {
     this.cause = 'COLD_PATH_DONE';
   }
 
-  /** Moves of the machine on the bus, for the dashboard's board; the starting state is no move. */
+  /** Moves of the machine on the bus, for the dashboard's board; the starting state is no move, nor any while disabled. */
   private moved(to: string): void {
     if (to === this.state) return;
     const from = this.state;
     this.state = to;
+    if (!this.deps.config().evolution.enabled) return;
     this.deps.bus.publish({ type: 'actor.transitioned', data: { actor: 'evolution', machine: 'evolution', from, to, event: this.cause } });
   }
 

@@ -47,14 +47,12 @@ test('observe: each completed turn is recorded (tools, outcome, skills, duration
   }
 });
 
-test('disabled (the default): no record at all', async () => {
+test('disabled (the default): no record and no event of its own, not even at shutdown', async () => {
   const f = await startTurnFixture();
-  try {
-    await writeTurn(f, 'a.txt', 'alpha');
-    assert.equal(of(f, 'learning.recorded'), []);
-  } finally {
-    await f.close();
-  }
+  await writeTurn(f, 'a.txt', 'alpha');
+  await f.close();
+  assert.equal(of(f, 'learning.recorded'), []);
+  assert.equal(f.events.filter((e) => e.type === 'actor.transitioned' && e.data.actor === 'evolution'), []);
 });
 
 test('draft: once a shape has min_task_count records at min_success_ratio, the model drafts a skill from them', async () => {
