@@ -2,7 +2,7 @@ import { Bus } from '../bus/index.js';
 import { redactorOf, type LoadedConfig } from '../store/config/index.js';
 import { EventLog } from '../store/log/event-log.js';
 import { logDir } from '../store/paths.js';
-import { closeCutOffTurns } from './recovery.js';
+import { closeCutOffTasks, closeCutOffTurns } from './recovery.js';
 
 /**
  * The log and the bus of a process, with the turns the previous run left open closed. The gateway opens
@@ -18,6 +18,7 @@ export class RuntimeCore {
     command: string,
   ) {
     this.cutOffTurns = closeCutOffTurns(log, bus);
+    closeCutOffTasks(log, bus);
     bus.publish({ type: 'runtime.started', data: { pid: process.pid, command } });
   }
 

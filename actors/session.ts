@@ -4,6 +4,7 @@ import type { PluginCommand } from '../adapters/plugins/api.js';
 import type { ModelRouter } from '../adapters/providers/router.js';
 import type { ToolSpec } from '../adapters/providers/provider.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
+import type { TaskView } from '../adapters/tools/subagent/index.js';
 import { listMcpText, showMcpText, type McpManager } from '../adapters/mcp/index.js';
 import { mcpDiscoveryMachine, unlockedTools } from '../machines/mcp-discovery.js';
 import { sessionMachine } from '../machines/session.js';
@@ -13,7 +14,6 @@ import { emptyHistory, foldHistory, HISTORY_TYPES, type SessionHistory } from '.
 import type { EventLog } from '../store/log/event-log.js';
 import type { SkillInfo } from '../store/skills.js';
 import type { AgentDoc } from '../store/workspace.js';
-import { agentSkills } from './agent-skills.js';
 import { HELP_TEXT, parseChatCommand, type ParsedCommand } from './chat-commands.js';
 import type { HookEngine } from './hooks/engine.js';
 import type { PluginHost } from './plugins/plugin-host.js';
@@ -24,6 +24,8 @@ import { profileAllows, type PromptBuilder } from './prompt-builder.js';
 import type { TodoTool } from './todo-tool.js';
 import { isLong, summarizeIfLong } from './summarizer.js';
 import { runTurn, type Toolbox, type TurnHandle, type TurnSettings } from './turn-runner.js';
+import type { ModelChoice } from './wiring/agent-model.js';
+import { withFallbacks } from './wiring/model-fallbacks.js';
 
 const MESSAGE = { type: 'MESSAGE' } as const;
 
@@ -61,6 +63,23 @@ export type SessionReply =
   | { kind: 'command'; text: string }
   | { kind: 'none' };
 
+/** A subagent's session is linked to the turn and the task that started it; its events carry both keys. */
+export interface SessionLink {
+  /** The turn that started the task. */
+  parent: string;
+  task: string;
+  /** The agent of that turn, whose `subagents.model` the child's turns use first. */
+  delegatedBy: string;
+}
+
+/** The subagent tasks started in a conversation (`actors/subagents`), as its chat commands reach them. */
+export interface SessionSubagents {
+  /** Cancels every task under the conversation `root` (a session id); returns how many. */
+  cancelUnder(root: string, reason: string): number;
+  /** The tasks under `root` that are still running, oldest first. */
+  runningUnder(root: string): TaskView[];
+}
+
 /** What a session borrows from its agent. */
 export interface AgentServices {
   agent: string;
@@ -76,10 +95,16 @@ export interface AgentServices {
   agentDoc: () => AgentDoc;
   /** Tool names this agent exposes (the `tools` of its AGENT.md applied). */
   toolNames: (doc: AgentDoc) => string[];
+  /** The model of a turn of this agent; `delegatedBy` is set for a subagent's turn. */
+  model: (doc: AgentDoc, delegatedBy?: string) => ModelChoice;
+  /** The agent registry of the prompt for a turn offering these tools (none without spawnable peers). */
+  peers?: (tools: readonly string[]) => string | undefined;
+  subagents?: SessionSubagents;
   /** Hooks and approvals: each turn asks it for its hook pipeline. */
   hooks?: HookEngine;
   /** Plugin packages: their states for `/list plugins`, and the chat commands they add. */
   plugins?: PluginHost;
+  /** The runtime's data workspace (cron jobs live there); an agent's files are in its sandbox. */
   workspace: string;
   now: () => Date;
   /** MCP servers and discovery; absent when `tools.mcp.enabled` is false. */
@@ -102,15 +127,15 @@ export class SessionActor {
   private readonly lifecycle: MachineActor<typeof sessionMachine>;
   private readonly finished = (): void => this.lifecycle.send({ type: 'FINISHED' });
   private lastToolbox: { own: readonly string[]; profile: TurnProfile | undefined; box: Toolbox } | undefined;
-  /** The catalog as this agent's AGENT.md narrows it (`skills`). */
-  private readonly skills: (doc: AgentDoc) => SkillInfo[];
   /** Messages taken into the queue so far, and the last of them a hook's `hard_abort` dropped. */
   private received = 0;
   private dropThrough = 0;
 
-  constructor(private readonly services: AgentServices, readonly key: string, readonly id: string) {
+  private readonly correlation: Correlation;
+
+  constructor(private readonly services: AgentServices, readonly key: string, readonly id: string, private readonly link?: SessionLink) {
+    this.correlation = link ? { agent: services.agent, session: id, parent: link.parent, task: link.task } : { agent: services.agent, session: id };
     const actorId = `session:${id}`;
-    this.skills = agentSkills(services.skills);
     this.lifecycle = new MachineActor(createActor(sessionMachine, { id: actorId }), {
       bus: services.bus,
       correlation: this.correlation,
@@ -171,24 +196,34 @@ export class SessionActor {
     return box;
   }
 
-  private get correlation(): Correlation {
-    return { agent: this.services.agent, session: this.id };
-  }
-
   /** Control messages skip the queue; everything else waits for the turn before it. */
   handle(message: InboundMessage): Promise<SessionReply> {
     const command = parseChatCommand(message.text);
     if (command && message.commands && !message.commands.includes(command.name)) return Promise.resolve(this.unsupported(command, message));
-    if (command?.name === 'stop') return Promise.resolve(this.stop());
+    if (command?.name === 'stop') return Promise.resolve(this.stop(command));
     if (command?.name === 'approve' || command?.name === 'deny') return Promise.resolve(this.answerApproval(command, message));
     const added = command ? undefined : this.pluginCommand(message.text);
-    this.lifecycle.send({ type: 'RECEIVED' });
-    const number = ++this.received;
-    const next = this.queue.then(() => {
-      if (number <= this.dropThrough) return this.dropped(message);
+    const number = this.received + 1;
+    return this.enqueue(() => {
+      if (number <= this.dropThrough) return Promise.resolve(this.dropped(message));
       if (command) return this.command(command, message);
       return added ? this.runPluginCommand(added, message) : this.turn(message, undefined);
     });
+  }
+
+  /**
+   * A subagent's task as a turn of this (linked) session: no history, no chat commands; aborting `signal` aborts the
+   * turn and records `signal.reason` as why.
+   */
+  delegate(message: InboundMessage, signal: AbortSignal): Promise<SessionReply> {
+    return this.enqueue(() => this.turn(message, undefined, signal));
+  }
+
+  /** Every message waits for the one before it; `received` counts them (a hook's `hard_abort` drops those queued). */
+  private enqueue(work: () => Promise<SessionReply>): Promise<SessionReply> {
+    this.lifecycle.send({ type: 'RECEIVED' });
+    this.received++;
+    const next = this.queue.then(work);
     // The next message waits on the queue, so it never rejects, whatever this one did.
     this.queue = next.then(this.finished, this.finished).catch(() => undefined);
     return next;
@@ -200,11 +235,21 @@ export class SessionActor {
 
   /** Ends a running turn as aborted (shutdown); returns when it has ended. */
   async abortRunning(reason: string): Promise<void> {
-    const running = this.running;
-    if (!running) return;
-    running.abort(reason);
-    await running.done.catch(() => undefined);
-    this.services.bus.publish({ ...this.correlation, turn: running.id, type: 'turn.aborted', data: { reason } });
+    if (this.running) await this.abortTurn(this.running, reason);
+  }
+
+  private async abortTurn(turn: TurnHandle, reason: string): Promise<void> {
+    turn.abort(reason);
+    await turn.done.catch(() => undefined);
+    this.services.bus.publish({ ...this.correlation, turn: turn.id, type: 'turn.aborted', data: { reason } });
+  }
+
+  /** Aborts `turn` once `signal` fires (at once if it has); the returned function stops listening. */
+  private abortOn(signal: AbortSignal, turn: TurnHandle): () => void {
+    const abort = (): void => void this.abortTurn(turn, String(signal.reason ?? 'canceled'));
+    if (signal.aborted) abort();
+    else signal.addEventListener('abort', abort, { once: true });
+    return () => signal.removeEventListener('abort', abort);
   }
 
   stopActors(reason: string): void {
@@ -213,12 +258,17 @@ export class SessionActor {
     this.lifecycle.stop(reason);
   }
 
-  private stop(): SessionReply {
+  /** Stops the running turn and every subagent task started from this conversation. */
+  private stop(command: ParsedCommand): SessionReply {
     const running = this.running;
-    if (!running) return { kind: 'command', text: 'Nothing is running.' };
-    running.stop();
-    // The stopped turn replies "Stopped." itself; answering here too would send two messages.
-    return { kind: 'none' };
+    const tasks = this.services.subagents?.cancelUnder(this.id, '/stop in the chat that started it') ?? 0;
+    if (running) {
+      running.stop();
+      // The stopped turn replies "Stopped." itself; answering here too would send two messages.
+      return { kind: 'none' };
+    }
+    if (tasks > 0) return this.reply(command, `Stopped ${tasks} subagent task${tasks === 1 ? '' : 's'}.`);
+    return { kind: 'command', text: 'Nothing is running.' };
   }
 
   /** `/approve <id>` and `/deny <id>` answer a call of this session's turn waiting for the user, at once. */
@@ -272,9 +322,19 @@ export class SessionActor {
         return this.reply(command, this.list(command.args));
       case 'show':
         return this.reply(command, this.show(command.args));
+      case 'subagents':
+        return this.reply(command, this.runningTasks());
       default:
         return this.reply(command, HELP_TEXT);
     }
+  }
+
+  private runningTasks(): string {
+    const tasks = this.services.subagents?.runningUnder(this.id) ?? [];
+    if (tasks.length === 0) return 'No subagent tasks are running in this chat.';
+    const seconds = (from: number) => Math.max(0, Math.round((this.services.now().getTime() - from) / 1000));
+    const lines = tasks.map((t) => `${t.task_id} ${t.label ? `"${t.label}" ` : ''}(agent ${t.agent_id}): ${t.waiting ? 'waiting for a free slot' : `running for ${seconds(t.started_at ?? t.created_at)} s`}`);
+    return [`Running subagent tasks (${tasks.length}):`, ...lines].join('\n');
   }
 
   private show(what: string): string {
@@ -285,8 +345,9 @@ export class SessionActor {
 
   private list(what: string): string {
     if (what === 'skills') {
+      // The agent's skills (its AGENT.md or agents.list entry narrows them), as its turn profile lets them through.
       const profile = this.services.config().agents.defaults.turn_profile;
-      const usable = this.skills(this.services.agentDoc()).filter((s) => profileAllows(profile, 'skills', s.name));
+      const usable = this.services.skills().filter((s) => profileAllows(profile, 'skills', s.name));
       return usable.map((s) => `${s.name}: ${s.description}`).join('\n') || `No skills for agent ${this.services.agent}.`;
     }
     if (what === 'mcp') return this.services.mcp ? listMcpText(this.services.mcp.manager.statuses()) : 'MCP is not configured.';
@@ -303,10 +364,9 @@ export class SessionActor {
       if (armed) this.services.bus.publish({ ...this.correlation, type: 'skill.disarmed', data: { skill: armed } });
       return this.reply(command, armed ? `Cancelled /use ${armed}.` : 'No skill was armed.');
     }
-    const skills = this.skills(this.services.agentDoc());
-    const skill = skills.find((s) => s.name === skillName);
+    const skill = this.services.skills().find((s) => s.name === skillName);
     if (!skill) {
-      const known = skills.map((s) => s.name).join(', ') || 'none';
+      const known = this.services.skills().map((s) => s.name).join(', ') || 'none';
       return this.reply(command, `Unknown skill "${skillName}" (installed: ${known}).`);
     }
     const message = command.args.slice(skillName.length).trim();
@@ -342,10 +402,10 @@ export class SessionActor {
     return this.history ?? history;
   }
 
-  private settings(): TurnSettings {
+  private settings(model: ModelChoice): TurnSettings {
     const config = this.services.config();
     const defaults = config.agents.defaults;
-    const modelName = defaults.model ?? config.model_list.find((m) => m.enabled)?.model_name ?? '';
+    const modelName = model.primary;
     return {
       model_name: modelName,
       stream: config.model_list.find((m) => m.model_name === modelName)?.streaming.enabled ?? false,
@@ -359,7 +419,7 @@ export class SessionActor {
     // Most messages find nothing armed and nothing to clear: the machine's `can` says so without a step.
     if (this.override.getSnapshot().can(MESSAGE)) this.override.send(MESSAGE);
     const applies = this.override.getSnapshot().context.applies;
-    return applies ? this.skills(this.services.agentDoc()).find((s) => s.name === applies) : undefined;
+    return applies ? this.services.skills().find((s) => s.name === applies) : undefined;
   }
 
   /** The message with its voice recordings turned into text; a recording that fails to transcribe is said so. */
@@ -378,7 +438,7 @@ export class SessionActor {
   }
 
   // Most turns have no voice message and a short history: they await nothing but the turn itself.
-  private async turn(received: InboundMessage, forced: SkillInfo | undefined): Promise<SessionReply> {
+  private async turn(received: InboundMessage, forced: SkillInfo | undefined, cancel?: AbortSignal): Promise<SessionReply> {
     const audio = received.media?.filter((m) => m.kind === 'audio') ?? [];
     const transcribe = this.services.transcribe;
     const message = audio.length > 0 && transcribe ? await this.withTranscripts(received, audio, transcribe) : received;
@@ -386,27 +446,29 @@ export class SessionActor {
     const services = this.services;
     const skill = this.skillFor(forced);
     const id = newTurnId();
-    const settings = this.settings();
-    const loaded = this.loadHistory();
+    const doc = services.agentDoc();
+    const model = services.model(doc, this.link?.delegatedBy);
+    const settings = this.settings(model);
+    // A subagent starts from nothing but its task.
+    const loaded = this.link ? emptyHistory() : this.loadHistory();
     const history = isLong(loaded) ? await this.compactedHistory(loaded, settings.model_name) : loaded;
-    const started = bus.publish(draftOf({ agent: this.services.agent, session: this.id, turn: id }, 'turn.started', {
+    const started = bus.publish(draftOf(Object.assign({}, this.correlation, { turn: id }), 'turn.started', {
       message_id: message.messageId, channel: message.channel, chat: message.chat, text: message.text, session_key: this.key, skill: skill?.name, settings,
     }));
     this.history = foldHistory(history, started);
-    const doc = services.agentDoc();
     const own = services.toolNames(doc);
     const servers = doc.frontmatter.mcpServers;
     // Without MCP nothing changes the tools in the middle of a turn: one toolbox serves the whole turn.
     const fixed = services.mcp ? undefined : this.toolbox(own, servers);
     // Most turns have no hooks and need no approval: they build no pipeline.
     const hooks = services.hooks?.active() && services.hooks.forTurn({
-      keys: { agent: services.agent, session: this.id, turn: id },
+      keys: Object.assign({}, this.correlation, { turn: id }),
       meta: { agent: services.agent, session: this.id, session_key: this.key, turn: id, channel: message.channel, chat: message.chat },
       offered: (name) => (fixed ?? this.toolbox(own, servers)).names.includes(name),
     });
     const handle = runTurn(id, this.correlation, settings, {
       bus,
-      router: services.router,
+      router: withFallbacks(services.router, model.fallbacks, (draft) => bus.publish(draft)),
       toolbox: () => fixed ?? this.toolbox(own, servers),
       buildPrompt: () =>
         services.prompt.build({
@@ -417,10 +479,11 @@ export class SessionActor {
           now: services.now(),
           history,
           skill,
-          skills: this.skills(doc),
+          skills: services.skills(),
           doc,
           tools: (fixed ?? this.toolbox(own, servers)).names,
           profile: services.config().agents.defaults.turn_profile,
+          agents: services.peers?.((fixed ?? this.toolbox(own, servers)).names),
         }),
       toolContext: {
         agent: services.agent,
@@ -434,6 +497,7 @@ export class SessionActor {
       hooks: hooks || undefined,
     });
     this.running = handle;
+    const unhook = cancel && this.abortOn(cancel, handle);
     try {
       const { output, ending } = await handle.done;
       this.discovery?.send({ type: 'TURN_ENDED' });
@@ -442,6 +506,7 @@ export class SessionActor {
       return { kind: 'turn', turn: id, outcome: output.outcome, text: output.reply };
     } finally {
       this.running = undefined;
+      unhook?.();
     }
   }
 }

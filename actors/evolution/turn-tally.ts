@@ -1,4 +1,4 @@
-import type { Correlation, Envelope, EventDataInput } from '../../bus/index.js';
+import type { Correlation, Envelope, EventData } from '../../bus/index.js';
 import { taskShape, taskSummary } from './task-shape.js';
 
 interface Tally {
@@ -9,7 +9,7 @@ interface Tally {
   output: number;
 }
 
-export type LearningRecord = { correlation: Correlation; data: EventDataInput<'learning.recorded'> };
+export type LearningRecord = { correlation: Correlation; data: EventData<'learning.recorded'> };
 
 /** The events a tally reads. */
 export const TALLY_TYPES = ['turn.started', 'tool.requested', 'provider.responded', 'turn.completed', 'turn.failed', 'turn.stopped', 'turn.aborted'] as const;

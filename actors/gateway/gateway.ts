@@ -58,10 +58,12 @@ const LEFT_WORK_MS = 10_000;
 /** Maintenance intervals (2 s config check) are stretched by `power.poll_interval_multiplier`. */
 const CONFIG_CHECK_MS = 2000;
 /**
- * How long after the last channel reports the engine and cron wait before loading. Loading them is ~30 ms of
- * synchronous compiling; started at once, it held up the `/ready` answer that the same report made true.
+ * How long after the last channel reports the engine and cron wait before loading. Loading them is synchronous
+ * compiling; started at once, it held up the `/ready` answer that the same report made true.
  */
 const BACKGROUND_START_DELAY_MS = 100;
+/** Why subagent tasks still running at a stop are canceled, as their `subagent.ended` records it. */
+const STOP_REASON = 'the gateway is stopping';
 
 /** The web-UI channel lives in the launcher: a `pico` entry runs only where the host builds it. */
 function runs(entry: ChannelEntry, options: GatewayOptions): boolean {
@@ -236,7 +238,9 @@ export class Gateway {
     // A stop never overlaps the start, which would schedule the next store poll after it.
     await this.cronStarting;
     this.cron.stop();
-    const finished = await this.dispatcher.drain(this.options.drainMs ?? 10_000);
+    const drainMs = this.options.drainMs ?? 10_000;
+    // Spawned subagents drain alongside the turns; what still runs after that is canceled with the engine.
+    const [finished] = await Promise.all([this.dispatcher.drain(drainMs), this.engineLoad?.then((engine) => engine.subagents.drain(drainMs, STOP_REASON), () => undefined)]);
     if (!finished) logs.gateway.warn('running turns did not finish in time and are aborted');
     await Promise.all([...this.actors.values()].map((a) => a.stop()));
     this.approvals.unsubscribe();
@@ -295,7 +299,7 @@ export class Gateway {
   /** Ends running turns (once the engine is loaded), flushes the log and closes it. */
   private async closeEngine(): Promise<void> {
     const engine = await this.engineLoad?.catch(() => undefined);
-    await (engine ?? this.core).close();
+    await (engine ? engine.close({ reason: STOP_REASON }) : this.core.close());
   }
 
   /**
@@ -380,7 +384,8 @@ export class Gateway {
    * What the `message` and `send_file` tools send, through the same outbox as replies. Channels carry text,
    * so attached files are named by their path under the text.
    */
-  private async sendToChat(target: SendTarget, text: string, media: ToolMedia[]): Promise<void> {
+  private async sendToChat(wanted: SendTarget, text: string, media: ToolMedia[]): Promise<void> {
+    const target = this.chatOf(wanted);
     // Turns name their channel by kind (`telegram`), the tool's caller may name an entry: either is found.
     const actor = this.actors.get(target.channel) ?? [...this.actors.values()].find((a) => a.id.kind === target.channel);
     if (!actor) throw new Error(`no channel "${target.channel}" is running (running: ${[...this.actors.keys()].join(', ') || 'none'})`);
@@ -389,6 +394,17 @@ export class Gateway {
     // A chat is `direct:<id>`, `group:<id>` or `channel:<id>`; the platform address is the id.
     const replyTo = target.chat.replace(/^(direct|group|channel):/, '');
     await this.outbox.deliver({ actor, chat: target.chat, replyTo, keyBase: `tool:${id}`, correlation: {} }, 'message', body);
+  }
+
+  /**
+   * The heartbeat's own chat (channel `system`) is nobody's: its turn's `message` calls, and those of the subagents
+   * it spawns, reach the user in the last active chat, as its answer does.
+   */
+  private chatOf(target: SendTarget): SendTarget {
+    if (target.channel !== 'system') return target;
+    const last = readLastChannel(this.loaded.workspace);
+    if (!last) throw new Error('no chat has been active yet, so there is no one to send to');
+    return { channel: last.channel, chat: last.chat };
   }
 
   private async notifyLastChannel(text: string, runId: string): Promise<boolean> {

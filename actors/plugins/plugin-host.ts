@@ -4,7 +4,7 @@ import { PluginLoadError, type PluginChannelSpec, type PluginCommand, type Plugi
 import { loadChildPlugin } from '../../adapters/plugins/child-plugin.js';
 import { checkedPluginConfig } from '../../adapters/plugins/config-check.js';
 import { loadInProcess } from '../../adapters/plugins/load-in-process.js';
-import type { ToolRegistry } from '../../adapters/tools/registry.js';
+import type { Tool } from '../../adapters/tools/tool.js';
 import type { Bus, PluginState } from '../../bus/index.js';
 import type { Config } from '../../store/config/index.js';
 import { discoverPlugins, type FoundPlugin } from '../../store/plugins/discover.js';
@@ -21,12 +21,19 @@ export interface PluginRow {
   path: string;
 }
 
+/** The tools of the runtime's agents as plugins add to them. */
+export interface PluginTools {
+  has(name: string): boolean;
+  register(tool: Tool): unknown;
+}
+
 export interface PluginHostDeps {
   bus: Bus;
   config: () => Config;
   home: string;
   env: NodeJS.ProcessEnv;
-  tools: ToolRegistry;
+  /** Where a plugin's tools go: every agent's registry. */
+  tools: PluginTools;
   /** Where a plugin's hooks go; false when hooks are off. */
   hooks: Pick<HookEngine, 'add'>;
   log: HookLog;

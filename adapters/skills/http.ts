@@ -1,9 +1,9 @@
-// The registries' one way out: undici's `request`, with the caps and time limits a registry's config sets.
-// Kept to this file so the shared HTTP client module can take its place.
+// The registries' calls, on the runtime's one HTTP client (`adapters/http/client.ts`): the route carries the proxy
+// and the answer cap, each call its time limits and the bearer token.
 import { createHash } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { Agent, interceptors, ProxyAgent, request, type Dispatcher } from 'undici';
+import { bodyPieces, readBytes, send, TransportError, type HttpAnswer, type HttpRequest, type Route } from '../http/client.js';
 
 export type RegistryHttpErrorCode = 'http_status' | 'too_large' | 'timeout' | 'network' | 'bad_json';
 
@@ -17,89 +17,58 @@ export class RegistryHttpError extends Error {
 export interface RegistryHttpOptions {
   timeoutMs: number;
   maxBytes: number;
-  /** Sent as `Authorization: Bearer <token>`; undici drops it when a redirect leaves the origin. */
+  /** Sent as `Authorization: Bearer <token>`, never to another origin than the one asked. */
   token?: string;
-  /** An HTTP proxy URL; empty: straight to the host. */
+  /** A proxy URL; empty: the environment's `HTTP(S)_PROXY`, or none. */
   proxy?: string;
   accept?: string;
   signal?: AbortSignal;
 }
 
+/** GitHub answers an archive with a redirect to its download host. */
 const MAX_REDIRECTS = 5;
-const dispatchers = new Map<string, Dispatcher>();
-
-/** One dispatcher per proxy (and one without), each following redirects (GitHub archives answer 302). */
-function dispatcherFor(proxy: string | undefined): Dispatcher {
-  const key = proxy ?? '';
-  let found = dispatchers.get(key);
-  if (!found) {
-    const base = key === '' ? new Agent() : new ProxyAgent(key);
-    found = base.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTS }));
-    dispatchers.set(key, found);
-  }
-  return found;
-}
-
-function headersOf(options: RegistryHttpOptions): Record<string, string> {
-  const headers: Record<string, string> = { accept: options.accept ?? 'application/json', 'user-agent': 'tern-skills' };
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  return headers;
-}
-
-function failure(error: unknown, url: string, timeoutMs: number): RegistryHttpError {
-  if (error instanceof RegistryHttpError) return error;
-  const code = (error as { code?: string }).code ?? '';
-  const name = (error as Error).name;
-  if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return new RegistryHttpError('timeout', `no answer from ${new URL(url).host} within ${timeoutMs / 1000} s`);
-  }
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const message = cause?.message ?? (error as Error).message;
-  const detail = cause?.code ?? code;
-  return new RegistryHttpError('network', `${new URL(url).host}: ${detail && !message.includes(detail) ? `${detail} ` : ''}${message}`);
-}
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 function limitText(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB` : `${bytes} bytes`;
 }
 
-/** Ends an answer's body early; the abort it reports is expected, not a failure. */
-function drop(body: Dispatcher.ResponseData['body']): void {
-  body.on('error', () => undefined);
-  body.destroy();
+function failure(error: unknown, url: string, options: RegistryHttpOptions): RegistryHttpError {
+  if (error instanceof RegistryHttpError) return error;
+  const host = new URL(url).host;
+  if ((error as Error).name === 'TimeoutError') return new RegistryHttpError('timeout', `${host}: no answer within ${options.timeoutMs / 1000} s`);
+  if (error instanceof TransportError) {
+    if (error.code === 'too_large') return new RegistryHttpError('too_large', `${url} is over the limit of ${limitText(options.maxBytes)}`);
+    const timedOut = error.code === 'connect_timeout' || error.code === 'first_byte_timeout' || error.code === 'idle_timeout';
+    return new RegistryHttpError(timedOut ? 'timeout' : 'network', `${host}: ${error.message}`);
+  }
+  return new RegistryHttpError('network', `${host}: ${(error as Error).message}`);
 }
 
-async function open(url: string, options: RegistryHttpOptions, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
-  const answer = await request(url, {
-    method: 'GET',
-    headers: headersOf(options),
-    dispatcher: dispatcherFor(options.proxy || undefined),
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
-    signal,
-  });
-  if (answer.statusCode < 200 || answer.statusCode >= 300) {
-    const text = (await answer.body.text().catch(() => '')).slice(0, 200).trim();
-    throw new RegistryHttpError('http_status', `HTTP ${answer.statusCode} from ${url}${text ? `: ${text}` : ''}`, answer.statusCode);
-  }
-  const length = Number(answer.headers['content-length']);
-  if (Number.isFinite(length) && length > options.maxBytes) {
-    drop(answer.body);
-    throw new RegistryHttpError('too_large', `${url} is ${limitText(length)}, over the limit of ${limitText(options.maxBytes)}`);
-  }
-  return answer;
-}
-
-/** The body's chunks, failing once together they pass `maxBytes` (a header may say less than is sent). */
-async function* capped(answer: Dispatcher.ResponseData, maxBytes: number, what: string): AsyncGenerator<Buffer> {
-  let size = 0;
-  for await (const chunk of answer.body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) {
-      drop(answer.body);
-      throw new RegistryHttpError('too_large', `${what} passed the limit of ${limitText(maxBytes)}`);
+/**
+ * A GET on the shared client; a redirect is followed (the token goes only to the origin first asked) and an error
+ * status fails with the start of its body.
+ */
+async function get(url: string, options: RegistryHttpOptions, accept: string, signal: AbortSignal | undefined): Promise<{ answer: HttpAnswer; call: HttpRequest; route: Route }> {
+  const route: Route = { maxAnswerBytes: options.maxBytes, ...(options.proxy ? { proxy: options.proxy } : {}) };
+  const origin = new URL(url).origin;
+  let target = url;
+  for (let hop = 0; ; hop++) {
+    const headers: Record<string, string> = { accept, 'user-agent': 'tern-skills' };
+    if (options.token && new URL(target).origin === origin) headers.authorization = `Bearer ${options.token}`;
+    const call: HttpRequest = { url: target, headers, firstByteTimeoutMs: options.timeoutMs, idleTimeoutMs: options.timeoutMs, ...(signal ? { signal } : {}) };
+    const answer = await send(route, call);
+    const location = answer.headers.location;
+    if (REDIRECTS.has(answer.status) && typeof location === 'string' && hop < MAX_REDIRECTS) {
+      await readBytes(answer, call, route).catch(() => undefined);
+      target = new URL(location, target).href;
+      continue;
     }
-    yield chunk;
+    if (answer.status < 200 || answer.status >= 300) {
+      const text = (await readBytes(answer, call, route).catch(() => Buffer.alloc(0))).toString('utf8').slice(0, 200).trim();
+      throw new RegistryHttpError('http_status', `HTTP ${answer.status} from ${target}${text ? `: ${text}` : ''}`, answer.status);
+    }
+    return { answer, call, route };
   }
 }
 
@@ -108,17 +77,15 @@ export async function getJson(url: string, options: RegistryHttpOptions): Promis
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   try {
-    const answer = await open(url, options, signal);
-    const chunks: Buffer[] = [];
-    for await (const chunk of capped(answer, options.maxBytes, `the answer of ${url}`)) chunks.push(chunk);
-    const text = Buffer.concat(chunks).toString('utf8');
+    const { answer, call, route } = await get(url, options, options.accept ?? 'application/json', signal);
+    const text = (await readBytes(answer, call, route)).toString('utf8');
     try {
       return JSON.parse(text) as unknown;
     } catch {
       throw new RegistryHttpError('bad_json', `the answer of ${url} is not JSON`);
     }
   } catch (error) {
-    throw failure(error, url, options.timeoutMs);
+    throw failure(error, url, options);
   }
 }
 
@@ -128,24 +95,24 @@ export interface Downloaded {
 }
 
 /**
- * Streams a file into `sink`, hashing it on the way; stops and fails once it passes `maxBytes`. The time limit
- * is on the headers and on each wait for more of the body, so a large file on a slow line still arrives.
+ * Streams a file into `sink`, hashing it on the way; fails once it passes `maxBytes`. The time limit is on the
+ * first byte and on each pause in the body, so a large file on a slow line still arrives.
  */
 export async function download(url: string, sink: Writable, options: RegistryHttpOptions): Promise<Downloaded> {
   const hash = createHash('sha256');
   let bytes = 0;
   try {
-    const answer = await open(url, { ...options, accept: options.accept ?? 'application/zip, application/octet-stream' }, options.signal ?? new AbortController().signal);
-    for await (const chunk of capped(answer, options.maxBytes, `the download from ${url}`)) {
-      bytes += chunk.length;
-      hash.update(chunk);
-      if (!sink.write(chunk)) await new Promise<void>((resolve) => sink.once('drain', resolve));
+    const { answer, call, route } = await get(url, options, options.accept ?? 'application/zip, application/octet-stream', options.signal);
+    for await (const piece of bodyPieces(answer, call, route)) {
+      bytes += piece.length;
+      hash.update(piece);
+      if (!sink.write(piece)) await new Promise<void>((resolve) => sink.once('drain', resolve));
     }
     sink.end();
     await finished(sink);
     return { bytes, sha256: hash.digest('hex') };
   } catch (error) {
     sink.destroy();
-    throw failure(error, url, options.timeoutMs);
+    throw failure(error, url, options);
   }
 }

@@ -7,6 +7,11 @@ export function applyAliases(raw: RawObject, warnings: string[]): void {
     defaults.model ??= defaults.model_name;
     delete defaults.model_name;
   }
+  // The peer runtime keeps the subagent limits under `subturn`.
+  if (defaults && isRecord(defaults.subturn)) {
+    defaults.subagents ??= defaults.subturn;
+    delete defaults.subturn;
+  }
   const agents = isRecord(raw.agents) && Array.isArray(raw.agents.list) ? raw.agents.list : [];
   for (const agent of agents) {
     if (isRecord(agent) && typeof agent.model_name === 'string') {

@@ -1,25 +1,15 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { repoRoot } from '../support/cli.js';
+import { repoRoot, runCliAsync } from '../support/cli.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 import { writeConfig } from '../support/turn-fixture.js';
 import { completion } from '../support/vendor-chat-completions.js';
 import { startVendorServer, type VendorServer } from '../support/vendor-server.js';
 
-/** Runs the CLI without blocking this process, which serves the loopback model meanwhile. */
-function tern(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', ...args], { cwd: repoRoot, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const tern = runCliAsync;
 
 const test = suite<{ home: TempHome; vendor: VendorServer }>('tern agent and tern replay');
 test.before.each(async (ctx) => {
@@ -71,6 +61,18 @@ test('--model with an unknown name is an error naming the known ones', async ({ 
   const { code, stderr } = await tern(['agent', '-m', 'hi', '--model', 'huge'], home.env);
   assert.is(code, 1);
   assert.is(stderr, 'tern: no model named "huge" (model_list has: fast). Pick one of those with --model, or add it to model_list.\n');
+});
+
+test('--model wins over an agent\'s own agents.list model', async ({ home, vendor }) => {
+  writeConfig(home.home, vendor.url, { models: [{ model_name: 'other', model: 'gpt-other' }] });
+  const path = join(home.home, 'config.json');
+  const config = JSON.parse(readFileSync(path, 'utf8')) as { agents: Record<string, unknown> };
+  config.agents.list = [{ id: 'main', model: 'other' }];
+  writeFileSync(path, JSON.stringify(config));
+  vendor.reply(completion({ content: 'ok' }), completion({ content: 'ok' }));
+  assert.is((await tern(['agent', '-m', 'hi'], home.env)).code, 0);
+  assert.is((await tern(['agent', '-m', 'hi', '--model', 'fast'], home.env)).code, 0);
+  assert.equal(vendor.requests.map((r) => (JSON.parse(r.body.toString()) as { model: string }).model), ['gpt-other', 'gpt-test']);
 });
 
 test('with no model configured, agent says so and how to add one', async ({ home }) => {

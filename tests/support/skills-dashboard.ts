@@ -1,5 +1,5 @@
 // A dashboard whose ClawHub-style registry is a loopback server, and drafts seeded as evolution publishes them.
-import type { EventDataInput } from '../../bus/index.js';
+import type { EventData } from '../../bus/index.js';
 import { call } from '../launcher/launcher-harness.js';
 import { startDashboard, type Dashboard } from './dashboard-harness.js';
 import { startClawHubServer, type RegistryServer } from './skill-registry-server.js';
@@ -20,7 +20,7 @@ export async function skillsDashboard(): Promise<{ dashboard: Dashboard; server:
 /** A draft as the evolution actor would publish it, once the gateway's engine (and so the actor) is running. */
 export async function seedDraft(dashboard: Dashboard, draft: string, name: string): Promise<void> {
   await call(dashboard.launcher, '/api/tools', { cookie: dashboard.cookie });
-  const data: EventDataInput<'skill.drafted'> = {
+  const data: EventData<'skill.drafted'> = {
     draft, shape: 'write|write_file', name, description: `Use ${name}.`, content: skillMd(name, `Use ${name}.`), records: [1, 2], success_ratio: 1, model_name: 'fast',
   };
   dashboard.host.publish({ type: 'skill.drafted', data });

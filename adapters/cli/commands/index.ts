@@ -36,10 +36,11 @@ export const commands: CommandSpec[] = [
   {
     name: 'log',
     summary: 'read the event log, also while a gateway is writing it',
-    usage: ['log [--session KEY] [--turn ID] [--type GLOB] [--after SEQ] [--limit N] [--follow] [--json]'],
+    usage: ['log [--session KEY] [--turn ID [--children]] [--type GLOB] [--after SEQ] [--limit N] [--follow] [--json]'],
     options: {
       session: { type: 'string', value: 'KEY', description: 'only events of this session (key or sk_v1_ id)' },
       turn: { type: 'string', value: 'ID', description: 'only events of this turn' },
+      children: { type: 'boolean', description: 'with --turn: also the events of the subagents the turn started, and theirs' },
       type: { type: 'string', value: 'GLOB', description: 'only these event types, e.g. provider.* or turn.*,tool.*' },
       after: { type: 'string', value: 'SEQ', description: 'only events after this sequence number, oldest first' },
       limit: { type: 'string', value: 'N', description: 'at most N events (default 50: the newest, oldest first)' },

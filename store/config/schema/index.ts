@@ -52,15 +52,36 @@ function checkReferences(config: Blocks, ctx: z.core.$RefinementCtx<Blocks>): vo
     }
   });
   const modelNames = [...new Set(config.model_list.map((m) => m.model_name))];
-  for (const field of ['model', 'transcription_model', 'image_model'] as const) {
-    const model = config.agents.defaults[field];
-    if (model === undefined || modelNames.length === 0 || modelNames.includes(model)) continue;
-    ctx.addIssue({
-      code: 'custom',
-      path: ['agents', 'defaults', field],
-      message: `${JSON.stringify(model)} is not a model_name in model_list (allowed: ${modelNames.join(', ')})`,
+  const checkModel = (model: string | undefined, path: PropertyKey[]): void => {
+    if (model === undefined || modelNames.length === 0 || modelNames.includes(model)) return;
+    ctx.addIssue({ code: 'custom', path, message: `${JSON.stringify(model)} is not a model_name in model_list (allowed: ${modelNames.join(', ')})` });
+  };
+  for (const field of ['model', 'transcription_model', 'image_model'] as const) checkModel(config.agents.defaults[field], ['agents', 'defaults', field]);
+  config.agents.list.forEach((agent, i) => {
+    if (agentIds.indexOf(agent.id) !== i) {
+      ctx.addIssue({ code: 'custom', path: ['agents', 'list', i, 'id'], message: `${JSON.stringify(agent.id)} is the id of an earlier agent (allowed: a unique id)` });
+    }
+    checkAgentModel(agent.model, ['agents', 'list', i, 'model'], checkModel);
+    checkAgentModel(agent.subagents?.model, ['agents', 'list', i, 'subagents', 'model'], checkModel);
+    agent.subagents?.allow_agents?.forEach((allowed, j) => {
+      if (allowed === '*' || agentIds.includes(allowed)) return;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['agents', 'list', i, 'subagents', 'allow_agents', j],
+        message: `${JSON.stringify(allowed)} is not an agent in agents.list (allowed: *, ${[...new Set(agentIds)].join(', ')})`,
+      });
     });
-  }
+  });
+}
+
+type AgentModel = Blocks['agents']['list'][number]['model'];
+
+/** Every model an agent names (a `model_name`, or its primary and fallbacks) must be in model_list. */
+function checkAgentModel(model: AgentModel, path: PropertyKey[], check: (model: string | undefined, path: PropertyKey[]) => void): void {
+  if (model === undefined) return;
+  if (typeof model === 'string') return check(model, path);
+  check(model.primary, [...path, 'primary']);
+  model.fallbacks.forEach((name, i) => check(name, [...path, 'fallbacks', i]));
 }
 
 type TypedChannel = Blocks['channel_list'][string] & { type: string };

@@ -24,6 +24,9 @@ export const toolsSchema = z.object({
   todo: onByDefault,
   search_files: onByDefault,
   send_file: onByDefault,
+  spawn: onByDefault,
+  spawn_status: onByDefault,
+  subagent: onByDefault,
   read_file: z.prefault(
     z.object({
       enabled: withDefault(bool(), true),

@@ -1,5 +1,5 @@
 import { z } from 'zod/mini';
-import { bool, int, oneOf, remoteList, secret, text } from '../fields.js';
+import { bool, int, oneOf, proxyUrl, remoteList, secret, text } from '../fields.js';
 import { withDefault } from '../shared.js';
 
 export const REGISTRY_TYPES = ['clawhub', 'github'] as const;
@@ -9,8 +9,8 @@ export type RegistryType = (typeof REGISTRY_TYPES)[number];
 const commonFields = {
   enabled: withDefault(bool(), true),
   auth_token: z.prefault(secret(), ''),
-  /** An HTTP proxy for this registry's requests (`http://host:port`); empty: none. */
-  proxy: withDefault(text(), ''),
+  /** A proxy for this registry's requests (http, https or SOCKS5); empty: none. */
+  proxy: withDefault(proxyUrl(), ''),
   timeout: withDefault(int(0), 0),
   max_zip_size: withDefault(int(0), 0),
   max_response_size: withDefault(int(0), 0),
