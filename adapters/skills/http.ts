@@ -112,7 +112,9 @@ export async function download(url: string, sink: Writable, options: RegistryHtt
     await finished(sink);
     return { bytes, sha256: hash.digest('hex') };
   } catch (error) {
+    // The sink (a file still being opened, perhaps) is closed before the caller removes its folder.
     sink.destroy();
+    await finished(sink).catch(() => undefined);
     throw failure(error, url, options);
   }
 }
