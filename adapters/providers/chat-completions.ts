@@ -3,6 +3,7 @@ import { normalizeAnswer } from './answer-quirks.js';
 import { isRecord, parseArguments } from './arguments.js';
 import { bearerHeaders } from './bearer.js';
 import { classifyFailure } from './classify.js';
+import { chatCompletionsUsage } from './usage.js';
 import { completionChunkSchema, completionSchema, type CompletionChunk, type WireToolCall, type WireUsage } from './chat-completions-wire.js';
 import { parseJson, postJson, postSse } from './http.js';
 import { callOf, type CallOptions, type ChatRequest, type EndpointConfig, type ProviderClient } from './provider.js';
@@ -43,7 +44,7 @@ export function chatCompletionsBody(request: ChatRequest): string {
 }
 
 function usageOf(usage: WireUsage): Usage | undefined {
-  return usage ? { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens } : undefined;
+  return usage ? chatCompletionsUsage(usage) : undefined;
 }
 
 function answer(parts: { text: string; reasoning: string; toolCalls: ToolCall[]; usage?: Usage; finish?: string }): ChatResponse {
