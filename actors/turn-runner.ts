@@ -3,8 +3,8 @@ import { draftOf, type Bus, type Correlation, type Envelope, type EventData, typ
 import type { ToolSpec } from '../adapters/providers/provider.js';
 import type { ModelRouter, RouterCallOptions } from '../adapters/providers/router.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
-import type { ToolContext } from '../adapters/tools/tool.js';
-import { turnMachine, type BuiltPrompt, type TurnEffects, type TurnEvent, type TurnOutput } from '../machines/turn.js';
+import type { ToolContext, ToolResult } from '../adapters/tools/tool.js';
+import { turnMachine, type BuiltPrompt, type ToolOutcome, type TurnEffects, type TurnEvent, type TurnOutput } from '../machines/turn.js';
 import type { RunOutcome, TurnHooks } from './hooks/turn-hooks.js';
 import { loopChecker, type LoopChecker } from './loop-checker.js';
 import { stateName } from './machine-state.js';
@@ -51,8 +51,13 @@ const hostOf = (turn: object): HostedTurn => hosted.get(turn)!;
 /** A tool's outcome for the hooks, which must know a sandbox refusal to leave it alone. */
 async function executeNotingRefusal(registry: ToolRegistry, call: ToolCall, context: ToolContext): Promise<RunOutcome> {
   let refused = false;
-  const { ok, content } = await registry.execute(call.name, call.arguments, context, () => (refused = true));
-  return { ok, content, refused };
+  const result = await registry.execute(call.name, call.arguments, context, () => (refused = true));
+  return { ...outcomeOf(result), refused };
+}
+
+/** What the turn keeps of a tool's result: its text, and the images the model is shown. */
+function outcomeOf(result: ToolResult): ToolOutcome {
+  return result.ok && result.images?.length ? { ok: true, content: result.content, images: result.images } : { ok: result.ok, content: result.content };
 }
 
 /** The real work of every turn, each found through the turn that asks for it. */
@@ -81,8 +86,8 @@ const hostWork: TurnWork = {
     const context = Object.assign({}, ports.toolContext, { turn: keys.turn, signal });
     const result = ports.hooks
       ? await ports.hooks.runTool(call, signal, (run) => executeNotingRefusal(box.registry, run, context))
-      : await box.registry.execute(call.name, call.arguments, context);
-    return { ok: result.ok, content: result.content };
+      : outcomeOf(await box.registry.execute(call.name, call.arguments, context));
+    return result.images ? { ok: result.ok, content: result.content, images: result.images } : { ok: result.ok, content: result.content };
   },
 };
 

@@ -18,31 +18,48 @@ function modelParts(message: Extract<ChatMessage, { role: 'assistant' }>): Array
   return parts;
 }
 
-/** Tool results go back as `functionResponse` parts of one user turn. */
+type ToolMessage = Extract<ChatMessage, { role: 'tool' }>;
+
+/**
+ * Tool results go back as `functionResponse` parts of one user turn; the images they returned follow as
+ * `inlineData` parts at the end of that turn.
+ */
 function contents(messages: ChatMessage[]): Content[] {
   const out: Content[] = [];
+  let results: ToolMessage[] = [];
+  const flush = (): void => {
+    if (results.length === 0) return;
+    const parts: Array<Record<string, unknown>> = results.map((m) => ({ functionResponse: { name: m.name, response: { result: m.content } } }));
+    for (const image of results.flatMap((m) => m.images ?? [])) parts.push({ inlineData: { mimeType: image.mime, data: image.data } });
+    out.push({ role: 'user', parts });
+    results = [];
+  };
   for (const message of messages) {
+    if (message.role === 'tool') {
+      results.push(message);
+      continue;
+    }
+    flush();
     if (message.role === 'user') out.push({ role: 'user', parts: [{ text: message.content }] });
     else if (message.role === 'assistant') out.push({ role: 'model', parts: modelParts(message) });
-    else if (message.role === 'tool') {
-      const part = { functionResponse: { name: message.name, response: { result: message.content } } };
-      const last = out.at(-1);
-      if (last?.role === 'user' && last.parts.every((p) => 'functionResponse' in p)) last.parts.push(part);
-      else out.push({ role: 'user', parts: [part] });
-    }
   }
+  flush();
   return out;
 }
 
-/** The request body exactly as sent to `models/{model}:generateContent` (and the streaming endpoint). */
+/**
+ * The request body exactly as sent to `models/{model}:generateContent` (and the streaming endpoint), the parts that
+ * stay the same from call to call first (system instruction, tools, then the conversation).
+ */
 export function generateContentBody(request: ChatRequest): Record<string, unknown> {
   const system = [request.system, ...request.messages.filter((m) => m.role === 'system').map((m) => m.content)]
     .filter((s): s is string => s !== undefined && s !== '');
-  const body: Record<string, unknown> = { contents: contents(request.messages) };
+  const body: Record<string, unknown> = {};
   if (system.length > 0) body.systemInstruction = { parts: [{ text: system.join('\n\n') }] };
   if (request.tools.length > 0) {
     body.tools = [{ functionDeclarations: request.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) }];
   }
+  body.contents = contents(request.messages);
   if (request.maxTokens !== undefined) body.generationConfig = { maxOutputTokens: request.maxTokens };
   return { ...body, ...request.extraBody };
 }
