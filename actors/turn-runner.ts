@@ -1,5 +1,6 @@
 import { createActor, fromCallback, type Actor, type AnyActorRef } from 'xstate';
 import { draftOf, type Bus, type Correlation, type Envelope, type EventData, type ToolCall } from '../bus/index.js';
+import { WEB_SEARCH_TOOL } from '../adapters/providers/native-search.js';
 import type { ToolSpec } from '../adapters/providers/provider.js';
 import type { ModelRouter, RouterCallOptions } from '../adapters/providers/router.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
@@ -31,6 +32,8 @@ export interface TurnPorts {
   toolContext: Omit<ToolContext, 'signal' | 'turn'>;
   /** The hook pipeline around model and tool calls; absent when no hook intercepts and no tool needs approval. */
   hooks?: TurnHooks;
+  /** `tools.web.prefer_native`: while `web_search` is offered, a model with a search of its own searches with it. */
+  preferNativeSearch?: boolean;
 }
 
 export interface TurnHandle {
@@ -70,12 +73,14 @@ const hostWork: TurnWork = {
   },
   callModel: (call, signal, turn) => {
     const host = hostOf(turn);
-    const { router, toolbox, hooks } = host.ports;
-    if (!hooks) return router.chat(host.settings.model_name, { system: call.system, messages: call.messages, tools: toolbox().specs() }, host.callOptions(signal));
+    const { router, toolbox, hooks, preferNativeSearch } = host.ports;
+    const box = toolbox();
+    const nativeSearch = preferNativeSearch === true && box.names.includes(WEB_SEARCH_TOOL);
+    if (!hooks) return router.chat(host.settings.model_name, { system: call.system, messages: call.messages, tools: box.specs(), nativeSearch }, host.callOptions(signal));
     // Hooks may change the request (not the tools offered) and the answer.
-    const request = { model: host.settings.model_name, system: call.system, messages: call.messages, tools: toolbox().names };
+    const request = { model: host.settings.model_name, system: call.system, messages: call.messages, tools: box.names };
     return hooks.callModel(call.iteration, request, signal, (changed) =>
-      router.chat(changed.model, { system: changed.system, messages: changed.messages, tools: toolbox().specs() }, host.callOptions(signal)));
+      router.chat(changed.model, { system: changed.system, messages: changed.messages, tools: box.specs(), nativeSearch }, host.callOptions(signal)));
   },
   runTool: async (call, signal, turn) => {
     const { ports, keys } = hostOf(turn);

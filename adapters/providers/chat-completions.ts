@@ -7,6 +7,7 @@ import { chatCompletionsUsage } from './usage.js';
 import { completionChunkSchema, completionSchema, type CompletionChunk, type WireToolCall, type WireUsage } from './chat-completions-wire.js';
 import { parseJson, postJson, postSse } from './http.js';
 import { callOf, type CallOptions, type ChatRequest, type EndpointConfig, type ProviderClient } from './provider.js';
+import { searchPlan, type NativeSearch } from './native-search.js';
 import { headersFor, parseWire, streamEndedEarly } from './wire.js';
 
 /** A message as the chat-completions API takes it. */
@@ -59,17 +60,20 @@ function wireMessages(messages: ChatMessage[]): Array<Record<string, unknown>> {
 /**
  * The request body exactly as sent to `{base}/chat/completions`: the parts that stay the same from call to call
  * first (model, tools, then the system prompt and the history inside `messages`), so a vendor's prefix cache keeps
- * matching; then `extra_body`'s fields, which may replace any of ours in place (`tools` too).
+ * matching; the provider's own search (a tool after ours, or its fields after the stream fields); then `extra_body`'s
+ * fields, which may replace any of ours in place (`tools` too).
  */
-export function chatCompletionsBody(request: ChatRequest): string {
+export function chatCompletionsBody(request: ChatRequest, native?: NativeSearch): string {
+  const { tools, search } = searchPlan(native, request);
   const system: ChatMessage[] = request.system !== undefined ? [{ role: 'system', content: request.system }] : [];
   const body: Record<string, unknown> = { model: request.model };
-  if (request.tools.length > 0) {
-    body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
-  }
+  const wireTools = tools.map((t): Record<string, unknown> => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  if (search?.kind === 'tool') wireTools.push(search.tool);
+  if (wireTools.length > 0) body.tools = wireTools;
   body.messages = wireMessages([...system, ...request.messages]);
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   if (request.stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
+  if (search?.kind === 'fields') Object.assign(body, search.fields);
   return JSON.stringify({ ...body, ...request.extraBody });
 }
 
@@ -141,7 +145,7 @@ export function createChatCompletionsClient(endpoint: EndpointConfig): ProviderC
   return {
     family: 'chat-completions',
     async chat(request, options = {}) {
-      const call = callOf(endpoint, options, { url, headers: headersOf(request), body: chatCompletionsBody(request) });
+      const call = callOf(endpoint, options, { url, headers: headersOf(request), body: chatCompletionsBody(request, endpoint.nativeSearch) });
       if (!request.stream) {
         const json = await postJson(call);
         const wire = parseWire(completionSchema, json, 'chat completion');

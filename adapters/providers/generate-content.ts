@@ -6,6 +6,7 @@ import { classifyFailure } from './classify.js';
 import { generateResponseSchema, type GenerateResponse } from './generate-content-wire.js';
 import { parseJson, postJson, postSse } from './http.js';
 import { callOf, type CallOptions, type ChatRequest, type EndpointConfig, type ProviderClient } from './provider.js';
+import { searchPlan, type NativeSearch } from './native-search.js';
 import { headersFor, parseWire, streamEndedEarly } from './wire.js';
 
 type Content = { role: 'user' | 'model'; parts: Array<Record<string, unknown>> };
@@ -49,16 +50,20 @@ function contents(messages: ChatMessage[]): Content[] {
 
 /**
  * The request body exactly as sent to `models/{model}:generateContent` (and the streaming endpoint), the parts that
- * stay the same from call to call first (system instruction, tools, then the conversation).
+ * stay the same from call to call first (system instruction, tools with `google_search` last when the turn may
+ * search, then the conversation).
  */
-export function generateContentBody(request: ChatRequest): Record<string, unknown> {
+export function generateContentBody(request: ChatRequest, native?: NativeSearch): Record<string, unknown> {
+  const { tools, search } = searchPlan(native, request);
   const system = [request.system, ...request.messages.filter((m) => m.role === 'system').map((m) => m.content)]
     .filter((s): s is string => s !== undefined && s !== '');
   const body: Record<string, unknown> = {};
   if (system.length > 0) body.systemInstruction = { parts: [{ text: system.join('\n\n') }] };
-  if (request.tools.length > 0) {
-    body.tools = [{ functionDeclarations: request.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) }];
-  }
+  const wireTools: Array<Record<string, unknown>> = tools.length > 0
+    ? [{ functionDeclarations: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) }]
+    : [];
+  if (search?.kind === 'tool') wireTools.push(search.tool);
+  if (wireTools.length > 0) body.tools = wireTools;
   body.contents = contents(request.messages);
   if (request.maxTokens !== undefined) body.generationConfig = { maxOutputTokens: request.maxTokens };
   return { ...body, ...request.extraBody };
@@ -114,7 +119,7 @@ export function createGenerateContentClient(endpoint: EndpointConfig): ProviderC
     family: 'generate-content',
     async chat(request, options = {}) {
       const model = `${endpoint.apiBase}/models/${encodeURIComponent(request.model)}`;
-      const call = (url: string) => callOf(endpoint, options, { url, headers: headersOf(request), body: generateContentBody(request) });
+      const call = (url: string) => callOf(endpoint, options, { url, headers: headersOf(request), body: generateContentBody(request, endpoint.nativeSearch) });
       const accumulator = new GenerateAccumulator(options.onChunk);
       if (!request.stream) {
         accumulator.add(parseWire(generateResponseSchema, await postJson(call(`${model}:generateContent`)), 'generate-content answer'));

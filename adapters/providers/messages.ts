@@ -6,6 +6,7 @@ import { classifyFailure } from './classify.js';
 import { parseJson, postJson, postSse } from './http.js';
 import { messageSchema, messagesStreamEventSchema, type MessagesStreamEvent, type WireBlock } from './messages-wire.js';
 import { callOf, type CallOptions, type ChatRequest, type EndpointConfig, type ProviderClient } from './provider.js';
+import { searchPlan, type NativeSearch } from './native-search.js';
 import { headersFor, parseWire, streamEndedEarly } from './wire.js';
 
 export const anthropicVersion = '2023-06-01';
@@ -79,18 +80,21 @@ function withBreakpoints(messages: WireMessage[]): WireMessage[] {
 }
 
 /**
- * The request body exactly as sent to `{base}/messages`, in the vendor's cache order (tools, system, messages).
- * Prompt caching: a breakpoint (`cache_control: {type: "ephemeral"}`) after the tools (they stay the same while the
- * system prompt's time moves on), after the system prompt, and two in the messages (`withBreakpoints`).
+ * The request body exactly as sent to `{base}/messages`, in the vendor's cache order (tools, system, messages), the
+ * vendor's own `web_search` tool after ours when the turn may search. Prompt caching: a breakpoint
+ * (`cache_control: {type: "ephemeral"}`) after our tools (they stay the same while the system prompt's time moves
+ * on), after the system prompt, and two in the messages (`withBreakpoints`).
  */
-export function messagesBody(request: ChatRequest): Record<string, unknown> {
+export function messagesBody(request: ChatRequest, native?: NativeSearch): Record<string, unknown> {
+  const { tools, search } = searchPlan(native, request);
   const systemParts = [request.system, ...request.messages.filter((m) => m.role === 'system').map((m) => m.content)]
     .filter((s): s is string => s !== undefined && s !== '');
   const body: Record<string, unknown> = { model: request.model, max_tokens: request.maxTokens ?? defaultMaxTokens };
-  if (request.tools.length > 0) {
-    const last = request.tools.length - 1;
-    body.tools = request.tools.map((t, i) => ({ name: t.name, description: t.description, input_schema: t.parameters, ...(i === last ? { cache_control: EPHEMERAL } : {}) }));
-  }
+  const wireTools = tools.map((t, i): Record<string, unknown> => ({
+    name: t.name, description: t.description, input_schema: t.parameters, ...(i === tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
+  }));
+  if (search?.kind === 'tool') wireTools.push(search.tool);
+  if (wireTools.length > 0) body.tools = wireTools;
   if (systemParts.length > 0) body.system = [{ type: 'text', text: systemParts.join('\n\n'), cache_control: EPHEMERAL }];
   body.messages = withBreakpoints(wireMessages(request.messages));
   if (request.stream) body.stream = true;
@@ -214,7 +218,7 @@ export function createMessagesClient(endpoint: EndpointConfig): ProviderClient {
   return {
     family: 'messages',
     async chat(request, options = {}) {
-      const call = callOf(endpoint, options, { url, headers: headersOf(request), body: messagesBody(request) });
+      const call = callOf(endpoint, options, { url, headers: headersOf(request), body: messagesBody(request, endpoint.nativeSearch) });
       if (!request.stream) {
         const wire = parseWire(messageSchema, await postJson(call), 'message');
         return answer({ ...fromBlocks(wire.content), usage: messagesUsage(wire.usage ?? {}),

@@ -1,5 +1,7 @@
 // Files to Slack and Discord through their own clients (Bolt's web client, discord.js's REST client), against loopback
 // servers that answer as the platforms' APIs do; the upload functions are what the channels' sendFile runs.
+// Our HTTP client (undici 7) loads first, as in a gateway: its global dispatcher is the one discord.js would find.
+import '../../adapters/http/client.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { webApi } from '@slack/bolt';
