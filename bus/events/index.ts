@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Correlation, Stamp } from '../envelope.js';
+import { evolutionEvents } from './evolution.js';
 import { hookEvents } from './hook.js';
 import { mcpEvents } from './mcp.js';
 import { messageEvents } from './message.js';
@@ -21,6 +22,7 @@ export const eventCatalogue = {
   ...toolEvents,
   ...systemEvents,
   ...mcpEvents,
+  ...evolutionEvents,
   ...subagentEvents,
   ...hookEvents,
   ...pluginEvents,
@@ -50,6 +52,7 @@ export function isEventType(type: string): type is EventType {
   return Object.hasOwn(eventCatalogue, type);
 }
 
+export * from './evolution.js';
 export * from './hook.js';
 export * from './mcp.js';
 export * from './message.js';
