@@ -4,7 +4,7 @@ import { WEB_SEARCH_TOOL } from '../adapters/providers/native-search.js';
 import type { ToolSpec } from '../adapters/providers/provider.js';
 import type { ModelRouter, RouterCallOptions } from '../adapters/providers/router.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
-import type { ToolContext, ToolResult } from '../adapters/tools/tool.js';
+import type { ToolContext } from '../adapters/tools/tool.js';
 import { turnMachine, type BuiltPrompt, type ToolOutcome, type TurnEffects, type TurnEvent, type TurnOutput } from '../machines/turn.js';
 import type { RunOutcome, TurnHooks } from './hooks/turn-hooks.js';
 import { loopChecker, type LoopChecker } from './loop-checker.js';
@@ -59,7 +59,7 @@ async function executeNotingRefusal(registry: ToolRegistry, call: ToolCall, cont
 }
 
 /** What the turn keeps of a tool's result: its text, and the images the model is shown. */
-function outcomeOf(result: ToolResult): ToolOutcome {
+function outcomeOf(result: Pick<RunOutcome, 'ok' | 'content' | 'images'>): ToolOutcome {
   return result.ok && result.images?.length ? { ok: true, content: result.content, images: result.images } : { ok: result.ok, content: result.content };
 }
 
@@ -91,8 +91,8 @@ const hostWork: TurnWork = {
     const context = Object.assign({}, ports.toolContext, { turn: keys.turn, signal });
     const result = ports.hooks
       ? await ports.hooks.runTool(call, signal, (run) => executeNotingRefusal(box.registry, run, context))
-      : outcomeOf(await box.registry.execute(call.name, call.arguments, context));
-    return result.images ? { ok: result.ok, content: result.content, images: result.images } : { ok: result.ok, content: result.content };
+      : await box.registry.execute(call.name, call.arguments, context);
+    return outcomeOf(result);
   },
 };
 

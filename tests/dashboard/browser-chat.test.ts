@@ -98,7 +98,10 @@ test('banners by state: the first run asks for a model and the form goes once it
     const fields: Record<string, string> = { model_name: 'first', provider: 'openai', model: 'gpt-test', api_base: `${dashboard.vendor.url}/v1`, api_key: 'sk-first-key-00000001' };
     for (const [name, value] of Object.entries(fields)) await page.fill(`#onboard-${name}`, value);
     dashboard.vendor.reply(completion({ content: 'OK' }));
+    // The banner goes when the restarted gateway reports a model, which can be just before the form's test call.
+    const saved = page.waitForResponse((response) => response.url().endsWith('/onboarding/model'));
     await page.click('#onboard-save');
+    await saved;
     await page.waitForFunction(() => document.querySelector('#chat-banner')?.childElementCount === 0);
     assert.is(dashboard.vendor.requests.length, 1, 'the form tested the model once');
 

@@ -28,11 +28,12 @@ test('messages: breakpoints after the tools, the system prompt, the earlier hist
     );
     await f.send('What is here?');
     await f.send('Thanks!');
-    const tools = (bodyAt(f, 0).tools as unknown[]).length;
+    // Our last tool: the vendor's own web_search (prefer_native) follows it unmarked.
+    const last = (bodyAt(f, 0).tools as Array<Record<string, unknown>>).findLastIndex((t) => 'input_schema' in t);
     assert.equal([0, 1, 2].map((i) => breakpointPaths(bodyAt(f, i))), [
-      [`tools[${tools - 1}]`, 'system[0]', 'messages[0].content[0]'],
-      [`tools[${tools - 1}]`, 'system[0]', 'messages[2].content[0]'],
-      [`tools[${tools - 1}]`, 'system[0]', 'messages[1].content[0]', 'messages[2].content[0]'],
+      [`tools[${last}]`, 'system[0]', 'messages[0].content[0]'],
+      [`tools[${last}]`, 'system[0]', 'messages[2].content[0]'],
+      [`tools[${last}]`, 'system[0]', 'messages[1].content[0]', 'messages[2].content[0]'],
     ]);
     const [first, second, third] = usages(f);
     assert.is(first!.cached_input_tokens, undefined);

@@ -1,4 +1,4 @@
-import sharp, { type FormatEnum, type Metadata, type Sharp } from 'sharp';
+import type { FormatEnum, Metadata, Sharp, SharpOptions } from 'sharp';
 import type { ImagePart } from '../../../bus/index.js';
 import { ToolError } from '../tool.js';
 
@@ -24,7 +24,12 @@ export interface PreparedImage {
   unchanged: boolean;
 }
 
-function encoder(bytes: Buffer, edge: number, format: Exclude<Sent, 'gif'>): Sharp {
+type SharpFactory = (input: Buffer, options: SharpOptions) => Sharp;
+let loaded: Promise<SharpFactory> | undefined;
+/** libvips loads with the first image, not with the tools: most gateways never need it, and loading it holds up a start. */
+const sharpOf = (): Promise<SharpFactory> => (loaded ??= import('sharp').then((module) => module.default));
+
+function encoder(sharp: SharpFactory, bytes: Buffer, edge: number, format: Exclude<Sent, 'gif'>): Sharp {
   const resized = sharp(bytes, { failOn: 'error' }).autoOrient().resize({ width: edge, height: edge, fit: 'inside', withoutEnlargement: true });
   if (format === 'jpeg') return resized.flatten({ background: '#ffffff' }).jpeg({ quality: 85 });
   return format === 'webp' ? resized.webp({ quality: 85 }) : resized.png();
@@ -36,6 +41,7 @@ function encoder(bytes: Buffer, edge: number, format: Exclude<Sent, 'gif'>): Sha
  * then as JPEG, then smaller by a quarter at a time, until it fits.
  */
 export async function prepareImage(bytes: Buffer, name: string): Promise<PreparedImage> {
+  const sharp = await sharpOf();
   let meta: Metadata;
   try {
     meta = await sharp(bytes, { failOn: 'error' }).metadata();
@@ -52,7 +58,7 @@ export async function prepareImage(bytes: Buffer, name: string): Promise<Prepare
   let format: Exclude<Sent, 'gif'> = meta.format === 'jpeg' || meta.format === 'webp' ? meta.format : 'png';
   let edge = MAX_IMAGE_EDGE;
   while (edge >= 64) {
-    const { data, info } = await encoder(bytes, edge, format).toBuffer({ resolveWithObject: true });
+    const { data, info } = await encoder(sharp, bytes, edge, format).toBuffer({ resolveWithObject: true });
     if (data.length <= MAX_IMAGE_PART_BYTES) {
       return { part: { mime: MIME[format], data: data.toString('base64') }, original, sent: { width: info.width, height: info.height, bytes: data.length }, unchanged: false };
     }
