@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { watchViolations } from '../support/browser.js';
+import { passes } from '../support/eventually.js';
 import { replyStreamed } from '../support/dashboard-harness.js';
 import { completion } from '../support/vendor-chat-completions.js';
 import { buildBundle, events, open, shot, signedIn, toolCall, withBrowser } from './browser-session.js';
@@ -98,12 +99,10 @@ test('banners by state: the first run asks for a model and the form goes once it
     const fields: Record<string, string> = { model_name: 'first', provider: 'openai', model: 'gpt-test', api_base: `${dashboard.vendor.url}/v1`, api_key: 'sk-first-key-00000001' };
     for (const [name, value] of Object.entries(fields)) await page.fill(`#onboard-${name}`, value);
     dashboard.vendor.reply(completion({ content: 'OK' }));
-    // The banner goes when the restarted gateway reports a model, which can be just before the form's test call.
-    const saved = page.waitForResponse((response) => response.url().endsWith('/onboarding/model'));
     await page.click('#onboard-save');
-    await saved;
     await page.waitForFunction(() => document.querySelector('#chat-banner')?.childElementCount === 0);
-    assert.is(dashboard.vendor.requests.length, 1, 'the form tested the model once');
+    // The banner can go (the reloaded config has a model) before the form's test call reaches the model.
+    await passes(() => assert.is(dashboard.vendor.requests.length, 1, 'the form tested the model once'));
 
     await dashboard.host.stop();
     await page.waitForSelector('#banner-stopped');
