@@ -2,7 +2,7 @@ import { createActor, fromPromise, type Actor, type ActorRefFrom, type Inspectio
 import type { ToolSpec } from '../adapters/providers/provider.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import { mcpDiscoveryMachine, unlockedTools } from '../machines/mcp-discovery.js';
-import { sessionMachine, type CommandOutput, type PrepareInput, type PreparedTurn, type SessionKeys } from '../machines/session.js';
+import { replyKey, sessionMachine, type CommandOutput, type PrepareInput, type PreparedTurn, type SessionKeys } from '../machines/session.js';
 import type { TurnHistory } from '../machines/turn.js';
 import { turnMachine, type TurnSettings } from '../machines/turn.js';
 import type { Config } from '../store/config/index.js';
@@ -11,7 +11,7 @@ import type { AgentServices } from './agent-services.js';
 import { parseChatCommand } from './chat-commands.js';
 import { newTurnId } from './ids.js';
 import { profileAllows } from './prompt-builder.js';
-import { runCommand } from './session-commands.js';
+import { answerApproval, isControl, pluginCommand, runCommand } from './session-commands.js';
 import { compactIfLong, isLong } from './summarizer.js';
 import { liveTurn, type Toolbox } from './turn-actors.js';
 
@@ -32,10 +32,11 @@ function toolboxOf(registry: ToolRegistry, names: string[]): Toolbox {
   };
 }
 
-/** The settings of a new turn, from the config as it is now. */
-function turnSettings(config: Config): TurnSettings {
+/** The settings of a new turn, from the config as it is now, with the agent's model (`delegatedBy`: see `liveTurn`). */
+function turnSettings(services: AgentServices, delegatedBy: string | undefined): TurnSettings {
+  const config = services.config();
   const defaults = config.agents.defaults;
-  const modelName = defaults.model ?? config.model_list.find((m) => m.enabled)?.model_name ?? '';
+  const modelName = services.model(services.agentDoc(), delegatedBy).primary;
   return {
     model_name: modelName,
     stream: config.model_list.find((m) => m.model_name === modelName)?.streaming.enabled ?? false,
@@ -101,9 +102,9 @@ async function mediaPath(services: AgentServices, input: PrepareInput, clip: Med
 }
 
 /** Transcripts, compaction of a long history (unless the turn profile turns history off), and the turn's settings. */
-async function prepareTurn(services: AgentServices, input: PrepareInput): Promise<PreparedTurn> {
+async function prepareTurn(services: AgentServices, input: PrepareInput, delegatedBy: string | undefined): Promise<PreparedTurn> {
   const config = services.config();
-  const settings = turnSettings(config);
+  const settings = turnSettings(services, delegatedBy);
   const { data } = input.message;
   const text = await withTranscripts(services, input);
   const profile = config.agents.defaults.turn_profile;
@@ -124,19 +125,21 @@ async function prepareTurn(services: AgentServices, input: PrepareInput): Promis
 /**
  * Starts the actor of one session: the session machine with its effects provided (history from the log, chat
  * commands, turn preparation, the turn machine with the real model and tools, the bus). Its moves are inspected for
- * the machines page.
+ * the machines page. A subagent task's session (`keys.task`, started by agent `delegatedBy`) starts from nothing but
+ * its task.
  */
-export function startSession(services: AgentServices, keys: SessionKeys, key: string, inspect: (event: InspectionEvent) => void): SessionActor {
+export function startSession(services: AgentServices, keys: SessionKeys, key: string, inspect: (event: InspectionEvent) => void, delegatedBy?: string): SessionActor {
   let actor: SessionActor | undefined;
-  const live = liveTurn(services, toolboxes(services, () => actor));
+  const live = liveTurn(services, toolboxes(services, () => actor), delegatedBy);
   const machine = sessionMachine.provide({
     actors: {
       loadHistory: fromPromise<TurnHistory, SessionKeys>(async ({ input }) => {
+        if (input.task !== undefined) return { messages: [] };
         const { summary, messages } = readHistory(services.log, input.session);
         return { ...(summary !== undefined ? { summary } : {}), messages: messages.map((m) => m.message) };
       }),
       runCommand: fromPromise<CommandOutput, Parameters<typeof runCommand>[1]>(async ({ input }) => runCommand(services, input)),
-      prepareTurn: fromPromise<PreparedTurn, PrepareInput>(({ input }) => prepareTurn(services, input)),
+      prepareTurn: fromPromise<PreparedTurn, PrepareInput>(({ input }) => prepareTurn(services, input, delegatedBy)),
       turn: turnMachine.provide(live),
       mcpDiscovery: mcpDiscoveryMachine.provide({
         actions: {
@@ -147,8 +150,21 @@ export function startSession(services: AgentServices, keys: SessionKeys, key: st
         },
       }),
     },
-    actions: { publish: (_, draft) => void services.bus.publish(draft) },
-    guards: { isCommand: (_, message) => parseChatCommand(message.data.text) !== undefined },
+    actions: {
+      publish: (_, draft) => void services.bus.publish(draft),
+      answerNow: (_, message) => {
+        const { drafts, output } = answerApproval(services, keys, message);
+        for (const draft of drafts) services.bus.publish(draft);
+        services.bus.publish({ ...keys, type: 'command.handled', data: { command: output.command, args: output.args, reply: output.text } });
+        const target = message.data.reply;
+        services.bus.publish({ ...keys, type: 'reply.requested', data: { message_id: message.data.message_id, outcome: 'command', text: output.text, key: replyKey(message, undefined), ...(target ? { reply: target } : {}) } });
+      },
+    },
+    guards: {
+      // A subagent's task is never a chat command.
+      isCommand: (_, message) => keys.task === undefined && (parseChatCommand(message.data.text) !== undefined || pluginCommand(services, message.data.text) !== undefined),
+      isControl: (_, message) => keys.task === undefined && isControl(message),
+    },
   });
   actor = createActor(machine, { id: `session:${keys.session}`, input: { keys, key, ...(services.mcp ? { discoveryTtl: services.mcp.ttl } : {}) }, inspect });
   return actor;

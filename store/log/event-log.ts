@@ -1,11 +1,18 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import { createRequire } from 'node:module';
+import type { Database, RootDatabase } from 'lmdb';
 import type { Envelope, ValidDraft } from '../../bus/index.js';
 import { stampDraft, stampInPlace } from '../../bus/index.js';
 import { LogError } from './errors.js';
 import { queryFilter, type EventStore, type LogQuery } from './event-store.js';
 import { PostingIndex } from './posting-index.js';
 import { acquireWriterLock } from './writer-lock.js';
+
+/**
+ * lmdb through its CommonJS build (its `require` entry): Node's CommonJS loader reads lmdb's one bundled file, where
+ * its ES module entry is a tree of a dozen modules, each resolved, linked and compiled at every start.
+ */
+const { open } = createRequire(import.meta.url)('lmdb') as typeof import('lmdb');
 
 export type { LogQuery } from './event-store.js';
 

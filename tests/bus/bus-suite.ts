@@ -3,7 +3,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Observable } from 'rxjs';
-import type { Bus, EventDraft, Redact } from '../../bus/index.js';
+import type { Bus, BusOptions, EventDraft } from '../../bus/index.js';
+
+type Redact = NonNullable<BusOptions['redact']>;
 import { MemoryEventStore } from '../../store/log/memory-event-store.js';
 
 export interface BusUnderTest {
@@ -26,7 +28,7 @@ const routed = (id: string, session = 's1'): EventDraft<'message.routed'> => ({
   type: 'message.routed',
   agent: 'main',
   session,
-  data: { message_id: id, channel: 'cli', chat: 'direct:me', sender: 'me', text: id, session_key: `key-${session}`, remote: false },
+  data: { message_id: id, channel: 'cli', account: 'default', chat: 'direct:me', sender: 'me', text: id, session_key: `key-${session}`, remote: false, media: [] },
 });
 
 const reply = (id: string, text: string, target: boolean): EventDraft<'reply.requested'> => ({
@@ -142,8 +144,8 @@ export function busContract(name: string, open: OpenBus, options: BusContractOpt
     assert.is(log.read().length, 2, 'requeueing appends nothing');
   });
 
-  test('the redaction hook rewrites every validated draft before it is logged and delivered', async (ctx) => {
-    const { bus, log } = await start(ctx, (draft) => (draft.type === 'tool.completed' ? { ...draft, data: { ...draft.data, content: draft.data.content.replaceAll('sk-secret-1234', '[redacted]') } } : draft));
+  test('the redaction hook rewrites the data of every validated draft before it is logged and delivered', async (ctx) => {
+    const { bus, log } = await start(ctx, <D>(data: D): D => JSON.parse(JSON.stringify(data).replaceAll('sk-secret-1234', '[redacted]')) as D);
     const delivered: string[] = [];
     bus.on('tool.completed').subscribe((e) => delivered.push(e.data.content));
     const envelope = bus.publish({ type: 'tool.completed', data: { call_id: 'c', name: 'exec', ok: true, content: 'key=sk-secret-1234' } });

@@ -37,7 +37,7 @@ test('a work item taken by a process that died before acknowledging it is handed
   const options = optionsFor();
   const nc = await connectCluster(server.url);
   const publisher = await NatsBus.open(nc, { ...options, gateway: 'gw-a' }, new MemoryEventStore());
-  publisher.publish({ agent: 'main', session: 's1', type: 'message.routed', data: { message_id: 'm1', channel: 'tg', chat: 'c', sender: 'u', text: 'hello', session_key: 's1', remote: false } });
+  publisher.publish({ agent: 'main', session: 's1', type: 'message.routed', data: { message_id: 'm1', channel: 'tg', account: 'default', chat: 'c', sender: 'u', text: 'hello', session_key: 's1', remote: false, media: [] } });
   await publisher.durable();
   // A process pulls the item and dies before acknowledging it.
   const dying = await connectCluster(server.url);

@@ -68,7 +68,7 @@ function session(stage: Stage, answers: ChatResponse[]) {
 
 let ids = 0;
 const routed = (stage: Stage, text: string) =>
-  stage.when({ ...keys, type: 'message.routed', data: { message_id: `m${++ids}`, channel: 'cli', chat: 'direct:me', sender: 'me', text, session_key: 'key-s1', remote: false } });
+  stage.when({ ...keys, type: 'message.routed', data: { message_id: `m${++ids}`, channel: 'cli', account: 'default', chat: 'direct:me', sender: 'me', text, session_key: 'key-s1', remote: false, media: [] } });
 const message = (actor: Actor<typeof sessionMachine>, stage: Stage, text: string) => actor.send({ type: 'MESSAGE', message: routed(stage, text) });
 const answer = (text: string): ChatResponse => ({ text, tool_calls: [] });
 const idle = (actor: Actor<typeof sessionMachine>) => waitFor(actor, (s) => s.value === 'idle');
@@ -99,7 +99,7 @@ test('when a second message comes during a turn, then it waits (shown as queued)
   await waitFor(actor, (s) => s.matches({ handling: 'running' }));
   message(actor, stage, 'second');
   assert.is(actor.getSnapshot().context.queue.length, 2);
-  actor.send({ type: 'STOP', request: stage.when({ ...keys, type: 'turn.stop.requested', data: { message_id: 'stop1' } }) });
+  actor.send({ type: 'STOP', request: stage.when({ ...keys, type: 'turn.stop.requested', data: { message_id: 'stop1' } }), tasks: 0 });
   await waitFor(actor, (s) => s.matches({ handling: 'running' }) && s.context.queue.length === 1);
   reply('two');
   await idle(actor);
@@ -114,7 +114,7 @@ test('when /stop comes with nothing running, then the sender hears so and nothin
   const stage = given();
   const { actor } = session(stage, []);
   await idle(actor);
-  actor.send({ type: 'STOP', request: stage.when({ ...keys, type: 'turn.stop.requested', data: { message_id: 'stop1', reply: { channel: 'telegram', chat: 'direct:42', reply_to: '42' } } }) });
+  actor.send({ type: 'STOP', request: stage.when({ ...keys, type: 'turn.stop.requested', data: { message_id: 'stop1', reply: { channel: 'telegram', chat: 'direct:42', reply_to: '42' } } }), tasks: 0 });
   assert.equal(stage.then('reply.requested'), [['reply.requested', { message_id: 'stop1', outcome: 'command', text: 'Nothing is running.', key: 'telegram:stop1:command', reply: { channel: 'telegram', chat: 'direct:42', reply_to: '42' } }]]);
   actor.stop();
 });

@@ -1,5 +1,7 @@
 import { once } from 'node:events';
 import { Gateway } from '../../../actors/gateway/gateway.js';
+import { execIsolationState } from '../../../actors/wiring/tools.js';
+import { describeIsolation } from '../../tools/exec/isolation.js';
 import { LogError } from '../../../store/log/errors.js';
 import { openGatewayLogs, type GatewayLogs } from '../../../store/logs/logger.js';
 import { print, type CommandContext } from '../command.js';
@@ -36,6 +38,8 @@ function guard(logs: GatewayLogs): () => void {
 export async function run(context: CommandContext): Promise<number> {
   const loaded = loadConfigForCli(context.env);
   const logs = openGatewayLogs(loaded);
+  // Deprecated keys (tools.skills.github) and unknown ones are said where the gateway's user looks.
+  for (const warning of loaded.warnings) logs.gateway.warn(warning);
   const unguard = guard(logs);
   const { host, port } = loaded.config.gateway;
   let gateway: Gateway;
@@ -47,6 +51,9 @@ export async function run(context: CommandContext): Promise<number> {
     throw startFailure(error, host, port);
   }
   void gateway.engineLoaded.then(preferMemoryOverSpeed);
+  void execIsolationState(loaded.config).then((state) => {
+    if (state?.kind === 'guard_only' || state?.kind === 'refused') print(context.stderr, `tern: warning: ${describeIsolation(state)}`);
+  });
   const channels = gateway.readiness().channels.map((c) => c.name).join(', ') || 'none';
   if (context.json) print(context.stdout, JSON.stringify({ ok: true, url: gateway.url, channels: gateway.readiness().channels.map((c) => c.name) }));
   else print(context.stdout, `gateway: serving ${gateway.url}/health and /ready; channels: ${channels}. Ctrl-C stops it.`);

@@ -36,10 +36,11 @@ export const commands: CommandSpec[] = [
   {
     name: 'log',
     summary: 'read the event log, also while a gateway is writing it',
-    usage: ['log [--session KEY] [--turn ID] [--type GLOB] [--after SEQ] [--limit N] [--follow] [--json]'],
+    usage: ['log [--session KEY] [--turn ID [--children]] [--type GLOB] [--after SEQ] [--limit N] [--follow] [--json]'],
     options: {
       session: { type: 'string', value: 'KEY', description: 'only events of this session (key or sk_v1_ id)' },
       turn: { type: 'string', value: 'ID', description: 'only events of this turn' },
+      children: { type: 'boolean', description: 'with --turn: also the events of the subagents the turn started, and theirs' },
       type: { type: 'string', value: 'GLOB', description: 'only these event types, e.g. provider.* or turn.*,tool.*' },
       after: { type: 'string', value: 'SEQ', description: 'only events after this sequence number, oldest first' },
       limit: { type: 'string', value: 'N', description: 'at most N events (default 50: the newest, oldest first)' },
@@ -157,6 +158,40 @@ export const commands: CommandSpec[] = [
     details:
       'Jobs live in the workspace cron/ folder; a running gateway picks up changes within 5 s (× power.poll_interval_multiplier).\nA run missed while the gateway was down happens once when it starts. Command jobs time out after tools.cron.exec_timeout_minutes (0: no limit).',
     load: () => import('./cron.js'),
+  },
+  {
+    name: 'skills',
+    summary: 'skills: list, search registries, install, remove, show; evolution drafts to accept or reject',
+    usage: [
+      'skills list [--json]',
+      'skills search QUERY [--limit N] [--json]',
+      'skills install REF [--version V] [--registry NAME] [--force] [--global] [--json]',
+      'skills remove NAME [--global] [--json]',
+      'skills show NAME [--json]',
+      'skills drafts [--json]',
+      'skills accept ID [--json]',
+      'skills reject ID [--json]',
+    ],
+    options: {
+      version: { type: 'string', value: 'V', description: 'install this version (ClawHub) or ref (GitHub) instead of the latest' },
+      registry: { type: 'string', value: 'NAME', description: 'the registry to install from (default: clawhub for a slug, github for owner/repo)' },
+      force: { type: 'boolean', description: 'install a skill the registry flags as suspicious, or replace a skill that came from elsewhere' },
+      global: { type: 'boolean', description: 'install into or remove from $AGENT_HOME/skills instead of the workspace skills/' },
+      limit: { type: 'string', value: 'N', description: 'at most N search results (default 10, at most 50)' },
+      json,
+    },
+    details:
+      'REF is slug[@version] from a ClawHub-style registry, or owner/repo[/path][@ref] from a GitHub-style one.\nInstalls are checked before anything lands: moderation flags, the archive size, every entry (no absolute paths, .., links or\ndevices; at most 1000 files and 100 MB unpacked) and a SKILL.md with name and description. Installing again upgrades.\nDrafts are skills evolution wrote from completed turns (evolution.mode draft or apply); accept writes one into skills/\n(in apply mode, keeping a backup of a skill it replaces). With a gateway running, the decision is handed to it.',
+    load: () => import('./skills.js'),
+  },
+  {
+    name: 'plugins',
+    summary: 'plugin packages: list (with their states), install, remove, enable, disable',
+    usage: ['plugins list [--json]', 'plugins install NAME|FOLDER [--json]', 'plugins remove NAME [--json]', 'plugins enable NAME [--json]', 'plugins disable NAME [--json]'],
+    options: { json },
+    details:
+      'Subcommands:\n  list     every plugin with its state (not enabled, disabled, ready, degraded, failed), the reason and its folder;\n           a running gateway\'s view, else each enabled plugin is loaded here to see\n  install  npm install into $AGENT_HOME/plugins (a registry name, or a local folder, linked); it stays "not enabled"\n  remove   uninstall it and drop plugins.entries.NAME\n  enable   set plugins.entries.NAME.enabled to true (add trusted: true by hand to run it in-process)\n  disable  set plugins.entries.NAME.enabled to false\nPlugins run outside the workspace sandbox; a running gateway loads them when it starts.',
+    load: () => import('./plugins.js'),
   },
   {
     name: 'version',

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { toSessionId, type Envelope } from '../../../bus/index.js';
+import { toSessionId, typeMatcher, type Envelope } from '../../../bus/index.js';
+import { childTimelines, withChildEvents } from '../../../store/log/child-timelines.js';
 import { EventLog, type LogQuery } from '../../../store/log/event-log.js';
 import { follow } from '../../../store/log/follow.js';
 import { logDir } from '../../../store/paths.js';
@@ -34,16 +35,26 @@ function backlog(log: EventLog, query: LogQuery): Envelope[] {
 }
 
 
+/** `--children`: the turn's events with those of the subagents it started (and theirs), in log order. */
+function withChildren(log: EventLog, query: LogQuery): Envelope[] {
+  const own = log.read({ ...query, type: undefined, limit: undefined, order: 'asc' });
+  const all = withChildEvents(own, childTimelines(log, own));
+  const matching = query.type ? all.filter((e) => typeMatcher(query.type!)(e.type)) : all;
+  return query.limit === undefined ? matching : matching.slice(-query.limit);
+}
+
 export async function run(context: CommandContext): Promise<number> {
   const { values, json, stdout, signal, env } = context;
   const query = queryOf(values);
+  if (values.children && query.turn === undefined) throw new UsageError('--children needs --turn ID', 'e.g. `tern log --turn t_m1abc2def --children`.');
+  if (values.children && values.follow) throw new UsageError('--children cannot be combined with --follow', 'Follow the log without --children, or read a finished turn.');
   const dir = logDir(resolveWorkspace(env));
   const write = (e: Envelope) => stdout.write(`${json ? JSON.stringify(e) : formatEvent(e)}\n`);
   if (!existsSync(`${dir}/data.mdb`) && !values.follow) return 0;
   const log = await EventLog.openWhenReady(dir, signal);
   if (!log) return 0;
   try {
-    const first = backlog(log, query);
+    const first = values.children ? withChildren(log, query) : backlog(log, query);
     first.forEach(write);
     if (!values.follow) return 0;
     const after = first.at(-1)?.seq ?? Math.max(query.after ?? 0, log.lastCommittedSeq());

@@ -66,6 +66,15 @@ export const secret = shared(() =>
 
 export const secretList = shared(() => z.array(secret(), { error: wrongSecret('a list', 'a list of strings') }));
 
+/** A proxy's URL (http, https or SOCKS5), or empty for none; credentials in it are shown masked. */
+export const proxyUrl = shared(() =>
+  text().check(
+    z.refine((value: string) => value === '' || /^(https?|socks5?):\/\/[^/\s]+/i.test(value), {
+      error: () => 'is not a proxy URL (allowed: http://[user:password@]host:port, https://…, socks5://…, or "")',
+    }),
+  ),
+);
+
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 export function clockTime() {
@@ -87,6 +96,13 @@ export const pattern = shared(() =>
       { error: (issue) => `${show(issue.input)} is not a valid regular expression (allowed: JavaScript RegExp syntax)` },
     ),
   ),
+);
+
+const REMOTE = /^(\*|[^:\s]+(:[^\s]+)?)$/;
+
+/** Remote chats a tool may be used from: `<channel>`, `<channel>:<chat_id>`, or `*` (every remote chat). */
+export const remoteList = shared(() =>
+  list(text().check(z.regex(REMOTE, { error: (issue) => `${show(issue.input)} is not a remote (allowed: <channel>, <channel>:<chat_id>, *)` }))),
 );
 
 export const SESSION_DIMENSIONS = ['space', 'chat', 'topic', 'sender'] as const;

@@ -4,7 +4,9 @@ import { channelListSchema } from './channel-list.js';
 import { evolutionSchema } from './evolution.js';
 import { gatewaySchema } from './gateway.js';
 import { heartbeatSchema } from './heartbeat.js';
+import { hooksSchema } from './hooks.js';
 import { modelListSchema } from './model-list.js';
+import { pluginsSchema } from './plugins.js';
 import { powerSchema } from './power.js';
 import { sessionSchema } from './session.js';
 import { withDefault } from './shared.js';
@@ -23,6 +25,8 @@ const blocks = z.object({
   model_list: modelListSchema,
   channel_list: channelListSchema,
   tools: z.prefault(toolsSchema, {}),
+  hooks: z.prefault(hooksSchema, {}),
+  plugins: z.prefault(pluginsSchema, {}),
 });
 
 type Blocks = z.output<typeof blocks>;
@@ -48,15 +52,36 @@ function checkReferences(config: Blocks, ctx: z.core.$RefinementCtx<Blocks>): vo
     }
   });
   const modelNames = [...new Set(config.model_list.map((m) => m.model_name))];
-  for (const field of ['model', 'transcription_model', 'image_model'] as const) {
-    const model = config.agents.defaults[field];
-    if (model === undefined || modelNames.length === 0 || modelNames.includes(model)) continue;
-    ctx.addIssue({
-      code: 'custom',
-      path: ['agents', 'defaults', field],
-      message: `${JSON.stringify(model)} is not a model_name in model_list (allowed: ${modelNames.join(', ')})`,
+  const checkModel = (model: string | undefined, path: PropertyKey[]): void => {
+    if (model === undefined || modelNames.length === 0 || modelNames.includes(model)) return;
+    ctx.addIssue({ code: 'custom', path, message: `${JSON.stringify(model)} is not a model_name in model_list (allowed: ${modelNames.join(', ')})` });
+  };
+  for (const field of ['model', 'transcription_model', 'image_model'] as const) checkModel(config.agents.defaults[field], ['agents', 'defaults', field]);
+  config.agents.list.forEach((agent, i) => {
+    if (agentIds.indexOf(agent.id) !== i) {
+      ctx.addIssue({ code: 'custom', path: ['agents', 'list', i, 'id'], message: `${JSON.stringify(agent.id)} is the id of an earlier agent (allowed: a unique id)` });
+    }
+    checkAgentModel(agent.model, ['agents', 'list', i, 'model'], checkModel);
+    checkAgentModel(agent.subagents?.model, ['agents', 'list', i, 'subagents', 'model'], checkModel);
+    agent.subagents?.allow_agents?.forEach((allowed, j) => {
+      if (allowed === '*' || agentIds.includes(allowed)) return;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['agents', 'list', i, 'subagents', 'allow_agents', j],
+        message: `${JSON.stringify(allowed)} is not an agent in agents.list (allowed: *, ${[...new Set(agentIds)].join(', ')})`,
+      });
     });
-  }
+  });
+}
+
+type AgentModel = Blocks['agents']['list'][number]['model'];
+
+/** Every model an agent names (a `model_name`, or its primary and fallbacks) must be in model_list. */
+function checkAgentModel(model: AgentModel, path: PropertyKey[], check: (model: string | undefined, path: PropertyKey[]) => void): void {
+  if (model === undefined) return;
+  if (typeof model === 'string') return check(model, path);
+  check(model.primary, [...path, 'primary']);
+  model.fallbacks.forEach((name, i) => check(name, [...path, 'fallbacks', i]));
 }
 
 type TypedChannel = Blocks['channel_list'][string] & { type: string };
@@ -77,3 +102,5 @@ export type ConfigInput = z.input<typeof configSchema>;
 export type ModelEntry = Config['model_list'][number];
 export type ChannelEntry = Config['channel_list'][string];
 export type McpServer = Config['tools']['mcp']['servers'][string];
+export type ProcessHookEntry = Config['hooks']['processes'][string];
+export type PluginEntry = Config['plugins']['entries'][string];

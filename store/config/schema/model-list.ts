@@ -1,5 +1,5 @@
 import { z } from 'zod/mini';
-import { bool, list, nonEmptyText, secretList, text } from './fields.js';
+import { bool, int, list, nonEmptyText, proxyUrl, secretList, text } from './fields.js';
 import { optional, withDefault } from './shared.js';
 
 export const modelEntrySchema = z.object({
@@ -15,6 +15,12 @@ export const modelEntrySchema = z.object({
   streaming: z.prefault(z.object({ enabled: withDefault(bool(), false) }), {}),
   extra_body: optional(z.record(z.string(), z.unknown())),
   auth_method: optional(text()),
+  /** A proxy URL (http, https or socks5) for this entry's calls; absent or empty, the environment's `HTTP(S)_PROXY` / `NO_PROXY`. */
+  proxy: optional(proxyUrl()),
+  /** Seconds to wait for the first byte of an answer (the peer runtime's name); default 60. */
+  request_timeout: optional(int(1, 3600)),
+  /** The largest answer accepted, in bytes (default 16 MB); a larger one fails the call. */
+  max_response_bytes: optional(int(1024)),
 });
 
 export const modelListSchema = withDefault(list(modelEntrySchema), []);
