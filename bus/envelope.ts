@@ -21,6 +21,8 @@ export const stampSchema = lazySchema(() =>
   z.object({
     seq: z.number().int().positive(),
     at: z.number().int().nonnegative(),
+    /** The gateway that wrote it, in a cluster (#27); absent in a gateway running alone. */
+    gateway: z.string().min(1).optional(),
   }),
 );
 export type Stamp = z.infer<ReturnType<typeof stampSchema>>;

@@ -14,6 +14,7 @@ import { isSecret, redactorOf, watchConfig } from '../../store/config/index.js';
 import { changedPaths } from '../../store/config/diff.js';
 import type { ChannelEntry, Config, LoadedConfig } from '../../store/config/index.js';
 import { saveInboundMedia } from '../../store/inbound-media.js';
+import type { EventStore } from '../../store/log/event-store.js';
 import type { GatewayLogs } from '../../store/logs/logger.js';
 import { describeFix, makeSecretsPrivate } from '../../store/private-files.js';
 import { readLastChannel } from '../../store/state.js';
@@ -54,8 +55,15 @@ export interface GatewayOptions {
   hostChannels?: Partial<Record<string, (name: string, entry: ChannelEntry) => Promise<Channel>>>;
   /** Applied to the config at every reload, as the host applied it to `loaded` (the launcher adds its web-UI channel). */
   adjustConfig?: (loaded: LoadedConfig) => LoadedConfig;
-  /** `optional`: a busy `gateway.host:port` is logged and the gateway runs without `/health` (the launcher must not fail). */
-  health?: 'required' | 'optional';
+  /**
+   * `optional`: a busy `gateway.host:port` is logged and the gateway runs without `/health` (the launcher must not fail).
+   * `none`: no health server (a channel account's gateway inside a cluster member, which serves `/health` once).
+   */
+  health?: 'required' | 'optional' | 'none';
+  /** The log to run on instead of the workspace's lmdb log (a stream of the cluster, #27). */
+  log?: EventStore;
+  /** Whether the heartbeat and cron run here (default true; a cluster member runs them once, not per channel account). */
+  scheduled?: boolean;
   /** Called before the gateway publishes its first event, so a host following the bus sees `gateway.started`. */
   onRuntime?: (core: RuntimeCore) => void;
 }
@@ -195,7 +203,7 @@ export class Gateway {
   static async start(options: GatewayOptions): Promise<Gateway> {
     checkMcp(options.loaded.config);
     for (const fix of makeSecretsPrivate(options.loaded.home, options.loaded.path)) options.logs.gateway.warn(describeFix(fix));
-    const core = RuntimeCore.open(options.loaded, 'gateway', { resume: true });
+    const core = RuntimeCore.open(options.loaded, 'gateway', { resume: true, ...(options.log ? { log: options.log } : {}) });
     const gateway = new Gateway(core, options);
     options.onRuntime?.(core);
     gateway.machine.start();
@@ -263,7 +271,7 @@ export class Gateway {
       this.engine().catch((error: unknown) => options.logs.gateway.error('agents not started', { reason: (error as Error).message }));
     });
     const { host, port } = options.loaded.config.gateway;
-    this.health = await startHealthServer(host, port, () => this.readiness()).catch((error: unknown) => {
+    this.health = options.health === 'none' ? undefined : await startHealthServer(host, port, () => this.readiness()).catch((error: unknown) => {
       if (options.health !== 'optional') throw error;
       options.logs.gateway.warn('health server not started', { address: `${host}:${port}`, reason: (error as Error).message });
       return undefined;
@@ -271,7 +279,7 @@ export class Gateway {
     this.dispatcher.start();
     this.outbox.start();
     for (const [name, entry] of enabledChannels(options.loaded, options)) if (!pluginKind(name, entry, options, options.loaded.config)) this.startChannel(name, entry);
-    this.heartbeat.start();
+    if (options.scheduled !== false) this.heartbeat.start();
     this.mediaCleanup.start();
     this.continueOnceReady();
     this.watch();
@@ -368,6 +376,7 @@ export class Gateway {
     const start = (): void => {
       this.engine().catch((error: unknown) => this.options.logs.gateway.error('agents not started', { reason: (error as Error).message }));
       void this.reportIsolation();
+      if (this.options.scheduled === false) return;
       this.cronStarting = this.cron.start().catch((error: unknown) => this.options.logs.gateway.error('cron not started', { reason: (error as Error).message }));
     };
     const startSoon = (): void => {
@@ -427,7 +436,7 @@ export class Gateway {
       const entry = next.config.channel_list[name];
       if (entry && runs(entry, this.options)) this.startChannel(name, entry);
     }
-    if (changed.some((p) => p.startsWith('heartbeat') || p.startsWith('power'))) this.heartbeat.start();
+    if (this.options.scheduled !== false && changed.some((p) => p.startsWith('heartbeat') || p.startsWith('power'))) this.heartbeat.start();
     if (changed.some((p) => p.startsWith('tools.media_cleanup') || p.startsWith('power'))) this.mediaCleanup.start();
     this.options.logs.gateway.info('config reloaded', { changed: changed.join(',') });
   }

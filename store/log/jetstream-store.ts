@@ -22,6 +22,8 @@ export interface JetStreamStoreOptions {
   ackTimeoutMs?: number;
   /** How long a write keeps retrying (server restarting, connection lost) before the log fails. */
   writeDeadlineMs?: number;
+  /** The gateway writing: every event appended carries it as `gateway`, so cluster-wide reads say who wrote what. */
+  gateway?: string;
 }
 
 /** The stream refused a write because another writer appended first (JetStream's "wrong last sequence"). */
@@ -62,6 +64,7 @@ export class JetStreamEventStore implements EventStore {
   private readonly waiters: Array<{ seq: number; resolve: () => void }> = [];
   private readonly ackTimeoutMs: number;
   private readonly writeDeadlineMs: number;
+  private readonly gateway: string | undefined;
 
   private constructor(
     readonly stream: string,
@@ -76,6 +79,7 @@ export class JetStreamEventStore implements EventStore {
     this.seq = replica.lastSeq;
     this.ackTimeoutMs = options.ackTimeoutMs ?? 5_000;
     this.writeDeadlineMs = options.writeDeadlineMs ?? 60_000;
+    this.gateway = options.gateway;
     void this.consume();
   }
 
@@ -121,12 +125,17 @@ export class JetStreamEventStore implements EventStore {
 
   stamp(draft: ValidDraft): Envelope {
     this.checkWritable();
-    return this.write(stampInPlace(draft, ++this.seq, draft.at ?? Date.now()));
+    return this.write(this.signed(stampInPlace(draft, ++this.seq, draft.at ?? Date.now())));
   }
 
   append(draft: ValidDraft): Envelope {
     this.checkWritable();
-    return this.write(stampDraft(draft, ++this.seq, draft.at ?? Date.now()));
+    return this.write(this.signed(stampDraft(draft, ++this.seq, draft.at ?? Date.now())));
+  }
+
+  private signed(envelope: Envelope): Envelope {
+    if (this.gateway !== undefined) envelope.gateway = this.gateway;
+    return envelope;
   }
 
   async committed(): Promise<void> {

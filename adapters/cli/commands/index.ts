@@ -116,9 +116,14 @@ export const commands: CommandSpec[] = [
   {
     name: 'gateway',
     summary: 'run channels, agents, heartbeat and logs until SIGINT/SIGTERM; serves GET /health and /ready',
-    usage: ['gateway [--json]'],
-    options: { json },
-    details: 'Listens on gateway.host:gateway.port (default 127.0.0.1:18790). Logs go to $AGENT_HOME/logs/gateway.log.',
+    usage: ['gateway [--cluster nats://HOST:PORT] [--id ID] [--json]'],
+    options: {
+      cluster: { type: 'string', value: 'URL', description: 'join a cluster of gateways on this NATS JetStream server (wins over cluster.url)' },
+      id: { type: 'string', value: 'ID', description: 'this gateway\'s id in the cluster (wins over cluster.id; default HOSTNAME-PORT)' },
+      json,
+    },
+    details:
+      'Listens on gateway.host:gateway.port (default 127.0.0.1:18790). Logs go to $AGENT_HOME/logs/gateway.log.\nWith --cluster (or cluster.url) the log and the channel accounts are shared through NATS JetStream: each account is run\nby one gateway at a time and taken over by another when that one dies (see `tern cluster status`).',
     load: () => import('./gateway.js'),
   },
   {

@@ -8,6 +8,7 @@ import type { Envelope, EventDraft, EventType } from '../../../bus/index.js';
 import { loadConfig } from '../../../store/config/index.js';
 import { openGatewayLogs, type GatewayLogs } from '../../../store/logs/logger.js';
 import { EventLog } from '../../../store/log/event-log.js';
+import type { EventStore } from '../../../store/log/event-store.js';
 import { agentHome, configPath, logDir } from '../../../store/paths.js';
 import type { DashboardHost, GatewayAction, GatewayStatus, Rerun } from '../../launcher/api/host.js';
 import { PicoEndpoint } from '../../launcher/pico-endpoint.js';
@@ -130,7 +131,7 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
   });
 
   const publish = <T extends EventType>(draft: EventDraft<T>): boolean => Boolean(runtime$.value?.bus.publish(draft));
-  const readLog = (): EventLog | undefined => runtime$.value?.log ?? readStoppedLog();
+  const readLog = (): EventStore | undefined => runtime$.value?.log ?? readStoppedLog();
   return {
     configPath: () => configPath(env),
     logFile: () => join(agentHome(env), 'logs', 'gateway.log'),

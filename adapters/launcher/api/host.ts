@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
 import type { Envelope, EventDraft, EventType } from '../../../bus/index.js';
-import type { EventLog } from '../../../store/log/event-log.js';
+import type { EventStore } from '../../../store/log/event-store.js';
 import type { ChartNode, GatewayStatus, Rerun } from '../../../web/src/api-shapes.js';
 import type { PicoEndpoint } from '../pico-endpoint.js';
 import type { SkillsHost } from './skills-host.js';
@@ -22,7 +22,7 @@ export interface DashboardHost {
   /** `logs/gateway.log`. */
   logFile(): string;
   /** The event log while the gateway runs. */
-  log(): EventLog | undefined;
+  log(): EventStore | undefined;
   /** Bus events of whichever gateway runs now; it keeps flowing across restarts. */
   events$: Observable<Envelope>;
   publish<T extends EventType>(draft: EventDraft<T>): boolean;

@@ -1,5 +1,5 @@
 import type { Envelope } from '../../../bus/index.js';
-import type { EventLog } from '../../../store/log/event-log.js';
+import type { EventStore } from '../../../store/log/event-store.js';
 import type { SessionRow } from '../../../web/src/api-shapes.js';
 
 /**
@@ -68,23 +68,23 @@ function fold(rows: Rows, senders: Senders, event: Envelope): void {
  * the dashboard asks often, and the log only grows. A new log (the gateway restarted) is folded afresh.
  */
 export class SessionIndex {
-  private log: EventLog | undefined;
+  private log: EventStore | undefined;
   private through = 0;
   private rows: Rows = new Map();
   private senders: Senders = new Map();
 
   /** The sessions, most recently active first. */
-  list(log: EventLog): SessionRow[] {
+  list(log: EventStore): SessionRow[] {
     this.catchUp(log);
     return [...this.rows.values()].sort((a, b) => b.last_at - a.last_at);
   }
 
-  get(log: EventLog, session: string): SessionRow | undefined {
+  get(log: EventStore, session: string): SessionRow | undefined {
     this.catchUp(log);
     return this.rows.get(session);
   }
 
-  private catchUp(log: EventLog): void {
+  private catchUp(log: EventStore): void {
     if (log !== this.log) {
       this.log = log;
       this.through = 0;

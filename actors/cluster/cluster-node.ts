@@ -1,0 +1,180 @@
+import { hostname } from 'node:os';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { EventDraft } from '../../bus/index.js';
+import { connectCluster } from '../../store/cluster/connection.js';
+import { Leases } from '../../store/cluster/leases.js';
+import { Members } from '../../store/cluster/members.js';
+import type { LoadedConfig } from '../../store/config/index.js';
+import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
+import { Gateway, type GatewayOptions } from '../gateway/gateway.js';
+import { accountLog, memberLog } from './streams.js';
+import { fairShare } from './fair-share.js';
+
+export interface ClusterSettings {
+  /** NATS server URL(s). */
+  url: string;
+  /** This gateway's id in the cluster. */
+  id: string;
+  ttlMs: number;
+  token?: string;
+  user?: string;
+  password?: string;
+}
+
+/** The config a channel account's gateway runs: that one channel, no heartbeat (the member runs it once). */
+function onlyChannel(loaded: LoadedConfig, name: string): LoadedConfig {
+  const entry = loaded.config.channel_list[name];
+  return { ...loaded, config: { ...loaded.config, channel_list: entry ? { [name]: entry } : {} } };
+}
+
+/** The member's own gateway: every channel left to the accounts' gateways. */
+function noChannels(loaded: LoadedConfig): LoadedConfig {
+  return { ...loaded, config: { ...loaded.config, channel_list: {} } };
+}
+
+/** The channel accounts a cluster shares: every enabled entry of `channel_list`, as the config names them. */
+function accounts(loaded: LoadedConfig): string[] {
+  return Object.entries(loaded.config.channel_list).filter(([, entry]) => entry.enabled).map(([name]) => name).sort();
+}
+
+/** The default gateway id: the same at every restart on this machine, different for each port. */
+export function defaultGatewayId(loaded: LoadedConfig): string {
+  return `${hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${loaded.config.gateway.port}`.slice(0, 64);
+}
+
+/**
+ * `tern gateway --cluster` (#27): one member of a cluster of gateways sharing NATS JetStream.
+ * - The member's own gateway runs on its own stream (`memberLog`): `/health`, the heartbeat, cron, membership and
+ *   lease events, with no channel.
+ * - Each channel account (a `channel_list` entry, one bot token) is a lease. The member holding it runs that account's
+ *   gateway — the channel's poller, its dispatcher, its sessions and their turns, its outbox — on the account's own
+ *   stream (`accountLog`). So an account is polled by exactly one gateway, its sessions run in order in one place,
+ *   and its replies go out from the gateway that holds its connection.
+ * - Members share the accounts fairly (`fairShare`): one holding more than its share hands one over (drains it,
+ *   closes its stream, releases the lease), one holding fewer takes a free one.
+ * - A member that dies stops renewing: its leases expire after the TTL and other members take its accounts. Taking
+ *   an account opens its stream as the one writer (a late write of the old holder is refused by the stream's
+ *   sequence fence) and starts its gateway, whose start folds the stream's tail exactly as after a crash (#21):
+ *   accepted messages are routed and run, a turn cut before it acted runs again, one cut after gets the restart
+ *   notice, replies not all sent are delivered skipping sent parts, and the platform's redelivered updates are
+ *   dropped as seen.
+ */
+export class ClusterNode {
+  private readonly cells = new Map<string, Promise<Gateway | undefined>>();
+  private readonly timer: NodeJS.Timeout;
+  private ticking: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  private constructor(
+    readonly settings: ClusterSettings,
+    private readonly nc: NatsConnection,
+    /** The member's own gateway (`/health`, heartbeat, cron). */
+    readonly gateway: Gateway,
+    private readonly members: Members,
+    private readonly leases: Leases,
+    private readonly options: GatewayOptions,
+  ) {
+    this.timer = setInterval(() => this.tick(), Math.max(100, Math.floor(settings.ttlMs / 5)));
+    this.tick();
+  }
+
+  static async start(options: GatewayOptions, settings: ClusterSettings): Promise<ClusterNode> {
+    const nc = await connectCluster(settings.url, {
+      name: settings.id,
+      ...(settings.token ? { token: settings.token } : {}),
+      ...(settings.user ? { user: settings.user } : {}),
+      ...(settings.password ? { pass: settings.password } : {}),
+    });
+    try {
+      const log = await JetStreamEventStore.open(nc, { ...memberLog(settings.id), gateway: settings.id });
+      const gateway = await Gateway.start({ ...options, loaded: noChannels(options.loaded), log, adjustConfig: (loaded) => noChannels(options.adjustConfig?.(loaded) ?? loaded) });
+      const publish = (draft: EventDraft): void => void gateway.core.bus.publish(draft);
+      const members = await Members.join(nc, { gateway: settings.id, ttlMs: settings.ttlMs, publish });
+      const leases = await Leases.open(nc, { gateway: settings.id, ttlMs: settings.ttlMs, publish });
+      return new ClusterNode(settings, nc, gateway, members, leases, options);
+    } catch (error) {
+      await nc.close();
+      throw error;
+    }
+  }
+
+  /** The channel accounts this member runs now. */
+  held(): string[] {
+    return [...this.cells.keys()].sort();
+  }
+
+  /** Hands every account over (drained, streams closed, leases released), leaves the cluster, stops its own gateway. */
+  async stop(signal?: string): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.ticking;
+    await Promise.all([...this.cells.keys()].map((name) => this.handOver(name, signal)));
+    await this.leases.close();
+    await this.members.leave();
+    await this.gateway.stop(signal);
+    await this.nc.drain().catch(() => undefined);
+  }
+
+  private tick(): void {
+    this.ticking = this.ticking.then(() => this.reconcile()).catch((error: unknown) => {
+      this.options.logs.gateway.warn('cluster: could not reconcile channel accounts', { reason: (error as Error).message });
+    });
+  }
+
+  /** Takes, keeps or hands over channel accounts so that each is run once and members share them fairly. */
+  private async reconcile(): Promise<void> {
+    if (this.stopped) return;
+    const all = accounts(this.options.loaded);
+    // A lease lost (this member stalled past the TTL): its gateway stops at once, another member has the account.
+    for (const name of this.held()) if (!this.leases.holds('channel', name) || !all.includes(name)) await this.handOver(name, 'lease lost');
+    const live = (await this.members.list()).map((m) => m.gateway);
+    const share = fairShare(all.length, live.includes(this.settings.id) ? live.length : live.length + 1);
+    const mine = this.held();
+    if (mine.length > share) return this.handOver(mine.at(-1)!, 'rebalance');
+    if (mine.length >= share) return;
+    for (const name of all) {
+      if (this.cells.has(name)) continue;
+      if (await this.leases.acquire('channel', name)) {
+        this.run(name);
+        return;
+      }
+    }
+  }
+
+  /** Starts the gateway of an account this member now holds, on the account's stream. */
+  private run(name: string): void {
+    const { options, settings } = this;
+    const cell = (async () => {
+      const log = await JetStreamEventStore.open(this.nc, { ...accountLog(name), gateway: settings.id });
+      try {
+        return await Gateway.start({
+          ...options,
+          loaded: onlyChannel(options.loaded, name),
+          adjustConfig: (loaded) => onlyChannel(options.adjustConfig?.(loaded) ?? loaded, name),
+          log,
+          health: 'none',
+          scheduled: false,
+        });
+      } catch (error) {
+        log.close();
+        throw error;
+      }
+    })().catch(async (error: unknown) => {
+      options.logs.gateway.error('cluster: channel account not started', { channel: name, reason: (error as Error).message });
+      this.cells.delete(name);
+      await this.leases.release('channel', name);
+      return undefined;
+    });
+    this.cells.set(name, cell);
+  }
+
+  private async handOver(name: string, reason?: string): Promise<void> {
+    const cell = this.cells.get(name);
+    if (!cell) return;
+    this.cells.delete(name);
+    const gateway = await cell;
+    await gateway?.stop(reason);
+    await this.leases.release('channel', name);
+  }
+}
