@@ -38,6 +38,28 @@ function parseKey(key: string): { kind: LeaseKind; id: string } | undefined {
   return { kind, id: Buffer.from(encoded, 'base64url').toString('utf8') };
 }
 
+/** Every lease in a bucket, sorted by kind and id. */
+async function readLeases(kv: KV): Promise<LeaseRecord[]> {
+  const records: LeaseRecord[] = [];
+  for await (const key of await kv.keys()) {
+    const parsed = parseKey(key);
+    const entry = parsed && (await kv.get(key));
+    if (!parsed || !entry || entry.operation !== 'PUT') continue;
+    const value = entry.json<{ gateway: string; at: number }>();
+    records.push({ ...parsed, gateway: value.gateway, renewedAt: entry.created.getTime() });
+  }
+  return records.sort((a, b) => a.kind.localeCompare(b.kind) || a.id.localeCompare(b.id));
+}
+
+/** The leases of a cluster, read without taking part in it (`tern cluster status`). */
+export async function listLeases(nc: NatsConnection, bucket = 'tern_leases'): Promise<LeaseRecord[]> {
+  try {
+    return await readLeases(await new Kvm(nc).open(bucket));
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Ownership in a cluster (#27): a session key or a channel account (bot token id) is held by one gateway at a time,
  * as an entry in a JetStream KV bucket whose entries expire `ttlMs` after their last write. The holder renews its
@@ -109,16 +131,8 @@ export class Leases {
   }
 
   /** Every lease in the bucket. */
-  async list(): Promise<LeaseRecord[]> {
-    const records: LeaseRecord[] = [];
-    for await (const key of await this.kv.keys()) {
-      const parsed = parseKey(key);
-      const entry = parsed && (await this.kv.get(key));
-      if (!parsed || !entry || entry.operation !== 'PUT') continue;
-      const value = entry.json<{ gateway: string; at: number }>();
-      records.push({ ...parsed, gateway: value.gateway, renewedAt: entry.created.getTime() });
-    }
-    return records.sort((a, b) => a.kind.localeCompare(b.kind) || a.id.localeCompare(b.id));
+  list(): Promise<LeaseRecord[]> {
+    return readLeases(this.kv);
   }
 
   /** Lets a lease go at once, so another gateway need not wait for it to expire. */

@@ -38,6 +38,15 @@ async function readMembers(kv: KV): Promise<Member[]> {
   return members.sort((a, b) => a.gateway.localeCompare(b.gateway));
 }
 
+/** The live members of a cluster, read without joining it (`tern cluster status`). */
+export async function listMembers(nc: NatsConnection, bucket = 'tern_members'): Promise<Member[]> {
+  try {
+    return await readMembers(await new Kvm(nc).open(bucket));
+  } catch {
+    return [];
+  }
+}
+
 /**
  * The gateways of a cluster (#27): each writes its entry in a KV bucket whose entries expire `ttlMs` after their last
  * write, and renews it every `heartbeatMs`. A gateway announces its own `cluster.member.joined` and, when it stops on

@@ -127,6 +127,17 @@ export const commands: CommandSpec[] = [
     load: () => import('./gateway.js'),
   },
   {
+    name: 'cluster',
+    summary: 'a cluster of gateways: members, which gateway runs which channel account, each event stream\'s last write',
+    usage: ['cluster status [--cluster nats://HOST:PORT] [--json]'],
+    options: {
+      cluster: { type: 'string', value: 'URL', description: 'the NATS server (wins over cluster.url)' },
+      json,
+    },
+    details: 'Reads JetStream directly: works whether or not a gateway runs on this machine.',
+    load: () => import('./cluster.js'),
+  },
+  {
     name: 'inspect',
     summary: 'every live actor: its machine, current state, the event that moved it, and since when',
     usage: ['inspect [--json] [--watch]'],

@@ -1,0 +1,52 @@
+import { STREAM_PREFIXES } from '../../../actors/cluster/streams.js';
+import { clusterSettings } from '../../../actors/cluster/settings.js';
+import { connectCluster } from '../../../store/cluster/connection.js';
+import { listLeases } from '../../../store/cluster/leases.js';
+import { listMembers } from '../../../store/cluster/members.js';
+import { listEventStreams } from '../../../store/cluster/streams-info.js';
+import { print, type CommandContext } from '../command.js';
+import { CliError, UsageError } from '../errors.js';
+import { loadConfigForCli } from '../load-config.js';
+
+const ago = (now: number, at: number): string => (at === 0 ? '-' : `${((now - at) / 1000).toFixed(1)}s ago`);
+
+/**
+ * `tern cluster status`: the members (and how long since each renewed its entry), the leases (which member runs
+ * which channel account), and each event stream's size and last write, read straight from JetStream.
+ */
+export async function run(context: CommandContext): Promise<number> {
+  const [sub] = context.positionals;
+  if (sub !== 'status') throw new UsageError(sub === undefined ? 'tern cluster needs a subcommand: status' : `unknown subcommand ${JSON.stringify(sub)} (allowed: status)`);
+  const loaded = loadConfigForCli(context.env);
+  const settings = clusterSettings(loaded, { url: context.values.cluster });
+  if (!settings) throw new CliError('cluster_not_configured', 'no cluster configured', 'neither --cluster nor cluster.url names a NATS server', 'Pass --cluster nats://HOST:PORT or set cluster.url in config.json.');
+  const nc = await connectCluster(settings.url, {
+    name: 'tern-cluster-status',
+    ...(settings.token ? { token: settings.token } : {}),
+    ...(settings.user ? { user: settings.user } : {}),
+    ...(settings.password ? { pass: settings.password } : {}),
+  }).catch((error: Error) => {
+    throw new CliError('cluster_unreachable', `cannot reach the cluster at ${settings.url}`, error.message, 'Start nats-server with -js there, or fix --cluster / cluster.url.');
+  });
+  try {
+    const now = Date.now();
+    const [members, leases, streams] = await Promise.all([listMembers(nc), listLeases(nc), listEventStreams(nc, STREAM_PREFIXES)]);
+    if (context.json) {
+      print(context.stdout, JSON.stringify({ ok: true, url: settings.url, members, leases, streams }));
+      return 0;
+    }
+    print(context.stdout, `cluster ${settings.url}: ${members.length} member(s)`);
+    for (const m of members) {
+      const runs = leases.filter((l) => l.gateway === m.gateway).map((l) => l.id).join(', ') || 'nothing';
+      print(context.stdout, `  ${m.gateway}  pid ${m.pid} on ${m.host}, seen ${ago(now, m.seenAt)}, runs ${runs}`);
+    }
+    print(context.stdout, 'leases:');
+    if (leases.length === 0) print(context.stdout, '  none');
+    for (const l of leases) print(context.stdout, `  ${l.kind} ${l.id}  held by ${l.gateway}, renewed ${ago(now, l.renewedAt)}`);
+    print(context.stdout, 'streams:');
+    for (const s of streams) print(context.stdout, `  ${s.stream}  ${s.events} events, last seq ${s.lastSeq}, last write ${ago(now, s.lastAt)}`);
+    return 0;
+  } finally {
+    await nc.close();
+  }
+}
