@@ -21,6 +21,9 @@ export interface ClusterSettings {
   password?: string;
 }
 
+/** How long handing an account over waits for its gateway to drain and stop. */
+const HAND_OVER_MS = 30_000;
+
 /** The config a channel account's gateway runs: that one channel, no heartbeat (the member runs it once). */
 function onlyChannel(loaded: LoadedConfig, name: string): LoadedConfig {
   const entry = loaded.config.channel_list[name];
@@ -131,7 +134,9 @@ export class ClusterNode {
     const live = (await this.members.list()).map((m) => m.gateway);
     const share = fairShare(all.length, live.includes(this.settings.id) ? live.length : live.length + 1);
     const mine = this.held();
-    if (mine.length > share) return this.handOver(mine.at(-1)!, 'rebalance');
+    // One account is handed over only to a member that runs none: member lists seen under load come and go, and
+    // handing over on every change of the share would move accounts back and forth.
+    if (mine.length > share && (await this.idleMember(live))) return this.handOver(mine.at(-1)!, 'rebalance');
     if (mine.length >= share) return;
     for (const name of all) {
       if (this.cells.has(name)) continue;
@@ -140,6 +145,12 @@ export class ClusterNode {
         return;
       }
     }
+  }
+
+  /** Whether a live member other than this one runs no channel account. */
+  private async idleMember(live: string[]): Promise<boolean> {
+    const busy = new Set((await this.leases.list()).filter((l) => l.kind === 'channel').map((l) => l.gateway));
+    return live.some((gateway) => gateway !== this.settings.id && !busy.has(gateway));
   }
 
   /** Starts the gateway of an account this member now holds, on the account's stream. */
@@ -174,7 +185,8 @@ export class ClusterNode {
     if (!cell) return;
     this.cells.delete(name);
     const gateway = await cell;
-    await gateway?.stop(reason);
+    // A stop that hangs (a send the platform never answers) must not hold up the member's other accounts.
+    await Promise.race([gateway?.stop(reason), new Promise((resolve) => setTimeout(resolve, HAND_OVER_MS).unref())]);
     await this.leases.release('channel', name);
   }
 }

@@ -12,7 +12,7 @@ const TOKENS = ['711111:cluster-bot-one-AAAA', '722222:cluster-bot-two-BBBB', '7
 const ACCOUNTS = ['tg1', 'tg2', 'tg3'];
 const CHATS = Number(process.env.FAILOVER_CHATS ?? 100);
 const PER_CHAT = 6;
-const TTL_MS = 3_000;
+const TTL_MS = 5_000;
 
 interface Context {
   model?: GatewayModel;
