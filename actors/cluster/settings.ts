@@ -1,4 +1,5 @@
 import type { LoadedConfig } from '../../store/config/index.js';
+import { GATEWAY_ID, isNatsUrlList } from '../../store/config/schema/cluster.js';
 import { defaultGatewayId, type ClusterSettings } from './cluster-node.js';
 
 /** What the command line says about the cluster; each wins over its config key. */
@@ -6,8 +7,6 @@ export interface ClusterFlags {
   url?: unknown;
   id?: unknown;
 }
-
-const GATEWAY_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export class ClusterFlagError extends Error {
   readonly code = 'cluster_flag_invalid';
@@ -21,7 +20,7 @@ export function clusterSettings(loaded: LoadedConfig, flags: ClusterFlags = {}):
   const block = loaded.config.cluster;
   const url = typeof flags.url === 'string' && flags.url !== '' ? flags.url : block.url;
   if (url === '') return undefined;
-  if (!url.split(',').every((one) => /^(nats|tls):\/\/[^/\s:]+(:\d{1,5})?$/i.test(one.trim()))) {
+  if (!isNatsUrlList(url)) {
     throw new ClusterFlagError(`--cluster: ${JSON.stringify(url)} is not a NATS server URL (allowed: nats://HOST:PORT, tls://HOST:PORT, several separated by commas)`);
   }
   const id = typeof flags.id === 'string' ? flags.id : (block.id ?? defaultGatewayId(loaded));

@@ -2,16 +2,23 @@ import { z } from 'zod/mini';
 import { int, secret, text } from './fields.js';
 import { withDefault } from './shared.js';
 
-/** `nats://host:port` (or `tls://`), one server or several separated by commas; empty runs the gateway alone. */
+/** One NATS server URL: `nats://host:port` or `tls://host:port`. */
+export const NATS_URL = /^(nats|tls):\/\/[^/\s:]+(:\d{1,5})?$/i;
+/** Gateway ids go into KV keys and stream names: letters, digits, `-` and `_`. */
+export const GATEWAY_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Whether `value` is one server URL or several separated by commas. */
+export const isNatsUrlList = (value: string): boolean => value.split(',').every((url) => NATS_URL.test(url.trim()));
+
+/** Empty runs the gateway alone. */
 const natsUrls = text().check(
-  z.refine((value: string) => value === '' || value.split(',').every((url) => /^(nats|tls):\/\/[^/\s:]+(:\d{1,5})?$/i.test(url.trim())), {
+  z.refine((value: string) => value === '' || isNatsUrlList(value), {
     error: () => 'is not a NATS server URL (allowed: nats://HOST:PORT, tls://HOST:PORT, several separated by commas, or "")',
   }),
 );
 
-/** Gateway ids go into KV keys and stream names: letters, digits, `-` and `_`. */
 const gatewayId = text().check(
-  z.regex(/^[A-Za-z0-9_-]{1,64}$/, { error: (issue) => `${JSON.stringify(issue.input)} is not a gateway id (allowed: 1 to 64 letters, digits, - and _)` }),
+  z.regex(GATEWAY_ID, { error: (issue) => `${JSON.stringify(issue.input)} is not a gateway id (allowed: 1 to 64 letters, digits, - and _)` }),
 );
 
 /**
