@@ -41,7 +41,7 @@ const userOf = (chat: number): number => 6000 + chat;
 test('600 messages from 100 chats: every one answered exactly once and in order, the dead gateway\'s bot taken over within 10 s', async (context) => {
   const { server } = context;
   context.model = await startGatewayModel({ delayMs: 300 });
-  context.emulator = await TelegramEmulator.start();
+  context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
   const channelList = Object.fromEntries(ACCOUNTS.map((name, i) => [name, { enabled: true, type: 'telegram', settings: { token: TOKENS[i], base_url: context.emulator!.url, poll_timeout_seconds: 1 } }]));
   for (const id of ['node-a', 'node-b', 'node-c']) {
     const config = {
