@@ -1,21 +1,16 @@
-import type { Bus, EventDraft } from '../bus/index.js';
-import { McpManager, mcpOptionsFromConfig } from '../adapters/mcp/index.js';
-import { transcribeFile } from '../adapters/providers/transcription.js';
-import { buildTools } from '../adapters/tools/build-tools.js';
-import { DEFAULT_FILTER, type FilterOptions, type SendFunction } from '../adapters/tools/options.js';
-import { imageGenerateTool } from '../adapters/tools/media/image-generate.js';
+import type { Bus } from '../bus/index.js';
+import type { McpManager } from '../adapters/mcp/index.js';
+import type { SendFunction } from '../adapters/tools/options.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { LoadedConfig } from '../store/config/index.js';
 import type { EventLog } from '../store/log/event-log.js';
 import { SkillCatalog, skillRoots } from '../store/skills.js';
-import { WorkspaceFiles, type AgentDoc } from '../store/workspace.js';
+import { WorkspaceFiles } from '../store/workspace.js';
 import { AgentActor } from './agent.js';
 import { PromptBuilder } from './prompt-builder.js';
 import { RuntimeCore } from './runtime-core.js';
-import { TodoTool } from './todo-tool.js';
-import { modelEntries } from './wiring/models.js';
 import { ReloadableRouter } from './wiring/reloadable-router.js';
-import { toolsOptions } from './wiring/tools.js';
+import { wireRuntimeTools } from './wiring/runtime-tools.js';
 
 export interface RuntimeOptions extends AgentOptions {
   loaded: LoadedConfig;
@@ -31,32 +26,6 @@ export interface AgentOptions {
   logError?: (line: string) => void;
   /** How the `message` and `send_file` tools reach a channel; without it they are not offered. */
   send?: SendFunction;
-}
-
-/**
- * MCP servers connect in the background: a slow or dead server never holds up the start. A config the
- * manager cannot run (both discovery searches off, oauth with an Authorization header) throws here.
- */
-function startMcp(loaded: LoadedConfig, env: NodeJS.ProcessEnv, filter: FilterOptions, report: (draft: EventDraft) => void): McpManager | undefined {
-  if (!loaded.config.tools.mcp.enabled) return undefined;
-  const manager = new McpManager({ options: mcpOptionsFromConfig(loaded.config.tools.mcp), workspace: loaded.workspace, home: loaded.home, env, filter, report });
-  manager.start();
-  return manager;
-}
-
-/**
- * The tools an AGENT.md lets its agent use. The registry is complete once the runtime is built, so the names
- * depend on the document alone: the same document (unchanged file) gives the same list.
- */
-function toolNamesOf(tools: ToolRegistry): (doc: AgentDoc) => string[] {
-  let last: { doc: AgentDoc; names: string[] } | undefined;
-  return (doc) => {
-    if (last?.doc !== doc) {
-      const allowed = doc.frontmatter.tools;
-      last = { doc, names: tools.list().map((t) => t.name).filter((name) => !allowed || allowed.includes(name)) };
-    }
-    return last.names;
-  };
 }
 
 /** Everything a process that runs turns needs: the log, the bus, the model router, tools and agents. */
@@ -105,17 +74,11 @@ export class Runtime {
     const { env } = options;
     const router = new ReloadableRouter(loaded.config, { report: (draft) => bus.publish(draft) });
     const logError = options.logError ?? ((line: string) => process.stderr.write(`${line}\n`));
-    const toolOptions = toolsOptions(loaded.config, loaded.workspace, loaded.home, env, (entry) => logError(JSON.stringify(entry)), options.send);
-    const tools = buildTools(toolOptions);
-    const todo = new TodoTool((draft) => bus.publish(draft));
-    if (loaded.config.tools.todo.enabled) tools.register(todo);
-    const entries = modelEntries(loaded.config);
-    const entryNamed = (name: string | undefined) => entries.find((e) => e.model_name === name && e.enabled !== false);
-    const imageEntry = entryNamed(loaded.config.agents.defaults.image_model);
-    if (imageEntry) tools.register(imageGenerateTool(imageEntry, loaded.workspace));
-    const transcriptionEntry = entryNamed(loaded.config.agents.defaults.transcription_model);
+    const { tools, todo, mcp, toolNames, transcribe } = wireRuntimeTools(loaded, env, (draft) => bus.publish(draft), {
+      logError,
+      ...(options.send ? { send: options.send } : {}),
+    });
     const files = new WorkspaceFiles(loaded.workspace);
-    const mcp = startMcp(loaded, env, { ...DEFAULT_FILTER, ...toolOptions.filter }, (draft) => bus.publish(draft));
     const catalog = new SkillCatalog(skillRoots(loaded.workspace, loaded.home, env));
     const services = {
       bus,
@@ -127,13 +90,11 @@ export class Runtime {
       config: () => loaded.config,
       skills: () => catalog.list(),
       agentDoc: () => files.agent(),
-      toolNames: toolNamesOf(tools),
+      toolNames,
       workspace: loaded.workspace,
       now: options.now ?? (() => new Date()),
       ...(mcp ? { mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl } } : {}),
-      ...(transcriptionEntry
-        ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }
-        : {}),
+      ...(transcribe ? { transcribe } : {}),
     };
     return new Runtime(core, router, tools, services, mcp, [files, catalog]);
   }

@@ -1,7 +1,6 @@
 import { createActor, type Actor } from 'xstate';
 import { draftOf, type Bus, type Correlation } from '../bus/index.js';
 import type { ModelRouter } from '../adapters/providers/router.js';
-import type { ToolSpec } from '../adapters/providers/provider.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import { listMcpText, showMcpText, type McpManager } from '../adapters/mcp/index.js';
 import { mcpDiscoveryMachine, unlockedTools } from '../machines/mcp-discovery.js';
@@ -15,25 +14,15 @@ import type { AgentDoc } from '../store/workspace.js';
 import { HELP_TEXT, parseChatCommand, type ParsedCommand } from './chat-commands.js';
 import { newTurnId } from './ids.js';
 import { MachineActor } from './machine-actor.js';
-import { profileAllows, type PromptBuilder } from './prompt-builder.js';
+import type { PromptBuilder } from './prompt-builder.js';
 import type { TodoTool } from './todo-tool.js';
 import { isLong, summarizeIfLong } from './summarizer.js';
-import { runTurn, type Toolbox, type TurnHandle, type TurnSettings } from './turn-runner.js';
+import { turnToolbox, type Toolbox } from './toolbox.js';
+import { runTurn, type TurnHandle, type TurnSettings } from './turn-runner.js';
 
 const MESSAGE = { type: 'MESSAGE' } as const;
 
 type TurnProfile = Config['agents']['defaults']['turn_profile'];
-
-function specsFor(tools: ToolRegistry, names: readonly string[]): ToolSpec[] {
-  const wanted = new Set(names);
-  return tools.specs().filter((s) => wanted.has(s.name));
-}
-
-/** Tool specs are computed on the first model call that needs them, once per toolbox. */
-function toolboxOf(registry: ToolRegistry, names: string[]): Toolbox {
-  let specs: ToolSpec[] | undefined;
-  return { registry, names, specs: () => (specs ??= specsFor(registry, names)) };
-}
 
 /** A message from a channel, already routed to an agent and a session. */
 export interface InboundMessage {
@@ -136,12 +125,17 @@ export class SessionActor {
     const profile = services.config().agents.defaults.turn_profile;
     const mcp = services.mcp;
     if (!mcp || !discovery) return this.fixedToolbox(own, profile);
-    const extra = [
-      ...mcp.manager.tools(servers, unlockedTools(discovery.getSnapshot().context)),
-      ...mcp.manager.searchTools(servers, (tools) => discovery.send({ type: 'FOUND', tools })),
-    ];
-    const names = [...own, ...extra.map((t) => t.name)].filter((name) => profileAllows(profile, 'tools', name));
-    return toolboxOf(extra.length > 0 ? services.tools.overlay(extra) : services.tools, names);
+    return turnToolbox({
+      registry: services.tools,
+      own,
+      profile,
+      mcp: {
+        manager: mcp.manager,
+        servers,
+        unlocked: unlockedTools(discovery.getSnapshot().context),
+        found: (tools) => discovery.send({ type: 'FOUND', tools }),
+      },
+    });
   }
 
   /**
@@ -151,7 +145,7 @@ export class SessionActor {
   private fixedToolbox(own: readonly string[], profile: TurnProfile | undefined): Toolbox {
     const last = this.lastToolbox;
     if (last?.own === own && last.profile === profile) return last.box;
-    const box = toolboxOf(this.services.tools, own.filter((name) => profileAllows(profile, 'tools', name)));
+    const box = turnToolbox({ registry: this.services.tools, own, profile });
     this.lastToolbox = { own, profile, box };
     return box;
   }

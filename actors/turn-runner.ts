@@ -1,24 +1,14 @@
 import { createActor, fromCallback, type Actor, type AnyActorRef } from 'xstate';
 import { draftOf, type Bus, type Correlation, type Envelope, type EventData } from '../bus/index.js';
-import type { ToolSpec } from '../adapters/providers/provider.js';
 import type { ModelRouter, RouterCallOptions } from '../adapters/providers/router.js';
-import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { ToolContext } from '../adapters/tools/tool.js';
 import { turnMachine, type BuiltPrompt, type TurnEffects, type TurnEvent, type TurnOutput } from '../machines/turn.js';
 import { loopChecker, type LoopChecker } from './loop-checker.js';
 import { stateName } from './machine-state.js';
+import type { Toolbox } from './toolbox.js';
 import { turnEffects, type Deliver, type TurnWork } from './turn-effects.js';
 
 export type TurnSettings = EventData<'turn.started'>['settings'];
-
-/** The tools a turn may use right now: a discovery search can unlock more in the middle of a turn. */
-export interface Toolbox {
-  registry: ToolRegistry;
-  /** Names exposed to the model (turn profile and AGENT.md `tools` applied). */
-  names: string[];
-  /** The specs of `names`, as sent to the model. */
-  specs(): ToolSpec[];
-}
 
 export interface TurnPorts {
   bus: Bus;

@@ -76,11 +76,12 @@ export const commands: CommandSpec[] = [
     summary: 'list the tools an agent exposes, or call one under the policy a turn applies',
     usage: ['tool list [--agent ID] [--json]', 'tool call NAME [ARGS_JSON] [--agent ID] [--channel NAME] [--json]'],
     options: {
-      agent: { type: 'string', value: 'ID', description: 'the agent whose tools to use (default main)' },
-      channel: { type: 'string', value: 'NAME', description: 'the channel the call pretends to come from (default cli; others are remote)' },
+      agent: { type: 'string', value: 'ID', description: 'the agent whose turn to act as (default: the default agent)' },
+      channel: { type: 'string', value: 'NAME', description: 'the channel the turn comes from (default cli; chat channels are remote and get message/send_file)' },
       json,
     },
-    details: 'Prints what the model would receive. Exit 0 when the tool succeeded, 1 when it returned an error.',
+    details:
+      'The same tools, sandbox, exec policy, output filter (secrets masked) and MCP servers as a turn of that agent on that\nchannel: AGENT.md `tools` and the turn profile apply. Prints what the model would receive; a message a tool would\nsend is shown on stderr, not delivered. Exit 0 when the tool succeeded, 1 when it returned an error.',
     load: () => import('./tool.js'),
   },
   {

@@ -1,29 +1,26 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { buildTools } from '../../tools/build-tools.js';
-import { defaultSandbox } from '../../tools/options.js';
-import type { ToolRegistry } from '../../tools/registry.js';
+import { sessionKeyOf } from '../../../actors/agent.js';
+import { turnToolbox, type Toolbox } from '../../../actors/toolbox.js';
+import { wireRuntimeTools, type RuntimeTools } from '../../../actors/wiring/runtime-tools.js';
+import { Bus, sessionIdOf } from '../../../bus/index.js';
+import type { SendFunction } from '../../tools/options.js';
 import type { ToolContext } from '../../tools/tool.js';
-import { agentHome } from '../../../store/paths.js';
-import { resolveWorkspace } from '../../../store/workspace-path.js';
+import { WEB_UI_CHANNEL_TYPE, type LoadedConfig } from '../../../store/config/index.js';
+import { WorkspaceError } from '../../../store/workspace/errors.js';
+import { WorkspaceFiles } from '../../../store/workspace.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
-import { UsageError } from '../errors.js';
+import { CliError, UsageError } from '../errors.js';
+import { loadConfigForCli } from '../load-config.js';
 
-/** Channels a person at this machine uses; every other channel is reached over a network. */
+/** Channels of this machine: the terminal and the runtime's own (heartbeat, cron). */
 const LOCAL_CHANNELS = new Set(['cli', 'system']);
 
-/** Until the config is wired in, the policy is the defaults around the `AGENT_HOME` workspace. */
-function registryFor(env: NodeJS.ProcessEnv): { registry: ToolRegistry; workspace: string } {
-  const userHome = env.HOME?.trim() || homedir();
-  const workspace = resolveWorkspace(env);
-  const codingToolHome = env.CODEX_HOME?.trim() || join(userHome, '.codex');
-  return { registry: buildTools({ sandbox: defaultSandbox(workspace, agentHome(env), userHome, codingToolHome) }), workspace };
-}
+/** The chat a `tern tool` call pretends to come from. */
+const CHAT = 'direct:tool-call';
 
-function text(values: CommandContext['values'], name: string, fallback: string): string {
+function text(values: CommandContext['values'], name: string): string | undefined {
   const value = values[name];
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : fallback;
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 function parseArgs(raw: string | undefined): unknown {
@@ -35,28 +32,82 @@ function parseArgs(raw: string | undefined): unknown {
   }
 }
 
-function list(registry: ToolRegistry, { stdout, json }: CommandContext): number {
-  if (json) print(stdout, JSON.stringify({ ok: true, tools: registry.specs() }));
-  else for (const tool of registry.list()) print(stdout, `${tool.name.padEnd(14)} ${tool.description}`);
+/** The agent a turn would go to: the one named, else the default (marked `default`, else the first, else `main`). */
+function agentOf(loaded: LoadedConfig, named: string | undefined): string {
+  const list = loaded.config.agents.list;
+  const known = list.map((a) => a.id);
+  if (named && known.length > 0 && !known.includes(named)) {
+    throw new CliError('unknown_agent', `no agent "${named}"`, `agents.list has: ${known.join(', ')}`, 'Pick one of those with --agent.');
+  }
+  return named ?? list.find((a) => a.default)?.id ?? list[0]?.id ?? 'main';
+}
+
+/**
+ * Whether a turn from this channel is remote, as the gateway decides it: the terminal and internal channels are
+ * local, the dashboard's chat is local unless `settings.trusted` is false, every other channel is remote.
+ */
+function isRemote(loaded: LoadedConfig, channel: string, stderr: CommandContext['stderr']): boolean {
+  if (LOCAL_CHANNELS.has(channel)) return false;
+  const entry = loaded.config.channel_list[channel];
+  if (!entry) {
+    print(stderr, `tern: note: no channel "${channel}" in channel_list; the call is treated as coming from a remote channel`);
+    return true;
+  }
+  return !(entry.type === WEB_UI_CHANNEL_TYPE && entry.settings.trusted !== false);
+}
+
+/**
+ * The gateway gives its turns a way to reach the chat (`message`, `send_file`); `tern agent` on the terminal has
+ * none. This process connects to no channel, so what a tool would send is shown and not delivered.
+ */
+function sendFor(channel: string, stderr: CommandContext['stderr']): SendFunction | undefined {
+  if (channel === 'cli') return undefined;
+  return async (target, body, media) => {
+    const attached = media.length > 0 ? ` (+${media.length} file${media.length === 1 ? '' : 's'}: ${media.map((m) => m.path).join(', ')})` : '';
+    print(stderr, `tern: not delivered (tern tool connects to no channel; the gateway delivers): ${target.channel} ${target.chat}: ${body}${attached}`);
+  };
+}
+
+/** MCP tools appear once their servers have connected (or failed): wait for each enabled one. */
+async function mcpSettled(wired: RuntimeTools, loaded: LoadedConfig): Promise<void> {
+  const manager = wired.mcp;
+  if (!manager) return;
+  const servers = Object.entries(loaded.config.tools.mcp.servers).filter(([, s]) => s.enabled).map(([name]) => name);
+  await Promise.all(servers.map((name) => manager.settled(name)));
+}
+
+/** The tools of one turn of `agent` on `channel`, from the same wiring and toolbox a turn uses. */
+function toolboxOf(wired: RuntimeTools, loaded: LoadedConfig, files: WorkspaceFiles): Toolbox {
+  let doc;
+  try {
+    doc = files.agent();
+  } catch (error) {
+    if (!(error instanceof WorkspaceError)) throw error;
+    throw new CliError(error.code, `cannot read ${error.file}`, error.problems.join('; '), 'Fix its frontmatter (a turn would fail the same way).');
+  }
+  const mcp = wired.mcp ? { manager: wired.mcp, servers: doc.frontmatter.mcpServers, unlocked: new Set<string>(), found: () => {} } : undefined;
+  return turnToolbox({ registry: wired.tools, own: wired.toolNames(doc), profile: loaded.config.agents.defaults.turn_profile, ...(mcp ? { mcp } : {}) });
+}
+
+function list(box: Toolbox, { stdout, json }: CommandContext): number {
+  if (json) {
+    print(stdout, JSON.stringify({ ok: true, tools: box.specs() }));
+    return 0;
+  }
+  const descriptions = new Map(box.registry.list().map((t) => [t.name, t.description]));
+  for (const name of box.names) print(stdout, `${name.padEnd(14)} ${descriptions.get(name) ?? ''}`);
   return 0;
 }
 
-async function call(registry: ToolRegistry, workspace: string, context: CommandContext): Promise<number> {
+async function call(box: Toolbox, toolContext: ToolContext, context: CommandContext): Promise<number> {
   const [, name, rawArgs, ...extra] = context.positionals;
   if (!name) throw new UsageError('tool call needs a tool NAME', 'Run `tern tool list` to see the tools.');
   if (extra.length > 0) throw new UsageError(`unexpected arguments after ARGS_JSON: ${extra.join(' ')}`, 'Quote the JSON as one argument.');
-  const channel = text(context.values, 'channel', 'cli');
-  const toolContext: ToolContext = {
-    agent: text(context.values, 'agent', 'main'),
-    session: 'sk_v1_cli-tool-call',
-    sessionKey: `v=1|agent=${text(context.values, 'agent', 'main')}|channel=${channel}|account=default`,
-    channel,
-    chat: 'tool-call',
-    remote: !LOCAL_CHANNELS.has(channel),
-    workspace,
-    signal: context.signal,
-  };
-  const result = await registry.execute(name, parseArgs(rawArgs), toolContext);
+  const args = parseArgs(rawArgs);
+  // As in a turn: a tool the turn does not expose (AGENT.md tools, turn profile, a hidden MCP tool) is refused.
+  const result = box.names.includes(name)
+    ? await box.registry.execute(name, args, toolContext)
+    : { ok: false, content: `tool "${name}" is not available in this turn` };
   if (context.json) print(context.stdout, JSON.stringify({ ok: result.ok, content: result.content }));
   else context.stdout.write(result.content.endsWith('\n') ? result.content : `${result.content}\n`);
   return result.ok ? 0 : 1;
@@ -67,6 +118,33 @@ export async function run(context: CommandContext): Promise<number> {
   if (action !== 'list' && action !== 'call') {
     throw new UsageError(`tool takes "list" or "call", got ${action === undefined ? 'nothing' : `"${action}"`}`, 'Run `tern tool --help`.');
   }
-  const { registry, workspace } = registryFor(context.env);
-  return action === 'list' ? list(registry, context) : call(registry, workspace, context);
+  const { env, stderr } = context;
+  const loaded = loadConfigForCli(env);
+  const agent = agentOf(loaded, text(context.values, 'agent'));
+  const channel = text(context.values, 'channel') ?? 'cli';
+  const remote = isRemote(loaded, channel, stderr);
+  const bus = new Bus();
+  const send = sendFor(channel, stderr);
+  const wired = wireRuntimeTools(loaded, env, (draft) => bus.publish(draft), { logError: (line) => print(stderr, line), ...(send ? { send } : {}) });
+  const files = new WorkspaceFiles(loaded.workspace);
+  try {
+    await mcpSettled(wired, loaded);
+    const box = toolboxOf(wired, loaded, files);
+    if (action === 'list') return list(box, context);
+    const sessionKey = sessionKeyOf({ agent, channel, dimensions: [['chat', CHAT]] });
+    const toolContext: ToolContext = {
+      agent,
+      session: sessionIdOf(sessionKey),
+      sessionKey,
+      channel,
+      chat: CHAT,
+      remote,
+      workspace: loaded.workspace,
+      signal: context.signal,
+    };
+    return await call(box, toolContext, context);
+  } finally {
+    files.close();
+    await wired.mcp?.stop();
+  }
 }
