@@ -198,6 +198,11 @@ export class EventLog implements Sequencer {
     }
   }
 
+  /** The ids of every session in the log that start with `prefix` (all sessions: `sk_v1_`), in id order. */
+  sessionIds(prefix = 'sk_v1_'): string[] {
+    return [...this.bySession.ids(prefix)];
+  }
+
   close(): void {
     if (this.closed) return;
     // Appends still waiting for their turn of the event loop go out with the close, which waits for them.

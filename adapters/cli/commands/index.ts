@@ -38,7 +38,7 @@ export const commands: CommandSpec[] = [
     summary: 'read the event log, also while a gateway is writing it',
     usage: ['log [--session KEY] [--turn ID] [--type GLOB] [--after SEQ] [--limit N] [--follow] [--json]'],
     options: {
-      session: { type: 'string', value: 'KEY', description: 'only events of this session (key or sk_v1_ id)' },
+      session: { type: 'string', value: 'KEY', description: 'only events of this session: the key given to `tern agent --session`, the full key, the sk_v1_ id or a unique prefix of it' },
       turn: { type: 'string', value: 'ID', description: 'only events of this turn' },
       type: { type: 'string', value: 'GLOB', description: 'only these event types, e.g. provider.* or turn.*,tool.*' },
       after: { type: 'string', value: 'SEQ', description: 'only events after this sequence number, oldest first' },

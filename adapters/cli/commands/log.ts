@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { toSessionId, type Envelope } from '../../../bus/index.js';
+import type { Envelope } from '../../../bus/index.js';
+import { loadConfig } from '../../../store/config/index.js';
 import { EventLog, type LogQuery } from '../../../store/log/event-log.js';
 import { follow } from '../../../store/log/follow.js';
 import { logDir } from '../../../store/paths.js';
@@ -7,6 +8,7 @@ import { resolveWorkspace } from '../../../store/workspace-path.js';
 import type { CommandContext } from '../command.js';
 import { UsageError } from '../errors.js';
 import { formatEvent } from '../format-event.js';
+import { SessionIdPrinter, sessionArg } from '../session-arg.js';
 
 const DEFAULT_LIMIT = 50;
 
@@ -19,7 +21,6 @@ function whole(name: string, value: unknown): number | undefined {
 
 function queryOf(values: CommandContext['values']): LogQuery {
   return {
-    session: typeof values.session === 'string' ? toSessionId(values.session) : undefined,
     turn: typeof values.turn === 'string' ? values.turn : undefined,
     type: typeof values.type === 'string' ? values.type : undefined,
     after: whole('after', values.after),
@@ -34,18 +35,35 @@ function backlog(log: EventLog, query: LogQuery): Envelope[] {
 }
 
 
+/** The agent a plain `--session` word belongs to while the log has no such session yet: the default one. */
+function defaultAgent(env: NodeJS.ProcessEnv): string {
+  try {
+    const list = loadConfig({ env, rewrite: false }).config.agents.list;
+    return list.find((a) => a.default)?.id ?? list[0]?.id ?? 'main';
+  } catch {
+    return 'main';
+  }
+}
+
 export async function run(context: CommandContext): Promise<number> {
   const { values, json, stdout, signal, env } = context;
   const query = queryOf(values);
+  const named = typeof values.session === 'string' ? values.session : undefined;
+  const following = values.follow === true;
   const dir = logDir(resolveWorkspace(env));
-  const write = (e: Envelope) => stdout.write(`${json ? JSON.stringify(e) : formatEvent(e)}\n`);
-  if (!existsSync(`${dir}/data.mdb`) && !values.follow) return 0;
+  if (!existsSync(`${dir}/data.mdb`) && !following) {
+    if (named !== undefined) sessionArg(undefined, named);
+    return 0;
+  }
   const log = await EventLog.openWhenReady(dir, signal);
   if (!log) return 0;
   try {
+    if (named !== undefined) query.session = sessionArg(log, named, following ? { agent: defaultAgent(env) } : undefined);
+    const ids = new SessionIdPrinter(log);
+    const write = (e: Envelope) => stdout.write(`${json ? JSON.stringify(e) : formatEvent(e, (id) => ids.print(id))}\n`);
     const first = backlog(log, query);
     first.forEach(write);
-    if (!values.follow) return 0;
+    if (!following) return 0;
     const after = first.at(-1)?.seq ?? Math.max(query.after ?? 0, log.lastCommittedSeq());
     for await (const event of follow(log, { ...query, after }, { signal })) write(event);
     return 0;
