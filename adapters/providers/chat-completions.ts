@@ -5,6 +5,7 @@ import { isRecord, parseArguments } from './arguments.js';
 import { bearerHeaders } from './bearer.js';
 import { messagesJson, wireMessage } from './chat-messages-json.js';
 import { classifyFailure } from './classify.js';
+import { chatCompletionsUsage } from './usage.js';
 import { completionChunkSchema, completionSchema, isCompletion, type CompletionChunk, type WireToolCall, type WireUsage } from './chat-completions-wire.js';
 import { JsonBytes, parseJson, postJson, postSse } from './http.js';
 import type { CallOptions, ChatRequest, EndpointConfig, ProviderClient, ToolSpec } from './provider.js';
@@ -82,7 +83,7 @@ export function chatCompletionsBody(request: ChatRequest): Buffer {
 }
 
 function usageOf(usage: WireUsage): Usage | undefined {
-  return usage ? { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens } : undefined;
+  return usage ? chatCompletionsUsage(usage) : undefined;
 }
 
 function answer(parts: { text: string; reasoning: string; toolCalls: ToolCall[]; usage?: Usage; finish?: string }): ChatResponse {

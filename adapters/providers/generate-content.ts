@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatResponse, ToolCall, Usage } from '../../bus/index.js';
+import { generateContentUsage } from './usage.js';
 import { normalizeAnswer } from './answer-quirks.js';
 import { isRecord } from './arguments.js';
 import { classifyFailure } from './classify.js';
@@ -68,9 +69,7 @@ class GenerateAccumulator {
     }
     this.finish = candidate?.finishReason ?? this.finish;
     const meta = response.usageMetadata;
-    if (meta) {
-      this.usage = { input_tokens: meta.promptTokenCount ?? 0, output_tokens: (meta.candidatesTokenCount ?? 0) + (meta.thoughtsTokenCount ?? 0) };
-    }
+    if (meta) this.usage = generateContentUsage(meta);
   }
 
   result(): ChatResponse {

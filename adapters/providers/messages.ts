@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatResponse, ToolCall, Usage } from '../../bus/index.js';
+import { messagesUsage } from './usage.js';
 import { normalizeAnswer } from './answer-quirks.js';
 import { isRecord, parseArguments } from './arguments.js';
 import { classifyFailure } from './classify.js';
@@ -55,8 +56,10 @@ export function messagesBody(request: ChatRequest): Record<string, unknown> {
   return { ...body, ...request.extraBody };
 }
 
-function usageOf(input?: number | null, output?: number | null): Usage | undefined {
-  return input == null && output == null ? undefined : { input_tokens: input ?? 0, output_tokens: output ?? 0 };
+
+/** A later usage object replaces only the counts it has (`message_delta` may leave the prompt's out or null). */
+function definedOf(usage: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(usage).filter(([, value]) => value !== undefined && value !== null));
 }
 
 interface Parts {
@@ -95,8 +98,8 @@ function fromBlocks(blocks: WireBlock[]): Pick<Parts, 'text' | 'reasoning' | 'si
 class MessageStream {
   private readonly parts: Parts = { text: '', reasoning: '', signature: '', toolCalls: [] };
   private readonly tools = new Map<number, { id: string; name: string; json: string }>();
-  private input?: number | null;
-  private output?: number | null;
+  /** The usage fields as they arrive: the prompt's (and the cache's) at `message_start`, the answer's later. */
+  private usage: Parameters<typeof messagesUsage>[0] = {};
   private done = false;
 
   constructor(private readonly onChunk?: CallOptions['onChunk']) {}
@@ -104,8 +107,7 @@ class MessageStream {
   add(event: MessagesStreamEvent, raw: string): void {
     switch (event.type) {
       case 'message_start':
-        this.input = event.message.usage?.input_tokens;
-        this.output = event.message.usage?.output_tokens;
+        this.usage = { ...event.message.usage };
         return;
       case 'content_block_start':
         return this.start(event.index, event.content_block);
@@ -115,8 +117,7 @@ class MessageStream {
         return this.stop(event.index);
       case 'message_delta':
         this.parts.finish = event.delta.stop_reason ?? this.parts.finish;
-        this.input = event.usage?.input_tokens ?? this.input;
-        this.output = event.usage?.output_tokens ?? this.output;
+        this.usage = { ...this.usage, ...definedOf(event.usage ?? {}) };
         return;
       case 'message_stop':
         this.done = true;
@@ -130,7 +131,7 @@ class MessageStream {
 
   result(): ChatResponse {
     if (!this.done) throw streamEndedEarly();
-    return answer({ ...this.parts, usage: usageOf(this.input, this.output) });
+    return answer({ ...this.parts, usage: messagesUsage(this.usage) });
   }
 
   private start(index: number, block: WireBlock): void {
@@ -177,7 +178,7 @@ export function createMessagesClient(endpoint: EndpointConfig): ProviderClient {
         timeoutMs: options.timeoutMs };
       if (!request.stream) {
         const wire = parseWire(messageSchema, await postJson(call), 'message');
-        return answer({ ...fromBlocks(wire.content), usage: usageOf(wire.usage?.input_tokens, wire.usage?.output_tokens),
+        return answer({ ...fromBlocks(wire.content), usage: messagesUsage(wire.usage ?? {}),
           finish: wire.stop_reason ?? undefined });
       }
       const stream = new MessageStream(options.onChunk);

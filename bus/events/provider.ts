@@ -31,8 +31,14 @@ export type ChatMessage = z.infer<ReturnType<typeof chatMessageSchema>>;
 
 export const usageSchema = lazySchema(() =>
   z.object({
+    /** Every prompt token, cached ones included. */
     input_tokens: z.number().int().nonnegative(),
+    /** Every answer token, reasoning included. */
     output_tokens: z.number().int().nonnegative(),
+    /** Of `input_tokens`, those read from the vendor's prompt cache (billed at the cached price). */
+    cached_input_tokens: z.number().int().nonnegative().optional(),
+    /** Of `output_tokens`, those the model spent reasoning. */
+    reasoning_tokens: z.number().int().nonnegative().optional(),
   }),
 );
 export type Usage = z.infer<ReturnType<typeof usageSchema>>;
