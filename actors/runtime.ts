@@ -7,6 +7,7 @@ import type { EventLog } from '../store/log/event-log.js';
 import { SkillCatalog, skillRoots } from '../store/skills.js';
 import { WorkspaceFiles } from '../store/workspace.js';
 import { AgentActor } from './agent.js';
+import { BudgetGuard } from './budget.js';
 import { PromptBuilder } from './prompt-builder.js';
 import { RuntimeCore } from './runtime-core.js';
 import { ReloadableRouter } from './wiring/reloadable-router.js';
@@ -93,6 +94,7 @@ export class Runtime {
       toolNames,
       workspace: loaded.workspace,
       now: options.now ?? (() => new Date()),
+      budget: new BudgetGuard(log, bus, () => loaded.config, options.now ?? (() => new Date())),
       ...(mcp ? { mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl } } : {}),
       ...(transcribe ? { transcribe } : {}),
     };

@@ -11,6 +11,7 @@ import { emptyHistory, foldHistory, HISTORY_TYPES, type SessionHistory } from '.
 import type { EventLog } from '../store/log/event-log.js';
 import type { SkillInfo } from '../store/skills.js';
 import type { AgentDoc } from '../store/workspace.js';
+import type { BudgetGuard } from './budget.js';
 import { HELP_TEXT, parseChatCommand, type ParsedCommand } from './chat-commands.js';
 import { newTurnId } from './ids.js';
 import { MachineActor } from './machine-actor.js';
@@ -66,6 +67,8 @@ export interface AgentServices {
   mcp?: { manager: McpManager; ttl: number };
   /** Speech to text with the configured transcription model; absent when none is configured. */
   transcribe?: (path: string, mime: string) => Promise<{ text: string; modelName: string }>;
+  /** Spending limits, checked before each turn starts. */
+  budget?: BudgetGuard;
 }
 
 /**
@@ -320,6 +323,10 @@ export class SessionActor {
     const message = audio.length > 0 && transcribe ? await this.withTranscripts(received, audio, transcribe) : received;
     const { bus } = this.services;
     const services = this.services;
+    // Budget: the one check before a turn starts. A spent budget answers without a turn (and without a model call).
+    const judging = services.budget?.check(services.agent, this.correlation);
+    const budget = judging && (await judging);
+    if (budget?.kind === 'stop') return { kind: 'command', text: budget.text };
     const skill = this.skillFor(forced);
     const id = newTurnId();
     const settings = this.settings();
@@ -367,7 +374,9 @@ export class SessionActor {
       const { output, ending } = await handle.done;
       this.discovery?.send({ type: 'TURN_ENDED' });
       if (ending) this.history = foldHistory(this.history, ending);
-      return { kind: 'turn', turn: id, outcome: output.outcome, text: output.reply };
+      // At 80% of a budget the reply says so once (the turn's recorded reply stays the model's own).
+      const text = budget?.kind === 'go' && budget.notice ? `${output.reply}\n\n${budget.notice}` : output.reply;
+      return { kind: 'turn', turn: id, outcome: output.outcome, text };
     } finally {
       this.running = undefined;
     }

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Correlation, Stamp } from '../envelope.js';
+import { budgetEvents } from './budget.js';
 import { mcpEvents } from './mcp.js';
 import { messageEvents } from './message.js';
 import { providerEvents } from './provider.js';
@@ -18,6 +19,7 @@ export const eventCatalogue = {
   ...toolEvents,
   ...systemEvents,
   ...mcpEvents,
+  ...budgetEvents,
 } as const;
 
 export type EventCatalogue = typeof eventCatalogue;
@@ -45,6 +47,7 @@ export function isEventType(type: string): type is EventType {
   return Object.hasOwn(eventCatalogue, type);
 }
 
+export * from './budget.js';
 export * from './mcp.js';
 export * from './message.js';
 export * from './provider.js';

@@ -35,12 +35,13 @@ class Conversation {
     });
   }
 
-  /** Sends one message; returns the reply and the tools the turn called. */
-  async send(text: string): Promise<{ reply: SessionReply; tools: string[] }> {
+  /** Sends one message; returns the reply, the tools the turn called and whether a budget refused the turn. */
+  async send(text: string): Promise<{ reply: SessionReply; tools: string[]; refused: boolean }> {
     const from = this.events.length;
     const reply = await this.runtime.agent(this.agentId).handle(this.key, inbound(text, this.session));
-    const tools = this.events.slice(from).flatMap((e) => (e.type === 'tool.requested' ? [e.data.name] : []));
-    return { reply, tools };
+    const events = this.events.slice(from);
+    const tools = events.flatMap((e) => (e.type === 'tool.requested' ? [e.data.name] : []));
+    return { reply, tools, refused: events.some((e) => e.type === 'budget.reached') };
   }
 }
 
@@ -97,9 +98,9 @@ export async function run(context: CommandContext): Promise<number> {
     if (script !== undefined) return await runScript(script, context, runtime);
     const conversation = new Conversation(runtime, agentId, str(values.session) ?? 'default', context);
     if (message === undefined) return await interactive(conversation, context);
-    const { reply } = await conversation.send(message);
+    const { reply, refused } = await conversation.send(message);
     if (!context.json && reply.kind !== 'none') print(context.stdout, reply.text);
-    return reply.kind === 'turn' && reply.outcome === 'failed' ? 1 : 0;
+    return refused || (reply.kind === 'turn' && reply.outcome === 'failed') ? 1 : 0;
   } finally {
     await runtime.close();
   }

@@ -160,6 +160,19 @@ export const commands: CommandSpec[] = [
     load: () => import('./cron.js'),
   },
   {
+    name: 'usage',
+    summary: 'tokens and cost of the model answers in the log, by day, agent, session or model',
+    usage: ['usage [--since DATE] [--by day|agent|session|model] [--json]'],
+    options: {
+      since: { type: 'string', value: 'DATE', description: 'only answers since a local date (2026-11-01), an ISO time, or an age (7d, 12h, 30m)' },
+      by: { type: 'string', value: 'KEY', description: 'one row per day (default), agent, session or model' },
+      json,
+    },
+    details:
+      'Cost uses model_list[].pricing {input, output, cached_input} (US dollars per million tokens), else the built-in price\nof well-known models; cached input is billed at the cached price. Answers of models without a price show as ?.\nDays are local days of this machine. Budgets: agents.defaults.budget {daily, monthly} (or per agent in agents.list[]).',
+    load: () => import('./usage.js'),
+  },
+  {
     name: 'version',
     summary: 'print the version',
     usage: ['version'],

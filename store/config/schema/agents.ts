@@ -1,5 +1,5 @@
 import { z } from 'zod/mini';
-import { bool, int, list, nonEmptyText, sessionDimensions, text } from './fields.js';
+import { bool, int, limitDollars, list, nonEmptyText, sessionDimensions, text } from './fields.js';
 import { optional, withDefault } from './shared.js';
 import { turnProfileSchema } from './turn-profile.js';
 
@@ -29,6 +29,12 @@ export const loopDetectionSchema = z
     }),
   );
 
+/** Spending limits in US dollars per agent, over the local calendar day and month; unset is no limit. */
+export const budgetSchema = z.object({
+  daily: optional(limitDollars()),
+  monthly: optional(limitDollars()),
+});
+
 export const agentDefaultsSchema = z.object({
   /** Unset means `<AGENT_HOME>/workspace`; the loader fills it in. */
   workspace: optional(text()),
@@ -41,6 +47,8 @@ export const agentDefaultsSchema = z.object({
   max_tool_iterations: withDefault(int(1, 1000), 20),
   turn_profile: optional(turnProfileSchema),
   loop_detection: z.prefault(loopDetectionSchema, {}),
+  /** Each agent's limits, unless its `agents.list[]` entry has its own. */
+  budget: optional(budgetSchema),
 });
 
 export const agentEntrySchema = z.looseObject({
@@ -49,6 +57,7 @@ export const agentEntrySchema = z.looseObject({
   name: optional(text()),
   model: optional(text()),
   workspace: optional(text()),
+  budget: optional(budgetSchema),
 });
 
 export const dispatchWhenSchema = z.object({

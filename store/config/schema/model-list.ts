@@ -1,6 +1,13 @@
 import { z } from 'zod/mini';
-import { bool, list, nonEmptyText, secretList, text } from './fields.js';
+import { bool, dollars, list, nonEmptyText, secretList, text } from './fields.js';
 import { optional, withDefault } from './shared.js';
+
+/** US dollars per million tokens; `cached_input` is what a prompt-cache hit costs (the input price when unset). */
+export const pricingSchema = z.object({
+  input: dollars(),
+  output: dollars(),
+  cached_input: optional(dollars()),
+});
 
 export const modelEntrySchema = z.object({
   /** Name agents refer to; repeated names form a round-robin pool. */
@@ -15,6 +22,8 @@ export const modelEntrySchema = z.object({
   streaming: z.prefault(z.object({ enabled: withDefault(bool(), false) }), {}),
   extra_body: optional(z.record(z.string(), z.unknown())),
   auth_method: optional(text()),
+  /** Overrides the built-in price of the model (store/usage/prices.ts) for `tern usage` and budgets. */
+  pricing: optional(pricingSchema),
 });
 
 export const modelListSchema = withDefault(list(modelEntrySchema), []);
