@@ -9,6 +9,7 @@ const suites: Record<string, () => Promise<{ bench: BenchSuite }>> = {
   config: () => import('./config.js'),
   providers: () => import('./providers.js'),
   turn: () => import('./turn.js'),
+  prompt: () => import('./prompt.js'),
   mcp: () => import('./mcp.js'),
   gateway: () => import('./gateway.js'),
   launcher: () => import('./launcher.js'),
