@@ -16,3 +16,8 @@ function randomHex6(): string {
 export function newTurnId(now = Date.now()): string {
   return `t_${now.toString(36)}${randomHex6()}`;
 }
+
+/** Subagent task ids, shaped like turn ids: `sa_` + base36 milliseconds + 6 random hex digits. */
+export function newTaskId(now = Date.now()): string {
+  return `sa_${now.toString(36)}${randomHex6()}`;
+}

@@ -21,7 +21,12 @@ export interface PromptRequest {
   skills: SkillInfo[];
   tools: string[];
   profile?: TurnProfile;
+  /** The agent registry (`{"agents":[…]}`) when the agent can hand tasks to peers. */
+  agents?: string;
 }
+
+const AGENTS_NOTE =
+  'These peer agents can take a task from you: pass one\'s id as agent_id to spawn. Choose by description; use only the ids listed here.';
 
 /** History kept verbatim in the prompt; older messages live on in the summary. */
 export const HISTORY_WINDOW = 40;
@@ -86,6 +91,7 @@ export class PromptBuilder {
     const withHistory = profile?.history.mode !== 'off';
     const parts = [
       withSystem ? this.stablePrefix(request.doc) : undefined,
+      withSystem && request.agents ? section('Agents you can hand tasks to', `${AGENTS_NOTE}\n\n${request.agents}`) : undefined,
       this.skillsOf(request.skills, profile),
       request.skill && profileAllows(profile, 'skills', request.skill.name)
         ? section(`Active skill: ${request.skill.name}`, skillBody(request.skill))

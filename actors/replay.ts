@@ -1,7 +1,9 @@
 import { createActor, toPromise } from 'xstate';
 import { isDeepStrictEqual } from 'node:util';
-import type { ChatResponse, Envelope } from '../bus/index.js';
+import type { ChatResponse, Envelope, ToolCall } from '../bus/index.js';
 import { turnMachine, turnRecordTypes, type ToolOutcome, type TurnRecord } from '../machines/turn.js';
+import { recordedDecisions } from './hooks/recorded-decisions.js';
+import { TurnHooks } from './hooks/turn-hooks.js';
 import { loopChecker } from './loop-checker.js';
 import { turnEffects } from './turn-effects.js';
 
@@ -18,7 +20,9 @@ export class ReplayError extends Error {
   }
 }
 
-const recordTypes: ReadonlySet<string> = new Set(turnRecordTypes);
+// The hooks' decisions are compared too: a rerun applies them from the log, so a build that asks at other points
+// or applies them differently diverges there.
+const recordTypes: ReadonlySet<string> = new Set([...turnRecordTypes, 'hook.decided']);
 /** Drops `undefined` fields so a value compares equal to the same value read back from the log. */
 const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value ?? null));
 
@@ -58,13 +62,27 @@ export async function rerunTurn(events: Envelope[], machine = turnMachine): Prom
   const { settings } = started.data;
   // Loop detection is logic, not an outside answer: the current build's machine judges the calls again.
   const loop = loopChecker(settings.loop_detection);
+  const { agent, session, turn } = started;
+  const hooks = new TurnHooks({
+    source: recordedDecisions(events),
+    record: (decided) => actual.push({ type: 'hook.decided', data: decided }),
+    meta: { agent, session, session_key: started.data.session_key, turn, channel: started.data.channel, chat: started.data.chat },
+    offered: (name) => prompt.data.tools.includes(name),
+    clean: (text) => text,
+    now: () => 0,
+  });
+  const recordedResult = async (call: ToolCall): Promise<ToolOutcome> => {
+    const result = results.get(call.id);
+    return result ? { ok: result.ok, content: result.content } : outOfAnswers<ToolOutcome>(`result for tool call ${call.id}`);
+  };
   const effects = createActor(turnEffects({
     buildPrompt: () => prompt.data,
     checkLoop: (call) => loop.check(call),
-    callModel: async () => answers.shift() ?? outOfAnswers<ChatResponse>('further model answer'),
-    runTool: async (call) => {
-      const result = results.get(call.id);
-      return result ? { ok: result.ok, content: result.content } : outOfAnswers<ToolOutcome>(`result for tool call ${call.id}`);
+    callModel: (call, signal) =>
+      hooks.callModel(call.iteration, { model: settings.model_name, system: call.system, messages: call.messages, tools: prompt.data.tools }, signal, async () => answers.shift() ?? outOfAnswers<ChatResponse>('further model answer')),
+    runTool: async (call, signal) => {
+      const { ok, content } = await hooks.runTool(call, signal, recordedResult);
+      return { ok, content };
     },
   })).start();
   const replay = machine.provide({ actions: { record: (_, record: TurnRecord) => actual.push({ type: record.type, data: record.data }) } });

@@ -1,17 +1,28 @@
-import type { Bus } from '../bus/index.js';
-import type { McpManager } from '../adapters/mcp/index.js';
-import type { SendFunction } from '../adapters/tools/options.js';
+import type { Bus, EventDraft } from '../bus/index.js';
+import { McpManager, mcpOptionsFromConfig } from '../adapters/mcp/index.js';
+import { transcribeFile } from '../adapters/providers/transcription.js';
+import { DEFAULT_FILTER, type FilterOptions, type SendFunction } from '../adapters/tools/options.js';
+import { imageGenerateTool } from '../adapters/tools/media/image-generate.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
+import { registerSubagentTools } from '../adapters/tools/subagent/index.js';
 import type { LoadedConfig } from '../store/config/index.js';
 import type { EventLog } from '../store/log/event-log.js';
-import { SkillCatalog, skillRoots } from '../store/skills.js';
-import { WorkspaceFiles } from '../store/workspace.js';
+import { filterSecrets } from '../adapters/tools/output/secret-filter.js';
 import { AgentActor } from './agent.js';
 import { BudgetGuard } from './budget.js';
-import { PromptBuilder } from './prompt-builder.js';
+import { HookEngine } from './hooks/engine.js';
+import type { HookLog } from './hooks/hook-set.js';
+import { PluginHost } from './plugins/plugin-host.js';
 import { RuntimeCore } from './runtime-core.js';
+import type { AgentServices } from './session.js';
+import { sessionHost } from './subagents/session-host.js';
+import { Subagents } from './subagents/subagents.js';
+import { TodoTool } from './todo-tool.js';
+import { agentModel } from './wiring/agent-model.js';
+import { AgentDirectory } from './wiring/agent-setup.js';
+import { modelEntries } from './wiring/models.js';
 import { ReloadableRouter } from './wiring/reloadable-router.js';
-import { wireRuntimeTools } from './wiring/runtime-tools.js';
+import { toolsOptions } from './wiring/tools.js';
 
 export interface RuntimeOptions extends AgentOptions {
   loaded: LoadedConfig;
@@ -27,20 +38,39 @@ export interface AgentOptions {
   logError?: (line: string) => void;
   /** How the `message` and `send_file` tools reach a channel; without it they are not offered. */
   send?: SendFunction;
+  /** Where hooks report (a hook that timed out, died, was restarted); warnings and errors go to `logError` by default. */
+  log?: HookLog;
 }
 
-/** Everything a process that runs turns needs: the log, the bus, the model router, tools and agents. */
+/** What every agent of a runtime shares; the rest is its own (`AgentDirectory`). */
+type SharedServices = Omit<AgentServices, 'agent' | 'tools' | 'prompt' | 'skills' | 'agentDoc' | 'toolNames' | 'model' | 'peers'>;
+
+/**
+ * MCP servers connect in the background: a slow or dead server never holds up the start. A config the
+ * manager cannot run (both discovery searches off, oauth with an Authorization header) throws here.
+ */
+function startMcp(loaded: LoadedConfig, env: NodeJS.ProcessEnv, filter: FilterOptions, report: (draft: EventDraft) => void): McpManager | undefined {
+  if (!loaded.config.tools.mcp.enabled) return undefined;
+  const manager = new McpManager({ options: mcpOptionsFromConfig(loaded.config.tools.mcp), workspace: loaded.workspace, home: loaded.home, env, filter, report });
+  manager.start();
+  return manager;
+}
+
+/** Everything a process that runs turns needs: the log, the bus, the model router, tools, agents and their subagents. */
 export class Runtime {
   private readonly agents = new Map<string, AgentActor>();
+  private closed: Promise<void> | undefined;
 
   private constructor(
     private readonly core: RuntimeCore,
     readonly router: ReloadableRouter,
-    readonly tools: ToolRegistry,
-    private readonly services: Omit<ConstructorParameters<typeof AgentActor>[1], 'agent'>,
+    private readonly directory: AgentDirectory,
+    private readonly shared: SharedServices,
     readonly mcp: McpManager | undefined,
-    /** The prompt files and skill catalog: they watch folders until closed. */
-    private readonly watched: ReadonlyArray<{ close(): void }>,
+    readonly subagents: Subagents,
+    /** Process hooks, plugins' hooks, the observers and the approval desk. */
+    readonly hooks: HookEngine,
+    readonly plugins: PluginHost,
   ) {}
 
   get loaded(): LoadedConfig {
@@ -59,6 +89,11 @@ export class Runtime {
     return this.core.cutOffTurns;
   }
 
+  /** The default agent's tools. */
+  get tools(): ToolRegistry {
+    return this.directory.parts(this.directory.defaultId).tools;
+  }
+
   static start(options: RuntimeOptions): Runtime {
     const core = RuntimeCore.open(options.loaded, options.command);
     try {
@@ -73,51 +108,108 @@ export class Runtime {
   static on(core: RuntimeCore, options: AgentOptions): Runtime {
     const { loaded, bus, log } = core;
     const { env } = options;
+    const config = () => loaded.config;
+    const now = options.now ?? (() => new Date());
     const router = new ReloadableRouter(loaded.config, { report: (draft) => bus.publish(draft) });
     const logError = options.logError ?? ((line: string) => process.stderr.write(`${line}\n`));
-    const { tools, todo, mcp, toolNames, transcribe } = wireRuntimeTools(loaded, env, (draft) => bus.publish(draft), {
+    const todo = new TodoTool((draft) => bus.publish(draft));
+    const entries = modelEntries(loaded.config);
+    const entryNamed = (name: string | undefined) => entries.find((e) => e.model_name === name && e.enabled !== false);
+    const imageEntry = entryNamed(loaded.config.agents.defaults.image_model);
+    const transcriptionEntry = entryNamed(loaded.config.agents.defaults.transcription_model);
+    // The subagent actors reach agents through the runtime, which exists only once they do.
+    let runtime: Runtime | undefined;
+    const subagents = new Subagents({ bus, config, now: () => now().getTime(), logError, host: sessionHost((id) => runtime!.agent(id)), ...(options.send ? { send: options.send } : {}) });
+    const directory = new AgentDirectory({
+      loaded,
+      env,
       logError,
-      ...(options.send ? { send: options.send } : {}),
+      send: options.send,
+      addTools: (registry, workspace) => {
+        const tools = loaded.config.tools;
+        if (tools.todo.enabled) registry.register(todo);
+        if (imageEntry) registry.register(imageGenerateTool(imageEntry, workspace));
+        registerSubagentTools(registry, subagents, { spawn: tools.spawn.enabled, spawn_status: tools.spawn_status.enabled, subagent: tools.subagent.enabled });
+      },
     });
-    const files = new WorkspaceFiles(loaded.workspace);
-    const catalog = new SkillCatalog(skillRoots(loaded.workspace, loaded.home, env));
-    const services = {
+    const filter = { ...DEFAULT_FILTER, ...toolsOptions(loaded.config, loaded.workspace, loaded.home, env, () => undefined).filter };
+    const mcp = startMcp(loaded, env, filter, (draft) => bus.publish(draft));
+    const hookLog: HookLog = options.log ?? ((level, message, fields) => (level === 'info' ? undefined : logError(JSON.stringify({ level, message, ...fields }))));
+    const hooks = new HookEngine({ bus, config, home: loaded.home, env, log: hookLog, clean: (text) => filterSecrets(text, filter) });
+    // A plugin's tools join every agent's registry (`AgentDirectory.pluginTools`).
+    const plugins = new PluginHost({ bus, config, home: loaded.home, env, tools: directory.pluginTools, hooks, log: hookLog });
+    const shared: SharedServices = {
       bus,
       log,
       router,
-      tools,
       todo,
-      prompt: new PromptBuilder(files),
-      config: () => loaded.config,
-      skills: () => catalog.list(),
-      agentDoc: () => files.agent(),
-      toolNames,
+      config,
       workspace: loaded.workspace,
-      now: options.now ?? (() => new Date()),
-      budget: new BudgetGuard(log, bus, () => loaded.config, options.now ?? (() => new Date())),
+      now,
+      subagents,
+      hooks,
+      plugins,
+      budget: new BudgetGuard(log, bus, config, now),
       ...(mcp ? { mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl } } : {}),
-      ...(transcribe ? { transcribe } : {}),
+      ...(transcriptionEntry
+        ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }
+        : {}),
     };
-    return new Runtime(core, router, tools, services, mcp, [files, catalog]);
+    try {
+      runtime = new Runtime(core, router, directory, shared, mcp, subagents, hooks, plugins);
+      directory.parts(directory.defaultId);
+    } catch (error) {
+      directory.close();
+      throw error;
+    }
+    // Plugins load in the background: the gateway builds this runtime once it is ready, so they come after `/ready`.
+    void plugins.load();
+    return runtime;
   }
 
   /** The agent with this id; without one, the default agent (marked `default`, else the first, else `main`). */
   agent(id?: string): AgentActor {
-    const list = this.loaded.config.agents.list;
-    const chosen = id ?? list.find((a) => a.default)?.id ?? list[0]?.id ?? 'main';
+    const chosen = id ?? this.directory.defaultId;
     let agent = this.agents.get(chosen);
     if (!agent) {
-      agent = new AgentActor(chosen, { ...this.services, agent: chosen });
+      agent = new AgentActor(chosen, this.servicesOf(chosen));
       this.agents.set(chosen, agent);
     }
     return agent;
   }
 
-  /** Ends running turns as aborted, flushes the log and closes it. */
-  async close(): Promise<void> {
-    await Promise.all([...this.agents.values()].map((a) => a.stop('the process is shutting down')));
+  /** The shared services with the agent's own workspace, files, skills, tools, model and agent registry. */
+  private servicesOf(id: string): AgentServices {
+    const parts = this.directory.parts(id);
+    return {
+      ...this.shared,
+      agent: id,
+      tools: parts.tools,
+      prompt: parts.prompt,
+      skills: parts.skills,
+      agentDoc: parts.agentDoc,
+      toolNames: parts.toolNames,
+      model: (doc, delegatedBy) => agentModel(this.loaded.config, id, doc, delegatedBy),
+      peers: (tools) => this.directory.registryFor(id, tools),
+    };
+  }
+
+  /**
+   * Running subagent tasks get `drainMs` (default none) and are then canceled with the reason; running turns end as
+   * aborted; the log is flushed and closed.
+   */
+  close(options: { drainMs?: number; reason?: string } = {}): Promise<void> {
+    this.closed ??= this.closeOnce(options.drainMs ?? 0, options.reason ?? 'the process is shutting down');
+    return this.closed;
+  }
+
+  private async closeOnce(drainMs: number, reason: string): Promise<void> {
+    await this.subagents.stop(drainMs, reason);
+    await Promise.all([...this.agents.values()].map((a) => a.stop(reason)));
     await this.mcp?.stop();
-    for (const watched of this.watched) watched.close();
+    await this.plugins.close();
+    await this.hooks.close();
+    this.directory.close();
     await this.core.close();
   }
 }

@@ -1,7 +1,9 @@
 import { createActor, type Actor } from 'xstate';
 import { draftOf, type Bus, type Correlation } from '../bus/index.js';
+import type { PluginCommand } from '../adapters/plugins/api.js';
 import type { ModelRouter } from '../adapters/providers/router.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
+import type { TaskView } from '../adapters/tools/subagent/index.js';
 import { listMcpText, showMcpText, type McpManager } from '../adapters/mcp/index.js';
 import { mcpDiscoveryMachine, unlockedTools } from '../machines/mcp-discovery.js';
 import { sessionMachine } from '../machines/session.js';
@@ -13,13 +15,18 @@ import type { SkillInfo } from '../store/skills.js';
 import type { AgentDoc } from '../store/workspace.js';
 import type { BudgetGuard } from './budget.js';
 import { HELP_TEXT, parseChatCommand, type ParsedCommand } from './chat-commands.js';
+import type { HookEngine } from './hooks/engine.js';
+import type { PluginHost } from './plugins/plugin-host.js';
+import { pluginListText } from './plugins/plugin-list.js';
 import { newTurnId } from './ids.js';
 import { MachineActor } from './machine-actor.js';
 import type { PromptBuilder } from './prompt-builder.js';
 import type { TodoTool } from './todo-tool.js';
 import { isLong, summarizeIfLong } from './summarizer.js';
-import { turnToolbox, type Toolbox } from './toolbox.js';
-import { runTurn, type TurnHandle, type TurnSettings } from './turn-runner.js';
+import { turnToolbox } from './toolbox.js';
+import { runTurn, type Toolbox, type TurnHandle, type TurnSettings } from './turn-runner.js';
+import type { ModelChoice } from './wiring/agent-model.js';
+import { withFallbacks } from './wiring/model-fallbacks.js';
 
 const MESSAGE = { type: 'MESSAGE' } as const;
 
@@ -46,6 +53,23 @@ export type SessionReply =
   | { kind: 'command'; text: string }
   | { kind: 'none' };
 
+/** A subagent's session is linked to the turn and the task that started it; its events carry both keys. */
+export interface SessionLink {
+  /** The turn that started the task. */
+  parent: string;
+  task: string;
+  /** The agent of that turn, whose `subagents.model` the child's turns use first. */
+  delegatedBy: string;
+}
+
+/** The subagent tasks started in a conversation (`actors/subagents`), as its chat commands reach them. */
+export interface SessionSubagents {
+  /** Cancels every task under the conversation `root` (a session id); returns how many. */
+  cancelUnder(root: string, reason: string): number;
+  /** The tasks under `root` that are still running, oldest first. */
+  runningUnder(root: string): TaskView[];
+}
+
 /** What a session borrows from its agent. */
 export interface AgentServices {
   agent: string;
@@ -61,6 +85,16 @@ export interface AgentServices {
   agentDoc: () => AgentDoc;
   /** Tool names this agent exposes (the `tools` of its AGENT.md applied). */
   toolNames: (doc: AgentDoc) => string[];
+  /** The model of a turn of this agent; `delegatedBy` is set for a subagent's turn. */
+  model: (doc: AgentDoc, delegatedBy?: string) => ModelChoice;
+  /** The agent registry of the prompt for a turn offering these tools (none without spawnable peers). */
+  peers?: (tools: readonly string[]) => string | undefined;
+  subagents?: SessionSubagents;
+  /** Hooks and approvals: each turn asks it for its hook pipeline. */
+  hooks?: HookEngine;
+  /** Plugin packages: their states for `/list plugins`, and the chat commands they add. */
+  plugins?: PluginHost;
+  /** The runtime's data workspace (cron jobs live there); an agent's files are in its sandbox. */
   workspace: string;
   now: () => Date;
   /** MCP servers and discovery; absent when `tools.mcp.enabled` is false. */
@@ -85,8 +119,14 @@ export class SessionActor {
   private readonly lifecycle: MachineActor<typeof sessionMachine>;
   private readonly finished = (): void => this.lifecycle.send({ type: 'FINISHED' });
   private lastToolbox: { own: readonly string[]; profile: TurnProfile | undefined; box: Toolbox } | undefined;
+  /** Messages taken into the queue so far, and the last of them a hook's `hard_abort` dropped. */
+  private received = 0;
+  private dropThrough = 0;
 
-  constructor(private readonly services: AgentServices, readonly key: string, readonly id: string) {
+  private readonly correlation: Correlation;
+
+  constructor(private readonly services: AgentServices, readonly key: string, readonly id: string, private readonly link?: SessionLink) {
+    this.correlation = link ? { agent: services.agent, session: id, parent: link.parent, task: link.task } : { agent: services.agent, session: id };
     const actorId = `session:${id}`;
     this.lifecycle = new MachineActor(createActor(sessionMachine, { id: actorId }), {
       bus: services.bus,
@@ -153,17 +193,40 @@ export class SessionActor {
     return box;
   }
 
-  private get correlation(): Correlation {
-    return { agent: this.services.agent, session: this.id };
+  /** The tools the next turn of this session would have, as it would compute them (`tern tool`). */
+  nextToolbox(): Toolbox {
+    const doc = this.services.agentDoc();
+    return this.toolbox(this.services.toolNames(doc), doc.frontmatter.mcpServers);
   }
 
   /** Control messages skip the queue; everything else waits for the turn before it. */
   handle(message: InboundMessage): Promise<SessionReply> {
     const command = parseChatCommand(message.text);
     if (command && message.commands && !message.commands.includes(command.name)) return Promise.resolve(this.unsupported(command, message));
-    if (command?.name === 'stop') return Promise.resolve(this.stop());
+    if (command?.name === 'stop') return Promise.resolve(this.stop(command));
+    if (command?.name === 'approve' || command?.name === 'deny') return Promise.resolve(this.answerApproval(command, message));
+    const added = command ? undefined : this.pluginCommand(message.text);
+    const number = this.received + 1;
+    return this.enqueue(() => {
+      if (number <= this.dropThrough) return Promise.resolve(this.dropped(message));
+      if (command) return this.command(command, message);
+      return added ? this.runPluginCommand(added, message) : this.turn(message, undefined);
+    });
+  }
+
+  /**
+   * A subagent's task as a turn of this (linked) session: no history, no chat commands; aborting `signal` aborts the
+   * turn and records `signal.reason` as why.
+   */
+  delegate(message: InboundMessage, signal: AbortSignal): Promise<SessionReply> {
+    return this.enqueue(() => this.turn(message, undefined, signal));
+  }
+
+  /** Every message waits for the one before it; `received` counts them (a hook's `hard_abort` drops those queued). */
+  private enqueue(work: () => Promise<SessionReply>): Promise<SessionReply> {
     this.lifecycle.send({ type: 'RECEIVED' });
-    const next = this.queue.then(() => (command ? this.command(command, message) : this.turn(message, undefined)));
+    this.received++;
+    const next = this.queue.then(work);
     // The next message waits on the queue, so it never rejects, whatever this one did.
     this.queue = next.then(this.finished, this.finished).catch(() => undefined);
     return next;
@@ -175,11 +238,21 @@ export class SessionActor {
 
   /** Ends a running turn as aborted (shutdown); returns when it has ended. */
   async abortRunning(reason: string): Promise<void> {
-    const running = this.running;
-    if (!running) return;
-    running.abort(reason);
-    await running.done.catch(() => undefined);
-    this.services.bus.publish({ ...this.correlation, turn: running.id, type: 'turn.aborted', data: { reason } });
+    if (this.running) await this.abortTurn(this.running, reason);
+  }
+
+  private async abortTurn(turn: TurnHandle, reason: string): Promise<void> {
+    turn.abort(reason);
+    await turn.done.catch(() => undefined);
+    this.services.bus.publish({ ...this.correlation, turn: turn.id, type: 'turn.aborted', data: { reason } });
+  }
+
+  /** Aborts `turn` once `signal` fires (at once if it has); the returned function stops listening. */
+  private abortOn(signal: AbortSignal, turn: TurnHandle): () => void {
+    const abort = (): void => void this.abortTurn(turn, String(signal.reason ?? 'canceled'));
+    if (signal.aborted) abort();
+    else signal.addEventListener('abort', abort, { once: true });
+    return () => signal.removeEventListener('abort', abort);
   }
 
   stopActors(reason: string): void {
@@ -188,11 +261,47 @@ export class SessionActor {
     this.lifecycle.stop(reason);
   }
 
-  private stop(): SessionReply {
+  /** Stops the running turn and every subagent task started from this conversation. */
+  private stop(command: ParsedCommand): SessionReply {
     const running = this.running;
-    if (!running) return { kind: 'command', text: 'Nothing is running.' };
-    running.stop();
-    // The stopped turn replies "Stopped." itself; answering here too would send two messages.
+    const tasks = this.services.subagents?.cancelUnder(this.id, '/stop in the chat that started it') ?? 0;
+    if (running) {
+      running.stop();
+      // The stopped turn replies "Stopped." itself; answering here too would send two messages.
+      return { kind: 'none' };
+    }
+    if (tasks > 0) return this.reply(command, `Stopped ${tasks} subagent task${tasks === 1 ? '' : 's'}.`);
+    return { kind: 'command', text: 'Nothing is running.' };
+  }
+
+  /** `/approve <id>` and `/deny <id>` answer a call of this session's turn waiting for the user, at once. */
+  private answerApproval(command: ParsedCommand, message: InboundMessage): SessionReply {
+    const id = (command.args.split(/\s+/)[0] ?? '').toLowerCase();
+    if (id === '') return this.reply(command, `Usage: /${command.name} <id> (the id is in the question, e.g. /${command.name} 3f2a)`);
+    const tool = this.services.hooks?.desk.waitingTool(id, this.id);
+    if (!tool) return this.reply(command, `No tool call ${id} is waiting for approval here.`);
+    const approved = command.name === 'approve';
+    this.services.bus.publish({ ...this.correlation, type: 'approval.answered', data: { approval_id: id, approved, by: 'user', sender: message.sender } });
+    return this.reply(command, approved ? `Approved: ${tool} goes ahead.` : `Denied: ${tool} will not run.`);
+  }
+
+  /** `/word args` where a plugin added `word`. */
+  private pluginCommand(text: string): { command: PluginCommand; args: string } | undefined {
+    const match = /^\/([a-z][a-z0-9_]*)(?:@[A-Za-z0-9_]+)?(?:\s+([\s\S]*))?$/.exec(text.trim());
+    const command = match ? this.services.plugins?.command(match[1]!) : undefined;
+    return command ? { command, args: (match?.[2] ?? '').trim() } : undefined;
+  }
+
+  private async runPluginCommand({ command, args }: { command: PluginCommand; args: string }, message: InboundMessage): Promise<SessionReply> {
+    const context = { agent: this.services.agent, session: this.id, channel: message.channel, chat: message.chat, sender: message.sender };
+    const text = await command.run(args, context).catch((error: unknown) => `/${command.name} failed: ${(error as Error)?.message ?? String(error)}`);
+    this.services.bus.publish({ ...this.correlation, type: 'command.handled', data: { command: command.name, args, reply: text } });
+    return { kind: 'command', text };
+  }
+
+  /** A message that waited behind a turn a hook ended with `hard_abort`: not run. */
+  private dropped(message: InboundMessage): SessionReply {
+    this.services.bus.publish({ ...this.correlation, type: 'message.dropped', data: { message_id: message.messageId, reason: 'a hook ended the turn before it with hard_abort' } });
     return { kind: 'none' };
   }
 
@@ -216,9 +325,19 @@ export class SessionActor {
         return this.reply(command, this.list(command.args));
       case 'show':
         return this.reply(command, this.show(command.args));
+      case 'subagents':
+        return this.reply(command, this.runningTasks());
       default:
         return this.reply(command, HELP_TEXT);
     }
+  }
+
+  private runningTasks(): string {
+    const tasks = this.services.subagents?.runningUnder(this.id) ?? [];
+    if (tasks.length === 0) return 'No subagent tasks are running in this chat.';
+    const seconds = (from: number) => Math.max(0, Math.round((this.services.now().getTime() - from) / 1000));
+    const lines = tasks.map((t) => `${t.task_id} ${t.label ? `"${t.label}" ` : ''}(agent ${t.agent_id}): ${t.waiting ? 'waiting for a free slot' : `running for ${seconds(t.started_at ?? t.created_at)} s`}`);
+    return [`Running subagent tasks (${tasks.length}):`, ...lines].join('\n');
   }
 
   private show(what: string): string {
@@ -230,7 +349,7 @@ export class SessionActor {
   private list(what: string): string {
     if (what === 'skills') return this.services.skills().map((s) => `${s.name}: ${s.description}`).join('\n') || 'No skills installed.';
     if (what === 'mcp') return this.services.mcp ? listMcpText(this.services.mcp.manager.statuses()) : 'MCP is not configured.';
-    if (what === 'plugins') return 'No plugins installed.';
+    if (what === 'plugins') return pluginListText(this.services.plugins?.rows() ?? []);
     return 'Usage: /list skills|mcp|plugins';
   }
 
@@ -281,10 +400,10 @@ export class SessionActor {
     return this.history ?? history;
   }
 
-  private settings(): TurnSettings {
+  private settings(model: ModelChoice): TurnSettings {
     const config = this.services.config();
     const defaults = config.agents.defaults;
-    const modelName = defaults.model ?? config.model_list.find((m) => m.enabled)?.model_name ?? '';
+    const modelName = model.primary;
     return {
       model_name: modelName,
       stream: config.model_list.find((m) => m.model_name === modelName)?.streaming.enabled ?? false,
@@ -317,7 +436,7 @@ export class SessionActor {
   }
 
   // Most turns have no voice message and a short history: they await nothing but the turn itself.
-  private async turn(received: InboundMessage, forced: SkillInfo | undefined): Promise<SessionReply> {
+  private async turn(received: InboundMessage, forced: SkillInfo | undefined, cancel?: AbortSignal): Promise<SessionReply> {
     const audio = received.media?.filter((m) => m.kind === 'audio') ?? [];
     const transcribe = this.services.transcribe;
     const message = audio.length > 0 && transcribe ? await this.withTranscripts(received, audio, transcribe) : received;
@@ -329,21 +448,29 @@ export class SessionActor {
     if (budget?.kind === 'stop') return { kind: 'command', text: budget.text };
     const skill = this.skillFor(forced);
     const id = newTurnId();
-    const settings = this.settings();
-    const loaded = this.loadHistory();
+    const doc = services.agentDoc();
+    const model = services.model(doc, this.link?.delegatedBy);
+    const settings = this.settings(model);
+    // A subagent starts from nothing but its task.
+    const loaded = this.link ? emptyHistory() : this.loadHistory();
     const history = isLong(loaded) ? await this.compactedHistory(loaded, settings.model_name) : loaded;
-    const started = bus.publish(draftOf({ agent: this.services.agent, session: this.id, turn: id }, 'turn.started', {
+    const started = bus.publish(draftOf(Object.assign({}, this.correlation, { turn: id }), 'turn.started', {
       message_id: message.messageId, channel: message.channel, chat: message.chat, text: message.text, session_key: this.key, skill: skill?.name, settings,
     }));
     this.history = foldHistory(history, started);
-    const doc = services.agentDoc();
     const own = services.toolNames(doc);
     const servers = doc.frontmatter.mcpServers;
     // Without MCP nothing changes the tools in the middle of a turn: one toolbox serves the whole turn.
     const fixed = services.mcp ? undefined : this.toolbox(own, servers);
+    // Most turns have no hooks and need no approval: they build no pipeline.
+    const hooks = services.hooks?.active() && services.hooks.forTurn({
+      keys: Object.assign({}, this.correlation, { turn: id }),
+      meta: { agent: services.agent, session: this.id, session_key: this.key, turn: id, channel: message.channel, chat: message.chat },
+      offered: (name) => (fixed ?? this.toolbox(own, servers)).names.includes(name),
+    });
     const handle = runTurn(id, this.correlation, settings, {
       bus,
-      router: services.router,
+      router: withFallbacks(services.router, model.fallbacks, (draft) => bus.publish(draft)),
       toolbox: () => fixed ?? this.toolbox(own, servers),
       buildPrompt: () =>
         services.prompt.build({
@@ -358,6 +485,7 @@ export class SessionActor {
           doc,
           tools: (fixed ?? this.toolbox(own, servers)).names,
           profile: services.config().agents.defaults.turn_profile,
+          agents: services.peers?.((fixed ?? this.toolbox(own, servers)).names),
         }),
       toolContext: {
         agent: services.agent,
@@ -368,17 +496,21 @@ export class SessionActor {
         remote: message.remote,
         workspace: services.workspace,
       },
+      hooks: hooks || undefined,
     });
     this.running = handle;
+    const unhook = cancel && this.abortOn(cancel, handle);
     try {
       const { output, ending } = await handle.done;
       this.discovery?.send({ type: 'TURN_ENDED' });
+      if (ending?.type === 'turn.failed' && ending.data.code === 'hook_hard_abort') this.dropThrough = this.received;
       if (ending) this.history = foldHistory(this.history, ending);
       // At 80% of a budget the reply says so once (the turn's recorded reply stays the model's own).
       const text = budget?.kind === 'go' && budget.notice ? `${output.reply}\n\n${budget.notice}` : output.reply;
       return { kind: 'turn', turn: id, outcome: output.outcome, text };
     } finally {
       this.running = undefined;
+      unhook?.();
     }
   }
 }

@@ -3,17 +3,9 @@ import type { DiscoveryHooks, McpManager } from '../adapters/mcp/index.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { Config } from '../store/config/index.js';
 import { profileAllows } from './prompt-builder.js';
+import type { Toolbox } from './turn-runner.js';
 
 type TurnProfile = Config['agents']['defaults']['turn_profile'];
-
-/** The tools a turn may use right now: a discovery search can unlock more in the middle of a turn. */
-export interface Toolbox {
-  registry: ToolRegistry;
-  /** Names exposed to the model (turn profile and AGENT.md `tools` applied). */
-  names: string[];
-  /** The specs of `names`, as sent to the model. */
-  specs(): ToolSpec[];
-}
 
 function specsFor(tools: ToolRegistry, names: readonly string[]): ToolSpec[] {
   const wanted = new Set(names);

@@ -1,14 +1,25 @@
 import { createActor, fromCallback, type Actor, type AnyActorRef } from 'xstate';
-import { draftOf, type Bus, type Correlation, type Envelope, type EventData } from '../bus/index.js';
+import { draftOf, type Bus, type Correlation, type Envelope, type EventData, type ToolCall } from '../bus/index.js';
+import type { ToolSpec } from '../adapters/providers/provider.js';
 import type { ModelRouter, RouterCallOptions } from '../adapters/providers/router.js';
+import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { ToolContext } from '../adapters/tools/tool.js';
 import { turnMachine, type BuiltPrompt, type TurnEffects, type TurnEvent, type TurnOutput } from '../machines/turn.js';
+import type { RunOutcome, TurnHooks } from './hooks/turn-hooks.js';
 import { loopChecker, type LoopChecker } from './loop-checker.js';
 import { stateName } from './machine-state.js';
-import type { Toolbox } from './toolbox.js';
 import { turnEffects, type Deliver, type TurnWork } from './turn-effects.js';
 
 export type TurnSettings = EventData<'turn.started'>['settings'];
+
+/** The tools a turn may use right now: a discovery search can unlock more in the middle of a turn. */
+export interface Toolbox {
+  registry: ToolRegistry;
+  /** Names exposed to the model (turn profile and AGENT.md `tools` applied). */
+  names: string[];
+  /** The specs of `names`, as sent to the model. */
+  specs(): ToolSpec[];
+}
 
 export interface TurnPorts {
   bus: Bus;
@@ -18,6 +29,8 @@ export interface TurnPorts {
   buildPrompt: () => BuiltPrompt;
   /** Everything a tool may know about the call besides its arguments. */
   toolContext: Omit<ToolContext, 'signal' | 'turn'>;
+  /** The hook pipeline around model and tool calls; absent when no hook intercepts and no tool needs approval. */
+  hooks?: TurnHooks;
 }
 
 export interface TurnHandle {
@@ -35,6 +48,13 @@ const endings: ReadonlySet<string> = new Set(['turn.completed', 'turn.stopped', 
 const hosted = new WeakMap<object, HostedTurn>();
 const hostOf = (turn: object): HostedTurn => hosted.get(turn)!;
 
+/** A tool's outcome for the hooks, which must know a sandbox refusal to leave it alone. */
+async function executeNotingRefusal(registry: ToolRegistry, call: ToolCall, context: ToolContext): Promise<RunOutcome> {
+  let refused = false;
+  const { ok, content } = await registry.execute(call.name, call.arguments, context, () => (refused = true));
+  return { ok, content, refused };
+}
+
 /** The real work of every turn, each found through the turn that asks for it. */
 const hostWork: TurnWork = {
   buildPrompt: (turn) => hostOf(turn).ports.buildPrompt(),
@@ -45,14 +65,23 @@ const hostWork: TurnWork = {
   },
   callModel: (call, signal, turn) => {
     const host = hostOf(turn);
-    return host.ports.router.chat(host.settings.model_name, { system: call.system, messages: call.messages, tools: host.ports.toolbox().specs() }, host.callOptions(signal));
+    const { router, toolbox, hooks } = host.ports;
+    if (!hooks) return router.chat(host.settings.model_name, { system: call.system, messages: call.messages, tools: toolbox().specs() }, host.callOptions(signal));
+    // Hooks may change the request (not the tools offered) and the answer.
+    const request = { model: host.settings.model_name, system: call.system, messages: call.messages, tools: toolbox().names };
+    return hooks.callModel(call.iteration, request, signal, (changed) =>
+      router.chat(changed.model, { system: changed.system, messages: changed.messages, tools: toolbox().specs() }, host.callOptions(signal)));
   },
   runTool: async (call, signal, turn) => {
     const { ports, keys } = hostOf(turn);
     const box = ports.toolbox();
-    // A tool the turn does not expose (turn profile, AGENT.md tools list, a hidden MCP tool) is refused here too.
+    // A tool the turn does not expose (turn profile, AGENT.md tools list, a hidden MCP tool) is refused here too,
+    // before any hook is asked: no hook can bring it back.
     if (!box.names.includes(call.name)) return { ok: false, content: `tool "${call.name}" is not available in this turn` };
-    const result = await box.registry.execute(call.name, call.arguments, Object.assign({}, ports.toolContext, { turn: keys.turn, signal }));
+    const context = Object.assign({}, ports.toolContext, { turn: keys.turn, signal });
+    const result = ports.hooks
+      ? await ports.hooks.runTool(call, signal, (run) => executeNotingRefusal(box.registry, run, context))
+      : await box.registry.execute(call.name, call.arguments, context);
     return { ok: result.ok, content: result.content };
   },
 };

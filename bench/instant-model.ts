@@ -1,7 +1,8 @@
 // The turn benchmark's model, run as a child process so its CPU is not counted as Tern's: a loopback
 // chat-completions server that answers a user message with one tool call and a tool result with text, at once;
 // a request without tools (the session summarizer's) gets text too, so long sessions are summarized as in use.
-// It prints its URL on the first line of stdout and stops when stdin closes.
+// It prints its URL on the first line of stdout and stops when stdin closes. With `--spawn` the tool call is a
+// `spawn` of a task, and the subagent's own request (its user message opens "You are a subagent") gets text.
 //
 // It speaks HTTP/1.1 on a plain `net` server with answers made once: on a 2-core machine the model shares the
 // cores with Tern, and Node's HTTP server cost ~0.2 ms of CPU per request here (~0.4 ms per bench turn), which
@@ -20,13 +21,19 @@ const answer = (finish: string, message: Record<string, unknown>): Buffer => {
 const toolAnswer = answer('tool_calls', {
   role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'todo', arguments: '{"action":"read"}' } }],
 });
+const spawnAnswer = answer('tool_calls', {
+  role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'spawn', arguments: '{"task":"count to three"}' } }],
+});
 const textAnswer = answer('stop', { role: 'assistant', content: 'done' });
+const spawning = process.argv.includes('--spawn');
+const SUBAGENT = Buffer.from('You are a subagent');
 const badRequest = Buffer.from('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
 const HEAD_END = Buffer.from('\r\n\r\n');
 const CONTENT_LENGTH = /\r\ncontent-length:[ \t]*(\d+)/i;
 
 function choose(body: Buffer): Buffer {
-  return body.includes('"tools"') && !body.includes('"role":"tool"') ? toolAnswer : textAnswer;
+  if (spawning && body.includes(SUBAGENT)) return textAnswer;
+  return body.includes('"tools"') && !body.includes('"role":"tool"') ? (spawning ? spawnAnswer : toolAnswer) : textAnswer;
 }
 
 /** Answers each whole request in what has arrived; keeps the unfinished rest for the next read. */

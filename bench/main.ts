@@ -10,7 +10,9 @@ const suites: Record<string, () => Promise<{ bench: BenchSuite }>> = {
   providers: () => import('./providers.js'),
   turn: () => import('./turn.js'),
   prompt: () => import('./prompt.js'),
+  subagent: () => import('./subagent.js'),
   mcp: () => import('./mcp.js'),
+  hooks: () => import('./hooks.js'),
   gateway: () => import('./gateway.js'),
   launcher: () => import('./launcher.js'),
 };

@@ -44,8 +44,8 @@ function logMapMb(logFile: string): number | undefined {
 }
 
 /** Starts the model in a child process (its CPU is not Tern's) and resolves with its URL. */
-async function instantModel(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./instant-model.ts', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+export async function instantModel(args: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./instant-model.ts', import.meta.url)), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     child.once('error', reject);
     child.stdout!.once('data', (line: Buffer) => resolve(line.toString().trim()));

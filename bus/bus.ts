@@ -17,6 +17,15 @@ export function memorySequencer(now: () => number = Date.now): Sequencer {
   return { stamp: (draft) => stampInPlace(draft, ++seq, draft.at ?? now()) };
 }
 
+export interface BusOptions {
+  /**
+   * Applied to the data of every event before it is sequenced, so what it removes never reaches a subscriber,
+   * the log, `tern log` or the dashboard (the runtime masks secrets here). It returns the data unchanged, or a
+   * copy: the publisher's objects are never modified.
+   */
+  redact?: <D>(data: D) => D;
+}
+
 /**
  * The one in-process bus. Every subscriber sees every event in `seq` order, even when a subscriber
  * publishes while it is being notified: such events are queued and delivered after the current one.
@@ -27,10 +36,12 @@ export class Bus {
   private delivering = false;
   readonly events$: Observable<Envelope> = this.subject.asObservable();
 
-  constructor(private sequencer: Sequencer = memorySequencer()) {}
+  constructor(private sequencer: Sequencer = memorySequencer(), private readonly options: BusOptions = {}) {}
 
   publish<T extends EventType>(draft: EventDraft<T>): Envelope<T> {
-    const envelope = this.sequencer.stamp(validateDraft(draft)) as Envelope<T>;
+    const valid = validateDraft(draft);
+    if (this.options.redact) valid.data = this.options.redact(valid.data);
+    const envelope = this.sequencer.stamp(valid) as Envelope<T>;
     this.queue.push(envelope);
     if (!this.delivering) this.drain();
     return envelope;

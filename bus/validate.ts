@@ -35,8 +35,8 @@ function parseData(type: EventType, data: unknown): unknown {
 export function validateDraft<T extends EventType>(draft: EventDraft<T>): ValidDraft<T> {
   const type: string = draft.type;
   if (!isEventType(type)) throw new InvalidEventError(type, ['unknown event type']);
-  if (!(isKey(draft.agent) && isKey(draft.session) && isKey(draft.turn))) {
-    const keys = correlationSchema().safeParse({ agent: draft.agent, session: draft.session, turn: draft.turn });
+  if (!(isKey(draft.agent) && isKey(draft.session) && isKey(draft.turn) && isKey(draft.parent) && isKey(draft.task))) {
+    const keys = correlationSchema().safeParse({ agent: draft.agent, session: draft.session, turn: draft.turn, parent: draft.parent, task: draft.task });
     if (!keys.success) throw new InvalidEventError(type, describe(keys.error.issues));
   }
   const data = parseData(type, draft.data);

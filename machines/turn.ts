@@ -103,9 +103,11 @@ export interface TurnOutput {
   iterations: number;
 }
 
-function failure(error: unknown): { code: string; message: string } {
-  const code = (error as { code?: unknown })?.code;
-  return { code: typeof code === 'string' ? code : 'unknown', message: error instanceof Error ? error.message : String(error) };
+/** What failed; an error that carries its own `reply` (a hook that ended the turn) says what the user reads. */
+function failure(error: unknown): { code: string; message: string; reply?: string } {
+  const { code, reply } = (error ?? {}) as { code?: unknown; reply?: unknown };
+  const found = { code: typeof code === 'string' ? code : 'unknown', message: error instanceof Error ? error.message : String(error) };
+  return typeof reply === 'string' ? Object.assign(found, { reply }) : found;
 }
 
 const currentCall = (context: TurnContext): ToolCall => context.calls[0]!;
@@ -164,8 +166,8 @@ const turnSetup = setup({
     }),
     endForStop: assign({ ending: { reason: 'stop_requested' as const, reply: turnTexts.stopRequested } }),
     endForFailure: assign(({ event }) => {
-      const { code, message } = failure(errorOf(event));
-      return { ending: { reason: 'failed' as const, code, message, reply: turnTexts.failed(message) } };
+      const { code, message, reply } = failure(errorOf(event));
+      return { ending: { reason: 'failed' as const, code, message, reply: reply ?? turnTexts.failed(message) } };
     }),
     // The answer's calls become the turn's, the first with its verdict.
     takeCalls: assign(({ context, event }) => {

@@ -36,6 +36,8 @@ export interface DispatcherDeps {
  */
 export class Dispatcher {
   private readonly seen = new RecentIds(10_000);
+  /** Where each session's latest message came from: an approval its turn asks for is shown there. */
+  private readonly deliveries = new Map<string, Delivery>();
   private readonly inflight = new InFlight();
   private draining = false;
 
@@ -51,6 +53,11 @@ export class Dispatcher {
       this.deps.logger.error('inbound message failed', { channel: actor.id.name, message_id: message.messageId, reason: (error as Error)?.message ?? String(error) });
     });
     void this.inflight.track(work);
+  }
+
+  /** The chat a session's latest message came from, to ask the user there. */
+  deliveryFor(session: string): Delivery | undefined {
+    return this.deliveries.get(session);
   }
 
   get busy(): number {
@@ -90,6 +97,7 @@ export class Dispatcher {
   private async reply(actor: ChannelActor, message: ChannelMessage, text: string, route: Route, settings: ChannelSettings): Promise<void> {
     const channel = actor.channel;
     const delivery: Delivery = { actor, chat: message.chat, replyTo: message.replyTo, keyBase: `${actor.id.name}:${message.messageId}`, correlation: { agent: route.agent, session: sessionIdOf(route.sessionKey) } };
+    this.remember(delivery);
     if (settings.placeholder && channel) delivery.editFirst = await channel.send(message.replyTo, settings.placeholder);
     const streaming = settings.streaming.enabled && channel?.capabilities.streaming && !delivery.editFirst;
     const view = streaming ? new StreamView(this.deps.bus, message.messageId, delivery, settings.streaming, this.deps.now) : undefined;
@@ -108,6 +116,14 @@ export class Dispatcher {
       ...(media.length > 0 ? { media } : {}),
     });
     await this.answer(delivery, reply, view);
+  }
+
+  private remember(delivery: Delivery): void {
+    const session = delivery.correlation.session!;
+    this.deliveries.delete(session);
+    this.deliveries.set(session, delivery);
+    // The oldest session goes first: a gateway serving many chats keeps the latest 10,000.
+    if (this.deliveries.size > 10_000) this.deliveries.delete(this.deliveries.keys().next().value!);
   }
 
   /** Routes the message, publishes `message.received` and remembers the chat as the last active channel. */

@@ -1,13 +1,15 @@
 import type { Subscription } from 'rxjs';
 import { createActor } from 'xstate';
 import type { Channel } from '../../adapters/channels/channel.js';
+import { RedactingChannel } from '../../adapters/channels/redacting-channel.js';
 import { mcpOptionsFromConfig } from '../../adapters/mcp/from-config.js';
 import { McpConfigError, mcpConfigProblems } from '../../adapters/mcp/options.js';
-import { watchConfig } from '../../store/config/index.js';
+import { isSecret, redactorOf, watchConfig } from '../../store/config/index.js';
 import { changedPaths } from '../../store/config/diff.js';
 import type { ChannelEntry, Config, LoadedConfig } from '../../store/config/index.js';
 import type { GatewayLogs } from '../../store/logs/logger.js';
 import { readLastChannel } from '../../store/state.js';
+import { describeFix, makeSecretsPrivate } from '../../store/private-files.js';
 import { gatewayMachine } from '../../machines/gateway.js';
 import type { SendTarget } from '../../adapters/tools/options.js';
 import type { ToolMedia } from '../../adapters/tools/tool.js';
@@ -17,7 +19,8 @@ import { MachineActor, stateOnly } from '../machine-actor.js';
 import type { Runtime } from '../runtime.js';
 import { RuntimeCore } from '../runtime-core.js';
 import { ChannelActor } from './channel-actor.js';
-import { createChannel, supervisionOf } from './channel-factory.js';
+import { createChannel, supervisionOf, SUPPORTED_KINDS } from './channel-factory.js';
+import { promptApprovals } from './approval-prompts.js';
 import { Dispatcher } from './dispatcher.js';
 import { startHealthServer, type HealthServer, type Readiness } from './health-server.js';
 import { Heartbeat } from './heartbeat.js';
@@ -59,6 +62,8 @@ const CONFIG_CHECK_MS = 2000;
  * synchronous compiling; started at once, it held up the `/ready` answer that the same report made true.
  */
 const BACKGROUND_START_DELAY_MS = 100;
+/** Why subagent tasks still running at a stop are canceled, as their `subagent.ended` records it. */
+const STOP_REASON = 'the gateway is stopping';
 
 /** The web-UI channel lives in the launcher: a `pico` entry runs only where the host builds it. */
 function runs(entry: ChannelEntry, options: GatewayOptions): boolean {
@@ -70,6 +75,17 @@ function checkMcp(config: Config): void {
   if (!config.tools.mcp.enabled) return;
   const problems = mcpConfigProblems(mcpOptionsFromConfig(config.tools.mcp));
   if (problems.length > 0) throw new McpConfigError(problems);
+}
+
+/**
+ * A channel whose kind is neither built in nor the host's may come from a plugin, when a trusted one is enabled
+ * (only trusted plugins add channels): it starts once the plugins have loaded (after `/ready`), and does not hold up
+ * readiness. Without such a plugin an unknown kind fails at once, as unsupported.
+ */
+function pluginKind(name: string, entry: ChannelEntry, options: GatewayOptions, config: Config): boolean {
+  const kind = entry.type ?? name;
+  if (options.createChannel !== undefined || options.hostChannels?.[kind] !== undefined || (SUPPORTED_KINDS as readonly string[]).includes(kind)) return false;
+  return config.plugins.enabled && Object.values(config.plugins.entries).some((plugin) => plugin.enabled && plugin.trusted);
 }
 
 function enabledChannels(loaded: LoadedConfig, options: GatewayOptions): Array<[string, ChannelEntry]> {
@@ -95,6 +111,7 @@ export class Gateway {
   private readonly reloads = new InFlight();
   private stopping = false;
   private cronWait: Subscription | undefined;
+  private readonly approvals: Subscription;
   private cronStarting: Promise<void> | undefined;
   private backgroundStart: ReturnType<typeof setTimeout> | undefined;
   private health: HealthServer | undefined;
@@ -123,6 +140,7 @@ export class Gateway {
       workspace: this.loaded.workspace,
       now: () => this.scheduler.now(),
     });
+    this.approvals = promptApprovals(core.bus, this.outbox, (session) => this.dispatcher.deliveryFor(session), logs.gateway);
     this.heartbeat = new Heartbeat({
       engine: () => this.engine(),
       bus: core.bus,
@@ -146,6 +164,7 @@ export class Gateway {
 
   static async start(options: GatewayOptions): Promise<Gateway> {
     checkMcp(options.loaded.config);
+    for (const fix of makeSecretsPrivate(options.loaded.home, options.loaded.path)) options.logs.gateway.warn(describeFix(fix));
     const core = RuntimeCore.open(options.loaded, 'gateway');
     const gateway = new Gateway(core, options);
     try {
@@ -157,7 +176,7 @@ export class Gateway {
         options.logs.gateway.warn('health server not started', { address: `${host}:${port}`, reason: (error as Error).message });
         return undefined;
       });
-      for (const [name, entry] of enabledChannels(options.loaded, options)) gateway.startChannel(name, entry);
+      for (const [name, entry] of enabledChannels(options.loaded, options)) if (!pluginKind(name, entry, options, options.loaded.config)) gateway.startChannel(name, entry);
       gateway.heartbeat.start();
       gateway.continueOnceReady();
       gateway.watch();
@@ -167,6 +186,7 @@ export class Gateway {
       return gateway;
     } catch (error) {
       gateway.machine.send({ type: 'START_FAILED' });
+      gateway.approvals.unsubscribe();
       gateway.cronWait?.unsubscribe();
       clearTimeout(gateway.backgroundStart);
       await gateway.health?.close();
@@ -185,8 +205,10 @@ export class Gateway {
         env: this.options.env,
         logError: (line) => this.options.logs.gateway.error(line),
         send: (target, text, media) => this.sendToChat(target, text, media),
+        log: (level, message, fields) => this.options.logs.gateway.log(level, message, fields),
       });
       this.markEngineLoaded();
+      this.startPluginChannels(runtime);
       return runtime;
     });
     return this.engineLoad;
@@ -216,9 +238,12 @@ export class Gateway {
     // A stop never overlaps the start, which would schedule the next store poll after it.
     await this.cronStarting;
     this.cron.stop();
-    const finished = await this.dispatcher.drain(this.options.drainMs ?? 10_000);
+    const drainMs = this.options.drainMs ?? 10_000;
+    // Spawned subagents drain alongside the turns; what still runs after that is canceled with the engine.
+    const [finished] = await Promise.all([this.dispatcher.drain(drainMs), this.engineLoad?.then((engine) => engine.subagents.drain(drainMs, STOP_REASON), () => undefined)]);
     if (!finished) logs.gateway.warn('running turns did not finish in time and are aborted');
     await Promise.all([...this.actors.values()].map((a) => a.stop()));
+    this.approvals.unsubscribe();
     this.outbox.stop();
     await this.health?.close();
     this.machine.send({ type: 'DRAINED' });
@@ -238,9 +263,11 @@ export class Gateway {
     const multiplier = this.loaded.config.power.poll_interval_multiplier;
     const kind = entry.type ?? name;
     const hosted = this.options.hostChannels?.[kind];
-    const build = hosted ?? this.options.createChannel ?? ((n: string, e: ChannelEntry) => createChannel(n, e, multiplier));
+    const builtIn = (n: string, e: ChannelEntry) => createChannel(n, e, multiplier);
+    const build = hosted ?? this.options.createChannel ?? (pluginKind(name, entry, this.options, this.loaded.config) ? (n: string, e: ChannelEntry) => this.pluginChannel(n, e, builtIn) : builtIn);
     const backoff = supervisionOf(entry).restart_backoff_ms;
-    const actor = new ChannelActor({ name, kind, account: name === kind ? 'default' : name }, () => build(name, this.loaded.config.channel_list[name] ?? entry), {
+    const redacted = async (): Promise<Channel> => new RedactingChannel(await build(name, this.loaded.config.channel_list[name] ?? entry), () => redactorOf(this.loaded.config));
+    const actor = new ChannelActor({ name, kind, account: name === kind ? 'default' : name }, redacted, {
       bus: this.core.bus,
       logger: this.options.logs.gateway,
       scheduler: this.scheduler,
@@ -251,10 +278,28 @@ export class Gateway {
     actor.start();
   }
 
+  /** A channel of a kind a plugin added; a kind no plugin added fails as unsupported, as before. */
+  private async pluginChannel(name: string, entry: ChannelEntry, builtIn: (name: string, entry: ChannelEntry) => Promise<Channel>): Promise<Channel> {
+    const engine = await this.engine();
+    await engine.plugins.load();
+    const spec = engine.plugins.channelKind(entry.type ?? name);
+    if (!spec) return builtIn(name, entry);
+    const settings = Object.fromEntries(Object.entries(entry.settings).map(([key, value]) => [key, isSecret(value) ? value.reveal() : value]));
+    return spec.create(settings, name);
+  }
+
+  /** Channels of plugin kinds start once the plugins have loaded. */
+  private startPluginChannels(engine: Runtime): void {
+    void engine.plugins.load().then(() => {
+      if (this.stopping) return;
+      for (const [name, entry] of enabledChannels(this.loaded, this.options)) if (pluginKind(name, entry, this.options, this.loaded.config) && !this.actors.has(name)) this.startChannel(name, entry);
+    });
+  }
+
   /** Ends running turns (once the engine is loaded), flushes the log and closes it. */
   private async closeEngine(): Promise<void> {
     const engine = await this.engineLoad?.catch(() => undefined);
-    await (engine ?? this.core).close();
+    await (engine ? engine.close({ reason: STOP_REASON }) : this.core.close());
   }
 
   /**
@@ -265,6 +310,7 @@ export class Gateway {
   private continueOnceReady(): void {
     const start = (): void => {
       this.engine().catch((error: unknown) => this.options.logs.gateway.error('agents not started', { reason: (error as Error).message }));
+      void this.reportIsolation();
       this.cronStarting = this.cron.start().catch((error: unknown) => this.options.logs.gateway.error('cron not started', { reason: (error as Error).message }));
     };
     const startSoon = (): void => {
@@ -275,6 +321,15 @@ export class Gateway {
     this.cronWait = this.core.bus.on('channel.connected', 'channel.failed').subscribe(() => {
       if (this.readiness().ready) startSoon();
     });
+  }
+
+  /** Once per start: exec without bubblewrap is worth one warning (and a refused exec one error). */
+  private async reportIsolation(): Promise<void> {
+    const { execIsolationState } = await import('../wiring/tools.js');
+    const { describeIsolation } = await import('../../adapters/tools/exec/isolation.js');
+    const state = await execIsolationState(this.loaded.config);
+    if (state?.kind === 'guard_only') this.options.logs.gateway.warn(describeIsolation(state));
+    if (state?.kind === 'refused') this.options.logs.gateway.error(describeIsolation(state));
   }
 
   /** Hot reload: channels whose entry changed restart, the rest keep running; rules and heartbeat follow the new config. */
@@ -329,7 +384,8 @@ export class Gateway {
    * What the `message` and `send_file` tools send, through the same outbox as replies. Channels carry text,
    * so attached files are named by their path under the text.
    */
-  private async sendToChat(target: SendTarget, text: string, media: ToolMedia[]): Promise<void> {
+  private async sendToChat(wanted: SendTarget, text: string, media: ToolMedia[]): Promise<void> {
+    const target = this.chatOf(wanted);
     // Turns name their channel by kind (`telegram`), the tool's caller may name an entry: either is found.
     const actor = this.actors.get(target.channel) ?? [...this.actors.values()].find((a) => a.id.kind === target.channel);
     if (!actor) throw new Error(`no channel "${target.channel}" is running (running: ${[...this.actors.keys()].join(', ') || 'none'})`);
@@ -338,6 +394,17 @@ export class Gateway {
     // A chat is `direct:<id>`, `group:<id>` or `channel:<id>`; the platform address is the id.
     const replyTo = target.chat.replace(/^(direct|group|channel):/, '');
     await this.outbox.deliver({ actor, chat: target.chat, replyTo, keyBase: `tool:${id}`, correlation: {} }, 'message', body);
+  }
+
+  /**
+   * The heartbeat's own chat (channel `system`) is nobody's: its turn's `message` calls, and those of the subagents
+   * it spawns, reach the user in the last active chat, as its answer does.
+   */
+  private chatOf(target: SendTarget): SendTarget {
+    if (target.channel !== 'system') return target;
+    const last = readLastChannel(this.loaded.workspace);
+    if (!last) throw new Error('no chat has been active yet, so there is no one to send to');
+    return { channel: last.channel, chat: last.chat };
   }
 
   private async notifyLastChannel(text: string, runId: string): Promise<boolean> {

@@ -1,3 +1,4 @@
+import type { Choice } from '../../adapters/channels/channel.js';
 import { splitMessage } from '../../adapters/channels/split.js';
 import type { Bus, Correlation } from '../../bus/index.js';
 import type { Logger } from '../../store/logs/logger.js';
@@ -38,18 +39,20 @@ export class Outbox {
     this.stopped = true;
   }
 
-  async deliver(delivery: Delivery, turn: string, text: string): Promise<void> {
+  /** `choices` become buttons under the last part where the channel has them; elsewhere the text says what to reply. */
+  async deliver(delivery: Delivery, turn: string, text: string, choices?: readonly Choice[]): Promise<void> {
     if (text.trim() === '') return;
     const limit = delivery.actor.channel?.capabilities.maxMessageLength ?? 4096;
     const parts = splitMessage(text, limit);
     for (const [index, part] of parts.entries()) {
-      await this.sendPart(delivery, `${delivery.keyBase}:${turn}:${index}`, index, part, index === 0 ? delivery.editFirst : undefined);
+      const last = index === parts.length - 1;
+      await this.sendPart(delivery, `${delivery.keyBase}:${turn}:${index}`, index, part, index === 0 ? delivery.editFirst : undefined, last ? choices : undefined);
     }
   }
 
-  private async sendPart(delivery: Delivery, sendKey: string, part: number, text: string, editOf: string | undefined): Promise<void> {
+  private async sendPart(delivery: Delivery, sendKey: string, part: number, text: string, editOf: string | undefined, choices: readonly Choice[] | undefined): Promise<void> {
     if (this.sent.has(sendKey)) return;
-    const messageId = await this.sendTrying(delivery, sendKey, text, editOf);
+    const messageId = await this.sendTrying(delivery, sendKey, text, editOf, choices);
     if (messageId === undefined) return;
     this.sent.add(sendKey);
     // Outside the tries: a part already out is never sent again because recording it failed.
@@ -57,10 +60,10 @@ export class Outbox {
   }
 
   /** The sent message's id, or undefined once the part is given up (and logged). */
-  private async sendTrying(delivery: Delivery, sendKey: string, text: string, editOf: string | undefined): Promise<string | undefined> {
+  private async sendTrying(delivery: Delivery, sendKey: string, text: string, editOf: string | undefined, choices: readonly Choice[] | undefined): Promise<string | undefined> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.sendOnce(delivery, text, editOf);
+        return await this.sendOnce(delivery, text, editOf, choices);
       } catch (error) {
         if (attempt >= RETRIES || this.stopped) {
           this.logger.error('reply not delivered', { channel: delivery.actor.id.name, send_key: sendKey, reason: (error as Error).message });
@@ -71,9 +74,10 @@ export class Outbox {
     }
   }
 
-  private async sendOnce(delivery: Delivery, text: string, editOf: string | undefined): Promise<string> {
+  private async sendOnce(delivery: Delivery, text: string, editOf: string | undefined, choices: readonly Choice[] | undefined): Promise<string> {
     const channel = delivery.actor.channel;
     if (!channel) throw new Error(`channel ${delivery.actor.id.name} ${this.stopped ? 'has stopped' : 'is restarting'}`);
+    if (choices && channel.sendChoices) return channel.sendChoices(delivery.replyTo, text, choices);
     if (editOf === undefined) return channel.send(delivery.replyTo, text);
     await channel.edit(delivery.replyTo, editOf, text);
     return editOf;

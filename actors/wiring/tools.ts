@@ -1,7 +1,9 @@
 import { homedir } from 'node:os';
 import type { ToolsOptions } from '../../adapters/tools/build-tools.js';
-import { defaultSandbox, type ExecLogger, type SendFunction } from '../../adapters/tools/options.js';
+import { isolationState, type IsolationSetting, type IsolationState } from '../../adapters/tools/exec/isolation.js';
+import { DEFAULT_EXEC, defaultSandbox, type ExecLogger, type SendFunction } from '../../adapters/tools/options.js';
 import { secretValues, type Config } from '../../store/config/index.js';
+import { execIsolation } from '../../store/config/schema/tools/exec.js';
 import { expandHome } from '../../store/paths.js';
 import { cronToolOptions } from '../cron/tool-options.js';
 
@@ -9,6 +11,7 @@ import { cronToolOptions } from '../cron/tool-options.js';
 export function toolsOptions(config: Config, workspace: string, home: string, env: NodeJS.ProcessEnv, log: ExecLogger, send?: SendFunction): ToolsOptions {
   const tools = config.tools;
   const sandbox = defaultSandbox(workspace, home, homedir(), env.CODEX_HOME?.trim() || undefined);
+  const isolation = execIsolation(tools.exec);
   return {
     sandbox: {
       ...sandbox,
@@ -26,6 +29,9 @@ export function toolsOptions(config: Config, workspace: string, home: string, en
       customAllowPatterns: tools.exec.custom_allow_patterns,
       ...(tools.exec.timeout_seconds > 0 ? { timeoutMs: tools.exec.timeout_seconds * 1000 } : {}),
       log,
+      isolation: isolation.mode,
+      exposePaths: isolation.expose.map((path) => ({ ...path, source: expandHome(path.source), target: expandHome(path.target) })),
+      network: tools.exec.network,
     },
     fetch: {
       enabled: tools.web.fetch.enabled,
@@ -81,4 +87,17 @@ export function searchOptions(web: WebConfig, modelHasNativeSearch: boolean): No
       glm_search: { ...keyed(web.glm_search), searchEngine: web.glm_search.search_engine },
     },
   };
+}
+
+/** How `tools.exec` asks for isolation, as the probe takes it. */
+export function isolationSettingOf(config: Config): IsolationSetting {
+  return { mode: execIsolation(config.tools.exec).mode, network: config.tools.exec.network, bwrap: DEFAULT_EXEC.bwrap };
+}
+
+/**
+ * What exec and cron command jobs run under with this config: undefined while exec is disabled. A gateway
+ * logs it once at start when exec is not isolated.
+ */
+export async function execIsolationState(config: Config): Promise<IsolationState | undefined> {
+  return config.tools.exec.enabled ? isolationState(isolationSettingOf(config)) : undefined;
 }

@@ -34,6 +34,12 @@ export interface ChannelMessage {
   audio?: Array<{ fileId: string; mime: string; name: string }>;
 }
 
+/** A button under a message; pressing it sends `reply` as the user's own message (e.g. `/approve 3f2a`). */
+export interface Choice {
+  label: string;
+  reply: string;
+}
+
 export interface ChannelHooks {
   onMessage(message: ChannelMessage): void;
   /** The connection is up (or came back). */
@@ -51,6 +57,8 @@ export interface Channel {
   /** Sends one message and returns the platform's id for it. */
   send(replyTo: string, text: string): Promise<string>;
   edit(replyTo: string, messageId: string, text: string): Promise<void>;
+  /** Sends a message with buttons, for platforms that have them (Telegram inline keyboards, Slack and Discord buttons). */
+  sendChoices?(replyTo: string, text: string, choices: readonly Choice[]): Promise<string>;
   /** Best effort: a platform that refuses it is not an error worth a reply. */
   typing(replyTo: string): Promise<void>;
   /** For platforms whose indicator stays on until told: called once the reply's last part is out. */

@@ -1,7 +1,7 @@
 import { Api, GrammyError, HttpError } from 'grammy';
 import { botApiFetch } from './bot-api-fetch.js';
 import { CHAT_COMMANDS } from './command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks } from './channel.js';
+import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice } from './channel.js';
 import { fromTelegramUpdate, telegramUpdateSchema, type BotIdentity } from './telegram-update.js';
 
 export interface TelegramOptions {
@@ -81,6 +81,13 @@ export class TelegramChannel implements Channel {
     return String(sent.message_id);
   }
 
+  /** An inline keyboard, one row; a press comes back as a `callback_query` update carrying the button's reply. */
+  async sendChoices(replyTo: string, text: string, choices: readonly Choice[]): Promise<string> {
+    const inline_keyboard = [choices.map((choice) => ({ text: choice.label, callback_data: choice.reply }))];
+    const sent = await this.api.sendMessage(replyTo, text, { reply_markup: { inline_keyboard } }).catch((error: unknown) => { throw asChannelError(error); });
+    return String(sent.message_id);
+  }
+
   async edit(replyTo: string, messageId: string, text: string): Promise<void> {
     await this.api.editMessageText(replyTo, Number(messageId), text).catch((error: unknown) => { throw asChannelError(error); });
   }
@@ -110,6 +117,8 @@ export class TelegramChannel implements Channel {
           const parsed = telegramUpdateSchema.safeParse(raw);
           if (!parsed.success) continue;
           offset = parsed.data.update_id + 1;
+          // A press waits for its answer (the button's spinner) until the Bot API hears it was taken.
+          if (parsed.data.callback_query) void this.api.answerCallbackQuery(parsed.data.callback_query.id).catch(() => undefined);
           const message = fromTelegramUpdate(parsed.data, bot);
           if (message) hooks.onMessage(message);
         }

@@ -164,6 +164,8 @@ async function asScript(text, partNames) {
   // esbuild's transform re-wraps the exports object in getters of getters; parts only read named exports.
   let body = code.replace('module.exports=__toCommonJS(stdin_exports);', 'module.exports=stdin_exports;').replaceAll(`import("${EXTERNAL_IMPORT}`, '__ternImport("');
   for (const name of partNames) body = body.replaceAll(`import("./${name}")`, `__ternImport("./${name}")`);
+  // An import() of a path known only at run time (a trusted plugin's entry) goes the same way.
+  body = body.replace(/(?<![\w$.])import\((?!["'`])/g, '__ternImport(');
   if (body.includes(EXTERNAL_IMPORT)) throw new Error('an import() of an external package was not handed to __ternImport');
   if (/\bimport\("\.\/|__toESM\(require\("\.\//.test(body)) throw new Error('a part imports another in a way cached-program.ts does not serve');
   return `(function (${PROGRAM_PARAMETERS}) {"use strict";${body}\n})`;

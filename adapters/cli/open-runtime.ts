@@ -26,7 +26,9 @@ export function openRuntime(env: NodeJS.ProcessEnv, command: string, { model, st
       const known = loaded.config.model_list.map((m) => m.model_name).join(', ') || 'none';
       throw new CliError('unknown_model', `no model named "${model}"`, `model_list has: ${known}`, 'Pick one of those with --model, or add it to model_list.');
     }
+    // `--model` is this run's model for every agent, whatever agents.list gives them.
     loaded.config.agents.defaults.model = model;
+    for (const agent of loaded.config.agents.list) agent.model = model;
   }
   if (stream) for (const entry of loaded.config.model_list) entry.streaming.enabled = true;
   try {

@@ -72,6 +72,8 @@ export class TurnProgress {
       case 'turn.stopped':
       case 'turn.failed':
       case 'turn.aborted':
+      // The chat asks the user about the call: the question needs the line.
+      case 'approval.requested':
         return this.stop();
       default:
         return;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Channel, ChannelCapabilities, ChannelHooks } from '../channels/channel.js';
+import type { Channel, ChannelCapabilities, ChannelHooks, Choice } from '../channels/channel.js';
 import { CHAT_COMMANDS } from '../channels/command-names.js';
 import type { PicoEndpoint } from './pico-endpoint.js';
 
@@ -38,6 +38,13 @@ export class PicoChannel implements Channel {
 
   async edit(replyTo: string, messageId: string, text: string): Promise<void> {
     this.message(replyTo, 'message.update', messageId, text);
+  }
+
+  /** `message.create` with `payload.choices`: buttons whose `reply` the page sends back as `message.send`. */
+  async sendChoices(replyTo: string, text: string, choices: readonly Choice[]): Promise<string> {
+    const messageId = `msg_${randomUUID().replaceAll('-', '')}`;
+    this.endpoint.deliver(replyTo, { type: 'message.create', session_id: replyTo, timestamp: Date.now(), payload: { message_id: messageId, content: text, choices: choices.map(({ label, reply }) => ({ label, reply })) } });
+    return messageId;
   }
 
   async typing(replyTo: string): Promise<void> {

@@ -21,7 +21,7 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
 export type ClientFrame = z.infer<typeof clientFrameSchema>;
 
 export type ServerFrame =
-  | { type: 'message.create' | 'message.update'; session_id: string; timestamp: number; payload: { message_id: string; content: string } }
+  | { type: 'message.create' | 'message.update'; session_id: string; timestamp: number; payload: { message_id: string; content: string; choices?: Array<{ label: string; reply: string }> } }
   | { type: 'typing.start' | 'typing.stop'; session_id: string; timestamp: number; payload: Record<string, never> }
   | { type: 'error'; id?: string; session_id?: string; timestamp: number; payload: { code: string; message: string } }
   | { type: 'pong'; id?: string; session_id?: string; timestamp: number; payload: Record<string, never> };

@@ -3,6 +3,8 @@
  * `agents.defaults.restrict_to_workspace` onto these; the tools never read the config themselves.
  */
 import type { LookupFunction } from 'node:net';
+import type { IsolationMode } from './exec/isolation.js';
+import type { ExposePath } from './sandbox/bwrap-plan.js';
 import type { ToolMedia } from './tool.js';
 
 export interface SandboxPolicy {
@@ -52,6 +54,14 @@ export interface ExecOptions {
   maxOutputBytes: number;
   /** Refusals are logged here at error level. */
   log: ExecLogger;
+  /** `tools.exec.isolation`: run each command inside bubblewrap (`auto` when it works here, `bwrap` always, `off` never). */
+  isolation: IsolationMode;
+  /** Extra host folders shown to isolated commands. */
+  exposePaths: ExposePath[];
+  /** `tools.exec.network`: false cuts isolated commands off the network. */
+  network: boolean;
+  /** The bubblewrap program. */
+  bwrap: string;
 }
 
 export interface FetchOptions {
@@ -132,6 +142,10 @@ export const DEFAULT_EXEC: ExecOptions = {
   timeoutMs: 60_000,
   maxOutputBytes: 64 * 1024,
   log: (entry) => process.stderr.write(`${JSON.stringify(entry)}\n`),
+  isolation: 'auto',
+  exposePaths: [],
+  network: true,
+  bwrap: 'bwrap',
 };
 
 export const DEFAULT_FETCH: FetchOptions = {

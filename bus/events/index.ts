@@ -1,9 +1,12 @@
 import type { z } from 'zod';
 import type { Correlation, Stamp } from '../envelope.js';
 import { budgetEvents } from './budget.js';
+import { hookEvents } from './hook.js';
 import { mcpEvents } from './mcp.js';
 import { messageEvents } from './message.js';
+import { pluginEvents } from './plugin.js';
 import { providerEvents } from './provider.js';
+import { subagentEvents } from './subagent.js';
 import { systemEvents } from './system.js';
 import { toolEvents } from './tool.js';
 import { turnEvents } from './turn.js';
@@ -20,6 +23,9 @@ export const eventCatalogue = {
   ...systemEvents,
   ...mcpEvents,
   ...budgetEvents,
+  ...subagentEvents,
+  ...hookEvents,
+  ...pluginEvents,
 } as const;
 
 export type EventCatalogue = typeof eventCatalogue;
@@ -48,9 +54,12 @@ export function isEventType(type: string): type is EventType {
 }
 
 export * from './budget.js';
+export * from './hook.js';
 export * from './mcp.js';
 export * from './message.js';
+export * from './plugin.js';
 export * from './provider.js';
+export * from './subagent.js';
 export * from './system.js';
 export * from './tool.js';
 export * from './turn.js';

@@ -7,6 +7,11 @@ export function applyAliases(raw: RawObject, warnings: string[]): void {
     defaults.model ??= defaults.model_name;
     delete defaults.model_name;
   }
+  // The peer runtime keeps the subagent limits under `subturn`.
+  if (defaults && isRecord(defaults.subturn)) {
+    defaults.subagents ??= defaults.subturn;
+    delete defaults.subturn;
+  }
   const agents = isRecord(raw.agents) && Array.isArray(raw.agents.list) ? raw.agents.list : [];
   for (const agent of agents) {
     if (isRecord(agent) && typeof agent.model_name === 'string') {
@@ -16,6 +21,16 @@ export function applyAliases(raw: RawObject, warnings: string[]): void {
   }
   foldApiKeys(raw);
   foldGithubSkills(raw, warnings);
+  foldIsolation(raw, warnings);
+}
+
+/** The peer runtime's top-level `isolation` block is `tools.exec.isolation` here (which wins when both are set). */
+function foldIsolation(raw: RawObject, warnings: string[]): void {
+  if (!('isolation' in raw)) return;
+  const exec = objectAt(raw, ['tools', 'exec']);
+  exec.isolation ??= raw.isolation;
+  delete raw.isolation;
+  warnings.push('isolation is read as tools.exec.isolation: it isolates exec and cron command jobs (MCP servers and hooks run without it); move it there to silence this');
 }
 
 /** `api_key` is the single-key form of `api_keys`; keys are kept in order, first the list, then the single one. */

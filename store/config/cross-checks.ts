@@ -26,6 +26,16 @@ function agentReferences(raw: RawObject, problems: Problems): void {
     if (agent === undefined || ids.length === 0 || ids.includes(agent)) return;
     problems.push(`${formatPath(['agents', 'dispatch', 'rules', i, 'agent'])}: ${JSON.stringify(agent)} is not an agent in agents.list (allowed: ${ids.join(', ')})`);
   });
+  entries.forEach((agent, i) => {
+    const id = words(agent.id);
+    if (id !== undefined && ids.indexOf(id) !== i) {
+      problems.push(`${formatPath(['agents', 'list', i, 'id'])}: ${JSON.stringify(id)} is the id of an earlier agent (allowed: a unique id)`);
+    }
+    list(record(agent.subagents).allow_agents).forEach((allowed, j) => {
+      if (typeof allowed !== 'string' || allowed === '*' || ids.includes(allowed)) return;
+      problems.push(`${formatPath(['agents', 'list', i, 'subagents', 'allow_agents', j])}: ${JSON.stringify(allowed)} is not an agent in agents.list (allowed: *, ${[...new Set(ids)].join(', ')})`);
+    });
+  });
 }
 
 function modelReferences(raw: RawObject, problems: Problems): void {
@@ -35,10 +45,20 @@ function modelReferences(raw: RawObject, problems: Problems): void {
     const name = words(value);
     if (name !== undefined && !names.includes(name)) problems.push(`${formatPath(path)}: ${JSON.stringify(name)} is not a model_name in model_list (${allowed})`);
   };
+  /** A `model_name`, or the peer runtime's `{primary, fallbacks}`: every name it holds. */
+  const checkAgentModel = (value: unknown, path: Array<string | number>): void => {
+    if (typeof value === 'string') return check(value, path);
+    const model = record(value);
+    check(model.primary, [...path, 'primary']);
+    list(model.fallbacks).forEach((name, i) => check(name, [...path, 'fallbacks', i]));
+  };
   const agents = record(raw.agents);
   const defaults = record(agents.defaults);
   for (const field of ['model', 'transcription_model', 'image_model'] as const) check(defaults[field], ['agents', 'defaults', field]);
-  list(agents.list).forEach((agent, i) => check(record(agent).model, ['agents', 'list', i, 'model']));
+  list(agents.list).forEach((agent, i) => {
+    checkAgentModel(record(agent).model, ['agents', 'list', i, 'model']);
+    checkAgentModel(record(record(agent).subagents).model, ['agents', 'list', i, 'subagents', 'model']);
+  });
 }
 
 function isAddress(value: string, protocols: readonly string[]): boolean {

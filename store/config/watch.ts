@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Bus } from '../../bus/bus.js';
 import { configPath, credentialsPath } from '../paths.js';
 import { changedPaths } from './diff.js';
@@ -20,9 +20,19 @@ export interface WatchOptions {
   log?: (line: string) => void;
 }
 
-function contentOf(path: string): string {
-  return existsSync(path) ? readFileSync(path, 'utf8') : '';
+type FileState = { kind: 'present'; text: string } | { kind: 'missing' } | { kind: 'unreadable'; reason: string };
+
+function stateOf(path: string): FileState {
+  try {
+    return { kind: 'present', text: readFileSync(path, 'utf8') };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'missing' };
+    return { kind: 'unreadable', reason: code ?? (error as Error).message };
+  }
 }
+
+const keyOf = (state: FileState): string => (state.kind === 'present' ? `+${state.text}` : state.kind === 'missing' ? '-' : `!${state.reason}`);
 
 function problemsOf(error: unknown): string[] {
   if (error instanceof ConfigError) return error.problems;
@@ -30,10 +40,23 @@ function problemsOf(error: unknown): string[] {
 }
 
 /**
+ * Why the files as they are now must not replace the running config: the config file it came from is gone
+ * (deleted, or moved away while being replaced), or either file cannot be read. A missing credentials file is
+ * a real edit: that file is optional.
+ */
+function unusable(config: FileState, credentials: FileState, paths: string[], fromFile: boolean): string[] {
+  const problems: string[] = [];
+  if (config.kind === 'missing' && fromFile) problems.push(`(file): ${paths[0]} is missing; put it back to apply changes`);
+  if (config.kind === 'unreadable') problems.push(`(file): ${paths[0]} cannot be read (${config.reason})`);
+  if (credentials.kind === 'unreadable') problems.push(`(file): ${paths[1]} cannot be read (${credentials.reason})`);
+  return problems;
+}
+
+/**
  * Hot reload: when the config or credentials file changes, a valid edit publishes `config.reloaded` with the
- * changed paths and calls `onChange`; an invalid one publishes `config.rejected`, logs why, and the running
- * config stays. Content is compared rather than mtime, so two edits within one clock tick are both seen.
- * The timer keeps the process alive until `stop()`.
+ * changed paths and calls `onChange`; an invalid one, a config file that disappeared and a file that cannot be
+ * read publish `config.rejected`, log why, and the running config stays. Content is compared rather than mtime,
+ * so two edits within one clock tick are both seen. The timer keeps the process alive until `stop()`.
  */
 export function watchConfig(options: WatchOptions): { stop(): void } {
   const env = options.env ?? process.env;
@@ -42,23 +65,32 @@ export function watchConfig(options: WatchOptions): { stop(): void } {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const initial = loadConfig({ env, path });
   let current: Config = initial.config;
-  let seen = files.map(contentOf).join('\0');
+  const states = files.map(stateOf);
+  let seen = states.map(keyOf).join('\0');
+  // Defaults (no config file at start) may be replaced by a file that appears; a config read from a file only by the file.
+  let fromFile = states[0]!.kind === 'present';
+  const reject = (problems: string[]): void => {
+    options.bus.publish({ type: 'config.rejected', data: { problems } });
+    log(`config: the edit of ${path} was rejected and the running config stays (${problems.join('; ')})`);
+  };
 
   const check = (): void => {
     try {
-      const now = files.map(contentOf).join('\0');
+      const [config, credentials] = files.map(stateOf) as [FileState, FileState];
+      const now = [config, credentials].map(keyOf).join('\0');
       if (now === seen) return;
       seen = now;
+      const problems = unusable(config, credentials, files, fromFile);
+      if (problems.length > 0) return reject(problems);
       const loaded = loadConfig({ env, path });
+      fromFile = config.kind === 'present';
       const changed = changedPaths(current, loaded.config);
       current = loaded.config;
       if (changed.length === 0) return;
       options.bus.publish({ type: 'config.reloaded', data: { changed } });
       options.onChange(loaded);
     } catch (error) {
-      const problems = problemsOf(error);
-      options.bus.publish({ type: 'config.rejected', data: { problems } });
-      log(`config: the edit of ${path} was rejected and the running config stays (${problems.join('; ')})`);
+      reject(problemsOf(error));
     }
   };
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Bus, createHooks, draftOf, InvalidEventError, sessionIdOf, toSessionId, typeMatcher, type Envelope, type EventDraft } from '../../bus/index.js';
+import { Bus, createHooks, draftOf, emitterHook, InvalidEventError, sessionIdOf, toSessionId, typeMatcher, type Envelope, type EventDraft } from '../../bus/index.js';
 
 const received = (text = 'hi'): EventDraft<'message.received'> => ({
   type: 'message.received',
@@ -106,14 +106,28 @@ test('session ids are sk_v1_ plus the sha256 of the key, and an id passes throug
   assert.is.not(sessionIdOf(key), sessionIdOf(`${key}x`));
 });
 
-test('a tool.before hook can deny a call synchronously', () => {
+test('an in-process hook (mitt) denies a call synchronously, and answers only points it has a handler for', async () => {
   const hooks = createHooks();
-  hooks.on('tool.before', (h) => {
-    if (h.call.name === 'exec') h.deny('needs approval');
+  hooks.on('before_tool', (ask) => {
+    if (ask.call.name === 'exec') ask.decide({ action: 'deny_tool', reason: 'needs approval' });
+    else ask.decide({ action: 'continue' });
   });
-  let reason = '';
-  hooks.emit('tool.before', { call: { id: 'c1', name: 'exec', arguments: {} }, context: {}, deny: (r) => (reason = r) });
-  assert.is(reason, 'needs approval');
+  const hook = emitterHook('guard', 0, hooks);
+  const meta = { channel: 'cli', chat: 'direct:me' };
+  const decision = await hook.decide({ point: 'before_tool', meta, call: { id: 'c1', name: 'exec', arguments: {} } }, new AbortController().signal);
+  assert.equal(decision, { action: 'deny_tool', reason: 'needs approval' });
+  assert.is(hook.intercepts('before_tool'), true);
+  assert.is(hook.intercepts('after_tool'), false);
+  assert.is(hook.observes('tool.completed'), false);
+});
+
+test('an in-process hook that never decides is cut off by the caller', async () => {
+  const hooks = createHooks();
+  hooks.on('approve_tool', () => {});
+  const controller = new AbortController();
+  const asked = emitterHook('slow', 0, hooks).decide({ point: 'approve_tool', meta: { channel: 'cli', chat: 'c' }, call: { id: 'c1', name: 'exec', arguments: {} } }, controller.signal);
+  controller.abort(new Error('timed out'));
+  await asked.then(() => assert.unreachable('it decided'), (error: Error) => assert.is(error.message, 'timed out'));
 });
 
 test.run();

@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { repoRoot } from '../support/cli.js';
 import { startGatewayModel } from '../support/gateway-model.js';
 import { modelEntry } from '../support/gateway-process.js';
+import { weatherPlugin } from '../support/plugin-fixtures.js';
 import { tempHome } from '../support/temp-home.js';
 import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
 
@@ -94,6 +95,21 @@ test('a gateway run by the built bin connects Telegram through the bundled Bot A
     if (child?.exitCode === null) child.kill('SIGKILL');
     await emulator.stop();
     await model.close();
+    home.remove();
+  }
+});
+
+test('the built bin loads a trusted plugin in its own process (an import() of a path known only at run time)', ({ bin: file }) => {
+  const home = tempHome();
+  try {
+    weatherPlugin(join(home.home, 'plugins', 'node_modules', 'weather'));
+    writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, plugins: { entries: { weather: { trusted: true, config: { unit: 'C' } } } } }));
+    const path = join(home.home, 'plugins', 'node_modules', 'weather');
+    for (const run of ['first', 'cached']) {
+      const listed = spawnSync(process.execPath, [file, 'plugins', 'list'], { env: home.env, encoding: 'utf8' });
+      assert.equal([listed.status, listed.stdout, listed.stderr], [0, `weather 1.2.0: ready — ${path}\n`, ''], run);
+    }
+  } finally {
     home.remove();
   }
 });

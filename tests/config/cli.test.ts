@@ -1,11 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tern } from './cli-run.js';
 import { tempHome } from './home.js';
 
 const SECRET = 'sk-cli-secret-000000042';
+const BWRAP_VERSION = execFileSync('bwrap', ['--version'], { encoding: 'utf8' }).trim();
+const ISOLATED = `exec runs inside bubblewrap (${BWRAP_VERSION})`;
 
 test('tern onboard creates home, credentials (0600) and workspace, then never overwrites', async () => {
   const h = tempHome();
@@ -174,6 +177,7 @@ test('tern status lists models with masked keys, channels, MCP servers, and whet
       channels: [{ name: 'telegram', type: 'telegram', enabled: true }],
       mcp_servers: [{ name: 'fs', type: 'stdio', enabled: true }],
       gateway: { url: `http://127.0.0.1:${port}/health`, up: true },
+      exec_isolation: { state: 'isolated', detail: ISOLATED },
     });
   } finally {
     await new Promise((resolve) => server.close(resolve));
@@ -190,8 +194,31 @@ test('tern status lists models with masked keys, channels, MCP servers, and whet
     'mcp         1',
     '  fs  stdio  enabled',
     `gateway     down (http://127.0.0.1:${port}/health)`,
+    `isolation   ${ISOLATED}`,
     '',
   ]);
+  h.remove();
+});
+
+test('tern status says plainly when exec runs without bubblewrap, and why', async () => {
+  const h = tempHome();
+  const noBwrap = { ...h.env, PATH: '/nonexistent' };
+  const guardOnly = await tern(['status', '--json'], noBwrap);
+  assert.equal(JSON.parse(guardOnly.stdout).exec_isolation, {
+    state: 'guard_only',
+    detail: 'exec runs without isolation: bwrap is not installed; only the command guard stands between a command and your files. '
+      + 'Install bubblewrap (apt-get install bubblewrap) or set tools.exec.isolation to "off" to accept this',
+  });
+  const cases: [config: unknown, line: string][] = [
+    [{ tools: { exec: { isolation: 'bwrap' } } }, 'isolation   exec and cron command jobs are refused: tools.exec.isolation is "bwrap" but bwrap is not installed. Install bubblewrap or set tools.exec.isolation to "auto"'],
+    [{ isolation: { enabled: false } }, 'isolation   exec runs without isolation (tools.exec.isolation is "off"); only the command guard stands between a command and your files'],
+    [{ tools: { exec: { enabled: false, isolation: 'bwrap' } } }, 'isolation   exec is disabled (tools.exec.enabled is false)'],
+  ];
+  for (const [config, line] of cases) {
+    h.writeConfig({ version: 2, ...(config as object) });
+    const shown = await tern(['status'], noBwrap);
+    assert.is(shown.stdout.split('\n').at(-2), line, JSON.stringify(config));
+  }
   h.remove();
 });
 

@@ -12,7 +12,7 @@ const PEER = {
   },
   model_list: [{ model_name: 'gpt-5', model: 'openai/gpt-5', api_key: 'sk-peer-0000000001', rpm: 60 }],
   channel_list: { telegram: { enabled: true, type: 'telegram', settings: { token: '1:peer-token-000001', proxy: 'socks5://p' } } },
-  hooks: { observers: [] },
+  hooks: { enabled: false, builtins: { audit: { enabled: true } }, defaults: { interceptor_timeout_ms: 3000 } },
   devices: { enabled: false, monitor_usb: true },
   voice: { model_name: 'whisper' },
   events: { sink: 'log' },
@@ -29,10 +29,11 @@ test('a peer-runtime config loads: aliases map, unknown keys become warnings', (
   assert.equal(config.model_list[0]!.api_keys.map((k) => k.reveal()), ['sk-peer-0000000001']);
   assert.is(config.channel_list.telegram!.settings.proxy, 'socks5://p');
   assert.equal(notes, ["version 3 is the peer runtime's format: read as version 2, known aliases mapped, unknown keys ignored"]);
+  assert.equal(config.hooks.defaults, { observer_timeout_ms: 500, interceptor_timeout_ms: 3000, approval_timeout_ms: 60000 });
   assert.equal(warnings, [
     'unknown key agents.defaults.max_tokens (ignored)',
     'unknown key model_list[0].rpm (ignored)',
-    'unknown key hooks (ignored)',
+    'unknown key hooks.builtins (ignored)',
     'unknown key devices (ignored)',
     'unknown key voice (ignored)',
     'unknown key events (ignored)',

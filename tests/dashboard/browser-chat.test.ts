@@ -1,20 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Envelope } from '../../bus/index.js';
-import { call } from '../launcher/launcher-harness.js';
 import { watchViolations } from '../support/browser.js';
-import { replyStreamed, type Dashboard } from '../support/dashboard-harness.js';
-import { completion, completionStreamText, sse } from '../support/vendor-chat-completions.js';
-import { buildBundle, open, shot, signedIn, withBrowser } from './browser-session.js';
+import { replyStreamed } from '../support/dashboard-harness.js';
+import { completion } from '../support/vendor-chat-completions.js';
+import { buildBundle, events, open, shot, signedIn, toolCall, withBrowser } from './browser-session.js';
 
 buildBundle();
-
-const toolCall = (id: string, name: string, args: Record<string, unknown>, text = '') =>
-  sse([completionStreamText([...(text ? [{ content: text }] : []), { tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }], 'tool_calls')]);
-
-async function events<T extends Envelope['type']>(dashboard: Dashboard, query: string): Promise<Array<Extract<Envelope, { type: T }>>> {
-  return ((await call(dashboard.launcher, `/api/events?${query}`, { cookie: dashboard.cookie })).body as { events: Array<Extract<Envelope, { type: T }>> }).events;
-}
 
 test('chat: a sanitized reply, a refused tool shown in red with the model\'s text before it, the same conversation after a reload, and each reply linking its turn view (axis, legend, a tooltip with tokens, rerun)', async () => {
   await withBrowser({}, async (dashboard, browser) => {

@@ -2,8 +2,11 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Envelope } from '../../bus/index.js';
+import { call } from '../launcher/launcher-harness.js';
 import { launchChromium, SCREENSHOTS } from '../support/browser.js';
 import { startDashboard, type Dashboard, type DashboardOptions } from '../support/dashboard-harness.js';
+import { completionStreamText, sse } from '../support/vendor-chat-completions.js';
 
 /** Builds web/dist once per test file, as `npm run build` does. */
 export function buildBundle(): void {
@@ -45,4 +48,13 @@ export async function withBrowser(options: DashboardOptions, body: (dashboard: D
     await browser?.close();
     await dashboard.close();
   }
+}
+
+/** A streamed answer that calls one tool, after some text when given. */
+export const toolCall = (id: string, name: string, args: Record<string, unknown>, text = '') =>
+  sse([completionStreamText([...(text ? [{ content: text }] : []), { tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }], 'tool_calls')]);
+
+/** The dashboard API's `/api/events` answer for this query. */
+export async function events<T extends Envelope['type']>(dashboard: Dashboard, query: string): Promise<Array<Extract<Envelope, { type: T }>>> {
+  return ((await call(dashboard.launcher, `/api/events?${query}`, { cookie: dashboard.cookie })).body as { events: Array<Extract<Envelope, { type: T }>> }).events;
 }

@@ -25,7 +25,7 @@ test('a turn folds into a waterfall: building the prompt, model calls with token
     { kind: 'prompt', label: 'building prompt', start: 0, end: 3, ms: 3, ok: true, messages: 1, tools: 2 },
     { kind: 'model', label: 'model call 1', start: 5, end: 40, ms: 35, ok: true, model: 'fast', iteration: 1, tool_calls: 1, input_tokens: 1, output_tokens: 1 },
     { kind: 'chunks', label: '2 chunks', start: 20, end: 30, ms: 10, ok: true, count: 2 },
-    { kind: 'tool', label: 'read_file', start: 41, end: 61, ms: 20, ok: false, name: 'read_file', arguments: '{"path":"x"}', result_chars: 12, error: 'no such file' },
+    { kind: 'tool', label: 'read_file', start: 41, end: 61, ms: 20, ok: false, call_id: 'c1', name: 'read_file', arguments: '{"path":"x"}', result_chars: 12, error: 'no such file' },
     { kind: 'model', label: 'model call 2', start: 62, end: 90, ms: 28, ok: false, model: 'fast', iteration: 2, tool_calls: 0, error: 'reset (network)' },
   ]);
 });

@@ -8,6 +8,7 @@ import { Logger } from '../../store/logs/logger.js';
 import { ManualClock } from '../support/gateway-clock.js';
 import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
 import { tempHome } from '../support/temp-home.js';
+import { Redactor } from '../../store/config/index.js';
 
 const until = async (check: () => boolean): Promise<void> => {
   const deadline = Date.now() + 10_000;
@@ -28,7 +29,7 @@ test('a channel that cannot connect is restarted with exponential backoff, each 
   const actor = new ChannelActor(
     { name: 'tg', kind: 'telegram', account: 'default' },
     async () => new TelegramChannel({ token: '1:t', baseUrl: `http://127.0.0.1:${port}`, pollTimeoutSeconds: 1 }),
-    { bus, logger: new Logger([], 'error', []), scheduler: clock, backoff: { baseMs: 100, maxMs: 350 }, onMessage: () => undefined },
+    { bus, logger: new Logger([], 'error', Redactor.none), scheduler: clock, backoff: { baseMs: 100, maxMs: 350 }, onMessage: () => undefined },
   );
   const delays = (): Array<number | undefined> => events.flatMap((e) => (e.type === 'channel.failed' ? [e.data.restart_in_ms] : []));
   let emulator: TelegramEmulator | undefined;

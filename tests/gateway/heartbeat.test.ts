@@ -10,6 +10,7 @@ import { readLastChannel, writeLastChannel } from '../../store/state.js';
 import { ManualClock } from '../support/gateway-clock.js';
 import { startTurnFixture, type TurnFixture } from '../support/turn-fixture.js';
 import { completion } from '../support/vendor-chat-completions.js';
+import { Redactor } from '../../store/config/index.js';
 
 function config(input: Record<string, unknown>): Config {
   const result = validateConfig({ version: 2, ...input });
@@ -51,7 +52,7 @@ runs.before.each(async (context) => {
   context.heartbeat = new Heartbeat({
     engine: async () => context.fixture.runtime,
     bus: context.fixture.runtime.bus,
-    logger: new Logger([], 'debug', []),
+    logger: new Logger([], 'debug', Redactor.none),
     scheduler: context.clock,
     config: () => context.settings,
     workspace: context.fixture.home.workspace,

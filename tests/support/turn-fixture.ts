@@ -24,19 +24,20 @@ export interface TurnFixture {
 export function writeConfig(
   home: string,
   vendorUrl: string,
-  overrides: { defaults?: Record<string, unknown>; streaming?: boolean; models?: Array<Record<string, unknown>>; tools?: Record<string, unknown> } = {},
+  overrides: { defaults?: Record<string, unknown>; streaming?: boolean; models?: Array<Record<string, unknown>>; tools?: Record<string, unknown>; blocks?: Record<string, unknown> } = {},
 ): void {
   mkdirSync(home, { recursive: true });
   const config = {
     version: 2,
     agents: { defaults: { model: 'fast', ...overrides.defaults } },
     ...(overrides.tools ? { tools: overrides.tools } : {}),
+    ...overrides.blocks,
     model_list: [
       { model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendorUrl}/v1`, api_keys: ['sk-test-key-0001'], streaming: { enabled: overrides.streaming ?? false } },
       ...(overrides.models ?? []).map((m) => ({ provider: 'openai', api_base: `${vendorUrl}/v1`, api_keys: ['sk-test-key-0002'], ...m })),
     ],
   };
-  writeFileSync(join(home, 'config.json'), JSON.stringify(config, null, 2));
+  writeFileSync(join(home, 'config.json'), JSON.stringify(config, null, 2), { mode: 0o600 });
 }
 
 export function message(text: string, session: string): InboundMessage {

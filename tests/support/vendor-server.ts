@@ -17,6 +17,8 @@ export interface ScriptedReply {
   chunks: Array<string | Buffer>;
   /** After the chunks: `hang-up` destroys the connection, `stall` keeps it open and silent. Default: end. */
   after?: 'end' | 'hang-up' | 'stall';
+  /** The answer starts only once this settles (the request waits meanwhile). */
+  wait?: Promise<unknown>;
 }
 
 export interface VendorServer {
@@ -55,6 +57,7 @@ export async function startVendorServer(): Promise<VendorServer> {
     req.on('end', async () => {
       requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(body) });
       const reply = queue.shift() ?? json({ error: { message: 'no scripted reply left', type: 'test_error' } }, 500);
+      if (reply.wait) await reply.wait;
       res.writeHead(reply.status ?? 200, reply.headers ?? {});
       res.flushHeaders();
       for (const chunk of reply.chunks) {

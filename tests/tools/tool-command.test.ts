@@ -22,7 +22,7 @@ test('tern tool list names every enabled tool; --json gives their schemas', () =
   const h = home();
   const text = runCli(['tool', 'list'], h.env);
   assert.is(text.code, 0);
-  assert.equal(names(text.stdout), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'exec', 'web_search', 'web_fetch', 'load_image', 'cron', 'todo']);
+  assert.equal(names(text.stdout), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'exec', 'web_search', 'web_fetch', 'load_image', 'cron', 'todo', 'spawn', 'spawn_status', 'subagent']);
   const json = JSON.parse(runCli(['tool', 'list', '--json'], h.env).stdout) as { ok: boolean; tools: { name: string; parameters: { required?: string[] } }[] };
   assert.equal(json.tools.find((t) => t.name === 'write_file')?.parameters.required, ['path', 'content']);
   h.close();
@@ -53,7 +53,7 @@ test('tern tool follows the config: tools switched off, deny patterns, allow pat
   const outside = join(h.root, 'outside');
   mkdirSync(outside);
   writeFileSync(join(outside, 'notes.txt'), 'outside notes');
-  h.config({ tools: { exec: { enabled: false }, web: { enabled: false, fetch: { enabled: false } }, cron: { enabled: false }, todo: { enabled: false } } });
+  h.config({ tools: { exec: { enabled: false }, web: { enabled: false, fetch: { enabled: false } }, cron: { enabled: false }, todo: { enabled: false }, spawn: { enabled: false }, spawn_status: { enabled: false }, subagent: { enabled: false } } });
   assert.equal(names(runCli(['tool', 'list'], h.env).stdout), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'load_image']);
   assert.equal(pick(runCli(['tool', 'call', 'exec', '{"command":"echo hi"}'], h.env)), [1, 'tool "exec" is not available in this turn\n']);
   h.config({ tools: { exec: { custom_deny_patterns: ['^echo\\s+forbidden'] } } });
@@ -71,14 +71,14 @@ test('tern tool masks the configured secrets in what the model would receive', (
   const h = home();
   h.config({ channel_list: { telegram: { enabled: true, settings: { token: '777000111:telegram-token-for-the-test' } } }, tools: { web: { brave: { enabled: true, api_key: 'brave-search-key-0123456789' } } } });
   writeFileSync(join(h.workspace, 'leak.txt'), 'token 777000111:telegram-token-for-the-test and key brave-search-key-0123456789\n');
-  assert.equal(pick(runCli(['tool', 'call', 'read_file', '{"path":"leak.txt"}'], h.env)), [0, 'token [REDACTED] and key [REDACTED]\n']);
+  assert.equal(pick(runCli(['tool', 'call', 'read_file', '{"path":"leak.txt"}'], h.env)), [0, 'token 7770…st and key brav…89\n']);
   h.close();
 });
 
 test('tern tool --channel: a chat channel gets the message tools (shown, not delivered) and remote rules', () => {
   const h = home();
   h.config({ channel_list: { telegram: { enabled: false } } });
-  assert.equal(names(runCli(['tool', 'list', '--channel', 'telegram'], h.env).stdout), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'exec', 'web_search', 'web_fetch', 'message', 'send_file', 'load_image', 'cron', 'todo']);
+  assert.equal(names(runCli(['tool', 'list', '--channel', 'telegram'], h.env).stdout), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'exec', 'web_search', 'web_fetch', 'message', 'send_file', 'load_image', 'cron', 'todo', 'spawn', 'spawn_status', 'subagent']);
   const sent = runCli(['tool', 'call', 'message', '{"content":"hello there"}', '--channel', 'telegram'], h.env);
   assert.equal([sent.code, sent.stdout, sent.stderr], [
     0,
@@ -96,8 +96,11 @@ test('tern tool --agent: an unknown agent is an error; AGENT.md tools and the tu
   h.config({ agents: { list: [{ id: 'main' }, { id: 'helper' }] } });
   const unknown = runCli(['tool', 'list', '--agent', 'nobody'], h.env);
   assert.equal([unknown.code, unknown.stderr], [1, 'tern: no agent "nobody" (agents.list has: main, helper). Pick one of those with --agent.\n']);
-  writeFileSync(join(h.workspace, 'AGENT.md'), '---\ntools: [read_file, exec, todo]\n---\nBe brief.\n');
+  // Each agent has its own workspace and AGENT.md: the helper's (<AGENT_HOME>/workspace-helper) narrows its tools only.
+  mkdirSync(join(h.root, 'agent', 'workspace-helper'), { recursive: true });
+  writeFileSync(join(h.root, 'agent', 'workspace-helper', 'AGENT.md'), '---\ntools: [read_file, exec, todo]\n---\nBe brief.\n');
   assert.equal(names(runCli(['tool', 'list', '--agent', 'helper'], h.env).stdout), ['read_file', 'exec', 'todo']);
+  assert.ok(names(runCli(['tool', 'list', '--agent', 'main'], h.env).stdout).includes('list_dir'));
   assert.equal(pick(runCli(['tool', 'call', 'list_dir', '{}', '--agent', 'helper'], h.env)), [1, 'tool "list_dir" is not available in this turn\n']);
   h.config({ agents: { list: [{ id: 'main' }], defaults: { turn_profile: { enabled: true, tools: { mode: 'custom', allow: ['exec'] } } } } });
   assert.equal(names(runCli(['tool', 'list'], h.env).stdout), ['exec']);

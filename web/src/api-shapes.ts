@@ -112,7 +112,14 @@ export type Span =
   | (Bar & { kind: 'prompt'; messages: number; tools: number })
   | (Bar & { kind: 'model'; model: string; iteration: number; input_tokens?: number; output_tokens?: number; tool_calls: number; error?: string })
   | (Bar & { kind: 'chunks'; count: number })
-  | (Bar & { kind: 'tool'; name: string; arguments: string; result_chars: number; error?: string });
+  | (Bar & { kind: 'tool'; call_id: string; name: string; arguments: string; result_chars: number; error?: string })
+  | (Bar & { kind: 'subagent'; task: string; agent: string; mode: 'spawn' | 'subagent'; turn?: string; outcome: string });
+
+/**
+ * A subagent a turn started, for the turn view: its bar and its own turn's spans (times from the parent turn's
+ * start), under the parent's `call` that started it, with the subagents it started in turn.
+ */
+export type ChildTimelineView = { task: string; call?: string; bar: Extract<Span, { kind: 'subagent' }>; spans: Span[]; children: ChildTimelineView[] };
 
 /**
  * What a rerun reports: the replay actor's answer; where it diverges, `seq` is the recorded event at `index`

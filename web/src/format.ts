@@ -7,12 +7,20 @@ export function stateLabel(state: string): string {
   return state.split('.').map((part) => part.replace(/_/g, ' ')).join(' › ');
 }
 
+/** `slotWait` → `slot wait`. */
+const words = (name: string): string => name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[._]/g, ' ').toLowerCase();
+
 /** A machine event as a person says it: `MODEL_ANSWERED` → `model answered`, `xstate.init` → `start`. */
 export function eventLabel(event: string): string {
   if (event === 'xstate.init') return 'start';
   if (event === 'always') return 'at once';
   const after = /^xstate\.after\.(\d+)\./.exec(event);
   if (after) return `after ${duration(Number(after[1]))}`;
+  // A named delay (`xstate.after.slotWait.subagent.waiting`): its name in words.
+  const named = /^xstate\.after\.([a-zA-Z]\w*)\./.exec(event);
+  if (named) return `after ${words(named[1] ?? '')}`;
+  const failed = /^xstate\.error\.actor\.(.+)$/.exec(event);
+  if (failed) return `${words(failed[1] ?? '')} failed`;
   const done = /^xstate\.done\.(?:actor|state)\.(.+)$/.exec(event);
   if (done) return `${(done[1] ?? '').replace(/[._]/g, ' ')} done`;
   return event.toLowerCase().replace(/[_.]/g, ' ');

@@ -4,6 +4,7 @@ import { sessionKeyOf } from '../../../actors/agent.js';
 import type { Runtime } from '../../../actors/runtime.js';
 import type { InboundMessage, SessionReply } from '../../../actors/session.js';
 import { sessionIdOf, type Envelope } from '../../../bus/index.js';
+import { redactorOf } from '../../../store/config/index.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
@@ -28,6 +29,8 @@ class Conversation {
   private readonly events: Envelope[] = [];
   /** What the turn is doing, on a terminal (never with --json, whose stdout is the events). */
   readonly progress: TurnProgress | undefined;
+  /** Asks the user about a tool call waiting for approval; unset (a one-shot or a script), nobody can answer. */
+  ask: ((question: string) => Promise<string | undefined>) | undefined;
 
   constructor(private readonly runtime: Runtime, readonly agentId: string | undefined, readonly session: string, private readonly context: CommandContext, chat?: { stream: boolean }) {
     const agent = runtime.agent(agentId);
@@ -40,7 +43,21 @@ class Conversation {
       if (context.json) print(context.stdout, JSON.stringify(event));
       progress?.see(event);
       this.events.push(event);
+      if (event.type === 'approval.requested') void this.approval(event);
     });
+  }
+
+  /** In a chat the user answers y or n; `-m` and scripts cannot ask, so the call is denied at once and they say so. */
+  private async approval(event: Envelope<'approval.requested'>): Promise<void> {
+    const { approval_id: id, prompt } = event.data;
+    if (!this.ask) {
+      this.context.stderr.write(`tern: ${prompt.replace(/ — reply .*$/, '')}; denied (tern agent -m and --script cannot ask for approval)\n`);
+      this.runtime.bus.publish({ agent: event.agent, session: event.session, turn: event.turn, type: 'approval.answered', data: { approval_id: id, approved: false, by: 'unaskable', reason: 'tern agent -m and --script cannot ask; run `tern agent` for a chat, or talk through a channel' } });
+      return;
+    }
+    const answer = await this.ask(`${prompt.replace(/ — reply .*$/, '')}. Approve? [y/N] `);
+    const { reply } = await this.send(/^y(es)?$/i.test(answer?.trim() ?? '') ? `/approve ${id}` : `/deny ${id}`);
+    if (!this.context.json && reply.kind !== 'none') print(this.context.stdout, `tern> ${reply.text}`);
   }
 
   /** Sends one message; returns the reply, the tools the turn called and whether a budget refused the turn. */
@@ -49,7 +66,8 @@ class Conversation {
     const reply = await this.runtime.agent(this.agentId).handle(this.key, inbound(text, this.session));
     const events = this.events.slice(from);
     const tools = events.flatMap((e) => (e.type === 'tool.requested' ? [e.data.name] : []));
-    return { reply, tools, refused: events.some((e) => e.type === 'budget.reached') };
+    // The reply leaves the process on stdout: the same redaction as a chat's.
+    return { reply: redactorOf(this.runtime.loaded.config).value(reply), tools, refused: events.some((e) => e.type === 'budget.reached') };
   }
 }
 
@@ -77,6 +95,8 @@ async function interactive(conversation: Conversation, context: CommandContext):
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
   context.signal.addEventListener('abort', () => rl.close());
   print(context.stdout, 'Chatting with the agent. /help lists commands; Ctrl-D ends.');
+  // The prompt loop waits for the turn; the approval question is the one line read meanwhile.
+  conversation.ask = (question) => rl.question(question).catch(() => undefined);
   try {
     for (;;) {
       const line = await rl.question('you> ').catch(() => undefined);
@@ -105,6 +125,8 @@ export async function run(context: CommandContext): Promise<number> {
   const model = str(values.model);
   const runtime = openRuntime(context.env, `agent`, { ...(model ? { model } : {}), stream: streamReply });
   try {
+    // The gateway loads plugins after it is ready; here the first turn waits for them, so their tools are there.
+    await runtime.plugins.load();
     const agentId = str(values.agent);
     const known = runtime.loaded.config.agents.list.map((a) => a.id);
     if (agentId && known.length > 0 && !known.includes(agentId)) {

@@ -1,5 +1,7 @@
 import { once } from 'node:events';
 import { Gateway } from '../../../actors/gateway/gateway.js';
+import { execIsolationState } from '../../../actors/wiring/tools.js';
+import { describeIsolation } from '../../tools/exec/isolation.js';
 import { LogError } from '../../../store/log/errors.js';
 import { openGatewayLogs, type GatewayLogs } from '../../../store/logs/logger.js';
 import { print, type CommandContext } from '../command.js';
@@ -47,6 +49,9 @@ export async function run(context: CommandContext): Promise<number> {
     throw startFailure(error, host, port);
   }
   void gateway.engineLoaded.then(preferMemoryOverSpeed);
+  void execIsolationState(loaded.config).then((state) => {
+    if (state?.kind === 'guard_only' || state?.kind === 'refused') print(context.stderr, `tern: warning: ${describeIsolation(state)}`);
+  });
   const channels = gateway.readiness().channels.map((c) => c.name).join(', ') || 'none';
   if (context.json) print(context.stdout, JSON.stringify({ ok: true, url: gateway.url, channels: gateway.readiness().channels.map((c) => c.name) }));
   else print(context.stdout, `gateway: serving ${gateway.url}/health and /ready; channels: ${channels}. Ctrl-C stops it.`);

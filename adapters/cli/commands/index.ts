@@ -36,10 +36,11 @@ export const commands: CommandSpec[] = [
   {
     name: 'log',
     summary: 'read the event log, also while a gateway is writing it',
-    usage: ['log [--session KEY] [--turn ID] [--type GLOB] [--after SEQ] [--limit N] [--follow] [--json]'],
+    usage: ['log [--session KEY] [--turn ID [--children]] [--type GLOB] [--after SEQ] [--limit N] [--follow] [--json]'],
     options: {
       session: { type: 'string', value: 'KEY', description: 'only events of this session: the key given to `tern agent --session`, the full key, the sk_v1_ id or a unique prefix of it' },
       turn: { type: 'string', value: 'ID', description: 'only events of this turn' },
+      children: { type: 'boolean', description: 'with --turn: also the events of the subagents the turn started, and theirs' },
       type: { type: 'string', value: 'GLOB', description: 'only these event types, e.g. provider.* or turn.*,tool.*' },
       after: { type: 'string', value: 'SEQ', description: 'only events after this sequence number, oldest first' },
       limit: { type: 'string', value: 'N', description: 'at most N events (default 50: the newest, oldest first)' },
@@ -171,6 +172,15 @@ export const commands: CommandSpec[] = [
     details:
       'Cost uses model_list[].pricing {input, output, cached_input} (US dollars per million tokens), else the built-in price\nof well-known models; cached input is billed at the cached price. Answers of models without a price show as ?.\nDays are local days of this machine. Budgets: agents.defaults.budget {daily, monthly} (or per agent in agents.list[]).',
     load: () => import('./usage.js'),
+  },
+  {
+    name: 'plugins',
+    summary: 'plugin packages: list (with their states), install, remove, enable, disable',
+    usage: ['plugins list [--json]', 'plugins install NAME|FOLDER [--json]', 'plugins remove NAME [--json]', 'plugins enable NAME [--json]', 'plugins disable NAME [--json]'],
+    options: { json },
+    details:
+      'Subcommands:\n  list     every plugin with its state (not enabled, disabled, ready, degraded, failed), the reason and its folder;\n           a running gateway\'s view, else each enabled plugin is loaded here to see\n  install  npm install into $AGENT_HOME/plugins (a registry name, or a local folder, linked); it stays "not enabled"\n  remove   uninstall it and drop plugins.entries.NAME\n  enable   set plugins.entries.NAME.enabled to true (add trusted: true by hand to run it in-process)\n  disable  set plugins.entries.NAME.enabled to false\nPlugins run outside the workspace sandbox; a running gateway loads them when it starts.',
+    load: () => import('./plugins.js'),
   },
   {
     name: 'version',

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
-import type { Envelope } from '../../../bus/index.js';
+import { defaultAgent } from '../../../actors/gateway/dispatch.js';
+import { typeMatcher, type Envelope } from '../../../bus/index.js';
 import { loadConfig } from '../../../store/config/index.js';
+import { childTimelines, withChildEvents } from '../../../store/log/child-timelines.js';
 import { EventLog, type LogQuery } from '../../../store/log/event-log.js';
 import { follow } from '../../../store/log/follow.js';
 import { logDir } from '../../../store/paths.js';
@@ -36,13 +38,20 @@ function backlog(log: EventLog, query: LogQuery): Envelope[] {
 
 
 /** The agent a plain `--session` word belongs to while the log has no such session yet: the default one. */
-function defaultAgent(env: NodeJS.ProcessEnv): string {
+function defaultAgentOf(env: NodeJS.ProcessEnv): string {
   try {
-    const list = loadConfig({ env, rewrite: false }).config.agents.list;
-    return list.find((a) => a.default)?.id ?? list[0]?.id ?? 'main';
+    return defaultAgent(loadConfig({ env, rewrite: false }).config);
   } catch {
     return 'main';
   }
+}
+
+/** `--children`: the turn's events with those of the subagents it started (and theirs), in log order. */
+function withChildren(log: EventLog, query: LogQuery): Envelope[] {
+  const own = log.read({ ...query, type: undefined, limit: undefined, order: 'asc' });
+  const all = withChildEvents(own, childTimelines(log, own));
+  const matching = query.type ? all.filter((e) => typeMatcher(query.type!)(e.type)) : all;
+  return query.limit === undefined ? matching : matching.slice(-query.limit);
 }
 
 export async function run(context: CommandContext): Promise<number> {
@@ -50,6 +59,8 @@ export async function run(context: CommandContext): Promise<number> {
   const query = queryOf(values);
   const named = typeof values.session === 'string' ? values.session : undefined;
   const following = values.follow === true;
+  if (values.children && query.turn === undefined) throw new UsageError('--children needs --turn ID', 'e.g. `tern log --turn t_m1abc2def --children`.');
+  if (values.children && values.follow) throw new UsageError('--children cannot be combined with --follow', 'Follow the log without --children, or read a finished turn.');
   const dir = logDir(resolveWorkspace(env));
   if (!existsSync(`${dir}/data.mdb`) && !following) {
     if (named !== undefined) sessionArg(undefined, named);
@@ -58,10 +69,10 @@ export async function run(context: CommandContext): Promise<number> {
   const log = await EventLog.openWhenReady(dir, signal);
   if (!log) return 0;
   try {
-    if (named !== undefined) query.session = sessionArg(log, named, following ? { agent: defaultAgent(env) } : undefined);
+    if (named !== undefined) query.session = sessionArg(log, named, following ? { agent: defaultAgentOf(env) } : undefined);
     const ids = new SessionIdPrinter(log);
     const write = (e: Envelope) => stdout.write(`${json ? JSON.stringify(e) : formatEvent(e, (id) => ids.print(id))}\n`);
-    const first = backlog(log, query);
+    const first = values.children ? withChildren(log, query) : backlog(log, query);
     first.forEach(write);
     if (!following) return 0;
     const after = first.at(-1)?.seq ?? Math.max(query.after ?? 0, log.lastCommittedSeq());

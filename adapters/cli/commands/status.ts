@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { get } from 'node:http';
 import { ConfigError, loadConfig, type Config, type LoadedConfig } from '../../../store/config/index.js';
 import { modelEntries } from '../../../actors/wiring/models.js';
+import { execIsolationState } from '../../../actors/wiring/tools.js';
+import { describeIsolation, type IsolationState } from '../../tools/exec/isolation.js';
 import { resolveModelEntry } from '../../../adapters/providers/resolve.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
@@ -46,7 +48,12 @@ function describeModels(config: Config) {
   });
 }
 
-function summary(loaded: LoadedConfig, url: string, up: boolean) {
+function isolationSummary(state: IsolationState | undefined) {
+  if (!state) return { state: 'exec_disabled', detail: 'exec is disabled (tools.exec.enabled is false)' };
+  return { state: state.kind, detail: describeIsolation(state) };
+}
+
+function summary(loaded: LoadedConfig, url: string, up: boolean, isolation: IsolationState | undefined) {
   const { config } = loaded;
   return {
     ok: true,
@@ -60,6 +67,7 @@ function summary(loaded: LoadedConfig, url: string, up: boolean) {
       enabled: config.tools.mcp.enabled && s.enabled,
     })),
     gateway: { url, up },
+    exec_isolation: isolationSummary(isolation),
   };
 }
 
@@ -80,6 +88,7 @@ function lines(s: Summary): string[] {
     `mcp         ${s.mcp_servers.length === 0 ? 'none' : s.mcp_servers.length}`,
     ...s.mcp_servers.map((m) => `  ${m.name}  ${m.type}  ${onOff(m.enabled)}`),
     `gateway     ${s.gateway.up ? 'up' : 'down'} (${s.gateway.url})`,
+    `isolation   ${s.exec_isolation.detail}`,
   ];
 }
 
@@ -92,7 +101,8 @@ export async function run({ env, json, stdout, stderr }: CommandContext): Promis
     throw new CliError(error.code, `the config ${error.file} cannot be used`, error.problems.join('; '), 'Run `tern config validate` and fix the fields it names.');
   }
   const url = healthUrl(loaded.config);
-  const s = summary(loaded, url, await gatewayUp(url));
+  const [up, isolation] = await Promise.all([gatewayUp(url), execIsolationState(loaded.config)]);
+  const s = summary(loaded, url, up, isolation);
   if (json) print(stdout, JSON.stringify(s));
   else {
     for (const line of lines(s)) print(stdout, line);

@@ -1,12 +1,13 @@
 import { sessionKeyOf } from '../../../actors/agent.js';
-import { turnToolbox, type Toolbox } from '../../../actors/toolbox.js';
-import { wireRuntimeTools, type RuntimeTools } from '../../../actors/wiring/runtime-tools.js';
-import { Bus, sessionIdOf } from '../../../bus/index.js';
+import { defaultAgent } from '../../../actors/gateway/dispatch.js';
+import { Runtime } from '../../../actors/runtime.js';
+import { RuntimeCore } from '../../../actors/runtime-core.js';
+import type { Toolbox } from '../../../actors/turn-runner.js';
+import { sessionIdOf } from '../../../bus/index.js';
 import type { SendFunction } from '../../tools/options.js';
 import type { ToolContext } from '../../tools/tool.js';
 import { WEB_UI_CHANNEL_TYPE, type LoadedConfig } from '../../../store/config/index.js';
 import { WorkspaceError } from '../../../store/workspace/errors.js';
-import { WorkspaceFiles } from '../../../store/workspace.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
@@ -32,14 +33,13 @@ function parseArgs(raw: string | undefined): unknown {
   }
 }
 
-/** The agent a turn would go to: the one named, else the default (marked `default`, else the first, else `main`). */
+/** The agent a turn would go to: the one named (which must exist), else the default. */
 function agentOf(loaded: LoadedConfig, named: string | undefined): string {
-  const list = loaded.config.agents.list;
-  const known = list.map((a) => a.id);
+  const known = loaded.config.agents.list.map((a) => a.id);
   if (named && known.length > 0 && !known.includes(named)) {
     throw new CliError('unknown_agent', `no agent "${named}"`, `agents.list has: ${known.join(', ')}`, 'Pick one of those with --agent.');
   }
-  return named ?? list.find((a) => a.default)?.id ?? list[0]?.id ?? 'main';
+  return named ?? defaultAgent(loaded.config);
 }
 
 /**
@@ -69,24 +69,20 @@ function sendFor(channel: string, stderr: CommandContext['stderr']): SendFunctio
 }
 
 /** MCP tools appear once their servers have connected (or failed): wait for each enabled one. */
-async function mcpSettled(wired: RuntimeTools, loaded: LoadedConfig): Promise<void> {
-  const manager = wired.mcp;
+async function mcpSettled(runtime: Runtime): Promise<void> {
+  const manager = runtime.mcp;
   if (!manager) return;
-  const servers = Object.entries(loaded.config.tools.mcp.servers).filter(([, s]) => s.enabled).map(([name]) => name);
-  await Promise.all(servers.map((name) => manager.settled(name)));
+  await Promise.all(manager.statuses().filter((s) => s.enabled).map((s) => manager.settled(s.name)));
 }
 
-/** The tools of one turn of `agent` on `channel`, from the same wiring and toolbox a turn uses. */
-function toolboxOf(wired: RuntimeTools, loaded: LoadedConfig, files: WorkspaceFiles): Toolbox {
-  let doc;
+/** The tools the next turn of this session would have, from the runtime a turn runs in. */
+function toolboxOf(runtime: Runtime, agent: string, sessionKey: string): Toolbox {
   try {
-    doc = files.agent();
+    return runtime.agent(agent).session(sessionKey).nextToolbox();
   } catch (error) {
     if (!(error instanceof WorkspaceError)) throw error;
     throw new CliError(error.code, `cannot read ${error.file}`, error.problems.join('; '), 'Fix its frontmatter (a turn would fail the same way).');
   }
-  const mcp = wired.mcp ? { manager: wired.mcp, servers: doc.frontmatter.mcpServers, unlocked: new Set<string>(), found: () => {} } : undefined;
-  return turnToolbox({ registry: wired.tools, own: wired.toolNames(doc), profile: loaded.config.agents.defaults.turn_profile, ...(mcp ? { mcp } : {}) });
 }
 
 function list(box: Toolbox, { stdout, json }: CommandContext): number {
@@ -123,15 +119,22 @@ export async function run(context: CommandContext): Promise<number> {
   const agent = agentOf(loaded, text(context.values, 'agent'));
   const channel = text(context.values, 'channel') ?? 'cli';
   const remote = isRemote(loaded, channel, stderr);
-  const bus = new Bus();
   const send = sendFor(channel, stderr);
-  const wired = wireRuntimeTools(loaded, env, (draft) => bus.publish(draft), { logError: (line) => print(stderr, line), ...(send ? { send } : {}) });
-  const files = new WorkspaceFiles(loaded.workspace);
+  // The runtime a turn runs in, on a log of its own: a gateway may be writing the workspace's.
+  const core = RuntimeCore.scratch(loaded, 'tool');
+  let runtime: Runtime;
   try {
-    await mcpSettled(wired, loaded);
-    const box = toolboxOf(wired, loaded, files);
-    if (action === 'list') return list(box, context);
+    runtime = Runtime.on(core, { env, logError: (line) => print(stderr, line), ...(send ? { send } : {}) });
+  } catch (error) {
+    await core.close();
+    throw error;
+  }
+  try {
+    await runtime.plugins.load();
+    await mcpSettled(runtime);
     const sessionKey = sessionKeyOf({ agent, channel, dimensions: [['chat', CHAT]] });
+    const box = toolboxOf(runtime, agent, sessionKey);
+    if (action === 'list') return list(box, context);
     const toolContext: ToolContext = {
       agent,
       session: sessionIdOf(sessionKey),
@@ -144,7 +147,6 @@ export async function run(context: CommandContext): Promise<number> {
     };
     return await call(box, toolContext, context);
   } finally {
-    files.close();
-    await wired.mcp?.stop();
+    await runtime.close();
   }
 }

@@ -12,6 +12,7 @@ import { mcpServerMachine } from '../../../machines/mcp-server.js';
 import { sessionMachine } from '../../../machines/session.js';
 import { skillOverrideMachine } from '../../../machines/skill-override.js';
 import { streamingMachine } from '../../../machines/streaming.js';
+import { subagentTaskMachine } from '../../../machines/subagent-task.js';
 import { todoPlanMachine } from '../../../machines/todo-plan.js';
 import { turnMachine } from '../../../machines/turn.js';
 
@@ -63,6 +64,7 @@ const MACHINES: Record<string, AnyStateMachine> = {
   heartbeat: heartbeatMachine,
   agent: agentMachine,
   session: sessionMachine,
+  subagent: subagentTaskMachine,
   channel: channelMachine,
   cron: cronMachine,
   [MCP_SERVER_MACHINE]: mcpServerMachine,

@@ -1,5 +1,6 @@
 import type { Observable, Subscription } from 'rxjs';
 import type { Envelope } from '../../../bus/index.js';
+import { actorParent } from '../../../store/log/actor-parent.js';
 import type { ActorView } from '../../../web/src/api-shapes.js';
 
 export type { ActorView } from '../../../web/src/api-shapes.js';
@@ -7,13 +8,6 @@ export type { ActorView } from '../../../web/src/api-shapes.js';
 const HISTORY_KEPT = 50;
 const ACTORS_KEPT = 500;
 
-/** Where an actor hangs in the tree, from its machine and the correlation keys of its moves. */
-function parentOf(machine: string, event: Envelope): string | undefined {
-  if (machine === 'gateway') return undefined;
-  if (machine === 'turn' && event.session) return `session:${event.session}`;
-  if (machine === 'session' && event.agent) return `agent:${event.agent}`;
-  return 'gateway';
-}
 
 /** What other events say about an actor: `[actor, what to merge into it]`. */
 function factsOf(event: Envelope): [string, Partial<ActorView>] | undefined {
@@ -26,6 +20,10 @@ function factsOf(event: Envelope): [string, Partial<ActorView>] | undefined {
       return [`mcp:${event.data.server}`, { reason: event.data.reason }];
     case 'turn.failed':
       return event.turn ? [`turn:${event.turn}`, { reason: event.data.message }] : undefined;
+    case 'subagent.spawned':
+      return [`subagent:${event.data.task_id}`, { text: event.data.label ? `${event.data.label}: ${event.data.task}` : event.data.task }];
+    case 'subagent.ended':
+      return event.data.reason ? [`subagent:${event.data.task_id}`, { reason: event.data.reason }] : undefined;
     default:
       return undefined;
   }
@@ -91,7 +89,7 @@ export class ActorBoard {
     const known = this.actors.get(actor) ?? { ...this.early.get(actor) };
     this.early.delete(actor);
     const move = { ...(from ? { from } : {}), to, event: event.data.event, at: event.at, seq: event.seq };
-    const parent = parentOf(machine, event);
+    const parent = actorParent(machine, event);
     const sessionKey = machine === 'session' && event.session ? this.sessionKeys.get(event.session) : undefined;
     // A failure's reason holds while the actor stays failed; any other move clears it.
     const reason = to === 'failed' ? known.reason : undefined;

@@ -38,9 +38,9 @@ export interface DashboardHost {
   charts(): Record<string, ChartNode>;
   /** Restarts the gateway on the saved config and asks this model one short question. */
   testModel(modelName: string): Promise<ModelTest>;
-  /** Models, tools, skills, MCP servers and cron jobs as plain JSON, secrets masked. */
+  /** Models, tools, skills, MCP servers, cron jobs and plugins (name, version, state, reason, path) as plain JSON, secrets masked. */
   inventory(kind: InventoryKind): Promise<unknown[]>;
 }
 
-export const INVENTORY_KINDS = ['models', 'tools', 'skills', 'mcp', 'cron'] as const;
+export const INVENTORY_KINDS = ['models', 'tools', 'skills', 'mcp', 'cron', 'plugins'] as const;
 export type InventoryKind = (typeof INVENTORY_KINDS)[number];

@@ -1,5 +1,6 @@
 import type { Envelope } from '../../../bus/index.js';
-import type { Span } from '../../../web/src/api-shapes.js';
+import type { ChildTimeline } from '../../../store/log/child-timelines.js';
+import type { ChildTimelineView, Span } from '../../../web/src/api-shapes.js';
 
 type Bar = Pick<Span, 'label' | 'start' | 'end' | 'ms' | 'ok'>;
 
@@ -11,13 +12,15 @@ function bar(label: string, from: number, to: number, origin: number, ok: boolea
 
 type OpenModel = { at: number; model: string; iteration: number; number: number };
 
+const turnStart = (events: readonly Envelope[]): number => events.find((e) => e.type === 'turn.started')?.at ?? events[0]?.at ?? 0;
+
 /**
  * Folds a turn's events into spans: building the prompt, each model call from request to answer with its
  * tokens, its streamed chunks from the first to the last, and each tool call from request to result
- * (matched by call id) with its arguments and result size.
+ * (matched by call id) with its arguments and result size. Times are ms from `origin` (the turn's start).
  */
-export function spansOf(events: Envelope[]): Span[] {
-  const origin = events.find((e) => e.type === 'turn.started')?.at ?? events[0]?.at ?? 0;
+export function spansOf(events: Envelope[], origin = turnStart(events)): Span[] {
+  const started = turnStart(events);
   const spans: Span[] = [];
   const tools = new Map<string, Envelope<'tool.requested'>>();
   let model: OpenModel | undefined;
@@ -26,7 +29,7 @@ export function spansOf(events: Envelope[]): Span[] {
   for (const event of events) {
     switch (event.type) {
       case 'prompt.built':
-        spans.push({ kind: 'prompt', ...bar('building prompt', origin, event.at, origin, true), messages: event.data.messages.length, tools: event.data.tools.length });
+        spans.push({ kind: 'prompt', ...bar('building prompt', started, event.at, origin, true), messages: event.data.messages.length, tools: event.data.tools.length });
         break;
       case 'provider.requested':
         model = { at: event.at, model: event.data.model_name, iteration: event.data.iteration, number: ++models };
@@ -65,6 +68,7 @@ export function spansOf(events: Envelope[]): Span[] {
         spans.push({
           kind: 'tool',
           ...bar(requested.data.name, requested.at, event.at, origin, event.data.ok),
+          call_id: event.data.call_id,
           name: requested.data.name,
           arguments: args.length > ARGUMENTS_SHOWN ? `${args.slice(0, ARGUMENTS_SHOWN)}…` : args,
           result_chars: event.data.content.length,
@@ -77,4 +81,31 @@ export function spansOf(events: Envelope[]): Span[] {
     }
   }
   return spans;
+}
+
+const ENDINGS: Record<string, string> = { 'turn.completed': 'completed', 'turn.stopped': 'stopped', 'turn.failed': 'failed', 'turn.aborted': 'aborted' };
+
+/** The subagents of a turn as the turn view nests them: each one's bar and spans, timed from the parent's `origin`. */
+export function childViews(children: readonly ChildTimeline[], origin: number): ChildTimelineView[] {
+  return children.map((child) => {
+    const events = child.events.filter((e) => e.turn !== undefined);
+    const end = events.find((e) => e.type in ENDINGS);
+    const from = turnStart(events);
+    const outcome = end ? ENDINGS[end.type]! : 'running';
+    return {
+      task: child.task,
+      ...(child.call ? { call: child.call } : {}),
+      bar: {
+        kind: 'subagent',
+        ...bar(`${child.mode} ${child.label ?? child.task} · ${child.agent}`, from, end?.at ?? events.at(-1)?.at ?? from, origin, outcome === 'completed' || outcome === 'running'),
+        task: child.task,
+        agent: child.agent,
+        mode: child.mode,
+        ...(events[0]?.turn ? { turn: events[0].turn } : {}),
+        outcome,
+      },
+      spans: spansOf(events, origin),
+      children: childViews(child.children, origin),
+    };
+  });
 }

@@ -4,7 +4,9 @@ import { channelListSchema } from './channel-list.js';
 import { evolutionSchema } from './evolution.js';
 import { gatewaySchema } from './gateway.js';
 import { heartbeatSchema } from './heartbeat.js';
+import { hooksSchema } from './hooks.js';
 import { modelListSchema } from './model-list.js';
+import { pluginsSchema } from './plugins.js';
 import { powerSchema } from './power.js';
 import { sessionSchema } from './session.js';
 import { withDefault } from './shared.js';
@@ -23,6 +25,8 @@ const blocks = z.object({
   model_list: modelListSchema,
   channel_list: channelListSchema,
   tools: z.prefault(toolsSchema, {}),
+  hooks: z.prefault(hooksSchema, {}),
+  plugins: z.prefault(pluginsSchema, {}),
 });
 
 type Blocks = z.output<typeof blocks>;
@@ -49,3 +53,5 @@ export type ConfigInput = z.input<typeof configSchema>;
 export type ModelEntry = Config['model_list'][number];
 export type ChannelEntry = Config['channel_list'][string];
 export type McpServer = Config['tools']['mcp']['servers'][string];
+export type ProcessHookEntry = Config['hooks']['processes'][string];
+export type PluginEntry = Config['plugins']['entries'][string];

@@ -5,7 +5,7 @@ import { anyStateMoves, drawChart, fire, light } from './chart.js';
 import { idChip, pill, toneOf } from './ids.js';
 
 const KINDS: Record<string, string> = {
-  gateway: 'Gateway', channel: 'Channel', agent: 'Agent', session: 'Session', turn: 'Turn', heartbeat: 'Heartbeat', cron: 'Cron job', mcp_server: 'MCP server',
+  gateway: 'Gateway', channel: 'Channel', agent: 'Agent', session: 'Session', turn: 'Turn', heartbeat: 'Heartbeat', cron: 'Cron job', mcp_server: 'MCP server', subagent: 'Subagent',
 };
 
 /** The id after `machine:`, e.g. the session id of `session:sk_v1_…`. */
@@ -14,7 +14,7 @@ const ownId = (actor: Actor): string => actor.actor.slice(actor.actor.indexOf(':
 /** What a person calls the actor: a session by where it talks, a turn by the message that started it. */
 export function actorName(actor: Actor): string {
   if (actor.machine === 'session' && actor.session_key) return sessionTitle(sessionParts(actor.session_key));
-  if (actor.machine === 'turn' && actor.text) return `“${preview(actor.text, 60)}”`;
+  if ((actor.machine === 'turn' || actor.machine === 'subagent') && actor.text) return `“${preview(actor.text, 60)}”`;
   if (!actor.actor.includes(':')) return actor.actor;
   return ownId(actor);
 }

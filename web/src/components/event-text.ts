@@ -49,6 +49,10 @@ export function describe(event: Envelope): string {
       return `${actorId(event.data.actor)} ended${event.data.reason ? `: ${event.data.reason}` : ''}`;
     case 'channel.failed':
       return `${event.data.channel}: ${event.data.message}`;
+    case 'subagent.spawned':
+      return `${event.data.mode} ${event.data.label ? `“${event.data.label}” ` : ''}to agent ${event.data.agent_id}, depth ${event.data.depth}: ${quote(event.data.task)}`;
+    case 'subagent.ended':
+      return `${shortId(event.data.task_id)} ${event.data.status}${event.data.reason ? `: ${event.data.reason}` : ''}${event.data.result ? `: ${quote(event.data.result)}` : ''}`;
     default: {
       const text = JSON.stringify(event.data);
       return text.length > 160 ? `${text.slice(0, 160)}…` : text;
@@ -62,7 +66,7 @@ export function familyOf(type: string): string {
   if (domain === 'message' || domain === 'command') return 'message';
   if (domain === 'turn' || domain === 'prompt' || domain === 'loop' || domain === 'summary') return 'turn';
   if (domain === 'provider') return 'model';
-  if (domain === 'tool' || domain === 'todo' || domain === 'skill' || domain === 'mcp') return 'tool';
+  if (domain === 'tool' || domain === 'todo' || domain === 'skill' || domain === 'mcp' || domain === 'subagent') return 'tool';
   if (domain === 'actor') return 'actor';
   return 'system';
 }

@@ -1,6 +1,6 @@
 import { h, place, type Child } from '../dom.js';
 import { count, duration } from '../format.js';
-import type { Span } from '../api-shapes.js';
+import type { ChildTimelineView, Span } from '../api-shapes.js';
 import { prettyJson } from './conversation.js';
 import { withTooltip } from './tooltip.js';
 
@@ -8,12 +8,21 @@ import { withTooltip } from './tooltip.js';
 export type WaterfallRow = { span: Span; depth: number };
 
 const LEGEND: Array<[string, string]> = [
-  ['prompt', 'building the prompt'], ['model', 'model call'], ['chunks', 'streamed answer'], ['tool', 'tool call'], ['failed', 'failed'],
+  ['prompt', 'building the prompt'], ['model', 'model call'], ['chunks', 'streamed answer'], ['tool', 'tool call'], ['subagent', 'subagent'], ['failed', 'failed'],
 ];
 
-/** The spans as rows: each model call's chunks right under it. */
-export function rowsOf(spans: Span[]): WaterfallRow[] {
-  return spans.map((span) => ({ span, depth: span.kind === 'chunks' ? 1 : 0 }));
+/**
+ * The spans as rows: each model call's chunks right under it, and under the `spawn` or `subagent` call that
+ * started one, a subagent's bar with its own turn's rows one level deeper (a subagent started otherwise at the end).
+ */
+export function rowsOf(spans: Span[], children: ChildTimelineView[] = [], depth = 0): WaterfallRow[] {
+  const childRows = (child: ChildTimelineView): WaterfallRow[] => [{ span: child.bar, depth: depth + 1 }, ...rowsOf(child.spans, child.children, depth + 2)];
+  const calls = new Set(spans.flatMap((span) => (span.kind === 'tool' ? [span.call_id] : [])));
+  const rows = spans.flatMap((span) => [
+    { span, depth: depth + (span.kind === 'chunks' ? 1 : 0) },
+    ...(span.kind === 'tool' ? children.filter((c) => c.call === span.call_id).flatMap(childRows) : []),
+  ]);
+  return [...rows, ...children.filter((c) => !c.call || !calls.has(c.call)).flatMap(childRows)];
 }
 
 /** Ticks at 1, 2 or 5 times a power of ten, about `wanted` across the turn. */
@@ -46,6 +55,9 @@ function tip(span: Span): Child[] {
       lines.push(h('div', {}, 'arguments'), h('pre', {}, prettyJson(span.arguments)));
       lines.push(h('div', {}, `result: ${count(span.result_chars)} chars`));
       break;
+    case 'subagent':
+      lines.push(h('div', {}, `task ${span.task} · agent ${span.agent} · ${span.outcome}`));
+      break;
   }
   if ('error' in span && span.error) lines.push(h('div', { class: 'tip-error' }, span.error));
   return lines;
@@ -69,13 +81,18 @@ export function waterfall(rows: WaterfallRow[], endMs: number): HTMLElement {
   const body = rows.map(({ span, depth }) => {
     const bar = h('span', { class: 'bar' });
     place(bar, { left: at(span.start), width: at(Math.max(span.end - span.start, 0)) });
-    const row = h('div', { class: `wf-row ${span.kind}${span.ok ? '' : ' failed'} depth-${depth}`, tabindex: 0, 'data-kind': span.kind },
-      h('div', { class: 'wf-label' }, h('span', { class: 'wf-name' }, span.kind === 'model' ? `${span.label} · ${span.model}` : span.label), h('span', { class: 'wf-ms' }, duration(span.ms))),
+    const name = span.kind === 'model' ? `${span.label} · ${span.model}` : span.label;
+    const row = h('div', { class: `wf-row ${span.kind}${span.ok ? '' : ' failed'} depth-${Math.min(depth, 4)}`, tabindex: 0, 'data-kind': span.kind },
+      h('div', { class: 'wf-label' },
+        span.kind === 'subagent' && span.turn ? h('a', { class: 'wf-name', href: `#/turn/${span.turn}` }, name) : h('span', { class: 'wf-name' }, name),
+        h('span', { class: 'wf-ms' }, duration(span.ms))),
       h('div', { class: 'wf-track' }, bar));
     return withTooltip(row, () => tip(span));
   });
+  const kinds = new Set(rows.map((r) => r.span.kind));
+  const legend = LEGEND.filter(([kind]) => kind !== 'subagent' || kinds.has('subagent'));
   return h('section', { id: 'waterfall', class: 'waterfall' },
-    h('ul', { class: 'wf-legend', 'aria-label': 'legend' }, ...LEGEND.map(([kind, text]) => h('li', { class: kind }, h('span', { class: 'swatch' }), text))),
+    h('ul', { class: 'wf-legend', 'aria-label': 'legend' }, ...legend.map(([kind, text]) => h('li', { class: kind }, h('span', { class: 'swatch' }), text))),
     h('div', { class: 'wf-head' }, h('div', { class: 'wf-label' }, 'ms from the turn start'), axis),
     h('div', { class: 'wf-rows' }, lines, ...body));
 }

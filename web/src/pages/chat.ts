@@ -8,7 +8,8 @@ import type { GatewayStatus, Transcript } from '../api-shapes.js';
 import { onboardingForm } from './onboarding.js';
 import type { Page } from './page.js';
 
-type ServerFrame = { type: string; payload: { message_id?: string; content?: string; code?: string; message?: string } };
+type Choice = { label: string; reply: string };
+type ServerFrame = { type: string; payload: { message_id?: string; content?: string; code?: string; message?: string; choices?: Choice[] } };
 type ToolUpdate = (result: { ok: boolean; content: string }) => void;
 
 const SESSION_KEY = 'tern.chat.session';
@@ -58,6 +59,8 @@ export const chatPage: Page = (root) => {
   const replies = new Map<string, HTMLElement>();
   let stopped = false;
   let socket: WebSocket | undefined;
+  // A pressed choice (Approve/Deny) is answered by a chat command; its answer belongs under that question.
+  let answerOfChoice: HTMLElement | undefined;
 
   const scroll = (): void => {
     log.scrollTop = log.scrollHeight;
@@ -95,9 +98,31 @@ export const chatPage: Page = (root) => {
     scroll();
   };
 
+  const question = (content: string, choices: Choice[]): HTMLElement => {
+    const buttons = choices.map((choice, i) => h('button', { type: 'button', class: i === 0 ? 'choice' : 'choice secondary', onclick: () => {
+      for (const button of buttons) button.disabled = true;
+      buttons[i]!.classList.add('chosen');
+      answerOfChoice = node;
+      send(choice.reply);
+    } }, choice.label));
+    const node = h('div', { class: 'bubble question' }, h('div', { class: 'body' }, renderMarkdown(content)), h('div', { class: 'choices' }, ...buttons));
+    return node;
+  };
+
   const show = (frame: ServerFrame): void => {
     const id = frame.payload.message_id ?? '';
-    if (frame.type === 'message.create') {
+    if (frame.type === 'message.create' && frame.payload.choices?.length) {
+      // A question (an approval) while the turn waits: it is a step of that turn, not its reply.
+      const entry = open.find((o) => o.turn && !o.reply) ?? open.find((o) => !o.reply);
+      const node = question(frame.payload.content ?? '', frame.payload.choices);
+      if (entry) stepsFor(entry).append(node);
+      else log.append(node);
+      scroll();
+    } else if (frame.type === 'message.create' && answerOfChoice) {
+      answerOfChoice.append(h('p', { class: 'choice-answer' }, frame.payload.content ?? ''));
+      answerOfChoice = undefined;
+      scroll();
+    } else if (frame.type === 'message.create') {
       const entry = open.find((o) => !o.reply) ?? addGroup();
       entry.reply = replyBubble(frame.payload.content ?? '', entry.turn, entry.at, entry.outcome);
       entry.reply.dataset.messageId = id;
@@ -166,6 +191,13 @@ export const chatPage: Page = (root) => {
     scroll();
   };
 
+  function send(content: string): void {
+    const frame = JSON.stringify({ type: 'message.send', session_id: session, timestamp: Date.now(), payload: { content } });
+    // A message typed before the socket is open goes out as soon as it opens.
+    if (socket?.readyState === WebSocket.OPEN) socket.send(frame);
+    else socket?.addEventListener('open', () => socket?.send(frame), { once: true });
+  }
+
   const sendMessage = (): void => {
     const content = input.value.trim();
     if (!content) return;
@@ -173,10 +205,7 @@ export const chatPage: Page = (root) => {
     entry.text = content;
     entry.node.append(userBubble(content, Date.now()));
     scroll();
-    const frame = JSON.stringify({ type: 'message.send', session_id: session, timestamp: Date.now(), payload: { content } });
-    // A message typed before the socket is open goes out as soon as it opens.
-    if (socket?.readyState === WebSocket.OPEN) socket.send(frame);
-    else socket?.addEventListener('open', () => socket?.send(frame), { once: true });
+    send(content);
     input.value = '';
   };
   input.addEventListener('keydown', (event) => {

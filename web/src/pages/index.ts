@@ -5,6 +5,7 @@ import { gatewayPage } from './gateway.js';
 import { logsPage } from './logs.js';
 import { machinesPage } from './machines.js';
 import type { Page } from './page.js';
+import { pluginsPage } from './plugins.js';
 import { sessionsPage } from './sessions.js';
 import { inventoryPage } from './status.js';
 import { turnPage } from './turn.js';
@@ -23,4 +24,5 @@ export const PAGES: PageEntry[] = [
   { name: 'config', title: 'Config', page: configPage },
   { name: 'logs', title: 'Logs', page: logsPage },
   { name: 'status', title: 'Status', page: inventoryPage },
+  { name: 'plugins', title: 'Plugins', page: pluginsPage },
 ];

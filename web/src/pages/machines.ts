@@ -12,7 +12,7 @@ import type { Page } from './page.js';
 /** Turns shown per session; older ones are listed as links. */
 const TURNS_SHOWN = 3;
 /** Events after which the board is read again (new actors, reasons, keys); moves themselves apply at once. */
-const REREAD = new Set(['actor.stopped', 'channel.failed', 'mcp.failed', 'turn.started', 'turn.failed', 'gateway.started']);
+const REREAD = new Set(['actor.stopped', 'channel.failed', 'mcp.failed', 'turn.started', 'turn.failed', 'gateway.started', 'subagent.spawned', 'subagent.ended']);
 
 /** Gateway-level actors in this order: the gateway, its channels, then the services it runs. */
 const RANK: Record<string, number> = { gateway: 0, channel: 1, heartbeat: 2, cron: 3, mcp_server: 4 };
@@ -39,8 +39,9 @@ function branch(tree: Tree, actor: Actor, children: Map<string, Actor[]>): HTMLE
   const kids = (children.get(actor.actor) ?? []).slice().sort(byRecent);
   const turns = kids.filter((k) => k.machine === 'turn');
   const others = kids.filter((k) => k.machine !== 'turn');
-  const shown = turns.slice(0, TURNS_SHOWN);
-  const earlier = turns.slice(TURNS_SHOWN);
+  // A turn whose subagents are still there stays in view however old it is.
+  const shown = turns.filter((t, i) => i < TURNS_SHOWN || children.has(t.actor));
+  const earlier = turns.filter((t) => !shown.includes(t));
   const sub = others.length + shown.length > 0 || earlier.length > 0
     ? h('div', { class: 'children' },
       others.length ? h('div', { class: 'branches' }, ...others.map((k) => branch(tree, k, children))) : null,

@@ -8,10 +8,10 @@ import { rowsOf, waterfall } from '../components/waterfall.js';
 import { h, replace, type Child } from '../dom.js';
 import { count, duration, plural, sessionParts, sessionTitle, stamp } from '../format.js';
 import { renderMarkdown } from '../markdown.js';
-import type { Rerun, Span } from '../api-shapes.js';
+import type { ChildTimelineView, Rerun, Span } from '../api-shapes.js';
 import type { Page } from './page.js';
 
-type Timeline = { turn: string; session?: string; events: Envelope[]; spans: Span[] };
+type Timeline = { turn: string; session?: string; events: Envelope[]; spans: Span[]; children: ChildTimelineView[] };
 
 const ENDINGS = new Set(['turn.completed', 'turn.stopped', 'turn.failed', 'turn.aborted']);
 
@@ -135,8 +135,8 @@ export const turnPage: Page = (root, turn) => {
       started ? h('blockquote', { class: 'turn-text' }, started.data.text) : null,
       summary(t, started), result,
       h('h2', {}, 'Timeline'),
-      h('p', { class: 'muted small' }, 'Time runs from the message reaching the agent (0 ms). The first bar is the prompt being built: history, summary and workspace files.'),
-      waterfall(rowsOf(t.spans), end ? end.at - origin : 0),
+      h('p', { class: 'muted small' }, 'Time runs from the message reaching the agent (0 ms). The first bar is the prompt being built: history, summary and workspace files. A subagent\'s own turn is drawn under the call that started it.'),
+      waterfall(rowsOf(t.spans, t.children), end ? end.at - origin : 0),
       h('h2', {}, 'Conversation'), conversation(t.events),
       h('h2', {}, 'Events ', h('span', { class: 'count' }, t.events.length)), eventsList);
   });
