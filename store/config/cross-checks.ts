@@ -12,7 +12,8 @@ const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const record = (value: unknown): RawObject => (isRecord(value) ? value : {});
 const words = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
 
-function agentReferences(raw: RawObject, problems: Problems): void {
+/** References between blocks: agents, the rules that route to them, and the models they name. */
+function references(raw: RawObject, problems: Problems): void {
   const agents = record(raw.agents);
   const entries = list(agents.list).map(record);
   const ids = entries.flatMap((a) => words(a.id) ?? []);
@@ -26,19 +27,6 @@ function agentReferences(raw: RawObject, problems: Problems): void {
     if (agent === undefined || ids.length === 0 || ids.includes(agent)) return;
     problems.push(`${formatPath(['agents', 'dispatch', 'rules', i, 'agent'])}: ${JSON.stringify(agent)} is not an agent in agents.list (allowed: ${ids.join(', ')})`);
   });
-  entries.forEach((agent, i) => {
-    const id = words(agent.id);
-    if (id !== undefined && ids.indexOf(id) !== i) {
-      problems.push(`${formatPath(['agents', 'list', i, 'id'])}: ${JSON.stringify(id)} is the id of an earlier agent (allowed: a unique id)`);
-    }
-    list(record(agent.subagents).allow_agents).forEach((allowed, j) => {
-      if (typeof allowed !== 'string' || allowed === '*' || ids.includes(allowed)) return;
-      problems.push(`${formatPath(['agents', 'list', i, 'subagents', 'allow_agents', j])}: ${JSON.stringify(allowed)} is not an agent in agents.list (allowed: *, ${[...new Set(ids)].join(', ')})`);
-    });
-  });
-}
-
-function modelReferences(raw: RawObject, problems: Problems): void {
   const names = [...new Set(list(raw.model_list).flatMap((m) => words(record(m).model_name) ?? []))];
   const allowed = names.length > 0 ? `allowed: ${names.join(', ')}` : 'model_list is empty: add an entry with this model_name';
   const check = (value: unknown, path: Array<string | number>): void => {
@@ -52,12 +40,19 @@ function modelReferences(raw: RawObject, problems: Problems): void {
     check(model.primary, [...path, 'primary']);
     list(model.fallbacks).forEach((name, i) => check(name, [...path, 'fallbacks', i]));
   };
-  const agents = record(raw.agents);
-  const defaults = record(agents.defaults);
-  for (const field of ['model', 'transcription_model', 'image_model'] as const) check(defaults[field], ['agents', 'defaults', field]);
-  list(agents.list).forEach((agent, i) => {
-    checkAgentModel(record(agent).model, ['agents', 'list', i, 'model']);
-    checkAgentModel(record(record(agent).subagents).model, ['agents', 'list', i, 'subagents', 'model']);
+  const defaultsBlock = record(agents.defaults);
+  for (const field of ['model', 'transcription_model', 'image_model'] as const) check(defaultsBlock[field], ['agents', 'defaults', field]);
+  entries.forEach((agent, i) => {
+    const id = words(agent.id);
+    if (id !== undefined && ids.indexOf(id) !== i) {
+      problems.push(`${formatPath(['agents', 'list', i, 'id'])}: ${JSON.stringify(id)} is the id of an earlier agent (allowed: a unique id)`);
+    }
+    checkAgentModel(agent.model, ['agents', 'list', i, 'model']);
+    checkAgentModel(record(agent.subagents).model, ['agents', 'list', i, 'subagents', 'model']);
+    list(record(agent.subagents).allow_agents).forEach((peer, j) => {
+      if (typeof peer !== 'string' || peer === '*' || ids.includes(peer)) return;
+      problems.push(`${formatPath(['agents', 'list', i, 'subagents', 'allow_agents', j])}: ${JSON.stringify(peer)} is not an agent in agents.list (allowed: *, ${[...new Set(ids)].join(', ')})`);
+    });
   });
 }
 
@@ -119,8 +114,7 @@ function channelRequirements(raw: RawObject, problems: Problems): void {
 /** Every cross-field problem of a raw config, each as `path: message (allowed: …)`. */
 export function crossFieldProblems(raw: RawObject): string[] {
   const problems: Problems = [];
-  agentReferences(raw, problems);
-  modelReferences(raw, problems);
+  references(raw, problems);
   addresses(raw, problems);
   return problems;
 }
