@@ -68,3 +68,10 @@ export function staleLockFiles(dir: string): string[] {
   probe.close();
   return [note];
 }
+
+/** Removes what `staleLockFiles` finds (never a lock a writer holds); returns what it removed. */
+export function clearStaleLock(dir: string): string[] {
+  const stale = staleLockFiles(dir);
+  for (const path of stale) rmSync(path, { force: true });
+  return stale;
+}

@@ -18,7 +18,7 @@ test('tern onboard creates home, credentials (0600) and workspace, then never ov
   assert.match(first.stdout, /workspace\/memory\/MEMORY\.md/);
   h.writeConfig({ version: 2, heartbeat: { interval: 60 } });
   const second = await tern(['onboard', '--json'], h.env);
-  assert.equal(JSON.parse(second.stdout), { ok: true, home: h.home, workspace: h.path('workspace'), created: [] });
+  assert.equal(JSON.parse(second.stdout), { ok: true, home: h.home, workspace: h.path('workspace'), created: [], written: [], tests: [] });
   assert.equal(JSON.parse(h.read('config.json')), { version: 2, heartbeat: { interval: 60 } });
   h.remove();
 });

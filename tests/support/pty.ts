@@ -11,17 +11,31 @@ export interface PtyRun {
 
 const quote = (arg: string): string => `'${arg.replace(/'/g, `'\\''`)}'`;
 
-/** Runs `tern ARGS` on a terminal; `input` is typed (a `\x04` ends input like Ctrl-D). */
-export function ternOnTerminal(args: string[], env: NodeJS.ProcessEnv, input: string[] = []): Promise<PtyRun> {
+/** What to type once the terminal shows `after` (past what earlier steps waited for). */
+export interface Keystrokes {
+  after: string;
+  type: string;
+}
+
+/**
+ * Runs `tern ARGS` on a terminal; `input` is typed (a `\x04` ends input like Ctrl-D): a plain string once the next
+ * `you> ` prompt shows, a `Keystrokes` once its text shows.
+ */
+export function ternOnTerminal(args: string[], env: NodeJS.ProcessEnv, input: Array<string | Keystrokes> = []): Promise<PtyRun> {
   const command = [process.execPath, '--import', 'tsx', 'adapters/cli/main.ts', ...args].map(quote).join(' ');
   return new Promise((resolve) => {
     const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: repoRoot, env: { ...env, TERM: 'xterm' } });
     let raw = '';
     let typed = 0;
+    let seen = 0;
+    const steps = input.map((step) => (typeof step === 'string' ? { after: 'you> ', type: step } : step));
     child.stdout.on('data', (chunk: Buffer) => {
       raw += chunk.toString();
-      // Each line is typed once the program shows its prompt for it.
-      if (typed < input.length && raw.split('you> ').length - 1 > typed) child.stdin.write(input[typed++]!);
+      // Each answer is typed once the program shows its question.
+      for (let at = raw.indexOf(steps[typed]?.after ?? '\0', seen); typed < steps.length && at >= 0; at = raw.indexOf(steps[typed]?.after ?? '\0', seen)) {
+        seen = at + steps[typed]!.after.length;
+        child.stdin.write(steps[typed++]!.type);
+      }
     });
     // A program that never ends (a prompt nobody answers) is ended, and the test sees what it showed.
     const limit = setTimeout(() => child.kill('SIGKILL'), 60_000);

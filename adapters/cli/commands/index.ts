@@ -51,9 +51,27 @@ export const commands: CommandSpec[] = [
   },
   {
     name: 'onboard',
-    summary: 'create ~/.agent: config.json, .security.yml and the workspace (never overwrites)',
-    usage: ['onboard [--json]'],
-    options: { json },
+    summary: 'set up ~/.agent: config, credentials (0600), workspace, a first model and chat channels, then try them',
+    usage: [
+      'onboard                                            (on a terminal: asks each question)',
+      'onboard --provider NAME [--api-key KEY] [--api-base URL] [--model ID] [--model-name NAME]',
+      '        [--telegram-token T] [--discord-token T] [--slack-token T --slack-app-token T] [--no-test] [--json]',
+    ],
+    options: {
+      provider: { type: 'string', value: 'NAME', description: 'a provider of the catalogue (openai, anthropic, gemini, …; local: ollama, lmstudio, vllm, litellm, custom)' },
+      'api-key': { type: 'string', value: 'KEY', description: 'the provider key, written to .security.yml (mode 600)' },
+      'api-base': { type: 'string', value: 'URL', description: "the provider's address (a local server, azure, custom)" },
+      model: { type: 'string', value: 'ID', description: 'the model id the provider serves (default: a suggested one where there is one)' },
+      'model-name': { type: 'string', value: 'NAME', description: 'the model_name agents use (default: the model id)' },
+      'telegram-token': { type: 'string', value: 'TOKEN', description: 'add an enabled Telegram channel with this bot token' },
+      'discord-token': { type: 'string', value: 'TOKEN', description: 'add an enabled Discord channel with this bot token' },
+      'slack-token': { type: 'string', value: 'TOKEN', description: 'add an enabled Slack channel: the bot token (xoxb-…)' },
+      'slack-app-token': { type: 'string', value: 'TOKEN', description: 'and its app-level token for Socket Mode (xapp-…)' },
+      'no-test': { type: 'boolean', description: 'do not try the model and the channels after saving' },
+      json,
+    },
+    details:
+      'Never overwrites a file it did not create: a model or channel is added to config.json (it must not be there yet)\nand its key or token to .security.yml, keeping the comments. Then one question to the model and one\nauthenticated call per channel say what works; exit 1 when something does not.',
     load: () => import('./onboard.js'),
   },
   {
@@ -64,6 +82,18 @@ export const commands: CommandSpec[] = [
     details:
       'Subcommands:\n  show      the effective config: defaults, config file, .security.yml, environment\n  validate  check a config file; prints every problem as `path: message (allowed: …)`, exit 1 if any\n  path      the config file in use (AGENT_CONFIG, else $AGENT_HOME/config.json)',
     load: () => import('./config.js'),
+  },
+  {
+    name: 'doctor',
+    summary: 'check config, models, channels, isolation, file modes, logs and a running gateway; --fix applies safe fixes',
+    usage: ['doctor [--fix] [--offline] [--json]'],
+    options: {
+      fix: { type: 'boolean', description: 'apply the safe fixes: owner-only modes of secret files, migrate a version 0/1 config (with backups), remove a stale lock note' },
+      offline: { type: 'boolean', description: 'ask no model and no chat platform (no network)' },
+      json,
+    },
+    details: 'One short question per enabled model and one authenticated call per enabled channel (Telegram getMe, Discord\nusers/@me, Slack auth.test) unless --offline. Exit 1 when a check is an error.',
+    load: () => import('./doctor.js'),
   },
   {
     name: 'status',
