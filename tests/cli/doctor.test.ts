@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { nodeCheck } from '../../adapters/cli/doctor/host-checks.js';
-import { repoRoot } from '../support/cli.js';
+import { runCliAsync } from '../support/cli.js';
 import { modelEntry, startGatewayProcess } from '../support/gateway-process.js';
 import { freePort } from '../support/mcp-servers.js';
 import { TelegramEmulator } from '../support/telegram-emulator.js';
@@ -12,17 +11,7 @@ import { tempHome, type TempHome } from '../support/temp-home.js';
 import { completion } from '../support/vendor-chat-completions.js';
 import { startVendorServer, type VendorServer } from '../support/vendor-server.js';
 
-/** Runs the CLI without blocking this process, which serves the loopback peers meanwhile. */
-function tern(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', ...args], { cwd: repoRoot, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const tern = runCliAsync;
 
 type Check = { name: string; status: string; message: string; details?: string[] };
 

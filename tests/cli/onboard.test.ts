@@ -1,26 +1,15 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse as parseYaml } from 'yaml';
-import { repoRoot } from '../support/cli.js';
+import { runCliAsync } from '../support/cli.js';
 import { screenLines, ternOnTerminal } from '../support/pty.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 import { completion } from '../support/vendor-chat-completions.js';
 import { startVendorServer, type VendorServer } from '../support/vendor-server.js';
 
-/** Runs the CLI without blocking this process, which serves the loopback model meanwhile. */
-function tern(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', ...args], { cwd: repoRoot, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const tern = runCliAsync;
 
 const KEY = 'sk-onboard-test-key-000000000001';
 

@@ -7,8 +7,7 @@ import { tempHome, type TempHome } from '../support/temp-home.js';
 import { writeConfig } from '../support/turn-fixture.js';
 import { completion, completionStreamText, sse } from '../support/vendor-chat-completions.js';
 import { startVendorServer, type VendorServer } from '../support/vendor-server.js';
-import { spawn } from 'node:child_process';
-import { repoRoot } from '../support/cli.js';
+import { runCliAsync } from '../support/cli.js';
 
 const test = suite<{ home: TempHome; vendor: VendorServer }>('tern agent shows what the turn does');
 test.before.each(async (ctx) => {
@@ -51,14 +50,7 @@ test('with --json on a terminal, only the events: no spinner, no steps', async (
 
 test('piped, tern agent prints the reply alone: stderr stays empty', async ({ home, vendor }) => {
   toolTurn(vendor);
-  const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', 'agent', '-m', 'what is here?'], { cwd: repoRoot, env: home.env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+  const result = await runCliAsync(['agent', '-m', 'what is here?'], home.env);
   assert.equal(result, { code: 0, stdout: 'The workspace is empty.\n', stderr: '' });
 });
 

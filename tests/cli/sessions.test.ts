@@ -1,26 +1,15 @@
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sessionIdOf } from '../../bus/index.js';
-import { repoRoot } from '../support/cli.js';
+import { runCliAsync } from '../support/cli.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 import { writeConfig } from '../support/turn-fixture.js';
 import { completion } from '../support/vendor-chat-completions.js';
 import { startVendorServer, type VendorServer } from '../support/vendor-server.js';
 
-/** Runs the CLI without blocking this process, which serves the loopback model meanwhile. */
-function tern(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', ...args], { cwd: repoRoot, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const tern = runCliAsync;
 
 const KEY = 'v=1|agent=main|channel=cli|account=default|chat=direct:tooltest';
 const ID = sessionIdOf(KEY);

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -6,22 +5,13 @@ import * as assert from 'uvu/assert';
 import { sessionIdOf } from '../../bus/index.js';
 import { EventLog } from '../../store/log/event-log.js';
 import { builtInPrice, costOf } from '../../store/usage/prices.js';
-import { repoRoot } from '../support/cli.js';
+import { runCliAsync } from '../support/cli.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 import { completion } from '../support/vendor-chat-completions.js';
 import { startVendorServer, type VendorServer } from '../support/vendor-server.js';
 
 /** Runs the CLI without blocking this process, which serves the loopback model meanwhile. Days are UTC days here. */
-function tern(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', ...args], { cwd: repoRoot, env: { ...env, TZ: 'UTC' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const tern = (args: string[], env: NodeJS.ProcessEnv) => runCliAsync(args, { ...env, TZ: 'UTC' });
 
 /** A loopback answer that reports cached and reasoning tokens, as OpenAI's chat completions do. */
 const cachedAnswer = (content: string) =>

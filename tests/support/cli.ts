@@ -46,3 +46,15 @@ export function lineReader(child: ChildProcessWithoutNullStreams, timeoutMs = 20
       }),
   };
 }
+
+/** Runs `tern …` from the sources without blocking this process, which may serve a loopback peer meanwhile. */
+export function runCliAsync(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...entry, ...args], { cwd: repoRoot, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
