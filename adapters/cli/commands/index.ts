@@ -53,9 +53,9 @@ export const commands: CommandSpec[] = [
     name: 'onboard',
     summary: 'set up ~/.agent: config, credentials (0600), workspace, a first model and chat channels, then try them',
     usage: [
-      'onboard                                            (on a terminal: asks each question)',
-      'onboard --provider NAME [--api-key KEY] [--api-base URL] [--model ID] [--model-name NAME]',
-      '        [--telegram-token T] [--discord-token T] [--slack-token T --slack-app-token T] [--no-test] [--json]',
+      'onboard                  (on a terminal: asks each question)',
+      'onboard --provider NAME [--api-key KEY] [--api-base URL] [--model ID] [--model-name NAME] [--no-test] [--json]',
+      'onboard [--telegram-token T] [--discord-token T] [--slack-token T --slack-app-token T] [--no-test] [--json]',
     ],
     options: {
       provider: { type: 'string', value: 'NAME', description: 'a provider of the catalogue (openai, anthropic, gemini, …; local: ollama, lmstudio, vllm, litellm, custom)' },
