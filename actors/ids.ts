@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 
-// One call to the random source serves 1,024 ids: `randomBytes(3)` per turn cost ~4 µs, mostly the call itself.
+// One call to the random source serves 1,024 ids: for a few bytes, the call is most of the work.
 const pool = new Uint32Array(1024);
 let next = pool.length;
 

@@ -32,7 +32,7 @@ function started(settings: LoopDetectionInput, first: ToolCalled): Actor<typeof 
 
 /**
  * One turn's loop-detection machine as a live actor: each call is sent to it and its state read back.
- * A live actor answers in microseconds, where a pure `transition()` of the same machine costs ~100 µs.
+ * A live actor keeps its state, where a pure `transition()` resolves the whole machine again for every call.
  * A turn's first call needs no machine: `TURN_STARTED` has no guard, so the machine's `turnStart` gives its
  * verdict, and a turn with one tool call (most of them) steps no machine at all. A second call takes one, which
  * starts over with the first call and then counts the second.

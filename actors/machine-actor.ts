@@ -1,5 +1,5 @@
 import type { Actor, AnyStateMachine, EventFromLogic, SnapshotFrom, StateValue } from 'xstate';
-import { draftOf, type Bus, type Correlation, type EventDataInput } from '../bus/index.js';
+import { draftOf, type Bus, type Correlation, type EventData } from '../bus/index.js';
 import { stateName } from './machine-state.js';
 
 /** Context values a person reading the machines board needs (a session's queue length, an agent's sessions). */
@@ -82,7 +82,7 @@ export class MachineActor<M extends AnyStateMachine> {
   // `context` is set on the data, not spread into it: a spread of a maybe-empty object made two more per move.
   private publish(from: string | undefined, event: string): void {
     const { bus, correlation, id, machine } = this.ports;
-    const data: EventDataInput<'actor.transitioned'> = { actor: id, machine, from, to: this.current, event };
+    const data: EventData<'actor.transitioned'> = { actor: id, machine, from, to: this.current, event };
     if (this.showsContext) data.context = this.shown;
     bus.publish(draftOf(correlation, 'actor.transitioned', data));
   }

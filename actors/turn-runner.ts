@@ -96,7 +96,7 @@ let effects: TurnEffects | undefined;
 const effectsActor = (): TurnEffects => (effects ??= createActor(turnEffects(hostWork, deliverNoted), { id: 'turn-effects' }).start());
 
 // Every turn actor is a child of this one, which ignores what its children tell it (a turn's end, its error): a
-// root actor builds an actor system of its own, ~6 µs a turn.
+// root actor builds an actor system of its own, which no turn needs.
 let turns: AnyActorRef | undefined;
 const turnsActor = (): AnyActorRef => (turns ??= createActor(fromCallback(() => {}), { id: 'turns' }).start());
 

@@ -1,12 +1,12 @@
 // `tern gateway` as users run it: bundled as `npm run build` bundles it (adapters/cli/bundle.mjs, without
 // touching dist/) and started through its shebang. Rows: cold start to /ready with 3 Telegram channels, RSS
 // after 60 s idle, and inbound-to-reply latency through the telegram-test-api emulator with a model that
-// answers at once. The idle gateway starts first and sits out its minute while the other rows run; like a
-// user's first start, its start writes the V8 code cache the later starts of the same bundle use, and it is
-// reported on its own (`gateway.ready_first_start_ms`, one start without a cache).
+// answers at once. The idle gateway starts first and sits out its minute while the other rows run; it is the
+// build's first start, reported on its own (`gateway.ready_first_start_ms`: on Node 22.1 and later the later
+// starts run on the compile cache it wrote).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startGatewayModel, type GatewayModel } from '../tests/support/gateway-model.js';
@@ -17,18 +17,14 @@ import { percentile, round, type BenchRow } from './row.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = join(root, '.tern-bench', 'gateway');
-const bundle = join(outdir, 'main.cjs');
+const bundle = join(outdir, 'main.js');
 const TOKENS = ['100001:bench-a-token', '100002:bench-b-token', '100003:bench-c-token'];
 /** The idle gateway has bots of its own, so it never takes the updates the reply rows send. */
 const IDLE_TOKENS = ['100011:idle-a-token', '100012:idle-b-token', '100013:idle-c-token'];
 const START_RUNS = 5;
 const REPLIES = 200;
 const IDLE_MS = 60_000;
-/**
- * Node parses the certificates `NODE_EXTRA_CA_CERTS` names (with its own ~140 roots) before any script runs: on
- * these machines, where it names the system bundle, that is ~410 M of `node -e 0`'s ~505 M instructions (~95 M
- * without it). The `_no_extra_ca` rows start the same programs without it, to show that share apart.
- */
+/** The `_no_extra_ca` rows start the same programs without `NODE_EXTRA_CA_CERTS`, whose certificates Node parses at start. */
 const withoutExtraCa = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
   const rest = { ...env };
   delete rest.NODE_EXTRA_CA_CERTS;
@@ -41,32 +37,16 @@ function build(): void {
   rmSync(outdir, { recursive: true, force: true });
   const result = spawnSync(process.execPath, [join(root, 'adapters', 'cli', 'bundle.mjs'), outdir], { cwd: root, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`bundling the CLI failed: ${result.stderr}`);
-  chmodSync(bundle, 0o755);
 }
 
-/**
- * The status of one `GET /ready` (0 while nothing listens), on a raw socket: polled every 2 ms by the bench's own
- * process on a 2-core machine, `fetch()` cost the parent about twice the CPU, taken from the starting child and
- * from the Telegram emulator it talks to (interleaved starts, medians to ready: 15 + 15 at load 3.3–3.7, 634 → 527 ms;
- * 11 + 11 at load ~11, 1372 → 1154 ms, and express 1135 → 719 ms). The gateway and the express floor are polled the
- * same way, so they stay comparable.
- */
+/** The status of one `GET /ready` (0 while nothing listens); a fresh connection each time, as a supervisor would poll. */
 function readyStatus(port: number): Promise<number> {
   return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    let head = '';
-    const settle = (status: number): void => {
-      socket.destroy();
-      resolve(status);
-    };
-    socket.once('error', () => settle(0));
-    socket.once('end', () => settle(0));
-    socket.once('connect', () => socket.write('GET /ready HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'));
-    socket.on('data', (chunk: Buffer) => {
-      head += chunk.toString('latin1');
-      const lineEnd = head.indexOf('\r\n');
-      if (lineEnd >= 0) settle(Number(/^HTTP\/1\.[01] (\d{3}) /.exec(head.slice(0, lineEnd))?.[1] ?? 0));
+    const request = get({ host: '127.0.0.1', port, path: '/ready', agent: false }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
     });
+    request.on('error', () => resolve(0));
   });
 }
 

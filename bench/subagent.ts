@@ -8,7 +8,7 @@ import { ensureWorkspace } from '../store/workspace.js';
 import { writeConfig } from '../tests/support/turn-fixture.js';
 import { tempHome } from '../tests/support/temp-home.js';
 import { percentile, round, type BenchRow } from './row.js';
-import { instantModel } from './turn.js';
+import { instantModel } from './model-process.js';
 
 const WARMUP = 50;
 const SPAWNS = 300;

@@ -3,11 +3,11 @@ import type { Correlation } from './envelope.js';
 import type { Envelope, EventDraft, EventType, ValidDraft } from './events/index.js';
 import { stampInPlace } from './stamp.js';
 import { typeMatcher } from './type-glob.js';
-import { validateDraft } from './validate.js';
+import { acceptDraft } from './validate.js';
 
 /** Assigns `seq` and `at`. The event log is the sequencer of a running gateway, so bus order is log order. */
 export interface Sequencer {
-  /** Stamps the bus's own validated copy of a draft in place (no one else holds it) and returns it as the envelope. */
+  /** Stamps the bus's own copy of a draft in place (no one else holds it) and returns it as the envelope. */
   stamp(draft: ValidDraft): Envelope;
 }
 
@@ -39,9 +39,9 @@ export class Bus {
   constructor(private sequencer: Sequencer = memorySequencer(), private readonly options: BusOptions = {}) {}
 
   publish<T extends EventType>(draft: EventDraft<T>): Envelope<T> {
-    const valid = validateDraft(draft);
-    if (this.options.redact) valid.data = this.options.redact(valid.data);
-    const envelope = this.sequencer.stamp(valid) as Envelope<T>;
+    const accepted = acceptDraft(draft);
+    if (this.options.redact) accepted.data = this.options.redact(accepted.data);
+    const envelope = this.sequencer.stamp(accepted) as Envelope<T>;
     this.queue.push(envelope);
     if (!this.delivering) this.drain();
     return envelope;

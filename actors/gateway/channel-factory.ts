@@ -21,6 +21,12 @@ function secretSetting(name: string, entry: ChannelEntry, field: string): string
   return revealed;
 }
 
+/** discord.js and Slack Bolt make their connections with HTTP and WebSocket clients of their own, which take no proxy from us. */
+function refuseProxy(name: string, entry: ChannelEntry, library: string): void {
+  if (!entry.settings.proxy) return;
+  throw new ChannelError('bad_settings', `channel_list.${name}.settings.proxy is not supported for this channel: ${library} makes its own connections (allowed: telegram channels)`);
+}
+
 export const SUPPORTED_KINDS = ['telegram', 'discord', 'slack'] as const;
 
 /**
@@ -39,13 +45,16 @@ export async function createChannel(name: string, entry: ChannelEntry, multiplie
         ...(entry.settings.base_url ? { baseUrl: entry.settings.base_url } : {}),
         pollTimeoutSeconds: supervision.poll_timeout_seconds,
         stallGraceMs: 15_000 * multiplier,
+        ...(entry.settings.proxy ? { proxy: entry.settings.proxy } : {}),
       });
     }
     case 'discord': {
+      refuseProxy(name, entry, 'discord.js');
       const { DiscordChannel } = await import('../../adapters/channels/discord.js');
       return new DiscordChannel(tokenOf(name, entry));
     }
     case 'slack': {
+      refuseProxy(name, entry, 'Slack Bolt');
       const { SlackChannel } = await import('../../adapters/channels/slack.js');
       return new SlackChannel({ token: tokenOf(name, entry), appToken: secretSetting(name, entry, 'app_token') });
     }

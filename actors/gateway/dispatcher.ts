@@ -134,7 +134,7 @@ export class Dispatcher {
       agent: route.agent,
       session: sessionIdOf(route.sessionKey),
       type: 'message.received',
-      data: { channel: name, account, message_id: message.messageId, chat: message.chat, sender: message.sender, text, session_key: route.sessionKey, space: message.space, topic: message.topic, mentioned: message.mentioned },
+      data: { channel: name, account, message_id: message.messageId, chat: message.chat, sender: message.sender, text, session_key: route.sessionKey, space: message.space, topic: message.topic, mentioned: message.mentioned, media: [] },
     });
     writeLastChannel(this.deps.workspace, { channel: name, account, chat: message.chat, reply_to: message.replyTo, at: new Date(this.deps.now()).toISOString() });
     return route;

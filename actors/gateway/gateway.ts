@@ -58,8 +58,8 @@ const LEFT_WORK_MS = 10_000;
 /** Maintenance intervals (2 s config check) are stretched by `power.poll_interval_multiplier`. */
 const CONFIG_CHECK_MS = 2000;
 /**
- * How long after the last channel reports the engine and cron wait before loading. Loading them is ~30 ms of
- * synchronous compiling; started at once, it held up the `/ready` answer that the same report made true.
+ * How long after the last channel reports the engine and cron wait before loading. Loading them is synchronous
+ * compiling; started at once, it held up the `/ready` answer that the same report made true.
  */
 const BACKGROUND_START_DELAY_MS = 100;
 /** Why subagent tasks still running at a stop are canceled, as their `subagent.ended` records it. */

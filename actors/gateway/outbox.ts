@@ -56,7 +56,7 @@ export class Outbox {
     if (messageId === undefined) return;
     this.sent.add(sendKey);
     // Outside the tries: a part already out is never sent again because recording it failed.
-    if (!this.stopped) this.bus.publish({ ...delivery.correlation, type: 'message.sent', data: { channel: delivery.actor.id.name, chat: delivery.chat, text, send_key: sendKey, part, message_id: messageId } });
+    if (!this.stopped) this.bus.publish({ ...delivery.correlation, type: 'message.sent', data: { channel: delivery.actor.id.name, chat: delivery.chat, text, send_key: sendKey, part, message_id: messageId, media: [] } });
   }
 
   /** The sent message's id, or undefined once the part is given up (and logged). */

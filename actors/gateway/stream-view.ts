@@ -62,7 +62,7 @@ export class StreamView {
     const channel = this.delivery.actor.channel;
     if (!channel) return;
     this.messageId = await channel.send(this.delivery.replyTo, text);
-    this.bus.publish({ ...this.delivery.correlation, type: 'message.sent', data: { channel: this.delivery.actor.id.name, chat: this.delivery.chat, text, send_key: `${this.delivery.keyBase}:${this.turn ?? 'command'}:0`, part: 0, message_id: this.messageId } });
+    this.bus.publish({ ...this.delivery.correlation, type: 'message.sent', data: { channel: this.delivery.actor.id.name, chat: this.delivery.chat, text, send_key: `${this.delivery.keyBase}:${this.turn ?? 'command'}:0`, part: 0, message_id: this.messageId, media: [] } });
   }
 
   private async update(text: string): Promise<void> {

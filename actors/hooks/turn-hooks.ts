@@ -1,4 +1,4 @@
-import type { ChatResponse, EventDataInput, HookDecision, HookInput, HookMeta, HookPoint, ModelRequest, ToolCall } from '../../bus/index.js';
+import type { ChatResponse, EventData, HookDecision, HookInput, HookMeta, HookPoint, ModelRequest, ToolCall } from '../../bus/index.js';
 
 /** One hook's answer at one point, already bounded in time (a live hook) or read from the log (rerun). */
 export interface Decider {
@@ -31,7 +31,7 @@ export class HookAbortError extends Error {
 export interface TurnHooksDeps {
   source: DecisionSource;
   /** Records one decision (`hook.decided`): published live, collected by rerun. */
-  record: (decided: EventDataInput<'hook.decided'>) => void;
+  record: (decided: EventData<'hook.decided'>) => void;
   meta: HookMeta;
   /** Tool names the turn offers: a hook cannot move a call to a tool the turn profile or AGENT.md left out. */
   offered: (name: string) => boolean;

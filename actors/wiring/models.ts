@@ -16,6 +16,9 @@ export function modelEntries(config: Config): ModelEntry[] {
     enabled: entry.enabled,
     streaming: { enabled: entry.streaming.enabled },
     extra_body: entry.extra_body,
+    proxy: entry.proxy,
+    request_timeout: entry.request_timeout,
+    max_response_bytes: entry.max_response_bytes,
   }));
 }
 

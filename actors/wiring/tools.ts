@@ -38,6 +38,7 @@ export function toolsOptions(config: Config, workspace: string, home: string, en
       fetchLimitBytes: tools.web.fetch_limit_bytes,
       format: tools.web.format,
       privateHostWhitelist: tools.web.private_host_whitelist,
+      ...(tools.web.proxy ? { proxy: tools.web.proxy } : {}),
     },
     messaging: {
       messageEnabled: tools.message.enabled,
@@ -72,6 +73,7 @@ export function searchOptions(web: WebConfig, modelHasNativeSearch: boolean): No
   });
   return {
     provider: web.provider,
+    ...(web.proxy ? { proxy: web.proxy } : {}),
     preferNative: web.prefer_native,
     modelHasNativeSearch,
     engines: {

@@ -1,4 +1,5 @@
-import { Api, GrammyError, HttpError } from 'grammy';
+import { Api, GrammyError, HttpError } from 'grammy/web';
+import { sendForBytes, type Route } from '../http/client.js';
 import { botApiFetch } from './bot-api-fetch.js';
 import { CHAT_COMMANDS } from './command-names.js';
 import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice } from './channel.js';
@@ -14,20 +15,16 @@ export interface TelegramOptions {
   stallGraceMs?: number;
   /** Pause after an empty answer that came back early (servers that do not hold long polls). */
   idlePauseMs?: number;
+  /** `settings.proxy`: every Bot API call and file download goes through it; absent, the environment's proxy. */
+  proxy?: string;
 }
 
 /** grammY types its signals with an older AbortSignal declaration; Node's own is what it receives at run time. */
 type ApiSignal = Parameters<Api['getMe']>[0];
 const apiSignal = (signal: AbortSignal): ApiSignal => signal as unknown as ApiSignal;
 
-/** grammY's own limit on one Bot API call (its default, named here because the transport's bound depends on it). */
-const CALL_TIMEOUT_SECONDS = 500;
-/**
- * The transport's bound on one call, only a backstop: grammY aborts a call at its limit and the long poll's
- * watchdog at the poll's timeout plus grace, both through the signal; this lies past both, so it never cuts a
- * call either would still wait for.
- */
-const TRANSPORT_TIMEOUT_MS = CALL_TIMEOUT_SECONDS * 1000 + 10_000;
+/** A file the Bot API serves is at most 20 MB; a larger answer is not a file of Telegram's. */
+const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024;
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
@@ -52,13 +49,14 @@ export class TelegramChannel implements Channel {
   readonly kind = 'telegram';
   readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: 4096 };
   private readonly api: Api;
+  private readonly route: Route;
   private controller = new AbortController();
   private loop: Promise<void> | undefined;
 
   constructor(private readonly options: TelegramOptions) {
+    this.route = options.proxy ? { proxy: options.proxy } : {};
     this.api = new Api(options.token, {
-      timeoutSeconds: CALL_TIMEOUT_SECONDS,
-      fetch: botApiFetch(TRANSPORT_TIMEOUT_MS),
+      fetch: botApiFetch(this.route),
       ...(options.baseUrl ? { apiRoot: options.baseUrl.replace(/\/+$/, '') } : {}),
     });
   }
@@ -97,9 +95,10 @@ export class TelegramChannel implements Channel {
     const file = await this.api.getFile(fileId).catch((error: unknown) => { throw asChannelError(error); });
     if (!file.file_path) throw new ChannelError('platform', `Bot API getFile gave no path for ${fileId}`);
     const root = (this.options.baseUrl ?? 'https://api.telegram.org').replace(/\/+$/, '');
-    const response = await fetch(`${root}/file/bot${this.options.token}/${file.file_path}`);
-    if (!response.ok) throw new ChannelError('platform', `downloading a Telegram file failed (HTTP ${response.status})`);
-    return Buffer.from(await response.arrayBuffer());
+    const answer = await sendForBytes({ ...this.route, maxAnswerBytes: MAX_DOWNLOAD_BYTES }, { url: `${root}/file/bot${this.options.token}/${file.file_path}` })
+      .catch((error: Error) => { throw new ChannelError('network', `downloading a Telegram file failed (${error.message})`); });
+    if (answer.status >= 300) throw new ChannelError('platform', `downloading a Telegram file failed (HTTP ${answer.status})`);
+    return answer.bytes;
   }
 
   async typing(replyTo: string): Promise<void> {

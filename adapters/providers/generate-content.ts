@@ -5,7 +5,7 @@ import { isRecord } from './arguments.js';
 import { classifyFailure } from './classify.js';
 import { generateResponseSchema, type GenerateResponse } from './generate-content-wire.js';
 import { parseJson, postJson, postSse } from './http.js';
-import type { CallOptions, ChatRequest, EndpointConfig, ProviderClient } from './provider.js';
+import { callOf, type CallOptions, type ChatRequest, type EndpointConfig, type ProviderClient } from './provider.js';
 import { headersFor, parseWire, streamEndedEarly } from './wire.js';
 
 type Content = { role: 'user' | 'model'; parts: Array<Record<string, unknown>> };
@@ -97,13 +97,13 @@ export function createGenerateContentClient(endpoint: EndpointConfig): ProviderC
     family: 'generate-content',
     async chat(request, options = {}) {
       const model = `${endpoint.apiBase}/models/${encodeURIComponent(request.model)}`;
-      const call = { headers: headersOf(request), body: generateContentBody(request), signal: options.signal, timeoutMs: options.timeoutMs };
+      const call = (url: string) => callOf(endpoint, options, { url, headers: headersOf(request), body: generateContentBody(request) });
       const accumulator = new GenerateAccumulator(options.onChunk);
       if (!request.stream) {
-        accumulator.add(parseWire(generateResponseSchema, await postJson({ ...call, url: `${model}:generateContent` }), 'generate-content answer'));
+        accumulator.add(parseWire(generateResponseSchema, await postJson(call(`${model}:generateContent`)), 'generate-content answer'));
         return accumulator.result();
       }
-      await postSse({ ...call, url: `${model}:streamGenerateContent?alt=sse` }, (event) => {
+      await postSse(call(`${model}:streamGenerateContent?alt=sse`), (event) => {
         const json = parseJson(event.data);
         if (isRecord(json) && json.error !== undefined) throw classifyFailure(200, event.data);
         accumulator.add(parseWire(generateResponseSchema, json, 'generate-content chunk'));

@@ -5,7 +5,7 @@ import { isRecord, parseArguments } from './arguments.js';
 import { classifyFailure } from './classify.js';
 import { parseJson, postJson, postSse } from './http.js';
 import { messageSchema, messagesStreamEventSchema, type MessagesStreamEvent, type WireBlock } from './messages-wire.js';
-import type { CallOptions, ChatRequest, EndpointConfig, ProviderClient } from './provider.js';
+import { callOf, type CallOptions, type ChatRequest, type EndpointConfig, type ProviderClient } from './provider.js';
 import { headersFor, parseWire, streamEndedEarly } from './wire.js';
 
 export const anthropicVersion = '2023-06-01';
@@ -174,8 +174,7 @@ export function createMessagesClient(endpoint: EndpointConfig): ProviderClient {
   return {
     family: 'messages',
     async chat(request, options = {}) {
-      const call = { url, headers: headersOf(request), body: messagesBody(request), signal: options.signal,
-        timeoutMs: options.timeoutMs };
+      const call = callOf(endpoint, options, { url, headers: headersOf(request), body: messagesBody(request) });
       if (!request.stream) {
         const wire = parseWire(messageSchema, await postJson(call), 'message');
         return answer({ ...fromBlocks(wire.content), usage: messagesUsage(wire.usage ?? {}),

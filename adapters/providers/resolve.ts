@@ -1,3 +1,4 @@
+import type { Route } from '../http/client.js';
 import { knownProviders, providerCatalogue } from './catalogue.js';
 import { ProviderConfigError } from './errors.js';
 import { modelEntrySchema, type ModelEntry } from './model-entry.js';
@@ -18,7 +19,14 @@ export interface ResolvedEntry {
   stream: boolean;
   extraBody?: Record<string, unknown>;
   headers?: Record<string, string>;
+  /** The entry's proxy (or the environment's) and its answer size cap. */
+  route: Route;
+  firstByteTimeoutMs: number;
 }
+
+/** What a model answer may weigh unless the entry says otherwise; a larger one is refused, not read into memory. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 60_000;
 
 // Legacy form: `provider/model`, where the model part may itself contain `/` (router forms such as
 // `openrouter/anthropic/claude-…` send everything after the first segment to the router).
@@ -30,7 +38,7 @@ function selectProvider(entry: { provider?: string; model: string }): { provider
 }
 
 export function resolveModelEntry(input: ModelEntry): ResolvedEntry {
-  // Entries are resolved once per start or reload: compiling zod's fast path cost more than it saves (~2.5 ms).
+  // Entries are resolved once per start or reload: zod's compiled fast path would not pay for itself.
   const parsed = modelEntrySchema.safeParse(input, { jitless: true });
   const name = typeof input.model_name === 'string' ? input.model_name : '(unnamed)';
   if (!parsed.success) {
@@ -54,5 +62,7 @@ export function resolveModelEntry(input: ModelEntry): ResolvedEntry {
     modelName: entry.model_name, provider, family: known.family, apiBase, model, keys, needsKey: known.needsKey,
     keyHeader: known.keyHeader, enabled: entry.enabled !== false, stream: entry.streaming?.enabled === true,
     extraBody: entry.extra_body, headers: entry.headers,
+    route: { ...(entry.proxy ? { proxy: entry.proxy } : {}), maxAnswerBytes: entry.max_response_bytes ?? DEFAULT_MAX_RESPONSE_BYTES },
+    firstByteTimeoutMs: entry.request_timeout !== undefined ? entry.request_timeout * 1000 : DEFAULT_FIRST_BYTE_TIMEOUT_MS,
   };
 }

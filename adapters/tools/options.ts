@@ -74,6 +74,8 @@ export interface FetchOptions {
   maxRedirects: number;
   /** DNS resolution; tests inject one so a name can resolve to loopback. */
   lookup?: LookupFunction;
+  /** `tools.web.proxy`: an http(s) proxy URL; absent, the environment's `HTTP(S)_PROXY` / `NO_PROXY`. */
+  proxy?: string;
 }
 
 export interface FilterOptions {
@@ -110,6 +112,8 @@ export interface WebSearchOptions {
   preferNative: boolean;
   modelHasNativeSearch: boolean;
   timeoutMs: number;
+  /** `tools.web.proxy`, as for `web_fetch`. */
+  proxy?: string;
 }
 
 export type SendTarget = { channel: string; chat: string };

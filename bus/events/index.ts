@@ -32,16 +32,15 @@ export type EventCatalogue = typeof eventCatalogue;
 export type EventType = keyof EventCatalogue;
 export type EventSchema<T extends EventType> = ReturnType<EventCatalogue[T]>;
 export type EventData<T extends EventType> = z.output<EventSchema<T>>;
-export type EventDataInput<T extends EventType> = z.input<EventSchema<T>>;
 
 /** A stamped event as the log stores it and the bus delivers it; a union discriminated by `type`. */
 export type Envelope<T extends EventType = EventType> = T extends EventType
   ? Stamp & Correlation & { type: T; data: EventData<T> }
   : never;
 
-/** What a publisher hands the bus: no `seq` yet, data before defaults. */
+/** What a publisher hands the bus: no `seq` yet, its data complete as the schema's output (defaults written out). */
 export type EventDraft<T extends EventType = EventType> = T extends EventType
-  ? Correlation & { type: T; data: EventDataInput<T>; at?: number }
+  ? Correlation & { type: T; data: EventData<T>; at?: number }
   : never;
 
 /** A draft whose data passed its schema (defaults applied). */

@@ -1,12 +1,19 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import type { Database, RootDatabase } from 'lmdb';
 import type { Envelope, Sequencer, ValidDraft } from '../../bus/index.js';
 import { stampDraft, stampInPlace, typeMatcher } from '../../bus/index.js';
 import { LogError } from './errors.js';
 import { PostingIndex } from './posting-index.js';
 import { acquireWriterLock } from './writer-lock.js';
+
+/**
+ * lmdb through its CommonJS build (its `require` entry): Node's CommonJS loader reads lmdb's one bundled file, where
+ * its ES module entry is a tree of a dozen modules, each resolved, linked and compiled at every start.
+ */
+const { open } = createRequire(import.meta.url)('lmdb') as typeof import('lmdb');
 
 export interface LogQuery {
   /** Only events with a greater `seq`. */

@@ -1,20 +1,32 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Bus, createHooks, draftOf, emitterHook, InvalidEventError, sessionIdOf, toSessionId, typeMatcher, type Envelope, type EventDraft } from '../../bus/index.js';
+import { Bus, createHooks, draftOf, emitterHook, InvalidEventError, sessionIdOf, toSessionId, typeMatcher, validateDraft, type Envelope, type EventDraft } from '../../bus/index.js';
 
 const received = (text = 'hi'): EventDraft<'message.received'> => ({
   type: 'message.received',
   agent: 'main',
   session: 's1',
-  data: { channel: 'cli', message_id: 'm1', chat: 'direct:me', sender: 'me', text },
+  data: { channel: 'cli', account: 'default', message_id: 'm1', chat: 'direct:me', sender: 'me', text, media: [] },
 });
 
-test('publish stamps seq in order and applies the schema defaults', () => {
+test('publish stamps seq in order and keeps the data as given', () => {
   const bus = new Bus();
   const first = bus.publish(received());
   const second = bus.publish(received('again'));
   assert.equal([first.seq, second.seq], [1, 2]);
   assert.equal(first.data, { channel: 'cli', account: 'default', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi', media: [] });
+});
+
+test('checking events (the test runs): a draft that is not its schema\'s output is refused, naming what it parses to', () => {
+  const bus = new Bus();
+  const incomplete = { type: 'message.received', data: { channel: 'cli', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi' } } as unknown as EventDraft;
+  assert.throws(() => bus.publish(incomplete), (e: unknown) => e instanceof InvalidEventError && /parses to .*"account":"default".*"media":\[\]/.test(e.message));
+});
+
+test('an event from outside is parsed at the edge: defaults applied, bad data named', () => {
+  const parsed = validateDraft({ type: 'message.sent', data: { channel: 'cli', chat: 'c', text: 'hi', send_key: 'k' } } as unknown as EventDraft);
+  assert.equal(parsed.data, { channel: 'cli', chat: 'c', text: 'hi', send_key: 'k', part: 0, media: [] });
+  assert.throws(() => validateDraft({ type: 'message.sent', data: { channel: 'cli' } } as unknown as EventDraft), (e: unknown) => e instanceof InvalidEventError && /chat/.test(e.message));
 });
 
 test('publish copies the draft: its keys in order, then seq and at; a given time is kept', () => {
@@ -24,7 +36,7 @@ test('publish copies the draft: its keys in order, then seq and at; a given time
   assert.equal(Object.keys(envelope), ['type', 'agent', 'session', 'data', 'at', 'seq']);
   assert.is(envelope.at, 1_700_000_000_000);
   assert.equal(Object.keys(draft), ['type', 'agent', 'session', 'data', 'at']);
-  assert.equal(draft.data, { channel: 'cli', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi' });
+  assert.equal(draft.data, { channel: 'cli', account: 'default', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi', media: [] });
 });
 
 test('draftOf builds a draft with the keys first, then type and data, and leaves the keys alone', () => {

@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { repoRoot, runCliAsync } from '../support/cli.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 import { writeConfig } from '../support/turn-fixture.js';

@@ -1,7 +1,7 @@
-// The built `tern` (adapters/cli/bundle.mjs): a CommonJS bin, and lmdb's JavaScript inlined into its parts while
-// lmdb's native addon is found where the package is installed.
+// The built `tern` (adapters/cli/bundle.mjs): esbuild's ES module chunks as esbuild writes them, with lmdb and the
+// other native or worker-file packages loaded from node_modules.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -32,9 +32,15 @@ test.before((context) => {
 
 test.after(({ root }) => rmSync(root, { recursive: true, force: true }));
 
-test('the `tern` bin of package.json is the CommonJS file the bundle writes, run by node with one V8 worker thread', ({ bin: file }) => {
-  assert.is(bin.tern, 'dist/adapters/cli/main.cjs');
+test('the `tern` bin of package.json is the ES module the bundle writes, run by node with one V8 worker thread', ({ bin: file }) => {
+  assert.is(bin.tern, 'dist/adapters/cli/main.js');
   assert.is(readFileSync(file, 'utf8').split('\n')[0], '#!/usr/bin/env -S node --v8-pool-size=1');
+});
+
+test('the bundle holds no code that patches a dependency or loads code of its own', ({ root }) => {
+  const dir = join(root, 'dist', 'adapters', 'cli');
+  const text = readdirSync(dir).filter((name) => name.endsWith('.js')).map((name) => readFileSync(join(dir, name), 'utf8')).join('\n');
+  assert.equal([/ternLocated|__ternImport|cachedData/.test(text), /\bvm\.Script\b|runInThisContext/.test(text)], [false, false]);
 });
 
 test('a gateway run by the built bin writes its event log, and the built `tern log` reads it back', async ({ bin: file }) => {

@@ -42,8 +42,8 @@ test('status lists each model with its provider, family, base, masked keys and s
   assert.is(code, 0);
   const { models } = JSON.parse(stdout) as { models: unknown[] };
   assert.equal(models, [
-    { model_name: 'smart', enabled: true, key_count: 1, keys: ['sk-a…ef'], provider: 'anthropic', family: 'messages', model: 'claude-x', api_base: 'https://api.anthropic.com/v1' },
-    { model_name: 'local', enabled: false, key_count: 0, keys: [], provider: 'ollama', family: 'chat-completions', model: 'llama3', api_base: 'http://localhost:11434/v1' },
+    { model_name: 'smart', enabled: true, key_count: 1, keys: ['sk-a…ef'], provider: 'anthropic', family: 'messages', model: 'claude-x', api_base: 'https://api.anthropic.com/v1', proxy: null, proxy_from: null },
+    { model_name: 'local', enabled: false, key_count: 0, keys: [], provider: 'ollama', family: 'chat-completions', model: 'llama3', api_base: 'http://localhost:11434/v1', proxy: null, proxy_from: null },
   ]);
 });
 

@@ -64,6 +64,8 @@ export const agentDefaultsSchema = z.object({
   /** A `model_name` whose entry draws images for the `image_generate` tool (`images/generations`). */
   image_model: optional(text()),
   max_tool_iterations: withDefault(int(1, 1000), 20),
+  /** How long one model request may go on (retries and fail-over included) before the turn reports the model unreachable. */
+  model_budget_seconds: withDefault(int(1, 3600), 150),
   turn_profile: optional(turnProfileSchema),
   loop_detection: z.prefault(loopDetectionSchema, {}),
   /** Each agent's limits, unless its `agents.list[]` entry has its own. */

@@ -80,6 +80,15 @@ export const secret = shared(() =>
 
 export const secretList = shared(() => z.array(secret(), { error: wrongSecret('a list', 'a list of strings') }));
 
+/** A proxy's URL (http, https or SOCKS5), or empty for none; credentials in it are shown masked. */
+export const proxyUrl = shared(() =>
+  text().check(
+    z.refine((value: string) => value === '' || /^(https?|socks5?):\/\/[^/\s]+/i.test(value), {
+      error: () => 'is not a proxy URL (allowed: http://[user:password@]host:port, https://…, socks5://…, or "")',
+    }),
+  ),
+);
+
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 export function clockTime() {

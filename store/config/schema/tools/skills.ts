@@ -1,5 +1,5 @@
 import { z } from 'zod/mini';
-import { bool, int, secret, text } from '../fields.js';
+import { bool, int, proxyUrl, secret, text } from '../fields.js';
 import { withDefault } from '../shared.js';
 
 export const clawhubRegistrySchema = z.object({
@@ -18,7 +18,7 @@ export const githubRegistrySchema = z.object({
   enabled: withDefault(bool(), true),
   base_url: withDefault(text(), 'https://api.github.com'),
   auth_token: z.prefault(secret(), ''),
-  proxy: withDefault(text(), ''),
+  proxy: withDefault(proxyUrl(), ''),
 });
 
 export const skillsSchema = z.object({
