@@ -4,12 +4,15 @@ import { transcribeFile } from '../adapters/providers/transcription.js';
 import { DEFAULT_FILTER, type FilterOptions, type SendFunction } from '../adapters/tools/options.js';
 import { imageGenerateTool } from '../adapters/tools/media/image-generate.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
+import { registerSkillTools } from '../adapters/tools/skills/register.js';
 import { registerSubagentTools } from '../adapters/tools/subagent/index.js';
 import type { LoadedConfig } from '../store/config/index.js';
 import type { EventLog } from '../store/log/event-log.js';
 import { filterSecrets } from '../adapters/tools/output/secret-filter.js';
 import { AgentActor } from './agent.js';
 import { BudgetGuard } from './budget.js';
+import { EvolutionActor } from './evolution/evolution-actor.js';
+import { realScheduler, type Scheduler } from './gateway/scheduler.js';
 import { HookEngine } from './hooks/engine.js';
 import type { HookLog } from './hooks/hook-set.js';
 import { PluginHost } from './plugins/plugin-host.js';
@@ -40,6 +43,8 @@ export interface AgentOptions {
   send?: SendFunction;
   /** Where hooks report (a hook that timed out, died, was restarted); warnings and errors go to `logError` by default. */
   log?: HookLog;
+  /** The clock of evolution's scheduled runs; real time by default. */
+  evolutionClock?: Scheduler;
 }
 
 /** What every agent of a runtime shares; the rest is its own (`AgentDirectory`). */
@@ -71,6 +76,8 @@ export class Runtime {
     /** Process hooks, plugins' hooks, the observers and the approval desk. */
     readonly hooks: HookEngine,
     readonly plugins: PluginHost,
+    /** Learning records, skill drafts and decisions (`evolution`). */
+    readonly evolution: EvolutionActor,
   ) {}
 
   get loaded(): LoadedConfig {
@@ -130,6 +137,7 @@ export class Runtime {
         if (tools.todo.enabled) registry.register(todo);
         if (imageEntry) registry.register(imageGenerateTool(imageEntry, workspace));
         registerSubagentTools(registry, subagents, { spawn: tools.spawn.enabled, spawn_status: tools.spawn_status.enabled, subagent: tools.subagent.enabled });
+        registerSkillTools(registry, tools.skills, { workspace, home: loaded.home });
       },
     });
     const filter = { ...DEFAULT_FILTER, ...toolsOptions(loaded.config, loaded.workspace, loaded.home, env, () => undefined).filter };
@@ -155,10 +163,12 @@ export class Runtime {
         ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }
         : {}),
     };
+    const evolution = new EvolutionActor({ bus, log, router, config, workspace: loaded.workspace, scheduler: options.evolutionClock ?? realScheduler, logError });
     try {
-      runtime = new Runtime(core, router, directory, shared, mcp, subagents, hooks, plugins);
+      runtime = new Runtime(core, router, directory, shared, mcp, subagents, hooks, plugins, evolution);
       directory.parts(directory.defaultId);
     } catch (error) {
+      void evolution.stop();
       directory.close();
       throw error;
     }
@@ -206,6 +216,7 @@ export class Runtime {
   private async closeOnce(drainMs: number, reason: string): Promise<void> {
     await this.subagents.stop(drainMs, reason);
     await Promise.all([...this.agents.values()].map((a) => a.stop(reason)));
+    await this.evolution.stop();
     await this.mcp?.stop();
     await this.plugins.close();
     await this.hooks.close();

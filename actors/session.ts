@@ -20,7 +20,7 @@ import type { PluginHost } from './plugins/plugin-host.js';
 import { pluginListText } from './plugins/plugin-list.js';
 import { newTurnId } from './ids.js';
 import { MachineActor } from './machine-actor.js';
-import type { PromptBuilder } from './prompt-builder.js';
+import { profileAllows, type PromptBuilder } from './prompt-builder.js';
 import type { TodoTool } from './todo-tool.js';
 import { isLong, summarizeIfLong } from './summarizer.js';
 import { turnToolbox } from './toolbox.js';
@@ -347,7 +347,12 @@ export class SessionActor {
   }
 
   private list(what: string): string {
-    if (what === 'skills') return this.services.skills().map((s) => `${s.name}: ${s.description}`).join('\n') || 'No skills installed.';
+    if (what === 'skills') {
+      // The agent's skills (its AGENT.md or agents.list entry narrows them), as its turn profile lets them through.
+      const profile = this.services.config().agents.defaults.turn_profile;
+      const usable = this.services.skills().filter((s) => profileAllows(profile, 'skills', s.name));
+      return usable.map((s) => `${s.name}: ${s.description}`).join('\n') || `No skills for agent ${this.services.agent}.`;
+    }
     if (what === 'mcp') return this.services.mcp ? listMcpText(this.services.mcp.manager.statuses()) : 'MCP is not configured.';
     if (what === 'plugins') return pluginListText(this.services.plugins?.rows() ?? []);
     return 'Usage: /list skills|mcp|plugins';

@@ -15,6 +15,7 @@ const suites: Record<string, () => Promise<{ bench: BenchSuite }>> = {
   hooks: () => import('./hooks.js'),
   gateway: () => import('./gateway.js'),
   launcher: () => import('./launcher.js'),
+  skills: () => import('./skills.js'),
 };
 
 const args = process.argv.slice(2);

@@ -16,3 +16,13 @@ export function loadConfigForCli(env: NodeJS.ProcessEnv): LoadedConfig {
     throw new CliError(error.code, `cannot use the config ${error.file}`, error.problems.join('; '), 'Fix it, then check with `tern config validate`.');
   }
 }
+
+/** The effective config for a command that only reads it: a version 0/1 file is migrated in memory, never rewritten. */
+export function readConfigForCli(env: NodeJS.ProcessEnv): LoadedConfig {
+  try {
+    return loadConfig({ env, rewrite: false });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new CliError(error.code, `the config ${error.file} cannot be used`, error.problems.join('; '), 'Fix it and run `tern config validate`.');
+  }
+}

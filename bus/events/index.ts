@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Correlation, Stamp } from '../envelope.js';
 import { budgetEvents } from './budget.js';
+import { evolutionEvents } from './evolution.js';
 import { hookEvents } from './hook.js';
 import { mcpEvents } from './mcp.js';
 import { messageEvents } from './message.js';
@@ -23,6 +24,7 @@ export const eventCatalogue = {
   ...systemEvents,
   ...mcpEvents,
   ...budgetEvents,
+  ...evolutionEvents,
   ...subagentEvents,
   ...hookEvents,
   ...pluginEvents,
@@ -53,6 +55,7 @@ export function isEventType(type: string): type is EventType {
 }
 
 export * from './budget.js';
+export * from './evolution.js';
 export * from './hook.js';
 export * from './mcp.js';
 export * from './message.js';

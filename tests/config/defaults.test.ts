@@ -81,10 +81,11 @@ const DEFAULTS: [string, unknown][] = [
   ['hooks', { enabled: true, defaults: { observer_timeout_ms: 500, interceptor_timeout_ms: 5000, approval_timeout_ms: 60000 }, processes: {} }],
   ['plugins', { enabled: true, entries: {} }],
   ['tools.skills.registries.clawhub', {
-    enabled: true, base_url: 'https://clawhub.ai', auth_token: '', search_path: '', skills_path: '', download_path: '',
-    timeout: 0, max_zip_size: 0, max_response_size: 0,
+    enabled: true, auth_token: '', proxy: '', timeout: 0, max_zip_size: 0, max_response_size: 0,
+    base_url: 'https://clawhub.ai', search_path: '', skills_path: '', download_path: '',
   }],
-  ['tools.skills.registries.github', { enabled: true, base_url: 'https://api.github.com', auth_token: '', proxy: '' }],
+  ['tools.skills.registries.github', { enabled: true, auth_token: '', proxy: '', timeout: 0, max_zip_size: 0, max_response_size: 0, base_url: 'https://api.github.com' }],
+  ['tools.skills.install_allowed_remotes', []],
   ['tools.skills.max_concurrent_searches', 2],
   ['tools.skills.search_cache', { max_size: 50, ttl_seconds: 300 }],
 ];

@@ -24,7 +24,8 @@ export function runCliAsync(args: string[], env: NodeJS.ProcessEnv): Promise<Cli
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    // `close`, not `exit`: the output may still be arriving when the process has exited.
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 

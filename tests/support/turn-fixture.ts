@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
 import { sessionKeyOf } from '../../actors/agent.js';
-import { Runtime } from '../../actors/runtime.js';
+import { Runtime, type AgentOptions } from '../../actors/runtime.js';
 import type { InboundMessage, SessionReply } from '../../actors/session.js';
 import type { Envelope, EventType } from '../../bus/index.js';
 import { loadConfig } from '../../store/config/index.js';
@@ -46,11 +46,11 @@ export function message(text: string, session: string): InboundMessage {
 
 export const keyOf = (session: string) => sessionKeyOf({ agent: 'main', channel: 'cli', dimensions: [['chat', `direct:${session}`]] });
 
-export async function startTurnFixture(overrides: Parameters<typeof writeConfig>[2] = {}): Promise<TurnFixture> {
+export async function startTurnFixture(overrides: Parameters<typeof writeConfig>[2] = {}, runtimeOptions: Pick<AgentOptions, 'evolutionClock'> = {}): Promise<TurnFixture> {
   const home = tempHome();
   const vendor = await startVendorServer();
   writeConfig(home.home, vendor.url, overrides);
-  const runtime = Runtime.start({ loaded: loadConfig({ env: home.env }), env: home.env, command: 'test', logError: () => {} });
+  const runtime = Runtime.start({ loaded: loadConfig({ env: home.env }), env: home.env, command: 'test', logError: () => {}, ...runtimeOptions });
   const events: Envelope[] = [];
   runtime.bus.events$.subscribe((e) => events.push(e));
   return {

@@ -52,6 +52,8 @@ function startHints(loaded: LoadedConfig): string[] {
 export async function run(context: CommandContext): Promise<number> {
   const loaded = loadConfigForCli(context.env);
   const logs = openGatewayLogs(loaded);
+  // Deprecated keys (tools.skills.github) and unknown ones are said where the gateway's user looks.
+  for (const warning of loaded.warnings) logs.gateway.warn(warning);
   const unguard = guard(logs);
   const { host, port } = loaded.config.gateway;
   let gateway: Gateway;

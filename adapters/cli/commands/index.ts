@@ -204,6 +204,31 @@ export const commands: CommandSpec[] = [
     load: () => import('./usage.js'),
   },
   {
+    name: 'skills',
+    summary: 'skills: list, search registries, install, remove, show; evolution drafts to accept or reject',
+    usage: [
+      'skills list [--json]',
+      'skills search QUERY [--limit N] [--json]',
+      'skills install REF [--version V] [--registry NAME] [--force] [--global] [--json]',
+      'skills remove NAME [--global] [--json]',
+      'skills show NAME [--json]',
+      'skills drafts [--json]',
+      'skills accept ID [--json]',
+      'skills reject ID [--json]',
+    ],
+    options: {
+      version: { type: 'string', value: 'V', description: 'install this version (ClawHub) or ref (GitHub) instead of the latest' },
+      registry: { type: 'string', value: 'NAME', description: 'the registry to install from (default: clawhub for a slug, github for owner/repo)' },
+      force: { type: 'boolean', description: 'install a skill the registry flags as suspicious, or replace a skill that came from elsewhere' },
+      global: { type: 'boolean', description: 'install into or remove from $AGENT_HOME/skills instead of the workspace skills/' },
+      limit: { type: 'string', value: 'N', description: 'at most N search results (default 10, at most 50)' },
+      json,
+    },
+    details:
+      'REF is slug[@version] from a ClawHub-style registry, or owner/repo[/path][@ref] from a GitHub-style one.\nInstalls are checked before anything lands: moderation flags, the archive size, every entry (no absolute paths, .., links or\ndevices; at most 1000 files and 100 MB unpacked) and a SKILL.md with name and description. Installing again upgrades.\nDrafts are skills evolution wrote from completed turns (evolution.mode draft or apply); accept writes one into skills/\n(in apply mode, keeping a backup of a skill it replaces). With a gateway running, the decision is handed to it.',
+    load: () => import('./skills.js'),
+  },
+  {
     name: 'plugins',
     summary: 'plugin packages: list (with their states), install, remove, enable, disable',
     usage: ['plugins list [--json]', 'plugins install NAME|FOLDER [--json]', 'plugins remove NAME [--json]', 'plugins enable NAME [--json]', 'plugins disable NAME [--json]'],

@@ -14,6 +14,7 @@ import { PicoEndpoint } from '../../launcher/pico-endpoint.js';
 import { machineCharts } from './charts.js';
 import { cronRows } from './cron-rows.js';
 import { inventoryOf } from './inventory.js';
+import { skillsHost } from './skills-host.js';
 import { askModel } from './model-test.js';
 import { webChatChannels, withWebChat } from './web-chat.js';
 
@@ -128,12 +129,15 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
     if (action) answered = serialized(action);
   });
 
+  const publish = <T extends EventType>(draft: EventDraft<T>): boolean => Boolean(runtime$.value?.bus.publish(draft));
+  const readLog = (): EventLog | undefined => runtime$.value?.log ?? readStoppedLog();
   return {
     configPath: () => configPath(env),
     logFile: () => join(agentHome(env), 'logs', 'gateway.log'),
-    log: () => runtime$.value?.log ?? readStoppedLog(),
+    log: readLog,
     events$,
-    publish: <T extends EventType>(draft: EventDraft<T>) => Boolean(runtime$.value?.bus.publish(draft)),
+    publish,
+    skills: skillsHost({ env, log: readLog, engine: () => gateway?.engine(), events$, publish, now }),
     rerun: rerunWithSeq,
     clearSession: async (started) => {
       if (!gateway) return false;
@@ -161,7 +165,7 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
     inventory: async (kind) => {
       // Cron jobs live in the workspace database, listed whether the gateway runs or not.
       if (kind === 'cron') return workspace ? cronRows(workspace, logs?.gateway) : [];
-      return gateway ? inventoryOf(await gateway.engine(), env, kind) : [];
+      return gateway ? inventoryOf(await gateway.engine(), kind) : [];
     },
     start: () => serialized('start'),
     stop: () => serialized('stop'),

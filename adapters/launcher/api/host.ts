@@ -3,6 +3,7 @@ import type { Envelope, EventDraft, EventType } from '../../../bus/index.js';
 import type { EventLog } from '../../../store/log/event-log.js';
 import type { ChartNode, GatewayStatus, Rerun } from '../../../web/src/api-shapes.js';
 import type { PicoEndpoint } from '../pico-endpoint.js';
+import type { SkillsHost } from './skills-host.js';
 
 export type { ChartNode, ChartTransition, GatewayStatus, Rerun } from '../../../web/src/api-shapes.js';
 
@@ -38,9 +39,11 @@ export interface DashboardHost {
   charts(): Record<string, ChartNode>;
   /** Restarts the gateway on the saved config and asks this model one short question. */
   testModel(modelName: string): Promise<ModelTest>;
-  /** Models, tools, skills, MCP servers, cron jobs and plugins (name, version, state, reason, path) as plain JSON, secrets masked. */
+  /** Models, tools, MCP servers, cron jobs and plugins (name, version, state, reason, path) as plain JSON, secrets masked. */
   inventory(kind: InventoryKind): Promise<unknown[]>;
+  skills: SkillsHost;
 }
 
-export const INVENTORY_KINDS = ['models', 'tools', 'skills', 'mcp', 'cron', 'plugins'] as const;
+/** `/api/skills` has routes of its own (`skills-routes.ts`). */
+export const INVENTORY_KINDS = ['models', 'tools', 'mcp', 'cron', 'plugins'] as const;
 export type InventoryKind = (typeof INVENTORY_KINDS)[number];

@@ -10,6 +10,7 @@ import { onboardingRoutes } from './onboarding-routes.js';
 import { QueryError } from './query.js';
 import { SessionIndex } from './session-index.js';
 import { sessionsRoutes } from './sessions-routes.js';
+import { skillsRoutes } from './skills-routes.js';
 import { statusRoutes } from './status-routes.js';
 import { usageRoutes } from './usage-routes.js';
 
@@ -28,6 +29,7 @@ export function dashboardRouter(host: DashboardHost, board: ActorBoard): Router 
   router.use(actorsRoutes(host, board, sessions));
   router.use(gatewayRoutes(host));
   router.use(statusRoutes(host));
+  router.use(skillsRoutes(host));
   router.use(onboardingRoutes(host));
   router.use(usageRoutes(host));
   router.use(queryErrors);

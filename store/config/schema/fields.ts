@@ -112,6 +112,13 @@ export const pattern = shared(() =>
   ),
 );
 
+const REMOTE = /^(\*|[^:\s]+(:[^\s]+)?)$/;
+
+/** Remote chats a tool may be used from: `<channel>`, `<channel>:<chat_id>`, or `*` (every remote chat). */
+export const remoteList = shared(() =>
+  list(text().check(z.regex(REMOTE, { error: (issue) => `${show(issue.input)} is not a remote (allowed: <channel>, <channel>:<chat_id>, *)` }))),
+);
+
 export const SESSION_DIMENSIONS = ['space', 'chat', 'topic', 'sender'] as const;
 
 export const sessionDimensions = shared(() => list(oneOf(SESSION_DIMENSIONS)));

@@ -7,6 +7,7 @@ import { machinesPage } from './machines.js';
 import type { Page } from './page.js';
 import { pluginsPage } from './plugins.js';
 import { sessionsPage } from './sessions.js';
+import { skillsPage } from './skills.js';
 import { inventoryPage } from './status.js';
 import { turnPage } from './turn.js';
 
@@ -25,4 +26,5 @@ export const PAGES: PageEntry[] = [
   { name: 'logs', title: 'Logs', page: logsPage },
   { name: 'status', title: 'Status', page: inventoryPage },
   { name: 'plugins', title: 'Plugins', page: pluginsPage },
+  { name: 'skills', title: 'Skills', page: skillsPage },
 ];

@@ -1,6 +1,6 @@
 import { z } from 'zod/mini';
 import { describeValue, formatPath } from '../../problems.js';
-import { bool, int, list, nonEmptyText, oneOf, pattern, text } from '../fields.js';
+import { bool, int, list, nonEmptyText, oneOf, pattern, remoteList } from '../fields.js';
 import { optional, withDefault } from '../shared.js';
 
 const ISOLATION_MODES = ['auto', 'bwrap', 'off'] as const;
@@ -56,21 +56,10 @@ export function execIsolation(exec: ExecConfig): { mode: (typeof ISOLATION_MODES
   return { mode, expose: [...byTarget.values()] };
 }
 
-const REMOTE = /^(\*|[^:\s]+(:[^\s]+)?)$/;
-
 export const cronSchema = z.object({
   enabled: withDefault(bool(), true),
   allow_command: withDefault(bool(), true),
-  command_allowed_remotes: withDefault(
-    list(
-      text().check(
-        z.regex(REMOTE, {
-          error: (issue) => `${JSON.stringify(issue.input)} is not a remote (allowed: <channel>, <channel>:<chat_id>, *)`,
-        }),
-      ),
-    ),
-    [],
-  ),
+  command_allowed_remotes: withDefault(remoteList(), []),
   /** 0 means no limit. */
   exec_timeout_minutes: withDefault(int(0), 5),
   require_approval: withDefault(bool(), false),
