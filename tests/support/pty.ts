@@ -24,7 +24,9 @@ export interface Keystrokes {
 export function ternOnTerminal(args: string[], env: NodeJS.ProcessEnv, input: Array<string | Keystrokes> = []): Promise<PtyRun> {
   const command = [process.execPath, '--import', 'tsx', 'adapters/cli/main.ts', ...args].map(quote).join(' ');
   return new Promise((resolve) => {
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: repoRoot, env: { ...env, TERM: 'xterm' } });
+    // The test runner's colour settings make Node warn on a terminal; a person's terminal has neither.
+    const { FORCE_COLOR: _force, NO_COLOR: _no, ...plain } = env;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: repoRoot, env: { ...plain, TERM: 'xterm' } });
     let raw = '';
     let typed = 0;
     let seen = 0;

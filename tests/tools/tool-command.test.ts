@@ -22,7 +22,7 @@ test('tern tool list names every enabled tool; --json gives their schemas', () =
   const h = home();
   const text = runCli(['tool', 'list'], h.env);
   assert.is(text.code, 0);
-  assert.equal(names(text.stdout), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'exec', 'web_search', 'web_fetch', 'load_image', 'cron', 'todo', 'spawn', 'spawn_status', 'subagent']);
+  assert.equal(names(text.stdout), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'exec', 'web_search', 'web_fetch', 'load_image', 'cron', 'todo', 'spawn', 'spawn_status', 'subagent', 'find_skills', 'install_skill']);
   const json = JSON.parse(runCli(['tool', 'list', '--json'], h.env).stdout) as { ok: boolean; tools: { name: string; parameters: { required?: string[] } }[] };
   assert.equal(json.tools.find((t) => t.name === 'write_file')?.parameters.required, ['path', 'content']);
   h.close();
@@ -53,7 +53,7 @@ test('tern tool follows the config: tools switched off, deny patterns, allow pat
   const outside = join(h.root, 'outside');
   mkdirSync(outside);
   writeFileSync(join(outside, 'notes.txt'), 'outside notes');
-  h.config({ tools: { exec: { enabled: false }, web: { enabled: false, fetch: { enabled: false } }, cron: { enabled: false }, todo: { enabled: false }, spawn: { enabled: false }, spawn_status: { enabled: false }, subagent: { enabled: false } } });
+  h.config({ tools: { exec: { enabled: false }, web: { enabled: false, fetch: { enabled: false } }, cron: { enabled: false }, todo: { enabled: false }, spawn: { enabled: false }, spawn_status: { enabled: false }, subagent: { enabled: false }, skills: { enabled: false } } });
   assert.equal(names(runCli(['tool', 'list'], h.env).stdout), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'load_image']);
   assert.equal(pick(runCli(['tool', 'call', 'exec', '{"command":"echo hi"}'], h.env)), [1, 'tool "exec" is not available in this turn\n']);
   h.config({ tools: { exec: { custom_deny_patterns: ['^echo\\s+forbidden'] } } });
@@ -78,7 +78,7 @@ test('tern tool masks the configured secrets in what the model would receive', (
 test('tern tool --channel: a chat channel gets the message tools (shown, not delivered) and remote rules', () => {
   const h = home();
   h.config({ channel_list: { telegram: { enabled: false } } });
-  assert.equal(names(runCli(['tool', 'list', '--channel', 'telegram'], h.env).stdout), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'exec', 'web_search', 'web_fetch', 'message', 'send_file', 'load_image', 'cron', 'todo', 'spawn', 'spawn_status', 'subagent']);
+  assert.equal(names(runCli(['tool', 'list', '--channel', 'telegram'], h.env).stdout), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'exec', 'web_search', 'web_fetch', 'message', 'send_file', 'load_image', 'cron', 'todo', 'spawn', 'spawn_status', 'subagent', 'find_skills', 'install_skill']);
   const sent = runCli(['tool', 'call', 'message', '{"content":"hello there"}', '--channel', 'telegram'], h.env);
   assert.equal([sent.code, sent.stdout, sent.stderr], [
     0,
