@@ -8,6 +8,7 @@ import { registerSkillTools } from '../adapters/tools/skills/register.js';
 import { registerSubagentTools } from '../adapters/tools/subagent/index.js';
 import type { LoadedConfig } from '../store/config/index.js';
 import type { EventLog } from '../store/log/event-log.js';
+import { KeyRotationFile } from '../store/key-rotation.js';
 import { filterSecrets } from '../adapters/tools/output/secret-filter.js';
 import { AgentActor } from './agent.js';
 import { BudgetGuard } from './budget.js';
@@ -117,7 +118,7 @@ export class Runtime {
     const { env } = options;
     const config = () => loaded.config;
     const now = options.now ?? (() => new Date());
-    const router = new ReloadableRouter(loaded.config, { report: (draft) => bus.publish(draft) });
+    const router = new ReloadableRouter(loaded.config, { report: (draft) => bus.publish(draft), rotation: new KeyRotationFile(loaded.workspace) });
     const logError = options.logError ?? ((line: string) => process.stderr.write(`${line}\n`));
     const todo = new TodoTool((draft) => bus.publish(draft));
     const entries = modelEntries(loaded.config);

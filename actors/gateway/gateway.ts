@@ -24,7 +24,9 @@ import { promptApprovals } from './approval-prompts.js';
 import { Dispatcher } from './dispatcher.js';
 import { startHealthServer, type HealthServer, type Readiness } from './health-server.js';
 import { Heartbeat } from './heartbeat.js';
+import { MediaCleanup } from './media-cleanup.js';
 import { Outbox } from './outbox.js';
+import { logToolCalls } from './tool-call-log.js';
 import { realScheduler, type Scheduler } from './scheduler.js';
 import { settledWithin } from './settled-within.js';
 import { InFlight } from '../in-flight.js';
@@ -55,8 +57,6 @@ export interface GatewayOptions {
  * recorded) by default: a send the platform never answers must not hold it (the Bot API transport allows a call 510 s).
  */
 const LEFT_WORK_MS = 10_000;
-/** Maintenance intervals (2 s config check) are stretched by `power.poll_interval_multiplier`. */
-const CONFIG_CHECK_MS = 2000;
 /**
  * How long after the last channel reports the engine and cron wait before loading. Loading them is synchronous
  * compiling; started at once, it held up the `/ready` answer that the same report made true.
@@ -102,6 +102,7 @@ export class Gateway {
   private readonly dispatcher: Dispatcher;
   private readonly outbox: Outbox;
   private readonly heartbeat: Heartbeat;
+  private readonly mediaCleanup: MediaCleanup;
   private readonly cron: CronActor;
   private readonly scheduler: Scheduler;
   /** The supervisor's own machine (`gateway`: `starting` → `running` → `draining` → `stopped`). */
@@ -112,6 +113,7 @@ export class Gateway {
   private stopping = false;
   private cronWait: Subscription | undefined;
   private readonly approvals: Subscription;
+  private readonly toolCalls: Subscription;
   private cronStarting: Promise<void> | undefined;
   private backgroundStart: ReturnType<typeof setTimeout> | undefined;
   private health: HealthServer | undefined;
@@ -141,6 +143,7 @@ export class Gateway {
       now: () => this.scheduler.now(),
     });
     this.approvals = promptApprovals(core.bus, this.outbox, (session) => this.dispatcher.deliveryFor(session), logs.gateway);
+    this.toolCalls = logToolCalls(core.bus, logs);
     this.heartbeat = new Heartbeat({
       engine: () => this.engine(),
       bus: core.bus,
@@ -150,6 +153,7 @@ export class Gateway {
       workspace: this.loaded.workspace,
       notify: (text, runId) => this.notifyLastChannel(text, runId),
     });
+    this.mediaCleanup = new MediaCleanup({ scheduler: this.scheduler, config: () => this.loaded.config, workspace: this.loaded.workspace, logger: logs.gateway });
     this.cron = new CronActor({
       workspace: this.loaded.workspace,
       bus: core.bus,
@@ -178,6 +182,7 @@ export class Gateway {
       });
       for (const [name, entry] of enabledChannels(options.loaded, options)) if (!pluginKind(name, entry, options, options.loaded.config)) gateway.startChannel(name, entry);
       gateway.heartbeat.start();
+      gateway.mediaCleanup.start();
       gateway.continueOnceReady();
       gateway.watch();
       gateway.machine.send({ type: 'STARTED' });
@@ -187,6 +192,7 @@ export class Gateway {
     } catch (error) {
       gateway.machine.send({ type: 'START_FAILED' });
       gateway.approvals.unsubscribe();
+      gateway.toolCalls.unsubscribe();
       gateway.cronWait?.unsubscribe();
       clearTimeout(gateway.backgroundStart);
       await gateway.health?.close();
@@ -233,6 +239,7 @@ export class Gateway {
     this.machine.send({ type: 'STOP' });
     this.watcher?.stop();
     this.heartbeat.stop();
+    this.mediaCleanup.stop();
     this.cronWait?.unsubscribe();
     clearTimeout(this.backgroundStart);
     // A stop never overlaps the start, which would schedule the next store poll after it.
@@ -256,6 +263,7 @@ export class Gateway {
     const left = [this.cron.settled(), this.heartbeat.settled(), this.dispatcher.settled(), this.reloads.settled()];
     const settled = await settledWithin(left, this.options.leftWorkMs ?? LEFT_WORK_MS);
     if (!settled) logs.gateway.warn('work still in flight at the stop (a send, a heartbeat or cron run) is left behind');
+    this.toolCalls.unsubscribe();
     logs.gateway.info('gateway stopped', { signal });
   }
 
@@ -334,12 +342,12 @@ export class Gateway {
 
   /** Hot reload: channels whose entry changed restart, the rest keep running; rules and heartbeat follow the new config. */
   private watch(): void {
-    const multiplier = this.loaded.config.power.poll_interval_multiplier;
+    // Every 2 s × power.poll_interval_multiplier (as reloaded), on the gateway's clock.
     this.watcher = watchConfig({
       bus: this.core.bus,
       env: this.options.env,
       path: this.loaded.path,
-      intervalMs: CONFIG_CHECK_MS * multiplier,
+      timer: this.scheduler,
       log: (line) => this.options.logs.gateway.warn(line),
       onChange: (loaded) => this.trackReload(this.reload(this.options.adjustConfig?.(loaded) ?? loaded)),
     });
@@ -368,6 +376,7 @@ export class Gateway {
       if (entry && runs(entry, this.options)) this.startChannel(name, entry);
     }
     if (changed.some((p) => p.startsWith('heartbeat') || p.startsWith('power'))) this.heartbeat.start();
+    if (changed.some((p) => p.startsWith('tools.media_cleanup') || p.startsWith('power'))) this.mediaCleanup.start();
     this.options.logs.gateway.info('config reloaded', { changed: changed.join(',') });
   }
 

@@ -16,6 +16,9 @@ export const HEARTBEAT_OK = 'HEARTBEAT_OK';
 export type HeartbeatSkip = 'disabled' | 'no_tasks' | 'busy' | 'stopped';
 export type HeartbeatOutcome = { kind: 'ran'; reply: string; delivered: boolean } | { kind: 'skipped'; reason: HeartbeatSkip };
 
+/** The heartbeat's own chat, on channel `system`: its turns (and what they log) are told apart by it. */
+export const HEARTBEAT_CHAT = 'direct:heartbeat';
+
 /** Minutes between heartbeats: low power uses its own interval unless the normal one is larger. */
 export function heartbeatMinutes(config: Config): number {
   const normal = config.heartbeat.interval;
@@ -127,8 +130,8 @@ export class Heartbeat {
     this.machine.send({ type: 'TICK' });
     const runId = `heartbeat_${++this.runs}_${this.deps.scheduler.now()}`;
     try {
-      const key = sessionKeyOf({ agent: agent.id, channel: 'system', dimensions: [['chat', 'direct:heartbeat']] });
-      const reply = await agent.handle(key, { channel: 'system', account: 'default', chat: 'direct:heartbeat', sender: 'heartbeat', messageId: runId, text: prompt(tasks), remote: false });
+      const key = sessionKeyOf({ agent: agent.id, channel: 'system', dimensions: [['chat', HEARTBEAT_CHAT]] });
+      const reply = await agent.handle(key, { channel: 'system', account: 'default', chat: HEARTBEAT_CHAT, sender: 'heartbeat', messageId: runId, text: prompt(tasks), remote: false });
       const text = reply.kind === 'none' ? '' : reply.text.trim();
       // A turn the stop cut off sends nothing: its channels are stopping.
       const quiet = text === '' || text === HEARTBEAT_OK || this.stopped;

@@ -13,6 +13,8 @@ export interface TelegramOptions {
   pollTimeoutSeconds?: number;
   /** A poll that answers later than its timeout plus this is a stalled connection. */
   stallGraceMs?: number;
+  /** Where the stall check's timer runs (the gateway's clock); a plain timer by default. */
+  timer?: { after(ms: number, run: () => void): { cancel(): void } };
   /** Pause after an empty answer that came back early (servers that do not hold long polls). */
   idlePauseMs?: number;
   /** `settings.proxy`: every Bot API call and file download goes through it; absent, the environment's proxy. */
@@ -36,6 +38,11 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     const timer = setTimeout(wake, ms);
     signal.addEventListener('abort', wake, { once: true });
   });
+
+function plainTimer(ms: number, run: () => void): { cancel(): void } {
+  const timer = setTimeout(run, ms);
+  return { cancel: () => clearTimeout(timer) };
+}
 
 function asChannelError(error: unknown): ChannelError {
   if (error instanceof ChannelError) return error;
@@ -135,13 +142,18 @@ export class TelegramChannel implements Channel {
     const cancel = (): void => call.abort();
     signal.addEventListener('abort', cancel, { once: true });
     let stalled = false;
-    const watchdog = setTimeout(() => { stalled = true; call.abort(); }, timeout * 1000 + (this.options.stallGraceMs ?? 15_000));
+    const watch = (): void => {
+      stalled = true;
+      call.abort();
+    };
+    const graceMs = timeout * 1000 + (this.options.stallGraceMs ?? 10_000);
+    const watchdog = this.options.timer ? this.options.timer.after(graceMs, watch) : plainTimer(graceMs, watch);
     try {
       return await this.api.getUpdates({ timeout, ...(offset !== undefined ? { offset } : {}) }, apiSignal(call.signal));
     } catch (error) {
       throw stalled ? new ChannelError('stalled', `getUpdates gave no answer within ${timeout} s`) : error;
     } finally {
-      clearTimeout(watchdog);
+      watchdog.cancel();
       signal.removeEventListener('abort', cancel);
     }
   }

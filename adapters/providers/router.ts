@@ -3,7 +3,7 @@ import { createProviderClient } from './client.js';
 import { ProviderConfigError, ProviderError } from './errors.js';
 import { maskKey } from './mask-key.js';
 import type { ModelEntry } from './model-entry.js';
-import { Cooldowns, Pool, type Candidate, type Picked } from './pool.js';
+import { Cooldowns, Pool, type Candidate, type Picked, type RotationStore } from './pool.js';
 import type { CallOptions, ChatRequest, ProtocolFamily, ProviderClient } from './provider.js';
 import { resolveModelEntry, type ResolvedEntry } from './resolve.js';
 import { ToolTagFilter } from './tool-tag-filter.js';
@@ -23,6 +23,8 @@ export interface ModelRouterOptions {
    * back-off together. Past it the request fails as `timeout`, so a dead model server is reported in this time.
    */
   budgetMs?: number;
+  /** Where each pool's rotation is kept between processes; without it, in memory only. */
+  rotation?: RotationStore;
 }
 
 export const DEFAULT_BUDGET_MS = 150_000;
@@ -72,13 +74,13 @@ function tagged(error: ProviderError, candidate: Candidate): ProviderError {
   return error.from(entry.modelName, candidate.keyIndex, message);
 }
 
-function buildPools(resolved: ResolvedEntry[], cooldowns: Cooldowns): Map<string, Pool> {
+function buildPools(resolved: ResolvedEntry[], cooldowns: Cooldowns, rotation: RotationStore | undefined): Map<string, Pool> {
   const members = new Map<string, Array<{ entry: ResolvedEntry; entryIndex: number }>>();
   resolved.forEach((entry, entryIndex) => {
     if (!entry.enabled) return;
     members.set(entry.modelName, [...(members.get(entry.modelName) ?? []), { entry, entryIndex }]);
   });
-  return new Map([...members].map(([name, list]) => [name, new Pool(list, cooldowns)]));
+  return new Map([...members].map(([name, list]) => [name, new Pool(name, list, cooldowns, rotation)]));
 }
 
 /**
@@ -154,7 +156,7 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
   const cooldownMs = options.cooldownMs ?? 30_000;
   const baseDelayMs = options.baseDelayMs ?? 500;
   const cooldowns = new Cooldowns(now);
-  const pools = buildPools(resolved, cooldowns);
+  const pools = buildPools(resolved, cooldowns, options.rotation);
   const report = options.report ?? (() => undefined);
   // A client is only its URL and headers: one per entry and key, made on first use, serves every call.
   const clients = resolved.map((): ProviderClient[] => []);

@@ -6,15 +6,30 @@ import { ConfigError } from './errors.js';
 import { loadConfig, type LoadedConfig } from './load.js';
 import type { Config } from './schema/index.js';
 
-/** The config-file check runs every 2 s, times `power.poll_interval_multiplier`. */
+/** The config-file check runs every 2 s, times `power.poll_interval_multiplier` (as it is after the last reload). */
 export const CONFIG_POLL_MS = 2000;
+
+/** Timers behind an interface, so a host with a clock of its own (the gateway's scheduler) runs the checks on it. */
+export interface WatchTimer {
+  after(ms: number, run: () => void): { cancel(): void };
+}
+
+/** Without a host's timer: a plain one, which keeps the process alive until `stop()`. */
+const ownTimer: WatchTimer = {
+  after: (ms, run) => {
+    const timer = setTimeout(run, ms);
+    return { cancel: () => clearTimeout(timer) };
+  },
+};
 
 export interface WatchOptions {
   bus: Bus;
   /** The config file; by default the one `loadConfig` reads for `env`. */
   path?: string;
   env?: NodeJS.ProcessEnv;
+  /** A fixed interval between checks; by default 2 s × the current `power.poll_interval_multiplier`. */
   intervalMs?: number;
+  timer?: WatchTimer;
   onChange(loaded: LoadedConfig): void;
   /** Where a rejected edit is explained; stderr by default. */
   log?: (line: string) => void;
@@ -56,7 +71,8 @@ function unusable(config: FileState, credentials: FileState, paths: string[], fr
  * Hot reload: when the config or credentials file changes, a valid edit publishes `config.reloaded` with the
  * changed paths and calls `onChange`; an invalid one, a config file that disappeared and a file that cannot be
  * read publish `config.rejected`, log why, and the running config stays. Content is compared rather than mtime,
- * so two edits within one clock tick are both seen. The timer keeps the process alive until `stop()`.
+ * so two edits within one clock tick are both seen. Each check schedules the next, so a reloaded
+ * `power.poll_interval_multiplier` sets the pause after the check that applied it.
  */
 export function watchConfig(options: WatchOptions): { stop(): void } {
   const env = options.env ?? process.env;
@@ -94,6 +110,20 @@ export function watchConfig(options: WatchOptions): { stop(): void } {
     }
   };
 
-  const timer = setInterval(check, options.intervalMs ?? CONFIG_POLL_MS * initial.config.power.poll_interval_multiplier);
-  return { stop: () => clearInterval(timer) };
+  const timer = options.timer ?? ownTimer;
+  let next: { cancel(): void } | undefined;
+  let stopped = false;
+  const schedule = (): void => {
+    next = timer.after(options.intervalMs ?? CONFIG_POLL_MS * current.power.poll_interval_multiplier, () => {
+      check();
+      if (!stopped) schedule();
+    });
+  };
+  schedule();
+  return {
+    stop: () => {
+      stopped = true;
+      next?.cancel();
+    },
+  };
 }

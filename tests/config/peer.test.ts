@@ -30,6 +30,8 @@ test('a peer-runtime config loads: aliases map, unknown keys become warnings', (
   assert.is(config.channel_list.telegram!.settings.proxy, 'socks5://p');
   assert.equal(notes, ["version 3 is the peer runtime's format: read as version 2, known aliases mapped, unknown keys ignored"]);
   assert.equal(config.hooks.defaults, { observer_timeout_ms: 500, interceptor_timeout_ms: 3000, approval_timeout_ms: 60000 });
+  // The peer's media cleanup block is Tern's too.
+  assert.equal(config.tools.media_cleanup, { enabled: true, max_age_minutes: 10080, interval_minutes: 30 });
   assert.equal(warnings, [
     'unknown key agents.defaults.max_tokens (ignored)',
     'unknown key model_list[0].rpm (ignored)',
@@ -37,7 +39,6 @@ test('a peer-runtime config loads: aliases map, unknown keys become warnings', (
     'unknown key devices (ignored)',
     'unknown key voice (ignored)',
     'unknown key events (ignored)',
-    'unknown key tools.media_cleanup (ignored)',
   ]);
   h.remove();
 });

@@ -75,6 +75,8 @@ export function runCommand(launch: Launch, timeoutMs: number, maxBytes: number, 
       if (settled) return;
       settled = true;
       cleanUp();
+      // A child still forking or exec'ing at the first sweep (a loaded machine) is marked by now: sweep again.
+      if (!launch.contained) killMarked(launch.marker);
       child.stdout.destroy();
       child.stderr.destroy();
       const base = { output: capture.text(), truncated: capture.truncated };

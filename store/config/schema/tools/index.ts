@@ -37,6 +37,14 @@ export const toolsSchema = z.object({
     {},
   ),
   message: z.prefault(z.object({ enabled: withDefault(bool(), true), media_enabled: withDefault(bool(), false), require_approval: withDefault(bool(), false) }), {}),
+  /**
+   * The gateway's removal of files users sent (`<workspace>/media/inbound/`), in the peer runtime's shape: files older
+   * than `max_age_minutes` (default 7 days) go every `interval_minutes` × `power.poll_interval_multiplier`.
+   */
+  media_cleanup: z.prefault(
+    z.object({ enabled: withDefault(bool(), true), max_age_minutes: withDefault(int(1), 7 * 24 * 60), interval_minutes: withDefault(int(1), 30) }),
+    {},
+  ),
   write_file: approvalOnly,
   edit_file: approvalOnly,
   append_file: approvalOnly,
