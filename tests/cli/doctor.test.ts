@@ -1,6 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { nodeCheck } from '../../adapters/cli/doctor/host-checks.js';
 import { runCliAsync } from '../support/cli.js';
@@ -9,7 +8,7 @@ import { freePort } from '../support/mcp-servers.js';
 import { TelegramEmulator } from '../support/telegram-emulator.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 import { completion } from '../support/vendor-chat-completions.js';
-import { startVendorServer, type VendorServer } from '../support/vendor-server.js';
+import { homeAndVendorSuite } from '../support/vendor-suite.js';
 
 const tern = runCliAsync;
 
@@ -24,15 +23,8 @@ async function doctor(home: TempHome, ...flags: string[]): Promise<{ code: numbe
 
 const write = (home: TempHome, config: Record<string, unknown>) => writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, ...config }), { mode: 0o600 });
 
-const test = suite<{ home: TempHome; vendor: VendorServer }>('tern doctor');
-test.before.each(async (ctx) => {
-  ctx.home = tempHome();
+const test = homeAndVendorSuite('tern doctor', async (ctx) => {
   mkdirSync(ctx.home.home, { recursive: true, mode: 0o700 });
-  ctx.vendor = await startVendorServer();
-});
-test.after.each(async (ctx) => {
-  await ctx.vendor.close();
-  ctx.home.remove();
 });
 
 test('Node 20 or newer is needed', () => {

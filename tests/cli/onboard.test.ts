@@ -1,27 +1,19 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse as parseYaml } from 'yaml';
 import { runCliAsync } from '../support/cli.js';
 import { screenLines, ternOnTerminal } from '../support/pty.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 import { completion } from '../support/vendor-chat-completions.js';
-import { startVendorServer, type VendorServer } from '../support/vendor-server.js';
+import { homeAndVendorSuite } from '../support/vendor-suite.js';
 
 const tern = runCliAsync;
 
 const KEY = 'sk-onboard-test-key-000000000001';
 
-const test = suite<{ home: TempHome; vendor: VendorServer }>('tern onboard');
-test.before.each(async (ctx) => {
-  ctx.home = tempHome();
+const test = homeAndVendorSuite('tern onboard', async (ctx) => {
   mkdirSync(ctx.home.home, { recursive: true });
-  ctx.vendor = await startVendorServer();
-});
-test.after.each(async (ctx) => {
-  await ctx.vendor.close();
-  ctx.home.remove();
 });
 
 const read = (home: TempHome, file: string) => readFileSync(join(home.home, file), 'utf8');

@@ -1,24 +1,17 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { screenLines, ternOnTerminal } from '../support/pty.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 import { writeConfig } from '../support/turn-fixture.js';
 import { completion, completionStreamText, sse } from '../support/vendor-chat-completions.js';
-import { startVendorServer, type VendorServer } from '../support/vendor-server.js';
+import { homeAndVendorSuite } from '../support/vendor-suite.js';
+import type { VendorServer } from '../support/vendor-server.js';
 import { runCliAsync } from '../support/cli.js';
 
-const test = suite<{ home: TempHome; vendor: VendorServer }>('tern agent shows what the turn does');
-test.before.each(async (ctx) => {
-  ctx.home = tempHome();
-  ctx.vendor = await startVendorServer();
+const test = homeAndVendorSuite('tern agent shows what the turn does', async (ctx) => {
   writeConfig(ctx.home.home, ctx.vendor.url);
   writeFileSync(join(ctx.home.home, 'notes.txt'), 'unused');
-});
-test.after.each(async (ctx) => {
-  await ctx.vendor.close();
-  ctx.home.remove();
 });
 
 /** A turn that reads a file (saying so first), then answers. */

@@ -1,13 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sessionIdOf } from '../../bus/index.js';
 import { runCliAsync } from '../support/cli.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 import { writeConfig } from '../support/turn-fixture.js';
 import { completion } from '../support/vendor-chat-completions.js';
-import { startVendorServer, type VendorServer } from '../support/vendor-server.js';
+import { homeAndVendorSuite } from '../support/vendor-suite.js';
 
 const tern = runCliAsync;
 
@@ -16,18 +15,11 @@ const ID = sessionIdOf(KEY);
 
 const sessionsIn = (stdout: string): string[] => [...new Set(stdout.trim().split('\n').map((line) => (JSON.parse(line) as { session?: string }).session))].filter((s) => s !== undefined);
 
-const test = suite<{ home: TempHome; vendor: VendorServer }>('sessions by the key users type');
-test.before.each(async (ctx) => {
-  ctx.home = tempHome();
-  ctx.vendor = await startVendorServer();
+const test = homeAndVendorSuite('sessions by the key users type', async (ctx) => {
   writeConfig(ctx.home.home, ctx.vendor.url, { defaults: {} });
   ctx.vendor.reply(completion({ content: 'one' }), completion({ content: 'two' }), completion({ content: 'three' }));
   assert.is((await tern(['agent', '-m', 'hi', '--session', 'tooltest'], ctx.home.env)).code, 0);
   assert.is((await tern(['agent', '-m', 'hi', '--session', 'other'], ctx.home.env)).code, 0);
-});
-test.after.each(async (ctx) => {
-  await ctx.vendor.close();
-  ctx.home.remove();
 });
 
 test('--session takes the key given to tern agent, the full key, the id and a unique prefix of it', async ({ home }) => {

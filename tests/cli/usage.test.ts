@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sessionIdOf } from '../../bus/index.js';
 import { EventLog } from '../../store/log/event-log.js';
@@ -8,7 +7,8 @@ import { builtInPrice, costOf } from '../../store/usage/prices.js';
 import { runCliAsync } from '../support/cli.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 import { completion } from '../support/vendor-chat-completions.js';
-import { startVendorServer, type VendorServer } from '../support/vendor-server.js';
+import { homeAndVendorSuite } from '../support/vendor-suite.js';
+import type { VendorServer } from '../support/vendor-server.js';
 
 /** Runs the CLI without blocking this process, which serves the loopback model meanwhile. Days are UTC days here. */
 const tern = (args: string[], env: NodeJS.ProcessEnv) => runCliAsync(args, { ...env, TZ: 'UTC' });
@@ -32,15 +32,7 @@ function configure(home: TempHome, vendor: VendorServer, extra: { defaults?: Rec
   }));
 }
 
-const test = suite<{ home: TempHome; vendor: VendorServer }>('cost you can see and cap');
-test.before.each(async (ctx) => {
-  ctx.home = tempHome();
-  ctx.vendor = await startVendorServer();
-});
-test.after.each(async (ctx) => {
-  await ctx.vendor.close();
-  ctx.home.remove();
-});
+const test = homeAndVendorSuite('cost you can see and cap');
 
 test('every answer\'s usage is recorded, cached and reasoning tokens included', async ({ home, vendor }) => {
   configure(home, vendor);
