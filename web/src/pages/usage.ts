@@ -80,7 +80,7 @@ function rowTip(title: string, row: UsageRowView): Child[] {
 function charts(series: UsageReport, range: Range): HTMLElement[] {
   const rows = new Map(series.rows.map((r) => [r.key, r]));
   const buckets = bucketsOf(range, new Date(), series.rows).map((key) => rows.get(key) ?? empty(key));
-  const title = (row: UsageRowView): string => (range.by === 'hour' ? `${dayLabel(row.key)}, ${row.key.slice(11)}–${pad((Number(row.key.slice(11, 13)) + 1) % 24)}:00` : `${dayLabel(row.key)} ${row.key.slice(0, 4)}`);
+  const title = (row: UsageRowView): string => (range.by === 'hour' ? `${dayLabel(row.key)}, ${row.key.slice(11)}–${pad((Number(row.key.slice(11, 13)) + 1) % 24)}:00` : `${dayLabel(row.key)}, ${row.key.slice(0, 4)}`);
   const column = (row: UsageRowView, segments: Column['segments'], mark?: string): Column =>
     ({ key: row.key, label: bucketLabel(row.key, range.by), segments, ...(mark ? { mark } : {}), tip: () => rowTip(title(row), row) });
   const per = range.by === 'hour' ? 'hour' : 'day';
@@ -98,7 +98,7 @@ function charts(series: UsageReport, range: Range): HTMLElement[] {
     h('h2', {}, `Cost per ${per}`),
     barChart({
       id: 'usage-cost', title: `cost per ${per} in US dollars`, least: 0, axis: (usd) => (usd === 0 ? '$0' : money(usd)),
-      series: [['cost', 'cost (US dollars)'], ['unknown', '? answers of a model without a price']],
+      series: [['cost', 'cost (US dollars)'], ['unknown', 'answers of a model without a price']],
       columns: buckets.map((row) => column(row, [{ series: 'cost', value: row.cost_usd }], row.unpriced_calls > 0 ? '?' : undefined)),
     }),
   ];
@@ -160,18 +160,17 @@ function view(range: Range, series: UsageReport, models: UsageReport, agents: Us
   const unpriced = series.unpriced_models.length > 0;
   return [
     facts,
-    unpriced ? h('p', { class: 'banner warn', id: 'usage-unpriced' },
+    unpriced ? h('div', { class: 'banner warn', id: 'usage-unpriced' }, h('p', {},
       `No price for ${series.unpriced_models.join(', ')}: answers of ${series.unpriced_models.length === 1 ? 'this model count' : 'these models count'} in tokens, their cost is unknown (?), not $0. Set `,
-      h('code', {}, 'model_list[].pricing {"input", "output", "cached_input"}'), ' in US dollars per million tokens.') : null,
+      h('code', {}, 'model_list[].pricing {"input", "output", "cached_input"}'), ' in US dollars per million tokens.')) : null,
     budgetsCard(series.budgets, unpriced),
     ...(total.calls === 0
       ? [h('section', { class: 'card empty', id: 'usage-empty' }, h('h2', {}, 'No usage yet'),
         h('p', { class: 'muted' }, `No model answered in ${range.label.toLowerCase()}. Every answer's tokens are recorded; they show here after the agents' next replies.`))]
       : [
         ...charts(series, range),
-        h('div', { class: 'columns-2' },
-          h('section', {}, h('h2', {}, 'By model'), breakdown('usage-by-model', 'model', models)),
-          h('section', {}, h('h2', {}, 'By agent'), breakdown('usage-by-agent', 'agent', agents))),
+        h('h2', {}, 'By model'), breakdown('usage-by-model', 'model', models),
+        h('h2', {}, 'By agent'), breakdown('usage-by-agent', 'agent', agents),
       ]),
   ];
 }
