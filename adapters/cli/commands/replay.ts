@@ -32,8 +32,11 @@ function describe(e: Envelope, chunks: Map<number, string>): string {
     }
     case 'tool.requested':
       return `${e.data.name} ${JSON.stringify(e.data.arguments)}`;
-    case 'tool.completed':
-      return `${e.data.name} ${e.data.ok ? 'ok' : 'failed'}: ${clip(e.data.content)}`;
+    case 'tool.completed': {
+      const images = e.data.images ?? [];
+      const shown = images.length > 0 ? ` (+ ${images.map((i) => `${i.mime} image, ${Buffer.byteLength(i.data, 'base64')} bytes`).join('; ')}, shown to the model)` : '';
+      return `${e.data.name} ${e.data.ok ? 'ok' : 'failed'}: ${clip(e.data.content)}${shown}`;
+    }
     case 'turn.completed':
     case 'turn.stopped':
     case 'turn.failed':
