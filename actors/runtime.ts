@@ -11,6 +11,7 @@ import type { EventLog } from '../store/log/event-log.js';
 import { KeyRotationFile } from '../store/key-rotation.js';
 import { filterSecrets } from '../adapters/tools/output/secret-filter.js';
 import { AgentActor } from './agent.js';
+import { BudgetGuard } from './budget.js';
 import { EvolutionActor } from './evolution/evolution-actor.js';
 import { realScheduler, type Scheduler } from './gateway/scheduler.js';
 import { HookEngine } from './hooks/engine.js';
@@ -157,6 +158,7 @@ export class Runtime {
       subagents,
       hooks,
       plugins,
+      budget: new BudgetGuard(log, bus, config, now),
       ...(mcp ? { mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl } } : {}),
       ...(transcriptionEntry
         ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }

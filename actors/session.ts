@@ -2,7 +2,6 @@ import { createActor, type Actor } from 'xstate';
 import { draftOf, type Bus, type Correlation } from '../bus/index.js';
 import type { PluginCommand } from '../adapters/plugins/api.js';
 import type { ModelRouter } from '../adapters/providers/router.js';
-import type { ToolSpec } from '../adapters/providers/provider.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { TaskView } from '../adapters/tools/subagent/index.js';
 import { listMcpText, showMcpText, type McpManager } from '../adapters/mcp/index.js';
@@ -14,6 +13,7 @@ import { emptyHistory, foldHistory, HISTORY_TYPES, type SessionHistory } from '.
 import type { EventLog } from '../store/log/event-log.js';
 import type { SkillInfo } from '../store/skills.js';
 import type { AgentDoc } from '../store/workspace.js';
+import type { BudgetGuard } from './budget.js';
 import { HELP_TEXT, parseChatCommand, type ParsedCommand } from './chat-commands.js';
 import type { HookEngine } from './hooks/engine.js';
 import type { PluginHost } from './plugins/plugin-host.js';
@@ -23,6 +23,7 @@ import { MachineActor } from './machine-actor.js';
 import { profileAllows, type PromptBuilder } from './prompt-builder.js';
 import type { TodoTool } from './todo-tool.js';
 import { isLong, summarizeIfLong } from './summarizer.js';
+import { turnToolbox } from './toolbox.js';
 import { runTurn, type Toolbox, type TurnHandle, type TurnSettings } from './turn-runner.js';
 import type { ModelChoice } from './wiring/agent-model.js';
 import { withFallbacks } from './wiring/model-fallbacks.js';
@@ -30,17 +31,6 @@ import { withFallbacks } from './wiring/model-fallbacks.js';
 const MESSAGE = { type: 'MESSAGE' } as const;
 
 type TurnProfile = Config['agents']['defaults']['turn_profile'];
-
-function specsFor(tools: ToolRegistry, names: readonly string[]): ToolSpec[] {
-  const wanted = new Set(names);
-  return tools.specs().filter((s) => wanted.has(s.name));
-}
-
-/** Tool specs are computed on the first model call that needs them, once per toolbox. */
-function toolboxOf(registry: ToolRegistry, names: string[]): Toolbox {
-  let specs: ToolSpec[] | undefined;
-  return { registry, names, specs: () => (specs ??= specsFor(registry, names)) };
-}
 
 /** A message from a channel, already routed to an agent and a session. */
 export interface InboundMessage {
@@ -111,6 +101,8 @@ export interface AgentServices {
   mcp?: { manager: McpManager; ttl: number };
   /** Speech to text with the configured transcription model; absent when none is configured. */
   transcribe?: (path: string, mime: string) => Promise<{ text: string; modelName: string }>;
+  /** Spending limits, checked before each turn starts. */
+  budget?: BudgetGuard;
 }
 
 /**
@@ -176,12 +168,17 @@ export class SessionActor {
     const profile = services.config().agents.defaults.turn_profile;
     const mcp = services.mcp;
     if (!mcp || !discovery) return this.fixedToolbox(own, profile);
-    const extra = [
-      ...mcp.manager.tools(servers, unlockedTools(discovery.getSnapshot().context)),
-      ...mcp.manager.searchTools(servers, (tools) => discovery.send({ type: 'FOUND', tools })),
-    ];
-    const names = [...own, ...extra.map((t) => t.name)].filter((name) => profileAllows(profile, 'tools', name));
-    return toolboxOf(extra.length > 0 ? services.tools.overlay(extra) : services.tools, names);
+    return turnToolbox({
+      registry: services.tools,
+      own,
+      profile,
+      mcp: {
+        manager: mcp.manager,
+        servers,
+        unlocked: unlockedTools(discovery.getSnapshot().context),
+        found: (tools) => discovery.send({ type: 'FOUND', tools }),
+      },
+    });
   }
 
   /**
@@ -191,9 +188,15 @@ export class SessionActor {
   private fixedToolbox(own: readonly string[], profile: TurnProfile | undefined): Toolbox {
     const last = this.lastToolbox;
     if (last?.own === own && last.profile === profile) return last.box;
-    const box = toolboxOf(this.services.tools, own.filter((name) => profileAllows(profile, 'tools', name)));
+    const box = turnToolbox({ registry: this.services.tools, own, profile });
     this.lastToolbox = { own, profile, box };
     return box;
+  }
+
+  /** The tools the next turn of this session would have, as it would compute them (`tern tool`). */
+  nextToolbox(): Toolbox {
+    const doc = this.services.agentDoc();
+    return this.toolbox(this.services.toolNames(doc), doc.frontmatter.mcpServers);
   }
 
   /** Control messages skip the queue; everything else waits for the turn before it. */
@@ -444,6 +447,10 @@ export class SessionActor {
     const message = audio.length > 0 && transcribe ? await this.withTranscripts(received, audio, transcribe) : received;
     const { bus } = this.services;
     const services = this.services;
+    // Budget: the one check before a turn starts. A spent budget answers without a turn (and without a model call).
+    const judging = services.budget?.check(services.agent, this.correlation);
+    const budget = judging && (await judging);
+    if (budget?.kind === 'stop') return { kind: 'command', text: budget.text };
     const skill = this.skillFor(forced);
     const id = newTurnId();
     const doc = services.agentDoc();
@@ -504,7 +511,9 @@ export class SessionActor {
       this.discovery?.send({ type: 'TURN_ENDED' });
       if (ending?.type === 'turn.failed' && ending.data.code === 'hook_hard_abort') this.dropThrough = this.received;
       if (ending) this.history = foldHistory(this.history, ending);
-      return { kind: 'turn', turn: id, outcome: output.outcome, text: output.reply };
+      // At 80% of a budget the reply says so once (the turn's recorded reply stays the model's own).
+      const text = budget?.kind === 'go' && budget.notice ? `${output.reply}\n\n${budget.notice}` : output.reply;
+      return { kind: 'turn', turn: id, outcome: output.outcome, text };
     } finally {
       this.running = undefined;
       unhook?.();
