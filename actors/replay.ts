@@ -73,7 +73,8 @@ export async function rerunTurn(events: Envelope[], machine = turnMachine): Prom
   });
   const recordedResult = async (call: ToolCall): Promise<ToolOutcome> => {
     const result = results.get(call.id);
-    return result ? { ok: result.ok, content: result.content } : outOfAnswers<ToolOutcome>(`result for tool call ${call.id}`);
+    if (!result) return outOfAnswers<ToolOutcome>(`result for tool call ${call.id}`);
+    return result.images ? { ok: result.ok, content: result.content, images: result.images } : { ok: result.ok, content: result.content };
   };
   const effects = createActor(turnEffects({
     buildPrompt: () => prompt.data,
@@ -81,8 +82,8 @@ export async function rerunTurn(events: Envelope[], machine = turnMachine): Prom
     callModel: (call, signal) =>
       hooks.callModel(call.iteration, { model: settings.model_name, system: call.system, messages: call.messages, tools: prompt.data.tools }, signal, async () => answers.shift() ?? outOfAnswers<ChatResponse>('further model answer')),
     runTool: async (call, signal) => {
-      const { ok, content } = await hooks.runTool(call, signal, recordedResult);
-      return { ok, content };
+      const { ok, content, images } = await hooks.runTool(call, signal, recordedResult);
+      return images ? { ok, content, images } : { ok, content };
     },
   })).start();
   const replay = machine.provide({ actions: { record: (_, record: TurnRecord) => actual.push({ type: record.type, data: record.data }) } });

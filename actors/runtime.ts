@@ -136,7 +136,7 @@ export class Runtime {
       addTools: (registry, workspace) => {
         const tools = loaded.config.tools;
         if (tools.todo.enabled) registry.register(todo);
-        if (imageEntry) registry.register(imageGenerateTool(imageEntry, workspace));
+        if (imageEntry) registry.register(imageGenerateTool(imageEntry, workspace, options.send));
         registerSubagentTools(registry, subagents, { spawn: tools.spawn.enabled, spawn_status: tools.spawn_status.enabled, subagent: tools.subagent.enabled });
         registerSkillTools(registry, tools.skills, { workspace, home: loaded.home });
       },

@@ -502,6 +502,7 @@ export class SessionActor {
         workspace: services.workspace,
       },
       hooks: hooks || undefined,
+      preferNativeSearch: services.config().tools.web.enabled && services.config().tools.web.prefer_native,
     });
     this.running = handle;
     const unhook = cancel && this.abortOn(cancel, handle);

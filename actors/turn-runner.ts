@@ -1,10 +1,11 @@
 import { createActor, fromCallback, type Actor, type AnyActorRef } from 'xstate';
 import { draftOf, type Bus, type Correlation, type Envelope, type EventData, type ToolCall } from '../bus/index.js';
+import { WEB_SEARCH_TOOL } from '../adapters/providers/native-search.js';
 import type { ToolSpec } from '../adapters/providers/provider.js';
 import type { ModelRouter, RouterCallOptions } from '../adapters/providers/router.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { ToolContext } from '../adapters/tools/tool.js';
-import { turnMachine, type BuiltPrompt, type TurnEffects, type TurnEvent, type TurnOutput } from '../machines/turn.js';
+import { turnMachine, type BuiltPrompt, type ToolOutcome, type TurnEffects, type TurnEvent, type TurnOutput } from '../machines/turn.js';
 import type { RunOutcome, TurnHooks } from './hooks/turn-hooks.js';
 import { loopChecker, type LoopChecker } from './loop-checker.js';
 import { stateName } from './machine-state.js';
@@ -31,6 +32,8 @@ export interface TurnPorts {
   toolContext: Omit<ToolContext, 'signal' | 'turn'>;
   /** The hook pipeline around model and tool calls; absent when no hook intercepts and no tool needs approval. */
   hooks?: TurnHooks;
+  /** `tools.web.prefer_native`: while `web_search` is offered, a model with a search of its own searches with it. */
+  preferNativeSearch?: boolean;
 }
 
 export interface TurnHandle {
@@ -51,8 +54,13 @@ const hostOf = (turn: object): HostedTurn => hosted.get(turn)!;
 /** A tool's outcome for the hooks, which must know a sandbox refusal to leave it alone. */
 async function executeNotingRefusal(registry: ToolRegistry, call: ToolCall, context: ToolContext): Promise<RunOutcome> {
   let refused = false;
-  const { ok, content } = await registry.execute(call.name, call.arguments, context, () => (refused = true));
-  return { ok, content, refused };
+  const result = await registry.execute(call.name, call.arguments, context, () => (refused = true));
+  return { ...outcomeOf(result), refused };
+}
+
+/** What the turn keeps of a tool's result: its text, and the images the model is shown. */
+function outcomeOf(result: Pick<RunOutcome, 'ok' | 'content' | 'images'>): ToolOutcome {
+  return result.ok && result.images?.length ? { ok: true, content: result.content, images: result.images } : { ok: result.ok, content: result.content };
 }
 
 /** The real work of every turn, each found through the turn that asks for it. */
@@ -65,12 +73,14 @@ const hostWork: TurnWork = {
   },
   callModel: (call, signal, turn) => {
     const host = hostOf(turn);
-    const { router, toolbox, hooks } = host.ports;
-    if (!hooks) return router.chat(host.settings.model_name, { system: call.system, messages: call.messages, tools: toolbox().specs() }, host.callOptions(signal));
+    const { router, toolbox, hooks, preferNativeSearch } = host.ports;
+    const box = toolbox();
+    const nativeSearch = preferNativeSearch === true && box.names.includes(WEB_SEARCH_TOOL);
+    if (!hooks) return router.chat(host.settings.model_name, { system: call.system, messages: call.messages, tools: box.specs(), nativeSearch }, host.callOptions(signal));
     // Hooks may change the request (not the tools offered) and the answer.
-    const request = { model: host.settings.model_name, system: call.system, messages: call.messages, tools: toolbox().names };
+    const request = { model: host.settings.model_name, system: call.system, messages: call.messages, tools: box.names };
     return hooks.callModel(call.iteration, request, signal, (changed) =>
-      router.chat(changed.model, { system: changed.system, messages: changed.messages, tools: toolbox().specs() }, host.callOptions(signal)));
+      router.chat(changed.model, { system: changed.system, messages: changed.messages, tools: box.specs(), nativeSearch }, host.callOptions(signal)));
   },
   runTool: async (call, signal, turn) => {
     const { ports, keys } = hostOf(turn);
@@ -82,7 +92,7 @@ const hostWork: TurnWork = {
     const result = ports.hooks
       ? await ports.hooks.runTool(call, signal, (run) => executeNotingRefusal(box.registry, run, context))
       : await box.registry.execute(call.name, call.arguments, context);
-    return { ok: result.ok, content: result.content };
+    return outcomeOf(result);
   },
 };
 

@@ -1,5 +1,5 @@
 import { assign, enqueueActions, setup, type ActorRef, type DoneStateEvent, type Snapshot } from 'xstate';
-import type { ChatMessage, ChatResponse, EventData, ToolCall } from '../bus/index.js';
+import type { ChatMessage, ChatResponse, EventData, ImagePart, ToolCall } from '../bus/index.js';
 import { loopWarning, type LoopDetectionInput } from './loop-detection.js';
 import { turnTexts } from './turn-texts.js';
 
@@ -28,6 +28,8 @@ export type LoopCheck = LoopVerdict | { state: 'failed'; error: unknown };
 export interface ToolOutcome {
   ok: boolean;
   content: string;
+  /** Images shown to the model with the text (`load_image`): in the tool's message and in `tool.completed`. */
+  images?: ImagePart[];
 }
 
 /**
@@ -195,12 +197,13 @@ const turnSetup = setup({
 // assign clones the snapshot, so a transition has at most one.
 const completeTool = (countsModelCall: boolean) => turnSetup.createAction(enqueueActions(({ context, event, enqueue, check }) => {
   const call = currentCall(context);
-  const { ok, content } = (event as Extract<TurnAnswer, { type: 'TOOL_RAN' }>).outcome;
+  const { ok, content, images } = (event as Extract<TurnAnswer, { type: 'TOOL_RAN' }>).outcome;
+  const shown = images?.length ? { images } : {};
   const warned = check('loopWarned');
   if (warned) enqueue({ type: 'record', params: { type: 'loop.warned', data: { tool: call.name, count: context.loop.streak } } });
-  enqueue({ type: 'record', params: { type: 'tool.completed', data: { call_id: call.id, name: call.name, ok, content } } });
+  enqueue({ type: 'record', params: { type: 'tool.completed', data: { call_id: call.id, name: call.name, ok, content, ...shown } } });
   enqueue.assign({
-    messages: [...context.messages, { role: 'tool', tool_call_id: call.id, name: call.name, content: warned ? `${content}\n\n${loopWarning(call.name, context.loop.streak)}` : content }],
+    messages: [...context.messages, { role: 'tool', tool_call_id: call.id, name: call.name, content: warned ? `${content}\n\n${loopWarning(call.name, context.loop.streak)}` : content, ...shown }],
     calls: context.calls.slice(1),
     loop: verdictOf(event) ?? context.loop,
     iteration: countsModelCall ? context.iteration + 1 : context.iteration,

@@ -390,19 +390,21 @@ export class Gateway {
   }
 
   /**
-   * What the `message` and `send_file` tools send, through the same outbox as replies. Channels carry text,
-   * so attached files are named by their path under the text.
+   * What the `message`, `send_file` and `image_generate` tools send, through the same outbox as replies: files go as
+   * files (a photo where the channel shows images) with the text as their caption; a channel that cannot send files
+   * gets them named by their path under the text.
    */
   private async sendToChat(wanted: SendTarget, text: string, media: ToolMedia[]): Promise<void> {
     const target = this.chatOf(wanted);
     // Turns name their channel by kind (`telegram`), the tool's caller may name an entry: either is found.
     const actor = this.actors.get(target.channel) ?? [...this.actors.values()].find((a) => a.id.kind === target.channel);
     if (!actor) throw new Error(`no channel "${target.channel}" is running (running: ${[...this.actors.keys()].join(', ') || 'none'})`);
-    const body = [text, ...media.map((m) => `[${m.kind}: ${m.path}]`)].filter((line) => line.trim()).join('\n');
     const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
     // A chat is `direct:<id>`, `group:<id>` or `channel:<id>`; the platform address is the id.
     const replyTo = target.chat.replace(/^(direct|group|channel):/, '');
-    await this.outbox.deliver({ actor, chat: target.chat, replyTo, keyBase: `tool:${id}`, correlation: {} }, 'message', body);
+    const delivery = { actor, chat: target.chat, replyTo, keyBase: `tool:${id}`, correlation: {} };
+    if (media.length === 0) await this.outbox.deliver(delivery, 'message', text);
+    else await this.outbox.deliverFiles(delivery, 'message', text, media.map((m) => ({ kind: m.kind, path: m.path, ...(m.mime ? { mime: m.mime } : {}) })));
   }
 
   /**

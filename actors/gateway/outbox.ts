@@ -1,4 +1,4 @@
-import type { Choice } from '../../adapters/channels/channel.js';
+import type { Choice, OutboundFile } from '../../adapters/channels/channel.js';
 import { splitMessage } from '../../adapters/channels/split.js';
 import type { Bus, Correlation } from '../../bus/index.js';
 import type { Logger } from '../../store/logs/logger.js';
@@ -50,20 +50,39 @@ export class Outbox {
     }
   }
 
-  private async sendPart(delivery: Delivery, sendKey: string, part: number, text: string, editOf: string | undefined, choices: readonly Choice[] | undefined): Promise<void> {
+  /**
+   * Files with their text: the text is the first file's caption when it fits the channel's caption limit, else it
+   * goes first as a message of its own. Each file is a part under its own key (`…:<turn>:file<index>`). A channel that
+   * cannot send files gets the text with each file named by its path.
+   */
+  async deliverFiles(delivery: Delivery, turn: string, text: string, files: readonly OutboundFile[]): Promise<void> {
+    const channel = delivery.actor.channel;
+    if (channel && !channel.sendFile) return this.deliver(delivery, turn, [text, ...files.map((f) => `[${f.kind}: ${f.path}]`)].filter((line) => line.trim()).join('\n'));
+    // A channel that is restarting is waited for as for text; its caption limit is Telegram's, the smallest.
+    const limit = channel ? channel.capabilities.maxCaptionLength ?? channel.capabilities.maxMessageLength : 1024;
+    const caption = text.trim() !== '' && text.length <= limit ? text : undefined;
+    if (text.trim() !== '' && caption === undefined) await this.deliver(delivery, turn, text);
+    for (const [index, file] of files.entries()) {
+      const sent = index === 0 && caption !== undefined ? { ...file, caption } : file;
+      await this.sendPart(delivery, `${delivery.keyBase}:${turn}:file${index}`, index, sent.caption ?? '', undefined, undefined, sent);
+    }
+  }
+
+  private async sendPart(delivery: Delivery, sendKey: string, part: number, text: string, editOf: string | undefined, choices: readonly Choice[] | undefined, file?: OutboundFile): Promise<void> {
     if (this.sent.has(sendKey)) return;
-    const messageId = await this.sendTrying(delivery, sendKey, text, editOf, choices);
+    const messageId = await this.sendTrying(delivery, sendKey, text, editOf, choices, file);
     if (messageId === undefined) return;
     this.sent.add(sendKey);
+    const media = file ? [{ kind: file.kind, path: file.path, ...(file.mime ? { mime: file.mime } : {}) }] : [];
     // Outside the tries: a part already out is never sent again because recording it failed.
-    if (!this.stopped) this.bus.publish({ ...delivery.correlation, type: 'message.sent', data: { channel: delivery.actor.id.name, chat: delivery.chat, text, send_key: sendKey, part, message_id: messageId, media: [] } });
+    if (!this.stopped) this.bus.publish({ ...delivery.correlation, type: 'message.sent', data: { channel: delivery.actor.id.name, chat: delivery.chat, text, send_key: sendKey, part, message_id: messageId, media } });
   }
 
   /** The sent message's id, or undefined once the part is given up (and logged). */
-  private async sendTrying(delivery: Delivery, sendKey: string, text: string, editOf: string | undefined, choices: readonly Choice[] | undefined): Promise<string | undefined> {
+  private async sendTrying(delivery: Delivery, sendKey: string, text: string, editOf: string | undefined, choices: readonly Choice[] | undefined, file?: OutboundFile): Promise<string | undefined> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.sendOnce(delivery, text, editOf, choices);
+        return file ? await this.sendFileOnce(delivery, file) : await this.sendOnce(delivery, text, editOf, choices);
       } catch (error) {
         if (attempt >= RETRIES || this.stopped) {
           this.logger.error('reply not delivered', { channel: delivery.actor.id.name, send_key: sendKey, reason: (error as Error).message });
@@ -72,6 +91,12 @@ export class Outbox {
         await pause(RETRY_PAUSE_MS * attempt);
       }
     }
+  }
+
+  private async sendFileOnce(delivery: Delivery, file: OutboundFile): Promise<string> {
+    const channel = delivery.actor.channel;
+    if (!channel?.sendFile) throw new Error(`channel ${delivery.actor.id.name} ${this.stopped ? 'has stopped' : 'is restarting'}`);
+    return channel.sendFile(delivery.replyTo, file);
   }
 
   private async sendOnce(delivery: Delivery, text: string, editOf: string | undefined, choices: readonly Choice[] | undefined): Promise<string> {

@@ -1,4 +1,4 @@
-import type { ChatResponse, EventData, HookDecision, HookInput, HookMeta, HookPoint, ModelRequest, ToolCall } from '../../bus/index.js';
+import type { ChatResponse, EventData, HookDecision, HookInput, HookMeta, HookPoint, ImagePart, ModelRequest, ToolCall } from '../../bus/index.js';
 
 /** One hook's answer at one point, already bounded in time (a live hook) or read from the log (rerun). */
 export interface Decider {
@@ -15,6 +15,8 @@ export interface DecisionSource {
 export interface RunOutcome {
   ok: boolean;
   content: string;
+  /** Images the tool shows the model; a hook that changes the text leaves them as they are. */
+  images?: ImagePart[];
   refused?: boolean;
 }
 
@@ -99,7 +101,7 @@ export class TurnHooks {
     if (result.refused) return result;
     for (const decider of this.deps.source.deciders('after_tool', key)) {
       const decision = await this.decided(decider, { point: 'after_tool', meta: this.deps.meta, call: current, result, duration_ms: this.deps.now() - started }, signal, key);
-      if (decision.action === 'modify' && decision.result) result = { ok: decision.result.ok ?? result.ok, content: decision.result.content ?? result.content };
+      if (decision.action === 'modify' && decision.result) result = { ...result, ok: decision.result.ok ?? result.ok, content: decision.result.content ?? result.content };
     }
     return result;
   }

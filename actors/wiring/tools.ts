@@ -47,8 +47,7 @@ export function toolsOptions(config: Config, workspace: string, home: string, en
       ...(send ? { send } : {}),
     },
     cron: cronToolOptions(config),
-    // No model family here searches natively through Tern yet, so prefer_native never hides the tool.
-    search: searchOptions(tools.web, false),
+    search: searchOptions(tools.web),
     filter: {
       enabled: tools.filter_sensitive_data,
       minLength: tools.filter_min_length,
@@ -62,7 +61,7 @@ type WebConfig = Config['tools']['web'];
 const reveal = (secret: { reveal(): string } | undefined) => secret?.reveal();
 
 /** The ten engine blocks of `tools.web` as the web_search tool takes them (keys revealed only here). */
-export function searchOptions(web: WebConfig, modelHasNativeSearch: boolean): NonNullable<ToolsOptions['search']> {
+export function searchOptions(web: WebConfig): NonNullable<ToolsOptions['search']> {
   if (!web.enabled) return { engines: {} };
   const keyed = (block: { enabled: boolean; max_results: number; api_key?: { reveal(): string }; api_keys?: Array<{ reveal(): string }>; base_url?: string }) => ({
     enabled: block.enabled,
@@ -74,8 +73,6 @@ export function searchOptions(web: WebConfig, modelHasNativeSearch: boolean): No
   return {
     provider: web.provider,
     ...(web.proxy ? { proxy: web.proxy } : {}),
-    preferNative: web.prefer_native,
-    modelHasNativeSearch,
     engines: {
       brave: keyed(web.brave),
       duckduckgo: keyed(web.duckduckgo),

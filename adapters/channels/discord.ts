@@ -1,6 +1,7 @@
 import { Client, Events, GatewayIntentBits, Partials, type Message } from 'discord.js';
 import { CHAT_COMMANDS } from './command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice } from './channel.js';
+import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice, type OutboundFile } from './channel.js';
+import { uploadToDiscord } from './discord-upload.js';
 import { discordChoiceRow, DISCORD_MAX_LENGTH, fromDiscordButton, fromDiscordMessage, type DiscordMessageFacts } from './discord-message.js';
 
 function factsOf(message: Message, botId: string): DiscordMessageFacts {
@@ -79,6 +80,11 @@ export class DiscordChannel implements Channel {
   async edit(replyTo: string, messageId: string, text: string): Promise<void> {
     const channel = await this.sendable(replyTo);
     await (await channel.messages.fetch(messageId)).edit(text);
+  }
+
+  async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
+    if (!this.client) throw new ChannelError('platform', 'the Discord channel is not started');
+    return uploadToDiscord(this.client.rest, replyTo, file);
   }
 
   async typing(replyTo: string): Promise<void> {

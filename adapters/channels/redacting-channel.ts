@@ -1,5 +1,5 @@
 import type { Redactor } from '../../store/config/index.js';
-import type { Channel, ChannelHooks, Choice } from './channel.js';
+import type { Channel, ChannelHooks, Choice, OutboundFile } from './channel.js';
 
 /**
  * A channel whose outgoing text passes the redactor first, whatever sends it: a reply, a streamed edit, the
@@ -9,10 +9,12 @@ export class RedactingChannel implements Channel {
   readonly sendChoices?: (replyTo: string, text: string, choices: readonly Choice[]) => Promise<string>;
   readonly typingDone?: (replyTo: string) => Promise<void>;
   readonly download?: (fileId: string) => Promise<Buffer>;
+  readonly sendFile?: (replyTo: string, file: OutboundFile) => Promise<string>;
 
   constructor(private readonly inner: Channel, private readonly redactor: () => Redactor) {
-    const { sendChoices, typingDone, download } = inner;
+    const { sendChoices, typingDone, download, sendFile } = inner;
     if (sendChoices) this.sendChoices = (replyTo, text, choices) => sendChoices.call(inner, replyTo, this.redactor().text(text), choices);
+    if (sendFile) this.sendFile = (replyTo, file) => sendFile.call(inner, replyTo, file.caption === undefined ? file : { ...file, caption: this.redactor().text(file.caption) });
     if (typingDone) this.typingDone = (replyTo) => typingDone.call(inner, replyTo);
     if (download) this.download = (fileId) => download.call(inner, fileId);
   }

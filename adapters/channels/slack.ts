@@ -1,6 +1,7 @@
 import { App, LogLevel } from '@slack/bolt';
 import { CHAT_COMMANDS } from './command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice } from './channel.js';
+import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice, type OutboundFile } from './channel.js';
+import { uploadToSlack } from './slack-upload.js';
 import { fromSlackButton, fromSlackMessage, SLACK_MAX_LENGTH, slackButtonSchema, slackChatKind, slackChoiceBlocks, slackMessageSchema, slackTarget, type SlackChatKind } from './slack-message.js';
 
 export interface SlackOptions {
@@ -61,6 +62,10 @@ export class SlackChannel implements Channel {
 
   async edit(replyTo: string, messageId: string, text: string): Promise<void> {
     await this.client().chat.update({ channel: slackTarget(replyTo).channel, ts: messageId, text });
+  }
+
+  sendFile(replyTo: string, file: OutboundFile): Promise<string> {
+    return uploadToSlack(this.client(), replyTo, file);
   }
 
   /** Slack offers bots no typing indicator outside its assistant threads. */

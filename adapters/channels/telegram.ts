@@ -1,8 +1,10 @@
-import { Api, GrammyError, HttpError } from 'grammy/web';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { Api, GrammyError, HttpError, InputFile } from 'grammy/web';
 import { sendForBytes, type Route } from '../http/client.js';
 import { botApiFetch } from './bot-api-fetch.js';
 import { CHAT_COMMANDS } from './command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice } from './channel.js';
+import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice, type OutboundFile } from './channel.js';
 import { fromTelegramUpdate, telegramUpdateSchema, type BotIdentity } from './telegram-update.js';
 
 export interface TelegramOptions {
@@ -27,6 +29,9 @@ const apiSignal = (signal: AbortSignal): ApiSignal => signal as unknown as ApiSi
 
 /** A file the Bot API serves is at most 20 MB; a larger answer is not a file of Telegram's. */
 const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024;
+/** `sendPhoto` takes photos up to 10 MB in these types; other images go as documents, which keep every byte. */
+const MAX_PHOTO_BYTES = 10 * 1024 * 1024;
+const PHOTO_TYPES: ReadonlySet<string | undefined> = new Set(['image/png', 'image/jpeg', 'image/webp']);
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
@@ -54,7 +59,7 @@ function asChannelError(error: unknown): ChannelError {
 /** Telegram through grammY's Bot API client, by long polling; one instance per bot token. */
 export class TelegramChannel implements Channel {
   readonly kind = 'telegram';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: 4096 };
+  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: 4096, maxCaptionLength: 1024 };
   private readonly api: Api;
   private readonly route: Route;
   private controller = new AbortController();
@@ -83,6 +88,21 @@ export class TelegramChannel implements Channel {
 
   async send(replyTo: string, text: string): Promise<string> {
     const sent = await this.api.sendMessage(replyTo, text).catch((error: unknown) => { throw asChannelError(error); });
+    return String(sent.message_id);
+  }
+
+  /** An image as a photo (`sendPhoto`), audio and video as such, anything else as a document; the caption under it. */
+  async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
+    const bytes = await readFile(file.path).catch((error: Error) => { throw new ChannelError('platform', `cannot read ${basename(file.path)} to send it (${error.message})`); });
+    const input = new InputFile(bytes, basename(file.path));
+    const other = file.caption ? { caption: file.caption } : {};
+    const sent = await (async () => {
+      if (file.kind === 'image' && PHOTO_TYPES.has(file.mime) && bytes.length <= MAX_PHOTO_BYTES) return this.api.sendPhoto(replyTo, input, other);
+      if (file.kind === 'image' && file.mime === 'image/gif') return this.api.sendAnimation(replyTo, input, other);
+      if (file.kind === 'audio') return this.api.sendAudio(replyTo, input, other);
+      if (file.kind === 'video') return this.api.sendVideo(replyTo, input, other);
+      return this.api.sendDocument(replyTo, input, other);
+    })().catch((error: unknown) => { throw asChannelError(error); });
     return String(sent.message_id);
   }
 

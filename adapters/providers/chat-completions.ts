@@ -7,6 +7,7 @@ import { chatCompletionsUsage } from './usage.js';
 import { completionChunkSchema, completionSchema, type CompletionChunk, type WireToolCall, type WireUsage } from './chat-completions-wire.js';
 import { parseJson, postJson, postSse } from './http.js';
 import { callOf, type CallOptions, type ChatRequest, type EndpointConfig, type ProviderClient } from './provider.js';
+import { searchPlan, type NativeSearch } from './native-search.js';
 import { headersFor, parseWire, streamEndedEarly } from './wire.js';
 
 /** A message as the chat-completions API takes it. */
@@ -28,19 +29,52 @@ function wireMessage(message: ChatMessage): Record<string, unknown> {
 }
 
 /**
- * The request body exactly as sent to `{base}/chat/completions`: our fields, then `extra_body`'s (which may replace
- * any of ours, `tools` too), then the tools.
+ * A tool message carries text only, and every tool answer must follow its call at once: the images of a run of tool
+ * results go in one user message after it, each tool's named before its `image_url` parts (data URLs).
  */
-export function chatCompletionsBody(request: ChatRequest): string {
+function imagesMessage(tools: Array<Extract<ChatMessage, { role: 'tool' }>>): Record<string, unknown> {
+  const content: Array<Record<string, unknown>> = [];
+  for (const tool of tools) {
+    const images = tool.images ?? [];
+    content.push({ type: 'text', text: `${images.length === 1 ? 'The image' : `The ${images.length} images`} from ${tool.name} (${tool.tool_call_id}):` });
+    for (const image of images) content.push({ type: 'image_url', image_url: { url: `data:${image.mime};base64,${image.data}` } });
+  }
+  return { role: 'user', content };
+}
+
+function wireMessages(messages: ChatMessage[]): Array<Record<string, unknown>> {
+  const out: Array<Record<string, unknown>> = [];
+  let shown: Array<Extract<ChatMessage, { role: 'tool' }>> = [];
+  for (const message of messages) {
+    if (message.role !== 'tool' && shown.length > 0) {
+      out.push(imagesMessage(shown));
+      shown = [];
+    }
+    out.push(wireMessage(message));
+    if (message.role === 'tool' && message.images?.length) shown.push(message);
+  }
+  if (shown.length > 0) out.push(imagesMessage(shown));
+  return out;
+}
+
+/**
+ * The request body exactly as sent to `{base}/chat/completions`: the parts that stay the same from call to call
+ * first (model, tools, then the system prompt and the history inside `messages`), so a vendor's prefix cache keeps
+ * matching; the provider's own search (a tool after ours, or its fields after the stream fields); then `extra_body`'s
+ * fields, which may replace any of ours in place (`tools` too).
+ */
+export function chatCompletionsBody(request: ChatRequest, native?: NativeSearch): string {
+  const { tools, search } = searchPlan(native, request);
   const system: ChatMessage[] = request.system !== undefined ? [{ role: 'system', content: request.system }] : [];
-  const body: Record<string, unknown> = { model: request.model, messages: [...system, ...request.messages].map(wireMessage) };
+  const body: Record<string, unknown> = { model: request.model };
+  const wireTools = tools.map((t): Record<string, unknown> => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  if (search?.kind === 'tool') wireTools.push(search.tool);
+  if (wireTools.length > 0) body.tools = wireTools;
+  body.messages = wireMessages([...system, ...request.messages]);
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   if (request.stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
-  const merged = { ...body, ...request.extraBody };
-  if (request.tools.length > 0 && !(request.extraBody && 'tools' in request.extraBody)) {
-    merged.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
-  }
-  return JSON.stringify(merged);
+  if (search?.kind === 'fields') Object.assign(body, search.fields);
+  return JSON.stringify({ ...body, ...request.extraBody });
 }
 
 function usageOf(usage: WireUsage): Usage | undefined {
@@ -111,7 +145,7 @@ export function createChatCompletionsClient(endpoint: EndpointConfig): ProviderC
   return {
     family: 'chat-completions',
     async chat(request, options = {}) {
-      const call = callOf(endpoint, options, { url, headers: headersOf(request), body: chatCompletionsBody(request) });
+      const call = callOf(endpoint, options, { url, headers: headersOf(request), body: chatCompletionsBody(request, endpoint.nativeSearch) });
       if (!request.stream) {
         const json = await postJson(call);
         const wire = parseWire(completionSchema, json, 'chat completion');

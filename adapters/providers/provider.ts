@@ -1,6 +1,7 @@
 import type { ChatMessage, ChatResponse } from '../../bus/index.js';
 import type { Route } from '../http/client.js';
 import type { HttpCall } from './http.js';
+import type { NativeSearch } from './native-search.js';
 
 export type ProtocolFamily = 'chat-completions' | 'messages' | 'generate-content';
 
@@ -23,6 +24,8 @@ export interface ChatRequest {
   extraBody?: Record<string, unknown>;
   headers?: Record<string, string>;
   maxTokens?: number;
+  /** The turn may search the web (`web_search` is offered and `tools.web.prefer_native` is on): the endpoint's own search replaces `web_search` where it has one. */
+  nativeSearch?: boolean;
 }
 
 export type StreamChunk = { kind: 'text' | 'reasoning'; delta: string };
@@ -51,6 +54,8 @@ export interface EndpointConfig {
   route?: Route;
   /** How long to wait for an answer to start (and for each pause in it); the client's default when absent. */
   firstByteTimeoutMs?: number;
+  /** The endpoint's own web search, when it has one. */
+  nativeSearch?: NativeSearch;
 }
 
 /** One HTTP call of a client: the endpoint's route and time limit, the call's own signal and limit first. */

@@ -2,6 +2,7 @@ import type { Route } from '../http/client.js';
 import { knownProviders, providerCatalogue } from './catalogue.js';
 import { ProviderConfigError } from './errors.js';
 import { modelEntrySchema, type ModelEntry } from './model-entry.js';
+import { nativeSearchOf, type NativeSearch } from './native-search.js';
 import type { ProtocolFamily } from './provider.js';
 
 /** A model entry after the selection rules: what one call to one endpoint needs. */
@@ -22,6 +23,8 @@ export interface ResolvedEntry {
   /** The entry's proxy (or the environment's) and its answer size cap. */
   route: Route;
   firstByteTimeoutMs: number;
+  /** The endpoint's own web search (`tools.web.prefer_native`), when its family and provider have one. */
+  nativeSearch?: NativeSearch;
 }
 
 /** What a model answer may weigh unless the entry says otherwise; a larger one is refused, not read into memory. */
@@ -57,6 +60,7 @@ export function resolveModelEntry(input: ModelEntry): ResolvedEntry {
     throw new ProviderConfigError(entry.model_name, 'api_base',
       `model entry ${entry.model_name}: provider "${provider}" has no default address; set api_base`);
   }
+  const native = nativeSearchOf(known.family, provider, model);
   const keys = [...entry.api_keys, ...(entry.api_key !== undefined && !entry.api_keys.includes(entry.api_key) ? [entry.api_key] : [])];
   return {
     modelName: entry.model_name, provider, family: known.family, apiBase, model, keys, needsKey: known.needsKey,
@@ -64,5 +68,6 @@ export function resolveModelEntry(input: ModelEntry): ResolvedEntry {
     extraBody: entry.extra_body, headers: entry.headers,
     route: { ...(entry.proxy ? { proxy: entry.proxy } : {}), maxAnswerBytes: entry.max_response_bytes ?? DEFAULT_MAX_RESPONSE_BYTES },
     firstByteTimeoutMs: entry.request_timeout !== undefined ? entry.request_timeout * 1000 : DEFAULT_FIRST_BYTE_TIMEOUT_MS,
+    ...(native ? { nativeSearch: native } : {}),
   };
 }

@@ -165,6 +165,7 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
     const kept = clients[entryIndex]!;
     return (kept[keyIndex ?? 0] ??= createProviderClient({
       family: entry.family, apiBase: entry.apiBase, apiKey: key, keyHeader: entry.keyHeader, route: entry.route, firstByteTimeoutMs: entry.firstByteTimeoutMs,
+      ...(entry.nativeSearch ? { nativeSearch: entry.nativeSearch } : {}),
     }));
   }
 

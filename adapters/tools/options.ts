@@ -108,9 +108,6 @@ export interface WebSearchOptions {
   /** The engine block to use (`tools.web.provider`); else the first enabled, usable one. */
   provider?: SearchEngineName;
   engines: Partial<Record<SearchEngineName, Partial<SearchEngineOptions>>>;
-  /** With a model that searches natively, the tool is left out and the model's own search is used. */
-  preferNative: boolean;
-  modelHasNativeSearch: boolean;
   timeoutMs: number;
   /** `tools.web.proxy`, as for `web_fetch`. */
   proxy?: string;
@@ -163,8 +160,6 @@ export const DEFAULT_FETCH: FetchOptions = {
 
 export const DEFAULT_WEB_SEARCH: WebSearchOptions = {
   engines: { duckduckgo: { enabled: true } },
-  preferNative: true,
-  modelHasNativeSearch: false,
   timeoutMs: 20_000,
 };
 

@@ -6,9 +6,13 @@ export interface Price {
   output: number;
   /** A prompt-cache hit; the input price when the vendor has no cheaper one. */
   cached_input: number;
+  /** Input written to the prompt cache (Anthropic bills it at 1.25× input for its 5-minute cache); else the input price. */
+  cache_write_input: number;
 }
 
-const price = (input: number, output: number, cached_input = input): Price => ({ input, output, cached_input });
+const price = (input: number, output: number, cached_input = input, cache_write_input = input): Price => ({ input, output, cached_input, cache_write_input });
+/** Anthropic's list prices: a cache read costs a tenth of input and a 5-minute cache write 1.25×. */
+const claude = (input: number, output: number): Price => price(input, output, input / 10, input * 1.25);
 
 /**
  * The vendors' published list prices of well-known models (standard tier, prompts under any long-context surcharge),
@@ -27,12 +31,12 @@ export const BUILT_IN_PRICES: Readonly<Record<string, Price>> = {
   o3: price(2, 8, 0.5),
   'o3-mini': price(1.1, 4.4, 0.55),
   'o4-mini': price(1.1, 4.4, 0.275),
-  'claude-opus-4': price(15, 75, 1.5),
-  'claude-sonnet-4': price(3, 15, 0.3),
-  'claude-3-7-sonnet': price(3, 15, 0.3),
-  'claude-3-5-sonnet': price(3, 15, 0.3),
-  'claude-haiku-4': price(1, 5, 0.1),
-  'claude-3-5-haiku': price(0.8, 4, 0.08),
+  'claude-opus-4': claude(15, 75),
+  'claude-sonnet-4': claude(3, 15),
+  'claude-3-7-sonnet': claude(3, 15),
+  'claude-3-5-sonnet': claude(3, 15),
+  'claude-haiku-4': claude(1, 5),
+  'claude-3-5-haiku': claude(0.8, 4),
   'gemini-2.5-pro': price(1.25, 10, 0.31),
   'gemini-2.5-flash': price(0.3, 2.5, 0.075),
   'gemini-2.5-flash-lite': price(0.1, 0.4, 0.025),
@@ -63,7 +67,7 @@ export function pricesOf(config: Config): PriceOf {
   for (const entry of config.model_list) {
     if (known.has(entry.model_name)) continue;
     const pricing = entry.pricing;
-    known.set(entry.model_name, pricing ? price(pricing.input, pricing.output, pricing.cached_input ?? pricing.input) : builtInPrice(entry.model));
+    known.set(entry.model_name, pricing ? price(pricing.input, pricing.output, pricing.cached_input ?? pricing.input, pricing.cache_write_input ?? pricing.input) : builtInPrice(entry.model));
   }
   return (modelName) => known.get(modelName);
 }
@@ -72,13 +76,15 @@ export interface Tokens {
   input: number;
   output: number;
   cached: number;
+  /** Of `input`, those written to the prompt cache. */
+  cache_write: number;
   reasoning: number;
 }
 
-/** What the tokens cost at this price, in US dollars: cached input at the cached price, the rest of the input at full. */
+/** What the tokens cost at this price, in US dollars: cached reads and cache writes at their prices, the rest of the input at full. */
 export function costOf(tokens: Tokens, at: Price): number {
-  const fresh = Math.max(0, tokens.input - tokens.cached);
-  return (fresh * at.input + tokens.cached * at.cached_input + tokens.output * at.output) / 1_000_000;
+  const fresh = Math.max(0, tokens.input - tokens.cached - tokens.cache_write);
+  return (fresh * at.input + tokens.cached * at.cached_input + tokens.cache_write * at.cache_write_input + tokens.output * at.output) / 1_000_000;
 }
 
 /** `$4.10`, and small sums to a hundredth of a cent: `$0.0123`. */

@@ -41,10 +41,11 @@ export class Spending {
     if (through <= this.position) return;
     for (const record of readUsage(this.log, { after: this.position, through }, this.fold)) {
       const key = `${localDay(record.at)}|${record.agent}|${record.model_name}`;
-      const sum = this.tokens.get(key) ?? { input: 0, output: 0, cached: 0, reasoning: 0 };
+      const sum = this.tokens.get(key) ?? { input: 0, output: 0, cached: 0, cache_write: 0, reasoning: 0 };
       sum.input += record.tokens.input;
       sum.output += record.tokens.output;
       sum.cached += record.tokens.cached;
+      sum.cache_write += record.tokens.cache_write;
       sum.reasoning += record.tokens.reasoning;
       this.tokens.set(key, sum);
     }

@@ -46,6 +46,7 @@ export class UsageFold {
         input: usage?.input_tokens ?? 0,
         output: usage?.output_tokens ?? 0,
         cached: usage?.cached_input_tokens ?? 0,
+        cache_write: usage?.cache_write_input_tokens ?? 0,
         reasoning: usage?.reasoning_tokens ?? 0,
       },
     };
@@ -139,7 +140,7 @@ function keyOf(record: UsageRecord, by: UsageBy): string {
   }
 }
 
-const emptyRow = (key: string): UsageRow => ({ key, calls: 0, turns: 0, tokens: { input: 0, output: 0, cached: 0, reasoning: 0 }, cost_usd: 0, unpriced_calls: 0 });
+const emptyRow = (key: string): UsageRow => ({ key, calls: 0, turns: 0, tokens: { input: 0, output: 0, cached: 0, cache_write: 0, reasoning: 0 }, cost_usd: 0, unpriced_calls: 0 });
 
 function add(row: UsageRow, record: UsageRecord, turns: Set<string>, priceOf: PriceOf): void {
   row.calls++;
@@ -150,6 +151,7 @@ function add(row: UsageRow, record: UsageRecord, turns: Set<string>, priceOf: Pr
   row.tokens.input += record.tokens.input;
   row.tokens.output += record.tokens.output;
   row.tokens.cached += record.tokens.cached;
+  row.tokens.cache_write += record.tokens.cache_write;
   row.tokens.reasoning += record.tokens.reasoning;
   const price = priceOf(record.model_name);
   if (price) row.cost_usd += costOf(record.tokens, price);
@@ -179,6 +181,7 @@ export interface UsageRowJson {
   calls: number;
   input_tokens: number;
   cached_input_tokens: number;
+  cache_write_input_tokens: number;
   output_tokens: number;
   reasoning_tokens: number;
   cost_usd: number;
@@ -192,6 +195,7 @@ export function usageRowJson(row: UsageRow): UsageRowJson {
     calls: row.calls,
     input_tokens: row.tokens.input,
     cached_input_tokens: row.tokens.cached,
+    cache_write_input_tokens: row.tokens.cache_write,
     output_tokens: row.tokens.output,
     reasoning_tokens: row.tokens.reasoning,
     cost_usd: Math.round(row.cost_usd * 1e6) / 1e6,

@@ -7,6 +7,7 @@ import { builtInPrice, costOf } from '../../store/usage/prices.js';
 import { runCliAsync } from '../support/cli.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 import { completion } from '../support/vendor-chat-completions.js';
+import { message } from '../support/vendor-messages.js';
 import { homeAndVendorSuite } from '../support/vendor-suite.js';
 import type { VendorServer } from '../support/vendor-server.js';
 
@@ -50,14 +51,14 @@ test('tern usage sums tokens and prices them by day, agent, session and model', 
   assert.is((await tern(['agent', '-m', 'a', '--session', 'alpha'], home.env)).code, 0);
   assert.is((await tern(['agent', '-m', 'b', '--session', 'beta'], home.env)).code, 0);
   assert.is((await tern(['agent', '-m', 'c', '--session', 'beta', '--model', 'mini'], home.env)).code, 0);
-  const mini = costOf({ input: 1000, output: 100, cached: 0, reasoning: 0 }, builtInPrice('gpt-4o-mini')!);
+  const mini = costOf({ input: 1000, output: 100, cached: 0, cache_write: 0, reasoning: 0 }, builtInPrice('gpt-4o-mini')!);
   assert.is(Math.round(mini * 1e6) / 1e6, 0.00021);
   const byModel = JSON.parse((await tern(['usage', '--by', 'model', '--json'], home.env)).stdout) as { rows: unknown[]; total: unknown; unpriced_models: string[] };
   assert.equal(byModel.rows, [
-    { key: 'fast', turns: 2, calls: 2, input_tokens: 2400, cached_input_tokens: 2048, output_tokens: 600, reasoning_tokens: 512, cost_usd: 2 * ONE_ANSWER, unpriced_calls: 0 },
-    { key: 'mini', turns: 1, calls: 1, input_tokens: 1000, cached_input_tokens: 0, output_tokens: 100, reasoning_tokens: 0, cost_usd: 0.00021, unpriced_calls: 0 },
+    { key: 'fast', turns: 2, calls: 2, input_tokens: 2400, cached_input_tokens: 2048, cache_write_input_tokens: 0, output_tokens: 600, reasoning_tokens: 512, cost_usd: 2 * ONE_ANSWER, unpriced_calls: 0 },
+    { key: 'mini', turns: 1, calls: 1, input_tokens: 1000, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 100, reasoning_tokens: 0, cost_usd: 0.00021, unpriced_calls: 0 },
   ]);
-  assert.equal(byModel.total, { key: 'total', turns: 3, calls: 3, input_tokens: 3400, cached_input_tokens: 2048, output_tokens: 700, reasoning_tokens: 512, cost_usd: 2 * ONE_ANSWER + 0.00021, unpriced_calls: 0 });
+  assert.equal(byModel.total, { key: 'total', turns: 3, calls: 3, input_tokens: 3400, cached_input_tokens: 2048, cache_write_input_tokens: 0, output_tokens: 700, reasoning_tokens: 512, cost_usd: 2 * ONE_ANSWER + 0.00021, unpriced_calls: 0 });
   assert.equal(byModel.unpriced_models, []);
   const bySession = JSON.parse((await tern(['usage', '--by', 'session', '--json'], home.env)).stdout) as { rows: Array<{ key: string; calls: number }> };
   const id = (name: string) => sessionIdOf(`v=1|agent=main|channel=cli|account=default|chat=direct:${name}`);
@@ -90,7 +91,22 @@ test('a model without a price is counted in tokens and named, never priced at ze
   assert.is((await tern(['agent', '-m', 'x'], home.env)).code, 0);
   const text = await tern(['usage', '--by', 'model'], home.env);
   assert.match(text.stdout, /local\s+1\s+1\s+12\s+0\s+5\s+0\s+\?\n/);
-  assert.is(text.stderr, 'tern: note: no price for local: their answers are not in the cost (?); set model_list[].pricing {input, output, cached_input} in US dollars per million tokens\n');
+  assert.is(text.stderr, 'tern: note: no price for local: their answers are not in the cost (?); set model_list[].pricing {input, output, cached_input, cache_write_input} in US dollars per million tokens\n');
+});
+
+test('prompt-cache writes are priced apart: Anthropic bills them at 1.25× input, reads at a tenth', async ({ home, vendor }) => {
+  writeFileSync(join(home.home, 'config.json'), JSON.stringify({
+    version: 2, agents: { defaults: { model: 'sonnet' } },
+    model_list: [{ model_name: 'sonnet', provider: 'anthropic', model: 'claude-sonnet-4-5-20250929', api_base: `${vendor.url}/v1`, api_keys: ['sk-ant-test-0001'] }],
+  }));
+  vendor.reply(message([{ type: 'text', text: 'hi' }], 'end_turn', { input_tokens: 100, cache_creation_input_tokens: 4000, cache_read_input_tokens: 2000, output_tokens: 50 }));
+  assert.is((await tern(['agent', '-m', 'x'], home.env)).code, 0);
+  const usage = JSON.parse((await tern(['usage', '--by', 'model', '--json'], home.env)).stdout) as { total: Record<string, number | string> };
+  // $3 input, $0.30 cached read, $3.75 cache write, $15 output per million tokens.
+  const cost = (100 * 3 + 2000 * 0.3 + 4000 * 3.75 + 50 * 15) / 1e6;
+  const turn = (JSON.parse((await tern(['log', '--type', 'turn.started', '--json'], home.env)).stdout.trim()) as { turn: string }).turn;
+  assert.is((await tern(['replay', turn], home.env)).stdout.trim().split('\n').at(-1), `tokens: in 6,100 (2,000 cached, 4,000 written to the cache), out 50 (0 reasoning); cost ${'$'}0.0167 (sonnet)`);
+  assert.equal(usage.total, { key: 'total', turns: 1, calls: 1, input_tokens: 6100, cached_input_tokens: 2000, cache_write_input_tokens: 4000, output_tokens: 50, reasoning_tokens: 0, cost_usd: Math.round(cost * 1e6) / 1e6, unpriced_calls: 0 });
 });
 
 test('tern usage with a bad --by or --since is a usage error', async ({ home }) => {
@@ -109,7 +125,7 @@ test('tern replay shows the turn\'s tokens and cost', async ({ home, vendor }) =
   const text = await tern(['replay', turn], home.env);
   assert.is(text.stdout.trim().split('\n').at(-1), 'tokens: in 1,200 (1,024 cached), out 300 (256 reasoning); cost $0.0033 (fast)');
   const json = JSON.parse((await tern(['replay', turn, '--json'], home.env)).stdout) as { usage: unknown };
-  assert.equal(json.usage, { turns: 1, calls: 1, input_tokens: 1200, cached_input_tokens: 1024, output_tokens: 300, reasoning_tokens: 256, cost_usd: ONE_ANSWER, unpriced_calls: 0, unpriced_models: [] });
+  assert.equal(json.usage, { turns: 1, calls: 1, input_tokens: 1200, cached_input_tokens: 1024, cache_write_input_tokens: 0, output_tokens: 300, reasoning_tokens: 256, cost_usd: ONE_ANSWER, unpriced_calls: 0, unpriced_models: [] });
 });
 
 const budgetEvents = (home: TempHome) => {

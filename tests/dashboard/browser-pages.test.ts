@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import type { Envelope } from '../../bus/index.js';
 import { putCronJob } from '../../store/cron-db.js';
 import { call } from '../launcher/launcher-harness.js';
+import { passes } from '../support/eventually.js';
 import { watchViolations } from '../support/browser.js';
 import { chatSocket, replyStreamed, type Dashboard } from '../support/dashboard-harness.js';
 import { freePort } from '../support/mcp-servers.js';
@@ -31,8 +32,11 @@ test('machines: a turn\'s chart lights each state live while the turn runs, a fa
     const problems = watchViolations(page);
     await open(page, dashboard, 'machines', '[data-actor="channel:tg"] .reason.bad');
     const tg = await get<{ reason: string; state: string }>(dashboard, '/api/actors/channel:tg');
-    const failures = await get<{ events: Array<Envelope<'channel.failed'>> }>(dashboard, '/api/events?type=channel.failed&limit=1');
-    assert.is(tg.reason, failures.events[0]?.data.message);
+    // The page hears of the failure from the bus, maybe before the log has committed it.
+    await passes(async () => {
+      const failures = await get<{ events: Array<Envelope<'channel.failed'>> }>(dashboard, '/api/events?type=channel.failed&limit=1');
+      assert.is(tg.reason, failures.events[0]?.data.message);
+    });
     assert.is(await page.textContent('[data-actor="channel:tg"] .reason.bad'), `Failed: ${tg.reason}`);
 
     // The model answers only when the turn is stopped: the turn waits in calling_model meanwhile.

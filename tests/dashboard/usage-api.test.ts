@@ -15,7 +15,7 @@ test('GET /api/usage sums the answers of the log as tern usage does; a bad query
     chat.socket.close();
     const usage = await call(dashboard.launcher, '/api/usage?by=model', { cookie: dashboard.cookie });
     assert.is(usage.status, 200);
-    const row = { turns: 1, calls: 1, input_tokens: 1200, cached_input_tokens: 1024, output_tokens: 300, reasoning_tokens: 256, cost_usd: 0, unpriced_calls: 1 };
+    const row = { turns: 1, calls: 1, input_tokens: 1200, cached_input_tokens: 1024, cache_write_input_tokens: 0, output_tokens: 300, reasoning_tokens: 256, cost_usd: 0, unpriced_calls: 1 };
     assert.equal(usage.body, { by: 'model', currency: 'USD', rows: [{ key: 'fast', ...row }], total: { key: 'total', ...row }, unpriced_models: ['fast'], budgets: [] });
     const future = await call(dashboard.launcher, '/api/usage?since=2999-01-01', { cookie: dashboard.cookie });
     assert.equal((future.body as { rows: unknown[] }).rows, []);

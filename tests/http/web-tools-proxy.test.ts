@@ -49,7 +49,7 @@ test('web_fetch refuses a name that resolves to a private address before the pro
 });
 
 test('web_search asks its engine through tools.web.proxy', async ({ proxy, site }) => {
-  const tool = webSearchTool({ provider: 'searxng', engines: { searxng: { enabled: true, baseUrl: site.url, maxResults: 5 } }, preferNative: false, modelHasNativeSearch: false, timeoutMs: 5_000, proxy: proxy.url });
+  const tool = webSearchTool({ provider: 'searxng', engines: { searxng: { enabled: true, baseUrl: site.url, maxResults: 5 } }, timeoutMs: 5_000, proxy: proxy.url });
   const result = await tool!.execute({ query: 'tern' }, { signal: new AbortController().signal } as never);
   assert.equal(result, { ok: true, content: 'Results for: tern (via SearXNG)\n1. Hit\n   https://x.example/1\n   found' });
   assert.equal(proxy.seen, [`GET ${site.url}/search?q=tern&format=json&categories=general`]);

@@ -40,7 +40,7 @@ test('chat completions without details: no cached or reasoning share', async () 
 test('messages: cache reads and writes join the input, the reads are the cached share (whole answer)', async () => {
   server.reply(json({ id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-test', content: [{ type: 'text', text: 'pong' }], stop_reason: 'end_turn', stop_sequence: null,
     usage: { input_tokens: 20, cache_read_input_tokens: 3000, cache_creation_input_tokens: 500, output_tokens: 40 } }));
-  assert.equal((await messages().chat(request(false))).usage, { input_tokens: 3520, output_tokens: 40, cached_input_tokens: 3000 });
+  assert.equal((await messages().chat(request(false))).usage, { input_tokens: 3520, output_tokens: 40, cached_input_tokens: 3000, cache_write_input_tokens: 500 });
 });
 
 test('messages: the prompt counts of message_start and the output of message_delta (stream)', async () => {

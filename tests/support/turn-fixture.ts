@@ -34,7 +34,8 @@ export function writeConfig(
     ...overrides.blocks,
     model_list: [
       { model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendorUrl}/v1`, api_keys: ['sk-test-key-0001'], streaming: { enabled: overrides.streaming ?? false } },
-      ...(overrides.models ?? []).map((m) => ({ provider: 'openai', api_base: `${vendorUrl}/v1`, api_keys: ['sk-test-key-0002'], ...m })),
+      // An entry's own `api_base` may name the vendor server as `{vendor}` (a family with another path).
+      ...(overrides.models ?? []).map((m) => ({ provider: 'openai', api_keys: ['sk-test-key-0002'], ...m, api_base: typeof m.api_base === 'string' ? m.api_base.replace('{vendor}', vendorUrl) : `${vendorUrl}/v1` })),
     ],
   };
   writeFileSync(join(home, 'config.json'), JSON.stringify(config, null, 2), { mode: 0o600 });
@@ -46,7 +47,8 @@ export function message(text: string, session: string): InboundMessage {
 
 export const keyOf = (session: string) => sessionKeyOf({ agent: 'main', channel: 'cli', dimensions: [['chat', `direct:${session}`]] });
 
-export async function startTurnFixture(overrides: Parameters<typeof writeConfig>[2] = {}, runtimeOptions: Pick<AgentOptions, 'evolutionClock'> = {}): Promise<TurnFixture> {
+/** `now` fixes the clock the prompt's time is read from; `evolutionClock` drives evolution's cold path. */
+export async function startTurnFixture(overrides: Parameters<typeof writeConfig>[2] = {}, runtimeOptions: Pick<AgentOptions, 'evolutionClock' | 'now'> = {}): Promise<TurnFixture> {
   const home = tempHome();
   const vendor = await startVendorServer();
   writeConfig(home.home, vendor.url, overrides);

@@ -135,9 +135,12 @@ export type UsageRowView = {
   turns: number;
   /** Model answers counted. */
   calls: number;
-  /** All input tokens, cached ones included. */
+  /** All input tokens, cache reads and writes included. */
   input_tokens: number;
+  /** Input read from the prompt cache. */
   cached_input_tokens: number;
+  /** Input written to the prompt cache (the messages family bills these apart). */
+  cache_write_input_tokens: number;
   /** All output tokens, reasoning included. */
   output_tokens: number;
   reasoning_tokens: number;

@@ -200,7 +200,7 @@ export const commands: CommandSpec[] = [
       json,
     },
     details:
-      'Cost uses model_list[].pricing {input, output, cached_input} (US dollars per million tokens), else the built-in price\nof well-known models; cached input is billed at the cached price. Answers of models without a price show as ?.\nDays are local days of this machine. Budgets: agents.defaults.budget {daily, monthly} (or per agent in agents.list[]).',
+      'Cost uses model_list[].pricing {input, output, cached_input, cache_write_input} (US dollars per million tokens), else\nthe built-in price of well-known models; cache reads and writes are billed at their own prices. Answers of models without a price show as ?.\nDays are local days of this machine. Budgets: agents.defaults.budget {daily, monthly} (or per agent in agents.list[]).',
     load: () => import('./usage.js'),
   },
   {

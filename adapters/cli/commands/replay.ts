@@ -32,8 +32,11 @@ function describe(e: Envelope, chunks: Map<number, string>): string {
     }
     case 'tool.requested':
       return `${e.data.name} ${JSON.stringify(e.data.arguments)}`;
-    case 'tool.completed':
-      return `${e.data.name} ${e.data.ok ? 'ok' : 'failed'}: ${clip(e.data.content)}`;
+    case 'tool.completed': {
+      const images = e.data.images ?? [];
+      const shown = images.length > 0 ? ` (+ ${images.map((i) => `${i.mime} image, ${Buffer.byteLength(i.data, 'base64')} bytes`).join('; ')}, shown to the model)` : '';
+      return `${e.data.name} ${e.data.ok ? 'ok' : 'failed'}: ${clip(e.data.content)}${shown}`;
+    }
     case 'turn.completed':
     case 'turn.stopped':
     case 'turn.failed':
@@ -84,7 +87,8 @@ function usageLine(summary: UsageSummary): string {
   const n = (x: number) => x.toLocaleString('en-US');
   const models = summary.rows.map((r) => r.key).join(', ');
   const price = unpriced === calls ? 'cost unknown (no price for ' + models + '; set model_list[].pricing)' : `cost ${dollars(cost)}${unpriced > 0 ? ' + unpriced answers' : ''} (${models})`;
-  return `tokens: in ${n(tokens.input)} (${n(tokens.cached)} cached), out ${n(tokens.output)} (${n(tokens.reasoning)} reasoning); ${price}`;
+  const written = tokens.cache_write > 0 ? `, ${n(tokens.cache_write)} written to the cache` : '';
+  return `tokens: in ${n(tokens.input)} (${n(tokens.cached)} cached${written}), out ${n(tokens.output)} (${n(tokens.reasoning)} reasoning); ${price}`;
 }
 
 function turnUsage(log: EventLog, turn: string, priceOf: PriceOf): UsageSummary {

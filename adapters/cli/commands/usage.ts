@@ -83,7 +83,7 @@ export async function run({ values, json, stdout, stderr, env }: CommandContext)
     const label = by === 'session' && log ? sessionLabels(log) : (key: string) => key;
     for (const line of table(summary, label, by)) print(stdout, line);
     if (summary.unpriced_models.length > 0) {
-      print(stderr, `tern: note: no price for ${summary.unpriced_models.join(', ')}: their answers are not in the cost (?); set model_list[].pricing {input, output, cached_input} in US dollars per million tokens`);
+      print(stderr, `tern: note: no price for ${summary.unpriced_models.join(', ')}: their answers are not in the cost (?); set model_list[].pricing {input, output, cached_input, cache_write_input} in US dollars per million tokens`);
     }
     return 0;
   } finally {

@@ -7,6 +7,8 @@ export const pricingSchema = z.object({
   input: dollars(),
   output: dollars(),
   cached_input: optional(dollars()),
+  /** Input written to the prompt cache; absent, the input price. */
+  cache_write_input: optional(dollars()),
 });
 
 export const modelEntrySchema = z.object({

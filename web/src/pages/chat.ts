@@ -9,7 +9,14 @@ import { onboardingForm } from './onboarding.js';
 import type { Page } from './page.js';
 
 type Choice = { label: string; reply: string };
-type ServerFrame = { type: string; payload: { message_id?: string; content?: string; code?: string; message?: string; choices?: Choice[] } };
+type FrameMedia = { kind: string; name: string; bytes: number; url?: string };
+type ServerFrame = { type: string; payload: { message_id?: string; content?: string; code?: string; message?: string; choices?: Choice[]; media?: FrameMedia[] } };
+
+/** A file the agent sent (an image it drew): the image itself, or the file's name and size, and its caption. */
+function mediaBubble(media: FrameMedia[], caption: string): HTMLElement {
+  const items = media.map((m) => (m.url ? h('img', { src: m.url, alt: m.name, title: m.name }) : h('p', { class: 'file' }, `${m.name} (${m.bytes} bytes)`)));
+  return h('figure', { class: 'bubble media' }, ...items, ...(caption ? [h('figcaption', {}, caption)] : []));
+}
 type ToolUpdate = (result: { ok: boolean; content: string }) => void;
 
 const SESSION_KEY = 'tern.chat.session';
@@ -116,6 +123,13 @@ export const chatPage: Page = (root) => {
       const entry = open.find((o) => o.turn && !o.reply) ?? open.find((o) => !o.reply);
       const node = question(frame.payload.content ?? '', frame.payload.choices);
       if (entry) stepsFor(entry).append(node);
+      else log.append(node);
+      scroll();
+    } else if (frame.type === 'message.create' && frame.payload.media?.length) {
+      // A file sent during a turn (image_generate, send_file) shows in its exchange, before the reply.
+      const entry = open.find((o) => o.turn && !o.reply) ?? open.find((o) => !o.reply);
+      const node = mediaBubble(frame.payload.media, frame.payload.content ?? '');
+      if (entry) entry.node.append(node);
       else log.append(node);
       scroll();
     } else if (frame.type === 'message.create' && answerOfChoice) {

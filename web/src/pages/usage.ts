@@ -64,13 +64,13 @@ function costCell(row: UsageRowView): HTMLElement {
   return h('span', { class: unknown ? 'cost unknown' : 'cost', title }, costText(row));
 }
 
-const empty = (key: string): UsageRowView => ({ key, turns: 0, calls: 0, input_tokens: 0, cached_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cost_usd: 0, unpriced_calls: 0 });
+const empty = (key: string): UsageRowView => ({ key, turns: 0, calls: 0, input_tokens: 0, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cost_usd: 0, unpriced_calls: 0 });
 
 function rowTip(title: string, row: UsageRowView): Child[] {
   if (row.calls === 0) return [h('strong', {}, title), h('div', {}, 'no model answers')];
   return [
     h('strong', {}, title),
-    h('div', {}, `input ${exact(row.input_tokens)} tokens (${exact(row.cached_input_tokens)} cached)`),
+    h('div', {}, `input ${exact(row.input_tokens)} tokens (${exact(row.cached_input_tokens)} cached${row.cache_write_input_tokens ? `, ${exact(row.cache_write_input_tokens)} written to the cache` : ''})`),
     h('div', {}, `output ${exact(row.output_tokens)} tokens (${exact(row.reasoning_tokens)} reasoning)`),
     h('div', {}, `cost ${costText(row)}`),
     h('div', {}, `${plural(row.calls, 'answer')} in ${plural(row.turns, 'turn')}`),
@@ -84,14 +84,16 @@ function charts(series: UsageReport, range: Range): HTMLElement[] {
   const column = (row: UsageRowView, segments: Column['segments'], mark?: string): Column =>
     ({ key: row.key, label: bucketLabel(row.key, range.by), segments, ...(mark ? { mark } : {}), tip: () => rowTip(title(row), row) });
   const per = range.by === 'hour' ? 'hour' : 'day';
+  const writes = buckets.some((row) => row.cache_write_input_tokens > 0);
   return [
     h('h2', {}, `Tokens per ${per}`),
     barChart({
       id: 'usage-tokens', title: `tokens per ${per}`, least: 1, axis: count,
-      series: [['cached', 'cached input'], ['input', 'input'], ['output', 'output']],
+      series: [['cached', 'cached input'], ...(writes ? [['cache-write', 'written to the cache'] as [string, string]] : []), ['input', writes ? 'other input' : 'input'], ['output', 'output']],
       columns: buckets.map((row) => column(row, [
         { series: 'cached', value: row.cached_input_tokens },
-        { series: 'input', value: row.input_tokens - row.cached_input_tokens },
+        { series: 'cache-write', value: row.cache_write_input_tokens },
+        { series: 'input', value: Math.max(0, row.input_tokens - row.cached_input_tokens - row.cache_write_input_tokens) },
         { series: 'output', value: row.output_tokens },
       ])),
     }),
@@ -153,6 +155,7 @@ function view(range: Range, series: UsageReport, models: UsageReport, agents: Us
     ['cost', costCell(total)],
     ['input tokens', exact(total.input_tokens)],
     ['cached input', exact(total.cached_input_tokens)],
+    ...(total.cache_write_input_tokens ? [['written to cache', exact(total.cache_write_input_tokens)] as [string, Child]] : []),
     ['output tokens', exact(total.output_tokens)],
     ['model answers', exact(total.calls)],
     ['turns', exact(total.turns)],

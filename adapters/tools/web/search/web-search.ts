@@ -81,11 +81,11 @@ function render(query: string, label: string, answer: EngineAnswer, count: numbe
 }
 
 /**
- * The `web_search` tool over the configured engine, or `undefined` when no engine is usable or the
- * model's own search is preferred. `now` is injectable so date ranges are testable.
+ * The `web_search` tool over the configured engine, or `undefined` when no engine is usable. A model with a search
+ * of its own uses that instead while `tools.web.prefer_native` is on (the providers' `searchPlan`). `now` is
+ * injectable so date ranges are testable.
  */
 export function webSearchTool(options: WebSearchOptions, now: () => Date = () => new Date()): Tool<z.infer<typeof parameters>> | undefined {
-  if (options.preferNative && options.modelHasNativeSearch) return undefined;
   const chosen = choose(options);
   if (!chosen) return undefined;
   const { engine } = chosen;
