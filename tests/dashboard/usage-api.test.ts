@@ -46,7 +46,7 @@ test('GET /api/usage?by=hour sums by local hour, and every configured budget say
     const hour = `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')} ${String(now.getHours()).padStart(2, '0')}:00`;
     const usage = await call(dashboard.launcher, '/api/usage?by=hour&since=1h', { cookie: dashboard.cookie });
     // (1200 − 1024) × $2 + 1024 × $0.50 + 300 × $8 per million tokens, twice.
-    const row = { turns: 2, calls: 2, input_tokens: 2400, cached_input_tokens: 2048, output_tokens: 600, reasoning_tokens: 512, cost_usd: 0.006528, unpriced_calls: 0 };
+    const row = { turns: 2, calls: 2, input_tokens: 2400, cached_input_tokens: 2048, cache_write_input_tokens: 0, output_tokens: 600, reasoning_tokens: 512, cost_usd: 0.006528, unpriced_calls: 0 };
     const body = usage.body as { by: string; rows: unknown[]; total: unknown; unpriced_models: string[]; budgets: unknown[] };
     const span = hour.slice(0, 10);
     assert.equal([body.by, body.rows, body.total, body.unpriced_models], ['hour', [{ key: hour, ...row }], { key: 'total', ...row }, []]);
