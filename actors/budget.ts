@@ -2,6 +2,7 @@ import type { Bus, Correlation } from '../bus/index.js';
 import type { Config } from '../store/config/index.js';
 import type { EventLog } from '../store/log/event-log.js';
 import { dollars, pricesOf } from '../store/usage/prices.js';
+import { budgetOf, type Budget, type BudgetPeriod } from '../store/usage/budgets.js';
 import { Spending } from '../store/usage/spending.js';
 import { localDay } from '../store/usage/usage-log.js';
 
@@ -9,10 +10,6 @@ import { localDay } from '../store/usage/usage-log.js';
 export const WARN_AT = 0.8;
 
 export type BudgetVerdict = { kind: 'go'; notice?: string } | { kind: 'stop'; text: string };
-
-type Period = 'daily' | 'monthly';
-type Budget = NonNullable<Config['agents']['defaults']['budget']>;
-
 
 /**
  * Budgets (`agents.defaults.budget`, or an `agents.list[]` entry's own) checked before a turn starts: a spent budget
@@ -35,20 +32,17 @@ export class BudgetGuard {
   /** The verdict for a turn of `agent` about to start; undefined at once when the agent has no budget. */
   check(agent: string, correlation: Correlation): Promise<BudgetVerdict> | undefined {
     const config = this.config();
-    const own = config.agents.list.find((a) => a.id === agent)?.budget;
-    const budget = own ?? config.agents.defaults.budget;
-    if (!budget || (budget.daily === undefined && budget.monthly === undefined)) return undefined;
-    return this.judge(agent, correlation, config, budget, own !== undefined);
+    const found = budgetOf(config, agent);
+    return found ? this.judge(agent, correlation, config, found.budget, found.where) : undefined;
   }
 
-  private async judge(agent: string, correlation: Correlation, config: Config, budget: Budget, own: boolean): Promise<BudgetVerdict> {
+  private async judge(agent: string, correlation: Correlation, config: Config, budget: Budget, where: string): Promise<BudgetVerdict> {
     // This process's last answers are in the log once committed.
     await this.log.committed();
     const now = this.now();
     const spent = this.spending.spent(agent, now, pricesOf(config));
-    const where = own ? `agents.list[${config.agents.list.findIndex((a) => a.id === agent)}].budget` : 'agents.defaults.budget';
     const today = localDay(now.getTime());
-    const limits: Array<{ period: Period; limit: number | undefined; spent: number; span: string }> = [
+    const limits: Array<{ period: BudgetPeriod; limit: number | undefined; spent: number; span: string }> = [
       { period: 'daily', limit: budget.daily, spent: spent.day, span: today },
       { period: 'monthly', limit: budget.monthly, spent: spent.month, span: today.slice(0, 7) },
     ];
@@ -71,7 +65,7 @@ export class BudgetGuard {
   }
 
   /** Whether this warning is new: once per agent, budget and period, also across restarts (the log has them). */
-  private firstWarning(agent: string, period: Period, span: string): boolean {
+  private firstWarning(agent: string, period: BudgetPeriod, span: string): boolean {
     this.warned ??= new Set(
       this.log.read({ type: 'budget.warned' }).flatMap((e) => (e.type === 'budget.warned' ? [`${e.agent}|${e.data.period}|${e.data.span}`] : [])),
     );

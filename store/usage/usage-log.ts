@@ -92,8 +92,8 @@ export function* readUsage(log: EventLog, query: UsageQuery = {}, fold = new Usa
   }
 }
 
-export type UsageBy = 'day' | 'agent' | 'session' | 'model';
-export const USAGE_BY: readonly UsageBy[] = ['day', 'agent', 'session', 'model'];
+export type UsageBy = 'day' | 'hour' | 'agent' | 'session' | 'model';
+export const USAGE_BY: readonly UsageBy[] = ['day', 'hour', 'agent', 'session', 'model'];
 
 export interface UsageRow {
   key: string;
@@ -120,10 +120,17 @@ export function localDay(at: number): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
 
+/** `2026-11-26 14:00` in the machine's time zone: the hour an answer came in, sorting as text like days do. */
+export function localHour(at: number): string {
+  return `${localDay(at)} ${String(new Date(at).getHours()).padStart(2, '0')}:00`;
+}
+
 function keyOf(record: UsageRecord, by: UsageBy): string {
   switch (by) {
     case 'day':
       return localDay(record.at);
+    case 'hour':
+      return localHour(record.at);
     case 'agent':
       return record.agent;
     case 'session':
@@ -151,7 +158,7 @@ function add(row: UsageRow, record: UsageRecord, turns: Set<string>, priceOf: Pr
   else row.unpriced_calls++;
 }
 
-/** Usage summed by day, agent, session or model (rows in key order; days oldest first), with a total. */
+/** Usage summed by day, hour, agent, session or model (rows in key order; days and hours oldest first), with a total. */
 export function summarizeUsage(records: Iterable<UsageRecord>, by: UsageBy, priceOf: PriceOf): UsageSummary {
   const rows = new Map<string, { row: UsageRow; turns: Set<string> }>();
   const total = { row: emptyRow('total'), turns: new Set<string>() };

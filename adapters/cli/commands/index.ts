@@ -193,10 +193,10 @@ export const commands: CommandSpec[] = [
   {
     name: 'usage',
     summary: 'tokens and cost of the model answers in the log, by day, agent, session or model',
-    usage: ['usage [--since DATE] [--by day|agent|session|model] [--json]'],
+    usage: ['usage [--since DATE] [--by day|hour|agent|session|model] [--json]'],
     options: {
       since: { type: 'string', value: 'DATE', description: 'only answers since a local date (2026-11-01), an ISO time, or an age (7d, 12h, 30m)' },
-      by: { type: 'string', value: 'KEY', description: 'one row per day (default), agent, session or model' },
+      by: { type: 'string', value: 'KEY', description: 'one row per day (default), hour, agent, session or model' },
       json,
     },
     details:

@@ -1,9 +1,13 @@
 import { existsSync } from 'node:fs';
 import express, { type Router } from 'express';
 import { z } from 'zod';
-import { validateConfig } from '../../../store/config/index.js';
+import type { UsageReport } from '../../../web/src/api-shapes.js';
+import { validateConfig, type Config } from '../../../store/config/index.js';
 import { readText } from '../../../store/config/files.js';
-import { pricesOf, type PriceOf } from '../../../store/usage/prices.js';
+import type { EventLog } from '../../../store/log/event-log.js';
+import { budgetStates } from '../../../store/usage/budgets.js';
+import { pricesOf } from '../../../store/usage/prices.js';
+import { Spending } from '../../../store/usage/spending.js';
 import { parseSince, readUsage, summarizeUsage, USAGE_BY, usageRowJson, UsageSinceError, type UsageBy } from '../../../store/usage/usage-log.js';
 import type { DashboardHost } from './host.js';
 import { logOrAnswer } from './log-access.js';
@@ -14,23 +18,26 @@ const usageQuerySchema = z.object({
   by: z.enum(USAGE_BY as [UsageBy, ...UsageBy[]], { error: `by must be one of ${USAGE_BY.join(', ')}` }).optional(),
 }).strict();
 
-/** Prices from the saved config (its `model_list[].pricing`, else the built-in ones); none while it does not parse. */
-function pricesFrom(path: string): PriceOf {
-  if (!existsSync(path)) return () => undefined;
+/** The saved config (prices, budgets); none while it is missing or does not parse: no prices, no budgets. */
+function configFrom(path: string): Config | undefined {
+  if (!existsSync(path)) return undefined;
   try {
     const validation = validateConfig(JSON.parse(readText(path)) as unknown);
-    return validation.ok ? pricesOf(validation.config) : () => undefined;
+    return validation.ok ? validation.config : undefined;
   } catch {
-    return () => undefined;
+    return undefined;
   }
 }
 
 /**
- * `GET /usage?since&by`: tokens and cost of the model answers in the log, by day (default), agent, session or model,
- * as `tern usage --json` answers (the same projection, `store/usage`).
+ * `GET /usage?since&by`: tokens and cost of the model answers in the log, by day (default), hour, agent, session or
+ * model, as `tern usage --json` answers (the same projection, `store/usage`), with each budget's state as the check
+ * before a turn sees it.
  */
 export function usageRoutes(host: DashboardHost): Router {
   const router = express.Router();
+  // Kept per log, so a request reads only the answers recorded since the last one.
+  let spending: { log: EventLog; of: Spending } | undefined;
   router.get('/usage', async (req, res) => {
     const query = parseQuery(usageQuerySchema, req);
     let since: number | undefined;
@@ -43,14 +50,19 @@ export function usageRoutes(host: DashboardHost): Router {
     const log = await logOrAnswer(host, res);
     if (!log) return;
     const by = query.by ?? 'day';
-    const summary = summarizeUsage(readUsage(log, since === undefined ? {} : { since }), by, pricesFrom(host.configPath()));
-    res.json({
+    const config = configFrom(host.configPath());
+    const summary = summarizeUsage(readUsage(log, since === undefined ? {} : { since }), by, config ? pricesOf(config) : () => undefined);
+    if (spending?.log !== log) spending = { log, of: new Spending(log) };
+    const report: UsageReport = {
       by,
       ...(since !== undefined ? { since: new Date(since).toISOString() } : {}),
+      currency: 'USD',
       rows: summary.rows.map(usageRowJson),
       total: usageRowJson(summary.total),
       unpriced_models: summary.unpriced_models,
-    });
+      budgets: config ? budgetStates(config, spending.of, new Date()) : [],
+    };
+    res.json(report);
   });
   return router;
 }
