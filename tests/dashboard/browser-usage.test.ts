@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { watchViolations } from '../support/browser.js';
 import { chatSocket, type Dashboard } from '../support/dashboard-harness.js';
 import { completionStreamText, sse } from '../support/vendor-chat-completions.js';
-import { buildBundle, open, overflow, PHONE, shot, signedIn, withBrowser } from './browser-session.js';
+import { buildBundle, events, open, overflow, PHONE, shot, signedIn, withBrowser } from './browser-session.js';
 
 buildBundle();
 
@@ -205,6 +205,69 @@ test('usage: an empty state, then tokens and cost per day and hour drawn from re
     assert.is(await phone.locator('#usage-tokens canvas').evaluate((c) => c.getBoundingClientRect().width), await phone.locator('#usage-tokens .chart-frame').evaluate((f) => Math.floor(f.clientWidth)), 'drawn to the phone\'s width');
     assert.ok((await painted(phone, 'usage-tokens', 7, TOKEN_COLOURS))[3]! > 100, 'and drawn');
     await shot(phone, 'phone-usage');
+  });
+});
+
+/** The figures of a stats block as label → value. */
+const facts = (page: Page, id: string) => page.locator(`#${id} .stat`).evaluateAll((tiles) =>
+  Object.fromEntries(tiles.map((tile) => [tile.querySelector('.stat-label')?.textContent ?? '', tile.querySelector('.stat-value')?.textContent ?? ''])));
+
+/** The tooltip's lines after pointing at `selector`. */
+async function tooltipOf(page: Page, selector: string): Promise<string[]> {
+  await page.mouse.move(0, 0);
+  await page.hover(selector);
+  await page.waitForSelector('#tooltip:not([hidden])');
+  return texts(page, '#tooltip > div, #tooltip > pre');
+}
+
+test('turn view and sessions: each model call\'s tokens and cost in its tooltip, the turn\'s total cost in its header, each session\'s and turn\'s tokens and cost; unknown without a price', async () => {
+  await withBrowser({ defaults: { model: 'smart' }, models: [{ model_name: 'smart', model: 'house-model', pricing: PRICING, streaming: { enabled: true } }] }, async (dashboard, browser) => {
+    const chat = await chatSocket(dashboard);
+    dashboard.vendor.reply(sse([completionStreamText([{ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'list_dir', arguments: '{"path":"."}' } }] }], 'tool_calls', USAGE)]),
+      sse([completionStreamText([{ content: 'Nothing much.' }], 'stop', USAGE)]));
+    await chat.send('look around', 'costly');
+    chat.socket.close();
+    const keys = { agent: 'main', session: 'sk_v1_unpriced', turn: 't_unpriced' };
+    const settings = { model_name: 'fast', stream: false, max_tool_iterations: 5, loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 } };
+    dashboard.host.publish({ ...keys, type: 'turn.started', data: { message_id: 'm1', channel: 'cli', chat: 'direct:me', text: 'hello', session_key: 'v=1|agent=main|channel=cli|account=default|chat=direct:me', settings } });
+    dashboard.host.publish({ ...keys, type: 'provider.requested', data: { model_name: 'fast', stream: false, iteration: 1, message_count: 1 } });
+    dashboard.host.publish({ ...keys, type: 'provider.responded', data: { text: 'hi', tool_calls: [], usage: { input_tokens: 700, output_tokens: 30 }, iteration: 1 } });
+    dashboard.host.publish({ ...keys, type: 'turn.completed', data: { reply: 'hi', iterations: 1 } });
+    await dashboard.host.log()?.committed();
+    const [started] = await events<'turn.started'>(dashboard, 'type=turn.started&order=asc&limit=1');
+    const [listed] = await events<'tool.completed'>(dashboard, 'type=tool.completed&limit=1');
+    const page = await (await signedIn(browser, dashboard)).newPage();
+    const problems = watchViolations(page);
+
+    // Two answers of $0.003264 each: the header sums them as tern replay does.
+    await open(page, dashboard, `turn/${started?.turn}`, '#waterfall .wf-row.model');
+    const header = await facts(page, 'turn-facts');
+    assert.equal([header['model calls'], header.tokens, header.cost], ['2', '2,400 in (2,048 cached) / 600 out', '$0.0065']);
+    const model = await tooltipOf(page, '#waterfall .wf-row.model >> nth=0');
+    assert.match(model[0] ?? '', /^\d+ ms · from \d+ ms to \d+ ms$/);
+    assert.equal(model.slice(1), ['model smart, call 1', 'tokens: 1,200 in (1,024 cached) / 300 out', 'cost: $0.0033', 'asked for 1 tool call']);
+    const tool = await tooltipOf(page, '#waterfall .wf-row.tool');
+    assert.equal(tool.slice(1), ['arguments', '{\n  "path": "."\n}', `result: ${listed?.data.content.length.toLocaleString('en-US')} chars`]);
+    await shot(page, 'turn-cost-tooltip', false);
+
+    await open(page, dashboard, 'turn/t_unpriced', '#waterfall .wf-row.model');
+    const unpriced = await facts(page, 'turn-facts');
+    assert.equal([unpriced.tokens, unpriced.cost], ['700 in / 30 out', 'unknown']);
+    assert.is(await page.getAttribute('#turn-facts .cost', 'class'), 'cost unknown');
+    assert.equal((await tooltipOf(page, '#waterfall .wf-row.model')).slice(2), ['tokens: 700 in / 30 out', 'cost: unknown (no price for fast)']);
+
+    await open(page, dashboard, 'sessions', '#sessions .session-item');
+    assert.equal(await texts(page, '#sessions .session-facts'), [
+      'agent main · 1 turn · 2 messages · 700 in / 30 out tokens · cost unknown',
+      'agent main · from web · 1 turn · 2 messages · 2,400 in / 600 out tokens · cost $0.0065',
+    ]);
+    await shot(page, 'sessions-cost');
+    await page.click(`#sessions .session-item[data-session="${started?.session}"]`);
+    await page.waitForSelector('#session-turns li');
+    const session = await facts(page, 'session-facts');
+    assert.equal([session.tokens, session.cost], ['2,400 in (2,048 cached) / 600 out', '$0.0065']);
+    assert.match((await page.textContent('#session-turns .turn-facts')) ?? '', / · 2 model calls · 2,400 in \/ 600 out tokens · cost \$0\.0065$/);
+    assert.equal(problems, [], 'no script errors and no CSP violations');
   });
 });
 

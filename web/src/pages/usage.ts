@@ -1,9 +1,10 @@
 import { errorText, getJson } from '../api.js';
 import type { BudgetView, UsageReport, UsageRowView } from '../api-shapes.js';
 import { barChart } from '../components/bar-chart.js';
+import { costTag } from '../components/cost.js';
 import { stats } from '../components/stats.js';
 import { h, place, replace, type Child } from '../dom.js';
-import { count, exact, money, plural } from '../format.js';
+import { costText, count, exact, money, plural } from '../format.js';
 import { onLive } from '../live.js';
 import type { Page } from './page.js';
 
@@ -52,17 +53,9 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 const dayLabel = (key: string): string => `${MONTHS[Number(key.slice(5, 7)) - 1] ?? ''} ${Number(key.slice(8, 10))}`;
 const bucketLabel = (key: string, by: Range['by']): string => (by === 'hour' ? key.slice(11) : dayLabel(key));
 
-/** A cost as far as it is known: answers of models without a price add an unknown amount, never $0. */
-function costText(row: UsageRowView): string {
-  if (row.calls > 0 && row.unpriced_calls === row.calls) return 'unknown';
-  return row.unpriced_calls > 0 ? `${money(row.cost_usd)} + unknown` : money(row.cost_usd);
-}
+const costOfRow = (row: UsageRowView): string => costText(row.calls, row.cost_usd, row.unpriced_calls);
 
-function costCell(row: UsageRowView): HTMLElement {
-  const unknown = row.unpriced_calls > 0;
-  const title = unknown ? `${plural(row.unpriced_calls, 'answer')} of a model without a price` : `$${row.cost_usd}`;
-  return h('span', { class: unknown ? 'cost unknown' : 'cost', title }, costText(row));
-}
+const costCell = (row: UsageRowView): HTMLElement => costTag(row.calls, row.cost_usd, row.unpriced_calls);
 
 const empty = (key: string): UsageRowView => ({ key, turns: 0, calls: 0, input_tokens: 0, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cost_usd: 0, unpriced_calls: 0 });
 
@@ -99,7 +92,7 @@ function charts(series: UsageReport, range: Range): HTMLElement[] {
     h('h2', {}, `Cost per ${per}`),
     barChart({
       id: 'usage-cost', title: `cost per ${per} in US dollars (? marks answers of a model without a price)`, whole: false, axis: (usd) => (usd === 0 ? '$0' : money(usd)), ...columns,
-      series: [{ key: 'cost', label: 'cost (US dollars)', color: '--subagent', values: buckets.map((row) => row.cost_usd), format: (_value, column) => (buckets[column] ? costText(buckets[column]) : '') }],
+      series: [{ key: 'cost', label: 'cost (US dollars)', color: '--subagent', values: buckets.map((row) => row.cost_usd), format: (_value, column) => (buckets[column] ? costOfRow(buckets[column]) : '') }],
       marks: buckets.map((row) => row.unpriced_calls > 0),
     }),
     buckets.some((row) => row.unpriced_calls > 0) ? h('p', { class: 'muted small', id: 'usage-cost-marks' }, 'A ? over a column: it has answers of a model without a price, whose cost is unknown.') : null,
