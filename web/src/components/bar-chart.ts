@@ -43,7 +43,7 @@ function stacks(u: uPlot): { from: number[][]; to: number[][] } {
     const values = u.data[index] as number[];
     from[index] = [...base];
     if (series.show !== false) values.forEach((value, column) => (base[column] = (base[column] ?? 0) + value));
-    to[index] = series.show !== false ? [...base] : [...(from[index] ?? [])];
+    to[index] = [...base];
   });
   return { from, to };
 }
