@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Correlation, Stamp } from '../envelope.js';
+import { budgetEvents } from './budget.js';
 import { evolutionEvents } from './evolution.js';
 import { hookEvents } from './hook.js';
 import { mcpEvents } from './mcp.js';
@@ -22,6 +23,7 @@ export const eventCatalogue = {
   ...toolEvents,
   ...systemEvents,
   ...mcpEvents,
+  ...budgetEvents,
   ...evolutionEvents,
   ...subagentEvents,
   ...hookEvents,
@@ -52,6 +54,7 @@ export function isEventType(type: string): type is EventType {
   return Object.hasOwn(eventCatalogue, type);
 }
 
+export * from './budget.js';
 export * from './evolution.js';
 export * from './hook.js';
 export * from './mcp.js';

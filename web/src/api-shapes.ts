@@ -128,3 +128,42 @@ export type ChildTimelineView = { task: string; call?: string; bar: Extract<Span
 export type Rerun =
   | { identical: true; compared: number }
   | { identical: false; index: number; seq?: number; expected?: { type: string; data: unknown }; actual?: { type: string; data: unknown } };
+
+/** One row of `/api/usage`, as `tern usage --json` prints it: a day, an hour, an agent, a session, a model, or the total. */
+export type UsageRowView = {
+  key: string;
+  turns: number;
+  /** Model answers counted. */
+  calls: number;
+  /** All input tokens, cache reads and writes included. */
+  input_tokens: number;
+  /** Input read from the prompt cache. */
+  cached_input_tokens: number;
+  /** Input written to the prompt cache (the messages family bills these apart). */
+  cache_write_input_tokens: number;
+  /** All output tokens, reasoning included. */
+  output_tokens: number;
+  reasoning_tokens: number;
+  /** The cost of the answers of priced models only. */
+  cost_usd: number;
+  /** Answers of models with no price: their cost is unknown, not 0. */
+  unpriced_calls: number;
+};
+
+/** One budget limit of one agent and how much of it the local day or month has spent. */
+export type BudgetView = { agent: string; period: 'daily' | 'monthly'; span: string; limit_usd: number; spent_usd: number; source: string };
+
+/**
+ * `GET /api/usage?since&by`: the rows (days and hours as local `2026-11-26` / `2026-11-26 14:00`, oldest first), the
+ * total, the models without a price, and every configured budget with what it has spent (whatever `since` says).
+ */
+export type UsageReport = {
+  by: 'day' | 'hour' | 'agent' | 'session' | 'model';
+  since?: string;
+  /** Prices (`model_list[].pricing` and the built-in ones) are in US dollars per million tokens. */
+  currency: 'USD';
+  rows: UsageRowView[];
+  total: UsageRowView;
+  unpriced_models: string[];
+  budgets: BudgetView[];
+};

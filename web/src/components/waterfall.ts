@@ -2,6 +2,7 @@ import { h, place, type Child } from '../dom.js';
 import { count, duration } from '../format.js';
 import type { ChildTimelineView, Span } from '../api-shapes.js';
 import { prettyJson } from './conversation.js';
+import { ticks } from './scale.js';
 import { withTooltip } from './tooltip.js';
 
 /** A bar and how deep it sits: a model call's streamed chunks one level under it (a child timeline likewise). */
@@ -23,16 +24,6 @@ export function rowsOf(spans: Span[], children: ChildTimelineView[] = [], depth 
     ...(span.kind === 'tool' ? children.filter((c) => c.call === span.call_id).flatMap(childRows) : []),
   ]);
   return [...rows, ...children.filter((c) => !c.call || !calls.has(c.call)).flatMap(childRows)];
-}
-
-/** Ticks at 1, 2 or 5 times a power of ten, about `wanted` across the turn. */
-export function ticks(total: number, wanted: number): number[] {
-  const rough = total / wanted;
-  const power = 10 ** Math.floor(Math.log10(Math.max(rough, 1)));
-  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough) ?? power * 10;
-  const out: number[] = [];
-  for (let t = 0; t <= total + 1e-9; t += step) out.push(t);
-  return out;
 }
 
 function tip(span: Span): Child[] {
