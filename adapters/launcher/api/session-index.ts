@@ -2,8 +2,11 @@ import type { Envelope } from '../../../bus/index.js';
 import type { EventLog } from '../../../store/log/event-log.js';
 import type { SessionRow } from '../../../web/src/api-shapes.js';
 
-/** Read one exact type at a time, so each read walks the type index instead of the whole log. */
-const TYPES = ['turn.started', 'message.received', 'provider.responded', 'turn.completed', 'turn.stopped', 'turn.failed'] as const;
+/**
+ * Read one exact type at a time, so each read walks the type index instead of the whole log. The sender is on
+ * `message.routed` (a channel's `message.received` names no session since #21; logs before it routed there).
+ */
+const TYPES = ['turn.started', 'message.received', 'message.routed', 'provider.responded', 'turn.completed', 'turn.stopped', 'turn.failed'] as const;
 
 type Rows = Map<string, SessionRow>;
 /** Senders of messages whose turn has not started yet (it may start after the next catch-up). */
@@ -35,7 +38,7 @@ function fold(rows: Rows, senders: Senders, event: Envelope): void {
     return;
   }
   const row = rows.get(session);
-  if (event.type === 'message.received') {
+  if (event.type === 'message.received' || event.type === 'message.routed') {
     if (row) row.sender = event.data.sender;
     else senders.set(session, event.data.sender);
     return;
