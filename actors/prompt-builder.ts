@@ -1,7 +1,6 @@
 import type { ChatMessage } from '../bus/index.js';
-import type { BuiltPrompt } from '../machines/turn.js';
+import type { BuiltPrompt, TurnHistory } from '../machines/turn.js';
 import type { Config } from '../store/config/index.js';
-import type { SessionHistory } from '../store/log/history.js';
 import { skillBody, type SkillInfo } from '../store/skills.js';
 import type { AgentDoc, WorkspaceFiles } from '../store/workspace.js';
 
@@ -15,7 +14,7 @@ export interface PromptRequest {
   chat: string;
   text: string;
   now: Date;
-  history: SessionHistory;
+  history: TurnHistory;
   /** A skill forced by `/use` for this request. */
   skill?: SkillInfo;
   skills: SkillInfo[];
@@ -145,9 +144,9 @@ function joinSections(parts: Array<string | undefined>): string | undefined {
 }
 
 /** The last `HISTORY_WINDOW` messages of the history, then the request's text, in one new list. */
-function messagesOf(history: SessionHistory['messages'], text: string): ChatMessage[] {
+function messagesOf(history: TurnHistory['messages'], text: string): ChatMessage[] {
   const messages: ChatMessage[] = [];
-  for (let i = Math.max(0, history.length - HISTORY_WINDOW); i < history.length; i++) messages.push(history[i]!.message);
+  for (let i = Math.max(0, history.length - HISTORY_WINDOW); i < history.length; i++) messages.push(history[i]!);
   messages.push({ role: 'user', content: text });
   return messages;
 }

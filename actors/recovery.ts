@@ -1,31 +1,244 @@
-import type { Bus, Envelope } from '../bus/index.js';
-import type { EventLog } from '../store/log/event-log.js';
+import type { Bus, Envelope, EventType, ReplyTarget } from '../bus/index.js';
+import type { EventStore } from '../store/log/event-store.js';
 
-const ENDINGS = ['turn.completed', 'turn.stopped', 'turn.failed', 'turn.aborted'] as const;
+/** What a user reads for a turn a restart cut off after it had done something (a tool ran, text was shown). */
+export const RESTART_NOTICE = 'I was restarted while working on this; say continue to pick it up';
+
+const CUT_OFF = 'the process ended while this turn was running';
+const RUN_AGAIN = 'the process ended before this turn did anything; it runs again';
+
+const RECOVERY_TYPES: EventType[] = [
+  'recovery.checkpointed', 'message.received', 'message.routed', 'turn.started', 'turn.completed', 'turn.stopped', 'turn.failed', 'turn.aborted',
+  'tool.requested', 'reply.requested', 'reply.delivered', 'message.sent', 'message.edited', 'message.dropped',
+];
+const ENDINGS: ReadonlySet<string> = new Set(['turn.completed', 'turn.stopped', 'turn.failed']);
+
+export interface Recovered {
+  /** Turns the previous run left open, now closed with `turn.aborted`. */
+  cutOffTurns: string[];
+  /**
+   * Work accepted before and handed back to its consumers, in log order: messages to route or to run, replies to
+   * deliver. (Replies recovery asks for itself, such as notices, are published and reach the outbox like any reply.)
+   */
+  requeued: Envelope[];
+  /** Inbound messages already accepted (`<channel>:<message id>`): a redelivery by the platform is dropped. */
+  seenInbound: string[];
+  /** Send keys already sent: never sent again. */
+  sentKeys: string[];
+  /** Every piece of work accepted before this seq is finished (or was just taken up again, and is tracked from here). */
+  fromSeq: number;
+}
+
+interface TurnTrack {
+  started: Envelope<'turn.started'>;
+  ended?: Envelope;
+  toolRan: boolean;
+}
+
+/** One accepted message and how far it got. */
+interface Track {
+  received?: Envelope<'message.received'>;
+  routed?: Envelope<'message.routed'>;
+  turns: TurnTrack[];
+  reply?: Envelope<'reply.requested'>;
+  delivered: boolean;
+  /** A hook's `hard_abort` dropped it: it is finished, with no answer. */
+  dropped?: boolean;
+}
+
+/** Where the last run said recovery may start; without a checkpoint (logs before #21), the last run's start. */
+function startOf(log: EventStore): number {
+  const checkpoint = log.read({ type: 'recovery.checkpointed', order: 'desc', limit: 1 })[0];
+  if (checkpoint?.type === 'recovery.checkpointed') return checkpoint.data.from_seq;
+  return log.read({ type: 'runtime.started', order: 'desc', limit: 1 })[0]?.seq ?? 0;
+}
+
+/** The events recovery folds from `from` on, in log order, each type read through the log's type index. */
+function tail(log: EventStore, from: number): Envelope[] {
+  return RECOVERY_TYPES.flatMap((type) => log.read({ type, after: Math.max(0, from - 1) })).sort((a, b) => a.seq - b.seq);
+}
+
+/** Accepted messages are known by their channel entry and id (`<channel>:<message id>`), which their reply names too. */
+const keyOf = (channel: string, messageId: string): string => `${channel}:${messageId}`;
 
 /**
- * Turns the previous run started and never ended were cut off (the process died). Each gets an explicit
- * `turn.aborted`, so no turn is left open. Only the previous run is searched: earlier ones were closed by
- * the run after them.
+ * The log's tail after a restart, folded: every message the previous run accepted and did not finish is taken up
+ * again, exactly once.
+ * - received, not routed: routed again (the dispatcher's work).
+ * - routed, no turn yet: handled (the session's work).
+ * - its turn cut off before any tool ran or any text was shown: closed with `turn.aborted` and run again from its
+ *   start (a new turn).
+ * - its turn cut off after a tool ran, or after streamed text was shown: closed with `turn.aborted`, and the user gets
+ *   `RESTART_NOTICE` (a cut streamed message is finished with it), no second run.
+ * - answered, not delivered: delivered (the outbox skips the parts already sent).
+ * Messages with no chat to answer (the terminal, the heartbeat, cron) only have their open turn closed. With
+ * `resume` false (a process that does not serve chats, such as `tern agent`) nothing is taken up: only open turns are
+ * closed, and the gateway takes up the rest at its next start.
  */
-export function closeCutOffTurns(log: EventLog, bus: Bus): string[] {
-  const lastStart = log.read({ type: 'runtime.started', order: 'desc', limit: 1 })[0]?.seq ?? 0;
-  const started = log.read({ type: 'turn.started', after: lastStart });
-  if (started.length === 0) return [];
-  const ended = new Set<string>();
-  for (const type of ENDINGS) for (const e of log.read({ type, after: lastStart })) if (e.turn) ended.add(e.turn);
-  const open = started.filter((e): e is Envelope<'turn.started'> => e.type === 'turn.started' && !!e.turn && !ended.has(e.turn));
-  for (const e of open) {
-    bus.publish({ agent: e.agent, session: e.session, turn: e.turn, type: 'turn.aborted', data: { reason: 'the process ended while this turn was running' } });
+export function recover(log: EventStore, bus: Bus, options: { resume: boolean }): Recovered {
+  const from = startOf(log);
+  const events = tail(log, from);
+  const tracks = new Map<string, Track>();
+  const bySession = new Map<string, string>();
+  const turns = new Map<string, TurnTrack>();
+  const orphanTurns: TurnTrack[] = [];
+  const seenInbound: string[] = [];
+  const sentKeys: string[] = [];
+  const shown = new Map<string, { id: string; text: string }>();
+  const byReplyKey = new Map<string, Track>();
+  const track = (key: string): Track => {
+    let found = tracks.get(key);
+    if (!found) tracks.set(key, (found = { turns: [], delivered: false }));
+    return found;
+  };
+  for (const event of events) {
+    switch (event.type) {
+      case 'message.received':
+        // Logs before #21 routed at once and named no reply address: nothing of theirs is taken up.
+        if (event.data.reply_to !== undefined) {
+          seenInbound.push(keyOf(event.data.channel, event.data.message_id));
+          track(keyOf(event.data.channel, event.data.message_id)).received = event;
+        }
+        break;
+      case 'message.routed': {
+        const reply = event.data.reply;
+        if (!reply) break;
+        const key = keyOf(reply.channel, event.data.message_id);
+        track(key).routed = event;
+        bySession.set(`${event.session}\u0000${event.data.message_id}`, key);
+        break;
+      }
+      case 'turn.started': {
+        const turn: TurnTrack = { started: event, toolRan: false };
+        turns.set(event.turn ?? '', turn);
+        const key = bySession.get(`${event.session}\u0000${event.data.message_id}`);
+        if (key) track(key).turns.push(turn);
+        else orphanTurns.push(turn);
+        break;
+      }
+      case 'tool.requested': {
+        const turn = turns.get(event.turn ?? '');
+        if (turn) turn.toolRan = true;
+        break;
+      }
+      case 'turn.completed':
+      case 'turn.stopped':
+      case 'turn.failed':
+      case 'turn.aborted': {
+        const turn = turns.get(event.turn ?? '');
+        if (turn && !turn.ended) turn.ended = event;
+        break;
+      }
+      case 'reply.requested':
+        if (event.data.reply) {
+          const found = track(keyOf(event.data.reply.channel, event.data.message_id));
+          found.reply = event;
+          byReplyKey.set(event.data.key, found);
+        }
+        break;
+      case 'reply.delivered': {
+        const found = byReplyKey.get(event.data.key);
+        if (found) found.delivered = true;
+        break;
+      }
+      case 'message.dropped': {
+        const key = bySession.get(`${event.session}\u0000${event.data.message_id}`);
+        if (key) track(key).dropped = true;
+        break;
+      }
+      case 'message.sent':
+        sentKeys.push(event.data.send_key);
+        if (event.data.send_key.endsWith(':stream') && event.data.message_id) shown.set(event.data.send_key, { id: event.data.message_id, text: event.data.text });
+        break;
+      case 'message.edited':
+        for (const stream of shown.values()) if (stream.id === event.data.message_id) stream.text = event.data.text;
+        break;
+      default:
+    }
   }
-  return open.map((e) => e.turn!);
+  const cutOffTurns: string[] = [];
+  const abort = (turn: TurnTrack, reason: string): void => {
+    if (turn.ended) return;
+    const { agent, session } = turn.started;
+    bus.publish({ agent, session, turn: turn.started.turn, type: 'turn.aborted', data: { reason } });
+    cutOffTurns.push(turn.started.turn ?? '');
+  };
+  const requeued: Envelope[] = [];
+  let openFrom = Infinity;
+  for (const turn of orphanTurns) abort(turn, CUT_OFF);
+  for (const [key, t] of tracks) {
+    const last = t.turns.at(-1);
+    const acted = last !== undefined && (last.toolRan || shown.has(`${key}:${last.started.turn}:stream`));
+    if (!options.resume) {
+      for (const turn of t.turns) abort(turn, CUT_OFF);
+      continue;
+    }
+    if (t.dropped) continue;
+    const first = t.received?.seq ?? t.routed?.seq ?? Infinity;
+    if (t.reply) {
+      if (!t.delivered) {
+        requeued.push(t.reply);
+        openFrom = Math.min(openFrom, first);
+      }
+      continue;
+    }
+    for (const turn of t.turns.slice(0, -1)) abort(turn, CUT_OFF);
+    if (!t.routed) {
+      if (t.received) requeued.push(t.received);
+      openFrom = Math.min(openFrom, first);
+      continue;
+    }
+    openFrom = Math.min(openFrom, first);
+    if (last && last.ended && ENDINGS.has(last.ended.type)) {
+      // The turn ended and its reply was never requested: it is requested now, from what the turn recorded.
+      requestReply(bus, t.routed, last.ended, key);
+    } else if (last && acted) {
+      abort(last, CUT_OFF);
+      notice(bus, t.routed, last, shown.get(`${key}:${last.started.turn}:stream`));
+    } else {
+      if (last) abort(last, RUN_AGAIN);
+      requeued.push(t.routed);
+    }
+  }
+  const fromSeq = Number.isFinite(openFrom) ? openFrom : log.lastSeq + 1;
+  return { cutOffTurns, requeued: requeued.sort((a, b) => a.seq - b.seq), seenInbound, sentKeys, fromSeq };
+}
+
+function target(routed: Envelope<'message.routed'>): ReplyTarget {
+  return routed.data.reply!;
+}
+
+/** The reply of a turn that ended but whose reply was not requested before the process died. */
+function requestReply(bus: Bus, routed: Envelope<'message.routed'>, ended: Envelope, key: string): void {
+  const outcome = ended.type === 'turn.completed' ? 'completed' : ended.type === 'turn.stopped' ? 'stopped' : 'failed';
+  const text = ended.type === 'turn.completed' || ended.type === 'turn.stopped' || ended.type === 'turn.failed' ? ended.data.reply : '';
+  bus.publish({ agent: routed.agent, session: routed.session, turn: ended.turn, type: 'reply.requested', data: { message_id: routed.data.message_id, outcome, text, key: `${key}:${ended.turn}`, reply: target(routed) } });
+}
+
+/** The notice for a turn a restart cut off after it acted; a streamed message it left cut is finished with it. */
+function notice(bus: Bus, routed: Envelope<'message.routed'>, turn: TurnTrack, stream: { id: string; text: string } | undefined): void {
+  const key = `${keyOf(target(routed).channel, routed.data.message_id)}:${turn.started.turn}`;
+  bus.publish({
+    agent: routed.agent,
+    session: routed.session,
+    turn: turn.started.turn,
+    type: 'reply.requested',
+    data: {
+      message_id: routed.data.message_id,
+      outcome: 'restarted',
+      text: stream ? `${stream.text}\n\n${RESTART_NOTICE}` : RESTART_NOTICE,
+      key,
+      reply: target(routed),
+      ...(stream ? { edit_of: stream.id } : {}),
+    },
+  });
 }
 
 /**
  * Subagent tasks the previous run spawned and never ended were cut off with it: each gets a `subagent.ended`
  * (`canceled`, saying so) under its parent's keys, so `spawn_status`'s record in the log is never left running.
  */
-export function closeCutOffTasks(log: EventLog, bus: Bus): string[] {
+export function closeCutOffTasks(log: EventStore, bus: Bus): string[] {
   const lastStart = log.read({ type: 'runtime.started', order: 'desc', limit: 1 })[0]?.seq ?? 0;
   const spawned = log.read({ type: 'subagent.spawned', after: lastStart });
   if (spawned.length === 0) return [];

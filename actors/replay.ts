@@ -1,11 +1,9 @@
-import { createActor, toPromise } from 'xstate';
+import { createActor, fromPromise, toPromise } from 'xstate';
 import { isDeepStrictEqual } from 'node:util';
 import type { ChatResponse, Envelope, ToolCall } from '../bus/index.js';
-import { turnMachine, turnRecordTypes, type ToolOutcome, type TurnRecord } from '../machines/turn.js';
+import { turnMachine, turnRecordTypes, type BuiltPrompt, type ModelInput, type PromptInput, type ToolInput, type ToolOutcome, type TurnRecord } from '../machines/turn.js';
 import { recordedDecisions } from './hooks/recorded-decisions.js';
 import { TurnHooks } from './hooks/turn-hooks.js';
-import { loopChecker } from './loop-checker.js';
-import { turnEffects } from './turn-effects.js';
 
 type Recorded = { type: string; data: unknown };
 
@@ -17,6 +15,14 @@ export class ReplayError extends Error {
   constructor(readonly code: 'turn_not_found' | 'turn_incomplete', message: string) {
     super(message);
     this.name = 'ReplayError';
+  }
+}
+
+/** A recorded failure given back as the model call's error: the same code and message the turn ended with. */
+class RecordedFailure extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+    this.name = 'RecordedFailure';
   }
 }
 
@@ -37,10 +43,11 @@ function firstDifference(expected: Recorded[], actual: Recorded[]): RerunResult 
 }
 
 /**
- * Runs the turn machine of the current build again, answering the prompt, the model and the tools from the
- * recorded events instead of calling out, and compares what it records with what was recorded (types and
- * data; seq and times aside). A turn stopped by `/stop` or cut off is stopped the same way once the recorded
- * answers run out. `machine` lets a caller try another build of the machine.
+ * Runs the turn machine of the current build again with actors that answer from the recorded events instead of
+ * calling out (the prompt, each model answer, each tool result), and compares what it records with what was
+ * recorded (types and data; seq and times aside). A turn that ended stopped by `/stop` or cut off is stopped the same
+ * way once the recorded answers run out; one that failed gets its recorded failure back. `machine` lets a caller try
+ * another build of the machine.
  */
 export async function rerunTurn(events: Envelope[], machine = turnMachine): Promise<RerunResult> {
   const started = events.find((e): e is Envelope<'turn.started'> => e.type === 'turn.started');
@@ -50,18 +57,17 @@ export async function rerunTurn(events: Envelope[], machine = turnMachine): Prom
   const expected: Recorded[] = events.filter((e) => recordTypes.has(e.type)).map((e) => ({ type: e.type, data: e.data }));
   const answers = events.filter((e): e is Envelope<'provider.responded'> => e.type === 'provider.responded').map(({ data: { iteration: _i, ...answer } }) => answer);
   const results = new Map(events.filter((e): e is Envelope<'tool.completed'> => e.type === 'tool.completed').map((e) => [e.data.call_id, e.data]));
-  const ending = events.findLast((e) => e.type === 'turn.stopped' || e.type === 'turn.aborted');
+  const ending = events.findLast((e) => e.type === 'turn.stopped' || e.type === 'turn.aborted' || e.type === 'turn.failed');
   const endedByUser = ending?.type === 'turn.aborted' || (ending?.type === 'turn.stopped' && ending.data.reason === 'stop_requested');
   const actual: Recorded[] = [];
-  let stopWhenOut: () => void = () => {};
+  let endWhenOut: () => void = () => {};
   const outOfAnswers = <T>(what: string): Promise<T> => {
+    if (ending?.type === 'turn.failed') return Promise.reject(new RecordedFailure(ending.data.code, ending.data.message));
     if (!endedByUser) return Promise.reject(Object.assign(new Error(`the recorded turn has no ${what}`), { code: 'replay_exhausted' }));
-    stopWhenOut();
+    endWhenOut();
     return new Promise<T>(() => {});
   };
   const { settings } = started.data;
-  // Loop detection is logic, not an outside answer: the current build's machine judges the calls again.
-  const loop = loopChecker(settings.loop_detection);
   const { agent, session, turn } = started;
   const hooks = new TurnHooks({
     source: recordedDecisions(events),
@@ -76,25 +82,31 @@ export async function rerunTurn(events: Envelope[], machine = turnMachine): Prom
     if (!result) return outOfAnswers<ToolOutcome>(`result for tool call ${call.id}`);
     return result.images ? { ok: result.ok, content: result.content, images: result.images } : { ok: result.ok, content: result.content };
   };
-  const effects = createActor(turnEffects({
-    buildPrompt: () => prompt.data,
-    checkLoop: (call) => loop.check(call),
-    callModel: (call, signal) =>
-      hooks.callModel(call.iteration, { model: settings.model_name, system: call.system, messages: call.messages, tools: prompt.data.tools }, signal, async () => answers.shift() ?? outOfAnswers<ChatResponse>('further model answer')),
-    runTool: async (call, signal) => {
-      const { ok, content, images } = await hooks.runTool(call, signal, recordedResult);
-      return images ? { ok, content, images } : { ok, content };
+  const replay = machine.provide({
+    actors: {
+      buildPrompt: fromPromise<BuiltPrompt, PromptInput>(async () => prompt.data),
+      callModel: fromPromise<ChatResponse, ModelInput>(({ input: { call }, signal }) =>
+        hooks.callModel(call.iteration, { model: settings.model_name, system: call.system, messages: call.messages, tools: prompt.data.tools }, signal, async () => answers.shift() ?? outOfAnswers<ChatResponse>('further model answer'))),
+      runTool: fromPromise<ToolOutcome, ToolInput>(async ({ input, signal }) => {
+        const { ok, content, images } = await hooks.runTool(input.call, signal, recordedResult);
+        return images ? { ok, content, images } : { ok, content };
+      }),
     },
-  })).start();
-  const replay = machine.provide({ actions: { record: (_, record: TurnRecord) => actual.push({ type: record.type, data: record.data }) } });
-  const actor = createActor(replay, {
-    input: { modelName: settings.model_name, stream: settings.stream, maxToolIterations: settings.max_tool_iterations, loopDetection: settings.loop_detection, effects },
+    actions: { record: (_, record: TurnRecord) => void actual.push({ type: record.type, data: record.data }) },
   });
-  stopWhenOut = () => queueMicrotask(() => actor.send(ending?.type === 'turn.aborted' ? { type: 'ABORT', reason: 'replay' } : { type: 'STOP' }));
+  const { data } = started;
+  const actor = createActor(replay, {
+    input: {
+      keys: { agent: started.agent, session: started.session, turn: started.turn ?? 'replay' },
+      settings: data.settings,
+      message: { message_id: data.message_id, channel: data.channel, chat: data.chat, text: data.text, session_key: data.session_key, remote: false },
+      history: { messages: [] },
+      ...(data.skill !== undefined ? { skill: data.skill } : {}),
+    },
+  });
+  endWhenOut = () => queueMicrotask(() => actor.send(ending?.type === 'turn.aborted' ? { type: 'ABORT', reason: 'replay' } : { type: 'STOP' }));
   const done = toPromise(actor);
   actor.start();
   await done;
-  effects.stop();
-  loop.release();
   return firstDifference(expected, actual);
 }

@@ -1,34 +1,54 @@
-import { Bus } from '../bus/index.js';
+import { InProcessBus, type Bus } from '../bus/index.js';
 import { redactorOf, type LoadedConfig } from '../store/config/index.js';
 import { EventLog } from '../store/log/event-log.js';
 import { logDir } from '../store/paths.js';
-import { closeCutOffTasks, closeCutOffTurns } from './recovery.js';
+import { Checkpoints } from './checkpoints.js';
+import { closeCutOffTasks, recover, type Recovered } from './recovery.js';
+
+export interface CoreOptions {
+  /**
+   * Takes up the work the previous run accepted and did not finish (the gateway). Without, only turns left open are
+   * closed, and the rest waits for the gateway's next start (`tern agent`).
+   */
+  resume?: boolean;
+}
 
 /**
- * The log and the bus of a process, with the turns the previous run left open closed. The gateway opens
- * this first and is ready on it alone; agents, tools and models (`Runtime.on`) come after.
+ * The log and the bus of a process, with the previous run's unfinished work recovered. The gateway opens this first
+ * and is ready on it alone; agents, tools and models (`Runtime.on`) come after.
  */
 export class RuntimeCore {
-  readonly cutOffTurns: string[];
+  readonly recovered: Recovered;
+  private readonly checkpoints: Checkpoints | undefined;
 
   private constructor(
     readonly loaded: LoadedConfig,
     readonly log: EventLog,
     readonly bus: Bus,
     command: string,
+    options: CoreOptions,
   ) {
-    this.cutOffTurns = closeCutOffTurns(log, bus);
+    this.checkpoints = options.resume ? new Checkpoints(bus) : undefined;
+    this.recovered = recover(log, bus, { resume: options.resume ?? false });
     closeCutOffTasks(log, bus);
+    this.checkpoints?.take(this.recovered.requeued);
+    bus.requeue(this.recovered.requeued);
     bus.publish({ type: 'runtime.started', data: { pid: process.pid, command } });
+    this.checkpoints?.record();
+  }
+
+  /** Turns the previous run left open, now closed with `turn.aborted`. */
+  get cutOffTurns(): string[] {
+    return this.recovered.cutOffTurns;
   }
 
   /** `command` is what runs it, recorded in `runtime.started`. */
-  static open(loaded: LoadedConfig, command: string): RuntimeCore {
+  static open(loaded: LoadedConfig, command: string, options: CoreOptions = {}): RuntimeCore {
     const log = EventLog.open(logDir(loaded.workspace));
     try {
       // `loaded.config` is replaced on a hot reload: the secrets masked follow it.
-      const bus = new Bus(log, { redact: (data) => redactorOf(loaded.config).value(data) });
-      return new RuntimeCore(loaded, log, bus, command);
+      const bus = new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).value(data) });
+      return new RuntimeCore(loaded, log, bus, command, options);
     } catch (error) {
       log.close();
       throw error;
@@ -42,15 +62,17 @@ export class RuntimeCore {
   static scratch(loaded: LoadedConfig, command: string): RuntimeCore {
     const log = EventLog.scratch();
     try {
-      return new RuntimeCore(loaded, log, new Bus(log, { redact: (data) => redactorOf(loaded.config).value(data) }), command);
+      return new RuntimeCore(loaded, log, new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).value(data) }), command, {});
     } catch (error) {
       log.close();
       throw error;
     }
   }
 
-  /** Flushes the log and closes it. */
+  /** Records a last checkpoint, flushes the log and closes it. */
   async close(): Promise<void> {
+    this.checkpoints?.record();
+    this.checkpoints?.stop();
     await this.log.flushed();
     this.log.close();
   }

@@ -1,24 +1,30 @@
+import type { Subscription } from 'rxjs';
 import type { Bus, EventDraft } from '../bus/index.js';
 import { McpManager, mcpOptionsFromConfig } from '../adapters/mcp/index.js';
 import { transcribeFile } from '../adapters/providers/transcription.js';
 import { DEFAULT_FILTER, type FilterOptions, type SendFunction } from '../adapters/tools/options.js';
 import { imageGenerateTool } from '../adapters/tools/media/image-generate.js';
+import { filterSecrets } from '../adapters/tools/output/secret-filter.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import { registerSkillTools } from '../adapters/tools/skills/register.js';
 import { registerSubagentTools } from '../adapters/tools/subagent/index.js';
+import { agentBoard } from '../machines/agent.js';
+import { sessionBoard } from '../machines/session.js';
+import { turnBoard } from '../machines/turn.js';
 import type { LoadedConfig } from '../store/config/index.js';
-import type { EventLog } from '../store/log/event-log.js';
 import { KeyRotationFile } from '../store/key-rotation.js';
-import { filterSecrets } from '../adapters/tools/output/secret-filter.js';
+import type { EventLog } from '../store/log/event-log.js';
 import { AgentActor } from './agent.js';
+import type { AgentServices } from './agent-services.js';
+import { BoardInspector } from './board.js';
 import { BudgetGuard } from './budget.js';
 import { EvolutionActor } from './evolution/evolution-actor.js';
 import { realScheduler, type Scheduler } from './gateway/scheduler.js';
 import { HookEngine } from './hooks/engine.js';
 import type { HookLog } from './hooks/hook-set.js';
 import { PluginHost } from './plugins/plugin-host.js';
+import { Asker, type SessionReply, type SessionRequest } from './routing.js';
 import { RuntimeCore } from './runtime-core.js';
-import type { AgentServices } from './session.js';
 import { sessionHost } from './subagents/session-host.js';
 import { Subagents } from './subagents/subagents.js';
 import { TodoTool } from './todo-tool.js';
@@ -42,6 +48,10 @@ export interface AgentOptions {
   logError?: (line: string) => void;
   /** How the `message` and `send_file` tools reach a channel; without it they are not offered. */
   send?: SendFunction;
+  /** Fetches a file a user sent from its channel (the gateway's channels); see `AgentServices.fetchMedia`. */
+  fetchMedia?: AgentServices['fetchMedia'];
+  /** Sessions an agent keeps in memory (least recently used idle ones leave beyond it). */
+  sessionLimit?: number;
   /** Where hooks report (a hook that timed out, died, was restarted); warnings and errors go to `logError` by default. */
   log?: HookLog;
   /** The clock of evolution's scheduled runs; real time by default. */
@@ -62,9 +72,16 @@ function startMcp(loaded: LoadedConfig, env: NodeJS.ProcessEnv, filter: FilterOp
   return manager;
 }
 
-/** Everything a process that runs turns needs: the log, the bus, the model router, tools, agents and their subagents. */
+/**
+ * Everything a process that runs turns needs: the log, the bus, the model router, tools, agents and their subagents.
+ * It consumes the `sessions` work (`message.routed`) and the control event `turn.stop.requested`, and hands each to
+ * its agent's actor.
+ */
 export class Runtime {
   private readonly agents = new Map<string, AgentActor>();
+  private readonly board: BoardInspector;
+  private readonly asker: Asker;
+  private readonly inputs: Subscription[];
   private closed: Promise<void> | undefined;
 
   private constructor(
@@ -79,7 +96,16 @@ export class Runtime {
     readonly plugins: PluginHost,
     /** Learning records, skill drafts and decisions (`evolution`). */
     readonly evolution: EvolutionActor,
-  ) {}
+    private readonly sessionLimit: number | undefined,
+  ) {
+    const { bus } = core;
+    this.board = new BoardInspector(bus, { agent: agentBoard, session: sessionBoard, turn: turnBoard });
+    this.asker = new Asker(bus);
+    this.inputs = [
+      bus.work('sessions').subscribe((message) => this.agent(message.agent).send({ type: 'MESSAGE', message })),
+      bus.on('turn.stop.requested').subscribe((request) => this.agent(request.agent).send({ type: 'STOP_TURN', request })),
+    ];
+  }
 
   get loaded(): LoadedConfig {
     return this.core.loaded;
@@ -127,7 +153,7 @@ export class Runtime {
     const transcriptionEntry = entryNamed(loaded.config.agents.defaults.transcription_model);
     // The subagent actors reach agents through the runtime, which exists only once they do.
     let runtime: Runtime | undefined;
-    const subagents = new Subagents({ bus, config, now: () => now().getTime(), logError, host: sessionHost((id) => runtime!.agent(id)), ...(options.send ? { send: options.send } : {}) });
+    const subagents = new Subagents({ bus, config, now: () => now().getTime(), logError, host: sessionHost(bus, (id) => runtime!.agent(id)), ...(options.send ? { send: options.send } : {}) });
     const directory = new AgentDirectory({
       loaded,
       env,
@@ -163,10 +189,11 @@ export class Runtime {
       ...(transcriptionEntry
         ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }
         : {}),
+      ...(options.fetchMedia ? { fetchMedia: options.fetchMedia } : {}),
     };
     const evolution = new EvolutionActor({ bus, log, router, config, workspace: loaded.workspace, scheduler: options.evolutionClock ?? realScheduler, logError });
     try {
-      runtime = new Runtime(core, router, directory, shared, mcp, subagents, hooks, plugins, evolution);
+      runtime = new Runtime(core, router, directory, shared, mcp, subagents, hooks, plugins, evolution, options.sessionLimit);
       directory.parts(directory.defaultId);
     } catch (error) {
       void evolution.stop();
@@ -178,13 +205,17 @@ export class Runtime {
     return runtime;
   }
 
-  /** The agent with this id; without one, the default agent (marked `default`, else the first, else `main`). */
-  agent(id?: string): AgentActor {
-    const chosen = id ?? this.directory.defaultId;
-    let agent = this.agents.get(chosen);
+  /** The id of the default agent: marked `default`, else the first, else `main`. */
+  defaultAgent(): string {
+    return this.directory.defaultId;
+  }
+
+  /** The actor of an agent, started with its first message. */
+  agent(id: string = this.defaultAgent()): AgentActor {
+    let agent = this.agents.get(id);
     if (!agent) {
-      agent = new AgentActor(chosen, this.servicesOf(chosen));
-      this.agents.set(chosen, agent);
+      agent = new AgentActor(id, this.servicesOf(id), this.board, this.sessionLimit);
+      this.agents.set(id, agent);
     }
     return agent;
   }
@@ -205,6 +236,17 @@ export class Runtime {
     };
   }
 
+  /** Hands a message to its session and resolves with its answer (request and answer over the bus). */
+  ask(request: SessionRequest): Promise<SessionReply> {
+    return this.asker.ask(request);
+  }
+
+  /** No new message starts from now on; resolves once no session handles one. */
+  async drain(): Promise<void> {
+    for (const agent of this.agents.values()) agent.send({ type: 'DRAIN' });
+    await Promise.all([...this.agents.values()].map((a) => a.settled()));
+  }
+
   /**
    * Running subagent tasks get `drainMs` (default none) and are then canceled with the reason; running turns end as
    * aborted; the log is flushed and closed.
@@ -216,6 +258,8 @@ export class Runtime {
 
   private async closeOnce(drainMs: number, reason: string): Promise<void> {
     await this.subagents.stop(drainMs, reason);
+    this.inputs.forEach((s) => s.unsubscribe());
+    this.asker.close();
     await Promise.all([...this.agents.values()].map((a) => a.stop(reason)));
     await this.evolution.stop();
     await this.mcp?.stop();

@@ -3,7 +3,7 @@ import type { DiscoveryHooks, McpManager } from '../adapters/mcp/index.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { Config } from '../store/config/index.js';
 import { profileAllows } from './prompt-builder.js';
-import type { Toolbox } from './turn-runner.js';
+import type { Toolbox } from './turn-actors.js';
 
 type TurnProfile = Config['agents']['defaults']['turn_profile'];
 

@@ -4,15 +4,15 @@
 // answers at once. The idle gateway starts first and sits out its minute while the other rows run; it is the
 // build's first start, reported on its own (`gateway.ready_first_start_ms`: on Node 22.1 and later the later
 // starts run on the compile cache it wrote).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { get } from 'node:http';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startGatewayModel, type GatewayModel } from '../tests/support/gateway-model.js';
 import { modelEntry } from '../tests/support/gateway-process.js';
 import { tempHome } from '../tests/support/temp-home.js';
 import { freePort, TelegramEmulator } from '../tests/support/telegram-emulator.js';
+import { bundleCli, rssMb, untilReady } from './gateway-run.js';
 import { percentile, round, type BenchRow } from './row.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -32,32 +32,6 @@ const withoutExtraCa = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
 };
 type EnvOf = (env: NodeJS.ProcessEnv) => NodeJS.ProcessEnv;
 const asGiven: EnvOf = (env) => env;
-
-function build(): void {
-  rmSync(outdir, { recursive: true, force: true });
-  const result = spawnSync(process.execPath, [join(root, 'adapters', 'cli', 'bundle.mjs'), outdir], { cwd: root, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`bundling the CLI failed: ${result.stderr}`);
-}
-
-/** The status of one `GET /ready` (0 while nothing listens); a fresh connection each time, as a supervisor would poll. */
-function readyStatus(port: number): Promise<number> {
-  return new Promise((resolve) => {
-    const request = get({ host: '127.0.0.1', port, path: '/ready', agent: false }, (response) => {
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    });
-    request.on('error', () => resolve(0));
-  });
-}
-
-/** Until the first 200 from `/ready`, asked every 2 ms. */
-async function untilReady(port: number, started: number, what: string): Promise<number> {
-  while ((await readyStatus(port)) !== 200) {
-    if (performance.now() - started > 20_000) throw new Error(`${what} was not ready within 20 s`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  return performance.now() - started;
-}
 
 interface Running {
   child: ChildProcess;
@@ -85,11 +59,6 @@ async function stop(running: Running): Promise<void> {
   running.child.kill('SIGINT');
   await exited;
   running.remove();
-}
-
-function rssMb(pid: number): number {
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-  return kb / 1024;
 }
 
 /** The floor the issue races toward, measured on the same machine in the same run: bare express 5 answering. */
@@ -135,7 +104,7 @@ async function floorTimes(envOf: EnvOf): Promise<number[]> {
 }
 
 export async function bench(): Promise<BenchRow[]> {
-  build();
+  bundleCli(outdir);
   const model = await startGatewayModel();
   const emulator = await TelegramEmulator.start();
   const idle = await startGateway(model, emulator, IDLE_TOKENS);

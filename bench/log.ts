@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { Bus, draftOf, validateDraft, type Correlation, type EventDraft, type ValidDraft } from '../bus/index.js';
+import { InProcessBus, draftOf, validateDraft, type Correlation, type EventDraft, type ValidDraft } from '../bus/index.js';
 import { EventLog } from '../store/log/event-log.js';
 import { percentile, round, type BenchRow } from './row.js';
 
@@ -84,7 +84,7 @@ function turnDrafts(i: number): EventDraft[] {
 /** CPU (all threads, the lmdb writer's too) per event of a real turn published on a bus over its own log. */
 async function busEventCpu(dir: string): Promise<number> {
   const log = EventLog.open(join(dir, 'bus-sessions'));
-  const bus = new Bus(log);
+  const bus = new InProcessBus(log);
   // A gateway's usual listeners: a projection of everything and two watchers of single types.
   const subscriptions = [bus.events$.subscribe(() => {}), bus.on('provider.requested').subscribe(() => {}), bus.on('turn.completed').subscribe(() => {})];
   const turns = Array.from({ length: BUS_DRAFTED }, (_, i) => turnDrafts(i));

@@ -11,6 +11,7 @@ const suites: Record<string, () => Promise<{ bench: BenchSuite }>> = {
   turn: () => import('./turn.js'),
   prompt: () => import('./prompt.js'),
   subagent: () => import('./subagent.js'),
+  soak: () => import('./soak.js'),
   mcp: () => import('./mcp.js'),
   hooks: () => import('./hooks.js'),
   gateway: () => import('./gateway.js'),

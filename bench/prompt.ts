@@ -26,7 +26,7 @@ export async function bench(): Promise<BenchRow[]> {
   const runtime = Runtime.start({ loaded: loadConfig({ env: home.env }), env: home.env, command: 'bench', logError: () => {} });
   try {
     const key = sessionKeyOf({ agent: 'main', channel: 'cli', dimensions: [['chat', 'direct:bench']] });
-    const send = (text: string) => runtime.agent().handle(key, { channel: 'cli', account: 'default', chat: 'direct:bench', sender: 'bench', messageId: `m_${text}`, text, remote: false });
+    const send = (text: string) => runtime.ask({ agent: 'main', session_key: key, channel: 'cli', account: 'default', chat: 'direct:bench', sender: 'bench', message_id: `m_${text}`, text, remote: false, media: [] });
     vendor.reply(completion({ content: 'pong' }), completion({ content: 'Noted.' }));
     await send('ping');
     await send('What time is it?');

@@ -37,8 +37,9 @@ export async function bench(): Promise<BenchRow[]> {
   const once = async (i: number): Promise<number> => {
     const measured = new Promise<number>((resolve) => (overhead = resolve));
     const done = ended();
-    await agent.handle(sessionKeyOf({ agent: agent.id, channel: 'cli', dimensions: [['chat', `direct:s${i % 10}`]] }), {
-      channel: 'cli', account: 'default', chat: `direct:s${i % 10}`, sender: 'bench', messageId: `m${i}`, text: `task ${i}`, remote: false,
+    await runtime.ask({
+      agent: agent.id, session_key: sessionKeyOf({ agent: agent.id, channel: 'cli', dimensions: [['chat', `direct:s${i % 10}`]] }),
+      channel: 'cli', account: 'default', chat: `direct:s${i % 10}`, sender: 'bench', message_id: `m${i}`, text: `task ${i}`, remote: false, media: [],
     });
     const ms = await measured;
     await done;

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { sessionKeyOf } from '../actors/agent.js';
+import type { SessionRequest } from '../actors/routing.js';
 import { Runtime } from '../actors/runtime.js';
 import { loadConfig } from '../store/config/index.js';
 import { ensureWorkspace } from '../store/workspace.js';
@@ -43,8 +44,9 @@ function logMapMb(logFile: string): number | undefined {
 }
 
 
-function message(text: string, session: string) {
-  return { channel: 'cli', account: 'default', chat: `direct:${session}`, sender: 'bench', messageId: `m${Math.random()}`, text, remote: false };
+function message(text: string, session: string): SessionRequest {
+  const session_key = sessionKeyOf({ agent: 'main', channel: 'cli', dimensions: [['chat', `direct:${session}`]] });
+  return { agent: 'main', session_key, channel: 'cli', chat: `direct:${session}`, sender: 'bench', message_id: `m${Math.random()}`, text, remote: false };
 }
 
 export async function bench(): Promise<BenchRow[]> {
@@ -53,7 +55,6 @@ export async function bench(): Promise<BenchRow[]> {
   writeConfig(home.home, model.url);
   ensureWorkspace(home.workspace);
   const runtime = Runtime.start({ loaded: loadConfig({ env: home.env }), env: home.env, command: 'bench', logError: () => {} });
-  const agent = runtime.agent();
   let modelMs = 0;
   const asked = new Map<string, number>();
   runtime.bus.on('provider.requested').subscribe((e) => asked.set(e.turn!, performance.now()));
@@ -61,7 +62,7 @@ export async function bench(): Promise<BenchRow[]> {
     modelMs += performance.now() - (asked.get(e.turn!) ?? performance.now());
     asked.delete(e.turn!);
   });
-  const turn = (session: string, i: number) => agent.handle(sessionKeyOf({ agent: agent.id, channel: 'cli', dimensions: [['chat', `direct:${session}`]] }), message(`turn ${i}`, session));
+  const turn = (session: string, i: number) => runtime.ask(message(`turn ${i}`, session));
   const concurrentRound = (prefix: string, i: number) => Promise.all(Array.from({ length: CONCURRENT_SESSIONS }, (_, s) => turn(`${prefix}${s}`, i)));
   try {
     for (let i = 0; i < 50; i++) await turn(`warm${i % 5}`, i);

@@ -1,14 +1,17 @@
-import { filter, Subject, type Observable } from 'rxjs';
+import { filter, Observable, Subject, type Subscriber } from 'rxjs';
 import type { Correlation } from './envelope.js';
 import type { Envelope, EventDraft, EventType, ValidDraft } from './events/index.js';
 import { stampInPlace } from './stamp.js';
 import { typeMatcher } from './type-glob.js';
 import { acceptDraft } from './validate.js';
+import { workGroupOf, type WorkGroup, type WorkType } from './work.js';
 
 /** Assigns `seq` and `at`. The event log is the sequencer of a running gateway, so bus order is log order. */
 export interface Sequencer {
   /** Stamps the bus's own copy of a draft in place (no one else holds it) and returns it as the envelope. */
   stamp(draft: ValidDraft): Envelope;
+  /** Resolves once everything stamped so far is in the log (absent: nothing is kept). */
+  committed?(): Promise<void>;
 }
 
 /** A sequencer for processes without a log (tests, one-off tools): numbering in memory only. */
@@ -27,16 +30,53 @@ export interface BusOptions {
 }
 
 /**
- * The one in-process bus. Every subscriber sees every event in `seq` order, even when a subscriber
- * publishes while it is being notified: such events are queued and delivered after the current one.
+ * The seam between actors. Every event an actor publishes goes through here, and an actor's inputs are what it
+ * reads here; no actor calls another. Two kinds of subscription:
+ * - `on`, `matching`, `select`, `events$`: every subscriber sees every matching event, at once. Observers (the log
+ *   view, the dashboard) and control events (`turn.stop.requested`, `gateway.stopping`) use these, so a control
+ *   event never waits behind the work it cancels.
+ * - `work(group)`: work that one consumer must handle exactly once (`bus/work.ts` names the groups). Work published
+ *   while the group has no consumer waits for one, and work a crashed run accepted and never finished is handed to
+ *   the group again on the next start (`requeue`).
+ * `InProcessBus` is the implementation for one process (rxjs over the embedded log); a networked bus (NATS
+ * JetStream, #27) maps `work` groups to durable consumers of a work-queue stream and the rest to plain subjects.
  */
-export class Bus {
+export interface Bus {
+  /**
+   * Accepts the draft (its type checked; parsed too under `AGENT_CHECK_EVENTS=1`), applies the redaction hook to
+   * its data, stamps it (`seq`, `at`) and delivers it. Returns the envelope subscribers get.
+   */
+  publish<T extends EventType>(draft: EventDraft<T>): Envelope<T>;
+  /** Every event, in `seq` order. */
+  readonly events$: Observable<Envelope>;
+  on<T extends EventType>(...types: T[]): Observable<Envelope<T>>;
+  /** Events whose type matches a glob such as `provider.*`. */
+  matching(pattern: string): Observable<Envelope>;
+  /** Events whose correlation keys equal every key given. */
+  select(keys: Correlation): Observable<Envelope>;
+  /** The work of `group`, each event to this one consumer: first what waited, then new work as it is published. */
+  work<G extends WorkGroup>(group: G): Observable<Envelope<WorkType<G>>>;
+  /** Hands work back to its group: what a crashed run accepted and never finished (recovery, at start). */
+  requeue(envelopes: Envelope[]): void;
+  /** Resolves once everything published so far is in the log: a crash after that loses none of it. */
+  durable(): Promise<void>;
+  complete(): void;
+}
+
+/**
+ * The bus of one process. Every subscriber sees every event in `seq` order, even when a subscriber publishes
+ * while it is being notified: such events are queued and delivered after the current one.
+ */
+export class InProcessBus implements Bus {
   private readonly subject = new Subject<Envelope>();
   private readonly queue: Envelope[] = [];
   private delivering = false;
+  private readonly consumers = new Map<WorkGroup, Subscriber<Envelope>>();
+  /** Work waiting for its group's consumer. */
+  private readonly waiting = new Map<WorkGroup, Envelope[]>();
   readonly events$: Observable<Envelope> = this.subject.asObservable();
 
-  constructor(private sequencer: Sequencer = memorySequencer(), private readonly options: BusOptions = {}) {}
+  constructor(private readonly sequencer: Sequencer = memorySequencer(), private readonly options: BusOptions = {}) {}
 
   publish<T extends EventType>(draft: EventDraft<T>): Envelope<T> {
     const accepted = acceptDraft(draft);
@@ -57,20 +97,62 @@ export class Bus {
     return this.events$.pipe(filter((e) => matches(e.type)));
   }
 
-  /** Events whose correlation keys equal every key given. */
   select(keys: Correlation): Observable<Envelope> {
     const entries = Object.entries(keys).filter(([, v]) => v !== undefined) as [keyof Correlation, string][];
     return this.events$.pipe(filter((e) => entries.every(([k, v]) => e[k] === v)));
   }
 
+  work<G extends WorkGroup>(group: G): Observable<Envelope<WorkType<G>>> {
+    return new Observable<Envelope<WorkType<G>>>((subscriber) => {
+      if (this.consumers.has(group)) {
+        subscriber.error(new Error(`the work group ${group} already has a consumer in this process`));
+        return undefined;
+      }
+      const consumer = subscriber as Subscriber<Envelope>;
+      this.consumers.set(group, consumer);
+      const waited = this.waiting.get(group) ?? [];
+      this.waiting.delete(group);
+      for (const envelope of waited) {
+        if (this.consumers.get(group) !== consumer) break;
+        consumer.next(envelope);
+      }
+      return () => {
+        if (this.consumers.get(group) === consumer) this.consumers.delete(group);
+      };
+    });
+  }
+
+  requeue(envelopes: Envelope[]): void {
+    for (const envelope of envelopes) this.toWork(envelope);
+  }
+
+  durable(): Promise<void> {
+    return this.sequencer.committed?.() ?? Promise.resolve();
+  }
+
   complete(): void {
     this.subject.complete();
+    for (const consumer of this.consumers.values()) consumer.complete();
+    this.consumers.clear();
+  }
+
+  private toWork(envelope: Envelope): void {
+    const group = workGroupOf(envelope);
+    if (!group) return;
+    const consumer = this.consumers.get(group);
+    if (consumer) return consumer.next(envelope);
+    const waiting = this.waiting.get(group);
+    if (waiting) waiting.push(envelope);
+    else this.waiting.set(group, [envelope]);
   }
 
   private drain(): void {
     this.delivering = true;
     try {
-      for (let e = this.queue.shift(); e; e = this.queue.shift()) this.subject.next(e);
+      for (let e = this.queue.shift(); e; e = this.queue.shift()) {
+        this.subject.next(e);
+        this.toWork(e);
+      }
     } finally {
       this.delivering = false;
     }

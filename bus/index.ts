@@ -8,3 +8,4 @@ export * from './validate.js';
 export * from './session.js';
 export * from './stamp.js';
 export * from './draft.js';
+export * from './work.js';

@@ -1,20 +1,91 @@
-import { setup } from 'xstate';
+import { assign, fromCallback, setup, spawnChild, stopChild } from 'xstate';
+import type { Board } from './board.js';
 
-export type ChannelEvent = { type: 'START' } | { type: 'CONNECTED' } | { type: 'FAILED' } | { type: 'STOP' };
+/** The channel's connection, as its link reports it (`MESSAGE` carries one inbound message and the chat commands the channel supports). */
+export type ChannelEvent =
+  | { type: 'START' }
+  | { type: 'CONNECTED' }
+  | { type: 'FAILED'; reason: string }
+  | { type: 'STOP' }
+  | { type: 'MESSAGE'; message: unknown; commands: readonly string[] };
+
+export interface ChannelInput {
+  /** The `channel_list` entry name. */
+  name: string;
+  kind: string;
+  account: string;
+  backoff: { baseMs: number; maxMs: number };
+}
+
+export interface ChannelContext extends ChannelInput {
+  /** Failures in a row since the channel last connected. */
+  failures: number;
+  reason?: string;
+  restartInMs?: number;
+}
+
+export const channelBoard: Board<ChannelContext> = {
+  id: (context) => `channel:${context.name}`,
+};
 
 /**
- * A supervised channel account, as `actors/gateway/channel-actor.ts` moves it: a failure restarts the
- * channel after a backoff. The actor keeps its own state; this definition draws its chart.
+ * One supervised channel account. `starting` spawns its `link` (the host's callback actor that builds the channel
+ * and reports its connection and messages); a failed start, a dropped connection or a stalled poll stops the link,
+ * and after an exponential backoff a fresh one starts; the other channels never notice. The host provides `link`,
+ * `accept` (an inbound message), `announceConnected` and `announceFailed`.
  */
 export const channelMachine = setup({
-  types: { events: {} as ChannelEvent },
+  types: {
+    input: {} as ChannelInput,
+    context: {} as ChannelContext,
+    events: {} as ChannelEvent,
+  },
+  actors: {
+    link: fromCallback<ChannelEvent, ChannelInput>(() => undefined),
+  },
+  actions: {
+    accept: (_, _message: { message: unknown; commands: readonly string[] }) => {},
+    announceConnected: () => {},
+    announceFailed: () => {},
+    stopLink: stopChild('link'),
+    connected: assign({ failures: 0, reason: undefined, restartInMs: undefined }),
+    failed: assign(({ context }, { reason }: { reason: string }) => ({
+      reason,
+      restartInMs: Math.min(context.backoff.baseMs * 2 ** context.failures, context.backoff.maxMs),
+      failures: context.failures + 1,
+    })),
+  },
+  delays: {
+    backoff: ({ context }) => context.restartInMs ?? context.backoff.baseMs,
+  },
 }).createMachine({
   id: 'channel',
+  context: ({ input }) => ({ ...input, failures: 0 }),
   initial: 'stopped',
+  on: {
+    STOP: { target: '.stopped', actions: 'stopLink' },
+  },
   states: {
     stopped: { on: { START: 'starting' } },
-    starting: { on: { CONNECTED: 'connected', FAILED: 'failed', STOP: 'stopped' } },
-    connected: { on: { CONNECTED: 'connected', FAILED: 'failed', STOP: 'stopped' } },
-    failed: { on: { START: 'starting', STOP: 'stopped' } },
+    starting: {
+      entry: spawnChild('link', { id: 'link', input: ({ context }) => ({ name: context.name, kind: context.kind, account: context.account, backoff: context.backoff }) }),
+      on: {
+        CONNECTED: { target: 'connected', actions: ['connected', 'announceConnected'] },
+        FAILED: { target: 'failed', actions: ['stopLink', { type: 'failed', params: ({ event }) => event }, 'announceFailed'] },
+        MESSAGE: { actions: { type: 'accept', params: ({ event }) => event } },
+      },
+    },
+    connected: {
+      on: {
+        // A connection that came back after a drop the link rode out.
+        CONNECTED: { actions: 'announceConnected' },
+        FAILED: { target: 'failed', actions: ['stopLink', { type: 'failed', params: ({ event }) => event }, 'announceFailed'] },
+        MESSAGE: { actions: { type: 'accept', params: ({ event }) => event } },
+      },
+    },
+    failed: {
+      after: { backoff: 'starting' },
+      on: { START: 'starting' },
+    },
   },
 });

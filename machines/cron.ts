@@ -1,4 +1,5 @@
 import { setup } from 'xstate';
+import type { Board } from './board.js';
 
 /** What a finished run leaves: another run, a kept but disabled one-shot, or nothing. */
 export type CronAfterRun = 'reschedule' | 'disable' | 'remove';
@@ -15,15 +16,22 @@ export type CronEvent =
   | { type: 'ENABLE' }
   | { type: 'REMOVE' };
 
-/** The states in the order the dashboard draws them. */
-export const CRON_STATES = ['scheduled', 'running', 'disabled', 'done'] as const;
-export type CronState = (typeof CRON_STATES)[number];
+export interface CronInput {
+  job: string;
+  enabled: boolean;
+}
+
+export const cronBoard: Board<CronInput> = {
+  id: (context) => `cron:${context.job}`,
+  stopReason: (_, cause) => (cause === 'REMOVE' ? 'removed' : 'finished'),
+};
 
 /** `scheduled` → `running` → `scheduled` | `disabled` | `done`; a removed job is `done` from anywhere. */
 export const cronMachine = setup({
   types: {
     events: {} as CronEvent,
-    input: {} as { enabled: boolean },
+    input: {} as CronInput,
+    context: {} as CronInput,
   },
   guards: {
     startsEnabled: ({ context }) => context.enabled,
@@ -32,7 +40,7 @@ export const cronMachine = setup({
   },
 }).createMachine({
   id: 'cron',
-  context: ({ input }) => ({ enabled: input.enabled }),
+  context: ({ input }) => input,
   initial: 'loaded',
   states: {
     loaded: {

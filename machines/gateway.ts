@@ -1,27 +1,45 @@
-import { setup } from 'xstate';
+import { assign, fromPromise, setup } from 'xstate';
+import type { Board } from './board.js';
+
+/** `STOP`: a signal or the host asked the gateway to stop. */
+export type GatewayEvent = { type: 'STOP'; signal?: string };
+
+export interface GatewayContext {
+  /** Why the start failed, when it did. */
+  failure?: unknown;
+  signal?: string;
+}
+
+export const gatewayBoard: Board<GatewayContext> = { id: () => 'gateway' };
 
 /**
- * What moves the gateway supervisor:
- * - `STARTED`: the health server listens and every channel actor, the heartbeat and the config watch run.
- * - `START_FAILED`: starting threw (port taken, log locked). - `STOP`: a signal or the host asked it to stop.
- * - `DRAINED`: running turns finished (or ran out of time), channels stopped and the log is closed.
+ * `starting` → `running` → `draining` → `stopped`; a failed start goes straight to `stopped`. The host provides
+ * `start` (health server, channels, heartbeat, config watch) and `drain` (running turns finish or time out, replies
+ * go out, channels stop, the log is closed).
  */
-export type GatewayEvent = { type: 'STARTED' } | { type: 'START_FAILED' } | { type: 'STOP' } | { type: 'DRAINED' };
-
-/** The states in the order the dashboard draws them. */
-export const GATEWAY_STATES = ['starting', 'running', 'draining', 'stopped'] as const;
-export type GatewayState = (typeof GATEWAY_STATES)[number];
-
-/** `starting` → `running` → `draining` → `stopped`; a failed start goes straight to `stopped`. */
 export const gatewayMachine = setup({
-  types: { events: {} as GatewayEvent },
+  types: { events: {} as GatewayEvent, context: {} as GatewayContext },
+  actors: {
+    start: fromPromise<void>(async () => undefined),
+    drain: fromPromise<void, { signal?: string }>(async () => undefined),
+  },
 }).createMachine({
   id: 'gateway',
+  context: {},
   initial: 'starting',
   states: {
-    starting: { on: { STARTED: 'running', START_FAILED: 'stopped' } },
-    running: { on: { STOP: 'draining' } },
-    draining: { on: { DRAINED: 'stopped' } },
+    starting: {
+      invoke: {
+        id: 'start',
+        src: 'start',
+        onDone: 'running',
+        onError: { target: 'stopped', actions: assign({ failure: ({ event }) => event.error }) },
+      },
+    },
+    running: { on: { STOP: { target: 'draining', actions: assign({ signal: ({ event }) => event.signal }) } } },
+    draining: {
+      invoke: { id: 'drain', src: 'drain', input: ({ context }) => ({ signal: context.signal }), onDone: 'stopped', onError: 'stopped' },
+    },
     stopped: { type: 'final' },
   },
 });

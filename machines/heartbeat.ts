@@ -1,38 +1,70 @@
-import { setup } from 'xstate';
+import { fromPromise, not, setup } from 'xstate';
+import type { Board } from './board.js';
 
 /**
- * What moves the gateway's heartbeat:
- * - `SCHEDULE`: started, rescheduled after a run, or the config changed; `enabled` is `heartbeat.enabled`.
- * - `TICK`: the timer fired and a heartbeat turn starts (skipped ticks move nothing).
- * - `FINISHED`: the heartbeat turn ended. - `STOP`: the gateway stops.
+ * - `SCHEDULE`: started, or the config changed (`heartbeat.enabled`, the interval): the timer starts over.
+ * - `STOP`: the gateway stops; a run in flight is abandoned (its turn ends with the engine).
  */
-export type HeartbeatEvent = { type: 'SCHEDULE'; enabled: boolean } | { type: 'TICK' } | { type: 'FINISHED' } | { type: 'STOP' };
+export type HeartbeatEvent = { type: 'SCHEDULE' } | { type: 'STOP' };
 
-/** The states in the order the dashboard draws them. */
-export const HEARTBEAT_STATES = ['stopped', 'waiting', 'running', 'disabled'] as const;
-export type HeartbeatState = (typeof HEARTBEAT_STATES)[number];
+/** Why a tick ran no turn; `heartbeat.ticked` says so. */
+export type HeartbeatSkip = 'disabled' | 'no_tasks' | 'busy';
 
-/** `stopped` → `waiting` ⇄ `running`, or `disabled` while `heartbeat.enabled` is false; `STOP` ends any of them. */
+export const heartbeatBoard: Board<unknown> = { id: () => 'heartbeat' };
+
+const skip = (reason: HeartbeatSkip) => ({ target: 'waiting' as const, reenter: true, actions: { type: 'skipped' as const, params: { reason } } });
+
+/**
+ * `stopped` → `waiting` ⇄ `running`, or `disabled` while `heartbeat.enabled` is false; `STOP` ends any of them.
+ * Every `interval` in `waiting` a tick either runs the heartbeat turn (`beat`, which the host provides) or is skipped
+ * in place, which moves nothing. The host provides the guards (`enabled`, `hasTasks`, `agentBusy`), the `interval`,
+ * `ran` and `skipped` (they publish `heartbeat.ticked`).
+ */
 export const heartbeatMachine = setup({
   types: { events: {} as HeartbeatEvent },
+  actors: {
+    beat: fromPromise<{ delivered: boolean }>(async () => ({ delivered: false })),
+  },
+  actions: {
+    ran: (_, _params: { delivered: boolean }) => {},
+    skipped: (_, _params: { reason: HeartbeatSkip }) => {},
+    failed: (_, _params: { error: unknown }) => {},
+  },
   guards: {
-    enabled: ({ event }) => event.type === 'SCHEDULE' && event.enabled,
+    enabled: () => true,
+    hasTasks: () => false,
+    agentBusy: () => false,
+  },
+  delays: {
+    interval: () => 30 * 60_000,
   },
 }).createMachine({
   id: 'heartbeat',
   initial: 'stopped',
+  on: {
+    SCHEDULE: [{ guard: 'enabled', target: '.waiting', reenter: true }, { target: '.disabled' }],
+    STOP: '.stopped',
+  },
   states: {
-    stopped: {
-      on: { SCHEDULE: [{ guard: 'enabled', target: 'waiting' }, { target: 'disabled' }] },
-    },
+    stopped: {},
     waiting: {
-      on: { SCHEDULE: [{ guard: 'enabled', target: 'waiting' }, { target: 'disabled' }], TICK: 'running', STOP: 'stopped' },
+      after: {
+        interval: [
+          { guard: not('enabled'), ...skip('disabled') },
+          { guard: not('hasTasks'), ...skip('no_tasks') },
+          { guard: 'agentBusy', ...skip('busy') },
+          { target: 'running' },
+        ],
+      },
     },
     running: {
-      on: { FINISHED: 'waiting', STOP: 'stopped' },
+      invoke: {
+        id: 'beat',
+        src: 'beat',
+        onDone: { target: 'waiting', actions: { type: 'ran', params: ({ event }) => event.output } },
+        onError: { target: 'waiting', actions: { type: 'failed', params: ({ event }) => ({ error: event.error }) } },
+      },
     },
-    disabled: {
-      on: { SCHEDULE: [{ guard: 'enabled', target: 'waiting' }, { target: 'disabled' }], STOP: 'stopped' },
-    },
+    disabled: {},
   },
 });

@@ -1,4 +1,4 @@
-import { initialTransition, transition, type SnapshotFrom } from 'xstate';
+import { createActor, type Actor, type InspectionEvent } from 'xstate';
 import type { Bus } from '../../bus/index.js';
 import { cronMachine, type CronEvent } from '../../machines/cron.js';
 import type { Config } from '../../store/config/index.js';
@@ -6,7 +6,6 @@ import { listCronJobs, recordCronRun, type CronJob, type CronRunAfter } from '..
 import { nextRunAfter } from '../../store/cron/schedule.js';
 import type { Logger } from '../../store/logs/logger.js';
 import type { Scheduler } from '../gateway/scheduler.js';
-import { stateName } from '../machine-state.js';
 import { runCronJob, type CronEffects } from './run-job.js';
 import { InFlight } from '../in-flight.js';
 
@@ -16,6 +15,10 @@ export interface CronActorDeps extends CronEffects {
   scheduler: Scheduler;
   config: () => Config;
   logger: Logger;
+  /** Inspects each job's actor for the machines page (`actors/board.ts`). */
+  inspect?: (event: InspectionEvent) => void;
+  /** Says why a job's actor left the board before the cron actor stops it. */
+  retired?: (actor: string, reason: string) => void;
 }
 
 /** The store is re-read this often (stretched by `power.poll_interval_multiplier`): `tern cron add` is another process. */
@@ -23,11 +26,10 @@ export const CRON_POLL_MS = 5000;
 // Far-off runs (a yearly job) are reached in steps: timers cannot wait longer than about 24 days.
 const LONGEST_WAIT_MS = 3_600_000;
 
-type Snapshot = SnapshotFrom<typeof cronMachine>;
-
 interface Entry {
   job: CronJob;
-  snapshot: Snapshot;
+  /** The job's machine: its state is the job's. */
+  actor: Actor<typeof cronMachine>;
   /** When it runs next (ms); undefined while disabled or when it never will again. */
   due: number | undefined;
 }
@@ -39,10 +41,12 @@ function afterRun(job: CronJob, failed: boolean, now: Date): CronRunAfter {
   return next ? { then: 'reschedule', next_run_at: next.toISOString() } : { then: 'disable' };
 }
 
+const stateOf = (entry: Entry): string => String(entry.actor.getSnapshot().value);
+
 /**
- * Runs the jobs of `<workspace>/cron/`: one timer for the earliest due job, a machine per job
- * (`scheduled` → `running` → `scheduled` | `disabled` | `done`) whose moves are `actor.transitioned` events,
- * and `cron.fired` for each run. A run missed while the process was down happens once at start.
+ * Runs the jobs of `<workspace>/cron/`: one timer for the earliest due job, an actor per job running the cron
+ * machine (`scheduled` → `running` → `scheduled` | `disabled` | `done`), whose moves the machines page sees, and
+ * `cron.fired` for each run. A run missed while the process was down happens once at start.
  */
 export class CronActor {
   private readonly entries = new Map<string, Entry>();
@@ -82,7 +86,7 @@ export class CronActor {
 
   /** Each job's id and current state, for the dashboard and tests. */
   states(): Array<{ job: string; state: string; due?: string }> {
-    return [...this.entries.values()].map((e) => ({ job: e.job.id, state: stateName(e.snapshot.value), ...(e.due !== undefined ? { due: new Date(e.due).toISOString() } : {}) }));
+    return [...this.entries.values()].map((e) => ({ job: e.job.id, state: stateOf(e), ...(e.due !== undefined ? { due: new Date(e.due).toISOString() } : {}) }));
   }
 
 
@@ -109,9 +113,9 @@ export class CronActor {
     if (this.stopped) return;
     const byId = new Map(stored.map((job) => [job.id, job]));
     for (const [id, entry] of this.entries) {
-      if (byId.has(id) || stateName(entry.snapshot.value) === 'running') continue;
+      if (byId.has(id) || stateOf(entry) === 'running') continue;
       this.send(entry, { type: 'REMOVE' });
-      this.ended(id, 'removed');
+      this.entries.delete(id);
     }
     for (const job of stored) this.adopt(job);
   }
@@ -120,13 +124,13 @@ export class CronActor {
     const now = this.deps.scheduler.now();
     const known = this.entries.get(job.id);
     if (!known) {
-      const [snapshot] = initialTransition(cronMachine, { enabled: job.enabled });
-      const entry = { job, snapshot, due: this.dueOf(job, now) };
-      this.entries.set(job.id, entry);
-      this.published(job.id, undefined, stateName(snapshot.value), 'LOADED');
+      const actor = createActor(cronMachine, { id: `cron:${job.id}`, input: { job: job.id, enabled: job.enabled }, ...(this.deps.inspect ? { inspect: this.deps.inspect } : {}) });
+      actor.subscribe({ error: () => undefined });
+      this.entries.set(job.id, { job, actor, due: this.dueOf(job, now) });
+      actor.start();
       return;
     }
-    if (stateName(known.snapshot.value) === 'running' || JSON.stringify(known.job) === JSON.stringify(job)) return;
+    if (stateOf(known) === 'running' || JSON.stringify(known.job) === JSON.stringify(job)) return;
     known.job = job;
     known.due = this.dueOf(job, now);
     this.send(known, job.enabled ? { type: 'ENABLE' } : { type: 'DISABLE' });
@@ -139,22 +143,18 @@ export class CronActor {
     return nextRunAfter(job.schedule, new Date(now))?.getTime();
   }
 
+  /** A move of the job's machine; from the stop on, nothing moves (nothing more is published). */
   private send(entry: Entry, event: CronEvent): void {
-    const from = stateName(entry.snapshot.value);
-    [entry.snapshot] = transition(cronMachine, entry.snapshot, event);
-    const to = stateName(entry.snapshot.value);
-    if (to !== from) this.published(entry.job.id, from, to, event.type);
+    if (!this.stopped) entry.actor.send(event);
   }
 
-  private published(id: string, from: string | undefined, to: string, event: string): void {
-    if (this.stopped) return;
-    this.deps.bus.publish({ type: 'actor.transitioned', data: { actor: `cron:${id}`, machine: 'cron', ...(from ? { from } : {}), to, event } });
-  }
-
-  /** The job leaves the board: its machine ended, or the actor stops. */
+  /** The job leaves the board as the cron actor stops. */
   private ended(id: string, reason: string): void {
+    const entry = this.entries.get(id);
     this.entries.delete(id);
-    if (!this.stopped) this.deps.bus.publish({ type: 'actor.stopped', data: { actor: `cron:${id}`, machine: 'cron', reason } });
+    if (!entry) return;
+    this.deps.retired?.(`cron:${id}`, reason);
+    entry.actor.stop();
   }
 
   /** Fires every job whose time has come, then waits for the next one. */
@@ -162,14 +162,14 @@ export class CronActor {
     if (this.stopped) return;
     const now = this.deps.scheduler.now();
     for (const entry of this.entries.values()) {
-      if (stateName(entry.snapshot.value) === 'scheduled' && entry.due !== undefined && entry.due <= now) void this.inFlight.track(this.fire(entry));
+      if (stateOf(entry) === 'scheduled' && entry.due !== undefined && entry.due <= now) void this.inFlight.track(this.fire(entry));
     }
     this.arm();
   }
 
   private arm(): void {
     this.timer?.cancel();
-    const dues = [...this.entries.values()].filter((e) => stateName(e.snapshot.value) === 'scheduled' && e.due !== undefined).map((e) => e.due!);
+    const dues = [...this.entries.values()].filter((e) => stateOf(e) === 'scheduled' && e.due !== undefined).map((e) => e.due!);
     if (this.stopped || dues.length === 0) return;
     const wait = Math.min(Math.max(0, Math.min(...dues) - this.deps.scheduler.now()), LONGEST_WAIT_MS);
     this.timer = this.deps.scheduler.after(wait, () => this.wake());
@@ -190,7 +190,7 @@ export class CronActor {
     });
     const kept = updated === undefined ? 'remove' : after.then;
     this.send(entry, { type: 'FINISHED', after: kept });
-    if (kept === 'remove' || updated === undefined) this.ended(job.id, 'finished');
+    if (kept === 'remove' || updated === undefined) this.entries.delete(job.id);
     else Object.assign(entry, { job: updated, due: this.dueOf(updated, finished.getTime()) });
     this.arm();
   }

@@ -14,14 +14,15 @@ const NO_LIMIT_MS = 2_147_483_647;
  */
 export function cronTurnRunner(engine: () => Promise<Runtime>): CronEffects['runTurn'] {
   return async (request) => {
-    const agent = (await engine()).agent(request.agent);
-    const key = sessionKeyOf({ agent: agent.id, channel: 'cron', dimensions: [['chat', `cron:${request.job}`]] });
-    const reply = await agent.handle(key, {
+    const runtime = await engine();
+    const agent = request.agent ?? runtime.defaultAgent();
+    const reply = await runtime.ask({
+      agent,
+      session_key: sessionKeyOf({ agent, channel: 'cron', dimensions: [['chat', `cron:${request.job}`]] }),
       channel: request.channel,
-      account: 'default',
       chat: request.chat,
       sender: 'cron',
-      messageId: request.run,
+      message_id: request.run,
       text: request.message,
       remote: request.remote,
     });

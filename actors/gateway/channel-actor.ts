@@ -1,7 +1,10 @@
+import { createActor, fromCallback, type Actor, type InspectionEvent } from 'xstate';
 import type { Channel, ChannelMessage } from '../../adapters/channels/channel.js';
 import type { Bus } from '../../bus/index.js';
+import { channelMachine, type ChannelEvent, type ChannelInput } from '../../machines/channel.js';
 import type { Logger } from '../../store/logs/logger.js';
-import type { Scheduler } from './scheduler.js';
+import type { ChannelDirectory } from './channel-directory.js';
+import type { ActorClock } from './scheduler.js';
 
 export type ChannelStatus =
   | { state: 'starting' }
@@ -19,98 +22,115 @@ export interface ChannelIdentity {
 export interface ChannelActorDeps {
   bus: Bus;
   logger: Logger;
-  scheduler: Scheduler;
+  clock: ActorClock;
   backoff: { baseMs: number; maxMs: number };
-  onMessage(actor: ChannelActor, message: ChannelMessage): void;
+  directory: ChannelDirectory;
+  inspect: (event: InspectionEvent) => void;
+  /**
+   * An inbound message the channel reported, with the chat commands it supports. Resolves once the message is
+   * accepted for good (in the log), or at once when it is not for the bot: the channel acknowledges it to the
+   * platform only then, so a crash before never loses it.
+   */
+  accept(actor: ChannelActor, message: ChannelMessage, commands: readonly string[]): Promise<void>;
 }
 
 /**
- * One supervised channel account. A failed start, a dropped connection or a stalled poll stops the
- * instance and starts a fresh one after an exponential backoff, with a `channel.failed` event; the other
- * channels never notice. Hooks of a replaced instance are ignored.
+ * The link of one channel instance: builds it, starts it and reports its connection and messages to the channel
+ * machine, which stops the link (and so the instance) on a failure and starts a fresh one after a backoff.
+ */
+function link(build: () => Promise<Channel>, directory: ChannelDirectory, accepted: (message: ChannelMessage, commands: readonly string[]) => Promise<void>) {
+  return fromCallback<ChannelEvent, ChannelInput>(({ input, sendBack }) => {
+    let live = true;
+    let channel: Channel | undefined;
+    const report = (event: ChannelEvent): void => {
+      if (live) sendBack(event);
+    };
+    const failed = (error: unknown): void => report({ type: 'FAILED', reason: (error as Error)?.message ?? String(error) });
+    Promise.resolve()
+      .then(build)
+      .then((built) => {
+        if (!live) return built.stop();
+        channel = built;
+        directory.add(input.name, built);
+        return built.start({
+          onMessage: (message) => {
+            if (!live) return;
+            report({ type: 'MESSAGE', message, commands: built.capabilities.commands });
+            return accepted(message, built.capabilities.commands);
+          },
+          onConnected: () => report({ type: 'CONNECTED' }),
+          onFailed: failed,
+        });
+      })
+      .catch(failed);
+    return () => {
+      live = false;
+      if (channel) directory.remove(input.name, channel);
+    };
+  });
+}
+
+/**
+ * One supervised channel account: the channel machine is its state (`stopped` → `starting` → `connected`, `failed`
+ * and back to `starting` after a backoff), with `channel.connected` and `channel.failed` for every move that matters
+ * to an operator. The other channels never notice a failure.
  */
 export class ChannelActor {
-  status: ChannelStatus = { state: 'stopped' };
-  private current: Channel | undefined;
-  private generation = 0;
-  private failures = 0;
-  private pendingRestart: { cancel(): void } | undefined;
+  private readonly actor: Actor<typeof channelMachine>;
+  /** What the last inbound message's acceptance resolves with, so the channel acknowledges in order. */
+  private pendingAccept: Promise<void> = Promise.resolve();
 
-  constructor(readonly id: ChannelIdentity, private readonly create: () => Promise<Channel>, private readonly deps: ChannelActorDeps) {}
+  constructor(readonly id: ChannelIdentity, build: () => Promise<Channel>, private readonly deps: ChannelActorDeps) {
+    const { bus, logger } = deps;
+    const machine = channelMachine.provide({
+      actors: { link: link(build, deps.directory, () => this.pendingAccept) },
+      actions: {
+        accept: (_, { message, commands }) => {
+          this.pendingAccept = deps.accept(this, message as ChannelMessage, commands);
+        },
+        announceConnected: () => {
+          bus.publish({ type: 'channel.connected', data: { channel: id.name, account: id.account } });
+          logger.info('channel connected', { channel: id.name });
+        },
+        announceFailed: ({ context }) => {
+          const reason = context.reason ?? 'unknown';
+          bus.publish({ type: 'channel.failed', data: { channel: id.name, account: id.account, message: reason, restart_in_ms: context.restartInMs ?? 0 } });
+          logger.warn('channel failed; restarting', { channel: id.name, reason, restart_in_ms: context.restartInMs ?? 0 });
+        },
+      },
+    });
+    this.actor = createActor(machine, { id: `channel:${id.name}`, input: { ...id, backoff: deps.backoff }, clock: deps.clock, inspect: deps.inspect });
+    this.actor.subscribe({ error: (error) => logger.error('channel actor failed', { channel: id.name, reason: (error as Error)?.message ?? String(error) }) });
+    this.actor.start();
+  }
 
+  /** The instance that is up now, if any. */
   get channel(): Channel | undefined {
-    return this.current;
+    return this.deps.directory.get(this.id.name);
+  }
+
+  /** The machine's state, with the failure's reason and backoff. */
+  get status(): ChannelStatus {
+    const { value, context } = this.actor.getSnapshot();
+    if (value === 'failed') return { state: 'failed', reason: context.reason ?? 'unknown', restartInMs: context.restartInMs ?? 0 };
+    return { state: value as 'starting' | 'connected' | 'stopped' };
   }
 
   /** Ready means connected, or failed with a reason the operator can read. */
   get reported(): boolean {
-    return this.status.state === 'connected' || this.status.state === 'failed';
+    const state = this.status.state;
+    return state === 'connected' || state === 'failed';
   }
 
   start(): void {
-    const generation = ++this.generation;
-    this.moveTo({ state: 'starting' }, 'START');
-    const live = (): boolean => generation === this.generation;
-    Promise.resolve()
-      .then(this.create)
-      .then((channel) => {
-        if (!live()) return channel.stop();
-        this.current = channel;
-        return this.connect(channel, generation, live);
-      })
-      .catch((error: unknown) => this.fail(generation, error));
+    this.actor.send({ type: 'START' });
   }
 
-  private connect(channel: Channel, generation: number, live: () => boolean): Promise<void> {
-    return channel
-      .start({
-        onMessage: (message) => {
-          if (live()) this.deps.onMessage(this, message);
-        },
-        onConnected: () => {
-          if (!live()) return;
-          this.failures = 0;
-          this.moveTo({ state: 'connected' }, 'CONNECTED');
-          this.deps.bus.publish({ type: 'channel.connected', data: { channel: this.id.name, account: this.id.account } });
-          this.deps.logger.info('channel connected', { channel: this.id.name });
-        },
-        onFailed: (error) => this.fail(generation, error),
-      });
-  }
-
+  /** Stops the channel for good; the first stop resolves once its instance has stopped. The actor leaves the board. */
   async stop(): Promise<void> {
-    this.generation++;
-    this.pendingRestart?.cancel();
-    this.moveTo({ state: 'stopped' }, 'STOP');
-    this.deps.bus.publish({ type: 'actor.stopped', data: { actor: this.actorId, machine: 'channel' } });
-    const channel = this.current;
-    this.current = undefined;
-    await channel?.stop().catch(() => undefined);
-  }
-
-  private get actorId(): string {
-    return `channel:${this.id.name}`;
-  }
-
-  /** Every move is an `actor.transitioned` event, so the dashboard shows channel actors like machines. */
-  private moveTo(next: ChannelStatus, event: string): void {
-    const from = this.status.state;
-    this.status = next;
-    this.deps.bus.publish({ type: 'actor.transitioned', data: { actor: this.actorId, machine: 'channel', from, to: next.state, event } });
-  }
-
-  private fail(generation: number, error: unknown): void {
-    if (generation !== this.generation) return;
-    this.generation++;
-    const restartInMs = Math.min(this.deps.backoff.baseMs * 2 ** this.failures, this.deps.backoff.maxMs);
-    this.failures++;
-    const reason = (error as Error)?.message ?? String(error);
-    this.moveTo({ state: 'failed', reason, restartInMs }, 'FAILED');
-    this.deps.bus.publish({ type: 'channel.failed', data: { channel: this.id.name, account: this.id.account, message: reason, restart_in_ms: restartInMs } });
-    this.deps.logger.warn('channel failed; restarting', { channel: this.id.name, reason, restart_in_ms: restartInMs });
-    const failed = this.current;
-    this.current = undefined;
-    void failed?.stop().catch(() => undefined);
-    this.pendingRestart = this.deps.scheduler.after(restartInMs, () => this.start());
+    if (this.actor.getSnapshot().status !== 'active') return;
+    this.actor.send({ type: 'STOP' });
+    this.actor.stop();
+    await this.deps.directory.stopped(this.id.name);
   }
 }

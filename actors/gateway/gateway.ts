@@ -1,35 +1,43 @@
 import type { Subscription } from 'rxjs';
-import { createActor } from 'xstate';
+import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
 import type { Channel } from '../../adapters/channels/channel.js';
 import { RedactingChannel } from '../../adapters/channels/redacting-channel.js';
 import { mcpOptionsFromConfig } from '../../adapters/mcp/from-config.js';
 import { McpConfigError, mcpConfigProblems } from '../../adapters/mcp/options.js';
+import type { SendTarget } from '../../adapters/tools/options.js';
+import type { ToolMedia } from '../../adapters/tools/tool.js';
+import { channelBoard } from '../../machines/channel.js';
+import { cronBoard } from '../../machines/cron.js';
+import { gatewayBoard, gatewayMachine } from '../../machines/gateway.js';
+import { heartbeatBoard } from '../../machines/heartbeat.js';
 import { isSecret, redactorOf, watchConfig } from '../../store/config/index.js';
 import { changedPaths } from '../../store/config/diff.js';
 import type { ChannelEntry, Config, LoadedConfig } from '../../store/config/index.js';
+import { saveInboundMedia } from '../../store/inbound-media.js';
 import type { GatewayLogs } from '../../store/logs/logger.js';
-import { readLastChannel } from '../../store/state.js';
 import { describeFix, makeSecretsPrivate } from '../../store/private-files.js';
-import { gatewayMachine } from '../../machines/gateway.js';
-import type { SendTarget } from '../../adapters/tools/options.js';
-import type { ToolMedia } from '../../adapters/tools/tool.js';
+import { readLastChannel } from '../../store/state.js';
+import { BoardInspector } from '../board.js';
 import { CronActor } from '../cron/cron-actor.js';
 import { cronCommandRunner, cronTurnRunner } from '../cron/host-effects.js';
-import { MachineActor, stateOnly } from '../machine-actor.js';
+import { InFlight } from '../in-flight.js';
 import type { Runtime } from '../runtime.js';
 import { RuntimeCore } from '../runtime-core.js';
 import { ChannelActor } from './channel-actor.js';
-import { createChannel, supervisionOf, SUPPORTED_KINDS } from './channel-factory.js';
 import { promptApprovals } from './approval-prompts.js';
+import { ChannelDirectory } from './channel-directory.js';
+import { createChannel, supervisionOf, SUPPORTED_KINDS } from './channel-factory.js';
+import { Deliveries } from './deliveries.js';
 import { Dispatcher } from './dispatcher.js';
 import { startHealthServer, type HealthServer, type Readiness } from './health-server.js';
 import { Heartbeat } from './heartbeat.js';
+import { acceptInbound } from './inbound.js';
 import { MediaCleanup } from './media-cleanup.js';
 import { Outbox } from './outbox.js';
+import { RecentIds } from './recent-ids.js';
+import { clockOf, realScheduler, type ActorClock, type Scheduler } from './scheduler.js';
 import { logToolCalls } from './tool-call-log.js';
-import { realScheduler, type Scheduler } from './scheduler.js';
 import { settledWithin } from './settled-within.js';
-import { InFlight } from '../in-flight.js';
 
 export interface GatewayOptions {
   loaded: LoadedConfig;
@@ -40,7 +48,7 @@ export interface GatewayOptions {
   createChannel?: (name: string, entry: ChannelEntry) => Promise<Channel>;
   /** How long running turns may take to finish at shutdown. */
   drainMs?: number;
-  /** How long the stop then waits for work the drain left (sends, heartbeat and cron runs being recorded). */
+  /** How long the stop then waits for work the drain left (replies going out, a cron run being recorded). */
   leftWorkMs?: number;
   /** Channel kinds the host builds in its own process (the launcher's `pico`); an entry of such a kind runs only when given here. */
   hostChannels?: Partial<Record<string, (name: string, entry: ChannelEntry) => Promise<Channel>>>;
@@ -53,8 +61,8 @@ export interface GatewayOptions {
 }
 
 /**
- * How long the stop waits for what runs after the drain (a reply or heartbeat answer being sent, a cron run being
- * recorded) by default: a send the platform never answers must not hold it (the Bot API transport allows a call 510 s).
+ * How long the stop waits for what runs after the drain (a reply going out, a cron run being recorded) by default: a
+ * send the platform never answers must not hold it (the Bot API transport allows a call 510 s).
  */
 const LEFT_WORK_MS = 10_000;
 /**
@@ -62,6 +70,8 @@ const LEFT_WORK_MS = 10_000;
  * compiling; started at once, it held up the `/ready` answer that the same report made true.
  */
 const BACKGROUND_START_DELAY_MS = 100;
+/** Inbound ids remembered against redeliveries. */
+const SEEN_INBOUND = 10_000;
 /** Why subagent tasks still running at a stop are canceled, as their `subagent.ended` records it. */
 const STOP_REASON = 'the gateway is stopping';
 
@@ -93,25 +103,32 @@ function enabledChannels(loaded: LoadedConfig, options: GatewayOptions): Array<[
 }
 
 /**
- * `tern gateway`: one Runtime, a supervised actor per enabled channel account, the dispatcher, the
- * heartbeat, config hot reload and the health server. `stop()` drains: no new turns, running turns get
- * `drainMs`, then the log is flushed and closed.
+ * `tern gateway`: one runtime core (log and bus), a supervised actor per enabled channel account, the dispatcher,
+ * the outbox, the heartbeat, cron, config hot reload and the health server, all talking through the bus. The gateway
+ * machine is its state (`starting` → `running` → `draining` → `stopped`). `stop()` drains: no new turns, running
+ * turns get `drainMs`, their replies go out, then channels stop and the log is flushed and closed; work accepted and
+ * not finished stays in the log for the next start.
  */
 export class Gateway {
   private readonly actors = new Map<string, ChannelActor>();
+  private readonly directory = new ChannelDirectory();
+  private readonly board: BoardInspector;
   private readonly dispatcher: Dispatcher;
   private readonly outbox: Outbox;
+  private readonly deliveries: Deliveries;
   private readonly heartbeat: Heartbeat;
   private readonly mediaCleanup: MediaCleanup;
   private readonly cron: CronActor;
   private readonly scheduler: Scheduler;
-  /** The supervisor's own machine (`gateway`: `starting` → `running` → `draining` → `stopped`). */
-  private readonly machine: MachineActor<typeof gatewayMachine>;
+  private readonly clock: ActorClock;
+  private readonly machine: Actor<typeof gatewayMachine>;
+  private readonly seen = new RecentIds(SEEN_INBOUND);
   private watcher: { stop(): void } | undefined;
   /** Config reloads in flight: one still stopping a channel when the gateway stops starts nothing more. */
   private readonly reloads = new InFlight();
   private stopping = false;
   private cronWait: Subscription | undefined;
+  private engineWait: Subscription | undefined;
   private readonly approvals: Subscription;
   private readonly toolCalls: Subscription;
   private cronStarting: Promise<void> | undefined;
@@ -119,6 +136,7 @@ export class Gateway {
   private health: HealthServer | undefined;
   private loaded: LoadedConfig;
   private engineLoad: Promise<Runtime> | undefined;
+  private loadedEngine: Runtime | undefined;
   private markEngineLoaded: () => void = () => undefined;
   /** Settles once the turn engine has loaded, without loading it. */
   readonly engineLoaded = new Promise<void>((resolve) => {
@@ -128,82 +146,68 @@ export class Gateway {
   private constructor(readonly core: RuntimeCore, private readonly options: GatewayOptions) {
     this.loaded = options.loaded;
     this.scheduler = options.scheduler ?? realScheduler;
-    // Announced once the host has seen the runtime, so the launcher's board sees `starting` too.
-    this.machine = new MachineActor(createActor(gatewayMachine), { bus: core.bus, correlation: {}, id: 'gateway', machine: gatewayMachine.id, view: stateOnly, announce: false });
+    this.clock = clockOf(this.scheduler);
+    const { bus } = core;
     const { logs } = options;
-    this.outbox = new Outbox(core.bus, logs.gateway);
-    this.dispatcher = new Dispatcher({
-      bus: core.bus,
-      engine: () => this.engine(),
-      outbox: this.outbox,
-      logger: logs.gateway,
-      config: () => this.loaded.config,
-      entry: (name) => this.loaded.config.channel_list[name],
-      workspace: this.loaded.workspace,
-      now: () => this.scheduler.now(),
-    });
-    this.approvals = promptApprovals(core.bus, this.outbox, (session) => this.dispatcher.deliveryFor(session), logs.gateway);
-    this.toolCalls = logToolCalls(core.bus, logs);
+    this.board = new BoardInspector(bus, { gateway: gatewayBoard, heartbeat: heartbeatBoard, channel: channelBoard, cron: cronBoard });
+    this.deliveries = new Deliveries(bus);
+    this.dispatcher = new Dispatcher({ bus, logger: logs.gateway, config: () => this.loaded.config, isLocal: (name) => this.directory.get(name)?.capabilities.local === true });
+    this.outbox = new Outbox({ bus, logger: logs.gateway, directory: this.directory, entry: (name) => this.loaded.config.channel_list[name], now: () => this.scheduler.now(), sent: core.recovered.sentKeys });
+    for (const id of core.recovered.seenInbound) this.seen.add(id);
+    this.approvals = promptApprovals(bus, this.deliveries, logs.gateway);
+    this.toolCalls = logToolCalls(bus, logs);
     this.heartbeat = new Heartbeat({
       engine: () => this.engine(),
-      bus: core.bus,
+      loadedEngine: () => this.loadedEngine,
+      bus,
       logger: logs.heartbeat,
-      scheduler: this.scheduler,
+      clock: this.clock,
+      now: () => this.scheduler.now(),
       config: () => this.loaded.config,
       workspace: this.loaded.workspace,
-      notify: (text, runId) => this.notifyLastChannel(text, runId),
+      deliveries: this.deliveries,
+      runsChannel: (name) => this.actors.has(name),
+      inspect: this.board.inspect,
     });
     this.mediaCleanup = new MediaCleanup({ scheduler: this.scheduler, config: () => this.loaded.config, workspace: this.loaded.workspace, logger: logs.gateway });
     this.cron = new CronActor({
       workspace: this.loaded.workspace,
-      bus: core.bus,
+      bus,
       scheduler: this.scheduler,
       config: () => this.loaded.config,
       logger: logs.gateway,
+      inspect: this.board.inspect,
+      retired: (actor, reason) => this.board.stopped(actor, reason),
       send: (target, text) => this.sendToChat(target, text, []),
       runTurn: cronTurnRunner(() => this.engine()),
       runCommand: cronCommandRunner(core, options.env, (line) => logs.gateway.error(line)),
     });
+    const machine = gatewayMachine.provide({
+      actors: {
+        start: fromPromise(() => this.startUp()),
+        drain: fromPromise<void, { signal?: string }>(({ input }) => this.drain(input.signal)),
+      },
+    });
+    this.machine = createActor(machine, { id: 'gateway', inspect: this.board.inspect });
+    this.machine.subscribe({ error: (error) => logs.gateway.error('gateway actor failed', { reason: (error as Error)?.message ?? String(error) }) });
   }
 
   static async start(options: GatewayOptions): Promise<Gateway> {
     checkMcp(options.loaded.config);
     for (const fix of makeSecretsPrivate(options.loaded.home, options.loaded.path)) options.logs.gateway.warn(describeFix(fix));
-    const core = RuntimeCore.open(options.loaded, 'gateway');
+    const core = RuntimeCore.open(options.loaded, 'gateway', { resume: true });
     const gateway = new Gateway(core, options);
-    try {
-      options.onRuntime?.(core);
-      gateway.machine.announce('START');
-      const { host, port } = options.loaded.config.gateway;
-      gateway.health = await startHealthServer(host, port, () => gateway.readiness()).catch((error: unknown) => {
-        if (options.health !== 'optional') throw error;
-        options.logs.gateway.warn('health server not started', { address: `${host}:${port}`, reason: (error as Error).message });
-        return undefined;
-      });
-      for (const [name, entry] of enabledChannels(options.loaded, options)) if (!pluginKind(name, entry, options, options.loaded.config)) gateway.startChannel(name, entry);
-      gateway.heartbeat.start();
-      gateway.mediaCleanup.start();
-      gateway.continueOnceReady();
-      gateway.watch();
-      gateway.machine.send({ type: 'STARTED' });
-      core.bus.publish({ type: 'gateway.started', data: { pid: process.pid, channels: [...gateway.actors.keys()] } });
-      options.logs.gateway.info('gateway started', { url: gateway.url, channels: [...gateway.actors.keys()].join(',') || 'none' });
-      return gateway;
-    } catch (error) {
-      gateway.machine.send({ type: 'START_FAILED' });
-      gateway.approvals.unsubscribe();
-      gateway.toolCalls.unsubscribe();
-      gateway.cronWait?.unsubscribe();
-      clearTimeout(gateway.backgroundStart);
-      await gateway.health?.close();
-      await gateway.closeEngine();
-      throw error;
-    }
+    options.onRuntime?.(core);
+    gateway.machine.start();
+    const started = await waitFor(gateway.machine, (s) => s.value !== 'starting');
+    if (started.value === 'running') return gateway;
+    await gateway.shutDown();
+    throw started.context.failure;
   }
 
   /**
    * The turn engine (agents, tools, models, MCP servers), loaded once: after every channel has reported, or
-   * by the first message, heartbeat or cron turn before that. `/ready` never waits for it.
+   * by the first heartbeat or cron turn before that. `/ready` never waits for it; work routed before waits on the bus.
    */
   engine(): Promise<Runtime> {
     this.engineLoad ??= import('../runtime.js').then(({ Runtime }) => {
@@ -211,8 +215,10 @@ export class Gateway {
         env: this.options.env,
         logError: (line) => this.options.logs.gateway.error(line),
         send: (target, text, media) => this.sendToChat(target, text, media),
+        fetchMedia: (channel, fileId, messageId, name) => this.fetchMedia(channel, fileId, messageId, name),
         log: (level, message, fields) => this.options.logs.gateway.log(level, message, fields),
       });
+      this.loadedEngine = runtime;
       this.markEngineLoaded();
       this.startPluginChannels(runtime);
       return runtime;
@@ -232,39 +238,87 @@ export class Gateway {
     };
   }
 
+  /** Drains and stops; resolves once the log is closed and the work left behind has settled (or timed out). */
   async stop(signal?: string): Promise<void> {
-    const { logs } = this.options;
-    this.stopping = true;
+    if (this.machine.getSnapshot().value !== 'running') return;
     this.core.bus.publish({ type: 'gateway.stopping', data: signal ? { signal } : {} });
-    this.machine.send({ type: 'STOP' });
+    this.machine.send({ type: 'STOP', ...(signal ? { signal } : {}) });
+    await waitFor(this.machine, (s) => s.value === 'stopped');
+    await this.shutDown();
+    // A cron run or config reload in flight (its turn ended with the engine, a cron command by cron.stop) is done and
+    // logged before the stop returns: the host closes the log files next, and a line written after that would land in
+    // whatever file reuses their descriptors.
+    const settled = await settledWithin([this.cron.settled(), this.reloads.settled(), this.outbox.settled()], this.options.leftWorkMs ?? LEFT_WORK_MS);
+    if (!settled) this.options.logs.gateway.warn('work still in flight at the stop (a send, a heartbeat or cron run) is left behind');
+    this.toolCalls.unsubscribe();
+    this.options.logs.gateway.info('gateway stopped', { signal });
+  }
+
+  /** The start: health server, channels, dispatcher, outbox, heartbeat and config watch (`starting` → `running`). */
+  private async startUp(): Promise<void> {
+    const { options } = this;
+    // Work routed before the channels have reported loads the engine at once rather than waiting for it.
+    this.engineWait = this.core.bus.on('message.routed', 'turn.stop.requested').subscribe(() => {
+      this.engineWait?.unsubscribe();
+      this.engine().catch((error: unknown) => options.logs.gateway.error('agents not started', { reason: (error as Error).message }));
+    });
+    const { host, port } = options.loaded.config.gateway;
+    this.health = await startHealthServer(host, port, () => this.readiness()).catch((error: unknown) => {
+      if (options.health !== 'optional') throw error;
+      options.logs.gateway.warn('health server not started', { address: `${host}:${port}`, reason: (error as Error).message });
+      return undefined;
+    });
+    this.dispatcher.start();
+    this.outbox.start();
+    for (const [name, entry] of enabledChannels(options.loaded, options)) if (!pluginKind(name, entry, options, options.loaded.config)) this.startChannel(name, entry);
+    this.heartbeat.start();
+    this.mediaCleanup.start();
+    this.continueOnceReady();
+    this.watch();
+    this.core.bus.publish({ type: 'gateway.started', data: { pid: process.pid, channels: [...this.actors.keys()] } });
+    options.logs.gateway.info('gateway started', { url: this.url, channels: [...this.actors.keys()].join(',') || 'none' });
+  }
+
+  /** `draining`: nothing new starts, running turns finish or time out, their replies go out, channels stop. */
+  private async drain(signal: string | undefined): Promise<void> {
+    const { logs } = this.options;
+    void signal;
+    this.stopping = true;
     this.watcher?.stop();
     this.heartbeat.stop();
     this.mediaCleanup.stop();
     this.cronWait?.unsubscribe();
     clearTimeout(this.backgroundStart);
-    // A stop never overlaps the start, which would schedule the next store poll after it.
+    // A stop never overlaps the cron start, which would schedule the next store poll after it.
     await this.cronStarting;
     this.cron.stop();
+    // Running turns finish and their replies go out before the channels stop; spawned subagents drain alongside
+    // them, and what still runs after that is canceled with the engine.
     const drainMs = this.options.drainMs ?? 10_000;
-    // Spawned subagents drain alongside the turns; what still runs after that is canceled with the engine.
-    const [finished] = await Promise.all([this.dispatcher.drain(drainMs), this.engineLoad?.then((engine) => engine.subagents.drain(drainMs, STOP_REASON), () => undefined)]);
+    const drained = (this.loadedEngine?.drain() ?? Promise.resolve()).then(() => this.outbox.settled());
+    const [finished] = await Promise.all([settledWithin([drained], drainMs), this.engineLoad?.then((engine) => engine.subagents.drain(drainMs, STOP_REASON), () => undefined)]);
     if (!finished) logs.gateway.warn('running turns did not finish in time and are aborted');
-    await Promise.all([...this.actors.values()].map((a) => a.stop()));
+    this.dispatcher.stop();
     this.approvals.unsubscribe();
     this.outbox.stop();
+    await Promise.all([...this.actors.values()].map((a) => a.stop()));
+    this.deliveries.close();
     await this.health?.close();
-    this.machine.send({ type: 'DRAINED' });
-    await this.closeEngine();
-    // A cron run, heartbeat tick or inbound message in flight (its turn ended with the engine, a cron command
-    // by cron.stop) is done and logged before the stop returns: the host closes the log files next, and a line
-    // written after that would land in whatever file reuses their descriptors, such as a reopened event log.
-    // Work still running after that publishes nothing (each part checks its own stop), and a line it logs after
-    // the host closed the log files is dropped (RotatingFile).
-    const left = [this.cron.settled(), this.heartbeat.settled(), this.dispatcher.settled(), this.reloads.settled()];
-    const settled = await settledWithin(left, this.options.leftWorkMs ?? LEFT_WORK_MS);
-    if (!settled) logs.gateway.warn('work still in flight at the stop (a send, a heartbeat or cron run) is left behind');
-    this.toolCalls.unsubscribe();
-    logs.gateway.info('gateway stopped', { signal });
+  }
+
+  /** After `stopped`: ends running turns (once the engine is loaded), flushes the log and closes it. */
+  private async shutDown(): Promise<void> {
+    this.cronWait?.unsubscribe();
+    this.engineWait?.unsubscribe();
+    this.approvals.unsubscribe();
+    clearTimeout(this.backgroundStart);
+    if (this.machine.getSnapshot().context.failure !== undefined) {
+      this.toolCalls.unsubscribe();
+      await Promise.all([...this.actors.values()].map((a) => a.stop()));
+      await this.health?.close();
+    }
+    const engine = await this.engineLoad?.catch(() => undefined);
+    await (engine ? engine.close({ reason: STOP_REASON }) : this.core.close());
   }
 
   private startChannel(name: string, entry: ChannelEntry): void {
@@ -278,9 +332,11 @@ export class Gateway {
     const actor = new ChannelActor({ name, kind, account: name === kind ? 'default' : name }, redacted, {
       bus: this.core.bus,
       logger: this.options.logs.gateway,
-      scheduler: this.scheduler,
+      clock: this.clock,
       backoff: { baseMs: backoff, maxMs: Math.max(backoff, 60_000) },
-      onMessage: (from, message) => this.dispatcher.accept(from, message),
+      directory: this.directory,
+      inspect: this.board.inspect,
+      accept: acceptInbound({ bus: this.core.bus, logger: this.options.logs.gateway, config: () => this.loaded.config, workspace: this.loaded.workspace, now: () => this.scheduler.now(), seen: this.seen }),
     });
     this.actors.set(name, actor);
     actor.start();
@@ -304,16 +360,9 @@ export class Gateway {
     });
   }
 
-  /** Ends running turns (once the engine is loaded), flushes the log and closes it. */
-  private async closeEngine(): Promise<void> {
-    const engine = await this.engineLoad?.catch(() => undefined);
-    await (engine ? engine.close({ reason: STOP_REASON }) : this.core.close());
-  }
-
   /**
    * The turn engine loads, and cron opens its store and reads its jobs, shortly after every channel has reported:
-   * that work then never delays `/ready`, and a job due at start finds its channel connected. A message that
-   * arrives sooner loads the engine itself.
+   * that work then never delays `/ready`, and a job due at start finds its channel connected.
    */
   private continueOnceReady(): void {
     const start = (): void => {
@@ -326,9 +375,12 @@ export class Gateway {
       this.backgroundStart = setTimeout(start, BACKGROUND_START_DELAY_MS);
     };
     if (this.readiness().ready) return startSoon();
-    this.cronWait = this.core.bus.on('channel.connected', 'channel.failed').subscribe(() => {
-      if (this.readiness().ready) startSoon();
-    });
+    // A channel's report is published by its machine's move, before the move is done: its state is read after it.
+    this.cronWait = this.core.bus.on('channel.connected', 'channel.failed').subscribe(() =>
+      queueMicrotask(() => {
+        if (this.readiness().ready && !this.backgroundStart) startSoon();
+      }),
+    );
   }
 
   /** Once per start: exec without bubblewrap is worth one warning (and a refused exec one error). */
@@ -389,6 +441,13 @@ export class Gateway {
     }
   }
 
+  /** A file a user sent, fetched from its channel and saved under the workspace. */
+  private async fetchMedia(channelName: string, fileId: string, messageId: string, name: string): Promise<string> {
+    const channel = this.directory.get(channelName);
+    if (!channel?.download) throw new Error(`channel ${channelName} cannot fetch files now`);
+    return saveInboundMedia(this.loaded.workspace, messageId, name, await channel.download(fileId));
+  }
+
   /**
    * What the `message`, `send_file` and `image_generate` tools send, through the same outbox as replies: files go as
    * files (a photo where the channel shows images) with the text as their caption; a channel that cannot send files
@@ -402,9 +461,10 @@ export class Gateway {
     const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
     // A chat is `direct:<id>`, `group:<id>` or `channel:<id>`; the platform address is the id.
     const replyTo = target.chat.replace(/^(direct|group|channel):/, '');
-    const delivery = { actor, chat: target.chat, replyTo, keyBase: `tool:${id}`, correlation: {} };
-    if (media.length === 0) await this.outbox.deliver(delivery, 'message', text);
-    else await this.outbox.deliverFiles(delivery, 'message', text, media.map((m) => ({ kind: m.kind, path: m.path, ...(m.mime ? { mime: m.mime } : {}) })));
+    const files = media.map((m) => ({ kind: m.kind, path: m.path, ...(m.mime ? { mime: m.mime } : {}) }));
+    const reply = { channel: actor.id.name, chat: target.chat, reply_to: replyTo };
+    const delivered = await this.deliveries.send({ message_id: `tool_${id}`, key: `tool:${id}:message`, text, reply, outcome: 'message', ...(files.length > 0 ? { files } : {}) });
+    if (!delivered) throw new Error(`the message could not be delivered to ${actor.id.name}`);
   }
 
   /**
@@ -416,13 +476,5 @@ export class Gateway {
     const last = readLastChannel(this.loaded.workspace);
     if (!last) throw new Error('no chat has been active yet, so there is no one to send to');
     return { channel: last.channel, chat: last.chat };
-  }
-
-  private async notifyLastChannel(text: string, runId: string): Promise<boolean> {
-    const last = readLastChannel(this.loaded.workspace);
-    const actor = last ? this.actors.get(last.channel) : undefined;
-    if (!last || !actor) return false;
-    await this.outbox.deliver({ actor, chat: last.chat, replyTo: last.reply_to, keyBase: `heartbeat:${runId}`, correlation: {} }, 'heartbeat', text);
-    return true;
   }
 }

@@ -1,20 +1,15 @@
-import { createActor } from 'xstate';
-import { heartbeatMachine } from '../../machines/heartbeat.js';
+import { createActor, fromPromise, type Actor, type InspectionEvent } from 'xstate';
 import type { Bus } from '../../bus/index.js';
+import { heartbeatMachine } from '../../machines/heartbeat.js';
 import type { Config } from '../../store/config/index.js';
 import type { Logger } from '../../store/logs/logger.js';
-import { readHeartbeatTasks } from '../../store/state.js';
-import { sessionKeyOf } from '../wiring/session-key.js';
-import { MachineActor, stateOnly } from '../machine-actor.js';
+import { readHeartbeatTasks, readLastChannel } from '../../store/state.js';
 import type { Runtime } from '../runtime.js';
-import type { Scheduler } from './scheduler.js';
-import { InFlight } from '../in-flight.js';
+import { sessionKeyOf } from '../wiring/session-key.js';
+import type { Deliveries } from './deliveries.js';
+import type { ActorClock } from './scheduler.js';
 
 export const HEARTBEAT_OK = 'HEARTBEAT_OK';
-
-/** `stopped`: the heartbeat was stopped while its tick waited for the engine (recorded nowhere). */
-export type HeartbeatSkip = 'disabled' | 'no_tasks' | 'busy' | 'stopped';
-export type HeartbeatOutcome = { kind: 'ran'; reply: string; delivered: boolean } | { kind: 'skipped'; reason: HeartbeatSkip };
 
 /** The heartbeat's own chat, on channel `system`: its turns (and what they log) are told apart by it. */
 export const HEARTBEAT_CHAT = 'direct:heartbeat';
@@ -28,13 +23,18 @@ export function heartbeatMinutes(config: Config): number {
 export interface HeartbeatDeps {
   /** The turn engine, which the gateway loads once it is ready. */
   engine: () => Promise<Runtime>;
+  /** The engine if it has loaded (a tick never loads it just to see whether the agent is busy). */
+  loadedEngine: () => Runtime | undefined;
   bus: Bus;
   logger: Logger;
-  scheduler: Scheduler;
+  clock: ActorClock;
+  now: () => number;
   config: () => Config;
   workspace: string;
-  /** Sends a heartbeat answer to the last active channel; false when there is none. */
-  notify(text: string, runId: string): Promise<boolean>;
+  deliveries: Deliveries;
+  /** Whether a `channel_list` entry runs in this gateway. */
+  runsChannel: (name: string) => boolean;
+  inspect: (event: InspectionEvent) => void;
 }
 
 function prompt(tasks: string): string {
@@ -48,98 +48,87 @@ function prompt(tasks: string): string {
 }
 
 /**
- * Every `heartbeat.interval` minutes the default agent runs the tasks of HEARTBEAT.md in its own session
- * (channel `system`, so the turn is never an evolution record). `HEARTBEAT_OK` sends nothing; any other
- * answer goes to the last active channel. Each tick publishes `heartbeat.ticked`, with the reason a run was skipped;
- * its machine (`heartbeat`: `waiting` → `running` → `waiting`, `disabled`, `stopped`) publishes its moves.
+ * Every `heartbeat.interval` minutes the default agent runs the tasks of HEARTBEAT.md in its own session (channel
+ * `system`, so the turn is never an evolution record). `HEARTBEAT_OK` sends nothing; any other answer goes to the last
+ * active channel. The heartbeat machine is its state (`waiting` ⇄ `running`, `disabled`, `stopped`); each tick
+ * publishes `heartbeat.ticked`, with the reason a skipped one ran nothing.
  */
 export class Heartbeat {
-  private timer: { cancel(): void } | undefined;
-  private running = false;
+  private readonly actor: Actor<typeof heartbeatMachine>;
   private runs = 0;
-  /** Set by `stop()`: a tick still in flight then records nothing, its turn having ended with the engine. */
-  private stopped = false;
-  private readonly inFlight = new InFlight();
-  private readonly machine: MachineActor<typeof heartbeatMachine>;
 
   constructor(private readonly deps: HeartbeatDeps) {
-    // Its first move (`stopped` → `waiting` or `disabled`) is the first thing it publishes.
-    this.machine = new MachineActor(createActor(heartbeatMachine), { bus: deps.bus, correlation: {}, id: 'heartbeat', machine: heartbeatMachine.id, view: stateOnly, announce: false });
+    const { bus, logger, config, workspace } = deps;
+    const machine = heartbeatMachine.provide({
+      actors: { beat: fromPromise(({ signal }) => this.beat(signal)) },
+      actions: {
+        ran: (_, { delivered }) => {
+          bus.publish({ type: 'heartbeat.ticked', data: { outcome: 'ran' } });
+          logger.info(`heartbeat ran${delivered ? ', answer sent' : ''}`);
+        },
+        skipped: (_, { reason }) => {
+          bus.publish({ type: 'heartbeat.ticked', data: { outcome: 'skipped', reason } });
+          logger.info(`heartbeat skipped: ${reason}`);
+        },
+        failed: (_, { error }) => logger.error('heartbeat failed', { reason: (error as Error)?.message ?? String(error) }),
+      },
+      guards: {
+        enabled: () => config().heartbeat.enabled,
+        hasTasks: () => readHeartbeatTasks(workspace).trim() !== '',
+        agentBusy: () => {
+          const engine = deps.loadedEngine();
+          return engine !== undefined && engine.agent().busySessions > 0;
+        },
+      },
+      delays: { interval: () => heartbeatMinutes(config()) * 60_000 },
+    });
+    this.actor = createActor(machine, { id: 'heartbeat', clock: deps.clock, inspect: deps.inspect });
+    this.actor.subscribe({ error: (error) => logger.error('heartbeat actor failed', { reason: (error as Error)?.message ?? String(error) }) });
+    this.actor.start();
   }
 
   get state(): string {
-    return this.machine.state;
+    return String(this.actor.getSnapshot().value);
   }
 
   /** (Re)schedules the next tick from the current config. */
   start(): void {
-    this.stopped = false;
-    this.machine.send({ type: 'SCHEDULE', enabled: this.deps.config().heartbeat.enabled });
-    this.timer?.cancel();
-    this.timer = this.deps.scheduler.after(heartbeatMinutes(this.deps.config()) * 60_000, () => {
-      void this.tick()
-        .catch((error: unknown) => {
-          if (!this.stopped) this.deps.logger.error('heartbeat failed', { reason: (error as Error)?.message ?? String(error) });
-        })
-        .finally(() => {
-          if (this.timer) this.start();
-        });
-    });
+    this.actor.send({ type: 'SCHEDULE' });
   }
 
-  /**
-   * Stops the timer. A tick in flight finishes (its turn ends with the engine) but publishes and logs nothing
-   * more; `settled()` resolves once it has.
-   */
+  /** Stops the timer; a run in flight is abandoned and records nothing more (its turn ends with the engine). */
   stop(): void {
-    this.stopped = true;
-    this.timer?.cancel();
-    this.timer = undefined;
-    this.machine.send({ type: 'STOP' });
+    this.actor.send({ type: 'STOP' });
   }
 
-  /** Resolves when no tick is in flight. */
-  settled(): Promise<void> {
-    return this.inFlight.settled();
-  }
-
-  /** Runs the heartbeat once and records its outcome, unless the heartbeat was stopped meanwhile. */
-  tick(): Promise<HeartbeatOutcome> {
-    return this.inFlight.track(this.runAndRecord());
-  }
-
-  private async runAndRecord(): Promise<HeartbeatOutcome> {
-    const outcome = await this.run();
-    if (this.stopped) return outcome;
-    const data = outcome.kind === 'ran' ? { outcome: 'ran' as const } : { outcome: 'skipped' as const, reason: outcome.reason };
-    this.deps.bus.publish({ type: 'heartbeat.ticked', data });
-    this.deps.logger.info(outcome.kind === 'ran' ? `heartbeat ran${outcome.delivered ? ', answer sent' : ''}` : `heartbeat skipped: ${outcome.reason}`);
-    return outcome;
-  }
-
-  private async run(): Promise<HeartbeatOutcome> {
-    if (!this.deps.config().heartbeat.enabled) return { kind: 'skipped', reason: 'disabled' };
-    const tasks = readHeartbeatTasks(this.deps.workspace);
-    if (tasks.trim() === '') return { kind: 'skipped', reason: 'no_tasks' };
+  /** One heartbeat turn, and its answer to the last active channel unless it is `HEARTBEAT_OK`. */
+  private async beat(signal: AbortSignal): Promise<{ delivered: boolean }> {
+    const { workspace } = this.deps;
     const engine = await this.deps.engine();
-    // A stop while the engine loaded: no turn starts on an engine that is closing.
-    if (this.stopped) return { kind: 'skipped', reason: 'stopped' };
-    const agent = engine.agent();
-    if (this.running || agent.busySessions > 0) return { kind: 'skipped', reason: 'busy' };
-    this.running = true;
-    this.machine.send({ type: 'TICK' });
-    const runId = `heartbeat_${++this.runs}_${this.deps.scheduler.now()}`;
-    try {
-      const key = sessionKeyOf({ agent: agent.id, channel: 'system', dimensions: [['chat', HEARTBEAT_CHAT]] });
-      const reply = await agent.handle(key, { channel: 'system', account: 'default', chat: HEARTBEAT_CHAT, sender: 'heartbeat', messageId: runId, text: prompt(tasks), remote: false });
-      const text = reply.kind === 'none' ? '' : reply.text.trim();
-      // A turn the stop cut off sends nothing: its channels are stopping.
-      const quiet = text === '' || text === HEARTBEAT_OK || this.stopped;
-      const delivered = quiet ? false : await this.deps.notify(text, runId);
-      return { kind: 'ran', reply: text, delivered };
-    } finally {
-      this.running = false;
-      this.machine.send({ type: 'FINISHED' });
-    }
+    // Stopped while the engine loaded: no turn starts on an engine that is closing.
+    if (signal.aborted) return { delivered: false };
+    const agent = engine.defaultAgent();
+    const runId = `heartbeat_${++this.runs}_${this.deps.now()}`;
+    const reply = await engine.ask({
+      agent,
+      session_key: sessionKeyOf({ agent, channel: 'system', dimensions: [['chat', HEARTBEAT_CHAT]] }),
+      message_id: runId,
+      channel: 'system',
+      chat: HEARTBEAT_CHAT,
+      sender: 'heartbeat',
+      text: prompt(readHeartbeatTasks(workspace)),
+      remote: false,
+    });
+    const text = reply.kind === 'none' ? '' : reply.text.trim();
+    const last = readLastChannel(workspace);
+    if (text === '' || text === HEARTBEAT_OK || signal.aborted || !last || !this.deps.runsChannel(last.channel)) return { delivered: false };
+    const delivered = await this.deps.deliveries.send({
+      message_id: runId,
+      key: `${last.channel}:${runId}:heartbeat`,
+      text,
+      reply: { channel: last.channel, chat: last.chat, reply_to: last.reply_to },
+      outcome: 'completed',
+    });
+    return { delivered };
   }
 }

@@ -1,91 +1,232 @@
-import type { Choice, OutboundFile } from '../../adapters/channels/channel.js';
+import type { Subscription } from 'rxjs';
+import type { Channel, Choice, OutboundFile } from '../../adapters/channels/channel.js';
 import { splitMessage } from '../../adapters/channels/split.js';
-import type { Bus, Correlation } from '../../bus/index.js';
+import type { Bus, Correlation, Envelope, ReplyTarget } from '../../bus/index.js';
+import type { ChannelEntry } from '../../store/config/index.js';
 import type { Logger } from '../../store/logs/logger.js';
-import type { ChannelActor } from './channel-actor.js';
+import { InFlight } from '../in-flight.js';
+import type { ChannelDirectory } from './channel-directory.js';
 import { RecentIds } from './recent-ids.js';
-
-export interface Delivery {
-  actor: ChannelActor;
-  chat: string;
-  replyTo: string;
-  /** `<channel>:<inbound message id>`: a part's send key adds the turn and the part's index. */
-  keyBase: string;
-  correlation: Correlation;
-  /** An already sent message (placeholder or streamed text) that the first part replaces by an edit. */
-  editFirst?: string;
-}
+import { StreamView } from './stream-view.js';
 
 const RETRIES = 3;
 const RETRY_PAUSE_MS = 500;
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+export interface OutboxDeps {
+  bus: Bus;
+  logger: Logger;
+  directory: ChannelDirectory;
+  /** A `channel_list` entry's settings now (placeholder, typing, streaming). */
+  entry: (channelName: string) => ChannelEntry | undefined;
+  now: () => number;
+  /** Send keys a previous run already sent (recovery): never sent again. */
+  sent?: Iterable<string>;
+}
+
+/** A routed message the outbox answers: where, and what it shows before the reply (typing, a placeholder, a stream). */
+interface Pending {
+  reply: ReplyTarget;
+  correlation: Correlation;
+  placeholder?: Promise<string | undefined>;
+  typing: boolean;
+  view?: StreamView;
+}
+
+/** A routed message is known by its session and its id (two channels may give two messages the same id). */
+const messageKey = (session: string | undefined, messageId: string): string => `${session ?? ''}\u0000${messageId}`;
+
 /**
- * Replies leave through here: split at the channel's limit, each part sent under its key
- * (inbound message, turn, part) and recorded as `message.sent`; a key already sent is skipped, so a retry
- * never sends a part twice. A channel that is restarting gets a few tries before the part is given up.
+ * Replies leave through here. It consumes the `outbox` work (`reply.requested` with a target): each reply is split at
+ * the channel's limit and each part sent under its key (`<key>:<part>`, from inbound message, turn and part) and
+ * recorded as `message.sent`; a key already sent (in this run or the one before a crash) is skipped, so no part goes
+ * out twice. Replies to one chat go out in order; chats are independent. It also watches the work as it happens: a
+ * routed message starts the typing indicator and the channel's placeholder, and a streaming channel shows the turn's
+ * chunks (`provider.chunk`) in one message that the reply completes. A channel that is restarting gets a few tries
+ * before a part is given up.
  */
 export class Outbox {
   private readonly sent = new RecentIds(50_000);
+  private readonly pending = new Map<string, Pending>();
+  private readonly turns = new Map<string, string>();
+  private readonly chats = new Map<string, Promise<void>>();
+  private readonly inFlight = new InFlight();
+  private subscriptions: Subscription[] = [];
   private stopped = false;
 
-  constructor(private readonly bus: Bus, private readonly logger: Logger) {}
+  constructor(private readonly deps: OutboxDeps) {
+    for (const key of deps.sent ?? []) this.sent.add(key);
+  }
+
+  start(): void {
+    const { bus } = this.deps;
+    this.subscriptions = [
+      bus.on('message.sent').subscribe((e) => void this.sent.add(e.data.send_key)),
+      bus.on('message.routed').subscribe((e) => this.routed(e)),
+      bus.on('turn.started').subscribe((e) => this.turnStarted(e)),
+      bus.on('provider.chunk').subscribe((e) => {
+        if (e.data.kind === 'text' && e.turn) this.viewOf(e.turn)?.chunk(e.data.delta);
+      }),
+      bus.work('outbox').subscribe((e) => this.enqueue(e)),
+    ];
+  }
 
   /**
-   * The gateway's channels have stopped and its event log is closing: a part still being sent is not recorded
-   * and a failed one is not tried again.
+   * The gateway's channels are stopping: no more work is taken (what is left stays in the log for the next start), a
+   * part still being sent is not recorded and a failed one is not tried again.
    */
   stop(): void {
     this.stopped = true;
+    this.subscriptions.forEach((s) => s.unsubscribe());
   }
 
-  /** `choices` become buttons under the last part where the channel has them; elsewhere the text says what to reply. */
-  async deliver(delivery: Delivery, turn: string, text: string, choices?: readonly Choice[]): Promise<void> {
-    if (text.trim() === '') return;
-    const limit = delivery.actor.channel?.capabilities.maxMessageLength ?? 4096;
-    const parts = splitMessage(text, limit);
-    for (const [index, part] of parts.entries()) {
-      const last = index === parts.length - 1;
-      await this.sendPart(delivery, `${delivery.keyBase}:${turn}:${index}`, index, part, index === 0 ? delivery.editFirst : undefined, last ? choices : undefined);
-    }
+  /** Resolves when no reply is being delivered. */
+  settled(): Promise<void> {
+    return this.inFlight.settled();
+  }
+
+  private channel(name: string): Channel | undefined {
+    return this.deps.directory.get(name);
+  }
+
+  private routed(event: Envelope<'message.routed'>): void {
+    const reply = event.data.reply;
+    if (!reply) return;
+    const settings = this.deps.entry(reply.channel)?.settings;
+    const channel = this.channel(reply.channel);
+    const typing = settings?.typing !== false && channel !== undefined;
+    if (typing) void channel.typing(reply.reply_to);
+    const pending: Pending = { reply, correlation: { agent: event.agent, session: event.session }, typing };
+    if (settings?.placeholder && channel) pending.placeholder = this.placeholder(channel, reply, event, settings.placeholder);
+    this.pending.set(messageKey(event.session, event.data.message_id), pending);
+  }
+
+  private placeholder(channel: Channel, reply: ReplyTarget, event: Envelope<'message.routed'>, text: string): Promise<string | undefined> {
+    const key = `${reply.channel}:${event.data.message_id}:placeholder`;
+    return channel.send(reply.reply_to, text).then(
+      (id) => {
+        this.deps.bus.publish({ agent: event.agent, session: event.session, type: 'message.sent', data: { channel: reply.channel, chat: reply.chat, text, send_key: key, part: 0, message_id: id, media: [] } });
+        return id;
+      },
+      () => undefined,
+    );
+  }
+
+  /** A streaming channel shows the turn as it is written, unless a placeholder already stands for it. */
+  private turnStarted(event: Envelope<'turn.started'>): void {
+    const key = messageKey(event.session, event.data.message_id);
+    const pending = this.pending.get(key);
+    if (!pending || pending.placeholder || !event.turn) return;
+    const settings = this.deps.entry(pending.reply.channel)?.settings;
+    const channel = this.channel(pending.reply.channel);
+    if (!settings?.streaming.enabled || !channel?.capabilities.streaming) return;
+    this.turns.set(event.turn, key);
+    pending.view = new StreamView(
+      this.deps.bus,
+      { reply: pending.reply, key: `${pending.reply.channel}:${event.data.message_id}:${event.turn}:stream`, correlation: { ...pending.correlation, turn: event.turn }, channel: () => this.channel(pending.reply.channel) },
+      settings.streaming,
+      channel.capabilities.maxMessageLength,
+      this.deps.now,
+    );
+  }
+
+  private viewOf(turn: string): StreamView | undefined {
+    const key = this.turns.get(turn);
+    return key === undefined ? undefined : this.pending.get(key)?.view;
+  }
+
+  private enqueue(event: Envelope<'reply.requested'>): void {
+    const reply = event.data.reply!;
+    const chat = `${reply.channel}\u0000${reply.chat}`;
+    const before = this.chats.get(chat) ?? Promise.resolve();
+    const delivery = before.then(() => this.deliver(event, reply)).catch((error: unknown) => {
+      this.deps.logger.error('reply not delivered', { channel: reply.channel, key: event.data.key, reason: (error as Error)?.message ?? String(error) });
+    });
+    this.chats.set(chat, delivery);
+    void this.inFlight.track(delivery).finally(() => {
+      if (this.chats.get(chat) === delivery) this.chats.delete(chat);
+    });
   }
 
   /**
-   * Files with their text: the text is the first file's caption when it fits the channel's caption limit, else it
-   * goes first as a message of its own. Each file is a part under its own key (`…:<turn>:file<index>`). A channel that
-   * cannot send files gets the text with each file named by its path.
+   * A reply's parts: its text split at the channel's limit (`choices` under the last part), then its files. Files go
+   * as files with the text as the first one's caption when it fits the channel's caption limit (else the text goes
+   * first on its own); a channel that cannot send files gets the text with each file named by its path.
    */
-  async deliverFiles(delivery: Delivery, turn: string, text: string, files: readonly OutboundFile[]): Promise<void> {
-    const channel = delivery.actor.channel;
-    if (channel && !channel.sendFile) return this.deliver(delivery, turn, [text, ...files.map((f) => `[${f.kind}: ${f.path}]`)].filter((line) => line.trim()).join('\n'));
-    // A channel that is restarting is waited for as for text; its caption limit is Telegram's, the smallest.
-    const limit = channel ? channel.capabilities.maxCaptionLength ?? channel.capabilities.maxMessageLength : 1024;
-    const caption = text.trim() !== '' && text.length <= limit ? text : undefined;
-    if (text.trim() !== '' && caption === undefined) await this.deliver(delivery, turn, text);
-    for (const [index, file] of files.entries()) {
-      const sent = index === 0 && caption !== undefined ? { ...file, caption } : file;
-      await this.sendPart(delivery, `${delivery.keyBase}:${turn}:file${index}`, index, sent.caption ?? '', undefined, undefined, sent);
+  private async deliver(event: Envelope<'reply.requested'>, reply: ReplyTarget): Promise<void> {
+    const { message_id, key, choices } = event.data;
+    const channel = this.channel(reply.channel);
+    let files = event.data.files ?? [];
+    let text = event.data.text;
+    if (files.length > 0 && channel && !channel.sendFile) {
+      text = [text, ...files.map((f) => `[${f.kind}: ${f.path}]`)].filter((line) => line.trim()).join('\n');
+      files = [];
     }
+    // A channel that is restarting is waited for as for text; its caption limit is Telegram's, the smallest.
+    const captionLimit = channel ? channel.capabilities.maxCaptionLength ?? channel.capabilities.maxMessageLength : 1024;
+    const caption = files.length > 0 && text.trim() !== '' && text.length <= captionLimit ? text : undefined;
+    if (caption !== undefined) text = '';
+    const pendingKey = messageKey(event.session, message_id);
+    const pending = this.pending.get(pendingKey);
+    const correlation: Correlation = { agent: event.agent, session: event.session, turn: event.turn };
+    let editOf = event.data.edit_of ?? (await pending?.placeholder);
+    const limit = this.channel(reply.channel)?.capabilities.maxMessageLength ?? 4096;
+    const view = pending?.view;
+    let parts = text.trim() === '' ? [] : splitMessage(text, limit);
+    if (view) {
+      const result = await view.finish(text, parts.length <= 1);
+      if (result.ending === 'streamed' && parts.length <= 1) parts = [];
+      if (result.messageId !== undefined) editOf = result.messageId;
+    }
+    let failed = false;
+    for (const [index, part] of parts.entries()) {
+      if (this.stopped) return;
+      const last = index === parts.length - 1;
+      const sent = await this.sendPart(reply, correlation, `${key}:${index}`, index, part, index === 0 ? editOf : undefined, last ? choices : undefined);
+      if (!sent) failed = true;
+    }
+    for (const [index, file] of files.entries()) {
+      if (this.stopped) return;
+      const shown: OutboundFile = index === 0 && caption !== undefined ? { ...file, caption } : file;
+      const sent = await this.sendPart(reply, correlation, `${key}:file${index}`, index, shown.caption ?? '', undefined, undefined, shown);
+      if (!sent) failed = true;
+    }
+    if (this.stopped) return;
+    this.deps.bus.publish({ ...correlation, type: 'reply.delivered', data: { message_id, key, parts: parts.length + files.length, failed } });
+    if (pending?.typing) void this.channel(reply.channel)?.typingDone?.(reply.reply_to);
+    this.pending.delete(pendingKey);
+    if (event.turn) this.turns.delete(event.turn);
   }
 
-  private async sendPart(delivery: Delivery, sendKey: string, part: number, text: string, editOf: string | undefined, choices: readonly Choice[] | undefined, file?: OutboundFile): Promise<void> {
-    if (this.sent.has(sendKey)) return;
-    const messageId = await this.sendTrying(delivery, sendKey, text, editOf, choices, file);
-    if (messageId === undefined) return;
+  /** False once the part was given up (and logged); true when it is out, now or before. */
+  private async sendPart(
+    reply: ReplyTarget,
+    correlation: Correlation,
+    sendKey: string,
+    part: number,
+    text: string,
+    editOf: string | undefined,
+    choices?: readonly Choice[],
+    file?: OutboundFile,
+  ): Promise<boolean> {
+    if (this.sent.has(sendKey)) return true;
+    const messageId = await this.sendTrying(reply, sendKey, () => (file ? this.sendFileOnce(reply, file) : this.sendOnce(reply, text, editOf, choices)));
+    if (messageId === undefined) return false;
     this.sent.add(sendKey);
     const media = file ? [{ kind: file.kind, path: file.path, ...(file.mime ? { mime: file.mime } : {}) }] : [];
     // Outside the tries: a part already out is never sent again because recording it failed.
-    if (!this.stopped) this.bus.publish({ ...delivery.correlation, type: 'message.sent', data: { channel: delivery.actor.id.name, chat: delivery.chat, text, send_key: sendKey, part, message_id: messageId, media } });
+    if (!this.stopped) this.deps.bus.publish({ ...correlation, type: 'message.sent', data: { channel: reply.channel, chat: reply.chat, text, send_key: sendKey, part, message_id: messageId, media } });
+    return true;
   }
 
   /** The sent message's id, or undefined once the part is given up (and logged). */
-  private async sendTrying(delivery: Delivery, sendKey: string, text: string, editOf: string | undefined, choices: readonly Choice[] | undefined, file?: OutboundFile): Promise<string | undefined> {
+  private async sendTrying(reply: ReplyTarget, sendKey: string, send: () => Promise<string>): Promise<string | undefined> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return file ? await this.sendFileOnce(delivery, file) : await this.sendOnce(delivery, text, editOf, choices);
+        return await send();
       } catch (error) {
         if (attempt >= RETRIES || this.stopped) {
-          this.logger.error('reply not delivered', { channel: delivery.actor.id.name, send_key: sendKey, reason: (error as Error).message });
+          this.deps.logger.error('reply not delivered', { channel: reply.channel, send_key: sendKey, reason: (error as Error).message });
           return undefined;
         }
         await pause(RETRY_PAUSE_MS * attempt);
@@ -93,18 +234,18 @@ export class Outbox {
     }
   }
 
-  private async sendFileOnce(delivery: Delivery, file: OutboundFile): Promise<string> {
-    const channel = delivery.actor.channel;
-    if (!channel?.sendFile) throw new Error(`channel ${delivery.actor.id.name} ${this.stopped ? 'has stopped' : 'is restarting'}`);
-    return channel.sendFile(delivery.replyTo, file);
+  private async sendFileOnce(reply: ReplyTarget, file: OutboundFile): Promise<string> {
+    const channel = this.channel(reply.channel);
+    if (!channel?.sendFile) throw new Error(`channel ${reply.channel} ${this.stopped ? 'has stopped' : 'is restarting'}`);
+    return channel.sendFile(reply.reply_to, file);
   }
 
-  private async sendOnce(delivery: Delivery, text: string, editOf: string | undefined, choices: readonly Choice[] | undefined): Promise<string> {
-    const channel = delivery.actor.channel;
-    if (!channel) throw new Error(`channel ${delivery.actor.id.name} ${this.stopped ? 'has stopped' : 'is restarting'}`);
-    if (choices && channel.sendChoices) return channel.sendChoices(delivery.replyTo, text, choices);
-    if (editOf === undefined) return channel.send(delivery.replyTo, text);
-    await channel.edit(delivery.replyTo, editOf, text);
+  private async sendOnce(reply: ReplyTarget, text: string, editOf: string | undefined, choices: readonly Choice[] | undefined): Promise<string> {
+    const channel = this.channel(reply.channel);
+    if (!channel) throw new Error(`channel ${reply.channel} ${this.stopped ? 'has stopped' : 'is restarting'}`);
+    if (choices && channel.sendChoices) return channel.sendChoices(reply.reply_to, text, choices);
+    if (editOf === undefined) return channel.send(reply.reply_to, text);
+    await channel.edit(reply.reply_to, editOf, text);
     return editOf;
   }
 }

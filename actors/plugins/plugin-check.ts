@@ -1,6 +1,6 @@
 import { DEFAULT_FILTER } from '../../adapters/tools/options.js';
 import { ToolRegistry } from '../../adapters/tools/registry.js';
-import { Bus } from '../../bus/index.js';
+import { InProcessBus } from '../../bus/index.js';
 import type { LoadedConfig } from '../../store/config/index.js';
 import { PluginHost, type PluginRow } from './plugin-host.js';
 
@@ -11,7 +11,7 @@ import { PluginHost, type PluginRow } from './plugin-host.js';
  */
 export async function checkPlugins(loaded: LoadedConfig, env: NodeJS.ProcessEnv): Promise<PluginRow[]> {
   const host = new PluginHost({
-    bus: new Bus(),
+    bus: new InProcessBus(),
     config: () => loaded.config,
     home: loaded.home,
     env,

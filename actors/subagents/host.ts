@@ -1,5 +1,17 @@
+import type { EventData } from '../../bus/index.js';
 import type { ChildOutcome } from '../../machines/subagent-task.js';
-import type { InboundMessage, SessionLink } from '../session.js';
+
+/** A subagent's session is linked to the turn and the task that started it; its events carry both keys. */
+export interface SessionLink {
+  /** The turn that started the task. */
+  parent: string;
+  task: string;
+  /** The agent of that turn, whose `subagents.model` the child's turns use first. */
+  delegatedBy: string;
+}
+
+/** The task as the data of its child's `message.routed` (the session key is the task's own). */
+export type ChildMessage = Omit<EventData<'message.routed'>, 'session_key' | 'delegated_by'>;
 
 /** A subagent task's one turn: which agent runs it, in which (new) session, linked to whom, with what text. */
 export interface ChildTurn {
@@ -7,7 +19,7 @@ export interface ChildTurn {
   sessionKey: string;
   link: SessionLink;
   /** The task as its user message, with the parent's channel, chat and `remote`, so the child can do no more. */
-  message: InboundMessage;
+  message: ChildMessage;
 }
 
 /**

@@ -10,7 +10,7 @@ import { settledWithin } from '../gateway/settled-within.js';
 import { newTaskId } from '../ids.js';
 import { InFlight } from '../in-flight.js';
 import { stateName } from '../machine-state.js';
-import type { SessionSubagents } from '../session.js';
+import type { SessionSubagents } from '../agent-services.js';
 import { sessionKeyOf } from '../wiring/session-key.js';
 import { targetAgent } from './allowed-agents.js';
 import type { SubagentHost } from './host.js';

@@ -1,5 +1,5 @@
 import type { SubagentTaskContext } from '../../machines/subagent-task.js';
-import type { InboundMessage } from '../session.js';
+import type { ChildMessage } from './host.js';
 
 /** What the child reads as its one user message: who it works for, where its answer goes, and the task. */
 function framed(task: SubagentTaskContext): string {
@@ -14,15 +14,16 @@ function framed(task: SubagentTaskContext): string {
  * The task as its child turn's inbound message: on the parent's channel and chat (so `message` reaches the user and
  * channel rules such as exec from a remote chat hold the child as they held the parent), never a chat command.
  */
-export function childMessage(task: SubagentTaskContext): InboundMessage {
+export function childMessage(task: SubagentTaskContext): ChildMessage {
   return {
+    message_id: task.id,
     channel: task.origin.channel,
     account: 'default',
     chat: task.origin.chat,
     sender: `agent:${task.parent.agent}`,
-    messageId: task.id,
     text: framed(task),
     remote: task.origin.remote,
     commands: [],
+    media: [],
   };
 }

@@ -55,7 +55,11 @@ export interface Choice {
 }
 
 export interface ChannelHooks {
-  onMessage(message: ChannelMessage): void;
+  /**
+   * An inbound message. What it returns settles once the message is kept for good (in the event log): a channel whose
+   * platform redelivers what it did not acknowledge (Telegram's update offset) acknowledges only then.
+   */
+  onMessage(message: ChannelMessage): void | Promise<void>;
   /** The connection is up (or came back). */
   onConnected(): void;
   /** The connection broke; the supervisor restarts the channel. */

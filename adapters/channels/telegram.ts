@@ -139,6 +139,7 @@ export class TelegramChannel implements Channel {
       try {
         const started = Date.now();
         const updates = await this.getUpdates(offset, timeout, signal);
+        const kept: Array<void | Promise<void>> = [];
         for (const raw of updates) {
           const parsed = telegramUpdateSchema.safeParse(raw);
           if (!parsed.success) continue;
@@ -146,8 +147,11 @@ export class TelegramChannel implements Channel {
           // A press waits for its answer (the button's spinner) until the Bot API hears it was taken.
           if (parsed.data.callback_query) void this.api.answerCallbackQuery(parsed.data.callback_query.id).catch(() => undefined);
           const message = fromTelegramUpdate(parsed.data, bot);
-          if (message) hooks.onMessage(message);
+          if (message) kept.push(hooks.onMessage(message));
         }
+        // The next getUpdates acknowledges these updates (its offset): only once they are kept, so a crash before
+        // loses none (Telegram hands them out again, and the gateway drops what it had already kept).
+        await Promise.all(kept);
         if (updates.length === 0 && Date.now() - started < timeout * 500) await sleep(this.options.idlePauseMs ?? 50, signal);
       } catch (error) {
         if (!signal.aborted) hooks.onFailed(asChannelError(error));

@@ -5,6 +5,8 @@ export const systemEvents = {
   /** The first event a writing process appends: turns begun before it and never ended were cut off. */
   'runtime.started': lazySchema(() => z.object({ pid: z.number().int(), command: z.string() })),
   'session.cleared': lazySchema(() => z.object({ session_key: z.string() })),
+  /** Work accepted before `from_seq` was all finished: recovery after a crash reads the log from there on. */
+  'recovery.checkpointed': lazySchema(() => z.object({ from_seq: z.number().int().nonnegative() })),
   /** A live actor moved between machine states; the dashboard's machines view is a fold of these. */
   'actor.transitioned': lazySchema(() =>
     z.object({

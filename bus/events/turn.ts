@@ -45,5 +45,11 @@ export const turnEvents = {
   /** A turn found in flight when the process started again: closed explicitly, never left dangling. */
   'turn.aborted': lazySchema(() => z.object({ reason: z.string() })),
   'loop.warned': lazySchema(() => z.object({ tool: z.string(), count: z.number().int().positive() })),
+  /** A summary that covers the messages up to `through_seq` (logs before #21; `session.compacted` replaced it). */
   'summary.written': lazySchema(() => z.object({ summary: z.string(), through_seq: z.number().int().nonnegative() })),
+  /**
+   * A history checkpoint: the session's history from here on is this summary and these newest messages, so loading
+   * it reads the log back to the last checkpoint only.
+   */
+  'session.compacted': lazySchema(() => z.object({ summary: z.string().optional(), messages: z.array(chatMessageSchema()) })),
 } as const;

@@ -3,9 +3,10 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
-import type { Envelope, Sequencer, ValidDraft } from '../../bus/index.js';
-import { stampDraft, stampInPlace, typeMatcher } from '../../bus/index.js';
+import type { Envelope, ValidDraft } from '../../bus/index.js';
+import { stampDraft, stampInPlace } from '../../bus/index.js';
 import { LogError } from './errors.js';
+import { queryFilter, type EventStore, type LogQuery } from './event-store.js';
 import { PostingIndex } from './posting-index.js';
 import { acquireWriterLock } from './writer-lock.js';
 
@@ -15,22 +16,7 @@ import { acquireWriterLock } from './writer-lock.js';
  */
 const { open } = createRequire(import.meta.url)('lmdb') as typeof import('lmdb');
 
-export interface LogQuery {
-  /** Only events with a greater `seq`. */
-  after?: number;
-  /** Only events with a smaller `seq`. */
-  before?: number;
-  session?: string;
-  turn?: string;
-  /** A type pattern such as `provider.*` (see bus/type-glob). */
-  type?: string;
-  /** Only events at or after this time (epoch ms). */
-  since?: number;
-  /** Only events before this time (epoch ms). */
-  until?: number;
-  order?: 'asc' | 'desc';
-  limit?: number;
-}
+export type { LogQuery } from './event-store.js';
 
 export interface OpenOptions {
   readOnly?: boolean;
@@ -50,7 +36,7 @@ function addPosting(postings: Map<string, number[]>, id: string | undefined, seq
  * append of one turn of the event loop is written in one transaction with its index postings, so a crash never
  * leaves half a batch and `seq` never has a hole. Nothing is ever updated or deleted.
  */
-export class EventLog implements Sequencer {
+export class EventLog implements EventStore {
   private seq: number;
   private batch: Envelope[] = [];
   private pending: Promise<unknown> = Promise.resolve();
@@ -195,12 +181,7 @@ export class EventLog implements Sequencer {
   *iterate(query: LogQuery = {}): Generator<Envelope> {
     const limit = query.limit ?? Infinity;
     if (limit <= 0) return;
-    const matchesType = query.type ? typeMatcher(query.type) : undefined;
-    const keep = (e: Envelope): boolean =>
-      (!matchesType || matchesType(e.type)) &&
-      (query.since === undefined || e.at >= query.since) &&
-      (query.until === undefined || e.at < query.until) &&
-      (!query.session || !query.turn || (e.session === query.session && e.turn === query.turn));
+    const keep = queryFilter(query);
     let count = 0;
     for (const event of this.candidates(query)) {
       if (!keep(event)) continue;

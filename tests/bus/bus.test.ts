@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Bus, createHooks, draftOf, emitterHook, InvalidEventError, sessionIdOf, toSessionId, typeMatcher, validateDraft, type Envelope, type EventDraft } from '../../bus/index.js';
+import { MemoryEventStore } from '../../store/log/memory-event-store.js';
+import { InProcessBus, createHooks, draftOf, emitterHook, InvalidEventError, sessionIdOf, toSessionId, typeMatcher, validateDraft, type Envelope, type EventDraft } from '../../bus/index.js';
 
 const received = (text = 'hi'): EventDraft<'message.received'> => ({
   type: 'message.received',
@@ -10,7 +11,7 @@ const received = (text = 'hi'): EventDraft<'message.received'> => ({
 });
 
 test('publish stamps seq in order and keeps the data as given', () => {
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const first = bus.publish(received());
   const second = bus.publish(received('again'));
   assert.equal([first.seq, second.seq], [1, 2]);
@@ -18,7 +19,7 @@ test('publish stamps seq in order and keeps the data as given', () => {
 });
 
 test('checking events (the test runs): a draft that is not its schema\'s output is refused, naming what it parses to', () => {
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const incomplete = { type: 'message.received', data: { channel: 'cli', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi' } } as unknown as EventDraft;
   assert.throws(() => bus.publish(incomplete), (e: unknown) => e instanceof InvalidEventError && /parses to .*"account":"default".*"media":\[\]/.test(e.message));
 });
@@ -30,7 +31,7 @@ test('an event from outside is parsed at the edge: defaults applied, bad data na
 });
 
 test('publish copies the draft: its keys in order, then seq and at; a given time is kept', () => {
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const draft = { ...received(), at: 1_700_000_000_000 };
   const envelope = bus.publish(draft);
   assert.equal(Object.keys(envelope), ['type', 'agent', 'session', 'data', 'at', 'seq']);
@@ -43,12 +44,12 @@ test('draftOf builds a draft with the keys first, then type and data, and leaves
   const keys = { agent: 'main', session: 's1' };
   const draft = draftOf(keys, 'turn.aborted', { reason: 'shutdown' });
   assert.equal(Object.keys(draft), ['agent', 'session', 'type', 'data']);
-  assert.equal(new Bus().publish(draft).data, { reason: 'shutdown' });
+  assert.equal(new InProcessBus().publish(draft).data, { reason: 'shutdown' });
   assert.equal(keys, { agent: 'main', session: 's1' });
 });
 
 test('an event with bad data fails loudly naming the field, and nobody sees it', () => {
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const seen: Envelope[] = [];
   bus.events$.subscribe((e) => seen.push(e));
   const bad = { type: 'provider.chunk', data: { kind: 'shout', delta: 1 } } as unknown as EventDraft;
@@ -57,13 +58,13 @@ test('an event with bad data fails loudly naming the field, and nobody sees it',
 });
 
 test('an unknown event type is refused', () => {
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const bad = { type: 'turn.exploded', data: {} } as unknown as EventDraft;
   assert.throws(() => bus.publish(bad), (e: unknown) => e instanceof InvalidEventError && e.code === 'invalid_event');
 });
 
 test('on() delivers only the named types, typed', () => {
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const texts: string[] = [];
   bus.on('message.received').subscribe((e) => texts.push(e.data.text));
   bus.publish({ type: 'provider.chunk', data: { kind: 'text', delta: 'x' } });
@@ -72,7 +73,7 @@ test('on() delivers only the named types, typed', () => {
 });
 
 test('select() delivers events whose correlation keys all match', () => {
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const seqs: number[] = [];
   bus.select({ session: 's1', turn: 't1' }).subscribe((e) => seqs.push(e.seq));
   bus.publish({ type: 'provider.chunk', session: 's1', turn: 't1', data: { kind: 'text', delta: 'a' } });
@@ -82,7 +83,7 @@ test('select() delivers events whose correlation keys all match', () => {
 });
 
 test('an event published by a subscriber reaches every subscriber after the current one', () => {
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const first: number[] = [];
   const second: number[] = [];
   bus.events$.subscribe((e) => {
@@ -140,6 +141,84 @@ test('an in-process hook that never decides is cut off by the caller', async () 
   const asked = emitterHook('slow', 0, hooks).decide({ point: 'approve_tool', meta: { channel: 'cli', chat: 'c' }, call: { id: 'c1', name: 'exec', arguments: {} } }, controller.signal);
   controller.abort(new Error('timed out'));
   await asked.then(() => assert.unreachable('it decided'), (error: Error) => assert.is(error.message, 'timed out'));
+});
+
+const routed = (id: string, session = 's1'): EventDraft<'message.routed'> => ({
+  type: 'message.routed',
+  agent: 'main',
+  session,
+  data: { message_id: id, channel: 'cli', account: 'default', chat: 'direct:me', sender: 'me', text: id, session_key: `key-${session}`, remote: false, media: [] },
+});
+
+test('work published before its group has a consumer waits for it, then goes to that consumer once', () => {
+  const bus = new InProcessBus();
+  bus.publish(routed('m1'));
+  bus.publish(routed('m2'));
+  const got: string[] = [];
+  const subscription = bus.work('sessions').subscribe((e) => got.push(e.data.message_id));
+  bus.publish(routed('m3'));
+  assert.equal(got, ['m1', 'm2', 'm3']);
+  subscription.unsubscribe();
+  bus.publish(routed('m4'));
+  const again: string[] = [];
+  bus.work('sessions').subscribe((e) => again.push(e.data.message_id));
+  assert.equal(again, ['m4'], 'work published between two consumers waits for the next one');
+});
+
+test('a work group has one consumer per process; other groups and observers are apart', () => {
+  const bus = new InProcessBus();
+  const seen: string[] = [];
+  bus.events$.subscribe((e) => seen.push(e.type));
+  bus.work('sessions').subscribe(() => undefined);
+  let refused: unknown;
+  bus.work('sessions').subscribe({ error: (e: unknown) => (refused = e) });
+  assert.match(String(refused), /already has a consumer/);
+  const replies: string[] = [];
+  bus.work('outbox').subscribe((e) => replies.push(e.data.text));
+  bus.publish(routed('m1'));
+  bus.publish({ type: 'reply.requested', agent: 'main', session: 's1', data: { message_id: 'm1', outcome: 'command', text: 'hi back', key: 'tg:m1:command', reply: { channel: 'tg', chat: 'direct:1', reply_to: '1' } } });
+  bus.publish({ type: 'reply.requested', agent: 'main', session: 's1', data: { message_id: 'm2', outcome: 'command', text: 'for the asker', key: 'cli:m2:command' } });
+  assert.equal(replies, ['hi back'], 'a reply without a target is no work for the outbox: whoever asked reads it');
+  assert.equal(seen, ['message.routed', 'reply.requested', 'reply.requested']);
+});
+
+test('requeued work (what a crashed run left) reaches the consumer before work published after it, and observers never see it again', () => {
+  const log = new MemoryEventStore();
+  const earlier = new InProcessBus(log);
+  const left = earlier.publish(routed('left over'));
+  const bus = new InProcessBus(log);
+  const seen: number[] = [];
+  bus.events$.subscribe((e) => seen.push(e.seq));
+  bus.requeue([left]);
+  bus.publish(routed('new'));
+  const got: string[] = [];
+  bus.work('sessions').subscribe((e) => got.push(`${e.seq}:${e.data.message_id}`));
+  assert.equal(got, ['1:left over', '2:new']);
+  assert.equal(seen, [2]);
+  assert.is(log.read().length, 2, 'requeueing appends nothing');
+});
+
+test('the redaction hook rewrites the data of every draft before it is logged and delivered', async () => {
+  const log = new MemoryEventStore();
+  const mask = <D>(data: D): D => JSON.parse(JSON.stringify(data).replaceAll('sk-secret-1234', '[redacted]')) as D;
+  const bus = new InProcessBus(log, { redact: mask });
+  const delivered: string[] = [];
+  bus.on('tool.completed').subscribe((e) => delivered.push(e.data.content));
+  const envelope = bus.publish({ type: 'tool.completed', data: { call_id: 'c', name: 'exec', ok: true, content: 'key=sk-secret-1234' } });
+  assert.equal([envelope.data.content, delivered, log.get(1)?.type === 'tool.completed' && log.get(1)?.data], ['key=[redacted]', ['key=[redacted]'], { call_id: 'c', name: 'exec', ok: true, content: 'key=[redacted]' }]);
+});
+
+test('durable() resolves once what was published is committed to the log', async () => {
+  const home = (await import('../support/temp-home.js')).tempHome();
+  const { EventLog } = await import('../../store/log/event-log.js');
+  const log = EventLog.open(home.sessions);
+  const bus = new InProcessBus(log);
+  bus.publish(routed('m1'));
+  assert.is(log.lastCommittedSeq(), 0, 'a write waits for the next turn of the event loop');
+  await bus.durable();
+  assert.is(log.lastCommittedSeq(), 1);
+  log.close();
+  home.remove();
 });
 
 test.run();

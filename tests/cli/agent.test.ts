@@ -33,7 +33,7 @@ test('agent -m --json prints the turn as JSON lines, ending with the reply', asy
   assert.is(code, 0);
   const events = stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; data: { reply?: string } });
   const types = events.map((e) => e.type).filter((t) => !t.startsWith('actor.'));
-  assert.equal(types, ['turn.started', 'prompt.built', 'provider.requested', 'provider.responded', 'turn.completed']);
+  assert.equal(types, ['message.routed', 'turn.started', 'prompt.built', 'provider.requested', 'provider.responded', 'turn.completed', 'reply.requested']);
   assert.is(events.find((e) => e.type === 'turn.completed')?.data.reply, 'Hi.');
 });
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Bus } from '../../bus/bus.js';
+import { InProcessBus } from '../../bus/bus.js';
 import { loadConfig, Redactor, redactorOf } from '../../store/config/index.js';
 import { tempHome } from './home.js';
 
@@ -55,7 +55,7 @@ test('values are redacted deep inside, without touching the original; clean part
 
 test('a bus built with the redactor publishes, delivers and records every event with its secrets masked', () => {
   const redactor = new Redactor(['hunter2-very-secret']);
-  const bus = new Bus(undefined, { redact: (data) => redactor.value(data) });
+  const bus = new InProcessBus(undefined, { redact: (data) => redactor.value(data) });
   const seen: unknown[] = [];
   bus.events$.subscribe((e) => seen.push(e.data));
   const data = { channel: 'telegram', chat: 'direct:1', text: 'the key is hunter2-very-secret', send_key: 'k', part: 0, message_id: '1', media: [] };

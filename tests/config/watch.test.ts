@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, rmSync } from 'node:fs';
 import { firstValueFrom } from 'rxjs';
-import { Bus } from '../../bus/bus.js';
+import { InProcessBus } from '../../bus/bus.js';
 import { watchConfig, type LoadedConfig } from '../../store/config/index.js';
 import { tempHome } from './home.js';
 
@@ -22,7 +22,7 @@ function within<T>(promise: Promise<T>, what: string): Promise<T> {
 test('a valid edit publishes config.reloaded with what changed and hands over the new config', async () => {
   const h = tempHome();
   h.writeConfig({ version: 2, heartbeat: { interval: 30 } });
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const changes: LoadedConfig[] = [];
   const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: (loaded) => changes.push(loaded) });
   const reloaded = firstValueFrom(bus.on('config.reloaded'));
@@ -38,7 +38,7 @@ test('a valid edit publishes config.reloaded with what changed and hands over th
 test('an invalid edit publishes config.rejected, logs why, and keeps the running config', async () => {
   const h = tempHome();
   h.writeConfig({ version: 2 });
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const changes: LoadedConfig[] = [];
   const logged: string[] = [];
   const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: (l) => changes.push(l), log: (line) => logged.push(line) });
@@ -62,7 +62,7 @@ test('an invalid edit publishes config.rejected, logs why, and keeps the running
 test('an edit of the credentials file reloads too, naming the changed secret by path only', async () => {
   const h = tempHome();
   h.writeConfig({ version: 2, model_list: [{ model_name: 'm', model: 'x' }] });
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: () => undefined });
   const reloaded = firstValueFrom(bus.on('config.reloaded'));
   h.writeCredentials({ model_list: { m: { api_keys: ['sk-new-key-000000001'] } } });
@@ -75,7 +75,7 @@ test('an edit of the credentials file reloads too, naming the changed secret by 
 test('deleting config.json keeps the running config and says why; putting it back applies its changes', async () => {
   const h = tempHome();
   h.writeConfig({ version: 2, channel_list: { telegram: { enabled: true, settings: { token: '123:abc' } } } });
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const changes: LoadedConfig[] = [];
   const logged: string[] = [];
   const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: (l) => changes.push(l), log: (line) => logged.push(line) });
@@ -98,7 +98,7 @@ test('deleting config.json keeps the running config and says why; putting it bac
 test('a config path that cannot be read (a folder in its place) keeps the running config', async () => {
   const h = tempHome();
   h.writeConfig({ version: 2 });
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const changes: LoadedConfig[] = [];
   const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: (l) => changes.push(l), log: () => undefined });
   const rejected = firstValueFrom(bus.on('config.rejected'));
@@ -112,7 +112,7 @@ test('a config path that cannot be read (a folder in its place) keeps the runnin
 
 test('with no config file at start (defaults), a config file that appears is loaded, and its later deletion is refused', async () => {
   const h = tempHome();
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const changes: LoadedConfig[] = [];
   const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: (l) => changes.push(l), log: () => undefined });
   const reloaded = firstValueFrom(bus.on('config.reloaded'));

@@ -20,7 +20,7 @@ runs('an every job runs when due, is recorded, and is scheduled again from the e
   const stored = await getCronJob(h.workspace, 'water');
   assert.equal([stored?.last_run, stored?.next_run_at], [{ at: '2026-03-01T10:10:00.000Z', outcome: 'ok' }, '2026-03-01T10:20:00.000Z']);
   assert.equal(h.transitions(), [
-    'cron:water - -LOADED-> scheduled',
+    'cron:water - -xstate.init-> scheduled',
     'cron:water scheduled -FIRE-> running',
     'fired water deliver',
     'cron:water running -FINISHED-> scheduled',
@@ -83,9 +83,9 @@ runs('store changes are picked up at the next poll: disable, enable, remove, add
   await h.advance(30 * MINUTE);
   assert.equal(h.sent, []);
   assert.equal(h.transitions(), [
-    'cron:a - -LOADED-> scheduled',
+    'cron:a - -xstate.init-> scheduled',
     'cron:a scheduled -DISABLE-> disabled',
-    'cron:b - -LOADED-> scheduled',
+    'cron:b - -xstate.init-> scheduled',
     'cron:b scheduled -REMOVE-> done',
     'stopped cron:b (removed)',
   ]);
@@ -137,7 +137,7 @@ runs('after stop nothing fires', async (context) => {
   h.actor.stop();
   await h.advance(10 * MINUTE);
   assert.equal(h.sent, []);
-  assert.equal(h.transitions(), ['cron:a - -LOADED-> scheduled', 'stopped cron:a (the gateway is stopping)']);
+  assert.equal(h.transitions(), ['cron:a - -xstate.init-> scheduled', 'stopped cron:a (the gateway is stopping)']);
   assert.equal(h.clock.pending(), []);
 });
 

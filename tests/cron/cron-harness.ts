@@ -2,9 +2,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BoardInspector } from '../../actors/board.js';
 import { CronActor } from '../../actors/cron/cron-actor.js';
+import { cronBoard } from '../../machines/cron.js';
 import type { CronEffects, CronTurnRequest } from '../../actors/cron/run-job.js';
-import { Bus, type Envelope } from '../../bus/index.js';
+import { InProcessBus, type Envelope } from '../../bus/index.js';
 import { validateConfig, type Config } from '../../store/config/index.js';
 import type { CronJob } from '../../store/cron-db.js';
 import { Logger } from '../../store/logs/logger.js';
@@ -38,7 +40,8 @@ export function cronHarness(start: string, options: { config?: Config; effects?:
   const workspace = join(root, 'workspace');
   const clock = new ManualClock();
   clock.advance(Date.parse(start));
-  const bus = new Bus();
+  const bus = new InProcessBus();
+  const board = new BoardInspector(bus, { cron: cronBoard });
   const events: Envelope[] = [];
   bus.events$.subscribe((event) => events.push(event));
   const sent: string[] = [];
@@ -58,6 +61,8 @@ export function cronHarness(start: string, options: { config?: Config; effects?:
       scheduler: clock,
       config: () => harness.config,
       logger: new Logger([], 'debug', Redactor.none),
+      inspect: board.inspect,
+      retired: (actor, reason) => board.stopped(actor, reason),
       send: async (target, text) => {
         sent.push(`${target.channel}/${target.chat}: ${text}`);
       },

@@ -109,15 +109,23 @@ test('/api/machines: each chart lists its moves with their targets and guards, r
     const { machines } = await get<{ machines: Record<string, Chart> }>(dashboard, '/api/machines');
     const turn = machines.turn;
     assert.is(turn?.initial, 'building_prompt');
-    assert.equal(turn?.transitions.map((t) => [t.event, t.target]), [['STOP', 'stopped'], ['ABORT', 'aborted'], ['FAILED', 'failed']]);
+    assert.equal(turn?.transitions.map((t) => [t.event, t.target]), [['STOP', 'stopped'], ['ABORT', 'aborted']]);
+    // The model call is an invoked actor: its answer is the actor's done event, its failure its error event.
     assert.equal(turn?.states.find((s) => s.key === 'calling_model')?.transitions, [
-      { event: 'MODEL_ANSWERED', target: 'failed', guards: ['loopCheckFailed'] },
-      { event: 'MODEL_ANSWERED', target: 'stopped', guards: ['loopStops'] },
-      { event: 'MODEL_ANSWERED', target: 'running_tool', guards: ['hasToolCalls'] },
-      { event: 'MODEL_ANSWERED', target: 'done', guards: [] },
+      { event: 'xstate.done.actor.model', target: 'running_tool', guards: ['callsUnchecked'] },
+      { event: 'xstate.done.actor.model', target: 'checking_call', guards: ['hasToolCalls'] },
+      { event: 'xstate.done.actor.model', target: 'done', guards: [] },
+      { event: 'xstate.error.actor.model', target: 'failed', guards: [] },
+    ]);
+    assert.equal(turn?.states.find((s) => s.key === 'checking_call')?.transitions, [
+      { event: 'LOOP_CHECKED', target: 'stopped', guards: ['loopStops'] },
+      { event: 'LOOP_CHECKED', target: 'running_tool', guards: [] },
     ]);
     assert.equal(machines.gateway?.states.map((s) => [s.key, s.final, s.transitions.map((t) => `${t.event}>${t.target}`)]), [
-      ['starting', false, ['STARTED>running', 'START_FAILED>stopped']], ['running', false, ['STOP>draining']], ['draining', false, ['DRAINED>stopped']], ['stopped', true, []],
+      ['starting', false, ['xstate.done.actor.start>running', 'xstate.error.actor.start>stopped']],
+      ['running', false, ['STOP>draining']],
+      ['draining', false, ['xstate.done.actor.drain>stopped', 'xstate.error.actor.drain>stopped']],
+      ['stopped', true, []],
     ]);
   } finally {
     await dashboard.close();

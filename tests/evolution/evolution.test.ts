@@ -29,7 +29,7 @@ test('observe: each completed turn is recorded (tools, outcome, skills, duration
     await f.send('/use weather Oslo tomorrow?');
     const heartbeat = sessionKeyOf({ agent: 'main', channel: 'system', dimensions: [['chat', 'direct:heartbeat']] });
     f.vendor.reply(completion({ content: 'HEARTBEAT_OK' }));
-    await f.runtime.agent().handle(heartbeat, { ...message('Heartbeat: run the periodic tasks', 'hb'), channel: 'system', chat: 'direct:heartbeat', sender: 'heartbeat' });
+    await f.runtime.ask({ ...message('Heartbeat: run the periodic tasks', 'hb'), session_key: heartbeat, channel: 'system', chat: 'direct:heartbeat', sender: 'heartbeat' });
     const records = await eventually(() => of(f, 'learning.recorded').length, 2).then(() => of(f, 'learning.recorded'));
     assert.is(records.length, 2);
     const turns = of(f, 'turn.started');

@@ -1,10 +1,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TelegramChannel } from '../../adapters/channels/telegram.js';
+import { BoardInspector } from '../../actors/board.js';
 import { ChannelActor } from '../../actors/gateway/channel-actor.js';
-import { Bus, type Envelope } from '../../bus/index.js';
+import { ChannelDirectory } from '../../actors/gateway/channel-directory.js';
+import { clockOf } from '../../actors/gateway/scheduler.js';
+import { channelBoard } from '../../machines/channel.js';
+import { InProcessBus, type Envelope } from '../../bus/index.js';
 import { EventLog } from '../../store/log/event-log.js';
 import { Logger } from '../../store/logs/logger.js';
+import { movesOf } from '../support/actor-kit.js';
 import { ManualClock } from '../support/gateway-clock.js';
 import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
 import { tempHome } from '../support/temp-home.js';
@@ -21,7 +26,7 @@ const until = async (check: () => boolean): Promise<void> => {
 test('a channel that cannot connect is restarted with exponential backoff, each failure an event; connecting resets it', async () => {
   const home = tempHome();
   const log = EventLog.open(home.sessions);
-  const bus = new Bus(log);
+  const bus = new InProcessBus(log);
   const events: Envelope[] = [];
   bus.events$.subscribe((e) => events.push(e));
   const clock = new ManualClock();
@@ -29,7 +34,15 @@ test('a channel that cannot connect is restarted with exponential backoff, each 
   const actor = new ChannelActor(
     { name: 'tg', kind: 'telegram', account: 'default' },
     async () => new TelegramChannel({ token: '1:t', baseUrl: `http://127.0.0.1:${port}`, pollTimeoutSeconds: 1 }),
-    { bus, logger: new Logger([], 'error', Redactor.none), scheduler: clock, backoff: { baseMs: 100, maxMs: 350 }, onMessage: () => undefined },
+    {
+      bus,
+      logger: new Logger([], 'error', Redactor.none),
+      clock: clockOf(clock),
+      backoff: { baseMs: 100, maxMs: 350 },
+      directory: new ChannelDirectory(),
+      inspect: new BoardInspector(bus, { channel: channelBoard }).inspect,
+      accept: async () => undefined,
+    },
   );
   const delays = (): Array<number | undefined> => events.flatMap((e) => (e.type === 'channel.failed' ? [e.data.restart_in_ms] : []));
   let emulator: TelegramEmulator | undefined;
@@ -47,8 +60,10 @@ test('a channel that cannot connect is restarted with exponential backoff, each 
     clock.advance(350);
     await until(() => actor.status.state === 'connected');
     assert.ok(events.some((e) => e.type === 'channel.connected' && e.data.channel === 'tg'));
-    const moves = events.flatMap((e) => (e.type === 'actor.transitioned' && e.data.actor === 'channel:tg' ? [`${e.data.from}->${e.data.to}`] : []));
-    assert.equal(moves, ['stopped->starting', 'starting->failed', 'failed->starting', 'starting->failed', 'failed->starting', 'starting->failed', 'failed->starting', 'starting->failed', 'failed->starting', 'starting->connected']);
+    assert.equal(movesOf(events, 'channel:tg'), [
+      '->stopped xstate.init', 'stopped->starting START', 'starting->failed FAILED', 'failed->starting after.backoff', 'starting->failed FAILED', 'failed->starting after.backoff',
+      'starting->failed FAILED', 'failed->starting after.backoff', 'starting->failed FAILED', 'failed->starting after.backoff', 'starting->connected CONNECTED',
+    ]);
   } finally {
     await actor.stop();
     await emulator?.stop();

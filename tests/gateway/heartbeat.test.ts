@@ -3,14 +3,18 @@ import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { BoardInspector } from '../../actors/board.js';
+import { Deliveries } from '../../actors/gateway/deliveries.js';
+import { heartbeatBoard } from '../../machines/heartbeat.js';
 import { Heartbeat, heartbeatMinutes } from '../../actors/gateway/heartbeat.js';
-import { validateConfig, type Config } from '../../store/config/index.js';
+import { clockOf } from '../../actors/gateway/scheduler.js';
+import { Redactor, validateConfig, type Config } from '../../store/config/index.js';
 import { Logger } from '../../store/logs/logger.js';
 import { readLastChannel, writeLastChannel } from '../../store/state.js';
 import { ManualClock } from '../support/gateway-clock.js';
+import { movesOf } from '../support/actor-kit.js';
 import { startTurnFixture, type TurnFixture } from '../support/turn-fixture.js';
 import { completion } from '../support/vendor-chat-completions.js';
-import { Redactor } from '../../store/config/index.js';
 
 function config(input: Record<string, unknown>): Config {
   const result = validateConfig({ version: 2, ...input });
@@ -37,120 +41,144 @@ intervals.run();
 interface Context {
   fixture: TurnFixture;
   clock: ManualClock;
-  notified: string[];
   heartbeat: Heartbeat;
   settings: Config;
+  deliveries: Deliveries;
+  /** What the heartbeat asked the outbox to deliver; each is answered delivered, as the outbox would. */
+  delivered: Array<{ text: string; channel: string; chat: string }>;
 }
 
-const runs = suite<Context>('heartbeat runs');
+const runs = suite<Context>('heartbeat runs (given HEARTBEAT.md and the config, when the interval passes, then …)');
 
 runs.before.each(async (context) => {
   context.fixture = await startTurnFixture();
   context.clock = new ManualClock();
-  context.notified = [];
+  context.delivered = [];
   context.settings = context.fixture.runtime.loaded.config;
+  const { bus } = context.fixture.runtime;
+  context.deliveries = new Deliveries(bus);
+  bus.work('outbox').subscribe((e) => {
+    context.delivered.push({ text: e.data.text, channel: e.data.reply!.channel, chat: e.data.reply!.chat });
+    bus.publish({ type: 'reply.delivered', data: { message_id: e.data.message_id, key: e.data.key, parts: 1, failed: false } });
+  });
+  writeLastChannel(context.fixture.home.workspace, { channel: 'telegram', account: 'default', chat: 'direct:42', reply_to: '42', at: '2026-11-22T00:00:00.000Z' });
   context.heartbeat = new Heartbeat({
     engine: async () => context.fixture.runtime,
-    bus: context.fixture.runtime.bus,
+    loadedEngine: () => context.fixture.runtime,
+    bus,
     logger: new Logger([], 'debug', Redactor.none),
-    scheduler: context.clock,
+    clock: clockOf(context.clock),
+    now: () => context.clock.now(),
     config: () => context.settings,
     workspace: context.fixture.home.workspace,
-    notify: async (text) => {
-      context.notified.push(text);
-      return true;
-    },
+    deliveries: context.deliveries,
+    runsChannel: (name) => name === 'telegram',
+    inspect: new BoardInspector(bus, { heartbeat: heartbeatBoard }).inspect,
   });
 });
 
-runs.after.each(async ({ fixture, heartbeat }) => {
+runs.after.each(async ({ fixture, heartbeat, deliveries }) => {
   heartbeat.stop();
+  deliveries.close();
   await fixture.close();
 });
 
 const tasks = (workspace: string, text: string): void => writeFileSync(join(workspace, 'HEARTBEAT.md'), text);
+const MINUTES_30 = 30 * 60_000;
 
-runs('it first fires after heartbeat.interval minutes of the injected clock, and again after each run', async ({ fixture, clock, heartbeat }) => {
+/** Moves the clock past one interval and resolves with the tick's `heartbeat.ticked`. */
+async function tick(context: Context, ms = MINUTES_30): Promise<unknown> {
+  const ticked = context.fixture.next('heartbeat.ticked');
+  context.clock.advance(ms);
+  return (await ticked).data;
+}
+
+runs('it first fires after heartbeat.interval minutes of the injected clock, and again after each run', async (context) => {
+  const { fixture, clock, heartbeat } = context;
   tasks(fixture.home.workspace, '# Periodic tasks\n');
   heartbeat.start();
-  assert.equal(clock.pending(), [30 * 60_000]);
+  assert.equal(clock.pending(), [MINUTES_30]);
   const ticked = fixture.next('heartbeat.ticked');
-  clock.advance(30 * 60_000 - 1);
+  clock.advance(MINUTES_30 - 1);
   assert.equal(clock.pending(), [1]);
   clock.advance(1);
   assert.equal((await ticked).data, { outcome: 'skipped', reason: 'no_tasks' });
   await new Promise((resolve) => setImmediate(resolve));
-  assert.equal(clock.pending(), [30 * 60_000]);
+  assert.equal(clock.pending(), [MINUTES_30]);
 });
 
-runs('a HEARTBEAT.md with only headings and comments is skipped as no_tasks, without calling the model', async ({ fixture, heartbeat }) => {
-  tasks(fixture.home.workspace, '# Heartbeat\n\n<!-- add tasks below -->\n## Daily\n');
-  assert.equal(await heartbeat.tick(), { kind: 'skipped', reason: 'no_tasks' });
-  assert.is(fixture.vendor.requests.length, 0);
+runs('a HEARTBEAT.md with only headings and comments is skipped as no_tasks, without calling the model', async (context) => {
+  tasks(context.fixture.home.workspace, '# Heartbeat\n\n<!-- add tasks below -->\n## Daily\n');
+  context.heartbeat.start();
+  assert.equal(await tick(context), { outcome: 'skipped', reason: 'no_tasks' });
+  assert.is(context.fixture.vendor.requests.length, 0);
 });
 
-runs('heartbeat.enabled false is skipped as disabled', async (context) => {
+runs('heartbeat.enabled false moves it to disabled: no timer, no tick', async (context) => {
   tasks(context.fixture.home.workspace, '- check the inbox\n');
   context.settings = config({ heartbeat: { enabled: false } });
-  assert.equal(await context.heartbeat.tick(), { kind: 'skipped', reason: 'disabled' });
-  const [event] = context.fixture.events.filter((e) => e.type === 'heartbeat.ticked');
-  assert.equal(event?.data, { outcome: 'skipped', reason: 'disabled' });
+  context.heartbeat.start();
+  assert.equal([context.heartbeat.state, context.clock.pending()], ['disabled', []]);
 });
 
-runs('an answer of HEARTBEAT_OK sends nothing', async ({ fixture, heartbeat, notified }) => {
+runs('a tick after the config turned the heartbeat off without a reschedule is skipped as disabled', async (context) => {
+  tasks(context.fixture.home.workspace, '- check the inbox\n');
+  context.heartbeat.start();
+  context.settings = config({ heartbeat: { enabled: false } });
+  assert.equal(await tick(context), { outcome: 'skipped', reason: 'disabled' });
+});
+
+runs('an answer of HEARTBEAT_OK sends nothing', async (context) => {
+  const { fixture, heartbeat, delivered } = context;
   tasks(fixture.home.workspace, '- check the inbox\n');
   fixture.vendor.reply(completion({ content: 'HEARTBEAT_OK' }));
-  const outcome = await heartbeat.tick();
-  assert.equal(outcome, { kind: 'ran', reply: 'HEARTBEAT_OK', delivered: false });
-  assert.equal(notified, []);
+  heartbeat.start();
+  assert.equal(await tick(context), { outcome: 'ran' });
+  assert.equal(delivered, []);
   const prompt = JSON.stringify(JSON.parse(fixture.vendor.requests[0]!.body.toString()).messages);
   assert.match(prompt, /check the inbox/);
 });
 
-runs('any other answer goes to the last active channel', async ({ fixture, heartbeat, notified }) => {
+runs('any other answer goes to the last active channel', async (context) => {
+  const { fixture, heartbeat, delivered } = context;
   tasks(fixture.home.workspace, '- check the inbox\n');
   fixture.vendor.reply(completion({ content: 'You have 3 unread invoices.' }));
-  assert.equal(await heartbeat.tick(), { kind: 'ran', reply: 'You have 3 unread invoices.', delivered: true });
-  assert.equal(notified, ['You have 3 unread invoices.']);
+  heartbeat.start();
+  assert.equal(await tick(context), { outcome: 'ran' });
+  assert.equal(delivered, [{ text: 'You have 3 unread invoices.', channel: 'telegram', chat: 'direct:42' }]);
   const started = fixture.events.find((e) => e.type === 'turn.started');
   assert.is(started?.type === 'turn.started' ? started.data.channel : '', 'system');
 });
 
-runs('a heartbeat while the default agent is busy is skipped as busy', async ({ fixture, heartbeat }) => {
+runs('a heartbeat while the default agent is busy is skipped as busy', async (context) => {
+  const { fixture, heartbeat } = context;
   tasks(fixture.home.workspace, '- check the inbox\n');
   fixture.vendor.reply({ status: 200, headers: { 'content-type': 'application/json' }, chunks: [], after: 'stall' });
   const started = firstValueFrom(fixture.runtime.bus.on('provider.requested'));
   void fixture.send('a long job');
   await started;
-  assert.equal(await heartbeat.tick(), { kind: 'skipped', reason: 'busy' });
+  heartbeat.start();
+  assert.equal(await tick(context), { outcome: 'skipped', reason: 'busy' });
 });
 
-const moves = (fixture: TurnFixture): string[] =>
-  fixture.events.flatMap((e) => (e.type === 'actor.transitioned' && e.data.actor === 'heartbeat' ? [`${e.data.from}->${e.data.to} ${e.data.event}`] : []));
-
 runs('its machine moves waiting → running → waiting around a run, disabled when switched off, stopped at the end', async (context) => {
-  const { fixture, clock, heartbeat } = context;
+  const { fixture, heartbeat } = context;
   tasks(fixture.home.workspace, '- check the inbox\n');
   fixture.vendor.reply(completion({ content: 'HEARTBEAT_OK' }));
   heartbeat.start();
-  const ticked = fixture.next('heartbeat.ticked');
-  clock.advance(30 * 60_000);
-  await ticked;
-  await new Promise((resolve) => setImmediate(resolve));
+  await tick(context);
   context.settings = config({ heartbeat: { enabled: false } });
   heartbeat.start();
   heartbeat.stop();
-  assert.equal(moves(fixture), ['stopped->waiting SCHEDULE', 'waiting->running TICK', 'running->waiting FINISHED', 'waiting->disabled SCHEDULE', 'disabled->stopped STOP']);
+  assert.equal(movesOf(fixture.events, 'heartbeat'), ['->stopped xstate.init', 'stopped->waiting SCHEDULE', 'waiting->running after.interval', 'running->waiting done.beat', 'waiting->disabled SCHEDULE', 'disabled->stopped STOP']);
   assert.is(heartbeat.state, 'stopped');
-  const transitioned = fixture.events.find((e) => e.type === 'actor.transitioned' && e.data.actor === 'heartbeat');
-  assert.is(transitioned?.type === 'actor.transitioned' ? transitioned.data.machine : '', 'heartbeat');
 });
 
-runs('a skipped tick moves nothing', async ({ fixture, heartbeat }) => {
-  tasks(fixture.home.workspace, '# only a heading\n');
-  heartbeat.start();
-  assert.equal(await heartbeat.tick(), { kind: 'skipped', reason: 'no_tasks' });
-  assert.equal(moves(fixture), ['stopped->waiting SCHEDULE']);
+runs('a skipped tick moves nothing', async (context) => {
+  tasks(context.fixture.home.workspace, '# only a heading\n');
+  context.heartbeat.start();
+  assert.equal(await tick(context), { outcome: 'skipped', reason: 'no_tasks' });
+  assert.is(context.heartbeat.state, 'waiting');
 });
 
 runs.run();

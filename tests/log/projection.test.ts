@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Bus } from '../../bus/index.js';
+import { InProcessBus } from '../../bus/index.js';
 import { EventLog } from '../../store/log/event-log.js';
 import { startProjection, type Projection } from '../../store/log/projection.js';
 import { tempHome } from '../support/temp-home.js';
@@ -15,7 +15,7 @@ const deltas: Projection<Record<string, string>> = {
 test('a projection folds the log, then stays current from the bus, counting every event once', async () => {
   const home = tempHome();
   const log = EventLog.open(home.sessions);
-  const bus = new Bus(log);
+  const bus = new InProcessBus(log);
   bus.publish({ type: 'provider.chunk', session: 'a', data: { kind: 'text', delta: 'he' } });
   bus.publish({ type: 'provider.chunk', session: 'b', data: { kind: 'text', delta: 'x' } });
   bus.publish({ type: 'turn.aborted', session: 'a', data: { reason: 'ignored by the query' } });

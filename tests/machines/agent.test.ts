@@ -1,29 +1,74 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createActor } from 'xstate';
-import { agentMachine, type AgentEvent } from '../../machines/agent.js';
+import { createActor, fromPromise, waitFor } from 'xstate';
+import { BoardInspector } from '../../actors/board.js';
+import type { Envelope } from '../../bus/index.js';
+import { agentBoard, agentMachine } from '../../machines/agent.js';
+import { given, movesOf, type Stage } from '../support/actor-kit.js';
 
-function run(events: AgentEvent[]) {
-  const actor = createActor(agentMachine).start();
-  for (const e of events) actor.send(e);
-  const { value, context, status } = actor.getSnapshot();
-  actor.stop();
-  return { state: value, sessions: context.sessions, status };
-}
-
-const cases: { name: string; events: AgentEvent[]; state: string; sessions: number; status: string }[] = [
-  { name: 'a new agent is serving with no sessions', events: [], state: 'serving', sessions: 0, status: 'active' },
-  { name: 'serving: each new session is counted', events: [{ type: 'SESSION_OPENED' }, { type: 'SESSION_OPENED' }], state: 'serving', sessions: 2, status: 'active' },
-  { name: 'serving: STOP begins stopping', events: [{ type: 'SESSION_OPENED' }, { type: 'STOP' }], state: 'stopping', sessions: 1, status: 'active' },
-  { name: 'serving: STOPPED before STOP changes nothing', events: [{ type: 'STOPPED' }], state: 'serving', sessions: 0, status: 'active' },
-  { name: 'stopping: no new session is counted', events: [{ type: 'STOP' }, { type: 'SESSION_OPENED' }], state: 'stopping', sessions: 0, status: 'active' },
-  { name: 'stopping: STOPPED ends the agent', events: [{ type: 'STOP' }, { type: 'STOPPED' }], state: 'stopped', sessions: 0, status: 'done' },
-];
-
-for (const c of cases) {
-  test(`agent machine — ${c.name}`, () => {
-    assert.equal(run(c.events), { state: c.state, sessions: c.sessions, status: c.status });
+/** The agent machine as its actor; its host's effects (opening sessions, handing them work) are recorded in order. */
+function agent(stage: Stage) {
+  const open = new Set<string>();
+  const effects: string[] = [];
+  const machine = agentMachine.provide({
+    actors: {
+      stopSessions: fromPromise<void, { reason: string }>(async ({ input }) => void effects.push(`stop all: ${input.reason}`)),
+    },
+    actions: {
+      openSession: (_, m) => {
+        open.add(m.session!);
+        effects.push(`open ${m.session}`);
+      },
+      deliver: (_, m) => void effects.push(`deliver ${m.data.text} to ${m.session}`),
+      stopTurn: (_, r) => void effects.push(`stop turn of ${r.session}`),
+      drainSessions: () => void effects.push('drain'),
+    },
+    guards: { isOpen: (_, m) => open.has(m.session!) },
   });
+  const actor = createActor(machine, { input: { agent: 'main' }, inspect: new BoardInspector(stage.bus, { agent: agentBoard }).inspect }).start();
+  return { actor, effects };
 }
+
+let n = 0;
+const routed = (stage: Stage, session: string, text: string): Envelope<'message.routed'> =>
+  stage.when({ agent: 'main', session, type: 'message.routed', data: { message_id: `m${++n}`, channel: 'cli', account: 'default', chat: 'direct:me', sender: 'me', text, session_key: session, remote: false, media: [] } });
+
+test('when messages come for two sessions, then each session opens on its first message and gets every message, counted on the board', () => {
+  const stage = given();
+  const { actor, effects } = agent(stage);
+  for (const [session, text] of [['a', 'one'], ['b', 'two'], ['a', 'three']] as const) actor.send({ type: 'MESSAGE', message: routed(stage, session, text) });
+  assert.equal(effects, ['open a', 'deliver one to a', 'open b', 'deliver two to b', 'deliver three to a']);
+  assert.equal(movesOf(stage.published, 'agent:main'), ['->serving xstate.init', 'serving->serving MESSAGE', 'serving->serving MESSAGE']);
+  assert.equal(stage.published.filter((e) => e.type === 'actor.transitioned').map((e) => e.type === 'actor.transitioned' && e.data.context), [{ sessions: 0 }, { sessions: 1 }, { sessions: 2 }]);
+});
+
+test('when /stop comes, then it is passed to the session at once, also while draining', () => {
+  const stage = given();
+  const { actor, effects } = agent(stage);
+  const request = stage.when({ agent: 'main', session: 'a', type: 'turn.stop.requested', data: { message_id: 's1' } });
+  actor.send({ type: 'STOP_TURN', request });
+  actor.send({ type: 'DRAIN' });
+  actor.send({ type: 'STOP_TURN', request });
+  assert.equal(effects, ['stop turn of a', 'drain', 'stop turn of a']);
+});
+
+test('when draining, then new work is not handed to sessions (it waits in the log for the next start)', () => {
+  const stage = given();
+  const { actor, effects } = agent(stage);
+  actor.send({ type: 'DRAIN' });
+  actor.send({ type: 'MESSAGE', message: routed(stage, 'a', 'late') });
+  assert.equal(effects, ['drain']);
+  assert.is(actor.getSnapshot().value, 'draining');
+});
+
+test('when stopped, then every session is ended and the agent leaves the board with the reason', async () => {
+  const stage = given();
+  const { actor, effects } = agent(stage);
+  actor.send({ type: 'STOP', reason: 'the process is shutting down' });
+  await waitFor(actor, (s) => s.status === 'done');
+  assert.equal(effects, ['stop all: the process is shutting down']);
+  assert.equal(movesOf(stage.published, 'agent:main').slice(1), ['serving->stopping STOP', 'stopping->stopped done.sessions']);
+  assert.equal(stage.then('actor.stopped'), [['actor.stopped', { actor: 'agent:main', machine: 'agent', reason: 'the process is shutting down' }]]);
+});
 
 test.run();

@@ -1,27 +1,85 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { initialTransition, transition } from 'xstate';
-import { channelMachine, type ChannelEvent } from '../../machines/channel.js';
+import { createActor, fromCallback, type AnyActorRef } from 'xstate';
+import { BoardInspector } from '../../actors/board.js';
+import { clockOf } from '../../actors/gateway/scheduler.js';
+import { channelBoard, channelMachine, type ChannelEvent, type ChannelInput } from '../../machines/channel.js';
+import { given, movesOf, type Stage } from '../support/actor-kit.js';
+import { ManualClock } from '../support/gateway-clock.js';
 
-function after(events: Array<ChannelEvent['type']>): string {
-  let [snapshot] = initialTransition(channelMachine);
-  for (const type of events) [snapshot] = transition(channelMachine, snapshot, { type });
-  return String(snapshot.value);
+/**
+ * The channel machine as its actor with a link the test drives (`report` is what the channel instance says) and
+ * announcements recorded; a hand-moved clock runs the backoff.
+ */
+function channel(stage: Stage) {
+  const clock = new ManualClock();
+  const said: string[] = [];
+  let links = 0;
+  let live: ((event: ChannelEvent) => void) | undefined;
+  const machine = channelMachine.provide({
+    actors: {
+      link: fromCallback<ChannelEvent, ChannelInput>(({ sendBack }) => {
+        links++;
+        live = sendBack;
+        return () => {
+          said.push(`link ${links} stopped`);
+          live = undefined;
+        };
+      }),
+    },
+    actions: {
+      accept: (_, { message }) => void said.push(`accept ${String(message)}`),
+      announceConnected: () => void said.push('connected'),
+      announceFailed: ({ context }) => void said.push(`failed: ${context.reason}, again in ${context.restartInMs} ms`),
+    },
+  });
+  const actor = createActor(machine, { input: { name: 'tg', kind: 'telegram', account: 'default', backoff: { baseMs: 100, maxMs: 350 } }, clock: clockOf(clock), inspect: new BoardInspector(stage.bus, { channel: channelBoard }).inspect });
+  actor.start();
+  return { actor: actor as AnyActorRef, clock, said, report: (event: ChannelEvent) => live?.(event), links: () => links };
 }
 
-const cases: Array<[name: string, events: Array<ChannelEvent['type']>, state: string]> = [
-  ['a channel starts stopped', [], 'stopped'],
-  ['start, then connected', ['START', 'CONNECTED'], 'connected'],
-  ['a failed start restarts after the backoff', ['START', 'FAILED', 'START'], 'starting'],
-  ['a dropped connection fails', ['START', 'CONNECTED', 'FAILED'], 'failed'],
-  ['a reconnect keeps it connected', ['START', 'CONNECTED', 'CONNECTED'], 'connected'],
-  ['stop from any state', ['START', 'CONNECTED', 'STOP'], 'stopped'],
-  ['stop while failed cancels the restart', ['START', 'FAILED', 'STOP'], 'stopped'],
-  ['a stopped channel ignores a late CONNECTED', ['STOP', 'CONNECTED'], 'stopped'],
-];
+test('when its link keeps failing, then it restarts after a backoff that doubles up to the limit; connecting resets it', () => {
+  const stage = given();
+  const { actor, clock, said, report, links } = channel(stage);
+  actor.send({ type: 'START' });
+  for (let i = 0; i < 4; i++) {
+    report({ type: 'FAILED', reason: 'refused' });
+    clock.advance(clock.pending()[0]!);
+  }
+  report({ type: 'CONNECTED' });
+  report({ type: 'FAILED', reason: 'dropped' });
+  assert.equal(said, [
+    'failed: refused, again in 100 ms', 'link 1 stopped',
+    'failed: refused, again in 200 ms', 'link 2 stopped',
+    'failed: refused, again in 350 ms', 'link 3 stopped',
+    'failed: refused, again in 350 ms', 'link 4 stopped',
+    'connected',
+    'failed: dropped, again in 100 ms', 'link 5 stopped',
+  ]);
+  assert.is(links(), 5);
+  assert.equal(movesOf(stage.published, 'channel:tg').slice(-3), ['failed->starting after.backoff', 'starting->connected CONNECTED', 'connected->failed FAILED']);
+});
 
-for (const [name, events, state] of cases) {
-  test(`channel machine: ${name}`, () => assert.is(after(events), state));
-}
+test('when a message comes on a live link, then it is accepted; when stopped, then the link stops and nothing restarts it', () => {
+  const stage = given();
+  const { actor, clock, said, report } = channel(stage);
+  actor.send({ type: 'START' });
+  report({ type: 'CONNECTED' });
+  report({ type: 'MESSAGE', message: 'hello', commands: [] });
+  actor.send({ type: 'STOP' });
+  report({ type: 'MESSAGE', message: 'too late', commands: [] });
+  assert.equal(said, ['connected', 'accept hello', 'link 1 stopped']);
+  assert.equal([actor.getSnapshot().value, clock.pending()], ['stopped', []]);
+});
+
+test('a stop during the backoff cancels the restart', () => {
+  const stage = given();
+  const { actor, clock, report, links } = channel(stage);
+  actor.send({ type: 'START' });
+  report({ type: 'FAILED', reason: 'refused' });
+  actor.send({ type: 'STOP' });
+  clock.advance(1000);
+  assert.equal([actor.getSnapshot().value, links()], ['stopped', 1]);
+});
 
 test.run();

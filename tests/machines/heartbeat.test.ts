@@ -1,62 +1,82 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { initialTransition, transition } from 'xstate';
-import { stateName } from '../../actors/machine-state.js';
-import { HEARTBEAT_STATES, heartbeatMachine, type HeartbeatEvent } from '../../machines/heartbeat.js';
+import { createActor, fromPromise } from 'xstate';
+import { BoardInspector } from '../../actors/board.js';
+import { clockOf } from '../../actors/gateway/scheduler.js';
+import { heartbeatBoard, heartbeatMachine } from '../../machines/heartbeat.js';
+import { given, movesOf, type Stage } from '../support/actor-kit.js';
+import { ManualClock } from '../support/gateway-clock.js';
 
-const on: HeartbeatEvent = { type: 'SCHEDULE', enabled: true };
-const off: HeartbeatEvent = { type: 'SCHEDULE', enabled: false };
-
-/** The state after feeding these events from the start. */
-function after(events: HeartbeatEvent[]): string {
-  let [snapshot] = initialTransition(heartbeatMachine);
-  for (const event of events) [snapshot] = transition(heartbeatMachine, snapshot, event);
-  return stateName(snapshot.value);
+interface World {
+  enabled: boolean;
+  tasks: boolean;
+  busy: boolean;
 }
 
-const reach: Record<string, HeartbeatEvent[]> = {
-  stopped: [],
-  waiting: [on],
-  running: [on, { type: 'TICK' }],
-  disabled: [off],
-};
-
-const cases: Array<[from: string, event: HeartbeatEvent, to: string]> = [
-  ['stopped', on, 'waiting'],
-  ['stopped', off, 'disabled'],
-  ['stopped', { type: 'TICK' }, 'stopped'],
-  ['stopped', { type: 'FINISHED' }, 'stopped'],
-  ['waiting', { type: 'TICK' }, 'running'],
-  ['waiting', on, 'waiting'],
-  ['waiting', off, 'disabled'],
-  ['waiting', { type: 'STOP' }, 'stopped'],
-  ['running', { type: 'FINISHED' }, 'waiting'],
-  ['running', { type: 'STOP' }, 'stopped'],
-  ['running', off, 'running'],
-  ['running', { type: 'TICK' }, 'running'],
-  ['disabled', on, 'waiting'],
-  ['disabled', off, 'disabled'],
-  ['disabled', { type: 'TICK' }, 'disabled'],
-  ['disabled', { type: 'STOP' }, 'stopped'],
-];
-
-for (const [from, event, to] of cases) {
-  const label = event.type === 'SCHEDULE' ? `SCHEDULE(enabled: ${event.enabled})` : event.type;
-  test(`heartbeat: ${from} + ${label} → ${to}`, () => {
-    assert.is(after(reach[from]!), from);
-    assert.is(after([...reach[from]!, event]), to);
+/** The heartbeat machine as its actor: the world its guards read, the beats it runs, what it says, on a hand-moved clock. */
+function heartbeat(stage: Stage, world: World) {
+  const clock = new ManualClock();
+  const said: string[] = [];
+  let finish: (() => void) | undefined;
+  const machine = heartbeatMachine.provide({
+    actors: {
+      beat: fromPromise(() => {
+        said.push('beat');
+        return new Promise<{ delivered: boolean }>((resolve) => (finish = () => resolve({ delivered: true })));
+      }),
+    },
+    actions: {
+      ran: (_, { delivered }) => void said.push(`ran, delivered ${delivered}`),
+      skipped: (_, { reason }) => void said.push(`skipped: ${reason}`),
+    },
+    guards: { enabled: () => world.enabled, hasTasks: () => world.tasks, agentBusy: () => world.busy },
+    delays: { interval: () => 1000 },
   });
+  const actor = createActor(machine, { clock: clockOf(clock), inspect: new BoardInspector(stage.bus, { heartbeat: heartbeatBoard }).inspect }).start();
+  return { actor, clock, said, finish: () => finish?.() };
 }
 
-test('heartbeat starts stopped and lists its states in drawing order', () => {
-  assert.is(after([]), 'stopped');
-  assert.equal([...HEARTBEAT_STATES], ['stopped', 'waiting', 'running', 'disabled']);
-  assert.equal(Object.keys(heartbeatMachine.config.states ?? {}).sort(), [...HEARTBEAT_STATES].sort());
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+test('when the interval passes, then a tick with tasks runs a beat; one without tasks, or while the agent is busy, is skipped in place', async () => {
+  const stage = given();
+  const world = { enabled: true, tasks: false, busy: false };
+  const { actor, clock, said, finish } = heartbeat(stage, world);
+  actor.send({ type: 'SCHEDULE' });
+  clock.advance(1000);
+  world.tasks = true;
+  world.busy = true;
+  clock.advance(1000);
+  world.busy = false;
+  clock.advance(1000);
+  finish();
+  await settle();
+  assert.equal(said, ['skipped: no_tasks', 'skipped: busy', 'beat', 'ran, delivered true']);
+  assert.equal(movesOf(stage.published, 'heartbeat'), ['->stopped xstate.init', 'stopped->waiting SCHEDULE', 'waiting->running after.interval', 'running->waiting done.beat']);
+  assert.equal(clock.pending(), [1000], 'the next tick is due one interval after the run');
 });
 
-test('a heartbeat switched off during a run finishes it, then waits until rescheduled as disabled', () => {
-  assert.is(after([on, { type: 'TICK' }, off, { type: 'FINISHED' }]), 'waiting');
-  assert.is(after([on, { type: 'TICK' }, off, { type: 'FINISHED' }, off]), 'disabled');
+test('when scheduled while disabled, then no timer runs; scheduled again once enabled, it waits again', () => {
+  const stage = given();
+  const world = { enabled: false, tasks: true, busy: false };
+  const { actor, clock } = heartbeat(stage, world);
+  actor.send({ type: 'SCHEDULE' });
+  assert.equal([actor.getSnapshot().value, clock.pending()], ['disabled', []]);
+  world.enabled = true;
+  actor.send({ type: 'SCHEDULE' });
+  assert.equal([actor.getSnapshot().value, clock.pending()], ['waiting', [1000]]);
+});
+
+test('when stopped during a beat, then the beat is abandoned and records nothing', async () => {
+  const stage = given();
+  const { actor, clock, said, finish } = heartbeat(stage, { enabled: true, tasks: true, busy: false });
+  actor.send({ type: 'SCHEDULE' });
+  clock.advance(1000);
+  actor.send({ type: 'STOP' });
+  finish();
+  await settle();
+  assert.equal(said, ['beat']);
+  assert.equal([actor.getSnapshot().value, clock.pending()], ['stopped', []]);
 });
 
 test.run();

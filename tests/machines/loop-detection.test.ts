@@ -1,24 +1,26 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createActor } from 'xstate';
-import { loopChecker } from '../../actors/loop-checker.js';
-import { loopDetectionMachine, loopDetectionSettingsSchema, loopWarning, turnStart, type LoopDetectionInput } from '../../machines/loop-detection.js';
+import { loopDetectionMachine, loopDetectionSettingsSchema, loopWarning, type LoopDetectionInput, type LoopVerdict } from '../../machines/loop-detection.js';
 
 const settings: LoopDetectionInput = { enabled: true, repeat_threshold: 3, critical_threshold: 6, window_size: 20 };
-type Signal = { kind: 'warn' | 'stop'; name: string; count: number };
+type Signal = { kind: 'warn' | 'stop'; count: number };
 
+/** Given the settings, when tool calls are shown to it, then the verdict it reports after each (the turn's answers). */
 function start(input: LoopDetectionInput = settings) {
+  const verdicts: LoopVerdict[] = [];
   const signals: Signal[] = [];
-  const machine = loopDetectionMachine.provide({
-    actions: {
-      warnModel: (_, p) => signals.push({ kind: 'warn', ...p }),
-      stopTurn: (_, p) => signals.push({ kind: 'stop', ...p }),
-    },
-  });
+  // A warning is the call that moves normal to warning; a stop the call that reaches stopped.
+  const report = (verdict: LoopVerdict): void => {
+    if (verdict.state === 'stopped') signals.push({ kind: 'stop', count: verdict.streak });
+    else if (verdict.state === 'warning' && verdicts.at(-1)?.state !== 'warning') signals.push({ kind: 'warn', count: verdict.streak });
+    verdicts.push(verdict);
+  };
+  const machine = loopDetectionMachine.provide({ actions: { report: (_, verdict) => report(verdict) } });
   const actor = createActor(machine, { input }).start();
   const call = (name: string, args: unknown = { path: 'a.txt' }) => actor.send({ type: 'TOOL_CALLED', name, arguments: args });
   const state = () => actor.getSnapshot().value;
-  return { actor, call, state, signals };
+  return { actor, call, state, verdicts, signals };
 }
 
 test('identical consecutive calls below repeat_threshold stay normal', () => {
@@ -34,7 +36,7 @@ test('the call that reaches repeat_threshold moves normal to warning and warns t
   const { call, state, signals } = start();
   for (let i = 0; i < 3; i++) call('read_file');
   assert.is(state(), 'warning');
-  assert.equal(signals, [{ kind: 'warn', name: 'read_file', count: 3 }]);
+  assert.equal(signals, [{ kind: 'warn', count: 3 }]);
 });
 
 test('more identical calls below critical_threshold stay in warning without a second warning', () => {
@@ -50,8 +52,8 @@ test('the call that reaches critical_threshold stops the turn', () => {
   assert.is(state(), 'stopped');
   assert.is(actor.getSnapshot().status, 'done');
   assert.equal(signals, [
-    { kind: 'warn', name: 'read_file', count: 3 },
-    { kind: 'stop', name: 'read_file', count: 6 },
+    { kind: 'warn', count: 3 },
+    { kind: 'stop', count: 6 },
   ]);
 });
 
@@ -121,72 +123,26 @@ test('with enabled false the machine is disabled and ignores every call', () => 
   assert.equal(signals, []);
 });
 
-test('TURN_STARTED starts the machine over with that turn\'s settings, from warning, normal or disabled', () => {
-  const { actor, call, state } = start();
-  for (let i = 0; i < 4; i++) call('read_file');
-  actor.send({ type: 'TURN_STARTED', settings: { ...settings, repeat_threshold: 2 } });
-  assert.is(state(), 'normal');
-  assert.equal(actor.getSnapshot().context, { settings: { ...settings, repeat_threshold: 2 }, lastCall: null, lastName: null, streak: 0 });
+test('every call is answered with a verdict: the state after it and the streak', () => {
+  const { call, verdicts } = start({ ...settings, repeat_threshold: 2, critical_threshold: 3 });
+  call('read_file');
+  call('spawn_status', { id: 'sub-1' });
   call('read_file');
   call('read_file');
-  assert.is(state(), 'warning');
-  actor.send({ type: 'TURN_STARTED', settings: { ...settings, enabled: false } });
-  assert.is(state(), 'disabled');
-  actor.send({ type: 'TURN_STARTED', settings });
-  assert.is(state(), 'normal');
-});
-
-test('TURN_STARTED with the turn\'s first call starts over and counts that call in the same step', () => {
-  const { actor, call, state } = start();
-  const first = { type: 'TOOL_CALLED', name: 'read_file', arguments: { path: 'a.txt' } } as const;
-  for (let i = 0; i < 4; i++) call('read_file');
-  actor.send({ type: 'TURN_STARTED', settings, first });
-  assert.is(state(), 'normal');
-  assert.equal(actor.getSnapshot().context, { settings, lastCall: 'read_file\u0000{"path":"a.txt"}', lastName: 'read_file', streak: 1 });
   call('read_file');
-  assert.is(actor.getSnapshot().context.streak, 2, 'the next identical call continues the streak');
-  actor.send({ type: 'TURN_STARTED', settings, first: { type: 'TOOL_CALLED', name: 'spawn_status', arguments: {} } });
-  assert.equal([state(), actor.getSnapshot().context.streak, actor.getSnapshot().context.lastCall], ['normal', 0, null]);
-  actor.send({ type: 'TURN_STARTED', settings: { ...settings, enabled: false }, first });
-  assert.equal([state(), actor.getSnapshot().context.streak, actor.getSnapshot().context.lastCall], ['disabled', 0, null]);
+  assert.equal(verdicts, [
+    { state: 'normal', streak: 1 },
+    { state: 'normal', streak: 0 },
+    { state: 'normal', streak: 1 },
+    { state: 'warning', streak: 2 },
+    { state: 'stopped', streak: 3 },
+  ]);
 });
 
-test('turnStart gives the state and context TURN_STARTED leads to, so a turn\'s first call needs no machine', () => {
-  const read = { type: 'TOOL_CALLED', name: 'read_file', arguments: { path: 'a.txt' } } as const;
-  const poll = { type: 'TOOL_CALLED', name: 'spawn_status', arguments: { id: 'sub-1' } } as const;
-  const disabled = { ...settings, enabled: false };
-  for (const [turnSettings, first] of [[settings, read], [settings, poll], [settings, undefined], [disabled, read], [disabled, undefined]] as const) {
-    const { actor, call } = start();
-    for (let i = 0; i < 4; i++) call('read_file');
-    actor.send({ type: 'TURN_STARTED', settings: turnSettings, ...(first ? { first } : {}) });
-    const label = `${turnSettings.enabled ? 'enabled' : 'disabled'}, first ${first?.name ?? 'none'}`;
-    assert.equal(turnStart(turnSettings, first), { state: actor.getSnapshot().value, context: actor.getSnapshot().context }, label);
-  }
-});
-
-test('a checker answers a turn\'s first call from turnStart and counts the second on a machine started with the first', () => {
-  const strict = { ...settings, repeat_threshold: 2, critical_threshold: 3 };
-  const checker = loopChecker(strict);
-  assert.equal(checker.check({ id: 'a', name: 'read_file', arguments: { path: 'a.txt' } }), { state: 'normal', streak: 1 });
-  assert.equal(checker.check({ id: 'b', name: 'read_file', arguments: { path: 'a.txt' } }), { state: 'warning', streak: 2 });
-  assert.equal(checker.check({ id: 'c', name: 'read_file', arguments: { path: 'a.txt' } }), { state: 'stopped', streak: 3 });
-  checker.release();
-  assert.equal(loopChecker({ ...strict, enabled: false }).check({ id: 'd', name: 'read_file', arguments: {} }), { state: 'disabled', streak: 0 });
-});
-
-test('a released checker serves the next turn from a fresh start; one that stopped its turn is not reused', () => {
-  const strict = { ...settings, repeat_threshold: 2, critical_threshold: 3 };
-  const read = { id: 'c', name: 'read_file', arguments: { path: 'a.txt' } };
-  const first = loopChecker(strict);
-  first.check(read);
-  assert.equal(first.check(read), { state: 'warning', streak: 2 });
-  first.release();
-  const second = loopChecker(strict);
-  assert.equal(second.check(read), { state: 'normal', streak: 1 });
-  second.check(read);
-  assert.equal(second.check(read), { state: 'stopped', streak: 3 });
-  second.release();
-  assert.equal(loopChecker(strict).check(read), { state: 'normal', streak: 1 });
+test('a disabled machine still answers each call, as disabled', () => {
+  const { call, verdicts } = start({ ...settings, enabled: false });
+  call('read_file');
+  assert.equal(verdicts, [{ state: 'disabled', streak: 0 }]);
 });
 
 test('a window smaller than critical_threshold can never stop a turn, which is why it is a config error', () => {

@@ -1,51 +1,58 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createActor, toPromise } from 'xstate';
+import { createActor, fromPromise, toPromise } from 'xstate';
 import type { ChatResponse, ToolCall } from '../../bus/index.js';
-import { loopChecker } from '../../actors/loop-checker.js';
-import { turnEffects } from '../../actors/turn-effects.js';
-import { turnMachine, type BuiltPrompt, type ModelCall, type ToolOutcome, type TurnInput, type TurnOutput, type TurnRecord } from '../../machines/turn.js';
+import { turnMachine, type BuiltPrompt, type ModelCall, type ModelInput, type PromptInput, type ToolInput, type ToolOutcome, type TurnInput, type TurnOutput, type TurnRecord, type TurnSettings } from '../../machines/turn.js';
 import { turnTexts } from '../../machines/turn-texts.js';
 
-const settings: Omit<TurnInput, 'effects'> = {
-  modelName: 'fast',
+const settings: TurnSettings = {
+  model_name: 'fast',
   stream: false,
-  maxToolIterations: 5,
-  loopDetection: { enabled: true, repeat_threshold: 3, critical_threshold: 5, window_size: 10 },
+  max_tool_iterations: 5,
+  loop_detection: { enabled: true, repeat_threshold: 3, critical_threshold: 5, window_size: 10 },
 };
 const prompt: BuiltPrompt = { system: 'You are Tern.', messages: [{ role: 'user', content: 'hi' }], tools: ['todo'] };
 const call = (id: string, args: Record<string, unknown> = { action: 'read' }, name = 'todo'): ToolCall => ({ id, name, arguments: args });
 const answer = (text: string, tool_calls: ToolCall[] = []): ChatResponse => ({ text, tool_calls });
 
 interface Script {
-  input?: Partial<Omit<TurnInput, 'effects'>>;
+  settings?: Partial<TurnSettings>;
   prompt?: () => Promise<BuiltPrompt>;
   answers: Array<ChatResponse | Error>;
   tool?: (call: ToolCall) => Promise<ToolOutcome>;
 }
 
-/** Runs the turn machine with an effects actor answering from a script; returns what it recorded. */
+/**
+ * Given a script of the model's answers and tool results (the actors the turn invokes, provided as its host would),
+ * when the turn runs, then what it records and the states it passes through.
+ */
 function start(script: Script) {
   const records: TurnRecord[] = [];
   const modelCalls: ModelCall[] = [];
   const states: string[] = [];
   let signal: AbortSignal | undefined;
-  const loop = loopChecker({ ...settings, ...script.input }.loopDetection);
-  const effects = createActor(turnEffects({
-    buildPrompt: script.prompt ?? (async () => prompt),
-    callModel: async (input, s) => {
-      modelCalls.push(structuredClone(input));
-      signal = s;
-      const next = script.answers.shift();
-      if (!next) return new Promise<ChatResponse>(() => {});
-      if (next instanceof Error) throw next;
-      return next;
+  const machine = turnMachine.provide({
+    actors: {
+      buildPrompt: fromPromise<BuiltPrompt, PromptInput>(script.prompt ?? (async () => prompt)),
+      callModel: fromPromise<ChatResponse, ModelInput>(async ({ input, signal: s }) => {
+        modelCalls.push(structuredClone(input.call));
+        signal = s;
+        const next = script.answers.shift();
+        if (!next) return new Promise<ChatResponse>(() => {});
+        if (next instanceof Error) throw next;
+        return next;
+      }),
+      runTool: fromPromise<ToolOutcome, ToolInput>(({ input }) => (script.tool ?? (async (c) => ({ ok: true, content: `result of ${c.id}` })))(input.call)),
     },
-    runTool: (call) => (script.tool ?? (async (c) => ({ ok: true, content: `result of ${c.id}` })))(call),
-    checkLoop: (call) => loop.check(call),
-  })).start();
-  const machine = turnMachine.provide({ actions: { record: (_, params) => records.push(params) } });
-  const actor = createActor(machine, { input: { ...settings, ...script.input, effects } });
+    actions: { record: (_, params) => void records.push(params) },
+  });
+  const input: TurnInput = {
+    keys: { agent: 'main', session: 's1', turn: 't1' },
+    settings: { ...settings, ...script.settings },
+    message: { message_id: 'm1', channel: 'cli', chat: 'direct:me', text: 'hi', session_key: 'k', remote: false },
+    history: { messages: [] },
+  };
+  const actor = createActor(machine, { input });
   actor.subscribe((s) => states.push(JSON.stringify(s.value)));
   actor.start();
   return { actor, records, modelCalls, states, signal: () => signal, done: () => toPromise(actor) as Promise<TurnOutput> };
@@ -83,10 +90,17 @@ test('several calls in one answer run one after another, in order', async () => 
   assert.equal(run.records.filter((r) => r.type === 'tool.requested').map((r) => r.type === 'tool.requested' && r.data.call_id), ['a', 'b']);
 });
 
-test('a tool turn goes building prompt → calling model → running tool → calling model → done; the loop check is no state', async () => {
+test('a tool turn goes building prompt → calling model → checking call → running tool → … → calling model → done', async () => {
   const run = start({ answers: [answer('', [call('a', { n: 1 }), call('b', { n: 2 })]), answer('ok')] });
   await run.done();
+  assert.equal(run.states.filter((s, i, all) => s !== all[i - 1]), ['"building_prompt"', '"calling_model"', '"checking_call"', '"running_tool"', '"checking_call"', '"running_tool"', '"calling_model"', '"done"']);
+});
+
+test('with loop detection off a call runs without being checked', async () => {
+  const run = start({ settings: { loop_detection: { ...settings.loop_detection, enabled: false } }, answers: [answer('', [call('a', { n: 1 }), call('b', { n: 2 })]), answer('ok')] });
+  assert.equal(await run.done(), { outcome: 'completed', reply: 'ok', iterations: 2 });
   assert.equal(run.states.filter((s, i, all) => s !== all[i - 1]), ['"building_prompt"', '"calling_model"', '"running_tool"', '"calling_model"', '"done"']);
+  assert.equal(types(run.records).filter((t) => t === 'tool.completed').length, 2);
 });
 
 test('identical calls in one answer stop the turn at critical_threshold before the call that reaches it runs', async () => {
@@ -97,26 +111,6 @@ test('identical calls in one answer stop the turn at critical_threshold before t
   assert.equal(run.records.at(-1), { type: 'turn.stopped', data: { reason: 'loop_detected', reply: turnTexts.loopDetected('todo', 5) } });
 });
 
-test('a loop check that fails on the next call of an answer fails the turn after the result of the one that ran', async () => {
-  const records: TurnRecord[] = [];
-  let checks = 0;
-  const effects = createActor(turnEffects({
-    buildPrompt: () => prompt,
-    callModel: async () => answer('', [call('c1'), call('c2')]),
-    runTool: async (c) => ({ ok: true, content: `result of ${c.id}` }),
-    checkLoop: () => {
-      if (++checks === 2) throw Object.assign(new Error('loop machine crashed'), { code: 'loop_failed' });
-      return { state: 'normal', streak: 1 };
-    },
-  })).start();
-  const actor = createActor(turnMachine.provide({ actions: { record: (_, params) => records.push(params) } }), { input: { ...settings, effects } });
-  const done = toPromise(actor);
-  actor.start();
-  assert.equal(await done, { outcome: 'failed', reply: turnTexts.failed('loop machine crashed'), iterations: 1 });
-  assert.equal(types(records), ['prompt.built', 'provider.requested', 'provider.responded', 'tool.requested', 'tool.completed', 'turn.failed']);
-  assert.equal(records.at(-1)!.data, { code: 'loop_failed', message: 'loop machine crashed', reply: turnTexts.failed('loop machine crashed') });
-});
-
 test('a tool failure is a result the model reads, not a turn failure', async () => {
   const run = start({ answers: [answer('', [call('c1')]), answer('I see.')], tool: async () => ({ ok: false, content: 'access denied' }) });
   assert.equal((await run.done()).outcome, 'completed');
@@ -124,14 +118,14 @@ test('a tool failure is a result the model reads, not a turn failure', async () 
 });
 
 test('the iteration budget stops the turn after max_tool_iterations rounds with the fixed text', async () => {
-  const run = start({ input: { maxToolIterations: 2 }, answers: [answer('', [call('a', { n: 1 })]), answer('', [call('b', { n: 2 })]), answer('never')] });
+  const run = start({ settings: { max_tool_iterations: 2 }, answers: [answer('', [call('a', { n: 1 })]), answer('', [call('b', { n: 2 })]), answer('never')] });
   assert.equal(await run.done(), { outcome: 'stopped', reply: turnTexts.iterationBudget(2), iterations: 2 });
   assert.equal(run.records.at(-1), { type: 'turn.stopped', data: { reason: 'max_tool_iterations', reply: turnTexts.iterationBudget(2) } });
 });
 
 test('identical calls warn the model at repeat_threshold and stop the turn at critical_threshold', async () => {
   const same = () => answer('', [call('x', { action: 'read' })]);
-  const run = start({ input: { maxToolIterations: 50 }, answers: [same(), same(), same(), same(), same(), answer('never')] });
+  const run = start({ settings: { max_tool_iterations: 50 }, answers: [same(), same(), same(), same(), same(), answer('never')] });
   assert.equal(await run.done(), { outcome: 'stopped', reply: turnTexts.loopDetected('todo', 5), iterations: 5 });
   assert.equal(run.records.filter((r) => r.type === 'loop.warned').map((r) => r.data), [{ tool: 'todo', count: 3 }, { tool: 'todo', count: 4 }]);
   assert.match(run.modelCalls[3]!.messages.at(-1)!.content, /called todo 3 times in a row/);
@@ -142,7 +136,7 @@ test('identical calls warn the model at repeat_threshold and stop the turn at cr
 test('a provider error fails the turn with its code and a readable reply', async () => {
   const error = Object.assign(new Error('key refused'), { code: 'auth' });
   const run = start({ answers: [error] });
-  assert.equal(await run.done(), { outcome: 'failed', reply: turnTexts.failed('key refused'), iterations: 1 });
+  assert.equal(await run.done(), { outcome: 'failed', reply: turnTexts.failed('key refused'), iterations: 1, code: 'auth' });
   assert.equal(run.records.at(-1), { type: 'turn.failed', data: { code: 'auth', message: 'key refused', reply: turnTexts.failed('key refused') } });
 });
 
@@ -155,23 +149,6 @@ test('a prompt that cannot be built fails the turn before any model call', async
 test('a tool actor that throws fails the turn', async () => {
   const run = start({ answers: [answer('', [call('c1')])], tool: async () => Promise.reject(new Error('crashed')) });
   assert.equal((await run.done()).outcome, 'failed');
-});
-
-test('a loop check that fails fails the turn before the tool runs', async () => {
-  const records: TurnRecord[] = [];
-  const effects = createActor(turnEffects({
-    buildPrompt: () => prompt,
-    callModel: async () => answer('', [call('c1')]),
-    runTool: async () => ({ ok: true, content: 'must not run' }),
-    checkLoop: () => {
-      throw new Error('loop machine crashed');
-    },
-  })).start();
-  const actor = createActor(turnMachine.provide({ actions: { record: (_, params) => records.push(params) } }), { input: { ...settings, effects } });
-  const done = toPromise(actor);
-  actor.start();
-  assert.equal(await done, { outcome: 'failed', reply: turnTexts.failed('loop machine crashed'), iterations: 1 });
-  assert.equal(types(records), ['prompt.built', 'provider.requested', 'provider.responded', 'turn.failed']);
 });
 
 test('STOP while the model is answering stops at once and aborts the request', async () => {

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createActor, type Actor } from 'xstate';
-import { Bus } from '../../bus/bus.js';
+import { InProcessBus } from '../../bus/bus.js';
 import type { Envelope } from '../../bus/events/index.js';
 import { listMcpText, showMcpText } from '../../adapters/mcp/chat-views.js';
 import { McpManager } from '../../adapters/mcp/manager.js';
@@ -38,7 +38,7 @@ discovery.after(async ({ manager, home }) => {
 
 /** A session as the turn runner hosts it: the discovery machine announcing on the bus. */
 function session(manager: McpManager, ttl: number) {
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const published: Envelope[] = [];
   bus.events$.subscribe((event) => published.push(event));
   const actor: Actor<typeof mcpDiscoveryMachine> = createActor(

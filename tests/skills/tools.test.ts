@@ -59,7 +59,7 @@ test('install_skill is refused from a remote chat unless it is listed in install
     const key = sessionKeyOf({ agent: 'main', channel: 'telegram', dimensions: [['chat', 'direct:42']] });
     const fromTelegram = { ...message('install weather', 'r1'), channel: 'telegram', chat: 'direct:42', remote: true };
     f.vendor.reply(call('c1', 'install_skill', { slug: 'weather' }), completion({ content: 'Refused.' }));
-    await f.runtime.agent().handle(key, fromTelegram);
+    await f.runtime.ask({ ...fromTelegram, session_key: key });
     assert.equal(completed(f), [[
       'install_skill', false,
       'install_skill is refused from the remote chat telegram direct:42: skills are installed from this machine (`tern skills install weather`), or the chat is listed in tools.skills.install_allowed_remotes',
@@ -69,7 +69,7 @@ test('install_skill is refused from a remote chat unless it is listed in install
     f.events.length = 0;
     const slackKey = sessionKeyOf({ agent: 'main', channel: 'slack', dimensions: [['chat', 'channel:C1']] });
     f.vendor.reply(call('c2', 'install_skill', { slug: 'evil' }), call('c3', 'install_skill', { slug: 'weather' }), completion({ content: 'Done.' }));
-    await f.runtime.agent().handle(slackKey, { ...message('install', 'r2'), channel: 'slack', chat: 'channel:C1', remote: true });
+    await f.runtime.ask({ ...message('install', 'r2'), session_key: slackKey, channel: 'slack', chat: 'channel:C1', remote: true });
     assert.equal(completed(f).map(([name, ok, content]) => [name, ok, String(content).split('\n')[0]]), [
       ['install_skill', false, 'install_skill failed: clawhub/evil is blocked by the registry as malware and is never installed'],
       ['install_skill', true, 'Installed skill "weather" v1.0.0 from clawhub.'],

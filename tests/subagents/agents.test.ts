@@ -81,10 +81,10 @@ test('two agents routed by dispatch rules each use their own workspace files and
     const config = f.runtime.loaded.config;
     const route = dispatch(config, { channel: 'telegram', account: 'default', chat: 'direct:42', sender: 'u42', mentioned: false });
     assert.is(route.agent, 'research');
-    const research = await f.runtime.agent(route.agent).handle(route.sessionKey, { channel: 'telegram', account: 'default', chat: 'direct:42', sender: 'u42', messageId: 'm1', text: 'what is in your note?', remote: true });
+    const research = await f.runtime.ask({ agent: route.agent, session_key: route.sessionKey, channel: 'telegram', chat: 'direct:42', sender: 'u42', message_id: 'm1', text: 'what is in your note?', remote: true });
     const other = dispatch(config, { channel: 'telegram', account: 'default', chat: 'direct:7', sender: 'u7', mentioned: false });
     assert.is(other.agent, 'main');
-    const main = await f.runtime.agent(other.agent).handle(other.sessionKey, { channel: 'telegram', account: 'default', chat: 'direct:7', sender: 'u7', messageId: 'm2', text: 'what is in your note?', remote: true });
+    const main = await f.runtime.ask({ agent: other.agent, session_key: other.sessionKey, channel: 'telegram', chat: 'direct:7', sender: 'u7', message_id: 'm2', text: 'what is in your note?', remote: true });
     assert.is(textOf(research), 'gpt-smart: research note');
     assert.is(textOf(main), 'gpt-fast: main note');
     const prompts = f.model.requests.filter((r) => r.last === 'user').map((r) => ({ model: r.model, guide: /(\w+)-GUIDE/.exec(r.system)?.[0] }));

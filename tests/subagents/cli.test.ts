@@ -32,7 +32,7 @@ test('replay nests the child\'s timeline under the parent\'s; log --turn --child
     const spawnedAt = lines.findIndex((l) => / subagent\.spawned +subagent sa_[0-9a-z]+ \(agent main, "scout", depth 1\): look around$/.test(l));
     assert.ok(spawnedAt > 0, replay.stdout);
     const nested = lines.slice(spawnedAt + 1).filter((l) => l.startsWith('    │ ') && !l.includes(' actor.'));
-    assert.equal(nested.map((l) => / ms {2}(\S+)/.exec(l)?.[1]), ['turn.started', 'prompt.built', 'provider.requested', 'provider.responded', 'tool.requested', 'tool.completed', 'provider.requested', 'provider.responded', 'turn.completed']);
+    assert.equal(nested.map((l) => / ms {2}(\S+)/.exec(l)?.[1]), ['turn.started', 'prompt.built', 'provider.requested', 'provider.responded', 'tool.requested', 'tool.completed', 'provider.requested', 'provider.responded', 'turn.completed', 'reply.requested']);
     const ownEnd = lines.filter((l) => !l.startsWith('    │ ') && / turn\.completed /.test(l));
     assert.equal(ownEnd.length, 1);
     assert.match(ownEnd[0]!, /turn\.completed +reply: helper: the workspace has AGENT\.md$/);

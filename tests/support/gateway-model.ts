@@ -1,7 +1,9 @@
 // A loopback chat-completions model that answers from the last user message, so tests need not script
 // replies in order: `echo: <text>` by default; `LONG` asks for a long answer with a code block; `SLOW`
-// answers after a pause; `NOTE <text>` calls the `message` tool with <text>, then answers `noted`; with
-// `stream: true` the answer arrives as SSE chunks. `/audio/transcriptions` answers with TRANSCRIPT.
+// answers after a pause; `NOTE <text>` calls the `message` tool with <text>, then answers `noted`; `PLAN <text>`
+// writes <text> into the todo plan, then answers `planned` after 5 s; with `stream: true` the answer arrives as SSE
+// chunks (a `DRIP` message's words 150 ms apart). `delayMs` holds every answer that long (a model that takes its
+// time). `/audio/transcriptions` answers with TRANSCRIPT.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { completionStreamText } from './vendor-chat-completions.js';
@@ -9,6 +11,8 @@ import { completionStreamText } from './vendor-chat-completions.js';
 export interface GatewayModel {
   url: string;
   requests: number;
+  /** The request bodies' last user texts, in arrival order. */
+  asked: string[];
   close(): Promise<void>;
 }
 
@@ -46,10 +50,27 @@ function noteCall(text: string): string {
   });
 }
 
+/** The `todo` tool call a `PLAN …` message asks for. */
+function planCall(text: string): string {
+  const args = JSON.stringify({ action: 'write', todos: [{ id: 'p1', content: text.replace(/^.*PLAN\s*/, '') }] });
+  return JSON.stringify({
+    id: 'chatcmpl-3', object: 'chat.completion', created: 1_700_000_000, model: 'gpt-test',
+    choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_plan', type: 'function', function: { name: 'todo', arguments: args } }] }, logprobs: null, finish_reason: 'tool_calls' }],
+  });
+}
+
 const lastRole = (body: unknown): string | undefined => (body as { messages?: Array<{ role: string }> }).messages?.at(-1)?.role;
 
-export async function startGatewayModel(): Promise<GatewayModel> {
-  const state = { requests: 0 };
+export async function startGatewayModel(options: { delayMs?: number } = {}): Promise<GatewayModel> {
+  const state = { requests: 0, asked: [] as string[] };
+  const timers = new Set<NodeJS.Timeout>();
+  const later = (ms: number, run: () => void): void => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      run();
+    }, ms);
+    timers.add(timer);
+  };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -61,13 +82,30 @@ export async function startGatewayModel(): Promise<GatewayModel> {
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { stream?: boolean };
       const text = lastUserText(body);
+      state.asked.push(text);
+      if (text.includes('PLAN') && !body.stream) {
+        if (lastRole(body) === 'tool') later(5000, () => res.writeHead(200, { 'content-type': 'application/json' }).end(completionBody('planned')));
+        else res.writeHead(200, { 'content-type': 'application/json' }).end(planCall(text));
+        return;
+      }
       if (text.includes('NOTE') && !body.stream) {
         res.writeHead(200, { 'content-type': 'application/json' }).end(lastRole(body) === 'tool' ? completionBody('noted') : noteCall(text));
         return;
       }
       const answer = answerFor(text);
       const respond = (): void => {
-        if (body.stream) {
+        if (body.stream && text.includes('DRIP')) {
+          // The stream's frames one word at a time, 150 ms apart, so a test can cut it in the middle.
+          const frames = completionStreamText(answer.split(/(?<= )/).map((w) => ({ content: w }))).split(/(?<=\n\n)/);
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          const next = (): void => {
+            const frame = frames.shift();
+            if (frame === undefined) return void res.end();
+            res.write(frame);
+            later(150, next);
+          };
+          next();
+        } else if (body.stream) {
           const words = answer.split(/(?<= )/);
           res.writeHead(200, { 'content-type': 'text/event-stream' });
           res.end(completionStreamText(words.map((w) => ({ content: w }))));
@@ -75,7 +113,8 @@ export async function startGatewayModel(): Promise<GatewayModel> {
           res.writeHead(200, { 'content-type': 'application/json' }).end(completionBody(answer));
         }
       };
-      if (text.includes('SLOW')) setTimeout(respond, 3000).unref();
+      if (text.includes('SLOW')) later(3000, respond);
+      else if (options.delayMs) later(options.delayMs, respond);
       else respond();
     });
   });
@@ -86,7 +125,9 @@ export async function startGatewayModel(): Promise<GatewayModel> {
     get requests() {
       return state.requests;
     },
+    asked: state.asked,
     close: () => new Promise((resolve) => {
+      timers.forEach((t) => clearTimeout(t));
       server.closeAllConnections();
       server.close(() => resolve());
     }),

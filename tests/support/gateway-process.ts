@@ -14,14 +14,17 @@ export interface GatewayProcess {
   waitUntil(check: (body: { channels: Array<{ name: string; state: string }> }, status: number) => boolean, timeoutMs?: number): Promise<void>;
   /** SIGINT, then the exit code. */
   stop(): Promise<number | null>;
+  /** SIGKILL: the process dies where it stands; resolves once it has. */
+  kill(): Promise<void>;
 }
 
 export function modelEntry(modelUrl: string, streaming = false): Record<string, unknown> {
   return { model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${modelUrl}/v1`, api_keys: ['sk-test-key-0001'], streaming: { enabled: streaming } };
 }
 
-export async function startGatewayProcess(config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<GatewayProcess> {
-  const home = tempHome();
+/** Starts `tern gateway` on a fresh home, or again on the home of one that ran before (`home`). */
+export async function startGatewayProcess(config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}, given?: TempHome): Promise<GatewayProcess> {
+  const home = given ?? tempHome();
   mkdirSync(home.home, { recursive: true });
   writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, ...config }, null, 2));
   const gateway = config.gateway as { port: number };
@@ -54,6 +57,10 @@ export async function startGatewayProcess(config: Record<string, unknown>, env: 
     stop: async () => {
       child.kill('SIGINT');
       return exited;
+    },
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sessionKeyOf } from '../../actors/agent.js';
 import { Runtime } from '../../actors/runtime.js';
-import type { InboundMessage, SessionReply } from '../../actors/session.js';
+import type { SessionReply } from '../../actors/routing.js';
 import type { Envelope } from '../../bus/index.js';
 import { loadConfig } from '../../store/config/index.js';
 import { startRuleModel, type Rule, type RuleModel } from './rule-model.js';
@@ -75,11 +75,11 @@ export async function startSubagentFixture(rule: Rule, options: FixtureOptions =
     sent,
     write,
     say: (text, o = {}) => {
-      const agent = runtime.agent(o.agent);
+      const agent = o.agent ?? runtime.defaultAgent();
       const channel = o.channel ?? 'cli';
       const chat = `direct:${o.chat ?? 'u1'}`;
-      const message: InboundMessage = { channel, account: 'default', chat, sender: 'tester', messageId: `m_${Math.random().toString(36).slice(2)}`, text, remote: o.remote ?? channel !== 'cli' };
-      return agent.handle(keyFor(agent.id, channel, chat), message);
+      const message_id = `m_${Math.random().toString(36).slice(2)}`;
+      return runtime.ask({ agent, session_key: keyFor(agent, channel, chat), channel, chat, sender: 'tester', message_id, text, remote: o.remote ?? channel !== 'cli' });
     },
     close: async () => {
       try {

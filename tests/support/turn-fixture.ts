@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
 import { sessionKeyOf } from '../../actors/agent.js';
 import { Runtime, type AgentOptions } from '../../actors/runtime.js';
-import type { InboundMessage, SessionReply } from '../../actors/session.js';
+import type { SessionReply, SessionRequest } from '../../actors/routing.js';
 import type { Envelope, EventType } from '../../bus/index.js';
 import { loadConfig } from '../../store/config/index.js';
 import { tempHome, type TempHome } from './temp-home.js';
@@ -41,14 +41,15 @@ export function writeConfig(
   writeFileSync(join(home, 'config.json'), JSON.stringify(config, null, 2), { mode: 0o600 });
 }
 
-export function message(text: string, session: string): InboundMessage {
-  return { channel: 'cli', account: 'default', chat: `direct:${session}`, sender: 'tester', messageId: `m_${Math.random().toString(36).slice(2)}`, text, remote: false };
+/** A message from the terminal channel for the default agent's session `session`. */
+export function message(text: string, session: string): SessionRequest {
+  return { agent: 'main', session_key: keyOf(session), channel: 'cli', chat: `direct:${session}`, sender: 'tester', message_id: `m_${Math.random().toString(36).slice(2)}`, text, remote: false };
 }
 
 export const keyOf = (session: string) => sessionKeyOf({ agent: 'main', channel: 'cli', dimensions: [['chat', `direct:${session}`]] });
 
 /** `now` fixes the clock the prompt's time is read from; `evolutionClock` drives evolution's cold path. */
-export async function startTurnFixture(overrides: Parameters<typeof writeConfig>[2] = {}, runtimeOptions: Pick<AgentOptions, 'evolutionClock' | 'now'> = {}): Promise<TurnFixture> {
+export async function startTurnFixture(overrides: Parameters<typeof writeConfig>[2] = {}, runtimeOptions: Pick<AgentOptions, 'evolutionClock' | 'now' | 'sessionLimit'> = {}): Promise<TurnFixture> {
   const home = tempHome();
   const vendor = await startVendorServer();
   writeConfig(home.home, vendor.url, overrides);
@@ -60,7 +61,7 @@ export async function startTurnFixture(overrides: Parameters<typeof writeConfig>
     vendor,
     runtime,
     events,
-    send: (text, session = 's1') => runtime.agent().handle(keyOf(session), message(text, session)),
+    send: (text, session = 's1') => runtime.ask(message(text, session)),
     next: <T extends EventType>(type: T) => firstValueFrom(runtime.bus.on(type)),
     close: async () => {
       await runtime.close();

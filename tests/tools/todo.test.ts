@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
-import { Bus } from '../../bus/bus.js';
+import { InProcessBus } from '../../bus/bus.js';
 import type { ToolContext } from '../../adapters/tools/tool.js';
 import { TodoTool } from '../../actors/todo-tool.js';
 
@@ -149,7 +149,7 @@ test('plans live in memory only: a new tool instance (restart) starts with none'
 });
 
 test('each successful write publishes todo.written with the session and turn; reads and refusals publish nothing', async () => {
-  const bus = new Bus();
+  const bus = new InProcessBus();
   const seen: unknown[] = [];
   const subscription = bus.on('todo.written').subscribe((e) => seen.push({ agent: e.agent, session: e.session, turn: e.turn, data: e.data }));
   const tool = new TodoTool((draft) => bus.publish(draft));

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Envelope } from '../../bus/index.js';
-import { keyOf, message, startTurnFixture } from '../support/turn-fixture.js';
+import { message, startTurnFixture } from '../support/turn-fixture.js';
 import { completion } from '../support/vendor-chat-completions.js';
 import { json } from '../support/vendor-server.js';
 
@@ -15,7 +15,7 @@ test('a voice message is transcribed by the transcription model before its turn'
     const clip = join(f.home.home, 'voice.ogg');
     writeFileSync(clip, Buffer.from('OggS fake audio'));
     f.vendor.reply(json({ text: 'what is the weather in Oslo' }), completion({ content: 'Cold.' }));
-    const reply = await f.runtime.agent().handle(keyOf('v'), { ...message('', 'v'), media: [{ kind: 'audio', path: clip, mime: 'audio/ogg' }] });
+    const reply = await f.runtime.ask({ ...message('', 'v'), media: [{ kind: 'audio', path: clip, mime: 'audio/ogg' }] });
     assert.is(reply.kind === 'turn' && reply.text, 'Cold.');
     const [transcription, chat] = f.vendor.requests;
     assert.is(transcription!.url, '/v1/audio/transcriptions');

@@ -34,7 +34,7 @@ const IDENTITY =
 
 test('the system prompt is the files, the skills, the runtime and the summary; the messages end with the request', () => {
   const b = builder();
-  const history = { summary: 'They met.', messages: [{ seq: 1, message: { role: 'user', content: 'earlier' } as ChatMessage }] };
+  const history = { summary: 'They met.', messages: [{ role: 'user', content: 'earlier' } as ChatMessage] };
   const built = b.prompt.build(b.request({ history, skills: [skill('weather', 'Forecasts')] }));
   assert.is(
     built.system,
@@ -109,7 +109,7 @@ test('the skills section follows the catalog list and the turn profile of each r
 
 test(`the messages are the last ${HISTORY_WINDOW} of the history, then the request`, () => {
   const b = builder();
-  const messages = Array.from({ length: HISTORY_WINDOW + 5 }, (_, i) => ({ seq: i, message: { role: 'user', content: `m${i}` } as ChatMessage }));
+  const messages = Array.from({ length: HISTORY_WINDOW + 5 }, (_, i) => ({ role: 'user', content: `m${i}` }) as ChatMessage);
   const built = b.prompt.build(b.request({ history: { messages } }));
   assert.equal(
     built.messages.map((m) => m.content),

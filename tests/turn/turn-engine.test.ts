@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { assign } from 'xstate';
 import { rerunTurn } from '../../actors/replay.js';
 import type { Envelope } from '../../bus/index.js';
-import { turnMachine, type TurnEvent } from '../../machines/turn.js';
+import { turnMachine, type BuiltPrompt } from '../../machines/turn.js';
 import { turnTexts } from '../../machines/turn-texts.js';
 import { completion, completionStreamText, sse } from '../support/vendor-chat-completions.js';
 import { splitBytes } from '../support/vendor-server.js';
@@ -25,7 +25,7 @@ test('a tool round trip: the model writes a todo, sees the result, and answers',
     const turn = turnOf(reply);
     assert.equal(types(f.events, turn), [
       'turn.started', 'prompt.built', 'provider.requested', 'provider.responded', 'tool.requested', 'todo.written', 'tool.completed',
-      'provider.requested', 'provider.responded', 'turn.completed',
+      'provider.requested', 'provider.responded', 'turn.completed', 'reply.requested',
     ]);
     const second = bodyOf(f, 1).messages;
     assert.equal(second.at(-2), { role: 'assistant', content: null, tool_calls: [toolCall('call_1', 'todo', { action: 'write', todos: [{ id: 'milk', content: 'buy milk' }] })] });
@@ -210,12 +210,7 @@ test('replay reruns a recorded turn as identical, and reports where a changed ma
     const events = f.runtime.log.read({ turn: turnOf(reply) });
     assert.equal(await rerunTurn(events), { identical: true, compared: 8 });
     const changed = turnMachine.provide({
-      actions: {
-        usePrompt: assign(({ event }) => {
-          const { prompt } = event as Extract<TurnEvent, { type: 'PROMPT_BUILT' }>;
-          return { system: prompt.system, messages: prompt.messages, tools: prompt.tools, iteration: 2 };
-        }),
-      },
+      actions: { usePrompt: assign((_, prompt: BuiltPrompt) => ({ system: prompt.system, messages: prompt.messages, iteration: 2 })) },
     });
     const result = await rerunTurn(events, changed);
     assert.is(result.identical, false);
@@ -241,7 +236,7 @@ test('a stopped turn reruns identical too', async () => {
   }
 });
 
-test('a long history is summarized by the model into summary.written, and the prompt keeps the newest messages', async () => {
+test('a long history is summarized by the model into a session.compacted checkpoint, and the prompt keeps the newest messages', async () => {
   const f = await startTurnFixture();
   try {
     for (let i = 1; i <= 30; i++) {
@@ -254,8 +249,9 @@ test('a long history is summarized by the model into summary.written, and the pr
     assert.match(String(summarize.messages[0]!.content), /^Summarize the conversation below/);
     assert.match(String(summarize.messages[1]!.content), /^Conversation:\nuser: question 1\nassistant: answer 1\n/);
     assert.match(String(summarize.messages[1]!.content), /assistant: answer 20$/);
-    const written = f.events.find((e): e is Envelope<'summary.written'> => e.type === 'summary.written')!;
+    const written = f.events.find((e): e is Envelope<'session.compacted'> => e.type === 'session.compacted')!;
     assert.is(written.data.summary, 'They asked 30 numbered questions.');
+    assert.equal(written.data.messages.map((m) => m.content), Array.from({ length: 10 }, (_, i) => [`question ${21 + i}`, `answer ${21 + i}`]).flat());
     const turn = bodyOf(f, 31).messages;
     assert.match(String(turn[0]!.content), /## Summary of the conversation so far\n\nThey asked 30 numbered questions\.$/);
     assert.equal(turn.slice(1).map((m) => m.content), [...Array.from({ length: 10 }, (_, i) => [`question ${21 + i}`, `answer ${21 + i}`]).flat(), 'question 31']);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline/promises';
 import { sessionKeyOf } from '../../../actors/agent.js';
 import type { Runtime } from '../../../actors/runtime.js';
-import type { InboundMessage, SessionReply } from '../../../actors/session.js';
+import type { SessionReply, SessionRequest } from '../../../actors/routing.js';
 import { sessionIdOf, type Envelope } from '../../../bus/index.js';
 import { redactorOf } from '../../../store/config/index.js';
 import type { CommandContext } from '../command.js';
@@ -16,8 +16,8 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
 
 const REPLY_PREFIX = 'tern> ';
 
-function inbound(text: string, session: string): InboundMessage {
-  return { channel: 'cli', account: 'default', chat: `direct:${session}`, sender: 'cli', messageId: `cli_${randomBytes(4).toString('hex')}`, text, remote: false };
+function inbound(agent: string, key: string, text: string, session: string): SessionRequest {
+  return { agent, session_key: key, channel: 'cli', chat: `direct:${session}`, sender: 'cli', message_id: `cli_${randomBytes(4).toString('hex')}`, text, remote: false };
 }
 
 function replyText(reply: SessionReply): string {
@@ -26,15 +26,16 @@ function replyText(reply: SessionReply): string {
 
 class Conversation {
   readonly key: string;
+  readonly agent: string;
   private readonly events: Envelope[] = [];
   /** What the turn is doing, on a terminal (never with --json, whose stdout is the events). */
   readonly progress: TurnProgress | undefined;
   /** Asks the user about a tool call waiting for approval; unset (a one-shot or a script), nobody can answer. */
   ask: ((question: string) => Promise<string | undefined>) | undefined;
 
-  constructor(private readonly runtime: Runtime, readonly agentId: string | undefined, readonly session: string, private readonly context: CommandContext, chat?: { stream: boolean }) {
-    const agent = runtime.agent(agentId);
-    this.key = sessionKeyOf({ agent: agent.id, channel: 'cli', dimensions: [['chat', `direct:${session}`]] });
+  constructor(private readonly runtime: Runtime, agentId: string | undefined, readonly session: string, private readonly context: CommandContext, chat?: { stream: boolean }) {
+    this.agent = agentId ?? runtime.defaultAgent();
+    this.key = sessionKeyOf({ agent: this.agent, channel: 'cli', dimensions: [['chat', `direct:${session}`]] });
     const id = sessionIdOf(this.key);
     const progress = context.json ? undefined : new TurnProgress(context.stderr as Output, context.stdout as Output, chat?.stream ?? false, chat ? REPLY_PREFIX : '');
     this.progress = progress;
@@ -63,7 +64,7 @@ class Conversation {
   /** Sends one message; returns the reply, the tools the turn called and whether a budget refused the turn. */
   async send(text: string): Promise<{ reply: SessionReply; tools: string[]; refused: boolean }> {
     const from = this.events.length;
-    const reply = await this.runtime.agent(this.agentId).handle(this.key, inbound(text, this.session));
+    const reply = await this.runtime.ask(inbound(this.agent, this.key, text, this.session));
     const events = this.events.slice(from);
     const tools = events.flatMap((e) => (e.type === 'tool.requested' ? [e.data.name] : []));
     // The reply leaves the process on stdout: the same redaction as a chat's.

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { applies, decide, type DecisionRequest } from '../../../actors/evolution/decide.js';
 import { EvolutionView, type Draft } from '../../../actors/evolution/projection.js';
-import { Bus, type Envelope } from '../../../bus/index.js';
+import { InProcessBus, type Envelope } from '../../../bus/index.js';
 import type { LoadedConfig } from '../../../store/config/index.js';
 import { LogError } from '../../../store/log/errors.js';
 import { EventLog } from '../../../store/log/event-log.js';
@@ -73,7 +73,7 @@ function report(context: CommandContext, answer: Envelope, request: DecisionRequ
 /** No other process writes the log: the decision is taken here, as the evolution actor would take it. */
 async function decideHere(log: EventLog, loaded: LoadedConfig, request: DecisionRequest): Promise<Envelope> {
   try {
-    const bus = new Bus(log);
+    const bus = new InProcessBus(log);
     const view = EvolutionView.fromLog(log);
     bus.events$.subscribe((event) => view.fold(event));
     const answer = decide({ bus, view, config: () => loaded.config, workspace: loaded.workspace, now: () => new Date() }, request);

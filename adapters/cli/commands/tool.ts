@@ -2,7 +2,7 @@ import { sessionKeyOf } from '../../../actors/agent.js';
 import { defaultAgent } from '../../../actors/gateway/dispatch.js';
 import { Runtime } from '../../../actors/runtime.js';
 import { RuntimeCore } from '../../../actors/runtime-core.js';
-import type { Toolbox } from '../../../actors/turn-runner.js';
+import type { Toolbox } from '../../../actors/turn-actors.js';
 import { sessionIdOf } from '../../../bus/index.js';
 import type { SendFunction } from '../../tools/options.js';
 import type { ToolContext } from '../../tools/tool.js';
@@ -78,7 +78,7 @@ async function mcpSettled(runtime: Runtime): Promise<void> {
 /** The tools the next turn of this session would have, from the runtime a turn runs in. */
 function toolboxOf(runtime: Runtime, agent: string, sessionKey: string): Toolbox {
   try {
-    return runtime.agent(agent).session(sessionKey).nextToolbox();
+    return runtime.agent(agent).nextToolbox(sessionKey);
   } catch (error) {
     if (!(error instanceof WorkspaceError)) throw error;
     throw new CliError(error.code, `cannot read ${error.file}`, error.problems.join('; '), 'Fix its frontmatter (a turn would fail the same way).');

@@ -144,7 +144,7 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       const engine = await gateway.engine();
       const { channel, chat, session_key: key } = started.data;
       const messageId = `dashboard_clear_${now().toString(36)}`;
-      await engine.agent(started.agent).handle(key, { channel, account: 'default', chat, sender: 'dashboard', messageId, text: '/clear', remote: false });
+      await engine.ask({ agent: started.agent ?? engine.defaultAgent(), session_key: key, channel, chat, sender: 'dashboard', message_id: messageId, text: '/clear', remote: false });
       return true;
     },
     chatEndpoint,

@@ -4,8 +4,11 @@ import type { PriceOf } from '../../../store/usage/prices.js';
 import { ModelTally, readUsage, UsageFold } from '../../../store/usage/usage-log.js';
 import type { SessionRow } from '../../../web/src/api-shapes.js';
 
-/** Read one exact type at a time, so each read walks the type index instead of the whole log. */
-const TYPES = ['turn.started', 'message.received', 'turn.completed', 'turn.stopped', 'turn.failed'] as const;
+/**
+ * Read one exact type at a time, so each read walks the type index instead of the whole log. The sender is on
+ * `message.routed` (a channel's `message.received` names no session since #21; logs before it routed there).
+ */
+const TYPES = ['turn.started', 'message.received', 'message.routed', 'turn.completed', 'turn.stopped', 'turn.failed'] as const;
 
 /** A session's row without its tokens and cost, which are priced when asked for. */
 type Folded = Omit<SessionRow, 'model_calls' | 'input_tokens' | 'cached_input_tokens' | 'output_tokens' | 'cost_usd' | 'unpriced_calls'>;
@@ -37,7 +40,7 @@ function fold(rows: Rows, senders: Senders, event: Envelope): void {
     return;
   }
   const row = rows.get(session);
-  if (event.type === 'message.received') {
+  if (event.type === 'message.received' || event.type === 'message.routed') {
     if (row) row.sender = event.data.sender;
     else senders.set(session, event.data.sender);
     return;

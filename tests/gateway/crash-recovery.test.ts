@@ -1,0 +1,148 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { RESTART_NOTICE } from '../../actors/recovery.js';
+import type { Envelope } from '../../bus/index.js';
+import { EventLog } from '../../store/log/event-log.js';
+import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
+import { modelEntry, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
+import type { TempHome } from '../support/temp-home.js';
+
+const TOKEN = '888888:crash-bot-token-FFFF';
+const CHATS = 50;
+const PER_CHAT = 6;
+
+interface Context {
+  model: GatewayModel;
+  emulator: TelegramEmulator;
+  gateway?: GatewayProcess;
+  home?: TempHome;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function config(model: GatewayModel, emulator: TelegramEmulator, streaming = false): Promise<Record<string, unknown>> {
+  return {
+    gateway: { host: '127.0.0.1', port: await freePort() },
+    agents: { defaults: { model: 'fast' } },
+    model_list: [modelEntry(model.url, streaming)],
+    heartbeat: { enabled: false },
+    channel_list: {
+      telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, ...(streaming ? { streaming: { enabled: true, throttle_seconds: 0, min_growth_chars: 1 } } : {}) } },
+    },
+  };
+}
+
+/** The events of the log of a gateway's home, read from beside it (the gateway may be running or dead). */
+function logged(home: TempHome): Envelope[] {
+  const log = EventLog.open(home.sessions, { readOnly: true });
+  try {
+    return log.read();
+  } finally {
+    log.close();
+  }
+}
+
+/** Waits until `check` holds on the log of a running gateway. */
+async function untilLogged(home: TempHome, check: (events: Envelope[]) => boolean, what: string, gateway?: GatewayProcess): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if (check(logged(home))) return;
+    } catch {
+      // The log may not exist yet.
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${gateway ? `; the gateway said: ${gateway.stderr()}` : ''}`);
+    await sleep(20);
+  }
+}
+
+const texts = (emulator: TelegramEmulator, chat: number): string[] => emulator.botMessages(TOKEN, chat).map((m) => m.text);
+
+const test = suite<Context>('tern gateway killed with SIGKILL under load, then started again');
+
+test.after.each(async (context) => {
+  if (context.gateway && context.gateway.child.exitCode === null && context.gateway.child.signalCode === null) await context.gateway.stop();
+  await context.emulator?.stop();
+  await context.model?.close();
+  context.home?.remove();
+});
+
+test('300 messages from 50 chats, model 300 ms, killed after 1 s: after the restart every message is answered exactly once, in order', async (context) => {
+  context.model = await startGatewayModel({ delayMs: 300 });
+  context.emulator = await TelegramEmulator.start();
+  const settings = await config(context.model, context.emulator);
+  const first = await startGatewayProcess(settings);
+  context.gateway = first;
+  context.home = first.home;
+  const started = Date.now();
+  for (let i = 0; i < PER_CHAT; i++) {
+    for (let chat = 0; chat < CHATS; chat++) await context.emulator.say(TOKEN, `m${chat}-${i}`, { userId: 4000 + chat });
+  }
+  await sleep(Math.max(0, 1000 - (Date.now() - started)));
+  await first.kill();
+  const answeredBefore = Array.from({ length: CHATS }, (_, chat) => texts(context.emulator, 4000 + chat).length).reduce((a, b) => a + b, 0);
+  context.gateway = await startGatewayProcess(settings, {}, first.home);
+  for (let chat = 0; chat < CHATS; chat++) await context.emulator.waitForBotMessages(TOKEN, 4000 + chat, PER_CHAT, 60_000);
+  await sleep(1500);
+  for (let chat = 0; chat < CHATS; chat++) {
+    const got = texts(context.emulator, 4000 + chat);
+    const want = Array.from({ length: PER_CHAT }, (_, i) => `echo: m${chat}-${i}`);
+    assert.equal(got, want, `chat ${chat}`);
+  }
+  const events = logged(first.home);
+  const accepted = events.flatMap((e) => (e.type === 'message.received' ? [e.data.message_id] : []));
+  assert.equal([accepted.length, new Set(accepted).size], [CHATS * PER_CHAT, CHATS * PER_CHAT], 'every message accepted once');
+  assert.ok(answeredBefore < CHATS * PER_CHAT, `the kill came before everything was answered (answered: ${answeredBefore})`);
+});
+
+test('a turn killed after its tool ran is not run again: the user gets the restart notice instead', async (context) => {
+  context.model = await startGatewayModel();
+  context.emulator = await TelegramEmulator.start();
+  const settings = await config(context.model, context.emulator);
+  const first = await startGatewayProcess(settings);
+  context.gateway = first;
+  context.home = first.home;
+  await context.emulator.say(TOKEN, 'PLAN buy milk', { userId: 5001 });
+  await untilLogged(first.home, (events) => events.some((e) => e.type === 'tool.completed'), 'the tool to run', first);
+  await first.kill();
+  context.gateway = await startGatewayProcess(settings, {}, first.home);
+  assert.equal(texts(context.emulator, 5001).length, 0);
+  await context.emulator.waitForBotMessages(TOKEN, 5001, 1, 20_000);
+  await sleep(1000);
+  assert.equal(texts(context.emulator, 5001), [RESTART_NOTICE]);
+  const events = logged(first.home);
+  assert.is(events.filter((e) => e.type === 'tool.requested').length, 1, 'the tool ran once');
+  assert.is(context.model.asked.filter((text) => text.includes('PLAN')).length, 2, 'the model was not asked again');
+  const turn = events.find((e) => e.type === 'tool.requested')!.turn;
+  assert.equal(events.filter((e) => e.turn === turn && (e.type.startsWith('turn.') || e.type === 'reply.requested')).map((e) => e.type), ['turn.started', 'turn.aborted', 'reply.requested']);
+});
+
+test('a streamed reply cut off in the middle is finished with the restart notice, in the same message', async (context) => {
+  context.model = await startGatewayModel();
+  context.emulator = await TelegramEmulator.start();
+  const settings = await config(context.model, context.emulator, true);
+  const first = await startGatewayProcess(settings);
+  context.gateway = first;
+  context.home = first.home;
+  const said = 'DRIP one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen';
+  const full = `echo: ${said}`;
+  await context.emulator.say(TOKEN, said, { userId: 5002 });
+  await untilLogged(first.home, (events) => events.filter((e) => e.type === 'message.edited').length >= 2, 'the stream to show a few words');
+  await first.kill();
+  const cut = texts(context.emulator, 5002);
+  assert.is(cut.length, 1);
+  assert.ok(!cut[0]!.endsWith('fifteen'), `the stream was cut: ${cut[0]}`);
+  context.gateway = await startGatewayProcess(settings, {}, first.home);
+  const deadline = Date.now() + 20_000;
+  while (!texts(context.emulator, 5002)[0]?.endsWith(RESTART_NOTICE) && Date.now() < deadline) await sleep(50);
+  await sleep(1000);
+  const shown = texts(context.emulator, 5002);
+  assert.is(shown.length, 1, 'no second message');
+  const [shownBefore = '', after] = shown[0]!.split('\n\n');
+  assert.is(after, RESTART_NOTICE);
+  assert.ok(shownBefore.startsWith('echo: DRIP') && full.startsWith(shownBefore) && shownBefore.length < full.length, `the text shown before the cut, then the notice: ${shown[0]}`);
+  assert.is(context.model.asked.filter((text) => text.includes('DRIP')).length, 1, 'the model was not asked again');
+});
+
+test.run();
