@@ -7,6 +7,7 @@ import type { Config } from '../store/config/index.js';
 import type { EventStore } from '../store/log/event-store.js';
 import type { SkillInfo } from '../store/skills.js';
 import type { AgentDoc } from '../store/workspace.js';
+import type { BudgetGuard } from './budget.js';
 import type { HookEngine } from './hooks/engine.js';
 import type { PluginHost } from './plugins/plugin-host.js';
 import type { PromptBuilder } from './prompt-builder.js';
@@ -52,6 +53,8 @@ export interface AgentServices {
   mcp?: { manager: McpManager; ttl: number };
   /** Speech to text with the configured transcription model; absent when none is configured. */
   transcribe?: (path: string, mime: string) => Promise<{ text: string; modelName: string }>;
+  /** Spending limits, checked before each turn starts. */
+  budget?: BudgetGuard;
   /** Fetches a file a user sent (a voice message) from its channel and saves it; absent outside the gateway. */
   fetchMedia?: (channel: string, fileId: string, messageId: string, name: string) => Promise<string>;
 }

@@ -1,12 +1,13 @@
 import { createActor, fromPromise, waitFor, type Actor, type ActorRefFrom } from 'xstate';
-import type { Envelope } from '../bus/index.js';
+import { sessionIdOf, type Envelope } from '../bus/index.js';
 import { agentMachine, type AgentEvent } from '../machines/agent.js';
 import { nothingRunning } from '../machines/session.js';
 import type { skillOverrideMachine } from '../machines/skill-override.js';
 import type { mcpDiscoveryMachine } from '../machines/mcp-discovery.js';
 import type { AgentServices } from './agent-services.js';
 import type { BoardInspector } from './board.js';
-import { startSession, type SessionActor } from './session.js';
+import { nextToolbox, startSession, type SessionActor } from './session.js';
+import type { Toolbox } from './turn-actors.js';
 
 /** Sessions an agent keeps in memory by default; beyond it the least recently used idle one leaves. */
 export const SESSION_LIMIT = 256;
@@ -51,6 +52,11 @@ export class AgentActor {
 
   send(event: AgentEvent): void {
     this.actor.send(event);
+  }
+
+  /** The tools the next turn of the session with this key would have (`tern tool`). */
+  nextToolbox(sessionKey: string): Toolbox {
+    return nextToolbox(this.services, this.sessions.get(sessionIdOf(sessionKey)));
   }
 
   /** Sessions of user conversations handling a message now (subagents' sessions are not counted). */

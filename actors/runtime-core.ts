@@ -58,6 +58,20 @@ export class RuntimeCore {
     }
   }
 
+  /**
+   * A core for a process that looks at a runtime without running the workspace's turns (`tern tool`): what it
+   * publishes goes to a log of its own, thrown away at the close, so a running gateway keeps the real one.
+   */
+  static scratch(loaded: LoadedConfig, command: string): RuntimeCore {
+    const log = EventLog.scratch();
+    try {
+      return new RuntimeCore(loaded, log, new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).value(data) }), command, {});
+    } catch (error) {
+      log.close();
+      throw error;
+    }
+  }
+
   /** Records a last checkpoint, flushes the log and closes it. */
   async close(): Promise<void> {
     this.checkpoints?.record();

@@ -17,6 +17,7 @@ import type { EventStore } from '../store/log/event-store.js';
 import { AgentActor } from './agent.js';
 import type { AgentServices } from './agent-services.js';
 import { BoardInspector } from './board.js';
+import { BudgetGuard } from './budget.js';
 import { EvolutionActor } from './evolution/evolution-actor.js';
 import { realScheduler, type Scheduler } from './gateway/scheduler.js';
 import { HookEngine } from './hooks/engine.js';
@@ -183,6 +184,7 @@ export class Runtime {
       subagents,
       hooks,
       plugins,
+      budget: new BudgetGuard(log, bus, config, now),
       ...(mcp ? { mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl } } : {}),
       ...(transcriptionEntry
         ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }

@@ -44,7 +44,12 @@ export interface CommandOutput {
 export interface PreparedTurn extends TurnInput {
   /** The history the session keeps: what the turn saw (compacted or not). */
   history: TurnHistory;
+  /** Said under the turn's reply (a budget at 80%); the turn's recorded reply stays the model's own. */
+  notice?: string;
 }
+
+/** A prepared turn, or the answer that stands for it when none may start (a spent budget). */
+export type Prepared = PreparedTurn | { refused: string };
 
 export interface CommandInput {
   keys: SessionKeys;
@@ -146,7 +151,7 @@ const sessionSetup = setup({
     runCommand: fromPromise<CommandOutput, CommandInput>(async () => {
       throw new Error('runCommand is not provided');
     }),
-    prepareTurn: fromPromise<PreparedTurn, PrepareInput>(async () => {
+    prepareTurn: fromPromise<Prepared, PrepareInput>(async () => {
       throw new Error('prepareTurn is not provided');
     }),
     turn: turnMachine,
@@ -216,7 +221,7 @@ const endTurn = sessionSetup.createAction(
     }
     enqueue.assign({
       history: { ...context.history, messages: [...context.history.messages, { role: 'assistant', content: output.reply, tool_calls: [] }] },
-      reply: { outcome: output.outcome, text: output.reply },
+      reply: { outcome: output.outcome, text: context.turn?.notice ? `${output.reply}\n\n${context.turn.notice}` : output.reply },
     });
     enqueue({ type: 'toDiscovery', params: { type: 'TURN_ENDED' } });
     if (output.code !== 'hook_hard_abort') return;
@@ -362,7 +367,14 @@ export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTur
                 ...(skill !== undefined ? { skill } : {}),
               };
             },
-            onDone: { target: 'running', actions: { type: 'startTurn', params: ({ event }: { event: DoneActorEvent<PreparedTurn> }) => event.output } },
+            onDone: [
+              {
+                guard: ({ event }) => 'refused' in event.output,
+                target: 'replying',
+                actions: assign({ reply: ({ event }) => ({ outcome: 'command' as const, text: 'refused' in event.output ? event.output.refused : '' }) }),
+              },
+              { target: 'running', actions: { type: 'startTurn', params: ({ event }: { event: DoneActorEvent<Prepared> }) => event.output as PreparedTurn } },
+            ],
             onError: {
               target: 'replying',
               actions: assign({ reply: ({ event }) => ({ outcome: 'failed' as const, text: `Sorry, this message could not be handled: ${(event.error as Error)?.message ?? String(event.error)}` }) }),

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Correlation, Stamp } from '../envelope.js';
+import { budgetEvents } from './budget.js';
 import { clusterEvents } from './cluster.js';
 import { evolutionEvents } from './evolution.js';
 import { hookEvents } from './hook.js';
@@ -23,6 +24,7 @@ export const eventCatalogue = {
   ...toolEvents,
   ...systemEvents,
   ...mcpEvents,
+  ...budgetEvents,
   ...clusterEvents,
   ...evolutionEvents,
   ...subagentEvents,
@@ -54,6 +56,7 @@ export function isEventType(type: string): type is EventType {
   return Object.hasOwn(eventCatalogue, type);
 }
 
+export * from './budget.js';
 export * from './cluster.js';
 export * from './evolution.js';
 export * from './hook.js';

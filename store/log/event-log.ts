@@ -1,5 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Envelope, ValidDraft } from '../../bus/index.js';
 import { stampDraft, stampInPlace } from '../../bus/index.js';
@@ -42,6 +44,8 @@ export class EventLog implements EventStore {
   private scheduled: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
   private closed = false;
+  /** The folder of a scratch log, removed with it. */
+  private removeOnClose: string | undefined;
 
   private constructor(
     readonly dir: string,
@@ -186,6 +190,11 @@ export class EventLog implements EventStore {
     }
   }
 
+  /** The ids of every session in the log that start with `prefix` (all sessions: `sk_v1_`), in id order. */
+  sessionIds(prefix = 'sk_v1_'): string[] {
+    return [...this.bySession.ids(prefix)];
+  }
+
   close(): void {
     if (this.closed) return;
     // Appends still waiting for their turn of the event loop go out with the close, which waits for them.
@@ -193,6 +202,18 @@ export class EventLog implements EventStore {
     this.closed = true;
     this.releaseLock();
     void this.root.close();
+    if (this.removeOnClose) rmSync(this.removeOnClose, { recursive: true, force: true });
+  }
+
+  /**
+   * A log of its own in a new temporary folder, removed when it is closed: for a process that builds a runtime to
+   * look at it (`tern tool`) and must leave the workspace's log to the gateway that writes it.
+   */
+  static scratch(): EventLog {
+    const dir = mkdtempSync(join(tmpdir(), 'tern-scratch-log-'));
+    const log = EventLog.open(dir);
+    log.removeOnClose = dir;
+    return log;
   }
 
   /** Opens a log for reading as soon as a writer has created it. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { LogError } from './errors.js';
@@ -53,4 +53,25 @@ export function acquireWriterLock(dir: string): () => void {
     held.close();
     rmSync(join(dir, 'writer.pid'), { force: true });
   };
+}
+
+/**
+ * `writer.pid` left in the log folder while no process holds the lock (it is a note for people, written beside the
+ * lock): what a writer that died left behind. Empty while a writer holds the lock, or where the lock is a socket file
+ * (off Linux), whose leftover the lock error names itself.
+ */
+export function staleLockFiles(dir: string): string[] {
+  const note = join(dir, 'writer.pid');
+  if (!existsSync(note) || process.platform !== 'linux') return [];
+  const probe = bind(lockAddress(dir));
+  if (!probe) return [];
+  probe.close();
+  return [note];
+}
+
+/** Removes what `staleLockFiles` finds (never a lock a writer holds); returns what it removed. */
+export function clearStaleLock(dir: string): string[] {
+  const stale = staleLockFiles(dir);
+  for (const path of stale) rmSync(path, { force: true });
+  return stale;
 }

@@ -20,14 +20,14 @@ test('config validate names an unknown provider and the known ones', ({ home }) 
   assert.is(code, 1);
   const { problems } = JSON.parse(stdout) as { problems: string[] };
   assert.equal(problems.length, 1);
-  assert.match(problems[0]!, /^model_list\.0\.provider: unknown provider "nopeai" \(allowed: openai, anthropic, gemini, google, openrouter, .*, custom\)$/);
+  assert.match(problems[0]!, /^model_list\[0\]\.provider: unknown provider "nopeai" \(allowed: openai, anthropic, gemini, google, openrouter, .*, custom\)$/);
 });
 
 test('agent refuses to start on an unknown provider with the same message', ({ home }) => {
   write(home, { version: 2, model_list: [{ model_name: 'x', provider: 'nopeai', model: 'm' }] });
   const { code, stderr } = runCli(['agent', '-m', 'hi'], home.env);
   assert.is(code, 1);
-  assert.match(stderr, /^tern: cannot use the config .*config\.json \(model_list\.0\.provider: unknown provider "nopeai" \(allowed: openai, /);
+  assert.match(stderr, /^tern: cannot use the config .*config\.json \(model_list\[0\]\.provider: unknown provider "nopeai" \(allowed: openai, /);
 });
 
 test('status lists each model with its provider, family, base, masked keys and state', ({ home }) => {

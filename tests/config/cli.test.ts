@@ -18,7 +18,7 @@ test('tern onboard creates home, credentials (0600) and workspace, then never ov
   assert.match(first.stdout, /workspace\/memory\/MEMORY\.md/);
   h.writeConfig({ version: 2, heartbeat: { interval: 60 } });
   const second = await tern(['onboard', '--json'], h.env);
-  assert.equal(JSON.parse(second.stdout), { ok: true, home: h.home, workspace: h.path('workspace'), created: [] });
+  assert.equal(JSON.parse(second.stdout), { ok: true, home: h.home, workspace: h.path('workspace'), created: [], written: [], tests: [] });
   assert.equal(JSON.parse(h.read('config.json')), { version: 2, heartbeat: { interval: 60 } });
   h.remove();
 });
@@ -45,12 +45,70 @@ test('tern config validate prints every problem as path: message (allowed: …) 
   h.remove();
 });
 
+test('tern config validate lists type, reference, provider, address and channel problems in one run, one path format', async () => {
+  const h = tempHome();
+  h.writeConfig({
+    version: 2,
+    gateway: { log_level: 'loud' },
+    agents: { defaults: { model: 'fsat' } },
+    model_list: [
+      { model_name: 'fast', model: 'gpt-5', api_keys: 'sk-not-a-list-000001', api_base: 'not a url' },
+      { model_name: 'other', provider: 'openia', model: 'gpt-5' },
+    ],
+    channel_list: { telegram: { enabled: true }, discord: { enabled: false } },
+    tools: { web: { searxng: { base_url: 'localhost:8888' } } },
+    surprise: true,
+  });
+  const result = await tern(['config', 'validate'], h.env);
+  assert.is(result.code, 1);
+  assert.is(
+    result.stdout,
+    [
+      'gateway.log_level: "loud" is not allowed (allowed: debug, info, warn, error, fatal)',
+      'model_list[0].api_keys: a string is not a list (allowed: a list of strings)',
+      'agents.defaults.model: "fsat" is not a model_name in model_list (allowed: fast, other)',
+      'model_list[0].api_base: "not a url" is not an http(s) URL (allowed: an address such as https://api.openai.com/v1)',
+      'tools.web.searxng.base_url: "localhost:8888" is not an http(s) URL (allowed: an address such as http://127.0.0.1:8888)',
+      'model_list[1].provider: unknown provider "openia" (allowed: openai, anthropic, gemini, google, openrouter, groq, deepseek, mistral, xai, cerebras, together, fireworks, nvidia, zhipu, moonshot, qwen, siliconflow, volcengine, minimax, anthropic-messages, venice, longcat, modelscope, azure, litellm, ollama, vllm, lmstudio, custom)',
+      'channel_list.telegram.settings.token: is required for an enabled telegram channel (allowed: the bot token from @BotFather, in config.json or in .security.yml under channel_list.telegram.token)',
+      '',
+    ].join('\n'),
+  );
+  assert.is(result.stderr, `${h.path('config.json')}: 7 problems\n`);
+  h.remove();
+});
+
+test('tern config validate: an enabled channel without its token fails validation, even when the rest is fine', async () => {
+  const h = tempHome();
+  h.writeConfig({ version: 2, channel_list: { slack: { enabled: true, settings: { token: 'xoxb-only-the-bot-token' } } } });
+  const result = await tern(['config', 'validate', '--json'], h.env);
+  assert.is(result.code, 1);
+  assert.equal(JSON.parse(result.stdout).problems, [
+    'channel_list.slack.settings.app_token: is required for an enabled slack channel (allowed: the app-level token for Socket Mode, xapp-…, in config.json or in .security.yml under channel_list.slack.app_token)',
+  ]);
+  h.writeCredentials({ channel_list: { slack: { app_token: 'xapp-from-the-credentials' } } });
+  assert.is((await tern(['config', 'validate'], h.env)).code, 0);
+  h.remove();
+});
+
+test('tern config validate: unknown keys are warnings and exit 0', async () => {
+  const h = tempHome();
+  h.writeConfig({ version: 2, heartbeat: { interval: 30, jitter: 5 }, devices: {}, _comment: 'kept out of warnings' });
+  const result = await tern(['config', 'validate'], h.env);
+  assert.equal([result.code, result.stdout, result.stderr], [
+    0,
+    `${h.path('config.json')}: valid\n`,
+    'warning: unknown key heartbeat.jitter (ignored)\nwarning: unknown key devices (ignored)\n',
+  ]);
+  h.remove();
+});
+
 test('tern config validate of a good file exits 0; config path names AGENT_CONFIG', async () => {
   const h = tempHome();
   h.writeConfig({ version: 2 }, 'tern.json');
   const env = { ...h.env, AGENT_CONFIG: h.path('tern.json') };
   const valid = await tern(['config', 'validate', '--json'], env);
-  assert.equal(JSON.parse(valid.stdout), { ok: true, path: h.path('tern.json'), warnings: [] });
+  assert.equal(JSON.parse(valid.stdout), { ok: true, path: h.path('tern.json'), warnings: [], notes: [] });
   const path = await tern(['config', 'path'], env);
   assert.is(path.stdout, `${h.path('tern.json')}\n`);
   h.remove();

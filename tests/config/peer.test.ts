@@ -22,17 +22,17 @@ const PEER = {
 test('a peer-runtime config loads: aliases map, unknown keys become warnings', () => {
   const h = tempHome();
   h.writeConfig(PEER);
-  const { config, warnings } = loadConfig({ env: h.env });
+  const { config, warnings, notes } = loadConfig({ env: h.env });
   assert.is(config.version, 2);
   assert.is(config.agents.defaults.model, 'gpt-5');
   assert.is(config.agents.list[0]!.model, 'gpt-5');
   assert.equal(config.model_list[0]!.api_keys.map((k) => k.reveal()), ['sk-peer-0000000001']);
   assert.is(config.channel_list.telegram!.settings.proxy, 'socks5://p');
+  assert.equal(notes, ["version 3 is the peer runtime's format: read as version 2, known aliases mapped, unknown keys ignored"]);
   assert.equal(config.hooks.defaults, { observer_timeout_ms: 500, interceptor_timeout_ms: 3000, approval_timeout_ms: 60000 });
   // The peer's media cleanup block is Tern's too.
   assert.equal(config.tools.media_cleanup, { enabled: true, max_age_minutes: 10080, interval_minutes: 30 });
   assert.equal(warnings, [
-    "version 3 is the peer runtime's format: read as version 2, known aliases mapped, unknown keys ignored",
     'unknown key agents.defaults.max_tokens (ignored)',
     'unknown key model_list[0].rpm (ignored)',
     'unknown key hooks.builtins (ignored)',
@@ -61,7 +61,7 @@ test('validateConfig accepts the peer format too and reports real problems in it
 test('deprecated tools.skills.github in a version-2 file still loads, into the registry block, with a warning', () => {
   const h = tempHome();
   h.writeConfig({ version: 2, tools: { skills: { github: { token: 'ghp_legacy_token_0001', base_url: 'https://ghe.example/api/v3' } } } });
-  const { config, warnings } = loadConfig({ env: h.env });
+  const { config, warnings, notes } = loadConfig({ env: h.env });
   assert.is(config.tools.skills.registries.github.auth_token.reveal(), 'ghp_legacy_token_0001');
   assert.is(config.tools.skills.registries.github.base_url, 'https://ghe.example/api/v3');
   assert.equal(warnings, ['tools.skills.github is deprecated; its fields now live in tools.skills.registries.github']);

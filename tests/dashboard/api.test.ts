@@ -158,7 +158,7 @@ test('gateway stop, start and restart answer with the state, a request published
     const answered = ((await call(dashboard.launcher, '/api/events?type=gateway.*&order=asc', { cookie: dashboard.cookie })).body as { events: Envelope[] }).events;
     assert.equal(answered.slice(seen).map((e) => e.type), ['gateway.stop.requested', 'gateway.start.requested', 'gateway.stopping', 'gateway.started'], 'a request published on the bus is answered');
 
-    writeFileSync(join(dashboard.home.home, 'config.json'), JSON.stringify({ version: 2, agents: { defaults: { max_tool_iterations: 0 } } }));
+    writeFileSync(join(dashboard.home.home, 'config.json'), JSON.stringify({ version: 2, agents: { defaults: { max_tool_iterations: -1 } } }));
     const failed = (await post('restart')).body as { state: string; failure?: string };
     assert.is(failed.state, 'stopped');
     assert.match(failed.failure ?? '', 'agents.defaults.max_tool_iterations');

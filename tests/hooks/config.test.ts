@@ -6,7 +6,7 @@ test('hooks, plugins and require_approval: every problem names its path and what
   const validation = validateConfig({
     version: 2,
     hooks: {
-      defaults: { interceptor_timeout_ms: 0 },
+      defaults: { interceptor_timeout_ms: -1 },
       processes: {
         a: { command: ['node', 'a.js'], intercept: ['before_toool'] },
         b: { command: [], transport: 'http', intercept: ['before_tool'] },
@@ -15,14 +15,14 @@ test('hooks, plugins and require_approval: every problem names its path and what
       },
     },
     plugins: { entries: { p: { trusted: 'yes' } } },
-    tools: { mcp: { require_approval: 'mcp_*' }, exec: { require_approval: 1 } },
+    tools: { mcp: { require_approval: { tools: 'mcp_*' } }, exec: { require_approval: 1 } },
   });
   assert.equal(validation, {
     ok: false,
     problems: [
-      'tools.mcp.require_approval: "mcp_*" is not a list (allowed: a list of strings)',
+      'tools.mcp.require_approval: an object is not a list (allowed: a list of strings)',
       'tools.exec.require_approval: 1 is not a boolean (allowed: true, false)',
-      'hooks.defaults.interceptor_timeout_ms: 0 is too small (allowed: whole numbers 1 to 600000)',
+      'hooks.defaults.interceptor_timeout_ms: -1 is too small (allowed: whole numbers 1 to 600000)',
       'hooks.processes.a.intercept[0]: "before_toool" is not allowed (allowed: before_llm, after_llm, before_tool, after_tool, approve_tool)',
       'hooks.processes.b.transport: "http" is not allowed (allowed: stdio)',
       'hooks.processes.b.command: must name the program to run (allowed: a list such as ["node", "hook.js"])',

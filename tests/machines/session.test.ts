@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
 import { BoardInspector } from '../../actors/board.js';
 import type { ChatResponse, EventDraft } from '../../bus/index.js';
-import { sessionBoard, sessionMachine, type CommandInput, type CommandOutput, type PrepareInput, type PreparedTurn, type SessionKeys } from '../../machines/session.js';
+import { sessionBoard, sessionMachine, type CommandInput, type CommandOutput, type PrepareInput, type Prepared, type SessionKeys } from '../../machines/session.js';
 import { turnMachine, type BuiltPrompt, type ModelInput, type PromptInput, type ToolInput, type ToolOutcome, type TurnHistory } from '../../machines/turn.js';
 import { readHistory } from '../../store/log/history.js';
 import { given, movesOf, type Stage } from '../support/actor-kit.js';
@@ -35,7 +35,7 @@ function session(stage: Stage, answers: ChatResponse[]) {
       runCommand: fromPromise<CommandOutput, CommandInput>(async ({ input }) =>
         input.message.data.text === '/clear' ? { command: 'clear', args: '', text: 'Conversation cleared.', effect: { type: 'clear' } } : { command: 'help', args: '', text: 'Commands: …' },
       ),
-      prepareTurn: fromPromise<PreparedTurn, PrepareInput>(async ({ input }) => ({
+      prepareTurn: fromPromise<Prepared, PrepareInput>(async ({ input }) => ({
         keys: { ...input.keys, turn: `t${++turns}` },
         settings,
         message: { message_id: input.message.data.message_id, channel: 'cli', chat: 'direct:me', text: input.message.data.text, session_key: input.key, remote: false },

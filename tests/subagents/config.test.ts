@@ -43,8 +43,8 @@ test('problems name the field and what is allowed', () => {
     'agents.list[1].id: "main" is the id of an earlier agent (allowed: a unique id)',
   ]);
   assert.equal(problems({ agents: { list: [{ id: 'a', model: 7 }] } }), ['agents.list[0].model: 7 is not a model (allowed: a model_name, or {"primary": model_name, "fallbacks": [model_name, …]})']);
-  assert.equal(problems({ agents: { defaults: { subagents: { max_depth: 0, max_concurrent: 'five' } } } }), [
-    'agents.defaults.subagents.max_depth: 0 is too small (allowed: whole numbers 1 to 10)',
+  assert.equal(problems({ agents: { defaults: { subagents: { max_depth: 11, max_concurrent: 'five' } } } }), [
+    'agents.defaults.subagents.max_depth: 11 is too large (allowed: whole numbers 1 to 10)',
     'agents.defaults.subagents.max_concurrent: "five" is not a whole number (allowed: whole numbers 1 to 50)',
   ]);
 });

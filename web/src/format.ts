@@ -107,3 +107,23 @@ export function preview(text: string, max = 80): string {
   const line = text.trim().split('\n', 1)[0] ?? '';
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
+
+/** A whole number with thousands separators, `12,345`: figures a person compares exactly. */
+export const exact = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * US dollars as the prices are given: cents from $1 up, else four decimals (a single answer costs fractions of a
+ * cent), and never a misleading `$0.0000` for a tiny amount.
+ */
+export function money(usd: number): string {
+  if (usd === 0) return '$0.00';
+  if (usd >= 1) return `$${usd.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  if (usd < 0.0001) return '<$0.0001';
+  return `$${usd.toFixed(4)}`;
+}
+
+/** A cost as far as it is known: `calls` answers of which `unpriced` were of models without a price add an unknown amount, never $0. */
+export function costText(calls: number, usd: number, unpriced: number): string {
+  if (calls > 0 && unpriced === calls) return 'unknown';
+  return unpriced > 0 ? `${money(usd)} + unknown` : money(usd);
+}

@@ -7,6 +7,8 @@ import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
 import { loadConfigForCli } from '../load-config.js';
+import { dollars, pricesOf } from '../../../store/usage/prices.js';
+import { turnUsage, type TurnUsageJson } from '../../../store/usage/usage-log.js';
 
 const MAX_TEXT = 2000;
 
@@ -79,6 +81,15 @@ function timeline(events: Envelope[], children: ChildTimeline[], start: number, 
   return lines;
 }
 
+/** The turn's tokens and cost, one line: `tokens: in 1,200 (1,024 cached), out 300 (256 reasoning); cost $0.0012 (fast)`. */
+function usageLine(usage: TurnUsageJson): string {
+  const models = usage.models.join(', ');
+  const n = (x: number) => x.toLocaleString('en-US');
+  const price = usage.unpriced_calls === usage.calls ? 'cost unknown (no price for ' + models + '; set model_list[].pricing)' : `cost ${dollars(usage.cost_usd)}${usage.unpriced_calls > 0 ? ' + unpriced answers' : ''} (${models})`;
+  const written = usage.cache_write_input_tokens > 0 ? `, ${n(usage.cache_write_input_tokens)} written to the cache` : '';
+  return `tokens: in ${n(usage.input_tokens)} (${n(usage.cached_input_tokens)} cached${written}), out ${n(usage.output_tokens)} (${n(usage.reasoning_tokens)} reasoning); ${price}`;
+}
+
 /** A task's timeline as `--json` prints it: its events with their offsets from the parent turn's start. */
 function childJson(child: ChildTimeline, start: number): Record<string, unknown> {
   const { events, children, ...about } = child;
@@ -88,7 +99,8 @@ function childJson(child: ChildTimeline, start: number): Record<string, unknown>
 export async function run({ positionals, values, json, stdout, env }: CommandContext): Promise<number> {
   const [turn] = positionals;
   if (!turn || positionals.length > 1) throw new UsageError('replay takes one turn id, e.g. `tern replay t_m1abc2def`');
-  const dir = logDir(loadConfigForCli(env).workspace);
+  const loaded = loadConfigForCli(env);
+  const dir = logDir(loaded.workspace);
   let log: EventLog;
   try {
     log = EventLog.open(dir, { readOnly: true });
@@ -114,10 +126,12 @@ export async function run({ positionals, values, json, stdout, env }: CommandCon
     }
     const start = events[0]!.at;
     const children = childTimelines(log, events);
+    const usage = turnUsage(log, turn, pricesOf(loaded.config));
     if (json) {
-      print(stdout, JSON.stringify({ ok: true, turn, events: events.map((e) => ({ ...e, offset_ms: e.at - start })), children: children.map((c) => childJson(c, start)) }));
+      print(stdout, JSON.stringify({ ok: true, turn, events: events.map((e) => ({ ...e, offset_ms: e.at - start })), children: children.map((c) => childJson(c, start)), usage }));
     } else {
       timeline(events, children, start).forEach((line) => print(stdout, line));
+      if (usage.calls > 0) print(stdout, usageLine(usage));
     }
     return 0;
   } finally {

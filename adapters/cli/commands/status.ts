@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { get } from 'node:http';
 import { ConfigError, loadConfig, type Config, type LoadedConfig } from '../../../store/config/index.js';
 import { modelEntries } from '../../../actors/wiring/models.js';
 import { maskProxy, proxyFor } from '../../../adapters/http/client.js';
@@ -9,31 +8,7 @@ import { resolveModelEntry } from '../../../adapters/providers/resolve.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { CliError } from '../errors.js';
-
-/** A gateway that does not answer within this is reported down. */
-const HEALTH_TIMEOUT_MS = 300;
-
-function healthUrl(config: Config): string {
-  const host = config.gateway.host === '0.0.0.0' || config.gateway.host === '' ? '127.0.0.1' : config.gateway.host;
-  const bracketed = host.includes(':') ? `[${host}]` : host;
-  return `http://${bracketed}:${config.gateway.port}/health`;
-}
-
-/** Plain `node:http`: fetch loads its client lazily, which alone can outlast the timeout on a busy machine. */
-function gatewayUp(url: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const request = get(url, (response) => {
-      clearTimeout(deadline);
-      response.resume();
-      resolve(response.statusCode === 200);
-    });
-    const deadline = setTimeout(() => request.destroy(), HEALTH_TIMEOUT_MS);
-    request.on('error', () => {
-      clearTimeout(deadline);
-      resolve(false);
-    });
-  });
-}
+import { gatewayUp, healthUrl } from '../gateway-health.js';
 
 /** The proxy requests to `url` go through, as shown: masked, and where it was set; `null` for none. */
 function proxyShown(url: string, proxy: string | undefined): { proxy: string | null; proxy_from: 'config' | 'environment' | null } {

@@ -161,7 +161,7 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
     testModel: async (modelName) => {
       const restarted = await serialized('restart');
       if (restarted.state !== 'running' || !gateway) return { ok: false, code: 'gateway_stopped', message: failure ?? 'the gateway did not start' };
-      return askModel(await gateway.engine(), modelName);
+      return askModel((await gateway.engine()).router, modelName);
     },
     inventory: async (kind) => {
       // Cron jobs live in the workspace database, listed whether the gateway runs or not.

@@ -12,6 +12,7 @@ import { SessionIndex } from './session-index.js';
 import { sessionsRoutes } from './sessions-routes.js';
 import { skillsRoutes } from './skills-routes.js';
 import { statusRoutes } from './status-routes.js';
+import { usageRoutes } from './usage-routes.js';
 
 function queryErrors(error: unknown, _req: Request, res: Response, next: NextFunction): void {
   if (error instanceof QueryError) return sendError(res, 400, error.code, error.message);
@@ -30,6 +31,7 @@ export function dashboardRouter(host: DashboardHost, board: ActorBoard): Router 
   router.use(statusRoutes(host));
   router.use(skillsRoutes(host));
   router.use(onboardingRoutes(host));
+  router.use(usageRoutes(host));
   router.use(queryErrors);
   return router;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod/mini';
-import { bool, int, list, nonEmptyText, sessionDimensions, text, textList } from './fields.js';
+import { bool, int, limitDollars, list, nonEmptyText, sessionDimensions, text, textList } from './fields.js';
 import { optional, shared, withDefault } from './shared.js';
 import { turnProfileSchema } from './turn-profile.js';
 
@@ -28,6 +28,12 @@ export const loopDetectionSchema = z
       }
     }),
   );
+
+/** Spending limits in US dollars per agent, over the local calendar day and month; unset is no limit. */
+export const budgetSchema = z.object({
+  daily: optional(limitDollars()),
+  monthly: optional(limitDollars()),
+});
 
 /** `agents.defaults.subagents` (the peer runtime's `subturn`): limits of spawn and subagent, in its names and defaults. */
 export const subagentLimitsSchema = z.object({
@@ -62,6 +68,8 @@ export const agentDefaultsSchema = z.object({
   model_budget_seconds: withDefault(int(1, 3600), 150),
   turn_profile: optional(turnProfileSchema),
   loop_detection: z.prefault(loopDetectionSchema, {}),
+  /** Each agent's limits, unless its `agents.list[]` entry has its own. */
+  budget: optional(budgetSchema),
   subagents: z.prefault(subagentLimitsSchema, {}),
 });
 
@@ -71,6 +79,7 @@ export const agentEntrySchema = z.looseObject({
   name: optional(text()),
   model: optional(agentModelSchema()),
   workspace: optional(text()),
+  budget: optional(budgetSchema),
   /** Only these skills are offered to the agent (its AGENT.md `skills` wins). */
   skills: optional(textList()),
   subagents: optional(

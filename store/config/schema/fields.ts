@@ -32,6 +32,20 @@ export function int(min: number, max?: number) {
   return built;
 }
 
+/** A price or an amount of money in US dollars: `0` allowed (a free model), negative never. */
+export const dollars = shared(() =>
+  z.number({ error: wrong('a number', 'US dollars, 0 or more') }).check(
+    z.gte(0, { error: (issue) => `${show(issue.input)} is too small (allowed: US dollars, 0 or more)` }),
+  ),
+);
+
+/** A spending limit in US dollars: above 0 (a limit of nothing is no limit; leave it out). */
+export const limitDollars = shared(() =>
+  z.number({ error: wrong('a number', 'US dollars above 0') }).check(
+    z.gt(0, { error: (issue) => `${show(issue.input)} is too small (allowed: US dollars above 0; leave the field out for no limit)` }),
+  ),
+);
+
 export const bool = shared(() => z.boolean({ error: wrong('a boolean', 'true, false') }));
 
 export const text = shared(() => z.string({ error: wrong('a string', 'text') }));

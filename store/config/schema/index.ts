@@ -33,59 +33,6 @@ const blocks = z.object({
 
 type Blocks = z.output<typeof blocks>;
 
-/** Names one block refers to in another must exist, or routing silently goes nowhere. */
-function checkReferences(config: Blocks, ctx: z.core.$RefinementCtx<Blocks>): void {
-  const agentIds = config.agents.list.map((a) => a.id);
-  const defaults = config.agents.list.filter((a) => a.default === true);
-  if (defaults.length > 1) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['agents', 'list'],
-      message: `${defaults.length} agents are marked default (allowed: at most one; now ${defaults.map((a) => a.id).join(', ')})`,
-    });
-  }
-  config.agents.dispatch.rules.forEach((rule, i) => {
-    if (agentIds.length > 0 && !agentIds.includes(rule.agent)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['agents', 'dispatch', 'rules', i, 'agent'],
-        message: `${JSON.stringify(rule.agent)} is not an agent in agents.list (allowed: ${agentIds.join(', ')})`,
-      });
-    }
-  });
-  const modelNames = [...new Set(config.model_list.map((m) => m.model_name))];
-  const checkModel = (model: string | undefined, path: PropertyKey[]): void => {
-    if (model === undefined || modelNames.length === 0 || modelNames.includes(model)) return;
-    ctx.addIssue({ code: 'custom', path, message: `${JSON.stringify(model)} is not a model_name in model_list (allowed: ${modelNames.join(', ')})` });
-  };
-  for (const field of ['model', 'transcription_model', 'image_model'] as const) checkModel(config.agents.defaults[field], ['agents', 'defaults', field]);
-  config.agents.list.forEach((agent, i) => {
-    if (agentIds.indexOf(agent.id) !== i) {
-      ctx.addIssue({ code: 'custom', path: ['agents', 'list', i, 'id'], message: `${JSON.stringify(agent.id)} is the id of an earlier agent (allowed: a unique id)` });
-    }
-    checkAgentModel(agent.model, ['agents', 'list', i, 'model'], checkModel);
-    checkAgentModel(agent.subagents?.model, ['agents', 'list', i, 'subagents', 'model'], checkModel);
-    agent.subagents?.allow_agents?.forEach((allowed, j) => {
-      if (allowed === '*' || agentIds.includes(allowed)) return;
-      ctx.addIssue({
-        code: 'custom',
-        path: ['agents', 'list', i, 'subagents', 'allow_agents', j],
-        message: `${JSON.stringify(allowed)} is not an agent in agents.list (allowed: *, ${[...new Set(agentIds)].join(', ')})`,
-      });
-    });
-  });
-}
-
-type AgentModel = Blocks['agents']['list'][number]['model'];
-
-/** Every model an agent names (a `model_name`, or its primary and fallbacks) must be in model_list. */
-function checkAgentModel(model: AgentModel, path: PropertyKey[], check: (model: string | undefined, path: PropertyKey[]) => void): void {
-  if (model === undefined) return;
-  if (typeof model === 'string') return check(model, path);
-  check(model.primary, [...path, 'primary']);
-  model.fallbacks.forEach((name, i) => check(name, [...path, 'fallbacks', i]));
-}
-
 type TypedChannel = Blocks['channel_list'][string] & { type: string };
 
 /** A channel's kind is its entry name unless written. */
@@ -96,8 +43,12 @@ function withChannelTypes(config: Blocks): Omit<Blocks, 'channel_list'> & { chan
   return { ...config, channel_list };
 }
 
-/** Config version 2: every block with its defaults; the one source of the `Config` type. */
-export const configSchema = z.pipe(blocks.check(z.superRefine(checkReferences)), z.transform(withChannelTypes));
+/**
+ * Config version 2: every block with its defaults; the one source of the `Config` type. Checks across blocks
+ * (references, addresses, channel requirements) are in `cross-checks.ts`: a refinement here would run only once
+ * every type is right, so a user would meet the problems in rounds.
+ */
+export const configSchema = z.pipe(blocks, z.transform(withChannelTypes));
 
 export type Config = z.output<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;

@@ -12,7 +12,7 @@ function element(): HTMLElement {
   return tip;
 }
 
-function show(target: HTMLElement, content: () => Child[], x?: number, y?: number): void {
+function show(target: Element, content: () => Child[], x?: number, y?: number): void {
   const node = element();
   replace(node, ...content());
   node.hidden = false;
@@ -30,8 +30,8 @@ export function hideTooltip(): void {
 }
 
 /** Shows `content` next to `target` while the pointer is over it or it has focus. */
-export function withTooltip<T extends HTMLElement>(target: T, content: () => Child[]): T {
-  target.addEventListener('mousemove', (event) => show(target, content, event.clientX, event.clientY));
+export function withTooltip<T extends HTMLElement | SVGElement>(target: T, content: () => Child[]): T {
+  target.addEventListener('mousemove', (event) => show(target, content, (event as MouseEvent).clientX, (event as MouseEvent).clientY));
   target.addEventListener('mouseleave', hideTooltip);
   target.addEventListener('focus', () => show(target, content));
   target.addEventListener('blur', hideTooltip);

@@ -10,6 +10,7 @@ import { sessionsPage } from './sessions.js';
 import { skillsPage } from './skills.js';
 import { inventoryPage } from './status.js';
 import { turnPage } from './turn.js';
+import { usagePage } from './usage.js';
 
 /** A page at `#/<name>/<param>`; `nav: false` keeps it out of the menu (reached by links only). */
 export type PageEntry = { name: string; title: string; page: Page; nav?: false };
@@ -19,6 +20,7 @@ export const PAGES: PageEntry[] = [
   { name: 'chat', title: 'Chat', page: chatPage },
   { name: 'machines', title: 'Machines', page: machinesPage },
   { name: 'sessions', title: 'Sessions', page: sessionsPage },
+  { name: 'usage', title: 'Usage', page: usagePage },
   { name: 'events', title: 'Event log', page: eventsPage },
   { name: 'turn', title: 'Turn', page: turnPage, nav: false },
   { name: 'gateway', title: 'Gateway', page: gatewayPage },
