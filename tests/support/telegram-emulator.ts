@@ -15,6 +15,8 @@ export interface BotMessage {
   text: string;
   chatId: string;
   messageId: number;
+  /** When the emulator stored it (epoch ms). */
+  at: number;
 }
 
 export async function freePort(): Promise<number> {
@@ -79,7 +81,7 @@ export class TelegramEmulator {
   botMessages(token: string, chatId: number): BotMessage[] {
     return this.server.storage.botMessages
       .filter((m) => m.botToken === token && String(m.message.chat_id) === String(chatId))
-      .map((m) => ({ text: String(m.message.text), chatId: String(m.message.chat_id), messageId: m.messageId }));
+      .map((m) => ({ text: String(m.message.text), chatId: String(m.message.chat_id), messageId: m.messageId, at: m.time }));
   }
 
   /** Waits until the bot has sent `count` messages to the chat, then returns them all. */
