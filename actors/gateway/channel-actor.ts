@@ -126,11 +126,15 @@ export class ChannelActor {
     this.actor.send({ type: 'START' });
   }
 
-  /** Stops the channel for good; the first stop resolves once its instance has stopped. The actor leaves the board. */
+  /**
+   * Stops the channel for good and resolves once its instance has stopped; the actor leaves the board once (a second
+   * stop moves nothing and publishes nothing, and resolves with the first).
+   */
   async stop(): Promise<void> {
-    if (this.actor.getSnapshot().status !== 'active') return;
-    this.actor.send({ type: 'STOP' });
-    this.actor.stop();
+    if (this.actor.getSnapshot().status === 'active') {
+      this.actor.send({ type: 'STOP' });
+      this.actor.stop();
+    }
     await this.deps.directory.stopped(this.id.name);
   }
 }
