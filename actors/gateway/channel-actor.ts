@@ -127,14 +127,14 @@ export class ChannelActor {
   }
 
   /**
-   * Stops the channel for good and resolves once its instance has stopped; the actor leaves the board once (a second
-   * stop moves nothing and publishes nothing, and resolves with the first).
+   * Stops the channel for good; the first stop resolves once its instance has stopped, and the actor leaves the board
+   * once. A later stop moves nothing, publishes nothing and returns at once (the gateway's drain must not wait again
+   * for an instance a config reload is still stopping: the reload's stop is waited for, with a time limit, after it).
    */
   async stop(): Promise<void> {
-    if (this.actor.getSnapshot().status === 'active') {
-      this.actor.send({ type: 'STOP' });
-      this.actor.stop();
-    }
+    if (this.actor.getSnapshot().status !== 'active') return;
+    this.actor.send({ type: 'STOP' });
+    this.actor.stop();
     await this.deps.directory.stopped(this.id.name);
   }
 }
