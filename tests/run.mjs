@@ -1,4 +1,4 @@
-// Runs every uvu suite under tests/ in one process and ends with the line `N passed, N failed, N skipped`,
+// Runs every uvu suite under tests/ (not what the tests wrote into tests/output/) in one process and ends with the line `N passed, N failed, N skipped`,
 // which uvu's own summary lacks. A suite that leaves a handle open would keep uvu alive after its summary,
 // so the child is ended shortly after the summary appears and the leak is reported. uvu runs in its own
 // process group, and the whole group is ended at the close, so no process a failed test started outlives
@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pattern = process.argv[2] ?? '\\.test\\.ts$';
-const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'node_modules/uvu/bin.js'), 'tests', pattern],
+const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'node_modules/uvu/bin.js'), 'tests', pattern, '--ignore', '^output/'],
   // AGENT_CHECK_EVENTS: every event the runtime publishes is checked against its schema (bus/validate.ts).
   { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', AGENT_CHECK_EVENTS: '1' }, detached: true });
 const endGroup = () => {

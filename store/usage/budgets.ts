@@ -1,5 +1,5 @@
 import type { Config } from '../config/index.js';
-import { pricesOf } from './prices.js';
+import { pricesOf, roundUsd } from './prices.js';
 import type { Spending } from './spending.js';
 import { localDay } from './usage-log.js';
 
@@ -44,7 +44,7 @@ export function budgetStates(config: Config, spending: Spending, now: Date): Bud
       ['monthly', found.budget.monthly, spent.month, today.slice(0, 7)],
     ];
     return limits.flatMap(([period, limit, used, span]) => (limit === undefined ? [] : [{
-      agent, period, span, limit_usd: limit, spent_usd: Math.round(used * 1e6) / 1e6, source: `${found.where}.${period}`,
+      agent, period, span, limit_usd: limit, spent_usd: roundUsd(used), source: `${found.where}.${period}`,
     }]));
   });
 }

@@ -87,6 +87,9 @@ export function costOf(tokens: Tokens, at: Price): number {
   return (fresh * at.input + tokens.cached * at.cached_input + tokens.cache_write * at.cache_write_input + tokens.output * at.output) / 1_000_000;
 }
 
+/** Dollars as the JSON answers give them: to a millionth, so sums of many answers print without float noise. */
+export const roundUsd = (usd: number): number => Math.round(usd * 1e6) / 1e6;
+
 /** `$4.10`, and small sums to a hundredth of a cent: `$0.0123`. */
 export function dollars(amount: number): string {
   return amount >= 1 || amount === 0 ? `$${amount.toFixed(2)}` : `$${amount.toFixed(4)}`;

@@ -1,6 +1,6 @@
 import type { EventLog } from '../log/event-log.js';
 import { costOf, type PriceOf, type Tokens } from './prices.js';
-import { localDay, readUsage, UsageFold } from './usage-log.js';
+import { addTokens, localDay, noTokens, readUsage, UsageFold } from './usage-log.js';
 
 export interface Spent {
   /** Dollars of priced answers on the local day and in the local month of `now`. */
@@ -41,12 +41,8 @@ export class Spending {
     if (through <= this.position) return;
     for (const record of readUsage(this.log, { after: this.position, through }, this.fold)) {
       const key = `${localDay(record.at)}|${record.agent}|${record.model_name}`;
-      const sum = this.tokens.get(key) ?? { input: 0, output: 0, cached: 0, cache_write: 0, reasoning: 0 };
-      sum.input += record.tokens.input;
-      sum.output += record.tokens.output;
-      sum.cached += record.tokens.cached;
-      sum.cache_write += record.tokens.cache_write;
-      sum.reasoning += record.tokens.reasoning;
+      const sum = this.tokens.get(key) ?? noTokens();
+      addTokens(sum, record.tokens);
       this.tokens.set(key, sum);
     }
     this.position = through;

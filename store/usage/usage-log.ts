@@ -1,6 +1,6 @@
-import type { Envelope } from '../../bus/index.js';
+import type { Envelope, Usage } from '../../bus/index.js';
 import type { EventLog } from '../log/event-log.js';
-import { costOf, type PriceOf, type Tokens } from './prices.js';
+import { costOf, roundUsd, type PriceOf, type Tokens } from './prices.js';
 
 /** One answer of a model: who asked, which model answered, and its tokens. */
 export interface UsageRecord {
@@ -18,6 +18,17 @@ export const USAGE_TYPES = ['provider.requested', 'provider.responded'] as const
 
 const UNKNOWN = '(unknown)';
 
+/** An answer's reported usage as tokens; a vendor that reports none counts zero. */
+export function tokensOf(usage: Usage | undefined): Tokens {
+  return {
+    input: usage?.input_tokens ?? 0,
+    output: usage?.output_tokens ?? 0,
+    cached: usage?.cached_input_tokens ?? 0,
+    cache_write: usage?.cache_write_input_tokens ?? 0,
+    reasoning: usage?.reasoning_tokens ?? 0,
+  };
+}
+
 /**
  * Folds model calls into usage records: `provider.requested` names the model of a call, the `provider.responded`
  * of the same turn and iteration carries its usage. A call without usage (a vendor that sends none) counts zero tokens.
@@ -34,7 +45,6 @@ export class UsageFold {
     if (event.type !== 'provider.responded') return undefined;
     const model = this.asked.get(call) ?? UNKNOWN;
     this.asked.delete(call);
-    const usage = event.data.usage;
     return {
       seq: event.seq,
       at: event.at,
@@ -42,14 +52,54 @@ export class UsageFold {
       session: event.session ?? UNKNOWN,
       turn: event.turn ?? UNKNOWN,
       model_name: model,
-      tokens: {
-        input: usage?.input_tokens ?? 0,
-        output: usage?.output_tokens ?? 0,
-        cached: usage?.cached_input_tokens ?? 0,
-        cache_write: usage?.cache_write_input_tokens ?? 0,
-        reasoning: usage?.reasoning_tokens ?? 0,
-      },
+      tokens: tokensOf(event.data.usage),
     };
+  }
+}
+
+export const noTokens = (): Tokens => ({ input: 0, output: 0, cached: 0, cache_write: 0, reasoning: 0 });
+
+export function addTokens(sum: Tokens, tokens: Tokens): void {
+  sum.input += tokens.input;
+  sum.output += tokens.output;
+  sum.cached += tokens.cached;
+  sum.cache_write += tokens.cache_write;
+  sum.reasoning += tokens.reasoning;
+}
+
+/** What a tally prices to: its answers, their tokens, the cost of the priced ones, how many had no price. */
+export interface PricedTally {
+  calls: number;
+  tokens: Tokens;
+  cost_usd: number;
+  unpriced_calls: number;
+}
+
+/**
+ * Answers and tokens by model (of a session, say), priced only when read, so a price edited in the config applies
+ * to what was recorded before.
+ */
+export class ModelTally {
+  private readonly byModel = new Map<string, { calls: number; tokens: Tokens }>();
+
+  add(record: Pick<UsageRecord, 'model_name' | 'tokens'>): void {
+    const sum = this.byModel.get(record.model_name) ?? { calls: 0, tokens: noTokens() };
+    sum.calls++;
+    addTokens(sum.tokens, record.tokens);
+    this.byModel.set(record.model_name, sum);
+  }
+
+  priced(priceOf: PriceOf): PricedTally {
+    const out: PricedTally = { calls: 0, tokens: noTokens(), cost_usd: 0, unpriced_calls: 0 };
+    for (const [model, sum] of this.byModel) {
+      out.calls += sum.calls;
+      addTokens(out.tokens, sum.tokens);
+      const price = priceOf(model);
+      if (price) out.cost_usd += costOf(sum.tokens, price);
+      else out.unpriced_calls += sum.calls;
+    }
+    out.cost_usd = roundUsd(out.cost_usd);
+    return out;
   }
 }
 
@@ -140,7 +190,7 @@ function keyOf(record: UsageRecord, by: UsageBy): string {
   }
 }
 
-const emptyRow = (key: string): UsageRow => ({ key, calls: 0, turns: 0, tokens: { input: 0, output: 0, cached: 0, cache_write: 0, reasoning: 0 }, cost_usd: 0, unpriced_calls: 0 });
+const emptyRow = (key: string): UsageRow => ({ key, calls: 0, turns: 0, tokens: noTokens(), cost_usd: 0, unpriced_calls: 0 });
 
 function add(row: UsageRow, record: UsageRecord, turns: Set<string>, priceOf: PriceOf): void {
   row.calls++;
@@ -148,11 +198,7 @@ function add(row: UsageRow, record: UsageRecord, turns: Set<string>, priceOf: Pr
     turns.add(record.turn);
     row.turns++;
   }
-  row.tokens.input += record.tokens.input;
-  row.tokens.output += record.tokens.output;
-  row.tokens.cached += record.tokens.cached;
-  row.tokens.cache_write += record.tokens.cache_write;
-  row.tokens.reasoning += record.tokens.reasoning;
+  addTokens(row.tokens, record.tokens);
   const price = priceOf(record.model_name);
   if (price) row.cost_usd += costOf(record.tokens, price);
   else row.unpriced_calls++;
@@ -198,7 +244,7 @@ export function usageRowJson(row: UsageRow): UsageRowJson {
     cache_write_input_tokens: row.tokens.cache_write,
     output_tokens: row.tokens.output,
     reasoning_tokens: row.tokens.reasoning,
-    cost_usd: Math.round(row.cost_usd * 1e6) / 1e6,
+    cost_usd: roundUsd(row.cost_usd),
     unpriced_calls: row.unpriced_calls,
   };
 }
@@ -221,4 +267,17 @@ export function parseSince(text: string, now: Date): number {
   const at = day ? new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])).getTime() : Date.parse(text);
   if (Number.isNaN(at)) throw new UsageSinceError(`"${text}" is not a date (allowed: 2026-11-01, an ISO time, or 7d, 12h, 30m)`);
   return at;
+}
+
+/**
+ * A turn's tokens and cost as `tern replay --json` and the dashboard's turn view give them: the total, the models that
+ * answered, and those of them without a price.
+ */
+export type TurnUsageJson = Omit<UsageRowJson, 'key'> & { models: string[]; unpriced_models: string[] };
+
+/** One turn's answers summed (its own, not its subagents'), by model. */
+export function turnUsage(log: EventLog, turn: string, priceOf: PriceOf): TurnUsageJson {
+  const summary = summarizeUsage(readUsage(log, { turn }), 'model', priceOf);
+  const { key: _total, ...total } = usageRowJson(summary.total);
+  return { ...total, models: summary.rows.map((row) => row.key), unpriced_models: summary.unpriced_models };
 }

@@ -125,7 +125,7 @@ test('tern replay shows the turn\'s tokens and cost', async ({ home, vendor }) =
   const text = await tern(['replay', turn], home.env);
   assert.is(text.stdout.trim().split('\n').at(-1), 'tokens: in 1,200 (1,024 cached), out 300 (256 reasoning); cost $0.0033 (fast)');
   const json = JSON.parse((await tern(['replay', turn, '--json'], home.env)).stdout) as { usage: unknown };
-  assert.equal(json.usage, { turns: 1, calls: 1, input_tokens: 1200, cached_input_tokens: 1024, cache_write_input_tokens: 0, output_tokens: 300, reasoning_tokens: 256, cost_usd: ONE_ANSWER, unpriced_calls: 0, unpriced_models: [] });
+  assert.equal(json.usage, { turns: 1, calls: 1, input_tokens: 1200, cached_input_tokens: 1024, cache_write_input_tokens: 0, output_tokens: 300, reasoning_tokens: 256, cost_usd: ONE_ANSWER, unpriced_calls: 0, models: ['fast'], unpriced_models: [] });
 });
 
 const budgetEvents = (home: TempHome) => {

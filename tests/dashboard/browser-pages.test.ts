@@ -184,7 +184,7 @@ test('on a 390 px phone no page is wider than the screen, long tool output inclu
     const page = await context.newPage();
     await page.addInitScript(() => localStorage.setItem('tern.chat.session', 'phone'));
     const pages: Array<[string, string, string]> = [
-      ['chat', 'chat', '.step.tool'], ['machines', 'machines', '[data-machine="turn"] svg.chart'], ['sessions', 'sessions', '.session-item'], ['usage', 'usage', '#usage-tokens .column'],
+      ['chat', 'chat', '.step.tool'], ['machines', 'machines', '[data-machine="turn"] svg.chart'], ['sessions', 'sessions', '.session-item'], ['usage', 'usage', '#usage-tokens canvas'],
       ['session', `sessions/${ran?.session}`, '#session-turns li'], ['turn', `turn/${ran?.turn}`, '#waterfall .wf-row'], ['events', 'events', '#events .event-row'],
       ['gateway', 'gateway', '#gateway-channels li'], ['config', 'config', '#config-form input'], ['logs', 'logs', '#log-lines'], ['status', 'status', '#inventory-cron'],
     ];

@@ -68,14 +68,14 @@ test('/api/sessions lists each session by channel, chat, sender and agent with c
       session: started[0]?.session,
       session_key: 'v=1|agent=main|channel=pico|account=web|chat=direct:webrows',
       agent: 'main', channel: 'pico', chat: 'direct:webrows', sender: 'web',
-      turns: 2, messages: 4, input_tokens: 36, output_tokens: 15,
+      turns: 2, messages: 4, model_calls: 3, input_tokens: 36, cached_input_tokens: 0, output_tokens: 15, cost_usd: 0, unpriced_calls: 3,
       first_at: 0, last_at: 0, last_turn: started[1]?.turn, last_text: 'two',
     });
     const detail = await get<{ about: SessionRow; turns: TurnRow[]; messages: unknown[] }>(dashboard, `/api/sessions/${row?.session}`);
     assert.equal(detail.about, row);
-    assert.equal(detail.turns.map((t) => [t.turn, t.text, t.outcome, t.model_calls, t.input_tokens, t.output_tokens]), [
-      [started[1]?.turn, 'second', 'completed', 2, 24, 10],
-      [started[0]?.turn, 'first', 'completed', 1, 12, 5],
+    assert.equal(detail.turns.map((t) => [t.turn, t.text, t.outcome, t.model_calls, t.input_tokens, t.output_tokens, t.cost_usd, t.unpriced_calls]), [
+      [started[1]?.turn, 'second', 'completed', 2, 24, 10, 0, 2],
+      [started[0]?.turn, 'first', 'completed', 1, 12, 5, 0, 1],
     ]);
     assert.is(detail.messages.length, 4);
     assert.equal(await get(dashboard, '/api/sessions/sk_v1_missing'), errorBody('session_not_found', 'no session sk_v1_missing in the event log'));

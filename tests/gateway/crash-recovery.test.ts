@@ -70,7 +70,7 @@ test.after.each(async (context) => {
 
 test('300 messages from 50 chats, model 300 ms, killed after 1 s: after the restart every message is answered exactly once, in order', async (context) => {
   context.model = await startGatewayModel({ delayMs: 300 });
-  context.emulator = await TelegramEmulator.start();
+  context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
   const settings = await config(context.model, context.emulator);
   const first = await startGatewayProcess(settings);
   context.gateway = first;
@@ -83,7 +83,15 @@ test('300 messages from 50 chats, model 300 ms, killed after 1 s: after the rest
   await first.kill();
   const answeredBefore = Array.from({ length: CHATS }, (_, chat) => texts(context.emulator, 4000 + chat).length).reduce((a, b) => a + b, 0);
   context.gateway = await startGatewayProcess(settings, {}, first.home);
-  for (let chat = 0; chat < CHATS; chat++) await context.emulator.waitForBotMessages(TOKEN, 4000 + chat, PER_CHAT, 60_000);
+  const restarted = context.gateway;
+  try {
+    for (let chat = 0; chat < CHATS; chat++) await context.emulator.waitForBotMessages(TOKEN, 4000 + chat, PER_CHAT, 60_000);
+  } catch (error) {
+    const answered = Array.from({ length: CHATS }, (_, chat) => texts(context.emulator, 4000 + chat).length).reduce((a, b) => a + b, 0);
+    const counts = new Map<string, number>();
+    for (const e of logged(first.home)) counts.set(e.type, (counts.get(e.type) ?? 0) + 1);
+    throw new Error(`${(error as Error).message}; answered ${answeredBefore} before the kill and ${answered} in all; the log: ${JSON.stringify(Object.fromEntries(counts))}; the gateway said: ${restarted.stderr().slice(-2000)}`);
+  }
   await sleep(1500);
   for (let chat = 0; chat < CHATS; chat++) {
     const got = texts(context.emulator, 4000 + chat);
@@ -98,7 +106,7 @@ test('300 messages from 50 chats, model 300 ms, killed after 1 s: after the rest
 
 test('a turn killed after its tool ran is not run again: the user gets the restart notice instead', async (context) => {
   context.model = await startGatewayModel();
-  context.emulator = await TelegramEmulator.start();
+  context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
   const settings = await config(context.model, context.emulator);
   const first = await startGatewayProcess(settings);
   context.gateway = first;
@@ -120,7 +128,7 @@ test('a turn killed after its tool ran is not run again: the user gets the resta
 
 test('a streamed reply cut off in the middle is finished with the restart notice, in the same message', async (context) => {
   context.model = await startGatewayModel();
-  context.emulator = await TelegramEmulator.start();
+  context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
   const settings = await config(context.model, context.emulator, true);
   const first = await startGatewayProcess(settings);
   context.gateway = first;

@@ -29,12 +29,17 @@ export class TelegramEmulator {
   server: TelegramServer;
   edits = 0;
 
-  private constructor(readonly port: number) {
+  private constructor(readonly port: number, private readonly offsets = false) {
     this.server = this.create();
   }
 
-  static async start(port?: number): Promise<TelegramEmulator> {
-    const emulator = new TelegramEmulator(port ?? (await freePort()));
+  /**
+   * `offsets`: `getUpdates` keeps every update until a later call's `offset` confirms it, as the Bot API does (the
+   * emulator otherwise hands each update out once): a bot that fetched updates and died before confirming them gets
+   * them again, and so does whoever polls its token next.
+   */
+  static async start(port?: number, options: { offsets?: boolean } = {}): Promise<TelegramEmulator> {
+    const emulator = new TelegramEmulator(port ?? (await freePort()), options.offsets ?? false);
     await emulator.server.start();
     return emulator;
   }
@@ -101,6 +106,29 @@ export class TelegramEmulator {
   private create(): TelegramServer {
     const server = new TelegramServer({ port: this.port, host: '127.0.0.1', storeTimeout: 600 });
     server.on('EditedMessageText', () => this.edits++);
+    if (this.offsets) this.confirmByOffset(server);
     return server;
+  }
+
+  /** Puts a middleware before the emulator's routes (after its body parsers) that applies `getUpdates`'s offset. */
+  private confirmByOffset(server: TelegramServer): void {
+    const confirmed = new Set<number>();
+    const app = (server as unknown as { webServer: unknown }).webServer as { use(fn: (req: { path: string; body?: Record<string, unknown>; query: Record<string, unknown> }, res: unknown, next: () => void) => void): void; _router: { stack: Array<{ name: string }> } };
+    app.use((req, _res, next) => {
+      const match = /^\/bot([^/]+)\/getUpdates$/.exec(req.path);
+      if (match) {
+        const offset = Number(req.body?.offset ?? req.query.offset ?? 0);
+        for (const update of server.storage.userMessages) {
+          if (update.botToken !== match[1]) continue;
+          if (update.updateId < offset) confirmed.add(update.updateId);
+          update.isRead = confirmed.has(update.updateId);
+        }
+      }
+      next();
+    });
+    const stack = app._router.stack;
+    const layer = stack.pop()!;
+    const afterParsers = stack.findIndex((l) => l.name === 'requestLogger');
+    stack.splice(afterParsers + 1, 0, layer);
   }
 }

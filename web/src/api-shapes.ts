@@ -1,6 +1,6 @@
 // The dashboard API's answers, defined once: for the launcher that sends them (adapters/launcher/api imports these
 // types) and the pages that read them. Types only: nothing here runs.
-import type { ChatMessage } from '../../bus/index.js';
+import type { ChatMessage, Envelope } from '../../bus/index.js';
 
 /** `failure` says why the last start failed (an invalid config, say); `starting` and `stopping` are on the way. */
 export type GatewayStatus =
@@ -78,8 +78,13 @@ export type SessionRow = {
   turns: number;
   /** Messages of the user and replies of the agent, across `/clear`. */
   messages: number;
+  /** Model answers, their tokens (input counting cached input) and their cost as `/api/usage` prices it. */
+  model_calls: number;
   input_tokens: number;
+  cached_input_tokens: number;
   output_tokens: number;
+  cost_usd: number;
+  unpriced_calls: number;
   first_at: number;
   last_at: number;
   last_turn: string;
@@ -97,11 +102,16 @@ export type TurnRow = {
   model_calls: number;
   input_tokens: number;
   output_tokens: number;
+  cost_usd: number;
+  unpriced_calls: number;
 };
 
 export type SessionDetail = Transcript & { about: SessionRow; turns: TurnRow[] };
 
 type Bar = { label: string; start: number; end: number; ms: number; ok: boolean };
+
+/** A model call's tokens as its answer reported them, and their cost (absent when the model has no price). */
+export type CallUsage = { input_tokens: number; cached_input_tokens: number; output_tokens: number; reasoning_tokens: number; cost_usd?: number };
 
 /**
  * One bar of a turn's waterfall; times are ms from `turn.started`. `prompt` is the time spent building the
@@ -110,7 +120,7 @@ type Bar = { label: string; start: number; end: number; ms: number; ok: boolean 
  */
 export type Span =
   | (Bar & { kind: 'prompt'; messages: number; tools: number })
-  | (Bar & { kind: 'model'; model: string; iteration: number; input_tokens?: number; output_tokens?: number; tool_calls: number; error?: string })
+  | (Bar & { kind: 'model'; model: string; iteration: number; tool_calls: number; usage?: CallUsage; error?: string })
   | (Bar & { kind: 'chunks'; count: number })
   | (Bar & { kind: 'tool'; call_id: string; name: string; arguments: string; result_chars: number; error?: string })
   | (Bar & { kind: 'subagent'; task: string; agent: string; mode: 'spawn' | 'subagent'; turn?: string; outcome: string });
@@ -120,6 +130,12 @@ export type Span =
  * start), under the parent's `call` that started it, with the subagents it started in turn.
  */
 export type ChildTimelineView = { task: string; call?: string; bar: Extract<Span, { kind: 'subagent' }>; spans: Span[]; children: ChildTimelineView[] };
+
+/** A turn's answers summed, as `tern replay --json` gives them: tokens, cost, the models that answered and those without a price. */
+export type TurnUsageView = Omit<UsageRowView, 'key'> & { models: string[]; unpriced_models: string[] };
+
+/** `GET /api/turns/:id`: the turn's events, its waterfall's spans, its subagents' timelines and its usage. */
+export type TurnView = { turn: string; session?: string; events: Envelope[]; spans: Span[]; children: ChildTimelineView[]; usage: TurnUsageView };
 
 /**
  * What a rerun reports: the replay actor's answer; where it diverges, `seq` is the recorded event at `index`

@@ -7,8 +7,8 @@ import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
 import { loadConfigForCli } from '../load-config.js';
-import { dollars, pricesOf, type PriceOf } from '../../../store/usage/prices.js';
-import { readUsage, summarizeUsage, usageRowJson, type UsageSummary } from '../../../store/usage/usage-log.js';
+import { dollars, pricesOf } from '../../../store/usage/prices.js';
+import { turnUsage, type TurnUsageJson } from '../../../store/usage/usage-log.js';
 
 const MAX_TEXT = 2000;
 
@@ -82,17 +82,12 @@ function timeline(events: Envelope[], children: ChildTimeline[], start: number, 
 }
 
 /** The turn's tokens and cost, one line: `tokens: in 1,200 (1,024 cached), out 300 (256 reasoning); cost $0.0012 (fast)`. */
-function usageLine(summary: UsageSummary): string {
-  const { tokens, cost_usd: cost, unpriced_calls: unpriced, calls } = summary.total;
+function usageLine(usage: TurnUsageJson): string {
+  const models = usage.models.join(', ');
   const n = (x: number) => x.toLocaleString('en-US');
-  const models = summary.rows.map((r) => r.key).join(', ');
-  const price = unpriced === calls ? 'cost unknown (no price for ' + models + '; set model_list[].pricing)' : `cost ${dollars(cost)}${unpriced > 0 ? ' + unpriced answers' : ''} (${models})`;
-  const written = tokens.cache_write > 0 ? `, ${n(tokens.cache_write)} written to the cache` : '';
-  return `tokens: in ${n(tokens.input)} (${n(tokens.cached)} cached${written}), out ${n(tokens.output)} (${n(tokens.reasoning)} reasoning); ${price}`;
-}
-
-function turnUsage(log: EventLog, turn: string, priceOf: PriceOf): UsageSummary {
-  return summarizeUsage(readUsage(log, { turn }), 'model', priceOf);
+  const price = usage.unpriced_calls === usage.calls ? 'cost unknown (no price for ' + models + '; set model_list[].pricing)' : `cost ${dollars(usage.cost_usd)}${usage.unpriced_calls > 0 ? ' + unpriced answers' : ''} (${models})`;
+  const written = usage.cache_write_input_tokens > 0 ? `, ${n(usage.cache_write_input_tokens)} written to the cache` : '';
+  return `tokens: in ${n(usage.input_tokens)} (${n(usage.cached_input_tokens)} cached${written}), out ${n(usage.output_tokens)} (${n(usage.reasoning_tokens)} reasoning); ${price}`;
 }
 
 /** A task's timeline as `--json` prints it: its events with their offsets from the parent turn's start. */
@@ -133,11 +128,10 @@ export async function run({ positionals, values, json, stdout, env }: CommandCon
     const children = childTimelines(log, events);
     const usage = turnUsage(log, turn, pricesOf(loaded.config));
     if (json) {
-      const { key: _total, ...tokens } = usageRowJson(usage.total);
-      print(stdout, JSON.stringify({ ok: true, turn, events: events.map((e) => ({ ...e, offset_ms: e.at - start })), children: children.map((c) => childJson(c, start)), usage: { ...tokens, unpriced_models: usage.unpriced_models } }));
+      print(stdout, JSON.stringify({ ok: true, turn, events: events.map((e) => ({ ...e, offset_ms: e.at - start })), children: children.map((c) => childJson(c, start)), usage }));
     } else {
       timeline(events, children, start).forEach((line) => print(stdout, line));
-      if (usage.total.calls > 0) print(stdout, usageLine(usage));
+      if (usage.calls > 0) print(stdout, usageLine(usage));
     }
     return 0;
   } finally {

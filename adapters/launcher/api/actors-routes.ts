@@ -15,7 +15,7 @@ export function actorsRoutes(host: DashboardHost, board: ActorBoard, index: Sess
   const withKey = (actor: ActorView): ActorView => {
     if (actor.machine !== 'session' || actor.session_key || !actor.session) return actor;
     const log = host.log();
-    const key = log ? index.get(log, actor.session)?.session_key : undefined;
+    const key = log ? index.sessionKey(log, actor.session) : undefined;
     return key ? { ...actor, session_key: key } : actor;
   };
   router.get('/actors', (_req, res) => {

@@ -4,11 +4,14 @@ import type { DashboardHost } from './host.js';
 import { logOrAnswer } from './log-access.js';
 import { eventsQuerySchema, parseQuery } from './query.js';
 import { childTimelines } from '../../../store/log/child-timelines.js';
+import { turnUsage } from '../../../store/usage/usage-log.js';
+import type { TurnView } from '../../../web/src/api-shapes.js';
+import { savedPrices } from './saved-config.js';
 import { childViews, spansOf } from './timeline.js';
 
 const DEFAULT_LIMIT = 200;
 
-/** `/events` (filtered), `/turns/:id` (timeline, with the timelines of its subagents) and `POST /turns/:id/rerun`. */
+/** `/events` (filtered), `/turns/:id` (timeline, with the timelines of its subagents, and its tokens and cost) and `POST /turns/:id/rerun`. */
 export function eventsRoutes(host: DashboardHost): Router {
   const router = express.Router();
   router.get('/events', async (req, res) => {
@@ -24,7 +27,16 @@ export function eventsRoutes(host: DashboardHost): Router {
     const events = log.read({ turn: req.params.id });
     if (events.length === 0) return sendError(res, 404, 'turn_not_found', `no turn ${req.params.id} in the event log`);
     const origin = events.find((e) => e.type === 'turn.started')?.at ?? events[0]!.at;
-    res.json({ turn: req.params.id, session: events[0]?.session, events, spans: spansOf(events), children: childViews(childTimelines(log, events), origin) });
+    const priceOf = savedPrices(host.configPath());
+    const view: TurnView = {
+      turn: req.params.id,
+      ...(events[0]?.session ? { session: events[0].session } : {}),
+      events,
+      spans: spansOf(events, priceOf),
+      children: childViews(childTimelines(log, events), origin, priceOf),
+      usage: turnUsage(log, req.params.id, priceOf),
+    };
+    res.json(view);
   });
   router.post('/turns/:id/rerun', async (req, res) => {
     const log = await logOrAnswer(host, res);

@@ -5,6 +5,7 @@ import { chatOf } from '../pico-endpoint.js';
 import type { DashboardHost } from './host.js';
 import { logOrAnswer } from './log-access.js';
 import { parseQuery } from './query.js';
+import { savedPrices } from './saved-config.js';
 import type { SessionIndex } from './session-index.js';
 import { transcriptOf, turnsOf } from './transcript.js';
 
@@ -17,8 +18,8 @@ const chatQuerySchema = z.object({
 const WEB_CHAT = 'pico';
 
 /**
- * `/sessions` (every session with readable parts, counts and tokens), `/sessions/:id` (its conversation as the
- * model sees it, each turn's steps, and its turns), `POST /sessions/:id/clear`, and `/chat/history` (the web
+ * `/sessions` (every session with readable parts, counts, tokens and cost), `/sessions/:id` (its conversation as
+ * the model sees it, each turn's steps, and its turns with their tokens and cost), `POST /sessions/:id/clear`, and `/chat/history` (the web
  * chat's conversation, found by its own session id).
  */
 export function sessionsRoutes(host: DashboardHost, index: SessionIndex): Router {
@@ -26,14 +27,15 @@ export function sessionsRoutes(host: DashboardHost, index: SessionIndex): Router
   router.get('/sessions', async (_req, res) => {
     const log = await logOrAnswer(host, res);
     if (!log) return;
-    res.json({ sessions: index.list(log) });
+    res.json({ sessions: index.list(log, savedPrices(host.configPath())) });
   });
   router.get('/sessions/:id', async (req, res) => {
     const log = await logOrAnswer(host, res);
     if (!log) return;
-    const row = index.get(log, req.params.id);
+    const priceOf = savedPrices(host.configPath());
+    const row = index.get(log, req.params.id, priceOf);
     if (!row) return sendError(res, 404, 'session_not_found', `no session ${req.params.id} in the event log`);
-    res.json({ ...transcriptOf(log, row.session), about: row, turns: turnsOf(log, row.session) });
+    res.json({ ...transcriptOf(log, row.session), about: row, turns: turnsOf(log, row.session, priceOf) });
   });
   router.post('/sessions/:id/clear', async (req, res) => {
     const log = await logOrAnswer(host, res);
@@ -48,9 +50,9 @@ export function sessionsRoutes(host: DashboardHost, index: SessionIndex): Router
     const log = await logOrAnswer(host, res);
     if (!log) return;
     const chat = chatOf(query.session_id);
-    const row = index.list(log).find((s) => s.channel === WEB_CHAT && s.chat === chat);
-    if (!row) return res.json({ session: null, summary: null, messages: [], steps: {} });
-    res.json(transcriptOf(log, row.session));
+    const session = index.sessionOfChat(log, WEB_CHAT, chat);
+    if (!session) return res.json({ session: null, summary: null, messages: [], steps: {} });
+    res.json(transcriptOf(log, session));
   });
   return router;
 }

@@ -1,6 +1,8 @@
 import type { Envelope } from '../../../bus/index.js';
 import type { ChildTimeline } from '../../../store/log/child-timelines.js';
-import type { ChildTimelineView, Span } from '../../../web/src/api-shapes.js';
+import { costOf, roundUsd, type PriceOf } from '../../../store/usage/prices.js';
+import { tokensOf } from '../../../store/usage/usage-log.js';
+import type { CallUsage, ChildTimelineView, Span } from '../../../web/src/api-shapes.js';
 
 type Bar = Pick<Span, 'label' | 'start' | 'end' | 'ms' | 'ok'>;
 
@@ -12,14 +14,25 @@ function bar(label: string, from: number, to: number, origin: number, ok: boolea
 
 type OpenModel = { at: number; model: string; iteration: number; number: number };
 
+/** An answer's tokens and, when the model has a price, their cost: the same pricing `/api/usage` and `tern replay` use. */
+function callUsage(usage: NonNullable<Envelope<'provider.responded'>['data']['usage']>, model: string, priceOf: PriceOf): CallUsage {
+  const tokens = tokensOf(usage);
+  const price = priceOf(model);
+  return {
+    input_tokens: tokens.input, cached_input_tokens: tokens.cached, output_tokens: tokens.output, reasoning_tokens: tokens.reasoning,
+    ...(price ? { cost_usd: roundUsd(costOf(tokens, price)) } : {}),
+  };
+}
+
 const turnStart = (events: readonly Envelope[]): number => events.find((e) => e.type === 'turn.started')?.at ?? events[0]?.at ?? 0;
 
 /**
  * Folds a turn's events into spans: building the prompt, each model call from request to answer with its
  * tokens, its streamed chunks from the first to the last, and each tool call from request to result
- * (matched by call id) with its arguments and result size. Times are ms from `origin` (the turn's start).
+ * (matched by call id) with its arguments and result size. Times are ms from `origin` (the turn's start); a model
+ * call's cost at `priceOf`'s prices.
  */
-export function spansOf(events: Envelope[], origin = turnStart(events)): Span[] {
+export function spansOf(events: Envelope[], priceOf: PriceOf, origin = turnStart(events)): Span[] {
   const started = turnStart(events);
   const spans: Span[] = [];
   const tools = new Map<string, Envelope<'tool.requested'>>();
@@ -48,7 +61,7 @@ export function spansOf(events: Envelope[], origin = turnStart(events)): Span[] 
             model: model.model,
             iteration: model.iteration,
             tool_calls: answered?.tool_calls.length ?? 0,
-            ...(answered?.usage ? { input_tokens: answered.usage.input_tokens, output_tokens: answered.usage.output_tokens } : {}),
+            ...(answered?.usage ? { usage: callUsage(answered.usage, model.model, priceOf) } : {}),
             ...(event.type === 'provider.failed' ? { error: `${event.data.message} (${event.data.code})` } : {}),
           });
         }
@@ -86,7 +99,7 @@ export function spansOf(events: Envelope[], origin = turnStart(events)): Span[] 
 const ENDINGS: Record<string, string> = { 'turn.completed': 'completed', 'turn.stopped': 'stopped', 'turn.failed': 'failed', 'turn.aborted': 'aborted' };
 
 /** The subagents of a turn as the turn view nests them: each one's bar and spans, timed from the parent's `origin`. */
-export function childViews(children: readonly ChildTimeline[], origin: number): ChildTimelineView[] {
+export function childViews(children: readonly ChildTimeline[], origin: number, priceOf: PriceOf): ChildTimelineView[] {
   return children.map((child) => {
     const events = child.events.filter((e) => e.turn !== undefined);
     const end = events.find((e) => e.type in ENDINGS);
@@ -104,8 +117,8 @@ export function childViews(children: readonly ChildTimeline[], origin: number): 
         ...(events[0]?.turn ? { turn: events[0].turn } : {}),
         outcome,
       },
-      spans: spansOf(events, origin),
-      children: childViews(child.children, origin),
+      spans: spansOf(events, priceOf, origin),
+      children: childViews(child.children, origin, priceOf),
     };
   });
 }

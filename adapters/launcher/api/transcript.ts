@@ -1,6 +1,8 @@
 import type { Envelope } from '../../../bus/index.js';
 import { emptyHistory, foldHistory, HISTORY_TYPES } from '../../../store/log/history.js';
 import type { EventLog } from '../../../store/log/event-log.js';
+import type { PriceOf } from '../../../store/usage/prices.js';
+import { ModelTally, UsageFold } from '../../../store/usage/usage-log.js';
 import type { Step, Transcript, TranscriptMessage, TurnRow } from '../../../web/src/api-shapes.js';
 
 /** Tool output and arguments beyond this are cut for the page; the turn view has them whole. */
@@ -50,29 +52,33 @@ export function transcriptOf(log: EventLog, session: string): Transcript {
 }
 
 const ENDINGS: Partial<Record<string, TurnRow['outcome']>> = { ...OUTCOMES, 'turn.aborted': 'aborted' };
-const TURN_TYPES = 'turn.started,turn.completed,turn.stopped,turn.failed,turn.aborted,provider.responded';
+const TURN_TYPES = 'turn.started,turn.completed,turn.stopped,turn.failed,turn.aborted,provider.requested,provider.responded';
 const TURNS_SHOWN = 500;
 
-/** Every turn of a session (the newest 500), newest first. */
-export function turnsOf(log: EventLog, session: string): TurnRow[] {
-  const rows = new Map<string, TurnRow>();
+/** Every turn of a session (the newest 500), newest first, each with its answers' tokens and their cost at `priceOf`'s prices. */
+export function turnsOf(log: EventLog, session: string, priceOf: PriceOf): TurnRow[] {
+  const rows = new Map<string, { row: Omit<TurnRow, 'input_tokens' | 'output_tokens' | 'cost_usd' | 'unpriced_calls'>; usage: ModelTally }>();
+  const usage = new UsageFold();
   for (const event of log.iterate({ session, type: TURN_TYPES })) {
     const turn = event.turn;
     if (!turn) continue;
     if (event.type === 'turn.started') {
-      rows.set(turn, { turn, at: event.at, text: event.data.text, outcome: 'running', model_calls: 0, input_tokens: 0, output_tokens: 0 });
+      rows.set(turn, { row: { turn, at: event.at, text: event.data.text, outcome: 'running', model_calls: 0 }, usage: new ModelTally() });
       continue;
     }
-    const row = rows.get(turn);
-    if (!row) continue;
-    if (event.type === 'provider.responded') {
-      row.model_calls += 1;
-      row.input_tokens += event.data.usage?.input_tokens ?? 0;
-      row.output_tokens += event.data.usage?.output_tokens ?? 0;
-    } else {
-      row.outcome = ENDINGS[event.type] ?? row.outcome;
-      row.ms = event.at - row.at;
+    const record = usage.apply(event);
+    const entry = rows.get(turn);
+    if (!entry) continue;
+    if (record) {
+      entry.row.model_calls += 1;
+      entry.usage.add(record);
+    } else if (event.type !== 'provider.requested') {
+      entry.row.outcome = ENDINGS[event.type] ?? entry.row.outcome;
+      entry.row.ms = event.at - entry.row.at;
     }
   }
-  return [...rows.values()].reverse().slice(0, TURNS_SHOWN);
+  return [...rows.values()].reverse().slice(0, TURNS_SHOWN).map(({ row, usage: tally }) => {
+    const priced = tally.priced(priceOf);
+    return { ...row, input_tokens: priced.tokens.input, output_tokens: priced.tokens.output, cost_usd: priced.cost_usd, unpriced_calls: priced.unpriced_calls };
+  });
 }

@@ -1,91 +1,155 @@
-import { h, svg, replace, type Child } from '../dom.js';
-import { ticks } from './scale.js';
-import { withTooltip } from './tooltip.js';
+import uPlot from 'uplot';
+import { h } from '../dom.js';
 
-/** One coloured part of a column; `series` is its class and legend entry. */
-export type Segment = { series: string; value: number };
-
-/** One column (a day or an hour): its parts stacked from the axis up, a mark above it (`?`), and what hovering says. */
-export type Column = { key: string; label: string; segments: Segment[]; mark?: string; tip: () => Child[] };
+/** One series of bars: its legend row's class and text, its colour (a CSS custom property), a value per column. */
+export type BarSeries = { key: string; label: string; color: string; values: number[]; format: (value: number, column: number) => string };
 
 export type BarChart = {
   id: string;
   /** What the chart shows, for screen readers. */
   title: string;
-  /** Each series' class and legend text, bottom of the stack first. */
-  series: Array<[string, string]>;
-  /** An axis value as the axis labels show it. */
+  /** What a column is (`day`), each column's axis label (`Nov 26`, `14:00`) and its name in the legend (`Nov 26, 2026`). */
+  column: string;
+  labels: string[];
+  names: string[];
+  /** Stacked from the axis up, bottom first. */
+  series: BarSeries[];
+  /** A value axis label. */
   axis: (value: number) => string;
-  /** The smallest axis step: 1 for whole tokens, 0 for dollars. */
-  least: number;
-  columns: Column[];
+  /** Whole steps only (tokens), or fractions too (dollars). */
+  whole: boolean;
+  /** Columns that get a `?` over their bar (answers of a model without a price). */
+  marks?: boolean[];
+  /** What the legend says about a column beyond the series' values (answers, turns). */
+  detail?: (column: number) => string;
 };
 
-const HEIGHT = 200;
-const TOP = 16;
-const BOTTOM = 22;
-const LEFT = 52;
-const RIGHT = 6;
-const LABEL_WIDTH = 46;
+const HEIGHT = 220;
+/** 1, 2, 5 × powers of ten: a whole-number axis never steps by 0.5 tokens. */
+const WHOLE_STEPS = Array.from({ length: 13 }, (_, power) => [1, 2, 5].map((m) => m * 10 ** power)).flat();
 
-function draw(chart: BarChart, width: number): SVGSVGElement {
-  const plot = { left: LEFT, top: TOP, width: Math.max(40, width - LEFT - RIGHT), height: HEIGHT - TOP - BOTTOM };
-  const totals = chart.columns.map((c) => c.segments.reduce((sum, s) => sum + s.value, 0));
-  const max = Math.max(0, ...totals);
-  const marks = ticks(max, 4, chart.least);
-  const step = marks[1] ?? (max || 1);
-  const last = marks.at(-1) ?? 0;
-  const top = last >= max && last > 0 ? last : last + step;
-  if (top > last) marks.push(top);
-  const y = (value: number): number => plot.top + plot.height - (value / top) * plot.height;
-  const slot = plot.width / Math.max(1, chart.columns.length);
-  const barWidth = Math.min(48, Math.max(1, slot * 0.72));
-  const every = Math.max(1, Math.ceil(LABEL_WIDTH / slot));
-  const grid = marks.map((value) => svg('g', { class: 'tick' },
-    svg('line', { class: 'grid', x1: plot.left, x2: plot.left + plot.width, y1: y(value), y2: y(value) }),
-    svg('text', { class: 'y-label', x: plot.left - 6, y: y(value) + 3.5, 'text-anchor': 'end' }, chart.axis(value))));
-  const columns = chart.columns.map((column, index) => {
-    const x = plot.left + index * slot;
-    let base = 0;
-    const bars = column.segments.filter((s) => s.value > 0).map((segment) => {
-      const rect = svg('rect', {
-        class: `bar ${segment.series}`, 'data-series': segment.series, 'data-value': segment.value,
-        x: x + (slot - barWidth) / 2, width: barWidth, y: y(base + segment.value), height: y(base) - y(base + segment.value),
-      });
-      base += segment.value;
-      return rect;
-    });
-    const hit = svg('rect', { class: 'hit', x, y: plot.top, width: slot, height: plot.height });
-    const group = svg('g', { class: 'column', 'data-key': column.key, 'data-total': totals[index] ?? 0, tabindex: 0, 'aria-label': column.label },
-      hit, ...bars,
-      column.mark ? svg('text', { class: 'mark', x: x + slot / 2, y: y(base) - 4, 'text-anchor': 'middle' }, column.mark) : null,
-      index % every === 0 ? svg('text', { class: 'x-label', x: x + slot / 2, y: HEIGHT - 6, 'text-anchor': 'middle' }, column.label) : null);
-    return withTooltip(group, column.tip);
+const cssColor = (name: string): string => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
+
+/**
+ * Where each shown series' bars start and end in each column: stacked on the shown series under it, so hiding a
+ * series in the legend closes its gap.
+ */
+function stacks(u: uPlot): { from: number[][]; to: number[][] } {
+  const from: number[][] = [];
+  const to: number[][] = [];
+  const base = (u.data[0] as number[]).map(() => 0);
+  u.series.forEach((series, index) => {
+    if (index === 0) return;
+    const values = u.data[index] as number[];
+    from[index] = [...base];
+    if (series.show !== false) values.forEach((value, column) => (base[column] = (base[column] ?? 0) + value));
+    to[index] = [...base];
   });
-  return svg('svg', { class: 'bar-chart', role: 'img', 'aria-label': chart.title, width, height: HEIGHT, viewBox: `0 0 ${width} ${HEIGHT}` },
-    ...grid, svg('line', { class: 'axis', x1: plot.left, x2: plot.left + plot.width, y1: y(0), y2: y(0) }), ...columns);
+  return { from, to };
+}
+
+function options(chart: BarChart, width: number, detail: HTMLElement): uPlot.Options {
+  const columns = chart.labels.length;
+  const grid = { stroke: cssColor('--line'), width: 1 };
+  const axisColor = cssColor('--muted');
+  let stacked = { from: [] as number[][], to: [] as number[][] };
+  const bars = uPlot.paths.bars?.({
+    size: [0.72, 48],
+    disp: {
+      // Read as each series is drawn, so a series hidden in the legend restacks the others.
+      y0: { unit: 1, values: (u: uPlot, index: number) => (stacked = stacks(u)).from[index] ?? [] },
+      y1: { unit: 1, values: (_u: uPlot, index: number) => stacked.to[index] ?? [] },
+    },
+  });
+  return {
+    width,
+    height: HEIGHT,
+    class: 'bar-chart',
+    // Columns are indices, each centred in an equal slot: column i spans i - 0.5 … i + 0.5.
+    scales: {
+      x: { time: false, range: () => [-0.5, columns - 0.5] },
+      y: {
+        range: (u) => {
+          stacked = stacks(u);
+          const top = Math.max(0, ...stacked.to.flatMap((column) => column ?? []));
+          return [0, top > 0 ? (uPlot.rangeNum(0, top, 0.1, true)[1] ?? top) : 1];
+        },
+      },
+    },
+    axes: [
+      {
+        stroke: axisColor, grid: { show: false }, ticks: { show: false }, size: 28,
+        // Labels no closer than about 46 px apart: every column on a wide screen, every few on a phone.
+        splits: (u) => {
+          const every = Math.max(1, Math.ceil(46 / Math.max(1, u.bbox.width / devicePixelRatio / columns)));
+          return Array.from({ length: columns }, (_, i) => i).filter((i) => i % every === 0);
+        },
+        values: (_u, splits) => splits.map((i) => chart.labels[i] ?? ''),
+      },
+      {
+        stroke: axisColor, grid, ticks: { stroke: grid.stroke, width: 1, size: 4 }, size: 56,
+        ...(chart.whole ? { incrs: WHOLE_STEPS } : {}),
+        values: (_u, splits) => splits.map((value) => chart.axis(value)),
+      },
+    ],
+    series: [
+      { label: chart.column, value: (_u, column) => chart.names[column] ?? '—' },
+      ...chart.series.map((series): uPlot.Series => {
+        const color = cssColor(series.color);
+        return {
+          label: series.label, class: series.key, fill: color, stroke: color, width: 0, paths: bars, points: { show: false },
+          value: (_u, value, _index, column) => (value === null || column === null ? '—' : series.format(value, column)),
+        };
+      }),
+    ],
+    cursor: { y: false, points: { show: false }, drag: { x: false, y: false } },
+    legend: { markers: { width: 0 } },
+    hooks: {
+      setCursor: [(u) => {
+        const column = u.cursor.idx;
+        detail.textContent = column === null || column === undefined ? 'Point at a column for its figures.' : (chart.detail?.(column) ?? '');
+      }],
+      draw: [(u) => {
+        if (!chart.marks?.some(Boolean)) return;
+        const ctx = u.ctx;
+        ctx.save();
+        ctx.fillStyle = cssColor('--warn');
+        ctx.font = `700 ${12 * devicePixelRatio}px system-ui, sans-serif`;
+        ctx.textAlign = 'center';
+        chart.marks.forEach((marked, column) => {
+          if (!marked) return;
+          const top = stacked.to.reduce((highest, values) => Math.max(highest, values?.[column] ?? 0), 0);
+          ctx.fillText('?', u.valToPos(column, 'x', true), u.valToPos(top, 'y', true) - 4 * devicePixelRatio);
+        });
+        ctx.restore();
+      }],
+    },
+  };
 }
 
 /**
- * Columns of stacked bars as SVG, with a value axis, a legend and a tooltip per column; drawn to the width it is
- * given (text stays its size on a phone) and redrawn when that changes.
+ * Columns of stacked bars drawn by uPlot on a canvas, with its cursor and legend giving a column's exact figures;
+ * drawn to the width of its frame (text keeps its size on a phone) and resized with it.
  */
 export function barChart(chart: BarChart): HTMLElement {
-  const frame = h('div', { class: 'chart-frame' });
-  let drawn = -1;
+  const frame = h('div', { class: 'chart-frame', role: 'img', 'aria-label': chart.title });
+  const detail = h('p', { class: 'chart-detail muted small' }, 'Point at a column for its figures.');
+  const data: uPlot.AlignedData = [chart.labels.map((_, i) => i), ...chart.series.map((s) => s.values)];
+  let plot: uPlot | undefined;
   const observer = new ResizeObserver(() => {
-    // Once drawn, leaving the page detaches the frame: nothing to watch any more.
+    // Leaving the page detaches the frame: the chart lets go of its window listeners.
     if (!frame.isConnected) {
-      if (drawn >= 0) observer.disconnect();
+      if (plot) {
+        plot.destroy();
+        observer.disconnect();
+      }
       return;
     }
     const width = Math.floor(frame.clientWidth);
-    if (width === drawn || width === 0) return;
-    drawn = width;
-    replace(frame, draw(chart, width));
+    if (width === 0 || width === plot?.width) return;
+    if (plot) plot.setSize({ width, height: HEIGHT });
+    else plot = new uPlot(options(chart, width, detail), data, frame);
   });
   observer.observe(frame);
-  return h('figure', { class: 'usage-chart', id: chart.id },
-    h('ul', { class: 'chart-legend', 'aria-label': 'legend' }, ...chart.series.map(([series, text]) => h('li', { class: series }, h('span', { class: 'swatch' }), text))),
-    frame);
+  return h('figure', { class: 'usage-chart', id: chart.id }, frame, detail);
 }

@@ -1,6 +1,6 @@
 import { h, place, type Child } from '../dom.js';
-import { count, duration } from '../format.js';
-import type { ChildTimelineView, Span } from '../api-shapes.js';
+import { duration, exact, money } from '../format.js';
+import type { CallUsage, ChildTimelineView, Span } from '../api-shapes.js';
 import { prettyJson } from './conversation.js';
 import { ticks } from './scale.js';
 import { withTooltip } from './tooltip.js';
@@ -26,6 +26,16 @@ export function rowsOf(spans: Span[], children: ChildTimelineView[] = [], depth 
   return [...rows, ...children.filter((c) => !c.call || !calls.has(c.call)).flatMap(childRows)];
 }
 
+/** A model call's tokens and what they cost at the model's price. */
+function callUsage(model: string, usage: CallUsage | undefined): HTMLElement[] {
+  if (!usage) return [h('div', { class: 'tip-tokens' }, 'tokens: not reported'), h('div', { class: 'tip-cost' }, 'cost: unknown without tokens')];
+  const cached = usage.cached_input_tokens ? ` (${exact(usage.cached_input_tokens)} cached)` : '';
+  return [
+    h('div', { class: 'tip-tokens' }, `tokens: ${exact(usage.input_tokens)} in${cached} / ${exact(usage.output_tokens)} out`),
+    h('div', { class: 'tip-cost' }, usage.cost_usd === undefined ? `cost: unknown (no price for ${model})` : `cost: ${money(usage.cost_usd)}`),
+  ];
+}
+
 function tip(span: Span): Child[] {
   const lines: Child[] = [h('strong', {}, span.label), h('div', {}, `${duration(span.ms)} · from ${duration(span.start)} to ${duration(span.end)}`)];
   switch (span.kind) {
@@ -34,9 +44,7 @@ function tip(span: Span): Child[] {
       break;
     case 'model':
       lines.push(h('div', {}, `model ${span.model}, call ${span.iteration}`));
-      lines.push(h('div', { class: 'tip-tokens' }, span.input_tokens === undefined
-        ? 'tokens: not reported'
-        : `tokens: ${count(span.input_tokens)} in / ${count(span.output_tokens ?? 0)} out`));
+      lines.push(...callUsage(span.model, span.usage));
       if (span.tool_calls) lines.push(h('div', {}, `asked for ${span.tool_calls} tool call${span.tool_calls === 1 ? '' : 's'}`));
       break;
     case 'chunks':
@@ -44,7 +52,7 @@ function tip(span: Span): Child[] {
       break;
     case 'tool':
       lines.push(h('div', {}, 'arguments'), h('pre', {}, prettyJson(span.arguments)));
-      lines.push(h('div', {}, `result: ${count(span.result_chars)} chars`));
+      lines.push(h('div', {}, `result: ${exact(span.result_chars)} chars`));
       break;
     case 'subagent':
       lines.push(h('div', {}, `task ${span.task} · agent ${span.agent} · ${span.outcome}`));

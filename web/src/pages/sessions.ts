@@ -1,9 +1,10 @@
 import { errorText, getJson, sendJson } from '../api.js';
 import { transcriptGroups } from '../components/conversation.js';
+import { costTag } from '../components/cost.js';
 import { idChip, pill, toneOf } from '../components/ids.js';
 import { stats } from '../components/stats.js';
 import { h, replace } from '../dom.js';
-import { ago, channelName, chatName, count, duration, plural, preview, sessionParts, stamp } from '../format.js';
+import { ago, channelName, chatName, duration, exact, plural, preview, sessionParts, stamp } from '../format.js';
 import type { SessionDetail, SessionRow } from '../api-shapes.js';
 import type { Page } from './page.js';
 
@@ -24,7 +25,8 @@ function sessionItem(row: SessionRow): HTMLElement {
       h('span', { class: 'muted', title: stamp(row.last_at) }, ago(row.last_at))),
     h('div', { class: 'session-facts muted' },
       `agent ${row.agent || '—'}`, row.sender ? ` · from ${row.sender}` : '',
-      ` · ${plural(row.turns, 'turn')} · ${plural(row.messages, 'message')} · ${count(row.input_tokens)} in / ${count(row.output_tokens)} out tokens`),
+      ` · ${plural(row.turns, 'turn')} · ${plural(row.messages, 'message')} · ${exact(row.input_tokens)} in / ${exact(row.output_tokens)} out tokens · cost `,
+      costTag(row.model_calls, row.cost_usd, row.unpriced_calls)),
     h('div', { class: 'session-last' }, preview(row.last_text, 120)));
 }
 
@@ -46,7 +48,8 @@ function detailView(detail: SessionDetail, clear: () => void): HTMLElement {
       ['sender', about.sender ?? '—'],
       ['turns', String(about.turns)],
       ['messages', String(about.messages)],
-      ['tokens', `${count(about.input_tokens)} in / ${count(about.output_tokens)} out`],
+      ['tokens', `${exact(about.input_tokens)} in${about.cached_input_tokens ? ` (${exact(about.cached_input_tokens)} cached)` : ''} / ${exact(about.output_tokens)} out`],
+      ['cost', about.model_calls ? costTag(about.model_calls, about.cost_usd, about.unpriced_calls) : '—'],
       ['first active', h('span', { title: stamp(about.first_at) }, ago(about.first_at))],
       ['last active', h('span', { title: stamp(about.last_at) }, ago(about.last_at))],
     ], 'session-facts'),
@@ -60,7 +63,8 @@ function detailView(detail: SessionDetail, clear: () => void): HTMLElement {
         h('ol', { class: 'turn-list', id: 'session-turns' }, ...detail.turns.map((t) =>
           h('li', {}, h('a', { href: `#/turn/${t.turn}`, class: 'turn-link' }, preview(t.text, 60) || t.turn),
             ' ', pill(t.outcome, toneOf(t.outcome === 'completed' ? 'done' : t.outcome)),
-            h('div', { class: 'muted small' }, `${stamp(t.at)} · ${t.ms === undefined ? 'running' : duration(t.ms)} · ${plural(t.model_calls, 'model call')} · ${count(t.input_tokens + t.output_tokens)} tokens`)))))));
+            h('div', { class: 'muted small turn-facts' }, `${stamp(t.at)} · ${t.ms === undefined ? 'running' : duration(t.ms)} · ${plural(t.model_calls, 'model call')} · ${exact(t.input_tokens)} in / ${exact(t.output_tokens)} out tokens`,
+              t.model_calls ? ' · cost ' : null, t.model_calls ? costTag(t.model_calls, t.cost_usd, t.unpriced_calls) : null)))))));
 }
 
 /** Every session by where it talks, searchable; a session opens to its conversation and turns. */

@@ -2,16 +2,16 @@ import type { ChatMessage, Envelope } from '../../../bus/index.js';
 import { errorText, getJson, sendJson } from '../api.js';
 import { prettyJson } from '../components/conversation.js';
 import { eventRow } from '../components/event-row.js';
+import { costTag } from '../components/cost.js';
 import { idChip, pill } from '../components/ids.js';
 import { stats } from '../components/stats.js';
 import { rowsOf, waterfall } from '../components/waterfall.js';
 import { h, replace, type Child } from '../dom.js';
-import { count, duration, plural, sessionParts, sessionTitle, stamp } from '../format.js';
+import { count, duration, exact, plural, sessionParts, sessionTitle, stamp } from '../format.js';
 import { renderMarkdown } from '../markdown.js';
-import type { ChildTimelineView, Rerun, Span } from '../api-shapes.js';
+import type { Rerun, TurnView } from '../api-shapes.js';
 import type { Page } from './page.js';
 
-type Timeline = { turn: string; session?: string; events: Envelope[]; spans: Span[]; children: ChildTimelineView[] };
 
 const ENDINGS = new Set(['turn.completed', 'turn.stopped', 'turn.failed', 'turn.aborted']);
 
@@ -24,19 +24,20 @@ function outcomeOf(events: Envelope[]): { text: string; tone: 'ok' | 'bad' | 'bu
   return { text: 'aborted', tone: 'bad' };
 }
 
-function summary(t: Timeline, started: Envelope<'turn.started'> | undefined): HTMLElement {
+function summary(t: TurnView, started: Envelope<'turn.started'> | undefined): HTMLElement {
   const end = t.events.find((e) => ENDINGS.has(e.type));
   const models = t.spans.filter((s) => s.kind === 'model');
-  const tokensIn = models.reduce((sum, s) => sum + (s.kind === 'model' ? (s.input_tokens ?? 0) : 0), 0);
-  const tokensOut = models.reduce((sum, s) => sum + (s.kind === 'model' ? (s.output_tokens ?? 0) : 0), 0);
   const tools = t.spans.filter((s) => s.kind === 'tool');
   const parts = started ? sessionParts(started.data.session_key) : {};
+  const usage = t.usage;
+  const cached = usage.cached_input_tokens ? ` (${exact(usage.cached_input_tokens)} cached)` : '';
   const items: Array<[string, Child]> = [
     ['started', started ? h('span', { title: stamp(started.at) }, stamp(started.at).slice(0, 19)) : '—'],
     ['took', end && started ? duration(end.at - started.at) : 'still running'],
     ['model calls', String(models.length)],
     ['tool calls', `${tools.length}${tools.some((s) => !s.ok) ? ` (${tools.filter((s) => !s.ok).length} failed)` : ''}`],
-    ['tokens', `${count(tokensIn)} in / ${count(tokensOut)} out`],
+    ['tokens', `${exact(usage.input_tokens)} in${cached} / ${exact(usage.output_tokens)} out`],
+    ['cost', usage.calls ? costTag(usage.calls, usage.cost_usd, usage.unpriced_calls) : '—'],
     ['agent', parts.agent ?? t.events[0]?.agent ?? '—'],
     ['session', t.session ? h('a', { href: `#/sessions/${t.session}` }, started ? sessionTitle(parts) : t.session) : '—'],
   ];
@@ -121,7 +122,7 @@ export const turnPage: Page = (root, turn) => {
     const row = body.seq ? eventsList.querySelector(`[data-seq="${body.seq}"]`) : null;
     row?.classList.add('diverged');
   };
-  void getJson<Timeline>(`/api/turns/${turn ?? ''}`).then((reply) => {
+  void getJson<TurnView>(`/api/turns/${turn ?? ''}`).then((reply) => {
     if (!reply.ok) return replace(root, h('h1', {}, 'Turn'), h('p', { class: 'error' }, errorText(reply.body, reply.status)));
     const t = reply.body;
     const started = t.events.find((e): e is Envelope<'turn.started'> => e.type === 'turn.started');

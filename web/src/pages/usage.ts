@@ -1,9 +1,10 @@
 import { errorText, getJson } from '../api.js';
 import type { BudgetView, UsageReport, UsageRowView } from '../api-shapes.js';
-import { barChart, type Column } from '../components/bar-chart.js';
+import { barChart } from '../components/bar-chart.js';
+import { costTag } from '../components/cost.js';
 import { stats } from '../components/stats.js';
 import { h, place, replace, type Child } from '../dom.js';
-import { count, exact, money, plural } from '../format.js';
+import { costText, count, exact, money, plural } from '../format.js';
 import { onLive } from '../live.js';
 import type { Page } from './page.js';
 
@@ -52,58 +53,50 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 const dayLabel = (key: string): string => `${MONTHS[Number(key.slice(5, 7)) - 1] ?? ''} ${Number(key.slice(8, 10))}`;
 const bucketLabel = (key: string, by: Range['by']): string => (by === 'hour' ? key.slice(11) : dayLabel(key));
 
-/** A cost as far as it is known: answers of models without a price add an unknown amount, never $0. */
-function costText(row: UsageRowView): string {
-  if (row.calls > 0 && row.unpriced_calls === row.calls) return 'unknown';
-  return row.unpriced_calls > 0 ? `${money(row.cost_usd)} + unknown` : money(row.cost_usd);
-}
+const costOfRow = (row: UsageRowView): string => costText(row.calls, row.cost_usd, row.unpriced_calls);
 
-function costCell(row: UsageRowView): HTMLElement {
-  const unknown = row.unpriced_calls > 0;
-  const title = unknown ? `${plural(row.unpriced_calls, 'answer')} of a model without a price` : `$${row.cost_usd}`;
-  return h('span', { class: unknown ? 'cost unknown' : 'cost', title }, costText(row));
-}
+const costCell = (row: UsageRowView): HTMLElement => costTag(row.calls, row.cost_usd, row.unpriced_calls);
 
 const empty = (key: string): UsageRowView => ({ key, turns: 0, calls: 0, input_tokens: 0, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cost_usd: 0, unpriced_calls: 0 });
 
-function rowTip(title: string, row: UsageRowView): Child[] {
-  if (row.calls === 0) return [h('strong', {}, title), h('div', {}, 'no model answers')];
-  return [
-    h('strong', {}, title),
-    h('div', {}, `input ${exact(row.input_tokens)} tokens (${exact(row.cached_input_tokens)} cached${row.cache_write_input_tokens ? `, ${exact(row.cache_write_input_tokens)} written to the cache` : ''})`),
-    h('div', {}, `output ${exact(row.output_tokens)} tokens (${exact(row.reasoning_tokens)} reasoning)`),
-    h('div', {}, `cost ${costText(row)}`),
-    h('div', {}, `${plural(row.calls, 'answer')} in ${plural(row.turns, 'turn')}`),
-  ];
+/** What the legend adds about a column: its answers and turns, reasoning tokens among the output. */
+function rowDetail(name: string, row: UsageRowView): string {
+  if (row.calls === 0) return `${name}: no model answers`;
+  return `${name}: ${plural(row.calls, 'answer')} in ${plural(row.turns, 'turn')}, ${exact(row.reasoning_tokens)} of the output tokens reasoning`;
 }
 
 function charts(series: UsageReport, range: Range): HTMLElement[] {
   const rows = new Map(series.rows.map((r) => [r.key, r]));
   const buckets = bucketsOf(range, new Date(), series.rows).map((key) => rows.get(key) ?? empty(key));
-  const title = (row: UsageRowView): string => (range.by === 'hour' ? `${dayLabel(row.key)}, ${row.key.slice(11)}–${pad((Number(row.key.slice(11, 13)) + 1) % 24)}:00` : `${dayLabel(row.key)}, ${row.key.slice(0, 4)}`);
-  const column = (row: UsageRowView, segments: Column['segments'], mark?: string): Column =>
-    ({ key: row.key, label: bucketLabel(row.key, range.by), segments, ...(mark ? { mark } : {}), tip: () => rowTip(title(row), row) });
+  const name = (row: UsageRowView): string => (range.by === 'hour' ? `${dayLabel(row.key)}, ${row.key.slice(11)}–${pad((Number(row.key.slice(11, 13)) + 1) % 24)}:00` : `${dayLabel(row.key)}, ${row.key.slice(0, 4)}`);
   const per = range.by === 'hour' ? 'hour' : 'day';
+  const columns = {
+    column: per,
+    labels: buckets.map((row) => bucketLabel(row.key, range.by)),
+    names: buckets.map(name),
+    detail: (column: number) => (buckets[column] ? rowDetail(name(buckets[column]), buckets[column]) : ''),
+  };
   const writes = buckets.some((row) => row.cache_write_input_tokens > 0);
+  const tokens = (value: number): string => `${exact(value)} tokens`;
   return [
     h('h2', {}, `Tokens per ${per}`),
     barChart({
-      id: 'usage-tokens', title: `tokens per ${per}`, least: 1, axis: count,
-      series: [['cached', 'cached input'], ...(writes ? [['cache-write', 'written to the cache'] as [string, string]] : []), ['input', writes ? 'other input' : 'input'], ['output', 'output']],
-      columns: buckets.map((row) => column(row, [
-        { series: 'cached', value: row.cached_input_tokens },
-        { series: 'cache-write', value: row.cache_write_input_tokens },
-        { series: 'input', value: Math.max(0, row.input_tokens - row.cached_input_tokens - row.cache_write_input_tokens) },
-        { series: 'output', value: row.output_tokens },
-      ])),
+      id: 'usage-tokens', title: `tokens per ${per}`, whole: true, axis: count, ...columns,
+      series: [
+        { key: 'cached', label: 'cached input', color: '--chunks', values: buckets.map((row) => row.cached_input_tokens), format: tokens },
+        ...(writes ? [{ key: 'cache-write', label: 'written to the cache', color: '--cache-write', values: buckets.map((row) => row.cache_write_input_tokens), format: tokens }] : []),
+        { key: 'input', label: writes ? 'other input' : 'input', color: '--model', values: buckets.map((row) => Math.max(0, row.input_tokens - row.cached_input_tokens - row.cache_write_input_tokens)), format: tokens },
+        { key: 'output', label: 'output', color: '--tool', values: buckets.map((row) => row.output_tokens), format: tokens },
+      ],
     }),
     h('h2', {}, `Cost per ${per}`),
     barChart({
-      id: 'usage-cost', title: `cost per ${per} in US dollars`, least: 0, axis: (usd) => (usd === 0 ? '$0' : money(usd)),
-      series: [['cost', 'cost (US dollars)'], ['unknown', 'answers of a model without a price']],
-      columns: buckets.map((row) => column(row, [{ series: 'cost', value: row.cost_usd }], row.unpriced_calls > 0 ? '?' : undefined)),
+      id: 'usage-cost', title: `cost per ${per} in US dollars (? marks answers of a model without a price)`, whole: false, axis: (usd) => (usd === 0 ? '$0' : money(usd)), ...columns,
+      series: [{ key: 'cost', label: 'cost (US dollars)', color: '--subagent', values: buckets.map((row) => row.cost_usd), format: (_value, column) => (buckets[column] ? costOfRow(buckets[column]) : '') }],
+      marks: buckets.map((row) => row.unpriced_calls > 0),
     }),
-  ];
+    buckets.some((row) => row.unpriced_calls > 0) ? h('p', { class: 'muted small', id: 'usage-cost-marks' }, 'A ? over a column: it has answers of a model without a price, whose cost is unknown.') : null,
+  ].filter((node): node is HTMLElement => node !== null);
 }
 
 /** A breakdown (by model, by agent) as a table, each row's share of the tokens drawn as a bar. */
