@@ -74,8 +74,8 @@ function startMcp(loaded: LoadedConfig, env: NodeJS.ProcessEnv, filter: FilterOp
 
 /**
  * Everything a process that runs turns needs: the log, the bus, the model router, tools, agents and their subagents.
- * It consumes the `sessions` work (`message.routed`) and the control event `turn.stop.requested`, and hands each to
- * its agent's actor.
+ * It consumes the `sessions` work (`message.routed`) and the control events `turn.stop.requested`,
+ * `turn.abort.requested` and `session.release.requested`, and hands each to its agent's actor.
  */
 export class Runtime {
   private readonly agents = new Map<string, AgentActor>();
@@ -104,6 +104,8 @@ export class Runtime {
     this.inputs = [
       bus.work('sessions').subscribe((message) => this.agent(message.agent).send({ type: 'MESSAGE', message })),
       bus.on('turn.stop.requested').subscribe((request) => this.agent(request.agent).send({ type: 'STOP_TURN', request })),
+      bus.on('turn.abort.requested').subscribe((request) => this.agent(request.agent).send({ type: 'ABORT_TURN', request })),
+      bus.on('session.release.requested').subscribe((request) => this.agent(request.agent).send({ type: 'RELEASE', request })),
     ];
   }
 
@@ -151,9 +153,7 @@ export class Runtime {
     const entryNamed = (name: string | undefined) => entries.find((e) => e.model_name === name && e.enabled !== false);
     const imageEntry = entryNamed(loaded.config.agents.defaults.image_model);
     const transcriptionEntry = entryNamed(loaded.config.agents.defaults.transcription_model);
-    // The subagent actors reach agents through the runtime, which exists only once they do.
-    let runtime: Runtime | undefined;
-    const subagents = new Subagents({ bus, config, now: () => now().getTime(), logError, host: sessionHost(bus, (id) => runtime!.agent(id)), ...(options.send ? { send: options.send } : {}) });
+    const subagents = new Subagents({ bus, config, now: () => now().getTime(), logError, host: sessionHost(bus), ...(options.send ? { send: options.send } : {}) });
     const directory = new AgentDirectory({
       loaded,
       env,
@@ -192,6 +192,7 @@ export class Runtime {
       ...(options.fetchMedia ? { fetchMedia: options.fetchMedia } : {}),
     };
     const evolution = new EvolutionActor({ bus, log, router, config, workspace: loaded.workspace, scheduler: options.evolutionClock ?? realScheduler, logError });
+    let runtime: Runtime;
     try {
       runtime = new Runtime(core, router, directory, shared, mcp, subagents, hooks, plugins, evolution, options.sessionLimit);
       directory.parts(directory.defaultId);

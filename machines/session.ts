@@ -71,7 +71,8 @@ export interface PrepareInput {
  *   command (`/approve`, `/deny`: the host's `isControl`) is answered at once instead.
  * - `STOP`: `/stop`, control: reaches the running turn at once; with nothing running the sender hears so (and how
  *   many of the conversation's subagent tasks it stopped: `tasks`).
- * - `ABORT`: shutdown: the running turn ends as aborted, and its message stays open for the next start.
+ * - `ABORT`: shutdown: the running turn ends as aborted, and its message stays open for the next start; like `DRAIN`,
+ *   nothing queued starts after it (the queue waits for the next start).
  * - `DRAIN`: no new message starts from now on (queued ones wait for the next start).
  * - `EVICT`: the agent wants the memory back; an idle session leaves (a later message loads it again).
  * - `FOUND`: an MCP discovery search of the running turn unlocked tools.
@@ -312,6 +313,7 @@ export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTur
       { actions: 'enqueue' },
     ],
     DRAIN: { actions: 'drain' },
+    ABORT: { actions: 'drain' },
     STOP: { actions: { type: 'nothingToStop', params: ({ event }: { event: Extract<SessionEvent, { type: 'STOP' }> }) => event } },
     FOUND: { actions: { type: 'toDiscovery', params: ({ event }) => event } },
   },
@@ -382,7 +384,7 @@ export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTur
           },
           on: {
             STOP: { target: 'replying', actions: 'stopBeforeTurn' },
-            ABORT: { target: 'replying' },
+            ABORT: { target: 'replying', actions: 'drain' },
           },
         },
         running: {
@@ -398,7 +400,7 @@ export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTur
           },
           on: {
             STOP: { actions: 'stopTurn' },
-            ABORT: { actions: { type: 'abortTurn', params: ({ event }: { event: Extract<SessionEvent, { type: 'ABORT' }> }) => event } },
+            ABORT: { actions: ['drain', { type: 'abortTurn', params: ({ event }: { event: Extract<SessionEvent, { type: 'ABORT' }> }) => event }] },
           },
         },
         replying: {
