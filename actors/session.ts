@@ -121,6 +121,7 @@ async function prepareTurn(services: AgentServices, input: PrepareInput, delegat
     history,
     ...(input.skill !== undefined ? { skill: input.skill } : {}),
     ...(budget?.kind === 'go' && budget.notice ? { notice: budget.notice } : {}),
+    ...(historyOff ? { history_mode: 'off' as const } : {}),
   };
 }
 
