@@ -227,7 +227,9 @@ export class Runtime {
     return {
       ...this.shared,
       agent: id,
-      tools: parts.tools,
+      get tools() {
+        return parts.tools;
+      },
       prompt: parts.prompt,
       skills: parts.skills,
       agentDoc: parts.agentDoc,

@@ -37,15 +37,16 @@ function turnSettings(services: AgentServices, delegatedBy: string | undefined):
  * Without MCP nothing changes them mid-turn, and the same names under the same profile reuse one toolbox.
  */
 function toolboxes(services: AgentServices, session: () => SessionActor | undefined): () => Toolbox {
-  let last: { own: readonly string[]; profile: TurnProfile | undefined; box: Toolbox } | undefined;
+  let last: { own: readonly string[]; profile: TurnProfile | undefined; registry: AgentServices['tools']; box: Toolbox } | undefined;
   return () => {
     const doc = services.agentDoc();
     const own = services.toolNames(doc);
     const profile = services.config().agents.defaults.turn_profile;
     const mcp = services.mcp;
     if (!mcp) {
-      if (last?.own === own && last.profile === profile) return last.box;
-      last = { own, profile, box: turnToolbox({ registry: services.tools, own, profile }) };
+      const registry = services.tools;
+      if (last?.own === own && last.profile === profile && last.registry === registry) return last.box;
+      last = { own, profile, registry, box: turnToolbox({ registry, own, profile }) };
       return last.box;
     }
     const self = session();
@@ -121,6 +122,7 @@ async function prepareTurn(services: AgentServices, input: PrepareInput, delegat
     history,
     ...(input.skill !== undefined ? { skill: input.skill } : {}),
     ...(budget?.kind === 'go' && budget.notice ? { notice: budget.notice } : {}),
+    ...(historyOff ? { history_mode: 'off' as const } : {}),
   };
 }
 
