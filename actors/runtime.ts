@@ -240,6 +240,11 @@ export class Runtime {
     };
   }
 
+  /** Applies a reloaded `tools.mcp` block to the running servers now (each turn does so anyway before it starts). */
+  followMcp(): Promise<void> {
+    return this.shared.mcp?.follow() ?? Promise.resolve();
+  }
+
   /** Hands a message to its session and resolves with its answer (request and answer over the bus). */
   ask(request: SessionRequest): Promise<SessionReply> {
     return this.asker.ask(request);
