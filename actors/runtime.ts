@@ -31,6 +31,7 @@ import { TodoTool } from './todo-tool.js';
 import { agentModel } from './wiring/agent-model.js';
 import { AgentDirectory } from './wiring/agent-setup.js';
 import { modelEntries } from './wiring/models.js';
+import { followMcp } from './wiring/mcp-follow.js';
 import { ReloadableRouter } from './wiring/reloadable-router.js';
 import { toolsOptions } from './wiring/tools.js';
 
@@ -185,7 +186,7 @@ export class Runtime {
       hooks,
       plugins,
       budget: new BudgetGuard(log, bus, config, now),
-      ...(mcp ? { mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl } } : {}),
+      ...(mcp ? { mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl, follow: followMcp(mcp, loaded, logError) } } : {}),
       ...(transcriptionEntry
         ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }
         : {}),
@@ -237,6 +238,11 @@ export class Runtime {
       model: (doc, delegatedBy) => agentModel(this.loaded.config, id, doc, delegatedBy),
       peers: (tools) => this.directory.registryFor(id, tools),
     };
+  }
+
+  /** Applies a reloaded `tools.mcp` block to the running servers now (each turn does so anyway before it starts). */
+  followMcp(): Promise<void> {
+    return this.shared.mcp?.follow() ?? Promise.resolve();
   }
 
   /** Hands a message to its session and resolves with its answer (request and answer over the bus). */

@@ -98,13 +98,15 @@ async function mediaPath(services: AgentServices, input: PrepareInput, clip: Med
 }
 
 /**
- * The budget's check (the one before a turn starts: a spent budget answers without a turn), transcripts, compaction
+ * The budget's check (the one before a turn starts: a spent budget answers without a turn), MCP servers brought in
+ * line with a reloaded config, transcripts, compaction
  * of a long history (unless the turn profile turns history off), and the turn's settings.
  */
 async function prepareTurn(services: AgentServices, input: PrepareInput, delegatedBy: string | undefined): Promise<Prepared> {
   const judging = services.budget?.check(services.agent, input.keys);
   const budget = judging && (await judging);
   if (budget?.kind === 'stop') return { refused: budget.text };
+  await services.mcp?.follow();
   const config = services.config();
   const settings = turnSettings(services, delegatedBy);
   const { data } = input.message;
