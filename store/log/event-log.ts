@@ -11,11 +11,11 @@ export type { LogQuery } from './event-store.js';
 
 export interface OpenOptions {
   readOnly?: boolean;
-  /** A writer maps its file afresh each time the file has grown by this much (`remapIfGrown`); 32 MiB by default. */
+  /** A writer maps its file afresh each time the file has grown by this much (`remapIfGrown`); 16 MiB by default. */
   remapAfterBytes?: number;
 }
 
-const REMAP_AFTER_BYTES = 32 * 1024 * 1024;
+const REMAP_AFTER_BYTES = 16 * 1024 * 1024;
 
 const MAX_SEQ = 0xffffffff;
 
