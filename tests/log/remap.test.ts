@@ -61,13 +61,14 @@ test('writes and reads across many remaps lose nothing and keep seq gapless', as
 
 test('the log file is resident in the process only about as far as it grew since the last remap', async ({ home, log }) => {
   if (!existsSync('/proc/self/smaps')) return;
-  await writeBatches(log, 0, 600);
+  await writeBatches(log, 0, 1000);
   await log.flushed();
   const file = join(home.sessions, 'data.mdb');
   const fileKb = statSync(file).size / 1024;
-  assert.ok(fileKb > 4 * 1024, `the log grew to ${fileKb} KB`);
-  // Without remapping every page written is read back through the map once (copy-on-write of the B-tree's edge).
-  assert.ok(residentKb(file) < 3 * (REMAP_AFTER / 1024), `${residentKb(file)} KB of ${fileKb} KB resident`);
+  assert.ok(fileKb > 6 * 1024, `the log grew to ${fileKb} KB`);
+  // Without remapping every page written is read back through the map once (copy-on-write of the B-tree's edge):
+  // 97% of the file was resident. The bound leaves room for a remap still waiting for its sync.
+  assert.ok(residentKb(file) < fileKb / 3, `${residentKb(file)} KB of ${fileKb} KB resident`);
 });
 
 test('appends held by a remap go out with a close, and a reader sees them all', async ({ home, log }) => {
