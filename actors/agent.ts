@@ -1,12 +1,13 @@
 import { createActor, fromPromise, waitFor, type Actor, type ActorRefFrom } from 'xstate';
-import type { Envelope } from '../bus/index.js';
+import { sessionIdOf, type Envelope } from '../bus/index.js';
 import { agentMachine, type AgentEvent } from '../machines/agent.js';
 import { nothingRunning } from '../machines/session.js';
 import type { skillOverrideMachine } from '../machines/skill-override.js';
 import type { mcpDiscoveryMachine } from '../machines/mcp-discovery.js';
 import type { AgentServices } from './agent-services.js';
 import type { BoardInspector } from './board.js';
-import { startSession, type SessionActor } from './session.js';
+import { nextToolbox, startSession, type SessionActor } from './session.js';
+import type { Toolbox } from './turn-actors.js';
 
 /** Sessions an agent keeps in memory by default; beyond it the least recently used idle one leaves. */
 export const SESSION_LIMIT = 256;
@@ -38,6 +39,8 @@ export class AgentActor {
         openSession: (_, message) => this.open(message),
         deliver: (_, message) => this.deliver(message),
         stopTurn: (_, request) => this.stopTurn(request),
+        abortTurn: (_, { session, reason }) => this.sessions.get(session)?.send({ type: 'ABORT', reason }),
+        release: (_, session) => this.release(session),
         drainSessions: () => this.sessions.forEach((s) => s.send({ type: 'DRAIN' })),
       },
       guards: { isOpen: (_, message) => this.sessions.has(message.session ?? '') },
@@ -51,10 +54,18 @@ export class AgentActor {
     this.actor.send(event);
   }
 
-  /** Sessions handling a message now. */
+  /** The tools the next turn of the session with this key would have (`tern tool`). */
+  nextToolbox(sessionKey: string): Toolbox {
+    return nextToolbox(this.services, this.sessions.get(sessionIdOf(sessionKey)));
+  }
+
+  /** Sessions of user conversations handling a message now (subagents' sessions are not counted). */
   get busySessions(): number {
     let busy = 0;
-    for (const session of this.sessions.values()) if (session.getSnapshot().matches('handling')) busy++;
+    for (const session of this.sessions.values()) {
+      const snapshot = session.getSnapshot();
+      if (snapshot.matches('handling') && snapshot.context.keys.task === undefined) busy++;
+    }
     return busy;
   }
 
@@ -71,7 +82,9 @@ export class AgentActor {
 
   private open(message: Envelope<'message.routed'>): void {
     const id = message.session!;
-    const session = startSession(this.services, { agent: this.id, session: id }, message.data.session_key, this.board.inspect);
+    // A subagent task's session carries its task's keys on every event.
+    const link = message.task !== undefined ? { ...(message.parent !== undefined ? { parent: message.parent } : {}), task: message.task } : {};
+    const session = startSession(this.services, { agent: this.id, session: id, ...link }, message.data.session_key, this.board.inspect, message.data.delegated_by);
     this.sessions.set(id, session);
     session.subscribe({
       complete: () => {
@@ -95,10 +108,23 @@ export class AgentActor {
     session.send({ type: 'MESSAGE', message });
   }
 
+  /** `/stop` stops the running turn and every subagent task started from this conversation. */
   private stopTurn(request: Envelope<'turn.stop.requested'>): void {
-    const session = this.sessions.get(request.session ?? '');
-    if (session) session.send({ type: 'STOP', request });
-    else this.services.bus.publish(nothingRunning({ agent: this.id, session: request.session ?? '' }, request));
+    const id = request.session ?? '';
+    const tasks = this.services.subagents?.cancelUnder(id, '/stop in the chat that started it') ?? 0;
+    const session = this.sessions.get(id);
+    if (session) session.send({ type: 'STOP', request, tasks });
+    else for (const answer of nothingRunning({ agent: this.id, session: id }, request, tasks)) this.services.bus.publish(answer);
+  }
+
+  /** A subagent task has ended: its session's actors stop and its todo plan is released (the spec's transition). */
+  private release(id: string): void {
+    const session = this.sessions.get(id);
+    if (!session) return;
+    this.sessions.delete(id);
+    this.board.stopped(`session:${id}`, 'the subagent task ended');
+    session.stop();
+    this.services.todo.release(this.id, id);
   }
 
   /** The least recently used sessions that may leave do, until the agent is back within its limit. */

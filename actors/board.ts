@@ -1,5 +1,5 @@
 import type { AnyActorRef, InspectionEvent, StateValue } from 'xstate';
-import { draftOf, type Bus, type Correlation, type EventDataInput } from '../bus/index.js';
+import { draftOf, type Bus, type Correlation, type EventData } from '../bus/index.js';
 import type { Board } from '../machines/board.js';
 import { stateName } from './machine-state.js';
 
@@ -46,7 +46,7 @@ export class BoardInspector {
     const before = this.shown.get(id);
     const cause = causeOf(inspection.event.type);
     if (!before || before.state !== next.state || !sameShown(before.context, next.context)) {
-      const data: EventDataInput<'actor.transitioned'> = { actor: id, machine, from: before?.state, to: next.state, event: cause };
+      const data: EventData<'actor.transitioned'> = { actor: id, machine, from: before?.state, to: next.state, event: cause };
       if (next.context) data.context = next.context;
       this.bus.publish(draftOf(next.keys, 'actor.transitioned', data));
       this.shown.set(id, next);

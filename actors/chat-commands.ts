@@ -27,7 +27,9 @@ export const HELP_TEXT = [
   '/use <skill> [message]: use a skill for the next message, or for this message',
   '/use clear: cancel a pending /use',
   '/clear: clear this conversation (and its todo plan)',
-  '/stop: stop the turn that is running',
+  '/stop: stop the turn that is running and the subagent tasks started here',
+  '/subagents: the subagent tasks of this chat that are still running',
+  '/approve <id>, /deny <id>: answer a tool call that waits for your approval',
   '/list skills|mcp|plugins: what is installed',
   '/show mcp <server>: the tools of a connected MCP server',
 ].join('\n');

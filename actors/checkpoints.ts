@@ -14,6 +14,8 @@ export class Checkpoints {
   private readonly open = new Map<string, number>();
   /** Reply send keys, to the message they answer. */
   private readonly replies = new Map<string, string>();
+  /** Routed messages not answered yet, by session and id, to the message they are (a dropped one has no reply). */
+  private readonly routed = new Map<string, string>();
   private since = 0;
   private lastSeq = 0;
   private readonly subscription: Subscription;
@@ -49,10 +51,20 @@ export class Checkpoints {
         if (event.data.reply_to !== undefined) this.accept(`${event.data.channel}:${event.data.message_id}`, event.seq);
         break;
       case 'message.routed':
-        if (event.data.reply) this.accept(`${event.data.reply.channel}:${event.data.message_id}`, event.seq);
+        if (!event.data.reply) break;
+        this.accept(`${event.data.reply.channel}:${event.data.message_id}`, event.seq);
+        this.routed.set(`${event.session}\u0000${event.data.message_id}`, `${event.data.reply.channel}:${event.data.message_id}`);
         break;
+      case 'message.dropped': {
+        const key = this.routed.get(`${event.session}\u0000${event.data.message_id}`);
+        if (key === undefined) break;
+        this.routed.delete(`${event.session}\u0000${event.data.message_id}`);
+        this.open.delete(key);
+        break;
+      }
       case 'reply.requested':
         if (!event.data.reply) break;
+        this.routed.delete(`${event.session}\u0000${event.data.message_id}`);
         this.accept(`${event.data.reply.channel}:${event.data.message_id}`, event.seq);
         this.replies.set(event.data.key, `${event.data.reply.channel}:${event.data.message_id}`);
         break;

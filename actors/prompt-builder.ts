@@ -20,14 +20,42 @@ export interface PromptRequest {
   skills: SkillInfo[];
   tools: string[];
   profile?: TurnProfile;
+  /** The agent registry (`{"agents":[…]}`) when the agent can hand tasks to peers. */
+  agents?: string;
 }
+
+const AGENTS_NOTE =
+  'These peer agents can take a task from you: pass one\'s id as agent_id to spawn. Choose by description; use only the ids listed here.';
 
 /** History kept verbatim in the prompt; older messages live on in the summary. */
 export const HISTORY_WINDOW = 40;
 
+/** Notes for the person editing a prompt file (`<!-- … -->`, as the starter files use them) never reach the model. */
+const HUMAN_NOTES = /<!--[\s\S]*?-->/g;
+
+function withoutNotes(text: string): string {
+  return text.includes('<!--') ? text.replace(HUMAN_NOTES, '').replace(/\n{3,}/g, '\n\n') : text;
+}
+
+/** A file left as its template's headings says nothing: it is not sent (every prompt costs its bytes). */
+const saysSomething = (text: string): boolean => text.split('\n').some((line) => line.trim() !== '' && !line.trimStart().startsWith('#'));
+
 function section(title: string, body: string): string | undefined {
-  const text = body.trim();
-  return text ? `## ${title}\n\n${text}` : undefined;
+  const text = withoutNotes(body).trim();
+  return saysSomething(text) ? `## ${title}\n\n${text}` : undefined;
+}
+
+/** `A helpful assistant.` after a name reads `Tern, a helpful assistant`; `AI helper` keeps its capitals. */
+function asApposition(description: string): string {
+  const text = description.trim().replace(/[.!]+$/, '');
+  const first = text.split(/\s/, 1)[0]!;
+  return /^[A-Z][a-z]*$/.test(first) ? text[0]!.toLowerCase() + text.slice(1) : text;
+}
+
+/** The first sentence of every prompt: who the agent is, in one clean sentence, then where it runs. */
+export function identitySentence(name: string, description: string | undefined): string {
+  const who = description?.trim() ? `You are ${name}, ${asApposition(description)}.` : `You are ${name}.`;
+  return `${who} You run as an agent on the user's own machine. Use the tools you have when they help; say plainly when something failed.`;
 }
 
 function allowedBy(block: TurnProfile['skills'] | undefined, name: string): boolean {
@@ -62,6 +90,7 @@ export class PromptBuilder {
     const withHistory = profile?.history.mode !== 'off';
     const parts = [
       withSystem ? this.stablePrefix(request.doc) : undefined,
+      withSystem && request.agents ? section('Agents you can hand tasks to', `${AGENTS_NOTE}\n\n${request.agents}`) : undefined,
       this.skillsOf(request.skills, profile),
       request.skill && profileAllows(profile, 'skills', request.skill.name)
         ? section(`Active skill: ${request.skill.name}`, skillBody(request.skill))
@@ -95,8 +124,7 @@ export class PromptBuilder {
     const sources = [agentDoc, this.files.text('soul'), this.files.text('user'), this.files.text('identity'), this.files.text('memory')] as const;
     if (this.prefix?.sources.every((source, i) => source === sources[i])) return this.prefix.text;
     const [doc, soul, user, identityNotes, memory] = sources;
-    const name = doc.frontmatter.name ?? 'Tern';
-    const identity = `You are ${name}${doc.frontmatter.description ? `, ${doc.frontmatter.description}` : ''}: an agent running on the user's own machine through Tern. Use the tools you have when they help; say plainly when something failed.`;
+    const identity = identitySentence(doc.frontmatter.name?.trim() || 'Tern', doc.frontmatter.description);
     const text = joinSections([
       section('Identity', identity),
       section('Workspace instructions (AGENT.md)', doc.body),

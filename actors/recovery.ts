@@ -9,7 +9,7 @@ const RUN_AGAIN = 'the process ended before this turn did anything; it runs agai
 
 const RECOVERY_TYPES: EventType[] = [
   'recovery.checkpointed', 'message.received', 'message.routed', 'turn.started', 'turn.completed', 'turn.stopped', 'turn.failed', 'turn.aborted',
-  'tool.requested', 'reply.requested', 'reply.delivered', 'message.sent', 'message.edited',
+  'tool.requested', 'reply.requested', 'reply.delivered', 'message.sent', 'message.edited', 'message.dropped',
 ];
 const ENDINGS: ReadonlySet<string> = new Set(['turn.completed', 'turn.stopped', 'turn.failed']);
 
@@ -42,6 +42,8 @@ interface Track {
   turns: TurnTrack[];
   reply?: Envelope<'reply.requested'>;
   delivered: boolean;
+  /** A hook's `hard_abort` dropped it: it is finished, with no answer. */
+  dropped?: boolean;
 }
 
 /** Where the last run said recovery may start; without a checkpoint (logs before #21), the last run's start. */
@@ -139,6 +141,11 @@ export function recover(log: EventStore, bus: Bus, options: { resume: boolean })
         if (found) found.delivered = true;
         break;
       }
+      case 'message.dropped': {
+        const key = bySession.get(`${event.session}\u0000${event.data.message_id}`);
+        if (key) track(key).dropped = true;
+        break;
+      }
       case 'message.sent':
         sentKeys.push(event.data.send_key);
         if (event.data.send_key.endsWith(':stream') && event.data.message_id) shown.set(event.data.send_key, { id: event.data.message_id, text: event.data.text });
@@ -166,6 +173,7 @@ export function recover(log: EventStore, bus: Bus, options: { resume: boolean })
       for (const turn of t.turns) abort(turn, CUT_OFF);
       continue;
     }
+    if (t.dropped) continue;
     const first = t.received?.seq ?? t.routed?.seq ?? Infinity;
     if (t.reply) {
       if (!t.delivered) {
@@ -224,4 +232,20 @@ function notice(bus: Bus, routed: Envelope<'message.routed'>, turn: TurnTrack, s
       ...(stream ? { edit_of: stream.id } : {}),
     },
   });
+}
+
+/**
+ * Subagent tasks the previous run spawned and never ended were cut off with it: each gets a `subagent.ended`
+ * (`canceled`, saying so) under its parent's keys, so `spawn_status`'s record in the log is never left running.
+ */
+export function closeCutOffTasks(log: EventStore, bus: Bus): string[] {
+  const lastStart = log.read({ type: 'runtime.started', order: 'desc', limit: 1 })[0]?.seq ?? 0;
+  const spawned = log.read({ type: 'subagent.spawned', after: lastStart });
+  if (spawned.length === 0) return [];
+  const ended = new Set(log.read({ type: 'subagent.ended', after: lastStart }).map((e) => e.task));
+  const open = spawned.filter((e): e is Envelope<'subagent.spawned'> => e.type === 'subagent.spawned' && !ended.has(e.data.task_id));
+  for (const e of open) {
+    bus.publish({ agent: e.agent, session: e.session, turn: e.turn, task: e.data.task_id, type: 'subagent.ended', data: { task_id: e.data.task_id, status: 'canceled', reason: 'the process ended while this task was running' } });
+  }
+  return open.map((e) => e.data.task_id);
 }

@@ -1,7 +1,9 @@
 import { createActor, fromPromise, toPromise } from 'xstate';
 import { isDeepStrictEqual } from 'node:util';
-import type { ChatResponse, Envelope } from '../bus/index.js';
+import type { ChatResponse, Envelope, ToolCall } from '../bus/index.js';
 import { turnMachine, turnRecordTypes, type BuiltPrompt, type ModelInput, type PromptInput, type ToolInput, type ToolOutcome, type TurnRecord } from '../machines/turn.js';
+import { recordedDecisions } from './hooks/recorded-decisions.js';
+import { TurnHooks } from './hooks/turn-hooks.js';
 
 type Recorded = { type: string; data: unknown };
 
@@ -24,7 +26,9 @@ class RecordedFailure extends Error {
   }
 }
 
-const recordTypes: ReadonlySet<string> = new Set(turnRecordTypes);
+// The hooks' decisions are compared too: a rerun applies them from the log, so a build that asks at other points
+// or applies them differently diverges there.
+const recordTypes: ReadonlySet<string> = new Set([...turnRecordTypes, 'hook.decided']);
 /** Drops `undefined` fields so a value compares equal to the same value read back from the log. */
 const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value ?? null));
 
@@ -63,13 +67,29 @@ export async function rerunTurn(events: Envelope[], machine = turnMachine): Prom
     endWhenOut();
     return new Promise<T>(() => {});
   };
+  const { settings } = started.data;
+  const { agent, session, turn } = started;
+  const hooks = new TurnHooks({
+    source: recordedDecisions(events),
+    record: (decided) => actual.push({ type: 'hook.decided', data: decided }),
+    meta: { agent, session, session_key: started.data.session_key, turn, channel: started.data.channel, chat: started.data.chat },
+    offered: (name) => prompt.data.tools.includes(name),
+    clean: (text) => text,
+    now: () => 0,
+  });
+  const recordedResult = async (call: ToolCall): Promise<ToolOutcome> => {
+    const result = results.get(call.id);
+    if (!result) return outOfAnswers<ToolOutcome>(`result for tool call ${call.id}`);
+    return result.images ? { ok: result.ok, content: result.content, images: result.images } : { ok: result.ok, content: result.content };
+  };
   const replay = machine.provide({
     actors: {
       buildPrompt: fromPromise<BuiltPrompt, PromptInput>(async () => prompt.data),
-      callModel: fromPromise<ChatResponse, ModelInput>(async () => answers.shift() ?? outOfAnswers<ChatResponse>('further model answer')),
-      runTool: fromPromise<ToolOutcome, ToolInput>(async ({ input }) => {
-        const result = results.get(input.call.id);
-        return result ? { ok: result.ok, content: result.content } : outOfAnswers<ToolOutcome>(`result for tool call ${input.call.id}`);
+      callModel: fromPromise<ChatResponse, ModelInput>(({ input: { call }, signal }) =>
+        hooks.callModel(call.iteration, { model: settings.model_name, system: call.system, messages: call.messages, tools: prompt.data.tools }, signal, async () => answers.shift() ?? outOfAnswers<ChatResponse>('further model answer'))),
+      runTool: fromPromise<ToolOutcome, ToolInput>(async ({ input, signal }) => {
+        const { ok, content, images } = await hooks.runTool(input.call, signal, recordedResult);
+        return images ? { ok, content, images } : { ok, content };
       }),
     },
     actions: { record: (_, record: TurnRecord) => void actual.push({ type: record.type, data: record.data }) },

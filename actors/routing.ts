@@ -1,10 +1,10 @@
-import { sessionIdOf, type Bus, type EventDataInput, type Envelope } from '../bus/index.js';
+import type { z } from 'zod';
+import { sessionIdOf, type Bus, type EventData, type Envelope, type EventSchema } from '../bus/index.js';
 import { parseChatCommand } from './chat-commands.js';
 
 /** A message for one agent's session, as the dispatcher, the terminal, the dashboard, the heartbeat and cron hand it in. */
-export interface SessionRequest extends EventDataInput<'message.routed'> {
-  agent: string;
-}
+/** `account` and `media` may be left out (`default`, none). */
+export type SessionRequest = z.input<EventSchema<'message.routed'>> & { agent: string };
 
 /** What answered a message: a turn, a chat command, or nothing (a `/stop` that reached a running turn). */
 export type SessionReply =
@@ -22,7 +22,8 @@ function isStop(request: SessionRequest): boolean {
  * (`message.routed`, which the session's mailbox takes in order).
  */
 export function route(bus: Bus, request: SessionRequest): void {
-  const { agent, ...data } = request;
+  const { agent, account, media, ...rest } = request;
+  const data: EventData<'message.routed'> = { ...rest, account: account ?? 'default', media: media ?? [] };
   const keys = { agent, session: sessionIdOf(request.session_key) };
   if (isStop(request)) bus.publish({ ...keys, type: 'turn.stop.requested', data: { message_id: data.message_id, ...(data.reply ? { reply: data.reply } : {}) } });
   else bus.publish({ ...keys, type: 'message.routed', data });
@@ -44,11 +45,12 @@ export class Asker {
   private readonly subscription;
 
   constructor(private readonly bus: Bus) {
-    this.subscription = bus.on('reply.requested').subscribe((event) => {
+    // A message a hook's `hard_abort` dropped has no answer.
+    this.subscription = bus.on('reply.requested', 'message.dropped').subscribe((event) => {
       const resolve = this.waiting.get(event.data.message_id);
       if (!resolve) return;
       this.waiting.delete(event.data.message_id);
-      resolve(replyOf(event));
+      resolve(event.type === 'reply.requested' ? replyOf(event) : { kind: 'none' });
     });
   }
 

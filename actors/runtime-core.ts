@@ -1,9 +1,9 @@
 import { InProcessBus, type Bus } from '../bus/index.js';
-import type { LoadedConfig } from '../store/config/index.js';
+import { redactorOf, type LoadedConfig } from '../store/config/index.js';
 import { EventLog } from '../store/log/event-log.js';
 import { logDir } from '../store/paths.js';
 import { Checkpoints } from './checkpoints.js';
-import { recover, type Recovered } from './recovery.js';
+import { closeCutOffTasks, recover, type Recovered } from './recovery.js';
 
 export interface CoreOptions {
   /**
@@ -30,6 +30,7 @@ export class RuntimeCore {
   ) {
     this.checkpoints = options.resume ? new Checkpoints(bus) : undefined;
     this.recovered = recover(log, bus, { resume: options.resume ?? false });
+    closeCutOffTasks(log, bus);
     this.checkpoints?.take(this.recovered.requeued);
     bus.requeue(this.recovered.requeued);
     bus.publish({ type: 'runtime.started', data: { pid: process.pid, command } });
@@ -45,7 +46,23 @@ export class RuntimeCore {
   static open(loaded: LoadedConfig, command: string, options: CoreOptions = {}): RuntimeCore {
     const log = EventLog.open(logDir(loaded.workspace));
     try {
-      return new RuntimeCore(loaded, log, new InProcessBus(log), command, options);
+      // `loaded.config` is replaced on a hot reload: the secrets masked follow it.
+      const bus = new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).value(data) });
+      return new RuntimeCore(loaded, log, bus, command, options);
+    } catch (error) {
+      log.close();
+      throw error;
+    }
+  }
+
+  /**
+   * A core for a process that looks at a runtime without running the workspace's turns (`tern tool`): what it
+   * publishes goes to a log of its own, thrown away at the close, so a running gateway keeps the real one.
+   */
+  static scratch(loaded: LoadedConfig, command: string): RuntimeCore {
+    const log = EventLog.scratch();
+    try {
+      return new RuntimeCore(loaded, log, new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).value(data) }), command, {});
     } catch (error) {
       log.close();
       throw error;

@@ -1,25 +1,35 @@
+import type { Subscription } from 'rxjs';
 import type { Bus, EventDraft } from '../bus/index.js';
 import { McpManager, mcpOptionsFromConfig } from '../adapters/mcp/index.js';
 import { transcribeFile } from '../adapters/providers/transcription.js';
-import { buildTools } from '../adapters/tools/build-tools.js';
 import { DEFAULT_FILTER, type FilterOptions, type SendFunction } from '../adapters/tools/options.js';
 import { imageGenerateTool } from '../adapters/tools/media/image-generate.js';
+import { filterSecrets } from '../adapters/tools/output/secret-filter.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
-import type { LoadedConfig } from '../store/config/index.js';
-import type { EventLog } from '../store/log/event-log.js';
-import { SkillCatalog, skillRoots } from '../store/skills.js';
-import { WorkspaceFiles, type AgentDoc } from '../store/workspace.js';
-import type { Subscription } from 'rxjs';
+import { registerSkillTools } from '../adapters/tools/skills/register.js';
+import { registerSubagentTools } from '../adapters/tools/subagent/index.js';
 import { agentBoard } from '../machines/agent.js';
 import { sessionBoard } from '../machines/session.js';
 import { turnBoard } from '../machines/turn.js';
+import type { LoadedConfig } from '../store/config/index.js';
+import { KeyRotationFile } from '../store/key-rotation.js';
+import type { EventLog } from '../store/log/event-log.js';
 import { AgentActor } from './agent.js';
 import type { AgentServices } from './agent-services.js';
 import { BoardInspector } from './board.js';
+import { BudgetGuard } from './budget.js';
+import { EvolutionActor } from './evolution/evolution-actor.js';
+import { realScheduler, type Scheduler } from './gateway/scheduler.js';
+import { HookEngine } from './hooks/engine.js';
+import type { HookLog } from './hooks/hook-set.js';
+import { PluginHost } from './plugins/plugin-host.js';
 import { Asker, type SessionReply, type SessionRequest } from './routing.js';
-import { PromptBuilder } from './prompt-builder.js';
 import { RuntimeCore } from './runtime-core.js';
+import { sessionHost } from './subagents/session-host.js';
+import { Subagents } from './subagents/subagents.js';
 import { TodoTool } from './todo-tool.js';
+import { agentModel } from './wiring/agent-model.js';
+import { AgentDirectory } from './wiring/agent-setup.js';
 import { modelEntries } from './wiring/models.js';
 import { ReloadableRouter } from './wiring/reloadable-router.js';
 import { toolsOptions } from './wiring/tools.js';
@@ -42,7 +52,14 @@ export interface AgentOptions {
   fetchMedia?: AgentServices['fetchMedia'];
   /** Sessions an agent keeps in memory (least recently used idle ones leave beyond it). */
   sessionLimit?: number;
+  /** Where hooks report (a hook that timed out, died, was restarted); warnings and errors go to `logError` by default. */
+  log?: HookLog;
+  /** The clock of evolution's scheduled runs; real time by default. */
+  evolutionClock?: Scheduler;
 }
+
+/** What every agent of a runtime shares; the rest is its own (`AgentDirectory`). */
+type SharedServices = Omit<AgentServices, 'agent' | 'tools' | 'prompt' | 'skills' | 'agentDoc' | 'toolNames' | 'model' | 'peers'>;
 
 /**
  * MCP servers connect in the background: a slow or dead server never holds up the start. A config the
@@ -56,38 +73,29 @@ function startMcp(loaded: LoadedConfig, env: NodeJS.ProcessEnv, filter: FilterOp
 }
 
 /**
- * The tools an AGENT.md lets its agent use. The registry is complete once the runtime is built, so the names
- * depend on the document alone: the same document (unchanged file) gives the same list.
- */
-function toolNamesOf(tools: ToolRegistry): (doc: AgentDoc) => string[] {
-  let last: { doc: AgentDoc; names: string[] } | undefined;
-  return (doc) => {
-    if (last?.doc !== doc) {
-      const allowed = doc.frontmatter.tools;
-      last = { doc, names: tools.list().map((t) => t.name).filter((name) => !allowed || allowed.includes(name)) };
-    }
-    return last.names;
-  };
-}
-
-/**
- * Everything a process that runs turns needs: the log, the bus, the model router, tools and agents. It consumes the
- * `sessions` work (`message.routed`) and the control event `turn.stop.requested`, and hands each to its agent's actor.
+ * Everything a process that runs turns needs: the log, the bus, the model router, tools, agents and their subagents.
+ * It consumes the `sessions` work (`message.routed`) and the control event `turn.stop.requested`, and hands each to
+ * its agent's actor.
  */
 export class Runtime {
   private readonly agents = new Map<string, AgentActor>();
   private readonly board: BoardInspector;
   private readonly asker: Asker;
   private readonly inputs: Subscription[];
+  private closed: Promise<void> | undefined;
 
   private constructor(
     private readonly core: RuntimeCore,
     readonly router: ReloadableRouter,
-    readonly tools: ToolRegistry,
-    private readonly services: Omit<AgentServices, 'agent'>,
+    private readonly directory: AgentDirectory,
+    private readonly shared: SharedServices,
     readonly mcp: McpManager | undefined,
-    /** The prompt files and skill catalog: they watch folders until closed. */
-    private readonly watched: ReadonlyArray<{ close(): void }>,
+    readonly subagents: Subagents,
+    /** Process hooks, plugins' hooks, the observers and the approval desk. */
+    readonly hooks: HookEngine,
+    readonly plugins: PluginHost,
+    /** Learning records, skill drafts and decisions (`evolution`). */
+    readonly evolution: EvolutionActor,
     private readonly sessionLimit: number | undefined,
   ) {
     const { bus } = core;
@@ -115,6 +123,11 @@ export class Runtime {
     return this.core.cutOffTurns;
   }
 
+  /** The default agent's tools. */
+  get tools(): ToolRegistry {
+    return this.directory.parts(this.directory.defaultId).tools;
+  }
+
   static start(options: RuntimeOptions): Runtime {
     const core = RuntimeCore.open(options.loaded, options.command);
     try {
@@ -129,56 +142,98 @@ export class Runtime {
   static on(core: RuntimeCore, options: AgentOptions): Runtime {
     const { loaded, bus, log } = core;
     const { env } = options;
-    const router = new ReloadableRouter(loaded.config, { report: (draft) => bus.publish(draft) });
+    const config = () => loaded.config;
+    const now = options.now ?? (() => new Date());
+    const router = new ReloadableRouter(loaded.config, { report: (draft) => bus.publish(draft), rotation: new KeyRotationFile(loaded.workspace) });
     const logError = options.logError ?? ((line: string) => process.stderr.write(`${line}\n`));
-    const toolOptions = toolsOptions(loaded.config, loaded.workspace, loaded.home, env, (entry) => logError(JSON.stringify(entry)), options.send);
-    const tools = buildTools(toolOptions);
     const todo = new TodoTool((draft) => bus.publish(draft));
-    if (loaded.config.tools.todo.enabled) tools.register(todo);
     const entries = modelEntries(loaded.config);
     const entryNamed = (name: string | undefined) => entries.find((e) => e.model_name === name && e.enabled !== false);
     const imageEntry = entryNamed(loaded.config.agents.defaults.image_model);
-    if (imageEntry) tools.register(imageGenerateTool(imageEntry, loaded.workspace));
     const transcriptionEntry = entryNamed(loaded.config.agents.defaults.transcription_model);
-    const files = new WorkspaceFiles(loaded.workspace);
-    const mcp = startMcp(loaded, env, { ...DEFAULT_FILTER, ...toolOptions.filter }, (draft) => bus.publish(draft));
-    const catalog = new SkillCatalog(skillRoots(loaded.workspace, loaded.home, env));
-    const services: Omit<AgentServices, 'agent'> = {
+    // The subagent actors reach agents through the runtime, which exists only once they do.
+    let runtime: Runtime | undefined;
+    const subagents = new Subagents({ bus, config, now: () => now().getTime(), logError, host: sessionHost(bus, (id) => runtime!.agent(id)), ...(options.send ? { send: options.send } : {}) });
+    const directory = new AgentDirectory({
+      loaded,
+      env,
+      logError,
+      send: options.send,
+      addTools: (registry, workspace) => {
+        const tools = loaded.config.tools;
+        if (tools.todo.enabled) registry.register(todo);
+        if (imageEntry) registry.register(imageGenerateTool(imageEntry, workspace, options.send));
+        registerSubagentTools(registry, subagents, { spawn: tools.spawn.enabled, spawn_status: tools.spawn_status.enabled, subagent: tools.subagent.enabled });
+        registerSkillTools(registry, tools.skills, { workspace, home: loaded.home });
+      },
+    });
+    const filter = { ...DEFAULT_FILTER, ...toolsOptions(loaded.config, loaded.workspace, loaded.home, env, () => undefined).filter };
+    const mcp = startMcp(loaded, env, filter, (draft) => bus.publish(draft));
+    const hookLog: HookLog = options.log ?? ((level, message, fields) => (level === 'info' ? undefined : logError(JSON.stringify({ level, message, ...fields }))));
+    const hooks = new HookEngine({ bus, config, home: loaded.home, env, log: hookLog, clean: (text) => filterSecrets(text, filter) });
+    // A plugin's tools join every agent's registry (`AgentDirectory.pluginTools`).
+    const plugins = new PluginHost({ bus, config, home: loaded.home, env, tools: directory.pluginTools, hooks, log: hookLog });
+    const shared: SharedServices = {
       bus,
       log,
       router,
-      tools,
       todo,
-      prompt: new PromptBuilder(files),
-      config: () => loaded.config,
-      skills: () => catalog.list(),
-      agentDoc: () => files.agent(),
-      toolNames: toolNamesOf(tools),
+      config,
       workspace: loaded.workspace,
-      now: options.now ?? (() => new Date()),
+      now,
+      subagents,
+      hooks,
+      plugins,
+      budget: new BudgetGuard(log, bus, config, now),
       ...(mcp ? { mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl } } : {}),
       ...(transcriptionEntry
         ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }
         : {}),
       ...(options.fetchMedia ? { fetchMedia: options.fetchMedia } : {}),
     };
-    return new Runtime(core, router, tools, services, mcp, [files, catalog], options.sessionLimit);
+    const evolution = new EvolutionActor({ bus, log, router, config, workspace: loaded.workspace, scheduler: options.evolutionClock ?? realScheduler, logError });
+    try {
+      runtime = new Runtime(core, router, directory, shared, mcp, subagents, hooks, plugins, evolution, options.sessionLimit);
+      directory.parts(directory.defaultId);
+    } catch (error) {
+      void evolution.stop();
+      directory.close();
+      throw error;
+    }
+    // Plugins load in the background: the gateway builds this runtime once it is ready, so they come after `/ready`.
+    void plugins.load();
+    return runtime;
   }
 
   /** The id of the default agent: marked `default`, else the first, else `main`. */
   defaultAgent(): string {
-    const list = this.loaded.config.agents.list;
-    return list.find((a) => a.default)?.id ?? list[0]?.id ?? 'main';
+    return this.directory.defaultId;
   }
 
   /** The actor of an agent, started with its first message. */
   agent(id: string = this.defaultAgent()): AgentActor {
     let agent = this.agents.get(id);
     if (!agent) {
-      agent = new AgentActor(id, { ...this.services, agent: id }, this.board, this.sessionLimit);
+      agent = new AgentActor(id, this.servicesOf(id), this.board, this.sessionLimit);
       this.agents.set(id, agent);
     }
     return agent;
+  }
+
+  /** The shared services with the agent's own workspace, files, skills, tools, model and agent registry. */
+  private servicesOf(id: string): AgentServices {
+    const parts = this.directory.parts(id);
+    return {
+      ...this.shared,
+      agent: id,
+      tools: parts.tools,
+      prompt: parts.prompt,
+      skills: parts.skills,
+      agentDoc: parts.agentDoc,
+      toolNames: parts.toolNames,
+      model: (doc, delegatedBy) => agentModel(this.loaded.config, id, doc, delegatedBy),
+      peers: (tools) => this.directory.registryFor(id, tools),
+    };
   }
 
   /** Hands a message to its session and resolves with its answer (request and answer over the bus). */
@@ -192,13 +247,25 @@ export class Runtime {
     await Promise.all([...this.agents.values()].map((a) => a.settled()));
   }
 
-  /** Ends running turns as aborted, flushes the log and closes it. */
-  async close(): Promise<void> {
+  /**
+   * Running subagent tasks get `drainMs` (default none) and are then canceled with the reason; running turns end as
+   * aborted; the log is flushed and closed.
+   */
+  close(options: { drainMs?: number; reason?: string } = {}): Promise<void> {
+    this.closed ??= this.closeOnce(options.drainMs ?? 0, options.reason ?? 'the process is shutting down');
+    return this.closed;
+  }
+
+  private async closeOnce(drainMs: number, reason: string): Promise<void> {
+    await this.subagents.stop(drainMs, reason);
     this.inputs.forEach((s) => s.unsubscribe());
     this.asker.close();
-    await Promise.all([...this.agents.values()].map((a) => a.stop('the process is shutting down')));
+    await Promise.all([...this.agents.values()].map((a) => a.stop(reason)));
+    await this.evolution.stop();
     await this.mcp?.stop();
-    for (const watched of this.watched) watched.close();
+    await this.plugins.close();
+    await this.hooks.close();
+    this.directory.close();
     await this.core.close();
   }
 }

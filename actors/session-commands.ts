@@ -1,11 +1,53 @@
 import { listMcpText, showMcpText } from '../adapters/mcp/index.js';
-import type { CommandInput, CommandOutput } from '../machines/session.js';
+import type { PluginCommand } from '../adapters/plugins/api.js';
+import type { EventDraft } from '../bus/index.js';
+import type { CommandInput, CommandOutput, SessionKeys, SessionMessage } from '../machines/session.js';
 import type { AgentServices } from './agent-services.js';
 import { HELP_TEXT, parseChatCommand, type ParsedCommand } from './chat-commands.js';
+import { pluginListText } from './plugins/plugin-list.js';
+import { profileAllows } from './prompt-builder.js';
+
+/** `/word args` where a plugin added `word` (a registered chat command is never a plugin's). */
+export function pluginCommand(services: AgentServices, text: string): { command: PluginCommand; args: string } | undefined {
+  if (parseChatCommand(text)) return undefined;
+  const match = /^\/([a-z][a-z0-9_]*)(?:@[A-Za-z0-9_]+)?(?:\s+([\s\S]*))?$/.exec(text.trim());
+  const command = match ? services.plugins?.command(match[1]!) : undefined;
+  return command ? { command, args: (match?.[2] ?? '').trim() } : undefined;
+}
+
+/** A chat command the session answers at once, never behind the running turn: `/approve` and `/deny` answer that turn. */
+export function isControl(message: SessionMessage): boolean {
+  const command = parseChatCommand(message.data.text);
+  const { commands } = message.data;
+  return (command?.name === 'approve' || command?.name === 'deny') && (!commands || commands.includes(command.name));
+}
+
+/**
+ * `/approve <id>` and `/deny <id>` answer a call of this session's turn waiting for the user: what to publish
+ * (`approval.answered` when one waits) and the answer.
+ */
+export function answerApproval(services: AgentServices, keys: SessionKeys, message: SessionMessage): { drafts: EventDraft[]; output: CommandOutput } {
+  const command = parseChatCommand(message.data.text)!;
+  const answer = (text: string): CommandOutput => ({ command: command.name, args: command.args, text });
+  const id = (command.args.split(/\s+/)[0] ?? '').toLowerCase();
+  if (id === '') return { drafts: [], output: answer(`Usage: /${command.name} <id> (the id is in the question, e.g. /${command.name} 3f2a)`) };
+  const tool = services.hooks?.desk.waitingTool(id, keys.session);
+  if (!tool) return { drafts: [], output: answer(`No tool call ${id} is waiting for approval here.`) };
+  const approved = command.name === 'approve';
+  const answered: EventDraft<'approval.answered'> = { ...keys, type: 'approval.answered', data: { approval_id: id, approved, by: 'user', sender: message.data.sender } };
+  return { drafts: [answered as EventDraft], output: answer(approved ? `Approved: ${tool} goes ahead.` : `Denied: ${tool} will not run.`) };
+}
 
 /** The answer to a chat command (and what it asks the session to do), before the model is involved. */
-export function runCommand(services: AgentServices, { keys, message, armed }: CommandInput): CommandOutput {
+export async function runCommand(services: AgentServices, { keys, message, armed }: CommandInput): Promise<CommandOutput> {
   const { text, commands, channel } = message.data;
+  const added = pluginCommand(services, text);
+  if (added) {
+    const { command, args } = added;
+    const context = { agent: services.agent, session: keys.session, channel, chat: message.data.chat, sender: message.data.sender };
+    const reply = await command.run(args, context).catch((error: unknown) => `/${command.name} failed: ${(error as Error)?.message ?? String(error)}`);
+    return { command: command.name, args, text: reply };
+  }
   const command = parseChatCommand(text) ?? { name: 'help', args: '' };
   const answer = (reply: string, effect?: CommandOutput['effect']): CommandOutput => ({ command: command.name, args: command.args, text: reply, ...(effect ? { effect } : {}) });
   if (commands && !commands.includes(command.name)) {
@@ -22,6 +64,8 @@ export function runCommand(services: AgentServices, { keys, message, armed }: Co
       return answer(list(services, command.args));
     case 'show':
       return answer(show(services, command.args));
+    case 'subagents':
+      return answer(runningTasks(services, keys.session));
     case 'stop':
       // `/stop` is control and never waits in the mailbox; it lands here only where nothing could be running.
       return answer('Nothing is running.');
@@ -55,6 +99,14 @@ function use(
   });
 }
 
+function runningTasks(services: AgentServices, session: string): string {
+  const tasks = services.subagents?.runningUnder(session) ?? [];
+  if (tasks.length === 0) return 'No subagent tasks are running in this chat.';
+  const seconds = (from: number) => Math.max(0, Math.round((services.now().getTime() - from) / 1000));
+  const lines = tasks.map((t) => `${t.task_id} ${t.label ? `"${t.label}" ` : ''}(agent ${t.agent_id}): ${t.waiting ? 'waiting for a free slot' : `running for ${seconds(t.started_at ?? t.created_at)} s`}`);
+  return [`Running subagent tasks (${tasks.length}):`, ...lines].join('\n');
+}
+
 function show(services: AgentServices, what: string): string {
   const server = /^mcp\s+(\S+)$/.exec(what)?.[1];
   if (!server) return 'Usage: /show mcp <server>';
@@ -62,8 +114,13 @@ function show(services: AgentServices, what: string): string {
 }
 
 function list(services: AgentServices, what: string): string {
-  if (what === 'skills') return services.skills().map((s) => `${s.name}: ${s.description}`).join('\n') || 'No skills installed.';
+  if (what === 'skills') {
+    // The agent's skills (its AGENT.md or agents.list entry narrows them), as its turn profile lets them through.
+    const profile = services.config().agents.defaults.turn_profile;
+    const usable = services.skills().filter((s) => profileAllows(profile, 'skills', s.name));
+    return usable.map((s) => `${s.name}: ${s.description}`).join('\n') || `No skills for agent ${services.agent}.`;
+  }
   if (what === 'mcp') return services.mcp ? listMcpText(services.mcp.manager.statuses()) : 'MCP is not configured.';
-  if (what === 'plugins') return 'No plugins installed.';
+  if (what === 'plugins') return pluginListText(services.plugins?.rows() ?? []);
   return 'Usage: /list skills|mcp|plugins';
 }

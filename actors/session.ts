@@ -1,8 +1,6 @@
 import { createActor, fromPromise, type Actor, type ActorRefFrom, type InspectionEvent } from 'xstate';
-import type { ToolSpec } from '../adapters/providers/provider.js';
-import type { ToolRegistry } from '../adapters/tools/registry.js';
 import { mcpDiscoveryMachine, unlockedTools } from '../machines/mcp-discovery.js';
-import { sessionMachine, type CommandOutput, type PrepareInput, type PreparedTurn, type SessionKeys } from '../machines/session.js';
+import { replyKey, sessionMachine, type CommandOutput, type PrepareInput, type Prepared, type SessionKeys } from '../machines/session.js';
 import type { TurnHistory } from '../machines/turn.js';
 import { turnMachine, type TurnSettings } from '../machines/turn.js';
 import type { Config } from '../store/config/index.js';
@@ -10,9 +8,9 @@ import { readHistory } from '../store/log/history.js';
 import type { AgentServices } from './agent-services.js';
 import { parseChatCommand } from './chat-commands.js';
 import { newTurnId } from './ids.js';
-import { profileAllows } from './prompt-builder.js';
-import { runCommand } from './session-commands.js';
+import { answerApproval, isControl, pluginCommand, runCommand } from './session-commands.js';
 import { compactIfLong, isLong } from './summarizer.js';
+import { turnToolbox } from './toolbox.js';
 import { liveTurn, type Toolbox } from './turn-actors.js';
 
 export type SessionActor = Actor<typeof sessionMachine>;
@@ -20,22 +18,11 @@ export type SessionActor = Actor<typeof sessionMachine>;
 type TurnProfile = Config['agents']['defaults']['turn_profile'];
 type Media = PrepareInput['message']['data']['media'][number];
 
-function toolboxOf(registry: ToolRegistry, names: string[]): Toolbox {
-  let specs: ToolSpec[] | undefined;
-  return {
-    registry,
-    names,
-    specs: () => {
-      const wanted = new Set(names);
-      return (specs ??= registry.specs().filter((s) => wanted.has(s.name)));
-    },
-  };
-}
-
-/** The settings of a new turn, from the config as it is now. */
-function turnSettings(config: Config): TurnSettings {
+/** The settings of a new turn, from the config as it is now, with the agent's model (`delegatedBy`: see `liveTurn`). */
+function turnSettings(services: AgentServices, delegatedBy: string | undefined): TurnSettings {
+  const config = services.config();
   const defaults = config.agents.defaults;
-  const modelName = defaults.model ?? config.model_list.find((m) => m.enabled)?.model_name ?? '';
+  const modelName = services.model(services.agentDoc(), delegatedBy).primary;
   return {
     model_name: modelName,
     stream: config.model_list.find((m) => m.model_name === modelName)?.streaming.enabled ?? false,
@@ -58,19 +45,28 @@ function toolboxes(services: AgentServices, session: () => SessionActor | undefi
     const mcp = services.mcp;
     if (!mcp) {
       if (last?.own === own && last.profile === profile) return last.box;
-      last = { own, profile, box: toolboxOf(services.tools, own.filter((name) => profileAllows(profile, 'tools', name))) };
+      last = { own, profile, box: turnToolbox({ registry: services.tools, own, profile }) };
       return last.box;
     }
-    const servers = doc.frontmatter.mcpServers;
     const self = session();
     const discovery = self?.getSnapshot().children.discovery as ActorRefFrom<typeof mcpDiscoveryMachine> | undefined;
-    const extra = [
-      ...mcp.manager.tools(servers, discovery ? unlockedTools(discovery.getSnapshot().context) : new Set()),
-      ...mcp.manager.searchTools(servers, (tools) => self?.send({ type: 'FOUND', tools })),
-    ];
-    const names = [...own, ...extra.map((t) => t.name)].filter((name) => profileAllows(profile, 'tools', name));
-    return toolboxOf(extra.length > 0 ? services.tools.overlay(extra) : services.tools, names);
+    return turnToolbox({
+      registry: services.tools,
+      own,
+      profile,
+      mcp: {
+        manager: mcp.manager,
+        servers: doc.frontmatter.mcpServers,
+        unlocked: discovery ? unlockedTools(discovery.getSnapshot().context) : new Set(),
+        found: (tools) => self?.send({ type: 'FOUND', tools }),
+      },
+    });
   };
+}
+
+/** The tools the next turn of a session would have (`tern tool`); `session` is its actor when it is in memory. */
+export function nextToolbox(services: AgentServices, session: SessionActor | undefined): Toolbox {
+  return toolboxes(services, () => session)();
 }
 
 /** The message's text with its voice recordings turned into text; a recording that fails to transcribe is said so. */
@@ -100,10 +96,16 @@ async function mediaPath(services: AgentServices, input: PrepareInput, clip: Med
   return services.fetchMedia(channel, clip.file_id, input.message.data.message_id, clip.name ?? 'voice.ogg');
 }
 
-/** Transcripts, compaction of a long history (unless the turn profile turns history off), and the turn's settings. */
-async function prepareTurn(services: AgentServices, input: PrepareInput): Promise<PreparedTurn> {
+/**
+ * The budget's check (the one before a turn starts: a spent budget answers without a turn), transcripts, compaction
+ * of a long history (unless the turn profile turns history off), and the turn's settings.
+ */
+async function prepareTurn(services: AgentServices, input: PrepareInput, delegatedBy: string | undefined): Promise<Prepared> {
+  const judging = services.budget?.check(services.agent, input.keys);
+  const budget = judging && (await judging);
+  if (budget?.kind === 'stop') return { refused: budget.text };
   const config = services.config();
-  const settings = turnSettings(config);
+  const settings = turnSettings(services, delegatedBy);
   const { data } = input.message;
   const text = await withTranscripts(services, input);
   const profile = config.agents.defaults.turn_profile;
@@ -118,25 +120,28 @@ async function prepareTurn(services: AgentServices, input: PrepareInput): Promis
     message: { message_id: data.message_id, channel: data.channel, chat: data.chat, text, session_key: input.key, remote: data.remote },
     history,
     ...(input.skill !== undefined ? { skill: input.skill } : {}),
+    ...(budget?.kind === 'go' && budget.notice ? { notice: budget.notice } : {}),
   };
 }
 
 /**
  * Starts the actor of one session: the session machine with its effects provided (history from the log, chat
  * commands, turn preparation, the turn machine with the real model and tools, the bus). Its moves are inspected for
- * the machines page.
+ * the machines page. A subagent task's session (`keys.task`, started by agent `delegatedBy`) starts from nothing but
+ * its task.
  */
-export function startSession(services: AgentServices, keys: SessionKeys, key: string, inspect: (event: InspectionEvent) => void): SessionActor {
+export function startSession(services: AgentServices, keys: SessionKeys, key: string, inspect: (event: InspectionEvent) => void, delegatedBy?: string): SessionActor {
   let actor: SessionActor | undefined;
-  const live = liveTurn(services, toolboxes(services, () => actor));
+  const live = liveTurn(services, toolboxes(services, () => actor), delegatedBy);
   const machine = sessionMachine.provide({
     actors: {
       loadHistory: fromPromise<TurnHistory, SessionKeys>(async ({ input }) => {
+        if (input.task !== undefined) return { messages: [] };
         const { summary, messages } = readHistory(services.log, input.session);
         return { ...(summary !== undefined ? { summary } : {}), messages: messages.map((m) => m.message) };
       }),
       runCommand: fromPromise<CommandOutput, Parameters<typeof runCommand>[1]>(async ({ input }) => runCommand(services, input)),
-      prepareTurn: fromPromise<PreparedTurn, PrepareInput>(({ input }) => prepareTurn(services, input)),
+      prepareTurn: fromPromise<Prepared, PrepareInput>(({ input }) => prepareTurn(services, input, delegatedBy)),
       turn: turnMachine.provide(live),
       mcpDiscovery: mcpDiscoveryMachine.provide({
         actions: {
@@ -147,8 +152,21 @@ export function startSession(services: AgentServices, keys: SessionKeys, key: st
         },
       }),
     },
-    actions: { publish: (_, draft) => void services.bus.publish(draft) },
-    guards: { isCommand: (_, message) => parseChatCommand(message.data.text) !== undefined },
+    actions: {
+      publish: (_, draft) => void services.bus.publish(draft),
+      answerNow: (_, message) => {
+        const { drafts, output } = answerApproval(services, keys, message);
+        for (const draft of drafts) services.bus.publish(draft);
+        services.bus.publish({ ...keys, type: 'command.handled', data: { command: output.command, args: output.args, reply: output.text } });
+        const target = message.data.reply;
+        services.bus.publish({ ...keys, type: 'reply.requested', data: { message_id: message.data.message_id, outcome: 'command', text: output.text, key: replyKey(message, undefined), ...(target ? { reply: target } : {}) } });
+      },
+    },
+    guards: {
+      // A subagent's task is never a chat command.
+      isCommand: (_, message) => keys.task === undefined && (parseChatCommand(message.data.text) !== undefined || pluginCommand(services, message.data.text) !== undefined),
+      isControl: (_, message) => keys.task === undefined && isControl(message),
+    },
   });
   actor = createActor(machine, { id: `session:${keys.session}`, input: { keys, key, ...(services.mcp ? { discoveryTtl: services.mcp.ttl } : {}) }, inspect });
   return actor;

@@ -1,12 +1,19 @@
-// `tern version` as a user runs it: the built CLI, wall time (median of 20) and peak RSS.
-import { spawnSync } from 'node:child_process';
+// The built CLI as a user runs it: `tern version` (wall time, median of 20, and peak RSS) and a one-shot
+// `tern agent -m` turn against a model that answers at once (wall time, median of 10; one tool call, so two model
+// calls, with the event log written as every turn writes it).
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ensureWorkspace } from '../store/workspace.js';
+import { tempHome } from '../tests/support/temp-home.js';
+import { writeConfig } from '../tests/support/turn-fixture.js';
+import { instantModel } from './model-process.js';
 import { percentile, round, type BenchRow } from './row.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = `${root}dist/adapters/cli/main.cjs`;
+const cli = `${root}dist/adapters/cli/main.js`;
 const RUNS = 20;
+const AGENT_RUNS = 10;
 // Reports the process's peak RSS on fd 3 as it exits; loaded with --require so it adds nothing to the timing runs.
 const rssProbe = `${root}bench/rss-probe.cjs`;
 
@@ -22,13 +29,44 @@ function peakRssMb(): number {
   return Number(result.output[3]?.toString()) / 1024;
 }
 
+/** One `tern agent -m` run through the bin's shebang, as typed in a terminal; the model serves from another process. */
+function agentTurnMs(env: NodeJS.ProcessEnv): Promise<number> {
+  const started = performance.now();
+  const child = spawn(cli, ['agent', '-m', 'what is on my plan?'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) => child.on('exit', (code) => {
+    if (code === 0 && output === 'done\n') resolve(performance.now() - started);
+    else reject(new Error(`tern agent -m failed (${code}): ${output}`));
+  }));
+}
+
+async function agentTurnTimes(): Promise<number[]> {
+  const home = tempHome();
+  const model = await instantModel();
+  try {
+    writeConfig(home.home, model.url);
+    ensureWorkspace(home.workspace);
+    await agentTurnMs(home.env);
+    const times: number[] = [];
+    for (let i = 0; i < AGENT_RUNS; i++) times.push(await agentTurnMs(home.env));
+    return times.sort((a, b) => a - b);
+  } finally {
+    model.child.stdin!.end();
+    home.remove();
+  }
+}
+
 export async function bench(): Promise<BenchRow[]> {
   if (!existsSync(cli)) spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
   wallMs();
   const times = Array.from({ length: RUNS }, wallMs).sort((a, b) => a - b);
   const rss = Array.from({ length: 5 }, peakRssMb).sort((a, b) => a - b);
+  const agent = await agentTurnTimes();
   return [
     { name: 'cli.version_ms', value: round(percentile(times, 50), 1), unit: 'ms' },
     { name: 'cli.version_rss_mb', value: round(percentile(rss, 50), 1), unit: 'MB' },
+    { name: 'cli.agent_turn_ms', value: round(percentile(agent, 50), 1), unit: 'ms' },
   ];
 }

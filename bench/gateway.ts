@@ -1,9 +1,9 @@
 // `tern gateway` as users run it: bundled as `npm run build` bundles it (adapters/cli/bundle.mjs, without
 // touching dist/) and started through its shebang. Rows: cold start to /ready with 3 Telegram channels, RSS
 // after 60 s idle, and inbound-to-reply latency through the telegram-test-api emulator with a model that
-// answers at once. The idle gateway starts first and sits out its minute while the other rows run; like a
-// user's first start, its start writes the V8 code cache the later starts of the same bundle use, and it is
-// reported on its own (`gateway.ready_first_start_ms`, one start without a cache).
+// answers at once. The idle gateway starts first and sits out its minute while the other rows run; it is the
+// build's first start, reported on its own (`gateway.ready_first_start_ms`: on Node 22.1 and later the later
+// starts run on the compile cache it wrote).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,18 +17,14 @@ import { percentile, round, type BenchRow } from './row.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = join(root, '.tern-bench', 'gateway');
-const bundle = join(outdir, 'main.cjs');
+const bundle = join(outdir, 'main.js');
 const TOKENS = ['100001:bench-a-token', '100002:bench-b-token', '100003:bench-c-token'];
 /** The idle gateway has bots of its own, so it never takes the updates the reply rows send. */
 const IDLE_TOKENS = ['100011:idle-a-token', '100012:idle-b-token', '100013:idle-c-token'];
 const START_RUNS = 5;
 const REPLIES = 200;
 const IDLE_MS = 60_000;
-/**
- * Node parses the certificates `NODE_EXTRA_CA_CERTS` names (with its own ~140 roots) before any script runs: on
- * these machines, where it names the system bundle, that is ~410 M of `node -e 0`'s ~505 M instructions (~95 M
- * without it). The `_no_extra_ca` rows start the same programs without it, to show that share apart.
- */
+/** The `_no_extra_ca` rows start the same programs without `NODE_EXTRA_CA_CERTS`, whose certificates Node parses at start. */
 const withoutExtraCa = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
   const rest = { ...env };
   delete rest.NODE_EXTRA_CA_CERTS;

@@ -9,10 +9,14 @@ const suites: Record<string, () => Promise<{ bench: BenchSuite }>> = {
   config: () => import('./config.js'),
   providers: () => import('./providers.js'),
   turn: () => import('./turn.js'),
+  prompt: () => import('./prompt.js'),
+  subagent: () => import('./subagent.js'),
   soak: () => import('./soak.js'),
   mcp: () => import('./mcp.js'),
+  hooks: () => import('./hooks.js'),
   gateway: () => import('./gateway.js'),
   launcher: () => import('./launcher.js'),
+  skills: () => import('./skills.js'),
 };
 
 const args = process.argv.slice(2);

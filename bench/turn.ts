@@ -2,10 +2,8 @@
 // per turn (two model calls). Overhead is a turn's wall time minus the time spent inside model calls.
 // The model server runs in a child process (bench/instant-model.ts): its CPU is not Tern's. The workspace is
 // onboarded (starter files present), as a user's is.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { sessionKeyOf } from '../actors/agent.js';
@@ -15,6 +13,7 @@ import { loadConfig } from '../store/config/index.js';
 import { ensureWorkspace } from '../store/workspace.js';
 import { writeConfig } from '../tests/support/turn-fixture.js';
 import { tempHome } from '../tests/support/temp-home.js';
+import { instantModel } from './model-process.js';
 import { percentile, round, type BenchRow } from './row.js';
 
 const SEQUENTIAL_TURNS = 400;
@@ -44,15 +43,6 @@ function logMapMb(logFile: string): number | undefined {
   return round(kb / 1024, 1);
 }
 
-/** Starts the model in a child process (its CPU is not Tern's) and resolves with its URL. */
-async function instantModel(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./instant-model.ts', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('error', reject);
-    child.stdout!.once('data', (line: Buffer) => resolve(line.toString().trim()));
-  });
-  return { child, url };
-}
 
 function message(text: string, session: string): SessionRequest {
   const session_key = sessionKeyOf({ agent: 'main', channel: 'cli', dimensions: [['chat', `direct:${session}`]] });

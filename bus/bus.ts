@@ -3,12 +3,12 @@ import type { Correlation } from './envelope.js';
 import type { Envelope, EventDraft, EventType, ValidDraft } from './events/index.js';
 import { stampInPlace } from './stamp.js';
 import { typeMatcher } from './type-glob.js';
-import { validateDraft } from './validate.js';
+import { acceptDraft } from './validate.js';
 import { workGroupOf, type WorkGroup, type WorkType } from './work.js';
 
 /** Assigns `seq` and `at`. The event log is the sequencer of a running gateway, so bus order is log order. */
 export interface Sequencer {
-  /** Stamps the bus's own validated copy of a draft in place (no one else holds it) and returns it as the envelope. */
+  /** Stamps the bus's own copy of a draft in place (no one else holds it) and returns it as the envelope. */
   stamp(draft: ValidDraft): Envelope;
   /** Resolves once everything stamped so far is in the log (absent: nothing is kept). */
   committed?(): Promise<void>;
@@ -20,11 +20,14 @@ export function memorySequencer(now: () => number = Date.now): Sequencer {
   return { stamp: (draft) => stampInPlace(draft, ++seq, draft.at ?? now()) };
 }
 
-/**
- * Rewrites a validated draft before it is stamped, logged and delivered (secret redaction, #19). It returns the
- * draft to publish: the same object changed in place, or a copy.
- */
-export type Redact = (draft: ValidDraft) => ValidDraft;
+export interface BusOptions {
+  /**
+   * Applied to the data of every event before it is sequenced, so what it removes never reaches a subscriber,
+   * the log, `tern log` or the dashboard (the runtime masks secrets here). It returns the data unchanged, or a
+   * copy: the publisher's objects are never modified.
+   */
+  redact?: <D>(data: D) => D;
+}
 
 /**
  * The seam between actors. Every event an actor publishes goes through here, and an actor's inputs are what it
@@ -40,8 +43,8 @@ export type Redact = (draft: ValidDraft) => ValidDraft;
  */
 export interface Bus {
   /**
-   * Validates the draft against the catalogue (zod), applies the redaction hook, stamps it (`seq`, `at`) and
-   * delivers it. Returns the envelope subscribers get.
+   * Accepts the draft (its type checked; parsed too under `AGENT_CHECK_EVENTS=1`), applies the redaction hook to
+   * its data, stamps it (`seq`, `at`) and delivers it. Returns the envelope subscribers get.
    */
   publish<T extends EventType>(draft: EventDraft<T>): Envelope<T>;
   /** Every event, in `seq` order. */
@@ -60,10 +63,6 @@ export interface Bus {
   complete(): void;
 }
 
-export interface BusOptions {
-  redact?: Redact;
-}
-
 /**
  * The bus of one process. Every subscriber sees every event in `seq` order, even when a subscriber publishes
  * while it is being notified: such events are queued and delivered after the current one.
@@ -80,8 +79,9 @@ export class InProcessBus implements Bus {
   constructor(private readonly sequencer: Sequencer = memorySequencer(), private readonly options: BusOptions = {}) {}
 
   publish<T extends EventType>(draft: EventDraft<T>): Envelope<T> {
-    const valid = validateDraft(draft);
-    const envelope = this.sequencer.stamp(this.options.redact ? this.options.redact(valid) : valid) as Envelope<T>;
+    const accepted = acceptDraft(draft);
+    if (this.options.redact) accepted.data = this.options.redact(accepted.data);
+    const envelope = this.sequencer.stamp(accepted) as Envelope<T>;
     this.queue.push(envelope);
     if (!this.delivering) this.drain();
     return envelope;

@@ -1,12 +1,17 @@
 import { z } from 'zod';
 import { lazySchema } from './lazy-schema.js';
 
-/** Correlation keys an event may carry; the log indexes `session` and `turn`. */
+/**
+ * Correlation keys an event may carry; the log indexes `session` and `turn`. A subagent's events also carry
+ * `parent` (the turn that started it) and `task` (its task id), and so do the parent's events about that task.
+ */
 export const correlationSchema = lazySchema(() =>
   z.object({
     agent: z.string().min(1).optional(),
     session: z.string().min(1).optional(),
     turn: z.string().min(1).optional(),
+    parent: z.string().min(1).optional(),
+    task: z.string().min(1).optional(),
   }),
 );
 export type Correlation = z.infer<ReturnType<typeof correlationSchema>>;

@@ -3,7 +3,7 @@ import type { Envelope, ValidDraft } from './events/index.js';
 /**
  * The envelope of a validated draft: its keys in the draft's order, then `seq` and `at`. Built by copying and
  * then setting, because `{ ...draft, seq, at }` (a spread followed by new keys) takes a slow path in V8 on
- * Node 20: about 2 µs per object, more than the rest of stamping.
+ * Node 20, and every event is stamped.
  */
 export function stampDraft(draft: ValidDraft, seq: number, at: number): Envelope {
   return stampInPlace(Object.assign({}, draft), seq, at);

@@ -5,12 +5,16 @@ import type { Board } from './board.js';
 /**
  * - `MESSAGE`: work for one of the agent's sessions (a routed message); a session not in memory is opened first.
  * - `STOP_TURN`: `/stop` for one of its sessions, passed on at once.
+ * - `ABORT_TURN`: a subagent task was canceled: its session's running turn ends as aborted, with the reason.
+ * - `RELEASE`: a subagent task has ended: its session leaves.
  * - `DRAIN`: shutdown began: sessions finish what runs and start nothing new; new work waits for the next start.
  * - `STOP`: running turns end as aborted and the sessions close.
  */
 export type AgentEvent =
   | { type: 'MESSAGE'; message: Envelope<'message.routed'> }
   | { type: 'STOP_TURN'; request: Envelope<'turn.stop.requested'> }
+  | { type: 'ABORT_TURN'; session: string; reason: string }
+  | { type: 'RELEASE'; session: string }
   | { type: 'DRAIN' }
   | { type: 'STOP'; reason: string };
 
@@ -35,7 +39,7 @@ export const agentBoard: Board<AgentContext> = {
 /**
  * `serving` → `draining` → `stopping` → `stopped`. The host keeps the session actors (opening one per session
  * key on its first message, and letting idle ones leave memory) and provides what moves them: `isOpen`,
- * `openSession`, `deliver`, `stopTurn`, `drainSessions`, and `stopSessions`, which ends them all.
+ * `openSession`, `deliver`, `stopTurn`, `abortTurn`, `release`, `drainSessions`, and `stopSessions`, which ends them all.
  */
 export const agentMachine = setup({
   types: {
@@ -51,6 +55,8 @@ export const agentMachine = setup({
     openSession: (_, _message: Envelope<'message.routed'>) => {},
     deliver: (_, _message: Envelope<'message.routed'>) => {},
     stopTurn: (_, _request: Envelope<'turn.stop.requested'>) => {},
+    abortTurn: (_, _params: { session: string; reason: string }) => {},
+    release: (_, _session: string) => {},
     drainSessions: () => {},
   },
   guards: {
@@ -62,6 +68,8 @@ export const agentMachine = setup({
   initial: 'serving',
   on: {
     STOP_TURN: { actions: { type: 'stopTurn', params: ({ event }) => event.request } },
+    ABORT_TURN: { actions: { type: 'abortTurn', params: ({ event }) => ({ session: event.session, reason: event.reason }) } },
+    RELEASE: { actions: { type: 'release', params: ({ event }) => event.session } },
     STOP: { target: '.stopping', actions: assign({ reason: ({ event }) => event.reason }) },
   },
   states: {

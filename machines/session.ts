@@ -12,6 +12,9 @@ export type SessionMessage = Envelope<'message.routed'>;
 export interface SessionKeys {
   agent: string;
   session: string;
+  /** A subagent task's session: the turn that started the task, and the task. */
+  parent?: string;
+  task?: string;
 }
 
 export interface SessionInput {
@@ -41,7 +44,12 @@ export interface CommandOutput {
 export interface PreparedTurn extends TurnInput {
   /** The history the session keeps: what the turn saw (compacted or not). */
   history: TurnHistory;
+  /** Said under the turn's reply (a budget at 80%); the turn's recorded reply stays the model's own. */
+  notice?: string;
 }
+
+/** A prepared turn, or the answer that stands for it when none may start (a spent budget). */
+export type Prepared = PreparedTurn | { refused: string };
 
 export interface CommandInput {
   keys: SessionKeys;
@@ -59,8 +67,10 @@ export interface PrepareInput {
 }
 
 /**
- * - `MESSAGE`: work from the session's mailbox (a routed message), queued behind the one in progress.
- * - `STOP`: `/stop`, control: reaches the running turn at once; with nothing running the sender hears so.
+ * - `MESSAGE`: work from the session's mailbox (a routed message), queued behind the one in progress; a control
+ *   command (`/approve`, `/deny`: the host's `isControl`) is answered at once instead.
+ * - `STOP`: `/stop`, control: reaches the running turn at once; with nothing running the sender hears so (and how
+ *   many of the conversation's subagent tasks it stopped: `tasks`).
  * - `ABORT`: shutdown: the running turn ends as aborted, and its message stays open for the next start.
  * - `DRAIN`: no new message starts from now on (queued ones wait for the next start).
  * - `EVICT`: the agent wants the memory back; an idle session leaves (a later message loads it again).
@@ -68,7 +78,7 @@ export interface PrepareInput {
  */
 export type SessionEvent =
   | { type: 'MESSAGE'; message: SessionMessage }
-  | { type: 'STOP'; request: Envelope<'turn.stop.requested'> }
+  | { type: 'STOP'; request: Envelope<'turn.stop.requested'>; tasks: number }
   | { type: 'ABORT'; reason: string }
   | { type: 'DRAIN' }
   | { type: 'EVICT' }
@@ -103,11 +113,17 @@ export function replyKey(message: SessionMessage, turn: string | undefined): str
   return `${message.data.reply?.channel ?? message.data.channel}:${message.data.message_id}:${turn ?? 'command'}`;
 }
 
-/** The answer to a `/stop` that found no turn running. */
-export function nothingRunning(keys: SessionKeys, request: Envelope<'turn.stop.requested'>): EventDraft<'reply.requested'> {
+/**
+ * The answer to a `/stop` that found no turn running: the subagent tasks of the conversation it stopped (`tasks`,
+ * recorded as a handled command), else that nothing runs.
+ */
+export function nothingRunning(keys: SessionKeys, request: Envelope<'turn.stop.requested'>, tasks: number): EventDraft[] {
   const { message_id, reply } = request.data;
   const key = `${reply?.channel ?? 'stop'}:${message_id}:command`;
-  return { ...keys, type: 'reply.requested', data: { message_id, outcome: 'command', text: 'Nothing is running.', key, ...(reply ? { reply } : {}) } };
+  const text = tasks > 0 ? `Stopped ${tasks} subagent task${tasks === 1 ? '' : 's'}.` : 'Nothing is running.';
+  const answer = draft({ ...keys, type: 'reply.requested', data: { message_id, outcome: 'command', text, key, ...(reply ? { reply } : {}) } });
+  if (tasks === 0) return [answer];
+  return [draft({ ...keys, type: 'command.handled', data: { command: 'stop', args: '', reply: text } }), answer];
 }
 
 export const sessionBoard: Board<SessionContext> = {
@@ -135,7 +151,7 @@ const sessionSetup = setup({
     runCommand: fromPromise<CommandOutput, CommandInput>(async () => {
       throw new Error('runCommand is not provided');
     }),
-    prepareTurn: fromPromise<PreparedTurn, PrepareInput>(async () => {
+    prepareTurn: fromPromise<Prepared, PrepareInput>(async () => {
       throw new Error('prepareTurn is not provided');
     }),
     turn: turnMachine,
@@ -144,6 +160,8 @@ const sessionSetup = setup({
   },
   actions: {
     publish: (_, _draft: EventDraft) => {},
+    /** A control command, answered at once by the host (its events and `reply.requested`). */
+    answerNow: (_, _message: SessionMessage) => {},
     enqueue: assign({ queue: ({ context, event }) => [...context.queue, (event as Extract<SessionEvent, { type: 'MESSAGE' }>).message] }),
     startChildren: enqueueActions(({ context, enqueue }) => {
       enqueue.spawnChild('skillOverride', { id: 'skill' });
@@ -160,8 +178,9 @@ const sessionSetup = setup({
   },
   guards: {
     hasWork: ({ context }) => context.queue.length > 0 && !context.draining,
-    // The host knows the registered chat commands (an unregistered `/word` goes to the model).
+    // The host knows the registered chat commands and the plugins' (an unknown `/word` goes to the model).
     isCommand: (_, _message: SessionMessage) => false,
+    isControl: (_, _message: SessionMessage) => false,
   },
 });
 
@@ -202,9 +221,15 @@ const endTurn = sessionSetup.createAction(
     }
     enqueue.assign({
       history: { ...context.history, messages: [...context.history.messages, { role: 'assistant', content: output.reply, tool_calls: [] }] },
-      reply: { outcome: output.outcome, text: output.reply },
+      reply: { outcome: output.outcome, text: context.turn?.notice ? `${output.reply}\n\n${context.turn.notice}` : output.reply },
     });
     enqueue({ type: 'toDiscovery', params: { type: 'TURN_ENDED' } });
+    if (output.code !== 'hook_hard_abort') return;
+    // A hook ended the turn with `hard_abort`: what waits behind it is dropped, not run.
+    for (const waiting of context.queue.slice(1)) {
+      enqueue({ type: 'publish', params: { ...context.keys, type: 'message.dropped', data: { message_id: waiting.data.message_id, reason: 'a hook ended the turn before it with hard_abort' } } });
+    }
+    enqueue.assign({ queue: context.queue.slice(0, 1) });
   }),
 );
 
@@ -245,15 +270,20 @@ const abortTurn = sessionSetup.createAction(
 
 const nothingToStop = sessionSetup.createAction(
   enqueueActions(({ context, enqueue }, params) => {
-    enqueue({ type: 'publish', params: nothingRunning(context.keys, params as Envelope<'turn.stop.requested'>) });
+    const { request, tasks } = params as Extract<SessionEvent, { type: 'STOP' }>;
+    for (const answer of nothingRunning(context.keys, request, tasks)) enqueue({ type: 'publish', params: answer });
   }),
 );
 
-/** The message's answer, unless its turn was aborted (then the message stays open for the next start). */
+/**
+ * The message's answer, unless its turn was aborted (then the message stays open for the next start). A subagent
+ * task's message hears of its abort too (`aborted`): the task waits for its turn's end.
+ */
 const reply = sessionSetup.createAction(
   enqueueActions(({ context, enqueue }) => {
     const message = current(context);
-    if (context.reply) {
+    const answer = context.reply ?? (context.keys.task !== undefined ? { outcome: 'aborted' as const, text: '' } : undefined);
+    if (answer) {
       const target = message.data.reply;
       enqueue({
         type: 'publish',
@@ -261,7 +291,7 @@ const reply = sessionSetup.createAction(
           ...context.keys,
           ...(context.turn ? { turn: context.turn.keys.turn } : {}),
           type: 'reply.requested',
-          data: { message_id: message.data.message_id, outcome: context.reply.outcome, text: context.reply.text, key: replyKey(message, context.turn?.keys.turn), ...(target ? { reply: target } : {}) },
+          data: { message_id: message.data.message_id, outcome: answer.outcome, text: answer.text, key: replyKey(message, context.turn?.keys.turn), ...(target ? { reply: target } : {}) },
         }),
       });
     }
@@ -277,9 +307,12 @@ export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTur
   entry: 'startChildren',
   initial: 'loading',
   on: {
-    MESSAGE: { actions: 'enqueue' },
+    MESSAGE: [
+      { guard: { type: 'isControl', params: ({ event }) => event.message }, actions: { type: 'answerNow', params: ({ event }) => event.message } },
+      { actions: 'enqueue' },
+    ],
     DRAIN: { actions: 'drain' },
-    STOP: { actions: { type: 'nothingToStop', params: ({ event }: { event: Extract<SessionEvent, { type: 'STOP' }> }) => event.request } },
+    STOP: { actions: { type: 'nothingToStop', params: ({ event }: { event: Extract<SessionEvent, { type: 'STOP' }> }) => event } },
     FOUND: { actions: { type: 'toDiscovery', params: ({ event }) => event } },
   },
   states: {
@@ -334,7 +367,14 @@ export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTur
                 ...(skill !== undefined ? { skill } : {}),
               };
             },
-            onDone: { target: 'running', actions: { type: 'startTurn', params: ({ event }: { event: DoneActorEvent<PreparedTurn> }) => event.output } },
+            onDone: [
+              {
+                guard: ({ event }) => 'refused' in event.output,
+                target: 'replying',
+                actions: assign({ reply: ({ event }) => ({ outcome: 'command' as const, text: 'refused' in event.output ? event.output.refused : '' }) }),
+              },
+              { target: 'running', actions: { type: 'startTurn', params: ({ event }: { event: DoneActorEvent<Prepared> }) => event.output as PreparedTurn } },
+            ],
             onError: {
               target: 'replying',
               actions: assign({ reply: ({ event }) => ({ outcome: 'failed' as const, text: `Sorry, this message could not be handled: ${(event.error as Error)?.message ?? String(event.error)}` }) }),

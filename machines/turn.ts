@@ -1,5 +1,5 @@
 import { and, assign, enqueueActions, fromPromise, sendParent, sendTo, setup, type DoneActorEvent } from 'xstate';
-import type { ChatMessage, ChatResponse, EventData, ToolCall } from '../bus/index.js';
+import type { ChatMessage, ChatResponse, EventData, ImagePart, ToolCall } from '../bus/index.js';
 import { loopDetectionMachine, loopWarning, type LoopVerdict } from './loop-detection.js';
 import type { Board } from './board.js';
 import { turnTexts } from './turn-texts.js';
@@ -12,6 +12,9 @@ export interface TurnKeys {
   agent?: string;
   session?: string;
   turn: string;
+  /** A subagent task's turn: the turn that started the task, and the task. */
+  parent?: string;
+  task?: string;
 }
 
 /** The message a turn answers, as its prompt and tools need it. */
@@ -56,6 +59,8 @@ export interface ModelCall {
 export interface ToolOutcome {
   ok: boolean;
   content: string;
+  /** Images shown to the model with the text (`load_image`): in the tool's message and in `tool.completed`. */
+  images?: ImagePart[];
 }
 
 /** The inputs of the actors a turn invokes; the host provides the actors (the real ones, or replay's). */
@@ -108,17 +113,23 @@ export interface TurnOutput {
   outcome: 'completed' | 'stopped' | 'failed' | 'aborted';
   reply: string;
   iterations: number;
+  /** Why a failed turn failed (`turn.failed`'s code). */
+  code?: string;
 }
 
-function failure(error: unknown): { code: string; message: string } {
-  const code = (error as { code?: unknown })?.code;
-  return { code: typeof code === 'string' ? code : 'unknown', message: error instanceof Error ? error.message : String(error) };
+/** What failed; an error that carries its own `reply` (a hook that ended the turn) says what the user reads. */
+function failure(error: unknown): { code: string; message: string; reply?: string } {
+  const { code, reply } = (error ?? {}) as { code?: unknown; reply?: unknown };
+  const found = { code: typeof code === 'string' ? code : 'unknown', message: error instanceof Error ? error.message : String(error) };
+  return typeof reply === 'string' ? Object.assign(found, { reply }) : found;
 }
 
 const stopReasonOf = (ending: Ending | undefined): StopReason =>
   ending && ending.reason !== 'completed' && ending.reason !== 'failed' ? ending.reason : 'stop_requested';
 
 const currentCall = (context: TurnContext): ToolCall => context.calls[0]!;
+/** The model's answer, on the done event of `callModel`. */
+const answerOf = (event: unknown): ChatResponse => (event as DoneActorEvent<ChatResponse>).output;
 const replyOf = (answer: ChatResponse): string => (answer.text.trim() === '' ? turnTexts.emptyAnswer : answer.text);
 const responded = ({ context, event }: { context: TurnContext; event: DoneActorEvent<ChatResponse> }): TurnRecord => ({
   type: 'provider.responded',
@@ -174,8 +185,8 @@ const turnSetup = setup({
     }),
     endForStop: assign({ ending: { reason: 'stop_requested' as const, reply: turnTexts.stopRequested } }),
     endForFailure: assign((_, { error }: { error: unknown }) => {
-      const { code, message } = failure(error);
-      return { ending: { reason: 'failed' as const, code, message, reply: turnTexts.failed(message) } };
+      const { code, message, reply } = failure(error);
+      return { ending: { reason: 'failed' as const, code, message, reply: reply ?? turnTexts.failed(message) } };
     }),
     startLoopDetection: enqueueActions(({ context, enqueue }) => {
       if (context.settings.loop_detection.enabled) enqueue.spawnChild('loopDetection', { id: 'loop', input: context.settings.loop_detection });
@@ -184,6 +195,9 @@ const turnSetup = setup({
   },
   guards: {
     loopDetectionOff: ({ context }) => !context.settings.loop_detection.enabled,
+    // Read on the done event of `callModel` only (named, so the machines page shows them).
+    hasToolCalls: ({ event }) => answerOf(event).tool_calls.length > 0,
+    callsUnchecked: ({ context, event }) => answerOf(event).tool_calls.length > 0 && !context.settings.loop_detection.enabled,
     loopStops: (_, verdict: LoopVerdict) => verdict.state === 'stopped',
     // Asked before the call that just ran leaves `calls`.
     moreCalls: ({ context }) => context.calls.length > 1,
@@ -195,20 +209,20 @@ const turnSetup = setup({
 // only on the done event of `runTool`, whose outcome it reads.
 const completeToolAction = turnSetup.createAction(
   enqueueActions(({ context, event, enqueue }) => {
-    const { ok, content } = (event as unknown as DoneActorEvent<ToolOutcome>).output;
+    const { ok, content, images } = (event as unknown as DoneActorEvent<ToolOutcome>).output;
+    const shown = images?.length ? { images } : {};
     const call = currentCall(context);
     const warned = context.loop.state === 'warning';
     if (warned) enqueue({ type: 'record', params: { type: 'loop.warned', data: { tool: call.name, count: context.loop.streak } } });
-    enqueue({ type: 'record', params: { type: 'tool.completed', data: { call_id: call.id, name: call.name, ok, content } } });
+    enqueue({ type: 'record', params: { type: 'tool.completed', data: { call_id: call.id, name: call.name, ok, content, ...shown } } });
     enqueue.assign({
-      messages: [...context.messages, { role: 'tool', tool_call_id: call.id, name: call.name, content: warned ? `${content}\n\n${loopWarning(call.name, context.loop.streak)}` : content }],
+      messages: [...context.messages, { role: 'tool', tool_call_id: call.id, name: call.name, content: warned ? `${content}\n\n${loopWarning(call.name, context.loop.streak)}` : content, ...shown }],
       calls: context.calls.slice(1),
     });
   }),
 );
 
 // The answer or outcome an invoked actor settled with, as the params of the guard or action that reads it.
-const hasToolCalls = ({ event }: { event: DoneActorEvent<ChatResponse> }): boolean => event.output.tool_calls.length > 0;
 const takeCalls = { type: 'takeCalls', params: ({ event }: { event: DoneActorEvent<ChatResponse> }) => event.output } as const;
 
 /**
@@ -260,8 +274,8 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool: completeT
         src: 'callModel',
         input: ({ context }) => ({ keys: context.keys, settings: context.settings, call: { system: context.system, messages: context.messages, iteration: context.iteration } }),
         onDone: [
-          { guard: (args) => hasToolCalls(args) && !args.context.settings.loop_detection.enabled, target: 'running_tool', actions: [{ type: 'record', params: responded }, takeCalls] },
-          { guard: hasToolCalls, target: 'checking_call', actions: [{ type: 'record', params: responded }, takeCalls] },
+          { guard: 'callsUnchecked', target: 'running_tool', actions: [{ type: 'record', params: responded }, takeCalls] },
+          { guard: 'hasToolCalls', target: 'checking_call', actions: [{ type: 'record', params: responded }, takeCalls] },
           {
             target: 'done',
             actions: [
@@ -329,7 +343,11 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool: completeT
     },
     aborted: { type: 'final' },
   },
-  output: ({ context }) => ({ outcome: outcomeOf(context.ending), reply: context.ending?.reply ?? '', iterations: context.iteration }),
+  output: ({ context }) => {
+    const { ending } = context;
+    const output: TurnOutput = { outcome: outcomeOf(ending), reply: ending?.reply ?? '', iterations: context.iteration };
+    return ending?.reason === 'failed' ? { ...output, code: ending.code } : output;
+  },
 });
 
 export const turnBoard: Board<TurnContext> = {

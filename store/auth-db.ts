@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { readLauncherConfig, updateLauncherConfig } from './launcher/launcher-config.js';
+import { makeTreePrivate } from './private-files.js';
 import {
   levelSessionRecords,
   memorySessionRecords,
@@ -53,6 +54,8 @@ async function openDatabase(home: string): Promise<AuthStore> {
   const db = new Level<string, string>(join(home, AUTH_DB_DIR), { valueEncoding: 'utf8' });
   await db.open();
   try {
+    // It holds the cookie secret and live session ids: with them anyone could sign a valid cookie.
+    makeTreePrivate(join(home, AUTH_DB_DIR));
     const sessionLevel = db.sublevel<string, SessionRecord>('sessions', { valueEncoding: 'json' });
     await pruneSessions(sessionLevel);
     const secret = (await db.get(SESSION_SECRET)) ?? randomBytes(32).toString('hex');

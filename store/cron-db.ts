@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Level } from 'level';
 import { cronJobSchema, type CronJob, type CronRun } from './cron/job.js';
-import { nextRunAfter } from './cron/next-run.js';
+import { nextRunAfter } from './cron/schedule.js';
 
 export { cronJobSchema, newCronJobId, type CronJob, type CronRun, type CronSchedule, type CronTask } from './cron/job.js';
 

@@ -1,8 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import { bodyOf, lenientHeader } from './skills/skill-file.js';
 import { DirectoryWatches, lookAt, unchanged, type PathLook, type WatchOptions } from './watched-directory.js';
 
 export type SkillRoot = 'workspace' | 'global' | 'builtin';
@@ -15,8 +14,6 @@ export interface SkillInfo {
   path: string;
 }
 
-const skillFrontmatterSchema = z.looseObject({ name: z.string().min(1).optional(), description: z.string().default('') });
-const FENCE = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
 
 /** The package's own `skills/` folder, from the sources or from `dist/`. */
 export function packagedSkillsRoot(): string {
@@ -25,22 +22,18 @@ export function packagedSkillsRoot(): string {
 }
 
 function parseSkill(path: string, folder: string, root: SkillRoot): SkillInfo | undefined {
-  const text = readFileSync(path, 'utf8');
-  const fence = FENCE.exec(text);
-  let raw: unknown = {};
-  try {
-    raw = fence ? parseYaml(fence[1]!) ?? {} : {};
-  } catch {
-    return undefined;
-  }
-  const parsed = skillFrontmatterSchema.safeParse(raw);
-  if (!parsed.success) return undefined;
-  return { name: parsed.data.name ?? folder, description: parsed.data.description, root, path };
+  const header = lenientHeader(readFileSync(path, 'utf8'), folder);
+  return header && { ...header, root, path };
 }
 
 /** The instructions of a skill: its SKILL.md without the frontmatter. */
 export function skillBody(skill: SkillInfo): string {
-  return readFileSync(skill.path, 'utf8').replace(FENCE, '').trim();
+  return bodyOf(readFileSync(skill.path, 'utf8'));
+}
+
+/** Folders a skill root holds that are not skills: a dot-folder is an install in progress or a backup. */
+export function isSkillFolder(entry: { name: string; isDirectory(): boolean }): boolean {
+  return entry.isDirectory() && !entry.name.startsWith('.');
 }
 
 export function skillRoots(workspace: string, home: string, env: NodeJS.ProcessEnv): Array<{ root: SkillRoot; dir: string }> {
@@ -89,7 +82,7 @@ export class SkillCatalog {
       looks.push(rootLook.look);
       if (!rootLook.stats?.isDirectory()) continue;
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
-        if (!entry.isDirectory()) continue;
+        if (!isSkillFolder(entry)) continue;
         const folder = join(dir, entry.name);
         const path = join(folder, 'SKILL.md');
         const skillLook = lookAt(this.watches.dir(folder), path);

@@ -10,7 +10,8 @@ import { dirname, join } from 'node:path';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pattern = process.argv[2] ?? '\\.test\\.ts$';
 const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'node_modules/uvu/bin.js'), 'tests', pattern],
-  { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' }, detached: true });
+  // AGENT_CHECK_EVENTS: every event the runtime publishes is checked against its schema (bus/validate.ts).
+  { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', AGENT_CHECK_EVENTS: '1' }, detached: true });
 const endGroup = () => {
   try {
     process.kill(-child.pid, 'SIGKILL');

@@ -3,7 +3,7 @@ import type { Bus } from '../../bus/index.js';
 import { cronMachine, type CronEvent } from '../../machines/cron.js';
 import type { Config } from '../../store/config/index.js';
 import { listCronJobs, recordCronRun, type CronJob, type CronRunAfter } from '../../store/cron-db.js';
-import { nextRunAfter } from '../../store/cron/next-run.js';
+import { nextRunAfter } from '../../store/cron/schedule.js';
 import type { Logger } from '../../store/logs/logger.js';
 import type { Scheduler } from '../gateway/scheduler.js';
 import { runCronJob, type CronEffects } from './run-job.js';

@@ -22,7 +22,11 @@ export type CronTurnResult = { ok: true; text: string } | { ok: false; reason: s
 export interface CronEffects {
   send(target: SendTarget, text: string): Promise<void>;
   runTurn(request: CronTurnRequest): Promise<CronTurnResult>;
-  /** Runs a command line through the exec tool's checks; `timeoutMs` undefined means no limit; `signal` ends it early. */
+  /**
+   * Runs a command line as the exec tool does: its checks, its isolation (`tools.exec.isolation`: inside bubblewrap
+   * when it works here), its output filter; everything the command starts ends with it. `timeoutMs` undefined means
+   * no limit; `signal` ends it early.
+   */
   runCommand(command: string, timeoutMs: number | undefined, signal: AbortSignal): Promise<ToolResult>;
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Channel } from '../../adapters/channels/channel.js';
 import { ChannelError } from '../../adapters/channels/channel.js';
 import { isSecret, type ChannelEntry } from '../../store/config/index.js';
+import type { Scheduler } from './scheduler.js';
 
 /** Gateway-side settings every channel accepts besides the spec's. */
 const supervisionSchema = z.object({
@@ -21,13 +22,26 @@ function secretSetting(name: string, entry: ChannelEntry, field: string): string
   return revealed;
 }
 
+/** discord.js and Slack Bolt make their connections with HTTP and WebSocket clients of their own, which take no proxy from us. */
+function refuseProxy(name: string, entry: ChannelEntry, library: string): void {
+  if (!entry.settings.proxy) return;
+  throw new ChannelError('bad_settings', `channel_list.${name}.settings.proxy is not supported for this channel: ${library} makes its own connections (allowed: telegram channels)`);
+}
+
 export const SUPPORTED_KINDS = ['telegram', 'discord', 'slack'] as const;
+
+/**
+ * Channel maintenance (the check of a Telegram long poll for a stall) waits 10 s × `power.poll_interval_multiplier`.
+ * Its timer is a plain one unless one is given: on a test's hand-moved gateway clock a jump of minutes would find
+ * every poll in flight stalled.
+ */
+export const CHANNEL_MAINTENANCE_MS = 10_000;
 
 /**
  * A fresh channel instance for one `channel_list` entry; unknown kinds fail with the supported list.
  * Each platform's library loads only when a channel of its kind is configured, to keep start-up fast.
  */
-export async function createChannel(name: string, entry: ChannelEntry, multiplier: number): Promise<Channel> {
+export async function createChannel(name: string, entry: ChannelEntry, multiplier: number, timer?: Scheduler): Promise<Channel> {
   const kind = entry.type ?? name;
   const supervision = supervisionOf(entry);
   const tokenOf = (n: string, e: ChannelEntry): string => secretSetting(n, e, 'token');
@@ -38,14 +52,18 @@ export async function createChannel(name: string, entry: ChannelEntry, multiplie
         token: tokenOf(name, entry),
         ...(entry.settings.base_url ? { baseUrl: entry.settings.base_url } : {}),
         pollTimeoutSeconds: supervision.poll_timeout_seconds,
-        stallGraceMs: 15_000 * multiplier,
+        stallGraceMs: CHANNEL_MAINTENANCE_MS * multiplier,
+        ...(timer ? { timer } : {}),
+        ...(entry.settings.proxy ? { proxy: entry.settings.proxy } : {}),
       });
     }
     case 'discord': {
+      refuseProxy(name, entry, 'discord.js');
       const { DiscordChannel } = await import('../../adapters/channels/discord.js');
       return new DiscordChannel(tokenOf(name, entry));
     }
     case 'slack': {
+      refuseProxy(name, entry, 'Slack Bolt');
       const { SlackChannel } = await import('../../adapters/channels/slack.js');
       return new SlackChannel({ token: tokenOf(name, entry), appToken: secretSetting(name, entry, 'app_token') });
     }

@@ -1,5 +1,5 @@
 import type { Subscription } from 'rxjs';
-import type { Bus, Correlation, ReplyOutcome, ReplyTarget } from '../../bus/index.js';
+import type { Bus, Correlation, EventData, ReplyOutcome, ReplyTarget } from '../../bus/index.js';
 
 export interface Delivery {
   message_id: string;
@@ -9,6 +9,10 @@ export interface Delivery {
   reply: ReplyTarget;
   outcome: ReplyOutcome;
   correlation?: Correlation;
+  /** Buttons under the last part (an approval's question). */
+  choices?: EventData<'reply.requested'>['choices'];
+  /** Files sent with the text. */
+  files?: EventData<'reply.requested'>['files'];
 }
 
 /**
@@ -31,8 +35,9 @@ export class Deliveries {
 
   send(delivery: Delivery): Promise<boolean> {
     const done = new Promise<boolean>((resolve) => this.waiting.set(delivery.key, resolve));
-    const { message_id, key, text, reply, outcome } = delivery;
-    this.bus.publish({ ...delivery.correlation, type: 'reply.requested', data: { message_id, outcome, text, key, reply } });
+    const { message_id, key, text, reply, outcome, choices, files } = delivery;
+    const extra = { ...(choices ? { choices } : {}), ...(files?.length ? { files } : {}) };
+    this.bus.publish({ ...delivery.correlation, type: 'reply.requested', data: { message_id, outcome, text, key, reply, ...extra } });
     return done;
   }
 

@@ -9,6 +9,8 @@ export interface DispatcherDeps {
   bus: Bus;
   logger: Logger;
   config: () => Config;
+  /** Whether a `channel_list` entry's users are at this machine (its channel's `local` capability). */
+  isLocal?: (channel: string) => boolean;
 }
 
 /**
@@ -45,7 +47,8 @@ export class Dispatcher {
       chat: data.chat,
       sender: data.sender,
       text: data.text,
-      remote: true,
+      // A channel on this machine (the dashboard's chat) is not remote.
+      remote: this.deps.isLocal?.(data.channel) !== true,
       reply: { channel: data.channel, chat: data.chat, reply_to: data.reply_to ?? data.chat.replace(/^(direct|group|channel):/, '') },
       ...(data.commands ? { commands: data.commands } : {}),
       media: data.media,

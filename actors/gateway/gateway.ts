@@ -1,6 +1,7 @@
 import type { Subscription } from 'rxjs';
 import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
 import type { Channel } from '../../adapters/channels/channel.js';
+import { RedactingChannel } from '../../adapters/channels/redacting-channel.js';
 import { mcpOptionsFromConfig } from '../../adapters/mcp/from-config.js';
 import { McpConfigError, mcpConfigProblems } from '../../adapters/mcp/options.js';
 import type { SendTarget } from '../../adapters/tools/options.js';
@@ -9,11 +10,13 @@ import { channelBoard } from '../../machines/channel.js';
 import { cronBoard } from '../../machines/cron.js';
 import { gatewayBoard, gatewayMachine } from '../../machines/gateway.js';
 import { heartbeatBoard } from '../../machines/heartbeat.js';
-import { watchConfig } from '../../store/config/index.js';
+import { isSecret, redactorOf, watchConfig } from '../../store/config/index.js';
 import { changedPaths } from '../../store/config/diff.js';
 import type { ChannelEntry, Config, LoadedConfig } from '../../store/config/index.js';
 import { saveInboundMedia } from '../../store/inbound-media.js';
 import type { GatewayLogs } from '../../store/logs/logger.js';
+import { describeFix, makeSecretsPrivate } from '../../store/private-files.js';
+import { readLastChannel } from '../../store/state.js';
 import { BoardInspector } from '../board.js';
 import { CronActor } from '../cron/cron-actor.js';
 import { cronCommandRunner, cronTurnRunner } from '../cron/host-effects.js';
@@ -21,16 +24,19 @@ import { InFlight } from '../in-flight.js';
 import type { Runtime } from '../runtime.js';
 import { RuntimeCore } from '../runtime-core.js';
 import { ChannelActor } from './channel-actor.js';
+import { promptApprovals } from './approval-prompts.js';
 import { ChannelDirectory } from './channel-directory.js';
-import { createChannel, supervisionOf } from './channel-factory.js';
+import { createChannel, supervisionOf, SUPPORTED_KINDS } from './channel-factory.js';
 import { Deliveries } from './deliveries.js';
 import { Dispatcher } from './dispatcher.js';
 import { startHealthServer, type HealthServer, type Readiness } from './health-server.js';
 import { Heartbeat } from './heartbeat.js';
 import { acceptInbound } from './inbound.js';
+import { MediaCleanup } from './media-cleanup.js';
 import { Outbox } from './outbox.js';
 import { RecentIds } from './recent-ids.js';
 import { clockOf, realScheduler, type ActorClock, type Scheduler } from './scheduler.js';
+import { logToolCalls } from './tool-call-log.js';
 import { settledWithin } from './settled-within.js';
 
 export interface GatewayOptions {
@@ -59,15 +65,15 @@ export interface GatewayOptions {
  * send the platform never answers must not hold it (the Bot API transport allows a call 510 s).
  */
 const LEFT_WORK_MS = 10_000;
-/** Maintenance intervals (2 s config check) are stretched by `power.poll_interval_multiplier`. */
-const CONFIG_CHECK_MS = 2000;
 /**
- * How long after the last channel reports the engine and cron wait before loading. Loading them is ~30 ms of
- * synchronous compiling; started at once, it held up the `/ready` answer that the same report made true.
+ * How long after the last channel reports the engine and cron wait before loading. Loading them is synchronous
+ * compiling; started at once, it held up the `/ready` answer that the same report made true.
  */
 const BACKGROUND_START_DELAY_MS = 100;
 /** Inbound ids remembered against redeliveries. */
 const SEEN_INBOUND = 10_000;
+/** Why subagent tasks still running at a stop are canceled, as their `subagent.ended` records it. */
+const STOP_REASON = 'the gateway is stopping';
 
 /** The web-UI channel lives in the launcher: a `pico` entry runs only where the host builds it. */
 function runs(entry: ChannelEntry, options: GatewayOptions): boolean {
@@ -79,6 +85,17 @@ function checkMcp(config: Config): void {
   if (!config.tools.mcp.enabled) return;
   const problems = mcpConfigProblems(mcpOptionsFromConfig(config.tools.mcp));
   if (problems.length > 0) throw new McpConfigError(problems);
+}
+
+/**
+ * A channel whose kind is neither built in nor the host's may come from a plugin, when a trusted one is enabled
+ * (only trusted plugins add channels): it starts once the plugins have loaded (after `/ready`), and does not hold up
+ * readiness. Without such a plugin an unknown kind fails at once, as unsupported.
+ */
+function pluginKind(name: string, entry: ChannelEntry, options: GatewayOptions, config: Config): boolean {
+  const kind = entry.type ?? name;
+  if (options.createChannel !== undefined || options.hostChannels?.[kind] !== undefined || (SUPPORTED_KINDS as readonly string[]).includes(kind)) return false;
+  return config.plugins.enabled && Object.values(config.plugins.entries).some((plugin) => plugin.enabled && plugin.trusted);
 }
 
 function enabledChannels(loaded: LoadedConfig, options: GatewayOptions): Array<[string, ChannelEntry]> {
@@ -100,6 +117,7 @@ export class Gateway {
   private readonly outbox: Outbox;
   private readonly deliveries: Deliveries;
   private readonly heartbeat: Heartbeat;
+  private readonly mediaCleanup: MediaCleanup;
   private readonly cron: CronActor;
   private readonly scheduler: Scheduler;
   private readonly clock: ActorClock;
@@ -111,6 +129,8 @@ export class Gateway {
   private stopping = false;
   private cronWait: Subscription | undefined;
   private engineWait: Subscription | undefined;
+  private readonly approvals: Subscription;
+  private readonly toolCalls: Subscription;
   private cronStarting: Promise<void> | undefined;
   private backgroundStart: ReturnType<typeof setTimeout> | undefined;
   private health: HealthServer | undefined;
@@ -131,9 +151,11 @@ export class Gateway {
     const { logs } = options;
     this.board = new BoardInspector(bus, { gateway: gatewayBoard, heartbeat: heartbeatBoard, channel: channelBoard, cron: cronBoard });
     this.deliveries = new Deliveries(bus);
-    this.dispatcher = new Dispatcher({ bus, logger: logs.gateway, config: () => this.loaded.config });
+    this.dispatcher = new Dispatcher({ bus, logger: logs.gateway, config: () => this.loaded.config, isLocal: (name) => this.directory.get(name)?.capabilities.local === true });
     this.outbox = new Outbox({ bus, logger: logs.gateway, directory: this.directory, entry: (name) => this.loaded.config.channel_list[name], now: () => this.scheduler.now(), sent: core.recovered.sentKeys });
     for (const id of core.recovered.seenInbound) this.seen.add(id);
+    this.approvals = promptApprovals(bus, this.deliveries, logs.gateway);
+    this.toolCalls = logToolCalls(bus, logs);
     this.heartbeat = new Heartbeat({
       engine: () => this.engine(),
       loadedEngine: () => this.loadedEngine,
@@ -147,6 +169,7 @@ export class Gateway {
       runsChannel: (name) => this.actors.has(name),
       inspect: this.board.inspect,
     });
+    this.mediaCleanup = new MediaCleanup({ scheduler: this.scheduler, config: () => this.loaded.config, workspace: this.loaded.workspace, logger: logs.gateway });
     this.cron = new CronActor({
       workspace: this.loaded.workspace,
       bus,
@@ -171,6 +194,7 @@ export class Gateway {
 
   static async start(options: GatewayOptions): Promise<Gateway> {
     checkMcp(options.loaded.config);
+    for (const fix of makeSecretsPrivate(options.loaded.home, options.loaded.path)) options.logs.gateway.warn(describeFix(fix));
     const core = RuntimeCore.open(options.loaded, 'gateway', { resume: true });
     const gateway = new Gateway(core, options);
     options.onRuntime?.(core);
@@ -192,9 +216,11 @@ export class Gateway {
         logError: (line) => this.options.logs.gateway.error(line),
         send: (target, text, media) => this.sendToChat(target, text, media),
         fetchMedia: (channel, fileId, messageId, name) => this.fetchMedia(channel, fileId, messageId, name),
+        log: (level, message, fields) => this.options.logs.gateway.log(level, message, fields),
       });
       this.loadedEngine = runtime;
       this.markEngineLoaded();
+      this.startPluginChannels(runtime);
       return runtime;
     });
     return this.engineLoad;
@@ -224,6 +250,7 @@ export class Gateway {
     // whatever file reuses their descriptors.
     const settled = await settledWithin([this.cron.settled(), this.reloads.settled(), this.outbox.settled()], this.options.leftWorkMs ?? LEFT_WORK_MS);
     if (!settled) this.options.logs.gateway.warn('work still in flight at the stop (a send, a heartbeat or cron run) is left behind');
+    this.toolCalls.unsubscribe();
     this.options.logs.gateway.info('gateway stopped', { signal });
   }
 
@@ -243,8 +270,9 @@ export class Gateway {
     });
     this.dispatcher.start();
     this.outbox.start();
-    for (const [name, entry] of enabledChannels(options.loaded, options)) this.startChannel(name, entry);
+    for (const [name, entry] of enabledChannels(options.loaded, options)) if (!pluginKind(name, entry, options, options.loaded.config)) this.startChannel(name, entry);
     this.heartbeat.start();
+    this.mediaCleanup.start();
     this.continueOnceReady();
     this.watch();
     this.core.bus.publish({ type: 'gateway.started', data: { pid: process.pid, channels: [...this.actors.keys()] } });
@@ -258,16 +286,20 @@ export class Gateway {
     this.stopping = true;
     this.watcher?.stop();
     this.heartbeat.stop();
+    this.mediaCleanup.stop();
     this.cronWait?.unsubscribe();
     clearTimeout(this.backgroundStart);
     // A stop never overlaps the cron start, which would schedule the next store poll after it.
     await this.cronStarting;
     this.cron.stop();
-    // Running turns finish and their replies go out before the channels stop.
+    // Running turns finish and their replies go out before the channels stop; spawned subagents drain alongside
+    // them, and what still runs after that is canceled with the engine.
+    const drainMs = this.options.drainMs ?? 10_000;
     const drained = (this.loadedEngine?.drain() ?? Promise.resolve()).then(() => this.outbox.settled());
-    const finished = await settledWithin([drained], this.options.drainMs ?? 10_000);
+    const [finished] = await Promise.all([settledWithin([drained], drainMs), this.engineLoad?.then((engine) => engine.subagents.drain(drainMs, STOP_REASON), () => undefined)]);
     if (!finished) logs.gateway.warn('running turns did not finish in time and are aborted');
     this.dispatcher.stop();
+    this.approvals.unsubscribe();
     this.outbox.stop();
     await Promise.all([...this.actors.values()].map((a) => a.stop()));
     this.deliveries.close();
@@ -278,22 +310,26 @@ export class Gateway {
   private async shutDown(): Promise<void> {
     this.cronWait?.unsubscribe();
     this.engineWait?.unsubscribe();
+    this.approvals.unsubscribe();
     clearTimeout(this.backgroundStart);
     if (this.machine.getSnapshot().context.failure !== undefined) {
+      this.toolCalls.unsubscribe();
       await Promise.all([...this.actors.values()].map((a) => a.stop()));
       await this.health?.close();
     }
     const engine = await this.engineLoad?.catch(() => undefined);
-    await (engine ?? this.core).close();
+    await (engine ? engine.close({ reason: STOP_REASON }) : this.core.close());
   }
 
   private startChannel(name: string, entry: ChannelEntry): void {
     const multiplier = this.loaded.config.power.poll_interval_multiplier;
     const kind = entry.type ?? name;
     const hosted = this.options.hostChannels?.[kind];
-    const build = hosted ?? this.options.createChannel ?? ((n: string, e: ChannelEntry) => createChannel(n, e, multiplier));
+    const builtIn = (n: string, e: ChannelEntry) => createChannel(n, e, multiplier);
+    const build = hosted ?? this.options.createChannel ?? (pluginKind(name, entry, this.options, this.loaded.config) ? (n: string, e: ChannelEntry) => this.pluginChannel(n, e, builtIn) : builtIn);
     const backoff = supervisionOf(entry).restart_backoff_ms;
-    const actor = new ChannelActor({ name, kind, account: name === kind ? 'default' : name }, () => build(name, this.loaded.config.channel_list[name] ?? entry), {
+    const redacted = async (): Promise<Channel> => new RedactingChannel(await build(name, this.loaded.config.channel_list[name] ?? entry), () => redactorOf(this.loaded.config));
+    const actor = new ChannelActor({ name, kind, account: name === kind ? 'default' : name }, redacted, {
       bus: this.core.bus,
       logger: this.options.logs.gateway,
       clock: this.clock,
@@ -306,6 +342,24 @@ export class Gateway {
     actor.start();
   }
 
+  /** A channel of a kind a plugin added; a kind no plugin added fails as unsupported, as before. */
+  private async pluginChannel(name: string, entry: ChannelEntry, builtIn: (name: string, entry: ChannelEntry) => Promise<Channel>): Promise<Channel> {
+    const engine = await this.engine();
+    await engine.plugins.load();
+    const spec = engine.plugins.channelKind(entry.type ?? name);
+    if (!spec) return builtIn(name, entry);
+    const settings = Object.fromEntries(Object.entries(entry.settings).map(([key, value]) => [key, isSecret(value) ? value.reveal() : value]));
+    return spec.create(settings, name);
+  }
+
+  /** Channels of plugin kinds start once the plugins have loaded. */
+  private startPluginChannels(engine: Runtime): void {
+    void engine.plugins.load().then(() => {
+      if (this.stopping) return;
+      for (const [name, entry] of enabledChannels(this.loaded, this.options)) if (pluginKind(name, entry, this.options, this.loaded.config) && !this.actors.has(name)) this.startChannel(name, entry);
+    });
+  }
+
   /**
    * The turn engine loads, and cron opens its store and reads its jobs, shortly after every channel has reported:
    * that work then never delays `/ready`, and a job due at start finds its channel connected.
@@ -313,6 +367,7 @@ export class Gateway {
   private continueOnceReady(): void {
     const start = (): void => {
       this.engine().catch((error: unknown) => this.options.logs.gateway.error('agents not started', { reason: (error as Error).message }));
+      void this.reportIsolation();
       this.cronStarting = this.cron.start().catch((error: unknown) => this.options.logs.gateway.error('cron not started', { reason: (error as Error).message }));
     };
     const startSoon = (): void => {
@@ -328,14 +383,23 @@ export class Gateway {
     );
   }
 
+  /** Once per start: exec without bubblewrap is worth one warning (and a refused exec one error). */
+  private async reportIsolation(): Promise<void> {
+    const { execIsolationState } = await import('../wiring/tools.js');
+    const { describeIsolation } = await import('../../adapters/tools/exec/isolation.js');
+    const state = await execIsolationState(this.loaded.config);
+    if (state?.kind === 'guard_only') this.options.logs.gateway.warn(describeIsolation(state));
+    if (state?.kind === 'refused') this.options.logs.gateway.error(describeIsolation(state));
+  }
+
   /** Hot reload: channels whose entry changed restart, the rest keep running; rules and heartbeat follow the new config. */
   private watch(): void {
-    const multiplier = this.loaded.config.power.poll_interval_multiplier;
+    // Every 2 s × power.poll_interval_multiplier (as reloaded), on the gateway's clock.
     this.watcher = watchConfig({
       bus: this.core.bus,
       env: this.options.env,
       path: this.loaded.path,
-      intervalMs: CONFIG_CHECK_MS * multiplier,
+      timer: this.scheduler,
       log: (line) => this.options.logs.gateway.warn(line),
       onChange: (loaded) => this.trackReload(this.reload(this.options.adjustConfig?.(loaded) ?? loaded)),
     });
@@ -364,6 +428,7 @@ export class Gateway {
       if (entry && runs(entry, this.options)) this.startChannel(name, entry);
     }
     if (changed.some((p) => p.startsWith('heartbeat') || p.startsWith('power'))) this.heartbeat.start();
+    if (changed.some((p) => p.startsWith('tools.media_cleanup') || p.startsWith('power'))) this.mediaCleanup.start();
     this.options.logs.gateway.info('config reloaded', { changed: changed.join(',') });
   }
 
@@ -384,18 +449,32 @@ export class Gateway {
   }
 
   /**
-   * What the `message` and `send_file` tools send and a cron job delivers, through the outbox like replies. Channels
-   * carry text, so attached files are named by their path under the text.
+   * What the `message`, `send_file` and `image_generate` tools send, through the same outbox as replies: files go as
+   * files (a photo where the channel shows images) with the text as their caption; a channel that cannot send files
+   * gets them named by their path under the text.
    */
-  private async sendToChat(target: SendTarget, text: string, media: ToolMedia[]): Promise<void> {
+  private async sendToChat(wanted: SendTarget, text: string, media: ToolMedia[]): Promise<void> {
+    const target = this.chatOf(wanted);
     // Turns name their channel by kind (`telegram`), the tool's caller may name an entry: either is found.
     const actor = this.actors.get(target.channel) ?? [...this.actors.values()].find((a) => a.id.kind === target.channel);
     if (!actor) throw new Error(`no channel "${target.channel}" is running (running: ${[...this.actors.keys()].join(', ') || 'none'})`);
-    const body = [text, ...media.map((m) => `[${m.kind}: ${m.path}]`)].filter((line) => line.trim()).join('\n');
     const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
     // A chat is `direct:<id>`, `group:<id>` or `channel:<id>`; the platform address is the id.
     const replyTo = target.chat.replace(/^(direct|group|channel):/, '');
-    const delivered = await this.deliveries.send({ message_id: `tool_${id}`, key: `tool:${id}:message`, text: body, reply: { channel: actor.id.name, chat: target.chat, reply_to: replyTo }, outcome: 'message' });
+    const files = media.map((m) => ({ kind: m.kind, path: m.path, ...(m.mime ? { mime: m.mime } : {}) }));
+    const reply = { channel: actor.id.name, chat: target.chat, reply_to: replyTo };
+    const delivered = await this.deliveries.send({ message_id: `tool_${id}`, key: `tool:${id}:message`, text, reply, outcome: 'message', ...(files.length > 0 ? { files } : {}) });
     if (!delivered) throw new Error(`the message could not be delivered to ${actor.id.name}`);
+  }
+
+  /**
+   * The heartbeat's own chat (channel `system`) is nobody's: its turn's `message` calls, and those of the subagents
+   * it spawns, reach the user in the last active chat, as its answer does.
+   */
+  private chatOf(target: SendTarget): SendTarget {
+    if (target.channel !== 'system') return target;
+    const last = readLastChannel(this.loaded.workspace);
+    if (!last) throw new Error('no chat has been active yet, so there is no one to send to');
+    return { channel: last.channel, chat: last.chat };
   }
 }

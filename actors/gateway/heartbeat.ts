@@ -11,6 +11,9 @@ import type { ActorClock } from './scheduler.js';
 
 export const HEARTBEAT_OK = 'HEARTBEAT_OK';
 
+/** The heartbeat's own chat, on channel `system`: its turns (and what they log) are told apart by it. */
+export const HEARTBEAT_CHAT = 'direct:heartbeat';
+
 /** Minutes between heartbeats: low power uses its own interval unless the normal one is larger. */
 export function heartbeatMinutes(config: Config): number {
   const normal = config.heartbeat.interval;
@@ -108,10 +111,10 @@ export class Heartbeat {
     const runId = `heartbeat_${++this.runs}_${this.deps.now()}`;
     const reply = await engine.ask({
       agent,
-      session_key: sessionKeyOf({ agent, channel: 'system', dimensions: [['chat', 'direct:heartbeat']] }),
+      session_key: sessionKeyOf({ agent, channel: 'system', dimensions: [['chat', HEARTBEAT_CHAT]] }),
       message_id: runId,
       channel: 'system',
-      chat: 'direct:heartbeat',
+      chat: HEARTBEAT_CHAT,
       sender: 'heartbeat',
       text: prompt(readHeartbeatTasks(workspace)),
       remote: false,

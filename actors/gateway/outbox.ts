@@ -1,5 +1,5 @@
 import type { Subscription } from 'rxjs';
-import type { Channel } from '../../adapters/channels/channel.js';
+import type { Channel, Choice, OutboundFile } from '../../adapters/channels/channel.js';
 import { splitMessage } from '../../adapters/channels/split.js';
 import type { Bus, Correlation, Envelope, ReplyTarget } from '../../bus/index.js';
 import type { ChannelEntry } from '../../store/config/index.js';
@@ -105,7 +105,7 @@ export class Outbox {
     const key = `${reply.channel}:${event.data.message_id}:placeholder`;
     return channel.send(reply.reply_to, text).then(
       (id) => {
-        this.deps.bus.publish({ agent: event.agent, session: event.session, type: 'message.sent', data: { channel: reply.channel, chat: reply.chat, text, send_key: key, part: 0, message_id: id } });
+        this.deps.bus.publish({ agent: event.agent, session: event.session, type: 'message.sent', data: { channel: reply.channel, chat: reply.chat, text, send_key: key, part: 0, message_id: id, media: [] } });
         return id;
       },
       () => undefined,
@@ -148,8 +148,24 @@ export class Outbox {
     });
   }
 
+  /**
+   * A reply's parts: its text split at the channel's limit (`choices` under the last part), then its files. Files go
+   * as files with the text as the first one's caption when it fits the channel's caption limit (else the text goes
+   * first on its own); a channel that cannot send files gets the text with each file named by its path.
+   */
   private async deliver(event: Envelope<'reply.requested'>, reply: ReplyTarget): Promise<void> {
-    const { message_id, text, key } = event.data;
+    const { message_id, key, choices } = event.data;
+    const channel = this.channel(reply.channel);
+    let files = event.data.files ?? [];
+    let text = event.data.text;
+    if (files.length > 0 && channel && !channel.sendFile) {
+      text = [text, ...files.map((f) => `[${f.kind}: ${f.path}]`)].filter((line) => line.trim()).join('\n');
+      files = [];
+    }
+    // A channel that is restarting is waited for as for text; its caption limit is Telegram's, the smallest.
+    const captionLimit = channel ? channel.capabilities.maxCaptionLength ?? channel.capabilities.maxMessageLength : 1024;
+    const caption = files.length > 0 && text.trim() !== '' && text.length <= captionLimit ? text : undefined;
+    if (caption !== undefined) text = '';
     const pendingKey = messageKey(event.session, message_id);
     const pending = this.pending.get(pendingKey);
     const correlation: Correlation = { agent: event.agent, session: event.session, turn: event.turn };
@@ -165,32 +181,49 @@ export class Outbox {
     let failed = false;
     for (const [index, part] of parts.entries()) {
       if (this.stopped) return;
-      const sent = await this.sendPart(reply, correlation, `${key}:${index}`, index, part, index === 0 ? editOf : undefined);
+      const last = index === parts.length - 1;
+      const sent = await this.sendPart(reply, correlation, `${key}:${index}`, index, part, index === 0 ? editOf : undefined, last ? choices : undefined);
+      if (!sent) failed = true;
+    }
+    for (const [index, file] of files.entries()) {
+      if (this.stopped) return;
+      const shown: OutboundFile = index === 0 && caption !== undefined ? { ...file, caption } : file;
+      const sent = await this.sendPart(reply, correlation, `${key}:file${index}`, index, shown.caption ?? '', undefined, undefined, shown);
       if (!sent) failed = true;
     }
     if (this.stopped) return;
-    this.deps.bus.publish({ ...correlation, type: 'reply.delivered', data: { message_id, key, parts: parts.length, failed } });
+    this.deps.bus.publish({ ...correlation, type: 'reply.delivered', data: { message_id, key, parts: parts.length + files.length, failed } });
     if (pending?.typing) void this.channel(reply.channel)?.typingDone?.(reply.reply_to);
     this.pending.delete(pendingKey);
     if (event.turn) this.turns.delete(event.turn);
   }
 
   /** False once the part was given up (and logged); true when it is out, now or before. */
-  private async sendPart(reply: ReplyTarget, correlation: Correlation, sendKey: string, part: number, text: string, editOf: string | undefined): Promise<boolean> {
+  private async sendPart(
+    reply: ReplyTarget,
+    correlation: Correlation,
+    sendKey: string,
+    part: number,
+    text: string,
+    editOf: string | undefined,
+    choices?: readonly Choice[],
+    file?: OutboundFile,
+  ): Promise<boolean> {
     if (this.sent.has(sendKey)) return true;
-    const messageId = await this.sendTrying(reply, sendKey, text, editOf);
+    const messageId = await this.sendTrying(reply, sendKey, () => (file ? this.sendFileOnce(reply, file) : this.sendOnce(reply, text, editOf, choices)));
     if (messageId === undefined) return false;
     this.sent.add(sendKey);
+    const media = file ? [{ kind: file.kind, path: file.path, ...(file.mime ? { mime: file.mime } : {}) }] : [];
     // Outside the tries: a part already out is never sent again because recording it failed.
-    if (!this.stopped) this.deps.bus.publish({ ...correlation, type: 'message.sent', data: { channel: reply.channel, chat: reply.chat, text, send_key: sendKey, part, message_id: messageId } });
+    if (!this.stopped) this.deps.bus.publish({ ...correlation, type: 'message.sent', data: { channel: reply.channel, chat: reply.chat, text, send_key: sendKey, part, message_id: messageId, media } });
     return true;
   }
 
   /** The sent message's id, or undefined once the part is given up (and logged). */
-  private async sendTrying(reply: ReplyTarget, sendKey: string, text: string, editOf: string | undefined): Promise<string | undefined> {
+  private async sendTrying(reply: ReplyTarget, sendKey: string, send: () => Promise<string>): Promise<string | undefined> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.sendOnce(reply, text, editOf);
+        return await send();
       } catch (error) {
         if (attempt >= RETRIES || this.stopped) {
           this.deps.logger.error('reply not delivered', { channel: reply.channel, send_key: sendKey, reason: (error as Error).message });
@@ -201,9 +234,16 @@ export class Outbox {
     }
   }
 
-  private async sendOnce(reply: ReplyTarget, text: string, editOf: string | undefined): Promise<string> {
+  private async sendFileOnce(reply: ReplyTarget, file: OutboundFile): Promise<string> {
+    const channel = this.channel(reply.channel);
+    if (!channel?.sendFile) throw new Error(`channel ${reply.channel} ${this.stopped ? 'has stopped' : 'is restarting'}`);
+    return channel.sendFile(reply.reply_to, file);
+  }
+
+  private async sendOnce(reply: ReplyTarget, text: string, editOf: string | undefined, choices: readonly Choice[] | undefined): Promise<string> {
     const channel = this.channel(reply.channel);
     if (!channel) throw new Error(`channel ${reply.channel} ${this.stopped ? 'has stopped' : 'is restarting'}`);
+    if (choices && channel.sendChoices) return channel.sendChoices(reply.reply_to, text, choices);
     if (editOf === undefined) return channel.send(reply.reply_to, text);
     await channel.edit(reply.reply_to, editOf, text);
     return editOf;

@@ -62,7 +62,7 @@ export class StreamView {
     if (!channel) return;
     const { reply, key, correlation } = this.target;
     this.messageId = await channel.send(reply.reply_to, text);
-    this.bus.publish({ ...correlation, type: 'message.sent', data: { channel: reply.channel, chat: reply.chat, text, send_key: key, part: 0, message_id: this.messageId } });
+    this.bus.publish({ ...correlation, type: 'message.sent', data: { channel: reply.channel, chat: reply.chat, text, send_key: key, part: 0, message_id: this.messageId, media: [] } });
   }
 
   private async update(text: string): Promise<void> {

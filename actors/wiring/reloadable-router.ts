@@ -10,12 +10,16 @@ export class ReloadableRouter implements ModelRouter {
   private current: ModelRouter;
 
   constructor(config: Config, private readonly options: ModelRouterOptions) {
-    this.current = createModelRouter(modelEntries(config), options);
+    this.current = this.routerFor(config);
   }
 
   /** Throws (and keeps the current router) when an entry cannot be used. */
   reload(config: Config): void {
-    this.current = createModelRouter(modelEntries(config), this.options);
+    this.current = this.routerFor(config);
+  }
+
+  private routerFor(config: Config): ModelRouter {
+    return createModelRouter(modelEntries(config), { budgetMs: config.agents.defaults.model_budget_seconds * 1000, ...this.options });
   }
 
   chat: ModelRouter['chat'] = (modelName, request, options) => this.current.chat(modelName, request, options);

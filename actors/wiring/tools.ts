@@ -1,7 +1,9 @@
 import { homedir } from 'node:os';
 import type { ToolsOptions } from '../../adapters/tools/build-tools.js';
-import { defaultSandbox, type ExecLogger, type SendFunction } from '../../adapters/tools/options.js';
+import { isolationState, type IsolationSetting, type IsolationState } from '../../adapters/tools/exec/isolation.js';
+import { DEFAULT_EXEC, defaultSandbox, type ExecLogger, type SendFunction } from '../../adapters/tools/options.js';
 import { secretValues, type Config } from '../../store/config/index.js';
+import { execIsolation } from '../../store/config/schema/tools/exec.js';
 import { expandHome } from '../../store/paths.js';
 import { cronToolOptions } from '../cron/tool-options.js';
 
@@ -9,6 +11,7 @@ import { cronToolOptions } from '../cron/tool-options.js';
 export function toolsOptions(config: Config, workspace: string, home: string, env: NodeJS.ProcessEnv, log: ExecLogger, send?: SendFunction): ToolsOptions {
   const tools = config.tools;
   const sandbox = defaultSandbox(workspace, home, homedir(), env.CODEX_HOME?.trim() || undefined);
+  const isolation = execIsolation(tools.exec);
   return {
     sandbox: {
       ...sandbox,
@@ -26,12 +29,16 @@ export function toolsOptions(config: Config, workspace: string, home: string, en
       customAllowPatterns: tools.exec.custom_allow_patterns,
       ...(tools.exec.timeout_seconds > 0 ? { timeoutMs: tools.exec.timeout_seconds * 1000 } : {}),
       log,
+      isolation: isolation.mode,
+      exposePaths: isolation.expose.map((path) => ({ ...path, source: expandHome(path.source), target: expandHome(path.target) })),
+      network: tools.exec.network,
     },
     fetch: {
       enabled: tools.web.fetch.enabled,
       fetchLimitBytes: tools.web.fetch_limit_bytes,
       format: tools.web.format,
       privateHostWhitelist: tools.web.private_host_whitelist,
+      ...(tools.web.proxy ? { proxy: tools.web.proxy } : {}),
     },
     messaging: {
       messageEnabled: tools.message.enabled,
@@ -40,8 +47,7 @@ export function toolsOptions(config: Config, workspace: string, home: string, en
       ...(send ? { send } : {}),
     },
     cron: cronToolOptions(config),
-    // No model family here searches natively through Tern yet, so prefer_native never hides the tool.
-    search: searchOptions(tools.web, false),
+    search: searchOptions(tools.web),
     filter: {
       enabled: tools.filter_sensitive_data,
       minLength: tools.filter_min_length,
@@ -55,7 +61,7 @@ type WebConfig = Config['tools']['web'];
 const reveal = (secret: { reveal(): string } | undefined) => secret?.reveal();
 
 /** The ten engine blocks of `tools.web` as the web_search tool takes them (keys revealed only here). */
-export function searchOptions(web: WebConfig, modelHasNativeSearch: boolean): NonNullable<ToolsOptions['search']> {
+export function searchOptions(web: WebConfig): NonNullable<ToolsOptions['search']> {
   if (!web.enabled) return { engines: {} };
   const keyed = (block: { enabled: boolean; max_results: number; api_key?: { reveal(): string }; api_keys?: Array<{ reveal(): string }>; base_url?: string }) => ({
     enabled: block.enabled,
@@ -66,8 +72,7 @@ export function searchOptions(web: WebConfig, modelHasNativeSearch: boolean): No
   });
   return {
     provider: web.provider,
-    preferNative: web.prefer_native,
-    modelHasNativeSearch,
+    ...(web.proxy ? { proxy: web.proxy } : {}),
     engines: {
       brave: keyed(web.brave),
       duckduckgo: keyed(web.duckduckgo),
@@ -81,4 +86,17 @@ export function searchOptions(web: WebConfig, modelHasNativeSearch: boolean): No
       glm_search: { ...keyed(web.glm_search), searchEngine: web.glm_search.search_engine },
     },
   };
+}
+
+/** How `tools.exec` asks for isolation, as the probe takes it. */
+export function isolationSettingOf(config: Config): IsolationSetting {
+  return { mode: execIsolation(config.tools.exec).mode, network: config.tools.exec.network, bwrap: DEFAULT_EXEC.bwrap };
+}
+
+/**
+ * What exec and cron command jobs run under with this config: undefined while exec is disabled. A gateway
+ * logs it once at start when exec is not isolated.
+ */
+export async function execIsolationState(config: Config): Promise<IsolationState | undefined> {
+  return config.tools.exec.enabled ? isolationState(isolationSettingOf(config)) : undefined;
 }

@@ -1,4 +1,4 @@
-import { postText, type PostedAnswer } from '../http/json-post.js';
+import { fetchOn, sendForText, type Route } from '../http/client.js';
 
 /** The part of a fetch `Response` grammY reads: `json()`, and `ok` and `status` for anyone who logs it. */
 export interface BotApiResponse {
@@ -10,49 +10,76 @@ export interface BotApiResponse {
 /** An answer whose body is not JSON (a proxy's HTML error page); its body is left out, as it may quote the URL and its token. */
 export class NotJsonAnswerError extends Error {
   readonly code = 'BOT_API_NOT_JSON';
-  constructor(readonly status: number, contentType: string | undefined) {
+  constructor(readonly status: number, contentType: string | null) {
     super(`the Bot API answered HTTP ${status}${contentType ? ` (${contentType})` : ''} where JSON was expected`);
     this.name = 'NotJsonAnswerError';
   }
 }
 
-class BotApiAnswer implements BotApiResponse {
-  constructor(private readonly answer: PostedAnswer) {}
-
-  get status(): number {
-    return this.answer.statusCode;
-  }
-
-  get ok(): boolean {
-    return this.answer.statusCode >= 200 && this.answer.statusCode < 300;
-  }
-
-  json(): Promise<unknown> {
-    try {
-      return Promise.resolve(JSON.parse(this.answer.body));
-    } catch {
-      return Promise.reject(new NotJsonAnswerError(this.answer.statusCode, this.answer.headers['content-type']));
-    }
+/** A Bot API call that got no answer; the message is the cause's (`connect ECONNREFUSED host:port`), never the URL with the token. */
+export class BotApiTransportError extends Error {
+  readonly code = 'BOT_API_TRANSPORT';
+  constructor(message: string) {
+    super(message);
+    this.name = 'BotApiTransportError';
   }
 }
 
-/**
- * The headers of every JSON call: grammY's are `content-type: application/json` and `connection: keep-alive`,
- * which the transport writes itself. One object for all calls, so each URL's request head is written once.
- */
-const JSON_HEADERS = { 'content-type': 'application/json' };
+function transportError(error: unknown): unknown {
+  if (!(error instanceof TypeError) || error.cause === undefined) return error;
+  const cause = error.cause as { message?: unknown };
+  return new BotApiTransportError(typeof cause.message === 'string' ? cause.message : String(error.cause));
+}
 
 /**
- * A `fetch` for grammY's `Api` (its `fetch` option). A POST with a string body (every call grammY makes but an
- * upload) goes over our keep-alive HTTP/1.1 client (`adapters/http/json-post.ts`), which costs a fraction of
- * node-fetch over node:http per call and loads no module of its own; an upload (a stream body) goes to the
- * global `fetch`. `timeoutMs` bounds a call from start to last byte; grammY's own `timeoutSeconds` and the
- * long poll's watchdog abort through the signal, so it must lie beyond both.
+ * grammY makes its signals with the `abort-controller` package, whose signal undici's fetch does not accept: the
+ * call gets a Node signal that follows it.
  */
-export function botApiFetch(timeoutMs: number): (url: string, init: RequestInit) => Promise<BotApiResponse> {
-  return (url, init) => {
-    const { body, signal } = init;
-    if (init.method !== 'POST' || typeof body !== 'string') return globalThis.fetch(url, init);
-    return postText(url, JSON_HEADERS, body, signal ? { signal, timeoutMs } : { timeoutMs }).then((answer) => new BotApiAnswer(answer));
+type AnySignal = Pick<AbortSignal, 'aborted' | 'reason' | 'addEventListener'>;
+
+function nodeSignal(given: RequestInit['signal']): AbortSignal | undefined {
+  if (!given || given instanceof AbortSignal) return given ?? undefined;
+  const signal: AnySignal = given;
+  const controller = new AbortController();
+  if (signal.aborted) controller.abort(signal.reason);
+  else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+  return controller.signal;
+}
+
+function answered(status: number, contentType: string | null, text: () => Promise<string>): BotApiResponse {
+  return {
+    ok: status >= 200 && status < 300,
+    status,
+    json: async () => {
+      const body = await text();
+      try {
+        return JSON.parse(body) as unknown;
+      } catch {
+        throw new NotJsonAnswerError(status, contentType);
+      }
+    },
+  };
+}
+
+/** No time limit of its own: grammY's `timeoutSeconds` and the long poll's watchdog end a call through its signal. */
+const UNLIMITED = 0;
+
+/**
+ * A `fetch` for grammY's `Api` (its `fetch` option), on the channel's route (its `proxy`, or the environment's) so
+ * the Bot API calls share the channel's keep-alive connections. A call with a JSON body (every call but an upload)
+ * is a plain request; an upload's stream body goes through undici's `fetch` on the same dispatcher.
+ */
+export function botApiFetch(route: Route = {}): (url: string, init: RequestInit) => Promise<BotApiResponse> {
+  const fetch = fetchOn(route);
+  return async (url, init) => {
+    const signal = nodeSignal(init.signal);
+    if (typeof init.body === 'string') {
+      const call = { url, method: 'POST' as const, headers: { 'content-type': 'application/json' }, body: init.body, signal, firstByteTimeoutMs: UNLIMITED, idleTimeoutMs: UNLIMITED };
+      const answer = await sendForText(route, call);
+      const contentType = answer.headers['content-type'];
+      return answered(answer.status, typeof contentType === 'string' ? contentType : null, () => Promise.resolve(answer.text));
+    }
+    const response = await fetch(url, { ...init, signal }).catch((error: unknown) => { throw transportError(error); });
+    return answered(response.status, response.headers.get('content-type'), () => response.text().catch((error: unknown) => { throw transportError(error); }));
   };
 }

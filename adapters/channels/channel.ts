@@ -7,6 +7,13 @@ export interface ChannelCapabilities {
   streaming: boolean;
   /** Longest text one message may carry; longer replies are split. */
   maxMessageLength: number;
+  /** Longest text that may go with a file (`sendFile`'s caption); longer text goes before the file on its own. Default: `maxMessageLength`. */
+  maxCaptionLength?: number;
+  /**
+   * Its users are the owner at this machine, signed in (the dashboard's chat): its turns are local, like the
+   * CLI's, so tools apply no remote rules (exec runs without `tools.exec.allow_remote`). Every other channel is remote.
+   */
+  local?: boolean;
 }
 
 /** An inbound message as a channel reports it, in the dispatch vocabulary of the spec. */
@@ -27,6 +34,24 @@ export interface ChannelMessage {
   mentioned: boolean;
   /** Voice recordings and audio files, fetched with `Channel.download` when a transcription model is set. */
   audio?: Array<{ fileId: string; mime: string; name: string }>;
+}
+
+/**
+ * A file to send: an image `image_generate` drew, a file the `message` or `send_file` tool attached (the tool checked
+ * it against the sandbox's read rules). The channel reads it when it sends it.
+ */
+export interface OutboundFile {
+  kind: 'image' | 'audio' | 'video' | 'file';
+  path: string;
+  mime?: string;
+  /** Text shown with the file. */
+  caption?: string;
+}
+
+/** A button under a message; pressing it sends `reply` as the user's own message (e.g. `/approve 3f2a`). */
+export interface Choice {
+  label: string;
+  reply: string;
 }
 
 export interface ChannelHooks {
@@ -50,6 +75,10 @@ export interface Channel {
   /** Sends one message and returns the platform's id for it. */
   send(replyTo: string, text: string): Promise<string>;
   edit(replyTo: string, messageId: string, text: string): Promise<void>;
+  /** Sends a file (a photo where the platform shows images) and returns the platform's id for the message. */
+  sendFile?(replyTo: string, file: OutboundFile): Promise<string>;
+  /** Sends a message with buttons, for platforms that have them (Telegram inline keyboards, Slack and Discord buttons). */
+  sendChoices?(replyTo: string, text: string, choices: readonly Choice[]): Promise<string>;
   /** Best effort: a platform that refuses it is not an error worth a reply. */
   typing(replyTo: string): Promise<void>;
   /** For platforms whose indicator stays on until told: called once the reply's last part is out. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ChannelMessage } from './channel.js';
+import type { ChannelMessage, Choice } from './channel.js';
 import { stripMention } from './mention.js';
 
 /** The facts of a discord.js `Message` the gateway reads, as plain data. */
@@ -42,4 +42,18 @@ export function fromDiscordMessage(facts: DiscordMessageFacts, botId: string): C
     ...(inThread ? { topic: `topic:${facts.channelId}` } : {}),
     mentioned: mentioned || facts.repliesToBot,
   };
+}
+
+/** One row of buttons (an action row of type 1, buttons of type 2); a button's custom id is the text its press sends. */
+export function discordChoiceRow(choices: readonly Choice[]): { type: 1; components: Array<{ type: 2; style: 1 | 4; label: string; custom_id: string }> } {
+  return { type: 1, components: choices.map((choice, i) => ({ type: 2, style: i === 0 ? 1 : 4, label: choice.label, custom_id: choice.reply })) };
+}
+
+/**
+ * A button press as the message its button stands for: the presser wrote it, where the button's message is, to
+ * the bot. It goes through `fromDiscordMessage`, so the chat (and the session) is the one the button sits in.
+ */
+export function fromDiscordButton(facts: Omit<DiscordMessageFacts, 'content' | 'authorIsBot' | 'repliesToBot'> & { customId: string }, botId: string): ChannelMessage | undefined {
+  const { customId, ...rest } = facts;
+  return fromDiscordMessage({ ...rest, content: customId, authorIsBot: false, repliesToBot: true }, botId);
 }

@@ -1,7 +1,8 @@
 import { Client, Events, GatewayIntentBits, Partials, type Message } from 'discord.js';
 import { CHAT_COMMANDS } from './command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks } from './channel.js';
-import { DISCORD_MAX_LENGTH, fromDiscordMessage, type DiscordMessageFacts } from './discord-message.js';
+import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice, type OutboundFile } from './channel.js';
+import { uploadToDiscord } from './discord-upload.js';
+import { discordChoiceRow, DISCORD_MAX_LENGTH, fromDiscordButton, fromDiscordMessage, type DiscordMessageFacts } from './discord-message.js';
 
 function factsOf(message: Message, botId: string): DiscordMessageFacts {
   const channel = message.channel;
@@ -38,6 +39,22 @@ export class DiscordChannel implements Channel {
       const inbound = fromDiscordMessage(factsOf(message, botId), botId);
       if (inbound) hooks.onMessage(inbound);
     });
+    client.on(Events.InteractionCreate, (interaction) => {
+      if (!interaction.isButton()) return;
+      // Acknowledged at once: Discord shows the press as failed after 3 s without an answer.
+      void interaction.deferUpdate().catch(() => undefined);
+      const channel = interaction.channel;
+      const inbound = fromDiscordButton({
+        id: interaction.id,
+        channelId: interaction.channelId,
+        guildId: interaction.guildId,
+        threadParentId: channel?.isThread() ? channel.parentId : null,
+        authorId: interaction.user.id,
+        authorName: interaction.user.username,
+        customId: interaction.customId,
+      }, client.user?.id ?? '');
+      if (inbound) hooks.onMessage(inbound);
+    });
     client.on(Events.Error, (error) => hooks.onFailed(new ChannelError('network', error.message)));
     client.on(Events.Invalidated, () => hooks.onFailed(new ChannelError('unauthorized', 'the Discord session was invalidated')));
     await client.login(this.token).catch((error: unknown) => {
@@ -55,9 +72,19 @@ export class DiscordChannel implements Channel {
     return (await channel.send(text)).id;
   }
 
+  async sendChoices(replyTo: string, text: string, choices: readonly Choice[]): Promise<string> {
+    const channel = await this.sendable(replyTo);
+    return (await channel.send({ content: text, components: [discordChoiceRow(choices)] })).id;
+  }
+
   async edit(replyTo: string, messageId: string, text: string): Promise<void> {
     const channel = await this.sendable(replyTo);
     await (await channel.messages.fetch(messageId)).edit(text);
+  }
+
+  async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
+    if (!this.client) throw new ChannelError('platform', 'the Discord channel is not started');
+    return uploadToDiscord(this.client.rest, replyTo, file);
   }
 
   async typing(replyTo: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ChannelMessage } from './channel.js';
+import type { ChannelMessage, Choice } from './channel.js';
 import { stripMention } from './mention.js';
 
 /** The fields of a Slack Events API `message` event the gateway reads. */
@@ -33,7 +33,7 @@ export function slackTarget(replyTo: string): { channel: string; thread_ts?: str
 export function fromSlackMessage(event: SlackMessageEvent, botUserId: string): ChannelMessage | undefined {
   if (event.subtype !== undefined || event.bot_id !== undefined || !event.user || event.text === undefined) return undefined;
   const { text, mentioned } = stripMention(event.text, `<@${botUserId}>`);
-  const kind = event.channel_type === 'im' ? 'direct' : event.channel_type === 'mpim' ? 'group' : 'channel';
+  const kind = slackChatKind(event);
   return {
     messageId: `${event.channel}:${event.ts}`,
     chat: `${kind}:${event.channel}`,
@@ -44,5 +44,58 @@ export function fromSlackMessage(event: SlackMessageEvent, botUserId: string): C
     ...(event.team ? { space: `workspace:${event.team}` } : {}),
     ...(event.thread_ts ? { topic: `topic:${event.thread_ts}` } : {}),
     mentioned,
+  };
+}
+
+/** Buttons under a reply: one `actions` block; each button's value is the text its press sends. */
+export function slackChoiceBlocks(text: string, choices: readonly Choice[]): unknown[] {
+  return [
+    { type: 'section', text: { type: 'mrkdwn', text } },
+    {
+      type: 'actions',
+      block_id: 'tern_choices',
+      elements: choices.map((choice, i) => ({ type: 'button', action_id: `tern_choice_${i}`, text: { type: 'plain_text', text: choice.label }, value: choice.reply })),
+    },
+  ];
+}
+
+/** The fields of a Bolt `block_actions` payload a button press needs. */
+export const slackButtonSchema = z.looseObject({
+  type: z.literal('block_actions'),
+  user: z.looseObject({ id: z.string() }),
+  team: z.looseObject({ id: z.string() }).nullable().optional(),
+  channel: z.looseObject({ id: z.string() }).optional(),
+  container: z.looseObject({ message_ts: z.string().optional(), thread_ts: z.string().optional() }).optional(),
+  actions: z.array(z.looseObject({ action_id: z.string(), value: z.string().optional(), action_ts: z.string().optional() })).min(1),
+});
+export type SlackButtonPress = z.infer<typeof slackButtonSchema>;
+
+export type SlackChatKind = 'direct' | 'group' | 'channel';
+
+/** The chat kind a message event names, for a press in the same channel later. */
+export function slackChatKind(event: SlackMessageEvent): SlackChatKind {
+  return event.channel_type === 'im' ? 'direct' : event.channel_type === 'mpim' ? 'group' : 'channel';
+}
+
+/**
+ * A button press as the message its button stands for, in the chat of the message it sits under (so it reaches
+ * the same session). `kindOf` names the chat kinds of channels seen before; an IM id (`D…`) is direct anyway.
+ */
+export function fromSlackButton(press: SlackButtonPress, kindOf: (channel: string) => SlackChatKind | undefined): ChannelMessage | undefined {
+  const action = press.actions[0]!;
+  const channel = press.channel?.id;
+  if (!channel || !action.action_id.startsWith('tern_choice_') || !action.value) return undefined;
+  const kind = kindOf(channel) ?? (channel.startsWith('D') ? 'direct' : 'channel');
+  const thread = press.container?.thread_ts;
+  return {
+    messageId: `${channel}:press:${action.action_ts ?? press.container?.message_ts ?? action.value}`,
+    chat: `${kind}:${channel}`,
+    replyTo: thread ? `${channel}#${thread}` : channel,
+    sender: press.user.id,
+    senderAliases: [press.user.id],
+    text: action.value,
+    ...(press.team?.id ? { space: `workspace:${press.team.id}` } : {}),
+    ...(thread ? { topic: `topic:${thread}` } : {}),
+    mentioned: true,
   };
 }

@@ -1,7 +1,8 @@
 import { App, LogLevel } from '@slack/bolt';
 import { CHAT_COMMANDS } from './command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks } from './channel.js';
-import { fromSlackMessage, SLACK_MAX_LENGTH, slackMessageSchema, slackTarget } from './slack-message.js';
+import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice, type OutboundFile } from './channel.js';
+import { uploadToSlack } from './slack-upload.js';
+import { fromSlackButton, fromSlackMessage, SLACK_MAX_LENGTH, slackButtonSchema, slackChatKind, slackChoiceBlocks, slackMessageSchema, slackTarget, type SlackChatKind } from './slack-message.js';
 
 export interface SlackOptions {
   /** The bot token (`xoxb-…`), `settings.token`. */
@@ -15,6 +16,8 @@ export class SlackChannel implements Channel {
   readonly kind = 'slack';
   readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: SLACK_MAX_LENGTH };
   private app: App | undefined;
+  /** The chat kind of each channel a message came from, so a button press there reaches the same session. */
+  private readonly kinds = new Map<string, SlackChatKind>();
 
   constructor(private readonly options: SlackOptions) {}
 
@@ -27,7 +30,14 @@ export class SlackChannel implements Channel {
     const botUserId = auth.user_id ?? '';
     app.event('message', async ({ event }) => {
       const parsed = slackMessageSchema.safeParse(event);
+      if (parsed.success) this.kinds.set(parsed.data.channel, slackChatKind(parsed.data));
       const inbound = parsed.success ? fromSlackMessage(parsed.data, botUserId) : undefined;
+      if (inbound) hooks.onMessage(inbound);
+    });
+    app.action(/^tern_choice_/, async ({ ack, body }) => {
+      await ack();
+      const parsed = slackButtonSchema.safeParse(body);
+      const inbound = parsed.success ? fromSlackButton(parsed.data, (channel) => this.kinds.get(channel)) : undefined;
       if (inbound) hooks.onMessage(inbound);
     });
     app.error(async (error) => hooks.onFailed(new ChannelError('platform', error.message)));
@@ -45,8 +55,17 @@ export class SlackChannel implements Channel {
     return answer.ts ?? '';
   }
 
+  async sendChoices(replyTo: string, text: string, choices: readonly Choice[]): Promise<string> {
+    const answer = await this.client().chat.postMessage({ ...slackTarget(replyTo), text, blocks: slackChoiceBlocks(text, choices) as never });
+    return answer.ts ?? '';
+  }
+
   async edit(replyTo: string, messageId: string, text: string): Promise<void> {
     await this.client().chat.update({ channel: slackTarget(replyTo).channel, ts: messageId, text });
+  }
+
+  sendFile(replyTo: string, file: OutboundFile): Promise<string> {
+    return uploadToSlack(this.client(), replyTo, file);
   }
 
   /** Slack offers bots no typing indicator outside its assistant threads. */

@@ -21,6 +21,15 @@ export const telegramUpdateSchema = z.looseObject({
       audio: fileSchema.extend({ file_name: z.string().optional() }).optional(),
     })
     .optional(),
+  /** A press of an inline keyboard button: its `data` is the text the button stands for. */
+  callback_query: z
+    .looseObject({
+      id: z.string(),
+      from: userSchema,
+      data: z.string().optional(),
+      message: z.looseObject({ chat: z.looseObject({ id: z.union([z.number(), z.string()]), type: z.string() }) }).optional(),
+    })
+    .optional(),
 });
 export type TelegramUpdate = z.infer<typeof telegramUpdateSchema>;
 
@@ -46,6 +55,7 @@ function chatOf(type: string, id: string): string {
  * `@botname` is removed from the text (so `/help@botname` reads as `/help`) and marks the bot as mentioned.
  */
 export function fromTelegramUpdate(update: TelegramUpdate, bot: BotIdentity): ChannelMessage | undefined {
+  if (update.callback_query) return fromButtonPress(update.callback_query);
   const message = update.message;
   const audio = audioOf(message);
   const text = message?.text ?? message?.caption ?? (audio ? '' : undefined);
@@ -64,5 +74,21 @@ export function fromTelegramUpdate(update: TelegramUpdate, bot: BotIdentity): Ch
     ...(message.is_topic_message && message.message_thread_id !== undefined ? { topic: `topic:${message.message_thread_id}` } : {}),
     mentioned: new RegExp(`@${bot.username}\\b`, 'i').test(text) || repliedToBot,
     ...(audio ? { audio: [audio] } : {}),
+  };
+}
+
+/** A button press as the message its button stands for, from the user who pressed it, in the button's chat. */
+function fromButtonPress(press: NonNullable<TelegramUpdate['callback_query']>): ChannelMessage | undefined {
+  if (!press.data || !press.message || press.from.is_bot) return undefined;
+  const chatId = String(press.message.chat.id);
+  const sender = String(press.from.id);
+  return {
+    messageId: `${chatId}:press:${press.id}`,
+    chat: chatOf(press.message.chat.type, chatId),
+    replyTo: chatId,
+    sender,
+    senderAliases: [sender, ...(press.from.username ? [`@${press.from.username}`] : [])],
+    text: press.data,
+    mentioned: true,
   };
 }

@@ -1,7 +1,10 @@
-import { Api, GrammyError, HttpError } from 'grammy';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { Api, GrammyError, HttpError, InputFile } from 'grammy/web';
+import { sendForBytes, type Route } from '../http/client.js';
 import { botApiFetch } from './bot-api-fetch.js';
 import { CHAT_COMMANDS } from './command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks } from './channel.js';
+import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice, type OutboundFile } from './channel.js';
 import { fromTelegramUpdate, telegramUpdateSchema, type BotIdentity } from './telegram-update.js';
 
 export interface TelegramOptions {
@@ -12,22 +15,23 @@ export interface TelegramOptions {
   pollTimeoutSeconds?: number;
   /** A poll that answers later than its timeout plus this is a stalled connection. */
   stallGraceMs?: number;
+  /** Where the stall check's timer runs (the gateway's clock); a plain timer by default. */
+  timer?: { after(ms: number, run: () => void): { cancel(): void } };
   /** Pause after an empty answer that came back early (servers that do not hold long polls). */
   idlePauseMs?: number;
+  /** `settings.proxy`: every Bot API call and file download goes through it; absent, the environment's proxy. */
+  proxy?: string;
 }
 
 /** grammY types its signals with an older AbortSignal declaration; Node's own is what it receives at run time. */
 type ApiSignal = Parameters<Api['getMe']>[0];
 const apiSignal = (signal: AbortSignal): ApiSignal => signal as unknown as ApiSignal;
 
-/** grammY's own limit on one Bot API call (its default, named here because the transport's bound depends on it). */
-const CALL_TIMEOUT_SECONDS = 500;
-/**
- * The transport's bound on one call, only a backstop: grammY aborts a call at its limit and the long poll's
- * watchdog at the poll's timeout plus grace, both through the signal; this lies past both, so it never cuts a
- * call either would still wait for.
- */
-const TRANSPORT_TIMEOUT_MS = CALL_TIMEOUT_SECONDS * 1000 + 10_000;
+/** A file the Bot API serves is at most 20 MB; a larger answer is not a file of Telegram's. */
+const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024;
+/** `sendPhoto` takes photos up to 10 MB in these types; other images go as documents, which keep every byte. */
+const MAX_PHOTO_BYTES = 10 * 1024 * 1024;
+const PHOTO_TYPES: ReadonlySet<string | undefined> = new Set(['image/png', 'image/jpeg', 'image/webp']);
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
@@ -40,6 +44,11 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     signal.addEventListener('abort', wake, { once: true });
   });
 
+function plainTimer(ms: number, run: () => void): { cancel(): void } {
+  const timer = setTimeout(run, ms);
+  return { cancel: () => clearTimeout(timer) };
+}
+
 function asChannelError(error: unknown): ChannelError {
   if (error instanceof ChannelError) return error;
   if (error instanceof GrammyError) return new ChannelError(error.error_code === 401 ? 'unauthorized' : 'platform', `Bot API ${error.method}: ${error.description}`);
@@ -50,15 +59,16 @@ function asChannelError(error: unknown): ChannelError {
 /** Telegram through grammY's Bot API client, by long polling; one instance per bot token. */
 export class TelegramChannel implements Channel {
   readonly kind = 'telegram';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: 4096 };
+  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: 4096, maxCaptionLength: 1024 };
   private readonly api: Api;
+  private readonly route: Route;
   private controller = new AbortController();
   private loop: Promise<void> | undefined;
 
   constructor(private readonly options: TelegramOptions) {
+    this.route = options.proxy ? { proxy: options.proxy } : {};
     this.api = new Api(options.token, {
-      timeoutSeconds: CALL_TIMEOUT_SECONDS,
-      fetch: botApiFetch(TRANSPORT_TIMEOUT_MS),
+      fetch: botApiFetch(this.route),
       ...(options.baseUrl ? { apiRoot: options.baseUrl.replace(/\/+$/, '') } : {}),
     });
   }
@@ -81,6 +91,28 @@ export class TelegramChannel implements Channel {
     return String(sent.message_id);
   }
 
+  /** An image as a photo (`sendPhoto`), audio and video as such, anything else as a document; the caption under it. */
+  async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
+    const bytes = await readFile(file.path).catch((error: Error) => { throw new ChannelError('platform', `cannot read ${basename(file.path)} to send it (${error.message})`); });
+    const input = new InputFile(bytes, basename(file.path));
+    const other = file.caption ? { caption: file.caption } : {};
+    const sent = await (async () => {
+      if (file.kind === 'image' && PHOTO_TYPES.has(file.mime) && bytes.length <= MAX_PHOTO_BYTES) return this.api.sendPhoto(replyTo, input, other);
+      if (file.kind === 'image' && file.mime === 'image/gif') return this.api.sendAnimation(replyTo, input, other);
+      if (file.kind === 'audio') return this.api.sendAudio(replyTo, input, other);
+      if (file.kind === 'video') return this.api.sendVideo(replyTo, input, other);
+      return this.api.sendDocument(replyTo, input, other);
+    })().catch((error: unknown) => { throw asChannelError(error); });
+    return String(sent.message_id);
+  }
+
+  /** An inline keyboard, one row; a press comes back as a `callback_query` update carrying the button's reply. */
+  async sendChoices(replyTo: string, text: string, choices: readonly Choice[]): Promise<string> {
+    const inline_keyboard = [choices.map((choice) => ({ text: choice.label, callback_data: choice.reply }))];
+    const sent = await this.api.sendMessage(replyTo, text, { reply_markup: { inline_keyboard } }).catch((error: unknown) => { throw asChannelError(error); });
+    return String(sent.message_id);
+  }
+
   async edit(replyTo: string, messageId: string, text: string): Promise<void> {
     await this.api.editMessageText(replyTo, Number(messageId), text).catch((error: unknown) => { throw asChannelError(error); });
   }
@@ -90,9 +122,10 @@ export class TelegramChannel implements Channel {
     const file = await this.api.getFile(fileId).catch((error: unknown) => { throw asChannelError(error); });
     if (!file.file_path) throw new ChannelError('platform', `Bot API getFile gave no path for ${fileId}`);
     const root = (this.options.baseUrl ?? 'https://api.telegram.org').replace(/\/+$/, '');
-    const response = await fetch(`${root}/file/bot${this.options.token}/${file.file_path}`);
-    if (!response.ok) throw new ChannelError('platform', `downloading a Telegram file failed (HTTP ${response.status})`);
-    return Buffer.from(await response.arrayBuffer());
+    const answer = await sendForBytes({ ...this.route, maxAnswerBytes: MAX_DOWNLOAD_BYTES }, { url: `${root}/file/bot${this.options.token}/${file.file_path}` })
+      .catch((error: Error) => { throw new ChannelError('network', `downloading a Telegram file failed (${error.message})`); });
+    if (answer.status >= 300) throw new ChannelError('platform', `downloading a Telegram file failed (HTTP ${answer.status})`);
+    return answer.bytes;
   }
 
   async typing(replyTo: string): Promise<void> {
@@ -111,6 +144,8 @@ export class TelegramChannel implements Channel {
           const parsed = telegramUpdateSchema.safeParse(raw);
           if (!parsed.success) continue;
           offset = parsed.data.update_id + 1;
+          // A press waits for its answer (the button's spinner) until the Bot API hears it was taken.
+          if (parsed.data.callback_query) void this.api.answerCallbackQuery(parsed.data.callback_query.id).catch(() => undefined);
           const message = fromTelegramUpdate(parsed.data, bot);
           if (message) kept.push(hooks.onMessage(message));
         }
@@ -131,13 +166,18 @@ export class TelegramChannel implements Channel {
     const cancel = (): void => call.abort();
     signal.addEventListener('abort', cancel, { once: true });
     let stalled = false;
-    const watchdog = setTimeout(() => { stalled = true; call.abort(); }, timeout * 1000 + (this.options.stallGraceMs ?? 15_000));
+    const watch = (): void => {
+      stalled = true;
+      call.abort();
+    };
+    const graceMs = timeout * 1000 + (this.options.stallGraceMs ?? 10_000);
+    const watchdog = this.options.timer ? this.options.timer.after(graceMs, watch) : plainTimer(graceMs, watch);
     try {
       return await this.api.getUpdates({ timeout, ...(offset !== undefined ? { offset } : {}) }, apiSignal(call.signal));
     } catch (error) {
       throw stalled ? new ChannelError('stalled', `getUpdates gave no answer within ${timeout} s`) : error;
     } finally {
-      clearTimeout(watchdog);
+      watchdog.cancel();
       signal.removeEventListener('abort', cancel);
     }
   }

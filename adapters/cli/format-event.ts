@@ -1,16 +1,16 @@
+import { withArgumentKeys } from '../../bus/argument-keys.js';
 import type { Envelope } from '../../bus/index.js';
 
 const MAX_DATA = 160;
 
-function short(id: string | undefined): string {
-  if (!id) return '-';
-  return id.startsWith('sk_v1_') && id.length > 16 ? `${id.slice(0, 14)}…` : id;
-}
-
-/** One event as one readable line: seq, time, type, agent/session/turn, then its data in brief. */
-export function formatEvent(e: Envelope): string {
-  const data = JSON.stringify(e.data);
+/**
+ * One event as one readable line: seq, time, type, agent/session/turn, then its data in brief, tool calls with
+ * their argument keys and count only (`--json` prints the arguments whole). `session` prints the session id (a
+ * prefix unique in the log, so it pastes back into `--session`).
+ */
+export function formatEvent(e: Envelope, session: (id: string | undefined) => string): string {
+  const data = JSON.stringify(withArgumentKeys(e.data));
   const brief = data.length > MAX_DATA ? `${data.slice(0, MAX_DATA - 1)}…` : data;
-  const keys = `${e.agent ?? '-'} ${short(e.session)} ${e.turn ?? '-'}`;
+  const keys = `${e.agent ?? '-'} ${session(e.session)} ${e.turn ?? '-'}`;
   return `${String(e.seq).padStart(7)}  ${new Date(e.at).toISOString()}  ${e.type.padEnd(20)} ${keys}  ${brief}`;
 }

@@ -1,4 +1,4 @@
-// `tern`. The build turns it into CommonJS scripts (so: no top-level await) that `bin.ts` runs with a V8 code cache.
+// `tern`. The build bundles it behind `bin.ts`, which turns on Node's compile cache first.
 import { commands } from './commands/index.js';
 import { mainHelp } from './help.js';
 import { runCommand } from './run-command.js';

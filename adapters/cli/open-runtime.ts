@@ -3,8 +3,15 @@ import { LogError } from '../../store/log/errors.js';
 import { CliError } from './errors.js';
 import { loadConfigForCli } from './load-config.js';
 
+export interface RunOptions {
+  /** A `model_name` to use instead of `agents.defaults.model`. */
+  model?: string;
+  /** Every model streams its answers (a chat on a terminal shows the reply as it is written). */
+  stream?: boolean;
+}
+
 /** A runtime for a command that runs turns itself; a running gateway owns the log, so say so clearly. */
-export function openRuntime(env: NodeJS.ProcessEnv, command: string, model?: string): Runtime {
+export function openRuntime(env: NodeJS.ProcessEnv, command: string, { model, stream }: RunOptions = {}): Runtime {
   const loaded = loadConfigForCli(env);
   if (!loaded.config.model_list.some((m) => m.enabled)) {
     throw new CliError(
@@ -19,8 +26,11 @@ export function openRuntime(env: NodeJS.ProcessEnv, command: string, model?: str
       const known = loaded.config.model_list.map((m) => m.model_name).join(', ') || 'none';
       throw new CliError('unknown_model', `no model named "${model}"`, `model_list has: ${known}`, 'Pick one of those with --model, or add it to model_list.');
     }
+    // `--model` is this run's model for every agent, whatever agents.list gives them.
     loaded.config.agents.defaults.model = model;
+    for (const agent of loaded.config.agents.list) agent.model = model;
   }
+  if (stream) for (const entry of loaded.config.model_list) entry.streaming.enabled = true;
   try {
     return Runtime.start({ loaded, env, command });
   } catch (error) {

@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Channel, ChannelCapabilities, ChannelHooks } from '../channels/channel.js';
+import { readFile, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { Channel, ChannelCapabilities, ChannelHooks, Choice, OutboundFile } from '../channels/channel.js';
 import { CHAT_COMMANDS } from '../channels/command-names.js';
 import type { PicoEndpoint } from './pico-endpoint.js';
+import type { FrameMedia } from './pico-frames.js';
 
 /** A browser shows any length; the cap only keeps one frame well under a megabyte. */
 const MAX_MESSAGE_CHARS = 200_000;
+/** Images up to this size travel inside the frame as a `data:` URL; a larger one is named only. */
+const MAX_INLINE_IMAGE_BYTES = 8 * 1024 * 1024;
 
 /**
  * The web-UI channel as the gateway runs it (`channel_list.<name>` with `type: pico`): messages typed on
@@ -13,10 +18,13 @@ const MAX_MESSAGE_CHARS = 200_000;
  */
 export class PicoChannel implements Channel {
   readonly kind = 'pico';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: MAX_MESSAGE_CHARS };
+  readonly capabilities: ChannelCapabilities;
   private detach: (() => void) | undefined;
 
-  constructor(private readonly endpoint: PicoEndpoint, private readonly name: string) {}
+  /** `trusted`: the signed-in owner's local channel, like the CLI (`settings.trusted`, true unless set false). */
+  constructor(private readonly endpoint: PicoEndpoint, private readonly name: string, trusted: boolean) {
+    this.capabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: MAX_MESSAGE_CHARS, local: trusted };
+  }
 
   async start(hooks: ChannelHooks): Promise<void> {
     this.detach = this.endpoint.attach(this.name, hooks);
@@ -35,6 +43,23 @@ export class PicoChannel implements Channel {
 
   async edit(replyTo: string, messageId: string, text: string): Promise<void> {
     this.message(replyTo, 'message.update', messageId, text);
+  }
+
+  /** `message.create` with `payload.media`: the caption as its content, an image inline as a `data:` URL. */
+  async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
+    const messageId = `msg_${randomUUID().replaceAll('-', '')}`;
+    const { size } = await stat(file.path);
+    const media: FrameMedia = { kind: file.kind, name: basename(file.path), bytes: size, ...(file.mime ? { mime: file.mime } : {}) };
+    if (file.kind === 'image' && file.mime && size <= MAX_INLINE_IMAGE_BYTES) media.url = `data:${file.mime};base64,${(await readFile(file.path)).toString('base64')}`;
+    this.endpoint.deliver(replyTo, { type: 'message.create', session_id: replyTo, timestamp: Date.now(), payload: { message_id: messageId, content: file.caption ?? '', media: [media] } });
+    return messageId;
+  }
+
+  /** `message.create` with `payload.choices`: buttons whose `reply` the page sends back as `message.send`. */
+  async sendChoices(replyTo: string, text: string, choices: readonly Choice[]): Promise<string> {
+    const messageId = `msg_${randomUUID().replaceAll('-', '')}`;
+    this.endpoint.deliver(replyTo, { type: 'message.create', session_id: replyTo, timestamp: Date.now(), payload: { message_id: messageId, content: text, choices: choices.map(({ label, reply }) => ({ label, reply })) } });
+    return messageId;
   }
 
   async typing(replyTo: string): Promise<void> {

@@ -74,12 +74,14 @@ export class PicoEndpoint {
       const parsed = parseClientFrame(String(data));
       if (!parsed.ok) return send(socket, { type: 'error', timestamp: Date.now(), payload: { code: 'bad_frame', message: parsed.message } });
       const frame = parsed.frame;
-      if (frame.type === 'ping') return send(socket, { type: 'pong', ...(frame.id ? { id: frame.id } : {}), timestamp: Date.now(), payload: {} });
+      // A ping naming a session joins it: a page opened again gets the replies of a turn still running.
+      if (frame.type === 'ping' && !frame.session_id) return send(socket, { type: 'pong', ...(frame.id ? { id: frame.id } : {}), timestamp: Date.now(), payload: {} });
       const session = frame.session_id ?? fallback;
       if (!joined.has(session)) {
         joined.add(session);
         this.join(session, socket);
       }
+      if (frame.type === 'ping') return send(socket, { type: 'pong', ...(frame.id ? { id: frame.id } : {}), session_id: session, timestamp: Date.now(), payload: {} });
       if (!this.inbound) {
         return send(socket, { type: 'error', ...(frame.id ? { id: frame.id } : {}), session_id: session, timestamp: Date.now(), payload: { code: 'gateway_stopped', message: 'the gateway is stopped; start it on the Gateway page' } });
       }

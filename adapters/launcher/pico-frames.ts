@@ -20,11 +20,14 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
 
 export type ClientFrame = z.infer<typeof clientFrameSchema>;
 
+/** A file sent to the chat: an image comes as a `data:` URL the page shows; other files by name and size only. */
+export type FrameMedia = { kind: 'image' | 'audio' | 'video' | 'file'; name: string; mime?: string; bytes: number; url?: string };
+
 export type ServerFrame =
-  | { type: 'message.create' | 'message.update'; session_id: string; timestamp: number; payload: { message_id: string; content: string } }
+  | { type: 'message.create' | 'message.update'; session_id: string; timestamp: number; payload: { message_id: string; content: string; choices?: Array<{ label: string; reply: string }>; media?: FrameMedia[] } }
   | { type: 'typing.start' | 'typing.stop'; session_id: string; timestamp: number; payload: Record<string, never> }
   | { type: 'error'; id?: string; session_id?: string; timestamp: number; payload: { code: string; message: string } }
-  | { type: 'pong'; id?: string; timestamp: number; payload: Record<string, never> };
+  | { type: 'pong'; id?: string; session_id?: string; timestamp: number; payload: Record<string, never> };
 
 export type FrameParse = { ok: true; frame: ClientFrame } | { ok: false; message: string };
 

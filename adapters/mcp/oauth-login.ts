@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { fetchOn } from '../http/client.js';
 import { StoredOAuthProvider } from './oauth-provider.js';
 import { transportOf, type McpServerConfig } from './options.js';
 
@@ -78,12 +79,13 @@ export async function mcpLogin(options: LoginOptions): Promise<void> {
     // A dynamically registered client is bound to the previous login's port: register afresh.
     provider.invalidateCredentials('all');
     const scope = server.oauth.scope;
-    const first = await auth(provider, { serverUrl: server.url, ...(scope ? { scope } : {}) });
+    const fetchFn = fetchOn({});
+    const first = await auth(provider, { serverUrl: server.url, fetchFn, ...(scope ? { scope } : {}) });
     if (first === 'AUTHORIZED') return;
     const wait = deadline(options.timeoutMs ?? 300_000, options.signal);
     const answer = await Promise.race([loopback.callback, wait.expired]).finally(wait.clear);
     if (answer.kind === 'denied') throw new McpLoginError('mcp_login_denied', `the authorization server refused: ${answer.reason}`);
-    const second = await auth(provider, { serverUrl: server.url, authorizationCode: answer.code, ...(scope ? { scope } : {}) });
+    const second = await auth(provider, { serverUrl: server.url, authorizationCode: answer.code, fetchFn, ...(scope ? { scope } : {}) });
     if (second !== 'AUTHORIZED') throw new McpLoginError('mcp_login_failed', 'the authorization server did not issue tokens');
   } finally {
     loopback.server.closeAllConnections();

@@ -1,4 +1,5 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { fetchOn } from '../http/client.js';
 import { McpLoginRequiredError, type StoredOAuthProvider } from './oauth-provider.js';
 import { transportOf, type McpServerConfig } from './options.js';
 import { stdioEnvironment } from './stdio-env.js';
@@ -49,6 +50,8 @@ async function remote(name: string, kind: 'sse' | 'http', server: McpServerConfi
   const url = new URL(server.url ?? '');
   const options = {
     requestInit: { headers: server.headers ?? {} },
+    // Requests go out through our client: the environment's proxy settings apply, as they do to every other call.
+    fetch: fetchOn({}),
     ...(context.authProvider ? { authProvider: context.authProvider } : {}),
   };
   const transport = kind === 'sse'

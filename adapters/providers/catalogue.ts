@@ -33,6 +33,11 @@ export const providerCatalogue: Record<string, CatalogueEntry> = {
   siliconflow: hosted('https://api.siliconflow.cn/v1'),
   volcengine: hosted('https://ark.cn-beijing.volces.com/api/v3'),
   minimax: hosted('https://api.minimax.io/v1'),
+  /** The peer runtime's name for the messages API spoken natively. */
+  'anthropic-messages': { family: 'messages', apiBase: 'https://api.anthropic.com/v1', needsKey: true },
+  venice: hosted('https://api.venice.ai/api/v1'),
+  longcat: hosted('https://api.longcat.chat/openai'),
+  modelscope: hosted('https://api-inference.modelscope.cn/v1'),
   azure: { family: 'chat-completions', apiBase: '', needsKey: true, keyHeader: 'api-key' },
   litellm: local('http://localhost:4000/v1'),
   ollama: local('http://localhost:11434/v1'),

@@ -1,88 +1,84 @@
-import type { ChatResponse, ToolCall, Usage } from '../../bus/index.js';
-import { joinedBody } from '../http/body-slab.js';
+import type { ChatMessage, ChatResponse, ToolCall, Usage } from '../../bus/index.js';
 import { normalizeAnswer } from './answer-quirks.js';
 import { isRecord, parseArguments } from './arguments.js';
 import { bearerHeaders } from './bearer.js';
-import { messagesJson, wireMessage } from './chat-messages-json.js';
 import { classifyFailure } from './classify.js';
-import { completionChunkSchema, completionSchema, isCompletion, type CompletionChunk, type WireToolCall, type WireUsage } from './chat-completions-wire.js';
-import { JsonBytes, parseJson, postJson, postSse } from './http.js';
-import type { CallOptions, ChatRequest, EndpointConfig, ProviderClient, ToolSpec } from './provider.js';
+import { chatCompletionsUsage } from './usage.js';
+import { completionChunkSchema, completionSchema, type CompletionChunk, type WireToolCall, type WireUsage } from './chat-completions-wire.js';
+import { parseJson, postJson, postSse } from './http.js';
+import { callOf, type CallOptions, type ChatRequest, type EndpointConfig, type ProviderClient } from './provider.js';
+import { searchPlan, type NativeSearch } from './native-search.js';
 import { headersFor, parseWire, streamEndedEarly } from './wire.js';
 
-// Tool definitions are most of a request's bytes and the same spec objects on every call (the registry caches
-// them), so each is serialized once.
-const wireTools = new WeakMap<ToolSpec, string>();
-
-function wireTool(spec: ToolSpec): string {
-  let text = wireTools.get(spec);
-  if (text === undefined) {
-    text = JSON.stringify({ type: 'function', function: { name: spec.name, description: spec.description, parameters: spec.parameters } });
-    wireTools.set(spec, text);
+/** A message as the chat-completions API takes it. */
+function wireMessage(message: ChatMessage): Record<string, unknown> {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return { role: message.role, content: message.content };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content };
+    case 'assistant':
+      if (message.tool_calls.length === 0) return { role: 'assistant', content: message.content };
+      return {
+        role: 'assistant',
+        content: message.content === '' ? null : message.content,
+        tool_calls: message.tool_calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } })),
+      };
   }
-  return text;
 }
 
-// A turn's tool list is a new array of the same cached specs: its JSON is kept encoded (a few lists, for agents
-// with different tools) and reused while unchanged. The tools are most of a request's bytes; the system prompt's
-// JSON comes from `promptJsonParts`, which escapes only what changed since the previous prompt.
-interface ToolsBytes {
-  specs: readonly ToolSpec[];
-  /** `,"tools":[…]}`: the body's last field and its close. */
-  bytes: Buffer;
-}
-const recentTools: ToolsBytes[] = [];
-const KEPT = 8;
-
-const sameSpecs = (a: readonly ToolSpec[], b: readonly ToolSpec[]): boolean => a.length === b.length && a.every((spec, i) => spec === b[i]);
-
-function toolsTail(specs: readonly ToolSpec[]): Buffer {
-  const known = recentTools.find((entry) => sameSpecs(entry.specs, specs));
-  if (known) return known.bytes;
-  const bytes = Buffer.from(`,"tools":[${specs.map(wireTool).join(',')}]}`);
-  recentTools.unshift({ specs: [...specs], bytes });
-  if (recentTools.length > KEPT) recentTools.pop();
-  return bytes;
+/**
+ * A tool message carries text only, and every tool answer must follow its call at once: the images of a run of tool
+ * results go in one user message after it, each tool's named before its `image_url` parts (data URLs).
+ */
+function imagesMessage(tools: Array<Extract<ChatMessage, { role: 'tool' }>>): Record<string, unknown> {
+  const content: Array<Record<string, unknown>> = [];
+  for (const tool of tools) {
+    const images = tool.images ?? [];
+    content.push({ type: 'text', text: `${images.length === 1 ? 'The image' : `The ${images.length} images`} from ${tool.name} (${tool.tool_call_id}):` });
+    for (const image of images) content.push({ type: 'image_url', image_url: { url: `data:${image.mime};base64,${image.data}` } });
+  }
+  return { role: 'user', content };
 }
 
-// The fields this body writes itself: an `extra_body` naming one of them replaces it where it stands (and
-// integer-like names go first in any object), which only serializing the merged object does right.
-const ownFields = new Set(['model', 'messages', 'max_tokens', 'stream', 'stream_options']);
-const placedByMerge = (extra: Record<string, unknown>): boolean => Object.keys(extra).some((key) => ownFields.has(key) || /^\d+$/.test(key));
-
-/** `extra_body`'s fields after ours, as `{...body, ...extra_body}` places them; empty when it has none. */
-function extraText(extra: Record<string, unknown> | undefined): string {
-  if (extra === undefined) return '';
-  const text = JSON.stringify(extra);
-  return text.length > 2 ? `,${text.slice(1, -1)}` : '';
+function wireMessages(messages: ChatMessage[]): Array<Record<string, unknown>> {
+  const out: Array<Record<string, unknown>> = [];
+  let shown: Array<Extract<ChatMessage, { role: 'tool' }>> = [];
+  for (const message of messages) {
+    if (message.role !== 'tool' && shown.length > 0) {
+      out.push(imagesMessage(shown));
+      shown = [];
+    }
+    out.push(wireMessage(message));
+    if (message.role === 'tool' && message.images?.length) shown.push(message);
+  }
+  if (shown.length > 0) out.push(imagesMessage(shown));
+  return out;
 }
 
-function mergedHead(request: ChatRequest, extra: Record<string, unknown>): string {
-  const system = request.system !== undefined ? [{ role: 'system', content: request.system }] : [];
-  const body: Record<string, unknown> = { model: request.model, messages: [...system, ...request.messages.map(wireMessage)] };
+/**
+ * The request body exactly as sent to `{base}/chat/completions`: the parts that stay the same from call to call
+ * first (model, tools, then the system prompt and the history inside `messages`), so a vendor's prefix cache keeps
+ * matching; the provider's own search (a tool after ours, or its fields after the stream fields); then `extra_body`'s
+ * fields, which may replace any of ours in place (`tools` too).
+ */
+export function chatCompletionsBody(request: ChatRequest, native?: NativeSearch): string {
+  const { tools, search } = searchPlan(native, request);
+  const system: ChatMessage[] = request.system !== undefined ? [{ role: 'system', content: request.system }] : [];
+  const body: Record<string, unknown> = { model: request.model };
+  const wireTools = tools.map((t): Record<string, unknown> => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  if (search?.kind === 'tool') wireTools.push(search.tool);
+  if (wireTools.length > 0) body.tools = wireTools;
+  body.messages = wireMessages([...system, ...request.messages]);
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   if (request.stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
-  return JSON.stringify({ ...body, ...extra }).slice(0, -1);
-}
-
-/** The body up to its tools, open, in pieces: our fields in order, then `extra_body`'s. */
-function ownHead(request: ChatRequest, extra: Record<string, unknown> | undefined): string[] {
-  const maxTokens = request.maxTokens !== undefined ? `,"max_tokens":${JSON.stringify(request.maxTokens)}` : '';
-  const stream = request.stream ? ',"stream":true,"stream_options":{"include_usage":true}' : '';
-  return [`{"model":${JSON.stringify(request.model)},"messages":`, ...messagesJson(request.system, request.messages), `${maxTokens}${stream}${extraText(extra)}`];
-}
-
-const CLOSE = Buffer.from('}');
-
-/** The request body exactly as sent to `{base}/chat/completions`; `extra_body` may replace any field, `tools` too. */
-export function chatCompletionsBody(request: ChatRequest): Buffer {
-  const extra = request.extraBody;
-  const head = extra && placedByMerge(extra) ? [mergedHead(request, extra)] : ownHead(request, extra);
-  return joinedBody(head, request.tools.length === 0 || (extra && 'tools' in extra) ? CLOSE : toolsTail(request.tools));
+  if (search?.kind === 'fields') Object.assign(body, search.fields);
+  return JSON.stringify({ ...body, ...request.extraBody });
 }
 
 function usageOf(usage: WireUsage): Usage | undefined {
-  return usage ? { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens } : undefined;
+  return usage ? chatCompletionsUsage(usage) : undefined;
 }
 
 function answer(parts: { text: string; reasoning: string; toolCalls: ToolCall[]; usage?: Usage; finish?: string }): ChatResponse {
@@ -149,11 +145,10 @@ export function createChatCompletionsClient(endpoint: EndpointConfig): ProviderC
   return {
     family: 'chat-completions',
     async chat(request, options = {}) {
-      const call = { url, headers: headersOf(request), body: new JsonBytes(chatCompletionsBody(request)), signal: options.signal,
-        timeoutMs: options.timeoutMs };
+      const call = callOf(endpoint, options, { url, headers: headersOf(request), body: chatCompletionsBody(request, endpoint.nativeSearch) });
       if (!request.stream) {
         const json = await postJson(call);
-        const wire = isCompletion(json) ? json : parseWire(completionSchema, json, 'chat completion');
+        const wire = parseWire(completionSchema, json, 'chat completion');
         const choice = wire.choices[0]!;
         const toolCalls = (choice.message.tool_calls ?? []).map((c, i) => ({
           id: c.id ?? `call_${i}`, name: c.function?.name ?? '', arguments: parseArguments(c.function?.arguments ?? ''),

@@ -1,10 +1,12 @@
 import type { ChatMessage, ChatResponse, ToolCall, Usage } from '../../bus/index.js';
+import { generateContentUsage } from './usage.js';
 import { normalizeAnswer } from './answer-quirks.js';
 import { isRecord } from './arguments.js';
 import { classifyFailure } from './classify.js';
 import { generateResponseSchema, type GenerateResponse } from './generate-content-wire.js';
 import { parseJson, postJson, postSse } from './http.js';
-import type { CallOptions, ChatRequest, EndpointConfig, ProviderClient } from './provider.js';
+import { callOf, type CallOptions, type ChatRequest, type EndpointConfig, type ProviderClient } from './provider.js';
+import { searchPlan, type NativeSearch } from './native-search.js';
 import { headersFor, parseWire, streamEndedEarly } from './wire.js';
 
 type Content = { role: 'user' | 'model'; parts: Array<Record<string, unknown>> };
@@ -17,31 +19,52 @@ function modelParts(message: Extract<ChatMessage, { role: 'assistant' }>): Array
   return parts;
 }
 
-/** Tool results go back as `functionResponse` parts of one user turn. */
+type ToolMessage = Extract<ChatMessage, { role: 'tool' }>;
+
+/**
+ * Tool results go back as `functionResponse` parts of one user turn; the images they returned follow as
+ * `inlineData` parts at the end of that turn.
+ */
 function contents(messages: ChatMessage[]): Content[] {
   const out: Content[] = [];
+  let results: ToolMessage[] = [];
+  const flush = (): void => {
+    if (results.length === 0) return;
+    const parts: Array<Record<string, unknown>> = results.map((m) => ({ functionResponse: { name: m.name, response: { result: m.content } } }));
+    for (const image of results.flatMap((m) => m.images ?? [])) parts.push({ inlineData: { mimeType: image.mime, data: image.data } });
+    out.push({ role: 'user', parts });
+    results = [];
+  };
   for (const message of messages) {
+    if (message.role === 'tool') {
+      results.push(message);
+      continue;
+    }
+    flush();
     if (message.role === 'user') out.push({ role: 'user', parts: [{ text: message.content }] });
     else if (message.role === 'assistant') out.push({ role: 'model', parts: modelParts(message) });
-    else if (message.role === 'tool') {
-      const part = { functionResponse: { name: message.name, response: { result: message.content } } };
-      const last = out.at(-1);
-      if (last?.role === 'user' && last.parts.every((p) => 'functionResponse' in p)) last.parts.push(part);
-      else out.push({ role: 'user', parts: [part] });
-    }
   }
+  flush();
   return out;
 }
 
-/** The request body exactly as sent to `models/{model}:generateContent` (and the streaming endpoint). */
-export function generateContentBody(request: ChatRequest): Record<string, unknown> {
+/**
+ * The request body exactly as sent to `models/{model}:generateContent` (and the streaming endpoint), the parts that
+ * stay the same from call to call first (system instruction, tools with `google_search` last when the turn may
+ * search, then the conversation).
+ */
+export function generateContentBody(request: ChatRequest, native?: NativeSearch): Record<string, unknown> {
+  const { tools, search } = searchPlan(native, request);
   const system = [request.system, ...request.messages.filter((m) => m.role === 'system').map((m) => m.content)]
     .filter((s): s is string => s !== undefined && s !== '');
-  const body: Record<string, unknown> = { contents: contents(request.messages) };
+  const body: Record<string, unknown> = {};
   if (system.length > 0) body.systemInstruction = { parts: [{ text: system.join('\n\n') }] };
-  if (request.tools.length > 0) {
-    body.tools = [{ functionDeclarations: request.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) }];
-  }
+  const wireTools: Array<Record<string, unknown>> = tools.length > 0
+    ? [{ functionDeclarations: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) }]
+    : [];
+  if (search?.kind === 'tool') wireTools.push(search.tool);
+  if (wireTools.length > 0) body.tools = wireTools;
+  body.contents = contents(request.messages);
   if (request.maxTokens !== undefined) body.generationConfig = { maxOutputTokens: request.maxTokens };
   return { ...body, ...request.extraBody };
 }
@@ -68,9 +91,7 @@ class GenerateAccumulator {
     }
     this.finish = candidate?.finishReason ?? this.finish;
     const meta = response.usageMetadata;
-    if (meta) {
-      this.usage = { input_tokens: meta.promptTokenCount ?? 0, output_tokens: (meta.candidatesTokenCount ?? 0) + (meta.thoughtsTokenCount ?? 0) };
-    }
+    if (meta) this.usage = generateContentUsage(meta);
   }
 
   result(): ChatResponse {
@@ -98,13 +119,13 @@ export function createGenerateContentClient(endpoint: EndpointConfig): ProviderC
     family: 'generate-content',
     async chat(request, options = {}) {
       const model = `${endpoint.apiBase}/models/${encodeURIComponent(request.model)}`;
-      const call = { headers: headersOf(request), body: generateContentBody(request), signal: options.signal, timeoutMs: options.timeoutMs };
+      const call = (url: string) => callOf(endpoint, options, { url, headers: headersOf(request), body: generateContentBody(request, endpoint.nativeSearch) });
       const accumulator = new GenerateAccumulator(options.onChunk);
       if (!request.stream) {
-        accumulator.add(parseWire(generateResponseSchema, await postJson({ ...call, url: `${model}:generateContent` }), 'generate-content answer'));
+        accumulator.add(parseWire(generateResponseSchema, await postJson(call(`${model}:generateContent`)), 'generate-content answer'));
         return accumulator.result();
       }
-      await postSse({ ...call, url: `${model}:streamGenerateContent?alt=sse` }, (event) => {
+      await postSse(call(`${model}:streamGenerateContent?alt=sse`), (event) => {
         const json = parseJson(event.data);
         if (isRecord(json) && json.error !== undefined) throw classifyFailure(200, event.data);
         accumulator.add(parseWire(generateResponseSchema, json, 'generate-content chunk'));

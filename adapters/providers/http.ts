@@ -1,99 +1,54 @@
-import type { Response } from 'got';
-import { loadGot, type GotModule } from '../got.js';
-import { postText, TransportError, type PostedAnswer } from '../http/json-post.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { createParser } from 'eventsource-parser';
+import { bodyPieces, send, sendForBytes, sendForText, TransportError, type HttpRequest, type Route } from '../http/client.js';
 import { classifyFailure } from './classify.js';
 import { ProviderError } from './errors.js';
 import { multipartBody, type FormPart } from './multipart.js';
-import { SseParser, type SseEvent } from './sse.js';
 
-/** A body already serialized by its client (parts of it cached), sent as it is. */
-export class JsonBytes {
-  constructor(readonly bytes: Buffer) {}
+/** One server-sent event; `event` is `message` when the stream names none. */
+export interface SseEvent {
+  event: string;
+  data: string;
 }
 
 export interface HttpCall {
   url: string;
   headers: Record<string, string>;
-  /** Sent as JSON: serialized here, unless the client already did (`JsonBytes`). */
+  /** Sent as JSON: serialized here unless the client already did (a string). */
   body: unknown;
   signal?: AbortSignal;
-  /** Non-streaming: the whole request. Streaming: waiting for the answer to start, and any silence after. */
-  timeoutMs?: number;
+  /** The entry's proxy and answer size cap. */
+  route?: Route;
+  /** Waiting for the answer to start; the body may then pause for as long between its pieces. */
+  firstByteTimeoutMs?: number;
 }
 
-const defaultTimeoutMs = 120_000;
+/** Transport failures as provider failures: timeouts are retried as `timeout`, the rest as `network`; too large is final. */
+function providerError(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted || !(error instanceof TransportError)) return error;
+  switch (error.code) {
+    case 'connect_timeout':
+    case 'first_byte_timeout':
+    case 'idle_timeout':
+      return new ProviderError({ code: 'timeout', message: error.message });
+    case 'too_large':
+      return new ProviderError({ code: 'too_large', message: `${error.message} (max_response_bytes of the model entry)` });
+    default:
+      return new ProviderError({ code: 'network', message: error.message });
+  }
+}
 
-const base = { throwHttpErrors: false, retry: { limit: 0 }, followRedirect: false } as const;
-
-const bodyOf = (call: HttpCall): string | Buffer => (call.body instanceof JsonBytes ? call.body.bytes : JSON.stringify(call.body));
-
-function request(call: HttpCall) {
+function request(call: HttpCall, headers: Record<string, string>, body: string | Buffer): HttpRequest {
   return {
-    ...base,
-    headers: { 'content-type': 'application/json', ...call.headers },
-    body: bodyOf(call),
-    signal: call.signal,
+    url: call.url, method: 'POST', headers, body, signal: call.signal,
+    ...(call.firstByteTimeoutMs !== undefined ? { firstByteTimeoutMs: call.firstByteTimeoutMs, idleTimeoutMs: call.firstByteTimeoutMs } : {}),
   };
 }
 
-/** Transport failures become `timeout` or `network`; an abort the caller asked for stays what it is. */
-function transportError(error: unknown, call: HttpCall, { RequestError }: GotModule): unknown {
-  if (error instanceof ProviderError || call.signal?.aborted) return error;
-  if (error instanceof RequestError) {
-    const code = error.code === 'ETIMEDOUT' ? 'timeout' : 'network';
-    return new ProviderError({ code, message: `${error.code}: ${error.message}` });
-  }
-  return error;
-}
+const jsonBody = (body: unknown): string => (typeof body === 'string' ? body : JSON.stringify(body));
 
-function failed(response: Pick<Response, 'statusCode' | 'headers'>, body: string): ProviderError {
-  return classifyFailure(response.statusCode, body, response.headers['retry-after']);
-}
-
-// A client passes the same headers object on every call while its request headers stay the same, so the headers
-// as sent (the content type first) are one object too, whose head the transport checks and writes once.
-const jsonHeaders = new WeakMap<Record<string, string>, Record<string, string>>();
-
-function withJsonType(headers: Record<string, string>): Record<string, string> {
-  let sent = jsonHeaders.get(headers);
-  if (sent === undefined) {
-    sent = { 'content-type': 'application/json', ...headers };
-    jsonHeaders.set(headers, sent);
-  }
-  return sent;
-}
-
-/** POSTs JSON and returns the parsed JSON answer. */
-export async function postJson(call: HttpCall): Promise<unknown> {
-  let response: PostedAnswer;
-  try {
-    response = await postText(call.url, withJsonType(call.headers), bodyOf(call), {
-      signal: call.signal,
-      timeoutMs: call.timeoutMs ?? defaultTimeoutMs,
-    });
-  } catch (error) {
-    if (!(error instanceof TransportError) || call.signal?.aborted) throw error;
-    throw new ProviderError({ code: error.code === 'ETIMEDOUT' ? 'timeout' : 'network', message: `${error.code}: ${error.message}` });
-  }
-  if (response.statusCode >= 300) throw failed(response, response.body);
-  return parseJson(response.body);
-}
-
-/** POSTs multipart form data (media endpoints) and returns the parsed JSON answer. */
-export async function postForm(call: Omit<HttpCall, 'body'> & { parts: FormPart[] }): Promise<unknown> {
-  const form = multipartBody(call.parts);
-  let response: Response<string>;
-  const lib = await loadGot();
-  try {
-    response = await lib.default.post(call.url, {
-      ...base, headers: { ...call.headers, 'content-type': form.contentType }, body: form.body, signal: call.signal,
-      timeout: { request: call.timeoutMs ?? defaultTimeoutMs },
-    });
-  } catch (error) {
-    throw transportError(error, { ...call, body: undefined }, lib);
-  }
-  if (response.statusCode >= 300) throw failed(response, response.body);
-  return parseJson(response.body);
+function failed(status: number, headers: IncomingHttpHeaders, body: string): ProviderError {
+  return classifyFailure(status, body, headers['retry-after']);
 }
 
 export function parseJson(text: string): unknown {
@@ -104,28 +59,48 @@ export function parseJson(text: string): unknown {
   }
 }
 
-/** POSTs JSON and hands each server-sent event to `onEvent` as it arrives. */
+/** POSTs JSON and returns the parsed JSON answer. */
+export async function postJson(call: HttpCall): Promise<unknown> {
+  const answer = await sendForText(call.route ?? {}, request(call, { 'content-type': 'application/json', ...call.headers }, jsonBody(call.body)))
+    .catch((error: unknown) => { throw providerError(error, call.signal); });
+  if (answer.status >= 300) throw failed(answer.status, answer.headers, answer.text);
+  return parseJson(answer.text);
+}
+
+/** POSTs multipart form data (media endpoints) and returns the parsed JSON answer. */
+export async function postForm(call: Omit<HttpCall, 'body'> & { parts: FormPart[] }): Promise<unknown> {
+  const form = multipartBody(call.parts);
+  const answer = await sendForText(call.route ?? {}, request({ ...call, body: undefined }, { ...call.headers, 'content-type': form.contentType }, form.body))
+    .catch((error: unknown) => { throw providerError(error, call.signal); });
+  if (answer.status >= 300) throw failed(answer.status, answer.headers, answer.text);
+  return parseJson(answer.text);
+}
+
+/** GETs a file (a generated image given by URL). */
+export async function getBytes(url: string, options: Pick<HttpCall, 'signal' | 'route' | 'firstByteTimeoutMs'>): Promise<{ status: number; bytes: Buffer }> {
+  const call: HttpRequest = { url, signal: options.signal, ...(options.firstByteTimeoutMs !== undefined ? { firstByteTimeoutMs: options.firstByteTimeoutMs } : {}) };
+  const answer = await sendForBytes(options.route ?? {}, call).catch((error: unknown) => { throw providerError(error, options.signal); });
+  return { status: answer.status, bytes: answer.bytes };
+}
+
+/** POSTs JSON and hands each server-sent event to `onEvent` as it arrives (parsed by eventsource-parser). */
 export async function postSse(call: HttpCall, onEvent: (event: SseEvent) => void): Promise<void> {
-  const timeoutMs = call.timeoutMs ?? defaultTimeoutMs;
-  const lib = await loadGot();
-  const stream = lib.default.stream.post(call.url, { ...request(call), timeout: { response: timeoutMs, socket: timeoutMs } });
+  const route = call.route ?? {};
+  const sent = request(call, { 'content-type': 'application/json', ...call.headers }, jsonBody(call.body));
   try {
-    const response = await new Promise<Response>((resolve, reject) => {
-      stream.once('response', resolve);
-      stream.once('error', reject);
-    });
-    if (response.statusCode >= 300) {
+    const answer = await send(route, sent);
+    const pieces = bodyPieces(answer, sent, route);
+    if (answer.status >= 300) {
       const body: Buffer[] = [];
-      for await (const chunk of stream) body.push(chunk as Buffer);
-      throw failed(response, Buffer.concat(body).toString('utf8'));
+      for await (const piece of pieces) body.push(piece);
+      throw failed(answer.status, answer.headers, Buffer.concat(body).toString('utf8'));
     }
-    const parser = new SseParser();
-    for await (const chunk of stream) {
-      for (const event of parser.push(chunk as Buffer)) onEvent(event);
-    }
-    for (const event of parser.end()) onEvent(event);
+    // An event the client cannot use throws out of `feed`, which ends the loop and closes the answer.
+    const parser = createParser({ onEvent: (event) => onEvent({ event: event.event ?? 'message', data: event.data }) });
+    const decoder = new TextDecoder();
+    for await (const piece of pieces) parser.feed(decoder.decode(piece, { stream: true }));
+    parser.feed(decoder.decode());
   } catch (error) {
-    stream.destroy();
-    throw transportError(error, call, lib);
+    throw providerError(error, call.signal);
   }
 }

@@ -1,10 +1,12 @@
 import type { ChatMessage, ChatResponse, ToolCall, Usage } from '../../bus/index.js';
+import { messagesUsage } from './usage.js';
 import { normalizeAnswer } from './answer-quirks.js';
 import { isRecord, parseArguments } from './arguments.js';
 import { classifyFailure } from './classify.js';
 import { parseJson, postJson, postSse } from './http.js';
 import { messageSchema, messagesStreamEventSchema, type MessagesStreamEvent, type WireBlock } from './messages-wire.js';
-import type { CallOptions, ChatRequest, EndpointConfig, ProviderClient } from './provider.js';
+import { callOf, type CallOptions, type ChatRequest, type EndpointConfig, type ProviderClient } from './provider.js';
+import { searchPlan, type NativeSearch } from './native-search.js';
 import { headersFor, parseWire, streamEndedEarly } from './wire.js';
 
 export const anthropicVersion = '2023-06-01';
@@ -24,6 +26,13 @@ function assistantBlocks(message: Extract<ChatMessage, { role: 'assistant' }>): 
   return blocks;
 }
 
+/** A tool's answer; the images it returned follow its text as `image` blocks with a base64 source. */
+function toolResultBlock(message: Extract<ChatMessage, { role: 'tool' }>): Record<string, unknown> {
+  if (!message.images?.length) return { type: 'tool_result', tool_use_id: message.tool_call_id, content: message.content };
+  const images = message.images.map((image) => ({ type: 'image', source: { type: 'base64', media_type: image.mime, data: image.data } }));
+  return { type: 'tool_result', tool_use_id: message.tool_call_id, content: [{ type: 'text', text: message.content }, ...images] };
+}
+
 /** Tool results go back as `tool_result` blocks in one user message following the assistant's `tool_use`. */
 function wireMessages(messages: ChatMessage[]): WireMessage[] {
   const out: WireMessage[] = [];
@@ -31,32 +40,70 @@ function wireMessages(messages: ChatMessage[]): WireMessage[] {
     if (message.role === 'user') out.push({ role: 'user', content: message.content });
     else if (message.role === 'assistant') out.push({ role: 'assistant', content: assistantBlocks(message) });
     else if (message.role === 'tool') {
-      const block = { type: 'tool_result', tool_use_id: message.tool_call_id, content: message.content };
+      const block = toolResultBlock(message);
       const last = out.at(-1);
-      if (last?.role === 'user' && Array.isArray(last.content) && last.content.every((b) => b.type === 'tool_result')) {
-        last.content.push(block);
-      } else out.push({ role: 'user', content: [block] });
+      if (last && isToolResults(last)) (last.content as Array<Record<string, unknown>>).push(block);
+      else out.push({ role: 'user', content: [block] });
     }
   }
   return out;
 }
 
-/** The request body exactly as sent to `{base}/messages`. */
-export function messagesBody(request: ChatRequest): Record<string, unknown> {
+const isToolResults = (message: WireMessage): boolean =>
+  message.role === 'user' && Array.isArray(message.content) && message.content.every((b) => b.type === 'tool_result');
+
+const EPHEMERAL = { type: 'ephemeral' } as const;
+/** Blocks a cache breakpoint cannot sit on. */
+const UNMARKABLE: ReadonlySet<unknown> = new Set(['thinking', 'redacted_thinking']);
+
+/** The message with a cache breakpoint on its last block that can take one (a copy; the text becomes a block). */
+function marked(message: WireMessage): WireMessage {
+  if (typeof message.content === 'string') {
+    return message.content === '' ? message : { role: message.role, content: [{ type: 'text', text: message.content, cache_control: EPHEMERAL }] };
+  }
+  const at = message.content.findLastIndex((block) => !UNMARKABLE.has(block.type));
+  if (at < 0) return message;
+  const content = message.content.slice();
+  content[at] = { ...content[at], cache_control: EPHEMERAL };
+  return { role: message.role, content };
+}
+
+/**
+ * Cache breakpoints on the messages: at the end of the history the turn started from (the message before the
+ * turn's own user message), which every call of the turn and the next turn repeat, and at the last message, which
+ * the next call repeats. With the tools' and the system's, that is the vendor's limit of four.
+ */
+function withBreakpoints(messages: WireMessage[]): WireMessage[] {
+  const turnStart = messages.findLastIndex((m) => m.role === 'user' && !isToolResults(m));
+  const marks = new Set([turnStart - 1, messages.length - 1].filter((i) => i >= 0));
+  return messages.map((message, i) => (marks.has(i) ? marked(message) : message));
+}
+
+/**
+ * The request body exactly as sent to `{base}/messages`, in the vendor's cache order (tools, system, messages), the
+ * vendor's own `web_search` tool after ours when the turn may search. Prompt caching: a breakpoint
+ * (`cache_control: {type: "ephemeral"}`) after our tools (they stay the same while the system prompt's time moves
+ * on), after the system prompt, and two in the messages (`withBreakpoints`).
+ */
+export function messagesBody(request: ChatRequest, native?: NativeSearch): Record<string, unknown> {
+  const { tools, search } = searchPlan(native, request);
   const systemParts = [request.system, ...request.messages.filter((m) => m.role === 'system').map((m) => m.content)]
     .filter((s): s is string => s !== undefined && s !== '');
   const body: Record<string, unknown> = { model: request.model, max_tokens: request.maxTokens ?? defaultMaxTokens };
-  if (systemParts.length > 0) body.system = systemParts.join('\n\n');
-  body.messages = wireMessages(request.messages);
-  if (request.tools.length > 0) {
-    body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
-  }
+  const wireTools = tools.map((t, i): Record<string, unknown> => ({
+    name: t.name, description: t.description, input_schema: t.parameters, ...(i === tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
+  }));
+  if (search?.kind === 'tool') wireTools.push(search.tool);
+  if (wireTools.length > 0) body.tools = wireTools;
+  if (systemParts.length > 0) body.system = [{ type: 'text', text: systemParts.join('\n\n'), cache_control: EPHEMERAL }];
+  body.messages = withBreakpoints(wireMessages(request.messages));
   if (request.stream) body.stream = true;
   return { ...body, ...request.extraBody };
 }
 
-function usageOf(input?: number | null, output?: number | null): Usage | undefined {
-  return input == null && output == null ? undefined : { input_tokens: input ?? 0, output_tokens: output ?? 0 };
+/** A later usage object replaces only the counts it has (`message_delta` may leave the prompt's out or null). */
+function definedOf(usage: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(usage).filter(([, value]) => value !== undefined && value !== null));
 }
 
 interface Parts {
@@ -95,8 +142,8 @@ function fromBlocks(blocks: WireBlock[]): Pick<Parts, 'text' | 'reasoning' | 'si
 class MessageStream {
   private readonly parts: Parts = { text: '', reasoning: '', signature: '', toolCalls: [] };
   private readonly tools = new Map<number, { id: string; name: string; json: string }>();
-  private input?: number | null;
-  private output?: number | null;
+  /** The usage fields as they arrive: the prompt's (and the cache's) at `message_start`, the answer's later. */
+  private usage: Parameters<typeof messagesUsage>[0] = {};
   private done = false;
 
   constructor(private readonly onChunk?: CallOptions['onChunk']) {}
@@ -104,8 +151,7 @@ class MessageStream {
   add(event: MessagesStreamEvent, raw: string): void {
     switch (event.type) {
       case 'message_start':
-        this.input = event.message.usage?.input_tokens;
-        this.output = event.message.usage?.output_tokens;
+        this.usage = { ...event.message.usage };
         return;
       case 'content_block_start':
         return this.start(event.index, event.content_block);
@@ -115,8 +161,7 @@ class MessageStream {
         return this.stop(event.index);
       case 'message_delta':
         this.parts.finish = event.delta.stop_reason ?? this.parts.finish;
-        this.input = event.usage?.input_tokens ?? this.input;
-        this.output = event.usage?.output_tokens ?? this.output;
+        this.usage = { ...this.usage, ...definedOf(event.usage ?? {}) };
         return;
       case 'message_stop':
         this.done = true;
@@ -130,7 +175,7 @@ class MessageStream {
 
   result(): ChatResponse {
     if (!this.done) throw streamEndedEarly();
-    return answer({ ...this.parts, usage: usageOf(this.input, this.output) });
+    return answer({ ...this.parts, usage: messagesUsage(this.usage) });
   }
 
   private start(index: number, block: WireBlock): void {
@@ -173,11 +218,10 @@ export function createMessagesClient(endpoint: EndpointConfig): ProviderClient {
   return {
     family: 'messages',
     async chat(request, options = {}) {
-      const call = { url, headers: headersOf(request), body: messagesBody(request), signal: options.signal,
-        timeoutMs: options.timeoutMs };
+      const call = callOf(endpoint, options, { url, headers: headersOf(request), body: messagesBody(request, endpoint.nativeSearch) });
       if (!request.stream) {
         const wire = parseWire(messageSchema, await postJson(call), 'message');
-        return answer({ ...fromBlocks(wire.content), usage: usageOf(wire.usage?.input_tokens, wire.usage?.output_tokens),
+        return answer({ ...fromBlocks(wire.content), usage: messagesUsage(wire.usage ?? {}),
           finish: wire.stop_reason ?? undefined });
       }
       const stream = new MessageStream(options.onChunk);

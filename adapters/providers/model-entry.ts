@@ -13,5 +13,11 @@ export const modelEntrySchema = z.object({
   streaming: z.object({ enabled: z.boolean().optional() }).optional(),
   extra_body: z.record(z.string(), z.unknown()).optional(),
   headers: z.record(z.string(), z.string()).optional(),
+  /** An http(s) proxy URL; absent or empty: the environment's `HTTP(S)_PROXY` / `NO_PROXY`. */
+  proxy: z.string().optional(),
+  /** Seconds to wait for an answer to start (the peer runtime's name). */
+  request_timeout: z.number().int().positive().optional(),
+  /** The largest answer accepted, in bytes. */
+  max_response_bytes: z.number().int().positive().optional(),
 });
 export type ModelEntry = z.input<typeof modelEntrySchema>;

@@ -39,18 +39,42 @@ export interface Member {
   entryIndex: number;
 }
 
+/** Where a pool's rotation stands: the member the next request starts at, and each member's next key. */
+export interface Rotation {
+  next_member: number;
+  next_key: number[];
+}
+
+/**
+ * Keeps each pool's rotation between processes (`store/key-rotation.ts`): without it every one-shot `tern agent`
+ * starts at the first key of the first member, and a key used by every run meets its rate limit first.
+ */
+export interface RotationStore {
+  read(modelName: string): Rotation | undefined;
+  write(modelName: string, rotation: Rotation): void;
+}
+
 /** The entries sharing one `model_name`: round robin across members, and across each member's keys. */
 export class Pool {
-  private nextMember = 0;
+  private nextMember: number;
   private readonly nextKey: number[];
+  /** Only a pool with something to rotate is kept: a single entry with one key (or none) always starts where it is. */
+  private readonly rotates: boolean;
+  private saving = false;
 
-  constructor(private readonly members: Member[], private readonly cooldowns: Cooldowns) {
-    this.nextKey = members.map(() => 0);
+  constructor(private readonly name: string, private readonly members: Member[], private readonly cooldowns: Cooldowns, private readonly store?: RotationStore) {
+    this.rotates = members.length > 1 || members.some((m) => m.entry.keys.length > 1);
+    const saved = this.rotates ? store?.read(name) : undefined;
+    this.nextMember = saved?.next_member ?? 0;
+    this.nextKey = members.map((_, i) => saved?.next_key[i] ?? 0);
   }
 
   /** Where a new request starts: one member further on each time. */
   begin(): number {
-    return this.nextMember++ % this.members.length;
+    const member = this.nextMember % this.members.length;
+    this.nextMember = member + 1;
+    this.changed();
+    return member;
   }
 
   /**
@@ -84,7 +108,18 @@ export class Pool {
     if (keys === 0) return undefined;
     const keyIndex = (this.nextKey[member]! + step) % keys;
     this.nextKey[member] = keyIndex + 1;
+    this.changed();
     return keyIndex;
+  }
+
+  /** One write per tick, however many cursors moved in it (a request moves the member's and a key's). */
+  private changed(): void {
+    if (!this.rotates || !this.store || this.saving) return;
+    this.saving = true;
+    queueMicrotask(() => {
+      this.saving = false;
+      this.store!.write(this.name, { next_member: this.nextMember % this.members.length, next_key: this.nextKey.map((n, i) => n % Math.max(1, this.members[i]!.entry.keys.length)) });
+    });
   }
 
   private candidate(member: number, keyIndex: number | undefined): Candidate {

@@ -1,4 +1,7 @@
 import type { ChatMessage, ChatResponse } from '../../bus/index.js';
+import type { Route } from '../http/client.js';
+import type { HttpCall } from './http.js';
+import type { NativeSearch } from './native-search.js';
 
 export type ProtocolFamily = 'chat-completions' | 'messages' | 'generate-content';
 
@@ -21,6 +24,8 @@ export interface ChatRequest {
   extraBody?: Record<string, unknown>;
   headers?: Record<string, string>;
   maxTokens?: number;
+  /** The turn may search the web (`web_search` is offered and `tools.web.prefer_native` is on): the endpoint's own search replaces `web_search` where it has one. */
+  nativeSearch?: boolean;
 }
 
 export type StreamChunk = { kind: 'text' | 'reasoning'; delta: string };
@@ -29,7 +34,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Called for each visible delta while streaming, in order. */
   onChunk?: (chunk: StreamChunk) => void;
-  timeoutMs?: number;
+  /** Overrides the endpoint's wait for the answer to start (and for each pause in it). */
+  firstByteTimeoutMs?: number;
 }
 
 /** One endpoint with one key: families implement this; pools, rotation and failover wrap it. */
@@ -44,4 +50,21 @@ export interface EndpointConfig {
   apiKey?: string;
   /** Sends the key raw in this header instead of the family's usual one (e.g. `api-key` for azure). */
   keyHeader?: string;
+  /** The entry's proxy and answer size cap. */
+  route?: Route;
+  /** How long to wait for an answer to start (and for each pause in it); the client's default when absent. */
+  firstByteTimeoutMs?: number;
+  /** The endpoint's own web search, when it has one. */
+  nativeSearch?: NativeSearch;
+}
+
+/** One HTTP call of a client: the endpoint's route and time limit, the call's own signal and limit first. */
+export function callOf(endpoint: EndpointConfig, options: CallOptions, call: Pick<HttpCall, 'url' | 'headers' | 'body'>): HttpCall {
+  const firstByteTimeoutMs = options.firstByteTimeoutMs ?? endpoint.firstByteTimeoutMs;
+  return {
+    ...call,
+    signal: options.signal,
+    ...(endpoint.route ? { route: endpoint.route } : {}),
+    ...(firstByteTimeoutMs !== undefined ? { firstByteTimeoutMs } : {}),
+  };
 }

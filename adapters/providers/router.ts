@@ -3,7 +3,7 @@ import { createProviderClient } from './client.js';
 import { ProviderConfigError, ProviderError } from './errors.js';
 import { maskKey } from './mask-key.js';
 import type { ModelEntry } from './model-entry.js';
-import { Cooldowns, Pool, type Candidate, type Picked } from './pool.js';
+import { Cooldowns, Pool, type Candidate, type Picked, type RotationStore } from './pool.js';
 import type { CallOptions, ChatRequest, ProtocolFamily, ProviderClient } from './provider.js';
 import { resolveModelEntry, type ResolvedEntry } from './resolve.js';
 import { ToolTagFilter } from './tool-tag-filter.js';
@@ -18,7 +18,16 @@ export interface ModelRouterOptions {
   cooldownMs?: number;
   /** First backoff delay when every key is resting; it doubles per attempt. */
   baseDelayMs?: number;
+  /**
+   * How long one model request may go on before anything of its answer is shown: every attempt, fail-over and
+   * back-off together. Past it the request fails as `timeout`, so a dead model server is reported in this time.
+   */
+  budgetMs?: number;
+  /** Where each pool's rotation is kept between processes; without it, in memory only. */
+  rotation?: RotationStore;
 }
+
+export const DEFAULT_BUDGET_MS = 150_000;
 
 /** What the caller asks; the router fills in the model id, streaming, `extra_body` and headers per entry. */
 export type RouterRequest = Omit<ChatRequest, 'model' | 'stream' | 'extraBody' | 'headers'> & {
@@ -46,7 +55,7 @@ export interface ModelRouter {
 
 // A stream that failed before anything was shown is asked again without streaming, unless asking again
 // cannot help: the key is refused or the prompt is too long either way.
-const noSecondAsk: ReadonlySet<ProviderErrorCode> = new Set(['auth', 'billing', 'context_overflow']);
+const noSecondAsk: ReadonlySet<ProviderErrorCode> = new Set(['auth', 'billing', 'context_overflow', 'too_large']);
 const maxDelayMs = 30_000;
 
 const label = (entry: ResolvedEntry): string => `${entry.provider}/${entry.model}`;
@@ -65,13 +74,73 @@ function tagged(error: ProviderError, candidate: Candidate): ProviderError {
   return error.from(entry.modelName, candidate.keyIndex, message);
 }
 
-function buildPools(resolved: ResolvedEntry[], cooldowns: Cooldowns): Map<string, Pool> {
+function buildPools(resolved: ResolvedEntry[], cooldowns: Cooldowns, rotation: RotationStore | undefined): Map<string, Pool> {
   const members = new Map<string, Array<{ entry: ResolvedEntry; entryIndex: number }>>();
   resolved.forEach((entry, entryIndex) => {
     if (!entry.enabled) return;
     members.set(entry.modelName, [...(members.get(entry.modelName) ?? []), { entry, entryIndex }]);
   });
-  return new Map([...members].map(([name, list]) => [name, new Pool(list, cooldowns)]));
+  return new Map([...members].map(([name, list]) => [name, new Pool(name, list, cooldowns, rotation)]));
+}
+
+/**
+ * The time one request may take before anything of its answer is shown. Its attempts get a signal that ends
+ * when the caller's does, or when the time is up while nothing has been shown; once a chunk was shown the user
+ * has heard from the model and the stream runs on under the transport's own pauses limit.
+ */
+class Budget {
+  private readonly controller = new AbortController();
+  private readonly deadline: number;
+  private readonly timer: ReturnType<typeof setTimeout>;
+  visible = false;
+  spent = false;
+
+  constructor(private readonly ms: number, private readonly caller: AbortSignal | undefined) {
+    this.deadline = Date.now() + ms;
+    this.timer = setTimeout(() => this.expire(), ms);
+    if (caller?.aborted) this.handleEvent();
+    else caller?.addEventListener('abort', this);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** The caller's abort reaches the attempt at once. */
+  handleEvent(): void {
+    this.controller.abort(this.caller?.reason);
+  }
+
+  shown(): void {
+    this.visible = true;
+    clearTimeout(this.timer);
+  }
+
+  attemptStarts(): void {
+    if (this.leftMs() <= 0) this.expire();
+  }
+
+  leftMs(): number {
+    return this.deadline - Date.now();
+  }
+
+  failure(last: ProviderError | undefined, attempts: number): ProviderError {
+    const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+    const why = last ? `; last: ${last.message}` : '';
+    return new ProviderError({ code: 'timeout',
+      message: `no answer within ${Math.round(this.ms / 1000)} s (${tries}, agents.defaults.model_budget_seconds)${why}` });
+  }
+
+  end(): void {
+    clearTimeout(this.timer);
+    this.caller?.removeEventListener('abort', this);
+  }
+
+  private expire(): void {
+    if (this.visible || this.spent) return;
+    this.spent = true;
+    this.controller.abort(new Error('the model budget is spent'));
+  }
 }
 
 /**
@@ -82,18 +151,22 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
   const resolved = entries.map(resolveModelEntry);
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const budgetMs = options.budgetMs ?? DEFAULT_BUDGET_MS;
   const maxAttempts = options.maxAttempts ?? 4;
   const cooldownMs = options.cooldownMs ?? 30_000;
   const baseDelayMs = options.baseDelayMs ?? 500;
   const cooldowns = new Cooldowns(now);
-  const pools = buildPools(resolved, cooldowns);
+  const pools = buildPools(resolved, cooldowns, options.rotation);
   const report = options.report ?? (() => undefined);
   // A client is only its URL and headers: one per entry and key, made on first use, serves every call.
   const clients = resolved.map((): ProviderClient[] => []);
 
   function clientFor({ entry, entryIndex, keyIndex, key }: Candidate): ProviderClient {
     const kept = clients[entryIndex]!;
-    return (kept[keyIndex ?? 0] ??= createProviderClient({ family: entry.family, apiBase: entry.apiBase, apiKey: key, keyHeader: entry.keyHeader }));
+    return (kept[keyIndex ?? 0] ??= createProviderClient({
+      family: entry.family, apiBase: entry.apiBase, apiKey: key, keyHeader: entry.keyHeader, route: entry.route, firstByteTimeoutMs: entry.firstByteTimeoutMs,
+      ...(entry.nativeSearch ? { nativeSearch: entry.nativeSearch } : {}),
+    }));
   }
 
   function poolFor(modelName: string): Pool {
@@ -107,19 +180,19 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
   }
 
   async function attempt(candidate: Candidate, request: RouterRequest, stream: boolean, call: RouterCallOptions,
-    seen: { visible: boolean }): Promise<ChatResponse> {
+    budget: Budget): Promise<ChatResponse> {
     const { entry } = candidate;
     if (entry.needsKey && candidate.key === undefined) {
       throw new ProviderError({ code: 'auth', message: `provider "${entry.provider}" needs a key and api_keys is empty` });
     }
     const client = clientFor(candidate);
     const filter = new ToolTagFilter((chunk) => {
-      seen.visible = true;
+      budget.shown();
       call.onChunk?.(chunk);
     });
     const response = await client.chat(
       Object.assign({}, request, { model: entry.model, stream, extraBody: entry.extraBody, headers: entry.headers }),
-      { signal: call.signal, timeoutMs: call.timeoutMs, onChunk: (chunk) => filter.push(chunk) },
+      { signal: budget.signal, onChunk: (chunk) => filter.push(chunk), ...(call.firstByteTimeoutMs !== undefined ? { firstByteTimeoutMs: call.firstByteTimeoutMs } : {}) },
     );
     filter.flush();
     return response;
@@ -140,29 +213,45 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
     return { picked: next, delay: next.cooling ? Math.min(maxDelayMs, backoff) : 0 };
   }
 
+  function spent(budget: Budget, last: ProviderError | undefined, candidate: Candidate, attempts: number, correlation: Correlation): ProviderError {
+    const error = budget.failure(last, attempts).from(candidate.entry.modelName, candidate.keyIndex);
+    reportFailure(error, correlation);
+    return error;
+  }
+
   async function chat(modelName: string, request: RouterRequest, call: RouterCallOptions = {}): Promise<ChatResponse> {
     const pool = poolFor(modelName);
     const correlation = call.correlation ?? {};
+    const budget = new Budget(budgetMs, call.signal);
     let streamAllowed = true;
     let picked = pool.pick(pool.begin());
-    for (let attemptNo = 1; ; attemptNo++) {
-      const stream: boolean = streamAllowed && (request.stream ?? picked.candidate.entry.stream);
-      const seen = { visible: false };
-      try {
-        return await attempt(picked.candidate, request, stream, call, seen);
-      } catch (raw) {
-        if (!(raw instanceof ProviderError) || call.signal?.aborted) throw raw;
-        const error = tagged(raw, picked.candidate);
-        reportFailure(error, correlation);
-        const secondAsk = stream && !seen.visible && !noSecondAsk.has(error.code);
-        if (seen.visible || (!error.retryable && !secondAsk) || attemptNo >= maxAttempts) throw error;
-        if (stream) streamAllowed = false;
-        const next = nextTry(pool, picked, error, attemptNo);
-        picked = next.picked;
-        report({ ...correlation, type: 'provider.retried', data: { code: error.code, attempt: attemptNo,
-          next_model: label(picked.candidate.entry), delay_ms: next.delay } });
-        if (next.delay > 0) await sleep(next.delay);
+    let last: ProviderError | undefined;
+    try {
+      for (let attemptNo = 1; ; attemptNo++) {
+        const stream: boolean = streamAllowed && (request.stream ?? picked.candidate.entry.stream);
+        budget.attemptStarts();
+        try {
+          return await attempt(picked.candidate, request, stream, call, budget);
+        } catch (raw) {
+          if (call.signal?.aborted) throw raw;
+          if (budget.spent) throw spent(budget, raw instanceof ProviderError ? tagged(raw, picked.candidate) : last, picked.candidate, attemptNo, correlation);
+          if (!(raw instanceof ProviderError)) throw raw;
+          const error = tagged(raw, picked.candidate);
+          last = error;
+          reportFailure(error, correlation);
+          const secondAsk = stream && !budget.visible && !noSecondAsk.has(error.code);
+          if (budget.visible || (!error.retryable && !secondAsk) || attemptNo >= maxAttempts) throw error;
+          if (stream) streamAllowed = false;
+          const next = nextTry(pool, picked, error, attemptNo);
+          if (next.delay >= budget.leftMs()) throw spent(budget, error, picked.candidate, attemptNo, correlation);
+          picked = next.picked;
+          report({ ...correlation, type: 'provider.retried', data: { code: error.code, attempt: attemptNo,
+            next_model: label(picked.candidate.entry), delay_ms: next.delay } });
+          if (next.delay > 0) await sleep(next.delay);
+        }
       }
+    } finally {
+      budget.end();
     }
   }
 

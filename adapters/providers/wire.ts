@@ -13,19 +13,7 @@ export function streamEndedEarly(): ProviderError {
   return new ProviderError({ code: 'network', message: 'the stream ended before the answer was complete' });
 }
 
-/**
- * The headers a client sends with a request: its own, then the request's (an entry's), so a user can override
- * anything. The same object while the request's headers are the same object (the entry's, passed on every
- * call), so the transport checks and writes the head once for them.
- */
+/** The headers a client sends with a request: its own, then the request's (an entry's), so a user can override anything. */
 export function headersFor(own: Record<string, string>): (request: { headers?: Record<string, string> }) => Record<string, string> {
-  let from: Record<string, string> | undefined;
-  let merged = { ...own };
-  return (request) => {
-    if (request.headers !== from) {
-      from = request.headers;
-      merged = { ...own, ...request.headers };
-    }
-    return merged;
-  };
+  return (request) => ({ ...own, ...request.headers });
 }

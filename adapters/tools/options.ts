@@ -3,6 +3,8 @@
  * `agents.defaults.restrict_to_workspace` onto these; the tools never read the config themselves.
  */
 import type { LookupFunction } from 'node:net';
+import type { IsolationMode } from './exec/isolation.js';
+import type { ExposePath } from './sandbox/bwrap-plan.js';
 import type { ToolMedia } from './tool.js';
 
 export interface SandboxPolicy {
@@ -52,6 +54,14 @@ export interface ExecOptions {
   maxOutputBytes: number;
   /** Refusals are logged here at error level. */
   log: ExecLogger;
+  /** `tools.exec.isolation`: run each command inside bubblewrap (`auto` when it works here, `bwrap` always, `off` never). */
+  isolation: IsolationMode;
+  /** Extra host folders shown to isolated commands. */
+  exposePaths: ExposePath[];
+  /** `tools.exec.network`: false cuts isolated commands off the network. */
+  network: boolean;
+  /** The bubblewrap program. */
+  bwrap: string;
 }
 
 export interface FetchOptions {
@@ -64,6 +74,8 @@ export interface FetchOptions {
   maxRedirects: number;
   /** DNS resolution; tests inject one so a name can resolve to loopback. */
   lookup?: LookupFunction;
+  /** `tools.web.proxy`: an http(s) proxy URL; absent, the environment's `HTTP(S)_PROXY` / `NO_PROXY`. */
+  proxy?: string;
 }
 
 export interface FilterOptions {
@@ -96,10 +108,9 @@ export interface WebSearchOptions {
   /** The engine block to use (`tools.web.provider`); else the first enabled, usable one. */
   provider?: SearchEngineName;
   engines: Partial<Record<SearchEngineName, Partial<SearchEngineOptions>>>;
-  /** With a model that searches natively, the tool is left out and the model's own search is used. */
-  preferNative: boolean;
-  modelHasNativeSearch: boolean;
   timeoutMs: number;
+  /** `tools.web.proxy`, as for `web_fetch`. */
+  proxy?: string;
 }
 
 export type SendTarget = { channel: string; chat: string };
@@ -132,6 +143,10 @@ export const DEFAULT_EXEC: ExecOptions = {
   timeoutMs: 60_000,
   maxOutputBytes: 64 * 1024,
   log: (entry) => process.stderr.write(`${JSON.stringify(entry)}\n`),
+  isolation: 'auto',
+  exposePaths: [],
+  network: true,
+  bwrap: 'bwrap',
 };
 
 export const DEFAULT_FETCH: FetchOptions = {
@@ -145,8 +160,6 @@ export const DEFAULT_FETCH: FetchOptions = {
 
 export const DEFAULT_WEB_SEARCH: WebSearchOptions = {
   engines: { duckduckgo: { enabled: true } },
-  preferNative: true,
-  modelHasNativeSearch: false,
   timeoutMs: 20_000,
 };
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ToolSpec } from '../providers/provider.js';
 import type { FilterOptions } from './options.js';
 import { filterResult } from './output/output-filter.js';
+import { isPolicyRefusal } from './sandbox/refusals.js';
 import { fail, ToolError, type Tool, type ToolContext, type ToolResult } from './tool.js';
 
 function describeIssues(error: z.ZodError): string {
@@ -17,6 +18,8 @@ function describeIssues(error: z.ZodError): string {
  */
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool<unknown>>();
+  /** Counts registrations: a plugin can add tools after agents were built, and caches of the names compare it. */
+  revision = 0;
 
   constructor(
     private readonly filter: FilterOptions,
@@ -35,6 +38,7 @@ export class ToolRegistry {
   }
 
   register<P>(tool: Tool<P>): this {
+    this.revision++;
     this.tools.set(tool.name, tool as Tool<unknown>);
     this.specCache.delete(tool.name);
     return this;
@@ -69,11 +73,12 @@ export class ToolRegistry {
     return spec;
   }
 
-  async execute(name: string, rawArgs: unknown, context: ToolContext): Promise<ToolResult> {
-    return filterResult(await this.run(name, rawArgs, context), this.filter, this.workspace);
+  /** `refused` hears of a refusal by the sandbox or the exec guard (policy, which hooks may not change). */
+  async execute(name: string, rawArgs: unknown, context: ToolContext, refused?: (code: string) => void): Promise<ToolResult> {
+    return filterResult(await this.run(name, rawArgs, context, refused), this.filter, this.workspace);
   }
 
-  private async run(name: string, rawArgs: unknown, context: ToolContext): Promise<ToolResult> {
+  private async run(name: string, rawArgs: unknown, context: ToolContext, refused: ((code: string) => void) | undefined): Promise<ToolResult> {
     const tool = this.tools.get(name);
     if (!tool) return fail(`unknown tool "${name}"; available: ${[...this.tools.keys()].join(', ')}`);
     const parsed = tool.parameters.safeParse(rawArgs ?? {});
@@ -81,7 +86,10 @@ export class ToolRegistry {
     try {
       return await tool.execute(parsed.data, context);
     } catch (error) {
-      if (error instanceof ToolError) return fail(error.message);
+      if (error instanceof ToolError) {
+        if (isPolicyRefusal(error.code)) refused?.(error.code);
+        return fail(error.message);
+      }
       return fail(`${name} failed: ${(error as Error)?.message ?? String(error)}`);
     }
   }

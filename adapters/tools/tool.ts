@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ImagePart } from '../../bus/index.js';
 
 /**
  * What the pipeline knows for certain about a tool call. Tools never take these from the model's
@@ -21,8 +22,11 @@ export interface ToolContext {
 
 export type ToolMedia = { kind: 'image' | 'audio' | 'video' | 'file'; path: string; mime?: string };
 
-/** What the model receives. A failure is a result too: the model reads the message and carries on. */
-export type ToolResult = { ok: true; content: string; media?: ToolMedia[] } | { ok: false; content: string };
+/**
+ * What the model receives. A failure is a result too: the model reads the message and carries on. `images` are
+ * shown to the model with the text (`load_image`); `media` names the files the result is about.
+ */
+export type ToolResult = { ok: true; content: string; media?: ToolMedia[]; images?: ImagePart[] } | { ok: false; content: string };
 
 export interface Tool<P = unknown> {
   name: string;

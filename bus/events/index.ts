@@ -1,8 +1,13 @@
 import type { z } from 'zod';
 import type { Correlation, Stamp } from '../envelope.js';
+import { budgetEvents } from './budget.js';
+import { evolutionEvents } from './evolution.js';
+import { hookEvents } from './hook.js';
 import { mcpEvents } from './mcp.js';
 import { messageEvents } from './message.js';
+import { pluginEvents } from './plugin.js';
 import { providerEvents } from './provider.js';
+import { subagentEvents } from './subagent.js';
 import { systemEvents } from './system.js';
 import { toolEvents } from './tool.js';
 import { turnEvents } from './turn.js';
@@ -18,22 +23,26 @@ export const eventCatalogue = {
   ...toolEvents,
   ...systemEvents,
   ...mcpEvents,
+  ...budgetEvents,
+  ...evolutionEvents,
+  ...subagentEvents,
+  ...hookEvents,
+  ...pluginEvents,
 } as const;
 
 export type EventCatalogue = typeof eventCatalogue;
 export type EventType = keyof EventCatalogue;
 export type EventSchema<T extends EventType> = ReturnType<EventCatalogue[T]>;
 export type EventData<T extends EventType> = z.output<EventSchema<T>>;
-export type EventDataInput<T extends EventType> = z.input<EventSchema<T>>;
 
 /** A stamped event as the log stores it and the bus delivers it; a union discriminated by `type`. */
 export type Envelope<T extends EventType = EventType> = T extends EventType
   ? Stamp & Correlation & { type: T; data: EventData<T> }
   : never;
 
-/** What a publisher hands the bus: no `seq` yet, data before defaults. */
+/** What a publisher hands the bus: no `seq` yet, its data complete as the schema's output (defaults written out). */
 export type EventDraft<T extends EventType = EventType> = T extends EventType
-  ? Correlation & { type: T; data: EventDataInput<T>; at?: number }
+  ? Correlation & { type: T; data: EventData<T>; at?: number }
   : never;
 
 /** A draft whose data passed its schema (defaults applied). */
@@ -45,9 +54,14 @@ export function isEventType(type: string): type is EventType {
   return Object.hasOwn(eventCatalogue, type);
 }
 
+export * from './budget.js';
+export * from './evolution.js';
+export * from './hook.js';
 export * from './mcp.js';
 export * from './message.js';
+export * from './plugin.js';
 export * from './provider.js';
+export * from './subagent.js';
 export * from './system.js';
 export * from './tool.js';
 export * from './turn.js';

@@ -69,13 +69,15 @@ export const messageEvents = {
       /** The chat commands the channel supports; a registered command outside it is refused. Absent: all. */
       commands: z.array(z.string()).optional(),
       media: z.array(mediaSchema()).default([]),
+      /** A subagent task's message (its keys carry `parent` and `task`): the agent whose turn started it. */
+      delegated_by: z.string().optional(),
     }),
   ),
   /** `/stop` for a session: control, handled at once, never queued behind the turn it stops. */
   'turn.stop.requested': lazySchema(() => z.object({ message_id: z.string(), reply: replyTargetSchema().optional() })),
   /**
    * The answer to a handled message (a turn's reply, a command's answer, the notice after a restart): work for the
-   * outbox when it has a `reply` target. `key` + `:<part>` is each part's send key, so no part is sent twice;
+   * outbox when it has a `reply` target. `key` + `:<part>` is each part's send key (`:file<index>` for a file), so no part is sent twice;
    * `edit_of` is a message already shown (a placeholder or a streamed message) that the first part replaces.
    */
   'reply.requested': lazySchema(() =>
@@ -86,6 +88,10 @@ export const messageEvents = {
       key: z.string(),
       reply: replyTargetSchema().optional(),
       edit_of: z.string().optional(),
+      /** Buttons under the last part where the channel has them (an approval's Approve and Deny); the text says what to reply. */
+      choices: z.array(z.object({ label: z.string(), reply: z.string() })).optional(),
+      /** Files sent with the text (the `message`, `send_file` and `image_generate` tools): the text is their caption when it fits. */
+      files: z.array(z.object({ kind: z.enum(['image', 'audio', 'video', 'file']), path: z.string(), mime: z.string().optional() })).optional(),
     }),
   ),
   /** The outbox is done with a reply: `parts` sent (or already sent before), `failed` when one was given up. */

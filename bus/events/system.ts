@@ -22,7 +22,6 @@ export const systemEvents = {
   'actor.stopped': lazySchema(() => z.object({ actor: z.string(), machine: z.string(), reason: z.string().optional() })),
   'heartbeat.ticked': lazySchema(() => z.object({ outcome: z.enum(['ran', 'skipped']), reason: z.string().optional() })),
   'cron.fired': lazySchema(() => z.object({ job: z.string(), kind: z.string() })),
-  'learning.recorded': lazySchema(() => z.object({ task: z.string(), success: z.boolean() })),
   'config.reloaded': lazySchema(() => z.object({ changed: z.array(z.string()) })),
   'config.rejected': lazySchema(() => z.object({ problems: z.array(z.string()) })),
   'gateway.started': lazySchema(() => z.object({ pid: z.number().int(), channels: z.array(z.string()) })),

@@ -7,6 +7,11 @@ export function applyAliases(raw: RawObject, warnings: string[]): void {
     defaults.model ??= defaults.model_name;
     delete defaults.model_name;
   }
+  // The peer runtime keeps the subagent limits under `subturn`.
+  if (defaults && isRecord(defaults.subturn)) {
+    defaults.subagents ??= defaults.subturn;
+    delete defaults.subturn;
+  }
   const agents = isRecord(raw.agents) && Array.isArray(raw.agents.list) ? raw.agents.list : [];
   for (const agent of agents) {
     if (isRecord(agent) && typeof agent.model_name === 'string') {
@@ -15,7 +20,18 @@ export function applyAliases(raw: RawObject, warnings: string[]): void {
     }
   }
   foldApiKeys(raw);
+  foldRegistryList(raw, warnings);
   foldGithubSkills(raw, warnings);
+  foldIsolation(raw, warnings);
+}
+
+/** The peer runtime's top-level `isolation` block is `tools.exec.isolation` here (which wins when both are set). */
+function foldIsolation(raw: RawObject, warnings: string[]): void {
+  if (!('isolation' in raw)) return;
+  const exec = objectAt(raw, ['tools', 'exec']);
+  exec.isolation ??= raw.isolation;
+  delete raw.isolation;
+  warnings.push('isolation is read as tools.exec.isolation: it isolates exec and cron command jobs (MCP servers and hooks run without it); move it there to silence this');
 }
 
 /** `api_key` is the single-key form of `api_keys`; keys are kept in order, first the list, then the single one. */
@@ -26,6 +42,28 @@ function foldApiKeys(raw: RawObject): void {
     entry.api_keys = stringsOf(entry.api_keys, entry.api_key);
     delete entry.api_key;
   }
+}
+
+/**
+ * `tools.skills.registries` may be a list of `{ name, … }` (the peer runtime writes either form): read as the object
+ * form keyed by name. An entry without a name cannot be addressed and is dropped with a warning; of two entries with
+ * one name, the later wins.
+ */
+function foldRegistryList(raw: RawObject, warnings: string[]): void {
+  const skills = isRecord(raw.tools) && isRecord(raw.tools.skills) ? raw.tools.skills : undefined;
+  if (!skills || !Array.isArray(skills.registries)) return;
+  const byName: RawObject = {};
+  skills.registries.forEach((entry: unknown, index) => {
+    const name = isRecord(entry) && typeof entry.name === 'string' ? entry.name.trim() : '';
+    if (!isRecord(entry) || name === '') {
+      warnings.push(`tools.skills.registries[${index}] has no name (ignored; allowed: an object with a "name")`);
+      return;
+    }
+    if (name in byName) warnings.push(`tools.skills.registries[${index}]: a second registry named "${name}" replaces the first`);
+    const { name: _name, ...fields } = entry;
+    byName[name] = fields;
+  });
+  skills.registries = byName;
 }
 
 /** `tools.skills.github.*` is deprecated in favour of `tools.skills.registries.github`. */

@@ -78,11 +78,21 @@ function applyChannelSecrets(raw: RawObject, credentials: Credentials, warnings:
   }
 }
 
-function applyRegistryTokens(raw: RawObject, credentials: Credentials): void {
+/**
+ * A token fills the registry of its name: `clawhub` and `github` always exist; any other name only when the config
+ * has that registry (a token alone would otherwise make a registry of the default host).
+ */
+function applyRegistryTokens(raw: RawObject, credentials: Credentials, warnings: string[]): void {
   const registries = { ...credentials.skills?.registries };
   if (credentials.skills?.github) registries.github ??= { auth_token: credentials.skills.github.token };
+  if (Object.keys(registries).length === 0) return;
+  const configured = objectAt(raw, ['tools', 'skills', 'registries']);
   for (const [name, { auth_token }] of Object.entries(registries)) {
-    objectAt(raw, ['tools', 'skills', 'registries', name]).auth_token = auth_token;
+    if (name !== 'clawhub' && name !== 'github' && !isRecord(configured[name])) {
+      warnings.push(`${CREDENTIALS_ORIGIN}: skills.registries.${name} matches no registry in the config (ignored)`);
+      continue;
+    }
+    objectAt(configured, [name]).auth_token = auth_token;
   }
 }
 
@@ -91,5 +101,5 @@ export function applyCredentials(raw: RawObject, credentials: Credentials, origi
   applyModelKeys(raw, credentials, origins, warnings);
   applyWebKeys(raw, credentials, origins);
   applyChannelSecrets(raw, credentials, warnings);
-  applyRegistryTokens(raw, credentials);
+  applyRegistryTokens(raw, credentials, warnings);
 }

@@ -47,7 +47,8 @@ export function convert(value: string, kind: LeafKind): unknown {
         return text;
       }
     }
-    return text === '' ? [] : text.split(',').map((item) => item.trim());
+    // The peer runtime's lists from the environment: split at ASCII and full-width (Chinese) commas, blanks dropped.
+    return text.split(/[,\uFF0C]/).map((item) => item.trim()).filter((item) => item !== '');
   }
   return value;
 }

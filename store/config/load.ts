@@ -4,6 +4,7 @@ import { agentHome, builtinSkillsDir, configPath, credentialsPath, expandHome, e
 import type { Credentials } from './credentials-schema.js';
 import { applyCredentials, readCredentials } from './credentials.js';
 import { applyEnv } from './env.js';
+import { channelProblems, crossFieldProblems } from './cross-checks.js';
 import { ConfigError } from './errors.js';
 import { readText } from './files.js';
 import type { Migration } from './migrate.js';
@@ -24,6 +25,10 @@ export interface LoadedConfig {
   /** `agents.defaults.workspace`, expanded and absolute. */
   workspace: string;
   warnings: string[];
+  /** What was read differently from how it is written (the peer runtime's forms): for the user's information. */
+  notes: string[];
+  /** What stops an enabled channel from starting (a missing token): the rest runs, `tern config validate` fails. */
+  channelProblems: string[];
   credentialsPath: string;
   builtinSkills: string;
   logFile?: string;
@@ -37,9 +42,15 @@ export interface LoadOptions {
   path?: string;
   /** Rewrite a version 0/1 file as version 2 (with backups). Off for read-only callers such as `config validate`. */
   rewrite?: boolean;
+  /**
+   * More problems (and warnings) to report with the loader's own, from the effective raw config whatever its types:
+   * the front door adds what only the provider layer knows, so every problem is listed at once. It may change the
+   * raw config (switch off an entry it warns about) before it is parsed.
+   */
+  check?: (raw: RawObject) => { problems: string[]; warnings: string[] };
 }
 
-export type Validation = { ok: true; config: Config; warnings: string[] } | { ok: false; problems: string[] };
+export type Validation = { ok: true; config: Config; warnings: string[]; notes: string[] } | { ok: false; problems: string[] };
 
 function readConfigFile(path: string): RawObject {
   if (!existsSync(path)) return {};
@@ -54,10 +65,23 @@ function readConfigFile(path: string): RawObject {
   return parsed;
 }
 
-function parse(raw: RawObject, file: string, origins: Map<string, string>, warnings: string[]): Config {
+interface ParseInput {
+  raw: RawObject;
+  file: string;
+  origins: Map<string, string>;
+  warnings: string[];
+  /** Problems found besides the schema's: cross-field checks and the caller's own. */
+  problems: string[];
+  /** Listed with the others when the config is unusable anyway, else left to the caller. */
+  alsoWhenInvalid?: string[];
+}
+
+/** The config, or a `ConfigError` with the schema's problems and every other one found, in one list. */
+function parse({ raw, file, origins, warnings, problems, alsoWhenInvalid = [] }: ParseInput): Config {
   // Parsed once per load: compiling zod's fast path for every object of the schema costs more than it saves.
   const result = configSchema.safeParse(raw, { error: configErrorMap, jitless: true });
-  if (!result.success) throw new ConfigError('config_invalid', file, formatIssues(result.error.issues, origins));
+  const all = [...(result.success ? [] : formatIssues(result.error.issues, origins)), ...problems];
+  if (!result.success || all.length > 0) throw new ConfigError('config_invalid', file, [...all, ...alsoWhenInvalid]);
   warnings.push(...unknownKeys(raw, result.data).map((path) => `unknown key ${path} (ignored)`));
   return result.data;
 }
@@ -82,7 +106,8 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const home = agentHome(env);
   const secretsPath = credentialsPath(env);
   const warnings: string[] = [];
-  const { raw, migration } = prepare(readConfigFile(path), path, warnings);
+  const notes: string[] = [];
+  const { raw, migration } = prepare(readConfigFile(path), path, warnings, notes);
   const held = readCredentials(secretsPath);
   warnings.push(...held.warnings);
   const { base, credentials } = migration ? splitMigrated(migration, held.credentials) : { base: raw, credentials: held.credentials };
@@ -90,7 +115,12 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const origins = new Map<string, string>();
   applyCredentials(effective, credentials, origins, warnings);
   applyEnv(effective, env, origins, warnings);
-  const config = parse(effective, path, origins, warnings);
+  const checked = options.check?.(effective) ?? { problems: [], warnings: [] };
+  warnings.push(...checked.warnings);
+  const blocking = [...crossFieldProblems(effective), ...checked.problems];
+  const channels = channelProblems(effective);
+  // A config that cannot load lists what its channels lack too: every problem at once.
+  const config = parse({ raw: effective, file: path, origins, warnings, problems: blocking, alsoWhenInvalid: channels });
   if (migration) {
     warnings.push(...migration.notes);
     if (options.rewrite !== false) warnings.push(writeMigration(base, credentials, path, secretsPath));
@@ -105,6 +135,8 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     home,
     workspace,
     warnings,
+    notes,
+    channelProblems: channels,
     credentialsPath: secretsPath,
     builtinSkills: builtinSkillsDir(env),
     ...(logFile ? { logFile } : {}),
@@ -116,9 +148,11 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
 export function validateConfig(input: unknown): Validation {
   if (!isRecord(input)) return { ok: false, problems: ['(config): is not an object (allowed: a JSON object of blocks)'] };
   const warnings: string[] = [];
+  const notes: string[] = [];
   try {
-    const { raw } = prepare(clone(input), '(input)', warnings);
-    return { ok: true, config: parse(raw, '(input)', new Map(), warnings), warnings };
+    const { raw } = prepare(clone(input), '(input)', warnings, notes);
+    const problems = crossFieldProblems(raw);
+    return { ok: true, config: parse({ raw, file: '(input)', origins: new Map(), warnings, problems }), warnings, notes };
   } catch (error) {
     if (error instanceof ConfigError) return { ok: false, problems: error.problems };
     throw error;

@@ -66,7 +66,8 @@ function providersToModels(raw: RawObject, notes: string[]): void {
   notes.push(`providers became ${configured.length} model_list entr${configured.length === 1 ? 'y' : 'ies'}`);
 }
 
-function channelsToList(raw: RawObject, notes: string[]): void {
+/** `channels.<c>` (flat fields) as `channel_list.<c>` with its fields under `settings`. */
+export function channelsToList(raw: RawObject, notes: string[]): void {
   if (!isRecord(raw.channels)) return;
   const list = isRecord(raw.channel_list) ? raw.channel_list : {};
   for (const [name, channel] of Object.entries(raw.channels)) {

@@ -45,7 +45,7 @@ function create(path: string, text: string): boolean {
 
 /** `AGENT_HOME` with a starter `config.json` and `.security.yml`; never overwrites. Returns the files created. */
 export function createStarterFiles(env: NodeJS.ProcessEnv = process.env): string[] {
-  mkdirSync(agentHome(env), { recursive: true });
+  mkdirSync(agentHome(env), { recursive: true, mode: 0o700 });
   const files: [string, string][] = [
     [configPath(env), STARTER_CONFIG],
     [credentialsPath(env), STARTER_CREDENTIALS],

@@ -6,7 +6,7 @@ function isPlain(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Keys the schema does not know (a newer or a peer runtime's blocks such as `hooks` or `devices`): they
+ * Keys the schema does not know (except `_comment…`) (a newer or a peer runtime's blocks such as `hooks` or `devices`): they
  * were dropped while parsing, so comparing the input with the parsed config finds them all.
  */
 export function unknownKeys(input: unknown, parsed: unknown, path: (string | number)[] = []): string[] {
@@ -14,7 +14,9 @@ export function unknownKeys(input: unknown, parsed: unknown, path: (string | num
     return input.flatMap((item, i) => unknownKeys(item, parsed[i], [...path, i]));
   }
   if (!isPlain(input) || !isPlain(parsed)) return [];
-  return Object.entries(input).flatMap(([key, value]) =>
-    key in parsed ? unknownKeys(value, parsed[key], [...path, key]) : [formatPath([...path, key])],
-  );
+  return Object.entries(input).flatMap(([key, value]) => {
+    if (key in parsed) return unknownKeys(value, parsed[key], [...path, key]);
+    // `_comment` keys are how JSON files (the peer runtime's example among them) carry comments.
+    return key.startsWith('_comment') ? [] : [formatPath([...path, key])];
+  });
 }

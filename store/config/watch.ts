@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Bus } from '../../bus/bus.js';
 import { configPath, credentialsPath } from '../paths.js';
 import { changedPaths } from './diff.js';
@@ -6,23 +6,48 @@ import { ConfigError } from './errors.js';
 import { loadConfig, type LoadedConfig } from './load.js';
 import type { Config } from './schema/index.js';
 
-/** The config-file check runs every 2 s, times `power.poll_interval_multiplier`. */
+/** The config-file check runs every 2 s, times `power.poll_interval_multiplier` (as it is after the last reload). */
 export const CONFIG_POLL_MS = 2000;
+
+/** Timers behind an interface, so a host with a clock of its own (the gateway's scheduler) runs the checks on it. */
+export interface WatchTimer {
+  after(ms: number, run: () => void): { cancel(): void };
+}
+
+/** Without a host's timer: a plain one, which keeps the process alive until `stop()`. */
+const ownTimer: WatchTimer = {
+  after: (ms, run) => {
+    const timer = setTimeout(run, ms);
+    return { cancel: () => clearTimeout(timer) };
+  },
+};
 
 export interface WatchOptions {
   bus: Bus;
   /** The config file; by default the one `loadConfig` reads for `env`. */
   path?: string;
   env?: NodeJS.ProcessEnv;
+  /** A fixed interval between checks; by default 2 s × the current `power.poll_interval_multiplier`. */
   intervalMs?: number;
+  timer?: WatchTimer;
   onChange(loaded: LoadedConfig): void;
   /** Where a rejected edit is explained; stderr by default. */
   log?: (line: string) => void;
 }
 
-function contentOf(path: string): string {
-  return existsSync(path) ? readFileSync(path, 'utf8') : '';
+type FileState = { kind: 'present'; text: string } | { kind: 'missing' } | { kind: 'unreadable'; reason: string };
+
+function stateOf(path: string): FileState {
+  try {
+    return { kind: 'present', text: readFileSync(path, 'utf8') };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'missing' };
+    return { kind: 'unreadable', reason: code ?? (error as Error).message };
+  }
 }
+
+const keyOf = (state: FileState): string => (state.kind === 'present' ? `+${state.text}` : state.kind === 'missing' ? '-' : `!${state.reason}`);
 
 function problemsOf(error: unknown): string[] {
   if (error instanceof ConfigError) return error.problems;
@@ -30,10 +55,24 @@ function problemsOf(error: unknown): string[] {
 }
 
 /**
+ * Why the files as they are now must not replace the running config: the config file it came from is gone
+ * (deleted, or moved away while being replaced), or either file cannot be read. A missing credentials file is
+ * a real edit: that file is optional.
+ */
+function unusable(config: FileState, credentials: FileState, paths: string[], fromFile: boolean): string[] {
+  const problems: string[] = [];
+  if (config.kind === 'missing' && fromFile) problems.push(`(file): ${paths[0]} is missing; put it back to apply changes`);
+  if (config.kind === 'unreadable') problems.push(`(file): ${paths[0]} cannot be read (${config.reason})`);
+  if (credentials.kind === 'unreadable') problems.push(`(file): ${paths[1]} cannot be read (${credentials.reason})`);
+  return problems;
+}
+
+/**
  * Hot reload: when the config or credentials file changes, a valid edit publishes `config.reloaded` with the
- * changed paths and calls `onChange`; an invalid one publishes `config.rejected`, logs why, and the running
- * config stays. Content is compared rather than mtime, so two edits within one clock tick are both seen.
- * The timer keeps the process alive until `stop()`.
+ * changed paths and calls `onChange`; an invalid one, a config file that disappeared and a file that cannot be
+ * read publish `config.rejected`, log why, and the running config stays. Content is compared rather than mtime,
+ * so two edits within one clock tick are both seen. Each check schedules the next, so a reloaded
+ * `power.poll_interval_multiplier` sets the pause after the check that applied it.
  */
 export function watchConfig(options: WatchOptions): { stop(): void } {
   const env = options.env ?? process.env;
@@ -42,26 +81,49 @@ export function watchConfig(options: WatchOptions): { stop(): void } {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const initial = loadConfig({ env, path });
   let current: Config = initial.config;
-  let seen = files.map(contentOf).join('\0');
+  const states = files.map(stateOf);
+  let seen = states.map(keyOf).join('\0');
+  // Defaults (no config file at start) may be replaced by a file that appears; a config read from a file only by the file.
+  let fromFile = states[0]!.kind === 'present';
+  const reject = (problems: string[]): void => {
+    options.bus.publish({ type: 'config.rejected', data: { problems } });
+    log(`config: the edit of ${path} was rejected and the running config stays (${problems.join('; ')})`);
+  };
 
   const check = (): void => {
     try {
-      const now = files.map(contentOf).join('\0');
+      const [config, credentials] = files.map(stateOf) as [FileState, FileState];
+      const now = [config, credentials].map(keyOf).join('\0');
       if (now === seen) return;
       seen = now;
+      const problems = unusable(config, credentials, files, fromFile);
+      if (problems.length > 0) return reject(problems);
       const loaded = loadConfig({ env, path });
+      fromFile = config.kind === 'present';
       const changed = changedPaths(current, loaded.config);
       current = loaded.config;
       if (changed.length === 0) return;
       options.bus.publish({ type: 'config.reloaded', data: { changed } });
       options.onChange(loaded);
     } catch (error) {
-      const problems = problemsOf(error);
-      options.bus.publish({ type: 'config.rejected', data: { problems } });
-      log(`config: the edit of ${path} was rejected and the running config stays (${problems.join('; ')})`);
+      reject(problemsOf(error));
     }
   };
 
-  const timer = setInterval(check, options.intervalMs ?? CONFIG_POLL_MS * initial.config.power.poll_interval_multiplier);
-  return { stop: () => clearInterval(timer) };
+  const timer = options.timer ?? ownTimer;
+  let next: { cancel(): void } | undefined;
+  let stopped = false;
+  const schedule = (): void => {
+    next = timer.after(options.intervalMs ?? CONFIG_POLL_MS * current.power.poll_interval_multiplier, () => {
+      check();
+      if (!stopped) schedule();
+    });
+  };
+  schedule();
+  return {
+    stop: () => {
+      stopped = true;
+      next?.cancel();
+    },
+  };
 }

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { CronExpressionError, parseCronExpression } from './expression.js';
-import { checkTimeZone, TimeZoneError } from './zoned-time.js';
+import { checkCron, checkTimeZone, CronExpressionError, TimeZoneError } from './schedule.js';
 
 const isoTime = z.iso.datetime({ offset: true });
 const nonBlank = z.string().trim().min(1);
@@ -15,8 +14,8 @@ function issue(ctx: z.RefinementCtx, path: string, check: () => void): void {
   }
 }
 
-function checkCron(schedule: { expr: string; tz?: string | undefined }, ctx: z.RefinementCtx): void {
-  issue(ctx, 'expr', () => parseCronExpression(schedule.expr));
+function checkSchedule(schedule: { expr: string; tz?: string | undefined }, ctx: z.RefinementCtx): void {
+  issue(ctx, 'expr', () => checkCron(schedule.expr));
   if (schedule.tz !== undefined) issue(ctx, 'tz', () => checkTimeZone(schedule.tz!));
 }
 
@@ -25,7 +24,7 @@ export const cronScheduleSchema = z.discriminatedUnion('kind', [
   /** One-shot: runs once at `at`, then is removed. */
   z.object({ kind: z.literal('at'), at: isoTime }),
   /** Five fields: minute hour day-of-month month day-of-week; `tz` is an IANA zone, default UTC. */
-  z.object({ kind: z.literal('cron'), expr: nonBlank, tz: nonBlank.optional() }).superRefine(checkCron),
+  z.object({ kind: z.literal('cron'), expr: nonBlank, tz: nonBlank.optional() }).superRefine(checkSchedule),
 ]);
 
 export const cronTaskSchema = z.discriminatedUnion('kind', [

@@ -1,5 +1,5 @@
 import { cronJobSchema, newCronJobId, type CronJob } from './job.js';
-import { nextRunAfter } from './next-run.js';
+import { nextRunAfter } from './schedule.js';
 
 export type NewCronJob = Pick<CronJob, 'name' | 'schedule' | 'job' | 'created_by'>;
 

@@ -1,11 +1,20 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Database, RootDatabase } from 'lmdb';
 import type { Envelope, ValidDraft } from '../../bus/index.js';
 import { stampDraft, stampInPlace } from '../../bus/index.js';
 import { LogError } from './errors.js';
 import { queryFilter, type EventStore, type LogQuery } from './event-store.js';
 import { PostingIndex } from './posting-index.js';
 import { acquireWriterLock } from './writer-lock.js';
+
+/**
+ * lmdb through its CommonJS build (its `require` entry): Node's CommonJS loader reads lmdb's one bundled file, where
+ * its ES module entry is a tree of a dozen modules, each resolved, linked and compiled at every start.
+ */
+const { open } = createRequire(import.meta.url)('lmdb') as typeof import('lmdb');
 
 export type { LogQuery } from './event-store.js';
 
@@ -43,6 +52,8 @@ export class EventLog implements EventStore {
   private mappedBytes: number;
   /** While the file is mapped afresh: batches wait for it. */
   private remapping: Promise<void> | undefined;
+  /** The folder of a scratch log, removed with it. */
+  private removeOnClose: string | undefined;
 
   private constructor(
     readonly dir: string,
@@ -224,6 +235,11 @@ export class EventLog implements EventStore {
     }
   }
 
+  /** The ids of every session in the log that start with `prefix` (all sessions: `sk_v1_`), in id order. */
+  sessionIds(prefix = 'sk_v1_'): string[] {
+    return [...this.databases.bySession.ids(prefix)];
+  }
+
   close(): void {
     if (this.closed) return;
     // A remap not yet begun is given up (the environment is still open): what it held goes out now.
@@ -233,6 +249,18 @@ export class EventLog implements EventStore {
     this.closed = true;
     this.releaseLock();
     void this.root.close();
+    if (this.removeOnClose) rmSync(this.removeOnClose, { recursive: true, force: true });
+  }
+
+  /**
+   * A log of its own in a new temporary folder, removed when it is closed: for a process that builds a runtime to
+   * look at it (`tern tool`) and must leave the workspace's log to the gateway that writes it.
+   */
+  static scratch(): EventLog {
+    const dir = mkdtempSync(join(tmpdir(), 'tern-scratch-log-'));
+    const log = EventLog.open(dir);
+    log.removeOnClose = dir;
+    return log;
   }
 
   /** Opens a log for reading as soon as a writer has created it. */

@@ -1,4 +1,5 @@
 import type { Envelope } from '../../bus/index.js';
+import { actorParent } from './actor-parent.js';
 import type { EventLog } from './event-log.js';
 
 export interface LiveActor {
@@ -12,6 +13,8 @@ export interface LiveActor {
   agent?: string;
   session?: string;
   turn?: string;
+  /** The actor it hangs under (`actor-parent.ts`); the gateway's own actors have none. */
+  parent?: string;
 }
 
 export type LiveActors = Map<string, LiveActor>;
@@ -22,7 +25,8 @@ export function foldLiveActors(actors: LiveActors, event: Envelope): LiveActors 
     case 'runtime.started':
       actors.clear();
       break;
-    case 'actor.transitioned':
+    case 'actor.transitioned': {
+      const parent = actorParent(event.data.machine, event);
       actors.set(event.data.actor, {
         actor: event.data.actor,
         machine: event.data.machine,
@@ -32,8 +36,10 @@ export function foldLiveActors(actors: LiveActors, event: Envelope): LiveActors 
         agent: event.agent,
         session: event.session,
         turn: event.turn,
+        ...(parent && parent !== 'gateway' ? { parent } : {}),
       });
       break;
+    }
     case 'actor.stopped':
       actors.delete(event.data.actor);
       break;

@@ -33,6 +33,19 @@ export class PostingIndex {
     for (const [id, seqs] of postings) void this.db.put([id, seqs[0]!], encode(seqs));
   }
 
+  /** Every id starting with `prefix`, in order: one key lookup per id, however many lists each has. */
+  *ids(prefix: string): Generator<string> {
+    let start: ChunkKey = [prefix, -1];
+    for (;;) {
+      let found: string | undefined;
+      for (const key of this.db.getKeys({ start, limit: 1, snapshot: false })) found = key[0];
+      if (found === undefined || !found.startsWith(prefix)) return;
+      yield found;
+      // Past every list of this id: the next key belongs to the next id.
+      start = [found, MAX_SEQ + 1];
+    }
+  }
+
   /** The seqs of `id` strictly between `after` and `before`, in order. */
   *seqs(id: string, after: number, before: number, reverse: boolean): Generator<number> {
     const inRange = (seq: number) => seq > after && seq < before;

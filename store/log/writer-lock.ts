@@ -1,36 +1,77 @@
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { LogError } from './errors.js';
 
-function alive(pid: number): boolean {
+/**
+ * The lock is a listening socket, which the kernel closes when its process ends however it ends, so a lock
+ * can never outlive its holder (kill -9, a crash) nor be claimed by a stranger whose PID happens to be written
+ * somewhere. On Linux the socket lives in the abstract namespace, so nothing is left on disk. Elsewhere it is a
+ * socket file in the log folder; a crash leaves that file behind, and the error says to remove it.
+ */
+function lockAddress(dir: string): string {
+  if (process.platform !== 'linux') return join(dir, 'writer.sock');
+  const id = createHash('sha256').update(realpathSync(dir)).digest('hex').slice(0, 32);
+  return `\0tern-event-log-${id}`;
+}
+
+/** Binds synchronously (a local socket binds at `listen`), so the caller knows at once whether it holds the lock. */
+function bind(address: string): Server | undefined {
+  const server = createServer((socket) => socket.destroy());
+  server.on('error', () => undefined);
+  server.listen(address);
+  if (server.listening) {
+    server.unref();
+    return server;
+  }
+  server.close();
+  return undefined;
+}
+
+function holderOf(dir: string): string {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    const pid = readFileSync(join(dir, 'writer.pid'), 'utf8').trim();
+    return /^\d+$/.test(pid) ? `process ${pid}` : 'another process';
+  } catch {
+    return 'another process';
   }
 }
 
-/**
- * One writer per log: `seq` is assigned in the writer's memory, so a second writer would reuse numbers.
- * The lock is a pid file; a file left by a process that died (kill -9) is taken over.
- */
+/** One writer per log: `seq` is assigned in the writer's memory, so a second writer would reuse numbers. */
 export function acquireWriterLock(dir: string): () => void {
-  const path = join(dir, 'writer.pid');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(path, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => rmSync(path, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(readFileSync(path, 'utf8').trim());
-      if (Number.isInteger(holder) && holder > 0 && alive(holder)) {
-        throw new LogError('log_locked', `the event log in ${dir} is being written by process ${holder}`);
-      }
-      rmSync(path, { force: true });
-    }
+  const address = lockAddress(dir);
+  const server = bind(address);
+  if (!server) {
+    const leftover = address.startsWith('\0') ? '' : ` (if it is not running, remove ${address})`;
+    throw new LogError('log_locked', `the event log in ${dir} is being written by ${holderOf(dir)}${leftover}`);
   }
-  throw new LogError('log_locked', `could not take the writer lock of ${dir}`);
+  // For people and error messages only: who holds the lock. The socket is the lock.
+  writeFileSync(join(dir, 'writer.pid'), String(process.pid), { mode: 0o600 });
+  const held = server;
+  return () => {
+    held.close();
+    rmSync(join(dir, 'writer.pid'), { force: true });
+  };
+}
+
+/**
+ * `writer.pid` left in the log folder while no process holds the lock (it is a note for people, written beside the
+ * lock): what a writer that died left behind. Empty while a writer holds the lock, or where the lock is a socket file
+ * (off Linux), whose leftover the lock error names itself.
+ */
+export function staleLockFiles(dir: string): string[] {
+  const note = join(dir, 'writer.pid');
+  if (!existsSync(note) || process.platform !== 'linux') return [];
+  const probe = bind(lockAddress(dir));
+  if (!probe) return [];
+  probe.close();
+  return [note];
+}
+
+/** Removes what `staleLockFiles` finds (never a lock a writer holds); returns what it removed. */
+export function clearStaleLock(dir: string): string[] {
+  const stale = staleLockFiles(dir);
+  for (const path of stale) rmSync(path, { force: true });
+  return stale;
 }

@@ -2,8 +2,7 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import type { LoadedConfig } from '../config/index.js';
 import { RotatingFile, trimToLatest, type RotationSettings } from './rotating-file.js';
-import { secretValues } from '../config/index.js';
-import { maskSecrets } from './secrets.js';
+import { redactorOf, type Redactor } from '../config/index.js';
 
 export const LEVELS = ['debug', 'info', 'warn', 'error', 'fatal'] as const;
 export type Level = (typeof LEVELS)[number];
@@ -18,12 +17,14 @@ function formatFields(fields: LogFields | undefined): string {
     .join('');
 }
 
-/** Lines at or above a level, into rotating files, with every known secret masked. */
+/** Lines at or above a level, into rotating files, through the redactor (a getter follows config reloads). */
 export class Logger {
   private readonly threshold: number;
+  private readonly redactor: () => Redactor;
 
-  constructor(private readonly files: RotatingFile[], level: Level, private readonly secrets: readonly string[], private readonly now: () => Date = () => new Date()) {
+  constructor(private readonly files: RotatingFile[], level: Level, redactor: Redactor | (() => Redactor), private readonly now: () => Date = () => new Date()) {
     this.threshold = LEVELS.indexOf(level);
+    this.redactor = typeof redactor === 'function' ? redactor : () => redactor;
   }
 
   enabled(level: Level): boolean {
@@ -32,7 +33,7 @@ export class Logger {
 
   log(level: Level, message: string, fields?: LogFields): void {
     if (!this.enabled(level)) return;
-    const line = maskSecrets(`${this.now().toISOString()} ${level.toUpperCase()} ${message}${formatFields(fields)}`, this.secrets);
+    const line = this.redactor().text(`${this.now().toISOString()} ${level.toUpperCase()} ${message}${formatFields(fields)}`);
     this.files.forEach((file) => file.write(line));
   }
 
@@ -62,20 +63,21 @@ export function rotationOf(loaded: LoadedConfig): RotationSettings {
 export function openGatewayLogs(loaded: LoadedConfig, now?: () => Date): GatewayLogs {
   const rotation = rotationOf(loaded);
   const level = loaded.config.gateway.log_level;
-  const secrets = secretValues(loaded.config);
+  // `loaded.config` is replaced on a hot reload, and with it the secrets to mask.
+  const redactor = (): Redactor => redactorOf(loaded.config);
   const main = new RotatingFile(join(loaded.home, 'logs', 'gateway.log'), rotation);
   const extra = loaded.logFile ? [new RotatingFile(loaded.logFile, rotation)] : [];
   const heartbeatFile = new RotatingFile(join(loaded.workspace, 'heartbeat.log'), rotation);
   const panicPath = join(loaded.home, 'logs', 'panic.log');
   trimToLatest(panicPath, rotation.maxBytes);
-  const gateway = new Logger([main, ...extra], level, secrets, now);
-  const heartbeat = new Logger([heartbeatFile], level, secrets, now);
+  const gateway = new Logger([main, ...extra], level, redactor, now);
+  const heartbeat = new Logger([heartbeatFile], level, redactor, now);
   return {
     gateway,
     heartbeat,
     panic: (error) => {
       const panicFile = new RotatingFile(panicPath, rotation);
-      panicFile.write(maskSecrets(`${(now ?? (() => new Date()))().toISOString()} PANIC ${inspect(error)}`, secrets));
+      panicFile.write(redactor().text(`${(now ?? (() => new Date()))().toISOString()} PANIC ${inspect(error)}`));
       panicFile.close();
     },
     close: () => {

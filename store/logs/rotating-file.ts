@@ -27,7 +27,8 @@ export class RotatingFile {
   private size: number;
 
   constructor(readonly path: string, private readonly settings: RotationSettings) {
-    mkdirSync(dirname(path), { recursive: true });
+    // Logs hold what chats said: a folder this creates is the owner's alone.
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     trimToLatest(path, settings.maxBytes);
     this.fd = openSync(path, 'a', 0o600);
     this.size = fstatSync(this.fd).size;

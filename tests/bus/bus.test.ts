@@ -1,21 +1,33 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MemoryEventStore } from '../../store/log/memory-event-store.js';
-import { InProcessBus, createHooks, draftOf, InvalidEventError, sessionIdOf, toSessionId, typeMatcher, type Envelope, type EventDraft } from '../../bus/index.js';
+import { InProcessBus, createHooks, draftOf, emitterHook, InvalidEventError, sessionIdOf, toSessionId, typeMatcher, validateDraft, type Envelope, type EventDraft } from '../../bus/index.js';
 
 const received = (text = 'hi'): EventDraft<'message.received'> => ({
   type: 'message.received',
   agent: 'main',
   session: 's1',
-  data: { channel: 'cli', message_id: 'm1', chat: 'direct:me', sender: 'me', text },
+  data: { channel: 'cli', account: 'default', message_id: 'm1', chat: 'direct:me', sender: 'me', text, media: [] },
 });
 
-test('publish stamps seq in order and applies the schema defaults', () => {
+test('publish stamps seq in order and keeps the data as given', () => {
   const bus = new InProcessBus();
   const first = bus.publish(received());
   const second = bus.publish(received('again'));
   assert.equal([first.seq, second.seq], [1, 2]);
   assert.equal(first.data, { channel: 'cli', account: 'default', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi', media: [] });
+});
+
+test('checking events (the test runs): a draft that is not its schema\'s output is refused, naming what it parses to', () => {
+  const bus = new InProcessBus();
+  const incomplete = { type: 'message.received', data: { channel: 'cli', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi' } } as unknown as EventDraft;
+  assert.throws(() => bus.publish(incomplete), (e: unknown) => e instanceof InvalidEventError && /parses to .*"account":"default".*"media":\[\]/.test(e.message));
+});
+
+test('an event from outside is parsed at the edge: defaults applied, bad data named', () => {
+  const parsed = validateDraft({ type: 'message.sent', data: { channel: 'cli', chat: 'c', text: 'hi', send_key: 'k' } } as unknown as EventDraft);
+  assert.equal(parsed.data, { channel: 'cli', chat: 'c', text: 'hi', send_key: 'k', part: 0, media: [] });
+  assert.throws(() => validateDraft({ type: 'message.sent', data: { channel: 'cli' } } as unknown as EventDraft), (e: unknown) => e instanceof InvalidEventError && /chat/.test(e.message));
 });
 
 test('publish copies the draft: its keys in order, then seq and at; a given time is kept', () => {
@@ -25,7 +37,7 @@ test('publish copies the draft: its keys in order, then seq and at; a given time
   assert.equal(Object.keys(envelope), ['type', 'agent', 'session', 'data', 'at', 'seq']);
   assert.is(envelope.at, 1_700_000_000_000);
   assert.equal(Object.keys(draft), ['type', 'agent', 'session', 'data', 'at']);
-  assert.equal(draft.data, { channel: 'cli', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi' });
+  assert.equal(draft.data, { channel: 'cli', account: 'default', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi', media: [] });
 });
 
 test('draftOf builds a draft with the keys first, then type and data, and leaves the keys alone', () => {
@@ -107,21 +119,35 @@ test('session ids are sk_v1_ plus the sha256 of the key, and an id passes throug
   assert.is.not(sessionIdOf(key), sessionIdOf(`${key}x`));
 });
 
-test('a tool.before hook can deny a call synchronously', () => {
+test('an in-process hook (mitt) denies a call synchronously, and answers only points it has a handler for', async () => {
   const hooks = createHooks();
-  hooks.on('tool.before', (h) => {
-    if (h.call.name === 'exec') h.deny('needs approval');
+  hooks.on('before_tool', (ask) => {
+    if (ask.call.name === 'exec') ask.decide({ action: 'deny_tool', reason: 'needs approval' });
+    else ask.decide({ action: 'continue' });
   });
-  let reason = '';
-  hooks.emit('tool.before', { call: { id: 'c1', name: 'exec', arguments: {} }, context: {}, deny: (r) => (reason = r) });
-  assert.is(reason, 'needs approval');
+  const hook = emitterHook('guard', 0, hooks);
+  const meta = { channel: 'cli', chat: 'direct:me' };
+  const decision = await hook.decide({ point: 'before_tool', meta, call: { id: 'c1', name: 'exec', arguments: {} } }, new AbortController().signal);
+  assert.equal(decision, { action: 'deny_tool', reason: 'needs approval' });
+  assert.is(hook.intercepts('before_tool'), true);
+  assert.is(hook.intercepts('after_tool'), false);
+  assert.is(hook.observes('tool.completed'), false);
+});
+
+test('an in-process hook that never decides is cut off by the caller', async () => {
+  const hooks = createHooks();
+  hooks.on('approve_tool', () => {});
+  const controller = new AbortController();
+  const asked = emitterHook('slow', 0, hooks).decide({ point: 'approve_tool', meta: { channel: 'cli', chat: 'c' }, call: { id: 'c1', name: 'exec', arguments: {} } }, controller.signal);
+  controller.abort(new Error('timed out'));
+  await asked.then(() => assert.unreachable('it decided'), (error: Error) => assert.is(error.message, 'timed out'));
 });
 
 const routed = (id: string, session = 's1'): EventDraft<'message.routed'> => ({
   type: 'message.routed',
   agent: 'main',
   session,
-  data: { message_id: id, channel: 'cli', chat: 'direct:me', sender: 'me', text: id, session_key: `key-${session}`, remote: false },
+  data: { message_id: id, channel: 'cli', account: 'default', chat: 'direct:me', sender: 'me', text: id, session_key: `key-${session}`, remote: false, media: [] },
 });
 
 test('work published before its group has a consumer waits for it, then goes to that consumer once', () => {
@@ -172,11 +198,10 @@ test('requeued work (what a crashed run left) reaches the consumer before work p
   assert.is(log.read().length, 2, 'requeueing appends nothing');
 });
 
-test('the redaction hook rewrites every validated draft before it is logged and delivered', async () => {
+test('the redaction hook rewrites the data of every draft before it is logged and delivered', async () => {
   const log = new MemoryEventStore();
-  const bus = new InProcessBus(log, {
-    redact: (draft) => (draft.type === 'tool.completed' ? { ...draft, data: { ...draft.data, content: draft.data.content.replaceAll('sk-secret-1234', '[redacted]') } } : draft),
-  });
+  const mask = <D>(data: D): D => JSON.parse(JSON.stringify(data).replaceAll('sk-secret-1234', '[redacted]')) as D;
+  const bus = new InProcessBus(log, { redact: mask });
   const delivered: string[] = [];
   bus.on('tool.completed').subscribe((e) => delivered.push(e.data.content));
   const envelope = bus.publish({ type: 'tool.completed', data: { call_id: 'c', name: 'exec', ok: true, content: 'key=sk-secret-1234' } });

@@ -149,11 +149,11 @@ test('stopping the channel aborts its long poll: the connection closes and nothi
   }
 });
 
-test('an upload (a stream body) goes through the global fetch and arrives whole', async () => {
+test('an upload (a stream body) goes through the channel\'s fetch and arrives whole', async () => {
   const file = Buffer.alloc(300_000, 'tern');
   const api = await botApi((_, res) => json(res, 200, { ok: true, result: { message_id: 9 } }));
   try {
-    const client = new Api(TOKEN, { apiRoot: api.url, fetch: botApiFetch(60_000) });
+    const client = new Api(TOKEN, { apiRoot: api.url, fetch: botApiFetch() });
     const sent = await client.sendDocument(5, new InputFile(file, 'notes.txt'));
     const [request] = api.received;
     const boundary = /boundary=(.+)$/.exec(request?.headers['content-type'] ?? '')?.[1] ?? '';

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DISCORD_MAX_LENGTH, fromDiscordMessage, type DiscordMessageFacts } from '../../adapters/channels/discord-message.js';
-import { fromSlackMessage, SLACK_MAX_LENGTH, slackMessageSchema, slackTarget } from '../../adapters/channels/slack-message.js';
+import { discordChoiceRow, DISCORD_MAX_LENGTH, fromDiscordButton, fromDiscordMessage, type DiscordMessageFacts } from '../../adapters/channels/discord-message.js';
+import { fromSlackButton, fromSlackMessage, SLACK_MAX_LENGTH, slackButtonSchema, slackChoiceBlocks, slackMessageSchema, slackTarget } from '../../adapters/channels/slack-message.js';
 import { splitMessage } from '../../adapters/channels/split.js';
 
 const BOT = '900';
@@ -60,6 +60,40 @@ test('replies are split at Discord 2000 and Slack 4000 characters', () => {
   assert.ok(forSlack.every((p) => p.length <= 4000) && forSlack.length >= 3);
   assert.is(forDiscord.join('\n'), reply);
   assert.is(forSlack.join('\n'), reply);
+});
+
+const choices = [{ label: 'Approve', reply: '/approve 3f2a' }, { label: 'Deny', reply: '/deny 3f2a' }];
+
+test('discord: choices are one action row of buttons whose custom ids are the replies', () => {
+  assert.equal(discordChoiceRow(choices), { type: 1, components: [
+    { type: 2, style: 1, label: 'Approve', custom_id: '/approve 3f2a' },
+    { type: 2, style: 4, label: 'Deny', custom_id: '/deny 3f2a' },
+  ] });
+});
+
+test('discord: a button press is its reply, from the presser, in the chat (and thread) of the button', () => {
+  const press = fromDiscordButton({ id: 'i9', channelId: 't5', guildId: 'g1', threadParentId: 'c1', authorId: 'u2', authorName: 'bob', customId: '/deny 3f2a' }, BOT);
+  assert.equal(press, { messageId: 'i9', chat: 'channel:c1', replyTo: 't5', sender: 'u2', senderAliases: ['u2', '@bob'], text: '/deny 3f2a', space: 'guild:g1', topic: 'topic:t5', mentioned: true });
+  assert.is(fromDiscordButton({ id: 'i10', channelId: 'dm7', guildId: null, threadParentId: null, authorId: 'u2', authorName: 'bob', customId: '/approve 3f2a' }, BOT)?.chat, 'direct:dm7');
+});
+
+test('slack: choices are a section and an actions block; a press comes back in the chat kind seen before', () => {
+  assert.equal(slackChoiceBlocks('exec wants to run `ls`', choices), [
+    { type: 'section', text: { type: 'mrkdwn', text: 'exec wants to run `ls`' } },
+    { type: 'actions', block_id: 'tern_choices', elements: [
+      { type: 'button', action_id: 'tern_choice_0', text: { type: 'plain_text', text: 'Approve' }, value: '/approve 3f2a' },
+      { type: 'button', action_id: 'tern_choice_1', text: { type: 'plain_text', text: 'Deny' }, value: '/deny 3f2a' },
+    ] },
+  ]);
+  const body = slackButtonSchema.parse({
+    type: 'block_actions', user: { id: 'U1', username: 'alice' }, team: { id: 'T1' }, channel: { id: 'G7' },
+    container: { type: 'message', message_ts: '1700.2', thread_ts: '1699.1' }, actions: [{ action_id: 'tern_choice_0', value: '/approve 3f2a', action_ts: '1700.3' }],
+  });
+  assert.equal(fromSlackButton(body, (channel) => (channel === 'G7' ? 'group' : undefined)), {
+    messageId: 'G7:press:1700.3', chat: 'group:G7', replyTo: 'G7#1699.1', sender: 'U1', senderAliases: ['U1'], text: '/approve 3f2a', space: 'workspace:T1', topic: 'topic:1699.1', mentioned: true,
+  });
+  assert.is(fromSlackButton({ ...body, channel: { id: 'D3' } }, () => undefined)?.chat, 'direct:D3');
+  assert.is(fromSlackButton({ ...body, actions: [{ action_id: 'other', value: 'x' }] }, () => undefined), undefined);
 });
 
 test.run();

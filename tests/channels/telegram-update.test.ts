@@ -26,6 +26,14 @@ test('/cmd@botname reads as /cmd; a reply to the bot counts as a mention', () =>
   assert.is(parse({ update_id: 4, message: { message_id: 10, chat: { id: -1, type: 'group' }, from, text: 'yes', reply_to_message: { from: { id: 666, is_bot: true } } } })?.mentioned, true);
 });
 
+test('an inline keyboard press is the message its button stands for, from the presser, in the button\'s chat', () => {
+  const press = { update_id: 9, callback_query: { id: '55', from, data: '/approve 3f2a', message: { message_id: 12, chat: { id: -100, type: 'supergroup' } } } };
+  assert.equal(parse(press), {
+    messageId: '-100:press:55', chat: 'group:-100', replyTo: '-100', sender: '1001', senderAliases: ['1001', '@alice'], text: '/approve 3f2a', mentioned: true,
+  });
+  assert.is(parse({ update_id: 10, callback_query: { id: '56', from, message: { chat: { id: 1, type: 'private' } } } }), undefined);
+});
+
 test('a voice message without a caption maps to empty text with its audio file', () => {
   const message = parse({ update_id: 8, message: { message_id: 13, chat: { id: 1001, type: 'private' }, from, voice: { file_id: 'f1', duration: 3 } } });
   assert.is(message?.text, '');

@@ -1,25 +1,15 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { repoRoot } from '../support/cli.js';
+import { repoRoot, runCliAsync } from '../support/cli.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 import { writeConfig } from '../support/turn-fixture.js';
 import { completion } from '../support/vendor-chat-completions.js';
 import { startVendorServer, type VendorServer } from '../support/vendor-server.js';
 
-/** Runs the CLI without blocking this process, which serves the loopback model meanwhile. */
-function tern(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', ...args], { cwd: repoRoot, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const tern = runCliAsync;
 
 const test = suite<{ home: TempHome; vendor: VendorServer }>('tern agent and tern replay');
 test.before.each(async (ctx) => {
@@ -54,10 +44,35 @@ test('a failed turn exits 1 and says why', async ({ home, vendor }) => {
   assert.match(stdout, /^Sorry, the model could not be reached: model entry "fast" \(openai\/gpt-test\) key 1 of 1 \(sk-t…01\) was refused/);
 });
 
+test('a vendor error that quotes the key prints it masked, on stdout and in --json events', async ({ home, vendor }) => {
+  const key = 'sk-test-key-0001';
+  const quoting = () => vendor.reply({ status: 401, headers: { 'content-type': 'application/json' }, chunks: [JSON.stringify({ error: { message: `Incorrect API key provided: ${key}.` } })] });
+  quoting();
+  const plain = await tern(['agent', '-m', 'hi'], home.env);
+  assert.is(plain.code, 1);
+  assert.match(plain.stdout, 'HTTP 401: Incorrect API key provided: sk-t…01.');
+  quoting();
+  const json = await tern(['agent', '-m', 'hi', '--json'], home.env);
+  assert.match(json.stdout, '"type":"provider.failed"');
+  for (const out of [plain.stdout, json.stdout]) assert.not.match(out, key);
+});
+
 test('--model with an unknown name is an error naming the known ones', async ({ home }) => {
   const { code, stderr } = await tern(['agent', '-m', 'hi', '--model', 'huge'], home.env);
   assert.is(code, 1);
   assert.is(stderr, 'tern: no model named "huge" (model_list has: fast). Pick one of those with --model, or add it to model_list.\n');
+});
+
+test('--model wins over an agent\'s own agents.list model', async ({ home, vendor }) => {
+  writeConfig(home.home, vendor.url, { models: [{ model_name: 'other', model: 'gpt-other' }] });
+  const path = join(home.home, 'config.json');
+  const config = JSON.parse(readFileSync(path, 'utf8')) as { agents: Record<string, unknown> };
+  config.agents.list = [{ id: 'main', model: 'other' }];
+  writeFileSync(path, JSON.stringify(config));
+  vendor.reply(completion({ content: 'ok' }), completion({ content: 'ok' }));
+  assert.is((await tern(['agent', '-m', 'hi'], home.env)).code, 0);
+  assert.is((await tern(['agent', '-m', 'hi', '--model', 'fast'], home.env)).code, 0);
+  assert.equal(vendor.requests.map((r) => (JSON.parse(r.body.toString()) as { model: string }).model), ['gpt-other', 'gpt-test']);
 });
 
 test('with no model configured, agent says so and how to add one', async ({ home }) => {
@@ -100,6 +115,49 @@ test('replay prints the timeline of a turn and --rerun says identical', async ({
   const missing = await tern(['replay', 't_nope'], home.env);
   assert.is(missing.code, 1);
   assert.match(missing.stderr, /^tern: no turn t_nope \(the log has no event for it\)/);
+});
+
+test('agent -m cannot ask for approval: a call that needs it is denied at once, the model is told and stderr says why', async ({ home, vendor }) => {
+  writeConfig(home.home, vendor.url, { tools: { exec: { require_approval: true } } });
+  const call = { id: 'c1', type: 'function' as const, function: { name: 'exec', arguments: JSON.stringify({ command: 'echo nope' }) } };
+  vendor.reply(completion({ tool_calls: [call] }, 'tool_calls'), completion({ content: 'I could not run it.' }));
+  const started = Date.now();
+  const { code, stdout, stderr } = await tern(['agent', '-m', 'run echo nope'], home.env);
+  assert.equal({ code, stdout, stderr }, { code: 0, stdout: 'I could not run it.\n', stderr: 'tern: exec wants to run `echo nope`; denied (tern agent -m and --script cannot ask for approval)\n' });
+  assert.ok(Date.now() - started < 30_000, 'it did not wait for the 60 s approval timeout');
+  const tool = (JSON.parse(vendor.requests[1]!.body.toString()) as { messages: Array<{ content: string }> }).messages.at(-1);
+  assert.is(tool?.content, 'Tool call not approved: tern agent -m and --script cannot ask; run `tern agent` for a chat, or talk through a channel');
+});
+
+test('interactive agent asks Approve? [y/N] for a call that needs it, and y runs it', async ({ home, vendor }) => {
+  writeConfig(home.home, vendor.url, { tools: { exec: { require_approval: true } } });
+  const call = { id: 'c1', type: 'function' as const, function: { name: 'exec', arguments: JSON.stringify({ command: 'echo yes-ran' }) } };
+  vendor.reply(completion({ tool_calls: [call] }, 'tool_calls'), completion({ content: 'Done it.' }));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', 'agent'], { cwd: repoRoot, env: home.env });
+  let stdout = '';
+  const seen = (text: string) => new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`never printed ${JSON.stringify(text)}; got ${JSON.stringify(stdout)}`)), 20_000);
+    const look = () => {
+      if (!stdout.includes(text)) return;
+      clearTimeout(timer);
+      child.stdout.off('data', look);
+      resolve();
+    };
+    child.stdout.on('data', look);
+    look();
+  });
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  await seen('you> ');
+  child.stdin.write('run echo yes-ran\n');
+  await seen('exec wants to run `echo yes-ran`. Approve? [y/N] ');
+  child.stdin.write('y\n');
+  await seen('tern> Done it.');
+  child.stdin.end();
+  assert.is(await exited, 0);
+  const tool = (JSON.parse(vendor.requests[1]!.body.toString()) as { messages: Array<{ content: string }> }).messages.at(-1);
+  assert.is(tool?.content, 'yes-ran\n');
+  assert.match(stdout, 'tern> Approved: exec goes ahead.');
 });
 
 test.run();

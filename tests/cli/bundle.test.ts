@@ -1,7 +1,7 @@
-// The built `tern` (adapters/cli/bundle.mjs): a CommonJS bin, and lmdb's JavaScript inlined into its parts while
-// lmdb's native addon is found where the package is installed.
+// The built `tern` (adapters/cli/bundle.mjs): esbuild's ES module chunks as esbuild writes them, with lmdb and the
+// other native or worker-file packages loaded from node_modules.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { repoRoot } from '../support/cli.js';
 import { startGatewayModel } from '../support/gateway-model.js';
 import { modelEntry } from '../support/gateway-process.js';
+import { weatherPlugin } from '../support/plugin-fixtures.js';
 import { tempHome } from '../support/temp-home.js';
 import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
 
@@ -31,9 +32,15 @@ test.before((context) => {
 
 test.after(({ root }) => rmSync(root, { recursive: true, force: true }));
 
-test('the `tern` bin of package.json is the CommonJS file the bundle writes, run by node with one V8 worker thread', ({ bin: file }) => {
-  assert.is(bin.tern, 'dist/adapters/cli/main.cjs');
+test('the `tern` bin of package.json is the ES module the bundle writes, run by node with one V8 worker thread', ({ bin: file }) => {
+  assert.is(bin.tern, 'dist/adapters/cli/main.js');
   assert.is(readFileSync(file, 'utf8').split('\n')[0], '#!/usr/bin/env -S node --v8-pool-size=1');
+});
+
+test('the bundle holds no code that patches a dependency or loads code of its own', ({ root }) => {
+  const dir = join(root, 'dist', 'adapters', 'cli');
+  const text = readdirSync(dir).filter((name) => name.endsWith('.js')).map((name) => readFileSync(join(dir, name), 'utf8')).join('\n');
+  assert.equal([/ternLocated|__ternImport|cachedData/.test(text), /\bvm\.Script\b|runInThisContext/.test(text)], [false, false]);
 });
 
 test('a gateway run by the built bin writes its event log, and the built `tern log` reads it back', async ({ bin: file }) => {
@@ -94,6 +101,21 @@ test('a gateway run by the built bin connects Telegram through the bundled Bot A
     if (child?.exitCode === null) child.kill('SIGKILL');
     await emulator.stop();
     await model.close();
+    home.remove();
+  }
+});
+
+test('the built bin loads a trusted plugin in its own process (an import() of a path known only at run time)', ({ bin: file }) => {
+  const home = tempHome();
+  try {
+    weatherPlugin(join(home.home, 'plugins', 'node_modules', 'weather'));
+    writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, plugins: { entries: { weather: { trusted: true, config: { unit: 'C' } } } } }));
+    const path = join(home.home, 'plugins', 'node_modules', 'weather');
+    for (const run of ['first', 'cached']) {
+      const listed = spawnSync(process.execPath, [file, 'plugins', 'list'], { env: home.env, encoding: 'utf8' });
+      assert.equal([listed.status, listed.stdout, listed.stderr], [0, `weather 1.2.0: ready — ${path}\n`, ''], run);
+    }
+  } finally {
     home.remove();
   }
 });

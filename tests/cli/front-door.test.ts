@@ -101,7 +101,7 @@ for (const [name, args, seqs] of filters) {
 test('log prints one readable line per event', async ({ home }) => {
   await seed(home);
   const { stdout } = runCli(['log', '--limit', '1'], home.env);
-  assert.match(stdout, /^ {6}6  \d{4}-\d\d-\d\dT[\d:.]+Z  tool\.requested {7}main sk_v1_other t2  \{"call_id":"c6","name":"todo","arguments":\{\}\}\n$/);
+  assert.match(stdout, /^ {6}6  \d{4}-\d\d-\d\dT[\d:.]+Z  tool\.requested {7}main sk_v1_other t2  \{"call_id":"c6","name":"todo","arguments":\{"keys":\[\],"count":0\}\}\n$/);
 });
 
 test('log --follow prints events another process appends while it runs', async ({ home }) => {

@@ -27,6 +27,7 @@ const DEFAULTS: [string, unknown][] = [
   ['agents.defaults.max_tool_iterations', 20],
   ['agents.defaults.turn_profile', undefined],
   ['agents.defaults.loop_detection', { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 }],
+  ['agents.defaults.subagents', { max_depth: 3, max_concurrent: 5, default_timeout_minutes: 5, concurrency_timeout_sec: 30 }],
   ['agents.list', []],
   ['agents.dispatch.rules', []],
   ['session.dimensions', ['chat']],
@@ -47,9 +48,12 @@ const DEFAULTS: [string, unknown][] = [
   ['tools.read_file.mode', 'bytes'],
   ['tools.read_file.max_read_file_size', 65536],
   ['tools.todo.enabled', true],
+  ['tools.spawn.enabled', true],
+  ['tools.spawn_status.enabled', true],
+  ['tools.subagent.enabled', true],
   ['tools.send_file.enabled', true],
-  ['tools.exec', { enabled: true, allow_remote: false, enable_deny_patterns: true, custom_deny_patterns: [], custom_allow_patterns: [], timeout_seconds: 0 }],
-  ['tools.cron', { enabled: true, allow_command: true, command_allowed_remotes: [], exec_timeout_minutes: 5 }],
+  ['tools.exec', { enabled: true, allow_remote: false, enable_deny_patterns: true, custom_deny_patterns: [], custom_allow_patterns: [], timeout_seconds: 0, require_approval: false, isolation: 'auto', network: true }],
+  ['tools.cron', { enabled: true, allow_command: true, command_allowed_remotes: [], exec_timeout_minutes: 5, require_approval: false }],
   ['tools.web.provider', undefined],
   ['tools.web.prefer_native', true],
   ['tools.web.private_host_whitelist', []],
@@ -70,11 +74,18 @@ const DEFAULTS: [string, unknown][] = [
   ['tools.mcp.discovery', { enabled: false, ttl: 5, max_search_results: 5, use_bm25: true, use_regex: false }],
   ['tools.mcp.servers', {}],
   ['tools.mcp.max_inline_text_chars', 16000],
+  ['tools.mcp.require_approval', []],
+  ['tools.write_file', { require_approval: false }],
+  ['tools.edit_file', { require_approval: false }],
+  ['tools.append_file', { require_approval: false }],
+  ['hooks', { enabled: true, defaults: { observer_timeout_ms: 500, interceptor_timeout_ms: 5000, approval_timeout_ms: 60000 }, processes: {} }],
+  ['plugins', { enabled: true, entries: {} }],
   ['tools.skills.registries.clawhub', {
-    enabled: true, base_url: 'https://clawhub.ai', auth_token: '', search_path: '', skills_path: '', download_path: '',
-    timeout: 0, max_zip_size: 0, max_response_size: 0,
+    enabled: true, auth_token: '', proxy: '', timeout: 0, max_zip_size: 0, max_response_size: 0,
+    base_url: 'https://clawhub.ai', search_path: '', skills_path: '', download_path: '',
   }],
-  ['tools.skills.registries.github', { enabled: true, base_url: 'https://api.github.com', auth_token: '', proxy: '' }],
+  ['tools.skills.registries.github', { enabled: true, auth_token: '', proxy: '', timeout: 0, max_zip_size: 0, max_response_size: 0, base_url: 'https://api.github.com' }],
+  ['tools.skills.install_allowed_remotes', []],
   ['tools.skills.max_concurrent_searches', 2],
   ['tools.skills.search_cache', { max_size: 50, ttl_seconds: 300 }],
 ];
@@ -132,10 +143,10 @@ test('every default list and block is a value of its own: changing one changes n
   first.tools.todo.enabled = false;
   first.agents.defaults.turn_profile = { enabled: true, history: { mode: 'off' }, system_prompt: { mode: 'default' }, skills: { mode: 'default' }, tools: { mode: 'default' } };
   assert.equal(first.tools.allow_write_paths, []);
-  assert.equal(first.tools.search_files, { enabled: true });
+  assert.equal(first.tools.search_files, { enabled: true, require_approval: false });
   const second = loadConfig({ env: h.env }).config;
   assert.equal(second.tools.allow_read_paths, []);
-  assert.equal(second.tools.todo, { enabled: true });
+  assert.equal(second.tools.todo, { enabled: true, require_approval: false });
   assert.is(second.agents.defaults.turn_profile, undefined);
   h.remove();
 });

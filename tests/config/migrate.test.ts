@@ -82,7 +82,8 @@ test('migration keeps every secret: moved to .security.yml, absent from config.j
     web: {},
     channel_list: {
       telegram: { token: '123456:v0-telegram-token' },
-      slack: { bot_token: 'xoxb-v0-slack-000001', app_token: 'xapp-v0-slack-000001' },
+      // Slack's bot token is the peer's bot_token, read as the token the channel connects with.
+      slack: { app_token: 'xapp-v0-slack-000001', token: 'xoxb-v0-slack-000001' },
     },
     skills: { registries: { github: { auth_token: 'ghp_v0_github_token_01' } } },
     launcher_token: 'launcher-v0-token-0001',

@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, validateConfig } from '../../store/config/inde
 import { tempHome } from './home.js';
 
 const CASES: [string, unknown, string][] = [
-  ['log_max_size_mb below 1', { gateway: { log_max_size_mb: 0 } }, 'gateway.log_max_size_mb: 0 is too small (allowed: whole numbers 1 to 1024)'],
+  ['log_max_size_mb below 1', { gateway: { log_max_size_mb: -1 } }, 'gateway.log_max_size_mb: -1 is too small (allowed: whole numbers 1 to 1024)'],
   ['log_max_size_mb above 1024', { gateway: { log_max_size_mb: 1025 } }, 'gateway.log_max_size_mb: 1025 is too large (allowed: whole numbers 1 to 1024)'],
   ['log_max_size_mb not whole', { gateway: { log_max_size_mb: 1.5 } }, 'gateway.log_max_size_mb: 1.5 is not a whole number (allowed: whole numbers 1 to 1024)'],
   ['log_max_backups below 0', { gateway: { log_max_backups: -1 } }, 'gateway.log_max_backups: -1 is too small (allowed: whole numbers 0 to 100)'],
@@ -16,8 +16,7 @@ const CASES: [string, unknown, string][] = [
   ['heartbeat interval as text', { heartbeat: { interval: 'often' } }, 'heartbeat.interval: "often" is not a whole number (allowed: whole numbers 5 or more)'],
   ['heartbeat interval as an object', { heartbeat: { interval: { minutes: 5 } } }, 'heartbeat.interval: an object is not a whole number (allowed: whole numbers 5 or more)'],
   ['heartbeat enabled as text', { heartbeat: { enabled: 'yes' } }, 'heartbeat.enabled: "yes" is not a boolean (allowed: true, false)'],
-  ['poll multiplier 0', { power: { poll_interval_multiplier: 0 } }, 'power.poll_interval_multiplier: 0 is too small (allowed: whole numbers 1 or more)'],
-  ['min_success_ratio 0', { evolution: { min_success_ratio: 0 } }, 'evolution.min_success_ratio: 0 is out of range (allowed: greater than 0, at most 1)'],
+  ['min_success_ratio below 0', { evolution: { min_success_ratio: -0.5 } }, 'evolution.min_success_ratio: -0.5 is out of range (allowed: greater than 0, at most 1)'],
   ['min_success_ratio above 1', { evolution: { min_success_ratio: 1.2 } }, 'evolution.min_success_ratio: 1.2 is out of range (allowed: greater than 0, at most 1)'],
   ['evolution mode', { evolution: { mode: 'auto' } }, 'evolution.mode: "auto" is not allowed (allowed: observe, draft, apply)'],
   ['cold path trigger', { evolution: { cold_path_trigger: 'hourly' } }, 'evolution.cold_path_trigger: "hourly" is not allowed (allowed: after_turn, scheduled, manual)'],
@@ -29,7 +28,6 @@ const CASES: [string, unknown, string][] = [
     { agents: { dispatch: { rules: [{ name: 'r', agent: 'a', session_dimensions: ['thread'] }] } } },
     'agents.dispatch.rules[0].session_dimensions[0]: "thread" is not allowed (allowed: space, chat, topic, sender)',
   ],
-  ['max_tool_iterations 0', { agents: { defaults: { max_tool_iterations: 0 } } }, 'agents.defaults.max_tool_iterations: 0 is too small (allowed: whole numbers 1 to 1000)'],
   ['max_tool_iterations 1001', { agents: { defaults: { max_tool_iterations: 1001 } } }, 'agents.defaults.max_tool_iterations: 1001 is too large (allowed: whole numbers 1 to 1000)'],
   [
     'turn profile custom history',
@@ -73,7 +71,7 @@ const CASES: [string, unknown, string][] = [
   ],
   ['mcp stdio without command', { tools: { mcp: { servers: { fs: { enabled: true } } } } }, 'tools.mcp.servers.fs.command: is required for a stdio server (allowed: an executable name or path)'],
   ['mcp sse without url', { tools: { mcp: { servers: { s: { enabled: true, type: 'sse' } } } } }, 'tools.mcp.servers.s.url: is required for a sse server (allowed: an http(s) URL)'],
-  ['mcp server type', { tools: { mcp: { servers: { s: { enabled: true, type: 'ws', url: 'x' } } } } }, 'tools.mcp.servers.s.type: "ws" is not allowed (allowed: stdio, sse, http)'],
+  ['mcp server type', { tools: { mcp: { servers: { s: { enabled: true, type: 'ws', url: 'https://mcp.example/mcp' } } } } }, 'tools.mcp.servers.s.type: "ws" is not allowed (allowed: stdio, sse, http)'],
   ['mcp server enabled missing', { tools: { mcp: { servers: { s: { command: 'x' } } } } }, 'tools.mcp.servers.s.enabled: is required (allowed: true, false)'],
   ['model without model', { model_list: [{ model_name: 'm' }] }, 'model_list[0].model: is required (allowed: text)'],
   ['model key not text', { model_list: [{ model_name: 'm', model: 'x', api_keys: [42] }] }, 'model_list[0].api_keys[0]: a number is not a string (allowed: text)'],
@@ -105,7 +103,15 @@ for (const [name, config, problem] of CASES) {
 
 test('every problem in a file is reported at once, each naming its path', () => {
   const h = tempHome();
-  h.writeConfig({ version: 2, gateway: { log_max_size_mb: 0, log_max_backups: 101 }, heartbeat: { interval: 1 }, session: { dimensions: ['peer'] } });
+  h.writeConfig({
+    version: 2,
+    gateway: { log_max_size_mb: -1, log_max_backups: 101 },
+    heartbeat: { interval: 1 },
+    session: { dimensions: ['peer'] },
+    agents: { defaults: { model: 'fsat' } },
+    model_list: [{ model_name: 'fast', model: 'gpt-5', api_base: 'not a url' }],
+    channel_list: { telegram: { enabled: true } },
+  });
   try {
     loadConfig({ env: h.env });
     assert.unreachable('loadConfig should throw');
@@ -113,10 +119,13 @@ test('every problem in a file is reported at once, each naming its path', () => 
     assert.instance(error, ConfigError);
     assert.is((error as ConfigError).code, 'config_invalid');
     assert.equal((error as ConfigError).problems, [
-      'gateway.log_max_size_mb: 0 is too small (allowed: whole numbers 1 to 1024)',
+      'gateway.log_max_size_mb: -1 is too small (allowed: whole numbers 1 to 1024)',
       'gateway.log_max_backups: 101 is too large (allowed: whole numbers 0 to 100)',
       'session.dimensions[0]: "peer" is not allowed (allowed: space, chat, topic, sender)',
       'heartbeat.interval: 1 is too small (allowed: whole numbers 5 or more)',
+      'agents.defaults.model: "fsat" is not a model_name in model_list (allowed: fast)',
+      'model_list[0].api_base: "not a url" is not an http(s) URL (allowed: an address such as https://api.openai.com/v1)',
+      'channel_list.telegram.settings.token: is required for an enabled telegram channel (allowed: the bot token from @BotFather, in config.json or in .security.yml under channel_list.telegram.token)',
     ]);
   }
   h.remove();

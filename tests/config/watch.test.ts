@@ -1,11 +1,23 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { mkdirSync, rmSync } from 'node:fs';
 import { firstValueFrom } from 'rxjs';
 import { InProcessBus } from '../../bus/bus.js';
 import { watchConfig, type LoadedConfig } from '../../store/config/index.js';
 import { tempHome } from './home.js';
 
 const FAST_MS = 10;
+
+/** `promise`, or a failure naming `what` after 5 s: a watcher that never reacts fails the test instead of hanging it. */
+function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${what} within 5 s`)), 5000);
+    promise.then((value) => {
+      clearTimeout(timer);
+      resolve(value);
+    }, reject);
+  });
+}
 
 test('a valid edit publishes config.reloaded with what changed and hands over the new config', async () => {
   const h = tempHome();
@@ -57,6 +69,60 @@ test('an edit of the credentials file reloads too, naming the changed secret by 
   const event = await reloaded;
   watcher.stop();
   assert.equal(event.data.changed, ['model_list']);
+  h.remove();
+});
+
+test('deleting config.json keeps the running config and says why; putting it back applies its changes', async () => {
+  const h = tempHome();
+  h.writeConfig({ version: 2, channel_list: { telegram: { enabled: true, settings: { token: '123:abc' } } } });
+  const bus = new InProcessBus();
+  const changes: LoadedConfig[] = [];
+  const logged: string[] = [];
+  const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: (l) => changes.push(l), log: (line) => logged.push(line) });
+  const rejected = firstValueFrom(bus.on('config.rejected'));
+  rmSync(h.path('config.json'));
+  const event = await within(rejected, 'config.rejected');
+  await new Promise((resolve) => setTimeout(resolve, FAST_MS * 5));
+  const problem = `(file): ${h.path('config.json')} is missing; put it back to apply changes`;
+  assert.equal(event.data.problems, [problem]);
+  assert.equal(logged, [`config: the edit of ${h.path('config.json')} was rejected and the running config stays (${problem})`], 'said once, not every check');
+  assert.is(changes.length, 0, 'the defaults never replaced the running config');
+  const reloaded = firstValueFrom(bus.on('config.reloaded'));
+  h.writeConfig({ version: 2, heartbeat: { interval: 45 }, channel_list: { telegram: { enabled: true, settings: { token: '123:abc' } } } });
+  assert.equal((await within(reloaded, 'config.reloaded')).data.changed, ['heartbeat.interval']);
+  watcher.stop();
+  assert.is(changes.length, 1);
+  h.remove();
+});
+
+test('a config path that cannot be read (a folder in its place) keeps the running config', async () => {
+  const h = tempHome();
+  h.writeConfig({ version: 2 });
+  const bus = new InProcessBus();
+  const changes: LoadedConfig[] = [];
+  const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: (l) => changes.push(l), log: () => undefined });
+  const rejected = firstValueFrom(bus.on('config.rejected'));
+  rmSync(h.path('config.json'));
+  mkdirSync(h.path('config.json'));
+  assert.equal((await within(rejected, 'config.rejected')).data.problems, [`(file): ${h.path('config.json')} cannot be read (EISDIR)`]);
+  watcher.stop();
+  assert.is(changes.length, 0);
+  h.remove();
+});
+
+test('with no config file at start (defaults), a config file that appears is loaded, and its later deletion is refused', async () => {
+  const h = tempHome();
+  const bus = new InProcessBus();
+  const changes: LoadedConfig[] = [];
+  const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: (l) => changes.push(l), log: () => undefined });
+  const reloaded = firstValueFrom(bus.on('config.reloaded'));
+  h.writeConfig({ version: 2, heartbeat: { interval: 45 } });
+  assert.equal((await within(reloaded, 'config.reloaded')).data.changed, ['heartbeat.interval']);
+  const rejected = firstValueFrom(bus.on('config.rejected'));
+  rmSync(h.path('config.json'));
+  await within(rejected, 'config.rejected');
+  watcher.stop();
+  assert.equal(changes.map((c) => c.config.heartbeat.interval), [45]);
   h.remove();
 });
 

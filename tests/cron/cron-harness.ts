@@ -11,6 +11,7 @@ import { validateConfig, type Config } from '../../store/config/index.js';
 import type { CronJob } from '../../store/cron-db.js';
 import { Logger } from '../../store/logs/logger.js';
 import { ManualClock } from '../support/gateway-clock.js';
+import { Redactor } from '../../store/config/index.js';
 
 export function cronConfig(input: Record<string, unknown> = {}): Config {
   const result = validateConfig({ version: 2, ...input });
@@ -59,7 +60,7 @@ export function cronHarness(start: string, options: { config?: Config; effects?:
       bus,
       scheduler: clock,
       config: () => harness.config,
-      logger: new Logger([], 'debug', []),
+      logger: new Logger([], 'debug', Redactor.none),
       inspect: board.inspect,
       retired: (actor, reason) => board.stopped(actor, reason),
       send: async (target, text) => {

@@ -56,7 +56,7 @@ tool('bad add arguments come back to the model as tool errors', async (context) 
     [{ message: 'x' }, 'add needs exactly one of at_seconds, every_seconds, cron_expr (got 0)'],
     [{ message: 'x', at_seconds: 60, every_seconds: 60 }, 'add needs exactly one of at_seconds, every_seconds, cron_expr (got 2)'],
     [{ every_seconds: 60 }, 'add needs message (or command)'],
-    [{ message: 'x', cron_expr: '0 9 * *' }, 'add: schedule.expr: cron expression "0 9 * *" has 4 fields; it needs 5: minute hour day-of-month month day-of-week (or @hourly, @daily, @weekly, @monthly, @yearly)'],
+    [{ message: 'x', cron_expr: '0 9 * *' }, 'add: schedule.expr: cron expression "0 9 * *" has 4 fields; it needs 5 (allowed: minute hour day-of-month month day-of-week, each *, a value, a list a,b, a range a-b or a step */n, a-b/n or a/n; or @hourly, @daily, @weekly, @monthly, @yearly)'],
     [{ message: 'x', cron_expr: '* * * * *', tz: 'Nowhere/City' }, 'add: schedule.tz: tz "Nowhere/City" is not a known IANA time zone (for example UTC, Europe/Paris, America/New_York)'],
     [{ message: 'x', every_seconds: -5 }, 'add: schedule.seconds: Too small: expected number to be >0'],
     [{ message: 'x', at_seconds: -5 }, 'add: 2026-03-01T09:59:55.000Z is not after 2026-03-01T10:00:00.000Z'],

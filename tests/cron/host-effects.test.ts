@@ -4,6 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cronCommandRunner, cronTurnRunner } from '../../actors/cron/host-effects.js';
 import { eventually } from '../support/eventually.js';
+import { straysTagged } from '../support/exec-attacks.js';
 import { startTurnFixture, type TurnFixture } from '../support/turn-fixture.js';
 import { completion } from '../support/vendor-chat-completions.js';
 
@@ -30,6 +31,15 @@ effects('a command runs through the exec tool in the workspace', async ({ fixtur
   writeFileSync(join(fixture.home.workspace, 'note.txt'), 'hello from the workspace\n');
   const run = cronCommandRunner(fixture.runtime, fixture.home.env, () => {});
   assert.equal(await run('cat note.txt', 60_000, running()), { ok: true, content: 'hello from the workspace\n' });
+});
+
+effects('a command runs inside the same sandbox as exec: files beside the workspace are not there, and a detached child ends with the job', async ({ fixture }) => {
+  const beside = join(fixture.home.home, 'beside.txt');
+  writeFileSync(beside, 'BESIDE-SECRET\n');
+  const run = cronCommandRunner(fixture.runtime, fixture.home.env, () => {});
+  const command = `cat "$(echo ${Buffer.from(beside).toString('base64')} | base64 -d)"; setsid sleep 20.42441 & echo started`;
+  assert.equal(await run(command, 60_000, running()), { ok: true, content: `cat: ${beside}: No such file or directory\nstarted\n` });
+  assert.is(await eventually(() => straysTagged('20.42441').length, 0, 1000), 0);
 });
 
 effects('a dangerous command is refused by the exec checks and logged', async ({ fixture }) => {

@@ -48,13 +48,13 @@ test('a chat turn shows up in events, the session list and history, its timeline
     assert.equal(types, ['turn.started', 'prompt.built', 'provider.requested', 'provider.chunk', 'provider.chunk', 'provider.responded', 'turn.completed', 'reply.requested', 'reply.delivered']);
 
     const timeline = (await get(`/api/turns/${turn}`)).body as { spans: Array<{ kind: string; label: string }> };
-    assert.equal(timeline.spans.map((s) => [s.kind, s.label]), [['model', 'model call 1'], ['chunks', '2 chunks']]);
+    assert.equal(timeline.spans.map((s) => [s.kind, s.label]), [['prompt', 'building prompt'], ['model', 'model call 1'], ['chunks', '2 chunks']]);
     const rerun = await call(dashboard.launcher, `/api/turns/${turn}/rerun`, { cookie: dashboard.cookie, json: {} });
     assert.equal([rerun.status, (rerun.body as { identical: boolean }).identical], [200, true]);
     assert.equal((await get('/api/turns/t_missing')).body, errorBody('turn_not_found', 'no turn t_missing in the event log'));
 
-    const sessions = ((await get('/api/sessions')).body as { sessions: Array<{ session: string; channel: string; turns: number; last_text: string }> }).sessions;
-    assert.equal(sessions.map((s) => [s.channel, s.turns, s.last_text]), [['pico', 1, 'hello']]);
+    const sessions = ((await get('/api/sessions')).body as { sessions: Array<{ session: string; channel: string; turns: number; messages: number; last_text: string }> }).sessions;
+    assert.equal(sessions.map((s) => [s.channel, s.turns, s.messages, s.last_text]), [['pico', 1, 2, 'Hi you']]);
     const session = sessions[0]?.session ?? '';
     const history = (await get(`/api/sessions/${session}`)).body as { messages: Array<{ message: { role: string; content: string } }> };
     assert.equal(history.messages.map((m) => [m.message.role, m.message.content]), [['user', 'hello'], ['assistant', 'Hi you']]);
@@ -158,7 +158,7 @@ test('gateway stop, start and restart answer with the state, a request published
     const answered = ((await call(dashboard.launcher, '/api/events?type=gateway.*&order=asc', { cookie: dashboard.cookie })).body as { events: Envelope[] }).events;
     assert.equal(answered.slice(seen).map((e) => e.type), ['gateway.stop.requested', 'gateway.start.requested', 'gateway.stopping', 'gateway.started'], 'a request published on the bus is answered');
 
-    writeFileSync(join(dashboard.home.home, 'config.json'), JSON.stringify({ version: 2, agents: { defaults: { max_tool_iterations: 0 } } }));
+    writeFileSync(join(dashboard.home.home, 'config.json'), JSON.stringify({ version: 2, agents: { defaults: { max_tool_iterations: -1 } } }));
     const failed = (await post('restart')).body as { state: string; failure?: string };
     assert.is(failed.state, 'stopped');
     assert.match(failed.failure ?? '', 'agents.defaults.max_tool_iterations');

@@ -1,14 +1,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
+import type { LiveFrame } from '../../adapters/launcher/live.js';
 import type { Envelope } from '../../bus/index.js';
 import { startDashboard } from '../support/dashboard-harness.js';
 
 function nextEvent(socket: WebSocket, type: string): Promise<Envelope> {
   return new Promise((resolve) => {
     const onMessage = (data: WebSocket.RawData) => {
-      const frame = JSON.parse(String(data)) as { type: 'event'; event: Envelope };
-      if (frame.event.type !== type) return;
+      const frame = JSON.parse(String(data)) as LiveFrame;
+      if (frame.type !== 'event' || frame.event.type !== type) return;
       socket.off('message', onMessage);
       resolve(frame.event);
     };

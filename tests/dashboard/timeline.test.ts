@@ -8,9 +8,10 @@ let seq = 0;
 const at = <T extends Envelope['type']>(ms: number, type: T, data: Extract<Envelope, { type: T }>['data']) => ({ ...keys, seq: ++seq, at: 1000 + ms, type, data }) as Envelope;
 const usage = { input_tokens: 1, output_tokens: 1 };
 
-test('a turn folds into a waterfall: model calls, their chunks and tool calls with durations from turn start', () => {
+test('a turn folds into a waterfall: building the prompt, model calls with tokens, their chunks and tool calls with arguments and result size, from turn start', () => {
   const events: Envelope[] = [
     at(0, 'turn.started', { message_id: 'm', channel: 'pico', chat: 'direct:x', text: 'hi', session_key: 'k', settings: { model_name: 'fast', stream: true, max_tool_iterations: 5, loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 } } }),
+    at(3, 'prompt.built', { system: 'sys', messages: [{ role: 'user', content: 'hi' }], tools: ['read_file', 'exec'] }),
     at(5, 'provider.requested', { model_name: 'fast', stream: true, iteration: 1, message_count: 1 }),
     at(20, 'provider.chunk', { kind: 'text', delta: 'a' }),
     at(30, 'provider.chunk', { kind: 'text', delta: 'b' }),
@@ -21,10 +22,11 @@ test('a turn folds into a waterfall: model calls, their chunks and tool calls wi
     at(90, 'provider.failed', { code: 'network', message: 'reset', model_name: 'fast' }),
   ];
   assert.equal(spansOf(events), [
-    { kind: 'model', label: 'model call 1', start: 5, end: 40, ms: 35, ok: true },
-    { kind: 'chunks', label: '2 chunks', start: 20, end: 30, ms: 10, ok: true },
-    { kind: 'tool', label: 'read_file', start: 41, end: 61, ms: 20, ok: false },
-    { kind: 'model', label: 'model call 2', start: 62, end: 90, ms: 28, ok: false },
+    { kind: 'prompt', label: 'building prompt', start: 0, end: 3, ms: 3, ok: true, messages: 1, tools: 2 },
+    { kind: 'model', label: 'model call 1', start: 5, end: 40, ms: 35, ok: true, model: 'fast', iteration: 1, tool_calls: 1, input_tokens: 1, output_tokens: 1 },
+    { kind: 'chunks', label: '2 chunks', start: 20, end: 30, ms: 10, ok: true, count: 2 },
+    { kind: 'tool', label: 'read_file', start: 41, end: 61, ms: 20, ok: false, call_id: 'c1', name: 'read_file', arguments: '{"path":"x"}', result_chars: 12, error: 'no such file' },
+    { kind: 'model', label: 'model call 2', start: 62, end: 90, ms: 28, ok: false, model: 'fast', iteration: 2, tool_calls: 0, error: 'reset (network)' },
   ]);
 });
 

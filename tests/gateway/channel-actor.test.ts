@@ -13,6 +13,7 @@ import { movesOf } from '../support/actor-kit.js';
 import { ManualClock } from '../support/gateway-clock.js';
 import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
 import { tempHome } from '../support/temp-home.js';
+import { Redactor } from '../../store/config/index.js';
 
 const until = async (check: () => boolean): Promise<void> => {
   const deadline = Date.now() + 10_000;
@@ -35,7 +36,7 @@ test('a channel that cannot connect is restarted with exponential backoff, each 
     async () => new TelegramChannel({ token: '1:t', baseUrl: `http://127.0.0.1:${port}`, pollTimeoutSeconds: 1 }),
     {
       bus,
-      logger: new Logger([], 'error', []),
+      logger: new Logger([], 'error', Redactor.none),
       clock: clockOf(clock),
       backoff: { baseMs: 100, maxMs: 350 },
       directory: new ChannelDirectory(),

@@ -8,7 +8,7 @@ import { Deliveries } from '../../actors/gateway/deliveries.js';
 import { heartbeatBoard } from '../../machines/heartbeat.js';
 import { Heartbeat, heartbeatMinutes } from '../../actors/gateway/heartbeat.js';
 import { clockOf } from '../../actors/gateway/scheduler.js';
-import { validateConfig, type Config } from '../../store/config/index.js';
+import { Redactor, validateConfig, type Config } from '../../store/config/index.js';
 import { Logger } from '../../store/logs/logger.js';
 import { readLastChannel, writeLastChannel } from '../../store/state.js';
 import { ManualClock } from '../support/gateway-clock.js';
@@ -66,7 +66,7 @@ runs.before.each(async (context) => {
     engine: async () => context.fixture.runtime,
     loadedEngine: () => context.fixture.runtime,
     bus,
-    logger: new Logger([], 'debug', []),
+    logger: new Logger([], 'debug', Redactor.none),
     clock: clockOf(context.clock),
     now: () => context.clock.now(),
     config: () => context.settings,

@@ -179,10 +179,12 @@ test('a stop while a heartbeat tick waits for the turn engine starts no turn and
 test('a stop while a config reload restarts a channel returns once the reload is done, and the channel stays stopped', () =>
   withRejections(async (rejections) => {
     const running = await startGateway('stop');
-    const { home, model, gateway, held, config } = running;
+    const { home, model, gateway, held, config, clock } = running;
     assert.is(await eventually(() => gateway.readiness().ready, true), true);
     config.channel_list.held.settings.allow_from = ['42'];
     writeConfig(home, config);
+    // The config-file check runs on the gateway's clock.
+    clock.advance(2000);
     await held.stop.reached;
     assert.is(await stopHolding(running, held.stop.open), false);
     assert.equal(rejections, []);

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -95,6 +95,17 @@ supervisor('a config edit restarts only the channel whose entry changed', async 
   await context.emulator.say(B, 'from alice', { userId: 1001, userName: 'alice' });
   await context.emulator.waitForBotMessages(B, 1001, 1);
   assert.equal(context.emulator.botMessages(B, 1003), []);
+});
+
+supervisor('deleting config.json while the gateway runs keeps the running config: every channel stays, and the log says why', async (context) => {
+  const path = join(context.home.home, 'config.json');
+  rmSync(path);
+  await until(() => context.events.some((e) => e.type === 'config.rejected'), 'the deletion to be noticed');
+  await context.emulator.say(A, 'still there?', { userId: 1001 });
+  assert.equal((await context.emulator.waitForBotMessages(A, 1001, 1)).map((m) => m.text), ['echo: still there?']);
+  assert.equal(context.events.filter((e) => e.type === 'channel.connected' || e.type === 'channel.failed' || e.type === 'config.reloaded'), [], 'no channel restarted');
+  assert.equal((await (await fetch(`${context.gateway.url}/ready`)).json()), { status: 'ready', channels: [{ name: 'alpha', state: 'connected' }, { name: 'beta', state: 'connected' }] });
+  assert.match(readFileSync(join(context.home.home, 'logs', 'gateway.log'), 'utf8'), `config: the edit of ${path} was rejected and the running config stays ((file): ${path} is missing; put it back to apply changes)`);
 });
 
 supervisor('a changed model_list serves the next turn without a restart', async (context) => {

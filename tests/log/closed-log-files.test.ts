@@ -8,13 +8,14 @@ import { Logger } from '../../store/logs/logger.js';
 import { RotatingFile } from '../../store/logs/rotating-file.js';
 import { chunk } from '../support/events.js';
 import { tempHome } from '../support/temp-home.js';
+import { Redactor } from '../../store/config/index.js';
 
 // A closed file's descriptor number is handed to the next file the process opens: here the event log's.
 test('a line logged after its log file is closed never lands in the event log opened since', async () => {
   const home = tempHome();
   try {
     const gatewayLog = join(home.home, 'logs', 'gateway.log');
-    const logger = new Logger([new RotatingFile(gatewayLog, { maxBytes: 1_000_000, backups: 0 })], 'debug', []);
+    const logger = new Logger([new RotatingFile(gatewayLog, { maxBytes: 1_000_000, backups: 0 })], 'debug', Redactor.none);
     logger.info('gateway stopped');
     logger.close();
     const log = EventLog.open(home.sessions);

@@ -31,7 +31,7 @@ function agent(stage: Stage) {
 
 let n = 0;
 const routed = (stage: Stage, session: string, text: string): Envelope<'message.routed'> =>
-  stage.when({ agent: 'main', session, type: 'message.routed', data: { message_id: `m${++n}`, channel: 'cli', chat: 'direct:me', sender: 'me', text, session_key: session, remote: false } });
+  stage.when({ agent: 'main', session, type: 'message.routed', data: { message_id: `m${++n}`, channel: 'cli', account: 'default', chat: 'direct:me', sender: 'me', text, session_key: session, remote: false, media: [] } });
 
 test('when messages come for two sessions, then each session opens on its first message and gets every message, counted on the board', () => {
   const stage = given();

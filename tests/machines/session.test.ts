@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
 import { BoardInspector } from '../../actors/board.js';
 import type { ChatResponse, EventDraft } from '../../bus/index.js';
-import { sessionBoard, sessionMachine, type CommandInput, type CommandOutput, type PrepareInput, type PreparedTurn, type SessionKeys } from '../../machines/session.js';
+import { sessionBoard, sessionMachine, type CommandInput, type CommandOutput, type PrepareInput, type Prepared, type SessionKeys } from '../../machines/session.js';
 import { turnMachine, type BuiltPrompt, type ModelInput, type PromptInput, type ToolInput, type ToolOutcome, type TurnHistory } from '../../machines/turn.js';
 import { readHistory } from '../../store/log/history.js';
 import { given, movesOf, type Stage } from '../support/actor-kit.js';
@@ -35,7 +35,7 @@ function session(stage: Stage, answers: ChatResponse[]) {
       runCommand: fromPromise<CommandOutput, CommandInput>(async ({ input }) =>
         input.message.data.text === '/clear' ? { command: 'clear', args: '', text: 'Conversation cleared.', effect: { type: 'clear' } } : { command: 'help', args: '', text: 'Commands: …' },
       ),
-      prepareTurn: fromPromise<PreparedTurn, PrepareInput>(async ({ input }) => ({
+      prepareTurn: fromPromise<Prepared, PrepareInput>(async ({ input }) => ({
         keys: { ...input.keys, turn: `t${++turns}` },
         settings,
         message: { message_id: input.message.data.message_id, channel: 'cli', chat: 'direct:me', text: input.message.data.text, session_key: input.key, remote: false },
@@ -68,7 +68,7 @@ function session(stage: Stage, answers: ChatResponse[]) {
 
 let ids = 0;
 const routed = (stage: Stage, text: string) =>
-  stage.when({ ...keys, type: 'message.routed', data: { message_id: `m${++ids}`, channel: 'cli', chat: 'direct:me', sender: 'me', text, session_key: 'key-s1', remote: false } });
+  stage.when({ ...keys, type: 'message.routed', data: { message_id: `m${++ids}`, channel: 'cli', account: 'default', chat: 'direct:me', sender: 'me', text, session_key: 'key-s1', remote: false, media: [] } });
 const message = (actor: Actor<typeof sessionMachine>, stage: Stage, text: string) => actor.send({ type: 'MESSAGE', message: routed(stage, text) });
 const answer = (text: string): ChatResponse => ({ text, tool_calls: [] });
 const idle = (actor: Actor<typeof sessionMachine>) => waitFor(actor, (s) => s.value === 'idle');
@@ -99,7 +99,7 @@ test('when a second message comes during a turn, then it waits (shown as queued)
   await waitFor(actor, (s) => s.matches({ handling: 'running' }));
   message(actor, stage, 'second');
   assert.is(actor.getSnapshot().context.queue.length, 2);
-  actor.send({ type: 'STOP', request: stage.when({ ...keys, type: 'turn.stop.requested', data: { message_id: 'stop1' } }) });
+  actor.send({ type: 'STOP', request: stage.when({ ...keys, type: 'turn.stop.requested', data: { message_id: 'stop1' } }), tasks: 0 });
   await waitFor(actor, (s) => s.matches({ handling: 'running' }) && s.context.queue.length === 1);
   reply('two');
   await idle(actor);
@@ -114,7 +114,7 @@ test('when /stop comes with nothing running, then the sender hears so and nothin
   const stage = given();
   const { actor } = session(stage, []);
   await idle(actor);
-  actor.send({ type: 'STOP', request: stage.when({ ...keys, type: 'turn.stop.requested', data: { message_id: 'stop1', reply: { channel: 'telegram', chat: 'direct:42', reply_to: '42' } } }) });
+  actor.send({ type: 'STOP', request: stage.when({ ...keys, type: 'turn.stop.requested', data: { message_id: 'stop1', reply: { channel: 'telegram', chat: 'direct:42', reply_to: '42' } } }), tasks: 0 });
   assert.equal(stage.then('reply.requested'), [['reply.requested', { message_id: 'stop1', outcome: 'command', text: 'Nothing is running.', key: 'telegram:stop1:command', reply: { channel: 'telegram', chat: 'direct:42', reply_to: '42' } }]]);
   actor.stop();
 });

@@ -136,7 +136,7 @@ test('identical calls warn the model at repeat_threshold and stop the turn at cr
 test('a provider error fails the turn with its code and a readable reply', async () => {
   const error = Object.assign(new Error('key refused'), { code: 'auth' });
   const run = start({ answers: [error] });
-  assert.equal(await run.done(), { outcome: 'failed', reply: turnTexts.failed('key refused'), iterations: 1 });
+  assert.equal(await run.done(), { outcome: 'failed', reply: turnTexts.failed('key refused'), iterations: 1, code: 'auth' });
   assert.equal(run.records.at(-1), { type: 'turn.failed', data: { code: 'auth', message: 'key refused', reply: turnTexts.failed('key refused') } });
 });
 

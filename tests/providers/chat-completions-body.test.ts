@@ -4,7 +4,7 @@ import { chatCompletionsBody } from '../../adapters/providers/chat-completions.j
 import type { ChatRequest } from '../../adapters/providers/provider.js';
 import type { ChatMessage } from '../../bus/index.js';
 
-const chatCompletionsJson = (request: ChatRequest): string => chatCompletionsBody(request).toString('utf8');
+const chatCompletionsJson = (request: ChatRequest): string => chatCompletionsBody(request);
 
 const user: ChatMessage = { role: 'user', content: 'say "hi"\n' };
 const askTool: ChatMessage = { role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'read', arguments: { path: 'a' } }] };
@@ -24,18 +24,18 @@ const cases: Array<[string, Partial<ChatRequest>, string]> = [
       '{"role":"tool","tool_call_id":"c1","content":"ok"},{"role":"assistant","content":"done"}]}',
   ],
   ['max tokens and streaming', { system: undefined, maxTokens: 64, stream: true }, '{"model":"m","messages":[{"role":"user","content":"say \\"hi\\"\\n"}],"max_tokens":64,"stream":true,"stream_options":{"include_usage":true}}'],
-  ['tools after the other fields', { system: undefined, tools: [spec] }, `{"model":"m","messages":[{"role":"user","content":"say \\"hi\\"\\n"}],"tools":[${toolJson}]}`],
+  ['tools before the messages', { system: undefined, tools: [spec] }, `{"model":"m","tools":[${toolJson}],"messages":[{"role":"user","content":"say \\"hi\\"\\n"}]}`],
   ['extra_body replacing a field', { system: undefined, extraBody: { model: 'other', temperature: 0 } }, '{"model":"other","messages":[{"role":"user","content":"say \\"hi\\"\\n"}],"temperature":0}'],
   [
     'extra_body adding fields after a system prompt, max tokens and tools',
     { maxTokens: 8, tools: [spec], extraBody: { temperature: 0, top_p: 1, skipped: undefined } },
-    `{"model":"m","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"say \\"hi\\"\\n"}],"max_tokens":8,"temperature":0,"top_p":1,"tools":[${toolJson}]}`,
+    `{"model":"m","tools":[${toolJson}],"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"say \\"hi\\"\\n"}],"max_tokens":8,"temperature":0,"top_p":1}`,
   ],
-  ['text beyond ASCII before the tools', { system: 'brève 🙂', tools: [spec] }, `{"model":"m","messages":[{"role":"system","content":"brève 🙂"},{"role":"user","content":"say \\"hi\\"\\n"}],"tools":[${toolJson}]}`],
+  ['text beyond ASCII after the tools', { system: 'brève 🙂', tools: [spec] }, `{"model":"m","tools":[${toolJson}],"messages":[{"role":"system","content":"brève 🙂"},{"role":"user","content":"say \\"hi\\"\\n"}]}`],
   ['an empty extra_body', { system: undefined, extraBody: {} }, '{"model":"m","messages":[{"role":"user","content":"say \\"hi\\"\\n"}]}'],
   ['a system prompt and no messages', { messages: [] }, '{"model":"m","messages":[{"role":"system","content":"be brief"}]}'],
   ['extra_body with an integer-like name, which an object puts first', { system: undefined, extraBody: { 7: 'x' } }, '{"7":"x","model":"m","messages":[{"role":"user","content":"say \\"hi\\"\\n"}]}'],
-  ['extra_body replacing the tools', { system: undefined, tools: [spec], extraBody: { tools: [] } }, '{"model":"m","messages":[{"role":"user","content":"say \\"hi\\"\\n"}],"tools":[]}'],
+  ['extra_body replacing the tools in place', { system: undefined, tools: [spec], extraBody: { tools: [] } }, '{"model":"m","tools":[],"messages":[{"role":"user","content":"say \\"hi\\"\\n"}]}'],
 ];
 
 for (const [name, change, expected] of cases) {
@@ -54,7 +54,7 @@ test('each request carries its own tools and system prompt, however often the li
   const other = { name: 'write', description: 'Writes', parameters: { type: 'object' } };
   const otherJson = '{"type":"function","function":{"name":"write","description":"Writes","parameters":{"type":"object"}}}';
   const bodies = [[spec], [spec, other], [spec], [other, spec], [spec, other]].map((tools, i) => chatCompletionsJson({ ...base, messages: [], system: `p${i % 2}`, tools }));
-  const expected = (system: string, json: string[]) => `{"model":"m","messages":[{"role":"system","content":"${system}"}],"tools":[${json.join(',')}]}`;
+  const expected = (system: string, json: string[]) => `{"model":"m","tools":[${json.join(',')}],"messages":[{"role":"system","content":"${system}"}]}`;
   assert.equal(bodies, [
     expected('p0', [toolJson]), expected('p1', [toolJson, otherJson]), expected('p0', [toolJson]), expected('p1', [otherJson, toolJson]), expected('p0', [toolJson, otherJson]),
   ]);

@@ -42,7 +42,7 @@ test('a tool round trip is sent as content blocks with tool_result in one user m
   assert.equal(bodyOf(request), {
     model: 'claude-test',
     max_tokens: 4096,
-    system: 'You are terse.',
+    system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
     messages: [
       { role: 'user', content: 'Weather in Paris and Rome?' },
       {
@@ -58,11 +58,11 @@ test('a tool round trip is sent as content blocks with tool_result in one user m
         role: 'user',
         content: [
           { type: 'tool_result', tool_use_id: 'toolu_1', content: '18°C' },
-          { type: 'tool_result', tool_use_id: 'toolu_2', content: '24°C' },
+          { type: 'tool_result', tool_use_id: 'toolu_2', content: '24°C', cache_control: { type: 'ephemeral' } },
         ],
       },
     ],
-    tools: [{ name: 'get_weather', description: 'Weather for a city', input_schema: weather.parameters }],
+    tools: [{ name: 'get_weather', description: 'Weather for a city', input_schema: weather.parameters, cache_control: { type: 'ephemeral' } }],
   });
 });
 
@@ -129,7 +129,8 @@ test('system messages in the history join the top-level system field', async () 
   await client().chat({ model: 'claude-test', system: 'Base.', messages: [{ role: 'system', content: 'Summary: none.' }, { role: 'user', content: 'hi' }],
     tools: [], stream: false, maxTokens: 100, extraBody: { temperature: 0 } });
   assert.equal(bodyOf(server.requests[0]), {
-    model: 'claude-test', max_tokens: 100, system: 'Base.\n\nSummary: none.', messages: [{ role: 'user', content: 'hi' }], temperature: 0,
+    model: 'claude-test', max_tokens: 100, system: [{ type: 'text', text: 'Base.\n\nSummary: none.', cache_control: { type: 'ephemeral' } }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }], temperature: 0,
   });
 });
 

@@ -303,7 +303,7 @@ test('a server that goes silent is a timeout, retried on the next member', async
   ]);
   a.reply({ status: 200, headers: { 'content-type': 'application/json' }, chunks: ['{"choices":'], after: 'stall' });
   b.reply(completion({ content: 'quick' }));
-  assert.is((await router.chat('pool', hello, { timeoutMs: 150 })).text, 'quick');
+  assert.is((await router.chat('pool', hello, { firstByteTimeoutMs: 150 })).text, 'quick');
   assert.equal((events[0]?.data as { code: string }).code, 'timeout');
 });
 

@@ -16,6 +16,19 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, input?: string): 
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** Runs `tern …` without blocking this process (which may serve a loopback model meanwhile) and resolves when it ends. */
+export function runCliAsync(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...entry, ...args], { cwd: repoRoot, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    // `close`, not `exit`: the output may still be arriving when the process has exited.
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 /** Starts `tern …` and leaves it running (for --follow and servers). */
 export function startCli(args: string[], env: NodeJS.ProcessEnv): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, [...entry, ...args], { cwd: repoRoot, env });

@@ -32,13 +32,16 @@ export type DashboardOptions = {
   gatewayPort?: number;
   /** The `tools` block. */
   tools?: Record<string, unknown>;
+  /** `agents.defaults` beside the model, and more `model_list` entries (on the loopback vendor unless they say). */
+  defaults?: Record<string, unknown>;
+  models?: Array<Record<string, unknown>>;
 };
 
 const STREAMING_WEB_CHANNEL = { web: { enabled: true, type: 'pico', settings: { streaming: { enabled: true } } } };
 
 /** The loopback model's config, the channels, info logging. */
 async function writeDashboardConfig(home: string, vendorUrl: string, options: DashboardOptions): Promise<void> {
-  writeConfig(home, vendorUrl, { streaming: true, ...(options.tools ? { tools: options.tools } : {}) });
+  writeConfig(home, vendorUrl, { streaming: true, ...(options.tools ? { tools: options.tools } : {}), ...(options.defaults ? { defaults: options.defaults } : {}), ...(options.models ? { models: options.models } : {}) });
   const path = join(home, 'config.json');
   const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   config.channel_list = options.channels ?? STREAMING_WEB_CHANNEL;

@@ -13,3 +13,17 @@ export async function eventually<T>(read: () => T, expected: T, limitMs = 10_000
   }
   return value;
 }
+
+/** Runs `check` until it stops throwing or `limitMs` passed; then throws its last error. */
+export async function passes(check: () => void | Promise<void>, limitMs = 10_000): Promise<void> {
+  const end = Date.now() + limitMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > end) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+}

@@ -8,8 +8,10 @@ interface Timer {
 }
 
 export class ManualClock implements Scheduler {
-  private time = 0;
   private timers: Timer[] = [];
+
+  /** `time`: where the clock starts, in ms since the epoch (a real date where files' times are compared with it). */
+  constructor(private time = 0) {}
 
   now(): number {
     return this.time;

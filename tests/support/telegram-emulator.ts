@@ -51,6 +51,19 @@ export class TelegramEmulator {
     return this.server.storage.userMessages[before]!.updateId;
   }
 
+  /** A press of an inline keyboard button whose callback data is `data`, by the user in their chat. */
+  async press(token: string, data: string, user: UserOptions = {}): Promise<void> {
+    const client = this.server.getClient(token, { userId: user.userId ?? 1001, chatId: user.chatId ?? user.userId ?? 1001, userName: user.userName ?? 'alice', type: user.type ?? 'private', chatTitle: 'Team' });
+    await this.server.addUserCallback(client.makeCallbackQuery(data));
+  }
+
+  /** The inline keyboard of a message the bot sent, as rows of `[label, callback data]`. */
+  keyboard(token: string, messageId: number): Array<Array<[string, string]>> | undefined {
+    const sent = this.server.storage.botMessages.find((m) => m.botToken === token && m.messageId === messageId);
+    const markup = (sent?.message as { reply_markup?: { inline_keyboard?: Array<Array<{ text: string; callback_data: string }>> } } | undefined)?.reply_markup;
+    return markup?.inline_keyboard?.map((row) => row.map((button) => [button.text, button.callback_data]));
+  }
+
   /** Hands an already fetched update to the bot again, as Telegram does after a lost acknowledgement. */
   redeliver(updateId: number): void {
     const update = this.server.storage.userMessages.find((u) => u.updateId === updateId);

@@ -9,7 +9,7 @@ export type Block =
 
 const baseMessage = { id: 'msg_01XFDUDYJgAACzvnptvVoYEL', type: 'message', role: 'assistant', model: 'claude-test' };
 
-export function message(content: Block[], stopReason = 'end_turn', usage = { input_tokens: 25, output_tokens: 9 }): ScriptedReply {
+export function message(content: Block[], stopReason = 'end_turn', usage: Record<string, number> = { input_tokens: 25, output_tokens: 9 }): ScriptedReply {
   return json({ ...baseMessage, content, stop_reason: stopReason, stop_sequence: null, usage });
 }
 

@@ -17,14 +17,16 @@ export interface ScriptedReply {
   chunks: Array<string | Buffer>;
   /** After the chunks: `hang-up` destroys the connection, `stall` keeps it open and silent. Default: end. */
   after?: 'end' | 'hang-up' | 'stall';
+  /** The answer starts only once this settles (the request waits meanwhile). */
+  wait?: Promise<unknown>;
 }
 
 export interface VendorServer {
   /** `http://127.0.0.1:<port>` */
   url: string;
   requests: RecordedRequest[];
-  /** Queues replies; each request takes the next one. */
-  reply(...replies: ScriptedReply[]): void;
+  /** Queues replies; each request takes the next one (a function is called with the request to make its reply). */
+  reply(...replies: Array<ScriptedReply | ((request: RecordedRequest) => ScriptedReply)>): void;
   /** Forgets recorded requests and unused replies. */
   reset(): void;
   close(): Promise<void>;
@@ -48,13 +50,16 @@ const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 
 export async function startVendorServer(): Promise<VendorServer> {
   const requests: RecordedRequest[] = [];
-  const queue: ScriptedReply[] = [];
+  const queue: Array<ScriptedReply | ((request: RecordedRequest) => ScriptedReply)> = [];
   const server: Server = createServer((req, res) => {
     const body: Buffer[] = [];
     req.on('data', (chunk: Buffer) => body.push(chunk));
     req.on('end', async () => {
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(body) });
-      const reply = queue.shift() ?? json({ error: { message: 'no scripted reply left', type: 'test_error' } }, 500);
+      const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(body) };
+      requests.push(recorded);
+      const next = queue.shift() ?? json({ error: { message: 'no scripted reply left', type: 'test_error' } }, 500);
+      const reply = typeof next === 'function' ? next(recorded) : next;
+      if (reply.wait) await reply.wait;
       res.writeHead(reply.status ?? 200, reply.headers ?? {});
       res.flushHeaders();
       for (const chunk of reply.chunks) {

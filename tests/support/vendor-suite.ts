@@ -1,4 +1,5 @@
 import { suite, type Test } from 'uvu';
+import { tempHome, type TempHome } from './temp-home.js';
 import { startVendorServer, type VendorServer } from './vendor-server.js';
 
 /**
@@ -31,4 +32,27 @@ export function vendorSuite(name: string): { test: Test; server: VendorServer } 
     close: () => live().close(),
   };
   return { test, server };
+}
+
+export interface HomeAndVendor {
+  home: TempHome;
+  vendor: VendorServer;
+}
+
+/**
+ * A suite whose every test gets a fresh AGENT_HOME and a fresh loopback vendor server, both gone after it; `setUp`
+ * runs after they exist (a config to write, replies to queue).
+ */
+export function homeAndVendorSuite(name: string, setUp: (ctx: HomeAndVendor) => void | Promise<void> = () => {}): Test<HomeAndVendor> {
+  const test = suite<HomeAndVendor>(name);
+  test.before.each(async (ctx) => {
+    ctx.home = tempHome();
+    ctx.vendor = await startVendorServer();
+    await setUp(ctx);
+  });
+  test.after.each(async (ctx) => {
+    await ctx.vendor.close();
+    ctx.home.remove();
+  });
+  return test;
 }

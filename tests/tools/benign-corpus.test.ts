@@ -109,3 +109,35 @@ exec('allow_remote lets a remote channel run commands', () => {
 });
 exec.after(() => fixture.close());
 exec.run();
+
+/** Everyday work run for real inside the sandbox: none of it may fail because of isolation. */
+const isolated = suite('benign corpus: exec inside bubblewrap');
+isolated('compiling, git, python scripts, pipes and archives inside the workspace work as they would outside', async () => {
+  const f = toolsFixture((policy) => ({ exec: { isolation: 'bwrap' }, sandbox: { ...policy, allowReadPaths: [join(policy.home, '..', 'shared')] } }));
+  mkdirSync(join(f.root, 'shared'));
+  writeFileSync(join(f.root, 'shared', 'data.csv'), 'a,b\n1,2\n');
+  writeFileSync(join(f.workspace, 'a.txt'), 'alpha\n');
+  mkdirSync(join(f.workspace, 'scripts'));
+  writeFileSync(join(f.workspace, 'scripts', 'run.py'), 'import sys\nprint(sum(int(x) for x in sys.argv[1:]))\n');
+  const cases: [command: string, output: string][] = [
+    ["printf 'int main(void){return 0;}' > t.c && cc t.c -o t && ./t && echo compiled", 'compiled\n'],
+    ["printf 'all:\\n\\t@echo made\\n' > Makefile && make", 'made\n'],
+    ['git init -q repo && cd repo && echo hi > f && git add f && git -c user.name=t -c user.email=t@example.com commit -qm first && git log --format=%s', 'first\n'],
+    ['python3 scripts/run.py 1 2 3', '6\n'],
+    ['python3 -c "import sys; print(sys.version_info[0])"', '3\n'],
+    ['node -e "process.stdout.write(String(1 + 1))" 2> /dev/null', '2'],
+    ['npm --version > /dev/null && echo npm', 'npm\n'],
+    ['cat a.txt | tr a-z A-Z | rev', 'AHPLA\n'],
+    ["sed -i 's/alpha/beta/' a.txt && cat a.txt", 'beta\n'],
+    ['mkdir -p out/dir && echo x > out/dir/f && ls out/dir', 'f\n'],
+    ['tar czf out.tgz out && tar tzf out.tgz', 'out/\nout/dir/\nout/dir/f\n'],
+    ['mkdir -p build && touch build/x && rm -r build && ls', 'Makefile\na.txt\nout\nout.tgz\nrepo\nscripts\nt\nt.c\n'],
+    ['echo done >> f.txt && cat f.txt', 'done\n'],
+    ['head -c 10 /dev/urandom | base64 | wc -c', '17\n'],
+    [`wc -l < ${join(f.root, 'shared', 'data.csv')}`, '2\n'],
+    ['echo $HOME > /dev/null; mktemp -d | grep -c ^/tmp/', '1\n'],
+  ];
+  for (const [command, output] of cases) assert.equal(await f.call('exec', { command }), { ok: true, content: output }, command);
+  f.close();
+});
+isolated.run();

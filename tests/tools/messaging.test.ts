@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { SendTarget } from '../../adapters/tools/options.js';
@@ -43,13 +44,19 @@ test('send_file and load_image are under the read protections', async () => {
   const box = outbox();
   const f = toolsFixture(() => ({ messaging: { send: box.send } }));
   writeFileSync(join(f.workspace, 'report.pdf'), 'pdf');
-  writeFileSync(join(f.workspace, 'cat.jpg'), 'jpg');
+  const cat = await sharp({ create: { width: 3, height: 2, channels: 3, background: '#c08040' } }).jpeg().toBuffer();
+  writeFileSync(join(f.workspace, 'cat.jpg'), cat);
+  writeFileSync(join(f.workspace, 'not-a-cat.jpg'), 'jpg');
   writeFileSync(join(f.workspace, '.npmrc'), 'token');
-  const cases: [string, Record<string, unknown>, { ok: boolean; content: string; media?: ToolMedia[] }][] = [
+  const cases: [string, Record<string, unknown>, { ok: boolean; content: string; media?: ToolMedia[]; images?: unknown[] }][] = [
     ['send_file', { path: 'report.pdf', caption: 'Q1' }, { ok: true, content: 'sent report.pdf to cli:direct' }],
     ['send_file', { path: '.npmrc' }, { ok: false, content: protectedFileMessage('.npmrc') }],
     ['send_file', { path: 'missing.pdf' }, { ok: false, content: 'missing.pdf does not exist' }],
-    ['load_image', { path: 'cat.jpg' }, { ok: true, content: 'loaded image cat.jpg (image/jpeg, 3 bytes)', media: [{ kind: 'image', path: join(f.workspace, 'cat.jpg'), mime: 'image/jpeg' }] }],
+    ['load_image', { path: 'cat.jpg' }, {
+      ok: true, content: `Loaded image cat.jpg (image/jpeg, 3×2, ${cat.length} bytes); it is attached below.`,
+      media: [{ kind: 'image', path: join(f.workspace, 'cat.jpg'), mime: 'image/jpeg' }], images: [{ mime: 'image/jpeg', data: cat.toString('base64') }],
+    }],
+    ['load_image', { path: 'not-a-cat.jpg' }, { ok: false, content: 'not-a-cat.jpg could not be read as an image (Input buffer contains unsupported image format)' }],
     ['load_image', { path: 'report.pdf' }, { ok: false, content: 'report.pdf is not an image (png, jpg, gif or webp)' }],
     ['load_image', { path: '../../x.png' }, { ok: false, content: outsideWorkspaceMessage('../../x.png') }],
   ];

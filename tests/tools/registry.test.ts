@@ -57,12 +57,12 @@ test('specs expose the zod parameters as JSON schema with descriptions', () => {
   }]);
 });
 
-test('the output filter masks known secrets and common key shapes, only in results long enough', async () => {
+test('the output filter masks known secrets as everywhere (sk-a…f9) and common key shapes as [REDACTED], only in results long enough', async () => {
   const f = toolsFixture();
   const tools = registry({ secrets: ['hunter2-very-secret'], minLength: 8 }, f.workspace);
   const context = contextFor(f.workspace);
   const cases: [string, string][] = [
-    ['pw=hunter2-very-secret.', 'pw=[REDACTED].'],
+    ['pw=hunter2-very-secret.', 'pw=hunt…et.'],
     ['key sk-abcdefghijklmnopqrstuvwxyz012345 end', 'key [REDACTED] end'],
     ['gh ghp_abcdefghijklmnopqrstuvwxyz0123456789 x', 'gh [REDACTED] x'],
     ['aws AKIAABCDEFGHIJKLMNOP x', 'aws [REDACTED] x'],

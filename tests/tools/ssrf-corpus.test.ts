@@ -14,6 +14,7 @@ const lookup = pinnedLookup({
   'cgnat.test': ['100.64.1.1'],
   'mapped.test': ['::ffff:127.0.0.1'],
   'ula.test': ['fd12:3456::1'],
+  'compat.test': ['::7f00:1'],
   'rebind.test': ['10.0.0.5'],
 });
 
@@ -51,6 +52,18 @@ const literal: [url: string, host: string, range: string][] = [
   ['http://255.255.255.255/', '255.255.255.255', 'broadcast'],
   ['http://[2002:7f00:1::]/', '2002:7f00:1::', '6to4'],
   ['http://[64:ff9b::7f00:1]/', '64:ff9b::7f00:1', 'rfc6052'],
+  // The IPv4-compatible form ::a.b.c.d (URLs normalise [::127.0.0.1] to [::7f00:1]) and its neighbours.
+  ['http://[::127.0.0.1]/', '::7f00:1', 'loopback'],
+  ['http://[0:0:0:0:0:0:127.0.0.1]/', '::7f00:1', 'loopback'],
+  ['http://[::7f00:1]/', '::7f00:1', 'loopback'],
+  ['http://[::10.0.0.1]/', '::a00:1', 'private'],
+  ['http://[::169.254.169.254]/', '::a9fe:a9fe', 'linkLocal'],
+  ['http://[::0.0.0.2]/', '::2', 'unspecified'],
+  ['http://[::8.8.8.8]/', '::808:808', 'ipv4Compatible'],
+  ['http://[::ffff:0:127.0.0.1]/', '::ffff:0:7f00:1', 'rfc6145'],
+  ['http://[64:ff9b:1::7f00:1]/', '64:ff9b:1::7f00:1', 'rfc6052'],
+  ['http://[2001::7f00:1]/', '2001::7f00:1', 'teredo'],
+  ['http://[fec0::1]/', 'fec0::1', 'deprecatedSiteLocal'],
 ];
 
 const localNames: [url: string, host: string][] = [
@@ -71,6 +84,7 @@ const resolved: [url: string, host: string, ip: string, range: string][] = [
   ['http://cgnat.test/', 'cgnat.test', '100.64.1.1', 'carrierGradeNat'],
   ['http://mapped.test/', 'mapped.test', '::ffff:127.0.0.1', 'loopback'],
   ['https://ula.test/', 'ula.test', 'fd12:3456::1', 'uniqueLocal'],
+  ['http://compat.test/', 'compat.test', '::7f00:1', 'loopback'],
 ];
 
 const schemes = ['file:///etc/passwd', 'ftp://127.0.0.1/x', 'gopher://example.com/', 'data:text/plain,hi', 'javascript:alert(1)'];

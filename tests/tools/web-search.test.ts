@@ -121,9 +121,7 @@ search('when every key is refused the result says so', async () => {
   assert.is(refusal, 'Brave search failed: HTTP 429 (tried 2 keys)');
 });
 
-search('engine choice: prefer_native, unusable blocks and an unknown provider', () => {
-  assert.is(toolFor('duckduckgo', {}, { preferNative: true, modelHasNativeSearch: true }), undefined);
-  assert.ok(toolFor('duckduckgo', {}, { preferNative: false, modelHasNativeSearch: true }));
+search('engine choice: unusable blocks and an unknown provider', () => {
   assert.is(webSearchTool({ ...DEFAULT_WEB_SEARCH, engines: { brave: { enabled: true } } }), undefined);
   assert.throws(() => toolFor('exa', { apiKey: 'k' }), (e: Error) => e.message === 'tools.web.provider "exa" is not usable: enable its block and give it an api_key and a base_url');
   assert.throws(() => webSearchTool({ ...DEFAULT_WEB_SEARCH, provider: 'bing' as SearchEngineName }), (e: Error) =>

@@ -3,10 +3,10 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HISTORY_WINDOW, PromptBuilder, type PromptRequest } from '../../actors/prompt-builder.js';
+import { HISTORY_WINDOW, identitySentence, PromptBuilder, type PromptRequest } from '../../actors/prompt-builder.js';
 import type { ChatMessage } from '../../bus/index.js';
 import type { SkillInfo } from '../../store/skills.js';
-import { WorkspaceFiles } from '../../store/workspace.js';
+import { ensureWorkspace, WorkspaceFiles } from '../../store/workspace.js';
 
 function builder() {
   const root = mkdtempSync(join(tmpdir(), 'tern-'));
@@ -30,7 +30,7 @@ function builder() {
 
 const skill = (name: string, description: string): SkillInfo => ({ name, description, root: 'builtin', path: `/skills/${name}/SKILL.md` });
 const IDENTITY =
-  "## Identity\n\nYou are Tern: an agent running on the user's own machine through Tern. Use the tools you have when they help; say plainly when something failed.";
+  "## Identity\n\nYou are Tern. You run as an agent on the user's own machine. Use the tools you have when they help; say plainly when something failed.";
 
 test('the system prompt is the files, the skills, the runtime and the summary; the messages end with the request', () => {
   const b = builder();
@@ -52,6 +52,29 @@ test('the system prompt is the files, the skills, the runtime and the summary; t
   ]);
   assert.equal(built.tools, ['read_file', 'todo']);
   b.remove();
+});
+
+test('the identity is one clean sentence from the name and description, whatever their punctuation', () => {
+  const rest = "You run as an agent on the user's own machine. Use the tools you have when they help; say plainly when something failed.";
+  assert.is(identitySentence('Tern', 'A helpful assistant that works in this workspace.'), `You are Tern, a helpful assistant that works in this workspace. ${rest}`);
+  assert.is(identitySentence('Tern', 'a helpful assistant that works in this workspace'), `You are Tern, a helpful assistant that works in this workspace. ${rest}`);
+  assert.is(identitySentence('Ada', 'AI pair programmer!'), `You are Ada, AI pair programmer. ${rest}`);
+  assert.is(identitySentence('Ada', '  '), `You are Ada. ${rest}`);
+});
+
+test('the starter workspace gives a prompt without human notes, template headings or a broken identity', () => {
+  const root = mkdtempSync(join(tmpdir(), 'tern-'));
+  ensureWorkspace(root);
+  const files = new WorkspaceFiles(root, { watch: false });
+  const built = new PromptBuilder(files).build({
+    agent: 'main', doc: files.agent(), channel: 'cli', chat: 'direct:ann', text: 'hi', now: new Date('2026-11-22T10:05:00Z'), history: { messages: [] }, skills: [], tools: [],
+  });
+  assert.ok(built.system.startsWith("## Identity\n\nYou are Tern, a helpful assistant that works in this workspace. You run as an agent on the user's own machine."), built.system.slice(0, 200));
+  assert.equal(built.system.match(/^## .*$/gm), ['## Identity', '## Workspace instructions (AGENT.md)', '## Soul (SOUL.md)', '## Identity notes (IDENTITY.md)', '## Runtime']);
+  for (const note of ['<!--', '-->', 'Edit this file', 'frontmatter above', 'Write here what', 'Long-term facts']) assert.not.ok(built.system.includes(note), note);
+  assert.ok(built.system.includes('- Answer briefly; say what you did and what you could not do.'));
+  files.close();
+  rmSync(root, { recursive: true, force: true });
 });
 
 test('each prompt names the minute of its own request', () => {

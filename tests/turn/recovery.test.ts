@@ -8,18 +8,18 @@ const keys = { agent: 'main', session: 's1' };
 const reply = { channel: 'tg', chat: 'direct:42', reply_to: '42' };
 const settings = { model_name: 'fast', stream: false, max_tool_iterations: 5, loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 5, window_size: 10 } };
 
-const received = (id: string): EventDraft => ({ type: 'message.received', data: { channel: 'tg', kind: 'telegram', message_id: id, chat: 'direct:42', reply_to: '42', sender: '42', text: `text of ${id}` } });
+const received = (id: string): EventDraft => ({ type: 'message.received', data: { channel: 'tg', kind: 'telegram', account: 'default', message_id: id, chat: 'direct:42', reply_to: '42', sender: '42', text: `text of ${id}`, media: [] } });
 const routed = (id: string, target: typeof reply | null = reply): EventDraft => ({
   ...keys,
   type: 'message.routed',
-  data: { message_id: id, channel: 'telegram', chat: 'direct:42', sender: '42', text: `text of ${id}`, session_key: 'key', remote: true, ...(target ? { reply: target } : {}) },
+  data: { message_id: id, channel: 'telegram', account: 'default', chat: 'direct:42', sender: '42', text: `text of ${id}`, session_key: 'key', remote: true, media: [], ...(target ? { reply: target } : {}) },
 });
 const started = (id: string, turn: string): EventDraft => ({ ...keys, turn, type: 'turn.started', data: { message_id: id, channel: 'telegram', chat: 'direct:42', text: `text of ${id}`, session_key: 'key', settings } });
 const requested = (turn: string): EventDraft => ({ ...keys, turn, type: 'provider.requested', data: { model_name: 'fast', stream: false, iteration: 1, message_count: 1 } });
 const tool = (turn: string): EventDraft => ({ ...keys, turn, type: 'tool.requested', data: { call_id: 'c1', name: 'todo', arguments: { action: 'read' } } });
 const completed = (turn: string, text: string): EventDraft => ({ ...keys, turn, type: 'turn.completed', data: { reply: text, iterations: 1 } });
 const replied = (id: string, turn: string, text: string): EventDraft => ({ ...keys, turn, type: 'reply.requested', data: { message_id: id, outcome: 'completed', text, key: `tg:${id}:${turn}`, reply } });
-const sent = (key: string, text = 'x', messageId = '900'): EventDraft => ({ ...keys, type: 'message.sent', data: { channel: 'tg', chat: 'direct:42', text, send_key: key, part: 0, message_id: messageId } });
+const sent = (key: string, text = 'x', messageId = '900'): EventDraft => ({ ...keys, type: 'message.sent', data: { channel: 'tg', chat: 'direct:42', text, send_key: key, part: 0, message_id: messageId, media: [] } });
 const delivered = (id: string, turn: string): EventDraft => ({ ...keys, turn, type: 'reply.delivered', data: { message_id: id, key: `tg:${id}:${turn}`, parts: 1, failed: false } });
 
 /** Given the previous run's events, when the gateway starts again, then what recovery publishes and takes up again. */

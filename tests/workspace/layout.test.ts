@@ -30,8 +30,8 @@ test('starter texts are useful: AGENT.md has valid frontmatter, HEARTBEAT.md exp
   const root = mkdtempSync(join(tmpdir(), 'tern-'));
   ensureWorkspace(root);
   const files = new WorkspaceFiles(root);
-  assert.equal(files.agent().frontmatter, { name: 'Tern', description: 'A helpful assistant that works in this workspace.' });
-  assert.match(files.agent().body, /^# How to work/);
+  assert.equal(files.agent().frontmatter, { name: 'Tern', description: 'a helpful assistant that works in this workspace' });
+  assert.match(files.agent().body, /^<!-- How this agent works\. [\s\S]*-->\n# How to work/);
   assert.match(files.text('heartbeat'), /HEARTBEAT_OK/);
   assert.match(files.text('memory'), /^# Memory/);
   rmSync(root, { recursive: true, force: true });

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { modelListProblems } from '../../../actors/wiring/models.js';
 import { ConfigError, loadConfig, maskedConfig } from '../../../store/config/index.js';
 import { configPath } from '../../../store/paths.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
+import { loadCheckedConfig } from '../load-config.js';
 
 const SUBCOMMANDS = ['show', 'validate', 'path'] as const;
 
@@ -34,19 +34,23 @@ function show({ env, json, stdout, stderr }: CommandContext): number {
   }
 }
 
+/**
+ * Every problem of the file at once (types, references, addresses, providers, channel requirements), then warnings
+ * (unknown keys) and notes (the peer runtime's forms, read as it means them). Exit 1 only on problems.
+ */
 function validate({ env, json, stdout, stderr, positionals }: CommandContext): number {
   const file = positionals[1];
   if (file !== undefined && !existsSync(file)) {
     throw new CliError('config_missing', `cannot validate ${file}`, 'the file does not exist', 'Check the path, or run `tern config path` to see the config in use.');
   }
   try {
-    const loaded = loadConfig({ env, rewrite: false, ...(file ? { path: file } : {}) });
-    const providerProblems = modelListProblems(loaded.config);
-    if (providerProblems.length > 0) throw new ConfigError('config_invalid', loaded.path, providerProblems);
-    if (json) print(stdout, JSON.stringify({ ok: true, path: loaded.path, warnings: loaded.warnings }));
+    const loaded = loadCheckedConfig({ env, rewrite: false, ...(file ? { path: file } : {}) });
+    if (loaded.channelProblems.length > 0) throw new ConfigError('config_invalid', loaded.path, loaded.channelProblems);
+    if (json) print(stdout, JSON.stringify({ ok: true, path: loaded.path, warnings: loaded.warnings, notes: loaded.notes }));
     else {
       print(stdout, `${loaded.path}: valid`);
       for (const warning of loaded.warnings) print(stderr, `warning: ${warning}`);
+      for (const note of loaded.notes) print(stderr, `note: ${note}`);
     }
     return 0;
   } catch (error) {

@@ -1,8 +1,11 @@
 import { once } from 'node:events';
 import { Gateway } from '../../../actors/gateway/gateway.js';
+import { execIsolationState } from '../../../actors/wiring/tools.js';
+import { describeIsolation } from '../../tools/exec/isolation.js';
 import { LogError } from '../../../store/log/errors.js';
 import { openGatewayLogs, type GatewayLogs } from '../../../store/logs/logger.js';
 import { print, type CommandContext } from '../command.js';
+import type { LoadedConfig } from '../../../store/config/index.js';
 import { CliError } from '../errors.js';
 import { loadConfigForCli } from '../load-config.js';
 import { preferMemoryOverSpeed } from '../memory-mode.js';
@@ -33,9 +36,24 @@ function guard(logs: GatewayLogs): () => void {
   };
 }
 
+/** What a first start without a model or a channel means, and how to go on; each channel that cannot start. */
+function startHints(loaded: LoadedConfig): string[] {
+  const { config } = loaded;
+  const hints = loaded.channelProblems.map((problem) => `warning: ${problem}`);
+  if (!config.model_list.some((m) => m.enabled)) {
+    hints.push('note: no model in model_list, so messages get no answer. Run `tern onboard` (or add a model_list entry, see README: Quick start), then `tern doctor`.');
+  }
+  if (!Object.values(config.channel_list).some((c) => c.enabled)) {
+    hints.push('note: no channel in channel_list, so only the heartbeat and cron jobs run here. Add one (`tern onboard --telegram-token …`, or README: Quick start), or chat through the dashboard (tern-launcher).');
+  }
+  return hints;
+}
+
 export async function run(context: CommandContext): Promise<number> {
   const loaded = loadConfigForCli(context.env);
   const logs = openGatewayLogs(loaded);
+  // Deprecated keys (tools.skills.github) and unknown ones are said where the gateway's user looks.
+  for (const warning of loaded.warnings) logs.gateway.warn(warning);
   const unguard = guard(logs);
   const { host, port } = loaded.config.gateway;
   let gateway: Gateway;
@@ -47,9 +65,13 @@ export async function run(context: CommandContext): Promise<number> {
     throw startFailure(error, host, port);
   }
   void gateway.engineLoaded.then(preferMemoryOverSpeed);
+  void execIsolationState(loaded.config).then((state) => {
+    if (state?.kind === 'guard_only' || state?.kind === 'refused') print(context.stderr, `tern: warning: ${describeIsolation(state)}`);
+  });
   const channels = gateway.readiness().channels.map((c) => c.name).join(', ') || 'none';
   if (context.json) print(context.stdout, JSON.stringify({ ok: true, url: gateway.url, channels: gateway.readiness().channels.map((c) => c.name) }));
   else print(context.stdout, `gateway: serving ${gateway.url}/health and /ready; channels: ${channels}. Ctrl-C stops it.`);
+  for (const hint of startHints(loaded)) print(context.stderr, `tern: ${hint}`);
   if (!context.signal.aborted) await once(context.signal, 'abort');
   await gateway.stop('signal');
   unguard();

@@ -36,10 +36,11 @@ export const commands: CommandSpec[] = [
   {
     name: 'log',
     summary: 'read the event log, also while a gateway is writing it',
-    usage: ['log [--session KEY] [--turn ID] [--type GLOB] [--after SEQ] [--limit N] [--follow] [--json]'],
+    usage: ['log [--session KEY] [--turn ID [--children]] [--type GLOB] [--after SEQ] [--limit N] [--follow] [--json]'],
     options: {
-      session: { type: 'string', value: 'KEY', description: 'only events of this session (key or sk_v1_ id)' },
+      session: { type: 'string', value: 'KEY', description: 'only events of this session: the key given to `tern agent --session`, the full key, the sk_v1_ id or a unique prefix of it' },
       turn: { type: 'string', value: 'ID', description: 'only events of this turn' },
+      children: { type: 'boolean', description: 'with --turn: also the events of the subagents the turn started, and theirs' },
       type: { type: 'string', value: 'GLOB', description: 'only these event types, e.g. provider.* or turn.*,tool.*' },
       after: { type: 'string', value: 'SEQ', description: 'only events after this sequence number, oldest first' },
       limit: { type: 'string', value: 'N', description: 'at most N events (default 50: the newest, oldest first)' },
@@ -50,9 +51,27 @@ export const commands: CommandSpec[] = [
   },
   {
     name: 'onboard',
-    summary: 'create ~/.agent: config.json, .security.yml and the workspace (never overwrites)',
-    usage: ['onboard [--json]'],
-    options: { json },
+    summary: 'set up ~/.agent: config, credentials (0600), workspace, a first model and chat channels, then try them',
+    usage: [
+      'onboard                  (on a terminal: asks each question)',
+      'onboard --provider NAME [--api-key KEY] [--api-base URL] [--model ID] [--model-name NAME] [--no-test] [--json]',
+      'onboard [--telegram-token T] [--discord-token T] [--slack-token T --slack-app-token T] [--no-test] [--json]',
+    ],
+    options: {
+      provider: { type: 'string', value: 'NAME', description: 'a provider of the catalogue (openai, anthropic, gemini, …; local: ollama, lmstudio, vllm, litellm, custom)' },
+      'api-key': { type: 'string', value: 'KEY', description: 'the provider key, written to .security.yml (mode 600)' },
+      'api-base': { type: 'string', value: 'URL', description: "the provider's address (a local server, azure, custom)" },
+      model: { type: 'string', value: 'ID', description: 'the model id the provider serves (default: a suggested one where there is one)' },
+      'model-name': { type: 'string', value: 'NAME', description: 'the model_name agents use (default: the model id)' },
+      'telegram-token': { type: 'string', value: 'TOKEN', description: 'add an enabled Telegram channel with this bot token' },
+      'discord-token': { type: 'string', value: 'TOKEN', description: 'add an enabled Discord channel with this bot token' },
+      'slack-token': { type: 'string', value: 'TOKEN', description: 'add an enabled Slack channel: the bot token (xoxb-…)' },
+      'slack-app-token': { type: 'string', value: 'TOKEN', description: 'and its app-level token for Socket Mode (xapp-…)' },
+      'no-test': { type: 'boolean', description: 'do not try the model and the channels after saving' },
+      json,
+    },
+    details:
+      'Never overwrites a file it did not create: a model or channel is added to config.json (it must not be there yet)\nand its key or token to .security.yml, keeping the comments. Then one question to the model and one\nauthenticated call per channel say what works; exit 1 when something does not.',
     load: () => import('./onboard.js'),
   },
   {
@@ -63,6 +82,18 @@ export const commands: CommandSpec[] = [
     details:
       'Subcommands:\n  show      the effective config: defaults, config file, .security.yml, environment\n  validate  check a config file; prints every problem as `path: message (allowed: …)`, exit 1 if any\n  path      the config file in use (AGENT_CONFIG, else $AGENT_HOME/config.json)',
     load: () => import('./config.js'),
+  },
+  {
+    name: 'doctor',
+    summary: 'check config, models, channels, isolation, file modes, logs and a running gateway; --fix applies safe fixes',
+    usage: ['doctor [--fix] [--offline] [--json]'],
+    options: {
+      fix: { type: 'boolean', description: 'apply the safe fixes: owner-only modes of secret files, migrate a version 0/1 config (with backups), remove a stale lock note' },
+      offline: { type: 'boolean', description: 'ask no model and no chat platform (no network)' },
+      json,
+    },
+    details: 'One short question per enabled model and one authenticated call per enabled channel (Telegram getMe, Discord\nusers/@me, Slack auth.test) unless --offline. Exit 1 when a check is an error.',
+    load: () => import('./doctor.js'),
   },
   {
     name: 'status',
@@ -76,11 +107,12 @@ export const commands: CommandSpec[] = [
     summary: 'list the tools an agent exposes, or call one under the policy a turn applies',
     usage: ['tool list [--agent ID] [--json]', 'tool call NAME [ARGS_JSON] [--agent ID] [--channel NAME] [--json]'],
     options: {
-      agent: { type: 'string', value: 'ID', description: 'the agent whose tools to use (default main)' },
-      channel: { type: 'string', value: 'NAME', description: 'the channel the call pretends to come from (default cli; others are remote)' },
+      agent: { type: 'string', value: 'ID', description: 'the agent whose turn to act as (default: the default agent)' },
+      channel: { type: 'string', value: 'NAME', description: 'the channel the turn comes from (default cli; chat channels are remote and get message/send_file)' },
       json,
     },
-    details: 'Prints what the model would receive. Exit 0 when the tool succeeded, 1 when it returned an error.',
+    details:
+      'The same tools, sandbox, exec policy, output filter (secrets masked) and MCP servers as a turn of that agent on that\nchannel: AGENT.md `tools` and the turn profile apply. Prints what the model would receive; a message a tool would\nsend is shown on stderr, not delivered. Exit 0 when the tool succeeded, 1 when it returned an error.',
     load: () => import('./tool.js'),
   },
   {
@@ -157,6 +189,53 @@ export const commands: CommandSpec[] = [
     details:
       'Jobs live in the workspace cron/ folder; a running gateway picks up changes within 5 s (× power.poll_interval_multiplier).\nA run missed while the gateway was down happens once when it starts. Command jobs time out after tools.cron.exec_timeout_minutes (0: no limit).',
     load: () => import('./cron.js'),
+  },
+  {
+    name: 'usage',
+    summary: 'tokens and cost of the model answers in the log, by day, agent, session or model',
+    usage: ['usage [--since DATE] [--by day|hour|agent|session|model] [--json]'],
+    options: {
+      since: { type: 'string', value: 'DATE', description: 'only answers since a local date (2026-11-01), an ISO time, or an age (7d, 12h, 30m)' },
+      by: { type: 'string', value: 'KEY', description: 'one row per day (default), hour, agent, session or model' },
+      json,
+    },
+    details:
+      'Cost uses model_list[].pricing {input, output, cached_input, cache_write_input} (US dollars per million tokens), else\nthe built-in price of well-known models; cache reads and writes are billed at their own prices. Answers of models without a price show as ?.\nDays are local days of this machine. Budgets: agents.defaults.budget {daily, monthly} (or per agent in agents.list[]).',
+    load: () => import('./usage.js'),
+  },
+  {
+    name: 'skills',
+    summary: 'skills: list, search registries, install, remove, show; evolution drafts to accept or reject',
+    usage: [
+      'skills list [--json]',
+      'skills search QUERY [--limit N] [--json]',
+      'skills install REF [--version V] [--registry NAME] [--force] [--global] [--json]',
+      'skills remove NAME [--global] [--json]',
+      'skills show NAME [--json]',
+      'skills drafts [--json]',
+      'skills accept ID [--json]',
+      'skills reject ID [--json]',
+    ],
+    options: {
+      version: { type: 'string', value: 'V', description: 'install this version (ClawHub) or ref (GitHub) instead of the latest' },
+      registry: { type: 'string', value: 'NAME', description: 'the registry to install from (default: clawhub for a slug, github for owner/repo)' },
+      force: { type: 'boolean', description: 'install a skill the registry flags as suspicious, or replace a skill that came from elsewhere' },
+      global: { type: 'boolean', description: 'install into or remove from $AGENT_HOME/skills instead of the workspace skills/' },
+      limit: { type: 'string', value: 'N', description: 'at most N search results (default 10, at most 50)' },
+      json,
+    },
+    details:
+      'REF is slug[@version] from a ClawHub-style registry, or owner/repo[/path][@ref] from a GitHub-style one.\nInstalls are checked before anything lands: moderation flags, the archive size, every entry (no absolute paths, .., links or\ndevices; at most 1000 files and 100 MB unpacked) and a SKILL.md with name and description. Installing again upgrades.\nDrafts are skills evolution wrote from completed turns (evolution.mode draft or apply); accept writes one into skills/\n(in apply mode, keeping a backup of a skill it replaces). With a gateway running, the decision is handed to it.',
+    load: () => import('./skills.js'),
+  },
+  {
+    name: 'plugins',
+    summary: 'plugin packages: list (with their states), install, remove, enable, disable',
+    usage: ['plugins list [--json]', 'plugins install NAME|FOLDER [--json]', 'plugins remove NAME [--json]', 'plugins enable NAME [--json]', 'plugins disable NAME [--json]'],
+    options: { json },
+    details:
+      'Subcommands:\n  list     every plugin with its state (not enabled, disabled, ready, degraded, failed), the reason and its folder;\n           a running gateway\'s view, else each enabled plugin is loaded here to see\n  install  npm install into $AGENT_HOME/plugins (a registry name, or a local folder, linked); it stays "not enabled"\n  remove   uninstall it and drop plugins.entries.NAME\n  enable   set plugins.entries.NAME.enabled to true (add trusted: true by hand to run it in-process)\n  disable  set plugins.entries.NAME.enabled to false\nPlugins run outside the workspace sandbox; a running gateway loads them when it starts.',
+    load: () => import('./plugins.js'),
   },
   {
     name: 'version',

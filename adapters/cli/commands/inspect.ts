@@ -1,16 +1,36 @@
 import { EventLog } from '../../../store/log/event-log.js';
 import { follow } from '../../../store/log/follow.js';
-import { foldLiveActors, LIVE_ACTOR_TYPES, readLiveActors, type LiveActors } from '../../../store/log/live-actors.js';
+import { foldLiveActors, LIVE_ACTOR_TYPES, readLiveActors, type LiveActor, type LiveActors } from '../../../store/log/live-actors.js';
 import { logDir } from '../../../store/paths.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { loadConfigForCli } from '../load-config.js';
 
+/** The live actor a row hangs under: its parent, or for a subagent whose turn has ended, that turn's session. */
+function liveParent(row: LiveActor, actors: LiveActors): string | undefined {
+  if (row.parent && actors.has(row.parent)) return row.parent;
+  const session = row.machine === 'subagent' && row.session ? `session:${row.session}` : undefined;
+  return session && actors.has(session) ? session : undefined;
+}
+
+/** Live actors as a tree: each under the actor it hangs from (a subagent under the turn that started it), by id. */
 function render(actors: LiveActors, now: number): string[] {
   if (actors.size === 0) return ['no live actors'];
   const rows = [...actors.values()].sort((a, b) => a.actor.localeCompare(b.actor));
-  const width = Math.max(...rows.map((r) => r.actor.length)) + 2;
-  return rows.map((r) => `${r.actor.padEnd(width)}${r.machine.padEnd(16)}${r.state.padEnd(28)}${r.event.padEnd(44)}${Math.round((now - r.since) / 1000)} s`);
+  const under = new Map<string, LiveActor[]>();
+  for (const row of rows) {
+    const parent = liveParent(row, actors);
+    if (parent) under.set(parent, [...(under.get(parent) ?? []), row]);
+  }
+  const ordered: Array<{ row: LiveActor; depth: number }> = [];
+  const visit = (row: LiveActor, depth: number): void => {
+    ordered.push({ row, depth });
+    for (const child of under.get(row.actor) ?? []) visit(child, depth + 1);
+  };
+  for (const row of rows) if (!liveParent(row, actors)) visit(row, 0);
+  const name = ({ row, depth }: { row: LiveActor; depth: number }): string => `${'  '.repeat(depth)}${row.actor}`;
+  const width = Math.max(...ordered.map((o) => name(o).length)) + 2;
+  return ordered.map((o) => `${name(o).padEnd(width)}${o.row.machine.padEnd(16)}${o.row.state.padEnd(28)}${o.row.event.padEnd(44)}${Math.round((now - o.row.since) / 1000)} s`);
 }
 
 function output(actors: LiveActors, json: boolean, stdout: CommandContext['stdout']): void {

@@ -1,11 +1,14 @@
 import { rerunTurn, ReplayError } from '../../../actors/replay.js';
 import type { Envelope } from '../../../bus/index.js';
+import { childTimelines, type ChildTimeline } from '../../../store/log/child-timelines.js';
 import { EventLog } from '../../../store/log/event-log.js';
 import { logDir } from '../../../store/paths.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
 import { loadConfigForCli } from '../load-config.js';
+import { dollars, pricesOf, type PriceOf } from '../../../store/usage/prices.js';
+import { readUsage, summarizeUsage, usageRowJson, type UsageSummary } from '../../../store/usage/usage-log.js';
 
 const MAX_TEXT = 2000;
 
@@ -29,19 +32,39 @@ function describe(e: Envelope, chunks: Map<number, string>): string {
     }
     case 'tool.requested':
       return `${e.data.name} ${JSON.stringify(e.data.arguments)}`;
-    case 'tool.completed':
-      return `${e.data.name} ${e.data.ok ? 'ok' : 'failed'}: ${clip(e.data.content)}`;
+    case 'tool.completed': {
+      const images = e.data.images ?? [];
+      const shown = images.length > 0 ? ` (+ ${images.map((i) => `${i.mime} image, ${Buffer.byteLength(i.data, 'base64')} bytes`).join('; ')}, shown to the model)` : '';
+      return `${e.data.name} ${e.data.ok ? 'ok' : 'failed'}: ${clip(e.data.content)}${shown}`;
+    }
     case 'turn.completed':
     case 'turn.stopped':
     case 'turn.failed':
       return `reply: ${e.data.reply}`;
+    case 'subagent.spawned':
+      return `${e.data.mode} ${e.data.task_id} (agent ${e.data.agent_id}${e.data.label ? `, "${e.data.label}"` : ''}, depth ${e.data.depth}): ${clip(e.data.task)}`;
+    case 'subagent.ended':
+      return `${e.data.task_id} ${e.data.status}${e.data.reason ? `: ${e.data.reason}` : ''}${e.data.result ? `: ${clip(e.data.result)}` : ''}`;
+    case 'hook.decided': {
+      const { hook, point, action, reason, call_id, iteration, ...changes } = e.data;
+      const on = call_id ? ` ${call_id}` : iteration !== undefined ? ` call ${iteration}` : '';
+      const changed = Object.keys(changes).length > 0 ? ` ${JSON.stringify(changes)}` : '';
+      return `${hook} at ${point}${on}: ${action}${reason ? ` (${reason})` : ''}${changed}`;
+    }
+    case 'approval.requested':
+      return `asked ${e.data.channel} ${e.data.chat}: ${e.data.prompt}`;
+    case 'approval.answered':
+      return `${e.data.approved ? 'approved' : 'denied'} by ${e.data.by}${e.data.reason ? ` (${e.data.reason})` : ''}`;
     default:
       return JSON.stringify(e.data);
   }
 }
 
-function timeline(events: Envelope[]): string[] {
-  const start = events[0]!.at;
+/**
+ * The story of a turn, one line per event with its offset from `start`; a subagent the turn started follows its
+ * `subagent.spawned` line, its own turn indented under it.
+ */
+function timeline(events: Envelope[], children: ChildTimeline[], start: number, indent = ''): string[] {
   const chunks = new Map<number, string>();
   let call = 0;
   const lines: string[] = [];
@@ -51,15 +74,38 @@ function timeline(events: Envelope[]): string[] {
       chunks.set(call, (chunks.get(call) ?? '') + e.data.delta);
       continue;
     }
-    lines.push(`+${String(e.at - start).padStart(6)} ms  ${e.type.padEnd(19)} ${describe(e, chunks)}`);
+    lines.push(`${indent}+${String(e.at - start).padStart(6)} ms  ${e.type.padEnd(19)} ${describe(e, chunks)}`);
+    const child = e.type === 'subagent.spawned' ? children.find((c) => c.task === e.data.task_id) : undefined;
+    if (child) lines.push(...timeline(child.events.filter((c) => c.turn !== undefined), child.children, start, `${indent}    │ `));
   }
   return lines;
+}
+
+/** The turn's tokens and cost, one line: `tokens: in 1,200 (1,024 cached), out 300 (256 reasoning); cost $0.0012 (fast)`. */
+function usageLine(summary: UsageSummary): string {
+  const { tokens, cost_usd: cost, unpriced_calls: unpriced, calls } = summary.total;
+  const n = (x: number) => x.toLocaleString('en-US');
+  const models = summary.rows.map((r) => r.key).join(', ');
+  const price = unpriced === calls ? 'cost unknown (no price for ' + models + '; set model_list[].pricing)' : `cost ${dollars(cost)}${unpriced > 0 ? ' + unpriced answers' : ''} (${models})`;
+  const written = tokens.cache_write > 0 ? `, ${n(tokens.cache_write)} written to the cache` : '';
+  return `tokens: in ${n(tokens.input)} (${n(tokens.cached)} cached${written}), out ${n(tokens.output)} (${n(tokens.reasoning)} reasoning); ${price}`;
+}
+
+function turnUsage(log: EventLog, turn: string, priceOf: PriceOf): UsageSummary {
+  return summarizeUsage(readUsage(log, { turn }), 'model', priceOf);
+}
+
+/** A task's timeline as `--json` prints it: its events with their offsets from the parent turn's start. */
+function childJson(child: ChildTimeline, start: number): Record<string, unknown> {
+  const { events, children, ...about } = child;
+  return { ...about, events: events.filter((e) => e.turn !== undefined).map((e) => ({ ...e, offset_ms: e.at - start })), children: children.map((c) => childJson(c, start)) };
 }
 
 export async function run({ positionals, values, json, stdout, env }: CommandContext): Promise<number> {
   const [turn] = positionals;
   if (!turn || positionals.length > 1) throw new UsageError('replay takes one turn id, e.g. `tern replay t_m1abc2def`');
-  const dir = logDir(loadConfigForCli(env).workspace);
+  const loaded = loadConfigForCli(env);
+  const dir = logDir(loaded.workspace);
   let log: EventLog;
   try {
     log = EventLog.open(dir, { readOnly: true });
@@ -83,11 +129,15 @@ export async function run({ positionals, values, json, stdout, env }: CommandCon
       }
       return result.identical ? 0 : 1;
     }
+    const start = events[0]!.at;
+    const children = childTimelines(log, events);
+    const usage = turnUsage(log, turn, pricesOf(loaded.config));
     if (json) {
-      const start = events[0]!.at;
-      print(stdout, JSON.stringify({ ok: true, turn, events: events.map((e) => ({ ...e, offset_ms: e.at - start })) }));
+      const { key: _total, ...tokens } = usageRowJson(usage.total);
+      print(stdout, JSON.stringify({ ok: true, turn, events: events.map((e) => ({ ...e, offset_ms: e.at - start })), children: children.map((c) => childJson(c, start)), usage: { ...tokens, unpriced_models: usage.unpriced_models } }));
     } else {
-      timeline(events).forEach((line) => print(stdout, line));
+      timeline(events, children, start).forEach((line) => print(stdout, line));
+      if (usage.total.calls > 0) print(stdout, usageLine(usage));
     }
     return 0;
   } finally {

@@ -1,35 +1,23 @@
 import { existsSync } from 'node:fs';
-import { get } from 'node:http';
 import { ConfigError, loadConfig, type Config, type LoadedConfig } from '../../../store/config/index.js';
 import { modelEntries } from '../../../actors/wiring/models.js';
+import { maskProxy, proxyFor } from '../../../adapters/http/client.js';
+import { execIsolationState } from '../../../actors/wiring/tools.js';
+import { describeIsolation, type IsolationState } from '../../tools/exec/isolation.js';
 import { resolveModelEntry } from '../../../adapters/providers/resolve.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { CliError } from '../errors.js';
+import { gatewayUp, healthUrl } from '../gateway-health.js';
 
-/** A gateway that does not answer within this is reported down. */
-const HEALTH_TIMEOUT_MS = 300;
-
-function healthUrl(config: Config): string {
-  const host = config.gateway.host === '0.0.0.0' || config.gateway.host === '' ? '127.0.0.1' : config.gateway.host;
-  const bracketed = host.includes(':') ? `[${host}]` : host;
-  return `http://${bracketed}:${config.gateway.port}/health`;
-}
-
-/** Plain `node:http`: fetch loads its client lazily, which alone can outlast the timeout on a busy machine. */
-function gatewayUp(url: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const request = get(url, (response) => {
-      clearTimeout(deadline);
-      response.resume();
-      resolve(response.statusCode === 200);
-    });
-    const deadline = setTimeout(() => request.destroy(), HEALTH_TIMEOUT_MS);
-    request.on('error', () => {
-      clearTimeout(deadline);
-      resolve(false);
-    });
-  });
+/** The proxy requests to `url` go through, as shown: masked, and where it was set; `null` for none. */
+function proxyShown(url: string, proxy: string | undefined): { proxy: string | null; proxy_from: 'config' | 'environment' | null } {
+  try {
+    const used = proxyFor(url, { proxy });
+    return used ? { proxy: maskProxy(used.proxy), proxy_from: used.from } : { proxy: null, proxy_from: null };
+  } catch {
+    return { proxy: null, proxy_from: null };
+  }
 }
 
 /** Each model entry as the provider layer resolves it; an entry it cannot use shows why. */
@@ -39,27 +27,52 @@ function describeModels(config: Config) {
     const base = { model_name: entry.model_name, enabled: entry.enabled ?? true, key_count: keys.length, keys };
     try {
       const r = resolveModelEntry(entry);
-      return { ...base, provider: r.provider, family: r.family as string, model: r.model, api_base: r.apiBase };
+      return { ...base, provider: r.provider, family: r.family as string, model: r.model, api_base: r.apiBase, ...proxyShown(r.apiBase, entry.proxy) };
     } catch (error) {
-      return { ...base, provider: entry.provider ?? '?', family: 'unusable', model: entry.model, api_base: (error as Error).message };
+      return { ...base, provider: entry.provider ?? '?', family: 'unusable', model: entry.model, api_base: (error as Error).message, proxy: null, proxy_from: null };
     }
   });
 }
 
-function summary(loaded: LoadedConfig, url: string, up: boolean) {
+const TELEGRAM_API = 'https://api.telegram.org';
+
+/** Tern makes the connections of Telegram channels; discord.js and Bolt make their own (`proxy_from: 'library'`). */
+function describeChannels(config: Config) {
+  return Object.entries(config.channel_list).map(([name, c]) => {
+    const type = c.type ?? name;
+    const proxy = type === 'telegram'
+      ? proxyShown(c.settings.base_url || TELEGRAM_API, c.settings.proxy)
+      : { proxy: null, proxy_from: 'library' as const };
+    return { name, type: c.type, enabled: c.enabled, ...proxy };
+  });
+}
+
+function proxyText(shown: { proxy: string | null; proxy_from: string | null }): string {
+  if (shown.proxy_from === 'library') return 'proxy: its library connects by itself';
+  if (shown.proxy === null) return 'proxy: none';
+  return `proxy: ${shown.proxy}${shown.proxy_from === 'environment' ? ' (from the environment)' : ''}`;
+}
+
+function isolationSummary(state: IsolationState | undefined) {
+  if (!state) return { state: 'exec_disabled', detail: 'exec is disabled (tools.exec.enabled is false)' };
+  return { state: state.kind, detail: describeIsolation(state) };
+}
+
+function summary(loaded: LoadedConfig, url: string, up: boolean, isolation: IsolationState | undefined) {
   const { config } = loaded;
   return {
     ok: true,
     config: { path: loaded.path, exists: existsSync(loaded.path) },
     workspace: loaded.workspace,
     models: describeModels(config),
-    channels: Object.entries(config.channel_list).map(([name, c]) => ({ name, type: c.type, enabled: c.enabled })),
+    channels: describeChannels(config),
     mcp_servers: Object.entries(config.tools.mcp.servers).map(([name, s]) => ({
       name,
       type: s.type ?? (s.url ? 'http' : 'stdio'),
       enabled: config.tools.mcp.enabled && s.enabled,
     })),
     gateway: { url, up },
+    exec_isolation: isolationSummary(isolation),
   };
 }
 
@@ -73,13 +86,14 @@ function lines(s: Summary): string[] {
     `workspace   ${s.workspace}`,
     `models      ${s.models.length === 0 ? 'none (add one to model_list)' : s.models.length}`,
     ...s.models.map(
-      (m) => `  ${m.model_name}  provider ${m.provider} (${m.family})  model ${m.model}  base ${m.api_base}  ${m.key_count} key${m.key_count === 1 ? '' : 's'}${m.keys.length ? ` (${m.keys.join(', ')})` : ''}  ${onOff(m.enabled)}`,
+      (m) => `  ${m.model_name}  provider ${m.provider} (${m.family})  model ${m.model}  base ${m.api_base}  ${m.key_count} key${m.key_count === 1 ? '' : 's'}${m.keys.length ? ` (${m.keys.join(', ')})` : ''}  ${proxyText(m)}  ${onOff(m.enabled)}`,
     ),
     `channels    ${s.channels.length === 0 ? 'none' : s.channels.length}`,
-    ...s.channels.map((c) => `  ${c.name}  ${c.type}  ${onOff(c.enabled)}`),
+    ...s.channels.map((c) => `  ${c.name}  ${c.type}  ${proxyText(c)}  ${onOff(c.enabled)}`),
     `mcp         ${s.mcp_servers.length === 0 ? 'none' : s.mcp_servers.length}`,
     ...s.mcp_servers.map((m) => `  ${m.name}  ${m.type}  ${onOff(m.enabled)}`),
     `gateway     ${s.gateway.up ? 'up' : 'down'} (${s.gateway.url})`,
+    `isolation   ${s.exec_isolation.detail}`,
   ];
 }
 
@@ -92,7 +106,8 @@ export async function run({ env, json, stdout, stderr }: CommandContext): Promis
     throw new CliError(error.code, `the config ${error.file} cannot be used`, error.problems.join('; '), 'Run `tern config validate` and fix the fields it names.');
   }
   const url = healthUrl(loaded.config);
-  const s = summary(loaded, url, await gatewayUp(url));
+  const [up, isolation] = await Promise.all([gatewayUp(url), execIsolationState(loaded.config)]);
+  const s = summary(loaded, url, up, isolation);
   if (json) print(stdout, JSON.stringify(s));
   else {
     for (const line of lines(s)) print(stdout, line);

@@ -1,29 +1,27 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { buildTools } from '../../tools/build-tools.js';
-import { defaultSandbox } from '../../tools/options.js';
-import type { ToolRegistry } from '../../tools/registry.js';
+import { sessionKeyOf } from '../../../actors/agent.js';
+import { defaultAgent } from '../../../actors/gateway/dispatch.js';
+import { Runtime } from '../../../actors/runtime.js';
+import { RuntimeCore } from '../../../actors/runtime-core.js';
+import type { Toolbox } from '../../../actors/turn-actors.js';
+import { sessionIdOf } from '../../../bus/index.js';
+import type { SendFunction } from '../../tools/options.js';
 import type { ToolContext } from '../../tools/tool.js';
-import { agentHome } from '../../../store/paths.js';
-import { resolveWorkspace } from '../../../store/workspace-path.js';
+import { WEB_UI_CHANNEL_TYPE, type LoadedConfig } from '../../../store/config/index.js';
+import { WorkspaceError } from '../../../store/workspace/errors.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
-import { UsageError } from '../errors.js';
+import { CliError, UsageError } from '../errors.js';
+import { loadConfigForCli } from '../load-config.js';
 
-/** Channels a person at this machine uses; every other channel is reached over a network. */
+/** Channels of this machine: the terminal and the runtime's own (heartbeat, cron). */
 const LOCAL_CHANNELS = new Set(['cli', 'system']);
 
-/** Until the config is wired in, the policy is the defaults around the `AGENT_HOME` workspace. */
-function registryFor(env: NodeJS.ProcessEnv): { registry: ToolRegistry; workspace: string } {
-  const userHome = env.HOME?.trim() || homedir();
-  const workspace = resolveWorkspace(env);
-  const codingToolHome = env.CODEX_HOME?.trim() || join(userHome, '.codex');
-  return { registry: buildTools({ sandbox: defaultSandbox(workspace, agentHome(env), userHome, codingToolHome) }), workspace };
-}
+/** The chat a `tern tool` call pretends to come from. */
+const CHAT = 'direct:tool-call';
 
-function text(values: CommandContext['values'], name: string, fallback: string): string {
+function text(values: CommandContext['values'], name: string): string | undefined {
   const value = values[name];
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : fallback;
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 function parseArgs(raw: string | undefined): unknown {
@@ -35,28 +33,77 @@ function parseArgs(raw: string | undefined): unknown {
   }
 }
 
-function list(registry: ToolRegistry, { stdout, json }: CommandContext): number {
-  if (json) print(stdout, JSON.stringify({ ok: true, tools: registry.specs() }));
-  else for (const tool of registry.list()) print(stdout, `${tool.name.padEnd(14)} ${tool.description}`);
+/** The agent a turn would go to: the one named (which must exist), else the default. */
+function agentOf(loaded: LoadedConfig, named: string | undefined): string {
+  const known = loaded.config.agents.list.map((a) => a.id);
+  if (named && known.length > 0 && !known.includes(named)) {
+    throw new CliError('unknown_agent', `no agent "${named}"`, `agents.list has: ${known.join(', ')}`, 'Pick one of those with --agent.');
+  }
+  return named ?? defaultAgent(loaded.config);
+}
+
+/**
+ * Whether a turn from this channel is remote, as the gateway decides it: the terminal and internal channels are
+ * local, the dashboard's chat is local unless `settings.trusted` is false, every other channel is remote.
+ */
+function isRemote(loaded: LoadedConfig, channel: string, stderr: CommandContext['stderr']): boolean {
+  if (LOCAL_CHANNELS.has(channel)) return false;
+  const entry = loaded.config.channel_list[channel];
+  if (!entry) {
+    print(stderr, `tern: note: no channel "${channel}" in channel_list; the call is treated as coming from a remote channel`);
+    return true;
+  }
+  return !(entry.type === WEB_UI_CHANNEL_TYPE && entry.settings.trusted !== false);
+}
+
+/**
+ * The gateway gives its turns a way to reach the chat (`message`, `send_file`); `tern agent` on the terminal has
+ * none. This process connects to no channel, so what a tool would send is shown and not delivered.
+ */
+function sendFor(channel: string, stderr: CommandContext['stderr']): SendFunction | undefined {
+  if (channel === 'cli') return undefined;
+  return async (target, body, media) => {
+    const attached = media.length > 0 ? ` (+${media.length} file${media.length === 1 ? '' : 's'}: ${media.map((m) => m.path).join(', ')})` : '';
+    print(stderr, `tern: not delivered (tern tool connects to no channel; the gateway delivers): ${target.channel} ${target.chat}: ${body}${attached}`);
+  };
+}
+
+/** MCP tools appear once their servers have connected (or failed): wait for each enabled one. */
+async function mcpSettled(runtime: Runtime): Promise<void> {
+  const manager = runtime.mcp;
+  if (!manager) return;
+  await Promise.all(manager.statuses().filter((s) => s.enabled).map((s) => manager.settled(s.name)));
+}
+
+/** The tools the next turn of this session would have, from the runtime a turn runs in. */
+function toolboxOf(runtime: Runtime, agent: string, sessionKey: string): Toolbox {
+  try {
+    return runtime.agent(agent).nextToolbox(sessionKey);
+  } catch (error) {
+    if (!(error instanceof WorkspaceError)) throw error;
+    throw new CliError(error.code, `cannot read ${error.file}`, error.problems.join('; '), 'Fix its frontmatter (a turn would fail the same way).');
+  }
+}
+
+function list(box: Toolbox, { stdout, json }: CommandContext): number {
+  if (json) {
+    print(stdout, JSON.stringify({ ok: true, tools: box.specs() }));
+    return 0;
+  }
+  const descriptions = new Map(box.registry.list().map((t) => [t.name, t.description]));
+  for (const name of box.names) print(stdout, `${name.padEnd(14)} ${descriptions.get(name) ?? ''}`);
   return 0;
 }
 
-async function call(registry: ToolRegistry, workspace: string, context: CommandContext): Promise<number> {
+async function call(box: Toolbox, toolContext: ToolContext, context: CommandContext): Promise<number> {
   const [, name, rawArgs, ...extra] = context.positionals;
   if (!name) throw new UsageError('tool call needs a tool NAME', 'Run `tern tool list` to see the tools.');
   if (extra.length > 0) throw new UsageError(`unexpected arguments after ARGS_JSON: ${extra.join(' ')}`, 'Quote the JSON as one argument.');
-  const channel = text(context.values, 'channel', 'cli');
-  const toolContext: ToolContext = {
-    agent: text(context.values, 'agent', 'main'),
-    session: 'sk_v1_cli-tool-call',
-    sessionKey: `v=1|agent=${text(context.values, 'agent', 'main')}|channel=${channel}|account=default`,
-    channel,
-    chat: 'tool-call',
-    remote: !LOCAL_CHANNELS.has(channel),
-    workspace,
-    signal: context.signal,
-  };
-  const result = await registry.execute(name, parseArgs(rawArgs), toolContext);
+  const args = parseArgs(rawArgs);
+  // As in a turn: a tool the turn does not expose (AGENT.md tools, turn profile, a hidden MCP tool) is refused.
+  const result = box.names.includes(name)
+    ? await box.registry.execute(name, args, toolContext)
+    : { ok: false, content: `tool "${name}" is not available in this turn` };
   if (context.json) print(context.stdout, JSON.stringify({ ok: result.ok, content: result.content }));
   else context.stdout.write(result.content.endsWith('\n') ? result.content : `${result.content}\n`);
   return result.ok ? 0 : 1;
@@ -67,6 +114,39 @@ export async function run(context: CommandContext): Promise<number> {
   if (action !== 'list' && action !== 'call') {
     throw new UsageError(`tool takes "list" or "call", got ${action === undefined ? 'nothing' : `"${action}"`}`, 'Run `tern tool --help`.');
   }
-  const { registry, workspace } = registryFor(context.env);
-  return action === 'list' ? list(registry, context) : call(registry, workspace, context);
+  const { env, stderr } = context;
+  const loaded = loadConfigForCli(env);
+  const agent = agentOf(loaded, text(context.values, 'agent'));
+  const channel = text(context.values, 'channel') ?? 'cli';
+  const remote = isRemote(loaded, channel, stderr);
+  const send = sendFor(channel, stderr);
+  // The runtime a turn runs in, on a log of its own: a gateway may be writing the workspace's.
+  const core = RuntimeCore.scratch(loaded, 'tool');
+  let runtime: Runtime;
+  try {
+    runtime = Runtime.on(core, { env, logError: (line) => print(stderr, line), ...(send ? { send } : {}) });
+  } catch (error) {
+    await core.close();
+    throw error;
+  }
+  try {
+    await runtime.plugins.load();
+    await mcpSettled(runtime);
+    const sessionKey = sessionKeyOf({ agent, channel, dimensions: [['chat', CHAT]] });
+    const box = toolboxOf(runtime, agent, sessionKey);
+    if (action === 'list') return list(box, context);
+    const toolContext: ToolContext = {
+      agent,
+      session: sessionIdOf(sessionKey),
+      sessionKey,
+      channel,
+      chat: CHAT,
+      remote,
+      workspace: loaded.workspace,
+      signal: context.signal,
+    };
+    return await call(box, toolContext, context);
+  } finally {
+    await runtime.close();
+  }
 }

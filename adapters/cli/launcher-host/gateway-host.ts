@@ -1,18 +1,20 @@
 import { join } from 'node:path';
 import { BehaviorSubject, EMPTY, switchMap } from 'rxjs';
 import { rerunTurn } from '../../../actors/replay.js';
+import { turnRecordTypes } from '../../../machines/turn.js';
 import { Gateway } from '../../../actors/gateway/gateway.js';
 import type { RuntimeCore } from '../../../actors/runtime-core.js';
-import type { EventDraft, EventType } from '../../../bus/index.js';
+import type { Envelope, EventDraft, EventType } from '../../../bus/index.js';
 import { loadConfig } from '../../../store/config/index.js';
 import { openGatewayLogs, type GatewayLogs } from '../../../store/logs/logger.js';
 import { EventLog } from '../../../store/log/event-log.js';
 import { agentHome, configPath, logDir } from '../../../store/paths.js';
-import type { DashboardHost, GatewayAction, GatewayStatus } from '../../launcher/api/host.js';
+import type { DashboardHost, GatewayAction, GatewayStatus, Rerun } from '../../launcher/api/host.js';
 import { PicoEndpoint } from '../../launcher/pico-endpoint.js';
 import { machineCharts } from './charts.js';
 import { cronRows } from './cron-rows.js';
 import { inventoryOf } from './inventory.js';
+import { skillsHost } from './skills-host.js';
 import { askModel } from './model-test.js';
 import { webChatChannels, withWebChat } from './web-chat.js';
 
@@ -23,6 +25,16 @@ export type GatewayHost = DashboardHost & {
   lastError(): string | undefined;
   close(): Promise<void>;
 };
+
+const RECORDED: ReadonlySet<string> = new Set(turnRecordTypes);
+
+/** The replay actor's answer, with the log position of the recorded event where the new run diverges. */
+async function rerunWithSeq(events: Envelope[]): Promise<Rerun> {
+  const result = await rerunTurn(events);
+  if (result.identical) return result;
+  const seq = events.filter((event) => RECORDED.has(event.type))[result.index]?.seq;
+  return seq === undefined ? result : { ...result, seq };
+}
 
 const REQUESTS: Partial<Record<string, GatewayAction>> = {
   'gateway.start.requested': 'start',
@@ -39,9 +51,13 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
   const runtime$ = new BehaviorSubject<RuntimeCore | undefined>(undefined);
   const chatEndpoint = new PicoEndpoint();
   let gateway: Gateway | undefined;
-  let status: GatewayStatus = { state: 'stopped', since: now() };
+  const status$ = new BehaviorSubject<GatewayStatus>({ state: 'stopped', since: now() });
+  const moveTo = (next: GatewayStatus): GatewayStatus => {
+    status$.next(next);
+    return next;
+  };
   let failure: string | undefined;
-  let pending: Promise<GatewayStatus> = Promise.resolve(status);
+  let pending: Promise<GatewayStatus> = Promise.resolve(status$.value);
   let logs: GatewayLogs | undefined;
   // While the gateway is stopped the dashboard still reads the log it left, opened read-only.
   let workspace: string | undefined;
@@ -57,7 +73,8 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
   };
 
   const start = async (): Promise<GatewayStatus> => {
-    if (gateway) return status;
+    if (gateway) return status$.value;
+    moveTo({ state: 'starting', since: now() });
     try {
       const loaded = withWebChat(loadConfig({ env }));
       stoppedLog?.close();
@@ -74,21 +91,21 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
         onRuntime: (runtime) => runtime$.next(runtime),
       });
       failure = undefined;
-      status = { state: 'running', since: now() };
+      return moveTo({ state: 'running', since: now() });
     } catch (error) {
       runtime$.next(undefined);
       failure = (error as Error).message;
-      status = { state: 'stopped', since: now(), failure };
       logs?.gateway.error('gateway failed to start', { reason: failure });
       logs?.close();
       logs = undefined;
+      return moveTo({ state: 'stopped', since: now(), failure });
     }
-    return status;
   };
   const stop = async (): Promise<GatewayStatus> => {
     const running = gateway;
-    if (!running) return status;
+    if (!running) return status$.value;
     gateway = undefined;
+    moveTo({ state: 'stopping', since: now() });
     try {
       // Subscribers see `gateway.stopping` and the drained turns' last events before the bus goes.
       await running.stop('dashboard');
@@ -96,9 +113,8 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       runtime$.next(undefined);
       logs?.close();
       logs = undefined;
-      status = { state: 'stopped', since: now() };
     }
-    return status;
+    return moveTo({ state: 'stopped', since: now() });
   };
   const perform = (action: GatewayAction): Promise<GatewayStatus> =>
     action === 'start' ? start() : action === 'stop' ? stop() : stop().then(start);
@@ -113,13 +129,16 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
     if (action) answered = serialized(action);
   });
 
+  const publish = <T extends EventType>(draft: EventDraft<T>): boolean => Boolean(runtime$.value?.bus.publish(draft));
+  const readLog = (): EventLog | undefined => runtime$.value?.log ?? readStoppedLog();
   return {
     configPath: () => configPath(env),
     logFile: () => join(agentHome(env), 'logs', 'gateway.log'),
-    log: () => runtime$.value?.log ?? readStoppedLog(),
+    log: readLog,
     events$,
-    publish: <T extends EventType>(draft: EventDraft<T>) => Boolean(runtime$.value?.bus.publish(draft)),
-    rerun: (events) => rerunTurn(events),
+    publish,
+    skills: skillsHost({ env, log: readLog, engine: () => gateway?.engine(), events$, publish, now }),
+    rerun: rerunWithSeq,
     clearSession: async (started) => {
       if (!gateway) return false;
       const engine = await gateway.engine();
@@ -129,7 +148,8 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       return true;
     },
     chatEndpoint,
-    gatewayStatus: () => status,
+    gatewayStatus: () => status$.value,
+    status$,
     requestGateway: (action, by) => {
       answered = undefined;
       runtime$.value?.bus.publish({ type: `gateway.${action}.requested`, data: { by } });
@@ -140,12 +160,12 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
     testModel: async (modelName) => {
       const restarted = await serialized('restart');
       if (restarted.state !== 'running' || !gateway) return { ok: false, code: 'gateway_stopped', message: failure ?? 'the gateway did not start' };
-      return askModel(await gateway.engine(), modelName);
+      return askModel((await gateway.engine()).router, modelName);
     },
     inventory: async (kind) => {
       // Cron jobs live in the workspace database, listed whether the gateway runs or not.
       if (kind === 'cron') return workspace ? cronRows(workspace, logs?.gateway) : [];
-      return gateway ? inventoryOf(await gateway.engine(), env, kind) : [];
+      return gateway ? inventoryOf(await gateway.engine(), kind) : [];
     },
     start: () => serialized('start'),
     stop: () => serialized('stop'),
@@ -156,6 +176,7 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       stoppedLog?.close();
       chatEndpoint.close();
       runtime$.complete();
+      status$.complete();
     },
   };
 }

@@ -1,18 +1,17 @@
 import type { Runtime } from '../../../actors/runtime.js';
 import { maskedConfig } from '../../../store/config/index.js';
-import { SkillCatalog, skillRoots } from '../../../store/skills.js';
 import type { InventoryKind } from '../../launcher/api/host.js';
 
 /** The status pages' lists, as plain JSON with every secret masked. */
-export function inventoryOf(runtime: Runtime, env: NodeJS.ProcessEnv, kind: Exclude<InventoryKind, 'cron'>): unknown[] {
-  const { config, workspace, home } = runtime.loaded;
+export function inventoryOf(runtime: Runtime, kind: Exclude<InventoryKind, 'cron'>): unknown[] | Promise<unknown[]> {
+  const { config } = runtime.loaded;
   switch (kind) {
     case 'models':
       return runtime.router.describe();
     case 'tools':
       return runtime.tools.list().map((tool) => ({ name: tool.name, description: tool.description }));
-    case 'skills':
-      return new SkillCatalog(skillRoots(workspace, home, env)).list().map(({ name, description, root }) => ({ name, description, root }));
+    case 'plugins':
+      return runtime.plugins.load().then(() => runtime.plugins.rows());
     case 'mcp': {
       const masked = maskedConfig(config) as { tools: { mcp: { enabled: boolean; servers: Record<string, unknown> } } };
       return Object.entries(masked.tools.mcp.servers).map(([name, server]) => ({ name, enabled: masked.tools.mcp.enabled, server }));

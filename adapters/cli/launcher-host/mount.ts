@@ -16,7 +16,7 @@ export function mountDashboard(launcher: RunningLauncher, host: DashboardHost, w
   board.follow(host.events$);
   launcher.mountProtected('/api', dashboardRouter(host, board));
   launcher.mountProtected('/dist', express.static(join(webDir, 'dist'), { index: false, dotfiles: 'ignore', redirect: false }));
-  const live = new LiveFeed(host.events$);
+  const live = new LiveFeed(host.events$, host.status$);
   launcher.server.on('upgrade', async (req, socket, head) => {
     const path = new URL(req.url ?? '/', 'http://launcher').pathname;
     const target = path === LIVE_PATH ? live : path === CHAT_PATH ? host.chatEndpoint : undefined;

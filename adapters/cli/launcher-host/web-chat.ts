@@ -18,7 +18,10 @@ export function withWebChat(loaded: LoadedConfig): LoadedConfig {
   return { ...loaded, config: { ...loaded.config, channel_list: { ...loaded.config.channel_list, [WEB_UI_CHANNEL]: implicit } } };
 }
 
-/** How the gateway builds its `pico` channels: each one speaks through the launcher's `/pico/ws`. */
+/**
+ * How the gateway builds its `pico` channels: each one speaks through the launcher's `/pico/ws`. Only the
+ * signed-in owner reaches it, so it is a local channel like the CLI unless its entry sets `settings.trusted: false`.
+ */
 export function webChatChannels(endpoint: PicoEndpoint): Record<string, (name: string, entry: ChannelEntry) => Promise<Channel>> {
-  return { [WEB_UI_CHANNEL_TYPE]: async (name) => new PicoChannel(endpoint, name) };
+  return { [WEB_UI_CHANNEL_TYPE]: async (name, entry) => new PicoChannel(endpoint, name, entry.settings.trusted !== false) };
 }

@@ -1,38 +1,57 @@
 import type { Observable, Subscription } from 'rxjs';
 import type { Envelope } from '../../../bus/index.js';
+import { actorParent } from '../../../store/log/actor-parent.js';
+import type { ActorView } from '../../../web/src/api-shapes.js';
 
-/** One live actor as the machines page lists it. */
-export type ActorView = {
-  actor: string;
-  machine: string;
-  state: string;
-  last_event: string;
-  at: number;
-  stopped: boolean;
-  session?: string;
-  turn?: string;
-  /** The transitions that moved it, oldest first (the newest few). */
-  history: Array<{ from?: string; to: string; event: string; at: number; seq: number }>;
-};
+export type { ActorView } from '../../../web/src/api-shapes.js';
 
 const HISTORY_KEPT = 50;
 const ACTORS_KEPT = 500;
 
+
+/** What other events say about an actor: `[actor, what to merge into it]`. */
+function factsOf(event: Envelope): [string, Partial<ActorView>] | undefined {
+  switch (event.type) {
+    case 'turn.started':
+      return event.turn ? [`turn:${event.turn}`, { text: event.data.text }] : undefined;
+    case 'channel.failed':
+      return [`channel:${event.data.channel}`, { reason: event.data.message }];
+    case 'mcp.failed':
+      return [`mcp:${event.data.server}`, { reason: event.data.reason }];
+    case 'turn.failed':
+      return event.turn ? [`turn:${event.turn}`, { reason: event.data.message }] : undefined;
+    case 'subagent.spawned':
+      return [`subagent:${event.data.task_id}`, { text: event.data.label ? `${event.data.label}: ${event.data.task}` : event.data.task }];
+    case 'subagent.ended':
+      return event.data.reason ? [`subagent:${event.data.task_id}`, { reason: event.data.reason }] : undefined;
+    default:
+      return undefined;
+  }
+}
+
 /**
- * A fold of `actor.transitioned` / `actor.stopped` events: every actor's current state and recent moves.
- * Every live actor (gateway, heartbeat, agents, sessions, turns, channels, cron jobs, MCP servers) publishes
- * its own moves.
+ * A fold of `actor.transitioned` / `actor.stopped` events: every actor's current state and recent moves,
+ * with what other events say about it (a session's key, a turn's message, a failure's reason). Every live
+ * actor (gateway, heartbeat, agents, sessions, turns, channels, cron jobs, MCP servers) publishes its own moves.
  */
 export class ActorBoard {
   private readonly actors = new Map<string, ActorView>();
+  /** Facts that arrive before the actor's first move (a turn's message comes just before it starts). */
+  private readonly early = new Map<string, Partial<ActorView>>();
+  private readonly sessionKeys = new Map<string, string>();
   private subscription: Subscription | undefined;
 
   apply(event: Envelope): void {
-    if (event.type === 'actor.transitioned') this.moved(event);
-    else if (event.type === 'actor.stopped') {
-      const known = this.actors.get(event.data.actor);
-      if (known) this.actors.set(known.actor, { ...known, stopped: true, at: event.at });
-    }
+    if (event.type === 'actor.transitioned') return this.moved(event);
+    if (event.type === 'actor.stopped') return this.ended(event);
+    if (event.type === 'turn.started' && event.session) this.rememberKey(event.session, event.data.session_key);
+    const facts = factsOf(event);
+    if (!facts) return;
+    const [actor, fact] = facts;
+    const known = this.actors.get(actor);
+    if (known) this.actors.set(actor, { ...known, ...fact });
+    else this.early.set(actor, { ...this.early.get(actor), ...fact });
+    if (this.early.size > ACTORS_KEPT) this.early.delete(this.early.keys().next().value ?? '');
   }
 
   follow(events$: Observable<Envelope>): void {
@@ -51,21 +70,46 @@ export class ActorBoard {
     this.subscription?.unsubscribe();
   }
 
+  private rememberKey(session: string, key: string): void {
+    this.sessionKeys.set(session, key);
+    if (this.sessionKeys.size > ACTORS_KEPT) this.sessionKeys.delete(this.sessionKeys.keys().next().value ?? '');
+    const actor = this.actors.get(`session:${session}`);
+    if (actor) actor.session_key = key;
+  }
+
+  private ended(event: Envelope<'actor.stopped'>): void {
+    const known = this.actors.get(event.data.actor);
+    if (!known) return;
+    const reason = known.reason ?? event.data.reason;
+    this.actors.set(known.actor, { ...known, stopped: true, at: event.at, ...(reason ? { reason } : {}) });
+  }
+
   private moved(event: Envelope<'actor.transitioned'>): void {
-    const { actor, machine, from, to } = event.data;
-    const known = this.actors.get(actor);
+    const { actor, machine, from, to, context } = event.data;
+    const known = this.actors.get(actor) ?? { ...this.early.get(actor) };
+    this.early.delete(actor);
     const move = { ...(from ? { from } : {}), to, event: event.data.event, at: event.at, seq: event.seq };
+    const parent = actorParent(machine, event);
+    const sessionKey = machine === 'session' && event.session ? this.sessionKeys.get(event.session) : undefined;
+    // A failure's reason holds while the actor stays failed; any other move clears it.
+    const reason = to === 'failed' ? known.reason : undefined;
     this.actors.delete(actor);
     this.actors.set(actor, {
+      ...(known.text ? { text: known.text } : {}),
+      ...(known.session_key || sessionKey ? { session_key: known.session_key ?? sessionKey } : {}),
       actor,
       machine,
       state: to,
       last_event: event.data.event,
       at: event.at,
       stopped: false,
+      ...(event.agent ? { agent: event.agent } : {}),
       ...(event.session ? { session: event.session } : {}),
       ...(event.turn ? { turn: event.turn } : {}),
-      history: [...(known?.history ?? []), move].slice(-HISTORY_KEPT),
+      ...(parent ? { parent } : {}),
+      ...(reason ? { reason } : {}),
+      ...(context ? { context } : {}),
+      history: [...(known.history ?? []), move].slice(-HISTORY_KEPT),
     });
     // The oldest actors (insertion order) go first once there are too many to show.
     if (this.actors.size > ACTORS_KEPT) this.actors.delete(this.actors.keys().next().value ?? '');

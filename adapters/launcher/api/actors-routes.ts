@@ -1,18 +1,35 @@
 import express, { type Router } from 'express';
 import { sendError } from '../http-error.js';
+import type { Actor, ActorView } from '../../../web/src/api-shapes.js';
 import type { ActorBoard } from './actor-board.js';
 import type { DashboardHost } from './host.js';
+import type { SessionIndex } from './session-index.js';
 
-/** `/actors` (every live actor), `/actors/:id` (one with its chart) and `/machines` (every chart). */
-export function actorsRoutes(host: DashboardHost, board: ActorBoard): Router {
+/**
+ * `/actors` (every live actor, the gateway's status, and each session actor's key), `/actors/:id` (one with
+ * its history and chart) and `/machines` (every chart).
+ */
+export function actorsRoutes(host: DashboardHost, board: ActorBoard, index: SessionIndex): Router {
   const router = express.Router();
+  // A session that opened before the dashboard followed the bus has its key in the log.
+  const withKey = (actor: ActorView): ActorView => {
+    if (actor.machine !== 'session' || actor.session_key || !actor.session) return actor;
+    const log = host.log();
+    const key = log ? index.get(log, actor.session)?.session_key : undefined;
+    return key ? { ...actor, session_key: key } : actor;
+  };
   router.get('/actors', (_req, res) => {
-    res.json({ gateway: host.gatewayStatus(), actors: board.list().map(({ history: _history, ...rest }) => rest) });
+    const actors = board.list().map((actor): Actor => {
+      const { history, ...rest } = withKey(actor);
+      const from = history.at(-1)?.from;
+      return from ? { ...rest, from } : rest;
+    });
+    res.json({ gateway: host.gatewayStatus(), actors });
   });
   router.get('/actors/:id', (req, res) => {
     const actor = board.get(req.params.id);
     if (!actor) return sendError(res, 404, 'actor_not_found', `no live actor ${req.params.id}`);
-    res.json({ ...actor, chart: host.charts()[actor.machine] ?? null });
+    res.json({ ...withKey(actor), chart: host.charts()[actor.machine] ?? null });
   });
   router.get('/machines', (_req, res) => {
     res.json({ machines: host.charts() });

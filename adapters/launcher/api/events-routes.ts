@@ -3,11 +3,12 @@ import { sendError } from '../http-error.js';
 import type { DashboardHost } from './host.js';
 import { logOrAnswer } from './log-access.js';
 import { eventsQuerySchema, parseQuery } from './query.js';
-import { spansOf } from './timeline.js';
+import { childTimelines } from '../../../store/log/child-timelines.js';
+import { childViews, spansOf } from './timeline.js';
 
 const DEFAULT_LIMIT = 200;
 
-/** `/events` (filtered), `/turns/:id` (timeline) and `POST /turns/:id/rerun`. */
+/** `/events` (filtered), `/turns/:id` (timeline, with the timelines of its subagents) and `POST /turns/:id/rerun`. */
 export function eventsRoutes(host: DashboardHost): Router {
   const router = express.Router();
   router.get('/events', async (req, res) => {
@@ -22,7 +23,8 @@ export function eventsRoutes(host: DashboardHost): Router {
     if (!log) return;
     const events = log.read({ turn: req.params.id });
     if (events.length === 0) return sendError(res, 404, 'turn_not_found', `no turn ${req.params.id} in the event log`);
-    res.json({ turn: req.params.id, session: events[0]?.session, events, spans: spansOf(events) });
+    const origin = events.find((e) => e.type === 'turn.started')?.at ?? events[0]!.at;
+    res.json({ turn: req.params.id, session: events[0]?.session, events, spans: spansOf(events), children: childViews(childTimelines(log, events), origin) });
   });
   router.post('/turns/:id/rerun', async (req, res) => {
     const log = await logOrAnswer(host, res);

@@ -1,21 +1,14 @@
 import type { Observable } from 'rxjs';
 import type { Envelope, EventDraft, EventType } from '../../../bus/index.js';
 import type { EventLog } from '../../../store/log/event-log.js';
+import type { ChartNode, GatewayStatus, Rerun } from '../../../web/src/api-shapes.js';
 import type { PicoEndpoint } from '../pico-endpoint.js';
+import type { SkillsHost } from './skills-host.js';
 
-/** What a rerun reports: the same shape the replay actor returns. */
-export type RerunView =
-  | { identical: true; compared: number }
-  | { identical: false; index: number; expected?: { type: string; data: unknown }; actual?: { type: string; data: unknown } };
+export type { ChartNode, ChartTransition, GatewayStatus, Rerun } from '../../../web/src/api-shapes.js';
 
 export const GATEWAY_ACTIONS = ['start', 'stop', 'restart'] as const;
 export type GatewayAction = (typeof GATEWAY_ACTIONS)[number];
-
-/** `failure` says why the last start failed (an invalid config, say). */
-export type GatewayStatus = { state: 'running'; since: number } | { state: 'stopped'; since: number; failure?: string };
-
-/** A state chart as the machines page draws it: nested states, the initial one first. */
-export type ChartNode = { key: string; initial?: string; final: boolean; states: ChartNode[]; on: string[] };
 
 export type ModelTest = { ok: true; reply: string } | { ok: false; code: string; message: string };
 
@@ -35,18 +28,22 @@ export interface DashboardHost {
   publish<T extends EventType>(draft: EventDraft<T>): boolean;
   /** Runs `/clear` in the session that `started` opened, as its own channel would; false when the gateway is stopped. */
   clearSession(started: Envelope<'turn.started'>): Promise<boolean>;
-  rerun(events: Envelope[]): Promise<RerunView>;
+  rerun(events: Envelope[]): Promise<Rerun>;
   /** `/pico/ws`: the web-UI channel's sockets, handed to the gateway's `pico` channel while it runs. */
   chatEndpoint: PicoEndpoint;
   gatewayStatus(): GatewayStatus;
+  /** The gateway's status now and at every change, also while it is stopped (when its bus is gone). */
+  status$: Observable<GatewayStatus>;
   /** Publishes `gateway.<action>.requested` and resolves once the supervisor has answered it. */
   requestGateway(action: GatewayAction, by: string): Promise<GatewayStatus>;
   charts(): Record<string, ChartNode>;
   /** Restarts the gateway on the saved config and asks this model one short question. */
   testModel(modelName: string): Promise<ModelTest>;
-  /** Models, tools, skills, MCP servers and cron jobs as plain JSON, secrets masked. */
+  /** Models, tools, MCP servers, cron jobs and plugins (name, version, state, reason, path) as plain JSON, secrets masked. */
   inventory(kind: InventoryKind): Promise<unknown[]>;
+  skills: SkillsHost;
 }
 
-export const INVENTORY_KINDS = ['models', 'tools', 'skills', 'mcp', 'cron'] as const;
+/** `/api/skills` has routes of its own (`skills-routes.ts`). */
+export const INVENTORY_KINDS = ['models', 'tools', 'mcp', 'cron', 'plugins'] as const;
 export type InventoryKind = (typeof INVENTORY_KINDS)[number];

@@ -12,6 +12,7 @@ export const eventsQuerySchema = z.object({
   turn: z.string().min(1).optional(),
   type: z.string().regex(/^[a-z_.*,]+$/, { error: 'type must be an event type or pattern such as provider.* (allowed: a-z _ . * ,)' }).optional(),
   after: whole('after').optional(),
+  before: whole('before').optional(),
   since: whole('since').optional(),
   until: whole('until').optional(),
   limit: whole('limit').pipe(z.number().int().min(1, { error: `limit must be from 1 to ${MAX_EVENTS}` }).max(MAX_EVENTS, { error: `limit must be from 1 to ${MAX_EVENTS}` })).optional(),

@@ -8,8 +8,11 @@ import { gatewayRoutes } from './gateway-routes.js';
 import type { DashboardHost } from './host.js';
 import { onboardingRoutes } from './onboarding-routes.js';
 import { QueryError } from './query.js';
+import { SessionIndex } from './session-index.js';
 import { sessionsRoutes } from './sessions-routes.js';
+import { skillsRoutes } from './skills-routes.js';
 import { statusRoutes } from './status-routes.js';
+import { usageRoutes } from './usage-routes.js';
 
 function queryErrors(error: unknown, _req: Request, res: Response, next: NextFunction): void {
   if (error instanceof QueryError) return sendError(res, 400, error.code, error.message);
@@ -19,13 +22,16 @@ function queryErrors(error: unknown, _req: Request, res: Response, next: NextFun
 /** The dashboard's JSON API, to mount at `/api` behind the session gate. */
 export function dashboardRouter(host: DashboardHost, board: ActorBoard): Router {
   const router = express.Router();
+  const sessions = new SessionIndex();
   router.use(configRoutes(host));
   router.use(eventsRoutes(host));
-  router.use(sessionsRoutes(host));
-  router.use(actorsRoutes(host, board));
+  router.use(sessionsRoutes(host, sessions));
+  router.use(actorsRoutes(host, board, sessions));
   router.use(gatewayRoutes(host));
   router.use(statusRoutes(host));
+  router.use(skillsRoutes(host));
   router.use(onboardingRoutes(host));
+  router.use(usageRoutes(host));
   router.use(queryErrors);
   return router;
 }

@@ -1,45 +1,39 @@
 import express, { type Router } from 'express';
-import type { Envelope } from '../../../bus/index.js';
-import { emptyHistory, foldHistory, HISTORY_TYPES } from '../../../store/log/history.js';
+import { z } from 'zod';
 import { sendError } from '../http-error.js';
+import { chatOf } from '../pico-endpoint.js';
 import type { DashboardHost } from './host.js';
 import { logOrAnswer } from './log-access.js';
+import { parseQuery } from './query.js';
+import type { SessionIndex } from './session-index.js';
+import { transcriptOf, turnsOf } from './transcript.js';
 
-export type SessionSummary = { session: string; session_key: string; channel: string; turns: number; last_at: number; last_text: string };
+/** The web chat's own session id, as the Chat page keeps it (`/pico/ws` frames' `session_id`). */
+const chatQuerySchema = z.object({
+  session_id: z.string({ error: 'session_id is required' }).regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'session_id must be 1–64 letters, digits, _ or -' }),
+}).strict();
 
-function summarize(started: Envelope<'turn.started'>[]): SessionSummary[] {
-  const sessions = new Map<string, SessionSummary>();
-  for (const event of started) {
-    if (!event.session) continue;
-    const known = sessions.get(event.session);
-    sessions.set(event.session, {
-      session: event.session,
-      session_key: event.data.session_key,
-      channel: event.data.channel,
-      turns: (known?.turns ?? 0) + 1,
-      last_at: event.at,
-      last_text: event.data.text,
-    });
-  }
-  return [...sessions.values()].sort((a, b) => b.last_at - a.last_at);
-}
+/** The channel kind of the web-UI chat, as `turn.started` names it. */
+const WEB_CHAT = 'pico';
 
-/** `/sessions` (list), `/sessions/:id` (history) and `POST /sessions/:id/clear`. */
-export function sessionsRoutes(host: DashboardHost): Router {
+/**
+ * `/sessions` (every session with readable parts, counts and tokens), `/sessions/:id` (its conversation as the
+ * model sees it, each turn's steps, and its turns), `POST /sessions/:id/clear`, and `/chat/history` (the web
+ * chat's conversation, found by its own session id).
+ */
+export function sessionsRoutes(host: DashboardHost, index: SessionIndex): Router {
   const router = express.Router();
   router.get('/sessions', async (_req, res) => {
     const log = await logOrAnswer(host, res);
     if (!log) return;
-    const started = log.read({ type: 'turn.started' }).filter((e): e is Envelope<'turn.started'> => e.type === 'turn.started');
-    res.json({ sessions: summarize(started) });
+    res.json({ sessions: index.list(log) });
   });
   router.get('/sessions/:id', async (req, res) => {
     const log = await logOrAnswer(host, res);
     if (!log) return;
-    const events = log.read({ session: req.params.id, type: HISTORY_TYPES });
-    if (events.length === 0) return sendError(res, 404, 'session_not_found', `no session ${req.params.id} in the event log`);
-    const history = events.reduce(foldHistory, emptyHistory());
-    res.json({ session: req.params.id, summary: history.summary ?? null, messages: history.messages });
+    const row = index.get(log, req.params.id);
+    if (!row) return sendError(res, 404, 'session_not_found', `no session ${req.params.id} in the event log`);
+    res.json({ ...transcriptOf(log, row.session), about: row, turns: turnsOf(log, row.session) });
   });
   router.post('/sessions/:id/clear', async (req, res) => {
     const log = await logOrAnswer(host, res);
@@ -48,6 +42,15 @@ export function sessionsRoutes(host: DashboardHost): Router {
     if (started?.type !== 'turn.started') return sendError(res, 404, 'session_not_found', `no session ${req.params.id} in the event log`);
     if (!(await host.clearSession(started))) return sendError(res, 503, 'gateway_stopped', 'the gateway is stopped; start it to clear a session');
     res.json({ session: req.params.id, cleared: true });
+  });
+  router.get('/chat/history', async (req, res) => {
+    const query = parseQuery(chatQuerySchema, req);
+    const log = await logOrAnswer(host, res);
+    if (!log) return;
+    const chat = chatOf(query.session_id);
+    const row = index.list(log).find((s) => s.channel === WEB_CHAT && s.chat === chat);
+    if (!row) return res.json({ session: null, summary: null, messages: [], steps: {} });
+    res.json(transcriptOf(log, row.session));
   });
   return router;
 }

@@ -1,4 +1,5 @@
-import { allCommands, commandPositions, REDIRECTS } from './shell-words.js';
+import { join } from 'node:path';
+import { allCommands, basename, commandPositions, REDIRECTS } from './shell-words.js';
 
 /** Device files that are plumbing, not places: writing to them touches nothing of the user's. */
 const HARMLESS_DEVICES = /^\/dev\/(null|zero|stdin|stdout|stderr|tty|random|urandom|fd\/\d+)$/;
@@ -9,6 +10,15 @@ export interface PathContext {
   cwd: string;
   userHome: string;
 }
+
+/**
+ * A location a command line names, as the program would get it:
+ * - `path`: a word that is a path (it has a `/`, or is `~` or `..`), relative to `cwd`;
+ * - `name`: a plain word that is a location only if an entry of that name exists in `cwd` (a link there
+ *   leads wherever it points: `cat link-out`);
+ * - `unknown`: a path that cannot be known before running (an unknown variable, a substitution).
+ */
+export type NamedLocation = { kind: 'path'; path: string; cwd: string } | { kind: 'name'; name: string; cwd: string } | { kind: 'unknown' };
 
 /** `$HOME`, `${HOME}`, `$PWD` and `~` expand; any other variable in a path is unknown and therefore suspect. */
 function expand(word: string, context: PathContext): string | undefined {
@@ -28,19 +38,44 @@ function looksLikePath(word: string): boolean {
   return word.includes('/') || word === '..' || word === '~' || word.startsWith('~/');
 }
 
+function locationOf(word: string, context: PathContext): NamedLocation | undefined {
+  const value = valueOf(word);
+  if (value === '' || value.startsWith('-') || URL.test(value) || HARMLESS_DEVICES.test(value)) return undefined;
+  if (!looksLikePath(value)) return value.includes('$') ? undefined : { kind: 'name', name: value, cwd: context.cwd };
+  const path = expand(value, context);
+  return path === undefined ? { kind: 'unknown' } : { kind: 'path', path, cwd: context.cwd };
+}
+
 /**
- * Words of a command line that name a file system location, as they would be passed to the
- * program; `undefined` stands for a location that cannot be known before running (an unknown variable).
+ * `cd` moves the commands after it: `cd rootlink && ./x.sh` runs `x.sh` where the link points. A bare `cd`
+ * (or `cd ~`) goes to the home directory, `cd -` to wherever the shell was before.
  */
-export function commandPaths(commandLine: string, context: PathContext): (string | undefined)[] {
-  return allCommands(commandLine).flatMap((words) => {
+function afterCd(words: string[], context: PathContext): { location: NamedLocation; cwd: string } {
+  const target = words.slice(1).find((w) => !w.startsWith('-') || w === '-');
+  if (target === undefined) return { location: { kind: 'path', path: context.userHome, cwd: context.cwd }, cwd: context.userHome };
+  if (target === '-') return { location: { kind: 'unknown' }, cwd: context.cwd };
+  const location = locationOf(target, context) ?? { kind: 'unknown' };
+  if (location.kind === 'path') return { location, cwd: join(context.cwd, location.path) };
+  if (location.kind === 'name') return { location, cwd: join(context.cwd, location.name) };
+  return { location, cwd: context.cwd };
+}
+
+/** Every location a command line names, in the order the commands run, each against the folder it runs in. */
+export function commandPaths(commandLine: string, context: PathContext): NamedLocation[] {
+  let cwd = context.cwd;
+  return allCommands(commandLine).flatMap(({ words }) => {
+    const here = { ...context, cwd };
+    if (basename(words[0] ?? '') === 'cd') {
+      const moved = afterCd(words, here);
+      cwd = moved.cwd;
+      return [moved.location];
+    }
     const programs = new Set(commandPositions(words));
     return words.flatMap((word, i) => {
       if (REDIRECTS.has(word)) return [];
-      const value = valueOf(word);
-      if (!looksLikePath(value) || URL.test(value) || HARMLESS_DEVICES.test(value)) return [];
-      if (programs.has(i) && SYSTEM_PROGRAMS.test(value)) return [];
-      return [expand(value, context)];
+      if (programs.has(i) && (SYSTEM_PROGRAMS.test(word) || !looksLikePath(word))) return [];
+      const location = locationOf(word, here);
+      return location ? [location] : [];
     });
   });
 }

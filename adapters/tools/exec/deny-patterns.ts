@@ -1,4 +1,4 @@
-import { allCommands, basename, commandPositions, REDIRECTS, type SimpleCommand } from './shell-words.js';
+import { allCommands, basename, commandPositions, REDIRECTS, SHELLS, type SimpleCommand } from './shell-words.js';
 
 /**
  * The built-in dangerous-command checks of the spec: bulk deletion, disk formatting, disk imaging,
@@ -42,7 +42,38 @@ function writesRawDevice(words: string[]): boolean {
   }) || (basename(words[0] ?? '') === 'tee' && words.slice(1).some((w) => RAW_DEVICE.test(w)));
 }
 
-function isDangerousCommand(words: SimpleCommand): boolean {
+/** Interpreters that read a program from standard input when given no script. */
+const INTERPRETERS = /^(python[\d.]*|perl[\d.]*|ruby[\d.]*|node|nodejs|php[\d.]*|lua[\d.]*|tclsh|osascript)$/;
+/** Their flags that take the program as the next word. */
+const INLINE_CODE = /^-(e|E|c|r|-eval|-exec)$/;
+
+/** A program whose name is only known at run time (`$(echo rm)`, `` `echo rm` ``, `$R`) cannot be judged, so it is refused. */
+function computedProgram(words: string[], at: number): boolean {
+  return words[at]!.includes('$');
+}
+
+/** `… | sh`, `… | python3 -`: a script that arrives on standard input is never seen by the guard. */
+function runsPipedScript(command: SimpleCommand, name: string, args: string[]): boolean {
+  if (!command.piped) return false;
+  if (!SHELLS.has(name) && !INTERPRETERS.test(name)) return false;
+  const operands = args.filter((a) => !a.startsWith('-') || a === '-');
+  return operands.length === 0 || operands[0] === '-' || (SHELLS.has(name) && args.some((a) => /^-[a-z]*s[a-z]*$/i.test(a)));
+}
+
+/** `perl -e 'fork while 1'`, `python3 -c "…os.fork()…"`: a one-liner that forks is a fork bomb in another language. */
+function forksInline(name: string, args: string[]): boolean {
+  if (!INTERPRETERS.test(name)) return false;
+  const flag = args.findIndex((a) => INLINE_CODE.test(a) || /^-[a-z]*[ec]$/i.test(a));
+  return flag >= 0 && /\bfork\b/i.test(args.slice(flag + 1).join(' '));
+}
+
+/** `find … -delete` removes everything it matches. */
+function isFindDelete(name: string, args: string[]): boolean {
+  return name === 'find' && args.includes('-delete');
+}
+
+function isDangerousCommand(command: SimpleCommand): boolean {
+  const { words } = command;
   const lower = words.map((w) => w.toLowerCase());
   if (writesRawDevice(words)) return true;
   if (lower.some((w, i) => basename(w) === 'rm' && isBulkRm(words, i))) return true;
@@ -50,7 +81,15 @@ function isDangerousCommand(words: SimpleCommand): boolean {
   return commandPositions(lower).some((at) => {
     const name = basename(lower[at]!);
     const args = lower.slice(at + 1);
-    return FORMATTERS.test(name) || isShutdown(name, args) || isWindowsBulkDelete(name, args);
+    return (
+      computedProgram(words, at) ||
+      FORMATTERS.test(name) ||
+      isShutdown(name, args) ||
+      isWindowsBulkDelete(name, args) ||
+      isFindDelete(name, args) ||
+      runsPipedScript(command, name, args) ||
+      forksInline(name, words.slice(at + 1))
+    );
   });
 }
 

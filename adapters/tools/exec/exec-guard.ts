@@ -1,7 +1,7 @@
 import type { ExecOptions } from '../options.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { ToolError } from '../tool.js';
-import { commandPaths } from './command-paths.js';
+import { commandPaths, type NamedLocation } from './command-paths.js';
 import { isDangerous } from './deny-patterns.js';
 
 export const DANGEROUS_PATTERN_MESSAGE = 'Command blocked by safety guard (dangerous pattern detected)';
@@ -55,7 +55,17 @@ export class ExecGuard {
   }
 
   private pathsInside(command: string, cwd: string): boolean {
-    const paths = commandPaths(command, { cwd, userHome: this.sandbox.policy.userHome });
-    return paths.every((path) => path !== undefined && this.sandbox.contains(path, cwd));
+    return commandPaths(command, { cwd, userHome: this.sandbox.policy.userHome }).every((location) => this.inside(location));
+  }
+
+  private inside(location: NamedLocation): boolean {
+    switch (location.kind) {
+      case 'unknown':
+        return false;
+      case 'path':
+        return this.sandbox.contains(location.path, location.cwd);
+      case 'name':
+        return this.sandbox.containsIfPresent(location.name, location.cwd);
+    }
   }
 }

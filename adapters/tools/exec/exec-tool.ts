@@ -3,6 +3,7 @@ import type { ExecOptions } from '../options.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { fail, ok, ToolError, type Tool, type ToolResult } from '../tool.js';
 import { ExecGuard } from './exec-guard.js';
+import { CommandLauncher } from './launch.js';
 import { runCommand, type CommandOutcome } from './run-command.js';
 
 const parameters = z.object({
@@ -21,9 +22,10 @@ function render(outcome: CommandOutcome, timeoutMs: number, maxBytes: number): T
 
 export function execTool(sandbox: Sandbox, options: ExecOptions): Tool<z.infer<typeof parameters>> {
   const guard = new ExecGuard(options, sandbox);
+  const launcher = new CommandLauncher(sandbox, options);
   return {
     name: 'exec',
-    description: 'Run a shell command line in the workspace and return its combined output. Dangerous commands and, by default, paths outside the workspace are refused.',
+    description: 'Run a shell command line in the workspace and return its combined output. Dangerous commands and, by default, paths outside the workspace are refused; where bubblewrap works, the command runs in a sandbox that shows only the workspace and the system.',
     parameters,
     async execute({ command, working_dir, timeout_seconds }, context) {
       const cwd = working_dir === undefined ? sandbox.workspace : sandbox.resolve(working_dir, 'read');
@@ -33,7 +35,8 @@ export function execTool(sandbox: Sandbox, options: ExecOptions): Tool<z.infer<t
         throw new ToolError(verdict.code, verdict.message);
       }
       const timeoutMs = Math.min(timeout_seconds === undefined ? options.timeoutMs : timeout_seconds * 1000, options.timeoutMs);
-      return render(await runCommand(command, cwd, timeoutMs, options.maxOutputBytes, context.signal), timeoutMs, options.maxOutputBytes);
+      const launch = await launcher.launch(command, cwd);
+      return render(await runCommand(launch, timeoutMs, options.maxOutputBytes, context.signal), timeoutMs, options.maxOutputBytes);
     },
   };
 }

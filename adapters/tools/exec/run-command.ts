@@ -1,9 +1,24 @@
 import { spawn } from 'node:child_process';
+import { killMarked } from './process-tree.js';
 
 export type CommandOutcome =
   | { kind: 'exited'; code: number; output: string; truncated: boolean }
   | { kind: 'timed_out'; output: string; truncated: boolean }
   | { kind: 'aborted'; output: string; truncated: boolean };
+
+/**
+ * How one command line starts: the program and its arguments (`sh -c …`, or bubblewrap around it), its
+ * environment and folder, and how the processes it leaves are found: a PID namespace ends them all with
+ * its first process; without one they carry `marker` in their environment.
+ */
+export type Launch = {
+  argv: [string, ...string[]];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+} & ({ contained: true } | { contained: false; marker: string });
+
+/** How long output may still arrive once the command's processes are gone, before the pipes are closed. */
+const DRAIN_MS = 250;
 
 /** Keeps the first `limit` bytes of everything written, and knows whether more came. */
 class Capture {
@@ -28,37 +43,71 @@ class Capture {
 }
 
 /**
- * Runs `command` with `sh -c` in its own process group, so a timeout or an abort ends the whole
- * tree it started, not just the shell.
+ * Runs a command in its own process group. When the command's first process exits, at the time limit and on
+ * an abort, everything it started ends too (the group, the PID namespace, or every marked process), and the
+ * call returns with the output so far: a child that detached (`setsid sleep 25 &`) holds neither the call nor
+ * the machine.
  */
-export function runCommand(command: string, cwd: string, timeoutMs: number, maxBytes: number, signal: AbortSignal): Promise<CommandOutcome> {
+export function runCommand(launch: Launch, timeoutMs: number, maxBytes: number, signal: AbortSignal): Promise<CommandOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [program, ...args] = launch.argv;
+    const child = spawn(program, args, { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const capture = new Capture(maxBytes);
     let ending: 'timed_out' | 'aborted' | undefined;
-    const kill = (why: 'timed_out' | 'aborted') => {
-      ending ??= why;
+    let exitCode: number | null = null;
+    let drain: ReturnType<typeof setTimeout> | undefined;
+    let settled = false;
+
+    const endTree = (): void => {
       try {
         process.kill(-child.pid!, 'SIGKILL');
       } catch {
         child.kill('SIGKILL');
       }
+      if (!launch.contained) killMarked(launch.marker);
     };
-    const timer = setTimeout(() => kill('timed_out'), timeoutMs);
-    const onAbort = () => kill('aborted');
+    const cleanUp = (): void => {
+      clearTimeout(timer);
+      clearTimeout(drain);
+      signal.removeEventListener('abort', onAbort);
+    };
+    const finish = (): void => {
+      if (settled) return;
+      settled = true;
+      cleanUp();
+      // A child still forking or exec'ing at the first sweep (a loaded machine) is marked by now: sweep again.
+      if (!launch.contained) killMarked(launch.marker);
+      child.stdout.destroy();
+      child.stderr.destroy();
+      const base = { output: capture.text(), truncated: capture.truncated };
+      resolve(ending ? { kind: ending, ...base } : { kind: 'exited', code: exitCode ?? 1, ...base });
+    };
+    const drainThenFinish = (): void => {
+      drain ??= setTimeout(finish, DRAIN_MS);
+    };
+    const stop = (why: 'timed_out' | 'aborted'): void => {
+      ending ??= why;
+      endTree();
+      drainThenFinish();
+    };
+
+    const timer = setTimeout(() => stop('timed_out'), timeoutMs);
+    const onAbort = (): void => stop('aborted');
     signal.addEventListener('abort', onAbort, { once: true });
     child.stdout.on('data', (chunk: Buffer) => capture.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => capture.push(chunk));
     child.on('error', (error) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+      if (settled) return;
+      settled = true;
+      cleanUp();
       reject(error);
     });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      const base = { output: capture.text(), truncated: capture.truncated };
-      resolve(ending ? { kind: ending, ...base } : { kind: 'exited', code: code ?? 1, ...base });
+    child.on('exit', (code) => {
+      exitCode = code;
+      // What the command left running ends with it; the output already written is still read.
+      endTree();
+      drainThenFinish();
     });
+    child.on('close', finish);
   });
 }

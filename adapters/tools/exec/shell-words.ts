@@ -1,52 +1,92 @@
 /**
  * A shell command line split the way a shell would see it, good enough to judge it: simple commands
- * (split at `;`, `&&`, `||`, `|`, `&`, newlines, subshells and command substitutions), each a list of
+ * (split at `;`, `&&`, `||`, `|`, `&`, newlines, subshells, groups and command substitutions), each a list of
  * words with quotes and backslashes removed, so `r''m`, `"rm"` and `r\m` all read `rm`. Redirections
- * become their own words (`>`, `>>`, `<`) followed by their target.
+ * become their own words (`>`, `>>`, `<`) followed by their target. The commands inside a substitution
+ * (`$(…)`, `` `…` ``, also within double quotes) are commands of their own, and the word the substitution
+ * stood in keeps the mark `$()`: its text is only known at run time.
  */
-export type SimpleCommand = string[];
+export interface SimpleCommand {
+  words: string[];
+  /** Reads its standard input from the command before it (`a | b`). */
+  piped: boolean;
+}
 
-const SEPARATORS = new Set([';', '|', '&', '\n', '(', ')', '`', '{', '}']);
+/** What a word holds where a command substitution stood: a `$`, so every check treats the word as unknown. */
+export const SUBSTITUTION = '$()';
+
+const SEPARATORS = new Set([';', '&', '\n', '(', ')', '{', '}']);
 export const REDIRECTS = new Set(['>', '>>', '<', '<<', '>|']);
 
 function withoutIfs(line: string): string {
   return line.replace(/\$\{IFS\}|\$IFS\b/g, ' ');
 }
 
+/** The words of the command being read in one nesting level (the line, or one substitution). */
+class Level {
+  words: string[] = [];
+  word = '';
+  inWord = false;
+  piped = false;
+  /** Open `(` inside this level, so the `)` that closes a `$(` is told apart. */
+  parens = 0;
+  quote: '"' | undefined;
+
+  constructor(readonly kind: 'line' | 'dollar' | 'backtick') {}
+}
+
 class Splitter {
   readonly commands: SimpleCommand[] = [];
-  private words: string[] = [];
-  private word = '';
-  private inWord = false;
+  private readonly levels: Level[] = [new Level('line')];
 
-  add(char: string): void {
-    this.word += char;
-    this.inWord = true;
+  get level(): Level {
+    return this.levels.at(-1)!;
+  }
+
+  add(text: string): void {
+    this.level.word += text;
+    this.level.inWord = true;
   }
 
   endWord(): void {
-    if (this.inWord) this.words.push(this.word);
-    this.word = '';
-    this.inWord = false;
+    const level = this.level;
+    if (level.inWord) level.words.push(level.word);
+    level.word = '';
+    level.inWord = false;
   }
 
-  endCommand(): void {
+  endCommand(pipedNext = false): void {
     this.endWord();
-    if (this.words.length > 0) this.commands.push(this.words);
-    this.words = [];
+    const level = this.level;
+    if (level.words.length > 0) this.commands.push({ words: level.words, piped: level.piped });
+    level.words = [];
+    level.piped = pipedNext;
   }
 
   redirect(op: string): void {
-    if (/^\d+$/.test(this.word)) {
-      this.word = '';
-      this.inWord = false;
+    if (/^\d+$/.test(this.level.word)) {
+      this.level.word = '';
+      this.level.inWord = false;
     }
     this.endWord();
-    this.words.push(op);
+    this.level.words.push(op);
   }
 
-  get current(): string {
-    return this.word;
+  open(kind: 'dollar' | 'backtick'): void {
+    this.levels.push(new Level(kind));
+  }
+
+  /** Ends a substitution: its commands stand on their own, and the word it was part of is marked unknown. */
+  close(): void {
+    this.endCommand();
+    if (this.levels.length > 1) this.levels.pop();
+    this.add(SUBSTITUTION);
+  }
+
+  finish(): SimpleCommand[] {
+    while (this.levels.length > 1) this.close();
+    this.endCommand();
+    return this.commands;
   }
 }
 
@@ -61,21 +101,41 @@ function readRedirect(line: string, at: number): { op: string; end: number } {
   return { op: op === '>|' ? '>' : op, end };
 }
 
+/** `${…}` as one piece of a word, so `${HOME}/x` stays one word. */
+function braceEnd(line: string, at: number): number {
+  const close = line.indexOf('}', at + 2);
+  return close < 0 ? line.length : close + 1;
+}
+
 export function splitCommands(commandLine: string): SimpleCommand[] {
   const line = withoutIfs(commandLine);
   const out = new Splitter();
-  let quote: '"' | "'" | undefined;
+  let single = false;
   for (let i = 0; i < line.length; i += 1) {
     const c = line[i]!;
-    if (quote === "'") {
-      if (c === "'") quote = undefined;
+    const level = out.level;
+    if (single) {
+      if (c === "'") single = false;
       else out.add(c);
-    } else if (quote === '"') {
-      if (c === '"') quote = undefined;
+    } else if (c === '$' && line[i + 1] === '(') {
+      out.open('dollar');
+      i += 1;
+    } else if (c === '`') {
+      if (level.kind === 'backtick') out.close();
+      else out.open('backtick');
+    } else if (c === '$' && line[i + 1] === '{') {
+      const end = braceEnd(line, i);
+      out.add(line.slice(i, end));
+      i = end - 1;
+    } else if (level.quote === '"') {
+      if (c === '"') level.quote = undefined;
       else if (c === '\\' && i + 1 < line.length) out.add(line[++i]!);
       else out.add(c);
-    } else if (c === "'" || c === '"') {
-      quote = c;
+    } else if (c === "'") {
+      single = true;
+      out.add('');
+    } else if (c === '"') {
+      level.quote = '"';
       out.add('');
     } else if (c === '\\' && i + 1 < line.length) {
       if (line[i + 1] !== '\n') out.add(line[i + 1]!);
@@ -86,10 +146,15 @@ export function splitCommands(commandLine: string): SimpleCommand[] {
       i = end - 1;
     } else if (c === '$' && (line[i + 1] === "'" || line[i + 1] === '"')) {
       continue;
-    } else if (c === '$' && line[i + 1] === '(') {
-      out.endCommand();
-      i += 1;
+    } else if (c === ')' && level.kind === 'dollar' && level.parens === 0) {
+      out.close();
+    } else if (c === '|') {
+      const or = line[i + 1] === '|';
+      if (or || line[i + 1] === '&') i += 1;
+      out.endCommand(!or);
     } else if (SEPARATORS.has(c)) {
+      if (c === '(') level.parens += 1;
+      if (c === ')') level.parens = Math.max(0, level.parens - 1);
       out.endCommand();
     } else if (/\s/.test(c)) {
       out.endWord();
@@ -97,8 +162,7 @@ export function splitCommands(commandLine: string): SimpleCommand[] {
       out.add(c);
     }
   }
-  out.endCommand();
-  return out.commands;
+  return out.finish();
 }
 
 export function basename(word: string): string {
@@ -134,13 +198,13 @@ function execTargets(words: string[], from: number): number[] {
   return targets;
 }
 
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'fish', 'eval']);
+export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'fish', 'eval']);
 
 /** Every simple command, including those inside `sh -c '…'` and `eval '…'`, recursively. */
 export function allCommands(commandLine: string, depth = 0): SimpleCommand[] {
   const commands = splitCommands(commandLine);
   if (depth > 4) return commands;
-  return commands.flatMap((words) => [words, ...nestedScripts(words).flatMap((s) => allCommands(s, depth + 1))]);
+  return commands.flatMap((command) => [command, ...nestedScripts(command.words).flatMap((s) => allCommands(s, depth + 1))]);
 }
 
 function nestedScripts(words: string[]): string[] {

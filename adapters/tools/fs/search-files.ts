@@ -54,15 +54,16 @@ function contentMatcher(args: Args, options: SearchFilesOptions): Matcher {
 }
 
 /**
- * A file's bytes when it is small enough to scan; `undefined` for a large file, or one that vanished
+ * A file's bytes when it is small enough to scan; `undefined` for a large or hard-linked file, or one that vanished
  * or cannot be read (one bad file must not end the search). One open serves both the size check and the read.
  */
 function readSmallFile(file: string, maxBytes: number): Buffer | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(file, 'r');
-    const size = fstatSync(fd).size;
-    if (size > maxBytes) return undefined;
+    const { size, nlink } = fstatSync(fd);
+    // A hard-linked file is never read by the file tools (Sandbox.resolve says why).
+    if (size > maxBytes || nlink > 1) return undefined;
     const bytes = Buffer.allocUnsafe(size);
     return bytes.subarray(0, readSync(fd, bytes, 0, size, 0));
   } catch {

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { generateImage } from '../../providers/image-generation.js';
 import type { ModelEntry } from '../../providers/model-entry.js';
+import { targetOf } from '../messaging/attachments.js';
+import type { SendFunction } from '../options.js';
 import { ok, type Tool } from '../tool.js';
 
 const parameters = z.object({
@@ -11,11 +13,16 @@ const parameters = z.object({
 
 const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif' };
 
-/** Draws an image with the configured image model and saves it in the workspace under `media/images/`. */
-export function imageGenerateTool(entry: ModelEntry, workspace: string): Tool<z.infer<typeof parameters>> {
+/**
+ * Draws an image with the configured image model, saves it in the workspace under `media/images/` and sends it to
+ * the chat the turn came from (where the runtime can send: a gateway's channels, not `tern agent`).
+ */
+export function imageGenerateTool(entry: ModelEntry, workspace: string, send?: SendFunction): Tool<z.infer<typeof parameters>> {
   return {
     name: 'image_generate',
-    description: 'Generate an image from a text prompt. The image is saved in the workspace and sent to the user as media.',
+    description: send
+      ? 'Generate an image from a text prompt. The image is sent to the user in this chat and saved in the workspace.'
+      : 'Generate an image from a text prompt. The image is saved in the workspace.',
     parameters,
     async execute({ prompt }, context) {
       const image = await generateImage(entry, prompt, { signal: context.signal });
@@ -23,8 +30,14 @@ export function imageGenerateTool(entry: ModelEntry, workspace: string): Tool<z.
       const path = join(workspace, relative);
       await mkdir(join(workspace, 'media', 'images'), { recursive: true });
       await writeFile(path, image.bytes);
-      const note = image.revisedPrompt ? ` The model drew: ${image.revisedPrompt}` : '';
-      return ok(`Saved the image (${image.bytes.length} bytes) to ${relative}.${note} [file:${relative}]`, [{ kind: 'image', path, mime: image.mime }]);
+      const media = [{ kind: 'image' as const, path, mime: image.mime }];
+      const drew = image.revisedPrompt ? ` The model drew: ${image.revisedPrompt}` : '';
+      const saved = `Saved the image (${image.bytes.length} bytes) to ${relative}`;
+      if (!send) return ok(`${saved}.${drew} [file:${relative}]`, media);
+      const target = targetOf(context);
+      // The image exists either way: a failed send is told to the model, which can say so or try send_file.
+      const sent = await send(target, '', media).then(() => `sent it to ${target.channel}:${target.chat}`, (error: Error) => `could not send it to the chat (${error.message})`);
+      return ok(`${saved} and ${sent}.${drew} [file:${relative}]`, media);
     },
   };
 }

@@ -32,6 +32,15 @@ export function resolveReal(path: string): string {
   return existing === absolute ? base : walk(base, relative(existing, absolute), absolute);
 }
 
+/**
+ * Where the kernel would land for `path` (relative to `cwd`): `..` steps out of the folder a link led into,
+ * not back along the text, so `sub/up/../x` through a linked `up` leaves the workspace when `up` points out.
+ */
+export function resolvePhysical(cwd: string, path: string): string {
+  const whole = isAbsolute(path) ? path : `${cwd}${sep}${path}`;
+  return walk(sep, whole, whole);
+}
+
 function walk(start: string, rest: string, absolute: string): string {
   const pending = rest.split(sep).filter(Boolean);
   let current = start;

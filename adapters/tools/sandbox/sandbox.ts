@@ -1,11 +1,21 @@
+import { lstatSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { SandboxPolicy } from '../options.js';
 import { isProtected, protectedRoots, type Access, type ProtectedRoots } from './protected.js';
 import { refusal } from './refusals.js';
-import { isWithin, resolveReal, SymlinkLoopError } from './resolve-real.js';
+import { isWithin, resolvePhysical, resolveReal, SymlinkLoopError } from './resolve-real.js';
 import { isWindowsSpecialPath } from './windows-path.js';
 
 export type { Access } from './protected.js';
+
+/**
+ * A regular file with more than one hard link: its other names may be a protected file or lie outside the
+ * allowed roots, and nothing about this name tells which, so the file tools never open one.
+ */
+function isHardLinked(real: string): boolean {
+  const stats = lstatSync(real, { throwIfNoEntry: false });
+  return stats !== undefined && stats.isFile() && stats.nlink > 1;
+}
 
 function bothForms(path: string): string[] {
   const real = resolveReal(path);
@@ -19,9 +29,10 @@ function bothForms(path: string): string[] {
  */
 export class Sandbox {
   readonly workspace: string;
-  private readonly roots: ProtectedRoots;
-  private readonly readRoots: string[];
-  private readonly writeRoots: string[];
+  readonly roots: ProtectedRoots;
+  /** Real paths of `allow_read_paths` and `allow_write_paths` (writable ones are readable too). */
+  readonly readRoots: string[];
+  readonly writeRoots: string[];
 
   constructor(readonly policy: SandboxPolicy) {
     this.workspace = resolveReal(resolve(policy.workspace));
@@ -45,6 +56,7 @@ export class Sandbox {
       throw refusal('protected_path', input);
     }
     if (this.policy.restrictToWorkspace && !this.isInside(real, access)) throw refusal('outside_workspace', input);
+    if (isHardLinked(real)) throw refusal('hard_link', input);
     return real;
   }
 
@@ -53,14 +65,27 @@ export class Sandbox {
     return isProtected(path, 'read', this.roots);
   }
 
-  /** For exec: whether a path named on a command line stays inside what the agent may touch. */
+  /**
+   * For exec: whether a path named on a command line stays inside what the agent may touch, resolved as the
+   * kernel will resolve it (links followed where they stand, `..` from where a link led).
+   */
   contains(input: string, cwd: string): boolean {
     if (input.includes('\0') || isWindowsSpecialPath(input)) return false;
     try {
-      return this.isInside(resolveReal(resolve(cwd, this.expand(input))), 'read');
+      return this.isInside(resolvePhysical(cwd, this.expand(input)), 'read');
     } catch {
       return false;
     }
+  }
+
+  /** For exec: a plain word names a location only when an entry of that name is there (`cat link-out`). */
+  containsIfPresent(name: string, cwd: string): boolean {
+    try {
+      if (!lstatSync(resolvePhysical(cwd, name), { throwIfNoEntry: false })) return true;
+    } catch {
+      return true;
+    }
+    return this.contains(name, cwd);
   }
 
   private isInside(real: string, access: Access): boolean {

@@ -9,11 +9,29 @@ import { ToolError } from '../tool.js';
  */
 export function blockedRange(ip: string): string | undefined {
   let address = ipaddr.parse(ip);
-  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) {
-    address = (address as ipaddr.IPv6).toIPv4Address();
+  if (address.kind() === 'ipv6') {
+    const v6 = address as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) address = v6.toIPv4Address();
+    else if (isIpv4Compatible(v6)) return embeddedRange(v6);
   }
   const range = address.range();
   return range === 'unicast' ? undefined : range;
+}
+
+/**
+ * `::a.b.c.d` (the deprecated IPv4-compatible form; URLs write `[::127.0.0.1]` as `[::7f00:1]`): never a
+ * destination on the public internet, and a stack that still honours it reaches the embedded IPv4 address.
+ */
+function isIpv4Compatible(address: ipaddr.IPv6): boolean {
+  const parts = address.parts;
+  return parts.slice(0, 6).every((part) => part === 0) && (parts[6] !== 0 || parts[7]! > 1);
+}
+
+function embeddedRange(address: ipaddr.IPv6): string {
+  const [high, low] = [address.parts[6]!, address.parts[7]!];
+  const v4 = ipaddr.fromByteArray([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+  const range = v4.range();
+  return range === 'unicast' ? 'ipv4Compatible' : range;
 }
 
 /** Names that mean this machine or the cloud metadata service whatever DNS says. */

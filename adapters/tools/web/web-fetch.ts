@@ -43,7 +43,10 @@ export function webFetchTool(options: FetchOptions): Tool<z.infer<typeof paramet
       let current = parseUrl(url);
       for (let hop = 0; hop <= options.maxRedirects; hop += 1) {
         guard.checkUrl(current);
-        const page = await fetchPage(current, { limitBytes: options.fetchLimitBytes, timeoutMs: options.timeoutMs, lookup: guard.lookup, signal: context.signal });
+        const page = await fetchPage(current, {
+          limitBytes: options.fetchLimitBytes, timeoutMs: options.timeoutMs, lookup: guard.lookup, signal: context.signal,
+          ...(options.proxy ? { proxy: options.proxy } : {}),
+        });
         if (page.status < 300 || page.status >= 400 || !page.location) return result(current, page, options);
         current = new URL(page.location, current);
       }

@@ -1,6 +1,6 @@
 import { z } from 'zod/mini';
-import { bool, int, list, nonEmptyText, sessionDimensions, text } from './fields.js';
-import { optional, withDefault } from './shared.js';
+import { bool, int, limitDollars, list, nonEmptyText, sessionDimensions, text, textList } from './fields.js';
+import { optional, shared, withDefault } from './shared.js';
 import { turnProfileSchema } from './turn-profile.js';
 
 export const loopDetectionSchema = z
@@ -29,6 +29,31 @@ export const loopDetectionSchema = z
     }),
   );
 
+/** Spending limits in US dollars per agent, over the local calendar day and month; unset is no limit. */
+export const budgetSchema = z.object({
+  daily: optional(limitDollars()),
+  monthly: optional(limitDollars()),
+});
+
+/** `agents.defaults.subagents` (the peer runtime's `subturn`): limits of spawn and subagent, in its names and defaults. */
+export const subagentLimitsSchema = z.object({
+  /** How deep subagents may nest: a turn at this depth cannot start another. */
+  max_depth: withDefault(int(1, 10), 3),
+  /** Subagents running at once per parent session; more wait for a free slot. */
+  max_concurrent: withDefault(int(1, 50), 5),
+  /** A subagent still running after this long is stopped and fails. */
+  default_timeout_minutes: withDefault(int(1, 1440), 5),
+  /** How long a subagent waits for a free slot before it fails. */
+  concurrency_timeout_sec: withDefault(int(1, 3600), 30),
+});
+
+/** A `model_name`, or the peer runtime's `{primary, fallbacks}`: fallbacks answer when the primary cannot. */
+export const agentModelSchema = shared(() =>
+  z.union([text(), z.object({ primary: nonEmptyText(), fallbacks: withDefault(textList(), []) })], {
+    error: (issue) => `${issue.input === undefined ? 'nothing' : JSON.stringify(issue.input)} is not a model (allowed: a model_name, or {"primary": model_name, "fallbacks": [model_name, …]})`,
+  }),
+);
+
 export const agentDefaultsSchema = z.object({
   /** Unset means `<AGENT_HOME>/workspace`; the loader fills it in. */
   workspace: optional(text()),
@@ -39,16 +64,32 @@ export const agentDefaultsSchema = z.object({
   /** A `model_name` whose entry draws images for the `image_generate` tool (`images/generations`). */
   image_model: optional(text()),
   max_tool_iterations: withDefault(int(1, 1000), 20),
+  /** How long one model request may go on (retries and fail-over included) before the turn reports the model unreachable. */
+  model_budget_seconds: withDefault(int(1, 3600), 150),
   turn_profile: optional(turnProfileSchema),
   loop_detection: z.prefault(loopDetectionSchema, {}),
+  /** Each agent's limits, unless its `agents.list[]` entry has its own. */
+  budget: optional(budgetSchema),
+  subagents: z.prefault(subagentLimitsSchema, {}),
 });
 
 export const agentEntrySchema = z.looseObject({
   id: nonEmptyText(),
   default: optional(bool()),
   name: optional(text()),
-  model: optional(text()),
+  model: optional(agentModelSchema()),
   workspace: optional(text()),
+  budget: optional(budgetSchema),
+  /** Only these skills are offered to the agent (its AGENT.md `skills` wins). */
+  skills: optional(textList()),
+  subagents: optional(
+    z.object({
+      /** Agent ids this agent may hand tasks to with spawn; `["*"]` is every agent. */
+      allow_agents: optional(textList()),
+      /** The model of the subagents this agent starts. */
+      model: optional(agentModelSchema()),
+    }),
+  ),
 });
 
 export const dispatchWhenSchema = z.object({

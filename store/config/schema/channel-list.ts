@@ -1,6 +1,6 @@
 import { z } from 'zod/mini';
 import { Secret } from '../secret.js';
-import { bool, int, secret, text, textList } from './fields.js';
+import { bool, int, proxyUrl, secret, text, textList } from './fields.js';
 import { optional, withDefault } from './shared.js';
 
 /** The web-UI channel served by the launcher; legacy streaming env variables never touch it. */
@@ -27,8 +27,12 @@ const channelSettingsObject = z.looseObject({
   mention_only: withDefault(bool(), false),
   prefixes: withDefault(textList(), []),
   base_url: optional(text()),
+  /** A proxy URL (http, https or socks5) for the channel's connections; absent, the environment's `HTTP(S)_PROXY`. */
+  proxy: optional(proxyUrl()),
   placeholder: optional(text()),
   typing: optional(bool()),
+  /** Web-UI channel only: its signed-in user is the owner at this machine, local like the CLI (default true). */
+  trusted: optional(bool()),
   streaming: z.prefault(streamingSchema, {}),
 });
 

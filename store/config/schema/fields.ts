@@ -32,6 +32,20 @@ export function int(min: number, max?: number) {
   return built;
 }
 
+/** A price or an amount of money in US dollars: `0` allowed (a free model), negative never. */
+export const dollars = shared(() =>
+  z.number({ error: wrong('a number', 'US dollars, 0 or more') }).check(
+    z.gte(0, { error: (issue) => `${show(issue.input)} is too small (allowed: US dollars, 0 or more)` }),
+  ),
+);
+
+/** A spending limit in US dollars: above 0 (a limit of nothing is no limit; leave it out). */
+export const limitDollars = shared(() =>
+  z.number({ error: wrong('a number', 'US dollars above 0') }).check(
+    z.gt(0, { error: (issue) => `${show(issue.input)} is too small (allowed: US dollars above 0; leave the field out for no limit)` }),
+  ),
+);
+
 export const bool = shared(() => z.boolean({ error: wrong('a boolean', 'true, false') }));
 
 export const text = shared(() => z.string({ error: wrong('a string', 'text') }));
@@ -66,6 +80,15 @@ export const secret = shared(() =>
 
 export const secretList = shared(() => z.array(secret(), { error: wrongSecret('a list', 'a list of strings') }));
 
+/** A proxy's URL (http, https or SOCKS5), or empty for none; credentials in it are shown masked. */
+export const proxyUrl = shared(() =>
+  text().check(
+    z.refine((value: string) => value === '' || /^(https?|socks5?):\/\/[^/\s]+/i.test(value), {
+      error: () => 'is not a proxy URL (allowed: http://[user:password@]host:port, https://…, socks5://…, or "")',
+    }),
+  ),
+);
+
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 export function clockTime() {
@@ -87,6 +110,13 @@ export const pattern = shared(() =>
       { error: (issue) => `${show(issue.input)} is not a valid regular expression (allowed: JavaScript RegExp syntax)` },
     ),
   ),
+);
+
+const REMOTE = /^(\*|[^:\s]+(:[^\s]+)?)$/;
+
+/** Remote chats a tool may be used from: `<channel>`, `<channel>:<chat_id>`, or `*` (every remote chat). */
+export const remoteList = shared(() =>
+  list(text().check(z.regex(REMOTE, { error: (issue) => `${show(issue.input)} is not a remote (allowed: <channel>, <channel>:<chat_id>, *)` }))),
 );
 
 export const SESSION_DIMENSIONS = ['space', 'chat', 'topic', 'sender'] as const;

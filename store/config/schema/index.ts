@@ -4,7 +4,9 @@ import { channelListSchema } from './channel-list.js';
 import { evolutionSchema } from './evolution.js';
 import { gatewaySchema } from './gateway.js';
 import { heartbeatSchema } from './heartbeat.js';
+import { hooksSchema } from './hooks.js';
 import { modelListSchema } from './model-list.js';
+import { pluginsSchema } from './plugins.js';
 import { powerSchema } from './power.js';
 import { sessionSchema } from './session.js';
 import { withDefault } from './shared.js';
@@ -23,41 +25,11 @@ const blocks = z.object({
   model_list: modelListSchema,
   channel_list: channelListSchema,
   tools: z.prefault(toolsSchema, {}),
+  hooks: z.prefault(hooksSchema, {}),
+  plugins: z.prefault(pluginsSchema, {}),
 });
 
 type Blocks = z.output<typeof blocks>;
-
-/** Names one block refers to in another must exist, or routing silently goes nowhere. */
-function checkReferences(config: Blocks, ctx: z.core.$RefinementCtx<Blocks>): void {
-  const agentIds = config.agents.list.map((a) => a.id);
-  const defaults = config.agents.list.filter((a) => a.default === true);
-  if (defaults.length > 1) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['agents', 'list'],
-      message: `${defaults.length} agents are marked default (allowed: at most one; now ${defaults.map((a) => a.id).join(', ')})`,
-    });
-  }
-  config.agents.dispatch.rules.forEach((rule, i) => {
-    if (agentIds.length > 0 && !agentIds.includes(rule.agent)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['agents', 'dispatch', 'rules', i, 'agent'],
-        message: `${JSON.stringify(rule.agent)} is not an agent in agents.list (allowed: ${agentIds.join(', ')})`,
-      });
-    }
-  });
-  const modelNames = [...new Set(config.model_list.map((m) => m.model_name))];
-  for (const field of ['model', 'transcription_model', 'image_model'] as const) {
-    const model = config.agents.defaults[field];
-    if (model === undefined || modelNames.length === 0 || modelNames.includes(model)) continue;
-    ctx.addIssue({
-      code: 'custom',
-      path: ['agents', 'defaults', field],
-      message: `${JSON.stringify(model)} is not a model_name in model_list (allowed: ${modelNames.join(', ')})`,
-    });
-  }
-}
 
 type TypedChannel = Blocks['channel_list'][string] & { type: string };
 
@@ -69,11 +41,17 @@ function withChannelTypes(config: Blocks): Omit<Blocks, 'channel_list'> & { chan
   return { ...config, channel_list };
 }
 
-/** Config version 2: every block with its defaults; the one source of the `Config` type. */
-export const configSchema = z.pipe(blocks.check(z.superRefine(checkReferences)), z.transform(withChannelTypes));
+/**
+ * Config version 2: every block with its defaults; the one source of the `Config` type. Checks across blocks
+ * (references, addresses, channel requirements) are in `cross-checks.ts`: a refinement here would run only once
+ * every type is right, so a user would meet the problems in rounds.
+ */
+export const configSchema = z.pipe(blocks, z.transform(withChannelTypes));
 
 export type Config = z.output<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 export type ModelEntry = Config['model_list'][number];
 export type ChannelEntry = Config['channel_list'][string];
 export type McpServer = Config['tools']['mcp']['servers'][string];
+export type ProcessHookEntry = Config['hooks']['processes'][string];
+export type PluginEntry = Config['plugins']['entries'][string];

@@ -1,75 +1,225 @@
 import type { Envelope } from '../../../bus/index.js';
-import { getJson, socketUrl } from '../api.js';
+import { getJson, sendJson, socketUrl } from '../api.js';
+import { replyBubble, replyMeta, stepsOf, textStep, toolStep, transcriptGroups, turnGroup, userBubble } from '../components/conversation.js';
 import { h, replace } from '../dom.js';
-import { onLive } from '../live.js';
+import { onGateway, onLive } from '../live.js';
 import { renderMarkdown } from '../markdown.js';
+import type { GatewayStatus, Transcript } from '../api-shapes.js';
 import { onboardingForm } from './onboarding.js';
 import type { Page } from './page.js';
 
-type ServerFrame = { type: string; payload: { message_id?: string; content?: string; code?: string; message?: string } };
+type Choice = { label: string; reply: string };
+type FrameMedia = { kind: string; name: string; bytes: number; url?: string };
+type ServerFrame = { type: string; payload: { message_id?: string; content?: string; code?: string; message?: string; choices?: Choice[]; media?: FrameMedia[] } };
 
-function sessionId(): string {
-  const saved = localStorage.getItem('tern.chat.session');
-  if (saved) return saved;
-  const fresh = `web${Math.random().toString(36).slice(2, 12)}`;
-  localStorage.setItem('tern.chat.session', fresh);
-  return fresh;
+/** A file the agent sent (an image it drew): the image itself, or the file's name and size, and its caption. */
+function mediaBubble(media: FrameMedia[], caption: string): HTMLElement {
+  const items = media.map((m) => (m.url ? h('img', { src: m.url, alt: m.name, title: m.name }) : h('p', { class: 'file' }, `${m.name} (${m.bytes} bytes)`)));
+  return h('figure', { class: 'bubble media' }, ...items, ...(caption ? [h('figcaption', {}, caption)] : []));
+}
+type ToolUpdate = (result: { ok: boolean; content: string }) => void;
+
+const SESSION_KEY = 'tern.chat.session';
+
+function freshSession(): string {
+  const id = `web${Math.random().toString(36).slice(2, 12)}`;
+  localStorage.setItem(SESSION_KEY, id);
+  return id;
 }
 
-/** Chat with the default agent over `/pico/ws`; tool calls of each turn fold under its reply. */
-export const chatPage: Page = (root) => {
-  const session = sessionId();
-  const log = h('div', { id: 'chat-log', class: 'chat-log' });
-  const typing = h('p', { id: 'typing', class: 'muted', hidden: true }, 'thinking…');
-  const input = h('textarea', { id: 'chat-input', rows: 3, placeholder: 'Message the agent (Enter sends, Shift+Enter for a new line)' });
-  const socket = new WebSocket(socketUrl('/pico/ws'));
-  const bubbles = new Map<string, HTMLElement>();
-  // Tool calls of the turn now running, folded under its reply (hidden until the first one).
-  let tools = h('details', { class: 'tools', hidden: true });
-  let turn: string | undefined;
+const sessionId = (): string => localStorage.getItem(SESSION_KEY) ?? freshSession();
 
-  const add = (role: 'user' | 'assistant' | 'error', content: Node | string): HTMLElement => {
-    const body = h('div', { class: 'body' }, content);
-    const bubble = h('div', { class: `bubble ${role}` }, body);
-    log.append(bubble);
+/** An exchange still waiting for its turn, steps or reply. */
+type Open = { node: HTMLElement; text?: string; turn?: string; steps?: HTMLElement; reply?: HTMLElement; outcome?: string; at?: number };
+
+/**
+ * What the chat can do now: the gateway stopped (with why, and a start button), starting or stopping, no
+ * model configured (the first-run form), or nothing to say.
+ */
+function banner(status: GatewayStatus, models: number | undefined, start: () => void): HTMLElement | null {
+  if (status.state === 'stopped') {
+    return h('section', { class: 'banner warn', id: 'banner-stopped' },
+      h('div', {}, h('strong', {}, 'The gateway is stopped.'), ' Messages are not answered until it runs.',
+        status.failure ? h('div', { class: 'error' }, `It failed to start: ${status.failure}`) : null),
+      h('button', { type: 'button', id: 'banner-start', onclick: start }, 'Start the gateway'));
+  }
+  if (status.state === 'starting' || status.state === 'stopping') {
+    return h('section', { class: 'banner info', id: 'banner-busy' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), `The gateway is ${status.state}…`);
+  }
+  if (models === 0) return h('section', { class: 'banner setup', id: 'banner-setup' }, onboardingForm());
+  return null;
+}
+
+/**
+ * Chat with the default agent over `/pico/ws`. The conversation is loaded from the log on open and on every
+ * reconnect (the same history the model is given), then followed live: each turn's steps from `/api/live`,
+ * the reply streamed over the chat socket, and a link from each reply to its turn.
+ */
+export const chatPage: Page = (root) => {
+  let session = sessionId();
+  const log = h('div', { id: 'chat-log', class: 'chat-log', 'aria-live': 'polite' });
+  const typing = h('p', { id: 'typing', class: 'typing', hidden: true }, h('span', { class: 'dots', 'aria-hidden': 'true' }, h('i'), h('i'), h('i')), 'thinking');
+  const input = h('textarea', { id: 'chat-input', rows: 2, placeholder: 'Message the agent (Enter sends, Shift+Enter for a new line)' });
+  const bannerSlot = h('div', { id: 'chat-banner' });
+  const open: Open[] = [];
+  const tools = new Map<string, ToolUpdate>();
+  const replies = new Map<string, HTMLElement>();
+  let stopped = false;
+  let socket: WebSocket | undefined;
+  // A pressed choice (Approve/Deny) is answered by a chat command; its answer belongs under that question.
+  let answerOfChoice: HTMLElement | undefined;
+
+  const scroll = (): void => {
     log.scrollTop = log.scrollHeight;
-    return bubble;
   };
+  const addGroup = (turn?: string): Open => {
+    const entry: Open = { node: turnGroup(turn), ...(turn ? { turn } : {}) };
+    log.append(entry.node);
+    open.push(entry);
+    return entry;
+  };
+  const stepsFor = (entry: Open): HTMLElement => {
+    if (!entry.steps) {
+      entry.steps = stepsOf([]);
+      entry.node.insertBefore(entry.steps, entry.reply ?? null);
+    }
+    return entry.steps;
+  };
+  const close = (entry: Open | undefined): void => {
+    if (entry) open.splice(open.indexOf(entry), 1);
+  };
+
+  const loadHistory = async (): Promise<void> => {
+    const reply = await getJson<Transcript>(`/api/chat/history?session_id=${encodeURIComponent(session)}`);
+    if (!reply.ok) return;
+    tools.clear();
+    open.length = 0;
+    const groups = transcriptGroups(reply.body, (callId, update) => tools.set(callId, update));
+    replace(log, ...groups);
+    // A turn still running when the page opened goes on filling its exchange.
+    const last = reply.body.messages.at(-1);
+    const lastGroup = groups.at(-1);
+    if (last?.message.role === 'user' && lastGroup) {
+      open.push({ node: lastGroup, text: last.message.content, ...(last.turn ? { turn: last.turn } : {}), ...(lastGroup.querySelector('.steps') ? { steps: lastGroup.querySelector<HTMLElement>('.steps') ?? undefined } : {}) });
+    }
+    scroll();
+  };
+
+  const question = (content: string, choices: Choice[]): HTMLElement => {
+    const buttons = choices.map((choice, i) => h('button', { type: 'button', class: i === 0 ? 'choice' : 'choice secondary', onclick: () => {
+      for (const button of buttons) button.disabled = true;
+      buttons[i]!.classList.add('chosen');
+      answerOfChoice = node;
+      send(choice.reply);
+    } }, choice.label));
+    const node = h('div', { class: 'bubble question' }, h('div', { class: 'body' }, renderMarkdown(content)), h('div', { class: 'choices' }, ...buttons));
+    return node;
+  };
+
   const show = (frame: ServerFrame): void => {
     const id = frame.payload.message_id ?? '';
-    if (frame.type === 'message.create') {
-      const bubble = add('assistant', renderMarkdown(frame.payload.content ?? ''));
-      bubble.dataset.messageId = id;
-      bubble.append(tools);
-      bubbles.set(id, bubble);
+    if (frame.type === 'message.create' && frame.payload.choices?.length) {
+      // A question (an approval) while the turn waits: it is a step of that turn, not its reply.
+      const entry = open.find((o) => o.turn && !o.reply) ?? open.find((o) => !o.reply);
+      const node = question(frame.payload.content ?? '', frame.payload.choices);
+      if (entry) stepsFor(entry).append(node);
+      else log.append(node);
+      scroll();
+    } else if (frame.type === 'message.create' && frame.payload.media?.length) {
+      // A file sent during a turn (image_generate, send_file) shows in its exchange, before the reply.
+      const entry = open.find((o) => o.turn && !o.reply) ?? open.find((o) => !o.reply);
+      const node = mediaBubble(frame.payload.media, frame.payload.content ?? '');
+      if (entry) entry.node.append(node);
+      else log.append(node);
+      scroll();
+    } else if (frame.type === 'message.create' && answerOfChoice) {
+      answerOfChoice.append(h('p', { class: 'choice-answer' }, frame.payload.content ?? ''));
+      answerOfChoice = undefined;
+      scroll();
+    } else if (frame.type === 'message.create') {
+      const entry = open.find((o) => !o.reply) ?? addGroup();
+      entry.reply = replyBubble(frame.payload.content ?? '', entry.turn, entry.at, entry.outcome);
+      entry.reply.dataset.messageId = id;
+      entry.node.append(entry.reply);
+      replies.set(id, entry.reply);
+      scroll();
     } else if (frame.type === 'message.update') {
-      const body = bubbles.get(id)?.querySelector('.body');
+      const body = replies.get(id)?.querySelector('.body');
       if (body) replace(body, renderMarkdown(frame.payload.content ?? ''));
-    } else if (frame.type === 'typing.start' || frame.type === 'typing.stop') typing.hidden = frame.type === 'typing.stop';
-    else if (frame.type === 'error') add('error', `${frame.payload.message ?? 'error'} (${frame.payload.code ?? ''})`);
-  };
-  socket.addEventListener('message', (message) => show(JSON.parse(String(message.data)) as ServerFrame));
-
-  const onEvent = (event: Envelope): void => {
-    if (event.type === 'turn.started' && event.data.chat === `direct:${session}` && event.data.channel === 'pico') {
-      tools = h('details', { class: 'tools', hidden: true }, h('summary', {}, 'tool calls'));
-      turn = event.turn;
-    } else if ((event.type === 'tool.requested' || event.type === 'tool.completed') && event.turn === turn) {
-      tools.hidden = false;
-      const text = event.type === 'tool.requested' ? `${event.data.name}(${JSON.stringify(event.data.arguments)})` : `→ ${event.data.ok ? '' : 'failed: '}${event.data.content.slice(0, 400)}`;
-      tools.append(h('pre', {}, text));
+      scroll();
+    } else if (frame.type === 'typing.start') typing.hidden = false;
+    else if (frame.type === 'typing.stop') {
+      typing.hidden = true;
+      // A chat command's answer has no turn: its exchange ends with the typing.
+      close(open.find((o) => o.reply && !o.turn));
+    } else if (frame.type === 'error') {
+      log.append(h('div', { class: 'bubble error' }, `${frame.payload.message ?? 'error'} (${frame.payload.code ?? ''})`));
+      close(open.find((o) => !o.reply));
+      scroll();
     }
   };
-  const stopLive = onLive(onEvent);
+
+  const connect = (): void => {
+    const current = new WebSocket(socketUrl('/pico/ws'));
+    socket = current;
+    current.addEventListener('open', () => {
+      // Joins the session, so the reply of a turn that is still running reaches this page too.
+      current.send(JSON.stringify({ type: 'ping', session_id: session, payload: {} }));
+      void loadHistory();
+    });
+    current.addEventListener('message', (message) => show(JSON.parse(String(message.data)) as ServerFrame));
+    current.addEventListener('close', () => {
+      if (!stopped && socket === current) setTimeout(connect, 1000);
+    });
+  };
+
+  const onEvent = (event: Envelope): void => {
+    if (event.type === 'turn.started') {
+      if (event.data.channel !== 'pico' || event.data.chat !== `direct:${session}` || !event.turn) return;
+      const waiting = open.filter((o) => !o.turn && o.text !== undefined);
+      let entry = waiting.find((o) => o.text === event.data.text) ?? waiting[0];
+      if (!entry) {
+        // Typed in another tab of the same conversation.
+        entry = addGroup(event.turn);
+        entry.node.append(userBubble(event.data.text, event.at));
+      }
+      entry.turn = event.turn;
+      entry.node.dataset.turn = event.turn;
+      return;
+    }
+    const entry = event.turn ? open.find((o) => o.turn === event.turn) : undefined;
+    if (!entry) return;
+    if (event.type === 'provider.responded' && event.data.tool_calls.length > 0 && event.data.text.trim() !== '') stepsFor(entry).append(textStep(event.data.text));
+    else if (event.type === 'tool.requested') {
+      const step = toolStep({ kind: 'tool', call_id: event.data.call_id, name: event.data.name, arguments: JSON.stringify(event.data.arguments) });
+      tools.set(event.data.call_id, step.update);
+      stepsFor(entry).append(step.node);
+    } else if (event.type === 'tool.completed') tools.get(event.data.call_id)?.({ ok: event.data.ok, content: event.data.content });
+    else if (event.type === 'turn.completed' || event.type === 'turn.failed' || event.type === 'turn.stopped') {
+      entry.outcome = event.type.slice('turn.'.length);
+      entry.at = event.at;
+      entry.reply?.querySelector('.meta')?.replaceWith(replyMeta(entry.turn, event.at, entry.outcome));
+      if (entry.outcome !== 'completed') entry.reply?.classList.add('failed');
+      if (entry.reply) close(entry);
+    } else return;
+    scroll();
+  };
+
+  function send(content: string): void {
+    const frame = JSON.stringify({ type: 'message.send', session_id: session, timestamp: Date.now(), payload: { content } });
+    // A message typed before the socket is open goes out as soon as it opens.
+    if (socket?.readyState === WebSocket.OPEN) socket.send(frame);
+    else socket?.addEventListener('open', () => socket?.send(frame), { once: true });
+  }
 
   const sendMessage = (): void => {
     const content = input.value.trim();
     if (!content) return;
-    add('user', content);
-    const frame = JSON.stringify({ type: 'message.send', session_id: session, timestamp: Date.now(), payload: { content } });
-    // A message typed before the socket is open goes out as soon as it opens.
-    if (socket.readyState === WebSocket.OPEN) socket.send(frame);
-    else socket.addEventListener('open', () => socket.send(frame), { once: true });
+    const entry = addGroup();
+    entry.text = content;
+    entry.node.append(userBubble(content, Date.now()));
+    scroll();
+    send(content);
     input.value = '';
   };
   input.addEventListener('keydown', (event) => {
@@ -78,14 +228,45 @@ export const chatPage: Page = (root) => {
       sendMessage();
     }
   });
-  const form = h('form', { class: 'chat-form', onsubmit: (event) => (event.preventDefault(), sendMessage()) }, input, h('button', { type: 'submit', id: 'chat-send' }, 'Send'));
-  const onboarding = h('div', { id: 'onboarding' });
-  void getJson<{ models: unknown[] }>('/api/models').then((reply) => {
-    if (reply.ok && reply.body.models.length === 0) replace(onboarding, onboardingForm());
+
+  let status: GatewayStatus | undefined;
+  let models: number | undefined;
+  const drawBanner = (): void => {
+    if (status) replace(bannerSlot, banner(status, models, () => void sendJson('POST', '/api/gateway/start')));
+  };
+  const stopGateway = onGateway((next) => {
+    status = next;
+    models = undefined;
+    drawBanner();
+    if (next.state === 'running') {
+      void getJson<{ models: unknown[] }>('/api/models').then((reply) => {
+        if (!reply.ok || status !== next) return;
+        models = reply.body.models.length;
+        drawBanner();
+      });
+    }
   });
-  replace(root, h('h1', {}, 'Chat'), onboarding, log, typing, form);
+  const stopLive = onLive(onEvent);
+  const newChat = (): void => {
+    session = freshSession();
+    const old = socket;
+    socket = undefined;
+    old?.close();
+    replace(log);
+    open.length = 0;
+    connect();
+  };
+  const form = h('form', { class: 'chat-form', onsubmit: (event) => (event.preventDefault(), sendMessage()) },
+    input, h('button', { type: 'submit', id: 'chat-send' }, 'Send'));
+  replace(root, h('div', { class: 'chat-page' },
+    h('div', { class: 'page-head' }, h('h1', {}, 'Chat'),
+      h('button', { type: 'button', class: 'secondary', id: 'chat-new', title: 'start a new conversation (the old one stays under Sessions)', onclick: newChat }, 'New conversation')),
+    bannerSlot, log, typing, form));
+  connect();
   return () => {
+    stopped = true;
     stopLive();
-    socket.close();
+    stopGateway();
+    socket?.close();
   };
 };

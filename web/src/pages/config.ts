@@ -75,8 +75,10 @@ export const configPage: Page = (root) => {
     replace(path, reply.body.path);
     show(reply.body.config);
   });
-  const path = h('p', { class: 'muted' });
-  replace(root, h('h1', {}, 'Config'), path, issues, h('button', { type: 'button', id: 'config-save', onclick: () => void save() }, 'Save'),
-    h('div', { class: 'columns' }, h('section', {}, h('h2', {}, 'Form'), form), h('section', {}, h('h2', {}, 'Raw JSON'), raw)));
+  const path = h('p', { class: 'muted mono wrap small' });
+  replace(root, h('div', { class: 'config-page' },
+    h('div', { class: 'page-head' }, h('h1', {}, 'Config'), h('button', { type: 'button', id: 'config-save', onclick: () => void save() }, 'Save'), path),
+    issues,
+    h('div', { class: 'columns' }, h('section', { class: 'card' }, h('h2', {}, 'Form'), form), h('section', { class: 'card' }, h('h2', {}, 'Raw JSON'), raw))));
   return () => {};
 };

@@ -1,63 +1,152 @@
 import type { Envelope } from '../../../bus/index.js';
-import { getJson } from '../api.js';
-import { h, replace, time } from '../dom.js';
+import { errorText, getJson } from '../api.js';
+import { actorCard, actorKind, actorName, updateCard } from '../components/actor-card.js';
+import { anyStateMoves, chartDefs, drawChart } from '../components/chart.js';
+import { idChip, pill, toneOf } from '../components/ids.js';
+import { h, replace } from '../dom.js';
+import { ago, eventLabel, plural, stamp, stateLabel } from '../format.js';
 import { onLive } from '../live.js';
+import type { Actor, ActorDetail, ChartNode } from '../api-shapes.js';
 import type { Page } from './page.js';
 
-type ActorRow = { actor: string; machine: string; state: string; last_event: string; at: number; stopped: boolean };
-type ChartNode = { key: string; initial?: string; final: boolean; states: ChartNode[]; on: string[] };
-type ActorDetail = ActorRow & { chart: ChartNode | null; history: Array<{ from?: string; to: string; event: string; at: number; seq: number }> };
+/** Turns shown per session; older ones are listed as links. */
+const TURNS_SHOWN = 3;
+/** Events after which the board is read again (new actors, reasons, keys); moves themselves apply at once. */
+const REREAD = new Set(['actor.stopped', 'channel.failed', 'mcp.failed', 'turn.started', 'turn.failed', 'gateway.started', 'subagent.spawned', 'subagent.ended']);
 
-/** Events after which the list is read again: a stop is not a transition, so the row is re-read. */
-const REFRESHING: ReadonlySet<string> = new Set(['actor.stopped']);
+/** Gateway-level actors in this order: the gateway, its channels, then the services it runs. */
+const RANK: Record<string, number> = { gateway: 0, channel: 1, heartbeat: 2, cron: 3, mcp_server: 4 };
 
-/** `calling_model` lights `calling_model`; `showing.message_updated` lights both levels. */
-function drawChart(node: ChartNode, active: string[], depth = 0): HTMLElement {
-  const lit = depth > 0 && active[depth - 1] === node.key;
-  const children = node.states.map((child) => drawChart(child, lit || depth === 0 ? active : [], depth + 1));
-  return h('div', { class: `state${lit ? ' active' : ''}${node.final ? ' final' : ''}`, 'data-state': node.key },
-    h('span', { class: 'state-name' }, node.key, node.initial ? h('small', {}, ` (starts at ${node.initial})`) : null),
-    node.on.length ? h('small', { class: 'muted' }, ` on: ${node.on.join(', ')}`) : null,
-    children.length ? h('div', { class: 'substates' }, ...children) : null);
+const rank = (a: Actor): number => RANK[a.machine] ?? 5;
+const byRank = (a: Actor, b: Actor): number => rank(a) - rank(b) || a.actor.localeCompare(b.actor);
+const byRecent = (a: Actor, b: Actor): number => b.at - a.at;
+
+type Tree = { cards: Map<string, HTMLElement>; charts: Record<string, ChartNode> };
+
+function cardOf(tree: Tree, actor: Actor): HTMLElement {
+  const known = tree.cards.get(actor.actor);
+  if (known) {
+    updateCard(known, actor, false);
+    return known;
+  }
+  const card = actorCard(actor, tree.charts[actor.machine]);
+  tree.cards.set(actor.actor, card);
+  return card;
 }
 
-/** Every live actor with its machine and state, updated over `/api/live`; one opens to its state chart. */
+/** An actor with the actors under it; a child timeline or subagent hangs under its parent the same way. */
+function branch(tree: Tree, actor: Actor, children: Map<string, Actor[]>): HTMLElement {
+  const kids = (children.get(actor.actor) ?? []).slice().sort(byRecent);
+  const turns = kids.filter((k) => k.machine === 'turn');
+  const others = kids.filter((k) => k.machine !== 'turn');
+  // A turn whose subagents are still there stays in view however old it is.
+  const shown = turns.filter((t, i) => i < TURNS_SHOWN || children.has(t.actor));
+  const earlier = turns.filter((t) => !shown.includes(t));
+  const sub = others.length + shown.length > 0 || earlier.length > 0
+    ? h('div', { class: 'children' },
+      others.length ? h('div', { class: 'branches' }, ...others.map((k) => branch(tree, k, children))) : null,
+      shown.length ? h('div', { class: 'cards' }, ...shown.map((k) => branch(tree, k, children))) : null,
+      earlier.length ? h('details', { class: 'earlier' }, h('summary', {}, `${earlier.length} earlier turns`),
+        h('ul', {}, ...earlier.map((k) => h('li', {}, h('a', { href: `#/turn/${k.turn ?? ''}` }, actorName(k)), ' ', pill(stateLabel(k.state), toneOf(k.state)), h('span', { class: 'muted' }, ` ${ago(k.at)}`))))) : null)
+    : null;
+  return h('div', { class: `branch ${actor.machine}` }, cardOf(tree, actor), sub);
+}
+
+/**
+ * The gateway with its channels and services side by side; below, each agent with its sessions and each
+ * session with its latest turns. An actor whose parent is not listed (it ended long ago) joins the top.
+ */
+function drawTree(tree: Tree, actors: Actor[]): HTMLElement {
+  const ids = new Set(actors.map((a) => a.actor));
+  const children = new Map<string, Actor[]>();
+  const gatewayLevel: Actor[] = [];
+  const agents: Actor[] = [];
+  for (const actor of actors) {
+    if (actor.parent && ids.has(actor.parent) && actor.parent !== 'gateway') children.set(actor.parent, [...(children.get(actor.parent) ?? []), actor]);
+    else if (actor.machine === 'agent') agents.push(actor);
+    else gatewayLevel.push(actor);
+  }
+  const channels = gatewayLevel.filter((a) => a.machine === 'channel').length;
+  const heading = [channels ? plural(channels, 'channel') : null, gatewayLevel.length - channels - 1 > 0 ? plural(gatewayLevel.length - channels - 1, 'service') : null].filter(Boolean).join(', ');
+  return h('div', { class: 'tree' },
+    h('section', { class: 'group gateway-level' }, h('h2', {}, 'Gateway', heading ? h('span', { class: 'muted' }, ` · ${heading}`) : null),
+      h('div', { class: 'cards' }, ...gatewayLevel.sort(byRank).map((a) => cardOf(tree, a)))),
+    agents.length
+      ? h('section', { class: 'group agents' }, h('h2', {}, 'Agents, their sessions and turns'),
+        h('div', { class: 'branches' }, ...agents.sort((a, b) => a.actor.localeCompare(b.actor)).map((a) => branch(tree, a, children))))
+      : null);
+}
+
+function detailView(detail: ActorDetail): HTMLElement {
+  const chart = detail.chart ? drawChart(detail.machine, detail.chart, detail.state, detail.history.at(-1)?.from) : null;
+  const moves = chart ? anyStateMoves(detail.machine) : [];
+  return h('section', { class: 'card detail', id: 'actor-detail', 'data-actor': detail.actor },
+    h('header', { class: 'card-head' },
+      h('div', { class: 'card-title' }, h('span', { class: 'kind' }, actorKind(detail)), h('span', { class: 'name' }, actorName(detail))),
+      h('span', { class: `pill ${toneOf(detail.state)}`, id: 'detail-state' }, stateLabel(detail.state))),
+    h('div', { class: 'card-sub' }, idChip(detail.actor), h('a', { href: '#/machines' }, 'all machines')),
+    detail.reason && detail.reason !== 'completed' ? h('p', { class: `reason${toneOf(detail.state) === 'bad' ? ' bad' : ''}` }, detail.reason) : null,
+    chart ? h('div', { class: 'chart-wrap large' }, chart) : null,
+    moves.length ? h('p', { class: 'any-state muted' }, `from any state: ${moves.join(' · ')}`) : null,
+    h('h3', {}, 'Moves'),
+    h('ol', { id: 'detail-history', class: 'moves' }, ...detail.history.slice().reverse().map((m) =>
+      h('li', {}, h('span', { class: 'muted', title: stamp(m.at) }, stamp(m.at).slice(11)), ' ',
+        m.from ? `${stateLabel(m.from)} → ` : '', h('strong', {}, stateLabel(m.to)), h('span', { class: 'muted' }, ` on ${eventLabel(m.event)} · #${m.seq}`)))));
+}
+
+/**
+ * Every live actor as a card with its state chart, grouped gateway → channels, services, agents → sessions →
+ * turns; each move over `/api/live` lights the new state and animates the arrow that led there.
+ */
 export const machinesPage: Page = (root, param) => {
-  const table = h('tbody', { id: 'actors' });
-  const detail = h('section', { id: 'actor-detail' });
-  const rows = new Map<string, ActorRow>();
-  const drawRows = (): void =>
-    replace(table, ...[...rows.values()].sort((a, b) => b.at - a.at).map((row) =>
-      h('tr', { 'data-actor': row.actor },
-        h('td', {}, h('a', { href: `#/machines/${row.actor}` }, row.actor)),
-        h('td', {}, row.machine), h('td', { class: 'actor-state' }, row.stopped ? `${row.state} (stopped)` : row.state),
-        h('td', {}, row.last_event), h('td', {}, time(row.at)))));
-  const openDetail = async (actor: string): Promise<void> => {
-    const reply = await getJson<ActorDetail>(`/api/actors/${actor}`);
-    if (!reply.ok) return replace(detail, h('p', { class: 'error' }, `no live actor ${actor}`));
-    const d = reply.body;
-    replace(detail, h('h2', {}, `${d.actor} — ${d.machine}`), h('p', {}, 'state: ', h('strong', { id: 'detail-state' }, d.state)),
-      d.chart ? drawChart(d.chart, d.state.split('.')) : null,
-      h('h3', {}, 'Events that moved it'),
-      h('ol', { id: 'detail-history' }, ...d.history.map((m) => h('li', {}, `#${m.seq} ${m.event}: ${m.from ?? '∅'} → ${m.to}`))));
+  const tree: Tree = { cards: new Map(), charts: {} };
+  const board = h('div', { id: 'machines-board' }, h('p', { class: 'muted' }, 'Loading…'));
+  const detail = h('div', { id: 'machines-detail' });
+  const actors = new Map<string, Actor>();
+  let reread: ReturnType<typeof setTimeout> | undefined;
+
+  const draw = (): void => replace(board, drawTree(tree, [...actors.values()]));
+  const refresh = async (): Promise<void> => {
+    const reply = await getJson<{ actors: Actor[] }>('/api/actors');
+    if (!reply.ok) return replace(board, h('p', { class: 'error' }, errorText(reply.body, reply.status)));
+    actors.clear();
+    for (const actor of reply.body.actors) actors.set(actor.actor, actor);
+    draw();
   };
-  const gateway = h('p', { id: 'gateway-state', class: 'muted' });
-  const refresh = (): void => void getJson<{ gateway: { state: string }; actors: ActorRow[] }>('/api/actors').then((reply) => {
-    for (const row of reply.body.actors ?? []) rows.set(row.actor, row);
-    replace(gateway, `gateway: ${reply.body.gateway?.state ?? 'unknown'}`);
-    drawRows();
-  });
+  const openDetail = async (actor: string): Promise<void> => {
+    // Actor ids are plain (`turn:t_…`), and the launcher refuses percent-encoded paths.
+    const reply = await getJson<ActorDetail>(`/api/actors/${actor}`);
+    replace(detail, reply.ok ? detailView(reply.body) : h('p', { class: 'error' }, `No live actor ${actor}.`));
+  };
+  const rereadSoon = (): void => {
+    clearTimeout(reread);
+    reread = setTimeout(() => void refresh(), 150);
+  };
   const stop = onLive((event: Envelope) => {
     if (event.type === 'actor.transitioned') {
-      rows.set(event.data.actor, { actor: event.data.actor, machine: event.data.machine, state: event.data.to, last_event: event.data.event, at: event.at, stopped: false });
-      drawRows();
-    } else if (REFRESHING.has(event.type)) refresh();
-    if (param && (event.type === 'actor.transitioned' ? event.data.actor === param : REFRESHING.has(event.type))) void openDetail(param);
+      const known = actors.get(event.data.actor);
+      const next: Actor = {
+        ...(known ?? { actor: event.data.actor, machine: event.data.machine }),
+        state: event.data.to, last_event: event.data.event, at: event.at, stopped: false,
+        ...(event.data.from ? { from: event.data.from } : {}),
+      };
+      actors.set(next.actor, next);
+      const card = tree.cards.get(next.actor);
+      if (card) updateCard(card, next, true);
+      else rereadSoon();
+      if (param === next.actor) void openDetail(param);
+    } else if (REREAD.has(event.type)) rereadSoon();
   });
-  refresh();
-  if (param) void openDetail(param);
-  replace(root, h('h1', {}, 'Machines'), gateway,
-    h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'actor'), h('th', {}, 'machine'), h('th', {}, 'state'), h('th', {}, 'last event'), h('th', {}, 'at'))), table),
-    detail);
-  return stop;
+  replace(root, chartDefs(), h('div', { class: 'page-head' }, h('h1', {}, 'Machines'),
+    h('p', { class: 'muted legend' }, h('span', { class: 'legend-current' }, 'current state'), ' ', h('span', { class: 'legend-last' }, 'last move'), ' · live')),
+  detail, board);
+  void getJson<{ machines: Record<string, ChartNode> }>('/api/machines').then((reply) => {
+    tree.charts = reply.ok ? reply.body.machines : {};
+    void refresh();
+    if (param) void openDetail(param);
+  });
+  return () => {
+    stop();
+    clearTimeout(reread);
+  };
 };

@@ -1,33 +1,101 @@
 import { errorText, getJson, sendJson } from '../api.js';
-import { h, replace, time } from '../dom.js';
-import { renderMarkdown } from '../markdown.js';
+import { transcriptGroups } from '../components/conversation.js';
+import { idChip, pill, toneOf } from '../components/ids.js';
+import { stats } from '../components/stats.js';
+import { h, replace } from '../dom.js';
+import { ago, channelName, chatName, count, duration, plural, preview, sessionParts, stamp } from '../format.js';
+import type { SessionDetail, SessionRow } from '../api-shapes.js';
 import type { Page } from './page.js';
 
-type SessionSummary = { session: string; session_key: string; channel: string; turns: number; last_at: number; last_text: string };
-type History = { summary: string | null; messages: Array<{ seq: number; message: { role: string; content: string } }> };
+const CHAT_SESSION = 'tern.chat.session';
 
-/** Every session with its history; a session can be cleared (`session.cleared`). */
-export const sessionsPage: Page = (root, id) => {
-  const list = h('tbody', { id: 'sessions' });
-  const detail = h('section', { id: 'session-detail' });
-  void getJson<{ sessions: SessionSummary[] }>('/api/sessions').then((reply) => {
-    if (!reply.ok) return replace(detail, h('p', { class: 'error' }, errorText(reply.body, reply.status)));
-    replace(list, ...reply.body.sessions.map((s) => h('tr', {},
-      h('td', {}, h('a', { href: `#/sessions/${s.session}` }, s.session_key)), h('td', {}, s.channel), h('td', {}, s.turns), h('td', {}, time(s.last_at)), h('td', {}, s.last_text.slice(0, 80)))));
-  });
-  const clear = async (): Promise<void> => {
-    const reply = await sendJson('POST', `/api/sessions/${id ?? ''}/clear`);
-    replace(detail, h('p', { class: reply.ok ? 'ok' : 'error' }, reply.ok ? 'cleared' : errorText(reply.body, reply.status)));
+function sessionName(row: SessionRow): string {
+  return `${channelName(row.channel)} · ${chatName(row.chat)}`;
+}
+
+function searchText(row: SessionRow): string {
+  return [row.session, row.session_key, channelName(row.channel), row.chat, row.sender ?? '', row.agent, row.last_text].join(' ').toLowerCase();
+}
+
+function sessionItem(row: SessionRow): HTMLElement {
+  return h('a', { class: 'card session-item', href: `#/sessions/${row.session}`, 'data-session': row.session },
+    h('div', { class: 'session-top' },
+      h('span', { class: 'session-name' }, h('span', { class: 'chip channel' }, channelName(row.channel)), ` ${chatName(row.chat)}`),
+      h('span', { class: 'muted', title: stamp(row.last_at) }, ago(row.last_at))),
+    h('div', { class: 'session-facts muted' },
+      `agent ${row.agent || '—'}`, row.sender ? ` · from ${row.sender}` : '',
+      ` · ${plural(row.turns, 'turn')} · ${plural(row.messages, 'message')} · ${count(row.input_tokens)} in / ${count(row.output_tokens)} out tokens`),
+    h('div', { class: 'session-last' }, preview(row.last_text, 120)));
+}
+
+function detailView(detail: SessionDetail, clear: () => void): HTMLElement {
+  const about = detail.about;
+  const parts = sessionParts(about.session_key);
+  const webChat = about.channel === 'pico' && about.chat.startsWith('direct:');
+  const resume = (): void => {
+    localStorage.setItem(CHAT_SESSION, about.chat.slice('direct:'.length));
+    window.location.hash = '#/chat';
   };
+  return h('section', { id: 'session-detail', class: 'session-detail' },
+    h('div', { class: 'page-head' }, h('h1', {}, sessionName(about)),
+      webChat ? h('button', { type: 'button', class: 'secondary', id: 'session-resume', onclick: resume }, 'Continue in Chat') : null,
+      h('button', { type: 'button', class: 'danger', id: 'session-clear', onclick: clear }, 'Clear history')),
+    stats([
+      ['session', idChip(about.session)],
+      ['agent', parts.agent ?? about.agent],
+      ['sender', about.sender ?? '—'],
+      ['turns', String(about.turns)],
+      ['messages', String(about.messages)],
+      ['tokens', `${count(about.input_tokens)} in / ${count(about.output_tokens)} out`],
+      ['first active', h('span', { title: stamp(about.first_at) }, ago(about.first_at))],
+      ['last active', h('span', { title: stamp(about.last_at) }, ago(about.last_at))],
+    ], 'session-facts'),
+    h('p', { class: 'muted mono wrap small', title: 'session key' }, about.session_key),
+    h('p', { id: 'session-message', class: 'muted' }),
+    h('div', { class: 'columns-2' },
+      h('section', {}, h('h2', {}, 'Conversation'),
+        detail.summary ? h('p', { class: 'summary' }, h('strong', {}, 'Summary of earlier turns: '), detail.summary) : null,
+        detail.messages.length ? h('div', { class: 'chat-log static' }, ...transcriptGroups(detail)) : h('p', { class: 'muted' }, 'The history is empty (cleared).')),
+      h('section', {}, h('h2', {}, 'Turns'),
+        h('ol', { class: 'turn-list', id: 'session-turns' }, ...detail.turns.map((t) =>
+          h('li', {}, h('a', { href: `#/turn/${t.turn}`, class: 'turn-link' }, preview(t.text, 60) || t.turn),
+            ' ', pill(t.outcome, toneOf(t.outcome === 'completed' ? 'done' : t.outcome)),
+            h('div', { class: 'muted small' }, `${stamp(t.at)} · ${t.ms === undefined ? 'running' : duration(t.ms)} · ${plural(t.model_calls, 'model call')} · ${count(t.input_tokens + t.output_tokens)} tokens`)))))));
+}
+
+/** Every session by where it talks, searchable; a session opens to its conversation and turns. */
+export const sessionsPage: Page = (root, id) => {
   if (id) {
-    void getJson<History>(`/api/sessions/${id}`).then((reply) => {
-      if (!reply.ok) return replace(detail, h('p', { class: 'error' }, errorText(reply.body, reply.status)));
-      replace(detail, h('h2', {}, id), h('button', { type: 'button', id: 'session-clear', onclick: () => void clear() }, 'Clear history'),
-        reply.body.summary ? h('p', { class: 'muted' }, reply.body.summary) : null,
-        ...reply.body.messages.map((m) => h('div', { class: `bubble ${m.message.role}` }, renderMarkdown(m.message.content))));
-    });
+    const clear = async (): Promise<void> => {
+      const reply = await sendJson('POST', `/api/sessions/${id}/clear`);
+      const message = document.getElementById('session-message');
+      if (message) replace(message, h('span', { class: reply.ok ? 'ok' : 'error' }, reply.ok ? 'Cleared: the next message starts a fresh conversation.' : errorText(reply.body, reply.status)));
+      if (reply.ok) void load();
+    };
+    const load = async (): Promise<void> => {
+      const reply = await getJson<SessionDetail>(`/api/sessions/${id}`);
+      replace(root, reply.ok ? detailView(reply.body, () => void clear()) : h('p', { class: 'error' }, errorText(reply.body, reply.status)));
+    };
+    replace(root, h('p', { class: 'muted' }, 'Loading…'));
+    void load();
+    return () => {};
   }
-  replace(root, h('h1', {}, 'Sessions'),
-    h('table', {}, h('thead', {}, h('tr', {}, ...['session', 'channel', 'turns', 'last', 'last message'].map((t) => h('th', {}, t)))), list), detail);
+  const list = h('div', { id: 'sessions', class: 'session-list' });
+  const search = h('input', { type: 'search', id: 'session-search', placeholder: 'Search by channel, chat, sender, agent or message', 'aria-label': 'search sessions' });
+  const note = h('p', { class: 'muted', id: 'sessions-count' });
+  let rows: SessionRow[] = [];
+  const draw = (): void => {
+    const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+    const shown = rows.filter((row) => words.every((w) => searchText(row).includes(w)));
+    replace(note, words.length ? `${shown.length} of ${plural(rows.length, 'session')}` : plural(rows.length, 'session'));
+    replace(list, ...(shown.length ? shown.map(sessionItem) : [h('p', { class: 'muted' }, rows.length ? 'No session matches.' : 'No sessions yet: say something on the Chat page.')]));
+  };
+  search.addEventListener('input', draw);
+  void getJson<{ sessions: SessionRow[] }>('/api/sessions').then((reply) => {
+    if (!reply.ok) return replace(list, h('p', { class: 'error' }, errorText(reply.body, reply.status)));
+    rows = reply.body.sessions;
+    draw();
+  });
+  replace(root, h('div', { class: 'page-head' }, h('h1', {}, 'Sessions')), search, note, list);
   return () => {};
 };

@@ -1,5 +1,5 @@
-import { loadGot } from '../../../got.js';
 import { z } from 'zod';
+import { sendForText, type Route } from '../../../http/client.js';
 import {
   SEARCH_ENGINES,
   type SearchEngineName,
@@ -48,19 +48,22 @@ function choose(options: WebSearchOptions): Chosen | undefined {
   return chosen;
 }
 
-async function ask(chosen: Chosen, request: ReturnType<SearchEngine['request']>, timeoutMs: number, signal: AbortSignal): Promise<{ status: number; body: unknown }> {
-  const response = await (await loadGot()).default(request.url, {
-    method: request.method,
-    headers: request.headers,
-    ...(request.body ? { json: request.body } : {}),
-    throwHttpErrors: false,
-    retry: { limit: 0 },
-    timeout: { request: timeoutMs },
-    signal,
+/** A search engine's answer is a page of results; anything larger is not one. */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+
+async function ask(chosen: Chosen, request: ReturnType<SearchEngine['request']>, options: WebSearchOptions, signal: AbortSignal): Promise<{ status: number; body: unknown }> {
+  const route: Route = { maxAnswerBytes: MAX_ANSWER_BYTES, ...(options.proxy ? { proxy: options.proxy } : {}) };
+  const headers = { 'user-agent': 'tern-web-search', ...(request.body ? { 'content-type': 'application/json' } : {}), ...request.headers };
+  const response = await sendForText(route, {
+    url: request.url, method: request.method, headers, signal, firstByteTimeoutMs: options.timeoutMs, idleTimeoutMs: options.timeoutMs,
+    ...(request.body ? { body: JSON.stringify(request.body) } : {}),
+  }).catch((error: Error) => {
+    if (signal.aborted) throw error;
+    throw new ToolError('search_failed', `${chosen.engine.label} search failed: ${error.message}`);
   });
   const isJson = String(response.headers['content-type'] ?? '').includes('json');
   try {
-    return { status: response.statusCode, body: isJson ? JSON.parse(response.body) : response.body };
+    return { status: response.status, body: isJson ? JSON.parse(response.text) : response.text };
   } catch {
     throw new ToolError('search_failed', `${chosen.engine.label} search failed: the answer was not valid JSON`);
   }
@@ -78,11 +81,11 @@ function render(query: string, label: string, answer: EngineAnswer, count: numbe
 }
 
 /**
- * The `web_search` tool over the configured engine, or `undefined` when no engine is usable or the
- * model's own search is preferred. `now` is injectable so date ranges are testable.
+ * The `web_search` tool over the configured engine, or `undefined` when no engine is usable. A model with a search
+ * of its own uses that instead while `tools.web.prefer_native` is on (the providers' `searchPlan`). `now` is
+ * injectable so date ranges are testable.
  */
 export function webSearchTool(options: WebSearchOptions, now: () => Date = () => new Date()): Tool<z.infer<typeof parameters>> | undefined {
-  if (options.preferNative && options.modelHasNativeSearch) return undefined;
   const chosen = choose(options);
   if (!chosen) return undefined;
   const { engine } = chosen;
@@ -95,7 +98,7 @@ export function webSearchTool(options: WebSearchOptions, now: () => Date = () =>
       let last = 0;
       for (const key of chosen.keys.turn()) {
         const request = engine.request({ query, count: wanted, range, key, baseUrl: chosen.baseUrl, options: chosen.options, now: now() });
-        const { status, body } = await ask(chosen, request, options.timeoutMs, context.signal);
+        const { status, body } = await ask(chosen, request, options, context.signal);
         last = status;
         if (status >= 200 && status < 300) return ok(render(query, engine.label, parseAnswer(engine, body), wanted));
         if (!RETRY_WITH_NEXT_KEY(status)) break;

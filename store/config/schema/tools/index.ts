@@ -6,8 +6,10 @@ import { mcpSchema } from './mcp.js';
 import { skillsSchema } from './skills.js';
 import { webSchema } from './web.js';
 
-/** Built once: the blocks that only switch a tool on or off share it. */
-const onByDefault = z.prefault(z.object({ enabled: withDefault(bool(), true) }), {});
+/** Built once: the blocks that only switch a tool on or off (or have it approved first) share it. */
+const onByDefault = z.prefault(z.object({ enabled: withDefault(bool(), true), require_approval: withDefault(bool(), false) }), {});
+/** Tools that are always there and can only be made to ask the user first. */
+const approvalOnly = z.prefault(z.object({ require_approval: withDefault(bool(), false) }), {});
 
 export const toolsSchema = z.object({
   allow_read_paths: withDefault(textList(), []),
@@ -22,13 +24,28 @@ export const toolsSchema = z.object({
   todo: onByDefault,
   search_files: onByDefault,
   send_file: onByDefault,
+  spawn: onByDefault,
+  spawn_status: onByDefault,
+  subagent: onByDefault,
   read_file: z.prefault(
     z.object({
       enabled: withDefault(bool(), true),
       mode: withDefault(oneOf(['bytes', 'lines']), 'bytes'),
       max_read_file_size: withDefault(int(1), 65536),
+      require_approval: withDefault(bool(), false),
     }),
     {},
   ),
-  message: z.prefault(z.object({ enabled: withDefault(bool(), true), media_enabled: withDefault(bool(), false) }), {}),
+  message: z.prefault(z.object({ enabled: withDefault(bool(), true), media_enabled: withDefault(bool(), false), require_approval: withDefault(bool(), false) }), {}),
+  /**
+   * The gateway's removal of files users sent (`<workspace>/media/inbound/`), in the peer runtime's shape: files older
+   * than `max_age_minutes` (default 7 days) go every `interval_minutes` × `power.poll_interval_multiplier`.
+   */
+  media_cleanup: z.prefault(
+    z.object({ enabled: withDefault(bool(), true), max_age_minutes: withDefault(int(1), 7 * 24 * 60), interval_minutes: withDefault(int(1), 30) }),
+    {},
+  ),
+  write_file: approvalOnly,
+  edit_file: approvalOnly,
+  append_file: approvalOnly,
 });

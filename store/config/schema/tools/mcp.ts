@@ -1,5 +1,5 @@
 import { z } from 'zod/mini';
-import { bool, int, oneOf, secret, text } from '../fields.js';
+import { bool, int, oneOf, secret, text, textList } from '../fields.js';
 import { optional, withDefault } from '../shared.js';
 
 const AUTHORIZATION = 'authorization';
@@ -63,4 +63,6 @@ export const mcpSchema = z.object({
   servers: withDefault(z.record(z.string(), mcpServerSchema), {}),
   /** Longer text results are saved as a workspace artifact; the spec leaves the default open. */
   max_inline_text_chars: withDefault(int(1), 16000),
+  /** MCP tools (by model-facing name `mcp_<server>_<tool>`, globs allowed) the user approves in the chat first. */
+  require_approval: withDefault(textList(), []),
 });

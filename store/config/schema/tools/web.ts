@@ -1,5 +1,5 @@
 import { z } from 'zod/mini';
-import { bool, int, oneOf, secret, secretList, text, textList } from '../fields.js';
+import { bool, int, oneOf, proxyUrl, secret, secretList, text, textList } from '../fields.js';
 import { optional, withDefault } from '../shared.js';
 
 const maxResults = () => withDefault(int(1, 50), 5);
@@ -50,7 +50,7 @@ export const webSchema = z.object({
   provider: optional(oneOf(ENGINE_NAMES)),
   prefer_native: withDefault(bool(), true),
   private_host_whitelist: withDefault(textList(), []),
-  proxy: optional(text()),
+  proxy: optional(proxyUrl()),
   fetch: z.prefault(z.object({ enabled: withDefault(bool(), true) }), {}),
   fetch_limit_bytes: withDefault(int(1), 10485760),
   format: withDefault(oneOf(['plaintext', 'markdown']), 'plaintext'),

@@ -1,0 +1,54 @@
+import type { EventLog } from '../log/event-log.js';
+import { costOf, type PriceOf, type Tokens } from './prices.js';
+import { localDay, readUsage, UsageFold } from './usage-log.js';
+
+export interface Spent {
+  /** Dollars of priced answers on the local day and in the local month of `now`. */
+  day: number;
+  month: number;
+}
+
+/**
+ * What each agent has spent, by local day and model, kept current by reading on from where the last look stopped (the
+ * type index makes that a few lookups). Tokens are kept, not dollars, so a price changed in the config applies at once.
+ */
+export class Spending {
+  private readonly tokens = new Map<string, Tokens>();
+  private readonly fold = new UsageFold();
+  private position = 0;
+
+  constructor(private readonly log: EventLog) {}
+
+  spent(agent: string, now: Date, priceOf: PriceOf): Spent {
+    this.catchUp();
+    const today = localDay(now.getTime());
+    const month = today.slice(0, 7);
+    const spent: Spent = { day: 0, month: 0 };
+    for (const [key, tokens] of this.tokens) {
+      const [day, who, model] = key.split('|', 3) as [string, string, string];
+      if (who !== agent || !day.startsWith(month)) continue;
+      const price = priceOf(model);
+      if (!price) continue;
+      const cost = costOf(tokens, price);
+      spent.month += cost;
+      if (day === today) spent.day += cost;
+    }
+    return spent;
+  }
+
+  private catchUp(): void {
+    const through = this.log.lastCommittedSeq();
+    if (through <= this.position) return;
+    for (const record of readUsage(this.log, { after: this.position, through }, this.fold)) {
+      const key = `${localDay(record.at)}|${record.agent}|${record.model_name}`;
+      const sum = this.tokens.get(key) ?? { input: 0, output: 0, cached: 0, cache_write: 0, reasoning: 0 };
+      sum.input += record.tokens.input;
+      sum.output += record.tokens.output;
+      sum.cached += record.tokens.cached;
+      sum.cache_write += record.tokens.cache_write;
+      sum.reasoning += record.tokens.reasoning;
+      this.tokens.set(key, sum);
+    }
+    this.position = through;
+  }
+}

@@ -1,0 +1,224 @@
+import type { Envelope } from '../../bus/index.js';
+import type { EventLog } from '../log/event-log.js';
+import { costOf, type PriceOf, type Tokens } from './prices.js';
+
+/** One answer of a model: who asked, which model answered, and its tokens. */
+export interface UsageRecord {
+  seq: number;
+  at: number;
+  agent: string;
+  session: string;
+  turn: string;
+  model_name: string;
+  tokens: Tokens;
+}
+
+/** The events usage is folded from, each read through the type index. */
+export const USAGE_TYPES = ['provider.requested', 'provider.responded'] as const;
+
+const UNKNOWN = '(unknown)';
+
+/**
+ * Folds model calls into usage records: `provider.requested` names the model of a call, the `provider.responded`
+ * of the same turn and iteration carries its usage. A call without usage (a vendor that sends none) counts zero tokens.
+ */
+export class UsageFold {
+  private readonly asked = new Map<string, string>();
+
+  apply(event: Envelope): UsageRecord | undefined {
+    const call = `${event.turn ?? ''}#${event.type === 'provider.requested' || event.type === 'provider.responded' ? event.data.iteration : ''}`;
+    if (event.type === 'provider.requested') {
+      this.asked.set(call, event.data.model_name);
+      return undefined;
+    }
+    if (event.type !== 'provider.responded') return undefined;
+    const model = this.asked.get(call) ?? UNKNOWN;
+    this.asked.delete(call);
+    const usage = event.data.usage;
+    return {
+      seq: event.seq,
+      at: event.at,
+      agent: event.agent ?? UNKNOWN,
+      session: event.session ?? UNKNOWN,
+      turn: event.turn ?? UNKNOWN,
+      model_name: model,
+      tokens: {
+        input: usage?.input_tokens ?? 0,
+        output: usage?.output_tokens ?? 0,
+        cached: usage?.cached_input_tokens ?? 0,
+        cache_write: usage?.cache_write_input_tokens ?? 0,
+        reasoning: usage?.reasoning_tokens ?? 0,
+      },
+    };
+  }
+}
+
+export interface UsageQuery {
+  /** Only answers at or after this time (epoch ms). */
+  since?: number;
+  /** Only events after this `seq` (to read on from where a fold stopped). */
+  after?: number;
+  /** Only events up to this `seq`. */
+  through?: number;
+  turn?: string;
+}
+
+/** The events of the usage types in `seq` order, each type read through its index. */
+function* usageEvents(log: EventLog, query: UsageQuery): Generator<Envelope> {
+  const bounds = { ...(query.after !== undefined ? { after: query.after } : {}), ...(query.through !== undefined ? { before: query.through + 1 } : {}) };
+  if (query.turn !== undefined) {
+    yield* log.iterate({ turn: query.turn, type: 'provider.*', ...bounds });
+    return;
+  }
+  const [requested, responded] = USAGE_TYPES.map((type) => log.iterate({ type, ...bounds })[Symbol.iterator]());
+  let a = requested!.next();
+  let b = responded!.next();
+  while (!a.done || !b.done) {
+    if (b.done || (!a.done && a.value.seq < b.value.seq)) {
+      yield a.value;
+      a = requested!.next();
+    } else {
+      yield b.value;
+      b = responded!.next();
+    }
+  }
+}
+
+/** Every usage record of the log (or of one turn), oldest first. */
+export function* readUsage(log: EventLog, query: UsageQuery = {}, fold = new UsageFold()): Generator<UsageRecord> {
+  for (const event of usageEvents(log, query)) {
+    const record = fold.apply(event);
+    if (record && (query.since === undefined || record.at >= query.since)) yield record;
+  }
+}
+
+export type UsageBy = 'day' | 'hour' | 'agent' | 'session' | 'model';
+export const USAGE_BY: readonly UsageBy[] = ['day', 'hour', 'agent', 'session', 'model'];
+
+export interface UsageRow {
+  key: string;
+  /** Model answers counted. */
+  calls: number;
+  turns: number;
+  tokens: Tokens;
+  /** Dollars for the answers of priced models. */
+  cost_usd: number;
+  /** Answers of models with no price (their cost is not in `cost_usd`). */
+  unpriced_calls: number;
+}
+
+export interface UsageSummary {
+  rows: UsageRow[];
+  total: UsageRow;
+  /** Models answers came from that have no price (set `model_list[].pricing`). */
+  unpriced_models: string[];
+}
+
+/** `2026-11-26` in the machine's time zone: budgets and `--by day` follow the user's calendar. */
+export function localDay(at: number): string {
+  const d = new Date(at);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+/** `2026-11-26 14:00` in the machine's time zone: the hour an answer came in, sorting as text like days do. */
+export function localHour(at: number): string {
+  return `${localDay(at)} ${String(new Date(at).getHours()).padStart(2, '0')}:00`;
+}
+
+function keyOf(record: UsageRecord, by: UsageBy): string {
+  switch (by) {
+    case 'day':
+      return localDay(record.at);
+    case 'hour':
+      return localHour(record.at);
+    case 'agent':
+      return record.agent;
+    case 'session':
+      return record.session;
+    case 'model':
+      return record.model_name;
+  }
+}
+
+const emptyRow = (key: string): UsageRow => ({ key, calls: 0, turns: 0, tokens: { input: 0, output: 0, cached: 0, cache_write: 0, reasoning: 0 }, cost_usd: 0, unpriced_calls: 0 });
+
+function add(row: UsageRow, record: UsageRecord, turns: Set<string>, priceOf: PriceOf): void {
+  row.calls++;
+  if (!turns.has(record.turn)) {
+    turns.add(record.turn);
+    row.turns++;
+  }
+  row.tokens.input += record.tokens.input;
+  row.tokens.output += record.tokens.output;
+  row.tokens.cached += record.tokens.cached;
+  row.tokens.cache_write += record.tokens.cache_write;
+  row.tokens.reasoning += record.tokens.reasoning;
+  const price = priceOf(record.model_name);
+  if (price) row.cost_usd += costOf(record.tokens, price);
+  else row.unpriced_calls++;
+}
+
+/** Usage summed by day, hour, agent, session or model (rows in key order; days and hours oldest first), with a total. */
+export function summarizeUsage(records: Iterable<UsageRecord>, by: UsageBy, priceOf: PriceOf): UsageSummary {
+  const rows = new Map<string, { row: UsageRow; turns: Set<string> }>();
+  const total = { row: emptyRow('total'), turns: new Set<string>() };
+  const unpriced = new Set<string>();
+  for (const record of records) {
+    const key = keyOf(record, by);
+    const entry = rows.get(key) ?? { row: emptyRow(key), turns: new Set<string>() };
+    rows.set(key, entry);
+    add(entry.row, record, entry.turns, priceOf);
+    add(total.row, record, total.turns, priceOf);
+    if (!priceOf(record.model_name)) unpriced.add(record.model_name);
+  }
+  return { rows: [...rows.values()].map((e) => e.row).sort((a, b) => a.key.localeCompare(b.key)), total: total.row, unpriced_models: [...unpriced].sort() };
+}
+
+/** A row as `tern usage --json` and `GET /api/usage` answer it. */
+export interface UsageRowJson {
+  key: string;
+  turns: number;
+  calls: number;
+  input_tokens: number;
+  cached_input_tokens: number;
+  cache_write_input_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  cost_usd: number;
+  unpriced_calls: number;
+}
+
+export function usageRowJson(row: UsageRow): UsageRowJson {
+  return {
+    key: row.key,
+    turns: row.turns,
+    calls: row.calls,
+    input_tokens: row.tokens.input,
+    cached_input_tokens: row.tokens.cached,
+    cache_write_input_tokens: row.tokens.cache_write,
+    output_tokens: row.tokens.output,
+    reasoning_tokens: row.tokens.reasoning,
+    cost_usd: Math.round(row.cost_usd * 1e6) / 1e6,
+    unpriced_calls: row.unpriced_calls,
+  };
+}
+
+export class UsageSinceError extends Error {
+  readonly code = 'usage_since_invalid';
+}
+
+const RELATIVE = /^(\d+)([dhm])$/;
+const UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000 } as const;
+
+/**
+ * `--since` as users write it: a local date (`2026-11-01`, from its midnight), a time (`2026-11-01T09:00:00Z`) or an
+ * age (`7d`, `12h`, `30m` before `now`). Throws `UsageSinceError` for anything else.
+ */
+export function parseSince(text: string, now: Date): number {
+  const relative = RELATIVE.exec(text.trim());
+  if (relative) return now.getTime() - Number(relative[1]) * UNIT_MS[relative[2] as keyof typeof UNIT_MS];
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text.trim());
+  const at = day ? new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])).getTime() : Date.parse(text);
+  if (Number.isNaN(at)) throw new UsageSinceError(`"${text}" is not a date (allowed: 2026-11-01, an ISO time, or 7d, 12h, 30m)`);
+  return at;
+}

@@ -1,0 +1,97 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CommandLauncher } from '../../adapters/tools/exec/launch.js';
+import { runCommand } from '../../adapters/tools/exec/run-command.js';
+import { DEFAULT_EXEC, type ExecOptions } from '../../adapters/tools/options.js';
+import { Sandbox } from '../../adapters/tools/sandbox/sandbox.js';
+import { execAttacks, fingerprint, harmOf, killTagged, layExecTraps, STRAY_TAG, type ExecTraps, type GuardOutcome } from '../support/exec-attacks.js';
+import { toolsFixture, type ToolsFixture } from '../support/tools-fixture.js';
+
+type Run = { fixture: ToolsFixture; traps: ExecTraps };
+
+function start(exec: Partial<ExecOptions>): Run {
+  const fixture = toolsFixture(() => ({ exec }));
+  return { fixture, traps: layExecTraps(fixture.root, fixture.workspace, fixture.home, fixture.userHome) };
+}
+
+/** Runs `attack` and reports what it did; every trap is laid again afterwards, whatever the attack changed. */
+async function attempt(run: Run, command: string, execute: (command: string) => Promise<{ content: string }>): Promise<{ outcome: GuardOutcome; harm: string[]; output: string }> {
+  const before = fingerprint(run.traps);
+  const { content } = await execute(command);
+  const harm = await harmOf(run.traps, before, content);
+  killTagged(STRAY_TAG);
+  run.traps = layExecTraps(run.fixture.root, run.fixture.workspace, run.fixture.home, run.fixture.userHome);
+  const outcome = content.startsWith('Command blocked by safety guard') ? 'refused' : harm.length > 0 ? 'escapes' : 'contained';
+  return { outcome, harm, output: content };
+}
+
+const isolated = suite<Run>('attack corpus: exec inside bubblewrap');
+isolated.before((context) => {
+  Object.assign(context, start({ isolation: 'bwrap' }));
+});
+isolated.after(({ fixture }) => fixture.close());
+
+isolated('53 escapes through the real tool path (guard, then sandbox): none gets out', async (run) => {
+  const attacks = execAttacks(run.traps);
+  assert.ok(attacks.length >= 40);
+  const reachedSandbox: string[] = [];
+  for (const attack of attacks) {
+    const { outcome, harm } = await attempt(run, attack.command, (command) => run.fixture.call('exec', { command, timeout_seconds: 5 }));
+    assert.equal(harm, [], `${attack.group}: ${attack.command}`);
+    if (outcome === 'contained') reachedSandbox.push(attack.command);
+  }
+  // The attacks the guard cannot judge (computed paths, interpreters, hard links, history) are the sandbox's to stop.
+  assert.is(reachedSandbox.length, 23, reachedSandbox.join('\n'));
+});
+
+isolated('the sandbox alone holds: every attack that is safe to run, with no guard in front', async (run) => {
+  const sandbox = new Sandbox(run.fixture.policy);
+  const launcher = new CommandLauncher(sandbox, { ...DEFAULT_EXEC, isolation: 'bwrap' });
+  const direct = async (command: string) => runCommand(await launcher.launch(command, sandbox.workspace), 5000, 65536, new AbortController().signal);
+  for (const attack of execAttacks(run.traps).filter((a) => !a.guardOnly)) {
+    const { harm, output } = await attempt(run, attack.command, (command) => direct(command).then((outcome) => ({ content: outcome.output })));
+    assert.equal(harm, [], `${attack.group}: ${attack.command}\n${output}`);
+  }
+});
+
+isolated('inside, the home is empty, protected files read as nothing, history is read-only and the system is read-only', async (run) => {
+  const sandbox = new Sandbox(run.fixture.policy);
+  const launcher = new CommandLauncher(sandbox, { ...DEFAULT_EXEC, isolation: 'bwrap' });
+  const cases: [command: string, output: string][] = [
+    ['cd && ls -A | wc -l', '0\n'],
+    ['cat .env envlink .ssh/id_rsa 2>&1; ls -A .ssh | wc -l', 'cat: .env: Permission denied\ncat: envlink: Permission denied\ncat: .ssh/id_rsa: No such file or directory\n0\n'],
+    ['exec 2>&1; echo x > sessions/log.txt || echo refused', `sh: 1: cannot create sessions/log.txt: Read-only file system\nrefused\n`],
+    ['touch /etc/tern-test 2>&1 || echo refused', "touch: cannot touch '/etc/tern-test': Read-only file system\nrefused\n"],
+    ['ln .env again 2>&1 || echo refused', "ln: failed to create hard link 'again' => '.env': Invalid cross-device link\nrefused\n"],
+    ['echo $HOME', `${run.fixture.userHome}\n`],
+    // Only the folders on the way to the workspace exist: nothing beside it, nothing of AGENT_HOME but the workspace.
+    [`ls -A ${run.fixture.root} ${run.fixture.home}`, `${run.fixture.root}:\nagent-home\nuser\n\n${run.fixture.home}:\nworkspace\n`],
+    // One process at a time besides the shell: the pipeline `ps | sort` could list a fork before its exec (`sh`).
+    ['echo $(ps -e -o comm=)', 'bwrap sh ps\n'],
+  ];
+  for (const [command, output] of cases) {
+    const outcome = await runCommand(await launcher.launch(command, sandbox.workspace), 5000, 65536, new AbortController().signal);
+    assert.equal(outcome, { kind: 'exited', code: 0, output, truncated: false }, command);
+  }
+});
+isolated.run();
+
+const off = suite<Run>('attack corpus: exec with isolation off (the guard alone)');
+off.before((context) => {
+  Object.assign(context, start({ isolation: 'off' }));
+});
+off.after(({ fixture }) => fixture.close());
+
+off('the same 53 escapes: what the guard refuses, what it lets through harmlessly, and what gets out', async (run) => {
+  const seen: string[] = [];
+  const expected: string[] = [];
+  for (const attack of execAttacks(run.traps)) {
+    const { outcome } = await attempt(run, attack.command, (command) => run.fixture.call('exec', { command, timeout_seconds: 5 }));
+    seen.push(`${outcome}: ${attack.command}`);
+    expected.push(`${attack.off}: ${attack.command}`);
+  }
+  assert.equal(seen, expected);
+  const counts = (outcome: GuardOutcome) => seen.filter((line) => line.startsWith(`${outcome}:`)).length;
+  assert.equal([counts('refused'), counts('contained'), counts('escapes')], [30, 4, 19]);
+});
+off.run();

@@ -1,0 +1,169 @@
+// The dashboard API's answers, defined once: for the launcher that sends them (adapters/launcher/api imports these
+// types) and the pages that read them. Types only: nothing here runs.
+import type { ChatMessage } from '../../bus/index.js';
+
+/** `failure` says why the last start failed (an invalid config, say); `starting` and `stopping` are on the way. */
+export type GatewayStatus =
+  | { state: 'running'; since: number }
+  | { state: 'starting' | 'stopping'; since: number }
+  | { state: 'stopped'; since: number; failure?: string };
+
+/**
+ * One move of a state chart: `event` leads to `target` (a state's path below the machine's root, e.g.
+ * `showing.message_updated`; none when the move only runs actions), chosen by `guards` where one event has
+ * several targets.
+ */
+export type ChartTransition = { event: string; target?: string; guards: string[] };
+
+/** A state chart as the machines page draws it: nested states in definition order, each with its moves. */
+export type ChartNode = { key: string; initial?: string; final: boolean; states: ChartNode[]; transitions: ChartTransition[] };
+
+export type Move = { from?: string; to: string; event: string; at: number; seq: number };
+
+/** One live actor as the machines page shows it. */
+export type ActorView = {
+  actor: string;
+  machine: string;
+  state: string;
+  last_event: string;
+  at: number;
+  stopped: boolean;
+  agent?: string;
+  session?: string;
+  turn?: string;
+  /**
+   * The actor it belongs to in the machines tree (gateway → channels, heartbeat, cron jobs, MCP servers and
+   * agents; agent → sessions; session → turns); the gateway has none.
+   */
+  parent?: string;
+  /** Why it failed or ended: a channel's or MCP server's error, a turn's failure, the reason it stopped. */
+  reason?: string;
+  /** The few context values its machine shows, such as a session's queued messages. */
+  context?: Record<string, string | number | boolean>;
+  /** A session's readable key (`v=1|agent=…|channel=…|…`). */
+  session_key?: string;
+  /** The message that started a turn. */
+  text?: string;
+  /** The transitions that moved it, oldest first (the newest few). */
+  history: Move[];
+};
+
+/** An actor as `/api/actors` lists it: its last move's origin (`from`) instead of its whole history. */
+export type Actor = Omit<ActorView, 'history'> & { from?: string };
+export type ActorDetail = ActorView & { chart: ChartNode | null };
+
+/** What a turn did between the user's message and the reply: the model's text between tool calls, and each tool call. */
+export type Step =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool'; call_id: string; name: string; arguments: string; ok?: boolean; content?: string; chars?: number };
+
+export type TranscriptMessage = { seq: number; at: number; turn?: string; message: ChatMessage; outcome?: 'completed' | 'stopped' | 'failed' };
+
+/**
+ * A session's conversation as the model sees it (the history projection its prompts are built from, so
+ * `/clear` and summaries apply), each message with its turn, and each turn's steps. The web chat's history
+ * has no session until its first turn.
+ */
+export type Transcript = { session: string | null; summary: string | null; messages: TranscriptMessage[]; steps: Record<string, Step[]> };
+
+/** One session as the Sessions page lists it: who and where, how much, and when it was last active. */
+export type SessionRow = {
+  session: string;
+  session_key: string;
+  agent: string;
+  channel: string;
+  chat: string;
+  /** Who wrote last (from `message.received`; absent for sessions reached only by the CLI or the heartbeat). */
+  sender?: string;
+  turns: number;
+  /** Messages of the user and replies of the agent, across `/clear`. */
+  messages: number;
+  input_tokens: number;
+  output_tokens: number;
+  first_at: number;
+  last_at: number;
+  last_turn: string;
+  /** The last message, the user's or the agent's. */
+  last_text: string;
+};
+
+/** One turn of a session as its page lists it. */
+export type TurnRow = {
+  turn: string;
+  at: number;
+  text: string;
+  outcome: 'running' | 'completed' | 'stopped' | 'failed' | 'aborted';
+  ms?: number;
+  model_calls: number;
+  input_tokens: number;
+  output_tokens: number;
+};
+
+export type SessionDetail = Transcript & { about: SessionRow; turns: TurnRow[] };
+
+type Bar = { label: string; start: number; end: number; ms: number; ok: boolean };
+
+/**
+ * One bar of a turn's waterfall; times are ms from `turn.started`. `prompt` is the time spent building the
+ * prompt (history, summary, workspace files) before the first model call: without it the waterfall would
+ * start with an unexplained gap.
+ */
+export type Span =
+  | (Bar & { kind: 'prompt'; messages: number; tools: number })
+  | (Bar & { kind: 'model'; model: string; iteration: number; input_tokens?: number; output_tokens?: number; tool_calls: number; error?: string })
+  | (Bar & { kind: 'chunks'; count: number })
+  | (Bar & { kind: 'tool'; call_id: string; name: string; arguments: string; result_chars: number; error?: string })
+  | (Bar & { kind: 'subagent'; task: string; agent: string; mode: 'spawn' | 'subagent'; turn?: string; outcome: string });
+
+/**
+ * A subagent a turn started, for the turn view: its bar and its own turn's spans (times from the parent turn's
+ * start), under the parent's `call` that started it, with the subagents it started in turn.
+ */
+export type ChildTimelineView = { task: string; call?: string; bar: Extract<Span, { kind: 'subagent' }>; spans: Span[]; children: ChildTimelineView[] };
+
+/**
+ * What a rerun reports: the replay actor's answer; where it diverges, `seq` is the recorded event at `index`
+ * (the index counts only the events a turn machine records), absent when the new run recorded more.
+ */
+export type Rerun =
+  | { identical: true; compared: number }
+  | { identical: false; index: number; seq?: number; expected?: { type: string; data: unknown }; actual?: { type: string; data: unknown } };
+
+/** One row of `/api/usage`, as `tern usage --json` prints it: a day, an hour, an agent, a session, a model, or the total. */
+export type UsageRowView = {
+  key: string;
+  turns: number;
+  /** Model answers counted. */
+  calls: number;
+  /** All input tokens, cache reads and writes included. */
+  input_tokens: number;
+  /** Input read from the prompt cache. */
+  cached_input_tokens: number;
+  /** Input written to the prompt cache (the messages family bills these apart). */
+  cache_write_input_tokens: number;
+  /** All output tokens, reasoning included. */
+  output_tokens: number;
+  reasoning_tokens: number;
+  /** The cost of the answers of priced models only. */
+  cost_usd: number;
+  /** Answers of models with no price: their cost is unknown, not 0. */
+  unpriced_calls: number;
+};
+
+/** One budget limit of one agent and how much of it the local day or month has spent. */
+export type BudgetView = { agent: string; period: 'daily' | 'monthly'; span: string; limit_usd: number; spent_usd: number; source: string };
+
+/**
+ * `GET /api/usage?since&by`: the rows (days and hours as local `2026-11-26` / `2026-11-26 14:00`, oldest first), the
+ * total, the models without a price, and every configured budget with what it has spent (whatever `since` says).
+ */
+export type UsageReport = {
+  by: 'day' | 'hour' | 'agent' | 'session' | 'model';
+  since?: string;
+  /** Prices (`model_list[].pricing` and the built-in ones) are in US dollars per million tokens. */
+  currency: 'USD';
+  rows: UsageRowView[];
+  total: UsageRowView;
+  unpriced_models: string[];
+  budgets: BudgetView[];
+};
