@@ -49,8 +49,11 @@ export interface AgentServices {
   /** The runtime's data workspace (cron jobs live there); an agent's files are in its sandbox. */
   workspace: string;
   now: () => Date;
-  /** MCP servers and discovery; absent when `tools.mcp.enabled` is false. */
-  mcp?: { manager: McpManager; ttl: number };
+  /**
+   * MCP servers and discovery; absent when `tools.mcp.enabled` was false at the start. `follow` applies a reloaded
+   * `tools.mcp` block to the running servers and resolves once they are in line with it (each turn awaits it first).
+   */
+  mcp?: { manager: McpManager; ttl: number; follow: () => Promise<void> };
   /** Speech to text with the configured transcription model; absent when none is configured. */
   transcribe?: (path: string, mime: string) => Promise<{ text: string; modelName: string }>;
   /** Spending limits, checked before each turn starts. */

@@ -39,8 +39,8 @@ export class AgentActor {
         openSession: (_, message) => this.open(message),
         deliver: (_, message) => this.deliver(message),
         stopTurn: (_, request) => this.stopTurn(request),
-        abortTurn: (_, { session, reason }) => this.sessions.get(session)?.send({ type: 'ABORT', reason }),
-        release: (_, session) => this.release(session),
+        abortTurn: (_, request) => this.sessions.get(request.session ?? '')?.send({ type: 'ABORT', reason: request.data.reason }),
+        release: (_, request) => this.release(request.session ?? '', request.data.reason),
         drainSessions: () => this.sessions.forEach((s) => s.send({ type: 'DRAIN' })),
       },
       guards: { isOpen: (_, message) => this.sessions.has(message.session ?? '') },
@@ -118,11 +118,11 @@ export class AgentActor {
   }
 
   /** A subagent task has ended: its session's actors stop and its todo plan is released (the spec's transition). */
-  private release(id: string): void {
+  private release(id: string, reason: string): void {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
-    this.board.stopped(`session:${id}`, 'the subagent task ended');
+    this.board.stopped(`session:${id}`, reason);
     session.stop();
     this.services.todo.release(this.id, id);
   }

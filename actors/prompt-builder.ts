@@ -24,11 +24,19 @@ export interface PromptRequest {
   agents?: string;
 }
 
+const TIME_NOTE = 'The newest user message begins with the current time: [YYYY-MM-DD HH:MM UTC].';
+
 const AGENTS_NOTE =
   'These peer agents can take a task from you: pass one\'s id as agent_id to spawn. Choose by description; use only the ids listed here.';
 
 /** History kept verbatim in the prompt; older messages live on in the summary. */
 export const HISTORY_WINDOW = 40;
+/**
+ * The window's first message moves on in steps of this many, so the history at the head of the prompt stays the same
+ * bytes for several turns and the vendors' prompt caches keep reading it (a window sliding by one turn would change
+ * the prefix on every turn). The prompt then holds between `HISTORY_WINDOW` and `HISTORY_WINDOW + HISTORY_STEP - 1`.
+ */
+export const HISTORY_STEP = 20;
 
 /** Notes for the person editing a prompt file (`<!-- … -->`, as the starter files use them) never reach the model. */
 const HUMAN_NOTES = /<!--[\s\S]*?-->/g;
@@ -79,8 +87,6 @@ export class PromptBuilder {
   private prefix: { sources: unknown[]; text: string | undefined } | undefined;
   /** The skills section of the catalog's list and the profile it was made for: the same objects, the same text. */
   private skillsSection: { skills: SkillInfo[]; profile: TurnProfile | undefined; text: string | undefined } | undefined;
-  /** The minute of the last prompt as the prompt writes it: `toISOString` costs more than the rest of the section. */
-  private minute: { at: number; text: string } | undefined;
 
   constructor(private readonly files: WorkspaceFiles) {}
 
@@ -100,7 +106,7 @@ export class PromptBuilder {
     ];
     return {
       system: joinSections(parts) ?? '',
-      messages: messagesOf(withHistory ? request.history.messages : [], request.text),
+      messages: messagesOf(withHistory ? request.history.messages : [], withSystem ? `[${minuteOf(request.now)} UTC] ${request.text}` : request.text),
       // Without a profile every tool passes: the toolbox's own list, which no one changes.
       tools: profile ? request.tools.filter((t) => profileAllows(profile, 'tools', t)) : request.tools,
     };
@@ -114,11 +120,14 @@ export class PromptBuilder {
     return text;
   }
 
+  /**
+   * The time is not in the system prompt but on the newest user message: a system prompt that changed every minute
+   * would keep the vendors' prompt caches from reading the history after it on any turn in a new minute.
+   */
   private runtimeContext(request: PromptRequest): string {
-    const at = Math.floor(request.now.getTime() / 60_000);
-    if (this.minute?.at !== at) this.minute = { at, text: request.now.toISOString().slice(0, 16).replace('T', ' ') };
-    return `Time: ${this.minute.text} UTC\nAgent: ${request.agent}\nChannel: ${request.channel}\nChat: ${request.chat}`;
+    return `Agent: ${request.agent}\nChannel: ${request.channel}\nChat: ${request.chat}\n${TIME_NOTE}`;
   }
+
 
   private stablePrefix(agentDoc: AgentDoc): string | undefined {
     const sources = [agentDoc, this.files.text('soul'), this.files.text('user'), this.files.text('identity'), this.files.text('memory')] as const;
@@ -138,15 +147,18 @@ export class PromptBuilder {
   }
 }
 
+const minuteOf = (now: Date): string => now.toISOString().slice(0, 16).replace('T', ' ');
+
 function joinSections(parts: Array<string | undefined>): string | undefined {
   const present = parts.filter((p): p is string => p !== undefined);
   return present.length > 0 ? present.join('\n\n') : undefined;
 }
 
-/** The last `HISTORY_WINDOW` messages of the history, then the request's text, in one new list. */
+/** The window of the history (`HISTORY_WINDOW`, starting on a `HISTORY_STEP`), then the request's text, in one new list. */
 function messagesOf(history: TurnHistory['messages'], text: string): ChatMessage[] {
   const messages: ChatMessage[] = [];
-  for (let i = Math.max(0, history.length - HISTORY_WINDOW); i < history.length; i++) messages.push(history[i]!);
+  const first = Math.floor(Math.max(0, history.length - HISTORY_WINDOW) / HISTORY_STEP) * HISTORY_STEP;
+  for (let i = first; i < history.length; i++) messages.push(history[i]!);
   messages.push({ role: 'user', content: text });
   return messages;
 }

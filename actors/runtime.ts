@@ -31,6 +31,7 @@ import { TodoTool } from './todo-tool.js';
 import { agentModel } from './wiring/agent-model.js';
 import { AgentDirectory } from './wiring/agent-setup.js';
 import { modelEntries } from './wiring/models.js';
+import { followMcp } from './wiring/mcp-follow.js';
 import { ReloadableRouter } from './wiring/reloadable-router.js';
 import { toolsOptions } from './wiring/tools.js';
 
@@ -74,8 +75,8 @@ function startMcp(loaded: LoadedConfig, env: NodeJS.ProcessEnv, filter: FilterOp
 
 /**
  * Everything a process that runs turns needs: the log, the bus, the model router, tools, agents and their subagents.
- * It consumes the `sessions` work (`message.routed`) and the control event `turn.stop.requested`, and hands each to
- * its agent's actor.
+ * It consumes the `sessions` work (`message.routed`) and the control events `turn.stop.requested`,
+ * `turn.abort.requested` and `session.release.requested`, and hands each to its agent's actor.
  */
 export class Runtime {
   private readonly agents = new Map<string, AgentActor>();
@@ -104,6 +105,8 @@ export class Runtime {
     this.inputs = [
       bus.work('sessions').subscribe((message) => this.agent(message.agent).send({ type: 'MESSAGE', message })),
       bus.on('turn.stop.requested').subscribe((request) => this.agent(request.agent).send({ type: 'STOP_TURN', request })),
+      bus.on('turn.abort.requested').subscribe((request) => this.agent(request.agent).send({ type: 'ABORT_TURN', request })),
+      bus.on('session.release.requested').subscribe((request) => this.agent(request.agent).send({ type: 'RELEASE', request })),
     ];
   }
 
@@ -151,9 +154,7 @@ export class Runtime {
     const entryNamed = (name: string | undefined) => entries.find((e) => e.model_name === name && e.enabled !== false);
     const imageEntry = entryNamed(loaded.config.agents.defaults.image_model);
     const transcriptionEntry = entryNamed(loaded.config.agents.defaults.transcription_model);
-    // The subagent actors reach agents through the runtime, which exists only once they do.
-    let runtime: Runtime | undefined;
-    const subagents = new Subagents({ bus, config, now: () => now().getTime(), logError, host: sessionHost(bus, (id) => runtime!.agent(id)), ...(options.send ? { send: options.send } : {}) });
+    const subagents = new Subagents({ bus, config, now: () => now().getTime(), logError, host: sessionHost(bus), ...(options.send ? { send: options.send } : {}) });
     const directory = new AgentDirectory({
       loaded,
       env,
@@ -185,13 +186,14 @@ export class Runtime {
       hooks,
       plugins,
       budget: new BudgetGuard(log, bus, config, now),
-      ...(mcp ? { mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl } } : {}),
+      ...(mcp ? { mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl, follow: followMcp(mcp, loaded, logError) } } : {}),
       ...(transcriptionEntry
         ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }
         : {}),
       ...(options.fetchMedia ? { fetchMedia: options.fetchMedia } : {}),
     };
     const evolution = new EvolutionActor({ bus, log, router, config, workspace: loaded.workspace, scheduler: options.evolutionClock ?? realScheduler, logError });
+    let runtime: Runtime;
     try {
       runtime = new Runtime(core, router, directory, shared, mcp, subagents, hooks, plugins, evolution, options.sessionLimit);
       directory.parts(directory.defaultId);
@@ -226,7 +228,9 @@ export class Runtime {
     return {
       ...this.shared,
       agent: id,
-      tools: parts.tools,
+      get tools() {
+        return parts.tools;
+      },
       prompt: parts.prompt,
       skills: parts.skills,
       agentDoc: parts.agentDoc,
@@ -234,6 +238,11 @@ export class Runtime {
       model: (doc, delegatedBy) => agentModel(this.loaded.config, id, doc, delegatedBy),
       peers: (tools) => this.directory.registryFor(id, tools),
     };
+  }
+
+  /** Applies a reloaded `tools.mcp` block to the running servers now (each turn does so anyway before it starts). */
+  followMcp(): Promise<void> {
+    return this.shared.mcp?.follow() ?? Promise.resolve();
   }
 
   /** Hands a message to its session and resolves with its answer (request and answer over the bus). */

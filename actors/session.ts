@@ -37,15 +37,16 @@ function turnSettings(services: AgentServices, delegatedBy: string | undefined):
  * Without MCP nothing changes them mid-turn, and the same names under the same profile reuse one toolbox.
  */
 function toolboxes(services: AgentServices, session: () => SessionActor | undefined): () => Toolbox {
-  let last: { own: readonly string[]; profile: TurnProfile | undefined; box: Toolbox } | undefined;
+  let last: { own: readonly string[]; profile: TurnProfile | undefined; registry: AgentServices['tools']; box: Toolbox } | undefined;
   return () => {
     const doc = services.agentDoc();
     const own = services.toolNames(doc);
     const profile = services.config().agents.defaults.turn_profile;
     const mcp = services.mcp;
     if (!mcp) {
-      if (last?.own === own && last.profile === profile) return last.box;
-      last = { own, profile, box: turnToolbox({ registry: services.tools, own, profile }) };
+      const registry = services.tools;
+      if (last?.own === own && last.profile === profile && last.registry === registry) return last.box;
+      last = { own, profile, registry, box: turnToolbox({ registry, own, profile }) };
       return last.box;
     }
     const self = session();
@@ -97,13 +98,15 @@ async function mediaPath(services: AgentServices, input: PrepareInput, clip: Med
 }
 
 /**
- * The budget's check (the one before a turn starts: a spent budget answers without a turn), transcripts, compaction
+ * The budget's check (the one before a turn starts: a spent budget answers without a turn), MCP servers brought in
+ * line with a reloaded config, transcripts, compaction
  * of a long history (unless the turn profile turns history off), and the turn's settings.
  */
 async function prepareTurn(services: AgentServices, input: PrepareInput, delegatedBy: string | undefined): Promise<Prepared> {
   const judging = services.budget?.check(services.agent, input.keys);
   const budget = judging && (await judging);
   if (budget?.kind === 'stop') return { refused: budget.text };
+  await services.mcp?.follow();
   const config = services.config();
   const settings = turnSettings(services, delegatedBy);
   const { data } = input.message;
@@ -121,6 +124,7 @@ async function prepareTurn(services: AgentServices, input: PrepareInput, delegat
     history,
     ...(input.skill !== undefined ? { skill: input.skill } : {}),
     ...(budget?.kind === 'go' && budget.notice ? { notice: budget.notice } : {}),
+    ...(historyOff ? { history_mode: 'off' as const } : {}),
   };
 }
 

@@ -6,8 +6,10 @@
 // - `turn.history_first_turn_ratio`: the first turn after a restart in a session of 5,000 turns against the first
 //   turn of a new session, on gateways started the same way on the same log: the turn's CPU (from the message to
 //   its reply, history loaded included) and the process's RSS after it, the larger of the two ratios (medians).
+// A shorter run for iterating: SOAK_TURNS (20,000), SOAK_SESSIONS (100), SOAK_LONG_SESSION (5,000), SOAK_RATIO_RUNS
+// (5). Progress goes to stderr.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeConfig } from '../tests/support/turn-fixture.js';
@@ -21,10 +23,12 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const TOKEN = '200001:soak-bot-token';
 const TURNS = Number(process.env.SOAK_TURNS ?? 20_000);
 const LONG_SESSION = Number(process.env.SOAK_LONG_SESSION ?? 5000);
-const SESSIONS = 100;
+const SESSIONS = Number(process.env.SOAK_SESSIONS ?? 100);
 /** Messages a single chat keeps waiting for the gateway, so one session's turns follow each other without a pause. */
 const PIPELINE = 20;
-const RATIO_RUNS = 3;
+const RATIO_RUNS = Number(process.env.SOAK_RATIO_RUNS ?? 5);
+
+const progress = (line: string): void => void process.stderr.write(`soak: ${line}\n`);
 
 async function instantModel(): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench', 'instant-model.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -63,10 +67,20 @@ async function startGateway(bin: string, home: TempHome, modelUrl: string, emula
   };
 }
 
-/** CPU seconds the process has used (user + system). */
+/**
+ * CPU time the process's threads have used (ms), from each thread's schedstat (nanoseconds): /proc/<pid>/stat counts
+ * in 10 ms ticks, as coarse as the turn being measured.
+ */
 function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  let ns = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // A thread that ended between the listing and the read.
+    }
+  }
+  return ns / 1e6;
 }
 
 /**
@@ -77,13 +91,19 @@ function drive(emulator: TelegramEmulator, chats: number[], total: number, depth
   return new Promise((resolve, reject) => {
     let sent = 0;
     let answered = 0;
+    // One message at a time: the emulator numbers a message after an await, so two added in the same tick share a
+    // message id, and the gateway rightly drops the second as a redelivery (a chat of 20 waiting lost 19 of them).
+    let saying = Promise.resolve();
     const say = (chat: number): void => {
       if (sent >= total) return;
       sent++;
-      emulator.say(TOKEN, `turn ${sent}`, { userId: chat }).catch(reject);
+      const text = `turn ${sent}`;
+      saying = saying.then(() => emulator.say(TOKEN, text, { userId: chat })).then(() => undefined, reject);
     };
+    const started = performance.now();
     const onReply = (): void => {
       answered++;
+      if (answered % 2000 === 0) progress(`${answered} of ${total} turns in ${Math.round((performance.now() - started) / 1000)} s`);
       const last = emulator.server.storage.botMessages.at(-1);
       if (answered >= total) {
         emulator.server.off('AddedBotMessage', onReply);
@@ -108,6 +128,7 @@ async function oneTurn(emulator: TelegramEmulator, gateway: Gateway, chat: numbe
 }
 
 async function rssAfter(bin: string, modelUrl: string, chats: number[], depth: number): Promise<number> {
+  progress(`${TURNS} turns in ${chats.length} session(s)`);
   const home = tempHome();
   ensureWorkspace(home.workspace);
   const emulator = await TelegramEmulator.start();
@@ -115,7 +136,9 @@ async function rssAfter(bin: string, modelUrl: string, chats: number[], depth: n
   try {
     await drive(emulator, chats, TURNS, depth);
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    return rssMb(gateway.child.pid!);
+    const rss = rssMb(gateway.child.pid!);
+    progress(`RSS ${round(rss, 1)} MB`);
+    return rss;
   } finally {
     await gateway.stop();
     await emulator.stop();
@@ -128,6 +151,7 @@ async function historyRatio(bin: string, modelUrl: string): Promise<{ cpu: numbe
   ensureWorkspace(home.workspace);
   const emulator = await TelegramEmulator.start();
   const LONG = 7001;
+  progress(`a session of ${LONG_SESSION} turns, then ${RATIO_RUNS} restarts for it and for a new session`);
   try {
     const filling = await startGateway(bin, home, modelUrl, emulator);
     await drive(emulator, [LONG], LONG_SESSION, PIPELINE).finally(() => filling.stop());
@@ -144,6 +168,8 @@ async function historyRatio(bin: string, modelUrl: string): Promise<{ cpu: numbe
       }
     }
     const median = (values: number[]): number => percentile([...values].sort((a, b) => a - b), 50);
+    progress(`first turns, long session: ${old.map((m) => `${round(m.cpu)} ms ${round(m.rss, 1)} MB`).join(', ')}`);
+    progress(`first turns, new session: ${fresh.map((m) => `${round(m.cpu)} ms ${round(m.rss, 1)} MB`).join(', ')}`);
     return { cpu: median(old.map((m) => m.cpu)) / median(fresh.map((m) => m.cpu)), rss: median(old.map((m) => m.rss)) / median(fresh.map((m) => m.rss)) };
   } finally {
     await emulator.stop();

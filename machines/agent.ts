@@ -5,16 +5,16 @@ import type { Board } from './board.js';
 /**
  * - `MESSAGE`: work for one of the agent's sessions (a routed message); a session not in memory is opened first.
  * - `STOP_TURN`: `/stop` for one of its sessions, passed on at once.
- * - `ABORT_TURN`: a subagent task was canceled: its session's running turn ends as aborted, with the reason.
- * - `RELEASE`: a subagent task has ended: its session leaves.
+ * - `ABORT_TURN`: a subagent task was canceled (`turn.abort.requested`): its session's running turn ends as aborted.
+ * - `RELEASE`: a subagent task has ended (`session.release.requested`): its session leaves.
  * - `DRAIN`: shutdown began: sessions finish what runs and start nothing new; new work waits for the next start.
  * - `STOP`: running turns end as aborted and the sessions close.
  */
 export type AgentEvent =
   | { type: 'MESSAGE'; message: Envelope<'message.routed'> }
   | { type: 'STOP_TURN'; request: Envelope<'turn.stop.requested'> }
-  | { type: 'ABORT_TURN'; session: string; reason: string }
-  | { type: 'RELEASE'; session: string }
+  | { type: 'ABORT_TURN'; request: Envelope<'turn.abort.requested'> }
+  | { type: 'RELEASE'; request: Envelope<'session.release.requested'> }
   | { type: 'DRAIN' }
   | { type: 'STOP'; reason: string };
 
@@ -55,8 +55,8 @@ export const agentMachine = setup({
     openSession: (_, _message: Envelope<'message.routed'>) => {},
     deliver: (_, _message: Envelope<'message.routed'>) => {},
     stopTurn: (_, _request: Envelope<'turn.stop.requested'>) => {},
-    abortTurn: (_, _params: { session: string; reason: string }) => {},
-    release: (_, _session: string) => {},
+    abortTurn: (_, _request: Envelope<'turn.abort.requested'>) => {},
+    release: (_, _request: Envelope<'session.release.requested'>) => {},
     drainSessions: () => {},
   },
   guards: {
@@ -68,8 +68,8 @@ export const agentMachine = setup({
   initial: 'serving',
   on: {
     STOP_TURN: { actions: { type: 'stopTurn', params: ({ event }) => event.request } },
-    ABORT_TURN: { actions: { type: 'abortTurn', params: ({ event }) => ({ session: event.session, reason: event.reason }) } },
-    RELEASE: { actions: { type: 'release', params: ({ event }) => event.session } },
+    ABORT_TURN: { actions: { type: 'abortTurn', params: ({ event }) => event.request } },
+    RELEASE: { actions: { type: 'release', params: ({ event }) => event.request } },
     STOP: { target: '.stopping', actions: assign({ reason: ({ event }) => event.reason }) },
   },
   states: {

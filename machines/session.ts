@@ -46,6 +46,8 @@ export interface PreparedTurn extends TurnInput {
   history: TurnHistory;
   /** Said under the turn's reply (a budget at 80%); the turn's recorded reply stays the model's own. */
   notice?: string;
+  /** The turn profile's `history: off`: the turn's message and reply stay out of the session's history. */
+  history_mode?: 'off';
 }
 
 /** A prepared turn, or the answer that stands for it when none may start (a spent budget). */
@@ -71,7 +73,8 @@ export interface PrepareInput {
  *   command (`/approve`, `/deny`: the host's `isControl`) is answered at once instead.
  * - `STOP`: `/stop`, control: reaches the running turn at once; with nothing running the sender hears so (and how
  *   many of the conversation's subagent tasks it stopped: `tasks`).
- * - `ABORT`: shutdown: the running turn ends as aborted, and its message stays open for the next start.
+ * - `ABORT`: shutdown: the running turn ends as aborted, and its message stays open for the next start; like `DRAIN`,
+ *   nothing queued starts after it (the queue waits for the next start).
  * - `DRAIN`: no new message starts from now on (queued ones wait for the next start).
  * - `EVICT`: the agent wants the memory back; an idle session leaves (a later message loads it again).
  * - `FOUND`: an MCP discovery search of the running turn unlocked tools.
@@ -185,12 +188,13 @@ const sessionSetup = setup({
 });
 
 // Actions that enqueue the setup's own (`publish`): their params arrive untyped and are the transition's.
-/** The prepared turn starts: recorded as `turn.started`, its user message joins the history. */
+/** The prepared turn starts: recorded as `turn.started`, its user message joins the history (unless history is off). */
 const startTurn = sessionSetup.createAction(
   enqueueActions(({ context, enqueue }, params) => {
     const turn = params as PreparedTurn;
     const message = current(context);
-    enqueue.assign({ turn, history: { ...turn.history, messages: [...turn.history.messages, { role: 'user', content: turn.message.text }] } });
+    const off = turn.history_mode === 'off';
+    enqueue.assign({ turn, history: off ? turn.history : { ...turn.history, messages: [...turn.history.messages, { role: 'user', content: turn.message.text }] } });
     enqueue({
       type: 'publish',
       params: draft({
@@ -204,13 +208,17 @@ const startTurn = sessionSetup.createAction(
           session_key: context.key,
           ...(turn.skill !== undefined ? { skill: turn.skill } : {}),
           settings: turn.settings,
+          ...(off ? { history: 'off' as const } : {}),
         },
       }),
     });
   }),
 );
 
-/** The turn ended: its reply joins the history (an aborted turn has none) and becomes the message's reply. */
+/**
+ * The turn ended: its reply joins the history (an aborted turn has none, a turn with history off keeps it out) and
+ * becomes the message's reply.
+ */
 const endTurn = sessionSetup.createAction(
   enqueueActions(({ context, enqueue }, params) => {
     const output = params as TurnOutput;
@@ -220,7 +228,10 @@ const endTurn = sessionSetup.createAction(
       return;
     }
     enqueue.assign({
-      history: { ...context.history, messages: [...context.history.messages, { role: 'assistant', content: output.reply, tool_calls: [] }] },
+      history:
+        context.turn?.history_mode === 'off'
+          ? context.history
+          : { ...context.history, messages: [...context.history.messages, { role: 'assistant', content: output.reply, tool_calls: [] }] },
       reply: { outcome: output.outcome, text: context.turn?.notice ? `${output.reply}\n\n${context.turn.notice}` : output.reply },
     });
     enqueue({ type: 'toDiscovery', params: { type: 'TURN_ENDED' } });
@@ -312,6 +323,7 @@ export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTur
       { actions: 'enqueue' },
     ],
     DRAIN: { actions: 'drain' },
+    ABORT: { actions: 'drain' },
     STOP: { actions: { type: 'nothingToStop', params: ({ event }: { event: Extract<SessionEvent, { type: 'STOP' }> }) => event } },
     FOUND: { actions: { type: 'toDiscovery', params: ({ event }) => event } },
   },
@@ -382,7 +394,7 @@ export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTur
           },
           on: {
             STOP: { target: 'replying', actions: 'stopBeforeTurn' },
-            ABORT: { target: 'replying' },
+            ABORT: { target: 'replying', actions: 'drain' },
           },
         },
         running: {
@@ -398,7 +410,7 @@ export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTur
           },
           on: {
             STOP: { actions: 'stopTurn' },
-            ABORT: { actions: { type: 'abortTurn', params: ({ event }: { event: Extract<SessionEvent, { type: 'ABORT' }> }) => event } },
+            ABORT: { actions: ['drain', { type: 'abortTurn', params: ({ event }: { event: Extract<SessionEvent, { type: 'ABORT' }> }) => event }] },
           },
         },
         replying: {

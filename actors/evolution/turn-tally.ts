@@ -23,14 +23,15 @@ const SKILL_FILE = /(?:^|[/\\])skills[/\\]([^/\\]+)[/\\]SKILL\.md$/;
 /**
  * Follows every turn from `turn.started` to its end and turns it into a learning record: the task, the tools it
  * called, the skills it used (forced by `/use`, or whose SKILL.md it read), how it ended, how long it took and
- * the tokens its model calls cost. Aborted turns (a shutdown) and heartbeat turns give none.
+ * the tokens its model calls cost. Aborted turns (a shutdown), heartbeat turns and turns with history off give none.
  */
 export class TurnTallies {
   private readonly open = new Map<string, Tally>();
 
   feed(event: Envelope): LearningRecord | undefined {
     if (event.type === 'turn.started') {
-      if (!UNRECORDED_CHANNELS.has(event.data.channel) && event.turn) {
+      // A turn with the turn profile's `history: off` leaves nothing behind to learn from.
+      if (!UNRECORDED_CHANNELS.has(event.data.channel) && event.data.history !== 'off' && event.turn) {
         this.open.set(event.turn, { started: event, tools: [], skills: new Set(event.data.skill ? [event.data.skill] : []), input: 0, output: 0 });
       }
       return undefined;

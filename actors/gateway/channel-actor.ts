@@ -126,7 +126,11 @@ export class ChannelActor {
     this.actor.send({ type: 'START' });
   }
 
-  /** Stops the channel for good; the first stop resolves once its instance has stopped. The actor leaves the board. */
+  /**
+   * Stops the channel for good; the first stop resolves once its instance has stopped, and the actor leaves the board
+   * once. A later stop moves nothing, publishes nothing and returns at once (the gateway's drain must not wait again
+   * for an instance a config reload is still stopping: the reload's stop is waited for, with a time limit, after it).
+   */
   async stop(): Promise<void> {
     if (this.actor.getSnapshot().status !== 'active') return;
     this.actor.send({ type: 'STOP' });

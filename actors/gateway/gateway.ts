@@ -427,6 +427,8 @@ export class Gateway {
     this.core.loaded.config = next.config;
     // An engine not loaded yet is built from the new config.
     if (changed.some((p) => p.startsWith('model_list'))) void this.engineLoad?.then((engine) => this.reloadModels(engine, next), () => undefined);
+    // MCP servers follow at once, not at the next turn: a removed server's process does not outlive the edit.
+    if (changed.some((p) => p.startsWith('tools.mcp'))) void this.engineLoad?.then((engine) => engine.followMcp(), () => undefined);
     const touched = new Set(changed.filter((p) => p.startsWith('channel_list')).map((p) => p.split('.')[1] ?? ''));
     const all = touched.has('') ? new Set([...this.actors.keys(), ...Object.keys(next.config.channel_list)]) : touched;
     for (const name of all) {

@@ -86,6 +86,13 @@ export class Outbox {
     return this.inFlight.settled();
   }
 
+  /** The typing indicator is best effort: a platform that refuses it (or throws) is logged, never a failure of the reply. */
+  private bestEffort(channel: string, what: string, call: () => Promise<void>): void {
+    Promise.resolve()
+      .then(call)
+      .catch((error: unknown) => this.deps.logger.debug(`${what} not shown`, { channel, reason: (error as Error)?.message ?? String(error) }));
+  }
+
   private channel(name: string): Channel | undefined {
     return this.deps.directory.get(name);
   }
@@ -96,7 +103,7 @@ export class Outbox {
     const settings = this.deps.entry(reply.channel)?.settings;
     const channel = this.channel(reply.channel);
     const typing = settings?.typing !== false && channel !== undefined;
-    if (typing) void channel.typing(reply.reply_to);
+    if (typing) this.bestEffort(reply.channel, 'typing', () => channel.typing(reply.reply_to));
     const pending: Pending = { reply, correlation: { agent: event.agent, session: event.session }, typing };
     if (settings?.placeholder && channel) pending.placeholder = this.placeholder(channel, reply, event, settings.placeholder);
     this.pending.set(messageKey(event.session, event.data.message_id), pending);
@@ -194,7 +201,8 @@ export class Outbox {
     }
     if (this.stopped) return;
     this.deps.bus.publish({ ...correlation, type: 'reply.delivered', data: { message_id, key, parts: parts.length + files.length, failed } });
-    if (pending?.typing) void this.channel(reply.channel)?.typingDone?.(reply.reply_to);
+    const done = pending?.typing ? this.channel(reply.channel) : undefined;
+    if (done?.typingDone) this.bestEffort(reply.channel, 'typing done', () => done.typingDone!(reply.reply_to));
     this.pending.delete(pendingKey);
     if (event.turn) this.turns.delete(event.turn);
   }

@@ -18,7 +18,8 @@ export interface AgentParts {
   workspace: string;
   files: WorkspaceFiles;
   prompt: PromptBuilder;
-  tools: ToolRegistry;
+  /** Its tools under the config as it is now: a reloaded `tools` block gives a new registry for the next turn. */
+  readonly tools: ToolRegistry;
   /** Its skills: the catalog of its workspace, the global and built-in roots, filtered by its `skills`. */
   skills: () => SkillInfo[];
   agentDoc: () => AgentDoc;
@@ -40,12 +41,13 @@ export interface AgentSetupDeps {
  * The tools an AGENT.md lets its agent use: the same document (unchanged file) and the same registry (no plugin
  * added a tool since) give the same list.
  */
-function toolNamesOf(tools: ToolRegistry): (doc: AgentDoc) => string[] {
-  let last: { doc: AgentDoc; revision: number; names: string[] } | undefined;
+function toolNamesOf(registry: () => ToolRegistry): (doc: AgentDoc) => string[] {
+  let last: { doc: AgentDoc; tools: ToolRegistry; revision: number; names: string[] } | undefined;
   return (doc) => {
-    if (last?.doc !== doc || last.revision !== tools.revision) {
+    const tools = registry();
+    if (last?.doc !== doc || last.tools !== tools || last.revision !== tools.revision) {
       const allowed = doc.frontmatter.tools;
-      last = { doc, revision: tools.revision, names: tools.list().map((t) => t.name).filter((name) => !allowed || allowed.includes(name)) };
+      last = { doc, tools, revision: tools.revision, names: tools.list().map((t) => t.name).filter((name) => !allowed || allowed.includes(name)) };
     }
     return last.names;
   };
@@ -131,13 +133,41 @@ export class AgentDirectory {
     }
   }
 
+  private newRegistry(workspace: string): ToolRegistry {
+    const { loaded, env } = this.deps;
+    const tools = buildTools(toolsOptions(loaded.config, workspace, loaded.home, env, (entry) => this.deps.logError(JSON.stringify(entry)), this.deps.send));
+    this.deps.addTools(tools, workspace);
+    for (const tool of this.added) tools.register(tool);
+    return tools;
+  }
+
+  /**
+   * The agent's registry, built again when a hot reload replaced the `tools` block (or the workspace restriction):
+   * the next turn runs under the new policy (exec on or off, deny patterns, allow paths, web settings) without a
+   * restart. A block the tools refuse keeps the previous registry, and says why.
+   */
+  private followedTools(workspace: string): () => ToolRegistry {
+    const policyOf = (config: Config) => [config.tools, config.agents.defaults.restrict_to_workspace] as const;
+    let policy = policyOf(this.config);
+    let registry = this.newRegistry(workspace);
+    return () => {
+      const now = policyOf(this.config);
+      if (now[0] === policy[0] && now[1] === policy[1]) return registry;
+      policy = now;
+      try {
+        registry = this.newRegistry(workspace);
+      } catch (error) {
+        this.deps.logError(`tools not reloaded; the previous tools stay: ${(error as Error).message}`);
+      }
+      return registry;
+    };
+  }
+
   private build(id: string): AgentParts {
     const { loaded, env } = this.deps;
     const workspace = agentWorkspace(loaded.config, loaded.home, loaded.workspace, id, id === this.defaultId);
     ensureAgentWorkspace(workspace);
-    const tools = buildTools(toolsOptions(loaded.config, workspace, loaded.home, env, (entry) => this.deps.logError(JSON.stringify(entry)), this.deps.send));
-    this.deps.addTools(tools, workspace);
-    for (const tool of this.added) tools.register(tool);
+    const tools = this.followedTools(workspace);
     const files = new WorkspaceFiles(workspace);
     const catalog = new SkillCatalog(skillRoots(workspace, loaded.home, env));
     return {
@@ -145,7 +175,9 @@ export class AgentDirectory {
       workspace,
       files,
       prompt: new PromptBuilder(files),
-      tools,
+      get tools() {
+        return tools();
+      },
       skills: skillsOf(catalog, files, () => this.config.agents.list.find((a) => a.id === id)),
       agentDoc: () => files.agent(),
       toolNames: toolNamesOf(tools),

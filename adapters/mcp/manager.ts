@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { EventDraft } from '../../bus/events/index.js';
 import type { FilterOptions } from '../tools/options.js';
@@ -37,6 +38,18 @@ export interface McpServerStatus {
 
 const DEFAULT_FILTER = { enabled: true, minLength: 8, secrets: [] };
 
+function checked(options: McpOptions): void {
+  if (!options.enabled) return;
+  const problems = mcpConfigProblems(options);
+  if (problems.length > 0) throw new McpConfigError(problems);
+}
+
+/** The entry a server runs under, or undefined when it should not run (removed, disabled, or MCP off). */
+function wanted(options: McpOptions, name: string): McpServerConfig | undefined {
+  const server = options.servers[name];
+  return options.enabled && server?.enabled ? server : undefined;
+}
+
 /**
  * Every configured MCP server as a supervised connection. `start()` returns at once: a slow or dead
  * server never holds up the gateway or a turn; its tools simply appear once it has connected.
@@ -45,15 +58,40 @@ export class McpManager {
   private readonly connections = new Map<string, McpConnection>();
   private named: Map<string, McpTool> | undefined;
   private readonly lastState = new Map<string, ServerStateName>();
+  private options: McpOptions;
 
-  constructor(private readonly deps: McpManagerDeps) {}
+  constructor(private readonly deps: McpManagerDeps) {
+    this.options = deps.options;
+  }
 
   /** Throws `McpConfigError` when the block must not start (the application then refuses to start). */
   start(): void {
-    const { options } = this.deps;
-    if (!options.enabled) return;
-    const problems = mcpConfigProblems(options);
-    if (problems.length > 0) throw new McpConfigError(problems);
+    checked(this.options);
+    this.startMissing();
+  }
+
+  /**
+   * A reloaded `tools.mcp` block: a server whose entry is gone (or now disabled) stops, one whose entry changed
+   * restarts, a new one starts, and the others keep their connection and process. Resolves once the stopped ones
+   * have ended and the started ones have connected or failed, so the turn that follows sees their tools. Throws
+   * `McpConfigError` for a block that must not run, and then changes nothing.
+   */
+  async reconfigure(options: McpOptions): Promise<void> {
+    checked(options);
+    const stale = [...this.connections].filter(([name, connection]) => !isDeepStrictEqual(connection.server, wanted(options, name)));
+    this.options = options;
+    this.named = undefined;
+    for (const [name] of stale) this.connections.delete(name);
+    await Promise.all(stale.map(([, connection]) => connection.stop()));
+    const started = this.startMissing();
+    await Promise.all(started.map((connection) => connection.settled()));
+  }
+
+  /** Starts every enabled server that has no connection yet; returns the connections it started. */
+  private startMissing(): McpConnection[] {
+    const { options } = this;
+    if (!options.enabled) return [];
+    const started: McpConnection[] = [];
     for (const [name, server] of Object.entries(options.servers)) {
       if (!server.enabled || this.connections.has(name)) continue;
       const connection = new McpConnection(name, server, {
@@ -63,8 +101,10 @@ export class McpManager {
         onChange: (changed, state) => this.changed(changed, state),
       });
       this.connections.set(name, connection);
+      started.push(connection);
       connection.start();
     }
+    return started;
   }
 
   async stop(): Promise<void> {
@@ -73,7 +113,7 @@ export class McpManager {
   }
 
   statuses(): McpServerStatus[] {
-    const { options } = this.deps;
+    const { options } = this;
     return Object.entries(options.servers).map(([name, server]) => ({
       name,
       enabled: options.enabled && server.enabled,
@@ -122,7 +162,7 @@ export class McpManager {
   searchTools(agentServers: readonly string[] | undefined, found: DiscoveryHooks['found']): Tool[] {
     if (!this.hasDeferred(agentServers)) return [];
     const hidden = () => this.catalogue(agentServers).filter((tool) => tool.deferred);
-    return discoverySearchTools(this.deps.options.discovery, { hidden, found });
+    return discoverySearchTools(this.options.discovery, { hidden, found });
   }
 
   async call(name: string, args: McpArguments, signal?: AbortSignal): Promise<ToolResult> {
@@ -137,7 +177,7 @@ export class McpManager {
       });
       return await toToolResult(result, {
         workspace: this.deps.workspace,
-        maxInlineTextChars: this.deps.options.max_inline_text_chars,
+        maxInlineTextChars: this.options.max_inline_text_chars,
         filter: this.deps.filter ?? DEFAULT_FILTER,
       });
     } catch (error) {
@@ -175,7 +215,7 @@ export class McpManager {
   }
 
   private toolFor(name: string, server: string, info: McpToolInfo): McpTool {
-    const config = this.deps.options.servers[server]!;
+    const config = this.options.servers[server]!;
     return {
       name,
       server,
@@ -184,7 +224,7 @@ export class McpManager {
       description: `${info.description ?? info.title ?? info.name}\n(${POLICY_NOTE} Server: ${server}.)`,
       parameters: mcpArguments,
       jsonSchema: info.inputSchema,
-      deferred: isDeferred(config, this.deps.options.discovery),
+      deferred: isDeferred(config, this.options.discovery),
       execute: (args: McpArguments, context: ToolContext) => this.call(name, args, context.signal),
     };
   }

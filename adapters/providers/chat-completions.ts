@@ -65,7 +65,7 @@ function wireMessages(messages: ChatMessage[]): Array<Record<string, unknown>> {
  */
 export function chatCompletionsBody(request: ChatRequest, native?: NativeSearch): string {
   const { tools, search } = searchPlan(native, request);
-  const system: ChatMessage[] = request.system !== undefined ? [{ role: 'system', content: request.system }] : [];
+  const system: ChatMessage[] = request.system ? [{ role: 'system', content: request.system }] : [];
   const body: Record<string, unknown> = { model: request.model };
   const wireTools = tools.map((t): Record<string, unknown> => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
   if (search?.kind === 'tool') wireTools.push(search.tool);

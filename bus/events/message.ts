@@ -76,6 +76,17 @@ export const messageEvents = {
   /** `/stop` for a session: control, handled at once, never queued behind the turn it stops. */
   'turn.stop.requested': lazySchema(() => z.object({ message_id: z.string(), reply: replyTargetSchema().optional() })),
   /**
+   * A subagent task was canceled (its parent's `/stop`, a timeout, a shutdown): the running turn of its session (the
+   * `agent` and `session` keys, with `parent` and `task`) ends as aborted with `reason`. Control, like `/stop`: handled
+   * at once, never queued behind the turn it ends.
+   */
+  'turn.abort.requested': lazySchema(() => z.object({ reason: z.string() })),
+  /**
+   * A subagent task has ended: its session (the `agent` and `session` keys) leaves its agent, with its actors and its
+   * todo plan. Control: handled at once.
+   */
+  'session.release.requested': lazySchema(() => z.object({ reason: z.string() })),
+  /**
    * The answer to a handled message (a turn's reply, a command's answer, the notice after a restart): work for the
    * outbox when it has a `reply` target. `key` + `:<part>` is each part's send key (`:file<index>` for a file), so no part is sent twice;
    * `edit_of` is a message already shown (a placeholder or a streamed message) that the first part replaces.

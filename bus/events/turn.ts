@@ -29,6 +29,11 @@ export const turnEvents = {
       session_key: z.string(),
       skill: z.string().optional(),
       settings: turnSettingsSchema(),
+      /**
+       * The turn profile's `history: off`: the turn neither read the session's history nor joins it, so the history
+       * fold leaves out this turn's message and its reply.
+       */
+      history: z.literal('off').optional(),
     }),
   ),
   /** The exact request prefix and history sent on the first model call of a turn. */

@@ -5,13 +5,16 @@ import type { EventStore } from './event-store.js';
 export interface SessionHistory {
   summary?: string;
   messages: Array<{ seq: number; message: ChatMessage }>;
+  /** The turn that started with `history: off`: its end stays out too. */
+  offTurn?: string;
 }
 
 export const emptyHistory = (): SessionHistory => ({ messages: [] });
 
 /**
  * Folds one event into a session's history. A checkpoint (`session.compacted`) or `/clear` starts over; only what the
- * user said and what the assistant finally replied is kept: tool traffic stays in the log.
+ * user said and what the assistant finally replied is kept: tool traffic stays in the log. A turn run with the turn
+ * profile's `history: off` (its `turn.started` says so) is left out, start and end.
  */
 export function foldHistory(history: SessionHistory, event: Envelope): SessionHistory {
   switch (event.type) {
@@ -20,10 +23,12 @@ export function foldHistory(history: SessionHistory, event: Envelope): SessionHi
     case 'session.compacted':
       return { ...(event.data.summary !== undefined ? { summary: event.data.summary } : {}), messages: event.data.messages.map((message) => ({ seq: event.seq, message })) };
     case 'turn.started':
+      if (event.data.history === 'off') return { ...history, ...(event.turn !== undefined ? { offTurn: event.turn } : {}) };
       return { ...history, messages: [...history.messages, { seq: event.seq, message: { role: 'user', content: event.data.text } }] };
     case 'turn.completed':
     case 'turn.stopped':
     case 'turn.failed':
+      if (event.turn !== undefined && event.turn === history.offTurn) return { ...(history.summary !== undefined ? { summary: history.summary } : {}), messages: history.messages };
       return { ...history, messages: [...history.messages, { seq: event.seq, message: { role: 'assistant', content: event.data.reply, tool_calls: [] } }] };
     case 'summary.written':
       return { summary: event.data.summary, messages: history.messages.filter((m) => m.seq > event.data.through_seq) };

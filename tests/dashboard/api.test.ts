@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Envelope } from '../../bus/index.js';
 import { call, errorBody } from '../launcher/launcher-harness.js';
 import { API_KEY, chatSocket, replyStreamed, startDashboard, type Dashboard } from '../support/dashboard-harness.js';
+import { withoutTime } from '../support/user-time.js';
 
 /** One chat turn over /pico/ws; returns its turn id. */
 async function chatTurn(dashboard: Dashboard, text: string, reply: string[]): Promise<string> {
@@ -63,7 +64,7 @@ test('a chat turn shows up in events, the session list and history, its timeline
     assert.equal(((await get(`/api/sessions/${session}`)).body as { messages: unknown[] }).messages, []);
     const next = await chatTurn(dashboard, 'fresh start', ['ok']);
     const prompt = ((await get(`/api/events?turn=${next}&type=prompt.built`)).body as { events: Array<Envelope<'prompt.built'>> }).events[0];
-    assert.equal(prompt?.data.messages, [{ role: 'user', content: 'fresh start' }], 'the session forgot the cleared turns');
+    assert.equal(prompt?.data.messages.map((m) => ({ ...m, content: withoutTime(String(m.content)) })), [{ role: 'user', content: 'fresh start' }], 'the session forgot the cleared turns');
 
     const actors = ((await get('/api/actors')).body as { gateway: { state: string }; actors: Array<{ actor: string; machine: string; state: string; turn?: string }> });
     assert.is(actors.gateway.state, 'running');

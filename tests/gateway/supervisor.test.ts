@@ -9,6 +9,7 @@ import { loadConfig } from '../../store/config/index.js';
 import { openGatewayLogs, type GatewayLogs } from '../../store/logs/logger.js';
 import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
 import { modelEntry } from '../support/gateway-process.js';
+import { filesystemEntry } from '../support/mcp-servers.js';
 import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 
@@ -38,6 +39,15 @@ const until = async (check: () => boolean, what: string, timeoutMs = 15_000): Pr
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 };
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 supervisor.before.each(async (context) => {
   context.home = tempHome();
@@ -106,6 +116,29 @@ supervisor('deleting config.json while the gateway runs keeps the running config
   assert.equal(context.events.filter((e) => e.type === 'channel.connected' || e.type === 'channel.failed' || e.type === 'config.reloaded'), [], 'no channel restarted');
   assert.equal((await (await fetch(`${context.gateway.url}/ready`)).json()), { status: 'ready', channels: [{ name: 'alpha', state: 'connected' }, { name: 'beta', state: 'connected' }] });
   assert.match(readFileSync(join(context.home.home, 'logs', 'gateway.log'), 'utf8'), `config: the edit of ${path} was rejected and the running config stays ((file): ${path} is missing; put it back to apply changes)`);
+});
+
+supervisor('a tools.mcp edit stops a removed MCP server at once, before any turn, and leaves the other running', async (context) => {
+  const server = { enabled: true, command: process.execPath, args: [filesystemEntry, context.home.home] };
+  // Switching MCP on needs a restart: this gateway starts with the two servers.
+  await context.gateway.stop();
+  context.config.tools = { mcp: { enabled: true, servers: { a: server, b: server } } };
+  writeConfig(context);
+  context.gateway = await Gateway.start({ loaded: loadConfig({ env: context.home.env }), env: context.home.env, logs: context.logs, drainMs: 8000 });
+  context.gateway.core.bus.events$.subscribe((e) => context.events.push(e));
+  const engine = await context.gateway.engine();
+  const mcp = engine.mcp!;
+  assert.is((await mcp.settled('a')).state, 'connected');
+  assert.is((await mcp.settled('b')).state, 'connected');
+  const [pidA, pidB] = [mcp.pid('a')!, mcp.pid('b')!];
+  context.events.length = 0;
+  context.config.tools = { mcp: { enabled: true, servers: { b: server } } };
+  writeConfig(context);
+  await until(() => context.events.some((e) => e.type === 'config.reloaded'), 'the reload removing a');
+  await until(() => !alive(pidA), 'a\'s process to end');
+  assert.is(mcp.pid('b'), pidB);
+  assert.equal(mcp.statuses().map((s) => s.name), ['b']);
+  assert.equal(context.events.filter((e) => e.type === 'turn.started'), []);
 });
 
 supervisor('a changed model_list serves the next turn without a restart', async (context) => {

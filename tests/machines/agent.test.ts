@@ -22,6 +22,8 @@ function agent(stage: Stage) {
       deliver: (_, m) => void effects.push(`deliver ${m.data.text} to ${m.session}`),
       stopTurn: (_, r) => void effects.push(`stop turn of ${r.session}`),
       drainSessions: () => void effects.push('drain'),
+      abortTurn: (_, r) => void effects.push(`abort turn of ${r.session}: ${r.data.reason}`),
+      release: (_, r) => void effects.push(`release ${r.session}: ${r.data.reason}`),
     },
     guards: { isOpen: (_, m) => open.has(m.session!) },
   });
@@ -50,6 +52,16 @@ test('when /stop comes, then it is passed to the session at once, also while dra
   actor.send({ type: 'DRAIN' });
   actor.send({ type: 'STOP_TURN', request });
   assert.equal(effects, ['stop turn of a', 'drain', 'stop turn of a']);
+});
+
+test('when a subagent task is canceled and then ends, then its session\'s turn is aborted and the session released, also while draining', () => {
+  const stage = given();
+  const { actor, effects } = agent(stage);
+  const keys = { agent: 'main', session: 'child', parent: 't0', task: 'task_1' };
+  actor.send({ type: 'DRAIN' });
+  actor.send({ type: 'ABORT_TURN', request: stage.when({ ...keys, type: 'turn.abort.requested', data: { reason: 'the parent was stopped' } }) });
+  actor.send({ type: 'RELEASE', request: stage.when({ ...keys, type: 'session.release.requested', data: { reason: 'the subagent task ended' } }) });
+  assert.equal(effects, ['drain', 'abort turn of child: the parent was stopped', 'release child: the subagent task ended']);
 });
 
 test('when draining, then new work is not handed to sessions (it waits in the log for the next start)', () => {

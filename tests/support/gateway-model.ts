@@ -7,6 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { completionStreamText } from './vendor-chat-completions.js';
+import { withoutTime } from './user-time.js';
 
 export interface GatewayModel {
   url: string;
@@ -23,8 +24,8 @@ export const LONG_REPLY = ['Here is the code:', '```ts', ...Array.from({ length:
 function lastUserText(body: unknown): string {
   const messages = (body as { messages?: Array<{ role: string; content: unknown }> }).messages ?? [];
   const last = [...messages].reverse().find((m) => m.role === 'user');
-  if (typeof last?.content === 'string') return last.content;
-  if (Array.isArray(last?.content)) return last.content.map((part: { text?: string }) => part.text ?? '').join('');
+  if (typeof last?.content === 'string') return withoutTime(last.content);
+  if (Array.isArray(last?.content)) return withoutTime(last.content.map((part: { text?: string }) => part.text ?? '').join(''));
   return '';
 }
 

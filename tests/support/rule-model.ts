@@ -3,6 +3,7 @@
 // answer may wait for a gate the test opens, or never come (the client's abort closes the connection).
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { withoutTime } from './user-time.js';
 
 export interface ModelMessage {
   role: string;
@@ -62,7 +63,7 @@ function parse(raw: string): ModelRequest {
     model: json.model ?? '',
     system,
     messages,
-    user: String(lastUser?.content ?? ''),
+    user: withoutTime(String(lastUser?.content ?? '')),
     last: last?.role ?? '',
     toolResult: last?.role === 'tool' ? String(last.content ?? '') : '',
     tools: (json.tools ?? []).map((t) => t.function.name),

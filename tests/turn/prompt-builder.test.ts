@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HISTORY_WINDOW, identitySentence, PromptBuilder, type PromptRequest } from '../../actors/prompt-builder.js';
+import { HISTORY_STEP, HISTORY_WINDOW, identitySentence, PromptBuilder, type PromptRequest } from '../../actors/prompt-builder.js';
 import type { ChatMessage } from '../../bus/index.js';
 import type { SkillInfo } from '../../store/skills.js';
 import { ensureWorkspace, WorkspaceFiles } from '../../store/workspace.js';
@@ -29,6 +29,7 @@ function builder() {
 }
 
 const skill = (name: string, description: string): SkillInfo => ({ name, description, root: 'builtin', path: `/skills/${name}/SKILL.md` });
+const TIME_NOTE = 'The newest user message begins with the current time: [YYYY-MM-DD HH:MM UTC].';
 const IDENTITY =
   "## Identity\n\nYou are Tern. You run as an agent on the user's own machine. Use the tools you have when they help; say plainly when something failed.";
 
@@ -42,13 +43,13 @@ test('the system prompt is the files, the skills, the runtime and the summary; t
       IDENTITY,
       '## Soul (SOUL.md)\n\nCalm.',
       '## Skills\n\n- weather: Forecasts (/skills/weather/SKILL.md)',
-      '## Runtime\n\nTime: 2026-11-22 10:05 UTC\nAgent: main\nChannel: cli\nChat: direct:ann',
+      `## Runtime\n\nAgent: main\nChannel: cli\nChat: direct:ann\n${TIME_NOTE}`,
       '## Summary of the conversation so far\n\nThey met.',
     ].join('\n\n'),
   );
   assert.equal(built.messages, [
     { role: 'user', content: 'earlier' },
-    { role: 'user', content: 'hello' },
+    { role: 'user', content: '[2026-11-22 10:05 UTC] hello' },
   ]);
   assert.equal(built.tools, ['read_file', 'todo']);
   b.remove();
@@ -77,13 +78,26 @@ test('the starter workspace gives a prompt without human notes, template heading
   rmSync(root, { recursive: true, force: true });
 });
 
-test('each prompt names the minute of its own request', () => {
+test('the newest message names the minute of its own request; the system prompt stays the same bytes across minutes', () => {
   const b = builder();
-  const runtime = (now: Date, chat: string) => b.prompt.build(b.request({ now, chat })).system.split('## Runtime\n\n')[1];
-  assert.is(runtime(new Date('2026-11-22T10:05:00.000Z'), 'direct:ann'), 'Time: 2026-11-22 10:05 UTC\nAgent: main\nChannel: cli\nChat: direct:ann');
-  assert.is(runtime(new Date('2026-11-22T10:05:59.999Z'), 'direct:bob'), 'Time: 2026-11-22 10:05 UTC\nAgent: main\nChannel: cli\nChat: direct:bob');
-  assert.is(runtime(new Date('2026-11-22T10:06:00.000Z'), 'direct:bob'), 'Time: 2026-11-22 10:06 UTC\nAgent: main\nChannel: cli\nChat: direct:bob');
-  assert.is(runtime(new Date('2025-01-01T00:00:00.000Z'), 'direct:bob'), 'Time: 2025-01-01 00:00 UTC\nAgent: main\nChannel: cli\nChat: direct:bob');
+  const at = (now: Date, chat = 'direct:ann') => b.prompt.build(b.request({ now, chat, history: { messages: [{ role: 'user', content: 'earlier' }] } }));
+  const first = at(new Date('2026-11-22T10:05:00.000Z'));
+  assert.equal(first.messages.map((m) => m.content), ['earlier', '[2026-11-22 10:05 UTC] hello']);
+  assert.is(at(new Date('2026-11-22T10:05:59.999Z')).messages.at(-1)?.content, '[2026-11-22 10:05 UTC] hello');
+  assert.is(at(new Date('2025-01-01T00:00:00.000Z')).messages.at(-1)?.content, '[2025-01-01 00:00 UTC] hello');
+  const later = at(new Date('2026-11-22T13:41:00.000Z'));
+  assert.is(later.messages.at(-1)?.content, '[2026-11-22 13:41 UTC] hello');
+  assert.is(later.system, first.system);
+  assert.is(at(new Date('2026-11-22T13:41:00.000Z'), 'direct:bob').system.split('## Runtime\n\n')[1], `Agent: main\nChannel: cli\nChat: direct:bob\n${TIME_NOTE}`);
+  b.remove();
+});
+
+test('without a system prompt (turn profile off) the message is as the user wrote it', () => {
+  const b = builder();
+  const off = { mode: 'off' as const };
+  const profile = { enabled: true, history: { mode: 'default' as const }, system_prompt: off, skills: { mode: 'default' as const }, tools: { mode: 'default' as const } };
+  const built = b.prompt.build(b.request({ profile }));
+  assert.equal([built.system, built.messages], ['', [{ role: 'user', content: 'hello' }]]);
   b.remove();
 });
 
@@ -107,14 +121,18 @@ test('the skills section follows the catalog list and the turn profile of each r
   b.remove();
 });
 
-test(`the messages are the last ${HISTORY_WINDOW} of the history, then the request`, () => {
+test(`the history window keeps its first message for ${HISTORY_STEP} messages at a time, so the prompt's head repeats from turn to turn`, () => {
   const b = builder();
-  const messages = Array.from({ length: HISTORY_WINDOW + 5 }, (_, i) => ({ role: 'user', content: `m${i}` }) as ChatMessage);
-  const built = b.prompt.build(b.request({ history: { messages } }));
-  assert.equal(
-    built.messages.map((m) => m.content),
-    [...Array.from({ length: HISTORY_WINDOW }, (_, i) => `m${i + 5}`), 'hello'],
-  );
+  const window = (length: number) => {
+    const messages = Array.from({ length }, (_, i) => ({ role: 'user', content: `m${i}` }) as ChatMessage);
+    const contents = b.prompt.build(b.request({ history: { messages } })).messages.map((m) => m.content);
+    return [contents[0], contents.length - 1];
+  };
+  assert.equal(window(HISTORY_WINDOW), ['m0', HISTORY_WINDOW]);
+  assert.equal(window(HISTORY_WINDOW + 5), ['m0', HISTORY_WINDOW + 5]);
+  assert.equal(window(HISTORY_WINDOW + HISTORY_STEP - 1), ['m0', HISTORY_WINDOW + HISTORY_STEP - 1]);
+  assert.equal(window(HISTORY_WINDOW + HISTORY_STEP), [`m${HISTORY_STEP}`, HISTORY_WINDOW]);
+  assert.equal(window(HISTORY_WINDOW + HISTORY_STEP + 7), [`m${HISTORY_STEP}`, HISTORY_WINDOW + 7]);
   b.remove();
 });
 

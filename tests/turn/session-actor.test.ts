@@ -4,6 +4,7 @@ import { sessionIdOf, type Envelope } from '../../bus/index.js';
 import { completion } from '../support/vendor-chat-completions.js';
 import { json } from '../support/vendor-server.js';
 import { keyOf, startTurnFixture, type TurnFixture } from '../support/turn-fixture.js';
+import { withoutTime } from '../support/user-time.js';
 
 type Move = { from?: string; to: string; event: string; context?: Record<string, unknown>; agent?: string; session?: string };
 
@@ -143,7 +144,7 @@ test('past its limit an agent lets its least recently used idle session leave me
     assert.equal(stopsOf(f.events, a), [{ actor: a, machine: 'session', reason: 'idle' }]);
     await f.send('what word?', 'a');
     const prompt = JSON.parse(f.vendor.requests[3]!.body.toString()) as { messages: Array<{ content: string }> };
-    assert.equal(prompt.messages.slice(1).map((m) => m.content), ['remember the word tern', 'one', 'what word?']);
+    assert.equal(prompt.messages.slice(1).map((m) => withoutTime(String(m.content))), ['remember the word tern', 'one', 'what word?']);
     assert.equal(movesOf(f.events, 'agent:main').at(-1)?.context, { sessions: 4 }, 'a session loaded again counts as opened');
   } finally {
     await f.close();
