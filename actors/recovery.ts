@@ -9,7 +9,7 @@ const RUN_AGAIN = 'the process ended before this turn did anything; it runs agai
 
 const RECOVERY_TYPES: EventType[] = [
   'recovery.checkpointed', 'message.received', 'message.routed', 'turn.started', 'turn.completed', 'turn.stopped', 'turn.failed', 'turn.aborted',
-  'tool.requested', 'reply.requested', 'reply.delivered', 'message.sent', 'message.edited', 'message.dropped',
+  'tool.requested', 'reply.requested', 'reply.delivered', 'message.sending', 'message.sent', 'message.edited', 'message.dropped',
 ];
 const ENDINGS: ReadonlySet<string> = new Set(['turn.completed', 'turn.stopped', 'turn.failed']);
 
@@ -23,8 +23,10 @@ export interface Recovered {
   requeued: Envelope[];
   /** Inbound messages already accepted (`<channel>:<message id>`): a redelivery by the platform is dropped. */
   seenInbound: string[];
-  /** Send keys already sent: never sent again. */
+  /** Send keys already sent, or handed to a channel with no word back before the process ended: never sent again. */
   sentKeys: string[];
+  /** Of those, the parts handed to a channel that never confirmed them: they may or may not have arrived. */
+  unconfirmed: { channel: string; chat: string; send_key: string }[];
   /** Every piece of work accepted before this seq is finished (or was just taken up again, and is tracked from here). */
   fromSeq: number;
 }
@@ -84,6 +86,7 @@ export function recover(log: EventStore, bus: Bus, options: { resume: boolean })
   const orphanTurns: TurnTrack[] = [];
   const seenInbound: string[] = [];
   const sentKeys: string[] = [];
+  const intended = new Map<string, Envelope<'message.sending'>>();
   const shown = new Map<string, { id: string; text: string }>();
   const byReplyKey = new Map<string, Track>();
   const track = (key: string): Track => {
@@ -146,7 +149,11 @@ export function recover(log: EventStore, bus: Bus, options: { resume: boolean })
         if (key) track(key).dropped = true;
         break;
       }
+      case 'message.sending':
+        intended.set(event.data.send_key, event);
+        break;
       case 'message.sent':
+        intended.delete(event.data.send_key);
         sentKeys.push(event.data.send_key);
         if (event.data.send_key.endsWith(':stream') && event.data.message_id) shown.set(event.data.send_key, { id: event.data.message_id, text: event.data.text });
         break;
@@ -201,7 +208,9 @@ export function recover(log: EventStore, bus: Bus, options: { resume: boolean })
     }
   }
   const fromSeq = Number.isFinite(openFrom) ? openFrom : log.lastSeq + 1;
-  return { cutOffTurns, requeued: requeued.sort((a, b) => a.seq - b.seq), seenInbound, sentKeys, fromSeq };
+  const unconfirmed = [...intended.values()].map((e) => ({ channel: e.data.channel, chat: e.data.chat, send_key: e.data.send_key }));
+  sentKeys.push(...unconfirmed.map((u) => u.send_key));
+  return { cutOffTurns, requeued: requeued.sort((a, b) => a.seq - b.seq), seenInbound, sentKeys, unconfirmed, fromSeq };
 }
 
 function target(routed: Envelope<'message.routed'>): ReplyTarget {

@@ -162,6 +162,9 @@ export class Gateway {
     this.dispatcher = new Dispatcher({ bus, logger: logs.gateway, config: () => this.loaded.config, isLocal: (name) => this.directory.get(name)?.capabilities.local === true });
     this.outbox = new Outbox({ bus, logger: logs.gateway, directory: this.directory, entry: (name) => this.loaded.config.channel_list[name], now: () => this.scheduler.now(), sent: core.recovered.sentKeys });
     for (const id of core.recovered.seenInbound) this.seen.add(id);
+    for (const part of core.recovered.unconfirmed) {
+      logs.gateway.warn('a reply part was being sent when the process ended: it is not sent again and may be missing from the chat', part);
+    }
     this.approvals = promptApprovals(bus, this.deliveries, logs.gateway);
     this.toolCalls = logToolCalls(bus, logs);
     this.heartbeat = new Heartbeat({

@@ -1,7 +1,7 @@
 import type { Subscription } from 'rxjs';
 import type { Channel, Choice, OutboundFile } from '../../adapters/channels/channel.js';
 import { splitMessage } from '../../adapters/channels/split.js';
-import type { Bus, Correlation, Envelope, ReplyTarget } from '../../bus/index.js';
+import type { Bus, Correlation, Envelope, EventDraft, ReplyTarget } from '../../bus/index.js';
 import type { ChannelEntry } from '../../store/config/index.js';
 import type { Logger } from '../../store/logs/logger.js';
 import { InFlight } from '../in-flight.js';
@@ -219,7 +219,8 @@ export class Outbox {
     file?: OutboundFile,
   ): Promise<boolean> {
     if (this.sent.has(sendKey)) return true;
-    const messageId = await this.sendTrying(reply, sendKey, () => (file ? this.sendFileOnce(reply, file) : this.sendOnce(reply, text, editOf, choices)));
+    const intent: EventDraft<'message.sending'> = { ...correlation, type: 'message.sending', data: { channel: reply.channel, chat: reply.chat, send_key: sendKey, part } };
+    const messageId = await this.sendTrying(reply, sendKey, () => (file ? this.sendFileOnce(reply, intent, file) : this.sendOnce(reply, intent, text, editOf, choices)));
     if (messageId === undefined) return false;
     this.sent.add(sendKey);
     const media = file ? [{ kind: file.kind, path: file.path, ...(file.mime ? { mime: file.mime } : {}) }] : [];
@@ -249,15 +250,27 @@ export class Outbox {
     }
   }
 
-  private async sendFileOnce(reply: ReplyTarget, file: OutboundFile): Promise<string> {
+  /**
+   * Records that a part is about to reach its channel and waits until that is in the log. A crash between the send
+   * and its `message.sent` leaves a part nobody can confirm (no platform says whether it got it): the restart finds
+   * this intent and does not send the part again, rather than risk a second copy in the chat.
+   */
+  private async intend(intent: EventDraft<'message.sending'>): Promise<void> {
+    this.deps.bus.publish(intent);
+    await this.deps.bus.durable();
+  }
+
+  private async sendFileOnce(reply: ReplyTarget, intent: EventDraft<'message.sending'>, file: OutboundFile): Promise<string> {
     const channel = this.channel(reply.channel);
     if (!channel?.sendFile) throw new Error(`channel ${reply.channel} ${this.stopped ? 'has stopped' : 'is restarting'}`);
+    await this.intend(intent);
     return channel.sendFile(reply.reply_to, file);
   }
 
-  private async sendOnce(reply: ReplyTarget, text: string, editOf: string | undefined, choices: readonly Choice[] | undefined): Promise<string> {
+  private async sendOnce(reply: ReplyTarget, intent: EventDraft<'message.sending'>, text: string, editOf: string | undefined, choices: readonly Choice[] | undefined): Promise<string> {
     const channel = this.channel(reply.channel);
     if (!channel) throw new Error(`channel ${reply.channel} ${this.stopped ? 'has stopped' : 'is restarting'}`);
+    await this.intend(intent);
     if (choices && channel.sendChoices) return channel.sendChoices(reply.reply_to, text, choices);
     if (editOf === undefined) return channel.send(reply.reply_to, text);
     await channel.edit(reply.reply_to, editOf, text);

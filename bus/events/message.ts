@@ -107,6 +107,12 @@ export const messageEvents = {
   ),
   /** The outbox is done with a reply: `parts` sent (or already sent before), `failed` when one was given up. */
   'reply.delivered': lazySchema(() => z.object({ message_id: z.string(), key: z.string(), parts: z.number().int().nonnegative(), failed: z.boolean() })),
+  /**
+   * The outbox is about to hand a part to its channel; once this is in the log the part is sent. A restart that finds
+   * it without its `message.sent` cannot know whether the platform got the part (no platform API says so), and does
+   * not send it again: a part is never sent twice.
+   */
+  'message.sending': lazySchema(() => z.object({ channel: z.string(), chat: z.string(), send_key: z.string(), part: z.number().int().nonnegative() })),
   /** A reply (or one part of it) handed to a channel. `send_key` makes a retried send idempotent. */
   'message.sent': lazySchema(() =>
     z.object({

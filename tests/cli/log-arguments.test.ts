@@ -1,24 +1,13 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCliAsync as tern } from '../support/cli.js';
-import { tempHome, type TempHome } from '../support/temp-home.js';
 import { writeConfig } from '../support/turn-fixture.js';
 import { completion } from '../support/vendor-chat-completions.js';
-import { startVendorServer, type VendorServer } from '../support/vendor-server.js';
+import { homeAndVendorSuite } from '../support/vendor-suite.js';
 
 const KEY = 'sk-test-key-0001';
 const ARGS = { path: 'notes.txt', content: `key ${KEY} and PLAINVALUE-55` };
 
-const test = suite<{ home: TempHome; vendor: VendorServer }>('tool arguments in tern log');
-test.before.each(async (ctx) => {
-  ctx.home = tempHome();
-  ctx.vendor = await startVendorServer();
-  writeConfig(ctx.home.home, ctx.vendor.url);
-});
-test.after.each(async (ctx) => {
-  await ctx.vendor.close();
-  ctx.home.remove();
-});
+const test = homeAndVendorSuite('tool arguments in tern log', ({ home, vendor }) => writeConfig(home.home, vendor.url));
 
 /** The part of a text-view line after seq, time, type and the correlation keys. */
 const dataOf = (line: string): string => line.replace(/^\s*\d+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+/, '');

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import { watchViolations } from '../support/browser.js';
-import { chatSocket, type Dashboard } from '../support/dashboard-harness.js';
+import { chatSocket, seedUnpricedTurn, type Dashboard } from '../support/dashboard-harness.js';
 import { completionStreamText, sse } from '../support/vendor-chat-completions.js';
 import { buildBundle, events, open, overflow, PHONE, shot, signedIn, withBrowser } from './browser-session.js';
 
@@ -227,12 +227,7 @@ test('turn view and sessions: each model call\'s tokens and cost in its tooltip,
       sse([completionStreamText([{ content: 'Nothing much.' }], 'stop', USAGE)]));
     await chat.send('look around', 'costly');
     chat.socket.close();
-    const keys = { agent: 'main', session: 'sk_v1_unpriced', turn: 't_unpriced' };
-    const settings = { model_name: 'fast', stream: false, max_tool_iterations: 5, loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 } };
-    dashboard.host.publish({ ...keys, type: 'turn.started', data: { message_id: 'm1', channel: 'cli', chat: 'direct:me', text: 'hello', session_key: 'v=1|agent=main|channel=cli|account=default|chat=direct:me', settings } });
-    dashboard.host.publish({ ...keys, type: 'provider.requested', data: { model_name: 'fast', stream: false, iteration: 1, message_count: 1 } });
-    dashboard.host.publish({ ...keys, type: 'provider.responded', data: { text: 'hi', tool_calls: [], usage: { input_tokens: 700, output_tokens: 30 }, iteration: 1 } });
-    dashboard.host.publish({ ...keys, type: 'turn.completed', data: { reply: 'hi', iterations: 1 } });
+    seedUnpricedTurn(dashboard);
     await dashboard.host.log()?.committed();
     const [started] = await events<'turn.started'>(dashboard, 'type=turn.started&order=asc&limit=1');
     const [listed] = await events<'tool.completed'>(dashboard, 'type=tool.completed&limit=1');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { SessionDetail, SessionRow, TurnView } from '../../web/src/api-shapes.js';
 import { call, errorBody } from '../launcher/launcher-harness.js';
 import { runCliAsync } from '../support/cli.js';
-import { chatSocket, startDashboard, type Dashboard } from '../support/dashboard-harness.js';
+import { chatSocket, seedUnpricedTurn, startDashboard, type Dashboard } from '../support/dashboard-harness.js';
 import { completionStreamText, sse } from '../support/vendor-chat-completions.js';
 
 const cachedUsage = { prompt_tokens: 1200, completion_tokens: 300, prompt_tokens_details: { cached_tokens: 1024 }, completion_tokens_details: { reasoning_tokens: 256 } } as never;
@@ -64,16 +64,6 @@ test('GET /api/usage?by=hour sums by local hour, and every configured budget say
 });
 
 const get = async <T>(dashboard: Dashboard, path: string): Promise<T> => (await call(dashboard.launcher, path, { cookie: dashboard.cookie })).body as T;
-
-/** An answer of the unpriced model `fast` in its own turn and session, recorded as a turn records it. */
-function seedUnpricedTurn(dashboard: Dashboard): void {
-  const keys = { agent: 'main', session: 'sk_v1_unpriced', turn: 't_unpriced' };
-  const settings = { model_name: 'fast', stream: false, max_tool_iterations: 5, loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 } };
-  dashboard.host.publish({ ...keys, type: 'turn.started', data: { message_id: 'm1', channel: 'cli', chat: 'direct:me', text: 'hello', session_key: 'v=1|agent=main|channel=cli|account=default|chat=direct:me', settings } });
-  dashboard.host.publish({ ...keys, type: 'provider.requested', data: { model_name: 'fast', stream: false, iteration: 1, message_count: 1 } });
-  dashboard.host.publish({ ...keys, type: 'provider.responded', data: { text: 'hi', tool_calls: [], usage: { input_tokens: 700, output_tokens: 30 }, iteration: 1 } });
-  dashboard.host.publish({ ...keys, type: 'turn.completed', data: { reply: 'hi', iterations: 1 } });
-}
 
 test('the turn view, the sessions and a session\'s turns give tokens and cost as tern replay does: per model call, per turn, per session; unknown for a model without a price; an edited price applies at once', async () => {
   const pricing = { input: 2, output: 8, cached_input: 0.5 };

@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RESTART_NOTICE } from '../../actors/recovery.js';
 import type { Envelope } from '../../bus/index.js';
 import { EventLog } from '../../store/log/event-log.js';
+import { logLines } from '../support/clocked-gateway.js';
 import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
@@ -151,6 +153,34 @@ test('a streamed reply cut off in the middle is finished with the restart notice
   assert.is(after, RESTART_NOTICE);
   assert.ok(shownBefore.startsWith('echo: DRIP') && full.startsWith(shownBefore) && shownBefore.length < full.length, `the text shown before the cut, then the notice: ${shown[0]}`);
   assert.is(context.model.asked.filter((text) => text.includes('DRIP')).length, 1, 'the model was not asked again');
+});
+
+test('a part the platform got but never confirmed before the crash is not sent again: the restart says so in the gateway log', async (context) => {
+  context.model = await startGatewayModel();
+  context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
+  const settings = await config(context.model, context.emulator);
+  const first = await startGatewayProcess(settings);
+  context.gateway = first;
+  context.home = first.home;
+  const held = context.emulator.holdAnswers('sendMessage');
+  await context.emulator.say(TOKEN, 'hello', { userId: 5003 });
+  await context.emulator.waitForBotMessages(TOKEN, 5003, 1, 20_000);
+  await first.kill();
+  held.release();
+  const sendKey = logged(first.home).find((e) => e.type === 'message.sending')?.data.send_key;
+  assert.ok(sendKey, 'the intent to send was in the log before the part went out');
+  assert.not.ok(logged(first.home).some((e) => e.type === 'message.sent'), 'the answer of the send never came back');
+  context.gateway = await startGatewayProcess(settings, {}, first.home);
+  await context.emulator.say(TOKEN, 'again', { userId: 5003 });
+  await context.emulator.waitForBotMessages(TOKEN, 5003, 2, 20_000);
+  await sleep(1000);
+  assert.equal(texts(context.emulator, 5003), ['echo: hello', 'echo: again']);
+  assert.ok(
+    logLines(join(first.home.home, 'logs', 'gateway.log')).includes(
+      `WARN a reply part was being sent when the process ended: it is not sent again and may be missing from the chat channel=telegram chat=direct:5003 send_key=${sendKey}`,
+    ),
+    'the gateway log names the unconfirmed part',
+  );
 });
 
 test.run();

@@ -12,6 +12,7 @@ import { modelEntry } from '../support/gateway-process.js';
 import { filesystemEntry } from '../support/mcp-servers.js';
 import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
+import { alive } from '../support/process-alive.js';
 
 const A = '700001:alpha-token-AAAA';
 const B = '700002:beta-token-BBBB';
@@ -39,15 +40,6 @@ const until = async (check: () => boolean, what: string, timeoutMs = 15_000): Pr
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 };
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 supervisor.before.each(async (context) => {
   context.home = tempHome();

@@ -110,3 +110,13 @@ export function chatSocket(dashboard: Dashboard): Promise<{ socket: WebSocket; f
     }));
   });
 }
+
+/** An answer of the unpriced model `fast` in its own turn and session, recorded as a turn records it. */
+export function seedUnpricedTurn(dashboard: Dashboard): void {
+  const keys = { agent: 'main', session: 'sk_v1_unpriced', turn: 't_unpriced' };
+  const settings = { model_name: 'fast', stream: false, max_tool_iterations: 5, loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 } };
+  dashboard.host.publish({ ...keys, type: 'turn.started', data: { message_id: 'm1', channel: 'cli', chat: 'direct:me', text: 'hello', session_key: 'v=1|agent=main|channel=cli|account=default|chat=direct:me', settings } });
+  dashboard.host.publish({ ...keys, type: 'provider.requested', data: { model_name: 'fast', stream: false, iteration: 1, message_count: 1 } });
+  dashboard.host.publish({ ...keys, type: 'provider.responded', data: { text: 'hi', tool_calls: [], usage: { input_tokens: 700, output_tokens: 30 }, iteration: 1 } });
+  dashboard.host.publish({ ...keys, type: 'turn.completed', data: { reply: 'hi', iterations: 1 } });
+}

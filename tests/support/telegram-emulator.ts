@@ -19,6 +19,12 @@ export interface BotMessage {
   at: number;
 }
 
+type Middleware = (
+  req: { path: string; body?: Record<string, unknown>; query: Record<string, unknown> },
+  res: { sendResult(data: unknown): void },
+  next: () => void,
+) => void;
+
 export async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
@@ -112,11 +118,32 @@ export class TelegramEmulator {
     return server;
   }
 
-  /** Puts a middleware before the emulator's routes (after its body parsers) that applies `getUpdates`'s offset. */
+  /**
+   * From now on the emulator carries out the bot's `method` calls (a sent message is stored and shown) but keeps their
+   * answers back until `release` is called: the bot cannot know the call went through, as when it dies between a
+   * send and its answer.
+   */
+  holdAnswers(method: string): { release(): void } {
+    const held: Array<() => void> = [];
+    let holding = true;
+    this.beforeRoutes(this.server, (req, res, next) => {
+      if (!holding || !new RegExp(`^/bot[^/]+/${method}$`).test(req.path)) return next();
+      const answer = res.sendResult.bind(res);
+      res.sendResult = (data) => (holding ? held.push(() => answer(data)) : answer(data));
+      next();
+    });
+    return {
+      release: () => {
+        holding = false;
+        for (const send of held.splice(0)) send();
+      },
+    };
+  }
+
+  /** Applies `getUpdates`'s offset. */
   private confirmByOffset(server: TelegramServer): void {
     const confirmed = new Set<number>();
-    const app = (server as unknown as { webServer: unknown }).webServer as { use(fn: (req: { path: string; body?: Record<string, unknown>; query: Record<string, unknown> }, res: unknown, next: () => void) => void): void; _router: { stack: Array<{ name: string }> } };
-    app.use((req, _res, next) => {
+    this.beforeRoutes(server, (req, _res, next) => {
       const match = /^\/bot([^/]+)\/getUpdates$/.exec(req.path);
       if (match) {
         const offset = Number(req.body?.offset ?? req.query.offset ?? 0);
@@ -128,6 +155,12 @@ export class TelegramEmulator {
       }
       next();
     });
+  }
+
+  /** Puts a middleware before the emulator's routes, after its body parsers. */
+  private beforeRoutes(server: TelegramServer, middleware: Middleware): void {
+    const app = (server as unknown as { webServer: unknown }).webServer as { use(fn: Middleware): void; _router: { stack: Array<{ name: string }> } };
+    app.use(middleware);
     const stack = app._router.stack;
     const layer = stack.pop()!;
     const afterParsers = stack.findIndex((l) => l.name === 'requestLogger');

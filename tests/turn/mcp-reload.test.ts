@@ -5,6 +5,7 @@ import { everythingEntry, filesystemEntry } from '../support/mcp-servers.js';
 import { startTurnFixture, writeConfig, type TurnFixture } from '../support/turn-fixture.js';
 import { completion } from '../support/vendor-chat-completions.js';
 import { bodyOf } from '../support/vendor-server.js';
+import { alive } from '../support/process-alive.js';
 
 const test = suite('MCP servers follow a config reload');
 
@@ -16,15 +17,6 @@ const filesystem = (dir: string) => ({ enabled: true, command: process.execPath,
 function reload(f: TurnFixture, servers: Record<string, unknown>): void {
   writeConfig(f.home.home, f.vendor.url, { tools: { mcp: { enabled: true, servers } } });
   f.runtime.loaded.config = loadConfig({ env: f.home.env }).config;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function ended(pid: number, ms = 15_000): Promise<boolean> {
