@@ -4,10 +4,11 @@ import type { EventDraft } from '../../bus/index.js';
 import { connectCluster } from '../../store/cluster/connection.js';
 import { Leases } from '../../store/cluster/leases.js';
 import { Members } from '../../store/cluster/members.js';
-import type { LoadedConfig } from '../../store/config/index.js';
+import type { ChannelEntry, LoadedConfig } from '../../store/config/index.js';
 import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
 import { Gateway, type GatewayOptions } from '../gateway/gateway.js';
-import { accountLog, memberLog } from './streams.js';
+import { accountLog, memberLog } from '../../store/cluster/stream-names.js';
+import { ClusterLogView } from '../../store/log/cluster-view.js';
 import { fairShare } from './fair-share.js';
 
 export interface ClusterSettings {
@@ -24,20 +25,33 @@ export interface ClusterSettings {
 /** How long handing an account over waits for its gateway to drain and stop. */
 const HAND_OVER_MS = 30_000;
 
+/** The one lease of the cluster's heartbeat and cron: its holder runs them. */
+const SCHEDULE_LEASE = 'heartbeat-cron';
+
 /** The config a channel account's gateway runs: that one channel, no heartbeat (the member runs it once). */
 function onlyChannel(loaded: LoadedConfig, name: string): LoadedConfig {
   const entry = loaded.config.channel_list[name];
   return { ...loaded, config: { ...loaded.config, channel_list: entry ? { [name]: entry } : {} } };
 }
 
-/** The member's own gateway: every channel left to the accounts' gateways. */
-function noChannels(loaded: LoadedConfig): LoadedConfig {
-  return { ...loaded, config: { ...loaded.config, channel_list: {} } };
+/**
+ * A channel only this process can serve: the web-UI chat (`pico`), which lives in the launcher that runs the member,
+ * or another channel its host builds. It runs in the member's own gateway and is never a lease.
+ */
+function isLocal(entry: ChannelEntry, options: GatewayOptions): boolean {
+  const kind = entry.type ?? '';
+  return kind === 'pico' || options.hostChannels?.[kind] !== undefined;
 }
 
-/** The channel accounts a cluster shares: every enabled entry of `channel_list`, as the config names them. */
-function accounts(loaded: LoadedConfig): string[] {
-  return Object.entries(loaded.config.channel_list).filter(([, entry]) => entry.enabled).map(([name]) => name).sort();
+/** The member's own gateway: its local channels only, every shared one left to the accounts' gateways. */
+function localChannels(loaded: LoadedConfig, options: GatewayOptions): LoadedConfig {
+  const local = Object.entries(loaded.config.channel_list).filter(([, entry]) => isLocal(entry, options));
+  return { ...loaded, config: { ...loaded.config, channel_list: Object.fromEntries(local) } };
+}
+
+/** The channel accounts a cluster shares: every enabled entry of `channel_list` but local ones, as the config names them. */
+function accounts(loaded: LoadedConfig, options: GatewayOptions): string[] {
+  return Object.entries(loaded.config.channel_list).filter(([, entry]) => entry.enabled && !isLocal(entry, options)).map(([name]) => name).sort();
 }
 
 /** The default gateway id: the same at every restart on this machine, different for each port. */
@@ -47,8 +61,8 @@ export function defaultGatewayId(loaded: LoadedConfig): string {
 
 /**
  * `tern gateway --cluster` (#27): one member of a cluster of gateways sharing NATS JetStream.
- * - The member's own gateway runs on its own stream (`memberLog`): `/health`, the heartbeat, cron, membership and
- *   lease events, with no channel.
+ * - The member's own gateway runs on its own stream (`memberLog`): `/health`, membership and lease events, local
+ *   channels (the launcher's web chat), and the heartbeat and cron while it holds the cluster's one schedule lease.
  * - Each channel account (a `channel_list` entry, one bot token) is a lease. The member holding it runs that account's
  *   gateway — the channel's poller, its dispatcher, its sessions and their turns, its outbox — on the account's own
  *   stream (`accountLog`). So an account is polled by exactly one gateway, its sessions run in order in one place,
@@ -90,7 +104,14 @@ export class ClusterNode {
     });
     try {
       const log = await JetStreamEventStore.open(nc, { ...memberLog(settings.id), gateway: settings.id });
-      const gateway = await Gateway.start({ ...options, loaded: noChannels(options.loaded), log, adjustConfig: (loaded) => noChannels(options.adjustConfig?.(loaded) ?? loaded) });
+      const gateway = await Gateway.start({
+        ...options,
+        loaded: localChannels(options.loaded, options),
+        log,
+        adjustConfig: (loaded) => localChannels(options.adjustConfig?.(loaded) ?? loaded, options),
+        // The heartbeat and cron run while this member holds the schedule lease (`reconcile`).
+        scheduled: false,
+      });
       const publish = (draft: EventDraft): void => void gateway.core.bus.publish(draft);
       const members = await Members.join(nc, { gateway: settings.id, ttlMs: settings.ttlMs, publish });
       const leases = await Leases.open(nc, { gateway: settings.id, ttlMs: settings.ttlMs, publish });
@@ -99,6 +120,11 @@ export class ClusterNode {
       await nc.close();
       throw error;
     }
+  }
+
+  /** Every gateway's events in one log, as the dashboard reads them, on this member's connection; the caller closes it. */
+  openClusterLog(): Promise<ClusterLogView> {
+    return ClusterLogView.open(this.nc);
   }
 
   /** The channel accounts this member runs now. */
@@ -112,6 +138,7 @@ export class ClusterNode {
     this.stopped = true;
     clearInterval(this.timer);
     await this.ticking;
+    this.gateway.setScheduled(false, 'the member is stopping');
     await Promise.all([...this.cells.keys()].map((name) => this.handOver(name, signal)));
     await this.leases.close();
     await this.members.leave();
@@ -128,7 +155,8 @@ export class ClusterNode {
   /** Takes, keeps or hands over channel accounts so that each is run once and members share them fairly. */
   private async reconcile(): Promise<void> {
     if (this.stopped) return;
-    const all = accounts(this.options.loaded);
+    await this.schedule();
+    const all = accounts(this.options.loaded, this.options);
     // A lease lost (this member stalled past the TTL): its gateway stops at once, another member has the account.
     for (const name of this.held()) if (!this.leases.holds('channel', name) || !all.includes(name)) await this.handOver(name, 'lease lost');
     const live = (await this.members.list()).map((m) => m.gateway);
@@ -147,6 +175,18 @@ export class ClusterNode {
     }
   }
 
+  /**
+   * The heartbeat and cron run on the member holding the schedule lease: once per cluster. A member that takes it
+   * (the first to try, or another once its holder died and the lease expired) starts them; one that lost it (it
+   * stalled past the TTL) stops them.
+   */
+  private async schedule(): Promise<void> {
+    if (this.leases.holds('schedule', SCHEDULE_LEASE)) return;
+    // Stopped before asking the server, which may be out of reach: a lease not held is never acted on.
+    this.gateway.setScheduled(false, 'this member does not hold the cluster\'s schedule lease');
+    if (await this.leases.acquire('schedule', SCHEDULE_LEASE)) this.gateway.setScheduled(true, 'this member holds the cluster\'s schedule lease');
+  }
+
   /** Whether a live member other than this one runs no channel account. */
   private async idleMember(live: string[]): Promise<boolean> {
     const busy = new Set((await this.leases.list()).filter((l) => l.kind === 'channel').map((l) => l.gateway));
@@ -155,7 +195,9 @@ export class ClusterNode {
 
   /** Starts the gateway of an account this member now holds, on the account's stream. */
   private run(name: string): void {
-    const { options, settings } = this;
+    // The host hears of the member's own runtime only (the launcher follows its bus); an account's is the cluster log's.
+    const { onRuntime: _member, ...options } = this.options;
+    const { settings } = this;
     const cell = (async () => {
       const log = await JetStreamEventStore.open(this.nc, { ...accountLog(name), gateway: settings.id });
       try {

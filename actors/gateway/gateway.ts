@@ -62,7 +62,10 @@ export interface GatewayOptions {
   health?: 'required' | 'optional' | 'none';
   /** The log to run on instead of the workspace's lmdb log (a stream of the cluster, #27). */
   log?: EventStore;
-  /** Whether the heartbeat and cron run here (default true; a cluster member runs them once, not per channel account). */
+  /**
+   * Whether the heartbeat and cron run here from the start (default true). A channel account's gateway in a cluster
+   * never runs them; a member's own gateway runs them while it holds the cluster's schedule lease (`setScheduled`).
+   */
   scheduled?: boolean;
   /** Called before the gateway publishes its first event, so a host following the bus sees `gateway.started`. */
   onRuntime?: (core: RuntimeCore) => void;
@@ -140,6 +143,12 @@ export class Gateway {
   private readonly approvals: Subscription;
   private readonly toolCalls: Subscription;
   private cronStarting: Promise<void> | undefined;
+  /** Whether the heartbeat and cron run here now (`GatewayOptions.scheduled`, `setScheduled`). */
+  private scheduling: boolean;
+  /** Set once the background start (engine, cron) has run. */
+  private backgroundStarted = false;
+  /** Whether cron was last started (not stopped): `syncCron` changes it. */
+  private cronRuns = false;
   private backgroundStart: ReturnType<typeof setTimeout> | undefined;
   private health: HealthServer | undefined;
   private loaded: LoadedConfig;
@@ -153,6 +162,7 @@ export class Gateway {
 
   private constructor(readonly core: RuntimeCore, private readonly options: GatewayOptions) {
     this.loaded = options.loaded;
+    this.scheduling = options.scheduled !== false;
     this.scheduler = options.scheduler ?? realScheduler;
     this.clock = clockOf(this.scheduler);
     const { bus } = core;
@@ -282,7 +292,7 @@ export class Gateway {
     this.dispatcher.start();
     this.outbox.start();
     for (const [name, entry] of enabledChannels(options.loaded, options)) if (!pluginKind(name, entry, options, options.loaded.config)) this.startChannel(name, entry);
-    if (options.scheduled !== false) this.heartbeat.start();
+    if (this.scheduling) this.heartbeat.start();
     this.mediaCleanup.start();
     this.continueOnceReady();
     this.watch();
@@ -379,8 +389,8 @@ export class Gateway {
     const start = (): void => {
       this.engine().catch((error: unknown) => this.options.logs.gateway.error('agents not started', { reason: (error as Error).message }));
       void this.reportIsolation();
-      if (this.options.scheduled === false) return;
-      this.cronStarting = this.cron.start().catch((error: unknown) => this.options.logs.gateway.error('cron not started', { reason: (error as Error).message }));
+      this.backgroundStarted = true;
+      this.syncCron('the gateway is starting');
     };
     const startSoon = (): void => {
       this.cronWait?.unsubscribe();
@@ -393,6 +403,36 @@ export class Gateway {
         if (this.readiness().ready && !this.backgroundStart) startSoon();
       }),
     );
+  }
+
+  /**
+   * Brings cron to what the gateway wants now (running while it schedules, once the background start has run), one
+   * change at a time; a stop says `reason` on the board.
+   */
+  private syncCron(reason: string): void {
+    this.cronStarting = Promise.resolve(this.cronStarting)
+      .then(async () => {
+        const wanted = this.scheduling && this.backgroundStarted && !this.stopping;
+        if (wanted === this.cronRuns) return;
+        this.cronRuns = wanted;
+        if (wanted) await this.cron.start();
+        else this.cron.stop(reason);
+      })
+      .catch((error: unknown) => this.options.logs.gateway.error('cron not started', { reason: (error as Error).message }));
+  }
+
+  /**
+   * Starts or stops the heartbeat and cron while the gateway runs: a cluster member runs them only while it holds the
+   * cluster's schedule lease (#27), so they run once per cluster. A run in flight when they stop finishes and is
+   * recorded; cron started again runs a job it missed meanwhile once.
+   */
+  setScheduled(on: boolean, reason: string): void {
+    if (this.scheduling === on || this.stopping) return;
+    this.scheduling = on;
+    this.options.logs.gateway.info(on ? 'heartbeat and cron run here' : 'heartbeat and cron stop here', { reason });
+    if (on) this.heartbeat.start();
+    else this.heartbeat.stop();
+    this.syncCron(reason);
   }
 
   /** Once per start: exec without bubblewrap is worth one warning (and a refused exec one error). */
@@ -441,7 +481,7 @@ export class Gateway {
       const entry = next.config.channel_list[name];
       if (entry && runs(entry, this.options)) this.startChannel(name, entry);
     }
-    if (this.options.scheduled !== false && changed.some((p) => p.startsWith('heartbeat') || p.startsWith('power'))) this.heartbeat.start();
+    if (this.scheduling && changed.some((p) => p.startsWith('heartbeat') || p.startsWith('power'))) this.heartbeat.start();
     if (changed.some((p) => p.startsWith('tools.media_cleanup') || p.startsWith('power'))) this.mediaCleanup.start();
     this.options.logs.gateway.info('config reloaded', { changed: changed.join(',') });
   }

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 
-/** What a lease is for: a session's mailbox (`session`) or a channel account's connection (`channel`). */
-export const leaseKindSchema = lazySchema(() => z.enum(['session', 'channel']));
+/**
+ * What a lease is for: a session's mailbox (`session`), a channel account's connection (`channel`), or the cluster's
+ * heartbeat and cron (`schedule`, one lease for the whole cluster).
+ */
+export const leaseKindSchema = lazySchema(() => z.enum(['session', 'channel', 'schedule']));
 export type LeaseKind = z.infer<ReturnType<typeof leaseKindSchema>>;
 
 /** Membership and ownership in a cluster of gateways (#27); every event names the gateway it is about. */

@@ -34,7 +34,7 @@ const keyOf = (kind: LeaseKind, id: string): string => `${kind}.${Buffer.from(id
 
 function parseKey(key: string): { kind: LeaseKind; id: string } | undefined {
   const [kind, encoded] = key.split('.');
-  if ((kind !== 'session' && kind !== 'channel') || encoded === undefined) return undefined;
+  if ((kind !== 'session' && kind !== 'channel' && kind !== 'schedule') || encoded === undefined) return undefined;
   return { kind, id: Buffer.from(encoded, 'base64url').toString('utf8') };
 }
 

@@ -164,6 +164,10 @@ export class JetStreamEventStore implements EventStore {
     return this.replica.lastSeq;
   }
 
+  sessionIds(prefix = 'sk_v1_'): string[] {
+    return this.replica.sessionIds(prefix);
+  }
+
   /** The replica follows the stream by itself. */
   refresh(): void {}
 

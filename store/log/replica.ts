@@ -47,6 +47,10 @@ export class EventReplica {
     return true;
   }
 
+  sessionIds(prefix: string): string[] {
+    return [...this.bySession.keys()].filter((id) => id.startsWith(prefix)).sort();
+  }
+
   get(seq: number): Envelope | undefined {
     return seq >= this.first ? this.events[seq - this.first] : undefined;
   }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { connectCluster } from '../../store/cluster/connection.js';
 import { Leases, type LeaseRecord } from '../../store/cluster/leases.js';
-import { accountLog } from '../../actors/cluster/streams.js';
+import { accountLog } from '../../store/cluster/stream-names.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
 import { logLines } from '../support/clocked-gateway.js';

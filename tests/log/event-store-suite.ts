@@ -131,6 +131,15 @@ export function eventStoreContract(name: string, open: () => StoreUnderTest | Pr
     assert.equal(store.read({ session: 's3', order: 'desc', before: 124, limit: 2 }).map((e) => e.seq), [120, 116]);
   });
 
+  test('sessionIds lists each session the log names once, in order, those starting with a prefix', async ({ under: { store } }) => {
+    for (const session of ['sk_v1_bb', 'sk_v1_aa', 'other', 'sk_v1_bb', 'sk_v1_ab']) append(store, chunk(session, 't'));
+    append(store, { type: 'heartbeat.ticked', data: { outcome: 'ran' } });
+    await store.flushed();
+    assert.equal(store.sessionIds(), ['sk_v1_aa', 'sk_v1_ab', 'sk_v1_bb']);
+    assert.equal(store.sessionIds('sk_v1_a'), ['sk_v1_aa', 'sk_v1_ab']);
+    assert.equal(store.sessionIds('o'), ['other']);
+  });
+
   test('a closed store refuses appends with log_closed', async ({ under: { store } }) => {
     append(store, chunk('a', 't'));
     await store.flushed();

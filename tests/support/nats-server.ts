@@ -131,21 +131,28 @@ export type NatsContext = { server: NatsServer };
 
 /**
  * A uvu suite with a nats-server started before its first test and closed after its last; every test is skipped
- * (with the message of `natsAvailable`) when the binary is missing outside CI.
+ * (with the message of `natsAvailable`) when the binary is missing outside CI. `after` adds a hook that runs after the
+ * last test and before the server closes (a suite's own `after` would run after it: uvu runs them in order).
  */
 export function natsSuite<C extends object = Record<string, never>>(name: string): {
   test: (title: string, fn: (context: C & NatsContext) => void | Promise<void>) => void;
   suite: Test<C & NatsContext>;
+  after: (fn: (context: C & NatsContext) => void | Promise<void>) => void;
 } {
   const available = natsAvailable();
   const tests = suite<C & NatsContext>(name);
+  const hooks: Array<(context: C & NatsContext) => void | Promise<void>> = [];
   if (available) {
     tests.before(async (context) => {
       context.server = await startNatsServer();
     });
     tests.after(async (context) => {
-      await context.server?.close();
+      try {
+        for (const hook of hooks) await hook(context);
+      } finally {
+        await context.server?.close();
+      }
     });
   }
-  return { test: (title, fn) => (available ? tests(title, fn) : tests.skip(title, fn)), suite: tests };
+  return { test: (title, fn) => (available ? tests(title, fn) : tests.skip(title, fn)), suite: tests, after: (fn) => void hooks.push(fn) };
 }

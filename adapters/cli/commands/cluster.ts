@@ -1,9 +1,9 @@
-import { STREAM_PREFIXES } from '../../../actors/cluster/streams.js';
+import { STREAM_PREFIXES } from '../../../store/cluster/stream-names.js';
 import { clusterSettings } from '../../../actors/cluster/settings.js';
-import { connectCluster } from '../../../store/cluster/connection.js';
 import { listLeases } from '../../../store/cluster/leases.js';
 import { listMembers } from '../../../store/cluster/members.js';
 import { listEventStreams } from '../../../store/cluster/streams-info.js';
+import { connectForCli } from '../cluster-read.js';
 import { print, type CommandContext } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
 import { loadConfigForCli } from '../load-config.js';
@@ -20,14 +20,7 @@ export async function run(context: CommandContext): Promise<number> {
   const loaded = loadConfigForCli(context.env);
   const settings = clusterSettings(loaded, { url: context.values.cluster });
   if (!settings) throw new CliError('cluster_not_configured', 'no cluster configured', 'neither --cluster nor cluster.url names a NATS server', 'Pass --cluster nats://HOST:PORT or set cluster.url in config.json.');
-  const nc = await connectCluster(settings.url, {
-    name: 'tern-cluster-status',
-    ...(settings.token ? { token: settings.token } : {}),
-    ...(settings.user ? { user: settings.user } : {}),
-    ...(settings.password ? { pass: settings.password } : {}),
-  }).catch((error: Error) => {
-    throw new CliError('cluster_unreachable', `cannot reach the cluster at ${settings.url}`, error.message, 'Start nats-server with -js there, or fix --cluster / cluster.url.');
-  });
+  const nc = await connectForCli(settings, 'cluster-status');
   try {
     const now = Date.now();
     const [members, leases, streams] = await Promise.all([listMembers(nc), listLeases(nc), listEventStreams(nc, STREAM_PREFIXES)]);

@@ -1,6 +1,8 @@
 import type { CommandSpec } from '../command.js';
 
 const json = { type: 'boolean', description: 'print JSON instead of text' } as const;
+/** `--cluster URL` of the commands that read the log (#27). */
+const clusterOption = { type: 'string', value: 'URL', description: 'read the cluster log on this NATS server: every gateway\'s events (wins over cluster.url)' } as const;
 
 /** Every command that works. Help is generated from this list; add a command here when it works. */
 export const commands: CommandSpec[] = [
@@ -26,17 +28,19 @@ export const commands: CommandSpec[] = [
   {
     name: 'replay',
     summary: 'show the timeline of a recorded turn, or rerun it and report where it diverges',
-    usage: ['replay TURN [--json]', 'replay TURN --rerun [--json]'],
+    usage: ['replay TURN [--cluster URL] [--json]', 'replay TURN --rerun [--cluster URL] [--json]'],
     options: {
       rerun: { type: 'boolean', description: 'run the turn machine again, answering from the log; print identical or the first divergence (exit 1)' },
+      cluster: clusterOption,
       json,
     },
+    details: 'With --cluster (or cluster.url in the config) the turn is looked up in the cluster log, whichever gateway ran it.',
     load: () => import('./replay.js'),
   },
   {
     name: 'log',
     summary: 'read the event log, also while a gateway is writing it',
-    usage: ['log [--session KEY] [--turn ID [--children]] [--type GLOB] [--after SEQ] [--limit N] [--follow] [--json]'],
+    usage: ['log [--session KEY] [--turn ID [--children]] [--type GLOB] [--after SEQ] [--limit N] [--follow] [--cluster URL] [--json]'],
     options: {
       session: { type: 'string', value: 'KEY', description: 'only events of this session: the key given to `tern agent --session`, the full key, the sk_v1_ id or a unique prefix of it' },
       turn: { type: 'string', value: 'ID', description: 'only events of this turn' },
@@ -45,8 +49,10 @@ export const commands: CommandSpec[] = [
       after: { type: 'string', value: 'SEQ', description: 'only events after this sequence number, oldest first' },
       limit: { type: 'string', value: 'N', description: 'at most N events (default 50: the newest, oldest first)' },
       follow: { type: 'boolean', short: 'f', description: 'keep printing new events as they are appended' },
+      cluster: clusterOption,
       json,
     },
+    details: 'With --cluster (or cluster.url in the config) it reads the cluster log: every gateway\'s events, each line naming the\ngateway that wrote it; SEQ is then the place in the cluster log (TERN_LOG).',
     load: () => import('./log.js'),
   },
   {
@@ -171,11 +177,13 @@ export const commands: CommandSpec[] = [
   {
     name: 'inspect',
     summary: 'every live actor: its machine, current state, the event that moved it, and since when',
-    usage: ['inspect [--json] [--watch]'],
+    usage: ['inspect [--cluster URL] [--json] [--watch]'],
     options: {
       watch: { type: 'boolean', short: 'w', description: 'keep printing as actors change state' },
+      cluster: clusterOption,
       json,
     },
+    details: 'With --cluster (or cluster.url in the config) every gateway\'s live actors, grouped by the gateway and the stream it runs them on.',
     load: () => import('./inspect.js'),
   },
   {
