@@ -69,7 +69,9 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
   const chatEndpoint = new PicoEndpoint();
   let gateway: Gateway | undefined;
   let node: ClusterNode | undefined;
-  const clusterLog$ = new BehaviorSubject<ClusterLogView | undefined>(undefined);
+  /** What the dashboard shows: this gateway alone, or the cluster's log (nothing while the member joins or is stopped). */
+  const feed$ = new BehaviorSubject<ClusterLogView | 'alone' | 'joining'>('alone');
+  const clusterLog = (): ClusterLogView | undefined => (typeof feed$.value === 'string' ? undefined : feed$.value);
   const status$ = new BehaviorSubject<GatewayStatus>({ state: 'stopped', since: now() });
   const moveTo = (next: GatewayStatus): GatewayStatus => {
     status$.next(next);
@@ -111,10 +113,14 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       };
       const cluster = clusterSettings(loaded);
       if (cluster) {
+        feed$.next('joining');
         node = await ClusterNode.start(options, cluster);
         gateway = node.gateway;
-        clusterLog$.next(await node.openClusterLog());
-      } else gateway = await Gateway.start(options);
+        feed$.next(await node.openClusterLog());
+      } else {
+        feed$.next('alone');
+        gateway = await Gateway.start(options);
+      }
       failure = undefined;
       return moveTo({ state: 'running', since: now() });
     } catch (error) {
@@ -137,8 +143,8 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
     node = undefined;
     moveTo({ state: 'stopping', since: now() });
     try {
-      clusterLog$.value?.close();
-      clusterLog$.next(undefined);
+      clusterLog()?.close();
+      if (member) feed$.next('joining');
       // Subscribers see `gateway.stopping` and the drained turns' last events before the bus goes.
       await (member ? member.stop('dashboard') : running.stop('dashboard'));
     } finally {
@@ -162,9 +168,9 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
   });
 
   const publish = <T extends EventType>(draft: EventDraft<T>): boolean => Boolean(runtime$.value?.bus.publish(draft));
-  const readLog = (): EventStore | undefined => clusterLog$.value ?? runtime$.value?.log ?? readStoppedLog();
-  const shown$ = clusterLog$.pipe(switchMap((clusterLog) => clusterLog?.events$ ?? events$));
-  const board$ = clusterLog$.pipe(switchMap((clusterLog) => (clusterLog ? boardFeed(clusterLog) : events$)));
+  const readLog = (): EventStore | undefined => clusterLog() ?? runtime$.value?.log ?? readStoppedLog();
+  const shown$ = feed$.pipe(switchMap((feed) => (feed === 'alone' ? events$ : feed === 'joining' ? EMPTY : feed.events$)));
+  const board$ = feed$.pipe(switchMap((feed) => (feed === 'alone' ? events$ : feed === 'joining' ? EMPTY : boardFeed(feed))));
   return {
     configPath: () => configPath(env),
     logFile: () => join(agentHome(env), 'logs', 'gateway.log'),
@@ -212,7 +218,7 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       stoppedLog?.close();
       chatEndpoint.close();
       runtime$.complete();
-      clusterLog$.complete();
+      feed$.complete();
       status$.complete();
     },
   };
