@@ -165,7 +165,7 @@ export const commands: CommandSpec[] = [
   },
   {
     name: 'cluster',
-    summary: 'a cluster of gateways: members, which gateway runs which channel account, each event stream\'s last write',
+    summary: 'a cluster of gateways: members, which gateway runs which channel account and the heartbeat, each stream\'s lag',
     usage: ['cluster status [--cluster nats://HOST:PORT] [--json]'],
     options: {
       cluster: { type: 'string', value: 'URL', description: 'the NATS server (wins over cluster.url)' },
