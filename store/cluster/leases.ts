@@ -1,5 +1,6 @@
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { ttlBucket } from './kv-bucket.js';
 import type { EventDraft, LeaseKind } from '../../bus/index.js';
 
 export interface LeaseOptions {
@@ -41,7 +42,10 @@ function parseKey(key: string): { kind: LeaseKind; id: string } | undefined {
 /** Every lease in a bucket, sorted by kind and id. */
 async function readLeases(kv: KV): Promise<LeaseRecord[]> {
   const records: LeaseRecord[] = [];
-  for await (const key of await kv.keys()) {
+  // A key renewed while the listing runs can be listed again: each is read once.
+  const keys = new Set<string>();
+  for await (const key of await kv.keys()) keys.add(key);
+  for (const key of keys) {
     const parsed = parseKey(key);
     const entry = parsed && (await kv.get(key));
     if (!parsed || !entry || entry.operation !== 'PUT') continue;
@@ -85,7 +89,7 @@ export class Leases {
 
   static async open(nc: NatsConnection, options: LeaseOptions): Promise<Leases> {
     const ttlMs = options.ttlMs ?? 10_000;
-    const kv = await new Kvm(nc).create(options.bucket ?? 'tern_leases', { ttl: ttlMs, history: 1 });
+    const kv = await ttlBucket(nc, options.bucket ?? 'tern_leases', ttlMs);
     return new Leases(kv, { ...options, ttlMs, heartbeatMs: options.heartbeatMs ?? Math.max(50, Math.floor(ttlMs / 3)) });
   }
 

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { ttlBucket } from './kv-bucket.js';
 import type { EventDraft } from '../../bus/index.js';
 
 export interface MemberOptions {
@@ -30,7 +31,10 @@ const keyOf = (gateway: string): string => Buffer.from(gateway, 'utf8').toString
 /** Reads the members listed in the bucket. */
 async function readMembers(kv: KV): Promise<Member[]> {
   const members: Member[] = [];
-  for await (const key of await kv.keys()) {
+  // A key renewed while the listing runs can be listed again: each is read once.
+  const keys = new Set<string>();
+  for await (const key of await kv.keys()) keys.add(key);
+  for (const key of keys) {
     const entry = await kv.get(key);
     if (!entry || entry.operation !== 'PUT') continue;
     members.push({ ...entry.json<Omit<Member, 'seenAt'>>(), seenAt: entry.created.getTime() });
@@ -51,7 +55,9 @@ export async function listMembers(nc: NatsConnection, bucket = 'tern_members'): 
  * The gateways of a cluster (#27): each writes its entry in a KV bucket whose entries expire `ttlMs` after their last
  * write, and renews it every `heartbeatMs`. A gateway announces its own `cluster.member.joined` and, when it stops on
  * purpose, its `cluster.member.left` (`stopped`). One that stops heartbeating disappears from the bucket; the first
- * live member by id announces its `cluster.member.left` (`expired`), so each departure is announced once.
+ * live member by id announces its `cluster.member.left` (`expired`), so each departure is announced once. A member
+ * whose entry expired while it could not renew (cut off from the server, paused) and that comes back announces
+ * `cluster.member.joined` again.
  */
 export class Members {
   private readonly timer: NodeJS.Timeout;
@@ -59,6 +65,8 @@ export class Members {
   private beating: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly joinedAt = Date.now();
+  /** The revision of this member's entry as last written. */
+  private revision = 0;
 
   private constructor(private readonly kv: KV, private readonly options: MemberOptions, heartbeatMs: number) {
     this.timer = setInterval(() => {
@@ -68,7 +76,7 @@ export class Members {
 
   static async join(nc: NatsConnection, options: MemberOptions): Promise<Members> {
     const ttlMs = options.ttlMs ?? 10_000;
-    const kv = await new Kvm(nc).create(options.bucket ?? 'tern_members', { ttl: ttlMs, history: 1 });
+    const kv = await ttlBucket(nc, options.bucket ?? 'tern_members', ttlMs);
     const members = new Members(kv, options, options.heartbeatMs ?? Math.max(50, Math.floor(ttlMs / 3)));
     await members.write();
     members.known = new Set((await readMembers(kv)).map((m) => m.gateway));
@@ -96,13 +104,32 @@ export class Members {
     clearInterval(this.timer);
   }
 
-  private write(): Promise<number> {
-    return this.kv.put(keyOf(this.options.gateway), JSON.stringify({ gateway: this.options.gateway, pid: process.pid, host: hostname(), joinedAt: this.joinedAt }));
+  private entry(): string {
+    return JSON.stringify({ gateway: this.options.gateway, pid: process.pid, host: hostname(), joinedAt: this.joinedAt });
+  }
+
+  private async write(): Promise<void> {
+    this.revision = await this.kv.put(keyOf(this.options.gateway), this.entry());
+  }
+
+  /** Renews this member's entry; one that expired meanwhile is written again and the member announced as joined. */
+  private async renew(): Promise<void> {
+    const key = keyOf(this.options.gateway);
+    try {
+      this.revision = await this.kv.update(key, this.entry(), this.revision);
+      return;
+    } catch {
+      // Expired (or rewritten) since the last renewal, or the server could not be asked: which, the entry says.
+    }
+    const current = await this.kv.get(key);
+    const mine = current?.operation === 'PUT' && current.json<{ gateway: string }>().gateway === this.options.gateway;
+    await this.write();
+    if (!mine && !this.closed) this.options.publish?.({ type: 'cluster.member.joined', data: { gateway: this.options.gateway, pid: process.pid, host: hostname() } });
   }
 
   private async heartbeat(): Promise<void> {
     if (this.closed) return;
-    await this.write();
+    await this.renew();
     const live = (await readMembers(this.kv)).map((m) => m.gateway);
     const liveSet = new Set(live);
     const announcer = live[0] === this.options.gateway;

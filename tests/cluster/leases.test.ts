@@ -1,13 +1,15 @@
 // Leases and membership in JetStream KV on a real nats-server: one holder per session or channel account, takeover
 // when a holder stops heartbeating, and gateways joining and leaving as events.
+import { hostname } from 'node:os';
 import * as assert from 'uvu/assert';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { InProcessBus, type Envelope } from '../../bus/index.js';
 import { connectCluster } from '../../store/cluster/connection.js';
 import { Leases } from '../../store/cluster/leases.js';
 import { Members } from '../../store/cluster/members.js';
-import { eventually } from '../support/eventually.js';
+import { eventually, until } from '../support/eventually.js';
 import { natsSuite } from '../support/nats-server.js';
+import { tcpCut } from '../support/tcp-cut.js';
 
 const { test, suite } = natsSuite<{ connections: NatsConnection[]; bus: InProcessBus; events: Envelope[] }>('cluster leases and members');
 let buckets = 0;
@@ -99,6 +101,52 @@ test('gateways announce joining; one that stops heartbeating is announced as lef
   assert.equal(context.events.filter((e) => e.type === 'cluster.member.joined').map((e) => e.type === 'cluster.member.joined' && [e.data.gateway, e.data.pid]), [['gw-a', process.pid], ['gw-b', process.pid], ['gw-c', process.pid]]);
   assert.equal((await a.list()).map((m) => m.gateway), ['gw-a']);
   await a.leave();
+});
+
+test('a member cut off from the server: the others announce it left and take its lease, it learns the lease is lost, and when the cut heals it joins again', async (context) => {
+  const n = ++buckets;
+  const proxy = await tcpCut(context.server.port);
+  const opened: Array<{ members: Members; leases: Leases }> = [];
+  try {
+    const open = async (gateway: string, url: string) => {
+      const nc = await connectCluster(url);
+      context.connections.push(nc);
+      const publish = (draft: Parameters<InProcessBus['publish']>[0]) => void context.bus.publish(draft);
+      const members = await Members.join(nc, { gateway, bucket: `split_members_${n}`, ttlMs: 900, heartbeatMs: 150, publish });
+      const leases = await Leases.open(nc, { gateway, bucket: `split_leases_${n}`, ttlMs: 900, heartbeatMs: 150, publish });
+      opened.push({ members, leases });
+      return { members, leases };
+    };
+    const a = await open('gw-a', proxy.url);
+    const b = await open('gw-b', context.server.url);
+    assert.is(await a.leases.acquire('channel', 'tg1'), true);
+    b.leases.want('channel', 'tg1');
+    const seen = () => context.events.map((e) => [e.type, e.data]);
+    proxy.cut();
+    // Generous waits: a request of the cut member waits for its timeout before it learns the server is gone.
+    await until('gw-b to take the lease and gw-a to give it up', () => (b.leases.holds('channel', 'tg1') && !a.leases.holds('channel', 'tg1') ? true : undefined), 30_000);
+    await until('gw-a to be announced as left', () => (seen().some(([type]) => type === 'cluster.member.left') ? true : undefined), 30_000, seen);
+    proxy.heal();
+    await until('gw-a to join again', () => (context.events.filter((e) => e.type === 'cluster.member.joined').length === 3 ? true : undefined), 30_000, seen);
+    const joined = (gateway: string) => ['cluster.member.joined', { gateway, pid: process.pid, host: hostname() }];
+    const events = seen();
+    assert.equal(events.slice(0, 3), [joined('gw-a'), joined('gw-b'), ['cluster.lease.acquired', { gateway: 'gw-a', kind: 'channel', id: 'tg1' }]]);
+    // During the cut, in whichever order the two sides notice it:
+    assert.equal(events.slice(3, 6).map((e) => JSON.stringify(e)).sort(), [
+      ['cluster.lease.acquired', { gateway: 'gw-b', kind: 'channel', id: 'tg1', from: 'gw-a' }],
+      ['cluster.lease.released', { gateway: 'gw-a', kind: 'channel', id: 'tg1', reason: 'lost' }],
+      ['cluster.member.left', { gateway: 'gw-a', reason: 'expired', by: 'gw-b' }],
+    ].map((e) => JSON.stringify(e)).sort());
+    assert.equal(events.slice(6), [joined('gw-a')], 'back after the cut, gw-a joins again');
+    assert.equal((await b.members.list()).map((m) => m.gateway), ['gw-a', 'gw-b']);
+    assert.is(await a.leases.acquire('channel', 'tg1'), false, 'the lease stays with gw-b');
+  } finally {
+    for (const { members, leases } of opened) {
+      leases.abandon();
+      members.stop();
+    }
+    await proxy.close();
+  }
 });
 
 suite.run();

@@ -6,9 +6,8 @@ import { listLeases, type LeaseRecord } from '../../store/cluster/leases.js';
 import { ClusterLogView } from '../../store/log/cluster-view.js';
 import type { LogQuery } from '../../store/log/event-store.js';
 import { modelEntry } from './gateway-process.js';
+import { until } from './eventually.js';
 import { freePort } from './telegram-emulator.js';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface MemberConfig {
   /** The NATS server's URL. */
@@ -43,17 +42,6 @@ export function telegramAccounts(accounts: string[], tokens: string[], baseUrl: 
 /** The leases of a kind, read without taking part (the bucket's settings stay the members'). */
 export async function leasesOf(nc: NatsConnection, kind: LeaseRecord['kind']): Promise<LeaseRecord[]> {
   return (await listLeases(nc)).filter((l) => l.kind === kind);
-}
-
-/** Polls `check` until it answers something other than undefined; fails after `timeoutMs` saying what `seen` last said. */
-export async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs: number, seen?: () => unknown): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms${seen ? `; last seen: ${JSON.stringify(await seen())}` : ''}`);
-    await sleep(100);
-  }
 }
 
 /** Waits until the cluster log holds events that pass `enough`, and returns those matching `query`. */
