@@ -6,6 +6,7 @@ import { listEventStreams } from '../cluster/streams-info.js';
 import { STREAM_PREFIXES } from '../cluster/stream-names.js';
 import { LogError } from './errors.js';
 import type { EventStore, LogQuery } from './event-store.js';
+import { FOLLOW_EXPIRES_MS } from './jetstream-store.js';
 import { EventReplica } from './replica.js';
 
 export interface ClusterViewOptions {
@@ -154,7 +155,7 @@ export class ClusterLogView implements EventStore {
     const opened = await Promise.all(
       fresh.map(async (row) => {
         const consumer = await js.consumers.get(row.stream, { deliver_policy: DeliverPolicy.All });
-        return new Followed(row.stream, await consumer.consume(), row.lastSeq, (event) => this.take(event));
+        return new Followed(row.stream, await consumer.consume({ expires: FOLLOW_EXPIRES_MS }), row.lastSeq, (event) => this.take(event));
       }),
     );
     for (const stream of opened) this.followed.set(stream.name, stream);
