@@ -5,15 +5,16 @@
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { connectCluster } from '../../store/cluster/connection.js';
-import { Leases, type LeaseRecord } from '../../store/cluster/leases.js';
+import type { LeaseRecord } from '../../store/cluster/leases.js';
 import { accountLog } from '../../store/cluster/stream-names.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
 import { logLines } from '../support/clocked-gateway.js';
 import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
-import { modelEntry, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { leasesOf, memberConfig, telegramAccounts } from '../support/cluster-gateways.js';
+import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { natsSuite } from '../support/nats-server.js';
-import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
+import { TelegramEmulator } from '../support/telegram-emulator.js';
 
 const TOKENS = ['711111:cluster-bot-one-AAAA', '722222:cluster-bot-two-BBBB', '733333:cluster-bot-three-CCCC'];
 const ACCOUNTS = ['tg1', 'tg2', 'tg3'];
@@ -100,22 +101,11 @@ test('600 messages from 100 chats: every one answered exactly once and in order,
   const { server } = context;
   context.model = await startGatewayModel({ delayMs: 300 });
   context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
-  const channelList = Object.fromEntries(ACCOUNTS.map((name, i) => [name, { enabled: true, type: 'telegram', settings: { token: TOKENS[i], base_url: context.emulator!.url, poll_timeout_seconds: 1 } }]));
+  const channels = telegramAccounts(ACCOUNTS, TOKENS, context.emulator.url);
   const ids = ['node-a', 'node-b', 'node-c'];
-  for (const id of ids) {
-    const config = {
-      gateway: { host: '127.0.0.1', port: await freePort() },
-      cluster: { url: server.url, id, lease_ttl_ms: TTL_MS },
-      agents: { defaults: { model: 'fast' } },
-      model_list: [modelEntry(context.model.url)],
-      heartbeat: { enabled: false },
-      channel_list: channelList,
-    };
-    context.gateways.push(await startGatewayProcess(config));
-  }
+  for (const id of ids) context.gateways.push(await startGatewayProcess(await memberConfig({ url: server.url, id, modelUrl: context.model.url, channels, ttlMs: TTL_MS })));
   const nc = await connectCluster(server.url);
-  const observer = await Leases.open(nc, { gateway: 'test-observer', ttlMs: TTL_MS });
-  const held = async (): Promise<LeaseRecord[]> => (await observer.list()).filter((l) => l.kind === 'channel');
+  const held = (): Promise<LeaseRecord[]> => leasesOf(nc, 'channel');
   try {
     // Each gateway takes one bot (its fair share).
     const deadline = Date.now() + 60_000;
@@ -188,7 +178,6 @@ test('600 messages from 100 chats: every one answered exactly once and in order,
     assert.equal(warned.map((line) => /send_key=(\S+)/.exec(line)![1]).sort(), [...unconfirmed].sort());
     assert.ok(takenOverMs < 10_000, `the bot was taken over after ${takenOverMs} ms`);
   } finally {
-    observer.abandon();
     await nc.close();
   }
 });
