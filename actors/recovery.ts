@@ -25,6 +25,11 @@ export interface Recovered {
   seenInbound: string[];
   /** Send keys already sent, or handed to a channel with no word back before the process ended: never sent again. */
   sentKeys: string[];
+  /**
+   * Placeholders shown before the process ended (`<channel>:<message id>:placeholder` → the shown message's id): a
+   * message taken up again has its reply put in its placeholder, which would otherwise say "Thinking…" forever.
+   */
+  placeholders: Array<[string, string]>;
   /** Of those, the parts handed to a channel that never confirmed them: they may or may not have arrived. */
   unconfirmed: { channel: string; chat: string; send_key: string }[];
   /** Every piece of work accepted before this seq is finished (or was just taken up again, and is tracked from here). */
@@ -87,6 +92,7 @@ export function recover(log: EventStore, bus: Bus, options: { resume: boolean })
   const seenInbound: string[] = [];
   const sentKeys: string[] = [];
   const intended = new Map<string, Envelope<'message.sending'>>();
+  const placeholders: Array<[string, string]> = [];
   const shown = new Map<string, { id: string; text: string }>();
   const byReplyKey = new Map<string, Track>();
   const track = (key: string): Track => {
@@ -156,6 +162,7 @@ export function recover(log: EventStore, bus: Bus, options: { resume: boolean })
         intended.delete(event.data.send_key);
         sentKeys.push(event.data.send_key);
         if (event.data.send_key.endsWith(':stream') && event.data.message_id) shown.set(event.data.send_key, { id: event.data.message_id, text: event.data.text });
+        if (event.data.send_key.endsWith(':placeholder') && event.data.message_id) placeholders.push([event.data.send_key, event.data.message_id]);
         break;
       case 'message.edited':
         for (const stream of shown.values()) if (stream.id === event.data.message_id) stream.text = event.data.text;
@@ -210,7 +217,7 @@ export function recover(log: EventStore, bus: Bus, options: { resume: boolean })
   const fromSeq = Number.isFinite(openFrom) ? openFrom : log.lastSeq + 1;
   const unconfirmed = [...intended.values()].map((e) => ({ channel: e.data.channel, chat: e.data.chat, send_key: e.data.send_key }));
   sentKeys.push(...unconfirmed.map((u) => u.send_key));
-  return { cutOffTurns, requeued: requeued.sort((a, b) => a.seq - b.seq), seenInbound, sentKeys, unconfirmed, fromSeq };
+  return { cutOffTurns, requeued: requeued.sort((a, b) => a.seq - b.seq), seenInbound, sentKeys, placeholders, unconfirmed, fromSeq };
 }
 
 function target(routed: Envelope<'message.routed'>): ReplyTarget {

@@ -22,6 +22,8 @@ export interface OutboxDeps {
   now: () => number;
   /** Send keys a previous run already sent (recovery): never sent again. */
   sent?: Iterable<string>;
+  /** Placeholders a previous run showed (recovery), by key: a reply to their message replaces them. */
+  placeholders?: Iterable<[string, string]>;
 }
 
 /** A routed message the outbox answers: where, and what it shows before the reply (typing, a placeholder, a stream). */
@@ -32,6 +34,8 @@ interface Pending {
   typing: boolean;
   view?: StreamView;
 }
+
+const placeholderKey = (channel: string, messageId: string): string => `${channel}:${messageId}:placeholder`;
 
 /** A routed message is known by its session and its id (two channels may give two messages the same id). */
 const messageKey = (session: string | undefined, messageId: string): string => `${session ?? ''}\u0000${messageId}`;
@@ -51,6 +55,7 @@ const messageKey = (session: string | undefined, messageId: string): string => `
 export class Outbox {
   private readonly sent = new RecentIds(50_000);
   private readonly pending = new Map<string, Pending>();
+  private readonly shownBefore: Map<string, string>;
   private readonly turns = new Map<string, string>();
   private readonly chats = new Map<string, Promise<void>>();
   private readonly inFlight = new InFlight();
@@ -59,6 +64,7 @@ export class Outbox {
 
   constructor(private readonly deps: OutboxDeps) {
     for (const key of deps.sent ?? []) this.sent.add(key);
+    this.shownBefore = new Map(deps.placeholders);
   }
 
   start(): void {
@@ -112,7 +118,7 @@ export class Outbox {
   }
 
   private placeholder(channel: Channel, reply: ReplyTarget, event: Envelope<'message.routed'>, text: string): Promise<string | undefined> {
-    const key = `${reply.channel}:${event.data.message_id}:placeholder`;
+    const key = placeholderKey(reply.channel, event.data.message_id);
     return channel.send(reply.reply_to, text).then(
       (id) => {
         this.deps.bus.publish({ agent: event.agent, session: event.session, type: 'message.sent', data: { channel: reply.channel, chat: reply.chat, text, send_key: key, part: 0, message_id: id, media: [] } });
@@ -179,7 +185,9 @@ export class Outbox {
     const pendingKey = messageKey(event.session, message_id);
     const pending = this.pending.get(pendingKey);
     const correlation: Correlation = { agent: event.agent, session: event.session, turn: event.turn };
-    let editOf = event.data.edit_of ?? (await pending?.placeholder);
+    const before = placeholderKey(reply.channel, message_id);
+    let editOf = event.data.edit_of ?? (await pending?.placeholder) ?? this.shownBefore.get(before);
+    this.shownBefore.delete(before);
     const limit = this.channel(reply.channel)?.capabilities.maxMessageLength ?? 4096;
     const view = pending?.view;
     let parts = text.trim() === '' ? [] : splitMessage(text, limit);

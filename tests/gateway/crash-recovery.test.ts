@@ -23,14 +23,14 @@ interface Context {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function config(model: GatewayModel, emulator: TelegramEmulator, streaming = false): Promise<Record<string, unknown>> {
+async function config(model: GatewayModel, emulator: TelegramEmulator, streaming = false, placeholder?: string): Promise<Record<string, unknown>> {
   return {
     gateway: { host: '127.0.0.1', port: await freePort() },
     agents: { defaults: { model: 'fast' } },
     model_list: [modelEntry(model.url, streaming)],
     heartbeat: { enabled: false },
     channel_list: {
-      telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, ...(streaming ? { streaming: { enabled: true, throttle_seconds: 0, min_growth_chars: 1 } } : {}) } },
+      telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, ...(placeholder ? { placeholder } : {}), ...(streaming ? { streaming: { enabled: true, throttle_seconds: 0, min_growth_chars: 1 } } : {}) } },
     },
   };
 }
@@ -181,6 +181,25 @@ test('a part the platform got but never confirmed before the crash is not sent a
     ),
     'the gateway log names the unconfirmed part',
   );
+});
+
+test('a placeholder shown before the crash is replaced by the reply of the turn run again, not left beside a second one', async (context) => {
+  context.model = await startGatewayModel({ delayMs: 1500 });
+  context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
+  const settings = await config(context.model, context.emulator, false, 'Thinking…');
+  const first = await startGatewayProcess(settings);
+  context.gateway = first;
+  context.home = first.home;
+  await context.emulator.say(TOKEN, 'hello', { userId: 5004 });
+  await context.emulator.waitForBotMessages(TOKEN, 5004, 1, 20_000);
+  await untilLogged(first.home, (events) => events.some((e) => e.type === 'message.sent' && e.data.send_key.endsWith(':placeholder')) && events.some((e) => e.type === 'turn.started'), 'the placeholder and the turn', first);
+  await first.kill();
+  assert.equal(texts(context.emulator, 5004), ['Thinking…']);
+  context.gateway = await startGatewayProcess(settings, {}, first.home);
+  const deadline = Date.now() + 20_000;
+  while (texts(context.emulator, 5004)[0] !== 'echo: hello' && Date.now() < deadline) await sleep(50);
+  await sleep(1000);
+  assert.equal(texts(context.emulator, 5004), ['echo: hello']);
 });
 
 test.run();
