@@ -142,7 +142,8 @@ export class Gateway {
   private engineWait: Subscription | undefined;
   private readonly approvals: Subscription;
   private readonly toolCalls: Subscription;
-  private cronStarting: Promise<void> | undefined;
+  /** The last start or stop of cron (`syncCron`): each waits for the one before. */
+  private cronChange: Promise<void> | undefined;
   /** Whether the heartbeat and cron run here now (`GatewayOptions.scheduled`, `setScheduled`). */
   private scheduling: boolean;
   /** Set once the background start (engine, cron) has run. */
@@ -311,7 +312,7 @@ export class Gateway {
     this.cronWait?.unsubscribe();
     clearTimeout(this.backgroundStart);
     // A stop never overlaps the cron start, which would schedule the next store poll after it.
-    await this.cronStarting;
+    await this.cronChange;
     this.cron.stop();
     // Running turns finish and their replies go out before the channels stop; spawned subagents drain alongside
     // them, and what still runs after that is canceled with the engine.
@@ -410,7 +411,7 @@ export class Gateway {
    * change at a time; a stop says `reason` on the board.
    */
   private syncCron(reason: string): void {
-    this.cronStarting = Promise.resolve(this.cronStarting)
+    this.cronChange = Promise.resolve(this.cronChange)
       .then(async () => {
         const wanted = this.scheduling && this.backgroundStarted && !this.stopping;
         if (wanted === this.cronRuns) return;

@@ -8,7 +8,8 @@ import { print, type CommandContext } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
 import { loadConfigForCli } from '../load-config.js';
 
-const ago = (now: number, at: number): string => (at === 0 ? '-' : `${((now - at) / 1000).toFixed(1)}s ago`);
+/** How long ago, never below 0: the times are the server's, which runs ahead of this clock by a little or more. */
+const ago = (now: number, at: number): string => (at === 0 ? '-' : `${(Math.max(0, now - at) / 1000).toFixed(1)}s ago`);
 
 /**
  * `tern cluster status`: the members (and how long since each renewed its entry), the leases (which member runs
@@ -23,12 +24,12 @@ export async function run(context: CommandContext): Promise<number> {
   if (!settings) throw new CliError('cluster_not_configured', 'no cluster configured', 'neither --cluster nor cluster.url names a NATS server', 'Pass --cluster nats://HOST:PORT or set cluster.url in config.json.');
   const nc = await connectForCli(settings, 'cluster-status');
   try {
-    const now = Date.now();
     const [members, leases, rows] = await Promise.all([listMembers(nc), listLeases(nc), listEventStreams(nc, STREAM_PREFIXES)]);
     const streams = await Promise.all(rows.map(async (row) => {
       const owner = streamOwner(row.stream);
       return { ...row, ...(owner?.kind === 'account' ? { unanswered: await unanswered(nc, row.stream, owner.subjectRoot) } : {}) };
     }));
+    const now = Date.now();
     if (context.json) {
       print(context.stdout, JSON.stringify({ ok: true, url: settings.url, members, leases, streams }));
       return 0;
