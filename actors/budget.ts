@@ -1,6 +1,6 @@
 import type { Bus, Correlation } from '../bus/index.js';
 import type { Config } from '../store/config/index.js';
-import type { EventLog } from '../store/log/event-log.js';
+import type { EventStore } from '../store/log/event-store.js';
 import { dollars, pricesOf } from '../store/usage/prices.js';
 import { budgetOf, type Budget, type BudgetPeriod } from '../store/usage/budgets.js';
 import { Spending } from '../store/usage/spending.js';
@@ -21,7 +21,7 @@ export class BudgetGuard {
   private warned: Set<string> | undefined;
 
   constructor(
-    private readonly log: EventLog,
+    private readonly log: EventStore,
     private readonly bus: Bus,
     private readonly config: () => Config,
     private readonly now: () => Date,

@@ -1,6 +1,7 @@
 import { InProcessBus, type Bus } from '../bus/index.js';
 import { redactorOf, type LoadedConfig } from '../store/config/index.js';
 import { EventLog } from '../store/log/event-log.js';
+import type { EventStore } from '../store/log/event-store.js';
 import { logDir } from '../store/paths.js';
 import { Checkpoints } from './checkpoints.js';
 import { closeCutOffTasks, recover, type Recovered } from './recovery.js';
@@ -11,6 +12,8 @@ export interface CoreOptions {
    * closed, and the rest waits for the gateway's next start (`tern agent`).
    */
   resume?: boolean;
+  /** The log to run on instead of the workspace's lmdb log: a channel account's stream in a cluster (#27). */
+  log?: EventStore;
 }
 
 /**
@@ -23,7 +26,7 @@ export class RuntimeCore {
 
   private constructor(
     readonly loaded: LoadedConfig,
-    readonly log: EventLog,
+    readonly log: EventStore,
     readonly bus: Bus,
     command: string,
     options: CoreOptions,
@@ -44,7 +47,7 @@ export class RuntimeCore {
 
   /** `command` is what runs it, recorded in `runtime.started`. */
   static open(loaded: LoadedConfig, command: string, options: CoreOptions = {}): RuntimeCore {
-    const log = EventLog.open(logDir(loaded.workspace));
+    const log = options.log ?? EventLog.open(logDir(loaded.workspace));
     try {
       // `loaded.config` is replaced on a hot reload: the secrets masked follow it.
       const bus = new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).value(data) });

@@ -13,7 +13,7 @@ import { sessionBoard } from '../machines/session.js';
 import { turnBoard } from '../machines/turn.js';
 import type { LoadedConfig } from '../store/config/index.js';
 import { KeyRotationFile } from '../store/key-rotation.js';
-import type { EventLog } from '../store/log/event-log.js';
+import type { EventStore } from '../store/log/event-store.js';
 import { AgentActor } from './agent.js';
 import type { AgentServices } from './agent-services.js';
 import { BoardInspector } from './board.js';
@@ -114,7 +114,7 @@ export class Runtime {
     return this.core.loaded;
   }
 
-  get log(): EventLog {
+  get log(): EventStore {
     return this.core.log;
   }
 

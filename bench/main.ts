@@ -17,6 +17,7 @@ const suites: Record<string, () => Promise<{ bench: BenchSuite }>> = {
   gateway: () => import('./gateway.js'),
   launcher: () => import('./launcher.js'),
   skills: () => import('./skills.js'),
+  cluster: () => import('./cluster.js'),
 };
 
 const args = process.argv.slice(2);

@@ -21,6 +21,13 @@ export const stampSchema = lazySchema(() =>
   z.object({
     seq: z.number().int().positive(),
     at: z.number().int().nonnegative(),
+    /** The gateway that wrote it, in a cluster (#27); absent in a gateway running alone. */
+    gateway: z.string().min(1).optional(),
+    /**
+     * The event stream it was written to, as a cluster-wide view reads it (#27): there `seq` is its place in the
+     * cluster log, and this names where it came from. Never written: a writer's own stream is implied.
+     */
+    stream: z.string().min(1).optional(),
   }),
 );
 export type Stamp = z.infer<ReturnType<typeof stampSchema>>;

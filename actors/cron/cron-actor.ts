@@ -68,11 +68,11 @@ export class CronActor {
   }
 
   /**
-   * Stops the timers and ends a command in flight. A run in flight finishes and is recorded, but publishes
-   * nothing more; `settled()` resolves once it is.
+   * Stops the timers and ends a command in flight (each job's actor leaves the board saying `reason`). A run in flight
+   * finishes and is recorded, but publishes nothing more; `settled()` resolves once it is. `start()` runs it again.
    */
-  stop(): void {
-    for (const id of this.entries.keys()) this.ended(id, 'the gateway is stopping');
+  stop(reason = 'the gateway is stopping'): void {
+    for (const id of this.entries.keys()) this.ended(id, reason);
     this.stopped = true;
     this.timer?.cancel();
     this.poll?.cancel();

@@ -4,7 +4,7 @@ import type { Bus, Envelope } from '../../bus/index.js';
 import type { ModelRouter } from '../../adapters/providers/router.js';
 import { evolutionMachine, type EvolutionEvent } from '../../machines/evolution.js';
 import type { Config } from '../../store/config/index.js';
-import type { EventLog } from '../../store/log/event-log.js';
+import type { EventStore } from '../../store/log/event-store.js';
 import { evolutionStateDir, syncDraftCopies, takeDecisions } from '../../store/skills/evolution-files.js';
 import type { Scheduler } from '../gateway/scheduler.js';
 import { InFlight } from '../in-flight.js';
@@ -20,7 +20,7 @@ const INBOX_EVERY_MS = 2000;
 
 export interface EvolutionDeps {
   bus: Bus;
-  log: EventLog;
+  log: EventStore;
   config: () => Config;
   workspace: string;
   router: ModelRouter;

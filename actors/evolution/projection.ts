@@ -1,5 +1,5 @@
 import type { Envelope } from '../../bus/index.js';
-import type { EventLog } from '../../store/log/event-log.js';
+import type { EventStore } from '../../store/log/event-store.js';
 
 export const EVOLUTION_TYPES = ['learning.recorded', 'skill.drafted', 'skill.draft_failed', 'skill.accepted', 'skill.rejected', 'skill.applied', 'skill.apply_failed'] as const;
 type EvolutionType = (typeof EVOLUTION_TYPES)[number];
@@ -49,7 +49,7 @@ export class EvolutionView {
   /** The `seq` of the last event folded in. */
   through = 0;
 
-  static fromLog(log: EventLog): EvolutionView {
+  static fromLog(log: EventStore): EvolutionView {
     const view = new EvolutionView();
     // One indexed read per type (a pattern would scan the whole log), then in log order.
     const events = EVOLUTION_TYPES.flatMap((type) => log.read({ type })).sort((a, b) => a.seq - b.seq);

@@ -14,6 +14,7 @@ import { isSecret, redactorOf, watchConfig } from '../../store/config/index.js';
 import { changedPaths } from '../../store/config/diff.js';
 import type { ChannelEntry, Config, LoadedConfig } from '../../store/config/index.js';
 import { saveInboundMedia } from '../../store/inbound-media.js';
+import type { EventStore } from '../../store/log/event-store.js';
 import type { GatewayLogs } from '../../store/logs/logger.js';
 import { describeFix, makeSecretsPrivate } from '../../store/private-files.js';
 import { readLastChannel } from '../../store/state.js';
@@ -54,8 +55,18 @@ export interface GatewayOptions {
   hostChannels?: Partial<Record<string, (name: string, entry: ChannelEntry) => Promise<Channel>>>;
   /** Applied to the config at every reload, as the host applied it to `loaded` (the launcher adds its web-UI channel). */
   adjustConfig?: (loaded: LoadedConfig) => LoadedConfig;
-  /** `optional`: a busy `gateway.host:port` is logged and the gateway runs without `/health` (the launcher must not fail). */
-  health?: 'required' | 'optional';
+  /**
+   * `optional`: a busy `gateway.host:port` is logged and the gateway runs without `/health` (the launcher must not fail).
+   * `none`: no health server (a channel account's gateway inside a cluster member, which serves `/health` once).
+   */
+  health?: 'required' | 'optional' | 'none';
+  /** The log to run on instead of the workspace's lmdb log (a stream of the cluster, #27). */
+  log?: EventStore;
+  /**
+   * Whether the heartbeat and cron run here from the start (default true). A channel account's gateway in a cluster
+   * never runs them; a member's own gateway runs them while it holds the cluster's schedule lease (`setScheduled`).
+   */
+  scheduled?: boolean;
   /** Called before the gateway publishes its first event, so a host following the bus sees `gateway.started`. */
   onRuntime?: (core: RuntimeCore) => void;
 }
@@ -131,7 +142,14 @@ export class Gateway {
   private engineWait: Subscription | undefined;
   private readonly approvals: Subscription;
   private readonly toolCalls: Subscription;
-  private cronStarting: Promise<void> | undefined;
+  /** The last start or stop of cron (`syncCron`): each waits for the one before. */
+  private cronChange: Promise<void> | undefined;
+  /** Whether the heartbeat and cron run here now (`GatewayOptions.scheduled`, `setScheduled`). */
+  private scheduling: boolean;
+  /** Set once the background start (engine, cron) has run. */
+  private backgroundStarted = false;
+  /** Whether cron was last started (not stopped): `syncCron` changes it. */
+  private cronRuns = false;
   private backgroundStart: ReturnType<typeof setTimeout> | undefined;
   private health: HealthServer | undefined;
   private loaded: LoadedConfig;
@@ -145,6 +163,7 @@ export class Gateway {
 
   private constructor(readonly core: RuntimeCore, private readonly options: GatewayOptions) {
     this.loaded = options.loaded;
+    this.scheduling = options.scheduled !== false;
     this.scheduler = options.scheduler ?? realScheduler;
     this.clock = clockOf(this.scheduler);
     const { bus } = core;
@@ -198,7 +217,7 @@ export class Gateway {
   static async start(options: GatewayOptions): Promise<Gateway> {
     checkMcp(options.loaded.config);
     for (const fix of makeSecretsPrivate(options.loaded.home, options.loaded.path)) options.logs.gateway.warn(describeFix(fix));
-    const core = RuntimeCore.open(options.loaded, 'gateway', { resume: true });
+    const core = RuntimeCore.open(options.loaded, 'gateway', { resume: true, ...(options.log ? { log: options.log } : {}) });
     const gateway = new Gateway(core, options);
     options.onRuntime?.(core);
     gateway.machine.start();
@@ -266,7 +285,7 @@ export class Gateway {
       this.engine().catch((error: unknown) => options.logs.gateway.error('agents not started', { reason: (error as Error).message }));
     });
     const { host, port } = options.loaded.config.gateway;
-    this.health = await startHealthServer(host, port, () => this.readiness()).catch((error: unknown) => {
+    this.health = options.health === 'none' ? undefined : await startHealthServer(host, port, () => this.readiness()).catch((error: unknown) => {
       if (options.health !== 'optional') throw error;
       options.logs.gateway.warn('health server not started', { address: `${host}:${port}`, reason: (error as Error).message });
       return undefined;
@@ -274,7 +293,7 @@ export class Gateway {
     this.dispatcher.start();
     this.outbox.start();
     for (const [name, entry] of enabledChannels(options.loaded, options)) if (!pluginKind(name, entry, options, options.loaded.config)) this.startChannel(name, entry);
-    this.heartbeat.start();
+    if (this.scheduling) this.heartbeat.start();
     this.mediaCleanup.start();
     this.continueOnceReady();
     this.watch();
@@ -293,7 +312,7 @@ export class Gateway {
     this.cronWait?.unsubscribe();
     clearTimeout(this.backgroundStart);
     // A stop never overlaps the cron start, which would schedule the next store poll after it.
-    await this.cronStarting;
+    await this.cronChange;
     this.cron.stop();
     // Running turns finish and their replies go out before the channels stop; spawned subagents drain alongside
     // them, and what still runs after that is canceled with the engine.
@@ -371,7 +390,8 @@ export class Gateway {
     const start = (): void => {
       this.engine().catch((error: unknown) => this.options.logs.gateway.error('agents not started', { reason: (error as Error).message }));
       void this.reportIsolation();
-      this.cronStarting = this.cron.start().catch((error: unknown) => this.options.logs.gateway.error('cron not started', { reason: (error as Error).message }));
+      this.backgroundStarted = true;
+      this.syncCron('the gateway is starting');
     };
     const startSoon = (): void => {
       this.cronWait?.unsubscribe();
@@ -384,6 +404,36 @@ export class Gateway {
         if (this.readiness().ready && !this.backgroundStart) startSoon();
       }),
     );
+  }
+
+  /**
+   * Brings cron to what the gateway wants now (running while it schedules, once the background start has run), one
+   * change at a time; a stop says `reason` on the board.
+   */
+  private syncCron(reason: string): void {
+    this.cronChange = Promise.resolve(this.cronChange)
+      .then(async () => {
+        const wanted = this.scheduling && this.backgroundStarted && !this.stopping;
+        if (wanted === this.cronRuns) return;
+        this.cronRuns = wanted;
+        if (wanted) await this.cron.start();
+        else this.cron.stop(reason);
+      })
+      .catch((error: unknown) => this.options.logs.gateway.error('cron not started', { reason: (error as Error).message }));
+  }
+
+  /**
+   * Starts or stops the heartbeat and cron while the gateway runs: a cluster member runs them only while it holds the
+   * cluster's schedule lease (#27), so they run once per cluster. A run in flight when they stop finishes and is
+   * recorded; cron started again runs a job it missed meanwhile once.
+   */
+  setScheduled(on: boolean, reason: string): void {
+    if (this.scheduling === on || this.stopping) return;
+    this.scheduling = on;
+    this.options.logs.gateway.info(on ? 'heartbeat and cron run here' : 'heartbeat and cron stop here', { reason });
+    if (on) this.heartbeat.start();
+    else this.heartbeat.stop();
+    this.syncCron(reason);
   }
 
   /** Once per start: exec without bubblewrap is worth one warning (and a refused exec one error). */
@@ -432,7 +482,7 @@ export class Gateway {
       const entry = next.config.channel_list[name];
       if (entry && runs(entry, this.options)) this.startChannel(name, entry);
     }
-    if (changed.some((p) => p.startsWith('heartbeat') || p.startsWith('power'))) this.heartbeat.start();
+    if (this.scheduling && changed.some((p) => p.startsWith('heartbeat') || p.startsWith('power'))) this.heartbeat.start();
     if (changed.some((p) => p.startsWith('tools.media_cleanup') || p.startsWith('power'))) this.mediaCleanup.start();
     this.options.logs.gateway.info('config reloaded', { changed: changed.join(',') });
   }

@@ -44,7 +44,10 @@ const messageKey = (session: string | undefined, messageId: string): string => `
  * Replies leave through here. It consumes the `outbox` work (`reply.requested` with a target): each reply is split at
  * the channel's limit and each part sent under its key (`<key>:<part>`, from inbound message, turn and part) and
  * recorded as `message.sent`; a key already sent (in this run or the one before a crash) is skipped, so no part goes
- * out twice. Replies to one chat go out in order; chats are independent. It also watches the work as it happens: a
+ * out twice. Before a part reaches its channel its `message.sending` is in the log: a crash between the two leaves a
+ * part the restart does not send again (`actors/recovery.ts`), and since the log keeps one order, a chat's next part
+ * goes out only once the previous part's `message.sent` is in the log as well. Replies to one chat go out in order;
+ * chats are independent. It also watches the work as it happens: a
  * routed message starts the typing indicator and the channel's placeholder, and a streaming channel shows the turn's
  * chunks (`provider.chunk`) in one message that the reply completes. A channel that is restarting gets a few tries
  * before a part is given up.
@@ -232,7 +235,10 @@ export class Outbox {
     this.sent.add(sendKey);
     const media = file ? [{ kind: file.kind, path: file.path, ...(file.mime ? { mime: file.mime } : {}) }] : [];
     // Outside the tries: a part already out is never sent again because recording it failed.
-    if (!this.stopped) this.deps.bus.publish({ ...correlation, type: 'message.sent', data: { channel: reply.channel, chat: reply.chat, text, send_key: sendKey, part, message_id: messageId, media } });
+    if (this.stopped) return true;
+    // Not awaited: the chat's next part is sent only once its own `message.sending` is in the log, and the log keeps
+    // one order, so this record is in the log by then too.
+    this.deps.bus.publish({ ...correlation, type: 'message.sent', data: { channel: reply.channel, chat: reply.chat, text, send_key: sendKey, part, message_id: messageId, media } });
     return true;
   }
 

@@ -1,6 +1,6 @@
 import { sessionKeyOf } from '../../actors/agent.js';
 import { sessionIdOf } from '../../bus/index.js';
-import type { EventLog } from '../../store/log/event-log.js';
+import type { EventStore } from '../../store/log/event-store.js';
 import { findSession, knownSessions, uniquePrefixLength, type KnownSession } from '../../store/log/session-lookup.js';
 import { CliError } from './errors.js';
 
@@ -16,7 +16,7 @@ const LISTED = 8;
  * `sk_v1_` id or a unique prefix). `waitFor` is the agent whose terminal session a plain word means when the log has
  * no such session yet (`tern log --follow` started before the first turn).
  */
-export function sessionArg(log: EventLog | undefined, input: string, waitFor?: { agent: string }): string {
+export function sessionArg(log: EventStore | undefined, input: string, waitFor?: { agent: string }): string {
   const match = log ? findSession(log, input) : ({ kind: 'none' } as const);
   if (match.kind === 'found') return match.session.id;
   if (match.kind === 'ambiguous') {
@@ -37,7 +37,7 @@ export class SessionIdPrinter {
   private length: number;
   private readonly seen: Set<string>;
 
-  constructor(log: EventLog | undefined) {
+  constructor(log: EventStore | undefined) {
     const ids = log?.sessionIds() ?? [];
     this.seen = new Set(ids);
     this.length = uniquePrefixLength(ids);

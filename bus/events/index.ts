@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Correlation, Stamp } from '../envelope.js';
 import { budgetEvents } from './budget.js';
+import { clusterEvents } from './cluster.js';
 import { evolutionEvents } from './evolution.js';
 import { hookEvents } from './hook.js';
 import { mcpEvents } from './mcp.js';
@@ -24,6 +25,7 @@ export const eventCatalogue = {
   ...systemEvents,
   ...mcpEvents,
   ...budgetEvents,
+  ...clusterEvents,
   ...evolutionEvents,
   ...subagentEvents,
   ...hookEvents,
@@ -55,6 +57,7 @@ export function isEventType(type: string): type is EventType {
 }
 
 export * from './budget.js';
+export * from './cluster.js';
 export * from './evolution.js';
 export * from './hook.js';
 export * from './mcp.js';

@@ -96,10 +96,23 @@ function applyRegistryTokens(raw: RawObject, credentials: Credentials, warnings:
   }
 }
 
+/** The cluster's NATS credentials (`cluster.token`, or `cluster.user` and `cluster.password`). */
+function applyClusterCredentials(raw: RawObject, credentials: Credentials, origins: Origins): void {
+  const secrets = credentials.cluster;
+  if (!secrets) return;
+  const block = objectAt(raw, ['cluster']);
+  for (const key of ['token', 'user', 'password'] as const) {
+    if (secrets[key] === undefined) continue;
+    block[key] = secrets[key];
+    origins.set(`cluster.${key}`, CREDENTIALS_ORIGIN);
+  }
+}
+
 /** Credentials win over the config file: each value replaces the config's value for the same field. */
 export function applyCredentials(raw: RawObject, credentials: Credentials, origins: Origins, warnings: string[]): void {
   applyModelKeys(raw, credentials, origins, warnings);
   applyWebKeys(raw, credentials, origins);
   applyChannelSecrets(raw, credentials, warnings);
   applyRegistryTokens(raw, credentials, warnings);
+  applyClusterCredentials(raw, credentials, origins);
 }

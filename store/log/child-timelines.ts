@@ -1,5 +1,5 @@
 import { sessionIdOf, type Envelope } from '../../bus/index.js';
-import type { EventLog } from './event-log.js';
+import type { EventStore } from './event-store.js';
 
 /** A subagent task started in a turn: the parent's tool call that started it and its child's own events. */
 export interface ChildTimeline {
@@ -22,7 +22,7 @@ const DELEGATING = new Set(['spawn', 'subagent']);
  * the log, and the tasks those started, down to the last level. A task is tied to the `spawn` or `subagent` call
  * that was open when it was spawned.
  */
-export function childTimelines(log: EventLog, events: readonly Envelope[]): ChildTimeline[] {
+export function childTimelines(log: EventStore, events: readonly Envelope[]): ChildTimeline[] {
   const open: string[] = [];
   const found: ChildTimeline[] = [];
   for (const event of events) {

@@ -39,6 +39,8 @@ export interface EventStore extends Sequencer {
   iterate(query?: LogQuery): Iterable<Envelope>;
   /** The highest committed `seq` (0 for an empty log). */
   lastCommittedSeq(): number;
+  /** Every session id the log names that starts with `prefix` (default `sk_v1_`), in ascending order. */
+  sessionIds(prefix?: string): string[];
   /** Lets a reader see what another writer committed since its last read. */
   refresh(): void;
   /** Writes what is queued and closes. */

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Envelope } from '../../bus/index.js';
-import type { EventLog, LogQuery } from './event-log.js';
+import type { EventStore, LogQuery } from './event-store.js';
 
 export interface FollowOptions {
   signal?: AbortSignal;
@@ -14,7 +14,7 @@ const FIRST_WAIT_MS = 2;
  * Events matching `query` with `seq` above `query.after`, as they are committed — by this process or by
  * another one writing the same log (the reader's snapshot is refreshed before every look).
  */
-export async function* follow(log: EventLog, query: LogQuery, options: FollowOptions = {}): AsyncGenerator<Envelope> {
+export async function* follow(log: EventStore, query: LogQuery, options: FollowOptions = {}): AsyncGenerator<Envelope> {
   const longest = options.intervalMs ?? 20;
   // Looks come quickly while events flow and slow down to `longest` when the log is quiet, so an idle
   // follower costs almost nothing and a busy one lags by a few milliseconds.

@@ -1,6 +1,6 @@
 import type { Envelope } from '../../bus/index.js';
 import { actorParent } from './actor-parent.js';
-import type { EventLog } from './event-log.js';
+import type { EventStore } from './event-store.js';
 
 export interface LiveActor {
   actor: string;
@@ -51,7 +51,7 @@ export function foldLiveActors(actors: LiveActors, event: Envelope): LiveActors 
 export const LIVE_ACTOR_TYPES = 'runtime.started,actor.transitioned,actor.stopped';
 
 /** The live actors of the run that wrote the log last, read from the log (no need to reach the process). */
-export function readLiveActors(log: EventLog): LiveActors {
+export function readLiveActors(log: EventStore): LiveActors {
   const start = log.read({ type: 'runtime.started', order: 'desc', limit: 1 })[0]?.seq ?? 0;
   return log.read({ type: LIVE_ACTOR_TYPES, after: Math.max(0, start - 1) }).reduce(foldLiveActors, new Map());
 }

@@ -64,6 +64,10 @@ export class MemoryEventStore implements EventStore {
     return this.events.length;
   }
 
+  sessionIds(prefix = 'sk_v1_'): string[] {
+    return [...new Set(this.events.map((e) => e.session).filter((id): id is string => id !== undefined && id.startsWith(prefix)))].sort();
+  }
+
   refresh(): void {}
 
   close(): void {

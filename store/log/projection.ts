@@ -1,6 +1,6 @@
 import type { Subscription } from 'rxjs';
 import { typeMatcher, type Bus, type Envelope } from '../../bus/index.js';
-import type { EventLog, LogQuery } from './event-log.js';
+import type { EventStore, LogQuery } from './event-store.js';
 
 /** A fold over events: the state a view needs, rebuilt from the log and kept current from the bus. */
 export interface Projection<S> {
@@ -25,7 +25,7 @@ function matches(query: Projection<unknown>['query'], event: Envelope, typeOk: (
  * Folds the log, then the bus. The bus is subscribed first and buffered, and the log is read only after
  * every append so far is committed, so no event is missed between the two or folded twice (by `seq`).
  */
-export async function startProjection<S>(log: EventLog, bus: Bus, projection: Projection<S>): Promise<LiveProjection<S>> {
+export async function startProjection<S>(log: EventStore, bus: Bus, projection: Projection<S>): Promise<LiveProjection<S>> {
   const typeOk = projection.query?.type ? typeMatcher(projection.query.type) : () => true;
   let state = projection.initial();
   let position = 0;

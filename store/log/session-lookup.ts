@@ -1,5 +1,5 @@
 import { SESSION_ID_PREFIX, sessionIdOf } from '../../bus/index.js';
-import type { EventLog } from './event-log.js';
+import type { EventStore } from './event-store.js';
 
 /** A session of the log: its id and, when an event names it, its readable key. */
 export interface KnownSession {
@@ -15,7 +15,7 @@ export type SessionMatch =
 const KEY_PREFIX = 'v=1|';
 
 /** The readable key of a session, from the first event that carries it. */
-function keyOf(log: EventLog, id: string): string | undefined {
+function keyOf(log: EventStore, id: string): string | undefined {
   for (const type of ['turn.started', 'session.cleared'] as const) {
     const [event] = log.read({ session: id, type, limit: 1 });
     if (event?.type === 'turn.started' || event?.type === 'session.cleared') return event.data.session_key;
@@ -23,13 +23,13 @@ function keyOf(log: EventLog, id: string): string | undefined {
   return undefined;
 }
 
-function sessionOf(log: EventLog, id: string): KnownSession {
+function sessionOf(log: EventStore, id: string): KnownSession {
   const key = keyOf(log, id);
   return key === undefined ? { id } : { id, key };
 }
 
 /** Every session of the log with its readable key. */
-export function knownSessions(log: EventLog): KnownSession[] {
+export function knownSessions(log: EventStore): KnownSession[] {
   return log.sessionIds().map((id) => sessionOf(log, id));
 }
 
@@ -54,7 +54,7 @@ function one(candidates: KnownSession[]): SessionMatch {
  * (`v=1|agent=…`), or the key they gave (`tern agent --session demo` → `demo`), matched against the dimension
  * values of the sessions in the log.
  */
-export function findSession(log: EventLog, input: string): SessionMatch {
+export function findSession(log: EventStore, input: string): SessionMatch {
   const typed = input.trim();
   if (typed.startsWith(SESSION_ID_PREFIX)) {
     return one(log.sessionIds(typed).map((id) => sessionOf(log, id)));

@@ -1,4 +1,4 @@
-import type { EventLog } from '../log/event-log.js';
+import type { EventStore } from '../log/event-store.js';
 import { costOf, type PriceOf, type Tokens } from './prices.js';
 import { addTokens, localDay, noTokens, readUsage, UsageFold } from './usage-log.js';
 
@@ -17,7 +17,7 @@ export class Spending {
   private readonly fold = new UsageFold();
   private position = 0;
 
-  constructor(private readonly log: EventLog) {}
+  constructor(private readonly log: EventStore) {}
 
   spent(agent: string, now: Date, priceOf: PriceOf): Spent {
     this.catchUp();

@@ -1,5 +1,5 @@
 import type { Envelope, Usage } from '../../bus/index.js';
-import type { EventLog } from '../log/event-log.js';
+import type { EventStore } from '../log/event-store.js';
 import { costOf, roundUsd, type PriceOf, type Tokens } from './prices.js';
 
 /** One answer of a model: who asked, which model answered, and its tokens. */
@@ -114,7 +114,7 @@ export interface UsageQuery {
 }
 
 /** The events of the usage types in `seq` order, each type read through its index. */
-function* usageEvents(log: EventLog, query: UsageQuery): Generator<Envelope> {
+function* usageEvents(log: EventStore, query: UsageQuery): Generator<Envelope> {
   const bounds = { ...(query.after !== undefined ? { after: query.after } : {}), ...(query.through !== undefined ? { before: query.through + 1 } : {}) };
   if (query.turn !== undefined) {
     yield* log.iterate({ turn: query.turn, type: 'provider.*', ...bounds });
@@ -135,7 +135,7 @@ function* usageEvents(log: EventLog, query: UsageQuery): Generator<Envelope> {
 }
 
 /** Every usage record of the log (or of one turn), oldest first. */
-export function* readUsage(log: EventLog, query: UsageQuery = {}, fold = new UsageFold()): Generator<UsageRecord> {
+export function* readUsage(log: EventStore, query: UsageQuery = {}, fold = new UsageFold()): Generator<UsageRecord> {
   for (const event of usageEvents(log, query)) {
     const record = fold.apply(event);
     if (record && (query.since === undefined || record.at >= query.since)) yield record;
@@ -276,7 +276,7 @@ export function parseSince(text: string, now: Date): number {
 export type TurnUsageJson = Omit<UsageRowJson, 'key'> & { models: string[]; unpriced_models: string[] };
 
 /** One turn's answers summed (its own, not its subagents'), by model. */
-export function turnUsage(log: EventLog, turn: string, priceOf: PriceOf): TurnUsageJson {
+export function turnUsage(log: EventStore, turn: string, priceOf: PriceOf): TurnUsageJson {
   const summary = summarizeUsage(readUsage(log, { turn }), 'model', priceOf);
   const { key: _total, ...total } = usageRowJson(summary.total);
   return { ...total, models: summary.rows.map((row) => row.key), unpriced_models: summary.unpriced_models };

@@ -35,6 +35,8 @@ export type DashboardOptions = {
   /** `agents.defaults` beside the model, and more `model_list` entries (on the loopback vendor unless they say). */
   defaults?: Record<string, unknown>;
   models?: Array<Record<string, unknown>>;
+  /** The `cluster` block: the launcher's gateway joins that cluster (#27). */
+  cluster?: Record<string, unknown>;
 };
 
 const STREAMING_WEB_CHANNEL = { web: { enabled: true, type: 'pico', settings: { streaming: { enabled: true } } } };
@@ -46,6 +48,7 @@ async function writeDashboardConfig(home: string, vendorUrl: string, options: Da
   const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   config.channel_list = options.channels ?? STREAMING_WEB_CHANNEL;
   config.gateway = { log_level: 'info', port: options.gatewayPort ?? (await freePort()) };
+  if (options.cluster) config.cluster = options.cluster;
   writeFileSync(path, JSON.stringify(config, null, 2));
 }
 

@@ -3,7 +3,7 @@
 // answers after a pause; `NOTE <text>` calls the `message` tool with <text>, then answers `noted`; `PLAN <text>`
 // writes <text> into the todo plan, then answers `planned` after 5 s; with `stream: true` the answer arrives as SSE
 // chunks (a `DRIP` message's words 150 ms apart). `delayMs` holds every answer that long (a model that takes its
-// time). `/audio/transcriptions` answers with TRANSCRIPT.
+// time); a `HOLD` message is answered once the test calls `release()`. `/audio/transcriptions` answers with TRANSCRIPT.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { completionStreamText } from './vendor-chat-completions.js';
@@ -14,6 +14,8 @@ export interface GatewayModel {
   requests: number;
   /** The request bodies' last user texts, in arrival order. */
   asked: string[];
+  /** Answers to `HOLD` messages wait until this is called (and are sent at once after). */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -63,7 +65,8 @@ function planCall(text: string): string {
 const lastRole = (body: unknown): string | undefined => (body as { messages?: Array<{ role: string }> }).messages?.at(-1)?.role;
 
 export async function startGatewayModel(options: { delayMs?: number } = {}): Promise<GatewayModel> {
-  const state = { requests: 0, asked: [] as string[] };
+  const state = { requests: 0, asked: [] as string[], released: false };
+  const held: Array<() => void> = [];
   const timers = new Set<NodeJS.Timeout>();
   const later = (ms: number, run: () => void): void => {
     const timer = setTimeout(() => {
@@ -114,7 +117,8 @@ export async function startGatewayModel(options: { delayMs?: number } = {}): Pro
           res.writeHead(200, { 'content-type': 'application/json' }).end(completionBody(answer));
         }
       };
-      if (text.includes('SLOW')) later(3000, respond);
+      if (text.includes('HOLD') && !state.released) held.push(respond);
+      else if (text.includes('SLOW')) later(3000, respond);
       else if (options.delayMs) later(options.delayMs, respond);
       else respond();
     });
@@ -127,6 +131,10 @@ export async function startGatewayModel(options: { delayMs?: number } = {}): Pro
       return state.requests;
     },
     asked: state.asked,
+    release: () => {
+      state.released = true;
+      for (const respond of held.splice(0)) respond();
+    },
     close: () => new Promise((resolve) => {
       timers.forEach((t) => clearTimeout(t));
       server.closeAllConnections();

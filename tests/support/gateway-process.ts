@@ -1,6 +1,6 @@
 // Runs `tern gateway` as a child process against a temp AGENT_HOME and waits for /ready.
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCli } from './cli.js';
 import { tempHome, type TempHome } from './temp-home.js';
@@ -12,8 +12,8 @@ export interface GatewayProcess {
   stderr(): string;
   ready(): Promise<{ status: number; body: { channels: Array<{ name: string; state: string; reason?: string }> } }>;
   waitUntil(check: (body: { channels: Array<{ name: string; state: string }> }, status: number) => boolean, timeoutMs?: number): Promise<void>;
-  /** SIGINT, then the exit code. */
-  stop(): Promise<number | null>;
+  /** SIGINT, then the exit code; one that has not exited after `timeoutMs` is killed and the stop fails, saying what it logged. */
+  stop(timeoutMs?: number): Promise<number | null>;
   /** SIGKILL: the process dies where it stands; resolves once it has. */
   kill(): Promise<void>;
 }
@@ -54,9 +54,23 @@ export async function startGatewayProcess(config: Record<string, unknown>, env: 
     stderr: () => errors,
     ready,
     waitUntil,
-    stop: async () => {
+    stop: async (timeoutMs = 60_000) => {
       child.kill('SIGINT');
-      return exited;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), timeoutMs)));
+      const code = await Promise.race([exited, late]);
+      clearTimeout(timer);
+      if (code !== 'late') return code;
+      child.kill('SIGKILL');
+      await exited;
+      const log = (() => {
+        try {
+          return readFileSync(join(home.home, 'logs', 'gateway.log'), 'utf8').split('\n').slice(-40).join('\n');
+        } catch {
+          return '(no gateway.log)';
+        }
+      })();
+      throw new Error(`the gateway did not stop within ${timeoutMs} ms of SIGINT (killed); it said: ${errors}\nlast lines of its gateway.log:\n${log}`);
     },
     kill: async () => {
       child.kill('SIGKILL');

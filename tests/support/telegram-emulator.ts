@@ -15,6 +15,8 @@ export interface BotMessage {
   text: string;
   chatId: string;
   messageId: number;
+  /** When the emulator stored it (epoch ms). */
+  at: number;
 }
 
 type Middleware = (
@@ -85,7 +87,7 @@ export class TelegramEmulator {
   botMessages(token: string, chatId: number): BotMessage[] {
     return this.server.storage.botMessages
       .filter((m) => m.botToken === token && String(m.message.chat_id) === String(chatId))
-      .map((m) => ({ text: String(m.message.text), chatId: String(m.message.chat_id), messageId: m.messageId }));
+      .map((m) => ({ text: String(m.message.text), chatId: String(m.message.chat_id), messageId: m.messageId, at: m.time }));
   }
 
   /** Waits until the bot has sent `count` messages to the chat, then returns them all. */
@@ -119,18 +121,21 @@ export class TelegramEmulator {
   /**
    * From now on the emulator carries out the bot's `method` calls (a sent message is stored and shown) but keeps their
    * answers back until `release` is called: the bot cannot know the call went through, as when it dies between a
-   * send and its answer.
+   * send and its answer. `token` holds only that bot's calls; `held` counts the answers kept back.
    */
-  holdAnswers(method: string): { release(): void } {
+  holdAnswers(method: string, token?: string): { held(): number; release(): void } {
     const held: Array<() => void> = [];
     let holding = true;
+    const path = /^\/bot([^/]+)\/([^/]+)$/;
     this.beforeRoutes(this.server, (req, res, next) => {
-      if (!holding || !new RegExp(`^/bot[^/]+/${method}$`).test(req.path)) return next();
+      const match = path.exec(req.path);
+      if (!holding || !match || match[2] !== method || (token !== undefined && decodeURIComponent(match[1]!) !== token)) return next();
       const answer = res.sendResult.bind(res);
       res.sendResult = (data) => (holding ? held.push(() => answer(data)) : answer(data));
       next();
     });
     return {
+      held: () => held.length,
       release: () => {
         holding = false;
         for (const send of held.splice(0)) send();

@@ -23,6 +23,14 @@ export type Move = { from?: string; to: string; event: string; at: number; seq: 
 /** One live actor as the machines page shows it. */
 export type ActorView = {
   actor: string;
+  /**
+   * How the board knows it: the actor id, or in a cluster (#27) `<actor>@<stream>`, since each gateway's actors have
+   * the same ids (`gateway`, `agent:main`). `/api/actors/:key` and the machines page's links use it.
+   */
+  key: string;
+  /** In a cluster: the gateway running it and the event stream it runs on (a member's own, a channel account's). */
+  gateway?: string;
+  stream?: string;
   machine: string;
   state: string;
   last_event: string;

@@ -1,4 +1,6 @@
 import { once } from 'node:events';
+import { ClusterNode } from '../../../actors/cluster/cluster-node.js';
+import { clusterSettings } from '../../../actors/cluster/settings.js';
 import { Gateway } from '../../../actors/gateway/gateway.js';
 import { execIsolationState } from '../../../actors/wiring/tools.js';
 import { describeIsolation } from '../../tools/exec/isolation.js';
@@ -56,9 +58,14 @@ export async function run(context: CommandContext): Promise<number> {
   for (const warning of loaded.warnings) logs.gateway.warn(warning);
   const unguard = guard(logs);
   const { host, port } = loaded.config.gateway;
+  const cluster = clusterSettings(loaded, { url: context.values.cluster, id: context.values.id });
   let gateway: Gateway;
+  let node: ClusterNode | undefined;
   try {
-    gateway = await Gateway.start({ loaded, env: context.env, logs });
+    if (cluster) {
+      node = await ClusterNode.start({ loaded, env: context.env, logs }, cluster);
+      gateway = node.gateway;
+    } else gateway = await Gateway.start({ loaded, env: context.env, logs });
   } catch (error) {
     unguard();
     logs.close();
@@ -68,12 +75,18 @@ export async function run(context: CommandContext): Promise<number> {
   void execIsolationState(loaded.config).then((state) => {
     if (state?.kind === 'guard_only' || state?.kind === 'refused') print(context.stderr, `tern: warning: ${describeIsolation(state)}`);
   });
-  const channels = gateway.readiness().channels.map((c) => c.name).join(', ') || 'none';
-  if (context.json) print(context.stdout, JSON.stringify({ ok: true, url: gateway.url, channels: gateway.readiness().channels.map((c) => c.name) }));
-  else print(context.stdout, `gateway: serving ${gateway.url}/health and /ready; channels: ${channels}. Ctrl-C stops it.`);
+  if (node) {
+    const { id, url } = node.settings;
+    if (context.json) print(context.stdout, JSON.stringify({ ok: true, url: gateway.url, cluster: { id, url } }));
+    else print(context.stdout, `gateway: serving ${gateway.url}/health and /ready; cluster member ${id} on ${url}, channel accounts taken as leases allow. Ctrl-C stops it.`);
+  } else {
+    const channels = gateway.readiness().channels.map((c) => c.name).join(', ') || 'none';
+    if (context.json) print(context.stdout, JSON.stringify({ ok: true, url: gateway.url, channels: gateway.readiness().channels.map((c) => c.name) }));
+    else print(context.stdout, `gateway: serving ${gateway.url}/health and /ready; channels: ${channels}. Ctrl-C stops it.`);
+  }
   for (const hint of startHints(loaded)) print(context.stderr, `tern: ${hint}`);
   if (!context.signal.aborted) await once(context.signal, 'abort');
-  await gateway.stop('signal');
+  await (node ? node.stop('signal') : gateway.stop('signal'));
   unguard();
   logs.close();
   if (!context.json) print(context.stdout, 'gateway: stopped');

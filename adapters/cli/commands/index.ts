@@ -1,6 +1,8 @@
 import type { CommandSpec } from '../command.js';
 
 const json = { type: 'boolean', description: 'print JSON instead of text' } as const;
+/** `--cluster URL` of the commands that read the log (#27). */
+const clusterOption = { type: 'string', value: 'URL', description: 'read the cluster log on this NATS server: every gateway\'s events (wins over cluster.url)' } as const;
 
 /** Every command that works. Help is generated from this list; add a command here when it works. */
 export const commands: CommandSpec[] = [
@@ -26,17 +28,19 @@ export const commands: CommandSpec[] = [
   {
     name: 'replay',
     summary: 'show the timeline of a recorded turn, or rerun it and report where it diverges',
-    usage: ['replay TURN [--json]', 'replay TURN --rerun [--json]'],
+    usage: ['replay TURN [--cluster URL] [--json]', 'replay TURN --rerun [--cluster URL] [--json]'],
     options: {
       rerun: { type: 'boolean', description: 'run the turn machine again, answering from the log; print identical or the first divergence (exit 1)' },
+      cluster: clusterOption,
       json,
     },
+    details: 'With --cluster (or cluster.url in the config) the turn is looked up in the cluster log, whichever gateway ran it.',
     load: () => import('./replay.js'),
   },
   {
     name: 'log',
     summary: 'read the event log, also while a gateway is writing it',
-    usage: ['log [--session KEY] [--turn ID [--children]] [--type GLOB] [--after SEQ] [--limit N] [--follow] [--json]'],
+    usage: ['log [--session KEY] [--turn ID [--children]] [--type GLOB] [--after SEQ] [--limit N] [--follow] [--cluster URL] [--json]'],
     options: {
       session: { type: 'string', value: 'KEY', description: 'only events of this session: the key given to `tern agent --session`, the full key, the sk_v1_ id or a unique prefix of it' },
       turn: { type: 'string', value: 'ID', description: 'only events of this turn' },
@@ -45,8 +49,10 @@ export const commands: CommandSpec[] = [
       after: { type: 'string', value: 'SEQ', description: 'only events after this sequence number, oldest first' },
       limit: { type: 'string', value: 'N', description: 'at most N events (default 50: the newest, oldest first)' },
       follow: { type: 'boolean', short: 'f', description: 'keep printing new events as they are appended' },
+      cluster: clusterOption,
       json,
     },
+    details: 'With --cluster (or cluster.url in the config) it reads the cluster log: every gateway\'s events, each line naming the\ngateway that wrote it; SEQ is then the place in the cluster log (TERN_LOG).',
     load: () => import('./log.js'),
   },
   {
@@ -147,19 +153,37 @@ export const commands: CommandSpec[] = [
   {
     name: 'gateway',
     summary: 'run channels, agents, heartbeat and logs until SIGINT/SIGTERM; serves GET /health and /ready',
-    usage: ['gateway [--json]'],
-    options: { json },
-    details: 'Listens on gateway.host:gateway.port (default 127.0.0.1:18790). Logs go to $AGENT_HOME/logs/gateway.log.',
+    usage: ['gateway [--cluster nats://HOST:PORT] [--id ID] [--json]'],
+    options: {
+      cluster: { type: 'string', value: 'URL', description: 'join a cluster of gateways on this NATS JetStream server (wins over cluster.url)' },
+      id: { type: 'string', value: 'ID', description: 'this gateway\'s id in the cluster (wins over cluster.id; default HOSTNAME-PORT)' },
+      json,
+    },
+    details:
+      'Listens on gateway.host:gateway.port (default 127.0.0.1:18790). Logs go to $AGENT_HOME/logs/gateway.log.\nWith --cluster (or cluster.url) the log and the channel accounts are shared through NATS JetStream: each account is run\nby one gateway at a time and taken over by another when that one dies (see `tern cluster status`).',
     load: () => import('./gateway.js'),
+  },
+  {
+    name: 'cluster',
+    summary: 'a cluster of gateways: members, which gateway runs which channel account and the heartbeat, each stream\'s lag',
+    usage: ['cluster status [--cluster nats://HOST:PORT] [--json]'],
+    options: {
+      cluster: { type: 'string', value: 'URL', description: 'the NATS server (wins over cluster.url)' },
+      json,
+    },
+    details: 'Reads JetStream directly: works whether or not a gateway runs on this machine.',
+    load: () => import('./cluster.js'),
   },
   {
     name: 'inspect',
     summary: 'every live actor: its machine, current state, the event that moved it, and since when',
-    usage: ['inspect [--json] [--watch]'],
+    usage: ['inspect [--cluster URL] [--json] [--watch]'],
     options: {
       watch: { type: 'boolean', short: 'w', description: 'keep printing as actors change state' },
+      cluster: clusterOption,
       json,
     },
+    details: 'With --cluster (or cluster.url in the config) every gateway\'s live actors, grouped by the gateway and the stream it runs them on.',
     load: () => import('./inspect.js'),
   },
   {

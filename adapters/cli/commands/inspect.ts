@@ -1,7 +1,10 @@
 import { EventLog } from '../../../store/log/event-log.js';
 import { follow } from '../../../store/log/follow.js';
 import { foldLiveActors, LIVE_ACTOR_TYPES, readLiveActors, type LiveActor, type LiveActors } from '../../../store/log/live-actors.js';
+import { CLUSTER_ACTOR_TYPES, foldClusterActors, liveStreams, readClusterActors, type ClusterActors, type StreamActors } from '../../../store/log/cluster-actors.js';
+import type { EventStore } from '../../../store/log/event-store.js';
 import { logDir } from '../../../store/paths.js';
+import { openClusterRead } from '../cluster-read.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { loadConfigForCli } from '../load-config.js';
@@ -38,7 +41,52 @@ function output(actors: LiveActors, json: boolean, stdout: CommandContext['stdou
   else render(actors, Date.now()).forEach((line) => print(stdout, line));
 }
 
-export async function run({ values, json, stdout, env, signal }: CommandContext): Promise<number> {
+/** A stream of the cluster as a person names it: the channel account it runs, or the member's own. */
+function streamLabel(stream: string): string {
+  if (stream.startsWith('TERN_CH_')) return `channel account ${stream.slice('TERN_CH_'.length)} (${stream})`;
+  if (stream.startsWith('TERN_GW_')) return `member's own (${stream})`;
+  return stream;
+}
+
+/** Every gateway's live actors: a heading per stream (gateway, what it runs), its actors as a tree under it. */
+function outputCluster(streams: ClusterActors, json: boolean, stdout: CommandContext['stdout']): void {
+  const live: StreamActors[] = liveStreams(streams);
+  if (json) {
+    const actors = live.flatMap((s) => [...s.actors.values()].map((a) => ({ ...a, ...(s.gateway ? { gateway: s.gateway } : {}), stream: s.stream })));
+    return print(stdout, JSON.stringify({ ok: true, actors }));
+  }
+  if (live.length === 0) return print(stdout, 'no live actors');
+  const now = Date.now();
+  live.forEach((s, i) => {
+    if (i > 0) print(stdout, '');
+    print(stdout, `${s.gateway ?? '?'}  ${streamLabel(s.stream)}`);
+    render(s.actors, now).forEach((line) => print(stdout, `  ${line}`));
+  });
+}
+
+/** With `--cluster` (or `cluster.url`): every gateway's actors from the cluster log. */
+async function inspectCluster(log: EventStore, { values, json, stdout, signal }: CommandContext): Promise<number> {
+  const streams = readClusterActors(log);
+  outputCluster(streams, json, stdout);
+  if (!values.watch) return 0;
+  for await (const event of follow(log, { type: CLUSTER_ACTOR_TYPES, after: log.lastCommittedSeq() }, { signal })) {
+    foldClusterActors(streams, event);
+    if (!json) print(stdout, '');
+    outputCluster(streams, json, stdout);
+  }
+  return 0;
+}
+
+export async function run(context: CommandContext): Promise<number> {
+  const { values, json, stdout, env, signal } = context;
+  const cluster = await openClusterRead(context, 'inspect');
+  if (cluster) {
+    try {
+      return await inspectCluster(cluster.log, context);
+    } finally {
+      await cluster.close();
+    }
+  }
   const dir = logDir(loadConfigForCli(env).workspace);
   const log = values.watch ? await EventLog.openWhenReady(dir, signal) : tryOpen(dir);
   if (!log) {

@@ -3,10 +3,12 @@ import { defaultAgent } from '../../../actors/gateway/dispatch.js';
 import { typeMatcher, type Envelope } from '../../../bus/index.js';
 import { loadConfig } from '../../../store/config/index.js';
 import { childTimelines, withChildEvents } from '../../../store/log/child-timelines.js';
-import { EventLog, type LogQuery } from '../../../store/log/event-log.js';
+import { EventLog } from '../../../store/log/event-log.js';
+import type { EventStore, LogQuery } from '../../../store/log/event-store.js';
 import { follow } from '../../../store/log/follow.js';
 import { logDir } from '../../../store/paths.js';
 import { resolveWorkspace } from '../../../store/workspace-path.js';
+import { openClusterRead } from '../cluster-read.js';
 import type { CommandContext } from '../command.js';
 import { UsageError } from '../errors.js';
 import { formatEvent } from '../format-event.js';
@@ -31,7 +33,7 @@ function queryOf(values: CommandContext['values']): LogQuery {
 }
 
 /** Without `--after` the newest events are wanted, printed oldest first like `tail`. */
-function backlog(log: EventLog, query: LogQuery): Envelope[] {
+function backlog(log: EventStore, query: LogQuery): Envelope[] {
   if (query.after !== undefined) return log.read({ ...query, order: 'asc', limit: query.limit ?? Infinity });
   return log.read({ ...query, order: 'desc', limit: query.limit ?? DEFAULT_LIMIT }).reverse();
 }
@@ -47,20 +49,44 @@ function defaultAgentOf(env: NodeJS.ProcessEnv): string {
 }
 
 /** `--children`: the turn's events with those of the subagents it started (and theirs), in log order. */
-function withChildren(log: EventLog, query: LogQuery): Envelope[] {
+function withChildren(log: EventStore, query: LogQuery): Envelope[] {
   const own = log.read({ ...query, type: undefined, limit: undefined, order: 'asc' });
   const all = withChildEvents(own, childTimelines(log, own));
   const matching = query.type ? all.filter((e) => typeMatcher(query.type!)(e.type)) : all;
   return query.limit === undefined ? matching : matching.slice(-query.limit);
 }
 
-export async function run(context: CommandContext): Promise<number> {
+/** The backlog the query asks for, then (with `--follow`) every new event as it is committed. */
+async function show(log: EventStore, context: CommandContext, query: LogQuery, named: string | undefined): Promise<number> {
   const { values, json, stdout, signal, env } = context;
+  const following = values.follow === true;
+  if (named !== undefined) query.session = sessionArg(log, named, following ? { agent: defaultAgentOf(env) } : undefined);
+  const ids = new SessionIdPrinter(log);
+  const write = (e: Envelope) => stdout.write(`${json ? JSON.stringify(e) : formatEvent(e, (id) => ids.print(id))}\n`);
+  const first = values.children ? withChildren(log, query) : backlog(log, query);
+  first.forEach(write);
+  if (!following) return 0;
+  const after = first.at(-1)?.seq ?? Math.max(query.after ?? 0, log.lastCommittedSeq());
+  for await (const event of follow(log, { ...query, after }, { signal })) write(event);
+  return 0;
+}
+
+/** This workspace's log, or with `--cluster` / `cluster.url` the cluster log: every gateway's events. */
+export async function run(context: CommandContext): Promise<number> {
+  const { values, signal, env } = context;
   const query = queryOf(values);
   const named = typeof values.session === 'string' ? values.session : undefined;
   const following = values.follow === true;
   if (values.children && query.turn === undefined) throw new UsageError('--children needs --turn ID', 'e.g. `tern log --turn t_m1abc2def --children`.');
   if (values.children && values.follow) throw new UsageError('--children cannot be combined with --follow', 'Follow the log without --children, or read a finished turn.');
+  const cluster = await openClusterRead(context, 'log');
+  if (cluster) {
+    try {
+      return await show(cluster.log, context, query, named);
+    } finally {
+      await cluster.close();
+    }
+  }
   const dir = logDir(resolveWorkspace(env));
   if (!existsSync(`${dir}/data.mdb`) && !following) {
     if (named !== undefined) sessionArg(undefined, named);
@@ -69,15 +95,7 @@ export async function run(context: CommandContext): Promise<number> {
   const log = await EventLog.openWhenReady(dir, signal);
   if (!log) return 0;
   try {
-    if (named !== undefined) query.session = sessionArg(log, named, following ? { agent: defaultAgentOf(env) } : undefined);
-    const ids = new SessionIdPrinter(log);
-    const write = (e: Envelope) => stdout.write(`${json ? JSON.stringify(e) : formatEvent(e, (id) => ids.print(id))}\n`);
-    const first = values.children ? withChildren(log, query) : backlog(log, query);
-    first.forEach(write);
-    if (!following) return 0;
-    const after = first.at(-1)?.seq ?? Math.max(query.after ?? 0, log.lastCommittedSeq());
-    for await (const event of follow(log, { ...query, after }, { signal })) write(event);
-    return 0;
+    return await show(log, context, query, named);
   } finally {
     log.close();
   }

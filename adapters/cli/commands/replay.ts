@@ -2,7 +2,9 @@ import { rerunTurn, ReplayError } from '../../../actors/replay.js';
 import type { Envelope } from '../../../bus/index.js';
 import { childTimelines, type ChildTimeline } from '../../../store/log/child-timelines.js';
 import { EventLog } from '../../../store/log/event-log.js';
+import type { EventStore } from '../../../store/log/event-store.js';
 import { logDir } from '../../../store/paths.js';
+import { openClusterRead } from '../cluster-read.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
@@ -96,17 +98,24 @@ function childJson(child: ChildTimeline, start: number): Record<string, unknown>
   return { ...about, events: events.filter((e) => e.turn !== undefined).map((e) => ({ ...e, offset_ms: e.at - start })), children: children.map((c) => childJson(c, start)) };
 }
 
-export async function run({ positionals, values, json, stdout, env }: CommandContext): Promise<number> {
-  const [turn] = positionals;
-  if (!turn || positionals.length > 1) throw new UsageError('replay takes one turn id, e.g. `tern replay t_m1abc2def`');
-  const loaded = loadConfigForCli(env);
-  const dir = logDir(loaded.workspace);
-  let log: EventLog;
+/** The log the turn is looked up in: the cluster log with `--cluster` (or `cluster.url`), else this workspace's. */
+async function openLog(context: CommandContext, turn: string, workspace: string): Promise<{ log: EventStore; close(): Promise<void> }> {
+  const cluster = await openClusterRead(context, 'replay');
+  if (cluster) return cluster;
   try {
-    log = EventLog.open(dir, { readOnly: true });
+    const log = EventLog.open(logDir(workspace), { readOnly: true });
+    return { log, close: async () => log.close() };
   } catch {
     throw new CliError('turn_not_found', `no turn ${turn}`, 'the event log is empty', 'Run a turn first, e.g. `tern agent -m "hello"`.');
   }
+}
+
+export async function run(context: CommandContext): Promise<number> {
+  const { positionals, values, json, stdout, env } = context;
+  const [turn] = positionals;
+  if (!turn || positionals.length > 1) throw new UsageError('replay takes one turn id, e.g. `tern replay t_m1abc2def`');
+  const loaded = loadConfigForCli(env);
+  const { log, close } = await openLog(context, turn, loaded.workspace);
   try {
     const events = log.read({ turn });
     if (events.length === 0) throw new CliError('turn_not_found', `no turn ${turn}`, 'the log has no event for it', 'List recent turns with `tern log --type turn.started`.');
@@ -130,11 +139,14 @@ export async function run({ positionals, values, json, stdout, env }: CommandCon
     if (json) {
       print(stdout, JSON.stringify({ ok: true, turn, events: events.map((e) => ({ ...e, offset_ms: e.at - start })), children: children.map((c) => childJson(c, start)), usage }));
     } else {
+      // In a cluster (#27): the gateways that wrote the turn (a second one closed it after a takeover).
+      const gateways = [...new Set(events.flatMap((e) => (e.gateway ? [e.gateway] : [])))];
+      if (gateways.length > 0) print(stdout, `gateway: ${gateways.join(', ')}`);
       timeline(events, children, start).forEach((line) => print(stdout, line));
       if (usage.calls > 0) print(stdout, usageLine(usage));
     }
     return 0;
   } finally {
-    log.close();
+    await close();
   }
 }

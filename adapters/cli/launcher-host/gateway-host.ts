@@ -1,5 +1,7 @@
 import { join } from 'node:path';
-import { BehaviorSubject, EMPTY, switchMap } from 'rxjs';
+import { BehaviorSubject, EMPTY, filter, Observable, switchMap } from 'rxjs';
+import { ClusterNode } from '../../../actors/cluster/cluster-node.js';
+import { clusterSettings } from '../../../actors/cluster/settings.js';
 import { rerunTurn } from '../../../actors/replay.js';
 import { turnRecordTypes } from '../../../machines/turn.js';
 import { Gateway } from '../../../actors/gateway/gateway.js';
@@ -8,7 +10,10 @@ import type { Envelope, EventDraft, EventType } from '../../../bus/index.js';
 import { loadConfig } from '../../../store/config/index.js';
 import { openGatewayLogs, type GatewayLogs } from '../../../store/logs/logger.js';
 import { EventLog } from '../../../store/log/event-log.js';
+import type { EventStore } from '../../../store/log/event-store.js';
+import type { ClusterLogView } from '../../../store/log/cluster-view.js';
 import { agentHome, configPath, logDir } from '../../../store/paths.js';
+import { BOARD_TYPES } from '../../launcher/api/actor-board.js';
 import type { DashboardHost, GatewayAction, GatewayStatus, Rerun } from '../../launcher/api/host.js';
 import { PicoEndpoint } from '../../launcher/pico-endpoint.js';
 import { machineCharts } from './charts.js';
@@ -36,6 +41,16 @@ async function rerunWithSeq(events: Envelope[]): Promise<Rerun> {
   return seq === undefined ? result : { ...result, seq };
 }
 
+/** The cluster log's events the machines board folds: those already in it, then each as it arrives. */
+function boardFeed(clusterLog: ClusterLogView): Observable<Envelope> {
+  return new Observable<Envelope>((subscriber) => {
+    // Read and subscribed in one go: the log adds an event and emits it in one step, so none is missed or seen twice.
+    const through = clusterLog.lastCommittedSeq();
+    for (const event of clusterLog.iterate({ type: BOARD_TYPES, before: through + 1 })) subscriber.next(event);
+    return clusterLog.events$.pipe(filter((event) => event.seq > through)).subscribe(subscriber);
+  });
+}
+
 const REQUESTS: Partial<Record<string, GatewayAction>> = {
   'gateway.start.requested': 'start',
   'gateway.stop.requested': 'stop',
@@ -45,12 +60,18 @@ const REQUESTS: Partial<Record<string, GatewayAction>> = {
 /**
  * The gateway run inside `tern-launcher`: the same `Gateway` as `tern gateway` (channels, dispatcher,
  * heartbeat, hot reload, health server), with the web-UI chat as one of its channels; started, stopped and
- * restarted on `gateway.*.requested`. Its bus events flow to the dashboard across restarts.
+ * restarted on `gateway.*.requested`. Its bus events flow to the dashboard across restarts. With `cluster.url` in the
+ * config it runs as a member of that cluster, as `tern gateway --cluster` does (the web chat stays its own channel),
+ * and the dashboard reads the cluster log: every gateway's events, actors and turns.
  */
 export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now): GatewayHost {
   const runtime$ = new BehaviorSubject<RuntimeCore | undefined>(undefined);
   const chatEndpoint = new PicoEndpoint();
   let gateway: Gateway | undefined;
+  let node: ClusterNode | undefined;
+  /** What the dashboard shows: this gateway alone, or the cluster's log (nothing while the member joins or is stopped). */
+  const feed$ = new BehaviorSubject<ClusterLogView | 'alone' | 'joining'>('alone');
+  const clusterLog = (): ClusterLogView | undefined => (typeof feed$.value === 'string' ? undefined : feed$.value);
   const status$ = new BehaviorSubject<GatewayStatus>({ state: 'stopped', since: now() });
   const moveTo = (next: GatewayStatus): GatewayStatus => {
     status$.next(next);
@@ -81,19 +102,32 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       stoppedLog = undefined;
       workspace = loaded.workspace;
       logs = openGatewayLogs(loaded);
-      gateway = await Gateway.start({
+      const options = {
         loaded,
         env,
         logs,
-        health: 'optional',
+        health: 'optional' as const,
         adjustConfig: withWebChat,
         hostChannels: webChatChannels(chatEndpoint),
-        onRuntime: (runtime) => runtime$.next(runtime),
-      });
+        onRuntime: (runtime: RuntimeCore) => runtime$.next(runtime),
+      };
+      const cluster = clusterSettings(loaded);
+      if (cluster) {
+        feed$.next('joining');
+        node = await ClusterNode.start(options, cluster);
+        gateway = node.gateway;
+        feed$.next(await node.openClusterLog());
+      } else {
+        feed$.next('alone');
+        gateway = await Gateway.start(options);
+      }
       failure = undefined;
       return moveTo({ state: 'running', since: now() });
     } catch (error) {
       runtime$.next(undefined);
+      gateway = undefined;
+      await node?.stop('failed').catch(() => undefined);
+      node = undefined;
       failure = (error as Error).message;
       logs?.gateway.error('gateway failed to start', { reason: failure });
       logs?.close();
@@ -103,12 +137,16 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
   };
   const stop = async (): Promise<GatewayStatus> => {
     const running = gateway;
+    const member = node;
     if (!running) return status$.value;
     gateway = undefined;
+    node = undefined;
     moveTo({ state: 'stopping', since: now() });
     try {
+      clusterLog()?.close();
+      if (member) feed$.next('joining');
       // Subscribers see `gateway.stopping` and the drained turns' last events before the bus goes.
-      await running.stop('dashboard');
+      await (member ? member.stop('dashboard') : running.stop('dashboard'));
     } finally {
       runtime$.next(undefined);
       logs?.close();
@@ -130,12 +168,16 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
   });
 
   const publish = <T extends EventType>(draft: EventDraft<T>): boolean => Boolean(runtime$.value?.bus.publish(draft));
-  const readLog = (): EventLog | undefined => runtime$.value?.log ?? readStoppedLog();
+  const readLog = (): EventStore | undefined => clusterLog() ?? runtime$.value?.log ?? readStoppedLog();
+  const shown$ = feed$.pipe(switchMap((feed) => (feed === 'alone' ? events$ : feed === 'joining' ? EMPTY : feed.events$)));
+  const board$ = feed$.pipe(switchMap((feed) => (feed === 'alone' ? events$ : feed === 'joining' ? EMPTY : boardFeed(feed))));
   return {
     configPath: () => configPath(env),
     logFile: () => join(agentHome(env), 'logs', 'gateway.log'),
     log: readLog,
     events$,
+    shown$,
+    board$,
     publish,
     skills: skillsHost({ env, log: readLog, engine: () => gateway?.engine(), events$, publish, now }),
     rerun: rerunWithSeq,
@@ -176,6 +218,7 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       stoppedLog?.close();
       chatEndpoint.close();
       runtime$.complete();
+      feed$.complete();
       status$.complete();
     },
   };

@@ -13,10 +13,10 @@ export const CHAT_PATH = '/pico/ws';
 /** Mounts the dashboard on a running launcher: the JSON API, its bundle, `/api/live` and `/pico/ws`. */
 export function mountDashboard(launcher: RunningLauncher, host: DashboardHost, webDir = defaultWebDir()): { close(): void } {
   const board = new ActorBoard();
-  board.follow(host.events$);
+  board.follow(host.board$);
   launcher.mountProtected('/api', dashboardRouter(host, board));
   launcher.mountProtected('/dist', express.static(join(webDir, 'dist'), { index: false, dotfiles: 'ignore', redirect: false }));
-  const live = new LiveFeed(host.events$, host.status$);
+  const live = new LiveFeed(host.shown$, host.status$);
   launcher.server.on('upgrade', async (req, socket, head) => {
     const path = new URL(req.url ?? '/', 'http://launcher').pathname;
     const target = path === LIVE_PATH ? live : path === CHAT_PATH ? host.chatEndpoint : undefined;

@@ -5,7 +5,7 @@ import { EvolutionView } from '../../../actors/evolution/projection.js';
 import type { Runtime } from '../../../actors/runtime.js';
 import type { Envelope, EventDraft, EventType } from '../../../bus/index.js';
 import { loadConfig, type LoadedConfig } from '../../../store/config/index.js';
-import type { EventLog } from '../../../store/log/event-log.js';
+import type { EventStore } from '../../../store/log/event-store.js';
 import { skillRoots } from '../../../store/skills.js';
 import { installedRow, installedSkills } from '../../../store/skills/installed.js';
 import type { DraftDecision, DraftRow, SkillsHost } from '../../launcher/api/skills-host.js';
@@ -18,7 +18,7 @@ const ANSWERS: ReadonlySet<string> = new Set(['skill.accepted', 'skill.rejected'
 export interface SkillsHostDeps {
   env: NodeJS.ProcessEnv;
   /** The event log, the gateway's or the one it left. */
-  log(): EventLog | undefined;
+  log(): EventStore | undefined;
   /** The running gateway's engine (its evolution actor), loaded on demand; undefined while the gateway is stopped. */
   engine(): Promise<Runtime> | undefined;
   events$: Observable<Envelope>;

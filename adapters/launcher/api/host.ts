@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
 import type { Envelope, EventDraft, EventType } from '../../../bus/index.js';
-import type { EventLog } from '../../../store/log/event-log.js';
+import type { EventStore } from '../../../store/log/event-store.js';
 import type { ChartNode, GatewayStatus, Rerun } from '../../../web/src/api-shapes.js';
 import type { PicoEndpoint } from '../pico-endpoint.js';
 import type { SkillsHost } from './skills-host.js';
@@ -21,10 +21,17 @@ export interface DashboardHost {
   configPath(): string;
   /** `logs/gateway.log`. */
   logFile(): string;
-  /** The event log while the gateway runs. */
-  log(): EventLog | undefined;
+  /** The event log while the gateway runs; in a cluster (#27) the cluster log, every gateway's events. */
+  log(): EventStore | undefined;
   /** Bus events of whichever gateway runs now; it keeps flowing across restarts. */
   events$: Observable<Envelope>;
+  /** What `/api/live` streams: `events$`, or in a cluster every gateway's events as the cluster log receives them. */
+  shown$: Observable<Envelope>;
+  /**
+   * What the machines board folds: `events$`, or in a cluster the cluster log's actor events from its start (members
+   * started before this dashboard did), then live.
+   */
+  board$: Observable<Envelope>;
   publish<T extends EventType>(draft: EventDraft<T>): boolean;
   /** Runs `/clear` in the session that `started` opened, as its own channel would; false when the gateway is stopped. */
   clearSession(started: Envelope<'turn.started'>): Promise<boolean>;

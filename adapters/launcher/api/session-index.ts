@@ -1,5 +1,5 @@
 import type { Envelope } from '../../../bus/index.js';
-import type { EventLog } from '../../../store/log/event-log.js';
+import type { EventStore } from '../../../store/log/event-store.js';
 import type { PriceOf } from '../../../store/usage/prices.js';
 import { ModelTally, readUsage, UsageFold } from '../../../store/usage/usage-log.js';
 import type { SessionRow } from '../../../web/src/api-shapes.js';
@@ -67,7 +67,7 @@ function fold(rows: Rows, senders: Senders, event: Envelope): void {
  * session's answers are tallied by model (the usage projection `tern usage` reads) and priced per request.
  */
 export class SessionIndex {
-  private log: EventLog | undefined;
+  private log: EventStore | undefined;
   private through = 0;
   private rows: Rows = new Map();
   private senders: Senders = new Map();
@@ -75,25 +75,25 @@ export class SessionIndex {
   private usageFold = new UsageFold();
 
   /** The sessions, most recently active first. */
-  list(log: EventLog, priceOf: PriceOf): SessionRow[] {
+  list(log: EventStore, priceOf: PriceOf): SessionRow[] {
     this.catchUp(log);
     return [...this.rows.values()].sort((a, b) => b.last_at - a.last_at).map((row) => this.withUsage(row, priceOf));
   }
 
-  get(log: EventLog, session: string, priceOf: PriceOf): SessionRow | undefined {
+  get(log: EventStore, session: string, priceOf: PriceOf): SessionRow | undefined {
     this.catchUp(log);
     const row = this.rows.get(session);
     return row && this.withUsage(row, priceOf);
   }
 
   /** The readable key of a session (`v=1|agent=main|…`). */
-  sessionKey(log: EventLog, session: string): string | undefined {
+  sessionKey(log: EventStore, session: string): string | undefined {
     this.catchUp(log);
     return this.rows.get(session)?.session_key;
   }
 
   /** The session of one chat of one channel kind, most recently active first. */
-  sessionOfChat(log: EventLog, channel: string, chat: string): string | undefined {
+  sessionOfChat(log: EventStore, channel: string, chat: string): string | undefined {
     this.catchUp(log);
     let found: Folded | undefined;
     for (const row of this.rows.values()) if (row.channel === channel && row.chat === chat && row.last_at >= (found?.last_at ?? -Infinity)) found = row;
@@ -113,7 +113,7 @@ export class SessionIndex {
     };
   }
 
-  private catchUp(log: EventLog): void {
+  private catchUp(log: EventStore): void {
     if (log !== this.log) {
       this.log = log;
       this.through = 0;

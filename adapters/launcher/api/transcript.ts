@@ -1,6 +1,6 @@
 import type { Envelope } from '../../../bus/index.js';
 import { emptyHistory, foldHistory, HISTORY_TYPES } from '../../../store/log/history.js';
-import type { EventLog } from '../../../store/log/event-log.js';
+import type { EventStore } from '../../../store/log/event-store.js';
 import type { PriceOf } from '../../../store/usage/prices.js';
 import { ModelTally, UsageFold } from '../../../store/usage/usage-log.js';
 import type { Step, Transcript, TranscriptMessage, TurnRow } from '../../../web/src/api-shapes.js';
@@ -37,7 +37,7 @@ export function stepsOf(events: Envelope[]): Step[] {
  * A session's conversation as the model sees it (the history projection its prompts are built from, so
  * `/clear` and summaries apply), each message with its turn, and each turn's steps.
  */
-export function transcriptOf(log: EventLog, session: string): Transcript {
+export function transcriptOf(log: EventStore, session: string): Transcript {
   const events = log.read({ session, type: HISTORY_TYPES });
   const bySeq = new Map(events.map((event) => [event.seq, event]));
   const history = events.reduce(foldHistory, emptyHistory());
@@ -56,7 +56,7 @@ const TURN_TYPES = 'turn.started,turn.completed,turn.stopped,turn.failed,turn.ab
 const TURNS_SHOWN = 500;
 
 /** Every turn of a session (the newest 500), newest first, each with its answers' tokens and their cost at `priceOf`'s prices. */
-export function turnsOf(log: EventLog, session: string, priceOf: PriceOf): TurnRow[] {
+export function turnsOf(log: EventStore, session: string, priceOf: PriceOf): TurnRow[] {
   const rows = new Map<string, { row: Omit<TurnRow, 'input_tokens' | 'output_tokens' | 'cost_usd' | 'unpriced_calls'>; usage: ModelTally }>();
   const usage = new UsageFold();
   for (const event of log.iterate({ session, type: TURN_TYPES })) {

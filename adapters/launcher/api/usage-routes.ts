@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
 import type { UsageReport } from '../../../web/src/api-shapes.js';
-import type { EventLog } from '../../../store/log/event-log.js';
+import type { EventStore } from '../../../store/log/event-store.js';
 import { budgetStates } from '../../../store/usage/budgets.js';
 import { pricesOf } from '../../../store/usage/prices.js';
 import { Spending } from '../../../store/usage/spending.js';
@@ -24,7 +24,7 @@ const usageQuerySchema = z.object({
 export function usageRoutes(host: DashboardHost): Router {
   const router = express.Router();
   // Kept per log, so a request reads only the answers recorded since the last one.
-  let spending: { log: EventLog; of: Spending } | undefined;
+  let spending: { log: EventStore; of: Spending } | undefined;
   router.get('/usage', async (req, res) => {
     const query = parseQuery(usageQuerySchema, req);
     let since: number | undefined;

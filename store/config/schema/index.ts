@@ -1,6 +1,7 @@
 import { z } from 'zod/mini';
 import { agentsSchema } from './agents.js';
 import { channelListSchema } from './channel-list.js';
+import { clusterSchema } from './cluster.js';
 import { evolutionSchema } from './evolution.js';
 import { gatewaySchema } from './gateway.js';
 import { heartbeatSchema } from './heartbeat.js';
@@ -17,6 +18,7 @@ export const CONFIG_VERSION = 2;
 const blocks = z.object({
   version: withDefault(z.literal(CONFIG_VERSION), CONFIG_VERSION),
   gateway: z.prefault(gatewaySchema, {}),
+  cluster: z.prefault(clusterSchema, {}),
   evolution: z.prefault(evolutionSchema, {}),
   agents: z.prefault(agentsSchema, {}),
   session: z.prefault(sessionSchema, {}),

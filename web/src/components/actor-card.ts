@@ -25,7 +25,7 @@ function links(actor: Actor): HTMLElement | null {
   const items = [
     actor.turn ? h('a', { href: `#/turn/${actor.turn}` }, 'turn view') : null,
     actor.session ? h('a', { href: `#/sessions/${actor.session}` }, 'session') : null,
-    h('a', { href: `#/machines/${actor.actor}` }, 'history'),
+    h('a', { href: `#/machines/${actor.key}` }, 'history'),
   ];
   return h('nav', { class: 'card-links' }, ...items);
 }
@@ -66,7 +66,7 @@ function reason(actor: Actor): HTMLElement | null {
 export function actorCard(actor: Actor, chart: ChartNode | undefined): HTMLElement {
   const drawn = chart ? drawChart(actor.machine, chart, actor.state, actor.from) : null;
   const moves = drawn ? anyStateMoves(actor.machine) : [];
-  const node = h('article', { class: `card actor${actor.stopped ? ' ended' : ''}`, 'data-actor': actor.actor, 'data-machine': actor.machine, 'data-state': actor.state },
+  const node = h('article', { class: `card actor${actor.stopped ? ' ended' : ''}`, 'data-actor': actor.actor, 'data-key': actor.key, 'data-machine': actor.machine, 'data-state': actor.state },
     head(actor), meta(actor), h('div', { class: 'reason-slot' }, reason(actor)),
     drawn ? h('div', { class: 'chart-wrap' }, drawn) : null,
     moves.length ? h('p', { class: 'any-state muted' }, `from any state: ${moves.join(' · ')}`) : null,

@@ -4,7 +4,7 @@ import { shortId, stamp } from '../format.js';
 import { describe, familyOf } from './event-text.js';
 
 /**
- * One event as a row: its number, time, type, session and turn (linked), and what it says; the row opens
+ * One event as a row: its number, time, the gateway that wrote it (in a cluster), type, session and turn (linked), and what it says; the row opens
  * to the whole event as indented JSON. `onToggle` hears when it opens or closes (its height changes).
  */
 export function eventRow(event: Envelope, onToggle?: (open: boolean) => void, open = false): HTMLElement {
@@ -27,6 +27,8 @@ export function eventRow(event: Envelope, onToggle?: (open: boolean) => void, op
       button,
       h('span', { class: 'event-seq mono' }, `#${event.seq}`),
       h('span', { class: 'event-at mono', title: stamp(event.at) }, stamp(event.at).slice(11)),
+      // In a cluster (#27): the gateway that wrote it, and (on hover) the stream it wrote it to.
+      event.gateway ? h('span', { class: 'event-gateway mono', ...(event.stream ? { title: event.stream } : {}) }, event.gateway) : null,
       h('span', { class: 'event-type' }, event.type),
       h('span', { class: 'event-keys' },
         event.session ? h('a', { href: `#/sessions/${event.session}`, title: event.session, class: 'session-link' }, shortId(event.session)) : null,

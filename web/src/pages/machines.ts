@@ -12,7 +12,7 @@ import type { Page } from './page.js';
 /** Turns shown per session; older ones are listed as links. */
 const TURNS_SHOWN = 3;
 /** Events after which the board is read again (new actors, reasons, keys); moves themselves apply at once. */
-const REREAD = new Set(['actor.stopped', 'channel.failed', 'mcp.failed', 'turn.started', 'turn.failed', 'gateway.started', 'subagent.spawned', 'subagent.ended']);
+const REREAD = new Set(['actor.stopped', 'channel.failed', 'mcp.failed', 'turn.started', 'turn.failed', 'gateway.started', 'subagent.spawned', 'subagent.ended', 'runtime.started', 'cluster.member.left']);
 
 /** Gateway-level actors in this order: the gateway, its channels, then the services it runs. */
 const RANK: Record<string, number> = { gateway: 0, channel: 1, heartbeat: 2, cron: 3, mcp_server: 4 };
@@ -24,14 +24,38 @@ const byRecent = (a: Actor, b: Actor): number => b.at - a.at;
 type Tree = { cards: Map<string, HTMLElement>; charts: Record<string, ChartNode> };
 
 function cardOf(tree: Tree, actor: Actor): HTMLElement {
-  const known = tree.cards.get(actor.actor);
+  const known = tree.cards.get(actor.key);
   if (known) {
     updateCard(known, actor, false);
     return known;
   }
   const card = actorCard(actor, tree.charts[actor.machine]);
-  tree.cards.set(actor.actor, card);
+  tree.cards.set(actor.key, card);
   return card;
+}
+
+/** The board's key of a moved actor: in a cluster its stream qualifies it (`ActorView.key`). */
+const keyOf = (actor: string, stream: string | undefined): string => (stream ? `${actor}@${stream}` : actor);
+
+/** A cluster's event stream as a heading names it: the channel account it runs, or the member's own. */
+function streamTitle(stream: string, gateway: string | undefined): string {
+  const what = stream.startsWith('TERN_CH_') ? `channel account ${stream.slice('TERN_CH_'.length)}` : stream.startsWith('TERN_GW_') ? 'the member itself' : stream;
+  return `${gateway ?? 'a gateway'} · ${what}`;
+}
+
+/**
+ * The board: one tree, or in a cluster (#27) one tree per gateway and stream it runs (a member's own services, each
+ * channel account's channel, agents, sessions and turns), by gateway.
+ */
+function drawBoard(tree: Tree, actors: Actor[]): HTMLElement {
+  if (!actors.some((a) => a.stream)) return drawTree(tree, actors);
+  const streams = new Map<string, Actor[]>();
+  for (const actor of actors) streams.set(actor.stream ?? '', [...(streams.get(actor.stream ?? '') ?? []), actor]);
+  const gatewayOf = (group: Actor[]): string => group.find((a) => a.gateway)?.gateway ?? '';
+  const groups = [...streams].sort(([a, x], [b, y]) => gatewayOf(x).localeCompare(gatewayOf(y)) || a.localeCompare(b));
+  return h('div', { class: 'cluster' }, ...groups.map(([stream, group]) =>
+    h('section', { class: 'cluster-stream', 'data-stream': stream, 'data-gateway': gatewayOf(group) },
+      h('h2', { class: 'cluster-head' }, streamTitle(stream, gatewayOf(group) || undefined)), drawTree(tree, group))));
 }
 
 /** An actor with the actors under it; a child timeline or subagent hangs under its parent the same way. */
@@ -80,11 +104,11 @@ function drawTree(tree: Tree, actors: Actor[]): HTMLElement {
 function detailView(detail: ActorDetail): HTMLElement {
   const chart = detail.chart ? drawChart(detail.machine, detail.chart, detail.state, detail.history.at(-1)?.from) : null;
   const moves = chart ? anyStateMoves(detail.machine) : [];
-  return h('section', { class: 'card detail', id: 'actor-detail', 'data-actor': detail.actor },
+  return h('section', { class: 'card detail', id: 'actor-detail', 'data-actor': detail.actor, 'data-key': detail.key },
     h('header', { class: 'card-head' },
       h('div', { class: 'card-title' }, h('span', { class: 'kind' }, actorKind(detail)), h('span', { class: 'name' }, actorName(detail))),
       h('span', { class: `pill ${toneOf(detail.state)}`, id: 'detail-state' }, stateLabel(detail.state))),
-    h('div', { class: 'card-sub' }, idChip(detail.actor), h('a', { href: '#/machines' }, 'all machines')),
+    h('div', { class: 'card-sub' }, idChip(detail.actor), detail.gateway ? h('span', { class: 'muted detail-gateway' }, `on ${detail.gateway}`) : null, h('a', { href: '#/machines' }, 'all machines')),
     detail.reason && detail.reason !== 'completed' ? h('p', { class: `reason${toneOf(detail.state) === 'bad' ? ' bad' : ''}` }, detail.reason) : null,
     chart ? h('div', { class: 'chart-wrap large' }, chart) : null,
     moves.length ? h('p', { class: 'any-state muted' }, `from any state: ${moves.join(' · ')}`) : null,
@@ -105,18 +129,18 @@ export const machinesPage: Page = (root, param) => {
   const actors = new Map<string, Actor>();
   let reread: ReturnType<typeof setTimeout> | undefined;
 
-  const draw = (): void => replace(board, drawTree(tree, [...actors.values()]));
+  const draw = (): void => replace(board, drawBoard(tree, [...actors.values()]));
   const refresh = async (): Promise<void> => {
     const reply = await getJson<{ actors: Actor[] }>('/api/actors');
     if (!reply.ok) return replace(board, h('p', { class: 'error' }, errorText(reply.body, reply.status)));
     actors.clear();
-    for (const actor of reply.body.actors) actors.set(actor.actor, actor);
+    for (const actor of reply.body.actors) actors.set(actor.key, actor);
     draw();
   };
-  const openDetail = async (actor: string): Promise<void> => {
-    // Actor ids are plain (`turn:t_…`), and the launcher refuses percent-encoded paths.
-    const reply = await getJson<ActorDetail>(`/api/actors/${actor}`);
-    replace(detail, reply.ok ? detailView(reply.body) : h('p', { class: 'error' }, `No live actor ${actor}.`));
+  const openDetail = async (key: string): Promise<void> => {
+    // Actor keys are plain (`turn:t_…`, `channel:tg1@TERN_CH_tg1`), and the launcher refuses percent-encoded paths.
+    const reply = await getJson<ActorDetail>(`/api/actors/${key}`);
+    replace(detail, reply.ok ? detailView(reply.body) : h('p', { class: 'error' }, `No live actor ${key}.`));
   };
   const rereadSoon = (): void => {
     clearTimeout(reread);
@@ -124,17 +148,18 @@ export const machinesPage: Page = (root, param) => {
   };
   const stop = onLive((event: Envelope) => {
     if (event.type === 'actor.transitioned') {
-      const known = actors.get(event.data.actor);
+      const key = keyOf(event.data.actor, event.stream);
+      const known = actors.get(key);
       const next: Actor = {
-        ...(known ?? { actor: event.data.actor, machine: event.data.machine }),
+        ...(known ?? { actor: event.data.actor, key, machine: event.data.machine, ...(event.stream ? { stream: event.stream } : {}), ...(event.gateway ? { gateway: event.gateway } : {}) }),
         state: event.data.to, last_event: event.data.event, at: event.at, stopped: false,
         ...(event.data.from ? { from: event.data.from } : {}),
       };
-      actors.set(next.actor, next);
-      const card = tree.cards.get(next.actor);
+      actors.set(key, next);
+      const card = tree.cards.get(key);
       if (card) updateCard(card, next, true);
       else rereadSoon();
-      if (param === next.actor) void openDetail(param);
+      if (param === key) void openDetail(param);
     } else if (REREAD.has(event.type)) rereadSoon();
   });
   replace(root, chartDefs(), h('div', { class: 'page-head' }, h('h1', {}, 'Machines'),

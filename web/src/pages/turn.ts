@@ -41,6 +41,9 @@ function summary(t: TurnView, started: Envelope<'turn.started'> | undefined): HT
     ['agent', parts.agent ?? t.events[0]?.agent ?? '—'],
     ['session', t.session ? h('a', { href: `#/sessions/${t.session}` }, started ? sessionTitle(parts) : t.session) : '—'],
   ];
+  // In a cluster (#27): the gateway that ran it (and the one that closed it after a takeover).
+  const gateways = [...new Set(t.events.flatMap((e) => (e.gateway ? [e.gateway] : [])))];
+  if (gateways.length > 0) items.push(['gateway', gateways.join(', ')]);
   return stats(items, 'turn-facts');
 }
 

@@ -1,0 +1,234 @@
+import { hostname } from 'node:os';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { EventDraft } from '../../bus/index.js';
+import { connectCluster } from '../../store/cluster/connection.js';
+import { Leases } from '../../store/cluster/leases.js';
+import { Members } from '../../store/cluster/members.js';
+import type { ChannelEntry, LoadedConfig } from '../../store/config/index.js';
+import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
+import { Gateway, type GatewayOptions } from '../gateway/gateway.js';
+import { accountLog, memberLog } from '../../store/cluster/stream-names.js';
+import { ClusterLogView } from '../../store/log/cluster-view.js';
+import { fairShare } from './fair-share.js';
+
+export interface ClusterSettings {
+  /** NATS server URL(s). */
+  url: string;
+  /** This gateway's id in the cluster. */
+  id: string;
+  ttlMs: number;
+  token?: string;
+  user?: string;
+  password?: string;
+}
+
+/** How long handing an account over waits for its gateway to drain and stop. */
+const HAND_OVER_MS = 30_000;
+
+/** The one lease of the cluster's heartbeat and cron: its holder runs them. */
+const SCHEDULE_LEASE = 'heartbeat-cron';
+
+/** The config a channel account's gateway runs: that one channel, no heartbeat (the member runs it once). */
+function onlyChannel(loaded: LoadedConfig, name: string): LoadedConfig {
+  const entry = loaded.config.channel_list[name];
+  return { ...loaded, config: { ...loaded.config, channel_list: entry ? { [name]: entry } : {} } };
+}
+
+/**
+ * A channel only this process can serve: the web-UI chat (`pico`), which lives in the launcher that runs the member,
+ * or another channel its host builds. It runs in the member's own gateway and is never a lease.
+ */
+function isLocal(entry: ChannelEntry, options: GatewayOptions): boolean {
+  const kind = entry.type ?? '';
+  return kind === 'pico' || options.hostChannels?.[kind] !== undefined;
+}
+
+/** The member's own gateway: its local channels only, every shared one left to the accounts' gateways. */
+function localChannels(loaded: LoadedConfig, options: GatewayOptions): LoadedConfig {
+  const local = Object.entries(loaded.config.channel_list).filter(([, entry]) => isLocal(entry, options));
+  return { ...loaded, config: { ...loaded.config, channel_list: Object.fromEntries(local) } };
+}
+
+/** The channel accounts a cluster shares: every enabled entry of `channel_list` but local ones, as the config names them. */
+function accounts(loaded: LoadedConfig, options: GatewayOptions): string[] {
+  return Object.entries(loaded.config.channel_list).filter(([, entry]) => entry.enabled && !isLocal(entry, options)).map(([name]) => name).sort();
+}
+
+/** The default gateway id: the same at every restart on this machine, different for each port. */
+export function defaultGatewayId(loaded: LoadedConfig): string {
+  return `${hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${loaded.config.gateway.port}`.slice(0, 64);
+}
+
+/**
+ * `tern gateway --cluster` (#27): one member of a cluster of gateways sharing NATS JetStream.
+ * - The member's own gateway runs on its own stream (`memberLog`): `/health`, membership and lease events, local
+ *   channels (the launcher's web chat), and the heartbeat and cron while it holds the cluster's one schedule lease.
+ * - Each channel account (a `channel_list` entry, one bot token) is a lease. The member holding it runs that account's
+ *   gateway — the channel's poller, its dispatcher, its sessions and their turns, its outbox — on the account's own
+ *   stream (`accountLog`). So an account is polled by exactly one gateway, its sessions run in order in one place,
+ *   and its replies go out from the gateway that holds its connection.
+ * - Members share the accounts fairly (`fairShare`): one holding more than its share hands one over (drains it,
+ *   closes its stream, releases the lease), one holding fewer takes a free one.
+ * - A member that dies stops renewing: its leases expire after the TTL and other members take its accounts. Taking
+ *   an account opens its stream as the one writer (a late write of the old holder is refused by the stream's
+ *   sequence fence) and starts its gateway, whose start folds the stream's tail exactly as after a crash (#21):
+ *   accepted messages are routed and run, a turn cut before it acted runs again, one cut after gets the restart
+ *   notice, replies not all sent are delivered skipping sent parts, and the platform's redelivered updates are
+ *   dropped as seen.
+ */
+export class ClusterNode {
+  private readonly cells = new Map<string, Promise<Gateway | undefined>>();
+  private readonly timer: NodeJS.Timeout;
+  private ticking: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  private constructor(
+    readonly settings: ClusterSettings,
+    private readonly nc: NatsConnection,
+    /** The member's own gateway (`/health`, heartbeat, cron). */
+    readonly gateway: Gateway,
+    private readonly members: Members,
+    private readonly leases: Leases,
+    private readonly options: GatewayOptions,
+  ) {
+    this.timer = setInterval(() => this.tick(), Math.max(100, Math.floor(settings.ttlMs / 5)));
+    this.tick();
+  }
+
+  static async start(options: GatewayOptions, settings: ClusterSettings): Promise<ClusterNode> {
+    const nc = await connectCluster(settings.url, {
+      name: settings.id,
+      ...(settings.token ? { token: settings.token } : {}),
+      ...(settings.user ? { user: settings.user } : {}),
+      ...(settings.password ? { pass: settings.password } : {}),
+    });
+    try {
+      const log = await JetStreamEventStore.open(nc, { ...memberLog(settings.id), gateway: settings.id });
+      const gateway = await Gateway.start({
+        ...options,
+        loaded: localChannels(options.loaded, options),
+        log,
+        adjustConfig: (loaded) => localChannels(options.adjustConfig?.(loaded) ?? loaded, options),
+        // The heartbeat and cron run while this member holds the schedule lease (`reconcile`).
+        scheduled: false,
+      });
+      const publish = (draft: EventDraft): void => void gateway.core.bus.publish(draft);
+      const members = await Members.join(nc, { gateway: settings.id, ttlMs: settings.ttlMs, publish });
+      const leases = await Leases.open(nc, { gateway: settings.id, ttlMs: settings.ttlMs, publish });
+      return new ClusterNode(settings, nc, gateway, members, leases, options);
+    } catch (error) {
+      await nc.close();
+      throw error;
+    }
+  }
+
+  /** Every gateway's events in one log, as the dashboard reads them, on this member's connection; the caller closes it. */
+  openClusterLog(): Promise<ClusterLogView> {
+    return ClusterLogView.open(this.nc);
+  }
+
+  /** The channel accounts this member runs now. */
+  held(): string[] {
+    return [...this.cells.keys()].sort();
+  }
+
+  /** Hands every account over (drained, streams closed, leases released), leaves the cluster, stops its own gateway. */
+  async stop(signal?: string): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.ticking;
+    this.gateway.setScheduled(false, 'the member is stopping');
+    await Promise.all([...this.cells.keys()].map((name) => this.handOver(name, signal)));
+    await this.leases.close();
+    await this.members.leave();
+    await this.gateway.stop(signal);
+    await this.nc.drain().catch(() => undefined);
+  }
+
+  private tick(): void {
+    this.ticking = this.ticking.then(() => this.reconcile()).catch((error: unknown) => {
+      this.options.logs.gateway.warn('cluster: could not reconcile channel accounts', { reason: (error as Error).message });
+    });
+  }
+
+  /** Takes, keeps or hands over channel accounts so that each is run once and members share them fairly. */
+  private async reconcile(): Promise<void> {
+    if (this.stopped) return;
+    await this.schedule();
+    const all = accounts(this.options.loaded, this.options);
+    // A lease lost (this member stalled past the TTL): its gateway stops at once, another member has the account.
+    for (const name of this.held()) if (!this.leases.holds('channel', name) || !all.includes(name)) await this.handOver(name, 'lease lost');
+    const live = (await this.members.list()).map((m) => m.gateway);
+    const share = fairShare(all.length, live.includes(this.settings.id) ? live.length : live.length + 1);
+    const mine = this.held();
+    // One account is handed over only to a member that runs none: member lists seen under load come and go, and
+    // handing over on every change of the share would move accounts back and forth.
+    if (mine.length > share && (await this.idleMember(live))) return this.handOver(mine.at(-1)!, 'rebalance');
+    if (mine.length >= share) return;
+    for (const name of all) {
+      if (this.cells.has(name)) continue;
+      if (await this.leases.acquire('channel', name)) {
+        this.run(name);
+        return;
+      }
+    }
+  }
+
+  /**
+   * The heartbeat and cron run on the member holding the schedule lease: once per cluster. A member that takes it
+   * (the first to try, or another once its holder died and the lease expired) starts them; one that lost it (it
+   * stalled past the TTL) stops them.
+   */
+  private async schedule(): Promise<void> {
+    if (this.leases.holds('schedule', SCHEDULE_LEASE)) return;
+    // Stopped before asking the server, which may be out of reach: a lease not held is never acted on.
+    this.gateway.setScheduled(false, 'this member does not hold the cluster\'s schedule lease');
+    if (await this.leases.acquire('schedule', SCHEDULE_LEASE)) this.gateway.setScheduled(true, 'this member holds the cluster\'s schedule lease');
+  }
+
+  /** Whether a live member other than this one runs no channel account. */
+  private async idleMember(live: string[]): Promise<boolean> {
+    const busy = new Set((await this.leases.list()).filter((l) => l.kind === 'channel').map((l) => l.gateway));
+    return live.some((gateway) => gateway !== this.settings.id && !busy.has(gateway));
+  }
+
+  /** Starts the gateway of an account this member now holds, on the account's stream. */
+  private run(name: string): void {
+    // The host hears of the member's own runtime only (the launcher follows its bus); an account's is the cluster log's.
+    const { onRuntime: _member, ...options } = this.options;
+    const { settings } = this;
+    const cell = (async () => {
+      const log = await JetStreamEventStore.open(this.nc, { ...accountLog(name), gateway: settings.id });
+      try {
+        return await Gateway.start({
+          ...options,
+          loaded: onlyChannel(options.loaded, name),
+          adjustConfig: (loaded) => onlyChannel(options.adjustConfig?.(loaded) ?? loaded, name),
+          log,
+          health: 'none',
+          scheduled: false,
+        });
+      } catch (error) {
+        log.close();
+        throw error;
+      }
+    })().catch(async (error: unknown) => {
+      options.logs.gateway.error('cluster: channel account not started', { channel: name, reason: (error as Error).message });
+      this.cells.delete(name);
+      await this.leases.release('channel', name);
+      return undefined;
+    });
+    this.cells.set(name, cell);
+  }
+
+  private async handOver(name: string, reason?: string): Promise<void> {
+    const cell = this.cells.get(name);
+    if (!cell) return;
+    this.cells.delete(name);
+    const gateway = await cell;
+    // A stop that hangs (a send the platform never answers) must not hold up the member's other accounts.
+    await Promise.race([gateway?.stop(reason), new Promise((resolve) => setTimeout(resolve, HAND_OVER_MS).unref())]);
+    await this.leases.release('channel', name);
+  }
+}

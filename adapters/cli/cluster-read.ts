@@ -1,0 +1,63 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { clusterSettings } from '../../actors/cluster/settings.js';
+import type { ClusterSettings } from '../../actors/cluster/cluster-node.js';
+import { connectCluster } from '../../store/cluster/connection.js';
+import { loadConfig } from '../../store/config/index.js';
+import type { EventStore } from '../../store/log/event-store.js';
+import { ClusterLogView } from '../../store/log/cluster-view.js';
+import type { CommandContext } from './command.js';
+import { CliError } from './errors.js';
+import { readConfigForCli } from './load-config.js';
+
+/** The cluster a command talks to: `--cluster` or `cluster.url` (credentials from `.security.yml`); undefined when neither names one. */
+export function clusterOf(context: CommandContext): ClusterSettings | undefined {
+  const flag = context.values.cluster;
+  if (typeof flag === 'string') return clusterSettings(readConfigForCli(context.env), { url: flag });
+  try {
+    return clusterSettings(loadConfig({ env: context.env, rewrite: false }));
+  } catch {
+    // Without a usable config the command reads this machine's log, as it did before clusters.
+    return undefined;
+  }
+}
+
+/** Connects as a reader (`tern-<what>`), or fails with `cluster_unreachable` saying how to fix it. */
+export async function connectForCli(settings: ClusterSettings, what: string): Promise<NatsConnection> {
+  return connectCluster(settings.url, {
+    name: `tern-${what}`,
+    ...(settings.token ? { token: settings.token } : {}),
+    ...(settings.user ? { user: settings.user } : {}),
+    ...(settings.password ? { pass: settings.password } : {}),
+  }).catch((error: Error) => {
+    throw new CliError('cluster_unreachable', `cannot reach the cluster at ${settings.url}`, error.message, 'Start nats-server with -js there, or fix --cluster / cluster.url.');
+  });
+}
+
+export interface ClusterRead {
+  /** Every gateway's events (`ClusterLogView`): `seq` is the place in the view, `gateway` and `stream` say who wrote it where. */
+  log: EventStore;
+  close(): Promise<void>;
+}
+
+/**
+ * The cluster's events for a reading command (`tern log`, `tern inspect`, `tern replay`), or undefined when no cluster
+ * is configured (the command reads this workspace's log).
+ */
+export async function openClusterRead(context: CommandContext, what: string): Promise<ClusterRead | undefined> {
+  const settings = clusterOf(context);
+  if (!settings) return undefined;
+  const nc = await connectForCli(settings, what);
+  try {
+    const log = await ClusterLogView.open(nc);
+    return {
+      log,
+      close: async () => {
+        log.close();
+        await nc.close();
+      },
+    };
+  } catch (error) {
+    await nc.close();
+    throw error;
+  }
+}

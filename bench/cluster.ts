@@ -1,0 +1,124 @@
+// Several gateways on one NATS JetStream server (#27), on this one machine: three `tern gateway --cluster` members
+// against one, three Telegram bots on the emulator, 300 chats (sessions), a model answering in 200 ms. Rows: turns per
+// second with 3 members and with 1 (on 2 cores the ratio is what matters: the members share the CPU), and how long a
+// SIGKILLed member's bot stays silent (kill → that bot answering a new message again, lease TTL 5 s).
+import { connectCluster } from '../store/cluster/connection.js';
+import { Leases } from '../store/cluster/leases.js';
+import { startGatewayModel, type GatewayModel } from '../tests/support/gateway-model.js';
+import { modelEntry, startGatewayProcess, type GatewayProcess } from '../tests/support/gateway-process.js';
+import { natsAvailable, startNatsServer, type NatsServer } from '../tests/support/nats-server.js';
+import { freePort, TelegramEmulator } from '../tests/support/telegram-emulator.js';
+import { round, type BenchRow } from './row.js';
+
+const TOKENS = ['810001:bench-cluster-a', '810002:bench-cluster-b', '810003:bench-cluster-c'];
+const ACCOUNTS = ['tg1', 'tg2', 'tg3'];
+const SESSIONS = 300;
+const ROUNDS = 2;
+const TTL_MS = 5_000;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const botOf = (chat: number): string => TOKENS[chat % TOKENS.length]!;
+const userOf = (chat: number): number => 9000 + chat;
+
+interface Cluster {
+  server: NatsServer;
+  emulator: TelegramEmulator;
+  members: GatewayProcess[];
+  ids: string[];
+}
+
+async function startCluster(model: GatewayModel, size: number): Promise<Cluster> {
+  const server = await startNatsServer();
+  const emulator = await TelegramEmulator.start(undefined, { offsets: true });
+  const channelList = Object.fromEntries(ACCOUNTS.map((name, i) => [name, { enabled: true, type: 'telegram', settings: { token: TOKENS[i], base_url: emulator.url, poll_timeout_seconds: 1 } }]));
+  const ids = Array.from({ length: size }, (_, i) => `bench-${i}`);
+  const members: GatewayProcess[] = [];
+  for (const id of ids) {
+    members.push(await startGatewayProcess({
+      gateway: { host: '127.0.0.1', port: await freePort() },
+      cluster: { url: server.url, id, lease_ttl_ms: TTL_MS },
+      agents: { defaults: { model: 'fast' } },
+      model_list: [modelEntry(model.url)],
+      heartbeat: { enabled: false },
+      channel_list: channelList,
+    }));
+  }
+  return { server, emulator, members, ids };
+}
+
+async function stopCluster(cluster: Cluster): Promise<void> {
+  for (const member of cluster.members) if (member.child.exitCode === null && member.child.signalCode === null) await member.stop().catch(() => undefined);
+  for (const member of cluster.members) member.home.remove();
+  await cluster.emulator.stop();
+  await cluster.server.close();
+}
+
+/** Which member holds each bot, once every bot is held (and, with several members, spread over all of them). */
+async function settledLeases(cluster: Cluster): Promise<Map<string, string>> {
+  const nc = await connectCluster(cluster.server.url);
+  const observer = await Leases.open(nc, { gateway: 'bench-observer', ttlMs: TTL_MS });
+  try {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const held = (await observer.list()).filter((l) => l.kind === 'channel');
+      const holders = new Set(held.map((l) => l.gateway));
+      if (held.length === ACCOUNTS.length && holders.size === Math.min(cluster.members.length, ACCOUNTS.length)) return new Map(held.map((l) => [l.id, l.gateway]));
+      if (Date.now() > deadline) throw new Error(`the bots were not spread over the members: ${JSON.stringify(held)}`);
+      await sleep(100);
+    }
+  } finally {
+    observer.abandon();
+    await nc.close();
+  }
+}
+
+/** Turns per second: every session asks ROUNDS messages at once, timed until every one is answered. */
+async function turnsPerSecond(cluster: Cluster): Promise<number> {
+  const started = performance.now();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let chat = 0; chat < SESSIONS; chat++) await cluster.emulator.say(botOf(chat), `r${round}`, { userId: userOf(chat) });
+  }
+  for (let chat = 0; chat < SESSIONS; chat++) await cluster.emulator.waitForBotMessages(botOf(chat), userOf(chat), ROUNDS, 600_000);
+  return (SESSIONS * ROUNDS) / ((performance.now() - started) / 1000);
+}
+
+/** Kill → the dead member's bot answering a message sent after the kill. */
+async function failoverMs(cluster: Cluster, holders: Map<string, string>): Promise<number> {
+  const victim = cluster.ids.indexOf(holders.get('tg1')!);
+  await cluster.members[victim]!.kill();
+  const killed = performance.now();
+  const chat = 0;
+  const before = cluster.emulator.botMessages(TOKENS[0]!, userOf(chat)).length;
+  await cluster.emulator.say(TOKENS[0]!, 'after the kill', { userId: userOf(chat) });
+  await cluster.emulator.waitForBotMessages(TOKENS[0]!, userOf(chat), before + 1, 60_000);
+  return performance.now() - killed;
+}
+
+export async function bench(): Promise<BenchRow[]> {
+  if (!natsAvailable()) return [];
+  const model = await startGatewayModel({ delayMs: 200 });
+  try {
+    const one = await startCluster(model, 1);
+    let single: number;
+    try {
+      await settledLeases(one);
+      single = await turnsPerSecond(one);
+    } finally {
+      await stopCluster(one);
+    }
+    const three = await startCluster(model, 3);
+    try {
+      const holders = await settledLeases(three);
+      const spread = await turnsPerSecond(three);
+      const failover = await failoverMs(three, holders);
+      return [
+        { name: 'cluster.turns_per_s_3_nodes', value: round(spread, 1), unit: 'turns/s' },
+        { name: 'cluster.turns_per_s_1_node', value: round(single, 1), unit: 'turns/s' },
+        { name: 'cluster.failover_ms', value: round(failover, 0), unit: 'ms' },
+      ];
+    } finally {
+      await stopCluster(three);
+    }
+  } finally {
+    await model.close();
+  }
+}

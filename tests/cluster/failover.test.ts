@@ -1,0 +1,185 @@
+// Three `tern gateway` processes in one cluster on a real nats-server -js, three Telegram bots on the emulator, a
+// model answering in 300 ms; the gateway running one bot is killed with SIGKILL in the middle of the work, at a moment
+// when every chat of its bot has a reply part handed to Telegram and no answer back (the emulator holds the answers):
+// the cut the intent record (`message.sending`) is for.
+import { join } from 'node:path';
+import * as assert from 'uvu/assert';
+import { connectCluster } from '../../store/cluster/connection.js';
+import type { LeaseRecord } from '../../store/cluster/leases.js';
+import { accountLog } from '../../store/cluster/stream-names.js';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
+import { logLines } from '../support/clocked-gateway.js';
+import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
+import { leasesOf, memberConfig, telegramAccounts } from '../support/cluster-gateways.js';
+import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { natsSuite } from '../support/nats-server.js';
+import { TelegramEmulator } from '../support/telegram-emulator.js';
+
+const TOKENS = ['711111:cluster-bot-one-AAAA', '722222:cluster-bot-two-BBBB', '733333:cluster-bot-three-CCCC'];
+const ACCOUNTS = ['tg1', 'tg2', 'tg3'];
+const CHATS = Number(process.env.FAILOVER_CHATS ?? 100);
+const PER_CHAT = 6;
+const TTL_MS = 5_000;
+
+interface Context {
+  model?: GatewayModel;
+  emulator?: TelegramEmulator;
+  gateways: GatewayProcess[];
+}
+
+const { test, suite } = natsSuite<Context>('a cluster of three gateways, one killed with SIGKILL under load');
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+suite.before.each((context) => {
+  context.gateways = [];
+});
+
+suite.after.each(async (context) => {
+  for (const gateway of context.gateways) if (gateway.child.exitCode === null && gateway.child.signalCode === null) await gateway.stop();
+  await context.emulator?.stop();
+  await context.model?.close();
+  for (const gateway of context.gateways) gateway.home.remove();
+});
+
+/**
+ * What the account's stream says about one chat (a failure message): each message's receipt, reply and sends, with
+ * the seq, the gateway that wrote it and its time relative to the kill.
+ */
+async function storyOf(nc: NatsConnection, account: string, chat: number, killedAt: number): Promise<string> {
+  const log = await JetStreamEventStore.open(nc, { ...accountLog(account), readOnly: true });
+  try {
+    const id = `direct:${userOf(chat)}`;
+    const lines: string[] = [];
+    for (const e of log.iterate({ type: 'message.received,message.routed,turn.started,turn.completed,turn.aborted,reply.requested,message.sending,message.sent,reply.delivered,runtime.started' })) {
+      const data = e.data as { chat?: string; reply?: { chat: string }; message_id?: string; key?: string; send_key?: string; text?: string };
+      const about = data.chat ?? data.reply?.chat;
+      if (e.type !== 'runtime.started' && about !== id && !(e.type.startsWith('turn.') && lines.some((l) => e.turn && l.includes(e.turn)))) continue;
+      lines.push(`${e.seq} ${e.gateway ?? '?'} ${e.at - killedAt}ms ${e.type} ${data.message_id ?? ''} ${data.key ?? data.send_key ?? ''} ${e.turn ?? ''} ${JSON.stringify(data.text ?? '')}`);
+    }
+    return lines.join('\n');
+  } finally {
+    log.close();
+  }
+}
+
+/**
+ * The account's stream once every message of its chats has its reply delivered (so no send is still to come): the
+ * parts the dead gateway handed to the channel without a `message.sent` after them (by send key), and the send keys
+ * with a `message.sent`, each with how many.
+ */
+async function settledSends(nc: NatsConnection, account: string, messages: number, victim: string, timeoutMs: number): Promise<{ unconfirmed: Set<string>; sent: Map<string, number> }> {
+  const log = await JetStreamEventStore.open(nc, { ...accountLog(account), readOnly: true });
+  try {
+    const deadline = Date.now() + timeoutMs;
+    const delivered = (): number => new Set(log.read({ type: 'reply.delivered' }).map((e) => `${e.session}\u0000${(e.data as { message_id: string }).message_id}`)).size;
+    while (delivered() < messages) {
+      if (Date.now() > deadline) throw new Error(`the stream of ${account} shows ${delivered()} of ${messages} replies delivered after ${timeoutMs} ms`);
+      await sleep(100);
+    }
+    const unconfirmed = new Set<string>();
+    const sent = new Map<string, number>();
+    for (const e of log.iterate({ type: 'message.sending,message.sent' })) {
+      const key = (e.data as { send_key: string }).send_key;
+      if (e.type === 'message.sending' && e.gateway === victim) unconfirmed.add(key);
+      if (e.type === 'message.sent') {
+        sent.set(key, (sent.get(key) ?? 0) + 1);
+        if (e.gateway === victim) unconfirmed.delete(key);
+      }
+    }
+    return { unconfirmed, sent };
+  } finally {
+    log.close();
+  }
+}
+
+/** The bot (index into TOKENS) a chat talks to, and its Telegram user id. */
+const botOf = (chat: number): number => chat % TOKENS.length;
+const userOf = (chat: number): number => 6000 + chat;
+
+test('600 messages from 100 chats: every one answered exactly once and in order, the dead gateway\'s bot taken over within 10 s, the parts it had handed to Telegram not sent again', async (context) => {
+  const { server } = context;
+  context.model = await startGatewayModel({ delayMs: 300 });
+  context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
+  const channels = telegramAccounts(ACCOUNTS, TOKENS, context.emulator.url);
+  const ids = ['node-a', 'node-b', 'node-c'];
+  for (const id of ids) context.gateways.push(await startGatewayProcess(await memberConfig({ url: server.url, id, modelUrl: context.model.url, channels, ttlMs: TTL_MS })));
+  const nc = await connectCluster(server.url);
+  const held = (): Promise<LeaseRecord[]> => leasesOf(nc, 'channel');
+  try {
+    // Each gateway takes one bot (its fair share).
+    const deadline = Date.now() + 60_000;
+    while (new Set((await held()).map((l) => l.gateway)).size < 3) {
+      if (Date.now() > deadline) throw new Error(`the bots were not spread over the three gateways: ${JSON.stringify(await held())}`);
+      await sleep(100);
+    }
+    const before = await held();
+    const victim = before.find((l) => l.id === 'tg1')!.gateway;
+    const started = Date.now();
+    for (let i = 0; i < PER_CHAT; i++) {
+      for (let chat = 0; chat < CHATS; chat++) await context.emulator.say(TOKENS[botOf(chat)]!, `m${chat}-${i}`, { userId: userOf(chat) });
+    }
+    const answered = (chat: number): number => context.emulator!.botMessages(TOKENS[botOf(chat)]!, userOf(chat)).length;
+    const tg1Chats = Array.from({ length: CHATS }, (_, chat) => chat).filter((chat) => botOf(chat) === 0);
+    const answeredOnTg1 = (): number => tg1Chats.reduce((sum, chat) => sum + answered(chat), 0);
+    // Mid-run (once its bot has answered a tenth of its chats' messages), Telegram stops answering the bot's sends: each
+    // chat's next part reaches the chat and the gateway never hears so. Each chat has one part in flight at most.
+    while (answeredOnTg1() < (CHATS * PER_CHAT) / 30) {
+      if (Date.now() - started > 180_000) throw new Error(`the bot tg1 answered only ${answeredOnTg1()} messages in 3 minutes`);
+      await sleep(10);
+    }
+    const hold = context.emulator.holdAnswers('sendMessage', TOKENS[0]);
+    const unfinished = tg1Chats.filter((chat) => answered(chat) < PER_CHAT).length;
+    // Killed once every unfinished chat of the bot has its part out and unanswered: the sends a kill cuts.
+    while (hold.held() < unfinished) {
+      if (Date.now() - started > 240_000) throw new Error(`only ${hold.held()} of ${unfinished} chats had a part out when the wait ended`);
+      await sleep(10);
+    }
+    await context.gateways[ids.indexOf(victim)]!.kill();
+    const killedAt = Date.now();
+    hold.release();
+    const tg1AtKill = answeredOnTg1();
+    let takenOverMs: number | undefined;
+    let heir: string | undefined;
+    while (takenOverMs === undefined) {
+      const now = (await held()).find((l) => l.id === 'tg1');
+      if (now && now.gateway !== victim) [takenOverMs, heir] = [Date.now() - killedAt, now.gateway];
+      else if (Date.now() - killedAt > 60_000) throw new Error('nobody took over the dead gateway\'s bot');
+      else await sleep(50);
+    }
+    try {
+      for (let chat = 0; chat < CHATS; chat++) await context.emulator.waitForBotMessages(TOKENS[botOf(chat)]!, userOf(chat), PER_CHAT, 240_000);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}; the gateways said: ${context.gateways.map((g) => g.stderr()).join('\n---\n')}`);
+    }
+    const allAnsweredMs = Date.now() - killedAt;
+    // Nothing is left to send once every message's reply is delivered in its account's stream: what the chats show
+    // then is final.
+    const chatsOf = (account: number): number => Array.from({ length: CHATS }, (_, chat) => chat).filter((chat) => botOf(chat) === account).length;
+    const streams = await Promise.all(ACCOUNTS.map((account, i) => settledSends(nc, account, chatsOf(i) * PER_CHAT, victim, 120_000)));
+    for (let chat = 0; chat < CHATS; chat++) {
+      const got = context.emulator.botMessages(TOKENS[botOf(chat)]!, userOf(chat));
+      const expected = Array.from({ length: PER_CHAT }, (_, i) => `echo: m${chat}-${i}`);
+      if (JSON.stringify(got.map((m) => m.text)) !== JSON.stringify(expected)) {
+        const sends = got.map((m) => `${m.messageId} at ${m.at - killedAt}ms ${m.text}`);
+        const story = `${await storyOf(nc, ACCOUNTS[botOf(chat)]!, chat, killedAt)}\nthe emulator got: ${sends.join('; ')}`;
+        assert.equal(got.map((m) => m.text), expected, `chat ${chat} (${victim} killed; taken over by ${heir} after ${takenOverMs} ms); its account's stream says:\n${story}\n`);
+      }
+    }
+    const { unconfirmed, sent } = streams[0]!;
+    process.stderr.write(`failover: ${tg1AtKill} of ${tg1Chats.length * PER_CHAT} answered by the killed gateway's bot at the kill, ${unconfirmed.size} part(s) out and unconfirmed, bot taken over by ${heir} after ${takenOverMs} ms, all answered ${allAnsweredMs} ms after the kill\n`);
+    // The cut parts are the dead gateway's intents in the stream, one per unfinished chat; none was recorded as sent
+    // afterwards (never sent again), and the new holder's log names each.
+    assert.is(unconfirmed.size, unfinished, 'one part out and unconfirmed per unfinished chat');
+    for (const key of unconfirmed) assert.is(sent.get(key), undefined, `${key} was sent again`);
+    for (const [key, times] of sent) assert.is(times, 1, `${key} recorded as sent ${times} times`);
+    const heirLog = logLines(join(context.gateways[ids.indexOf(heir!)]!.home.home, 'logs', 'gateway.log'));
+    const warned = heirLog.filter((line) => line.startsWith('WARN a reply part was being sent when the process ended: it is not sent again and may be missing from the chat channel=tg1 '));
+    assert.equal(warned.map((line) => /send_key=(\S+)/.exec(line)![1]).sort(), [...unconfirmed].sort());
+    assert.ok(takenOverMs < 10_000, `the bot was taken over after ${takenOverMs} ms`);
+  } finally {
+    await nc.close();
+  }
+});
+
+suite.run();
