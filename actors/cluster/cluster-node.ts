@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { EventDraft } from '../../bus/index.js';
 import { connectCluster } from '../../store/cluster/connection.js';
@@ -52,11 +51,6 @@ function localChannels(loaded: LoadedConfig, options: GatewayOptions): LoadedCon
 /** The channel accounts a cluster shares: every enabled entry of `channel_list` but local ones, as the config names them. */
 function accounts(loaded: LoadedConfig, options: GatewayOptions): string[] {
   return Object.entries(loaded.config.channel_list).filter(([, entry]) => entry.enabled && !isLocal(entry, options)).map(([name]) => name).sort();
-}
-
-/** The default gateway id: the same at every restart on this machine, different for each port. */
-export function defaultGatewayId(loaded: LoadedConfig): string {
-  return `${hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${loaded.config.gateway.port}`.slice(0, 64);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { LoadedConfig } from '../../store/config/index.js';
 import { GATEWAY_ID, isNatsUrlList } from '../../store/config/schema/cluster.js';
-import { defaultGatewayId, type ClusterSettings } from './cluster-node.js';
+import { hostname } from 'node:os';
+import type { ClusterSettings } from './cluster-node.js';
 
 /** What the command line says about the cluster; each wins over its config key. */
 export interface ClusterFlags {
@@ -33,4 +34,9 @@ export function clusterSettings(loaded: LoadedConfig, flags: ClusterFlags = {}):
     ...(block.user ? { user: block.user } : {}),
     ...(block.password ? { password: block.password.reveal() } : {}),
   };
+}
+
+/** The default gateway id: the same at every restart on this machine, different for each port. */
+function defaultGatewayId(loaded: LoadedConfig): string {
+  return `${hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${loaded.config.gateway.port}`.slice(0, 64);
 }

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { ClusterNode } from '../../../actors/cluster/cluster-node.js';
+import type { ClusterNode } from '../../../actors/cluster/cluster-node.js';
 import { clusterSettings } from '../../../actors/cluster/settings.js';
 import { Gateway } from '../../../actors/gateway/gateway.js';
 import { execIsolationState } from '../../../actors/wiring/tools.js';
@@ -63,6 +63,8 @@ export async function run(context: CommandContext): Promise<number> {
   let node: ClusterNode | undefined;
   try {
     if (cluster) {
+      // The NATS client loads only for a cluster member, not at every gateway start.
+      const { ClusterNode } = await import('../../../actors/cluster/cluster-node.js');
       node = await ClusterNode.start({ loaded, env: context.env, logs }, cluster);
       gateway = node.gateway;
     } else gateway = await Gateway.start({ loaded, env: context.env, logs });

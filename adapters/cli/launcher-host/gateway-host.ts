@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { BehaviorSubject, EMPTY, filter, Observable, switchMap } from 'rxjs';
-import { ClusterNode } from '../../../actors/cluster/cluster-node.js';
+import type { ClusterNode } from '../../../actors/cluster/cluster-node.js';
 import { clusterSettings } from '../../../actors/cluster/settings.js';
 import { rerunTurn } from '../../../actors/replay.js';
 import { turnRecordTypes } from '../../../machines/turn.js';
@@ -114,6 +114,8 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       const cluster = clusterSettings(loaded);
       if (cluster) {
         feed$.next('joining');
+        // The NATS client loads only for a cluster member, not at every gateway start.
+        const { ClusterNode } = await import('../../../actors/cluster/cluster-node.js');
         node = await ClusterNode.start(options, cluster);
         gateway = node.gateway;
         feed$.next(await node.openClusterLog());
