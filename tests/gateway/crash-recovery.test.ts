@@ -59,6 +59,17 @@ async function untilLogged(home: TempHome, check: (events: Envelope[]) => boolea
   }
 }
 
+/** The model, the emulator and the gateway that will be killed, on a fresh home; the context ends them after the test. */
+async function firstRun(context: Context, options: { model?: { delayMs?: number }; streaming?: boolean; placeholder?: string } = {}): Promise<{ settings: Record<string, unknown>; first: GatewayProcess }> {
+  context.model = await startGatewayModel(options.model);
+  context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
+  const settings = await config(context.model, context.emulator, options.streaming, options.placeholder);
+  const first = await startGatewayProcess(settings);
+  context.gateway = first;
+  context.home = first.home;
+  return { settings, first };
+}
+
 const texts = (emulator: TelegramEmulator, chat: number): string[] => emulator.botMessages(TOKEN, chat).map((m) => m.text);
 
 const test = suite<Context>('tern gateway killed with SIGKILL under load, then started again');
@@ -71,12 +82,7 @@ test.after.each(async (context) => {
 });
 
 test('300 messages from 50 chats, model 300 ms, killed after 1 s: after the restart every message is answered exactly once, in order', async (context) => {
-  context.model = await startGatewayModel({ delayMs: 300 });
-  context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
-  const settings = await config(context.model, context.emulator);
-  const first = await startGatewayProcess(settings);
-  context.gateway = first;
-  context.home = first.home;
+  const { settings, first } = await firstRun(context, { model: { delayMs: 300 } });
   const started = Date.now();
   for (let i = 0; i < PER_CHAT; i++) {
     for (let chat = 0; chat < CHATS; chat++) await context.emulator.say(TOKEN, `m${chat}-${i}`, { userId: 4000 + chat });
@@ -107,12 +113,7 @@ test('300 messages from 50 chats, model 300 ms, killed after 1 s: after the rest
 });
 
 test('a turn killed after its tool ran is not run again: the user gets the restart notice instead', async (context) => {
-  context.model = await startGatewayModel();
-  context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
-  const settings = await config(context.model, context.emulator);
-  const first = await startGatewayProcess(settings);
-  context.gateway = first;
-  context.home = first.home;
+  const { settings, first } = await firstRun(context);
   await context.emulator.say(TOKEN, 'PLAN buy milk', { userId: 5001 });
   await untilLogged(first.home, (events) => events.some((e) => e.type === 'tool.completed'), 'the tool to run', first);
   await first.kill();
@@ -129,12 +130,7 @@ test('a turn killed after its tool ran is not run again: the user gets the resta
 });
 
 test('a streamed reply cut off in the middle is finished with the restart notice, in the same message', async (context) => {
-  context.model = await startGatewayModel();
-  context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
-  const settings = await config(context.model, context.emulator, true);
-  const first = await startGatewayProcess(settings);
-  context.gateway = first;
-  context.home = first.home;
+  const { settings, first } = await firstRun(context, { streaming: true });
   const said = 'DRIP one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen';
   const full = `echo: ${said}`;
   await context.emulator.say(TOKEN, said, { userId: 5002 });
@@ -156,12 +152,7 @@ test('a streamed reply cut off in the middle is finished with the restart notice
 });
 
 test('a part the platform got but never confirmed before the crash is not sent again: the restart says so in the gateway log', async (context) => {
-  context.model = await startGatewayModel();
-  context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
-  const settings = await config(context.model, context.emulator);
-  const first = await startGatewayProcess(settings);
-  context.gateway = first;
-  context.home = first.home;
+  const { settings, first } = await firstRun(context);
   const held = context.emulator.holdAnswers('sendMessage');
   await context.emulator.say(TOKEN, 'hello', { userId: 5003 });
   await context.emulator.waitForBotMessages(TOKEN, 5003, 1, 20_000);
@@ -184,12 +175,7 @@ test('a part the platform got but never confirmed before the crash is not sent a
 });
 
 test('a placeholder shown before the crash is replaced by the reply of the turn run again, not left beside a second one', async (context) => {
-  context.model = await startGatewayModel({ delayMs: 1500 });
-  context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
-  const settings = await config(context.model, context.emulator, false, 'Thinking…');
-  const first = await startGatewayProcess(settings);
-  context.gateway = first;
-  context.home = first.home;
+  const { settings, first } = await firstRun(context, { model: { delayMs: 1500 }, placeholder: 'Thinking…' });
   await context.emulator.say(TOKEN, 'hello', { userId: 5004 });
   await context.emulator.waitForBotMessages(TOKEN, 5004, 1, 20_000);
   await untilLogged(first.home, (events) => events.some((e) => e.type === 'message.sent' && e.data.send_key.endsWith(':placeholder')) && events.some((e) => e.type === 'turn.started'), 'the placeholder and the turn', first);
