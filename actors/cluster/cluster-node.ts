@@ -194,8 +194,12 @@ export class ClusterNode {
     if (this.stopped) return;
     await this.schedule();
     const all = accounts(this.current.loaded, this.options);
-    // A lease lost (this member stalled past the TTL): its gateway stops at once, another member has the account.
-    for (const name of this.held()) if (!this.leases.holds('channel', name) || !all.includes(name)) await this.handOver(name, 'lease lost');
+    // A lease lost (this member stalled past the TTL): its gateway stops at once, another member has the account. An
+    // account gone from the config (or disabled) stops too and its lease is released: nobody runs it any more.
+    for (const name of this.held()) {
+      if (!all.includes(name)) await this.handOver(name, 'removed from channel_list');
+      else if (!this.leases.holds('channel', name)) await this.handOver(name, 'lease lost');
+    }
     const live = (await this.members.list()).map((m) => m.gateway);
     const share = fairShare(all.length, live.includes(this.settings.id) ? live.length : live.length + 1);
     const mine = this.held();
