@@ -100,6 +100,11 @@ interface CurrentConfig {
  *   accepted messages are routed and run, a turn cut before it acted runs again, one cut after gets the restart
  *   notice, replies not all sent are delivered skipping sent parts, and the platform's redelivered updates are
  *   dropped as seen.
+ * - Text that answers no inbound message (the heartbeat's answer, a cron job's, the `message` tool's) for a chat of an
+ *   account this gateway does not run is relayed (`DeliveryQueue`) to whichever member holds the account, which
+ *   requests it in the account's log and sends it through that account's outbox.
+ * - The accounts follow the config file: the member's own gateway re-reads it, and an account added is taken by one
+ *   member, one removed is stopped and released.
  */
 export class ClusterNode {
   private readonly cells = new Map<string, Promise<Cell | undefined>>();

@@ -3,6 +3,9 @@
 // came meanwhile, once, and goes on answering.
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
+import { connectCluster } from '../../store/cluster/connection.js';
+import { memberLog } from '../../store/cluster/stream-names.js';
+import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
 import { logLines } from '../support/clocked-gateway.js';
 import { memberConfig, telegramAccounts } from '../support/cluster-gateways.js';
 import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
@@ -44,6 +47,7 @@ test('a member waits out the outage, logs it, and answers the message that came 
   await sleep(DOWN_MS);
   assert.equal(emulator.botMessages(TOKEN, USER).map((m) => m.text), ['echo: before'], 'nothing is answered while the log cannot store it');
   await server.restart();
+  const restartedAt = Date.now();
   await emulator.waitForBotMessages(TOKEN, USER, 2, 120_000);
   await emulator.say(TOKEN, 'after', { userId: USER });
   await emulator.waitForBotMessages(TOKEN, USER, 3, 60_000);
@@ -58,6 +62,16 @@ test('a member waits out the outage, logs it, and answers the message that came 
   assert.is(lines.filter((line) => line.includes('log_write_failed')).length, 0, 'no write failed for good');
   const downS = Number(/down_s=(\d+)/.exec(lines[back]!)?.[1]);
   assert.ok(downS >= DOWN_MS / 1000 - 5, `the INFO line says the connection was down ${downS} s`);
+  // The member's own log came through too: it recorded taking the bot again (the lease had expired meanwhile).
+  const nc = await connectCluster(server.url);
+  const own = await JetStreamEventStore.open(nc, { ...memberLog('node-a'), readOnly: true });
+  try {
+    const taken = own.read({ type: 'cluster.lease.acquired', since: restartedAt }).map((e) => e.data);
+    assert.ok(taken.some((d) => JSON.stringify(d) === JSON.stringify({ gateway: 'node-a', kind: 'channel', id: 'tg1' })), `the member's log after the restart: ${JSON.stringify(taken)}`);
+  } finally {
+    own.close();
+    await nc.close();
+  }
 });
 
 suite.run();
