@@ -112,6 +112,36 @@ test('300 messages from 50 chats, model 300 ms, killed after 1 s: after the rest
   assert.ok(answeredBefore < CHATS * PER_CHAT, `the kill came before everything was answered (answered: ${answeredBefore})`);
 });
 
+test('killed the moment a reply part is in the log as being sent but has not reached Telegram: after the restart that part is sent, once', async (context) => {
+  const { settings, first } = await firstRun(context, { model: { delayMs: 300 } });
+  const perChat = 2;
+  for (let i = 0; i < perChat; i++) {
+    for (let chat = 0; chat < CHATS; chat++) await context.emulator.say(TOKEN, `m${chat}-${i}`, { userId: 4000 + chat });
+  }
+  // Watches the log from beside the gateway and kills it as soon as a part's `message.sending` is there while the
+  // emulator has nothing in that chat yet: under a burst of first replies that moment lasts tens of milliseconds.
+  const deadline = Date.now() + 30_000;
+  let waiting: string[] = [];
+  while (waiting.length === 0) {
+    if (Date.now() > deadline) throw new Error(`no reply part was ever in the log before it reached the emulator; the gateway said: ${first.stderr()}`);
+    let events: Envelope[] = [];
+    try {
+      events = logged(first.home);
+    } catch {
+      // The log may not exist yet.
+    }
+    waiting = events.flatMap((e) => (e.type === 'message.sending' && texts(context.emulator, Number(/(\d+)$/.exec(e.data.chat)![1])).length === 0 ? [e.data.send_key] : []));
+    await sleep(1);
+  }
+  await first.kill();
+  context.gateway = await startGatewayProcess(settings, {}, first.home);
+  for (let chat = 0; chat < CHATS; chat++) await context.emulator.waitForBotMessages(TOKEN, 4000 + chat, perChat, 60_000);
+  await sleep(1000);
+  for (let chat = 0; chat < CHATS; chat++) {
+    assert.equal(texts(context.emulator, 4000 + chat), Array.from({ length: perChat }, (_, i) => `echo: m${chat}-${i}`), `chat ${chat} (killed with ${waiting.join(', ')} in the log only)`);
+  }
+});
+
 test('a turn killed after its tool ran is not run again: the user gets the restart notice instead', async (context) => {
   const { settings, first } = await firstRun(context);
   await context.emulator.say(TOKEN, 'PLAN buy milk', { userId: 5001 });
