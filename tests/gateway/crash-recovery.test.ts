@@ -48,7 +48,8 @@ function logged(home: TempHome, query: LogQuery = {}): Envelope[] {
 
 /** Waits until `check` holds on the log of a running gateway. */
 async function untilLogged(home: TempHome, check: (events: Envelope[]) => boolean, what: string, gateway?: GatewayProcess): Promise<void> {
-  const deadline = Date.now() + 30_000;
+  // A gateway started from the sources compiles them first: on a loaded machine that alone can take half a minute.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     try {
       if (check(logged(home))) return;
