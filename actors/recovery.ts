@@ -82,7 +82,17 @@ const keyOf = (channel: string, messageId: string): string => `${channel}:${mess
  * `resume` false (a process that does not serve chats, such as `tern agent`) nothing is taken up: only open turns are
  * closed, and the gateway takes up the rest at its next start.
  */
-export function recover(log: EventStore, bus: Bus, options: { resume: boolean }): Recovered {
+export interface RecoverOptions {
+  resume: boolean;
+  /**
+   * The parts the previous run was about to hand to their channel (`store/log/send-journal.ts`): a part whose intent
+   * is in the log but not here never left and is sent again. Absent (no journal: a cluster account's stream, or a
+   * log written before the journal), every intent without its `message.sent` is taken as maybe sent.
+   */
+  marked?: ReadonlySet<string>;
+}
+
+export function recover(log: EventStore, bus: Bus, options: RecoverOptions): Recovered {
   const from = startOf(log);
   const events = tail(log, from);
   const tracks = new Map<string, Track>();
@@ -215,7 +225,9 @@ export function recover(log: EventStore, bus: Bus, options: { resume: boolean })
     }
   }
   const fromSeq = Number.isFinite(openFrom) ? openFrom : log.lastSeq + 1;
-  const unconfirmed = [...intended.values()].map((e) => ({ channel: e.data.channel, chat: e.data.chat, send_key: e.data.send_key }));
+  const unconfirmed = [...intended.values()]
+    .filter((e) => options.marked === undefined || options.marked.has(e.data.send_key))
+    .map((e) => ({ channel: e.data.channel, chat: e.data.chat, send_key: e.data.send_key }));
   sentKeys.push(...unconfirmed.map((u) => u.send_key));
   return { cutOffTurns, requeued: requeued.sort((a, b) => a.seq - b.seq), seenInbound, sentKeys, placeholders, unconfirmed, fromSeq };
 }

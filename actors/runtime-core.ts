@@ -2,6 +2,7 @@ import { InProcessBus, type Bus } from '../bus/index.js';
 import { redactorOf, type LoadedConfig } from '../store/config/index.js';
 import { EventLog } from '../store/log/event-log.js';
 import type { EventStore } from '../store/log/event-store.js';
+import { SendJournal } from '../store/log/send-journal.js';
 import { logDir } from '../store/paths.js';
 import { Checkpoints } from './checkpoints.js';
 import { closeCutOffTasks, recover, type Recovered } from './recovery.js';
@@ -22,6 +23,8 @@ export interface CoreOptions {
  */
 export class RuntimeCore {
   readonly recovered: Recovered;
+  /** Which reply parts may have left this process (the gateway on its own log; a cluster account's stream has none). */
+  readonly journal: SendJournal | undefined;
   private readonly checkpoints: Checkpoints | undefined;
 
   private constructor(
@@ -30,9 +33,12 @@ export class RuntimeCore {
     readonly bus: Bus,
     command: string,
     options: CoreOptions,
+    journal?: SendJournal,
   ) {
+    this.journal = journal;
     this.checkpoints = options.resume ? new Checkpoints(bus) : undefined;
-    this.recovered = recover(log, bus, { resume: options.resume ?? false });
+    this.recovered = recover(log, bus, { resume: options.resume ?? false, ...(journal?.before ? { marked: journal.before } : {}) });
+    journal?.restart(this.recovered.unconfirmed.map((part) => part.send_key));
     closeCutOffTasks(log, bus);
     this.checkpoints?.take(this.recovered.requeued);
     bus.requeue(this.recovered.requeued);
@@ -47,12 +53,16 @@ export class RuntimeCore {
 
   /** `command` is what runs it, recorded in `runtime.started`. */
   static open(loaded: LoadedConfig, command: string, options: CoreOptions = {}): RuntimeCore {
-    const log = options.log ?? EventLog.open(logDir(loaded.workspace));
+    const dir = logDir(loaded.workspace);
+    const log = options.log ?? EventLog.open(dir);
+    let journal: SendJournal | undefined;
     try {
+      journal = options.resume && !options.log ? SendJournal.open(dir) : undefined;
       // `loaded.config` is replaced on a hot reload: the secrets masked follow it.
       const bus = new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).value(data) });
-      return new RuntimeCore(loaded, log, bus, command, options);
+      return new RuntimeCore(loaded, log, bus, command, options, journal);
     } catch (error) {
+      journal?.close();
       log.close();
       throw error;
     }
@@ -77,6 +87,7 @@ export class RuntimeCore {
     this.checkpoints?.record();
     this.checkpoints?.stop();
     await this.log.flushed();
+    this.journal?.close();
     this.log.close();
   }
 }

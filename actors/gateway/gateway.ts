@@ -177,7 +177,7 @@ export class Gateway {
     this.board = new BoardInspector(bus, { gateway: gatewayBoard, heartbeat: heartbeatBoard, channel: channelBoard, cron: cronBoard });
     this.deliveries = new Deliveries(bus);
     this.dispatcher = new Dispatcher({ bus, logger: logs.gateway, config: () => this.loaded.config, isLocal: (name) => this.directory.get(name)?.capabilities.local === true });
-    this.outbox = new Outbox({ bus, logger: logs.gateway, directory: this.directory, entry: (name) => this.loaded.config.channel_list[name], now: () => this.scheduler.now(), sent: core.recovered.sentKeys, placeholders: core.recovered.placeholders });
+    this.outbox = new Outbox({ bus, logger: logs.gateway, directory: this.directory, entry: (name) => this.loaded.config.channel_list[name], now: () => this.scheduler.now(), sent: core.recovered.sentKeys, placeholders: core.recovered.placeholders, ...(core.journal ? { journal: core.journal } : {}) });
     for (const id of core.recovered.seenInbound) this.seen.add(id);
     for (const part of core.recovered.unconfirmed) {
       logs.gateway.warn('a reply part was being sent when the process ended: it is not sent again and may be missing from the chat', part);

@@ -3,6 +3,7 @@ import type { Channel, Choice, OutboundFile } from '../../adapters/channels/chan
 import { splitMessage } from '../../adapters/channels/split.js';
 import type { Bus, Correlation, Envelope, EventDraft, ReplyTarget } from '../../bus/index.js';
 import type { ChannelEntry } from '../../store/config/index.js';
+import type { SendJournal } from '../../store/log/send-journal.js';
 import type { Logger } from '../../store/logs/logger.js';
 import { InFlight } from '../in-flight.js';
 import type { ChannelDirectory } from './channel-directory.js';
@@ -24,6 +25,8 @@ export interface OutboxDeps {
   sent?: Iterable<string>;
   /** Placeholders a previous run showed (recovery), by key: a reply to their message replaces them. */
   placeholders?: Iterable<[string, string]>;
+  /** Told the moment before a part goes to its channel, and once its `message.sent` is in the log (`store/log/send-journal.ts`). */
+  journal?: Pick<SendJournal, 'mark' | 'settle'>;
 }
 
 /** A routed message the outbox answers: where, and what it shows before the reply (typing, a placeholder, a stream). */
@@ -239,6 +242,8 @@ export class Outbox {
     // Not awaited: the chat's next part is sent only once its own `message.sending` is in the log, and the log keeps
     // one order, so this record is in the log by then too.
     this.deps.bus.publish({ ...correlation, type: 'message.sent', data: { channel: reply.channel, chat: reply.chat, text, send_key: sendKey, part, message_id: messageId, media } });
+    const { journal } = this.deps;
+    if (journal) void this.deps.bus.durable().then(() => journal.settle(sendKey), () => undefined);
     return true;
   }
 
@@ -258,13 +263,16 @@ export class Outbox {
   }
 
   /**
-   * Records that a part is about to reach its channel and waits until that is in the log. A crash between the send
-   * and its `message.sent` leaves a part nobody can confirm (no platform says whether it got it): the restart finds
-   * this intent and does not send the part again, rather than risk a second copy in the chat.
+   * Records that a part is about to reach its channel, waits until that is in the log, and marks it in the journal
+   * the moment before the caller hands it over. A crash between the send and its `message.sent` leaves a part nobody
+   * can confirm (no platform says whether it got it): the restart finds it marked and does not send it again, rather
+   * than risk a second copy in the chat. An intent the journal never marked was in the log while its part still
+   * waited, and the restart sends that part.
    */
   private async intend(intent: EventDraft<'message.sending'>): Promise<void> {
     this.deps.bus.publish(intent);
     await this.deps.bus.durable();
+    this.deps.journal?.mark(intent.data.send_key);
   }
 
   private async sendFileOnce(reply: ReplyTarget, intent: EventDraft<'message.sending'>, file: OutboundFile): Promise<string> {

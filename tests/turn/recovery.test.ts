@@ -22,10 +22,12 @@ const replied = (id: string, turn: string, text: string): EventDraft => ({ ...ke
 const sent = (key: string, text = 'x', messageId = '900'): EventDraft => ({ ...keys, type: 'message.sent', data: { channel: 'tg', chat: 'direct:42', text, send_key: key, part: 0, message_id: messageId, media: [] } });
 const delivered = (id: string, turn: string): EventDraft => ({ ...keys, turn, type: 'reply.delivered', data: { message_id: id, key: `tg:${id}:${turn}`, parts: 1, failed: false } });
 
+const sending = (key: string): EventDraft => ({ ...keys, type: 'message.sending', data: { channel: 'tg', chat: 'direct:42', send_key: key, part: 0 } });
+
 /** Given the previous run's events, when the gateway starts again, then what recovery publishes and takes up again. */
-function restart(drafts: EventDraft[], resume = true) {
+function restart(drafts: EventDraft[], resume = true, marked?: ReadonlySet<string>) {
   const stage = given(drafts);
-  const recovered = recover(stage.log, stage.bus, { resume });
+  const recovered = recover(stage.log, stage.bus, { resume, ...(marked ? { marked } : {}) });
   return { recovered, published: stage.then(), requeued: recovered.requeued.map((e) => [e.type, 'message_id' in e.data ? e.data.message_id : undefined]) };
 }
 
@@ -96,6 +98,33 @@ test('recovery reads from the last checkpoint: work finished before it is not lo
   const before = [received('m1'), routed('m1'), started('m1', 't1'), requested('t1')];
   const { requeued, published, recovered } = restart([...before, { type: 'recovery.checkpointed', data: { from_seq: before.length + 2 } }, received('m2')]);
   assert.equal([requeued, published, recovered.fromSeq], [[['message.received', 'm2']], [], 6]);
+});
+
+
+const cutAtSend = [received('m1'), routed('m1'), started('m1', 't1'), completed('t1', 'hi'), replied('m1', 't1', 'hi'), sending('tg:m1:t1:0')];
+
+test('a part whose intent is in the log and in the journal may have reached the chat: not sent again, named as unconfirmed', () => {
+  const { recovered, requeued } = restart(cutAtSend, true, new Set(['tg:m1:t1:0']));
+  assert.equal([requeued, recovered.sentKeys, recovered.unconfirmed], [
+    [['reply.requested', 'm1']],
+    ['tg:m1:t1:0'],
+    [{ channel: 'tg', chat: 'direct:42', send_key: 'tg:m1:t1:0' }],
+  ]);
+});
+
+test('a part whose intent is in the log but that the journal never marked never left: its reply is delivered again, the part with it', () => {
+  const { recovered, requeued } = restart(cutAtSend, true, new Set(['tg:other:t9:0']));
+  assert.equal([requeued, recovered.sentKeys, recovered.unconfirmed], [[['reply.requested', 'm1']], [], []]);
+});
+
+test('without a journal (a log from before it, a cluster account) every intent without its message.sent counts as maybe sent', () => {
+  const { recovered } = restart(cutAtSend, true);
+  assert.equal([recovered.sentKeys, recovered.unconfirmed.map((u) => u.send_key)], [['tg:m1:t1:0'], ['tg:m1:t1:0']]);
+});
+
+test('a part sent and confirmed is neither unconfirmed nor sent again, journal or not', () => {
+  const { recovered } = restart([...cutAtSend, sent('tg:m1:t1:0'), delivered('m1', 't1')], true, new Set(['tg:m1:t1:0']));
+  assert.equal([recovered.requeued, recovered.sentKeys, recovered.unconfirmed], [[], ['tg:m1:t1:0'], []]);
 });
 
 test.run();

@@ -1,0 +1,74 @@
+import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+const FILE = 'sending.journal';
+/** A journal this long is rewritten with the parts still unsettled: it holds a key per part sent, ~60 bytes each. */
+const COMPACT_AFTER_BYTES = 256 * 1024;
+
+/**
+ * Which reply parts may have left the process: a line per part, written with a plain `write` the moment before the
+ * part goes to its channel. The part's `message.sending` in the log cannot say that on its own: an event is in the
+ * log (and read there after a crash) some time before the writer hears it is, and under a burst of replies that was
+ * ~100 ms in which nothing had been sent yet. After a crash, a part whose intent is in the log but not here never
+ * left and is sent again; one that is here may have reached the chat and is not (`actors/recovery.ts`).
+ *
+ * The write survives the process being killed (it is in the page cache), not the machine losing power: after a power
+ * loss a part may be sent twice.
+ */
+export class SendJournal {
+  private fd: number;
+  private bytes = 0;
+  private readonly unsettled = new Set<string>();
+
+  private constructor(
+    private readonly path: string,
+    /** The keys the previous run marked; undefined when it kept no journal (it ran before the journal existed). */
+    readonly before: ReadonlySet<string> | undefined,
+  ) {
+    this.fd = openSync(path, 'a');
+  }
+
+  /** The journal of the log in `dir`, with what the previous run marked. */
+  static open(dir: string): SendJournal {
+    const path = join(dir, FILE);
+    const before = existsSync(path) ? new Set(readFileSync(path, 'utf8').split('\n').filter(Boolean)) : undefined;
+    return new SendJournal(path, before);
+  }
+
+  /**
+   * Starts this run's journal with `keys` (the previous run's parts still in doubt, so that a second crash before
+   * they leave the log's tail still knows them).
+   */
+  restart(keys: Iterable<string>): void {
+    this.unsettled.clear();
+    for (const key of keys) this.unsettled.add(key);
+    this.rewrite();
+  }
+
+  /** The part under `key` goes to its channel now. */
+  mark(key: string): void {
+    this.unsettled.add(key);
+    this.bytes += writeSync(this.fd, `${key}\n`);
+    if (this.bytes > COMPACT_AFTER_BYTES) this.rewrite();
+  }
+
+  /** The part's outcome (`message.sent`) is in the log: the journal no longer needs to know it. */
+  settle(key: string): void {
+    this.unsettled.delete(key);
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+
+  /** Replaces the file in one rename, so a crash meanwhile leaves the old journal or the new one, never half of one. */
+  private rewrite(): void {
+    const next = `${this.path}.next`;
+    const text = [...this.unsettled].map((key) => `${key}\n`).join('');
+    writeFileSync(next, text);
+    this.bytes = Buffer.byteLength(text);
+    renameSync(next, this.path);
+    closeSync(this.fd);
+    this.fd = openSync(this.path, 'a');
+  }
+}
