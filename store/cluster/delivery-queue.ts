@@ -22,7 +22,7 @@ const PUBLISH_TIMEOUT_MS = 5_000;
 
 const subjectOf = (account: string): string => `${ROOT}.${idToken(account)}`;
 /** A consumer name takes no `.`, `*`, `>`, whitespace or path separator; the token has none. */
-const consumerOf = (account: string): string => `deliver-${idToken(account).replaceAll('/', '%2F')}`;
+const consumerOf = (account: string): string => `deliver-${idToken(account)}`;
 
 export interface DeliveryConsumer {
   /** Stops taking deliveries; one being handled finishes (and is acknowledged) first. */
