@@ -1,5 +1,6 @@
 import type { Subscription } from 'rxjs';
 import type { Channel, Choice, OutboundFile } from '../../adapters/channels/channel.js';
+import { whenWritten } from '../../adapters/http/when-written.js';
 import { splitMessage } from '../../adapters/channels/split.js';
 import type { Bus, Correlation, Envelope, EventDraft, ReplyTarget } from '../../bus/index.js';
 import type { ChannelEntry } from '../../store/config/index.js';
@@ -25,7 +26,7 @@ export interface OutboxDeps {
   sent?: Iterable<string>;
   /** Placeholders a previous run showed (recovery), by key: a reply to their message replaces them. */
   placeholders?: Iterable<[string, string]>;
-  /** Told the moment before a part goes to its channel, and once its `message.sent` is in the log (`store/log/send-journal.ts`). */
+  /** Told as a part leaves for its channel, and once its `message.sent` is in the log (`store/log/send-journal.ts`). */
   journal?: Pick<SendJournal, 'mark' | 'settle'>;
 }
 
@@ -263,32 +264,45 @@ export class Outbox {
   }
 
   /**
-   * Records that a part is about to reach its channel, waits until that is in the log, and marks it in the journal
-   * the moment before the caller hands it over. A crash between the send and its `message.sent` leaves a part nobody
-   * can confirm (no platform says whether it got it): the restart finds it marked and does not send it again, rather
-   * than risk a second copy in the chat. An intent the journal never marked was in the log while its part still
-   * waited, and the restart sends that part.
+   * Records that a part is about to reach its channel and waits until that is in the log. A crash between the send
+   * and its `message.sent` leaves a part nobody can confirm (no platform says whether it got it): the restart does not
+   * send it again, rather than risk a second copy in the chat, if the send journal says it may have left.
    */
   private async intend(intent: EventDraft<'message.sending'>): Promise<void> {
     this.deps.bus.publish(intent);
     await this.deps.bus.durable();
-    this.deps.journal?.mark(intent.data.send_key);
+  }
+
+  /**
+   * Hands a part to its channel and marks it in the send journal as it leaves: when the channel's request is written
+   * (a channel that reports writes), else as it is handed over. An intent the journal never marked was in the log
+   * while its part still waited (for the log's word, for a connection), and the restart sends that part.
+   */
+  private handOver<T>(channel: Channel, sendKey: string, send: () => Promise<T>): Promise<T> {
+    const { journal } = this.deps;
+    if (!journal) return send();
+    if (channel.capabilities.reportsWrites) return whenWritten(() => journal.mark(sendKey), send);
+    journal.mark(sendKey);
+    return send();
   }
 
   private async sendFileOnce(reply: ReplyTarget, intent: EventDraft<'message.sending'>, file: OutboundFile): Promise<string> {
     const channel = this.channel(reply.channel);
     if (!channel?.sendFile) throw new Error(`channel ${reply.channel} ${this.stopped ? 'has stopped' : 'is restarting'}`);
+    const sendFile = channel.sendFile.bind(channel);
     await this.intend(intent);
-    return channel.sendFile(reply.reply_to, file);
+    return this.handOver(channel, intent.data.send_key, () => sendFile(reply.reply_to, file));
   }
 
   private async sendOnce(reply: ReplyTarget, intent: EventDraft<'message.sending'>, text: string, editOf: string | undefined, choices: readonly Choice[] | undefined): Promise<string> {
     const channel = this.channel(reply.channel);
     if (!channel) throw new Error(`channel ${reply.channel} ${this.stopped ? 'has stopped' : 'is restarting'}`);
     await this.intend(intent);
-    if (choices && channel.sendChoices) return channel.sendChoices(reply.reply_to, text, choices);
-    if (editOf === undefined) return channel.send(reply.reply_to, text);
-    await channel.edit(reply.reply_to, editOf, text);
-    return editOf;
+    return this.handOver(channel, intent.data.send_key, async () => {
+      if (choices && channel.sendChoices) return channel.sendChoices(reply.reply_to, text, choices);
+      if (editOf === undefined) return channel.send(reply.reply_to, text);
+      await channel.edit(reply.reply_to, editOf, text);
+      return editOf;
+    });
   }
 }

@@ -14,6 +14,12 @@ export interface ChannelCapabilities {
    * CLI's, so tools apply no remote rules (exec runs without `tools.exec.allow_remote`). Every other channel is remote.
    */
   local?: boolean;
+  /**
+   * Every send goes out through Tern's HTTP client (`adapters/http/when-written.ts`), which tells the moment a request
+   * is written: a part still waiting for a connection when the process ends is then known not to have left. Without,
+   * a part counts as maybe sent from the moment it is handed to the channel.
+   */
+  reportsWrites?: boolean;
 }
 
 /** An inbound message as a channel reports it, in the dispatch vocabulary of the spec. */

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { fetch as undiciFetch, request, type Dispatcher } from 'undici';
 import { DEFAULT_CONNECT_TIMEOUT_MS, dispatcherFor, type Route } from './dispatchers.js';
+import { toldOfWrites } from './when-written.js';
 
 export { dispatcherFor, maskProxy, proxyFor, InvalidProxyError, type Route } from './dispatchers.js';
 
@@ -88,7 +89,7 @@ export async function send(route: Route, call: HttpRequest): Promise<HttpAnswer>
   let answer: Dispatcher.ResponseData;
   try {
     answer = await request(call.url, {
-      dispatcher: dispatcherFor(route),
+      dispatcher: toldOfWrites(dispatcherFor(route)),
       method: call.method ?? (call.body === undefined ? 'GET' : 'POST'),
       headers: call.headers,
       body: call.body,
@@ -145,6 +146,6 @@ export async function sendForBytes(route: Route, call: HttpRequest): Promise<{ s
 export function fetchOn(route: Route): typeof globalThis.fetch {
   const dispatcher = dispatcherFor(route);
   const fetchWith = (input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit) =>
-    undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher });
+    undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: toldOfWrites(dispatcher) });
   return fetchWith as unknown as typeof globalThis.fetch;
 }
