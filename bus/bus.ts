@@ -38,8 +38,7 @@ export interface BusOptions {
  * - `work(group)`: work that one consumer must handle exactly once (`bus/work.ts` names the groups). Work published
  *   while the group has no consumer waits for one, and work a crashed run accepted and never finished is handed to
  *   the group again on the next start (`requeue`).
- * `InProcessBus` is the implementation for one process (rxjs over the embedded log); a networked bus (NATS
- * JetStream, #27) maps `work` groups to durable consumers of a work-queue stream and the rest to plain subjects.
+ * `InProcessBus` is the implementation (rxjs over the log); a cluster member (#27) runs one per event stream.
  */
 export interface Bus {
   /**

@@ -5,7 +5,10 @@ import { Leases } from '../../store/cluster/leases.js';
 import { Members } from '../../store/cluster/members.js';
 import type { ChannelEntry, LoadedConfig } from '../../store/config/index.js';
 import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
+import { DeliveryQueue, type Delivery as QueuedDelivery, type DeliveryConsumer } from '../../store/cluster/delivery-queue.js';
+import { requestOf, type Delivery } from '../gateway/deliveries.js';
 import { Gateway, type GatewayOptions } from '../gateway/gateway.js';
+import { watchConnection } from './connection-watch.js';
 import { accountLog, memberLog } from '../../store/cluster/stream-names.js';
 import { ClusterLogView } from '../../store/log/cluster-view.js';
 import { fairShare } from './fair-share.js';
@@ -53,6 +56,34 @@ function accounts(loaded: LoadedConfig, options: GatewayOptions): string[] {
   return Object.entries(loaded.config.channel_list).filter(([, entry]) => entry.enabled && !isLocal(entry, options)).map(([name]) => name).sort();
 }
 
+export class RelayError extends Error {
+  readonly code = 'channel_unknown';
+}
+
+/**
+ * The account a relayed text goes to: the `channel_list` entry of that name, or the one account of that kind (a turn
+ * names its channel by kind, `telegram`).
+ */
+function accountFor(channel: string, loaded: LoadedConfig, options: GatewayOptions): string {
+  const all = accounts(loaded, options);
+  if (all.includes(channel)) return channel;
+  const ofKind = all.filter((name) => (loaded.config.channel_list[name]?.type ?? name) === channel);
+  if (ofKind.length === 1) return ofKind[0]!;
+  const why = ofKind.length === 0 ? 'no channel account of the cluster is' : `${ofKind.length} channel accounts are`;
+  throw new RelayError(`${why} "${channel}" (accounts: ${all.join(', ') || 'none'}); name the account`);
+}
+
+/** A channel account this member runs: its gateway, and the consumer of replies relayed to it. */
+interface Cell {
+  gateway: Gateway;
+  deliveries: DeliveryConsumer;
+}
+
+/** The config as the file says now: the member's own gateway reloads it and hands it on (`ClusterNode.start`). */
+interface CurrentConfig {
+  loaded: LoadedConfig;
+}
+
 /**
  * `tern gateway --cluster` (#27): one member of a cluster of gateways sharing NATS JetStream.
  * - The member's own gateway runs on its own stream (`memberLog`): `/health`, membership and lease events, local
@@ -69,9 +100,15 @@ function accounts(loaded: LoadedConfig, options: GatewayOptions): string[] {
  *   accepted messages are routed and run, a turn cut before it acted runs again, one cut after gets the restart
  *   notice, replies not all sent are delivered skipping sent parts, and the platform's redelivered updates are
  *   dropped as seen.
+ * - Text that answers no inbound message (the heartbeat's answer, a cron job's, the `message` tool's) for a chat of an
+ *   account this gateway does not run is relayed (`DeliveryQueue`) to whichever member holds the account, which
+ *   requests it in the account's log and sends it through that account's outbox.
+ * - The accounts follow the config file: the member's own gateway re-reads it, and an account added is taken by one
+ *   member, one removed is stopped and released.
  */
 export class ClusterNode {
-  private readonly cells = new Map<string, Promise<Gateway | undefined>>();
+  private readonly cells = new Map<string, Promise<Cell | undefined>>();
+  private readonly connection: { stop(): void };
   private readonly timer: NodeJS.Timeout;
   private ticking: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -83,8 +120,11 @@ export class ClusterNode {
     readonly gateway: Gateway,
     private readonly members: Members,
     private readonly leases: Leases,
+    private readonly queue: DeliveryQueue,
+    private readonly current: CurrentConfig,
     private readonly options: GatewayOptions,
   ) {
+    this.connection = watchConnection(nc, options.logs.gateway);
     this.timer = setInterval(() => this.tick(), Math.max(100, Math.floor(settings.ttlMs / 5)));
     this.tick();
   }
@@ -97,19 +137,26 @@ export class ClusterNode {
       ...(settings.password ? { pass: settings.password } : {}),
     });
     try {
+      const queue = await DeliveryQueue.open(nc);
+      const current: CurrentConfig = { loaded: options.loaded };
       const log = await JetStreamEventStore.open(nc, { ...memberLog(settings.id), gateway: settings.id });
       const gateway = await Gateway.start({
         ...options,
         loaded: localChannels(options.loaded, options),
         log,
-        adjustConfig: (loaded) => localChannels(options.adjustConfig?.(loaded) ?? loaded, options),
+        // The member's gateway watches the config file; the accounts the member shares follow what it reads.
+        adjustConfig: (loaded) => {
+          current.loaded = options.adjustConfig?.(loaded) ?? loaded;
+          return localChannels(current.loaded, options);
+        },
+        relay: (delivery) => relay(queue, current, options, delivery),
         // The heartbeat and cron run while this member holds the schedule lease (`reconcile`).
         scheduled: false,
       });
       const publish = (draft: EventDraft): void => void gateway.core.bus.publish(draft);
       const members = await Members.join(nc, { gateway: settings.id, ttlMs: settings.ttlMs, publish });
       const leases = await Leases.open(nc, { gateway: settings.id, ttlMs: settings.ttlMs, publish });
-      return new ClusterNode(settings, nc, gateway, members, leases, options);
+      return new ClusterNode(settings, nc, gateway, members, leases, queue, current, options);
     } catch (error) {
       await nc.close();
       throw error;
@@ -137,6 +184,7 @@ export class ClusterNode {
     await this.leases.close();
     await this.members.leave();
     await this.gateway.stop(signal);
+    this.connection.stop();
     await this.nc.drain().catch(() => undefined);
   }
 
@@ -150,9 +198,13 @@ export class ClusterNode {
   private async reconcile(): Promise<void> {
     if (this.stopped) return;
     await this.schedule();
-    const all = accounts(this.options.loaded, this.options);
-    // A lease lost (this member stalled past the TTL): its gateway stops at once, another member has the account.
-    for (const name of this.held()) if (!this.leases.holds('channel', name) || !all.includes(name)) await this.handOver(name, 'lease lost');
+    const all = accounts(this.current.loaded, this.options);
+    // A lease lost (this member stalled past the TTL): its gateway stops at once, another member has the account. An
+    // account gone from the config (or disabled) stops too and its lease is released: nobody runs it any more.
+    for (const name of this.held()) {
+      if (!all.includes(name)) await this.handOver(name, 'removed from channel_list');
+      else if (!this.leases.holds('channel', name)) await this.handOver(name, 'lease lost');
+    }
     const live = (await this.members.list()).map((m) => m.gateway);
     const share = fairShare(all.length, live.includes(this.settings.id) ? live.length : live.length + 1);
     const mine = this.held();
@@ -187,24 +239,35 @@ export class ClusterNode {
     return live.some((gateway) => gateway !== this.settings.id && !busy.has(gateway));
   }
 
-  /** Starts the gateway of an account this member now holds, on the account's stream. */
+  /**
+   * Starts the gateway of an account this member now holds, on the account's stream, and takes the replies other
+   * gateways relayed to the account (`DeliveryQueue`).
+   */
   private run(name: string): void {
     // The host hears of the member's own runtime only (the launcher follows its bus); an account's is the cluster log's.
     const { onRuntime: _member, ...options } = this.options;
-    const { settings } = this;
-    const cell = (async () => {
+    const { settings, current, queue } = this;
+    const cell = (async (): Promise<Cell> => {
       const log = await JetStreamEventStore.open(this.nc, { ...accountLog(name), gateway: settings.id });
+      let gateway: Gateway | undefined;
       try {
-        return await Gateway.start({
+        gateway = await Gateway.start({
           ...options,
-          loaded: onlyChannel(options.loaded, name),
+          loaded: onlyChannel(current.loaded, name),
           adjustConfig: (loaded) => onlyChannel(options.adjustConfig?.(loaded) ?? loaded, name),
           log,
           health: 'none',
           scheduled: false,
+          relay: (delivery) => relay(queue, current, options, delivery),
         });
+        const started = gateway;
+        const deliveries = await queue.consume(name, (delivery) => request(started, delivery), (reason) => {
+          options.logs.gateway.warn('cluster: a relayed reply is not valid and is dropped', { channel: name, reason });
+        });
+        return { gateway, deliveries };
       } catch (error) {
-        log.close();
+        if (gateway) await gateway.stop('failed');
+        else log.close();
         throw error;
       }
     })().catch(async (error: unknown) => {
@@ -220,9 +283,30 @@ export class ClusterNode {
     const cell = this.cells.get(name);
     if (!cell) return;
     this.cells.delete(name);
-    const gateway = await cell;
+    const running = await cell;
+    // Relayed replies stop first: what is not in the account's log yet stays queued for the next holder.
+    await running?.deliveries.stop();
     // A stop that hangs (a send the platform never answers) must not hold up the member's other accounts.
-    await Promise.race([gateway?.stop(reason), new Promise((resolve) => setTimeout(resolve, HAND_OVER_MS).unref())]);
+    await Promise.race([running?.gateway.stop(reason), new Promise((resolve) => setTimeout(resolve, HAND_OVER_MS).unref())]);
     await this.leases.release('channel', name);
   }
+}
+
+/** Queues a text for the member running its account (this one or another). */
+async function relay(queue: DeliveryQueue, current: CurrentConfig, options: GatewayOptions, delivery: Delivery): Promise<void> {
+  const account = accountFor(delivery.reply.channel, current.loaded, options);
+  await queue.enqueue(account, requestOf({ ...delivery, reply: { ...delivery.reply, channel: account } }));
+}
+
+/**
+ * A relayed reply becomes the account gateway's outbox work, as its own replies are: requested in its log (once: a
+ * delivery handed again after a holder died may be there already), sent under its key, recovered after a crash.
+ */
+async function request(gateway: Gateway, delivery: QueuedDelivery): Promise<void> {
+  const { bus, log } = gateway.core;
+  for (const event of log.iterate({ type: 'reply.requested', order: 'desc' })) {
+    if (event.type === 'reply.requested' && event.data.key === delivery.key) return;
+  }
+  bus.publish({ type: 'reply.requested', data: delivery });
+  await bus.durable();
 }

@@ -15,6 +15,12 @@ export interface Delivery {
   files?: EventData<'reply.requested'>['files'];
 }
 
+/** The `reply.requested` data of a delivery: what the outbox takes. */
+export function requestOf(delivery: Delivery): EventData<'reply.requested'> & { reply: ReplyTarget } {
+  const { message_id, key, text, reply, outcome, choices, files } = delivery;
+  return { message_id, outcome, text, key, reply, ...(choices ? { choices } : {}), ...(files?.length ? { files } : {}) };
+}
+
 /**
  * Request and answer over the bus for text that is not a turn's reply (a message tool call, a heartbeat answer, a
  * cron job's text): publishes it as `reply.requested` for the outbox and resolves with whether every part went out,
@@ -35,9 +41,7 @@ export class Deliveries {
 
   send(delivery: Delivery): Promise<boolean> {
     const done = new Promise<boolean>((resolve) => this.waiting.set(delivery.key, resolve));
-    const { message_id, key, text, reply, outcome, choices, files } = delivery;
-    const extra = { ...(choices ? { choices } : {}), ...(files?.length ? { files } : {}) };
-    this.bus.publish({ ...delivery.correlation, type: 'reply.requested', data: { message_id, outcome, text, key, reply, ...extra } });
+    this.bus.publish({ ...delivery.correlation, type: 'reply.requested', data: requestOf(delivery) });
     return done;
   }
 

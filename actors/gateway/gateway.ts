@@ -28,7 +28,7 @@ import { ChannelActor } from './channel-actor.js';
 import { promptApprovals } from './approval-prompts.js';
 import { ChannelDirectory } from './channel-directory.js';
 import { createChannel, supervisionOf, SUPPORTED_KINDS } from './channel-factory.js';
-import { Deliveries } from './deliveries.js';
+import { Deliveries, type Delivery } from './deliveries.js';
 import { Dispatcher } from './dispatcher.js';
 import { startHealthServer, type HealthServer, type Readiness } from './health-server.js';
 import { Heartbeat } from './heartbeat.js';
@@ -67,6 +67,12 @@ export interface GatewayOptions {
    * never runs them; a member's own gateway runs them while it holds the cluster's schedule lease (`setScheduled`).
    */
   scheduled?: boolean;
+  /**
+   * Text for a chat of a channel this gateway does not run (a cluster account another member may hold, #27): handed
+   * to whoever runs it. Resolves once accepted for delivery; rejects with the reason it cannot be (no such account).
+   * `delivery.reply.channel` is what the caller named: an entry name or a channel kind.
+   */
+  relay?: (delivery: Delivery) => Promise<void>;
   /** Called before the gateway publishes its first event, so a host following the bus sees `gateway.started`. */
   onRuntime?: (core: RuntimeCore) => void;
 }
@@ -187,8 +193,7 @@ export class Gateway {
       now: () => this.scheduler.now(),
       config: () => this.loaded.config,
       workspace: this.loaded.workspace,
-      deliveries: this.deliveries,
-      runsChannel: (name) => this.actors.has(name),
+      deliver: (delivery) => this.deliver(delivery),
       inspect: this.board.inspect,
     });
     this.mediaCleanup = new MediaCleanup({ scheduler: this.scheduler, config: () => this.loaded.config, workspace: this.loaded.workspace, logger: logs.gateway });
@@ -512,14 +517,25 @@ export class Gateway {
     const target = this.chatOf(wanted);
     // Turns name their channel by kind (`telegram`), the tool's caller may name an entry: either is found.
     const actor = this.actors.get(target.channel) ?? [...this.actors.values()].find((a) => a.id.kind === target.channel);
-    if (!actor) throw new Error(`no channel "${target.channel}" is running (running: ${[...this.actors.keys()].join(', ') || 'none'})`);
+    if (!actor && !this.options.relay) throw new Error(`no channel "${target.channel}" is running (running: ${[...this.actors.keys()].join(', ') || 'none'})`);
     const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
     // A chat is `direct:<id>`, `group:<id>` or `channel:<id>`; the platform address is the id.
     const replyTo = target.chat.replace(/^(direct|group|channel):/, '');
     const files = media.map((m) => ({ kind: m.kind, path: m.path, ...(m.mime ? { mime: m.mime } : {}) }));
-    const reply = { channel: actor.id.name, chat: target.chat, reply_to: replyTo };
-    const delivered = await this.deliveries.send({ message_id: `tool_${id}`, key: `tool:${id}:message`, text, reply, outcome: 'message', ...(files.length > 0 ? { files } : {}) });
-    if (!delivered) throw new Error(`the message could not be delivered to ${actor.id.name}`);
+    const reply = { channel: actor?.id.name ?? target.channel, chat: target.chat, reply_to: replyTo };
+    const delivered = await this.deliver({ message_id: `tool_${id}`, key: `tool:${id}:message`, text, reply, outcome: 'message', ...(files.length > 0 ? { files } : {}) });
+    if (!delivered) throw new Error(`the message could not be delivered to ${reply.channel}`);
+  }
+
+  /**
+   * Text that is not a turn's reply: through this gateway's outbox when it runs the channel (true once every part is
+   * out), else relayed to the gateway that does (true once accepted there); false when no gateway can take it.
+   */
+  private async deliver(delivery: Delivery): Promise<boolean> {
+    if (this.actors.has(delivery.reply.channel)) return this.deliveries.send(delivery);
+    if (!this.options.relay) return false;
+    await this.options.relay(delivery);
+    return true;
   }
 
   /**

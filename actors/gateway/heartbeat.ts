@@ -6,7 +6,7 @@ import type { Logger } from '../../store/logs/logger.js';
 import { readHeartbeatTasks, readLastChannel } from '../../store/state.js';
 import type { Runtime } from '../runtime.js';
 import { sessionKeyOf } from '../wiring/session-key.js';
-import type { Deliveries } from './deliveries.js';
+import type { Delivery } from './deliveries.js';
 import type { ActorClock } from './scheduler.js';
 
 export const HEARTBEAT_OK = 'HEARTBEAT_OK';
@@ -31,9 +31,8 @@ export interface HeartbeatDeps {
   now: () => number;
   config: () => Config;
   workspace: string;
-  deliveries: Deliveries;
-  /** Whether a `channel_list` entry runs in this gateway. */
-  runsChannel: (name: string) => boolean;
+  /** Sends the answer (here, or through the gateway running its channel); false when nobody can. */
+  deliver: (delivery: Delivery) => Promise<boolean>;
   inspect: (event: InspectionEvent) => void;
 }
 
@@ -121,8 +120,8 @@ export class Heartbeat {
     });
     const text = reply.kind === 'none' ? '' : reply.text.trim();
     const last = readLastChannel(workspace);
-    if (text === '' || text === HEARTBEAT_OK || signal.aborted || !last || !this.deps.runsChannel(last.channel)) return { delivered: false };
-    const delivered = await this.deps.deliveries.send({
+    if (text === '' || text === HEARTBEAT_OK || signal.aborted || !last) return { delivered: false };
+    const delivered = await this.deps.deliver({
       message_id: runId,
       key: `${last.channel}:${runId}:heartbeat`,
       text,

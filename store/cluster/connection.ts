@@ -15,12 +15,18 @@ export interface ClusterConnectOptions extends ClusterCredentials {
   timeoutMs?: number;
 }
 
+/** The first pause between reconnect attempts, doubled after each failed one up to `RECONNECT_MAX_MS`. */
+const RECONNECT_FIRST_MS = 250;
+const RECONNECT_MAX_MS = 5_000;
+
 /**
  * Connects to the cluster's NATS server and checks that JetStream is on. The connection reconnects forever after a
- * drop: the log, the bus and the leases wait for the server rather than fail while it restarts.
+ * drop, backing off from 250 ms to 5 s between tries: the log and the leases wait for the server rather than fail
+ * however long it is gone.
  */
 export async function connectCluster(url: string, options: ClusterConnectOptions = {}): Promise<NatsConnection> {
   let nc: NatsConnection;
+  let failedTries = 0;
   try {
     nc = await connect({
       servers: url,
@@ -30,11 +36,14 @@ export async function connectCluster(url: string, options: ClusterConnectOptions
       token: options.token,
       timeout: options.timeoutMs ?? 5_000,
       maxReconnectAttempts: -1,
-      reconnectTimeWait: 250,
+      reconnectDelayHandler: () => Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** failedTries++),
     });
   } catch (error) {
     throw new ClusterError('cluster_unreachable', `cannot reach the cluster at ${url}: ${(error as Error).message}`, { cause: error });
   }
+  void (async () => {
+    for await (const status of nc.status()) if (status.type === 'reconnect') failedTries = 0;
+  })();
   try {
     await (await jetstreamManager(nc)).getAccountInfo();
   } catch (error) {

@@ -20,8 +20,6 @@ export interface JetStreamStoreOptions {
   readOnly?: boolean;
   /** How long one publish waits for the server's ack before it is sent again (same id, so stored once). */
   ackTimeoutMs?: number;
-  /** How long a write keeps retrying (server restarting, connection lost) before the log fails. */
-  writeDeadlineMs?: number;
   /** The gateway writing: every event appended carries it as `gateway`, so cluster-wide reads say who wrote what. */
   gateway?: string;
 }
@@ -66,7 +64,6 @@ export class JetStreamEventStore implements EventStore {
   /** Readers of `committed()` waiting for the replica to reach a seq. */
   private readonly waiters: Array<{ seq: number; resolve: () => void }> = [];
   private readonly ackTimeoutMs: number;
-  private readonly writeDeadlineMs: number;
   private readonly gateway: string | undefined;
 
   private constructor(
@@ -81,7 +78,6 @@ export class JetStreamEventStore implements EventStore {
   ) {
     this.seq = replica.lastSeq;
     this.ackTimeoutMs = options.ackTimeoutMs ?? 5_000;
-    this.writeDeadlineMs = options.writeDeadlineMs ?? 60_000;
     this.gateway = options.gateway;
     void this.consume();
   }
@@ -213,10 +209,10 @@ export class JetStreamEventStore implements EventStore {
   /**
    * Publishes one event; the sends are pipelined in order on the connection. A failed send (no ack in time, the
    * connection dropped, or refused because the event before it is not stored yet) is sent again once the event
-   * before it is settled; the same id makes the stream store it once.
+   * before it is settled, backing off up to 2 s, for as long as the connection lives: a server down for minutes is
+   * waited out. The same id makes the stream store it once.
    */
   private async publish(write: Omit<Write, 'done'>, previous: Promise<void>): Promise<void> {
-    const deadline = Date.now() + this.writeDeadlineMs;
     const hdrs = headers();
     hdrs.set('Tern-Writer', this.writerId);
     for (let attempt = 0; ; attempt++) {
@@ -236,10 +232,10 @@ export class JetStreamEventStore implements EventStore {
         if (refused && attempt > 0) {
           throw new LogError('log_write_failed', `another writer appended to the event stream ${this.stream} (seq ${write.seq} is taken)`);
         }
-        if (!refused && (Date.now() > deadline || this.nc.isClosed())) {
+        if (!refused && this.nc.isClosed()) {
           throw new LogError('log_write_failed', `the event stream ${this.stream} did not store seq ${write.seq}: ${(error as Error).message}`);
         }
-        if (!refused) await sleep(Math.min(1_000, 50 * 2 ** attempt));
+        if (!refused) await sleep(Math.min(2_000, 50 * 2 ** Math.min(attempt, 6)));
         continue;
       }
       if (ack.seq !== write.seq) throw new LogError('log_write_failed', `the event stream ${this.stream} stored seq ${write.seq} as ${ack.seq}`);

@@ -1,5 +1,5 @@
-// The contract of a bus (`Bus`): every implementation (in-process rxjs, NATS in #27) runs these same tests through
-// `busContract`. Delivery of work may be asynchronous (a networked bus), so every expectation waits for its items.
+// The contract of a bus (`Bus`): an implementation runs these tests through `busContract`. Delivery of work may be
+// asynchronous, so every expectation waits for its items.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Observable } from 'rxjs';

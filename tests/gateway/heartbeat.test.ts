@@ -71,8 +71,7 @@ runs.before.each(async (context) => {
     now: () => context.clock.now(),
     config: () => context.settings,
     workspace: context.fixture.home.workspace,
-    deliveries: context.deliveries,
-    runsChannel: (name) => name === 'telegram',
+    deliver: async (delivery) => delivery.reply.channel === 'telegram' && context.deliveries.send(delivery),
     inspect: new BoardInspector(bus, { heartbeat: heartbeatBoard }).inspect,
   });
 });

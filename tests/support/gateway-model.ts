@@ -1,6 +1,6 @@
 // A loopback chat-completions model that answers from the last user message, so tests need not script
 // replies in order: `echo: <text>` by default; `LONG` asks for a long answer with a code block; `SLOW`
-// answers after a pause; `NOTE <text>` calls the `message` tool with <text>, then answers `noted`; `PLAN <text>`
+// answers after a pause; `NOTE <text>` calls the `message` tool with <text> (`NOTE TO <channel> <chat> <text>` to another chat), then answers `noted`; `PLAN <text>`
 // writes <text> into the todo plan, then answers `planned` after 5 s; with `stream: true` the answer arrives as SSE
 // chunks (a `DRIP` message's words 150 ms apart). `delayMs` holds every answer that long (a model that takes its
 // time); a `HOLD` message is answered once the test calls `release()`. `/audio/transcriptions` answers with TRANSCRIPT.
@@ -44,9 +44,10 @@ function completionBody(content: string): string {
   });
 }
 
-/** The `message` tool call a `NOTE …` message asks for. */
+/** The `message` tool call a `NOTE …` message asks for; `NOTE TO <channel> <chat> …` names another chat. */
 function noteCall(text: string): string {
-  const args = JSON.stringify({ content: text.replace(/^.*NOTE\s*/, '') });
+  const to = /NOTE TO (\S+) (\S+) (.*)$/s.exec(text);
+  const args = JSON.stringify(to ? { content: to[3], channel: to[1], chat_id: to[2] } : { content: text.replace(/^.*NOTE\s*/, '') });
   return JSON.stringify({
     id: 'chatcmpl-2', object: 'chat.completion', created: 1_700_000_000, model: 'gpt-test',
     choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_note', type: 'function', function: { name: 'message', arguments: args } }] }, logprobs: null, finish_reason: 'tool_calls' }],

@@ -1,0 +1,125 @@
+import {
+  AckPolicy, DeliverPolicy, JetStreamApiError, jetstream, jetstreamManager, RetentionPolicy, StorageType,
+  type ConsumerMessages, type JetStreamClient, type JsMsg,
+} from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { validateDraft, type EventData } from '../../bus/index.js';
+import { idToken } from './subjects.js';
+
+/** The work-queue stream of replies that wait for the member running their channel account. */
+export const DELIVERY_STREAM = 'TERN_DELIVER';
+const ROOT = 'tern.deliver';
+
+/** A reply to a chat of one channel account: a `reply.requested` with its target, as the account's outbox takes it. */
+export type Delivery = EventData<'reply.requested'> & { reply: NonNullable<EventData<'reply.requested'>['reply']> };
+
+/** How long a delivery handed to a member may stay unacknowledged before it is handed again (to the next holder). */
+const ACK_WAIT_MS = 10_000;
+/** A delivery nobody took (its account left `channel_list`) is dropped after a day. */
+const MAX_AGE_MS = 24 * 60 * 60_000;
+/** How long a publish waits for the stream's ack before it fails. */
+const PUBLISH_TIMEOUT_MS = 5_000;
+
+const subjectOf = (account: string): string => `${ROOT}.${idToken(account)}`;
+/** A consumer name takes no `.`, `*`, `>`, whitespace or path separator; the token has none. */
+const consumerOf = (account: string): string => `deliver-${idToken(account)}`;
+
+export interface DeliveryConsumer {
+  /** Stops taking deliveries; one being handled finishes (and is acknowledged) first. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Replies that do not start from an inbound message (a heartbeat answer, a cron job's text, the `message` tool) for
+ * a chat of a channel account another member may run (#27): the account's stream has one writer, the member holding
+ * the account's lease, so the text goes to that member through JetStream work-queue stream `TERN_DELIVER`, subject
+ * `tern.deliver.<account>`, with one durable consumer per account. Whoever holds the account consumes it; a delivery
+ * is acknowledged once the holder's log has it as `reply.requested`, so a holder that dies before that leaves it to
+ * the next one (after `ACK_WAIT_MS`), and one that dies after leaves it to the log's crash recovery. Each is published
+ * with `Nats-Msg-Id` = its send key, so a retried publish is queued once.
+ */
+export class DeliveryQueue {
+  private constructor(private readonly nc: NatsConnection, private readonly js: JetStreamClient) {}
+
+  /** Opens the stream, creating it if absent (members starting at once: all but one find it made). */
+  static async open(nc: NatsConnection): Promise<DeliveryQueue> {
+    const jsm = await jetstreamManager(nc);
+    try {
+      await jsm.streams.info(DELIVERY_STREAM);
+    } catch (error) {
+      if (!(error instanceof JetStreamApiError && error.status === 404)) throw error;
+      await jsm.streams.add({
+        name: DELIVERY_STREAM,
+        subjects: [`${ROOT}.>`],
+        storage: StorageType.File,
+        retention: RetentionPolicy.Workqueue,
+        duplicate_window: 120_000_000_000,
+        max_age: MAX_AGE_MS * 1_000_000,
+      }).catch(async (added: unknown) => {
+        // Another member created it meanwhile.
+        await jsm.streams.info(DELIVERY_STREAM).catch(() => {
+          throw added;
+        });
+      });
+    }
+    return new DeliveryQueue(nc, jetstream(nc));
+  }
+
+  /** Queues a reply for the member running `account`; resolves once the stream holds it. */
+  async enqueue(account: string, delivery: Delivery): Promise<void> {
+    await this.js.publish(subjectOf(account), JSON.stringify(delivery), { msgID: delivery.key, timeout: PUBLISH_TIMEOUT_MS });
+  }
+
+  /**
+   * Takes the account's deliveries one at a time, in order: `handle` resolves once the delivery is in the account's
+   * log, and only then is it acknowledged. A delivery that fails to parse is dropped (`invalid`); one whose `handle`
+   * throws is handed again later.
+   */
+  async consume(account: string, handle: (delivery: Delivery) => Promise<void>, invalid: (reason: string) => void): Promise<DeliveryConsumer> {
+    const jsm = await jetstreamManager(this.nc);
+    const name = consumerOf(account);
+    await jsm.consumers.add(DELIVERY_STREAM, {
+      durable_name: name,
+      filter_subject: subjectOf(account),
+      deliver_policy: DeliverPolicy.All,
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: ACK_WAIT_MS * 1_000_000,
+      max_deliver: -1,
+    });
+    const consumer = await this.js.consumers.get(DELIVERY_STREAM, name);
+    const messages: ConsumerMessages = await consumer.consume({ max_messages: 1, expires: 5_000 });
+    let stopped = false;
+    const take = async (message: JsMsg): Promise<void> => {
+      if (stopped) return message.nak();
+      let delivery: Delivery;
+      try {
+        const data = validateDraft({ type: 'reply.requested', data: message.json() }).data;
+        if (!data.reply) throw new Error('it names no chat');
+        delivery = { ...data, reply: data.reply };
+      } catch (error) {
+        invalid((error as Error).message);
+        return message.term();
+      }
+      try {
+        await handle(delivery);
+        message.ack();
+      } catch {
+        message.nak(1_000);
+      }
+    };
+    const loop = (async () => {
+      try {
+        for await (const message of messages) await take(message);
+      } catch {
+        // The consumer ended with the connection; the next holder takes what is left.
+      }
+    })();
+    return {
+      stop: async () => {
+        stopped = true;
+        await messages.close().catch(() => undefined);
+        await loop;
+      },
+    };
+  }
+}
