@@ -6,8 +6,8 @@ const FILE = 'sending.journal';
 const COMPACT_AFTER_BYTES = 256 * 1024;
 
 /**
- * Which reply parts may have left the process: a line per part, written with a plain `write` the moment before the
- * part goes to its channel. The part's `message.sending` in the log cannot say that on its own: an event is in the
+ * Which reply parts may have left the process: a line per part, written with a plain `write` as the part leaves (its
+ * request is written, or it is handed to a channel that cannot tell that; `actors/gateway/outbox.ts`). The part's `message.sending` in the log cannot say that on its own: an event is in the
  * log (and read there after a crash) some time before the writer hears it is, and under a burst of replies that was
  * ~100 ms in which nothing had been sent yet. After a crash, a part whose intent is in the log but not here never
  * left and is sent again; one that is here may have reached the chat and is not (`actors/recovery.ts`).
