@@ -261,7 +261,7 @@ export class ClusterNode {
           relay: (delivery) => relay(queue, current, options, delivery),
         });
         const started = gateway;
-        const deliveries = await queue.consume(name, (delivery, queuedAt) => request(started, delivery, queuedAt), (reason) => {
+        const deliveries = await queue.consume(name, (delivery) => request(started, delivery), (reason) => {
           options.logs.gateway.warn('cluster: a relayed reply is not valid and is dropped', { channel: name, reason });
         });
         return { gateway, deliveries };
@@ -292,9 +292,6 @@ export class ClusterNode {
   }
 }
 
-/** How far a member's clock may be from the NATS server's when a relayed reply is looked for in an account's log. */
-const CLOCK_MARGIN_MS = 5 * 60_000;
-
 /** Queues a text for the member running its account (this one or another). */
 async function relay(queue: DeliveryQueue, current: CurrentConfig, options: GatewayOptions, delivery: Delivery): Promise<void> {
   const account = accountFor(delivery.reply.channel, current.loaded, options);
@@ -305,12 +302,9 @@ async function relay(queue: DeliveryQueue, current: CurrentConfig, options: Gate
  * A relayed reply becomes the account gateway's outbox work, as its own replies are: requested in its log (once: a
  * delivery handed again after a holder died may be there already), sent under its key, recovered after a crash.
  */
-async function request(gateway: Gateway, delivery: QueuedDelivery, queuedAt: number): Promise<void> {
+async function request(gateway: Gateway, delivery: QueuedDelivery): Promise<void> {
   const { bus, log } = gateway.core;
   for (const event of log.iterate({ type: 'reply.requested', order: 'desc' })) {
-    // A holder that took this delivery before requested it after it was queued: the account's older replies (all of
-    // its history) cannot be it. The margin covers members' clocks apart from the NATS server's.
-    if (event.at < queuedAt - CLOCK_MARGIN_MS) break;
     if (event.type === 'reply.requested' && event.data.key === delivery.key) return;
   }
   bus.publish({ type: 'reply.requested', data: delivery });

@@ -72,11 +72,10 @@ export class DeliveryQueue {
 
   /**
    * Takes the account's deliveries one at a time, in order: `handle` resolves once the delivery is in the account's
-   * log, and only then is it acknowledged; `queuedAt` is when the stream took it (the server's clock, epoch ms). A
-   * delivery that fails to parse is dropped (`invalid`); one whose `handle`
+   * log, and only then is it acknowledged. A delivery that fails to parse is dropped (`invalid`); one whose `handle`
    * throws is handed again later.
    */
-  async consume(account: string, handle: (delivery: Delivery, queuedAt: number) => Promise<void>, invalid: (reason: string) => void): Promise<DeliveryConsumer> {
+  async consume(account: string, handle: (delivery: Delivery) => Promise<void>, invalid: (reason: string) => void): Promise<DeliveryConsumer> {
     const jsm = await jetstreamManager(this.nc);
     const name = consumerOf(account);
     await jsm.consumers.add(DELIVERY_STREAM, {
@@ -102,7 +101,7 @@ export class DeliveryQueue {
         return message.term();
       }
       try {
-        await handle(delivery, Math.floor(message.info.timestampNanos / 1_000_000));
+        await handle(delivery);
         message.ack();
       } catch {
         message.nak(1_000);
