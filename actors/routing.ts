@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { sessionIdOf, type Bus, type EventData, type Envelope, type EventSchema } from '../bus/index.js';
 import { parseChatCommand } from './chat-commands.js';
 

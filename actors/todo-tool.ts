@@ -1,5 +1,5 @@
 import { createActor, type Actor } from 'xstate';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EventDraft } from '../bus/events/index.js';
 import { fail, ok, type Tool, type ToolContext, type ToolResult } from '../adapters/tools/tool.js';
 import { TODO_PLAN_SLOTS, todoPlanMachine, todoPlanSchema, type TodoOutcome, type TodoPlanEvent } from '../machines/todo-plan.js';

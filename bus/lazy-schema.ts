@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /**
  * A schema built the first time it is asked for, then kept. Building zod schemas costs time at import, and a

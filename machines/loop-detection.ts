@@ -1,5 +1,5 @@
 import { assign, setup } from 'xstate';
-import { z } from 'zod';
+import * as z from 'zod';
 import { canonicalJson } from './canonical-json.js';
 
 /** `agents.defaults.loop_detection`, the machine's input. */

@@ -1,5 +1,5 @@
 import { assign, setup } from 'xstate';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** `channel_list.<name>.settings.streaming` of the channel the reply goes to (when streaming is enabled). */
 export const streamingSettingsSchema = z.object({

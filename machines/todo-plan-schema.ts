@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const TODO_ID_MAX_BYTES = 128;
 export const TODO_CONTENT_MAX_BYTES = 1024;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Channel } from '../../adapters/channels/channel.js';
 import { ChannelError } from '../../adapters/channels/channel.js';
 import { isSecret, type ChannelEntry } from '../../store/config/index.js';

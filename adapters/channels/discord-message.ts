@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ChannelMessage, Choice } from './channel.js';
 import { stripMention } from './mention.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ChannelMessage } from './channel.js';
 
 const fileSchema = z.looseObject({ file_id: z.string(), mime_type: z.string().optional() });

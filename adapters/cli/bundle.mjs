@@ -32,6 +32,9 @@ export async function bundle(outdir) {
     platform: 'node',
     target: 'node20',
     external: externals(),
+    // rxjs's exports map gives the `node` condition its CommonJS build, whose index runs every operator's module;
+    // the ES module build the same package publishes lets esbuild keep only the few the bus uses.
+    alias: { rxjs: './node_modules/rxjs/dist/esm/index.js' },
     banner: { js: REQUIRE },
     // Whitespace and syntax only: names stay readable in stack traces.
     minifyWhitespace: true,

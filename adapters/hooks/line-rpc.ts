@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Why a call over the line did not answer; the caller decides what that means (continue, deny). */
 export class RpcError extends Error {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { HOOK_ACTIONS, type ChatMessage, type HookDecision, type HookInput, type ToolCall } from '../../bus/index.js';
 
 /**

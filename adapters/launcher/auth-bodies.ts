@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const MIN_PASSWORD_LENGTH = 8;
 // Bounds the scrypt input so a huge body cannot be used to burn CPU.

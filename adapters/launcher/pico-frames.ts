@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The web-UI chat wire protocol (INTERFACES.md "Web-UI chat channel"). */
 const envelope = {

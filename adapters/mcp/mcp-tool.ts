@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Tool } from '../tools/tool.js';
 
 /** MCP servers describe arguments in JSON Schema; the server validates them, so we accept any object. */

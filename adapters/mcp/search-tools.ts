@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ok, ToolError, type Tool, type ToolContext, type ToolResult } from '../tools/tool.js';
 import { Bm25Index } from './bm25.js';
 import type { McpTool } from './mcp-tool.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { HookPoint } from '../../bus/index.js';
 import { helloModes, RpcHook } from '../hooks/process-hook.js';
 import { SupervisedChild, type ChildLog } from '../hooks/supervised-child.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PluginLoadError } from './api.js';
 
 /** `plugins.entries.<name>.config` checked against the schema the plugin's manifest gives; no schema, no check. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { fail, ok, type Tool, type ToolResult } from '../tools/tool.js';
 import type { PluginToolContext } from './api.js';
 

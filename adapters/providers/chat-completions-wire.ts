@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 const usage = z.looseObject({ prompt_tokens: z.number(), completion_tokens: z.number() }).nullish();
 

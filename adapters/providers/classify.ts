@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ProviderErrorCode } from '../../bus/index.js';
 import { ProviderError } from './errors.js';
 

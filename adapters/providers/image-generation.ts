@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ProviderError } from './errors.js';
 import { getBytes, postJson } from './http.js';
 import { mediaEndpoint, taggedMedia } from './media-endpoint.js';

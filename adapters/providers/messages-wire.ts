@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 const usage = z.looseObject({ input_tokens: z.number().nullish(), output_tokens: z.number().nullish() });
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The narrow view of one `model_list[]` entry the providers need; the config loader maps onto it. */
 export const modelEntrySchema = z.object({

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { postForm } from './http.js';
 import { formValue, mediaEndpoint, taggedMedia } from './media-endpoint.js';
 import type { ModelEntry } from './model-entry.js';

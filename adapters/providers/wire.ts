@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ProviderError } from './errors.js';
 
 /** Vendor JSON is checked at the edge: a shape we cannot read is a typed failure, never a crash later. */

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { z } from 'zod';
+import * as z from 'zod';
 import { download, getJson, RegistryHttpError, type Downloaded, type RegistryHttpOptions } from './http.js';
 import { checkSlug } from './clawhub.js';
 import { SkillInstallError, type ArchiveSource, type SearchHit, type SkillMeta, type SkillRegistry } from './registry.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolSpec } from '../providers/provider.js';
 import type { FilterOptions } from './options.js';
 import { filterResult } from './output/output-filter.js';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Correlation, Stamp } from '../envelope.js';
 import { budgetEvents } from './budget.js';
 import { clusterEvents } from './cluster.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 
 /** MCP server connections as the supervisor sees them; tool unlocks live in `tool.ts`. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 
 /** How a subagent task was started: `spawn` runs in the background, `subagent` is awaited by its parent's tool call. */

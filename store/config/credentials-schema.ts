@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 const keys = z.object({
   api_keys: z.array(z.string()).optional(),

@@ -1,4 +1,5 @@
-import { z } from 'zod/mini';
+// zod's classes by name from its core: `z.core` used as a value would bundle the whole core namespace, every locale with it.
+import * as core from 'zod/v4/core';
 
 export type LeafKind = 'bool' | 'int' | 'list' | 'string';
 
@@ -7,22 +8,22 @@ export interface LeafOption {
   kind: LeafKind;
 }
 
-type Schema = z.core.$ZodType;
+type Schema = core.$ZodType;
 
 /** The schema under wrappers (defaults, optionals, the secret transform). */
 function unwrap(schema: Schema): Schema {
-  if (schema instanceof z.core.$ZodDefault || schema instanceof z.core.$ZodPrefault || schema instanceof z.core.$ZodOptional) {
+  if (schema instanceof core.$ZodDefault || schema instanceof core.$ZodPrefault || schema instanceof core.$ZodOptional) {
     return unwrap(schema._zod.def.innerType);
   }
-  if (schema instanceof z.core.$ZodPipe) return unwrap(schema._zod.def.in);
+  if (schema instanceof core.$ZodPipe) return unwrap(schema._zod.def.in);
   return schema;
 }
 
 function kindOf(schema: Schema): LeafKind | undefined {
-  if (schema instanceof z.core.$ZodBoolean) return 'bool';
-  if (schema instanceof z.core.$ZodNumber) return 'int';
-  if (schema instanceof z.core.$ZodArray) return 'list';
-  if (schema instanceof z.core.$ZodString || schema instanceof z.core.$ZodEnum || schema instanceof z.core.$ZodUnion) return 'string';
+  if (schema instanceof core.$ZodBoolean) return 'bool';
+  if (schema instanceof core.$ZodNumber) return 'int';
+  if (schema instanceof core.$ZodArray) return 'list';
+  if (schema instanceof core.$ZodString || schema instanceof core.$ZodEnum || schema instanceof core.$ZodUnion) return 'string';
   return undefined;
 }
 
@@ -32,7 +33,7 @@ function kindOf(schema: Schema): LeafKind | undefined {
  */
 export function leafOptions(schema: Schema, prefix: string[] = []): LeafOption[] {
   const inner = unwrap(schema);
-  if (inner instanceof z.core.$ZodObject) {
+  if (inner instanceof core.$ZodObject) {
     return Object.entries(inner._zod.def.shape).flatMap(([key, child]) => leafOptions(child, [...prefix, key]));
   }
   const kind = kindOf(inner);

@@ -1,8 +1,9 @@
-import { z } from 'zod/mini';
+// zod's classes by name from its core: `z.core` used as a value would bundle the whole core namespace, every locale with it.
+import * as core from 'zod/v4/core';
 import { formatPath } from './problems.js';
 import { isRecord, type RawObject } from './raw.js';
 
-type Schema = z.core.$ZodType;
+type Schema = core.$ZodType;
 type Path = Array<string | number>;
 
 /**
@@ -41,14 +42,14 @@ function shapeOf(schema: Schema): Shape {
   let omittable = false;
   let defaultValue: unknown;
   for (;;) {
-    if (inner instanceof z.core.$ZodDefault || inner instanceof z.core.$ZodPrefault) {
+    if (inner instanceof core.$ZodDefault || inner instanceof core.$ZodPrefault) {
       omittable = true;
       if (defaultValue === undefined) defaultValue = inner._zod.def.defaultValue;
       inner = inner._zod.def.innerType;
-    } else if (inner instanceof z.core.$ZodOptional) {
+    } else if (inner instanceof core.$ZodOptional) {
       omittable = true;
       inner = inner._zod.def.innerType;
-    } else if (inner instanceof z.core.$ZodPipe) {
+    } else if (inner instanceof core.$ZodPipe) {
       inner = inner._zod.def.in;
     } else {
       return { inner, omittable, ...(defaultValue !== undefined ? { defaultValue } : {}) };
@@ -58,7 +59,7 @@ function shapeOf(schema: Schema): Shape {
 
 /** Text in any form the schema takes: plain, a closed set of words, or a secret (text or an already wrapped one). */
 function isText(schema: Schema): boolean {
-  return schema instanceof z.core.$ZodString || schema instanceof z.core.$ZodEnum || schema instanceof z.core.$ZodUnion;
+  return schema instanceof core.$ZodString || schema instanceof core.$ZodEnum || schema instanceof core.$ZodUnion;
 }
 
 /** Whether the number's lower bound lets 0 through (where it does, 0 has a meaning of its own, e.g. "no limit"). */
@@ -98,8 +99,8 @@ class Reader {
 
   private value(value: unknown, { inner, omittable, defaultValue }: Shape, path: Path): unknown {
     if (value === null) return this.nullValue(inner, omittable, path);
-    if (inner instanceof z.core.$ZodArray) return this.list(value, inner._zod.def.element, path);
-    if (inner instanceof z.core.$ZodNumber && value === 0 && omittable && !allowsZero(inner)) {
+    if (inner instanceof core.$ZodArray) return this.list(value, inner._zod.def.element, path);
+    if (inner instanceof core.$ZodNumber && value === 0 && omittable && !allowsZero(inner)) {
       this.note('zero_default', path);
       return OMIT;
     }
@@ -107,20 +108,20 @@ class Reader {
       this.note('empty_default', path);
       return OMIT;
     }
-    if (inner instanceof z.core.$ZodObject && isRecord(value)) {
+    if (inner instanceof core.$ZodObject && isRecord(value)) {
       for (const [key, child] of Object.entries(inner._zod.def.shape)) if (key in value) this.field(value, key, child, [...path, key]);
-    } else if (inner instanceof z.core.$ZodRecord && isRecord(value)) {
+    } else if (inner instanceof core.$ZodRecord && isRecord(value)) {
       for (const key of Object.keys(value)) this.field(value, key, inner._zod.def.valueType, [...path, key]);
     }
     return value;
   }
 
   private nullValue(inner: Schema, omittable: boolean, path: Path): unknown {
-    if (inner instanceof z.core.$ZodArray) {
+    if (inner instanceof core.$ZodArray) {
       this.note('null_list', path);
       return [];
     }
-    if (inner instanceof z.core.$ZodRecord) {
+    if (inner instanceof core.$ZodRecord) {
       this.note('null_map', path);
       return {};
     }
@@ -132,7 +133,7 @@ class Reader {
   private list(value: unknown, element: Schema, path: Path): unknown {
     const item = shapeOf(element).inner;
     // Lists of names are the peer's FlexibleStringSlice; its key lists are not (one key must still be a list).
-    const names = isText(item) && !(item instanceof z.core.$ZodUnion);
+    const names = isText(item) && !(item instanceof core.$ZodUnion);
     if (!Array.isArray(value)) {
       if (!names || (typeof value !== 'string' && typeof value !== 'number')) return value;
       this.note('single_as_list', path);
@@ -165,7 +166,7 @@ export function applyPeerConventions(raw: RawObject, schema: Schema): string[] {
   const reader = new Reader();
   autoProvider(raw, reader);
   const { inner } = shapeOf(schema);
-  if (inner instanceof z.core.$ZodObject) {
+  if (inner instanceof core.$ZodObject) {
     for (const [key, child] of Object.entries(inner._zod.def.shape)) if (key in raw) reader.field(raw, key, child, [key]);
   }
   return [...reader.applied].map(([convention, paths]) => `${paths.join(', ')}: ${MEANINGS[convention]} (${WHY})`);

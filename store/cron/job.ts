@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkCron, checkTimeZone, CronExpressionError, TimeZoneError } from './schedule.js';
 
 const isoTime = z.iso.datetime({ offset: true });

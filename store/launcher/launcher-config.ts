@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeFileAtomic } from '../config/files.js';
 
 export const LAUNCHER_CONFIG_FILE = 'launcher-config.json';

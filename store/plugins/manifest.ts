@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, normalize, sep } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { HOOK_POINTS } from '../../bus/index.js';
 
 export const MANIFEST_FILE = 'tern-plugin.json';

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { expandHome } from '../paths.js';
 
 /** `evolution.state_dir`: empty is `<workspace>/state/evolution`; a relative path is under the workspace. */

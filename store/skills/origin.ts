@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Written into an installed skill's folder; the peer runtime's name and fields, plus the archive's hash. */
 export const ORIGIN_FILE = '.skill-origin.json';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_FILTER } from '../../adapters/tools/options.js';
 import { ToolRegistry } from '../../adapters/tools/registry.js';
 import { ok, ToolError, type Tool } from '../../adapters/tools/tool.js';

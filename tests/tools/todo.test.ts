@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { z } from 'zod';
+import * as z from 'zod';
 import { InProcessBus } from '../../bus/bus.js';
 import type { ToolContext } from '../../adapters/tools/tool.js';
 import { TodoTool } from '../../actors/todo-tool.js';

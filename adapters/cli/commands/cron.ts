@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigError, loadConfig, type LoadedConfig } from '../../../store/config/index.js';
 import { CronStoreError, listCronJobs, putCronJob, removeCronJob, setCronJobEnabled, type CronJob } from '../../../store/cron-db.js';
 import { cronScheduleSchema, type CronSchedule } from '../../../store/cron/job.js';

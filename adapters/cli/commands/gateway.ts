@@ -73,8 +73,10 @@ export async function run(context: CommandContext): Promise<number> {
     logs.close();
     throw startFailure(error, host, port);
   }
-  void gateway.engineLoaded.then(preferMemoryOverSpeed);
-  void execIsolationState(loaded.config).then((state) => {
+  // The bubblewrap probe runs two programs; after the start, so spawning them never holds up the channels' start.
+  void gateway.engineLoaded.then(async () => {
+    preferMemoryOverSpeed();
+    const state = await execIsolationState(loaded.config);
     if (state?.kind === 'guard_only' || state?.kind === 'refused') print(context.stderr, `tern: warning: ${describeIsolation(state)}`);
   });
   if (node) {

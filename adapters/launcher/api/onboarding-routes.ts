@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import express, { type Router } from 'express';
-import { z } from 'zod';
+import * as z from 'zod';
 import { validateConfig } from '../../../store/config/index.js';
 import { readText, writeFileAtomic } from '../../../store/config/files.js';
 import { sendError } from '../http-error.js';

@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import { z } from 'zod';
+import * as z from 'zod';
 import { sendError } from '../http-error.js';
 import { chatOf } from '../pico-endpoint.js';
 import type { DashboardHost } from './host.js';

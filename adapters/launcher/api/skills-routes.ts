@@ -1,5 +1,5 @@
 import express, { type Response, type Router } from 'express';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SkillInstallError } from '../../skills/registry.js';
 import { SkillSearchError } from '../../skills/search.js';
 import { sendError } from '../http-error.js';

@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import { z } from 'zod';
+import * as z from 'zod';
 import { LEVELS } from '../../../store/logs/logger.js';
 import { tailLines } from './log-tail.js';
 import { INVENTORY_KINDS, type DashboardHost } from './host.js';

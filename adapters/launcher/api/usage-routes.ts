@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { UsageReport } from '../../../web/src/api-shapes.js';
 import type { EventStore } from '../../../store/log/event-store.js';
 import { budgetStates } from '../../../store/usage/budgets.js';

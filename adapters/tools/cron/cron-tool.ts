@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { getCronJob, listCronJobs, putCronJob, removeCronJob, setCronJobEnabled, type CronJob, type CronSchedule } from '../../../store/cron-db.js';
 import { CronScheduleError, newCronJob } from '../../../store/cron/new-job.js';
 import { ExecGuard } from '../exec/exec-guard.js';

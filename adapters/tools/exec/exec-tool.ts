@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ExecOptions } from '../options.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { fail, ok, ToolError, type Tool, type ToolResult } from '../tool.js';

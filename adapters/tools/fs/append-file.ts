@@ -1,6 +1,6 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { ok, type Tool } from '../tool.js';
 import { withPath } from './fs-error.js';

@@ -1,5 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { ok, ToolError, type Tool } from '../tool.js';
 import { withPath } from './fs-error.js';

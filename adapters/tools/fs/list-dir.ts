@@ -1,7 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { resolveReal } from '../sandbox/resolve-real.js';
 import { ok, type Tool } from '../tool.js';

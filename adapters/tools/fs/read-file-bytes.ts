@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ReadFileOptions } from '../options.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { ok, type Tool } from '../tool.js';

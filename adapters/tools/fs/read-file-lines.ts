@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ReadFileOptions } from '../options.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { ok, ToolError, type Tool } from '../tool.js';

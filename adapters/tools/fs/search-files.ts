@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { relative } from 'node:path';
 import picomatch from 'picomatch';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SearchFilesOptions } from '../options.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { isWithin } from '../sandbox/resolve-real.js';

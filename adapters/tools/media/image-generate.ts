@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { generateImage } from '../../providers/image-generation.js';
 import type { ModelEntry } from '../../providers/model-entry.js';
 import { targetOf } from '../messaging/attachments.js';

@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { prepareImage, type PreparedImage } from '../media/image-part.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { ToolError, type Tool, type ToolResult } from '../tool.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SendFunction } from '../options.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { ok, type Tool } from '../tool.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SearchOutcome } from '../../skills/search.js';
 import { ok, type Tool } from '../tool.js';
 

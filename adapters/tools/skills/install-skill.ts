@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { InstallRequest, InstallResult } from '../../skills/installer.js';
 import { remoteMayScheduleCommands } from '../cron/remotes.js';
 import { ok, ToolError, type Tool } from '../tool.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The arguments `spawn` and `subagent` share, in the peer runtime's names. */
 export const taskArguments = {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ok, type Tool } from '../tool.js';
 import type { SubagentPort, TaskView } from './port.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ok, type Tool } from '../tool.js';
 import { taskArguments } from './fields.js';
 import type { SubagentPort } from './port.js';

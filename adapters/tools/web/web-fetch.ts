@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { FetchOptions } from '../options.js';
 import { fail, ok, ToolError, type Tool, type ToolResult } from '../tool.js';
 import { fetchPage, type Page } from './fetch-page.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { bool, int, limitDollars, list, nonEmptyText, sessionDimensions, text, textList } from './fields.js';
 import { optional, shared, withDefault } from './shared.js';
 import { turnProfileSchema } from './turn-profile.js';

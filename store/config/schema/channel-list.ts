@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { Secret } from '../secret.js';
 import { bool, int, proxyUrl, secret, text, textList } from './fields.js';
 import { optional, withDefault } from './shared.js';

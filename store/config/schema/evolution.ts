@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { bool, clockTime, int, list, oneOf, text } from './fields.js';
 import { withDefault } from './shared.js';
 

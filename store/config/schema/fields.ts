@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { describeValue as show, kindOf } from '../problems.js';
 import { Secret } from '../secret.js';
 import { shared } from './shared.js';

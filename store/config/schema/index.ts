@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { agentsSchema } from './agents.js';
 import { channelListSchema } from './channel-list.js';
 import { clusterSchema } from './cluster.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 
 // Building zod schemas was most of the config's cost at start, and they are immutable once built: every
 // field of one kind, one default or one optional shares a single instance.

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { joinUrl, type Hit, type SearchEngine } from './engine.js';
 import { dateBefore, RANGE_WORDS } from './search-range.js';
 import { htmlToPlaintext } from '../html-text.js';

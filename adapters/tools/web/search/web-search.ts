@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { sendForText, type Route } from '../../../http/client.js';
 import {
   SEARCH_ENGINES,

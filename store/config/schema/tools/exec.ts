@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { describeValue, formatPath } from '../../problems.js';
 import { bool, int, list, nonEmptyText, oneOf, pattern, remoteList } from '../fields.js';
 import { optional, withDefault } from '../shared.js';

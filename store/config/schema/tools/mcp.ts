@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { bool, int, oneOf, secret, text, textList } from '../fields.js';
 import { optional, withDefault } from '../shared.js';
 
