@@ -21,7 +21,7 @@ const bundle = join(outdir, 'main.js');
 const TOKENS = ['100001:bench-a-token', '100002:bench-b-token', '100003:bench-c-token'];
 /** The idle gateway has bots of its own, so it never takes the updates the reply rows send. */
 const IDLE_TOKENS = ['100011:idle-a-token', '100012:idle-b-token', '100013:idle-c-token'];
-const START_RUNS = 5;
+const START_RUNS = 9;
 const REPLIES = 200;
 const IDLE_MS = 60_000;
 /** The `_no_extra_ca` rows start the same programs without `NODE_EXTRA_CA_CERTS`, whose certificates Node parses at start. */
@@ -87,20 +87,20 @@ async function replyTimes(emulator: TelegramEmulator): Promise<number[]> {
   return times.sort((a, b) => a - b);
 }
 
-async function startTimes(model: GatewayModel, emulator: TelegramEmulator, envOf: EnvOf): Promise<number[]> {
+/**
+ * Gateway and express starts taken in turns, so a burst of load on a shared machine falls on both alike rather than
+ * on one block of starts.
+ */
+async function startTimes(model: GatewayModel, emulator: TelegramEmulator, envOf: EnvOf): Promise<{ starts: number[]; floors: number[] }> {
   const starts: number[] = [];
+  const floors: number[] = [];
   for (let i = 0; i < START_RUNS; i++) {
     const running = await startGateway(model, emulator, TOKENS, envOf);
     starts.push(running.readyMs);
     await stop(running);
+    floors.push(await expressFloorMs(envOf));
   }
-  return starts.sort((a, b) => a - b);
-}
-
-async function floorTimes(envOf: EnvOf): Promise<number[]> {
-  const floors: number[] = [];
-  for (let i = 0; i < START_RUNS; i++) floors.push(await expressFloorMs(envOf));
-  return floors.sort((a, b) => a - b);
+  return { starts: starts.sort((a, b) => a - b), floors: floors.sort((a, b) => a - b) };
 }
 
 export async function bench(): Promise<BenchRow[]> {
@@ -110,10 +110,8 @@ export async function bench(): Promise<BenchRow[]> {
   const idle = await startGateway(model, emulator, IDLE_TOKENS);
   const idleSince = performance.now();
   try {
-    const starts = await startTimes(model, emulator, asGiven);
-    const floors = await floorTimes(asGiven);
-    const startsNoCa = await startTimes(model, emulator, withoutExtraCa);
-    const floorsNoCa = await floorTimes(withoutExtraCa);
+    const { starts, floors } = await startTimes(model, emulator, asGiven);
+    const { starts: startsNoCa, floors: floorsNoCa } = await startTimes(model, emulator, withoutExtraCa);
     const running = await startGateway(model, emulator, TOKENS);
     const replies = await replyTimes(emulator).finally(() => stop(running));
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, IDLE_MS - (performance.now() - idleSince))));

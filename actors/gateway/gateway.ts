@@ -443,7 +443,7 @@ export class Gateway {
 
   /** Once per start: exec without bubblewrap is worth one warning (and a refused exec one error). */
   private async reportIsolation(): Promise<void> {
-    const { execIsolationState } = await import('../wiring/tools.js');
+    const { execIsolationState } = await import('../wiring/exec-isolation.js');
     const { describeIsolation } = await import('../../adapters/tools/exec/isolation.js');
     const state = await execIsolationState(this.loaded.config);
     if (state?.kind === 'guard_only') this.options.logs.gateway.warn(describeIsolation(state));

@@ -1,7 +1,6 @@
 import { homedir } from 'node:os';
 import type { ToolsOptions } from '../../adapters/tools/build-tools.js';
-import { isolationState, type IsolationSetting, type IsolationState } from '../../adapters/tools/exec/isolation.js';
-import { DEFAULT_EXEC, defaultSandbox, type ExecLogger, type SendFunction } from '../../adapters/tools/options.js';
+import { defaultSandbox, type ExecLogger, type SendFunction } from '../../adapters/tools/options.js';
 import { secretValues, type Config } from '../../store/config/index.js';
 import { execIsolation } from '../../store/config/schema/tools/exec.js';
 import { expandHome } from '../../store/paths.js';
@@ -86,17 +85,4 @@ export function searchOptions(web: WebConfig): NonNullable<ToolsOptions['search'
       glm_search: { ...keyed(web.glm_search), searchEngine: web.glm_search.search_engine },
     },
   };
-}
-
-/** How `tools.exec` asks for isolation, as the probe takes it. */
-export function isolationSettingOf(config: Config): IsolationSetting {
-  return { mode: execIsolation(config.tools.exec).mode, network: config.tools.exec.network, bwrap: DEFAULT_EXEC.bwrap };
-}
-
-/**
- * What exec and cron command jobs run under with this config: undefined while exec is disabled. A gateway
- * logs it once at start when exec is not isolated.
- */
-export async function execIsolationState(config: Config): Promise<IsolationState | undefined> {
-  return config.tools.exec.enabled ? isolationState(isolationSettingOf(config)) : undefined;
 }

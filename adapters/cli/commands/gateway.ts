@@ -2,8 +2,6 @@ import { once } from 'node:events';
 import type { ClusterNode } from '../../../actors/cluster/cluster-node.js';
 import { clusterSettings } from '../../../actors/cluster/settings.js';
 import { Gateway } from '../../../actors/gateway/gateway.js';
-import { execIsolationState } from '../../../actors/wiring/tools.js';
-import { describeIsolation } from '../../tools/exec/isolation.js';
 import { LogError } from '../../../store/log/errors.js';
 import { openGatewayLogs, type GatewayLogs } from '../../../store/logs/logger.js';
 import { print, type CommandContext } from '../command.js';
@@ -76,6 +74,8 @@ export async function run(context: CommandContext): Promise<number> {
   // The bubblewrap probe runs two programs; after the start, so spawning them never holds up the channels' start.
   void gateway.engineLoaded.then(async () => {
     preferMemoryOverSpeed();
+    const { execIsolationState } = await import('../../../actors/wiring/exec-isolation.js');
+    const { describeIsolation } = await import('../../tools/exec/isolation.js');
     const state = await execIsolationState(loaded.config);
     if (state?.kind === 'guard_only' || state?.kind === 'refused') print(context.stderr, `tern: warning: ${describeIsolation(state)}`);
   });

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig, type Config, type LoadedConfig } from '../../../store/config/index.js';
 import { modelEntries } from '../../../actors/wiring/models.js';
 import { maskProxy, proxyFor } from '../../../adapters/http/client.js';
-import { execIsolationState } from '../../../actors/wiring/tools.js';
+import { execIsolationState } from '../../../actors/wiring/exec-isolation.js';
 import { describeIsolation, type IsolationState } from '../../tools/exec/isolation.js';
 import { resolveModelEntry } from '../../../adapters/providers/resolve.js';
 import type { CommandContext } from '../command.js';

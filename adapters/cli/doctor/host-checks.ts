@@ -1,4 +1,4 @@
-import { execIsolationState } from '../../../actors/wiring/tools.js';
+import { execIsolationState } from '../../../actors/wiring/exec-isolation.js';
 import type { LoadedConfig } from '../../../store/config/index.js';
 import { clearStaleLock, staleLockFiles } from '../../../store/log/writer-lock.js';
 import { logSizes } from '../../../store/logs/log-sizes.js';
