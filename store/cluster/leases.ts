@@ -1,6 +1,7 @@
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ttlBucket } from './kv-bucket.js';
+import { bucketKeys } from './kv-keys.js';
 import type { EventDraft, LeaseKind } from '../../bus/index.js';
 
 export interface LeaseOptions {
@@ -40,12 +41,9 @@ function parseKey(key: string): { kind: LeaseKind; id: string } | undefined {
 }
 
 /** Every lease in a bucket, sorted by kind and id. */
-async function readLeases(kv: KV): Promise<LeaseRecord[]> {
+async function readLeases(nc: NatsConnection, kv: KV, bucket: string): Promise<LeaseRecord[]> {
   const records: LeaseRecord[] = [];
-  // A key renewed while the listing runs can be listed again: each is read once.
-  const keys = new Set<string>();
-  for await (const key of await kv.keys()) keys.add(key);
-  for (const key of keys) {
+  for (const key of await bucketKeys(nc, bucket)) {
     const parsed = parseKey(key);
     const entry = parsed && (await kv.get(key));
     if (!parsed || !entry || entry.operation !== 'PUT') continue;
@@ -58,7 +56,7 @@ async function readLeases(kv: KV): Promise<LeaseRecord[]> {
 /** The leases of a cluster, read without taking part in it (`tern cluster status`). */
 export async function listLeases(nc: NatsConnection, bucket = 'tern_leases'): Promise<LeaseRecord[]> {
   try {
-    return await readLeases(await new Kvm(nc).open(bucket));
+    return await readLeases(nc, await new Kvm(nc).open(bucket), bucket);
   } catch {
     return [];
   }
@@ -81,7 +79,11 @@ export class Leases {
   private beating: Promise<void> = Promise.resolve();
   private closed = false;
 
-  private constructor(private readonly kv: KV, private readonly options: LeaseOptions & { heartbeatMs: number; ttlMs: number }) {
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly kv: KV,
+    private readonly options: LeaseOptions & { bucket: string; heartbeatMs: number; ttlMs: number },
+  ) {
     this.timer = setInterval(() => {
       this.beating = this.beating.then(() => this.heartbeat());
     }, options.heartbeatMs);
@@ -89,8 +91,9 @@ export class Leases {
 
   static async open(nc: NatsConnection, options: LeaseOptions): Promise<Leases> {
     const ttlMs = options.ttlMs ?? 10_000;
-    const kv = await ttlBucket(nc, options.bucket ?? 'tern_leases', ttlMs);
-    return new Leases(kv, { ...options, ttlMs, heartbeatMs: options.heartbeatMs ?? Math.max(50, Math.floor(ttlMs / 3)) });
+    const bucket = options.bucket ?? 'tern_leases';
+    const kv = await ttlBucket(nc, bucket, ttlMs);
+    return new Leases(nc, kv, { ...options, bucket, ttlMs, heartbeatMs: options.heartbeatMs ?? Math.max(50, Math.floor(ttlMs / 3)) });
   }
 
   /** Takes the lease if nobody holds it (or this gateway already does); false while another gateway holds it. */
@@ -136,7 +139,7 @@ export class Leases {
 
   /** Every lease in the bucket. */
   list(): Promise<LeaseRecord[]> {
-    return readLeases(this.kv);
+    return readLeases(this.nc, this.kv, this.options.bucket);
   }
 
   /** Lets a lease go at once, so another gateway need not wait for it to expire. */

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ttlBucket } from './kv-bucket.js';
+import { bucketKeys } from './kv-keys.js';
 import type { EventDraft } from '../../bus/index.js';
 
 export interface MemberOptions {
@@ -29,12 +30,9 @@ export interface Member {
 const keyOf = (gateway: string): string => Buffer.from(gateway, 'utf8').toString('base64url');
 
 /** Reads the members listed in the bucket. */
-async function readMembers(kv: KV): Promise<Member[]> {
+async function readMembers(nc: NatsConnection, kv: KV, bucket: string): Promise<Member[]> {
   const members: Member[] = [];
-  // A key renewed while the listing runs can be listed again: each is read once.
-  const keys = new Set<string>();
-  for await (const key of await kv.keys()) keys.add(key);
-  for (const key of keys) {
+  for (const key of await bucketKeys(nc, bucket)) {
     const entry = await kv.get(key);
     if (!entry || entry.operation !== 'PUT') continue;
     members.push({ ...entry.json<Omit<Member, 'seenAt'>>(), seenAt: entry.created.getTime() });
@@ -45,7 +43,7 @@ async function readMembers(kv: KV): Promise<Member[]> {
 /** The live members of a cluster, read without joining it (`tern cluster status`). */
 export async function listMembers(nc: NatsConnection, bucket = 'tern_members'): Promise<Member[]> {
   try {
-    return await readMembers(await new Kvm(nc).open(bucket));
+    return await readMembers(nc, await new Kvm(nc).open(bucket), bucket);
   } catch {
     return [];
   }
@@ -68,7 +66,12 @@ export class Members {
   /** The revision of this member's entry as last written. */
   private revision = 0;
 
-  private constructor(private readonly kv: KV, private readonly options: MemberOptions, heartbeatMs: number) {
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly kv: KV,
+    private readonly options: MemberOptions & { bucket: string },
+    heartbeatMs: number,
+  ) {
     this.timer = setInterval(() => {
       this.beating = this.beating.then(() => this.heartbeat()).catch(() => undefined);
     }, heartbeatMs);
@@ -76,17 +79,18 @@ export class Members {
 
   static async join(nc: NatsConnection, options: MemberOptions): Promise<Members> {
     const ttlMs = options.ttlMs ?? 10_000;
-    const kv = await ttlBucket(nc, options.bucket ?? 'tern_members', ttlMs);
-    const members = new Members(kv, options, options.heartbeatMs ?? Math.max(50, Math.floor(ttlMs / 3)));
+    const bucket = options.bucket ?? 'tern_members';
+    const kv = await ttlBucket(nc, bucket, ttlMs);
+    const members = new Members(nc, kv, { ...options, bucket }, options.heartbeatMs ?? Math.max(50, Math.floor(ttlMs / 3)));
     await members.write();
-    members.known = new Set((await readMembers(kv)).map((m) => m.gateway));
+    members.known = new Set((await members.list()).map((m) => m.gateway));
     options.publish?.({ type: 'cluster.member.joined', data: { gateway: options.gateway, pid: process.pid, host: hostname() } });
     return members;
   }
 
   /** The live members, this one included. */
   list(): Promise<Member[]> {
-    return readMembers(this.kv);
+    return readMembers(this.nc, this.kv, this.options.bucket);
   }
 
   /** Leaves on purpose: the entry is removed at once and the departure announced. */
@@ -130,7 +134,7 @@ export class Members {
   private async heartbeat(): Promise<void> {
     if (this.closed) return;
     await this.renew();
-    const live = (await readMembers(this.kv)).map((m) => m.gateway);
+    const live = (await readMembers(this.nc, this.kv, this.options.bucket)).map((m) => m.gateway);
     const liveSet = new Set(live);
     const announcer = live[0] === this.options.gateway;
     for (const gateway of this.known) {
