@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { suite, type Test } from 'uvu';
+import { suite, type Callback, type Test } from 'uvu';
 
 const BINARY = process.env.NATS_SERVER ?? 'nats-server';
 
@@ -142,6 +142,17 @@ export function natsSuite<C extends object = Record<string, never>>(name: string
   const available = natsAvailable();
   const tests = suite<C & NatsContext>(name);
   const hooks: Array<(context: C & NatsContext) => void | Promise<void>> = [];
+  // uvu ends a suite whose `before` throws with every test failed and no message (its runner returns from a
+  // `finally`): the error is written here, so a failed setup says why.
+  const before = tests.before;
+  tests.before = Object.assign((fn: Callback<C & NatsContext>) => before(async (context) => {
+    try {
+      await fn(context);
+    } catch (error) {
+      process.stderr.write(`\n${name}: setup failed: ${(error as Error)?.stack ?? String(error)}\n`);
+      throw error;
+    }
+  }), { each: before.each });
   if (available) {
     tests.before(async (context) => {
       context.server = await startNatsServer();
