@@ -1,4 +1,5 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S MALLOC_TRIM_THRESHOLD_=131072 node
+// The same fixed malloc trim threshold as `tern` (adapters/cli/bin.ts): the launcher runs the gateway in its process.
 import { parseArgs } from 'node:util';
 import { openBrowser } from '../launcher/open-browser.js';
 import { DEFAULT_HOST, DEFAULT_PORT, type RunningLauncher, startLauncher } from '../launcher/server.js';

@@ -32,9 +32,11 @@ test.before((context) => {
 
 test.after(({ root }) => rmSync(root, { recursive: true, force: true }));
 
-test('the `tern` bin of package.json is the ES module the bundle writes, run by node with one V8 worker thread', ({ bin: file }) => {
+test('the bins of package.json are the ES modules the bundle writes, run by node with a fixed malloc trim threshold (`tern` with one V8 worker thread)', ({ root, bin: file }) => {
   assert.is(bin.tern, 'dist/adapters/cli/main.js');
-  assert.is(readFileSync(file, 'utf8').split('\n')[0], '#!/usr/bin/env -S node --v8-pool-size=1');
+  assert.is(readFileSync(file, 'utf8').split('\n')[0], '#!/usr/bin/env -S MALLOC_TRIM_THRESHOLD_=131072 node --v8-pool-size=1');
+  assert.is(bin['tern-launcher'], 'dist/adapters/cli/launcher-main.js');
+  assert.is(readFileSync(join(root, bin['tern-launcher']), 'utf8').split('\n')[0], '#!/usr/bin/env -S MALLOC_TRIM_THRESHOLD_=131072 node');
 });
 
 test('the bundle holds no code that patches a dependency or loads code of its own', ({ root }) => {
