@@ -36,7 +36,7 @@ suite.before.each((context) => {
 });
 
 suite.after.each(async (context) => {
-  for (const gateway of context.gateways) if (gateway.child.exitCode === null && gateway.child.signalCode === null) await gateway.stop();
+  for (const gateway of context.gateways) await gateway.stop();
   await context.emulator?.stop();
   await context.model?.close();
   for (const gateway of context.gateways) gateway.home.remove();

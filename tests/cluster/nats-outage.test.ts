@@ -28,8 +28,7 @@ const { test, suite, after } = natsSuite<Context>('the cluster\'s NATS server do
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 after(async (context) => {
-  const { child } = context.gateway ?? {};
-  if (child && child.exitCode === null && child.signalCode === null) await context.gateway!.stop();
+  await context.gateway?.stop();
   await context.emulator?.stop();
   await context.model?.close();
   context.gateway?.home.remove();

@@ -86,7 +86,7 @@ suite.before(async (context) => {
 after(async (context) => {
   context.view?.close();
   await context.nc?.close();
-  if (context.nodeB && context.nodeB.child.exitCode === null && context.nodeB.child.signalCode === null) await context.nodeB.stop();
+  await context.nodeB?.stop();
   await context.nodeA?.stop();
   context.logs?.close();
   await context.emulator?.stop();

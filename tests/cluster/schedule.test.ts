@@ -38,7 +38,7 @@ suite.before.each((context) => {
 after(async (context) => {
   context.view?.close();
   await context.nc?.close();
-  for (const gateway of context.gateways) if (gateway.child.exitCode === null && gateway.child.signalCode === null) await gateway.stop();
+  for (const gateway of context.gateways) await gateway.stop();
   await context.model?.close();
   for (const gateway of context.gateways) gateway.home.remove();
   if (context.shared) rmSync(context.shared, { recursive: true, force: true });

@@ -33,7 +33,7 @@ const { test, suite, after } = natsSuite<Context>('tern cluster status');
 after(async (context) => {
   context.view?.close();
   await context.nc?.close();
-  for (const gateway of context.gateways) if (gateway.child.exitCode === null && gateway.child.signalCode === null) await gateway.stop();
+  for (const gateway of context.gateways) await gateway.stop();
   await context.emulator?.stop();
   await context.model?.close();
   for (const gateway of context.gateways) gateway.home.remove();

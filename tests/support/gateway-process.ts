@@ -12,7 +12,10 @@ export interface GatewayProcess {
   stderr(): string;
   ready(): Promise<{ status: number; body: { channels: Array<{ name: string; state: string; reason?: string }> } }>;
   waitUntil(check: (body: { channels: Array<{ name: string; state: string }> }, status: number) => boolean, timeoutMs?: number): Promise<void>;
-  /** SIGINT, then the exit code; one that has not exited after `timeoutMs` is killed and the stop fails, saying what it logged. */
+  /**
+   * SIGINT, then the exit code; one that has not exited after `timeoutMs` is killed and the stop fails, saying what it
+   * logged. A process that has already exited (stopped, killed, crashed) gives its exit code at once.
+   */
   stop(timeoutMs?: number): Promise<number | null>;
   /** SIGKILL: the process dies where it stands; resolves once it has. */
   kill(): Promise<void>;
