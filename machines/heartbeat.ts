@@ -10,6 +10,12 @@ export type HeartbeatEvent = { type: 'SCHEDULE' } | { type: 'STOP' };
 /** Why a tick ran no turn; `heartbeat.ticked` says so. */
 export type HeartbeatSkip = 'disabled' | 'no_tasks' | 'busy';
 
+/**
+ * What became of a run's answer, for its log line: `none` when there was nothing to send (`HEARTBEAT_OK`, no active
+ * chat); else as the gateway's send reports it (a send outcome, spelled here because machines import no adapters).
+ */
+export type HeartbeatAnswer = { kind: 'none' } | { kind: 'sent' } | { kind: 'relayed'; to: string } | { kind: 'not_delivered'; reason: string };
+
 export const heartbeatBoard: Board<unknown> = { id: () => 'heartbeat' };
 
 const skip = (reason: HeartbeatSkip) => ({ target: 'waiting' as const, reenter: true, actions: { type: 'skipped' as const, params: { reason } } });
@@ -23,10 +29,10 @@ const skip = (reason: HeartbeatSkip) => ({ target: 'waiting' as const, reenter: 
 export const heartbeatMachine = setup({
   types: { events: {} as HeartbeatEvent },
   actors: {
-    beat: fromPromise<{ delivered: boolean }>(async () => ({ delivered: false })),
+    beat: fromPromise<{ answer: HeartbeatAnswer }>(async () => ({ answer: { kind: 'none' } })),
   },
   actions: {
-    ran: (_, _params: { delivered: boolean }) => {},
+    ran: (_, _params: { answer: HeartbeatAnswer }) => {},
     skipped: (_, _params: { reason: HeartbeatSkip }) => {},
     failed: (_, _params: { error: unknown }) => {},
   },

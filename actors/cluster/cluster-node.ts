@@ -292,10 +292,11 @@ export class ClusterNode {
   }
 }
 
-/** Queues a text for the member running its account (this one or another). */
-async function relay(queue: DeliveryQueue, current: CurrentConfig, options: GatewayOptions, delivery: Delivery): Promise<void> {
+/** Queues a text for the member running its account (this one or another); resolves with that account. */
+async function relay(queue: DeliveryQueue, current: CurrentConfig, options: GatewayOptions, delivery: Delivery): Promise<string> {
   const account = accountFor(delivery.reply.channel, current.loaded, options);
   await queue.enqueue(account, requestOf({ ...delivery, reply: { ...delivery.reply, channel: account } }));
+  return account;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Channel } from '../../adapters/channels/channel.js';
 import { RedactingChannel } from '../../adapters/channels/redacting-channel.js';
 import { mcpOptionsFromConfig } from '../../adapters/mcp/from-config.js';
 import { McpConfigError, mcpConfigProblems } from '../../adapters/mcp/options.js';
-import type { SendTarget } from '../../adapters/tools/options.js';
+import type { SendOutcome, SendTarget } from '../../adapters/tools/options.js';
 import type { ToolMedia } from '../../adapters/tools/tool.js';
 import { channelBoard } from '../../machines/channel.js';
 import { cronBoard } from '../../machines/cron.js';
@@ -69,10 +69,10 @@ export interface GatewayOptions {
   scheduled?: boolean;
   /**
    * Text for a chat of a channel this gateway does not run (a cluster account another member may hold, #27): handed
-   * to whoever runs it. Resolves once accepted for delivery; rejects with the reason it cannot be (no such account).
-   * `delivery.reply.channel` is what the caller named: an entry name or a channel kind.
+   * to whoever runs it. Resolves with the account it was queued for once accepted for delivery; rejects with the reason
+   * it cannot be (no such account). `delivery.reply.channel` is what the caller named: an entry name or a channel kind.
    */
-  relay?: (delivery: Delivery) => Promise<void>;
+  relay?: (delivery: Delivery) => Promise<string>;
   /** Called before the gateway publishes its first event, so a host following the bus sees `gateway.started`. */
   onRuntime?: (core: RuntimeCore) => void;
 }
@@ -205,7 +205,8 @@ export class Gateway {
       logger: logs.gateway,
       inspect: this.board.inspect,
       retired: (actor, reason) => this.board.stopped(actor, reason),
-      send: (target, text) => this.sendToChat(target, text, []),
+      // A cron run counts as done once its text is out or queued for the member running its channel (README).
+      send: async (target, text) => void (await this.sendToChat(target, text, [])),
       runTurn: cronTurnRunner(() => this.engine()),
       runCommand: cronCommandRunner(core, options.env, (line) => logs.gateway.error(line)),
     });
@@ -513,7 +514,7 @@ export class Gateway {
    * files (a photo where the channel shows images) with the text as their caption; a channel that cannot send files
    * gets them named by their path under the text.
    */
-  private async sendToChat(wanted: SendTarget, text: string, media: ToolMedia[]): Promise<void> {
+  private async sendToChat(wanted: SendTarget, text: string, media: ToolMedia[]): Promise<SendOutcome> {
     const target = this.chatOf(wanted);
     // Turns name their channel by kind (`telegram`), the tool's caller may name an entry: either is found.
     const actor = this.actors.get(target.channel) ?? [...this.actors.values()].find((a) => a.id.kind === target.channel);
@@ -523,19 +524,24 @@ export class Gateway {
     const replyTo = target.chat.replace(/^(direct|group|channel):/, '');
     const files = media.map((m) => ({ kind: m.kind, path: m.path, ...(m.mime ? { mime: m.mime } : {}) }));
     const reply = { channel: actor?.id.name ?? target.channel, chat: target.chat, reply_to: replyTo };
-    const delivered = await this.deliver({ message_id: `tool_${id}`, key: `tool:${id}:message`, text, reply, outcome: 'message', ...(files.length > 0 ? { files } : {}) });
-    if (!delivered) throw new Error(`the message could not be delivered to ${reply.channel}`);
+    const outcome = await this.deliver({ message_id: `tool_${id}`, key: `tool:${id}:message`, text, reply, outcome: 'message', ...(files.length > 0 ? { files } : {}) });
+    // A gateway that tried and failed is a failure of the call, which the tool reports as an error.
+    if (outcome.kind === 'not_delivered') throw new Error(`the message could not be delivered to ${reply.channel}`);
+    return outcome;
   }
 
   /**
-   * Text that is not a turn's reply: through this gateway's outbox when it runs the channel (true once every part is
-   * out), else relayed to the gateway that does (true once accepted there); false when no gateway can take it.
+   * Text that is not a turn's reply: through this gateway's outbox when it runs the channel (`sent` once every part is
+   * out), else relayed to the gateway that does (`relayed` once accepted there, not yet out); `not_delivered` when
+   * no gateway can take it or a part did not go out.
    */
-  private async deliver(delivery: Delivery): Promise<boolean> {
-    if (this.actors.has(delivery.reply.channel)) return this.deliveries.send(delivery);
-    if (!this.options.relay) return false;
-    await this.options.relay(delivery);
-    return true;
+  private async deliver(delivery: Delivery): Promise<SendOutcome> {
+    const { channel } = delivery.reply;
+    if (this.actors.has(channel)) {
+      return (await this.deliveries.send(delivery)) ? { kind: 'sent' } : { kind: 'not_delivered', reason: `not every part went out on ${channel}` };
+    }
+    if (!this.options.relay) return { kind: 'not_delivered', reason: `no channel "${channel}" runs here` };
+    return { kind: 'relayed', to: await this.options.relay(delivery) };
   }
 
   /**

@@ -1,6 +1,8 @@
 import { createActor, fromPromise, type Actor, type InspectionEvent } from 'xstate';
 import type { Bus } from '../../bus/index.js';
-import { heartbeatMachine } from '../../machines/heartbeat.js';
+import type { SendOutcome } from '../../adapters/tools/options.js';
+import { holderOf } from '../../adapters/tools/messaging/send-result.js';
+import { heartbeatMachine, type HeartbeatAnswer } from '../../machines/heartbeat.js';
 import type { Config } from '../../store/config/index.js';
 import type { Logger } from '../../store/logs/logger.js';
 import { readHeartbeatTasks, readLastChannel } from '../../store/state.js';
@@ -31,8 +33,8 @@ export interface HeartbeatDeps {
   now: () => number;
   config: () => Config;
   workspace: string;
-  /** Sends the answer (here, or through the gateway running its channel); false when nobody can. */
-  deliver: (delivery: Delivery) => Promise<boolean>;
+  /** Sends the answer here, or hands it to the gateway running its channel; says which, or that nobody could. */
+  deliver: (delivery: Delivery) => Promise<SendOutcome>;
   inspect: (event: InspectionEvent) => void;
 }
 
@@ -44,6 +46,20 @@ function prompt(tasks: string): string {
     '',
     tasks,
   ].join('\n');
+}
+
+/** The run's log line says what became of its answer: a relayed one is not out yet, a lost one is a warning. */
+function logRun(logger: Logger, answer: HeartbeatAnswer): void {
+  switch (answer.kind) {
+    case 'none':
+      return logger.info('heartbeat ran');
+    case 'sent':
+      return logger.info('heartbeat ran, answer sent');
+    case 'relayed':
+      return logger.info(`heartbeat ran, answer handed to ${holderOf(answer.to)}`);
+    case 'not_delivered':
+      return logger.warn('heartbeat ran, answer not delivered', { reason: answer.reason });
+  }
 }
 
 /**
@@ -61,9 +77,9 @@ export class Heartbeat {
     const machine = heartbeatMachine.provide({
       actors: { beat: fromPromise(({ signal }) => this.beat(signal)) },
       actions: {
-        ran: (_, { delivered }) => {
+        ran: (_, { answer }) => {
           bus.publish({ type: 'heartbeat.ticked', data: { outcome: 'ran' } });
-          logger.info(`heartbeat ran${delivered ? ', answer sent' : ''}`);
+          logRun(logger, answer);
         },
         skipped: (_, { reason }) => {
           bus.publish({ type: 'heartbeat.ticked', data: { outcome: 'skipped', reason } });
@@ -101,11 +117,11 @@ export class Heartbeat {
   }
 
   /** One heartbeat turn, and its answer to the last active channel unless it is `HEARTBEAT_OK`. */
-  private async beat(signal: AbortSignal): Promise<{ delivered: boolean }> {
+  private async beat(signal: AbortSignal): Promise<{ answer: HeartbeatAnswer }> {
     const { workspace } = this.deps;
     const engine = await this.deps.engine();
     // Stopped while the engine loaded: no turn starts on an engine that is closing.
-    if (signal.aborted) return { delivered: false };
+    if (signal.aborted) return { answer: { kind: 'none' } };
     const agent = engine.defaultAgent();
     const runId = `heartbeat_${++this.runs}_${this.deps.now()}`;
     const reply = await engine.ask({
@@ -120,14 +136,14 @@ export class Heartbeat {
     });
     const text = reply.kind === 'none' ? '' : reply.text.trim();
     const last = readLastChannel(workspace);
-    if (text === '' || text === HEARTBEAT_OK || signal.aborted || !last) return { delivered: false };
-    const delivered = await this.deps.deliver({
+    if (text === '' || text === HEARTBEAT_OK || signal.aborted || !last) return { answer: { kind: 'none' } };
+    const answer = await this.deps.deliver({
       message_id: runId,
       key: `${last.channel}:${runId}:heartbeat`,
       text,
       reply: { channel: last.channel, chat: last.chat, reply_to: last.reply_to },
       outcome: 'completed',
     });
-    return { delivered };
+    return { answer };
   }
 }

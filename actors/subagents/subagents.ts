@@ -185,11 +185,8 @@ export class Subagents implements SubagentPort, SessionSubagents {
       ? `Subagent task ${name} finished:\n\n${task.answer}`
       : status === 'failed' ? `Subagent task ${name} failed: ${task.reason ?? 'no reason given'}` : undefined;
     if (!send || !text) return;
-    try {
-      await send({ channel: task.origin.channel, chat: task.origin.chat }, text, []);
-    } catch (error) {
-      this.deps.logError(`subagent task ${task.id}: its result was not delivered (${(error as Error).message})`);
-    }
+    const outcome = await send({ channel: task.origin.channel, chat: task.origin.chat }, text, []).catch((error: Error) => ({ kind: 'not_delivered' as const, reason: error.message }));
+    if (outcome.kind === 'not_delivered') this.deps.logError(`subagent task ${task.id}: its result was not delivered (${outcome.reason})`);
   }
 
   /** Starts waiting tasks of a parent session, oldest first, while fewer than `max_concurrent` run there. */

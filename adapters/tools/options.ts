@@ -114,7 +114,13 @@ export interface WebSearchOptions {
 }
 
 export type SendTarget = { channel: string; chat: string };
-export type SendFunction = (target: SendTarget, text: string, media: ToolMedia[]) => Promise<void>;
+/**
+ * What became of a text sent to a chat, so a tool's result never claims more than happened: out in the chat; handed to
+ * the cluster member running its channel account `to` (queued there, not yet out); or not delivered, because this
+ * process reaches no channel (`tern tool`). A send that fails (no such channel, the platform refused) throws instead.
+ */
+export type SendOutcome = { kind: 'sent' } | { kind: 'relayed'; to: string } | { kind: 'not_delivered'; reason: string };
+export type SendFunction = (target: SendTarget, text: string, media: ToolMedia[]) => Promise<SendOutcome>;
 
 export interface MessagingOptions {
   messageEnabled: boolean;

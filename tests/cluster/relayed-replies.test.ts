@@ -2,7 +2,8 @@
 // member node-a (in this process, on a hand-moved clock so its heartbeat can be made to run) holds the schedule lease
 // and bot tg1; member node-b (a `tern gateway` process) holds bot tg2. node-a's heartbeat answer and cron `deliver`
 // job for a chat of tg2 are relayed to node-b and sent once; a turn's `message` tool on node-b reaches a chat of tg1
-// through node-a; and a text relayed while tg2's holder is dead (SIGKILL) is sent once by the member taking tg2 over.
+// through node-a (its result saying it was handed over); and a text relayed while tg2's holder is dead (SIGKILL) is
+// sent once by the member taking tg2 over.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,6 +142,11 @@ test('the `message` tool in a turn on one member reaches a chat of a bot another
   assert.equal(await settledTexts(context, 0, 6001, 1), ['a note across the cluster']);
   const sent = context.view.read({ type: 'message.sent' }).filter((e) => e.type === 'message.sent' && e.data.chat === 'direct:6001');
   assert.equal(sent.map((e) => [e.gateway, e.stream]), [['node-a', 'TERN_CH_tg1']]);
+  // node-b only queued the text for node-a: the tool's result says it was handed over, not that it was sent.
+  const results = context.view.read({ type: 'tool.completed' }).filter((e) => e.type === 'tool.completed' && e.data.call_id === 'call_note');
+  assert.equal(results.map((e) => e.type === 'tool.completed' && [e.gateway, e.data.ok, e.data.content]), [
+    ['node-b', true, 'message handed to the gateway running tg1 (queued there, not yet confirmed sent) for tg1:direct:6001'],
+  ]);
 });
 
 test('a text relayed while its bot\'s member is dead (SIGKILL) is sent once by the member that takes the bot over', async (context) => {

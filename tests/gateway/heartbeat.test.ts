@@ -1,8 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { SendOutcome } from '../../adapters/tools/options.js';
 import { BoardInspector } from '../../actors/board.js';
 import { Deliveries } from '../../actors/gateway/deliveries.js';
 import { heartbeatBoard } from '../../machines/heartbeat.js';
@@ -10,6 +11,7 @@ import { Heartbeat, heartbeatMinutes } from '../../actors/gateway/heartbeat.js';
 import { clockOf } from '../../actors/gateway/scheduler.js';
 import { Redactor, validateConfig, type Config } from '../../store/config/index.js';
 import { Logger } from '../../store/logs/logger.js';
+import { RotatingFile } from '../../store/logs/rotating-file.js';
 import { readLastChannel, writeLastChannel } from '../../store/state.js';
 import { ManualClock } from '../support/gateway-clock.js';
 import { movesOf } from '../support/actor-kit.js';
@@ -46,6 +48,11 @@ interface Context {
   deliveries: Deliveries;
   /** What the heartbeat asked the outbox to deliver; each is answered delivered, as the outbox would. */
   delivered: Array<{ text: string; channel: string; chat: string }>;
+  /** What delivering an answer comes to instead of the outbox sending it (handed to another member, lost). */
+  outcome?: SendOutcome;
+  /** The heartbeat's log, `<workspace>/heartbeat.log`. */
+  logger: Logger;
+  logFile: string;
 }
 
 const runs = suite<Context>('heartbeat runs (given HEARTBEAT.md and the config, when the interval passes, then …)');
@@ -61,24 +68,31 @@ runs.before.each(async (context) => {
     context.delivered.push({ text: e.data.text, channel: e.data.reply!.channel, chat: e.data.reply!.chat });
     bus.publish({ type: 'reply.delivered', data: { message_id: e.data.message_id, key: e.data.key, parts: 1, failed: false } });
   });
+  context.outcome = undefined;
+  context.logFile = join(context.fixture.home.workspace, 'heartbeat.log');
+  context.logger = new Logger([new RotatingFile(context.logFile, { maxBytes: 1 << 20, backups: 0 })], 'debug', Redactor.none);
   writeLastChannel(context.fixture.home.workspace, { channel: 'telegram', account: 'default', chat: 'direct:42', reply_to: '42', at: '2026-11-22T00:00:00.000Z' });
   context.heartbeat = new Heartbeat({
     engine: async () => context.fixture.runtime,
     loadedEngine: () => context.fixture.runtime,
     bus,
-    logger: new Logger([], 'debug', Redactor.none),
+    logger: context.logger,
     clock: clockOf(context.clock),
     now: () => context.clock.now(),
     config: () => context.settings,
     workspace: context.fixture.home.workspace,
-    deliver: async (delivery) => delivery.reply.channel === 'telegram' && context.deliveries.send(delivery),
+    deliver: async (delivery) => {
+      if (context.outcome) return context.outcome;
+      return (await context.deliveries.send(delivery)) ? { kind: 'sent' } : { kind: 'not_delivered', reason: 'not every part went out on telegram' };
+    },
     inspect: new BoardInspector(bus, { heartbeat: heartbeatBoard }).inspect,
   });
 });
 
-runs.after.each(async ({ fixture, heartbeat, deliveries }) => {
+runs.after.each(async ({ fixture, heartbeat, deliveries, logger }) => {
   heartbeat.stop();
   deliveries.close();
+  logger.close();
   await fixture.close();
 });
 
@@ -147,6 +161,30 @@ runs('any other answer goes to the last active channel', async (context) => {
   assert.equal(delivered, [{ text: 'You have 3 unread invoices.', channel: 'telegram', chat: 'direct:42' }]);
   const started = fixture.events.find((e) => e.type === 'turn.started');
   assert.is(started?.type === 'turn.started' ? started.data.channel : '', 'system');
+});
+
+runs('its log says what became of the answer: none, sent, handed to the member running its channel, not delivered', async (context) => {
+  const { fixture, heartbeat } = context;
+  tasks(fixture.home.workspace, '- check the inbox\n');
+  heartbeat.start();
+  const outcomes: Array<[string, SendOutcome | undefined]> = [
+    ['HEARTBEAT_OK', undefined],
+    ['You have 3 unread invoices.', undefined],
+    ['You have 3 unread invoices.', { kind: 'relayed', to: 'tg2' }],
+    ['You have 3 unread invoices.', { kind: 'not_delivered', reason: 'no channel "telegram" runs here' }],
+  ];
+  for (const [answer, outcome] of outcomes) {
+    context.outcome = outcome;
+    fixture.vendor.reply(completion({ content: answer }));
+    assert.equal(await tick(context), { outcome: 'ran' });
+  }
+  const lines = readFileSync(context.logFile, 'utf8').split('\n').filter((line) => line.includes('heartbeat ran')).map((line) => line.replace(/^\S+ /, ''));
+  assert.equal(lines, [
+    'INFO heartbeat ran',
+    'INFO heartbeat ran, answer sent',
+    'INFO heartbeat ran, answer handed to the gateway running tg2 (queued there, not yet confirmed sent)',
+    'WARN heartbeat ran, answer not delivered reason="no channel \\"telegram\\" runs here"',
+  ]);
 });
 
 runs('a heartbeat while the default agent is busy is skipped as busy', async (context) => {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { createActor, fromPromise } from 'xstate';
 import { BoardInspector } from '../../actors/board.js';
 import { clockOf } from '../../actors/gateway/scheduler.js';
-import { heartbeatBoard, heartbeatMachine } from '../../machines/heartbeat.js';
+import { heartbeatBoard, heartbeatMachine, type HeartbeatAnswer } from '../../machines/heartbeat.js';
 import { given, movesOf, type Stage } from '../support/actor-kit.js';
 import { ManualClock } from '../support/gateway-clock.js';
 
@@ -22,11 +22,11 @@ function heartbeat(stage: Stage, world: World) {
     actors: {
       beat: fromPromise(() => {
         said.push('beat');
-        return new Promise<{ delivered: boolean }>((resolve) => (finish = () => resolve({ delivered: true })));
+        return new Promise<{ answer: HeartbeatAnswer }>((resolve) => (finish = () => resolve({ answer: { kind: 'sent' } })));
       }),
     },
     actions: {
-      ran: (_, { delivered }) => void said.push(`ran, delivered ${delivered}`),
+      ran: (_, { answer }) => void said.push(`ran, answer ${answer.kind}`),
       skipped: (_, { reason }) => void said.push(`skipped: ${reason}`),
     },
     guards: { enabled: () => world.enabled, hasTasks: () => world.tasks, agentBusy: () => world.busy },
@@ -51,7 +51,7 @@ test('when the interval passes, then a tick with tasks runs a beat; one without 
   clock.advance(1000);
   finish();
   await settle();
-  assert.equal(said, ['skipped: no_tasks', 'skipped: busy', 'beat', 'ran, delivered true']);
+  assert.equal(said, ['skipped: no_tasks', 'skipped: busy', 'beat', 'ran, answer sent']);
   assert.equal(movesOf(stage.published, 'heartbeat'), ['->stopped xstate.init', 'stopped->waiting SCHEDULE', 'waiting->running after.interval', 'running->waiting done.beat']);
   assert.equal(clock.pending(), [1000], 'the next tick is due one interval after the run');
 });

@@ -65,6 +65,22 @@ test('a spawned child that never messages the user has its final answer sent to 
   }
 });
 
+test('a spawned child\'s answer that reaches no chat is logged as not delivered', async () => {
+  const f = await startSubagentFixture((r) => {
+    if (isChild(r)) return { text: 'All 3 backups are fine.' };
+    if (r.last === 'tool') return { text: 'ok' };
+    return { calls: [{ name: 'spawn', arguments: { task: 'quiet check' } }] };
+  }, { sendOutcome: { kind: 'not_delivered', reason: 'tern tool connects to no channel; the gateway delivers' } });
+  try {
+    await f.say('check backups');
+    await eventually(() => f.errors.length, 1);
+    assert.is(f.sent.length, 1);
+    assert.match(f.errors[0]!, /^subagent task sa_[0-9a-z]+: its result was not delivered \(tern tool connects to no channel; the gateway delivers\)$/);
+  } finally {
+    await f.close();
+  }
+});
+
 test('spawn_status of an unknown task and of another conversation\'s task is refused; without task_id it lists this conversation', async () => {
   let asked = '';
   const f = await startSubagentFixture((r) => {

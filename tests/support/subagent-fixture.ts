@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sessionKeyOf } from '../../actors/agent.js';
+import type { SendOutcome } from '../../adapters/tools/options.js';
 import { Runtime } from '../../actors/runtime.js';
 import type { SessionReply } from '../../actors/routing.js';
 import type { Envelope } from '../../bus/index.js';
@@ -22,6 +23,8 @@ export interface SubagentFixture {
   runtime: Runtime;
   events: Envelope[];
   sent: Sent[];
+  /** What the runtime logged at error level (`logError`). */
+  errors: string[];
   /** A message from chat `direct:<chat>` of `channel` (default the local `cli`) to `agent` (default the default agent). */
   say(text: string, options?: { chat?: string; channel?: string; agent?: string; remote?: boolean }): Promise<SessionReply>;
   /** Writes a file under AGENT_HOME. */
@@ -36,6 +39,8 @@ export interface FixtureOptions {
   tools?: Record<string, unknown>;
   /** Files under AGENT_HOME written before the runtime starts (e.g. `workspace/AGENT.md`). */
   files?: Record<string, string>;
+  /** What each send comes to (default `sent`): a text relayed to another member, or one that reached no chat. */
+  sendOutcome?: SendOutcome;
 }
 
 export function keyFor(agent: string, channel: string, chat: string): string {
@@ -58,12 +63,16 @@ export async function startSubagentFixture(rule: Rule, options: FixtureOptions =
   }));
   for (const [path, text] of Object.entries(options.files ?? {})) write(path, text);
   const sent: Sent[] = [];
+  const errors: string[] = [];
   const runtime = Runtime.start({
     loaded: loadConfig({ env: home.env }),
     env: home.env,
     command: 'test',
-    logError: () => {},
-    send: async (target, text) => void sent.push({ channel: target.channel, chat: target.chat, text }),
+    logError: (line) => void errors.push(line),
+    send: async (target, text) => {
+      sent.push({ channel: target.channel, chat: target.chat, text });
+      return options.sendOutcome ?? { kind: 'sent' };
+    },
   });
   const events: Envelope[] = [];
   runtime.bus.events$.subscribe((e) => events.push(e));
@@ -73,6 +82,7 @@ export async function startSubagentFixture(rule: Rule, options: FixtureOptions =
     runtime,
     events,
     sent,
+    errors,
     write,
     say: (text, o = {}) => {
       const agent = o.agent ?? runtime.defaultAgent();

@@ -3,15 +3,22 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { SendTarget } from '../../adapters/tools/options.js';
+import type { SendOutcome, SendTarget } from '../../adapters/tools/options.js';
 import type { ToolMedia } from '../../adapters/tools/tool.js';
 import { protectedFileMessage, outsideWorkspaceMessage } from '../../adapters/tools/sandbox/refusals.js';
 import { toolsFixture } from '../support/tools-fixture.js';
 
-function outbox() {
+/** Records what the tools send and answers each send with `outcome` (sent, unless a test says otherwise). */
+function outbox(outcome: SendOutcome = { kind: 'sent' }) {
   const sent: { target: SendTarget; text: string; media: ToolMedia[] }[] = [];
-  return { sent, send: async (target: SendTarget, text: string, media: ToolMedia[]) => void sent.push({ target, text, media }) };
+  const send = async (target: SendTarget, text: string, media: ToolMedia[]): Promise<SendOutcome> => {
+    sent.push({ target, text, media });
+    return outcome;
+  };
+  return { sent, send };
 }
+
+const NOT_DELIVERED = 'tern tool connects to no channel; the gateway delivers';
 
 test('message sends to the current chat or a named one; another channel needs its chat', async () => {
   const box = outbox();
@@ -62,6 +69,35 @@ test('send_file and load_image are under the read protections', async () => {
   ];
   for (const [tool, args, expected] of cases) assert.equal(await f.call(tool, args), expected, `${tool} ${JSON.stringify(args)}`);
   assert.equal(box.sent, [{ target: { channel: 'cli', chat: 'direct' }, text: 'Q1', media: [{ kind: 'file', path: join(f.workspace, 'report.pdf'), mime: 'application/pdf' }] }]);
+  f.close();
+});
+
+test('a text handed to the cluster member running its channel is reported as handed over, not as sent', async () => {
+  const box = outbox({ kind: 'relayed', to: 'tg1' });
+  const f = toolsFixture(() => ({ messaging: { send: box.send, mediaEnabled: true } }));
+  writeFileSync(join(f.workspace, 'report.pdf'), 'pdf');
+  const context = { channel: 'telegram', chat: 'direct:42', remote: true };
+  assert.equal(await f.call('message', { content: 'hi' }, context), {
+    ok: true, content: 'message handed to the gateway running tg1 (queued there, not yet confirmed sent) for telegram:direct:42',
+  });
+  assert.equal(await f.call('message', { content: 'see', media: ['report.pdf'] }, context), {
+    ok: true, content: 'message handed to the gateway running tg1 (queued there, not yet confirmed sent) for telegram:direct:42 with 1 attachment',
+  });
+  assert.equal(await f.call('send_file', { path: 'report.pdf' }, context), {
+    ok: true, content: 'report.pdf handed to the gateway running tg1 (queued there, not yet confirmed sent) for telegram:direct:42',
+  });
+  assert.is(box.sent.length, 3);
+  f.close();
+});
+
+test('a text that reached no chat is an error result saying it was not delivered', async () => {
+  const box = outbox({ kind: 'not_delivered', reason: NOT_DELIVERED });
+  const f = toolsFixture(() => ({ messaging: { send: box.send } }));
+  writeFileSync(join(f.workspace, 'report.pdf'), 'pdf');
+  const context = { channel: 'telegram', chat: 'direct:42', remote: true };
+  assert.equal(await f.call('message', { content: 'hi' }, context), { ok: false, content: `message not delivered to telegram:direct:42: ${NOT_DELIVERED}` });
+  assert.equal(await f.call('send_file', { path: 'report.pdf' }, context), { ok: false, content: `report.pdf not delivered to telegram:direct:42: ${NOT_DELIVERED}` });
+  assert.is(box.sent.length, 2);
   f.close();
 });
 

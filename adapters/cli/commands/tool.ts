@@ -56,15 +56,20 @@ function isRemote(loaded: LoadedConfig, channel: string, stderr: CommandContext[
   return !(entry.type === WEB_UI_CHANNEL_TYPE && entry.settings.trusted !== false);
 }
 
+/** Why nothing a `tern tool` call sends reaches a chat. */
+const NOT_DELIVERED = 'tern tool connects to no channel; the gateway delivers';
+
 /**
  * The gateway gives its turns a way to reach the chat (`message`, `send_file`); `tern agent` on the terminal has
- * none. This process connects to no channel, so what a tool would send is shown and not delivered.
+ * none. This process connects to no channel: what a tool would send is shown on stderr, and the tool is told it was
+ * not delivered, so its result (what the model would read) does not claim a send.
  */
 function sendFor(channel: string, stderr: CommandContext['stderr']): SendFunction | undefined {
   if (channel === 'cli') return undefined;
   return async (target, body, media) => {
     const attached = media.length > 0 ? ` (+${media.length} file${media.length === 1 ? '' : 's'}: ${media.map((m) => m.path).join(', ')})` : '';
-    print(stderr, `tern: not delivered (tern tool connects to no channel; the gateway delivers): ${target.channel} ${target.chat}: ${body}${attached}`);
+    print(stderr, `tern: not delivered (${NOT_DELIVERED}): ${target.channel} ${target.chat}: ${body}${attached}`);
+    return { kind: 'not_delivered', reason: NOT_DELIVERED };
   };
 }
 

@@ -4,7 +4,8 @@ import * as z from 'zod';
 import { generateImage } from '../../providers/image-generation.js';
 import type { ModelEntry } from '../../providers/model-entry.js';
 import { targetOf } from '../messaging/attachments.js';
-import type { SendFunction } from '../options.js';
+import { holderOf } from '../messaging/send-result.js';
+import type { SendFunction, SendOutcome, SendTarget } from '../options.js';
 import { ok, type Tool } from '../tool.js';
 
 const parameters = z.object({
@@ -12,6 +13,19 @@ const parameters = z.object({
 });
 
 const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif' };
+
+/** What became of the image, as the rest of a sentence that began "Saved the image … and". */
+function sentPhrase(outcome: SendOutcome, target: SendTarget): string {
+  const where = `${target.channel}:${target.chat}`;
+  switch (outcome.kind) {
+    case 'sent':
+      return `sent it to ${where}`;
+    case 'relayed':
+      return `handed it to ${holderOf(outcome.to)} for ${where}`;
+    case 'not_delivered':
+      return `could not send it to the chat (${outcome.reason})`;
+  }
+}
 
 /**
  * Draws an image with the configured image model, saves it in the workspace under `media/images/` and sends it to
@@ -36,7 +50,7 @@ export function imageGenerateTool(entry: ModelEntry, workspace: string, send?: S
       if (!send) return ok(`${saved}.${drew} [file:${relative}]`, media);
       const target = targetOf(context);
       // The image exists either way: a failed send is told to the model, which can say so or try send_file.
-      const sent = await send(target, '', media).then(() => `sent it to ${target.channel}:${target.chat}`, (error: Error) => `could not send it to the chat (${error.message})`);
+      const sent = await send(target, '', media).then((outcome) => sentPhrase(outcome, target), (error: Error) => `could not send it to the chat (${error.message})`);
       return ok(`${saved} and ${sent}.${drew} [file:${relative}]`, media);
     },
   };

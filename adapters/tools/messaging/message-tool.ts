@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import type { SendFunction } from '../options.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
-import { ok, type Tool } from '../tool.js';
+import type { Tool } from '../tool.js';
 import { attachment, targetOf } from './attachments.js';
+import { sendResult } from './send-result.js';
 
 const base = z.object({
   content: z.string().min(1).describe('The message text'),
@@ -24,9 +25,10 @@ export function messageTool(sandbox: Sandbox, send: SendFunction, mediaEnabled: 
     async execute({ content, channel, chat_id, media = [] }, context) {
       const target = targetOf(context, channel, chat_id);
       const files = mediaEnabled ? media.map((path) => attachment(sandbox, path)) : [];
-      await send(target, content, files);
+      const outcome = await send(target, content, files);
       const attached = files.length > 0 ? ` with ${files.length} attachment${files.length === 1 ? '' : 's'}` : '';
-      return ok(`message sent to ${target.channel}:${target.chat}${attached}`);
+      const where = `${target.channel}:${target.chat}${attached}`;
+      return sendResult(outcome, 'message', where, `message sent to ${where}`);
     },
   };
 }

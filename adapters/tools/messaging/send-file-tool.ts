@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import type { SendFunction } from '../options.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
-import { ok, type Tool } from '../tool.js';
+import type { Tool } from '../tool.js';
 import { attachment, targetOf } from './attachments.js';
+import { sendResult } from './send-result.js';
 
 const parameters = z.object({
   path: z.string().describe('The local file to send (workspace-relative or absolute)'),
@@ -18,8 +19,9 @@ export function sendFileTool(sandbox: Sandbox, send: SendFunction): Tool<z.infer
     parameters,
     async execute({ path, caption = '', channel, chat_id }, context) {
       const target = targetOf(context, channel, chat_id);
-      await send(target, caption, [attachment(sandbox, path)]);
-      return ok(`sent ${path} to ${target.channel}:${target.chat}`);
+      const outcome = await send(target, caption, [attachment(sandbox, path)]);
+      const where = `${target.channel}:${target.chat}`;
+      return sendResult(outcome, path, where, `sent ${path} to ${where}`);
     },
   };
 }
