@@ -36,16 +36,23 @@ child.stdout.on('data', (chunk) => {
     }, 5000);
   }
 });
-child.on('exit', (code) => {
+child.on('exit', (code, signal) => {
   clearTimeout(lingerTimer);
   endGroup();
+  const summaryMissing = !/Total:/.test(output);
+  // A process ended by a signal (a native crash, the OOM killer, a stray kill) or by a stray process.exit
+  // writes nothing itself: say how it ended and in which suite.
+  if (summaryMissing) {
+    const suites = output.match(/^\S+\.test\.ts$/gm) ?? [];
+    const how = signal ? `by ${signal}` : `with exit code ${code}`;
+    console.log(`tests: the test process ended ${how} before its summary, during ${suites.at(-1) ?? 'its start'}`);
+  }
   const count = (label) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(output)?.[1] ?? 0);
   const total = count('Total');
   const passed = count('Passed');
   const skipped = count('Skipped');
   // uvu counts a skipped test in Skipped only, not in Total.
   const failed = total - passed;
-  const summaryMissing = !/Total:/.test(output);
   console.log(`${passed} passed, ${summaryMissing ? Math.max(failed, 1) : failed} failed, ${skipped} skipped`);
   process.exit(failed > 0 || summaryMissing || (code !== 0 && code !== null) ? 1 : 0);
 });

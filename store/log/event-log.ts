@@ -138,25 +138,27 @@ export class EventLog implements EventStore {
     const sessions = new Map<string, number[]>();
     const turns = new Map<string, number[]>();
     const types = new Map<string, number[]>();
-    // lmdb's batch() puts every write of the callback in one transaction; async puts outrun putSync here.
+    // One synchronous transaction on this thread, not lmdb's write thread: lmdb signals an asynchronous commit before
+    // its thread is done with the environment, and closing the environment then (a remap, a close) let that thread
+    // write into freed memory: the process died with SIGSEGV. The sync to disk still runs apart (overlapping sync).
     const { root, events, bySession, byTurn, byType } = this.databases;
-    const written = root.batch(() => {
-      for (const event of batch) {
-        void events.put(event.seq, event);
-        addPosting(sessions, event.session, event.seq);
-        addPosting(turns, event.turn, event.seq);
-        addPosting(types, event.type, event.seq);
-      }
-      bySession.write(sessions);
-      byTurn.write(turns);
-      byType.write(types);
-    });
-    this.pending = written.then(
-      () => this.remapIfGrown(),
-      (error: Error) => {
-        this.failure ??= error;
-      },
-    );
+    try {
+      root.transactionSync(() => {
+        for (const event of batch) {
+          void events.put(event.seq, event);
+          addPosting(sessions, event.session, event.seq);
+          addPosting(turns, event.turn, event.seq);
+          addPosting(types, event.type, event.seq);
+        }
+        bySession.write(sessions);
+        byTurn.write(turns);
+        byType.write(types);
+      });
+    } catch (error) {
+      this.failure ??= error as Error;
+      return;
+    }
+    this.remapIfGrown();
   }
 
   /**

@@ -28,7 +28,7 @@ export class PostingIndex {
     return db ? new PostingIndex(db) : undefined;
   }
 
-  /** Queues one batch's postings; call inside the batch that writes their events. */
+  /** Writes one batch's postings; call inside the transaction that writes their events. */
   write(postings: Map<string, number[]>): void {
     for (const [id, seqs] of postings) void this.db.put([id, seqs[0]!], encode(seqs));
   }
