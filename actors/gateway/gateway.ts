@@ -205,8 +205,7 @@ export class Gateway {
       logger: logs.gateway,
       inspect: this.board.inspect,
       retired: (actor, reason) => this.board.stopped(actor, reason),
-      // A cron run counts as done once its text is out or queued for the member running its channel (README).
-      send: async (target, text) => void (await this.sendToChat(target, text, [])),
+      send: (target, text) => this.sendToChat(target, text, []),
       runTurn: cronTurnRunner(() => this.engine()),
       runCommand: cronCommandRunner(core, options.env, (line) => logs.gateway.error(line)),
     });

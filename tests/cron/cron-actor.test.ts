@@ -60,6 +60,21 @@ runs('a one-shot that fails is kept disabled with the reason, and is not retried
   assert.equal(h.actor.states(), [{ job: 'once', state: 'disabled' }]);
 });
 
+runs('a text handed to the cluster member running its channel is a run done, saying so; a text that reached no chat is a failed run', async (context) => {
+  const outcomes = [{ kind: 'relayed' as const, to: 'tg1' }, { kind: 'not_delivered' as const, reason: 'no channel "telegram" runs here' }];
+  const h = (context.h = cronHarness(T0, { effects: { send: async () => outcomes.shift()! } }));
+  await putCronJob(h.workspace, deliverJob('water', { kind: 'every', seconds: 600 }, { next_run_at: '2026-03-01T10:10:00.000Z' }));
+  await h.actor.start();
+  await h.advance(10 * MINUTE);
+  assert.equal((await getCronJob(h.workspace, 'water'))?.last_run, {
+    at: '2026-03-01T10:10:00.000Z',
+    outcome: 'ok',
+    detail: 'handed to the gateway running tg1 (queued there, not yet confirmed sent)',
+  });
+  await h.advance(10 * MINUTE);
+  assert.equal((await getCronJob(h.workspace, 'water'))?.last_run, { at: '2026-03-01T10:20:00.000Z', outcome: 'failed', detail: 'no channel "telegram" runs here' });
+});
+
 runs('a run missed while down happens once at start, then the schedule continues from then', async (context) => {
   const h = (context.h = cronHarness(T0));
   await putCronJob(h.workspace, deliverJob('water', { kind: 'every', seconds: 600 }, { next_run_at: '2026-03-01T07:00:00.000Z' }));

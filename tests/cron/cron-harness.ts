@@ -65,6 +65,7 @@ export function cronHarness(start: string, options: { config?: Config; effects?:
       retired: (actor, reason) => board.stopped(actor, reason),
       send: async (target, text) => {
         sent.push(`${target.channel}/${target.chat}: ${text}`);
+        return { kind: 'sent' };
       },
       runTurn: async (request) => {
         turns.push(request);
