@@ -13,6 +13,8 @@ test('chat: a sanitized reply, a refused tool shown in red with the model\'s tex
     const page = await (await signedIn(browser, dashboard)).newPage();
     const problems = watchViolations(page);
     await open(page, dashboard, 'chat', '#chat-input');
+    // The browser's clock is five hours behind the gateway's: a message's time is the gateway's, live as after a reload.
+    await page.clock.setFixedTime(Date.now() - 5 * 3_600_000);
 
     replyStreamed(dashboard.vendor, ['**Hello** ', 'there <img src=x onerror=alert(1)>', ' `code`']);
     await page.fill('#chat-input', 'hi');

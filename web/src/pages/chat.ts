@@ -182,6 +182,9 @@ export const chatPage: Page = (root) => {
         // Typed in another tab of the same conversation.
         entry = addGroup(event.turn);
         entry.node.append(userBubble(event.data.text, event.at));
+      } else {
+        // The message's time is when its turn started, as the history shows it after a reload: not this page's clock.
+        entry.node.querySelector('.bubble.user')?.replaceWith(userBubble(event.data.text, event.at));
       }
       entry.turn = event.turn;
       entry.node.dataset.turn = event.turn;
