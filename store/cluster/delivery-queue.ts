@@ -4,7 +4,7 @@ import {
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { validateDraft, type EventData } from '../../bus/index.js';
-import { idToken } from './subjects.js';
+import { idToken, tokenId } from './subjects.js';
 
 /** The work-queue stream of replies that wait for the member running their channel account. */
 export const DELIVERY_STREAM = 'TERN_DELIVER';
@@ -21,6 +21,9 @@ const MAX_AGE_MS = 24 * 60 * 60_000;
 const PUBLISH_TIMEOUT_MS = 5_000;
 
 const subjectOf = (account: string): string => `${ROOT}.${idToken(account)}`;
+/** The account a subject of the stream is for; undefined for one `subjectOf` never makes (published by someone else). */
+const accountOf = (subject: string): string | undefined =>
+  subject.startsWith(`${ROOT}.`) ? tokenId(subject.slice(ROOT.length + 1)) : undefined;
 /** A consumer name takes no `.`, `*`, `>`, whitespace or path separator; the token has none. */
 const consumerOf = (account: string): string => `deliver-${idToken(account)}`;
 
@@ -122,4 +125,33 @@ export class DeliveryQueue {
       },
     };
   }
+}
+
+/** Texts that wait in the stream for one channel account: relayed, not yet taken by the member running it. */
+export interface QueuedTexts {
+  account: string;
+  texts: number;
+}
+
+/**
+ * The texts waiting per channel account, sorted by account, from the stream's per-subject counts in one request: a
+ * taken text is acknowledged and so gone from the work queue, so what is counted is what no holder has recorded yet.
+ * Empty when no member ever opened the stream. Subjects that name no account (`accountOf`) are left out: no member
+ * would ever take them.
+ */
+export async function queuedTexts(nc: NatsConnection): Promise<QueuedTexts[]> {
+  const jsm = await jetstreamManager(nc, { checkAPI: false });
+  let subjects: Record<string, number>;
+  try {
+    subjects = (await jsm.streams.info(DELIVERY_STREAM, { subjects_filter: `${ROOT}.>` })).state.subjects ?? {};
+  } catch (error) {
+    if (error instanceof JetStreamApiError && error.status === 404) return [];
+    throw error;
+  }
+  const queued: QueuedTexts[] = [];
+  for (const [subject, texts] of Object.entries(subjects)) {
+    const account = accountOf(subject);
+    if (account !== undefined && texts > 0) queued.push({ account, texts });
+  }
+  return queued.sort((a, b) => a.account.localeCompare(b.account));
 }

@@ -23,6 +23,21 @@ export function idToken(id: string | undefined): string {
   return token;
 }
 
+/**
+ * The id `idToken` made `token` from; undefined for `NO_SESSION` and for a token the encoding never makes (a subject
+ * someone else published under one of Tern's roots), so a name read back is always one Tern wrote.
+ */
+export function tokenId(token: string): string | undefined {
+  if (token === NO_SESSION) return undefined;
+  let id: string;
+  try {
+    id = decodeURIComponent(token);
+  } catch {
+    return undefined;
+  }
+  return idToken(id) === token ? id : undefined;
+}
+
 /** `<root>.<type>.<session>`: the subject an event is stored under. */
 export function eventSubject(root: string, type: string, session: string | undefined): string {
   return `${root}.${typeToken(type)}.${idToken(session)}`;

@@ -3,9 +3,12 @@
 // accepted and not answered yet). A member stopping leaves the cluster with `cluster.member.left`.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import * as assert from 'uvu/assert';
 import { connectCluster } from '../../store/cluster/connection.js';
+import { DELIVERY_STREAM, DeliveryQueue, type Delivery } from '../../store/cluster/delivery-queue.js';
+import { Leases } from '../../store/cluster/leases.js';
 import { ClusterLogView } from '../../store/log/cluster-view.js';
 import { runCliAsync } from '../support/cli.js';
 import { leasesOf, logged, memberConfig, telegramAccounts } from '../support/cluster-gateways.js';
@@ -52,6 +55,59 @@ async function status(reader: TempHome, url: string): Promise<string[]> {
       .replace(/: \d+ events,/, ': N events,'));
 }
 
+/** A cron job's text for a Telegram chat of `account`, as a member relays it. */
+const delivery = (account: string, n: number): Delivery => ({
+  message_id: `cron-${n}`,
+  outcome: 'message',
+  text: `report ${n}`,
+  key: `cron-${n}:send`,
+  reply: { channel: account, chat: 'telegram:direct:6001', reply_to: '6001' },
+});
+
+// First in the suite: the server is fresh, so the delivery stream does not exist yet.
+test('texts relayed to a channel account wait in TERN_DELIVER: counted per account, saying whether a member runs it', async ({ server }) => {
+  const reader = tempHome();
+  const nc = await connectCluster(server.url);
+  // The same TTL as the members the next test starts (`memberConfig`): the lease bucket is created with it, and a
+  // member opening the bucket with another TTL would be refused.
+  const leases = await Leases.open(nc, { gateway: 'node-z', ttlMs: 5_000 });
+  try {
+    writeFileSync(join(reader.home, 'config.json'), JSON.stringify({ version: 2, cluster: { url: server.url } }));
+    const queuedOf = async (): Promise<unknown> => {
+      const result = await runCliAsync(['cluster', 'status', '--json'], reader.env);
+      assert.is(result.code, 0, result.stderr);
+      return (JSON.parse(result.stdout) as { queued: unknown }).queued;
+    };
+    assert.equal(await queuedOf(), []);
+
+    // `ops bot` is held by a member that takes nothing from the queue yet, tg9 by nobody. The name with a space is
+    // escaped in its subject (`tern.deliver.ops%20bot`) and read back as it was written.
+    assert.ok(await leases.acquire('channel', 'ops bot'));
+    const queue = await DeliveryQueue.open(nc);
+    await queue.enqueue('tg9', delivery('tg9', 1));
+    await queue.enqueue('ops bot', delivery('ops bot', 2));
+    await queue.enqueue('tg9', delivery('tg9', 3));
+    // A publish sent again (same send key) is queued once.
+    await queue.enqueue('tg9', delivery('tg9', 3));
+    assert.equal(await queuedOf(), [{ account: 'ops bot', texts: 1 }, { account: 'tg9', texts: 2 }]);
+    assert.equal(await status(reader, server.url), [
+      'cluster URL: 0 member(s)',
+      'leases:',
+      '  channel ops bot  held by node-z, renewed Ns ago',
+      'streams (lag: messages accepted and not answered yet):',
+      '  none',
+      'texts waiting for ops bot: 1 (relayed, not yet taken by the member running it)',
+      'texts waiting for tg9: 2 (no member runs tg9 now)',
+    ]);
+  } finally {
+    // The next test starts from an empty queue and no lease.
+    await (await jetstreamManager(nc)).streams.purge(DELIVERY_STREAM).catch(() => undefined);
+    await leases.close();
+    await nc.close();
+    reader.remove();
+  }
+});
+
 test('members, leases and each stream\'s lag; a member that stops leaves the cluster', async (context) => {
   const { server } = context;
   context.gateways = [];
@@ -92,9 +148,10 @@ test('members, leases and each stream\'s lag; a member that stops leaves the clu
   await logged(view, { type: 'reply.delivered' }, (events) => events.length === 1, 30_000);
   assert.equal(await status(context.reader, server.url), expected(0));
 
-  const json = JSON.parse((await runCliAsync(['cluster', 'status', '--json'], context.reader.env)).stdout) as { members: Array<{ gateway: string }>; leases: Array<{ kind: string; id: string; gateway: string }>; streams: Array<{ stream: string; unanswered?: number }> };
+  const json = JSON.parse((await runCliAsync(['cluster', 'status', '--json'], context.reader.env)).stdout) as { members: Array<{ gateway: string }>; leases: Array<{ kind: string; id: string; gateway: string }>; streams: Array<{ stream: string; unanswered?: number }>; queued: unknown[] };
   assert.equal(json.members.map((m) => m.gateway), ['node-a', 'node-b']);
   assert.equal(json.streams.map((s) => [s.stream, s.unanswered ?? null]), [['TERN_CH_tg1', 0], ['TERN_CH_tg2', 0], ['TERN_GW_node-a', null], ['TERN_GW_node-b', null]]);
+  assert.equal(json.queued, []);
 
   // Joining and leaving are events: node-b stops on purpose, its leases go to node-a.
   await context.gateways[1]!.stop();

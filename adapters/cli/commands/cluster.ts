@@ -1,5 +1,6 @@
 import { STREAM_PREFIXES, streamOwner } from '../../../store/cluster/stream-names.js';
 import { clusterSettings } from '../../../actors/cluster/settings.js';
+import { queuedTexts } from '../../../store/cluster/delivery-queue.js';
 import { listLeases, type LeaseRecord } from '../../../store/cluster/leases.js';
 import { listMembers } from '../../../store/cluster/members.js';
 import { listEventStreams, unanswered } from '../../../store/cluster/streams-info.js';
@@ -14,7 +15,8 @@ const ago = (now: number, at: number): string => (at === 0 ? '-' : `${(Math.max(
 /**
  * `tern cluster status`: the members (and how long since each renewed its entry), the leases (which member runs
  * which channel account, which runs the heartbeat and cron), and each event stream's size, last write and, for a
- * channel account, its lag (messages accepted and not answered yet), read straight from JetStream.
+ * channel account, its lag (messages accepted and not answered yet), and the texts relayed to each channel account
+ * that wait for its member to take them (stuck while no member runs it), read straight from JetStream.
  */
 export async function run(context: CommandContext): Promise<number> {
   const [sub] = context.positionals;
@@ -24,14 +26,14 @@ export async function run(context: CommandContext): Promise<number> {
   if (!settings) throw new CliError('cluster_not_configured', 'no cluster configured', 'neither --cluster nor cluster.url names a NATS server', 'Pass --cluster nats://HOST:PORT or set cluster.url in config.json.');
   const nc = await connectForCli(settings, 'cluster-status');
   try {
-    const [members, leases, rows] = await Promise.all([listMembers(nc), listLeases(nc), listEventStreams(nc, STREAM_PREFIXES)]);
+    const [members, leases, rows, queued] = await Promise.all([listMembers(nc), listLeases(nc), listEventStreams(nc, STREAM_PREFIXES), queuedTexts(nc)]);
     const streams = await Promise.all(rows.map(async (row) => {
       const owner = streamOwner(row.stream);
       return { ...row, ...(owner?.kind === 'account' ? { unanswered: await unanswered(nc, row.stream, owner.subjectRoot) } : {}) };
     }));
     const now = Date.now();
     if (context.json) {
-      print(context.stdout, JSON.stringify({ ok: true, url: settings.url, members, leases, streams }));
+      print(context.stdout, JSON.stringify({ ok: true, url: settings.url, members, leases, streams, queued }));
       return 0;
     }
     const named = (l: LeaseRecord): string => (l.kind === 'schedule' ? 'the heartbeat and cron' : l.id);
@@ -50,6 +52,11 @@ export async function run(context: CommandContext): Promise<number> {
       const what = owner?.kind === 'account' ? `channel account ${owner.name}` : `member ${owner?.name ?? '?'}`;
       const lag = s.unanswered === undefined ? '' : `, lag ${s.unanswered}`;
       print(context.stdout, `  ${s.stream}  ${what}: ${s.events} events, last write ${ago(now, s.lastAt)}${lag}`);
+    }
+    for (const q of queued) {
+      const held = leases.some((l) => l.kind === 'channel' && l.id === q.account);
+      const why = held ? 'relayed, not yet taken by the member running it' : `no member runs ${q.account} now`;
+      print(context.stdout, `texts waiting for ${q.account}: ${q.texts} (${why})`);
     }
     return 0;
   } finally {
