@@ -41,8 +41,12 @@ test('subagents: the machines page hangs a running subagent and its own session 
     const child = page.locator('#waterfall .wf-row.subagent a');
     assert.match(await child.textContent() ?? '', /^subagent scout · main$/);
     await shot(page, 'turn-subagent');
+    // This page shows the parent's turn (and its #turn-outcome) until the router has handled the click: wait for the
+    // child's turn by its id.
+    const childTurn = (await child.getAttribute('href'))?.replace('#/turn/', '') ?? '';
+    assert.ok(childTurn.length > 0, 'the row links a turn');
     await child.click();
-    await page.waitForSelector('#turn-outcome');
+    await page.waitForSelector(`.page-head h1 [title="${childTurn}"]`);
     assert.match(await page.textContent('blockquote.turn-text') ?? '', /^You are a subagent \("scout"\)/);
     assert.equal(problems, [], 'no script errors and no CSP violations');
   });
