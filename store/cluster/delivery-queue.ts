@@ -4,6 +4,7 @@ import {
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { validateDraft, type EventData } from '../../bus/index.js';
+import { subjectCounts } from './subject-counts.js';
 import { idToken, tokenId } from './subjects.js';
 
 /** The work-queue stream of replies that wait for the member running their channel account. */
@@ -143,7 +144,7 @@ export async function queuedTexts(nc: NatsConnection): Promise<QueuedTexts[]> {
   const jsm = await jetstreamManager(nc, { checkAPI: false });
   let subjects: Record<string, number>;
   try {
-    subjects = (await jsm.streams.info(DELIVERY_STREAM, { subjects_filter: `${ROOT}.>` })).state.subjects ?? {};
+    subjects = await subjectCounts(jsm, DELIVERY_STREAM, `${ROOT}.>`);
   } catch (error) {
     if (error instanceof JetStreamApiError && error.status === 404) return [];
     throw error;

@@ -1,7 +1,7 @@
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ttlBucket } from './kv-bucket.js';
-import { bucketKeys } from './kv-keys.js';
+import { bucketKeys } from './subject-counts.js';
 import type { EventDraft, LeaseKind } from '../../bus/index.js';
 
 export interface LeaseOptions {

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ttlBucket } from './kv-bucket.js';
-import { bucketKeys } from './kv-keys.js';
+import { bucketKeys } from './subject-counts.js';
 import type { EventDraft } from '../../bus/index.js';
 
 export interface MemberOptions {
@@ -134,7 +134,7 @@ export class Members {
   private async heartbeat(): Promise<void> {
     if (this.closed) return;
     await this.renew();
-    const live = (await readMembers(this.nc, this.kv, this.options.bucket)).map((m) => m.gateway);
+    const live = (await this.list()).map((m) => m.gateway);
     const liveSet = new Set(live);
     const announcer = live[0] === this.options.gateway;
     for (const gateway of this.known) {

@@ -1,5 +1,6 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { subjectCounts } from './subject-counts.js';
 import { typeToken } from './subjects.js';
 
 export interface StreamRow {
@@ -15,8 +16,8 @@ export interface StreamRow {
 async function countTypes(jsm: Awaited<ReturnType<typeof jetstreamManager>>, stream: string, root: string, types: string[]): Promise<number[]> {
   return Promise.all(
     types.map(async (type) => {
-      const info = await jsm.streams.info(stream, { subjects_filter: `${root}.${typeToken(type)}.>` });
-      return Object.values(info.state.subjects ?? {}).reduce((sum, count) => sum + count, 0);
+      const counts = await subjectCounts(jsm, stream, `${root}.${typeToken(type)}.>`);
+      return Object.values(counts).reduce((sum, count) => sum + count, 0);
     }),
   );
 }

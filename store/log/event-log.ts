@@ -140,7 +140,7 @@ export class EventLog implements EventStore {
     const types = new Map<string, number[]>();
     // One synchronous transaction on this thread, not lmdb's write thread: lmdb signals an asynchronous commit before
     // its thread is done with the environment, and closing the environment then (a remap, a close) let that thread
-    // write into freed memory: the process died with SIGSEGV. The sync to disk still runs apart (overlapping sync).
+    // write into freed memory: the process died with SIGSEGV. The commit's sync to disk runs here too (store/README.md).
     const { root, events, bySession, byTurn, byType } = this.databases;
     try {
       root.transactionSync(() => {

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { connectCluster } from '../../store/cluster/connection.js';
 import { ttlBucket } from '../../store/cluster/kv-bucket.js';
-import { bucketKeys } from '../../store/cluster/kv-keys.js';
+import { bucketKeys } from '../../store/cluster/subject-counts.js';
 import { Leases, listLeases } from '../../store/cluster/leases.js';
 import { natsSuite } from '../support/nats-server.js';
 

@@ -1,5 +1,10 @@
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
+
+/** How many messages a stream holds per subject matching `filter`, counted by the server in one request. */
+export async function subjectCounts(jsm: JetStreamManager, stream: string, filter: string): Promise<Record<string, number>> {
+  return (await jsm.streams.info(stream, { subjects_filter: filter })).state.subjects ?? {};
+}
 
 /**
  * The keys of a KV bucket now (deleted ones included: their entries say `DEL`), from the counts per subject of the
@@ -9,7 +14,6 @@ import type { NatsConnection } from '@nats-io/transport-node';
  */
 export async function bucketKeys(nc: NatsConnection, bucket: string): Promise<string[]> {
   const prefix = `$KV.${bucket}.`;
-  const jsm = await jetstreamManager(nc, { checkAPI: false });
-  const info = await jsm.streams.info(`KV_${bucket}`, { subjects_filter: `${prefix}>` });
-  return Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length)).sort();
+  const counts = await subjectCounts(await jetstreamManager(nc, { checkAPI: false }), `KV_${bucket}`, `${prefix}>`);
+  return Object.keys(counts).map((subject) => subject.slice(prefix.length)).sort();
 }
