@@ -3,7 +3,9 @@
 // until what the test reads has stopped changing, so a slow machine makes them wait longer, not pass blindly.
 import { isDeepStrictEqual } from 'node:util';
 import * as assert from 'uvu/assert';
+import { existsSync } from 'node:fs';
 import type { Bus, Envelope } from '../../bus/index.js';
+import { EventLog } from '../../store/log/event-log.js';
 
 export interface QuietOptions {
   /** How long what is read must stay the same. */
@@ -33,6 +35,31 @@ export async function quietValue<T>(read: () => T | Promise<T>, options: QuietOp
     } else if (Date.now() - since >= quietMs) return value;
     if (Date.now() > end) throw new Error(`still changing after ${limitMs} ms: ${JSON.stringify(value).slice(0, 500)}`);
   }
+}
+
+/** The last seq in the event log under `sessions` (0 before it exists), read from beside the process writing it. */
+export function loggedSeq(sessions: string): number {
+  if (!existsSync(sessions)) return 0;
+  try {
+    const log = EventLog.open(sessions, { readOnly: true });
+    try {
+      return log.lastCommittedSeq();
+    } finally {
+      log.close();
+    }
+  } catch {
+    // The log is being created.
+    return 0;
+  }
+}
+
+/**
+ * What `read()` gives once a gateway process, whose log is under `sessions`, has stopped working: neither `read()`
+ * nor its log changed for `quietMs`. For checks that no further message came.
+ */
+export async function quietGateway<T>(sessions: string, read: () => T, options: QuietOptions = {}): Promise<T> {
+  const { value } = await quietValue(() => ({ value: read(), seq: loggedSeq(sessions) }), options);
+  return value;
 }
 
 /** Resolves once `bus` has published nothing for `quietMs`; fails when it is still busy after `limitMs`. */
