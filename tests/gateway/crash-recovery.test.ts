@@ -153,6 +153,8 @@ test('a turn killed after its tool ran is not run again: the user gets the resta
   const { settings, first } = await firstRun(context);
   await context.emulator.say(TOKEN, 'PLAN buy milk', { userId: 5001 });
   await untilLogged(first.home, (events) => events.some((e) => e.type === 'tool.completed'), 'the tool to run', first);
+  // Killed while the model works on the tool's result (it answers 5 s after it was asked).
+  await until('the model to be asked with the result', () => (context.model.asked.filter((text) => text.includes('PLAN')).length === 2 ? true : undefined), 20_000);
   await first.kill();
   context.gateway = await startGatewayProcess(settings, {}, first.home);
   assert.equal(texts(context.emulator, 5001).length, 0);
