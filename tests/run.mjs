@@ -137,6 +137,7 @@ function runWorker(worker) {
     });
     groups.add(child.pid);
     const ranHere = [];
+    const leftOpen = [];
     let current;
     let doneSent = false;
     let fileStarted = 0;
@@ -160,8 +161,8 @@ function runWorker(worker) {
         doneSent = true;
         child.send({ type: 'done' });
         lingerTimer = setTimeout(() => {
-          const ran = ranHere.join(' ');
-          process.stdout.write(`tests: ${worker.name} kept a handle open after its last file; ending it (it ran ${ran})\n`);
+          const suspects = leftOpen.length > 0 ? leftOpen.join(', ') : ranHere.join(' ');
+          process.stdout.write(`tests: ${worker.name} kept a handle open after its last file; ending it (open after: ${suspects})\n`);
           endGroup(child.pid);
         }, LINGER_MS);
         return;
@@ -178,7 +179,9 @@ function runWorker(worker) {
     const finishIfEnded = () => {
       if (!ended || !stderrEnded) return;
       clearTimeout(fileTimer);
-      if (ended.left.length > 0) output += `tests: left open after its tests: ${ended.left.join(', ')}\n`;
+      // Many files close servers and processes a moment after their last test: only a worker that then stays alive
+      // names them (see lingerTimer).
+      if (ended.left.length > 0) leftOpen.push(`${current} (${ended.left.join(', ')})`);
       report(current, output, Date.now() - fileStarted, ended.loaded ? undefined : 'the file did not load');
       feed();
     };
