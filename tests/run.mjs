@@ -13,7 +13,7 @@
 // orphan holding stdout would keep CI waiting).
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, relative, sep } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -54,10 +54,29 @@ function heavyKind(file) {
   return undefined;
 }
 
+/**
+ * Seconds each file took in a full run: the last one here (tests/output/durations.json), else the one committed
+ * (tests/durations.json). Only the order depends on it: the longest files start first, so none starts near the end.
+ */
+function durations() {
+  for (const path of [join(testsDir, 'output', 'durations.json'), join(testsDir, 'durations.json')]) {
+    try {
+      return JSON.parse(readFileSync(path, 'utf8'));
+    } catch {
+      // Not there (a fresh clone has no output/), or cut short: the next one.
+    }
+  }
+  return {};
+}
+
 const files = testFiles();
+const known = durations();
+// A file not timed yet (a new one) counts as an average one.
+const average = Object.values(known).reduce((sum, s) => sum + s, 0) / Math.max(1, Object.keys(known).length);
+const expected = (file) => known[file] ?? average;
 /** Each queue is taken from by its own workers only: the browser files, the cluster files, and the rest. */
 const queues = { browser: [], cluster: [], light: [] };
-for (const file of files) queues[heavyKind(file) ?? 'light'].push(file);
+for (const file of [...files].sort((a, b) => expected(b) - expected(a))) queues[heavyKind(file) ?? 'light'].push(file);
 // With one lane the two heavy kinds take turns in it; with two or more each kind has its own.
 const lanes =
   laneCount === 1
@@ -234,6 +253,12 @@ function runWorker(worker) {
 if (files.length === 0) console.log(`tests: no test file under tests/ matches ${pattern}`);
 await Promise.all(workers.map(runWorker));
 endAll();
+// A full run (no pattern) records how long each file took, for the order of the next run.
+if (positionals[0] === undefined) {
+  mkdirSync(join(testsDir, 'output'), { recursive: true });
+  const taken = Object.fromEntries([...timings].sort(([a], [b]) => a.localeCompare(b)).map(([file, ms]) => [file, Math.round(ms / 100) / 10]));
+  writeFileSync(join(testsDir, 'output', 'durations.json'), `${JSON.stringify(taken, null, 1)}\n`);
+}
 const slowest = timings.sort((a, b) => b[1] - a[1]).slice(0, 8);
 if (slowest.length > 0) console.log(`\nslowest: ${slowest.map(([file, ms]) => `${file} ${seconds(ms)}`).join(', ')}`);
 console.log(`${files.length} files in ${seconds(Date.now() - started)} (${workers.length} workers)`);
