@@ -181,7 +181,8 @@ function runWorker(worker) {
         child.send({ type: 'done' });
         lingerTimer = setTimeout(() => {
           const suspects = leftOpen.length > 0 ? leftOpen.join(', ') : ranHere.join(' ');
-          process.stdout.write(`tests: ${worker.name} kept a handle open after its last file; ending it (open after: ${suspects})\n`);
+          const said = `${worker.name} kept a handle open after its last file; ending it (open after: ${suspects})`;
+          process.stdout.write(`tests: ${said}\n`);
           endGroup(child.pid);
         }, LINGER_MS);
         return;
@@ -189,7 +190,8 @@ function runWorker(worker) {
       ranHere.push(current);
       fileStarted = Date.now();
       fileTimer = setTimeout(() => {
-        report(current, output, Date.now() - fileStarted, `did not finish within ${seconds(FILE_LIMIT_MS)}; ending its worker`);
+        const late = `did not finish within ${seconds(FILE_LIMIT_MS)}; ending its worker`;
+        report(current, output, Date.now() - fileStarted, late);
         current = undefined;
         endGroup(child.pid);
       }, FILE_LIMIT_MS);
@@ -256,7 +258,8 @@ endAll();
 // A full run (no pattern) records how long each file took, for the order of the next run.
 if (positionals[0] === undefined) {
   mkdirSync(join(testsDir, 'output'), { recursive: true });
-  const taken = Object.fromEntries([...timings].sort(([a], [b]) => a.localeCompare(b)).map(([file, ms]) => [file, Math.round(ms / 100) / 10]));
+  const sorted = [...timings].sort(([a], [b]) => a.localeCompare(b));
+  const taken = Object.fromEntries(sorted.map(([file, ms]) => [file, Math.round(ms / 100) / 10]));
   writeFileSync(join(testsDir, 'output', 'durations.json'), `${JSON.stringify(taken, null, 1)}\n`);
 }
 const slowest = timings.sort((a, b) => b[1] - a[1]).slice(0, 8);

@@ -42,7 +42,13 @@ interface Fence<R> {
  * the fence and collects until the fence arrives, so work delivered that should not have been shows up before the
  * fence, in what is returned, however slowly the bus delivers.
  */
-async function collect<T, R>(source: Observable<T>, map: (item: T) => R, count: number, fence?: Fence<R>, limitMs = 10_000): Promise<R[]> {
+async function collect<T, R>(
+  source: Observable<T>,
+  map: (item: T) => R,
+  count: number,
+  fence?: Fence<R>,
+  limitMs = 10_000,
+): Promise<R[]> {
   const got: R[] = [];
   let arrived: () => void = () => undefined;
   let fenced = false;
@@ -61,7 +67,9 @@ async function collect<T, R>(source: Observable<T>, map: (item: T) => R, count: 
     fenceOnce();
     if (!enough()) {
       await new Promise<void>((resolve, reject) => {
-        const limit = setTimeout(() => reject(new Error(`collected ${JSON.stringify(got)}, not ${count} items${fence ? ' and the fence' : ''}, in ${limitMs} ms`)), limitMs);
+        const missing = `${count} items${fence ? ' and the fence' : ''}`;
+        const fail = () => reject(new Error(`collected ${JSON.stringify(got)}, not ${missing}, in ${limitMs} ms`));
+        const limit = setTimeout(fail, limitMs);
         arrived = () => {
           clearTimeout(limit);
           resolve();

@@ -90,7 +90,8 @@ test('a bot added to channel_list is run by one member; a bot removed is release
   for (const [i, token] of TOKENS.entries()) await emulator.say(token, `hi ${i}`, { userId: 7501 + i });
   for (const [i, token] of TOKENS.entries()) await emulator.waitForBotMessages(token, 7501 + i, 1, 30_000);
   // A bot run by both members would answer twice: what the chats show stays the same for a second.
-  const answered = await quietValue(() => TOKENS.map((token, i) => emulator.botMessages(token, 7501 + i).map((m) => m.text)), { quietMs: 1_000 });
+  const chats = () => TOKENS.map((token, i) => emulator.botMessages(token, 7501 + i).map((m) => m.text));
+  const answered = await quietValue(chats, { quietMs: 1_000 });
   for (const [i] of TOKENS.entries()) assert.equal(answered[i], [`echo: hi ${i}`]);
 
   const view = (context.view = await ClusterLogView.open(nc));

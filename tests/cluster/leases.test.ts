@@ -36,7 +36,8 @@ async function gateways(context: { server: { url: string }; connections: NatsCon
 /** Resolves once the one lease `leases` lists has been renewed by its holder over `ms` from now. */
 async function renewedFor(leases: Leases, ms: number): Promise<void> {
   const from = Date.now();
-  await until(`the lease to be renewed over ${ms} ms`, async () => ((await leases.list())[0]!.renewedAt >= from + ms ? true : undefined), ms + 10_000);
+  const renewed = async () => ((await leases.list())[0]!.renewedAt >= from + ms ? true : undefined);
+  await until(`the lease to be renewed over ${ms} ms`, renewed, ms + 10_000);
 }
 
 const leaseEvents = (events: Envelope[]) => events.filter((e) => e.type.startsWith('cluster.lease.')).map((e) => [e.type, e.data]);
@@ -104,7 +105,9 @@ test('gateways announce joining; one that stops heartbeating is announced as lef
   await c.leave();
   // The live members look for those that left at each heartbeat: gw-a has heartbeated past a TTL since.
   const since = Date.now();
-  await until('gw-a to heartbeat past a TTL', async () => ((await a.list()).find((m) => m.gateway === 'gw-a')!.seenAt >= since + 1_500 ? true : undefined), 10_000);
+  const seen = async () => (await a.list()).find((m) => m.gateway === 'gw-a')!.seenAt;
+  const heartbeated = async () => ((await seen()) >= since + 1_500 ? true : undefined);
+  await until('gw-a to heartbeat past a TTL', heartbeated, 10_000);
   assert.equal(left(), [{ gateway: 'gw-b', reason: 'expired', by: 'gw-a' }, { gateway: 'gw-c', reason: 'stopped', by: 'gw-c' }]);
   assert.equal(context.events.filter((e) => e.type === 'cluster.member.joined').map((e) => e.type === 'cluster.member.joined' && [e.data.gateway, e.data.pid]), [['gw-a', process.pid], ['gw-b', process.pid], ['gw-c', process.pid]]);
   assert.equal((await a.list()).map((m) => m.gateway), ['gw-a']);

@@ -55,7 +55,8 @@ test('messages sent while the server was down are answered once it is back, exac
   await server.kill9();
   for (const [i, token] of TOKENS.entries()) await emulator.say(token, 'during', { userId: USERS[i] });
   // The server comes back once both members have noticed it is gone.
-  const lost = (gateway: GatewayProcess) => logLines(join(gateway.home.home, 'logs', 'gateway.log')).some((line) => line.startsWith('WARN cluster: lost the connection to NATS'));
+  const lines = (gateway: GatewayProcess) => logLines(join(gateway.home.home, 'logs', 'gateway.log'));
+  const lost = (gateway: GatewayProcess) => lines(gateway).some((line) => line.startsWith('WARN cluster: lost the'));
   await until('both members to lose the server', () => (context.gateways.every(lost) ? true : undefined), 60_000);
   await server.restart();
   nc = context.nc = await connectCluster(server.url);

@@ -127,7 +127,8 @@ test('channel maintenance: a Telegram long poll is taken as stalled 10 s × the 
       });
       await eventually(() => api.polls() > polls, true);
       clock.advance(1_000 + graceMs - 1);
-      assert.ok(clock.pending().includes(1), `multiplier ${multiplier}: the stall is due at ${1_000 + graceMs} ms, not before`);
+      const due = `multiplier ${multiplier}: the stall is due at ${1_000 + graceMs} ms, not before`;
+      assert.ok(clock.pending().includes(1), due);
       assert.is(failure, undefined, `multiplier ${multiplier}: not before ${1_000 + graceMs} ms`);
       clock.advance(1);
       await Promise.race([failed, new Promise((resolve) => setTimeout(resolve, 3_000))]);

@@ -92,7 +92,8 @@ e2e('senders outside allow_from get nothing; listed ones by id or @username are 
   assert.equal(emulator.botMessages(MAIN, 1003), []);
 });
 
-e2e('in a group, mention_only answers only messages that mention the bot, without the mention', async ({ emulator, gateway }) => {
+e2e('in a group, mention_only answers only messages that mention the bot, without the mention', async (context) => {
+  const { emulator, gateway } = context;
   const group = { userId: 1001, chatId: -500, type: 'group' as const };
   await emulator.say(GROUP, 'talking among ourselves', group);
   await emulator.say(GROUP, '@TestNameBot what is up', group);

@@ -38,10 +38,12 @@ streaming.after(async (context) => {
   context.gateway.home.remove();
 });
 
-streaming('a streamed reply is one message, edited as chunks arrive, ending with the full text', async ({ emulator, gateway }) => {
+streaming('a streamed reply is one message, edited as chunks arrive, ending with the full text', async (context) => {
+  const { emulator, gateway } = context;
   await emulator.say(STREAMING, 'stream these words to me please', { userId: 1001 });
   await emulator.waitForBotMessages(STREAMING, 1001, 1);
-  const texts = await quietGateway(gateway.home.sessions, () => emulator.botMessages(STREAMING, 1001).map((m) => m.text));
+  const read = () => emulator.botMessages(STREAMING, 1001).map((m) => m.text);
+  const texts = await quietGateway(gateway.home.sessions, read);
   assert.equal(texts, ['echo: stream these words to me please']);
   assert.ok(emulator.edits >= 1, 'the message was edited while streaming');
 });
@@ -50,7 +52,8 @@ streaming('a placeholder is sent first and then replaced by the reply', async ({
   const before = emulator.edits;
   await emulator.say(PLACEHOLDER, 'hello', { userId: 1001 });
   await emulator.waitForBotMessages(PLACEHOLDER, 1001, 1);
-  const shown = await quietGateway(gateway.home.sessions, () => ({ texts: emulator.botMessages(PLACEHOLDER, 1001).map((m) => m.text), edits: emulator.edits }));
+  const read = () => ({ texts: emulator.botMessages(PLACEHOLDER, 1001).map((m) => m.text), edits: emulator.edits });
+  const shown = await quietGateway(gateway.home.sessions, read);
   assert.equal(shown.texts, ['echo: hello']);
   assert.is(shown.edits, before + 1);
 });

@@ -46,7 +46,7 @@ export async function startGatewayProcess(config: Record<string, unknown>, env: 
     for (;;) {
       const answer = await ready().catch(() => undefined);
       if (answer && check(answer.body, answer.status)) return;
-      if (exitCode !== undefined) throw new Error(`the gateway exited (code ${exitCode}) before it reached the expected state: ${errors}`);
+      if (exitCode !== undefined) throw new Error(`the gateway exited (code ${exitCode}) before that state: ${errors}`);
       if (Date.now() > deadline) throw new Error(`gateway never reached the expected state: ${JSON.stringify(answer?.body)} ${errors}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
