@@ -1,7 +1,7 @@
 // Runs the uvu test files under tests/ (not what the tests wrote into tests/output/) in parallel worker processes
 // and ends with the line `N passed, N failed, N skipped`, which uvu's own summary lacks.
 //
-//   node tests/run.mjs [PATTERN] [--workers N] [--lanes N]
+//   node tests/run.mjs [PATTERN] [--workers N] [--lanes N] [--dir DIR]
 //
 // PATTERN is a regexp over the paths under tests/. Files that start Chromium or nats-server (the heavy ones: a
 // browser and a cluster of gateways each) run in their own lanes, one file at a time per lane, so two of them never
@@ -15,11 +15,11 @@ import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const testsDir = join(root, 'tests');
+const runnerDir = join(root, 'tests');
 const END_MARKER = '\u0000tern-test-file-end';
 /** A file still running after this long is ended with its worker and counted as failed. */
 const FILE_LIMIT_MS = 300_000;
@@ -28,8 +28,10 @@ const LINGER_MS = 5_000;
 
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
-  options: { workers: { type: 'string' }, lanes: { type: 'string' } },
+  // --dir: another folder of test files (the runner's own test runs it on files it writes).
+  options: { workers: { type: 'string' }, lanes: { type: 'string' }, dir: { type: 'string' } },
 });
+const testsDir = flags.dir ? resolve(flags.dir) : runnerDir;
 const pattern = new RegExp(positionals[0] ?? '\\.test\\.ts$');
 const workerCount = Math.max(1, Number(flags.workers ?? availableParallelism()));
 const laneCount = Math.max(1, Number(flags.lanes ?? 2));
@@ -147,7 +149,7 @@ function report(file, output, ms, failure) {
 /** Starts a worker process and feeds it files until its queues are empty; resolves when it has gone. */
 function runWorker(worker) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(testsDir, 'run-worker.mjs')], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(runnerDir, 'run-worker.mjs')], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       // AGENT_CHECK_EVENTS: every event the runtime publishes is checked against its schema (bus/validate.ts).
@@ -256,7 +258,7 @@ if (files.length === 0) console.log(`tests: no test file under tests/ matches ${
 await Promise.all(workers.map(runWorker));
 endAll();
 // A full run (no pattern) records how long each file took, for the order of the next run.
-if (positionals[0] === undefined) {
+if (positionals[0] === undefined && !flags.dir) {
   mkdirSync(join(testsDir, 'output'), { recursive: true });
   const sorted = [...timings].sort(([a], [b]) => a.localeCompare(b));
   const taken = Object.fromEntries(sorted.map(([file, ms]) => [file, Math.round(ms / 100) / 10]));
