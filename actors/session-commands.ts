@@ -3,6 +3,7 @@ import type { PluginCommand } from '../adapters/plugins/api.js';
 import type { EventDraft } from '../bus/index.js';
 import type { CommandInput, CommandOutput, SessionKeys, SessionMessage } from '../machines/session.js';
 import type { AgentServices } from './agent-services.js';
+import { mayAnswer } from './hooks/approval-rules.js';
 import { HELP_TEXT, parseChatCommand, type ParsedCommand } from './chat-commands.js';
 import { pluginListText } from './plugins/plugin-list.js';
 import { profileAllows } from './prompt-builder.js';
@@ -31,8 +32,14 @@ export function answerApproval(services: AgentServices, keys: SessionKeys, messa
   const answer = (text: string): CommandOutput => ({ command: command.name, args: command.args, text });
   const id = (command.args.split(/\s+/)[0] ?? '').toLowerCase();
   if (id === '') return { drafts: [], output: answer(`Usage: /${command.name} <id> (the id is in the question, e.g. /${command.name} 3f2a)`) };
-  const tool = services.hooks?.desk.waitingTool(id, keys.session);
-  if (!tool) return { drafts: [], output: answer(`No tool call ${id} is waiting for approval here.`) };
+  const waiting = services.hooks?.desk.waitingCall(id, keys.session);
+  if (!waiting) return { drafts: [], output: answer(`No tool call ${id} is waiting for approval here.`) };
+  const { sender, sender_aliases: aliases = [], reply } = message.data;
+  const approver = { sender, aliases, ...(reply ? { channel: reply.channel } : {}) };
+  if (!mayAnswer(services.config(), waiting.asker, approver)) {
+    return { drafts: [], output: answer(`Only the person who asked (or an owner of this bot) can answer ${id}.`) };
+  }
+  const { tool } = waiting;
   const approved = command.name === 'approve';
   const answered: EventDraft<'approval.answered'> = { ...keys, type: 'approval.answered', data: { approval_id: id, approved, by: 'user', sender: message.data.sender } };
   return { drafts: [answered as EventDraft], output: answer(approved ? `Approved: ${tool} goes ahead.` : `Denied: ${tool} will not run.`) };

@@ -120,7 +120,15 @@ async function prepareTurn(services: AgentServices, input: PrepareInput, delegat
   return {
     keys: { ...input.keys, turn: newTurnId() },
     settings,
-    message: { message_id: data.message_id, channel: data.channel, chat: data.chat, text, session_key: input.key, remote: data.remote },
+    message: {
+      message_id: data.message_id,
+      channel: data.channel,
+      chat: data.chat,
+      text,
+      session_key: input.key,
+      remote: data.remote,
+      sender: data.sender,
+    },
     history,
     ...(input.skill !== undefined ? { skill: input.skill } : {}),
     ...(budget?.kind === 'go' && budget.notice ? { notice: budget.notice } : {}),

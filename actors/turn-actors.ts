@@ -56,6 +56,7 @@ export function liveTurn(services: AgentServices, toolbox: () => Toolbox, delega
                 keys,
                 meta: { agent: services.agent, session: keys.session ?? '', session_key: message.session_key, turn: keys.turn, channel: message.channel, chat: message.chat },
                 offered: (name) => toolbox().names.includes(name),
+                ...(message.sender !== undefined ? { asker: message.sender } : {}),
               })
             : undefined,
         };

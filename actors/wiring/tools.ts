@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import type { ToolsOptions } from '../../adapters/tools/build-tools.js';
 import { defaultSandbox, type ExecLogger, type SendFunction } from '../../adapters/tools/options.js';
-import { secretValues, type Config } from '../../store/config/index.js';
+import { runtimeSecrets, type Config } from '../../store/config/index.js';
 import { execIsolation } from '../../store/config/schema/tools/exec.js';
 import { expandHome } from '../../store/paths.js';
 import { cronToolOptions } from '../cron/tool-options.js';
@@ -50,7 +50,7 @@ export function toolsOptions(config: Config, workspace: string, home: string, en
     filter: {
       enabled: tools.filter_sensitive_data,
       minLength: tools.filter_min_length,
-      secrets: secretValues(config),
+      secrets: runtimeSecrets(config),
       maxInlineTextChars: tools.mcp.max_inline_text_chars,
     },
   };

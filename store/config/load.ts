@@ -11,6 +11,7 @@ import type { Migration } from './migrate.js';
 import { prepare } from './prepare.js';
 import { configErrorMap, formatIssues } from './problems.js';
 import { clone, isRecord, type RawObject } from './raw.js';
+import { noteSecretSources } from './runtime-secrets.js';
 import { configSchema, type Config } from './schema/index.js';
 import { Secret } from './secret.js';
 import { mergeCredentials, splitSecrets } from './split.js';
@@ -127,6 +128,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   }
   const workspace = workspaceOf(config, home);
   config.agents.defaults.workspace = workspace;
+  noteSecretSources(config, { env, home });
   const token = credentials.launcher_token;
   const logFile = extraLogFile(env);
   return {

@@ -79,7 +79,7 @@ const DEFAULTS: [string, unknown][] = [
   ['tools.edit_file', { require_approval: false }],
   ['tools.append_file', { require_approval: false }],
   ['hooks', { enabled: true, defaults: { observer_timeout_ms: 500, interceptor_timeout_ms: 5000, approval_timeout_ms: 60000 }, processes: {} }],
-  ['plugins', { enabled: true, entries: {} }],
+  ['plugins', { enabled: true, activate_timeout_ms: 10000, entries: {} }],
   ['tools.skills.registries.clawhub', {
     enabled: true, auth_token: '', proxy: '', timeout: 0, max_zip_size: 0, max_response_size: 0,
     base_url: 'https://clawhub.ai', search_path: '', skills_path: '', download_path: '',

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { withoutProxyCredentials } from '../../../store/config/index.js';
 import type { ExecOptions } from '../options.js';
 import { bwrapArgs } from '../sandbox/bwrap-plan.js';
 import { SecretScanner } from '../sandbox/exposed-secrets.js';
@@ -18,7 +19,7 @@ const WITHHELD = /^(AGENT_.*|XDG_RUNTIME_DIR|DBUS_SESSION_BUS_ADDRESS|SSH_AUTH_S
 function isolatedEnv(userHome: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!WITHHELD.test(name)) env[name] = value;
-  return { ...env, HOME: userHome, TMPDIR: '/tmp' };
+  return withoutProxyCredentials({ ...env, HOME: userHome, TMPDIR: '/tmp' });
 }
 
 /**
@@ -50,7 +51,8 @@ export class CommandLauncher {
 
   private plain(command: string, cwd: string): Launch {
     const marker = newMarker();
-    const env = { ...process.env, HOME: this.sandbox.policy.userHome, [MARKER_VARIABLE]: marker };
+    const { userHome } = this.sandbox.policy;
+    const env = withoutProxyCredentials({ ...process.env, HOME: userHome, [MARKER_VARIABLE]: marker });
     return { argv: ['sh', '-c', command], cwd, env, contained: false, marker };
   }
 
