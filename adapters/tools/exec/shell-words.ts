@@ -200,6 +200,25 @@ function execTargets(words: string[], from: number): number[] {
 
 export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'fish', 'eval']);
 
+/** Interpreters that read a program from standard input when given no script. */
+export const INTERPRETERS = /^(python[\d.]*|perl[\d.]*|ruby[\d.]*|node|nodejs|php[\d.]*|lua[\d.]*|tclsh|osascript)$/;
+/** Their flags that take the program as the next word. */
+export const INLINE_CODE = /^-(e|E|c|r|-eval|-exec)$/;
+
+/**
+ * Indices of the words that are program text for an interpreter (`python3 -c "print(1/2)"`): code, not a
+ * path or a command of the line.
+ */
+export function inlineCode(words: string[]): Set<number> {
+  const code = new Set<number>();
+  for (const at of commandPositions(words)) {
+    if (!INTERPRETERS.test(basename(words[at]!).toLowerCase())) continue;
+    const flag = words.findIndex((w, i) => i > at && (INLINE_CODE.test(w) || /^-[a-z]*[ec]$/i.test(w)));
+    if (flag >= 0 && flag + 1 < words.length) code.add(flag + 1);
+  }
+  return code;
+}
+
 /** Every simple command, including those inside `sh -c '…'` and `eval '…'`, recursively. */
 export function allCommands(commandLine: string, depth = 0): SimpleCommand[] {
   const commands = splitCommands(commandLine);
