@@ -20,10 +20,14 @@ export interface PathContext {
  */
 export type NamedLocation = { kind: 'path'; path: string; cwd: string } | { kind: 'name'; name: string; cwd: string } | { kind: 'unknown' };
 
-/** `$HOME`, `${HOME}`, `$PWD` and `~` expand; any other variable in a path is unknown and therefore suspect. */
-function expand(word: string, context: PathContext): string | undefined {
-  const expanded = word
-    .replace(/^~(?=\/|$)/, context.userHome)
+/**
+ * `$HOME`, `${HOME}`, `$PWD` and `~` expand; any other variable in a path is unknown and therefore suspect.
+ * `expands` false: the word's `$`s are literal text (`'out/$@'`).
+ */
+function expand(word: string, context: PathContext, expands: boolean): string | undefined {
+  const home = word.replace(/^~(?=\/|$)/, context.userHome);
+  if (!expands) return home;
+  const expanded = home
     .replace(/^\$\{?HOME\}?(?=\/|$)/, context.userHome)
     .replace(/^\$\{?PWD\}?(?=\/|$)/, context.cwd);
   return expanded.includes('$') ? undefined : expanded;
@@ -38,11 +42,11 @@ function looksLikePath(word: string): boolean {
   return word.includes('/') || word === '..' || word === '~' || word.startsWith('~/');
 }
 
-function locationOf(word: string, context: PathContext): NamedLocation | undefined {
+function locationOf(word: string, context: PathContext, expands = true): NamedLocation | undefined {
   const value = valueOf(word);
   if (value === '' || value.startsWith('-') || URL.test(value) || HARMLESS_DEVICES.test(value)) return undefined;
-  if (!looksLikePath(value)) return value.includes('$') ? undefined : { kind: 'name', name: value, cwd: context.cwd };
-  const path = expand(value, context);
+  if (!looksLikePath(value)) return expands && value.includes('$') ? undefined : { kind: 'name', name: value, cwd: context.cwd };
+  const path = expand(value, context, expands);
   return path === undefined ? { kind: 'unknown' } : { kind: 'path', path, cwd: context.cwd };
 }
 
@@ -82,7 +86,7 @@ export function placedCommands(commandLine: string, context: PathContext, comman
 
 /** Every location a command line names, in the order the commands run, each against the folder it runs in. */
 export function commandPaths(commandLine: string, context: PathContext, commands = allCommands(commandLine)): NamedLocation[] {
-  return placedCommands(commandLine, context, commands).flatMap(({ command: { words }, cwd, moved }) => {
+  return placedCommands(commandLine, context, commands).flatMap(({ command: { words, expands }, cwd, moved }) => {
     if (moved) return [moved];
     if (cwd === undefined) return [{ kind: 'unknown' as const }];
     const here = { ...context, cwd };
@@ -91,7 +95,7 @@ export function commandPaths(commandLine: string, context: PathContext, commands
     return words.flatMap((word, i) => {
       if (REDIRECTS.has(word) || code.has(i)) return [];
       if (programs.has(i) && (SYSTEM_PROGRAMS.test(word) || !looksLikePath(word))) return [];
-      const location = locationOf(word, here);
+      const location = locationOf(word, here, expands[i] ?? true);
       return location ? [location] : [];
     });
   });

@@ -49,7 +49,7 @@ export class ExecGuard {
     if (remote && !this.options.allowRemote) return { allowed: false, code: 'remote_exec', message: REMOTE_EXEC_MESSAGE };
     const commands = allCommands(command);
     if (this.matchesDeny(command, commands, cwd, isolated)) return { allowed: false, code: 'dangerous_pattern', message: DANGEROUS_PATTERN_MESSAGE };
-    if (this.sandbox.policy.restrictToWorkspace && !this.pathsInside(command, commands, cwd)) {
+    if (this.sandbox.policy.restrictToWorkspace && !this.pathsInside(command, commands, cwd, isolated)) {
       return { allowed: false, code: 'path_outside_working_dir', message: OUTSIDE_WORKING_DIR_MESSAGE };
     }
     return { allowed: true };
@@ -71,14 +71,18 @@ export class ExecGuard {
     return { cwd, userHome: this.sandbox.policy.userHome };
   }
 
-  private pathsInside(command: string, commands: ReturnType<typeof allCommands>, cwd: string): boolean {
-    return commandPaths(command, this.context(cwd), commands).every((location) => this.inside(location));
+  /**
+   * A path only known at run time (`"src/$name.txt"` in a loop) is refused without isolation; with it, the sandbox
+   * shows nothing outside the workspace for it to reach, and a path known to lie outside is still refused.
+   */
+  private pathsInside(command: string, commands: ReturnType<typeof allCommands>, cwd: string, isolated: boolean): boolean {
+    return commandPaths(command, this.context(cwd), commands).every((location) => this.inside(location, isolated));
   }
 
-  private inside(location: NamedLocation): boolean {
+  private inside(location: NamedLocation, isolated: boolean): boolean {
     switch (location.kind) {
       case 'unknown':
-        return false;
+        return isolated;
       case 'path':
         return this.sandbox.contains(location.path, location.cwd);
       case 'name':
