@@ -4,7 +4,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { describeIsolation } from '../../adapters/tools/exec/isolation.js';
+import { execFileSync } from 'node:child_process';
+import { describeIsolation, isolationState } from '../../adapters/tools/exec/isolation.js';
 import type { IsolationMode } from '../../adapters/tools/exec/isolation.js';
 import { straysTagged } from '../support/exec-attacks.js';
 import { toolsFixture } from '../support/tools-fixture.js';
@@ -136,6 +137,25 @@ shown('with restrict_to_workspace false the file system is shown, but not AGENT_
   f.close();
 });
 shown.run();
+
+const interfaces = `python3 -c "import socket; print(' '.join(n for _, n in socket.if_nameindex()))"`;
+
+const slirp = suite('the sandbox network without slirp4netns');
+slirp('exec still runs isolated, with its network cut, and status says why and what to do', async () => {
+  const missing = '/nonexistent/slirp4netns';
+  const f = toolsFixture(() => ({ exec: { isolation: 'bwrap', slirp4netns: missing } }));
+  assert.equal(await f.call('exec', { command: interfaces }), { ok: true, content: 'lo\n' });
+  f.close();
+  const on = toolsFixture(() => ({ exec: { isolation: 'bwrap' } }));
+  assert.equal(await on.call('exec', { command: interfaces }), { ok: true, content: 'lo tap0\n' });
+  on.close();
+  const version = execFileSync('bwrap', ['--version'], { encoding: 'utf8' }).trim();
+  assert.is(
+    describeIsolation(await isolationState({ mode: 'auto', network: true, bwrap: 'bwrap', slirp4netns: missing })),
+    `exec runs inside bubblewrap (${version}); its network is cut: ${missing} is not installed. Install slirp4netns (apt-get install slirp4netns), or set tools.exec.network to false to accept this`,
+  );
+});
+slirp.run();
 
 const modes = suite('tools.exec.isolation without bubblewrap');
 
