@@ -17,6 +17,7 @@ import { channelBoard } from '../../machines/channel.js';
 import { Redactor, validateConfig, type Config } from '../../store/config/index.js';
 import { Logger } from '../../store/logs/logger.js';
 import { given, movesOf, type Stage } from '../support/actor-kit.js';
+import { eventually } from '../support/eventually.js';
 import { tempHome } from '../support/temp-home.js';
 
 const logger = new Logger([], 'error', Redactor.none);
@@ -34,6 +35,7 @@ class TestChannel implements Channel {
   hooks: ChannelHooks | undefined;
   readonly sent: string[] = [];
   stops = 0;
+  typings = 0;
   constructor(private readonly typingFails = false) {}
   async start(hooks: ChannelHooks): Promise<void> {
     this.hooks = hooks;
@@ -48,6 +50,7 @@ class TestChannel implements Channel {
   }
   async edit(): Promise<void> {}
   typing(): Promise<void> {
+    this.typings++;
     return this.typingFails ? Promise.reject(new Error('Bad Request: chat not found')) : Promise.resolve();
   }
 }
@@ -69,7 +72,10 @@ function channelActor(stage: Stage, channel: TestChannel, directory = new Channe
   return actor;
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+/** Resolves once the channel actor has published that its channel connected. */
+const connected = (stage: Stage) => eventually(() => stage.published.some((e) => e.type === 'channel.connected'), true);
+/** A turn of the event loop: a rejection nobody handled is reported before it ends. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 const channel = suite('channel actor');
 
@@ -77,7 +83,7 @@ channel('when its channel reports a message for the bot, then message.received, 
   const stage = given();
   const link = new TestChannel();
   const actor = channelActor(stage, link);
-  await settle();
+  await connected(stage);
   await link.hooks!.onMessage(inbound('7', 'hello'));
   await link.hooks!.onMessage(inbound('7', 'hello'));
   assert.equal(stage.then('channel.connected', 'message.received'), [
@@ -94,7 +100,7 @@ channel('when it is stopped twice (at once and again later), then it moves to st
   const stage = given();
   const link = new TestChannel();
   const actor = channelActor(stage, link);
-  await settle();
+  await connected(stage);
   await Promise.all([actor.stop(), actor.stop()]);
   await actor.stop();
   assert.equal(movesOf(stage.published, 'channel:tg'), ['->stopped xstate.init', 'stopped->starting START', 'starting->connected CONNECTED', 'connected->stopped STOP']);
@@ -174,10 +180,10 @@ outbox('when a message is routed to a chat whose typing indicator fails, then no
     const link = new TestChannel(true);
     const actor = startOutbox(stage, link);
     stage.when(routedMessage('5'));
-    await settle();
+    await eventually(() => link.typings, 1);
     stage.when({ ...routing, turn: 't5', type: 'reply.requested', data: { message_id: '5', outcome: 'completed', text: 'answer', key: 'tg:5:t5', reply } });
     await actor.settled();
-    await settle();
+    await nextTurn();
     assert.equal(unhandled.map((e) => (e as Error).message), []);
     assert.equal(link.sent, ['42: answer']);
     assert.equal(stage.then('reply.delivered'), [['reply.delivered', { message_id: '5', key: 'tg:5:t5', parts: 1, failed: false }]]);

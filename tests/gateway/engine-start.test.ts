@@ -10,6 +10,7 @@ import { startGatewayModel } from '../support/gateway-model.js';
 import { modelEntry } from '../support/gateway-process.js';
 import { freePort } from '../support/telegram-emulator.js';
 import { tempHome } from '../support/temp-home.js';
+import { busQuiet } from '../support/quiet.js';
 
 /** A channel that delivers its early message (if any) at once and connects only when the test says so. */
 function heldChannel(sent: string[], early?: string): { channel: Channel; connect(): void } {
@@ -84,7 +85,7 @@ test('engineLoaded settles once the channels have reported and the engine has lo
     settled = true;
   });
   try {
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await busQuiet(gateway.core.bus, { quietMs: 300 });
     assert.is(settled, false);
     held.connect();
     await until(() => settled, 'the engine');

@@ -9,6 +9,7 @@ import { loadConfig } from '../../store/config/index.js';
 import { openGatewayLogs, type GatewayLogs } from '../../store/logs/logger.js';
 import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
 import { modelEntry } from '../support/gateway-process.js';
+import { busQuiet } from '../support/quiet.js';
 import { filesystemEntry } from '../support/mcp-servers.js';
 import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
@@ -89,7 +90,7 @@ supervisor('a config edit restarts only the channel whose entry changed', async 
   channels.beta!.settings.allow_from = ['@alice'];
   writeConfig(context);
   await until(() => connected('beta') === 1, 'beta to reconnect');
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await busQuiet(context.gateway.core.bus, { quietMs: 300 });
   assert.is(connected('alpha'), 0);
   const reloaded = context.events.find((e) => e.type === 'config.reloaded');
   assert.equal(reloaded?.type === 'config.reloaded' ? reloaded.data.changed : [], ['channel_list.beta.settings.allow_from']);

@@ -5,6 +5,8 @@ import * as assert from 'uvu/assert';
 import { HELP_TEXT } from '../../actors/chat-commands.js';
 import { LONG_REPLY, startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { eventually } from '../support/eventually.js';
+import { quietGateway } from '../support/quiet.js';
 import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
 
 const MAIN = '111111:main-bot-token-AAAA';
@@ -69,11 +71,10 @@ e2e('a redelivered update gets no reply', async ({ emulator }) => {
   assert.equal(texts(emulator.botMessages(MAIN, 1001)).slice(2), ['echo: only once', 'echo: after the redelivery']);
 });
 
-e2e('a long reply is split at 4096 characters without breaking the code block', async ({ emulator }) => {
+e2e('a long reply is split at 4096 characters without breaking the code block', async ({ emulator, gateway }) => {
   await emulator.say(MAIN, 'LONG answer please', { userId: 1002, userName: 'bob' });
   const parts = await emulator.waitForBotMessages(MAIN, 1002, 2);
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  const all = texts(emulator.botMessages(MAIN, 1002));
+  const all = await quietGateway(gateway.home.sessions, () => texts(emulator.botMessages(MAIN, 1002)));
   assert.ok(all.length >= 3, `expected the reply in several parts, got ${all.length}`);
   for (const part of all) {
     assert.ok(part.length <= 4096, `a part has ${part.length} characters`);
@@ -91,14 +92,14 @@ e2e('senders outside allow_from get nothing; listed ones by id or @username are 
   assert.equal(emulator.botMessages(MAIN, 1003), []);
 });
 
-e2e('in a group, mention_only answers only messages that mention the bot, without the mention', async ({ emulator }) => {
+e2e('in a group, mention_only answers only messages that mention the bot, without the mention', async (context) => {
+  const { emulator, gateway } = context;
   const group = { userId: 1001, chatId: -500, type: 'group' as const };
   await emulator.say(GROUP, 'talking among ourselves', group);
   await emulator.say(GROUP, '@TestNameBot what is up', group);
   const [reply] = await emulator.waitForBotMessages(GROUP, -500, 1);
   assert.is(reply?.text, 'echo: what is up');
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  assert.is(emulator.botMessages(GROUP, -500).length, 1);
+  assert.is(await quietGateway(gateway.home.sessions, () => emulator.botMessages(GROUP, -500).length), 1);
 });
 
 e2e('/help, /help@botname, /use, /use clear and /clear are answered before the model', async ({ emulator, model }) => {
@@ -119,14 +120,15 @@ e2e('an unregistered /foo goes to the model', async ({ emulator }) => {
   assert.is(reply?.text, 'echo: /foo bar');
 });
 
-e2e('/stop ends the running turn with a single "Stopped." reply', async ({ emulator }) => {
+e2e('/stop ends the running turn with a single "Stopped." reply', async ({ emulator, gateway, model }) => {
   const user = { userId: 1001, chatId: 2003 };
-  await emulator.say(MAIN, 'SLOW job', user);
-  await new Promise((resolve) => setTimeout(resolve, 400));
+  await emulator.say(MAIN, 'HOLD job', user);
+  await eventually(() => model.asked.includes('HOLD job'), true);
   await emulator.say(MAIN, '/stop', user);
   await emulator.waitForBotMessages(MAIN, 2003, 1);
-  await new Promise((resolve) => setTimeout(resolve, 3500));
-  assert.equal(texts(emulator.botMessages(MAIN, 2003)), ['Stopped.']);
+  // The model answers now: a turn that was not stopped would send that answer too.
+  model.release();
+  assert.equal(await quietGateway(gateway.home.sessions, () => texts(emulator.botMessages(MAIN, 2003))), ['Stopped.']);
 });
 
 e2e('a channel whose connection breaks is restarted while the other channels keep answering', async ({ emulator, second, gateway }) => {

@@ -35,7 +35,8 @@ export async function startGatewayProcess(config: Record<string, unknown>, env: 
   const child = startCli(['gateway'], { ...home.env, ...env });
   let errors = '';
   child.stderr.on('data', (c: Buffer) => (errors += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let exitCode: number | null | undefined;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve((exitCode = code))));
   const ready = async () => {
     const res = await fetch(`${url}/ready`);
     return { status: res.status, body: (await res.json()) as { channels: Array<{ name: string; state: string; reason?: string }> } };
@@ -45,11 +46,14 @@ export async function startGatewayProcess(config: Record<string, unknown>, env: 
     for (;;) {
       const answer = await ready().catch(() => undefined);
       if (answer && check(answer.body, answer.status)) return;
+      if (exitCode !== undefined) throw new Error(`the gateway exited (code ${exitCode}) before that state: ${errors}`);
       if (Date.now() > deadline) throw new Error(`gateway never reached the expected state: ${JSON.stringify(answer?.body)} ${errors}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
-  await waitUntil((_, status) => status === 200);
+  // Started from the sources, the gateway compiles them first: with the suite's other workers busy, that alone can
+  // take most of a minute.
+  await waitUntil((_, status) => status === 200, 90_000);
   return {
     home,
     child,

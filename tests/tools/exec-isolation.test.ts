@@ -9,6 +9,7 @@ import { describeIsolation, isolationState } from '../../adapters/tools/exec/iso
 import type { IsolationMode } from '../../adapters/tools/exec/isolation.js';
 import { straysTagged } from '../support/exec-attacks.js';
 import { toolsFixture } from '../support/tools-fixture.js';
+import { eventually } from '../support/eventually.js';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
@@ -52,7 +53,9 @@ for (const isolation of ['bwrap', 'off'] as IsolationMode[]) {
     const f = toolsFixture(() => ({ exec: { isolation } }));
     const abort = new AbortController();
     const call = f.call('exec', { command: 'setsid sleep 20.42433 & echo ok; sleep 20.42433' }, { signal: abort.signal });
-    setTimeout(() => abort.abort(), 300);
+    // Cancelled once the command runs: both sleeps (one in its own session) are up.
+    await eventually(() => straysTagged('20.42433').length >= 2, true);
+    abort.abort();
     assert.equal(await call, { ok: false, content: 'ok\n\n[exec: stopped because the turn was cancelled]' });
     assert.ok(await gone('20.42433'));
     f.close();
