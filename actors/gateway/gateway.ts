@@ -447,7 +447,8 @@ export class Gateway {
     const { describeIsolation } = await import('../../adapters/tools/exec/isolation.js');
     const state = await execIsolationState(this.loaded.config);
     // Isolated with warnings: the sandbox's network is cut (no slirp4netns) or a limit is not enforced here.
-    if (state?.kind === 'guard_only' || (state?.kind === 'isolated' && state.warnings.length > 0)) this.options.logs.gateway.warn(describeIsolation(state));
+    const degraded = state?.kind === 'isolated' && state.warnings.length > 0;
+    if (state?.kind === 'guard_only' || degraded) this.options.logs.gateway.warn(describeIsolation(state));
     if (state?.kind === 'refused') this.options.logs.gateway.error(describeIsolation(state));
   }
 

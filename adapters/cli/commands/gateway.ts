@@ -78,7 +78,9 @@ export async function run(context: CommandContext): Promise<number> {
     const { describeIsolation } = await import('../../tools/exec/isolation.js');
     const state = await execIsolationState(loaded.config);
     const degraded = state?.kind === 'isolated' && state.warnings.length > 0;
-    if (state?.kind === 'guard_only' || state?.kind === 'refused' || degraded) print(context.stderr, `tern: warning: ${describeIsolation(state)}`);
+    if (state?.kind === 'guard_only' || state?.kind === 'refused' || degraded) {
+      print(context.stderr, `tern: warning: ${describeIsolation(state)}`);
+    }
   });
   if (node) {
     const { id, url } = node.settings;

@@ -45,7 +45,9 @@ function looksLikePath(word: string): boolean {
 function locationOf(word: string, context: PathContext, expands = true): NamedLocation | undefined {
   const value = valueOf(word);
   if (value === '' || value.startsWith('-') || URL.test(value) || HARMLESS_DEVICES.test(value)) return undefined;
-  if (!looksLikePath(value)) return expands && value.includes('$') ? undefined : { kind: 'name', name: value, cwd: context.cwd };
+  if (!looksLikePath(value)) {
+    return expands && value.includes('$') ? undefined : { kind: 'name', name: value, cwd: context.cwd };
+  }
   const path = expand(value, context, expands);
   return path === undefined ? { kind: 'unknown' } : { kind: 'path', path, cwd: context.cwd };
 }
@@ -73,7 +75,11 @@ export interface PlacedCommand {
 }
 
 /** The line's simple commands in the order they run, each with the folder it runs in (`cd` moves the rest). */
-export function placedCommands(commandLine: string, context: PathContext, commands = allCommands(commandLine)): PlacedCommand[] {
+export function placedCommands(
+  commandLine: string,
+  context: PathContext,
+  commands = allCommands(commandLine),
+): PlacedCommand[] {
   let cwd: string | undefined = context.cwd;
   return commands.map((command) => {
     const here = cwd;
@@ -85,7 +91,11 @@ export function placedCommands(commandLine: string, context: PathContext, comman
 }
 
 /** Every location a command line names, in the order the commands run, each against the folder it runs in. */
-export function commandPaths(commandLine: string, context: PathContext, commands = allCommands(commandLine)): NamedLocation[] {
+export function commandPaths(
+  commandLine: string,
+  context: PathContext,
+  commands = allCommands(commandLine),
+): NamedLocation[] {
   return placedCommands(commandLine, context, commands).flatMap(({ command: { words, expands }, cwd, moved }) => {
     if (moved) return [moved];
     if (cwd === undefined) return [{ kind: 'unknown' as const }];

@@ -1,4 +1,13 @@
-import { allCommands, basename, commandPositions, INLINE_CODE, INTERPRETERS, REDIRECTS, SHELLS, type SimpleCommand } from './shell-words.js';
+import {
+  allCommands,
+  basename,
+  commandPositions,
+  INLINE_CODE,
+  INTERPRETERS,
+  REDIRECTS,
+  SHELLS,
+  type SimpleCommand,
+} from './shell-words.js';
 
 /**
  * The built-in dangerous-command checks of the spec: bulk deletion, disk formatting, disk imaging,
@@ -76,12 +85,14 @@ export function bulkDeletionTargets(command: SimpleCommand): string[] | undefine
   const { words } = command;
   const positions = commandPositions(words.map((w) => w.toLowerCase()));
   const at = positions[0];
-  if (at === undefined || positions.slice(0, -1).some((p) => /^(xargs|find)$/.test(basename(words[p]!).toLowerCase()))) return undefined;
+  const fedByAnother = positions.slice(0, -1).some((p) => /^(xargs|find)$/.test(basename(words[p]!).toLowerCase()));
+  if (at === undefined || fedByAnother) return undefined;
   const program = basename(words[positions.at(-1)!]!).toLowerCase();
   const args = words.slice(positions.at(-1)! + 1);
   if (program === 'rm' && isBulkRm(words, positions.at(-1)!)) {
     const endOfFlags = args.indexOf('--');
-    const operands = args.filter((w, i) => (endOfFlags >= 0 && i > endOfFlags) || (!w.startsWith('-') && (endOfFlags < 0 || i < endOfFlags)));
+    const operands = args.filter((w, i) =>
+      endOfFlags >= 0 ? i > endOfFlags || (i < endOfFlags && !w.startsWith('-')) : !w.startsWith('-'));
     return operands.length > 0 ? operands : undefined;
   }
   if (program === 'find' && isFindDelete(program, args.map((w) => w.toLowerCase()))) {
@@ -128,6 +139,10 @@ function isForkBomb(commandLine: string): boolean {
  * `commands` are the line's simple commands (`allCommands`); `deletion`, given when the sandbox is the boundary,
  * may let a bulk deletion through.
  */
-export function isDangerous(commandLine: string, commands = allCommands(commandLine), deletion?: DeletionCheck): boolean {
+export function isDangerous(
+  commandLine: string,
+  commands = allCommands(commandLine),
+  deletion?: DeletionCheck,
+): boolean {
   return isForkBomb(commandLine) || commands.some((command) => isDangerousCommand(command, deletion));
 }

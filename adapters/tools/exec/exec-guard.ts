@@ -3,7 +3,7 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 import { ToolError } from '../tool.js';
 import { commandPaths, placedCommands, type NamedLocation } from './command-paths.js';
 import { isDangerous } from './deny-patterns.js';
-import { allCommands } from './shell-words.js';
+import { allCommands, type SimpleCommand } from './shell-words.js';
 
 export const DANGEROUS_PATTERN_MESSAGE = 'Command blocked by safety guard (dangerous pattern detected)';
 export const OUTSIDE_WORKING_DIR_MESSAGE = 'Command blocked by safety guard (path outside working dir)';
@@ -48,14 +48,16 @@ export class ExecGuard {
   check(command: string, cwd: string, remote: boolean, isolated = false): ExecVerdict {
     if (remote && !this.options.allowRemote) return { allowed: false, code: 'remote_exec', message: REMOTE_EXEC_MESSAGE };
     const commands = allCommands(command);
-    if (this.matchesDeny(command, commands, cwd, isolated)) return { allowed: false, code: 'dangerous_pattern', message: DANGEROUS_PATTERN_MESSAGE };
+    if (this.matchesDeny(command, commands, cwd, isolated)) {
+      return { allowed: false, code: 'dangerous_pattern', message: DANGEROUS_PATTERN_MESSAGE };
+    }
     if (this.sandbox.policy.restrictToWorkspace && !this.pathsInside(command, commands, cwd, isolated)) {
       return { allowed: false, code: 'path_outside_working_dir', message: OUTSIDE_WORKING_DIR_MESSAGE };
     }
     return { allowed: true };
   }
 
-  private matchesDeny(command: string, commands: ReturnType<typeof allCommands>, cwd: string, isolated: boolean): boolean {
+  private matchesDeny(command: string, commands: SimpleCommand[], cwd: string, isolated: boolean): boolean {
     if (this.allow.some((pattern) => pattern.test(command))) return false;
     if (this.deny.some((pattern) => pattern.test(command))) return true;
     if (!this.options.enableDenyPatterns) return false;
@@ -75,7 +77,7 @@ export class ExecGuard {
    * A path only known at run time (`"src/$name.txt"` in a loop) is refused without isolation; with it, the sandbox
    * shows nothing outside the workspace for it to reach, and a path known to lie outside is still refused.
    */
-  private pathsInside(command: string, commands: ReturnType<typeof allCommands>, cwd: string, isolated: boolean): boolean {
+  private pathsInside(command: string, commands: SimpleCommand[], cwd: string, isolated: boolean): boolean {
     return commandPaths(command, this.context(cwd), commands).every((location) => this.inside(location, isolated));
   }
 
