@@ -446,7 +446,9 @@ export class Gateway {
     const { execIsolationState } = await import('../wiring/exec-isolation.js');
     const { describeIsolation } = await import('../../adapters/tools/exec/isolation.js');
     const state = await execIsolationState(this.loaded.config);
-    if (state?.kind === 'guard_only') this.options.logs.gateway.warn(describeIsolation(state));
+    // Isolated with warnings: the sandbox's network is cut (no slirp4netns) or a limit is not enforced here.
+    const degraded = state?.kind === 'isolated' && state.warnings.length > 0;
+    if (state?.kind === 'guard_only' || degraded) this.options.logs.gateway.warn(describeIsolation(state));
     if (state?.kind === 'refused') this.options.logs.gateway.error(describeIsolation(state));
   }
 

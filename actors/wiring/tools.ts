@@ -6,6 +6,8 @@ import { execIsolation } from '../../store/config/schema/tools/exec.js';
 import { expandHome } from '../../store/paths.js';
 import { cronToolOptions } from '../cron/tool-options.js';
 
+const MIB = 1024 * 1024;
+
 /** The tools block of the config as the tools take it; one policy for every turn of every agent. */
 export function toolsOptions(config: Config, workspace: string, home: string, env: NodeJS.ProcessEnv, log: ExecLogger, send?: SendFunction): ToolsOptions {
   const tools = config.tools;
@@ -31,6 +33,11 @@ export function toolsOptions(config: Config, workspace: string, home: string, en
       isolation: isolation.mode,
       exposePaths: isolation.expose.map((path) => ({ ...path, source: expandHome(path.source), target: expandHome(path.target) })),
       network: tools.exec.network,
+      limits: {
+        processes: tools.exec.limits.processes,
+        memoryBytes: tools.exec.limits.memory_mb * MIB,
+        fileSizeBytes: tools.exec.limits.file_size_mb * MIB,
+      },
     },
     fetch: {
       enabled: tools.web.fetch.enabled,

@@ -52,7 +52,7 @@ const DEFAULTS: [string, unknown][] = [
   ['tools.spawn_status.enabled', true],
   ['tools.subagent.enabled', true],
   ['tools.send_file.enabled', true],
-  ['tools.exec', { enabled: true, allow_remote: false, enable_deny_patterns: true, custom_deny_patterns: [], custom_allow_patterns: [], timeout_seconds: 0, require_approval: false, isolation: 'auto', network: true }],
+  ['tools.exec', { enabled: true, allow_remote: false, enable_deny_patterns: true, custom_deny_patterns: [], custom_allow_patterns: [], timeout_seconds: 0, require_approval: false, isolation: 'auto', network: true, limits: { processes: 256, memory_mb: 1024, file_size_mb: 1024 } }],
   ['tools.cron', { enabled: true, allow_command: true, command_allowed_remotes: [], exec_timeout_minutes: 5, require_approval: false }],
   ['tools.web.provider', undefined],
   ['tools.web.prefer_native', true],
