@@ -8,7 +8,7 @@ import { readHistory } from '../store/log/history.js';
 import type { AgentServices } from './agent-services.js';
 import { parseChatCommand } from './chat-commands.js';
 import { newTurnId } from './ids.js';
-import { answerApproval, isControl, pluginCommand, runCommand } from './session-commands.js';
+import { answerAtOnce, isControl, pluginCommand, runCommand } from './session-commands.js';
 import { compactIfLong, isLong } from './summarizer.js';
 import { turnToolbox } from './toolbox.js';
 import { liveTurn, type Toolbox } from './turn-actors.js';
@@ -159,7 +159,7 @@ export function startSession(services: AgentServices, keys: SessionKeys, key: st
     actions: {
       publish: (_, draft) => void services.bus.publish(draft),
       answerNow: (_, message) => {
-        const { drafts, output } = answerApproval(services, keys, message);
+        const { drafts, output } = answerAtOnce(services, keys, message);
         for (const draft of drafts) services.bus.publish(draft);
         services.bus.publish({ ...keys, type: 'command.handled', data: { command: output.command, args: output.args, reply: output.text } });
         const target = message.data.reply;
