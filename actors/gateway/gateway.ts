@@ -259,10 +259,12 @@ export class Gateway {
 
   readiness(): Readiness {
     const actors = [...this.actors.values()];
-    return {
-      ready: actors.every((a) => a.reported),
-      channels: actors.map((a) => ({ name: a.id.name, state: a.status.state, ...(a.status.state === 'failed' ? { reason: a.status.reason } : {}) })),
-    };
+    const reported = actors.every((a) => a.reported);
+    const channels = actors.map((a) => {
+      const status = a.status;
+      return { name: a.id.name, state: status.state, ...(status.state === 'failed' || status.state === 'refused' ? { reason: status.reason } : {}) };
+    });
+    return { reported, ready: reported && channels.every((c) => c.state !== 'refused'), channels };
   }
 
   /** Drains and stops; resolves once the log is closed and the work left behind has settled (or timed out). */
@@ -402,11 +404,11 @@ export class Gateway {
       this.cronWait?.unsubscribe();
       this.backgroundStart = setTimeout(start, BACKGROUND_START_DELAY_MS);
     };
-    if (this.readiness().ready) return startSoon();
+    if (this.readiness().reported) return startSoon();
     // A channel's report is published by its machine's move, before the move is done: its state is read after it.
     this.cronWait = this.core.bus.on('channel.connected', 'channel.failed').subscribe(() =>
       queueMicrotask(() => {
-        if (this.readiness().ready && !this.backgroundStart) startSoon();
+        if (this.readiness().reported && !this.backgroundStart) startSoon();
       }),
     );
   }

@@ -7,6 +7,7 @@ import { applyEnv } from './env.js';
 import { channelProblems, crossFieldProblems } from './cross-checks.js';
 import { ConfigError } from './errors.js';
 import { readText } from './files.js';
+import { jsonSyntaxProblem } from './json-error.js';
 import type { Migration } from './migrate.js';
 import { prepare } from './prepare.js';
 import { configErrorMap, formatIssues } from './problems.js';
@@ -59,7 +60,8 @@ function readConfigFile(path: string): RawObject {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError('config_unreadable', path, [`(file): not valid JSON (${(error as Error).message})`]);
+    const { problem, excerpt } = jsonSyntaxProblem(text, error as Error);
+    throw new ConfigError('config_unreadable', path, [problem], excerpt);
   }
   if (!isRecord(parsed)) throw new ConfigError('config_invalid', path, ['(config): is not an object (allowed: a JSON object of blocks)']);
   return parsed;
@@ -82,7 +84,9 @@ function parse({ raw, file, origins, warnings, problems, alsoWhenInvalid = [] }:
   const result = configSchema.safeParse(raw, { error: configErrorMap, jitless: true });
   const all = [...(result.success ? [] : formatIssues(result.error.issues, origins)), ...problems];
   if (!result.success || all.length > 0) throw new ConfigError('config_invalid', file, [...all, ...alsoWhenInvalid]);
-  warnings.push(...unknownKeys(raw, result.data).map((path) => `unknown key ${path} (ignored)`));
+  for (const { path, suggestion } of unknownKeys(raw, result.data, configSchema)) {
+    warnings.push(`unknown key ${path} (ignored${suggestion ? `; did you mean \`${suggestion}\`?` : ''})`);
+  }
   return result.data;
 }
 

@@ -179,7 +179,7 @@ supervisor('stopping drains: a running turn still delivers its reply before the 
 
 const silent = suite('readiness while a channel cannot connect');
 
-silent('/ready is 503 while a channel is still connecting, and 200 once it has failed with a reason', async () => {
+silent('/ready is 503 while a channel is still connecting, and stays 503 with the reason while one cannot start; /health is 200', async () => {
   const home = tempHome();
   const sockets: Socket[] = [];
   const blackHole: Server = createServer((socket) => sockets.push(socket));
@@ -198,19 +198,26 @@ silent('/ready is 503 while a channel is still connecting, and 200 once it has f
   const logs = openGatewayLogs(loaded);
   const gateway = await Gateway.start({ loaded, env: home.env, logs });
   try {
-    await until(() => gateway.readiness().channels.some((c) => c.name === 'broken' && c.state === 'failed'), 'the unknown kind to fail');
+    await until(() => gateway.readiness().channels.some((c) => c.name === 'broken' && c.state === 'refused'), 'the unknown kind to be refused');
     const ready = await fetch(`${gateway.url}/ready`);
     assert.is(ready.status, 503);
     const body = (await ready.json()) as { status: string; channels: Array<{ name: string; state: string; reason?: string }> };
-    assert.is(body.status, 'starting');
+    assert.is(body.status, 'cannot_start');
     assert.equal(body.channels[0], { name: 'stuck', state: 'starting' });
-    assert.match(body.channels[1]?.reason ?? '', /channel_list\.broken\.type "carrier-pigeon" is not supported by this gateway \(supported: telegram, discord, slack\)/);
+    const reason = 'channel_list.broken.type "carrier-pigeon" is not supported by this gateway (supported: telegram, discord, slack)';
+    assert.equal(body.channels[1], { name: 'broken', state: 'refused', reason });
     sockets.forEach((s) => s.destroy());
-    await until(() => gateway.readiness().ready, 'the stuck channel to report its failure');
-    assert.is((await fetch(`${gateway.url}/ready`)).status, 200);
+    // Every channel has reported (the stuck one failed and retries), but the broken one cannot start: not ready.
+    await until(() => gateway.readiness().reported, 'the stuck channel to report its failure');
+    const after = await fetch(`${gateway.url}/ready`);
+    assert.is(after.status, 503);
+    const reported = (await after.json()) as { status: string; reason: string; channels: Array<{ name: string; state: string }> };
+    assert.equal([reported.status, reported.reason, reported.channels.map((c) => c.state)], ['cannot_start', `channel broken cannot start: ${reason}`, ['failed', 'refused']]);
+    assert.is((await fetch(`${gateway.url}/health`)).status, 200);
   } finally {
     await gateway.stop();
     logs.close();
+    sockets.forEach((s) => s.destroy());
     await new Promise<void>((resolve) => blackHole.close(() => resolve()));
     home.remove();
   }

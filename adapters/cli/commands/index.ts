@@ -83,10 +83,10 @@ export const commands: CommandSpec[] = [
   {
     name: 'config',
     summary: 'show, validate or locate the effective config (secrets masked)',
-    usage: ['config show [--json]', 'config validate [FILE] [--json]', 'config path'],
-    options: { json },
+    usage: ['config show [--json]', 'config validate [FILE] [--strict] [--json]', 'config path'],
+    options: { strict: { type: 'boolean', description: 'validate: warnings (unknown keys, …) count as problems' }, json },
     details:
-      'Subcommands:\n  show      the effective config: defaults, config file, .security.yml, environment\n  validate  check a config file; prints every problem as `path: message (allowed: …)`, exit 1 if any\n  path      the config file in use (AGENT_CONFIG, else $AGENT_HOME/config.json)',
+      'Subcommands:\n  show      the effective config: defaults, config file, .security.yml, environment\n  validate  check a config file; prints every problem as `path: message (allowed: …)`, exit 1 if any\n            (with --strict, warnings too)\n  path      the config file in use (AGENT_CONFIG, else $AGENT_HOME/config.json)',
     load: () => import('./config.js'),
   },
   {
