@@ -260,9 +260,12 @@ export class Gateway {
   readiness(): Readiness {
     const actors = [...this.actors.values()];
     const reported = actors.every((a) => a.reported);
+    // A platform's error may quote the token it was sent: `/ready` is read by whoever can reach the port.
+    const redactor = redactorOf(this.loaded.config);
     const channels = actors.map((a) => {
       const status = a.status;
-      return { name: a.id.name, state: status.state, ...(status.state === 'failed' || status.state === 'refused' ? { reason: status.reason } : {}) };
+      const failed = status.state === 'failed' || status.state === 'refused';
+      return { name: a.id.name, state: status.state, ...(failed ? { reason: redactor.text(status.reason) } : {}) };
     });
     return { reported, ready: reported && channels.every((c) => c.state !== 'refused'), channels };
   }

@@ -13,7 +13,8 @@ import { prepare } from './prepare.js';
 import { configErrorMap, formatIssues } from './problems.js';
 import { clone, isRecord, type RawObject } from './raw.js';
 import { configSchema, type Config } from './schema/index.js';
-import { Secret } from './secret.js';
+import { rawSecrets, rememberSecrets } from './redactor.js';
+import { Secret, secretValues } from './secret.js';
 import { mergeCredentials, splitSecrets } from './split.js';
 import { unknownKeys } from './unknown-keys.js';
 import { writeMigration } from './write-migration.js';
@@ -119,6 +120,9 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const origins = new Map<string, string>();
   applyCredentials(effective, credentials, origins, warnings);
   applyEnv(effective, env, origins, warnings);
+  // Before any check: whatever this process prints about this config (a problem quoting a value, a provider's error)
+  // masks its keys, the ones of a config that turns out unusable too.
+  rememberSecrets([...rawSecrets(credentials, true), ...rawSecrets(effective)]);
   const checked = options.check?.(effective) ?? { problems: [], warnings: [] };
   warnings.push(...checked.warnings);
   const blocking = [...crossFieldProblems(effective), ...checked.problems];
@@ -129,6 +133,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     warnings.push(...migration.notes);
     if (options.rewrite !== false) warnings.push(writeMigration(base, credentials, path, secretsPath));
   }
+  rememberSecrets(secretValues(config));
   const workspace = workspaceOf(config, home);
   config.agents.defaults.workspace = workspace;
   const token = credentials.launcher_token;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { ConfigError, loadConfig, type LoadedConfig } from '../../../store/config/index.js';
+import { ConfigError, loadConfig, rememberSecrets, type LoadedConfig } from '../../../store/config/index.js';
 import { writeFirstSetup, type FirstSetup, type SetupChannel, type SetupModel } from '../../../store/config/first-setup.js';
 import { createStarterFiles } from '../../../store/config/starter.js';
 import { agentHome, configPath, credentialsPath } from '../../../store/paths.js';
@@ -31,6 +31,8 @@ const str = (values: CommandContext['values'], name: string): string | undefined
   const value = values[name];
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 };
+
+const SECRET_FLAGS = ['api-key', 'telegram-token', 'discord-token', 'slack-token', 'slack-app-token'] as const;
 
 const SETUP_FLAGS = ['provider', 'api-key', 'api-base', 'model', 'model-name', 'telegram-token', 'discord-token', 'slack-token', 'slack-app-token'] as const;
 
@@ -135,6 +137,8 @@ export async function run(context: CommandContext): Promise<number> {
   const { env, json, stdout, values } = context;
   const home = agentHome(env);
   const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true && !json && !SETUP_FLAGS.some((flag) => str(values, flag));
+  // Keys given as flags are masked in everything printed from here on, whatever quotes them back.
+  rememberSecrets(SECRET_FLAGS.flatMap((flag) => str(values, flag) ?? []));
   const flagged = setupFromFlags(values);
   const created = createStarterFiles(env);
   const workspace = workspaceOf(env);
@@ -148,6 +152,7 @@ export async function run(context: CommandContext): Promise<number> {
     }
   }
   const setup = interactive ? await askSetup(context) : flagged;
+  rememberSecrets([setup.model?.api_key ?? '', ...setup.channels.flatMap((c) => Object.values(c.secrets))]);
   let written: string[];
   try {
     written = writeFirstSetup(configPath(env), env, setup);
