@@ -51,8 +51,8 @@ supervisor.before.each(async (context) => {
     model_list: [modelEntry(context.model.url)],
     heartbeat: { enabled: false },
     channel_list: {
-      alpha: { enabled: true, type: 'telegram', settings: { token: A, base_url: context.emulator.url, poll_timeout_seconds: 1 } },
-      beta: { enabled: true, type: 'telegram', settings: { token: B, base_url: context.emulator.url, poll_timeout_seconds: 1 } },
+      alpha: { enabled: true, type: 'telegram', settings: { token: A, base_url: context.emulator.url, poll_timeout_seconds: 1, allow_from: ['*'] } },
+      beta: { enabled: true, type: 'telegram', settings: { token: B, base_url: context.emulator.url, poll_timeout_seconds: 1, allow_from: ['*'] } },
     },
   };
   writeConfig(context);
@@ -96,7 +96,8 @@ supervisor('a config edit restarts only the channel whose entry changed', async 
   await context.emulator.say(B, 'from mallory', { userId: 1003, userName: 'mallory' });
   await context.emulator.say(B, 'from alice', { userId: 1001, userName: 'alice' });
   await context.emulator.waitForBotMessages(B, 1001, 1);
-  assert.equal(context.emulator.botMessages(B, 1003), []);
+  // No turn for mallory: the one message she gets is a pairing code.
+  assert.equal(context.emulator.botMessages(B, 1003).map((m) => m.text.split('\n')[0]!.replace(/[A-Z2-9]{8}$/, 'CODE')), ['Pairing code: CODE']);
 });
 
 supervisor('deleting config.json while the gateway runs keeps the running config: every channel stays, and the log says why', async (context) => {

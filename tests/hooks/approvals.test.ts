@@ -39,7 +39,7 @@ async function startGateway(approvalTimeoutMs: number): Promise<Running> {
     heartbeat: { enabled: false },
     agents: { defaults: { model: 'fast' } },
     model_list: [{ model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendor.url}/v1`, api_keys: ['sk-test-key-0001'] }],
-    channel_list: { telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1 } } },
+    channel_list: { telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: ['*'] } } },
     tools: { exec: { require_approval: true, allow_remote: true } },
     hooks: { defaults: { approval_timeout_ms: approvalTimeoutMs } },
   }));
