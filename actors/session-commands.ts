@@ -16,18 +16,50 @@ export function pluginCommand(services: AgentServices, text: string): { command:
   return command ? { command, args: (match?.[2] ?? '').trim() } : undefined;
 }
 
-/** A chat command the session answers at once, never behind the running turn: `/approve` and `/deny` answer that turn. */
+/**
+ * Commands that only read (the help, what is installed, what runs): answered at once, never behind the running turn,
+ * so `/subagents` can show what that turn started.
+ */
+const READ_ONLY: ReadonlySet<string> = new Set(['start', 'help', 'list', 'show', 'subagents']);
+
+/**
+ * A chat command the session answers at once, never behind the running turn: `/approve` and `/deny` answer that turn,
+ * the read-only ones change nothing it depends on. A command the channel does not support waits in the mailbox for
+ * its refusal, as any other message.
+ */
 export function isControl(message: SessionMessage): boolean {
   const command = parseChatCommand(message.data.text);
   const { commands } = message.data;
-  return (command?.name === 'approve' || command?.name === 'deny') && (!commands || commands.includes(command.name));
+  if (!command || (commands && !commands.includes(command.name))) return false;
+  return command.name === 'approve' || command.name === 'deny' || READ_ONLY.has(command.name);
+}
+
+/** The answer to a control command (`isControl`) and what to publish with it. */
+export function answerAtOnce(services: AgentServices, keys: SessionKeys, message: SessionMessage): { drafts: EventDraft[]; output: CommandOutput } {
+  const command = parseChatCommand(message.data.text)!;
+  if (command.name === 'approve' || command.name === 'deny') return answerApproval(services, keys, message);
+  return { drafts: [], output: { command: command.name, args: command.args, text: readOnlyAnswer(services, keys, command) } };
+}
+
+/** `/help` (and `/start`), `/list`, `/show`, `/subagents`: text from the agent's services, nothing changed. */
+function readOnlyAnswer(services: AgentServices, keys: SessionKeys, command: ParsedCommand): string {
+  switch (command.name) {
+    case 'list':
+      return list(services, command.args);
+    case 'show':
+      return show(services, command.args);
+    case 'subagents':
+      return runningTasks(services, keys.session);
+    default:
+      return HELP_TEXT;
+  }
 }
 
 /**
  * `/approve <id>` and `/deny <id>` answer a call of this session's turn waiting for the user: what to publish
  * (`approval.answered` when one waits) and the answer.
  */
-export function answerApproval(services: AgentServices, keys: SessionKeys, message: SessionMessage): { drafts: EventDraft[]; output: CommandOutput } {
+function answerApproval(services: AgentServices, keys: SessionKeys, message: SessionMessage): { drafts: EventDraft[]; output: CommandOutput } {
   const command = parseChatCommand(message.data.text)!;
   const answer = (text: string): CommandOutput => ({ command: command.name, args: command.args, text });
   const id = (command.args.split(/\s+/)[0] ?? '').toLowerCase();
@@ -67,17 +99,11 @@ export async function runCommand(services: AgentServices, { keys, message, armed
     case 'clear':
       services.todo.clear(keys.agent, keys.session);
       return answer('Conversation cleared.', { type: 'clear' });
-    case 'list':
-      return answer(list(services, command.args));
-    case 'show':
-      return answer(show(services, command.args));
-    case 'subagents':
-      return answer(runningTasks(services, keys.session));
     case 'stop':
       // `/stop` is control and never waits in the mailbox; it lands here only where nothing could be running.
       return answer('Nothing is running.');
     default:
-      return answer(HELP_TEXT);
+      return answer(readOnlyAnswer(services, keys, command));
   }
 }
 

@@ -8,7 +8,7 @@ import { readHistory } from '../store/log/history.js';
 import type { AgentServices } from './agent-services.js';
 import { parseChatCommand } from './chat-commands.js';
 import { newTurnId } from './ids.js';
-import { answerApproval, isControl, pluginCommand, runCommand } from './session-commands.js';
+import { answerAtOnce, isControl, pluginCommand, runCommand } from './session-commands.js';
 import { compactIfLong, isLong } from './summarizer.js';
 import { turnToolbox } from './toolbox.js';
 import { liveTurn, type Toolbox } from './turn-actors.js';
@@ -18,14 +18,19 @@ export type SessionActor = Actor<typeof sessionMachine>;
 type TurnProfile = Config['agents']['defaults']['turn_profile'];
 type Media = PrepareInput['message']['data']['media'][number];
 
-/** The settings of a new turn, from the config as it is now, with the agent's model (`delegatedBy`: see `liveTurn`). */
-function turnSettings(services: AgentServices, delegatedBy: string | undefined): TurnSettings {
+/**
+ * The settings of a new turn, from the config as it is now, with the agent's model (`delegatedBy`: see `liveTurn`).
+ * It streams when its model's entry says so, or when the channel entry its answer goes to shows streaming: one switch
+ * on the channel is enough, whatever model answers.
+ */
+function turnSettings(services: AgentServices, delegatedBy: string | undefined, channel: string | undefined): TurnSettings {
   const config = services.config();
   const defaults = config.agents.defaults;
   const modelName = services.model(services.agentDoc(), delegatedBy).primary;
+  const shown = channel !== undefined && config.channel_list[channel]?.settings.streaming.enabled === true;
   return {
     model_name: modelName,
-    stream: config.model_list.find((m) => m.model_name === modelName)?.streaming.enabled ?? false,
+    stream: shown || (config.model_list.find((m) => m.model_name === modelName)?.streaming.enabled ?? false),
     max_tool_iterations: defaults.max_tool_iterations,
     loop_detection: defaults.loop_detection,
   };
@@ -108,7 +113,7 @@ async function prepareTurn(services: AgentServices, input: PrepareInput, delegat
   if (budget?.kind === 'stop') return { refused: budget.text };
   await services.mcp?.follow();
   const config = services.config();
-  const settings = turnSettings(services, delegatedBy);
+  const settings = turnSettings(services, delegatedBy, input.message.data.reply?.channel);
   const { data } = input.message;
   const text = await withTranscripts(services, input);
   const profile = config.agents.defaults.turn_profile;
@@ -167,7 +172,7 @@ export function startSession(services: AgentServices, keys: SessionKeys, key: st
     actions: {
       publish: (_, draft) => void services.bus.publish(draft),
       answerNow: (_, message) => {
-        const { drafts, output } = answerApproval(services, keys, message);
+        const { drafts, output } = answerAtOnce(services, keys, message);
         for (const draft of drafts) services.bus.publish(draft);
         services.bus.publish({ ...keys, type: 'command.handled', data: { command: output.command, args: output.args, reply: output.text } });
         const target = message.data.reply;

@@ -10,9 +10,10 @@ export interface ModeFix {
 
 /**
  * Files of `AGENT_HOME` that hold secrets, with their backups: keys, the credentials file, the dashboard's
- * password hash, cookie secret and live sessions, MCP tokens. Logs hold what chats said.
+ * password hash, cookie secret and live sessions, MCP tokens, who may talk to the bot (pairing). Logs hold what chats
+ * said.
  */
-const SECRET_FILES = /^(config\.json|\.security\.yml|launcher-config\.json|auth\.json)(\.bak-.*)?$/;
+const SECRET_FILES = /^(config\.json|\.security\.yml|launcher-config\.json|auth\.json|pairing\.json)(\.bak-.*)?$/;
 const SECRET_DIRS = new Set(['launcher-auth.db', 'auth', 'logs']);
 
 export const octal = (mode: number) => mode.toString(8).padStart(4, '0');

@@ -2,6 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Readiness {
+  /** Every enabled channel has reported: connected, or failed with a reason. */
+  reported: boolean;
+  /** Reported, and no channel refused to start (an unknown kind, a missing token): `/ready` answers 200. */
   ready: boolean;
   channels: Array<{ name: string; state: string; reason?: string }>;
 }
@@ -11,7 +14,11 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
-/** `GET /health` (the process answers) and `GET /ready` (every enabled channel connected or said why not). */
+/**
+ * `GET /health` (the process answers) and `GET /ready`: 200 once every enabled channel is connected or said why not;
+ * 503 while one is still starting (`starting`), or while one cannot start as configured (`cannot_start`, with the
+ * reason), which only a fixed config ends.
+ */
 export async function startHealthServer(host: string, port: number, readiness: () => Readiness): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -22,7 +29,11 @@ export async function startHealthServer(host: string, port: number, readiness: (
     if (path === '/health') return send(200, { status: 'ok' });
     if (path === '/ready') {
       const state = readiness();
-      return send(state.ready ? 200 : 503, { status: state.ready ? 'ready' : 'starting', channels: state.channels });
+      if (state.ready) return send(200, { status: 'ready', channels: state.channels });
+      const refused = state.channels.filter((c) => c.state === 'refused');
+      if (refused.length === 0) return send(503, { status: 'starting', channels: state.channels });
+      const reason = refused.map((c) => `channel ${c.name} cannot start: ${c.reason ?? 'unknown'}`).join('; ');
+      return send(503, { status: 'cannot_start', reason, channels: state.channels });
     }
     return send(404, { error: { code: 'not_found', message: 'routes: GET /health, GET /ready' } });
   });

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { CommandContext, CommandSpec } from './command.js';
 import { CliError, UsageError } from './errors.js';
 import { commandHelp } from './help.js';
+import { redactWrites } from './printed.js';
 
 function parse(spec: CommandSpec, argv: string[]) {
   const options = Object.fromEntries(
@@ -35,6 +36,8 @@ function report(error: unknown, context: Pick<CommandContext, 'json' | 'stdout' 
 }
 
 export async function runCommand(spec: CommandSpec, argv: string[]): Promise<number> {
+  redactWrites(process.stdout);
+  redactWrites(process.stderr);
   const json = argv.includes('--json');
   const base = { json, stdout: process.stdout, stderr: process.stderr };
   try {

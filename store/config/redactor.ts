@@ -106,3 +106,43 @@ export function redactorOf(config: Config): Redactor {
   }
   return redactor;
 }
+
+/** Fields whose values are keys and tokens in a config as written, before its types are known. */
+const SECRET_FIELD = /(token|secret|password|api_keys?|aes_key|encrypt_key)$/i;
+
+/**
+ * The values of secret-named fields of a raw config (all its strings with `all`: the credentials file holds nothing
+ * else), whatever the rest of it looks like: a config that fails to parse still has keys worth hiding.
+ */
+export function rawSecrets(raw: unknown, all = false, found: string[] = []): string[] {
+  if (typeof raw === 'string') {
+    if (all) found.push(raw);
+  } else if (Array.isArray(raw)) {
+    for (const item of raw) rawSecrets(item, all, found);
+  } else if (typeof raw === 'object' && raw !== null) {
+    for (const [key, value] of Object.entries(raw)) rawSecrets(value, all || SECRET_FIELD.test(key), found);
+  }
+  return found;
+}
+
+/** Every secret this process has read, for `printRedactor`; rebuilt only when one is added. */
+const read = new Set<string>();
+let printed: Redactor | undefined;
+
+/**
+ * Secrets this process has read (every config it loaded, the credentials file, keys given on the command line): what
+ * it prints must never show them, even when the config they came from was not usable.
+ */
+export function rememberSecrets(values: Iterable<string>): void {
+  for (const value of values) {
+    if (value.length < MIN_SECRET_LENGTH || read.has(value)) continue;
+    read.add(value);
+    printed = undefined;
+  }
+}
+
+/** The redactor for what a command prints: every secret `rememberSecrets` was given, and the key shapes. */
+export function printRedactor(): Redactor {
+  printed ??= new Redactor([...read]);
+  return printed;
+}

@@ -7,7 +7,7 @@ import { BoardInspector } from '../../actors/board.js';
 import { ChannelActor } from '../../actors/gateway/channel-actor.js';
 import { ChannelDirectory } from '../../actors/gateway/channel-directory.js';
 import { Dispatcher } from '../../actors/gateway/dispatcher.js';
-import { acceptInbound } from '../../actors/gateway/inbound.js';
+import { acceptInbound, pairingText } from '../../actors/gateway/inbound.js';
 import { Outbox } from '../../actors/gateway/outbox.js';
 import { RecentIds } from '../../actors/gateway/recent-ids.js';
 import { clockOf, realScheduler } from '../../actors/gateway/scheduler.js';
@@ -19,11 +19,12 @@ import { Logger } from '../../store/logs/logger.js';
 import { given, movesOf, type Stage } from '../support/actor-kit.js';
 import { eventually } from '../support/eventually.js';
 import { tempHome } from '../support/temp-home.js';
+import { PairingStore } from '../../store/pairing.js';
 
 const logger = new Logger([], 'error', Redactor.none);
 
 function config(): Config {
-  const result = validateConfig({ version: 2, channel_list: { tg: { enabled: true, type: 'telegram', settings: { token: '1:t', placeholder: '', typing: true } } } });
+  const result = validateConfig({ version: 2, channel_list: { tg: { enabled: true, type: 'telegram', settings: { token: '1:t', placeholder: '', typing: true, allow_from: ['@ann'] } } } });
   if (!result.ok) throw new Error(result.problems.join('; '));
   return result.config;
 }
@@ -57,8 +58,7 @@ class TestChannel implements Channel {
 
 const inbound = (id: string, text: string): ChannelMessage => ({ messageId: id, chat: 'direct:42', replyTo: '42', sender: '42', senderAliases: ['42', '@ann'], text, mentioned: false });
 
-function channelActor(stage: Stage, channel: TestChannel, directory = new ChannelDirectory()): ChannelActor {
-  const home = tempHome();
+function channelActor(stage: Stage, channel: TestChannel, directory = new ChannelDirectory(), home = tempHome()): ChannelActor {
   const actor = new ChannelActor({ name: 'tg', kind: 'telegram', account: 'default' }, async () => channel, {
     bus: stage.bus,
     logger,
@@ -66,7 +66,10 @@ function channelActor(stage: Stage, channel: TestChannel, directory = new Channe
     backoff: { baseMs: 100, maxMs: 1000 },
     directory,
     inspect: new BoardInspector(stage.bus, { channel: channelBoard }).inspect,
-    accept: acceptInbound({ bus: stage.bus, logger, config, workspace: home.workspace, now: () => Date.parse('2026-05-01T10:00:00Z'), seen: new RecentIds(100) }),
+    accept: acceptInbound({
+      bus: stage.bus, logger, config, workspace: home.workspace, now: () => Date.parse('2026-05-01T10:00:00Z'), seen: new RecentIds(100),
+      pairing: new PairingStore(home.home),
+    }),
   });
   actor.start();
   return actor;
@@ -94,6 +97,27 @@ channel('when its channel reports a message for the bot, then message.received, 
     ],
   ]);
   await actor.stop();
+});
+
+channel('when a sender allow_from does not list writes in a direct chat, then a pairing code and no turn; writing again, nothing', async () => {
+  const stage = given();
+  const link = new TestChannel();
+  const home = tempHome();
+  const actor = channelActor(stage, link, new ChannelDirectory(), home);
+  await settle();
+  const stranger = (id: string): ChannelMessage => ({ ...inbound(id, 'let me in'), chat: 'direct:77', replyTo: '77', sender: '77', senderAliases: ['77', '@eve'] });
+  await link.hooks!.onMessage(stranger('8'));
+  await link.hooks!.onMessage(stranger('9'));
+  const [request] = new PairingStore(home.home).pending(Date.parse('2026-05-01T10:00:00Z'));
+  const code = request?.code ?? '';
+  assert.match(code, /^[A-HJ-NP-Z2-9]{8}$/);
+  assert.equal(stage.then('message.received', 'pairing.requested', 'reply.requested'), [
+    ['pairing.requested', { channel: 'tg', account: 'default', sender: '77', sender_aliases: ['77', '@eve'], chat: 'direct:77', code, expires_at: '2026-05-01T11:00:00.000Z' }],
+    ['reply.requested', { message_id: '8', outcome: 'message', text: pairingText(code), key: 'tg:8:pairing', reply: { channel: 'tg', chat: 'direct:77', reply_to: '77' } }],
+  ]);
+  assert.is(pairingText(code), `Pairing code: ${code}\nThis bot answers only the people its owner lets in: ask the owner to run "tern pairing approve ${code}" within the hour.`);
+  await actor.stop();
+  home.remove();
 });
 
 channel('when it is stopped twice (at once and again later), then it moves to stopped and leaves the board once, and its channel stops once', async () => {

@@ -33,7 +33,7 @@ async function config(model: GatewayModel, emulator: TelegramEmulator, streaming
     model_list: [modelEntry(model.url, streaming)],
     heartbeat: { enabled: false },
     channel_list: {
-      telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, ...(placeholder ? { placeholder } : {}), ...(streaming ? { streaming: { enabled: true, throttle_seconds: 0, min_growth_chars: 1 } } : {}) } },
+      telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: ['*'], ...(placeholder ? { placeholder } : {}), ...(streaming ? { streaming: { enabled: true, throttle_seconds: 0, min_growth_chars: 1 } } : {}) } },
     },
   };
 }

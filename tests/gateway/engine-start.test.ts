@@ -50,7 +50,7 @@ test('a message that arrives before the channels have reported loads the turn en
     agents: { defaults: { model: 'fast' } },
     model_list: [modelEntry(model.url)],
     heartbeat: { enabled: false },
-    channel_list: { held: { enabled: true, type: 'held', settings: { typing: false } } },
+    channel_list: { held: { enabled: true, type: 'held', settings: { typing: false, allow_from: ['*'] } } },
   };
   writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
   const loaded = loadConfig({ env: home.env });
@@ -74,7 +74,7 @@ test('a message that arrives before the channels have reported loads the turn en
 
 test('engineLoaded settles once the channels have reported and the engine has loaded, not before', async () => {
   const home = tempHome();
-  const config = { version: 2, gateway: { port: await freePort() }, heartbeat: { enabled: false }, channel_list: { held: { enabled: true, type: 'held', settings: { typing: false } } } };
+  const config = { version: 2, gateway: { port: await freePort() }, heartbeat: { enabled: false }, channel_list: { held: { enabled: true, type: 'held', settings: { typing: false, allow_from: ['*'] } } } };
   writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
   const loaded = loadConfig({ env: home.env });
   const logs = openGatewayLogs(loaded);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HELP_TEXT } from '../../actors/chat-commands.js';
+import { pairingText } from '../../actors/gateway/inbound.js';
 import { LONG_REPLY, startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { eventually } from '../support/eventually.js';
@@ -33,8 +34,8 @@ e2e.before(async (context) => {
     heartbeat: { enabled: false },
     channel_list: {
       telegram: { enabled: true, settings: { token: MAIN, base_url: context.emulator.url, allow_from: ['@alice', '1002'], poll_timeout_seconds: 1 } },
-      tg_group: { enabled: true, type: 'telegram', settings: { token: GROUP, base_url: context.emulator.url, mention_only: true, poll_timeout_seconds: 1 } },
-      tg_backup: { enabled: true, type: 'telegram', settings: { token: BACKUP, base_url: context.second.url, restart_backoff_ms: 100, poll_timeout_seconds: 1 } },
+      tg_group: { enabled: true, type: 'telegram', settings: { token: GROUP, base_url: context.emulator.url, mention_only: true, poll_timeout_seconds: 1, allow_from: ['*'] } },
+      tg_backup: { enabled: true, type: 'telegram', settings: { token: BACKUP, base_url: context.second.url, restart_backoff_ms: 100, poll_timeout_seconds: 1, allow_from: ['*'] } },
     },
   });
 });
@@ -85,11 +86,12 @@ e2e('a long reply is split at 4096 characters without breaking the code block', 
   assert.is(parts[0]?.text.startsWith('Here is the code:\n```ts'), true);
 });
 
-e2e('senders outside allow_from get nothing; listed ones by id or @username are answered', async ({ emulator }) => {
+e2e('senders outside allow_from get no answer but a pairing code; listed ones by id or @username are answered', async ({ emulator }) => {
   await emulator.say(MAIN, 'let me in', { userId: 1003, userName: 'mallory' });
   await emulator.say(MAIN, 'hi from alice in another chat', { userId: 1001, chatId: 1004 });
   await emulator.waitForBotMessages(MAIN, 1004, 1);
-  assert.equal(emulator.botMessages(MAIN, 1003), []);
+  const [code] = (await emulator.waitForBotMessages(MAIN, 1003, 1)).map((m) => /^Pairing code: ([A-Z2-9]{8})\n/.exec(m.text)?.[1]);
+  assert.equal(texts(emulator.botMessages(MAIN, 1003)), [pairingText(code ?? '?')]);
 });
 
 e2e('in a group, mention_only answers only messages that mention the bot, without the mention', async (context) => {

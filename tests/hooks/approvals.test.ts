@@ -29,7 +29,7 @@ interface Running {
 }
 
 /** `tern gateway` in this process: a Telegram channel on the emulator, exec needing approval, the model scripted. */
-async function startGateway(approvalTimeoutMs: number, allowFrom: string[] = []): Promise<Running> {
+async function startGateway(approvalTimeoutMs: number, allowFrom: string[] = ['*']): Promise<Running> {
   const home = tempHome();
   const vendor = await startVendorServer();
   const emulator = await TelegramEmulator.start();
