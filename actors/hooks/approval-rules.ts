@@ -1,5 +1,5 @@
 import picomatch from 'picomatch';
-import { senderAllowed } from '../../adapters/channels/trigger.js';
+import { senderListed } from '../../adapters/channels/trigger.js';
 import type { ToolCall } from '../../bus/index.js';
 import type { Config } from '../../store/config/index.js';
 
@@ -74,5 +74,5 @@ export function mayAnswer(config: Config, asker: string | undefined, approver: A
   const entry = approver.channel === undefined ? undefined : config.channel_list[approver.channel];
   const allowFrom = entry?.settings.allow_from ?? [];
   const owners = allowFrom.filter((entry) => entry.trim() !== '*');
-  return owners.length > 0 && senderAllowed(owners, [approver.sender, ...approver.aliases]);
+  return owners.length > 0 && senderListed(owners, [approver.sender, ...approver.aliases]);
 }

@@ -104,7 +104,7 @@ channel('when a sender allow_from does not list writes in a direct chat, then a 
   const link = new TestChannel();
   const home = tempHome();
   const actor = channelActor(stage, link, new ChannelDirectory(), home);
-  await settle();
+  await connected(stage);
   const stranger = (id: string): ChannelMessage => ({ ...inbound(id, 'let me in'), chat: 'direct:77', replyTo: '77', sender: '77', senderAliases: ['77', '@eve'] });
   await link.hooks!.onMessage(stranger('8'));
   await link.hooks!.onMessage(stranger('9'));
