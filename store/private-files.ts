@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { HeldDirectory } from './files/held-directory.js';
 
@@ -105,6 +105,8 @@ export function makeSecretsPrivate(home: string, configFile?: string, look = fal
 export function makeWorkspacesPrivate(workspaces: string[], look = false): ModeFix[] {
   const fixes: ModeFix[] = [];
   for (const workspace of new Set(workspaces)) {
+    // One about to be made (by the event log, the first turn) is made owner-only now; that is no fix to report.
+    if (!look && !existsSync(workspace)) mkdirSync(workspace, { recursive: true, mode: 0o700 });
     withParent(workspace, (parent, name) => ownerOnly(parent, name, fixes, look));
     let held: HeldDirectory | undefined;
     try {

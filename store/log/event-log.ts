@@ -69,7 +69,8 @@ export class EventLog implements EventStore {
   static open(dir: string, options: OpenOptions = {}): EventLog {
     const readOnly = options.readOnly ?? false;
     if (readOnly && !existsSync(`${dir}/data.mdb`)) throw new LogError('log_missing', `no event log in ${dir}`);
-    if (!readOnly) mkdirSync(dir, { recursive: true });
+    // A workspace made here (one outside AGENT_HOME, before any turn) is owner-only, like the log folder.
+    if (!readOnly) mkdirSync(dir, { recursive: true, mode: 0o700 });
     const releaseLock = readOnly ? () => {} : acquireWriterLock(dir);
     try {
       return new EventLog(dir, readOnly, openDatabases(dir, readOnly), releaseLock, options.remapAfterBytes ?? REMAP_AFTER_BYTES);
