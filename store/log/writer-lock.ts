@@ -55,8 +55,8 @@ export function acquireWriterLock(dir: string): () => void {
     prepareLogFolder(dir);
   } catch (error) {
     server.close();
-    if (error instanceof UnsafePathError) throw new LogError('log_unsafe', `the event log is not opened: ${error.message}`);
-    throw error;
+    if (!(error instanceof UnsafePathError)) throw error;
+    throw new LogError('log_unsafe', `the event log is not opened: ${error.message}`);
   }
   const held = server;
   return () => {
@@ -66,9 +66,9 @@ export function acquireWriterLock(dir: string): () => void {
 }
 
 /**
- * The log folder owner-only, its lmdb files made 0600 before lmdb creates them (it would make them 0644), and the
- * pid note written: all through the folder held by handle, under a workspace folder that may be shared with
- * sandboxed commands, so a link planted at the folder or at one of its files is refused, never followed.
+ * The log folder owner-only and the pid note written, through the folder held by handle, under a workspace folder
+ * that may be shared with sandboxed commands: a link planted at the folder or at one of its files is refused, never
+ * followed.
  */
 function prepareLogFolder(dir: string): void {
   const workspace = HeldDirectory.openTrusted(dirname(dir));
@@ -80,14 +80,37 @@ function prepareLogFolder(dir: string): void {
     workspace.close();
   }
   try {
-    for (const name of LMDB_FILES) {
-      closeSync(openRegular(folder, name, constants.O_RDONLY | constants.O_CREAT, 0o600).fd);
-      folder.restrictMode(name, 0o077);
-    }
+    for (const name of LMDB_FILES) checkedEntry(folder, name);
     // For people and error messages only: who holds the lock. The socket is the lock.
     writeAtomic(folder, 'writer.pid', String(process.pid));
   } finally {
     folder.close();
+  }
+}
+
+/** An lmdb file lmdb is about to open: refused when it is a link or a special file. */
+function checkedEntry(folder: HeldDirectory, name: string): void {
+  try {
+    closeSync(openRegular(folder, name, constants.O_RDONLY).fd);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/**
+ * lmdb creates its files 0644 (and cannot be told otherwise; made empty beforehand they would be opened by a reader
+ * before lmdb wrote them, which crashes lmdb): the writer makes them 0600 once they exist. Never through a link.
+ */
+export function makeLogFilesPrivate(dir: string): void {
+  try {
+    const folder = HeldDirectory.openTrusted(dir);
+    try {
+      for (const name of LMDB_FILES) folder.restrictMode(name, 0o077);
+    } finally {
+      folder.close();
+    }
+  } catch {
+    // Not ours to change (another owner's files): the 0700 folder around them still keeps others out.
   }
 }
 
