@@ -53,7 +53,7 @@ export function readLastChannel(workspace: string): LastChannel | undefined {
  * failure is reported, never thrown: the message it belongs to is already accepted. A link planted at the file or at
  * `state/` is refused and left where it is.
  */
-export function writeLastChannel(workspace: string, last: LastChannel, report: (problem: string) => void = () => undefined): void {
+export function writeLastChannel(workspace: string, last: LastChannel, report: (problem: string) => void = () => {}) {
   try {
     const dir = holdStateDir(workspace, true);
     try {

@@ -11,7 +11,8 @@ const KEY_CHARS = 64;
 
 /** The keys as the log shows them (the logger escapes what they contain); `arg_count` keeps the true count. */
 function shownKeys(keys: string[]): string {
-  const shown = keys.slice(0, KEYS_SHOWN).map((key) => (key.length > KEY_CHARS ? `${key.slice(0, KEY_CHARS)}…` : key));
+  const cut = (key: string) => (key.length > KEY_CHARS ? `${key.slice(0, KEY_CHARS)}…` : key);
+  const shown = keys.slice(0, KEYS_SHOWN).map(cut);
   return keys.length > KEYS_SHOWN ? `${shown.join(',')},…` : shown.join(',');
 }
 
@@ -32,7 +33,8 @@ export function logToolCalls(bus: Bus, logs: { gateway: Logger; heartbeat: Logge
       case 'tool.requested': {
         const { keys, count } = argumentKeys(e.data.arguments);
         started.set(e.data.call_id, { at: e.at, turn: e.turn });
-        loggerOf(e.turn).info('tool call', { tool: e.data.name, call: e.data.call_id, turn: e.turn, arg_count: count, arg_keys: shownKeys(keys) });
+        const fields = { tool: e.data.name, call: e.data.call_id, turn: e.turn, arg_count: count, arg_keys: shownKeys(keys) };
+        loggerOf(e.turn).info('tool call', fields);
         return;
       }
       case 'tool.completed': {

@@ -1,4 +1,5 @@
-import { chmodSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, realpathSync } from 'node:fs';
+import { chmodSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import type { Stats } from 'node:fs';
 import { UnsafePathError } from './unsafe-path.js';

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs';
+import { renameSync, rmSync, writeSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { HeldDirectory } from './held-directory.js';
 import { UnsafePathError } from './unsafe-path.js';

@@ -113,7 +113,7 @@ export class RotatingFile {
       this.size = opened.stats.size;
     } catch (error) {
       if (!(error instanceof UnsafePathError) && codeOf(error) !== 'EEXIST') throw error;
-      const why = error instanceof UnsafePathError ? error.message : `${this.path} appeared while it was being made anew`;
+      const why = error instanceof UnsafePathError ? error.message : `${this.path} appeared while being made anew`;
       this.problem(`${why}: this log is not written until it is a regular file again and the gateway restarts`);
     }
   }
@@ -134,7 +134,8 @@ export class RotatingFile {
         }
       }
     } catch (error) {
-      this.problem(`${this.path} could not be rotated (${(error as Error).message}): this log is not written until the gateway restarts`);
+      const reason = (error as Error).message;
+      this.problem(`${this.path} could not be rotated (${reason}): this log is not written until the gateway restarts`);
       return;
     }
     this.open(() => openRegular(this.dir, this.name, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, 0o600));

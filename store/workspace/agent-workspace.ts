@@ -17,8 +17,8 @@ export function agentWorkspace(config: Config, home: string, defaultWorkspace: s
 export function agentWorkspaces(config: Config, home: string, defaultWorkspace: string): string[] {
   const list = config.agents.list;
   const defaultId = list.find((a) => a.default)?.id ?? list[0]?.id ?? 'main';
-  const others = list.filter((a) => a.id !== defaultId).map((a) => agentWorkspace(config, home, defaultWorkspace, a.id, false));
-  return [agentWorkspace(config, home, defaultWorkspace, defaultId, true), ...others];
+  const of = (id: string) => agentWorkspace(config, home, defaultWorkspace, id, id === defaultId);
+  return [of(defaultId), ...list.filter((a) => a.id !== defaultId).map((a) => of(a.id))];
 }
 
 /**

@@ -3,21 +3,20 @@
 // process.
 import { once } from 'node:events';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { specialFileMessage } from '../../adapters/tools/sandbox/refusals.js';
-import { startGatewayProcess } from '../support/gateway-process.js';
+import { homeWithWorkspace, startChatGateway } from '../support/chat-gateway.js';
 import { startRuleModel } from '../support/rule-model.js';
-import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
+import { TelegramEmulator } from '../support/telegram-emulator.js';
 
 const TOKEN = '555555:fifo-reads-token-EEEE';
 const USERS = [2001, 2002, 2003, 2004, 2005];
 const READER = 2006;
 
-test('five read_file calls on FIFOs are refused, a sixth chat reads its file, and SIGTERM ends the gateway', async () => {
+test('five read_file calls on FIFOs are refused, a sixth chat reads its file, SIGTERM ends the gateway', async () => {
   const model = await startRuleModel((request) => {
     if (request.last === 'tool') return { text: `result: ${request.toolResult}` };
     const fifo = /^FIFO (\d+)/.exec(request.user);
@@ -25,22 +24,13 @@ test('five read_file calls on FIFOs are refused, a sixth chat reads its file, an
     return { calls: [{ name: 'read_file', arguments: { path: 'plain.txt' } }] };
   });
   const emulator = await TelegramEmulator.start();
-  const home = mkdtempSync(join(tmpdir(), 'tern-'));
-  const workspace = join(home, 'workspace');
-  mkdirSync(join(workspace, 'pipes'), { recursive: true });
+  const home = homeWithWorkspace();
+  const { workspace } = home;
+  mkdirSync(join(workspace, 'pipes'));
   for (const user of USERS) assert.is(spawnSync('mkfifo', [join(workspace, 'pipes', `fifo-${user}`)]).status, 0);
   writeFileSync(join(workspace, 'plain.txt'), 'plain text\n');
-  const gateway = await startGatewayProcess(
-    {
-      gateway: { host: '127.0.0.1', port: await freePort() },
-      agents: { defaults: { model: 'fast' } },
-      model_list: [{ model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${model.url}/v1`, api_keys: ['sk-test-key-0001'] }],
-      heartbeat: { enabled: false },
-      channel_list: { telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, allow_from: [...USERS, READER].map(String), poll_timeout_seconds: 1 } } },
-    },
-    {},
-    { home, workspace, sessions: join(workspace, 'sessions'), env: { ...process.env, AGENT_HOME: home, AGENT_CONFIG: '' }, remove: () => rmSync(home, { recursive: true, force: true }) },
-  );
+  const users = [...USERS, READER];
+  const gateway = await startChatGateway({ home, modelUrl: model.url, emulatorUrl: emulator.url, token: TOKEN, users });
   try {
     for (const user of USERS) await emulator.say(TOKEN, `FIFO ${user}`, { userId: user });
     for (const user of USERS) {

@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { eventually } from '../support/eventually.js';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { homeWithWorkspace, startChatGateway } from '../support/chat-gateway.js';
+import type { GatewayProcess } from '../support/gateway-process.js';
 import { startRuleModel, type RuleModel } from '../support/rule-model.js';
-import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
+import { TelegramEmulator } from '../support/telegram-emulator.js';
 
 const TOKEN = '444444:planted-links-token-DDDD';
 const USER = 1001;
@@ -43,28 +44,25 @@ planted.before(async (context) => {
   writeFileSync(join(context.outside, 'victim.txt'), VICTIM);
   context.model = await startRuleModel((request) => {
     if (request.user.startsWith('KEYS') && request.last !== 'tool') {
-      return { calls: [{ name: 'read_file', arguments: { '$(id>pwned)': 1, path: 'a.txt', '`touch pwned2`\nFORGED': 2 } }] };
+      const keys = { '$(id>pwned)': 1, path: 'a.txt', '`touch pwned2`\nFORGED': 2 };
+      return { calls: [{ name: 'read_file', arguments: keys }] };
     }
     return { text: `ok: ${request.user}` };
   });
   context.emulator = await TelegramEmulator.start();
-  const port = await freePort();
-  const home = mkdtempSync(join(tmpdir(), 'tern-'));
-  const workspace = join(home, 'workspace');
-  mkdirSync(workspace, { recursive: true });
+  const home = homeWithWorkspace();
   // The attack of issue #34: exec replaced heartbeat.log with a link to the owner's ~/.bashrc.
-  symlinkSync(join(context.outside, '.bashrc'), join(workspace, 'heartbeat.log'));
-  context.gateway = await startGatewayProcess(
-    {
-      gateway: { host: '127.0.0.1', port, log_level: 'info', log_max_size_mb: 1 },
-      agents: { defaults: { model: 'fast' } },
-      model_list: [{ model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${context.model.url}/v1`, api_keys: ['sk-test-key-0001', 'sk-test-key-0002'] }],
-      heartbeat: { enabled: false },
-      channel_list: { telegram: { enabled: true, settings: { token: TOKEN, base_url: context.emulator.url, allow_from: [String(USER)], poll_timeout_seconds: 1 } } },
-    },
-    {},
-    { home, workspace, sessions: join(workspace, 'sessions'), env: { ...process.env, AGENT_HOME: home, AGENT_CONFIG: '' }, remove: () => rmSync(home, { recursive: true, force: true }) },
-  );
+  symlinkSync(join(context.outside, '.bashrc'), join(home.workspace, 'heartbeat.log'));
+  context.gateway = await startChatGateway({
+    home,
+    modelUrl: context.model.url,
+    emulatorUrl: context.emulator.url,
+    token: TOKEN,
+    users: [USER],
+    gateway: { log_level: 'info', log_max_size_mb: 1 },
+    // Two keys: every request rotates them, so state/key-rotation.json is written.
+    keys: ['sk-test-key-0001', 'sk-test-key-0002'],
+  });
 });
 
 planted.after(async (context) => {
@@ -75,10 +73,13 @@ planted.after(async (context) => {
   rmSync(context.outside, { recursive: true, force: true });
 });
 
-planted('heartbeat.log linked to ~/.bashrc: the start neither trims nor writes the target, and says why', async ({ gateway, outside }) => {
+planted('heartbeat.log linked to ~/.bashrc: the start neither trims nor writes its target', async (context) => {
+  const { gateway, outside } = context;
   assert.is(readFileSync(join(outside, '.bashrc'), 'utf8'), BASHRC);
   assert.ok(lstatSync(join(gateway.home.workspace, 'heartbeat.log')).isSymbolicLink());
-  assert.match(gatewayLog(gateway), `WARN ${join(gateway.home.workspace, 'heartbeat.log')} is a symbolic link, which is not followed here: this log is not written until it is a regular file again and the gateway restarts\n`);
+  const link = join(gateway.home.workspace, 'heartbeat.log');
+  const why = 'this log is not written until it is a regular file again and the gateway restarts';
+  assert.match(gatewayLog(gateway), `WARN ${link} is a symbolic link, which is not followed here: ${why}\n`);
 });
 
 planted('tool argument keys come out of the log inert: a shell reading gateway.log runs nothing', async (context) => {
@@ -94,7 +95,7 @@ planted('tool argument keys come out of the log inert: a shell reading gateway.l
   assert.is(readFileSync(join(context.outside, '.bashrc'), 'utf8'), BASHRC);
 });
 
-planted('state temp files: planted at the names today\'s writer would use, their targets stay untouched', async (context) => {
+planted('links planted at the temp names of the old state writer: their target stays untouched', async (context) => {
   const { workspace } = context.gateway.home;
   const pid = readFileSync(join(workspace, 'sessions', 'writer.pid'), 'utf8').trim();
   mkdirSync(join(workspace, 'state'), { recursive: true });
@@ -109,21 +110,23 @@ planted('state temp files: planted at the names today\'s writer would use, their
   assert.ok(JSON.parse(readFileSync(join(workspace, 'state', 'key-rotation.json'), 'utf8')).fast);
 });
 
-planted('a link planted at a state file or at state/ itself is refused with a log line, never followed', async (context) => {
+planted('a link planted at a state file or at state/ itself is refused with a log line', async (context) => {
   const { workspace } = context.gateway.home;
   const file = join(workspace, 'state', 'last-channel.json');
   rmSync(file);
   symlinkSync(join(context.outside, 'victim.txt'), file);
   assert.is(await exchange(context, 'third'), 'ok: third');
   assert.is(readFileSync(join(context.outside, 'victim.txt'), 'utf8'), VICTIM);
-  assert.match(gatewayLog(context.gateway), `WARN the last active channel was not saved: ${file} is a symbolic link, which is not followed here`);
+  const refused = (path: string) =>
+    `WARN the last active channel was not saved: ${path} is a symbolic link, which is not followed here`;
+  assert.match(gatewayLog(context.gateway), refused(file));
 
   rmSync(join(workspace, 'state'), { recursive: true });
   mkdirSync(join(context.outside, 'elsewhere'));
   symlinkSync(join(context.outside, 'elsewhere'), join(workspace, 'state'));
   assert.is(await exchange(context, 'fourth'), 'ok: fourth');
   assert.equal(spawnSync('ls', ['-A', join(context.outside, 'elsewhere')], { encoding: 'utf8' }).stdout, '');
-  const said = `WARN the last active channel was not saved: ${join(workspace, 'state')} is a symbolic link, which is not followed here`;
+  const said = refused(join(workspace, 'state'));
   assert.is(await eventually(() => gatewayLog(context.gateway).includes(said), true), true);
 });
 

@@ -16,15 +16,17 @@ import type { TempHome } from '../support/temp-home.js';
 const asNobody = (...args: string[]) => spawnSync('runuser', ['-u', 'nobody', '--', ...args], { encoding: 'utf8' });
 const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
 
-test('a workspace outside AGENT_HOME: made 0700 with its log 0600 at the first start, fixed with log lines later', async () => {
+test('a workspace outside AGENT_HOME: 0700, its log 0600 at the first start, fixed with log lines after', async () => {
   assert.is(process.getuid?.(), 0, 'this test switches to the user nobody, which needs root');
   const root = mkdtempSync(join(tmpdir(), 'tern-modes-'));
   chmodSync(root, 0o755);
   const home = join(root, 'home');
   const workspace = join(root, 'shared', 'workspace');
   mkdirSync(join(root, 'shared'), { mode: 0o755 });
-  const given: TempHome = { home, workspace, sessions: join(workspace, 'sessions'), env: { ...process.env, AGENT_HOME: home, AGENT_CONFIG: '' }, remove: () => undefined };
-  const config = { gateway: { host: '127.0.0.1', port: await freePort(), log_level: 'info' }, heartbeat: { enabled: false }, agents: { defaults: { workspace } } };
+  const env = { ...process.env, AGENT_HOME: home, AGENT_CONFIG: '' };
+  const given: TempHome = { home, workspace, sessions: join(workspace, 'sessions'), env, remove: () => undefined };
+  const gateway = { host: '127.0.0.1', port: await freePort(), log_level: 'info' };
+  const config = { gateway, heartbeat: { enabled: false }, agents: { defaults: { workspace } } };
   const runtimeFiles = ['sessions/data.mdb', 'sessions/lock.mdb', 'sessions/writer.pid', 'heartbeat.log'];
   const started: GatewayProcess[] = [];
   try {
@@ -40,17 +42,19 @@ test('a workspace outside AGENT_HOME: made 0700 with its log 0600 at the first s
     writeFileSync(join(workspace, 'state', 'last-channel.json'), '{}', { mode: 0o644 });
     writeFileSync(join(workspace, 'notes.txt'), 'shared on purpose', { mode: 0o644 });
     for (const dir of ['', 'sessions', 'state']) chmodSync(join(workspace, dir), 0o755);
-    for (const name of ['sessions/data.mdb', 'sessions/lock.mdb', 'heartbeat.log', 'state/last-channel.json']) chmodSync(join(workspace, name), 0o644);
-    assert.is(asNobody('cat', join(workspace, 'sessions', 'data.mdb')).status, 0, 'readable by nobody before the start');
+    const wide = ['sessions/data.mdb', 'sessions/lock.mdb', 'heartbeat.log', 'state/last-channel.json'];
+    for (const name of wide) chmodSync(join(workspace, name), 0o644);
+    assert.is(asNobody('cat', join(workspace, 'sessions', 'data.mdb')).status, 0, 'nobody reads it before the start');
 
     const second = await startGatewayProcess(config, {}, given);
     started.push(second);
-    assert.equal([mode(workspace), mode(join(workspace, 'sessions')), mode(join(workspace, 'state'))], ['700', '700', '700']);
-    for (const name of [...runtimeFiles, 'state/last-channel.json']) assert.is(mode(join(workspace, name)), '600', name);
+    assert.equal(['', 'sessions', 'state'].map((dir) => mode(join(workspace, dir))), ['700', '700', '700']);
+    for (const name of [...runtimeFiles, 'state/last-channel.json']) assert.is(mode(join(workspace, name)), '600');
     assert.is(mode(join(workspace, 'notes.txt')), '644');
     assert.is(asNobody('ls', workspace).status, 2, 'nobody cannot list the workspace');
     const log = readFileSync(join(home, 'logs', 'gateway.log'), 'utf8');
-    const fixed = (path: string, from: string, to: string) => `WARN ${path} was readable by other users (mode ${from}); it is now ${to}\n`;
+    const fixed = (path: string, from: string, to: string) =>
+      `WARN ${path} was readable by other users (mode ${from}); it is now ${to}\n`;
     assert.match(log, fixed(workspace, '0755', '0700'));
     assert.match(log, fixed(join(workspace, 'sessions'), '0755', '0700'));
     assert.match(log, fixed(join(workspace, 'sessions', 'data.mdb'), '0644', '0600'));
@@ -58,7 +62,7 @@ test('a workspace outside AGENT_HOME: made 0700 with its log 0600 at the first s
     assert.match(log, fixed(join(workspace, 'heartbeat.log'), '0644', '0600'));
     assert.is(await second.stop(), 0);
   } finally {
-    for (const gateway of started) if (gateway.child.exitCode === null && gateway.child.signalCode === null) await gateway.kill();
+    for (const g of started) if (g.child.exitCode === null && g.child.signalCode === null) await g.kill();
     rmSync(root, { recursive: true, force: true });
   }
 });
@@ -69,7 +73,8 @@ test('tern onboard makes the workspace and its runtime folders owner-only', () =
   const onboard = runCli(['onboard'], { ...process.env, AGENT_HOME: home, AGENT_CONFIG: '' });
   assert.is(onboard.code, 0, onboard.stderr);
   const workspace = join(home, 'workspace');
-  assert.equal(['', 'sessions', 'state', 'cron'].map((dir) => mode(join(workspace, dir))), ['700', '700', '700', '700']);
+  const modes = ['', 'sessions', 'state', 'cron'].map((dir) => mode(join(workspace, dir)));
+  assert.equal(modes, ['700', '700', '700', '700']);
   rmSync(root, { recursive: true, force: true });
 });
 

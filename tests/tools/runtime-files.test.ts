@@ -17,7 +17,8 @@ test('tern tool call: the event log is refused to read_file and send_file, in th
   const home = join(root, 'agent');
   const workspace = join(home, 'workspace');
   mkdirSync(workspace, { recursive: true });
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ version: 2, channel_list: { telegram: { enabled: false } } }));
+  const config = { version: 2, channel_list: { telegram: { enabled: false } } };
+  writeFileSync(join(home, 'config.json'), JSON.stringify(config));
   const env = { PATH: process.env.PATH, HOME: join(root, 'user'), AGENT_HOME: home };
   mkdirSync(join(workspace, 'sessions'));
   writeFileSync(join(workspace, 'sessions', 'data.mdb'), 'every chat of this install');
@@ -45,13 +46,16 @@ test('state/, cron/, sessions/ and heartbeat.log are refused, hidden from listin
   writeFileSync(join(f.workspace, 'a.txt'), 'alpha');
   for (const remote of [false, true]) {
     const context = remote ? { channel: 'telegram', remote: true } : {};
-    for (const path of ['sessions/data.mdb', 'state/last-channel.json', 'cron/jobs.json', 'heartbeat.log', 'heartbeat.log.2', './STATE/../state/x']) {
+    const paths = ['sessions/data.mdb', 'state/last-channel.json', 'cron/jobs.json', 'heartbeat.log'];
+    for (const path of [...paths, 'heartbeat.log.2', './STATE/../state/x']) {
       assert.equal(await f.call('read_file', { path }, context), denied(path), `read ${path}`);
-      assert.equal(await f.call('write_file', { path, content: 'forged', overwrite: true }, context), denied(path), `write ${path}`);
+      const forged = { path, content: 'forged', overwrite: true };
+      assert.equal(await f.call('write_file', forged, context), denied(path), `write ${path}`);
     }
     assert.equal(await f.call('list_dir', {}, context), { ok: true, content: 'a.txt\nnotes/' });
     assert.equal(await f.call('search_files', { pattern: 'SECRET' }, context), { ok: true, content: 'no matches' });
-    assert.equal(await f.call('read_file', { path: 'notes/heartbeat.log' }, context), { ok: true, content: 'a user file of that name elsewhere' });
+    const own = { ok: true, content: 'a user file of that name elsewhere' };
+    assert.equal(await f.call('read_file', { path: 'notes/heartbeat.log' }, context), own);
   }
   f.close();
 });

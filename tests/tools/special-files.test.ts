@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { specialFileMessage } from '../../adapters/tools/sandbox/refusals.js';
 import { toolsFixture } from '../support/tools-fixture.js';
 
-test('read_file, write_file, append_file and edit_file refuse a FIFO, a socket and a device; search skips them', async () => {
+test('read, write, append and edit refuse a FIFO, a socket and a device; search skips them', async () => {
   const f = toolsFixture();
   mkdirSync(join(f.workspace, 'special'));
   assert.is(spawnSync('mkfifo', [join(f.workspace, 'special', 'fifo')]).status, 0);
@@ -31,7 +31,8 @@ test('read_file, write_file, append_file and edit_file refuse a FIFO, a socket a
       ];
       for (const [tool, args] of calls) assert.equal(await f.call(tool, args), refused, `${tool} ${name}`);
     }
-    assert.equal(await f.call('write_file', { path: 'special/fifo', content: 'x' }), { ok: false, content: 'special/fifo already exists; pass overwrite: true to replace it' });
+    const exists = 'special/fifo already exists; pass overwrite: true to replace it';
+    assert.equal(await f.call('write_file', { path: 'special/fifo', content: 'x' }), { ok: false, content: exists });
     assert.equal(await f.call('search_files', { pattern: '.', path: 'special' }), { ok: true, content: 'no matches' });
     assert.equal(await f.call('list_dir', { path: 'special' }), { ok: true, content: 'fifo\nsocket\nzero' });
     const lines = toolsFixture(() => ({ readFile: { mode: 'lines' } }));

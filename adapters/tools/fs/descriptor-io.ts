@@ -1,4 +1,4 @@
-import { close, fstat, ftruncate, read, readFile, write } from 'node:fs';
+import { close, ftruncate, read, readFile, write } from 'node:fs';
 import { promisify } from 'node:util';
 
 /**
@@ -9,13 +9,15 @@ export const readAt = promisify(read);
 export const readWhole = promisify(readFile) as (fd: number) => Promise<Buffer>;
 export const truncate = promisify(ftruncate);
 export const closeDescriptor = promisify(close);
-export const statDescriptor = promisify(fstat);
-const writeAt = promisify(write) as (fd: number, bytes: Buffer, offset: number, length: number, position: number | null) => Promise<{ bytesWritten: number }>;
+type Written = Promise<{ bytesWritten: number }>;
+type WriteAt = (fd: number, bytes: Buffer, offset: number, length: number, at: number | null) => Written;
+const writeAt = promisify(write) as WriteAt;
 
 /** Every byte of `bytes` at `position`, or at the end for a descriptor opened to append (`null`). */
 export async function writeAll(fd: number, bytes: Buffer, position: number | null): Promise<void> {
   for (let done = 0; done < bytes.length; ) {
-    const { bytesWritten } = await writeAt(fd, bytes, done, bytes.length - done, position === null ? null : position + done);
+    const at = position === null ? null : position + done;
+    const { bytesWritten } = await writeAt(fd, bytes, done, bytes.length - done, at);
     done += bytesWritten;
   }
 }

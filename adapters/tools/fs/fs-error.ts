@@ -12,7 +12,11 @@ const KNOWN: Record<string, (path: string) => ToolError> = {
 };
 
 /** A link met where the checked path had none can only have been put there since: the path changed under us. */
-const UNSAFE: Record<UnsafeCode, RefusalCode> = { link: 'path_changed', special_file: 'special_file', hard_link: 'hard_link' };
+const UNSAFE: Record<UnsafeCode, RefusalCode> = {
+  link: 'path_changed',
+  special_file: 'special_file',
+  hard_link: 'hard_link',
+};
 
 /** File-system failures as text the model can act on; anything unexpected keeps its own message. */
 export function asToolError(error: unknown, path: string): unknown {

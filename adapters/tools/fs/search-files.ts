@@ -81,7 +81,12 @@ function nameMatcher(args: Args): Matcher {
 }
 
 /** One page of matches from the walk, with a note when the page or the time budget ran out. */
-async function pageOf(files: Iterable<FoundFile>, args: Args, options: SearchFilesOptions, show: (path: string) => string) {
+async function pageOf(
+  files: Iterable<FoundFile>,
+  args: Args,
+  options: SearchFilesOptions,
+  show: (path: string) => string,
+): Promise<string> {
   const matcher = args.mode === 'name' ? nameMatcher(args) : contentMatcher(args, options);
   const offset = args.offset ?? 0;
   const limit = Math.min(args.limit ?? 50, options.maxMatches);
@@ -94,7 +99,8 @@ async function pageOf(files: Iterable<FoundFile>, args: Args, options: SearchFil
   search: for (const file of files) {
     if (++count % FILES_PER_BATCH === 0) await yieldToLoop();
     if (Date.now() > deadline) {
-      stop = `stopped at the ${options.timeBudgetMs} ms time budget; results may be incomplete, narrow the path or pattern`;
+      const budget = `${options.timeBudgetMs} ms time budget`;
+      stop = `stopped at the ${budget}; results may be incomplete, narrow the path or pattern`;
       break;
     }
     for (const match of matcher(file, show(file.path))) {
