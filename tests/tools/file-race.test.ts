@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { toolsFixture, type ToolsFixture } from '../support/tools-fixture.js';
 
-const CALLS = 150;
+const CALLS = 300;
 const CANARY = 'OUTSIDE-CANARY';
 
 const RACER = `
