@@ -111,6 +111,8 @@ export function makeWorkspacesPrivate(workspaces: string[], look = false): ModeF
     let held: HeldDirectory | undefined;
     try {
       held = HeldDirectory.openTrusted(workspace);
+      // Made before any command runs: an isolated command then meets it masked and cannot put a link in its place.
+      if (!look && !existsSync(held.at('state'))) mkdirSync(held.at('state'), { mode: 0o700 });
       for (const entry of readdirSync(held.self)) {
         if (WORKSPACE_DIRS.has(entry)) ownerOnlyTree(held, entry, fixes, look);
         else if (WORKSPACE_FILES.test(entry)) ownerOnly(held, entry, fixes, look);

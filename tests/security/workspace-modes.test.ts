@@ -38,7 +38,7 @@ test('a workspace outside AGENT_HOME: 0700, its log 0600 at the first start, fix
     assert.is(await first.stop(), 0);
 
     // An older install: everything readable by others, and a state file and a user's file beside them.
-    mkdirSync(join(workspace, 'state'), { mode: 0o755 });
+    assert.is(mode(join(workspace, 'state')), '700', 'made at the first start');
     writeFileSync(join(workspace, 'state', 'last-channel.json'), '{}', { mode: 0o644 });
     writeFileSync(join(workspace, 'notes.txt'), 'shared on purpose', { mode: 0o644 });
     for (const dir of ['', 'sessions', 'state']) chmodSync(join(workspace, dir), 0o755);
