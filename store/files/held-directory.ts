@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync } from 'node:fs';
 import { realpathSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import type { Stats } from 'node:fs';
 import { UnsafePathError } from './unsafe-path.js';
 
@@ -33,13 +33,19 @@ export class HeldDirectory {
     private fd: number | undefined,
   ) {}
 
-  /** `path` must be absolute and normalized; with `create`, missing folders are made on the way. */
-  static open(path: string, create?: Create): HeldDirectory {
-    if (!BY_HANDLE) return new HeldDirectory(checkedByPath(path, create), undefined);
-    let fd = openSync(sep, FOLDER);
-    let reached: string = sep;
+  /**
+   * `path` (absolute, normalized) reached one folder at a time from `from`, a folder whose own path nothing untrusted
+   * can change (`/`, or a real path the runtime was given, such as the workspace): below `from` no link is followed.
+   * With `create`, missing folders are made on the way.
+   */
+  static open(path: string, create?: Create, from: string = sep): HeldDirectory {
+    const rest = relative(from, path);
+    if (rest.startsWith('..') || isAbsolute(rest)) throw new Error(`${path} is not below ${from}`);
+    if (!BY_HANDLE) return new HeldDirectory(checkedBelow(from, rest, create), undefined);
+    let fd = openSync(from, O_DIRECTORY | O_PATH);
+    let reached = from;
     try {
-      for (const name of path.split(sep).filter(Boolean)) {
+      for (const name of rest.split(sep).filter(Boolean)) {
         reached = join(reached, name);
         const next = openFolder(`/proc/self/fd/${fd}/${name}`, reached, create);
         closeSync(fd);
@@ -58,9 +64,10 @@ export class HeldDirectory {
    */
   static openTrusted(path: string, create?: Create): HeldDirectory {
     if (create) mkdirSync(path, { recursive: true, mode: create.mode });
-    const real = HeldDirectory.open(realpathSync.native(path));
+    const real = realpathSync.native(path);
+    const held = HeldDirectory.open(real, undefined, real);
     // Named as given, for messages; held as found.
-    return new HeldDirectory(path, real.fd);
+    return new HeldDirectory(path, held.fd);
   }
 
   /** A folder in this one, held the same way. */
@@ -145,10 +152,10 @@ function openFolder(at: string, shown: string, create: Create | undefined): numb
   }
 }
 
-function checkedByPath(path: string, create: Create | undefined): string {
-  let reached: string = sep;
-  for (const name of path.split(sep).filter(Boolean)) checkedFolder((reached = join(reached, name)), create);
-  return path;
+function checkedBelow(from: string, rest: string, create: Create | undefined): string {
+  let reached = from;
+  for (const name of rest.split(sep).filter(Boolean)) checkedFolder((reached = join(reached, name)), create);
+  return reached;
 }
 
 function checkedFolder(path: string, create: Create | undefined): string {

@@ -1,7 +1,8 @@
 import { constants } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, sep } from 'node:path';
 import { HeldDirectory } from '../../../store/files/held-directory.js';
 import { openRegular, type OpenedFile } from '../../../store/files/regular-file.js';
+import { isWithin } from '../sandbox/resolve-real.js';
 import type { Access, Sandbox } from '../sandbox/sandbox.js';
 
 const { O_APPEND, O_CREAT, O_EXCL, O_RDONLY, O_RDWR, O_WRONLY } = constants;
@@ -27,7 +28,8 @@ const HOW: Record<Intent, { access: Access; flags: number; makesFolders: boolean
 export function openChecked(sandbox: Sandbox, input: string, intent: Intent): OpenedFile {
   const how = HOW[intent];
   const real = sandbox.resolve(input, how.access);
-  const parent = HeldDirectory.open(dirname(real), how.makesFolders ? { mode: 0o777 } : undefined);
+  const create = how.makesFolders ? { mode: 0o777 } : undefined;
+  const parent = HeldDirectory.open(dirname(real), create, rootOf(sandbox, real));
   try {
     return openRegular(parent, basename(real), how.flags);
   } finally {
@@ -37,5 +39,15 @@ export function openChecked(sandbox: Sandbox, input: string, intent: Intent): Op
 
 /** The folder `input` names, checked and held by handle; the caller lists it through the handle and closes it. */
 export function holdFolder(sandbox: Sandbox, input: string): HeldDirectory {
-  return HeldDirectory.open(sandbox.resolve(input, 'read'));
+  const real = sandbox.resolve(input, 'read');
+  return HeldDirectory.open(real, undefined, rootOf(sandbox, real));
+}
+
+/**
+ * Where the walk to `real` starts: the outermost allowed folder holding it (the workspace, an allow path), whose own
+ * path a sandboxed command cannot change (it sees nothing above it), else `/`. Fewer folders to walk by handle.
+ */
+function rootOf(sandbox: Sandbox, real: string): string {
+  const holding = [sandbox.workspace, ...sandbox.readRoots].filter((root) => isWithin(real, root));
+  return holding.sort((a, b) => a.length - b.length)[0] ?? sep;
 }
