@@ -16,7 +16,8 @@ import type { ChannelEntry, Config, LoadedConfig } from '../../store/config/inde
 import { saveInboundMedia } from '../../store/inbound-media.js';
 import type { EventStore } from '../../store/log/event-store.js';
 import type { GatewayLogs } from '../../store/logs/logger.js';
-import { describeFix, makeSecretsPrivate } from '../../store/private-files.js';
+import { describeFix, makeSecretsPrivate, makeWorkspacesPrivate } from '../../store/private-files.js';
+import { agentWorkspaces } from '../../store/workspace.js';
 import { readLastChannel } from '../../store/state.js';
 import { BoardInspector } from '../board.js';
 import { CronActor } from '../cron/cron-actor.js';
@@ -240,7 +241,10 @@ export class Gateway {
 
   static async start(options: GatewayOptions): Promise<Gateway> {
     checkMcp(options.loaded.config);
-    for (const fix of makeSecretsPrivate(options.loaded.home, options.loaded.path)) options.logs.gateway.warn(describeFix(fix));
+    const { loaded, logs } = options;
+    for (const fix of makeSecretsPrivate(loaded.home, loaded.path)) logs.gateway.warn(describeFix(fix));
+    const workspaces = agentWorkspaces(loaded.config, loaded.home, loaded.workspace);
+    for (const fix of makeWorkspacesPrivate(workspaces)) logs.gateway.warn(describeFix(fix));
     const core = RuntimeCore.open(options.loaded, 'gateway', { resume: true, ...(options.log ? { log: options.log } : {}) });
     const gateway = new Gateway(core, options);
     options.onRuntime?.(core);

@@ -108,7 +108,9 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message:
         media: (message.audio ?? []).map((clip) => ({ kind: 'audio' as const, file_id: clip.fileId, mime: clip.mime, name: clip.name })),
       },
     });
-    writeLastChannel(deps.workspace, { channel: name, account, chat: message.chat, reply_to: message.replyTo, at: new Date(deps.now()).toISOString() });
+    const at = new Date(deps.now()).toISOString();
+    const last = { channel: name, account, chat: message.chat, reply_to: message.replyTo, at };
+    writeLastChannel(deps.workspace, last, (problem) => deps.logger.warn(problem));
     return deps.bus.durable();
   };
 }

@@ -55,7 +55,7 @@ const fileCases: [tool: string, args: Record<string, unknown>][] = [
   ['list_dir', { path: 'sub' }],
   ['search_files', { pattern: 'alpha' }],
   ['search_files', { pattern: '*.txt', mode: 'name' }],
-  ['read_file', { path: 'sessions/log.txt' }],
+  ['read_file', { path: 'docs/sessions/today.md' }],
 ];
 
 const commands = [
