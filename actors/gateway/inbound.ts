@@ -34,7 +34,7 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message:
       return accepted;
     }
     const decision = applyTrigger(settings, message);
-    if (decision.kind === 'ignore' || (decision.text === '' && !message.audio)) {
+    if (decision.kind === 'ignore' || (decision.text === '' && !message.audio?.length && !message.media?.length)) {
       deps.logger.debug('inbound ignored', { channel: name, reason: decision.kind === 'ignore' ? decision.reason : 'empty' });
       return accepted;
     }
@@ -54,7 +54,10 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message:
         topic: message.topic,
         mentioned: message.mentioned,
         commands: [...commands],
-        media: (message.audio ?? []).map((clip) => ({ kind: 'audio' as const, file_id: clip.fileId, mime: clip.mime, name: clip.name })),
+        media: [
+          ...(message.audio ?? []).map((clip) => ({ kind: 'audio' as const, file_id: clip.fileId, mime: clip.mime, name: clip.name })),
+          ...(message.media ?? []).map((file) => ({ kind: file.kind, file_id: file.fileId, mime: file.mime, name: file.name })),
+        ],
       },
     });
     writeLastChannel(deps.workspace, { channel: name, account, chat: message.chat, reply_to: message.replyTo, at: new Date(deps.now()).toISOString() });
