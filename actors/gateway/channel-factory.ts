@@ -60,12 +60,16 @@ export async function createChannel(name: string, entry: ChannelEntry, multiplie
     case 'discord': {
       refuseProxy(name, entry, 'discord.js');
       const { DiscordChannel } = await import('../../adapters/channels/discord.js');
-      return new DiscordChannel(tokenOf(name, entry));
+      return new DiscordChannel({ token: tokenOf(name, entry), ...(entry.settings.base_url ? { apiBase: entry.settings.base_url } : {}) });
     }
     case 'slack': {
       refuseProxy(name, entry, 'Slack Bolt');
       const { SlackChannel } = await import('../../adapters/channels/slack.js');
-      return new SlackChannel({ token: tokenOf(name, entry), appToken: secretSetting(name, entry, 'app_token') });
+      return new SlackChannel({
+        token: tokenOf(name, entry),
+        appToken: secretSetting(name, entry, 'app_token'),
+        ...(entry.settings.base_url ? { apiUrl: entry.settings.base_url } : {}),
+      });
     }
     default:
       throw new ChannelError('bad_settings', `channel_list.${name}.type "${kind}" is not supported by this gateway (supported: ${SUPPORTED_KINDS.join(', ')})`);

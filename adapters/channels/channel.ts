@@ -79,6 +79,22 @@ export interface ChannelHooks {
   onFailed(error: Error): void;
 }
 
+/** An HTTP request the gateway's server took for a channel at its webhook route, body already read (and capped). */
+export interface WebhookRequest {
+  method: string;
+  /** Header names in lower case. */
+  headers: Record<string, string | string[] | undefined>;
+  query: URLSearchParams;
+  body: Buffer;
+}
+
+/** What the gateway answers the platform. */
+export interface WebhookAnswer {
+  status: number;
+  body?: string;
+  contentType?: string;
+}
+
 /** One account of one messaging platform. */
 export interface Channel {
   readonly kind: string;
@@ -98,6 +114,13 @@ export interface Channel {
   typingDone?(replyTo: string): Promise<void>;
   /** The bytes of a file a user sent, for platforms that hand out file ids. */
   download?(fileId: string): Promise<Buffer>;
+  /**
+   * For platforms that push updates over HTTP: the gateway serves this at `/webhooks/<type>/<name>` (or
+   * `webhookPath`). It checks the signature (401 and no message on a bad one) and the replay window itself.
+   */
+  webhook?(request: WebhookRequest): Promise<WebhookAnswer>;
+  /** The route the platform posts to, where the peer runtime lets users choose it (LINE's `webhook_path`). */
+  readonly webhookPath?: string;
 }
 
 export type ChannelErrorCode = 'unauthorized' | 'network' | 'stalled' | 'bad_settings' | 'platform' | 'rate_limited' | 'rejected_format';

@@ -26,7 +26,7 @@ export function modelEntry(modelUrl: string, streaming = false): Record<string, 
 }
 
 /** Starts `tern gateway` on a fresh home, or again on the home of one that ran before (`home`). */
-export async function startGatewayProcess(config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}, given?: TempHome): Promise<GatewayProcess> {
+export async function startGatewayProcess(config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}, given?: TempHome, readyMs = 20_000): Promise<GatewayProcess> {
   const home = given ?? tempHome();
   mkdirSync(home.home, { recursive: true });
   writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, ...config }, null, 2));
@@ -49,7 +49,7 @@ export async function startGatewayProcess(config: Record<string, unknown>, env: 
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
-  await waitUntil((_, status) => status === 200);
+  await waitUntil((_, status) => status === 200, readyMs);
   return {
     home,
     child,

@@ -22,6 +22,9 @@ interface Context {
   config: Record<string, unknown>;
 }
 
+/** A gateway compiles its sources as it starts: on a machine shared by several test runs that takes a while. */
+const READY_MS = 60_000;
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits for `count` messages in the conversation (60 s: a gateway compiles its sources on a loaded machine). */
@@ -109,7 +112,11 @@ export function channelContract(contract: ChannelContract): void {
     if (context.emulator.thread && !lacks.threads) threads.push(context.emulator.thread('threaduser'));
     for (const c of [...pool, ...threads]) allowed.add(c.sender);
     context.config = gatewayConfig(contract, context, port, { allow_from: [...allowed] });
-    context.gateway = await startGatewayProcess(context.config);
+    // uvu says nothing of a failed hook: the reason is printed here.
+    context.gateway = await startGatewayProcess(context.config, {}, undefined, READY_MS).catch((error: Error) => {
+      console.error(`${name}: the gateway did not start: ${error.message}`);
+      throw error;
+    });
     context.home = context.gateway.home;
   });
 
@@ -286,7 +293,7 @@ export function channelContract(contract: ChannelContract): void {
     }
     await context.gateway.kill();
     hold.release();
-    context.gateway = await startGatewayProcess(context.config, {}, context.home);
+    context.gateway = await startGatewayProcess(context.config, {}, context.home, READY_MS);
     const later = user(context.emulator);
     await later.say('after the crash');
     await sentAtLeast(later, 1);
@@ -299,7 +306,7 @@ export function channelContract(contract: ChannelContract): void {
     const live = lacks.edits ? { placeholder: 'Thinking…' } : { streaming: { enabled: true, throttle_seconds: 0, min_growth_chars: 1 } };
     const port = (context.config.gateway as { port: number }).port;
     context.config = gatewayConfig(contract, context, port, { allow_from: [...allowed], ...live }, true);
-    context.gateway = await startGatewayProcess(context.config, {}, context.home);
+    context.gateway = await startGatewayProcess(context.config, {}, context.home, READY_MS);
     const chat = user(context.emulator);
     await chat.say('stream these words to me please');
     const final = 'echo: stream these words to me please';
