@@ -28,7 +28,13 @@ function refuseProxy(name: string, entry: ChannelEntry, library: string): void {
   throw new ChannelError('bad_settings', `channel_list.${name}.settings.proxy is not supported for this channel: ${library} makes its own connections (allowed: telegram channels)`);
 }
 
-export const SUPPORTED_KINDS = ['telegram', 'discord', 'slack'] as const;
+export const SUPPORTED_KINDS = ['telegram', 'discord', 'slack', 'line', 'whatsapp'] as const;
+
+/** A plain (not secret) text setting of the kinds whose fields the shared schema does not name. */
+function textSetting(entry: ChannelEntry, field: string): string | undefined {
+  const value: unknown = (entry.settings as Record<string, unknown>)[field];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
 
 /**
  * Channel maintenance (the check of a Telegram long poll for a stall) waits 10 s × `power.poll_interval_multiplier`.
@@ -69,6 +75,18 @@ export async function createChannel(name: string, entry: ChannelEntry, multiplie
         token: tokenOf(name, entry),
         appToken: secretSetting(name, entry, 'app_token'),
         ...(entry.settings.base_url ? { apiUrl: entry.settings.base_url } : {}),
+      });
+    }
+    case 'line': {
+      const { LineChannel } = await import('../../adapters/channels/line.js');
+      const webhookPath = textSetting(entry, 'webhook_path');
+      const dataBase = textSetting(entry, 'data_base_url');
+      return new LineChannel({
+        channelSecret: secretSetting(name, entry, 'channel_secret'),
+        channelAccessToken: secretSetting(name, entry, 'channel_access_token'),
+        ...(webhookPath ? { webhookPath } : {}),
+        ...(entry.settings.base_url ? { apiBase: entry.settings.base_url } : {}),
+        ...(dataBase ? { dataBase } : {}),
       });
     }
     default:

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig, type Config, type LoadedConfig } from '../../../store/config/index.js';
 import { modelEntries } from '../../../actors/wiring/models.js';
 import { maskProxy, proxyFor } from '../../../adapters/http/client.js';
+import { takesWebhooks, webhookPath } from '../../channels/webhook-path.js';
 import { execIsolationState } from '../../../actors/wiring/exec-isolation.js';
 import { describeIsolation, type IsolationState } from '../../tools/exec/isolation.js';
 import { resolveModelEntry } from '../../../adapters/providers/resolve.js';
@@ -36,14 +37,20 @@ function describeModels(config: Config) {
 
 const TELEGRAM_API = 'https://api.telegram.org';
 
-/** Tern makes the connections of Telegram channels; discord.js and Bolt make their own (`proxy_from: 'library'`). */
-function describeChannels(config: Config) {
+/**
+ * Tern makes the connections of Telegram channels; discord.js and Bolt make their own (`proxy_from: 'library'`).
+ * A channel that takes webhooks shows the URL the platform must post to, on the gateway's HTTP server.
+ */
+function describeChannels(config: Config, gatewayUrl: string) {
   return Object.entries(config.channel_list).map(([name, c]) => {
     const type = c.type ?? name;
     const proxy = type === 'telegram'
       ? proxyShown(c.settings.base_url || TELEGRAM_API, c.settings.proxy)
       : { proxy: null, proxy_from: 'library' as const };
-    return { name, type: c.type, enabled: c.enabled, ...proxy };
+    const settings = c.settings as Record<string, unknown>;
+    const configured = typeof settings.webhook_path === 'string' ? settings.webhook_path : undefined;
+    const webhook = takesWebhooks(type, settings) ? { webhook_url: `${gatewayUrl}${webhookPath(type, name, configured)}` } : {};
+    return { name, type: c.type, enabled: c.enabled, ...proxy, ...webhook };
   });
 }
 
@@ -65,7 +72,7 @@ function summary(loaded: LoadedConfig, url: string, up: boolean, isolation: Isol
     config: { path: loaded.path, exists: existsSync(loaded.path) },
     workspace: loaded.workspace,
     models: describeModels(config),
-    channels: describeChannels(config),
+    channels: describeChannels(config, url.replace(/\/health$/, '')),
     mcp_servers: Object.entries(config.tools.mcp.servers).map(([name, s]) => ({
       name,
       type: s.type ?? (s.url ? 'http' : 'stdio'),
@@ -89,7 +96,7 @@ function lines(s: Summary): string[] {
       (m) => `  ${m.model_name}  provider ${m.provider} (${m.family})  model ${m.model}  base ${m.api_base}  ${m.key_count} key${m.key_count === 1 ? '' : 's'}${m.keys.length ? ` (${m.keys.join(', ')})` : ''}  ${proxyText(m)}  ${onOff(m.enabled)}`,
     ),
     `channels    ${s.channels.length === 0 ? 'none' : s.channels.length}`,
-    ...s.channels.map((c) => `  ${c.name}  ${c.type}  ${proxyText(c)}  ${onOff(c.enabled)}`),
+    ...s.channels.map((c) => `  ${c.name}  ${c.type}  ${proxyText(c)}  ${onOff(c.enabled)}${'webhook_url' in c ? `  webhook ${c.webhook_url}` : ''}`),
     `mcp         ${s.mcp_servers.length === 0 ? 'none' : s.mcp_servers.length}`,
     ...s.mcp_servers.map((m) => `  ${m.name}  ${m.type}  ${onOff(m.enabled)}`),
     `gateway     ${s.gateway.up ? 'up' : 'down'} (${s.gateway.url})`,

@@ -69,6 +69,7 @@ export interface ContractEmulator {
 /** Parts of the contract a platform lacks; the kit skips them, saying why. */
 export type ContractFeature =
   | 'threads'
+  | 'captions'
   | 'media'
   | 'voice'
   | 'upload'
