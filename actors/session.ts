@@ -75,13 +75,18 @@ export function nextToolbox(services: AgentServices, session: SessionActor | und
   return toolboxes(services, () => session)();
 }
 
-/** The message's text with its voice recordings turned into text; a recording that fails to transcribe is said so. */
+/**
+ * The message's text with its voice recordings turned into text (a recording that fails to transcribe is said so),
+ * and its pictures and files saved in the workspace and named by their workspace path, for the file tools.
+ */
 async function withTranscripts(services: AgentServices, input: PrepareInput): Promise<string> {
   const { data } = input.message;
+  const files = await savedFiles(services, input);
   const audio = data.media.filter((m) => m.kind === 'audio');
-  if (audio.length === 0) return data.text;
+  const text = [data.text, ...files].filter((t) => t.trim()).join('\n');
+  if (audio.length === 0) return text;
   const transcribe = services.transcribe;
-  if (!transcribe) return data.text === '' ? '[voice message: no transcription model is configured]' : data.text;
+  if (!transcribe) return text === '' ? '[voice message: no transcription model is configured]' : text;
   const parts: string[] = [];
   for (const clip of audio) {
     try {
@@ -92,14 +97,29 @@ async function withTranscripts(services: AgentServices, input: PrepareInput): Pr
       parts.push(`[voice message that could not be transcribed: ${(error as Error).message}]`);
     }
   }
-  return [data.text, ...parts].filter((t) => t.trim()).join('\n');
+  return [text, ...parts].filter((t) => t.trim()).join('\n');
+}
+
+/** `[image: media/inbound/…]` for each picture, video and file of the message, once saved in the workspace. */
+async function savedFiles(services: AgentServices, input: PrepareInput): Promise<string[]> {
+  const lines: string[] = [];
+  for (const file of input.message.data.media.filter((m) => m.kind !== 'audio')) {
+    try {
+      const path = await mediaPath(services, input, file);
+      const shown = path.startsWith(`${services.workspace}/`) ? path.slice(services.workspace.length + 1) : path;
+      lines.push(`[${file.kind}: ${shown}]`);
+    } catch (error) {
+      lines.push(`[${file.kind} that could not be fetched: ${(error as Error).message}]`);
+    }
+  }
+  return lines;
 }
 
 async function mediaPath(services: AgentServices, input: PrepareInput, clip: Media): Promise<string> {
   if (clip.path) return clip.path;
   const channel = input.message.data.reply?.channel;
   if (!clip.file_id || !channel || !services.fetchMedia) throw new Error('the recording cannot be fetched here');
-  return services.fetchMedia(channel, clip.file_id, input.message.data.message_id, clip.name ?? 'voice.ogg');
+  return services.fetchMedia(channel, clip.file_id, input.message.data.message_id, clip.name ?? (clip.kind === 'audio' ? 'voice.ogg' : 'file'));
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Subscription } from 'rxjs';
 import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
-import type { Channel } from '../../adapters/channels/channel.js';
+import type { Channel, WebhookAnswer, WebhookRequest } from '../../adapters/channels/channel.js';
+import { webhookPath } from '../../adapters/channels/webhook-path.js';
 import { RedactingChannel } from '../../adapters/channels/redacting-channel.js';
 import { mcpOptionsFromConfig } from '../../adapters/mcp/from-config.js';
 import { McpConfigError, mcpConfigProblems } from '../../adapters/mcp/options.js';
@@ -293,6 +294,15 @@ export class Gateway {
     return { reported, ready: reported && channels.every((c) => c.state !== 'refused'), channels };
   }
 
+  /** The running channel whose webhook route is `path`. */
+  private webhookRoute(path: string): ((request: WebhookRequest) => Promise<WebhookAnswer>) | undefined {
+    for (const actor of this.actors.values()) {
+      const channel = this.directory.get(actor.id.name);
+      if (channel?.webhook && (channel.webhookPath ?? webhookPath(actor.id.kind, actor.id.name)) === path) return (request) => channel.webhook!(request);
+    }
+    return undefined;
+  }
+
   /** Drains and stops; resolves once the log is closed and the work left behind has settled (or timed out). */
   async stop(signal?: string): Promise<void> {
     if (this.machine.getSnapshot().value !== 'running') return;
@@ -318,7 +328,8 @@ export class Gateway {
       this.engine().catch((error: unknown) => options.logs.gateway.error('agents not started', { reason: (error as Error).message }));
     });
     const { host, port } = options.loaded.config.gateway;
-    this.health = options.health === 'none' ? undefined : await startHealthServer(host, port, () => this.readiness()).catch((error: unknown) => {
+    const webhooks = (path: string) => this.webhookRoute(path);
+    this.health = options.health === 'none' ? undefined : await startHealthServer(host, port, () => this.readiness(), webhooks).catch((error: unknown) => {
       if (options.health !== 'optional') throw error;
       options.logs.gateway.warn('health server not started', { address: `${host}:${port}`, reason: (error as Error).message });
       return undefined;

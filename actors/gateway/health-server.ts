@@ -1,5 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { WebhookAnswer, WebhookRequest } from '../../adapters/channels/channel.js';
 
 export interface Readiness {
   /** Every enabled channel has reported: connected, or failed with a reason. */
@@ -9,22 +10,65 @@ export interface Readiness {
   channels: Array<{ name: string; state: string; reason?: string }>;
 }
 
+/** The channel that serves a path under `/webhooks/`, if one runs now. */
+export type WebhookRoutes = (path: string) => ((request: WebhookRequest) => Promise<WebhookAnswer>) | undefined;
+
+/** The most a webhook body may hold: platforms post a few kilobytes of JSON; media come by id. */
+export const MAX_WEBHOOK_BYTES = 1024 * 1024;
+
+/** The body, or undefined once it grew past the cap (the rest is not read). */
+function readCapped(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        req.removeAllListeners('data');
+        req.resume();
+        return resolve(undefined);
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
 export interface HealthServer {
   url: string;
   close(): Promise<void>;
 }
 
 /**
- * `GET /health` (the process answers) and `GET /ready`: 200 once every enabled channel is connected or said why not;
+/**
+ * `GET /health` (the process answers), `GET /ready`: 200 once every enabled channel is connected or said why not;
  * 503 while one is still starting (`starting`), or while one cannot start as configured (`cannot_start`, with the
- * reason), which only a fixed config ends.
+ * reason), which only a fixed config ends. And the webhooks of the channels that take them
+ * (`/webhooks/<type>/<name>`, any method, bodies up to 1 MB).
  */
-export async function startHealthServer(host: string, port: number, readiness: () => Readiness): Promise<HealthServer> {
+export async function startHealthServer(
+  host: string,
+  port: number,
+  readiness: () => Readiness,
+  webhooks?: WebhookRoutes,
+): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
+    const [path = '/', query = ''] = (req.url ?? '/').split('?');
     const send = (status: number, body: unknown): void => {
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
+    const hook = webhooks?.(path);
+    if (hook) {
+      void readCapped(req, MAX_WEBHOOK_BYTES)
+        .then(async (body) => {
+          if (!body) return send(413, { error: { code: 'too_large', message: `a webhook body may hold at most ${MAX_WEBHOOK_BYTES} bytes` } });
+          const answer = await hook({ method: req.method ?? 'GET', headers: req.headers, query: new URLSearchParams(query), body });
+          res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'application/json' }).end(answer.body ?? '{}');
+        })
+        .catch((error: unknown) => send(500, { error: { code: 'webhook_failed', message: (error as Error)?.message ?? String(error) } }));
+      return;
+    }
     if (req.method !== 'GET') return send(405, { error: { code: 'method_not_allowed', message: 'only GET is served' } });
     if (path === '/health') return send(200, { status: 'ok' });
     if (path === '/ready') {

@@ -85,7 +85,7 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message:
     const local = actor.channel?.capabilities.local === true;
     if (!local && !senderListed(settings.allow_from, message.senderAliases) && !approved(deps, name, message)) return stranger(deps, actor, message);
     const decision = applyTrigger(settings, message);
-    if (decision.kind === 'ignore' || (decision.text === '' && !message.audio)) {
+    if (decision.kind === 'ignore' || (decision.text === '' && !message.audio?.length && !message.media?.length)) {
       deps.logger.debug('inbound ignored', { channel: name, reason: decision.kind === 'ignore' ? decision.reason : 'empty' });
       return accepted;
     }
@@ -105,7 +105,10 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message:
         topic: message.topic,
         mentioned: message.mentioned,
         commands: [...commands],
-        media: (message.audio ?? []).map((clip) => ({ kind: 'audio' as const, file_id: clip.fileId, mime: clip.mime, name: clip.name })),
+        media: [
+          ...(message.audio ?? []).map((clip) => ({ kind: 'audio' as const, file_id: clip.fileId, mime: clip.mime, name: clip.name })),
+          ...(message.media ?? []).map((file) => ({ kind: file.kind, file_id: file.fileId, mime: file.mime, name: file.name })),
+        ],
       },
     });
     const at = new Date(deps.now()).toISOString();

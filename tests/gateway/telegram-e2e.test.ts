@@ -83,7 +83,8 @@ e2e('a long reply is split at 4096 characters without breaking the code block', 
   }
   const rejoined = all.join('\n').split('\n').filter((line) => line !== '```' && line !== '```ts');
   assert.equal(rejoined, LONG_REPLY.split('\n').filter((line) => line !== '```' && line !== '```ts'));
-  assert.is(parts[0]?.text.startsWith('Here is the code:\n```ts'), true);
+  // Markdown reaches Telegram as HTML: the user sees the code block, not its fences.
+  assert.is(parts[0]?.text.startsWith('Here is the code:\nconst line0 = 0;'), true);
 });
 
 e2e('senders outside allow_from get no answer but a pairing code; listed ones by id or @username are answered', async ({ emulator }) => {

@@ -26,7 +26,7 @@ export function modelEntry(modelUrl: string, streaming = false): Record<string, 
 }
 
 /** Starts `tern gateway` on a fresh home, or again on the home of one that ran before (`home`). */
-export async function startGatewayProcess(config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}, given?: TempHome): Promise<GatewayProcess> {
+export async function startGatewayProcess(config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}, given?: TempHome, readyMs = 90_000): Promise<GatewayProcess> {
   const home = given ?? tempHome();
   mkdirSync(home.home, { recursive: true });
   writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, ...config }, null, 2));
@@ -53,7 +53,7 @@ export async function startGatewayProcess(config: Record<string, unknown>, env: 
   };
   // Started from the sources, the gateway compiles them first: with the suite's other workers busy, that alone can
   // take most of a minute.
-  await waitUntil((_, status) => status === 200, 90_000);
+  await waitUntil((_, status) => status === 200, readyMs);
   return {
     home,
     child,

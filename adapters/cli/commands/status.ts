@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig, type Config, type LoadedConfig } from '../../../store/config/index.js';
 import { modelEntries } from '../../../actors/wiring/models.js';
 import { maskProxy, proxyFor } from '../../../adapters/http/client.js';
+import { takesWebhooks, webhookPath } from '../../channels/webhook-path.js';
 import { execIsolationState } from '../../../actors/wiring/exec-isolation.js';
 import { describeIsolation, type IsolationState } from '../../tools/exec/isolation.js';
 import { resolveModelEntry } from '../../../adapters/providers/resolve.js';
@@ -37,18 +38,27 @@ function describeModels(config: Config) {
 const TELEGRAM_API = 'https://api.telegram.org';
 
 /**
+/**
  * Tern makes the connections of Telegram channels; discord.js and Bolt make their own (`proxy_from: 'library'`). With
- * a gateway running, each channel's state there (`state`, and `reason` for one that failed or cannot start).
+ * a gateway running, each channel's state there (`state`, and `reason` for one that failed or cannot start). A channel
+ * that takes webhooks shows the URL the platform must post to, on the gateway's HTTP server.
  */
-function describeChannels(config: Config, running: ChannelReport[] | undefined) {
+function describeChannels(config: Config, gatewayUrl: string, running: ChannelReport[] | undefined) {
   return Object.entries(config.channel_list).map(([name, c]) => {
     const type = c.type ?? name;
     const proxy = type === 'telegram'
       ? proxyShown(c.settings.base_url || TELEGRAM_API, c.settings.proxy)
       : { proxy: null, proxy_from: 'library' as const };
     const report = running?.find((r) => r.name === name);
-    const live: { state?: string; reason?: string } = report ? { state: report.state, ...(report.reason ? { reason: report.reason } : {}) } : {};
-    return { name, type: c.type, enabled: c.enabled, ...proxy, ...live };
+    const live: { state?: string; reason?: string } = report
+      ? { state: report.state, ...(report.reason ? { reason: report.reason } : {}) }
+      : {};
+    const settings = c.settings as Record<string, unknown>;
+    const configured = typeof settings.webhook_path === 'string' ? settings.webhook_path : undefined;
+    const webhook = takesWebhooks(type, settings)
+      ? { webhook_url: `${gatewayUrl}${webhookPath(type, name, configured)}` }
+      : {};
+    return { name, type: c.type, enabled: c.enabled, ...proxy, ...webhook, ...live };
   });
 }
 
@@ -77,7 +87,7 @@ function summary(loaded: LoadedConfig, url: string, up: boolean, isolation: Isol
     config: { path: loaded.path, exists: existsSync(loaded.path) },
     workspace: loaded.workspace,
     models: describeModels(config),
-    channels: describeChannels(config, running),
+    channels: describeChannels(config, url.replace(/\/health$/, ''), running),
     mcp_servers: Object.entries(config.tools.mcp.servers).map(([name, s]) => ({
       name,
       type: s.type ?? (s.url ? 'http' : 'stdio'),
@@ -101,7 +111,10 @@ function lines(s: Summary): string[] {
       (m) => `  ${m.model_name}  provider ${m.provider} (${m.family})  model ${m.model}  base ${m.api_base}  ${m.key_count} key${m.key_count === 1 ? '' : 's'}${m.keys.length ? ` (${m.keys.join(', ')})` : ''}  ${proxyText(m)}  ${onOff(m.enabled)}`,
     ),
     `channels    ${s.channels.length === 0 ? 'none' : s.channels.length}`,
-    ...s.channels.map((c) => `  ${c.name}  ${c.type}  ${proxyText(c)}  ${onOff(c.enabled)}${stateText(c)}`),
+    ...s.channels.map((c) => {
+      const webhook = 'webhook_url' in c ? `  webhook ${c.webhook_url}` : '';
+      return `  ${c.name}  ${c.type}  ${proxyText(c)}  ${onOff(c.enabled)}${webhook}${stateText(c)}`;
+    }),
     `mcp         ${s.mcp_servers.length === 0 ? 'none' : s.mcp_servers.length}`,
     ...s.mcp_servers.map((m) => `  ${m.name}  ${m.type}  ${onOff(m.enabled)}`),
     `gateway     ${s.gateway.up ? 'up' : 'down'} (${s.gateway.url})`,
