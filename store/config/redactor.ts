@@ -22,7 +22,8 @@ const KEY_SHAPES: string[] = [
   /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/.source,
   /\b(?<bearer>Bearer\s+)[A-Za-z0-9._~+/=-]{20,}/.source,
   // The password in a URL's user info (`http://user:pass@proxy:3128`), whoever the URL belongs to.
-  /(?<userinfo>\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:)[^\s/@]+(?=@)/.source,
+  // One already masked (`****`) stays as it is.
+  /(?<userinfo>\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@[\]]+:)(?!\*+@)[^\s/@[\]]+(?=@)/.source,
 ];
 
 /** The shortest text any pattern can match: shorter strings are returned untouched without a scan. */

@@ -1,5 +1,6 @@
 // Config mistakes a new user makes are named with what was meant (the report: `modle`, `provder`, `exce` and a channel
 // of type `telegarm` all passed as "valid", and a JSON syntax error said "position 17").
+import { SUPPORTED_KINDS } from '../../actors/gateway/channel-factory.js';
 import { writeFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -106,7 +107,8 @@ test('a channel that cannot start: /ready 503 with the reason, /health 200; tern
   const exited = new Promise((resolve) => gateway.once('exit', resolve));
   try {
     const url = `http://127.0.0.1:${port}`;
-    const reason = 'channel typo cannot start: channel_list.typo.type "telegarm" is not supported by this gateway (supported: telegram, discord, slack)';
+    const kinds = SUPPORTED_KINDS.join(', ');
+    const reason = `channel typo cannot start: channel_list.typo.type "telegarm" is not supported by this gateway (supported: ${kinds})`;
     let ready: { status: number; body: { status?: string; reason?: string; channels?: Array<{ name: string; state: string }> } } | undefined;
     for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
       const res = await fetch(`${url}/ready`).catch(() => undefined);
@@ -126,7 +128,7 @@ test('a channel that cannot start: /ready 503 with the reason, /health 200; tern
     const doctor = JSON.parse((await tern(['doctor', '--offline', '--json'], h.env)).stdout) as { checks: Array<{ name: string; status: string; message: string; details?: string[] }> };
     assert.equal(doctor.checks.find((c) => c.name === 'gateway'), {
       name: 'gateway', status: 'error', message: `running (${url}/health), but a channel cannot start`,
-      details: ['typo: channel_list.typo.type "telegarm" is not supported by this gateway (supported: telegram, discord, slack)'],
+      details: [`typo: channel_list.typo.type "telegarm" is not supported by this gateway (supported: ${kinds})`],
       fix: 'fix those channel_list entries in config.json; the gateway reloads them',
     } as never);
   } finally {

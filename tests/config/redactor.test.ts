@@ -55,6 +55,9 @@ test('proxy credentials (config, environment) and env_file values are masked; a 
       'curl -x http://dave:[REDACTED]@proxy:3128 https://example.com/a@b'],
     ['git clone ssh://git@github.com/x https://host:8080/path@tag',
       'git clone ssh://git@github.com/x https://host:8080/path@tag'],
+    // A help text's template and a password masked already are not passwords.
+    ['allowed: http://[user:password@]host:port', 'allowed: http://[user:password@]host:port'],
+    ['proxy http://corp:****@corp-proxy:8080', 'proxy http://corp:****@corp-proxy:8080'],
   ];
   for (const [text, masked] of cases) assert.is(redactor.text(text), masked, text);
   h.remove();

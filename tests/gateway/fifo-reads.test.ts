@@ -39,7 +39,7 @@ test('five read_file calls on FIFOs are refused, a sixth chat reads its file, SI
     }
     await emulator.say(TOKEN, 'PLAIN', { userId: READER });
     const [plain] = await emulator.waitForBotMessages(TOKEN, READER, 1);
-    assert.is(plain?.text, 'result: plain text\n');
+    assert.is(plain?.text, 'result: plain text');
 
     const exited = once(gateway.child, 'exit');
     gateway.child.kill('SIGTERM');

@@ -1,3 +1,4 @@
+import { SUPPORTED_KINDS } from '../../actors/gateway/channel-factory.js';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -206,7 +207,7 @@ silent('/ready is 503 while a channel is still connecting, and stays 503 with th
     const body = (await ready.json()) as { status: string; channels: Array<{ name: string; state: string; reason?: string }> };
     assert.is(body.status, 'cannot_start');
     assert.equal(body.channels[0], { name: 'stuck', state: 'starting' });
-    const reason = 'channel_list.broken.type "carrier-pigeon" is not supported by this gateway (supported: telegram, discord, slack)';
+    const reason = `channel_list.broken.type "carrier-pigeon" is not supported by this gateway (supported: ${SUPPORTED_KINDS.join(', ')})`;
     assert.equal(body.channels[1], { name: 'broken', state: 'refused', reason });
     sockets.forEach((s) => s.destroy());
     // Every channel has reported (the stuck one failed and retries), but the broken one cannot start: not ready.

@@ -30,8 +30,8 @@ hooks.before(async (context) => {
     model_list: [modelEntry(context.model.url)],
     heartbeat: { enabled: false },
     channel_list: {
-      line: { enabled: true, type: 'line', settings: context.line.settings() },
-      line_peer: { enabled: true, type: 'line', settings: { ...context.peer.settings(), webhook_path: '/webhook/line' } },
+      line: { enabled: true, type: 'line', settings: { ...context.line.settings(), allow_from: ['*'] } },
+      line_peer: { enabled: true, type: 'line', settings: { ...context.peer.settings(), webhook_path: '/webhook/line', allow_from: ['*'] } },
     },
   }, {}, undefined, 60_000);
 });
