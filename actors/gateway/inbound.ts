@@ -27,6 +27,12 @@ export function pairingText(code: string): string {
   return `Pairing code: ${code}\nThis bot answers only the people its owner lets in: ask the owner to run "tern pairing approve ${code}" within the hour.`;
 }
 
+/** A sender the owner's own chat does not list: no turn and no code (pairing is for strangers on a platform). */
+function notLetIn(deps: InboundDeps, name: string, message: ChannelMessage): Promise<void> {
+  deps.logger.debug('inbound from a sender not let in ignored', { channel: name, chat: message.chat });
+  return accepted;
+}
+
 /**
  * A sender the channel does not let in gets no turn. In a direct chat they get a one-time code (`pairing.requested`,
  * and the code as a reply), at most one an hour; in a group, nothing (a code there would be everyone's to read).
@@ -82,8 +88,13 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message:
       deps.logger.debug('duplicate inbound dropped', { channel: name, message_id: message.messageId });
       return accepted;
     }
+    // The dashboard's chat sits behind the owner's password: an empty allow_from leaves it open, a list still applies.
     const local = actor.channel?.capabilities.local === true;
-    if (!local && !senderListed(settings.allow_from, message.senderAliases) && !approved(deps, name, message)) return stranger(deps, actor, message);
+    const open = local && settings.allow_from.length === 0;
+    if (!open && !senderListed(settings.allow_from, message.senderAliases) && !approved(deps, name, message)) {
+      if (local) return notLetIn(deps, name, message);
+      return stranger(deps, actor, message);
+    }
     const decision = applyTrigger(settings, message);
     if (decision.kind === 'ignore' || (decision.text === '' && !message.audio?.length && !message.media?.length)) {
       deps.logger.debug('inbound ignored', { channel: name, reason: decision.kind === 'ignore' ? decision.reason : 'empty' });

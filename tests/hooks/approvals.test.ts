@@ -14,7 +14,7 @@ import { startVendorServer, type VendorServer } from '../support/vendor-server.j
 
 const TOKEN = '777:approval-bot-token-AAAA';
 const USER = 1001;
-const PROMPT = /^exec wants to run `echo approved-run` — reply \/approve ([0-9a-f]{4}) or \/deny \1$/;
+const PROMPT = /^exec wants to run echo approved-run — reply \/approve ([0-9a-f]{4}) or \/deny \1$/;
 
 const execCall = (id: string, command: string) =>
   completion({ tool_calls: [{ id, type: 'function', function: { name: 'exec', arguments: JSON.stringify({ command }) } }] }, 'tool_calls');
