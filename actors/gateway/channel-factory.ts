@@ -31,7 +31,7 @@ function refuseProxy(name: string, entry: ChannelEntry, library: string): void {
   throw new ChannelError('bad_settings', `channel_list.${name}.settings.proxy is not supported for this channel: ${library} makes its own connections (allowed: telegram channels)`);
 }
 
-export const SUPPORTED_KINDS = ['telegram', 'discord', 'slack', 'onebot', 'qq', 'dingtalk', 'feishu'] as const;
+export const SUPPORTED_KINDS = ['telegram', 'discord', 'slack', 'onebot', 'qq', 'dingtalk', 'feishu', 'wecom'] as const;
 
 /**
  * Channel maintenance (the check of a Telegram long poll for a stall) waits 10 s × `power.poll_interval_multiplier`.
@@ -70,6 +70,7 @@ export async function createChannel(name: string, entry: ChannelEntry, multiplie
       const { SlackChannel } = await import('../../adapters/channels/slack.js');
       return new SlackChannel({ token: tokenOf(name, entry), appToken: secretSetting(name, entry, 'app_token') });
     }
+    case 'wecom': return (await import('../../adapters/channels/wecom/create.js')).createWeComChannel(name, entry);
     case 'feishu': return (await import('../../adapters/channels/feishu/create.js')).createFeishuChannel(name, entry);
     case 'dingtalk': return (await import('../../adapters/channels/dingtalk/create.js')).createDingTalkChannel(name, entry);
     case 'qq': return (await import('../../adapters/channels/qq/create.js')).createQqChannel(name, entry);
