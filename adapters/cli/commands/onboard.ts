@@ -11,6 +11,7 @@ import type { Check } from '../doctor/check.js';
 import { channelChecks, modelChecks } from '../doctor/reach-checks.js';
 import { CliError, UsageError } from '../errors.js';
 import { loadCheckedConfig } from '../load-config.js';
+import { CHANNEL_SETUP_FLAGS, channelsFromFlags } from '../onboard-channels.js';
 import { modelNameOf, providerChoices, type ProviderChoice } from '../onboard-choices.js';
 import { Prompter } from '../prompter.js';
 
@@ -32,7 +33,8 @@ const str = (values: CommandContext['values'], name: string): string | undefined
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 };
 
-const SETUP_FLAGS = ['provider', 'api-key', 'api-base', 'model', 'model-name', 'telegram-token', 'discord-token', 'slack-token', 'slack-app-token'] as const;
+const SETUP_FLAGS = ['provider', 'api-key', 'api-base', 'model', 'model-name', 'telegram-token', 'discord-token', 'slack-token', 'slack-app-token',
+  ...CHANNEL_SETUP_FLAGS];
 
 function providerNamed(name: string): ProviderChoice {
   const choice = providerChoices().find((p) => p.name === name);
@@ -66,6 +68,7 @@ function setupFromFlags(values: CommandContext['values']): FirstSetup {
     if (!slack || !slackApp) throw new UsageError('Slack needs both --slack-token (xoxb-…) and --slack-app-token (xapp-…)');
     setup.channels.push({ name: 'slack', secrets: { token: slack, app_token: slackApp } });
   }
+  setup.channels.push(...channelsFromFlags(values));
   return setup;
 }
 
