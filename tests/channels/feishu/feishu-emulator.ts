@@ -113,6 +113,8 @@ export class FeishuEmulator {
   readonly botOpenId = `ou_${hex(16)}`;
   readonly sent: FeishuSent[] = [];
   readonly reactions: Array<{ messageId: string; emoji: string }> = [];
+  /** Images and files uploaded: the key given, the form's text fields, the bytes. */
+  readonly uploads: Array<{ key: string; fields: Record<string, string>; bytes: Buffer }> = [];
   /** Event message_ids the app acknowledged with code 200. */
   readonly acked: string[] = [];
   /** Cards are refused with Feishu's 230099 (as for a card with too many tables). */
@@ -249,7 +251,8 @@ export class FeishuEmulator {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
+    const bytes = Buffer.concat(chunks);
+    const raw = bytes.toString('utf8');
     const body = (raw.startsWith('{') ? JSON.parse(raw) : {}) as Record<string, unknown>;
     const json = (status: number, value: unknown): void =>
       void res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(value));
@@ -278,6 +281,19 @@ export class FeishuEmulator {
     if (path === '/open-apis/bot/v3/info' && req.method === 'GET') {
       return json(200, { code: 0, msg: 'ok', bot: { activate_status: 2, app_name: 'Tern', avatar_url: '', ip_white_list: [],
         open_id: this.botOpenId } });
+    }
+    const upload = /^\/open-apis\/im\/v1\/(images|files)$/.exec(path);
+    if (upload && req.method === 'POST') {
+      const form = await new Response(bytes, { headers: { 'content-type': String(req.headers['content-type']) } }).formData();
+      const image = upload[1] === 'images';
+      const part = form.get(image ? 'image' : 'file');
+      if (!(part instanceof Blob) || (image && form.get('image_type') !== 'message')) {
+        return json(400, { code: 234001, msg: 'Invalid request param.' });
+      }
+      const key = `${image ? 'img_v3_' : 'file_v3_'}${hex(10)}`;
+      this.uploads.push({ key, fields: Object.fromEntries([...form].filter(([, v]) => typeof v === 'string')) as
+        Record<string, string>, bytes: Buffer.from(await part.arrayBuffer()) });
+      return json(200, { code: 0, msg: 'success', data: image ? { image_key: key } : { file_key: key } });
     }
     if (path === '/open-apis/im/v1/messages' && req.method === 'POST') {
       if (url.searchParams.get('receive_id_type') !== 'chat_id') return json(400, { code: 99992402, msg: 'field validation failed' });
