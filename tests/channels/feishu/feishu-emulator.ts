@@ -291,8 +291,11 @@ export class FeishuEmulator {
         return json(400, { code: 234001, msg: 'Invalid request param.' });
       }
       const key = `${image ? 'img_v3_' : 'file_v3_'}${hex(10)}`;
-      this.uploads.push({ key, fields: Object.fromEntries([...form].filter(([, v]) => typeof v === 'string')) as
-        Record<string, string>, bytes: Buffer.from(await part.arrayBuffer()) });
+      const fields: Record<string, string> = {};
+      form.forEach((value, name) => {
+        if (typeof value === 'string') fields[name] = value;
+      });
+      this.uploads.push({ key, fields, bytes: Buffer.from(await part.arrayBuffer()) });
       return json(200, { code: 0, msg: 'success', data: image ? { image_key: key } : { file_key: key } });
     }
     if (path === '/open-apis/im/v1/messages' && req.method === 'POST') {
