@@ -7,10 +7,14 @@ import { ChannelError } from './channel.js';
  * names the field's path and what is allowed, and the channel is refused as configured (`bad_settings`).
  */
 export function settingsOf<S extends z.ZodType>(name: string, entry: ChannelEntry, schema: S): z.output<S> {
-  const raw = Object.fromEntries(Object.entries(entry.settings).map(([key, value]) => [key, isSecret(value) ? value.reveal() : value]));
+  const raw = Object.fromEntries(
+    Object.entries(entry.settings).map(([key, value]) => [key, isSecret(value) ? value.reveal() : value]),
+  );
   const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `channel_list.${name}.settings.${issue.path.join('.')}: ${issue.message}`);
+  const problems = parsed.error.issues.map(
+    (issue) => `channel_list.${name}.settings.${issue.path.join('.')}: ${issue.message}`,
+  );
   throw new ChannelError('bad_settings', problems.join('; '));
 }
 
@@ -23,10 +27,18 @@ export function requiredText(description: string): z.ZodString {
 
 /** The peer runtime's field: the chat that gets the model's reasoning, apart from the reply. */
 export const reasoningChannelId = (): z.ZodOptional<z.ZodString> =>
-  z.string().trim().min(1).optional().describe('Chat id where the model\'s reasoning is posted (the peer runtime\'s field); none: not posted');
+  z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .describe("Chat id for the model's reasoning (the peer runtime's field): accepted, not posted to yet");
 
 /** For channels whose library makes its own connections: a proxy setting would silently do nothing. */
 export function refuseProxy(name: string, entry: ChannelEntry, why: string): void {
   if (!entry.settings.proxy) return;
-  throw new ChannelError('bad_settings', `channel_list.${name}.settings.proxy is not supported for this channel: ${why} (allowed: telegram channels)`);
+  throw new ChannelError(
+    'bad_settings',
+    `channel_list.${name}.settings.proxy is not supported for this channel: ${why} (allowed: telegram channels)`,
+  );
 }

@@ -8,8 +8,11 @@ import { settingsOf } from './settings-of.js';
 
 const TIMEOUT_MS = 10_000;
 
-async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number;
-  body: Record<string, unknown>; }> {
+async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(url, {
     method: body === undefined ? 'GET' : 'POST',
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
@@ -24,38 +27,66 @@ async function postJson(url: string, body: unknown, headers: Record<string, stri
   }
 }
 
+/** Feishu's code and message of a refusal, or the HTTP status. */
+const refusal = (answer: { status: number; body: Record<string, unknown> }): string =>
+  `${String(answer.body.code ?? answer.status)} ${String(answer.body.msg ?? '')}`.trim();
+
 async function feishu(name: string, entry: ChannelEntry): Promise<ProbeResult> {
-  const [{ feishuSettingsSchema }, { feishuDomain }] = await Promise.all([import('./feishu/settings.js'), import('./feishu/create.js')]);
+  const [{ feishuSettingsSchema }, { feishuDomain }] = await Promise.all([
+    import('./feishu/settings.js'),
+    import('./feishu/create.js'),
+  ]);
   const settings = settingsOf(name, entry, feishuSettingsSchema);
   const root = feishuDomain(settings);
-  const token = await postJson(`${root}/open-apis/auth/v3/tenant_access_token/internal`,
-    { app_id: settings.app_id, app_secret: settings.app_secret });
+  const token = await postJson(`${root}/open-apis/auth/v3/tenant_access_token/internal`, {
+    app_id: settings.app_id,
+    app_secret: settings.app_secret,
+  });
   if (typeof token.body.tenant_access_token !== 'string') {
-    return { ok: false, detail: `the App ID and Secret were refused (${String(token.body.code ?? token.status)} ${String(token.body.msg ?? '')})` };
+    return {
+      ok: false,
+      detail: `the App ID and Secret were refused (${refusal(token)})`,
+    };
   }
-  const info = await postJson(`${root}/open-apis/bot/v3/info`, undefined, { authorization: `Bearer ${token.body.tenant_access_token}` });
+  const info = await postJson(`${root}/open-apis/bot/v3/info`, undefined, {
+    authorization: `Bearer ${token.body.tenant_access_token}`,
+  });
   const bot = info.body.bot as { app_name?: string } | undefined;
-  if (info.body.code !== 0 || !bot) return { ok: false, detail: `the bot info was refused (${String(info.body.code ?? info.status)} ${String(info.body.msg ?? '')})` };
+  if (info.body.code !== 0 || !bot)
+    return {
+      ok: false,
+      detail: `the bot info was refused (${refusal(info)})`,
+    };
   return { ok: true, detail: `reachable as ${bot.app_name ?? '?'}` };
 }
 
 async function dingtalk(name: string, entry: ChannelEntry): Promise<ProbeResult> {
   const [{ dingtalkSettingsSchema }, { DingTalkApi }, { DINGTALK_API }] = await Promise.all([
-    import('./dingtalk/settings.js'), import('./dingtalk/dingtalk-api.js'), import('./dingtalk/create.js'),
+    import('./dingtalk/settings.js'),
+    import('./dingtalk/dingtalk-api.js'),
+    import('./dingtalk/create.js'),
   ]);
   const settings = settingsOf(name, entry, dingtalkSettingsSchema);
-  const api = new DingTalkApi({ clientId: settings.client_id, clientSecret: settings.client_secret,
-    apiBase: (settings.base_url ?? DINGTALK_API).replace(/\/+$/, '') });
+  const api = new DingTalkApi({
+    clientId: settings.client_id,
+    clientSecret: settings.client_secret,
+    apiBase: (settings.base_url ?? DINGTALK_API).replace(/\/+$/, ''),
+  });
   await api.accessToken();
   return { ok: true, detail: `the Client ID and Secret are accepted (app ${settings.client_id})` };
 }
 
 async function qq(name: string, entry: ChannelEntry): Promise<ProbeResult> {
   const [{ qqSettingsSchema }, { QqApi }, { qqEndpoints }] = await Promise.all([
-    import('./qq/settings.js'), import('./qq/qq-api.js'), import('./qq/create.js'),
+    import('./qq/settings.js'),
+    import('./qq/qq-api.js'),
+    import('./qq/create.js'),
   ]);
   const settings = settingsOf(name, entry, qqSettingsSchema);
-  const me = await new QqApi({ appId: settings.app_id, appSecret: settings.app_secret, ...qqEndpoints(settings) }).call('GET', '/users/@me');
+  const me = await new QqApi({ appId: settings.app_id, appSecret: settings.app_secret, ...qqEndpoints(settings) }).call(
+    'GET',
+    '/users/@me',
+  );
   return { ok: true, detail: `reachable as ${String(me.username ?? '?')}` };
 }
 
@@ -75,7 +106,11 @@ async function onebot(name: string, entry: ChannelEntry): Promise<ProbeResult> {
  * Whether a channel of this kind can start with its settings, by one authenticated call; undefined for a kind not
  * probed here. A WeCom bot has one long connection: a probe's would displace the running gateway's, so it is skipped.
  */
-export function probeSettings(kind: string, name: string, entry: ChannelEntry): Promise<ProbeResult | 'skipped'> | undefined {
+export function probeSettings(
+  kind: string,
+  name: string,
+  entry: ChannelEntry,
+): Promise<ProbeResult | 'skipped'> | undefined {
   const probes: Record<string, (n: string, e: ChannelEntry) => Promise<ProbeResult>> = { feishu, dingtalk, qq, onebot };
   if (kind === 'wecom') return Promise.resolve('skipped');
   const probe = probes[kind];
@@ -84,6 +119,7 @@ export function probeSettings(kind: string, name: string, entry: ChannelEntry): 
     if (error instanceof ChannelError) return { ok: false, detail: error.message };
     const cause = (error as { cause?: { code?: string } }).cause?.code;
     const timedOut = (error as Error).name === 'TimeoutError';
-    return { ok: false, detail: `unreachable (${cause ?? (timedOut ? `no answer within ${TIMEOUT_MS / 1000} s` : (error as Error).message)})` };
+    const why = cause ?? (timedOut ? `no answer within ${TIMEOUT_MS / 1000} s` : (error as Error).message);
+    return { ok: false, detail: `unreachable (${why})` };
   });
 }

@@ -5,16 +5,32 @@ import type { OptionSpec, OptionValues } from './command.js';
 import { UsageError } from './errors.js';
 
 export const CHANNEL_SETUP_OPTIONS = {
-  'feishu-app-id': { type: 'string', value: 'ID', description: 'add an enabled Feishu / Lark channel: the app\'s App ID (cli_…)' },
+  'feishu-app-id': {
+    type: 'string',
+    value: 'ID',
+    description: "add an enabled Feishu / Lark channel: the app's App ID (cli_…)",
+  },
   'feishu-app-secret': { type: 'string', value: 'SECRET', description: 'and its App Secret' },
   'feishu-lark': { type: 'boolean', description: 'the app is on Lark (open.larksuite.com), not Feishu' },
-  'dingtalk-client-id': { type: 'string', value: 'ID', description: 'add an enabled DingTalk channel (Stream mode): Client ID' },
+  'dingtalk-client-id': {
+    type: 'string',
+    value: 'ID',
+    description: 'add an enabled DingTalk channel (Stream mode): Client ID',
+  },
   'dingtalk-client-secret': { type: 'string', value: 'SECRET', description: 'and its Client Secret' },
-  'wecom-bot-id': { type: 'string', value: 'ID', description: 'add an enabled WeCom intelligent bot channel: its Bot ID' },
+  'wecom-bot-id': {
+    type: 'string',
+    value: 'ID',
+    description: 'add an enabled WeCom intelligent bot channel: its Bot ID',
+  },
   'wecom-secret': { type: 'string', value: 'SECRET', description: 'and its Secret' },
   'qq-app-id': { type: 'string', value: 'ID', description: 'add an enabled QQ official bot channel: its AppID' },
   'qq-app-secret': { type: 'string', value: 'SECRET', description: 'and its AppSecret' },
-  'onebot-url': { type: 'string', value: 'URL', description: 'add an enabled OneBot v11 channel: the forward WebSocket (ws://…)' },
+  'onebot-url': {
+    type: 'string',
+    value: 'URL',
+    description: 'add an enabled OneBot v11 channel: the forward WebSocket (ws://…)',
+  },
   'onebot-token': { type: 'string', value: 'TOKEN', description: 'and its access token, when one is set' },
 } as const satisfies Record<string, OptionSpec>;
 
@@ -38,11 +54,16 @@ export function channelsFromFlags(values: OptionValues): SetupChannel[] {
   const channels: SetupChannel[] = [];
   const feishu = pair(values, 'Feishu', 'feishu-app-id', 'feishu-app-secret');
   if (feishu) {
-    channels.push({ name: 'feishu', settings: { app_id: feishu[0], ...(values['feishu-lark'] === true ? { is_lark: true } : {}) },
-      secrets: { app_secret: feishu[1] } });
-  } else if (values['feishu-lark'] === true) throw new UsageError('--feishu-lark needs --feishu-app-id and --feishu-app-secret');
+    channels.push({
+      name: 'feishu',
+      settings: { app_id: feishu[0], ...(values['feishu-lark'] === true ? { is_lark: true } : {}) },
+      secrets: { app_secret: feishu[1] },
+    });
+  } else if (values['feishu-lark'] === true)
+    throw new UsageError('--feishu-lark needs --feishu-app-id and --feishu-app-secret');
   const dingtalk = pair(values, 'DingTalk', 'dingtalk-client-id', 'dingtalk-client-secret');
-  if (dingtalk) channels.push({ name: 'dingtalk', settings: { client_id: dingtalk[0] }, secrets: { client_secret: dingtalk[1] } });
+  if (dingtalk)
+    channels.push({ name: 'dingtalk', settings: { client_id: dingtalk[0] }, secrets: { client_secret: dingtalk[1] } });
   const wecom = pair(values, 'WeCom', 'wecom-bot-id', 'wecom-secret');
   if (wecom) channels.push({ name: 'wecom', settings: { bot_id: wecom[0] }, secrets: { secret: wecom[1] } });
   const qq = pair(values, 'QQ', 'qq-app-id', 'qq-app-secret');
@@ -50,7 +71,11 @@ export function channelsFromFlags(values: OptionValues): SetupChannel[] {
   const onebotUrl = str(values, 'onebot-url');
   const onebotToken = str(values, 'onebot-token');
   if (onebotUrl) {
-    channels.push({ name: 'onebot', settings: { ws_url: onebotUrl }, secrets: onebotToken ? { access_token: onebotToken } : {} });
+    channels.push({
+      name: 'onebot',
+      settings: { ws_url: onebotUrl },
+      secrets: onebotToken ? { access_token: onebotToken } : {},
+    });
   } else if (onebotToken) throw new UsageError('--onebot-token needs --onebot-url');
   return channels;
 }

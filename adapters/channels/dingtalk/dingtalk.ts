@@ -27,16 +27,29 @@ const WEBHOOK_MARGIN_MS = 10_000;
 class StreamClient extends DWClient {
   onDrop: (() => void) | undefined;
 
-  constructor(private readonly options: DingTalkOptions, private readonly api: DingTalkApi) {
+  constructor(
+    private readonly options: DingTalkOptions,
+    private readonly api: DingTalkApi,
+  ) {
     super({ clientId: options.clientId, clientSecret: options.clientSecret, keepAlive: true });
   }
 
   /** Asks for a connection (`connections/open`) and keeps its address for `_connect`. */
   override async getEndpoint(): Promise<this> {
-    const body = { clientId: this.options.clientId, clientSecret: this.options.clientSecret, ua: 'tern', subscriptions: this.config.subscriptions };
-    const answer = await this.api.post(`${this.options.apiBase}/v1.0/gateway/connections/open`, body, 'open a stream connection');
+    const body = {
+      clientId: this.options.clientId,
+      clientSecret: this.options.clientSecret,
+      ua: 'tern',
+      subscriptions: this.config.subscriptions,
+    };
+    const answer = await this.api.post(
+      `${this.options.apiBase}/v1.0/gateway/connections/open`,
+      body,
+      'open a stream connection',
+    );
     const { endpoint, ticket } = answer;
-    if (typeof endpoint !== 'string' || typeof ticket !== 'string') throw new ChannelError('platform', 'DingTalk gave no stream endpoint');
+    if (typeof endpoint !== 'string' || typeof ticket !== 'string')
+      throw new ChannelError('platform', 'DingTalk gave no stream endpoint');
     // The library reads the address from its own (untyped as private) field.
     (this as unknown as { dw_url: string }).dw_url = `${endpoint}?ticket=${encodeURIComponent(ticket)}`;
     return this;
@@ -50,14 +63,22 @@ class StreamClient extends DWClient {
 /** DingTalk through its Stream mode (dingtalk-stream: a WebSocket the bot opens, no public URL needed). */
 export class DingTalkChannel implements Channel {
   readonly kind = 'dingtalk';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: false, maxMessageLength: DINGTALK_MAX_LENGTH };
+  readonly capabilities: ChannelCapabilities = {
+    commands: CHAT_COMMANDS,
+    streaming: false,
+    maxMessageLength: DINGTALK_MAX_LENGTH,
+  };
   private readonly api: DingTalkApi;
   private client: StreamClient | undefined;
   /** Each chat's latest session webhook, while it lasts. */
   private readonly webhooks = new Map<string, { url: string; until: number }>();
 
   constructor(private readonly options: DingTalkOptions) {
-    this.api = new DingTalkApi({ clientId: options.clientId, clientSecret: options.clientSecret, apiBase: options.apiBase });
+    this.api = new DingTalkApi({
+      clientId: options.clientId,
+      clientSecret: options.clientSecret,
+      apiBase: options.apiBase,
+    });
   }
 
   async start(hooks: ChannelHooks): Promise<void> {
@@ -88,18 +109,29 @@ export class DingTalkChannel implements Channel {
    * user; group: groupMessages/send). DingTalk returns no id for a webhook reply: Tern names it.
    */
   async send(replyTo: string, text: string): Promise<string> {
-    const title = text.split('\n').find((line) => line.trim() !== '')?.replace(/[#*`>_~[\]]/g, '').trim().slice(0, 20) || 'Tern';
+    const title =
+      text
+        .split('\n')
+        .find((line) => line.trim() !== '')
+        ?.replace(/[#*`>_~[\]]/g, '')
+        .trim()
+        .slice(0, 20) || 'Tern';
     const webhook = this.webhooks.get(replyTo);
     if (webhook && Date.now() < webhook.until - WEBHOOK_MARGIN_MS) {
       await this.api.post(webhook.url, { msgtype: 'markdown', markdown: { title, text } }, 'reply');
       return randomUUID();
     }
-    const param = { msgKey: 'sampleMarkdown', msgParam: JSON.stringify({ title, text }), robotCode: this.options.robotCode };
+    const param = {
+      msgKey: 'sampleMarkdown',
+      msgParam: JSON.stringify({ title, text }),
+      robotCode: this.options.robotCode,
+    };
     const at = replyTo.indexOf(':');
     const [kind, id] = [replyTo.slice(0, at), replyTo.slice(at + 1)];
-    const sent = kind === 'group'
-      ? await this.api.call('/v1.0/robot/groupMessages/send', { ...param, openConversationId: id })
-      : await this.api.call('/v1.0/robot/oToMessages/batchSend', { ...param, userIds: [id] });
+    const sent =
+      kind === 'group'
+        ? await this.api.call('/v1.0/robot/groupMessages/send', { ...param, openConversationId: id })
+        : await this.api.call('/v1.0/robot/oToMessages/batchSend', { ...param, userIds: [id] });
     return String(sent.processQueryKey ?? randomUUID());
   }
 
@@ -112,12 +144,18 @@ export class DingTalkChannel implements Channel {
 
   /** A file a user sent, by its download code (the OpenAPI names a temporary URL). */
   async download(fileId: string): Promise<Buffer> {
-    const named = await this.api.call('/v1.0/robot/messageFiles/download', { downloadCode: fileId, robotCode: this.options.robotCode });
-    if (typeof named.downloadUrl !== 'string') throw new ChannelError('platform', 'DingTalk gave no download URL');
-    const answer = await sendForBytes({ maxAnswerBytes: MAX_DOWNLOAD_BYTES }, { url: named.downloadUrl }).catch((error: Error) => {
-      throw new ChannelError('network', `downloading a DingTalk file failed (${error.message})`);
+    const named = await this.api.call('/v1.0/robot/messageFiles/download', {
+      downloadCode: fileId,
+      robotCode: this.options.robotCode,
     });
-    if (answer.status >= 300) throw new ChannelError('platform', `downloading a DingTalk file failed (HTTP ${answer.status})`);
+    if (typeof named.downloadUrl !== 'string') throw new ChannelError('platform', 'DingTalk gave no download URL');
+    const answer = await sendForBytes({ maxAnswerBytes: MAX_DOWNLOAD_BYTES }, { url: named.downloadUrl }).catch(
+      (error: Error) => {
+        throw new ChannelError('network', `downloading a DingTalk file failed (${error.message})`);
+      },
+    );
+    if (answer.status >= 300)
+      throw new ChannelError('platform', `downloading a DingTalk file failed (HTTP ${answer.status})`);
     return answer.bytes;
   }
 
@@ -132,7 +170,10 @@ export class DingTalkChannel implements Channel {
     const parsed = dingtalkMessageSchema.safeParse(data);
     const message = parsed.success ? fromDingTalkMessage(parsed.data) : undefined;
     if (parsed.success && message && parsed.data.sessionWebhook) {
-      this.webhooks.set(message.replyTo, { url: parsed.data.sessionWebhook, until: parsed.data.sessionWebhookExpiredTime ?? Date.now() + 60 * 60_000 });
+      this.webhooks.set(message.replyTo, {
+        url: parsed.data.sessionWebhook,
+        until: parsed.data.sessionWebhookExpiredTime ?? Date.now() + 60 * 60_000,
+      });
     }
     if (message) await hooks.onMessage(message);
     this.client?.socketCallBackResponse(frame.headers.messageId, { status: 'SUCCESS' });

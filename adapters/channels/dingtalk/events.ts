@@ -28,14 +28,17 @@ export type DingTalkMessage = z.infer<typeof dingtalkMessageSchema>;
  * The same string keys the session webhook while it lasts.
  */
 export function dingtalkTarget(message: DingTalkMessage): string {
-  return message.conversationType === '1' ? `user:${message.senderStaffId ?? message.senderId ?? ''}` : `group:${message.conversationId}`;
+  return message.conversationType === '1'
+    ? `user:${message.senderStaffId ?? message.senderId ?? ''}`
+    : `group:${message.conversationId}`;
 }
 
 /** A robot message in the dispatch vocabulary; a voice message carries its download code for transcription. */
 export function fromDingTalkMessage(message: DingTalkMessage): ChannelMessage | undefined {
   const sender = message.senderStaffId ?? message.senderId;
   if (!sender) return undefined;
-  const text = message.msgtype === 'text' ? (message.text?.content ?? '').trim() : message.msgtype === 'picture' ? '[image]' : '';
+  const text =
+    message.msgtype === 'text' ? (message.text?.content ?? '').trim() : message.msgtype === 'picture' ? '[image]' : '';
   const voice = message.msgtype === 'audio' && message.content?.downloadCode;
   if (text === '' && !voice) return undefined;
   const aliases = [...new Set([message.senderStaffId, message.senderId].filter((a): a is string => !!a))];

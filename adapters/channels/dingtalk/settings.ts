@@ -10,7 +10,7 @@ export const dingtalkSettingsSchema = z.looseObject({
     .trim()
     .min(1)
     .optional()
-    .describe('RobotCode of the app\'s bot, for messages Tern starts itself and for files; default: the client_id'),
+    .describe("RobotCode of the app's bot, for messages Tern starts itself and for files; default: the client_id"),
   base_url: z.url().optional().describe('API root instead of https://api.dingtalk.com (a test server)'),
   reasoning_channel_id: reasoningChannelId(),
 });

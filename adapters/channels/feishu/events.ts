@@ -21,7 +21,8 @@ export const feishuMessageEventSchema = z.looseObject({
     /** JSON, by message type: `{"text"}`, `{"title","content"}` (post), `{"file_key"}` (audio, file). */
     content: z.string(),
     thread_id: z.string().optional(),
-    mentions: z.array(z.looseObject({ key: z.string(), id: userIdSchema.optional(), name: z.string().optional() }))
+    mentions: z
+      .array(z.looseObject({ key: z.string(), id: userIdSchema.optional(), name: z.string().optional() }))
       .optional(),
   }),
 });
@@ -39,12 +40,19 @@ function parsed(content: string): Record<string, unknown> {
 /** A rich-text (post) message's text: its title and every text-bearing element, a line per paragraph. */
 function postText(content: Record<string, unknown>): string {
   // A post arrives either as `{title, content}` or keyed by language (`{zh_cn: {title, content}}`).
-  const body = Array.isArray(content.content) ? content : (Object.values(content).find((v) => v && typeof v === 'object')
-    ?? {}) as Record<string, unknown>;
+  const body = Array.isArray(content.content)
+    ? content
+    : ((Object.values(content).find((v) => v && typeof v === 'object') ?? {}) as Record<string, unknown>);
   const lines = Array.isArray(body.content) ? (body.content as unknown[]) : [];
-  const text = lines.map((line) => (Array.isArray(line) ? line : [])
-    .map((el: { tag?: string; text?: string; href?: string }) => (el.tag === 'a' ? el.text ?? el.href ?? '' : el.text ?? ''))
-    .join('')).join('\n');
+  const text = lines
+    .map((line) =>
+      (Array.isArray(line) ? line : [])
+        .map((el: { tag?: string; text?: string; href?: string }) =>
+          el.tag === 'a' ? (el.text ?? el.href ?? '') : (el.text ?? ''),
+        )
+        .join(''),
+    )
+    .join('\n');
   return [typeof body.title === 'string' ? body.title : '', text].filter((part) => part !== '').join('\n');
 }
 
@@ -59,12 +67,18 @@ export function fromFeishuEvent(event: FeishuMessageEvent, botOpenId: string | u
   const senderId = id?.open_id ?? id?.user_id ?? id?.union_id;
   if (!senderId || sender.sender_type === 'app') return undefined;
   const content = parsed(message.content);
-  let text = message.message_type === 'text' ? String(content.text ?? '')
-    : message.message_type === 'post' ? postText(content)
-      : message.message_type === 'image' ? '[image]' : '';
+  let text =
+    message.message_type === 'text'
+      ? String(content.text ?? '')
+      : message.message_type === 'post'
+        ? postText(content)
+        : message.message_type === 'image'
+          ? '[image]'
+          : '';
   for (const mention of message.mentions ?? []) text = text.split(mention.key).join('');
   text = text.replace(/[ \t]{2,}/g, ' ').trim();
-  const fileKey = message.message_type === 'audio' && typeof content.file_key === 'string' ? content.file_key : undefined;
+  const fileKey =
+    message.message_type === 'audio' && typeof content.file_key === 'string' ? content.file_key : undefined;
   if (text === '' && !fileKey) return undefined;
   const group = message.chat_type !== 'p2p';
   const mentioned = group && !!botOpenId && (message.mentions ?? []).some((m) => m.id?.open_id === botOpenId);
@@ -77,6 +91,8 @@ export function fromFeishuEvent(event: FeishuMessageEvent, botOpenId: string | u
     text,
     ...(message.thread_id ? { topic: message.thread_id } : {}),
     mentioned,
-    ...(fileKey ? { audio: [{ fileId: `${message.message_id}/${fileKey}`, mime: 'audio/ogg', name: 'voice.opus' }] } : {}),
+    ...(fileKey
+      ? { audio: [{ fileId: `${message.message_id}/${fileKey}`, mime: 'audio/ogg', name: 'voice.opus' }] }
+      : {}),
   };
 }

@@ -3,7 +3,13 @@ import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import * as lark from '@larksuiteoapi/node-sdk';
 import { CHAT_COMMANDS } from '../command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type OutboundFile } from '../channel.js';
+import {
+  ChannelError,
+  type Channel,
+  type ChannelCapabilities,
+  type ChannelHooks,
+  type OutboundFile,
+} from '../channel.js';
 import { feishuMessageEventSchema, fromFeishuEvent, MESSAGE_EVENT } from './events.js';
 
 export interface FeishuOptions {
@@ -63,7 +69,11 @@ interface Answer {
 
 /** A card with one Markdown element: the form of a reply that can be edited (patched) while it streams. */
 function card(text: string): string {
-  return JSON.stringify({ schema: '2.0', config: { update_multi: true }, body: { elements: [{ tag: 'markdown', content: text }] } });
+  return JSON.stringify({
+    schema: '2.0',
+    config: { update_multi: true },
+    body: { elements: [{ tag: 'markdown', content: text }] },
+  });
 }
 
 /** An SDK call's outcome: its answer when `code` is 0, else a `ChannelError` with Feishu's code and message only. */
@@ -75,12 +85,18 @@ async function answered(what: string, call: Promise<unknown>): Promise<Answer> {
     // axios errors carry the request (the tenant token): only the platform's answer is kept.
     const response = (error as { response?: { status?: number; data?: Answer } }).response;
     if (!response) throw new ChannelError('network', `cannot reach Feishu (${what}: ${(error as Error).message})`);
-    answer = { code: response.data?.code ?? response.status ?? 0, msg: response.data?.msg ?? `HTTP ${response.status}` };
+    answer = {
+      code: response.data?.code ?? response.status ?? 0,
+      msg: response.data?.msg ?? `HTTP ${response.status}`,
+    };
     if (answer.code === 0) answer.code = response.status;
   }
   if (!answer.code) return answer;
   const code = answer.code ?? 0;
-  throw new ChannelError(AUTH_CODES.has(code) ? 'unauthorized' : 'platform', `Feishu ${what}: ${code} ${answer.msg ?? ''}`.trim());
+  throw new ChannelError(
+    AUTH_CODES.has(code) ? 'unauthorized' : 'platform',
+    `Feishu ${what}: ${code} ${answer.msg ?? ''}`.trim(),
+  );
 }
 
 async function collect(stream: Readable): Promise<Buffer> {
@@ -104,7 +120,11 @@ async function collect(stream: Readable): Promise<Buffer> {
  */
 export class FeishuChannel implements Channel {
   readonly kind = 'feishu';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: FEISHU_MAX_LENGTH };
+  readonly capabilities: ChannelCapabilities = {
+    commands: CHAT_COMMANDS,
+    streaming: true,
+    maxMessageLength: FEISHU_MAX_LENGTH,
+  };
   private readonly client: lark.Client;
   private readonly tokens = new TokenCache();
   private ws: lark.WSClient | undefined;
@@ -137,7 +157,9 @@ export class FeishuChannel implements Channel {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.closeSocket();
-        reject(new ChannelError('network', `the Feishu long connection did not open within ${CONNECT_TIMEOUT_MS / 1000} s`));
+        reject(
+          new ChannelError('network', `the Feishu long connection did not open within ${CONNECT_TIMEOUT_MS / 1000} s`),
+        );
       }, CONNECT_TIMEOUT_MS);
       const ws = new lark.WSClient({
         appId: this.options.appId,
@@ -184,7 +206,10 @@ export class FeishuChannel implements Channel {
 
   async edit(replyTo: string, messageId: string, text: string): Promise<void> {
     if (this.plain.has(messageId)) throw new ChannelError('platform', 'a plain-text Feishu message cannot be edited');
-    await this.call('edit', this.client.im.v1.message.patch({ path: { message_id: messageId }, data: { content: card(text) } }));
+    await this.call(
+      'edit',
+      this.client.im.v1.message.patch({ path: { message_id: messageId }, data: { content: card(text) } }),
+    );
   }
 
   /** Feishu shows bots no typing indicator: the reaction on the message says it was taken. */
@@ -193,17 +218,23 @@ export class FeishuChannel implements Channel {
   async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
     const name = basename(file.path);
     if (file.kind === 'image') {
-      const uploaded = await this.call('image upload', this.client.im.v1.image.create({
-        data: { image_type: 'message', image: createReadStream(file.path) },
-      }));
+      const uploaded = await this.call(
+        'image upload',
+        this.client.im.v1.image.create({
+          data: { image_type: 'message', image: createReadStream(file.path) },
+        }),
+      );
       const key = (uploaded as { image_key?: string }).image_key ?? uploaded.data?.image_key;
       if (typeof key !== 'string') throw new ChannelError('platform', 'Feishu gave no image_key');
       if (file.caption) await this.send(replyTo, file.caption);
       return this.create(replyTo, 'image', JSON.stringify({ image_key: key }));
     }
-    const uploaded = await this.call('file upload', this.client.im.v1.file.create({
-      data: { file_type: 'stream', file_name: name, file: createReadStream(file.path) },
-    }));
+    const uploaded = await this.call(
+      'file upload',
+      this.client.im.v1.file.create({
+        data: { file_type: 'stream', file_name: name, file: createReadStream(file.path) },
+      }),
+    );
     const key = (uploaded as { file_key?: string }).file_key ?? uploaded.data?.file_key;
     if (typeof key !== 'string') throw new ChannelError('platform', 'Feishu gave no file_key');
     if (file.caption) await this.send(replyTo, file.caption);
@@ -235,10 +266,13 @@ export class FeishuChannel implements Channel {
   }
 
   private async create(chatId: string, type: string, content: string): Promise<string> {
-    const sent = await this.call('send', this.client.im.v1.message.create({
-      params: { receive_id_type: 'chat_id' },
-      data: { receive_id: chatId, msg_type: type, content },
-    }));
+    const sent = await this.call(
+      'send',
+      this.client.im.v1.message.create({
+        params: { receive_id_type: 'chat_id' },
+        data: { receive_id: chatId, msg_type: type, content },
+      }),
+    );
     const id = sent.data?.message_id;
     if (typeof id !== 'string') throw new ChannelError('platform', 'Feishu gave no message_id');
     return id;

@@ -8,5 +8,8 @@ export async function createOneBotChannel(name: string, entry: ChannelEntry): Pr
   refuseProxy(name, entry, 'a OneBot implementation runs beside the gateway and is reached directly');
   const settings = settingsOf(name, entry, onebotSettingsSchema);
   const { OneBotChannel } = await import('./onebot.js');
-  return new OneBotChannel({ wsUrl: settings.ws_url, ...(settings.access_token ? { accessToken: settings.access_token } : {}) });
+  return new OneBotChannel({
+    wsUrl: settings.ws_url,
+    ...(settings.access_token ? { accessToken: settings.access_token } : {}),
+  });
 }

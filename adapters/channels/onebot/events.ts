@@ -43,10 +43,13 @@ export function cqSegments(text: string): Segment[] {
   for (let match = code.exec(rest); match; match = code.exec(rest)) {
     if (match.index > 0) segments.push({ type: 'text', data: { text: unescapeCq(rest.slice(0, match.index)) } });
     const data = Object.fromEntries(
-      (match[2] ?? '').split(',').filter(Boolean).map((pair) => {
-        const at = pair.indexOf('=');
-        return [pair.slice(0, at), unescapeCq(pair.slice(at + 1))];
-      }),
+      (match[2] ?? '')
+        .split(',')
+        .filter(Boolean)
+        .map((pair) => {
+          const at = pair.indexOf('=');
+          return [pair.slice(0, at), unescapeCq(pair.slice(at + 1))];
+        }),
     );
     segments.push({ type: match[1]!, data });
     rest = rest.slice(match.index + match[0].length);

@@ -3,7 +3,13 @@ import { basename } from 'node:path';
 import WebSocket from 'ws';
 import { sendForBytes } from '../../http/client.js';
 import { CHAT_COMMANDS } from '../command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type OutboundFile } from '../channel.js';
+import {
+  ChannelError,
+  type Channel,
+  type ChannelCapabilities,
+  type ChannelHooks,
+  type OutboundFile,
+} from '../channel.js';
 import { fromOneBotMessage, onebotAnswerSchema, onebotMessageSchema, type OneBotAnswer } from './events.js';
 
 export interface OneBotOptions {
@@ -27,8 +33,13 @@ interface Pending {
 }
 
 /** `private:<user>` or `group:<group>` as the action and the id it takes. */
-function target(replyTo: string): { action: 'send_private_msg' | 'send_group_msg'; params: Record<string, number | string> } {
-  const [kind, raw = ''] = replyTo.includes(':') ? [replyTo.slice(0, replyTo.indexOf(':')), replyTo.slice(replyTo.indexOf(':') + 1)] : ['private', replyTo];
+function target(replyTo: string): {
+  action: 'send_private_msg' | 'send_group_msg';
+  params: Record<string, number | string>;
+} {
+  const [kind, raw = ''] = replyTo.includes(':')
+    ? [replyTo.slice(0, replyTo.indexOf(':')), replyTo.slice(replyTo.indexOf(':') + 1)]
+    : ['private', replyTo];
   const id = /^\d+$/.test(raw) ? Number(raw) : raw;
   if (kind === 'group') return { action: 'send_group_msg', params: { group_id: id } };
   return { action: 'send_private_msg', params: { user_id: id } };
@@ -40,7 +51,11 @@ function target(replyTo: string): { action: 'send_private_msg' | 'send_group_msg
  */
 export class OneBotChannel implements Channel {
   readonly kind = 'onebot';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: false, maxMessageLength: ONEBOT_MAX_LENGTH };
+  readonly capabilities: ChannelCapabilities = {
+    commands: CHAT_COMMANDS,
+    streaming: false,
+    maxMessageLength: ONEBOT_MAX_LENGTH,
+  };
   private socket: WebSocket | undefined;
   private readonly pending = new Map<string, Pending>();
   private nextEcho = 1;
@@ -80,7 +95,8 @@ export class OneBotChannel implements Channel {
     socket.on('close', (code) => {
       this.failPending(new ChannelError('network', `the OneBot connection closed (code ${code})`));
       clearTimeout(this.watchdog);
-      if (connected && !this.stopping) hooks.onFailed(new ChannelError('network', `the OneBot connection closed (code ${code})`));
+      if (connected && !this.stopping)
+        hooks.onFailed(new ChannelError('network', `the OneBot connection closed (code ${code})`));
     });
     const login = await this.call('get_login_info', {}).catch((error: unknown) => {
       socket.terminate();
@@ -121,12 +137,13 @@ export class OneBotChannel implements Channel {
     throw new ChannelError('platform', 'OneBot cannot edit a sent message');
   }
 
-  /** Pictures, recordings and videos as their segments, anything else as a `file` segment, the bytes inline (base64). */
+  /** Pictures, recordings and videos as their segments, anything else as a `file` segment; bytes inline (base64). */
   async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
     const bytes = await readFile(file.path).catch((error: Error) => {
       throw new ChannelError('platform', `cannot read ${basename(file.path)} to send it (${error.message})`);
     });
-    const type = file.kind === 'image' ? 'image' : file.kind === 'audio' ? 'record' : file.kind === 'video' ? 'video' : 'file';
+    const type =
+      file.kind === 'image' ? 'image' : file.kind === 'audio' ? 'record' : file.kind === 'video' ? 'video' : 'file';
     const segment = { type, data: { file: `base64://${bytes.toString('base64')}`, name: basename(file.path) } };
     const caption = file.caption ? [{ type: 'text', data: { text: file.caption } }] : [];
     return this.sendSegments(replyTo, type === 'file' ? [segment] : [segment, ...caption]).then(async (id) => {
@@ -141,11 +158,13 @@ export class OneBotChannel implements Channel {
 
   /** A picture or recording by the URL its segment gave. */
   async download(fileId: string): Promise<Buffer> {
-    if (!/^https?:\/\//.test(fileId)) throw new ChannelError('platform', 'this OneBot implementation gave no URL for the file');
+    if (!/^https?:\/\//.test(fileId))
+      throw new ChannelError('platform', 'this OneBot implementation gave no URL for the file');
     const answer = await sendForBytes({ maxAnswerBytes: MAX_DOWNLOAD_BYTES }, { url: fileId }).catch((error: Error) => {
       throw new ChannelError('network', `downloading a OneBot file failed (${error.message})`);
     });
-    if (answer.status >= 300) throw new ChannelError('platform', `downloading a OneBot file failed (HTTP ${answer.status})`);
+    if (answer.status >= 300)
+      throw new ChannelError('platform', `downloading a OneBot file failed (HTTP ${answer.status})`);
     return answer.bytes;
   }
 
@@ -170,7 +189,10 @@ export class OneBotChannel implements Channel {
         socket.removeAllListeners('error');
         socket.on('error', () => undefined);
         socket.terminate();
-        if (status === 401 || status === 403) reject(new ChannelError('unauthorized', `the OneBot implementation refused the access token (HTTP ${status})`));
+        if (status === 401 || status === 403)
+          reject(
+            new ChannelError('unauthorized', `the OneBot implementation refused the access token (HTTP ${status})`),
+          );
         else reject(new ChannelError('network', `the OneBot WebSocket answered HTTP ${status}`));
       });
       socket.once('error', (error: Error & { code?: string }) => {
@@ -182,19 +204,28 @@ export class OneBotChannel implements Channel {
   /** One action; rejects when the implementation says it failed, or gives no answer in time. */
   private call(action: string, params: Record<string, unknown>): Promise<OneBotAnswer> {
     const socket = this.socket;
-    if (!socket || socket.readyState !== WebSocket.OPEN) return Promise.reject(new ChannelError('network', 'the OneBot connection is not open'));
+    if (!socket || socket.readyState !== WebSocket.OPEN)
+      return Promise.reject(new ChannelError('network', 'the OneBot connection is not open'));
     const echo = `tern-${this.nextEcho++}`;
     return new Promise<OneBotAnswer>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(echo);
-        reject(new ChannelError('network', `OneBot ${action} got no answer within ${(this.options.callTimeoutMs ?? 15_000) / 1000} s`));
+        reject(
+          new ChannelError(
+            'network',
+            `OneBot ${action} got no answer within ${(this.options.callTimeoutMs ?? 15_000) / 1000} s`,
+          ),
+        );
       }, this.options.callTimeoutMs ?? 15_000);
       this.pending.set(echo, { resolve, reject, timer });
       socket.send(JSON.stringify({ action, params, echo }));
     }).then((answer) => {
       if (answer.status === 'ok' || answer.status === 'async') return answer;
       const why = answer.wording ?? answer.msg ?? answer.status;
-      throw new ChannelError(answer.retcode === 1403 ? 'unauthorized' : 'platform', `OneBot ${action} failed (retcode ${answer.retcode}: ${why})`);
+      throw new ChannelError(
+        answer.retcode === 1403 ? 'unauthorized' : 'platform',
+        `OneBot ${action} failed (retcode ${answer.retcode}: ${why})`,
+      );
     });
   }
 

@@ -8,7 +8,10 @@ const SANDBOX_API = 'https://sandbox.api.sgroup.qq.com';
 const TOKEN_URL = 'https://bots.qq.com/app/getAppAccessToken';
 
 /** The OpenAPI root and token endpoint these settings name (a `base_url` serves both, as a test server does). */
-export function qqEndpoints(settings: { sandbox: boolean; base_url?: string | undefined }): { apiBase: string; tokenUrl: string } {
+export function qqEndpoints(settings: { sandbox: boolean; base_url?: string | undefined }): {
+  apiBase: string;
+  tokenUrl: string;
+} {
   const base = settings.base_url?.replace(/\/+$/, '');
   if (base) return { apiBase: base, tokenUrl: `${base}/app/getAppAccessToken` };
   return { apiBase: settings.sandbox ? SANDBOX_API : API, tokenUrl: TOKEN_URL };

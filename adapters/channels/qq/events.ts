@@ -47,29 +47,54 @@ export function fromQqMessage(type: string, message: QqMessage): ChannelMessage 
   if (message.author.bot) return undefined;
   const audio = (message.attachments ?? [])
     .filter((a) => a.content_type === 'voice' || a.content_type?.startsWith('audio/'))
-    .map((a) => ({ fileId: https(a.voice_wav_url ?? a.url) ?? '', mime: a.voice_wav_url ? 'audio/wav' : 'audio/silk', name: a.voice_wav_url ? 'voice.wav' : (a.filename ?? 'voice.silk') }))
+    .map((a) => ({
+      fileId: https(a.voice_wav_url ?? a.url) ?? '',
+      mime: a.voice_wav_url ? 'audio/wav' : 'audio/silk',
+      name: a.voice_wav_url ? 'voice.wav' : (a.filename ?? 'voice.silk'),
+    }))
     .filter((a) => a.fileId !== '');
   const pictures = (message.attachments ?? []).filter((a) => a.content_type?.startsWith('image/')).length;
-  const text = [message.content.replace(/<@!?\w+>/g, '').trim(), ...Array.from({ length: pictures }, () => '[image]')].filter(Boolean).join(' ');
+  const text = [message.content.replace(/<@!?\w+>/g, '').trim(), ...Array.from({ length: pictures }, () => '[image]')]
+    .filter(Boolean)
+    .join(' ');
   if (text === '' && audio.length === 0) return undefined;
   const base = { messageId: message.id, text, ...(audio.length > 0 ? { audio } : {}) };
   switch (type) {
     case 'C2C_MESSAGE_CREATE': {
       const user = message.author.user_openid ?? message.author.id;
       if (!user) return undefined;
-      return { ...base, chat: `direct:${user}`, replyTo: `c2c:${user}`, sender: user, senderAliases: [user], mentioned: false };
+      return {
+        ...base,
+        chat: `direct:${user}`,
+        replyTo: `c2c:${user}`,
+        sender: user,
+        senderAliases: [user],
+        mentioned: false,
+      };
     }
     case 'GROUP_AT_MESSAGE_CREATE': {
       const member = message.author.member_openid ?? message.author.id;
       if (!member || !message.group_openid) return undefined;
-      return { ...base, chat: `group:${message.group_openid}`, replyTo: `group:${message.group_openid}`, sender: member, senderAliases: [member], mentioned: true };
+      return {
+        ...base,
+        chat: `group:${message.group_openid}`,
+        replyTo: `group:${message.group_openid}`,
+        sender: member,
+        senderAliases: [member],
+        mentioned: true,
+      };
     }
     case 'AT_MESSAGE_CREATE': {
       const user = message.author.id;
       if (!user || !message.channel_id) return undefined;
       const aliases = message.author.username ? [user, `@${message.author.username}`] : [user];
       return {
-        ...base, chat: `channel:${message.channel_id}`, replyTo: `channel:${message.channel_id}`, sender: user, senderAliases: aliases, mentioned: true,
+        ...base,
+        chat: `channel:${message.channel_id}`,
+        replyTo: `channel:${message.channel_id}`,
+        sender: user,
+        senderAliases: aliases,
+        mentioned: true,
         ...(message.guild_id ? { space: `guild:${message.guild_id}` } : {}),
       };
     }

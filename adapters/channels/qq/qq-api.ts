@@ -38,7 +38,10 @@ export class QqApi {
     const value = typeof body.access_token === 'string' ? body.access_token : '';
     if (value === '') {
       const why = typeof body.message === 'string' ? body.message : `HTTP ${answer.status}`;
-      throw new ChannelError('unauthorized', `QQ refused the AppID and AppSecret (${String(body.code ?? answer.status)} ${why})`);
+      throw new ChannelError(
+        'unauthorized',
+        `QQ refused the AppID and AppSecret (${String(body.code ?? answer.status)} ${why})`,
+      );
     }
     const seconds = Number(body.expires_in ?? 7200);
     this.token = { value, until: Date.now() + (Number.isFinite(seconds) ? seconds : 7200) * 1000 };
@@ -46,12 +49,21 @@ export class QqApi {
   }
 
   /** One OpenAPI call; the answer's JSON. A refused token is renewed once. */
-  async call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, retried = false): Promise<Record<string, unknown>> {
+  async call(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body?: unknown,
+    retried = false,
+  ): Promise<Record<string, unknown>> {
     const token = await this.accessToken();
     const answer = await sendForText(route, {
       url: `${this.options.apiBase}${path}`,
       method,
-      headers: { authorization: `QQBot ${token}`, 'x-union-appid': this.options.appId, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `QQBot ${token}`,
+        'x-union-appid': this.options.appId,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       firstByteTimeoutMs: 30_000,
     }).catch((error: Error) => {
@@ -65,7 +77,10 @@ export class QqApi {
     if (answer.status >= 300) {
       const code = String(parsed.code ?? parsed.err_code ?? answer.status);
       const kind = answer.status === 401 ? 'unauthorized' : 'platform';
-      throw new ChannelError(kind, `QQ ${method} ${path.replace(/\/[A-Za-z0-9_-]{16,}/g, '/…')}: ${code} ${String(parsed.message ?? '')}`.trim());
+      throw new ChannelError(
+        kind,
+        `QQ ${method} ${path.replace(/\/[A-Za-z0-9_-]{16,}/g, '/…')}: ${code} ${String(parsed.message ?? '')}`.trim(),
+      );
     }
     return parsed;
   }

@@ -3,7 +3,13 @@ import { basename } from 'node:path';
 import WebSocket from 'ws';
 import { sendForBytes } from '../../http/client.js';
 import { CHAT_COMMANDS } from '../command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type OutboundFile } from '../channel.js';
+import {
+  ChannelError,
+  type Channel,
+  type ChannelCapabilities,
+  type ChannelHooks,
+  type OutboundFile,
+} from '../channel.js';
 import { fromQqMessage, QQ_INTENTS, qqFrameSchema, qqMessageSchema } from './events.js';
 import { QqApi, type QqApiOptions } from './qq-api.js';
 
@@ -14,7 +20,7 @@ export interface QqOptions extends QqApiOptions {
 
 /** The most a user's file may be. */
 const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024;
-/** QQ takes a passive reply (one carrying the user's `msg_id`) for this long after the message; later ones go active. */
+/** QQ takes a passive reply (one carrying the user's `msg_id`) this long after the message; later ones go active. */
 const PASSIVE_MS = 5 * 60_000;
 /** Close codes that mean the bot cannot log in as it is (bad token, banned, offline): not retried quickly. */
 const REFUSED = new Set([4004, 4914, 4915]);
@@ -26,7 +32,9 @@ interface Inbound {
   seq: number;
 }
 
-/** `c2c:<openid>` → `/v2/users/<openid>`; `group:<openid>` → `/v2/groups/<openid>`; `channel:<id>` → `/channels/<id>`. */
+/**
+ * `c2c:<openid>` → `/v2/users/<openid>`; `group:<openid>` → `/v2/groups/<openid>`; `channel:<id>` → `/channels/<id>`.
+ */
 function pathOf(replyTo: string): { kind: 'c2c' | 'group' | 'channel'; path: string } {
   const at = replyTo.indexOf(':');
   const kind = replyTo.slice(0, at);
@@ -52,7 +60,12 @@ export class QqChannel implements Channel {
 
   constructor(private readonly options: QqOptions) {
     this.api = new QqApi(options);
-    this.capabilities = { commands: CHAT_COMMANDS, streaming: false, maxMessageLength: options.maxMessageLength, reportsWrites: true };
+    this.capabilities = {
+      commands: CHAT_COMMANDS,
+      streaming: false,
+      maxMessageLength: options.maxMessageLength,
+      reportsWrites: true,
+    };
   }
 
   async start(hooks: ChannelHooks): Promise<void> {
@@ -72,10 +85,17 @@ export class QqChannel implements Channel {
         failed = true;
         hooks.onFailed(error);
       };
-      socket.on('error', (error: Error & { code?: string }) => fail(new ChannelError('network', `QQ gateway: ${error.code ?? error.message}`)));
+      socket.on('error', (error: Error & { code?: string }) =>
+        fail(new ChannelError('network', `QQ gateway: ${error.code ?? error.message}`)),
+      );
       socket.on('close', (code) => {
         clearInterval(this.heartbeat);
-        fail(new ChannelError(REFUSED.has(code) ? 'unauthorized' : 'network', `the QQ gateway closed the connection (code ${code})`));
+        fail(
+          new ChannelError(
+            REFUSED.has(code) ? 'unauthorized' : 'network',
+            `the QQ gateway closed the connection (code ${code})`,
+          ),
+        );
       });
       socket.on('message', (raw) => {
         let frame;
@@ -87,11 +107,15 @@ export class QqChannel implements Channel {
         if (typeof frame.s === 'number') seq = frame.s;
         switch (frame.op) {
           case 10: {
-            const interval = Number((frame.d as { heartbeat_interval?: unknown } | undefined)?.heartbeat_interval ?? 40_000);
+            const interval = Number(
+              (frame.d as { heartbeat_interval?: unknown } | undefined)?.heartbeat_interval ?? 40_000,
+            );
             clearInterval(this.heartbeat);
             this.heartbeat = setInterval(() => socket.send(JSON.stringify({ op: 1, d: seq })), interval);
             const intents = QQ_INTENTS.GROUP_AND_C2C | QQ_INTENTS.GUILD_AT;
-            socket.send(JSON.stringify({ op: 2, d: { token: `QQBot ${token}`, intents, shard: [0, 1], properties: {} } }));
+            socket.send(
+              JSON.stringify({ op: 2, d: { token: `QQBot ${token}`, intents, shard: [0, 1], properties: {} } }),
+            );
             return;
           }
           case 7:
@@ -124,7 +148,9 @@ export class QqChannel implements Channel {
   }
 
   async send(replyTo: string, text: string): Promise<string> {
-    const body = this.options.sendMarkdown ? { msg_type: 2, markdown: { content: text } } : { msg_type: 0, content: text };
+    const body = this.options.sendMarkdown
+      ? { msg_type: 2, markdown: { content: text } }
+      : { msg_type: 0, content: text };
     return this.post(replyTo, body);
   }
 
@@ -132,7 +158,7 @@ export class QqChannel implements Channel {
     throw new ChannelError('platform', 'QQ cannot edit a sent message');
   }
 
-  /** Uploads the file (base64) to the chat, then sends it as a media message with the caption; not in guild channels. */
+  /** Uploads the file (base64) to the chat, then sends it as a media message with the caption (not in guilds). */
   async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
     const { kind, path } = pathOf(replyTo);
     if (kind === 'channel') throw new ChannelError('platform', 'a QQ guild channel takes files only as public URLs');
@@ -140,7 +166,12 @@ export class QqChannel implements Channel {
       throw new ChannelError('platform', `cannot read ${basename(file.path)} to send it (${error.message})`);
     });
     const fileType = file.kind === 'image' ? 1 : file.kind === 'video' ? 2 : file.kind === 'audio' ? 3 : 4;
-    const uploaded = await this.api.call('POST', `${path}/files`, { file_type: fileType, file_data: bytes.toString('base64'), file_name: basename(file.path), srv_send_msg: false });
+    const uploaded = await this.api.call('POST', `${path}/files`, {
+      file_type: fileType,
+      file_data: bytes.toString('base64'),
+      file_name: basename(file.path),
+      srv_send_msg: false,
+    });
     return this.post(replyTo, { msg_type: 7, content: file.caption ?? ' ', media: { file_info: uploaded.file_info } });
   }
 
@@ -155,7 +186,8 @@ export class QqChannel implements Channel {
     const answer = await sendForBytes({ maxAnswerBytes: MAX_DOWNLOAD_BYTES }, { url: fileId }).catch((error: Error) => {
       throw new ChannelError('network', `downloading a QQ file failed (${error.message})`);
     });
-    if (answer.status >= 300) throw new ChannelError('platform', `downloading a QQ file failed (HTTP ${answer.status})`);
+    if (answer.status >= 300)
+      throw new ChannelError('platform', `downloading a QQ file failed (HTTP ${answer.status})`);
     return answer.bytes;
   }
 

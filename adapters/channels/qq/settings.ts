@@ -5,7 +5,10 @@ import { reasoningChannelId, requiredText } from '../settings-of.js';
 export const qqSettingsSchema = z.looseObject({
   app_id: requiredText('AppID of the bot, from the QQ Open Platform (q.qq.com) → Development → Development settings'),
   app_secret: requiredText('AppSecret of the bot, from the same page (secret)'),
-  sandbox: z.boolean().default(false).describe('Use the sandbox API (sandbox.api.sgroup.qq.com), for a bot still in testing'),
+  sandbox: z
+    .boolean()
+    .default(false)
+    .describe('Use the sandbox API (sandbox.api.sgroup.qq.com), for a bot still in testing'),
   max_message_length: z
     .number()
     .int()
@@ -17,7 +20,10 @@ export const qqSettingsSchema = z.looseObject({
     .boolean()
     .default(false)
     .describe('Send replies as QQ Markdown (msg_type 2); the bot needs the Markdown permission'),
-  base_url: z.url().optional().describe('API root instead of api.sgroup.qq.com (a test server); also its token endpoint'),
+  base_url: z
+    .url()
+    .optional()
+    .describe('API root instead of api.sgroup.qq.com (a test server); also its token endpoint'),
   reasoning_channel_id: reasoningChannelId(),
 });
 

@@ -12,9 +12,13 @@ export const wecomMessageSchema = z.looseObject({
   text: z.looseObject({ content: z.string() }).optional(),
   /** WeCom transcribes voice itself: the callback carries the text. */
   voice: z.looseObject({ content: z.string() }).optional(),
-  mixed: z.looseObject({
-    msg_item: z.array(z.looseObject({ msgtype: z.string(), text: z.looseObject({ content: z.string() }).optional() })),
-  }).optional(),
+  mixed: z
+    .looseObject({
+      msg_item: z.array(
+        z.looseObject({ msgtype: z.string(), text: z.looseObject({ content: z.string() }).optional() }),
+      ),
+    })
+    .optional(),
 });
 export type WeComMessage = z.infer<typeof wecomMessageSchema>;
 
@@ -32,7 +36,8 @@ function textOf(message: WeComMessage): string {
     case 'image':
       return '[image]';
     case 'mixed':
-      return (message.mixed?.msg_item ?? []).map((item) => (item.msgtype === 'text' ? item.text?.content ?? '' : '[image]'))
+      return (message.mixed?.msg_item ?? [])
+        .map((item) => (item.msgtype === 'text' ? (item.text?.content ?? '') : '[image]'))
         .join('\n');
     default:
       return '';

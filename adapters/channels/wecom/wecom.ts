@@ -44,7 +44,11 @@ function refused(what: string, error: unknown): ChannelError {
  */
 export class WeComChannel implements Channel {
   readonly kind = 'wecom';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: false, maxMessageLength: WECOM_MAX_LENGTH };
+  readonly capabilities: ChannelCapabilities = {
+    commands: CHAT_COMMANDS,
+    streaming: false,
+    maxMessageLength: WECOM_MAX_LENGTH,
+  };
   private client: WSClient | undefined;
   /** Per reply target, the latest message the bot may answer in place. */
   private readonly pending = new Map<string, Pending>();
@@ -69,8 +73,10 @@ export class WeComChannel implements Channel {
         this.close();
         reject(error);
       };
-      const timer = setTimeout(() => fail(new ChannelError('network', 'the WeCom long connection did not open within 30 s')),
-        CONNECT_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => fail(new ChannelError('network', 'the WeCom long connection did not open within 30 s')),
+        CONNECT_TIMEOUT_MS,
+      );
       client.once('authenticated', () => {
         clearTimeout(timer);
         client.removeAllListeners('error');
@@ -147,8 +153,13 @@ export class WeComChannel implements Channel {
     if (!message) return;
     // A redelivery keeps the first delivery's callback, on which "Thinking…" may already show.
     if (this.pending.get(message.replyTo)?.messageId !== message.messageId) {
-      this.pending.set(message.replyTo, { messageId: message.messageId, frame: { headers: frame.headers }, at: Date.now(),
-        streamId: undefined, answered: false });
+      this.pending.set(message.replyTo, {
+        messageId: message.messageId,
+        frame: { headers: frame.headers },
+        at: Date.now(),
+        streamId: undefined,
+        answered: false,
+      });
     }
     await hooks.onMessage(message);
   }

@@ -60,17 +60,32 @@ export class DingTalkEmulator {
   }
 
   /** A colleague in a one-to-one chat with the bot. */
-  user(nick = 'colleague'): { staffId: string; say(text: string): Record<string, unknown>; sendVoice(bytes: Buffer): Record<string, unknown>; sent(): DingTalkSent[] } {
+  user(nick = 'colleague'): {
+    staffId: string;
+    say(text: string): Record<string, unknown>;
+    sendVoice(bytes: Buffer): Record<string, unknown>;
+    sent(): DingTalkSent[];
+  } {
     const staffId = `staff${hex(4)}`;
     const conversationId = `cid${hex(8)}==`;
-    const base = { conversationId, conversationType: '1', senderStaffId: staffId, senderId: `$:LWCP_v1:$${hex(8)}`, senderNick: nick };
+    const base = {
+      conversationId,
+      conversationType: '1',
+      senderStaffId: staffId,
+      senderId: `$:LWCP_v1:$${hex(8)}`,
+      senderNick: nick,
+    };
     return {
       staffId,
       say: (text) => this.deliver({ ...base, msgtype: 'text', text: { content: text } }),
       sendVoice: (bytes) => {
         const code = `dl${hex(8)}`;
         this.files.set(code, bytes);
-        return this.deliver({ ...base, msgtype: 'audio', content: { duration: 2000, downloadCode: code, recognition: '' } });
+        return this.deliver({
+          ...base,
+          msgtype: 'audio',
+          content: { duration: 2000, downloadCode: code, recognition: '' },
+        });
       },
       sent: () => this.sent.filter((m) => m.to === conversationId || m.to === staffId),
     };
@@ -78,7 +93,17 @@ export class DingTalkEmulator {
 
   /** An @-message to the bot in a group. */
   groupAt(conversationId: string, text: string): Record<string, unknown> {
-    return this.deliver({ conversationId, conversationType: '2', conversationTitle: 'team', senderStaffId: `staff${hex(4)}`, senderId: `$:LWCP_v1:$${hex(8)}`, senderNick: 'member', isInAtList: true, msgtype: 'text', text: { content: ` ${text}` } });
+    return this.deliver({
+      conversationId,
+      conversationType: '2',
+      conversationTitle: 'team',
+      senderStaffId: `staff${hex(4)}`,
+      senderId: `$:LWCP_v1:$${hex(8)}`,
+      senderNick: 'member',
+      isInAtList: true,
+      msgtype: 'text',
+      text: { content: ` ${text}` },
+    });
   }
 
   /** Delivers a message again (as Stream mode does when its acknowledgement was lost). */
@@ -101,9 +126,16 @@ export class DingTalkEmulator {
     const session = hex(12);
     this.sessions.set(session, String(fields.conversationId));
     const data = {
-      msgId: `msg${hex(10)}`, chatbotUserId: `$:LWCP_v1:$bot`, chatbotCorpId: 'ding-corp', robotCode: this.clientId, createAt: Date.now(),
-      sessionWebhook: `${this.url}/robot/sendBySession?session=${session}`, sessionWebhookExpiredTime: this.expireWebhooks ? Date.now() : Date.now() + 90 * 60_000,
-      isAdmin: false, senderCorpId: 'ding-corp', ...fields,
+      msgId: `msg${hex(10)}`,
+      chatbotUserId: `$:LWCP_v1:$bot`,
+      chatbotCorpId: 'ding-corp',
+      robotCode: this.clientId,
+      createAt: Date.now(),
+      sessionWebhook: `${this.url}/robot/sendBySession?session=${session}`,
+      sessionWebhookExpiredTime: this.expireWebhooks ? Date.now() : Date.now() + 90 * 60_000,
+      isAdmin: false,
+      senderCorpId: 'ding-corp',
+      ...fields,
     };
     this.push(data);
     return data;
@@ -111,8 +143,16 @@ export class DingTalkEmulator {
 
   private push(data: Record<string, unknown>): void {
     const frame = {
-      specVersion: '1.0', type: 'CALLBACK',
-      headers: { appId: this.clientId, connectionId: hex(8), contentType: 'application/json', messageId: randomUUID(), time: String(Date.now()), topic: TOPIC },
+      specVersion: '1.0',
+      type: 'CALLBACK',
+      headers: {
+        appId: this.clientId,
+        connectionId: hex(8),
+        contentType: 'application/json',
+        messageId: randomUUID(),
+        time: String(Date.now()),
+        topic: TOPIC,
+      },
       data: JSON.stringify(data),
     };
     for (const socket of this.sockets) socket.send(JSON.stringify(frame));
@@ -126,28 +166,43 @@ export class DingTalkEmulator {
       const frame = JSON.parse(raw.toString()) as { code?: number; headers?: { messageId?: string } };
       if (frame.code === 200 && frame.headers?.messageId) this.acked.push(frame.headers.messageId);
     });
-    socket.send(JSON.stringify({ specVersion: '1.0', type: 'SYSTEM', headers: { topic: 'CONNECTED', messageId: randomUUID(), contentType: 'application/json' }, data: '{}' }));
+    socket.send(
+      JSON.stringify({
+        specVersion: '1.0',
+        type: 'SYSTEM',
+        headers: { topic: 'CONNECTED', messageId: randomUUID(), contentType: 'application/json' },
+        data: '{}',
+      }),
+    );
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
-    const json = (status: number, value: unknown): void => void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+    const json = (status: number, value: unknown): void =>
+      void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
     const url = new URL(req.url ?? '/', this.url);
     const file = url.pathname.startsWith('/files/') ? this.files.get(url.pathname.slice(7)) : undefined;
     if (file) return void res.writeHead(200).end(file);
     const authorized = this.tokens.has(String(req.headers['x-acs-dingtalk-access-token'] ?? ''));
-    const markdown = (m: Record<string, unknown>): { title: string; text: string } => m as { title: string; text: string };
+    const markdown = (m: Record<string, unknown>): { title: string; text: string } =>
+      m as { title: string; text: string };
     switch (`${req.method} ${url.pathname}`) {
       case 'POST /v1.0/oauth2/accessToken': {
-        if (body.appKey !== this.clientId || body.appSecret !== this.clientSecret) return json(400, { code: 'invalidClientIdOrSecret', message: '无效的clientId或者clientSecret', requestid: hex(8) });
+        if (body.appKey !== this.clientId || body.appSecret !== this.clientSecret)
+          return json(400, {
+            code: 'invalidClientIdOrSecret',
+            message: '无效的clientId或者clientSecret',
+            requestid: hex(8),
+          });
         const token = hex(16);
         this.tokens.add(token);
         return json(200, { accessToken: token, expireIn: 7200 });
       }
       case 'POST /v1.0/gateway/connections/open': {
-        if (body.clientId !== this.clientId || body.clientSecret !== this.clientSecret) return json(401, { code: 'InvalidAuthentication', message: 'clientId or clientSecret is invalid' });
+        if (body.clientId !== this.clientId || body.clientSecret !== this.clientSecret)
+          return json(401, { code: 'InvalidAuthentication', message: 'clientId or clientSecret is invalid' });
         const ticket = hex(12);
         this.tickets.add(ticket);
         return json(200, { endpoint: `${this.url.replace('http', 'ws')}/connect`, ticket });
@@ -164,11 +219,18 @@ export class DingTalkEmulator {
         if (!authorized) return json(401, { code: 'InvalidAuthentication', message: '不合法的access_token' });
         const { title, text } = markdown(JSON.parse(String(body.msgParam)) as Record<string, unknown>);
         const group = url.pathname.endsWith('groupMessages/send');
-        this.sent.push({ via: group ? 'groupSend' : 'batchSend', to: group ? String(body.openConversationId) : String((body.userIds as string[])[0]), title, text, at: Date.now() });
+        this.sent.push({
+          via: group ? 'groupSend' : 'batchSend',
+          to: group ? String(body.openConversationId) : String((body.userIds as string[])[0]),
+          title,
+          text,
+          at: Date.now(),
+        });
         return json(200, { processQueryKey: hex(10) });
       }
       case 'POST /v1.0/robot/messageFiles/download': {
-        if (!authorized || !this.files.has(String(body.downloadCode))) return json(400, { code: 'invalidParameter', message: 'downloadCode' });
+        if (!authorized || !this.files.has(String(body.downloadCode)))
+          return json(400, { code: 'invalidParameter', message: 'downloadCode' });
         return json(200, { downloadUrl: `${this.url}/files/${String(body.downloadCode)}` });
       }
       default:

@@ -19,7 +19,8 @@ const texts = (sent: DingTalkSent[]): string[] => sent.map((m) => m.text);
 async function replies(read: () => DingTalkSent[], count: number, timeoutMs = 60_000): Promise<DingTalkSent[]> {
   const deadline = Date.now() + timeoutMs;
   while (read().length < count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} messages from the bot, got ${JSON.stringify(texts(read()))}`);
+    if (Date.now() > deadline)
+      throw new Error(`expected ${count} messages from the bot, got ${JSON.stringify(texts(read()))}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return read();
@@ -37,8 +38,17 @@ dingtalk.before(async (context) => {
     model_list: [modelEntry(context.model.url)],
     heartbeat: { enabled: false },
     channel_list: {
-      dingtalk: { enabled: true, type: 'dingtalk', allow_from: [], settings: { client_id: clientId, client_secret: clientSecret, base_url: url, restart_backoff_ms: 200 } },
-      dingtalk_wrong: { enabled: true, type: 'dingtalk', settings: { client_id: clientId, client_secret: 'not-the-secret', base_url: url } },
+      dingtalk: {
+        enabled: true,
+        type: 'dingtalk',
+        allow_from: [],
+        settings: { client_id: clientId, client_secret: clientSecret, base_url: url, restart_backoff_ms: 200 },
+      },
+      dingtalk_wrong: {
+        enabled: true,
+        type: 'dingtalk',
+        settings: { client_id: clientId, client_secret: 'not-the-secret', base_url: url },
+      },
     },
   });
 });
@@ -50,41 +60,62 @@ dingtalk.after(async (context) => {
   context.gateway?.home.remove();
 });
 
-dingtalk('a one-to-one message is answered once through its session webhook, in Markdown with a title', async ({ dingtalk, gateway }) => {
-  const user = dingtalk.user();
-  user.say('**hello** there');
-  await replies(user.sent, 1);
-  const sent = await quietGateway(gateway.home.sessions, user.sent);
-  assert.equal(sent.map(({ via, title, text }) => ({ via, title, text })), [{ via: 'webhook', title: 'echo: hello there', text: 'echo: **hello** there' }]);
-});
+dingtalk(
+  'a one-to-one message is answered once through its session webhook, in Markdown with a title',
+  async ({ dingtalk, gateway }) => {
+    const user = dingtalk.user();
+    user.say('**hello** there');
+    await replies(user.sent, 1);
+    const sent = await quietGateway(gateway.home.sessions, user.sent);
+    assert.equal(
+      sent.map(({ via, title, text }) => ({ via, title, text })),
+      [{ via: 'webhook', title: 'echo: hello there', text: 'echo: **hello** there' }],
+    );
+  },
+);
 
-dingtalk('a message is acknowledged once kept, and a redelivery of it gets no second reply', async ({ dingtalk, gateway }) => {
-  const user = dingtalk.user();
-  const first = user.say('only once');
-  await replies(user.sent, 1);
-  const acked = dingtalk.acked.length;
-  dingtalk.redeliver(first);
-  await gateway.waitUntil(() => dingtalk.acked.length > acked);
-  user.say('after the redelivery');
-  await replies(user.sent, 2);
-  assert.equal(texts(await quietGateway(gateway.home.sessions, user.sent)), ['echo: only once', 'echo: after the redelivery']);
-});
+dingtalk(
+  'a message is acknowledged once kept, and a redelivery of it gets no second reply',
+  async ({ dingtalk, gateway }) => {
+    const user = dingtalk.user();
+    const first = user.say('only once');
+    await replies(user.sent, 1);
+    const acked = dingtalk.acked.length;
+    dingtalk.redeliver(first);
+    await gateway.waitUntil(() => dingtalk.acked.length > acked);
+    user.say('after the redelivery');
+    await replies(user.sent, 2);
+    assert.equal(texts(await quietGateway(gateway.home.sessions, user.sent)), [
+      'echo: only once',
+      'echo: after the redelivery',
+    ]);
+  },
+);
 
 dingtalk('a group @-message is answered in the group', async ({ dingtalk, gateway }) => {
   dingtalk.groupAt('cidGROUP1==', 'status please');
   await replies(() => dingtalk.sent.filter((m) => m.to === 'cidGROUP1=='), 1);
   const sent = await quietGateway(gateway.home.sessions, () => dingtalk.sent.filter((m) => m.to === 'cidGROUP1=='));
-  assert.equal(sent.map(({ via, text }) => ({ via, text })), [{ via: 'webhook', text: 'echo: status please' }]);
+  assert.equal(
+    sent.map(({ via, text }) => ({ via, text })),
+    [{ via: 'webhook', text: 'echo: status please' }],
+  );
 });
 
-dingtalk('once the session webhook has expired the reply goes through the OpenAPI to the user', async ({ dingtalk }) => {
-  dingtalk.expireWebhooks = true;
-  const user = dingtalk.user();
-  user.say('late answer');
-  const [reply] = await replies(user.sent, 1);
-  dingtalk.expireWebhooks = false;
-  assert.equal({ via: reply!.via, to: reply!.to, text: reply!.text }, { via: 'batchSend', to: user.staffId, text: 'echo: late answer' });
-});
+dingtalk(
+  'once the session webhook has expired the reply goes through the OpenAPI to the user',
+  async ({ dingtalk }) => {
+    dingtalk.expireWebhooks = true;
+    const user = dingtalk.user();
+    user.say('late answer');
+    const [reply] = await replies(user.sent, 1);
+    dingtalk.expireWebhooks = false;
+    assert.equal(
+      { via: reply!.via, to: reply!.to, text: reply!.text },
+      { via: 'batchSend', to: user.staffId, text: 'echo: late answer' },
+    );
+  },
+);
 
 dingtalk('a voice message is downloaded by its code and transcribed before the turn', async ({ dingtalk }) => {
   const user = dingtalk.user();
@@ -96,7 +127,10 @@ dingtalk('a voice message is downloaded by its code and transcribed before the t
 dingtalk('a refused client secret fails that channel saying so', async ({ gateway }) => {
   await gateway.waitUntil((body) => body.channels.some((c) => c.name === 'dingtalk_wrong' && c.state === 'failed'));
   const ready = await gateway.ready();
-  assert.match(ready.body.channels.find((c) => c.name === 'dingtalk_wrong')?.reason ?? '', /DingTalk access token: invalidClientIdOrSecret/);
+  assert.match(
+    ready.body.channels.find((c) => c.name === 'dingtalk_wrong')?.reason ?? '',
+    /DingTalk access token: invalidClientIdOrSecret/,
+  );
   assert.is(ready.body.channels.find((c) => c.name === 'dingtalk')?.state, 'connected');
 });
 
@@ -114,7 +148,10 @@ dingtalk('after DingTalk drops the stream the channel opens a new one and answer
 
 dingtalk('the client secret and access tokens never reach a log', async ({ dingtalk, gateway }) => {
   const logs = join(gateway.home.home, 'logs');
-  const written = readdirSync(logs).map((f) => readFileSync(join(logs, f), 'utf8')).join('\n') + gateway.stderr();
+  const written =
+    readdirSync(logs)
+      .map((f) => readFileSync(join(logs, f), 'utf8'))
+      .join('\n') + gateway.stderr();
   assert.ok(written.includes('dingtalk'));
   assert.not.ok(written.includes(dingtalk.clientSecret));
 });

@@ -37,15 +37,22 @@ function varint(value: number): Buffer {
 }
 
 const field = (number: number, wire: number): Buffer => varint(number * 8 + wire);
-const bytesField = (number: number, bytes: Buffer): Buffer => Buffer.concat([field(number, 2), varint(bytes.length), bytes]);
+const bytesField = (number: number, bytes: Buffer): Buffer =>
+  Buffer.concat([field(number, 2), varint(bytes.length), bytes]);
 
 export function encodeFrame(frame: Frame): Buffer {
-  const headers = frame.headers.map((h) => bytesField(5, Buffer.concat([
-    bytesField(1, Buffer.from(h.key)), bytesField(2, Buffer.from(h.value)),
-  ])));
+  const headers = frame.headers.map((h) =>
+    bytesField(5, Buffer.concat([bytesField(1, Buffer.from(h.key)), bytesField(2, Buffer.from(h.value))])),
+  );
   return Buffer.concat([
-    field(1, 0), varint(frame.SeqID), field(2, 0), varint(frame.LogID),
-    field(3, 0), varint(frame.service), field(4, 0), varint(frame.method),
+    field(1, 0),
+    varint(frame.SeqID),
+    field(2, 0),
+    varint(frame.LogID),
+    field(3, 0),
+    varint(frame.service),
+    field(4, 0),
+    varint(frame.method),
     ...headers,
     ...(frame.payload ? [bytesField(8, frame.payload)] : []),
   ]);
@@ -87,7 +94,8 @@ export function decodeFrame(buffer: Buffer): Frame {
     else if (number === 4) frame.method = value as number;
     else if (number === 5) {
       const parts = fields(value as Buffer);
-      const text = (n: number): string => (parts.find((p) => p.number === n)?.value as Buffer | undefined)?.toString() ?? '';
+      const text = (n: number): string =>
+        (parts.find((p) => p.number === n)?.value as Buffer | undefined)?.toString() ?? '';
       frame.headers.push({ key: text(1), value: text(2) });
     } else if (number === 8) frame.payload = value as Buffer;
   }
@@ -134,7 +142,8 @@ export class FeishuEmulator {
     emulator.server = createServer((req, res) => void emulator.handle(req, res));
     emulator.server.on('upgrade', (req, socket, head) => {
       const ticket = new URL(req.url ?? '/', 'http://x').searchParams.get('ticket') ?? '';
-      if (!emulator.tickets.delete(ticket)) return socket.end('HTTP/1.1 403 Forbidden\r\nhandshake-status: 403\r\n\r\n');
+      if (!emulator.tickets.delete(ticket))
+        return socket.end('HTTP/1.1 403 Forbidden\r\nhandshake-status: 403\r\n\r\n');
       emulator.wss.handleUpgrade(req, socket, head, (ws) => emulator.accept(ws));
     });
     await new Promise<void>((resolve) => emulator.server.listen(0, '127.0.0.1', resolve));
@@ -151,8 +160,13 @@ export class FeishuEmulator {
   }
 
   /** A user in a one-to-one (p2p) chat with the bot. */
-  user(): { openId: string; chatId: string; say(text: string): Record<string, unknown>; sendVoice(bytes: Buffer): void;
-    sent(): FeishuSent[]; } {
+  user(): {
+    openId: string;
+    chatId: string;
+    say(text: string): Record<string, unknown>;
+    sendVoice(bytes: Buffer): void;
+    sent(): FeishuSent[];
+  } {
     const openId = `ou_${hex(16)}`;
     const chatId = `oc_${hex(16)}`;
     const base = { chat_id: chatId, chat_type: 'p2p', sender: openId };
@@ -171,9 +185,17 @@ export class FeishuEmulator {
 
   /** A group message; `atBot` puts an @-mention of the bot before the text, as the Feishu client does. */
   group(chatId: string, text: string, atBot: boolean): Record<string, unknown> {
-    const mentions = atBot ? [{ key: '@_user_1', id: { open_id: this.botOpenId, union_id: `on_${hex(16)}` }, name: 'Tern' }] : [];
-    return this.deliver({ chat_id: chatId, chat_type: 'group', sender: `ou_${hex(16)}`, type: 'text',
-      content: { text: `${atBot ? '@_user_1 ' : ''}${text}` }, mentions });
+    const mentions = atBot
+      ? [{ key: '@_user_1', id: { open_id: this.botOpenId, union_id: `on_${hex(16)}` }, name: 'Tern' }]
+      : [];
+    return this.deliver({
+      chat_id: chatId,
+      chat_type: 'group',
+      sender: `ou_${hex(16)}`,
+      type: 'text',
+      content: { text: `${atBot ? '@_user_1 ' : ''}${text}` },
+      mentions,
+    });
   }
 
   /** Sends an event again (Feishu redelivers what was not acknowledged in time). */
@@ -192,19 +214,41 @@ export class FeishuEmulator {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private deliver(m: { chat_id: string; chat_type: string; sender: string; type: string; content: Record<string, unknown>;
-    mentions?: unknown[] }): Record<string, unknown> {
+  private deliver(m: {
+    chat_id: string;
+    chat_type: string;
+    sender: string;
+    type: string;
+    content: Record<string, unknown>;
+    mentions?: unknown[];
+  }): Record<string, unknown> {
     const now = String(Date.now());
     const event = {
       schema: '2.0',
-      header: { event_id: hex(16), event_type: 'im.message.receive_v1', create_time: now, token: '', app_id: this.appId,
-        tenant_key: 'tenant0' },
+      header: {
+        event_id: hex(16),
+        event_type: 'im.message.receive_v1',
+        create_time: now,
+        token: '',
+        app_id: this.appId,
+        tenant_key: 'tenant0',
+      },
       event: {
-        sender: { sender_id: { open_id: m.sender, union_id: `on_${hex(16)}`, user_id: hex(4) }, sender_type: 'user',
-          tenant_key: 'tenant0' },
-        message: { message_id: `om_${hex(16)}`, create_time: now, update_time: now, chat_id: m.chat_id,
-          chat_type: m.chat_type, message_type: m.type, content: JSON.stringify(m.content),
-          ...(m.mentions?.length ? { mentions: m.mentions } : {}) },
+        sender: {
+          sender_id: { open_id: m.sender, union_id: `on_${hex(16)}`, user_id: hex(4) },
+          sender_type: 'user',
+          tenant_key: 'tenant0',
+        },
+        message: {
+          message_id: `om_${hex(16)}`,
+          create_time: now,
+          update_time: now,
+          chat_id: m.chat_id,
+          chat_type: m.chat_type,
+          message_type: m.type,
+          content: JSON.stringify(m.content),
+          ...(m.mentions?.length ? { mentions: m.mentions } : {}),
+        },
       },
     };
     this.push(event);
@@ -223,9 +267,17 @@ export class FeishuEmulator {
     const body = this.encryptKey ? JSON.stringify({ encrypt: this.encrypted(json) }) : json;
     const id = String((event.header as { event_id: string }).event_id);
     const frame = encodeFrame({
-      SeqID: 0, LogID: 0, service: SERVICE_ID, method: 1,
-      headers: [{ key: 'type', value: 'event' }, { key: 'message_id', value: id }, { key: 'sum', value: '1' },
-        { key: 'seq', value: '0' }, { key: 'trace_id', value: hex(8) }],
+      SeqID: 0,
+      LogID: 0,
+      service: SERVICE_ID,
+      method: 1,
+      headers: [
+        { key: 'type', value: 'event' },
+        { key: 'message_id', value: id },
+        { key: 'sum', value: '1' },
+        { key: 'seq', value: '0' },
+        { key: 'trace_id', value: hex(8) },
+      ],
       payload: Buffer.from(body),
     });
     for (const socket of this.sockets) socket.send(frame);
@@ -240,7 +292,13 @@ export class FeishuEmulator {
       const header = (key: string): string | undefined => frame.headers.find((h) => h.key === key)?.value;
       if (frame.method === 0 && header('type') === 'ping') {
         const pong = { PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 120, ReconnectNonce: 30 };
-        socket.send(encodeFrame({ ...frame, headers: [{ key: 'type', value: 'pong' }], payload: Buffer.from(JSON.stringify(pong)) }));
+        socket.send(
+          encodeFrame({
+            ...frame,
+            headers: [{ key: 'type', value: 'pong' }],
+            payload: Buffer.from(JSON.stringify(pong)),
+          }),
+        );
       } else if (frame.method === 1 && frame.payload) {
         const answer = JSON.parse(frame.payload.toString()) as { code?: number };
         if (answer.code === 200) this.acked.push(header('message_id') ?? '');
@@ -268,23 +326,30 @@ export class FeishuEmulator {
       return json(200, { code: 0, msg: 'ok', tenant_access_token: issued, expire: 7200 });
     }
     if (path === '/callback/ws/endpoint' && req.method === 'POST') {
-      if (body.AppID !== this.appId || body.AppSecret !== this.appSecret) return json(200, { code: 514, msg: 'auth failed' });
+      if (body.AppID !== this.appId || body.AppSecret !== this.appSecret)
+        return json(200, { code: 514, msg: 'auth failed' });
       const ticket = hex(12);
       this.tickets.add(ticket);
-      const address = `${this.url.replace('http', 'ws')}/ws/v2?fpid=493&aid=552564&device_id=${hex(8)}`
-        + `&access_key=${hex(8)}&service_id=${SERVICE_ID}&ticket=${ticket}`;
+      const address =
+        `${this.url.replace('http', 'ws')}/ws/v2?fpid=493&aid=552564&device_id=${hex(8)}` +
+        `&access_key=${hex(8)}&service_id=${SERVICE_ID}&ticket=${ticket}`;
       const config = { ReconnectCount: -1, ReconnectInterval: 120, ReconnectNonce: 30, PingInterval: 120 };
       return json(200, { code: 0, msg: 'ok', data: { URL: address, ClientConfig: config } });
     }
     if (!this.tokens.has(token)) return json(400, { code: 99991663, msg: 'Invalid access token for authorization.' });
     const messagePath = /^\/open-apis\/im\/v1\/messages\/([^/]+)(\/.*)?$/.exec(path);
     if (path === '/open-apis/bot/v3/info' && req.method === 'GET') {
-      return json(200, { code: 0, msg: 'ok', bot: { activate_status: 2, app_name: 'Tern', avatar_url: '', ip_white_list: [],
-        open_id: this.botOpenId } });
+      return json(200, {
+        code: 0,
+        msg: 'ok',
+        bot: { activate_status: 2, app_name: 'Tern', avatar_url: '', ip_white_list: [], open_id: this.botOpenId },
+      });
     }
     const upload = /^\/open-apis\/im\/v1\/(images|files)$/.exec(path);
     if (upload && req.method === 'POST') {
-      const form = await new Response(bytes, { headers: { 'content-type': String(req.headers['content-type']) } }).formData();
+      const form = await new Response(bytes, {
+        headers: { 'content-type': String(req.headers['content-type']) },
+      }).formData();
       const image = upload[1] === 'images';
       const part = form.get(image ? 'image' : 'file');
       if (!(part instanceof Blob) || (image && form.get('image_type') !== 'message')) {
@@ -299,15 +364,28 @@ export class FeishuEmulator {
       return json(200, { code: 0, msg: 'success', data: image ? { image_key: key } : { file_key: key } });
     }
     if (path === '/open-apis/im/v1/messages' && req.method === 'POST') {
-      if (url.searchParams.get('receive_id_type') !== 'chat_id') return json(400, { code: 99992402, msg: 'field validation failed' });
+      if (url.searchParams.get('receive_id_type') !== 'chat_id')
+        return json(400, { code: 99992402, msg: 'field validation failed' });
       const content = JSON.parse(String(body.content)) as Record<string, unknown>;
       const type = String(body.msg_type);
-      if (type === 'interactive' && this.refuseCards) return json(400, { code: 230099, msg: 'Failed to create card content' });
+      if (type === 'interactive' && this.refuseCards)
+        return json(400, { code: 230099, msg: 'Failed to create card content' });
       const text = type === 'interactive' ? this.cardText(content) : String(content.text ?? JSON.stringify(content));
       const id = `om_${hex(16)}`;
       this.sent.push({ id, chatId: String(body.receive_id), type, text, versions: [text] });
-      return json(200, { code: 0, msg: 'success', data: { message_id: id, chat_id: body.receive_id, msg_type: type,
-        create_time: String(Date.now()), deleted: false, updated: false, body: { content: body.content } } });
+      return json(200, {
+        code: 0,
+        msg: 'success',
+        data: {
+          message_id: id,
+          chat_id: body.receive_id,
+          msg_type: type,
+          create_time: String(Date.now()),
+          deleted: false,
+          updated: false,
+          body: { content: body.content },
+        },
+      });
     }
     if (messagePath && !messagePath[2] && req.method === 'PATCH') {
       const message = this.sent.find((m) => m.id === messagePath[1]);
@@ -319,7 +397,11 @@ export class FeishuEmulator {
     if (messagePath?.[2] === '/reactions' && req.method === 'POST') {
       const emoji = String((body.reaction_type as { emoji_type?: string } | undefined)?.emoji_type ?? '');
       this.reactions.push({ messageId: messagePath[1]!, emoji });
-      return json(200, { code: 0, msg: 'success', data: { reaction_id: hex(8), reaction_type: { emoji_type: emoji } } });
+      return json(200, {
+        code: 0,
+        msg: 'success',
+        data: { reaction_id: hex(8), reaction_type: { emoji_type: emoji } },
+      });
     }
     const resource = messagePath?.[2] ? /^\/resources\/(.+)$/.exec(messagePath[2]) : null;
     if (resource && req.method === 'GET') {
@@ -331,7 +413,11 @@ export class FeishuEmulator {
   }
 
   private cardText(content: Record<string, unknown>): string {
-    const elements = (content.body as { elements?: Array<{ tag?: string; content?: string }> } | undefined)?.elements ?? [];
-    return elements.filter((e) => e.tag === 'markdown').map((e) => e.content ?? '').join('\n');
+    const elements =
+      (content.body as { elements?: Array<{ tag?: string; content?: string }> } | undefined)?.elements ?? [];
+    return elements
+      .filter((e) => e.tag === 'markdown')
+      .map((e) => e.content ?? '')
+      .join('\n');
   }
 }

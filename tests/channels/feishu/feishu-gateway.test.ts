@@ -20,13 +20,14 @@ const texts = (sent: FeishuSent[]): string[] => sent.map((m) => m.text);
 async function replies(read: () => FeishuSent[], count: number, timeoutMs = 60_000): Promise<FeishuSent[]> {
   const deadline = Date.now() + timeoutMs;
   while (read().length < count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} messages from the bot, got ${JSON.stringify(texts(read()))}`);
+    if (Date.now() > deadline)
+      throw new Error(`expected ${count} messages from the bot, got ${JSON.stringify(texts(read()))}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return read();
 }
 
-const feishu = suite<Context>('tern gateway on Feishu over the SDK\'s long connection');
+const feishu = suite<Context>("tern gateway on Feishu over the SDK's long connection");
 
 feishu.before(async (context) => {
   context.model = await startGatewayModel();
@@ -38,9 +39,25 @@ feishu.before(async (context) => {
     model_list: [modelEntry(context.model.url)],
     heartbeat: { enabled: false },
     channel_list: {
-      feishu: { enabled: true, type: 'feishu', allow_from: [], settings: { app_id: appId, app_secret: appSecret, base_url: url,
-        encrypt_key: ENCRYPT_KEY, random_reaction_emoji: ['THUMBSUP'], group_trigger: { mention_only: true }, restart_backoff_ms: 200 } },
-      feishu_wrong: { enabled: true, type: 'feishu', settings: { app_id: appId, app_secret: 'not-the-secret', base_url: url } },
+      feishu: {
+        enabled: true,
+        type: 'feishu',
+        allow_from: [],
+        settings: {
+          app_id: appId,
+          app_secret: appSecret,
+          base_url: url,
+          encrypt_key: ENCRYPT_KEY,
+          random_reaction_emoji: ['THUMBSUP'],
+          group_trigger: { mention_only: true },
+          restart_backoff_ms: 200,
+        },
+      },
+      feishu_wrong: {
+        enabled: true,
+        type: 'feishu',
+        settings: { app_id: appId, app_secret: 'not-the-secret', base_url: url },
+      },
     },
   });
 });
@@ -52,38 +69,56 @@ feishu.after(async (context) => {
   context.gateway?.home.remove();
 });
 
-feishu('a one-to-one message is answered once in a Markdown card, and gets the configured reaction', async (context) => {
-  const { feishu, gateway } = context;
-  const user = feishu.user();
-  const event = user.say('**hello** there');
-  await replies(user.sent, 1);
-  const sent = await quietGateway(gateway.home.sessions, user.sent);
-  assert.equal(sent.map(({ type, text }) => ({ type, text })), [{ type: 'interactive', text: 'echo: **hello** there' }]);
-  const messageId = (event.event as { message: { message_id: string } }).message.message_id;
-  await gateway.waitUntil(() => feishu.reactions.some((r) => r.messageId === messageId));
-  assert.equal(feishu.reactions.filter((r) => r.messageId === messageId), [{ messageId, emoji: 'THUMBSUP' }]);
-});
+feishu(
+  'a one-to-one message is answered once in a Markdown card, and gets the configured reaction',
+  async (context) => {
+    const { feishu, gateway } = context;
+    const user = feishu.user();
+    const event = user.say('**hello** there');
+    await replies(user.sent, 1);
+    const sent = await quietGateway(gateway.home.sessions, user.sent);
+    assert.equal(
+      sent.map(({ type, text }) => ({ type, text })),
+      [{ type: 'interactive', text: 'echo: **hello** there' }],
+    );
+    const messageId = (event.event as { message: { message_id: string } }).message.message_id;
+    await gateway.waitUntil(() => feishu.reactions.some((r) => r.messageId === messageId));
+    assert.equal(
+      feishu.reactions.filter((r) => r.messageId === messageId),
+      [{ messageId, emoji: 'THUMBSUP' }],
+    );
+  },
+);
 
-feishu('an event is acknowledged once kept, and a redelivery of it gets no second reply', async ({ feishu, gateway }) => {
-  const user = feishu.user();
-  const first = user.say('only once');
-  await replies(user.sent, 1);
-  const acked = feishu.acked.length;
-  feishu.redeliver(first);
-  await gateway.waitUntil(() => feishu.acked.length > acked);
-  user.say('after the redelivery');
-  await replies(user.sent, 2);
-  assert.equal(texts(await quietGateway(gateway.home.sessions, user.sent)), ['echo: only once', 'echo: after the redelivery']);
-});
+feishu(
+  'an event is acknowledged once kept, and a redelivery of it gets no second reply',
+  async ({ feishu, gateway }) => {
+    const user = feishu.user();
+    const first = user.say('only once');
+    await replies(user.sent, 1);
+    const acked = feishu.acked.length;
+    feishu.redeliver(first);
+    await gateway.waitUntil(() => feishu.acked.length > acked);
+    user.say('after the redelivery');
+    await replies(user.sent, 2);
+    assert.equal(texts(await quietGateway(gateway.home.sessions, user.sent)), [
+      'echo: only once',
+      'echo: after the redelivery',
+    ]);
+  },
+);
 
-feishu('with mention_only the bot answers an @-mention of it in a group, without the placeholder, not other talk', async (context) => {
-  const { feishu, gateway } = context;
-  const inGroup = (): FeishuSent[] => feishu.sent.filter((m) => m.chatId === 'oc_group1');
-  feishu.group('oc_group1', 'just chatting', false);
-  feishu.group('oc_group1', 'status please', true);
-  await replies(inGroup, 1);
-  assert.equal(texts(await quietGateway(gateway.home.sessions, inGroup)), ['echo: status please']);
-});
+feishu(
+  'with mention_only the bot answers an @-mention of it in a group, without the placeholder, not other talk',
+  async (context) => {
+    const { feishu, gateway } = context;
+    const inGroup = (): FeishuSent[] => feishu.sent.filter((m) => m.chatId === 'oc_group1');
+    feishu.group('oc_group1', 'just chatting', false);
+    feishu.group('oc_group1', 'status please', true);
+    await replies(inGroup, 1);
+    assert.equal(texts(await quietGateway(gateway.home.sessions, inGroup)), ['echo: status please']);
+  },
+);
 
 feishu('a card Feishu refuses goes again as plain text', async ({ feishu }) => {
   feishu.refuseCards = true;
@@ -113,25 +148,34 @@ feishu('a voice message is downloaded from the message resource and transcribed'
 feishu('a refused App Secret fails that channel saying so', async ({ gateway }) => {
   await gateway.waitUntil((body) => body.channels.some((c) => c.name === 'feishu_wrong' && c.state === 'failed'));
   const ready = await gateway.ready();
-  assert.match(ready.body.channels.find((c) => c.name === 'feishu_wrong')?.reason ?? '', /Feishu bot info: 10014 app secret invalid/);
+  assert.match(
+    ready.body.channels.find((c) => c.name === 'feishu_wrong')?.reason ?? '',
+    /Feishu bot info: 10014 app secret invalid/,
+  );
   assert.is(ready.body.channels.find((c) => c.name === 'feishu')?.state, 'connected');
 });
 
-feishu('after Feishu drops the long connection the channel opens a new one and answers', async ({ feishu, gateway }) => {
-  const before = feishu.connections();
-  feishu.drop();
-  await gateway.waitUntil(() => feishu.connections() > before, 30_000);
-  await gateway.waitUntil((body) => body.channels.find((c) => c.name === 'feishu')?.state === 'connected');
-  const user = feishu.user();
-  user.say('are you back');
-  const [reply] = await replies(user.sent, 1);
-  assert.is(reply!.text, 'echo: are you back');
-  assert.is(feishu.connections() - before, 1, 'one new connection, no reconnect storm');
-});
+feishu(
+  'after Feishu drops the long connection the channel opens a new one and answers',
+  async ({ feishu, gateway }) => {
+    const before = feishu.connections();
+    feishu.drop();
+    await gateway.waitUntil(() => feishu.connections() > before, 30_000);
+    await gateway.waitUntil((body) => body.channels.find((c) => c.name === 'feishu')?.state === 'connected');
+    const user = feishu.user();
+    user.say('are you back');
+    const [reply] = await replies(user.sent, 1);
+    assert.is(reply!.text, 'echo: are you back');
+    assert.is(feishu.connections() - before, 1, 'one new connection, no reconnect storm');
+  },
+);
 
 feishu('the App Secret and Encrypt Key never reach a log', async ({ feishu, gateway }) => {
   const logs = join(gateway.home.home, 'logs');
-  const written = readdirSync(logs).map((f) => readFileSync(join(logs, f), 'utf8')).join('\n') + gateway.stderr();
+  const written =
+    readdirSync(logs)
+      .map((f) => readFileSync(join(logs, f), 'utf8'))
+      .join('\n') + gateway.stderr();
   assert.ok(written.includes('feishu'));
   assert.not.ok(written.includes(feishu.appSecret));
   assert.not.ok(written.includes(ENCRYPT_KEY));

@@ -46,7 +46,8 @@ export class OneBotEmulator {
     });
     emulator.server.on('upgrade', (req, socket, head) => {
       if (emulator.refusing) return socket.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
-      if (req.headers.authorization !== `Bearer ${emulator.accessToken}`) return socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
+      if (req.headers.authorization !== `Bearer ${emulator.accessToken}`)
+        return socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
       emulator.wss.handleUpgrade(req, socket, head, (ws) => emulator.accept(ws));
     });
     await new Promise<void>((resolve) => emulator.server.listen(0, '127.0.0.1', resolve));
@@ -67,15 +68,35 @@ export class OneBotEmulator {
   }
 
   /** A new QQ user, with helpers to talk to the bot privately. */
-  user(nickname = 'user'): { id: number; say(text: string): Said; sendVoice(bytes: Buffer): Said; sent(): BotMessage[] } {
+  user(nickname = 'user'): {
+    id: number;
+    say(text: string): Said;
+    sendVoice(bytes: Buffer): Said;
+    sent(): BotMessage[];
+  } {
     const id = this.nextUser++;
     return {
       id,
-      say: (text) => this.post({ message_type: 'private', sub_type: 'friend', user_id: id, message: [{ type: 'text', data: { text } }], raw_message: text, sender: { user_id: id, nickname } }),
+      say: (text) =>
+        this.post({
+          message_type: 'private',
+          sub_type: 'friend',
+          user_id: id,
+          message: [{ type: 'text', data: { text } }],
+          raw_message: text,
+          sender: { user_id: id, nickname },
+        }),
       sendVoice: (bytes) => {
         const path = `/files/${randomBytes(6).toString('hex')}.amr`;
         this.files.set(path, bytes);
-        return this.post({ message_type: 'private', sub_type: 'friend', user_id: id, message: [{ type: 'record', data: { file: path.slice(7), url: `http://127.0.0.1:${this.port}${path}` } }], raw_message: '', sender: { user_id: id, nickname } });
+        return this.post({
+          message_type: 'private',
+          sub_type: 'friend',
+          user_id: id,
+          message: [{ type: 'record', data: { file: path.slice(7), url: `http://127.0.0.1:${this.port}${path}` } }],
+          raw_message: '',
+          sender: { user_id: id, nickname },
+        });
       },
       sent: () => this.sent.filter((m) => m.target === `private:${id}`),
     };
@@ -84,7 +105,15 @@ export class OneBotEmulator {
   /** A message in a group: `segments` as the implementation posts them, or a CQ-coded string. */
   inGroup(groupId: number, userId: number, message: unknown): Said {
     const raw = typeof message === 'string' ? message : '';
-    return this.post({ message_type: 'group', sub_type: 'normal', group_id: groupId, user_id: userId, message, raw_message: raw, sender: { user_id: userId, nickname: 'member', card: '' } });
+    return this.post({
+      message_type: 'group',
+      sub_type: 'normal',
+      group_id: groupId,
+      user_id: userId,
+      message,
+      raw_message: raw,
+      sender: { user_id: userId, nickname: 'member', card: '' },
+    });
   }
 
   sentTo(target: string): BotMessage[] {
@@ -125,7 +154,14 @@ export class OneBotEmulator {
 
   private post(fields: Record<string, unknown>): Said {
     const id = this.nextMessage++;
-    const event = { time: Math.floor(Date.now() / 1000), self_id: this.selfId, post_type: 'message', message_id: id, font: 0, ...fields };
+    const event = {
+      time: Math.floor(Date.now() / 1000),
+      self_id: this.selfId,
+      post_type: 'message',
+      message_id: id,
+      font: 0,
+      ...fields,
+    };
     for (const socket of this.sockets) socket.send(JSON.stringify(event));
     return { id };
   }
@@ -134,12 +170,22 @@ export class OneBotEmulator {
     this.connected++;
     this.sockets.add(socket);
     socket.on('close', () => this.sockets.delete(socket));
-    socket.send(JSON.stringify({ time: Math.floor(Date.now() / 1000), self_id: this.selfId, post_type: 'meta_event', meta_event_type: 'lifecycle', sub_type: 'connect' }));
+    socket.send(
+      JSON.stringify({
+        time: Math.floor(Date.now() / 1000),
+        self_id: this.selfId,
+        post_type: 'meta_event',
+        meta_event_type: 'lifecycle',
+        sub_type: 'connect',
+      }),
+    );
     socket.on('message', (raw) => {
       const call = JSON.parse(raw.toString()) as { action: string; params: Record<string, unknown>; echo?: string };
       this.actions.push(call.action);
       const answer = (data: unknown, status = 'ok', retcode = 0, wording?: string): void => {
-        socket.send(JSON.stringify({ status, retcode, data, ...(wording ? { msg: wording, wording } : {}), echo: call.echo }));
+        socket.send(
+          JSON.stringify({ status, retcode, data, ...(wording ? { msg: wording, wording } : {}), echo: call.echo }),
+        );
       };
       switch (call.action) {
         case 'get_login_info':
@@ -149,9 +195,15 @@ export class OneBotEmulator {
           const failure = this.failures.shift();
           if (failure) return answer(null, 'failed', failure.retcode, failure.wording);
           const segments = call.params.message as BotMessage['segments'];
-          const target = call.action === 'send_group_msg' ? `group:${String(call.params.group_id)}` : `private:${String(call.params.user_id)}`;
+          const target =
+            call.action === 'send_group_msg'
+              ? `group:${String(call.params.group_id)}`
+              : `private:${String(call.params.user_id)}`;
           const id = this.nextMessage++;
-          const text = segments.filter((s) => s.type === 'text').map((s) => String(s.data.text)).join('');
+          const text = segments
+            .filter((s) => s.type === 'text')
+            .map((s) => String(s.data.text))
+            .join('');
           this.sent.push({ id, target, text, segments, at: Date.now() });
           if (this.hold?.on) return void this.hold.answers.push(() => answer({ message_id: id }));
           return answer({ message_id: id });

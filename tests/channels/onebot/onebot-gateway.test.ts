@@ -22,7 +22,8 @@ const texts = (messages: BotMessage[]): string[] => messages.map((m) => m.text);
 async function replies(read: () => BotMessage[], count: number, timeoutMs = 60_000): Promise<BotMessage[]> {
   const deadline = Date.now() + timeoutMs;
   while (read().length < count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} messages from the bot, got ${JSON.stringify(texts(read()))}`);
+    if (Date.now() > deadline)
+      throw new Error(`expected ${count} messages from the bot, got ${JSON.stringify(texts(read()))}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return read();
@@ -47,7 +48,11 @@ onebot.before(async (context) => {
         group_trigger: { prefixes: ['/ask'] },
         settings: { ws_url: context.onebot.url, access_token: context.onebot.accessToken, reconnect_interval: 1 },
       },
-      onebot_wrong: { enabled: true, type: 'onebot', settings: { ws_url: context.onebot.url, access_token: 'not-the-token' } },
+      onebot_wrong: {
+        enabled: true,
+        type: 'onebot',
+        settings: { ws_url: context.onebot.url, access_token: 'not-the-token' },
+      },
     },
   });
 });
@@ -67,15 +72,18 @@ onebot('a private message gets exactly one reply, as a text segment to that user
   assert.equal(texts(await quietGateway(gateway.home.sessions, alice.sent)), ['echo: hello there']);
 });
 
-onebot('in a group only messages with the peer\'s trigger prefix or an @ of the bot are answered, in the group', async ({ onebot, gateway }) => {
-  const member = onebot.user('carol');
-  onebot.inGroup(GROUP, member.id, [{ type: 'text', data: { text: 'just chatting' } }]);
-  onebot.inGroup(GROUP, member.id, [{ type: 'text', data: { text: '/ask what time is it' } }]);
-  onebot.inGroup(GROUP, member.id, `[CQ:at,qq=${onebot.selfId}] are you there &#91;1&#93;`);
-  await replies(() => onebot.sentTo(`group:${GROUP}`), 2);
-  const answered = texts(await quietGateway(gateway.home.sessions, () => onebot.sentTo(`group:${GROUP}`))).sort();
-  assert.equal(answered, ['echo: are you there [1]', 'echo: what time is it']);
-});
+onebot(
+  "in a group only messages with the peer's trigger prefix or an @ of the bot are answered, in the group",
+  async ({ onebot, gateway }) => {
+    const member = onebot.user('carol');
+    onebot.inGroup(GROUP, member.id, [{ type: 'text', data: { text: 'just chatting' } }]);
+    onebot.inGroup(GROUP, member.id, [{ type: 'text', data: { text: '/ask what time is it' } }]);
+    onebot.inGroup(GROUP, member.id, `[CQ:at,qq=${onebot.selfId}] are you there &#91;1&#93;`);
+    await replies(() => onebot.sentTo(`group:${GROUP}`), 2);
+    const answered = texts(await quietGateway(gateway.home.sessions, () => onebot.sentTo(`group:${GROUP}`))).sort();
+    assert.equal(answered, ['echo: are you there [1]', 'echo: what time is it']);
+  },
+);
 
 onebot('a voice message is fetched from its URL and transcribed before the turn', async ({ onebot }) => {
   const dave = onebot.user('dave');
@@ -84,40 +92,52 @@ onebot('a voice message is fetched from its URL and transcribed before the turn'
   assert.is(reply!.text, `echo: [voice message] ${TRANSCRIPT}`);
 });
 
-onebot(`a long reply is split at ${ONEBOT_MAX_LENGTH} characters into as many messages`, async ({ onebot, gateway }) => {
-  const erin = onebot.user('erin');
-  erin.say('LONG please');
-  const expected = splitMessage(LONG_REPLY, ONEBOT_MAX_LENGTH);
-  await replies(erin.sent, expected.length);
-  const parts = texts(await quietGateway(gateway.home.sessions, erin.sent));
-  assert.is(parts.length, expected.length);
-  assert.ok(parts.every((part) => part.length <= ONEBOT_MAX_LENGTH));
-});
+onebot(
+  `a long reply is split at ${ONEBOT_MAX_LENGTH} characters into as many messages`,
+  async ({ onebot, gateway }) => {
+    const erin = onebot.user('erin');
+    erin.say('LONG please');
+    const expected = splitMessage(LONG_REPLY, ONEBOT_MAX_LENGTH);
+    await replies(erin.sent, expected.length);
+    const parts = texts(await quietGateway(gateway.home.sessions, erin.sent));
+    assert.is(parts.length, expected.length);
+    assert.ok(parts.every((part) => part.length <= ONEBOT_MAX_LENGTH));
+  },
+);
 
-onebot('a refused access token fails that channel with the reason, and the other one keeps answering', async ({ gateway }) => {
-  // It is retried after a backoff: read it while it is down.
-  await gateway.waitUntil((body) => body.channels.some((c) => c.name === 'onebot_wrong' && c.state === 'failed'));
-  const ready = await gateway.ready();
-  const wrong = ready.body.channels.find((c) => c.name === 'onebot_wrong');
-  assert.is(wrong?.state, 'failed');
-  assert.match(wrong?.reason ?? '', /the OneBot implementation refused the access token \(HTTP 401\)/);
-  assert.is(ready.body.channels.find((c) => c.name === 'onebot')?.state, 'connected');
-});
+onebot(
+  'a refused access token fails that channel with the reason, and the other one keeps answering',
+  async ({ gateway }) => {
+    // It is retried after a backoff: read it while it is down.
+    await gateway.waitUntil((body) => body.channels.some((c) => c.name === 'onebot_wrong' && c.state === 'failed'));
+    const ready = await gateway.ready();
+    const wrong = ready.body.channels.find((c) => c.name === 'onebot_wrong');
+    assert.is(wrong?.state, 'failed');
+    assert.match(wrong?.reason ?? '', /the OneBot implementation refused the access token \(HTTP 401\)/);
+    assert.is(ready.body.channels.find((c) => c.name === 'onebot')?.state, 'connected');
+  },
+);
 
-onebot('after the implementation drops the connection it reconnects, with backoff, and answers again', async ({ onebot, gateway }) => {
-  const before = onebot.connections();
-  await onebot.outage(1500);
-  await gateway.waitUntil((body) => body.channels.find((c) => c.name === 'onebot')?.state === 'connected', 30_000);
-  const frank = onebot.user('frank');
-  frank.say('are you back');
-  await replies(frank.sent, 1);
-  const attempts = onebot.connections() - before;
-  assert.ok(attempts >= 1 && attempts <= 3, `${attempts} connections after a 1.5 s outage with a 1 s first wait`);
-});
+onebot(
+  'after the implementation drops the connection it reconnects, with backoff, and answers again',
+  async ({ onebot, gateway }) => {
+    const before = onebot.connections();
+    await onebot.outage(1500);
+    await gateway.waitUntil((body) => body.channels.find((c) => c.name === 'onebot')?.state === 'connected', 30_000);
+    const frank = onebot.user('frank');
+    frank.say('are you back');
+    await replies(frank.sent, 1);
+    const attempts = onebot.connections() - before;
+    assert.ok(attempts >= 1 && attempts <= 3, `${attempts} connections after a 1.5 s outage with a 1 s first wait`);
+  },
+);
 
 onebot('the access token never reaches a log', async ({ onebot, gateway }) => {
   const logs = join(gateway.home.home, 'logs');
-  const written = readdirSync(logs).map((f) => readFileSync(join(logs, f), 'utf8')).join('\n') + gateway.stderr();
+  const written =
+    readdirSync(logs)
+      .map((f) => readFileSync(join(logs, f), 'utf8'))
+      .join('\n') + gateway.stderr();
   assert.ok(written.includes('onebot'), 'the logs are about the channel');
   assert.not.ok(written.includes(onebot.accessToken));
 });

@@ -60,12 +60,22 @@ export class QqEmulator {
     const openid = hex(16);
     return {
       openid,
-      say: (text) => this.dispatch('C2C_MESSAGE_CREATE', { author: { id: openid, user_openid: openid }, content: text }),
+      say: (text) =>
+        this.dispatch('C2C_MESSAGE_CREATE', { author: { id: openid, user_openid: openid }, content: text }),
       sendVoice: (bytes) => {
         const path = `/files/${hex(6)}.wav`;
         this.files.set(path, bytes);
-        const attachment = { content_type: 'voice', filename: 'voice.silk', url: `${this.url}/files/other.silk`, voice_wav_url: `${this.url}${path}` };
-        return this.dispatch('C2C_MESSAGE_CREATE', { author: { id: openid, user_openid: openid }, content: '', attachments: [attachment] });
+        const attachment = {
+          content_type: 'voice',
+          filename: 'voice.silk',
+          url: `${this.url}/files/other.silk`,
+          voice_wav_url: `${this.url}${path}`,
+        };
+        return this.dispatch('C2C_MESSAGE_CREATE', {
+          author: { id: openid, user_openid: openid },
+          content: '',
+          attachments: [attachment],
+        });
       },
       sent: () => this.sent.filter((m) => m.target === `c2c:${openid}`),
     };
@@ -73,12 +83,22 @@ export class QqEmulator {
 
   /** A group @-message from `member` (QQ strips nothing: the text follows the mention). */
   groupAt(group: string, member: string, text: string): string {
-    return this.dispatch('GROUP_AT_MESSAGE_CREATE', { author: { id: member, member_openid: member }, content: ` ${text}`, group_openid: group });
+    return this.dispatch('GROUP_AT_MESSAGE_CREATE', {
+      author: { id: member, member_openid: member },
+      content: ` ${text}`,
+      group_openid: group,
+    });
   }
 
   /** A guild channel @-message. */
   channelAt(guild: string, channel: string, user: string, text: string): string {
-    return this.dispatch('AT_MESSAGE_CREATE', { author: { id: user, username: 'guilduser', bot: false }, content: `<@!bot${this.appId}> ${text}`, channel_id: channel, guild_id: guild, mentions: [{ id: `bot${this.appId}`, bot: true }] });
+    return this.dispatch('AT_MESSAGE_CREATE', {
+      author: { id: user, username: 'guilduser', bot: false },
+      content: `<@!bot${this.appId}> ${text}`,
+      channel_id: channel,
+      guild_id: guild,
+      mentions: [{ id: `bot${this.appId}`, bot: true }],
+    });
   }
 
   sentTo(target: string): QqSent[] {
@@ -98,7 +118,13 @@ export class QqEmulator {
 
   private dispatch(type: string, fields: Record<string, unknown>): string {
     const id = `ROBOT1.0_${hex(12)}`;
-    const frame = { op: 0, s: ++this.seq, t: type, id: `${type}:${hex(8)}`, d: { id, timestamp: new Date().toISOString(), ...fields } };
+    const frame = {
+      op: 0,
+      s: ++this.seq,
+      t: type,
+      id: `${type}:${hex(8)}`,
+      d: { id, timestamp: new Date().toISOString(), ...fields },
+    };
     for (const socket of this.sessions) socket.send(JSON.stringify(frame));
     return id;
   }
@@ -114,7 +140,19 @@ export class QqEmulator {
       this.connected++;
       this.sessions.add(socket);
       socket.on('close', () => this.sessions.delete(socket));
-      socket.send(JSON.stringify({ op: 0, s: ++this.seq, t: 'READY', d: { version: 1, session_id: hex(8), user: { id: `bot${this.appId}`, username: 'tern-bot', bot: true }, shard: [0, 1] } }));
+      socket.send(
+        JSON.stringify({
+          op: 0,
+          s: ++this.seq,
+          t: 'READY',
+          d: {
+            version: 1,
+            session_id: hex(8),
+            user: { id: `bot${this.appId}`, username: 'tern-bot', bot: true },
+            shard: [0, 1],
+          },
+        }),
+      );
     });
   }
 
@@ -122,20 +160,25 @@ export class QqEmulator {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
-    const json = (status: number, value: unknown): void => void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+    const json = (status: number, value: unknown): void =>
+      void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
     const path = (req.url ?? '').split('?')[0] ?? '';
     const file = this.files.get(path);
     if (file) return void res.writeHead(200, { 'content-type': 'audio/wav' }).end(file);
     if (req.method === 'POST' && path === '/app/getAppAccessToken') {
-      if (body.appId !== this.appId || body.clientSecret !== this.appSecret) return json(200, { code: 100016, message: 'invalid appid or secret' });
+      if (body.appId !== this.appId || body.clientSecret !== this.appSecret)
+        return json(200, { code: 100016, message: 'invalid appid or secret' });
       const token = `qqtoken${hex(12)}`;
       this.tokens.add(token);
       return json(200, { access_token: token, expires_in: '7200' });
     }
     const auth = String(req.headers.authorization ?? '');
-    if (!this.tokens.has(auth.replace(/^QQBot /, '')) || req.headers['x-union-appid'] !== this.appId) return json(401, { code: 11244, message: 'token not exist or expire' });
-    if (req.method === 'GET' && path === '/gateway') return json(200, { url: `${this.url.replace('http', 'ws')}/websocket` });
-    if (req.method === 'GET' && path === '/users/@me') return json(200, { id: `bot${this.appId}`, username: 'tern-bot', avatar: '' });
+    if (!this.tokens.has(auth.replace(/^QQBot /, '')) || req.headers['x-union-appid'] !== this.appId)
+      return json(401, { code: 11244, message: 'token not exist or expire' });
+    if (req.method === 'GET' && path === '/gateway')
+      return json(200, { url: `${this.url.replace('http', 'ws')}/websocket` });
+    if (req.method === 'GET' && path === '/users/@me')
+      return json(200, { id: `bot${this.appId}`, username: 'tern-bot', avatar: '' });
     const target = /^\/(?:v2\/(users|groups)|(channels))\/([^/]+)\/(messages|files)$/.exec(path);
     if (req.method === 'POST' && target) {
       const kind = target[2] ? 'channel' : target[1] === 'users' ? 'c2c' : 'group';

@@ -65,14 +65,25 @@ export class WeComEmulator {
   }
 
   /** A colleague in a one-to-one chat with the bot. */
-  user(): { userId: string; say(text: string): Record<string, unknown>; speak(transcript: string): void;
-    streams(): WeComStream[]; pushes(): WeComPush[]; } {
+  user(): {
+    userId: string;
+    say(text: string): Record<string, unknown>;
+    speak(transcript: string): void;
+    streams(): WeComStream[];
+    pushes(): WeComPush[];
+  } {
     const userId = `user${hex(4)}`;
     return {
       userId,
-      say: (text) => this.deliver({ chattype: 'single', from: { userid: userId }, msgtype: 'text', text: { content: text } }),
-      speak: (transcript) => void this.deliver({ chattype: 'single', from: { userid: userId }, msgtype: 'voice',
-        voice: { content: transcript } }),
+      say: (text) =>
+        this.deliver({ chattype: 'single', from: { userid: userId }, msgtype: 'text', text: { content: text } }),
+      speak: (transcript) =>
+        void this.deliver({
+          chattype: 'single',
+          from: { userid: userId },
+          msgtype: 'voice',
+          voice: { content: transcript },
+        }),
       streams: () => this.streams.filter((s) => s.chat === userId),
       pushes: () => this.pushes.filter((p) => p.chatId === userId),
     };
@@ -80,8 +91,13 @@ export class WeComEmulator {
 
   /** An @-message to the bot in a group: WeCom puts the mention first. */
   groupAt(chatId: string, text: string): void {
-    this.deliver({ chatid: chatId, chattype: 'group', from: { userid: `user${hex(4)}` }, msgtype: 'text',
-      text: { content: `@Tern ${text}` } });
+    this.deliver({
+      chatid: chatId,
+      chattype: 'group',
+      from: { userid: `user${hex(4)}` },
+      msgtype: 'text',
+      text: { content: `@Tern ${text}` },
+    });
   }
 
   /** Sends a message again, as WeCom does when it is unsure it arrived. */
@@ -100,8 +116,13 @@ export class WeComEmulator {
   }
 
   private deliver(fields: Record<string, unknown>): Record<string, unknown> {
-    const body = { msgid: hex(16), aibotid: this.botId, create_time: Math.floor(Date.now() / 1000),
-      response_url: `https://qyapi.weixin.qq.com/cgi-bin/aibot/response?response_code=${hex(12)}`, ...fields };
+    const body = {
+      msgid: hex(16),
+      aibotid: this.botId,
+      create_time: Math.floor(Date.now() / 1000),
+      response_url: `https://qyapi.weixin.qq.com/cgi-bin/aibot/response?response_code=${hex(12)}`,
+      ...fields,
+    };
     this.push(body);
     return body;
   }
@@ -109,7 +130,8 @@ export class WeComEmulator {
   private push(body: Record<string, unknown>): void {
     const reqId = hex(12);
     this.callbacks.set(reqId, String(body.chatid ?? (body.from as { userid: string }).userid));
-    for (const socket of this.sockets) socket.send(JSON.stringify({ cmd: 'aibot_msg_callback', headers: { req_id: reqId }, body }));
+    for (const socket of this.sockets)
+      socket.send(JSON.stringify({ cmd: 'aibot_msg_callback', headers: { req_id: reqId }, body }));
   }
 
   private accept(socket: WebSocket): void {

@@ -26,7 +26,7 @@ async function until<T>(read: () => T[], count: number, timeoutMs = 60_000): Pro
 
 const finished = (streams: () => WeComStream[]) => (): WeComStream[] => streams().filter((s) => s.finished);
 
-const wecom = suite<Context>('tern gateway on a WeCom intelligent bot\'s long connection');
+const wecom = suite<Context>("tern gateway on a WeCom intelligent bot's long connection");
 
 wecom.before(async (context) => {
   context.model = await startGatewayModel();
@@ -39,11 +39,27 @@ wecom.before(async (context) => {
     model_list: [modelEntry(context.model.url)],
     heartbeat: { enabled: false },
     channel_list: {
-      wecom: { enabled: true, type: 'wecom', allow_from: [], settings: { bot_id: botId, secret, websocket_url: url,
-        restart_backoff_ms: 200 } },
-      wecom_plain: { enabled: true, type: 'wecom', settings: { bot_id: context.plain.botId, secret: context.plain.secret,
-        websocket_url: context.plain.url, send_thinking_message: false } },
-      wecom_wrong: { enabled: true, type: 'wecom', settings: { bot_id: botId, secret: 'not-the-secret', websocket_url: url } },
+      wecom: {
+        enabled: true,
+        type: 'wecom',
+        allow_from: [],
+        settings: { bot_id: botId, secret, websocket_url: url, restart_backoff_ms: 200 },
+      },
+      wecom_plain: {
+        enabled: true,
+        type: 'wecom',
+        settings: {
+          bot_id: context.plain.botId,
+          secret: context.plain.secret,
+          websocket_url: context.plain.url,
+          send_thinking_message: false,
+        },
+      },
+      wecom_wrong: {
+        enabled: true,
+        type: 'wecom',
+        settings: { bot_id: botId, secret: 'not-the-secret', websocket_url: url },
+      },
     },
   });
 });
@@ -61,17 +77,22 @@ wecom('a message gets "Thinking…" at once, then the answer finishes that same 
   user.say('**hello** there');
   await until(finished(user.streams), 1);
   const streams = await quietGateway(gateway.home.sessions, user.streams);
-  assert.equal(streams.map(({ contents, finished }) => ({ contents, finished })),
-    [{ contents: ['Thinking…', 'echo: **hello** there'], finished: true }]);
+  assert.equal(
+    streams.map(({ contents, finished }) => ({ contents, finished })),
+    [{ contents: ['Thinking…', 'echo: **hello** there'], finished: true }],
+  );
   assert.equal(user.pushes(), []);
 });
 
-wecom('with send_thinking_message false the answer is the stream\'s only content', async ({ plain, gateway }) => {
+wecom("with send_thinking_message false the answer is the stream's only content", async ({ plain, gateway }) => {
   const user = plain.user();
   user.say('no thinking');
   await until(finished(user.streams), 1);
   const streams = await quietGateway(gateway.home.sessions, user.streams);
-  assert.equal(streams.map((s) => s.contents), [['echo: no thinking']]);
+  assert.equal(
+    streams.map((s) => s.contents),
+    [['echo: no thinking']],
+  );
 });
 
 wecom('a redelivered message gets no second answer', async ({ wecom, gateway }) => {
@@ -82,7 +103,10 @@ wecom('a redelivered message gets no second answer', async ({ wecom, gateway }) 
   user.say('after the redelivery');
   await until(finished(user.streams), 2);
   const streams = await quietGateway(gateway.home.sessions, user.streams);
-  assert.equal(streams.map((s) => s.contents.at(-1)), ['echo: only once', 'echo: after the redelivery']);
+  assert.equal(
+    streams.map((s) => s.contents.at(-1)),
+    ['echo: only once', 'echo: after the redelivery'],
+  );
 });
 
 wecom('a group @-message is answered in the group without the mention', async ({ wecom, gateway }) => {
@@ -90,7 +114,10 @@ wecom('a group @-message is answered in the group without the mention', async ({
   wecom.groupAt('wrgroup1', 'status please');
   await until(() => inGroup().filter((s) => s.finished), 1);
   const streams = await quietGateway(gateway.home.sessions, inGroup);
-  assert.equal(streams.map((s) => s.contents.at(-1)), ['echo: status please']);
+  assert.equal(
+    streams.map((s) => s.contents.at(-1)),
+    ['echo: status please'],
+  );
 });
 
 wecom('a voice message comes transcribed by WeCom and is answered as such', async ({ wecom }) => {
@@ -112,8 +139,10 @@ wecom('when WeCom no longer takes the reply in place, the answer is pushed to th
 wecom('a refused secret fails that channel saying so', async ({ gateway }) => {
   await gateway.waitUntil((body) => body.channels.some((c) => c.name === 'wecom_wrong' && c.state === 'failed'));
   const ready = await gateway.ready();
-  assert.match(ready.body.channels.find((c) => c.name === 'wecom_wrong')?.reason ?? '',
-    /WeCom refused the connection \(Authentication failed: invalid credential \(code: 40001\)\)/);
+  assert.match(
+    ready.body.channels.find((c) => c.name === 'wecom_wrong')?.reason ?? '',
+    /WeCom refused the connection \(Authentication failed: invalid credential \(code: 40001\)\)/,
+  );
   assert.is(ready.body.channels.find((c) => c.name === 'wecom')?.state, 'connected');
 });
 
@@ -131,7 +160,10 @@ wecom('after WeCom drops the connection the channel subscribes again and answers
 
 wecom('the secret never reaches a log', async ({ wecom, gateway }) => {
   const logs = join(gateway.home.home, 'logs');
-  const written = readdirSync(logs).map((f) => readFileSync(join(logs, f), 'utf8')).join('\n') + gateway.stderr();
+  const written =
+    readdirSync(logs)
+      .map((f) => readFileSync(join(logs, f), 'utf8'))
+      .join('\n') + gateway.stderr();
   assert.ok(written.includes('wecom'));
   assert.not.ok(written.includes(wecom.secret));
 });
