@@ -1,6 +1,14 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { generateReqId, WSClient, type WsFrame } from '@wecom/aibot-node-sdk';
 import { CHAT_COMMANDS } from '../command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks } from '../channel.js';
+import {
+  ChannelError,
+  type Channel,
+  type ChannelCapabilities,
+  type ChannelHooks,
+  type OutboundFile,
+} from '../channel.js';
 import { fromWeComMessage, wecomMessageSchema } from './events.js';
 
 export interface WeComOptions {
@@ -116,13 +124,36 @@ export class WeComChannel implements Channel {
       });
       return streamId;
     }
-    const at = replyTo.indexOf(':');
-    const [kind, chatId] = [replyTo.slice(0, at), replyTo.slice(at + 1)];
     // `chat_type` (1 a one-to-one chat, 2 a group) tells WeCom what the id names; the SDK's type leaves it out.
-    const body = { msgtype: 'markdown', markdown: { content: text }, chat_type: kind === 'group' ? 2 : 1 } as const;
-    const sent = await client.sendMessage(chatId, body).catch((error: unknown) => {
+    const chatType = replyTo.startsWith('group:') ? 2 : 1;
+    const body = { msgtype: 'markdown', markdown: { content: text }, chat_type: chatType } as const;
+    const sent = await client.sendMessage(this.chatOf(replyTo), body).catch((error: unknown) => {
       throw refused('push', error);
     });
+    return sent.headers.req_id;
+  }
+
+  /**
+   * The file uploaded over the long connection (in chunks), then pushed to the chat after its caption: images and
+   * videos as such, anything else as a file (WeCom plays only AMR recordings as voice).
+   */
+  async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
+    const client = this.connected();
+    const bytes = await readFile(file.path).catch((error: Error) => {
+      throw new ChannelError('platform', `cannot read ${basename(file.path)} to send it (${error.message})`);
+    });
+    const type = file.kind === 'image' || file.kind === 'video' ? file.kind : 'file';
+    const uploaded = await client
+      .uploadMedia(bytes, { type, filename: basename(file.path) })
+      .catch((error: unknown) => {
+        throw refused('upload', error);
+      });
+    if (file.caption) await this.send(replyTo, file.caption);
+    const sent = await client
+      .sendMediaMessage(this.chatOf(replyTo), type, uploaded.media_id)
+      .catch((error: unknown) => {
+        throw refused('file', error);
+      });
     return sent.headers.req_id;
   }
 
@@ -162,6 +193,11 @@ export class WeComChannel implements Channel {
       });
     }
     await hooks.onMessage(message);
+  }
+
+  /** The user or group id of a reply target (`single:<userid>`, `group:<chatid>`). */
+  private chatOf(replyTo: string): string {
+    return replyTo.slice(replyTo.indexOf(':') + 1);
   }
 
   private connected(): WSClient {

@@ -1,8 +1,9 @@
 // A loopback WeCom long connection for intelligent bots, as @wecom/aibot-node-sdk speaks it: JSON frames over one
 // WebSocket. `aibot_subscribe` (bot_id + secret) answered by an ack with `errcode`; `ping` acks; messages pushed as
 // `aibot_msg_callback`; replies as `aibot_respond_msg` streams on a callback's req_id (`finish` closes one) and
-// pushes as `aibot_send_msg`, each acknowledged on its req_id.
-import { randomBytes } from 'node:crypto';
+// pushes as `aibot_send_msg`, media uploaded in chunks (`aibot_upload_media_init`, `_chunk`, `_finish`), each
+// acknowledged on its req_id.
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -22,7 +23,18 @@ export interface WeComStream {
 export interface WeComPush {
   chatId: string;
   chatType: unknown;
+  /** A Markdown push's text. */
   content: string;
+  /** A media push's file: its type, the name it was uploaded under, its bytes. */
+  media?: { type: string; filename: string; bytes: Buffer };
+}
+
+interface Upload {
+  type: string;
+  filename: string;
+  totalChunks: number;
+  md5: string;
+  chunks: Buffer[];
 }
 
 interface Frame {
@@ -41,6 +53,9 @@ export class WeComEmulator {
   private server!: Server;
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly sockets = new Set<WebSocket>();
+  private readonly uploads = new Map<string, Upload>();
+  /** Uploaded media by media_id. */
+  private readonly media = new Map<string, { type: string; filename: string; bytes: Buffer }>();
   /** Callback req_id → the chat it came from. */
   private readonly callbacks = new Map<string, string>();
   private subscribed = 0;
@@ -136,8 +151,8 @@ export class WeComEmulator {
 
   private accept(socket: WebSocket): void {
     let authorized = false;
-    const ack = (reqId: string, errcode = 0, errmsg = 'ok'): void =>
-      socket.send(JSON.stringify({ headers: { req_id: reqId }, errcode, errmsg }));
+    const ack = (reqId: string, errcode = 0, errmsg = 'ok', answer?: Record<string, unknown>): void =>
+      socket.send(JSON.stringify({ headers: { req_id: reqId }, errcode, errmsg, ...(answer ? { body: answer } : {}) }));
     socket.on('close', () => this.sockets.delete(socket));
     socket.on('message', (raw) => {
       const frame = JSON.parse(raw.toString()) as Frame;
@@ -164,9 +179,44 @@ export class WeComEmulator {
         known.finished = stream.finish;
         return ack(reqId);
       }
+      if (frame.cmd === 'aibot_upload_media_init') {
+        const uploadId = hex(8);
+        const {
+          type,
+          filename,
+          total_chunks: totalChunks,
+          md5,
+        } = body as Record<string, string> & { total_chunks: number };
+        this.uploads.set(uploadId, { type, filename, totalChunks, md5, chunks: [] });
+        return ack(reqId, 0, 'ok', { upload_id: uploadId });
+      }
+      if (frame.cmd === 'aibot_upload_media_chunk') {
+        const upload = this.uploads.get(String(body.upload_id));
+        if (!upload) return ack(reqId, 40058, 'invalid upload_id');
+        upload.chunks[Number(body.chunk_index)] = Buffer.from(String(body.base64_data), 'base64');
+        return ack(reqId);
+      }
+      if (frame.cmd === 'aibot_upload_media_finish') {
+        const upload = this.uploads.get(String(body.upload_id));
+        const bytes = Buffer.concat(upload?.chunks ?? []);
+        if (!upload || createHash('md5').update(bytes).digest('hex') !== upload.md5)
+          return ack(reqId, 40058, 'bad upload');
+        const mediaId = `3${hex(20)}`;
+        this.media.set(mediaId, { type: upload.type, filename: upload.filename, bytes });
+        return ack(reqId, 0, 'ok', { type: upload.type, media_id: mediaId, created_at: String(Date.now()) });
+      }
       if (frame.cmd === 'aibot_send_msg') {
         const markdown = body.markdown as { content?: string } | undefined;
-        this.pushes.push({ chatId: String(body.chatid), chatType: body.chat_type, content: markdown?.content ?? '' });
+        const type = String(body.msgtype);
+        const mediaId = (body[type] as { media_id?: string } | undefined)?.media_id;
+        const media = mediaId ? this.media.get(mediaId) : undefined;
+        if (type !== 'markdown' && !media) return ack(reqId, 40007, 'invalid media_id');
+        this.pushes.push({
+          chatId: String(body.chatid),
+          chatType: body.chat_type,
+          content: markdown?.content ?? '',
+          ...(media ? { media } : {}),
+        });
         return ack(reqId);
       }
       return ack(reqId, 40009, `unknown cmd ${frame.cmd ?? ''}`);
