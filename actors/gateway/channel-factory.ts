@@ -13,7 +13,10 @@ const supervisionSchema = z.object({
 });
 
 export function supervisionOf(entry: ChannelEntry): z.infer<typeof supervisionSchema> {
-  const parsed = supervisionSchema.safeParse(entry.settings);
+  const { reconnect_interval: peer, restart_backoff_ms: own } = entry.settings as Record<string, unknown>;
+  // The peer runtime's `reconnect_interval` (OneBot, seconds) is the first wait before a restart.
+  const fromPeer = typeof peer === 'number' && own === undefined ? { restart_backoff_ms: peer * 1000 } : {};
+  const parsed = supervisionSchema.safeParse({ ...entry.settings, ...fromPeer });
   return parsed.success ? parsed.data : supervisionSchema.parse({});
 }
 
@@ -30,7 +33,9 @@ function refuseProxy(name: string, entry: ChannelEntry, library: string): void {
   throw new ChannelError('bad_settings', `channel_list.${name}.settings.proxy is not supported for this channel: ${library} makes its own connections (allowed: telegram channels)`);
 }
 
-export const SUPPORTED_KINDS = ['telegram', 'discord', 'slack', 'line', 'whatsapp'] as const;
+export const SUPPORTED_KINDS = [
+  'telegram', 'discord', 'slack', 'line', 'whatsapp', 'onebot', 'qq', 'dingtalk', 'feishu', 'wecom',
+] as const;
 
 /** A plain (not secret) text setting of the kinds whose fields the shared schema does not name. */
 function textSetting(entry: ChannelEntry, field: string): string | undefined {
@@ -126,6 +131,11 @@ export async function createChannel(name: string, entry: ChannelEntry, multiplie
     }
     case 'whatsapp':
       return whatsapp(name, entry);
+    case 'wecom': return (await import('../../adapters/channels/wecom/create.js')).createWeComChannel(name, entry);
+    case 'feishu': return (await import('../../adapters/channels/feishu/create.js')).createFeishuChannel(name, entry);
+    case 'dingtalk': return (await import('../../adapters/channels/dingtalk/create.js')).createDingTalkChannel(name, entry);
+    case 'qq': return (await import('../../adapters/channels/qq/create.js')).createQqChannel(name, entry);
+    case 'onebot': return (await import('../../adapters/channels/onebot/create.js')).createOneBotChannel(name, entry);
     default:
       throw new ChannelError('bad_settings', `channel_list.${name}.type "${kind}" is not supported by this gateway (supported: ${SUPPORTED_KINDS.join(', ')})`);
   }

@@ -1,4 +1,5 @@
 import type { CommandSpec } from '../command.js';
+import { CHANNEL_SETUP_OPTIONS } from '../onboard-channels.js';
 
 const json = { type: 'boolean', description: 'print JSON instead of text' } as const;
 /** `--cluster URL` of the commands that read the log (#27). */
@@ -62,6 +63,8 @@ export const commands: CommandSpec[] = [
       'onboard                  (on a terminal: asks each question)',
       'onboard --provider NAME [--api-key KEY] [--api-base URL] [--model ID] [--model-name NAME] [--no-test] [--json]',
       'onboard [--telegram-token T] [--discord-token T] [--slack-token T --slack-app-token T] [--owner ID] [--no-test] [--json]',
+      'onboard [--feishu-app-id ID --feishu-app-secret S [--feishu-lark]] [--dingtalk-client-id ID --dingtalk-client-secret S]',
+      'onboard [--wecom-bot-id ID --wecom-secret S] [--qq-app-id ID --qq-app-secret S] [--onebot-url URL [--onebot-token T]]',
     ],
     options: {
       provider: { type: 'string', value: 'NAME', description: 'a provider of the catalogue (openai, anthropic, gemini, …; local: ollama, lmstudio, vllm, litellm, custom)' },
@@ -74,6 +77,7 @@ export const commands: CommandSpec[] = [
       'slack-token': { type: 'string', value: 'TOKEN', description: 'add an enabled Slack channel: the bot token (xoxb-…)' },
       'slack-app-token': { type: 'string', value: 'TOKEN', description: 'and its app-level token for Socket Mode (xapp-…)' },
       owner: { type: 'string', value: 'ID', description: 'your own user id or @name on those channels (comma-separated for several): their allow_from' },
+      ...CHANNEL_SETUP_OPTIONS,
       'no-test': { type: 'boolean', description: 'do not try the model and the channels after saving' },
       json,
     },

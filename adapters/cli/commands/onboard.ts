@@ -11,6 +11,7 @@ import type { Check } from '../doctor/check.js';
 import { channelChecks, modelChecks } from '../doctor/reach-checks.js';
 import { CliError, UsageError } from '../errors.js';
 import { loadCheckedConfig } from '../load-config.js';
+import { CHANNEL_SETUP_FLAGS, channelsFromFlags } from '../onboard-channels.js';
 import { modelNameOf, providerChoices, type ProviderChoice } from '../onboard-choices.js';
 import { Prompter } from '../prompter.js';
 
@@ -32,9 +33,15 @@ const str = (values: CommandContext['values'], name: string): string | undefined
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 };
 
-const SECRET_FLAGS = ['api-key', 'telegram-token', 'discord-token', 'slack-token', 'slack-app-token'] as const;
+const SECRET_FLAGS = [
+  'api-key', 'telegram-token', 'discord-token', 'slack-token', 'slack-app-token',
+  'feishu-app-secret', 'dingtalk-client-secret', 'wecom-secret', 'qq-app-secret', 'onebot-token',
+] as const;
 
-const SETUP_FLAGS = ['provider', 'api-key', 'api-base', 'model', 'model-name', 'telegram-token', 'discord-token', 'slack-token', 'slack-app-token', 'owner'] as const;
+const SETUP_FLAGS = [
+  'provider', 'api-key', 'api-base', 'model', 'model-name', 'telegram-token', 'discord-token', 'slack-token',
+  'slack-app-token', 'owner', ...CHANNEL_SETUP_FLAGS,
+];
 
 /** `12345, @alice` → `['12345', '@alice']`: who may talk to the channels set up. */
 const ownerList = (value: string | undefined): string[] => (value ?? '').split(',').map((v) => v.trim()).filter(Boolean);
@@ -71,6 +78,7 @@ function setupFromFlags(values: CommandContext['values']): FirstSetup {
     if (!slack || !slackApp) throw new UsageError('Slack needs both --slack-token (xoxb-…) and --slack-app-token (xapp-…)');
     setup.channels.push({ name: 'slack', secrets: { token: slack, app_token: slackApp } });
   }
+  setup.channels.push(...channelsFromFlags(values));
   const owner = ownerList(str(values, 'owner'));
   if (owner.length > 0 && setup.channels.length === 0) throw new UsageError('--owner needs a channel to let you into (--telegram-token, --discord-token or --slack-token)');
   for (const channel of setup.channels) channel.allowFrom = owner;
