@@ -100,12 +100,13 @@ shape('the README shows the five things users do, each with an example', () => {
   }
 });
 
-shape('the docs say how to point a channel elsewhere, stream, reset the password and run one test file', () => {
+shape('the docs say how to point a channel elsewhere, stream, pair, reset the password and run one test file', () => {
   const channels = read(join(DOCS, 'channels.md'));
   assert.match(channels, /## Point a channel at another API address\n\n`settings\.base_url` replaces /);
   assert.match(channels, /`settings\.base_url` replaces `https:\/\/api\.telegram\.org` for a Telegram channel/);
-  assert.match(channels, /Streaming needs two switches: the model entry's `model_list\[\]\.streaming\.enabled`/);
-  assert.match(channels, /and the channel's `settings\.streaming\.enabled`/);
+  assert.match(channels, /One switch streams a channel: its `settings\.streaming\.enabled`/);
+  assert.match(channels, /## Who may talk to the bot\n/);
+  assert.match(channels, /npx tern pairing approve K7Q2M9XD/);
   const security = read(join(DOCS, 'security.md'));
   assert.match(security, /\*\*Reset a forgotten password\*\*[\s\S]*?rm -r ~\/\.agent\/launcher-auth\.db/);
   assert.match(read(join(DOCS, 'development.md')), /npm test -- 'config\/ranges' +# one test file/);
