@@ -30,7 +30,7 @@ function refuseProxy(name: string, entry: ChannelEntry, library: string): void {
   throw new ChannelError('bad_settings', `channel_list.${name}.settings.proxy is not supported for this channel: ${library} makes its own connections (allowed: telegram channels)`);
 }
 
-export const SUPPORTED_KINDS = ['telegram', 'discord', 'slack', 'line', 'whatsapp'] as const;
+export const SUPPORTED_KINDS = ['telegram', 'discord', 'slack', 'line', 'whatsapp', 'matrix'] as const;
 
 /** A plain (not secret) text setting of the kinds whose fields the shared schema does not name. */
 function textSetting(entry: ChannelEntry, field: string): string | undefined {
@@ -126,6 +126,7 @@ export async function createChannel(name: string, entry: ChannelEntry, multiplie
     }
     case 'whatsapp':
       return whatsapp(name, entry);
+    case 'matrix': return (await import('../../adapters/channels/matrix/from-entry.js')).matrixFromEntry(name, entry);
     default:
       throw new ChannelError('bad_settings', `channel_list.${name}.type "${kind}" is not supported by this gateway (supported: ${SUPPORTED_KINDS.join(', ')})`);
   }
