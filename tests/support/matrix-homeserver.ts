@@ -237,7 +237,8 @@ export class MatrixHomeserver implements ContractEmulator {
       return json(200, { room_id: room.id });
     }
     if ((m = /^\/_matrix\/client\/v3\/rooms\/([^/]+)\/leave$/.exec(path))) {
-      this.rooms.delete(m[1]!);
+      const room = this.rooms.get(m[1]!);
+      if (room) Object.assign(room, { joined: false, invitedBy: undefined });
       return json(200, {});
     }
     if ((m = /^\/_matrix\/client\/v3\/rooms\/([^/]+)\/typing\/([^/]+)$/.exec(path))) {

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { ConnectionError, createClient, MatrixError, Method, type MatrixClient } from 'matrix-js-sdk';
+import { ConnectionError, createClient, MatrixError, MediaPrefix, Method, type MatrixClient } from 'matrix-js-sdk';
 import { CHAT_COMMANDS } from '../command-names.js';
 import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type OutboundFile } from '../channel.js';
+import { renderMarkdown } from '../markdown.js';
 import { honourRateLimit } from '../rate-limit.js';
 import { REPLAY_WINDOW_MS } from '../replay-window.js';
 import { fromMatrixMessage, matrixMessageSchema, matrixTarget } from './matrix-event.js';
@@ -182,8 +183,12 @@ export class MatrixChannel implements Channel {
     const bytes = await readFile(file.path);
     const name = basename(file.path);
     const type = file.mime ?? 'application/octet-stream';
+    // The SDK's `uploadContent` needs Node 22 (Promise.withResolvers): the upload is one authenticated POST instead.
     const uploaded = await honourRateLimit(() =>
-      this.live().uploadContent(bytes, { name, type }).catch((error: unknown) => { throw asChannelError(error, 'upload'); }),
+      this.live().http.authedRequest<{ content_uri: string }>(Method.Post, '/upload', { filename: name }, new Uint8Array(bytes), {
+        prefix: MediaPrefix.V3,
+        headers: { 'Content-Type': type },
+      }).catch((error: unknown) => { throw asChannelError(error, 'upload'); }),
     );
     const relation = thread ? { 'm.relates_to': { rel_type: 'm.thread', event_id: thread, is_falling_back: true, 'm.in_reply_to': { event_id: thread } } } : {};
     return this.put(room, {
@@ -216,8 +221,9 @@ export class MatrixChannel implements Channel {
     return bytes;
   }
 
+  /** HTML goes beside the text only when the Markdown formats something, as Element sends it. */
   private content(text: string): Record<string, unknown> {
-    if (this.options.messageFormat === 'plain') return { msgtype: 'm.text', body: text };
+    if (this.options.messageFormat === 'plain' || renderMarkdown(text, 'plain') === text) return { msgtype: 'm.text', body: text };
     return { msgtype: 'm.text', body: text, format: 'org.matrix.custom.html', formatted_body: matrixHtml(text) };
   }
 
