@@ -18,6 +18,8 @@ export interface SetupModel {
 export interface SetupChannel {
   name: string;
   secrets: Record<string, string>;
+  /** Settings that are not secret (Matrix's `homeserver` and `user_id`), kept in config.json. */
+  settings?: Record<string, string>;
   /** The owner's user id or @name there: `settings.allow_from` (empty: pairing only). */
   allowFrom?: string[];
 }
@@ -44,7 +46,8 @@ function addChannel(raw: RawObject, channel: SetupChannel, file: string, credent
   if (channel.name in channels) {
     throw new ConfigError('config_invalid', file, [`channel_list.${channel.name}: is there already (allowed: edit it in the file)`]);
   }
-  channels[channel.name] = { enabled: true, type: channel.name, ...(channel.allowFrom?.length ? { settings: { allow_from: channel.allowFrom } } : {}) };
+  const settings = { ...channel.settings, ...(channel.allowFrom?.length ? { allow_from: channel.allowFrom } : {}) };
+  channels[channel.name] = { enabled: true, type: channel.name, ...(Object.keys(settings).length ? { settings } : {}) };
   for (const [key, value] of Object.entries(channel.secrets)) credentials.push({ path: ['channel_list', channel.name, key], value });
 }
 

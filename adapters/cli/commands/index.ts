@@ -62,6 +62,7 @@ export const commands: CommandSpec[] = [
       'onboard                  (on a terminal: asks each question)',
       'onboard --provider NAME [--api-key KEY] [--api-base URL] [--model ID] [--model-name NAME] [--no-test] [--json]',
       'onboard [--telegram-token T] [--discord-token T] [--slack-token T --slack-app-token T] [--owner ID] [--no-test] [--json]',
+      'onboard --matrix-homeserver URL --matrix-user-id @BOT:SERVER --matrix-token T [--owner @YOU:SERVER]',
     ],
     options: {
       provider: { type: 'string', value: 'NAME', description: 'a provider of the catalogue (openai, anthropic, gemini, …; local: ollama, lmstudio, vllm, litellm, custom)' },
@@ -73,6 +74,9 @@ export const commands: CommandSpec[] = [
       'discord-token': { type: 'string', value: 'TOKEN', description: 'add an enabled Discord channel with this bot token' },
       'slack-token': { type: 'string', value: 'TOKEN', description: 'add an enabled Slack channel: the bot token (xoxb-…)' },
       'slack-app-token': { type: 'string', value: 'TOKEN', description: 'and its app-level token for Socket Mode (xapp-…)' },
+      'matrix-homeserver': { type: 'string', value: 'URL', description: "add an enabled Matrix channel: the bot's homeserver" },
+      'matrix-user-id': { type: 'string', value: 'ID', description: "and the bot's user id (@bot:server)" },
+      'matrix-token': { type: 'string', value: 'TOKEN', description: "and the bot account's access token" },
       owner: { type: 'string', value: 'ID', description: 'your own user id or @name on those channels (comma-separated for several): their allow_from' },
       'no-test': { type: 'boolean', description: 'do not try the model and the channels after saving' },
       json,

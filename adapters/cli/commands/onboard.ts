@@ -32,9 +32,12 @@ const str = (values: CommandContext['values'], name: string): string | undefined
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 };
 
-const SECRET_FLAGS = ['api-key', 'telegram-token', 'discord-token', 'slack-token', 'slack-app-token'] as const;
+const SECRET_FLAGS = ['api-key', 'telegram-token', 'discord-token', 'slack-token', 'slack-app-token', 'matrix-token'] as const;
 
-const SETUP_FLAGS = ['provider', 'api-key', 'api-base', 'model', 'model-name', 'telegram-token', 'discord-token', 'slack-token', 'slack-app-token', 'owner'] as const;
+const MATRIX_FLAGS = ['matrix-homeserver', 'matrix-user-id', 'matrix-token'] as const;
+
+const SETUP_FLAGS = ['provider', 'api-key', 'api-base', 'model', 'model-name', 'telegram-token', 'discord-token', 'slack-token', 'slack-app-token',
+  'matrix-homeserver', 'matrix-user-id', 'matrix-token', 'owner'] as const;
 
 /** `12345, @alice` → `['12345', '@alice']`: who may talk to the channels set up. */
 const ownerList = (value: string | undefined): string[] => (value ?? '').split(',').map((v) => v.trim()).filter(Boolean);
@@ -70,6 +73,12 @@ function setupFromFlags(values: CommandContext['values']): FirstSetup {
   if (slack || slackApp) {
     if (!slack || !slackApp) throw new UsageError('Slack needs both --slack-token (xoxb-…) and --slack-app-token (xapp-…)');
     setup.channels.push({ name: 'slack', secrets: { token: slack, app_token: slackApp } });
+  }
+  const matrix = MATRIX_FLAGS.map((flag) => str(values, flag));
+  if (matrix.some(Boolean)) {
+    const [homeserver, userId, token] = matrix;
+    if (!homeserver || !userId || !token) throw new UsageError('Matrix needs --matrix-homeserver, --matrix-user-id and --matrix-token');
+    setup.channels.push({ name: 'matrix', secrets: { access_token: token }, settings: { homeserver, user_id: userId } });
   }
   const owner = ownerList(str(values, 'owner'));
   if (owner.length > 0 && setup.channels.length === 0) throw new UsageError('--owner needs a channel to let you into (--telegram-token, --discord-token or --slack-token)');
