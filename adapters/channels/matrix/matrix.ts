@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { ConnectionError, createClient, MatrixError, MediaPrefix, Method, type MatrixClient } from 'matrix-js-sdk';
+// The HTTP API alone, not the package's index: the whole client (sync, crypto, calls) would add ~30 MB to every
+// gateway that runs a Matrix channel.
+import { getHttpUriForMxc } from 'matrix-js-sdk/lib/content-repo.js';
+import {
+  ClientPrefix, ConnectionError, MatrixError, MatrixHttpApi, MediaPrefix, Method, type IHttpOpts,
+} from 'matrix-js-sdk/lib/http-api/index.js';
+import { TypedEventEmitter } from 'matrix-js-sdk/lib/models/typed-event-emitter.js';
 import { CHAT_COMMANDS } from '../command-names.js';
 import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type OutboundFile } from '../channel.js';
 import { renderMarkdown } from '../markdown.js';
@@ -38,7 +44,8 @@ const SYNC_TIMEOUT_MS = 30_000;
 export const ENCRYPTED_REFUSAL =
   'This room is end-to-end encrypted and Tern cannot read encrypted messages yet: invite the bot to an unencrypted room.';
 
-type Logger = NonNullable<Parameters<typeof createClient>[0]['logger']>;
+type Logger = NonNullable<IHttpOpts['logger']>;
+type Http = MatrixHttpApi<IHttpOpts & { onlyData: true }>;
 
 /** matrix-js-sdk logs to the console by default; the gateway's own log says what matters. */
 const silent: Logger = {
@@ -70,7 +77,7 @@ const MSGTYPES: Record<OutboundFile['kind'], string> = { image: 'm.image', audio
 export class MatrixChannel implements Channel {
   readonly kind = 'matrix';
   readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: MATRIX_MAX_LENGTH };
-  private client: MatrixClient | undefined;
+  private http: Http | undefined;
   private abort: AbortController | undefined;
   private readonly rooms = new Map<string, RoomFacts>();
   private readonly joining = new Set<string>();
@@ -79,15 +86,16 @@ export class MatrixChannel implements Channel {
   constructor(private readonly options: MatrixOptions) {}
 
   async start(hooks: ChannelHooks): Promise<void> {
-    const client = createClient({
+    const http: Http = new MatrixHttpApi(new TypedEventEmitter() as ConstructorParameters<typeof MatrixHttpApi>[0], {
       baseUrl: this.options.homeserver.replace(/\/+$/, ''),
+      prefix: ClientPrefix.V3,
       accessToken: this.options.accessToken,
-      userId: this.options.userId,
-      ...(this.options.deviceId ? { deviceId: this.options.deviceId } : {}),
+      useAuthorizationHeader: true,
+      onlyData: true as const,
       logger: silent,
     });
-    this.client = client;
-    const me = await client.whoami().catch((error: unknown) => { throw asChannelError(error, 'whoami'); });
+    this.http = http;
+    const me = await http.authedRequest<{ user_id: string }>(Method.Get, '/account/whoami').catch((error: unknown) => { throw asChannelError(error, 'whoami'); });
     if (me.user_id !== this.options.userId) {
       throw new ChannelError('bad_settings', `the access token belongs to ${me.user_id}, not to user_id ${this.options.userId}`);
     }
@@ -99,7 +107,7 @@ export class MatrixChannel implements Channel {
   async stop(): Promise<void> {
     this.abort?.abort();
     this.abort = undefined;
-    this.client = undefined;
+    this.http = undefined;
   }
 
   /**
@@ -117,7 +125,7 @@ export class MatrixChannel implements Channel {
       let answer: SyncAnswer;
       try {
         const query = { filter, timeout: since ? String(SYNC_TIMEOUT_MS) : '0', ...(since ? { since } : {}) };
-        const raw = await this.live().http.authedRequest<unknown>(Method.Get, '/sync', query, undefined, { abortSignal: signal });
+        const raw = await this.live().authedRequest<unknown>(Method.Get, '/sync', query, undefined, { abortSignal: signal });
         answer = syncAnswerSchema.parse(raw);
       } catch (error) {
         if (signal.aborted) return;
@@ -153,7 +161,7 @@ export class MatrixChannel implements Channel {
   private async accept(roomId: string, encrypted: boolean): Promise<void> {
     if (this.joining.has(roomId)) return;
     this.joining.add(roomId);
-    await this.live().joinRoom(roomId).catch(() => undefined);
+    await this.live().authedRequest(Method.Post, `/join/${encodeURIComponent(roomId)}`, undefined, {}).catch(() => undefined);
     if (encrypted) await this.refuse(roomId, true);
   }
 
@@ -161,7 +169,7 @@ export class MatrixChannel implements Channel {
     if (this.refused.has(roomId)) return;
     this.refused.add(roomId);
     await this.put(roomId, { msgtype: 'm.notice', body: ENCRYPTED_REFUSAL }).catch(() => undefined);
-    if (leave) await this.client?.leave(roomId).catch(() => undefined);
+    if (leave) await this.http?.authedRequest(Method.Post, `/rooms/${encodeURIComponent(roomId)}/leave`, undefined, {}).catch(() => undefined);
   }
 
   async send(replyTo: string, text: string): Promise<string> {
@@ -185,7 +193,7 @@ export class MatrixChannel implements Channel {
     const type = file.mime ?? 'application/octet-stream';
     // The SDK's `uploadContent` needs Node 22 (Promise.withResolvers): the upload is one authenticated POST instead.
     const uploaded = await honourRateLimit(() =>
-      this.live().http.authedRequest<{ content_uri: string }>(Method.Post, '/upload', { filename: name }, new Uint8Array(bytes), {
+      this.live().authedRequest<{ content_uri: string }>(Method.Post, '/upload', { filename: name }, new Uint8Array(bytes), {
         prefix: MediaPrefix.V3,
         headers: { 'Content-Type': type },
       }).catch((error: unknown) => { throw asChannelError(error, 'upload'); }),
@@ -211,7 +219,8 @@ export class MatrixChannel implements Channel {
 
   /** A file a user sent, by its `mxc://` URI, through the authenticated media API with the bot's token. */
   async download(fileId: string): Promise<Buffer> {
-    const url = this.live().mxcUrlToHttp(fileId, undefined, undefined, undefined, false, true, true);
+    this.live();
+    const url = getHttpUriForMxc(this.options.homeserver.replace(/\/+$/, ''), fileId, undefined, undefined, undefined, false, true, true);
     if (!url) throw new ChannelError('platform', 'not a Matrix content URI');
     const response = await fetch(url, { headers: { authorization: `Bearer ${this.options.accessToken}` } })
       .catch((error: Error) => { throw new ChannelError('network', `downloading a Matrix file failed (${error.message})`); });
@@ -230,21 +239,21 @@ export class MatrixChannel implements Channel {
   private async typingState(replyTo: string, typing: boolean): Promise<void> {
     const { room } = matrixTarget(replyTo);
     const path = `/rooms/${encodeURIComponent(room)}/typing/${encodeURIComponent(this.options.userId)}`;
-    await this.live().http.authedRequest(Method.Put, path, undefined, typing ? { typing, timeout: 30_000 } : { typing }).catch(() => undefined);
+    await this.live().authedRequest(Method.Put, path, undefined, typing ? { typing, timeout: 30_000 } : { typing }).catch(() => undefined);
   }
 
   /** One event, under one transaction id for every try: a repeated PUT is the same event. */
   private async put(room: string, content: Record<string, unknown>): Promise<string> {
     const path = `/rooms/${encodeURIComponent(room)}/send/m.room.message/${encodeURIComponent(randomUUID())}`;
     const sent = await honourRateLimit(() =>
-      this.live().http.authedRequest<{ event_id: string }>(Method.Put, path, undefined, content)
+      this.live().authedRequest<{ event_id: string }>(Method.Put, path, undefined, content)
         .catch((error: unknown) => { throw asChannelError(error, 'send'); }),
     );
     return sent.event_id;
   }
 
-  private live(): MatrixClient {
-    if (!this.client) throw new ChannelError('platform', 'the Matrix channel is not started');
-    return this.client;
+  private live(): Http {
+    if (!this.http) throw new ChannelError('platform', 'the Matrix channel is not started');
+    return this.http;
   }
 }
