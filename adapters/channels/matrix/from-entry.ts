@@ -12,15 +12,23 @@ export function matrixFromEntry(name: string, entry: ChannelEntry): Channel {
   };
   const homeserver = textOf('homeserver');
   if (!homeserver || !/^https?:\/\//.test(homeserver)) {
-    throw new ChannelError('bad_settings', `${field}.homeserver must be the homeserver's URL (allowed: http:// or https:// URL)`);
+    const why = "must be the homeserver's URL (allowed: http:// or https:// URL)";
+    throw new ChannelError('bad_settings', `${field}.homeserver ${why}`);
   }
   const userId = textOf('user_id');
-  if (!userId || !/^@[^:]+:.+$/.test(userId)) throw new ChannelError('bad_settings', `${field}.user_id must be a full user id (allowed: @name:server)`);
+  if (!userId || !/^@[^:]+:.+$/.test(userId)) {
+    throw new ChannelError('bad_settings', `${field}.user_id must be a full user id (allowed: @name:server)`);
+  }
   const token = settings.access_token;
   const accessToken = isSecret(token) ? token.reveal() : '';
-  if (accessToken === '') throw new ChannelError('bad_settings', `${field}.access_token is missing (set it in config.json or .security.yml)`);
+  if (accessToken === '') {
+    throw new ChannelError('bad_settings', `${field}.access_token is missing (set it in config.json or .security.yml)`);
+  }
   const format = textOf('message_format') ?? 'markdown';
-  if (format !== 'markdown' && format !== 'plain') throw new ChannelError('bad_settings', `${field}.message_format "${format}" is not allowed (allowed: markdown, plain)`);
+  if (format !== 'markdown' && format !== 'plain') {
+    const why = `"${format}" is not allowed (allowed: markdown, plain)`;
+    throw new ChannelError('bad_settings', `${field}.message_format ${why}`);
+  }
   const deviceId = textOf('device_id');
   return new MatrixChannel({
     homeserver,

@@ -26,14 +26,23 @@ export function matrixTarget(replyTo: string): { room: string; thread?: string }
   return thread ? { room, thread } : { room };
 }
 
-const MEDIA_KINDS: Record<string, 'image' | 'video' | 'file'> = { 'm.image': 'image', 'm.video': 'video', 'm.file': 'file' };
+const MEDIA_KINDS: Record<string, 'image' | 'video' | 'file'> = {
+  'm.image': 'image',
+  'm.video': 'video',
+  'm.file': 'file',
+};
 
 /**
  * A room message in the dispatch vocabulary: a room of two is `direct:<room>`, a larger one `group:<room>`, a thread
  * `topic:<root event>`. The bot is mentioned when `m.mentions` names it or the text carries its user id or local part.
  * A picture's text is its caption (Matrix sends `body` as the caption when `filename` is set beside it).
  */
-export function fromMatrixMessage(event: MatrixMessageEvent, room: string, members: number, botUserId: string): ChannelMessage | undefined {
+export function fromMatrixMessage(
+  event: MatrixMessageEvent,
+  room: string,
+  members: number,
+  botUserId: string,
+): ChannelMessage | undefined {
   if (event.sender === botUserId) return undefined;
   const content = event.content;
   const relation = content['m.relates_to'];
@@ -60,6 +69,8 @@ export function fromMatrixMessage(event: MatrixMessageEvent, room: string, membe
     ...(thread ? { topic: `topic:${thread}` } : {}),
     mentioned,
     ...(audio ? { audio: [{ fileId: content.url!, mime: mime ?? 'audio/ogg', name }] } : {}),
-    ...(isFile && !audio ? { media: [{ kind: kind ?? 'file', fileId: content.url!, mime: mime ?? 'application/octet-stream', name }] } : {}),
+    ...(isFile && !audio
+      ? { media: [{ kind: kind ?? 'file', fileId: content.url!, mime: mime ?? 'application/octet-stream', name }] }
+      : {}),
   };
 }

@@ -1,6 +1,11 @@
 import * as z from 'zod';
 
-const stateEventSchema = z.looseObject({ type: z.string(), state_key: z.string().optional(), content: z.looseObject({}).optional() });
+const stateEventSchema = z.looseObject({
+  type: z.string(),
+  state_key: z.string().optional(),
+  content: z.looseObject({}).optional(),
+});
+const strippedStateSchema = z.looseObject({ events: z.array(stateEventSchema).optional() });
 
 const joinedRoomSchema = z.looseObject({
   summary: z.looseObject({ 'm.joined_member_count': z.number().optional() }).optional(),
@@ -13,7 +18,7 @@ export const syncAnswerSchema = z.looseObject({
   next_batch: z.string(),
   rooms: z.looseObject({
     join: z.record(z.string(), joinedRoomSchema).optional(),
-    invite: z.record(z.string(), z.looseObject({ invite_state: z.looseObject({ events: z.array(stateEventSchema).optional() }).optional() })).optional(),
+    invite: z.record(z.string(), z.looseObject({ invite_state: strippedStateSchema.optional() })).optional(),
   }).optional(),
 });
 export type SyncAnswer = z.infer<typeof syncAnswerSchema>;
@@ -26,7 +31,8 @@ export interface RoomFacts {
 
 /** Folds one joined room's sync entry into what was known of it: member count and whether it is encrypted. */
 export function roomFacts(before: RoomFacts | undefined, entry: z.infer<typeof joinedRoomSchema>): RoomFacts {
-  const events = [...(entry.state?.events ?? []), ...((entry.timeline?.events ?? []) as Array<z.infer<typeof stateEventSchema>>)];
+  const timeline = (entry.timeline?.events ?? []) as Array<z.infer<typeof stateEventSchema>>;
+  const events = [...(entry.state?.events ?? []), ...timeline];
   const joinedInState = events.filter((e) => e.type === 'm.room.member' && e.content?.membership === 'join').length;
   const members = entry.summary?.['m.joined_member_count'] ?? (before?.members ?? joinedInState);
   const encrypted = (before?.encrypted ?? false) || events.some((e) => e.type === 'm.room.encryption');
@@ -34,4 +40,5 @@ export function roomFacts(before: RoomFacts | undefined, entry: z.infer<typeof j
 }
 
 /** Whether an invite's stripped state says the room is end-to-end encrypted. */
-export const inviteEncrypted = (events: Array<{ type: string }> | undefined): boolean => (events ?? []).some((e) => e.type === 'm.room.encryption');
+export const inviteEncrypted = (events: Array<{ type: string }> | undefined): boolean =>
+  (events ?? []).some((e) => e.type === 'm.room.encryption');

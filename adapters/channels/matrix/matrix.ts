@@ -9,7 +9,9 @@ import {
 } from 'matrix-js-sdk/lib/http-api/index.js';
 import { TypedEventEmitter } from 'matrix-js-sdk/lib/models/typed-event-emitter.js';
 import { CHAT_COMMANDS } from '../command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type OutboundFile } from '../channel.js';
+import {
+  ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type OutboundFile,
+} from '../channel.js';
 import { renderMarkdown } from '../markdown.js';
 import { honourRateLimit } from '../rate-limit.js';
 import { REPLAY_WINDOW_MS } from '../replay-window.js';
@@ -42,7 +44,8 @@ const SYNC_TIMEOUT_MS = 30_000;
 
 /** What an encrypted room is told, once per room and process: Tern cannot read it. */
 export const ENCRYPTED_REFUSAL =
-  'This room is end-to-end encrypted and Tern cannot read encrypted messages yet: invite the bot to an unencrypted room.';
+  'This room is end-to-end encrypted and Tern cannot read encrypted messages yet: ' +
+  'invite the bot to an unencrypted room.';
 
 type Logger = NonNullable<IHttpOpts['logger']>;
 type Http = MatrixHttpApi<IHttpOpts & { onlyData: true }>;
@@ -61,13 +64,32 @@ function asChannelError(error: unknown, what: string): ChannelError {
       return new ChannelError('rate_limited', `Matrix ${what}: rate limited`, wait > 0 ? wait : 1000);
     }
     const unauthorized = error.httpStatus === 401 || error.errcode === 'M_UNKNOWN_TOKEN';
-    return new ChannelError(unauthorized ? 'unauthorized' : 'platform', `Matrix ${what}: ${error.errcode ?? error.httpStatus} ${error.data.error ?? ''}`.trim());
+    const said = `Matrix ${what}: ${error.errcode ?? error.httpStatus} ${error.data.error ?? ''}`.trim();
+    return new ChannelError(unauthorized ? 'unauthorized' : 'platform', said);
   }
   if (error instanceof ConnectionError) return new ChannelError('network', `Matrix ${what}: ${error.message}`);
   return new ChannelError('network', `Matrix ${what}: ${(error as Error)?.message ?? String(error)}`);
 }
 
-const MSGTYPES: Record<OutboundFile['kind'], string> = { image: 'm.image', audio: 'm.audio', video: 'm.video', file: 'm.file' };
+const MSGTYPES: Record<OutboundFile['kind'], string> = {
+  image: 'm.image',
+  audio: 'm.audio',
+  video: 'm.video',
+  file: 'm.file',
+};
+
+/** The relation that puts a message in a thread (with the reply fallback for clients without threads). */
+const inThread = (thread: string | undefined): Record<string, unknown> =>
+  thread
+    ? {
+      'm.relates_to': {
+        rel_type: 'm.thread',
+        event_id: thread,
+        is_falling_back: true,
+        'm.in_reply_to': { event_id: thread },
+      },
+    }
+    : {};
 
 /**
  * Matrix through matrix-js-sdk's HTTP API: the `/sync` long poll brings room messages and invites; messages go
@@ -76,7 +98,11 @@ const MSGTYPES: Record<OutboundFile['kind'], string> = { image: 'm.image', audio
  */
 export class MatrixChannel implements Channel {
   readonly kind = 'matrix';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: MATRIX_MAX_LENGTH };
+  readonly capabilities: ChannelCapabilities = {
+    commands: CHAT_COMMANDS,
+    streaming: true,
+    maxMessageLength: MATRIX_MAX_LENGTH,
+  };
   private http: Http | undefined;
   private abort: AbortController | undefined;
   private readonly rooms = new Map<string, RoomFacts>();
@@ -95,9 +121,12 @@ export class MatrixChannel implements Channel {
       logger: silent,
     });
     this.http = http;
-    const me = await http.authedRequest<{ user_id: string }>(Method.Get, '/account/whoami').catch((error: unknown) => { throw asChannelError(error, 'whoami'); });
+    const me = await http.authedRequest<{ user_id: string }>(Method.Get, '/account/whoami').catch((error: unknown) => {
+      throw asChannelError(error, 'whoami');
+    });
     if (me.user_id !== this.options.userId) {
-      throw new ChannelError('bad_settings', `the access token belongs to ${me.user_id}, not to user_id ${this.options.userId}`);
+      const whose = `the access token belongs to ${me.user_id}, not to user_id ${this.options.userId}`;
+      throw new ChannelError('bad_settings', whose);
     }
     const abort = new AbortController();
     this.abort = abort;
@@ -120,12 +149,17 @@ export class MatrixChannel implements Channel {
     // history; the rest arrived while the gateway was down (one already taken is dropped by its event id).
     const after = Date.now() - REPLAY_WINDOW_MS;
     let since: string | undefined;
-    const filter = JSON.stringify({ room: { timeline: { limit: 20 } }, presence: { types: [] }, account_data: { types: [] } });
+    const filter = JSON.stringify({
+      room: { timeline: { limit: 20 } },
+      presence: { types: [] },
+      account_data: { types: [] },
+    });
     while (!signal.aborted) {
       let answer: SyncAnswer;
       try {
         const query = { filter, timeout: since ? String(SYNC_TIMEOUT_MS) : '0', ...(since ? { since } : {}) };
-        const raw = await this.live().authedRequest<unknown>(Method.Get, '/sync', query, undefined, { abortSignal: signal });
+        const options = { abortSignal: signal };
+        const raw = await this.live().authedRequest<unknown>(Method.Get, '/sync', query, undefined, options);
         answer = syncAnswerSchema.parse(raw);
       } catch (error) {
         if (signal.aborted) return;
@@ -145,8 +179,15 @@ export class MatrixChannel implements Channel {
     }
   }
 
-  private inbound(event: Record<string, unknown>, roomId: string, facts: RoomFacts, after: number, hooks: ChannelHooks): void {
-    if (event.sender === this.options.userId || typeof event.origin_server_ts !== 'number' || event.origin_server_ts < after) return;
+  private inbound(
+    event: Record<string, unknown>,
+    roomId: string,
+    facts: RoomFacts,
+    after: number,
+    hooks: ChannelHooks,
+  ): void {
+    const at = event.origin_server_ts;
+    if (event.sender === this.options.userId || typeof at !== 'number' || at < after) return;
     if (event.type === 'm.room.encrypted') {
       void this.refuse(roomId);
       return;
@@ -161,7 +202,8 @@ export class MatrixChannel implements Channel {
   private async accept(roomId: string, encrypted: boolean): Promise<void> {
     if (this.joining.has(roomId)) return;
     this.joining.add(roomId);
-    await this.live().authedRequest(Method.Post, `/join/${encodeURIComponent(roomId)}`, undefined, {}).catch(() => undefined);
+    const path = `/join/${encodeURIComponent(roomId)}`;
+    await this.live().authedRequest(Method.Post, path, undefined, {}).catch(() => undefined);
     if (encrypted) await this.refuse(roomId, true);
   }
 
@@ -169,13 +211,13 @@ export class MatrixChannel implements Channel {
     if (this.refused.has(roomId)) return;
     this.refused.add(roomId);
     await this.put(roomId, { msgtype: 'm.notice', body: ENCRYPTED_REFUSAL }).catch(() => undefined);
-    if (leave) await this.http?.authedRequest(Method.Post, `/rooms/${encodeURIComponent(roomId)}/leave`, undefined, {}).catch(() => undefined);
+    const path = `/rooms/${encodeURIComponent(roomId)}/leave`;
+    if (leave) await this.http?.authedRequest(Method.Post, path, undefined, {}).catch(() => undefined);
   }
 
   async send(replyTo: string, text: string): Promise<string> {
     const { room, thread } = matrixTarget(replyTo);
-    const relation = thread ? { 'm.relates_to': { rel_type: 'm.thread', event_id: thread, is_falling_back: true, 'm.in_reply_to': { event_id: thread } } } : {};
-    return this.put(room, { ...this.content(text), ...relation });
+    return this.put(room, { ...this.content(text), ...inThread(thread) });
   }
 
   /** An edit is a new event that replaces the old one (`m.replace`); clients show the `m.new_content`. */
@@ -183,7 +225,8 @@ export class MatrixChannel implements Channel {
     const { room } = matrixTarget(replyTo);
     const fresh = this.content(text);
     const fallback = this.content(`* ${text}`);
-    await this.put(room, { ...fallback, 'm.new_content': fresh, 'm.relates_to': { rel_type: 'm.replace', event_id: messageId } });
+    const relation = { rel_type: 'm.replace', event_id: messageId };
+    await this.put(room, { ...fallback, 'm.new_content': fresh, 'm.relates_to': relation });
   }
 
   async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
@@ -193,19 +236,20 @@ export class MatrixChannel implements Channel {
     const type = file.mime ?? 'application/octet-stream';
     // The SDK's `uploadContent` needs Node 22 (Promise.withResolvers): the upload is one authenticated POST instead.
     const uploaded = await honourRateLimit(() =>
-      this.live().authedRequest<{ content_uri: string }>(Method.Post, '/upload', { filename: name }, new Uint8Array(bytes), {
-        prefix: MediaPrefix.V3,
-        headers: { 'Content-Type': type },
-      }).catch((error: unknown) => { throw asChannelError(error, 'upload'); }),
+      this.live()
+        .authedRequest<{ content_uri: string }>(Method.Post, '/upload', { filename: name }, new Uint8Array(bytes), {
+          prefix: MediaPrefix.V3,
+          headers: { 'Content-Type': type },
+        })
+        .catch((error: unknown) => { throw asChannelError(error, 'upload'); }),
     );
-    const relation = thread ? { 'm.relates_to': { rel_type: 'm.thread', event_id: thread, is_falling_back: true, 'm.in_reply_to': { event_id: thread } } } : {};
     return this.put(room, {
       msgtype: MSGTYPES[file.kind],
       body: file.caption || name,
       filename: name,
       url: uploaded.content_uri,
       info: { mimetype: type, size: bytes.length },
-      ...relation,
+      ...inThread(thread),
     });
   }
 
@@ -220,10 +264,13 @@ export class MatrixChannel implements Channel {
   /** A file a user sent, by its `mxc://` URI, through the authenticated media API with the bot's token. */
   async download(fileId: string): Promise<Buffer> {
     this.live();
-    const url = getHttpUriForMxc(this.options.homeserver.replace(/\/+$/, ''), fileId, undefined, undefined, undefined, false, true, true);
+    const base = this.options.homeserver.replace(/\/+$/, '');
+    const url = getHttpUriForMxc(base, fileId, undefined, undefined, undefined, false, true, true);
     if (!url) throw new ChannelError('platform', 'not a Matrix content URI');
     const response = await fetch(url, { headers: { authorization: `Bearer ${this.options.accessToken}` } })
-      .catch((error: Error) => { throw new ChannelError('network', `downloading a Matrix file failed (${error.message})`); });
+      .catch((error: Error) => {
+        throw new ChannelError('network', `downloading a Matrix file failed (${error.message})`);
+      });
     if (!response.ok) throw new ChannelError('platform', `downloading a Matrix file failed (HTTP ${response.status})`);
     const bytes = Buffer.from(await response.arrayBuffer());
     if (bytes.length > MAX_DOWNLOAD_BYTES) throw new ChannelError('platform', 'the Matrix file is larger than 50 MB');
@@ -232,14 +279,16 @@ export class MatrixChannel implements Channel {
 
   /** HTML goes beside the text only when the Markdown formats something, as Element sends it. */
   private content(text: string): Record<string, unknown> {
-    if (this.options.messageFormat === 'plain' || renderMarkdown(text, 'plain') === text) return { msgtype: 'm.text', body: text };
+    const plain = this.options.messageFormat === 'plain' || renderMarkdown(text, 'plain') === text;
+    if (plain) return { msgtype: 'm.text', body: text };
     return { msgtype: 'm.text', body: text, format: 'org.matrix.custom.html', formatted_body: matrixHtml(text) };
   }
 
   private async typingState(replyTo: string, typing: boolean): Promise<void> {
     const { room } = matrixTarget(replyTo);
     const path = `/rooms/${encodeURIComponent(room)}/typing/${encodeURIComponent(this.options.userId)}`;
-    await this.live().authedRequest(Method.Put, path, undefined, typing ? { typing, timeout: 30_000 } : { typing }).catch(() => undefined);
+    const body = typing ? { typing, timeout: 30_000 } : { typing };
+    await this.live().authedRequest(Method.Put, path, undefined, body).catch(() => undefined);
   }
 
   /** One event, under one transaction id for every try: a repeated PUT is the same event. */
