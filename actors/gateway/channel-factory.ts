@@ -34,7 +34,7 @@ function refuseProxy(name: string, entry: ChannelEntry, library: string): void {
 }
 
 export const SUPPORTED_KINDS = [
-  'telegram', 'discord', 'slack', 'line', 'whatsapp', 'onebot', 'qq', 'dingtalk', 'feishu', 'wecom',
+  'telegram', 'discord', 'slack', 'line', 'whatsapp', 'onebot', 'qq', 'dingtalk', 'feishu', 'wecom', 'matrix',
 ] as const;
 
 /** A plain (not secret) text setting of the kinds whose fields the shared schema does not name. */
@@ -136,6 +136,7 @@ export async function createChannel(name: string, entry: ChannelEntry, multiplie
     case 'dingtalk': return (await import('../../adapters/channels/dingtalk/create.js')).createDingTalkChannel(name, entry);
     case 'qq': return (await import('../../adapters/channels/qq/create.js')).createQqChannel(name, entry);
     case 'onebot': return (await import('../../adapters/channels/onebot/create.js')).createOneBotChannel(name, entry);
+    case 'matrix': return (await import('../../adapters/channels/matrix/from-entry.js')).matrixFromEntry(name, entry);
     default:
       throw new ChannelError('bad_settings', `channel_list.${name}.type "${kind}" is not supported by this gateway (supported: ${SUPPORTED_KINDS.join(', ')})`);
   }

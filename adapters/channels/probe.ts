@@ -14,7 +14,7 @@ export interface ProbeSettings {
 const TIMEOUT_MS = 10_000;
 
 /** The kinds this gateway runs and can probe. */
-export const PROBED_KINDS = ['telegram', 'discord', 'slack'] as const;
+export const PROBED_KINDS = ['telegram', 'discord', 'slack', 'matrix'] as const;
 
 async function answer(url: string, init: RequestInit): Promise<{ status: number; body: Record<string, unknown> } | { error: string }> {
   try {
@@ -64,6 +64,15 @@ async function slack(settings: ProbeSettings): Promise<ProbeResult> {
   return { ok: true, detail: `reachable as ${String(bot.body.user ?? '?')} in ${String(bot.body.team ?? '?')}` };
 }
 
+/** Matrix: `whoami` with the access token, at the homeserver (`baseUrl`). */
+async function matrix(settings: ProbeSettings): Promise<ProbeResult> {
+  if (!settings.baseUrl) return { ok: false, detail: 'the homeserver is not set' };
+  const got = await answer(`${settings.baseUrl.replace(/\/+$/, '')}/_matrix/client/v3/account/whoami`, { headers: { authorization: `Bearer ${settings.token}` } });
+  if ('error' in got) return { ok: false, detail: `unreachable (${got.error})` };
+  if (got.status === 200) return { ok: true, detail: `reachable as ${String(got.body.user_id ?? '?')}` };
+  return refused(got.status, got.body.errcode);
+}
+
 /** Whether a channel of this kind can start with these settings; an unknown kind is not probed (undefined). */
 export function probeChannel(kind: string, settings: ProbeSettings): Promise<ProbeResult> | undefined {
   switch (kind) {
@@ -73,6 +82,8 @@ export function probeChannel(kind: string, settings: ProbeSettings): Promise<Pro
       return discord(settings);
     case 'slack':
       return slack(settings);
+    case 'matrix':
+      return matrix(settings);
     default:
       return undefined;
   }

@@ -65,6 +65,7 @@ export const commands: CommandSpec[] = [
       'onboard [--telegram-token T] [--discord-token T] [--slack-token T --slack-app-token T] [--owner ID] [--no-test] [--json]',
       'onboard [--feishu-app-id ID --feishu-app-secret S [--feishu-lark]] [--dingtalk-client-id ID --dingtalk-client-secret S]',
       'onboard [--wecom-bot-id ID --wecom-secret S] [--qq-app-id ID --qq-app-secret S] [--onebot-url URL [--onebot-token T]]',
+      'onboard --matrix-homeserver URL --matrix-user-id @BOT:SERVER --matrix-token T [--owner @YOU:SERVER]',
     ],
     options: {
       provider: { type: 'string', value: 'NAME', description: 'a provider of the catalogue (openai, anthropic, gemini, …; local: ollama, lmstudio, vllm, litellm, custom)' },
@@ -76,6 +77,9 @@ export const commands: CommandSpec[] = [
       'discord-token': { type: 'string', value: 'TOKEN', description: 'add an enabled Discord channel with this bot token' },
       'slack-token': { type: 'string', value: 'TOKEN', description: 'add an enabled Slack channel: the bot token (xoxb-…)' },
       'slack-app-token': { type: 'string', value: 'TOKEN', description: 'and its app-level token for Socket Mode (xapp-…)' },
+      'matrix-homeserver': { type: 'string', value: 'URL', description: "add an enabled Matrix channel: the bot's homeserver" },
+      'matrix-user-id': { type: 'string', value: 'ID', description: "and the bot's user id (@bot:server)" },
+      'matrix-token': { type: 'string', value: 'TOKEN', description: "and the bot account's access token" },
       owner: { type: 'string', value: 'ID', description: 'your own user id or @name on those channels (comma-separated for several): their allow_from' },
       ...CHANNEL_SETUP_OPTIONS,
       'no-test': { type: 'boolean', description: 'do not try the model and the channels after saving' },

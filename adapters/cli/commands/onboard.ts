@@ -35,12 +35,14 @@ const str = (values: CommandContext['values'], name: string): string | undefined
 
 const SECRET_FLAGS = [
   'api-key', 'telegram-token', 'discord-token', 'slack-token', 'slack-app-token',
-  'feishu-app-secret', 'dingtalk-client-secret', 'wecom-secret', 'qq-app-secret', 'onebot-token',
+  'feishu-app-secret', 'dingtalk-client-secret', 'wecom-secret', 'qq-app-secret', 'onebot-token', 'matrix-token',
 ] as const;
+
+const MATRIX_FLAGS = ['matrix-homeserver', 'matrix-user-id', 'matrix-token'] as const;
 
 const SETUP_FLAGS = [
   'provider', 'api-key', 'api-base', 'model', 'model-name', 'telegram-token', 'discord-token', 'slack-token',
-  'slack-app-token', 'owner', ...CHANNEL_SETUP_FLAGS,
+  'slack-app-token', 'matrix-homeserver', 'matrix-user-id', 'matrix-token', 'owner', ...CHANNEL_SETUP_FLAGS,
 ];
 
 /** `12345, @alice` → `['12345', '@alice']`: who may talk to the channels set up. */
@@ -79,6 +81,12 @@ function setupFromFlags(values: CommandContext['values']): FirstSetup {
     setup.channels.push({ name: 'slack', secrets: { token: slack, app_token: slackApp } });
   }
   setup.channels.push(...channelsFromFlags(values));
+  const matrix = MATRIX_FLAGS.map((flag) => str(values, flag));
+  if (matrix.some(Boolean)) {
+    const [homeserver, userId, token] = matrix;
+    if (!homeserver || !userId || !token) throw new UsageError('Matrix needs --matrix-homeserver, --matrix-user-id and --matrix-token');
+    setup.channels.push({ name: 'matrix', secrets: { access_token: token }, settings: { homeserver, user_id: userId } });
+  }
   const owner = ownerList(str(values, 'owner'));
   if (owner.length > 0 && setup.channels.length === 0) throw new UsageError('--owner needs a channel to let you into (--telegram-token, --discord-token or --slack-token)');
   for (const channel of setup.channels) channel.allowFrom = owner;

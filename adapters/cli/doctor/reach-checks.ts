@@ -38,9 +38,10 @@ export async function channelChecks(loaded: LoadedConfig): Promise<Check[]> {
       const settings = entry.settings as Record<string, unknown>;
       const bySettings = probeSettings(entry.type ?? name, name, entry);
       if (bySettings) return settingsCheck(name, entry.type ?? name, await bySettings);
-      const token = revealed(settings.token);
+      // Matrix names its token `access_token` and its server `homeserver` (the peer runtime's fields).
+      const token = revealed(settings.token) || revealed(settings.access_token);
       if (token === '') return undefined;
-      const probe = probeChannel(entry.type, { token, appToken: revealed(settings.app_token) || undefined, baseUrl: typeof settings.base_url === 'string' ? settings.base_url : undefined });
+      const probe = probeChannel(entry.type, { token, appToken: revealed(settings.app_token) || undefined, baseUrl: [settings.base_url, settings.homeserver].find((u): u is string => typeof u === 'string') });
       if (!probe) return check(`channel ${name}`, 'skipped', `a ${entry.type} channel is not probed`);
       const result = await probe;
       return check(`channel ${name}`, result.ok ? 'ok' : 'error', result.detail, result.ok ? {} : { fix: `check channel_list.${name}.settings (the token in .security.yml) and the network` });

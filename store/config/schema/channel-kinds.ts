@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { bool, secret, text } from './fields.js';
 import { optional } from './shared.js';
+import { matrixSettings } from './channels/matrix.js';
 
 /**
  * The settings of each channel kind beyond those every entry has (`channel-list.ts`), each field described: the
@@ -43,6 +44,7 @@ export const channelKindSettings = {
     api_version: described(text(), 'Cloud API: Graph API version (default v21.0)'),
     base_url: described(text(), 'Cloud API: Graph API root (default https://graph.facebook.com), e.g. an emulator'),
   }),
+  matrix: matrixSettings,
 };
 
 export type ChannelKind = keyof typeof channelKindSettings;

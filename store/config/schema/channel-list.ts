@@ -7,7 +7,7 @@ import { optional, withDefault } from './shared.js';
 export const WEB_UI_CHANNEL_TYPE = 'pico';
 
 /** Channel-specific settings named like credentials are secrets too, whatever the channel calls them. */
-const SECRET_NAME = /(token|secret|password|api_key|aes_key|encrypt_key)$/i;
+const SECRET_NAME = /(token|secret|password|passphrase|api_key|aes_key|encrypt_key)$/i;
 
 function wrapSecrets(settings: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
