@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod';
+import { CHANNEL_KINDS } from '../../store/config/cross-checks.js';
 import type { Channel } from '../../adapters/channels/channel.js';
 import { ChannelError } from '../../adapters/channels/channel.js';
 import { isSecret, type ChannelEntry } from '../../store/config/index.js';
@@ -33,9 +34,8 @@ function refuseProxy(name: string, entry: ChannelEntry, library: string): void {
   throw new ChannelError('bad_settings', `channel_list.${name}.settings.proxy is not supported for this channel: ${library} makes its own connections (allowed: telegram channels)`);
 }
 
-export const SUPPORTED_KINDS = [
-  'telegram', 'discord', 'slack', 'line', 'whatsapp', 'onebot', 'qq', 'dingtalk', 'feishu', 'wecom', 'matrix',
-] as const;
+/** Every channel kind but `pico`, the dashboard's chat, which tern-launcher hosts. */
+export const SUPPORTED_KINDS: readonly string[] = CHANNEL_KINDS.filter((kind) => kind !== 'pico');
 
 /** A plain (not secret) text setting of the kinds whose fields the shared schema does not name. */
 function textSetting(entry: ChannelEntry, field: string): string | undefined {

@@ -98,7 +98,9 @@ const REQUIRED_SETTINGS: Record<string, Array<{ field: string; what: string }>> 
 const present = (value: unknown): boolean => (isSecret(value) ? value.reveal().trim() !== '' : typeof value === 'string' && value.trim() !== '');
 
 /** The channel kinds Tern runs: the gateway's own, and the dashboard's web chat (`pico`). */
-export const CHANNEL_KINDS = ['telegram', 'discord', 'slack', 'pico'] as const;
+export const CHANNEL_KINDS = [
+  'telegram', 'discord', 'slack', 'line', 'whatsapp', 'onebot', 'qq', 'dingtalk', 'feishu', 'wecom', 'matrix', 'pico',
+] as const;
 
 /** A trusted plugin that is on may add channel kinds, which only loading it tells. */
 function pluginsMayAddKinds(raw: RawObject): boolean {
