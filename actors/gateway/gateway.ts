@@ -147,6 +147,7 @@ export class Gateway {
   private cronWait: Subscription | undefined;
   private engineWait: Subscription | undefined;
   private readonly approvals: Subscription;
+  private readonly logHealth: Subscription;
   private readonly toolCalls: Subscription;
   /** The last start or stop of cron (`syncCron`): each waits for the one before. */
   private cronChange: Promise<void> | undefined;
@@ -183,6 +184,10 @@ export class Gateway {
       logs.gateway.warn('a reply part was being sent when the process ended: it is not sent again and may be missing from the chat', part);
     }
     this.approvals = promptApprovals(bus, this.deliveries, logs.gateway);
+    this.logHealth = bus.on('log.failed', 'log.recovered').subscribe((e) => {
+      if (e.type === 'log.failed') logs.gateway.error('the event log cannot write; new messages wait at their platforms', { code: e.data.code, reason: e.data.reason });
+      else logs.gateway.info('the event log writes again', { failed_ms: e.data.failed_ms });
+    });
     this.toolCalls = logToolCalls(bus, logs);
     this.heartbeat = new Heartbeat({
       engine: () => this.engine(),
@@ -259,9 +264,11 @@ export class Gateway {
 
   readiness(): Readiness {
     const actors = [...this.actors.values()];
+    const log = this.core.bus.logHealth();
     return {
       ready: actors.every((a) => a.reported),
       channels: actors.map((a) => ({ name: a.id.name, state: a.status.state, ...(a.status.state === 'failed' ? { reason: a.status.reason } : {}) })),
+      ...(log.state === 'failing' ? { log } : {}),
     };
   }
 
@@ -346,6 +353,11 @@ export class Gateway {
     }
     const engine = await this.engineLoad?.catch(() => undefined);
     await (engine ? engine.close({ reason: STOP_REASON }) : this.core.close());
+    this.logHealth.unsubscribe();
+    const log = this.core.bus.logHealth();
+    if (log.state === 'failing') {
+      this.options.logs.gateway.error('stopped while the event log could not write: what it held was not written; messages not acknowledged come back from their platforms at the next start', { waiting: log.waiting, reason: log.reason });
+    }
   }
 
   private startChannel(name: string, entry: ChannelEntry): void {

@@ -1,9 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { FailingLog } from '../../bus/index.js';
 
 export interface Readiness {
+  /** Every enabled channel connected or failed with a reason. */
   ready: boolean;
   channels: Array<{ name: string; state: string; reason?: string }>;
+  /** Present while the event log cannot write: the gateway runs, but takes no new message until it can. */
+  log?: FailingLog;
 }
 
 export interface HealthServer {
@@ -11,7 +15,10 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
-/** `GET /health` (the process answers) and `GET /ready` (every enabled channel connected or said why not). */
+/**
+ * `GET /health` (the process answers) and `GET /ready` (every enabled channel connected or said why not; 503
+ * `degraded` with `log` while the event log cannot write).
+ */
 export async function startHealthServer(host: string, port: number, readiness: () => Readiness): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -22,6 +29,11 @@ export async function startHealthServer(host: string, port: number, readiness: (
     if (path === '/health') return send(200, { status: 'ok' });
     if (path === '/ready') {
       const state = readiness();
+      if (state.log) {
+        const { code, reason, since, waiting } = state.log;
+        const log = { state: 'failing', code, reason, since: new Date(since).toISOString(), waiting };
+        return send(503, { status: 'degraded', channels: state.channels, log });
+      }
       return send(state.ready ? 200 : 503, { status: state.ready ? 'ready' : 'starting', channels: state.channels });
     }
     return send(404, { error: { code: 'not_found', message: 'routes: GET /health, GET /ready' } });

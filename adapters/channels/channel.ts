@@ -20,6 +20,24 @@ export interface ChannelCapabilities {
    * a part counts as maybe sent from the moment it is handed to the channel.
    */
   reportsWrites?: boolean;
+  /**
+   * The platform hands out again what the channel did not acknowledge (Telegram's update offset): a message the gateway
+   * cannot keep now (`NotKeptError`) is answered later. Without, such a message is gone and its sender is asked to
+   * send it again.
+   */
+  redelivers?: boolean;
+}
+
+/**
+ * The gateway cannot keep an inbound message now (its event log cannot write): a channel whose platform redelivers
+ * leaves it unacknowledged, so the platform hands it out again; the channel stays connected.
+ */
+export class NotKeptError extends Error {
+  readonly code = 'not_kept';
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'NotKeptError';
+  }
 }
 
 /** An inbound message as a channel reports it, in the dispatch vocabulary of the spec. */

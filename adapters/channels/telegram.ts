@@ -4,7 +4,7 @@ import { Api, GrammyError, HttpError, InputFile } from 'grammy/web';
 import { sendForBytes, type Route } from '../http/client.js';
 import { botApiFetch } from './bot-api-fetch.js';
 import { CHAT_COMMANDS } from './command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice, type OutboundFile } from './channel.js';
+import { ChannelError, NotKeptError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice, type OutboundFile } from './channel.js';
 import { fromTelegramUpdate, telegramUpdateSchema, type BotIdentity } from './telegram-update.js';
 
 export interface TelegramOptions {
@@ -19,6 +19,8 @@ export interface TelegramOptions {
   timer?: { after(ms: number, run: () => void): { cancel(): void } };
   /** Pause after an empty answer that came back early (servers that do not hold long polls). */
   idlePauseMs?: number;
+  /** Pause before asking again for updates the gateway could not keep (`NotKeptError`); 1 s by default. */
+  notKeptPauseMs?: number;
   /** `settings.proxy`: every Bot API call and file download goes through it; absent, the environment's proxy. */
   proxy?: string;
 }
@@ -59,7 +61,7 @@ function asChannelError(error: unknown): ChannelError {
 /** Telegram through grammY's Bot API client, by long polling; one instance per bot token. */
 export class TelegramChannel implements Channel {
   readonly kind = 'telegram';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: 4096, maxCaptionLength: 1024, reportsWrites: true };
+  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: 4096, maxCaptionLength: 1024, reportsWrites: true, redelivers: true };
   private readonly api: Api;
   private readonly route: Route;
   private controller = new AbortController();
@@ -139,19 +141,36 @@ export class TelegramChannel implements Channel {
       try {
         const started = Date.now();
         const updates = await this.getUpdates(offset, timeout, signal);
-        const kept: Array<void | Promise<void>> = [];
+        const kept: Array<{ id: number; kept: Promise<void> }> = [];
         for (const raw of updates) {
           const parsed = telegramUpdateSchema.safeParse(raw);
-          if (!parsed.success) continue;
-          offset = parsed.data.update_id + 1;
+          const id = parsed.success ? parsed.data.update_id : (raw as { update_id?: unknown } | null)?.update_id;
+          if (typeof id !== 'number') continue;
+          // An update of a shape the channel does not read is acknowledged: asked for again, it would come back forever.
+          if (!parsed.success) {
+            kept.push({ id, kept: Promise.resolve() });
+            continue;
+          }
           // A press waits for its answer (the button's spinner) until the Bot API hears it was taken.
           if (parsed.data.callback_query) void this.api.answerCallbackQuery(parsed.data.callback_query.id).catch(() => undefined);
           const message = fromTelegramUpdate(parsed.data, bot);
-          if (message) kept.push(hooks.onMessage(message));
+          kept.push({ id, kept: Promise.resolve(message ? hooks.onMessage(message) : undefined) });
         }
         // The next getUpdates acknowledges these updates (its offset): only once they are kept, so a crash before
-        // loses none (Telegram hands them out again, and the gateway drops what it had already kept).
-        await Promise.all(kept);
+        // loses none (Telegram hands them out again, and the gateway drops what it had already kept). An update the
+        // gateway could not keep (its log cannot write) is not acknowledged, nor any after it: Telegram hands them out
+        // again at the next call, after a pause.
+        const outcomes = await Promise.allSettled(kept.map((k) => k.kept));
+        const refused = outcomes.findIndex((outcome) => outcome.status === 'rejected');
+        if (refused < 0) {
+          if (kept.length > 0) offset = kept.at(-1)!.id + 1;
+        } else {
+          const reason = (outcomes[refused] as PromiseRejectedResult).reason;
+          if (!(reason instanceof NotKeptError)) throw reason;
+          offset = kept[refused]!.id;
+          await sleep(this.options.notKeptPauseMs ?? 1000, signal);
+          continue;
+        }
         if (updates.length === 0 && Date.now() - started < timeout * 500) await sleep(this.options.idlePauseMs ?? 50, signal);
       } catch (error) {
         if (!signal.aborted) hooks.onFailed(asChannelError(error));

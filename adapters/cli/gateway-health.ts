@@ -26,3 +26,30 @@ export function gatewayUp(url: string): Promise<boolean> {
     });
   });
 }
+
+/** What a running gateway's `/ready` says of its event log: `ok`, or why it cannot write (`GET /ready`'s `log`). */
+export type GatewayLogState = { state: 'ok' } | { state: 'failing'; code: string; reason: string; since: string; waiting: number };
+
+/** The event log's state as the gateway at `healthUrl` reports it; undefined when it does not answer in time. */
+export function gatewayLogState(healthUrl: string): Promise<GatewayLogState | undefined> {
+  return new Promise((resolve) => {
+    const request = get(healthUrl.replace(/\/health$/, '/ready'), (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        clearTimeout(deadline);
+        try {
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { log?: GatewayLogState };
+          resolve(body.log ?? { state: 'ok' });
+        } catch {
+          resolve(undefined);
+        }
+      });
+    });
+    const deadline = setTimeout(() => request.destroy(), HEALTH_TIMEOUT_MS);
+    request.on('error', () => {
+      clearTimeout(deadline);
+      resolve(undefined);
+    });
+  });
+}

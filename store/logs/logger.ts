@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { closeSync, existsSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { inspect } from 'node:util';
 import type { LoadedConfig } from '../config/index.js';
 import { RotatingFile, trimToLatest, type RotationSettings } from './rotating-file.js';
@@ -56,6 +57,42 @@ export interface GatewayLogs {
   close(): void;
 }
 
+/** Room kept on the disk for the panic log: a panic on a full disk still has room for its cause. */
+const PANIC_RESERVE_BYTES = 64 * 1024;
+
+/**
+ * A file of `PANIC_RESERVE_BYTES` written at the start (`logs/panic.reserve`, with `panic.log` created empty beside it,
+ * so the panic needs no new file). A panic deletes it first and writes its line into the space that frees.
+ */
+class PanicReserve {
+  constructor(private readonly path: string) {
+    this.take();
+    try {
+      closeSync(openSync(join(dirname(path), 'panic.log'), 'a', 0o600));
+    } catch {
+      // The panic creates it then, if it can.
+    }
+  }
+
+  take(): void {
+    try {
+      if (!existsSync(this.path) || statSync(this.path).size < PANIC_RESERVE_BYTES) {
+        writeFileSync(this.path, Buffer.alloc(PANIC_RESERVE_BYTES), { mode: 0o600 });
+      }
+    } catch {
+      // A disk already full keeps what it has; a partial reserve still frees what it holds.
+    }
+  }
+
+  release(): void {
+    try {
+      rmSync(this.path, { force: true });
+    } catch {
+      // Not there to free: the line may still fit.
+    }
+  }
+}
+
 export function rotationOf(loaded: LoadedConfig): RotationSettings {
   return { maxBytes: loaded.config.gateway.log_max_size_mb * 1024 * 1024, backups: loaded.config.gateway.log_max_backups };
 }
@@ -70,15 +107,23 @@ export function openGatewayLogs(loaded: LoadedConfig, now?: () => Date): Gateway
   const heartbeatFile = new RotatingFile(join(loaded.workspace, 'heartbeat.log'), rotation);
   const panicPath = join(loaded.home, 'logs', 'panic.log');
   trimToLatest(panicPath, rotation.maxBytes);
+  const reserve = new PanicReserve(join(loaded.home, 'logs', 'panic.reserve'));
   const gateway = new Logger([main, ...extra], level, redactor, now);
   const heartbeat = new Logger([heartbeatFile], level, redactor, now);
   return {
     gateway,
     heartbeat,
     panic: (error) => {
-      const panicFile = new RotatingFile(panicPath, rotation);
-      panicFile.write(redactor().text(`${(now ?? (() => new Date()))().toISOString()} PANIC ${inspect(error)}`));
-      panicFile.close();
+      // On a full disk the reserve's space is what the line is written into; taken again for the next panic.
+      reserve.release();
+      try {
+        const panicFile = new RotatingFile(panicPath, rotation);
+        panicFile.write(redactor().text(`${(now ?? (() => new Date()))().toISOString()} PANIC ${inspect(error)}`));
+        panicFile.close();
+      } catch {
+        // Nowhere left to say it: the panic handler must not throw on top of what it reports.
+      }
+      reserve.take();
     },
     close: () => {
       gateway.close();
