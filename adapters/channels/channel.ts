@@ -111,9 +111,26 @@ export interface Channel {
   download?(fileId: string): Promise<Buffer>;
 }
 
-/** A channel failure with a reason the supervisor can act on. */
+/** What a failed send (or edit) tells about the message, as far as the platform's answer says. */
+export interface SendFailure {
+  /**
+   * `no`: the platform did not take it (a refusal, a rate limit, a request that never reached it); `unknown`: it may
+   * have (a server error or a broken connection after the request was sent): sending it again may show it twice.
+   */
+  delivered: 'no' | 'unknown';
+  /** Whether the same send may succeed later (a rate limit, an outage); a refusal such as a bad chat id never will. */
+  retry: boolean;
+  /** The platform asked to wait this long before the next try (Telegram's `retry_after`). */
+  retryAfterMs?: number;
+}
+
+/** A channel failure with a reason the supervisor can act on; a failed send says what it knows in `failure`. */
 export class ChannelError extends Error {
-  constructor(readonly code: 'unauthorized' | 'network' | 'stalled' | 'bad_settings' | 'platform', message: string) {
+  constructor(
+    readonly code: 'unauthorized' | 'network' | 'stalled' | 'bad_settings' | 'platform' | 'rate_limited',
+    message: string,
+    readonly failure?: SendFailure,
+  ) {
     super(message);
     this.name = 'ChannelError';
   }

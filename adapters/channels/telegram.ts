@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Api, GrammyError, HttpError, InputFile } from 'grammy/web';
-import { sendForBytes, type Route } from '../http/client.js';
-import { botApiFetch } from './bot-api-fetch.js';
+import { sendForBytes, TransportError, type Route } from '../http/client.js';
+import { botApiFetch, NotJsonAnswerError } from './bot-api-fetch.js';
 import { CHAT_COMMANDS } from './command-names.js';
-import { ChannelError, NotKeptError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice, type OutboundFile } from './channel.js';
+import { ChannelError, NotKeptError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice, type OutboundFile, type SendFailure } from './channel.js';
 import { fromTelegramUpdate, telegramUpdateSchema, type BotIdentity } from './telegram-update.js';
 
 export interface TelegramOptions {
@@ -51,12 +51,45 @@ function plainTimer(ms: number, run: () => void): { cancel(): void } {
   return { cancel: () => clearTimeout(timer) };
 }
 
+/** Telegram's `retry_after` is seconds; one that does not say waits a second. */
+const DEFAULT_RETRY_AFTER_S = 1;
+
+/**
+ * A Bot API failure as the gateway acts on it. 429 (flood control) did not take the message and says when to try
+ * again; another 4xx refused it for good; a 5xx may have taken it (Telegram gives no way to ask), and so may a call
+ * whose connection broke after it was written (the outbox knows whether it was: `whenWritten`).
+ */
 function asChannelError(error: unknown): ChannelError {
   if (error instanceof ChannelError) return error;
-  if (error instanceof GrammyError) return new ChannelError(error.error_code === 401 ? 'unauthorized' : 'platform', `Bot API ${error.method}: ${error.description}`);
-  if (error instanceof HttpError) return new ChannelError('network', `cannot reach the Bot API (${(error.error as Error)?.message ?? 'network error'})`);
+  if (error instanceof GrammyError) {
+    const message = `Bot API ${error.method}: ${error.description}`;
+    if (error.error_code === 429) {
+      const retryAfterMs = (error.parameters.retry_after ?? DEFAULT_RETRY_AFTER_S) * 1000;
+      return new ChannelError('rate_limited', message, { delivered: 'no', retry: true, retryAfterMs });
+    }
+    if (error.error_code >= 500) return new ChannelError('platform', message, { delivered: 'unknown', retry: true });
+    return new ChannelError(error.error_code === 401 ? 'unauthorized' : 'platform', message, { delivered: 'no', retry: false });
+  }
+  if (error instanceof HttpError) {
+    const message = `cannot reach the Bot API (${(error.error as Error)?.message ?? 'network error'})`;
+    return new ChannelError('network', message, transportFailure(error.error));
+  }
   return new ChannelError('platform', (error as Error)?.message ?? String(error));
 }
+
+/**
+ * A call that got no Bot API answer. A connection closed before any answer came was closed unread (a keep-alive
+ * connection dropped as the call went out, the common case under load): not delivered. A timeout, a cut during the
+ * answer, a proxy's error page of 5xx: the Bot API may have acted on it.
+ */
+function transportFailure(cause: unknown): SendFailure {
+  if (cause instanceof TransportError && cause.code === 'network' && !cause.answerStarted) return { delivered: 'no', retry: true };
+  if (cause instanceof NotJsonAnswerError && cause.status < 500) return { delivered: 'no', retry: cause.status === 429 };
+  return { delivered: 'unknown', retry: true };
+}
+
+/** Telegram's answer to an edit that changes nothing: the message already shows the text (an edit tried again). */
+const NOT_MODIFIED = /message is not modified/i;
 
 /** Telegram through grammY's Bot API client, by long polling; one instance per bot token. */
 export class TelegramChannel implements Channel {
@@ -115,8 +148,12 @@ export class TelegramChannel implements Channel {
     return String(sent.message_id);
   }
 
+  /** An edit that finds the text already there succeeded before (its answer was lost): an edit is safe to try again. */
   async edit(replyTo: string, messageId: string, text: string): Promise<void> {
-    await this.api.editMessageText(replyTo, Number(messageId), text).catch((error: unknown) => { throw asChannelError(error); });
+    await this.api.editMessageText(replyTo, Number(messageId), text).catch((error: unknown) => {
+      if (error instanceof GrammyError && error.error_code === 400 && NOT_MODIFIED.test(error.description)) return;
+      throw asChannelError(error);
+    });
   }
 
   /** Files come from `<api root>/file/bot<token>/<file_path>` after getFile names the path. */
