@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Envelope, FailingLog, LogFailureCode, LogHealth, ValidDraft } from '../../bus/index.js';
 import { LOG_OK, LogFailingError, stampDraft, stampInPlace } from '../../bus/index.js';
-import { LogError } from './errors.js';
+import { LogError, logCorruption } from './errors.js';
+import { LmdbFile, type Damage } from './lmdb-file.js';
 import { queryFilter, type EventStore, type LogQuery } from './event-store.js';
 import { PostingIndex } from './posting-index.js';
 import { acquireWriterLock } from './writer-lock.js';
@@ -75,6 +76,8 @@ export class EventLog implements EventStore {
   private afterRemap: Promise<void> | undefined;
   /** The folder of a scratch log, removed with it. */
   private removeOnClose: string | undefined;
+  /** The length of the record shapes last copied to the `shapes` table. */
+  private shapesMirrored = -1;
 
   private constructor(
     readonly dir: string,
@@ -88,16 +91,22 @@ export class EventLog implements EventStore {
     this.mappedBytes = this.fileBytes();
   }
 
+  /**
+   * Opens the log in `dir` (creating it unless `readOnly`). A damaged file is refused with `log_corrupted` before lmdb
+   * opens it where the damage can be seen cheaply (its meta pages: lmdb crashed the process on those), and when lmdb
+   * reports damage while opening.
+   */
   static open(dir: string, options: OpenOptions = {}): EventLog {
     const readOnly = options.readOnly ?? false;
     if (readOnly && !existsSync(`${dir}/data.mdb`)) throw new LogError('log_missing', `no event log in ${dir}`);
     if (!readOnly) mkdirSync(dir, { recursive: true });
     const releaseLock = readOnly ? () => {} : acquireWriterLock(dir);
     try {
+      checkFirstReads(dir);
       return new EventLog(dir, readOnly, openDatabases(dir, readOnly), releaseLock, options.remapAfterBytes ?? REMAP_AFTER_BYTES);
     } catch (error) {
       releaseLock();
-      throw error;
+      throw logCorruption(error) ?? error;
     }
   }
 
@@ -194,7 +203,8 @@ export class EventLog implements EventStore {
     const sessions = new Map<string, number[]>();
     const turns = new Map<string, number[]>();
     const types = new Map<string, number[]>();
-    const { root, events, bySession, byTurn, byType } = this.databases;
+    const { root, events, bySession, byTurn, byType, shapes } = this.databases;
+    let mirrored = this.shapesMirrored;
     root.transactionSync(() => {
       for (const event of batch) {
         void events.put(event.seq, event);
@@ -205,7 +215,15 @@ export class EventLog implements EventStore {
       bySession.write(sessions);
       byTurn.write(turns);
       byType.write(types);
+      // A second copy of the record shapes lmdb keeps at key 0 of `events` (they only grow): without them no event
+      // can be decoded, and a salvage of a log whose page with key 0 is damaged reads them here (`log-check.ts`).
+      const current = shapes ? events.getBinary(0) : undefined;
+      if (shapes && current && current.length !== mirrored) {
+        void shapes.put(0, Buffer.from(current));
+        mirrored = current.length;
+      }
     });
+    this.shapesMirrored = mirrored;
   }
 
   private fail(error: Error): void {
@@ -298,6 +316,39 @@ export class EventLog implements EventStore {
 
   private fileBytes(): number {
     return this.readOnly ? 0 : statSync(`${this.dir}/data.mdb`).size;
+  }
+
+  /**
+   * Writes events that keep their own `seq` (`tern log salvage`), in order, each after the log's last one; a seq
+   * skipped is filled with `log.lost`, so `seq` keeps no hole. Written at once, in transactions of 1,000 events.
+   */
+  restore(events: Iterable<Envelope>, lostReason: string): { written: number; filled: number } {
+    this.checkWritable();
+    let written = 0;
+    let filled = 0;
+    let batch: Envelope[] = [];
+    const flush = (): void => {
+      if (batch.length === 0) return;
+      this.transaction(batch);
+      this.writtenSeq = batch.at(-1)!.seq;
+      batch = [];
+    };
+    const add = (event: Envelope): void => {
+      batch.push(event);
+      this.seq = event.seq;
+      if (batch.length >= 1000) flush();
+    };
+    for (const event of events) {
+      if (event.seq <= this.seq) throw new LogError('log_write_failed', `event ${event.seq} comes after ${this.seq}: restored events must come in order`);
+      for (let seq = this.seq + 1; seq < event.seq; seq++) {
+        add({ seq, at: event.at, type: 'log.lost', data: { reason: lostReason } } as Envelope);
+        filled++;
+      }
+      add(event);
+      written++;
+    }
+    flush();
+    return { written, filled };
   }
 
   /** Resolves when every append so far is committed and synced to disk (see `committed` for `failFast`). */
@@ -427,6 +478,27 @@ export class EventLog implements EventStore {
   }
 }
 
+/**
+ * lmdb trusts its file, and damage where it reads first crashed the process as it opened the log (SIGSEGV, SIGBUS, an
+ * assertion's abort): the meta pages (where each table starts), the table of tables, and the path to the newest event
+ * (the open reads the last seq). Those few pages are read first; a file shorter than two pages is one being created.
+ */
+function checkFirstReads(dir: string): void {
+  const path = join(dir, 'data.mdb');
+  if (!existsSync(path) || statSync(path).size < 2 * 4096) return;
+  const file = LmdbFile.open(path);
+  try {
+    const damaged = file.metas.find((meta): meta is Damage => 'what' in meta);
+    const meta = file.current();
+    const tables = meta ? file.tables(meta.main) : undefined;
+    const events = tables?.tables.get('events');
+    const found = damaged ?? tables?.damage[0] ?? (events ? file.lastPath(events) : undefined);
+    if (found) throw new LogError('log_corrupted', `${found.what}, in ${path}`);
+  } finally {
+    file.close();
+  }
+}
+
 interface CommitWaiter {
   seq: number;
   failFast: boolean;
@@ -472,6 +544,8 @@ interface Databases {
   bySession: PostingIndex;
   byTurn: PostingIndex;
   byType: PostingIndex;
+  /** The copy of the record shapes; absent in a log a reader opens that was written before it existed. */
+  shapes: Database<Buffer, number> | undefined;
 }
 
 function openDatabases(dir: string, readOnly: boolean): Databases {
@@ -485,10 +559,11 @@ function openDatabases(dir: string, readOnly: boolean): Databases {
   const bySession = PostingIndex.open(root, 'by_session');
   const byTurn = PostingIndex.open(root, 'by_turn');
   const byType = PostingIndex.open(root, 'by_type');
+  const shapes = (root.openDB<Buffer, number>({ name: 'shapes', keyEncoding: 'uint32', encoding: 'binary' }) as Database<Buffer, number> | undefined) ?? undefined;
   // A reader can arrive between the writer creating the file and creating its databases.
   if (!events || !bySession || !byTurn || !byType) {
     void root.close();
     throw new LogError('log_missing', `the event log in ${dir} is not initialised yet`);
   }
-  return { root, events, bySession, byTurn, byType };
+  return { root, events, bySession, byTurn, byType, shapes };
 }

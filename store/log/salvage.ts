@@ -1,0 +1,69 @@
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Envelope } from '../../bus/index.js';
+import { EventLog } from './event-log.js';
+import { readLog, ranges, type LogCheck } from './log-check.js';
+import { acquireWriterLock } from './writer-lock.js';
+
+const FILES = ['data.mdb', 'lock.mdb'] as const;
+
+export interface Salvaged {
+  /** Events copied into the new log. */
+  saved: number;
+  /** Seqs the damaged log could not give back, each a `log.lost` event in the new log. */
+  lost: number;
+  /** Those seqs as ranges (`1012–1022`), empty when none. */
+  lostSeqs: string;
+  /** The folder the damaged log was moved to. */
+  kept: string;
+  check: LogCheck;
+}
+
+/**
+ * Checks a log (`readLog`) while holding its writer lock, so no gateway writes it meanwhile; a gateway that is writing
+ * it refuses the check with `log_locked`.
+ */
+export function verifyLog(dir: string): LogCheck {
+  const release = acquireWriterLock(dir);
+  try {
+    return readLog(dir, { scan: false }).check;
+  } finally {
+    release();
+  }
+}
+
+/**
+ * Copies every event that can be read from the log in `dir` (through its tree, and from leaf pages a damaged branch
+ * cut off) into a new log, each at its own seq, with `log.lost` in the place of each one that cannot; then moves the
+ * damaged files into `damaged-<time>/` beside it and puts the new log in their place. Holds the writer lock
+ * throughout: a running gateway refuses it (`log_locked`).
+ */
+export function salvageLog(dir: string, now: Date = new Date()): Salvaged {
+  const release = acquireWriterLock(dir);
+  try {
+    const readable = readLog(dir, { scan: true });
+    const stamp = now.toISOString().replace(/[:.]/g, '-');
+    const reason = `the log was damaged; \`tern log salvage\` could not read this event back (${now.toISOString()})`;
+    const events = [...readable.events.values()].sort((a, b) => a.seq - b.seq);
+    const last = Math.max(readable.lastSeq, events.at(-1)?.seq ?? 0);
+    // Lost events after the last readable one keep their places too.
+    for (let seq = (events.at(-1)?.seq ?? 0) + 1; seq <= last; seq++) events.push({ seq, at: now.getTime(), type: 'log.lost', data: { reason } } as Envelope);
+    const lostSeqs = Array.from({ length: last }, (_, i) => i + 1).filter((seq) => !readable.events.has(seq));
+    const fresh = join(dir, `.salvage-${stamp}`);
+    rmSync(fresh, { recursive: true, force: true });
+    const log = EventLog.open(fresh);
+    try {
+      log.restore(events, reason);
+    } finally {
+      log.close();
+    }
+    const kept = join(dir, `damaged-${stamp}`);
+    mkdirSync(kept, { recursive: true, mode: 0o700 });
+    for (const name of FILES) if (existsSync(join(dir, name))) renameSync(join(dir, name), join(kept, name));
+    for (const name of FILES) renameSync(join(fresh, name), join(dir, name));
+    rmSync(fresh, { recursive: true, force: true });
+    return { saved: readable.events.size, lost: lostSeqs.length, lostSeqs: ranges(lostSeqs), kept, check: readable.check };
+  } finally {
+    release();
+  }
+}
