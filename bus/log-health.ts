@@ -6,8 +6,11 @@ export type LogHealth =
   | { state: 'ok' }
   | { state: 'failing'; code: LogFailureCode; reason: string; since: number; waiting: number };
 
-/** `disk_full`: no space left for the log; `write_failed`: any other write error. */
-export type LogFailureCode = 'disk_full' | 'write_failed';
+/**
+ * `disk_full`: no space left for the log; `damaged`: its file is corrupted (only `tern log salvage` helps);
+ * `write_failed`: any other write error.
+ */
+export type LogFailureCode = 'disk_full' | 'damaged' | 'write_failed';
 
 export type FailingLog = Extract<LogHealth, { state: 'failing' }>;
 

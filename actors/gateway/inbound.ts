@@ -24,7 +24,11 @@ const accepted = Promise.resolve();
  * hands the message out again (Telegram), so it is answered later; otherwise the sender has to send it again.
  */
 export function logFailingNotice(code: LogFailureCode, redelivers: boolean): string {
-  const why = code === 'disk_full' ? 'the disk where I keep my records is full' : 'I cannot write my records (a disk error)';
+  const why = {
+    disk_full: 'the disk where I keep my records is full',
+    damaged: 'the file where I keep my records is damaged and must be repaired',
+    write_failed: 'I cannot write my records (a disk error)',
+  }[code];
   const then = redelivers ? 'Your message will be answered once I can again.' : 'Please send it again later.';
   return `I can't take messages right now: ${why}. ${then}`;
 }

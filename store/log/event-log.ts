@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Envelope, FailingLog, LogFailureCode, LogHealth, ValidDraft } from '../../bus/index.js';
 import { LOG_OK, LogFailingError, stampDraft, stampInPlace } from '../../bus/index.js';
-import { LogError, logCorruption } from './errors.js';
+import { LOG_CORRUPTED_FIX, LogError, logCorruption } from './errors.js';
 import { LmdbFile, type Damage } from './lmdb-file.js';
 import { queryFilter, type EventStore, type LogQuery } from './event-store.js';
 import { PostingIndex } from './posting-index.js';
@@ -228,7 +228,7 @@ export class EventLog implements EventStore {
 
   private fail(error: Error): void {
     const first = this.failing === undefined;
-    this.failing = { ...describeFailure(error, this.dir), since: this.failing?.since ?? Date.now() };
+    this.failing = { ...describeFailure(error, this.dir, this.failing?.code), since: this.failing?.since ?? Date.now() };
     forgetUnsavedStructures(this.events);
     if (REOPEN_ERRORS.has(Number((error as { code?: unknown }).code))) this.reopenNeeded = true;
     const health = this.health() as FailingLog;
@@ -486,14 +486,20 @@ export class EventLog implements EventStore {
 function checkFirstReads(dir: string): void {
   const path = join(dir, 'data.mdb');
   if (!existsSync(path) || statSync(path).size < 2 * 4096) return;
+  // Plain reads hold no reader slot: a writer may reuse a page between the read of the meta page naming it and the
+  // read of the page. Damage found again on a second look is damage.
+  const found = firstReadDamage(path) && firstReadDamage(path);
+  if (found) throw new LogError('log_corrupted', `${found.what}, in ${path}`);
+}
+
+function firstReadDamage(path: string): Damage | undefined {
   const file = LmdbFile.open(path);
   try {
     const damaged = file.metas.find((meta): meta is Damage => 'what' in meta);
     const meta = file.current();
     const tables = meta ? file.tables(meta.main) : undefined;
     const events = tables?.tables.get('events');
-    const found = damaged ?? tables?.damage[0] ?? (events ? file.lastPath(events) : undefined);
-    if (found) throw new LogError('log_corrupted', `${found.what}, in ${path}`);
+    return damaged ?? tables?.damage[0] ?? (events ? file.lastPath(events) : undefined);
   } finally {
     file.close();
   }
@@ -517,14 +523,24 @@ function forgetUnsavedStructures(events: Database<Envelope, number>): void {
   if (structures) structures.uninitialized = true;
 }
 
-/** Why a write failed, as an operator reads it: a full disk is told apart from other write errors. */
-function describeFailure(error: Error, dir: string): { code: LogFailureCode; reason: string } {
+/** lmdb's code for a transaction an earlier error spoiled: damage only when nothing else failed before it. */
+const MDB_BAD_TXN = -30782;
+
+/**
+ * Why a write failed, as an operator reads it: a full disk and a damaged file are told apart from other write errors.
+ * `before` is the code of the failure this one follows, if any: a transaction a full disk spoiled is no damage.
+ */
+function describeFailure(error: Error, dir: string, before: LogFailureCode | undefined): { code: LogFailureCode; reason: string } {
   const errno = (error as { code?: unknown }).code;
   const free = freeBytes(dir);
   const full = errno === 28 || errno === 'ENOSPC' || errno === 122 || errno === 'EDQUOT' || (free !== undefined && free < LOW_SPACE_BYTES);
   if (full) {
     const left = free === undefined ? '' : `, ${Math.floor(free / 1024)} KB free`;
     return { code: 'disk_full', reason: `the disk holding ${dir} is full (${error.message}${left}): the event log cannot write` };
+  }
+  const spoiled = Number(errno) === MDB_BAD_TXN && before !== undefined && before !== 'damaged';
+  if (logCorruption(error) && !spoiled) {
+    return { code: 'damaged', reason: `the event log in ${dir} is damaged (${error.message}). ${LOG_CORRUPTED_FIX}` };
   }
   return { code: 'write_failed', reason: `the event log in ${dir} cannot write (${error.message})` };
 }
