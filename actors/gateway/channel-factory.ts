@@ -10,7 +10,7 @@ const supervisionSchema = z.object({
   poll_timeout_seconds: z.number().int().min(0).max(50).default(30),
   /** Tries of a reply part the platform did not take (rate limited, unreachable) before the chat is told. */
   send_attempts: z.number().int().min(1).max(20).default(6),
-  /** The pause before the second try, doubling per try up to 30 s; a platform's `retry_after` is waited for at least. */
+  /** The pause before the second try, doubling per try up to 30 s; at least the platform's `retry_after`. */
   send_backoff_ms: z.number().int().min(10).max(60_000).default(500),
 });
 

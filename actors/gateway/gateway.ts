@@ -185,7 +185,10 @@ export class Gateway {
     }
     this.approvals = promptApprovals(bus, this.deliveries, logs.gateway);
     this.logHealth = bus.on('log.failed', 'log.recovered').subscribe((e) => {
-      if (e.type === 'log.failed') logs.gateway.error('the event log cannot write; new messages wait at their platforms', { code: e.data.code, reason: e.data.reason });
+      if (e.type === 'log.failed') {
+        const { code, reason } = e.data;
+        logs.gateway.error('the event log cannot write; new messages wait at their platforms', { code, reason });
+      }
       else logs.gateway.info('the event log writes again', { failed_ms: e.data.failed_ms });
     });
     this.toolCalls = logToolCalls(bus, logs);
@@ -356,7 +359,10 @@ export class Gateway {
     this.logHealth.unsubscribe();
     const log = this.core.bus.logHealth();
     if (log.state === 'failing') {
-      this.options.logs.gateway.error('stopped while the event log could not write: what it held was not written; messages not acknowledged come back from their platforms at the next start', { waiting: log.waiting, reason: log.reason });
+      const message =
+        'stopped while the event log could not write: what it held was not written; messages not acknowledged ' +
+        'come back from their platforms at the next start';
+      this.options.logs.gateway.error(message, { waiting: log.waiting, reason: log.reason });
     }
   }
 

@@ -52,10 +52,12 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message:
     const channel = actor.channel;
     if (!told.has(key) && channel) {
       told.add(key);
-      deps.logger.warn('inbound message not taken: the event log cannot write', { channel: actor.id.name, message_id: message.messageId, reason: health.reason });
+      const fields = { channel: actor.id.name, message_id: message.messageId, reason: health.reason };
+      deps.logger.warn('inbound message not taken: the event log cannot write', fields);
       const notice = logFailingNotice(health.code, channel.capabilities.redelivers === true);
       channel.send(message.replyTo, notice).catch((error: unknown) => {
-        deps.logger.warn('log failure notice not sent', { channel: actor.id.name, reason: (error as Error)?.message ?? String(error) });
+        const reason = (error as Error)?.message ?? String(error);
+        deps.logger.warn('log failure notice not sent', { channel: actor.id.name, reason });
       });
     }
     return Promise.reject(new NotKeptError(health.reason));
@@ -104,10 +106,12 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message:
       },
     });
     try {
-      writeLastChannel(deps.workspace, { channel: name, account, chat: message.chat, reply_to: message.replyTo, at: new Date(deps.now()).toISOString() });
+      const at = new Date(deps.now()).toISOString();
+      writeLastChannel(deps.workspace, { channel: name, account, chat: message.chat, reply_to: message.replyTo, at });
     } catch (error) {
       // Only the heartbeat's answers read it; the message itself is in the log's hands.
-      deps.logger.warn('last active chat not saved', { channel: name, reason: (error as Error)?.message ?? String(error) });
+      const reason = (error as Error)?.message ?? String(error);
+      deps.logger.warn('last active chat not saved', { channel: name, reason });
     }
     return kept(actor, message);
   };

@@ -1,5 +1,11 @@
 import type { Subscription } from 'rxjs';
-import { ChannelError, type Channel, type Choice, type OutboundFile, type SendFailure } from '../../adapters/channels/channel.js';
+import {
+  ChannelError,
+  type Channel,
+  type Choice,
+  type OutboundFile,
+  type SendFailure,
+} from '../../adapters/channels/channel.js';
 import { whenWritten } from '../../adapters/http/when-written.js';
 import { splitMessage } from '../../adapters/channels/split.js';
 import type { Bus, Correlation, Envelope, EventDraft, ReplyTarget } from '../../bus/index.js';
@@ -14,21 +20,25 @@ import { StreamView } from './stream-view.js';
 
 /** The longest pause between two tries of a part, however many tries came before. */
 const MAX_BACKOFF_MS = 30_000;
-/** A platform that asks for a longer wait than this (a flood ban) is not waited for: the part is given up, the chat told. */
+/** A platform asking for a longer wait (a flood ban) is not waited for: the part is given up, the chat told. */
 const MAX_RETRY_AFTER_MS = 5 * 60_000;
 
-/** What a chat reads when a part of its reply never reached the platform (refused, or still rate limited at the last try). */
+/** What a chat reads when a part of its reply never reached the platform (refused, or rate limited to the last try). */
 export const NOT_DELIVERED_NOTICE = 'Part of my reply could not be delivered. Ask again if you still need it.';
 /**
  * What a chat reads when the platform failed while taking a part (a 5xx after the request was sent): the part may be
  * there or not, and it is not sent again, so that it is never shown twice.
  */
-export const MAYBE_DELIVERED_NOTICE = 'Part of my reply may not have reached you: the messaging service failed while taking it, and I never send a message twice. Ask again if it is missing.';
+export const MAYBE_DELIVERED_NOTICE =
+  'Part of my reply may not have reached you: the messaging service failed while taking it, and I never send a ' +
+  'message twice. Ask again if it is missing.';
 
 /** How the sending of one part ended: out (now or before), or given up with what is known of it. */
 type PartOutcome = 'sent' | 'not_sent' | 'unknown';
 
-type Attempt = { kind: 'sent'; messageId: string } | { kind: 'given_up'; outcome: 'not_sent' | 'unknown'; reason: string; attempts: number };
+type Attempt =
+  | { kind: 'sent'; messageId: string }
+  | { kind: 'given_up'; outcome: 'not_sent' | 'unknown'; reason: string; attempts: number };
 
 /**
  * What a failed try says about the part. One that never left the process (no connection, the channel restarting)
@@ -37,7 +47,10 @@ type Attempt = { kind: 'sent'; messageId: string } | { kind: 'given_up'; outcome
  */
 function failureOf(error: unknown, left: boolean): SendFailure {
   const known = error instanceof ChannelError ? error.failure : undefined;
-  if (!left) return { delivered: 'no', retry: known?.retry ?? true, ...(known?.retryAfterMs !== undefined ? { retryAfterMs: known.retryAfterMs } : {}) };
+  if (!left) {
+    const asked = known?.retryAfterMs !== undefined ? { retryAfterMs: known.retryAfterMs } : {};
+    return { delivered: 'no', retry: known?.retry ?? true, ...asked };
+  }
   return known ?? { delivered: 'unknown', retry: true };
 }
 
@@ -245,12 +258,14 @@ export class Outbox {
     for (const [index, part] of parts.entries()) {
       if (this.stopped) return;
       const last = index === parts.length - 1;
-      outcomes.push(await this.sendPart(reply, correlation, `${key}:${index}`, index, part, index === 0 ? editOf : undefined, last ? choices : undefined));
+      const [edited, offered] = [index === 0 ? editOf : undefined, last ? choices : undefined];
+      outcomes.push(await this.sendPart(reply, correlation, `${key}:${index}`, index, part, edited, offered));
     }
     for (const [index, file] of files.entries()) {
       if (this.stopped) return;
       const shown: OutboundFile = index === 0 && caption !== undefined ? { ...file, caption } : file;
-      outcomes.push(await this.sendPart(reply, correlation, `${key}:file${index}`, index, shown.caption ?? '', undefined, undefined, shown));
+      const [sendKey, text] = [`${key}:file${index}`, shown.caption ?? ''];
+      outcomes.push(await this.sendPart(reply, correlation, sendKey, index, text, undefined, undefined, shown));
     }
     if (this.stopped) return;
     const failed = outcomes.some((outcome) => outcome !== 'sent');
@@ -258,7 +273,8 @@ export class Outbox {
       // Told after the reply's other parts, in the reply's place in the chat. A notice is sent again after a server
       // error: a second copy of it is better than a reply that vanished without a word.
       const notice = outcomes.includes('not_sent') ? NOT_DELIVERED_NOTICE : MAYBE_DELIVERED_NOTICE;
-      await this.sendPart(reply, correlation, `${key}:notice`, outcomes.length, notice, undefined, undefined, undefined, true);
+      const at = outcomes.length;
+      await this.sendPart(reply, correlation, `${key}:notice`, at, notice, undefined, undefined, undefined, true);
       if (this.stopped) return;
     }
     this.deps.bus.publish({ ...correlation, type: 'reply.delivered', data: { message_id, key, parts: parts.length + files.length, failed } });
@@ -295,8 +311,10 @@ export class Outbox {
       if (this.stopped) return attempt.outcome;
       this.sent.add(sendKey);
       const { outcome, reason, attempts } = attempt;
-      this.deps.logger.error('reply part not delivered', { channel: reply.channel, send_key: sendKey, outcome, attempts, reason });
-      this.deps.bus.publish({ ...correlation, type: 'message.undelivered', data: { channel: reply.channel, chat: reply.chat, send_key: sendKey, part, outcome, reason, attempts } });
+      const { channel, chat } = reply;
+      this.deps.logger.error('reply part not delivered', { channel, send_key: sendKey, outcome, attempts, reason });
+      const data = { channel, chat, send_key: sendKey, part, outcome, reason, attempts };
+      this.deps.bus.publish({ ...correlation, type: 'message.undelivered', data });
       this.settleWhenLogged(sendKey);
       return outcome;
     }
@@ -320,13 +338,19 @@ export class Outbox {
   /**
    * Tries a part until it is out. A try the platform did not take (a rate limit, no connection, the channel restarting)
    * is made again after a pause that doubles from `send_backoff_ms` (30 s at most) and lasts at least as long as the
-   * platform asked (`retry_after`), up to `send_attempts` tries; a refusal is final. A try that may have reached the chat
-   * (a server error after the request was sent) ends the tries unless the part is `repeatable`: sent again, it could
-   * show twice.
+   * platform asked (`retry_after`), up to `send_attempts` tries; a refusal is final. A try that may have reached the
+   * chat (a server error after the request was sent) ends the tries unless the part is `repeatable`: sent again, it
+   * could show twice.
    */
-  private async sendTrying(reply: ReplyTarget, intent: EventDraft<'message.sending'>, repeatable: boolean, send: (left: () => void) => Promise<string>): Promise<Attempt> {
+  private async sendTrying(
+    reply: ReplyTarget,
+    intent: EventDraft<'message.sending'>,
+    repeatable: boolean,
+    send: (left: () => void) => Promise<string>,
+  ): Promise<Attempt> {
     const entry = this.deps.entry(reply.channel);
-    const { send_attempts: attempts, send_backoff_ms: backoffMs } = entry ? supervisionOf(entry) : { send_attempts: 6, send_backoff_ms: 500 };
+    const supervision = entry ? supervisionOf(entry) : { send_attempts: 6, send_backoff_ms: 500 };
+    const { send_attempts: attempts, send_backoff_ms: backoffMs } = supervision;
     let intended = false;
     for (let attempt = 1; ; attempt++) {
       let left = false;
@@ -341,10 +365,22 @@ export class Outbox {
         const reason = (error as Error)?.message ?? String(error);
         const outcome = failure.delivered === 'no' ? 'not_sent' : 'unknown';
         if (outcome === 'unknown' && !repeatable) return { kind: 'given_up', outcome, reason, attempts: attempt };
-        if (!failure.retry || attempt >= attempts || this.stopped) return { kind: 'given_up', outcome, reason, attempts: attempt };
+        if (!failure.retry || attempt >= attempts || this.stopped) {
+          return { kind: 'given_up', outcome, reason, attempts: attempt };
+        }
         const waitMs = Math.max(failure.retryAfterMs ?? 0, Math.min(backoffMs * 2 ** (attempt - 1), MAX_BACKOFF_MS));
-        if (waitMs > MAX_RETRY_AFTER_MS) return { kind: 'given_up', outcome, reason: `${reason} (asked to wait ${Math.round(waitMs / 1000)} s)`, attempts: attempt };
-        this.deps.logger.warn('reply part not taken; trying again', { channel: reply.channel, send_key: intent.data.send_key, attempt, wait_ms: waitMs, reason });
+        if (waitMs > MAX_RETRY_AFTER_MS) {
+          const asked = `${reason} (asked to wait ${Math.round(waitMs / 1000)} s)`;
+          return { kind: 'given_up', outcome, reason: asked, attempts: attempt };
+        }
+        const { send_key } = intent.data;
+        this.deps.logger.warn('reply part not taken; trying again', {
+          channel: reply.channel,
+          send_key,
+          attempt,
+          wait_ms: waitMs,
+          reason,
+        });
         await pause(waitMs, this.stopping.signal);
         if (this.stopped) return { kind: 'given_up', outcome, reason, attempts: attempt };
       }
@@ -377,7 +413,12 @@ export class Outbox {
     return send();
   }
 
-  private async sendFileOnce(reply: ReplyTarget, intent: EventDraft<'message.sending'>, file: OutboundFile, left: () => void): Promise<string> {
+  private async sendFileOnce(
+    reply: ReplyTarget,
+    intent: EventDraft<'message.sending'>,
+    file: OutboundFile,
+    left: () => void,
+  ): Promise<string> {
     const channel = this.channel(reply.channel);
     if (!channel?.sendFile) throw this.absent(reply.channel);
     const sendFile = channel.sendFile.bind(channel);
@@ -403,6 +444,7 @@ export class Outbox {
   }
 
   private absent(name: string): ChannelError {
-    return new ChannelError('network', `channel ${name} ${this.stopped ? 'has stopped' : 'is restarting'}`, { delivered: 'no', retry: true });
+    const where = `channel ${name} ${this.stopped ? 'has stopped' : 'is restarting'}`;
+    return new ChannelError('network', where, { delivered: 'no', retry: true });
   }
 }

@@ -4,7 +4,16 @@ import { Api, GrammyError, HttpError, InputFile } from 'grammy/web';
 import { sendForBytes, TransportError, type Route } from '../http/client.js';
 import { botApiFetch, NotJsonAnswerError } from './bot-api-fetch.js';
 import { CHAT_COMMANDS } from './command-names.js';
-import { ChannelError, NotKeptError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice, type OutboundFile, type SendFailure } from './channel.js';
+import {
+  ChannelError,
+  NotKeptError,
+  type Channel,
+  type ChannelCapabilities,
+  type ChannelHooks,
+  type Choice,
+  type OutboundFile,
+  type SendFailure,
+} from './channel.js';
 import { fromTelegramUpdate, telegramUpdateSchema, type BotIdentity } from './telegram-update.js';
 
 export interface TelegramOptions {
@@ -68,7 +77,8 @@ function asChannelError(error: unknown): ChannelError {
       return new ChannelError('rate_limited', message, { delivered: 'no', retry: true, retryAfterMs });
     }
     if (error.error_code >= 500) return new ChannelError('platform', message, { delivered: 'unknown', retry: true });
-    return new ChannelError(error.error_code === 401 ? 'unauthorized' : 'platform', message, { delivered: 'no', retry: false });
+    const code = error.error_code === 401 ? 'unauthorized' : 'platform';
+    return new ChannelError(code, message, { delivered: 'no', retry: false });
   }
   if (error instanceof HttpError) {
     const message = `cannot reach the Bot API (${(error.error as Error)?.message ?? 'network error'})`;
@@ -83,8 +93,12 @@ function asChannelError(error: unknown): ChannelError {
  * answer, a proxy's error page of 5xx: the Bot API may have acted on it.
  */
 function transportFailure(cause: unknown): SendFailure {
-  if (cause instanceof TransportError && cause.code === 'network' && !cause.answerStarted) return { delivered: 'no', retry: true };
-  if (cause instanceof NotJsonAnswerError && cause.status < 500) return { delivered: 'no', retry: cause.status === 429 };
+  if (cause instanceof TransportError && cause.code === 'network' && !cause.answerStarted) {
+    return { delivered: 'no', retry: true };
+  }
+  if (cause instanceof NotJsonAnswerError && cause.status < 500) {
+    return { delivered: 'no', retry: cause.status === 429 };
+  }
   return { delivered: 'unknown', retry: true };
 }
 
@@ -94,7 +108,14 @@ const NOT_MODIFIED = /message is not modified/i;
 /** Telegram through grammY's Bot API client, by long polling; one instance per bot token. */
 export class TelegramChannel implements Channel {
   readonly kind = 'telegram';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: 4096, maxCaptionLength: 1024, reportsWrites: true, redelivers: true };
+  readonly capabilities: ChannelCapabilities = {
+    commands: CHAT_COMMANDS,
+    streaming: true,
+    maxMessageLength: 4096,
+    maxCaptionLength: 1024,
+    reportsWrites: true,
+    redelivers: true,
+  };
   private readonly api: Api;
   private readonly route: Route;
   private controller = new AbortController();
@@ -183,7 +204,8 @@ export class TelegramChannel implements Channel {
           const parsed = telegramUpdateSchema.safeParse(raw);
           const id = parsed.success ? parsed.data.update_id : (raw as { update_id?: unknown } | null)?.update_id;
           if (typeof id !== 'number') continue;
-          // An update of a shape the channel does not read is acknowledged: asked for again, it would come back forever.
+          // An update of a shape the channel does not read is acknowledged: asked for again, it would come back
+          // forever.
           if (!parsed.success) {
             kept.push({ id, kept: Promise.resolve() });
             continue;

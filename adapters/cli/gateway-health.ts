@@ -28,7 +28,9 @@ export function gatewayUp(url: string): Promise<boolean> {
 }
 
 /** What a running gateway's `/ready` says of its event log: `ok`, or why it cannot write (`GET /ready`'s `log`). */
-export type GatewayLogState = { state: 'ok' } | { state: 'failing'; code: string; reason: string; since: string; waiting: number };
+export type GatewayLogState =
+  | { state: 'ok' }
+  | { state: 'failing'; code: string; reason: string; since: string; waiting: number };
 
 /** The event log's state as the gateway at `healthUrl` reports it; undefined when it does not answer in time. */
 export function gatewayLogState(healthUrl: string): Promise<GatewayLogState | undefined> {

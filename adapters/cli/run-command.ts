@@ -27,7 +27,9 @@ function parse(spec: CommandSpec, argv: string[]) {
 function report(thrown: unknown, context: Pick<CommandContext, 'json' | 'stdout' | 'stderr'>): number {
   // A damaged event log is met by whichever command reads it first: each says what to do about it.
   const damaged = thrown instanceof CliError ? undefined : logCorruption(thrown);
-  const error = damaged ? new CliError('log_corrupted', 'the event log is damaged', damaged.message, LOG_CORRUPTED_FIX) : thrown;
+  const error = damaged
+    ? new CliError('log_corrupted', 'the event log is damaged', damaged.message, LOG_CORRUPTED_FIX)
+    : thrown;
   const known = error instanceof CliError;
   const code = known ? error.code : ((error as { code?: unknown }).code?.toString() ?? 'internal');
   const message = known

@@ -126,9 +126,9 @@ export const messageEvents = {
     }),
   ),
   /**
-   * The outbox gave a part up: `not_sent` when the platform never took it (tried `attempts` times, or refused), `unknown`
-   * when it may have (a server error after the request was sent): such a part is never sent again, so it is never
-   * shown twice. The chat is told either way, and a restart treats the part as settled.
+   * The outbox gave a part up: `not_sent` when the platform never took it (tried `attempts` times, or refused),
+   * `unknown` when it may have (a server error after the request was sent): such a part is never sent again, so it is
+   * never shown twice. The chat is told either way, and a restart treats the part as settled.
    */
   'message.undelivered': lazySchema(() =>
     z.object({

@@ -34,7 +34,9 @@ export const systemEvents = {
    * published in memory, refuses new inbound messages (the platform keeps them) and tells their chats why. Written to
    * the log, in its place, once the log writes again.
    */
-  'log.failed': lazySchema(() => z.object({ code: z.enum(['disk_full', 'damaged', 'write_failed']), reason: z.string() })),
+  'log.failed': lazySchema(() =>
+    z.object({ code: z.enum(['disk_full', 'damaged', 'write_failed']), reason: z.string() }),
+  ),
   /** The event log writes again after `failed_ms` of failing; what waited in memory is in it. */
   'log.recovered': lazySchema(() => z.object({ failed_ms: z.number().int().nonnegative() })),
   /** An event `tern log salvage` could not read back from a damaged log: its place, so that `seq` keeps no hole. */

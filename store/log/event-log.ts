@@ -228,7 +228,8 @@ export class EventLog implements EventStore {
 
   private fail(error: Error): void {
     const first = this.failing === undefined;
-    this.failing = { ...describeFailure(error, this.dir, this.failing?.code), since: this.failing?.since ?? Date.now() };
+    const since = this.failing?.since ?? Date.now();
+    this.failing = { ...describeFailure(error, this.dir, this.failing?.code), since };
     forgetUnsavedStructures(this.events);
     if (REOPEN_ERRORS.has(Number((error as { code?: unknown }).code))) this.reopenNeeded = true;
     const health = this.health() as FailingLog;
@@ -339,7 +340,10 @@ export class EventLog implements EventStore {
       if (batch.length >= 1000) flush();
     };
     for (const event of events) {
-      if (event.seq <= this.seq) throw new LogError('log_write_failed', `event ${event.seq} comes after ${this.seq}: restored events must come in order`);
+      if (event.seq <= this.seq) {
+        const why = `event ${event.seq} comes after ${this.seq}: restored events must come in order`;
+        throw new LogError('log_write_failed', why);
+      }
       for (let seq = this.seq + 1; seq < event.seq; seq++) {
         add({ seq, at: event.at, type: 'log.lost', data: { reason: lostReason } } as Envelope);
         filled++;
@@ -367,7 +371,9 @@ export class EventLog implements EventStore {
     if (seq <= this.writtenSeq) return Promise.resolve();
     const failFast = options?.failFast === true;
     if (failFast && this.failing) return Promise.reject(new LogFailingError(this.health() as FailingLog));
-    if (this.closed) return Promise.reject(new LogError('log_closed', 'the event log closed before these events could be written'));
+    if (this.closed) {
+      return Promise.reject(new LogError('log_closed', 'the event log closed before these events could be written'));
+    }
     if (!failFast) this.retryTimer?.ref();
     return new Promise((resolve, reject) => this.waiters.push({ seq, failFast, resolve, reject }));
   }
@@ -519,7 +525,8 @@ interface CommitWaiter {
  * from the file before the next write: msgpackr's own remedy when a save is declined.
  */
 function forgetUnsavedStructures(events: Database<Envelope, number>): void {
-  const structures = (events as unknown as { encoder?: { structures?: { uninitialized?: boolean } } }).encoder?.structures;
+  type WithEncoder = { encoder?: { structures?: { uninitialized?: boolean } } };
+  const structures = (events as unknown as WithEncoder).encoder?.structures;
   if (structures) structures.uninitialized = true;
 }
 
@@ -530,13 +537,19 @@ const MDB_BAD_TXN = -30782;
  * Why a write failed, as an operator reads it: a full disk and a damaged file are told apart from other write errors.
  * `before` is the code of the failure this one follows, if any: a transaction a full disk spoiled is no damage.
  */
-function describeFailure(error: Error, dir: string, before: LogFailureCode | undefined): { code: LogFailureCode; reason: string } {
+function describeFailure(
+  error: Error,
+  dir: string,
+  before: LogFailureCode | undefined,
+): { code: LogFailureCode; reason: string } {
   const errno = (error as { code?: unknown }).code;
   const free = freeBytes(dir);
-  const full = errno === 28 || errno === 'ENOSPC' || errno === 122 || errno === 'EDQUOT' || (free !== undefined && free < LOW_SPACE_BYTES);
+  const noSpace = errno === 28 || errno === 'ENOSPC' || errno === 122 || errno === 'EDQUOT';
+  const full = noSpace || (free !== undefined && free < LOW_SPACE_BYTES);
   if (full) {
     const left = free === undefined ? '' : `, ${Math.floor(free / 1024)} KB free`;
-    return { code: 'disk_full', reason: `the disk holding ${dir} is full (${error.message}${left}): the event log cannot write` };
+    const reason = `the disk holding ${dir} is full (${error.message}${left}): the event log cannot write`;
+    return { code: 'disk_full', reason };
   }
   const spoiled = Number(errno) === MDB_BAD_TXN && before !== undefined && before !== 'damaged';
   if (logCorruption(error) && !spoiled) {
@@ -575,7 +588,8 @@ function openDatabases(dir: string, readOnly: boolean): Databases {
   const bySession = PostingIndex.open(root, 'by_session');
   const byTurn = PostingIndex.open(root, 'by_turn');
   const byType = PostingIndex.open(root, 'by_type');
-  const shapes = (root.openDB<Buffer, number>({ name: 'shapes', keyEncoding: 'uint32', encoding: 'binary' }) as Database<Buffer, number> | undefined) ?? undefined;
+  const shapesOptions = { name: 'shapes', keyEncoding: 'uint32', encoding: 'binary' } as const;
+  const shapes = (root.openDB<Buffer, number>(shapesOptions) as Database<Buffer, number> | undefined) ?? undefined;
   // A reader can arrive between the writer creating the file and creating its databases.
   if (!events || !bySession || !byTurn || !byType) {
     void root.close();

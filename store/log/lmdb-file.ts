@@ -57,6 +57,24 @@ function readU64(buffer: Buffer, offset: number): number {
   return Number(buffer.readBigUInt64LE(offset));
 }
 
+/** A branch node's child: a 48-bit page number in three 16-bit parts. */
+function childOf(page: Buffer, offset: number): number {
+  const [low, middle, high] = [page.readUInt16LE(offset), page.readUInt16LE(offset + 2), page.readUInt16LE(offset + 4)];
+  return low + middle * 0x10000 + high * 0x1_0000_0000;
+}
+
+const misplaced = (page: number): Damage => ({
+  page,
+  what: `page ${page} holds something else (its header names another page)`,
+});
+
+const notInTree = (page: number, flags: number): Damage => ({
+  page,
+  what: `page ${page} should be a branch or leaf of the tree, but its kind is 0x${flags.toString(16)}`,
+});
+
+const tooBig = (page: number): Damage => ({ page, what: `page ${page} has a node that does not fit in it` });
+
 function tableAt(buffer: Buffer, offset: number): TableRecord {
   const root = buffer.readBigUInt64LE(offset + 40);
   return {
@@ -109,7 +127,9 @@ export class LmdbFile {
 
   /** One page's bytes, or the damage that makes it unreadable (past the end of the file). */
   page(pgno: number): Buffer | Damage {
-    if (!Number.isSafeInteger(pgno) || pgno < 2 || pgno >= this.pages) return { page: pgno, what: `page ${pgno} is outside the file (${this.pages} pages)` };
+    if (!Number.isSafeInteger(pgno) || pgno < 2 || pgno >= this.pages) {
+      return { page: pgno, what: `page ${pgno} is outside the file (${this.pages} pages)` };
+    }
     const buffer = Buffer.alloc(this.pageSize);
     readSync(this.fd, buffer, 0, this.pageSize, pgno * this.pageSize);
     return buffer;
@@ -130,14 +150,13 @@ export class LmdbFile {
     for (let depth = 0; pgno !== undefined; depth++) {
       const page = this.page(pgno);
       if (!Buffer.isBuffer(page)) return page;
-      if (depth > MAX_DEPTH || readU64(page, 0) !== pgno) return { page: pgno, what: `page ${pgno} holds something else (its header names another page)` };
+      if (depth > MAX_DEPTH || readU64(page, 0) !== pgno) return misplaced(pgno);
       const nodes = this.nodes(page, pgno);
       if (!Array.isArray(nodes)) return nodes;
       const flags = page.readUInt16LE(18);
       if (flags === P_LEAF) return undefined;
-      if (flags !== P_BRANCH || nodes.length === 0) return { page: pgno, what: `page ${pgno} should be a branch or leaf of the tree, but its kind is 0x${flags.toString(16)}` };
-      const last = nodes.at(-1)!;
-      pgno = page.readUInt16LE(last) + page.readUInt16LE(last + 2) * 0x10000 + page.readUInt16LE(last + 4) * 0x1_0000_0000;
+      if (flags !== P_BRANCH || nodes.length === 0) return notInTree(pgno, flags);
+      pgno = childOf(page, nodes.at(-1)!);
     }
     return undefined;
   }
@@ -148,7 +167,9 @@ export class LmdbFile {
     const damage: Damage[] = [];
     for (const walked of this.walk(main)) {
       if (walked.kind === 'damage') damage.push(walked.damage);
-      else if (walked.entry.value.length >= 48) tables.set(walked.entry.key.toString('utf8').replace(/\0$/, ''), tableAt(walked.entry.value, 0));
+      else if (walked.entry.value.length >= 48) {
+        tables.set(walked.entry.key.toString('utf8').replace(/\0$/, ''), tableAt(walked.entry.value, 0));
+      }
     }
     return { tables, damage };
   }
@@ -180,20 +201,19 @@ export class LmdbFile {
     if (!Buffer.isBuffer(page)) return void (yield { kind: 'damage', damage: page });
     const flags = page.readUInt16LE(18);
     if (readU64(page, 0) !== pgno) {
-      yield { kind: 'damage', damage: { page: pgno, what: `page ${pgno} holds something else (its header names another page)` } };
+      yield { kind: 'damage', damage: misplaced(pgno) };
       return;
     }
     const nodes = this.nodes(page, pgno);
     if (!Array.isArray(nodes)) return void (yield { kind: 'damage', damage: nodes });
     if (flags === P_BRANCH) {
       for (const offset of nodes) {
-        const child = page.readUInt16LE(offset) + page.readUInt16LE(offset + 2) * 0x10000 + page.readUInt16LE(offset + 4) * 0x1_0000_0000;
-        yield* this.walkPage(child, depth + 1, seen);
+        yield* this.walkPage(childOf(page, offset), depth + 1, seen);
       }
       return;
     }
     if (flags !== P_LEAF) {
-      yield { kind: 'damage', damage: { page: pgno, what: `page ${pgno} should be a branch or leaf of the tree, but its kind is 0x${flags.toString(16)}` } };
+      yield { kind: 'damage', damage: notInTree(pgno, flags) };
       return;
     }
     for (const offset of nodes) {
@@ -213,7 +233,9 @@ export class LmdbFile {
     const offsets: number[] = [];
     for (let i = 0; i < lower / 2; i++) {
       const offset = page.readUInt16LE(PAGE_HEADER + i * 2) + PAGE_HEADER;
-      if (offset < upper || offset + 8 > this.pageSize) return { page: pgno, what: `page ${pgno} points at a node outside its data (${offset})` };
+      if (offset < upper || offset + 8 > this.pageSize) {
+        return { page: pgno, what: `page ${pgno} points at a node outside its data (${offset})` };
+      }
       offsets.push(offset);
     }
     return offsets;
@@ -224,18 +246,18 @@ export class LmdbFile {
     const flags = page.readUInt16LE(offset + 4);
     const keySize = page.readUInt16LE(offset + 6);
     const keyEnd = offset + 8 + keySize;
-    if (keyEnd > this.pageSize || (flags & F_DUPDATA) !== 0) return { page: pgno, what: `page ${pgno} has a node that does not fit in it` };
+    if (keyEnd > this.pageSize || (flags & F_DUPDATA) !== 0) return tooBig(pgno);
     const key = Buffer.from(page.subarray(offset + 8, keyEnd));
     if ((flags & F_BIGDATA) === 0) {
-      if (keyEnd + size > this.pageSize) return { page: pgno, what: `page ${pgno} has a value that does not fit in it` };
+      if (keyEnd + size > this.pageSize) return tooBig(pgno);
       return { key, value: Buffer.from(page.subarray(keyEnd, keyEnd + size)) };
     }
-    if (keyEnd + 8 > this.pageSize || (flags & F_SUBDATA) !== 0) return { page: pgno, what: `page ${pgno} has a node that does not fit in it` };
+    if (keyEnd + 8 > this.pageSize || (flags & F_SUBDATA) !== 0) return tooBig(pgno);
     const overflow = readU64(page, keyEnd);
     const first = this.page(overflow);
-    if (!Buffer.isBuffer(first)) return { page: pgno, what: `page ${pgno} names overflow page ${overflow}, outside the file` };
+    if (!Buffer.isBuffer(first)) return { page: pgno, what: `page ${pgno} names page ${overflow}, outside the file` };
     if (first.readUInt16LE(18) !== P_OVERFLOW || readU64(first, 0) !== overflow) {
-      return { page: overflow, what: `page ${overflow} should hold a large value (named by page ${pgno}), but holds something else` };
+      return { page: overflow, what: `page ${overflow} should hold a large value (page ${pgno} says), but does not` };
     }
     const pages = first.readUInt32LE(20);
     if (PAGE_HEADER + size > pages * this.pageSize || overflow + pages > this.pages) {
@@ -254,10 +276,16 @@ function readMeta(fd: number, page: number, at: number): Meta | Damage {
   const buffer = Buffer.alloc(256);
   const read = readSync(fd, buffer, 0, 256, at);
   if (read < 160) return { page, what: `meta page ${page} is missing: the file is cut short` };
-  if (buffer.readUInt16LE(18) !== P_META) return { page, what: `meta page ${page} is not a meta page (kind 0x${buffer.readUInt16LE(18).toString(16)})` };
+  const kind = buffer.readUInt16LE(18);
+  if (kind !== P_META) return { page, what: `meta page ${page} is not a meta page (kind 0x${kind.toString(16)})` };
   if (buffer.readUInt32LE(24) !== MDB_MAGIC) return { page, what: `meta page ${page} does not start with lmdb's mark` };
-  if (buffer.readUInt32LE(28) !== MDB_DATA_VERSION) return { page, what: `meta page ${page} is of lmdb file version ${buffer.readUInt32LE(28)}, not ${MDB_DATA_VERSION}` };
+  const version = buffer.readUInt32LE(28);
+  if (version !== MDB_DATA_VERSION) {
+    return { page, what: `meta page ${page} is of lmdb file version ${version}, not ${MDB_DATA_VERSION}` };
+  }
   const pageSize = buffer.readUInt32LE(48);
-  if (!PAGE_SIZES.includes(pageSize) || (page === 1 && pageSize !== at)) return { page, what: `meta page ${page} gives a page size of ${pageSize}` };
+  if (!PAGE_SIZES.includes(pageSize) || (page === 1 && pageSize !== at)) {
+    return { page, what: `meta page ${page} gives a page size of ${pageSize}` };
+  }
   return { page, pageSize, txnid: readU64(buffer, 152), lastPage: readU64(buffer, 144), main: tableAt(buffer, 96) };
 }

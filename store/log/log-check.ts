@@ -29,21 +29,24 @@ export interface Readable {
   check: LogCheck;
 }
 
-const eventsKey = (entry: Entry): number | undefined => (entry.key.length === 4 ? entry.key.readUInt32LE(0) : undefined);
+const eventsKey = (entry: Entry): number | undefined =>
+  entry.key.length === 4 ? entry.key.readUInt32LE(0) : undefined;
 
 /** An envelope as the log stores it, at its own key; anything else (garbage a damaged page decodes to) is not one. */
 function asEnvelope(value: unknown, seq: number): Envelope | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const event = value as Partial<Envelope>;
-  if (event.seq !== seq || typeof event.type !== 'string' || typeof event.at !== 'number' || typeof event.data !== 'object') return undefined;
+  if (event.seq !== seq || typeof event.type !== 'string' || typeof event.at !== 'number') return undefined;
+  if (typeof event.data !== 'object') return undefined;
   return event as Envelope;
 }
 
-/** lmdb's msgpack records name shared structures kept at key 0; older copies of that list are prefixes of newer ones. */
+/** lmdb's msgpack records name shared structures kept at key 0; an older copy of that list is a prefix of a newer. */
 function structuresOf(value: Buffer): unknown[][] | undefined {
   try {
     const list = new Unpackr().unpack(value) as unknown;
-    if (Array.isArray(list) && list.every((s) => Array.isArray(s) && s.every((k) => typeof k === 'string'))) return list as unknown[][];
+    const names = (s: unknown): boolean => Array.isArray(s) && s.every((k) => typeof k === 'string');
+    if (Array.isArray(list) && list.every(names)) return list as unknown[][];
   } catch {
     // Not a structure list.
   }
@@ -102,12 +105,16 @@ export function readLog(dir: string, options: { scan: boolean }): Readable {
   const decoder = new Decoder();
   const check: LogCheck = { file: path, bytes: file.bytes, readable: 0, committed: undefined, problems };
   try {
-    for (const meta of file.metas) if (!('txnid' in meta)) problems.push(`${meta.what} (lmdb may crash opening this log)`);
+    for (const meta of file.metas) {
+      if (!('txnid' in meta)) problems.push(`${meta.what} (lmdb may crash opening this log)`);
+    }
     const meta = file.current();
     let tables = new Map<string, TableRecord>();
     if (!meta) problems.push('no meta page is intact: lmdb cannot open this log');
     else {
-      if (file.pages <= meta.lastPage) problems.push(`the file is cut short: it has ${file.pages} pages, its meta page names page ${meta.lastPage}`);
+      if (file.pages <= meta.lastPage) {
+        problems.push(`the file is cut short: it has ${file.pages} pages, its meta page names page ${meta.lastPage}`);
+      }
       const found = file.tables(meta.main);
       listed(problems, found.damage, 'the table of tables');
       tables = found.tables;
@@ -146,13 +153,17 @@ export function readLog(dir: string, options: { scan: boolean }): Readable {
       check.committed = Math.max(0, table.entries - 1);
       const missing: number[] = [];
       for (let seq = 1; seq <= check.committed; seq++) if (!events.has(seq)) missing.push(seq);
-      if (missing.length > 0) problems.push(`${missing.length} of ${check.committed} events cannot be read (seq ${ranges(missing)})`);
+      if (missing.length > 0) {
+        problems.push(`${missing.length} of ${check.committed} events cannot be read (seq ${ranges(missing)})`);
+      }
       checkIndexes(file, tables, check.committed, problems);
     }
     // With a meta page damaged, the other one may be an older state of the log: its count is no limit.
     const trusted = file.metas.every((m) => 'txnid' in m) ? check.committed : undefined;
     if (options.scan) scanLeaves(file, decoder, events, trusted);
-    if (!decoder.ready && events.size === 0 && check.committed !== 0) problems.push('the record shapes cannot be found anywhere in the file: no event can be decoded');
+    if (!decoder.ready && events.size === 0 && check.committed !== 0) {
+      problems.push('the record shapes cannot be found anywhere in the file: no event can be decoded');
+    }
     let highest = 0;
     for (const seq of events.keys()) highest = Math.max(highest, seq);
     return { events, lastSeq: Math.max(trusted ?? 0, highest), check };
@@ -174,7 +185,8 @@ function decodeWithCopy(
   problems: string[],
 ): number {
   for (const walked of table ? file.walk(table) : []) {
-    const structures = walked.kind === 'entry' && eventsKey(walked.entry) === 0 ? structuresOf(walked.entry.value) : undefined;
+    const shapes = walked.kind === 'entry' && eventsKey(walked.entry) === 0;
+    const structures = shapes ? structuresOf(walked.entry.value) : undefined;
     if (structures) decoder.use(structures);
   }
   if (decoder.ready) problems.push('the record shapes were read from their copy (the shapes table)');
@@ -210,7 +222,10 @@ function checkIndexes(file: LmdbFile, tables: Map<string, TableRecord>, committe
       }
     }
     listed(problems, damage, `the ${name} index`);
-    if (dangling.length > 0) problems.push(`the ${name} index names ${dangling.length} events the log does not have (seq ${ranges(dangling)})`);
+    if (dangling.length > 0) {
+      const seqs = ranges(dangling);
+      problems.push(`the ${name} index names ${dangling.length} events the log does not have (seq ${seqs})`);
+    }
   }
 }
 
@@ -219,7 +234,12 @@ function checkIndexes(file: LmdbFile, tables: Map<string, TableRecord>, committe
  * the same events: nothing in the log is ever changed). Past the last committed seq are only writes that never
  * committed: those are left out.
  */
-function scanLeaves(file: LmdbFile, decoder: Decoder, events: Map<number, Envelope>, committed: number | undefined): void {
+function scanLeaves(
+  file: LmdbFile,
+  decoder: Decoder,
+  events: Map<number, Envelope>,
+  committed: number | undefined,
+): void {
   const found: Array<{ seq: number; value: Buffer }> = [];
   let shapes: unknown[][] | undefined;
   for (const { entry } of file.scanLeaves()) {
@@ -228,7 +248,9 @@ function scanLeaves(file: LmdbFile, decoder: Decoder, events: Map<number, Envelo
     if (seq === 0) {
       const structures = structuresOf(entry.value);
       if (structures && structures.length > (shapes?.length ?? -1)) shapes = structures;
-    } else if (!events.has(seq) && (committed === undefined || seq <= committed)) found.push({ seq, value: entry.value });
+    } else if (!events.has(seq) && (committed === undefined || seq <= committed)) {
+      found.push({ seq, value: entry.value });
+    }
   }
   if (!decoder.ready && shapes) decoder.use(shapes);
   for (const { seq, value } of found) {

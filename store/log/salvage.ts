@@ -47,7 +47,9 @@ export function salvageLog(dir: string, now: Date = new Date()): Salvaged {
     const events = [...readable.events.values()].sort((a, b) => a.seq - b.seq);
     const last = Math.max(readable.lastSeq, events.at(-1)?.seq ?? 0);
     // Lost events after the last readable one keep their places too.
-    for (let seq = (events.at(-1)?.seq ?? 0) + 1; seq <= last; seq++) events.push({ seq, at: now.getTime(), type: 'log.lost', data: { reason } } as Envelope);
+    for (let seq = (events.at(-1)?.seq ?? 0) + 1; seq <= last; seq++) {
+      events.push({ seq, at: now.getTime(), type: 'log.lost', data: { reason } } as Envelope);
+    }
     const lostSeqs = Array.from({ length: last }, (_, i) => i + 1).filter((seq) => !readable.events.has(seq));
     const fresh = join(dir, `.salvage-${stamp}`);
     rmSync(fresh, { recursive: true, force: true });
@@ -62,7 +64,8 @@ export function salvageLog(dir: string, now: Date = new Date()): Salvaged {
     for (const name of FILES) if (existsSync(join(dir, name))) renameSync(join(dir, name), join(kept, name));
     for (const name of FILES) renameSync(join(fresh, name), join(dir, name));
     rmSync(fresh, { recursive: true, force: true });
-    return { saved: readable.events.size, lost: lostSeqs.length, lostSeqs: ranges(lostSeqs), kept, check: readable.check };
+    const saved = readable.events.size;
+    return { saved, lost: lostSeqs.length, lostSeqs: ranges(lostSeqs), kept, check: readable.check };
   } finally {
     release();
   }

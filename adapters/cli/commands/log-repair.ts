@@ -6,8 +6,14 @@ import { CliError } from '../errors.js';
 /** A gateway writing the log holds its lock: the check and the salvage need the log to stand still. */
 function locked(error: unknown, what: string): unknown {
   if (!(error instanceof LogError)) return error;
-  if (error.code === 'log_locked') return new CliError('log_locked', `cannot ${what} the event log while it is being written`, error.message, 'Stop the gateway (or `tern agent`) first.');
-  if (error.code === 'log_missing') return new CliError('log_missing', 'there is no event log here', error.message, 'Start the gateway once, or check AGENT_HOME and agents.defaults.workspace.');
+  if (error.code === 'log_locked') {
+    const message = `cannot ${what} the event log while it is being written`;
+    return new CliError('log_locked', message, error.message, 'Stop the gateway (or `tern agent`) first.');
+  }
+  if (error.code === 'log_missing') {
+    const fix = 'Start the gateway once, or check AGENT_HOME and agents.defaults.workspace.';
+    return new CliError('log_missing', 'there is no event log here', error.message, fix);
+  }
   return error;
 }
 
@@ -24,14 +30,18 @@ export function verify(dir: string, { json, stdout }: CommandContext): number {
     throw locked(error, 'check');
   }
   const ok = check.problems.length === 0;
-  const summary = ok ? 'no problem found' : `${check.problems.length} problem${check.problems.length === 1 ? '' : 's'} found`;
+  const count = check.problems.length;
+  const summary = ok ? 'no problem found' : `${count} problem${count === 1 ? '' : 's'} found`;
   if (json) {
-    const body = { ok, file: check.file, bytes: check.bytes, committed: check.committed ?? null, readable: check.readable, problems: check.problems };
-    print(stdout, JSON.stringify(ok ? body : { ...body, error: { code: 'log_corrupted', message: `the event log is damaged (${summary}). ${LOG_SALVAGE_FIX}` } }));
+    const { file, bytes, readable, problems } = check;
+    const body = { ok, file, bytes, committed: check.committed ?? null, readable, problems };
+    const error = { code: 'log_corrupted', message: `the event log is damaged (${summary}). ${LOG_SALVAGE_FIX}` };
+    print(stdout, JSON.stringify(ok ? body : { ...body, error }));
     return ok ? 0 : 1;
   }
   print(stdout, `log        ${check.file} (${check.bytes} bytes)`);
-  print(stdout, `events     ${check.committed === undefined ? 'unknown count' : `${check.committed} committed`}, ${check.readable} readable`);
+  const committed = check.committed === undefined ? 'unknown count' : `${check.committed} committed`;
+  print(stdout, `events     ${committed}, ${check.readable} readable`);
   for (const problem of check.problems) print(stdout, `problem    ${problem}`);
   if (ok) {
     print(stdout, 'ok         no problem found');
@@ -58,7 +68,8 @@ export function salvage(dir: string, { json, stdout }: CommandContext): number {
     return 0;
   }
   print(stdout, `saved      ${saved} events into a new log, each at its own seq`);
-  print(stdout, `lost       ${lost === 0 ? 'none' : `${lost} events (seq ${lostSeqs}), each a log.lost event in its place`}`);
+  const lostText = lost === 0 ? 'none' : `${lost} events (seq ${lostSeqs}), each a log.lost event in its place`;
+  print(stdout, `lost       ${lostText}`);
   print(stdout, `kept       the damaged log in ${kept}`);
   return 0;
 }

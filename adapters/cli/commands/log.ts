@@ -77,7 +77,8 @@ export async function run(context: CommandContext): Promise<number> {
   const [action, ...extra] = positionals;
   if (action !== undefined) {
     if ((action !== 'verify' && action !== 'salvage') || extra.length > 0) {
-      throw new UsageError(`unknown log command "${positionals.join(' ')}"`, 'Run `tern log --help` (commands: verify, salvage).');
+      const fix = 'Run `tern log --help` (commands: verify, salvage).';
+      throw new UsageError(`unknown log command "${positionals.join(' ')}"`, fix);
     }
     const { verify, salvage } = await import('./log-repair.js');
     const dir = logDir(resolveWorkspace(env));

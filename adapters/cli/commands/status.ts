@@ -58,7 +58,13 @@ function isolationSummary(state: IsolationState | undefined) {
   return { state: state.kind, detail: describeIsolation(state) };
 }
 
-function summary(loaded: LoadedConfig, url: string, up: boolean, log: GatewayLogState | undefined, isolation: IsolationState | undefined) {
+function summary(
+  loaded: LoadedConfig,
+  url: string,
+  up: boolean,
+  log: GatewayLogState | undefined,
+  isolation: IsolationState | undefined,
+) {
   const { config } = loaded;
   return {
     ok: true,
@@ -94,7 +100,10 @@ function lines(s: Summary): string[] {
     ...s.mcp_servers.map((m) => `  ${m.name}  ${m.type}  ${onOff(m.enabled)}`),
     `gateway     ${s.gateway.up ? 'up' : 'down'} (${s.gateway.url})`,
     ...(s.gateway.log?.state === 'failing'
-      ? [`  event log cannot write since ${s.gateway.log.since}: ${s.gateway.log.reason}; new messages wait at their platforms (${s.gateway.log.waiting} events held in memory)`]
+      ? [
+          `  event log cannot write since ${s.gateway.log.since}: ${s.gateway.log.reason}; new messages wait at ` +
+            `their platforms (${s.gateway.log.waiting} events held in memory)`,
+        ]
       : []),
     `isolation   ${s.exec_isolation.detail}`,
   ];
