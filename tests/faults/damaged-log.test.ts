@@ -33,7 +33,7 @@ test.after.each(async (context) => {
   context.home?.remove();
 });
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -43,7 +43,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
   }
 }
 
-test('a damaged index page: the chat is told, /ready says damaged; after tern log salvage every message is answered', async (
+test('a damaged index page: the chat is told, /ready says damaged; after salvage every message is answered', async (
   context,
 ) => {
   const home = tempHome();
@@ -113,7 +113,8 @@ test('a damaged index page: the chat is told, /ready says damaged; after tern lo
 
   // Telegram was never told the three messages were received: it hands them over again, and each is answered once.
   context.gateway = await startGatewayProcess(settings, {}, home);
-  const answers = (): string[] => emulator.botMessages(TOKEN, CHAT).map((m) => m.text).filter((t) => t !== DAMAGED_NOTICE);
+  const answers = (): string[] =>
+    emulator.botMessages(TOKEN, CHAT).map((m) => m.text).filter((t) => t !== DAMAGED_NOTICE);
   await until('three answers', () => (answers().length >= 3 ? true : undefined), 60_000);
   assert.equal(answers(), ['echo: m0', 'echo: m1', 'echo: m2']);
   assert.is(await context.gateway.stop(), 0);

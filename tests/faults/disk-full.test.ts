@@ -1,8 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { logFailingNotice } from '../../actors/gateway/inbound.js';
-
-const LOG_FAILING_NOTICE = logFailingNotice('disk_full', true);
 import { EventLog } from '../../store/log/event-log.js';
 import { runCliAsync } from '../support/cli.js';
 import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
@@ -12,6 +10,7 @@ import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 
 const TOKEN = '777777:disk-full-bot-token-DDDD';
+const LOG_FAILING_NOTICE = logFailingNotice('disk_full', true);
 const CHATS = 24;
 /** Messages per chat before the disk fills, while it is full, and after space is back: 24 × 10 = 240. */
 const BEFORE = 4;
@@ -47,20 +46,22 @@ async function sayRound(emulator: TelegramEmulator, from: number, count: number)
 const answers = (emulator: TelegramEmulator, chat: number): string[] =>
   emulator.botMessages(TOKEN, chatOf(chat)).map((m) => m.text).filter((text) => text !== LOG_FAILING_NOTICE);
 
-async function allAnswered(emulator: TelegramEmulator, count: number, gateway: GatewayProcess, timeoutMs: number): Promise<void> {
+async function allAnswered(emulator: TelegramEmulator, count: number, gateway: GatewayProcess, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const short = Array.from({ length: CHATS }, (_, chat) => answers(emulator, chat).length).filter((n) => n < count).length;
+    const counts = Array.from({ length: CHATS }, (_, chat) => answers(emulator, chat).length);
+    const short = counts.filter((n) => n < count).length;
     if (short === 0) return;
     if (Date.now() > deadline) {
-      const total = Array.from({ length: CHATS }, (_, chat) => answers(emulator, chat).length).reduce((a, b) => a + b, 0);
-      throw new Error(`${short} chats have fewer than ${count} answers (${total} answers in all); the gateway said: ${gateway.stderr().slice(-3000)}`);
+      const total = counts.reduce((a, b) => a + b, 0);
+      const said = gateway.stderr().slice(-3000);
+      throw new Error(`${short} chats have fewer than ${count} answers (${total} in all); the gateway said: ${said}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
-test('240 messages across a disk-full outage: the gateway keeps running, says why, and answers every one once', async (context) => {
+test('240 messages across a disk-full outage: the gateway runs on, says why, answers each once', async (context) => {
   context.home = tempHome();
   context.disk = mountSmallDisk(context.home.home, 64);
   context.model = await startGatewayModel();
@@ -71,7 +72,9 @@ test('240 messages across a disk-full outage: the gateway keeps running, says wh
     agents: { defaults: { model: 'fast' } },
     model_list: [modelEntry(context.model.url)],
     heartbeat: { enabled: false },
-    channel_list: { telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1 } } },
+    channel_list: {
+      telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1 } },
+    },
   };
   const gateway = await startGatewayProcess(settings, {}, context.home);
   context.gateway = gateway;
@@ -86,7 +89,9 @@ test('240 messages across a disk-full outage: the gateway keeps running, says wh
   for (;;) {
     ready = await gateway.ready().catch(() => undefined);
     if (ready?.status === 503) break;
-    if (Date.now() > deadline || gateway.child.exitCode !== null) throw new Error(`/ready never said the log fails: ${JSON.stringify(ready)} ${gateway.stderr()}`);
+    if (Date.now() > deadline || gateway.child.exitCode !== null) {
+      throw new Error(`/ready never said the log fails: ${JSON.stringify(ready)} ${gateway.stderr()}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const body = ready.body as unknown as { status: string; log: { state: string; code: string; reason: string } };
@@ -100,9 +105,13 @@ test('240 messages across a disk-full outage: the gateway keeps running, says wh
   // Each chat that wrote during the outage is told why it gets no answer yet.
   const deadlineNotice = Date.now() + 30_000;
   for (;;) {
-    const told = Array.from({ length: CHATS }, (_, chat) => emulator.botMessages(TOKEN, chatOf(chat)).filter((m) => m.text === LOG_FAILING_NOTICE).length);
+    const noticesIn = (chat: number): number =>
+      emulator.botMessages(TOKEN, chatOf(chat)).filter((m) => m.text === LOG_FAILING_NOTICE).length;
+    const told = Array.from({ length: CHATS }, (_, chat) => noticesIn(chat));
     if (told.every((n) => n >= 1)) break;
-    if (Date.now() > deadlineNotice) throw new Error(`chats told of the outage: ${JSON.stringify(told)}; ${gateway.stderr()}`);
+    if (Date.now() > deadlineNotice) {
+      throw new Error(`chats told of the outage: ${JSON.stringify(told)}; ${gateway.stderr()}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   assert.is(gateway.child.exitCode, null, 'the gateway is still running');
@@ -121,9 +130,14 @@ test('240 messages across a disk-full outage: the gateway keeps running, says wh
   // Every message is in the log once, and so is the outage, in its place.
   const log = EventLog.open(context.home.sessions, { readOnly: true });
   try {
-    const received = log.read({ type: 'message.received' }).flatMap((e) => (e.type === 'message.received' ? [e.data.message_id] : []));
-    assert.equal([received.length, new Set(received).size], [CHATS * (BEFORE + DURING + AFTER), CHATS * (BEFORE + DURING + AFTER)]);
-    const outage = log.read({ type: 'log.*' }).map((e) => (e.type === 'log.failed' ? `${e.type} ${e.data.code}` : e.type));
+    const received = log
+      .read({ type: 'message.received' })
+      .flatMap((e) => (e.type === 'message.received' ? [e.data.message_id] : []));
+    const all = CHATS * (BEFORE + DURING + AFTER);
+    assert.equal([received.length, new Set(received).size], [all, all]);
+    const outage = log
+      .read({ type: 'log.*' })
+      .map((e) => (e.type === 'log.failed' ? `${e.type} ${e.data.code}` : e.type));
     assert.equal(outage, ['log.failed disk_full', 'log.recovered']);
   } finally {
     log.close();

@@ -29,7 +29,11 @@ test.after.each(async (context) => {
 
 const chatOf = (chat: number): number => 7000 + chat;
 
-async function start(context: Context, faults: FaultOptions, settings: Record<string, unknown> = {}): Promise<{ emulator: TelegramEmulator; gateway: GatewayProcess }> {
+async function start(
+  context: Context,
+  faults: FaultOptions,
+  settings: Record<string, unknown> = {},
+): Promise<{ emulator: TelegramEmulator; gateway: GatewayProcess }> {
   context.model = await startGatewayModel();
   const emulator = await TelegramEmulator.start();
   context.emulator = emulator;
@@ -39,7 +43,15 @@ async function start(context: Context, faults: FaultOptions, settings: Record<st
     agents: { defaults: { model: 'fast' } },
     model_list: [modelEntry(context.model.url)],
     heartbeat: { enabled: false },
-    channel_list: { telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, typing: false, send_backoff_ms: 100, ...settings } } },
+    channel_list: {
+      telegram: {
+        enabled: true,
+        settings: {
+          ...{ token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, typing: false, send_backoff_ms: 100 },
+          ...settings,
+        },
+      },
+    },
   });
   context.gateway = gateway;
   return { emulator, gateway };
@@ -62,14 +74,17 @@ async function untilDelivered(gateway: GatewayProcess, count: number): Promise<E
     } finally {
       log.close();
     }
-    if (Date.now() > deadline) throw new Error(`fewer than ${count} replies delivered; the gateway said: ${gateway.stderr().slice(-2000)}`);
+    if (Date.now() > deadline) {
+      throw new Error(`fewer than ${count} replies delivered; the gateway said: ${gateway.stderr().slice(-2000)}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
-const texts = (emulator: TelegramEmulator, chat: number): string[] => emulator.botMessages(TOKEN, chatOf(chat)).map((m) => m.text);
+const texts = (emulator: TelegramEmulator, chat: number): string[] =>
+  emulator.botMessages(TOKEN, chatOf(chat)).map((m) => m.text);
 
-test('429 (30%) and 5xx before the message is taken (15%): no reply is lost without a notice, none arrives twice', async (context) => {
+test('429 (30%) and 5xx before the message is taken (15%): none lost without a notice, none twice', async (context) => {
   const { emulator, gateway } = await start(context, { rate429: 0.3, rate5xx: 0.15, seed: 7 });
   await sayAll(emulator);
   const events = await untilDelivered(gateway, CHATS * PER_CHAT);
@@ -77,14 +92,16 @@ test('429 (30%) and 5xx before the message is taken (15%): no reply is lost with
   let told = 0;
   for (let chat = 0; chat < CHATS; chat++) {
     const got = texts(emulator, chat);
-    // In the chat's order: each reply once, or in its place the notice that it could not be (or may not have been) given.
+    // In the chat's order: each reply once, or in its place the notice that it could not be (or may not have been)
+    // given.
     let at = 0;
     for (let n = 0; n < PER_CHAT; n++) {
       if (got[at] === `echo: m${chat}-${n}`) {
         arrived++;
         at++;
       } else {
-        assert.ok(NOTICES.has(got[at] ?? ''), `chat ${chat}, reply ${n}: expected the reply or a notice, got ${JSON.stringify(got)}`);
+        const wanted = `chat ${chat}, reply ${n}: expected the reply or a notice, got ${JSON.stringify(got)}`;
+        assert.ok(NOTICES.has(got[at] ?? ''), wanted);
         told++;
         at++;
       }
@@ -97,14 +114,15 @@ test('429 (30%) and 5xx before the message is taken (15%): no reply is lost with
   assert.is(undelivered.length, told, 'each reply given up is an event the dashboard sees');
 });
 
-test('5xx after the platform took the message (15%) and 429 (30%): every reply arrives exactly once, and its chat is told it may not have', async (context) => {
+test('5xx after the platform took it (15%), 429 (30%): each reply once, the chat told it may not', async (context) => {
   const { emulator, gateway } = await start(context, { rate429: 0.3, rate5xx: 0.15, accepted: true, seed: 11 });
   await sayAll(emulator);
   const events = await untilDelivered(gateway, CHATS * PER_CHAT);
   let told = 0;
   for (let chat = 0; chat < CHATS; chat++) {
     const got = texts(emulator, chat);
-    assert.equal(got.filter((t) => !NOTICES.has(t)), Array.from({ length: PER_CHAT }, (_, n) => `echo: m${chat}-${n}`), `chat ${chat}`);
+    const replies = Array.from({ length: PER_CHAT }, (_, n) => `echo: m${chat}-${n}`);
+    assert.equal(got.filter((t) => !NOTICES.has(t)), replies, `chat ${chat}`);
     told += got.filter((t) => t === MAYBE_DELIVERED_NOTICE).length;
   }
   const undelivered = events.flatMap((e) => (e.type === 'message.undelivered' ? [e.data.outcome] : []));
@@ -113,14 +131,18 @@ test('5xx after the platform took the message (15%) and 429 (30%): every reply a
   assert.ok(told >= undelivered.length, `${undelivered.length} parts given up, ${told} notices`);
 });
 
-test('a part the platform keeps refusing with 429 is given up after send_attempts tries, and the chat is told', async (context) => {
-  const { emulator, gateway } = await start(context, { rate429: 1, match: (body) => String(body.text).includes('DOOMED') }, { send_attempts: 3 });
+test('a part the platform keeps refusing with 429 is given up after send_attempts tries, told', async (context) => {
+  const doomed = { rate429: 1, match: (body: Record<string, unknown>) => String(body.text).includes('DOOMED') };
+  const { emulator, gateway } = await start(context, doomed, { send_attempts: 3 });
   await emulator.say(TOKEN, 'DOOMED reply', { userId: chatOf(0) });
   await emulator.say(TOKEN, 'after it', { userId: chatOf(0) });
   const events = await untilDelivered(gateway, 2);
   assert.equal(texts(emulator, 0), [NOT_DELIVERED_NOTICE, 'echo: after it']);
   const undelivered = events.flatMap((e) => (e.type === 'message.undelivered' ? [e.data] : []));
-  assert.equal(undelivered.map((d) => [d.outcome, d.attempts, d.reason]), [['not_sent', 3, 'Bot API sendMessage: Too Many Requests: retry after 1']]);
+  assert.equal(
+    undelivered.map((d) => [d.outcome, d.attempts, d.reason]),
+    [['not_sent', 3, 'Bot API sendMessage: Too Many Requests: retry after 1']],
+  );
 });
 
 test.run();

@@ -26,9 +26,13 @@ test.after.each((context) => {
   context.home?.remove();
 });
 
-const cleared = (n: number) => ({ type: 'session.cleared' as const, session: `sk_v1_s${n % 3}`, data: { session_key: `k${n}` } });
+const cleared = (n: number) => ({
+  type: 'session.cleared' as const,
+  session: `sk_v1_s${n % 3}`,
+  data: { session_key: `k${n}` },
+});
 
-test('a write that fails for lack of space keeps its events: they are written, readable, once space is back', async ({ home, disk }) => {
+test('a write failing for lack of space keeps its events, written once space is back', async ({ home, disk }) => {
   const log = EventLog.open(home!.sessions);
   const changes: LogHealth[] = [];
   log.onHealth((health) => changes.push(health));
@@ -84,7 +88,8 @@ test('the panic log has room for its line on a full disk', ({ home, disk }) => {
   logs.gateway.error('a line the full disk drops, without throwing');
   logs.panic(new Error('ENOSPC: no space left on device, write (the cause)'));
   logs.close();
-  assert.match(readFileSync(join(home!.home, 'logs', 'panic.log'), 'utf8'), /PANIC Error: ENOSPC: no space left on device, write \(the cause\)/);
+  const panic = readFileSync(join(home!.home, 'logs', 'panic.log'), 'utf8');
+  assert.match(panic, /PANIC Error: ENOSPC: no space left on device, write \(the cause\)/);
 });
 
 test.run();

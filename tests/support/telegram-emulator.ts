@@ -32,7 +32,7 @@ export interface FaultOptions {
   rate429?: number;
   /** Share of calls answered 500. */
   rate5xx?: number;
-  /** A 500 comes after the call was carried out (the message is stored and shown): the platform took it, then failed. */
+  /** A 500 comes after the call was carried out (the message is stored, shown): the platform took it, then failed. */
   accepted?: boolean;
   /** Seconds in the 429's `retry_after` (default 1). */
   retryAfter?: number;
@@ -180,8 +180,8 @@ export class TelegramEmulator {
 
   /**
    * From now on the bot's `method` calls fail as a platform under load does, drawn at random (seeded): 429 Too Many
-   * Requests with `retry_after`, or 500 Internal Server Error, each with the Bot API's JSON error body. Returns what was
-   * drawn so far.
+   * Requests with `retry_after`, or 500 Internal Server Error, each with the Bot API's JSON error body. Returns what
+   * was drawn so far.
    */
   faults(method: string, options: FaultOptions): FaultCounts {
     const counts: FaultCounts = { calls: 0, rateLimited: 0, failed: 0 };
@@ -189,7 +189,8 @@ export class TelegramEmulator {
     const path = /^\/bot([^/]+)\/([^/]+)$/;
     this.beforeRoutes(this.server, (req, res, next) => {
       const match = path.exec(req.path);
-      if (!match || match[2] !== method || (options.token !== undefined && decodeURIComponent(match[1]!) !== options.token)) return next();
+      const otherToken = options.token !== undefined && decodeURIComponent(match?.[1] ?? '') !== options.token;
+      if (!match || match[2] !== method || otherToken) return next();
       if (options.match && !options.match(req.body ?? {})) return next();
       counts.calls++;
       const roll = draw();
@@ -197,12 +198,15 @@ export class TelegramEmulator {
       if (roll < rate429) {
         counts.rateLimited++;
         const retryAfter = options.retryAfter ?? 1;
-        res.status(429).json({ ok: false, error_code: 429, description: `Too Many Requests: retry after ${retryAfter}`, parameters: { retry_after: retryAfter } });
+        const description = `Too Many Requests: retry after ${retryAfter}`;
+        res.status(429).json({ ok: false, error_code: 429, description, parameters: { retry_after: retryAfter } });
         return;
       }
       if (roll < rate429 + (options.rate5xx ?? 0)) {
         counts.failed++;
-        const fail = (): void => res.status(500).json({ ok: false, error_code: 500, description: 'Internal Server Error' });
+        const fail = (): void => {
+          res.status(500).json({ ok: false, error_code: 500, description: 'Internal Server Error' });
+        };
         if (!options.accepted) return fail();
         res.sendResult = fail;
       }
