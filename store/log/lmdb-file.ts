@@ -223,17 +223,21 @@ export class LmdbFile {
     }
   }
 
-  /** The offsets of a page's nodes, checked to lie inside the page. */
+  /**
+   * The offsets of a page's nodes, checked to lie inside the page. The header's `lower` (2 bytes per node pointer) and
+   * `upper` (where the nodes begin), like the pointers, count from the header's end: a full page has `lower` = `upper`.
+   */
   private nodes(page: Buffer, pgno: number): number[] | Damage {
     const lower = page.readUInt16LE(20);
     const upper = page.readUInt16LE(22);
-    if (lower % 2 !== 0 || PAGE_HEADER + lower > upper || upper > this.pageSize) {
+    if (lower % 2 !== 0 || lower > upper || PAGE_HEADER + upper > this.pageSize) {
       return { page: pgno, what: `page ${pgno} has a broken header (free space ${lower}–${upper})` };
     }
     const offsets: number[] = [];
     for (let i = 0; i < lower / 2; i++) {
-      const offset = page.readUInt16LE(PAGE_HEADER + i * 2) + PAGE_HEADER;
-      if (offset < upper || offset + 8 > this.pageSize) {
+      const pointer = page.readUInt16LE(PAGE_HEADER + i * 2);
+      const offset = pointer + PAGE_HEADER;
+      if (pointer < upper || offset + 8 > this.pageSize) {
         return { page: pgno, what: `page ${pgno} points at a node outside its data (${offset})` };
       }
       offsets.push(offset);

@@ -79,6 +79,29 @@ function zeroPage(home: TempHome, page: number): Buffer {
 const unique = (seqs: number[]): number[] => [...new Set(seqs)].sort((a, b) => a - b);
 const span = (seqs: number[]): string => `${seqs[0]}–${seqs.at(-1)}`;
 
+test('a sound log of 20,000 events, its pages full to the byte, verifies clean and opens', async () => {
+  const home = tempHome();
+  try {
+    const log = EventLog.open(home.sessions);
+    for (let seq = 1; seq <= 20_000; seq++) {
+      const data = { kind: 'text' as const, delta: `${delta(seq)} of a reply` };
+      log.append(validateDraft({ type: 'provider.chunk', session: SESSIONS[seq % 3]!, turn: `t${seq >> 4}`, data }));
+      if (seq % 5000 === 0) await log.committed();
+    }
+    await log.flushed();
+    log.close();
+    const verify = await tern(['log', 'verify'], home.env);
+    const report = verify.stdout.split('\n').slice(1).join('\n');
+    assert.is(report, 'events     20000 committed, 20000 readable\nok         no problem found\n');
+    assert.is(verify.code, 0);
+    const last = await tern(['log', '--json', '--limit', '1'], home.env);
+    assert.is(last.code, 0, last.stderr);
+    assert.is((JSON.parse(last.stdout) as { seq: number }).seq, 20_000);
+  } finally {
+    home.remove();
+  }
+});
+
 test('reading across a damaged page says the log is damaged and what to do; verify lists it', async ({ home }) => {
   const page = pageHolding(readFileSync(dataFile(home!)), delta(1900));
   const lost = unique(seqsIn(zeroPage(home!, page)));
