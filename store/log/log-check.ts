@@ -21,9 +21,38 @@ export interface LogCheck {
   problems: string[];
 }
 
-/** Every event that can be read back from a log, damaged or not, for `tern log salvage`. */
+/** The seqs read, one bit each (a million events in 128 KB): a check keeps no event in memory. */
+export class FoundSeqs {
+  private bits = new Uint8Array(4096);
+  size = 0;
+  highest = 0;
+
+  has(seq: number): boolean {
+    const byte = Math.floor(seq / 8);
+    return byte < this.bits.length && (this.bits[byte]! & (1 << seq % 8)) !== 0;
+  }
+
+  add(seq: number): void {
+    if (this.has(seq)) return;
+    const byte = Math.floor(seq / 8);
+    if (byte >= this.bits.length) {
+      const grown = new Uint8Array(Math.max(byte + 1, this.bits.length * 2));
+      grown.set(this.bits);
+      this.bits = grown;
+    }
+    this.bits[byte]! |= 1 << seq % 8;
+    this.size++;
+    this.highest = Math.max(this.highest, seq);
+  }
+}
+
+/**
+ * What can be read back from a log, damaged or not, for `tern log salvage`: the seqs, and the events only the scan of
+ * leaf pages found (the rest are read again, in order, by `treeEvents`).
+ */
 export interface Readable {
-  events: Map<number, Envelope>;
+  found: FoundSeqs;
+  recovered: Map<number, Envelope>;
   /** The last committed seq, when the log's record of it can be read; else the highest seq found. */
   lastSeq: number;
   check: LogCheck;
@@ -101,7 +130,8 @@ export function readLog(dir: string, options: { scan: boolean }): Readable {
   if (!existsSync(path)) throw new LogError('log_missing', `no event log in ${dir}`);
   const file = LmdbFile.open(path);
   const problems: string[] = [];
-  const events = new Map<number, Envelope>();
+  const found = new FoundSeqs();
+  const recovered = new Map<number, Envelope>();
   const decoder = new Decoder();
   const check: LogCheck = { file: path, bytes: file.bytes, readable: 0, committed: undefined, problems };
   try {
@@ -142,17 +172,17 @@ export function readLog(dir: string, options: { scan: boolean }): Readable {
           continue;
         }
         const event = seq === undefined ? undefined : decoder.envelope(walked.entry.value, seq);
-        if (event) events.set(event.seq, event);
+        if (event) found.add(event.seq);
         else bad++;
       }
       listed(problems, damage, 'the events table');
-      if (!decoder.ready) bad += decodeWithCopy(file, tables.get('shapes'), decoder, pending, events, problems);
+      if (!decoder.ready) bad += decodeWithCopy(file, tables.get('shapes'), decoder, pending, found, problems);
       if (bad > 0) problems.push(`${bad} events cannot be decoded`);
-      check.readable = events.size;
+      check.readable = found.size;
       // Key 0 holds the record shapes; every other key is one event, so the count is the last committed seq.
       check.committed = Math.max(0, table.entries - 1);
       const missing: number[] = [];
-      for (let seq = 1; seq <= check.committed; seq++) if (!events.has(seq)) missing.push(seq);
+      for (let seq = 1; seq <= check.committed; seq++) if (!found.has(seq)) missing.push(seq);
       if (missing.length > 0) {
         problems.push(`${missing.length} of ${check.committed} events cannot be read (seq ${ranges(missing)})`);
       }
@@ -160,13 +190,11 @@ export function readLog(dir: string, options: { scan: boolean }): Readable {
     }
     // With a meta page damaged, the other one may be an older state of the log: its count is no limit.
     const trusted = file.metas.every((m) => 'txnid' in m) ? check.committed : undefined;
-    if (options.scan) scanLeaves(file, decoder, events, trusted);
-    if (!decoder.ready && events.size === 0 && check.committed !== 0) {
+    if (options.scan) scanLeaves(file, decoder, found, recovered, trusted);
+    if (!decoder.ready && found.size === 0 && check.committed !== 0) {
       problems.push('the record shapes cannot be found anywhere in the file: no event can be decoded');
     }
-    let highest = 0;
-    for (const seq of events.keys()) highest = Math.max(highest, seq);
-    return { events, lastSeq: Math.max(trusted ?? 0, highest), check };
+    return { found, recovered, lastSeq: Math.max(trusted ?? 0, found.highest), check };
   } finally {
     file.close();
   }
@@ -181,22 +209,55 @@ function decodeWithCopy(
   table: TableRecord | undefined,
   decoder: Decoder,
   pending: Array<{ seq: number; value: Buffer }>,
-  events: Map<number, Envelope>,
+  found: FoundSeqs,
   problems: string[],
 ): number {
+  useCopiedShapes(file, table, decoder);
+  if (decoder.ready) problems.push('the record shapes were read from their copy (the shapes table)');
+  let bad = 0;
+  for (const { seq, value } of pending) {
+    if (decoder.envelope(value, seq)) found.add(seq);
+    else bad++;
+  }
+  return bad;
+}
+
+function useCopiedShapes(file: LmdbFile, table: TableRecord | undefined, decoder: Decoder): void {
   for (const walked of table ? file.walk(table) : []) {
     const shapes = walked.kind === 'entry' && eventsKey(walked.entry) === 0;
     const structures = shapes ? structuresOf(walked.entry.value) : undefined;
     if (structures) decoder.use(structures);
   }
-  if (decoder.ready) problems.push('the record shapes were read from their copy (the shapes table)');
-  let bad = 0;
-  for (const { seq, value } of pending) {
-    const event = decoder.envelope(value, seq);
-    if (event) events.set(seq, event);
-    else bad++;
+}
+
+/**
+ * The events `readLog` read through the log's tree, read again in seq order, one at a time: a salvage writes them on
+ * as they come instead of holding the log in memory.
+ */
+export function* treeEvents(dir: string): Generator<Envelope> {
+  const file = LmdbFile.open(join(dir, 'data.mdb'));
+  try {
+    const meta = file.current();
+    const tables = meta ? file.tables(meta.main).tables : new Map<string, TableRecord>();
+    const table = tables.get('events');
+    if (!table) return;
+    const decoder = new Decoder();
+    // As `readLog` does when the page with key 0 is damaged; otherwise key 0, read first, gives the same shapes.
+    useCopiedShapes(file, tables.get('shapes'), decoder);
+    for (const walked of file.walk(table)) {
+      if (walked.kind !== 'entry') continue;
+      const seq = eventsKey(walked.entry);
+      if (seq === 0) {
+        const structures = structuresOf(walked.entry.value);
+        if (structures) decoder.use(structures);
+        continue;
+      }
+      const event = seq === undefined ? undefined : decoder.envelope(walked.entry.value, seq);
+      if (event) yield event;
+    }
+  } finally {
+    file.close();
   }
-  return bad;
 }
 
 /** The index tables map ids to lists of seqs (4-byte numbers): each must name an event that is there. */
@@ -237,10 +298,11 @@ function checkIndexes(file: LmdbFile, tables: Map<string, TableRecord>, committe
 function scanLeaves(
   file: LmdbFile,
   decoder: Decoder,
-  events: Map<number, Envelope>,
+  found: FoundSeqs,
+  recovered: Map<number, Envelope>,
   committed: number | undefined,
 ): void {
-  const found: Array<{ seq: number; value: Buffer }> = [];
+  const copies: Array<{ seq: number; value: Buffer }> = [];
   let shapes: unknown[][] | undefined;
   for (const { entry } of file.scanLeaves()) {
     const seq = eventsKey(entry);
@@ -248,14 +310,16 @@ function scanLeaves(
     if (seq === 0) {
       const structures = structuresOf(entry.value);
       if (structures && structures.length > (shapes?.length ?? -1)) shapes = structures;
-    } else if (!events.has(seq) && (committed === undefined || seq <= committed)) {
-      found.push({ seq, value: entry.value });
+    } else if (!found.has(seq) && (committed === undefined || seq <= committed)) {
+      copies.push({ seq, value: entry.value });
     }
   }
   if (!decoder.ready && shapes) decoder.use(shapes);
-  for (const { seq, value } of found) {
-    if (events.has(seq)) continue;
+  for (const { seq, value } of copies) {
+    if (found.has(seq)) continue;
     const event = decoder.envelope(value, seq);
-    if (event) events.set(seq, event);
+    if (!event) continue;
+    found.add(seq);
+    recovered.set(seq, event);
   }
 }

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Envelope } from '../../bus/index.js';
 import { EventLog } from './event-log.js';
-import { readLog, ranges, type LogCheck } from './log-check.js';
+import { readLog, ranges, treeEvents, type LogCheck } from './log-check.js';
 import { acquireWriterLock } from './writer-lock.js';
 
 const FILES = ['data.mdb', 'lock.mdb'] as const;
@@ -44,18 +44,40 @@ export function salvageLog(dir: string, now: Date = new Date()): Salvaged {
     const readable = readLog(dir, { scan: true });
     const stamp = now.toISOString().replace(/[:.]/g, '-');
     const reason = `the log was damaged; \`tern log salvage\` could not read this event back (${now.toISOString()})`;
-    const events = [...readable.events.values()].sort((a, b) => a.seq - b.seq);
-    const last = Math.max(readable.lastSeq, events.at(-1)?.seq ?? 0);
-    // Lost events after the last readable one keep their places too.
-    for (let seq = (events.at(-1)?.seq ?? 0) + 1; seq <= last; seq++) {
-      events.push({ seq, at: now.getTime(), type: 'log.lost', data: { reason } } as Envelope);
+    const last = Math.max(readable.lastSeq, readable.found.highest);
+    const lostSeqs: number[] = [];
+    let saved = 0;
+    // In seq order: the tree's events merged with those only the scan found; each seq skipped is a lost one.
+    function* inOrder(): Generator<Envelope> {
+      const recovered = [...readable.recovered.values()].sort((a, b) => a.seq - b.seq);
+      let next = 0;
+      let at = 0;
+      const take = (event: Envelope): boolean => {
+        if (event.seq <= at) return false;
+        for (let seq = at + 1; seq < event.seq; seq++) lostSeqs.push(seq);
+        at = event.seq;
+        saved++;
+        return true;
+      };
+      for (const event of treeEvents(dir)) {
+        while (next < recovered.length && recovered[next]!.seq < event.seq) {
+          const found = recovered[next++]!;
+          if (take(found)) yield found;
+        }
+        if (take(event)) yield event;
+      }
+      for (; next < recovered.length; next++) if (take(recovered[next]!)) yield recovered[next]!;
+      // Lost events after the last readable one keep their places too.
+      for (let seq = at + 1; seq <= last; seq++) {
+        lostSeqs.push(seq);
+        yield { seq, at: now.getTime(), type: 'log.lost', data: { reason } } as Envelope;
+      }
     }
-    const lostSeqs = Array.from({ length: last }, (_, i) => i + 1).filter((seq) => !readable.events.has(seq));
     const fresh = join(dir, `.salvage-${stamp}`);
     rmSync(fresh, { recursive: true, force: true });
     const log = EventLog.open(fresh);
     try {
-      log.restore(events, reason);
+      log.restore(inOrder(), reason);
     } finally {
       log.close();
     }
@@ -64,7 +86,6 @@ export function salvageLog(dir: string, now: Date = new Date()): Salvaged {
     for (const name of FILES) if (existsSync(join(dir, name))) renameSync(join(dir, name), join(kept, name));
     for (const name of FILES) renameSync(join(fresh, name), join(dir, name));
     rmSync(fresh, { recursive: true, force: true });
-    const saved = readable.events.size;
     return { saved, lost: lostSeqs.length, lostSeqs: ranges(lostSeqs), kept, check: readable.check };
   } finally {
     release();
