@@ -1,11 +1,18 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Envelope } from '../../bus/index.js';
+import { LogError } from './errors.js';
 import { EventLog } from './event-log.js';
 import { readLog, ranges, treeEvents, type LogCheck } from './log-check.js';
 import { acquireWriterLock } from './writer-lock.js';
 
 const FILES = ['data.mdb', 'lock.mdb'] as const;
+
+/** The writer lock of a log that is there: without one, there is nothing to check (and no folder to lock in). */
+function lockExisting(dir: string): () => void {
+  if (!existsSync(join(dir, 'data.mdb'))) throw new LogError('log_missing', `no event log in ${dir}`);
+  return acquireWriterLock(dir);
+}
 
 export interface Salvaged {
   /** Events copied into the new log. */
@@ -24,7 +31,7 @@ export interface Salvaged {
  * it refuses the check with `log_locked`.
  */
 export function verifyLog(dir: string): LogCheck {
-  const release = acquireWriterLock(dir);
+  const release = lockExisting(dir);
   try {
     return readLog(dir, { scan: false }).check;
   } finally {
@@ -39,7 +46,7 @@ export function verifyLog(dir: string): LogCheck {
  * throughout: a running gateway refuses it (`log_locked`).
  */
 export function salvageLog(dir: string, now: Date = new Date()): Salvaged {
-  const release = acquireWriterLock(dir);
+  const release = lockExisting(dir);
   try {
     const readable = readLog(dir, { scan: true });
     const stamp = now.toISOString().replace(/[:.]/g, '-');

@@ -102,6 +102,23 @@ test('a sound log of 20,000 events, its pages full to the byte, verifies clean a
   }
 });
 
+test('verify and salvage where no log is yet say so, and what to do', async () => {
+  const home = tempHome();
+  try {
+    for (const action of ['verify', 'salvage']) {
+      const result = await tern(['log', action], home.env);
+      assert.is(result.code, 1);
+      assert.is(
+        result.stderr,
+        `tern: there is no event log here (no event log in ${home.sessions}). ` +
+          'Start the gateway once, or check AGENT_HOME and agents.defaults.workspace.\n',
+      );
+    }
+  } finally {
+    home.remove();
+  }
+});
+
 test('reading across a damaged page says the log is damaged and what to do; verify lists it', async ({ home }) => {
   const page = pageHolding(readFileSync(dataFile(home!)), delta(1900));
   const lost = unique(seqsIn(zeroPage(home!, page)));

@@ -70,6 +70,6 @@ export function salvage(dir: string, { json, stdout }: CommandContext): number {
   print(stdout, `saved      ${saved} events into a new log, each at its own seq`);
   const lostText = lost === 0 ? 'none' : `${lost} events (seq ${lostSeqs}), each a log.lost event in its place`;
   print(stdout, `lost       ${lostText}`);
-  print(stdout, `kept       the damaged log in ${kept}`);
+  print(stdout, `kept       the old log in ${kept}`);
   return 0;
 }
