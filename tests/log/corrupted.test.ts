@@ -79,17 +79,22 @@ function zeroPage(home: TempHome, page: number): Buffer {
 const unique = (seqs: number[]): number[] => [...new Set(seqs)].sort((a, b) => a - b);
 const span = (seqs: number[]): string => `${seqs[0]}–${seqs.at(-1)}`;
 
+/** A sound log of `count` events with sessions and turns, in batches as a gateway writes them. */
+async function soundLog(home: TempHome, count: number): Promise<void> {
+  const log = EventLog.open(home.sessions);
+  for (let seq = 1; seq <= count; seq++) {
+    const data = { kind: 'text' as const, delta: `${delta(seq)} of a reply` };
+    log.append(validateDraft({ type: 'provider.chunk', session: SESSIONS[seq % 3]!, turn: `t${seq >> 4}`, data }));
+    if (seq % 5000 === 0) await log.committed();
+  }
+  await log.flushed();
+  log.close();
+}
+
 test('a sound log of 20,000 events, its pages full to the byte, verifies clean and opens', async () => {
   const home = tempHome();
   try {
-    const log = EventLog.open(home.sessions);
-    for (let seq = 1; seq <= 20_000; seq++) {
-      const data = { kind: 'text' as const, delta: `${delta(seq)} of a reply` };
-      log.append(validateDraft({ type: 'provider.chunk', session: SESSIONS[seq % 3]!, turn: `t${seq >> 4}`, data }));
-      if (seq % 5000 === 0) await log.committed();
-    }
-    await log.flushed();
-    log.close();
+    await soundLog(home, 20_000);
     const verify = await tern(['log', 'verify'], home.env);
     const report = verify.stdout.split('\n').slice(1).join('\n');
     assert.is(report, 'events     20000 committed, 20000 readable\nok         no problem found\n');
@@ -97,6 +102,45 @@ test('a sound log of 20,000 events, its pages full to the byte, verifies clean a
     const last = await tern(['log', '--json', '--limit', '1'], home.env);
     assert.is(last.code, 0, last.stderr);
     assert.is((JSON.parse(last.stdout) as { seq: number }).seq, 20_000);
+  } finally {
+    home.remove();
+  }
+});
+
+test('with every branch page zeroed, salvage finds each event on its leaf page: none lost', async () => {
+  const home = tempHome();
+  try {
+    await soundLog(home, 20_000);
+    const file = readFileSync(dataFile(home));
+    let zeroed = 0;
+    // lmdb's page kind (bytes 18–19 of the header): 0x01 a branch, 0x02 a leaf.
+    for (let page = 2; page * PAGE < file.length; page++) {
+      if (file.readUInt16LE(page * PAGE + 18) !== 0x01) continue;
+      file.fill(0, page * PAGE, (page + 1) * PAGE);
+      zeroed++;
+    }
+    writeFileSync(dataFile(home), file);
+    assert.ok(zeroed >= 2, `${zeroed} branch pages`);
+    const verify = await tern(['log', 'verify', '--json'], home.env);
+    assert.is(verify.code, 1);
+    const found = JSON.parse(verify.stdout) as { committed: number; readable: number };
+    assert.equal([found.committed, found.readable], [20_000, 0]);
+
+    const salvaged = await tern(['log', 'salvage', '--json'], home.env);
+    assert.is(salvaged.code, 0, salvaged.stderr);
+    const result = JSON.parse(salvaged.stdout) as { saved: number; lost: number };
+    assert.equal([result.saved, result.lost], [20_000, 0]);
+    assert.is((await tern(['log', 'verify'], home.env)).code, 0);
+    const log = EventLog.open(home.sessions, { readOnly: true });
+    try {
+      const events = log.read({ limit: Infinity });
+      assert.is(events.length, 20_000);
+      assert.ok(events.every((e, i) => e.seq === i + 1 && e.type === 'provider.chunk' && e.data.kind === 'text'));
+      assert.ok(events.every((e) => e.type === 'provider.chunk' && e.data.delta === `${delta(e.seq)} of a reply`));
+      assert.is(log.read({ session: 'sess-bravo', limit: Infinity }).length, 6667);
+    } finally {
+      log.close();
+    }
   } finally {
     home.remove();
   }
