@@ -14,7 +14,9 @@ import {
   type OutboundFile,
   type SendFailure,
 } from './channel.js';
-import { fromTelegramUpdate, telegramUpdateSchema, type BotIdentity } from './telegram-update.js';
+import { renderMarkdown } from './markdown.js';
+import { honourRateLimit } from './rate-limit.js';
+import { fromTelegramUpdate, telegramTarget, telegramUpdateSchema, type BotIdentity } from './telegram-update.js';
 
 export interface TelegramOptions {
   token: string;
@@ -77,6 +79,9 @@ function asChannelError(error: unknown): ChannelError {
       return new ChannelError('rate_limited', message, { delivered: 'no', retry: true, retryAfterMs });
     }
     if (error.error_code >= 500) return new ChannelError('platform', message, { delivered: 'unknown', retry: true });
+    if (error.error_code === 400 && CANNOT_PARSE.test(error.description)) {
+      return new ChannelError('rejected_format', message, { delivered: 'no', retry: false });
+    }
     const code = error.error_code === 401 ? 'unauthorized' : 'platform';
     return new ChannelError(code, message, { delivered: 'no', retry: false });
   }
@@ -101,6 +106,9 @@ function transportFailure(cause: unknown): SendFailure {
   }
   return { delivered: 'unknown', retry: true };
 }
+
+/** Telegram's answer to HTML whose entities it cannot parse: the same text may pass as plain text. */
+const CANNOT_PARSE = /can't parse entities/i;
 
 /** Telegram's answer to an edit that changes nothing: the message already shows the text (an edit tried again). */
 const NOT_MODIFIED = /message is not modified/i;
@@ -142,39 +150,75 @@ export class TelegramChannel implements Channel {
     await this.loop;
   }
 
+  /** Markdown goes as Telegram's HTML; a text whose entities the Bot API refuses goes again as plain text. */
   async send(replyTo: string, text: string): Promise<string> {
-    const sent = await this.api.sendMessage(replyTo, text).catch((error: unknown) => { throw asChannelError(error); });
+    const { chat_id, message_thread_id } = telegramTarget(replyTo);
+    const thread = message_thread_id === undefined ? {} : { message_thread_id };
+    const sent = await this.formatted(text, (body, other) => this.api.sendMessage(chat_id, body, { ...thread, ...other }));
     return String(sent.message_id);
+  }
+
+  /**
+   * A call with the text as HTML, again as plain text if the entities are refused. A send's 429 goes up: the outbox
+   * waits out its `retry_after` and counts the try against `send_attempts`. An edit (repeatable, and streamed edits
+   * do not pass the outbox) is made again here after the wait.
+   */
+  private async formatted<T>(
+    text: string,
+    call: (body: string, other: { parse_mode?: 'HTML' }) => Promise<T>,
+    rateLimits: 'honour' | 'raise' = 'raise',
+  ): Promise<T> {
+    const attempt = (body: string, other: { parse_mode?: 'HTML' }) => (): Promise<T> =>
+      call(body, other).catch((error: unknown) => {
+        throw asChannelError(error);
+      });
+    const once = (body: string, other: { parse_mode?: 'HTML' }): Promise<T> =>
+      rateLimits === 'honour' ? honourRateLimit(attempt(body, other)) : attempt(body, other)();
+    return once(renderMarkdown(text, 'telegram-html'), { parse_mode: 'HTML' }).catch((error: unknown) => {
+      if (error instanceof ChannelError && error.code === 'rejected_format') return once(renderMarkdown(text, 'plain'), {});
+      throw error;
+    });
   }
 
   /** An image as a photo (`sendPhoto`), audio and video as such, anything else as a document; the caption under it. */
   async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
     const bytes = await readFile(file.path).catch((error: Error) => { throw new ChannelError('platform', `cannot read ${basename(file.path)} to send it (${error.message})`); });
-    const input = new InputFile(bytes, basename(file.path));
-    const other = file.caption ? { caption: file.caption } : {};
-    const sent = await (async () => {
-      if (file.kind === 'image' && PHOTO_TYPES.has(file.mime) && bytes.length <= MAX_PHOTO_BYTES) return this.api.sendPhoto(replyTo, input, other);
-      if (file.kind === 'image' && file.mime === 'image/gif') return this.api.sendAnimation(replyTo, input, other);
-      if (file.kind === 'audio') return this.api.sendAudio(replyTo, input, other);
-      if (file.kind === 'video') return this.api.sendVideo(replyTo, input, other);
-      return this.api.sendDocument(replyTo, input, other);
-    })().catch((error: unknown) => { throw asChannelError(error); });
+    const { chat_id, message_thread_id } = telegramTarget(replyTo);
+    const other = { ...(file.caption ? { caption: file.caption } : {}), ...(message_thread_id === undefined ? {} : { message_thread_id }) };
+    const upload = (): Promise<{ message_id: number }> => {
+      const input = new InputFile(bytes, basename(file.path));
+      if (file.kind === 'image' && PHOTO_TYPES.has(file.mime) && bytes.length <= MAX_PHOTO_BYTES) return this.api.sendPhoto(chat_id, input, other);
+      if (file.kind === 'image' && file.mime === 'image/gif') return this.api.sendAnimation(chat_id, input, other);
+      if (file.kind === 'audio') return this.api.sendAudio(chat_id, input, other);
+      if (file.kind === 'video') return this.api.sendVideo(chat_id, input, other);
+      return this.api.sendDocument(chat_id, input, other);
+    };
+    const sent = await upload().catch((error: unknown) => {
+      throw asChannelError(error);
+    });
     return String(sent.message_id);
   }
 
   /** An inline keyboard, one row; a press comes back as a `callback_query` update carrying the button's reply. */
   async sendChoices(replyTo: string, text: string, choices: readonly Choice[]): Promise<string> {
     const inline_keyboard = [choices.map((choice) => ({ text: choice.label, callback_data: choice.reply }))];
-    const sent = await this.api.sendMessage(replyTo, text, { reply_markup: { inline_keyboard } }).catch((error: unknown) => { throw asChannelError(error); });
+    const { chat_id, message_thread_id } = telegramTarget(replyTo);
+    const thread = message_thread_id === undefined ? {} : { message_thread_id };
+    const sent = await this.formatted(text, (body, other) => this.api.sendMessage(chat_id, body, { ...thread, ...other, reply_markup: { inline_keyboard } }));
     return String(sent.message_id);
   }
 
   /** An edit that finds the text already there succeeded before (its answer was lost): an edit is safe to try again. */
   async edit(replyTo: string, messageId: string, text: string): Promise<void> {
-    await this.api.editMessageText(replyTo, Number(messageId), text).catch((error: unknown) => {
-      if (error instanceof GrammyError && error.error_code === 400 && NOT_MODIFIED.test(error.description)) return;
-      throw asChannelError(error);
-    });
+    const { chat_id } = telegramTarget(replyTo);
+    await this.formatted(text, (body, other) =>
+      this.api.editMessageText(chat_id, Number(messageId), body, other).then(
+        () => undefined,
+        (error: unknown) => {
+          if (error instanceof GrammyError && error.error_code === 400 && NOT_MODIFIED.test(error.description)) return;
+          throw error;
+        },
+      ), 'honour');
   }
 
   /** Files come from `<api root>/file/bot<token>/<file_path>` after getFile names the path. */
@@ -189,7 +233,8 @@ export class TelegramChannel implements Channel {
   }
 
   async typing(replyTo: string): Promise<void> {
-    await this.api.sendChatAction(replyTo, 'typing').catch(() => undefined);
+    const { chat_id, message_thread_id } = telegramTarget(replyTo);
+    await this.api.sendChatAction(chat_id, 'typing', message_thread_id === undefined ? {} : { message_thread_id }).catch(() => undefined);
   }
 
   private async poll(bot: BotIdentity, hooks: ChannelHooks, signal: AbortSignal): Promise<void> {

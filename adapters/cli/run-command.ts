@@ -3,6 +3,7 @@ import { LOG_CORRUPTED_FIX, logCorruption } from '../../store/log/errors.js';
 import type { CommandContext, CommandSpec } from './command.js';
 import { CliError, UsageError } from './errors.js';
 import { commandHelp } from './help.js';
+import { redactWrites } from './printed.js';
 
 function parse(spec: CommandSpec, argv: string[]) {
   const options = Object.fromEntries(
@@ -41,6 +42,8 @@ function report(thrown: unknown, context: Pick<CommandContext, 'json' | 'stdout'
 }
 
 export async function runCommand(spec: CommandSpec, argv: string[]): Promise<number> {
+  redactWrites(process.stdout);
+  redactWrites(process.stderr);
   const json = argv.includes('--json');
   const base = { json, stdout: process.stdout, stderr: process.stderr };
   try {
