@@ -77,7 +77,7 @@ test('a damaged index page: the chat is told, /ready says damaged; after salvage
     model_list: [modelEntry(context.model.url)],
     heartbeat: { enabled: false },
     channel_list: {
-      telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1 } },
+      telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: ['*'] } },
     },
   };
   const gateway = await startGatewayProcess(settings, {}, home);

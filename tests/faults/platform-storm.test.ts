@@ -47,7 +47,12 @@ async function start(
       telegram: {
         enabled: true,
         settings: {
-          ...{ token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, typing: false, send_backoff_ms: 100 },
+          token: TOKEN,
+          base_url: emulator.url,
+          poll_timeout_seconds: 1,
+          allow_from: ['*'],
+          typing: false,
+          send_backoff_ms: 100,
           ...settings,
         },
       },

@@ -6,6 +6,7 @@ import { LogFailingError, type Envelope, type LogHealth } from '../../bus/index.
 import { loadConfig } from '../../store/config/index.js';
 import { EventLog } from '../../store/log/event-log.js';
 import { openGatewayLogs } from '../../store/logs/logger.js';
+import { quietValue } from '../support/quiet.js';
 import { mountSmallDisk, type SmallDisk } from '../support/small-disk.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 
@@ -55,8 +56,7 @@ test('a write failing for lack of space keeps its events, written once space is 
   assert.instance(refused, LogFailingError);
   let written = false;
   const waiting = log.committed().then(() => (written = true));
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  assert.is(written, false, 'nothing commits while the disk is full');
+  assert.is(await quietValue(() => written, { quietMs: 300 }), false, 'nothing commits while the disk is full');
   disk!.free();
   await waiting;
   // A shape first written after the outage must not take the place of the one the failed writes introduced.
