@@ -1,7 +1,9 @@
-import { closeSync, existsSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { closeSync, constants, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { inspect } from 'node:util';
 import type { LoadedConfig } from '../config/index.js';
+import { HeldDirectory } from '../files/held-directory.js';
+import { openRegular } from '../files/regular-file.js';
 import { RotatingFile, trimToLatest, type RotationSettings } from './rotating-file.js';
 import { redactorOf, type Redactor } from '../config/index.js';
 import { logKey, logMessage, logValue } from './log-text.js';
@@ -63,36 +65,55 @@ export interface GatewayLogs {
 
 /** Room kept on the disk for the panic log: a panic on a full disk still has room for its cause. */
 const PANIC_RESERVE_BYTES = 64 * 1024;
+const { O_APPEND, O_CREAT, O_WRONLY } = constants;
 
 /**
  * A file of `PANIC_RESERVE_BYTES` written at the start (`logs/panic.reserve`, with `panic.log` created empty beside it,
  * so the panic needs no new file). A panic deletes it first and writes its line into the space that frees.
  */
 class PanicReserve {
-  constructor(private readonly path: string) {
+  private readonly folder: string;
+  private readonly name: string;
+
+  constructor(path: string) {
+    this.folder = dirname(path);
+    this.name = basename(path);
     this.take();
-    try {
-      closeSync(openSync(join(dirname(path), 'panic.log'), 'a', 0o600));
-    } catch {
-      // The panic creates it then, if it can.
-    }
+    // Made now so the panic needs no new file; if it cannot be, the panic tries then.
+    this.inFolder((dir) => closeSync(openRegular(dir, 'panic.log', O_WRONLY | O_APPEND | O_CREAT, 0o600).fd));
   }
 
+  /** Like the logs beside it, opened through its held folder: a link planted at its name is never followed. */
   take(): void {
-    try {
-      if (!existsSync(this.path) || statSync(this.path).size < PANIC_RESERVE_BYTES) {
-        writeFileSync(this.path, Buffer.alloc(PANIC_RESERVE_BYTES), { mode: 0o600 });
+    // A disk already full keeps what it has; a partial reserve still frees what it holds.
+    this.inFolder((dir) => {
+      const { fd, stats } = openRegular(dir, this.name, O_WRONLY | O_CREAT, 0o600);
+      try {
+        if (stats.size < PANIC_RESERVE_BYTES) {
+          writeSync(fd, Buffer.alloc(PANIC_RESERVE_BYTES), 0, PANIC_RESERVE_BYTES, 0);
+        }
+      } finally {
+        closeSync(fd);
       }
-    } catch {
-      // A disk already full keeps what it has; a partial reserve still frees what it holds.
-    }
+    });
   }
 
   release(): void {
+    // Not there to free: the line may still fit. Removing an entry never follows it.
+    this.inFolder((dir) => rmSync(dir.at(this.name), { force: true }));
+  }
+
+  /** Best effort: the reserve never stops what it is kept for. */
+  private inFolder(act: (dir: HeldDirectory) => void): void {
     try {
-      rmSync(this.path, { force: true });
+      const dir = HeldDirectory.openTrusted(this.folder, { mode: 0o700 });
+      try {
+        act(dir);
+      } finally {
+        dir.close();
+      }
     } catch {
-      // Not there to free: the line may still fit.
+      // Full, unwritable, or not a regular file there: nothing reserved.
     }
   }
 }

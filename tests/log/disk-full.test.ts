@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -90,6 +90,19 @@ test('the panic log has room for its line on a full disk', ({ home, disk }) => {
   logs.close();
   const panic = readFileSync(join(home!.home, 'logs', 'panic.log'), 'utf8');
   assert.match(panic, /PANIC Error: ENOSPC: no space left on device, write \(the cause\)/);
+});
+
+test('a link planted at the panic reserve is not followed: its target keeps its bytes', ({ home }) => {
+  mkdirSync(join(home!.home, 'logs'), { recursive: true, mode: 0o700 });
+  writeFileSync(join(home!.home, 'config.json'), JSON.stringify({ version: 2 }));
+  const victim = join(home!.home, 'victim.txt');
+  writeFileSync(victim, 'the owner\'s file\n');
+  symlinkSync(victim, join(home!.home, 'logs', 'panic.reserve'));
+  const logs = openGatewayLogs(loadConfig({ env: home!.env }));
+  logs.panic(new Error('the cause'));
+  logs.close();
+  assert.is(readFileSync(victim, 'utf8'), 'the owner\'s file\n');
+  assert.match(readFileSync(join(home!.home, 'logs', 'panic.log'), 'utf8'), /PANIC Error: the cause/);
 });
 
 test.run();
