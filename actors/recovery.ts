@@ -10,6 +10,7 @@ const RUN_AGAIN = 'the process ended before this turn did anything; it runs agai
 const RECOVERY_TYPES: EventType[] = [
   'recovery.checkpointed', 'message.received', 'message.routed', 'turn.started', 'turn.completed', 'turn.stopped', 'turn.failed', 'turn.aborted',
   'tool.requested', 'reply.requested', 'reply.delivered', 'message.sending', 'message.sent', 'message.edited', 'message.dropped',
+  'message.undelivered',
 ];
 const ENDINGS: ReadonlySet<string> = new Set(['turn.completed', 'turn.stopped', 'turn.failed']);
 
@@ -173,6 +174,11 @@ export function recover(log: EventStore, bus: Bus, options: RecoverOptions): Rec
         sentKeys.push(event.data.send_key);
         if (event.data.send_key.endsWith(':stream') && event.data.message_id) shown.set(event.data.send_key, { id: event.data.message_id, text: event.data.text });
         if (event.data.send_key.endsWith(':placeholder') && event.data.message_id) placeholders.push([event.data.send_key, event.data.message_id]);
+        break;
+      case 'message.undelivered':
+        // Given up, and its chat told: never sent again.
+        intended.delete(event.data.send_key);
+        sentKeys.push(event.data.send_key);
         break;
       case 'message.edited':
         for (const stream of shown.values()) if (stream.id === event.data.message_id) stream.text = event.data.text;

@@ -37,6 +37,7 @@ export class RuntimeCore {
   ) {
     this.journal = journal;
     this.checkpoints = options.resume ? new Checkpoints(bus) : undefined;
+    this.watchLogHealth();
     this.recovered = recover(log, bus, { resume: options.resume ?? false, ...(journal?.before ? { marked: journal.before } : {}) });
     journal?.restart(this.recovered.unconfirmed.map((part) => part.send_key));
     closeCutOffTasks(log, bus);
@@ -44,6 +45,23 @@ export class RuntimeCore {
     bus.requeue(this.recovered.requeued);
     bus.publish({ type: 'runtime.started', data: { pid: process.pid, command } });
     this.checkpoints?.record();
+  }
+
+  /**
+   * A log that cannot write says so on the bus (the dashboard, the gateway's log file and its chats hear it); the event
+   * itself waits in memory with the rest and lands in the log, in its place, once the log writes again.
+   */
+  private watchLogHealth(): void {
+    let since: number | undefined;
+    this.log.onHealth?.((health) => {
+      if (health.state === 'failing') {
+        since = health.since;
+        this.bus.publish({ type: 'log.failed', data: { code: health.code, reason: health.reason } });
+      } else if (since !== undefined) {
+        this.bus.publish({ type: 'log.recovered', data: { failed_ms: Math.max(0, Date.now() - since) } });
+        since = undefined;
+      }
+    });
   }
 
   /** Turns the previous run left open, now closed with `turn.aborted`. */
@@ -82,11 +100,14 @@ export class RuntimeCore {
     }
   }
 
-  /** Records a last checkpoint, flushes the log and closes it. */
+  /**
+   * Records a last checkpoint, flushes the log and closes it. A log that cannot write is closed after one last try:
+   * what it could not write was never acknowledged to a platform, which hands those messages out again.
+   */
   async close(): Promise<void> {
     this.checkpoints?.record();
     this.checkpoints?.stop();
-    await this.log.flushed();
+    await this.log.flushed({ failFast: true }).catch(() => undefined);
     this.journal?.close();
     this.log.close();
   }

@@ -1,6 +1,7 @@
 import { filter, Observable, Subject, type Subscriber } from 'rxjs';
 import type { Correlation } from './envelope.js';
 import type { Envelope, EventDraft, EventType, ValidDraft } from './events/index.js';
+import { LOG_OK, type LogHealth } from './log-health.js';
 import { stampInPlace } from './stamp.js';
 import { typeMatcher } from './type-glob.js';
 import { acceptDraft } from './validate.js';
@@ -10,8 +11,13 @@ import { workGroupOf, type WorkGroup, type WorkType } from './work.js';
 export interface Sequencer {
   /** Stamps the bus's own copy of a draft in place (no one else holds it) and returns it as the envelope. */
   stamp(draft: ValidDraft): Envelope;
-  /** Resolves once everything stamped so far is in the log (absent: nothing is kept). */
-  committed?(): Promise<void>;
+  /**
+   * Resolves once everything stamped so far is in the log (absent: nothing is kept). While the log cannot write it
+   * waits for it to write again; with `failFast` it rejects with `LogFailingError` instead.
+   */
+  committed?(options?: { failFast?: boolean }): Promise<void>;
+  /** Whether the log can write now (absent: always). */
+  health?(): LogHealth;
 }
 
 /** A sequencer for processes without a log (tests, one-off tools): numbering in memory only. */
@@ -57,8 +63,14 @@ export interface Bus {
   work<G extends WorkGroup>(group: G): Observable<Envelope<WorkType<G>>>;
   /** Hands work back to its group: what a crashed run accepted and never finished (recovery, at start). */
   requeue(envelopes: Envelope[]): void;
-  /** Resolves once everything published so far is in the log: a crash after that loses none of it. */
-  durable(): Promise<void>;
+  /**
+   * Resolves once everything published so far is in the log: a crash after that loses none of it. While the log cannot
+   * write (a full disk) this waits until it can; with `failFast` it rejects with `LogFailingError` instead, for callers
+   * that can have the work handed to them again later (a platform that redelivers what was not acknowledged).
+   */
+  durable(options?: { failFast?: boolean }): Promise<void>;
+  /** Whether the log can write now; while it cannot, published events wait in memory. */
+  logHealth(): LogHealth;
   complete(): void;
 }
 
@@ -125,8 +137,12 @@ export class InProcessBus implements Bus {
     for (const envelope of envelopes) this.toWork(envelope);
   }
 
-  durable(): Promise<void> {
-    return this.sequencer.committed?.() ?? Promise.resolve();
+  durable(options?: { failFast?: boolean }): Promise<void> {
+    return this.sequencer.committed?.(options) ?? Promise.resolve();
+  }
+
+  logHealth(): LogHealth {
+    return this.sequencer.health?.() ?? LOG_OK;
   }
 
   complete(): void {

@@ -89,7 +89,15 @@ export class ChannelActor {
       actors: { link: link(build, deps.directory, () => this.pendingAccept) },
       actions: {
         accept: (_, { message, commands }) => {
-          this.pendingAccept = deps.accept(this, message as ChannelMessage, commands);
+          let pending: Promise<void>;
+          try {
+            pending = deps.accept(this, message as ChannelMessage, commands);
+          } catch (error) {
+            pending = Promise.reject(error);
+          }
+          // A channel that does not wait for the acceptance (its platform never redelivers) leaves a refusal unheard.
+          pending.catch(() => undefined);
+          this.pendingAccept = pending;
         },
         announceConnected: () => {
           bus.publish({ type: 'channel.connected', data: { channel: id.name, account: id.account } });

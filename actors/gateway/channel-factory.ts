@@ -11,6 +11,10 @@ import type { Scheduler } from './scheduler.js';
 const supervisionSchema = z.object({
   restart_backoff_ms: z.number().int().min(10).max(600_000).default(1000),
   poll_timeout_seconds: z.number().int().min(0).max(50).default(30),
+  /** Tries of a reply part the platform did not take (rate limited, unreachable) before the chat is told. */
+  send_attempts: z.number().int().min(1).max(20).default(6),
+  /** The pause before the second try, doubling per try up to 30 s; at least the platform's `retry_after`. */
+  send_backoff_ms: z.number().int().min(10).max(60_000).default(500),
 });
 
 export function supervisionOf(entry: ChannelEntry): z.infer<typeof supervisionSchema> {

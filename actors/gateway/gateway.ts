@@ -157,6 +157,7 @@ export class Gateway {
   private cronWait: Subscription | undefined;
   private engineWait: Subscription | undefined;
   private readonly approvals: Subscription;
+  private readonly logHealth: Subscription;
   private readonly toolCalls: Subscription;
   /** The last start or stop of cron (`syncCron`): each waits for the one before. */
   private cronChange: Promise<void> | undefined;
@@ -204,6 +205,13 @@ export class Gateway {
       logs.gateway.warn('a reply part was being sent when the process ended: it is not sent again and may be missing from the chat', part);
     }
     this.approvals = promptApprovals(bus, this.deliveries, logs.gateway);
+    this.logHealth = bus.on('log.failed', 'log.recovered').subscribe((e) => {
+      if (e.type === 'log.failed') {
+        const { code, reason } = e.data;
+        logs.gateway.error('the event log cannot write; new messages wait at their platforms', { code, reason });
+      }
+      else logs.gateway.info('the event log writes again', { failed_ms: e.data.failed_ms });
+    });
     this.toolCalls = logToolCalls(bus, logs);
     this.heartbeat = new Heartbeat({
       engine: () => this.engine(),
@@ -291,14 +299,22 @@ export class Gateway {
       const failed = status.state === 'failed' || status.state === 'refused';
       return { name: a.id.name, state: status.state, ...(failed ? { reason: redactor.text(status.reason) } : {}) };
     });
-    return { reported, ready: reported && channels.every((c) => c.state !== 'refused'), channels };
+    const log = this.core.bus.logHealth();
+    return {
+      reported,
+      ready: reported && channels.every((c) => c.state !== 'refused'),
+      channels,
+      ...(log.state === 'failing' ? { log } : {}),
+    };
   }
 
   /** The running channel whose webhook route is `path`. */
   private webhookRoute(path: string): ((request: WebhookRequest) => Promise<WebhookAnswer>) | undefined {
     for (const actor of this.actors.values()) {
       const channel = this.directory.get(actor.id.name);
-      if (channel?.webhook && (channel.webhookPath ?? webhookPath(actor.id.kind, actor.id.name)) === path) return (request) => channel.webhook!(request);
+      if (channel?.webhook && (channel.webhookPath ?? webhookPath(actor.id.kind, actor.id.name)) === path) {
+        return (request) => channel.webhook!(request);
+      }
     }
     return undefined;
   }
@@ -396,6 +412,14 @@ export class Gateway {
     }
     const engine = await this.engineLoad?.catch(() => undefined);
     await (engine ? engine.close({ reason: STOP_REASON }) : this.core.close());
+    this.logHealth.unsubscribe();
+    const log = this.core.bus.logHealth();
+    if (log.state === 'failing') {
+      const message =
+        'stopped while the event log could not write: what it held was not written; messages not acknowledged ' +
+        'come back from their platforms at the next start';
+      this.options.logs.gateway.error(message, { waiting: log.waiting, reason: log.reason });
+    }
   }
 
   private startChannel(name: string, entry: ChannelEntry): void {

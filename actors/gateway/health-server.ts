@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WebhookAnswer, WebhookRequest } from '../../adapters/channels/channel.js';
+import type { FailingLog } from '../../bus/index.js';
 
 export interface Readiness {
   /** Every enabled channel has reported: connected, or failed with a reason. */
@@ -8,6 +9,8 @@ export interface Readiness {
   /** Reported, and no channel refused to start (an unknown kind, a missing token): `/ready` answers 200. */
   ready: boolean;
   channels: Array<{ name: string; state: string; reason?: string }>;
+  /** Present while the event log cannot write: the gateway runs, but takes no new message until it can. */
+  log?: FailingLog;
 }
 
 /** The channel that serves a path under `/webhooks/`, if one runs now. */
@@ -41,11 +44,10 @@ export interface HealthServer {
 }
 
 /**
-/**
  * `GET /health` (the process answers), `GET /ready`: 200 once every enabled channel is connected or said why not;
  * 503 while one is still starting (`starting`), or while one cannot start as configured (`cannot_start`, with the
- * reason), which only a fixed config ends. And the webhooks of the channels that take them
- * (`/webhooks/<type>/<name>`, any method, bodies up to 1 MB).
+ * reason), which only a fixed config ends, or while the event log cannot write (`degraded`, with `log`). And the
+ * webhooks of the channels that take them (`/webhooks/<type>/<name>`, any method, bodies up to 1 MB).
  */
 export async function startHealthServer(
   host: string,
@@ -73,6 +75,11 @@ export async function startHealthServer(
     if (path === '/health') return send(200, { status: 'ok' });
     if (path === '/ready') {
       const state = readiness();
+      if (state.log) {
+        const { code, reason, since, waiting } = state.log;
+        const log = { state: 'failing', code, reason, since: new Date(since).toISOString(), waiting };
+        return send(503, { status: 'degraded', channels: state.channels, log });
+      }
       if (state.ready) return send(200, { status: 'ready', channels: state.channels });
       const refused = state.channels.filter((c) => c.state === 'refused');
       if (refused.length === 0) return send(503, { status: 'starting', channels: state.channels });

@@ -1,5 +1,11 @@
 import type { Subscription } from 'rxjs';
-import type { Channel, Choice, OutboundFile } from '../../adapters/channels/channel.js';
+import {
+  ChannelError,
+  type Channel,
+  type Choice,
+  type OutboundFile,
+  type SendFailure,
+} from '../../adapters/channels/channel.js';
 import { whenWritten } from '../../adapters/http/when-written.js';
 import { splitMessage } from '../../adapters/channels/split.js';
 import type { Bus, Correlation, Envelope, EventDraft, ReplyTarget } from '../../bus/index.js';
@@ -8,12 +14,57 @@ import type { SendJournal } from '../../store/log/send-journal.js';
 import type { Logger } from '../../store/logs/logger.js';
 import { InFlight } from '../in-flight.js';
 import type { ChannelDirectory } from './channel-directory.js';
+import { supervisionOf } from './channel-factory.js';
 import { RecentIds } from './recent-ids.js';
 import { StreamView } from './stream-view.js';
 
-const RETRIES = 3;
-const RETRY_PAUSE_MS = 500;
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** The longest pause between two tries of a part, however many tries came before. */
+const MAX_BACKOFF_MS = 30_000;
+/** A platform asking for a longer wait (a flood ban) is not waited for: the part is given up, the chat told. */
+const MAX_RETRY_AFTER_MS = 5 * 60_000;
+
+/** What a chat reads when a part of its reply never reached the platform (refused, or rate limited to the last try). */
+export const NOT_DELIVERED_NOTICE = 'Part of my reply could not be delivered. Ask again if you still need it.';
+/**
+ * What a chat reads when the platform failed while taking a part (a 5xx after the request was sent): the part may be
+ * there or not, and it is not sent again, so that it is never shown twice.
+ */
+export const MAYBE_DELIVERED_NOTICE =
+  'Part of my reply may not have reached you: the messaging service failed while taking it, and I never send a ' +
+  'message twice. Ask again if it is missing.';
+
+/** How the sending of one part ended: out (now or before), or given up with what is known of it. */
+type PartOutcome = 'sent' | 'not_sent' | 'unknown';
+
+type Attempt =
+  | { kind: 'sent'; messageId: string }
+  | { kind: 'given_up'; outcome: 'not_sent' | 'unknown'; reason: string; attempts: number };
+
+/**
+ * What a failed try says about the part. One that never left the process (no connection, the channel restarting)
+ * certainly did not arrive; one that left is what the channel says (`ChannelError.failure`), and from a channel that
+ * cannot tell, it may have arrived.
+ */
+function failureOf(error: unknown, left: boolean): SendFailure {
+  const known = error instanceof ChannelError ? error.failure : undefined;
+  if (!left) {
+    const asked = known?.retryAfterMs !== undefined ? { retryAfterMs: known.retryAfterMs } : {};
+    return { delivered: 'no', retry: known?.retry ?? true, ...asked };
+  }
+  return known ?? { delivered: 'unknown', retry: true };
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const wake = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', wake);
+      resolve();
+    };
+    const timer = setTimeout(wake, ms);
+    signal.addEventListener('abort', wake, { once: true });
+  });
+}
 
 export interface OutboxDeps {
   bus: Bus;
@@ -65,6 +116,8 @@ export class Outbox {
   private readonly inFlight = new InFlight();
   private subscriptions: Subscription[] = [];
   private stopped = false;
+  /** Ends the pauses between tries at the stop. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly deps: OutboxDeps) {
     for (const key of deps.sent ?? []) this.sent.add(key);
@@ -90,6 +143,7 @@ export class Outbox {
    */
   stop(): void {
     this.stopped = true;
+    this.stopping.abort();
     this.subscriptions.forEach((s) => s.unsubscribe());
   }
 
@@ -202,20 +256,29 @@ export class Outbox {
       if (result.ending === 'streamed' && parts.length <= 1) parts = [];
       if (result.messageId !== undefined) editOf = result.messageId;
     }
-    let failed = false;
+    const outcomes: PartOutcome[] = [];
     for (const [index, part] of parts.entries()) {
       if (this.stopped) return;
       const last = index === parts.length - 1;
-      const sent = await this.sendPart(reply, correlation, `${key}:${index}`, index, part, index === 0 ? editOf : undefined, last ? choices : undefined);
-      if (!sent) failed = true;
+      const [edited, offered] = [index === 0 ? editOf : undefined, last ? choices : undefined];
+      outcomes.push(await this.sendPart(reply, correlation, `${key}:${index}`, index, part, edited, offered));
     }
     for (const [index, file] of files.entries()) {
       if (this.stopped) return;
       const shown: OutboundFile = index === 0 && caption !== undefined ? { ...file, caption } : file;
-      const sent = await this.sendPart(reply, correlation, `${key}:file${index}`, index, shown.caption ?? '', undefined, undefined, shown);
-      if (!sent) failed = true;
+      const [sendKey, text] = [`${key}:file${index}`, shown.caption ?? ''];
+      outcomes.push(await this.sendPart(reply, correlation, sendKey, index, text, undefined, undefined, shown));
     }
     if (this.stopped) return;
+    const failed = outcomes.some((outcome) => outcome !== 'sent');
+    if (failed) {
+      // Told after the reply's other parts, in the reply's place in the chat. A notice is sent again after a server
+      // error: a second copy of it is better than a reply that vanished without a word.
+      const notice = outcomes.includes('not_sent') ? NOT_DELIVERED_NOTICE : MAYBE_DELIVERED_NOTICE;
+      const at = outcomes.length;
+      await this.sendPart(reply, correlation, `${key}:notice`, at, notice, undefined, undefined, undefined, true);
+      if (this.stopped) return;
+    }
     this.deps.bus.publish({ ...correlation, type: 'reply.delivered', data: { message_id, key, parts: parts.length + files.length, failed } });
     const done = pending?.typing ? this.channel(reply.channel) : undefined;
     if (done?.typingDone) this.bestEffort(reply.channel, 'typing done', () => done.typingDone!(reply.reply_to));
@@ -223,7 +286,11 @@ export class Outbox {
     if (event.turn) this.turns.delete(event.turn);
   }
 
-  /** False once the part was given up (and logged); true when it is out, now or before. */
+  /**
+   * A part's sending: its intent in the log, then tries until it is out or given up. A part given up is recorded
+   * (`message.undelivered`) and never sent again. An edit is tried again after a server error as well (it shows the
+   * same text however often it is made), and so is a notice (`atLeastOnce`).
+   */
   private async sendPart(
     reply: ReplyTarget,
     correlation: Correlation,
@@ -233,34 +300,91 @@ export class Outbox {
     editOf: string | undefined,
     choices?: readonly Choice[],
     file?: OutboundFile,
-  ): Promise<boolean> {
-    if (this.sent.has(sendKey)) return true;
+    atLeastOnce = false,
+  ): Promise<PartOutcome> {
+    if (this.sent.has(sendKey)) return 'sent';
     const intent: EventDraft<'message.sending'> = { ...correlation, type: 'message.sending', data: { channel: reply.channel, chat: reply.chat, send_key: sendKey, part } };
-    const messageId = await this.sendTrying(reply, sendKey, () => (file ? this.sendFileOnce(reply, intent, file) : this.sendOnce(reply, intent, text, editOf, choices)));
-    if (messageId === undefined) return false;
+    const repeatable = atLeastOnce || (editOf !== undefined && file === undefined);
+    const attempt = await this.sendTrying(reply, intent, repeatable, (left) =>
+      file ? this.sendFileOnce(reply, intent, file, left) : this.sendOnce(reply, intent, text, editOf, choices, left),
+    );
+    if (attempt.kind === 'given_up') {
+      // At the stop the reply stays in the log unfinished: the next start sends the part.
+      if (this.stopped) return attempt.outcome;
+      this.sent.add(sendKey);
+      const { outcome, reason, attempts } = attempt;
+      const { channel, chat } = reply;
+      this.deps.logger.error('reply part not delivered', { channel, send_key: sendKey, outcome, attempts, reason });
+      const data = { channel, chat, send_key: sendKey, part, outcome, reason, attempts };
+      this.deps.bus.publish({ ...correlation, type: 'message.undelivered', data });
+      this.settleWhenLogged(sendKey);
+      return outcome;
+    }
+    const { messageId } = attempt;
     this.sent.add(sendKey);
     const media = file ? [{ kind: file.kind, path: file.path, ...(file.mime ? { mime: file.mime } : {}) }] : [];
     // Outside the tries: a part already out is never sent again because recording it failed.
-    if (this.stopped) return true;
+    if (this.stopped) return 'sent';
     // Not awaited: the chat's next part is sent only once its own `message.sending` is in the log, and the log keeps
     // one order, so this record is in the log by then too.
     this.deps.bus.publish({ ...correlation, type: 'message.sent', data: { channel: reply.channel, chat: reply.chat, text, send_key: sendKey, part, message_id: messageId, media } });
-    const { journal } = this.deps;
-    if (journal) void this.deps.bus.durable().then(() => journal.settle(sendKey), () => undefined);
-    return true;
+    this.settleWhenLogged(sendKey);
+    return 'sent';
   }
 
-  /** The sent message's id, or undefined once the part is given up (and logged). */
-  private async sendTrying(reply: ReplyTarget, sendKey: string, send: () => Promise<string>): Promise<string | undefined> {
+  private settleWhenLogged(sendKey: string): void {
+    const { journal } = this.deps;
+    if (journal) void this.deps.bus.durable().then(() => journal.settle(sendKey), () => undefined);
+  }
+
+  /**
+   * Tries a part until it is out. A try the platform did not take (a rate limit, no connection, the channel restarting)
+   * is made again after a pause that doubles from `send_backoff_ms` (30 s at most) and lasts at least as long as the
+   * platform asked (`retry_after`), up to `send_attempts` tries; a refusal is final. A try that may have reached the
+   * chat (a server error after the request was sent) ends the tries unless the part is `repeatable`: sent again, it
+   * could show twice.
+   */
+  private async sendTrying(
+    reply: ReplyTarget,
+    intent: EventDraft<'message.sending'>,
+    repeatable: boolean,
+    send: (left: () => void) => Promise<string>,
+  ): Promise<Attempt> {
+    const entry = this.deps.entry(reply.channel);
+    const supervision = entry ? supervisionOf(entry) : { send_attempts: 6, send_backoff_ms: 500 };
+    const { send_attempts: attempts, send_backoff_ms: backoffMs } = supervision;
+    let intended = false;
     for (let attempt = 1; ; attempt++) {
+      let left = false;
       try {
-        return await send();
-      } catch (error) {
-        if (attempt >= RETRIES || this.stopped) {
-          this.deps.logger.error('reply not delivered', { channel: reply.channel, send_key: sendKey, reason: (error as Error).message });
-          return undefined;
+        if (!intended) {
+          await this.intend(intent);
+          intended = true;
         }
-        await pause(RETRY_PAUSE_MS * attempt);
+        return { kind: 'sent', messageId: await send(() => (left = true)) };
+      } catch (error) {
+        const failure = failureOf(error, left);
+        const reason = (error as Error)?.message ?? String(error);
+        const outcome = failure.delivered === 'no' ? 'not_sent' : 'unknown';
+        if (outcome === 'unknown' && !repeatable) return { kind: 'given_up', outcome, reason, attempts: attempt };
+        if (!failure.retry || attempt >= attempts || this.stopped) {
+          return { kind: 'given_up', outcome, reason, attempts: attempt };
+        }
+        const waitMs = Math.max(failure.retryAfterMs ?? 0, Math.min(backoffMs * 2 ** (attempt - 1), MAX_BACKOFF_MS));
+        if (waitMs > MAX_RETRY_AFTER_MS) {
+          const asked = `${reason} (asked to wait ${Math.round(waitMs / 1000)} s)`;
+          return { kind: 'given_up', outcome, reason: asked, attempts: attempt };
+        }
+        const { send_key } = intent.data;
+        this.deps.logger.warn('reply part not taken; trying again', {
+          channel: reply.channel,
+          send_key,
+          attempt,
+          wait_ms: waitMs,
+          reason,
+        });
+        await pause(waitMs, this.stopping.signal);
+        if (this.stopped) return { kind: 'given_up', outcome, reason, attempts: attempt };
       }
     }
   }
@@ -276,35 +400,53 @@ export class Outbox {
   }
 
   /**
-   * Hands a part to its channel and marks it in the send journal as it leaves: when the channel's request is written
-   * (a channel that reports writes), else as it is handed over. An intent the journal never marked was in the log
-   * while its part still waited (for the log's word, for a connection), and the restart sends that part.
+   * Hands a part to its channel and marks it as it leaves (`left`, and the send journal): when the channel's request is
+   * written (a channel that reports writes), else as it is handed over. An intent the journal never marked was in the
+   * log while its part still waited (for the log's word, for a connection), and the restart sends that part.
    */
-  private handOver<T>(channel: Channel, sendKey: string, send: () => Promise<T>): Promise<T> {
+  private handOver<T>(channel: Channel, sendKey: string, left: () => void, send: () => Promise<T>): Promise<T> {
     const { journal } = this.deps;
-    if (!journal) return send();
-    if (channel.capabilities.reportsWrites) return whenWritten(() => journal.mark(sendKey), send);
-    journal.mark(sendKey);
+    const mark = (): void => {
+      left();
+      journal?.mark(sendKey);
+    };
+    if (channel.capabilities.reportsWrites) return whenWritten(mark, send);
+    mark();
     return send();
   }
 
-  private async sendFileOnce(reply: ReplyTarget, intent: EventDraft<'message.sending'>, file: OutboundFile): Promise<string> {
+  private async sendFileOnce(
+    reply: ReplyTarget,
+    intent: EventDraft<'message.sending'>,
+    file: OutboundFile,
+    left: () => void,
+  ): Promise<string> {
     const channel = this.channel(reply.channel);
-    if (!channel?.sendFile) throw new Error(`channel ${reply.channel} ${this.stopped ? 'has stopped' : 'is restarting'}`);
+    if (!channel?.sendFile) throw this.absent(reply.channel);
     const sendFile = channel.sendFile.bind(channel);
-    await this.intend(intent);
-    return this.handOver(channel, intent.data.send_key, () => sendFile(reply.reply_to, file));
+    return this.handOver(channel, intent.data.send_key, left, () => sendFile(reply.reply_to, file));
   }
 
-  private async sendOnce(reply: ReplyTarget, intent: EventDraft<'message.sending'>, text: string, editOf: string | undefined, choices: readonly Choice[] | undefined): Promise<string> {
+  private async sendOnce(
+    reply: ReplyTarget,
+    intent: EventDraft<'message.sending'>,
+    text: string,
+    editOf: string | undefined,
+    choices: readonly Choice[] | undefined,
+    left: () => void,
+  ): Promise<string> {
     const channel = this.channel(reply.channel);
-    if (!channel) throw new Error(`channel ${reply.channel} ${this.stopped ? 'has stopped' : 'is restarting'}`);
-    await this.intend(intent);
-    return this.handOver(channel, intent.data.send_key, async () => {
+    if (!channel) throw this.absent(reply.channel);
+    return this.handOver(channel, intent.data.send_key, left, async () => {
       if (choices && channel.sendChoices) return channel.sendChoices(reply.reply_to, text, choices);
       if (editOf === undefined) return channel.send(reply.reply_to, text);
       await channel.edit(reply.reply_to, editOf, text);
       return editOf;
     });
+  }
+
+  private absent(name: string): ChannelError {
+    const where = `channel ${name} ${this.stopped ? 'has stopped' : 'is restarting'}`;
+    return new ChannelError('network', where, { delivered: 'no', retry: true });
   }
 }

@@ -25,6 +25,24 @@ export interface ChannelCapabilities {
    * a part counts as maybe sent from the moment it is handed to the channel.
    */
   reportsWrites?: boolean;
+  /**
+   * The platform hands out again what the channel did not acknowledge (Telegram's update offset): a message the gateway
+   * cannot keep now (`NotKeptError`) is answered later. Without, such a message is gone and its sender is asked to
+   * send it again.
+   */
+  redelivers?: boolean;
+}
+
+/**
+ * The gateway cannot keep an inbound message now (its event log cannot write): a channel whose platform redelivers
+ * leaves it unacknowledged, so the platform hands it out again; the channel stays connected.
+ */
+export class NotKeptError extends Error {
+  readonly code = 'not_kept';
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'NotKeptError';
+  }
 }
 
 /** An inbound message as a channel reports it, in the dispatch vocabulary of the spec. */
@@ -123,15 +141,45 @@ export interface Channel {
   readonly webhookPath?: string;
 }
 
-export type ChannelErrorCode = 'unauthorized' | 'network' | 'stalled' | 'bad_settings' | 'platform' | 'rate_limited' | 'rejected_format';
+/** What a failed send (or edit) tells about the message, as far as the platform's answer says. */
+export interface SendFailure {
+  /**
+   * `no`: the platform did not take it (a refusal, a rate limit, a request that never reached it); `unknown`: it may
+   * have (a server error or a broken connection after the request was sent): sending it again may show it twice.
+   */
+  delivered: 'no' | 'unknown';
+  /** Whether the same send may succeed later (a rate limit, an outage); a refusal such as a bad chat id never will. */
+  retry: boolean;
+  /** The platform asked to wait this long before the next try (Telegram's `retry_after`). */
+  retryAfterMs?: number;
+}
+
+export type ChannelErrorCode =
+  | 'unauthorized'
+  | 'network'
+  | 'stalled'
+  | 'bad_settings'
+  | 'platform'
+  | 'rate_limited'
+  | 'rejected_format';
 
 /**
- * A channel failure with a reason the supervisor can act on. `rate_limited` carries the platform's `retry_after`
- * (`retryAfterMs`); `rejected_format` says the platform refused the message's formatting (the plain text may pass).
+ * A channel failure with a reason the supervisor can act on; a failed send says what it knows in `failure`.
+ * `rate_limited` carries the platform's `retry_after` (`failure.retryAfterMs`); `rejected_format` says the platform
+ * refused the message's formatting (the plain text may pass).
  */
 export class ChannelError extends Error {
-  constructor(readonly code: ChannelErrorCode, message: string, readonly retryAfterMs?: number) {
+  constructor(
+    readonly code: ChannelErrorCode,
+    message: string,
+    readonly failure?: SendFailure,
+  ) {
     super(message);
     this.name = 'ChannelError';
+  }
+
+  /** How long the platform asked to wait before the next call (a 429's `retry_after`). */
+  get retryAfterMs(): number | undefined {
+    return this.failure?.retryAfterMs;
   }
 }

@@ -30,7 +30,8 @@ function asChannelError(error: unknown, what: string): ChannelError {
   if (error instanceof HTTPFetchError) {
     if (error.status === 429) {
       const retryAfter = Number(error.headers.get('retry-after'));
-      return new ChannelError('rate_limited', `LINE ${what}: rate limited`, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 1000);
+      const retryAfterMs = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 1000;
+      return new ChannelError('rate_limited', `LINE ${what}: rate limited`, { delivered: 'no', retry: true, retryAfterMs });
     }
     return new ChannelError(error.status === 401 ? 'unauthorized' : 'platform', `LINE ${what}: HTTP ${error.status} ${error.body.slice(0, 200)}`);
   }

@@ -1,10 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Api, GrammyError, HttpError, InputFile } from 'grammy/web';
-import { sendForBytes, type Route } from '../http/client.js';
-import { botApiFetch } from './bot-api-fetch.js';
+import { sendForBytes, TransportError, type Route } from '../http/client.js';
+import { botApiFetch, NotJsonAnswerError } from './bot-api-fetch.js';
 import { CHAT_COMMANDS } from './command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice, type OutboundFile } from './channel.js';
+import {
+  ChannelError,
+  NotKeptError,
+  type Channel,
+  type ChannelCapabilities,
+  type ChannelHooks,
+  type Choice,
+  type OutboundFile,
+  type SendFailure,
+} from './channel.js';
 import { renderMarkdown } from './markdown.js';
 import { honourRateLimit } from './rate-limit.js';
 import { fromTelegramUpdate, telegramTarget, telegramUpdateSchema, type BotIdentity } from './telegram-update.js';
@@ -21,6 +30,8 @@ export interface TelegramOptions {
   timer?: { after(ms: number, run: () => void): { cancel(): void } };
   /** Pause after an empty answer that came back early (servers that do not hold long polls). */
   idlePauseMs?: number;
+  /** Pause before asking again for updates the gateway could not keep (`NotKeptError`); 1 s by default. */
+  notKeptPauseMs?: number;
   /** `settings.proxy`: every Bot API call and file download goes through it; absent, the environment's proxy. */
   proxy?: string;
 }
@@ -51,22 +62,68 @@ function plainTimer(ms: number, run: () => void): { cancel(): void } {
   return { cancel: () => clearTimeout(timer) };
 }
 
+/** Telegram's `retry_after` is seconds; one that does not say waits a second. */
+const DEFAULT_RETRY_AFTER_S = 1;
+
+/**
+ * A Bot API failure as the gateway acts on it. 429 (flood control) did not take the message and says when to try
+ * again; another 4xx refused it for good; a 5xx may have taken it (Telegram gives no way to ask), and so may a call
+ * whose connection broke after it was written (the outbox knows whether it was: `whenWritten`).
+ */
 function asChannelError(error: unknown): ChannelError {
   if (error instanceof ChannelError) return error;
   if (error instanceof GrammyError) {
-    const what = `Bot API ${error.method}: ${error.description}`;
-    if (error.error_code === 429) return new ChannelError('rate_limited', what, (error.parameters.retry_after ?? 1) * 1000);
-    if (error.error_code === 400 && /can't parse entities/i.test(error.description)) return new ChannelError('rejected_format', what);
-    return new ChannelError(error.error_code === 401 ? 'unauthorized' : 'platform', what);
+    const message = `Bot API ${error.method}: ${error.description}`;
+    if (error.error_code === 429) {
+      const retryAfterMs = (error.parameters.retry_after ?? DEFAULT_RETRY_AFTER_S) * 1000;
+      return new ChannelError('rate_limited', message, { delivered: 'no', retry: true, retryAfterMs });
+    }
+    if (error.error_code >= 500) return new ChannelError('platform', message, { delivered: 'unknown', retry: true });
+    if (error.error_code === 400 && CANNOT_PARSE.test(error.description)) {
+      return new ChannelError('rejected_format', message, { delivered: 'no', retry: false });
+    }
+    const code = error.error_code === 401 ? 'unauthorized' : 'platform';
+    return new ChannelError(code, message, { delivered: 'no', retry: false });
   }
-  if (error instanceof HttpError) return new ChannelError('network', `cannot reach the Bot API (${(error.error as Error)?.message ?? 'network error'})`);
+  if (error instanceof HttpError) {
+    const message = `cannot reach the Bot API (${(error.error as Error)?.message ?? 'network error'})`;
+    return new ChannelError('network', message, transportFailure(error.error));
+  }
   return new ChannelError('platform', (error as Error)?.message ?? String(error));
 }
+
+/**
+ * A call that got no Bot API answer. A connection closed before any answer came was closed unread (a keep-alive
+ * connection dropped as the call went out, the common case under load): not delivered. A timeout, a cut during the
+ * answer, a proxy's error page of 5xx: the Bot API may have acted on it.
+ */
+function transportFailure(cause: unknown): SendFailure {
+  if (cause instanceof TransportError && cause.code === 'network' && !cause.answerStarted) {
+    return { delivered: 'no', retry: true };
+  }
+  if (cause instanceof NotJsonAnswerError && cause.status < 500) {
+    return { delivered: 'no', retry: cause.status === 429 };
+  }
+  return { delivered: 'unknown', retry: true };
+}
+
+/** Telegram's answer to HTML whose entities it cannot parse: the same text may pass as plain text. */
+const CANNOT_PARSE = /can't parse entities/i;
+
+/** Telegram's answer to an edit that changes nothing: the message already shows the text (an edit tried again). */
+const NOT_MODIFIED = /message is not modified/i;
 
 /** Telegram through grammY's Bot API client, by long polling; one instance per bot token. */
 export class TelegramChannel implements Channel {
   readonly kind = 'telegram';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: 4096, maxCaptionLength: 1024, reportsWrites: true };
+  readonly capabilities: ChannelCapabilities = {
+    commands: CHAT_COMMANDS,
+    streaming: true,
+    maxMessageLength: 4096,
+    maxCaptionLength: 1024,
+    reportsWrites: true,
+    redelivers: true,
+  };
   private readonly api: Api;
   private readonly route: Route;
   private controller = new AbortController();
@@ -101,10 +158,22 @@ export class TelegramChannel implements Channel {
     return String(sent.message_id);
   }
 
-  /** A call with the text as HTML, again as plain text if the entities are refused, each call after any 429's wait. */
-  private async formatted<T>(text: string, call: (body: string, other: { parse_mode?: 'HTML' }) => Promise<T>): Promise<T> {
+  /**
+   * A call with the text as HTML, again as plain text if the entities are refused. A send's 429 goes up: the outbox
+   * waits out its `retry_after` and counts the try against `send_attempts`. An edit (repeatable, and streamed edits
+   * do not pass the outbox) is made again here after the wait.
+   */
+  private async formatted<T>(
+    text: string,
+    call: (body: string, other: { parse_mode?: 'HTML' }) => Promise<T>,
+    rateLimits: 'honour' | 'raise' = 'raise',
+  ): Promise<T> {
+    const attempt = (body: string, other: { parse_mode?: 'HTML' }) => (): Promise<T> =>
+      call(body, other).catch((error: unknown) => {
+        throw asChannelError(error);
+      });
     const once = (body: string, other: { parse_mode?: 'HTML' }): Promise<T> =>
-      honourRateLimit(() => call(body, other).catch((error: unknown) => { throw asChannelError(error); }));
+      rateLimits === 'honour' ? honourRateLimit(attempt(body, other)) : attempt(body, other)();
     return once(renderMarkdown(text, 'telegram-html'), { parse_mode: 'HTML' }).catch((error: unknown) => {
       if (error instanceof ChannelError && error.code === 'rejected_format') return once(renderMarkdown(text, 'plain'), {});
       throw error;
@@ -124,7 +193,9 @@ export class TelegramChannel implements Channel {
       if (file.kind === 'video') return this.api.sendVideo(chat_id, input, other);
       return this.api.sendDocument(chat_id, input, other);
     };
-    const sent = await honourRateLimit(() => upload().catch((error: unknown) => { throw asChannelError(error); }));
+    const sent = await upload().catch((error: unknown) => {
+      throw asChannelError(error);
+    });
     return String(sent.message_id);
   }
 
@@ -137,9 +208,17 @@ export class TelegramChannel implements Channel {
     return String(sent.message_id);
   }
 
+  /** An edit that finds the text already there succeeded before (its answer was lost): an edit is safe to try again. */
   async edit(replyTo: string, messageId: string, text: string): Promise<void> {
     const { chat_id } = telegramTarget(replyTo);
-    await this.formatted(text, (body, other) => this.api.editMessageText(chat_id, Number(messageId), body, other));
+    await this.formatted(text, (body, other) =>
+      this.api.editMessageText(chat_id, Number(messageId), body, other).then(
+        () => undefined,
+        (error: unknown) => {
+          if (error instanceof GrammyError && error.error_code === 400 && NOT_MODIFIED.test(error.description)) return;
+          throw error;
+        },
+      ), 'honour');
   }
 
   /** Files come from `<api root>/file/bot<token>/<file_path>` after getFile names the path. */
@@ -165,19 +244,37 @@ export class TelegramChannel implements Channel {
       try {
         const started = Date.now();
         const updates = await this.getUpdates(offset, timeout, signal);
-        const kept: Array<void | Promise<void>> = [];
+        const kept: Array<{ id: number; kept: Promise<void> }> = [];
         for (const raw of updates) {
           const parsed = telegramUpdateSchema.safeParse(raw);
-          if (!parsed.success) continue;
-          offset = parsed.data.update_id + 1;
+          const id = parsed.success ? parsed.data.update_id : (raw as { update_id?: unknown } | null)?.update_id;
+          if (typeof id !== 'number') continue;
+          // An update of a shape the channel does not read is acknowledged: asked for again, it would come back
+          // forever.
+          if (!parsed.success) {
+            kept.push({ id, kept: Promise.resolve() });
+            continue;
+          }
           // A press waits for its answer (the button's spinner) until the Bot API hears it was taken.
           if (parsed.data.callback_query) void this.api.answerCallbackQuery(parsed.data.callback_query.id).catch(() => undefined);
           const message = fromTelegramUpdate(parsed.data, bot);
-          if (message) kept.push(hooks.onMessage(message));
+          kept.push({ id, kept: Promise.resolve(message ? hooks.onMessage(message) : undefined) });
         }
         // The next getUpdates acknowledges these updates (its offset): only once they are kept, so a crash before
-        // loses none (Telegram hands them out again, and the gateway drops what it had already kept).
-        await Promise.all(kept);
+        // loses none (Telegram hands them out again, and the gateway drops what it had already kept). An update the
+        // gateway could not keep (its log cannot write) is not acknowledged, nor any after it: Telegram hands them out
+        // again at the next call, after a pause.
+        const outcomes = await Promise.allSettled(kept.map((k) => k.kept));
+        const refused = outcomes.findIndex((outcome) => outcome.status === 'rejected');
+        if (refused < 0) {
+          if (kept.length > 0) offset = kept.at(-1)!.id + 1;
+        } else {
+          const reason = (outcomes[refused] as PromiseRejectedResult).reason;
+          if (!(reason instanceof NotKeptError)) throw reason;
+          offset = kept[refused]!.id;
+          await sleep(this.options.notKeptPauseMs ?? 1000, signal);
+          continue;
+        }
         if (updates.length === 0 && Date.now() - started < timeout * 500) await sleep(this.options.idlePauseMs ?? 50, signal);
       } catch (error) {
         if (!signal.aborted) hooks.onFailed(asChannelError(error));

@@ -97,7 +97,8 @@ export class WhatsAppCloudChannel implements Channel {
     const what = `WhatsApp Cloud API ${path.split('/').pop()}: HTTP ${answer.status}${error.message ? ` ${error.message}` : ''}`;
     if (answer.status === 429 || error.code === 130429 || error.code === 131056 || error.code === 80007) {
       const after = Number(answer.headers['retry-after']);
-      throw new ChannelError('rate_limited', what, Number.isFinite(after) && after > 0 ? after * 1000 : 1000);
+      const retryAfterMs = Number.isFinite(after) && after > 0 ? after * 1000 : 1000;
+      throw new ChannelError('rate_limited', what, { delivered: 'no', retry: true, retryAfterMs });
     }
     throw new ChannelError(answer.status === 401 ? 'unauthorized' : 'platform', what);
   }

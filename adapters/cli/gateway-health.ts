@@ -27,26 +27,18 @@ export function gatewayUp(url: string): Promise<boolean> {
   });
 }
 
-/** A channel as a running gateway's `/ready` reports it. */
-export interface ChannelReport {
-  name: string;
-  /** `starting`, `connected`, `failed` (retrying), `refused` (cannot start as configured). */
-  state: string;
-  reason?: string;
-}
-
-/** The channels of the gateway answering at `healthUrl`, from its `/ready`; undefined when none answers. */
-export function gatewayChannels(url: string): Promise<ChannelReport[] | undefined> {
+/** The JSON body of the `/ready` of the gateway answering at `healthUrl`; undefined when none answers in time. */
+function readyBody(healthUrl: string): Promise<Record<string, unknown> | undefined> {
   return new Promise((resolve) => {
-    const request = get(url.replace(/\/health$/, '/ready'), (response) => {
+    const request = get(healthUrl.replace(/\/health$/, '/ready'), (response) => {
       clearTimeout(deadline);
       let body = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (body += chunk));
       response.on('end', () => {
         try {
-          const channels = (JSON.parse(body) as { channels?: unknown }).channels;
-          resolve(Array.isArray(channels) ? (channels as ChannelReport[]) : undefined);
+          const parsed: unknown = JSON.parse(body);
+          resolve(parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined);
         } catch {
           resolve(undefined);
         }
@@ -58,4 +50,30 @@ export function gatewayChannels(url: string): Promise<ChannelReport[] | undefine
       resolve(undefined);
     });
   });
+}
+
+/** A channel as a running gateway's `/ready` reports it. */
+export interface ChannelReport {
+  name: string;
+  /** `starting`, `connected`, `failed` (retrying), `refused` (cannot start as configured). */
+  state: string;
+  reason?: string;
+}
+
+/** The channels of the gateway answering at `healthUrl`, from its `/ready`; undefined when none answers. */
+export async function gatewayChannels(url: string): Promise<ChannelReport[] | undefined> {
+  const channels = (await readyBody(url))?.channels;
+  return Array.isArray(channels) ? (channels as ChannelReport[]) : undefined;
+}
+
+/** What a running gateway's `/ready` says of its event log: `ok`, or why it cannot write (`GET /ready`'s `log`). */
+export type GatewayLogState =
+  | { state: 'ok' }
+  | { state: 'failing'; code: string; reason: string; since: string; waiting: number };
+
+/** The event log's state as the gateway at `healthUrl` reports it; undefined when it does not answer in time. */
+export async function gatewayLogState(healthUrl: string): Promise<GatewayLogState | undefined> {
+  const body = await readyBody(healthUrl);
+  if (body === undefined) return undefined;
+  return (body.log as GatewayLogState | undefined) ?? { state: 'ok' };
 }

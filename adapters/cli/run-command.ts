@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { LOG_CORRUPTED_FIX, logCorruption } from '../../store/log/errors.js';
 import type { CommandContext, CommandSpec } from './command.js';
 import { CliError, UsageError } from './errors.js';
 import { commandHelp } from './help.js';
@@ -24,7 +25,12 @@ function parse(spec: CommandSpec, argv: string[]) {
 }
 
 /** A thrown error as the one line the user reads, or the JSON body `--json` callers parse. */
-function report(error: unknown, context: Pick<CommandContext, 'json' | 'stdout' | 'stderr'>): number {
+function report(thrown: unknown, context: Pick<CommandContext, 'json' | 'stdout' | 'stderr'>): number {
+  // A damaged event log is met by whichever command reads it first: each says what to do about it.
+  const damaged = thrown instanceof CliError ? undefined : logCorruption(thrown);
+  const error = damaged
+    ? new CliError('log_corrupted', 'the event log is damaged', damaged.message, LOG_CORRUPTED_FIX)
+    : thrown;
   const known = error instanceof CliError;
   const code = known ? error.code : ((error as { code?: unknown }).code?.toString() ?? 'internal');
   const message = known

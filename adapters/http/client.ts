@@ -36,6 +36,13 @@ export type TransportFailure = 'connect_timeout' | 'first_byte_timeout' | 'idle_
  * than the route allows. The message names the cause and never the URL (a Bot API URL holds the bot's token).
  */
 export class TransportError extends Error {
+  /**
+   * Whether any of the answer had come (its status line): a connection that closed before it was most likely closed
+   * unread (a keep-alive connection the server dropped as the request went out), where one cut during the answer was
+   * read and acted on.
+   */
+  answerStarted = false;
+
   constructor(readonly code: TransportFailure, message: string, readonly systemCode?: string, cause?: unknown) {
     super(message, { cause });
     this.name = 'TransportError';
@@ -113,7 +120,9 @@ export async function* bodyPieces(answer: HttpAnswer, call: HttpRequest, route: 
   try {
     for await (const piece of answer.body) yield piece as Buffer;
   } catch (error) {
-    throw transportError(error, call, route);
+    const failure = transportError(error, call, route);
+    if (failure instanceof TransportError) failure.answerStarted = true;
+    throw failure;
   } finally {
     answer.body.destroy();
   }

@@ -127,6 +127,22 @@ export const messageEvents = {
       media: z.array(mediaSchema()).default([]),
     }),
   ),
+  /**
+   * The outbox gave a part up: `not_sent` when the platform never took it (tried `attempts` times, or refused),
+   * `unknown` when it may have (a server error after the request was sent): such a part is never sent again, so it is
+   * never shown twice. The chat is told either way, and a restart treats the part as settled.
+   */
+  'message.undelivered': lazySchema(() =>
+    z.object({
+      channel: z.string(),
+      chat: z.string(),
+      send_key: z.string(),
+      part: z.number().int().nonnegative(),
+      outcome: z.enum(['not_sent', 'unknown']),
+      reason: z.string(),
+      attempts: z.number().int().positive(),
+    }),
+  ),
   /** An edit of an already sent message (streaming updates). */
   'message.edited': lazySchema(() =>
     z.object({

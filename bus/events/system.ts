@@ -29,6 +29,18 @@ export const systemEvents = {
   'gateway.restart.requested': lazySchema(() => z.object({ by: z.string() })),
   'gateway.start.requested': lazySchema(() => z.object({ by: z.string() })),
   'gateway.stop.requested': lazySchema(() => z.object({ by: z.string() })),
+  /**
+   * The event log could not write (`disk_full`, `damaged`, `write_failed`): the gateway keeps running, holds what was
+   * published in memory, refuses new inbound messages (the platform keeps them) and tells their chats why. Written to
+   * the log, in its place, once the log writes again.
+   */
+  'log.failed': lazySchema(() =>
+    z.object({ code: z.enum(['disk_full', 'damaged', 'write_failed']), reason: z.string() }),
+  ),
+  /** The event log writes again after `failed_ms` of failing; what waited in memory is in it. */
+  'log.recovered': lazySchema(() => z.object({ failed_ms: z.number().int().nonnegative() })),
+  /** An event `tern log salvage` could not read back from a damaged log: its place, so that `seq` keeps no hole. */
+  'log.lost': lazySchema(() => z.object({ reason: z.string() })),
   'channel.connected': lazySchema(() => z.object({ channel: z.string(), account: z.string() })),
   'channel.failed': lazySchema(() =>
     z.object({ channel: z.string(), account: z.string(), message: z.string(), restart_in_ms: z.number().int().nonnegative().optional() }),

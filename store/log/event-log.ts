@@ -1,11 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
-import type { Envelope, ValidDraft } from '../../bus/index.js';
-import { stampDraft, stampInPlace } from '../../bus/index.js';
-import { LogError } from './errors.js';
+import type { Envelope, FailingLog, LogFailureCode, LogHealth, ValidDraft } from '../../bus/index.js';
+import { LOG_OK, LogFailingError, stampDraft, stampInPlace } from '../../bus/index.js';
+import { LOG_CORRUPTED_FIX, LogError, logCorruption } from './errors.js';
+import { LmdbFile, type Damage } from './lmdb-file.js';
 import { queryFilter, type EventStore, type LogQuery } from './event-store.js';
 import { PostingIndex } from './posting-index.js';
 import { acquireWriterLock, makeLogFilesPrivate } from './writer-lock.js';
@@ -25,6 +26,16 @@ export interface OpenOptions {
 }
 
 const REMAP_AFTER_BYTES = 16 * 1024 * 1024;
+/** A write that failed is tried again after this long, doubling up to `RETRY_MAX_MS` while it keeps failing. */
+const RETRY_FIRST_MS = 200;
+const RETRY_MAX_MS = 2_000;
+/**
+ * A write error with less than this free on the log's filesystem is a full disk: lmdb reports a short write as EIO,
+ * and a write cut short for lack of space leaves a few pages free.
+ */
+const LOW_SPACE_BYTES = 16 * 1024 * 1024;
+/** lmdb's errors after which the environment must be opened again (`MDB_PANIC`, `MDB_BAD_TXN`). */
+const REOPEN_ERRORS = new Set([-30795, -30782]);
 
 const MAX_SEQ = 0xffffffff;
 
@@ -42,18 +53,31 @@ function addPosting(postings: Map<string, number[]>, id: string | undefined, seq
  */
 export class EventLog implements EventStore {
   private seq: number;
+  /** The highest `seq` committed by this process (or found in the log at the open). */
+  private writtenSeq: number;
+  /** Appends of this turn of the event loop, written together at its end. */
   private batch: Envelope[] = [];
-  private pending: Promise<unknown> = Promise.resolve();
-  /** Resolves once the batch being gathered has been handed to lmdb. */
-  private scheduled: Promise<void> = Promise.resolve();
-  private failure: Error | undefined;
+  /** Appends whose write failed: written first, before anything newer, once the log can write again. */
+  private held: Envelope[] = [];
+  private waiters: CommitWaiter[] = [];
+  /** Set while writes fail; a timer tries again. */
+  private failing: Omit<FailingLog, 'state' | 'waiting'> | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryMs = RETRY_FIRST_MS;
+  /** The environment failed in a way that only opening it again mends (or its remap failed half way). */
+  private reopenNeeded = false;
+  private readonly healthListeners = new Set<(health: LogHealth) => void>();
   private closed = false;
   /** The data file's size when it was last mapped. */
   private mappedBytes: number;
   /** While the file is mapped afresh: batches wait for it. */
   private remapping: Promise<void> | undefined;
+  /** A write waiting for the remap to end. */
+  private afterRemap: Promise<void> | undefined;
   /** The folder of a scratch log, removed with it. */
   private removeOnClose: string | undefined;
+  /** The length of the record shapes last copied to the `shapes` table. */
+  private shapesMirrored = -1;
 
   private constructor(
     readonly dir: string,
@@ -63,9 +87,15 @@ export class EventLog implements EventStore {
     private readonly remapAfterBytes: number,
   ) {
     this.seq = this.lastCommittedSeq();
+    this.writtenSeq = this.seq;
     this.mappedBytes = this.fileBytes();
   }
 
+  /**
+   * Opens the log in `dir` (creating it unless `readOnly`). A damaged file is refused with `log_corrupted` before lmdb
+   * opens it where the damage can be seen cheaply (its meta pages: lmdb crashed the process on those), and when lmdb
+   * reports damage while opening.
+   */
   static open(dir: string, options: OpenOptions = {}): EventLog {
     const readOnly = options.readOnly ?? false;
     if (readOnly && !existsSync(`${dir}/data.mdb`)) throw new LogError('log_missing', `no event log in ${dir}`);
@@ -73,12 +103,13 @@ export class EventLog implements EventStore {
     if (!readOnly) mkdirSync(dir, { recursive: true, mode: 0o700 });
     const releaseLock = readOnly ? () => {} : acquireWriterLock(dir);
     try {
+      checkFirstReads(dir);
       const databases = openDatabases(dir, readOnly);
       if (!readOnly) makeLogFilesPrivate(dir);
       return new EventLog(dir, readOnly, databases, releaseLock, options.remapAfterBytes ?? REMAP_AFTER_BYTES);
     } catch (error) {
       releaseLock();
-      throw error;
+      throw logCorruption(error) ?? error;
     }
   }
 
@@ -107,61 +138,147 @@ export class EventLog implements EventStore {
     return this.enqueue(stampDraft(draft, ++this.seq, draft.at ?? Date.now()));
   }
 
+  /**
+   * Whether the log writes. A failed write does not stop the log: its events stay queued in memory, in order, with
+   * everything appended after them, and are written as soon as a write succeeds (tried again after 200 ms, then at
+   * most every 2 s), so `seq` keeps no hole and nothing appended is dropped while the process runs.
+   */
+  health(): LogHealth {
+    if (!this.failing) return LOG_OK;
+    return { state: 'failing', ...this.failing, waiting: this.held.length + this.batch.length };
+  }
+
+  /** Calls `listener` when the log starts failing and when it writes again; returns the unsubscribe. */
+  onHealth(listener: (health: LogHealth) => void): () => void {
+    this.healthListeners.add(listener);
+    return () => this.healthListeners.delete(listener);
+  }
+
   private checkWritable(): void {
     if (this.readOnly) throw new LogError('log_write_failed', `the event log in ${this.dir} is open read-only`);
     if (this.closed) throw new LogError('log_closed', 'the event log is closed');
-    if (this.failure) throw new LogError('log_write_failed', `an earlier write failed: ${this.failure.message}`);
   }
 
   private enqueue(envelope: Envelope): Envelope {
     // One write per turn of the event loop, not per microtask: a turn's events arrive in cascades of promise
     // callbacks, and a microtask batch would cut one cascade into several transactions.
-    if (this.batch.push(envelope) === 1) {
-      this.scheduled = new Promise<void>((resolve) => setImmediate(() => {
-        this.writeBatch();
-        resolve();
-      }));
-    }
+    if (this.batch.push(envelope) === 1) setImmediate(() => this.writeBatch());
     return envelope;
   }
 
-  private writeBatch(): void {
-    if (this.batch.length === 0) return;
-    const remapping = this.remapping;
-    if (remapping) {
-      // `committed()` waits for the held batch: its promise is the one written once the log is mapped again.
-      this.pending = remapping.then(() => {
+  /** Writes what is queued; while writes fail, only the retry timer (`retry`) and the close try. */
+  private writeBatch(retry = false): void {
+    if (this.closed || (this.batch.length === 0 && this.held.length === 0 && !this.failing)) return;
+    if (this.remapping) {
+      this.afterRemap ??= this.remapping.then(() => {
+        this.afterRemap = undefined;
         this.writeBatch();
-        return this.pending;
       });
       return;
     }
-    const batch = this.batch;
+    if (this.failing && !retry) {
+      this.held.push(...this.batch);
+      this.batch = [];
+      return;
+    }
+    const events = this.held.length === 0 ? this.batch : [...this.held, ...this.batch];
+    this.held = [];
     this.batch = [];
+    try {
+      if (events.length > 0) this.transaction(events);
+    } catch (error) {
+      this.held = events;
+      this.fail(error as Error);
+      return;
+    }
+    if (events.length > 0) this.writtenSeq = events.at(-1)!.seq;
+    this.settleWaiters();
+    if (this.failing) this.recovered();
+    this.remapIfGrown();
+  }
+
+  /**
+   * One synchronous transaction on this thread, not lmdb's write thread: lmdb signals an asynchronous commit before
+   * its thread is done with the environment, and closing the environment then (a remap, a close) let that thread write
+   * into freed memory: the process died with SIGSEGV. The commit's sync to disk runs here too (store/README.md).
+   */
+  private transaction(batch: Envelope[]): void {
     const sessions = new Map<string, number[]>();
     const turns = new Map<string, number[]>();
     const types = new Map<string, number[]>();
-    // One synchronous transaction on this thread, not lmdb's write thread: lmdb signals an asynchronous commit before
-    // its thread is done with the environment, and closing the environment then (a remap, a close) let that thread
-    // write into freed memory: the process died with SIGSEGV. The commit's sync to disk runs here too (store/README.md).
-    const { root, events, bySession, byTurn, byType } = this.databases;
-    try {
-      root.transactionSync(() => {
-        for (const event of batch) {
-          void events.put(event.seq, event);
-          addPosting(sessions, event.session, event.seq);
-          addPosting(turns, event.turn, event.seq);
-          addPosting(types, event.type, event.seq);
-        }
-        bySession.write(sessions);
-        byTurn.write(turns);
-        byType.write(types);
-      });
-    } catch (error) {
-      this.failure ??= error as Error;
-      return;
-    }
-    this.remapIfGrown();
+    const { root, events, bySession, byTurn, byType, shapes } = this.databases;
+    let mirrored = this.shapesMirrored;
+    root.transactionSync(() => {
+      for (const event of batch) {
+        void events.put(event.seq, event);
+        addPosting(sessions, event.session, event.seq);
+        addPosting(turns, event.turn, event.seq);
+        addPosting(types, event.type, event.seq);
+      }
+      bySession.write(sessions);
+      byTurn.write(turns);
+      byType.write(types);
+      // A second copy of the record shapes lmdb keeps at key 0 of `events` (they only grow): without them no event
+      // can be decoded, and a salvage of a log whose page with key 0 is damaged reads them here (`log-check.ts`).
+      const current = shapes ? events.getBinary(0) : undefined;
+      if (shapes && current && current.length !== mirrored) {
+        void shapes.put(0, Buffer.from(current));
+        mirrored = current.length;
+      }
+    });
+    this.shapesMirrored = mirrored;
+  }
+
+  private fail(error: Error): void {
+    const first = this.failing === undefined;
+    const since = this.failing?.since ?? Date.now();
+    this.failing = { ...describeFailure(error, this.dir, this.failing?.code), since };
+    forgetUnsavedStructures(this.events);
+    if (REOPEN_ERRORS.has(Number((error as { code?: unknown }).code))) this.reopenNeeded = true;
+    const health = this.health() as FailingLog;
+    this.waiters = this.waiters.filter((waiter) => {
+      if (waiter.failFast) waiter.reject(new LogFailingError(health));
+      return !waiter.failFast;
+    });
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.retry(), this.retryMs);
+    // Someone awaiting a commit keeps the process alive until it happens; otherwise the retries do not.
+    if (!this.waiters.some((waiter) => !waiter.failFast)) this.retryTimer.unref();
+    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+    if (first) this.tell(health);
+  }
+
+  private retry(): void {
+    this.retryTimer = undefined;
+    if (this.closed) return;
+    if (!this.reopenNeeded) return this.writeBatch(true);
+    this.reopenNeeded = false;
+    this.swapEnvironment().then(
+      () => this.writeBatch(true),
+      (error: Error) => {
+        this.reopenNeeded = true;
+        this.fail(error);
+      },
+    );
+  }
+
+  private recovered(): void {
+    this.failing = undefined;
+    this.retryMs = RETRY_FIRST_MS;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.tell(LOG_OK);
+  }
+
+  private tell(health: LogHealth): void {
+    for (const listener of this.healthListeners) listener(health);
+  }
+
+  private settleWaiters(): void {
+    this.waiters = this.waiters.filter((waiter) => {
+      if (waiter.seq <= this.writtenSeq) waiter.resolve();
+      return waiter.seq > this.writtenSeq;
+    });
   }
 
   /**
@@ -176,38 +293,92 @@ export class EventLog implements EventStore {
    */
   private remapIfGrown(): void {
     if (this.remapping || this.closed || this.fileBytes() - this.mappedBytes < this.remapAfterBytes) return;
+    this.swapEnvironment().catch((error: Error) => {
+      this.reopenNeeded = true;
+      this.fail(error);
+    });
+  }
+
+  /** Closes the environment and opens it again between two batches (see `remapIfGrown`); batches wait meanwhile. */
+  private swapEnvironment(): Promise<void> {
     const old = this.root;
-    this.remapping = old.flushed
+    const swapped = old.flushed
       .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
-      .then(() => (this.closed ? undefined : old.close()))
+      // An environment a failed swap closed already closes again without harm.
+      .then(() => (this.closed ? undefined : Promise.resolve(old.close()).catch(() => undefined)))
       .then(() => {
         if (this.closed) return;
         this.databases = openDatabases(this.dir, false);
         this.mappedBytes = this.fileBytes();
       })
-      .catch((error: Error) => {
-        this.failure ??= error;
-      })
       .finally(() => {
         this.remapping = undefined;
       });
+    this.remapping = swapped.catch(() => undefined);
+    return swapped;
   }
 
   private fileBytes(): number {
     return this.readOnly ? 0 : statSync(`${this.dir}/data.mdb`).size;
   }
 
-  /** Resolves when every append so far is committed and synced to disk. */
-  async flushed(): Promise<void> {
-    await this.committed();
-    await this.root.flushed;
-    if (this.failure) throw new LogError('log_write_failed', this.failure.message);
+  /**
+   * Writes events that keep their own `seq` (`tern log salvage`), in order, each after the log's last one; a seq
+   * skipped is filled with `log.lost`, so `seq` keeps no hole. Written at once, in transactions of 1,000 events.
+   */
+  restore(events: Iterable<Envelope>, lostReason: string): { written: number; filled: number } {
+    this.checkWritable();
+    let written = 0;
+    let filled = 0;
+    let batch: Envelope[] = [];
+    const flush = (): void => {
+      if (batch.length === 0) return;
+      this.transaction(batch);
+      this.writtenSeq = batch.at(-1)!.seq;
+      batch = [];
+    };
+    const add = (event: Envelope): void => {
+      batch.push(event);
+      this.seq = event.seq;
+      if (batch.length >= 1000) flush();
+    };
+    for (const event of events) {
+      if (event.seq <= this.seq) {
+        const why = `event ${event.seq} comes after ${this.seq}: restored events must come in order`;
+        throw new LogError('log_write_failed', why);
+      }
+      for (let seq = this.seq + 1; seq < event.seq; seq++) {
+        add({ seq, at: event.at, type: 'log.lost', data: { reason: lostReason } } as Envelope);
+        filled++;
+      }
+      add(event);
+      written++;
+    }
+    flush();
+    return { written, filled };
   }
 
-  /** Resolves when every append so far is committed (visible to readers), without waiting for fsync. */
-  async committed(): Promise<void> {
-    await this.scheduled;
-    await this.pending;
+  /** Resolves when every append so far is committed and synced to disk (see `committed` for `failFast`). */
+  async flushed(options?: { failFast?: boolean }): Promise<void> {
+    await this.committed(options);
+    await this.root.flushed;
+  }
+
+  /**
+   * Resolves when every append so far is committed (visible to readers, and on disk: the transaction syncs). While
+   * writes fail it waits for the retries; with `failFast` it rejects with `LogFailingError` as soon as a write fails
+   * before these appends are in. Rejects with `log_closed` when the log is closed before they could be written.
+   */
+  committed(options?: { failFast?: boolean }): Promise<void> {
+    const seq = this.seq;
+    if (seq <= this.writtenSeq) return Promise.resolve();
+    const failFast = options?.failFast === true;
+    if (failFast && this.failing) return Promise.reject(new LogFailingError(this.health() as FailingLog));
+    if (this.closed) {
+      return Promise.reject(new LogError('log_closed', 'the event log closed before these events could be written'));
+    }
+    if (!failFast) this.retryTimer?.ref();
+    return new Promise((resolve, reject) => this.waiters.push({ seq, failFast, resolve, reject }));
   }
 
   get(seq: number): Envelope | undefined {
@@ -247,11 +418,18 @@ export class EventLog implements EventStore {
 
   close(): void {
     if (this.closed) return;
-    // A remap not yet begun is given up (the environment is still open): what it held goes out now.
+    clearTimeout(this.retryTimer);
+    // A remap not yet begun is given up (the environment is still open): what it held goes out now, with what failed
+    // to be written before (one last try).
     this.remapping = undefined;
-    // Appends still waiting for their turn of the event loop go out with the close, which waits for them.
-    this.writeBatch();
+    // Appends still waiting for their turn of the event loop go out with the close.
+    this.writeBatch(true);
     this.closed = true;
+    clearTimeout(this.retryTimer);
+    const lost = this.held.length + this.batch.length;
+    for (const waiter of this.waiters.splice(0)) {
+      waiter.reject(new LogError('log_closed', `the event log closed with ${lost} events it could not write`));
+    }
     this.releaseLock();
     void this.root.close();
     if (this.removeOnClose) rmSync(this.removeOnClose, { recursive: true, force: true });
@@ -281,9 +459,9 @@ export class EventLog implements EventStore {
     return undefined;
   }
 
-  /** Closes after every queued append is committed. */
+  /** Closes after every queued append is committed (while writes fail: at once, after a last try). */
   async closeAfterFlush(): Promise<void> {
-    await this.flushed().catch(() => {});
+    await this.flushed({ failFast: true }).catch(() => {});
     this.close();
   }
 
@@ -309,12 +487,97 @@ export class EventLog implements EventStore {
   }
 }
 
+/**
+ * lmdb trusts its file, and damage where it reads first crashed the process as it opened the log (SIGSEGV, SIGBUS, an
+ * assertion's abort): the meta pages (where each table starts), the table of tables, and the path to the newest event
+ * (the open reads the last seq). Those few pages are read first; a file shorter than two pages is one being created.
+ */
+function checkFirstReads(dir: string): void {
+  const path = join(dir, 'data.mdb');
+  if (!existsSync(path) || statSync(path).size < 2 * 4096) return;
+  // Plain reads hold no reader slot: a writer may reuse a page between the read of the meta page naming it and the
+  // read of the page. Damage found again on a second look is damage.
+  const found = firstReadDamage(path) && firstReadDamage(path);
+  if (found) throw new LogError('log_corrupted', `${found.what}, in ${path}`);
+}
+
+function firstReadDamage(path: string): Damage | undefined {
+  const file = LmdbFile.open(path);
+  try {
+    const damaged = file.metas.find((meta): meta is Damage => 'what' in meta);
+    const meta = file.current();
+    const tables = meta ? file.tables(meta.main) : undefined;
+    const events = tables?.tables.get('events');
+    return damaged ?? tables?.damage[0] ?? (events ? file.lastPath(events) : undefined);
+  } finally {
+    file.close();
+  }
+}
+
+interface CommitWaiter {
+  seq: number;
+  failFast: boolean;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+/**
+ * lmdb saves msgpack record structures inside the write transaction that first uses one, and its encoder then holds
+ * them as saved: after a transaction that failed, the encoder wrote records naming structures the file never got, and
+ * they decoded with another structure's keys (seen on a full disk). Marked uninitialized, the structures are read back
+ * from the file before the next write: msgpackr's own remedy when a save is declined.
+ */
+function forgetUnsavedStructures(events: Database<Envelope, number>): void {
+  type WithEncoder = { encoder?: { structures?: { uninitialized?: boolean } } };
+  const structures = (events as unknown as WithEncoder).encoder?.structures;
+  if (structures) structures.uninitialized = true;
+}
+
+/** lmdb's code for a transaction an earlier error spoiled: damage only when nothing else failed before it. */
+const MDB_BAD_TXN = -30782;
+
+/**
+ * Why a write failed, as an operator reads it: a full disk and a damaged file are told apart from other write errors.
+ * `before` is the code of the failure this one follows, if any: a transaction a full disk spoiled is no damage.
+ */
+function describeFailure(
+  error: Error,
+  dir: string,
+  before: LogFailureCode | undefined,
+): { code: LogFailureCode; reason: string } {
+  const errno = (error as { code?: unknown }).code;
+  const free = freeBytes(dir);
+  const noSpace = errno === 28 || errno === 'ENOSPC' || errno === 122 || errno === 'EDQUOT';
+  const full = noSpace || (free !== undefined && free < LOW_SPACE_BYTES);
+  if (full) {
+    const left = free === undefined ? '' : `, ${Math.floor(free / 1024)} KB free`;
+    const reason = `the disk holding ${dir} is full (${error.message}${left}): the event log cannot write`;
+    return { code: 'disk_full', reason };
+  }
+  const spoiled = Number(errno) === MDB_BAD_TXN && before !== undefined && before !== 'damaged';
+  if (logCorruption(error) && !spoiled) {
+    return { code: 'damaged', reason: `the event log in ${dir} is damaged (${error.message}). ${LOG_CORRUPTED_FIX}` };
+  }
+  return { code: 'write_failed', reason: `the event log in ${dir} cannot write (${error.message})` };
+}
+
+function freeBytes(dir: string): number | undefined {
+  try {
+    const stats = statfsSync(dir);
+    return stats.bavail * stats.bsize;
+  } catch {
+    return undefined;
+  }
+}
+
 interface Databases {
   root: RootDatabase;
   events: Database<Envelope, number>;
   bySession: PostingIndex;
   byTurn: PostingIndex;
   byType: PostingIndex;
+  /** The copy of the record shapes; absent in a log a reader opens that was written before it existed. */
+  shapes: Database<Buffer, number> | undefined;
 }
 
 function openDatabases(dir: string, readOnly: boolean): Databases {
@@ -328,10 +591,12 @@ function openDatabases(dir: string, readOnly: boolean): Databases {
   const bySession = PostingIndex.open(root, 'by_session');
   const byTurn = PostingIndex.open(root, 'by_turn');
   const byType = PostingIndex.open(root, 'by_type');
+  const shapesOptions = { name: 'shapes', keyEncoding: 'uint32', encoding: 'binary' } as const;
+  const shapes = (root.openDB<Buffer, number>(shapesOptions) as Database<Buffer, number> | undefined) ?? undefined;
   // A reader can arrive between the writer creating the file and creating its databases.
   if (!events || !bySession || !byTurn || !byType) {
     void root.close();
     throw new LogError('log_missing', `the event log in ${dir} is not initialised yet`);
   }
-  return { root, events, bySession, byTurn, byType };
+  return { root, events, bySession, byTurn, byType, shapes };
 }

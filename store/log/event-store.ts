@@ -1,4 +1,4 @@
-import type { Envelope, Sequencer, ValidDraft } from '../../bus/index.js';
+import type { Envelope, LogHealth, Sequencer, ValidDraft } from '../../bus/index.js';
 import { typeMatcher } from '../../bus/index.js';
 
 export interface LogQuery {
@@ -30,10 +30,15 @@ export interface EventStore extends Sequencer {
   readonly lastSeq: number;
   /** Numbers a copy of the event and queues its write; the returned envelope is final. */
   append(draft: ValidDraft): Envelope;
-  /** Resolves when every append so far is committed (visible to readers), without waiting for fsync. */
-  committed(): Promise<void>;
-  /** Resolves when every append so far is committed and on disk. */
-  flushed(): Promise<void>;
+  /**
+   * Resolves when every append so far is committed (visible to readers). While the log cannot write it waits; with
+   * `failFast` it rejects with `LogFailingError` instead.
+   */
+  committed(options?: { failFast?: boolean }): Promise<void>;
+  /** Resolves when every append so far is committed and on disk (`failFast`: as for `committed`). */
+  flushed(options?: { failFast?: boolean }): Promise<void>;
+  /** Calls `listener` when the log starts failing to write and when it writes again (absent: it never fails so). */
+  onHealth?(listener: (health: LogHealth) => void): () => void;
   get(seq: number): Envelope | undefined;
   read(query?: LogQuery): Envelope[];
   iterate(query?: LogQuery): Iterable<Envelope>;

@@ -1,6 +1,9 @@
-import { join } from 'node:path';
+import { closeSync, constants, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { inspect } from 'node:util';
 import type { LoadedConfig } from '../config/index.js';
+import { HeldDirectory } from '../files/held-directory.js';
+import { openRegular } from '../files/regular-file.js';
 import { RotatingFile, trimToLatest, type RotationSettings } from './rotating-file.js';
 import { redactorOf, type Redactor } from '../config/index.js';
 import { logKey, logMessage, logValue } from './log-text.js';
@@ -60,6 +63,61 @@ export interface GatewayLogs {
   close(): void;
 }
 
+/** Room kept on the disk for the panic log: a panic on a full disk still has room for its cause. */
+const PANIC_RESERVE_BYTES = 64 * 1024;
+const { O_APPEND, O_CREAT, O_WRONLY } = constants;
+
+/**
+ * A file of `PANIC_RESERVE_BYTES` written at the start (`logs/panic.reserve`, with `panic.log` created empty beside it,
+ * so the panic needs no new file). A panic deletes it first and writes its line into the space that frees.
+ */
+class PanicReserve {
+  private readonly folder: string;
+  private readonly name: string;
+
+  constructor(path: string) {
+    this.folder = dirname(path);
+    this.name = basename(path);
+    this.take();
+    // Made now so the panic needs no new file; if it cannot be, the panic tries then.
+    this.inFolder((dir) => closeSync(openRegular(dir, 'panic.log', O_WRONLY | O_APPEND | O_CREAT, 0o600).fd));
+  }
+
+  /** Like the logs beside it, opened through its held folder: a link planted at its name is never followed. */
+  take(): void {
+    // A disk already full keeps what it has; a partial reserve still frees what it holds.
+    this.inFolder((dir) => {
+      const { fd, stats } = openRegular(dir, this.name, O_WRONLY | O_CREAT, 0o600);
+      try {
+        if (stats.size < PANIC_RESERVE_BYTES) {
+          writeSync(fd, Buffer.alloc(PANIC_RESERVE_BYTES), 0, PANIC_RESERVE_BYTES, 0);
+        }
+      } finally {
+        closeSync(fd);
+      }
+    });
+  }
+
+  release(): void {
+    // Not there to free: the line may still fit. Removing an entry never follows it.
+    this.inFolder((dir) => rmSync(dir.at(this.name), { force: true }));
+  }
+
+  /** Best effort: the reserve never stops what it is kept for. */
+  private inFolder(act: (dir: HeldDirectory) => void): void {
+    try {
+      const dir = HeldDirectory.openTrusted(this.folder, { mode: 0o700 });
+      try {
+        act(dir);
+      } finally {
+        dir.close();
+      }
+    } catch {
+      // Full, unwritable, or not a regular file there: nothing reserved.
+    }
+  }
+}
+
 export function rotationOf(loaded: LoadedConfig): RotationSettings {
   return { maxBytes: loaded.config.gateway.log_max_size_mb * 1024 * 1024, backups: loaded.config.gateway.log_max_backups };
 }
@@ -81,6 +139,7 @@ export function openGatewayLogs(loaded: LoadedConfig, now?: () => Date): Gateway
   const extra = loaded.logFile ? [new RotatingFile(loaded.logFile, rotation, problem)] : [];
   const panicPath = join(loaded.home, 'logs', 'panic.log');
   trimToLatest(panicPath, rotation.maxBytes);
+  const reserve = new PanicReserve(join(loaded.home, 'logs', 'panic.reserve'));
   gateway = new Logger([main, ...extra], level, redactor, now);
   for (const text of problems) gateway.warn(text);
   const heartbeatFile = new RotatingFile(join(loaded.workspace, 'heartbeat.log'), rotation, problem);
@@ -90,9 +149,16 @@ export function openGatewayLogs(loaded: LoadedConfig, now?: () => Date): Gateway
     gateway: logger,
     heartbeat,
     panic: (error) => {
-      const panicFile = new RotatingFile(panicPath, rotation);
-      panicFile.write(redactor().text(`${(now ?? (() => new Date()))().toISOString()} PANIC ${inspect(error)}`));
-      panicFile.close();
+      // On a full disk the reserve's space is what the line is written into; taken again for the next panic.
+      reserve.release();
+      try {
+        const panicFile = new RotatingFile(panicPath, rotation);
+        panicFile.write(redactor().text(`${(now ?? (() => new Date()))().toISOString()} PANIC ${inspect(error)}`));
+        panicFile.close();
+      } catch {
+        // Nowhere left to say it: the panic handler must not throw on top of what it reports.
+      }
+      reserve.take();
     },
     close: () => {
       logger.close();

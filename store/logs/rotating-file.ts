@@ -87,16 +87,20 @@ export class RotatingFile {
     });
   }
 
-  /** A line written after `close()` is dropped: writing it would land in whatever file now has that descriptor. */
+  /**
+   * A line written after `close()` is dropped: writing it would land in whatever file now has that descriptor. So is a
+   * line the disk has no room for (or a rotation that fails): a log line is never worth stopping what it reports on.
+   */
   write(line: string): void {
     if (this.fd === undefined) return;
     const bytes = Buffer.from(line.endsWith('\n') ? line : `${line}\n`);
-    if (this.size > 0 && this.size + bytes.length > this.settings.maxBytes) {
-      this.rotate();
+    try {
+      if (this.size > 0 && this.size + bytes.length > this.settings.maxBytes) this.rotate();
       if (this.fd === undefined) return;
+      this.size += writeSync(this.fd, bytes);
+    } catch {
+      // ENOSPC, EIO, EDQUOT: the line is lost; the next one is tried again.
     }
-    writeSync(this.fd, bytes);
-    this.size += bytes.length;
   }
 
   close(): void {

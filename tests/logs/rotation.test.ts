@@ -79,7 +79,8 @@ test('the gateway log, heartbeat.log and AGENT_LOG_FILE follow log_level, rotate
   assert.not.match(text, /not at info level/);
   assert.match(text, /INFO polling https:\/\/api\.telegram\.org\/bot1234…ue\/getUpdates failed/);
   assert.not.ok(text.includes('secret-token-value'));
-  assert.equal(readdirSync(join(home, 'logs')).sort(), ['gateway.log', 'gateway.log.1', 'gateway.log.2']);
+  const files = ['gateway.log', 'gateway.log.1', 'gateway.log.2', 'panic.log', 'panic.reserve'];
+  assert.equal(readdirSync(join(home, 'logs')).sort(), files);
   assert.ok(existsSync(`${extra}.2`) && !existsSync(`${extra}.3`), 'AGENT_LOG_FILE rotates the same way');
   assert.match(readFileSync(join(loaded.workspace, 'heartbeat.log'), 'utf8'), /WARN heartbeat skipped: busy/);
   rmSync(home, { recursive: true, force: true });
@@ -90,7 +91,7 @@ test('AGENT_GATEWAY_LOG_MAX_BACKUPS=0 keeps no archives', () => {
   const logs = openGatewayLogs(loaded);
   for (let n = 0; n < 1500; n++) logs.gateway.info('z'.repeat(1000));
   logs.close();
-  assert.equal(readdirSync(join(home, 'logs')), ['gateway.log']);
+  assert.equal(readdirSync(join(home, 'logs')).sort(), ['gateway.log', 'panic.log', 'panic.reserve']);
   rmSync(home, { recursive: true, force: true });
 });
 

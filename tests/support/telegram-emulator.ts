@@ -21,9 +21,44 @@ export interface BotMessage {
 
 type Middleware = (
   req: { path: string; body?: Record<string, unknown>; query: Record<string, unknown> },
-  res: { sendResult(data: unknown): void },
+  res: { sendResult(data: unknown): void; status(code: number): { json(body: unknown): void } },
   next: () => void,
 ) => void;
+
+export interface FaultOptions {
+  /** Only this bot's calls (default: every bot's). */
+  token?: string;
+  /** Share of calls answered 429 with `retry_after` (not carried out). */
+  rate429?: number;
+  /** Share of calls answered 500. */
+  rate5xx?: number;
+  /** A 500 comes after the call was carried out (the message is stored, shown): the platform took it, then failed. */
+  accepted?: boolean;
+  /** Seconds in the 429's `retry_after` (default 1). */
+  retryAfter?: number;
+  /** Seeds the draw, so a run's faults can be told again (default 1). */
+  seed?: number;
+  /** Only calls whose body this accepts can fail. */
+  match?: (body: Record<string, unknown>) => boolean;
+}
+
+export interface FaultCounts {
+  calls: number;
+  rateLimited: number;
+  failed: number;
+}
+
+/** A small seeded generator (mulberry32): the same seed draws the same faults. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
 /** A message's text as the user sees it: with `parse_mode: HTML`, its tags applied and its entities read. */
 function shown(message: { text?: unknown; parse_mode?: unknown }): string {
@@ -148,6 +183,43 @@ export class TelegramEmulator {
         for (const send of held.splice(0)) send();
       },
     };
+  }
+
+  /**
+   * From now on the bot's `method` calls fail as a platform under load does, drawn at random (seeded): 429 Too Many
+   * Requests with `retry_after`, or 500 Internal Server Error, each with the Bot API's JSON error body. Returns what
+   * was drawn so far.
+   */
+  faults(method: string, options: FaultOptions): FaultCounts {
+    const counts: FaultCounts = { calls: 0, rateLimited: 0, failed: 0 };
+    const draw = seeded(options.seed ?? 1);
+    const path = /^\/bot([^/]+)\/([^/]+)$/;
+    this.beforeRoutes(this.server, (req, res, next) => {
+      const match = path.exec(req.path);
+      const otherToken = options.token !== undefined && decodeURIComponent(match?.[1] ?? '') !== options.token;
+      if (!match || match[2] !== method || otherToken) return next();
+      if (options.match && !options.match(req.body ?? {})) return next();
+      counts.calls++;
+      const roll = draw();
+      const rate429 = options.rate429 ?? 0;
+      if (roll < rate429) {
+        counts.rateLimited++;
+        const retryAfter = options.retryAfter ?? 1;
+        const description = `Too Many Requests: retry after ${retryAfter}`;
+        res.status(429).json({ ok: false, error_code: 429, description, parameters: { retry_after: retryAfter } });
+        return;
+      }
+      if (roll < rate429 + (options.rate5xx ?? 0)) {
+        counts.failed++;
+        const fail = (): void => {
+          res.status(500).json({ ok: false, error_code: 500, description: 'Internal Server Error' });
+        };
+        if (!options.accepted) return fail();
+        res.sendResult = fail;
+      }
+      next();
+    });
+    return counts;
   }
 
   /** Applies `getUpdates`'s offset. */

@@ -41,7 +41,12 @@ export const commands: CommandSpec[] = [
   {
     name: 'log',
     summary: 'read the event log, also while a gateway is writing it',
-    usage: ['log [--session KEY] [--turn ID [--children]] [--type GLOB] [--after SEQ] [--limit N] [--follow] [--cluster URL] [--json]'],
+    usage: [
+      'log [--session KEY] [--turn ID [--children]] [--type GLOB] [--after SEQ] [--limit N] [--follow] ' +
+        '[--cluster URL] [--json]',
+      'log verify [--json]            (check the log file; exit 1 with what is damaged)',
+      'log salvage [--json]           (copy every readable event into a new log; the damaged one is kept aside)',
+    ],
     options: {
       session: { type: 'string', value: 'KEY', description: 'only events of this session: the key given to `tern agent --session`, the full key, the sk_v1_ id or a unique prefix of it' },
       turn: { type: 'string', value: 'ID', description: 'only events of this turn' },
@@ -53,7 +58,12 @@ export const commands: CommandSpec[] = [
       cluster: clusterOption,
       json,
     },
-    details: 'With --cluster (or cluster.url in the config) it reads the cluster log: every gateway\'s events, each line naming the\ngateway that wrote it; SEQ is then the place in the cluster log (TERN_LOG).',
+    details:
+      'With --cluster (or cluster.url in the config) it reads the cluster log: every gateway\'s events, ' +
+      'each line naming the\ngateway that wrote it; SEQ is then the place in the cluster log (TERN_LOG).\n' +
+      'verify and salvage work on this workspace\'s log while no gateway writes it: verify reads the file ' +
+      'without lmdb and\nlists every problem; salvage writes every readable event into a new log, a log.lost ' +
+      'event in the place of each\nlost one, and moves the damaged files to sessions/damaged-<time>/.',
     load: () => import('./log.js'),
   },
   {

@@ -73,7 +73,17 @@ async function show(log: EventStore, context: CommandContext, query: LogQuery, n
 
 /** This workspace's log, or with `--cluster` / `cluster.url` the cluster log: every gateway's events. */
 export async function run(context: CommandContext): Promise<number> {
-  const { values, signal, env } = context;
+  const { values, signal, env, positionals } = context;
+  const [action, ...extra] = positionals;
+  if (action !== undefined) {
+    if ((action !== 'verify' && action !== 'salvage') || extra.length > 0) {
+      const fix = 'Run `tern log --help` (commands: verify, salvage).';
+      throw new UsageError(`unknown log command "${positionals.join(' ')}"`, fix);
+    }
+    const { verify, salvage } = await import('./log-repair.js');
+    const dir = logDir(resolveWorkspace(env));
+    return action === 'verify' ? verify(dir, context) : salvage(dir, context);
+  }
   const query = queryOf(values);
   const named = typeof values.session === 'string' ? values.session : undefined;
   const following = values.follow === true;

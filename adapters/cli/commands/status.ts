@@ -9,7 +9,14 @@ import { resolveModelEntry } from '../../../adapters/providers/resolve.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { CliError } from '../errors.js';
-import { gatewayChannels, gatewayUp, healthUrl, type ChannelReport } from '../gateway-health.js';
+import {
+  gatewayChannels,
+  gatewayLogState,
+  gatewayUp,
+  healthUrl,
+  type ChannelReport,
+  type GatewayLogState,
+} from '../gateway-health.js';
 
 /** The proxy requests to `url` go through, as shown: masked, and where it was set; `null` for none. */
 function proxyShown(url: string, proxy: string | undefined): { proxy: string | null; proxy_from: 'config' | 'environment' | null } {
@@ -80,7 +87,14 @@ function isolationSummary(state: IsolationState | undefined) {
   return { state: state.kind, detail: describeIsolation(state) };
 }
 
-function summary(loaded: LoadedConfig, url: string, up: boolean, isolation: IsolationState | undefined, running: ChannelReport[] | undefined) {
+function summary(
+  loaded: LoadedConfig,
+  url: string,
+  up: boolean,
+  log: GatewayLogState | undefined,
+  isolation: IsolationState | undefined,
+  running: ChannelReport[] | undefined,
+) {
   const { config } = loaded;
   return {
     ok: true,
@@ -93,7 +107,7 @@ function summary(loaded: LoadedConfig, url: string, up: boolean, isolation: Isol
       type: s.type ?? (s.url ? 'http' : 'stdio'),
       enabled: config.tools.mcp.enabled && s.enabled,
     })),
-    gateway: { url, up },
+    gateway: { url, up, ...(log ? { log } : {}) },
     exec_isolation: isolationSummary(isolation),
   };
 }
@@ -118,6 +132,12 @@ function lines(s: Summary): string[] {
     `mcp         ${s.mcp_servers.length === 0 ? 'none' : s.mcp_servers.length}`,
     ...s.mcp_servers.map((m) => `  ${m.name}  ${m.type}  ${onOff(m.enabled)}`),
     `gateway     ${s.gateway.up ? 'up' : 'down'} (${s.gateway.url})`,
+    ...(s.gateway.log?.state === 'failing'
+      ? [
+          `  event log cannot write since ${s.gateway.log.since}: ${s.gateway.log.reason}; new messages wait at ` +
+            `their platforms (${s.gateway.log.waiting} events held in memory)`,
+        ]
+      : []),
     `isolation   ${s.exec_isolation.detail}`,
   ];
 }
@@ -132,7 +152,8 @@ export async function run({ env, json, stdout, stderr }: CommandContext): Promis
   }
   const url = healthUrl(loaded.config);
   const [up, isolation] = await Promise.all([gatewayUp(url), execIsolationState(loaded.config)]);
-  const s = summary(loaded, url, up, isolation, up ? await gatewayChannels(url) : undefined);
+  const [log, running] = up ? await Promise.all([gatewayLogState(url), gatewayChannels(url)]) : [undefined, undefined];
+  const s = summary(loaded, url, up, log, isolation, running);
   if (json) print(stdout, JSON.stringify(s));
   else {
     for (const line of lines(s)) print(stdout, line);
