@@ -61,7 +61,8 @@ function asChannelError(error: unknown, what: string): ChannelError {
   if (error instanceof MatrixError) {
     if (error.httpStatus === 429 || error.errcode === 'M_LIMIT_EXCEEDED') {
       const wait = Number(error.data.retry_after_ms ?? 0);
-      return new ChannelError('rate_limited', `Matrix ${what}: rate limited`, wait > 0 ? wait : 1000);
+      const failure = { delivered: 'no' as const, retry: true, retryAfterMs: wait > 0 ? wait : 1000 };
+      return new ChannelError('rate_limited', `Matrix ${what}: rate limited`, failure);
     }
     const unauthorized = error.httpStatus === 401 || error.errcode === 'M_UNKNOWN_TOKEN';
     const said = `Matrix ${what}: ${error.errcode ?? error.httpStatus} ${error.data.error ?? ''}`.trim();
