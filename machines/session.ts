@@ -75,6 +75,9 @@ export interface PrepareInput {
  *   many of the conversation's subagent tasks it stopped: `tasks`).
  * - `ABORT`: shutdown: the running turn ends as aborted, and its message stays open for the next start; like `DRAIN`,
  *   nothing queued starts after it (the queue waits for the next start).
+ * - `CANCEL`: someone waiting for a message gave up on it (Ctrl-C in `tern agent`): its turn ends as aborted, or it
+ *   leaves the mailbox unrun, and it is answered as aborted; the session goes on with the next message. Without a
+ *   `message_id`, the message being handled now.
  * - `DRAIN`: no new message starts from now on (queued ones wait for the next start).
  * - `EVICT`: the agent wants the memory back; an idle session leaves (a later message loads it again).
  * - `FOUND`: an MCP discovery search of the running turn unlocked tools.
@@ -83,6 +86,7 @@ export type SessionEvent =
   | { type: 'MESSAGE'; message: SessionMessage }
   | { type: 'STOP'; request: Envelope<'turn.stop.requested'>; tasks: number }
   | { type: 'ABORT'; reason: string }
+  | { type: 'CANCEL'; reason: string; message_id?: string }
   | { type: 'DRAIN' }
   | { type: 'EVICT' }
   | { type: 'FOUND'; tools: string[] };
@@ -98,6 +102,8 @@ export interface SessionContext extends SessionInput {
   draining: boolean;
   /** Why the running turn was aborted, for its `turn.aborted`. */
   aborted?: string;
+  /** The message being handled was canceled (`CANCEL`): it is answered as aborted. */
+  canceled?: boolean;
 }
 
 /** A draft typed as its own event type, so a union of drafts checks each member. */
@@ -293,7 +299,7 @@ const nothingToStop = sessionSetup.createAction(
 const reply = sessionSetup.createAction(
   enqueueActions(({ context, enqueue }) => {
     const message = current(context);
-    const answer = context.reply ?? (context.keys.task !== undefined ? { outcome: 'aborted' as const, text: '' } : undefined);
+    const answer = context.reply ?? (context.keys.task !== undefined || context.canceled ? { outcome: 'aborted' as const, text: '' } : undefined);
     if (answer) {
       const target = message.data.reply;
       enqueue({
@@ -306,13 +312,45 @@ const reply = sessionSetup.createAction(
         }),
       });
     }
-    enqueue.assign({ queue: context.queue.slice(1), turn: undefined, forced: undefined, reply: undefined, aborted: undefined });
+    enqueue.assign({ queue: context.queue.slice(1), turn: undefined, forced: undefined, reply: undefined, aborted: undefined, canceled: undefined });
   }),
 );
 
+type Cancel = Extract<SessionEvent, { type: 'CANCEL' }>;
+
+/**
+ * A canceled message still waiting in the mailbox leaves it unrun, answered as aborted. `from` 1 spares the first,
+ * which is being handled (it is canceled in its own state); while the history loads none is.
+ */
+const dropQueued = sessionSetup.createAction(
+  enqueueActions(({ context, enqueue }, params) => {
+    const { message_id, from } = params as Cancel & { from: 0 | 1 };
+    const dropped = context.queue.find((m, i) => i >= from && m.data.message_id === message_id);
+    if (!dropped) return;
+    enqueue.assign({ queue: context.queue.filter((m) => m !== dropped) });
+    const target = dropped.data.reply;
+    enqueue({
+      type: 'publish',
+      params: draft({
+        ...context.keys,
+        type: 'reply.requested',
+        data: { message_id: dropped.data.message_id, outcome: 'aborted', text: '', key: replyKey(dropped, undefined), ...(target ? { reply: target } : {}) },
+      }),
+    });
+  }),
+);
+
+/** `CANCEL` names the message being handled now (or no message at all). */
+const cancelsCurrent = ({ context }: { context: SessionContext }, { message_id }: Cancel): boolean =>
+  message_id === undefined || current(context).data.message_id === message_id;
+const cancelOf = ({ event }: { event: SessionEvent }): Cancel => event as Cancel;
+
 const commandOutput = ({ event }: { event: DoneActorEvent<CommandOutput> }): CommandOutput => event.output;
 
-export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTurn, applyCommand, reply, abortTurn, nothingToStop } }).createMachine({
+export const sessionMachine = sessionSetup.extend({
+  actions: { startTurn, endTurn, applyCommand, reply, abortTurn, nothingToStop, dropQueued },
+  guards: { cancelsCurrent },
+}).createMachine({
   id: 'session',
   context: ({ input }) => ({ ...input, queue: [], history: { messages: [] }, draining: false }),
   entry: 'startChildren',
@@ -324,6 +362,7 @@ export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTur
     ],
     DRAIN: { actions: 'drain' },
     ABORT: { actions: 'drain' },
+    CANCEL: { actions: { type: 'dropQueued', params: ({ event }: { event: SessionEvent }) => ({ ...cancelOf({ event }), from: 1 as const }) } },
     STOP: { actions: { type: 'nothingToStop', params: ({ event }: { event: Extract<SessionEvent, { type: 'STOP' }> }) => event } },
     FOUND: { actions: { type: 'toDiscovery', params: ({ event }) => event } },
   },
@@ -336,6 +375,7 @@ export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTur
         onDone: { target: 'idle', actions: { type: 'useHistory', params: ({ event }) => event.output } },
         onError: 'idle',
       },
+      on: { CANCEL: { actions: { type: 'dropQueued', params: ({ event }: { event: SessionEvent }) => ({ ...cancelOf({ event }), from: 0 as const }) } } },
     },
     idle: {
       always: { guard: 'hasWork', target: 'handling' },
@@ -395,6 +435,7 @@ export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTur
           on: {
             STOP: { target: 'replying', actions: 'stopBeforeTurn' },
             ABORT: { target: 'replying', actions: 'drain' },
+            CANCEL: { guard: { type: 'cancelsCurrent', params: cancelOf }, target: 'replying', actions: assign({ canceled: true }) },
           },
         },
         running: {
@@ -411,6 +452,7 @@ export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTur
           on: {
             STOP: { actions: 'stopTurn' },
             ABORT: { actions: ['drain', { type: 'abortTurn', params: ({ event }: { event: Extract<SessionEvent, { type: 'ABORT' }> }) => event }] },
+            CANCEL: { guard: { type: 'cancelsCurrent', params: cancelOf }, actions: [assign({ canceled: true }), { type: 'abortTurn', params: cancelOf }] },
           },
         },
         replying: {
