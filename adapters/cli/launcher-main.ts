@@ -1,6 +1,7 @@
 #!/usr/bin/env -S MALLOC_TRIM_THRESHOLD_=131072 node
 // The same fixed malloc trim threshold as `tern` (adapters/cli/bin.ts): the launcher runs the gateway in its process.
 import { parseArgs } from 'node:util';
+import { parseArgsProblem } from './usage-problem.js';
 import { openBrowser } from '../launcher/open-browser.js';
 import { DEFAULT_HOST, DEFAULT_PORT, type RunningLauncher, startLauncher } from '../launcher/server.js';
 import { startupNotes } from '../launcher/startup-notes.js';
@@ -32,7 +33,7 @@ function parseOptions(argv: string[]): Options {
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad arguments', 'Run `tern-launcher --help`.');
+    throw new UsageError(parseArgsProblem(error, 'tern-launcher', ['port', 'host', 'no-browser']), 'Run `tern-launcher --help`.');
   }
   if (values.help) return { help: true };
   const port = Number(values.port ?? DEFAULT_PORT);

@@ -90,6 +90,32 @@ export class TurnProgress {
     return `${this.streamedAny ? '\n' : ''}${this.replyPrefix}${reply}\n`;
   }
 
+  /**
+   * The reply of a turn aborted by a signal: what the model had said, marked as stopped. Text streamed onto the
+   * screen already is only marked.
+   */
+  stopped(partial: string): string {
+    this.stop();
+    const streamed = this.streamed !== '';
+    this.streamed = '';
+    if (streamed) return ' [stopped]\n';
+    return `${this.streamedAny ? '\n' : ''}${this.replyPrefix}${partial ? `${partial} ` : ''}[stopped]\n`;
+  }
+
+  /**
+   * A line about what the program waits for (MCP servers, background tasks), shown in place of the spinner on a
+   * terminal until the next one; `undefined` clears it. Returns whether a terminal shows it.
+   */
+  waitingFor(line: string | undefined): boolean {
+    if (!this.showSteps) return false;
+    if (line === undefined) {
+      this.stop();
+      return true;
+    }
+    this.spin(line);
+    return true;
+  }
+
   stop(): void {
     if (this.spinner) clearInterval(this.spinner);
     this.spinner = undefined;
