@@ -107,7 +107,8 @@ export class GatewayControl implements ControlService {
     if (message.agent && known.length > 0 && !known.includes(message.agent)) {
       throw new Refusal('unknown_agent', `no agent "${message.agent}" (agents.list has: ${known.join(', ')}). Pick one of those with --agent.`);
     }
-    const key = sessionKeyOf({ agent, channel: 'cli', dimensions: [['chat', `direct:${message.session}`]] });
+    const chat = `direct:${message.session}`;
+    const key = sessionKeyOf({ agent, channel: 'cli', dimensions: [['chat', chat]] });
     const session = sessionIdOf(key);
     const tasks = new Set<string>();
     const forwarding = this.host.core.bus.events$.subscribe((event) => {
@@ -115,7 +116,7 @@ export class GatewayControl implements ControlService {
       if (event.session === session || (event.task !== undefined && tasks.has(event.task))) connection.send({ type: 'event', event });
     });
     connection.gone.addEventListener('abort', () => forwarding.unsubscribe(), { once: true });
-    return { agent, session_key: key, session };
+    return { agent, session_key: key, session, chat };
   }
 
   /** One message of a conversation, answered once its session has handled it (redacted as a chat's reply is). */
@@ -125,7 +126,7 @@ export class GatewayControl implements ControlService {
         agent: message.agent,
         session_key: message.session_key,
         channel: 'cli',
-        chat: chatOf(message.session_key),
+        chat: message.chat,
         sender: 'cli',
         message_id: message.message_id,
         text: message.text,
@@ -168,11 +169,6 @@ export class GatewayControl implements ControlService {
       connection.gone.removeEventListener('abort', gone);
     }
   }
-}
-
-/** The chat of a terminal conversation's session key (`…|chat=direct:<session>`). */
-function chatOf(sessionKey: string): string {
-  return /\|chat=([^|]*)/.exec(sessionKey)?.[1] ?? 'direct:default';
 }
 
 /**

@@ -11,7 +11,7 @@ const hello = z.object({ type: z.literal('hello'), token: text, protocol: z.numb
 /** A conversation of the terminal with an agent (`tern agent`): the gateway forwards its session's events from now on. */
 const open = z.object({ type: z.literal('open'), id, agent: z.optional(text), session: id });
 /** A message of an opened conversation; answered with its reply once the session has handled it. */
-const ask = z.object({ type: z.literal('ask'), id, agent: text, session_key: text, message_id: id, text });
+const ask = z.object({ type: z.literal('ask'), id, agent: text, session_key: text, chat: text, message_id: id, text });
 /** The terminal gave up on a message (Ctrl-C): its turn is aborted, and the conversation's subagent tasks canceled. */
 const cancel = z.object({ type: z.literal('cancel'), agent: text, session: text, message_id: z.optional(text), reason: text });
 /** The answer to an `approval.requested` the terminal could not, or did, ask its user about. */
@@ -74,7 +74,7 @@ export type ServerMessage = z.infer<typeof serverMessageSchema>;
 export type Welcome = z.infer<typeof welcome>;
 
 /** What `done` carries for each request. */
-export const openResultSchema = z.object({ agent: text, session_key: text, session: text });
+export const openResultSchema = z.object({ agent: text, session_key: text, session: text, chat: text });
 export const replySchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('turn'), turn: text, outcome: z.enum(['completed', 'stopped', 'failed', 'aborted']), text }),
   z.object({ kind: z.literal('command'), text }),

@@ -113,8 +113,8 @@ export class Conversation {
   async send(text: string, signal?: AbortSignal): Promise<Sent> {
     const from = this.events.length;
     const messageId = `cli_${randomBytes(4).toString('hex')}`;
-    const { agent, key, session } = this.opened;
-    const request: SessionRequest = { agent, session_key: key, channel: 'cli', chat: `direct:${session}`, sender: 'cli', message_id: messageId, text, remote: false };
+    const { agent, key, chat } = this.opened;
+    const request: SessionRequest = { agent, session_key: key, channel: 'cli', chat, sender: 'cli', message_id: messageId, text, remote: false };
     this.said = '';
     this.saying = '';
     this.sending = true;

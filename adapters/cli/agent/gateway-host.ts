@@ -21,7 +21,7 @@ export class GatewayHost implements AgentHost {
 
   async open(agent: string | undefined, session: string): Promise<Opened> {
     const opened = await this.client.request({ type: 'open', ...(agent ? { agent } : {}), session }, openResultSchema).catch(rethrow);
-    return { agent: opened.agent, key: opened.session_key, session: opened.session };
+    return { agent: opened.agent, key: opened.session_key, session: opened.session, chat: opened.chat };
   }
 
   onEvent(listener: (event: Envelope) => void): void {
@@ -39,8 +39,8 @@ export class GatewayHost implements AgentHost {
   }
 
   async ask(request: SessionRequest): Promise<SessionReply> {
-    const { agent, session_key, message_id, text } = request;
-    return this.client.request({ type: 'ask', agent, session_key, message_id, text }, replySchema).catch(rethrow);
+    const { agent, session_key, chat, message_id, text } = request;
+    return this.client.request({ type: 'ask', agent, session_key, chat, message_id, text }, replySchema).catch(rethrow);
   }
 
   answerApproval(keys: { agent: string; session: string; turn?: string }, approvalId: string, answer: ApprovalAnswer): void {

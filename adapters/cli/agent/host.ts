@@ -2,11 +2,13 @@ import type { SessionReply, SessionRequest } from '../../../actors/routing.js';
 import type { McpReadyReport } from '../../../actors/wiring/mcp-ready.js';
 import type { Envelope } from '../../../bus/index.js';
 
-/** A conversation as its host opened it: the agent, the session key and the session id its events carry. */
+/** A conversation as its host opened it: the agent, the session key, the session id its events carry, the chat. */
 export interface Opened {
   agent: string;
   key: string;
   session: string;
+  /** The terminal's chat in that session key (`direct:<session name>`). */
+  chat: string;
 }
 
 /** Who answers an approval the terminal handled: its user, or nobody (`-m` and scripts cannot ask). */

@@ -21,8 +21,9 @@ export class LocalHost implements AgentHost {
       throw new CliError('unknown_agent', `no agent "${agentId}"`, `agents.list has: ${known.join(', ')}`, 'Pick one of those with --agent.');
     }
     const agent = agentId ?? this.runtime.defaultAgent();
-    const key = sessionKeyOf({ agent, channel: 'cli', dimensions: [['chat', `direct:${session}`]] });
-    return { agent, key, session: sessionIdOf(key) };
+    const chat = `direct:${session}`;
+    const key = sessionKeyOf({ agent, channel: 'cli', dimensions: [['chat', chat]] });
+    return { agent, key, session: sessionIdOf(key), chat };
   }
 
   onEvent(listener: (event: Envelope) => void): void {
