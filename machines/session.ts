@@ -299,7 +299,8 @@ const nothingToStop = sessionSetup.createAction(
 const reply = sessionSetup.createAction(
   enqueueActions(({ context, enqueue }) => {
     const message = current(context);
-    const answer = context.reply ?? (context.keys.task !== undefined || context.canceled ? { outcome: 'aborted' as const, text: '' } : undefined);
+    const abortedAnswer = context.keys.task !== undefined || context.canceled;
+    const answer = context.reply ?? (abortedAnswer ? { outcome: 'aborted' as const, text: '' } : undefined);
     if (answer) {
       const target = message.data.reply;
       enqueue({
@@ -312,7 +313,14 @@ const reply = sessionSetup.createAction(
         }),
       });
     }
-    enqueue.assign({ queue: context.queue.slice(1), turn: undefined, forced: undefined, reply: undefined, aborted: undefined, canceled: undefined });
+    enqueue.assign({
+      queue: context.queue.slice(1),
+      turn: undefined,
+      forced: undefined,
+      reply: undefined,
+      aborted: undefined,
+      canceled: undefined,
+    });
   }),
 );
 
@@ -334,7 +342,13 @@ const dropQueued = sessionSetup.createAction(
       params: draft({
         ...context.keys,
         type: 'reply.requested',
-        data: { message_id: dropped.data.message_id, outcome: 'aborted', text: '', key: replyKey(dropped, undefined), ...(target ? { reply: target } : {}) },
+        data: {
+          message_id: dropped.data.message_id,
+          outcome: 'aborted',
+          text: '',
+          key: replyKey(dropped, undefined),
+          ...(target ? { reply: target } : {}),
+        },
       }),
     });
   }),
@@ -344,6 +358,8 @@ const dropQueued = sessionSetup.createAction(
 const cancelsCurrent = ({ context }: { context: SessionContext }, { message_id }: Cancel): boolean =>
   message_id === undefined || current(context).data.message_id === message_id;
 const cancelOf = ({ event }: { event: SessionEvent }): Cancel => event as Cancel;
+/** The queued message a CANCEL names, looked for from the mailbox's `from`th message on. */
+const dropFrom = (event: SessionEvent, from: 0 | 1) => ({ ...cancelOf({ event }), from });
 
 const commandOutput = ({ event }: { event: DoneActorEvent<CommandOutput> }): CommandOutput => event.output;
 
@@ -362,7 +378,7 @@ export const sessionMachine = sessionSetup.extend({
     ],
     DRAIN: { actions: 'drain' },
     ABORT: { actions: 'drain' },
-    CANCEL: { actions: { type: 'dropQueued', params: ({ event }: { event: SessionEvent }) => ({ ...cancelOf({ event }), from: 1 as const }) } },
+    CANCEL: { actions: { type: 'dropQueued', params: ({ event }: { event: SessionEvent }) => dropFrom(event, 1) } },
     STOP: { actions: { type: 'nothingToStop', params: ({ event }: { event: Extract<SessionEvent, { type: 'STOP' }> }) => event } },
     FOUND: { actions: { type: 'toDiscovery', params: ({ event }) => event } },
   },
@@ -375,7 +391,9 @@ export const sessionMachine = sessionSetup.extend({
         onDone: { target: 'idle', actions: { type: 'useHistory', params: ({ event }) => event.output } },
         onError: 'idle',
       },
-      on: { CANCEL: { actions: { type: 'dropQueued', params: ({ event }: { event: SessionEvent }) => ({ ...cancelOf({ event }), from: 0 as const }) } } },
+      on: {
+        CANCEL: { actions: { type: 'dropQueued', params: ({ event }: { event: SessionEvent }) => dropFrom(event, 0) } },
+      },
     },
     idle: {
       always: { guard: 'hasWork', target: 'handling' },
@@ -435,7 +453,11 @@ export const sessionMachine = sessionSetup.extend({
           on: {
             STOP: { target: 'replying', actions: 'stopBeforeTurn' },
             ABORT: { target: 'replying', actions: 'drain' },
-            CANCEL: { guard: { type: 'cancelsCurrent', params: cancelOf }, target: 'replying', actions: assign({ canceled: true }) },
+            CANCEL: {
+              guard: { type: 'cancelsCurrent', params: cancelOf },
+              target: 'replying',
+              actions: assign({ canceled: true }),
+            },
           },
         },
         running: {
@@ -452,7 +474,10 @@ export const sessionMachine = sessionSetup.extend({
           on: {
             STOP: { actions: 'stopTurn' },
             ABORT: { actions: ['drain', { type: 'abortTurn', params: ({ event }: { event: Extract<SessionEvent, { type: 'ABORT' }> }) => event }] },
-            CANCEL: { guard: { type: 'cancelsCurrent', params: cancelOf }, actions: [assign({ canceled: true }), { type: 'abortTurn', params: cancelOf }] },
+            CANCEL: {
+              guard: { type: 'cancelsCurrent', params: cancelOf },
+              actions: [assign({ canceled: true }), { type: 'abortTurn', params: cancelOf }],
+            },
           },
         },
         replying: {

@@ -30,7 +30,8 @@ export function writeControlToken(home: string): ControlToken {
 export function readControlToken(home: string): ControlToken | undefined {
   try {
     const value = JSON.parse(readFileSync(controlPaths(home).token, 'utf8')) as Partial<ControlToken>;
-    return typeof value.token === 'string' && typeof value.pid === 'number' ? { token: value.token, pid: value.pid } : undefined;
+    if (typeof value.token !== 'string' || typeof value.pid !== 'number') return undefined;
+    return { token: value.token, pid: value.pid };
   } catch {
     return undefined;
   }

@@ -10,7 +10,9 @@ import { mcpReady } from '../wiring/mcp-ready.js';
 
 type Request<T extends ClientMessage['type']> = Extract<ClientMessage, { type: T }>;
 
-/** A `tern` command run in the gateway for a client (`tern cron add …`): the CLI supplies it, actors do not import it. */
+/**
+ * A `tern` command run in the gateway for a client (`tern cron add …`): the CLI supplies it, actors do not import it.
+ */
 export type GatewayCommandRunner = (
   request: { command: string; argv: string[]; cwd: string },
   io: { write(stream: 'stdout' | 'stderr', text: string): void; signal: AbortSignal },
@@ -88,7 +90,8 @@ export class GatewayControl implements ControlService {
     work().then(
       (result) => connection.send({ type: 'done', id, result }),
       (error: unknown) => {
-        const refusal = error instanceof Refusal ? error : new Refusal('internal', (error as Error)?.message ?? String(error));
+        const refusal =
+          error instanceof Refusal ? error : new Refusal('internal', (error as Error)?.message ?? String(error));
         connection.send({ type: 'failed', id, code: refusal.code, message: refusal.message, exit: refusal.exit });
       },
     );
@@ -105,7 +108,8 @@ export class GatewayControl implements ControlService {
     const agent = message.agent ?? engine.defaultAgent();
     const known = engine.loaded.config.agents.list.map((a) => a.id);
     if (message.agent && known.length > 0 && !known.includes(message.agent)) {
-      throw new Refusal('unknown_agent', `no agent "${message.agent}" (agents.list has: ${known.join(', ')}). Pick one of those with --agent.`);
+      const listed = `agents.list has: ${known.join(', ')}`;
+      throw new Refusal('unknown_agent', `no agent "${message.agent}" (${listed}). Pick one of those with --agent.`);
     }
     const chat = `direct:${message.session}`;
     const key = sessionKeyOf({ agent, channel: 'cli', dimensions: [['chat', chat]] });
@@ -113,7 +117,8 @@ export class GatewayControl implements ControlService {
     const tasks = new Set<string>();
     const forwarding = this.host.core.bus.events$.subscribe((event) => {
       if (event.type === 'subagent.spawned' && event.session === session) tasks.add(event.data.task_id);
-      if (event.session === session || (event.task !== undefined && tasks.has(event.task))) connection.send({ type: 'event', event });
+      const ours = event.session === session || (event.task !== undefined && tasks.has(event.task));
+      if (ours) connection.send({ type: 'event', event });
     });
     connection.gone.addEventListener('abort', () => forwarding.unsubscribe(), { once: true });
     return { agent, session_key: key, session, chat };
@@ -148,7 +153,8 @@ export class GatewayControl implements ControlService {
 
   private cancel(message: Request<'cancel'>): void {
     const { agent, session, message_id, reason } = message;
-    this.host.core.bus.publish({ agent, session, type: 'turn.abort.requested', data: { reason, ...(message_id ? { message_id } : {}) } });
+    const data = { reason, ...(message_id ? { message_id } : {}) };
+    this.host.core.bus.publish({ agent, session, type: 'turn.abort.requested', data });
     void this.host.engine().then((engine) => engine.subagents.cancelUnder(session, reason), () => undefined);
   }
 
@@ -161,7 +167,10 @@ export class GatewayControl implements ControlService {
     try {
       const code = await this.runCommand(
         { command: message.command, argv: message.argv, cwd: message.cwd },
-        { write: (stream, text) => connection.send({ type: 'output', id: message.id, stream, text }), signal: controller.signal },
+        {
+          write: (stream, text) => connection.send({ type: 'output', id: message.id, stream, text }),
+          signal: controller.signal,
+        },
       );
       return { code };
     } finally {
@@ -175,7 +184,10 @@ export class GatewayControl implements ControlService {
  * Serves the control socket in `AGENT_HOME` for as long as the gateway runs; `close` it before the gateway stops
  * for good. A gateway that cannot listen (another serves this home) runs on without it: the caller logs why.
  */
-export async function serveControl(host: ControlHost, runCommand?: GatewayCommandRunner): Promise<{ close(): Promise<void> }> {
+export async function serveControl(
+  host: ControlHost,
+  runCommand?: GatewayCommandRunner,
+): Promise<{ close(): Promise<void> }> {
   const service = new GatewayControl(host, runCommand);
   const server = await ControlServer.listen(host.core.loaded.home, service).catch((error: unknown) => {
     service.close();

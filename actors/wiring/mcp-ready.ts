@@ -11,12 +11,17 @@ export interface McpReadyReport {
  * background, and a turn that starts before they have is offered none of their tools. Each server that failed or is
  * still connecting afterwards is named, so no tool goes missing unsaid.
  */
-export async function mcpReady(manager: McpManager | undefined, timeoutSeconds: number, report: McpReadyReport): Promise<void> {
+export async function mcpReady(
+  manager: McpManager | undefined,
+  timeoutSeconds: number,
+  report: McpReadyReport,
+): Promise<void> {
   if (!manager) return;
   const enabled = manager.statuses().filter((s) => s.enabled);
   const pending = enabled.filter((s) => s.connection.state === 'connecting').map((s) => s.name);
   if (pending.length > 0 && timeoutSeconds > 0) {
-    report.waiting(`waiting for MCP server${pending.length === 1 ? '' : 's'} ${pending.join(', ')} to connect (up to ${timeoutSeconds} s)`);
+    const servers = `MCP server${pending.length === 1 ? '' : 's'} ${pending.join(', ')}`;
+    report.waiting(`waiting for ${servers} to connect (up to ${timeoutSeconds} s)`);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutSeconds * 1000)));
     await Promise.race([Promise.all(pending.map((name) => manager.settled(name))), deadline]);
@@ -27,7 +32,8 @@ export async function mcpReady(manager: McpManager | undefined, timeoutSeconds: 
     if (connection.state === 'failed') {
       report.missing(`MCP server "${server.name}" failed to connect (${connection.reason}); its tools are not offered`);
     } else if (connection.state === 'connecting') {
-      report.missing(`MCP server "${server.name}" did not connect within ${timeoutSeconds} s (tools.mcp.connect_timeout_seconds); its tools are not offered`);
+      const within = `within ${timeoutSeconds} s (tools.mcp.connect_timeout_seconds)`;
+      report.missing(`MCP server "${server.name}" did not connect ${within}; its tools are not offered`);
     }
   }
 }

@@ -11,7 +11,8 @@ export async function findGateway(env: NodeJS.ProcessEnv): Promise<GatewayClient
     return await GatewayClient.connect(agentHome(env), configPath(env));
   } catch (error) {
     if (!(error instanceof ControlClientError)) throw error;
-    throw new CliError(`gateway_${error.code}`, 'cannot talk to the running gateway', error.message, 'Check that this user runs it, or stop it (Ctrl-C in its terminal).');
+    const hint = 'Check that this user runs it, or stop it (Ctrl-C in its terminal).';
+    throw new CliError(`gateway_${error.code}`, 'cannot talk to the running gateway', error.message, hint);
   }
 }
 
@@ -19,7 +20,8 @@ export async function findGateway(env: NodeJS.ProcessEnv): Promise<GatewayClient
 export function gatewayFailure(error: unknown): unknown {
   if (!(error instanceof ControlClientError)) return error;
   if (error.code === 'gateway_gone' || error.code === 'gateway_stopping') {
-    return new CliError(error.code, 'the gateway went away', error.message, 'Run the command again: with no gateway running it runs here.');
+    const hint = 'Run the command again: with no gateway running it runs here.';
+    return new CliError(error.code, 'the gateway went away', error.message, hint);
   }
   return new SaidError(error.code, error.message, error.exitCode === 2 ? 2 : 1);
 }

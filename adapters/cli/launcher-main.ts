@@ -33,7 +33,8 @@ function parseOptions(argv: string[]): Options {
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new UsageError(parseArgsProblem(error, 'tern-launcher', ['port', 'host', 'no-browser']), 'Run `tern-launcher --help`.');
+    const problem = parseArgsProblem(error, 'tern-launcher', ['port', 'host', 'no-browser']);
+    throw new UsageError(problem, 'Run `tern-launcher --help`.');
   }
   if (values.help) return { help: true };
   const port = Number(values.port ?? DEFAULT_PORT);

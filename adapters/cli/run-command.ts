@@ -83,7 +83,8 @@ export async function runParsed(spec: CommandSpec, argv: string[], io: RunIo): P
       return 0;
     }
     const module = await spec.load();
-    const code = await module.run({ ...base, values, positionals, env: io.env, signal: io.signal, cwd: io.cwd, ...(io.gateway ? { gateway: io.gateway } : {}) });
+    const { env, signal, cwd, gateway } = io;
+    const code = await module.run({ ...base, values, positionals, env, signal, cwd, ...(gateway ? { gateway } : {}) });
     return code ?? 0;
   } catch (error) {
     return report(withCommandHelp(error, spec), base);
@@ -93,12 +94,14 @@ export async function runParsed(spec: CommandSpec, argv: string[], io: RunIo): P
 export async function runCommand(spec: CommandSpec, argv: string[]): Promise<number> {
   const controller = new AbortController();
   const uninstall = onSignals(controller);
-  const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), signal: controller.signal };
+  const { stdout, stderr, env } = process;
+  const io = { stdout, stderr, env, cwd: process.cwd(), signal: controller.signal };
   try {
     if (spec.inGateway) {
       const parsed = parsedOf(spec, argv);
       if (parsed && spec.inGateway(parsed.positionals, parsed.values)) {
-        const forwarded = await inRunningGateway(spec, argv, io).catch((error: unknown) => report(error, { json: argv.includes('--json'), ...io }));
+        const failed = (error: unknown): number => report(error, { json: argv.includes('--json'), ...io });
+        const forwarded = await inRunningGateway(spec, argv, io).catch(failed);
         if (forwarded !== undefined) return forwarded;
       }
     }
@@ -126,7 +129,8 @@ async function inRunningGateway(spec: CommandSpec, argv: string[], io: RunIo): P
   const { runResultSchema } = await import('../control/protocol.js');
   try {
     const output = (stream: 'stdout' | 'stderr', text: string): void => void io[stream].write(text);
-    const { code } = await gateway.request({ type: 'run', command: spec.name, argv, cwd: io.cwd }, runResultSchema, { output, signal: io.signal });
+    const request = { type: 'run' as const, command: spec.name, argv, cwd: io.cwd };
+    const { code } = await gateway.request(request, runResultSchema, { output, signal: io.signal });
     return code;
   } finally {
     gateway.close();

@@ -45,7 +45,8 @@ function checkPattern(pattern: string | undefined, where: string): void {
   } catch (error) {
     const why = (error as Error).message.replace(/^.*: /, '');
     const hint = /^\(\?[a-z]+\)/.test(pattern) ? '; JavaScript has no inline flags such as (?i)' : '';
-    throw new UsageError(`${where} ${JSON.stringify(pattern)} is not a JavaScript regular expression (${why}${hint})`, 'Run `tern help agent`.');
+    const problem = `${where} ${JSON.stringify(pattern)} is not a JavaScript regular expression (${why}${hint})`;
+    throw new UsageError(problem, 'Run `tern help agent`.');
   }
 }
 

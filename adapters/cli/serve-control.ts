@@ -8,11 +8,16 @@ type Warn = (message: string, fields: Record<string, string>) => void;
  * The control socket of a gateway this process runs (`tern gateway`, `tern-launcher`), with the CLI's commands it
  * runs for clients. A gateway that cannot serve it (another serves this home) runs on, and says so.
  */
-export async function serveCliControl(gateway: ControlHost, warn: Warn): Promise<{ close(): Promise<void> } | undefined> {
+export async function serveCliControl(
+  gateway: ControlHost,
+  warn: Warn,
+): Promise<{ close(): Promise<void> } | undefined> {
   try {
     return await serveControl(gateway, gatewayCommands(gateway));
   } catch (error) {
-    warn('the CLI cannot hand work to this gateway: tern agent and the other commands run in their own process', { reason: (error as Error).message });
+    const message =
+      'the CLI cannot hand work to this gateway: tern agent and the other commands run in their own process';
+    warn(message, { reason: (error as Error).message });
     return undefined;
   }
 }

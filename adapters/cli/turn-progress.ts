@@ -65,7 +65,8 @@ export class TurnProgress {
         return this.spin(`running ${event.data.name}`);
       case 'tool.completed': {
         const ms = event.at - (this.started.get(event.data.call_id) ?? event.at);
-        this.line(event.data.ok ? `✓ ${event.data.name} (${(ms / 1000).toFixed(1)} s)` : `✗ ${event.data.name}: ${brief(event.data.content)}`);
+        const { ok, name, content } = event.data;
+        this.line(ok ? `✓ ${name} (${(ms / 1000).toFixed(1)} s)` : `✗ ${name}: ${brief(content)}`);
         return this.spin('thinking');
       }
       case 'turn.completed':

@@ -37,7 +37,9 @@ export function parseArgsProblem(error: unknown, program: string, names: string[
     const near = closest(names, typed);
     return `${program} has no option ${typed}${near ? ` (did you mean ${near}?)` : ''}`;
   }
-  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return / does not take an argument/.test(text) ? `${option} takes no value` : `${option} needs a value`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    return / does not take an argument/.test(text) ? `${option} takes no value` : `${option} needs a value`;
+  }
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `${program} takes no arguments besides its options`;
   return text.split('\n')[0] ?? 'bad arguments';
 }

@@ -45,7 +45,11 @@ export class GatewayClient {
   private readonly noticeListeners = new Set<(text: string, progress: boolean) => void>();
   private lost: ControlClientError | undefined;
 
-  private constructor(private readonly socket: Socket, private readonly wire: { send(message: unknown): boolean }, readonly welcome: Welcome) {}
+  private constructor(
+    private readonly socket: Socket,
+    private readonly wire: { send(message: unknown): boolean },
+    readonly welcome: Welcome,
+  ) {}
 
   /**
    * Connects to the gateway of `home` when one runs for the config at `config`; undefined when none does (a socket
@@ -63,7 +67,8 @@ export class GatewayClient {
     if (!socket) return undefined;
     if (!token) {
       socket.destroy();
-      throw new ControlClientError('unauthorized', `a gateway listens on ${path} but ${controlPaths(home).token} cannot be read`);
+      const unreadable = `a gateway listens on ${path} but ${controlPaths(home).token} cannot be read`;
+      throw new ControlClientError('unauthorized', unreadable);
     }
     const welcome = await handshake(socket, token.token);
     if (resolve(welcome.config) !== resolve(config)) {
@@ -96,7 +101,9 @@ export class GatewayClient {
       options.signal?.removeEventListener('abort', stop);
     }
     const parsed = schema.safeParse(result);
-    if (!parsed.success) throw new ControlClientError('bad_answer', `the gateway answered ${message.type} with ${JSON.stringify(result)}`);
+    if (!parsed.success) {
+      throw new ControlClientError('bad_answer', `the gateway answered ${message.type} with ${JSON.stringify(result)}`);
+    }
     return parsed.data as z.infer<S>;
   }
 
@@ -121,7 +128,12 @@ export class GatewayClient {
   }
 
   /** Wires a welcomed socket's later messages to the client. */
-  static attach(socket: Socket, welcome: Welcome, early: ServerMessage[], send: (message: unknown) => boolean): GatewayClient {
+  static attach(
+    socket: Socket,
+    welcome: Welcome,
+    early: ServerMessage[],
+    send: (message: unknown) => boolean,
+  ): GatewayClient {
     const client = new GatewayClient(socket, { send }, welcome);
     for (const message of early) client.receive(message);
     socket.on('close', () => client.closed());
@@ -153,7 +165,8 @@ export class GatewayClient {
   }
 
   private closed(): void {
-    this.lost = new ControlClientError('gateway_gone', 'the gateway closed the connection (it is stopping, or it died)');
+    const why = 'the gateway closed the connection (it is stopping, or it died)';
+    this.lost = new ControlClientError('gateway_gone', why);
     for (const pending of this.pending.values()) pending.reject(this.lost);
     this.pending.clear();
   }
@@ -183,14 +196,18 @@ function handshake(socket: Socket, token: string): Promise<{ config: string; cli
       socket.destroy();
       reject(error);
     };
-    const timer = setTimeout(() => fail(new ControlClientError('no_answer', 'the gateway did not answer on its control socket')), WELCOME_MS);
+    const silence = 'the gateway did not answer on its control socket';
+    const silent = (): void => fail(new ControlClientError('no_answer', silence));
+    const timer = setTimeout(silent, WELCOME_MS);
     socket.on('error', () => undefined);
     socket.once('close', () => {
-      if (!welcome) fail(new ControlClientError('gateway_gone', 'the gateway closed its control socket before it welcomed this client'));
+      const why = 'the gateway closed its control socket before it welcomed this client';
+      if (!welcome) fail(new ControlClientError('gateway_gone', why));
     });
     const wire = jsonLines(socket, (value) => serverMessageSchema.safeParse(value), {
       error: (error) => {
-        if (!welcome) fail(new ControlClientError('bad_answer', `the gateway's answer is not understood (${error.message})`));
+        const why = `the gateway's answer is not understood (${error.message})`;
+        if (!welcome) fail(new ControlClientError('bad_answer', why));
       },
       message: (message) => {
         if (client) return client.receive(message);

@@ -8,12 +8,20 @@ const id = z.string().check(z.minLength(1), z.maxLength(200));
 
 /** Every message starts with the token from the owner-only file beside the socket. */
 const hello = z.object({ type: z.literal('hello'), token: text, protocol: z.number() });
-/** A conversation of the terminal with an agent (`tern agent`): the gateway forwards its session's events from now on. */
+/**
+ * A conversation of the terminal with an agent (`tern agent`): the gateway forwards its session's events from now on.
+ */
 const open = z.object({ type: z.literal('open'), id, agent: z.optional(text), session: id });
 /** A message of an opened conversation; answered with its reply once the session has handled it. */
 const ask = z.object({ type: z.literal('ask'), id, agent: text, session_key: text, chat: text, message_id: id, text });
 /** The terminal gave up on a message (Ctrl-C): its turn is aborted, and the conversation's subagent tasks canceled. */
-const cancel = z.object({ type: z.literal('cancel'), agent: text, session: text, message_id: z.optional(text), reason: text });
+const cancel = z.object({
+  type: z.literal('cancel'),
+  agent: text,
+  session: text,
+  message_id: z.optional(text),
+  reason: text,
+});
 /** The answer to an `approval.requested` the terminal could not, or did, ask its user about. */
 const approval = z.object({
   type: z.literal('approval'),
@@ -32,7 +40,9 @@ const run = z.object({ type: z.literal('run'), id, command: text, argv: z.array(
 /** Ends a `run` early (the caller's Ctrl-C). */
 const stop = z.object({ type: z.literal('stop'), id });
 
-export const clientMessageSchema = z.discriminatedUnion('type', [hello, open, ask, cancel, approval, prepare, run, stop]);
+export const clientMessageSchema = z.discriminatedUnion('type', [
+  hello, open, ask, cancel, approval, prepare, run, stop,
+]);
 export type ClientMessage = z.infer<typeof clientMessageSchema>;
 export type ClientRequest = Extract<ClientMessage, { id: string }>;
 
@@ -69,14 +79,21 @@ const done = z.object({ type: z.literal('done'), id, result: z.unknown() });
 /** A request that could not be served: `code` and `message` as a CLI error says them, `exit` its exit code. */
 const failed = z.object({ type: z.literal('failed'), id, code: text, message: text, exit: z.optional(z.number()) });
 
-export const serverMessageSchema = z.discriminatedUnion('type', [welcome, refused, event, notice, output, done, failed]);
+export const serverMessageSchema = z.discriminatedUnion('type', [
+  welcome, refused, event, notice, output, done, failed,
+]);
 export type ServerMessage = z.infer<typeof serverMessageSchema>;
 export type Welcome = z.infer<typeof welcome>;
 
 /** What `done` carries for each request. */
 export const openResultSchema = z.object({ agent: text, session_key: text, session: text, chat: text });
 export const replySchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('turn'), turn: text, outcome: z.enum(['completed', 'stopped', 'failed', 'aborted']), text }),
+  z.object({
+    kind: z.literal('turn'),
+    turn: text,
+    outcome: z.enum(['completed', 'stopped', 'failed', 'aborted']),
+    text,
+  }),
   z.object({ kind: z.literal('command'), text }),
   z.object({ kind: z.literal('none') }),
 ]);

@@ -4,7 +4,13 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { controlOwnerAlive, controlPaths, removeControlFiles, writeControlToken } from '../../store/control-files.js';
 import { jsonLines } from './json-lines.js';
 import { probeSocket } from './probe.js';
-import { clientMessageSchema, CONTROL_PROTOCOL, type ClientMessage, type ServerMessage, type Welcome } from './protocol.js';
+import {
+  clientMessageSchema,
+  CONTROL_PROTOCOL,
+  type ClientMessage,
+  type ServerMessage,
+  type Welcome,
+} from './protocol.js';
 
 /** A client that has not said hello by then is dropped. */
 const HELLO_MS = 5000;
@@ -107,9 +113,12 @@ export class ControlServer {
           return;
         }
         clearTimeout(hello);
-        if (message.type !== 'hello' || !sameToken(message.token, this.token)) return refuse('unauthorized', 'the token does not match gateway.token');
+        if (message.type !== 'hello' || !sameToken(message.token, this.token)) {
+          return refuse('unauthorized', 'the token does not match gateway.token');
+        }
         if (message.protocol !== CONTROL_PROTOCOL) {
-          return refuse('protocol', `the gateway speaks control protocol ${CONTROL_PROTOCOL}, the client ${message.protocol}; use the same tern for both`);
+          const versions = `the gateway speaks control protocol ${CONTROL_PROTOCOL}, the client ${message.protocol}`;
+          return refuse('protocol', `${versions}; use the same tern for both`);
         }
         welcomed = true;
         connection.send({ type: 'welcome', protocol: CONTROL_PROTOCOL, ...service.welcome() });

@@ -11,8 +11,25 @@ export interface RunningCli {
   stderr(): string;
   /** Resolves once stdout (or stderr) shows `text`. */
   shows(text: string, stream?: 'stdout' | 'stderr', timeoutMs?: number): Promise<void>;
-  /** The exit code (or the signal that ended it) and when it exited (`performance.now()`). */
-  ended: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+  /**
+   * The exit code (or the signal that ended it) and when it exited (`performance.now()`); awaiting it fails after
+   * `WAIT_MS` with what the process printed, so a test against code that never ends fails instead of hanging.
+   */
+  ended: PromiseLike<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+}
+
+/** How long a test waits for a process to end or a model call to arrive before it fails. */
+const WAIT_MS = 60_000;
+
+/** `promise`, whose wait fails after `ms` once awaited (not before: nothing rejects unobserved). */
+function bounded<T>(promise: Promise<T>, ms: number, what: () => string): PromiseLike<T> {
+  return {
+    then(onFulfilled, onRejected) {
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(what())), ms)));
+      return Promise.race([promise, limit]).finally(() => clearTimeout(timer)).then(onFulfilled, onRejected);
+    },
+  };
 }
 
 export function runningCli(args: string[], env: NodeJS.ProcessEnv): RunningCli {
@@ -31,6 +48,7 @@ export function runningCli(args: string[], env: NodeJS.ProcessEnv): RunningCli {
   const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal, at: performance.now() })),
   );
+  const printed = (): string => `stdout: ${JSON.stringify(out)}; stderr: ${JSON.stringify(err)}`;
   return {
     child,
     stdout: () => out,
@@ -50,7 +68,7 @@ export function runningCli(args: string[], env: NodeJS.ProcessEnv): RunningCli {
         watchers.add(look);
         look();
       }),
-    ended,
+    ended: bounded(ended, WAIT_MS, () => `still running after ${WAIT_MS} ms; ${printed()}`),
   };
 }
 
@@ -58,7 +76,11 @@ export function runningCli(args: string[], env: NodeJS.ProcessEnv): RunningCli {
  * A model call that hangs until `release` (or for good): `requested` resolves once the call has reached the model,
  * so a test knows the turn is waiting on it.
  */
-export function heldReply(): { reply: (request: RecordedRequest) => ScriptedReply; requested: Promise<void>; release(text: string): void } {
+export function heldReply(): {
+  reply: (request: RecordedRequest) => ScriptedReply;
+  requested: PromiseLike<void>;
+  release(text: string): void;
+} {
   let requested!: () => void;
   let release!: (text: string) => void;
   const seen = new Promise<void>((resolve) => (requested = resolve));
@@ -72,7 +94,7 @@ export function heldReply(): { reply: (request: RecordedRequest) => ScriptedRepl
       });
       return scripted;
     },
-    requested: seen,
+    requested: bounded(seen, WAIT_MS, () => `the held model call never came within ${WAIT_MS} ms`),
     release,
   };
 }

@@ -54,7 +54,9 @@ export class Conversation {
     chat?: { stream: boolean; prefix: string },
   ) {
     const { stdout, stderr, json } = context;
-    this.progress = json ? undefined : new TurnProgress(stderr as Output, stdout as Output, chat?.stream ?? false, chat?.prefix ?? '');
+    this.progress = json
+      ? undefined
+      : new TurnProgress(stderr as Output, stdout as Output, chat?.stream ?? false, chat?.prefix ?? '');
     host.onEvent((event) => this.see(event));
   }
 
@@ -94,9 +96,14 @@ export class Conversation {
   /** In a chat the user answers y or n; `-m` and scripts cannot ask, so the call is denied at once and they say so. */
   private async approval(event: Envelope<'approval.requested'>): Promise<void> {
     const { approval_id: id, prompt } = event.data;
-    const keys = { agent: event.agent ?? this.opened.agent, session: this.opened.session, ...(event.turn ? { turn: event.turn } : {}) };
+    const keys = {
+      agent: event.agent ?? this.opened.agent,
+      session: this.opened.session,
+      ...(event.turn ? { turn: event.turn } : {}),
+    };
     if (!this.ask) {
-      this.context.stderr.write(`tern: ${prompt.replace(/ — reply .*$/, '')}; denied (tern agent -m and --script cannot ask for approval)\n`);
+      const asked = prompt.replace(/ — reply .*$/, '');
+      this.context.stderr.write(`tern: ${asked}; denied (tern agent -m and --script cannot ask for approval)\n`);
       const reason = 'tern agent -m and --script cannot ask; run `tern agent` for a chat, or talk through a channel';
       this.host.answerApproval(keys, id, { approved: false, by: 'unaskable', reason });
       return;
@@ -114,7 +121,9 @@ export class Conversation {
     const from = this.events.length;
     const messageId = `cli_${randomBytes(4).toString('hex')}`;
     const { agent, key, chat } = this.opened;
-    const request: SessionRequest = { agent, session_key: key, channel: 'cli', chat, sender: 'cli', message_id: messageId, text, remote: false };
+    const request: SessionRequest = {
+      agent, session_key: key, channel: 'cli', chat, sender: 'cli', message_id: messageId, text, remote: false,
+    };
     this.said = '';
     this.saying = '';
     this.sending = true;
@@ -133,7 +142,8 @@ export class Conversation {
       const reply = await Promise.race([answered, aborted]);
       const events = this.events.slice(from);
       const tools = events.flatMap((e) => (e.type === 'tool.requested' ? [e.data.name] : []));
-      return { reply, tools, refused: events.some((e) => e.type === 'budget.reached'), partial: `${this.said}${this.saying}`.trim() };
+      const refused = events.some((e) => e.type === 'budget.reached');
+      return { reply, tools, refused, partial: `${this.said}${this.saying}`.trim() };
     } finally {
       if (onAbort) signal?.removeEventListener('abort', onAbort);
       this.sending = false;
@@ -155,10 +165,11 @@ export class Conversation {
     if (!this.context.json) {
       const answer = this.answers.get(event.data.task_id) ?? result ?? '';
       // The words a chat gets from the gateway for a task whose child did not message it.
+      const how = `${status === 'failed' ? 'failed' : 'was canceled'}: ${reason ?? 'no reason given'}`;
       const report =
         status === 'completed'
           ? { stream: 'stdout' as const, text: `Subagent task ${task.name} finished:\n\n${answer}\n` }
-          : { stream: 'stderr' as const, text: `tern: subagent task ${task.name} ${status === 'failed' ? 'failed' : 'was canceled'}: ${reason ?? 'no reason given'}\n` };
+          : { stream: 'stderr' as const, text: `tern: subagent task ${task.name} ${how}\n` };
       this.reports.push(report);
       if (!this.sending) this.flush();
     }
@@ -197,7 +208,8 @@ export class Conversation {
 
   private waiting(running: Task[]): void {
     const where = this.host.where === 'gateway' ? ' in the gateway' : '';
-    const line = `waiting for ${running.length} background task${running.length === 1 ? '' : 's'}${where} (${running.map((t) => t.name).join(', ')}); Ctrl-C cancels`;
+    const tasks = `${running.length} background task${running.length === 1 ? '' : 's'}${where}`;
+    const line = `waiting for ${tasks} (${running.map((t) => t.name).join(', ')}); Ctrl-C cancels`;
     if (this.progress?.waitingFor(line) || this.toldWaiting) return;
     this.toldWaiting = true;
     if (!this.context.json) print(this.context.stderr, `tern: ${line}`);

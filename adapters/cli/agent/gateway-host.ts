@@ -4,7 +4,7 @@ import type { SessionReply, SessionRequest } from '../../../actors/routing.js';
 import type { McpReadyReport } from '../../../actors/wiring/mcp-ready.js';
 import type { Envelope } from '../../../bus/index.js';
 import { gatewayFailure } from '../gateway-link.js';
-import type { AgentHost, ApprovalAnswer, Opened } from './host.js';
+import type { AgentHost, ApprovalAnswer, ApprovalKeys, Opened } from './host.js';
 
 /**
  * `tern agent` while a gateway runs on this `AGENT_HOME`: the turns run there, in the one writer of the log, and
@@ -20,7 +20,8 @@ export class GatewayHost implements AgentHost {
   }
 
   async open(agent: string | undefined, session: string): Promise<Opened> {
-    const opened = await this.client.request({ type: 'open', ...(agent ? { agent } : {}), session }, openResultSchema).catch(rethrow);
+    const request = { type: 'open' as const, ...(agent ? { agent } : {}), session };
+    const opened = await this.client.request(request, openResultSchema).catch(rethrow);
     return { agent: opened.agent, key: opened.session_key, session: opened.session, chat: opened.chat };
   }
 
@@ -43,12 +44,13 @@ export class GatewayHost implements AgentHost {
     return this.client.request({ type: 'ask', agent, session_key, chat, message_id, text }, replySchema).catch(rethrow);
   }
 
-  answerApproval(keys: { agent: string; session: string; turn?: string }, approvalId: string, answer: ApprovalAnswer): void {
+  answerApproval(keys: ApprovalKeys, approvalId: string, answer: ApprovalAnswer): void {
     this.client.send({ type: 'approval', ...keys, approval_id: approvalId, ...answer });
   }
 
   cancel(opened: Opened, messageId: string | undefined, reason: string): void {
-    this.client.send({ type: 'cancel', agent: opened.agent, session: opened.session, ...(messageId ? { message_id: messageId } : {}), reason });
+    const { agent, session } = opened;
+    this.client.send({ type: 'cancel', agent, session, ...(messageId ? { message_id: messageId } : {}), reason });
   }
 
   async close(): Promise<void> {

@@ -11,6 +11,13 @@ export interface Opened {
   chat: string;
 }
 
+/** The turn an approval belongs to. */
+export interface ApprovalKeys {
+  agent: string;
+  session: string;
+  turn?: string;
+}
+
 /** Who answers an approval the terminal handled: its user, or nobody (`-m` and scripts cannot ask). */
 export interface ApprovalAnswer {
   approved: boolean;
@@ -34,7 +41,7 @@ export interface AgentHost {
   prepare(report: McpReadyReport): Promise<void>;
   /** One message, answered once its session has handled it; the reply is redacted as a chat's is. */
   ask(request: SessionRequest): Promise<SessionReply>;
-  answerApproval(keys: { agent: string; session: string; turn?: string }, approvalId: string, answer: ApprovalAnswer): void;
+  answerApproval(keys: ApprovalKeys, approvalId: string, answer: ApprovalAnswer): void;
   /** Gives up on a message (its turn is aborted) and cancels the conversation's subagent tasks. */
   cancel(opened: Opened, messageId: string | undefined, reason: string): void;
   /**

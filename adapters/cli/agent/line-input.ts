@@ -12,7 +12,11 @@ export class LineInput {
   private waiter: ((line: string | undefined) => void) | undefined;
   private ended = false;
 
-  constructor(input: NodeJS.ReadableStream & { isTTY?: boolean }, private readonly output: NodeJS.WritableStream, signal: AbortSignal) {
+  constructor(
+    input: NodeJS.ReadableStream & { isTTY?: boolean },
+    private readonly output: NodeJS.WritableStream,
+    signal: AbortSignal,
+  ) {
     this.rl = createInterface({ input, output, terminal: input.isTTY === true });
     this.rl.on('line', (line) => {
       if (this.waiter) this.answer(line);

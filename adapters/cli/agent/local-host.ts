@@ -6,7 +6,7 @@ import { mcpReady, type McpReadyReport } from '../../../actors/wiring/mcp-ready.
 import { sessionIdOf, type Envelope } from '../../../bus/index.js';
 import { redactorOf } from '../../../store/config/index.js';
 import { CliError } from '../errors.js';
-import type { AgentHost, ApprovalAnswer, Opened } from './host.js';
+import type { AgentHost, ApprovalAnswer, ApprovalKeys, Opened } from './host.js';
 import { interruption } from './interruption.js';
 
 /** `tern agent` with no gateway running: the turns run in this process, which writes the log meanwhile. */
@@ -18,7 +18,8 @@ export class LocalHost implements AgentHost {
   async open(agentId: string | undefined, session: string): Promise<Opened> {
     const known = this.runtime.loaded.config.agents.list.map((a) => a.id);
     if (agentId && known.length > 0 && !known.includes(agentId)) {
-      throw new CliError('unknown_agent', `no agent "${agentId}"`, `agents.list has: ${known.join(', ')}`, 'Pick one of those with --agent.');
+      const listed = `agents.list has: ${known.join(', ')}`;
+      throw new CliError('unknown_agent', `no agent "${agentId}"`, listed, 'Pick one of those with --agent.');
     }
     const agent = agentId ?? this.runtime.defaultAgent();
     const chat = `direct:${session}`;
@@ -42,14 +43,16 @@ export class LocalHost implements AgentHost {
     return redactorOf(this.runtime.loaded.config).value(reply);
   }
 
-  answerApproval(keys: { agent: string; session: string; turn?: string }, approvalId: string, answer: ApprovalAnswer): void {
+  answerApproval(keys: ApprovalKeys, approvalId: string, answer: ApprovalAnswer): void {
     const { approved, by, reason } = answer;
-    this.runtime.bus.publish({ ...keys, type: 'approval.answered', data: { approval_id: approvalId, approved, by, ...(reason ? { reason } : {}) } });
+    const data = { approval_id: approvalId, approved, by, ...(reason ? { reason } : {}) };
+    this.runtime.bus.publish({ ...keys, type: 'approval.answered', data });
   }
 
   cancel(opened: Opened, messageId: string | undefined, reason: string): void {
     const { agent, session } = opened;
-    this.runtime.bus.publish({ agent, session, type: 'turn.abort.requested', data: { reason, ...(messageId ? { message_id: messageId } : {}) } });
+    const data = { reason, ...(messageId ? { message_id: messageId } : {}) };
+    this.runtime.bus.publish({ agent, session, type: 'turn.abort.requested', data });
     this.runtime.subagents.cancelUnder(session, reason);
   }
 

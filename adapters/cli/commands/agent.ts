@@ -39,7 +39,10 @@ async function openHost(context: CommandContext, model: string | undefined, stre
     const { GatewayHost } = await import('../agent/gateway-host.js');
     return new GatewayHost(client);
   }
-  const [{ openRuntime }, { LocalHost }] = await Promise.all([import('../open-runtime.js'), import('../agent/local-host.js')]);
+  const [{ openRuntime }, { LocalHost }] = await Promise.all([
+    import('../open-runtime.js'),
+    import('../agent/local-host.js'),
+  ]);
   return new LocalHost(openRuntime(context.env, 'agent', { ...(model ? { model } : {}), stream }));
 }
 
@@ -49,7 +52,8 @@ async function prepare(host: AgentHost, conversation: Conversation, context: Com
     waiting: (line) => void conversation.progress?.waitingFor(line),
     missing: (line) => print(context.stderr, `tern: warning: ${line}`),
   });
-  await Promise.race([ready, new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }))]);
+  const interrupted = new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }));
+  await Promise.race([ready, interrupted]);
   conversation.progress?.waitingFor(undefined);
 }
 
@@ -61,7 +65,8 @@ async function runScript(script: Script, context: CommandContext, conversation: 
     const sent = await conversation.send(turn.user, context.signal);
     const reply = sent.reply.kind === 'none' ? '' : sent.reply.text;
     if (abortedBySignal(sent, context.signal)) {
-      if (!context.json) context.stdout.write(`> ${turn.user}\n${conversation.progress?.stopped(sent.partial) ?? '[stopped]\n'}`);
+      const stopped = conversation.progress?.stopped(sent.partial) ?? '[stopped]\n';
+      if (!context.json) context.stdout.write(`> ${turn.user}\n${stopped}`);
       break;
     }
     const miss = unmet(turn.expect, reply, sent.tools);
@@ -97,13 +102,15 @@ async function interactive(conversation: Conversation, context: CommandContext):
       if (!line.trim()) continue;
       const sent = await conversation.send(line, context.signal);
       if (abortedBySignal(sent, context.signal)) {
-        if (!context.json) context.stdout.write(conversation.progress?.stopped(sent.partial) ?? `${REPLY_PREFIX}[stopped]\n`);
+        const stopped = conversation.progress?.stopped(sent.partial) ?? `${REPLY_PREFIX}[stopped]\n`;
+        if (!context.json) context.stdout.write(stopped);
         break;
       }
       const { reply } = sent;
       if (!context.json && reply.kind !== 'none') {
         // A streamed reply is on the screen already: only what did not stream is printed.
-        if (reply.kind === 'turn' && conversation.progress) context.stdout.write(conversation.progress.rest(reply.text));
+        const { progress } = conversation;
+        if (reply.kind === 'turn' && progress) context.stdout.write(progress.rest(reply.text));
         else print(context.stdout, `${REPLY_PREFIX}${reply.text}`);
       }
       conversation.flush();
@@ -135,7 +142,9 @@ export async function run(context: CommandContext): Promise<number> {
   const { values } = context;
   const message = str(values.message);
   const scriptPath = str(values.script);
-  if (message !== undefined && scriptPath !== undefined) throw new UsageError('-m and --script cannot be used together');
+  if (message !== undefined && scriptPath !== undefined) {
+    throw new UsageError('-m and --script cannot be used together');
+  }
   if (message !== undefined && !message.trim()) throw new UsageError('-m needs a message');
   // A script that cannot run is said before anything starts (no turn is spent on it).
   const script = scriptPath !== undefined ? (await import('../script.js')).readScript(scriptPath) : undefined;
@@ -149,7 +158,8 @@ export async function run(context: CommandContext): Promise<number> {
     const fresh = `script-${randomBytes(4).toString('hex')}`;
     const session = str(values.session) ?? (script ? (script.session ?? fresh) : 'default');
     const opened = await host.open(str(values.agent) ?? script?.agent, session);
-    conversation = new Conversation(host, opened, context, chat ? { stream: streamReply, prefix: REPLY_PREFIX } : undefined);
+    const terminal = chat ? { stream: streamReply, prefix: REPLY_PREFIX } : undefined;
+    conversation = new Conversation(host, opened, context, terminal);
     await prepare(host, conversation, context);
     if (context.signal.aborted) code = signalExit(context.signal);
     else if (script) code = await runScript(script, context, conversation);

@@ -151,7 +151,11 @@ export async function run(context: CommandContext): Promise<number> {
   }
 }
 
-async function scratchRuntime(loaded: LoadedConfig, { env, stderr }: CommandContext, send: SendFunction | undefined): Promise<Runtime> {
+async function scratchRuntime(
+  loaded: LoadedConfig,
+  { env, stderr }: CommandContext,
+  send: SendFunction | undefined,
+): Promise<Runtime> {
   const core = RuntimeCore.scratch(loaded, 'tool');
   try {
     return Runtime.on(core, { env, logError: (line) => print(stderr, line), ...(send ? { send } : {}) });

@@ -65,7 +65,8 @@ async function startFailure(error: unknown, env: NodeJS.ProcessEnv): Promise<str
   if (!running) return message;
   const { pid } = running.welcome;
   running.close();
-  return `a gateway already runs on this AGENT_HOME (process ${pid}, tern gateway): stop it to run the gateway from the dashboard`;
+  const who = `a gateway already runs on this AGENT_HOME (process ${pid}, tern gateway)`;
+  return `${who}: stop it to run the gateway from the dashboard`;
 }
 
 const REQUESTS: Partial<Record<string, GatewayAction>> = {
