@@ -141,7 +141,10 @@ test('when the message being handled is canceled, then its turn ends aborted, it
   // A canceled message still waiting leaves the mailbox unrun; the one running is aborted.
   actor.send({ type: 'CANCEL', reason: 'interrupted (Ctrl-C)', message_id: queued[2]! });
   actor.send({ type: 'CANCEL', reason: 'interrupted (Ctrl-C)', message_id: queued[0]! });
-  await waitFor(actor, (s) => s.matches({ handling: 'running' }) && s.context.queue.length === 1);
+  // Bounded: a session that ignores CANCEL never gets there, and the test fails instead of waiting for good.
+  const next = (s: ReturnType<typeof actor.getSnapshot>): boolean =>
+    s.matches({ handling: 'running' }) && s.context.queue.length === 1;
+  await waitFor(actor, next, { timeout: 5_000 });
   reply('two');
   await idle(actor);
   assert.equal(stage.then('turn.aborted'), [['turn.aborted', { reason: 'interrupted (Ctrl-C)' }]]);
