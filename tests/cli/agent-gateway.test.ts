@@ -71,6 +71,22 @@ test('piped chat lines run in the gateway, one turn each, in order, in one sessi
   assert.is(new Set(answers.map((e) => (e as { session?: string }).session)).size, 1);
 });
 
+test('--script runs its turns in the gateway and checks them as it would here (exit 1 on a miss)', async (ctx) => {
+  const { vendor, gateway } = ctx;
+  const script = join(gateway.home.home, 'turns.yaml');
+  const turns = '  - user: "write hello"\n    expect: { contains: "hello.txt" }\n  - user: "again"\n    expect: { matches: "^Sure" }\n';
+  writeFileSync(script, `session: scripted\nturns:\n${turns}`);
+  vendor.reply(completion({ content: 'Wrote hello.txt.' }), completion({ content: 'No.' }));
+  const { code, stdout, stderr } = await tern(['agent', '--script', script], gateway.home.env);
+  assert.equal({ code, stdout, stderr }, {
+    code: 1,
+    stdout: '> write hello\nWrote hello.txt.\n✓ turn 1\n> again\nNo.\n✗ turn 2: reply does not match /^Sure/\n',
+    stderr: 'tern: 1 of 2 expectations failed\n',
+  });
+  const replies = logged(gateway.home.env, 'turn.completed').map((e) => e.data.reply);
+  assert.ok(replies.includes('Wrote hello.txt.') && replies.includes('No.'), 'the gateway ran both turns');
+});
+
 test('Ctrl-C aborts the turn in the gateway (exit 130), and the session answers the next message', async ({ vendor, gateway }) => {
   const held = heldReply();
   vendor.reply(held.reply, completion({ content: 'Still here.' }));
