@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { gatewayHost } from '../../adapters/cli/launcher-host/gateway-host.js';
 import { runCliAsync } from '../support/cli.js';
 import { heldReply, logged, runningCli } from '../support/cli-turns.js';
+import { screenLines, ternOnTerminal } from '../support/pty.js';
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { freePort } from '../support/mcp-servers.js';
 import { completion } from '../support/vendor-chat-completions.js';
@@ -99,6 +100,18 @@ test('Ctrl-C aborts the turn in the gateway (exit 130), and the session answers 
   assert.is(aborted?.data.reason, 'interrupted (Ctrl-C in tern agent)');
   assert.ok(aborted!.at - sentAt < 1000, `turn.aborted came ${aborted!.at - sentAt} ms after the signal`);
   assert.equal(await tern(['agent', '-m', 'are you there?'], gateway.home.env), { code: 0, stdout: 'Still here.\n', stderr: '' });
+});
+
+test('Ctrl-C in the chat on a terminal aborts the turn in the gateway, shows it stopped, exits 130', async (ctx) => {
+  const { vendor, gateway } = ctx;
+  const before = logged(gateway.home.env, 'turn.aborted').length;
+  const held = heldReply();
+  vendor.reply(held.reply);
+  const typed = ['hi\r', { after: 'waiting for fast', type: '\x03' }];
+  const { code, raw } = await ternOnTerminal(['agent', '--session', 'tty'], gateway.home.env, typed);
+  assert.is(code, 130, raw);
+  assert.ok(screenLines(raw).includes('tern> [stopped]'), raw);
+  assert.is(logged(gateway.home.env, 'turn.aborted').length, before + 1);
 });
 
 test('tool list and cron add run in the gateway: its tools (it can send to chats), its cron store', async ({ gateway }) => {
