@@ -147,8 +147,9 @@ export class Runtime {
     const { env } = options;
     const config = () => loaded.config;
     const now = options.now ?? (() => new Date());
-    const router = new ReloadableRouter(loaded.config, { report: (draft) => bus.publish(draft), rotation: new KeyRotationFile(loaded.workspace) });
     const logError = options.logError ?? ((line: string) => process.stderr.write(`${line}\n`));
+    const rotation = new KeyRotationFile(loaded.workspace, logError);
+    const router = new ReloadableRouter(loaded.config, { report: (draft) => bus.publish(draft), rotation });
     const todo = new TodoTool((draft) => bus.publish(draft));
     const entries = modelEntries(loaded.config);
     const entryNamed = (name: string | undefined) => entries.find((e) => e.model_name === name && e.enabled !== false);

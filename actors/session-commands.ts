@@ -3,6 +3,7 @@ import type { PluginCommand } from '../adapters/plugins/api.js';
 import type { EventDraft } from '../bus/index.js';
 import type { CommandInput, CommandOutput, SessionKeys, SessionMessage } from '../machines/session.js';
 import type { AgentServices } from './agent-services.js';
+import { mayAnswer } from './hooks/approval-rules.js';
 import { HELP_TEXT, parseChatCommand, type ParsedCommand } from './chat-commands.js';
 import { pluginListText } from './plugins/plugin-list.js';
 import { profileAllows } from './prompt-builder.js';
@@ -15,24 +16,62 @@ export function pluginCommand(services: AgentServices, text: string): { command:
   return command ? { command, args: (match?.[2] ?? '').trim() } : undefined;
 }
 
-/** A chat command the session answers at once, never behind the running turn: `/approve` and `/deny` answer that turn. */
+/**
+ * Commands that only read (the help, what is installed, what runs): answered at once, never behind the running turn,
+ * so `/subagents` can show what that turn started.
+ */
+const READ_ONLY: ReadonlySet<string> = new Set(['start', 'help', 'list', 'show', 'subagents']);
+
+/**
+ * A chat command the session answers at once, never behind the running turn: `/approve` and `/deny` answer that turn,
+ * the read-only ones change nothing it depends on. A command the channel does not support waits in the mailbox for
+ * its refusal, as any other message.
+ */
 export function isControl(message: SessionMessage): boolean {
   const command = parseChatCommand(message.data.text);
   const { commands } = message.data;
-  return (command?.name === 'approve' || command?.name === 'deny') && (!commands || commands.includes(command.name));
+  if (!command || (commands && !commands.includes(command.name))) return false;
+  return command.name === 'approve' || command.name === 'deny' || READ_ONLY.has(command.name);
+}
+
+/** The answer to a control command (`isControl`) and what to publish with it. */
+export function answerAtOnce(services: AgentServices, keys: SessionKeys, message: SessionMessage): { drafts: EventDraft[]; output: CommandOutput } {
+  const command = parseChatCommand(message.data.text)!;
+  if (command.name === 'approve' || command.name === 'deny') return answerApproval(services, keys, message);
+  return { drafts: [], output: { command: command.name, args: command.args, text: readOnlyAnswer(services, keys, command) } };
+}
+
+/** `/help` (and `/start`), `/list`, `/show`, `/subagents`: text from the agent's services, nothing changed. */
+function readOnlyAnswer(services: AgentServices, keys: SessionKeys, command: ParsedCommand): string {
+  switch (command.name) {
+    case 'list':
+      return list(services, command.args);
+    case 'show':
+      return show(services, command.args);
+    case 'subagents':
+      return runningTasks(services, keys.session);
+    default:
+      return HELP_TEXT;
+  }
 }
 
 /**
  * `/approve <id>` and `/deny <id>` answer a call of this session's turn waiting for the user: what to publish
  * (`approval.answered` when one waits) and the answer.
  */
-export function answerApproval(services: AgentServices, keys: SessionKeys, message: SessionMessage): { drafts: EventDraft[]; output: CommandOutput } {
+function answerApproval(services: AgentServices, keys: SessionKeys, message: SessionMessage): { drafts: EventDraft[]; output: CommandOutput } {
   const command = parseChatCommand(message.data.text)!;
   const answer = (text: string): CommandOutput => ({ command: command.name, args: command.args, text });
   const id = (command.args.split(/\s+/)[0] ?? '').toLowerCase();
   if (id === '') return { drafts: [], output: answer(`Usage: /${command.name} <id> (the id is in the question, e.g. /${command.name} 3f2a)`) };
-  const tool = services.hooks?.desk.waitingTool(id, keys.session);
-  if (!tool) return { drafts: [], output: answer(`No tool call ${id} is waiting for approval here.`) };
+  const waiting = services.hooks?.desk.waitingCall(id, keys.session);
+  if (!waiting) return { drafts: [], output: answer(`No tool call ${id} is waiting for approval here.`) };
+  const { sender, sender_aliases: aliases = [], reply } = message.data;
+  const approver = { sender, aliases, ...(reply ? { channel: reply.channel } : {}) };
+  if (!mayAnswer(services.config(), waiting.asker, approver)) {
+    return { drafts: [], output: answer(`Only the person who asked (or an owner of this bot) can answer ${id}.`) };
+  }
+  const { tool } = waiting;
   const approved = command.name === 'approve';
   const answered: EventDraft<'approval.answered'> = { ...keys, type: 'approval.answered', data: { approval_id: id, approved, by: 'user', sender: message.data.sender } };
   return { drafts: [answered as EventDraft], output: answer(approved ? `Approved: ${tool} goes ahead.` : `Denied: ${tool} will not run.`) };
@@ -60,17 +99,11 @@ export async function runCommand(services: AgentServices, { keys, message, armed
     case 'clear':
       services.todo.clear(keys.agent, keys.session);
       return answer('Conversation cleared.', { type: 'clear' });
-    case 'list':
-      return answer(list(services, command.args));
-    case 'show':
-      return answer(show(services, command.args));
-    case 'subagents':
-      return answer(runningTasks(services, keys.session));
     case 'stop':
       // `/stop` is control and never waits in the mailbox; it lands here only where nothing could be running.
       return answer('Nothing is running.');
     default:
-      return answer(HELP_TEXT);
+      return answer(readOnlyAnswer(services, keys, command));
   }
 }
 

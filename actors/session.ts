@@ -8,7 +8,7 @@ import { readHistory } from '../store/log/history.js';
 import type { AgentServices } from './agent-services.js';
 import { parseChatCommand } from './chat-commands.js';
 import { newTurnId } from './ids.js';
-import { answerApproval, isControl, pluginCommand, runCommand } from './session-commands.js';
+import { answerAtOnce, isControl, pluginCommand, runCommand } from './session-commands.js';
 import { compactIfLong, isLong } from './summarizer.js';
 import { turnToolbox } from './toolbox.js';
 import { liveTurn, type Toolbox } from './turn-actors.js';
@@ -18,14 +18,19 @@ export type SessionActor = Actor<typeof sessionMachine>;
 type TurnProfile = Config['agents']['defaults']['turn_profile'];
 type Media = PrepareInput['message']['data']['media'][number];
 
-/** The settings of a new turn, from the config as it is now, with the agent's model (`delegatedBy`: see `liveTurn`). */
-function turnSettings(services: AgentServices, delegatedBy: string | undefined): TurnSettings {
+/**
+ * The settings of a new turn, from the config as it is now, with the agent's model (`delegatedBy`: see `liveTurn`).
+ * It streams when its model's entry says so, or when the channel entry its answer goes to shows streaming: one switch
+ * on the channel is enough, whatever model answers.
+ */
+function turnSettings(services: AgentServices, delegatedBy: string | undefined, channel: string | undefined): TurnSettings {
   const config = services.config();
   const defaults = config.agents.defaults;
   const modelName = services.model(services.agentDoc(), delegatedBy).primary;
+  const shown = channel !== undefined && config.channel_list[channel]?.settings.streaming.enabled === true;
   return {
     model_name: modelName,
-    stream: config.model_list.find((m) => m.model_name === modelName)?.streaming.enabled ?? false,
+    stream: shown || (config.model_list.find((m) => m.model_name === modelName)?.streaming.enabled ?? false),
     max_tool_iterations: defaults.max_tool_iterations,
     loop_detection: defaults.loop_detection,
   };
@@ -70,13 +75,18 @@ export function nextToolbox(services: AgentServices, session: SessionActor | und
   return toolboxes(services, () => session)();
 }
 
-/** The message's text with its voice recordings turned into text; a recording that fails to transcribe is said so. */
+/**
+ * The message's text with its voice recordings turned into text (a recording that fails to transcribe is said so),
+ * and its pictures and files saved in the workspace and named by their workspace path, for the file tools.
+ */
 async function withTranscripts(services: AgentServices, input: PrepareInput): Promise<string> {
   const { data } = input.message;
+  const files = await savedFiles(services, input);
   const audio = data.media.filter((m) => m.kind === 'audio');
-  if (audio.length === 0) return data.text;
+  const text = [data.text, ...files].filter((t) => t.trim()).join('\n');
+  if (audio.length === 0) return text;
   const transcribe = services.transcribe;
-  if (!transcribe) return data.text === '' ? '[voice message: no transcription model is configured]' : data.text;
+  if (!transcribe) return text === '' ? '[voice message: no transcription model is configured]' : text;
   const parts: string[] = [];
   for (const clip of audio) {
     try {
@@ -87,14 +97,29 @@ async function withTranscripts(services: AgentServices, input: PrepareInput): Pr
       parts.push(`[voice message that could not be transcribed: ${(error as Error).message}]`);
     }
   }
-  return [data.text, ...parts].filter((t) => t.trim()).join('\n');
+  return [text, ...parts].filter((t) => t.trim()).join('\n');
+}
+
+/** `[image: media/inbound/…]` for each picture, video and file of the message, once saved in the workspace. */
+async function savedFiles(services: AgentServices, input: PrepareInput): Promise<string[]> {
+  const lines: string[] = [];
+  for (const file of input.message.data.media.filter((m) => m.kind !== 'audio')) {
+    try {
+      const path = await mediaPath(services, input, file);
+      const shown = path.startsWith(`${services.workspace}/`) ? path.slice(services.workspace.length + 1) : path;
+      lines.push(`[${file.kind}: ${shown}]`);
+    } catch (error) {
+      lines.push(`[${file.kind} that could not be fetched: ${(error as Error).message}]`);
+    }
+  }
+  return lines;
 }
 
 async function mediaPath(services: AgentServices, input: PrepareInput, clip: Media): Promise<string> {
   if (clip.path) return clip.path;
   const channel = input.message.data.reply?.channel;
   if (!clip.file_id || !channel || !services.fetchMedia) throw new Error('the recording cannot be fetched here');
-  return services.fetchMedia(channel, clip.file_id, input.message.data.message_id, clip.name ?? 'voice.ogg');
+  return services.fetchMedia(channel, clip.file_id, input.message.data.message_id, clip.name ?? (clip.kind === 'audio' ? 'voice.ogg' : 'file'));
 }
 
 /**
@@ -108,7 +133,7 @@ async function prepareTurn(services: AgentServices, input: PrepareInput, delegat
   if (budget?.kind === 'stop') return { refused: budget.text };
   await services.mcp?.follow();
   const config = services.config();
-  const settings = turnSettings(services, delegatedBy);
+  const settings = turnSettings(services, delegatedBy, input.message.data.reply?.channel);
   const { data } = input.message;
   const text = await withTranscripts(services, input);
   const profile = config.agents.defaults.turn_profile;
@@ -120,7 +145,15 @@ async function prepareTurn(services: AgentServices, input: PrepareInput, delegat
   return {
     keys: { ...input.keys, turn: newTurnId() },
     settings,
-    message: { message_id: data.message_id, channel: data.channel, chat: data.chat, text, session_key: input.key, remote: data.remote },
+    message: {
+      message_id: data.message_id,
+      channel: data.channel,
+      chat: data.chat,
+      text,
+      session_key: input.key,
+      remote: data.remote,
+      sender: data.sender,
+    },
     history,
     ...(input.skill !== undefined ? { skill: input.skill } : {}),
     ...(budget?.kind === 'go' && budget.notice ? { notice: budget.notice } : {}),
@@ -159,7 +192,7 @@ export function startSession(services: AgentServices, keys: SessionKeys, key: st
     actions: {
       publish: (_, draft) => void services.bus.publish(draft),
       answerNow: (_, message) => {
-        const { drafts, output } = answerApproval(services, keys, message);
+        const { drafts, output } = answerAtOnce(services, keys, message);
         for (const draft of drafts) services.bus.publish(draft);
         services.bus.publish({ ...keys, type: 'command.handled', data: { command: output.command, args: output.args, reply: output.text } });
         const target = message.data.reply;

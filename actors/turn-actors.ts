@@ -56,6 +56,7 @@ export function liveTurn(services: AgentServices, toolbox: () => Toolbox, delega
                 keys,
                 meta: { agent: services.agent, session: keys.session ?? '', session_key: message.session_key, turn: keys.turn, channel: message.channel, chat: message.chat },
                 offered: (name) => toolbox().names.includes(name),
+                ...(message.sender !== undefined ? { asker: message.sender } : {}),
               })
             : undefined,
         };
@@ -83,12 +84,16 @@ export function liveTurn(services: AgentServices, toolbox: () => Toolbox, delega
         const nativeSearch = web.enabled && web.prefer_native && box.names.includes(WEB_SEARCH_TOOL);
         const router = withFallbacks(services.router, services.model(services.agentDoc(), delegatedBy).fallbacks, (draft) => void bus.publish(draft));
         const options: RouterCallOptions = { signal, correlation: keys, onChunk: (chunk) => void bus.publish(draftOf(keys, 'provider.chunk', chunk)) };
+        // A streaming turn streams from every model it tries; otherwise each entry's own switch decides.
+        const stream = settings.stream ? { stream: true } : {};
         const hooks = hooksOf(keys);
-        if (!hooks) return router.chat(settings.model_name, { system: call.system, messages: call.messages, tools: box.specs(), nativeSearch }, options);
+        const asked = (system: string, messages: typeof call.messages) =>
+          ({ system, messages, tools: box.specs(), nativeSearch, ...stream });
+        if (!hooks) return router.chat(settings.model_name, asked(call.system, call.messages), options);
         // Hooks may change the request (not the tools offered) and the answer.
         const request = { model: settings.model_name, system: call.system, messages: call.messages, tools: box.names };
         return hooks.callModel(call.iteration, request, signal, (changed) =>
-          router.chat(changed.model, { system: changed.system, messages: changed.messages, tools: box.specs(), nativeSearch }, options));
+          router.chat(changed.model, asked(changed.system, changed.messages), options));
       }),
       runTool: fromPromise<ToolOutcome, ToolInput>(async ({ input, signal }) => {
         const box = toolbox();

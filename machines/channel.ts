@@ -1,11 +1,15 @@
 import { assign, fromCallback, setup, spawnChild, stopChild } from 'xstate';
 import type { Board } from './board.js';
 
-/** The channel's connection, as its link reports it (`MESSAGE` carries one inbound message and the chat commands the channel supports). */
+/**
+ * The channel's connection, as its link reports it (`MESSAGE` carries one inbound message and the chat commands the
+ * channel supports). A `FAILED` that is `lasting` (an unknown kind, a missing setting) cannot pass by itself: only a
+ * changed config starts the channel again.
+ */
 export type ChannelEvent =
   | { type: 'START' }
   | { type: 'CONNECTED' }
-  | { type: 'FAILED'; reason: string }
+  | { type: 'FAILED'; reason: string; lasting?: boolean }
   | { type: 'STOP' }
   | { type: 'MESSAGE'; message: unknown; commands: readonly string[] };
 
@@ -31,8 +35,9 @@ export const channelBoard: Board<ChannelContext> = {
 /**
  * One supervised channel account. `starting` spawns its `link` (the host's callback actor that builds the channel
  * and reports its connection and messages); a failed start, a dropped connection or a stalled poll stops the link,
- * and after an exponential backoff a fresh one starts; the other channels never notice. The host provides `link`,
- * `accept` (an inbound message), `announceConnected` and `announceFailed`.
+ * and after an exponential backoff a fresh one starts; the other channels never notice. A channel that cannot start as
+ * configured is `refused` and not retried. The host provides `link`, `accept` (an inbound message),
+ * `announceConnected`, `announceFailed` and `announceRefused`.
  */
 export const channelMachine = setup({
   types: {
@@ -47,13 +52,18 @@ export const channelMachine = setup({
     accept: (_, _message: { message: unknown; commands: readonly string[] }) => {},
     announceConnected: () => {},
     announceFailed: () => {},
+    announceRefused: () => {},
     stopLink: stopChild('link'),
     connected: assign({ failures: 0, reason: undefined, restartInMs: undefined }),
+    refused: assign((_, { reason }: { reason: string }) => ({ reason, restartInMs: undefined })),
     failed: assign(({ context }, { reason }: { reason: string }) => ({
       reason,
       restartInMs: Math.min(context.backoff.baseMs * 2 ** context.failures, context.backoff.maxMs),
       failures: context.failures + 1,
     })),
+  },
+  guards: {
+    lasting: (_, { lasting }: { lasting?: boolean }) => lasting === true,
   },
   delays: {
     backoff: ({ context }) => context.restartInMs ?? context.backoff.baseMs,
@@ -71,7 +81,10 @@ export const channelMachine = setup({
       entry: spawnChild('link', { id: 'link', input: ({ context }) => ({ name: context.name, kind: context.kind, account: context.account, backoff: context.backoff }) }),
       on: {
         CONNECTED: { target: 'connected', actions: ['connected', 'announceConnected'] },
-        FAILED: { target: 'failed', actions: ['stopLink', { type: 'failed', params: ({ event }) => event }, 'announceFailed'] },
+        FAILED: [
+          { guard: { type: 'lasting', params: ({ event }) => event }, target: 'refused', actions: ['stopLink', { type: 'refused', params: ({ event }) => event }, 'announceRefused'] },
+          { target: 'failed', actions: ['stopLink', { type: 'failed', params: ({ event }) => event }, 'announceFailed'] },
+        ],
         MESSAGE: { actions: { type: 'accept', params: ({ event }) => event } },
       },
     },
@@ -79,12 +92,19 @@ export const channelMachine = setup({
       on: {
         // A connection that came back after a drop the link rode out.
         CONNECTED: { actions: 'announceConnected' },
-        FAILED: { target: 'failed', actions: ['stopLink', { type: 'failed', params: ({ event }) => event }, 'announceFailed'] },
+        FAILED: [
+          { guard: { type: 'lasting', params: ({ event }) => event }, target: 'refused', actions: ['stopLink', { type: 'refused', params: ({ event }) => event }, 'announceRefused'] },
+          { target: 'failed', actions: ['stopLink', { type: 'failed', params: ({ event }) => event }, 'announceFailed'] },
+        ],
         MESSAGE: { actions: { type: 'accept', params: ({ event }) => event } },
       },
     },
     failed: {
       after: { backoff: 'starting' },
+      on: { START: 'starting' },
+    },
+    /** It cannot start as configured; no restart until the host starts it again (a changed config). */
+    refused: {
       on: { START: 'starting' },
     },
   },

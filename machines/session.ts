@@ -70,7 +70,8 @@ export interface PrepareInput {
 
 /**
  * - `MESSAGE`: work from the session's mailbox (a routed message), queued behind the one in progress; a control
- *   command (`/approve`, `/deny`: the host's `isControl`) is answered at once instead.
+ *   command (`/approve`, `/deny` and the read-only `/help`, `/list`, `/show`, `/subagents`: the host's `isControl`) is
+ *   answered at once instead.
  * - `STOP`: `/stop`, control: reaches the running turn at once; with nothing running the sender hears so (and how
  *   many of the conversation's subagent tasks it stopped: `tasks`).
  * - `ABORT`: shutdown: the running turn ends as aborted, and its message stays open for the next start; like `DRAIN`,

@@ -26,6 +26,8 @@ export interface TurnMessage {
   session_key: string;
   /** Sent over a network: tools apply their remote rules. */
   remote: boolean;
+  /** Who sent it: in a group, only they (or an owner) may approve the turn's tool calls. */
+  sender?: string;
 }
 
 /** The conversation before this message: a summary of older turns and the newest messages. */

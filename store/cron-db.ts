@@ -24,6 +24,8 @@ export interface SkippedCronRecord {
 
 export interface ListOptions {
   onSkipped?: (record: SkippedCronRecord) => void;
+  /** Called each time the database was locked by another holder and the listing waits to try again. */
+  onLocked?: () => void;
 }
 
 /** What a finished run leaves behind: a next run, or (one-shots) a disabled or removed job. */
@@ -51,7 +53,7 @@ function isLocked(error: unknown): boolean {
 // Loaded on first use: the gateway reads its jobs after it is ready, and parsing level up front costs start time.
 let levelModule: Promise<typeof import('level')> | undefined;
 
-async function openWithRetry(dir: string): Promise<CronLevel> {
+async function openWithRetry(dir: string, onLocked?: () => void): Promise<CronLevel> {
   mkdirSync(dir, { recursive: true });
   const { Level: LevelDb } = await (levelModule ??= import('level'));
   for (let attempt = 0; ; attempt += 1) {
@@ -62,6 +64,7 @@ async function openWithRetry(dir: string): Promise<CronLevel> {
     } catch (error) {
       if (!isLocked(error)) throw new CronStoreError('cron_store_unavailable', `cannot open the cron database at ${dir}`, { cause: error });
       if (attempt >= LOCK_RETRIES) throw new CronStoreError('cron_store_locked', `the cron database at ${dir} stays locked by another process`, { cause: error });
+      onLocked?.();
       await sleep(LOCK_RETRY_MS);
     }
   }
@@ -70,10 +73,10 @@ async function openWithRetry(dir: string): Promise<CronLevel> {
 // Opening twice in one process fails the same way as across processes, so operations here take turns.
 const queues = new Map<string, Promise<unknown>>();
 
-function withDb<T>(workspace: string, operation: (db: CronLevel) => Promise<T>): Promise<T> {
+function withDb<T>(workspace: string, operation: (db: CronLevel) => Promise<T>, onLocked?: () => void): Promise<T> {
   const dir = resolve(cronDir(workspace));
   const run = async () => {
-    const db = await openWithRetry(dir);
+    const db = await openWithRetry(dir, onLocked);
     try {
       return await operation(db);
     } finally {
@@ -123,7 +126,7 @@ async function updateJob(workspace: string, id: string, change: (job: CronJob) =
 
 /** Every valid job, oldest first. A record that does not parse is skipped with a warning. */
 export function listCronJobs(workspace: string, options: ListOptions = {}): Promise<CronJob[]> {
-  return withDb(workspace, (db) => readJobs(db, options.onSkipped ?? warnSkipped));
+  return withDb(workspace, (db) => readJobs(db, options.onSkipped ?? warnSkipped), options.onLocked);
 }
 
 export function getCronJob(workspace: string, id: string): Promise<CronJob | undefined> {

@@ -1,6 +1,8 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import * as z from 'zod';
+import { readRegular, writeAtomic } from './files/regular-file.js';
+import { holdStateDir } from './state.js';
+
+const FILE = 'key-rotation.json';
 
 const rotationSchema = z.object({
   next_member: z.number().int().nonnegative(),
@@ -17,12 +19,15 @@ const fileSchema = z.record(z.string(), rotationSchema);
  * A missing or damaged file starts every pool at its first key.
  */
 export class KeyRotationFile {
-  private readonly file: string;
   private state: Record<string, KeyRotation> | undefined;
+  /** Said once until a write succeeds again: a request that rotates writes every time. */
+  private reported = false;
 
-  constructor(private readonly workspace: string) {
-    this.file = join(workspace, 'state', 'key-rotation.json');
-  }
+  /** `report` hears why the file could not be written (a link planted at it, a full disk); the rotation goes on. */
+  constructor(
+    private readonly workspace: string,
+    private readonly report: (problem: string) => void = () => undefined,
+  ) {}
 
   read(modelName: string): KeyRotation | undefined {
     return this.loaded()[modelName];
@@ -31,21 +36,33 @@ export class KeyRotationFile {
   write(modelName: string, rotation: KeyRotation): void {
     const state = this.loaded();
     state[modelName] = rotation;
+    // A workspace that cannot be written costs only the spread over runs: this process still rotates.
     try {
-      mkdirSync(join(this.workspace, 'state'), { recursive: true });
-      const temp = `${this.file}.${process.pid}.tmp`;
-      writeFileSync(temp, `${JSON.stringify(state)}\n`, { mode: 0o600 });
-      renameSync(temp, this.file);
-    } catch {
-      // A workspace that cannot be written costs only the spread over runs: this process still rotates.
+      const dir = holdStateDir(this.workspace, true);
+      try {
+        writeAtomic(dir, FILE, `${JSON.stringify(state)}\n`);
+      } finally {
+        dir.close();
+      }
+      this.reported = false;
+    } catch (error) {
+      if (!this.reported) this.report(`the key rotation was not saved: ${(error as Error).message}`);
+      this.reported = true;
     }
   }
 
   private loaded(): Record<string, KeyRotation> {
     if (this.state) return this.state;
     try {
-      const parsed = fileSchema.safeParse(JSON.parse(readFileSync(this.file, 'utf8')));
-      this.state = parsed.success ? parsed.data : {};
+      const dir = holdStateDir(this.workspace);
+      let bytes: Buffer | undefined;
+      try {
+        bytes = readRegular(dir, FILE);
+      } finally {
+        dir.close();
+      }
+      const parsed = bytes ? fileSchema.safeParse(JSON.parse(bytes.toString('utf8'))) : undefined;
+      this.state = parsed?.success ? parsed.data : {};
     } catch {
       this.state = {};
     }

@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bodyOf, lenientHeader } from './skills/skill-file.js';
 import { DirectoryWatches, lookAt, unchanged, type PathLook, type WatchOptions } from './watched-directory.js';
+import { readUserText } from './files/regular-file.js';
 
 export type SkillRoot = 'workspace' | 'global' | 'builtin';
 
@@ -22,13 +23,14 @@ export function packagedSkillsRoot(): string {
 }
 
 function parseSkill(path: string, folder: string, root: SkillRoot): SkillInfo | undefined {
-  const header = lenientHeader(readFileSync(path, 'utf8'), folder);
+  // A workspace skill folder is writable by sandboxed commands: a FIFO there must not hang the process.
+  const header = lenientHeader(readUserText(path) ?? '', folder);
   return header && { ...header, root, path };
 }
 
 /** The instructions of a skill: its SKILL.md without the frontmatter. */
 export function skillBody(skill: SkillInfo): string {
-  return bodyOf(readFileSync(skill.path, 'utf8'));
+  return bodyOf(readUserText(skill.path) ?? '');
 }
 
 /** Folders a skill root holds that are not skills: a dot-folder is an install in progress or a backup. */

@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
+import { HeldDirectory } from './files/held-directory.js';
+import { readRegular, readUserText, writeAtomic } from './files/regular-file.js';
 
 /** Where the last user message came from: heartbeat answers go there. */
 export const lastChannelSchema = z.object({
@@ -14,27 +15,55 @@ export const lastChannelSchema = z.object({
 });
 export type LastChannel = z.infer<typeof lastChannelSchema>;
 
-const stateFile = (workspace: string): string => join(workspace, 'state', 'last-channel.json');
+const STATE_DIR = 'state';
+const LAST_CHANNEL = 'last-channel.json';
 
-/** The last active channel, or undefined when none was recorded (or the file was damaged). */
-export function readLastChannel(workspace: string): LastChannel | undefined {
-  const file = stateFile(workspace);
-  if (!existsSync(file)) return undefined;
+/**
+ * The workspace's `state/` folder, held by handle: a sandboxed command can write the workspace, and a link it plants
+ * there (`state` itself, a file in it) must never lead the runtime's reads or writes elsewhere.
+ */
+export function holdStateDir(workspace: string, create = false): HeldDirectory {
+  const root = HeldDirectory.openTrusted(workspace, create ? { mode: 0o700 } : undefined);
   try {
-    const parsed = lastChannelSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-    return parsed.success ? parsed.data : undefined;
+    return root.child(STATE_DIR, create ? { mode: 0o700 } : undefined);
+  } finally {
+    root.close();
+  }
+}
+
+/** The last active channel, or undefined when none was recorded (or the file was damaged, or is not a plain file). */
+export function readLastChannel(workspace: string): LastChannel | undefined {
+  try {
+    const dir = holdStateDir(workspace);
+    try {
+      const bytes = readRegular(dir, LAST_CHANNEL);
+      if (!bytes) return undefined;
+      const parsed = lastChannelSchema.safeParse(JSON.parse(bytes.toString('utf8')));
+      return parsed.success ? parsed.data : undefined;
+    } finally {
+      dir.close();
+    }
   } catch {
     return undefined;
   }
 }
 
-/** Written atomically (temp file, rename) so a crash never leaves half a file. */
-export function writeLastChannel(workspace: string, last: LastChannel): void {
-  const file = stateFile(workspace);
-  mkdirSync(join(workspace, 'state'), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(last)}\n`, { mode: 0o600 });
-  renameSync(temp, file);
+/**
+ * Written atomically (a temp file with an unguessable name, then a rename) so a crash never leaves half a file. A
+ * failure is reported, never thrown: the message it belongs to is already accepted. A link planted at the file or at
+ * `state/` is refused and left where it is.
+ */
+export function writeLastChannel(workspace: string, last: LastChannel, report: (problem: string) => void = () => {}) {
+  try {
+    const dir = holdStateDir(workspace, true);
+    try {
+      writeAtomic(dir, LAST_CHANNEL, `${JSON.stringify(last)}\n`);
+    } finally {
+      dir.close();
+    }
+  } catch (error) {
+    report(`the last active channel was not saved: ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -42,9 +71,7 @@ export function writeLastChannel(workspace: string, last: LastChannel): void {
  * holds the template's headings counts as having no tasks.
  */
 export function readHeartbeatTasks(workspace: string): string {
-  const file = join(workspace, 'HEARTBEAT.md');
-  if (!existsSync(file)) return '';
-  return readFileSync(file, 'utf8')
+  return (readUserText(join(workspace, 'HEARTBEAT.md')) ?? '')
     .replace(/<!--[\s\S]*?-->/g, '')
     .split('\n')
     .filter((line) => line.trim() !== '' && !/^\s*#/.test(line))

@@ -1,58 +1,275 @@
-// Runs every uvu suite under tests/ (not what the tests wrote into tests/output/) in one process and ends with the line `N passed, N failed, N skipped`,
-// which uvu's own summary lacks. A suite that leaves a handle open would keep uvu alive after its summary,
-// so the child is ended shortly after the summary appears and the leak is reported. uvu runs in its own
-// process group, and the whole group is ended at the close, so no process a failed test started outlives
-// the run (an orphan holding stdout would keep CI waiting).
+// Runs the uvu test files under tests/ (not what the tests wrote into tests/output/) in parallel worker processes
+// and ends with the line `N passed, N failed, N skipped`, which uvu's own summary lacks.
+//
+//   node tests/run.mjs [PATTERN] [--workers N] [--lanes N] [--dir DIR]
+//
+// PATTERN is a regexp over the paths under tests/. Files that start Chromium or nats-server (the heavy ones: a
+// browser and a cluster of gateways each) run in their own lanes, one file at a time per lane, so two of them never
+// starve each other; the other files share a pool of workers (--workers, default: the number of cores). A worker
+// runs its files one after another in one process (tests/run-worker.mjs) and each file's output is printed in one
+// piece when it ends, so a failure's file and error stand together. A worker that dies (a native crash, the OOM
+// killer, a stray process.exit) is reported with the file it was running and replaced. Each worker runs in its own
+// process group, and every group is ended at the close, so no process a failed test started outlives the run (an
+// orphan holding stdout would keep CI waiting).
 import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { parseArgs } from 'node:util';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const pattern = process.argv[2] ?? '\\.test\\.ts$';
-const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'node_modules/uvu/bin.js'), 'tests', pattern, '--ignore', '^output/'],
-  // AGENT_CHECK_EVENTS: every event the runtime publishes is checked against its schema (bus/validate.ts).
-  { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', AGENT_CHECK_EVENTS: '1' }, detached: true });
-const endGroup = () => {
+const runnerDir = join(root, 'tests');
+const END_MARKER = '\u0000tern-test-file-end';
+/**
+ * A file still running after this long is taken as hung: it is ended with its worker and counted as failed. Far over
+ * what the longest file takes (4 minutes on a 2-core machine shared with other full runs), so load never trips it.
+ */
+const FILE_LIMIT_MS = 900_000;
+/** How long a worker may linger after its last file before a handle it keeps open is reported and it is ended. */
+const LINGER_MS = 5_000;
+
+const { values: flags, positionals } = parseArgs({
+  allowPositionals: true,
+  // --dir: another folder of test files (the runner's own test runs it on files it writes).
+  options: { workers: { type: 'string' }, lanes: { type: 'string' }, dir: { type: 'string' } },
+});
+const testsDir = flags.dir ? resolve(flags.dir) : runnerDir;
+const pattern = new RegExp(positionals[0] ?? '\\.test\\.ts$');
+const workerCount = Math.max(1, Number(flags.workers ?? availableParallelism()));
+const laneCount = Math.max(1, Number(flags.lanes ?? 2));
+
+/** Every `*.test.ts` under tests/ whose path relative to tests/ matches the pattern, output/ left out. */
+function testFiles(dir = testsDir) {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => {
+      const path = join(dir, entry.name);
+      const file = relative(testsDir, path).split(sep).join('/');
+      if (entry.isDirectory()) return file === 'output' || entry.name === 'node_modules' ? [] : testFiles(path);
+      return entry.name.endsWith('.test.ts') && pattern.test(file) ? [file] : [];
+    })
+    .sort();
+}
+
+/** The heavy kind of a file (which lane it runs in), read from what it imports; undefined for the light ones. */
+function heavyKind(file) {
+  const source = readFileSync(join(testsDir, file), 'utf8');
+  if (/support\/browser\.js'|from '\.\/browser-session\.js'|playwright-core/.test(source)) return 'browser';
+  if (/support\/(nats-server|cluster-gateways)\.js'/.test(source)) return 'cluster';
+  return undefined;
+}
+
+/**
+ * Seconds each file took in a full run: the last one here (tests/output/durations.json), else the one committed
+ * (tests/durations.json). Only the order depends on it: the longest files start first, so none starts near the end.
+ */
+function durations() {
+  for (const path of [join(testsDir, 'output', 'durations.json'), join(testsDir, 'durations.json')]) {
+    try {
+      return JSON.parse(readFileSync(path, 'utf8'));
+    } catch {
+      // Not there (a fresh clone has no output/), or cut short: the next one.
+    }
+  }
+  return {};
+}
+
+const files = testFiles();
+const known = durations();
+// A file not timed yet (a new one) counts as an average one.
+const average = Object.values(known).reduce((sum, s) => sum + s, 0) / Math.max(1, Object.keys(known).length);
+const expected = (file) => known[file] ?? average;
+/** Each queue is taken from by its own workers only: the browser files, the cluster files, and the rest. */
+const queues = { browser: [], cluster: [], light: [] };
+for (const file of [...files].sort((a, b) => expected(b) - expected(a))) queues[heavyKind(file) ?? 'light'].push(file);
+// With one lane the two heavy kinds take turns in it; with two or more each kind has its own.
+const lanes =
+  laneCount === 1
+    ? [{ name: 'heavy', queues: ['browser', 'cluster'] }]
+    : [{ name: 'browser', queues: ['browser'] }, { name: 'cluster', queues: ['cluster'] }];
+const workers = [
+  ...lanes,
+  ...Array.from({ length: workerCount }, (_, i) => ({ name: `worker ${i + 1}`, queues: ['light'] })),
+].filter((worker) => worker.queues.some((queue) => queues[queue].length > 0));
+
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const failedFiles = [];
+const timings = [];
+const groups = new Set();
+const started = Date.now();
+
+const endGroup = (pid) => {
   try {
-    process.kill(-child.pid, 'SIGKILL');
+    process.kill(-pid, 'SIGKILL');
   } catch {
     // The group is already gone.
   }
 };
-process.on('SIGINT', () => {
-  endGroup();
-  process.exit(130);
-});
+const endAll = () => {
+  for (const pid of groups) endGroup(pid);
+};
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    endAll();
+    process.exit(130);
+  });
+}
 
-let output = '';
-let lingerTimer;
-child.stdout.on('data', (chunk) => {
-  process.stdout.write(chunk);
-  output += chunk.toString();
-  if (!lingerTimer && /Duration:/.test(output)) {
-    lingerTimer = setTimeout(() => {
-      process.stderr.write('tests: a suite left a handle open after the summary; ending the test process\n');
-      endGroup();
-    }, 5000);
-  }
-});
-child.on('exit', (code, signal) => {
-  clearTimeout(lingerTimer);
-  endGroup();
-  const summaryMissing = !/Total:/.test(output);
-  // A process ended by a signal (a native crash, the OOM killer, a stray kill) or by a stray process.exit
-  // writes nothing itself: say how it ended and in which suite.
-  if (summaryMissing) {
-    const suites = output.match(/^\S+\.test\.ts$/gm) ?? [];
-    const how = signal ? `by ${signal}` : `with exit code ${code}`;
-    console.log(`tests: the test process ended ${how} before its summary, during ${suites.at(-1) ?? 'its start'}`);
-  }
-  const count = (label) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(output)?.[1] ?? 0);
-  const total = count('Total');
-  const passed = count('Passed');
-  const skipped = count('Skipped');
+/** The next file for a worker: from its first queue that has one. */
+const nextFile = (worker) => {
+  for (const queue of worker.queues) if (queues[queue].length > 0) return queues[queue].shift();
+  return undefined;
+};
+
+const count = (label, text) => Number(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0);
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+/** Prints a finished file's output in one piece and adds its counts. */
+function report(file, output, ms, failure) {
+  const hasSummary = /^\s*Total:/m.test(output);
+  // uvu's summary of one file says what the first line here says, and its first line is the file's name.
+  const body = output
+    .replace(`${file}\n`, '')
+    .replace(/^\s*(Total|Passed|Skipped|Duration):.*\n?/gm, '')
+    .replace(/\n\s*\n(\s*\n)+/g, '\n\n')
+    .trim();
+  const total = count('Total', output);
+  const passed = count('Passed', output);
+  const skipped = count('Skipped', output);
   // uvu counts a skipped test in Skipped only, not in Total.
-  const failed = total - passed;
-  console.log(`${passed} passed, ${summaryMissing ? Math.max(failed, 1) : failed} failed, ${skipped} skipped`);
-  process.exit(failed > 0 || summaryMissing || (code !== 0 && code !== null) ? 1 : 0);
-});
+  const failed = Math.max(total - passed, failure || !hasSummary ? 1 : 0);
+  totals.passed += passed;
+  totals.failed += failed;
+  totals.skipped += skipped;
+  if (failed > 0) failedFiles.push(file);
+  timings.push([file, ms]);
+  const lines = [`${failed > 0 ? 'FAIL' : 'ok'}  ${file}  (${passed}/${total + skipped} in ${seconds(ms)})`];
+  if (failed > 0 || body.split('\n').length > 1) lines.push(body.replace(/^/gm, '    '));
+  if (failure) lines.push(`    tests: ${failure}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Starts a worker process and feeds it files until its queues are empty; resolves when it has gone. */
+function runWorker(worker) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(runnerDir, 'run-worker.mjs')], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      // AGENT_CHECK_EVENTS: every event the runtime publishes is checked against its schema (bus/validate.ts).
+      env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', AGENT_CHECK_EVENTS: '1' },
+      detached: true,
+    });
+    groups.add(child.pid);
+    const ranHere = [];
+    const leftOpen = [];
+    let current;
+    let doneSent = false;
+    let fileStarted = 0;
+    let fileTimer;
+    let lingerTimer;
+    // The running file's output from both streams in the order it came; a stream past its end marker writes into
+    // `early` (the next file's) until the other stream's marker came too.
+    let output = '';
+    let early = '';
+    /** What the worker said at the end marker on stdout, and whether stderr's marker came. */
+    let ended;
+    let stderrEnded = false;
+
+    const feed = () => {
+      current = nextFile(worker);
+      output = early;
+      early = '';
+      ended = undefined;
+      stderrEnded = false;
+      if (current === undefined) {
+        doneSent = true;
+        child.send({ type: 'done' });
+        lingerTimer = setTimeout(() => {
+          const suspects = leftOpen.length > 0 ? leftOpen.join(', ') : ranHere.join(' ');
+          const said = `${worker.name} kept a handle open after its last file; ending it (open after: ${suspects})`;
+          process.stdout.write(`tests: ${said}\n`);
+          endGroup(child.pid);
+        }, LINGER_MS);
+        return;
+      }
+      ranHere.push(current);
+      fileStarted = Date.now();
+      fileTimer = setTimeout(() => {
+        const late = `did not finish within ${seconds(FILE_LIMIT_MS)}; ending its worker`;
+        report(current, output, Date.now() - fileStarted, late);
+        current = undefined;
+        endGroup(child.pid);
+      }, FILE_LIMIT_MS);
+      child.send({ type: 'run', file: current, path: join(testsDir, current) });
+    };
+    const finishIfEnded = () => {
+      if (!ended || !stderrEnded) return;
+      clearTimeout(fileTimer);
+      // Many files close servers and processes a moment after their last test: only a worker that then stays alive
+      // names them (see lingerTimer).
+      if (ended.left.length > 0) leftOpen.push(`${current} (${ended.left.join(', ')})`);
+      report(current, output, Date.now() - fileStarted, ended.loaded ? undefined : 'the file did not load');
+      feed();
+    };
+    const reader = (onMarker) => {
+      let pending = '';
+      return (chunk) => {
+        pending += chunk.toString();
+        for (let at = pending.indexOf('\n'); at >= 0; at = pending.indexOf('\n')) {
+          const line = pending.slice(0, at + 1);
+          pending = pending.slice(at + 1);
+          if (line.startsWith(END_MARKER)) onMarker(line.slice(END_MARKER.length).trim());
+          else if (current === undefined) process.stderr.write(line);
+          else if (onMarker.past()) early += line;
+          else output += line;
+        }
+      };
+    };
+    const onStdoutMarker = (said) => {
+      ended = JSON.parse(said);
+      finishIfEnded();
+    };
+    onStdoutMarker.past = () => ended !== undefined;
+    const onStderrMarker = () => {
+      stderrEnded = true;
+      finishIfEnded();
+    };
+    onStderrMarker.past = () => stderrEnded;
+    child.stdout.on('data', reader(onStdoutMarker));
+    child.stderr.on('data', reader(onStderrMarker));
+    child.on('message', (message) => {
+      if (message.type === 'ready') feed();
+    });
+    child.on('exit', (code, signal) => {
+      clearTimeout(fileTimer);
+      clearTimeout(lingerTimer);
+      endGroup(child.pid);
+      groups.delete(child.pid);
+      if (current !== undefined) {
+        // A worker ended by a signal or a stray process.exit writes nothing itself: say how it ended, and where.
+        const how = signal ? `by ${signal}` : `with exit code ${code}`;
+        report(current, output, Date.now() - fileStarted, `the test process ended ${how} during this file`);
+        current = undefined;
+      }
+      // The files left in its queues go to a new worker.
+      resolve(doneSent ? undefined : runWorker(worker));
+    });
+  });
+}
+
+if (files.length === 0) console.log(`tests: no test file under tests/ matches ${pattern}`);
+await Promise.all(workers.map(runWorker));
+endAll();
+// A full run (no pattern) records how long each file took, for the order of the next run.
+if (positionals[0] === undefined && !flags.dir) {
+  mkdirSync(join(testsDir, 'output'), { recursive: true });
+  const sorted = [...timings].sort(([a], [b]) => a.localeCompare(b));
+  const taken = Object.fromEntries(sorted.map(([file, ms]) => [file, Math.round(ms / 100) / 10]));
+  writeFileSync(join(testsDir, 'output', 'durations.json'), `${JSON.stringify(taken, null, 1)}\n`);
+}
+const slowest = timings.sort((a, b) => b[1] - a[1]).slice(0, 8);
+if (slowest.length > 0) console.log(`\nslowest: ${slowest.map(([file, ms]) => `${file} ${seconds(ms)}`).join(', ')}`);
+console.log(`${files.length} files in ${seconds(Date.now() - started)} (${workers.length} workers)`);
+if (failedFiles.length > 0) console.log(`failed: ${failedFiles.join(' ')}`);
+console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+process.exit(totals.failed > 0 ? 1 : 0);

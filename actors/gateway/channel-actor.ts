@@ -1,5 +1,5 @@
 import { createActor, fromCallback, type Actor, type InspectionEvent } from 'xstate';
-import type { Channel, ChannelMessage } from '../../adapters/channels/channel.js';
+import { ChannelError, type Channel, type ChannelMessage } from '../../adapters/channels/channel.js';
 import type { Bus } from '../../bus/index.js';
 import { channelMachine, type ChannelEvent, type ChannelInput } from '../../machines/channel.js';
 import type { Logger } from '../../store/logs/logger.js';
@@ -10,6 +10,8 @@ export type ChannelStatus =
   | { state: 'starting' }
   | { state: 'connected' }
   | { state: 'failed'; reason: string; restartInMs: number }
+  /** It cannot start as configured (an unknown kind, a missing token): not retried until its entry changes. */
+  | { state: 'refused'; reason: string }
   | { state: 'stopped' };
 
 export interface ChannelIdentity {
@@ -45,7 +47,8 @@ function link(build: () => Promise<Channel>, directory: ChannelDirectory, accept
     const report = (event: ChannelEvent): void => {
       if (live) sendBack(event);
     };
-    const failed = (error: unknown): void => report({ type: 'FAILED', reason: (error as Error)?.message ?? String(error) });
+    const failed = (error: unknown): void =>
+      report({ type: 'FAILED', reason: (error as Error)?.message ?? String(error), lasting: error instanceof ChannelError && error.code === 'bad_settings' });
     Promise.resolve()
       .then(build)
       .then((built) => {
@@ -97,6 +100,11 @@ export class ChannelActor {
           bus.publish({ type: 'channel.failed', data: { channel: id.name, account: id.account, message: reason, restart_in_ms: context.restartInMs ?? 0 } });
           logger.warn('channel failed; restarting', { channel: id.name, reason, restart_in_ms: context.restartInMs ?? 0 });
         },
+        announceRefused: ({ context }) => {
+          const reason = context.reason ?? 'unknown';
+          bus.publish({ type: 'channel.failed', data: { channel: id.name, account: id.account, message: reason, restart_in_ms: 0 } });
+          logger.error('channel cannot start; fix its entry in the config (the gateway reloads it)', { channel: id.name, reason });
+        },
       },
     });
     this.actor = createActor(machine, { id: `channel:${id.name}`, input: { ...id, backoff: deps.backoff }, clock: deps.clock, inspect: deps.inspect });
@@ -113,13 +121,14 @@ export class ChannelActor {
   get status(): ChannelStatus {
     const { value, context } = this.actor.getSnapshot();
     if (value === 'failed') return { state: 'failed', reason: context.reason ?? 'unknown', restartInMs: context.restartInMs ?? 0 };
+    if (value === 'refused') return { state: 'refused', reason: context.reason ?? 'unknown' };
     return { state: value as 'starting' | 'connected' | 'stopped' };
   }
 
-  /** Ready means connected, or failed with a reason the operator can read. */
+  /** Reported means connected, or failed (or refused) with a reason the operator can read. */
   get reported(): boolean {
     const state = this.status.state;
-    return state === 'connected' || state === 'failed';
+    return state === 'connected' || state === 'failed' || state === 'refused';
   }
 
   start(): void {

@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import * as z from 'zod';
 import type { Channel } from '../../adapters/channels/channel.js';
 import { ChannelError } from '../../adapters/channels/channel.js';
@@ -11,7 +13,10 @@ const supervisionSchema = z.object({
 });
 
 export function supervisionOf(entry: ChannelEntry): z.infer<typeof supervisionSchema> {
-  const parsed = supervisionSchema.safeParse(entry.settings);
+  const { reconnect_interval: peer, restart_backoff_ms: own } = entry.settings as Record<string, unknown>;
+  // The peer runtime's `reconnect_interval` (OneBot, seconds) is the first wait before a restart.
+  const fromPeer = typeof peer === 'number' && own === undefined ? { restart_backoff_ms: peer * 1000 } : {};
+  const parsed = supervisionSchema.safeParse({ ...entry.settings, ...fromPeer });
   return parsed.success ? parsed.data : supervisionSchema.parse({});
 }
 
@@ -28,7 +33,48 @@ function refuseProxy(name: string, entry: ChannelEntry, library: string): void {
   throw new ChannelError('bad_settings', `channel_list.${name}.settings.proxy is not supported for this channel: ${library} makes its own connections (allowed: telegram channels)`);
 }
 
-export const SUPPORTED_KINDS = ['telegram', 'discord', 'slack'] as const;
+export const SUPPORTED_KINDS = [
+  'telegram', 'discord', 'slack', 'line', 'whatsapp', 'onebot', 'qq', 'dingtalk', 'feishu', 'wecom',
+] as const;
+
+/** A plain (not secret) text setting of the kinds whose fields the shared schema does not name. */
+function textSetting(entry: ChannelEntry, field: string): string | undefined {
+  const value: unknown = (entry.settings as Record<string, unknown>)[field];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/**
+ * WhatsApp in one of three modes, as the entry's fields say: the Cloud API (`phone_number_id`), a linked device through
+ * Baileys (`use_native: true`), or the peer runtime's external bridge (`bridge_url`).
+ */
+async function whatsapp(name: string, entry: ChannelEntry): Promise<Channel> {
+  const settings = entry.settings as Record<string, unknown>;
+  const phoneNumberId = textSetting(entry, 'phone_number_id');
+  if (phoneNumberId) {
+    const { WhatsAppCloudChannel } = await import('../../adapters/channels/whatsapp-cloud.js');
+    const apiVersion = textSetting(entry, 'api_version');
+    return new WhatsAppCloudChannel({
+      phoneNumberId,
+      accessToken: secretSetting(name, entry, 'access_token'),
+      appSecret: secretSetting(name, entry, 'app_secret'),
+      verifyToken: secretSetting(name, entry, 'verify_token'),
+      ...(entry.settings.base_url ? { apiBase: entry.settings.base_url } : {}),
+      ...(apiVersion ? { apiVersion } : {}),
+    });
+  }
+  if (settings.use_native === true) {
+    const { WhatsAppNativeChannel } = await import('../../adapters/channels/whatsapp-native.js');
+    const home = process.env.AGENT_HOME || join(homedir(), '.agent');
+    const sessionDir = textSetting(entry, 'session_store_path') ?? join(home, 'whatsapp', name);
+    return new WhatsAppNativeChannel({ sessionDir, showQr: (terminal) => process.stderr.write(`WhatsApp (${name}): scan this code under Linked devices\n${terminal}\n`) });
+  }
+  const bridgeUrl = textSetting(entry, 'bridge_url');
+  if (!bridgeUrl) {
+    throw new ChannelError('bad_settings', `channel_list.${name}.settings needs phone_number_id (Cloud API), use_native: true (linked device) or bridge_url (an external bridge)`);
+  }
+  const { WhatsAppBridgeChannel } = await import('../../adapters/channels/whatsapp-bridge.js');
+  return new WhatsAppBridgeChannel(bridgeUrl);
+}
 
 /**
  * Channel maintenance (the check of a Telegram long poll for a stall) waits 10 s × `power.poll_interval_multiplier`.
@@ -60,13 +106,36 @@ export async function createChannel(name: string, entry: ChannelEntry, multiplie
     case 'discord': {
       refuseProxy(name, entry, 'discord.js');
       const { DiscordChannel } = await import('../../adapters/channels/discord.js');
-      return new DiscordChannel(tokenOf(name, entry));
+      return new DiscordChannel({ token: tokenOf(name, entry), ...(entry.settings.base_url ? { apiBase: entry.settings.base_url } : {}) });
     }
     case 'slack': {
       refuseProxy(name, entry, 'Slack Bolt');
       const { SlackChannel } = await import('../../adapters/channels/slack.js');
-      return new SlackChannel({ token: tokenOf(name, entry), appToken: secretSetting(name, entry, 'app_token') });
+      return new SlackChannel({
+        token: tokenOf(name, entry),
+        appToken: secretSetting(name, entry, 'app_token'),
+        ...(entry.settings.base_url ? { apiUrl: entry.settings.base_url } : {}),
+      });
     }
+    case 'line': {
+      const { LineChannel } = await import('../../adapters/channels/line.js');
+      const webhookPath = textSetting(entry, 'webhook_path');
+      const dataBase = textSetting(entry, 'data_base_url');
+      return new LineChannel({
+        channelSecret: secretSetting(name, entry, 'channel_secret'),
+        channelAccessToken: secretSetting(name, entry, 'channel_access_token'),
+        ...(webhookPath ? { webhookPath } : {}),
+        ...(entry.settings.base_url ? { apiBase: entry.settings.base_url } : {}),
+        ...(dataBase ? { dataBase } : {}),
+      });
+    }
+    case 'whatsapp':
+      return whatsapp(name, entry);
+    case 'wecom': return (await import('../../adapters/channels/wecom/create.js')).createWeComChannel(name, entry);
+    case 'feishu': return (await import('../../adapters/channels/feishu/create.js')).createFeishuChannel(name, entry);
+    case 'dingtalk': return (await import('../../adapters/channels/dingtalk/create.js')).createDingTalkChannel(name, entry);
+    case 'qq': return (await import('../../adapters/channels/qq/create.js')).createQqChannel(name, entry);
+    case 'onebot': return (await import('../../adapters/channels/onebot/create.js')).createOneBotChannel(name, entry);
     default:
       throw new ChannelError('bad_settings', `channel_list.${name}.type "${kind}" is not supported by this gateway (supported: ${SUPPORTED_KINDS.join(', ')})`);
   }

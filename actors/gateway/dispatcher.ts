@@ -46,6 +46,7 @@ export class Dispatcher {
       account: data.account,
       chat: data.chat,
       sender: data.sender,
+      ...(data.sender_aliases ? { sender_aliases: data.sender_aliases } : {}),
       text: data.text,
       // A channel on this machine (the dashboard's chat) is not remote.
       remote: this.deps.isLocal?.(data.channel) !== true,

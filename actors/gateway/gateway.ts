@@ -1,6 +1,7 @@
 import type { Subscription } from 'rxjs';
 import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
-import type { Channel } from '../../adapters/channels/channel.js';
+import type { Channel, WebhookAnswer, WebhookRequest } from '../../adapters/channels/channel.js';
+import { webhookPath } from '../../adapters/channels/webhook-path.js';
 import { RedactingChannel } from '../../adapters/channels/redacting-channel.js';
 import { mcpOptionsFromConfig } from '../../adapters/mcp/from-config.js';
 import { McpConfigError, mcpConfigProblems } from '../../adapters/mcp/options.js';
@@ -10,13 +11,14 @@ import { channelBoard } from '../../machines/channel.js';
 import { cronBoard } from '../../machines/cron.js';
 import { gatewayBoard, gatewayMachine } from '../../machines/gateway.js';
 import { heartbeatBoard } from '../../machines/heartbeat.js';
-import { isSecret, redactorOf, watchConfig } from '../../store/config/index.js';
+import { isSecret, redactorOf, watchConfig, WEB_UI_CHANNEL_TYPE } from '../../store/config/index.js';
 import { changedPaths } from '../../store/config/diff.js';
 import type { ChannelEntry, Config, LoadedConfig } from '../../store/config/index.js';
 import { saveInboundMedia } from '../../store/inbound-media.js';
 import type { EventStore } from '../../store/log/event-store.js';
 import type { GatewayLogs } from '../../store/logs/logger.js';
-import { describeFix, makeSecretsPrivate } from '../../store/private-files.js';
+import { describeFix, makeSecretsPrivate, makeWorkspacesPrivate } from '../../store/private-files.js';
+import { agentWorkspaces } from '../../store/workspace.js';
 import { readLastChannel } from '../../store/state.js';
 import { BoardInspector } from '../board.js';
 import { CronActor } from '../cron/cron-actor.js';
@@ -34,6 +36,10 @@ import { startHealthServer, type HealthServer, type Readiness } from './health-s
 import { Heartbeat } from './heartbeat.js';
 import { acceptInbound } from './inbound.js';
 import { MediaCleanup } from './media-cleanup.js';
+import { APPROVED_NOTICE, PairingDesk } from '../pairing-desk.js';
+import { PairingStore } from '../../store/pairing.js';
+import { accessNotice, channelAccess } from './channel-access.js';
+import { followPairing } from './pairing-follow.js';
 import { Outbox } from './outbox.js';
 import { RecentIds } from './recent-ids.js';
 import { clockOf, realScheduler, type ActorClock, type Scheduler } from './scheduler.js';
@@ -141,6 +147,10 @@ export class Gateway {
   private readonly machine: Actor<typeof gatewayMachine>;
   private readonly seen = new RecentIds(SEEN_INBOUND);
   private watcher: { stop(): void } | undefined;
+  /** Who may talk to channels without `allow_from`: the owner's pairing decisions, and the desk that takes them. */
+  private readonly pairing: PairingStore;
+  private readonly desk: PairingDesk;
+  private pairingFollow: { stop(): void } | undefined;
   /** Config reloads in flight: one still stopping a channel when the gateway stops starts nothing more. */
   private readonly reloads = new InFlight();
   private stopping = false;
@@ -176,6 +186,17 @@ export class Gateway {
     const { logs } = options;
     this.board = new BoardInspector(bus, { gateway: gatewayBoard, heartbeat: heartbeatBoard, channel: channelBoard, cron: cronBoard });
     this.deliveries = new Deliveries(bus);
+    this.pairing = new PairingStore(this.loaded.home);
+    this.desk = new PairingDesk({
+      bus,
+      store: this.pairing,
+      now: () => this.scheduler.now(),
+      notify: {
+        runs: (channel) => this.actors.has(channel),
+        send: ({ channel, chat, reply_to, code }) =>
+          void this.deliveries.send({ message_id: `pairing-${code}`, key: `${channel}:pairing-${code}:approved`, text: APPROVED_NOTICE, reply: { channel, chat, reply_to }, outcome: 'message' }),
+      },
+    });
     this.dispatcher = new Dispatcher({ bus, logger: logs.gateway, config: () => this.loaded.config, isLocal: (name) => this.directory.get(name)?.capabilities.local === true });
     this.outbox = new Outbox({ bus, logger: logs.gateway, directory: this.directory, entry: (name) => this.loaded.config.channel_list[name], now: () => this.scheduler.now(), sent: core.recovered.sentKeys, placeholders: core.recovered.placeholders, ...(core.journal ? { journal: core.journal } : {}) });
     for (const id of core.recovered.seenInbound) this.seen.add(id);
@@ -221,7 +242,10 @@ export class Gateway {
 
   static async start(options: GatewayOptions): Promise<Gateway> {
     checkMcp(options.loaded.config);
-    for (const fix of makeSecretsPrivate(options.loaded.home, options.loaded.path)) options.logs.gateway.warn(describeFix(fix));
+    const { loaded, logs } = options;
+    for (const fix of makeSecretsPrivate(loaded.home, loaded.path)) logs.gateway.warn(describeFix(fix));
+    const workspaces = agentWorkspaces(loaded.config, loaded.home, loaded.workspace);
+    for (const fix of makeWorkspacesPrivate(workspaces)) logs.gateway.warn(describeFix(fix));
     const core = RuntimeCore.open(options.loaded, 'gateway', { resume: true, ...(options.log ? { log: options.log } : {}) });
     const gateway = new Gateway(core, options);
     options.onRuntime?.(core);
@@ -259,10 +283,24 @@ export class Gateway {
 
   readiness(): Readiness {
     const actors = [...this.actors.values()];
-    return {
-      ready: actors.every((a) => a.reported),
-      channels: actors.map((a) => ({ name: a.id.name, state: a.status.state, ...(a.status.state === 'failed' ? { reason: a.status.reason } : {}) })),
-    };
+    const reported = actors.every((a) => a.reported);
+    // A platform's error may quote the token it was sent: `/ready` is read by whoever can reach the port.
+    const redactor = redactorOf(this.loaded.config);
+    const channels = actors.map((a) => {
+      const status = a.status;
+      const failed = status.state === 'failed' || status.state === 'refused';
+      return { name: a.id.name, state: status.state, ...(failed ? { reason: redactor.text(status.reason) } : {}) };
+    });
+    return { reported, ready: reported && channels.every((c) => c.state !== 'refused'), channels };
+  }
+
+  /** The running channel whose webhook route is `path`. */
+  private webhookRoute(path: string): ((request: WebhookRequest) => Promise<WebhookAnswer>) | undefined {
+    for (const actor of this.actors.values()) {
+      const channel = this.directory.get(actor.id.name);
+      if (channel?.webhook && (channel.webhookPath ?? webhookPath(actor.id.kind, actor.id.name)) === path) return (request) => channel.webhook!(request);
+    }
+    return undefined;
   }
 
   /** Drains and stops; resolves once the log is closed and the work left behind has settled (or timed out). */
@@ -290,7 +328,8 @@ export class Gateway {
       this.engine().catch((error: unknown) => options.logs.gateway.error('agents not started', { reason: (error as Error).message }));
     });
     const { host, port } = options.loaded.config.gateway;
-    this.health = options.health === 'none' ? undefined : await startHealthServer(host, port, () => this.readiness()).catch((error: unknown) => {
+    const webhooks = (path: string) => this.webhookRoute(path);
+    this.health = options.health === 'none' ? undefined : await startHealthServer(host, port, () => this.readiness(), webhooks).catch((error: unknown) => {
       if (options.health !== 'optional') throw error;
       options.logs.gateway.warn('health server not started', { address: `${host}:${port}`, reason: (error as Error).message });
       return undefined;
@@ -298,6 +337,15 @@ export class Gateway {
     this.dispatcher.start();
     this.outbox.start();
     for (const [name, entry] of enabledChannels(options.loaded, options)) if (!pluginKind(name, entry, options, options.loaded.config)) this.startChannel(name, entry);
+    // One line per channel that is open to everyone, or closed with pairing (a peer runtime's config with an empty
+    // allow_from answered everyone): whoever reads the log knows who may talk to the bot.
+    for (const [name, entry] of enabledChannels(options.loaded, options)) {
+      const notice = (entry.type ?? name) === WEB_UI_CHANNEL_TYPE ? undefined : accessNotice(name, channelAccess(entry));
+      if (notice) options.logs.gateway.warn(notice.text);
+    }
+    this.desk.start();
+    this.pairingFollow = followPairing(this.desk, this.scheduler, () => this.loaded.config.power.poll_interval_multiplier, (error) =>
+      options.logs.gateway.error('pairing decisions not read', { reason: (error as Error)?.message ?? String(error) }));
     if (this.scheduling) this.heartbeat.start();
     this.mediaCleanup.start();
     this.continueOnceReady();
@@ -314,6 +362,8 @@ export class Gateway {
     this.watcher?.stop();
     this.heartbeat.stop();
     this.mediaCleanup.stop();
+    this.pairingFollow?.stop();
+    this.desk.stop();
     this.cronWait?.unsubscribe();
     clearTimeout(this.backgroundStart);
     // A stop never overlaps the cron start, which would schedule the next store poll after it.
@@ -363,7 +413,7 @@ export class Gateway {
       backoff: { baseMs: backoff, maxMs: Math.max(backoff, 60_000) },
       directory: this.directory,
       inspect: this.board.inspect,
-      accept: acceptInbound({ bus: this.core.bus, logger: this.options.logs.gateway, config: () => this.loaded.config, workspace: this.loaded.workspace, now: () => this.scheduler.now(), seen: this.seen }),
+      accept: acceptInbound({ bus: this.core.bus, logger: this.options.logs.gateway, config: () => this.loaded.config, workspace: this.loaded.workspace, now: () => this.scheduler.now(), seen: this.seen, pairing: this.pairing }),
     });
     this.actors.set(name, actor);
     actor.start();
@@ -402,11 +452,11 @@ export class Gateway {
       this.cronWait?.unsubscribe();
       this.backgroundStart = setTimeout(start, BACKGROUND_START_DELAY_MS);
     };
-    if (this.readiness().ready) return startSoon();
+    if (this.readiness().reported) return startSoon();
     // A channel's report is published by its machine's move, before the move is done: its state is read after it.
     this.cronWait = this.core.bus.on('channel.connected', 'channel.failed').subscribe(() =>
       queueMicrotask(() => {
-        if (this.readiness().ready && !this.backgroundStart) startSoon();
+        if (this.readiness().reported && !this.backgroundStart) startSoon();
       }),
     );
   }
@@ -446,7 +496,9 @@ export class Gateway {
     const { execIsolationState } = await import('../wiring/exec-isolation.js');
     const { describeIsolation } = await import('../../adapters/tools/exec/isolation.js');
     const state = await execIsolationState(this.loaded.config);
-    if (state?.kind === 'guard_only') this.options.logs.gateway.warn(describeIsolation(state));
+    // Isolated with warnings: the sandbox's network is cut (no slirp4netns) or a limit is not enforced here.
+    const degraded = state?.kind === 'isolated' && state.warnings.length > 0;
+    if (state?.kind === 'guard_only' || degraded) this.options.logs.gateway.warn(describeIsolation(state));
     if (state?.kind === 'refused') this.options.logs.gateway.error(describeIsolation(state));
   }
 

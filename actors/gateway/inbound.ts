@@ -1,8 +1,9 @@
 import type { ChannelMessage } from '../../adapters/channels/channel.js';
-import { applyTrigger } from '../../adapters/channels/trigger.js';
+import { applyTrigger, senderListed } from '../../adapters/channels/trigger.js';
 import type { Bus } from '../../bus/index.js';
 import type { Config } from '../../store/config/index.js';
 import type { Logger } from '../../store/logs/logger.js';
+import type { PairingStore } from '../../store/pairing.js';
 import { writeLastChannel } from '../../store/state.js';
 import type { ChannelActor } from './channel-actor.js';
 import type { RecentIds } from './recent-ids.js';
@@ -15,14 +16,68 @@ export interface InboundDeps {
   now: () => number;
   /** Inbound ids seen (`<channel>:<message id>`), seeded from the log's tail: a redelivery is dropped. */
   seen: RecentIds;
+  /** The senders the owner let in without listing them in `allow_from`, and the codes strangers wait with. */
+  pairing: PairingStore;
 }
 
 const accepted = Promise.resolve();
 
+/** What a stranger reads: the code, and in one sentence how the owner lets them in. */
+export function pairingText(code: string): string {
+  return `Pairing code: ${code}\nThis bot answers only the people its owner lets in: ask the owner to run "tern pairing approve ${code}" within the hour.`;
+}
+
+/** A sender the owner's own chat does not list: no turn and no code (pairing is for strangers on a platform). */
+function notLetIn(deps: InboundDeps, name: string, message: ChannelMessage): Promise<void> {
+  deps.logger.debug('inbound from a sender not let in ignored', { channel: name, chat: message.chat });
+  return accepted;
+}
+
 /**
- * The edge of the gateway: a channel's inbound message becomes `message.received` (work for the dispatcher) when it is
- * for the bot (`allow_from`, group triggers) and not a redelivery; the chat becomes the last active channel. Resolves
- * once the message is in the log, so the channel acknowledges it to the platform only then.
+ * A sender the channel does not let in gets no turn. In a direct chat they get a one-time code (`pairing.requested`,
+ * and the code as a reply), at most one an hour; in a group, nothing (a code there would be everyone's to read).
+ */
+function stranger(deps: InboundDeps, actor: ChannelActor, message: ChannelMessage): Promise<void> {
+  const { name, account } = actor.id;
+  if (!message.chat.startsWith('direct:')) {
+    deps.logger.debug('inbound from a sender not let in ignored', { channel: name, chat: message.chat });
+    return accepted;
+  }
+  let outcome;
+  try {
+    outcome = deps.pairing.request({ channel: name, account, sender: message.sender, aliases: message.senderAliases, chat: message.chat, reply_to: message.replyTo }, deps.now());
+  } catch (error) {
+    deps.logger.error('pairing request not recorded; the sender gets no code', { channel: name, reason: (error as Error).message });
+    return accepted;
+  }
+  if (outcome.kind !== 'issued') {
+    deps.logger.debug('inbound from a sender not let in ignored', { channel: name, reason: outcome.kind === 'full' ? 'pending_requests_full' : 'code_sent_within_the_hour' });
+    return accepted;
+  }
+  const { request } = outcome;
+  deps.logger.info('pairing code sent to a sender not let in', { channel: name, sender: request.sender, code: request.code });
+  deps.bus.publish({
+    type: 'pairing.requested',
+    data: { channel: name, account, sender: request.sender, sender_aliases: request.aliases, chat: request.chat, code: request.code, expires_at: request.expires_at },
+  });
+  deps.bus.publish({
+    type: 'reply.requested',
+    data: {
+      message_id: message.messageId,
+      outcome: 'message',
+      text: pairingText(request.code),
+      key: `${name}:${message.messageId}:pairing`,
+      reply: { channel: name, chat: message.chat, reply_to: message.replyTo },
+    },
+  });
+  return deps.bus.durable();
+}
+
+/**
+ * The edge of the gateway: a channel's inbound message becomes `message.received` (work for the dispatcher) when its
+ * sender may talk to the bot (`allow_from` lists them or is `*`, or the owner approved them; the dashboard's chat is
+ * the owner's own), it is for the bot (group triggers) and not a redelivery; the chat becomes the last active channel.
+ * Resolves once the message is in the log, so the channel acknowledges it to the platform only then.
  */
 export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message: ChannelMessage, commands: readonly string[]) => Promise<void> {
   return (actor, message, commands) => {
@@ -33,8 +88,15 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message:
       deps.logger.debug('duplicate inbound dropped', { channel: name, message_id: message.messageId });
       return accepted;
     }
+    // The dashboard's chat sits behind the owner's password: an empty allow_from leaves it open, a list still applies.
+    const local = actor.channel?.capabilities.local === true;
+    const open = local && settings.allow_from.length === 0;
+    if (!open && !senderListed(settings.allow_from, message.senderAliases) && !approved(deps, name, message)) {
+      if (local) return notLetIn(deps, name, message);
+      return stranger(deps, actor, message);
+    }
     const decision = applyTrigger(settings, message);
-    if (decision.kind === 'ignore' || (decision.text === '' && !message.audio)) {
+    if (decision.kind === 'ignore' || (decision.text === '' && !message.audio?.length && !message.media?.length)) {
       deps.logger.debug('inbound ignored', { channel: name, reason: decision.kind === 'ignore' ? decision.reason : 'empty' });
       return accepted;
     }
@@ -54,10 +116,25 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message:
         topic: message.topic,
         mentioned: message.mentioned,
         commands: [...commands],
-        media: (message.audio ?? []).map((clip) => ({ kind: 'audio' as const, file_id: clip.fileId, mime: clip.mime, name: clip.name })),
+        media: [
+          ...(message.audio ?? []).map((clip) => ({ kind: 'audio' as const, file_id: clip.fileId, mime: clip.mime, name: clip.name })),
+          ...(message.media ?? []).map((file) => ({ kind: file.kind, file_id: file.fileId, mime: file.mime, name: file.name })),
+        ],
       },
     });
-    writeLastChannel(deps.workspace, { channel: name, account, chat: message.chat, reply_to: message.replyTo, at: new Date(deps.now()).toISOString() });
+    const at = new Date(deps.now()).toISOString();
+    const last = { channel: name, account, chat: message.chat, reply_to: message.replyTo, at };
+    writeLastChannel(deps.workspace, last, (problem) => deps.logger.warn(problem));
     return deps.bus.durable();
   };
+}
+
+/** A pairing file that cannot be read lets nobody in by it (the error is logged). */
+function approved(deps: InboundDeps, channel: string, message: ChannelMessage): boolean {
+  try {
+    return deps.pairing.isApproved(channel, message.sender);
+  } catch (error) {
+    deps.logger.error('pairing file not read; only allow_from lets senders in', { channel, reason: (error as Error).message });
+    return false;
+  }
 }

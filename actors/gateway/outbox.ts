@@ -190,7 +190,9 @@ export class Outbox {
     const pending = this.pending.get(pendingKey);
     const correlation: Correlation = { agent: event.agent, session: event.session, turn: event.turn };
     const before = placeholderKey(reply.channel, message_id);
-    let editOf = event.data.edit_of ?? (await pending?.placeholder) ?? this.shownBefore.get(before);
+    const shown = event.data.edit_of ?? (await pending?.placeholder) ?? this.shownBefore.get(before);
+    // A platform that cannot edit keeps the placeholder and gets the reply as a new message.
+    let editOf = channel?.capabilities.edits === false ? undefined : shown;
     this.shownBefore.delete(before);
     const limit = this.channel(reply.channel)?.capabilities.maxMessageLength ?? 4096;
     const view = pending?.view;

@@ -5,6 +5,16 @@ import type { Logger } from '../../store/logs/logger.js';
 import { HEARTBEAT_CHAT } from './heartbeat.js';
 
 const TURN_ENDS = ['turn.completed', 'turn.stopped', 'turn.failed', 'turn.aborted'] as const;
+/** The model chooses the keys: a line stays a line however many there are, or however long. */
+const KEYS_SHOWN = 20;
+const KEY_CHARS = 64;
+
+/** The keys as the log shows them (the logger escapes what they contain); `arg_count` keeps the true count. */
+function shownKeys(keys: string[]): string {
+  const cut = (key: string) => (key.length > KEY_CHARS ? `${key.slice(0, KEY_CHARS)}…` : key);
+  const shown = keys.slice(0, KEYS_SHOWN).map(cut);
+  return keys.length > KEYS_SHOWN ? `${shown.join(',')},…` : shown.join(',');
+}
 
 /**
  * Every tool call in the text logs at `info`: the tool, its call id, its turn and its arguments' keys with their
@@ -23,7 +33,8 @@ export function logToolCalls(bus: Bus, logs: { gateway: Logger; heartbeat: Logge
       case 'tool.requested': {
         const { keys, count } = argumentKeys(e.data.arguments);
         started.set(e.data.call_id, { at: e.at, turn: e.turn });
-        loggerOf(e.turn).info('tool call', { tool: e.data.name, call: e.data.call_id, turn: e.turn, arg_count: count, arg_keys: keys.join(',') });
+        const fields = { tool: e.data.name, call: e.data.call_id, turn: e.turn, arg_count: count, arg_keys: shownKeys(keys) };
+        loggerOf(e.turn).info('tool call', fields);
         return;
       }
       case 'tool.completed': {

@@ -8,6 +8,8 @@ export interface ApprovalRequest {
   call: ToolCall;
   channel: string;
   chat: string;
+  /** The sender of the message the turn answers. */
+  asker?: string;
   timeoutMs: number;
   /** Masks secrets in what the chat is shown. */
   clean: (text: string) => string;
@@ -15,7 +17,15 @@ export interface ApprovalRequest {
 
 export type ApprovalAnswer = { approved: boolean; reason: string };
 
-type Waiting = { session: string | undefined; tool: string; settle: (answer: ApprovalAnswer) => void };
+type Waiting = {
+  session: string | undefined;
+  tool: string;
+  asker: string | undefined;
+  settle: (answer: ApprovalAnswer) => void;
+};
+
+/** A call waiting in a session: its tool, and who asked for the turn (absent where nobody did). */
+export type WaitingCall = { tool: string; asker: string | undefined };
 
 const seconds = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
 
@@ -39,10 +49,10 @@ export class ApprovalDesk {
     });
   }
 
-  /** The tool whose call `/approve id` from this session would answer, if one waits. */
-  waitingTool(id: string, session: string | undefined): string | undefined {
+  /** The call `/approve id` from this session would answer, if one waits. */
+  waitingCall(id: string, session: string | undefined): WaitingCall | undefined {
     const waiting = this.waiting.get(id);
-    return waiting && waiting.session === session ? waiting.tool : undefined;
+    return waiting && waiting.session === session ? { tool: waiting.tool, asker: waiting.asker } : undefined;
   }
 
   ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
@@ -60,7 +70,7 @@ export class ApprovalDesk {
       };
       const onAbort = (): void => answerFor('turn_ended', 'the turn ended before anyone answered');
       const timer = setTimeout(() => answerFor('timeout', `no answer in the chat within ${seconds(timeoutMs)}`), timeoutMs);
-      this.waiting.set(id, { session: keys.session, tool: request.call.name, settle: end });
+      this.waiting.set(id, { session: keys.session, tool: request.call.name, asker: request.asker, settle: end });
       signal.addEventListener('abort', onAbort, { once: true });
       this.bus.publish(draftOf(keys, 'approval.requested', {
         approval_id: id,

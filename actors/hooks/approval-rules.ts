@@ -1,4 +1,5 @@
 import picomatch from 'picomatch';
+import { senderListed } from '../../adapters/channels/trigger.js';
 import type { ToolCall } from '../../bus/index.js';
 import type { Config } from '../../store/config/index.js';
 
@@ -53,4 +54,25 @@ function action(call: ToolCall): string {
 /** `exec wants to run \`ls\` — reply /approve 3f2a or /deny 3f2a` */
 export function approvalPrompt(call: ToolCall, id: string): string {
   return `${action(call)} — reply /approve ${id} or /deny ${id}`;
+}
+
+/** Who answers `/approve` or `/deny`: the sender and every form of it, on the `channel_list` entry it wrote from. */
+export interface Approver {
+  sender: string;
+  aliases: readonly string[];
+  /** The `channel_list` entry the answer came from. */
+  channel?: string;
+}
+
+/**
+ * Whether this approver may answer a call: the user whose message started the turn, or an owner of the channel,
+ * one its `allow_from` names (`*` opens a channel to everyone and makes no one an owner). In a group anyone else
+ * could otherwise approve a call another member's message caused.
+ */
+export function mayAnswer(config: Config, asker: string | undefined, approver: Approver): boolean {
+  if (asker !== undefined && approver.sender === asker) return true;
+  const entry = approver.channel === undefined ? undefined : config.channel_list[approver.channel];
+  const allowFrom = entry?.settings.allow_from ?? [];
+  const owners = allowFrom.filter((entry) => entry.trim() !== '*');
+  return owners.length > 0 && senderListed(owners, [approver.sender, ...approver.aliases]);
 }

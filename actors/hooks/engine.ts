@@ -28,6 +28,8 @@ export interface TurnContext {
   keys: Correlation & { turn: string };
   meta: HookMeta;
   offered: (name: string) => boolean;
+  /** The sender of the message the turn answers: who may approve its calls (besides the channel's owners). */
+  asker?: string;
 }
 
 function processHookOf(name: string, entry: ProcessHookEntry, deps: HookEngineDeps): ProcessHook {
@@ -98,12 +100,15 @@ export class HookEngine {
   }
 
   /** The pipeline of one turn; ask `active()` first (a turn without hooks or approvals goes without). */
-  forTurn({ keys, meta, offered }: TurnContext): TurnHooks {
+  forTurn({ keys, meta, offered, asker }: TurnContext): TurnHooks {
     const { deps } = this;
+    const where = { keys, channel: meta.channel, chat: meta.chat, ...(asker !== undefined ? { asker } : {}) };
     const chat: ChatApprover = {
       required: (call) => requiresApproval(deps.config(), call.name),
-      ask: (call, signal) =>
-        this.desk.ask({ keys, call, channel: meta.channel, chat: meta.chat, timeoutMs: deps.config().hooks.defaults.approval_timeout_ms, clean: deps.clean }, signal),
+      ask: (call, signal) => {
+        const timeoutMs = deps.config().hooks.defaults.approval_timeout_ms;
+        return this.desk.ask({ ...where, call, timeoutMs, clean: deps.clean }, signal);
+      },
     };
     return new TurnHooks({
       source: liveDecisions(this.set, chat),

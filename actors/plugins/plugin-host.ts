@@ -8,6 +8,8 @@ import type { Tool } from '../../adapters/tools/tool.js';
 import type { Bus, PluginState } from '../../bus/index.js';
 import type { Config } from '../../store/config/index.js';
 import { discoverPlugins, type FoundPlugin } from '../../store/plugins/discover.js';
+import { PluginFailures } from '../../store/plugins/failures.js';
+import { pluginFingerprint } from '../../store/plugins/fingerprint.js';
 import { pluginDataDir } from '../../store/plugins/locations.js';
 import type { HookEngine } from '../hooks/engine.js';
 import type { HookLog } from '../hooks/hook-set.js';
@@ -40,6 +42,12 @@ export interface PluginHostDeps {
 }
 
 type Loaded = { row: PluginRow; parts?: PluginParts; problems: string[]; channelProblems: Map<string, string> };
+type Started = Extract<FoundPlugin, { ok: true }>;
+type Entry = Config['plugins']['entries'][string];
+type Base = Omit<PluginRow, 'state'>;
+
+/** Said after the reason of a plugin that is not loaded again because it failed before as it is now. */
+export const RETRY_NOTE = 'it failed like this before; Tern loads it again when its files or its plugins entry change';
 
 const BUILT_IN_COMMANDS: ReadonlySet<string> = new Set(CHAT_COMMANDS);
 
@@ -92,6 +100,7 @@ export class PluginHost {
 
   private async loadAll(): Promise<void> {
     const config = this.deps.config();
+    const failures = new PluginFailures(this.deps.home);
     for (const found of discoverPlugins(config, this.deps.home)) {
       const entry = config.plugins.entries[found.name];
       const version = found.ok ? found.manifest.version : undefined;
@@ -100,11 +109,25 @@ export class PluginHost {
       else if (!config.plugins.enabled) this.settle(base, 'disabled', 'plugins.enabled is false');
       else if (!entry.enabled) this.settle(base, 'disabled');
       else if (!found.ok) this.settle(base, 'failed', found.problem);
-      else await this.start(found, entry, base);
+      else await this.startOnce(found, entry, base, failures);
     }
   }
 
-  private async start(found: Extract<FoundPlugin, { ok: true }>, entry: Config['plugins']['entries'][string], base: Omit<PluginRow, 'state'>): Promise<void> {
+  /**
+   * Starts a plugin unless it failed before with the same files and entry: then it stays failed with that reason,
+   * without the cost of loading it (a child process, a syntax check, a wait for its time limit) on every run.
+   */
+  private async startOnce(found: Started, entry: Entry, base: Base, failures: PluginFailures): Promise<void> {
+    const known = failures.known(found.name, pluginFingerprint(found.dir, entry));
+    if (known) return this.settle(base, 'failed', `${known.reason} (${RETRY_NOTE})`);
+    const failure = await this.start(found, entry, base);
+    if (failure === undefined) failures.forget(found.name);
+    // Taken after the attempt: what the failed load itself wrote into its folder is part of how it is now.
+    else failures.record(found.name, pluginFingerprint(found.dir, entry), failure);
+  }
+
+  /** Loads one plugin; resolves with why it failed, if it did. */
+  private async start(found: Started, entry: Entry, base: Base): Promise<string | undefined> {
     const { deps } = this;
     const log: HookLog = (level, message, fields) => deps.log(level, message, { plugin: found.name, ...fields });
     try {
@@ -117,6 +140,7 @@ export class PluginHost {
         config: checkedPluginConfig(found.name, found.manifest.config_schema, entry.config),
         dataDir: pluginDataDir(deps.config(), deps.home, found.name),
         priority: entry.priority,
+        timeoutMs: deps.config().plugins.activate_timeout_ms,
         ...(found.manifest.hooks ? { hooks: found.manifest.hooks } : {}),
       };
       const parts = entry.trusted
@@ -125,9 +149,11 @@ export class PluginHost {
       const problems = [...parts.problems, ...this.adopt(found.name, parts)];
       this.plugins.set(found.name, { row: { ...base, state: 'ready' }, parts, problems, channelProblems: new Map() });
       this.refresh(found.name);
+      return undefined;
     } catch (error) {
       if (!(error instanceof PluginLoadError)) log('error', 'plugin failed to load', { reason: describe(error) });
       this.settle(base, 'failed', describe(error));
+      return describe(error);
     }
   }
 

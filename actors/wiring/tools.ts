@@ -1,10 +1,12 @@
 import { homedir } from 'node:os';
 import type { ToolsOptions } from '../../adapters/tools/build-tools.js';
 import { defaultSandbox, type ExecLogger, type SendFunction } from '../../adapters/tools/options.js';
-import { secretValues, type Config } from '../../store/config/index.js';
+import { runtimeSecrets, type Config } from '../../store/config/index.js';
 import { execIsolation } from '../../store/config/schema/tools/exec.js';
 import { expandHome } from '../../store/paths.js';
 import { cronToolOptions } from '../cron/tool-options.js';
+
+const MIB = 1024 * 1024;
 
 /** The tools block of the config as the tools take it; one policy for every turn of every agent. */
 export function toolsOptions(config: Config, workspace: string, home: string, env: NodeJS.ProcessEnv, log: ExecLogger, send?: SendFunction): ToolsOptions {
@@ -31,6 +33,11 @@ export function toolsOptions(config: Config, workspace: string, home: string, en
       isolation: isolation.mode,
       exposePaths: isolation.expose.map((path) => ({ ...path, source: expandHome(path.source), target: expandHome(path.target) })),
       network: tools.exec.network,
+      limits: {
+        processes: tools.exec.limits.processes,
+        memoryBytes: tools.exec.limits.memory_mb * MIB,
+        fileSizeBytes: tools.exec.limits.file_size_mb * MIB,
+      },
     },
     fetch: {
       enabled: tools.web.fetch.enabled,
@@ -50,7 +57,7 @@ export function toolsOptions(config: Config, workspace: string, home: string, en
     filter: {
       enabled: tools.filter_sensitive_data,
       minLength: tools.filter_min_length,
-      secrets: secretValues(config),
+      secrets: runtimeSecrets(config),
       maxInlineTextChars: tools.mcp.max_inline_text_chars,
     },
   };

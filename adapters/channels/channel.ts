@@ -5,6 +5,11 @@ export interface ChannelCapabilities {
   /** Chat commands this channel lets users run; a registered command outside this list is refused. */
   commands: readonly CommandName[];
   streaming: boolean;
+  /**
+   * Sent messages can be edited (default true). Without, a placeholder is followed by the reply as a new message and
+   * replies are never streamed (LINE, WhatsApp's Cloud API).
+   */
+  edits?: boolean;
   /** Longest text one message may carry; longer replies are split. */
   maxMessageLength: number;
   /** Longest text that may go with a file (`sendFile`'s caption); longer text goes before the file on its own. Default: `maxMessageLength`. */
@@ -40,6 +45,8 @@ export interface ChannelMessage {
   mentioned: boolean;
   /** Voice recordings and audio files, fetched with `Channel.download` when a transcription model is set. */
   audio?: Array<{ fileId: string; mime: string; name: string }>;
+  /** Pictures, videos and documents, fetched with `Channel.download` before the turn and named in its text. */
+  media?: Array<{ kind: 'image' | 'video' | 'file'; fileId: string; mime: string; name: string }>;
 }
 
 /**
@@ -72,6 +79,22 @@ export interface ChannelHooks {
   onFailed(error: Error): void;
 }
 
+/** An HTTP request the gateway's server took for a channel at its webhook route, body already read (and capped). */
+export interface WebhookRequest {
+  method: string;
+  /** Header names in lower case. */
+  headers: Record<string, string | string[] | undefined>;
+  query: URLSearchParams;
+  body: Buffer;
+}
+
+/** What the gateway answers the platform. */
+export interface WebhookAnswer {
+  status: number;
+  body?: string;
+  contentType?: string;
+}
+
 /** One account of one messaging platform. */
 export interface Channel {
   readonly kind: string;
@@ -91,11 +114,23 @@ export interface Channel {
   typingDone?(replyTo: string): Promise<void>;
   /** The bytes of a file a user sent, for platforms that hand out file ids. */
   download?(fileId: string): Promise<Buffer>;
+  /**
+   * For platforms that push updates over HTTP: the gateway serves this at `/webhooks/<type>/<name>` (or
+   * `webhookPath`). It checks the signature (401 and no message on a bad one) and the replay window itself.
+   */
+  webhook?(request: WebhookRequest): Promise<WebhookAnswer>;
+  /** The route the platform posts to, where the peer runtime lets users choose it (LINE's `webhook_path`). */
+  readonly webhookPath?: string;
 }
 
-/** A channel failure with a reason the supervisor can act on. */
+export type ChannelErrorCode = 'unauthorized' | 'network' | 'stalled' | 'bad_settings' | 'platform' | 'rate_limited' | 'rejected_format';
+
+/**
+ * A channel failure with a reason the supervisor can act on. `rate_limited` carries the platform's `retry_after`
+ * (`retryAfterMs`); `rejected_format` says the platform refused the message's formatting (the plain text may pass).
+ */
 export class ChannelError extends Error {
-  constructor(readonly code: 'unauthorized' | 'network' | 'stalled' | 'bad_settings' | 'platform', message: string) {
+  constructor(readonly code: ChannelErrorCode, message: string, readonly retryAfterMs?: number) {
     super(message);
     this.name = 'ChannelError';
   }

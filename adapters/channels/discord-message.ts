@@ -15,8 +15,10 @@ export const discordMessageSchema = z.object({
   authorIsBot: z.boolean(),
   /** The message replies to one of the bot's messages. */
   repliesToBot: z.boolean(),
+  /** Its attachments; a voice message is one Ogg attachment (flag IS_VOICE_MESSAGE). */
+  attachments: z.array(z.object({ url: z.string(), name: z.string(), contentType: z.string().nullable() })).default([]),
 });
-export type DiscordMessageFacts = z.infer<typeof discordMessageSchema>;
+export type DiscordMessageFacts = z.input<typeof discordMessageSchema>;
 
 /** Discord's 2000-character message limit. */
 export const DISCORD_MAX_LENGTH = 2000;
@@ -28,7 +30,10 @@ export const DISCORD_MAX_LENGTH = 2000;
 export function fromDiscordMessage(facts: DiscordMessageFacts, botId: string): ChannelMessage | undefined {
   if (facts.authorIsBot) return undefined;
   const { text, mentioned } = stripMention(facts.content, `<@!?${botId}>`);
-  if (text === '') return undefined;
+  const files = facts.attachments ?? [];
+  if (text === '' && files.length === 0) return undefined;
+  const audio = files.filter((f) => f.contentType?.startsWith('audio/'));
+  const media = files.filter((f) => !f.contentType?.startsWith('audio/'));
   const inThread = facts.threadParentId !== null;
   const chat = facts.guildId === null ? `direct:${facts.channelId}` : `channel:${inThread ? facts.threadParentId : facts.channelId}`;
   return {
@@ -41,7 +46,15 @@ export function fromDiscordMessage(facts: DiscordMessageFacts, botId: string): C
     ...(facts.guildId !== null ? { space: `guild:${facts.guildId}` } : {}),
     ...(inThread ? { topic: `topic:${facts.channelId}` } : {}),
     mentioned: mentioned || facts.repliesToBot,
+    // The file id is the attachment's URL: `download` fetches it.
+    ...(audio.length ? { audio: audio.map((f) => ({ fileId: f.url, mime: f.contentType ?? 'audio/ogg', name: f.name })) } : {}),
+    ...(media.length ? { media: media.map((f) => ({ kind: mediaKind(f.contentType), fileId: f.url, mime: f.contentType ?? 'application/octet-stream', name: f.name })) } : {}),
   };
+}
+
+function mediaKind(type: string | null): 'image' | 'video' | 'file' {
+  if (type?.startsWith('image/')) return 'image';
+  return type?.startsWith('video/') ? 'video' : 'file';
 }
 
 /** One row of buttons (an action row of type 1, buttons of type 2); a button's custom id is the text its press sends. */

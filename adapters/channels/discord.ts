@@ -1,4 +1,5 @@
 import { Client, Events, GatewayIntentBits, Partials, type Message } from 'discord.js';
+import { sendForBytes } from '../http/client.js';
 import { CHAT_COMMANDS } from './command-names.js';
 import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice, type OutboundFile } from './channel.js';
 import { uploadToDiscord } from './discord-upload.js';
@@ -16,8 +17,18 @@ function factsOf(message: Message, botId: string): DiscordMessageFacts {
     authorName: message.author.username,
     authorIsBot: message.author.bot,
     repliesToBot: message.mentions.repliedUser?.id === botId,
+    attachments: [...message.attachments.values()].map((a) => ({ url: a.url, name: a.name, contentType: a.contentType })),
   };
 }
+
+export interface DiscordOptions {
+  token: string;
+  /** `settings.base_url`: the REST API root (`…/api`, an emulator); the gateway's address comes from it. */
+  apiBase?: string;
+}
+
+/** Discord's attachment limit for bots without boosts. */
+const MAX_DOWNLOAD_BYTES = 25 * 1024 * 1024;
 
 /** Discord through discord.js's gateway connection; one instance per bot token. */
 export class DiscordChannel implements Channel {
@@ -25,12 +36,13 @@ export class DiscordChannel implements Channel {
   readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: DISCORD_MAX_LENGTH };
   private client: Client | undefined;
 
-  constructor(private readonly token: string) {}
+  constructor(private readonly options: DiscordOptions) {}
 
   async start(hooks: ChannelHooks): Promise<void> {
     const client = new Client({
       intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
       partials: [Partials.Channel],
+      ...(this.options.apiBase ? { rest: { api: this.options.apiBase.replace(/\/+$/, '') } } : {}),
     });
     this.client = client;
     client.once(Events.ClientReady, () => hooks.onConnected());
@@ -57,7 +69,7 @@ export class DiscordChannel implements Channel {
     });
     client.on(Events.Error, (error) => hooks.onFailed(new ChannelError('network', error.message)));
     client.on(Events.Invalidated, () => hooks.onFailed(new ChannelError('unauthorized', 'the Discord session was invalidated')));
-    await client.login(this.token).catch((error: unknown) => {
+    await client.login(this.options.token).catch((error: unknown) => {
       throw new ChannelError('unauthorized', `Discord login failed (${(error as Error).message})`);
     });
   }
@@ -85,6 +97,14 @@ export class DiscordChannel implements Channel {
   async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
     if (!this.client) throw new ChannelError('platform', 'the Discord channel is not started');
     return uploadToDiscord(this.client.rest, replyTo, file);
+  }
+
+  /** An attachment, by its URL (the file id of an inbound file). */
+  async download(fileId: string): Promise<Buffer> {
+    const answer = await sendForBytes({ maxAnswerBytes: MAX_DOWNLOAD_BYTES }, { url: fileId })
+      .catch((error: Error) => { throw new ChannelError('network', `downloading a Discord attachment failed (${error.message})`); });
+    if (answer.status >= 300) throw new ChannelError('platform', `downloading a Discord attachment failed (HTTP ${answer.status})`);
+    return answer.bytes;
   }
 
   async typing(replyTo: string): Promise<void> {

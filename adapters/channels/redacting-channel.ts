@@ -1,5 +1,5 @@
 import type { Redactor } from '../../store/config/index.js';
-import type { Channel, ChannelHooks, Choice, OutboundFile } from './channel.js';
+import type { Channel, ChannelHooks, Choice, OutboundFile, WebhookAnswer, WebhookRequest } from './channel.js';
 
 /**
  * A channel whose outgoing text passes the redactor first, whatever sends it: a reply, a streamed edit, the
@@ -10,9 +10,13 @@ export class RedactingChannel implements Channel {
   readonly typingDone?: (replyTo: string) => Promise<void>;
   readonly download?: (fileId: string) => Promise<Buffer>;
   readonly sendFile?: (replyTo: string, file: OutboundFile) => Promise<string>;
+  readonly webhook?: (request: WebhookRequest) => Promise<WebhookAnswer>;
+  readonly webhookPath?: string;
 
   constructor(private readonly inner: Channel, private readonly redactor: () => Redactor) {
-    const { sendChoices, typingDone, download, sendFile } = inner;
+    const { sendChoices, typingDone, download, sendFile, webhook } = inner;
+    if (webhook) this.webhook = (request) => webhook.call(inner, request);
+    if (inner.webhookPath !== undefined) this.webhookPath = inner.webhookPath;
     if (sendChoices) this.sendChoices = (replyTo, text, choices) => sendChoices.call(inner, replyTo, this.redactor().text(text), choices);
     if (sendFile) this.sendFile = (replyTo, file) => sendFile.call(inner, replyTo, file.caption === undefined ? file : { ...file, caption: this.redactor().text(file.caption) });
     if (typingDone) this.typingDone = (replyTo) => typingDone.call(inner, replyTo);

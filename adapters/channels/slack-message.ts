@@ -14,6 +14,8 @@ export const slackMessageSchema = z.looseObject({
   ts: z.string(),
   thread_ts: z.string().optional(),
   team: z.string().optional(),
+  /** Files shared with the message (subtype `file_share`): pictures, documents, audio clips. */
+  files: z.array(z.looseObject({ id: z.string(), name: z.string().optional(), mimetype: z.string().optional(), url_private_download: z.string().optional() })).optional(),
 });
 export type SlackMessageEvent = z.infer<typeof slackMessageSchema>;
 
@@ -31,9 +33,13 @@ export function slackTarget(replyTo: string): { channel: string; thread_ts?: str
  * channels `channel:<channel>` in space `workspace:<team>`, thread replies `topic:<thread_ts>`.
  */
 export function fromSlackMessage(event: SlackMessageEvent, botUserId: string): ChannelMessage | undefined {
-  if (event.subtype !== undefined || event.bot_id !== undefined || !event.user || event.text === undefined) return undefined;
+  const shared = event.subtype === 'file_share';
+  if ((event.subtype !== undefined && !shared) || event.bot_id !== undefined || !event.user || event.text === undefined) return undefined;
   const { text, mentioned } = stripMention(event.text, `<@${botUserId}>`);
   const kind = slackChatKind(event);
+  const files = shared ? (event.files ?? []).filter((f) => f.url_private_download) : [];
+  const audio = files.filter((f) => f.mimetype?.startsWith('audio/'));
+  const media = files.filter((f) => !f.mimetype?.startsWith('audio/'));
   return {
     messageId: `${event.channel}:${event.ts}`,
     chat: `${kind}:${event.channel}`,
@@ -44,7 +50,15 @@ export function fromSlackMessage(event: SlackMessageEvent, botUserId: string): C
     ...(event.team ? { space: `workspace:${event.team}` } : {}),
     ...(event.thread_ts ? { topic: `topic:${event.thread_ts}` } : {}),
     mentioned,
+    // A file's id is its private download URL, which `download` fetches with the bot token.
+    ...(audio.length ? { audio: audio.map((f) => ({ fileId: f.url_private_download!, mime: f.mimetype ?? 'audio/ogg', name: f.name ?? 'audio' })) } : {}),
+    ...(media.length ? { media: media.map((f) => ({ kind: slackMediaKind(f.mimetype), fileId: f.url_private_download!, mime: f.mimetype ?? 'application/octet-stream', name: f.name ?? 'file' })) } : {}),
   };
+}
+
+function slackMediaKind(type: string | undefined): 'image' | 'video' | 'file' {
+  if (type?.startsWith('image/')) return 'image';
+  return type?.startsWith('video/') ? 'video' : 'file';
 }
 
 /** Buttons under a reply: one `actions` block; each button's value is the text its press sends. */

@@ -1,5 +1,7 @@
 import { App, LogLevel } from '@slack/bolt';
+import { sendForBytes } from '../http/client.js';
 import { CHAT_COMMANDS } from './command-names.js';
+import { renderMarkdown } from './markdown.js';
 import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice, type OutboundFile } from './channel.js';
 import { uploadToSlack } from './slack-upload.js';
 import { fromSlackButton, fromSlackMessage, SLACK_MAX_LENGTH, slackButtonSchema, slackChatKind, slackChoiceBlocks, slackMessageSchema, slackTarget, type SlackChatKind } from './slack-message.js';
@@ -9,7 +11,12 @@ export interface SlackOptions {
   token: string;
   /** The app-level token (`xapp-…`) Socket Mode connects with, `settings.app_token`. */
   appToken: string;
+  /** `settings.base_url`: the Web API root (`…/api/`, an emulator); Socket Mode's address comes from it. */
+  apiUrl?: string;
 }
+
+/** Slack's limit for a file a bot downloads here. */
+const MAX_DOWNLOAD_BYTES = 25 * 1024 * 1024;
 
 /** Slack through @slack/bolt in Socket Mode (no public URL needed); one instance per app. */
 export class SlackChannel implements Channel {
@@ -22,7 +29,15 @@ export class SlackChannel implements Channel {
   constructor(private readonly options: SlackOptions) {}
 
   async start(hooks: ChannelHooks): Promise<void> {
-    const app = new App({ token: this.options.token, appToken: this.options.appToken, socketMode: true, logLevel: LogLevel.ERROR });
+    const clientOptions = this.options.apiUrl ? { slackApiUrl: this.options.apiUrl.replace(/\/*$/, '/') } : {};
+    const app = new App({
+      token: this.options.token,
+      appToken: this.options.appToken,
+      socketMode: true,
+      logLevel: LogLevel.ERROR,
+      clientOptions,
+      installerOptions: { clientOptions },
+    });
     this.app = app;
     const auth = await app.client.auth.test().catch((error: unknown) => {
       throw new ChannelError('unauthorized', `Slack auth.test failed (${(error as Error).message})`);
@@ -51,17 +66,26 @@ export class SlackChannel implements Channel {
   }
 
   async send(replyTo: string, text: string): Promise<string> {
-    const answer = await this.client().chat.postMessage({ ...slackTarget(replyTo), text });
+    const answer = await this.client().chat.postMessage({ ...slackTarget(replyTo), text: renderMarkdown(text, 'slack') });
     return answer.ts ?? '';
   }
 
   async sendChoices(replyTo: string, text: string, choices: readonly Choice[]): Promise<string> {
-    const answer = await this.client().chat.postMessage({ ...slackTarget(replyTo), text, blocks: slackChoiceBlocks(text, choices) as never });
+    const shown = renderMarkdown(text, 'slack');
+    const answer = await this.client().chat.postMessage({ ...slackTarget(replyTo), text: shown, blocks: slackChoiceBlocks(shown, choices) as never });
     return answer.ts ?? '';
   }
 
   async edit(replyTo: string, messageId: string, text: string): Promise<void> {
-    await this.client().chat.update({ channel: slackTarget(replyTo).channel, ts: messageId, text });
+    await this.client().chat.update({ channel: slackTarget(replyTo).channel, ts: messageId, text: renderMarkdown(text, 'slack') });
+  }
+
+  /** A shared file, by its private download URL (the file id of an inbound file), with the bot token. */
+  async download(fileId: string): Promise<Buffer> {
+    const answer = await sendForBytes({ maxAnswerBytes: MAX_DOWNLOAD_BYTES }, { url: fileId, headers: { authorization: `Bearer ${this.options.token}` } })
+      .catch((error: Error) => { throw new ChannelError('network', `downloading a Slack file failed (${error.message})`); });
+    if (answer.status >= 300) throw new ChannelError('platform', `downloading a Slack file failed (HTTP ${answer.status})`);
+    return answer.bytes;
   }
 
   sendFile(replyTo: string, file: OutboundFile): Promise<string> {

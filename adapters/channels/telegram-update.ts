@@ -18,6 +18,9 @@ export const telegramUpdateSchema = z.looseObject({
       is_topic_message: z.boolean().optional(),
       reply_to_message: z.looseObject({ from: userSchema.optional() }).optional(),
       voice: fileSchema.optional(),
+      photo: z.array(z.looseObject({ file_id: z.string(), width: z.number().optional() })).optional(),
+      document: fileSchema.extend({ file_name: z.string().optional() }).optional(),
+      video: fileSchema.extend({ file_name: z.string().optional() }).optional(),
       audio: fileSchema.extend({ file_name: z.string().optional() }).optional(),
     })
     .optional(),
@@ -44,6 +47,26 @@ function audioOf(message: TelegramUpdate['message']): { fileId: string; mime: st
   return undefined;
 }
 
+type Media = NonNullable<ChannelMessage['media']>[number];
+
+/** The picture (its largest size), video or document of a message. */
+function mediaOf(message: TelegramUpdate['message']): Media | undefined {
+  const photo = message?.photo?.at(-1);
+  if (photo) return { kind: 'image', fileId: photo.file_id, mime: 'image/jpeg', name: 'photo.jpg' };
+  if (message?.video) return { kind: 'video', fileId: message.video.file_id, mime: message.video.mime_type ?? 'video/mp4', name: message.video.file_name ?? 'video.mp4' };
+  if (message?.document) {
+    const { file_id, mime_type, file_name } = message.document;
+    return { kind: mime_type?.startsWith('image/') ? 'image' : 'file', fileId: file_id, mime: mime_type ?? 'application/octet-stream', name: file_name ?? 'file' };
+  }
+  return undefined;
+}
+
+/** A forum topic's replies go to the topic: the reply address is `<chat id>#<thread id>`. */
+export function telegramTarget(replyTo: string): { chat_id: string; message_thread_id?: number } {
+  const [chat, thread] = replyTo.split('#');
+  return thread === undefined ? { chat_id: chat! } : { chat_id: chat!, message_thread_id: Number(thread) };
+}
+
 function chatOf(type: string, id: string): string {
   if (type === 'private') return `direct:${id}`;
   if (type === 'channel') return `channel:${id}`;
@@ -58,22 +81,25 @@ export function fromTelegramUpdate(update: TelegramUpdate, bot: BotIdentity): Ch
   if (update.callback_query) return fromButtonPress(update.callback_query);
   const message = update.message;
   const audio = audioOf(message);
-  const text = message?.text ?? message?.caption ?? (audio ? '' : undefined);
+  const media = mediaOf(message);
+  const text = message?.text ?? message?.caption ?? (audio || media ? '' : undefined);
   if (!message || text === undefined || message.from?.is_bot) return undefined;
   const chatId = String(message.chat.id);
   const mentions = new RegExp(`@${bot.username}\\b`, 'gi');
   const repliedToBot = message.reply_to_message?.from?.id === bot.id;
   const sender = message.from ? String(message.from.id) : chatId;
+  const topic = message.is_topic_message && message.message_thread_id !== undefined ? message.message_thread_id : undefined;
   return {
     messageId: `${chatId}:${message.message_id}`,
     chat: chatOf(message.chat.type, chatId),
-    replyTo: chatId,
+    replyTo: topic === undefined ? chatId : `${chatId}#${topic}`,
     sender,
     senderAliases: [sender, ...(message.from?.username ? [`@${message.from.username}`] : [])],
     text: text.replace(mentions, '').trim(),
-    ...(message.is_topic_message && message.message_thread_id !== undefined ? { topic: `topic:${message.message_thread_id}` } : {}),
+    ...(topic !== undefined ? { topic: `topic:${topic}` } : {}),
     mentioned: new RegExp(`@${bot.username}\\b`, 'i').test(text) || repliedToBot,
     ...(audio ? { audio: [audio] } : {}),
+    ...(media ? { media: [media] } : {}),
   };
 }
 

@@ -5,7 +5,9 @@ import { sendForBytes, type Route } from '../http/client.js';
 import { botApiFetch } from './bot-api-fetch.js';
 import { CHAT_COMMANDS } from './command-names.js';
 import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice, type OutboundFile } from './channel.js';
-import { fromTelegramUpdate, telegramUpdateSchema, type BotIdentity } from './telegram-update.js';
+import { renderMarkdown } from './markdown.js';
+import { honourRateLimit } from './rate-limit.js';
+import { fromTelegramUpdate, telegramTarget, telegramUpdateSchema, type BotIdentity } from './telegram-update.js';
 
 export interface TelegramOptions {
   token: string;
@@ -51,7 +53,12 @@ function plainTimer(ms: number, run: () => void): { cancel(): void } {
 
 function asChannelError(error: unknown): ChannelError {
   if (error instanceof ChannelError) return error;
-  if (error instanceof GrammyError) return new ChannelError(error.error_code === 401 ? 'unauthorized' : 'platform', `Bot API ${error.method}: ${error.description}`);
+  if (error instanceof GrammyError) {
+    const what = `Bot API ${error.method}: ${error.description}`;
+    if (error.error_code === 429) return new ChannelError('rate_limited', what, (error.parameters.retry_after ?? 1) * 1000);
+    if (error.error_code === 400 && /can't parse entities/i.test(error.description)) return new ChannelError('rejected_format', what);
+    return new ChannelError(error.error_code === 401 ? 'unauthorized' : 'platform', what);
+  }
   if (error instanceof HttpError) return new ChannelError('network', `cannot reach the Bot API (${(error.error as Error)?.message ?? 'network error'})`);
   return new ChannelError('platform', (error as Error)?.message ?? String(error));
 }
@@ -86,35 +93,53 @@ export class TelegramChannel implements Channel {
     await this.loop;
   }
 
+  /** Markdown goes as Telegram's HTML; a text whose entities the Bot API refuses goes again as plain text. */
   async send(replyTo: string, text: string): Promise<string> {
-    const sent = await this.api.sendMessage(replyTo, text).catch((error: unknown) => { throw asChannelError(error); });
+    const { chat_id, message_thread_id } = telegramTarget(replyTo);
+    const thread = message_thread_id === undefined ? {} : { message_thread_id };
+    const sent = await this.formatted(text, (body, other) => this.api.sendMessage(chat_id, body, { ...thread, ...other }));
     return String(sent.message_id);
+  }
+
+  /** A call with the text as HTML, again as plain text if the entities are refused, each call after any 429's wait. */
+  private async formatted<T>(text: string, call: (body: string, other: { parse_mode?: 'HTML' }) => Promise<T>): Promise<T> {
+    const once = (body: string, other: { parse_mode?: 'HTML' }): Promise<T> =>
+      honourRateLimit(() => call(body, other).catch((error: unknown) => { throw asChannelError(error); }));
+    return once(renderMarkdown(text, 'telegram-html'), { parse_mode: 'HTML' }).catch((error: unknown) => {
+      if (error instanceof ChannelError && error.code === 'rejected_format') return once(renderMarkdown(text, 'plain'), {});
+      throw error;
+    });
   }
 
   /** An image as a photo (`sendPhoto`), audio and video as such, anything else as a document; the caption under it. */
   async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
     const bytes = await readFile(file.path).catch((error: Error) => { throw new ChannelError('platform', `cannot read ${basename(file.path)} to send it (${error.message})`); });
-    const input = new InputFile(bytes, basename(file.path));
-    const other = file.caption ? { caption: file.caption } : {};
-    const sent = await (async () => {
-      if (file.kind === 'image' && PHOTO_TYPES.has(file.mime) && bytes.length <= MAX_PHOTO_BYTES) return this.api.sendPhoto(replyTo, input, other);
-      if (file.kind === 'image' && file.mime === 'image/gif') return this.api.sendAnimation(replyTo, input, other);
-      if (file.kind === 'audio') return this.api.sendAudio(replyTo, input, other);
-      if (file.kind === 'video') return this.api.sendVideo(replyTo, input, other);
-      return this.api.sendDocument(replyTo, input, other);
-    })().catch((error: unknown) => { throw asChannelError(error); });
+    const { chat_id, message_thread_id } = telegramTarget(replyTo);
+    const other = { ...(file.caption ? { caption: file.caption } : {}), ...(message_thread_id === undefined ? {} : { message_thread_id }) };
+    const upload = (): Promise<{ message_id: number }> => {
+      const input = new InputFile(bytes, basename(file.path));
+      if (file.kind === 'image' && PHOTO_TYPES.has(file.mime) && bytes.length <= MAX_PHOTO_BYTES) return this.api.sendPhoto(chat_id, input, other);
+      if (file.kind === 'image' && file.mime === 'image/gif') return this.api.sendAnimation(chat_id, input, other);
+      if (file.kind === 'audio') return this.api.sendAudio(chat_id, input, other);
+      if (file.kind === 'video') return this.api.sendVideo(chat_id, input, other);
+      return this.api.sendDocument(chat_id, input, other);
+    };
+    const sent = await honourRateLimit(() => upload().catch((error: unknown) => { throw asChannelError(error); }));
     return String(sent.message_id);
   }
 
   /** An inline keyboard, one row; a press comes back as a `callback_query` update carrying the button's reply. */
   async sendChoices(replyTo: string, text: string, choices: readonly Choice[]): Promise<string> {
     const inline_keyboard = [choices.map((choice) => ({ text: choice.label, callback_data: choice.reply }))];
-    const sent = await this.api.sendMessage(replyTo, text, { reply_markup: { inline_keyboard } }).catch((error: unknown) => { throw asChannelError(error); });
+    const { chat_id, message_thread_id } = telegramTarget(replyTo);
+    const thread = message_thread_id === undefined ? {} : { message_thread_id };
+    const sent = await this.formatted(text, (body, other) => this.api.sendMessage(chat_id, body, { ...thread, ...other, reply_markup: { inline_keyboard } }));
     return String(sent.message_id);
   }
 
   async edit(replyTo: string, messageId: string, text: string): Promise<void> {
-    await this.api.editMessageText(replyTo, Number(messageId), text).catch((error: unknown) => { throw asChannelError(error); });
+    const { chat_id } = telegramTarget(replyTo);
+    await this.formatted(text, (body, other) => this.api.editMessageText(chat_id, Number(messageId), body, other));
   }
 
   /** Files come from `<api root>/file/bot<token>/<file_path>` after getFile names the path. */
@@ -129,7 +154,8 @@ export class TelegramChannel implements Channel {
   }
 
   async typing(replyTo: string): Promise<void> {
-    await this.api.sendChatAction(replyTo, 'typing').catch(() => undefined);
+    const { chat_id, message_thread_id } = telegramTarget(replyTo);
+    await this.api.sendChatAction(chat_id, 'typing', message_thread_id === undefined ? {} : { message_thread_id }).catch(() => undefined);
   }
 
   private async poll(bot: BotIdentity, hooks: ChannelHooks, signal: AbortSignal): Promise<void> {

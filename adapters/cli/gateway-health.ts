@@ -26,3 +26,36 @@ export function gatewayUp(url: string): Promise<boolean> {
     });
   });
 }
+
+/** A channel as a running gateway's `/ready` reports it. */
+export interface ChannelReport {
+  name: string;
+  /** `starting`, `connected`, `failed` (retrying), `refused` (cannot start as configured). */
+  state: string;
+  reason?: string;
+}
+
+/** The channels of the gateway answering at `healthUrl`, from its `/ready`; undefined when none answers. */
+export function gatewayChannels(url: string): Promise<ChannelReport[] | undefined> {
+  return new Promise((resolve) => {
+    const request = get(url.replace(/\/health$/, '/ready'), (response) => {
+      clearTimeout(deadline);
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => {
+        try {
+          const channels = (JSON.parse(body) as { channels?: unknown }).channels;
+          resolve(Array.isArray(channels) ? (channels as ChannelReport[]) : undefined);
+        } catch {
+          resolve(undefined);
+        }
+      });
+    });
+    const deadline = setTimeout(() => request.destroy(), HEALTH_TIMEOUT_MS);
+    request.on('error', () => {
+      clearTimeout(deadline);
+      resolve(undefined);
+    });
+  });
+}

@@ -3,6 +3,7 @@ import type { CommandContext, CommandSpec, OptionValues } from './command.js';
 import { CliError, DEFAULT_USAGE_FIX, UsageError } from './errors.js';
 import { commandHelp } from './help.js';
 import { parseArgsProblem } from './usage-problem.js';
+import { redactWrites } from './printed.js';
 
 function parse(spec: CommandSpec, argv: string[]) {
   const options = Object.fromEntries(
@@ -92,6 +93,8 @@ export async function runParsed(spec: CommandSpec, argv: string[], io: RunIo): P
 }
 
 export async function runCommand(spec: CommandSpec, argv: string[]): Promise<number> {
+  redactWrites(process.stdout);
+  redactWrites(process.stderr);
   const controller = new AbortController();
   const uninstall = onSignals(controller);
   const { stdout, stderr, env } = process;

@@ -36,9 +36,11 @@ export function childEnvironment(processEnv: NodeJS.ProcessEnv, extra: Record<st
 
 type Running<H> = { rpc: LineRpc; hello: H };
 
+const OUTPUT_CLOSED_GRACE_MS = 1_000;
+
 /** What a crashed Node process said, in a line: its error (`SyntaxError: …`) and where (`index.js:3`). */
 function errorSummary(stderr: readonly string[], dir: string | undefined): string | undefined {
-  const error = stderr.find((line) => /^[A-Z]\w*(Error|Exception)\b/.test(line));
+  const error = stderr.find((line) => /^(?:[A-Z]\w*)?(Error|Exception)\b/.test(line));
   if (!error) return undefined;
   const place = stderr.map((line) => /^(?:file:\/\/)?(\/.+):(\d+)$/.exec(line)).find((match) => match !== null);
   const file = place ? (dir && place[1]!.startsWith(`${dir}/`) ? place[1]!.slice(dir.length + 1) : place[1]!) : undefined;
@@ -156,8 +158,15 @@ export class SupervisedChild<H> {
         clearTimeout(timer);
         if (gone) return;
         const reason = `the handshake failed (${(error as Error).message})`;
-        leave(reason);
-        child.kill('SIGKILL');
+        const fail = (): void => {
+          leave(reason);
+          child.kill('SIGKILL');
+        };
+        if (!(error instanceof RpcError && error.code === 'rpc_closed')) return fail();
+        // It closed its output: it is most likely exiting, and its 'close' says how (the exit code, the error it
+        // printed), which is the reason worth showing. One that closed its output and lives on is ended shortly.
+        const grace = setTimeout(() => !gone && fail(), OUTPUT_CLOSED_GRACE_MS);
+        child.once('close', () => clearTimeout(grace));
       },
     );
   }

@@ -2,13 +2,15 @@ import { type IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { type AuthStorage, openAuthStore } from '../../store/auth-db.js';
 import { authGate } from './auth-gate.js';
-import { authRoutes } from './auth-routes.js';
+import { authRoutes, type AuthParts } from './auth-routes.js';
 import { type Credentials, credentials as passwordCredentials } from './credentials.js';
 import { errorHandler, notFound } from './error-handlers.js';
+import { LoginLimits } from './login-limit.js';
 import { migrateLegacyToken, type TokenMigration } from './migrate-token.js';
 import { authPages, homePage } from './pages.js';
 import { isSameOrigin, originGuard } from './same-origin.js';
 import { securityHeaders } from './security-headers.js';
+import { SetupToken } from './setup-token.js';
 import { isAuthenticated, sessionMiddleware } from './session.js';
 import { defaultWebDir } from './web-dir.js';
 
@@ -21,12 +23,16 @@ export interface LauncherOptions {
   webDir?: string;
   /** Mounted behind the auth gate, e.g. `{ path: '/api', handler: dashboardRouter }`. */
   routes?: ProtectedRoute[];
+  /** The first-run setup token (`AGENT_LAUNCHER_SETUP_TOKEN`); random when absent. */
+  setupToken?: string;
 }
 
 export interface LauncherApp {
   app: Express;
   storage: AuthStorage;
   tokenMigration: TokenMigration;
+  /** What `POST /api/auth/setup` needs as `setup_token` while no password is set. */
+  setupToken: string;
   /** Mounts a handler behind the session gate; works before or after the server starts listening. */
   mountProtected(path: string, handler: RequestHandler): void;
   /** For WebSocket upgrades (`/pico/ws`, `/api/live`): a signed-in session cookie and a same-host Origin. */
@@ -59,10 +65,11 @@ function guardedRoutes(webDir: string, routes: ProtectedRoute[]): Router {
   return guarded;
 }
 
-type Parts = { session: RequestHandler; credentials: Credentials; storage: AuthStorage; webDir: string; guarded: Router };
+type Parts = AuthParts & { session: RequestHandler; webDir: string; guarded: Router };
 
 // Order matters: headers on every answer, then the session, then the gate before any route.
-function assemble({ session, credentials, storage, webDir, guarded }: Parts): Express {
+function assemble({ session, webDir, guarded, ...auth }: Parts): Express {
+  const { credentials } = auth;
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -71,7 +78,7 @@ function assemble({ session, credentials, storage, webDir, guarded }: Parts): Ex
   app.use(originGuard);
   app.use(session);
   app.use(authGate(credentials));
-  app.use('/api/auth', authRoutes(credentials, storage));
+  app.use('/api/auth', authRoutes(auth));
   app.use(authPages(webDir, credentials));
   app.use(guarded);
   app.use(notFound);
@@ -81,16 +88,19 @@ function assemble({ session, credentials, storage, webDir, guarded }: Parts): Ex
 
 export async function createLauncherApp(options: LauncherOptions): Promise<LauncherApp> {
   const webDir = options.webDir ?? defaultWebDir();
+  const setupToken = new SetupToken(options.setupToken);
   const store = await openAuthStore(options.home);
   try {
     const tokenMigration = await migrateLegacyToken(store);
     const credentials = passwordCredentials(store);
     const session = sessionMiddleware(store.sessions, store.sessionSecret);
     const guarded = guardedRoutes(webDir, options.routes ?? []);
+    const limits = new LoginLimits(options.home);
     return {
-      app: assemble({ session, credentials, storage: store.storage, webDir, guarded }),
+      app: assemble({ session, credentials, storage: store.storage, setupToken, limits, webDir, guarded }),
       storage: store.storage,
       tokenMigration,
+      setupToken: setupToken.value,
       mountProtected: (path, handler) => void guarded.use(path, handler),
       authenticateUpgrade: async (req) => isSameOrigin(req) && (await credentials.initialized()) && runSession(session, req),
       initialized: () => credentials.initialized(),

@@ -7,7 +7,18 @@ export const MAX_PASSWORD_LENGTH = 1024;
 const password = (field: string) =>
   z.string({ error: `${field} must be a string` }).max(MAX_PASSWORD_LENGTH, `${field} must be at most ${MAX_PASSWORD_LENGTH} characters`);
 
-export const SetupBody = z.object({ password: password('password'), confirm: password('confirm') }, { error: 'body must be a JSON object with "password" and "confirm"' });
+export const SetupBody = z.object(
+  {
+    password: password('password'),
+    confirm: password('confirm'),
+    /** Needed for the first password only (a signed-in change needs none): the token tern-launcher printed. */
+    setup_token: z
+      .string({ error: 'setup_token must be a string' })
+      .max(256, 'setup_token must be at most 256 characters')
+      .optional(),
+  },
+  { error: 'body must be a JSON object with "password" and "confirm"' },
+);
 export const LoginBody = z.object({ password: password('password') }, { error: 'body must be a JSON object with "password"' });
 
 /**

@@ -3,12 +3,28 @@ import type { AuthStorage } from '../../store/auth-db.js';
 import { firstIssue, LoginBody, passwordProblem, SetupBody } from './auth-bodies.js';
 import type { Credentials } from './credentials.js';
 import { sendError } from './http-error.js';
-import { loginLimit } from './login-limit.js';
+import { loginLimit, type LoginLimits } from './login-limit.js';
+import type { SetupToken } from './setup-token.js';
 import { endSession, isAuthenticated, SESSION_COOKIE, sessionCookieOptions, startSession } from './session.js';
 
 export type AuthStatus = { initialized: boolean; authenticated: boolean; storage?: 'launcher-config.json' };
 
 const ALREADY_SET = 'a password is already set; sign in to change it';
+const TOKEN_HINT = 'open the setup link tern-launcher printed when it started (/launcher-setup?setup_token=…)';
+
+type Refusal = { status: number; code: string; message: string };
+
+/** Why a first-run setup is refused for its token, if it is. */
+function tokenProblem(given: string | undefined, token: SetupToken): Refusal | undefined {
+  if (given === undefined || given.trim() === '') {
+    return { status: 400, code: 'setup_token_required', message: `setup_token is required: ${TOKEN_HINT}` };
+  }
+  if (!token.matches(given)) {
+    const message = `setup_token is not the one of this launcher: ${TOKEN_HINT}`;
+    return { status: 403, code: 'setup_token_mismatch', message };
+  }
+  return undefined;
+}
 
 // Judged by the header alone (not req.is, which needs a body), so a bodiless JSON logout is accepted.
 function requireJson(req: Request, res: Response, next: NextFunction): void {
@@ -21,8 +37,18 @@ function isEmptyObject(body: unknown): boolean {
   return body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
 }
 
-/** `/api/auth/*`: status, first-run setup (or a password change when signed in), login and logout. */
-export function authRoutes(credentials: Credentials, storage: AuthStorage): Router {
+export interface AuthParts {
+  credentials: Credentials;
+  storage: AuthStorage;
+  setupToken: SetupToken;
+  limits: LoginLimits;
+}
+
+/**
+ * `/api/auth/*`: status, first-run setup (with the launcher's setup token) or a password change when signed in,
+ * login (throttled per client) and logout.
+ */
+export function authRoutes({ credentials, storage, setupToken, limits }: AuthParts): Router {
   const router = express.Router();
   router.use(express.json({ limit: '16kb' }));
 
@@ -42,6 +68,8 @@ export function authRoutes(credentials: Credentials, storage: AuthStorage): Rout
     const signedIn = isAuthenticated(req);
     if (!signedIn && (await credentials.initialized()))
       return sendError(res, 401, 'unauthenticated', ALREADY_SET);
+    const refused = signedIn ? undefined : tokenProblem(body.data.setup_token, setupToken);
+    if (refused) return sendError(res, refused.status, refused.code, refused.message);
     const problem = passwordProblem(body.data.password, body.data.confirm);
     if (problem) return sendError(res, 400, problem.code, problem.message);
     const outcome = await credentials.set(body.data.password, signedIn ? 'replace' : 'first_run');
@@ -50,7 +78,7 @@ export function authRoutes(credentials: Credentials, storage: AuthStorage): Rout
     res.json(await status(req));
   });
 
-  router.post('/login', loginLimit(), requireJson, async (req, res) => {
+  router.post('/login', loginLimit(limits), requireJson, async (req, res) => {
     const body = LoginBody.safeParse(req.body);
     if (!body.success) return sendError(res, 400, 'invalid_body', firstIssue(body.error));
     const check = await credentials.check(body.data.password);

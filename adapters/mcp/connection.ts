@@ -3,6 +3,7 @@ import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.j
 import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { retryDelay, type Backoff, type ConnectionState } from './connection-state.js';
 import type { McpServerConfig } from './options.js';
+import { redactFailure } from './server-secrets.js';
 import { openTransport, type OpenedTransport, type TransportContext } from './transport.js';
 
 export interface ConnectionDeps {
@@ -45,10 +46,10 @@ async function listAllTools(client: Client): Promise<McpToolInfo[]> {
   return tools;
 }
 
-function reasonOf(error: unknown, opened: OpenedTransport | undefined): string {
+function reasonOf(error: unknown, opened: OpenedTransport | undefined, server: McpServerConfig): string {
   const message = error instanceof Error ? error.message : String(error);
   const stderr = opened?.stderrTail();
-  return stderr ? `${message}; stderr: ${stderr}` : message;
+  return redactFailure(stderr ? `${message}; stderr: ${stderr}` : message, server, opened?.secrets);
 }
 
 /**
@@ -151,7 +152,7 @@ export class McpConnection {
       this.set({ state: 'connected', tools: this.tools.length });
     } catch (error) {
       if (this.stopped || this.client !== client) return;
-      const reason = reasonOf(error, this.opened);
+      const reason = reasonOf(error, this.opened, this.server);
       await this.discard();
       this.fail(reason);
     }
@@ -166,7 +167,7 @@ export class McpConnection {
 
   private dropped(client: Client): void {
     if (this.stopped || this.client !== client) return;
-    const reason = reasonOf(new Error('connection closed'), this.opened);
+    const reason = reasonOf(new Error('connection closed'), this.opened, this.server);
     this.client = undefined;
     this.opened = undefined;
     this.fail(reason);

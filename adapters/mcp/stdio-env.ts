@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
-import { expandHome } from '../../store/paths.js';
-import { EnvFileError, parseEnvFile } from './env-file.js';
+import { readEnvFile } from '../../store/config/env-file.js';
+import { PROXY_VARIABLES, proxyCredentials } from '../../store/config/index.js';
 import type { McpServerConfig } from './options.js';
 
 function definedOnly(env: NodeJS.ProcessEnv, keys?: readonly string[]): Record<string, string> {
@@ -14,25 +12,21 @@ function definedOnly(env: NodeJS.ProcessEnv, keys?: readonly string[]): Record<s
   return out;
 }
 
-function readEnvFile(path: string, home: string): Record<string, string> {
-  const expanded = expandHome(path);
-  const file = isAbsolute(expanded) ? expanded : join(home, expanded);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new EnvFileError(file, 0, `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unknown error'})`);
-  }
-  return parseEnvFile(text, file);
-}
-
 /**
  * The environment of a stdio server: a minimal safe set (PATH, HOME, …) unless `inherit_env`, then
  * `env_file` (relative to AGENT_HOME), then `env`, later ones winning. Keys and tokens of the runtime
- * itself therefore never reach a server that was not given them.
+ * itself therefore never reach a server that was not given them. `secrets` are the values the server was given that
+ * must never be shown: those of `env_file` and `env`, and the credentials of the proxies it inherits.
  */
-export function stdioEnvironment(server: McpServerConfig, processEnv: NodeJS.ProcessEnv, home: string, safeNames: readonly string[]): Record<string, string> {
+export function stdioEnvironment(
+  server: McpServerConfig,
+  processEnv: NodeJS.ProcessEnv,
+  home: string,
+  safeNames: readonly string[],
+): { env: Record<string, string>; secrets: string[] } {
   const base = server.inherit_env ? definedOnly(processEnv) : definedOnly(processEnv, safeNames);
   const fromFile = server.env_file ? readEnvFile(server.env_file, home) : {};
-  return { ...base, ...fromFile, ...(server.env ?? {}) };
+  const env = { ...base, ...fromFile, ...(server.env ?? {}) };
+  const proxies = PROXY_VARIABLES.flatMap((name) => proxyCredentials(env[name] ?? ''));
+  return { env, secrets: [...Object.values(fromFile), ...Object.values(server.env ?? {}), ...proxies] };
 }

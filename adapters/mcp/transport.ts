@@ -19,11 +19,15 @@ export interface TransportContext {
   authProvider?: StoredOAuthProvider;
 }
 
-/** A live transport plus what the supervisor reads from it: the stdio child's pid and its last stderr. */
+/**
+ * A live transport plus what the supervisor reads from it: the stdio child's pid, its last stderr, and the secret
+ * values it was handed (env and env_file values, header values), which a failure's text must never show.
+ */
 export interface OpenedTransport {
   transport: Transport;
   pid(): number | undefined;
   stderrTail(): string;
+  secrets: string[];
 }
 
 const STDERR_TAIL_CHARS = 400;
@@ -31,17 +35,14 @@ const STDERR_TAIL_CHARS = 400;
 // The SDK's transports load on the first connection, so a runtime without MCP servers never pays for them.
 async function stdio(server: McpServerConfig, context: TransportContext): Promise<OpenedTransport> {
   const { StdioClientTransport, DEFAULT_INHERITED_ENV_VARS } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-  const transport = new StdioClientTransport({
-    command: server.command ?? '',
-    args: server.args ?? [],
-    env: stdioEnvironment(server, context.processEnv, context.home, DEFAULT_INHERITED_ENV_VARS),
-    stderr: 'pipe',
-  });
+  const { env, secrets } = stdioEnvironment(server, context.processEnv, context.home, DEFAULT_INHERITED_ENV_VARS);
+  const command = { command: server.command ?? '', args: server.args ?? [] };
+  const transport = new StdioClientTransport({ ...command, env, stderr: 'pipe' });
   let tail = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
     tail = (tail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
   });
-  return { transport, pid: () => transport.pid ?? undefined, stderrTail: () => tail.trim() };
+  return { transport, pid: () => transport.pid ?? undefined, stderrTail: () => tail.trim(), secrets };
 }
 
 async function remote(name: string, kind: 'sse' | 'http', server: McpServerConfig, context: TransportContext): Promise<OpenedTransport> {
@@ -57,7 +58,7 @@ async function remote(name: string, kind: 'sse' | 'http', server: McpServerConfi
   const transport = kind === 'sse'
     ? new (await import('@modelcontextprotocol/sdk/client/sse.js')).SSEClientTransport(url, options)
     : new (await import('@modelcontextprotocol/sdk/client/streamableHttp.js')).StreamableHTTPClientTransport(url, options);
-  return { transport, pid: () => undefined, stderrTail: () => '' };
+  return { transport, pid: () => undefined, stderrTail: () => '', secrets: Object.values(server.headers ?? {}) };
 }
 
 export async function openTransport(name: string, server: McpServerConfig, context: TransportContext): Promise<OpenedTransport> {

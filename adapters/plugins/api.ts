@@ -78,7 +78,10 @@ export interface PluginParts {
 
 /** Why a plugin could not load at all; the message is the reason its `failed` state shows. */
 export class PluginLoadError extends Error {
-  constructor(readonly code: 'load_failed' | 'config_invalid' | 'activate_failed' | 'start_failed', message: string) {
+  constructor(
+    readonly code: 'load_failed' | 'config_invalid' | 'activate_failed' | 'activate_timeout' | 'start_failed',
+    message: string,
+  ) {
     super(message);
     this.name = 'PluginLoadError';
   }
@@ -94,6 +97,15 @@ export interface PluginToLoad {
   config: Record<string, unknown>;
   dataDir: string;
   priority: number;
+  /** How long loading it may take (`plugins.activate_timeout_ms`). */
+  timeoutMs: number;
   /** Declared in the manifest for a child-process plugin: the points it intercepts and the events it observes. */
   hooks?: { intercept: readonly string[]; observe?: readonly string[] };
+}
+
+const seconds = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
+
+/** The failure of a plugin that took longer than `plugins.activate_timeout_ms` to load. */
+export function loadTimeout(what: string, ms: number): PluginLoadError {
+  return new PluginLoadError('activate_timeout', `${what} within ${seconds(ms)} (plugins.activate_timeout_ms)`);
 }

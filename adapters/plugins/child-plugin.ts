@@ -3,11 +3,9 @@ import type { HookPoint } from '../../bus/index.js';
 import { helloModes, RpcHook } from '../hooks/process-hook.js';
 import { SupervisedChild, type ChildLog } from '../hooks/supervised-child.js';
 import { fail, ok, type ToolResult } from '../tools/tool.js';
-import { PluginLoadError, type PluginCommand, type PluginParts, type PluginToLoad } from './api.js';
+import { loadTimeout, PluginLoadError, type PluginCommand, type PluginParts, type PluginToLoad } from './api.js';
 import { pluginTool, PluginToolError, type PluginTool } from './plugin-tool.js';
 
-/** How long an untrusted plugin may take to start and answer `plugin.hello`. */
-const START_MS = 10_000;
 /** A plugin tool call is cut off after this, whatever the plugin does meanwhile. */
 const TOOL_CALL_MS = 120_000;
 
@@ -38,6 +36,13 @@ export async function loadChildPlugin(plugin: PluginToLoad, options: ChildPlugin
   const intercept = (plugin.capabilities.includes('hooks') ? plugin.hooks?.intercept ?? [] : []) as HookPoint[];
   const observe = plugin.capabilities.includes('hooks') ? plugin.hooks?.observe : undefined;
   let loaded = false;
+  // Until it has answered `plugin.hello` once, a plugin that goes down is failed at once, not restarted: a syntax
+  // error would otherwise be started again and again until the time limit, on every run.
+  let failStart: (reason: string) => void = () => {};
+  const wentDown = new Promise<never>((_, reject) => {
+    failStart = (reason) => reject(new PluginLoadError('start_failed', reason));
+  });
+  wentDown.catch(() => undefined);
   const child = new SupervisedChild<Hello>(
     { name: `plugin ${plugin.name}`, command: [process.execPath, plugin.entry], dir: plugin.dir, env: { TERN_PLUGIN_NAME: plugin.name, TERN_PLUGIN_DATA_DIR: plugin.dataDir } },
     {
@@ -50,21 +55,25 @@ export async function loadChildPlugin(plugin: PluginToLoad, options: ChildPlugin
           capabilities: plugin.capabilities,
           modes: helloModes(intercept, observe !== undefined),
         }, signal)),
-      handshakeTimeoutMs: START_MS,
+      // The first start is bounded by the load limit below, with its own reason; this bounds the restarts after it.
+      handshakeTimeoutMs: 2 * plugin.timeoutMs,
       log: options.log,
       processEnv: options.processEnv,
-      onDown: (reason) => loaded && options.onStatus?.(`its process went down (${reason}); restarting it`),
+      onDown: (reason) => {
+        if (loaded) options.onStatus?.(`its process went down (${reason}); restarting it`);
+        else failStart(reason);
+      },
       onReady: () => loaded && options.onStatus?.(undefined),
     },
   );
   child.start();
   let hello: Hello;
   try {
-    hello = (await child.ready(AbortSignal.timeout(START_MS))).hello;
-  } catch {
-    const reason = child.down ?? `it did not answer plugin.hello within ${START_MS / 1000} s`;
+    hello = (await Promise.race([child.ready(AbortSignal.timeout(plugin.timeoutMs)), wentDown])).hello;
+  } catch (error) {
     await child.stop();
-    throw new PluginLoadError('start_failed', reason);
+    if (error instanceof PluginLoadError) throw error;
+    throw loadTimeout('it did not answer plugin.hello', plugin.timeoutMs);
   }
   loaded = true;
   const problems: string[] = [];

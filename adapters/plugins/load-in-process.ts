@@ -3,7 +3,15 @@ import { relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createHooks, emitterHook, type Hooks } from '../../bus/index.js';
 import type { ChildLog } from '../hooks/supervised-child.js';
-import { PluginLoadError, type PluginCommand, type PluginChannelSpec, type PluginParts, type PluginToLoad, type TernPluginApi } from './api.js';
+import {
+  loadTimeout,
+  PluginLoadError,
+  type PluginCommand,
+  type PluginChannelSpec,
+  type PluginParts,
+  type PluginToLoad,
+  type TernPluginApi,
+} from './api.js';
 import { pluginTool, PluginToolError, resultOf, type PluginTool } from './plugin-tool.js';
 
 const COMMAND_NAME = /^[a-z][a-z0-9_]{0,31}$/;
@@ -26,9 +34,25 @@ const handles = (hooks: Hooks): boolean => [...hooks.all.values()].some((handler
 /**
  * A trusted plugin, imported into the gateway's own process: its module's `activate(api)` (default export or
  * named) registers tools, commands, channel kinds and hooks. Something registered without the capability in the
- * manifest is left out and the plugin is degraded; a module that does not load or an `activate` that throws fails it.
+ * manifest is left out and the plugin is degraded; a module that does not load, an `activate` that throws, or an
+ * import and `activate` that take longer than `timeoutMs` fail it. A load cut off that way cannot be stopped (it is
+ * in this process): what it registers later is ignored, and if it finishes its `deactivate` runs.
  */
-export async function loadInProcess(plugin: PluginToLoad, log: ChildLog): Promise<PluginParts> {
+export function loadInProcess(plugin: PluginToLoad, log: ChildLog): Promise<PluginParts> {
+  let late = false;
+  const loading = loadModule(plugin, log, () => late);
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      late = true;
+      void loading.then((parts) => parts.close(), () => undefined);
+      reject(loadTimeout('its import and activate did not finish', plugin.timeoutMs));
+    }, plugin.timeoutMs);
+  });
+  return Promise.race([loading, limit]).finally(() => clearTimeout(timer));
+}
+
+async function loadModule(plugin: PluginToLoad, log: ChildLog, late: () => boolean): Promise<PluginParts> {
   let module: { default?: unknown; activate?: unknown; deactivate?: unknown };
   try {
     module = (await import(pathToFileURL(plugin.entry).href)) as typeof module;
@@ -42,6 +66,7 @@ export async function loadInProcess(plugin: PluginToLoad, log: ChildLog): Promis
   const channels: PluginChannelSpec[] = [];
   const problems: string[] = [];
   const asked = (capability: string, what: string): boolean => {
+    if (late()) return false;
     if (plugin.capabilities.includes(capability)) return true;
     problems.push(`it registered ${what}, but its manifest does not ask for "${capability}"`);
     return false;

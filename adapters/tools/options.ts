@@ -4,6 +4,7 @@
  */
 import type { LookupFunction } from 'node:net';
 import type { IsolationMode } from './exec/isolation.js';
+import type { ExecLimits } from './exec/start-script.js';
 import type { ExposePath } from './sandbox/bwrap-plan.js';
 import type { ToolMedia } from './tool.js';
 
@@ -58,10 +59,14 @@ export interface ExecOptions {
   isolation: IsolationMode;
   /** Extra host folders shown to isolated commands. */
   exposePaths: ExposePath[];
-  /** `tools.exec.network`: false cuts isolated commands off the network. */
+  /** `tools.exec.network`: false cuts isolated commands off the network; true gives them one of their own. */
   network: boolean;
+  /** `tools.exec.limits`: processes, memory and file size inside the sandbox. */
+  limits: ExecLimits;
   /** The bubblewrap program. */
   bwrap: string;
+  /** The program that connects an isolated command's network. */
+  slirp4netns: string;
 }
 
 export interface FetchOptions {
@@ -152,7 +157,9 @@ export const DEFAULT_EXEC: ExecOptions = {
   isolation: 'auto',
   exposePaths: [],
   network: true,
+  limits: { processes: 256, memoryBytes: 1024 * 1024 * 1024, fileSizeBytes: 1024 * 1024 * 1024 },
   bwrap: 'bwrap',
+  slirp4netns: 'slirp4netns',
 };
 
 export const DEFAULT_FETCH: FetchOptions = {

@@ -5,6 +5,7 @@ import { clusterEvents } from './cluster.js';
 import { evolutionEvents } from './evolution.js';
 import { hookEvents } from './hook.js';
 import { mcpEvents } from './mcp.js';
+import { pairingEvents } from './pairing.js';
 import { messageEvents } from './message.js';
 import { pluginEvents } from './plugin.js';
 import { providerEvents } from './provider.js';
@@ -30,6 +31,7 @@ export const eventCatalogue = {
   ...subagentEvents,
   ...hookEvents,
   ...pluginEvents,
+  ...pairingEvents,
 } as const;
 
 export type EventCatalogue = typeof eventCatalogue;
@@ -62,6 +64,7 @@ export * from './evolution.js';
 export * from './hook.js';
 export * from './mcp.js';
 export * from './message.js';
+export * from './pairing.js';
 export * from './plugin.js';
 export * from './provider.js';
 export * from './subagent.js';

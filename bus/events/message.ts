@@ -61,6 +61,8 @@ export const messageEvents = {
       account: z.string().default('default'),
       chat: z.string(),
       sender: z.string(),
+      /** Every form of the sender `allow_from` may name (id, @username): an owner is recognized by any of them. */
+      sender_aliases: z.array(z.string()).optional(),
       text: z.string(),
       session_key: z.string(),
       /** Sent over a network (every chat channel but the terminal and internal ones): tools apply their remote rules. */

@@ -1,3 +1,4 @@
+import { closestName } from './closest.js';
 import { formatPath } from './problems.js';
 import { isRecord, type RawObject } from './raw.js';
 import { isSecret } from './secret.js';
@@ -96,11 +97,29 @@ const REQUIRED_SETTINGS: Record<string, Array<{ field: string; what: string }>> 
 
 const present = (value: unknown): boolean => (isSecret(value) ? value.reveal().trim() !== '' : typeof value === 'string' && value.trim() !== '');
 
+/** The channel kinds Tern runs: the gateway's own, and the dashboard's web chat (`pico`). */
+export const CHANNEL_KINDS = ['telegram', 'discord', 'slack', 'pico'] as const;
+
+/** A trusted plugin that is on may add channel kinds, which only loading it tells. */
+function pluginsMayAddKinds(raw: RawObject): boolean {
+  const plugins = record(raw.plugins);
+  if (plugins.enabled === false) return false;
+  return Object.values(record(plugins.entries)).some((value) => record(value).enabled !== false && record(value).trusted === true);
+}
+
 function channelRequirements(raw: RawObject, problems: Problems): void {
+  const pluginKinds = pluginsMayAddKinds(raw);
   for (const [name, value] of Object.entries(record(raw.channel_list))) {
     const entry = record(value);
     if (entry.enabled !== true) continue;
     const kind = words(entry.type) ?? name;
+    if (!(CHANNEL_KINDS as readonly string[]).includes(kind) && !pluginKinds) {
+      const near = closestName(kind, CHANNEL_KINDS);
+      const path = formatPath(['channel_list', name, ...(words(entry.type) ? ['type'] : [])]);
+      const what = words(entry.type) ? `${JSON.stringify(kind)} is not a channel kind` : `the entry's name ${JSON.stringify(kind)} is not a channel kind and it has no type`;
+      problems.push(`${path}: ${what}${near ? `: did you mean \`${near}\`?` : ''} (allowed: ${CHANNEL_KINDS.join(', ')}, or a kind a trusted plugin adds)`);
+      continue;
+    }
     const settings = record(entry.settings);
     for (const { field, what } of REQUIRED_SETTINGS[kind] ?? []) {
       if (present(settings[field])) continue;

@@ -13,6 +13,8 @@ export class ConfigError extends Error {
     readonly code: ConfigErrorCode,
     readonly file: string,
     readonly problems: string[],
+    /** Lines of the file that show the problem (a JSON syntax error's line, a caret under the place). */
+    readonly excerpt: string[] = [],
   ) {
     super(`${file}: ${problems.join('; ')}`);
     this.name = 'ConfigError';

@@ -14,10 +14,13 @@ export interface SetupModel {
   api_key?: string;
 }
 
-/** A chat channel and its secrets (`token`, Slack's `app_token`), kept in .security.yml. */
+/** A chat channel and its secrets (`token`, Slack's `app_token`), kept in .security.yml; other settings in the config. */
 export interface SetupChannel {
   name: string;
   secrets: Record<string, string>;
+  /** The owner's user id or @name there: `settings.allow_from` (empty: pairing only). */
+  allowFrom?: string[];
+  settings?: Record<string, unknown>;
 }
 
 export interface FirstSetup {
@@ -42,7 +45,8 @@ function addChannel(raw: RawObject, channel: SetupChannel, file: string, credent
   if (channel.name in channels) {
     throw new ConfigError('config_invalid', file, [`channel_list.${channel.name}: is there already (allowed: edit it in the file)`]);
   }
-  channels[channel.name] = { enabled: true, type: channel.name };
+  const settings = { ...channel.settings, ...(channel.allowFrom?.length ? { allow_from: channel.allowFrom } : {}) };
+  channels[channel.name] = { enabled: true, type: channel.name, ...(Object.keys(settings).length ? { settings } : {}) };
   for (const [key, value] of Object.entries(channel.secrets)) credentials.push({ path: ['channel_list', channel.name, key], value });
 }
 

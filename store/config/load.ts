@@ -7,12 +7,15 @@ import { applyEnv } from './env.js';
 import { channelProblems, crossFieldProblems } from './cross-checks.js';
 import { ConfigError } from './errors.js';
 import { readText } from './files.js';
+import { jsonSyntaxProblem } from './json-error.js';
 import type { Migration } from './migrate.js';
 import { prepare } from './prepare.js';
 import { configErrorMap, formatIssues } from './problems.js';
 import { clone, isRecord, type RawObject } from './raw.js';
+import { noteSecretSources } from './runtime-secrets.js';
 import { configSchema, type Config } from './schema/index.js';
-import { Secret } from './secret.js';
+import { rawSecrets, rememberSecrets } from './redactor.js';
+import { Secret, secretValues } from './secret.js';
 import { mergeCredentials, splitSecrets } from './split.js';
 import { unknownKeys } from './unknown-keys.js';
 import { writeMigration } from './write-migration.js';
@@ -59,7 +62,8 @@ function readConfigFile(path: string): RawObject {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError('config_unreadable', path, [`(file): not valid JSON (${(error as Error).message})`]);
+    const { problem, excerpt } = jsonSyntaxProblem(text, error as Error);
+    throw new ConfigError('config_unreadable', path, [problem], excerpt);
   }
   if (!isRecord(parsed)) throw new ConfigError('config_invalid', path, ['(config): is not an object (allowed: a JSON object of blocks)']);
   return parsed;
@@ -82,7 +86,9 @@ function parse({ raw, file, origins, warnings, problems, alsoWhenInvalid = [] }:
   const result = configSchema.safeParse(raw, { error: configErrorMap, jitless: true });
   const all = [...(result.success ? [] : formatIssues(result.error.issues, origins)), ...problems];
   if (!result.success || all.length > 0) throw new ConfigError('config_invalid', file, [...all, ...alsoWhenInvalid]);
-  warnings.push(...unknownKeys(raw, result.data).map((path) => `unknown key ${path} (ignored)`));
+  for (const { path, suggestion } of unknownKeys(raw, result.data, configSchema)) {
+    warnings.push(`unknown key ${path} (ignored${suggestion ? `; did you mean \`${suggestion}\`?` : ''})`);
+  }
   return result.data;
 }
 
@@ -115,6 +121,9 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const origins = new Map<string, string>();
   applyCredentials(effective, credentials, origins, warnings);
   applyEnv(effective, env, origins, warnings);
+  // Before any check: whatever this process prints about this config (a problem quoting a value, a provider's error)
+  // masks its keys, the ones of a config that turns out unusable too.
+  rememberSecrets([...rawSecrets(credentials, true), ...rawSecrets(effective)]);
   const checked = options.check?.(effective) ?? { problems: [], warnings: [] };
   warnings.push(...checked.warnings);
   const blocking = [...crossFieldProblems(effective), ...checked.problems];
@@ -125,8 +134,10 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     warnings.push(...migration.notes);
     if (options.rewrite !== false) warnings.push(writeMigration(base, credentials, path, secretsPath));
   }
+  rememberSecrets(secretValues(config));
   const workspace = workspaceOf(config, home);
   config.agents.defaults.workspace = workspace;
+  noteSecretSources(config, { env, home });
   const token = credentials.launcher_token;
   const logFile = extraLogFile(env);
   return {

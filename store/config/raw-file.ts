@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFileAtomic } from './files.js';
+import { jsonSyntaxProblem } from './json-error.js';
 import { ConfigError } from './errors.js';
 import { validateConfig } from './load.js';
 import { isRecord, type RawObject } from './raw.js';
@@ -7,11 +8,13 @@ import { isRecord, type RawObject } from './raw.js';
 /** The config file as written (a missing file is an empty version-2 config), for commands that edit one block. */
 export function readRawConfig(path: string): RawObject {
   if (!existsSync(path)) return { version: 2 };
+  const text = readFileSync(path, 'utf8');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8'));
+    parsed = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError('config_unreadable', path, [`(file): not valid JSON (${(error as Error).message})`]);
+    const { problem, excerpt } = jsonSyntaxProblem(text, error as Error);
+    throw new ConfigError('config_unreadable', path, [problem], excerpt);
   }
   if (!isRecord(parsed)) throw new ConfigError('config_invalid', path, ['(config): is not an object (allowed: a JSON object of blocks)']);
   return parsed;

@@ -1,5 +1,6 @@
 import type { Config } from './schema/index.js';
-import { Secret, secretValues } from './secret.js';
+import { runtimeSecrets } from './runtime-secrets.js';
+import { Secret } from './secret.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -20,6 +21,9 @@ const KEY_SHAPES: string[] = [
   /\bAIza[0-9A-Za-z_-]{35}\b/.source,
   /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/.source,
   /\b(?<bearer>Bearer\s+)[A-Za-z0-9._~+/=-]{20,}/.source,
+  // The password in a URL's user info (`http://user:pass@proxy:3128`), whoever the URL belongs to.
+  // One already masked (`****`) stays as it is.
+  /(?<userinfo>\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@[\]]+:)(?!\*+@)[^\s/@[\]]+(?=@)/.source,
 ];
 
 /** The shortest text any pattern can match: shorter strings are returned untouched without a scan. */
@@ -31,10 +35,10 @@ function escapeRegExp(text: string): string {
 
 /**
  * The one redaction of Tern: every configured secret (model keys, channel tokens, search keys, registry tokens,
- * MCP headers and env) and every well-known key shape is masked in text that leaves the process or is kept:
- * events (and so the log, `tern log`, the dashboard), log lines, tool results, replies to chats. A configured
- * secret prints as everywhere else (`sk-a…f9`, so two keys can be told apart); a key Tern was never told reads
- * `[REDACTED]`.
+ * MCP headers, env and env_file values, proxy credentials) and every well-known key shape is masked in text that
+ * leaves the process or is kept: events (and so the log, `tern log`, the dashboard), log lines, tool results,
+ * replies to chats. A configured secret prints as everywhere else (`sk-a…f9`, so two keys can be told apart); a
+ * key Tern was never told reads `[REDACTED]`.
  */
 export class Redactor {
   static readonly none = new Redactor([]);
@@ -59,8 +63,9 @@ export class Redactor {
     return text.replace(this.pattern, (match: string, ...rest: unknown[]) => {
       const known = this.masked.get(match);
       if (known !== undefined) return known;
-      const groups = rest.at(-1) as { bearer?: string } | undefined;
-      return groups?.bearer ? `${groups.bearer}${REDACTED}` : REDACTED;
+      const groups = rest.at(-1) as { bearer?: string; userinfo?: string } | undefined;
+      const kept = groups?.bearer ?? groups?.userinfo;
+      return kept ? `${kept}${REDACTED}` : REDACTED;
     });
   }
 
@@ -97,8 +102,48 @@ const byConfig = new WeakMap<Config, Redactor>();
 export function redactorOf(config: Config): Redactor {
   let redactor = byConfig.get(config);
   if (!redactor) {
-    redactor = new Redactor(secretValues(config));
+    redactor = new Redactor(runtimeSecrets(config));
     byConfig.set(config, redactor);
   }
   return redactor;
+}
+
+/** Fields whose values are keys and tokens in a config as written, before its types are known. */
+const SECRET_FIELD = /(token|secret|password|api_keys?|aes_key|encrypt_key)$/i;
+
+/**
+ * The values of secret-named fields of a raw config (all its strings with `all`: the credentials file holds nothing
+ * else), whatever the rest of it looks like: a config that fails to parse still has keys worth hiding.
+ */
+export function rawSecrets(raw: unknown, all = false, found: string[] = []): string[] {
+  if (typeof raw === 'string') {
+    if (all) found.push(raw);
+  } else if (Array.isArray(raw)) {
+    for (const item of raw) rawSecrets(item, all, found);
+  } else if (typeof raw === 'object' && raw !== null) {
+    for (const [key, value] of Object.entries(raw)) rawSecrets(value, all || SECRET_FIELD.test(key), found);
+  }
+  return found;
+}
+
+/** Every secret this process has read, for `printRedactor`; rebuilt only when one is added. */
+const read = new Set<string>();
+let printed: Redactor | undefined;
+
+/**
+ * Secrets this process has read (every config it loaded, the credentials file, keys given on the command line): what
+ * it prints must never show them, even when the config they came from was not usable.
+ */
+export function rememberSecrets(values: Iterable<string>): void {
+  for (const value of values) {
+    if (value.length < MIN_SECRET_LENGTH || read.has(value)) continue;
+    read.add(value);
+    printed = undefined;
+  }
+}
+
+/** The redactor for what a command prints: every secret `rememberSecrets` was given, and the key shapes. */
+export function printRedactor(): Redactor {
+  printed ??= new Redactor([...read]);
+  return printed;
 }

@@ -8,7 +8,7 @@ import { stampDraft, stampInPlace } from '../../bus/index.js';
 import { LogError } from './errors.js';
 import { queryFilter, type EventStore, type LogQuery } from './event-store.js';
 import { PostingIndex } from './posting-index.js';
-import { acquireWriterLock } from './writer-lock.js';
+import { acquireWriterLock, makeLogFilesPrivate } from './writer-lock.js';
 
 /**
  * lmdb through its CommonJS build (its `require` entry): Node's CommonJS loader reads lmdb's one bundled file, where
@@ -69,10 +69,13 @@ export class EventLog implements EventStore {
   static open(dir: string, options: OpenOptions = {}): EventLog {
     const readOnly = options.readOnly ?? false;
     if (readOnly && !existsSync(`${dir}/data.mdb`)) throw new LogError('log_missing', `no event log in ${dir}`);
-    if (!readOnly) mkdirSync(dir, { recursive: true });
+    // A workspace made here (one outside AGENT_HOME, before any turn) is owner-only, like the log folder.
+    if (!readOnly) mkdirSync(dir, { recursive: true, mode: 0o700 });
     const releaseLock = readOnly ? () => {} : acquireWriterLock(dir);
     try {
-      return new EventLog(dir, readOnly, openDatabases(dir, readOnly), releaseLock, options.remapAfterBytes ?? REMAP_AFTER_BYTES);
+      const databases = openDatabases(dir, readOnly);
+      if (!readOnly) makeLogFilesPrivate(dir);
+      return new EventLog(dir, readOnly, databases, releaseLock, options.remapAfterBytes ?? REMAP_AFTER_BYTES);
     } catch (error) {
       releaseLock();
       throw error;

@@ -3,17 +3,19 @@ import { inspect } from 'node:util';
 import type { LoadedConfig } from '../config/index.js';
 import { RotatingFile, trimToLatest, type RotationSettings } from './rotating-file.js';
 import { redactorOf, type Redactor } from '../config/index.js';
+import { logKey, logMessage, logValue } from './log-text.js';
 
 export const LEVELS = ['debug', 'info', 'warn', 'error', 'fatal'] as const;
 export type Level = (typeof LEVELS)[number];
 
 export type LogFields = Record<string, string | number | boolean | undefined>;
 
-function formatFields(fields: LogFields | undefined): string {
+/** Each value is masked before it is escaped: an escaped secret would no longer match its mask. */
+function formatFields(fields: LogFields | undefined, redactor: Redactor): string {
   if (!fields) return '';
   return Object.entries(fields)
     .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => ` ${k}=${typeof v === 'string' && /\s|"/.test(v) ? JSON.stringify(v) : String(v)}`)
+    .map(([k, v]) => ` ${logKey(k)}=${typeof v === 'string' ? logValue(redactor.text(v)) : String(v)}`)
     .join('');
 }
 
@@ -33,7 +35,9 @@ export class Logger {
 
   log(level: Level, message: string, fields?: LogFields): void {
     if (!this.enabled(level)) return;
-    const line = this.redactor().text(`${this.now().toISOString()} ${level.toUpperCase()} ${message}${formatFields(fields)}`);
+    const redactor = this.redactor();
+    const text = logMessage(redactor.text(message));
+    const line = `${this.now().toISOString()} ${level.toUpperCase()} ${text}${formatFields(fields, redactor)}`;
     this.files.forEach((file) => file.write(line));
   }
 
@@ -65,15 +69,25 @@ export function openGatewayLogs(loaded: LoadedConfig, now?: () => Date): Gateway
   const level = loaded.config.gateway.log_level;
   // `loaded.config` is replaced on a hot reload, and with it the secrets to mask.
   const redactor = (): Redactor => redactorOf(loaded.config);
-  const main = new RotatingFile(join(loaded.home, 'logs', 'gateway.log'), rotation);
-  const extra = loaded.logFile ? [new RotatingFile(loaded.logFile, rotation)] : [];
-  const heartbeatFile = new RotatingFile(join(loaded.workspace, 'heartbeat.log'), rotation);
+  // A log that cannot be written safely is said in gateway.log (once it is open) and on stderr.
+  const problems: string[] = [];
+  let gateway: Logger | undefined;
+  const problem = (text: string): void => {
+    process.stderr.write(`tern: warning: ${logMessage(text)}\n`);
+    if (gateway) gateway.warn(text);
+    else problems.push(text);
+  };
+  const main = new RotatingFile(join(loaded.home, 'logs', 'gateway.log'), rotation, problem);
+  const extra = loaded.logFile ? [new RotatingFile(loaded.logFile, rotation, problem)] : [];
   const panicPath = join(loaded.home, 'logs', 'panic.log');
   trimToLatest(panicPath, rotation.maxBytes);
-  const gateway = new Logger([main, ...extra], level, redactor, now);
+  gateway = new Logger([main, ...extra], level, redactor, now);
+  for (const text of problems) gateway.warn(text);
+  const heartbeatFile = new RotatingFile(join(loaded.workspace, 'heartbeat.log'), rotation, problem);
   const heartbeat = new Logger([heartbeatFile], level, redactor, now);
+  const logger = gateway;
   return {
-    gateway,
+    gateway: logger,
     heartbeat,
     panic: (error) => {
       const panicFile = new RotatingFile(panicPath, rotation);
@@ -81,7 +95,7 @@ export function openGatewayLogs(loaded: LoadedConfig, now?: () => Date): Gateway
       panicFile.close();
     },
     close: () => {
-      gateway.close();
+      logger.close();
       heartbeat.close();
     },
   };

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readUserText } from '../files/regular-file.js';
 import { dirname, join } from 'node:path';
 import { DirectoryWatches, lookAt, unchanged, type PathLook, type WatchedDirectory, type WatchOptions } from '../watched-directory.js';
 import { parseAgentDoc, type AgentDoc } from './frontmatter.js';
@@ -32,7 +32,7 @@ class CachedFile<T> {
   read(): T {
     if (this.cached && unchanged(this.cached.look)) return this.cached.value;
     const { look, stats } = lookAt(this.dir, this.path);
-    const value = this.make(stats ? readFileSync(this.path, 'utf8') : '');
+    const value = this.make(stats ? (readUserText(this.path) ?? '') : '');
     this.cached = { look, value };
     return value;
   }

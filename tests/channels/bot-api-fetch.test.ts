@@ -69,7 +69,7 @@ test('a JSON call goes out as one POST with a JSON body and its answer is read',
     assert.is(await channel.send('5', 'héllo'), '42');
     const [request] = api.received;
     assert.equal([request?.method, request?.path, request?.headers['content-type'], request?.headers['content-length'], request?.body.toString()],
-      ['POST', '/bot123:secret/sendMessage', 'application/json', '31', '{"chat_id":"5","text":"héllo"}']);
+      ['POST', '/bot123:secret/sendMessage', 'application/json', '51', '{"chat_id":"5","text":"héllo","parse_mode":"HTML"}']);
   } finally {
     await api.close();
   }

@@ -81,7 +81,7 @@ test('a gateway run by the built bin connects Telegram through the bundled Bot A
   try {
     mkdirSync(home.home, { recursive: true });
     const port = await freePort();
-    const telegram = { enabled: true, type: 'telegram', settings: { token, base_url: emulator.url, poll_timeout_seconds: 1 } };
+    const telegram = { enabled: true, type: 'telegram', settings: { token, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: ['4242'] } };
     writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, gateway: { port }, agents: { defaults: { model: 'fast' } }, model_list: [modelEntry(model.url)], heartbeat: { enabled: false }, channel_list: { tg: telegram } }));
     const gateway = spawn(process.execPath, [file, 'gateway'], { env: home.env, stdio: 'ignore' });
     child = gateway;

@@ -53,6 +53,20 @@ test('a failing test call is said and exits 1; what was given stays saved', asyn
   assert.equal(parseYaml(read(home, '.security.yml')).channel_list, { telegram: { token: '123456:ABCdefGhIJKlmNoPQRsTUVwxyZ012345678' } });
 });
 
+test('--owner lists you in the channel\'s allow_from; without it, onboarding says everyone gets a pairing code first', async ({ home }) => {
+  const token = '123456:OwnerFlagTokenABCdefGhIJKlmNoPQRs';
+  const owned = await tern(['onboard', '--telegram-token', token, '--owner', '1001, @alice', '--no-test'], home.env);
+  assert.is(owned.code, 0);
+  const config = JSON.parse(read(home, 'config.json')) as { channel_list: unknown };
+  assert.equal(config.channel_list, { telegram: { enabled: true, type: 'telegram', settings: { allow_from: ['1001', '@alice'] } } });
+  assert.is(owned.stdout.trim().split('\n').at(-1), 'The bot answers 1001, @alice (allow_from); a stranger gets a pairing code, and `tern pairing approve CODE` lets them in.');
+  home.remove();
+  const open = await tern(['onboard', '--telegram-token', token, '--no-test'], home.env);
+  assert.is(open.stdout.trim().split('\n').at(-1), 'No one is listed in allow_from yet: whoever writes to the bot, you too, gets no answer but a pairing code, and `tern pairing approve CODE` lets them in.');
+  const lone = await tern(['onboard', '--owner', '1001'], home.env);
+  assert.equal([lone.code, lone.stderr], [2, 'tern: wrong usage (--owner needs a channel to let you into (--telegram-token, --discord-token or --slack-token)). Run `tern --help` to see the commands and their options.\n']);
+});
+
 test('flags that cannot make a working entry are usage errors, and nothing is written', async ({ home }) => {
   const cases: Array<[string[], string]> = [
     [['--provider', 'openia'], 'tern: wrong usage (--provider "openia" is not a provider (allowed: openai, '],

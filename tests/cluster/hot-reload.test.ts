@@ -6,12 +6,14 @@ import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import * as assert from 'uvu/assert';
 import { connectCluster } from '../../store/cluster/connection.js';
+import { listMembers } from '../../store/cluster/members.js';
 import { ClusterLogView } from '../../store/log/cluster-view.js';
 import { leasesOf, memberConfig, telegramAccounts } from '../support/cluster-gateways.js';
 import { until } from '../support/eventually.js';
 import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { natsSuite } from '../support/nats-server.js';
+import { quietValue } from '../support/quiet.js';
 import { TelegramEmulator } from '../support/telegram-emulator.js';
 
 const TOKENS = ['834444:reload-bot-one-AAAA', '845555:reload-bot-two-BBBB'];
@@ -26,7 +28,21 @@ interface Context {
 }
 
 const { test, suite, after } = natsSuite<Context>('channel_list reloaded in a cluster');
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Resolves once every member has renewed its member entry `count` times from now: each had as many heartbeats (the
+ * moments it takes leases it wants) to do what it should not.
+ */
+async function heartbeats(nc: NatsConnection, count: number): Promise<void> {
+  const since = Date.now();
+  const seen = new Map<string, Set<number>>();
+  await until(`${count} heartbeats of every member`, async () => {
+    for (const member of await listMembers(nc)) {
+      if (member.seenAt > since) seen.set(member.gateway, (seen.get(member.gateway) ?? new Set()).add(member.seenAt));
+    }
+    return NODES.every((id) => (seen.get(id)?.size ?? 0) >= count) ? true : undefined;
+  }, 30_000, () => Object.fromEntries([...seen].map(([id, times]) => [id, times.size])));
+}
 
 suite.before.each((context) => {
   context.gateways = [];
@@ -73,8 +89,10 @@ test('a bot added to channel_list is run by one member; a bot removed is release
   }, 30_000, () => channelLeases(nc));
   for (const [i, token] of TOKENS.entries()) await emulator.say(token, `hi ${i}`, { userId: 7501 + i });
   for (const [i, token] of TOKENS.entries()) await emulator.waitForBotMessages(token, 7501 + i, 1, 30_000);
-  await sleep(2_000);
-  for (const [i, token] of TOKENS.entries()) assert.equal(emulator.botMessages(token, 7501 + i).map((m) => m.text), [`echo: hi ${i}`]);
+  // A bot run by both members would answer twice: what the chats show stays the same for a second.
+  const chats = () => TOKENS.map((token, i) => emulator.botMessages(token, 7501 + i).map((m) => m.text));
+  const answered = await quietValue(chats, { quietMs: 1_000 });
+  for (const [i] of TOKENS.entries()) assert.equal(answered[i], [`echo: hi ${i}`]);
 
   const view = (context.view = await ClusterLogView.open(nc));
   const removedAt = Date.now();
@@ -91,7 +109,7 @@ test('a bot added to channel_list is run by one member; a bot removed is release
   assert.equal(released.map((e) => e.type === 'cluster.lease.released' && e.data.reason), ['released']);
   // Nobody polls tg1 any more: a message to it stays unanswered, and no member takes its lease again.
   await emulator.say(TOKENS[0]!, 'anyone?', { userId: 7501 });
-  await sleep(8_000);
+  await heartbeats(nc, 3);
   assert.equal(emulator.botMessages(TOKENS[0]!, 7501).map((m) => m.text), ['echo: hi 0']);
   assert.equal(await channelLeases(nc), left);
   assert.equal(view.read({ type: 'cluster.lease.acquired', since: removedAt }).filter((e) => e.type === 'cluster.lease.acquired' && e.data.id === 'tg1'), []);

@@ -45,7 +45,8 @@ test('a publish whose ack did not come in time is sent again and stored once', a
   const { nc, store, options } = await fresh(server.url, { ackTimeoutMs: 150 });
   server.pause();
   const seqs = [1, 2, 3].map((i) => append(store, chunk('a', 't', `d${i}`)).seq);
-  // Every first send times out while the server is stopped, and is sent again; the server then sees each twice.
+  // Every first send times out while the server is stopped, and is sent again; the server then sees each twice. The
+  // pause, over four ack timeouts, is the scenario here.
   await new Promise((resolve) => setTimeout(resolve, 700));
   server.resume();
   await store.flushed();

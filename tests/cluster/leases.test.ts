@@ -33,6 +33,13 @@ async function gateways(context: { server: { url: string }; connections: NatsCon
   }));
 }
 
+/** Resolves once the one lease `leases` lists has been renewed by its holder over `ms` from now. */
+async function renewedFor(leases: Leases, ms: number): Promise<void> {
+  const from = Date.now();
+  const renewed = async () => ((await leases.list())[0]!.renewedAt >= from + ms ? true : undefined);
+  await until(`the lease to be renewed over ${ms} ms`, renewed, ms + 10_000);
+}
+
 const leaseEvents = (events: Envelope[]) => events.filter((e) => e.type.startsWith('cluster.lease.')).map((e) => [e.type, e.data]);
 
 test('a channel account is held by one gateway; the other is refused while the holder heartbeats, past several TTLs', async (context) => {
@@ -40,7 +47,7 @@ test('a channel account is held by one gateway; the other is refused while the h
   assert.is(await a!.acquire('channel', 'telegram:bot-1'), true);
   assert.is(await b!.acquire('channel', 'telegram:bot-1'), false);
   assert.is(await a!.acquire('channel', 'telegram:bot-1'), true, 'the holder asking again still holds it');
-  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  await renewedFor(b!, 2_500);
   assert.is(await b!.acquire('channel', 'telegram:bot-1'), false);
   assert.is(await b!.holder('channel', 'telegram:bot-1'), 'gw-a');
   assert.equal((await b!.list()).map((l) => [l.kind, l.id, l.gateway]), [['channel', 'telegram:bot-1', 'gw-a']]);
@@ -53,7 +60,7 @@ test('when the holder stops heartbeating, a gateway that wants the lease takes i
   const [a, b] = await gateways(context, ['gw-a', 'gw-b']);
   assert.is(await a!.acquire('session', 'agent:main:telegram:42'), true);
   b!.want('session', 'agent:main:telegram:42');
-  await new Promise((resolve) => setTimeout(resolve, 400));
+  await renewedFor(b!, 400);
   assert.is(b!.holds('session', 'agent:main:telegram:42'), false);
   const stopped = Date.now();
   a!.abandon();
@@ -96,7 +103,11 @@ test('gateways announce joining; one that stops heartbeating is announced as lef
   const left = () => context.events.filter((e) => e.type === 'cluster.member.left').map((e) => e.data);
   assert.equal(await eventually(left, [{ gateway: 'gw-b', reason: 'expired', by: 'gw-a' }], 5_000), [{ gateway: 'gw-b', reason: 'expired', by: 'gw-a' }]);
   await c.leave();
-  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  // The live members look for those that left at each heartbeat: gw-a has heartbeated past a TTL since.
+  const since = Date.now();
+  const seen = async () => (await a.list()).find((m) => m.gateway === 'gw-a')!.seenAt;
+  const heartbeated = async () => ((await seen()) >= since + 1_500 ? true : undefined);
+  await until('gw-a to heartbeat past a TTL', heartbeated, 10_000);
   assert.equal(left(), [{ gateway: 'gw-b', reason: 'expired', by: 'gw-a' }, { gateway: 'gw-c', reason: 'stopped', by: 'gw-c' }]);
   assert.equal(context.events.filter((e) => e.type === 'cluster.member.joined').map((e) => e.type === 'cluster.member.joined' && [e.data.gateway, e.data.pid]), [['gw-a', process.pid], ['gw-b', process.pid], ['gw-c', process.pid]]);
   assert.equal((await a.list()).map((m) => m.gateway), ['gw-a']);

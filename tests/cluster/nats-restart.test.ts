@@ -3,8 +3,10 @@
 // their channel accounts (the server was back within the lease TTL).
 import type { NatsConnection } from '@nats-io/transport-node';
 import * as assert from 'uvu/assert';
+import { join } from 'node:path';
 import { connectCluster } from '../../store/cluster/connection.js';
 import { leasesOf, memberConfig, telegramAccounts } from '../support/cluster-gateways.js';
+import { logLines } from '../support/clocked-gateway.js';
 import { until } from '../support/eventually.js';
 import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
@@ -52,7 +54,10 @@ test('messages sent while the server was down are answered once it is back, exac
   await nc.close();
   await server.kill9();
   for (const [i, token] of TOKENS.entries()) await emulator.say(token, 'during', { userId: USERS[i] });
-  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  // The server comes back once both members have noticed it is gone.
+  const lines = (gateway: GatewayProcess) => logLines(join(gateway.home.home, 'logs', 'gateway.log'));
+  const lost = (gateway: GatewayProcess) => lines(gateway).some((line) => line.startsWith('WARN cluster: lost the'));
+  await until('both members to lose the server', () => (context.gateways.every(lost) ? true : undefined), 60_000);
   await server.restart();
   nc = context.nc = await connectCluster(server.url);
   for (const [i, token] of TOKENS.entries()) await emulator.waitForBotMessages(token, USERS[i]!, 2, 120_000);

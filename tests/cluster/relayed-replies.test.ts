@@ -22,13 +22,13 @@ import { ManualClock } from '../support/gateway-clock.js';
 import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { natsSuite } from '../support/nats-server.js';
+import { quietValue } from '../support/quiet.js';
 import { TelegramEmulator } from '../support/telegram-emulator.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 
 const TOKENS = ['744444:relay-bot-one-AAAA', '755555:relay-bot-two-BBBB'];
 const ACCOUNTS = ['tg1', 'tg2'];
 const TTL_MS = 5_000;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Context {
   model: GatewayModel;
@@ -100,8 +100,7 @@ after(async (context) => {
 /** The texts a bot sent to a user, once `count` have come and a while has passed without another (no second copy). */
 async function settledTexts(context: Context, bot: number, user: number, count: number, timeoutMs = 30_000): Promise<string[]> {
   await context.emulator.waitForBotMessages(TOKENS[bot]!, user, count, timeoutMs);
-  await sleep(2_000);
-  return context.emulator.botMessages(TOKENS[bot]!, user).map((m) => m.text);
+  return quietValue(() => context.emulator.botMessages(TOKENS[bot]!, user).map((m) => m.text), { quietMs: 2_000 });
 }
 
 /** Moves node-a's clock on in 5 s steps (cron re-reads its store every 5 s) until `done`, a few steps a second. */

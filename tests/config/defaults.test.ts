@@ -52,7 +52,7 @@ const DEFAULTS: [string, unknown][] = [
   ['tools.spawn_status.enabled', true],
   ['tools.subagent.enabled', true],
   ['tools.send_file.enabled', true],
-  ['tools.exec', { enabled: true, allow_remote: false, enable_deny_patterns: true, custom_deny_patterns: [], custom_allow_patterns: [], timeout_seconds: 0, require_approval: false, isolation: 'auto', network: true }],
+  ['tools.exec', { enabled: true, allow_remote: false, enable_deny_patterns: true, custom_deny_patterns: [], custom_allow_patterns: [], timeout_seconds: 0, require_approval: false, isolation: 'auto', network: true, limits: { processes: 256, memory_mb: 1024, file_size_mb: 1024 } }],
   ['tools.cron', { enabled: true, allow_command: true, command_allowed_remotes: [], exec_timeout_minutes: 5, require_approval: false }],
   ['tools.web.provider', undefined],
   ['tools.web.prefer_native', true],
@@ -80,7 +80,7 @@ const DEFAULTS: [string, unknown][] = [
   ['tools.edit_file', { require_approval: false }],
   ['tools.append_file', { require_approval: false }],
   ['hooks', { enabled: true, defaults: { observer_timeout_ms: 500, interceptor_timeout_ms: 5000, approval_timeout_ms: 60000 }, processes: {} }],
-  ['plugins', { enabled: true, entries: {} }],
+  ['plugins', { enabled: true, activate_timeout_ms: 10000, entries: {} }],
   ['tools.skills.registries.clawhub', {
     enabled: true, auth_token: '', proxy: '', timeout: 0, max_zip_size: 0, max_response_size: 0,
     base_url: 'https://clawhub.ai', search_path: '', skills_path: '', download_path: '',

@@ -28,6 +28,9 @@ const CASES: [string, unknown, string][] = [
     { agents: { dispatch: { rules: [{ name: 'r', agent: 'a', session_dimensions: ['thread'] }] } } },
     'agents.dispatch.rules[0].session_dimensions[0]: "thread" is not allowed (allowed: space, chat, topic, sender)',
   ],
+  ['exec processes below 16', { tools: { exec: { limits: { processes: 8 } } } }, 'tools.exec.limits.processes: 8 is too small (allowed: whole numbers 16 to 65536)'],
+  ['exec memory as text', { tools: { exec: { limits: { memory_mb: '1G' } } } }, 'tools.exec.limits.memory_mb: "1G" is not a whole number (allowed: whole numbers 64 to 1048576)'],
+  ['exec file size below 1', { tools: { exec: { limits: { file_size_mb: -1 } } } }, 'tools.exec.limits.file_size_mb: -1 is too small (allowed: whole numbers 1 to 1048576)'],
   ['max_tool_iterations 1001', { agents: { defaults: { max_tool_iterations: 1001 } } }, 'agents.defaults.max_tool_iterations: 1001 is too large (allowed: whole numbers 1 to 1000)'],
   [
     'turn profile custom history',

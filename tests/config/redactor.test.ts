@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { InProcessBus } from '../../bus/bus.js';
@@ -26,6 +28,38 @@ test('every kind of configured secret is masked in text: model keys, channel tok
   const text = [MODEL_KEY, '7000001:channel-token-AAAAAAAA', 'xapp-slack-app-token-1', 'BSA-search-key-00000001', 'registry-token-00000001',
     'Bearer mcp-header-token-0001', 'mcp-header-token-0001', 'mcp-env-token-00000001', 'tvly-credentials-key-01'].map((s) => `<${s}>`).join(' ');
   assert.is(redactor.text(text), '<sk-m…01> <7000…AA> <xapp…-1> <BSA-…01> <regi…01> <Bear…01> <mcp-…01> <mcp-…01> <tvly…01>');
+  h.remove();
+});
+
+test('proxy credentials (config, environment) and env_file values are masked; a URL password reads [REDACTED]', () => {
+  const h = tempHome();
+  h.writeConfig({
+    version: 2,
+    model_list: [
+      { model_name: 'm', provider: 'openai', model: 'gpt', api_keys: [MODEL_KEY],
+        proxy: 'http://alice:model-proxy-pw-1@10.0.0.1:3128' },
+    ],
+    tools: { mcp: { enabled: true, servers: { local: { enabled: true, command: 'srv', env_file: 'srv.env' } } } },
+  });
+  writeFileSync(join(h.home, 'srv.env'), 'export SRV_TOKEN="env-file-token-0001"\nSHORT=abc\n');
+  const env = {
+    ...h.env,
+    HTTPS_PROXY: 'http://carol:env%40proxy-pw-2@10.0.0.2:8080',
+    all_proxy: 'socks5://lone-user-token-03@10.0.0.3:1080',
+  };
+  const redactor = redactorOf(loadConfig({ env }).config);
+  const cases: [string, string][] = [
+    ['pw model-proxy-pw-1 and env@proxy-pw-2 and env%40proxy-pw-2', 'pw mode…-1 and env@…-2 and env%…-2'],
+    ['lone-user-token-03 env-file-token-0001 abc', 'lone…03 env-…01 abc'],
+    ['curl -x http://dave:never-configured@proxy:3128 https://example.com/a@b',
+      'curl -x http://dave:[REDACTED]@proxy:3128 https://example.com/a@b'],
+    ['git clone ssh://git@github.com/x https://host:8080/path@tag',
+      'git clone ssh://git@github.com/x https://host:8080/path@tag'],
+    // A help text's template and a password masked already are not passwords.
+    ['allowed: http://[user:password@]host:port', 'allowed: http://[user:password@]host:port'],
+    ['proxy http://corp:****@corp-proxy:8080', 'proxy http://corp:****@corp-proxy:8080'],
+  ];
+  for (const [text, masked] of cases) assert.is(redactor.text(text), masked, text);
   h.remove();
 });
 

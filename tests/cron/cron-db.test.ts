@@ -118,8 +118,10 @@ test('an operation waits while another holder keeps the database open, then succ
   await putCronJob(ws, job('a', '2026-01-01T10:00:00.000Z'));
   const holder = new Level<string, unknown>(cronDir(ws), { valueEncoding: 'json' });
   await holder.open();
-  const listing = listCronJobs(ws);
-  await new Promise((resolve) => setTimeout(resolve, 120));
+  let locked!: () => void;
+  const waits = new Promise<void>((resolve) => (locked = resolve));
+  const listing = listCronJobs(ws, { onLocked: () => locked() });
+  await waits;
   await holder.close();
   assert.equal((await listing).map((j) => j.id), ['a']);
 });

@@ -25,7 +25,7 @@ test('the gateway runs due jobs at start, and a job added by `tern cron add` whi
     agents: { defaults: { model: 'fast' } },
     model_list: [modelEntry(model.url)],
     heartbeat: { enabled: false },
-    channel_list: { telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1 } } },
+    channel_list: { telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: ['*'] } } },
   };
   writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
   const past = new Date(Date.now() - 60_000).toISOString();

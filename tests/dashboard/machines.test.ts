@@ -46,7 +46,7 @@ test('after a chat /api/actors lists the gateway, its heartbeat, the web channel
     const { machines } = await get<{ machines: Record<string, ChartNode> }>(dashboard, '/api/machines');
     assert.equal(Object.keys(byMachine).filter((machine) => !machines[machine]), [], 'every listed machine has a chart');
     const channel = await get<ActorView & { chart: ChartNode | null }>(dashboard, '/api/actors/channel:web');
-    assert.equal(stateKeys(channel.chart), ['stopped', 'starting', 'connected', 'failed']);
+    assert.equal(stateKeys(channel.chart), ['stopped', 'starting', 'connected', 'failed', 'refused']);
     assert.equal(channel.history.map((m) => [m.from ?? null, m.to, m.event]), [[null, 'stopped', 'xstate.init'], ['stopped', 'starting', 'START'], ['starting', 'connected', 'CONNECTED']]);
   } finally {
     await dashboard.close();

@@ -154,7 +154,7 @@ test('a second enabled pico entry fails with a reason naming the one that serves
     const states = Object.fromEntries(body.channels.map((c) => [c.name, [c.state, c.reason ?? null]]));
     assert.equal(states, {
       web: ['connected', null],
-      web2: ['failed', 'channel_list.web2: the web-UI chat is already served by channel_list.web (one pico entry may be enabled)'],
+      web2: ['refused', 'channel_list.web2: the web-UI chat is already served by channel_list.web (one pico entry may be enabled)'],
     });
   } finally {
     await dashboard.close();

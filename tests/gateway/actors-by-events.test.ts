@@ -7,7 +7,7 @@ import { BoardInspector } from '../../actors/board.js';
 import { ChannelActor } from '../../actors/gateway/channel-actor.js';
 import { ChannelDirectory } from '../../actors/gateway/channel-directory.js';
 import { Dispatcher } from '../../actors/gateway/dispatcher.js';
-import { acceptInbound } from '../../actors/gateway/inbound.js';
+import { acceptInbound, pairingText } from '../../actors/gateway/inbound.js';
 import { Outbox } from '../../actors/gateway/outbox.js';
 import { RecentIds } from '../../actors/gateway/recent-ids.js';
 import { clockOf, realScheduler } from '../../actors/gateway/scheduler.js';
@@ -17,12 +17,14 @@ import { channelBoard } from '../../machines/channel.js';
 import { Redactor, validateConfig, type Config } from '../../store/config/index.js';
 import { Logger } from '../../store/logs/logger.js';
 import { given, movesOf, type Stage } from '../support/actor-kit.js';
+import { eventually } from '../support/eventually.js';
 import { tempHome } from '../support/temp-home.js';
+import { PairingStore } from '../../store/pairing.js';
 
 const logger = new Logger([], 'error', Redactor.none);
 
 function config(): Config {
-  const result = validateConfig({ version: 2, channel_list: { tg: { enabled: true, type: 'telegram', settings: { token: '1:t', placeholder: '', typing: true } } } });
+  const result = validateConfig({ version: 2, channel_list: { tg: { enabled: true, type: 'telegram', settings: { token: '1:t', placeholder: '', typing: true, allow_from: ['@ann'] } } } });
   if (!result.ok) throw new Error(result.problems.join('; '));
   return result.config;
 }
@@ -34,6 +36,7 @@ class TestChannel implements Channel {
   hooks: ChannelHooks | undefined;
   readonly sent: string[] = [];
   stops = 0;
+  typings = 0;
   constructor(private readonly typingFails = false) {}
   async start(hooks: ChannelHooks): Promise<void> {
     this.hooks = hooks;
@@ -48,14 +51,14 @@ class TestChannel implements Channel {
   }
   async edit(): Promise<void> {}
   typing(): Promise<void> {
+    this.typings++;
     return this.typingFails ? Promise.reject(new Error('Bad Request: chat not found')) : Promise.resolve();
   }
 }
 
 const inbound = (id: string, text: string): ChannelMessage => ({ messageId: id, chat: 'direct:42', replyTo: '42', sender: '42', senderAliases: ['42', '@ann'], text, mentioned: false });
 
-function channelActor(stage: Stage, channel: TestChannel, directory = new ChannelDirectory()): ChannelActor {
-  const home = tempHome();
+function channelActor(stage: Stage, channel: TestChannel, directory = new ChannelDirectory(), home = tempHome()): ChannelActor {
   const actor = new ChannelActor({ name: 'tg', kind: 'telegram', account: 'default' }, async () => channel, {
     bus: stage.bus,
     logger,
@@ -63,13 +66,19 @@ function channelActor(stage: Stage, channel: TestChannel, directory = new Channe
     backoff: { baseMs: 100, maxMs: 1000 },
     directory,
     inspect: new BoardInspector(stage.bus, { channel: channelBoard }).inspect,
-    accept: acceptInbound({ bus: stage.bus, logger, config, workspace: home.workspace, now: () => Date.parse('2026-05-01T10:00:00Z'), seen: new RecentIds(100) }),
+    accept: acceptInbound({
+      bus: stage.bus, logger, config, workspace: home.workspace, now: () => Date.parse('2026-05-01T10:00:00Z'), seen: new RecentIds(100),
+      pairing: new PairingStore(home.home),
+    }),
   });
   actor.start();
   return actor;
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+/** Resolves once the channel actor has published that its channel connected. */
+const connected = (stage: Stage) => eventually(() => stage.published.some((e) => e.type === 'channel.connected'), true);
+/** A turn of the event loop: a rejection nobody handled is reported before it ends. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 const channel = suite('channel actor');
 
@@ -77,7 +86,7 @@ channel('when its channel reports a message for the bot, then message.received, 
   const stage = given();
   const link = new TestChannel();
   const actor = channelActor(stage, link);
-  await settle();
+  await connected(stage);
   await link.hooks!.onMessage(inbound('7', 'hello'));
   await link.hooks!.onMessage(inbound('7', 'hello'));
   assert.equal(stage.then('channel.connected', 'message.received'), [
@@ -90,11 +99,32 @@ channel('when its channel reports a message for the bot, then message.received, 
   await actor.stop();
 });
 
+channel('when a sender allow_from does not list writes in a direct chat, then a pairing code and no turn; writing again, nothing', async () => {
+  const stage = given();
+  const link = new TestChannel();
+  const home = tempHome();
+  const actor = channelActor(stage, link, new ChannelDirectory(), home);
+  await connected(stage);
+  const stranger = (id: string): ChannelMessage => ({ ...inbound(id, 'let me in'), chat: 'direct:77', replyTo: '77', sender: '77', senderAliases: ['77', '@eve'] });
+  await link.hooks!.onMessage(stranger('8'));
+  await link.hooks!.onMessage(stranger('9'));
+  const [request] = new PairingStore(home.home).pending(Date.parse('2026-05-01T10:00:00Z'));
+  const code = request?.code ?? '';
+  assert.match(code, /^[A-HJ-NP-Z2-9]{8}$/);
+  assert.equal(stage.then('message.received', 'pairing.requested', 'reply.requested'), [
+    ['pairing.requested', { channel: 'tg', account: 'default', sender: '77', sender_aliases: ['77', '@eve'], chat: 'direct:77', code, expires_at: '2026-05-01T11:00:00.000Z' }],
+    ['reply.requested', { message_id: '8', outcome: 'message', text: pairingText(code), key: 'tg:8:pairing', reply: { channel: 'tg', chat: 'direct:77', reply_to: '77' } }],
+  ]);
+  assert.is(pairingText(code), `Pairing code: ${code}\nThis bot answers only the people its owner lets in: ask the owner to run "tern pairing approve ${code}" within the hour.`);
+  await actor.stop();
+  home.remove();
+});
+
 channel('when it is stopped twice (at once and again later), then it moves to stopped and leaves the board once, and its channel stops once', async () => {
   const stage = given();
   const link = new TestChannel();
   const actor = channelActor(stage, link);
-  await settle();
+  await connected(stage);
   await Promise.all([actor.stop(), actor.stop()]);
   await actor.stop();
   assert.equal(movesOf(stage.published, 'channel:tg'), ['->stopped xstate.init', 'stopped->starting START', 'starting->connected CONNECTED', 'connected->stopped STOP']);
@@ -174,10 +204,10 @@ outbox('when a message is routed to a chat whose typing indicator fails, then no
     const link = new TestChannel(true);
     const actor = startOutbox(stage, link);
     stage.when(routedMessage('5'));
-    await settle();
+    await eventually(() => link.typings, 1);
     stage.when({ ...routing, turn: 't5', type: 'reply.requested', data: { message_id: '5', outcome: 'completed', text: 'answer', key: 'tg:5:t5', reply } });
     await actor.settled();
-    await settle();
+    await nextTurn();
     assert.equal(unhandled.map((e) => (e as Error).message), []);
     assert.equal(link.sent, ['42: answer']);
     assert.equal(stage.then('reply.delivered'), [['reply.delivered', { message_id: '5', key: 'tg:5:t5', parts: 1, failed: false }]]);

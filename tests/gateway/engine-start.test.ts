@@ -10,6 +10,7 @@ import { startGatewayModel } from '../support/gateway-model.js';
 import { modelEntry } from '../support/gateway-process.js';
 import { freePort } from '../support/telegram-emulator.js';
 import { tempHome } from '../support/temp-home.js';
+import { busQuiet } from '../support/quiet.js';
 
 /** A channel that delivers its early message (if any) at once and connects only when the test says so. */
 function heldChannel(sent: string[], early?: string): { channel: Channel; connect(): void } {
@@ -49,7 +50,7 @@ test('a message that arrives before the channels have reported loads the turn en
     agents: { defaults: { model: 'fast' } },
     model_list: [modelEntry(model.url)],
     heartbeat: { enabled: false },
-    channel_list: { held: { enabled: true, type: 'held', settings: { typing: false } } },
+    channel_list: { held: { enabled: true, type: 'held', settings: { typing: false, allow_from: ['*'] } } },
   };
   writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
   const loaded = loadConfig({ env: home.env });
@@ -73,7 +74,7 @@ test('a message that arrives before the channels have reported loads the turn en
 
 test('engineLoaded settles once the channels have reported and the engine has loaded, not before', async () => {
   const home = tempHome();
-  const config = { version: 2, gateway: { port: await freePort() }, heartbeat: { enabled: false }, channel_list: { held: { enabled: true, type: 'held', settings: { typing: false } } } };
+  const config = { version: 2, gateway: { port: await freePort() }, heartbeat: { enabled: false }, channel_list: { held: { enabled: true, type: 'held', settings: { typing: false, allow_from: ['*'] } } } };
   writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
   const loaded = loadConfig({ env: home.env });
   const logs = openGatewayLogs(loaded);
@@ -84,7 +85,7 @@ test('engineLoaded settles once the channels have reported and the engine has lo
     settled = true;
   });
   try {
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await busQuiet(gateway.core.bus, { quietMs: 300 });
     assert.is(settled, false);
     held.connect();
     await until(() => settled, 'the engine');

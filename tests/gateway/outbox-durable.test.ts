@@ -9,15 +9,26 @@ import { ChannelDirectory } from '../../actors/gateway/channel-directory.js';
 import { Outbox } from '../../actors/gateway/outbox.js';
 import { Logger } from '../../store/logs/logger.js';
 import { Redactor } from '../../store/config/index.js';
+import { eventually } from '../support/eventually.js';
 
-/** A log whose commits wait until released: what a log behind a network (a JetStream stream) does under load. */
-function heldLog(): Sequencer & { release(): void } {
+/**
+ * A log whose commits wait until released: what a log behind a network (a JetStream stream) does under load.
+ * `waiting` says how many callers wait for the commits now: then nothing moves until the test releases them.
+ */
+function heldLog(): Sequencer & { release(): void; readonly waiting: number } {
   const numbering = memorySequencer();
   let release!: () => void;
   let gate = new Promise<void>((resolve) => (release = resolve));
+  let waiting = 0;
   return {
     stamp: (draft) => numbering.stamp(draft),
-    committed: () => gate,
+    committed: () => {
+      waiting++;
+      return gate.finally(() => waiting--);
+    },
+    get waiting() {
+      return waiting;
+    },
     release: () => {
       release();
       gate = new Promise<void>((resolve) => (release = resolve));
@@ -40,8 +51,6 @@ function recordingChannel(sent: string[]): Channel {
   };
 }
 
-const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
-
 test('each part goes out only once its message.sending is in the log, and part 2 only once part 1\'s message.sent is too', async () => {
   const log = heldLog();
   const bus = new InProcessBus(log);
@@ -55,17 +64,17 @@ test('each part goes out only once its message.sending is in the log, and part 2
   outbox.start();
   // Given a reply the channel's limit splits in two (line one, line two),
   bus.publish({ agent: 'main', session: 's1', turn: 't1', type: 'reply.requested', data: { message_id: 'm1', outcome: 'completed', text: `${'a'.repeat(20)}\n${'b'.repeat(20)}`, key: 'tg:m1:t1', reply: { channel: 'tg', chat: 'direct:1', reply_to: '1' } } });
-  await settle();
+  await eventually(() => log.waiting > 0, true);
   // when the intent to send part 1 is not yet in the log, then nothing is sent;
   assert.equal(sent, []);
   assert.equal(seen(), ['message.sending tg:m1:t1:0']);
   log.release();
-  await settle();
+  await eventually(() => events.length === 3 && log.waiting > 0, true);
   // once it is, part 1 goes out and is recorded, and part 2 waits for its own intent, which comes after that record.
   assert.equal(sent, ['a'.repeat(20)]);
   assert.equal(seen(), ['message.sending tg:m1:t1:0', 'message.sent tg:m1:t1:0', 'message.sending tg:m1:t1:1']);
   log.release();
-  await settle();
+  await eventually(() => events.at(-1)?.type, 'reply.delivered');
   assert.equal(sent, ['a'.repeat(20), 'b'.repeat(20)]);
   assert.equal(seen(), ['message.sending tg:m1:t1:0', 'message.sent tg:m1:t1:0', 'message.sending tg:m1:t1:1', 'message.sent tg:m1:t1:1', 'reply.delivered 2']);
   outbox.stop();

@@ -9,6 +9,7 @@ import { createChannel } from '../../actors/gateway/channel-factory.js';
 import { validateConfig } from '../../store/config/index.js';
 import { startClockedGateway, logLines } from '../support/clocked-gateway.js';
 import { ManualClock } from '../support/gateway-clock.js';
+import { eventually } from '../support/eventually.js';
 
 const DAY = 24 * 60 * 60_000;
 const reloads = (events: Array<{ type: string }>): number => events.filter((e) => e.type === 'config.reloaded').length;
@@ -124,9 +125,10 @@ test('channel maintenance: a Telegram long poll is taken as stalled 10 s × the 
       const failed = new Promise<void>((resolve) => {
         void channel.start({ onMessage() {}, onConnected() {}, onFailed: (error) => { failure = error; resolve(); } });
       });
-      while (api.polls() === polls) await new Promise((resolve) => setTimeout(resolve, 5));
+      await eventually(() => api.polls() > polls, true);
       clock.advance(1_000 + graceMs - 1);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      const due = `multiplier ${multiplier}: the stall is due at ${1_000 + graceMs} ms, not before`;
+      assert.ok(clock.pending().includes(1), due);
       assert.is(failure, undefined, `multiplier ${multiplier}: not before ${1_000 + graceMs} ms`);
       clock.advance(1);
       await Promise.race([failed, new Promise((resolve) => setTimeout(resolve, 3_000))]);

@@ -88,7 +88,7 @@ async function startGateway(held: 'send' | 'stop', options: { inbound?: string; 
     gateway: { port: await freePort(), log_level: 'info' },
     agents: { defaults: { model: 'fast' } },
     model_list: [modelEntry(model.url)],
-    channel_list: { held: { enabled: true, type: 'held', settings: { typing: false } as Record<string, unknown> } },
+    channel_list: { held: { enabled: true, type: 'held', settings: { typing: false, allow_from: ['*'] } as Record<string, unknown> } },
   };
   writeConfig(home, config);
   mkdirSync(home.workspace, { recursive: true });

@@ -1,3 +1,4 @@
+import { SUPPORTED_KINDS } from '../../actors/gateway/channel-factory.js';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { loadConfig } from '../../store/config/index.js';
 import { openGatewayLogs, type GatewayLogs } from '../../store/logs/logger.js';
 import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
 import { modelEntry } from '../support/gateway-process.js';
+import { busQuiet } from '../support/quiet.js';
 import { filesystemEntry } from '../support/mcp-servers.js';
 import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
@@ -51,8 +53,8 @@ supervisor.before.each(async (context) => {
     model_list: [modelEntry(context.model.url)],
     heartbeat: { enabled: false },
     channel_list: {
-      alpha: { enabled: true, type: 'telegram', settings: { token: A, base_url: context.emulator.url, poll_timeout_seconds: 1 } },
-      beta: { enabled: true, type: 'telegram', settings: { token: B, base_url: context.emulator.url, poll_timeout_seconds: 1 } },
+      alpha: { enabled: true, type: 'telegram', settings: { token: A, base_url: context.emulator.url, poll_timeout_seconds: 1, allow_from: ['*'] } },
+      beta: { enabled: true, type: 'telegram', settings: { token: B, base_url: context.emulator.url, poll_timeout_seconds: 1, allow_from: ['*'] } },
     },
   };
   writeConfig(context);
@@ -89,14 +91,15 @@ supervisor('a config edit restarts only the channel whose entry changed', async 
   channels.beta!.settings.allow_from = ['@alice'];
   writeConfig(context);
   await until(() => connected('beta') === 1, 'beta to reconnect');
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await busQuiet(context.gateway.core.bus, { quietMs: 300 });
   assert.is(connected('alpha'), 0);
   const reloaded = context.events.find((e) => e.type === 'config.reloaded');
   assert.equal(reloaded?.type === 'config.reloaded' ? reloaded.data.changed : [], ['channel_list.beta.settings.allow_from']);
   await context.emulator.say(B, 'from mallory', { userId: 1003, userName: 'mallory' });
   await context.emulator.say(B, 'from alice', { userId: 1001, userName: 'alice' });
   await context.emulator.waitForBotMessages(B, 1001, 1);
-  assert.equal(context.emulator.botMessages(B, 1003), []);
+  // No turn for mallory: the one message she gets is a pairing code.
+  assert.equal(context.emulator.botMessages(B, 1003).map((m) => m.text.split('\n')[0]!.replace(/[A-Z2-9]{8}$/, 'CODE')), ['Pairing code: CODE']);
 });
 
 supervisor('deleting config.json while the gateway runs keeps the running config: every channel stays, and the log says why', async (context) => {
@@ -179,7 +182,7 @@ supervisor('stopping drains: a running turn still delivers its reply before the 
 
 const silent = suite('readiness while a channel cannot connect');
 
-silent('/ready is 503 while a channel is still connecting, and 200 once it has failed with a reason', async () => {
+silent('/ready is 503 while a channel is still connecting, and stays 503 with the reason while one cannot start; /health is 200', async () => {
   const home = tempHome();
   const sockets: Socket[] = [];
   const blackHole: Server = createServer((socket) => sockets.push(socket));
@@ -198,19 +201,26 @@ silent('/ready is 503 while a channel is still connecting, and 200 once it has f
   const logs = openGatewayLogs(loaded);
   const gateway = await Gateway.start({ loaded, env: home.env, logs });
   try {
-    await until(() => gateway.readiness().channels.some((c) => c.name === 'broken' && c.state === 'failed'), 'the unknown kind to fail');
+    await until(() => gateway.readiness().channels.some((c) => c.name === 'broken' && c.state === 'refused'), 'the unknown kind to be refused');
     const ready = await fetch(`${gateway.url}/ready`);
     assert.is(ready.status, 503);
     const body = (await ready.json()) as { status: string; channels: Array<{ name: string; state: string; reason?: string }> };
-    assert.is(body.status, 'starting');
+    assert.is(body.status, 'cannot_start');
     assert.equal(body.channels[0], { name: 'stuck', state: 'starting' });
-    assert.match(body.channels[1]?.reason ?? '', /channel_list\.broken\.type "carrier-pigeon" is not supported by this gateway \(supported: telegram, discord, slack\)/);
+    const reason = `channel_list.broken.type "carrier-pigeon" is not supported by this gateway (supported: ${SUPPORTED_KINDS.join(', ')})`;
+    assert.equal(body.channels[1], { name: 'broken', state: 'refused', reason });
     sockets.forEach((s) => s.destroy());
-    await until(() => gateway.readiness().ready, 'the stuck channel to report its failure');
-    assert.is((await fetch(`${gateway.url}/ready`)).status, 200);
+    // Every channel has reported (the stuck one failed and retries), but the broken one cannot start: not ready.
+    await until(() => gateway.readiness().reported, 'the stuck channel to report its failure');
+    const after = await fetch(`${gateway.url}/ready`);
+    assert.is(after.status, 503);
+    const reported = (await after.json()) as { status: string; reason: string; channels: Array<{ name: string; state: string }> };
+    assert.equal([reported.status, reported.reason, reported.channels.map((c) => c.state)], ['cannot_start', `channel broken cannot start: ${reason}`, ['failed', 'refused']]);
+    assert.is((await fetch(`${gateway.url}/health`)).status, 200);
   } finally {
     await gateway.stop();
     logs.close();
+    sockets.forEach((s) => s.destroy());
     await new Promise<void>((resolve) => blackHole.close(() => resolve()));
     home.remove();
   }

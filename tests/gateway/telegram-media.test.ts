@@ -31,7 +31,7 @@ test('image_generate sends the drawn image to the Telegram chat as a photo, then
       { model_name: 'painter', provider: 'openai', model: 'gpt-image-1', api_base: `${vendor.url}/v1`, api_keys: ['sk-test-key-0001'] },
     ],
     heartbeat: { enabled: false },
-    channel_list: { telegram: { enabled: true, settings: { token: TOKEN, base_url: front.url, poll_timeout_seconds: 1 } } },
+    channel_list: { telegram: { enabled: true, settings: { token: TOKEN, base_url: front.url, poll_timeout_seconds: 1, allow_from: ['*'] } } },
   });
   try {
     await emulator.say(TOKEN, 'draw a tern', { userId: 1001 });

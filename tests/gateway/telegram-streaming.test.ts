@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
+import { quietGateway } from '../support/quiet.js';
 
 const STREAMING = '444444:streaming-bot-token-DDDD';
 const PLACEHOLDER = '555555:placeholder-bot-token-EEEE';
@@ -24,8 +25,8 @@ streaming.before(async (context) => {
     model_list: [modelEntry(context.model.url, true)],
     heartbeat: { enabled: false },
     channel_list: {
-      telegram: { enabled: true, settings: { token: STREAMING, base_url: context.emulator.url, poll_timeout_seconds: 1, streaming: { enabled: true, throttle_seconds: 0, min_growth_chars: 1 } } },
-      tg_wait: { enabled: true, type: 'telegram', settings: { token: PLACEHOLDER, base_url: context.emulator.url, poll_timeout_seconds: 1, placeholder: 'Thinking…' } },
+      telegram: { enabled: true, settings: { token: STREAMING, base_url: context.emulator.url, poll_timeout_seconds: 1, allow_from: ['*'], streaming: { enabled: true, throttle_seconds: 0, min_growth_chars: 1 } } },
+      tg_wait: { enabled: true, type: 'telegram', settings: { token: PLACEHOLDER, base_url: context.emulator.url, poll_timeout_seconds: 1, allow_from: ['*'], placeholder: 'Thinking…' } },
     },
   });
 });
@@ -37,28 +38,24 @@ streaming.after(async (context) => {
   context.gateway.home.remove();
 });
 
-const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 500));
-
-streaming('a streamed reply is one message, edited as chunks arrive, ending with the full text', async ({ emulator }) => {
+streaming('a streamed reply is one message, edited as chunks arrive, ending with the full text', async (context) => {
+  const { emulator, gateway } = context;
   await emulator.say(STREAMING, 'stream these words to me please', { userId: 1001 });
   await emulator.waitForBotMessages(STREAMING, 1001, 1);
-  const deadline = Date.now() + 10_000;
-  while (emulator.botMessages(STREAMING, 1001)[0]?.text !== 'echo: stream these words to me please' && Date.now() < deadline) await settle();
-  await settle();
-  const messages = emulator.botMessages(STREAMING, 1001);
-  assert.equal(messages.map((m) => m.text), ['echo: stream these words to me please']);
+  const read = () => emulator.botMessages(STREAMING, 1001).map((m) => m.text);
+  const texts = await quietGateway(gateway.home.sessions, read);
+  assert.equal(texts, ['echo: stream these words to me please']);
   assert.ok(emulator.edits >= 1, 'the message was edited while streaming');
 });
 
-streaming('a placeholder is sent first and then replaced by the reply', async ({ emulator }) => {
+streaming('a placeholder is sent first and then replaced by the reply', async ({ emulator, gateway }) => {
   const before = emulator.edits;
   await emulator.say(PLACEHOLDER, 'hello', { userId: 1001 });
   await emulator.waitForBotMessages(PLACEHOLDER, 1001, 1);
-  const deadline = Date.now() + 10_000;
-  while (emulator.botMessages(PLACEHOLDER, 1001)[0]?.text !== 'echo: hello' && Date.now() < deadline) await settle();
-  await settle();
-  assert.equal(emulator.botMessages(PLACEHOLDER, 1001).map((m) => m.text), ['echo: hello']);
-  assert.is(emulator.edits, before + 1);
+  const read = () => ({ texts: emulator.botMessages(PLACEHOLDER, 1001).map((m) => m.text), edits: emulator.edits });
+  const shown = await quietGateway(gateway.home.sessions, read);
+  assert.equal(shown.texts, ['echo: hello']);
+  assert.is(shown.edits, before + 1);
 });
 
 streaming.run();

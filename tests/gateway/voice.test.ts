@@ -23,7 +23,7 @@ test('a voice message is downloaded, saved in the workspace and transcribed befo
     heartbeat: { enabled: false },
     agents: { defaults: { model: 'fast', transcription_model: 'fast' } },
     model_list: [modelEntry(model.url)],
-    channel_list: { telegram: { enabled: true, settings: { token: '42:voice-token', base_url: api.url, poll_timeout_seconds: 1 } } },
+    channel_list: { telegram: { enabled: true, settings: { token: '42:voice-token', base_url: api.url, poll_timeout_seconds: 1, allow_from: ['*'] } } },
   }));
   const loaded = loadConfig({ env: home.env });
   const logs = openGatewayLogs(loaded);

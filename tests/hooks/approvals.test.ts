@@ -14,7 +14,7 @@ import { startVendorServer, type VendorServer } from '../support/vendor-server.j
 
 const TOKEN = '777:approval-bot-token-AAAA';
 const USER = 1001;
-const PROMPT = /^exec wants to run `echo approved-run` — reply \/approve ([0-9a-f]{4}) or \/deny \1$/;
+const PROMPT = /^exec wants to run echo approved-run — reply \/approve ([0-9a-f]{4}) or \/deny \1$/;
 
 const execCall = (id: string, command: string) =>
   completion({ tool_calls: [{ id, type: 'function', function: { name: 'exec', arguments: JSON.stringify({ command }) } }] }, 'tool_calls');
@@ -29,7 +29,7 @@ interface Running {
 }
 
 /** `tern gateway` in this process: a Telegram channel on the emulator, exec needing approval, the model scripted. */
-async function startGateway(approvalTimeoutMs: number): Promise<Running> {
+async function startGateway(approvalTimeoutMs: number, allowFrom: string[] = ['*']): Promise<Running> {
   const home = tempHome();
   const vendor = await startVendorServer();
   const emulator = await TelegramEmulator.start();
@@ -39,7 +39,12 @@ async function startGateway(approvalTimeoutMs: number): Promise<Running> {
     heartbeat: { enabled: false },
     agents: { defaults: { model: 'fast' } },
     model_list: [{ model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendor.url}/v1`, api_keys: ['sk-test-key-0001'] }],
-    channel_list: { telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1 } } },
+    channel_list: {
+      telegram: {
+        enabled: true,
+        settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: allowFrom },
+      },
+    },
     tools: { exec: { require_approval: true, allow_remote: true } },
     hooks: { defaults: { approval_timeout_ms: approvalTimeoutMs } },
   }));
@@ -121,6 +126,59 @@ test('an approval nobody answers is denied when approval_timeout_ms runs out, an
     await running.emulator.say(TOKEN, `/approve ${id}`, { userId: USER });
     await running.emulator.waitForBotMessages(TOKEN, USER, 3);
     assert.is(texts(running.emulator)[2], `No tool call ${id} is waiting for approval here.`);
+  } finally {
+    await running.close();
+  }
+});
+
+const GROUP = -5001;
+const ALICE = { userId: 1001, userName: 'alice', chatId: GROUP, type: 'group' as const };
+const BOB = { userId: 1002, userName: 'bob', chatId: GROUP, type: 'group' as const };
+const groupTexts = (emulator: TelegramEmulator) => emulator.botMessages(TOKEN, GROUP).map((m) => m.text);
+
+/** Alice asks in the group; returns the approval id of the question the bot put there. */
+async function askedInGroup(running: Running): Promise<string> {
+  running.vendor.reply(execCall('c1', 'echo approved-run'), completion({ content: 'Ran it.' }));
+  await running.emulator.say(TOKEN, 'please run it', ALICE);
+  const [question] = await running.emulator.waitForBotMessages(TOKEN, GROUP, 1);
+  const id = PROMPT.exec(question!.text)?.[1];
+  assert.ok(id, `not an approval question: ${question!.text}`);
+  return id;
+}
+
+test('in a group, only whoever caused a call may /approve or /deny it; other members are refused', async () => {
+  const running = await startGateway(30_000);
+  try {
+    const id = await askedInGroup(running);
+    await running.emulator.say(TOKEN, `/approve ${id}`, BOB);
+    await running.emulator.waitForBotMessages(TOKEN, GROUP, 2);
+    await running.emulator.say(TOKEN, `/deny ${id}`, BOB);
+    await running.emulator.waitForBotMessages(TOKEN, GROUP, 3);
+    const refusal = `Only the person who asked (or an owner of this bot) can answer ${id}.`;
+    assert.equal(groupTexts(running.emulator).slice(1), [refusal, refusal]);
+    assert.equal(of(running.events, 'approval.answered'), [], 'the call still waits');
+    assert.is(running.vendor.requests.length, 1);
+
+    await running.emulator.say(TOKEN, `/approve ${id}`, ALICE);
+    await running.emulator.waitForBotMessages(TOKEN, GROUP, 5);
+    assert.equal(groupTexts(running.emulator).slice(3).sort(), ['Approved: exec goes ahead.', 'Ran it.']);
+    const answers = of(running.events, 'approval.answered').map((e) => e.data);
+    assert.equal(answers, [{ approval_id: id, approved: true, by: 'user', sender: '1001' }]);
+    assert.equal(lastMessage(running.vendor, 1), { role: 'tool', tool_call_id: 'c1', content: 'approved-run\n' });
+  } finally {
+    await running.close();
+  }
+});
+
+test('an owner named in allow_from (by id or @username) may answer a call another member caused', async () => {
+  const running = await startGateway(30_000, ['1001', '@Bob']);
+  try {
+    const id = await askedInGroup(running);
+    await running.emulator.say(TOKEN, `/approve ${id}`, BOB);
+    await running.emulator.waitForBotMessages(TOKEN, GROUP, 3);
+    assert.equal(groupTexts(running.emulator).slice(1).sort(), ['Approved: exec goes ahead.', 'Ran it.']);
+    const answers = of(running.events, 'approval.answered').map((e) => e.data);
+    assert.equal(answers, [{ approval_id: id, approved: true, by: 'user', sender: '1002' }]);
   } finally {
     await running.close();
   }

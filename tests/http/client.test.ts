@@ -12,6 +12,7 @@ import type { EventDraft } from '../../bus/index.js';
 import { startLoopbackProxy, type LoopbackProxy } from '../support/loopback-proxy.js';
 import { completion } from '../support/vendor-chat-completions.js';
 import { startVendorServer, type VendorServer } from '../support/vendor-server.js';
+import { eventually } from '../support/eventually.js';
 
 const test = suite('outbound client');
 let model: VendorServer;
@@ -198,12 +199,14 @@ test('an abort (/stop) ends a call that is waiting for the model at once, and it
   try {
     const { chat, events } = router([entry({ api_base: `http://127.0.0.1:${dead.port}/v1` })]);
     const controller = new AbortController();
+    const call = chat('m', hello, { signal: controller.signal }).then(() => undefined, (e: unknown) => e);
+    await eventually(() => dead.requested.length, 1);
     const started = performance.now();
-    setTimeout(() => controller.abort(), 200);
-    const error = await chat('m', hello, { signal: controller.signal }).then(() => undefined, (e: unknown) => e);
+    controller.abort();
+    const error = await call;
     assert.ok(performance.now() - started < 2_000);
     assert.not.ok(error instanceof ProviderError);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually(() => dead.requested.map((socket) => socket.destroyed), [true]);
     assert.equal([events, dead.requested.map((socket) => socket.destroyed)], [[], [true]]);
   } finally {
     await dead.close();

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { call, errorBody, logIn, PASSWORD, rawCall, setUp, start, tempHome } from './launcher-harness.js';
+import { startLauncher } from '../../adapters/launcher/server.js';
+import { call, errorBody, logIn, PASSWORD, rawCall, setUp, setupBody, start, tempHome } from './launcher-harness.js';
 
 const refusedSetups: Array<[string, { json?: unknown; body?: string; headers?: Record<string, string> }, number, unknown]> = [
   ['a password under 8 characters', { json: { password: 'short', confirm: 'short' } }, 400,
@@ -27,7 +28,11 @@ test('first-run setup refuses bad passwords and bodies with 400 (413 when too la
   const launcher = await start(home);
   try {
     for (const [name, request, status, body] of refusedSetups) {
-      const reply = await call(launcher, '/api/auth/setup', { method: 'POST', ...request });
+      // Each carries the right setup token, so what is refused is the password or the body.
+      const json = request.json;
+      const isObject = typeof json === 'object' && json !== null && !Array.isArray(json);
+      const withToken = isObject ? { ...json, setup_token: launcher.setupToken } : json;
+      const reply = await call(launcher, '/api/auth/setup', { method: 'POST', ...request, json: withToken });
       assert.is(reply.status, status, name);
       assert.equal(reply.body, body, name);
       assert.is(reply.cookie, undefined, name);
@@ -44,7 +49,7 @@ test('first-run setup needs no session, answers 200 with a session cookie and th
   const launcher = await start(home);
   try {
     assert.equal((await call(launcher, '/api/auth/status')).body, { initialized: false, authenticated: false });
-    const reply = await call(launcher, '/api/auth/setup', { json: { password: PASSWORD, confirm: PASSWORD } });
+    const reply = await call(launcher, '/api/auth/setup', { json: setupBody(launcher) });
     assert.is(reply.status, 200);
     assert.equal(reply.body, { initialized: true, authenticated: true });
     assert.equal((await call(launcher, '/api/auth/status', { cookie: reply.cookie })).body, { initialized: true, authenticated: true });
@@ -53,6 +58,65 @@ test('first-run setup needs no session, answers 200 with a session cookie and th
   } finally {
     await launcher.close();
     remove();
+  }
+});
+
+const TOKEN_HINT = 'open the setup link tern-launcher printed when it started (/launcher-setup?setup_token=…)';
+
+test('first-run setup needs the setup token of this launcher: 400 without it, 403 with another, once', async () => {
+  const { home, remove } = tempHome();
+  const launcher = await start(home);
+  try {
+    assert.match(launcher.setupToken, /^[A-Za-z0-9_-]{32}$/);
+    const passwords = { password: PASSWORD, confirm: PASSWORD };
+    const required = errorBody('setup_token_required', `setup_token is required: ${TOKEN_HINT}`);
+    const refused: Array<[string, Record<string, unknown>, number, unknown]> = [
+      ['no token', passwords, 400, required],
+      ['an empty token', { ...passwords, setup_token: ' ' }, 400, required],
+      ['another token', { ...passwords, setup_token: `${launcher.setupToken.slice(0, -1)}x` }, 403,
+        errorBody('setup_token_mismatch', `setup_token is not the one of this launcher: ${TOKEN_HINT}`)],
+      ['a number', { ...passwords, setup_token: 42 }, 400, errorBody('invalid_body', 'setup_token must be a string')],
+    ];
+    for (const [name, json, status, body] of refused) {
+      const reply = await call(launcher, '/api/auth/setup', { json });
+      assert.is(reply.status, status, name);
+      assert.equal(reply.body, body, name);
+      assert.is(reply.cookie, undefined, name);
+    }
+    assert.equal((await call(launcher, '/api/auth/status')).body, { initialized: false, authenticated: false });
+
+    const first = await call(launcher, '/api/auth/setup', { json: setupBody(launcher) });
+    assert.is(first.status, 200);
+    const again = await call(launcher, '/api/auth/setup', { json: setupBody(launcher, 'taken over?') });
+    assert.is(again.status, 401, 'the token is spent once a password is set');
+    assert.equal(again.body, errorBody('unauthenticated', 'a password is already set; sign in to change it'));
+  } finally {
+    await launcher.close();
+    remove();
+  }
+});
+
+test('a preset setup token replaces the random one; each start has its own otherwise', async () => {
+  const homes = [tempHome(), tempHome(), tempHome()];
+  const [preset, first, second] = await Promise.all([
+    startLauncher({ home: homes[0]!.home, host: '127.0.0.1', port: 0, setupToken: ' automation-token-0123 ' }),
+    start(homes[1]!.home),
+    start(homes[2]!.home),
+  ]);
+  try {
+    assert.is(preset.setupToken, 'automation-token-0123');
+    assert.is.not(first.setupToken, second.setupToken);
+    assert.is((await call(first, '/api/auth/setup', { json: setupBody(second) })).status, 403);
+    const presetSetup = { ...setupBody(preset), setup_token: 'automation-token-0123' };
+    assert.is((await call(preset, '/api/auth/setup', { json: presetSetup })).status, 200);
+    const short = await startLauncher({ home: homes[0]!.home, host: '127.0.0.1', port: 0, setupToken: 'short' }).then(
+      (launcher) => launcher.close().then(() => 'started'),
+      (error: Error) => error.message,
+    );
+    assert.is(short, 'AGENT_LAUNCHER_SETUP_TOKEN must have at least 16 characters (it has 5)');
+  } finally {
+    await Promise.all([preset.close(), first.close(), second.close()]);
+    for (const home of homes) home.remove();
   }
 });
 

@@ -17,6 +17,18 @@ test('in a browser: first visit creates the password, sign out, a wrong password
 
     await page.goto(launcher.url);
     assert.is(new URL(page.url()).pathname, '/launcher-setup');
+    assert.ok(await page.isVisible('#setup_token'), 'opened without the setup link, the page asks for the token');
+    await page.fill('#password', PASSWORD);
+    await page.fill('#confirm', PASSWORD);
+    await page.fill('#setup_token', 'not the token of this launcher');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#message:not([hidden])');
+    assert.match((await page.textContent('#message')) ?? '', 'setup_token is not the one of this launcher');
+
+    // The link tern-launcher prints fills the token in and leaves it out of the address bar.
+    await page.goto(`${launcher.url}/launcher-setup?setup_token=${launcher.setupToken}`);
+    assert.is(page.url(), `${launcher.url}/launcher-setup`);
+    assert.not.ok(await page.isVisible('#setup_token'));
     await page.screenshot({ path: `${SCREENSHOTS}auth-setup.png` });
     await page.fill('#password', PASSWORD);
     await page.fill('#confirm', `${PASSWORD}?`);

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import express from 'express';
 import { startLauncher } from '../../adapters/launcher/server.js';
-import { call, errorBody, PASSWORD, rawCall, setUp, start, tempHome } from './launcher-harness.js';
+import { call, errorBody, PASSWORD, rawCall, setUp, setupBody, start, tempHome } from './launcher-harness.js';
 
 const UNAUTHENTICATED = errorBody('unauthenticated', 'sign in at /launcher-login first');
 
@@ -160,7 +160,7 @@ test('the session cookie is tern_session, HttpOnly, SameSite=Strict, Path=/, not
   const { home, remove } = tempHome();
   const launcher = await start(home);
   try {
-    const reply = await call(launcher, '/api/auth/setup', { json: { password: PASSWORD, confirm: PASSWORD } });
+    const reply = await call(launcher, '/api/auth/setup', { json: setupBody(launcher) });
     const header = reply.headers.get('set-cookie') ?? '';
     const attributes = header.split('; ').slice(1);
     assert.equal(attributes.filter((a) => !a.startsWith('Expires=')), ['Path=/', 'HttpOnly', 'SameSite=Strict']);
@@ -183,12 +183,15 @@ test('a state-changing request from another origin is refused with 403', async (
   const launcher = await start(home);
   try {
     const foreign = await call(launcher, '/api/auth/setup', {
-      json: { password: PASSWORD, confirm: PASSWORD },
+      json: setupBody(launcher),
       headers: { origin: 'http://evil.example' },
     });
     assert.is(foreign.status, 403);
     assert.equal(foreign.body, errorBody('forbidden_origin', 'requests from another origin are not accepted'));
-    const own = await call(launcher, '/api/auth/setup', { json: { password: PASSWORD, confirm: PASSWORD }, headers: { origin: launcher.url } });
+    const own = await call(launcher, '/api/auth/setup', {
+      json: setupBody(launcher),
+      headers: { origin: launcher.url },
+    });
     assert.is(own.status, 200);
   } finally {
     await launcher.close();

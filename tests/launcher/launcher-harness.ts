@@ -46,9 +46,14 @@ export function errorBody(code: string, message: string) {
   return { error: { code, message } };
 }
 
+/** The first-run setup body, with the setup token the launcher printed. */
+export function setupBody(launcher: RunningLauncher, password = PASSWORD): Record<string, string> {
+  return { password, confirm: password, setup_token: launcher.setupToken };
+}
+
 /** Sets the password on a fresh launcher and returns the session cookie the setup answer carries. */
 export async function setUp(launcher: RunningLauncher, password = PASSWORD): Promise<string> {
-  const reply = await call(launcher, '/api/auth/setup', { json: { password, confirm: password } });
+  const reply = await call(launcher, '/api/auth/setup', { json: setupBody(launcher, password) });
   if (reply.status !== 200 || !reply.cookie) throw new Error(`setup failed: ${reply.status} ${reply.text}`);
   return reply.cookie;
 }

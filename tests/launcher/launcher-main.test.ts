@@ -71,8 +71,21 @@ test('tern-launcher serves on the given port, warns that AGENT_LAUNCHER_TOKEN is
       child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
     });
     assert.is(stderr, 'tern-launcher: AGENT_LAUNCHER_TOKEN is no longer used for dashboard sign-in and is ignored; sign in with the dashboard password.\n');
+    const token = new RegExp([
+      '^tern-launcher: no dashboard password yet; create it at (\\S+)/launcher-setup\\?setup_token=([\\w-]{32})',
+      ' \\(setup token \\2\\)\\n',
+    ].join('')).exec(stdout);
+    assert.ok(token, `the first line gives the setup link: ${stdout}`);
+    assert.is(token[1], url);
     const status = await fetch(`${url}/api/auth/status`);
     assert.equal(await status.json(), { initialized: false, authenticated: false });
+    const withoutToken = await fetch(`${url}/api/auth/setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ password: 'a long password', confirm: 'a long password' }),
+    });
+    assert.is(withoutToken.status, 400, 'no password without the printed token');
+    await withoutToken.text();
     const bearer = await fetch(`${url}/api/me`, { headers: { authorization: 'Bearer old-token-12345' } });
     assert.is(bearer.status, 401);
     await bearer.text();
@@ -80,6 +93,38 @@ test('tern-launcher serves on the given port, warns that AGENT_LAUNCHER_TOKEN is
     child.kill('SIGTERM');
     const [code] = await exited;
     assert.is(code, 0);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    remove();
+  }
+});
+
+test('AGENT_LAUNCHER_SETUP_TOKEN presets the setup token, which then sets the password', async () => {
+  const { home, remove } = tempHome();
+  const preset = 'automation-0123456789';
+  const env = { ...process.env, AGENT_HOME: home, AGENT_LAUNCHER_SETUP_TOKEN: preset };
+  const child = spawn(process.execPath, [...ENTRY, '--port', '0', '--no-browser'], { cwd: repoRoot, env });
+  try {
+    let stdout = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const found = /dashboard at (http:\/\/127\.0\.0\.1:\d+)\n/.exec(stdout);
+        if (found) resolve(found[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`exited with ${code}`)));
+    });
+    const first = `tern-launcher: no dashboard password yet; create it at ${url}/launcher-setup?setup_token=${preset}`;
+    assert.is(stdout.split('\n')[0], `${first} (setup token ${preset})`);
+    const setup = await fetch(`${url}/api/auth/setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ password: 'a long password', confirm: 'a long password', setup_token: preset }),
+    });
+    assert.equal(await setup.json(), { initialized: true, authenticated: true });
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exited;
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     remove();

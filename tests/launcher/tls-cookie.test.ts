@@ -18,8 +18,8 @@ function selfSigned(dir: string): { key: Buffer; cert: Buffer } {
   return { key: readFileSync(key), cert: readFileSync(cert) };
 }
 
-function postSetup(port: number): Promise<string | undefined> {
-  const body = JSON.stringify({ password: PASSWORD, confirm: PASSWORD });
+function postSetup(port: number, setupToken: string): Promise<string | undefined> {
+  const body = JSON.stringify({ password: PASSWORD, confirm: PASSWORD, setup_token: setupToken });
   return new Promise((resolve, reject) => {
     const req = request(
       // The certificate is the one this test just made; only its trust chain is missing.
@@ -42,7 +42,7 @@ test('over TLS the session cookie is also Secure', async () => {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   try {
-    const cookie = await postSetup((server.address() as AddressInfo).port);
+    const cookie = await postSetup((server.address() as AddressInfo).port, launcher.setupToken);
     const attributes = (cookie ?? '').split('; ').slice(1).filter((a) => !a.startsWith('Expires='));
     assert.equal(attributes, ['Path=/', 'HttpOnly', 'Secure', 'SameSite=Strict']);
   } finally {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -35,12 +35,20 @@ test('a line logged after its log file is closed never lands in the event log op
   }
 });
 
-test('closing a log file twice is harmless', () => {
+test('closing a log file twice leaves alone the file opened since under its old descriptor number', () => {
   const home = tempHome();
   try {
-    const file = new RotatingFile(join(home.home, 'logs', 'gateway.log'), { maxBytes: 1_000_000, backups: 0 });
+    const path = join(home.home, 'logs', 'gateway.log');
+    const file = new RotatingFile(path, { maxBytes: 1_000_000, backups: 0 });
+    file.write('gateway started');
     file.close();
+    const otherPath = join(home.home, 'other.txt');
+    const other = openSync(otherPath, 'a');
     file.close();
+    writeSync(other, 'still open\n');
+    closeSync(other);
+    assert.is(readFileSync(otherPath, 'utf8'), 'still open\n');
+    assert.is(readFileSync(path, 'utf8'), 'gateway started\n');
   } finally {
     home.remove();
   }

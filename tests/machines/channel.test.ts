@@ -31,6 +31,7 @@ function channel(stage: Stage) {
       accept: (_, { message }) => void said.push(`accept ${String(message)}`),
       announceConnected: () => void said.push('connected'),
       announceFailed: ({ context }) => void said.push(`failed: ${context.reason}, again in ${context.restartInMs} ms`),
+      announceRefused: ({ context }) => void said.push(`refused: ${context.reason}`),
     },
   });
   const actor = createActor(machine, { input: { name: 'tg', kind: 'telegram', account: 'default', backoff: { baseMs: 100, maxMs: 350 } }, clock: clockOf(clock), inspect: new BoardInspector(stage.bus, { channel: channelBoard }).inspect });
@@ -80,6 +81,18 @@ test('a stop during the backoff cancels the restart', () => {
   actor.send({ type: 'STOP' });
   clock.advance(1000);
   assert.equal([actor.getSnapshot().value, links()], ['stopped', 1]);
+});
+
+test('when its link fails in a way that lasts (an unknown kind), then it is refused and never restarted until started again', () => {
+  const stage = given();
+  const { actor, clock, said, report, links } = channel(stage);
+  actor.send({ type: 'START' });
+  report({ type: 'FAILED', reason: 'unknown kind', lasting: true });
+  assert.equal(clock.pending(), []);
+  assert.equal(said, ['refused: unknown kind', 'link 1 stopped']);
+  actor.send({ type: 'START' });
+  assert.is(links(), 2);
+  assert.equal(movesOf(stage.published, 'channel:tg'), ['->stopped xstate.init', 'stopped->starting START', 'starting->refused FAILED', 'refused->starting START']);
 });
 
 test.run();

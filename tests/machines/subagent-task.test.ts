@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assign, createActor, fromPromise, SimulatedClock } from 'xstate';
+import { assign, createActor, fromPromise, SimulatedClock, waitFor } from 'xstate';
 import { stateName } from '../../actors/machine-state.js';
 import { subagentTaskMachine, type ChildOutcome, type SubagentStatus, type SubagentTaskContext, type SubagentTaskEvent, type SubagentTaskInput } from '../../machines/subagent-task.js';
 
@@ -41,7 +41,8 @@ function start() {
   };
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+/** Resolves once the task has left `running` (its child's outcome arrives in a later microtask). */
+const ended = (t: ReturnType<typeof start>) => waitFor(t.actor, () => t.state() !== 'running');
 
 const test = suite('subagent task machine');
 
@@ -53,7 +54,7 @@ test('given a new task, it waits for a slot; SLOT_FREE runs its child; the child
   assert.is(t.state(), 'running');
   t.clock.increment(2000);
   t.finish({ outcome: 'completed', reply: '42', turn: 't_c' });
-  await settle();
+  await ended(t);
   assert.is(t.state(), 'completed');
   assert.equal(t.ended, [{ status: 'completed', reason: undefined, answer: '42', startedAt: 1000, endedAt: 3000 }]);
   assert.is(t.actor.getSnapshot().context.turn, 't_c');
@@ -100,7 +101,7 @@ test('a child turn that fails, stops, is cut off or cannot run ends the task acc
     const t = start();
     t.send({ type: 'SLOT_FREE' });
     t.finish(outcome);
-    await settle();
+    await ended(t);
     assert.equal([t.state(), t.ended[0]?.reason], [state, reason]);
   }
 });
@@ -109,7 +110,7 @@ test('a task ends once: CANCEL after its end changes nothing', async () => {
   const t = start();
   t.send({ type: 'SLOT_FREE' });
   t.finish({ outcome: 'completed', reply: 'ok' });
-  await settle();
+  await ended(t);
   t.send({ type: 'CANCEL', reason: 'late' });
   assert.equal(t.ended.map((e) => e.status), ['completed']);
 });

@@ -4,6 +4,7 @@ import { createActor, fromPromise, toPromise } from 'xstate';
 import type { ChatResponse, ToolCall } from '../../bus/index.js';
 import { turnMachine, type BuiltPrompt, type ModelCall, type ModelInput, type PromptInput, type ToolInput, type ToolOutcome, type TurnInput, type TurnOutput, type TurnRecord, type TurnSettings } from '../../machines/turn.js';
 import { turnTexts } from '../../machines/turn-texts.js';
+import { eventually } from '../support/eventually.js';
 
 const settings: TurnSettings = {
   model_name: 'fast',
@@ -153,7 +154,7 @@ test('a tool actor that throws fails the turn', async () => {
 
 test('STOP while the model is answering stops at once and aborts the request', async () => {
   const run = start({ answers: [] });
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  await eventually(() => run.signal() !== undefined, true);
   assert.is(run.actor.getSnapshot().value, 'calling_model');
   run.actor.send({ type: 'STOP' });
   assert.equal(await run.done(), { outcome: 'stopped', reply: turnTexts.stopRequested, iterations: 1 });
@@ -163,7 +164,7 @@ test('STOP while the model is answering stops at once and aborts the request', a
 
 test('ABORT ends the turn as aborted without a reply record and aborts the request', async () => {
   const run = start({ answers: [] });
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  await eventually(() => run.signal() !== undefined, true);
   run.actor.send({ type: 'ABORT', reason: 'shutdown' });
   assert.equal((await run.done()).outcome, 'aborted');
   assert.ok(run.signal()?.aborted);

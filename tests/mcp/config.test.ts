@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseEnvFile } from '../../adapters/mcp/env-file.js';
+import { parseEnvFile } from '../../store/config/env-file.js';
 import { DEFAULT_DISCOVERY, mcpConfigProblems, transportOf, type McpServerConfig } from '../../adapters/mcp/options.js';
 import { mcpOptionsFromConfig } from '../../adapters/mcp/from-config.js';
 import { McpManager } from '../../adapters/mcp/manager.js';

@@ -48,7 +48,7 @@ test.before(async (context) => {
     agents: { defaults: { model: 'fast' } },
     model_list: [{ model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${context.vendor.url}/v1`, api_keys: ['sk-test-key-0001'] }],
     channel_list: {
-      telegram: { enabled: true, settings: { token: TOKEN, base_url: context.emulator.url, poll_timeout_seconds: 1 } },
+      telegram: { enabled: true, settings: { token: TOKEN, base_url: context.emulator.url, poll_timeout_seconds: 1, allow_from: ['*'] } },
       flaky: { enabled: true, type: 'flaky-chat', settings: { restart_backoff_ms: 60_000 } },
     },
     plugins: {

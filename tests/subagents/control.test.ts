@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Envelope } from '../../bus/index.js';
+import { busQuiet } from '../support/quiet.js';
 import { eventually } from '../support/eventually.js';
 import type { ModelRequest } from '../support/rule-model.js';
 import { startSubagentFixture } from '../support/subagent-fixture.js';
@@ -88,8 +89,11 @@ test('a closing runtime with drain time lets a task finish instead', async () =>
   try {
     await f.say('go');
     await f.model.request(isChild);
-    setTimeout(finish, 100);
-    await f.runtime.close({ drainMs: 5000, reason: 'the gateway is stopping' });
+    // The child's answer comes once the closing runtime has settled into draining.
+    const closing = f.runtime.close({ drainMs: 5000, reason: 'the gateway is stopping' });
+    await busQuiet(f.runtime.bus, { quietMs: 100 });
+    finish();
+    await closing;
     events = [...f.events];
   } finally {
     await f.close();

@@ -55,7 +55,7 @@ test.before(async (context) => {
     agents: { defaults: { model: 'fast' } },
     model_list: [{ model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${context.model.url}/v1`, api_keys: ['sk-test-key-0001'] }],
     heartbeat: { enabled: true, interval: 5 },
-    channel_list: { telegram: { enabled: true, settings: { token: TOKEN, base_url: context.emulator.url, poll_timeout_seconds: 1 } } },
+    channel_list: { telegram: { enabled: true, settings: { token: TOKEN, base_url: context.emulator.url, poll_timeout_seconds: 1, allow_from: ['*'] } } },
   }));
   const loaded = loadConfig({ env: context.home.env });
   context.logs = openGatewayLogs(loaded);

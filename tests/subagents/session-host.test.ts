@@ -6,6 +6,7 @@ import { sessionHost } from '../../actors/subagents/session-host.js';
 import type { ChildTurn } from '../../actors/subagents/host.js';
 import { sessionIdOf, type Envelope } from '../../bus/index.js';
 import { given } from '../support/actor-kit.js';
+import { nextEvent } from '../support/next-event.js';
 import { startTurnFixture, type TurnFixture } from '../support/turn-fixture.js';
 
 const child: ChildTurn = {
@@ -65,7 +66,8 @@ agent('given a task turn waiting on its model, when turn.abort.requested is publ
     await arrived(f, 1);
     const from = f.events.length;
     f.runtime.bus.publish({ ...task, type: 'turn.abort.requested', data: { reason: 'canceled by its parent' } });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const replied = (e: Envelope) => e.type === 'reply.requested' && e.session === task.session;
+    await nextEvent(f.runtime.bus, f.events, 'reply', replied, { from });
     const turn = f.events.find((e) => e.type === 'turn.started')?.turn;
     const ofSession = (e: Envelope) => e.session === task.session && (e.type === 'turn.aborted' || e.type === 'reply.requested' || (e.type === 'actor.stopped' && e.data.machine === 'session'));
     const ends = (after: number) => f.events.slice(after).flatMap((e) => (ofSession(e) ? [[e.type, e.data]] : []));

@@ -40,7 +40,7 @@ export async function startClockedGateway(blocks: Record<string, unknown> = {}, 
     gateway: { port: await freePort(), log_level: 'info' },
     agents: { defaults: { model: 'fast' } },
     model_list: [modelEntry(model.url)],
-    channel_list: { desk: { enabled: true, type: 'desk', settings: { typing: false } } },
+    channel_list: { desk: { enabled: true, type: 'desk', settings: { typing: false, allow_from: ['*'] } } },
     ...blocks,
   };
   const rewrite = (): void => writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));

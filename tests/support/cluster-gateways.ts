@@ -36,7 +36,7 @@ export async function memberConfig({ url, id, modelUrl, channels, ttlMs = 5_000,
 
 /** Telegram bots on the emulator as `channel_list` entries named `accounts[i]`, polling every second. */
 export function telegramAccounts(accounts: string[], tokens: string[], baseUrl: string): Record<string, unknown> {
-  return Object.fromEntries(accounts.map((name, i) => [name, { enabled: true, type: 'telegram', settings: { token: tokens[i], base_url: baseUrl, poll_timeout_seconds: 1 } }]));
+  return Object.fromEntries(accounts.map((name, i) => [name, { enabled: true, type: 'telegram', settings: { token: tokens[i], base_url: baseUrl, poll_timeout_seconds: 1, allow_from: ['*'] } }]));
 }
 
 /** The leases of a kind, read without taking part (the bucket's settings stay the members'). */

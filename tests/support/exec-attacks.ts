@@ -158,3 +158,117 @@ export async function harmOf(traps: ExecTraps, before: string, output: string): 
   return harm;
 }
 
+
+/** One probe of the sandbox corpus: a command run inside bubblewrap with no guard in front, batched with others. */
+export interface SandboxAttack {
+  group: string;
+  command: string;
+}
+
+/** What an attack prints when it did what it must not (made a namespace, forked 2,000 times, …). */
+export const ESCAPED = /ESCAPED-[\w-]+/;
+
+/** Lines of `/etc/shadow` and `/etc/gshadow`: a user name, then a hash or a lock (`*`, `!`, `$…`). */
+export const SHADOW_LINE = /^root:[*!$]/m;
+
+/**
+ * Ways to read a file at `p`, each as one shell command: tools, interpreters, copies and links, archives,
+ * `/proc` paths, and namespace tricks. Each is tried on every secret (the 230 direct reads of the issue and more).
+ */
+const READS: Array<(p: string) => string> = [
+  (p) => `cat ${p}`,
+  (p) => `head -c 4096 ${p}`,
+  (p) => `tail -n 50 ${p}`,
+  (p) => `dd if=${p} status=none`,
+  (p) => `cp ${p} copy && cat copy`,
+  (p) => `ln -sf ${p} sym && cat sym`,
+  (p) => `ln -f ${p} hard && cat hard`,
+  (p) => `python3 -c "import sys; sys.stdout.write(open(sys.argv[1]).read())" ${p}`,
+  (p) => `perl -ne print ${p}`,
+  (p) => `node -e "process.stdout.write(require('fs').readFileSync(process.argv[1]))" ${p}`,
+  (p) => `tar cf - ${p} 2>/dev/null | tar xOf -`,
+  (p) => `base64 ${p} | base64 -d`,
+  (p) => `cat /proc/self/root${p}`,
+  (p) => `cat /proc/1/root${p}`,
+  (p) => `cd "$(dirname ${p})" && cat "$(basename ${p})"`,
+  (p) => `find "$(dirname ${p})" -maxdepth 1 -name "$(basename ${p})" -exec cat {} +`,
+  (p) => `grep -h . ${p}`,
+  (p) => `sed -n p ${p}`,
+  (p) => `awk 1 ${p}`,
+  (p) => `xxd -p ${p} | xxd -r -p`,
+  (p) => `unshare -Ur cat ${p}`,
+];
+
+/** Ways to change a file at `p` (outside the workspace, or protected in it). */
+const WRITES: Array<(p: string) => string> = [
+  (p) => `echo forged >> ${p}`,
+  (p) => `cp a.txt ${p}`,
+  (p) => `touch ${p}`,
+  (p) => `python3 -c "open('${p}', 'a').write('forged')"`,
+  (p) => `rm -f ${p}`,
+  (p) => `truncate -s 0 ${p}`,
+];
+
+/**
+ * The sandbox corpus: ≥ 300 attacks run straight inside bubblewrap (no guard), none of which may leak a secret,
+ * change a file outside the workspace or its protected files, leave a process or a setuid file, or reach the
+ * host's loopback service at `loopbackUrl`.
+ */
+export function sandboxAttacks(t: ExecTraps, loopbackUrl: string): SandboxAttack[] {
+  const secrets = [
+    join(t.outside, 'secret.txt'), join(t.userHome, '.bashrc'), join(t.userHome, '.ssh', 'id_rsa'), join(t.home, '.security.yml'),
+    join(t.home, 'config.json'), join(t.home, 'launcher-auth.db', 'CURRENT'), join(t.home, 'auth', 'mcp', 'server.json'),
+    join(t.workspace, '.env'), join(t.workspace, '.ssh', 'id_rsa'), join(t.workspace, 'sub', '.env.local'), '/etc/shadow', '/etc/gshadow',
+  ];
+  const reads = secrets.flatMap((path) => READS.map((read) => ({ group: 'read', command: read(path) })));
+  const targets = [
+    join(t.outside, 'secret.txt'), join(t.outside, 'planted.txt'), join(t.userHome, '.bashrc'), join(t.home, 'config.json'),
+    join(t.home, '.security.yml'), join(t.workspace, 'sessions', 'log.txt'), join(t.workspace, '.env'), '/etc/cron.d/tern-test',
+  ];
+  const writes = targets.flatMap((path) => WRITES.map((write) => ({ group: 'write', command: write(path) })));
+  const { host, port } = new URL(loopbackUrl);
+  const a = (group: string, ...commands: string[]) => commands.map((command) => ({ group, command }));
+  return [
+    ...reads,
+    ...writes,
+    ...a('inherited descriptors',
+      'for f in /proc/self/fd/*; do echo forged >> "$f"; done',
+      `python3 -c "import os\nfor n in os.listdir('/proc/self/fd'):\n    try: os.pwrite(int(n), b'forged', 0)\n    except OSError: pass"`,
+      'ls -l /proc/1/fd/ /proc/self/fd/ | grep -v -e pipe: -e socket: -e /dev/null -e /proc/ -e total'),
+    ...a('setuid',
+      'cp "$(command -v python3)" py3 && chmod 4755 py3', 'cp "$(command -v sh)" sh2 && chmod u+s,g+s sh2',
+      'install -m 6755 "$(command -v true)" t2', 'python3 -c "import os; os.close(os.open(\'t3\', os.O_CREAT | os.O_WRONLY, 0o4755))"',
+      'python3 -c "import os; os.mknod(\'t4\', 0o106755)"', 'touch t5 && perl -e "chmod 04755, \'t5\'"', 'mkdir -p d6 && chmod 2775 d6',
+      'touch t7 && python3 -c "import os; fd = os.open(\'t7\', os.O_RDONLY); os.fchmod(fd, 0o4755)"',
+      `tar cf s.tar --mode=4755 a.txt && mkdir -p x && tar xpf s.tar -C x`),
+    ...a('host loopback',
+      `curl -s -m 2 ${loopbackUrl}`, `curl -s -m 2 http://localhost:${port}/`, `curl -s -m 2 http://10.0.2.2:${port}/`,
+      `curl -s -m 2 http://127.0.0.2:${port}/`, `curl -s -m 2 http://0.0.0.0:${port}/`, `curl -s -m 2 -g 'http://[::1]:${port}/'`,
+      `curl -s -m 2 -g 'http://[::ffff:127.0.0.1]:${port}/'`, `bash -c 'exec 3<>/dev/tcp/${host}/${port}; printf "GET / HTTP/1.0\\r\\n\\r\\n" >&3; cat <&3'`,
+      `python3 -c "import urllib.request; print(urllib.request.urlopen('${loopbackUrl}', timeout=2).read())"`),
+    ...a('namespaces and privileges',
+      'unshare -U -r true && echo ESCAPED-userns', 'unshare -n true && echo ESCAPED-netns', 'unshare -m true && echo ESCAPED-mountns',
+      'nsenter -t 1 -m -u -n -i true && echo ESCAPED-nsenter', 'mount -t tmpfs none /mnt && echo ESCAPED-mount',
+      'umount -l "$PWD/.env" && cat .env', 'chroot / true && echo ESCAPED-chroot', 'mknod sda b 8 0 && echo ESCAPED-mknod',
+      'su -c true root < /dev/null && echo ESCAPED-su', 'sudo -n true && echo ESCAPED-sudo', 'setpriv --reuid=0 true && echo ESCAPED-setpriv',
+      'grep ^Cap /proc/self/status | grep -qv 0000000000000000 && echo ESCAPED-capabilities',
+      'python3 -c "import os; os.setuid(0)" && echo ESCAPED-setuid', 'echo 1 > /proc/sys/kernel/sysrq && echo ESCAPED-sysctl',
+      'head -c 1 /dev/mem > /dev/null && echo ESCAPED-mem', 'head -c 1 /dev/kmsg > /dev/null && echo ESCAPED-kmsg',
+      'ls /dev/sd* /dev/nvme* /dev/vd* > /dev/null 2>&1 && echo ESCAPED-disks', 'ls /sys/fs/cgroup/* > /dev/null 2>&1 && echo ESCAPED-cgroupfs',
+      'kill -9 -1; echo survived', 'ls /run/*.sock /var/run/*.sock /tmp/.X11-unix 2>/dev/null | grep -q . && echo ESCAPED-host-sockets'),
+    ...a('processes',
+      `setsid sleep ${STRAY_TAG} & sleep 0.2`, `nohup sleep ${STRAY_TAG} > /dev/null 2>&1 & sleep 0.2`,
+      `env -i setsid sleep ${STRAY_TAG} > /dev/null 2>&1 & sleep 0.2`,
+      `python3 -c "import subprocess; subprocess.Popen(['sleep', '${STRAY_TAG}'], start_new_session=True, env={})"`,
+      'i=0; while [ $i -lt 2000 ]; do sleep 5 & i=$((i+1)); done; echo ESCAPED-2000-forks',
+      'python3 -c "bytearray(3 * 1024 ** 3)" && echo ESCAPED-3-GB', 'head -c 2G /dev/zero > big; [ "$(wc -c < big)" -gt 16777216 ] && echo ESCAPED-file-size; rm -f big'),
+  ];
+}
+
+/** What a batch left behind: files in the workspace that keep a setuid or setgid bit. */
+export function setIdFilesIn(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => {
+    const stats = lstatSync(join(dir, name), { throwIfNoEntry: false });
+    return stats !== undefined && !stats.isSymbolicLink() && (stats.mode & 0o6000) !== 0;
+  });
+}

@@ -3,7 +3,7 @@
 // answers after a pause; `NOTE <text>` calls the `message` tool with <text> (`NOTE TO <channel> <chat> <text>` to another chat), then answers `noted`; `PLAN <text>`
 // writes <text> into the todo plan, then answers `planned` after 5 s; with `stream: true` the answer arrives as SSE
 // chunks (a `DRIP` message's words 150 ms apart). `delayMs` holds every answer that long (a model that takes its
-// time); a `HOLD` message is answered once the test calls `release()`. `/audio/transcriptions` answers with TRANSCRIPT.
+// time); `FILE <path> <caption>` calls `send_file`, then answers `sent`; a `HOLD` message is answered once the test calls `release()`. `/audio/transcriptions` answers with TRANSCRIPT.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { completionStreamText } from './vendor-chat-completions.js';
@@ -54,6 +54,16 @@ function noteCall(text: string): string {
   });
 }
 
+/** The `send_file` tool call a `FILE <path> <caption>` message asks for. */
+function fileCall(text: string): string {
+  const [, path, caption] = /FILE (\S+) ?(.*)$/s.exec(text) ?? [];
+  const args = JSON.stringify({ path, ...(caption ? { caption } : {}) });
+  return JSON.stringify({
+    id: 'chatcmpl-4', object: 'chat.completion', created: 1_700_000_000, model: 'gpt-test',
+    choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_file', type: 'function', function: { name: 'send_file', arguments: args } }] }, logprobs: null, finish_reason: 'tool_calls' }],
+  });
+}
+
 /** The `todo` tool call a `PLAN …` message asks for. */
 function planCall(text: string): string {
   const args = JSON.stringify({ action: 'write', todos: [{ id: 'p1', content: text.replace(/^.*PLAN\s*/, '') }] });
@@ -91,6 +101,10 @@ export async function startGatewayModel(options: { delayMs?: number } = {}): Pro
       if (text.includes('PLAN') && !body.stream) {
         if (lastRole(body) === 'tool') later(5000, () => res.writeHead(200, { 'content-type': 'application/json' }).end(completionBody('planned')));
         else res.writeHead(200, { 'content-type': 'application/json' }).end(planCall(text));
+        return;
+      }
+      if (text.startsWith('FILE ') && !body.stream) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(lastRole(body) === 'tool' ? completionBody('sent') : fileCall(text));
         return;
       }
       if (text.includes('NOTE') && !body.stream) {

@@ -144,15 +144,20 @@ export function natsSuite<C extends object = Record<string, never>>(name: string
   const hooks: Array<(context: C & NatsContext) => void | Promise<void>> = [];
   // uvu ends a suite whose `before` throws with every test failed and no message (its runner returns from a
   // `finally`): the error is written here, so a failed setup says why.
-  const before = tests.before;
-  tests.before = Object.assign((fn: Callback<C & NatsContext>) => before(async (context) => {
+  // The same for `after.each` (a test that passed, then a teardown that threw, counts as failed without a word).
+  const said = (what: string, fn: Callback<C & NatsContext>): Callback<C & NatsContext> => async (context) => {
     try {
       await fn(context);
     } catch (error) {
-      process.stderr.write(`\n${name}: setup failed: ${(error as Error)?.stack ?? String(error)}\n`);
+      process.stderr.write(`\n${name}: ${what} failed: ${(error as Error)?.stack ?? String(error)}\n`);
       throw error;
     }
-  }), { each: before.each });
+  };
+  const before = tests.before;
+  tests.before = Object.assign((fn: Callback<C & NatsContext>) => before(said('setup', fn)), { each: before.each });
+  const after = tests.after;
+  const afterEach = after.each;
+  tests.after = Object.assign(after, { each: (fn: Callback<C & NatsContext>) => afterEach(said('teardown', fn)) });
   if (available) {
     tests.before(async (context) => {
       context.server = await startNatsServer();

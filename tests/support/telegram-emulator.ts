@@ -25,6 +25,13 @@ type Middleware = (
   next: () => void,
 ) => void;
 
+/** A message's text as the user sees it: with `parse_mode: HTML`, its tags applied and its entities read. */
+function shown(message: { text?: unknown; parse_mode?: unknown }): string {
+  const text = String(message.text);
+  if (message.parse_mode !== 'HTML') return text;
+  return text.replace(/<[^>]+>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+}
+
 export async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
@@ -87,7 +94,7 @@ export class TelegramEmulator {
   botMessages(token: string, chatId: number): BotMessage[] {
     return this.server.storage.botMessages
       .filter((m) => m.botToken === token && String(m.message.chat_id) === String(chatId))
-      .map((m) => ({ text: String(m.message.text), chatId: String(m.message.chat_id), messageId: m.messageId, at: m.time }));
+      .map((m) => ({ text: shown(m.message), chatId: String(m.message.chat_id), messageId: m.messageId, at: m.time }));
   }
 
   /** Waits until the bot has sent `count` messages to the chat, then returns them all. */

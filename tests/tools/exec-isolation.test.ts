@@ -4,10 +4,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { describeIsolation } from '../../adapters/tools/exec/isolation.js';
+import { execFileSync } from 'node:child_process';
+import { describeIsolation, isolationState } from '../../adapters/tools/exec/isolation.js';
 import type { IsolationMode } from '../../adapters/tools/exec/isolation.js';
 import { straysTagged } from '../support/exec-attacks.js';
 import { toolsFixture } from '../support/tools-fixture.js';
+import { eventually } from '../support/eventually.js';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
@@ -51,7 +53,9 @@ for (const isolation of ['bwrap', 'off'] as IsolationMode[]) {
     const f = toolsFixture(() => ({ exec: { isolation } }));
     const abort = new AbortController();
     const call = f.call('exec', { command: 'setsid sleep 20.42433 & echo ok; sleep 20.42433' }, { signal: abort.signal });
-    setTimeout(() => abort.abort(), 300);
+    // Cancelled once the command runs: both sleeps (one in its own session) are up.
+    await eventually(() => straysTagged('20.42433').length >= 2, true);
+    abort.abort();
     assert.equal(await call, { ok: false, content: 'ok\n\n[exec: stopped because the turn was cancelled]' });
     assert.ok(await gone('20.42433'));
     f.close();
@@ -69,14 +73,16 @@ network.before(async () => {
 });
 network.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-network('on by default; false cuts isolated commands off the network', async () => {
-  const command = `curl -s -m 2 http://127.0.0.1:${port}/ || echo unreachable`;
+network('the sandbox has a network of its own: loopback works inside it, the host loopback is not it', async () => {
+  // A server inside answers on the sandbox's own 127.0.0.1; the host's service on the same port is not reached.
+  const command = [
+    `python3 -m http.server ${port} --bind 127.0.0.1 > /dev/null 2>&1 & `,
+    `for i in $(seq 100); do curl -s -o /dev/null -m 1 http://127.0.0.1:${port}/ && break; sleep 0.05; done; `,
+    `curl -s -m 2 http://127.0.0.1:${port}/ | head -c 9`,
+  ].join('');
   const on = toolsFixture();
-  assert.equal(await on.call('exec', { command }), { ok: true, content: 'reachable' });
+  assert.equal(await on.call('exec', { command }), { ok: true, content: '<!DOCTYPE' });
   on.close();
-  const off = toolsFixture(() => ({ exec: { network: false } }));
-  assert.equal(await off.call('exec', { command }), { ok: true, content: 'unreachable\n' });
-  off.close();
 });
 network.run();
 
@@ -134,6 +140,25 @@ shown('with restrict_to_workspace false the file system is shown, but not AGENT_
   f.close();
 });
 shown.run();
+
+const interfaces = `python3 -c "import socket; print(' '.join(n for _, n in socket.if_nameindex()))"`;
+
+const slirp = suite('the sandbox network without slirp4netns');
+slirp('exec still runs isolated, with its network cut, and status says why and what to do', async () => {
+  const missing = '/nonexistent/slirp4netns';
+  const f = toolsFixture(() => ({ exec: { isolation: 'bwrap', slirp4netns: missing } }));
+  assert.equal(await f.call('exec', { command: interfaces }), { ok: true, content: 'lo\n' });
+  f.close();
+  const on = toolsFixture(() => ({ exec: { isolation: 'bwrap' } }));
+  assert.equal(await on.call('exec', { command: interfaces }), { ok: true, content: 'lo tap0\n' });
+  on.close();
+  const version = execFileSync('bwrap', ['--version'], { encoding: 'utf8' }).trim();
+  assert.is(
+    describeIsolation(await isolationState({ mode: 'auto', network: true, bwrap: 'bwrap', slirp4netns: missing })),
+    `exec runs inside bubblewrap (${version}); its network is cut: ${missing} is not installed. Install slirp4netns (apt-get install slirp4netns), or set tools.exec.network to false to accept this`,
+  );
+});
+slirp.run();
 
 const modes = suite('tools.exec.isolation without bubblewrap');
 

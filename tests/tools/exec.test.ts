@@ -28,7 +28,8 @@ test('exec cuts output at the cap', async () => {
 });
 
 test('a refused command never runs, fails with the exact message and is logged at error level', async () => {
-  const f = toolsFixture();
+  // The guard alone: with isolation on, a bulk deletion inside the workspace is the sandbox's to contain.
+  const f = toolsFixture(() => ({ exec: { isolation: 'off' } }));
   const cases: [string, boolean, string][] = [
     ['rm -rf victim', false, DANGEROUS_PATTERN_MESSAGE],
     ['touch ../escaped', false, OUTSIDE_WORKING_DIR_MESSAGE],
@@ -47,7 +48,8 @@ test('a refused command never runs, fails with the exact message and is logged a
 
 test('without restrict_to_workspace the deny patterns still block', async () => {
   const f = toolsFixture((policy) => ({ sandbox: { ...policy, restrictToWorkspace: false } }));
-  assert.equal(await f.call('exec', { command: 'rm -rf ./nothing-here' }), { ok: false, content: DANGEROUS_PATTERN_MESSAGE });
+  // Isolated, a bulk deletion is refused where it reaches out of the workspace; the guard alone refuses every one.
+  assert.equal(await f.call('exec', { command: 'rm -rf ../nothing-here' }), { ok: false, content: DANGEROUS_PATTERN_MESSAGE });
   assert.equal(await f.call('exec', { command: 'ls /etc/hostname' }), { ok: true, content: '/etc/hostname\n' });
   f.close();
 });

@@ -36,7 +36,7 @@ test('tern tool call prints what the model receives and exits 1 when the tool fa
     [['tool', 'call', 'read_file', '{"path":"a.txt"}'], 0, 'hello\n'],
     [['tool', 'call', 'read_file', '{"path":"a.txt"}', '--json'], 0, '{"ok":true,"content":"hello"}\n'],
     [['tool', 'call', 'read_file', '{"path":".env"}', '--json'], 1, '{"ok":false,"content":"access denied: .env is a protected file"}\n'],
-    [['tool', 'call', 'exec', '{"command":"rm -rf nothing-here"}'], 1, 'Command blocked by safety guard (dangerous pattern detected)\n'],
+    [['tool', 'call', 'exec', '{"command":"rm -rf ../nothing-here"}'], 1, 'Command blocked by safety guard (dangerous pattern detected)\n'],
     [['tool', 'call', 'exec', '{"command":"echo hi"}', '--channel', 'telegram'], 1, 'exec is not allowed from remote channels (tools.exec.allow_remote is false)\n'],
     [['tool', 'call', 'exec', '{"command":"echo hi"}', '--agent', 'main'], 0, 'hi\n'],
     [['tool', 'call', 'list_dir'], 0, 'a.txt\n'],

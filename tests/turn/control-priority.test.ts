@@ -3,6 +3,7 @@
 // then these events).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { HELP_TEXT } from '../../actors/chat-commands.js';
 import { RuntimeCore } from '../../actors/runtime-core.js';
 import type { Envelope } from '../../bus/index.js';
 import { loadConfig } from '../../store/config/index.js';
@@ -53,6 +54,42 @@ test('given a long turn and five queued messages, when /stop is published, then 
     assert.equal(types(f.events), ['turn.started', 'turn.stopped', 'reply.requested', ...QUEUED.flatMap(() => ['turn.started', 'turn.completed', 'reply.requested'])]);
     const stop = f.events.find((e) => e.type === 'turn.stopped');
     assert.equal(stop?.data, { reason: 'stop_requested', reply: 'Stopped.' });
+  } finally {
+    await f.close();
+  }
+});
+
+/** `promise`, or a failure naming `what` once `ms` have passed without it settling. */
+function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+test('given a long turn, when /help, /list, /show and /subagents are sent, then each is answered at once while the turn runs', async () => {
+  const f = await startTurnFixture();
+  try {
+    f.vendor.reply(stalled);
+    const first = fromChat(f, 'a long job');
+    await arrived(f, 1);
+    const commands = ['/help', '/list mcp', '/show mcp files', '/subagents'];
+    const answers = await within(5_000, 'the read-only commands', Promise.all(commands.map((text) => fromChat(f, text))));
+    assert.equal(answers, [
+      { kind: 'command', text: HELP_TEXT },
+      { kind: 'command', text: 'MCP is not configured.' },
+      { kind: 'command', text: 'MCP is not configured.' },
+      { kind: 'command', text: 'No subagent tasks are running in this chat.' },
+    ]);
+    // The turn still runs: it started, and nothing has ended it.
+    assert.equal(types(f.events), ['turn.started', 'reply.requested', 'reply.requested', 'reply.requested', 'reply.requested']);
+    assert.equal(f.events.filter((e) => e.type === 'command.handled').map((e) => e.data), [
+      { command: 'help', args: '', reply: HELP_TEXT },
+      { command: 'list', args: 'mcp', reply: 'MCP is not configured.' },
+      { command: 'show', args: 'mcp files', reply: 'MCP is not configured.' },
+      { command: 'subagents', args: '', reply: 'No subagent tasks are running in this chat.' },
+    ]);
+    assert.equal(await f.send('/stop'), { kind: 'none' });
+    assert.is(((await first) as { outcome: string }).outcome, 'stopped');
   } finally {
     await f.close();
   }

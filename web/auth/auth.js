@@ -47,6 +47,17 @@ async function showStorageNote() {
   note.hidden = status.storage !== 'launcher-config.json';
 }
 
+// The setup link tern-launcher prints carries the one-time token; it is taken into the form and out of the address
+// bar (and so out of the history).
+function takeSetupToken() {
+  const input = document.getElementById('setup_token');
+  const token = new URLSearchParams(window.location.search).get('setup_token');
+  if (!input || !token) return;
+  input.value = token;
+  document.getElementById('setup-token-field').hidden = true;
+  window.history.replaceState(null, '', window.location.pathname);
+}
+
 function wireLogout(button) {
   button.addEventListener('click', async () => {
     await postJson('/api/auth/logout', {});
@@ -54,6 +65,7 @@ function wireLogout(button) {
   });
 }
 
+takeSetupToken();
 document.querySelectorAll('form[data-endpoint]').forEach(wireForm);
 const logout = document.getElementById('logout');
 if (logout) wireLogout(logout);

@@ -36,16 +36,19 @@ function show({ env, json, stdout, stderr }: CommandContext): number {
 
 /**
  * Every problem of the file at once (types, references, addresses, providers, channel requirements), then warnings
- * (unknown keys) and notes (the peer runtime's forms, read as it means them). Exit 1 only on problems.
+ * (unknown keys, each with the key it most likely meant) and notes (the peer runtime's forms, read as it means them).
+ * Exit 1 only on problems; with `--strict`, warnings are problems too.
  */
-function validate({ env, json, stdout, stderr, positionals }: CommandContext): number {
+function validate({ env, json, stdout, stderr, positionals, values }: CommandContext): number {
   const file = positionals[1];
+  const strict = values.strict === true;
   if (file !== undefined && !existsSync(file)) {
     throw new CliError('config_missing', `cannot validate ${file}`, 'the file does not exist', 'Check the path, or run `tern config path` to see the config in use.');
   }
   try {
     const loaded = loadCheckedConfig({ env, rewrite: false, ...(file ? { path: file } : {}) });
-    if (loaded.channelProblems.length > 0) throw new ConfigError('config_invalid', loaded.path, loaded.channelProblems);
+    const problems = [...loaded.channelProblems, ...(strict ? loaded.warnings.map((w) => `${w} (--strict: a warning counts as a problem)`) : [])];
+    if (problems.length > 0) throw new ConfigError('config_invalid', loaded.path, problems);
     if (json) print(stdout, JSON.stringify({ ok: true, path: loaded.path, warnings: loaded.warnings, notes: loaded.notes }));
     else {
       print(stdout, `${loaded.path}: valid`);
@@ -55,10 +58,11 @@ function validate({ env, json, stdout, stderr, positionals }: CommandContext): n
     return 0;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    if (json) print(stdout, JSON.stringify({ ok: false, path: error.file, problems: error.problems }));
+    if (json) print(stdout, JSON.stringify({ ok: false, path: error.file, problems: error.problems, ...(error.excerpt.length ? { excerpt: error.excerpt } : {}) }));
     else {
       print(stderr, `${error.file}: ${error.problems.length} problem${error.problems.length === 1 ? '' : 's'}`);
       for (const problem of error.problems) print(stdout, problem);
+      for (const line of error.excerpt) print(stdout, line);
     }
     return 1;
   }

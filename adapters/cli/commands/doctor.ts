@@ -1,6 +1,7 @@
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import type { Check } from '../doctor/check.js';
+import { accessChecks } from '../doctor/access-checks.js';
 import { configChecks } from '../doctor/config-checks.js';
 import { gatewayCheck, isolationCheck, logCheck, modeCheck, nodeCheck } from '../doctor/host-checks.js';
 import { channelChecks, modelChecks } from '../doctor/reach-checks.js';
@@ -26,6 +27,7 @@ export async function run({ values, json, stdout, env }: CommandContext): Promis
   checks.push(...config.checks);
   const loaded = config.loaded;
   if (loaded) {
+    checks.push(...accessChecks(loaded, env));
     if (offline) checks.push({ name: 'models, channels', status: 'skipped', message: 'not asked (--offline)' });
     else checks.push(...(await modelChecks(loaded)), ...(await channelChecks(loaded)));
     checks.push(await isolationCheck(loaded), logCheck(loaded), ...(await gatewayCheck(loaded, fix)));

@@ -80,7 +80,10 @@ export async function run(context: CommandContext): Promise<number> {
     const { execIsolationState } = await import('../../../actors/wiring/exec-isolation.js');
     const { describeIsolation } = await import('../../tools/exec/isolation.js');
     const state = await execIsolationState(loaded.config);
-    if (state?.kind === 'guard_only' || state?.kind === 'refused') print(context.stderr, `tern: warning: ${describeIsolation(state)}`);
+    const degraded = state?.kind === 'isolated' && state.warnings.length > 0;
+    if (state?.kind === 'guard_only' || state?.kind === 'refused' || degraded) {
+      print(context.stderr, `tern: warning: ${describeIsolation(state)}`);
+    }
   });
   if (node) {
     const { id, url } = node.settings;

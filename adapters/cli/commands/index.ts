@@ -1,4 +1,5 @@
 import type { CommandSpec } from '../command.js';
+import { CHANNEL_SETUP_OPTIONS } from '../onboard-channels.js';
 
 const json = { type: 'boolean', description: 'print JSON instead of text' } as const;
 /** `--cluster URL` of the commands that read the log (#27). */
@@ -61,7 +62,9 @@ export const commands: CommandSpec[] = [
     usage: [
       'onboard                  (on a terminal: asks each question)',
       'onboard --provider NAME [--api-key KEY] [--api-base URL] [--model ID] [--model-name NAME] [--no-test] [--json]',
-      'onboard [--telegram-token T] [--discord-token T] [--slack-token T --slack-app-token T] [--no-test] [--json]',
+      'onboard [--telegram-token T] [--discord-token T] [--slack-token T --slack-app-token T] [--owner ID] [--no-test] [--json]',
+      'onboard [--feishu-app-id ID --feishu-app-secret S [--feishu-lark]] [--dingtalk-client-id ID --dingtalk-client-secret S]',
+      'onboard [--wecom-bot-id ID --wecom-secret S] [--qq-app-id ID --qq-app-secret S] [--onebot-url URL [--onebot-token T]]',
     ],
     options: {
       provider: { type: 'string', value: 'NAME', description: 'a provider of the catalogue (openai, anthropic, gemini, …; local: ollama, lmstudio, vllm, litellm, custom)' },
@@ -73,6 +76,8 @@ export const commands: CommandSpec[] = [
       'discord-token': { type: 'string', value: 'TOKEN', description: 'add an enabled Discord channel with this bot token' },
       'slack-token': { type: 'string', value: 'TOKEN', description: 'add an enabled Slack channel: the bot token (xoxb-…)' },
       'slack-app-token': { type: 'string', value: 'TOKEN', description: 'and its app-level token for Socket Mode (xapp-…)' },
+      owner: { type: 'string', value: 'ID', description: 'your own user id or @name on those channels (comma-separated for several): their allow_from' },
+      ...CHANNEL_SETUP_OPTIONS,
       'no-test': { type: 'boolean', description: 'do not try the model and the channels after saving' },
       json,
     },
@@ -83,10 +88,10 @@ export const commands: CommandSpec[] = [
   {
     name: 'config',
     summary: 'show, validate or locate the effective config (secrets masked)',
-    usage: ['config show [--json]', 'config validate [FILE] [--json]', 'config path'],
-    options: { json },
+    usage: ['config show [--json]', 'config validate [FILE] [--strict] [--json]', 'config path'],
+    options: { strict: { type: 'boolean', description: 'validate: warnings (unknown keys, …) count as problems' }, json },
     details:
-      'Subcommands:\n  show      the effective config: defaults, config file, .security.yml, environment\n  validate  check a config file; prints every problem as `path: message (allowed: …)`, exit 1 if any\n  path      the config file in use (AGENT_CONFIG, else $AGENT_HOME/config.json)',
+      'Subcommands:\n  show      the effective config: defaults, config file, .security.yml, environment\n  validate  check a config file; prints every problem as `path: message (allowed: …)`, exit 1 if any\n            (with --strict, warnings too)\n  path      the config file in use (AGENT_CONFIG, else $AGENT_HOME/config.json)',
     load: () => import('./config.js'),
   },
   {
@@ -264,6 +269,15 @@ export const commands: CommandSpec[] = [
       'Subcommands:\n  list     every plugin with its state (not enabled, disabled, ready, degraded, failed), the reason and its folder;\n           a running gateway\'s view, else each enabled plugin is loaded here to see\n  install  npm install into $AGENT_HOME/plugins (a registry name, or a local folder, linked); it stays "not enabled"\n  remove   uninstall it and drop plugins.entries.NAME\n  enable   set plugins.entries.NAME.enabled to true (add trusted: true by hand to run it in-process)\n  disable  set plugins.entries.NAME.enabled to false\nPlugins run outside the workspace sandbox; a running gateway loads them when it starts.',
     inGateway: () => true,
     load: () => import('./plugins.js'),
+  },
+  {
+    name: 'pairing',
+    summary: 'senders waiting to be let into a channel without allow_from: list, approve CODE, deny CODE',
+    usage: ['pairing list [--json]', 'pairing approve CODE [--json]', 'pairing deny CODE [--json]'],
+    options: { json },
+    details:
+      'A channel lets in the senders its settings.allow_from lists (["*"]: everyone). Anyone else who writes to the bot in a\ndirect chat gets no answer but a one-time code (at most one an hour, good for an hour); approve lets them in for good\n(kept in $AGENT_HOME/pairing.json, 0600), deny turns them away. With a gateway running, the decision is handed to it.',
+    load: () => import('./pairing.js'),
   },
   {
     name: 'version',

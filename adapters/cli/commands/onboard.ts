@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { ConfigError, loadConfig, type LoadedConfig } from '../../../store/config/index.js';
+import { ConfigError, loadConfig, rememberSecrets, type LoadedConfig } from '../../../store/config/index.js';
 import { writeFirstSetup, type FirstSetup, type SetupChannel, type SetupModel } from '../../../store/config/first-setup.js';
 import { createStarterFiles } from '../../../store/config/starter.js';
 import { agentHome, configPath, credentialsPath } from '../../../store/paths.js';
@@ -11,6 +11,7 @@ import type { Check } from '../doctor/check.js';
 import { channelChecks, modelChecks } from '../doctor/reach-checks.js';
 import { CliError, UsageError } from '../errors.js';
 import { loadCheckedConfig } from '../load-config.js';
+import { CHANNEL_SETUP_FLAGS, channelsFromFlags } from '../onboard-channels.js';
 import { modelNameOf, providerChoices, type ProviderChoice } from '../onboard-choices.js';
 import { Prompter } from '../prompter.js';
 
@@ -32,7 +33,18 @@ const str = (values: CommandContext['values'], name: string): string | undefined
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 };
 
-const SETUP_FLAGS = ['provider', 'api-key', 'api-base', 'model', 'model-name', 'telegram-token', 'discord-token', 'slack-token', 'slack-app-token'] as const;
+const SECRET_FLAGS = [
+  'api-key', 'telegram-token', 'discord-token', 'slack-token', 'slack-app-token',
+  'feishu-app-secret', 'dingtalk-client-secret', 'wecom-secret', 'qq-app-secret', 'onebot-token',
+] as const;
+
+const SETUP_FLAGS = [
+  'provider', 'api-key', 'api-base', 'model', 'model-name', 'telegram-token', 'discord-token', 'slack-token',
+  'slack-app-token', 'owner', ...CHANNEL_SETUP_FLAGS,
+];
+
+/** `12345, @alice` → `['12345', '@alice']`: who may talk to the channels set up. */
+const ownerList = (value: string | undefined): string[] => (value ?? '').split(',').map((v) => v.trim()).filter(Boolean);
 
 function providerNamed(name: string): ProviderChoice {
   const choice = providerChoices().find((p) => p.name === name);
@@ -66,6 +78,10 @@ function setupFromFlags(values: CommandContext['values']): FirstSetup {
     if (!slack || !slackApp) throw new UsageError('Slack needs both --slack-token (xoxb-…) and --slack-app-token (xapp-…)');
     setup.channels.push({ name: 'slack', secrets: { token: slack, app_token: slackApp } });
   }
+  setup.channels.push(...channelsFromFlags(values));
+  const owner = ownerList(str(values, 'owner'));
+  if (owner.length > 0 && setup.channels.length === 0) throw new UsageError('--owner needs a channel to let you into (--telegram-token, --discord-token or --slack-token)');
+  for (const channel of setup.channels) channel.allowFrom = owner;
   return setup;
 }
 
@@ -100,6 +116,10 @@ async function askChannels(prompt: Prompter): Promise<SetupChannel[]> {
     const app = await prompt.secret('Slack app-level token for Socket Mode, xapp-…');
     if (app) channels.push({ name: 'slack', secrets: { token: slack, app_token: app } });
   }
+  if (channels.length > 0) {
+    const owner = ownerList(await prompt.ask('Your own user id or @name there, so the bot answers you (Enter: everyone, you too, gets a pairing code first)'));
+    for (const channel of channels) channel.allowFrom = owner;
+  }
   return channels;
 }
 
@@ -124,6 +144,14 @@ async function tryIt(loaded: LoadedConfig, setup: FirstSetup): Promise<Check[]> 
   return [...models, ...channels];
 }
 
+/** Who the channels just set up answer, and how anyone else gets in. */
+function accessLine(owner: readonly string[]): string {
+  if (owner.length === 0) {
+    return 'No one is listed in allow_from yet: whoever writes to the bot, you too, gets no answer but a pairing code, and `tern pairing approve CODE` lets them in.';
+  }
+  return `The bot answers ${owner.join(', ')} (allow_from); a stranger gets a pairing code, and \`tern pairing approve CODE\` lets them in.`;
+}
+
 const MARK: Record<Check['status'], string> = { ok: '✓', fixed: '✓', warn: '!', error: '✗', skipped: '-' };
 
 function shown(home: string, path: string): string {
@@ -135,6 +163,8 @@ export async function run(context: CommandContext): Promise<number> {
   const { env, json, stdout, values } = context;
   const home = agentHome(env);
   const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true && !json && !SETUP_FLAGS.some((flag) => str(values, flag));
+  // Keys given as flags are masked in everything printed from here on, whatever quotes them back.
+  rememberSecrets(SECRET_FLAGS.flatMap((flag) => str(values, flag) ?? []));
   const flagged = setupFromFlags(values);
   const created = createStarterFiles(env);
   const workspace = workspaceOf(env);
@@ -148,6 +178,7 @@ export async function run(context: CommandContext): Promise<number> {
     }
   }
   const setup = interactive ? await askSetup(context) : flagged;
+  rememberSecrets([setup.model?.api_key ?? '', ...setup.channels.flatMap((c) => Object.values(c.secrets))]);
   let written: string[];
   try {
     written = writeFirstSetup(configPath(env), env, setup);
@@ -166,5 +197,6 @@ export async function run(context: CommandContext): Promise<number> {
   if (written.length === 0) print(stdout, 'Existing files are never overwritten. Next: add a model to model_list in config.json, its key to .security.yml, then run `tern doctor`.');
   else if (failed) print(stdout, 'What failed is saved as given: fix it in config.json or .security.yml, then run `tern doctor`.');
   else print(stdout, `Next: \`tern agent\` to chat here${setup.channels.length > 0 ? ', `tern gateway` to answer on the channels' : ''}, \`tern doctor\` to check everything.`);
+  if (written.length > 0 && setup.channels.length > 0) print(stdout, accessLine(setup.channels[0]?.allowFrom ?? []));
   return failed ? 1 : 0;
 }

@@ -2,13 +2,14 @@ import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig, type Config, type LoadedConfig } from '../../../store/config/index.js';
 import { modelEntries } from '../../../actors/wiring/models.js';
 import { maskProxy, proxyFor } from '../../../adapters/http/client.js';
+import { takesWebhooks, webhookPath } from '../../channels/webhook-path.js';
 import { execIsolationState } from '../../../actors/wiring/exec-isolation.js';
 import { describeIsolation, type IsolationState } from '../../tools/exec/isolation.js';
 import { resolveModelEntry } from '../../../adapters/providers/resolve.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { CliError } from '../errors.js';
-import { gatewayUp, healthUrl } from '../gateway-health.js';
+import { gatewayChannels, gatewayUp, healthUrl, type ChannelReport } from '../gateway-health.js';
 
 /** The proxy requests to `url` go through, as shown: masked, and where it was set; `null` for none. */
 function proxyShown(url: string, proxy: string | undefined): { proxy: string | null; proxy_from: 'config' | 'environment' | null } {
@@ -36,15 +37,36 @@ function describeModels(config: Config) {
 
 const TELEGRAM_API = 'https://api.telegram.org';
 
-/** Tern makes the connections of Telegram channels; discord.js and Bolt make their own (`proxy_from: 'library'`). */
-function describeChannels(config: Config) {
+/**
+/**
+ * Tern makes the connections of Telegram channels; discord.js and Bolt make their own (`proxy_from: 'library'`). With
+ * a gateway running, each channel's state there (`state`, and `reason` for one that failed or cannot start). A channel
+ * that takes webhooks shows the URL the platform must post to, on the gateway's HTTP server.
+ */
+function describeChannels(config: Config, gatewayUrl: string, running: ChannelReport[] | undefined) {
   return Object.entries(config.channel_list).map(([name, c]) => {
     const type = c.type ?? name;
     const proxy = type === 'telegram'
       ? proxyShown(c.settings.base_url || TELEGRAM_API, c.settings.proxy)
       : { proxy: null, proxy_from: 'library' as const };
-    return { name, type: c.type, enabled: c.enabled, ...proxy };
+    const report = running?.find((r) => r.name === name);
+    const live: { state?: string; reason?: string } = report
+      ? { state: report.state, ...(report.reason ? { reason: report.reason } : {}) }
+      : {};
+    const settings = c.settings as Record<string, unknown>;
+    const configured = typeof settings.webhook_path === 'string' ? settings.webhook_path : undefined;
+    const webhook = takesWebhooks(type, settings)
+      ? { webhook_url: `${gatewayUrl}${webhookPath(type, name, configured)}` }
+      : {};
+    return { name, type: c.type, enabled: c.enabled, ...proxy, ...webhook, ...live };
   });
+}
+
+const STATES: Record<string, string> = { refused: 'cannot start', failed: 'failed, retrying' };
+
+function stateText(c: { state?: string; reason?: string }): string {
+  if (c.state === undefined) return '';
+  return `  ${STATES[c.state] ?? c.state}${c.reason ? `: ${c.reason}` : ''}`;
 }
 
 function proxyText(shown: { proxy: string | null; proxy_from: string | null }): string {
@@ -58,14 +80,14 @@ function isolationSummary(state: IsolationState | undefined) {
   return { state: state.kind, detail: describeIsolation(state) };
 }
 
-function summary(loaded: LoadedConfig, url: string, up: boolean, isolation: IsolationState | undefined) {
+function summary(loaded: LoadedConfig, url: string, up: boolean, isolation: IsolationState | undefined, running: ChannelReport[] | undefined) {
   const { config } = loaded;
   return {
     ok: true,
     config: { path: loaded.path, exists: existsSync(loaded.path) },
     workspace: loaded.workspace,
     models: describeModels(config),
-    channels: describeChannels(config),
+    channels: describeChannels(config, url.replace(/\/health$/, ''), running),
     mcp_servers: Object.entries(config.tools.mcp.servers).map(([name, s]) => ({
       name,
       type: s.type ?? (s.url ? 'http' : 'stdio'),
@@ -89,7 +111,10 @@ function lines(s: Summary): string[] {
       (m) => `  ${m.model_name}  provider ${m.provider} (${m.family})  model ${m.model}  base ${m.api_base}  ${m.key_count} key${m.key_count === 1 ? '' : 's'}${m.keys.length ? ` (${m.keys.join(', ')})` : ''}  ${proxyText(m)}  ${onOff(m.enabled)}`,
     ),
     `channels    ${s.channels.length === 0 ? 'none' : s.channels.length}`,
-    ...s.channels.map((c) => `  ${c.name}  ${c.type}  ${proxyText(c)}  ${onOff(c.enabled)}`),
+    ...s.channels.map((c) => {
+      const webhook = 'webhook_url' in c ? `  webhook ${c.webhook_url}` : '';
+      return `  ${c.name}  ${c.type}  ${proxyText(c)}  ${onOff(c.enabled)}${webhook}${stateText(c)}`;
+    }),
     `mcp         ${s.mcp_servers.length === 0 ? 'none' : s.mcp_servers.length}`,
     ...s.mcp_servers.map((m) => `  ${m.name}  ${m.type}  ${onOff(m.enabled)}`),
     `gateway     ${s.gateway.up ? 'up' : 'down'} (${s.gateway.url})`,
@@ -107,7 +132,7 @@ export async function run({ env, json, stdout, stderr }: CommandContext): Promis
   }
   const url = healthUrl(loaded.config);
   const [up, isolation] = await Promise.all([gatewayUp(url), execIsolationState(loaded.config)]);
-  const s = summary(loaded, url, up, isolation);
+  const s = summary(loaded, url, up, isolation, up ? await gatewayChannels(url) : undefined);
   if (json) print(stdout, JSON.stringify(s));
   else {
     for (const line of lines(s)) print(stdout, line);

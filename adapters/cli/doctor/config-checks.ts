@@ -35,7 +35,7 @@ export function configChecks(env: NodeJS.ProcessEnv, fix: boolean): { checks: Ch
     loaded = loadCheckedConfig({ env, rewrite: false });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    checks.push(check('config', 'error', `${error.file}: ${error.problems.length} problem${error.problems.length === 1 ? '' : 's'}`, { details: error.problems, fix: 'fix the fields named, then run `tern config validate`' }));
+    checks.push(check('config', 'error', `${error.file}: ${error.problems.length} problem${error.problems.length === 1 ? '' : 's'}`, { details: [...error.problems, ...error.excerpt], fix: 'fix the fields named, then run `tern config validate`' }));
     return { checks };
   }
   if (loaded.channelProblems.length > 0) {

@@ -5,7 +5,7 @@ import { logSizes } from '../../../store/logs/log-sizes.js';
 import { agentHome, configPath, logDir } from '../../../store/paths.js';
 import { describeFix, looseSecretModes, makeSecretsPrivate, octal } from '../../../store/private-files.js';
 import { describeIsolation } from '../../tools/exec/isolation.js';
-import { gatewayUp, healthUrl } from '../gateway-health.js';
+import { gatewayChannels, gatewayUp, healthUrl } from '../gateway-health.js';
 import { check, type Check } from './check.js';
 
 /** package.json `engines.node`: the oldest Node this is built and tested for. */
@@ -62,7 +62,15 @@ export function logCheck(loaded: LoadedConfig): Check {
 export async function gatewayCheck(loaded: LoadedConfig, fix: boolean): Promise<Check[]> {
   const url = healthUrl(loaded.config);
   const up = await gatewayUp(url);
-  const checks = [check('gateway', 'ok', up ? `running (${url})` : `not running (${url})`)];
+  const refused = up ? ((await gatewayChannels(url)) ?? []).filter((c) => c.state === 'refused') : [];
+  const checks = [
+    refused.length === 0
+      ? check('gateway', 'ok', up ? `running (${url})` : `not running (${url})`)
+      : check('gateway', 'error', `running (${url}), but ${refused.length === 1 ? 'a channel cannot' : `${refused.length} channels cannot`} start`, {
+        details: refused.map((c) => `${c.name}: ${c.reason ?? 'unknown'}`),
+        fix: 'fix those channel_list entries in config.json; the gateway reloads them',
+      }),
+  ];
   const dir = logDir(loaded.workspace);
   const stale = fix ? clearStaleLock(dir) : staleLockFiles(dir);
   if (stale.length > 0) {

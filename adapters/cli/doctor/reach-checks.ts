@@ -1,6 +1,7 @@
 import { ReloadableRouter } from '../../../actors/wiring/reloadable-router.js';
 import { isSecret, type LoadedConfig } from '../../../store/config/index.js';
-import { probeChannel } from '../../channels/probe.js';
+import { probeChannel, type ProbeResult } from '../../channels/probe.js';
+import { probeSettings } from '../../channels/settings-probe.js';
 import { askModel } from '../launcher-host/model-test.js';
 import { check, type Check } from './check.js';
 
@@ -21,12 +22,22 @@ export async function modelChecks(loaded: LoadedConfig): Promise<Check[]> {
 
 const revealed = (value: unknown): string => (isSecret(value) ? value.reveal() : typeof value === 'string' ? value : '');
 
+function settingsCheck(name: string, kind: string, result: ProbeResult | 'skipped'): Check {
+  if (result === 'skipped') {
+    return check(`channel ${name}`, 'skipped', `a ${kind} bot has one connection: a probe would take the gateway's`);
+  }
+  const fix = { fix: `check channel_list.${name}.settings (secrets in .security.yml) and the network` };
+  return check(`channel ${name}`, result.ok ? 'ok' : 'error', result.detail, result.ok ? {} : fix);
+}
+
 /** One authenticated call per enabled channel of a kind this gateway runs. */
 export async function channelChecks(loaded: LoadedConfig): Promise<Check[]> {
   const probes = Object.entries(loaded.config.channel_list)
     .filter(([, entry]) => entry.enabled)
     .map(async ([name, entry]) => {
       const settings = entry.settings as Record<string, unknown>;
+      const bySettings = probeSettings(entry.type ?? name, name, entry);
+      if (bySettings) return settingsCheck(name, entry.type ?? name, await bySettings);
       const token = revealed(settings.token);
       if (token === '') return undefined;
       const probe = probeChannel(entry.type, { token, appToken: revealed(settings.app_token) || undefined, baseUrl: typeof settings.base_url === 'string' ? settings.base_url : undefined });

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { allCommands, basename, commandPositions, REDIRECTS } from './shell-words.js';
+import { allCommands, basename, commandPositions, inlineCode, REDIRECTS, type SimpleCommand } from './shell-words.js';
 
 /** Device files that are plumbing, not places: writing to them touches nothing of the user's. */
 const HARMLESS_DEVICES = /^\/dev\/(null|zero|stdin|stdout|stderr|tty|random|urandom|fd\/\d+)$/;
@@ -20,10 +20,14 @@ export interface PathContext {
  */
 export type NamedLocation = { kind: 'path'; path: string; cwd: string } | { kind: 'name'; name: string; cwd: string } | { kind: 'unknown' };
 
-/** `$HOME`, `${HOME}`, `$PWD` and `~` expand; any other variable in a path is unknown and therefore suspect. */
-function expand(word: string, context: PathContext): string | undefined {
-  const expanded = word
-    .replace(/^~(?=\/|$)/, context.userHome)
+/**
+ * `$HOME`, `${HOME}`, `$PWD` and `~` expand; any other variable in a path is unknown and therefore suspect.
+ * `expands` false: the word's `$`s are literal text (`'out/$@'`).
+ */
+function expand(word: string, context: PathContext, expands: boolean): string | undefined {
+  const home = word.replace(/^~(?=\/|$)/, context.userHome);
+  if (!expands) return home;
+  const expanded = home
     .replace(/^\$\{?HOME\}?(?=\/|$)/, context.userHome)
     .replace(/^\$\{?PWD\}?(?=\/|$)/, context.cwd);
   return expanded.includes('$') ? undefined : expanded;
@@ -38,11 +42,13 @@ function looksLikePath(word: string): boolean {
   return word.includes('/') || word === '..' || word === '~' || word.startsWith('~/');
 }
 
-function locationOf(word: string, context: PathContext): NamedLocation | undefined {
+function locationOf(word: string, context: PathContext, expands = true): NamedLocation | undefined {
   const value = valueOf(word);
   if (value === '' || value.startsWith('-') || URL.test(value) || HARMLESS_DEVICES.test(value)) return undefined;
-  if (!looksLikePath(value)) return value.includes('$') ? undefined : { kind: 'name', name: value, cwd: context.cwd };
-  const path = expand(value, context);
+  if (!looksLikePath(value)) {
+    return expands && value.includes('$') ? undefined : { kind: 'name', name: value, cwd: context.cwd };
+  }
+  const path = expand(value, context, expands);
   return path === undefined ? { kind: 'unknown' } : { kind: 'path', path, cwd: context.cwd };
 }
 
@@ -60,21 +66,46 @@ function afterCd(words: string[], context: PathContext): { location: NamedLocati
   return { location, cwd: context.cwd };
 }
 
+/** A simple command of a line with the folder it runs in: undefined once a `cd` went somewhere unknown. */
+export interface PlacedCommand {
+  command: SimpleCommand;
+  cwd: string | undefined;
+  /** Where the `cd` this command is went (a `cd` only). */
+  moved?: NamedLocation;
+}
+
+/** The line's simple commands in the order they run, each with the folder it runs in (`cd` moves the rest). */
+export function placedCommands(
+  commandLine: string,
+  context: PathContext,
+  commands = allCommands(commandLine),
+): PlacedCommand[] {
+  let cwd: string | undefined = context.cwd;
+  return commands.map((command) => {
+    const here = cwd;
+    if (basename(command.words[0] ?? '') !== 'cd' || here === undefined) return { command, cwd: here };
+    const moved = afterCd(command.words, { ...context, cwd: here });
+    cwd = moved.location.kind === 'unknown' ? undefined : moved.cwd;
+    return { command, cwd: here, moved: moved.location };
+  });
+}
+
 /** Every location a command line names, in the order the commands run, each against the folder it runs in. */
-export function commandPaths(commandLine: string, context: PathContext): NamedLocation[] {
-  let cwd = context.cwd;
-  return allCommands(commandLine).flatMap(({ words }) => {
+export function commandPaths(
+  commandLine: string,
+  context: PathContext,
+  commands = allCommands(commandLine),
+): NamedLocation[] {
+  return placedCommands(commandLine, context, commands).flatMap(({ command: { words, expands }, cwd, moved }) => {
+    if (moved) return [moved];
+    if (cwd === undefined) return [{ kind: 'unknown' as const }];
     const here = { ...context, cwd };
-    if (basename(words[0] ?? '') === 'cd') {
-      const moved = afterCd(words, here);
-      cwd = moved.cwd;
-      return [moved.location];
-    }
     const programs = new Set(commandPositions(words));
+    const code = inlineCode(words);
     return words.flatMap((word, i) => {
-      if (REDIRECTS.has(word)) return [];
+      if (REDIRECTS.has(word) || code.has(i)) return [];
       if (programs.has(i) && (SYSTEM_PROGRAMS.test(word) || !looksLikePath(word))) return [];
-      const location = locationOf(word, here);
+      const location = locationOf(word, here, expands[i] ?? true);
       return location ? [location] : [];
     });
   });

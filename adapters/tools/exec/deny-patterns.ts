@@ -1,4 +1,13 @@
-import { allCommands, basename, commandPositions, REDIRECTS, SHELLS, type SimpleCommand } from './shell-words.js';
+import {
+  allCommands,
+  basename,
+  commandPositions,
+  INLINE_CODE,
+  INTERPRETERS,
+  REDIRECTS,
+  SHELLS,
+  type SimpleCommand,
+} from './shell-words.js';
 
 /**
  * The built-in dangerous-command checks of the spec: bulk deletion, disk formatting, disk imaging,
@@ -42,11 +51,6 @@ function writesRawDevice(words: string[]): boolean {
   }) || (basename(words[0] ?? '') === 'tee' && words.slice(1).some((w) => RAW_DEVICE.test(w)));
 }
 
-/** Interpreters that read a program from standard input when given no script. */
-const INTERPRETERS = /^(python[\d.]*|perl[\d.]*|ruby[\d.]*|node|nodejs|php[\d.]*|lua[\d.]*|tclsh|osascript)$/;
-/** Their flags that take the program as the next word. */
-const INLINE_CODE = /^-(e|E|c|r|-eval|-exec)$/;
-
 /** A program whose name is only known at run time (`$(echo rm)`, `` `echo rm` ``, `$R`) cannot be judged, so it is refused. */
 function computedProgram(words: string[], at: number): boolean {
   return words[at]!.includes('$');
@@ -72,11 +76,43 @@ function isFindDelete(name: string, args: string[]): boolean {
   return name === 'find' && args.includes('-delete');
 }
 
-function isDangerousCommand(command: SimpleCommand): boolean {
+/**
+ * What a bulk deletion (`rm -rf …`, `find … -delete`) names, when the command line says it: the operands of an
+ * `rm` that is the command itself, or the start points of a `find`. Undefined when the names come from
+ * elsewhere (`xargs rm -rf`, `find … -exec rm -rf {} \;`) or the command deletes nothing in bulk.
+ */
+export function bulkDeletionTargets(command: SimpleCommand): string[] | undefined {
+  const { words } = command;
+  const positions = commandPositions(words.map((w) => w.toLowerCase()));
+  const at = positions[0];
+  const fedByAnother = positions.slice(0, -1).some((p) => /^(xargs|find)$/.test(basename(words[p]!).toLowerCase()));
+  if (at === undefined || fedByAnother) return undefined;
+  const program = basename(words[positions.at(-1)!]!).toLowerCase();
+  const args = words.slice(positions.at(-1)! + 1);
+  if (program === 'rm' && isBulkRm(words, positions.at(-1)!)) {
+    const endOfFlags = args.indexOf('--');
+    const operands = args.filter((w, i) =>
+      endOfFlags >= 0 ? i > endOfFlags || (i < endOfFlags && !w.startsWith('-')) : !w.startsWith('-'));
+    return operands.length > 0 ? operands : undefined;
+  }
+  if (program === 'find' && isFindDelete(program, args.map((w) => w.toLowerCase()))) {
+    const firstExpression = args.findIndex((w) => /^[-(!]/.test(w));
+    const starts = firstExpression < 0 ? args : args.slice(0, firstExpression);
+    return starts.length > 0 ? starts : ['.'];
+  }
+  return undefined;
+}
+
+/** Judges a bulk deletion the guard would refuse; true lets it run (inside the workspace, with isolation on). */
+export type DeletionCheck = (command: SimpleCommand, targets: string[]) => boolean;
+
+function isDangerousCommand(command: SimpleCommand, deletion?: DeletionCheck): boolean {
   const { words } = command;
   const lower = words.map((w) => w.toLowerCase());
   if (writesRawDevice(words)) return true;
-  if (lower.some((w, i) => basename(w) === 'rm' && isBulkRm(words, i))) return true;
+  const targets = deletion && bulkDeletionTargets(command);
+  const deletionAllowed = targets !== undefined && deletion!(command, targets);
+  if (!deletionAllowed && lower.some((w, i) => basename(w) === 'rm' && isBulkRm(words, i))) return true;
   if (lower.some((w) => basename(w) === 'dd') && lower.some((w) => w.startsWith('if='))) return true;
   return commandPositions(lower).some((at) => {
     const name = basename(lower[at]!);
@@ -86,7 +122,7 @@ function isDangerousCommand(command: SimpleCommand): boolean {
       FORMATTERS.test(name) ||
       isShutdown(name, args) ||
       isWindowsBulkDelete(name, args) ||
-      isFindDelete(name, args) ||
+      (!deletionAllowed && isFindDelete(name, args)) ||
       runsPipedScript(command, name, args) ||
       forksInline(name, words.slice(at + 1))
     );
@@ -99,6 +135,14 @@ function isForkBomb(commandLine: string): boolean {
   return /([\w:.-]+)\(\)\{\1\|\1&\};?\1/.test(squeezed) || /function([\w:.-]+)\{\1\|\1&\};?\1/.test(squeezed);
 }
 
-export function isDangerous(commandLine: string): boolean {
-  return isForkBomb(commandLine) || allCommands(commandLine).some(isDangerousCommand);
+/**
+ * `commands` are the line's simple commands (`allCommands`); `deletion`, given when the sandbox is the boundary,
+ * may let a bulk deletion through.
+ */
+export function isDangerous(
+  commandLine: string,
+  commands = allCommands(commandLine),
+  deletion?: DeletionCheck,
+): boolean {
+  return isForkBomb(commandLine) || commands.some((command) => isDangerousCommand(command, deletion));
 }

@@ -1,8 +1,9 @@
 import type { ExecOptions } from '../options.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { ToolError } from '../tool.js';
-import { commandPaths, type NamedLocation } from './command-paths.js';
+import { commandPaths, placedCommands, type NamedLocation } from './command-paths.js';
 import { isDangerous } from './deny-patterns.js';
+import { allCommands, type SimpleCommand } from './shell-words.js';
 
 export const DANGEROUS_PATTERN_MESSAGE = 'Command blocked by safety guard (dangerous pattern detected)';
 export const OUTSIDE_WORKING_DIR_MESSAGE = 'Command blocked by safety guard (path outside working dir)';
@@ -39,29 +40,51 @@ export class ExecGuard {
     this.allow = compilePatterns(options.customAllowPatterns, 'tools.exec.custom_allow_patterns');
   }
 
-  check(command: string, cwd: string, remote: boolean): ExecVerdict {
+  /**
+   * `isolated`: the command will run inside bubblewrap. The sandbox is then the boundary, and a bulk deletion
+   * (`rm -rf build`, `find . -name '*.o' -delete`) whose every target lies in the workspace is the agent's own
+   * business; without isolation the deny list refuses it, as the spec says.
+   */
+  check(command: string, cwd: string, remote: boolean, isolated = false): ExecVerdict {
     if (remote && !this.options.allowRemote) return { allowed: false, code: 'remote_exec', message: REMOTE_EXEC_MESSAGE };
-    if (this.matchesDeny(command)) return { allowed: false, code: 'dangerous_pattern', message: DANGEROUS_PATTERN_MESSAGE };
-    if (this.sandbox.policy.restrictToWorkspace && !this.pathsInside(command, cwd)) {
+    const commands = allCommands(command);
+    if (this.matchesDeny(command, commands, cwd, isolated)) {
+      return { allowed: false, code: 'dangerous_pattern', message: DANGEROUS_PATTERN_MESSAGE };
+    }
+    if (this.sandbox.policy.restrictToWorkspace && !this.pathsInside(command, commands, cwd, isolated)) {
       return { allowed: false, code: 'path_outside_working_dir', message: OUTSIDE_WORKING_DIR_MESSAGE };
     }
     return { allowed: true };
   }
 
-  private matchesDeny(command: string): boolean {
+  private matchesDeny(command: string, commands: SimpleCommand[], cwd: string, isolated: boolean): boolean {
     if (this.allow.some((pattern) => pattern.test(command))) return false;
     if (this.deny.some((pattern) => pattern.test(command))) return true;
-    return this.options.enableDenyPatterns && isDangerous(command);
+    if (!this.options.enableDenyPatterns) return false;
+    if (!isolated) return isDangerous(command, commands);
+    const placed = new Map(placedCommands(command, this.context(cwd), commands).map((p) => [p.command, p.cwd]));
+    return isDangerous(command, commands, (simple, targets) => {
+      const at = placed.get(simple);
+      return at !== undefined && targets.every((target) => !target.includes('$') && this.sandbox.contains(target, at));
+    });
   }
 
-  private pathsInside(command: string, cwd: string): boolean {
-    return commandPaths(command, { cwd, userHome: this.sandbox.policy.userHome }).every((location) => this.inside(location));
+  private context(cwd: string) {
+    return { cwd, userHome: this.sandbox.policy.userHome };
   }
 
-  private inside(location: NamedLocation): boolean {
+  /**
+   * A path only known at run time (`"src/$name.txt"` in a loop) is refused without isolation; with it, the sandbox
+   * shows nothing outside the workspace for it to reach, and a path known to lie outside is still refused.
+   */
+  private pathsInside(command: string, commands: SimpleCommand[], cwd: string, isolated: boolean): boolean {
+    return commandPaths(command, this.context(cwd), commands).every((location) => this.inside(location, isolated));
+  }
+
+  private inside(location: NamedLocation, isolated: boolean): boolean {
     switch (location.kind) {
       case 'unknown':
-        return false;
+        return isolated;
       case 'path':
         return this.sandbox.contains(location.path, location.cwd);
       case 'name':

@@ -29,13 +29,14 @@ export function execTool(sandbox: Sandbox, options: ExecOptions): Tool<z.infer<t
     parameters,
     async execute({ command, working_dir, timeout_seconds }, context) {
       const cwd = working_dir === undefined ? sandbox.workspace : sandbox.resolve(working_dir, 'read');
-      const verdict = guard.check(command, cwd, context.remote);
+      const state = await launcher.state();
+      const verdict = guard.check(command, cwd, context.remote, state.kind === 'isolated');
       if (!verdict.allowed) {
         options.log({ level: 'error', tool: 'exec', message: verdict.message });
         throw new ToolError(verdict.code, verdict.message);
       }
       const timeoutMs = Math.min(timeout_seconds === undefined ? options.timeoutMs : timeout_seconds * 1000, options.timeoutMs);
-      const launch = await launcher.launch(command, cwd);
+      const launch = await launcher.launch(command, cwd, state);
       return render(await runCommand(launch, timeoutMs, options.maxOutputBytes, context.signal), timeoutMs, options.maxOutputBytes);
     },
   };

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { sealedStdio } from './inherited-descriptors.js';
 import { killMarked } from './process-tree.js';
 
 export type CommandOutcome =
@@ -15,6 +16,15 @@ export type Launch = {
   argv: [string, ...string[]];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Pipes the program gets from descriptor 3 up (bubblewrap's seccomp program, info and block pipes). */
+  pipes?: number;
+  /**
+   * Runs once the program started, with those pipes: sets up what the command waits for (its network, its
+   * cgroup). A failure ends the command and is the call's error.
+   */
+  setUp?: (child: ChildProcess) => Promise<void>;
+  /** Runs once the command's processes are gone. */
+  tearDown?: () => void;
 } & ({ contained: true } | { contained: false; marker: string });
 
 /** How long output may still arrive once the command's processes are gone, before the pipes are closed. */
@@ -51,12 +61,15 @@ class Capture {
 export function runCommand(launch: Launch, timeoutMs: number, maxBytes: number, signal: AbortSignal): Promise<CommandOutcome> {
   return new Promise((resolve, reject) => {
     const [program, ...args] = launch.argv;
-    const child = spawn(program, args, { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Nothing of this process but stdout and stderr reaches the command (lmdb's handle on the log would).
+    const stdio = sealedStdio(['ignore', 'pipe', 'pipe', ...Array<'pipe'>(launch.pipes ?? 0).fill('pipe')]);
+    const child = spawn(program, args, { cwd: launch.cwd, env: launch.env, detached: true, stdio });
     const capture = new Capture(maxBytes);
     let ending: 'timed_out' | 'aborted' | undefined;
     let exitCode: number | null = null;
     let drain: ReturnType<typeof setTimeout> | undefined;
     let settled = false;
+    let setUpFailure: Error | undefined;
 
     const endTree = (): void => {
       try {
@@ -70,6 +83,7 @@ export function runCommand(launch: Launch, timeoutMs: number, maxBytes: number, 
       clearTimeout(timer);
       clearTimeout(drain);
       signal.removeEventListener('abort', onAbort);
+      launch.tearDown?.();
     };
     const finish = (): void => {
       if (settled) return;
@@ -77,8 +91,9 @@ export function runCommand(launch: Launch, timeoutMs: number, maxBytes: number, 
       cleanUp();
       // A child still forking or exec'ing at the first sweep (a loaded machine) is marked by now: sweep again.
       if (!launch.contained) killMarked(launch.marker);
-      child.stdout.destroy();
-      child.stderr.destroy();
+      child.stdout!.destroy();
+      child.stderr!.destroy();
+      if (setUpFailure) return reject(setUpFailure);
       const base = { output: capture.text(), truncated: capture.truncated };
       resolve(ending ? { kind: ending, ...base } : { kind: 'exited', code: exitCode ?? 1, ...base });
     };
@@ -94,8 +109,13 @@ export function runCommand(launch: Launch, timeoutMs: number, maxBytes: number, 
     const timer = setTimeout(() => stop('timed_out'), timeoutMs);
     const onAbort = (): void => stop('aborted');
     signal.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', (chunk: Buffer) => capture.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => capture.push(chunk));
+    child.stdout!.on('data', (chunk: Buffer) => capture.push(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => capture.push(chunk));
+    launch.setUp?.(child).catch((error: Error) => {
+      setUpFailure ??= error;
+      endTree();
+      drainThenFinish();
+    });
     child.on('error', (error) => {
       if (settled) return;
       settled = true;
@@ -104,6 +124,8 @@ export function runCommand(launch: Launch, timeoutMs: number, maxBytes: number, 
     });
     child.on('exit', (code) => {
       exitCode = code;
+      // The sandbox's own pipes carry no output; left open they would hold `close` back.
+      for (const pipe of child.stdio.slice(3)) pipe?.destroy();
       // What the command left running ends with it; the output already written is still read.
       endTree();
       drainThenFinish();

@@ -10,6 +10,11 @@ export interface SimpleCommand {
   words: string[];
   /** Reads its standard input from the command before it (`a | b`). */
   piped: boolean;
+  /**
+   * Per word: whether a `$` in it is one the shell expands. `'out/$@'` (single quotes) and `out/\$x` are literal
+   * text; a word naming a shell's or `eval`'s script keeps its `$` for the script's own reading all the same.
+   */
+  expands: boolean[];
 }
 
 /** What a word holds where a command substitution stood: a `$`, so every check treats the word as unknown. */
@@ -25,7 +30,9 @@ function withoutIfs(line: string): string {
 /** The words of the command being read in one nesting level (the line, or one substitution). */
 class Level {
   words: string[] = [];
+  expands: boolean[] = [];
   word = '';
+  wordExpands = false;
   inWord = false;
   piped = false;
   /** Open `(` inside this level, so the `)` that closes a `$(` is told apart. */
@@ -43,23 +50,30 @@ class Splitter {
     return this.levels.at(-1)!;
   }
 
-  add(text: string): void {
+  /** `literal`: text the shell takes as it is (single quotes, a backslash before it). */
+  add(text: string, literal = false): void {
     this.level.word += text;
     this.level.inWord = true;
+    if (!literal && text.includes('$')) this.level.wordExpands = true;
   }
 
   endWord(): void {
     const level = this.level;
-    if (level.inWord) level.words.push(level.word);
+    if (level.inWord) {
+      level.words.push(level.word);
+      level.expands.push(level.wordExpands);
+    }
     level.word = '';
+    level.wordExpands = false;
     level.inWord = false;
   }
 
   endCommand(pipedNext = false): void {
     this.endWord();
     const level = this.level;
-    if (level.words.length > 0) this.commands.push({ words: level.words, piped: level.piped });
+    if (level.words.length > 0) this.commands.push({ words: level.words, piped: level.piped, expands: level.expands });
     level.words = [];
+    level.expands = [];
     level.piped = pipedNext;
   }
 
@@ -70,6 +84,7 @@ class Splitter {
     }
     this.endWord();
     this.level.words.push(op);
+    this.level.expands.push(false);
   }
 
   open(kind: 'dollar' | 'backtick'): void {
@@ -116,7 +131,7 @@ export function splitCommands(commandLine: string): SimpleCommand[] {
     const level = out.level;
     if (single) {
       if (c === "'") single = false;
-      else out.add(c);
+      else out.add(c, true);
     } else if (c === '$' && line[i + 1] === '(') {
       out.open('dollar');
       i += 1;
@@ -129,7 +144,7 @@ export function splitCommands(commandLine: string): SimpleCommand[] {
       i = end - 1;
     } else if (level.quote === '"') {
       if (c === '"') level.quote = undefined;
-      else if (c === '\\' && i + 1 < line.length) out.add(line[++i]!);
+      else if (c === '\\' && i + 1 < line.length) out.add(line[++i]!, true);
       else out.add(c);
     } else if (c === "'") {
       single = true;
@@ -138,7 +153,7 @@ export function splitCommands(commandLine: string): SimpleCommand[] {
       level.quote = '"';
       out.add('');
     } else if (c === '\\' && i + 1 < line.length) {
-      if (line[i + 1] !== '\n') out.add(line[i + 1]!);
+      if (line[i + 1] !== '\n') out.add(line[i + 1]!, true);
       i += 1;
     } else if (c === '>' || c === '<') {
       const { op, end } = readRedirect(line, i);
@@ -199,6 +214,25 @@ function execTargets(words: string[], from: number): number[] {
 }
 
 export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'fish', 'eval']);
+
+/** Interpreters that read a program from standard input when given no script. */
+export const INTERPRETERS = /^(python[\d.]*|perl[\d.]*|ruby[\d.]*|node|nodejs|php[\d.]*|lua[\d.]*|tclsh|osascript)$/;
+/** Their flags that take the program as the next word. */
+export const INLINE_CODE = /^-(e|E|c|r|-eval|-exec)$/;
+
+/**
+ * Indices of the words that are program text for an interpreter (`python3 -c "print(1/2)"`): code, not a
+ * path or a command of the line.
+ */
+export function inlineCode(words: string[]): Set<number> {
+  const code = new Set<number>();
+  for (const at of commandPositions(words)) {
+    if (!INTERPRETERS.test(basename(words[at]!).toLowerCase())) continue;
+    const flag = words.findIndex((w, i) => i > at && (INLINE_CODE.test(w) || /^-[a-z]*[ec]$/i.test(w)));
+    if (flag >= 0 && flag + 1 < words.length) code.add(flag + 1);
+  }
+  return code;
+}
 
 /** Every simple command, including those inside `sh -c '…'` and `eval '…'`, recursively. */
 export function allCommands(commandLine: string, depth = 0): SimpleCommand[] {

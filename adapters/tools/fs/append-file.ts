@@ -1,9 +1,9 @@
-import { appendFile, mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import * as z from 'zod';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { ok, type Tool } from '../tool.js';
+import { closeDescriptor, writeAll } from './descriptor-io.js';
 import { withPath } from './fs-error.js';
+import { openChecked } from './open-checked.js';
 
 const parameters = z.object({
   path: z.string().describe('File to append to, relative to the workspace or absolute; created if missing'),
@@ -17,9 +17,12 @@ export function appendFileTool(sandbox: Sandbox): Tool<z.infer<typeof parameters
     parameters,
     execute: ({ path, content }) =>
       withPath(path, async () => {
-        const real = sandbox.resolve(path, 'write');
-        await mkdir(dirname(real), { recursive: true });
-        await appendFile(real, content);
+        const { fd } = openChecked(sandbox, path, 'append');
+        try {
+          await writeAll(fd, Buffer.from(content), null);
+        } finally {
+          await closeDescriptor(fd);
+        }
         return ok(`appended ${Buffer.byteLength(content)} bytes to ${path}`);
       }),
   };

@@ -1,8 +1,9 @@
-import { readFile, writeFile } from 'node:fs/promises';
 import * as z from 'zod';
 import type { Sandbox } from '../sandbox/sandbox.js';
-import { ok, ToolError, type Tool } from '../tool.js';
+import { ok, ToolError, type Tool, type ToolResult } from '../tool.js';
+import { closeDescriptor, readWhole, truncate, writeAll } from './descriptor-io.js';
 import { withPath } from './fs-error.js';
+import { openChecked } from './open-checked.js';
 
 const parameters = z.object({
   path: z.string().describe('File to edit, relative to the workspace or absolute'),
@@ -23,18 +24,31 @@ export function editFileTool(sandbox: Sandbox): Tool<z.infer<typeof parameters>>
     parameters,
     execute: ({ path, old_text, new_text }) =>
       withPath(path, async () => {
-        const real = sandbox.resolve(path, 'write');
-        const text = await readFile(real, 'utf8');
-        const count = countOf(text, old_text);
-        if (count === 0) {
-          throw new ToolError('no_match', `old_text was not found in ${path}; read the file and copy the text exactly`);
+        const { fd } = openChecked(sandbox, path, 'edit');
+        try {
+          return await replaceOnce(fd, path, old_text, new_text);
+        } finally {
+          await closeDescriptor(fd);
         }
-        if (count > 1) {
-          throw new ToolError('ambiguous_match', `old_text matches ${count} places in ${path}; include more surrounding text so it matches exactly once`);
-        }
-        const at = text.indexOf(old_text);
-        await writeFile(real, text.slice(0, at) + new_text + text.slice(at + old_text.length));
-        return ok(`edited ${path}`);
       }),
   };
+}
+
+/** Reads, changes and writes back through the one descriptor that was checked. */
+async function replaceOnce(fd: number, path: string, oldText: string, newText: string): Promise<ToolResult> {
+  const text = (await readWhole(fd)).toString('utf8');
+  const count = countOf(text, oldText);
+  if (count === 0) {
+    throw new ToolError('no_match', `old_text was not found in ${path}; read the file and copy the text exactly`);
+  }
+  if (count > 1) {
+    throw new ToolError(
+      'ambiguous_match',
+      `old_text matches ${count} places in ${path}; include more surrounding text so it matches exactly once`,
+    );
+  }
+  const at = text.indexOf(oldText);
+  await truncate(fd, 0);
+  await writeAll(fd, Buffer.from(text.slice(0, at) + newText + text.slice(at + oldText.length)), 0);
+  return ok(`edited ${path}`);
 }

@@ -6,6 +6,7 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 import { resolveReal } from '../sandbox/resolve-real.js';
 import { ok, type Tool } from '../tool.js';
 import { withPath } from './fs-error.js';
+import { holdFolder } from './open-checked.js';
 
 const parameters = z.object({
   path: z.string().optional().describe('Folder to list, relative to the workspace or absolute (default: the workspace)'),
@@ -30,10 +31,15 @@ export function listDirTool(sandbox: Sandbox): Tool<z.infer<typeof parameters>> 
     parameters,
     execute: ({ path = '.' }) =>
       withPath(path, async () => {
-        const real = sandbox.resolve(path, 'read');
-        const entries = await readdir(real, { withFileTypes: true });
+        const dir = holdFolder(sandbox, path);
+        let entries: Dirent[];
+        try {
+          entries = await readdir(dir.self, { withFileTypes: true });
+        } finally {
+          dir.close();
+        }
         const shown = entries
-          .filter((entry) => !isHiddenEntry(sandbox, real, entry))
+          .filter((entry) => !isHiddenEntry(sandbox, dir.path, entry))
           .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
           .sort();
         return ok(shown.length > 0 ? shown.join('\n') : '(empty folder)');

@@ -1,9 +1,10 @@
-import { open } from 'node:fs/promises';
 import * as z from 'zod';
 import type { ReadFileOptions } from '../options.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { ok, type Tool } from '../tool.js';
+import { closeDescriptor, readAt } from './descriptor-io.js';
 import { withPath } from './fs-error.js';
+import { openChecked } from './open-checked.js';
 
 const parameters = z.object({
   path: z.string().describe('File to read, relative to the workspace or absolute'),
@@ -23,19 +24,18 @@ export function readFileBytesTool(sandbox: Sandbox, options: ReadFileOptions): T
     parameters,
     execute: ({ path, offset = 0, length }) =>
       withPath(path, async () => {
-        const real = sandbox.resolve(path, 'read');
-        const handle = await open(real, 'r');
+        const { fd, stats } = openChecked(sandbox, path, 'read');
         try {
-          const size = (await handle.stat()).size;
+          const { size } = stats;
           const wanted = Math.min(length ?? options.maxReadFileSize, options.maxReadFileSize);
           const buffer = Buffer.alloc(Math.max(0, Math.min(wanted, size - offset)));
-          const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
+          const { bytesRead } = await readAt(fd, buffer, 0, buffer.length, offset);
           const end = offset + bytesRead;
           const whole = offset === 0 && end === size;
           const note = end < size ? `; continue with offset=${end}` : '';
           return ok(whole ? render(buffer) : `${render(buffer.subarray(0, bytesRead))}\n\n[read_file: bytes ${offset}-${end} of ${size}${note}]`);
         } finally {
-          await handle.close();
+          await closeDescriptor(fd);
         }
       }),
   };

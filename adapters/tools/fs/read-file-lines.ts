@@ -1,11 +1,11 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import * as z from 'zod';
 import type { ReadFileOptions } from '../options.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
-import { ok, ToolError, type Tool } from '../tool.js';
+import { ok, type Tool } from '../tool.js';
 import { withPath } from './fs-error.js';
+import { openChecked } from './open-checked.js';
 
 const parameters = z.object({
   path: z.string().describe('File to read, relative to the workspace or absolute'),
@@ -15,8 +15,9 @@ const parameters = z.object({
 
 type Page = { lines: string[]; last: number; more: boolean };
 
-async function readPage(real: string, start: number, maxLines: number, budget: number): Promise<Page> {
-  const stream = createReadStream(real, { encoding: 'utf8' });
+/** Reads from `fd` (which the stream closes) a page of lines. */
+async function readPage(fd: number, start: number, maxLines: number, budget: number): Promise<Page> {
+  const stream = createReadStream('', { fd, encoding: 'utf8' });
   const reader = createInterface({ input: stream, crlfDelay: Infinity });
   const lines: string[] = [];
   let number = 0;
@@ -45,9 +46,8 @@ export function readFileLinesTool(sandbox: Sandbox, options: ReadFileOptions): T
     parameters,
     execute: ({ path, start_line = 1, max_lines = Infinity }) =>
       withPath(path, async () => {
-        const real = sandbox.resolve(path, 'read');
-        if ((await stat(real)).isDirectory()) throw new ToolError('is_directory', `${path} is a directory; use list_dir to see its entries`);
-        const page = await readPage(real, start_line, max_lines, options.maxReadFileSize);
+        const { fd } = openChecked(sandbox, path, 'read');
+        const page = await readPage(fd, start_line, max_lines, options.maxReadFileSize);
         const text = page.lines.join('\n');
         if (!page.more) return ok(text);
         return ok(`${text}\n\n[read_file: lines ${start_line}-${page.last}; continue with start_line=${page.last + 1}]`);

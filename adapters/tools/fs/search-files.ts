@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { relative } from 'node:path';
 import picomatch from 'picomatch';
@@ -8,7 +8,8 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 import { isWithin } from '../sandbox/resolve-real.js';
 import { ok, ToolError, type Tool } from '../tool.js';
 import { withPath } from './fs-error.js';
-import { walkFiles } from './walk-files.js';
+import { holdFolder } from './open-checked.js';
+import { walkFiles, type FoundFile } from './walk-files.js';
 
 const MAX_LINE_CHARS = 300;
 const FILES_PER_BATCH = 256;
@@ -24,7 +25,7 @@ const parameters = z.object({
 });
 
 type Args = z.infer<typeof parameters>;
-type Matcher = (file: string, shown: string) => string[];
+type Matcher = (file: FoundFile, shown: string) => string[];
 
 function globOf(glob: string): (path: string) => boolean {
   return picomatch(glob, { dot: true, basename: !glob.includes('/') });
@@ -54,16 +55,17 @@ function contentMatcher(args: Args, options: SearchFilesOptions): Matcher {
 }
 
 /**
- * A file's bytes when it is small enough to scan; `undefined` for a large or hard-linked file, or one that vanished
- * or cannot be read (one bad file must not end the search). One open serves both the size check and the read.
+ * A file's bytes when it is small enough to scan; `undefined` for a large, hard-linked or special file, or one that
+ * vanished or cannot be read (one bad file must not end the search). One open serves both the size check and the read.
  */
-function readSmallFile(file: string, maxBytes: number): Buffer | undefined {
+function readSmallFile(file: FoundFile, maxBytes: number): Buffer | undefined {
   let fd: number | undefined;
   try {
-    fd = openSync(file, 'r');
-    const { size, nlink } = fstatSync(fd);
-    // A hard-linked file is never read by the file tools (Sandbox.resolve says why).
-    if (size > maxBytes || nlink > 1) return undefined;
+    // Opened as checked: a regular file with one link (a hard-linked file is never read: Sandbox.resolve says why).
+    const opened = file.open();
+    fd = opened.fd;
+    const { size } = opened.stats;
+    if (size > maxBytes) return undefined;
     const bytes = Buffer.allocUnsafe(size);
     return bytes.subarray(0, readSync(fd, bytes, 0, size, 0));
   } catch {
@@ -78,6 +80,44 @@ function nameMatcher(args: Args): Matcher {
   return (_file, shown) => (matches(shown) ? [shown] : []);
 }
 
+/** One page of matches from the walk, with a note when the page or the time budget ran out. */
+async function pageOf(
+  files: Iterable<FoundFile>,
+  args: Args,
+  options: SearchFilesOptions,
+  show: (path: string) => string,
+): Promise<string> {
+  const matcher = args.mode === 'name' ? nameMatcher(args) : contentMatcher(args, options);
+  const offset = args.offset ?? 0;
+  const limit = Math.min(args.limit ?? 50, options.maxMatches);
+  const deadline = Date.now() + options.timeBudgetMs;
+  const page: string[] = [];
+  let seen = 0;
+  let chars = 0;
+  let stop: string | undefined;
+  let count = 0;
+  search: for (const file of files) {
+    if (++count % FILES_PER_BATCH === 0) await yieldToLoop();
+    if (Date.now() > deadline) {
+      const budget = `${options.timeBudgetMs} ms time budget`;
+      stop = `stopped at the ${budget}; results may be incomplete, narrow the path or pattern`;
+      break;
+    }
+    for (const match of matcher(file, show(file.path))) {
+      seen += 1;
+      if (seen <= offset) continue;
+      if (page.length >= limit || chars + match.length > options.maxOutputChars) {
+        stop = `more matches; continue with offset=${offset + page.length}`;
+        break search;
+      }
+      page.push(match);
+      chars += match.length + 1;
+    }
+  }
+  const body = page.length > 0 ? page.join('\n') : 'no matches';
+  return stop ? `${body}\n\n[search_files: ${stop}]` : body;
+}
+
 export function searchFilesTool(sandbox: Sandbox, options: SearchFilesOptions): Tool<Args> {
   const display = (file: string) => (isWithin(file, sandbox.workspace) ? relative(sandbox.workspace, file) : file);
   return {
@@ -86,35 +126,12 @@ export function searchFilesTool(sandbox: Sandbox, options: SearchFilesOptions): 
     parameters,
     execute: (args) =>
       withPath(args.path ?? '.', async () => {
-        const root = sandbox.resolve(args.path ?? '.', 'read');
-        const matcher = args.mode === 'name' ? nameMatcher(args) : contentMatcher(args, options);
-        const offset = args.offset ?? 0;
-        const limit = Math.min(args.limit ?? 50, options.maxMatches);
-        const deadline = Date.now() + options.timeBudgetMs;
-        const page: string[] = [];
-        let seen = 0;
-        let chars = 0;
-        let stop: string | undefined;
-        let files = 0;
-        search: for (const file of walkFiles(sandbox, root)) {
-          if (++files % FILES_PER_BATCH === 0) await yieldToLoop();
-          if (Date.now() > deadline) {
-            stop = `stopped at the ${options.timeBudgetMs} ms time budget; results may be incomplete, narrow the path or pattern`;
-            break;
-          }
-          for (const match of matcher(file, display(file))) {
-            seen += 1;
-            if (seen <= offset) continue;
-            if (page.length >= limit || chars + match.length > options.maxOutputChars) {
-              stop = `more matches; continue with offset=${offset + page.length}`;
-              break search;
-            }
-            page.push(match);
-            chars += match.length + 1;
-          }
+        const root = holdFolder(sandbox, args.path ?? '.');
+        try {
+          return ok(await pageOf(walkFiles(sandbox, root), args, options, display));
+        } finally {
+          root.close();
         }
-        const body = page.length > 0 ? page.join('\n') : 'no matches';
-        return ok(stop ? `${body}\n\n[search_files: ${stop}]` : body);
       }),
   };
 }

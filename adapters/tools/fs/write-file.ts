@@ -1,9 +1,9 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import * as z from 'zod';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { ok, type Tool } from '../tool.js';
+import { closeDescriptor, truncate, writeAll } from './descriptor-io.js';
 import { withPath } from './fs-error.js';
+import { openChecked } from './open-checked.js';
 
 const parameters = z.object({
   path: z.string().describe('File to write, relative to the workspace or absolute; parent folders are created'),
@@ -18,9 +18,13 @@ export function writeFileTool(sandbox: Sandbox): Tool<z.infer<typeof parameters>
     parameters,
     execute: ({ path, content, overwrite = false }) =>
       withPath(path, async () => {
-        const real = sandbox.resolve(path, 'write_file');
-        await mkdir(dirname(real), { recursive: true });
-        await writeFile(real, content, { flag: overwrite ? 'w' : 'wx' });
+        const { fd } = openChecked(sandbox, path, overwrite ? 'replace' : 'create');
+        try {
+          await truncate(fd, 0);
+          await writeAll(fd, Buffer.from(content), 0);
+        } finally {
+          await closeDescriptor(fd);
+        }
         return ok(`wrote ${Buffer.byteLength(content)} bytes to ${path}`);
       }),
   };

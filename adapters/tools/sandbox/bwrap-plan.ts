@@ -1,5 +1,5 @@
-import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
-import { dirname, sep } from 'node:path';
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import { isWithin } from './resolve-real.js';
 
 /** A host folder shown inside the sandbox (`tools.exec.isolation.expose_paths`). */
@@ -26,7 +26,17 @@ export interface BwrapPlan {
   masks: { files: string[]; dirs: string[] };
   /** The workspace `sessions/` folder, shown read-only. */
   sessions: string;
-  network: boolean;
+  /** The user the command runs as inside its user namespace; on the host it stays the gateway's user. */
+  user: { uid: number; gid: number };
+  /**
+   * `own`: the namespace `unshare` made and slirp4netns connects (bubblewrap joins it, and the resolver is
+   * slirp4netns's); `cut`: a namespace of its own with nothing in it but loopback.
+   */
+  network: 'own' | 'cut';
+  /** The size of every writable tmpfs (`/tmp`, the empty homes): what they hold is memory. */
+  tmpfsBytes: number;
+  /** Descriptors bubblewrap reads (`--seccomp`, `--info-fd`, `--block-fd`, the resolver file's content). */
+  fds: { seccomp?: number; info: number; block: number; resolver?: number };
 }
 
 /** The system the commands run on: read-only. Folders that are links (`/bin` → `usr/bin`) stay links. */
@@ -35,6 +45,39 @@ const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx
 const SYSTEM_WRITE_TARGETS = ['/etc/sudoers', '/etc/sudoers.d', '/etc/passwd', '/etc/shadow', '/etc/systemd'];
 
 let systemArgs: string[] | undefined;
+let systemSecrets: { files: string[]; dirs: string[] } | undefined;
+
+/**
+ * What in `/etc` a local user may not read (`shadow`, `gshadow`, `ssl/private`, sudoers): the command runs as the
+ * gateway's user on the host, root on many servers, who owns them, so they are hidden rather than left to the
+ * file modes. The sandbox sees what any local user sees.
+ */
+export function unreadableSystemEntries(root = '/etc'): { files: string[]; dirs: string[] } {
+  const files: string[] = [];
+  const dirs: string[] = [];
+  const walk = (dir: string): void => {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const path = join(dir, name);
+      const stats = lstatSync(path, { throwIfNoEntry: false });
+      if (!stats || stats.isSymbolicLink()) continue;
+      const readable = (stats.mode & 0o004) !== 0;
+      if (stats.isDirectory()) {
+        if (!readable || (stats.mode & 0o001) === 0) dirs.push(path);
+        else walk(path);
+      } else if (stats.isFile() && !readable) {
+        files.push(path);
+      }
+    }
+  };
+  walk(root);
+  return { files, dirs };
+}
 
 function systemMounts(): string[] {
   if (systemArgs) return systemArgs;
@@ -73,7 +116,7 @@ function ordered(layers: Layer[]): string[] {
 }
 
 function layers(plan: BwrapPlan): Layer[] {
-  const tmpfs = (target: string): Layer => ({ target, args: ['--tmpfs', target], hides: true });
+  const tmpfs = (target: string): Layer => ({ target, args: ['--size', String(plan.tmpfsBytes), '--tmpfs', target], hides: true });
   const bind = (source: string, target: string, writable: boolean): Layer => ({ target, args: [writable ? '--bind' : '--ro-bind', source, target], hides: false });
   const shown = plan.restrict
     ? [
@@ -91,22 +134,58 @@ function layers(plan: BwrapPlan): Layer[] {
   ];
 }
 
-/** The bubblewrap arguments for `plan`, up to the command (`-- sh -c …` comes after). */
+/** Where the resolver file is read from (`/etc/resolv.conf` may be a link out of `/etc`), if there is one. */
+export function resolverFile(): string | undefined {
+  return existsSync('/etc/resolv.conf') ? realpathSync('/etc/resolv.conf') : undefined;
+}
+
+/** The bubblewrap arguments for `plan`, up to the command (`-- bash -c …` comes after). */
 export function bwrapArgs(plan: BwrapPlan): string[] {
-  const base = plan.restrict ? [...systemMounts(), '--tmpfs', '/tmp', '--tmpfs', '/var/tmp'] : ['--bind', '/', '/'];
+  const size = ['--size', String(plan.tmpfsBytes)];
+  const base = plan.restrict ? [...systemMounts(), ...size, '--tmpfs', '/tmp', ...size, '--tmpfs', '/var/tmp'] : ['--bind', '/', '/'];
+  systemSecrets ??= unreadableSystemEntries();
+  const files = [...systemSecrets.files, ...plan.masks.files];
+  const dirs = [...systemSecrets.dirs, ...plan.masks.dirs];
   const masks = [
-    ...plan.masks.files.flatMap((file) => ['--ro-bind', '/dev/null', file]),
-    ...plan.masks.dirs.flatMap((dir) => ['--tmpfs', dir, '--remount-ro', dir]),
+    ...files.flatMap((file) => ['--ro-bind', '/dev/null', file]),
+    ...dirs.flatMap((dir) => ['--tmpfs', dir, '--remount-ro', dir]),
   ];
+  const resolver = resolverFile();
+  const { fds } = plan;
   return [
     ...base,
     '--proc', '/proc',
     '--dev', '/dev',
     ...ordered(layers(plan)),
     ...masks,
+    ...(plan.network === 'own' && resolver && fds.resolver !== undefined ? ['--ro-bind-data', String(fds.resolver), resolver] : []),
     '--chdir', plan.cwd,
+    ...namespaceArgs(plan),
+  ];
+}
+
+/**
+ * The user a command runs as inside: the gateway's own uid, or `nobody` when that is root. On the host its
+ * files belong to the gateway's user either way (a user namespace maps one uid, the one that made it).
+ */
+export function sandboxUser(): { uid: number; gid: number } {
+  const uid = process.getuid?.() ?? 0;
+  return uid === 0 ? { uid: 65534, gid: 65534 } : { uid, gid: process.getgid?.() ?? uid };
+}
+
+/**
+ * Everything but the mounts: a user namespace with no capabilities in which no further one can be made, PID,
+ * IPC, UTS and cgroup namespaces, the network namespace (unless `unshare` made it), the seccomp program, and
+ * the pipes on which bubblewrap says which process is the sandbox and waits until its network and cgroup are set.
+ */
+export function namespaceArgs(plan: Pick<BwrapPlan, 'user' | 'network' | 'fds'>): string[] {
+  const { user, network, fds } = plan;
+  return [
+    '--unshare-user', '--uid', String(user.uid), '--gid', String(user.gid), '--disable-userns',
     '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
-    ...(plan.network ? [] : ['--unshare-net']),
+    ...(network === 'cut' ? ['--unshare-net'] : []),
     '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
+    ...(fds.seccomp === undefined ? [] : ['--seccomp', String(fds.seccomp)]),
+    '--info-fd', String(fds.info), '--block-fd', String(fds.block),
   ];
 }

@@ -1,7 +1,15 @@
 import { ToolError } from '../tool.js';
 
 /** Refusal codes of the sandbox; tests and callers compare these, never the text. */
-export type RefusalCode = 'protected_path' | 'outside_workspace' | 'device_path' | 'invalid_path' | 'symlink_loop' | 'hard_link';
+export type RefusalCode =
+  | 'protected_path'
+  | 'outside_workspace'
+  | 'device_path'
+  | 'invalid_path'
+  | 'symlink_loop'
+  | 'hard_link'
+  | 'special_file'
+  | 'path_changed';
 
 export const protectedFileMessage = (path: string) => `access denied: ${path} is a protected file`;
 export const outsideWorkspaceMessage = (path: string) => `access denied: ${path} is outside the workspace`;
@@ -11,6 +19,11 @@ export const symlinkLoopMessage = (path: string) => `access denied: ${path} is a
 export const hardLinkMessage = (path: string) =>
   `access denied: ${path} has more than one hard link; the file tools do not open hard-linked files (another name of it may be protected or outside the workspace)`;
 
+export const specialFileMessage = (path: string) =>
+  `access denied: ${path} is not a regular file (a FIFO, socket or device); the file tools open regular files only`;
+export const pathChangedMessage = (path: string) =>
+  `access denied: ${path} changed while it was being opened (a link appeared on its path); nothing was read or written`;
+
 const messages: Record<RefusalCode, (path: string) => string> = {
   protected_path: protectedFileMessage,
   outside_workspace: outsideWorkspaceMessage,
@@ -18,6 +31,8 @@ const messages: Record<RefusalCode, (path: string) => string> = {
   invalid_path: invalidPathMessage,
   symlink_loop: symlinkLoopMessage,
   hard_link: hardLinkMessage,
+  special_file: specialFileMessage,
+  path_changed: pathChangedMessage,
 };
 
 /** Codes of refusals by the sandbox and the exec guard: policy, not failure. */

@@ -39,7 +39,7 @@ export class Sandbox {
     this.roots = protectedRoots(
       bothForms(resolve(policy.home)),
       bothForms(resolve(policy.codingToolHome)),
-      [join(resolve(policy.workspace), 'sessions'), join(this.workspace, 'sessions')],
+      bothForms(resolve(policy.workspace)),
     );
     this.writeRoots = policy.allowWritePaths.map((p) => resolveReal(this.expand(p)));
     this.readRoots = [...policy.allowReadPaths.map((p) => resolveReal(this.expand(p))), ...this.writeRoots];

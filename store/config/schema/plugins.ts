@@ -18,5 +18,10 @@ export const pluginsSchema = z.object({
   enabled: withDefault(bool(), true),
   /** Default `<AGENT_HOME>/plugins-data`, which the file tools refuse like credentials; a custom folder is not covered. */
   data_dir: optional(text()),
+  /**
+   * How long a plugin may take to load: a trusted one's import and `activate`, an untrusted one's start and answer to
+   * `plugin.hello`. Past it the plugin is `failed` and the others load.
+   */
+  activate_timeout_ms: withDefault(int(100, 600_000), 10_000),
   entries: withDefault(z.record(z.string(), pluginEntrySchema), {}),
 });

@@ -29,6 +29,16 @@ function isolationProblem(input: unknown): string {
 
 const isolationSchema = z.union([z.enum(ISOLATION_MODES), isolationObjectSchema], { error: (issue) => isolationProblem(issue.input) });
 
+/**
+ * What one command may use inside the sandbox: processes (of its user, everything it started), memory (private
+ * memory per process, and with cgroups the whole command's), bytes per file written.
+ */
+const limitsSchema = z.object({
+  processes: withDefault(int(16, 65_536), 256),
+  memory_mb: withDefault(int(64, 1_048_576), 1024),
+  file_size_mb: withDefault(int(1, 1_048_576), 1024),
+});
+
 export const execSchema = z.object({
   enabled: withDefault(bool(), true),
   allow_remote: withDefault(bool(), false),
@@ -40,8 +50,9 @@ export const execSchema = z.object({
   /** Ask the user in the chat before each command runs. */
   require_approval: withDefault(bool(), false),
   isolation: withDefault(isolationSchema, 'auto'),
-  /** false cuts isolated commands off the network. */
+  /** false cuts isolated commands off the network; true gives them one of their own, without the host's loopback. */
   network: withDefault(bool(), true),
+  limits: withDefault(limitsSchema, { processes: 256, memory_mb: 1024, file_size_mb: 1024 }),
 });
 
 export type ExecConfig = z.infer<typeof execSchema>;

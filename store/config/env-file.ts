@@ -1,3 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { expandHome } from '../paths.js';
+
 /** A problem in an `env_file`, named by line so the user can find it. */
 export class EnvFileError extends Error {
   readonly code = 'mcp_env_file_invalid';
@@ -33,4 +37,17 @@ export function parseEnvFile(text: string, file = 'env_file'): Record<string, st
     env[match[1]!] = unquote(match[2]!, file, index + 1);
   });
   return env;
+}
+
+/** An MCP server's `env_file` (`~` expanded, relative to AGENT_HOME), parsed; `EnvFileError` when unreadable or bad. */
+export function readEnvFile(path: string, home: string): Record<string, string> {
+  const expanded = expandHome(path);
+  const file = isAbsolute(expanded) ? expanded : join(home, expanded);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new EnvFileError(file, 0, `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unknown error'})`);
+  }
+  return parseEnvFile(text, file);
 }

@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import { DWClient, type DWClientDownStream } from 'dingtalk-stream';
+import { sendForBytes } from '../../http/client.js';
+import { CHAT_COMMANDS } from '../command-names.js';
+import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks } from '../channel.js';
+import { DingTalkApi } from './dingtalk-api.js';
+import { dingtalkMessageSchema, fromDingTalkMessage, ROBOT_TOPIC } from './events.js';
+
+export interface DingTalkOptions {
+  clientId: string;
+  clientSecret: string;
+  robotCode: string;
+  apiBase: string;
+}
+
+/** The peer runtime's limit for one DingTalk message. */
+export const DINGTALK_MAX_LENGTH = 20_000;
+const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024;
+/** A session webhook this close to its expiry is not used: the reply goes through the OpenAPI instead. */
+const WEBHOOK_MARGIN_MS = 10_000;
+
+/**
+ * dingtalk-stream's client with two changes: the connection is opened at `apiBase` through Tern's HTTP client (the
+ * library's address is fixed), and a dropped connection is reported (`onDrop`) for the gateway to restart the channel
+ * with its backoff, instead of being reopened every second. The library calls `connect` again after every drop.
+ */
+class StreamClient extends DWClient {
+  onDrop: (() => void) | undefined;
+
+  constructor(
+    private readonly options: DingTalkOptions,
+    private readonly api: DingTalkApi,
+  ) {
+    super({ clientId: options.clientId, clientSecret: options.clientSecret, keepAlive: true });
+  }
+
+  /** Asks for a connection (`connections/open`) and keeps its address for `_connect`. */
+  override async getEndpoint(): Promise<this> {
+    const body = {
+      clientId: this.options.clientId,
+      clientSecret: this.options.clientSecret,
+      ua: 'tern',
+      subscriptions: this.config.subscriptions,
+    };
+    const answer = await this.api.post(
+      `${this.options.apiBase}/v1.0/gateway/connections/open`,
+      body,
+      'open a stream connection',
+    );
+    const { endpoint, ticket } = answer;
+    if (typeof endpoint !== 'string' || typeof ticket !== 'string')
+      throw new ChannelError('platform', 'DingTalk gave no stream endpoint');
+    // The library reads the address from its own (untyped as private) field.
+    (this as unknown as { dw_url: string }).dw_url = `${endpoint}?ticket=${encodeURIComponent(ticket)}`;
+    return this;
+  }
+
+  override async connect(): Promise<void> {
+    this.onDrop?.();
+  }
+}
+
+/** DingTalk through its Stream mode (dingtalk-stream: a WebSocket the bot opens, no public URL needed). */
+export class DingTalkChannel implements Channel {
+  readonly kind = 'dingtalk';
+  readonly capabilities: ChannelCapabilities = {
+    commands: CHAT_COMMANDS,
+    streaming: false,
+    maxMessageLength: DINGTALK_MAX_LENGTH,
+  };
+  private readonly api: DingTalkApi;
+  private client: StreamClient | undefined;
+  /** Each chat's latest session webhook, while it lasts. */
+  private readonly webhooks = new Map<string, { url: string; until: number }>();
+
+  constructor(private readonly options: DingTalkOptions) {
+    this.api = new DingTalkApi({
+      clientId: options.clientId,
+      clientSecret: options.clientSecret,
+      apiBase: options.apiBase,
+    });
+  }
+
+  async start(hooks: ChannelHooks): Promise<void> {
+    // The credentials are checked first, so a wrong secret says so rather than "no endpoint".
+    await this.api.accessToken();
+    const client = new StreamClient(this.options, this.api);
+    this.client = client;
+    client.registerCallbackListener(ROBOT_TOPIC, (frame: DWClientDownStream) => void this.take(frame, hooks));
+    await client.getEndpoint();
+    await client._connect().catch((error: Error & { code?: string }) => {
+      client.disconnect();
+      throw new ChannelError('network', `cannot open the DingTalk stream (${error.code ?? error.message})`);
+    });
+    client.onDrop = () => hooks.onFailed(new ChannelError('network', 'the DingTalk stream connection closed'));
+    hooks.onConnected();
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (!client) return;
+    client.onDrop = undefined;
+    client.disconnect();
+  }
+
+  /**
+   * Markdown through the chat's session webhook while it lasts, else through the OpenAPI (one-to-one: batchSend to the
+   * user; group: groupMessages/send). DingTalk returns no id for a webhook reply: Tern names it.
+   */
+  async send(replyTo: string, text: string): Promise<string> {
+    const title =
+      text
+        .split('\n')
+        .find((line) => line.trim() !== '')
+        ?.replace(/[#*`>_~[\]]/g, '')
+        .trim()
+        .slice(0, 20) || 'Tern';
+    const webhook = this.webhooks.get(replyTo);
+    if (webhook && Date.now() < webhook.until - WEBHOOK_MARGIN_MS) {
+      await this.api.post(webhook.url, { msgtype: 'markdown', markdown: { title, text } }, 'reply');
+      return randomUUID();
+    }
+    const param = {
+      msgKey: 'sampleMarkdown',
+      msgParam: JSON.stringify({ title, text }),
+      robotCode: this.options.robotCode,
+    };
+    const at = replyTo.indexOf(':');
+    const [kind, id] = [replyTo.slice(0, at), replyTo.slice(at + 1)];
+    const sent =
+      kind === 'group'
+        ? await this.api.call('/v1.0/robot/groupMessages/send', { ...param, openConversationId: id })
+        : await this.api.call('/v1.0/robot/oToMessages/batchSend', { ...param, userIds: [id] });
+    return String(sent.processQueryKey ?? randomUUID());
+  }
+
+  async edit(): Promise<void> {
+    throw new ChannelError('platform', 'DingTalk cannot edit a sent bot message');
+  }
+
+  /** DingTalk shows bots no typing indicator. */
+  async typing(): Promise<void> {}
+
+  /** A file a user sent, by its download code (the OpenAPI names a temporary URL). */
+  async download(fileId: string): Promise<Buffer> {
+    const named = await this.api.call('/v1.0/robot/messageFiles/download', {
+      downloadCode: fileId,
+      robotCode: this.options.robotCode,
+    });
+    if (typeof named.downloadUrl !== 'string') throw new ChannelError('platform', 'DingTalk gave no download URL');
+    const answer = await sendForBytes({ maxAnswerBytes: MAX_DOWNLOAD_BYTES }, { url: named.downloadUrl }).catch(
+      (error: Error) => {
+        throw new ChannelError('network', `downloading a DingTalk file failed (${error.message})`);
+      },
+    );
+    if (answer.status >= 300)
+      throw new ChannelError('platform', `downloading a DingTalk file failed (HTTP ${answer.status})`);
+    return answer.bytes;
+  }
+
+  /** A robot message: kept, then acknowledged, so Stream mode delivers again what a crash cut off. */
+  private async take(frame: DWClientDownStream, hooks: ChannelHooks): Promise<void> {
+    let data: unknown;
+    try {
+      data = JSON.parse(frame.data);
+    } catch {
+      return;
+    }
+    const parsed = dingtalkMessageSchema.safeParse(data);
+    const message = parsed.success ? fromDingTalkMessage(parsed.data) : undefined;
+    if (parsed.success && message && parsed.data.sessionWebhook) {
+      this.webhooks.set(message.replyTo, {
+        url: parsed.data.sessionWebhook,
+        until: parsed.data.sessionWebhookExpiredTime ?? Date.now() + 60 * 60_000,
+      });
+    }
+    if (message) await hooks.onMessage(message);
+    this.client?.socketCallBackResponse(frame.headers.messageId, { status: 'SUCCESS' });
+  }
+}

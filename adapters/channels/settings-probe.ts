@@ -1,0 +1,125 @@
+// `tern doctor`'s one authenticated call for the channels whose credentials are settings other than a `token`
+// (Feishu, DingTalk, QQ, OneBot, WeCom). None opens the event connection the gateway holds where a platform hands
+// each event to one connection only: a probe there could take a user's message and drop it.
+import type { ChannelEntry } from '../../store/config/index.js';
+import { ChannelError } from './channel.js';
+import type { ProbeResult } from './probe.js';
+import { settingsOf } from './settings-of.js';
+
+const TIMEOUT_MS = 10_000;
+
+async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(url, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
+  const text = await response.text();
+  try {
+    return { status: response.status, body: JSON.parse(text) as Record<string, unknown> };
+  } catch {
+    return { status: response.status, body: {} };
+  }
+}
+
+/** Feishu's code and message of a refusal, or the HTTP status. */
+const refusal = (answer: { status: number; body: Record<string, unknown> }): string =>
+  `${String(answer.body.code ?? answer.status)} ${String(answer.body.msg ?? '')}`.trim();
+
+async function feishu(name: string, entry: ChannelEntry): Promise<ProbeResult> {
+  const [{ feishuSettingsSchema }, { feishuDomain }] = await Promise.all([
+    import('./feishu/settings.js'),
+    import('./feishu/create.js'),
+  ]);
+  const settings = settingsOf(name, entry, feishuSettingsSchema);
+  const root = feishuDomain(settings);
+  const token = await postJson(`${root}/open-apis/auth/v3/tenant_access_token/internal`, {
+    app_id: settings.app_id,
+    app_secret: settings.app_secret,
+  });
+  if (typeof token.body.tenant_access_token !== 'string') {
+    return {
+      ok: false,
+      detail: `the App ID and Secret were refused (${refusal(token)})`,
+    };
+  }
+  const info = await postJson(`${root}/open-apis/bot/v3/info`, undefined, {
+    authorization: `Bearer ${token.body.tenant_access_token}`,
+  });
+  const bot = info.body.bot as { app_name?: string } | undefined;
+  if (info.body.code !== 0 || !bot)
+    return {
+      ok: false,
+      detail: `the bot info was refused (${refusal(info)})`,
+    };
+  return { ok: true, detail: `reachable as ${bot.app_name ?? '?'}` };
+}
+
+async function dingtalk(name: string, entry: ChannelEntry): Promise<ProbeResult> {
+  const [{ dingtalkSettingsSchema }, { DingTalkApi }, { DINGTALK_API }] = await Promise.all([
+    import('./dingtalk/settings.js'),
+    import('./dingtalk/dingtalk-api.js'),
+    import('./dingtalk/create.js'),
+  ]);
+  const settings = settingsOf(name, entry, dingtalkSettingsSchema);
+  const api = new DingTalkApi({
+    clientId: settings.client_id,
+    clientSecret: settings.client_secret,
+    apiBase: (settings.base_url ?? DINGTALK_API).replace(/\/+$/, ''),
+  });
+  await api.accessToken();
+  return { ok: true, detail: `the Client ID and Secret are accepted (app ${settings.client_id})` };
+}
+
+async function qq(name: string, entry: ChannelEntry): Promise<ProbeResult> {
+  const [{ qqSettingsSchema }, { QqApi }, { qqEndpoints }] = await Promise.all([
+    import('./qq/settings.js'),
+    import('./qq/qq-api.js'),
+    import('./qq/create.js'),
+  ]);
+  const settings = settingsOf(name, entry, qqSettingsSchema);
+  const me = await new QqApi({ appId: settings.app_id, appSecret: settings.app_secret, ...qqEndpoints(settings) }).call(
+    'GET',
+    '/users/@me',
+  );
+  return { ok: true, detail: `reachable as ${String(me.username ?? '?')}` };
+}
+
+/** OneBot implementations send every event to every connection: a second, short one takes nothing from the gateway. */
+async function onebot(name: string, entry: ChannelEntry): Promise<ProbeResult> {
+  const { createOneBotChannel } = await import('./onebot/create.js');
+  const channel = await createOneBotChannel(name, entry);
+  try {
+    await channel.start({ onMessage: () => {}, onConnected: () => {}, onFailed: () => {} });
+  } finally {
+    await channel.stop();
+  }
+  return { ok: true, detail: 'connected and logged in (get_login_info answered)' };
+}
+
+/**
+ * Whether a channel of this kind can start with its settings, by one authenticated call; undefined for a kind not
+ * probed here. A WeCom bot has one long connection: a probe's would displace the running gateway's, so it is skipped.
+ */
+export function probeSettings(
+  kind: string,
+  name: string,
+  entry: ChannelEntry,
+): Promise<ProbeResult | 'skipped'> | undefined {
+  const probes: Record<string, (n: string, e: ChannelEntry) => Promise<ProbeResult>> = { feishu, dingtalk, qq, onebot };
+  if (kind === 'wecom') return Promise.resolve('skipped');
+  const probe = probes[kind];
+  if (!probe) return undefined;
+  return probe(name, entry).catch((error: unknown): ProbeResult => {
+    if (error instanceof ChannelError) return { ok: false, detail: error.message };
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    const timedOut = (error as Error).name === 'TimeoutError';
+    const why = cause ?? (timedOut ? `no answer within ${TIMEOUT_MS / 1000} s` : (error as Error).message);
+    return { ok: false, detail: `unreachable (${why})` };
+  });
+}

@@ -1,0 +1,81 @@
+// `tern onboard`'s flags for the channels set up by more than a token: Feishu / Lark, DingTalk, WeCom, QQ and OneBot.
+// Secrets go to .security.yml, the rest to config.json, under the peer runtime's field names.
+import type { SetupChannel } from '../../store/config/first-setup.js';
+import type { OptionSpec, OptionValues } from './command.js';
+import { UsageError } from './errors.js';
+
+export const CHANNEL_SETUP_OPTIONS = {
+  'feishu-app-id': {
+    type: 'string',
+    value: 'ID',
+    description: "add an enabled Feishu / Lark channel: the app's App ID (cli_…)",
+  },
+  'feishu-app-secret': { type: 'string', value: 'SECRET', description: 'and its App Secret' },
+  'feishu-lark': { type: 'boolean', description: 'the app is on Lark (open.larksuite.com), not Feishu' },
+  'dingtalk-client-id': {
+    type: 'string',
+    value: 'ID',
+    description: 'add an enabled DingTalk channel (Stream mode): Client ID',
+  },
+  'dingtalk-client-secret': { type: 'string', value: 'SECRET', description: 'and its Client Secret' },
+  'wecom-bot-id': {
+    type: 'string',
+    value: 'ID',
+    description: 'add an enabled WeCom intelligent bot channel: its Bot ID',
+  },
+  'wecom-secret': { type: 'string', value: 'SECRET', description: 'and its Secret' },
+  'qq-app-id': { type: 'string', value: 'ID', description: 'add an enabled QQ official bot channel: its AppID' },
+  'qq-app-secret': { type: 'string', value: 'SECRET', description: 'and its AppSecret' },
+  'onebot-url': {
+    type: 'string',
+    value: 'URL',
+    description: 'add an enabled OneBot v11 channel: the forward WebSocket (ws://…)',
+  },
+  'onebot-token': { type: 'string', value: 'TOKEN', description: 'and its access token, when one is set' },
+} as const satisfies Record<string, OptionSpec>;
+
+export const CHANNEL_SETUP_FLAGS = Object.keys(CHANNEL_SETUP_OPTIONS) as Array<keyof typeof CHANNEL_SETUP_OPTIONS>;
+
+const str = (values: OptionValues, name: string): string | undefined => {
+  const value = values[name];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+};
+
+/** A pair of flags that only work together: both given, neither, or a usage error naming the missing one. */
+function pair(values: OptionValues, platform: string, id: string, secret: string): [string, string] | undefined {
+  const [a, b] = [str(values, id), str(values, secret)];
+  if (!a && !b) return undefined;
+  if (!a || !b) throw new UsageError(`${platform} needs both --${id} and --${secret}`);
+  return [a, b];
+}
+
+/** The channels these flags ask for. */
+export function channelsFromFlags(values: OptionValues): SetupChannel[] {
+  const channels: SetupChannel[] = [];
+  const feishu = pair(values, 'Feishu', 'feishu-app-id', 'feishu-app-secret');
+  if (feishu) {
+    channels.push({
+      name: 'feishu',
+      settings: { app_id: feishu[0], ...(values['feishu-lark'] === true ? { is_lark: true } : {}) },
+      secrets: { app_secret: feishu[1] },
+    });
+  } else if (values['feishu-lark'] === true)
+    throw new UsageError('--feishu-lark needs --feishu-app-id and --feishu-app-secret');
+  const dingtalk = pair(values, 'DingTalk', 'dingtalk-client-id', 'dingtalk-client-secret');
+  if (dingtalk)
+    channels.push({ name: 'dingtalk', settings: { client_id: dingtalk[0] }, secrets: { client_secret: dingtalk[1] } });
+  const wecom = pair(values, 'WeCom', 'wecom-bot-id', 'wecom-secret');
+  if (wecom) channels.push({ name: 'wecom', settings: { bot_id: wecom[0] }, secrets: { secret: wecom[1] } });
+  const qq = pair(values, 'QQ', 'qq-app-id', 'qq-app-secret');
+  if (qq) channels.push({ name: 'qq', settings: { app_id: qq[0] }, secrets: { app_secret: qq[1] } });
+  const onebotUrl = str(values, 'onebot-url');
+  const onebotToken = str(values, 'onebot-token');
+  if (onebotUrl) {
+    channels.push({
+      name: 'onebot',
+      settings: { ws_url: onebotUrl },
+      secrets: onebotToken ? { access_token: onebotToken } : {},
+    });
+  } else if (onebotToken) throw new UsageError('--onebot-token needs --onebot-url');
+  return channels;
+}

@@ -1,0 +1,423 @@
+// A loopback Feishu open platform for an app bot on the long connection: the tenant token
+// (`/open-apis/auth/v3/tenant_access_token/internal`), `GET /open-apis/bot/v3/info`, the long connection's endpoint
+// (`POST /callback/ws/endpoint`) and its WebSocket speaking the SDK's protobuf frames (pbbp2.Frame: control pings and
+// pongs, data frames carrying events, acknowledged by the same frame with `{"code":200}`), and the IM API: messages
+// created (cards and text) and patched, reactions, message resources.
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+const hex = (bytes: number): string => randomBytes(bytes).toString('hex');
+
+interface Header {
+  key: string;
+  value: string;
+}
+
+/** pbbp2.Frame: SeqID 1, LogID 2, service 3, method 4 (0 control, 1 data), headers 5, payload 8. */
+export interface Frame {
+  SeqID: number;
+  LogID: number;
+  service: number;
+  method: number;
+  headers: Header[];
+  payload?: Buffer;
+}
+
+function varint(value: number): Buffer {
+  const bytes: number[] = [];
+  let v = value;
+  while (v > 0x7f) {
+    bytes.push((v & 0x7f) | 0x80);
+    v = Math.floor(v / 128);
+  }
+  bytes.push(v);
+  return Buffer.from(bytes);
+}
+
+const field = (number: number, wire: number): Buffer => varint(number * 8 + wire);
+const bytesField = (number: number, bytes: Buffer): Buffer =>
+  Buffer.concat([field(number, 2), varint(bytes.length), bytes]);
+
+export function encodeFrame(frame: Frame): Buffer {
+  const headers = frame.headers.map((h) =>
+    bytesField(5, Buffer.concat([bytesField(1, Buffer.from(h.key)), bytesField(2, Buffer.from(h.value))])),
+  );
+  return Buffer.concat([
+    field(1, 0),
+    varint(frame.SeqID),
+    field(2, 0),
+    varint(frame.LogID),
+    field(3, 0),
+    varint(frame.service),
+    field(4, 0),
+    varint(frame.method),
+    ...headers,
+    ...(frame.payload ? [bytesField(8, frame.payload)] : []),
+  ]);
+}
+
+/** Reads the fields of one protobuf message: varints as numbers, length-delimited ones as bytes. */
+function fields(buffer: Buffer): Array<{ number: number; value: number | Buffer }> {
+  const out: Array<{ number: number; value: number | Buffer }> = [];
+  let at = 0;
+  const readVarint = (): number => {
+    let result = 0;
+    let scale = 1;
+    for (;;) {
+      const byte = buffer[at++]!;
+      result += (byte & 0x7f) * scale;
+      if (byte < 0x80) return result;
+      scale *= 128;
+    }
+  };
+  while (at < buffer.length) {
+    const tag = readVarint();
+    const [number, wire] = [Math.floor(tag / 8), tag % 8];
+    if (wire === 0) out.push({ number, value: readVarint() });
+    else if (wire === 2) {
+      const length = readVarint();
+      out.push({ number, value: buffer.subarray(at, at + length) });
+      at += length;
+    } else throw new Error(`unexpected protobuf wire type ${wire}`);
+  }
+  return out;
+}
+
+export function decodeFrame(buffer: Buffer): Frame {
+  const frame: Frame = { SeqID: 0, LogID: 0, service: 0, method: 0, headers: [] };
+  for (const { number, value } of fields(buffer)) {
+    if (number === 1) frame.SeqID = value as number;
+    else if (number === 2) frame.LogID = value as number;
+    else if (number === 3) frame.service = value as number;
+    else if (number === 4) frame.method = value as number;
+    else if (number === 5) {
+      const parts = fields(value as Buffer);
+      const text = (n: number): string =>
+        (parts.find((p) => p.number === n)?.value as Buffer | undefined)?.toString() ?? '';
+      frame.headers.push({ key: text(1), value: text(2) });
+    } else if (number === 8) frame.payload = value as Buffer;
+  }
+  return frame;
+}
+
+export interface FeishuSent {
+  id: string;
+  chatId: string;
+  /** `interactive` (a card) or `text`. */
+  type: string;
+  /** The card's Markdown, or the text message's text; the latest after patches. */
+  text: string;
+  /** Each text the message had, the first included. */
+  versions: string[];
+}
+
+const SERVICE_ID = 33554678;
+
+export class FeishuEmulator {
+  readonly appId = `cli_${hex(8)}`;
+  readonly appSecret = `fssecret${hex(12)}`;
+  readonly botOpenId = `ou_${hex(16)}`;
+  readonly sent: FeishuSent[] = [];
+  readonly reactions: Array<{ messageId: string; emoji: string }> = [];
+  /** Images and files uploaded: the key given, the form's text fields, the bytes. */
+  readonly uploads: Array<{ key: string; fields: Record<string, string>; bytes: Buffer }> = [];
+  /** Event message_ids the app acknowledged with code 200. */
+  readonly acked: string[] = [];
+  /** Cards are refused with Feishu's 230099 (as for a card with too many tables). */
+  refuseCards = false;
+  /** The Encrypt Key set on the app: events go out encrypted with it. */
+  encryptKey = '';
+  private server!: Server;
+  private readonly wss = new WebSocketServer({ noServer: true });
+  private readonly sockets = new Set<WebSocket>();
+  private readonly tokens = new Set<string>();
+  private readonly tickets = new Set<string>();
+  private readonly files = new Map<string, Buffer>();
+  private opened = 0;
+
+  static async start(): Promise<FeishuEmulator> {
+    const emulator = new FeishuEmulator();
+    emulator.server = createServer((req, res) => void emulator.handle(req, res));
+    emulator.server.on('upgrade', (req, socket, head) => {
+      const ticket = new URL(req.url ?? '/', 'http://x').searchParams.get('ticket') ?? '';
+      if (!emulator.tickets.delete(ticket))
+        return socket.end('HTTP/1.1 403 Forbidden\r\nhandshake-status: 403\r\n\r\n');
+      emulator.wss.handleUpgrade(req, socket, head, (ws) => emulator.accept(ws));
+    });
+    await new Promise<void>((resolve) => emulator.server.listen(0, '127.0.0.1', resolve));
+    return emulator;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Long connections opened. */
+  connections(): number {
+    return this.opened;
+  }
+
+  /** A user in a one-to-one (p2p) chat with the bot. */
+  user(): {
+    openId: string;
+    chatId: string;
+    say(text: string): Record<string, unknown>;
+    sendVoice(bytes: Buffer): void;
+    sent(): FeishuSent[];
+  } {
+    const openId = `ou_${hex(16)}`;
+    const chatId = `oc_${hex(16)}`;
+    const base = { chat_id: chatId, chat_type: 'p2p', sender: openId };
+    return {
+      openId,
+      chatId,
+      say: (text) => this.deliver({ ...base, type: 'text', content: { text } }),
+      sendVoice: (bytes) => {
+        const key = `file_v3_${hex(10)}`;
+        this.files.set(key, bytes);
+        this.deliver({ ...base, type: 'audio', content: { file_key: key, duration: 2000 } });
+      },
+      sent: () => this.sent.filter((m) => m.chatId === chatId),
+    };
+  }
+
+  /** A group message; `atBot` puts an @-mention of the bot before the text, as the Feishu client does. */
+  group(chatId: string, text: string, atBot: boolean): Record<string, unknown> {
+    const mentions = atBot
+      ? [{ key: '@_user_1', id: { open_id: this.botOpenId, union_id: `on_${hex(16)}` }, name: 'Tern' }]
+      : [];
+    return this.deliver({
+      chat_id: chatId,
+      chat_type: 'group',
+      sender: `ou_${hex(16)}`,
+      type: 'text',
+      content: { text: `${atBot ? '@_user_1 ' : ''}${text}` },
+      mentions,
+    });
+  }
+
+  /** Sends an event again (Feishu redelivers what was not acknowledged in time). */
+  redeliver(event: Record<string, unknown>): void {
+    this.push(event);
+  }
+
+  /** Closes every long connection, as Feishu does when it moves one. */
+  drop(): void {
+    for (const socket of this.sockets) socket.terminate();
+  }
+
+  async close(): Promise<void> {
+    this.drop();
+    this.wss.close();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private deliver(m: {
+    chat_id: string;
+    chat_type: string;
+    sender: string;
+    type: string;
+    content: Record<string, unknown>;
+    mentions?: unknown[];
+  }): Record<string, unknown> {
+    const now = String(Date.now());
+    const event = {
+      schema: '2.0',
+      header: {
+        event_id: hex(16),
+        event_type: 'im.message.receive_v1',
+        create_time: now,
+        token: '',
+        app_id: this.appId,
+        tenant_key: 'tenant0',
+      },
+      event: {
+        sender: {
+          sender_id: { open_id: m.sender, union_id: `on_${hex(16)}`, user_id: hex(4) },
+          sender_type: 'user',
+          tenant_key: 'tenant0',
+        },
+        message: {
+          message_id: `om_${hex(16)}`,
+          create_time: now,
+          update_time: now,
+          chat_id: m.chat_id,
+          chat_type: m.chat_type,
+          message_type: m.type,
+          content: JSON.stringify(m.content),
+          ...(m.mentions?.length ? { mentions: m.mentions } : {}),
+        },
+      },
+    };
+    this.push(event);
+    return event;
+  }
+
+  /** AES-256-CBC with the SHA-256 of the Encrypt Key, a random IV before the ciphertext, base64: Feishu's scheme. */
+  private encrypted(json: string): string {
+    const iv = randomBytes(16);
+    const cipher = createCipheriv('aes-256-cbc', createHash('sha256').update(this.encryptKey).digest(), iv);
+    return Buffer.concat([iv, cipher.update(json, 'utf8'), cipher.final()]).toString('base64');
+  }
+
+  private push(event: Record<string, unknown>): void {
+    const json = JSON.stringify(event);
+    const body = this.encryptKey ? JSON.stringify({ encrypt: this.encrypted(json) }) : json;
+    const id = String((event.header as { event_id: string }).event_id);
+    const frame = encodeFrame({
+      SeqID: 0,
+      LogID: 0,
+      service: SERVICE_ID,
+      method: 1,
+      headers: [
+        { key: 'type', value: 'event' },
+        { key: 'message_id', value: id },
+        { key: 'sum', value: '1' },
+        { key: 'seq', value: '0' },
+        { key: 'trace_id', value: hex(8) },
+      ],
+      payload: Buffer.from(body),
+    });
+    for (const socket of this.sockets) socket.send(frame);
+  }
+
+  private accept(socket: WebSocket): void {
+    this.opened++;
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+    socket.on('message', (raw: Buffer) => {
+      const frame = decodeFrame(raw);
+      const header = (key: string): string | undefined => frame.headers.find((h) => h.key === key)?.value;
+      if (frame.method === 0 && header('type') === 'ping') {
+        const pong = { PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 120, ReconnectNonce: 30 };
+        socket.send(
+          encodeFrame({
+            ...frame,
+            headers: [{ key: 'type', value: 'pong' }],
+            payload: Buffer.from(JSON.stringify(pong)),
+          }),
+        );
+      } else if (frame.method === 1 && frame.payload) {
+        const answer = JSON.parse(frame.payload.toString()) as { code?: number };
+        if (answer.code === 200) this.acked.push(header('message_id') ?? '');
+      }
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const bytes = Buffer.concat(chunks);
+    const raw = bytes.toString('utf8');
+    const body = (raw.startsWith('{') ? JSON.parse(raw) : {}) as Record<string, unknown>;
+    const json = (status: number, value: unknown): void =>
+      void res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(value));
+    const url = new URL(req.url ?? '/', this.url);
+    const token = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1] ?? '';
+    const path = url.pathname;
+    if (path === '/open-apis/auth/v3/tenant_access_token/internal' && req.method === 'POST') {
+      if (body.app_id !== this.appId || body.app_secret !== this.appSecret) {
+        return json(400, { code: 10014, msg: 'app secret invalid' });
+      }
+      const issued = `t-${hex(20)}`;
+      this.tokens.add(issued);
+      return json(200, { code: 0, msg: 'ok', tenant_access_token: issued, expire: 7200 });
+    }
+    if (path === '/callback/ws/endpoint' && req.method === 'POST') {
+      if (body.AppID !== this.appId || body.AppSecret !== this.appSecret)
+        return json(200, { code: 514, msg: 'auth failed' });
+      const ticket = hex(12);
+      this.tickets.add(ticket);
+      const address =
+        `${this.url.replace('http', 'ws')}/ws/v2?fpid=493&aid=552564&device_id=${hex(8)}` +
+        `&access_key=${hex(8)}&service_id=${SERVICE_ID}&ticket=${ticket}`;
+      const config = { ReconnectCount: -1, ReconnectInterval: 120, ReconnectNonce: 30, PingInterval: 120 };
+      return json(200, { code: 0, msg: 'ok', data: { URL: address, ClientConfig: config } });
+    }
+    if (!this.tokens.has(token)) return json(400, { code: 99991663, msg: 'Invalid access token for authorization.' });
+    const messagePath = /^\/open-apis\/im\/v1\/messages\/([^/]+)(\/.*)?$/.exec(path);
+    if (path === '/open-apis/bot/v3/info' && req.method === 'GET') {
+      return json(200, {
+        code: 0,
+        msg: 'ok',
+        bot: { activate_status: 2, app_name: 'Tern', avatar_url: '', ip_white_list: [], open_id: this.botOpenId },
+      });
+    }
+    const upload = /^\/open-apis\/im\/v1\/(images|files)$/.exec(path);
+    if (upload && req.method === 'POST') {
+      const form = await new Response(bytes, {
+        headers: { 'content-type': String(req.headers['content-type']) },
+      }).formData();
+      const image = upload[1] === 'images';
+      const part = form.get(image ? 'image' : 'file');
+      if (!(part instanceof Blob) || (image && form.get('image_type') !== 'message')) {
+        return json(400, { code: 234001, msg: 'Invalid request param.' });
+      }
+      const key = `${image ? 'img_v3_' : 'file_v3_'}${hex(10)}`;
+      const fields: Record<string, string> = {};
+      form.forEach((value, name) => {
+        if (typeof value === 'string') fields[name] = value;
+      });
+      this.uploads.push({ key, fields, bytes: Buffer.from(await part.arrayBuffer()) });
+      return json(200, { code: 0, msg: 'success', data: image ? { image_key: key } : { file_key: key } });
+    }
+    if (path === '/open-apis/im/v1/messages' && req.method === 'POST') {
+      if (url.searchParams.get('receive_id_type') !== 'chat_id')
+        return json(400, { code: 99992402, msg: 'field validation failed' });
+      const content = JSON.parse(String(body.content)) as Record<string, unknown>;
+      const type = String(body.msg_type);
+      if (type === 'interactive' && this.refuseCards)
+        return json(400, { code: 230099, msg: 'Failed to create card content' });
+      const text = type === 'interactive' ? this.cardText(content) : String(content.text ?? JSON.stringify(content));
+      const id = `om_${hex(16)}`;
+      this.sent.push({ id, chatId: String(body.receive_id), type, text, versions: [text] });
+      return json(200, {
+        code: 0,
+        msg: 'success',
+        data: {
+          message_id: id,
+          chat_id: body.receive_id,
+          msg_type: type,
+          create_time: String(Date.now()),
+          deleted: false,
+          updated: false,
+          body: { content: body.content },
+        },
+      });
+    }
+    if (messagePath && !messagePath[2] && req.method === 'PATCH') {
+      const message = this.sent.find((m) => m.id === messagePath[1]);
+      if (!message || message.type !== 'interactive') return json(400, { code: 230001, msg: 'message is not a card' });
+      message.text = this.cardText(JSON.parse(String(body.content)) as Record<string, unknown>);
+      message.versions.push(message.text);
+      return json(200, { code: 0, msg: 'success', data: {} });
+    }
+    if (messagePath?.[2] === '/reactions' && req.method === 'POST') {
+      const emoji = String((body.reaction_type as { emoji_type?: string } | undefined)?.emoji_type ?? '');
+      this.reactions.push({ messageId: messagePath[1]!, emoji });
+      return json(200, {
+        code: 0,
+        msg: 'success',
+        data: { reaction_id: hex(8), reaction_type: { emoji_type: emoji } },
+      });
+    }
+    const resource = messagePath?.[2] ? /^\/resources\/(.+)$/.exec(messagePath[2]) : null;
+    if (resource && req.method === 'GET') {
+      const file = this.files.get(resource[1]!);
+      if (!file || url.searchParams.get('type') !== 'file') return json(400, { code: 234003, msg: 'File not in msg.' });
+      return void res.writeHead(200, { 'content-type': 'audio/ogg' }).end(file);
+    }
+    return json(404, { code: 404, msg: `${req.method} ${path}` });
+  }
+
+  private cardText(content: Record<string, unknown>): string {
+    const elements =
+      (content.body as { elements?: Array<{ tag?: string; content?: string }> } | undefined)?.elements ?? [];
+    return elements
+      .filter((e) => e.tag === 'markdown')
+      .map((e) => e.content ?? '')
+      .join('\n');
+  }
+}

@@ -1,0 +1,56 @@
+// The WeCom channel's files, which the echo model of the gateway tests does not send: through the channel's interface
+// against the loopback long connection.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { WeComChannel } from '../../../adapters/channels/wecom/wecom.js';
+import { tempHome, type TempHome } from '../../support/temp-home.js';
+import { WeComEmulator } from './wecom-emulator.js';
+
+interface Context {
+  wecom: WeComEmulator;
+  channel: WeComChannel;
+  home: TempHome;
+}
+
+const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001', 'hex');
+const files = suite<Context>("the WeCom channel's files");
+
+files.before(async (context) => {
+  context.wecom = await WeComEmulator.start();
+  context.home = tempHome();
+  const { botId, secret, url } = context.wecom;
+  context.channel = new WeComChannel({ botId, secret, wsUrl: url, thinking: false });
+  await context.channel.start({ onMessage: () => {}, onConnected: () => {}, onFailed: () => {} });
+});
+
+files.after(async (context) => {
+  await context.channel?.stop();
+  await context.wecom?.close();
+  context.home?.remove();
+});
+
+files('an image is uploaded in chunks, then pushed to the chat after its caption', async ({ wecom, channel, home }) => {
+  const path = join(home.home, 'tern.png');
+  writeFileSync(path, png);
+  await channel.sendFile('single:lin', { kind: 'image', path, mime: 'image/png', caption: 'A tern.' });
+  assert.equal(
+    wecom.pushes.filter((p) => p.chatId === 'lin'),
+    [
+      { chatId: 'lin', chatType: 1, content: 'A tern.' },
+      { chatId: 'lin', chatType: undefined, content: '', media: { type: 'image', filename: 'tern.png', bytes: png } },
+    ],
+  );
+});
+
+files('a file larger than one chunk arrives whole; a recording goes as a file', async ({ wecom, channel, home }) => {
+  const big = Buffer.alloc(1_300_000, 7);
+  const path = join(home.home, 'notes.amr');
+  writeFileSync(path, big);
+  await channel.sendFile('group:wrgroup2', { kind: 'audio', path });
+  const [push] = wecom.pushes.filter((p) => p.chatId === 'wrgroup2');
+  assert.equal([push?.media?.type, push?.media?.filename, push?.media?.bytes.equals(big)], ['file', 'notes.amr', true]);
+});
+
+files.run();

@@ -1,0 +1,103 @@
+// tests/run.mjs on test files written for it: files run at the same time in separate workers, each file's output
+// (stderr included) stands in one piece under its name, a worker that dies is named with its file, every process a
+// test left behind is ended with its worker's process group, and the closing line counts what uvu counted.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { repoRoot } from '../support/cli.js';
+import { eventually } from '../support/eventually.js';
+import { alive } from '../support/process-alive.js';
+
+/** Two files that each wait for the other's mark: both pass only when they run at the same time. */
+const meet = (mine: string, theirs: string) => `import { existsSync, writeFileSync } from 'node:fs';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+test('meets the other file', async () => {
+  writeFileSync(new URL('../${mine}.mark', import.meta.url), '');
+  const theirs = new URL('../${theirs}.mark', import.meta.url);
+  const end = Date.now() + 30_000;
+  while (!existsSync(theirs) && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(existsSync(theirs), 'the other file ran at the same time');
+});
+test.run();
+`;
+
+const FILES: Record<string, string> = {
+  'a/meet.test.ts': meet('a', 'b'),
+  'b/meet.test.ts': meet('b', 'a'),
+  'fails.test.ts': `import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+test('passes', () => assert.is(1, 1));
+test('fails', () => {
+  console.error('said on stderr by the failing file');
+  assert.is(1, 2, 'the failing assertion');
+});
+test.run();
+`,
+  'crashes.test.ts': `import { test } from 'uvu';
+test('crashes', async () => {
+  process.kill(process.pid, 'SIGSEGV');
+  await new Promise(() => undefined);
+});
+test.run();
+`,
+  'orphan.test.ts': `import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { test } from 'uvu';
+test('leaves a process running', () => {
+  const child = spawn('sleep', ['300'], { stdio: 'ignore' });
+  writeFileSync(new URL('./orphan.pid', import.meta.url), String(child.pid));
+});
+test.run();
+`,
+  'skips.test.ts': `import { test } from 'uvu';
+test.skip('skipped', () => undefined);
+test('runs', () => undefined);
+test.run();
+`,
+};
+
+/** The lines of `file`'s block in the runner's output: from its first line to the next file's. */
+function block(output: string, file: string): string {
+  const lines = output.split('\n');
+  const start = lines.findIndex((line) => / {2}(\S+) {2}\(/.exec(line)?.[1] === file);
+  if (start < 0) return '';
+  const end = lines.findIndex((line, i) => i > start && /^(ok|FAIL) {2}\S/.test(line));
+  return lines.slice(start, end < 0 ? undefined : end).join('\n');
+}
+
+test('files run in parallel workers; output, crashes, leftover processes and counts reported per file', async () => {
+  const dir = join(repoRoot, 'tests', 'output', `runner-${process.pid}`);
+  rmSync(dir, { recursive: true, force: true });
+  for (const [file, source] of Object.entries(FILES)) {
+    mkdirSync(join(dir, file, '..'), { recursive: true });
+    writeFileSync(join(dir, file), source);
+  }
+  try {
+    const args = [join(repoRoot, 'tests', 'run.mjs'), '--dir', dir, '--workers', '2'];
+    const runner = spawn(process.execPath, args, { cwd: repoRoot });
+    let output = '';
+    runner.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    runner.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => runner.once('exit', resolve));
+
+    assert.is(output.trim().split('\n').at(-1), '5 passed, 2 failed, 1 skipped', output);
+    assert.is(code, 1);
+    assert.match(block(output, 'a/meet.test.ts'), /^ok {2}a\/meet\.test\.ts {2}\(1\/1 in /);
+    assert.match(block(output, 'b/meet.test.ts'), /^ok {2}b\/meet\.test\.ts {2}\(1\/1 in /);
+    const failed = block(output, 'fails.test.ts');
+    assert.match(failed, /^FAIL {2}fails\.test\.ts {2}\(1\/2 in /);
+    assert.ok(failed.includes('said on stderr by the failing file'), output);
+    assert.ok(failed.includes('the failing assertion'), output);
+    assert.match(block(output, 'crashes.test.ts'), /tests: the test process ended by SIGSEGV during this file/);
+    assert.match(block(output, 'skips.test.ts'), /^ok {2}skips\.test\.ts {2}\(1\/2 in /);
+    const orphan = Number(readFileSync(join(dir, 'orphan.pid'), 'utf8'));
+    assert.is(await eventually(() => alive(orphan), false), false, 'the process the test left is ended with its group');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
