@@ -41,13 +41,14 @@ dingtalk.before(async (context) => {
       dingtalk: {
         enabled: true,
         type: 'dingtalk',
-        allow_from: [],
+        allow_from: ['*'],
+        allow_from: ['*'],
         settings: { client_id: clientId, client_secret: clientSecret, base_url: url, restart_backoff_ms: 200 },
       },
       dingtalk_wrong: {
         enabled: true,
         type: 'dingtalk',
-        settings: { client_id: clientId, client_secret: 'not-the-secret', base_url: url },
+        settings: { allow_from: ['*'], client_id: clientId, client_secret: 'not-the-secret', base_url: url },
       },
     },
   });

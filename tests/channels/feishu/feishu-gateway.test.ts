@@ -42,8 +42,9 @@ feishu.before(async (context) => {
       feishu: {
         enabled: true,
         type: 'feishu',
-        allow_from: [],
+        allow_from: ['*'],
         settings: {
+          allow_from: ['*'],
           app_id: appId,
           app_secret: appSecret,
           base_url: url,
@@ -56,7 +57,7 @@ feishu.before(async (context) => {
       feishu_wrong: {
         enabled: true,
         type: 'feishu',
-        settings: { app_id: appId, app_secret: 'not-the-secret', base_url: url },
+        settings: { allow_from: ['*'], app_id: appId, app_secret: 'not-the-secret', base_url: url },
       },
     },
   });

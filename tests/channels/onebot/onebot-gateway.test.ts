@@ -44,14 +44,15 @@ onebot.before(async (context) => {
       onebot: {
         enabled: true,
         type: 'onebot',
-        allow_from: [],
+        allow_from: ['*'],
         group_trigger: { prefixes: ['/ask'] },
+        allow_from: ['*'],
         settings: { ws_url: context.onebot.url, access_token: context.onebot.accessToken, reconnect_interval: 1 },
       },
       onebot_wrong: {
         enabled: true,
         type: 'onebot',
-        settings: { ws_url: context.onebot.url, access_token: 'not-the-token' },
+        settings: { allow_from: ['*'], ws_url: context.onebot.url, access_token: 'not-the-token' },
       },
     },
   });

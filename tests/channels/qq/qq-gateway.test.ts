@@ -44,8 +44,9 @@ qq.before(async (context) => {
       qq: {
         enabled: true,
         type: 'qq',
-        allow_from: [],
+        allow_from: ['*'],
         settings: {
+          allow_from: ['*'],
           app_id: context.qq.appId,
           app_secret: context.qq.appSecret,
           base_url: context.qq.url,
@@ -56,6 +57,7 @@ qq.before(async (context) => {
         enabled: true,
         type: 'qq',
         settings: {
+          allow_from: ['*'],
           app_id: context.markdown.appId,
           app_secret: context.markdown.appSecret,
           base_url: context.markdown.url,
@@ -65,6 +67,7 @@ qq.before(async (context) => {
       qq_wrong: {
         enabled: true,
         type: 'qq',
+        allow_from: ['*'],
         settings: { app_id: context.qq.appId, app_secret: 'not-the-secret', base_url: context.qq.url },
       },
     },

@@ -42,13 +42,14 @@ wecom.before(async (context) => {
       wecom: {
         enabled: true,
         type: 'wecom',
-        allow_from: [],
-        settings: { bot_id: botId, secret, websocket_url: url, restart_backoff_ms: 200 },
+        allow_from: ['*'],
+        settings: { allow_from: ['*'], bot_id: botId, secret, websocket_url: url, restart_backoff_ms: 200 },
       },
       wecom_plain: {
         enabled: true,
         type: 'wecom',
         settings: {
+          allow_from: ['*'],
           bot_id: context.plain.botId,
           secret: context.plain.secret,
           websocket_url: context.plain.url,
@@ -58,7 +59,7 @@ wecom.before(async (context) => {
       wecom_wrong: {
         enabled: true,
         type: 'wecom',
-        settings: { bot_id: botId, secret: 'not-the-secret', websocket_url: url },
+        settings: { allow_from: ['*'], bot_id: botId, secret: 'not-the-secret', websocket_url: url },
       },
     },
   });
