@@ -42,7 +42,6 @@ dingtalk.before(async (context) => {
         enabled: true,
         type: 'dingtalk',
         allow_from: ['*'],
-        allow_from: ['*'],
         settings: { client_id: clientId, client_secret: clientSecret, base_url: url, restart_backoff_ms: 200 },
       },
       dingtalk_wrong: {

@@ -46,7 +46,6 @@ onebot.before(async (context) => {
         type: 'onebot',
         allow_from: ['*'],
         group_trigger: { prefixes: ['/ask'] },
-        allow_from: ['*'],
         settings: { ws_url: context.onebot.url, access_token: context.onebot.accessToken, reconnect_interval: 1 },
       },
       onebot_wrong: {
