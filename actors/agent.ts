@@ -39,7 +39,7 @@ export class AgentActor {
         openSession: (_, message) => this.open(message),
         deliver: (_, message) => this.deliver(message),
         stopTurn: (_, request) => this.stopTurn(request),
-        abortTurn: (_, request) => this.sessions.get(request.session ?? '')?.send({ type: 'ABORT', reason: request.data.reason }),
+        abortTurn: (_, request) => this.abortTurn(request),
         release: (_, request) => this.release(request.session ?? '', request.data.reason),
         drainSessions: () => this.sessions.forEach((s) => s.send({ type: 'DRAIN' })),
       },
@@ -115,6 +115,17 @@ export class AgentActor {
     const session = this.sessions.get(id);
     if (session) session.send({ type: 'STOP', request, tasks });
     else for (const answer of nothingRunning({ agent: this.id, session: id }, request, tasks)) this.services.bus.publish(answer);
+  }
+
+  /**
+   * A subagent task's session ends with its task, so its abort drains it too; a user's session (Ctrl-C in
+   * `tern agent`) goes on with its next message.
+   */
+  private abortTurn(request: Envelope<'turn.abort.requested'>): void {
+    const session = this.sessions.get(request.session ?? '');
+    const { reason, message_id } = request.data;
+    if (request.task !== undefined) session?.send({ type: 'ABORT', reason });
+    else session?.send({ type: 'CANCEL', reason, ...(message_id !== undefined ? { message_id } : {}) });
   }
 
   /** A subagent task has ended: its session's actors stop and its todo plan is released (the spec's transition). */

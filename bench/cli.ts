@@ -1,12 +1,16 @@
 // The built CLI as a user runs it: `tern version` (wall time, median of 20, and peak RSS) and a one-shot
 // `tern agent -m` turn against a model that answers at once (wall time, median of 10; one tool call, so two model
-// calls, with the event log written as every turn writes it).
-import { spawn, spawnSync } from 'node:child_process';
+// calls, with the event log written as every turn writes it), run in the CLI's own process and then handed to a
+// running `tern gateway` on the same home over its control socket (the gateway runs the turn and writes the log).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureWorkspace } from '../store/workspace.js';
+import { freePort } from '../tests/support/mcp-servers.js';
 import { tempHome } from '../tests/support/temp-home.js';
 import { writeConfig } from '../tests/support/turn-fixture.js';
+import { untilReady } from './gateway-run.js';
 import { instantModel } from './model-process.js';
 import { percentile, round, type BenchRow } from './row.js';
 
@@ -42,17 +46,42 @@ function agentTurnMs(env: NodeJS.ProcessEnv): Promise<number> {
   }));
 }
 
-async function agentTurnTimes(): Promise<number[]> {
+async function timesOf(env: NodeJS.ProcessEnv): Promise<number[]> {
+  await agentTurnMs(env);
+  const times: number[] = [];
+  for (let i = 0; i < AGENT_RUNS; i++) times.push(await agentTurnMs(env));
+  return times.sort((a, b) => a - b);
+}
+
+/** Until the gateway serves its control socket (after /ready: the socket is bound once the runtime has started). */
+async function untilServing(home: string): Promise<void> {
+  const deadline = performance.now() + 20_000;
+  while (!existsSync(join(home, 'gateway.sock'))) {
+    if (performance.now() > deadline) throw new Error('the gateway served no control socket within 20 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The turn in the CLI's own process, then the same turn through a gateway running on the same home. */
+async function agentTurnTimes(): Promise<{ local: number[]; viaGateway: number[] }> {
   const home = tempHome();
   const model = await instantModel();
+  let gateway: ChildProcess | undefined;
   try {
-    writeConfig(home.home, model.url);
+    const port = await freePort();
+    writeConfig(home.home, model.url, { blocks: { gateway: { port }, heartbeat: { enabled: false } } });
     ensureWorkspace(home.workspace);
-    await agentTurnMs(home.env);
-    const times: number[] = [];
-    for (let i = 0; i < AGENT_RUNS; i++) times.push(await agentTurnMs(home.env));
-    return times.sort((a, b) => a - b);
+    const local = await timesOf(home.env);
+    gateway = spawn(cli, ['gateway'], { env: home.env, stdio: 'ignore' });
+    await untilReady(port, performance.now(), 'the gateway');
+    await untilServing(home.home);
+    return { local, viaGateway: await timesOf(home.env) };
   } finally {
+    if (gateway && gateway.exitCode === null) {
+      const exited = new Promise((resolve) => gateway!.once('exit', resolve));
+      gateway.kill('SIGINT');
+      await exited;
+    }
     model.child.stdin!.end();
     home.remove();
   }
@@ -67,6 +96,7 @@ export async function bench(): Promise<BenchRow[]> {
   return [
     { name: 'cli.version_ms', value: round(percentile(times, 50), 1), unit: 'ms' },
     { name: 'cli.version_rss_mb', value: round(percentile(rss, 50), 1), unit: 'MB' },
-    { name: 'cli.agent_turn_ms', value: round(percentile(agent, 50), 1), unit: 'ms' },
+    { name: 'cli.agent_turn_ms', value: round(percentile(agent.local, 50), 1), unit: 'ms' },
+    { name: 'cli.agent_turn_via_gateway_ms', value: round(percentile(agent.viaGateway, 50), 1), unit: 'ms' },
   ];
 }

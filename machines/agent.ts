@@ -5,7 +5,7 @@ import type { Board } from './board.js';
 /**
  * - `MESSAGE`: work for one of the agent's sessions (a routed message); a session not in memory is opened first.
  * - `STOP_TURN`: `/stop` for one of its sessions, passed on at once.
- * - `ABORT_TURN`: a subagent task was canceled (`turn.abort.requested`): its session's running turn ends as aborted.
+ * - `ABORT_TURN`: `turn.abort.requested`: a subagent task was canceled, or a terminal gave up on its message (Ctrl-C).
  * - `RELEASE`: a subagent task has ended (`session.release.requested`): its session leaves.
  * - `DRAIN`: shutdown began: sessions finish what runs and start nothing new; new work waits for the next start.
  * - `STOP`: running turns end as aborted and the sessions close.

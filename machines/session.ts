@@ -76,6 +76,9 @@ export interface PrepareInput {
  *   many of the conversation's subagent tasks it stopped: `tasks`).
  * - `ABORT`: shutdown: the running turn ends as aborted, and its message stays open for the next start; like `DRAIN`,
  *   nothing queued starts after it (the queue waits for the next start).
+ * - `CANCEL`: someone waiting for a message gave up on it (Ctrl-C in `tern agent`): its turn ends as aborted, or it
+ *   leaves the mailbox unrun, and it is answered as aborted; the session goes on with the next message. Without a
+ *   `message_id`, the message being handled now.
  * - `DRAIN`: no new message starts from now on (queued ones wait for the next start).
  * - `EVICT`: the agent wants the memory back; an idle session leaves (a later message loads it again).
  * - `FOUND`: an MCP discovery search of the running turn unlocked tools.
@@ -84,6 +87,7 @@ export type SessionEvent =
   | { type: 'MESSAGE'; message: SessionMessage }
   | { type: 'STOP'; request: Envelope<'turn.stop.requested'>; tasks: number }
   | { type: 'ABORT'; reason: string }
+  | { type: 'CANCEL'; reason: string; message_id?: string }
   | { type: 'DRAIN' }
   | { type: 'EVICT' }
   | { type: 'FOUND'; tools: string[] };
@@ -99,6 +103,8 @@ export interface SessionContext extends SessionInput {
   draining: boolean;
   /** Why the running turn was aborted, for its `turn.aborted`. */
   aborted?: string;
+  /** The message being handled was canceled (`CANCEL`): it is answered as aborted. */
+  canceled?: boolean;
 }
 
 /** A draft typed as its own event type, so a union of drafts checks each member. */
@@ -294,7 +300,8 @@ const nothingToStop = sessionSetup.createAction(
 const reply = sessionSetup.createAction(
   enqueueActions(({ context, enqueue }) => {
     const message = current(context);
-    const answer = context.reply ?? (context.keys.task !== undefined ? { outcome: 'aborted' as const, text: '' } : undefined);
+    const abortedAnswer = context.keys.task !== undefined || context.canceled;
+    const answer = context.reply ?? (abortedAnswer ? { outcome: 'aborted' as const, text: '' } : undefined);
     if (answer) {
       const target = message.data.reply;
       enqueue({
@@ -307,13 +314,60 @@ const reply = sessionSetup.createAction(
         }),
       });
     }
-    enqueue.assign({ queue: context.queue.slice(1), turn: undefined, forced: undefined, reply: undefined, aborted: undefined });
+    enqueue.assign({
+      queue: context.queue.slice(1),
+      turn: undefined,
+      forced: undefined,
+      reply: undefined,
+      aborted: undefined,
+      canceled: undefined,
+    });
   }),
 );
 
+type Cancel = Extract<SessionEvent, { type: 'CANCEL' }>;
+
+/**
+ * A canceled message still waiting in the mailbox leaves it unrun, answered as aborted. `from` 1 spares the first,
+ * which is being handled (it is canceled in its own state); while the history loads none is.
+ */
+const dropQueued = sessionSetup.createAction(
+  enqueueActions(({ context, enqueue }, params) => {
+    const { message_id, from } = params as Cancel & { from: 0 | 1 };
+    const dropped = context.queue.find((m, i) => i >= from && m.data.message_id === message_id);
+    if (!dropped) return;
+    enqueue.assign({ queue: context.queue.filter((m) => m !== dropped) });
+    const target = dropped.data.reply;
+    enqueue({
+      type: 'publish',
+      params: draft({
+        ...context.keys,
+        type: 'reply.requested',
+        data: {
+          message_id: dropped.data.message_id,
+          outcome: 'aborted',
+          text: '',
+          key: replyKey(dropped, undefined),
+          ...(target ? { reply: target } : {}),
+        },
+      }),
+    });
+  }),
+);
+
+/** `CANCEL` names the message being handled now (or no message at all). */
+const cancelsCurrent = ({ context }: { context: SessionContext }, { message_id }: Cancel): boolean =>
+  message_id === undefined || current(context).data.message_id === message_id;
+const cancelOf = ({ event }: { event: SessionEvent }): Cancel => event as Cancel;
+/** The queued message a CANCEL names, looked for from the mailbox's `from`th message on. */
+const dropFrom = (event: SessionEvent, from: 0 | 1) => ({ ...cancelOf({ event }), from });
+
 const commandOutput = ({ event }: { event: DoneActorEvent<CommandOutput> }): CommandOutput => event.output;
 
-export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTurn, applyCommand, reply, abortTurn, nothingToStop } }).createMachine({
+export const sessionMachine = sessionSetup.extend({
+  actions: { startTurn, endTurn, applyCommand, reply, abortTurn, nothingToStop, dropQueued },
+  guards: { cancelsCurrent },
+}).createMachine({
   id: 'session',
   context: ({ input }) => ({ ...input, queue: [], history: { messages: [] }, draining: false }),
   entry: 'startChildren',
@@ -325,6 +379,7 @@ export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTur
     ],
     DRAIN: { actions: 'drain' },
     ABORT: { actions: 'drain' },
+    CANCEL: { actions: { type: 'dropQueued', params: ({ event }: { event: SessionEvent }) => dropFrom(event, 1) } },
     STOP: { actions: { type: 'nothingToStop', params: ({ event }: { event: Extract<SessionEvent, { type: 'STOP' }> }) => event } },
     FOUND: { actions: { type: 'toDiscovery', params: ({ event }) => event } },
   },
@@ -336,6 +391,9 @@ export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTur
         input: ({ context }) => context.keys,
         onDone: { target: 'idle', actions: { type: 'useHistory', params: ({ event }) => event.output } },
         onError: 'idle',
+      },
+      on: {
+        CANCEL: { actions: { type: 'dropQueued', params: ({ event }: { event: SessionEvent }) => dropFrom(event, 0) } },
       },
     },
     idle: {
@@ -396,6 +454,11 @@ export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTur
           on: {
             STOP: { target: 'replying', actions: 'stopBeforeTurn' },
             ABORT: { target: 'replying', actions: 'drain' },
+            CANCEL: {
+              guard: { type: 'cancelsCurrent', params: cancelOf },
+              target: 'replying',
+              actions: assign({ canceled: true }),
+            },
           },
         },
         running: {
@@ -412,6 +475,10 @@ export const sessionMachine = sessionSetup.extend({ actions: { startTurn, endTur
           on: {
             STOP: { actions: 'stopTurn' },
             ABORT: { actions: ['drain', { type: 'abortTurn', params: ({ event }: { event: Extract<SessionEvent, { type: 'ABORT' }> }) => event }] },
+            CANCEL: {
+              guard: { type: 'cancelsCurrent', params: cancelOf },
+              actions: [assign({ canceled: true }), { type: 'abortTurn', params: cancelOf }],
+            },
           },
         },
         replying: {

@@ -75,7 +75,15 @@ export class EvolutionActor {
     return this.state;
   }
 
-  /** Stops the clock and the subscription; resolves once a cold-path run in progress has ended. */
+  /** Resolves once no cold-path run is in progress (a draft being written is finished, or recorded as failed). */
+  settled(): Promise<void> {
+    return this.inFlight.settled();
+  }
+
+  /**
+   * Stops the clock and the subscription; resolves once a cold-path run in progress has ended. A draft the model is
+   * still writing is cut off and recorded as `skill.draft_failed`, so its records are drafted again later.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.subscription.unsubscribe();
@@ -151,14 +159,13 @@ export class EvolutionActor {
     if (!modelName) return void failed('no model is configured (agents.defaults.model)');
     try {
       const answer = await this.deps.router.chat(modelName, draftRequest(cluster), { signal: this.stopping.signal });
-      if (this.stopped) return;
       const skill = parseDraft(answer);
       this.deps.bus.publish({
         type: 'skill.drafted',
         data: { draft: newDraftId(this.deps.scheduler.now()), shape: cluster.shape, ...skill, records, success_ratio: Math.round(cluster.successRatio * 1000) / 1000, model_name: modelName },
       });
     } catch (error) {
-      if (!this.stopped) failed((error as Error).message);
+      failed(this.stopped ? 'the process stopped before the model finished the draft' : (error as Error).message);
     }
   }
 

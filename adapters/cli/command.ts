@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import type { ControlHost } from '../../actors/gateway/control-service.js';
 
 export type OptionSpec = {
   type: 'string' | 'boolean';
@@ -18,8 +19,12 @@ export interface CommandContext {
   env: NodeJS.ProcessEnv;
   stdout: Writable;
   stderr: Writable;
-  /** Aborted on SIGINT/SIGTERM, so long-running commands end cleanly. */
+  /** Aborted on SIGINT/SIGTERM (its reason names the signal), so long-running commands end cleanly. */
   signal: AbortSignal;
+  /** The caller's working directory, when it is not this process's (a command the gateway runs for a client). */
+  cwd?: string;
+  /** Set when the command runs inside a gateway for a client (`inGateway`): the gateway's log, bus and engine. */
+  gateway?: ControlHost;
 }
 
 export interface CommandModule {
@@ -35,6 +40,11 @@ export interface CommandSpec {
   options: Record<string, OptionSpec>;
   /** Extra help text: subcommands, examples. */
   details?: string;
+  /**
+   * Whether a running gateway of this `AGENT_HOME` runs the command (given its positionals) instead of this process:
+   * its output comes back over the control socket. Without a gateway the command runs here.
+   */
+  inGateway?: (positionals: string[], values: OptionValues) => boolean;
   load: () => Promise<CommandModule>;
 }
 

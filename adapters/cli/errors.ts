@@ -15,8 +15,19 @@ export class CliError extends Error {
   }
 }
 
+/** The fix a usage error names when it names none; a command's run points to its own help instead. */
+export const DEFAULT_USAGE_FIX = 'Run `tern --help` to see the commands and their options.';
+
 export class UsageError extends CliError {
-  constructor(why: string, fix = 'Run `tern --help` to see the commands and their options.') {
+  constructor(why: string, fix = DEFAULT_USAGE_FIX) {
     super('usage', 'wrong usage', why, fix, 2);
+  }
+}
+
+/** An error said elsewhere in full (the gateway's answer to a request it could not serve), printed as it was said. */
+export class SaidError extends CliError {
+  constructor(code: string, said: string, exitCode: 1 | 2 = 1) {
+    super(code, said, '', '', exitCode);
+    this.message = said;
   }
 }

@@ -2,6 +2,7 @@
 // The same fixed malloc trim threshold as `tern` (adapters/cli/bin.ts): the launcher runs the gateway in its process.
 import { parseArgs } from 'node:util';
 import { resetLoginLimits } from '../launcher/login-limit.js';
+import { parseArgsProblem } from './usage-problem.js';
 import { openBrowser } from '../launcher/open-browser.js';
 import { DEFAULT_HOST, DEFAULT_PORT, type RunningLauncher, startLauncher } from '../launcher/server.js';
 import { SETUP_TOKEN_VARIABLE, SetupTokenError } from '../launcher/setup-token.js';
@@ -52,7 +53,8 @@ function parseOptions(argv: string[]): Options {
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad arguments', 'Run `tern-launcher --help`.');
+    const problem = parseArgsProblem(error, 'tern-launcher', ['port', 'host', 'no-browser', 'reset-login-limits']);
+    throw new UsageError(problem, 'Run `tern-launcher --help`.');
   }
   if (values.help) return { kind: 'help' };
   if (values['reset-login-limits']) return { kind: 'reset-login-limits' };

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
-import { CliError } from './errors.js';
+import { CliError, UsageError } from './errors.js';
 
 const expectSchema = z.strictObject({
   contains: z.string().optional(),
@@ -26,9 +26,28 @@ export function readScript(path: string): Script {
     throw new CliError('script_unreadable', `cannot read the script ${path}`, (error as Error).message.split('\n')[0]!, 'Check the path and the YAML syntax.');
   }
   const parsed = scriptSchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    parsed.data.turns.forEach((turn, index) => checkPattern(turn.expect?.matches, `turns[${index}].expect.matches`));
+    return parsed.data;
+  }
   const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(script)'}: ${i.message}`).join('; ');
   throw new CliError('script_invalid', `the script ${path} is invalid`, problems, 'Fields: agent, session, turns[].user, turns[].expect.contains|matches|tool.');
+}
+
+/**
+ * A `matches` pattern JavaScript cannot compile fails before any turn runs (no model call spent on it). Patterns from
+ * other languages trip here most: `(?i)` is how Go and Python ask for case-insensitive matching.
+ */
+function checkPattern(pattern: string | undefined, where: string): void {
+  if (pattern === undefined) return;
+  try {
+    new RegExp(pattern);
+  } catch (error) {
+    const why = (error as Error).message.replace(/^.*: /, '');
+    const hint = /^\(\?[a-z]+\)/.test(pattern) ? '; JavaScript has no inline flags such as (?i)' : '';
+    const problem = `${where} ${JSON.stringify(pattern)} is not a JavaScript regular expression (${why}${hint})`;
+    throw new UsageError(problem, 'Run `tern help agent`.');
+  }
 }
 
 /** Why a turn missed its expectation, or undefined when it met it. */

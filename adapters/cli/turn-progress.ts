@@ -65,7 +65,8 @@ export class TurnProgress {
         return this.spin(`running ${event.data.name}`);
       case 'tool.completed': {
         const ms = event.at - (this.started.get(event.data.call_id) ?? event.at);
-        this.line(event.data.ok ? `✓ ${event.data.name} (${(ms / 1000).toFixed(1)} s)` : `✗ ${event.data.name}: ${brief(event.data.content)}`);
+        const { ok, name, content } = event.data;
+        this.line(ok ? `✓ ${name} (${(ms / 1000).toFixed(1)} s)` : `✗ ${name}: ${brief(content)}`);
         return this.spin('thinking');
       }
       case 'turn.completed':
@@ -88,6 +89,32 @@ export class TurnProgress {
     this.stop();
     if (this.streamedAny && this.streamed.trim() === reply.trim()) return '\n';
     return `${this.streamedAny ? '\n' : ''}${this.replyPrefix}${reply}\n`;
+  }
+
+  /**
+   * The reply of a turn aborted by a signal: what the model had said, marked as stopped. Text streamed onto the
+   * screen already is only marked.
+   */
+  stopped(partial: string): string {
+    this.stop();
+    const streamed = this.streamed !== '';
+    this.streamed = '';
+    if (streamed) return ' [stopped]\n';
+    return `${this.streamedAny ? '\n' : ''}${this.replyPrefix}${partial ? `${partial} ` : ''}[stopped]\n`;
+  }
+
+  /**
+   * A line about what the program waits for (MCP servers, background tasks), shown in place of the spinner on a
+   * terminal until the next one; `undefined` clears it. Returns whether a terminal shows it.
+   */
+  waitingFor(line: string | undefined): boolean {
+    if (!this.showSteps) return false;
+    if (line === undefined) {
+      this.stop();
+      return true;
+    }
+    this.spin(line);
+    return true;
   }
 
   stop(): void {

@@ -136,7 +136,14 @@ export class McpConnection {
     );
     this.client = client;
     try {
-      this.opened = await openTransport(this.name, this.server, this.deps.context);
+      const opened = await openTransport(this.name, this.server, this.deps.context);
+      if (this.stopped || this.client !== client) {
+        // Stopped while the transport was being made: connecting now would start a server nobody ever stops, and
+        // its process would keep a finished `tern agent` alive until it exits on its own.
+        await opened.transport.close().catch(() => undefined);
+        return;
+      }
+      this.opened = opened;
       client.onclose = () => this.dropped(client);
       await withTimeout(client.connect(this.opened.transport), this.deps.connectTimeoutMs);
       this.tools = await withTimeout(listAllTools(client), this.deps.connectTimeoutMs);

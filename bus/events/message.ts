@@ -79,10 +79,12 @@ export const messageEvents = {
   'turn.stop.requested': lazySchema(() => z.object({ message_id: z.string(), reply: replyTargetSchema().optional() })),
   /**
    * A subagent task was canceled (its parent's `/stop`, a timeout, a shutdown): the running turn of its session (the
-   * `agent` and `session` keys, with `parent` and `task`) ends as aborted with `reason`. Control, like `/stop`: handled
-   * at once, never queued behind the turn it ends.
+   * `agent` and `session` keys, with `parent` and `task`) ends as aborted with `reason`. In a user's session (Ctrl-C in
+   * `tern agent`) it cancels one message, `message_id` (else the one being handled): its turn ends as aborted, or it
+   * leaves the mailbox unrun; it is answered as aborted and the session goes on. Control, like `/stop`: handled at
+   * once, never queued behind the turn it ends.
    */
-  'turn.abort.requested': lazySchema(() => z.object({ reason: z.string() })),
+  'turn.abort.requested': lazySchema(() => z.object({ reason: z.string(), message_id: z.string().optional() })),
   /**
    * A subagent task has ended: its session (the `agent` and `session` keys) leaves its agent, with its actors and its
    * todo plan. Control: handled at once.

@@ -105,6 +105,26 @@ test('an invalid script names the field', async ({ home }) => {
   assert.match(stderr, /^tern: the script .*bad\.yaml is invalid \(turns\.0\.user: .*\)/);
 });
 
+test('a script expectation JavaScript cannot compile is one usage line, before any turn runs (exit 2)', async ({ home, vendor }) => {
+  const script = join(home.home, 'sunny.yaml');
+  writeFileSync(script, 'turns:\n  - user: "weather?"\n    expect: { matches: "(?i)sunny" }\n');
+  const { code, stdout, stderr } = await tern(['agent', '--script', script], home.env);
+  assert.equal({ code, stdout, stderr }, {
+    code: 2,
+    stdout: '',
+    stderr: 'tern: wrong usage (turns[0].expect.matches "(?i)sunny" is not a JavaScript regular expression (Invalid group; JavaScript has no inline flags such as (?i))). Run `tern help agent`.\n',
+  });
+  assert.is(vendor.requests.length, 0);
+});
+
+test('an unknown flag is one usage line naming it, with the closest option and `tern help agent` (exit 2)', async ({ home }) => {
+  assert.equal(await tern(['agent', '--mesage', 'hi'], home.env), {
+    code: 2,
+    stdout: '',
+    stderr: 'tern: wrong usage (tern agent has no option --mesage (did you mean --message?)). Run `tern help agent`.\n',
+  });
+});
+
 test('replay prints the timeline of a turn and --rerun says identical', async ({ home, vendor }) => {
   vendor.reply(completion({ content: 'Replayable.' }));
   const turnLine = (await tern(['agent', '-m', 'hi', '--json'], home.env)).stdout.split('\n').find((l) => l.includes('"turn.completed"'))!;

@@ -57,8 +57,11 @@ test('version prints the package version', ({ home }) => {
 
 const usageErrors: Array<[string[], RegExp]> = [
   [['launch-rockets'], /^tern: unknown command "launch-rockets" \(it is not one of: .*log.*\)\. Run `tern --help`\.\n$/],
-  [['log', '--bogus'], /^tern: wrong usage \(Unknown option '--bogus'.*\)\. Run `tern log --help`\.\n$/],
-  [['log', '--limit', 'ten'], /^tern: wrong usage \(--limit takes a whole number, got "ten"\)\. Run `tern --help`/],
+  [['log', '--bogus'], /^tern: wrong usage \(tern log has no option --bogus\)\. Run `tern help log`\.\n$/],
+  [['log', '--limt', '3'], /^tern: wrong usage \(tern log has no option --limt \(did you mean --limit\?\)\)\. Run `tern help log`\.\n$/],
+  [['agent', '--script'], /^tern: wrong usage \(--script needs a value\)\. Run `tern help agent`\.\n$/],
+  [['agent', '--json=yes', '-m', 'hi'], /^tern: wrong usage \(--json takes no value\)\. Run `tern help agent`\.\n$/],
+  [['log', '--limit', 'ten'], /^tern: wrong usage \(--limit takes a whole number, got "ten"\)\. Run `tern help log`\.\n$/],
 ];
 for (const [args, message] of usageErrors) {
   test(`\`tern ${args.join(' ')}\` is a usage error: one line on stderr, exit 2`, ({ home }) => {
@@ -72,7 +75,7 @@ for (const [args, message] of usageErrors) {
 test('a usage error with --json is a JSON body on stdout', ({ home }) => {
   const { code, stdout } = runCli(['log', '--json', '--after=-3'], home.env);
   assert.is(code, 2);
-  assert.equal(JSON.parse(stdout), { ok: false, error: { code: 'usage', message: 'wrong usage (--after takes a whole number, got "-3"). Run `tern --help` to see the commands and their options.' } });
+  assert.equal(JSON.parse(stdout), { ok: false, error: { code: 'usage', message: 'wrong usage (--after takes a whole number, got "-3"). Run `tern help log`.' } });
 });
 
 test('log --json on a fresh home prints nothing, creates nothing and exits 0', ({ home }) => {

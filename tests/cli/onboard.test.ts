@@ -64,7 +64,7 @@ test('--owner lists you in the channel\'s allow_from; without it, onboarding say
   const open = await tern(['onboard', '--telegram-token', token, '--no-test'], home.env);
   assert.is(open.stdout.trim().split('\n').at(-1), 'No one is listed in allow_from yet: whoever writes to the bot, you too, gets no answer but a pairing code, and `tern pairing approve CODE` lets them in.');
   const lone = await tern(['onboard', '--owner', '1001'], home.env);
-  assert.equal([lone.code, lone.stderr], [2, 'tern: wrong usage (--owner needs a channel to let you into (--telegram-token, --discord-token or --slack-token)). Run `tern --help` to see the commands and their options.\n']);
+  assert.equal([lone.code, lone.stderr], [2, 'tern: wrong usage (--owner needs a channel to let you into (--telegram-token, --discord-token or --slack-token)). Run `tern help onboard`.\n']);
 });
 
 test('flags that cannot make a working entry are usage errors, and nothing is written', async ({ home }) => {

@@ -111,9 +111,9 @@ test('prompt-cache writes are priced apart: Anthropic bills them at 1.25× input
 
 test('tern usage with a bad --by or --since is a usage error', async ({ home }) => {
   const by = await tern(['usage', '--by', 'week'], home.env);
-  assert.equal([by.code, by.stderr], [2, 'tern: wrong usage (--by takes day, hour, agent, session, model, got "week"). Run `tern --help` to see the commands and their options.\n']);
+  assert.equal([by.code, by.stderr], [2, 'tern: wrong usage (--by takes day, hour, agent, session, model, got "week"). Run `tern help usage`.\n']);
   const since = await tern(['usage', '--since', 'yesterday'], home.env);
-  assert.equal([since.code, since.stderr], [2, 'tern: wrong usage (--since: "yesterday" is not a date (allowed: 2026-11-01, an ISO time, or 7d, 12h, 30m)). Run `tern --help` to see the commands and their options.\n']);
+  assert.equal([since.code, since.stderr], [2, 'tern: wrong usage (--since: "yesterday" is not a date (allowed: 2026-11-01, an ISO time, or 7d, 12h, 30m)). Run `tern help usage`.\n']);
 });
 
 test('tern replay shows the turn\'s tokens and cost', async ({ home, vendor }) => {

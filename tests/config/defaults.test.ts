@@ -75,6 +75,7 @@ const DEFAULTS: [string, unknown][] = [
   ['tools.mcp.servers', {}],
   ['tools.mcp.max_inline_text_chars', 16000],
   ['tools.mcp.require_approval', []],
+  ['tools.mcp.connect_timeout_seconds', 10],
   ['tools.write_file', { require_approval: false }],
   ['tools.edit_file', { require_approval: false }],
   ['tools.append_file', { require_approval: false }],

@@ -17,7 +17,7 @@ const USAGE: Array<[string[], string]> = [
   [['--port', 'abc'], 'tern-launcher: wrong usage (--port must be a whole number from 0 to 65535, got "abc"). Run `tern-launcher --help`.\n'],
   [['--port', '70000'], 'tern-launcher: wrong usage (--port must be a whole number from 0 to 65535, got "70000"). Run `tern-launcher --help`.\n'],
   [['--host', ' '], 'tern-launcher: wrong usage (--host must not be empty). Pass an address such as 127.0.0.1.\n'],
-  [['--token', 'x'], "tern-launcher: wrong usage (Unknown option '--token'). Run `tern-launcher --help`.\n"],
+  [['--token', 'x'], "tern-launcher: wrong usage (tern-launcher has no option --token). Run `tern-launcher --help`.\n"],
 ];
 
 test('tern-launcher refuses bad options with exit code 2 and names the option', () => {

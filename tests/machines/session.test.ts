@@ -130,6 +130,31 @@ test('when the session is aborted during a turn, then the turn ends aborted and 
   actor.stop();
 });
 
+test('when the message being handled is canceled, then its turn ends aborted, it is answered as aborted and the next message runs', async () => {
+  const stage = given();
+  const { actor, reply } = session(stage, []);
+  message(actor, stage, 'slow');
+  await waitFor(actor, (s) => s.matches({ handling: 'running' }));
+  message(actor, stage, 'second');
+  message(actor, stage, 'third');
+  const queued = actor.getSnapshot().context.queue.map((m) => m.data.message_id);
+  // A canceled message still waiting leaves the mailbox unrun; the one running is aborted.
+  actor.send({ type: 'CANCEL', reason: 'interrupted (Ctrl-C)', message_id: queued[2]! });
+  actor.send({ type: 'CANCEL', reason: 'interrupted (Ctrl-C)', message_id: queued[0]! });
+  // Bounded: a session that ignores CANCEL never gets there, and the test fails instead of waiting for good.
+  const next = (s: ReturnType<typeof actor.getSnapshot>): boolean =>
+    s.matches({ handling: 'running' }) && s.context.queue.length === 1;
+  await waitFor(actor, next, { timeout: 5_000 });
+  reply('two');
+  await idle(actor);
+  assert.equal(stage.then('turn.aborted'), [['turn.aborted', { reason: 'interrupted (Ctrl-C)' }]]);
+  assert.equal(
+    stage.published.flatMap((e) => (e.type === 'reply.requested' ? [[e.data.message_id, e.data.outcome, e.data.text]] : [])),
+    [[queued[2], 'aborted', ''], [queued[0], 'aborted', ''], [queued[1], 'completed', 'two']],
+  );
+  actor.stop();
+});
+
 test('when draining, then a queued message does not start', async () => {
   const stage = given();
   const { actor, reply } = session(stage, []);

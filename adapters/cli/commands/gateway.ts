@@ -9,6 +9,7 @@ import type { LoadedConfig } from '../../../store/config/index.js';
 import { CliError } from '../errors.js';
 import { loadConfigForCli } from '../load-config.js';
 import { preferMemoryOverSpeed } from '../memory-mode.js';
+import { serveCliControl } from '../serve-control.js';
 
 function startFailure(error: unknown, host: string, port: number): unknown {
   if (error instanceof LogError && error.code === 'log_locked') {
@@ -71,6 +72,8 @@ export async function run(context: CommandContext): Promise<number> {
     logs.close();
     throw startFailure(error, host, port);
   }
+  // `tern agent` and the commands that hand their work to a running gateway find it on its socket.
+  const control = await serveCliControl(gateway, (message, fields) => logs.gateway.warn(message, fields));
   // The bubblewrap probe runs two programs; after the start, so spawning them never holds up the channels' start.
   void gateway.engineLoaded.then(async () => {
     preferMemoryOverSpeed();
@@ -94,6 +97,7 @@ export async function run(context: CommandContext): Promise<number> {
   for (const hint of startHints(loaded)) print(context.stderr, `tern: ${hint}`);
   if (!context.signal.aborted) await once(context.signal, 'abort');
   await (node ? node.stop('signal') : gateway.stop('signal'));
+  await control?.close();
   unguard();
   logs.close();
   if (!context.json) print(context.stdout, 'gateway: stopped');

@@ -138,6 +138,7 @@ export const commands: CommandSpec[] = [
     },
     details:
       'The same tools, sandbox, exec policy, output filter (secrets masked) and MCP servers as a turn of that agent on that\nchannel: AGENT.md `tools` and the turn profile apply. Prints what the model would receive; a message a tool would\nsend is shown on stderr, not delivered. Exit 0 when the tool succeeded, 1 when it returned an error.',
+    inGateway: (_, values) => values.channel === undefined || values.channel === 'cli',
     load: () => import('./tool.js'),
   },
   {
@@ -231,6 +232,7 @@ export const commands: CommandSpec[] = [
     },
     details:
       'Jobs live in the workspace cron/ folder; a running gateway picks up changes within 5 s (× power.poll_interval_multiplier).\nA run missed while the gateway was down happens once when it starts. Command jobs time out after tools.cron.exec_timeout_minutes (0: no limit).',
+    inGateway: () => true,
     load: () => import('./cron.js'),
   },
   {
@@ -269,6 +271,7 @@ export const commands: CommandSpec[] = [
     },
     details:
       'REF is slug[@version] from a ClawHub-style registry, or owner/repo[/path][@ref] from a GitHub-style one.\nInstalls are checked before anything lands: moderation flags, the archive size, every entry (no absolute paths, .., links or\ndevices; at most 1000 files and 100 MB unpacked) and a SKILL.md with name and description. Installing again upgrades.\nDrafts are skills evolution wrote from completed turns (evolution.mode draft or apply); accept writes one into skills/\n(in apply mode, keeping a backup of a skill it replaces). With a gateway running, the decision is handed to it.',
+    inGateway: ([sub]) => sub === 'install' || sub === 'remove',
     load: () => import('./skills.js'),
   },
   {
@@ -278,6 +281,7 @@ export const commands: CommandSpec[] = [
     options: { json },
     details:
       'Subcommands:\n  list     every plugin with its state (not enabled, disabled, ready, degraded, failed), the reason and its folder;\n           a running gateway\'s view, else each enabled plugin is loaded here to see\n  install  npm install into $AGENT_HOME/plugins (a registry name, or a local folder, linked); it stays "not enabled"\n  remove   uninstall it and drop plugins.entries.NAME\n  enable   set plugins.entries.NAME.enabled to true (add trusted: true by hand to run it in-process)\n  disable  set plugins.entries.NAME.enabled to false\nPlugins run outside the workspace sandbox; a running gateway loads them when it starts.',
+    inGateway: () => true,
     load: () => import('./plugins.js'),
   },
   {

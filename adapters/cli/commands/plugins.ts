@@ -32,8 +32,10 @@ const alive = (pid: number): boolean => {
   }
 };
 
+type Seen = Pick<PluginRow, 'state' | 'reason'>;
+
 /** The states a running gateway published since it started, or nothing when no gateway runs. */
-function gatewayStates(loaded: LoadedConfig): Map<string, Envelope<'plugin.state'>> | undefined {
+function gatewayStates(loaded: LoadedConfig): Map<string, Seen> | undefined {
   let log: EventLog;
   try {
     log = EventLog.open(logDir(loaded.workspace), { readOnly: true });
@@ -44,19 +46,30 @@ function gatewayStates(loaded: LoadedConfig): Map<string, Envelope<'plugin.state
     const [started] = log.read({ type: 'runtime.started', order: 'desc', limit: 1 }) as Array<Envelope<'runtime.started'>>;
     if (!started || started.data.command !== 'gateway' || !alive(started.data.pid)) return undefined;
     const states = log.read({ type: 'plugin.state', after: started.seq }) as Array<Envelope<'plugin.state'>>;
-    return new Map(states.map((e) => [e.data.plugin, e]));
+    return new Map(states.map((e) => [e.data.plugin, e.data]));
   } finally {
     log.close();
   }
 }
 
+/**
+ * The plugins as the gateway runs them: asked directly when this runs in the gateway, else read from its log (a
+ * gateway that does not serve the CLI).
+ */
+async function runningStates(context: CommandContext, loaded: LoadedConfig): Promise<Map<string, Seen> | undefined> {
+  if (!context.gateway) return gatewayStates(loaded);
+  const engine = await context.gateway.engine();
+  await engine.plugins.load();
+  return new Map(engine.plugins.rows().map((row) => [row.name, row]));
+}
+
 /** A running gateway's view where it has one (it knows about channels); otherwise each plugin is loaded here to see. */
-async function rows(loaded: LoadedConfig, env: NodeJS.ProcessEnv): Promise<PluginRow[]> {
-  const running = gatewayStates(loaded);
-  if (!running) return checkPlugins(loaded, env);
+async function rows(context: CommandContext, loaded: LoadedConfig): Promise<PluginRow[]> {
+  const running = await runningStates(context, loaded);
+  if (!running) return checkPlugins(loaded, context.env);
   return discoverPlugins(loaded.config, loaded.home).map((found) => {
     const entry = loaded.config.plugins.entries[found.name];
-    const seen = running.get(found.name)?.data;
+    const seen = running.get(found.name);
     const version = found.ok ? found.manifest.version : undefined;
     const base = { name: found.name, ...(version ? { version } : {}), path: found.dir };
     if (!entry) return { ...base, state: 'not enabled' as const };
@@ -68,7 +81,7 @@ async function rows(loaded: LoadedConfig, env: NodeJS.ProcessEnv): Promise<Plugi
 
 async function list(context: CommandContext): Promise<number> {
   const loaded = load(context);
-  const found = await rows(loaded, context.env);
+  const found = await rows(context, loaded);
   if (context.json) print(context.stdout, JSON.stringify({ ok: true, plugins: found }));
   else print(context.stdout, pluginListText(found));
   return 0;
@@ -83,7 +96,7 @@ function nameArgument(context: CommandContext, sub: string): string {
 function install(context: CommandContext): Promise<number> {
   const spec = nameArgument(context, 'install');
   const loaded = load(context);
-  return installPlugin(loaded.home, spec, process.cwd()).then(
+  return installPlugin(loaded.home, spec, context.cwd ?? process.cwd()).then(
     ({ manifest, dir }) => {
       if (context.json) print(context.stdout, JSON.stringify({ ok: true, plugin: { name: manifest.name, version: manifest.version, state: 'not enabled', path: dir } }));
       else print(context.stdout, `installed ${manifest.name} ${manifest.version} in ${dir}; run \`tern plugins enable ${manifest.name}\` to load it`);

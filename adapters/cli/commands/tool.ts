@@ -125,15 +125,10 @@ export async function run(context: CommandContext): Promise<number> {
   const channel = text(context.values, 'channel') ?? 'cli';
   const remote = isRemote(loaded, channel, stderr);
   const send = sendFor(channel, stderr);
-  // The runtime a turn runs in, on a log of its own: a gateway may be writing the workspace's.
-  const core = RuntimeCore.scratch(loaded, 'tool');
-  let runtime: Runtime;
-  try {
-    runtime = Runtime.on(core, { env, logError: (line) => print(stderr, line), ...(send ? { send } : {}) });
-  } catch (error) {
-    await core.close();
-    throw error;
-  }
+  // In the gateway, its own engine: the tools, MCP connections and session state its turns have. Here, the runtime a
+  // turn runs in, on a log of its own.
+  const engine = context.gateway ? await context.gateway.engine() : undefined;
+  const runtime = engine ?? (await scratchRuntime(loaded, context, send));
   try {
     await runtime.plugins.load();
     await mcpSettled(runtime);
@@ -152,6 +147,20 @@ export async function run(context: CommandContext): Promise<number> {
     };
     return await call(box, toolContext, context);
   } finally {
-    await runtime.close();
+    if (!engine) await runtime.close();
+  }
+}
+
+async function scratchRuntime(
+  loaded: LoadedConfig,
+  { env, stderr }: CommandContext,
+  send: SendFunction | undefined,
+): Promise<Runtime> {
+  const core = RuntimeCore.scratch(loaded, 'tool');
+  try {
+    return Runtime.on(core, { env, logError: (line) => print(stderr, line), ...(send ? { send } : {}) });
+  } catch (error) {
+    await core.close();
+    throw error;
   }
 }

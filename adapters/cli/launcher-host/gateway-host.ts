@@ -22,6 +22,9 @@ import { inventoryOf } from './inventory.js';
 import { skillsHost } from './skills-host.js';
 import { askModel } from './model-test.js';
 import { webChatChannels, withWebChat } from './web-chat.js';
+import { LogError } from '../../../store/log/errors.js';
+import { findGateway } from '../gateway-link.js';
+import { serveCliControl } from '../serve-control.js';
 
 export type GatewayHost = DashboardHost & {
   start(): Promise<GatewayStatus>;
@@ -51,6 +54,21 @@ function boardFeed(clusterLog: ClusterLogView): Observable<Envelope> {
   });
 }
 
+/**
+ * Why the gateway did not start, as the dashboard shows it. When another process writes the log, the gateway it runs
+ * is found the way the CLI finds it, on its control socket, and named.
+ */
+async function startFailure(error: unknown, env: NodeJS.ProcessEnv): Promise<string> {
+  const message = (error as Error).message;
+  if (!(error instanceof LogError && error.code === 'log_locked')) return message;
+  const running = await findGateway(env).catch(() => undefined);
+  if (!running) return message;
+  const { pid } = running.welcome;
+  running.close();
+  const who = `a gateway already runs on this AGENT_HOME (process ${pid}, tern gateway)`;
+  return `${who}: stop it to run the gateway from the dashboard`;
+}
+
 const REQUESTS: Partial<Record<string, GatewayAction>> = {
   'gateway.start.requested': 'start',
   'gateway.stop.requested': 'stop',
@@ -69,6 +87,7 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
   const chatEndpoint = new PicoEndpoint();
   let gateway: Gateway | undefined;
   let node: ClusterNode | undefined;
+  let control: { close(): Promise<void> } | undefined;
   /** What the dashboard shows: this gateway alone, or the cluster's log (nothing while the member joins or is stopped). */
   const feed$ = new BehaviorSubject<ClusterLogView | 'alone' | 'joining'>('alone');
   const clusterLog = (): ClusterLogView | undefined => (typeof feed$.value === 'string' ? undefined : feed$.value);
@@ -123,6 +142,8 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
         feed$.next('alone');
         gateway = await Gateway.start(options);
       }
+      const log = logs.gateway;
+      control = await serveCliControl(gateway, (message, fields) => log.warn(message, fields));
       failure = undefined;
       return moveTo({ state: 'running', since: now() });
     } catch (error) {
@@ -130,7 +151,7 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       gateway = undefined;
       await node?.stop('failed').catch(() => undefined);
       node = undefined;
-      failure = (error as Error).message;
+      failure = await startFailure(error, env);
       logs?.gateway.error('gateway failed to start', { reason: failure });
       logs?.close();
       logs = undefined;
@@ -149,7 +170,9 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       if (member) feed$.next('joining');
       // Subscribers see `gateway.stopping` and the drained turns' last events before the bus goes.
       await (member ? member.stop('dashboard') : running.stop('dashboard'));
+      await control?.close();
     } finally {
+      control = undefined;
       runtime$.next(undefined);
       logs?.close();
       logs = undefined;

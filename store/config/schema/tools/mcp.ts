@@ -65,4 +65,6 @@ export const mcpSchema = z.object({
   max_inline_text_chars: withDefault(int(1), 16000),
   /** MCP tools (by model-facing name `mcp_<server>_<tool>`, globs allowed) the user approves in the chat first. */
   require_approval: withDefault(textList(), []),
+  /** How long `tern agent` waits for the servers to connect before its first turn (the gateway never waits). */
+  connect_timeout_seconds: withDefault(int(0, 600), 10),
 });
