@@ -1,5 +1,6 @@
 import { InProcessBus, type Bus } from '../bus/index.js';
 import { redactorOf, type LoadedConfig } from '../store/config/index.js';
+import { LogError } from '../store/log/errors.js';
 import { EventLog } from '../store/log/event-log.js';
 import type { EventStore } from '../store/log/event-store.js';
 import { SendJournal } from '../store/log/send-journal.js';
@@ -86,7 +87,10 @@ export class RuntimeCore {
   async close(): Promise<void> {
     this.checkpoints?.record();
     this.checkpoints?.stop();
-    await this.log.flushed();
+    // A log another writer took over (a cluster stream, #27) has nothing left to flush: the new writer has the work.
+    await this.log.flushed().catch((error: unknown) => {
+      if (!(error instanceof LogError && error.code === 'log_fenced')) throw error;
+    });
     this.journal?.close();
     this.log.close();
   }

@@ -29,7 +29,8 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message:
     const { name, kind, account } = actor.id;
     const settings = deps.config().channel_list[name]?.settings;
     if (!settings) return accepted;
-    if (!deps.seen.add(`${name}:${message.messageId}`)) {
+    const seenId = `${name}:${message.messageId}`;
+    if (!deps.seen.add(seenId)) {
       deps.logger.debug('duplicate inbound dropped', { channel: name, message_id: message.messageId });
       return accepted;
     }
@@ -58,6 +59,11 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message:
       },
     });
     writeLastChannel(deps.workspace, { channel: name, account, chat: message.chat, reply_to: message.replyTo, at: new Date(deps.now()).toISOString() });
-    return deps.bus.durable();
+    // A message the log did not keep (another cluster member took its stream, #27) is not acknowledged, and is not
+    // taken as a redelivery when the platform hands it out again.
+    return deps.bus.durable().catch((error: unknown) => {
+      deps.seen.forget(seenId);
+      throw error;
+    });
   };
 }

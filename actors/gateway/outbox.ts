@@ -4,6 +4,7 @@ import { whenWritten } from '../../adapters/http/when-written.js';
 import { splitMessage } from '../../adapters/channels/split.js';
 import type { Bus, Correlation, Envelope, EventDraft, ReplyTarget } from '../../bus/index.js';
 import type { ChannelEntry } from '../../store/config/index.js';
+import { LogError } from '../../store/log/errors.js';
 import type { SendJournal } from '../../store/log/send-journal.js';
 import type { Logger } from '../../store/logs/logger.js';
 import { InFlight } from '../in-flight.js';
@@ -248,12 +249,23 @@ export class Outbox {
     return true;
   }
 
+  /** Whether the log refuses this gateway's writes for good because another writer took it (`log_fenced`). */
+  private logTaken(): Promise<boolean> {
+    return this.deps.bus.durable().then(() => false, (error: unknown) => error instanceof LogError && error.code === 'log_fenced');
+  }
+
   /** The sent message's id, or undefined once the part is given up (and logged). */
   private async sendTrying(reply: ReplyTarget, sendKey: string, send: () => Promise<string>): Promise<string | undefined> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await send();
       } catch (error) {
+        // A log another writer took (a cluster member took the channel account over, #27) keeps nothing this gateway
+        // does: the part is the new writer's to send, and trying again would only hold up this gateway's stop.
+        if (await this.logTaken()) {
+          this.deps.logger.info('reply left to the channel account\'s new writer', { channel: reply.channel, send_key: sendKey });
+          return undefined;
+        }
         if (attempt >= RETRIES || this.stopped) {
           this.deps.logger.error('reply not delivered', { channel: reply.channel, send_key: sendKey, reason: (error as Error).message });
           return undefined;

@@ -59,18 +59,49 @@ test('a publish whose ack did not come in time is sent again and stored once', a
   await nc.close();
 });
 
-test('a second writer on the same stream is refused with log_write_failed and the first writer\'s events stay', async ({ server }) => {
+test('a second writer on the same stream is fenced off with log_fenced: its appends are numbered, never stored, and never throw', async ({ server }) => {
   const first = await fresh(server.url);
   const other = await connectCluster(server.url);
-  const second = await JetStreamEventStore.open(other, first.options);
+  const fences: string[] = [];
+  const second = await JetStreamEventStore.open(other, { ...first.options, onFenced: (error) => fences.push(`${error.code}: ${error.message}`) });
   append(first.store, chunk('a', 't', 'first'));
   await first.store.flushed();
   append(second, chunk('b', 't', 'second'));
-  const failure = await second.flushed().then(() => undefined, (error: unknown) => error);
-  assert.is((failure as { code?: string } | undefined)?.code, 'log_write_failed');
-  assert.throws(() => append(second, chunk('b', 't')), (e: unknown) => (e as { code?: string }).code === 'log_write_failed');
-  assert.is(await messagesIn(first.nc, first.options.stream), 1);
-  assert.equal(second.read().map((e) => [e.seq, e.session]), [[1, 'a']]);
+  const failure = await second.committed().then(() => undefined, (error: unknown) => error);
+  assert.is((failure as { code?: string } | undefined)?.code, 'log_fenced');
+  assert.equal(fences, [`log_fenced: another writer appended to the event stream ${first.options.stream} (seq 1 is taken)`]);
+  assert.is(second.fenced?.code, 'log_fenced');
+  // Later appends are numbered as the contract asks (subscribers saw them) and dropped; the first writer goes on.
+  assert.is(append(second, chunk('b', 't', 'after the fence')).seq, 2);
+  append(first.store, chunk('a', 't', 'first again'));
+  await first.store.flushed();
+  assert.is(((await second.flushed().then(() => undefined, (error: unknown) => error)) as { code?: string }).code, 'log_fenced');
+  assert.is(await messagesIn(first.nc, first.options.stream), 2);
+  assert.equal(await eventually(() => second.read().map((e) => [e.seq, e.session]), [[1, 'a'], [2, 'a']]), [[1, 'a'], [2, 'a']]);
+  assert.equal(fences.length, 1);
+  first.store.close();
+  second.close();
+  await Promise.all([first.nc.close(), other.close()]);
+});
+
+test('writes sent right behind one another writer beat are refused too, not stored after the other writer\'s event', async ({ server }) => {
+  const first = await fresh(server.url);
+  const other = await connectCluster(server.url);
+  const second = await JetStreamEventStore.open(other, first.options);
+  append(second, chunk('b', 't', 'second 1'));
+  await second.flushed();
+  const jsm = await jetstreamManager(first.nc);
+  // The first writer opened before and takes seq 2 while the second writer's seq 2 and 3 are on their way.
+  const stale = await JetStreamEventStore.open(first.nc, first.options);
+  append(stale, chunk('a', 't', 'first 2'));
+  await stale.flushed();
+  append(second, chunk('b', 't', 'second 2'));
+  append(second, chunk('b', 't', 'second 3'));
+  append(second, chunk('b', 't', 'second 4'));
+  assert.is(((await second.committed().then(() => undefined, (error: unknown) => error)) as { code?: string }).code, 'log_fenced');
+  assert.is((await jsm.streams.info(first.options.stream)).state.last_seq, 2);
+  assert.equal(await eventually(() => second.read().map((e) => e.data), [{ kind: 'text', delta: 'second 1' }, { kind: 'text', delta: 'first 2' }]), [{ kind: 'text', delta: 'second 1' }, { kind: 'text', delta: 'first 2' }]);
+  stale.close();
   first.store.close();
   second.close();
   await Promise.all([first.nc.close(), other.close()]);
