@@ -3,6 +3,7 @@ import type { EventDraft } from '../../bus/index.js';
 import { connectCluster } from '../../store/cluster/connection.js';
 import { Leases } from '../../store/cluster/leases.js';
 import { Members } from '../../store/cluster/members.js';
+import { SendMarks } from '../../store/cluster/send-marks.js';
 import type { ChannelEntry, LoadedConfig } from '../../store/config/index.js';
 import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
 import { DeliveryQueue, type Delivery as QueuedDelivery, type DeliveryConsumer } from '../../store/cluster/delivery-queue.js';
@@ -269,11 +270,14 @@ export class ClusterNode {
       const log = await JetStreamEventStore.open(this.nc, { ...accountLog(name), gateway: settings.id, onFenced });
       let gateway: Gateway | undefined;
       try {
+        // Which parts the previous holder had on their way: one it never sent is sent, as after a restart (#40).
+        const journal = await SendMarks.open(this.nc, name, log);
         gateway = await Gateway.start({
           ...options,
           loaded: onlyChannel(current.loaded, name),
           adjustConfig: (loaded) => onlyChannel(options.adjustConfig?.(loaded) ?? loaded, name),
           log,
+          journal,
           health: 'none',
           scheduled: false,
           relay: (delivery) => relay(queue, current, options, delivery),
