@@ -308,12 +308,18 @@ export class ClusterNode {
    * `reconcile` runs the account again if the lease is still this member's.
    */
   private fenced(name: string, cell: Promise<Cell | undefined>, error: Error): void {
-    this.options.logs.gateway.warn('cluster: another writer appended to the channel account\'s stream; its gateway here stops', { channel: name, reason: error.message });
-    this.ticking = this.ticking.then(async () => {
-      if (this.cells.get(name) === cell) await this.handOver(name, 'stream taken over', { release: false });
-    }).catch((failure: unknown) => {
-      this.options.logs.gateway.warn('cluster: could not stop a channel account', { channel: name, reason: (failure as Error).message });
+    const { logs } = this.options;
+    logs.gateway.warn('cluster: another writer appended to the channel account\'s stream; its gateway here stops', {
+      channel: name,
+      reason: error.message,
     });
+    this.ticking = this.ticking
+      .then(async () => {
+        if (this.cells.get(name) === cell) await this.handOver(name, 'stream taken over', { release: false });
+      })
+      .catch((failure: unknown) => {
+        logs.gateway.warn('cluster: could not stop a channel account', { channel: name, reason: (failure as Error).message });
+      });
   }
 
   private async handOver(name: string, reason?: string, { release = true }: { release?: boolean } = {}): Promise<void> {
@@ -325,9 +331,11 @@ export class ClusterNode {
       // Relayed replies stop first: what is not in the account's log yet stays queued for the next holder.
       await running?.deliveries.stop();
       // A stop that hangs (a send the platform never answers) must not hold up the member's other accounts.
-      await Promise.race([running?.gateway.stop(reason), new Promise((resolve) => setTimeout(resolve, HAND_OVER_MS).unref())]);
+      const late = new Promise((resolve) => setTimeout(resolve, HAND_OVER_MS).unref());
+      await Promise.race([running?.gateway.stop(reason), late]);
     } catch (error) {
-      this.options.logs.gateway.error('cluster: channel account did not stop cleanly', { channel: name, reason: (error as Error).message });
+      const why = (error as Error).message;
+      this.options.logs.gateway.error('cluster: channel account did not stop cleanly', { channel: name, reason: why });
     }
     if (release) await this.leases.release('channel', name);
   }

@@ -225,7 +225,11 @@ export class Gateway {
   static async start(options: GatewayOptions): Promise<Gateway> {
     checkMcp(options.loaded.config);
     for (const fix of makeSecretsPrivate(options.loaded.home, options.loaded.path)) options.logs.gateway.warn(describeFix(fix));
-    const core = RuntimeCore.open(options.loaded, 'gateway', { resume: true, ...(options.log ? { log: options.log } : {}), ...(options.journal ? { journal: options.journal } : {}) });
+    const core = RuntimeCore.open(options.loaded, 'gateway', {
+      resume: true,
+      ...(options.log ? { log: options.log } : {}),
+      ...(options.journal ? { journal: options.journal } : {}),
+    });
     const gateway = new Gateway(core, options);
     options.onRuntime?.(core);
     gateway.machine.start();

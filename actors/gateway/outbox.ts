@@ -251,7 +251,8 @@ export class Outbox {
 
   /** Whether the log refuses this gateway's writes for good because another writer took it (`log_fenced`). */
   private logTaken(): Promise<boolean> {
-    return this.deps.bus.durable().then(() => false, (error: unknown) => error instanceof LogError && error.code === 'log_fenced');
+    const fenced = (error: unknown): boolean => error instanceof LogError && error.code === 'log_fenced';
+    return this.deps.bus.durable().then(() => false, fenced);
   }
 
   /** The sent message's id, or undefined once the part is given up (and logged). */
@@ -263,7 +264,8 @@ export class Outbox {
         // A log another writer took (a cluster member took the channel account over, #27) keeps nothing this gateway
         // does: the part is the new writer's to send, and trying again would only hold up this gateway's stop.
         if (await this.logTaken()) {
-          this.deps.logger.info('reply left to the channel account\'s new writer', { channel: reply.channel, send_key: sendKey });
+          const fields = { channel: reply.channel, send_key: sendKey };
+          this.deps.logger.info('reply left to the channel account\'s new writer', fields);
           return undefined;
         }
         if (attempt >= RETRIES || this.stopped) {

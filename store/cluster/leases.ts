@@ -145,7 +145,8 @@ export class Leases {
     } catch {
       return false;
     }
-    if (entry && entry.operation === 'PUT' && entry.json<{ gateway: string }>().gateway === this.options.gateway) return true;
+    const mine = entry?.operation === 'PUT' && entry.json<{ gateway: string }>().gateway === this.options.gateway;
+    if (mine) return true;
     if (this.held.get(key) === held) this.lose(key);
     return false;
   }
@@ -207,8 +208,9 @@ export class Leases {
 
   private lose(key: string): void {
     this.held.delete(key);
-    const parsed = parseKey(key)!;
-    this.options.publish?.({ type: 'cluster.lease.released', data: { gateway: this.options.gateway, kind: parsed.kind, id: parsed.id, reason: 'lost' } });
+    const { kind, id } = parseKey(key)!;
+    const data = { gateway: this.options.gateway, kind, id, reason: 'lost' as const };
+    this.options.publish?.({ type: 'cluster.lease.released', data });
   }
 
   private async heartbeat(): Promise<void> {

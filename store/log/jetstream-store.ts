@@ -259,10 +259,11 @@ export class JetStreamEventStore implements EventStore {
         await previous;
         if (this.failure) throw this.failure;
         if (this.fence) throw this.fence;
-        const refused = error instanceof JetStreamApiError && (error.code === WRONG_LAST_SEQUENCE || error.code === WRONG_LAST_MSG_ID);
+        const refused = error instanceof JetStreamApiError && [WRONG_LAST_SEQUENCE, WRONG_LAST_MSG_ID].includes(error.code);
         // Refused with the event before this one stored: another writer appended in between.
         if (refused && attempt > 0) {
-          throw new LogError('log_fenced', `another writer appended to the event stream ${this.stream} (seq ${write.seq} is taken)`);
+          const taken = `another writer appended to the event stream ${this.stream} (seq ${write.seq} is taken)`;
+          throw new LogError('log_fenced', taken);
         }
         if (!refused && this.nc.isClosed()) {
           throw new LogError('log_write_failed', `the event stream ${this.stream} did not store seq ${write.seq}: ${(error as Error).message}`);

@@ -8,6 +8,7 @@ import { connectCluster } from '../../store/cluster/connection.js';
 import { JetStreamEventStore, type JetStreamStoreOptions } from '../../store/log/jetstream-store.js';
 import { follow } from '../../store/log/follow.js';
 import type { EventStore } from '../../store/log/event-store.js';
+import type { LogError } from '../../store/log/errors.js';
 import { chunk } from '../support/events.js';
 import { eventually } from '../support/eventually.js';
 import { natsSuite } from '../support/nats-server.js';
@@ -59,32 +60,38 @@ test('a publish whose ack did not come in time is sent again and stored once', a
   await nc.close();
 });
 
-test('a second writer on the same stream is fenced off with log_fenced: its appends are numbered, never stored, and never throw', async ({ server }) => {
+const codeOf = (pending: Promise<unknown>): Promise<string | undefined> =>
+  pending.then(() => undefined, (error: unknown) => (error as { code?: string }).code);
+
+test('a second writer is fenced off (log_fenced): its appends are numbered, not stored, not thrown', async (ctx) => {
+  const { server } = ctx;
   const first = await fresh(server.url);
   const other = await connectCluster(server.url);
   const fences: string[] = [];
-  const second = await JetStreamEventStore.open(other, { ...first.options, onFenced: (error) => fences.push(`${error.code}: ${error.message}`) });
+  const onFenced = (error: LogError): void => void fences.push(`${error.code}: ${error.message}`);
+  const second = await JetStreamEventStore.open(other, { ...first.options, onFenced });
   append(first.store, chunk('a', 't', 'first'));
   await first.store.flushed();
   append(second, chunk('b', 't', 'second'));
-  const failure = await second.committed().then(() => undefined, (error: unknown) => error);
-  assert.is((failure as { code?: string } | undefined)?.code, 'log_fenced');
-  assert.equal(fences, [`log_fenced: another writer appended to the event stream ${first.options.stream} (seq 1 is taken)`]);
+  assert.is(await codeOf(second.committed()), 'log_fenced');
+  const taken = `another writer appended to the event stream ${first.options.stream} (seq 1 is taken)`;
+  assert.equal(fences, [`log_fenced: ${taken}`]);
   assert.is(second.fenced?.code, 'log_fenced');
   // Later appends are numbered as the contract asks (subscribers saw them) and dropped; the first writer goes on.
   assert.is(append(second, chunk('b', 't', 'after the fence')).seq, 2);
   append(first.store, chunk('a', 't', 'first again'));
   await first.store.flushed();
-  assert.is(((await second.flushed().then(() => undefined, (error: unknown) => error)) as { code?: string }).code, 'log_fenced');
+  assert.is(await codeOf(second.flushed()), 'log_fenced');
   assert.is(await messagesIn(first.nc, first.options.stream), 2);
-  assert.equal(await eventually(() => second.read().map((e) => [e.seq, e.session]), [[1, 'a'], [2, 'a']]), [[1, 'a'], [2, 'a']]);
+  const stored = [[1, 'a'], [2, 'a']];
+  assert.equal(await eventually(() => second.read().map((e) => [e.seq, e.session]), stored), stored);
   assert.equal(fences.length, 1);
   first.store.close();
   second.close();
   await Promise.all([first.nc.close(), other.close()]);
 });
 
-test('writes sent right behind one another writer beat are refused too, not stored after the other writer\'s event', async ({ server }) => {
+test('writes sent right behind one another writer beat are refused too, not stored after it', async ({ server }) => {
   const first = await fresh(server.url);
   const other = await connectCluster(server.url);
   const second = await JetStreamEventStore.open(other, first.options);
@@ -98,9 +105,10 @@ test('writes sent right behind one another writer beat are refused too, not stor
   append(second, chunk('b', 't', 'second 2'));
   append(second, chunk('b', 't', 'second 3'));
   append(second, chunk('b', 't', 'second 4'));
-  assert.is(((await second.committed().then(() => undefined, (error: unknown) => error)) as { code?: string }).code, 'log_fenced');
+  assert.is(await codeOf(second.committed()), 'log_fenced');
   assert.is((await jsm.streams.info(first.options.stream)).state.last_seq, 2);
-  assert.equal(await eventually(() => second.read().map((e) => e.data), [{ kind: 'text', delta: 'second 1' }, { kind: 'text', delta: 'first 2' }]), [{ kind: 'text', delta: 'second 1' }, { kind: 'text', delta: 'first 2' }]);
+  const stored = [{ kind: 'text', delta: 'second 1' }, { kind: 'text', delta: 'first 2' }];
+  assert.equal(await eventually(() => second.read().map((e) => e.data as unknown), stored), stored);
   stale.close();
   first.store.close();
   second.close();
