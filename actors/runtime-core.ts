@@ -1,8 +1,9 @@
 import { InProcessBus, type Bus } from '../bus/index.js';
 import { redactorOf, type LoadedConfig } from '../store/config/index.js';
+import { LogError } from '../store/log/errors.js';
 import { EventLog } from '../store/log/event-log.js';
 import type { EventStore } from '../store/log/event-store.js';
-import { SendJournal } from '../store/log/send-journal.js';
+import { SendJournal, type PartJournal } from '../store/log/send-journal.js';
 import { logDir } from '../store/paths.js';
 import { Checkpoints } from './checkpoints.js';
 import { closeCutOffTasks, recover, type Recovered } from './recovery.js';
@@ -15,6 +16,8 @@ export interface CoreOptions {
   resume?: boolean;
   /** The log to run on instead of the workspace's lmdb log: a channel account's stream in a cluster (#27). */
   log?: EventStore;
+  /** The send journal to keep instead of the workspace's file (a channel account's marks in a cluster, #40). */
+  journal?: PartJournal;
 }
 
 /**
@@ -23,8 +26,8 @@ export interface CoreOptions {
  */
 export class RuntimeCore {
   readonly recovered: Recovered;
-  /** Which reply parts may have left this process (the gateway on its own log; a cluster account's stream has none). */
-  readonly journal: SendJournal | undefined;
+  /** Which reply parts may have left this process (the gateway's file, or a cluster account's marks in NATS). */
+  readonly journal: PartJournal | undefined;
   private readonly checkpoints: Checkpoints | undefined;
 
   private constructor(
@@ -33,7 +36,7 @@ export class RuntimeCore {
     readonly bus: Bus,
     command: string,
     options: CoreOptions,
-    journal?: SendJournal,
+    journal?: PartJournal,
   ) {
     this.journal = journal;
     this.checkpoints = options.resume ? new Checkpoints(bus) : undefined;
@@ -73,9 +76,9 @@ export class RuntimeCore {
   static open(loaded: LoadedConfig, command: string, options: CoreOptions = {}): RuntimeCore {
     const dir = logDir(loaded.workspace);
     const log = options.log ?? EventLog.open(dir);
-    let journal: SendJournal | undefined;
+    let journal: PartJournal | undefined;
     try {
-      journal = options.resume && !options.log ? SendJournal.open(dir) : undefined;
+      journal = options.journal ?? (options.resume && !options.log ? SendJournal.open(dir) : undefined);
       // `loaded.config` is replaced on a hot reload: the secrets masked follow it.
       const bus = new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).value(data) });
       return new RuntimeCore(loaded, log, bus, command, options, journal);

@@ -3,6 +3,7 @@ import type { EventDraft } from '../../bus/index.js';
 import { connectCluster } from '../../store/cluster/connection.js';
 import { Leases } from '../../store/cluster/leases.js';
 import { Members } from '../../store/cluster/members.js';
+import { SendMarks } from '../../store/cluster/send-marks.js';
 import type { ChannelEntry, LoadedConfig } from '../../store/config/index.js';
 import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
 import { DeliveryQueue, type Delivery as QueuedDelivery, type DeliveryConsumer } from '../../store/cluster/delivery-queue.js';
@@ -173,19 +174,27 @@ export class ClusterNode {
     return [...this.cells.keys()].sort();
   }
 
-  /** Hands every account over (drained, streams closed, leases released), leaves the cluster, stops its own gateway. */
+  /**
+   * Hands every account over (drained, streams closed, leases released), leaves the cluster, stops its own gateway.
+   * The connection to NATS is closed whatever failed before, so a stopped member never outlives its stop.
+   */
   async stop(signal?: string): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.timer);
-    await this.ticking;
-    this.gateway.setScheduled(false, 'the member is stopping');
-    await Promise.all([...this.cells.keys()].map((name) => this.handOver(name, signal)));
-    await this.leases.close();
-    await this.members.leave();
-    await this.gateway.stop(signal);
-    this.connection.stop();
-    await this.nc.drain().catch(() => undefined);
+    try {
+      await this.ticking;
+      this.gateway.setScheduled(false, 'the member is stopping');
+      await Promise.all([...this.cells.keys()].map((name) => this.handOver(name, signal)));
+      await this.leases.close();
+      await this.members.leave();
+      await this.gateway.stop(signal);
+    } finally {
+      this.leases.abandon();
+      this.members.stop();
+      this.connection.stop();
+      await this.nc.drain().catch(() => this.nc.close());
+    }
   }
 
   private tick(): void {
@@ -207,6 +216,15 @@ export class ClusterNode {
     }
     const live = (await this.members.list()).map((m) => m.gateway);
     const share = fairShare(all.length, live.includes(this.settings.id) ? live.length : live.length + 1);
+    // An account whose stream another writer took while this member held its lease (#40): once the server confirms
+    // the lease is still this member's, it runs again on the stream as it is now, which has the other writer's events.
+    for (const name of all) {
+      if (this.cells.has(name) || !this.leases.holds('channel', name)) continue;
+      if (await this.leases.confirm('channel', name)) {
+        this.run(name);
+        return;
+      }
+    }
     const mine = this.held();
     // One account is handed over only to a member that runs none: member lists seen under load come and go, and
     // handing over on every change of the share would move accounts back and forth.
@@ -247,15 +265,19 @@ export class ClusterNode {
     // The host hears of the member's own runtime only (the launcher follows its bus); an account's is the cluster log's.
     const { onRuntime: _member, ...options } = this.options;
     const { settings, current, queue } = this;
-    const cell = (async (): Promise<Cell> => {
-      const log = await JetStreamEventStore.open(this.nc, { ...accountLog(name), gateway: settings.id });
+    const onFenced = (error: Error): void => this.fenced(name, cell, error);
+    const cell: Promise<Cell | undefined> = (async (): Promise<Cell> => {
+      const log = await JetStreamEventStore.open(this.nc, { ...accountLog(name), gateway: settings.id, onFenced });
       let gateway: Gateway | undefined;
       try {
+        // Which parts the previous holder had on their way: one it never sent is sent, as after a restart (#40).
+        const journal = await SendMarks.open(this.nc, name, log);
         gateway = await Gateway.start({
           ...options,
           loaded: onlyChannel(current.loaded, name),
           adjustConfig: (loaded) => onlyChannel(options.adjustConfig?.(loaded) ?? loaded, name),
           log,
+          journal,
           health: 'none',
           scheduled: false,
           relay: (delivery) => relay(queue, current, options, delivery),
@@ -279,16 +301,43 @@ export class ClusterNode {
     this.cells.set(name, cell);
   }
 
-  private async handOver(name: string, reason?: string): Promise<void> {
+  /**
+   * Another writer appended to an account's stream while this member ran it: another member took the account over
+   * (this one stalled past its lease), or this member took it while the previous holder still wrote. Either is
+   * expected in a cluster. Its gateway stops (its writes are no longer stored) without releasing the lease; the next
+   * `reconcile` runs the account again if the lease is still this member's.
+   */
+  private fenced(name: string, cell: Promise<Cell | undefined>, error: Error): void {
+    const { logs } = this.options;
+    logs.gateway.warn('cluster: another writer appended to the channel account\'s stream; its gateway here stops', {
+      channel: name,
+      reason: error.message,
+    });
+    this.ticking = this.ticking
+      .then(async () => {
+        if (this.cells.get(name) === cell) await this.handOver(name, 'stream taken over', { release: false });
+      })
+      .catch((failure: unknown) => {
+        logs.gateway.warn('cluster: could not stop a channel account', { channel: name, reason: (failure as Error).message });
+      });
+  }
+
+  private async handOver(name: string, reason?: string, { release = true }: { release?: boolean } = {}): Promise<void> {
     const cell = this.cells.get(name);
     if (!cell) return;
     this.cells.delete(name);
     const running = await cell;
-    // Relayed replies stop first: what is not in the account's log yet stays queued for the next holder.
-    await running?.deliveries.stop();
-    // A stop that hangs (a send the platform never answers) must not hold up the member's other accounts.
-    await Promise.race([running?.gateway.stop(reason), new Promise((resolve) => setTimeout(resolve, HAND_OVER_MS).unref())]);
-    await this.leases.release('channel', name);
+    try {
+      // Relayed replies stop first: what is not in the account's log yet stays queued for the next holder.
+      await running?.deliveries.stop();
+      // A stop that hangs (a send the platform never answers) must not hold up the member's other accounts.
+      const late = new Promise((resolve) => setTimeout(resolve, HAND_OVER_MS).unref());
+      await Promise.race([running?.gateway.stop(reason), late]);
+    } catch (error) {
+      const why = (error as Error).message;
+      this.options.logs.gateway.error('cluster: channel account did not stop cleanly', { channel: name, reason: why });
+    }
+    if (release) await this.leases.release('channel', name);
   }
 }
 

@@ -16,6 +16,7 @@ import { changedPaths } from '../../store/config/diff.js';
 import type { ChannelEntry, Config, LoadedConfig } from '../../store/config/index.js';
 import { saveInboundMedia } from '../../store/inbound-media.js';
 import type { EventStore } from '../../store/log/event-store.js';
+import type { PartJournal } from '../../store/log/send-journal.js';
 import type { GatewayLogs } from '../../store/logs/logger.js';
 import { describeFix, makeSecretsPrivate, makeWorkspacesPrivate } from '../../store/private-files.js';
 import { agentWorkspaces } from '../../store/workspace.js';
@@ -68,6 +69,8 @@ export interface GatewayOptions {
   health?: 'required' | 'optional' | 'none';
   /** The log to run on instead of the workspace's lmdb log (a stream of the cluster, #27). */
   log?: EventStore;
+  /** The send journal that goes with `log` (a cluster account's marks, #40); the workspace's file by default. */
+  journal?: PartJournal;
   /**
    * Whether the heartbeat and cron run here from the start (default true). A channel account's gateway in a cluster
    * never runs them; a member's own gateway runs them while it holds the cluster's schedule lease (`setScheduled`).
@@ -254,7 +257,11 @@ export class Gateway {
     for (const fix of makeSecretsPrivate(loaded.home, loaded.path)) logs.gateway.warn(describeFix(fix));
     const workspaces = agentWorkspaces(loaded.config, loaded.home, loaded.workspace);
     for (const fix of makeWorkspacesPrivate(workspaces)) logs.gateway.warn(describeFix(fix));
-    const core = RuntimeCore.open(options.loaded, 'gateway', { resume: true, ...(options.log ? { log: options.log } : {}) });
+    const core = RuntimeCore.open(options.loaded, 'gateway', {
+      resume: true,
+      ...(options.log ? { log: options.log } : {}),
+      ...(options.journal ? { journal: options.journal } : {}),
+    });
     const gateway = new Gateway(core, options);
     options.onRuntime?.(core);
     gateway.machine.start();

@@ -144,7 +144,8 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message:
     const health = deps.bus.logHealth();
     if (health.state === 'failing') return refuse(actor, message, health);
     told.clear();
-    if (!deps.seen.add(`${name}:${message.messageId}`)) {
+    const seenId = `${name}:${message.messageId}`;
+    if (!deps.seen.add(seenId)) {
       deps.logger.debug('duplicate inbound dropped', { channel: name, message_id: message.messageId });
       return kept(actor, message);
     }
@@ -179,7 +180,12 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message:
       const reason = (error as Error)?.message ?? String(error);
       deps.logger.warn('last active chat not saved', { channel: name, reason });
     }
-    return kept(actor, message);
+    // A message the log did not keep (a full disk; another cluster member took its stream, #27) is not acknowledged,
+    // and is not taken as a redelivery when the platform hands it out again.
+    return kept(actor, message).catch((error: unknown) => {
+      deps.seen.forget(seenId);
+      throw error;
+    });
   };
 }
 

@@ -10,6 +10,7 @@ import { whenWritten } from '../../adapters/http/when-written.js';
 import { splitMessage } from '../../adapters/channels/split.js';
 import type { Bus, Correlation, Envelope, EventDraft, ReplyTarget } from '../../bus/index.js';
 import type { ChannelEntry } from '../../store/config/index.js';
+import { LogError } from '../../store/log/errors.js';
 import type { SendJournal } from '../../store/log/send-journal.js';
 import type { Logger } from '../../store/logs/logger.js';
 import { InFlight } from '../in-flight.js';
@@ -38,7 +39,9 @@ type PartOutcome = 'sent' | 'not_sent' | 'unknown';
 
 type Attempt =
   | { kind: 'sent'; messageId: string }
-  | { kind: 'given_up'; outcome: 'not_sent' | 'unknown'; reason: string; attempts: number };
+  | { kind: 'given_up'; outcome: 'not_sent' | 'unknown'; reason: string; attempts: number }
+  /** The log was taken by another writer (a cluster member): the part is theirs to send. */
+  | { kind: 'left' };
 
 /**
  * What a failed try says about the part. One that never left the process (no connection, the channel restarting)
@@ -308,6 +311,7 @@ export class Outbox {
     const attempt = await this.sendTrying(reply, intent, repeatable, (left) =>
       file ? this.sendFileOnce(reply, intent, file, left) : this.sendOnce(reply, intent, text, editOf, choices, left),
     );
+    if (attempt.kind === 'left') return 'not_sent';
     if (attempt.kind === 'given_up') {
       // At the stop the reply stays in the log unfinished: the next start sends the part.
       if (this.stopped) return attempt.outcome;
@@ -337,6 +341,12 @@ export class Outbox {
     if (journal) void this.deps.bus.durable().then(() => journal.settle(sendKey), () => undefined);
   }
 
+  /** Whether the log refuses this gateway's writes for good because another writer took it (`log_fenced`). */
+  private logTaken(): Promise<boolean> {
+    const fenced = (error: unknown): boolean => error instanceof LogError && error.code === 'log_fenced';
+    return this.deps.bus.durable().then(() => false, fenced);
+  }
+
   /**
    * Tries a part until it is out. A try the platform did not take (a rate limit, no connection, the channel restarting)
    * is made again after a pause that doubles from `send_backoff_ms` (30 s at most) and lasts at least as long as the
@@ -363,6 +373,13 @@ export class Outbox {
         }
         return { kind: 'sent', messageId: await send(() => (left = true)) };
       } catch (error) {
+        // A log another writer took (a cluster member took the channel account over, #27) keeps nothing this gateway
+        // does: the part is the new writer's to send, and this outbox is done (trying again would hold up the stop).
+        if (await this.logTaken()) {
+          this.stopped = true;
+          this.deps.logger.info("reply left to the channel account's new writer", { channel: reply.channel });
+          return { kind: 'left' };
+        }
         const failure = failureOf(error, left);
         const reason = (error as Error)?.message ?? String(error);
         const outcome = failure.delivered === 'no' ? 'not_sent' : 'unknown';

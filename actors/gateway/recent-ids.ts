@@ -12,6 +12,11 @@ export class RecentIds {
     return true;
   }
 
+  /** Forgets an id, so that its next delivery is taken as new. */
+  forget(id: string): void {
+    this.ids.delete(id);
+  }
+
   has(id: string): boolean {
     return this.ids.has(id);
   }

@@ -131,6 +131,26 @@ export class Leases {
     return this.held.has(keyOf(kind, id));
   }
 
+  /**
+   * Whether the server says this gateway holds the lease now (false when it cannot be asked). One the server says is
+   * gone or another gateway's is dropped as lost (`cluster.lease.released`, `lost`), as a failed renewal would.
+   */
+  async confirm(kind: LeaseKind, id: string): Promise<boolean> {
+    const key = keyOf(kind, id);
+    const held = this.held.get(key);
+    if (!held) return false;
+    let entry: Awaited<ReturnType<KV['get']>>;
+    try {
+      entry = await this.kv.get(key);
+    } catch {
+      return false;
+    }
+    const mine = entry?.operation === 'PUT' && entry.json<{ gateway: string }>().gateway === this.options.gateway;
+    if (mine) return true;
+    if (this.held.get(key) === held) this.lose(key);
+    return false;
+  }
+
   /** The gateway holding a lease, if any. */
   async holder(kind: LeaseKind, id: string): Promise<string | undefined> {
     const entry = await this.kv.get(keyOf(kind, id));
@@ -186,6 +206,13 @@ export class Leases {
     }
   }
 
+  private lose(key: string): void {
+    this.held.delete(key);
+    const { kind, id } = parseKey(key)!;
+    const data = { gateway: this.options.gateway, kind, id, reason: 'lost' as const };
+    this.options.publish?.({ type: 'cluster.lease.released', data });
+  }
+
   private async heartbeat(): Promise<void> {
     if (this.closed) return;
     for (const [key, held] of [...this.held]) {
@@ -196,9 +223,7 @@ export class Leases {
       } catch {
         if (this.closed || !this.held.has(key) || (await this.stillMine(key, held))) continue;
         // Written by another gateway since, or expired: this gateway stalled past the TTL and no longer holds it.
-        this.held.delete(key);
-        const parsed = parseKey(key)!;
-        this.options.publish?.({ type: 'cluster.lease.released', data: { gateway: this.options.gateway, kind: parsed.kind, id: parsed.id, reason: 'lost' } });
+        this.lose(key);
       }
     }
     for (const key of this.wanted) {

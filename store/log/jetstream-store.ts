@@ -22,10 +22,17 @@ export interface JetStreamStoreOptions {
   ackTimeoutMs?: number;
   /** The gateway writing: every event appended carries it as `gateway`, so cluster-wide reads say who wrote what. */
   gateway?: string;
+  /**
+   * Called once when another writer took the stream (a write of this store was refused for a seq already taken):
+   * from then on this store writes nothing (see `JetStreamEventStore`).
+   */
+  onFenced?: (error: LogError) => void;
 }
 
 /** The stream refused a write because another writer appended first (JetStream's "wrong last sequence"). */
 const WRONG_LAST_SEQUENCE = 10071;
+/** The same, seen through the id of the write before (JetStream's "wrong last msg ID"). */
+const WRONG_LAST_MSG_ID = 10070;
 
 /** How long one pull of the follower waits: its heartbeats come twice as often, and two missed make it start over. */
 export const FOLLOW_EXPIRES_MS = 5_000;
@@ -38,6 +45,8 @@ interface Write {
   subject: string;
   payload: string;
   id: string;
+  /** The id of this store's write just before, when there was one: the stream must hold it last. */
+  after: string | undefined;
   /** Settles when the stream holds this event (or the log failed). */
   done: Promise<void>;
 }
@@ -47,8 +56,11 @@ interface Write {
  * contract as the lmdb log (`tests/log/event-store-suite.ts` runs on both).
  * - `seq` is the stream's sequence. The store numbers an append at once, as the contract asks, and publishes it with
  *   `Nats-Expected-Last-Sequence` = seq - 1, so the stream either stores it under exactly that number or refuses it:
- *   one writer per stream, like the lmdb log's writer lock. A second writer's append fails the log with
- *   `log_write_failed` instead of renumbering what subscribers already saw.
+ *   one writer per stream, like the lmdb log's writer lock. A writer refused so (another member took the stream over,
+ *   an expected event in a cluster) is fenced rather than renumbering what subscribers already saw: `onFenced` is
+ *   called once, appends still number events but write nothing, and `committed()`/`flushed()` reject with
+ *   `log_fenced`, so nothing waiting on the log (an inbound message's acknowledgement, a reply part's send) goes on as
+ *   if it were stored. Its owner stops what runs on it and, if it still holds the stream, opens it again.
  * - Each event is published with `Nats-Msg-Id` = its event id (`<writer>:<seq>`, the writer being this store's
  *   random id). A publish whose ack did not come (timeout, reconnect) is sent again with the same id, and the stream
  *   stores it once (its duplicate window).
@@ -59,12 +71,17 @@ export class JetStreamEventStore implements EventStore {
   private seq: number;
   private readonly writerId = randomUUID();
   private lastWrite: Promise<void> = Promise.resolve();
+  /** The id of the last event this store published. */
+  private lastId: string | undefined;
   private failure: Error | undefined;
+  /** Set once another writer took the stream: nothing is written after. */
+  private fence: LogError | undefined;
   private closed = false;
   /** Readers of `committed()` waiting for the replica to reach a seq. */
   private readonly waiters: Array<{ seq: number; resolve: () => void }> = [];
   private readonly ackTimeoutMs: number;
   private readonly gateway: string | undefined;
+  private readonly onFenced: ((error: LogError) => void) | undefined;
 
   private constructor(
     readonly stream: string,
@@ -79,6 +96,7 @@ export class JetStreamEventStore implements EventStore {
     this.seq = replica.lastSeq;
     this.ackTimeoutMs = options.ackTimeoutMs ?? 5_000;
     this.gateway = options.gateway;
+    this.onFenced = options.onFenced;
     void this.consume();
   }
 
@@ -139,8 +157,14 @@ export class JetStreamEventStore implements EventStore {
     return envelope;
   }
 
+  /** The stream another writer took, if so: every append of this store since is not stored. */
+  get fenced(): LogError | undefined {
+    return this.fence;
+  }
+
   async committed(): Promise<void> {
     await this.lastWrite;
+    if (this.fence) throw this.fence;
     await this.reached(this.failure ? this.replica.lastSeq : this.seq);
   }
 
@@ -192,15 +216,20 @@ export class JetStreamEventStore implements EventStore {
   }
 
   private write(envelope: Envelope): Envelope {
+    // Another writer holds the stream: what subscribers see now is this store's own, never stored.
+    if (this.fence) return envelope;
     const previous = this.lastWrite;
     const write: Omit<Write, 'done'> = {
       seq: envelope.seq,
       subject: eventSubject(this.subjectRoot, envelope.type, envelope.session),
       payload: JSON.stringify(envelope),
       id: `${this.writerId}:${envelope.seq}`,
+      after: this.lastId,
     };
+    this.lastId = write.id;
     this.lastWrite = this.publish(write, previous).catch((error: Error) => {
-      this.failure ??= error;
+      if (error instanceof LogError && error.code === 'log_fenced') this.fenceOff(error);
+      else this.failure ??= error;
       for (const waiter of this.waiters.splice(0)) waiter.resolve();
     });
     return envelope;
@@ -220,17 +249,21 @@ export class JetStreamEventStore implements EventStore {
       try {
         ack = await this.js.publish(write.subject, write.payload, {
           msgID: write.id,
-          expect: { lastSequence: write.seq - 1 },
+          // Both: sequence alone would let a write sent right behind one another writer beat (pipelined) land
+          // after the other writer's event under the seq it expected.
+          expect: { lastSequence: write.seq - 1, ...(write.after ? { lastMsgID: write.after } : {}) },
           timeout: this.ackTimeoutMs,
           headers: hdrs,
         });
       } catch (error) {
         await previous;
         if (this.failure) throw this.failure;
-        const refused = error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE;
+        if (this.fence) throw this.fence;
+        const refused = error instanceof JetStreamApiError && [WRONG_LAST_SEQUENCE, WRONG_LAST_MSG_ID].includes(error.code);
         // Refused with the event before this one stored: another writer appended in between.
         if (refused && attempt > 0) {
-          throw new LogError('log_write_failed', `another writer appended to the event stream ${this.stream} (seq ${write.seq} is taken)`);
+          const taken = `another writer appended to the event stream ${this.stream} (seq ${write.seq} is taken)`;
+          throw new LogError('log_fenced', taken);
         }
         if (!refused && this.nc.isClosed()) {
           throw new LogError('log_write_failed', `the event stream ${this.stream} did not store seq ${write.seq}: ${(error as Error).message}`);
@@ -258,6 +291,12 @@ export class JetStreamEventStore implements EventStore {
       this.failure ??= error as Error;
       for (const waiter of this.waiters.splice(0)) waiter.resolve();
     }
+  }
+
+  private fenceOff(error: LogError): void {
+    if (this.fence) return;
+    this.fence = error;
+    this.onFenced?.(error);
   }
 
   private release(): void {

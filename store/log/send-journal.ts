@@ -15,6 +15,9 @@ const COMPACT_AFTER_BYTES = 256 * 1024;
  * The write survives the process being killed (it is in the page cache), not the machine losing power: after a power
  * loss a part may be sent twice.
  */
+/** What the runtime needs of a send journal: this file, or a cluster account's marks (`store/cluster/send-marks.ts`). */
+export type PartJournal = Pick<SendJournal, 'before' | 'mark' | 'settle' | 'restart' | 'close'>;
+
 export class SendJournal {
   private fd: number;
   private bytes = 0;

@@ -8,6 +8,7 @@ import { connectCluster } from '../../store/cluster/connection.js';
 import { JetStreamEventStore, type JetStreamStoreOptions } from '../../store/log/jetstream-store.js';
 import { follow } from '../../store/log/follow.js';
 import type { EventStore } from '../../store/log/event-store.js';
+import type { LogError } from '../../store/log/errors.js';
 import { chunk } from '../support/events.js';
 import { eventually } from '../support/eventually.js';
 import { natsSuite } from '../support/nats-server.js';
@@ -59,18 +60,56 @@ test('a publish whose ack did not come in time is sent again and stored once', a
   await nc.close();
 });
 
-test('a second writer on the same stream is refused with log_write_failed and the first writer\'s events stay', async ({ server }) => {
+const codeOf = (pending: Promise<unknown>): Promise<string | undefined> =>
+  pending.then(() => undefined, (error: unknown) => (error as { code?: string }).code);
+
+test('a second writer is fenced off (log_fenced): its appends are numbered, not stored, not thrown', async (ctx) => {
+  const { server } = ctx;
   const first = await fresh(server.url);
   const other = await connectCluster(server.url);
-  const second = await JetStreamEventStore.open(other, first.options);
+  const fences: string[] = [];
+  const onFenced = (error: LogError): void => void fences.push(`${error.code}: ${error.message}`);
+  const second = await JetStreamEventStore.open(other, { ...first.options, onFenced });
   append(first.store, chunk('a', 't', 'first'));
   await first.store.flushed();
   append(second, chunk('b', 't', 'second'));
-  const failure = await second.flushed().then(() => undefined, (error: unknown) => error);
-  assert.is((failure as { code?: string } | undefined)?.code, 'log_write_failed');
-  assert.throws(() => append(second, chunk('b', 't')), (e: unknown) => (e as { code?: string }).code === 'log_write_failed');
-  assert.is(await messagesIn(first.nc, first.options.stream), 1);
-  assert.equal(second.read().map((e) => [e.seq, e.session]), [[1, 'a']]);
+  assert.is(await codeOf(second.committed()), 'log_fenced');
+  const taken = `another writer appended to the event stream ${first.options.stream} (seq 1 is taken)`;
+  assert.equal(fences, [`log_fenced: ${taken}`]);
+  assert.is(second.fenced?.code, 'log_fenced');
+  // Later appends are numbered as the contract asks (subscribers saw them) and dropped; the first writer goes on.
+  assert.is(append(second, chunk('b', 't', 'after the fence')).seq, 2);
+  append(first.store, chunk('a', 't', 'first again'));
+  await first.store.flushed();
+  assert.is(await codeOf(second.flushed()), 'log_fenced');
+  assert.is(await messagesIn(first.nc, first.options.stream), 2);
+  const stored = [[1, 'a'], [2, 'a']];
+  assert.equal(await eventually(() => second.read().map((e) => [e.seq, e.session]), stored), stored);
+  assert.equal(fences.length, 1);
+  first.store.close();
+  second.close();
+  await Promise.all([first.nc.close(), other.close()]);
+});
+
+test('writes sent right behind one another writer beat are refused too, not stored after it', async ({ server }) => {
+  const first = await fresh(server.url);
+  const other = await connectCluster(server.url);
+  const second = await JetStreamEventStore.open(other, first.options);
+  append(second, chunk('b', 't', 'second 1'));
+  await second.flushed();
+  const jsm = await jetstreamManager(first.nc);
+  // The first writer opened before and takes seq 2 while the second writer's seq 2 and 3 are on their way.
+  const stale = await JetStreamEventStore.open(first.nc, first.options);
+  append(stale, chunk('a', 't', 'first 2'));
+  await stale.flushed();
+  append(second, chunk('b', 't', 'second 2'));
+  append(second, chunk('b', 't', 'second 3'));
+  append(second, chunk('b', 't', 'second 4'));
+  assert.is(await codeOf(second.committed()), 'log_fenced');
+  assert.is((await jsm.streams.info(first.options.stream)).state.last_seq, 2);
+  const stored = [{ kind: 'text', delta: 'second 1' }, { kind: 'text', delta: 'first 2' }];
+  assert.equal(await eventually(() => second.read().map((e) => e.data as unknown), stored), stored);
+  stale.close();
   first.store.close();
   second.close();
   await Promise.all([first.nc.close(), other.close()]);

@@ -126,6 +126,11 @@ export class TelegramEmulator {
     update.isRead = false;
   }
 
+  /** Whether a `getUpdates` has handed the update out (with `offsets`: since the last confirmation). */
+  fetched(updateId: number): boolean {
+    return this.server.storage.userMessages.find((u) => u.updateId === updateId)?.isRead === true;
+  }
+
   botMessages(token: string, chatId: number): BotMessage[] {
     return this.server.storage.botMessages
       .filter((m) => m.botToken === token && String(m.message.chat_id) === String(chatId))
