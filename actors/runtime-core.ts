@@ -1,6 +1,5 @@
 import { InProcessBus, type Bus } from '../bus/index.js';
 import { redactorOf, type LoadedConfig } from '../store/config/index.js';
-import { LogError } from '../store/log/errors.js';
 import { EventLog } from '../store/log/event-log.js';
 import type { EventStore } from '../store/log/event-store.js';
 import { SendJournal, type PartJournal } from '../store/log/send-journal.js';
