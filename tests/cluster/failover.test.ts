@@ -183,7 +183,10 @@ test('600 messages from 100 chats: every one answered exactly once and in order,
     const fence = heirLines.findLastIndex((line) => line.startsWith('WARN cluster: another writer appended') && line.includes(' channel=tg1 '));
     const heirLog = heirLines.slice(fence + 1);
     const warned = heirLog.filter((line) => line.startsWith('WARN a reply part was being sent when the process ended: it is not sent again and may be missing from the chat channel=tg1 '));
-    assert.equal(warned.map((line) => /send_key=(\S+)/.exec(line)![1]).sort(), [...unconfirmed].sort());
+    // Each cut part is named. The heir may name more: parts cut when it held the bot before (members move bots
+    // while one stalls under load), which its log kept.
+    const named = new Set(warned.map((line) => /send_key=(\S+)/.exec(line)![1]));
+    assert.equal([...unconfirmed].filter((key) => !named.has(key)), [], 'cut parts the heir did not name');
     assert.ok(takenOverMs < 10_000, `the bot was taken over after ${takenOverMs} ms`);
   } finally {
     await nc.close();
