@@ -176,7 +176,7 @@ test('tern status lists models with masked keys, channels, MCP servers, and whet
       models: [{ model_name: 'gpt', enabled: true, key_count: 2, keys: ['sk-c…42', 'sk-c…43'], provider: 'openai', family: 'chat-completions', model: 'gpt-5', api_base: 'https://api.openai.com/v1', proxy: null, proxy_from: null }],
       channels: [{ name: 'telegram', type: 'telegram', enabled: true, proxy: null, proxy_from: null }],
       mcp_servers: [{ name: 'fs', type: 'stdio', enabled: true }],
-      gateway: { url: `http://127.0.0.1:${port}/health`, up: true },
+      gateway: { url: `http://127.0.0.1:${port}/health`, up: true, log: { state: 'ok' } },
       exec_isolation: { state: 'isolated', detail: ISOLATED },
     });
   } finally {

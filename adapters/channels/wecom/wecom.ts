@@ -38,11 +38,15 @@ interface Pending {
   answered: boolean;
 }
 
-/** The SDK rejects with the ack frame (not an Error) when WeCom refuses a reply. */
+/**
+ * The SDK rejects with the ack frame (not an Error) when WeCom refuses a reply: WeCom did not take it. A refused reply
+ * in place (its window closed) is tried again, and the next try pushes; a refused push is final.
+ */
 function refused(what: string, error: unknown): ChannelError {
   if (error instanceof Error) return new ChannelError('network', `WeCom ${what}: ${error.message}`);
   const frame = error as { errcode?: number; errmsg?: string };
-  return new ChannelError('platform', `WeCom ${what}: ${frame.errcode ?? '?'} ${frame.errmsg ?? ''}`.trim());
+  const said = `WeCom ${what}: ${frame.errcode ?? '?'} ${frame.errmsg ?? ''}`.trim();
+  return new ChannelError('platform', said, { delivered: 'no', retry: what === 'reply' });
 }
 
 /**
