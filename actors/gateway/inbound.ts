@@ -2,6 +2,7 @@ import { NotKeptError, type ChannelMessage } from '../../adapters/channels/chann
 import { applyTrigger, senderListed } from '../../adapters/channels/trigger.js';
 import { LogFailingError, type Bus, type FailingLog, type LogFailureCode } from '../../bus/index.js';
 import type { Config } from '../../store/config/index.js';
+import { LogError } from '../../store/log/errors.js';
 import type { Logger } from '../../store/logs/logger.js';
 import type { PairingStore } from '../../store/pairing.js';
 import { writeLastChannel } from '../../store/state.js';
@@ -180,10 +181,11 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message:
       const reason = (error as Error)?.message ?? String(error);
       deps.logger.warn('last active chat not saved', { channel: name, reason });
     }
-    // A message the log did not keep (a full disk; another cluster member took its stream, #27) is not acknowledged,
-    // and is not taken as a redelivery when the platform hands it out again.
+    // A message the log did not keep because another cluster member took its stream (#27) is not acknowledged, and
+    // is not taken as a redelivery when the platform hands it out again. One a failing disk did not keep was handled
+    // all the same: its redelivery is a duplicate.
     return kept(actor, message).catch((error: unknown) => {
-      deps.seen.forget(seenId);
+      if (error instanceof LogError && error.code === 'log_fenced') deps.seen.forget(seenId);
       throw error;
     });
   };
