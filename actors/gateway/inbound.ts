@@ -1,7 +1,7 @@
 import { NotKeptError, type ChannelMessage } from '../../adapters/channels/channel.js';
 import { applyTrigger, senderListed } from '../../adapters/channels/trigger.js';
 import { LogFailingError, type Bus, type FailingLog, type LogFailureCode } from '../../bus/index.js';
-import type { Config } from '../../store/config/index.js';
+import { WEB_UI_CHANNEL_TYPE, type Config } from '../../store/config/index.js';
 import { LogError } from '../../store/log/errors.js';
 import type { Logger } from '../../store/logs/logger.js';
 import type { PairingStore } from '../../store/pairing.js';
@@ -130,11 +130,12 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message:
     const { name, kind, account } = actor.id;
     const settings = deps.config().channel_list[name]?.settings;
     if (!settings) return accepted;
-    // The dashboard's chat sits behind the owner's password: an empty allow_from leaves it open, a list still applies.
-    const local = actor.channel?.capabilities.local === true;
-    const open = local && settings.allow_from.length === 0;
+    // The dashboard's chat sits behind the owner's password (trusted for exec or not): an empty allow_from leaves it
+    // open, a list still applies.
+    const ownChat = kind === WEB_UI_CHANNEL_TYPE;
+    const open = ownChat && settings.allow_from.length === 0;
     if (!open && !senderListed(settings.allow_from, message.senderAliases) && !approved(deps, name, message)) {
-      if (local) return notLetIn(deps, name, message);
+      if (ownChat) return notLetIn(deps, name, message);
       return stranger(deps, actor, message);
     }
     const decision = applyTrigger(settings, message);
