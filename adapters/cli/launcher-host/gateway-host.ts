@@ -22,7 +22,7 @@ import { inventoryOf } from './inventory.js';
 import { skillsHost } from './skills-host.js';
 import { askModel } from './model-test.js';
 import { webChatChannels, withWebChat } from './web-chat.js';
-import { LogError } from '../../../store/log/errors.js';
+import { LOG_CORRUPTED_FIX, LogError, logCorruption } from '../../../store/log/errors.js';
 import { findGateway } from '../gateway-link.js';
 import { serveCliControl } from '../serve-control.js';
 
@@ -58,8 +58,10 @@ function boardFeed(clusterLog: ClusterLogView): Observable<Envelope> {
  * Why the gateway did not start, as the dashboard shows it. When another process writes the log, the gateway it runs
  * is found the way the CLI finds it, on its control socket, and named.
  */
-async function startFailure(error: unknown, env: NodeJS.ProcessEnv): Promise<string> {
+export async function startFailure(error: unknown, env: NodeJS.ProcessEnv): Promise<string> {
   const message = (error as Error).message;
+  // The dashboard shows this line where the terminal would have said what to do about a damaged log.
+  if (logCorruption(error)) return `the event log is damaged (${message}). ${LOG_CORRUPTED_FIX}`;
   if (!(error instanceof LogError && error.code === 'log_locked')) return message;
   const running = await findGateway(env).catch(() => undefined);
   if (!running) return message;
