@@ -73,8 +73,11 @@ test('an encrypted room the bot is invited to is told why, once, and left; its m
     const joined = hs.direct('grace', { encrypted: true });
     await joined.say('secret words');
     await joined.say('more secret words');
+    // Two more long polls after both messages: the bot has handled the batch that brought them, and the next one.
+    const syncs = (): number => hs.calls.filter((call) => call.startsWith('GET /_matrix/client/v3/sync')).length;
+    const polled = syncs();
     await until('the notice', () => joined.sent().length === 1);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await until('two more long polls', () => syncs() >= polled + 2);
     assert.equal(joined.sent().map((m) => m.text), [ENCRYPTED_REFUSAL]);
     assert.equal(inbound, []);
   } finally {
