@@ -44,7 +44,12 @@ test('machines: a turn\'s chart lights each state live while the turn runs, a fa
     const chat = await chatSocket(dashboard);
     const answered = chat.send('take your time', 'machinelive');
     await page.waitForSelector('[data-machine="turn"] svg.chart .node.current[data-state="calling_model"]');
-    const [started] = (await get<{ events: Array<Envelope<'turn.started'>> }>(dashboard, '/api/events?type=turn.started&limit=1')).events;
+    // The page hears of the turn from the bus, maybe before the log has committed turn.started.
+    let started: Envelope<'turn.started'> | undefined;
+    await passes(async () => {
+      [started] = (await get<{ events: Array<Envelope<'turn.started'>> }>(dashboard, '/api/events?type=turn.started&limit=1')).events;
+      assert.ok(started?.turn, 'turn.started is in the log');
+    });
     const turn = started?.turn ?? '';
     assert.is(await litState(page, turn), 'calling_model');
     assert.is(await page.locator(`[data-actor="turn:${turn}"] .edge.last`).getAttribute('data-from'), 'building_prompt');
