@@ -6,6 +6,7 @@ import { logFailingNotice } from '../../actors/gateway/inbound.js';
 import { validateDraft } from '../../bus/index.js';
 import { EventLog } from '../../store/log/event-log.js';
 import { runCliAsync } from '../support/cli.js';
+import { until } from '../support/eventually.js';
 import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
@@ -32,16 +33,6 @@ test.after.each(async (context) => {
   await context.model?.close();
   context.home?.remove();
 });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 test('a damaged index page: the chat is told, /ready says damaged; after salvage every message is answered', async (
   context,
@@ -87,14 +78,14 @@ test('a damaged index page: the chat is told, /ready says damaged; after salvage
   const ready = await until('/ready to say the log is damaged', async () => {
     const answer = await gateway.ready().catch(() => undefined);
     return answer?.status === 503 ? answer : undefined;
-  });
+  }, 30_000);
   const body = ready.body as unknown as { status: string; log: { state: string; code: string; reason: string } };
   assert.equal([body.status, body.log.state, body.log.code], ['degraded', 'failing', 'damaged']);
   assert.match(body.log.reason, `the event log in ${home.sessions} is damaged (MDB_`);
   assert.match(body.log.reason, 'run `tern log verify` to see what is damaged, then `tern log salvage`');
   await until('the chat to be told', () =>
     emulator.botMessages(TOKEN, CHAT).some((m) => m.text === DAMAGED_NOTICE) ? true : undefined,
-  );
+  30_000);
   const status = await runCliAsync(['status', '--json'], home.env);
   const shown = JSON.parse(status.stdout) as { gateway: { up: boolean; log: { state: string; code: string } } };
   assert.equal([shown.gateway.up, shown.gateway.log.state, shown.gateway.log.code], [true, 'failing', 'damaged']);
