@@ -1,7 +1,7 @@
 // Runs the uvu test files under tests/ (not what the tests wrote into tests/output/) in parallel worker processes
 // and ends with the line `N passed, N failed, N skipped`, which uvu's own summary lacks.
 //
-//   node tests/run.mjs [PATTERN] [--workers N] [--lanes N] [--dir DIR]
+//   node tests/run.mjs [PATTERN] [--workers N] [--lanes N] [--dir DIR] [--sources]
 //
 // PATTERN is a regexp over the paths under tests/. Files that start Chromium or nats-server (the heavy ones: a
 // browser and a cluster of gateways each) run in their own lanes, one file at a time per lane, so two of them never
@@ -11,9 +11,14 @@
 // killer, a stray process.exit) is reported with the file it was running and replaced. Each worker runs in its own
 // process group, and every group is ended at the close, so no process a failed test started outlives the run (an
 // orphan holding stdout would keep CI waiting).
+//
+// The tests start `tern` and `tern-launcher` as users do, from a bundle built once at the start of the run (as
+// `npm run build` builds dist/, into `.test-bin-<pid>/` so runs side by side never share one): a process started
+// from the sources compiles hundreds of modules first, three times the CPU of the bundle's start, and the suite
+// starts well over a thousand of them. `--sources` starts them from the sources instead (tests/support/cli.ts).
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -32,7 +37,7 @@ const LINGER_MS = 5_000;
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
   // --dir: another folder of test files (the runner's own test runs it on files it writes).
-  options: { workers: { type: 'string' }, lanes: { type: 'string' }, dir: { type: 'string' } },
+  options: { workers: { type: 'string' }, lanes: { type: 'string' }, dir: { type: 'string' }, sources: { type: 'boolean' } },
 });
 const testsDir = flags.dir ? resolve(flags.dir) : runnerDir;
 const pattern = new RegExp(positionals[0] ?? '\\.test\\.ts$');
@@ -92,6 +97,30 @@ const workers = [
   ...Array.from({ length: workerCount }, (_, i) => ({ name: `worker ${i + 1}`, queues: ['light'] })),
 ].filter((worker) => worker.queues.some((queue) => queues[queue].length > 0));
 
+/** Where this run's bundle lives, at dist/'s depth: the bundle finds package.json, skills/ and web/ as dist/ does. */
+const binRoot = join(root, `.test-bin-${process.pid}`);
+const removeBin = () => rmSync(binRoot, { recursive: true, force: true });
+/** Bundles of runs that ended without removing theirs (killed): their process is gone. */
+function removeStaleBins() {
+  for (const entry of readdirSync(root)) {
+    const pid = /^\.test-bin-(\d+)$/.exec(entry)?.[1];
+    if (pid === undefined) continue;
+    try {
+      process.kill(Number(pid), 0);
+    } catch {
+      rmSync(join(root, entry), { recursive: true, force: true });
+    }
+  }
+}
+async function buildBin() {
+  removeStaleBins();
+  const { bundle } = await import('../adapters/cli/bundle.mjs');
+  await bundle(join(binRoot, 'adapters', 'cli'));
+  symlinkSync(join(root, 'skills'), join(binRoot, 'skills'));
+  return join(binRoot, 'adapters', 'cli');
+}
+const testBin = flags.sources || flags.dir || files.length === 0 ? undefined : await buildBin();
+
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failedFiles = [];
 const timings = [];
@@ -107,6 +136,7 @@ const endGroup = (pid) => {
 };
 const endAll = () => {
   for (const pid of groups) endGroup(pid);
+  if (testBin && existsSync(binRoot)) removeBin();
 };
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
@@ -156,7 +186,13 @@ function runWorker(worker) {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       // AGENT_CHECK_EVENTS: every event the runtime publishes is checked against its schema (bus/validate.ts).
-      env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', AGENT_CHECK_EVENTS: '1' },
+      env: {
+        ...process.env,
+        FORCE_COLOR: '0',
+        NO_COLOR: '1',
+        AGENT_CHECK_EVENTS: '1',
+        ...(testBin ? { TERN_TEST_BIN: testBin } : {}),
+      },
       detached: true,
     });
     groups.add(child.pid);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { repoRoot, runCliAsync } from '../support/cli.js';
+import { repoRoot, runCliAsync, ternEntry } from '../support/cli.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 import { writeConfig } from '../support/turn-fixture.js';
 import { completion } from '../support/vendor-chat-completions.js';
@@ -156,7 +156,7 @@ test('interactive agent asks Approve? [y/N] for a call that needs it, and y runs
   writeConfig(home.home, vendor.url, { tools: { exec: { require_approval: true } } });
   const call = { id: 'c1', type: 'function' as const, function: { name: 'exec', arguments: JSON.stringify({ command: 'echo yes-ran' }) } };
   vendor.reply(completion({ tool_calls: [call] }, 'tool_calls'), completion({ content: 'Done it.' }));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', 'agent'], { cwd: repoRoot, env: home.env });
+  const child = spawn(process.execPath, [...ternEntry, 'agent'], { cwd: repoRoot, env: home.env });
   let stdout = '';
   const seen = (text: string) => new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`never printed ${JSON.stringify(text)}; got ${JSON.stringify(stdout)}`)), 20_000);

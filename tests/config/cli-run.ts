@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { ternEntry } from '../support/cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -13,7 +14,7 @@ export interface CliResult {
 export function tern(args: string[], agentEnv: NodeJS.ProcessEnv): Promise<CliResult> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENT_')));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', ...args], {
+    const child = spawn(process.execPath, [...ternEntry, ...args], {
       cwd: root,
       env: { ...env, ...agentEnv },
       stdio: ['ignore', 'pipe', 'pipe'],

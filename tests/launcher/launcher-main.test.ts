@@ -3,10 +3,10 @@ import * as assert from 'uvu/assert';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
-import { repoRoot } from '../support/cli.js';
+import { launcherEntry, repoRoot } from '../support/cli.js';
 import { tempHome } from './launcher-harness.js';
 
-const ENTRY = ['--import', 'tsx', 'adapters/cli/launcher-main.ts'];
+const ENTRY = launcherEntry;
 
 function runLauncher(args: string[], env: NodeJS.ProcessEnv) {
   const result = spawnSync(process.execPath, [...ENTRY, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 30_000 });

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LOGIN_RESET_FILE, LoginLimits } from '../../adapters/launcher/login-limit.js';
-import { repoRoot } from '../support/cli.js';
+import { launcherEntry, repoRoot } from '../support/cli.js';
 import { call, errorBody, PASSWORD, rawCall, setUp, start, tempHome } from './launcher-harness.js';
 
 const LOGIN = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: PASSWORD }) };
@@ -101,7 +101,7 @@ test('tern-launcher --reset-login-limits lets a throttled client sign in at once
     assert.is((await call(launcher, '/api/auth/login', { json: { password: PASSWORD } })).status, 429);
 
     // Not spawnSync: the launcher runs in this process and must keep serving meanwhile.
-    const args = ['--import', 'tsx', 'adapters/cli/launcher-main.ts', '--reset-login-limits'];
+    const args = [...launcherEntry, '--reset-login-limits'];
     const reset = spawn(process.execPath, args, { cwd: repoRoot, env: { ...process.env, AGENT_HOME: home } });
     let stdout = '';
     let stderr = '';

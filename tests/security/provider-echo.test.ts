@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Envelope } from '../../bus/index.js';
 import { call } from '../launcher/launcher-harness.js';
-import { repoRoot } from '../support/cli.js';
+import { repoRoot, ternEntry } from '../support/cli.js';
 import { API_KEY, chatSocket, startDashboard } from '../support/dashboard-harness.js';
 
 /** How the configured key prints everywhere else (`tern status`, the router's messages). */
@@ -31,7 +31,7 @@ test('a vendor 401 that quotes the key: the chat, the events (/api/events, tern 
     assert.not.match(apiText, API_KEY);
     assert.match(apiText, `Incorrect API key provided: ${MASKED}.`);
 
-    const log = spawnSync(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', 'log', '--json', '--limit', '500'], { cwd: repoRoot, env: dashboard.home.env, encoding: 'utf8' });
+    const log = spawnSync(process.execPath, [...ternEntry, 'log', '--json', '--limit', '500'], { cwd: repoRoot, env: dashboard.home.env, encoding: 'utf8' });
     assert.is(log.status, 0, log.stderr);
     assert.not.match(log.stdout, API_KEY);
     assert.match(log.stdout, `Incorrect API key provided: ${MASKED}.`);

@@ -1,8 +1,17 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const entry = ['--import', 'tsx', 'adapters/cli/main.ts'];
+/** The bundle tests/run.mjs built for this run; unset when a test file runs on its own or with `--sources`. */
+const bin = process.env.TERN_TEST_BIN;
+/** Node's arguments that start `tern`: the run's bundle, else the sources. */
+export const ternEntry: readonly string[] = bin ? [join(bin, 'main.js')] : ['--import', 'tsx', 'adapters/cli/main.ts'];
+/** The same for `tern-launcher`. */
+export const launcherEntry: readonly string[] = bin
+  ? [join(bin, 'launcher-main.js')]
+  : ['--import', 'tsx', 'adapters/cli/launcher-main.ts'];
+const entry = ternEntry;
 
 export interface CliResult {
   code: number | null;
@@ -10,7 +19,7 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `tern …` as a user would, from the sources, and waits for it to end. */
+/** Runs `tern …` as a user would and waits for it to end. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv, input?: string): CliResult {
   const result = spawnSync(process.execPath, [...entry, ...args], { cwd: repoRoot, env, input, encoding: 'utf8', timeout: 60_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };

@@ -1,7 +1,7 @@
 // Runs `tern` on a pseudo-terminal (util-linux `script`), as a person at a terminal runs it: stdin, stdout and stderr
 // are one terminal, so what the program shows only on a TTY (progress, spinner, streaming) appears.
 import { spawn } from 'node:child_process';
-import { repoRoot } from './cli.js';
+import { repoRoot, ternEntry } from './cli.js';
 
 export interface PtyRun {
   code: number | null;
@@ -22,7 +22,7 @@ export interface Keystrokes {
  * `you> ` prompt shows, a `Keystrokes` once its text shows.
  */
 export function ternOnTerminal(args: string[], env: NodeJS.ProcessEnv, input: Array<string | Keystrokes> = []): Promise<PtyRun> {
-  const command = [process.execPath, '--import', 'tsx', 'adapters/cli/main.ts', ...args].map(quote).join(' ');
+  const command = [process.execPath, ...ternEntry, ...args].map(quote).join(' ');
   return new Promise((resolve) => {
     // The test runner's colour settings make Node warn on a terminal; a person's terminal has neither.
     const { FORCE_COLOR: _force, NO_COLOR: _no, ...plain } = env;
