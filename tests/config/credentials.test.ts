@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { inspect } from 'node:util';
-import { ConfigError, loadConfig, maskedConfig, Secret } from '../../store/config/index.js';
+import { type ConfigError, loadConfig, maskedConfig, Secret } from '../../store/config/index.js';
 import { tempHome } from './home.js';
 
 const CONFIG = {

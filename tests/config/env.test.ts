@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, maskedConfig } from '../../store/config/index.js';
+import { type ConfigError, loadConfig, maskedConfig } from '../../store/config/index.js';
 import { configPath } from '../../store/paths.js';
 import { tempHome } from './home.js';
 

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, statSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { ConfigError, loadConfig, maskedConfig } from '../../store/config/index.js';
+import { type ConfigError, loadConfig, maskedConfig } from '../../store/config/index.js';
 import { tempHome } from './home.js';
 
 const V0 = {

@@ -3,7 +3,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Envelope } from '../../bus/index.js';
 import { listLeases, type LeaseRecord } from '../../store/cluster/leases.js';
-import { ClusterLogView } from '../../store/log/cluster-view.js';
+import type { ClusterLogView } from '../../store/log/cluster-view.js';
 import type { LogQuery } from '../../store/log/event-store.js';
 import { modelEntry } from './gateway-process.js';
 import { until } from './eventually.js';

@@ -11,7 +11,6 @@ export function version(): string {
       const parsed = JSON.parse(readFileSync(url, 'utf8')) as { name?: string; version?: string };
       if (parsed.name === 'tern' && parsed.version) return parsed.version;
     } catch {
-      continue;
     }
   }
   return 'unknown';

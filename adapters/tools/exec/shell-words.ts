@@ -160,7 +160,6 @@ export function splitCommands(commandLine: string): SimpleCommand[] {
       out.redirect(op);
       i = end - 1;
     } else if (c === '$' && (line[i + 1] === "'" || line[i + 1] === '"')) {
-      continue;
     } else if (c === ')' && level.kind === 'dollar' && level.parens === 0) {
       out.close();
     } else if (c === '|') {
