@@ -1,9 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCliAsync } from '../support/cli.js';
+import { eventually } from '../support/eventually.js';
 import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { LineApi } from '../support/line-api.js';
+import { quietGateway } from '../support/quiet.js';
 import { freePort } from '../support/telegram-emulator.js';
 
 interface Context {
@@ -44,9 +46,7 @@ hooks.after(async (context) => {
   context.gateway.home.remove();
 });
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-hooks('a body signed with the wrong secret gets 401 and no turn', async ({ line, model }) => {
+hooks('a body signed with the wrong secret gets 401 and no turn', async ({ line, model, gateway }) => {
   const chat = line.direct('alice');
   const body = line.eventBody(chat.sender, { id: '900001', type: 'text', text: 'forged hello' });
   const answer = await line.post(body, line.sign(body, 'not-the-channel-secret'));
@@ -54,27 +54,27 @@ hooks('a body signed with the wrong secret gets 401 and no turn', async ({ line,
   assert.equal(JSON.parse(answer.body), { error: 'bad signature' });
   const missing = await line.post(body, '');
   assert.is(missing.status, 401);
-  await sleep(500);
+  await quietGateway(gateway.home.sessions, () => model.asked.length);
   assert.not.ok(model.asked.some((text) => text.includes('forged hello')), 'the model never saw it');
   assert.equal(chat.sent(), []);
 });
 
-hooks('a correctly signed delivery from ten minutes ago (a replay) gets 401 and no turn', async ({ line, model }) => {
+hooks('a correctly signed delivery from ten minutes ago (a replay) gets 401 and no turn', async ({ line, model, gateway }) => {
   const chat = line.direct('bob');
   const body = line.eventBody(chat.sender, { id: '900002', type: 'text', text: 'replayed hello' }, Date.now() - 10 * 60_000);
   const answer = await line.post(body);
   assert.is(answer.status, 401);
   assert.equal(JSON.parse(answer.body), { error: 'every event is older than 300 s (a replay)' });
-  await sleep(500);
+  await quietGateway(gateway.home.sessions, () => model.asked.length);
   assert.not.ok(model.asked.some((text) => text.includes('replayed hello')));
 });
 
-hooks('a body over 1 MB gets 413 and no turn', async ({ line, model }) => {
+hooks('a body over 1 MB gets 413 and no turn', async ({ line, model, gateway }) => {
   const chat = line.direct('carol');
   const body = line.eventBody(chat.sender, { id: '900003', type: 'text', text: `huge ${'x'.repeat(1024 * 1024)}` });
   const answer = await line.post(body);
   assert.is(answer.status, 413);
-  await sleep(300);
+  await quietGateway(gateway.home.sessions, () => model.asked.length);
   assert.not.ok(model.asked.some((text) => text.startsWith('huge')));
 });
 
@@ -82,18 +82,16 @@ hooks('a signed delivery is answered 200 once it is kept, and the user gets the 
   const chat = line.direct('dave');
   await chat.say('real hello');
   assert.is(line.deliveries.at(-1)!.status, 200);
-  const deadline = Date.now() + 30_000;
-  while (chat.sent().length === 0 && Date.now() < deadline) await sleep(25);
-  assert.equal(chat.sent().map((m) => m.text), ['echo: real hello']);
+  const sent = await eventually(() => chat.sent().map((m) => m.text), ['echo: real hello'], 30_000);
+  assert.equal(sent, ['echo: real hello']);
 });
 
 hooks('an entry with webhook_path takes its webhooks there', async ({ peer }) => {
   const chat = peer.direct('erin');
   await chat.say('hello on the peer path');
   assert.is(peer.deliveries.at(-1)!.status, 200);
-  const deadline = Date.now() + 30_000;
-  while (chat.sent().length === 0 && Date.now() < deadline) await sleep(25);
-  assert.equal(chat.sent().map((m) => m.text), ['echo: hello on the peer path']);
+  const sent = await eventually(() => chat.sent().map((m) => m.text), ['echo: hello on the peer path'], 30_000);
+  assert.equal(sent, ['echo: hello on the peer path']);
 });
 
 hooks('a path no channel serves is refused like any other non-GET request (405)', async ({ gateway }) => {
