@@ -16,6 +16,8 @@ import type { ModelChoice } from './wiring/agent-model.js';
 
 /** The subagent tasks started in a conversation (`actors/subagents`), as its chat commands reach them. */
 export interface SessionSubagents {
+  /** Whether a turn of `session` (a session id) may start no deeper subagent: `max_depth` is reached. */
+  atDepthLimit(session: string): boolean;
   /** Cancels every task under the conversation `root` (a session id); returns how many. */
   cancelUnder(root: string, reason: string): number;
   /** The tasks under `root` that are still running, oldest first. */

@@ -27,7 +27,7 @@ export interface PromptRequest {
 const TIME_NOTE = 'The newest user message begins with the current time: [YYYY-MM-DD HH:MM UTC].';
 
 const AGENTS_NOTE =
-  'These peer agents can take a task from you: pass one\'s id as agent_id to spawn. Choose by description; use only the ids listed here.';
+  'These peer agents can take a task from you: pass one\'s id as agent_id to spawn (it works in the background) or subagent (you wait for its answer). Choose by description; use only the ids listed here.';
 
 /** History kept verbatim in the prompt; older messages live on in the summary. */
 export const HISTORY_WINDOW = 40;

@@ -9,6 +9,7 @@ import type { AgentServices } from './agent-services.js';
 import { parseChatCommand } from './chat-commands.js';
 import { newTurnId } from './ids.js';
 import { answerAtOnce, isControl, pluginCommand, runCommand } from './session-commands.js';
+import { DELEGATING_TOOLS } from './subagents/agent-registry.js';
 import { compactIfLong, isLong } from './summarizer.js';
 import { turnToolbox } from './toolbox.js';
 import { liveTurn, type Toolbox } from './turn-actors.js';
@@ -39,19 +40,31 @@ function turnSettings(services: AgentServices, delegatedBy: string | undefined, 
 /**
  * The session's tools now: the agent's own (AGENT.md `tools` and the turn profile applied) and, with MCP, the
  * visible MCP tools of its `mcpServers` plus the discovery searches, which a search in the middle of a turn changes.
- * Without MCP nothing changes them mid-turn, and the same names under the same profile reuse one toolbox.
+ * Without MCP nothing changes them mid-turn, and the same names under the same profile reuse one toolbox. A subagent
+ * already at `max_depth` is not offered `spawn` and `subagent` (nor, so, the agent registry): a tool it may not use
+ * costs prompt tokens and a refused call.
  */
-function toolboxes(services: AgentServices, session: () => SessionActor | undefined): () => Toolbox {
-  let last: { own: readonly string[]; profile: TurnProfile | undefined; registry: AgentServices['tools']; box: Toolbox } | undefined;
+function toolboxes(services: AgentServices, session: () => SessionActor | undefined, sessionId?: string): () => Toolbox {
+  type Last = {
+    mine: readonly string[];
+    deepest: boolean;
+    profile: TurnProfile | undefined;
+    registry: AgentServices['tools'];
+    box: Toolbox;
+  };
+  let last: Last | undefined;
   return () => {
     const doc = services.agentDoc();
-    const own = services.toolNames(doc);
+    const mine = services.toolNames(doc);
+    const deepest = sessionId !== undefined && services.subagents?.atDepthLimit(sessionId) === true;
+    const own = deepest ? mine.filter((name) => !DELEGATING_TOOLS.includes(name)) : mine;
     const profile = services.config().agents.defaults.turn_profile;
     const mcp = services.mcp;
     if (!mcp) {
       const registry = services.tools;
-      if (last?.own === own && last.profile === profile && last.registry === registry) return last.box;
-      last = { own, profile, registry, box: turnToolbox({ registry, own, profile }) };
+      const same = last?.mine === mine && last.deepest === deepest && last.profile === profile;
+      if (same && last?.registry === registry) return last.box;
+      last = { mine, deepest, profile, registry, box: turnToolbox({ registry, own, profile }) };
       return last.box;
     }
     const self = session();
@@ -169,7 +182,7 @@ async function prepareTurn(services: AgentServices, input: PrepareInput, delegat
  */
 export function startSession(services: AgentServices, keys: SessionKeys, key: string, inspect: (event: InspectionEvent) => void, delegatedBy?: string): SessionActor {
   let actor: SessionActor | undefined;
-  const live = liveTurn(services, toolboxes(services, () => actor), delegatedBy);
+  const live = liveTurn(services, toolboxes(services, () => actor, keys.session), delegatedBy);
   const machine = sessionMachine.provide({
     actors: {
       loadHistory: fromPromise<TurnHistory, SessionKeys>(async ({ input }) => {

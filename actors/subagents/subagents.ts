@@ -114,6 +114,11 @@ export class Subagents implements SubagentPort, SessionSubagents {
     return one;
   }
 
+  /** Whether a turn of `session` is already as deep as subagents may nest: it is offered no tool to nest further. */
+  atDepthLimit(session: string): boolean {
+    return this.lineageOf(session).depth >= this.deps.config().agents.defaults.subagents.max_depth;
+  }
+
   cancelUnder(root: string, reason: string): number {
     const active = this.active().filter((record) => record.actor.getSnapshot().context.parent.root === root);
     for (const record of active) record.actor.send({ type: 'CANCEL', reason });
@@ -211,7 +216,7 @@ export class Subagents implements SubagentPort, SessionSubagents {
     if (lineage.depth >= limits.max_depth) {
       throw new ToolError('subagent_depth', `subagents nest at most ${limits.max_depth} deep (agents.defaults.subagents.max_depth) and this turn is already at depth ${lineage.depth}: do this task yourself`);
     }
-    const agent = mode === 'spawn' ? targetAgent(config, context.agent, request.agentId) : context.agent;
+    const agent = targetAgent(config, context.agent, request.agentId);
     const createdAt = this.deps.now();
     const id = newTaskId(createdAt);
     const input: SubagentTaskInput = {

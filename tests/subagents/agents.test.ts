@@ -37,6 +37,8 @@ function worker(r: ModelRequest) {
   if (r.last === 'tool') return { text: `${r.model}: ${r.toolResult}` };
   const to = /delegate to (\w+)/.exec(r.user)?.[1];
   if (to && !isChild(r)) return { calls: [{ name: 'spawn', arguments: { task: 'read your note', agent_id: to } }] };
+  const asked = /ask (\w+) and wait/.exec(r.user)?.[1];
+  if (asked && !isChild(r)) return { calls: [{ name: 'subagent', arguments: { task: 'read your note', agent_id: asked } }] };
   return { calls: [{ name: 'read_file', arguments: { path: 'note.txt' } }] };
 }
 
@@ -51,7 +53,7 @@ test('the registry lists exactly the allowed peers with their frontmatter name a
     await f.say('hello again');
     const [first, second] = f.model.requests.filter((r) => r.system.includes('MAIN-GUIDE') && r.last === 'user').map((r) => r.system);
     const registry = '{"agents":[{"id":"research","name":"Research Agent","description":"Digs into sources."},{"id":"writer","name":"Writer","description":"Writes prose."}]}';
-    assert.ok(first!.includes(`${REGISTRY}\n\nThese peer agents can take a task from you: pass one's id as agent_id to spawn. Choose by description; use only the ids listed here.\n\n${registry}\n\n`));
+    assert.ok(first!.includes(`${REGISTRY}\n\nThese peer agents can take a task from you: pass one's id as agent_id to spawn (it works in the background) or subagent (you wait for its answer). Choose by description; use only the ids listed here.\n\n${registry}\n\n`));
     assert.not.match(first!, /secret|Should never/i);
     assert.is(first!.split('## Runtime')[0], second!.split('## Runtime')[0]);
   } finally {
@@ -107,6 +109,20 @@ test('spawn with agent_id runs the peer in its workspace with its model; the fro
     assert.match(textOf(refused), /^gpt-fast: agent "main" is not allowed to hand tasks to "secret" \(its subagents\.allow_agents allows: research, writer\)$/);
     const unknown = await f.say('delegate to nobody');
     assert.match(textOf(unknown), /there is no agent "nobody" \(agents\.list has: main, research, writer, secret\)/);
+  } finally {
+    await f.close();
+  }
+});
+
+test('subagent with agent_id waits for the peer, which runs in its workspace with its model; a peer not allowed is refused', async () => {
+  const f = await start();
+  try {
+    // The peer's answer comes back as the tool result, and the asking turn answers with it.
+    assert.is(textOf(await f.say('ask research and wait')), 'gpt-fast: gpt-smart: research note');
+    const spawned = f.events.filter((e): e is Envelope<'subagent.spawned'> => e.type === 'subagent.spawned');
+    assert.equal(spawned.map((e) => [e.data.mode, e.data.agent_id]), [['subagent', 'research']]);
+    const refused = await f.say('ask secret and wait');
+    assert.match(textOf(refused), /^gpt-fast: agent "main" is not allowed to hand tasks to "secret"/);
   } finally {
     await f.close();
   }

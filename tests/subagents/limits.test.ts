@@ -11,7 +11,7 @@ const ended = (events: Envelope[]) => events.filter((e): e is Envelope<'subagent
 
 const test = suite('subagent limits');
 
-test('depth: a turn at max_depth cannot start another subagent, and the model reads why', async () => {
+test('depth: a turn at max_depth is offered no tool to nest deeper, and one that calls it anyway is refused', async () => {
   // Each level asks for one more level; the task text carries the level's framing, so the depth is countable.
   const f = await startSubagentFixture((r) => {
     if (r.last === 'tool') return { text: `level ${depthOf(r)} got: ${r.toolResult}` };
@@ -20,9 +20,10 @@ test('depth: a turn at max_depth cannot start another subagent, and the model re
   try {
     const reply = await f.say('start');
     assert.is(reply.kind === 'turn' && reply.outcome, 'completed');
+    const offered = f.model.requests.filter((r) => r.last === 'user').map((r) => [depthOf(r), r.tools.filter((t) => /^(spawn|subagent)$/.test(t)).sort()]);
+    assert.equal(offered, [[0, ['spawn', 'subagent']], [1, ['spawn', 'subagent']], [2, []]]);
     const refused = completedTools(f.events).filter((e) => !e.data.ok);
-    assert.is(refused.length, 1);
-    assert.is(refused[0]!.data.content, 'subagents nest at most 2 deep (agents.defaults.subagents.max_depth) and this turn is already at depth 2: do this task yourself');
+    assert.equal(refused.map((e) => e.data.content), ['tool "subagent" is not available in this turn']);
     assert.equal(f.events.filter((e): e is Envelope<'subagent.spawned'> => e.type === 'subagent.spawned').map((e) => e.data.depth), [1, 2]);
   } finally {
     await f.close();

@@ -1,6 +1,6 @@
 import type { ToolContext } from '../tool.js';
 
-/** What the model asks for: the task, a short label for people, and for `spawn` the agent to run it. */
+/** What the model asks for: the task, a short label for people, and the agent to run it. */
 export interface SubagentRequest {
   task: string;
   label?: string;

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ok, type Tool } from '../tool.js';
-import { taskArguments } from './fields.js';
+import { requestOf, taskArguments } from './fields.js';
 import type { SubagentPort } from './port.js';
 
 const parameters = z.object(taskArguments);
@@ -12,8 +12,8 @@ export function subagentTool(port: SubagentPort): Tool<z.infer<typeof parameters
     description:
       'Execute a subagent task synchronously and return its final answer. Use this to delegate a self-contained piece of work to an independent agent instance with its own context (it sees none of this conversation).',
     parameters,
-    async execute({ task, label }, context) {
-      return ok(await port.run({ task, ...(label ? { label } : {}) }, context));
+    async execute(args, context) {
+      return ok(await port.run(requestOf(args), context));
     },
   };
 }
