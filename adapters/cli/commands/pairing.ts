@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Subscription } from 'rxjs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Subscription } from 'rxjs';
 import { PairingDesk } from '../../../actors/pairing-desk.js';
 import { InProcessBus, type Bus, type Envelope } from '../../../bus/index.js';
 import { redactorOf, type LoadedConfig } from '../../../store/config/index.js';
