@@ -1,7 +1,9 @@
 // The built `tern` (adapters/cli/bundle.mjs): esbuild's ES module chunks as esbuild writes them, with lmdb and the
 // other native or worker-file packages loaded from node_modules.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -113,14 +115,22 @@ test('a gateway run by the built bin connects Telegram through the bundled Bot A
  * The ES modules `tern ARGS` loads (Node's module hooks see each one): the bundle's as `dist/…`, a package's from
  * node_modules as its path there. Run without blocking this process, which may serve the loopback model meanwhile.
  */
-async function modulesLoaded(root: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; output: string; loaded: string[] }> {
+async function modulesLoaded(
+  root: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ status: number | null; output: string; loaded: string[] }> {
   const list = join(root, `loaded-${args[0]}.txt`);
   const hooks = join(root, 'record-loads.mjs');
-  const hook = `export async function load(url, context, next) { appendFileSync(${JSON.stringify(list)}, url + '\\n'); return next(url, context); }`;
-  writeFileSync(hooks, [
-    "import { register } from 'node:module';",
-    `register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(`import { appendFileSync } from 'node:fs'; ${hook}`)}));`,
-  ].join('\n'));
+  const hook = [
+    "import { appendFileSync } from 'node:fs';",
+    'export async function load(url, context, next) {',
+    `  appendFileSync(${JSON.stringify(list)}, url + '\\n');`,
+    '  return next(url, context);',
+    '}',
+  ].join('\n');
+  const source = `register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));`;
+  writeFileSync(hooks, `import { register } from 'node:module';\n${source}\n`);
   writeFileSync(list, '');
   const child = spawn(process.execPath, ['--import', hooks, join(root, bin.tern ?? ''), ...args], { env });
   let output = '';
@@ -135,7 +145,8 @@ async function modulesLoaded(root: string, args: string[], env: NodeJS.ProcessEn
   return { status, output, loaded };
 }
 
-test('a command loads only what it runs: `tern version` no config schema, a one-shot turn no zip reader', async ({ root }) => {
+test('a command loads only what it runs: no config schema for `tern version`, no zip reader for a turn', async (c) => {
+  const { root } = c;
   const home = tempHome();
   const model = await startGatewayModel();
   try {
@@ -143,7 +154,8 @@ test('a command loads only what it runs: `tern version` no config schema, a one-
     assert.is(version.status, 0, version.output);
     const bytes = version.loaded.reduce((sum, path) => sum + statSync(join(root, path)).size, 0);
     // The bundle's own chunks only; the config schema (zod, yaml) alone is over 300 KB.
-    assert.equal([version.loaded.every((path) => path.startsWith('dist/')), bytes < 64 * 1024], [true, true], `${bytes} bytes`);
+    const ownChunks = version.loaded.every((path) => path.startsWith('dist/'));
+    assert.equal([ownChunks, bytes < 64 * 1024], [true, true], `${bytes} bytes`);
 
     writeConfig(home.home, model.url, { blocks: { heartbeat: { enabled: false } } });
     const turn = await modulesLoaded(root, ['agent', '-m', 'hi'], home.env);

@@ -55,7 +55,7 @@ test.after(async (context) => {
 
 const texts = (messages: Array<{ text: string }>): string[] => messages.map((m) => m.text);
 
-test('approve: the gateway lets the stranger in at once, tells them, and their next message gets a turn', async (ctx) => {
+test('approve: the gateway lets the stranger in at once and tells them; their next message has a turn', async (ctx) => {
   const { emulator, gateway } = ctx;
   await emulator.say(TOKEN, 'hello?', { userId: 2002, userName: 'bob' });
   const [first] = await emulator.waitForBotMessages(TOKEN, 2002, 1);
@@ -66,16 +66,20 @@ test('approve: the gateway lets the stranger in at once, tells them, and their n
   assert.equal(requests.map((r) => r.code), [code]);
 
   const approved = await runCliAsync(['pairing', 'approve', code], gateway.home.env);
-  assert.equal([approved.code, approved.stdout, approved.stderr], [0, `approved ${code}: 2002 (@bob) may talk to the bot on telegram from now on\n`, '']);
+  const welcome = `approved ${code}: 2002 (@bob) may talk to the bot on telegram from now on\n`;
+  assert.equal([approved.code, approved.stdout, approved.stderr], [0, welcome, '']);
   assert.equal(texts(await emulator.waitForBotMessages(TOKEN, 2002, 2)), [pairingText(code), APPROVED_NOTICE]);
 
   await emulator.say(TOKEN, 'now?', { userId: 2002, userName: 'bob' });
   assert.equal(texts(await emulator.waitForBotMessages(TOKEN, 2002, 3)).at(-1), 'echo: now?');
 
   const events = await runCliAsync(['log', '--type', 'pairing.*', '--json'], gateway.home.env);
-  const pairing = events.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
+  type Logged = { type: string; data: Record<string, unknown> };
+  const pairing = events.stdout.trim().split('\n').map((line) => JSON.parse(line) as Logged);
   assert.equal(pairing.map((e) => e.type), ['pairing.requested', 'pairing.decision.requested', 'pairing.decided']);
-  assert.equal(pairing[2]?.data, { request: pairing[1]?.data.request, code, channel: 'telegram', sender: '2002', decision: 'approve', by: 'cli' });
+  const request = pairing[1]?.data.request;
+  const decided = { request, code, channel: 'telegram', sender: '2002', decision: 'approve', by: 'cli' };
+  assert.equal(pairing[2]?.data, decided);
 });
 
 test('deny and an unknown code are answered by the gateway as the CLI answers them without one', async (ctx) => {
@@ -84,11 +88,16 @@ test('deny and an unknown code are answered by the gateway as the CLI answers th
   const [first] = await emulator.waitForBotMessages(TOKEN, 3003, 1);
   const code = /^Pairing code: ([A-Z2-9]{8})\n/.exec(first?.text ?? '')?.[1] ?? `no code in ${first?.text}`;
   const denied = await runCliAsync(['pairing', 'deny', code], gateway.home.env);
-  assert.equal([denied.code, denied.stdout, denied.stderr], [0, `denied ${code}: 3003 (@eve) gets no answer on telegram, and no new code within the hour\n`, '']);
+  const turnedAway = `denied ${code}: 3003 (@eve) gets no answer on telegram, and no new code within the hour\n`;
+  assert.equal([denied.code, denied.stdout, denied.stderr], [0, turnedAway, '']);
   const again = await runCliAsync(['pairing', 'deny', code, '--json'], gateway.home.env);
   assert.equal([again.code, JSON.parse(again.stdout)], [1, {
     ok: false,
-    error: { code: 'pairing_unknown', message: `no pairing request has the code ${code} (it was never issued here, or it was decided already). Run \`tern pairing list\` to see the codes that wait.` },
+    error: {
+      code: 'pairing_unknown',
+      message: `no pairing request has the code ${code} (it was never issued here, or it was decided already). `
+        + 'Run `tern pairing list` to see the codes that wait.',
+    },
   }]);
 });
 

@@ -49,7 +49,8 @@ function telegramCertificate(dir: string): { key: string; cert: string; caFile: 
   const caFile = join(dir, 'telegram-cert.pem');
   const made = spawnSync('openssl', [
     'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-    '-subj', '/CN=api.telegram.org', '-addext', 'subjectAltName=DNS:api.telegram.org', '-keyout', keyFile, '-out', caFile,
+    '-subj', '/CN=api.telegram.org', '-addext', 'subjectAltName=DNS:api.telegram.org',
+    '-keyout', keyFile, '-out', caFile,
   ], { encoding: 'utf8' });
   assert.is(made.status, 0, made.stderr);
   return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(caFile, 'utf8'), caFile };
@@ -59,7 +60,8 @@ const test = suite<Context>("README's quick start");
 
 test.before(async (context) => {
   // What `npm install` builds (the prepare script): the bin `npx tern` runs, from the sources of this checkout.
-  const built = spawnSync(process.execPath, [join(repoRoot, 'adapters', 'cli', 'bundle.mjs')], { cwd: repoRoot, encoding: 'utf8' });
+  const bundle = join(repoRoot, 'adapters', 'cli', 'bundle.mjs');
+  const built = spawnSync(process.execPath, [bundle], { cwd: repoRoot, encoding: 'utf8' });
   assert.is(built.status, 0, built.stderr);
   context.home = tempHome();
   context.model = await startGatewayModel();
@@ -68,7 +70,9 @@ test.before(async (context) => {
   const { key, cert } = telegramCertificate(context.certs);
   const emulator = new URL(context.emulator.url);
   const telegram = createTlsServer({ key, cert }, (req, res) => {
-    const forwarded = request({ host: emulator.hostname, port: emulator.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+    const { url: path, method, headers } = req;
+    const to = { host: emulator.hostname, port: emulator.port, path, method, headers };
+    const forwarded = request(to, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
@@ -102,14 +106,18 @@ test.after(async (context) => {
 /** A shell on a terminal (util-linux `script`) running `line`; `typed` answers each question once it shows. */
 function onTerminal(line: string, env: NodeJS.ProcessEnv, typed: Array<{ after: string; type: string }>) {
   const { FORCE_COLOR: _force, NO_COLOR: _no, ...plain } = env;
-  const child: ChildProcessWithoutNullStreams = spawn('script', ['-qfec', line, '/dev/null'], { cwd: repoRoot, env: { ...plain, TERM: 'xterm' } });
+  const child: ChildProcessWithoutNullStreams = spawn('script', ['-qfec', line, '/dev/null'], {
+    cwd: repoRoot,
+    env: { ...plain, TERM: 'xterm' },
+  });
   let raw = '';
   let seen = 0;
   let next = 0;
   const waiters: Array<{ text: string; resolve: () => void }> = [];
   child.stdout.on('data', (chunk: Buffer) => {
     raw += chunk.toString();
-    for (let at = raw.indexOf(typed[next]?.after ?? '\0', seen); next < typed.length && at >= 0; at = raw.indexOf(typed[next]?.after ?? '\0', seen)) {
+    const nextAt = (): number => raw.indexOf(typed[next]?.after ?? '\0', seen);
+    for (let at = nextAt(); next < typed.length && at >= 0; at = nextAt()) {
       seen = at + typed[next]!.after.length;
       child.stdin.write(typed[next++]!.type);
     }
@@ -128,7 +136,7 @@ function onTerminal(line: string, env: NodeJS.ProcessEnv, typed: Array<{ after: 
   };
 }
 
-test('the commands run as written: onboarding on a terminal, then a gateway whose bot answers its owner and sends a stranger a pairing code', async (ctx) => {
+test('as written: onboarding, then a bot that answers its owner and sends a stranger a pairing code', async (ctx) => {
   const { emulator, model } = ctx;
   const [setup] = quickStart();
   const steps = setup?.split('&&').map((s) => s.trim()) ?? [];

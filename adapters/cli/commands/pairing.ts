@@ -115,7 +115,12 @@ async function decideThere(loaded: LoadedConfig, store: PairingStore, queued: Qu
 }
 
 /** The desk's answer: the gateway's when this runs in it, else one run here or by the gateway that holds the log. */
-async function decided(context: CommandContext, loaded: LoadedConfig, store: PairingStore, queued: QueuedDecision): Promise<Answer | undefined> {
+async function decided(
+  context: CommandContext,
+  loaded: LoadedConfig,
+  store: PairingStore,
+  queued: QueuedDecision,
+): Promise<Answer | undefined> {
   if (context.gateway) return decideInGateway(context.gateway.core.bus, queued, context.signal);
   try {
     return await decideHere(EventLog.open(logDir(loaded.workspace)), loaded, store, queued);
