@@ -18,7 +18,9 @@ export const PROBED_KINDS = ['telegram', 'discord', 'slack', 'matrix'] as const;
 
 async function answer(url: string, init: RequestInit): Promise<{ status: number; body: Record<string, unknown> } | { error: string }> {
   try {
-    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    // Out as the channels go (the environment's HTTPS_PROXY included), so the probe says what the gateway will meet.
+    const { fetchOn } = await import('../http/client.js');
+    const response = await fetchOn({})(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
     const text = await response.text();
     let body: Record<string, unknown> = {};
     try {

@@ -26,6 +26,15 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   process.exit(process.exitCode ?? 0);
 });
 
-void main(process.argv.slice(2)).then((code) => {
+/** Resolves once what was written to `stream` has reached the pipe, file or terminal behind it. */
+const drained = (stream: NodeJS.WriteStream): Promise<void> =>
+  new Promise((resolve) => stream.write('', () => resolve()));
+
+// A finished command exits once its output is written. Left to end by itself, Node first waits for the V8 worker
+// thread to finish its queued tasks (optimizing the code that ran most), work for a process that is about to end.
+void main(process.argv.slice(2)).then(async (code) => {
   process.exitCode = code;
+  await drained(process.stdout);
+  await drained(process.stderr);
+  process.exit(code);
 });

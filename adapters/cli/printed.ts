@@ -1,4 +1,4 @@
-import { printRedactor } from '../../store/config/index.js';
+import { printRedactor } from '../../store/config/redactor.js';
 
 const patched = new WeakSet<NodeJS.WriteStream>();
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -2,7 +2,11 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import yauzl, { type Entry } from 'yauzl';
+import type { Entry, ZipFile } from 'yauzl';
+
+type Yauzl = typeof import('yauzl');
+/** yauzl is loaded with the first archive: the runs that unpack none (every turn) do not parse it. */
+const loadYauzl = async (): Promise<Yauzl> => (await import('yauzl')).default;
 
 export interface ArchiveLimits {
   /** Files (folders not counted) a skill may unpack to. */
@@ -45,7 +49,7 @@ interface Planned {
 }
 
 /** The entry's name as its header gives it (UTF-8 flag, Info-ZIP unicode path, else CP437), unvalidated. */
-function nameOf(entry: Entry): string {
+function nameOf(yauzl: Yauzl, entry: Entry): string {
   return yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
 }
 
@@ -75,7 +79,8 @@ function megabytes(bytes: number): string {
   return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
 }
 
-async function openZip(path: string): Promise<yauzl.ZipFile> {
+async function openZip(path: string): Promise<ZipFile> {
+  const yauzl = await loadYauzl();
   try {
     return await yauzl.openPromise(path, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false });
   } catch (error) {
@@ -87,11 +92,12 @@ async function openZip(path: string): Promise<yauzl.ZipFile> {
  * The skill's entries: every name checked, then those under `within` (a folder inside the archive, for a skill
  * in a subfolder of a repository) with the archive's single top folder cut off when `SKILL.md` is not at the top.
  */
-async function plan(zip: yauzl.ZipFile, within: string, limits: ArchiveLimits): Promise<Planned[]> {
+async function plan(zip: ZipFile, within: string, limits: ArchiveLimits): Promise<Planned[]> {
+  const yauzl = await loadYauzl();
   const all: Array<{ entry: Entry; name: string }> = [];
   try {
     for await (const entry of zip.eachEntry()) {
-      const name = nameOf(entry);
+      const name = nameOf(yauzl, entry);
       checkName(name);
       all.push({ entry, name });
     }

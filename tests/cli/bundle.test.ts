@@ -1,9 +1,12 @@
 // The built `tern` (adapters/cli/bundle.mjs): esbuild's ES module chunks as esbuild writes them, with lmdb and the
 // other native or worker-file packages loaded from node_modules.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { repoRoot } from '../support/cli.js';
@@ -12,6 +15,7 @@ import { modelEntry } from '../support/gateway-process.js';
 import { weatherPlugin } from '../support/plugin-fixtures.js';
 import { tempHome } from '../support/temp-home.js';
 import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
+import { writeConfig } from '../support/turn-fixture.js';
 
 interface Context {
   root: string;
@@ -102,6 +106,62 @@ test('a gateway run by the built bin connects Telegram through the bundled Bot A
   } finally {
     if (child?.exitCode === null) child.kill('SIGKILL');
     await emulator.stop();
+    await model.close();
+    home.remove();
+  }
+});
+
+/**
+ * The ES modules `tern ARGS` loads (Node's module hooks see each one): the bundle's as `dist/…`, a package's from
+ * node_modules as its path there. Run without blocking this process, which may serve the loopback model meanwhile.
+ */
+async function modulesLoaded(
+  root: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ status: number | null; output: string; loaded: string[] }> {
+  const list = join(root, `loaded-${args[0]}.txt`);
+  const hooks = join(root, 'record-loads.mjs');
+  const hook = [
+    "import { appendFileSync } from 'node:fs';",
+    'export async function load(url, context, next) {',
+    `  appendFileSync(${JSON.stringify(list)}, url + '\\n');`,
+    '  return next(url, context);',
+    '}',
+  ].join('\n');
+  const source = `register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));`;
+  writeFileSync(hooks, `import { register } from 'node:module';\n${source}\n`);
+  writeFileSync(list, '');
+  const child = spawn(process.execPath, ['--import', hooks, join(root, bin.tern ?? ''), ...args], { env });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const loaded = readFileSync(list, 'utf8').split('\n').filter((url) => url.startsWith('file://')).map((url) => {
+    const path = fileURLToPath(url);
+    if (path.startsWith(`${root}/`)) return path.slice(root.length + 1);
+    return path.slice(path.lastIndexOf('/node_modules/') + '/node_modules/'.length);
+  });
+  return { status, output, loaded };
+}
+
+test('a command loads only what it runs: no config schema for `tern version`, no zip reader for a turn', async (c) => {
+  const { root } = c;
+  const home = tempHome();
+  const model = await startGatewayModel();
+  try {
+    const version = await modulesLoaded(root, ['version'], home.env);
+    assert.is(version.status, 0, version.output);
+    const bytes = version.loaded.reduce((sum, path) => sum + statSync(join(root, path)).size, 0);
+    // The bundle's own chunks only; the config schema (zod, yaml) alone is over 300 KB.
+    const ownChunks = version.loaded.every((path) => path.startsWith('dist/'));
+    assert.equal([ownChunks, bytes < 64 * 1024], [true, true], `${bytes} bytes`);
+
+    writeConfig(home.home, model.url, { blocks: { heartbeat: { enabled: false } } });
+    const turn = await modulesLoaded(root, ['agent', '-m', 'hi'], home.env);
+    assert.equal([turn.status, turn.output], [0, 'echo: hi\n']);
+    assert.equal(turn.loaded.filter((path) => !path.startsWith('dist/')), []);
+  } finally {
     await model.close();
     home.remove();
   }

@@ -290,7 +290,8 @@ export const commands: CommandSpec[] = [
     usage: ['pairing list [--json]', 'pairing approve CODE [--json]', 'pairing deny CODE [--json]'],
     options: { json },
     details:
-      'A channel lets in the senders its settings.allow_from lists (["*"]: everyone). Anyone else who writes to the bot in a\ndirect chat gets no answer but a one-time code (at most one an hour, good for an hour); approve lets them in for good\n(kept in $AGENT_HOME/pairing.json, 0600), deny turns them away. With a gateway running, the decision is handed to it.',
+      'A channel lets in the senders its settings.allow_from lists (["*"]: everyone). Anyone else who writes to the bot in a\ndirect chat gets no answer but a one-time code (at most one an hour, good for an hour); approve lets them in for good\n(kept in $AGENT_HOME/pairing.json, 0600), deny turns them away. With a gateway running, it takes the decision at once.',
+    inGateway: () => true,
     load: () => import('./pairing.js'),
   },
   {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Subscription } from 'rxjs';
 import { PairingDesk } from '../../../actors/pairing-desk.js';
-import { InProcessBus, type Envelope } from '../../../bus/index.js';
+import { InProcessBus, type Bus, type Envelope } from '../../../bus/index.js';
 import { redactorOf, type LoadedConfig } from '../../../store/config/index.js';
 import { LogError } from '../../../store/log/errors.js';
 import { EventLog } from '../../../store/log/event-log.js';
@@ -65,7 +66,30 @@ async function decideHere(log: EventLog, loaded: LoadedConfig, store: PairingSto
   }
 }
 
-/** A gateway holds the log: the decision is queued in the pairing file for it, and its answer read from the log. */
+/**
+ * Run by a gateway for a client over its control socket: its pairing desk takes the decision on its bus at once, so
+ * the stranger's next message is let in (and they are told) without waiting for the gateway to look at the file.
+ */
+async function decideInGateway(bus: Bus, queued: QueuedDecision, signal: AbortSignal): Promise<Answer | undefined> {
+  let answers: Subscription | undefined;
+  const answered = new Promise<Answer | undefined>((resolve) => {
+    answers = bus.on('pairing.decided', 'pairing.decision.failed').subscribe((event) => {
+      if (event.data.request === queued.request) resolve(event);
+    });
+    signal.addEventListener('abort', () => resolve(undefined), { once: true });
+  });
+  try {
+    bus.publish({ type: 'pairing.decision.requested', data: queued });
+    return await answered;
+  } finally {
+    answers?.unsubscribe();
+  }
+}
+
+/**
+ * A gateway holds the log but does not serve its control socket (yet): the decision is queued in the pairing file for
+ * it, and its answer read from the log.
+ */
 async function decideThere(loaded: LoadedConfig, store: PairingStore, queued: QueuedDecision, holder: string, signal: AbortSignal): Promise<Answer> {
   const reader = EventLog.open(logDir(loaded.workspace), { readOnly: true });
   try {
@@ -90,6 +114,22 @@ async function decideThere(loaded: LoadedConfig, store: PairingStore, queued: Qu
   );
 }
 
+/** The desk's answer: the gateway's when this runs in it, else one run here or by the gateway that holds the log. */
+async function decided(
+  context: CommandContext,
+  loaded: LoadedConfig,
+  store: PairingStore,
+  queued: QueuedDecision,
+): Promise<Answer | undefined> {
+  if (context.gateway) return decideInGateway(context.gateway.core.bus, queued, context.signal);
+  try {
+    return await decideHere(EventLog.open(logDir(loaded.workspace)), loaded, store, queued);
+  } catch (error) {
+    if (!(error instanceof LogError && error.code === 'log_locked')) throw error;
+    return decideThere(loaded, store, queued, error.message, context.signal);
+  }
+}
+
 async function decision(context: CommandContext, decision: 'approve' | 'deny'): Promise<number> {
   const given = context.positionals[1];
   if (given === undefined || normalizeCode(given) === '') throw new UsageError(`pairing ${decision} needs a CODE`, 'Run `tern pairing list` to see the codes that wait.');
@@ -98,13 +138,7 @@ async function decision(context: CommandContext, decision: 'approve' | 'deny'): 
   const store = PairingStore.of(context.env);
   const waiting = store.pending(Date.now()).find((r) => r.code === code);
   const queued: QueuedDecision = { request: `p_${Date.now().toString(36)}${randomBytes(3).toString('hex')}`, code, decision, by: 'cli' };
-  let answer: Answer | undefined;
-  try {
-    answer = await decideHere(EventLog.open(logDir(loaded.workspace)), loaded, store, queued);
-  } catch (error) {
-    if (!(error instanceof LogError && error.code === 'log_locked')) throw error;
-    answer = await decideThere(loaded, store, queued, error.message, context.signal);
-  }
+  const answer = await decided(context, loaded, store, queued);
   if (!answer || answer.type === 'pairing.decision.failed') {
     if (answer?.data.reason === 'expired') {
       throw new CliError('pairing_expired', `pairing code ${code} has expired`, 'a code is good for an hour', 'Ask them to write to the bot again: they get a new code an hour after the last one.');
@@ -124,8 +158,9 @@ async function decision(context: CommandContext, decision: 'approve' | 'deny'): 
 
 /**
  * `tern pairing list | approve CODE | deny CODE`: the strangers who wrote to a channel without `allow_from` and got a
- * code, and the owner's decision on one. The decision is a `pairing.decision.requested` answered by the gateway's
- * pairing desk: queued in the pairing file for a running gateway, else taken here on the event log.
+ * code, and the owner's decision on one. The decision is a `pairing.decision.requested` answered by a pairing desk:
+ * a running gateway runs the command for the CLI over its control socket and its desk decides at once; with no gateway
+ * the decision is taken here, on the event log.
  */
 export async function run(context: CommandContext): Promise<number> {
   const [sub] = context.positionals;
