@@ -49,4 +49,22 @@ test('a custom deny pattern added by a reload refuses the next turn\'s matching 
   }
 });
 
+test('a todo plan written before a config reload is still there after it (a reload is not a restart)', async () => {
+  const f = await startTurnFixture({ tools: { exec: { enabled: false } } });
+  try {
+    const todos = [{ id: 'a', content: 'pack the boxes', status: 'in_progress', priority: 'high' }];
+    const write = toolCall('call_1', 'todo', { action: 'write', todos });
+    const read = toolCall('call_2', 'todo', { action: 'read' });
+    f.vendor.reply(completion({ tool_calls: [write] }, 'tool_calls'), completion({ content: 'Planned.' }), completion({ tool_calls: [read] }, 'tool_calls'), completion({ content: 'Read.' }));
+    await f.send('plan the move');
+    reload(f, { exec: { enabled: true } });
+    await f.send('where are we?');
+    const result = JSON.parse(String(request(f, 3).messages.at(-1)!.content)) as { todos: unknown[]; total_count: number };
+    assert.equal(result.todos, todos);
+    assert.is(result.total_count, 1);
+  } finally {
+    await f.close();
+  }
+});
+
 test.run();
