@@ -1,6 +1,7 @@
 // `tern doctor`'s one authenticated call for the channels whose credentials are settings other than a `token`
 // (Feishu, DingTalk, QQ, OneBot, WeCom). None opens the event connection the gateway holds where a platform hands
 // each event to one connection only: a probe there could take a user's message and drop it.
+import { fetchOn } from '../http/client.js';
 import type { ChannelEntry } from '../../store/config/index.js';
 import { ChannelError } from './channel.js';
 import type { ProbeResult } from './probe.js';
@@ -12,8 +13,10 @@ async function postJson(
   url: string,
   body: unknown,
   headers: Record<string, string> = {},
+  proxy?: string,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(url, {
+  // Out as the channel goes: its `proxy`, else the environment's.
+  const response = await fetchOn(proxy ? { proxy } : {})(url, {
     method: body === undefined ? 'GET' : 'POST',
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -38,19 +41,25 @@ async function feishu(name: string, entry: ChannelEntry): Promise<ProbeResult> {
   ]);
   const settings = settingsOf(name, entry, feishuSettingsSchema);
   const root = feishuDomain(settings);
-  const token = await postJson(`${root}/open-apis/auth/v3/tenant_access_token/internal`, {
-    app_id: settings.app_id,
-    app_secret: settings.app_secret,
-  });
+  const proxy = entry.settings.proxy;
+  const token = await postJson(
+    `${root}/open-apis/auth/v3/tenant_access_token/internal`,
+    { app_id: settings.app_id, app_secret: settings.app_secret },
+    {},
+    proxy,
+  );
   if (typeof token.body.tenant_access_token !== 'string') {
     return {
       ok: false,
       detail: `the App ID and Secret were refused (${refusal(token)})`,
     };
   }
-  const info = await postJson(`${root}/open-apis/bot/v3/info`, undefined, {
-    authorization: `Bearer ${token.body.tenant_access_token}`,
-  });
+  const info = await postJson(
+    `${root}/open-apis/bot/v3/info`,
+    undefined,
+    { authorization: `Bearer ${token.body.tenant_access_token}` },
+    proxy,
+  );
   const bot = info.body.bot as { app_name?: string } | undefined;
   if (info.body.code !== 0 || !bot)
     return {

@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { nodeCheck } from '../../adapters/cli/doctor/host-checks.js';
 import { runCliAsync } from '../support/cli.js';
 import { modelEntry, startGatewayProcess } from '../support/gateway-process.js';
+import { startLoopbackProxy } from '../support/loopback-proxy.js';
 import { freePort } from '../support/mcp-servers.js';
 import { TelegramEmulator } from '../support/telegram-emulator.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
@@ -105,6 +106,24 @@ test('each enabled channel gets one authenticated call: reachable through its ba
     assert.equal([checks.get('channel backup')?.status, checks.get('channel backup')?.message], ['error', 'unreachable (ECONNREFUSED)']);
     assert.not.ok(checks.has('channel off'));
   } finally {
+    await emulator.stop();
+  }
+});
+
+test("a channel's call goes through its settings.proxy, as the channel's own calls do", async ({ home }) => {
+  const emulator = await TelegramEmulator.start();
+  const proxy = await startLoopbackProxy();
+  try {
+    write(home, {
+      channel_list: {
+        telegram: { enabled: true, settings: { token: '123456:proxied-token', base_url: emulator.url, proxy: proxy.url } },
+      },
+    });
+    const { checks } = await doctor(home);
+    assert.is(checks.get('channel telegram')?.status, 'ok');
+    assert.equal(proxy.seen, [`GET ${emulator.url}/bot123456:proxied-token/getMe`]);
+  } finally {
+    await proxy.close();
     await emulator.stop();
   }
 });

@@ -41,7 +41,12 @@ export async function channelChecks(loaded: LoadedConfig): Promise<Check[]> {
       // Matrix names its token `access_token` and its server `homeserver` (the peer runtime's fields).
       const token = revealed(settings.token) || revealed(settings.access_token);
       if (token === '') return undefined;
-      const probe = probeChannel(entry.type, { token, appToken: revealed(settings.app_token) || undefined, baseUrl: [settings.base_url, settings.homeserver].find((u): u is string => typeof u === 'string') });
+      const probe = probeChannel(entry.type, {
+        token,
+        appToken: revealed(settings.app_token) || undefined,
+        baseUrl: [settings.base_url, settings.homeserver].find((u): u is string => typeof u === 'string'),
+        proxy: revealed(settings.proxy) || undefined,
+      });
       if (!probe) return check(`channel ${name}`, 'skipped', `a ${entry.type} channel is not probed`);
       const result = await probe;
       return check(`channel ${name}`, result.ok ? 'ok' : 'error', result.detail, result.ok ? {} : { fix: `check channel_list.${name}.settings (the token in .security.yml) and the network` });
