@@ -205,7 +205,7 @@ peer.after(async (context) => {
 for (const kind of listed) {
   if (HARDWARE.has(kind)) continue;
   if (LAUNCHER_ONLY.has(kind)) {
-    peer.skip(`${kind} [skipped: the dashboard's chat runs in tern-launcher, not in tern gateway]`, async () => undefined);
+    peer.skip(`${kind} [skipped: the dashboard's chat runs in tern-launcher]`, async () => undefined);
     continue;
   }
   if (!supported(kind)) {
@@ -216,7 +216,8 @@ for (const kind of listed) {
     const user = reach.get(kind)!;
     await user.say(`hello ${kind}`);
     const expected = `echo: hello ${kind}`;
-    await until(`a reply on ${kind}`, () => (user.replies().includes(expected) ? true : undefined), 60_000, user.replies);
+    const replied = (): true | undefined => (user.replies().includes(expected) ? true : undefined);
+    await until(`a reply on ${kind}`, replied, 60_000, user.replies);
     assert.equal(await quietGateway(gateway.home.sessions, user.replies), [expected]);
   });
 }
