@@ -9,7 +9,7 @@ import { splitMessage } from '../../../adapters/channels/split.js';
 import { LONG_REPLY, startGatewayModel, TRANSCRIPT, type GatewayModel } from '../../support/gateway-model.js';
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.js';
 import { freePort } from '../../support/telegram-emulator.js';
-import { quietGateway } from '../../support/quiet.js';
+import { quietGateway, quietValue } from '../../support/quiet.js';
 import type { TempHome } from '../../support/temp-home.js';
 import type { ChannelContract, ContractEmulator, ContractFeature, Conversation, SentMessage } from './emulator.js';
 
@@ -324,7 +324,9 @@ export function channelContract(contract: ChannelContract): void {
     await chat.say('stream these words to me please');
     const final = 'echo: stream these words to me please';
     const sent = await lastReads(chat, final);
-    await settled(context.home, chat);
+    // Only the chat is watched here: after a restart a channel may go on logging what it catches up on (Matrix's
+    // gateway does for longer than any limit), so the log is no sign of this turn's work.
+    await quietValue(() => chat.sent().map((m) => [m.text, m.edits.length]), { quietMs: 1000 });
     if (lacks.edits) {
       assert.equal(texts(chat.sent()), ['Thinking…', final]);
     } else {
