@@ -66,6 +66,8 @@ export class DingTalkChannel implements Channel {
   readonly capabilities: ChannelCapabilities = {
     commands: CHAT_COMMANDS,
     streaming: false,
+    // A bot's Markdown message cannot be changed: a placeholder stays and the reply follows it.
+    edits: false,
     maxMessageLength: DINGTALK_MAX_LENGTH,
   };
   private readonly api: DingTalkApi;

@@ -33,14 +33,17 @@ export function dingtalkTarget(message: DingTalkMessage): string {
     : `group:${message.conversationId}`;
 }
 
-/** A robot message in the dispatch vocabulary; a voice message carries its download code for transcription. */
+/**
+ * A robot message in the dispatch vocabulary; a voice message carries its download code for transcription, a picture
+ * its download code for the workspace.
+ */
 export function fromDingTalkMessage(message: DingTalkMessage): ChannelMessage | undefined {
   const sender = message.senderStaffId ?? message.senderId;
   if (!sender) return undefined;
-  const text =
-    message.msgtype === 'text' ? (message.text?.content ?? '').trim() : message.msgtype === 'picture' ? '[image]' : '';
+  const text = message.msgtype === 'text' ? (message.text?.content ?? '').trim() : '';
   const voice = message.msgtype === 'audio' && message.content?.downloadCode;
-  if (text === '' && !voice) return undefined;
+  const picture = message.msgtype === 'picture' && message.content?.downloadCode;
+  if (text === '' && !voice && !picture) return undefined;
   const aliases = [...new Set([message.senderStaffId, message.senderId].filter((a): a is string => !!a))];
   return {
     messageId: message.msgId,
@@ -51,5 +54,6 @@ export function fromDingTalkMessage(message: DingTalkMessage): ChannelMessage | 
     text,
     mentioned: message.conversationType !== '1' && message.isInAtList !== false,
     ...(voice ? { audio: [{ fileId: voice, mime: 'audio/amr', name: 'voice.amr' }] } : {}),
+    ...(picture ? { media: [{ kind: 'image', fileId: picture, mime: 'image/jpeg', name: 'picture.jpg' }] } : {}),
   };
 }

@@ -58,6 +58,10 @@ export function cqSegments(text: string): Segment[] {
   return segments;
 }
 
+/** QQ names a picture by its hash and extension; most are JPEG. */
+const imageMime = (name: string): string =>
+  /\.png$/i.test(name) ? 'image/png' : /\.gif$/i.test(name) ? 'image/gif' : 'image/jpeg';
+
 const str = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' ? String(value) : '');
 
 /** Where a reply to this message goes: `private:<user>` or `group:<group>` (the peer runtime's chat ids). */
@@ -75,6 +79,7 @@ export function fromOneBotMessage(event: OneBotMessage, selfId: string): Channel
   let mentioned = false;
   const text: string[] = [];
   const audio: NonNullable<ChannelMessage['audio']> = [];
+  const media: NonNullable<ChannelMessage['media']> = [];
   for (const segment of segments) {
     const data = segment.data;
     if (segment.type === 'text') text.push(str(data.text));
@@ -84,10 +89,13 @@ export function fromOneBotMessage(event: OneBotMessage, selfId: string): Channel
     } else if (segment.type === 'face') text.push('[emoji]');
     else if (segment.type === 'record' && str(data.url ?? data.file)) {
       audio.push({ fileId: str(data.url ?? data.file), mime: 'audio/amr', name: 'voice.amr' });
-    } else if (segment.type === 'image') text.push('[image]');
+    } else if (segment.type === 'image' && str(data.url ?? data.file)) {
+      const name = str(data.file) || 'image.jpg';
+      media.push({ kind: 'image', fileId: str(data.url ?? data.file), mime: imageMime(name), name });
+    }
   }
   const body = text.join('').replace(/\s+/g, ' ').trim();
-  if (body === '' && audio.length === 0) return undefined;
+  if (body === '' && audio.length === 0 && media.length === 0) return undefined;
   const group = event.message_type === 'group' && event.group_id;
   return {
     messageId: `${event.message_id}`,
@@ -98,5 +106,6 @@ export function fromOneBotMessage(event: OneBotMessage, selfId: string): Channel
     text: body,
     mentioned,
     ...(audio.length > 0 ? { audio } : {}),
+    ...(media.length > 0 ? { media } : {}),
   };
 }

@@ -10,6 +10,7 @@ import {
   type ChannelHooks,
   type OutboundFile,
 } from '../channel.js';
+import { renderMarkdown } from '../markdown.js';
 import { fromOneBotMessage, onebotAnswerSchema, onebotMessageSchema, type OneBotAnswer } from './events.js';
 
 export interface OneBotOptions {
@@ -54,6 +55,8 @@ export class OneBotChannel implements Channel {
   readonly capabilities: ChannelCapabilities = {
     commands: CHAT_COMMANDS,
     streaming: false,
+    // OneBot v11 can only recall a message: a placeholder stays and the reply follows it.
+    edits: false,
     maxMessageLength: ONEBOT_MAX_LENGTH,
   };
   private socket: WebSocket | undefined;
@@ -66,8 +69,6 @@ export class OneBotChannel implements Channel {
 
   async start(hooks: ChannelHooks): Promise<void> {
     this.stopping = false;
-    const socket = await this.open();
-    this.socket = socket;
     let selfId = '';
     let connected = false;
     // Events that come before the bot knows its own id wait for it (mentions are told by that id).
@@ -78,7 +79,7 @@ export class OneBotChannel implements Channel {
       const message = fromOneBotMessage(event.data, selfId);
       if (message) void hooks.onMessage(message);
     };
-    socket.on('message', (raw) => {
+    const socket = await this.open((raw) => {
       this.alive();
       let frame: unknown;
       try {
@@ -91,6 +92,7 @@ export class OneBotChannel implements Channel {
       if (selfId === '') early.push(frame);
       else take(frame);
     });
+    this.socket = socket;
     socket.on('pong', () => this.alive());
     socket.on('close', (code) => {
       this.failPending(new ChannelError('network', `the OneBot connection closed (code ${code})`));
@@ -130,7 +132,8 @@ export class OneBotChannel implements Channel {
   }
 
   async send(replyTo: string, text: string): Promise<string> {
-    return this.sendSegments(replyTo, [{ type: 'text', data: { text } }]);
+    // QQ shows text as it is: Markdown is reduced to its words.
+    return this.sendSegments(replyTo, [{ type: 'text', data: { text: renderMarkdown(text, 'plain') } }]);
   }
 
   async edit(): Promise<void> {
@@ -145,7 +148,7 @@ export class OneBotChannel implements Channel {
     const type =
       file.kind === 'image' ? 'image' : file.kind === 'audio' ? 'record' : file.kind === 'video' ? 'video' : 'file';
     const segment = { type, data: { file: `base64://${bytes.toString('base64')}`, name: basename(file.path) } };
-    const caption = file.caption ? [{ type: 'text', data: { text: file.caption } }] : [];
+    const caption = file.caption ? [{ type: 'text', data: { text: renderMarkdown(file.caption, 'plain') } }] : [];
     return this.sendSegments(replyTo, type === 'file' ? [segment] : [segment, ...caption]).then(async (id) => {
       // A file segment carries no text: the caption follows it.
       if (type === 'file' && file.caption) await this.send(replyTo, file.caption);
@@ -174,10 +177,14 @@ export class OneBotChannel implements Channel {
     return String((answer.data as { message_id?: unknown } | undefined)?.message_id ?? '');
   }
 
-  /** Opens the socket with the access token; a refused token is `unauthorized`. */
-  private open(): Promise<WebSocket> {
+  /**
+   * Opens the socket with the access token; a refused token is `unauthorized`. `onFrame` listens from the start: an
+   * implementation sends its first events with the handshake, and they are read before an awaited open resumes.
+   */
+  private open(onFrame: (raw: WebSocket.RawData) => void): Promise<WebSocket> {
     const headers = this.options.accessToken ? { Authorization: `Bearer ${this.options.accessToken}` } : undefined;
     const socket = new WebSocket(this.options.wsUrl, { handshakeTimeout: 10_000, ...(headers ? { headers } : {}) });
+    socket.on('message', onFrame);
     return new Promise((resolve, reject) => {
       socket.once('open', () => {
         socket.removeAllListeners('error');

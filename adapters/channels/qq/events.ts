@@ -53,12 +53,22 @@ export function fromQqMessage(type: string, message: QqMessage): ChannelMessage 
       name: a.voice_wav_url ? 'voice.wav' : (a.filename ?? 'voice.silk'),
     }))
     .filter((a) => a.fileId !== '');
-  const pictures = (message.attachments ?? []).filter((a) => a.content_type?.startsWith('image/')).length;
-  const text = [message.content.replace(/<@!?\w+>/g, '').trim(), ...Array.from({ length: pictures }, () => '[image]')]
-    .filter(Boolean)
-    .join(' ');
-  if (text === '' && audio.length === 0) return undefined;
-  const base = { messageId: message.id, text, ...(audio.length > 0 ? { audio } : {}) };
+  const media = (message.attachments ?? [])
+    .filter((a) => a.content_type?.startsWith('image/') && a.url)
+    .map((a) => ({
+      kind: 'image' as const,
+      fileId: https(a.url) ?? '',
+      mime: a.content_type ?? 'image/jpeg',
+      name: a.filename ?? 'image.jpg',
+    }));
+  const text = message.content.replace(/<@!?\w+>/g, '').trim();
+  if (text === '' && audio.length === 0 && media.length === 0) return undefined;
+  const base = {
+    messageId: message.id,
+    text,
+    ...(audio.length > 0 ? { audio } : {}),
+    ...(media.length > 0 ? { media } : {}),
+  };
   switch (type) {
     case 'C2C_MESSAGE_CREATE': {
       const user = message.author.user_openid ?? message.author.id;

@@ -10,6 +10,7 @@ import {
   type ChannelHooks,
   type OutboundFile,
 } from '../channel.js';
+import { renderMarkdown } from '../markdown.js';
 import { fromQqMessage, QQ_INTENTS, qqFrameSchema, qqMessageSchema } from './events.js';
 import { QqApi, type QqApiOptions } from './qq-api.js';
 
@@ -63,6 +64,8 @@ export class QqChannel implements Channel {
     this.capabilities = {
       commands: CHAT_COMMANDS,
       streaming: false,
+      // QQ can only recall a message: a placeholder stays and the reply follows it.
+      edits: false,
       maxMessageLength: options.maxMessageLength,
       reportsWrites: true,
     };
@@ -150,7 +153,7 @@ export class QqChannel implements Channel {
   async send(replyTo: string, text: string): Promise<string> {
     const body = this.options.sendMarkdown
       ? { msg_type: 2, markdown: { content: text } }
-      : { msg_type: 0, content: text };
+      : { msg_type: 0, content: renderMarkdown(text, 'plain') };
     return this.post(replyTo, body);
   }
 
@@ -172,7 +175,8 @@ export class QqChannel implements Channel {
       file_name: basename(file.path),
       srv_send_msg: false,
     });
-    return this.post(replyTo, { msg_type: 7, content: file.caption ?? ' ', media: { file_info: uploaded.file_info } });
+    const content = file.caption ? renderMarkdown(file.caption, 'plain') : ' ';
+    return this.post(replyTo, { msg_type: 7, content, media: { file_info: uploaded.file_info } });
   }
 
   /** "Typing…" in private chats (an input notice tied to the user's message). */

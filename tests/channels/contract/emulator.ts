@@ -73,6 +73,8 @@ export type ContractFeature =
   | 'media'
   | 'voice'
   | 'upload'
+  /** A file goes out with no text of its own: the kit then takes the caption from the message that follows it. */
+  | 'file_captions'
   | 'formatting'
   | 'format_fallback'
   | 'edits'

@@ -35,6 +35,9 @@ export class DingTalkEmulator {
   private readonly sessions = new Map<string, string>();
   private readonly files = new Map<string, Buffer>();
   private opened = 0;
+  private waiting: Array<() => void> = [];
+  private refusing = false;
+  private hold: { answers: Array<() => void>; on: boolean } | undefined;
   /** Webhook sessions expire at once from now on (replies must go through the OpenAPI). */
   expireWebhooks = false;
 
@@ -63,6 +66,7 @@ export class DingTalkEmulator {
   user(nick = 'colleague'): {
     staffId: string;
     say(text: string): Record<string, unknown>;
+    sendImage(bytes: Buffer): Record<string, unknown>;
     sendVoice(bytes: Buffer): Record<string, unknown>;
     sent(): DingTalkSent[];
   } {
@@ -78,6 +82,12 @@ export class DingTalkEmulator {
     return {
       staffId,
       say: (text) => this.deliver({ ...base, msgtype: 'text', text: { content: text } }),
+      sendImage: (bytes) => {
+        const code = `pic${hex(8)}`;
+        this.files.set(code, bytes);
+        const content = { downloadCode: code, pictureDownloadCode: code };
+        return this.deliver({ ...base, msgtype: 'picture', content });
+      },
       sendVoice: (bytes) => {
         const code = `dl${hex(8)}`;
         this.files.set(code, bytes);
@@ -109,6 +119,33 @@ export class DingTalkEmulator {
   /** Delivers a message again (as Stream mode does when its acknowledgement was lost). */
   redeliver(data: Record<string, unknown>): void {
     this.push(data);
+  }
+
+  /** Resolves once a stream connection is open: DingTalk pushes only to a connected client. */
+  async online(): Promise<void> {
+    if (this.sockets.size > 0) return;
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Drops every stream connection and refuses to open new ones for `ms`. */
+  async outage(ms: number): Promise<void> {
+    this.refusing = true;
+    this.drop();
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    this.refusing = false;
+  }
+
+  /** Replies are taken but their answers kept back until `release()`. */
+  holdSendAnswers(): { held(): number; release(): void } {
+    const hold = { answers: [] as Array<() => void>, on: true };
+    this.hold = hold;
+    return {
+      held: () => hold.answers.length,
+      release: () => {
+        hold.on = false;
+        for (const answer of hold.answers.splice(0)) answer();
+      },
+    };
   }
 
   /** Closes every stream connection, as DingTalk does when it moves a connection. */
@@ -161,6 +198,7 @@ export class DingTalkEmulator {
   private accept(socket: WebSocket): void {
     this.opened++;
     this.sockets.add(socket);
+    for (const resolve of this.waiting.splice(0)) resolve();
     socket.on('close', () => this.sockets.delete(socket));
     socket.on('message', (raw) => {
       const frame = JSON.parse(raw.toString()) as { code?: number; headers?: { messageId?: string } };
@@ -201,6 +239,7 @@ export class DingTalkEmulator {
         return json(200, { accessToken: token, expireIn: 7200 });
       }
       case 'POST /v1.0/gateway/connections/open': {
+        if (this.refusing) return json(503, { code: 'ServiceUnavailable', message: 'try again later' });
         if (body.clientId !== this.clientId || body.clientSecret !== this.clientSecret)
           return json(401, { code: 'InvalidAuthentication', message: 'clientId or clientSecret is invalid' });
         const ticket = hex(12);
@@ -212,7 +251,9 @@ export class DingTalkEmulator {
         if (!conversation) return json(200, { errcode: 300001, errmsg: 'session 不存在' });
         const { title, text } = markdown(body.markdown as Record<string, unknown>);
         this.sent.push({ via: 'webhook', to: conversation, title, text, at: Date.now() });
-        return json(200, { errcode: 0, errmsg: 'ok' });
+        const answer = (): void => json(200, { errcode: 0, errmsg: 'ok' });
+        if (this.hold?.on) return void this.hold.answers.push(answer);
+        return answer();
       }
       case 'POST /v1.0/robot/oToMessages/batchSend':
       case 'POST /v1.0/robot/groupMessages/send': {

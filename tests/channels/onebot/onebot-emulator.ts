@@ -30,11 +30,13 @@ export class OneBotEmulator {
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly sockets = new Set<WebSocket>();
   private readonly files = new Map<string, Buffer>();
+  private readonly posted = new Map<number, Record<string, unknown>>();
   private refusing = false;
   private connected = 0;
   private nextMessage = 5_000;
   private nextUser = 20_000;
   private failures: Array<{ retcode: number; wording: string }> = [];
+  private waiting: Array<() => void> = [];
   private hold: { answers: Array<() => void>; on: boolean } | undefined;
 
   static async start(): Promise<OneBotEmulator> {
@@ -67,16 +69,37 @@ export class OneBotEmulator {
     return this.connected;
   }
 
+  /** Resolves once a bot is connected: what is posted before would reach no one, as with a real implementation. */
+  async online(): Promise<void> {
+    if (this.sockets.size > 0) return;
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
   /** A new QQ user, with helpers to talk to the bot privately. */
   user(nickname = 'user'): {
     id: number;
     say(text: string): Said;
+    sendImage(bytes: Buffer, caption: string): Said;
     sendVoice(bytes: Buffer): Said;
     sent(): BotMessage[];
   } {
     const id = this.nextUser++;
     return {
       id,
+      sendImage: (bytes, caption) => {
+        const path = `/files/${randomBytes(6).toString('hex')}.png`;
+        this.files.set(path, bytes);
+        const image = { type: 'image', data: { file: path.slice(7), url: `http://127.0.0.1:${this.port}${path}` } };
+        const text = caption ? [{ type: 'text', data: { text: caption } }] : [];
+        return this.post({
+          message_type: 'private',
+          sub_type: 'friend',
+          user_id: id,
+          message: [image, ...text],
+          raw_message: caption,
+          sender: { user_id: id, nickname },
+        });
+      },
       say: (text) =>
         this.post({
           message_type: 'private',
@@ -125,6 +148,13 @@ export class OneBotEmulator {
     for (let i = 0; i < count; i++) this.failures.push({ retcode, wording });
   }
 
+  /** Posts a message event again, as an implementation does that replays what it buffered after a reconnect. */
+  repost(said: Said): void {
+    const event = this.posted.get(said.id);
+    if (!event) throw new Error(`no message ${said.id} was posted`);
+    for (const socket of this.sockets) socket.send(JSON.stringify(event));
+  }
+
   /** Drops every connection and refuses new ones for `ms`. */
   async outage(ms: number): Promise<void> {
     this.refusing = true;
@@ -162,6 +192,7 @@ export class OneBotEmulator {
       font: 0,
       ...fields,
     };
+    this.posted.set(id, event);
     for (const socket of this.sockets) socket.send(JSON.stringify(event));
     return { id };
   }
@@ -169,6 +200,7 @@ export class OneBotEmulator {
   private accept(socket: WebSocket): void {
     this.connected++;
     this.sockets.add(socket);
+    for (const resolve of this.waiting.splice(0)) resolve();
     socket.on('close', () => this.sockets.delete(socket));
     socket.send(
       JSON.stringify({

@@ -31,6 +31,13 @@ export class QqEmulator {
   private readonly sessions = new Set<WebSocket>();
   private readonly tokens = new Set<string>();
   private readonly files = new Map<string, Buffer>();
+  /** Each dispatched message frame by its message id, for a redelivery. */
+  private readonly frames = new Map<string, Record<string, unknown>>();
+  /** Uploaded files by the `file_info` handed back for them. */
+  private readonly infos = new Map<string, { name: string; bytes: Buffer }>();
+  private waiting: Array<() => void> = [];
+  private refusing = false;
+  private hold: { answers: Array<() => void>; on: boolean } | undefined;
   private seq = 0;
   private nextId = 1;
   private connected = 0;
@@ -39,6 +46,7 @@ export class QqEmulator {
     const emulator = new QqEmulator();
     emulator.server = createServer((req, res) => void emulator.handle(req, res));
     emulator.server.on('upgrade', (req, socket, head) => {
+      if (emulator.refusing) return socket.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
       if (req.url !== '/websocket') return socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
       emulator.wss.handleUpgrade(req, socket, head, (ws) => emulator.accept(ws));
     });
@@ -56,10 +64,28 @@ export class QqEmulator {
   }
 
   /** A user in a private chat with the bot. */
-  user(): { openid: string; say(text: string): string; sendVoice(bytes: Buffer): string; sent(): QqSent[] } {
+  user(): {
+    openid: string;
+    say(text: string): string;
+    sendImage(bytes: Buffer, caption: string): string;
+    sendVoice(bytes: Buffer): string;
+    sent(): QqSent[];
+    typing(): number;
+  } {
     const openid = hex(16);
     return {
       openid,
+      sendImage: (bytes, caption) => {
+        const path = `/files/${hex(6)}.png`;
+        this.files.set(path, bytes);
+        const attachment = { content_type: 'image/png', filename: 'picture.png', url: `${this.url}${path}` };
+        return this.dispatch('C2C_MESSAGE_CREATE', {
+          author: { id: openid, user_openid: openid },
+          content: caption,
+          attachments: [attachment],
+        });
+      },
+      typing: () => this.posted.filter((m) => m.target === `c2c:${openid}` && m.body.msg_type === 6).length,
       say: (text) =>
         this.dispatch('C2C_MESSAGE_CREATE', { author: { id: openid, user_openid: openid }, content: text }),
       sendVoice: (bytes) => {
@@ -105,6 +131,45 @@ export class QqEmulator {
     return this.sent.filter((m) => m.target === target);
   }
 
+  /** What the bot uploaded with a media message (`media.file_info`). */
+  uploaded(fileInfo: string): { name: string; bytes: Buffer } | undefined {
+    return this.infos.get(fileInfo);
+  }
+
+  /** Resolves once a bot session is READY: QQ dispatches only to a connected session. */
+  async online(): Promise<void> {
+    if (this.sessions.size > 0) return;
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Dispatches a message again, as the gateway does when it resends what a session may have missed. */
+  redispatch(id: string): void {
+    const frame = this.frames.get(id);
+    if (!frame) throw new Error(`no message ${id} was dispatched`);
+    for (const socket of this.sessions) socket.send(JSON.stringify(frame));
+  }
+
+  /** Drops every session and refuses new ones for `ms`. */
+  async outage(ms: number): Promise<void> {
+    this.refusing = true;
+    for (const socket of this.sessions) socket.terminate();
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    this.refusing = false;
+  }
+
+  /** Messages are taken but their answers kept back until `release()`. */
+  holdSendAnswers(): { held(): number; release(): void } {
+    const hold = { answers: [] as Array<() => void>, on: true };
+    this.hold = hold;
+    return {
+      held: () => hold.answers.length,
+      release: () => {
+        hold.on = false;
+        for (const answer of hold.answers.splice(0)) answer();
+      },
+    };
+  }
+
   /** Closes every gateway session as the platform does when it restarts (code 4009: session timed out). */
   dropSessions(): void {
     for (const socket of this.sessions) socket.close(4009, 'session timed out');
@@ -125,6 +190,7 @@ export class QqEmulator {
       id: `${type}:${hex(8)}`,
       d: { id, timestamp: new Date().toISOString(), ...fields },
     };
+    this.frames.set(id, frame);
     for (const socket of this.sessions) socket.send(JSON.stringify(frame));
     return id;
   }
@@ -140,6 +206,7 @@ export class QqEmulator {
       this.connected++;
       this.sessions.add(socket);
       socket.on('close', () => this.sessions.delete(socket));
+      for (const resolve of this.waiting.splice(0)) resolve();
       socket.send(
         JSON.stringify({
           op: 0,
@@ -185,13 +252,18 @@ export class QqEmulator {
       const where = `${kind}:${decodeURIComponent(target[3] ?? '')}`;
       if (target[4] === 'files') {
         this.uploads.push({ target: where, body });
-        return json(200, { file_uuid: hex(8), file_info: `fileinfo-${hex(6)}`, ttl: 3600 });
+        const info = `fileinfo-${hex(6)}`;
+        const bytes = Buffer.from(String(body.file_data ?? ''), 'base64');
+        this.infos.set(info, { name: String(body.file_name ?? ''), bytes });
+        return json(200, { file_uuid: hex(8), file_info: info, ttl: 3600 });
       }
       const id = `BOTMSG${this.nextId++}`;
       this.posted.push({ id, target: where, body, at: Date.now() });
       if (body.msg_type === 6) return json(200, {});
       this.sent.push({ id, target: where, body, at: Date.now() });
-      return json(200, { id, timestamp: new Date().toISOString() });
+      const answer = (): void => json(200, { id, timestamp: new Date().toISOString() });
+      if (this.hold?.on) return void this.hold.answers.push(answer);
+      return answer();
     }
     json(404, { code: 404, message: `no route ${req.method} ${path}` });
   }
