@@ -72,6 +72,7 @@ export function chatCompletionsBody(request: ChatRequest, native?: NativeSearch)
   if (wireTools.length > 0) body.tools = wireTools;
   body.messages = wireMessages([...system, ...request.messages]);
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
   if (search?.kind === 'fields') Object.assign(body, search.fields);
   return JSON.stringify({ ...body, ...request.extraBody });

@@ -65,7 +65,10 @@ export function generateContentBody(request: ChatRequest, native?: NativeSearch)
   if (search?.kind === 'tool') wireTools.push(search.tool);
   if (wireTools.length > 0) body.tools = wireTools;
   body.contents = contents(request.messages);
-  if (request.maxTokens !== undefined) body.generationConfig = { maxOutputTokens: request.maxTokens };
+  const generation: Record<string, unknown> = {};
+  if (request.temperature !== undefined) generation.temperature = request.temperature;
+  if (request.maxTokens !== undefined) generation.maxOutputTokens = request.maxTokens;
+  if (Object.keys(generation).length > 0) body.generationConfig = generation;
   return { ...body, ...request.extraBody };
 }
 

@@ -97,6 +97,7 @@ export function messagesBody(request: ChatRequest, native?: NativeSearch): Recor
   if (wireTools.length > 0) body.tools = wireTools;
   if (systemParts.length > 0) body.system = [{ type: 'text', text: systemParts.join('\n\n'), cache_control: EPHEMERAL }];
   body.messages = withBreakpoints(wireMessages(request.messages));
+  if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.stream) body.stream = true;
   return { ...body, ...request.extraBody };
 }

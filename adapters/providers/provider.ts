@@ -24,6 +24,8 @@ export interface ChatRequest {
   extraBody?: Record<string, unknown>;
   headers?: Record<string, string>;
   maxTokens?: number;
+  /** Sampling temperature (`agents.defaults.temperature`); unset leaves the vendor's default. */
+  temperature?: number;
   /** The turn may search the web (`web_search` is offered and `tools.web.prefer_native` is on): the endpoint's own search replaces `web_search` where it has one. */
   nativeSearch?: boolean;
 }

@@ -1,0 +1,80 @@
+// The peer runtime's model settings in `agents.defaults` reach the vendor's wire, from a config file's values.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { EventDraft } from '../../bus/index.js';
+import { ReloadableRouter } from '../../actors/wiring/reloadable-router.js';
+import { validateConfig, type Config } from '../../store/config/index.js';
+import { completion } from '../support/vendor-chat-completions.js';
+import { generated } from '../support/vendor-generate-content.js';
+import { message } from '../support/vendor-messages.js';
+import { bodyOf, json, startVendorServer, type VendorServer } from '../support/vendor-server.js';
+
+const test = suite('peer model settings');
+let vendor: VendorServer;
+test.before(async () => {
+  vendor = await startVendorServer();
+});
+test.after(async () => {
+  await vendor.close();
+});
+test.before.each(() => vendor.reset());
+
+const hello = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [] };
+
+function configOf(defaults: Record<string, unknown>): { config: Config; warnings: string[] } {
+  const result = validateConfig({
+    version: 2,
+    agents: { defaults: { model: 'gpt', ...defaults } },
+    model_list: [
+      { model_name: 'gpt', provider: 'openai', model: 'gpt-x', api_base: `${vendor.url}/v1`, api_keys: ['sk-a'] },
+      { model_name: 'claude', provider: 'anthropic', model: 'claude-x', api_base: `${vendor.url}/v1`, api_keys: ['sk-b'] },
+      { model_name: 'gemini', provider: 'gemini', model: 'gemini-x', api_base: `${vendor.url}/v1beta`, api_keys: ['sk-c'] },
+    ],
+  });
+  if (!result.ok) throw new Error(result.problems.join('\n'));
+  return { config: result.config, warnings: result.warnings };
+}
+
+test('temperature and max_tokens are in every family\'s request body, under the vendor\'s own names', async () => {
+  const { config, warnings } = configOf({ temperature: 0.3, max_tokens: 777 });
+  assert.equal(warnings.filter((w) => /temperature|max_tokens/.test(w)), []);
+  const router = new ReloadableRouter(config, {});
+  vendor.reply(completion({ content: 'a' }), message([{ type: 'text', text: 'b' }]), generated([{ text: 'c' }]));
+  await router.chat('gpt', hello);
+  await router.chat('claude', hello);
+  await router.chat('gemini', hello);
+  const [chat, messages, generate] = vendor.requests.map((r) => bodyOf(r) as Record<string, unknown>);
+  assert.equal([chat!.temperature, chat!.max_tokens], [0.3, 777]);
+  assert.equal([messages!.temperature, messages!.max_tokens], [0.3, 777]);
+  assert.equal(generate!.generationConfig, { temperature: 0.3, maxOutputTokens: 777 });
+});
+
+test('without them the bodies carry no temperature, and max_tokens only where the vendor requires it', async () => {
+  const router = new ReloadableRouter(configOf({}).config, {});
+  vendor.reply(completion({ content: 'a' }), message([{ type: 'text', text: 'b' }]), generated([{ text: 'c' }]));
+  await router.chat('gpt', hello);
+  await router.chat('claude', hello);
+  await router.chat('gemini', hello);
+  const [chat, messages, generate] = vendor.requests.map((r) => bodyOf(r) as Record<string, unknown>);
+  assert.equal([chat!.temperature, chat!.max_tokens], [undefined, undefined]);
+  assert.equal([messages!.temperature, messages!.max_tokens], [undefined, 4096]);
+  assert.is(generate!.generationConfig, undefined);
+});
+
+test('max_llm_retries and llm_retry_backoff_secs drive the retries of a failing vendor', async () => {
+  const { config, warnings } = configOf({ max_llm_retries: 1, llm_retry_backoff_secs: 1 });
+  assert.equal(warnings.filter((w) => /retr/.test(w)), []);
+  const events: EventDraft[] = [];
+  const router = new ReloadableRouter(config, { report: (draft) => void events.push(draft) });
+  const down = json({ error: { message: 'overloaded', type: 'server_error' } }, 503);
+  vendor.reply(down, down, down, down);
+  const started = Date.now();
+  const error = await router.chat('gpt', hello).then(() => undefined, (e: unknown) => e);
+  const elapsed = Date.now() - started;
+  assert.ok(error instanceof Error);
+  assert.is(vendor.requests.length, 2);
+  assert.equal(events.filter((e) => e.type === 'provider.retried').map((e) => (e.data as { delay_ms: number }).delay_ms), [1000]);
+  assert.ok(elapsed >= 1000, `waited ${elapsed} ms`);
+});
+
+test.run();
