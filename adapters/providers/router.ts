@@ -195,7 +195,8 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
     });
     const response = await client.chat(
       Object.assign({}, request, { model: entry.model, stream, extraBody: entry.extraBody, headers: entry.headers,
-        temperature: request.temperature ?? options.temperature, maxTokens: request.maxTokens ?? options.maxTokens }),
+        temperature: request.temperature ?? options.temperature, maxTokens: request.maxTokens ?? options.maxTokens,
+        thinkingLevel: entry.thinkingLevel }),
       { signal: budget.signal, onChunk: (chunk) => filter.push(chunk), ...(call.firstByteTimeoutMs !== undefined ? { firstByteTimeoutMs: call.firstByteTimeoutMs } : {}) },
     );
     filter.flush();

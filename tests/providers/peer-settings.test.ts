@@ -21,14 +21,14 @@ test.before.each(() => vendor.reset());
 
 const hello = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [] };
 
-function configOf(defaults: Record<string, unknown>): { config: Config; warnings: string[] } {
+function configOf(defaults: Record<string, unknown>, entry: Record<string, unknown> = {}): { config: Config; warnings: string[] } {
   const result = validateConfig({
     version: 2,
     agents: { defaults: { model: 'gpt', ...defaults } },
     model_list: [
-      { model_name: 'gpt', provider: 'openai', model: 'gpt-x', api_base: `${vendor.url}/v1`, api_keys: ['sk-a'] },
-      { model_name: 'claude', provider: 'anthropic', model: 'claude-x', api_base: `${vendor.url}/v1`, api_keys: ['sk-b'] },
-      { model_name: 'gemini', provider: 'gemini', model: 'gemini-x', api_base: `${vendor.url}/v1beta`, api_keys: ['sk-c'] },
+      { model_name: 'gpt', provider: 'openai', model: 'gpt-x', api_base: `${vendor.url}/v1`, api_keys: ['sk-a'], ...entry },
+      { model_name: 'claude', provider: 'anthropic', model: 'claude-x', api_base: `${vendor.url}/v1`, api_keys: ['sk-b'], ...entry },
+      { model_name: 'gemini', provider: 'gemini', model: 'gemini-x', api_base: `${vendor.url}/v1beta`, api_keys: ['sk-c'], ...entry },
     ],
   });
   if (!result.ok) throw new Error(result.problems.join('\n'));
@@ -76,5 +76,31 @@ test('max_llm_retries and llm_retry_backoff_secs drive the retries of a failing 
   assert.equal(events.filter((e) => e.type === 'provider.retried').map((e) => (e.data as { delay_ms: number }).delay_ms), [1000]);
   assert.ok(elapsed >= 1000, `waited ${elapsed} ms`);
 });
+
+async function bodiesWith(defaults: Record<string, unknown>, entry: Record<string, unknown>): Promise<Array<Record<string, unknown>>> {
+  const { config, warnings } = configOf(defaults, entry);
+  assert.equal(warnings, []);
+  const router = new ReloadableRouter(config, {});
+  vendor.reset();
+  vendor.reply(completion({ content: 'a' }), message([{ type: 'text', text: 'b' }]), generated([{ text: 'c' }]));
+  for (const name of ['gpt', 'claude', 'gemini']) await router.chat(name, hello);
+  return vendor.requests.map((r) => bodyOf(r) as Record<string, unknown>);
+}
+
+test('thinking_level medium is each family\'s reasoning field, and messages-style drops its temperature', async () => {
+  const [chat, messages, generate] = await bodiesWith({ temperature: 0.5, max_tokens: 20_000 }, { thinking_level: 'medium' });
+  assert.equal([chat!.reasoning_effort, chat!.temperature], ['medium', 0.5]);
+  assert.equal([messages!.thinking, messages!.temperature], [{ type: 'enabled', budget_tokens: 10_000 }, undefined]);
+  assert.equal(generate!.generationConfig, { temperature: 0.5, maxOutputTokens: 20_000, thinkingConfig: { thinkingBudget: 10_000 } });
+});
+
+test('thinking_level high keeps the thinking budget below max_tokens; off turns the generate-content budget to 0',
+  async () => {
+    const [, messages] = await bodiesWith({}, { thinking_level: 'high' });
+    assert.equal([messages!.max_tokens, messages!.thinking], [4096, { type: 'enabled', budget_tokens: 4095 }]);
+    const [chat, offMessages, generate] = await bodiesWith({}, { thinking_level: 'off' });
+    assert.equal([chat!.reasoning_effort, offMessages!.thinking], [undefined, undefined]);
+    assert.equal(generate!.generationConfig, { thinkingConfig: { thinkingBudget: 0 } });
+  });
 
 test.run();
