@@ -19,6 +19,7 @@ export function modelEntries(config: Config): ModelEntry[] {
     proxy: entry.proxy,
     request_timeout: entry.request_timeout,
     max_response_bytes: entry.max_response_bytes,
+    thinking_level: entry.thinking_level,
   }));
 }
 

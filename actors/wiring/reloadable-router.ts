@@ -19,10 +19,22 @@ export class ReloadableRouter implements ModelRouter {
   }
 
   private routerFor(config: Config): ModelRouter {
-    return createModelRouter(modelEntries(config), { budgetMs: config.agents.defaults.model_budget_seconds * 1000, ...this.options });
+    return createModelRouter(modelEntries(config), { ...routerSettings(config), ...this.options });
   }
 
   chat: ModelRouter['chat'] = (modelName, request, options) => this.current.chat(modelName, request, options);
 
   describe: ModelRouter['describe'] = () => this.current.describe();
+}
+
+/** What `agents.defaults` says about every model call: its time budget, sampling, answer length and retries. */
+export function routerSettings(config: Config): ModelRouterOptions {
+  const defaults = config.agents.defaults;
+  return {
+    budgetMs: defaults.model_budget_seconds * 1000,
+    ...(defaults.temperature !== undefined ? { temperature: defaults.temperature } : {}),
+    ...(defaults.max_tokens !== undefined ? { maxTokens: defaults.max_tokens } : {}),
+    ...(defaults.max_llm_retries !== undefined ? { maxAttempts: defaults.max_llm_retries + 1 } : {}),
+    ...(defaults.llm_retry_backoff_secs !== undefined ? { baseDelayMs: defaults.llm_retry_backoff_secs * 1000 } : {}),
+  };
 }

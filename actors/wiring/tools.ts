@@ -53,6 +53,7 @@ export function toolsOptions(config: Config, workspace: string, home: string, en
       ...(send ? { send } : {}),
     },
     cron: cronToolOptions(config),
+    disabled: disabledTools(tools),
     search: searchOptions(tools.web),
     filter: {
       enabled: tools.filter_sensitive_data,
@@ -92,4 +93,9 @@ export function searchOptions(web: WebConfig): NonNullable<ToolsOptions['search'
       glm_search: { ...keyed(web.glm_search), searchEngine: web.glm_search.search_engine },
     },
   };
+}
+
+/** Every `tools.<tool>` block switched off (the peer writes one per tool: `write_file`, `list_dir`, `web_fetch`…). */
+function disabledTools(tools: Config['tools']): string[] {
+  return Object.entries(tools).filter(([, block]) => (block as { enabled?: unknown }).enabled === false).map(([name]) => name);
 }

@@ -63,6 +63,12 @@ function wireMessages(messages: ChatMessage[]): Array<Record<string, unknown>> {
  * matching; the provider's own search (a tool after ours, or its fields after the stream fields); then `extra_body`'s
  * fields, which may replace any of ours in place (`tools` too).
  */
+/** `reasoning_effort` for a thinking level: the vendor's own words; `off` and `adaptive` send none (its default). */
+function reasoningEffort(level: ChatRequest['thinkingLevel']): string | undefined {
+  if (level === 'low' || level === 'medium' || level === 'high') return level;
+  return level === 'xhigh' ? 'high' : undefined;
+}
+
 export function chatCompletionsBody(request: ChatRequest, native?: NativeSearch): string {
   const { tools, search } = searchPlan(native, request);
   const system: ChatMessage[] = request.system ? [{ role: 'system', content: request.system }] : [];
@@ -72,6 +78,9 @@ export function chatCompletionsBody(request: ChatRequest, native?: NativeSearch)
   if (wireTools.length > 0) body.tools = wireTools;
   body.messages = wireMessages([...system, ...request.messages]);
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  const effort = reasoningEffort(request.thinkingLevel);
+  if (effort) body.reasoning_effort = effort;
   if (request.stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
   if (search?.kind === 'fields') Object.assign(body, search.fields);
   return JSON.stringify({ ...body, ...request.extraBody });

@@ -5,7 +5,7 @@ import { isRecord } from './arguments.js';
 import { classifyFailure } from './classify.js';
 import { generateResponseSchema, type GenerateResponse } from './generate-content-wire.js';
 import { parseJson, postJson, postSse } from './http.js';
-import { callOf, type CallOptions, type ChatRequest, type EndpointConfig, type ProviderClient } from './provider.js';
+import { callOf, THINKING_BUDGETS, type CallOptions, type ChatRequest, type EndpointConfig, type ProviderClient } from './provider.js';
 import { searchPlan, type NativeSearch } from './native-search.js';
 import { headersFor, parseWire, streamEndedEarly } from './wire.js';
 
@@ -65,7 +65,13 @@ export function generateContentBody(request: ChatRequest, native?: NativeSearch)
   if (search?.kind === 'tool') wireTools.push(search.tool);
   if (wireTools.length > 0) body.tools = wireTools;
   body.contents = contents(request.messages);
-  if (request.maxTokens !== undefined) body.generationConfig = { maxOutputTokens: request.maxTokens };
+  const generation: Record<string, unknown> = {};
+  if (request.temperature !== undefined) generation.temperature = request.temperature;
+  if (request.maxTokens !== undefined) generation.maxOutputTokens = request.maxTokens;
+  const level = request.thinkingLevel;
+  // The vendor's budget: 0 is no thinking, -1 lets the model decide.
+  if (level) generation.thinkingConfig = { thinkingBudget: level === 'off' ? 0 : THINKING_BUDGETS[level] ?? -1 };
+  if (Object.keys(generation).length > 0) body.generationConfig = generation;
   return { ...body, ...request.extraBody };
 }
 

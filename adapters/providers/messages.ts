@@ -5,7 +5,7 @@ import { isRecord, parseArguments } from './arguments.js';
 import { classifyFailure } from './classify.js';
 import { parseJson, postJson, postSse } from './http.js';
 import { messageSchema, messagesStreamEventSchema, type MessagesStreamEvent, type WireBlock } from './messages-wire.js';
-import { callOf, type CallOptions, type ChatRequest, type EndpointConfig, type ProviderClient } from './provider.js';
+import { callOf, THINKING_BUDGETS, type CallOptions, type ChatRequest, type EndpointConfig, type ProviderClient } from './provider.js';
 import { searchPlan, type NativeSearch } from './native-search.js';
 import { headersFor, parseWire, streamEndedEarly } from './wire.js';
 
@@ -85,6 +85,13 @@ function withBreakpoints(messages: WireMessage[]): WireMessage[] {
  * (`cache_control: {type: "ephemeral"}`) after our tools (they stay the same while the system prompt's time moves
  * on), after the system prompt, and two in the messages (`withBreakpoints`).
  */
+/** `thinking` for the entry's level: a budget below max_tokens (which the vendor requires), or adaptive. */
+function thinkingOf(request: ChatRequest, maxTokens: number): Record<string, unknown> | undefined {
+  if (request.thinkingLevel === 'adaptive') return { type: 'adaptive' };
+  const budget = request.thinkingLevel ? THINKING_BUDGETS[request.thinkingLevel] : undefined;
+  return budget === undefined ? undefined : { type: 'enabled', budget_tokens: Math.min(budget, maxTokens - 1) };
+}
+
 export function messagesBody(request: ChatRequest, native?: NativeSearch): Record<string, unknown> {
   const { tools, search } = searchPlan(native, request);
   const systemParts = [request.system, ...request.messages.filter((m) => m.role === 'system').map((m) => m.content)]
@@ -97,6 +104,10 @@ export function messagesBody(request: ChatRequest, native?: NativeSearch): Recor
   if (wireTools.length > 0) body.tools = wireTools;
   if (systemParts.length > 0) body.system = [{ type: 'text', text: systemParts.join('\n\n'), cache_control: EPHEMERAL }];
   body.messages = withBreakpoints(wireMessages(request.messages));
+  const thinking = thinkingOf(request, body.max_tokens as number);
+  if (thinking) body.thinking = thinking;
+  // With thinking on the vendor takes no temperature but its own.
+  else if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.stream) body.stream = true;
   return { ...body, ...request.extraBody };
 }

@@ -19,5 +19,7 @@ export const modelEntrySchema = z.object({
   request_timeout: z.number().int().positive().optional(),
   /** The largest answer accepted, in bytes. */
   max_response_bytes: z.number().int().positive().optional(),
+  /** How hard the model reasons before answering, in each family's own field. */
+  thinking_level: z.enum(['off', 'low', 'medium', 'high', 'xhigh', 'adaptive']).optional(),
 });
 export type ModelEntry = z.input<typeof modelEntrySchema>;

@@ -3,6 +3,12 @@ import type { Route } from '../http/client.js';
 import type { HttpCall } from './http.js';
 import type { NativeSearch } from './native-search.js';
 
+/** The peer runtime's reasoning levels; `adaptive` lets the model decide. */
+export type ThinkingLevel = 'off' | 'low' | 'medium' | 'high' | 'xhigh' | 'adaptive';
+
+/** Thinking tokens per level, the peer runtime's budgets (`off` and `adaptive` have none). */
+export const THINKING_BUDGETS: Partial<Record<ThinkingLevel, number>> = { low: 4096, medium: 10_000, high: 32_000, xhigh: 128_000 };
+
 export type ProtocolFamily = 'chat-completions' | 'messages' | 'generate-content';
 
 /** A tool as the model is told about it. */
@@ -24,6 +30,10 @@ export interface ChatRequest {
   extraBody?: Record<string, unknown>;
   headers?: Record<string, string>;
   maxTokens?: number;
+  /** Sampling temperature (`agents.defaults.temperature`); unset leaves the vendor's default. */
+  temperature?: number;
+  /** The entry's `thinking_level`: each family's reasoning field (effort, thinking budget or thinkingConfig). */
+  thinkingLevel?: ThinkingLevel;
   /** The turn may search the web (`web_search` is offered and `tools.web.prefer_native` is on): the endpoint's own search replaces `web_search` where it has one. */
   nativeSearch?: boolean;
 }

@@ -1,3 +1,4 @@
+import type { ThinkingLevel } from './provider.js';
 import type { Route } from '../http/client.js';
 import { knownProviders, providerCatalogue } from './catalogue.js';
 import { ProviderConfigError } from './errors.js';
@@ -19,6 +20,7 @@ export interface ResolvedEntry {
   enabled: boolean;
   stream: boolean;
   extraBody?: Record<string, unknown>;
+  thinkingLevel?: ThinkingLevel;
   headers?: Record<string, string>;
   /** The entry's proxy (or the environment's) and its answer size cap. */
   route: Route;
@@ -65,7 +67,7 @@ export function resolveModelEntry(input: ModelEntry): ResolvedEntry {
   return {
     modelName: entry.model_name, provider, family: known.family, apiBase, model, keys, needsKey: known.needsKey,
     keyHeader: known.keyHeader, enabled: entry.enabled !== false, stream: entry.streaming?.enabled === true,
-    extraBody: entry.extra_body, headers: entry.headers,
+    extraBody: entry.extra_body, headers: entry.headers, thinkingLevel: entry.thinking_level,
     route: { ...(entry.proxy ? { proxy: entry.proxy } : {}), maxAnswerBytes: entry.max_response_bytes ?? DEFAULT_MAX_RESPONSE_BYTES },
     firstByteTimeoutMs: entry.request_timeout !== undefined ? entry.request_timeout * 1000 : DEFAULT_FIRST_BYTE_TIMEOUT_MS,
     ...(native ? { nativeSearch: native } : {}),

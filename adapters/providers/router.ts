@@ -25,6 +25,9 @@ export interface ModelRouterOptions {
   budgetMs?: number;
   /** Where each pool's rotation is kept between processes; without it, in memory only. */
   rotation?: RotationStore;
+  /** Sent with every request that does not set its own (`agents.defaults.temperature` and `max_tokens`). */
+  temperature?: number;
+  maxTokens?: number;
 }
 
 export const DEFAULT_BUDGET_MS = 150_000;
@@ -191,7 +194,9 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
       call.onChunk?.(chunk);
     });
     const response = await client.chat(
-      Object.assign({}, request, { model: entry.model, stream, extraBody: entry.extraBody, headers: entry.headers }),
+      Object.assign({}, request, { model: entry.model, stream, extraBody: entry.extraBody, headers: entry.headers,
+        temperature: request.temperature ?? options.temperature, maxTokens: request.maxTokens ?? options.maxTokens,
+        thinkingLevel: entry.thinkingLevel }),
       { signal: budget.signal, onChunk: (chunk) => filter.push(chunk), ...(call.firstByteTimeoutMs !== undefined ? { firstByteTimeoutMs: call.firstByteTimeoutMs } : {}) },
     );
     filter.flush();

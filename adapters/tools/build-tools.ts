@@ -43,6 +43,8 @@ export interface ToolsOptions {
   filter?: Partial<FilterOptions>;
   messaging?: Partial<MessagingOptions>;
   cron?: CronToolOptions;
+  /** Tools not offered whoever registers them (`tools.<tool>.enabled: false`). */
+  disabled?: readonly string[];
 }
 
 /** Enumerated options are checked here too: the lead's config mapping may pass any string through. */
@@ -84,7 +86,7 @@ function registerMessaging(registry: ToolRegistry, sandbox: Sandbox, options: To
  */
 export function buildTools(options: ToolsOptions): ToolRegistry {
   const sandbox = new Sandbox(options.sandbox);
-  const registry = new ToolRegistry({ ...DEFAULT_FILTER, ...options.filter }, sandbox.workspace);
+  const registry = new ToolRegistry({ ...DEFAULT_FILTER, ...options.filter }, sandbox.workspace, undefined, new Set(options.disabled));
   registerFileTools(registry, sandbox, options);
   const exec = { ...DEFAULT_EXEC, ...options.exec };
   if (exec.enabled) registry.register(execTool(sandbox, exec));

@@ -25,6 +25,8 @@ export class ToolRegistry {
     private readonly filter: FilterOptions,
     private readonly workspace: string,
     private readonly specCache = new Map<string, ToolSpec>(),
+    /** Names switched off in the config (`tools.<tool>.enabled: false`): registering one does nothing. */
+    private readonly disabled: ReadonlySet<string> = new Set(),
   ) {}
 
   /**
@@ -32,12 +34,13 @@ export class ToolRegistry {
    * filter; the cached specs of the shared tools are reused.
    */
   overlay(extra: readonly Tool<unknown>[]): ToolRegistry {
-    const combined = new ToolRegistry(this.filter, this.workspace, this.specCache);
+    const combined = new ToolRegistry(this.filter, this.workspace, this.specCache, this.disabled);
     for (const tool of [...this.tools.values(), ...extra]) combined.tools.set(tool.name, tool);
     return combined;
   }
 
   register<P>(tool: Tool<P>): this {
+    if (this.disabled.has(tool.name)) return this;
     this.revision++;
     this.tools.set(tool.name, tool as Tool<unknown>);
     this.specCache.delete(tool.name);

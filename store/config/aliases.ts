@@ -23,6 +23,16 @@ export function applyAliases(raw: RawObject, warnings: string[]): void {
   foldRegistryList(raw, warnings);
   foldGithubSkills(raw, warnings);
   foldIsolation(raw, warnings);
+  foldWebFetch(raw);
+}
+
+/** The peer runtime's `tools.web_fetch` block is `tools.web.fetch` here (which wins when both are set). */
+function foldWebFetch(raw: RawObject): void {
+  const tools = isRecord(raw.tools) ? raw.tools : undefined;
+  if (!tools || !isRecord(tools.web_fetch)) return;
+  const fetch = objectAt(raw, ['tools', 'web', 'fetch']);
+  for (const [key, value] of Object.entries(tools.web_fetch)) fetch[key] ??= value;
+  delete tools.web_fetch;
 }
 
 /** The peer runtime's top-level `isolation` block is `tools.exec.isolation` here (which wins when both are set). */

@@ -32,8 +32,9 @@ test('a peer-runtime config loads: aliases map, unknown keys become warnings', (
   assert.equal(config.hooks.defaults, { observer_timeout_ms: 500, interceptor_timeout_ms: 3000, approval_timeout_ms: 60000 });
   // The peer's media cleanup block is Tern's too.
   assert.equal(config.tools.media_cleanup, { enabled: true, max_age_minutes: 10080, interval_minutes: 30 });
+  // The peer's max_tokens has its meaning: the longest answer asked of the model.
+  assert.is(config.agents.defaults.max_tokens, 8192);
   assert.equal(warnings, [
-    'unknown key agents.defaults.max_tokens (ignored)',
     'unknown key model_list[0].rpm (ignored)',
     'unknown key hooks.builtins (ignored)',
     'unknown key devices (ignored)',

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { bool, int, limitDollars, list, nonEmptyText, sessionDimensions, text, textList } from './fields.js';
+import { bool, int, limitDollars, list, nonEmptyText, sessionDimensions, temperature, text, textList } from './fields.js';
 import { optional, shared, withDefault } from './shared.js';
 import { turnProfileSchema } from './turn-profile.js';
 
@@ -64,6 +64,14 @@ export const agentDefaultsSchema = z.object({
   /** A `model_name` whose entry draws images for the `image_generate` tool (`images/generations`). */
   image_model: optional(text()),
   max_tool_iterations: withDefault(int(1, 1000), 20),
+  /** Sampling temperature sent with every model request; unset leaves the vendor's default. */
+  temperature: optional(temperature()),
+  /** The longest answer asked of the model, in tokens; unset: the vendor's default (4096 on messages-style APIs). */
+  max_tokens: optional(int(1, 1_000_000)),
+  /** Retries of a model request that failed with a 5xx, a 429 or a dropped connection (the peer runtime's name). */
+  max_llm_retries: optional(int(0, 20)),
+  /** Seconds before the first retry when every key is resting; each further retry waits twice as long. */
+  llm_retry_backoff_secs: optional(int(0, 600)),
   /** How long one model request may go on (retries and fail-over included) before the turn reports the model unreachable. */
   model_budget_seconds: withDefault(int(1, 3600), 150),
   turn_profile: optional(turnProfileSchema),

@@ -39,6 +39,14 @@ export const dollars = shared(() =>
   ),
 );
 
+/** A sampling temperature: a number from 0 to 2 (the widest range vendors take). */
+export const temperature = shared(() =>
+  z.number({ error: wrong('a number', 'numbers from 0 to 2') }).check(
+    z.gte(0, { error: (issue) => `${show(issue.input)} is too small (allowed: numbers from 0 to 2)` }),
+    z.lte(2, { error: (issue) => `${show(issue.input)} is too large (allowed: numbers from 0 to 2)` }),
+  ),
+);
+
 /** A spending limit in US dollars: above 0 (a limit of nothing is no limit; leave it out). */
 export const limitDollars = shared(() =>
   z.number({ error: wrong('a number', 'US dollars above 0') }).check(

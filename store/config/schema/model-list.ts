@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { bool, dollars, int, list, nonEmptyText, proxyUrl, secretList, text } from './fields.js';
+import { bool, dollars, int, list, nonEmptyText, oneOf, proxyUrl, secretList, text } from './fields.js';
 import { optional, withDefault } from './shared.js';
 
 /** US dollars per million tokens; `cached_input` is what a prompt-cache hit costs (the input price when unset). */
@@ -32,6 +32,8 @@ export const modelEntrySchema = z.object({
   request_timeout: optional(int(1, 3600)),
   /** The largest answer accepted, in bytes (default 16 MB); a larger one fails the call. */
   max_response_bytes: optional(int(1024)),
+  /** How hard the model reasons (the peer runtime's levels): each family's reasoning field; unset sends none. */
+  thinking_level: optional(oneOf(['off', 'low', 'medium', 'high', 'xhigh', 'adaptive'])),
 });
 
 export const modelListSchema = withDefault(list(modelEntrySchema), []);

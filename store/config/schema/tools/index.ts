@@ -8,8 +8,6 @@ import { webSchema } from './web.js';
 
 /** Built once: the blocks that only switch a tool on or off (or have it approved first) share it. */
 const onByDefault = z.prefault(z.object({ enabled: withDefault(bool(), true), require_approval: withDefault(bool(), false) }), {});
-/** Tools that are always there and can only be made to ask the user first. */
-const approvalOnly = z.prefault(z.object({ require_approval: withDefault(bool(), false) }), {});
 
 export const toolsSchema = z.object({
   allow_read_paths: withDefault(textList(), []),
@@ -45,7 +43,10 @@ export const toolsSchema = z.object({
     z.object({ enabled: withDefault(bool(), true), max_age_minutes: withDefault(int(1), 7 * 24 * 60), interval_minutes: withDefault(int(1), 30) }),
     {},
   ),
-  write_file: approvalOnly,
-  edit_file: approvalOnly,
-  append_file: approvalOnly,
+  write_file: onByDefault,
+  edit_file: onByDefault,
+  append_file: onByDefault,
+  list_dir: onByDefault,
+  find_skills: onByDefault,
+  install_skill: onByDefault,
 });
