@@ -1,5 +1,12 @@
-import type { Subscription } from 'rxjs';
-import type { Bus, Correlation, EventData, ReplyOutcome, ReplyTarget } from '../../bus/index.js';
+import {
+  RequestAbortedError,
+  RequestTimeoutError,
+  type Bus,
+  type Correlation,
+  type EventData,
+  type ReplyOutcome,
+  type ReplyTarget,
+} from '../../bus/index.js';
 
 export interface Delivery {
   message_id: string;
@@ -22,33 +29,38 @@ export function requestOf(delivery: Delivery): EventData<'reply.requested'> & { 
 }
 
 /**
+ * How long a delivery may take before its sender hears `false`: longer than the outbox's tries of a reply can last
+ * (`send_attempts` tries, each pause at most the 5 minutes a platform may ask for).
+ */
+export const DELIVERY_TIMEOUT_MS = 30 * 60_000;
+
+/**
  * Request and answer over the bus for text that is not a turn's reply (a message tool call, a heartbeat answer, a
  * cron job's text): publishes it as `reply.requested` for the outbox and resolves with whether every part went out,
- * once `reply.delivered` says the outbox is done with it.
+ * once `reply.delivered` says the outbox is done with it; `false` when that takes longer than `DELIVERY_TIMEOUT_MS`
+ * or the deliveries were closed.
  */
 export class Deliveries {
-  private readonly waiting = new Map<string, (delivered: boolean) => void>();
-  private readonly subscription: Subscription;
+  private readonly closed = new AbortController();
 
-  constructor(private readonly bus: Bus) {
-    this.subscription = bus.on('reply.delivered').subscribe((event) => {
-      const resolve = this.waiting.get(event.data.key);
-      if (!resolve) return;
-      this.waiting.delete(event.data.key);
-      resolve(!event.data.failed);
-    });
-  }
+  constructor(private readonly bus: Bus) {}
 
   send(delivery: Delivery): Promise<boolean> {
-    const done = new Promise<boolean>((resolve) => this.waiting.set(delivery.key, resolve));
-    this.bus.publish({ ...delivery.correlation, type: 'reply.requested', data: requestOf(delivery) });
-    return done;
+    const draft = { ...delivery.correlation, type: 'reply.requested' as const, data: requestOf(delivery) };
+    return this.bus
+      .request(draft, {
+        reply: { on: ['reply.delivered'], pick: (event) => (event.data.key === delivery.key ? !event.data.failed : undefined) },
+        timeoutMs: DELIVERY_TIMEOUT_MS,
+        signal: this.closed.signal,
+      })
+      .catch((error: unknown) => {
+        if (error instanceof RequestTimeoutError || error instanceof RequestAbortedError) return false;
+        throw error;
+      });
   }
 
   /** Nothing more will be delivered (the gateway stopped): whoever still waits hears `false`. */
   close(): void {
-    this.subscription.unsubscribe();
-    for (const resolve of this.waiting.values()) resolve(false);
-    this.waiting.clear();
+    this.closed.abort('the gateway stopped');
   }
 }

@@ -146,7 +146,7 @@ export class Subagents implements SubagentPort, SessionSubagents {
     const child = new AbortController();
     // The machine stops `runChild` while it leaves `running`, before it notes why: the reason is read a moment later.
     signal.addEventListener('abort', () => queueMicrotask(() => child.abort(this.reasonOf(task.id))), { once: true });
-    const run = this.deps.host.run({ agent: task.agent, sessionKey: task.sessionKey, link: { parent: task.parent.turn, task: task.id, delegatedBy: task.parent.agent }, message: childMessage(task) }, child.signal);
+    const run = this.deps.host.run({ agent: task.agent, sessionKey: task.sessionKey, link: { parent: task.parent.turn, task: task.id, delegatedBy: task.parent.agent }, message: childMessage(task), timeoutMs: task.timeoutMs }, child.signal);
     const record = this.tasks.get(task.id);
     if (record) record.run = run;
     return this.inFlight.track(run);
