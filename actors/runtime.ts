@@ -19,7 +19,7 @@ import type { AgentServices } from './agent-services.js';
 import { BoardInspector } from './board.js';
 import { BudgetGuard } from './budget.js';
 import { EvolutionActor } from './evolution/evolution-actor.js';
-import { realScheduler, type Scheduler } from './gateway/scheduler.js';
+import { realScheduler, type Scheduler } from './scheduler.js';
 import { HookEngine } from './hooks/engine.js';
 import type { HookLog } from './hooks/hook-set.js';
 import { PluginHost } from './plugins/plugin-host.js';

@@ -8,8 +8,8 @@ import type { Logger } from '../../store/logs/logger.js';
 import { readHeartbeatTasks, readLastChannel } from '../../store/state.js';
 import type { Runtime } from '../runtime.js';
 import { sessionKeyOf } from '../wiring/session-key.js';
-import type { Delivery } from './deliveries.js';
-import type { ActorClock } from './scheduler.js';
+import type { Delivery } from '../deliveries.js';
+import type { ActorClock } from '../scheduler.js';
 
 export const HEARTBEAT_OK = 'HEARTBEAT_OK';
 

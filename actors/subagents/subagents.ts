@@ -6,7 +6,7 @@ import type { SubagentPort, SubagentRequest, TaskView } from '../../adapters/too
 import { ToolError, type ToolContext } from '../../adapters/tools/tool.js';
 import { subagentTaskMachine, type ChildOutcome, type SubagentStatus, type SubagentTaskContext, type SubagentTaskInput } from '../../machines/subagent-task.js';
 import type { Config } from '../../store/config/index.js';
-import { settledWithin } from '../gateway/settled-within.js';
+import { settledWithin } from '../settled-within.js';
 import { newTaskId } from '../ids.js';
 import { InFlight } from '../in-flight.js';
 import { stateName } from '../machine-state.js';

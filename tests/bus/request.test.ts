@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { InProcessBus, RequestAbortedError, RequestTimeoutError, type Envelope } from '../../bus/index.js';
 import { ManualClock } from '../support/gateway-clock.js';
-import { clockOf } from '../../actors/gateway/scheduler.js';
+import { clockOf } from '../../actors/scheduler.js';
 
 const approval = (id: string) => ({
   type: 'approval.requested' as const,

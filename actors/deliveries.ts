@@ -6,7 +6,7 @@ import {
   type EventData,
   type ReplyOutcome,
   type ReplyTarget,
-} from '../../bus/index.js';
+} from '../bus/index.js';
 
 export interface Delivery {
   message_id: string;
