@@ -49,7 +49,10 @@ export class Deliveries {
     const draft = { ...delivery.correlation, type: 'reply.requested' as const, data: requestOf(delivery) };
     return this.bus
       .request(draft, {
-        reply: { on: ['reply.delivered'], pick: (event) => (event.data.key === delivery.key ? !event.data.failed : undefined) },
+        reply: {
+          on: ['reply.delivered'],
+          pick: (event) => (event.data.key === delivery.key ? !event.data.failed : undefined),
+        },
         timeoutMs: DELIVERY_TIMEOUT_MS,
         signal: this.closed.signal,
       })

@@ -37,7 +37,8 @@ function routingOf(request: SessionRequest): EventDraft<'turn.stop.requested' | 
   const data: EventData<'message.routed'> = { ...rest, account: account ?? 'default', media: media ?? [] };
   const keys = { agent, session: sessionIdOf(request.session_key) };
   if (!isStop(request)) return draftOf(keys, 'message.routed', data);
-  return draftOf(keys, 'turn.stop.requested', { message_id: data.message_id, ...(data.reply ? { reply: data.reply } : {}) });
+  const stop = { message_id: data.message_id, ...(data.reply ? { reply: data.reply } : {}) };
+  return draftOf(keys, 'turn.stop.requested', stop);
 }
 
 /** Hands a message to its session through the bus, answered or not. */

@@ -61,7 +61,8 @@ export function busRequest<D extends EventType, T extends EventType, R>(
       const answer = reply.pick(event);
       if (answer !== undefined) settle(() => resolve(answer));
     });
-    const timer = clock.setTimeout(() => settle(() => reject(new RequestTimeoutError(draft.type, timeoutMs))), timeoutMs);
+    const expire = (): void => settle(() => reject(new RequestTimeoutError(draft.type, timeoutMs)));
+    const timer = clock.setTimeout(expire, timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       bus.publish(draft);

@@ -68,7 +68,8 @@ export class ApprovalDesk {
     const pick = (event: Envelope<'approval.answered'>): ApprovalAnswer | undefined => {
       if (event.data.approval_id !== id || (event.session !== undefined && event.session !== session)) return undefined;
       const { approved, by, reason } = event.data;
-      return { approved, reason: reason ?? (by === 'user' ? (approved ? 'approved in the chat' : 'denied in the chat') : by) };
+      const byUser = approved ? 'approved in the chat' : 'denied in the chat';
+      return { approved, reason: reason ?? (by === 'user' ? byUser : by) };
     };
     const noAnswer = (by: 'timeout' | 'turn_ended', reason: string): ApprovalAnswer => {
       this.bus.publish(draftOf(keys, 'approval.answered', { approval_id: id, approved: false, by, reason }));
@@ -81,7 +82,9 @@ export class ApprovalDesk {
         signal: AbortSignal.any([signal, this.closed.signal]),
       });
     } catch (error) {
-      if (error instanceof RequestTimeoutError) return noAnswer('timeout', `no answer in the chat within ${seconds(timeoutMs)}`);
+      if (error instanceof RequestTimeoutError) {
+        return noAnswer('timeout', `no answer in the chat within ${seconds(timeoutMs)}`);
+      }
       if (!(error instanceof RequestAbortedError)) throw error;
       if (this.closed.signal.aborted) return { approved: false, reason: 'the gateway is stopping' };
       return noAnswer('turn_ended', 'the turn ended before anyone answered');

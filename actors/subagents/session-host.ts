@@ -56,12 +56,15 @@ export function sessionHost(bus: Bus): SubagentHost {
       const finish = (outcome: ChildOutcome): ChildOutcome => {
         signal.removeEventListener('abort', abort);
         // After the session's move that ended the turn, not inside it.
-        queueMicrotask(() => bus.publish({ ...keys, type: 'session.release.requested', data: { reason: 'the subagent task ended' } }));
+        const release = { reason: 'the subagent task ended' };
+        queueMicrotask(() => bus.publish({ ...keys, type: 'session.release.requested', data: release }));
         return outcome;
       };
       return ended.then(finish, (error: unknown) => {
         if (error instanceof RequestAbortedError) return finish({ outcome: 'aborted', reply: '' });
-        if (error instanceof RequestTimeoutError) return finish({ outcome: 'failed', reply: 'the subagent\'s session did not answer' });
+        if (error instanceof RequestTimeoutError) {
+          return finish({ outcome: 'failed', reply: 'the subagent\'s session did not answer' });
+        }
         throw error;
       });
     },

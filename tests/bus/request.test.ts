@@ -8,7 +8,10 @@ import { clockOf } from '../../actors/scheduler.js';
 const approval = (id: string) => ({
   type: 'approval.requested' as const,
   session: 's1',
-  data: { approval_id: id, tool: 'exec', call_id: 'c1', prompt: 'run ls?', channel: 'cli', chat: 'direct:me', timeout_ms: 1000 },
+  data: {
+    approval_id: id, tool: 'exec', call_id: 'c1', prompt: 'run ls?',
+    channel: 'cli', chat: 'direct:me', timeout_ms: 1000,
+  },
 });
 const answered = (id: string, approved: boolean) => ({
   type: 'approval.answered' as const,
@@ -43,7 +46,8 @@ test('no answer within timeoutMs rejects with RequestTimeoutError, on the clock 
   clock.advance(5000);
   const error = await answer.catch((e: unknown) => e);
   assert.instance(error, RequestTimeoutError);
-  assert.equal([(error as RequestTimeoutError).code, (error as Error).message], ['request_timeout', 'no answer to approval.requested within 5000 ms']);
+  const { code, message } = error as RequestTimeoutError;
+  assert.equal([code, message], ['request_timeout', 'no answer to approval.requested within 5000 ms']);
   bus.publish(answered('a1', true));
   assert.equal(clock.pending(), []);
 });
@@ -52,11 +56,13 @@ test('an abort rejects with RequestAbortedError and its reason, and stops the ti
   const bus = new InProcessBus();
   const clock = new ManualClock();
   const stop = new AbortController();
-  const answer = bus.request(approval('a1'), { reply: answerOf('a1'), timeoutMs: 5000, signal: stop.signal, clock: clockOf(clock) });
+  const options = { reply: answerOf('a1'), timeoutMs: 5000, signal: stop.signal, clock: clockOf(clock) };
+  const answer = bus.request(approval('a1'), options);
   stop.abort('the turn ended');
   const error = await answer.catch((e: unknown) => e);
   assert.instance(error, RequestAbortedError);
-  assert.equal([(error as RequestAbortedError).code, (error as RequestAbortedError).reason], ['request_aborted', 'the turn ended']);
+  const { code, reason } = error as RequestAbortedError;
+  assert.equal([code, reason], ['request_aborted', 'the turn ended']);
   assert.equal(clock.pending(), []);
 });
 
@@ -64,7 +70,8 @@ test('a signal aborted before the request publishes nothing', async () => {
   const bus = new InProcessBus();
   const seen: string[] = [];
   bus.events$.subscribe((e) => seen.push(e.type));
-  const answer = bus.request(approval('a1'), { reply: answerOf('a1'), timeoutMs: 1000, signal: AbortSignal.abort('gone') });
+  const options = { reply: answerOf('a1'), timeoutMs: 1000, signal: AbortSignal.abort('gone') };
+  const answer = bus.request(approval('a1'), options);
   assert.instance(await answer.catch((e: unknown) => e), RequestAbortedError);
   assert.equal(seen, []);
 });
