@@ -1,4 +1,4 @@
-import type { Bus, Envelope, EventType, ReplyTarget } from '../bus/index.js';
+import type { Bus, Envelope, EventData, EventDraft, EventType, ReplyTarget } from '../bus/index.js';
 import type { EventStore } from '../store/log/event-store.js';
 
 /** What a user reads for a turn a restart cut off after it had done something (a tool ran, text was shown). */
@@ -37,14 +37,14 @@ export interface Recovered {
   fromSeq: number;
 }
 
-interface TurnTrack {
+export interface TurnTrack {
   started: Envelope<'turn.started'>;
   ended?: Envelope;
   toolRan: boolean;
 }
 
 /** One accepted message and how far it got. */
-interface Track {
+export interface Track {
   received?: Envelope<'message.received'>;
   routed?: Envelope<'message.routed'>;
   turns: TurnTrack[];
@@ -93,109 +93,144 @@ export interface RecoverOptions {
   marked?: ReadonlySet<string>;
 }
 
-export function recover(log: EventStore, bus: Bus, options: RecoverOptions): Recovered {
-  const from = startOf(log);
-  const events = tail(log, from);
-  const tracks = new Map<string, Track>();
-  const bySession = new Map<string, string>();
-  const turns = new Map<string, TurnTrack>();
-  const orphanTurns: TurnTrack[] = [];
-  const seenInbound: string[] = [];
-  const sentKeys: string[] = [];
-  const intended = new Map<string, Envelope<'message.sending'>>();
-  const placeholders: Array<[string, string]> = [];
-  const shown = new Map<string, { id: string; text: string }>();
-  const byReplyKey = new Map<string, Track>();
-  const track = (key: string): Track => {
-    let found = tracks.get(key);
-    if (!found) tracks.set(key, (found = { turns: [], delivered: false }));
-    return found;
+/** The log's tail folded so far: each accepted message and how far it got, and what was sent. */
+export interface RecoveryState {
+  tracks: Map<string, Track>;
+  bySession: Map<string, string>;
+  turns: Map<string, TurnTrack>;
+  orphanTurns: TurnTrack[];
+  seenInbound: string[];
+  sentKeys: string[];
+  intended: Map<string, Envelope<'message.sending'>>;
+  placeholders: Array<[string, string]>;
+  shown: Map<string, { id: string; text: string }>;
+  byReplyKey: Map<string, Track>;
+}
+
+export function initialRecoveryState(): RecoveryState {
+  return {
+    tracks: new Map(),
+    bySession: new Map(),
+    turns: new Map(),
+    orphanTurns: [],
+    seenInbound: [],
+    sentKeys: [],
+    intended: new Map(),
+    placeholders: [],
+    shown: new Map(),
+    byReplyKey: new Map(),
   };
-  for (const event of events) {
-    switch (event.type) {
-      case 'message.received':
-        // Logs before #21 routed at once and named no reply address: nothing of theirs is taken up.
-        if (event.data.reply_to !== undefined) {
-          seenInbound.push(keyOf(event.data.channel, event.data.message_id));
-          track(keyOf(event.data.channel, event.data.message_id)).received = event;
-        }
-        break;
-      case 'message.routed': {
-        const reply = event.data.reply;
-        if (!reply) break;
-        const key = keyOf(reply.channel, event.data.message_id);
-        track(key).routed = event;
-        bySession.set(`${event.session}\u0000${event.data.message_id}`, key);
-        break;
+}
+
+function track(state: RecoveryState, key: string): Track {
+  let found = state.tracks.get(key);
+  if (!found) state.tracks.set(key, (found = { turns: [], delivered: false }));
+  return found;
+}
+
+/**
+ * Folds one event of the log's tail into the state. It updates the state in place and returns it: a tail can hold
+ * many thousands of events, and nothing else holds the state while it is folded.
+ */
+export function evolve(state: RecoveryState, event: Envelope): RecoveryState {
+  switch (event.type) {
+    case 'message.received':
+      // Logs before #21 routed at once and named no reply address: nothing of theirs is taken up.
+      if (event.data.reply_to !== undefined) {
+        state.seenInbound.push(keyOf(event.data.channel, event.data.message_id));
+        track(state, keyOf(event.data.channel, event.data.message_id)).received = event;
       }
-      case 'turn.started': {
-        const turn: TurnTrack = { started: event, toolRan: false };
-        turns.set(event.turn ?? '', turn);
-        const key = bySession.get(`${event.session}\u0000${event.data.message_id}`);
-        if (key) track(key).turns.push(turn);
-        else orphanTurns.push(turn);
-        break;
-      }
-      case 'tool.requested': {
-        const turn = turns.get(event.turn ?? '');
-        if (turn) turn.toolRan = true;
-        break;
-      }
-      case 'turn.completed':
-      case 'turn.stopped':
-      case 'turn.failed':
-      case 'turn.aborted': {
-        const turn = turns.get(event.turn ?? '');
-        if (turn && !turn.ended) turn.ended = event;
-        break;
-      }
-      case 'reply.requested':
-        if (event.data.reply) {
-          const found = track(keyOf(event.data.reply.channel, event.data.message_id));
-          found.reply = event;
-          byReplyKey.set(event.data.key, found);
-        }
-        break;
-      case 'reply.delivered': {
-        const found = byReplyKey.get(event.data.key);
-        if (found) found.delivered = true;
-        break;
-      }
-      case 'message.dropped': {
-        const key = bySession.get(`${event.session}\u0000${event.data.message_id}`);
-        if (key) track(key).dropped = true;
-        break;
-      }
-      case 'message.sending':
-        intended.set(event.data.send_key, event);
-        break;
-      case 'message.sent':
-        intended.delete(event.data.send_key);
-        sentKeys.push(event.data.send_key);
-        if (event.data.send_key.endsWith(':stream') && event.data.message_id) shown.set(event.data.send_key, { id: event.data.message_id, text: event.data.text });
-        if (event.data.send_key.endsWith(':placeholder') && event.data.message_id) placeholders.push([event.data.send_key, event.data.message_id]);
-        break;
-      case 'message.undelivered':
-        // Given up, and its chat told: never sent again.
-        intended.delete(event.data.send_key);
-        sentKeys.push(event.data.send_key);
-        break;
-      case 'message.edited':
-        for (const stream of shown.values()) if (stream.id === event.data.message_id) stream.text = event.data.text;
-        break;
-      default:
+      break;
+    case 'message.routed': {
+      const reply = event.data.reply;
+      if (!reply) break;
+      const key = keyOf(reply.channel, event.data.message_id);
+      track(state, key).routed = event;
+      state.bySession.set(`${event.session}\u0000${event.data.message_id}`, key);
+      break;
     }
+    case 'turn.started': {
+      const turn: TurnTrack = { started: event, toolRan: false };
+      state.turns.set(event.turn ?? '', turn);
+      const key = state.bySession.get(`${event.session}\u0000${event.data.message_id}`);
+      if (key) track(state, key).turns.push(turn);
+      else state.orphanTurns.push(turn);
+      break;
+    }
+    case 'tool.requested': {
+      const turn = state.turns.get(event.turn ?? '');
+      if (turn) turn.toolRan = true;
+      break;
+    }
+    case 'turn.completed':
+    case 'turn.stopped':
+    case 'turn.failed':
+    case 'turn.aborted': {
+      const turn = state.turns.get(event.turn ?? '');
+      if (turn && !turn.ended) turn.ended = event;
+      break;
+    }
+    case 'reply.requested':
+      if (event.data.reply) {
+        const found = track(state, keyOf(event.data.reply.channel, event.data.message_id));
+        found.reply = event;
+        state.byReplyKey.set(event.data.key, found);
+      }
+      break;
+    case 'reply.delivered': {
+      const found = state.byReplyKey.get(event.data.key);
+      if (found) found.delivered = true;
+      break;
+    }
+    case 'message.dropped': {
+      const key = state.bySession.get(`${event.session}\u0000${event.data.message_id}`);
+      if (key) track(state, key).dropped = true;
+      break;
+    }
+    case 'message.sending':
+      state.intended.set(event.data.send_key, event);
+      break;
+    case 'message.sent': {
+      const { send_key: sendKey, message_id: shownId } = event.data;
+      state.intended.delete(sendKey);
+      state.sentKeys.push(sendKey);
+      if (sendKey.endsWith(':stream') && shownId) state.shown.set(sendKey, { id: shownId, text: event.data.text });
+      if (sendKey.endsWith(':placeholder') && shownId) state.placeholders.push([sendKey, shownId]);
+      break;
+    }
+    case 'message.undelivered':
+      // Given up, and its chat told: never sent again.
+      state.intended.delete(event.data.send_key);
+      state.sentKeys.push(event.data.send_key);
+      break;
+    case 'message.edited':
+      for (const stream of state.shown.values()) if (stream.id === event.data.message_id) stream.text = event.data.text;
+      break;
+    default:
   }
-  const cutOffTurns: string[] = [];
+  return state;
+}
+
+/** What recovery does: the events to publish, and what it hands back (`Recovered` without the turns it closes). */
+export interface RecoveryDecision extends Omit<Recovered, 'cutOffTurns' | 'fromSeq'> {
+  /** Published in this order: `turn.aborted` for turns cut off, `reply.requested` for replies never requested. */
+  publish: EventDraft[];
+  /** The seq of the first piece of work still open, if any (`fromSeq` is the log's next seq otherwise). */
+  openFrom: number | undefined;
+}
+
+/** Decides, from the folded tail, what the restart publishes and takes up (the rules are `recover`'s). */
+export function decide(state: RecoveryState, options: RecoverOptions): RecoveryDecision {
+  const { tracks, shown, intended } = state;
+  const publish: EventDraft[] = [];
   const abort = (turn: TurnTrack, reason: string): void => {
     if (turn.ended) return;
     const { agent, session } = turn.started;
-    bus.publish({ agent, session, turn: turn.started.turn, type: 'turn.aborted', data: { reason } });
-    cutOffTurns.push(turn.started.turn ?? '');
+    publish.push({ agent, session, turn: turn.started.turn, type: 'turn.aborted', data: { reason } });
   };
   const requeued: Envelope[] = [];
   let openFrom = Infinity;
-  for (const turn of orphanTurns) abort(turn, CUT_OFF);
+  for (const turn of state.orphanTurns) abort(turn, CUT_OFF);
   for (const [key, t] of tracks) {
     const last = t.turns.at(-1);
     const acted = last !== undefined && (last.toolRan || shown.has(`${key}:${last.started.turn}:stream`));
@@ -221,21 +256,39 @@ export function recover(log: EventStore, bus: Bus, options: RecoverOptions): Rec
     openFrom = Math.min(openFrom, first);
     if (last && last.ended && ENDINGS.has(last.ended.type)) {
       // The turn ended and its reply was never requested: it is requested now, from what the turn recorded.
-      requestReply(bus, t.routed, last.ended, key);
+      publish.push(replyRequest(t.routed, last.ended, key));
     } else if (last && acted) {
       abort(last, CUT_OFF);
-      notice(bus, t.routed, last, shown.get(`${key}:${last.started.turn}:stream`));
+      publish.push(notice(t.routed, last, shown.get(`${key}:${last.started.turn}:stream`)));
     } else {
       if (last) abort(last, RUN_AGAIN);
       requeued.push(t.routed);
     }
   }
-  const fromSeq = Number.isFinite(openFrom) ? openFrom : log.lastSeq + 1;
   const unconfirmed = [...intended.values()]
     .filter((e) => options.marked === undefined || options.marked.has(e.data.send_key))
     .map((e) => ({ channel: e.data.channel, chat: e.data.chat, send_key: e.data.send_key }));
-  sentKeys.push(...unconfirmed.map((u) => u.send_key));
-  return { cutOffTurns, requeued: requeued.sort((a, b) => a.seq - b.seq), seenInbound, sentKeys, placeholders, unconfirmed, fromSeq };
+  return {
+    publish,
+    requeued: requeued.sort((a, b) => a.seq - b.seq),
+    seenInbound: [...state.seenInbound],
+    sentKeys: [...state.sentKeys, ...unconfirmed.map((u) => u.send_key)],
+    placeholders: [...state.placeholders],
+    unconfirmed,
+    openFrom: Number.isFinite(openFrom) ? openFrom : undefined,
+  };
+}
+
+/** The log's tail after a restart, folded by `evolve`, and what `decide` says to publish, published. */
+export function recover(log: EventStore, bus: Bus, options: RecoverOptions): Recovered {
+  const state = tail(log, startOf(log)).reduce(evolve, initialRecoveryState());
+  const { publish, openFrom, ...taken } = decide(state, options);
+  const cutOffTurns: string[] = [];
+  for (const draft of publish) {
+    bus.publish(draft);
+    if (draft.type === 'turn.aborted') cutOffTurns.push(draft.turn ?? '');
+  }
+  return { cutOffTurns, ...taken, fromSeq: openFrom ?? log.lastSeq + 1 };
 }
 
 function target(routed: Envelope<'message.routed'>): ReplyTarget {
@@ -243,16 +296,28 @@ function target(routed: Envelope<'message.routed'>): ReplyTarget {
 }
 
 /** The reply of a turn that ended but whose reply was not requested before the process died. */
-function requestReply(bus: Bus, routed: Envelope<'message.routed'>, ended: Envelope, key: string): void {
+function replyRequest(routed: Envelope<'message.routed'>, ended: Envelope, key: string): EventDraft<'reply.requested'> {
   const outcome = ended.type === 'turn.completed' ? 'completed' : ended.type === 'turn.stopped' ? 'stopped' : 'failed';
-  const text = ended.type === 'turn.completed' || ended.type === 'turn.stopped' || ended.type === 'turn.failed' ? ended.data.reply : '';
-  bus.publish({ agent: routed.agent, session: routed.session, turn: ended.turn, type: 'reply.requested', data: { message_id: routed.data.message_id, outcome, text, key: `${key}:${ended.turn}`, reply: target(routed) } });
+  const ends = ended.type === 'turn.completed' || ended.type === 'turn.stopped' || ended.type === 'turn.failed';
+  const text = ends ? ended.data.reply : '';
+  const data: EventData<'reply.requested'> = {
+    message_id: routed.data.message_id,
+    outcome,
+    text,
+    key: `${key}:${ended.turn}`,
+    reply: target(routed),
+  };
+  return { agent: routed.agent, session: routed.session, turn: ended.turn, type: 'reply.requested', data };
 }
 
 /** The notice for a turn a restart cut off after it acted; a streamed message it left cut is finished with it. */
-function notice(bus: Bus, routed: Envelope<'message.routed'>, turn: TurnTrack, stream: { id: string; text: string } | undefined): void {
+function notice(
+  routed: Envelope<'message.routed'>,
+  turn: TurnTrack,
+  stream: { id: string; text: string } | undefined,
+): EventDraft<'reply.requested'> {
   const key = `${keyOf(target(routed).channel, routed.data.message_id)}:${turn.started.turn}`;
-  bus.publish({
+  return {
     agent: routed.agent,
     session: routed.session,
     turn: turn.started.turn,
@@ -265,7 +330,7 @@ function notice(bus: Bus, routed: Envelope<'message.routed'>, turn: TurnTrack, s
       reply: target(routed),
       ...(stream ? { edit_of: stream.id } : {}),
     },
-  });
+  };
 }
 
 /**

@@ -1,5 +1,16 @@
 import type * as z from 'zod';
-import { sessionIdOf, type Bus, type EventData, type Envelope, type EventSchema } from '../bus/index.js';
+import {
+  draftOf,
+  RequestAbortedError,
+  sessionIdOf,
+  type Bus,
+  type EventData,
+  type Envelope,
+  type EventDraft,
+  type EventSchema,
+  type EventType,
+  type RequestOptions,
+} from '../bus/index.js';
 import { parseChatCommand } from './chat-commands.js';
 
 /** A message for one agent's session, as the dispatcher, the terminal, the dashboard, the heartbeat and cron hand it in. */
@@ -18,15 +29,21 @@ function isStop(request: SessionRequest): boolean {
 }
 
 /**
- * Hands a message to its session through the bus: `/stop` as control (`turn.stop.requested`), anything else as work
+ * The event that hands a message to its session: `/stop` as control (`turn.stop.requested`), anything else as work
  * (`message.routed`, which the session's mailbox takes in order).
  */
-export function route(bus: Bus, request: SessionRequest): void {
+function routingOf(request: SessionRequest): EventDraft<'turn.stop.requested' | 'message.routed'> {
   const { agent, account, media, ...rest } = request;
   const data: EventData<'message.routed'> = { ...rest, account: account ?? 'default', media: media ?? [] };
   const keys = { agent, session: sessionIdOf(request.session_key) };
-  if (isStop(request)) bus.publish({ ...keys, type: 'turn.stop.requested', data: { message_id: data.message_id, ...(data.reply ? { reply: data.reply } : {}) } });
-  else bus.publish({ ...keys, type: 'message.routed', data });
+  if (!isStop(request)) return draftOf(keys, 'message.routed', data);
+  const stop = { message_id: data.message_id, ...(data.reply ? { reply: data.reply } : {}) };
+  return draftOf(keys, 'turn.stop.requested', stop);
+}
+
+/** Hands a message to its session through the bus, answered or not. */
+export function route(bus: Bus, request: SessionRequest): void {
+  bus.publish(routingOf(request));
 }
 
 export function replyOf(event: Envelope<'reply.requested'>): SessionReply {
@@ -35,33 +52,39 @@ export function replyOf(event: Envelope<'reply.requested'>): SessionReply {
   return { kind: 'turn', turn: event.turn ?? '', outcome: outcome === 'restarted' ? 'aborted' : outcome, text };
 }
 
+/** How long a message's answer may take unless the asker says otherwise: a turn still running after this is stuck. */
+export const ASK_TIMEOUT_MS = 60 * 60_000;
+
+/** Bounds of one ask: `timeoutMs` (default `ASK_TIMEOUT_MS`) and `signal` reject it (`bus.request`'s errors). */
+export type AskOptions = Pick<RequestOptions<EventType, SessionReply>, 'signal' | 'clock'> & { timeoutMs?: number };
+
 /**
  * Request and answer over the bus, for whoever hands in a message and waits for its answer (the terminal, the
  * dashboard, the heartbeat, cron, tests): it routes the message and resolves with the `reply.requested` of that
- * message. A `/stop` that reached a running turn has no answer of its own (the turn answers "Stopped.").
+ * message, or `none` for one a hook's `hard_abort` dropped. A `/stop` that reached a running turn has no answer of its
+ * own (the turn answers "Stopped."): it resolves with `none` at once.
  */
-export class Asker {
-  private readonly waiting = new Map<string, (reply: SessionReply) => void>();
-  private readonly subscription;
-
-  constructor(private readonly bus: Bus) {
-    // A message a hook's `hard_abort` dropped has no answer.
-    this.subscription = bus.on('reply.requested', 'message.dropped').subscribe((event) => {
-      const resolve = this.waiting.get(event.data.message_id);
-      if (!resolve) return;
-      this.waiting.delete(event.data.message_id);
-      resolve(event.type === 'reply.requested' ? replyOf(event) : { kind: 'none' });
-    });
-  }
-
-  ask(request: SessionRequest): Promise<SessionReply> {
-    const answered = new Promise<SessionReply>((resolve) => this.waiting.set(request.message_id, resolve));
-    route(this.bus, request);
-    if (isStop(request) && this.waiting.delete(request.message_id)) return Promise.resolve({ kind: 'none' });
-    return answered;
-  }
-
-  close(): void {
-    this.subscription.unsubscribe();
-  }
+export function ask(bus: Bus, request: SessionRequest, options: AskOptions = {}): Promise<SessionReply> {
+  const stop = isStop(request);
+  // A `/stop` is answered while it is published (no turn to stop) or not at all: the rest of the ask is abandoned.
+  const unanswered = stop ? new AbortController() : undefined;
+  const signals = [options.signal, unanswered?.signal].filter((signal) => signal !== undefined);
+  const answer = bus.request(routingOf(request), {
+    reply: {
+      on: ['reply.requested', 'message.dropped'],
+      pick: (event): SessionReply | undefined => {
+        if (event.data.message_id !== request.message_id) return undefined;
+        return event.type === 'reply.requested' ? replyOf(event) : { kind: 'none' };
+      },
+    },
+    timeoutMs: options.timeoutMs ?? ASK_TIMEOUT_MS,
+    ...(signals.length ? { signal: AbortSignal.any(signals) } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  if (!unanswered) return answer;
+  unanswered.abort('a /stop that reached a running turn has no answer of its own');
+  return answer.catch((error: unknown) => {
+    if (error instanceof RequestAbortedError && !options.signal?.aborted) return { kind: 'none' } as const;
+    throw error;
+  });
 }

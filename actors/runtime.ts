@@ -19,11 +19,11 @@ import type { AgentServices } from './agent-services.js';
 import { BoardInspector } from './board.js';
 import { BudgetGuard } from './budget.js';
 import { EvolutionActor } from './evolution/evolution-actor.js';
-import { realScheduler, type Scheduler } from './gateway/scheduler.js';
+import { realScheduler, type Scheduler } from './scheduler.js';
 import { HookEngine } from './hooks/engine.js';
 import type { HookLog } from './hooks/hook-set.js';
 import { PluginHost } from './plugins/plugin-host.js';
-import { Asker, type SessionReply, type SessionRequest } from './routing.js';
+import { ask, type AskOptions, type SessionReply, type SessionRequest } from './routing.js';
 import { RuntimeCore } from './runtime-core.js';
 import { sessionHost } from './subagents/session-host.js';
 import { Subagents } from './subagents/subagents.js';
@@ -81,7 +81,8 @@ function startMcp(loaded: LoadedConfig, env: NodeJS.ProcessEnv, filter: FilterOp
 export class Runtime {
   private readonly agents = new Map<string, AgentActor>();
   private readonly board: BoardInspector;
-  private readonly asker: Asker;
+  /** Aborts the asks still waiting when the runtime closes: their answers will not come. */
+  private readonly closing = new AbortController();
   private readonly inputs: Subscription[];
   private closed: Promise<void> | undefined;
 
@@ -101,7 +102,6 @@ export class Runtime {
   ) {
     const { bus } = core;
     this.board = new BoardInspector(bus, { agent: agentBoard, session: sessionBoard, turn: turnBoard });
-    this.asker = new Asker(bus);
     this.inputs = [
       bus.work('sessions').subscribe((message) => this.agent(message.agent).send({ type: 'MESSAGE', message })),
       bus.on('turn.stop.requested').subscribe((request) => this.agent(request.agent).send({ type: 'STOP_TURN', request })),
@@ -247,8 +247,9 @@ export class Runtime {
   }
 
   /** Hands a message to its session and resolves with its answer (request and answer over the bus). */
-  ask(request: SessionRequest): Promise<SessionReply> {
-    return this.asker.ask(request);
+  ask(request: SessionRequest, options: AskOptions = {}): Promise<SessionReply> {
+    const signal = options.signal ? AbortSignal.any([options.signal, this.closing.signal]) : this.closing.signal;
+    return ask(this.core.bus, request, { ...options, signal });
   }
 
   /** No new message starts from now on; resolves once no session handles one. */
@@ -269,7 +270,7 @@ export class Runtime {
   private async closeOnce(drainMs: number, reason: string): Promise<void> {
     await this.subagents.stop(drainMs, reason);
     this.inputs.forEach((s) => s.unsubscribe());
-    this.asker.close();
+    this.closing.abort('the runtime closed');
     await Promise.all([...this.agents.values()].map((a) => a.stop(reason)));
     await this.evolution.stop();
     await this.mcp?.stop();

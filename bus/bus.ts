@@ -2,6 +2,7 @@ import { filter, Observable, Subject, type Subscriber } from 'rxjs';
 import type { Correlation } from './envelope.js';
 import type { Envelope, EventDraft, EventType, ValidDraft } from './events/index.js';
 import { LOG_OK, type LogHealth } from './log-health.js';
+import { busRequest, type RequestOptions } from './request.js';
 import { stampInPlace } from './stamp.js';
 import { typeMatcher } from './type-glob.js';
 import { acceptDraft } from './validate.js';
@@ -71,6 +72,11 @@ export interface Bus {
   durable(options?: { failFast?: boolean }): Promise<void>;
   /** Whether the log can write now; while it cannot, published events wait in memory. */
   logHealth(): LogHealth;
+  /**
+   * Publishes `draft` and resolves with the answer `options.reply` picks from the events after it; rejects with
+   * `RequestTimeoutError` after `timeoutMs`, with `RequestAbortedError` when `signal` aborts (`bus/request.ts`).
+   */
+  request<D extends EventType, T extends EventType, R>(draft: EventDraft<D>, options: RequestOptions<T, R>): Promise<R>;
   complete(): void;
 }
 
@@ -143,6 +149,10 @@ export class InProcessBus implements Bus {
 
   logHealth(): LogHealth {
     return this.sequencer.health?.() ?? LOG_OK;
+  }
+
+  request<D extends EventType, T extends EventType, R>(draft: EventDraft<D>, options: RequestOptions<T, R>): Promise<R> {
+    return busRequest(this, draft, options);
   }
 
   complete(): void {

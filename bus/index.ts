@@ -10,3 +10,4 @@ export * from './session.js';
 export * from './stamp.js';
 export * from './draft.js';
 export * from './work.js';
+export * from './request.js';

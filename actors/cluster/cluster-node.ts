@@ -7,7 +7,7 @@ import { SendMarks } from '../../store/cluster/send-marks.js';
 import type { ChannelEntry, LoadedConfig } from '../../store/config/index.js';
 import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
 import { DeliveryQueue, type Delivery as QueuedDelivery, type DeliveryConsumer } from '../../store/cluster/delivery-queue.js';
-import { requestOf, type Delivery } from '../gateway/deliveries.js';
+import { requestOf, type Delivery } from '../deliveries.js';
 import { Gateway, type GatewayOptions } from '../gateway/gateway.js';
 import { watchConnection } from './connection-watch.js';
 import { accountLog, memberLog } from '../../store/cluster/stream-names.js';

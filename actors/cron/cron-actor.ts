@@ -5,7 +5,7 @@ import type { Config } from '../../store/config/index.js';
 import { listCronJobs, recordCronRun, type CronJob, type CronRunAfter } from '../../store/cron-db.js';
 import { nextRunAfter } from '../../store/cron/schedule.js';
 import type { Logger } from '../../store/logs/logger.js';
-import type { Scheduler } from '../gateway/scheduler.js';
+import type { Scheduler } from '../scheduler.js';
 import { runCronJob, type CronEffects } from './run-job.js';
 import { InFlight } from '../in-flight.js';
 

@@ -6,7 +6,7 @@ import { evolutionMachine, type EvolutionEvent } from '../../machines/evolution.
 import type { Config } from '../../store/config/index.js';
 import type { EventStore } from '../../store/log/event-store.js';
 import { evolutionStateDir, syncDraftCopies, takeDecisions } from '../../store/skills/evolution-files.js';
-import type { Scheduler } from '../gateway/scheduler.js';
+import type { Scheduler } from '../scheduler.js';
 import { InFlight } from '../in-flight.js';
 import { applies, applyDraft, decide } from './decide.js';
 import { draftRequest, parseDraft } from './drafter.js';

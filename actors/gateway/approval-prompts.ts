@@ -1,7 +1,7 @@
 import { Subscription } from 'rxjs';
 import { draftOf, type Bus, type Envelope, type ReplyTarget } from '../../bus/index.js';
 import type { Logger } from '../../store/logs/logger.js';
-import type { Deliveries } from './deliveries.js';
+import type { Deliveries } from '../deliveries.js';
 
 /** Sessions whose latest chat is remembered; beyond it the one quiet longest is forgotten. */
 const SESSIONS_KEPT = 10_000;

@@ -4,7 +4,7 @@ import type { Bus } from '../../bus/index.js';
 import { channelMachine, type ChannelEvent, type ChannelInput } from '../../machines/channel.js';
 import type { Logger } from '../../store/logs/logger.js';
 import type { ChannelDirectory } from './channel-directory.js';
-import type { ActorClock } from './scheduler.js';
+import type { ActorClock } from '../scheduler.js';
 
 export type ChannelStatus =
   | { state: 'starting' }

@@ -5,7 +5,7 @@ import { CHANNEL_KINDS } from '../../store/config/cross-checks.js';
 import type { Channel } from '../../adapters/channels/channel.js';
 import { ChannelError } from '../../adapters/channels/channel.js';
 import { isSecret, type ChannelEntry } from '../../store/config/index.js';
-import type { Scheduler } from './scheduler.js';
+import type { Scheduler } from '../scheduler.js';
 
 /** Gateway-side settings every channel accepts besides the spec's. */
 const supervisionSchema = z.object({

@@ -3,7 +3,7 @@ import type { Bus, Envelope } from '../../bus/index.js';
 import type { Config } from '../../store/config/index.js';
 import type { Logger } from '../../store/logs/logger.js';
 import { route } from '../routing.js';
-import { dispatch } from './dispatch.js';
+import { dispatch } from '../dispatch.js';
 
 export interface DispatcherDeps {
   bus: Bus;

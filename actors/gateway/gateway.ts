@@ -31,7 +31,7 @@ import { ChannelActor } from './channel-actor.js';
 import { promptApprovals } from './approval-prompts.js';
 import { ChannelDirectory } from './channel-directory.js';
 import { createChannel, supervisionOf, SUPPORTED_KINDS } from './channel-factory.js';
-import { Deliveries, type Delivery } from './deliveries.js';
+import { Deliveries, type Delivery } from '../deliveries.js';
 import { Dispatcher } from './dispatcher.js';
 import { startHealthServer, type HealthServer, type Readiness } from './health-server.js';
 import { Heartbeat } from './heartbeat.js';
@@ -43,9 +43,9 @@ import { accessNotice, channelAccess } from './channel-access.js';
 import { followPairing } from './pairing-follow.js';
 import { Outbox } from './outbox.js';
 import { RecentIds } from './recent-ids.js';
-import { clockOf, realScheduler, type ActorClock, type Scheduler } from './scheduler.js';
+import { clockOf, realScheduler, type ActorClock, type Scheduler } from '../scheduler.js';
 import { logToolCalls } from './tool-call-log.js';
-import { settledWithin } from './settled-within.js';
+import { settledWithin } from '../settled-within.js';
 
 export interface GatewayOptions {
   loaded: LoadedConfig;

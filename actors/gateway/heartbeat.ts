@@ -8,8 +8,8 @@ import type { Logger } from '../../store/logs/logger.js';
 import { readHeartbeatTasks, readLastChannel } from '../../store/state.js';
 import type { Runtime } from '../runtime.js';
 import { sessionKeyOf } from '../wiring/session-key.js';
-import type { Delivery } from './deliveries.js';
-import type { ActorClock } from './scheduler.js';
+import type { Delivery } from '../deliveries.js';
+import type { ActorClock } from '../scheduler.js';
 
 export const HEARTBEAT_OK = 'HEARTBEAT_OK';
 
@@ -124,6 +124,7 @@ export class Heartbeat {
     if (signal.aborted) return { answer: { kind: 'none' } };
     const agent = engine.defaultAgent();
     const runId = `heartbeat_${++this.runs}_${this.deps.now()}`;
+    // A turn that has not answered by the next tick is given up (a failed run), so one stuck turn never stops the heartbeat.
     const reply = await engine.ask({
       agent,
       session_key: sessionKeyOf({ agent, channel: 'system', dimensions: [['chat', HEARTBEAT_CHAT]] }),
@@ -133,7 +134,7 @@ export class Heartbeat {
       sender: 'heartbeat',
       text: prompt(readHeartbeatTasks(workspace)),
       remote: false,
-    });
+    }, { timeoutMs: heartbeatMinutes(this.deps.config()) * 60_000, signal, clock: this.deps.clock });
     const text = reply.kind === 'none' ? '' : reply.text.trim();
     const last = readLastChannel(workspace);
     if (text === '' || text === HEARTBEAT_OK || signal.aborted || !last) return { answer: { kind: 'none' } };

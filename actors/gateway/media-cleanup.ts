@@ -1,7 +1,7 @@
 import type { Config } from '../../store/config/index.js';
 import { removeInboundMedia } from '../../store/inbound-media.js';
 import type { Logger } from '../../store/logs/logger.js';
-import type { Scheduler } from './scheduler.js';
+import type { Scheduler } from '../scheduler.js';
 
 export interface MediaCleanupDeps {
   scheduler: Scheduler;

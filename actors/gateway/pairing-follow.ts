@@ -1,5 +1,5 @@
 import type { PairingDesk } from '../pairing-desk.js';
-import type { Scheduler } from './scheduler.js';
+import type { Scheduler } from '../scheduler.js';
 
 /** As often as the config file is looked at: `tern pairing` decisions reach a running gateway within it. */
 export const PAIRING_POLL_MS = 2_000;

@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import type { Subscription } from 'rxjs';
-import { draftOf, type Bus, type Correlation, type ToolCall } from '../../bus/index.js';
+import {
+  draftOf,
+  RequestAbortedError,
+  RequestTimeoutError,
+  type Bus,
+  type Correlation,
+  type Envelope,
+  type ToolCall,
+} from '../../bus/index.js';
 import { approvalPrompt } from './approval-rules.js';
 
 export interface ApprovalRequest {
@@ -17,12 +24,8 @@ export interface ApprovalRequest {
 
 export type ApprovalAnswer = { approved: boolean; reason: string };
 
-type Waiting = {
-  session: string | undefined;
-  tool: string;
-  asker: string | undefined;
-  settle: (answer: ApprovalAnswer) => void;
-};
+/** An approval waiting for its answer: what `/approve` and `/deny` check before they answer it. */
+type Waiting = { session: string | undefined; tool: string; asker: string | undefined };
 
 /** A call waiting in a session: its tool, and who asked for the turn (absent where nobody did). */
 export type WaitingCall = { tool: string; asker: string | undefined };
@@ -37,17 +40,10 @@ const seconds = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `$
  */
 export class ApprovalDesk {
   private readonly waiting = new Map<string, Waiting>();
-  private readonly answers: Subscription;
+  /** Aborts what still waits when the desk closes. */
+  private readonly closed = new AbortController();
 
-  constructor(private readonly bus: Bus) {
-    this.answers = bus.on('approval.answered').subscribe((event) => {
-      const waiting = this.waiting.get(event.data.approval_id);
-      if (!waiting || (event.session !== undefined && event.session !== waiting.session)) return;
-      this.waiting.delete(event.data.approval_id);
-      const { approved, by, reason } = event.data;
-      waiting.settle({ approved, reason: reason ?? (by === 'user' ? (approved ? 'approved in the chat' : 'denied in the chat') : by) });
-    });
-  }
+  constructor(private readonly bus: Bus) {}
 
   /** The call `/approve id` from this session would answer, if one waits. */
   waitingCall(id: string, session: string | undefined): WaitingCall | undefined {
@@ -55,42 +51,51 @@ export class ApprovalDesk {
     return waiting && waiting.session === session ? { tool: waiting.tool, asker: waiting.asker } : undefined;
   }
 
-  ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+  async ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const id = this.freshId();
     const { keys, timeoutMs } = request;
-    return new Promise<ApprovalAnswer>((resolve) => {
-      const end = (answer: ApprovalAnswer): void => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        resolve(answer);
-      };
-      const answerFor = (by: 'timeout' | 'turn_ended', reason: string): void => {
-        if (!this.waiting.has(id)) return;
-        this.bus.publish(draftOf(keys, 'approval.answered', { approval_id: id, approved: false, by, reason }));
-      };
-      const onAbort = (): void => answerFor('turn_ended', 'the turn ended before anyone answered');
-      const timer = setTimeout(() => answerFor('timeout', `no answer in the chat within ${seconds(timeoutMs)}`), timeoutMs);
-      this.waiting.set(id, { session: keys.session, tool: request.call.name, asker: request.asker, settle: end });
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.bus.publish(draftOf(keys, 'approval.requested', {
-        approval_id: id,
-        tool: request.call.name,
-        call_id: request.call.id,
-        prompt: request.clean(approvalPrompt(request.call, id)),
-        channel: request.channel,
-        chat: request.chat,
-        timeout_ms: timeoutMs,
-      }));
+    const session = keys.session;
+    this.waiting.set(id, { session, tool: request.call.name, asker: request.asker });
+    const draft = draftOf(keys, 'approval.requested', {
+      approval_id: id,
+      tool: request.call.name,
+      call_id: request.call.id,
+      prompt: request.clean(approvalPrompt(request.call, id)),
+      channel: request.channel,
+      chat: request.chat,
+      timeout_ms: timeoutMs,
     });
+    const pick = (event: Envelope<'approval.answered'>): ApprovalAnswer | undefined => {
+      if (event.data.approval_id !== id || (event.session !== undefined && event.session !== session)) return undefined;
+      const { approved, by, reason } = event.data;
+      const byUser = approved ? 'approved in the chat' : 'denied in the chat';
+      return { approved, reason: reason ?? (by === 'user' ? byUser : by) };
+    };
+    const noAnswer = (by: 'timeout' | 'turn_ended', reason: string): ApprovalAnswer => {
+      this.bus.publish(draftOf(keys, 'approval.answered', { approval_id: id, approved: false, by, reason }));
+      return { approved: false, reason };
+    };
+    try {
+      return await this.bus.request(draft, {
+        reply: { on: ['approval.answered'], pick },
+        timeoutMs,
+        signal: AbortSignal.any([signal, this.closed.signal]),
+      });
+    } catch (error) {
+      if (error instanceof RequestTimeoutError) {
+        return noAnswer('timeout', `no answer in the chat within ${seconds(timeoutMs)}`);
+      }
+      if (!(error instanceof RequestAbortedError)) throw error;
+      if (this.closed.signal.aborted) return { approved: false, reason: 'the gateway is stopping' };
+      return noAnswer('turn_ended', 'the turn ended before anyone answered');
+    } finally {
+      this.waiting.delete(id);
+    }
   }
 
   /** Denies whatever still waits (the process is stopping). */
   close(): void {
-    this.answers.unsubscribe();
-    for (const [id, waiting] of this.waiting) {
-      this.waiting.delete(id);
-      waiting.settle({ approved: false, reason: 'the gateway is stopping' });
-    }
+    this.closed.abort('the gateway is stopping');
   }
 
   private freshId(): string {

@@ -20,6 +20,8 @@ export interface ChildTurn {
   link: SessionLink;
   /** The task as its user message, with the parent's channel, chat and `remote`, so the child can do no more. */
   message: ChildMessage;
+  /** The task's timeout: it cancels the turn then, and the host gives up on a session that does not answer that. */
+  timeoutMs: number;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { SubagentPort, SubagentRequest, TaskView } from '../../adapters/too
 import { ToolError, type ToolContext } from '../../adapters/tools/tool.js';
 import { subagentTaskMachine, type ChildOutcome, type SubagentStatus, type SubagentTaskContext, type SubagentTaskInput } from '../../machines/subagent-task.js';
 import type { Config } from '../../store/config/index.js';
-import { settledWithin } from '../gateway/settled-within.js';
+import { settledWithin } from '../settled-within.js';
 import { newTaskId } from '../ids.js';
 import { InFlight } from '../in-flight.js';
 import { stateName } from '../machine-state.js';
@@ -151,7 +151,7 @@ export class Subagents implements SubagentPort, SessionSubagents {
     const child = new AbortController();
     // The machine stops `runChild` while it leaves `running`, before it notes why: the reason is read a moment later.
     signal.addEventListener('abort', () => queueMicrotask(() => child.abort(this.reasonOf(task.id))), { once: true });
-    const run = this.deps.host.run({ agent: task.agent, sessionKey: task.sessionKey, link: { parent: task.parent.turn, task: task.id, delegatedBy: task.parent.agent }, message: childMessage(task) }, child.signal);
+    const run = this.deps.host.run({ agent: task.agent, sessionKey: task.sessionKey, link: { parent: task.parent.turn, task: task.id, delegatedBy: task.parent.agent }, message: childMessage(task), timeoutMs: task.timeoutMs }, child.signal);
     const record = this.tasks.get(task.id);
     if (record) record.run = run;
     return this.inFlight.track(run);

@@ -6,7 +6,7 @@ import { SkillCatalog, skillRoots, type SkillInfo } from '../../store/skills.js'
 import { agentWorkspace, ensureAgentWorkspace, WorkspaceFiles, type AgentDoc } from '../../store/workspace.js';
 import { agentRegistryText, DELEGATING_TOOLS } from '../subagents/agent-registry.js';
 import { allowedPeers } from '../subagents/allowed-agents.js';
-import { defaultAgent } from '../gateway/dispatch.js';
+import { defaultAgent } from '../dispatch.js';
 import type { PluginTools } from '../plugins/plugin-host.js';
 import { PromptBuilder } from '../prompt-builder.js';
 import { toolsOptions } from './tools.js';

@@ -25,6 +25,8 @@ export interface CommandContext {
   cwd?: string;
   /** Set when the command runs inside a gateway for a client (`inGateway`): the gateway's log, bus and engine. */
   gateway?: ControlHost;
+  /** The commands this one was run among (`tern gateway` runs those marked `inGateway` for its clients). */
+  commands?: readonly CommandSpec[];
 }
 
 export interface CommandModule {

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import type { ControlHost, GatewayCommandRunner } from '../../actors/gateway/control-service.js';
-import { commands } from './commands/index.js';
+import type { CommandSpec } from './command.js';
 import { runParsed } from './run-command.js';
 
 /** Output a command writes, sent on as it is written. */
@@ -18,7 +18,7 @@ function forwarding(write: (text: string) => void): Writable {
  * with the gateway's log, bus and engine at hand (`CommandContext.gateway`) and its output sent back. A command not
  * marked for it is refused: the socket runs nothing else.
  */
-export function gatewayCommands(host: ControlHost): GatewayCommandRunner {
+export function gatewayCommands(host: ControlHost, commands: readonly CommandSpec[]): GatewayCommandRunner {
   return async ({ command, argv, cwd }, io) => {
     const spec = commands.find((c) => c.name === command);
     if (!spec?.inGateway) {
@@ -27,6 +27,6 @@ export function gatewayCommands(host: ControlHost): GatewayCommandRunner {
     }
     const stdout = forwarding((text) => io.write('stdout', text));
     const stderr = forwarding((text) => io.write('stderr', text));
-    return runParsed(spec, argv, { stdout, stderr, env: process.env, cwd, signal: io.signal, gateway: host });
+    return runParsed(spec, argv, { stdout, stderr, env: process.env, cwd, signal: io.signal, gateway: host, commands });
   };
 }

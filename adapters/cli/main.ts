@@ -17,7 +17,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`tern: unknown command "${name}" (it is not one of: ${commands.map((c) => c.name).join(', ')}). Run \`tern --help\`.\n`);
     return 2;
   }
-  return runCommand(spec, rest);
+  return runCommand(spec, rest, commands);
 }
 
 // `tern status | head`: a reader that stops early is not an error; the rest of the output has nowhere to go.

@@ -77,6 +77,7 @@ export interface RunIo {
   cwd: string;
   signal: AbortSignal;
   gateway?: CommandContext['gateway'];
+  commands?: CommandContext['commands'];
 }
 
 /** Runs a command with its argv already split; errors become the one line (or JSON body) `report` writes. */
@@ -90,21 +91,22 @@ export async function runParsed(spec: CommandSpec, argv: string[], io: RunIo): P
       return 0;
     }
     const module = await spec.load();
-    const { env, signal, cwd, gateway } = io;
-    const code = await module.run({ ...base, values, positionals, env, signal, cwd, ...(gateway ? { gateway } : {}) });
+    const { env, signal, cwd, gateway, commands } = io;
+    const context = { ...base, values, positionals, env, signal, cwd, ...(gateway ? { gateway } : {}) };
+    const code = await module.run({ ...context, ...(commands ? { commands } : {}) });
     return code ?? 0;
   } catch (error) {
     return report(withCommandHelp(error, spec), base);
   }
 }
 
-export async function runCommand(spec: CommandSpec, argv: string[]): Promise<number> {
+export async function runCommand(spec: CommandSpec, argv: string[], commands?: readonly CommandSpec[]): Promise<number> {
   redactWrites(process.stdout);
   redactWrites(process.stderr);
   const controller = new AbortController();
   const uninstall = onSignals(controller);
   const { stdout, stderr, env } = process;
-  const io = { stdout, stderr, env, cwd: process.cwd(), signal: controller.signal };
+  const io = { stdout, stderr, env, cwd: process.cwd(), signal: controller.signal, ...(commands ? { commands } : {}) };
   try {
     if (spec.inGateway) {
       const parsed = parsedOf(spec, argv);

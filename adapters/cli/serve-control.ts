@@ -1,4 +1,5 @@
 import { serveControl, type ControlHost } from '../../actors/gateway/control-service.js';
+import type { CommandSpec } from './command.js';
 import { gatewayCommands } from './gateway-commands.js';
 
 /** Where the gateway says that the CLI cannot reach it (its log). */
@@ -11,9 +12,10 @@ type Warn = (message: string, fields: Record<string, string>) => void;
 export async function serveCliControl(
   gateway: ControlHost,
   warn: Warn,
+  commands: readonly CommandSpec[],
 ): Promise<{ close(): Promise<void> } | undefined> {
   try {
-    return await serveControl(gateway, gatewayCommands(gateway));
+    return await serveControl(gateway, gatewayCommands(gateway, commands));
   } catch (error) {
     const message =
       'the CLI cannot hand work to this gateway: tern agent and the other commands run in their own process';

@@ -1,13 +1,7 @@
 import { ProviderError } from './errors.js';
-import type { ChatRequest, ProtocolFamily, ProviderClient, ToolSpec } from './provider.js';
+import type { ChatRequest, NativeSearch, ProtocolFamily, ProviderClient, ToolSpec } from './provider.js';
 
-/**
- * How an endpoint searches the web itself (`tools.web.prefer_native`): a tool the vendor runs, added to the request's
- * tools, or fields of the request body. `withFunctions: false`: the vendor refuses it beside function tools.
- */
-export type NativeSearch =
-  | { kind: 'tool'; tool: Record<string, unknown>; withFunctions: boolean }
-  | { kind: 'fields'; fields: Record<string, unknown> };
+export type { NativeSearch } from './provider.js';
 
 /** The name of our own search tool, which the vendor's search replaces. */
 export const WEB_SEARCH_TOOL = 'web_search';

@@ -1,7 +1,6 @@
 import type { ChatMessage, ChatResponse } from '../../bus/index.js';
 import type { Route } from '../http/client.js';
 import type { HttpCall } from './http.js';
-import type { NativeSearch } from './native-search.js';
 
 /** The peer runtime's reasoning levels; `adaptive` lets the model decide. */
 export type ThinkingLevel = 'off' | 'low' | 'medium' | 'high' | 'xhigh' | 'adaptive';
@@ -47,6 +46,14 @@ export interface CallOptions {
   /** Overrides the endpoint's wait for the answer to start (and for each pause in it). */
   firstByteTimeoutMs?: number;
 }
+
+/**
+ * How an endpoint searches the web itself (`tools.web.prefer_native`): a tool the vendor runs, added to the request's
+ * tools, or fields of the request body. `withFunctions: false`: the vendor refuses it beside function tools.
+ */
+export type NativeSearch =
+  | { kind: 'tool'; tool: Record<string, unknown>; withFunctions: boolean }
+  | { kind: 'fields'; fields: Record<string, unknown> };
 
 /** One endpoint with one key: families implement this; pools, rotation and failover wrap it. */
 export interface ProviderClient {

@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import type { CronSchedule } from './job.js';
+import * as z from 'zod';
 
 const SYNTAX = 'allowed: minute hour day-of-month month day-of-week, each *, a value, a list a,b, a range a-b or a step */n, a-b/n or a/n; or @hourly, @daily, @weekly, @monthly, @yearly';
 
@@ -28,6 +28,33 @@ export function checkTimeZone(zone: string): void {
     throw new TimeZoneError(zone);
   }
 }
+
+const isoTime = z.iso.datetime({ offset: true });
+const nonBlank = z.string().trim().min(1);
+
+function issue(ctx: z.RefinementCtx, path: string, check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    if (!(error instanceof CronExpressionError || error instanceof TimeZoneError)) throw error;
+    ctx.addIssue({ code: 'custom', path: [path], message: error.message });
+  }
+}
+
+function checkSchedule(schedule: { expr: string; tz?: string | undefined }, ctx: z.RefinementCtx): void {
+  issue(ctx, 'expr', () => checkCron(schedule.expr));
+  if (schedule.tz !== undefined) issue(ctx, 'tz', () => checkTimeZone(schedule.tz!));
+}
+
+export const cronScheduleSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('every'), seconds: z.number().int().positive() }),
+  /** One-shot: runs once at `at`, then is removed. */
+  z.object({ kind: z.literal('at'), at: isoTime }),
+  /** Five fields: minute hour day-of-month month day-of-week; `tz` is an IANA zone, default UTC. */
+  z.object({ kind: z.literal('cron'), expr: nonBlank, tz: nonBlank.optional() }).superRefine(checkSchedule),
+]);
+
+export type CronSchedule = z.infer<typeof cronScheduleSchema>;
 
 /**
  * The five-field expression as croner reads it: Vixie cron's `a/n` steps and either day field matching when both

@@ -5,7 +5,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Browser, Page } from 'playwright-core';
 import * as assert from 'uvu/assert';
 import type { Envelope } from '../../bus/index.js';
-import type { Actor } from '../../web/src/api-shapes.js';
+import type { Actor } from '../../bus/api-shapes.js';
 import { connectCluster } from '../../store/cluster/connection.js';
 import { call } from '../launcher/launcher-harness.js';
 import { launchChromium, watchViolations } from '../support/browser.js';

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
-import type { ActorView, SessionRow, Transcript, TurnRow } from '../../web/src/api-shapes.js';
+import type { ActorView, SessionRow, Transcript, TurnRow } from '../../bus/api-shapes.js';
 import type { LiveFrame } from '../../adapters/launcher/live.js';
 import type { Envelope } from '../../bus/index.js';
 import { call, errorBody } from '../launcher/launcher-harness.js';

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SessionDetail, SessionRow, TurnView } from '../../web/src/api-shapes.js';
+import type { SessionDetail, SessionRow, TurnView } from '../../bus/api-shapes.js';
 import { call, errorBody } from '../launcher/launcher-harness.js';
 import { runCliAsync } from '../support/cli.js';
 import { chatSocket, seedUnpricedTurn, startDashboard, type Dashboard } from '../support/dashboard-harness.js';

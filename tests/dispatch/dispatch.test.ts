@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { dispatch, type DispatchFacts } from '../../actors/gateway/dispatch.js';
+import { dispatch, type DispatchFacts } from '../../actors/dispatch.js';
 import { sessionIdOf } from '../../bus/index.js';
 import { validateConfig, type Config } from '../../store/config/index.js';
 

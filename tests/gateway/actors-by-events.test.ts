@@ -10,7 +10,7 @@ import { Dispatcher } from '../../actors/gateway/dispatcher.js';
 import { acceptInbound, pairingText } from '../../actors/gateway/inbound.js';
 import { Outbox } from '../../actors/gateway/outbox.js';
 import { RecentIds } from '../../actors/gateway/recent-ids.js';
-import { clockOf, realScheduler } from '../../actors/gateway/scheduler.js';
+import { clockOf, realScheduler } from '../../actors/scheduler.js';
 import { sessionKeyOf } from '../../actors/wiring/session-key.js';
 import { sessionIdOf, type EventDraft } from '../../bus/index.js';
 import { channelBoard } from '../../machines/channel.js';

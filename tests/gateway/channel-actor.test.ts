@@ -4,7 +4,7 @@ import { TelegramChannel } from '../../adapters/channels/telegram.js';
 import { BoardInspector } from '../../actors/board.js';
 import { ChannelActor } from '../../actors/gateway/channel-actor.js';
 import { ChannelDirectory } from '../../actors/gateway/channel-directory.js';
-import { clockOf } from '../../actors/gateway/scheduler.js';
+import { clockOf } from '../../actors/scheduler.js';
 import { channelBoard } from '../../machines/channel.js';
 import { InProcessBus, type Envelope } from '../../bus/index.js';
 import { EventLog } from '../../store/log/event-log.js';

@@ -1,14 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { firstValueFrom } from 'rxjs';
+import { filter, firstValueFrom } from 'rxjs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { SendOutcome } from '../../adapters/tools/options.js';
 import { BoardInspector } from '../../actors/board.js';
-import { Deliveries } from '../../actors/gateway/deliveries.js';
+import { Deliveries } from '../../actors/deliveries.js';
 import { heartbeatBoard } from '../../machines/heartbeat.js';
 import { Heartbeat, heartbeatMinutes } from '../../actors/gateway/heartbeat.js';
-import { clockOf } from '../../actors/gateway/scheduler.js';
+import { clockOf } from '../../actors/scheduler.js';
 import { Redactor, validateConfig, type Config } from '../../store/config/index.js';
 import { Logger } from '../../store/logs/logger.js';
 import { RotatingFile } from '../../store/logs/rotating-file.js';
@@ -192,7 +192,8 @@ runs('a heartbeat while the default agent is busy is skipped as busy', async (co
   tasks(fixture.home.workspace, '- check the inbox\n');
   fixture.vendor.reply({ status: 200, headers: { 'content-type': 'application/json' }, chunks: [], after: 'stall' });
   const started = firstValueFrom(fixture.runtime.bus.on('provider.requested'));
-  void fixture.send('a long job');
+  // Still running when the fixture closes, which abandons its ask.
+  fixture.send('a long job').catch(() => undefined);
   await started;
   heartbeat.start();
   assert.equal(await tick(context), { outcome: 'skipped', reason: 'busy' });
@@ -209,6 +210,23 @@ runs('its machine moves waiting → running → waiting around a run, disabled w
   heartbeat.stop();
   assert.equal(movesOf(fixture.events, 'heartbeat'), ['->stopped xstate.init', 'stopped->waiting SCHEDULE', 'waiting->running after.interval', 'running->waiting done.beat', 'waiting->disabled SCHEDULE', 'disabled->stopped STOP']);
   assert.is(heartbeat.state, 'stopped');
+});
+
+runs('a turn that has not answered by the next tick is given up: the run fails and the heartbeat waits again', async (context) => {
+  const { fixture, heartbeat, clock } = context;
+  tasks(fixture.home.workspace, '- check the inbox\n');
+  fixture.vendor.reply({ status: 200, headers: { 'content-type': 'application/json' }, chunks: [], after: 'stall' });
+  heartbeat.start();
+  const asked = firstValueFrom(fixture.runtime.bus.on('provider.requested'));
+  clock.advance(MINUTES_30);
+  await asked;
+  assert.is(heartbeat.state, 'running');
+  const failed = firstValueFrom(fixture.runtime.bus.on('actor.transitioned').pipe(filter((e) => e.data.actor === 'heartbeat')));
+  clock.advance(MINUTES_30);
+  assert.equal((await failed).data.to, 'waiting');
+  assert.equal(clock.pending(), [MINUTES_30]);
+  const lines = readFileSync(context.logFile, 'utf8').split('\n').filter((line) => line.includes('heartbeat failed'));
+  assert.equal(lines.map((line) => line.replace(/^\S+ /, '')), ['ERROR heartbeat failed reason="no answer to message.routed within 1800000 ms"']);
 });
 
 runs('a skipped tick moves nothing', async (context) => {

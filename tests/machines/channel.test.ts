@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createActor, fromCallback, type AnyActorRef } from 'xstate';
 import { BoardInspector } from '../../actors/board.js';
-import { clockOf } from '../../actors/gateway/scheduler.js';
+import { clockOf } from '../../actors/scheduler.js';
 import { channelBoard, channelMachine, type ChannelEvent, type ChannelInput } from '../../machines/channel.js';
 import { given, movesOf, type Stage } from '../support/actor-kit.js';
 import { ManualClock } from '../support/gateway-clock.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { dispatch } from '../../actors/gateway/dispatch.js';
+import { dispatch } from '../../actors/dispatch.js';
 import type { Envelope } from '../../bus/index.js';
 import { eventually } from '../support/eventually.js';
 import type { ModelRequest } from '../support/rule-model.js';

@@ -14,6 +14,7 @@ const child: ChildTurn = {
   sessionKey: 'agent:research:subagent:task_1',
   link: { parent: 'turn_p', task: 'task_1', delegatedBy: 'main' },
   message: { message_id: 'task_1', channel: 'subagent', account: 'default', chat: 'direct:main', sender: 'main', text: 'find the answer', remote: true, media: [] },
+  timeoutMs: 60_000,
 };
 const keys = { agent: 'research', session: sessionIdOf(child.sessionKey), parent: 'turn_p', task: 'task_1' };
 const routed = { type: 'message.routed', ...keys, data: { ...child.message, session_key: child.sessionKey, delegated_by: 'main' } };

@@ -1,5 +1,5 @@
 // A clock the test moves by hand: timers fire only when `advance` passes their time.
-import type { Scheduler } from '../../actors/gateway/scheduler.js';
+import type { Scheduler } from '../../actors/scheduler.js';
 
 interface Timer {
   at: number;

@@ -1,6 +1,6 @@
 import type { Envelope } from '../../bus/index.js';
 import { socketUrl } from './api.js';
-import type { GatewayStatus } from './api-shapes.js';
+import type { GatewayStatus } from '../../bus/api-shapes.js';
 
 type Frame = { type: 'event'; event: Envelope } | { type: 'gateway'; status: GatewayStatus };
 type Listener = (event: Envelope) => void;

@@ -73,7 +73,7 @@ export async function run(context: CommandContext): Promise<number> {
     throw startFailure(error, host, port);
   }
   // `tern agent` and the commands that hand their work to a running gateway find it on its socket.
-  const control = await serveCliControl(gateway, (message, fields) => logs.gateway.warn(message, fields));
+  const control = await serveCliControl(gateway, (message, fields) => logs.gateway.warn(message, fields), context.commands ?? []);
   // The bubblewrap probe runs two programs; after the start, so spawning them never holds up the channels' start.
   void gateway.engineLoaded.then(async () => {
     preferMemoryOverSpeed();

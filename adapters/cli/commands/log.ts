@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { defaultAgent } from '../../../actors/gateway/dispatch.js';
+import { defaultAgent } from '../../../actors/dispatch.js';
 import { typeMatcher, type Envelope } from '../../../bus/index.js';
 import { loadConfig } from '../../../store/config/index.js';
 import { childTimelines, withChildEvents } from '../../../store/log/child-timelines.js';

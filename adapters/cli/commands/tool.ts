@@ -1,5 +1,5 @@
 import { sessionKeyOf } from '../../../actors/agent.js';
-import { defaultAgent } from '../../../actors/gateway/dispatch.js';
+import { defaultAgent } from '../../../actors/dispatch.js';
 import { Runtime } from '../../../actors/runtime.js';
 import { RuntimeCore } from '../../../actors/runtime-core.js';
 import type { Toolbox } from '../../../actors/turn-actors.js';

@@ -24,6 +24,7 @@ import { askModel } from './model-test.js';
 import { webChatChannels, withWebChat } from './web-chat.js';
 import { LOG_CORRUPTED_FIX, LogError, logCorruption } from '../../../store/log/errors.js';
 import { findGateway } from '../gateway-link.js';
+import { commands } from '../commands/index.js';
 import { serveCliControl } from '../serve-control.js';
 
 export type GatewayHost = DashboardHost & {
@@ -145,7 +146,7 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
         gateway = await Gateway.start(options);
       }
       const log = logs.gateway;
-      control = await serveCliControl(gateway, (message, fields) => log.warn(message, fields));
+      control = await serveCliControl(gateway, (message, fields) => log.warn(message, fields), commands);
       failure = undefined;
       return moveTo({ state: 'running', since: now() });
     } catch (error) {

@@ -1,9 +1,9 @@
 import type { Observable, Subscription } from 'rxjs';
 import type { Envelope } from '../../../bus/index.js';
 import { actorParent } from '../../../store/log/actor-parent.js';
-import type { ActorView } from '../../../web/src/api-shapes.js';
+import type { ActorView } from '../../../bus/api-shapes.js';
 
-export type { ActorView } from '../../../web/src/api-shapes.js';
+export type { ActorView } from '../../../bus/api-shapes.js';
 
 const HISTORY_KEPT = 50;
 const ACTORS_KEPT = 500;

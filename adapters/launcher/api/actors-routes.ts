@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
 import { sendError } from '../http-error.js';
-import type { Actor, ActorView } from '../../../web/src/api-shapes.js';
+import type { Actor, ActorView } from '../../../bus/api-shapes.js';
 import type { ActorBoard } from './actor-board.js';
 import type { DashboardHost } from './host.js';
 import type { SessionIndex } from './session-index.js';

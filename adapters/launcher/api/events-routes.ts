@@ -5,7 +5,7 @@ import { logOrAnswer } from './log-access.js';
 import { eventsQuerySchema, parseQuery } from './query.js';
 import { childTimelines } from '../../../store/log/child-timelines.js';
 import { turnUsage } from '../../../store/usage/usage-log.js';
-import type { TurnView } from '../../../web/src/api-shapes.js';
+import type { TurnView } from '../../../bus/api-shapes.js';
 import { savedPrices } from './saved-config.js';
 import { childViews, spansOf } from './timeline.js';
 

@@ -1,11 +1,11 @@
 import type { Observable } from 'rxjs';
 import type { Envelope, EventDraft, EventType } from '../../../bus/index.js';
 import type { EventStore } from '../../../store/log/event-store.js';
-import type { ChartNode, GatewayStatus, Rerun } from '../../../web/src/api-shapes.js';
+import type { ChartNode, GatewayStatus, Rerun } from '../../../bus/api-shapes.js';
 import type { PicoEndpoint } from '../pico-endpoint.js';
 import type { SkillsHost } from './skills-host.js';
 
-export type { ChartNode, ChartTransition, GatewayStatus, Rerun } from '../../../web/src/api-shapes.js';
+export type { ChartNode, ChartTransition, GatewayStatus, Rerun } from '../../../bus/api-shapes.js';
 
 export const GATEWAY_ACTIONS = ['start', 'stop', 'restart'] as const;
 export type GatewayAction = (typeof GATEWAY_ACTIONS)[number];

@@ -2,7 +2,7 @@ import type { Envelope } from '../../../bus/index.js';
 import type { EventStore } from '../../../store/log/event-store.js';
 import type { PriceOf } from '../../../store/usage/prices.js';
 import { ModelTally, readUsage, UsageFold } from '../../../store/usage/usage-log.js';
-import type { SessionRow } from '../../../web/src/api-shapes.js';
+import type { SessionRow } from '../../../bus/api-shapes.js';
 
 /**
  * Read one exact type at a time, so each read walks the type index instead of the whole log. The sender is on

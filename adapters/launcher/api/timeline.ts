@@ -2,7 +2,7 @@ import type { Envelope } from '../../../bus/index.js';
 import type { ChildTimeline } from '../../../store/log/child-timelines.js';
 import { costOf, roundUsd, type PriceOf } from '../../../store/usage/prices.js';
 import { tokensOf } from '../../../store/usage/usage-log.js';
-import type { CallUsage, ChildTimelineView, Span } from '../../../web/src/api-shapes.js';
+import type { CallUsage, ChildTimelineView, Span } from '../../../bus/api-shapes.js';
 
 type Bar = Pick<Span, 'label' | 'start' | 'end' | 'ms' | 'ok'>;
 

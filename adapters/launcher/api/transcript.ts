@@ -3,7 +3,7 @@ import { emptyHistory, foldHistory, HISTORY_TYPES } from '../../../store/log/his
 import type { EventStore } from '../../../store/log/event-store.js';
 import type { PriceOf } from '../../../store/usage/prices.js';
 import { ModelTally, UsageFold } from '../../../store/usage/usage-log.js';
-import type { Step, Transcript, TranscriptMessage, TurnRow } from '../../../web/src/api-shapes.js';
+import type { Step, Transcript, TranscriptMessage, TurnRow } from '../../../bus/api-shapes.js';
 
 /** Tool output and arguments beyond this are cut for the page; the turn view has them whole. */
 const SHOWN_CHARS = 4000;

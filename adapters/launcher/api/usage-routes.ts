@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
 import * as z from 'zod';
-import type { UsageReport } from '../../../web/src/api-shapes.js';
+import type { UsageReport } from '../../../bus/api-shapes.js';
 import type { EventStore } from '../../../store/log/event-store.js';
 import { budgetStates } from '../../../store/usage/budgets.js';
 import { pricesOf } from '../../../store/usage/prices.js';

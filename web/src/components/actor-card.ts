@@ -1,6 +1,6 @@
 import { h, replace } from '../dom.js';
 import { ago, clock, eventLabel, preview, sessionParts, sessionTitle, stamp, stateLabel } from '../format.js';
-import type { Actor, ChartNode } from '../api-shapes.js';
+import type { Actor, ChartNode } from '../../../bus/api-shapes.js';
 import { anyStateMoves, drawChart, fire, light } from './chart.js';
 import { idChip, pill, toneOf } from './ids.js';
 

@@ -1,5 +1,5 @@
 import { eventLabel, stateLabel } from '../format.js';
-import type { ChartNode } from '../api-shapes.js';
+import type { ChartNode } from '../../../bus/api-shapes.js';
 
 // A layered layout (Sugiyama's, cut down to what the small charts of Tern's machines need): moves that lead
 // back up are set aside, every state sits one layer below the deepest state that leads to it, final states

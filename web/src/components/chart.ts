@@ -1,5 +1,5 @@
 import { svg } from '../dom.js';
-import type { ChartNode } from '../api-shapes.js';
+import type { ChartNode } from '../../../bus/api-shapes.js';
 import { layoutChart, NODE_H, type Layout } from './chart-layout.js';
 
 // A machine's chart as an SVG state diagram: states as boxes (final ones doubled), moves as arrows labelled

@@ -1,7 +1,7 @@
 import { h, replace } from '../dom.js';
 import { clock, count, preview, stamp } from '../format.js';
 import { renderMarkdown } from '../markdown.js';
-import type { Step, Transcript } from '../api-shapes.js';
+import type { Step, Transcript } from '../../../bus/api-shapes.js';
 
 // A conversation as the Chat and Sessions pages show it: the user's messages, what each turn did on the way
 // (the model's text between tool calls, each tool call folded, failures in red), and the replies, each

@@ -1,6 +1,6 @@
 import { h, place, type Child } from '../dom.js';
 import { duration, exact, money } from '../format.js';
-import type { CallUsage, ChildTimelineView, Span } from '../api-shapes.js';
+import type { CallUsage, ChildTimelineView, Span } from '../../../bus/api-shapes.js';
 import { prettyJson } from './conversation.js';
 import { ticks } from './scale.js';
 import { withTooltip } from './tooltip.js';

@@ -4,7 +4,7 @@ import { replyBubble, replyMeta, stepsOf, textStep, toolStep, transcriptGroups, 
 import { h, replace } from '../dom.js';
 import { onGateway, onLive } from '../live.js';
 import { renderMarkdown } from '../markdown.js';
-import type { GatewayStatus, Transcript } from '../api-shapes.js';
+import type { GatewayStatus, Transcript } from '../../../bus/api-shapes.js';
 import { onboardingForm } from './onboarding.js';
 import type { Page } from './page.js';
 

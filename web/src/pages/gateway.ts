@@ -4,7 +4,7 @@ import { pill, toneOf } from '../components/ids.js';
 import { h, replace } from '../dom.js';
 import { ago, clock, stamp, stateLabel } from '../format.js';
 import { onGateway, onLive } from '../live.js';
-import type { Actor, GatewayStatus } from '../api-shapes.js';
+import type { Actor, GatewayStatus } from '../../../bus/api-shapes.js';
 import type { Page } from './page.js';
 
 type Action = 'start' | 'stop' | 'restart';

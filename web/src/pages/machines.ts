@@ -6,7 +6,7 @@ import { idChip, pill, toneOf } from '../components/ids.js';
 import { h, replace } from '../dom.js';
 import { ago, eventLabel, plural, stamp, stateLabel } from '../format.js';
 import { onLive } from '../live.js';
-import type { Actor, ActorDetail, ChartNode } from '../api-shapes.js';
+import type { Actor, ActorDetail, ChartNode } from '../../../bus/api-shapes.js';
 import type { Page } from './page.js';
 
 /** Turns shown per session; older ones are listed as links. */

@@ -5,7 +5,7 @@ import { idChip, pill, toneOf } from '../components/ids.js';
 import { stats } from '../components/stats.js';
 import { h, replace } from '../dom.js';
 import { ago, channelName, chatName, duration, exact, plural, preview, sessionParts, stamp } from '../format.js';
-import type { SessionDetail, SessionRow } from '../api-shapes.js';
+import type { SessionDetail, SessionRow } from '../../../bus/api-shapes.js';
 import type { Page } from './page.js';
 
 const CHAT_SESSION = 'tern.chat.session';

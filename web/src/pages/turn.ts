@@ -9,7 +9,7 @@ import { rowsOf, waterfall } from '../components/waterfall.js';
 import { h, replace, type Child } from '../dom.js';
 import { count, duration, exact, plural, sessionParts, sessionTitle, stamp } from '../format.js';
 import { renderMarkdown } from '../markdown.js';
-import type { Rerun, TurnView } from '../api-shapes.js';
+import type { Rerun, TurnView } from '../../../bus/api-shapes.js';
 import type { Page } from './page.js';
 
 

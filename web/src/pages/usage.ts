@@ -1,5 +1,5 @@
 import { errorText, getJson } from '../api.js';
-import type { BudgetView, UsageReport, UsageRowView } from '../api-shapes.js';
+import type { BudgetView, UsageReport, UsageRowView } from '../../../bus/api-shapes.js';
 import { barChart } from '../components/bar-chart.js';
 import { costTag } from '../components/cost.js';
 import { stats } from '../components/stats.js';

@@ -1,5 +1,5 @@
-import type { Config } from '../../store/config/index.js';
-import { sessionKeyOf } from '../wiring/session-key.js';
+import type { Config } from '../store/config/index.js';
+import { sessionKeyOf } from './wiring/session-key.js';
 
 /** What dispatch rules look at, in the spec's value shapes (`direct:<id>`, `guild:<id>`, `topic:<id>` …). */
 export interface DispatchFacts {

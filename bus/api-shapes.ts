@@ -1,6 +1,6 @@
 // The dashboard API's answers, defined once: for the launcher that sends them (adapters/launcher/api imports these
 // types) and the pages that read them. Types only: nothing here runs.
-import type { ChatMessage, Envelope } from '../../bus/index.js';
+import type { ChatMessage, Envelope } from './index.js';
 
 /** `failure` says why the last start failed (an invalid config, say); `starting` and `stopping` are on the way. */
 export type GatewayStatus =
