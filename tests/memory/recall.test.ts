@@ -140,4 +140,22 @@ test('data.forgotten drops the sender\'s turns from the index, saved or rebuilt'
   assert.equal(JSON.parse((await tern(['memory', 'search', 'garage', '--json'], home.env)).stdout).results, []);
 });
 
+test('past memory.inline_max_chars the prompt carries the head of MEMORY.md and says to search', async ({ home, vendor }) => {
+  configure(home, vendor, { inline_max_chars: 200 });
+  mkdirSync(join(home.workspace, 'memory'), { recursive: true });
+  const lines = Array.from({ length: 10 }, (_, i) => `- fact ${i}: ${'x'.repeat(40)}`);
+  writeFileSync(join(home.workspace, 'memory', 'MEMORY.md'), `${lines.join('\n')}\n`);
+  vendor.reply(completion({ content: 'hi' }));
+  assert.is((await tern(['agent', '-m', 'hello'], home.env)).code, 0);
+  const log = EventLog.open(home.sessions, { readOnly: true });
+  const [built] = log.read({ type: 'prompt.built' });
+  log.close();
+  const system = built?.type === 'prompt.built' ? built.data.system : '';
+  const memory = system.slice(system.indexOf('## Memory (memory/MEMORY.md)'));
+  // 510 characters; the head is the three whole lines within 200 (152 characters).
+  assert.ok(memory.startsWith(`## Memory (memory/MEMORY.md)\n\n${lines.slice(0, 3).join('\n')}\n\n` +
+    '[MEMORY.md goes on for 358 more characters: use memory_search to find what it holds.]\n\n## '));
+  assert.not.match(system, 'fact 3');
+});
+
 test.run();

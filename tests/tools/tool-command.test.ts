@@ -54,7 +54,7 @@ test('tern tool follows the config: tools switched off, deny patterns, allow pat
   mkdirSync(outside);
   writeFileSync(join(outside, 'notes.txt'), 'outside notes');
   h.config({ tools: { exec: { enabled: false }, web: { enabled: false, fetch: { enabled: false } }, cron: { enabled: false }, todo: { enabled: false }, spawn: { enabled: false }, spawn_status: { enabled: false }, subagent: { enabled: false }, skills: { enabled: false } } });
-  assert.equal(names(runCli(['tool', 'list'], h.env).stdout), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'load_image']);
+  assert.equal(names(runCli(['tool', 'list'], h.env).stdout), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'load_image', 'memory_search', 'memory_get']);
   assert.equal(pick(runCli(['tool', 'call', 'exec', '{"command":"echo hi"}'], h.env)), [1, 'tool "exec" is not available in this turn\n']);
   h.config({ tools: { exec: { custom_deny_patterns: ['^echo\\s+forbidden'] } } });
   assert.equal(pick(runCli(['tool', 'call', 'exec', '{"command":"echo forbidden"}'], h.env)), [1, 'Command blocked by safety guard (dangerous pattern detected)\n']);
