@@ -88,7 +88,8 @@ export class PromptBuilder {
   /** The skills section of the catalog's list and the profile it was made for: the same objects, the same text. */
   private skillsSection: { skills: SkillInfo[]; profile: TurnProfile | undefined; text: string | undefined } | undefined;
 
-  constructor(private readonly files: WorkspaceFiles) {}
+  /** `inlineMaxChars`: past this many characters MEMORY.md is cut to its head and the model is told to search. */
+  constructor(private readonly files: WorkspaceFiles, private readonly inlineMaxChars: () => number = () => Infinity) {}
 
   build(request: PromptRequest): BuiltPrompt {
     const profile = request.profile?.enabled ? request.profile : undefined;
@@ -130,9 +131,11 @@ export class PromptBuilder {
 
 
   private stablePrefix(agentDoc: AgentDoc): string | undefined {
-    const sources = [agentDoc, this.files.text('soul'), this.files.text('user'), this.files.text('identity'), this.files.text('memory')] as const;
+    const limit = this.inlineMaxChars();
+    const sources = [agentDoc, this.files.text('soul'), this.files.text('user'), this.files.text('identity'), this.files.text('memory'), limit] as const;
     if (this.prefix?.sources.every((source, i) => source === sources[i])) return this.prefix.text;
-    const [doc, soul, user, identityNotes, memory] = sources;
+    const [doc, soul, user, identityNotes, fullMemory] = sources;
+    const memory = inlineMemory(fullMemory, limit);
     const identity = identitySentence(doc.frontmatter.name?.trim() || 'Tern', doc.frontmatter.description);
     const text = joinSections([
       section('Identity', identity),
@@ -145,6 +148,17 @@ export class PromptBuilder {
     this.prefix = { sources: [...sources], text };
     return text;
   }
+}
+
+/**
+ * MEMORY.md as the prompt carries it: whole up to `limit` characters, else its head (cut at a line end) and a note
+ * that the rest is found with `memory_search`, so a long memory does not grow every request.
+ */
+function inlineMemory(memory: string, limit: number): string {
+  if (memory.length <= limit) return memory;
+  const cut = memory.lastIndexOf('\n', limit);
+  const head = memory.slice(0, cut > limit / 2 ? cut : limit).trimEnd();
+  return `${head}\n\n[MEMORY.md goes on for ${memory.length - head.length} more characters: use memory_search to find what it holds.]`;
 }
 
 const minuteOf = (now: Date): string => now.toISOString().slice(0, 16).replace('T', ' ');

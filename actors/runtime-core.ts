@@ -29,6 +29,9 @@ export class RuntimeCore {
   readonly journal: PartJournal | undefined;
   private readonly checkpoints: Checkpoints | undefined;
 
+  /** Whether the log is a scratch one (`tern tool`) rather than the workspace's, which recall then reads itself. */
+  scratchLog = false;
+
   private constructor(
     readonly loaded: LoadedConfig,
     readonly log: EventStore,
@@ -95,7 +98,9 @@ export class RuntimeCore {
   static scratch(loaded: LoadedConfig, command: string): RuntimeCore {
     const log = EventLog.scratch();
     try {
-      return new RuntimeCore(loaded, log, new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).value(data) }), command, {});
+      const core = new RuntimeCore(loaded, log, new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).value(data) }), command, {});
+      core.scratchLog = true;
+      return core;
     } catch (error) {
       log.close();
       throw error;

@@ -29,7 +29,10 @@ import { sessionHost } from './subagents/session-host.js';
 import { Subagents } from './subagents/subagents.js';
 import { TodoTool } from './todo-tool.js';
 import { agentModel } from './wiring/agent-model.js';
+import { LiveRecall } from '../store/memory/live-recall.js';
+import { registerMemoryTools } from '../adapters/tools/memory/index.js';
 import { AgentDirectory } from './wiring/agent-setup.js';
+import { recallPort } from './wiring/recall-port.js';
 import { modelEntries } from './wiring/models.js';
 import { followMcp } from './wiring/mcp-follow.js';
 import { ReloadableRouter } from './wiring/reloadable-router.js';
@@ -98,6 +101,8 @@ export class Runtime {
     readonly plugins: PluginHost,
     /** Learning records, skill drafts and decisions (`evolution`). */
     readonly evolution: EvolutionActor,
+    /** `memory_search` and `memory_get` over the memory files and the log. */
+    readonly recall: LiveRecall,
     private readonly sessionLimit: number | undefined,
   ) {
     const { bus } = core;
@@ -155,6 +160,7 @@ export class Runtime {
     const entryNamed = (name: string | undefined) => entries.find((e) => e.model_name === name && e.enabled !== false);
     const imageEntry = entryNamed(loaded.config.agents.defaults.image_model);
     const transcriptionEntry = entryNamed(loaded.config.agents.defaults.transcription_model);
+    const recall = new LiveRecall({ workspace: loaded.workspace, ...(core.scratchLog ? {} : { live: { log, bus } }), report: logError });
     const subagents = new Subagents({ bus, config, now: () => now().getTime(), logError, host: sessionHost(bus), ...(options.send ? { send: options.send } : {}) });
     const directory = new AgentDirectory({
       loaded,
@@ -167,6 +173,7 @@ export class Runtime {
         if (imageEntry) registry.register(imageGenerateTool(imageEntry, workspace, options.send));
         registerSubagentTools(registry, subagents, { spawn: tools.spawn.enabled, spawn_status: tools.spawn_status.enabled, subagent: tools.subagent.enabled });
         registerSkillTools(registry, tools.skills, { workspace, home: loaded.home });
+        registerMemoryTools(registry, recallPort(recall, config));
       },
     });
     const filter = { ...DEFAULT_FILTER, ...toolsOptions(loaded.config, loaded.workspace, loaded.home, env, () => undefined).filter };
@@ -196,10 +203,11 @@ export class Runtime {
     const evolution = new EvolutionActor({ bus, log, router, config, workspace: loaded.workspace, scheduler: options.evolutionClock ?? realScheduler, logError });
     let runtime: Runtime;
     try {
-      runtime = new Runtime(core, router, directory, shared, mcp, subagents, hooks, plugins, evolution, options.sessionLimit);
+      runtime = new Runtime(core, router, directory, shared, mcp, subagents, hooks, plugins, evolution, recall, options.sessionLimit);
       directory.parts(directory.defaultId);
     } catch (error) {
       void evolution.stop();
+      recall.close();
       directory.close();
       throw error;
     }
@@ -277,6 +285,7 @@ export class Runtime {
     await this.plugins.close();
     await this.hooks.close();
     this.directory.close();
+    this.recall.close();
     await this.core.close();
   }
 }

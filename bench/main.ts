@@ -18,6 +18,7 @@ const suites: Record<string, () => Promise<{ bench: BenchSuite }>> = {
   launcher: () => import('./launcher.js'),
   skills: () => import('./skills.js'),
   cluster: () => import('./cluster.js'),
+  memory: () => import('./memory.js'),
 };
 
 const args = process.argv.slice(2);

@@ -174,7 +174,7 @@ export class AgentDirectory {
       id,
       workspace,
       files,
-      prompt: new PromptBuilder(files),
+      prompt: new PromptBuilder(files, () => this.config.agents.defaults.memory.inline_max_chars),
       get tools() {
         return tools();
       },

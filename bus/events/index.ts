@@ -2,6 +2,7 @@ import type * as z from 'zod';
 import type { Correlation, Stamp } from '../envelope.js';
 import { budgetEvents } from './budget.js';
 import { clusterEvents } from './cluster.js';
+import { dataEvents } from './data.js';
 import { evolutionEvents } from './evolution.js';
 import { hookEvents } from './hook.js';
 import { mcpEvents } from './mcp.js';
@@ -32,6 +33,7 @@ export const eventCatalogue = {
   ...hookEvents,
   ...pluginEvents,
   ...pairingEvents,
+  ...dataEvents,
 } as const;
 
 export type EventCatalogue = typeof eventCatalogue;
@@ -60,6 +62,7 @@ export function isEventType(type: string): type is EventType {
 
 export * from './budget.js';
 export * from './cluster.js';
+export * from './data.js';
 export * from './evolution.js';
 export * from './hook.js';
 export * from './mcp.js';

@@ -22,7 +22,7 @@ test('tern tool list names every enabled tool; --json gives their schemas', () =
   const h = home();
   const text = runCli(['tool', 'list'], h.env);
   assert.is(text.code, 0);
-  assert.equal(names(text.stdout), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'exec', 'web_search', 'web_fetch', 'load_image', 'cron', 'todo', 'spawn', 'spawn_status', 'subagent', 'find_skills', 'install_skill']);
+  assert.equal(names(text.stdout), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'exec', 'web_search', 'web_fetch', 'load_image', 'cron', 'todo', 'spawn', 'spawn_status', 'subagent', 'find_skills', 'install_skill', 'memory_search', 'memory_get']);
   const json = JSON.parse(runCli(['tool', 'list', '--json'], h.env).stdout) as { ok: boolean; tools: { name: string; parameters: { required?: string[] } }[] };
   assert.equal(json.tools.find((t) => t.name === 'write_file')?.parameters.required, ['path', 'content']);
   h.close();
@@ -54,7 +54,7 @@ test('tern tool follows the config: tools switched off, deny patterns, allow pat
   mkdirSync(outside);
   writeFileSync(join(outside, 'notes.txt'), 'outside notes');
   h.config({ tools: { exec: { enabled: false }, web: { enabled: false, fetch: { enabled: false } }, cron: { enabled: false }, todo: { enabled: false }, spawn: { enabled: false }, spawn_status: { enabled: false }, subagent: { enabled: false }, skills: { enabled: false } } });
-  assert.equal(names(runCli(['tool', 'list'], h.env).stdout), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'load_image']);
+  assert.equal(names(runCli(['tool', 'list'], h.env).stdout), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'load_image', 'memory_search', 'memory_get']);
   assert.equal(pick(runCli(['tool', 'call', 'exec', '{"command":"echo hi"}'], h.env)), [1, 'tool "exec" is not available in this turn\n']);
   h.config({ tools: { exec: { custom_deny_patterns: ['^echo\\s+forbidden'] } } });
   assert.equal(pick(runCli(['tool', 'call', 'exec', '{"command":"echo forbidden"}'], h.env)), [1, 'Command blocked by safety guard (dangerous pattern detected)\n']);
@@ -78,7 +78,7 @@ test('tern tool masks the configured secrets in what the model would receive', (
 test('tern tool --channel: a chat channel gets the message tools (shown, not delivered, and the result says so) and remote rules', () => {
   const h = home();
   h.config({ channel_list: { telegram: { enabled: false } } });
-  assert.equal(names(runCli(['tool', 'list', '--channel', 'telegram'], h.env).stdout), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'exec', 'web_search', 'web_fetch', 'message', 'send_file', 'load_image', 'cron', 'todo', 'spawn', 'spawn_status', 'subagent', 'find_skills', 'install_skill']);
+  assert.equal(names(runCli(['tool', 'list', '--channel', 'telegram'], h.env).stdout), ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'exec', 'web_search', 'web_fetch', 'message', 'send_file', 'load_image', 'cron', 'todo', 'spawn', 'spawn_status', 'subagent', 'find_skills', 'install_skill', 'memory_search', 'memory_get']);
   const sent = runCli(['tool', 'call', 'message', '{"content":"hello there"}', '--channel', 'telegram'], h.env);
   // Nothing reached a chat: the result the model would read is an error saying so, and the call exits 1.
   assert.equal([sent.code, sent.stdout, sent.stderr], [

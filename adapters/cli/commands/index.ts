@@ -67,6 +67,20 @@ export const commands: CommandSpec[] = [
     load: () => import('./log.js'),
   },
   {
+    name: 'memory',
+    summary: 'search what the agent remembers (memory files, past conversations), or rebuild the index',
+    usage: ['memory search WORDS… [--agent ID] [--session KEY] [--limit N] [--json]', 'memory reindex [--json]'],
+    options: {
+      agent: { type: 'string', value: 'ID', description: 'the agent whose conversations to search (default: the default agent)' },
+      session: { type: 'string', value: 'KEY', description: 'search as this chat would: only what its memory.scope lets it recall' },
+      limit: { type: 'string', value: 'N', description: 'at most N results (default 10)' },
+      json,
+    },
+    details: 'The index is a projection of the event log, saved in workspace/state/memory-index.json; delete it or run\n' +
+      '`tern memory reindex` and it is built again from the log.',
+    load: () => import('./memory.js'),
+  },
+  {
     name: 'onboard',
     summary: 'set up ~/.agent: config, credentials (0600), workspace, a first model and chat channels, then try them',
     usage: [

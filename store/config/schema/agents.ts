@@ -1,5 +1,16 @@
 import * as z from 'zod/mini';
-import { bool, int, limitDollars, list, nonEmptyText, sessionDimensions, temperature, text, textList } from './fields.js';
+import {
+  bool,
+  int,
+  limitDollars,
+  list,
+  nonEmptyText,
+  oneOf,
+  sessionDimensions,
+  temperature,
+  text,
+  textList,
+} from './fields.js';
 import { optional, shared, withDefault } from './shared.js';
 import { turnProfileSchema } from './turn-profile.js';
 
@@ -54,6 +65,16 @@ export const agentModelSchema = shared(() =>
   }),
 );
 
+/**
+ * Recall (`memory_search`, `memory_get`): `scope` `private` shows a chat only its own past turns (a user of a shared
+ * bot never recalls another user's chat), `shared` every chat of the agent. Past `inline_max_chars`, the prompt
+ * carries the head of MEMORY.md and tells the model to search the rest.
+ */
+export const memorySchema = z.object({
+  scope: withDefault(oneOf(['private', 'shared'] as const), 'private'),
+  inline_max_chars: withDefault(int(200, 1_000_000), 4000),
+});
+
 export const agentDefaultsSchema = z.object({
   /** Unset means `<AGENT_HOME>/workspace`; the loader fills it in. */
   workspace: optional(text()),
@@ -79,6 +100,7 @@ export const agentDefaultsSchema = z.object({
   /** Each agent's limits, unless its `agents.list[]` entry has its own. */
   budget: optional(budgetSchema),
   subagents: z.prefault(subagentLimitsSchema, {}),
+  memory: z.prefault(memorySchema, {}),
 });
 
 export const agentEntrySchema = z.looseObject({
@@ -88,6 +110,8 @@ export const agentEntrySchema = z.looseObject({
   model: optional(agentModelSchema()),
   workspace: optional(text()),
   budget: optional(budgetSchema),
+  /** The agent's own recall scope; unset: `agents.defaults.memory.scope`. */
+  memory: optional(z.object({ scope: optional(oneOf(['private', 'shared'] as const)) })),
   /** Only these skills are offered to the agent (its AGENT.md `skills` wins). */
   skills: optional(textList()),
   subagents: optional(

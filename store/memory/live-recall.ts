@@ -1,0 +1,49 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Bus } from '../../bus/index.js';
+import type { EventStore } from '../log/event-store.js';
+import { EventLog } from '../log/event-log.js';
+import { MemoryEventStore } from '../log/memory-event-store.js';
+import { logDir } from '../paths.js';
+import { Recall } from './recall.js';
+
+export interface LiveRecallOptions {
+  workspace: string;
+  /** The runtime's log and bus; absent for a process that only looks (`tern tool`): it reads the workspace's log. */
+  live?: { log: EventStore; bus: Bus };
+  report?: (problem: string) => void;
+}
+
+/**
+ * Recall opened on first use (most turns never search), then kept current from the bus. Closing saves the index, so
+ * the next start folds only what was appended since.
+ */
+export class LiveRecall {
+  private recall: Recall | undefined;
+  private ownLog: EventLog | undefined;
+
+  constructor(private readonly options: LiveRecallOptions) {}
+
+  get(): Recall {
+    if (this.recall) return this.recall;
+    const { live, workspace } = this.options;
+    if (live) {
+      this.recall = Recall.open(live.log, workspace);
+      void this.recall.follow(live.bus);
+      return this.recall;
+    }
+    const dir = logDir(workspace);
+    // No log yet: nothing was said, and only the memory files can be searched.
+    if (existsSync(join(dir, 'data.mdb'))) this.ownLog = EventLog.open(dir, { readOnly: true });
+    this.recall = Recall.open(this.ownLog ?? new MemoryEventStore(), workspace);
+    return this.recall;
+  }
+
+  close(): void {
+    this.recall?.stop();
+    if (this.ownLog || this.options.live) this.recall?.save(this.options.report);
+    this.recall = undefined;
+    this.ownLog?.close();
+    this.ownLog = undefined;
+  }
+}
