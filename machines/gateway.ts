@@ -32,7 +32,13 @@ export type ChannelSpec = ChannelInput;
  */
 export type GatewayEvent =
   | { type: 'STOP'; signal?: string }
-  | { type: 'RELOAD'; loaded: Loaded; changed: readonly string[]; restart: readonly string[]; start: readonly ChannelSpec[] }
+  | {
+      type: 'RELOAD';
+      loaded: Loaded;
+      changed: readonly string[];
+      restart: readonly string[];
+      start: readonly ChannelSpec[];
+    }
   | { type: 'ADD_CHANNELS'; start: readonly ChannelSpec[] }
   | { type: 'SCHEDULE'; on: boolean; reason: string }
   | { type: 'ENGINE_WANTED' }
@@ -334,9 +340,10 @@ export const gatewayMachine = setup({
                   id: 'channelsStopped',
                   src: 'channelsStopped',
                   // A reload that came while another waited also waits for the stops that one started.
-                  input: ({ context, event }) => ({
-                    names: [...new Set([...(event.type === 'RELOAD' ? event.restart : []), ...context.pending.map((s) => s.name)])],
-                  }),
+                  input: ({ context, event }) => {
+                    const restart = event.type === 'RELOAD' ? event.restart : [];
+                    return { names: [...new Set([...restart, ...context.pending.map((s) => s.name)])] };
+                  },
                   onDone: {
                     target: 'idle',
                     actions: [

@@ -120,13 +120,16 @@ export function channelLogic(deps: ChannelLogicDeps) {
       announceFailed: ({ context }) => {
         const reason = context.reason ?? 'unknown';
         const restart = context.restartInMs ?? 0;
-        bus.publish({ type: 'channel.failed', data: { channel: context.name, account: context.account, message: reason, restart_in_ms: restart } });
+        const data = { channel: context.name, account: context.account, message: reason, restart_in_ms: restart };
+        bus.publish({ type: 'channel.failed', data });
         logger.warn('channel failed; restarting', { channel: context.name, reason, restart_in_ms: restart });
       },
       announceRefused: ({ context }) => {
         const reason = context.reason ?? 'unknown';
-        bus.publish({ type: 'channel.failed', data: { channel: context.name, account: context.account, message: reason, restart_in_ms: 0 } });
-        logger.error('channel cannot start; fix its entry in the config (the gateway reloads it)', { channel: context.name, reason });
+        const data = { channel: context.name, account: context.account, message: reason, restart_in_ms: 0 };
+        bus.publish({ type: 'channel.failed', data });
+        const line = 'channel cannot start; fix its entry in the config (the gateway reloads it)';
+        logger.error(line, { channel: context.name, reason });
       },
     },
   });
@@ -135,8 +138,9 @@ export function channelLogic(deps: ChannelLogicDeps) {
 /** The machine's state, with the failure's reason and backoff. */
 export function channelStatus(snapshot: SnapshotFrom<typeof channelMachine>): ChannelStatus {
   const { value, context } = snapshot;
-  if (value === 'failed') return { state: 'failed', reason: context.reason ?? 'unknown', restartInMs: context.restartInMs ?? 0 };
-  if (value === 'refused') return { state: 'refused', reason: context.reason ?? 'unknown' };
+  const reason = context.reason ?? 'unknown';
+  if (value === 'failed') return { state: 'failed', reason, restartInMs: context.restartInMs ?? 0 };
+  if (value === 'refused') return { state: 'refused', reason };
   return { state: value };
 }
 
@@ -151,8 +155,11 @@ export class ChannelActor implements ChannelHandle {
 
   constructor(readonly id: ChannelIdentity, build: () => Promise<Channel>, private readonly deps: ChannelActorDeps) {
     const machine = channelLogic({ ...deps, build });
-    this.actor = createActor(machine, { id: `channel:${id.name}`, input: { ...id, backoff: deps.backoff }, clock: deps.clock, inspect: deps.inspect });
-    this.actor.subscribe({ error: (error) => deps.logger.error('channel actor failed', { channel: id.name, reason: (error as Error)?.message ?? String(error) }) });
+    const input = { ...id, backoff: deps.backoff };
+    this.actor = createActor(machine, { id: `channel:${id.name}`, input, clock: deps.clock, inspect: deps.inspect });
+    const failed = (error: unknown) =>
+      deps.logger.error('channel actor failed', { channel: id.name, reason: (error as Error)?.message ?? String(error) });
+    this.actor.subscribe({ error: failed });
     this.actor.start();
   }
 

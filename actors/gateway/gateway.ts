@@ -1,5 +1,13 @@
 import type { Subscription } from 'rxjs';
-import { createActor, fromCallback, fromPromise, waitFor, type Actor, type AnyActorRef, type SnapshotFrom } from 'xstate';
+import {
+  createActor,
+  fromCallback,
+  fromPromise,
+  waitFor,
+  type Actor,
+  type AnyActorRef,
+  type SnapshotFrom,
+} from 'xstate';
 import type { Channel, WebhookAnswer, WebhookRequest } from '../../adapters/channels/channel.js';
 import { webhookPath } from '../../adapters/channels/webhook-path.js';
 import { RedactingChannel } from '../../adapters/channels/redacting-channel.js';
@@ -9,7 +17,14 @@ import type { SendOutcome, SendTarget } from '../../adapters/tools/options.js';
 import type { ToolMedia } from '../../adapters/tools/tool.js';
 import { channelBoard, type channelMachine } from '../../machines/channel.js';
 import { cronBoard } from '../../machines/cron.js';
-import { channelId, gatewayBoard, gatewayMachine, type ChannelSpec, type GatewayEvent, type StartOutput } from '../../machines/gateway.js';
+import {
+  channelId,
+  gatewayBoard,
+  gatewayMachine,
+  type ChannelSpec,
+  type GatewayEvent,
+  type StartOutput,
+} from '../../machines/gateway.js';
 import { heartbeatBoard } from '../../machines/heartbeat.js';
 import { isSecret, redactorOf, watchConfig, WEB_UI_CHANNEL_TYPE } from '../../store/config/index.js';
 import { changedPaths } from '../../store/config/diff.js';
@@ -122,7 +137,8 @@ function pluginKind(name: string, entry: ChannelEntry, options: GatewayOptions, 
 function specOf(name: string, entry: ChannelEntry): ChannelSpec {
   const kind = entry.type ?? name;
   const backoff = supervisionOf(entry).restart_backoff_ms;
-  return { name, kind, account: name === kind ? 'default' : name, backoff: { baseMs: backoff, maxMs: Math.max(backoff, 60_000) } };
+  const account = name === kind ? 'default' : name;
+  return { name, kind, account, backoff: { baseMs: backoff, maxMs: Math.max(backoff, 60_000) } };
 }
 
 /** What `engine()` throws once the gateway stops without having loaded the engine. */
@@ -131,6 +147,13 @@ export class GatewayStoppedError extends Error {
   constructor() {
     super('the gateway stopped before the engine loaded');
   }
+}
+
+const stoppedOrDraining = (s: GatewaySnapshot): boolean => s.status !== 'active' || s.matches('draining');
+
+/** An error's message for a log line. */
+function reasonOf(error: unknown): string {
+  return (error as Error)?.message ?? String(error);
 }
 
 function enabledChannels(loaded: LoadedConfig, options: GatewayOptions): Array<[string, ChannelEntry]> {
@@ -146,12 +169,14 @@ declare module '../../machines/gateway.js' {
 
 type GatewayActor = Actor<typeof gatewayMachine>;
 type GatewaySnapshot = SnapshotFrom<typeof gatewayMachine>;
+type ChannelSnapshot = SnapshotFrom<typeof channelMachine>;
 
 /** The gateway's channel children, by entry name, with their machines' snapshots. */
-function channelsOf(snapshot: GatewaySnapshot): Array<{ name: string; snapshot: SnapshotFrom<typeof channelMachine> }> {
-  return Object.entries(snapshot.children as Record<string, AnyActorRef | undefined>)
-    .filter(([id, child]) => id.startsWith('channel:') && child !== undefined)
-    .map(([id, child]) => ({ name: id.slice('channel:'.length), snapshot: child!.getSnapshot() as SnapshotFrom<typeof channelMachine> }));
+function channelsOf(snapshot: GatewaySnapshot): Array<{ name: string; snapshot: ChannelSnapshot }> {
+  return Object.entries(snapshot.children as Record<string, AnyActorRef | undefined>).flatMap(([id, child]) => {
+    if (!id.startsWith('channel:') || !child) return [];
+    return [{ name: id.slice('channel:'.length), snapshot: child.getSnapshot() as ChannelSnapshot }];
+  });
 }
 
 /**
@@ -226,7 +251,9 @@ export class Gateway {
       deliver: (delivery) => this.deliver(delivery),
       inspect: this.board.inspect,
     });
-    this.mediaCleanup = new MediaCleanup({ scheduler: this.scheduler, config: () => this.loaded.config, workspace: options.loaded.workspace, logger: logs.gateway });
+    const { workspace } = options.loaded;
+    const config = () => this.loaded.config;
+    this.mediaCleanup = new MediaCleanup({ scheduler: this.scheduler, config, workspace, logger: logs.gateway });
     this.cron = new CronActor({
       workspace: options.loaded.workspace,
       bus,
@@ -245,7 +272,8 @@ export class Gateway {
       inspect: this.board.inspect,
       clock: this.clock,
     });
-    this.machine.subscribe({ error: (error) => logs.gateway.error('gateway actor failed', { reason: (error as Error)?.message ?? String(error) }) });
+    const failed = (error: unknown) => logs.gateway.error('gateway actor failed', { reason: reasonOf(error) });
+    this.machine.subscribe({ error: failed });
   }
 
   /** The gateway machine with this gateway's effects. */
@@ -253,7 +281,7 @@ export class Gateway {
     const { options } = this;
     const { logs } = options;
     const { bus } = this.core;
-    const logError = (what: string) => (error: unknown) => logs.gateway.error(what, { reason: (error as Error)?.message ?? String(error) });
+    const logError = (what: string) => (error: unknown) => logs.gateway.error(what, { reason: reasonOf(error) });
     return gatewayMachine.provide({
       actors: {
         start: fromPromise(() => this.startUp()),
@@ -270,7 +298,15 @@ export class Gateway {
           logger: logs.gateway,
           directory: this.directory,
           build: (name) => this.buildChannel(name),
-          accept: acceptInbound({ bus, logger: logs.gateway, config: () => this.loaded.config, workspace: options.loaded.workspace, now: () => this.scheduler.now(), seen: this.seen, pairing: this.pairing }),
+          accept: acceptInbound({
+            bus,
+            logger: logs.gateway,
+            config: () => this.loaded.config,
+            workspace: options.loaded.workspace,
+            now: () => this.scheduler.now(),
+            seen: this.seen,
+            pairing: this.pairing,
+          }),
         }),
         readiness: fromCallback(({ sendBack }) => {
           const check = (): void => {
@@ -283,14 +319,16 @@ export class Gateway {
         }),
         // Work routed before the channels have reported loads the engine at once rather than waiting for it.
         demand: fromCallback(({ sendBack }) => {
-          const routed = bus.on('message.routed', 'turn.stop.requested').subscribe(() => sendBack({ type: 'ENGINE_WANTED' }));
+          const wanted = () => sendBack({ type: 'ENGINE_WANTED' });
+          const routed = bus.on('message.routed', 'turn.stop.requested').subscribe(wanted);
           return () => routed.unsubscribe();
         }),
         engine: fromPromise(() => this.loadEngine()),
         services: fromCallback(() => {
           this.mediaCleanup.start();
           this.desk.start();
-          const follow = followPairing(this.desk, this.scheduler, () => this.loaded.config.power.poll_interval_multiplier, logError('pairing decisions not read'));
+          const multiplier = () => this.loaded.config.power.poll_interval_multiplier;
+          const follow = followPairing(this.desk, this.scheduler, multiplier, logError('pairing decisions not read'));
           return () => {
             this.mediaCleanup.stop();
             follow.stop();
@@ -305,8 +343,10 @@ export class Gateway {
         cron: fromCallback(() => {
           const started = this.cron.start().catch(logError('cron not started'));
           return () => {
-            const { status, context } = this.snapshot;
-            const reason = status === 'active' && context.scheduleReason !== '' && !this.machine.getSnapshot().matches('draining') ? context.scheduleReason : undefined;
+            const { context } = this.snapshot;
+            // A schedule change says why on the board; a stop says that the gateway is stopping (cron's default).
+            const changed = this.snapshot.matches('running') && context.scheduleReason !== '';
+            const reason = changed ? context.scheduleReason : undefined;
             void started.then(() => this.cron.stop(reason));
           };
         }),
@@ -351,7 +391,8 @@ export class Gateway {
         backgroundStarted: () => void this.reportIsolation(),
         scheduleChanged: ({ event }) => {
           if (event.type !== 'SCHEDULE') return;
-          logs.gateway.info(event.on ? 'heartbeat and cron run here' : 'heartbeat and cron stop here', { reason: event.reason });
+          const line = event.on ? 'heartbeat and cron run here' : 'heartbeat and cron stop here';
+          logs.gateway.info(line, { reason: event.reason });
         },
         reloaded: ({ context }) => logs.gateway.info('config reloaded', { changed: context.changed.join(',') }),
       },
@@ -397,7 +438,11 @@ export class Gateway {
    */
   async engine(): Promise<Runtime> {
     this.machine.send({ type: 'ENGINE_WANTED' });
-    const settled = await waitFor(this.machine, (s) => s.context.engine !== undefined || s.context.engineFailure !== undefined || s.status !== 'active' || s.matches('draining'));
+    const settled = await waitFor(
+      this.machine,
+      (s) => s.context.engine !== undefined || s.context.engineFailure !== undefined || stoppedOrDraining(s),
+      { timeout: Infinity },
+    );
     if (settled.context.engine) return settled.context.engine;
     if (settled.context.engineFailure !== undefined) throw settled.context.engineFailure;
     throw new GatewayStoppedError();
@@ -463,7 +508,8 @@ export class Gateway {
     // A cron run in flight (its turn ended with the engine, a cron command by cron.stop) is done and logged before
     // the stop returns: the host closes the log files next, and a line written after that would land in whatever
     // file reuses their descriptors.
-    const settled = await settledWithin([this.cron.settled(), this.outbox.settled()], this.options.leftWorkMs ?? LEFT_WORK_MS);
+    const left = [this.cron.settled(), this.outbox.settled()];
+    const settled = await settledWithin(left, this.options.leftWorkMs ?? LEFT_WORK_MS);
     if (!settled) this.options.logs.gateway.warn('work still in flight at the stop (a send, a heartbeat or cron run) is left behind');
     this.toolCalls.unsubscribe();
     this.options.logs.gateway.info('gateway stopped', { signal });
@@ -477,9 +523,11 @@ export class Gateway {
     const { options } = this;
     const { host, port } = options.loaded.config.gateway;
     const webhooks = (path: string) => this.webhookRoute(path);
-    const health: HealthServer | undefined = options.health === 'none' ? undefined : await startHealthServer(host, port, () => this.readiness(), webhooks).catch((error: unknown) => {
+    const serve = () => startHealthServer(host, port, () => this.readiness(), webhooks);
+    const health: HealthServer | undefined = options.health === 'none' ? undefined : await serve().catch((error) => {
       if (options.health !== 'optional') throw error;
-      options.logs.gateway.warn('health server not started', { address: `${host}:${port}`, reason: (error as Error).message });
+      const address = `${host}:${port}`;
+      options.logs.gateway.warn('health server not started', { address, reason: (error as Error).message });
       return undefined;
     });
     const enabled = enabledChannels(options.loaded, options);
@@ -489,7 +537,9 @@ export class Gateway {
       const notice = (entry.type ?? name) === WEB_UI_CHANNEL_TYPE ? undefined : accessNotice(name, channelAccess(entry));
       if (notice) options.logs.gateway.warn(notice.text);
     }
-    const channels = enabled.filter(([name, entry]) => !pluginKind(name, entry, options, options.loaded.config)).map(([name, entry]) => specOf(name, entry));
+    const channels = enabled
+      .filter(([name, entry]) => !pluginKind(name, entry, options, options.loaded.config))
+      .map(([name, entry]) => specOf(name, entry));
     return { ...(health ? { health: { url: health.url, close: () => health.close() } } : {}), channels };
   }
 
@@ -501,7 +551,8 @@ export class Gateway {
     // them, and what still runs after that is canceled with the engine.
     const drainMs = this.options.drainMs ?? 10_000;
     const drained = (engine?.drain() ?? Promise.resolve()).then(() => this.outbox.settled());
-    const [finished] = await Promise.all([settledWithin([drained], drainMs), engine?.subagents.drain(drainMs, STOP_REASON)]);
+    const subagents = engine?.subagents.drain(drainMs, STOP_REASON);
+    const [finished] = await Promise.all([settledWithin([drained], drainMs), subagents]);
     if (!finished) logs.gateway.warn('running turns did not finish in time and are aborted');
     this.approvals.unsubscribe();
   }
@@ -530,7 +581,8 @@ export class Gateway {
     const kind = entry.type ?? name;
     const builtIn = (n: string, e: ChannelEntry) => createChannel(n, e, config.power.poll_interval_multiplier);
     const hosted = this.options.hostChannels?.[kind];
-    const plugin = pluginKind(name, entry, this.options, config) ? (n: string, e: ChannelEntry) => this.pluginChannel(n, e, builtIn) : undefined;
+    const fromPlugin = pluginKind(name, entry, this.options, config);
+    const plugin = fromPlugin ? (n: string, e: ChannelEntry) => this.pluginChannel(n, e, builtIn) : undefined;
     const build = hosted ?? this.options.createChannel ?? plugin ?? builtIn;
     return new RedactingChannel(await build(name, entry), () => redactorOf(this.loaded.config));
   }
@@ -628,8 +680,12 @@ export class Gateway {
     const target = this.chatOf(wanted);
     // Turns name their channel by kind (`telegram`), the tool's caller may name an entry: either is found.
     const running = channelsOf(this.snapshot);
-    const actor = running.find((c) => c.name === target.channel) ?? running.find((c) => c.snapshot.context.kind === target.channel);
-    if (!actor && !this.options.relay) throw new Error(`no channel "${target.channel}" is running (running: ${running.map((c) => c.name).join(', ') || 'none'})`);
+    const actor = running.find((c) => c.name === target.channel) ??
+      running.find((c) => c.snapshot.context.kind === target.channel);
+    if (!actor && !this.options.relay) {
+      const names = running.map((c) => c.name).join(', ') || 'none';
+      throw new Error(`no channel "${target.channel}" is running (running: ${names})`);
+    }
     const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
     // A chat is `direct:<id>`, `group:<id>` or `channel:<id>`; the platform address is the id.
     const replyTo = target.chat.replace(/^(direct|group|channel):/, '');
