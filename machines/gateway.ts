@@ -392,6 +392,11 @@ export const gatewayMachine = setup({
     },
 });
 
+/** What the start handed over, read from the event that ended `starting` (none from any other event). */
+export function startedWith(event: object): StartOutput | undefined {
+  return 'output' in event ? startOutput(event.output) : undefined;
+}
+
 /** The start's output, told apart from a reload's `channelsStopped` (which has none). */
 function startOutput(output: unknown): StartOutput | undefined {
   return typeof output === 'object' && output !== null && 'channels' in output ? (output as StartOutput) : undefined;

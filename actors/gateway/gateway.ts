@@ -21,6 +21,7 @@ import {
   channelId,
   gatewayBoard,
   gatewayMachine,
+  startedWith,
   type ChannelSpec,
   type GatewayEvent,
   type StartOutput,
@@ -378,11 +379,11 @@ export class Gateway {
         }),
       },
       actions: {
-        started: () => {
-          const channels = channelsOf(this.snapshot).map((c) => c.name);
-          // The snapshot read here is the one before `running`: its children are the ones the start spawned.
+        // Entering `running`, before the snapshot that has the spawned channels: they are read from the start.
+        started: ({ context, event }) => {
+          const channels = startedWith(event)?.channels.map((c) => c.name) ?? [];
           bus.publish({ type: 'gateway.started', data: { pid: process.pid, channels } });
-          logs.gateway.info('gateway started', { url: this.url, channels: channels.join(',') || 'none' });
+          logs.gateway.info('gateway started', { url: context.health?.url ?? '', channels: channels.join(',') || 'none' });
         },
         engineLoaded: ({ context }) => {
           if (context.engine) this.startPluginChannels(context.engine);
