@@ -42,7 +42,9 @@ export class BoardInspector {
     const id = board.id(snapshot.context);
     // An actor its host stopped: the host says why (`stopped`), or it was stopped with its parent.
     if (snapshot.status === 'stopped') return this.stopped(id, 'stopped');
-    const next: Shown = { state: stateName(snapshot.value), machine, keys: board.keys?.(snapshot.context) ?? {}, ...(board.shown ? { context: board.shown(snapshot.context) } : {}) };
+    const state = board.state?.(snapshot.value) ?? stateName(snapshot.value);
+    const shown = board.shown ? { context: board.shown(snapshot.context, snapshot.value) } : {};
+    const next: Shown = { state, machine, keys: board.keys?.(snapshot.context) ?? {}, ...shown };
     const before = this.shown.get(id);
     const cause = causeOf(inspection.event.type);
     if (!before || before.state !== next.state || !sameShown(before.context, next.context)) {

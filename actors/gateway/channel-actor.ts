@@ -1,4 +1,4 @@
-import { createActor, fromCallback, type Actor, type InspectionEvent } from 'xstate';
+import { createActor, fromCallback, type Actor, type InspectionEvent, type SnapshotFrom } from 'xstate';
 import { ChannelError, type Channel, type ChannelMessage } from '../../adapters/channels/channel.js';
 import type { Bus } from '../../bus/index.js';
 import { channelMachine, type ChannelEvent, type ChannelInput } from '../../machines/channel.js';
@@ -21,36 +21,59 @@ export interface ChannelIdentity {
   account: string;
 }
 
-export interface ChannelActorDeps {
+/** A channel account as inbound handling sees it: who it is and the instance that is up now, if any. */
+export interface ChannelHandle {
+  readonly id: ChannelIdentity;
+  readonly channel: Channel | undefined;
+}
+
+export interface ChannelLogicDeps {
   bus: Bus;
   logger: Logger;
-  clock: ActorClock;
-  backoff: { baseMs: number; maxMs: number };
   directory: ChannelDirectory;
-  inspect: (event: InspectionEvent) => void;
+  /** Builds a fresh instance of the entry `name`, at every (re)start. */
+  build(name: string): Promise<Channel>;
   /**
    * An inbound message the channel reported, with the chat commands it supports. Resolves once the message is
    * accepted for good (in the log), or at once when it is not for the bot: the channel acknowledges it to the
    * platform only then, so a crash before never loses it.
    */
-  accept(actor: ChannelActor, message: ChannelMessage, commands: readonly string[]): Promise<void>;
+  accept(handle: ChannelHandle, message: ChannelMessage, commands: readonly string[]): Promise<void>;
+}
+
+export interface ChannelActorDeps extends Omit<ChannelLogicDeps, 'build'> {
+  clock: ActorClock;
+  backoff: { baseMs: number; maxMs: number };
+  inspect: (event: InspectionEvent) => void;
 }
 
 /**
- * The link of one channel instance: builds it, starts it and reports its connection and messages to the channel
- * machine, which stops the link (and so the instance) on a failure and starts a fresh one after a backoff.
+ * The link of one channel instance: builds it, starts it and reports its connection to the channel machine, which
+ * stops the link (and so the instance) on a failure and starts a fresh one after a backoff. Messages are accepted
+ * here, each after the one before, so the channel acknowledges them in order.
  */
-function link(build: () => Promise<Channel>, directory: ChannelDirectory, accepted: (message: ChannelMessage, commands: readonly string[]) => Promise<void>) {
+function link(deps: ChannelLogicDeps) {
+  const { directory } = deps;
   return fromCallback<ChannelEvent, ChannelInput>(({ input, sendBack }) => {
     let live = true;
     let channel: Channel | undefined;
+    const handle: ChannelHandle = {
+      id: { name: input.name, kind: input.kind, account: input.account },
+      get channel() {
+        return directory.get(input.name);
+      },
+    };
     const report = (event: ChannelEvent): void => {
       if (live) sendBack(event);
     };
     const failed = (error: unknown): void =>
-      report({ type: 'FAILED', reason: (error as Error)?.message ?? String(error), lasting: error instanceof ChannelError && error.code === 'bad_settings' });
+      report({
+        type: 'FAILED',
+        reason: (error as Error)?.message ?? String(error),
+        lasting: error instanceof ChannelError && error.code === 'bad_settings',
+      });
     Promise.resolve()
-      .then(build)
+      .then(() => deps.build(input.name))
       .then((built) => {
         if (!live) return built.stop();
         channel = built;
@@ -58,8 +81,15 @@ function link(build: () => Promise<Channel>, directory: ChannelDirectory, accept
         return built.start({
           onMessage: (message) => {
             if (!live) return;
-            report({ type: 'MESSAGE', message, commands: built.capabilities.commands });
-            return accepted(message, built.capabilities.commands);
+            // A channel that does not wait for the acceptance (its platform never redelivers) leaves a refusal unheard.
+            let accepted: Promise<void>;
+            try {
+              accepted = deps.accept(handle, message, built.capabilities.commands);
+            } catch (error) {
+              accepted = Promise.reject(error);
+            }
+            accepted.catch(() => undefined);
+            return accepted;
           },
           onConnected: () => report({ type: 'CONNECTED' }),
           onFailed: failed,
@@ -74,69 +104,76 @@ function link(build: () => Promise<Channel>, directory: ChannelDirectory, accept
 }
 
 /**
- * One supervised channel account: the channel machine is its state (`stopped` → `starting` → `connected`, `failed`
- * and back to `starting` after a backoff), with `channel.connected` and `channel.failed` for every move that matters
- * to an operator. The other channels never notice a failure.
+ * The channel machine with its effects: what the gateway spawns for each channel account (its state is the
+ * machine's: `stopped` → `starting` → `connected`, `failed` and back to `starting` after a backoff), with
+ * `channel.connected` and `channel.failed` for every move that matters to an operator.
  */
-export class ChannelActor {
+export function channelLogic(deps: ChannelLogicDeps) {
+  const { bus, logger } = deps;
+  return channelMachine.provide({
+    actors: { link: link(deps) },
+    actions: {
+      announceConnected: ({ context }) => {
+        bus.publish({ type: 'channel.connected', data: { channel: context.name, account: context.account } });
+        logger.info('channel connected', { channel: context.name });
+      },
+      announceFailed: ({ context }) => {
+        const reason = context.reason ?? 'unknown';
+        const restart = context.restartInMs ?? 0;
+        const data = { channel: context.name, account: context.account, message: reason, restart_in_ms: restart };
+        bus.publish({ type: 'channel.failed', data });
+        logger.warn('channel failed; restarting', { channel: context.name, reason, restart_in_ms: restart });
+      },
+      announceRefused: ({ context }) => {
+        const reason = context.reason ?? 'unknown';
+        const data = { channel: context.name, account: context.account, message: reason, restart_in_ms: 0 };
+        bus.publish({ type: 'channel.failed', data });
+        const line = 'channel cannot start; fix its entry in the config (the gateway reloads it)';
+        logger.error(line, { channel: context.name, reason });
+      },
+    },
+  });
+}
+
+/** The machine's state, with the failure's reason and backoff. */
+export function channelStatus(snapshot: SnapshotFrom<typeof channelMachine>): ChannelStatus {
+  const { value, context } = snapshot;
+  const reason = context.reason ?? 'unknown';
+  if (value === 'failed') return { state: 'failed', reason, restartInMs: context.restartInMs ?? 0 };
+  if (value === 'refused') return { state: 'refused', reason };
+  return { state: value };
+}
+
+/** Reported means connected, or failed (or refused) with a reason the operator can read. */
+export function reported(status: ChannelStatus): boolean {
+  return status.state === 'connected' || status.state === 'failed' || status.state === 'refused';
+}
+
+/** One supervised channel account on its own, outside a gateway (its own actor system). */
+export class ChannelActor implements ChannelHandle {
   private readonly actor: Actor<typeof channelMachine>;
-  /** What the last inbound message's acceptance resolves with, so the channel acknowledges in order. */
-  private pendingAccept: Promise<void> = Promise.resolve();
 
   constructor(readonly id: ChannelIdentity, build: () => Promise<Channel>, private readonly deps: ChannelActorDeps) {
-    const { bus, logger } = deps;
-    const machine = channelMachine.provide({
-      actors: { link: link(build, deps.directory, () => this.pendingAccept) },
-      actions: {
-        accept: (_, { message, commands }) => {
-          let pending: Promise<void>;
-          try {
-            pending = deps.accept(this, message as ChannelMessage, commands);
-          } catch (error) {
-            pending = Promise.reject(error);
-          }
-          // A channel that does not wait for the acceptance (its platform never redelivers) leaves a refusal unheard.
-          pending.catch(() => undefined);
-          this.pendingAccept = pending;
-        },
-        announceConnected: () => {
-          bus.publish({ type: 'channel.connected', data: { channel: id.name, account: id.account } });
-          logger.info('channel connected', { channel: id.name });
-        },
-        announceFailed: ({ context }) => {
-          const reason = context.reason ?? 'unknown';
-          bus.publish({ type: 'channel.failed', data: { channel: id.name, account: id.account, message: reason, restart_in_ms: context.restartInMs ?? 0 } });
-          logger.warn('channel failed; restarting', { channel: id.name, reason, restart_in_ms: context.restartInMs ?? 0 });
-        },
-        announceRefused: ({ context }) => {
-          const reason = context.reason ?? 'unknown';
-          bus.publish({ type: 'channel.failed', data: { channel: id.name, account: id.account, message: reason, restart_in_ms: 0 } });
-          logger.error('channel cannot start; fix its entry in the config (the gateway reloads it)', { channel: id.name, reason });
-        },
-      },
-    });
-    this.actor = createActor(machine, { id: `channel:${id.name}`, input: { ...id, backoff: deps.backoff }, clock: deps.clock, inspect: deps.inspect });
-    this.actor.subscribe({ error: (error) => logger.error('channel actor failed', { channel: id.name, reason: (error as Error)?.message ?? String(error) }) });
+    const machine = channelLogic({ ...deps, build });
+    const input = { ...id, backoff: deps.backoff };
+    this.actor = createActor(machine, { id: `channel:${id.name}`, input, clock: deps.clock, inspect: deps.inspect });
+    const failed = (error: unknown) =>
+      deps.logger.error('channel actor failed', { channel: id.name, reason: (error as Error)?.message ?? String(error) });
+    this.actor.subscribe({ error: failed });
     this.actor.start();
   }
 
-  /** The instance that is up now, if any. */
+/** The instance that is up now, if any. */
   get channel(): Channel | undefined {
     return this.deps.directory.get(this.id.name);
   }
 
-  /** The machine's state, with the failure's reason and backoff. */
   get status(): ChannelStatus {
-    const { value, context } = this.actor.getSnapshot();
-    if (value === 'failed') return { state: 'failed', reason: context.reason ?? 'unknown', restartInMs: context.restartInMs ?? 0 };
-    if (value === 'refused') return { state: 'refused', reason: context.reason ?? 'unknown' };
-    return { state: value as 'starting' | 'connected' | 'stopped' };
+    return channelStatus(this.actor.getSnapshot());
   }
 
-  /** Reported means connected, or failed (or refused) with a reason the operator can read. */
   get reported(): boolean {
-    const state = this.status.state;
-    return state === 'connected' || state === 'failed' || state === 'refused';
+    return reported(this.status);
   }
 
   start(): void {

@@ -1,5 +1,13 @@
 import type { Subscription } from 'rxjs';
-import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
+import {
+  createActor,
+  fromCallback,
+  fromPromise,
+  waitFor,
+  type Actor,
+  type AnyActorRef,
+  type SnapshotFrom,
+} from 'xstate';
 import type { Channel, WebhookAnswer, WebhookRequest } from '../../adapters/channels/channel.js';
 import { webhookPath } from '../../adapters/channels/webhook-path.js';
 import { RedactingChannel } from '../../adapters/channels/redacting-channel.js';
@@ -7,9 +15,17 @@ import { mcpOptionsFromConfig } from '../../adapters/mcp/from-config.js';
 import { McpConfigError, mcpConfigProblems } from '../../adapters/mcp/options.js';
 import type { SendOutcome, SendTarget } from '../../adapters/tools/options.js';
 import type { ToolMedia } from '../../adapters/tools/tool.js';
-import { channelBoard } from '../../machines/channel.js';
+import { channelBoard, type channelMachine } from '../../machines/channel.js';
 import { cronBoard } from '../../machines/cron.js';
-import { gatewayBoard, gatewayMachine } from '../../machines/gateway.js';
+import {
+  channelId,
+  gatewayBoard,
+  gatewayMachine,
+  startedWith,
+  type ChannelSpec,
+  type GatewayEvent,
+  type StartOutput,
+} from '../../machines/gateway.js';
 import { heartbeatBoard } from '../../machines/heartbeat.js';
 import { isSecret, redactorOf, watchConfig, WEB_UI_CHANNEL_TYPE } from '../../store/config/index.js';
 import { changedPaths } from '../../store/config/diff.js';
@@ -24,10 +40,9 @@ import { readLastChannel } from '../../store/state.js';
 import { BoardInspector } from '../board.js';
 import { CronActor } from '../cron/cron-actor.js';
 import { cronCommandRunner, cronTurnRunner } from '../cron/host-effects.js';
-import { InFlight } from '../in-flight.js';
 import type { Runtime } from '../runtime.js';
 import { RuntimeCore } from '../runtime-core.js';
-import { ChannelActor } from './channel-actor.js';
+import { channelLogic, channelStatus, reported } from './channel-actor.js';
 import { promptApprovals } from './approval-prompts.js';
 import { ChannelDirectory } from './channel-directory.js';
 import { createChannel, supervisionOf, SUPPORTED_KINDS } from './channel-factory.js';
@@ -91,11 +106,6 @@ export interface GatewayOptions {
  * send the platform never answers must not hold it (the Bot API transport allows a call 510 s).
  */
 const LEFT_WORK_MS = 10_000;
-/**
- * How long after the last channel reports the engine and cron wait before loading. Loading them is synchronous
- * compiling; started at once, it held up the `/ready` answer that the same report made true.
- */
-const BACKGROUND_START_DELAY_MS = 100;
 /** Inbound ids remembered against redeliveries. */
 const SEEN_INBOUND = 10_000;
 /** Why subagent tasks still running at a stop are canceled, as their `subagent.ended` records it. */
@@ -124,19 +134,60 @@ function pluginKind(name: string, entry: ChannelEntry, options: GatewayOptions, 
   return config.plugins.enabled && Object.values(config.plugins.entries).some((plugin) => plugin.enabled && plugin.trusted);
 }
 
+/** What the gateway's channel actor for an entry starts from. */
+function specOf(name: string, entry: ChannelEntry): ChannelSpec {
+  const kind = entry.type ?? name;
+  const backoff = supervisionOf(entry).restart_backoff_ms;
+  const account = name === kind ? 'default' : name;
+  return { name, kind, account, backoff: { baseMs: backoff, maxMs: Math.max(backoff, 60_000) } };
+}
+
+/** What `engine()` throws once the gateway stops without having loaded the engine. */
+export class GatewayStoppedError extends Error {
+  readonly code = 'gateway_stopped';
+  constructor() {
+    super('the gateway stopped before the engine loaded');
+  }
+}
+
+const stoppedOrDraining = (s: GatewaySnapshot): boolean => s.status !== 'active' || s.matches('draining');
+
+/** An error's message for a log line. */
+function reasonOf(error: unknown): string {
+  return (error as Error)?.message ?? String(error);
+}
+
 function enabledChannels(loaded: LoadedConfig, options: GatewayOptions): Array<[string, ChannelEntry]> {
   return Object.entries(loaded.config.channel_list).filter(([, entry]) => runs(entry, options));
 }
 
+declare module '../../machines/gateway.js' {
+  interface GatewayRegister {
+    loaded: LoadedConfig;
+    engine: Runtime;
+  }
+}
+
+type GatewayActor = Actor<typeof gatewayMachine>;
+type GatewaySnapshot = SnapshotFrom<typeof gatewayMachine>;
+type ChannelSnapshot = SnapshotFrom<typeof channelMachine>;
+
+/** The gateway's channel children, by entry name, with their machines' snapshots. */
+function channelsOf(snapshot: GatewaySnapshot): Array<{ name: string; snapshot: ChannelSnapshot }> {
+  return Object.entries(snapshot.children as Record<string, AnyActorRef | undefined>).flatMap(([id, child]) => {
+    if (!id.startsWith('channel:') || !child) return [];
+    return [{ name: id.slice('channel:'.length), snapshot: child.getSnapshot() as ChannelSnapshot }];
+  });
+}
+
 /**
- * `tern gateway`: one runtime core (log and bus), a supervised actor per enabled channel account, the dispatcher,
- * the outbox, the heartbeat, cron, config hot reload and the health server, all talking through the bus. The gateway
- * machine is its state (`starting` → `running` → `draining` → `stopped`). `stop()` drains: no new turns, running
- * turns get `drainMs`, their replies go out, then channels stop and the log is flushed and closed; work accepted and
- * not finished stays in the log for the next start.
+ * `tern gateway`: one runtime core (log and bus) and the gateway machine, which supervises a channel actor per
+ * enabled account, the dispatcher, the outbox, the heartbeat, cron, config hot reload and the engine's load. This
+ * class is what the machine is provided with and how hosts talk to it: it holds references, never state. `stop()`
+ * drains: no new turns, running turns get `drainMs`, their replies go out, then channels stop and the log is flushed
+ * and closed; work accepted and not finished stays in the log for the next start.
  */
 export class Gateway {
-  private readonly actors = new Map<string, ChannelActor>();
   private readonly directory = new ChannelDirectory();
   private readonly board: BoardInspector;
   private readonly dispatcher: Dispatcher;
@@ -147,56 +198,29 @@ export class Gateway {
   private readonly cron: CronActor;
   private readonly scheduler: Scheduler;
   private readonly clock: ActorClock;
-  private readonly machine: Actor<typeof gatewayMachine>;
+  private readonly machine: GatewayActor;
   private readonly seen = new RecentIds(SEEN_INBOUND);
-  private watcher: { stop(): void } | undefined;
   /** Who may talk to channels without `allow_from`: the owner's pairing decisions, and the desk that takes them. */
   private readonly pairing: PairingStore;
   private readonly desk: PairingDesk;
-  private pairingFollow: { stop(): void } | undefined;
-  /** Config reloads in flight: one still stopping a channel when the gateway stops starts nothing more. */
-  private readonly reloads = new InFlight();
-  private stopping = false;
-  private cronWait: Subscription | undefined;
-  private engineWait: Subscription | undefined;
   private readonly approvals: Subscription;
   private readonly logHealth: Subscription;
   private readonly toolCalls: Subscription;
-  /** The last start or stop of cron (`syncCron`): each waits for the one before. */
-  private cronChange: Promise<void> | undefined;
-  /** Whether the heartbeat and cron run here now (`GatewayOptions.scheduled`, `setScheduled`). */
-  private scheduling: boolean;
-  /** Set once the background start (engine, cron) has run. */
-  private backgroundStarted = false;
-  /** Whether cron was last started (not stopped): `syncCron` changes it. */
-  private cronRuns = false;
-  private backgroundStart: ReturnType<typeof setTimeout> | undefined;
-  private health: HealthServer | undefined;
-  private loaded: LoadedConfig;
-  private engineLoad: Promise<Runtime> | undefined;
-  private loadedEngine: Runtime | undefined;
-  private markEngineLoaded: () => void = () => undefined;
-  /** Settles once the turn engine has loaded, without loading it. */
-  readonly engineLoaded = new Promise<void>((resolve) => {
-    this.markEngineLoaded = resolve;
-  });
 
   private constructor(readonly core: RuntimeCore, private readonly options: GatewayOptions) {
-    this.loaded = options.loaded;
-    this.scheduling = options.scheduled !== false;
     this.scheduler = options.scheduler ?? realScheduler;
     this.clock = clockOf(this.scheduler);
     const { bus } = core;
     const { logs } = options;
     this.board = new BoardInspector(bus, { gateway: gatewayBoard, heartbeat: heartbeatBoard, channel: channelBoard, cron: cronBoard });
     this.deliveries = new Deliveries(bus);
-    this.pairing = new PairingStore(this.loaded.home);
+    this.pairing = new PairingStore(options.loaded.home);
     this.desk = new PairingDesk({
       bus,
       store: this.pairing,
       now: () => this.scheduler.now(),
       notify: {
-        runs: (channel) => this.actors.has(channel),
+        runs: (channel) => this.runsChannel(channel),
         send: ({ channel, chat, reply_to, code }) =>
           void this.deliveries.send({ message_id: `pairing-${code}`, key: `${channel}:pairing-${code}:approved`, text: APPROVED_NOTICE, reply: { channel, chat, reply_to }, outcome: 'message' }),
       },
@@ -218,19 +242,21 @@ export class Gateway {
     this.toolCalls = logToolCalls(bus, logs);
     this.heartbeat = new Heartbeat({
       engine: () => this.engine(),
-      loadedEngine: () => this.loadedEngine,
+      loadedEngine: () => this.snapshot.context.engine,
       bus,
       logger: logs.heartbeat,
       clock: this.clock,
       now: () => this.scheduler.now(),
       config: () => this.loaded.config,
-      workspace: this.loaded.workspace,
+      workspace: options.loaded.workspace,
       deliver: (delivery) => this.deliver(delivery),
       inspect: this.board.inspect,
     });
-    this.mediaCleanup = new MediaCleanup({ scheduler: this.scheduler, config: () => this.loaded.config, workspace: this.loaded.workspace, logger: logs.gateway });
+    const { workspace } = options.loaded;
+    const config = () => this.loaded.config;
+    this.mediaCleanup = new MediaCleanup({ scheduler: this.scheduler, config, workspace, logger: logs.gateway });
     this.cron = new CronActor({
-      workspace: this.loaded.workspace,
+      workspace: options.loaded.workspace,
       bus,
       scheduler: this.scheduler,
       config: () => this.loaded.config,
@@ -241,14 +267,150 @@ export class Gateway {
       runTurn: cronTurnRunner(() => this.engine()),
       runCommand: cronCommandRunner(core, options.env, (line) => logs.gateway.error(line)),
     });
-    const machine = gatewayMachine.provide({
+    this.machine = createActor(this.provided(), {
+      id: 'gateway',
+      input: { loaded: options.loaded, scheduled: options.scheduled !== false },
+      inspect: this.board.inspect,
+      clock: this.clock,
+    });
+    const failed = (error: unknown) => logs.gateway.error('gateway actor failed', { reason: reasonOf(error) });
+    this.machine.subscribe({ error: failed });
+  }
+
+  /** The gateway machine with this gateway's effects. */
+  private provided() {
+    const { options } = this;
+    const { logs } = options;
+    const { bus } = this.core;
+    const logError = (what: string) => (error: unknown) => logs.gateway.error(what, { reason: reasonOf(error) });
+    return gatewayMachine.provide({
       actors: {
         start: fromPromise(() => this.startUp()),
-        drain: fromPromise<void, { signal?: string }>(({ input }) => this.drain(input.signal)),
+        dispatcher: fromCallback(() => {
+          this.dispatcher.start();
+          return () => this.dispatcher.stop();
+        }),
+        outbox: fromCallback(() => {
+          this.outbox.start();
+          return () => this.outbox.stop();
+        }),
+        channel: channelLogic({
+          bus,
+          logger: logs.gateway,
+          directory: this.directory,
+          build: (name) => this.buildChannel(name),
+          accept: acceptInbound({
+            bus,
+            logger: logs.gateway,
+            config: () => this.loaded.config,
+            workspace: options.loaded.workspace,
+            now: () => this.scheduler.now(),
+            seen: this.seen,
+            pairing: this.pairing,
+          }),
+        }),
+        readiness: fromCallback(({ sendBack }) => {
+          const check = (): void => {
+            if (this.readiness().reported) sendBack({ type: 'REPORTED' });
+          };
+          // A channel's report is published by its machine's move, before the move is done: its state is read after it.
+          const reports = bus.on('channel.connected', 'channel.failed').subscribe(() => queueMicrotask(check));
+          queueMicrotask(check);
+          return () => reports.unsubscribe();
+        }),
+        // Work routed before the channels have reported loads the engine at once rather than waiting for it.
+        demand: fromCallback(({ sendBack }) => {
+          const wanted = () => sendBack({ type: 'ENGINE_WANTED' });
+          const routed = bus.on('message.routed', 'turn.stop.requested').subscribe(wanted);
+          return () => routed.unsubscribe();
+        }),
+        engine: fromPromise(() => this.loadEngine()),
+        services: fromCallback(() => {
+          this.mediaCleanup.start();
+          this.desk.start();
+          const multiplier = () => this.loaded.config.power.poll_interval_multiplier;
+          const follow = followPairing(this.desk, this.scheduler, multiplier, logError('pairing decisions not read'));
+          return () => {
+            this.mediaCleanup.stop();
+            follow.stop();
+            this.desk.stop();
+          };
+        }),
+        heartbeat: fromCallback(() => {
+          this.heartbeat.start();
+          return () => this.heartbeat.stop();
+        }),
+        // Cron never stops while it starts: the stop waits for the start, which would schedule the next poll after it.
+        cron: fromCallback(() => {
+          const started = this.cron.start().catch(logError('cron not started'));
+          return () => {
+            const { context } = this.snapshot;
+            // A schedule change says why on the board; a stop says that the gateway is stopping (cron's default).
+            const changed = this.snapshot.matches('running') && context.scheduleReason !== '';
+            const reason = changed ? context.scheduleReason : undefined;
+            void started.then(() => this.cron.stop(reason));
+          };
+        }),
+        configWatch: fromCallback(({ sendBack }) => {
+          // Every 2 s × power.poll_interval_multiplier (as reloaded), on the gateway's clock.
+          const watcher = watchConfig({
+            bus,
+            env: options.env,
+            path: options.loaded.path,
+            timer: this.scheduler,
+            log: (line) => logs.gateway.warn(line),
+            onChange: (loaded) => {
+              const reload = this.reloadOf(options.adjustConfig?.(loaded) ?? loaded);
+              sendBack(reload);
+              // Read after the machine took the new config: the heartbeat and media cleanup read it as they restart.
+              if (reload.type === 'RELOAD') this.followReload(reload.loaded, reload.changed);
+            },
+          });
+          return () => watcher.stop();
+        }),
+        channelsStopped: fromPromise<void, { names: readonly string[] }>(async ({ input }) => {
+          await Promise.all(input.names.map((name) => this.directory.stopped(name)));
+        }),
+        drain: fromPromise<void, { signal?: string }>(() => this.drain()),
+        close: fromPromise<void, { names: readonly string[] }>(async ({ input }) => {
+          await Promise.all(input.names.map((name) => this.directory.stopped(name)));
+          this.deliveries.close();
+          await this.snapshot.context.health?.close();
+        }),
+      },
+      actions: {
+        // Entering `running`, before the snapshot that has the spawned channels: they are read from the start.
+        started: ({ context, event }) => {
+          const channels = startedWith(event)?.channels.map((c) => c.name) ?? [];
+          bus.publish({ type: 'gateway.started', data: { pid: process.pid, channels } });
+          logs.gateway.info('gateway started', { url: context.health?.url ?? '', channels: channels.join(',') || 'none' });
+        },
+        engineLoaded: ({ context }) => {
+          if (context.engine) this.startPluginChannels(context.engine);
+        },
+        engineFailed: ({ context }) => logError('agents not started')(context.engineFailure),
+        backgroundStarted: () => void this.reportIsolation(),
+        scheduleChanged: ({ event }) => {
+          if (event.type !== 'SCHEDULE') return;
+          const line = event.on ? 'heartbeat and cron run here' : 'heartbeat and cron stop here';
+          logs.gateway.info(line, { reason: event.reason });
+        },
+        reloaded: ({ context }) => logs.gateway.info('config reloaded', { changed: context.changed.join(',') }),
       },
     });
-    this.machine = createActor(machine, { id: 'gateway', inspect: this.board.inspect });
-    this.machine.subscribe({ error: (error) => logs.gateway.error('gateway actor failed', { reason: (error as Error)?.message ?? String(error) }) });
+  }
+
+  private get snapshot(): GatewaySnapshot {
+    return this.machine.getSnapshot();
+  }
+
+  /** The config as last loaded (a reload replaces it in the machine's context). */
+  private get loaded(): LoadedConfig {
+    return this.snapshot.context.loaded;
+  }
+
+  private runsChannel(name: string): boolean {
+    return this.snapshot.children[channelId(name)] !== undefined;
   }
 
   static async start(options: GatewayOptions): Promise<Gateway> {
@@ -265,8 +427,8 @@ export class Gateway {
     const gateway = new Gateway(core, options);
     options.onRuntime?.(core);
     gateway.machine.start();
-    const started = await waitFor(gateway.machine, (s) => s.value !== 'starting');
-    if (started.value === 'running') return gateway;
+    const started = await waitFor(gateway.machine, (s) => !s.matches('starting'));
+    if (started.matches('running')) return gateway;
     await gateway.shutDown();
     throw started.context.failure;
   }
@@ -275,41 +437,52 @@ export class Gateway {
    * The turn engine (agents, tools, models, MCP servers), loaded once: after every channel has reported, or
    * by the first heartbeat or cron turn before that. `/ready` never waits for it; work routed before waits on the bus.
    */
-  engine(): Promise<Runtime> {
-    this.engineLoad ??= import('../runtime.js').then(({ Runtime }) => {
-      const runtime = Runtime.on(this.core, {
+  async engine(): Promise<Runtime> {
+    this.machine.send({ type: 'ENGINE_WANTED' });
+    const settled = await waitFor(
+      this.machine,
+      (s) => s.context.engine !== undefined || s.context.engineFailure !== undefined || stoppedOrDraining(s),
+      { timeout: Infinity },
+    );
+    if (settled.context.engine) return settled.context.engine;
+    if (settled.context.engineFailure !== undefined) throw settled.context.engineFailure;
+    throw new GatewayStoppedError();
+  }
+
+  /** Settles once the turn engine has loaded, without loading it. */
+  get engineLoaded(): Promise<void> {
+    return waitFor(this.machine, (s) => s.context.engine !== undefined, { timeout: Infinity }).then(() => undefined);
+  }
+
+  private loadEngine(): Promise<Runtime> {
+    return import('../runtime.js').then(({ Runtime }) =>
+      Runtime.on(this.core, {
         env: this.options.env,
         logError: (line) => this.options.logs.gateway.error(line),
         send: (target, text, media) => this.sendToChat(target, text, media),
         fetchMedia: (channel, fileId, messageId, name) => this.fetchMedia(channel, fileId, messageId, name),
         log: (level, message, fields) => this.options.logs.gateway.log(level, message, fields),
-      });
-      this.loadedEngine = runtime;
-      this.markEngineLoaded();
-      this.startPluginChannels(runtime);
-      return runtime;
-    });
-    return this.engineLoad;
+      }),
+    );
   }
 
   get url(): string {
-    return this.health?.url ?? '';
+    return this.snapshot.context.health?.url ?? '';
   }
 
   readiness(): Readiness {
-    const actors = [...this.actors.values()];
-    const reported = actors.every((a) => a.reported);
+    const actors = channelsOf(this.snapshot).map(({ name, snapshot }) => ({ name, status: channelStatus(snapshot) }));
     // A platform's error may quote the token it was sent: `/ready` is read by whoever can reach the port.
     const redactor = redactorOf(this.loaded.config);
-    const channels = actors.map((a) => {
-      const status = a.status;
+    const channels = actors.map(({ name, status }) => {
       const failed = status.state === 'failed' || status.state === 'refused';
-      return { name: a.id.name, state: status.state, ...(failed ? { reason: redactor.text(status.reason) } : {}) };
+      return { name, state: status.state, ...(failed ? { reason: redactor.text(status.reason) } : {}) };
     });
     const log = this.core.bus.logHealth();
+    const isReported = actors.every((a) => reported(a.status));
     return {
-      reported,
-      ready: reported && channels.every((c) => c.state !== 'refused'),
+      reported: isReported,
+      ready: isReported && channels.every((c) => c.state !== 'refused'),
       channels,
       ...(log.state === 'failing' ? { log } : {}),
     };
@@ -317,9 +490,9 @@ export class Gateway {
 
   /** The running channel whose webhook route is `path`. */
   private webhookRoute(path: string): ((request: WebhookRequest) => Promise<WebhookAnswer>) | undefined {
-    for (const actor of this.actors.values()) {
-      const channel = this.directory.get(actor.id.name);
-      if (channel?.webhook && (channel.webhookPath ?? webhookPath(actor.id.kind, actor.id.name)) === path) {
+    for (const { name, snapshot } of channelsOf(this.snapshot)) {
+      const channel = this.directory.get(name);
+      if (channel?.webhook && (channel.webhookPath ?? webhookPath(snapshot.context.kind, name)) === path) {
         return (request) => channel.webhook!(request);
       }
     }
@@ -328,97 +501,69 @@ export class Gateway {
 
   /** Drains and stops; resolves once the log is closed and the work left behind has settled (or timed out). */
   async stop(signal?: string): Promise<void> {
-    if (this.machine.getSnapshot().value !== 'running') return;
+    if (!this.snapshot.matches('running') || this.snapshot.context.stopWanted) return;
     this.core.bus.publish({ type: 'gateway.stopping', data: signal ? { signal } : {} });
     this.machine.send({ type: 'STOP', ...(signal ? { signal } : {}) });
-    await waitFor(this.machine, (s) => s.value === 'stopped');
+    await waitFor(this.machine, (s) => s.status !== 'active', { timeout: Infinity });
     await this.shutDown();
-    // A cron run or config reload in flight (its turn ended with the engine, a cron command by cron.stop) is done and
-    // logged before the stop returns: the host closes the log files next, and a line written after that would land in
-    // whatever file reuses their descriptors.
-    const settled = await settledWithin([this.cron.settled(), this.reloads.settled(), this.outbox.settled()], this.options.leftWorkMs ?? LEFT_WORK_MS);
+    // A cron run in flight (its turn ended with the engine, a cron command by cron.stop) is done and logged before
+    // the stop returns: the host closes the log files next, and a line written after that would land in whatever
+    // file reuses their descriptors.
+    const left = [this.cron.settled(), this.outbox.settled()];
+    const settled = await settledWithin(left, this.options.leftWorkMs ?? LEFT_WORK_MS);
     if (!settled) this.options.logs.gateway.warn('work still in flight at the stop (a send, a heartbeat or cron run) is left behind');
     this.toolCalls.unsubscribe();
     this.options.logs.gateway.info('gateway stopped', { signal });
   }
 
-  /** The start: health server, channels, dispatcher, outbox, heartbeat and config watch (`starting` → `running`). */
-  private async startUp(): Promise<void> {
+  /**
+   * The start (`starting`): the health server, and what the machine spawns once it is up. Channels of kinds a plugin
+   * adds wait for the plugins (after `/ready`).
+   */
+  private async startUp(): Promise<StartOutput> {
     const { options } = this;
-    // Work routed before the channels have reported loads the engine at once rather than waiting for it.
-    this.engineWait = this.core.bus.on('message.routed', 'turn.stop.requested').subscribe(() => {
-      this.engineWait?.unsubscribe();
-      this.engine().catch((error: unknown) => options.logs.gateway.error('agents not started', { reason: (error as Error).message }));
-    });
     const { host, port } = options.loaded.config.gateway;
     const webhooks = (path: string) => this.webhookRoute(path);
-    this.health = options.health === 'none' ? undefined : await startHealthServer(host, port, () => this.readiness(), webhooks).catch((error: unknown) => {
+    const serve = () => startHealthServer(host, port, () => this.readiness(), webhooks);
+    const health: HealthServer | undefined = options.health === 'none' ? undefined : await serve().catch((error) => {
       if (options.health !== 'optional') throw error;
-      options.logs.gateway.warn('health server not started', { address: `${host}:${port}`, reason: (error as Error).message });
+      const address = `${host}:${port}`;
+      options.logs.gateway.warn('health server not started', { address, reason: (error as Error).message });
       return undefined;
     });
-    this.dispatcher.start();
-    this.outbox.start();
-    for (const [name, entry] of enabledChannels(options.loaded, options)) if (!pluginKind(name, entry, options, options.loaded.config)) this.startChannel(name, entry);
+    const enabled = enabledChannels(options.loaded, options);
     // One line per channel that is open to everyone, or closed with pairing (a peer runtime's config with an empty
     // allow_from answered everyone): whoever reads the log knows who may talk to the bot.
-    for (const [name, entry] of enabledChannels(options.loaded, options)) {
+    for (const [name, entry] of enabled) {
       const notice = (entry.type ?? name) === WEB_UI_CHANNEL_TYPE ? undefined : accessNotice(name, channelAccess(entry));
       if (notice) options.logs.gateway.warn(notice.text);
     }
-    this.desk.start();
-    this.pairingFollow = followPairing(this.desk, this.scheduler, () => this.loaded.config.power.poll_interval_multiplier, (error) =>
-      options.logs.gateway.error('pairing decisions not read', { reason: (error as Error)?.message ?? String(error) }));
-    if (this.scheduling) this.heartbeat.start();
-    this.mediaCleanup.start();
-    this.continueOnceReady();
-    this.watch();
-    this.core.bus.publish({ type: 'gateway.started', data: { pid: process.pid, channels: [...this.actors.keys()] } });
-    options.logs.gateway.info('gateway started', { url: this.url, channels: [...this.actors.keys()].join(',') || 'none' });
+    const channels = enabled
+      .filter(([name, entry]) => !pluginKind(name, entry, options, options.loaded.config))
+      .map(([name, entry]) => specOf(name, entry));
+    return { ...(health ? { health: { url: health.url, close: () => health.close() } } : {}), channels };
   }
 
-  /** `draining`: nothing new starts, running turns finish or time out, their replies go out, channels stop. */
-  private async drain(signal: string | undefined): Promise<void> {
+  /** `draining`: running turns finish or time out and their replies go out; the machine then stops the channels. */
+  private async drain(): Promise<void> {
     const { logs } = this.options;
-    void signal;
-    this.stopping = true;
-    this.watcher?.stop();
-    this.heartbeat.stop();
-    this.mediaCleanup.stop();
-    this.pairingFollow?.stop();
-    this.desk.stop();
-    this.cronWait?.unsubscribe();
-    clearTimeout(this.backgroundStart);
-    // A stop never overlaps the cron start, which would schedule the next store poll after it.
-    await this.cronChange;
-    this.cron.stop();
+    const engine = this.snapshot.context.engine;
     // Running turns finish and their replies go out before the channels stop; spawned subagents drain alongside
     // them, and what still runs after that is canceled with the engine.
     const drainMs = this.options.drainMs ?? 10_000;
-    const drained = (this.loadedEngine?.drain() ?? Promise.resolve()).then(() => this.outbox.settled());
-    const [finished] = await Promise.all([settledWithin([drained], drainMs), this.engineLoad?.then((engine) => engine.subagents.drain(drainMs, STOP_REASON), () => undefined)]);
+    const drained = (engine?.drain() ?? Promise.resolve()).then(() => this.outbox.settled());
+    const subagents = engine?.subagents.drain(drainMs, STOP_REASON);
+    const [finished] = await Promise.all([settledWithin([drained], drainMs), subagents]);
     if (!finished) logs.gateway.warn('running turns did not finish in time and are aborted');
-    this.dispatcher.stop();
     this.approvals.unsubscribe();
-    this.outbox.stop();
-    await Promise.all([...this.actors.values()].map((a) => a.stop()));
-    this.deliveries.close();
-    await this.health?.close();
   }
 
   /** After `stopped`: ends running turns (once the engine is loaded), flushes the log and closes it. */
   private async shutDown(): Promise<void> {
-    this.cronWait?.unsubscribe();
-    this.engineWait?.unsubscribe();
     this.approvals.unsubscribe();
-    clearTimeout(this.backgroundStart);
-    if (this.machine.getSnapshot().context.failure !== undefined) {
-      this.toolCalls.unsubscribe();
-      await Promise.all([...this.actors.values()].map((a) => a.stop()));
-      await this.health?.close();
-    }
-    const engine = await this.engineLoad?.catch(() => undefined);
-    await (engine ? engine.close({ reason: STOP_REASON }) : this.core.close());
+    const { context } = this.snapshot;
+    if (context.failure !== undefined) this.toolCalls.unsubscribe();
+    await (context.engine ? context.engine.close({ reason: STOP_REASON }) : this.core.close());
     this.logHealth.unsubscribe();
     const log = this.core.bus.logHealth();
     if (log.state === 'failing') {
@@ -429,25 +574,18 @@ export class Gateway {
     }
   }
 
-  private startChannel(name: string, entry: ChannelEntry): void {
-    const multiplier = this.loaded.config.power.poll_interval_multiplier;
+  /** A fresh instance of the entry `name`, as the config now has it, its errors redacted. */
+  private async buildChannel(name: string): Promise<Channel> {
+    const { config } = this.loaded;
+    const entry = config.channel_list[name];
+    if (!entry) throw new Error(`channel ${name} is no longer in the config`);
     const kind = entry.type ?? name;
+    const builtIn = (n: string, e: ChannelEntry) => createChannel(n, e, config.power.poll_interval_multiplier);
     const hosted = this.options.hostChannels?.[kind];
-    const builtIn = (n: string, e: ChannelEntry) => createChannel(n, e, multiplier);
-    const build = hosted ?? this.options.createChannel ?? (pluginKind(name, entry, this.options, this.loaded.config) ? (n: string, e: ChannelEntry) => this.pluginChannel(n, e, builtIn) : builtIn);
-    const backoff = supervisionOf(entry).restart_backoff_ms;
-    const redacted = async (): Promise<Channel> => new RedactingChannel(await build(name, this.loaded.config.channel_list[name] ?? entry), () => redactorOf(this.loaded.config));
-    const actor = new ChannelActor({ name, kind, account: name === kind ? 'default' : name }, redacted, {
-      bus: this.core.bus,
-      logger: this.options.logs.gateway,
-      clock: this.clock,
-      backoff: { baseMs: backoff, maxMs: Math.max(backoff, 60_000) },
-      directory: this.directory,
-      inspect: this.board.inspect,
-      accept: acceptInbound({ bus: this.core.bus, logger: this.options.logs.gateway, config: () => this.loaded.config, workspace: this.loaded.workspace, now: () => this.scheduler.now(), seen: this.seen, pairing: this.pairing }),
-    });
-    this.actors.set(name, actor);
-    actor.start();
+    const fromPlugin = pluginKind(name, entry, this.options, config);
+    const plugin = fromPlugin ? (n: string, e: ChannelEntry) => this.pluginChannel(n, e, builtIn) : undefined;
+    const build = hosted ?? this.options.createChannel ?? plugin ?? builtIn;
+    return new RedactingChannel(await build(name, entry), () => redactorOf(this.loaded.config));
   }
 
   /** A channel of a kind a plugin added; a kind no plugin added fails as unsupported, as before. */
@@ -463,49 +601,12 @@ export class Gateway {
   /** Channels of plugin kinds start once the plugins have loaded. */
   private startPluginChannels(engine: Runtime): void {
     void engine.plugins.load().then(() => {
-      if (this.stopping) return;
-      for (const [name, entry] of enabledChannels(this.loaded, this.options)) if (pluginKind(name, entry, this.options, this.loaded.config) && !this.actors.has(name)) this.startChannel(name, entry);
+      const { options } = this;
+      const start = enabledChannels(this.loaded, options)
+        .filter(([name, entry]) => pluginKind(name, entry, options, this.loaded.config) && !this.runsChannel(name))
+        .map(([name, entry]) => specOf(name, entry));
+      if (start.length > 0) this.machine.send({ type: 'ADD_CHANNELS', start });
     });
-  }
-
-  /**
-   * The turn engine loads, and cron opens its store and reads its jobs, shortly after every channel has reported:
-   * that work then never delays `/ready`, and a job due at start finds its channel connected.
-   */
-  private continueOnceReady(): void {
-    const start = (): void => {
-      this.engine().catch((error: unknown) => this.options.logs.gateway.error('agents not started', { reason: (error as Error).message }));
-      void this.reportIsolation();
-      this.backgroundStarted = true;
-      this.syncCron('the gateway is starting');
-    };
-    const startSoon = (): void => {
-      this.cronWait?.unsubscribe();
-      this.backgroundStart = setTimeout(start, BACKGROUND_START_DELAY_MS);
-    };
-    if (this.readiness().reported) return startSoon();
-    // A channel's report is published by its machine's move, before the move is done: its state is read after it.
-    this.cronWait = this.core.bus.on('channel.connected', 'channel.failed').subscribe(() =>
-      queueMicrotask(() => {
-        if (this.readiness().reported && !this.backgroundStart) startSoon();
-      }),
-    );
-  }
-
-  /**
-   * Brings cron to what the gateway wants now (running while it schedules, once the background start has run), one
-   * change at a time; a stop says `reason` on the board.
-   */
-  private syncCron(reason: string): void {
-    this.cronChange = Promise.resolve(this.cronChange)
-      .then(async () => {
-        const wanted = this.scheduling && this.backgroundStarted && !this.stopping;
-        if (wanted === this.cronRuns) return;
-        this.cronRuns = wanted;
-        if (wanted) await this.cron.start();
-        else this.cron.stop(reason);
-      })
-      .catch((error: unknown) => this.options.logs.gateway.error('cron not started', { reason: (error as Error).message }));
   }
 
   /**
@@ -514,12 +615,7 @@ export class Gateway {
    * recorded; cron started again runs a job it missed meanwhile once.
    */
   setScheduled(on: boolean, reason: string): void {
-    if (this.scheduling === on || this.stopping) return;
-    this.scheduling = on;
-    this.options.logs.gateway.info(on ? 'heartbeat and cron run here' : 'heartbeat and cron stop here', { reason });
-    if (on) this.heartbeat.start();
-    else this.heartbeat.stop();
-    this.syncCron(reason);
+    this.machine.send({ type: 'SCHEDULE', on, reason });
   }
 
   /** Once per start: exec without bubblewrap is worth one warning (and a refused exec one error). */
@@ -533,46 +629,31 @@ export class Gateway {
     if (state?.kind === 'refused') this.options.logs.gateway.error(describeIsolation(state));
   }
 
-  /** Hot reload: channels whose entry changed restart, the rest keep running; rules and heartbeat follow the new config. */
-  private watch(): void {
-    // Every 2 s × power.poll_interval_multiplier (as reloaded), on the gateway's clock.
-    this.watcher = watchConfig({
-      bus: this.core.bus,
-      env: this.options.env,
-      path: this.loaded.path,
-      timer: this.scheduler,
-      log: (line) => this.options.logs.gateway.warn(line),
-      onChange: (loaded) => this.trackReload(this.reload(this.options.adjustConfig?.(loaded) ?? loaded)),
-    });
-  }
-
-  /** A reload never throws into the watcher's timer; `stop()` waits for it. */
-  private trackReload(reload: Promise<void>): void {
-    const work = reload.catch((error: unknown) => this.options.logs.gateway.error('config reload failed', { reason: (error as Error)?.message ?? String(error) }));
-    void this.reloads.track(work);
-  }
-
-  private async reload(next: LoadedConfig): Promise<void> {
+  /** Hot reload as an event: channels whose entry changed restart, the rest keep running. */
+  private reloadOf(next: LoadedConfig): GatewayEvent {
     const before = this.loaded.config;
     const changed = changedPaths(before, next.config);
-    this.loaded = next;
     this.core.loaded.config = next.config;
-    // An engine not loaded yet is built from the new config.
-    if (changed.some((p) => p.startsWith('model_list'))) void this.engineLoad?.then((engine) => this.reloadModels(engine, next), () => undefined);
-    // MCP servers follow at once, not at the next turn: a removed server's process does not outlive the edit.
-    if (changed.some((p) => p.startsWith('tools.mcp'))) void this.engineLoad?.then((engine) => engine.followMcp(), () => undefined);
     const touched = new Set(changed.filter((p) => p.startsWith('channel_list')).map((p) => p.split('.')[1] ?? ''));
-    const all = touched.has('') ? new Set([...this.actors.keys(), ...Object.keys(next.config.channel_list)]) : touched;
-    for (const name of all) {
-      await this.actors.get(name)?.stop();
-      if (this.stopping) return;
-      this.actors.delete(name);
+    const running = channelsOf(this.snapshot).map((c) => c.name);
+    const restart = [...(touched.has('') ? new Set([...running, ...Object.keys(next.config.channel_list)]) : touched)];
+    const start = restart.flatMap((name) => {
       const entry = next.config.channel_list[name];
-      if (entry && runs(entry, this.options)) this.startChannel(name, entry);
-    }
-    if (this.scheduling && changed.some((p) => p.startsWith('heartbeat') || p.startsWith('power'))) this.heartbeat.start();
+      return entry && runs(entry, this.options) ? [specOf(name, entry)] : [];
+    });
+    return { type: 'RELOAD', loaded: next, changed, restart, start };
+  }
+
+  /** At a reload: models, MCP servers, the heartbeat and media cleanup follow the new config. */
+  private followReload(next: LoadedConfig, changed: readonly string[]): void {
+    const engine = this.snapshot.context.engine;
+    // An engine not loaded yet is built from the new config.
+    if (engine && changed.some((p) => p.startsWith('model_list'))) this.reloadModels(engine, next);
+    // MCP servers follow at once, not at the next turn: a removed server's process does not outlive the edit.
+    if (engine && changed.some((p) => p.startsWith('tools.mcp'))) void engine.followMcp().catch(() => undefined);
+    const scheduled = this.snapshot.matches({ running: { schedule: 'on' } });
+    if (scheduled && changed.some((p) => p.startsWith('heartbeat') || p.startsWith('power'))) this.heartbeat.start();
     if (changed.some((p) => p.startsWith('tools.media_cleanup') || p.startsWith('power'))) this.mediaCleanup.start();
-    this.options.logs.gateway.info('config reloaded', { changed: changed.join(',') });
   }
 
   /** The next model call uses the new `model_list` (`agents.defaults.model` is read per turn anyway). */
@@ -599,13 +680,18 @@ export class Gateway {
   private async sendToChat(wanted: SendTarget, text: string, media: ToolMedia[]): Promise<SendOutcome> {
     const target = this.chatOf(wanted);
     // Turns name their channel by kind (`telegram`), the tool's caller may name an entry: either is found.
-    const actor = this.actors.get(target.channel) ?? [...this.actors.values()].find((a) => a.id.kind === target.channel);
-    if (!actor && !this.options.relay) throw new Error(`no channel "${target.channel}" is running (running: ${[...this.actors.keys()].join(', ') || 'none'})`);
+    const running = channelsOf(this.snapshot);
+    const actor = running.find((c) => c.name === target.channel) ??
+      running.find((c) => c.snapshot.context.kind === target.channel);
+    if (!actor && !this.options.relay) {
+      const names = running.map((c) => c.name).join(', ') || 'none';
+      throw new Error(`no channel "${target.channel}" is running (running: ${names})`);
+    }
     const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
     // A chat is `direct:<id>`, `group:<id>` or `channel:<id>`; the platform address is the id.
     const replyTo = target.chat.replace(/^(direct|group|channel):/, '');
     const files = media.map((m) => ({ kind: m.kind, path: m.path, ...(m.mime ? { mime: m.mime } : {}) }));
-    const reply = { channel: actor?.id.name ?? target.channel, chat: target.chat, reply_to: replyTo };
+    const reply = { channel: actor?.name ?? target.channel, chat: target.chat, reply_to: replyTo };
     const outcome = await this.deliver({ message_id: `tool_${id}`, key: `tool:${id}:message`, text, reply, outcome: 'message', ...(files.length > 0 ? { files } : {}) });
     // A gateway that tried and failed is a failure of the call, which the tool reports as an error.
     if (outcome.kind === 'not_delivered') throw new Error(`the message could not be delivered to ${reply.channel}`);
@@ -619,7 +705,7 @@ export class Gateway {
    */
   private async deliver(delivery: Delivery): Promise<SendOutcome> {
     const { channel } = delivery.reply;
-    if (this.actors.has(channel)) {
+    if (this.runsChannel(channel)) {
       return (await this.deliveries.send(delivery)) ? { kind: 'sent' } : { kind: 'not_delivered', reason: `not every part went out on ${channel}` };
     }
     if (!this.options.relay) return { kind: 'not_delivered', reason: `no channel "${channel}" runs here` };

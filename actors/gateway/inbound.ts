@@ -6,7 +6,7 @@ import { LogError } from '../../store/log/errors.js';
 import type { Logger } from '../../store/logs/logger.js';
 import type { PairingStore } from '../../store/pairing.js';
 import { writeLastChannel } from '../../store/state.js';
-import type { ChannelActor } from './channel-actor.js';
+import type { ChannelHandle } from './channel-actor.js';
 import type { RecentIds } from './recent-ids.js';
 
 export interface InboundDeps {
@@ -52,7 +52,7 @@ export function logFailingNotice(code: LogFailureCode, redelivers: boolean): str
  * A sender the channel does not let in gets no turn. In a direct chat they get a one-time code (`pairing.requested`,
  * and the code as a reply), at most one an hour; in a group, nothing (a code there would be everyone's to read).
  */
-function stranger(deps: InboundDeps, actor: ChannelActor, message: ChannelMessage): Promise<void> {
+function stranger(deps: InboundDeps, actor: ChannelHandle, message: ChannelMessage): Promise<void> {
   const { name, account } = actor.id;
   if (!message.chat.startsWith('direct:')) {
     deps.logger.debug('inbound from a sender not let in ignored', { channel: name, chat: message.chat });
@@ -99,11 +99,11 @@ function stranger(deps: InboundDeps, actor: ChannelActor, message: ChannelMessag
  * published just before the log failed is held in memory with the rest of the log's work and is answered; its
  * acknowledgement waits (it is refused, and its redeliveries dropped as duplicates are too) until it is in the log.
  */
-export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message: ChannelMessage, commands: readonly string[]) => Promise<void> {
+export function acceptInbound(deps: InboundDeps): (actor: ChannelHandle, message: ChannelMessage, commands: readonly string[]) => Promise<void> {
   /** Messages whose chat was told of the outage; forgotten once the log writes again. */
   const told = new Set<string>();
 
-  const refuse = (actor: ChannelActor, message: ChannelMessage, health: FailingLog): Promise<void> => {
+  const refuse = (actor: ChannelHandle, message: ChannelMessage, health: FailingLog): Promise<void> => {
     const key = `${actor.id.name}:${message.messageId}`;
     const channel = actor.channel;
     if (!told.has(key) && channel) {
@@ -120,7 +120,7 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelActor, message:
   };
 
   /** Settles once everything published is in the log; refuses the message when the log fails before. */
-  const kept = (actor: ChannelActor, message: ChannelMessage): Promise<void> =>
+  const kept = (actor: ChannelHandle, message: ChannelMessage): Promise<void> =>
     deps.bus.durable({ failFast: true }).catch((error: unknown) => {
       if (error instanceof LogFailingError) return refuse(actor, message, error.health);
       throw error;

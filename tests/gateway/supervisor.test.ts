@@ -248,7 +248,7 @@ lifecycle('the gateway moves starting → running → draining → stopped and i
     home.remove();
   }
   // The drain stops the heartbeat as it begins, before the gateway's own move is published.
-  assert.equal(moves.slice(3), ['heartbeat: waiting->stopped STOP', 'gateway: running->draining STOP', 'gateway: draining->stopped done.drain']);
+  assert.equal(moves.slice(3), ['heartbeat: waiting->stopped STOP', 'gateway: running->draining STOP', 'gateway: draining->stopped done.close']);
 });
 
 supervisor.run();
