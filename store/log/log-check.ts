@@ -230,6 +230,18 @@ function useCopiedShapes(file: LmdbFile, table: TableRecord | undefined, decoder
   }
 }
 
+/** The raw entries of the log's `blobs` table (#38) that can be read, for a salvage to copy as they are. */
+export function* treeBlobs(dir: string): Generator<Entry> {
+  const file = LmdbFile.open(join(dir, 'data.mdb'));
+  try {
+    const meta = file.current();
+    const table = meta ? file.tables(meta.main).tables.get('blobs') : undefined;
+    for (const walked of table ? file.walk(table) : []) if (walked.kind === 'entry') yield walked.entry;
+  } finally {
+    file.close();
+  }
+}
+
 /**
  * The events `readLog` read through the log's tree, read again in seq order, one at a time: a salvage writes them on
  * as they come instead of holding the log in memory.
