@@ -4,6 +4,7 @@ import { budgetEvents } from './budget.js';
 import { clusterEvents } from './cluster.js';
 import { evolutionEvents } from './evolution.js';
 import { hookEvents } from './hook.js';
+import { logEvents } from './log.js';
 import { mcpEvents } from './mcp.js';
 import { pairingEvents } from './pairing.js';
 import { messageEvents } from './message.js';
@@ -32,6 +33,7 @@ export const eventCatalogue = {
   ...hookEvents,
   ...pluginEvents,
   ...pairingEvents,
+  ...logEvents,
 } as const;
 
 export type EventCatalogue = typeof eventCatalogue;

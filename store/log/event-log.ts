@@ -325,10 +325,11 @@ export class EventLog implements EventStore {
   }
 
   /**
-   * Writes events that keep their own `seq` (`tern log salvage`), in order, each after the log's last one; a seq
-   * skipped is filled with `log.lost`, so `seq` keeps no hole. Written at once, in transactions of 1,000 events.
+   * Writes events that keep their own `seq` (`tern log salvage`, `tern log compact`), in order, each after the log's
+   * last one; with a `lostReason` a seq skipped is filled with `log.lost`, so `seq` keeps no hole (a compaction leaves
+   * the holes of what it archived). Written at once, in transactions of 1,000 events.
    */
-  restore(events: Iterable<Envelope>, lostReason: string): { written: number; filled: number } {
+  restore(events: Iterable<Envelope>, lostReason?: string): { written: number; filled: number } {
     this.checkWritable();
     let written = 0;
     let filled = 0;
@@ -349,7 +350,7 @@ export class EventLog implements EventStore {
         const why = `event ${event.seq} comes after ${this.seq}: restored events must come in order`;
         throw new LogError('log_write_failed', why);
       }
-      for (let seq = this.seq + 1; seq < event.seq; seq++) {
+      for (let seq = this.seq + 1; lostReason !== undefined && seq < event.seq; seq++) {
         add({ seq, at: event.at, type: 'log.lost', data: { reason: lostReason } } as Envelope);
         filled++;
       }
@@ -380,6 +381,13 @@ export class EventLog implements EventStore {
     for (const entry of entries) if (batch.push(entry) >= 1000) flush();
     if (batch.length > 0) flush();
     return written;
+  }
+
+  /** The blobs as stored, raw (a compaction copies them). */
+  *rawBlobs(): Generator<{ key: Buffer; value: Buffer }> {
+    if (!this.databases.blobs) return;
+    const raw = this.root.openDB<Buffer, Buffer>({ name: 'blobs', keyEncoding: 'binary', encoding: 'binary' });
+    for (const { key, value } of raw.getRange({ snapshot: false })) yield { key, value };
   }
 
   /** Resolves when every append so far is committed and synced to disk (see `committed` for `failFast`). */
