@@ -155,6 +155,8 @@ export function readLog(dir: string, options: { scan: boolean }): Readable {
       const damage: Damage[] = [];
       const pending: Array<{ seq: number; value: Buffer }> = [];
       let bad = 0;
+      /** The last `log.compacted` or `data.forgotten`: seqs before it may be gone on purpose (#38). */
+      let rewrittenAt = 0;
       for (const walked of file.walk(table)) {
         if (walked.kind === 'damage') {
           damage.push(walked.damage);
@@ -174,15 +176,17 @@ export function readLog(dir: string, options: { scan: boolean }): Readable {
         const event = seq === undefined ? undefined : decoder.envelope(walked.entry.value, seq);
         if (event) found.add(event.seq);
         else bad++;
+        if (event && (event.type === 'log.compacted' || event.type === 'data.forgotten')) rewrittenAt = event.seq;
       }
       listed(problems, damage, 'the events table');
       if (!decoder.ready) bad += decodeWithCopy(file, tables.get('shapes'), decoder, pending, found, problems);
       if (bad > 0) problems.push(`${bad} events cannot be decoded`);
       check.readable = found.size;
       // Key 0 holds the record shapes; every other key is one event, so the count is the last committed seq.
-      check.committed = Math.max(0, table.entries - 1);
+      // A compacted log has holes where events were archived: its count is its highest seq, checked from there on.
+      check.committed = rewrittenAt > 0 ? found.highest : Math.max(0, table.entries - 1);
       const missing: number[] = [];
-      for (let seq = 1; seq <= check.committed; seq++) if (!found.has(seq)) missing.push(seq);
+      for (let seq = rewrittenAt + 1; seq <= check.committed; seq++) if (!found.has(seq)) missing.push(seq);
       if (missing.length > 0) {
         problems.push(`${missing.length} of ${check.committed} events cannot be read (seq ${ranges(missing)})`);
       }

@@ -93,6 +93,8 @@ test('2,000 turns, the last 100 kept: the file shrinks, recent turns rerun ident
     } finally {
       after.close();
     }
+    const verified = await runCliAsync(['log', 'verify'], home.env);
+    assert.equal(verified.code, 0, verified.stdout + verified.stderr);
     const replay = await runCliAsync(['replay', ids.at(-1)!, '--rerun'], home.env);
     assert.equal(replay.stdout, 'identical\n', replay.stderr);
 
