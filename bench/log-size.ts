@@ -4,12 +4,19 @@
 // - `log.bytes_per_turn_500_turn_session`: 500 turns in one session (its checkpoints included).
 // Bytes are the pages the log's tables use (lmdb's own count), so page reuse and the file's growth steps do not blur
 // them. LOG_SIZE_TURNS overrides the 500; LOG_SIZE_TABLES=1 prints each table's share to stderr.
+// - `log.compact_100k_turns_s`: `compactLog` (what `tern log compact` runs) over a log of 100,000 tool turns of 17
+//   events (bench/log.ts's), 100 sessions, one turn a minute, keeping the last day (LOG_COMPACT_TURNS overrides).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Runtime } from '../actors/runtime.js';
 import { loadConfig } from '../store/config/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { validateDraft } from '../bus/index.js';
+import { compactLog } from '../store/log/compact.js';
 import { EventLog } from '../store/log/event-log.js';
+import { turnDrafts } from './log.js';
 import { ensureWorkspace } from '../store/workspace.js';
 import { message, writeConfig } from '../tests/support/turn-fixture.js';
 import { tempHome } from '../tests/support/temp-home.js';
@@ -53,6 +60,28 @@ async function perTurn(url: string, warm: number, turns: number): Promise<number
   }
 }
 
+const COMPACT_TURNS = Number(process.env.LOG_COMPACT_TURNS ?? 100_000);
+
+/** Seconds `compactLog` takes over `turns` turns, one a minute up to now, keeping the last day. */
+async function compactSeconds(turns: number): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'tern-bench-compact-'));
+  try {
+    const log = EventLog.open(join(dir, 'sessions'));
+    const now = Date.now();
+    for (let i = 0; i < turns; i++) {
+      const at = now - (turns - i) * 60_000;
+      for (const draft of turnDrafts(i)) log.append(validateDraft({ ...draft, at } as never));
+      if (i % 50 === 49) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await log.closeAfterFlush();
+    const started = performance.now();
+    await compactLog(join(dir, 'sessions'), { max_age_days: 1 });
+    return (performance.now() - started) / 1000;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function bench(): Promise<BenchRow[]> {
   const model = await instantModel();
   try {
@@ -61,6 +90,7 @@ export async function bench(): Promise<BenchRow[]> {
     return [
       { name: 'log.bytes_per_turn', value: round(short), unit: 'bytes' },
       { name: 'log.bytes_per_turn_500_turn_session', value: round(long), unit: 'bytes' },
+      { name: 'log.compact_100k_turns_s', value: round(await compactSeconds(COMPACT_TURNS)), unit: 's' },
     ];
   } finally {
     model.child.stdin!.end();

@@ -1,7 +1,7 @@
 import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { createGzip, gunzipSync } from 'node:zlib';
+import { createGzip, gunzipSync, type Gzip } from 'node:zlib';
 import type { Envelope } from '../../bus/index.js';
 import { validateDraft } from '../../bus/index.js';
 import { LogError } from './errors.js';
@@ -58,7 +58,7 @@ async function rewrite(dir: string, plan: Plan, now: Date): Promise<Compacted> {
     rmSync(fresh, { recursive: true, force: true });
     const log = EventLog.open(fresh);
     const result: Compacted = { kept: 0, archived: 0, removed: 0 };
-    const archived: Envelope[] = [];
+    const archive = new ArchiveWriter(dir, stamp);
     try {
       log.restoreBlobs(old.rawBlobs());
       function* kept(): Generator<Envelope> {
@@ -69,12 +69,13 @@ async function rewrite(dir: string, plan: Plan, now: Date): Promise<Compacted> {
             yield event;
           } else if (fate === 'archive') {
             result.archived++;
-            archived.push(event);
+            archive.write(event);
           } else result.removed++;
         }
       }
       log.restore(kept());
-      if (archived.length > 0) result.archive = await writeArchive(dir, archived);
+      const written = await archive.close();
+      if (written) result.archive = written;
       log.append(validateDraft(plan.closing(result)));
       await log.flushed();
     } finally {
@@ -93,17 +94,43 @@ async function rewrite(dir: string, plan: Plan, now: Date): Promise<Compacted> {
   }
 }
 
-/** The archived events as they were appended, one JSON line each, gzipped; named for their first and last seq. */
-async function writeArchive(dir: string, events: Envelope[]): Promise<string> {
-  mkdirSync(archiveDir(dir), { recursive: true, mode: 0o700 });
-  const name = `${events[0]!.seq}-${events.at(-1)!.seq}.jsonl.gz`;
-  const gzip = createGzip();
-  const file = createWriteStream(join(archiveDir(dir), name), { mode: 0o600 });
-  gzip.pipe(file);
-  for (const event of events) gzip.write(`${JSON.stringify(event)}\n`);
-  gzip.end();
-  await finished(file);
-  return join('archive', name);
+/**
+ * The archived events as they were appended, one JSON line each, gzipped as they come (a compaction holds none in
+ * memory); the file is named for the first and last seq once complete.
+ */
+class ArchiveWriter {
+  private gzip: Gzip | undefined;
+  private done: Promise<void> | undefined;
+  private first = 0;
+  private last = 0;
+  private readonly partial: string;
+
+  constructor(private readonly dir: string, stamp: string) {
+    this.partial = join(archiveDir(dir), `.writing-${stamp}.jsonl.gz`);
+  }
+
+  write(event: Envelope): void {
+    if (!this.gzip) {
+      mkdirSync(archiveDir(this.dir), { recursive: true, mode: 0o700 });
+      this.gzip = createGzip();
+      const file = createWriteStream(this.partial, { mode: 0o600 });
+      this.gzip.pipe(file);
+      this.done = finished(file);
+      this.first = event.seq;
+    }
+    this.last = event.seq;
+    this.gzip.write(`${JSON.stringify(event)}\n`);
+  }
+
+  /** The archive's path relative to the log's folder, or undefined when nothing was archived. */
+  async close(): Promise<string | undefined> {
+    if (!this.gzip) return undefined;
+    this.gzip.end();
+    await this.done;
+    const name = `${this.first}-${this.last}.jsonl.gz`;
+    renameSync(this.partial, join(archiveDir(this.dir), name));
+    return join('archive', name);
+  }
 }
 
 /**
