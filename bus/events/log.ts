@@ -7,7 +7,11 @@ export const logEvents = {
    * JSON lines under `sessions/archive/`); `kept` events stayed.
    */
   'log.compacted': lazySchema(() =>
-    z.object({ archived: z.number().int().nonnegative(), kept: z.number().int().nonnegative(), archive: z.string().optional() }),
+    z.object({
+      archived: z.number().int().nonnegative(),
+      kept: z.number().int().nonnegative(),
+      archive: z.string().optional(),
+    }),
   ),
   /**
    * `tern log forget --sender ID`: every event of that sender's messages and of the turns they started was removed

@@ -45,7 +45,7 @@ function configure(home: TempHome, url: string): void {
   writeFileSync(path, JSON.stringify({ ...config, log: { retention: { max_age_days: 1 } } }));
 }
 
-test('2,000 turns, the last 100 kept: the file shrinks, recent turns rerun identical, usage is unchanged, the rest is archived', async () => {
+test('2,000 turns, the last 100 kept: the file shrinks, recent turns rerun identical, usage is unchanged', async () => {
   const model = await startInstantModel();
   const home = tempHome();
   try {
@@ -112,7 +112,7 @@ test('2,000 turns, the last 100 kept: the file shrinks, recent turns rerun ident
   }
 });
 
-test('tern log forget --sender removes their messages and turns, keeps the others and records data.forgotten', async () => {
+test('tern log forget --sender removes their messages and turns, keeps others, records data.forgotten', async () => {
   const model = await startInstantModel();
   const home = tempHome();
   try {

@@ -8,7 +8,8 @@ function report(result: Compacted, { json, stdout }: CommandContext, what: strin
   if (json) print(stdout, JSON.stringify({ ok: true, ...result }));
   else {
     const archive = result.archive ? ` into sessions/${result.archive}` : '';
-    print(stdout, `${what}: kept ${result.kept} events, archived ${result.archived}${archive}, removed ${result.removed}`);
+    const { kept, archived, removed } = result;
+    print(stdout, `${what}: kept ${kept} events, archived ${archived}${archive}, removed ${removed}`);
   }
   return 0;
 }
