@@ -48,7 +48,7 @@ function readRate(read: () => number): number {
 }
 
 /** The 17 events of a tool turn as a gateway publishes them (shapes and sizes from a recorded run). */
-function turnDrafts(i: number): EventDraft[] {
+export function turnDrafts(i: number): EventDraft[] {
   const session = sessionOf(i);
   const turn = `t_${i.toString(36).padStart(14, '0')}`;
   const keys: Correlation = { agent: 'main', session, turn };

@@ -4,6 +4,7 @@ import type { BenchRow, BenchSuite } from './row.js';
 
 const suites: Record<string, () => Promise<{ bench: BenchSuite }>> = {
   log: () => import('./log.js'),
+  'log-size': () => import('./log-size.js'),
   cli: () => import('./cli.js'),
   tools: () => import('./tools.js'),
   config: () => import('./config.js'),

@@ -2,9 +2,9 @@ import type * as z from 'zod';
 import type { Correlation, Stamp } from '../envelope.js';
 import { budgetEvents } from './budget.js';
 import { clusterEvents } from './cluster.js';
-import { dataEvents } from './data.js';
 import { evolutionEvents } from './evolution.js';
 import { hookEvents } from './hook.js';
+import { logEvents } from './log.js';
 import { mcpEvents } from './mcp.js';
 import { pairingEvents } from './pairing.js';
 import { messageEvents } from './message.js';
@@ -33,7 +33,7 @@ export const eventCatalogue = {
   ...hookEvents,
   ...pluginEvents,
   ...pairingEvents,
-  ...dataEvents,
+  ...logEvents,
 } as const;
 
 export type EventCatalogue = typeof eventCatalogue;
@@ -62,7 +62,6 @@ export function isEventType(type: string): type is EventType {
 
 export * from './budget.js';
 export * from './cluster.js';
-export * from './data.js';
 export * from './evolution.js';
 export * from './hook.js';
 export * from './mcp.js';

@@ -9,6 +9,8 @@ import { LOG_CORRUPTED_FIX, LogError, logCorruption } from './errors.js';
 import { LmdbFile, type Damage } from './lmdb-file.js';
 import { queryFilter, type EventStore, type LogQuery } from './event-store.js';
 import { PostingIndex } from './posting-index.js';
+import { BlobStore } from './blobs.js';
+import { compactForm, expand } from './stored-form.js';
 import { acquireWriterLock, makeLogFilesPrivate } from './writer-lock.js';
 
 /**
@@ -206,11 +208,11 @@ export class EventLog implements EventStore {
     const sessions = new Map<string, number[]>();
     const turns = new Map<string, number[]>();
     const types = new Map<string, number[]>();
-    const { root, events, bySession, byTurn, byType, shapes } = this.databases;
+    const { root, events, bySession, byTurn, byType, shapes, blobs } = this.databases;
     let mirrored = this.shapesMirrored;
     root.transactionSync(() => {
       for (const event of batch) {
-        void events.put(event.seq, event);
+        void events.put(event.seq, blobs ? compactForm(event, blobs) : event);
         addPosting(sessions, event.session, event.seq);
         addPosting(turns, event.turn, event.seq);
         addPosting(types, event.type, event.seq);
@@ -323,10 +325,11 @@ export class EventLog implements EventStore {
   }
 
   /**
-   * Writes events that keep their own `seq` (`tern log salvage`), in order, each after the log's last one; a seq
-   * skipped is filled with `log.lost`, so `seq` keeps no hole. Written at once, in transactions of 1,000 events.
+   * Writes events that keep their own `seq` (`tern log salvage`, `tern log compact`), in order, each after the log's
+   * last one; with a `lostReason` a seq skipped is filled with `log.lost`, so `seq` keeps no hole (a compaction leaves
+   * the holes of what it archived). Written at once, in transactions of 1,000 events.
    */
-  restore(events: Iterable<Envelope>, lostReason: string): { written: number; filled: number } {
+  restore(events: Iterable<Envelope>, lostReason?: string): { written: number; filled: number } {
     this.checkWritable();
     let written = 0;
     let filled = 0;
@@ -347,7 +350,7 @@ export class EventLog implements EventStore {
         const why = `event ${event.seq} comes after ${this.seq}: restored events must come in order`;
         throw new LogError('log_write_failed', why);
       }
-      for (let seq = this.seq + 1; seq < event.seq; seq++) {
+      for (let seq = this.seq + 1; lostReason !== undefined && seq < event.seq; seq++) {
         add({ seq, at: event.at, type: 'log.lost', data: { reason: lostReason } } as Envelope);
         filled++;
       }
@@ -356,6 +359,35 @@ export class EventLog implements EventStore {
     }
     flush();
     return { written, filled };
+  }
+
+  /**
+   * Copies blobs as they are stored (`tern log salvage`, `tern log compact`): raw keys and values, in transactions of
+   * 1,000, before the events naming them are restored.
+   */
+  restoreBlobs(entries: Iterable<{ key: Buffer; value: Buffer }>): number {
+    this.checkWritable();
+    const { root } = this.databases;
+    const raw = root.openDB<Buffer, Buffer>({ name: 'blobs', keyEncoding: 'binary', encoding: 'binary' });
+    let batch: Array<{ key: Buffer; value: Buffer }> = [];
+    let written = 0;
+    const flush = (): void => {
+      root.transactionSync(() => {
+        for (const { key, value } of batch) void raw.put(Buffer.from(key), Buffer.from(value));
+      });
+      written += batch.length;
+      batch = [];
+    };
+    for (const entry of entries) if (batch.push(entry) >= 1000) flush();
+    if (batch.length > 0) flush();
+    return written;
+  }
+
+  /** The blobs as stored, raw (a compaction copies them). */
+  *rawBlobs(): Generator<{ key: Buffer; value: Buffer }> {
+    if (!this.databases.blobs) return;
+    const raw = this.root.openDB<Buffer, Buffer>({ name: 'blobs', keyEncoding: 'binary', encoding: 'binary' });
+    for (const { key, value } of raw.getRange({ snapshot: false })) yield { key, value };
   }
 
   /** Resolves when every append so far is committed and synced to disk (see `committed` for `failFast`). */
@@ -382,7 +414,8 @@ export class EventLog implements EventStore {
   }
 
   get(seq: number): Envelope | undefined {
-    return this.events.get(seq);
+    const event = this.events.get(seq);
+    return event && expand(event, this.databases.blobs);
   }
 
   /** Lets a reading process see what other processes committed since its last read. */
@@ -414,6 +447,26 @@ export class EventLog implements EventStore {
   /** The ids of every session in the log that start with `prefix` (all sessions: `sk_v1_`), in id order. */
   sessionIds(prefix = 'sk_v1_'): string[] {
     return [...this.databases.bySession.ids(prefix)];
+  }
+
+  /**
+   * The bytes the log's tables use (their pages, lmdb's own count) and each table's share: unlike the file's size,
+   * which grows in steps and keeps freed pages, it moves with what is stored.
+   */
+  storedBytes(): { total: number; tables: Record<string, number> } {
+    const { root, events, bySession, byTurn, byType, shapes, blobs } = this.databases;
+    // Stats come from the read transaction, which lmdb keeps until it is reset: it would show an old state.
+    root.resetReadTxn();
+    const used = (db: { getStats(): unknown } | undefined): number => {
+      if (!db) return 0;
+      const stats = db.getStats() as TableStats;
+      return (stats.treeBranchPageCount + stats.treeLeafPageCount + stats.overflowPages) * stats.pageSize;
+    };
+    const tables: Record<string, number> = {
+      events: used(events), by_session: used(bySession.db), by_turn: used(byTurn.db), by_type: used(byType.db),
+      shapes: used(shapes), blobs: used(blobs?.db),
+    };
+    return { total: Object.values(tables).reduce((sum, bytes) => sum + bytes, 0), tables };
   }
 
   close(): void {
@@ -472,17 +525,17 @@ export class EventLog implements EventStore {
     const reverse = query.order === 'desc';
     // A turn index is narrowest, then a session, then one exact type (a pattern is filtered while scanning).
     const exactType = query.type && /^[a-z_.]+$/.test(query.type) ? query.type : undefined;
-    const { byTurn, bySession, byType } = this.databases;
+    const { byTurn, bySession, byType, blobs } = this.databases;
     const index = query.turn ? byTurn : query.session ? bySession : exactType ? byType : undefined;
     const id = query.turn ?? query.session ?? exactType;
     if (!index || !id) {
       const range = reverse ? { start: high - 1, end: low - 1, reverse } : { start: low, end: high };
-      for (const { value } of this.events.getRange({ ...range, snapshot: false })) yield value;
+      for (const { value } of this.events.getRange({ ...range, snapshot: false })) yield expand(value, blobs);
       return;
     }
     for (const seq of index.seqs(id, low - 1, high, reverse)) {
       const event = this.events.get(seq);
-      if (event) yield event;
+      if (event) yield expand(event, blobs);
     }
   }
 }
@@ -512,6 +565,13 @@ function firstReadDamage(path: string): Damage | undefined {
   } finally {
     file.close();
   }
+}
+
+interface TableStats {
+  pageSize: number;
+  treeBranchPageCount: number;
+  treeLeafPageCount: number;
+  overflowPages: number;
 }
 
 interface CommitWaiter {
@@ -578,6 +638,8 @@ interface Databases {
   byType: PostingIndex;
   /** The copy of the record shapes; absent in a log a reader opens that was written before it existed. */
   shapes: Database<Buffer, number> | undefined;
+  /** Values events name by hash (`stored-form.ts`); absent in a log a reader opens that was written before it. */
+  blobs: BlobStore | undefined;
 }
 
 function openDatabases(dir: string, readOnly: boolean): Databases {
@@ -598,5 +660,5 @@ function openDatabases(dir: string, readOnly: boolean): Databases {
     void root.close();
     throw new LogError('log_missing', `the event log in ${dir} is not initialised yet`);
   }
-  return { root, events, bySession, byTurn, byType, shapes };
+  return { root, events, bySession, byTurn, byType, shapes, blobs: BlobStore.open(root) };
 }

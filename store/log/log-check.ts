@@ -155,6 +155,8 @@ export function readLog(dir: string, options: { scan: boolean }): Readable {
       const damage: Damage[] = [];
       const pending: Array<{ seq: number; value: Buffer }> = [];
       let bad = 0;
+      /** The last `log.compacted` or `data.forgotten`: seqs before it may be gone on purpose (#38). */
+      let rewrittenAt = 0;
       for (const walked of file.walk(table)) {
         if (walked.kind === 'damage') {
           damage.push(walked.damage);
@@ -174,15 +176,17 @@ export function readLog(dir: string, options: { scan: boolean }): Readable {
         const event = seq === undefined ? undefined : decoder.envelope(walked.entry.value, seq);
         if (event) found.add(event.seq);
         else bad++;
+        if (event && (event.type === 'log.compacted' || event.type === 'data.forgotten')) rewrittenAt = event.seq;
       }
       listed(problems, damage, 'the events table');
       if (!decoder.ready) bad += decodeWithCopy(file, tables.get('shapes'), decoder, pending, found, problems);
       if (bad > 0) problems.push(`${bad} events cannot be decoded`);
       check.readable = found.size;
       // Key 0 holds the record shapes; every other key is one event, so the count is the last committed seq.
-      check.committed = Math.max(0, table.entries - 1);
+      // A compacted log has holes where events were archived: its count is its highest seq, checked from there on.
+      check.committed = rewrittenAt > 0 ? found.highest : Math.max(0, table.entries - 1);
       const missing: number[] = [];
-      for (let seq = 1; seq <= check.committed; seq++) if (!found.has(seq)) missing.push(seq);
+      for (let seq = rewrittenAt + 1; seq <= check.committed; seq++) if (!found.has(seq)) missing.push(seq);
       if (missing.length > 0) {
         problems.push(`${missing.length} of ${check.committed} events cannot be read (seq ${ranges(missing)})`);
       }
@@ -227,6 +231,18 @@ function useCopiedShapes(file: LmdbFile, table: TableRecord | undefined, decoder
     const shapes = walked.kind === 'entry' && eventsKey(walked.entry) === 0;
     const structures = shapes ? structuresOf(walked.entry.value) : undefined;
     if (structures) decoder.use(structures);
+  }
+}
+
+/** The raw entries of the log's `blobs` table (#38) that can be read, for a salvage to copy as they are. */
+export function* treeBlobs(dir: string): Generator<Entry> {
+  const file = LmdbFile.open(join(dir, 'data.mdb'));
+  try {
+    const meta = file.current();
+    const table = meta ? file.tables(meta.main).tables.get('blobs') : undefined;
+    for (const walked of table ? file.walk(table) : []) if (walked.kind === 'entry') yield walked.entry;
+  } finally {
+    file.close();
   }
 }
 

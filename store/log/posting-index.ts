@@ -20,7 +20,7 @@ function* decode(buffer: Buffer, reverse: boolean): Generator<number> {
  * instead of one per event; lists of one id never overlap and sort by their first seq.
  */
 export class PostingIndex {
-  private constructor(private readonly db: Database<Buffer, ChunkKey>) {}
+  private constructor(readonly db: Database<Buffer, ChunkKey>) {}
 
   /** Undefined when the database does not exist and the environment is read-only. */
   static open(root: RootDatabase, name: string): PostingIndex | undefined {

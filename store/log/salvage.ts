@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Envelope } from '../../bus/index.js';
 import { LogError } from './errors.js';
 import { EventLog } from './event-log.js';
-import { readLog, ranges, treeEvents, type LogCheck } from './log-check.js';
+import { readLog, ranges, treeBlobs, treeEvents, type LogCheck } from './log-check.js';
 import { acquireWriterLock } from './writer-lock.js';
 
 const FILES = ['data.mdb', 'lock.mdb'] as const;
@@ -84,6 +84,8 @@ export function salvageLog(dir: string, now: Date = new Date()): Salvaged {
     rmSync(fresh, { recursive: true, force: true });
     const log = EventLog.open(fresh);
     try {
+      // The values prompts and checkpoints name (#38) first: the events keep their keys.
+      log.restoreBlobs(treeBlobs(dir));
       log.restore(inOrder(), reason);
     } finally {
       log.close();

@@ -46,6 +46,9 @@ export const commands: CommandSpec[] = [
         '[--cluster URL] [--json]',
       'log verify [--json]            (check the log file; exit 1 with what is damaged)',
       'log salvage [--json]           (copy every readable event into a new log; the damaged one is kept aside)',
+      'log compact [--json]           (archive events older than log.retention.max_age_days; reclaim the space)',
+      'log forget --sender ID [--json] (remove a person\'s messages and the turns they started)',
+      'log --archive [--turn ID] [--type GLOB] [--session ID] (read what compact archived)',
     ],
     options: {
       session: { type: 'string', value: 'KEY', description: 'only events of this session: the key given to `tern agent --session`, the full key, the sk_v1_ id or a unique prefix of it' },
@@ -55,6 +58,8 @@ export const commands: CommandSpec[] = [
       after: { type: 'string', value: 'SEQ', description: 'only events after this sequence number, oldest first' },
       limit: { type: 'string', value: 'N', description: 'at most N events (default 50: the newest, oldest first)' },
       follow: { type: 'boolean', short: 'f', description: 'keep printing new events as they are appended' },
+      archive: { type: 'boolean', description: 'read the archived events (sessions/archive/) instead of the log' },
+      sender: { type: 'string', value: 'ID', description: 'with forget: the sender id whose data is removed' },
       cluster: clusterOption,
       json,
     },

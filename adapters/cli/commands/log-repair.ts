@@ -4,7 +4,7 @@ import { print, type CommandContext } from '../command.js';
 import { CliError } from '../errors.js';
 
 /** A gateway writing the log holds its lock: the check and the salvage need the log to stand still. */
-function locked(error: unknown, what: string): unknown {
+export function locked(error: unknown, what: string): unknown {
   if (!(error instanceof LogError)) return error;
   if (error.code === 'log_locked') {
     const message = `cannot ${what} the event log while it is being written`;

@@ -6,6 +6,7 @@ import { childTimelines, withChildEvents } from '../../../store/log/child-timeli
 import { EventLog } from '../../../store/log/event-log.js';
 import type { EventStore, LogQuery } from '../../../store/log/event-store.js';
 import { follow } from '../../../store/log/follow.js';
+import { readArchive } from '../../../store/log/compact.js';
 import { logDir } from '../../../store/paths.js';
 import { resolveWorkspace } from '../../../store/workspace-path.js';
 import { openClusterRead } from '../cluster-read.js';
@@ -71,21 +72,36 @@ async function show(log: EventStore, context: CommandContext, query: LogQuery, n
   return 0;
 }
 
+/** `--archive`: what `tern log compact` moved out of the log, with the same filters (a session by its full id). */
+function showArchive(context: CommandContext, query: LogQuery, named: string | undefined): number {
+  const { json, stdout, env } = context;
+  const filter: LogQuery = { ...query, limit: undefined, ...(named !== undefined ? { session: named } : {}) };
+  const events = [...readArchive(logDir(resolveWorkspace(env)), filter)];
+  const shown = query.limit === undefined ? events : events.slice(-query.limit);
+  for (const e of shown) stdout.write(`${json ? JSON.stringify(e) : formatEvent(e, (id) => id ?? '-')}\n`);
+  return 0;
+}
+
 /** This workspace's log, or with `--cluster` / `cluster.url` the cluster log: every gateway's events. */
 export async function run(context: CommandContext): Promise<number> {
   const { values, signal, env, positionals } = context;
   const [action, ...extra] = positionals;
   if (action !== undefined) {
-    if ((action !== 'verify' && action !== 'salvage') || extra.length > 0) {
-      const fix = 'Run `tern log --help` (commands: verify, salvage).';
+    if (!['verify', 'salvage', 'compact', 'forget'].includes(action) || extra.length > 0) {
+      const fix = 'Run `tern log --help` (commands: verify, salvage, compact, forget).';
       throw new UsageError(`unknown log command "${positionals.join(' ')}"`, fix);
     }
-    const { verify, salvage } = await import('./log-repair.js');
     const dir = logDir(resolveWorkspace(env));
+    if (action === 'compact' || action === 'forget') {
+      const { compact, forget } = await import('./log-compact.js');
+      return action === 'compact' ? compact(dir, context) : forget(dir, context);
+    }
+    const { verify, salvage } = await import('./log-repair.js');
     return action === 'verify' ? verify(dir, context) : salvage(dir, context);
   }
   const query = queryOf(values);
   const named = typeof values.session === 'string' ? values.session : undefined;
+  if (values.archive) return showArchive(context, query, named);
   const following = values.follow === true;
   if (values.children && query.turn === undefined) throw new UsageError('--children needs --turn ID', 'e.g. `tern log --turn t_m1abc2def --children`.');
   if (values.children && values.follow) throw new UsageError('--children cannot be combined with --follow', 'Follow the log without --children, or read a finished turn.');

@@ -6,6 +6,7 @@ import { evolutionSchema } from './evolution.js';
 import { gatewaySchema } from './gateway.js';
 import { heartbeatSchema } from './heartbeat.js';
 import { hooksSchema } from './hooks.js';
+import { logSchema } from './log.js';
 import { modelListSchema } from './model-list.js';
 import { pluginsSchema } from './plugins.js';
 import { powerSchema } from './power.js';
@@ -29,6 +30,7 @@ const blocks = z.object({
   tools: z.prefault(toolsSchema, {}),
   hooks: z.prefault(hooksSchema, {}),
   plugins: z.prefault(pluginsSchema, {}),
+  log: z.prefault(logSchema, {}),
 });
 
 type Blocks = z.output<typeof blocks>;

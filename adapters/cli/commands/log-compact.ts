@@ -1,0 +1,41 @@
+import { compactLog, forgetSender, type Compacted } from '../../../store/log/compact.js';
+import { print, type CommandContext } from '../command.js';
+import { UsageError } from '../errors.js';
+import { loadConfigForCli } from '../load-config.js';
+import { locked } from './log-repair.js';
+
+function report(result: Compacted, { json, stdout }: CommandContext, what: string): number {
+  if (json) print(stdout, JSON.stringify({ ok: true, ...result }));
+  else {
+    const archive = result.archive ? ` into sessions/${result.archive}` : '';
+    const { kept, archived, removed } = result;
+    print(stdout, `${what}: kept ${kept} events, archived ${archived}${archive}, removed ${removed}`);
+  }
+  return 0;
+}
+
+/**
+ * `tern log compact`: events older than `log.retention.max_age_days` move to a gzip under `sessions/archive/`, and the
+ * log is rewritten into a fresh file holding the rest (lmdb's file never shrinks otherwise).
+ */
+export async function compact(dir: string, context: CommandContext): Promise<number> {
+  const { config } = loadConfigForCli(context.env);
+  try {
+    return report(await compactLog(dir, config.log.retention), context, 'compacted');
+  } catch (error) {
+    throw locked(error, 'compact');
+  }
+}
+
+/** `tern log forget --sender ID`: that person's messages and the turns they started are removed for good. */
+export async function forget(dir: string, context: CommandContext): Promise<number> {
+  const sender = context.values.sender;
+  if (typeof sender !== 'string' || sender === '') {
+    throw new UsageError('log forget needs --sender ID', 'e.g. `tern log forget --sender 123456789`.');
+  }
+  try {
+    return report(await forgetSender(dir, sender), context, `forgot ${sender}`);
+  } catch (error) {
+    throw locked(error, 'rewrite');
+  }
+}

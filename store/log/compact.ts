@@ -1,0 +1,209 @@
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { finished } from 'node:stream/promises';
+import { createGzip, gunzipSync, type Gzip } from 'node:zlib';
+import type { Envelope } from '../../bus/index.js';
+import { validateDraft } from '../../bus/index.js';
+import { LogError } from './errors.js';
+import { EventLog } from './event-log.js';
+import { queryFilter, type LogQuery } from './event-store.js';
+import { acquireWriterLock } from './writer-lock.js';
+
+const FILES = ['data.mdb', 'lock.mdb'] as const;
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** What usage totals are made of: kept whatever their age, so `tern usage` still shows last year. */
+const USAGE_TYPES = new Set(['provider.requested', 'provider.responded']);
+const CHECKPOINT_TYPES = 'session.compacted,session.cleared';
+const HISTORY = new Set(['session.cleared', 'session.compacted', 'summary.written', 'turn.started', 'turn.completed',
+  'turn.stopped', 'turn.failed']);
+
+export const archiveDir = (dir: string): string => join(dir, 'archive');
+
+export interface Retention {
+  max_age_days: number;
+}
+
+export interface Compacted {
+  kept: number;
+  archived: number;
+  removed: number;
+  /** The archive file written, relative to the log's folder; absent when nothing was archived. */
+  archive?: string;
+}
+
+/** What a compaction does with each event: keep it, move it to the archive, or drop it for good. */
+type Fate = 'keep' | 'archive' | 'remove';
+
+interface Plan {
+  /** Reads what the fates depend on from the log before it is copied. */
+  prepare(log: EventLog): void;
+  fate(event: Envelope): Fate;
+  /** Appended to the new log once it holds the kept events. */
+  closing(result: Compacted): Parameters<typeof validateDraft>[0];
+}
+
+/**
+ * Rewrites the log in `dir` into a fresh lmdb environment holding only the events `plan` keeps (lmdb's file never
+ * shrinks: a copy is how its space comes back), writes the archived ones as gzipped JSON lines under `archive/`, and
+ * swaps the new files in. Holds the writer lock throughout: a running gateway refuses it (`log_locked`).
+ */
+async function rewrite(dir: string, plan: Plan, now: Date): Promise<Compacted> {
+  if (!existsSync(join(dir, 'data.mdb'))) throw new LogError('log_missing', `no event log in ${dir}`);
+  const release = acquireWriterLock(dir);
+  const stamp = now.toISOString().replace(/[:.]/g, '-');
+  const fresh = join(dir, `.compact-${stamp}`);
+  try {
+    const old = EventLog.open(dir, { readOnly: true });
+    plan.prepare(old);
+    rmSync(fresh, { recursive: true, force: true });
+    const log = EventLog.open(fresh);
+    const result: Compacted = { kept: 0, archived: 0, removed: 0 };
+    const archive = new ArchiveWriter(dir, stamp);
+    try {
+      log.restoreBlobs(old.rawBlobs());
+      function* kept(): Generator<Envelope> {
+        for (const event of old.iterate()) {
+          const fate = plan.fate(event);
+          if (fate === 'keep') {
+            result.kept++;
+            yield event;
+          } else if (fate === 'archive') {
+            result.archived++;
+            archive.write(event);
+          } else result.removed++;
+        }
+      }
+      log.restore(kept());
+      const written = await archive.close();
+      if (written) result.archive = written;
+      log.append(validateDraft(plan.closing(result)));
+      await log.flushed();
+    } finally {
+      log.close();
+      old.close();
+    }
+    const aside = join(dir, `.compacted-${stamp}`);
+    mkdirSync(aside, { mode: 0o700 });
+    for (const name of FILES) if (existsSync(join(dir, name))) renameSync(join(dir, name), join(aside, name));
+    for (const name of FILES) renameSync(join(fresh, name), join(dir, name));
+    rmSync(aside, { recursive: true, force: true });
+    return result;
+  } finally {
+    rmSync(fresh, { recursive: true, force: true });
+    release();
+  }
+}
+
+/**
+ * The archived events as they were appended, one JSON line each, gzipped as they come (a compaction holds none in
+ * memory); the file is named for the first and last seq once complete.
+ */
+class ArchiveWriter {
+  private gzip: Gzip | undefined;
+  private done: Promise<void> | undefined;
+  private first = 0;
+  private last = 0;
+  private readonly partial: string;
+
+  constructor(private readonly dir: string, stamp: string) {
+    this.partial = join(archiveDir(dir), `.writing-${stamp}.jsonl.gz`);
+  }
+
+  write(event: Envelope): void {
+    if (!this.gzip) {
+      mkdirSync(archiveDir(this.dir), { recursive: true, mode: 0o700 });
+      this.gzip = createGzip();
+      const file = createWriteStream(this.partial, { mode: 0o600 });
+      this.gzip.pipe(file);
+      this.done = finished(file);
+      this.first = event.seq;
+    }
+    this.last = event.seq;
+    this.gzip.write(`${JSON.stringify(event)}\n`);
+  }
+
+  /** The archive's path relative to the log's folder, or undefined when nothing was archived. */
+  async close(): Promise<string | undefined> {
+    if (!this.gzip) return undefined;
+    this.gzip.end();
+    await this.done;
+    const name = `${this.first}-${this.last}.jsonl.gz`;
+    renameSync(this.partial, join(archiveDir(this.dir), name));
+    return join('archive', name);
+  }
+}
+
+/**
+ * `tern log compact`: events older than `max_age_days` are archived, except usage (`provider.requested`,
+ * `provider.responded`: totals survive) and each session's latest checkpoint with the history after it (an old session
+ * keeps its context).
+ */
+export function compactLog(dir: string, retention: Retention, now = new Date()): Promise<Compacted> {
+  const cutoff = now.getTime() - retention.max_age_days * DAY_MS;
+  /** Each session's latest checkpoint. */
+  const checkpoints = new Map<string, number>();
+  return rewrite(dir, {
+    prepare(log) {
+      for (const event of log.iterate({ type: CHECKPOINT_TYPES })) {
+        if (event.session !== undefined) checkpoints.set(event.session, event.seq);
+      }
+    },
+    fate(event) {
+      if (event.at >= cutoff || USAGE_TYPES.has(event.type)) return 'keep';
+      const from = event.session === undefined ? undefined : checkpoints.get(event.session);
+      return from !== undefined && event.seq >= from && HISTORY.has(event.type) ? 'keep' : 'archive';
+    },
+    closing: ({ archived, kept, archive }) => ({
+      type: 'log.compacted', data: { archived, kept, ...(archive ? { archive } : {}) },
+    }),
+  }, now);
+}
+
+/**
+ * `tern log forget --sender ID`: the messages of that sender (`message.received`, `message.routed` naming them) and
+ * every event of the turns those messages started are removed for good, not archived; a `data.forgotten` event says
+ * what went, so projections of the log (a memory index) drop it too.
+ */
+export function forgetSender(dir: string, sender: string, now = new Date()): Promise<Compacted> {
+  const messages = new Set<string>();
+  const turns = new Set<string>();
+  const bySender = (event: Envelope): boolean => {
+    const data = event.data as { sender?: string; message_id?: string } | undefined;
+    if (event.turn !== undefined && turns.has(event.turn)) return true;
+    if (data?.sender === sender) return true;
+    return data?.message_id !== undefined && messages.has(data.message_id) && event.type.startsWith('message.');
+  };
+  return rewrite(dir, {
+    prepare(log) {
+      for (const event of log.iterate({ type: 'message.received,message.routed' })) {
+        const data = event.data as { sender?: string; message_id?: string };
+        if (data.sender === sender && data.message_id) messages.add(data.message_id);
+      }
+      for (const event of log.iterate({ type: 'turn.started' })) {
+        const data = event.data as { message_id?: string };
+        if (event.turn && data.message_id && messages.has(data.message_id)) turns.add(event.turn);
+      }
+    },
+    fate: (event) => (bySender(event) ? 'remove' : 'keep'),
+    closing: (result) => ({
+      type: 'data.forgotten',
+      data: { sender, removed: result.removed, turns: [...turns], messages: [...messages] },
+    }),
+  }, now);
+}
+
+/** Every archived event of `dir` that matches `query`, oldest first (`tern log --archive`). */
+export function* readArchive(dir: string, query: LogQuery = {}): Generator<Envelope> {
+  const folder = archiveDir(dir);
+  if (!existsSync(folder)) return;
+  const keep = queryFilter(query);
+  const files = readdirSync(folder).filter((name) => name.endsWith('.jsonl.gz'));
+  files.sort((a, b) => Number(a.split('-')[0]) - Number(b.split('-')[0]));
+  for (const name of files) {
+    for (const line of gunzipSync(readFileSync(join(folder, name))).toString('utf8').split('\n')) {
+      if (!line) continue;
+      const event = JSON.parse(line) as Envelope;
+      if ((query.after === undefined || event.seq > query.after) && keep(event)) yield event;
+    }
+  }
+}

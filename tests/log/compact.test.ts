@@ -1,0 +1,144 @@
+// #38 item 2 and 4: `tern log compact` archives what is older than `log.retention.max_age_days` and gives the space
+// back; `tern log forget --sender ID` removes a person's messages and turns for good and says so in the log.
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { rerunTurn } from '../../actors/replay.js';
+import { Runtime } from '../../actors/runtime.js';
+import { validateDraft, type Envelope } from '../../bus/index.js';
+import { loadConfig } from '../../store/config/index.js';
+import { EventLog } from '../../store/log/event-log.js';
+import { ensureWorkspace } from '../../store/workspace.js';
+import { runCliAsync } from '../support/cli.js';
+import { startInstantModel } from '../support/instant-model.js';
+import { tempHome, type TempHome } from '../support/temp-home.js';
+import { message, writeConfig } from '../support/turn-fixture.js';
+
+const TURNS = 2000;
+/** 100 turns a day: the last 100 are younger than one day. */
+const SPACING_MS = 864_000;
+
+/** Real turns of a runtime answered by the instant model: the templates the long log is made of. */
+async function recordTurns(home: TempHome, url: string, count: number, sender = 'tester'): Promise<Envelope[][]> {
+  const loaded = loadConfig({ env: home.env });
+  const runtime = Runtime.start({ loaded, env: home.env, command: 'test', logError: () => {} });
+  const turns: Envelope[][] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const reply = await runtime.ask({ ...message(`question ${i}`, sender), sender });
+      if (reply.kind !== 'turn') throw new Error(JSON.stringify(reply));
+      await runtime.log.flushed();
+      turns.push(runtime.log.read({ turn: reply.turn }));
+    }
+  } finally {
+    await runtime.close();
+  }
+  return turns;
+}
+
+function configure(home: TempHome, url: string): void {
+  writeConfig(home.home, url);
+  ensureWorkspace(home.workspace);
+  const path = join(home.home, 'config.json');
+  const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  writeFileSync(path, JSON.stringify({ ...config, log: { retention: { max_age_days: 1 } } }));
+}
+
+test('2,000 turns, the last 100 kept: the file shrinks, recent turns rerun identical, usage is unchanged', async () => {
+  const model = await startInstantModel();
+  const home = tempHome();
+  try {
+    configure(home, model.url);
+    const templates = await recordTurns(home, model.url, 5);
+    // The long history: copies of the real turns under new turn ids, 100 a day, the last one now.
+    const now = Date.now();
+    const log = EventLog.open(home.sessions);
+    const ids: string[] = [];
+    for (let k = 0; k < TURNS; k++) {
+      const turn = `t_copy${String(k).padStart(6, '0')}`;
+      ids.push(turn);
+      const at = now - (TURNS - 1 - k) * SPACING_MS - 1;
+      for (const e of templates[k % templates.length]!) {
+        const { seq: _seq, at: _at, ...draft } = e;
+        log.append(validateDraft({ ...draft, turn, at } as never));
+      }
+      if (k % 100 === 99) await log.flushed();
+    }
+    await log.closeAfterFlush();
+    const usage = await runCliAsync(['usage', '--json'], home.env);
+    const sizeBefore = statSync(join(home.sessions, 'data.mdb')).size;
+
+    const compacted = await runCliAsync(['log', 'compact', '--json'], home.env);
+    assert.equal(compacted.code, 0, compacted.stderr);
+    const result = JSON.parse(compacted.stdout) as { kept: number; archived: number; archive: string };
+    assert.ok(result.archived > 0 && result.kept > 0, compacted.stdout);
+
+    const sizeAfter = statSync(join(home.sessions, 'data.mdb')).size;
+    assert.ok(sizeAfter < sizeBefore / 2, `data.mdb ${sizeBefore} → ${sizeAfter} bytes`);
+    assert.equal((await runCliAsync(['usage', '--json'], home.env)).stdout, usage.stdout);
+
+    const after = EventLog.open(home.sessions, { readOnly: true });
+    try {
+      const started = after.read({ type: 'turn.started' }).map((e) => e.turn);
+      assert.equal(started, [...templates.map((t) => t[0]!.turn), ...ids.slice(TURNS - 100)]);
+      for (const turn of ids.slice(TURNS - 100)) {
+        const outcome = await rerunTurn(after.read({ turn }));
+        assert.equal(outcome.identical, true, `${turn}: ${JSON.stringify(outcome)}`);
+      }
+      const { archived, kept, archive } = result;
+      assert.equal(after.read({ type: 'log.compacted' }).map((e) => e.data), [{ archived, kept, archive }]);
+      // Usage stays in the log whatever its age: the totals are made of it.
+      assert.equal(after.read({ turn: ids[1000]!, type: 'provider.*' }).length, 4);
+    } finally {
+      after.close();
+    }
+    const verified = await runCliAsync(['log', 'verify'], home.env);
+    assert.equal(verified.code, 0, verified.stdout + verified.stderr);
+    const replay = await runCliAsync(['replay', ids.at(-1)!, '--rerun'], home.env);
+    assert.equal(replay.stdout, 'identical\n', replay.stderr);
+
+    // An archived turn, read back with --archive: its events as written (usage aside, kept in the log).
+    const shown = await runCliAsync(['log', '--archive', '--turn', ids[1000]!, '--json'], home.env);
+    const events = shown.stdout.trim().split('\n').map((line) => JSON.parse(line) as Envelope);
+    const template = templates[1000 % templates.length]!.filter((e) => !e.type.startsWith('provider.'));
+    assert.equal(events.map((e) => e.type), template.map((e) => e.type));
+    const prompt = (list: Envelope[]) => list.find((e) => e.type === 'prompt.built')?.data;
+    assert.equal(prompt(events), prompt(template));
+    assert.equal(events.every((e) => e.turn === ids[1000]), true);
+  } finally {
+    model.close();
+    home.remove();
+  }
+});
+
+test('tern log forget --sender removes their messages and turns, keeps others, records data.forgotten', async () => {
+  const model = await startInstantModel();
+  const home = tempHome();
+  try {
+    configure(home, model.url);
+    const theirs = await recordTurns(home, model.url, 2, 'alice');
+    const others = await recordTurns(home, model.url, 2, 'bob');
+    const forgot = await runCliAsync(['log', 'forget', '--sender', 'alice', '--json'], home.env);
+    assert.equal(forgot.code, 0, forgot.stderr);
+    const log = EventLog.open(home.sessions, { readOnly: true });
+    try {
+      const all = log.read({});
+      const text = JSON.stringify(all.filter((e) => e.type !== 'data.forgotten'));
+      assert.equal(text.includes('alice'), false);
+      for (const turn of theirs) assert.equal(log.read({ turn: turn[0]!.turn }), []);
+      for (const turn of others) assert.equal(log.read({ turn: turn[0]!.turn }).length, turn.length);
+      const [forgotten] = log.read({ type: 'data.forgotten' }) as Array<Envelope<'data.forgotten'>>;
+      assert.equal(forgotten!.data.sender, 'alice');
+      assert.equal(forgotten!.data.turns, theirs.map((t) => t[0]!.turn!));
+      assert.equal(forgotten!.data.removed, JSON.parse(forgot.stdout).removed);
+    } finally {
+      log.close();
+    }
+  } finally {
+    model.close();
+    home.remove();
+  }
+});
+
+test.run();
