@@ -51,7 +51,8 @@ function addPosting(postings: Map<string, number[]>, id: string | undefined, seq
 /**
  * The append-only event log: lmdb in `<workspace>/sessions/`. Appends are numbered at once and queued; every
  * append of one turn of the event loop is written in one transaction with its index postings, so a crash never
- * leaves half a batch and `seq` never has a hole. Nothing is ever updated or deleted.
+ * leaves half a batch and `seq` never has a hole. A running log never updates or deletes an event; only
+ * `tern log compact` (archiving old events, leaving holes in `seq`) and `tern log forget` remove any, offline.
  */
 export class EventLog implements EventStore {
   private seq: number;

@@ -22,7 +22,7 @@ export interface LogQuery {
  * The append-only event log as the runtime uses it: lmdb on disk by default (`EventLog`), in memory for tests
  * (`MemoryEventStore`), a JetStream stream in a cluster (#27). `tests/log/event-store-suite.ts` is the contract
  * every implementation passes. The log is the bus's sequencer: `seq` is assigned at append, gapless and
- * increasing, and nothing is ever updated or deleted.
+ * increasing, and nothing is updated or deleted while it runs (`tern log compact|forget` do, offline).
  */
 export interface EventStore extends Sequencer {
   readonly readOnly: boolean;
