@@ -20,7 +20,9 @@ function mayLeave(session: SessionActor): boolean {
   if (snapshot.value !== 'idle' || snapshot.context.queue.length > 0) return false;
   const skill = snapshot.children.skill as ActorRefFrom<typeof skillOverrideMachine> | undefined;
   const discovery = snapshot.children.discovery as ActorRefFrom<typeof mcpDiscoveryMachine> | undefined;
-  return !skill?.getSnapshot().context.armed && Object.keys(discovery?.getSnapshot().context.unlocked ?? {}).length === 0;
+  return (
+    !skill?.getSnapshot().context.armed && Object.keys(discovery?.getSnapshot().context.unlocked ?? {}).length === 0
+  );
 }
 
 /**
@@ -32,7 +34,12 @@ export class AgentActor {
   private readonly sessions = new Map<string, SessionActor>();
   readonly actor: Actor<typeof agentMachine>;
 
-  constructor(readonly id: string, private readonly services: AgentServices, private readonly board: BoardInspector, private readonly sessionLimit = SESSION_LIMIT) {
+  constructor(
+    readonly id: string,
+    private readonly services: AgentServices,
+    private readonly board: BoardInspector,
+    private readonly sessionLimit = SESSION_LIMIT,
+  ) {
     const machine = agentMachine.provide({
       actors: { stopSessions: fromPromise(({ input }) => this.stopSessions(input.reason)) },
       actions: {
@@ -71,7 +78,11 @@ export class AgentActor {
 
   /** Resolves once no session handles a message (after `DRAIN` nothing new starts). */
   async settled(): Promise<void> {
-    await Promise.all([...this.sessions.values()].map((s) => waitFor(s, (snapshot) => !snapshot.matches('handling') || snapshot.status !== 'active').catch(() => undefined)));
+    await Promise.all(
+      [...this.sessions.values()].map((s) =>
+        waitFor(s, (snapshot) => !snapshot.matches('handling') || snapshot.status !== 'active').catch(() => undefined),
+      ),
+    );
   }
 
   /** Ends running turns as aborted and closes every session; resolves once the agent has stopped. */
@@ -83,8 +94,17 @@ export class AgentActor {
   private open(message: Envelope<'message.routed'>): void {
     const id = message.session!;
     // A subagent task's session carries its task's keys on every event.
-    const link = message.task !== undefined ? { ...(message.parent !== undefined ? { parent: message.parent } : {}), task: message.task } : {};
-    const session = startSession(this.services, { agent: this.id, session: id, ...link }, message.data.session_key, this.board.inspect, message.data.delegated_by);
+    const link =
+      message.task !== undefined
+        ? { ...(message.parent !== undefined ? { parent: message.parent } : {}), task: message.task }
+        : {};
+    const session = startSession(
+      this.services,
+      { agent: this.id, session: id, ...link },
+      message.data.session_key,
+      this.board.inspect,
+      message.data.delegated_by,
+    );
     this.sessions.set(id, session);
     session.subscribe({
       complete: () => {
@@ -114,7 +134,9 @@ export class AgentActor {
     const tasks = this.services.subagents?.cancelUnder(id, '/stop in the chat that started it') ?? 0;
     const session = this.sessions.get(id);
     if (session) session.send({ type: 'STOP', request, tasks });
-    else for (const answer of nothingRunning({ agent: this.id, session: id }, request, tasks)) this.services.bus.publish(answer);
+    else
+      for (const answer of nothingRunning({ agent: this.id, session: id }, request, tasks))
+        this.services.bus.publish(answer);
   }
 
   /**
@@ -151,7 +173,13 @@ export class AgentActor {
   private async stopSessions(reason: string): Promise<void> {
     const sessions = [...this.sessions.entries()];
     for (const [, session] of sessions) session.send({ type: 'ABORT', reason });
-    await Promise.all(sessions.map(([, session]) => waitFor(session, (s) => !s.matches('handling') || s.status !== 'active', { timeout: ABORT_WAIT_MS }).catch(() => undefined)));
+    await Promise.all(
+      sessions.map(([, session]) =>
+        waitFor(session, (s) => !s.matches('handling') || s.status !== 'active', { timeout: ABORT_WAIT_MS }).catch(
+          () => undefined,
+        ),
+      ),
+    );
     for (const [id, session] of sessions) {
       this.board.stopped(`session:${id}`, reason);
       session.stop();

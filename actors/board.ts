@@ -31,7 +31,10 @@ interface Shown {
 export class BoardInspector {
   private readonly shown = new Map<string, Shown>();
 
-  constructor(private readonly bus: Bus, private readonly boards: Boards) {}
+  constructor(
+    private readonly bus: Bus,
+    private readonly boards: Boards,
+  ) {}
 
   readonly inspect = (inspection: InspectionEvent): void => {
     if (inspection.type !== '@xstate.snapshot') return;
@@ -48,7 +51,13 @@ export class BoardInspector {
     const before = this.shown.get(id);
     const cause = causeOf(inspection.event.type);
     if (!before || before.state !== next.state || !sameShown(before.context, next.context)) {
-      const data: EventData<'actor.transitioned'> = { actor: id, machine, from: before?.state, to: next.state, event: cause };
+      const data: EventData<'actor.transitioned'> = {
+        actor: id,
+        machine,
+        from: before?.state,
+        to: next.state,
+        event: cause,
+      };
       if (next.context) data.context = next.context;
       this.bus.publish(draftOf(next.keys, 'actor.transitioned', data));
       this.shown.set(id, next);

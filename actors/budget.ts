@@ -36,7 +36,13 @@ export class BudgetGuard {
     return found ? this.judge(agent, correlation, config, found.budget, found.where) : undefined;
   }
 
-  private async judge(agent: string, correlation: Correlation, config: Config, budget: Budget, where: string): Promise<BudgetVerdict> {
+  private async judge(
+    agent: string,
+    correlation: Correlation,
+    config: Config,
+    budget: Budget,
+    where: string,
+  ): Promise<BudgetVerdict> {
     // This process's last answers are in the log once committed.
     await this.log.committed();
     const now = this.now();
@@ -48,7 +54,11 @@ export class BudgetGuard {
     ];
     for (const { period, limit, spent: used, span } of limits) {
       if (limit === undefined || used < limit) continue;
-      this.bus.publish({ ...correlation, type: 'budget.reached', data: { period, span, limit_usd: limit, spent_usd: used } });
+      this.bus.publish({
+        ...correlation,
+        type: 'budget.reached',
+        data: { period, span, limit_usd: limit, spent_usd: used },
+      });
       const until = period === 'daily' ? 'tomorrow' : 'next month';
       const when = period === 'daily' ? 'today' : 'this month';
       return {
@@ -58,8 +68,14 @@ export class BudgetGuard {
     }
     const notices = limits.flatMap(({ period, limit, spent: used, span }) => {
       if (limit === undefined || used < limit * WARN_AT || !this.firstWarning(agent, period, span)) return [];
-      this.bus.publish({ ...correlation, type: 'budget.warned', data: { period, span, limit_usd: limit, spent_usd: used } });
-      return [`agent ${agent} has spent ${dollars(used)} of its ${dollars(limit)} ${period} budget (${Math.floor((used / limit) * 100)}%)`];
+      this.bus.publish({
+        ...correlation,
+        type: 'budget.warned',
+        data: { period, span, limit_usd: limit, spent_usd: used },
+      });
+      return [
+        `agent ${agent} has spent ${dollars(used)} of its ${dollars(limit)} ${period} budget (${Math.floor((used / limit) * 100)}%)`,
+      ];
     });
     return notices.length > 0 ? { kind: 'go', notice: `(Budget: ${notices.join('; ')}.)` } : { kind: 'go' };
   }
@@ -67,7 +83,9 @@ export class BudgetGuard {
   /** Whether this warning is new: once per agent, budget and period, also across restarts (the log has them). */
   private firstWarning(agent: string, period: BudgetPeriod, span: string): boolean {
     this.warned ??= new Set(
-      this.log.read({ type: 'budget.warned' }).flatMap((e) => (e.type === 'budget.warned' ? [`${e.agent}|${e.data.period}|${e.data.span}`] : [])),
+      this.log
+        .read({ type: 'budget.warned' })
+        .flatMap((e) => (e.type === 'budget.warned' ? [`${e.agent}|${e.data.period}|${e.data.span}`] : [])),
     );
     const key = `${agent}|${period}|${span}`;
     if (this.warned.has(key)) return false;

@@ -20,7 +20,10 @@ export class Checkpoints {
   private lastSeq = 0;
   private readonly subscription: Subscription;
 
-  constructor(private readonly bus: Bus, private readonly every = CHECKPOINT_EVERY) {
+  constructor(
+    private readonly bus: Bus,
+    private readonly every = CHECKPOINT_EVERY,
+  ) {
     this.subscription = bus.events$.subscribe((event) => {
       this.lastSeq = event.seq;
       this.follow(event);
@@ -53,7 +56,10 @@ export class Checkpoints {
       case 'message.routed':
         if (!event.data.reply) break;
         this.accept(`${event.data.reply.channel}:${event.data.message_id}`, event.seq);
-        this.routed.set(`${event.session}\u0000${event.data.message_id}`, `${event.data.reply.channel}:${event.data.message_id}`);
+        this.routed.set(
+          `${event.session}\u0000${event.data.message_id}`,
+          `${event.data.reply.channel}:${event.data.message_id}`,
+        );
         break;
       case 'message.dropped': {
         const key = this.routed.get(`${event.session}\u0000${event.data.message_id}`);

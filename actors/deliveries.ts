@@ -25,7 +25,15 @@ export interface Delivery {
 /** The `reply.requested` data of a delivery: what the outbox takes. */
 export function requestOf(delivery: Delivery): EventData<'reply.requested'> & { reply: ReplyTarget } {
   const { message_id, key, text, reply, outcome, choices, files } = delivery;
-  return { message_id, outcome, text, key, reply, ...(choices ? { choices } : {}), ...(files?.length ? { files } : {}) };
+  return {
+    message_id,
+    outcome,
+    text,
+    key,
+    reply,
+    ...(choices ? { choices } : {}),
+    ...(files?.length ? { files } : {}),
+  };
 }
 
 /**

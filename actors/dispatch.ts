@@ -69,5 +69,10 @@ export function dispatch(config: Config, facts: DispatchFacts): Route {
     const value = dimensionValue(d, facts);
     return value === undefined ? [] : [[d, value.trim()]];
   });
-  return { agent, rule: rule?.name, dimensions, sessionKey: sessionKeyOf({ agent, channel: facts.channel, account: facts.account, dimensions: pairs }) };
+  return {
+    agent,
+    rule: rule?.name,
+    dimensions,
+    sessionKey: sessionKeyOf({ agent, channel: facts.channel, account: facts.account, dimensions: pairs }),
+  };
 }

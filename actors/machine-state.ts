@@ -4,6 +4,8 @@ import type { StateValue } from 'xstate';
 export function stateName(value: StateValue): string {
   if (typeof value === 'string') return value;
   return Object.entries(value)
-    .map(([key, child]) => (child && (typeof child === 'string' || Object.keys(child).length) ? `${key}.${stateName(child)}` : key))
+    .map(([key, child]) =>
+      child && (typeof child === 'string' || Object.keys(child).length) ? `${key}.${stateName(child)}` : key,
+    )
     .join(',');
 }

@@ -38,7 +38,8 @@ export class PairingDesk {
 
   /** Publishes the decisions queued in the store as requests (answered as they are published), and tells the approved. */
   takeQueued(): void {
-    for (const queued of this.deps.store.takeQueued()) this.deps.bus.publish({ type: 'pairing.decision.requested', data: queued });
+    for (const queued of this.deps.store.takeQueued())
+      this.deps.bus.publish({ type: 'pairing.decision.requested', data: queued });
     this.notifyApproved();
   }
 
@@ -46,10 +47,16 @@ export class PairingDesk {
     const outcome = this.deps.store.decide(code, decision, by, this.deps.now());
     if (outcome.kind === 'decided') {
       const { channel, sender } = outcome.request;
-      this.deps.bus.publish({ type: 'pairing.decided', data: { request, code: outcome.request.code, channel, sender, decision, by } });
+      this.deps.bus.publish({
+        type: 'pairing.decided',
+        data: { request, code: outcome.request.code, channel, sender, decision, by },
+      });
       this.notifyApproved();
     } else {
-      this.deps.bus.publish({ type: 'pairing.decision.failed', data: { request, code, decision, reason: outcome.kind, by } });
+      this.deps.bus.publish({
+        type: 'pairing.decision.failed',
+        data: { request, code, decision, reason: outcome.kind, by },
+      });
     }
     return outcome;
   }

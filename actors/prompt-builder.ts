@@ -27,7 +27,7 @@ export interface PromptRequest {
 const TIME_NOTE = 'The newest user message begins with the current time: [YYYY-MM-DD HH:MM UTC].';
 
 const AGENTS_NOTE =
-  'These peer agents can take a task from you: pass one\'s id as agent_id to spawn (it works in the background) or subagent (you wait for its answer). Choose by description; use only the ids listed here.';
+  "These peer agents can take a task from you: pass one's id as agent_id to spawn (it works in the background) or subagent (you wait for its answer). Choose by description; use only the ids listed here.";
 
 /** History kept verbatim in the prompt; older messages live on in the summary. */
 export const HISTORY_WINDOW = 40;
@@ -46,7 +46,8 @@ function withoutNotes(text: string): string {
 }
 
 /** A file left as its template's headings says nothing: it is not sent (every prompt costs its bytes). */
-const saysSomething = (text: string): boolean => text.split('\n').some((line) => line.trim() !== '' && !line.trimStart().startsWith('#'));
+const saysSomething = (text: string): boolean =>
+  text.split('\n').some((line) => line.trim() !== '' && !line.trimStart().startsWith('#'));
 
 function section(title: string, body: string): string | undefined {
   const text = withoutNotes(body).trim();
@@ -86,10 +87,15 @@ export class PromptBuilder {
   /** The prefix text of the files it was made from: unchanged files are the same cached values, so no rebuild. */
   private prefix: { sources: unknown[]; text: string | undefined } | undefined;
   /** The skills section of the catalog's list and the profile it was made for: the same objects, the same text. */
-  private skillsSection: { skills: SkillInfo[]; profile: TurnProfile | undefined; text: string | undefined } | undefined;
+  private skillsSection:
+    | { skills: SkillInfo[]; profile: TurnProfile | undefined; text: string | undefined }
+    | undefined;
 
   /** `inlineMaxChars`: past this many characters MEMORY.md is cut to its head and the model is told to search. */
-  constructor(private readonly files: WorkspaceFiles, private readonly inlineMaxChars: () => number = () => Infinity) {}
+  constructor(
+    private readonly files: WorkspaceFiles,
+    private readonly inlineMaxChars: () => number = () => Infinity,
+  ) {}
 
   build(request: PromptRequest): BuiltPrompt {
     const profile = request.profile?.enabled ? request.profile : undefined;
@@ -97,17 +103,24 @@ export class PromptBuilder {
     const withHistory = profile?.history.mode !== 'off';
     const parts = [
       withSystem ? this.stablePrefix(request.doc) : undefined,
-      withSystem && request.agents ? section('Agents you can hand tasks to', `${AGENTS_NOTE}\n\n${request.agents}`) : undefined,
+      withSystem && request.agents
+        ? section('Agents you can hand tasks to', `${AGENTS_NOTE}\n\n${request.agents}`)
+        : undefined,
       this.skillsOf(request.skills, profile),
       request.skill && profileAllows(profile, 'skills', request.skill.name)
         ? section(`Active skill: ${request.skill.name}`, skillBody(request.skill))
         : undefined,
       withSystem ? section('Runtime', this.runtimeContext(request)) : undefined,
-      withSystem && withHistory && request.history.summary ? section('Summary of the conversation so far', request.history.summary) : undefined,
+      withSystem && withHistory && request.history.summary
+        ? section('Summary of the conversation so far', request.history.summary)
+        : undefined,
     ];
     return {
       system: joinSections(parts) ?? '',
-      messages: messagesOf(withHistory ? request.history.messages : [], withSystem ? `[${minuteOf(request.now)} UTC] ${request.text}` : request.text),
+      messages: messagesOf(
+        withHistory ? request.history.messages : [],
+        withSystem ? `[${minuteOf(request.now)} UTC] ${request.text}` : request.text,
+      ),
       // Without a profile every tool passes: the toolbox's own list, which no one changes.
       tools: profile ? request.tools.filter((t) => profileAllows(profile, 'tools', t)) : request.tools,
     };
@@ -129,10 +142,16 @@ export class PromptBuilder {
     return `Agent: ${request.agent}\nChannel: ${request.channel}\nChat: ${request.chat}\n${TIME_NOTE}`;
   }
 
-
   private stablePrefix(agentDoc: AgentDoc): string | undefined {
     const limit = this.inlineMaxChars();
-    const sources = [agentDoc, this.files.text('soul'), this.files.text('user'), this.files.text('identity'), this.files.text('memory'), limit] as const;
+    const sources = [
+      agentDoc,
+      this.files.text('soul'),
+      this.files.text('user'),
+      this.files.text('identity'),
+      this.files.text('memory'),
+      limit,
+    ] as const;
     if (this.prefix?.sources.every((source, i) => source === sources[i])) return this.prefix.text;
     const [doc, soul, user, identityNotes, fullMemory] = sources;
     const memory = inlineMemory(fullMemory, limit);

@@ -8,8 +8,21 @@ const CUT_OFF = 'the process ended while this turn was running';
 const RUN_AGAIN = 'the process ended before this turn did anything; it runs again';
 
 const RECOVERY_TYPES: EventType[] = [
-  'recovery.checkpointed', 'message.received', 'message.routed', 'turn.started', 'turn.completed', 'turn.stopped', 'turn.failed', 'turn.aborted',
-  'tool.requested', 'reply.requested', 'reply.delivered', 'message.sending', 'message.sent', 'message.edited', 'message.dropped',
+  'recovery.checkpointed',
+  'message.received',
+  'message.routed',
+  'turn.started',
+  'turn.completed',
+  'turn.stopped',
+  'turn.failed',
+  'turn.aborted',
+  'tool.requested',
+  'reply.requested',
+  'reply.delivered',
+  'message.sending',
+  'message.sent',
+  'message.edited',
+  'message.dropped',
   'message.undelivered',
 ];
 const ENDINGS: ReadonlySet<string> = new Set(['turn.completed', 'turn.stopped', 'turn.failed']);
@@ -63,7 +76,9 @@ function startOf(log: EventStore): number {
 
 /** The events recovery folds from `from` on, in log order, each type read through the log's type index. */
 function tail(log: EventStore, from: number): Envelope[] {
-  return RECOVERY_TYPES.flatMap((type) => log.read({ type, after: Math.max(0, from - 1) })).sort((a, b) => a.seq - b.seq);
+  return RECOVERY_TYPES.flatMap((type) => log.read({ type, after: Math.max(0, from - 1) })).sort(
+    (a, b) => a.seq - b.seq,
+  );
 }
 
 /** Accepted messages are known by their channel entry and id (`<channel>:<message id>`), which their reply names too. */
@@ -254,7 +269,7 @@ export function decide(state: RecoveryState, options: RecoverOptions): RecoveryD
       continue;
     }
     openFrom = Math.min(openFrom, first);
-    if (last && last.ended && ENDINGS.has(last.ended.type)) {
+    if (last?.ended && ENDINGS.has(last.ended.type)) {
       // The turn ended and its reply was never requested: it is requested now, from what the turn recorded.
       publish.push(replyRequest(t.routed, last.ended, key));
     } else if (last && acted) {
@@ -342,9 +357,18 @@ export function closeCutOffTasks(log: EventStore, bus: Bus): string[] {
   const spawned = log.read({ type: 'subagent.spawned', after: lastStart });
   if (spawned.length === 0) return [];
   const ended = new Set(log.read({ type: 'subagent.ended', after: lastStart }).map((e) => e.task));
-  const open = spawned.filter((e): e is Envelope<'subagent.spawned'> => e.type === 'subagent.spawned' && !ended.has(e.data.task_id));
+  const open = spawned.filter(
+    (e): e is Envelope<'subagent.spawned'> => e.type === 'subagent.spawned' && !ended.has(e.data.task_id),
+  );
   for (const e of open) {
-    bus.publish({ agent: e.agent, session: e.session, turn: e.turn, task: e.data.task_id, type: 'subagent.ended', data: { task_id: e.data.task_id, status: 'canceled', reason: 'the process ended while this task was running' } });
+    bus.publish({
+      agent: e.agent,
+      session: e.session,
+      turn: e.turn,
+      task: e.data.task_id,
+      type: 'subagent.ended',
+      data: { task_id: e.data.task_id, status: 'canceled', reason: 'the process ended while this task was running' },
+    });
   }
   return open.map((e) => e.data.task_id);
 }

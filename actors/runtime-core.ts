@@ -43,7 +43,10 @@ export class RuntimeCore {
     this.journal = journal;
     this.checkpoints = options.resume ? new Checkpoints(bus) : undefined;
     this.watchLogHealth();
-    this.recovered = recover(log, bus, { resume: options.resume ?? false, ...(journal?.before ? { marked: journal.before } : {}) });
+    this.recovered = recover(log, bus, {
+      resume: options.resume ?? false,
+      ...(journal?.before ? { marked: journal.before } : {}),
+    });
     journal?.restart(this.recovered.unconfirmed.map((part) => part.send_key));
     closeCutOffTasks(log, bus);
     this.checkpoints?.take(this.recovered.requeued);
@@ -98,7 +101,13 @@ export class RuntimeCore {
   static scratch(loaded: LoadedConfig, command: string): RuntimeCore {
     const log = EventLog.scratch();
     try {
-      const core = new RuntimeCore(loaded, log, new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).value(data) }), command, {});
+      const core = new RuntimeCore(
+        loaded,
+        log,
+        new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).value(data) }),
+        command,
+        {},
+      );
       core.scratchLog = true;
       return core;
     } catch (error) {

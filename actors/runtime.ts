@@ -63,15 +63,30 @@ export interface AgentOptions {
 }
 
 /** What every agent of a runtime shares; the rest is its own (`AgentDirectory`). */
-type SharedServices = Omit<AgentServices, 'agent' | 'tools' | 'prompt' | 'skills' | 'agentDoc' | 'toolNames' | 'model' | 'peers'>;
+type SharedServices = Omit<
+  AgentServices,
+  'agent' | 'tools' | 'prompt' | 'skills' | 'agentDoc' | 'toolNames' | 'model' | 'peers'
+>;
 
 /**
  * MCP servers connect in the background: a slow or dead server never holds up the start. A config the
  * manager cannot run (both discovery searches off, oauth with an Authorization header) throws here.
  */
-function startMcp(loaded: LoadedConfig, env: NodeJS.ProcessEnv, filter: FilterOptions, report: (draft: EventDraft) => void): McpManager | undefined {
+function startMcp(
+  loaded: LoadedConfig,
+  env: NodeJS.ProcessEnv,
+  filter: FilterOptions,
+  report: (draft: EventDraft) => void,
+): McpManager | undefined {
   if (!loaded.config.tools.mcp.enabled) return undefined;
-  const manager = new McpManager({ options: mcpOptionsFromConfig(loaded.config.tools.mcp), workspace: loaded.workspace, home: loaded.home, env, filter, report });
+  const manager = new McpManager({
+    options: mcpOptionsFromConfig(loaded.config.tools.mcp),
+    workspace: loaded.workspace,
+    home: loaded.home,
+    env,
+    filter,
+    report,
+  });
   manager.start();
   return manager;
 }
@@ -109,9 +124,15 @@ export class Runtime {
     this.board = new BoardInspector(bus, { agent: agentBoard, session: sessionBoard, turn: turnBoard });
     this.inputs = [
       bus.work('sessions').subscribe((message) => this.agent(message.agent).send({ type: 'MESSAGE', message })),
-      bus.on('turn.stop.requested').subscribe((request) => this.agent(request.agent).send({ type: 'STOP_TURN', request })),
-      bus.on('turn.abort.requested').subscribe((request) => this.agent(request.agent).send({ type: 'ABORT_TURN', request })),
-      bus.on('session.release.requested').subscribe((request) => this.agent(request.agent).send({ type: 'RELEASE', request })),
+      bus
+        .on('turn.stop.requested')
+        .subscribe((request) => this.agent(request.agent).send({ type: 'STOP_TURN', request })),
+      bus
+        .on('turn.abort.requested')
+        .subscribe((request) => this.agent(request.agent).send({ type: 'ABORT_TURN', request })),
+      bus
+        .on('session.release.requested')
+        .subscribe((request) => this.agent(request.agent).send({ type: 'RELEASE', request })),
     ];
   }
 
@@ -160,8 +181,19 @@ export class Runtime {
     const entryNamed = (name: string | undefined) => entries.find((e) => e.model_name === name && e.enabled !== false);
     const imageEntry = entryNamed(loaded.config.agents.defaults.image_model);
     const transcriptionEntry = entryNamed(loaded.config.agents.defaults.transcription_model);
-    const recall = new LiveRecall({ workspace: loaded.workspace, ...(core.scratchLog ? {} : { live: { log, bus } }), report: logError });
-    const subagents = new Subagents({ bus, config, now: () => now().getTime(), logError, host: sessionHost(bus), ...(options.send ? { send: options.send } : {}) });
+    const recall = new LiveRecall({
+      workspace: loaded.workspace,
+      ...(core.scratchLog ? {} : { live: { log, bus } }),
+      report: logError,
+    });
+    const subagents = new Subagents({
+      bus,
+      config,
+      now: () => now().getTime(),
+      logError,
+      host: sessionHost(bus),
+      ...(options.send ? { send: options.send } : {}),
+    });
     const directory = new AgentDirectory({
       loaded,
       env,
@@ -171,17 +203,42 @@ export class Runtime {
         const tools = loaded.config.tools;
         if (tools.todo.enabled) registry.register(todo);
         if (imageEntry) registry.register(imageGenerateTool(imageEntry, workspace, options.send));
-        registerSubagentTools(registry, subagents, { spawn: tools.spawn.enabled, spawn_status: tools.spawn_status.enabled, subagent: tools.subagent.enabled });
+        registerSubagentTools(registry, subagents, {
+          spawn: tools.spawn.enabled,
+          spawn_status: tools.spawn_status.enabled,
+          subagent: tools.subagent.enabled,
+        });
         registerSkillTools(registry, tools.skills, { workspace, home: loaded.home });
         registerMemoryTools(registry, recallPort(recall, config));
       },
     });
-    const filter = { ...DEFAULT_FILTER, ...toolsOptions(loaded.config, loaded.workspace, loaded.home, env, () => undefined).filter };
+    const filter = {
+      ...DEFAULT_FILTER,
+      ...toolsOptions(loaded.config, loaded.workspace, loaded.home, env, () => undefined).filter,
+    };
     const mcp = startMcp(loaded, env, filter, (draft) => bus.publish(draft));
-    const hookLog: HookLog = options.log ?? ((level, message, fields) => (level === 'info' ? undefined : logError(JSON.stringify({ level, message, ...fields }))));
-    const hooks = new HookEngine({ bus, config, home: loaded.home, env, log: hookLog, clean: (text) => filterSecrets(text, filter) });
+    const hookLog: HookLog =
+      options.log ??
+      ((level, message, fields) =>
+        level === 'info' ? undefined : logError(JSON.stringify({ level, message, ...fields })));
+    const hooks = new HookEngine({
+      bus,
+      config,
+      home: loaded.home,
+      env,
+      log: hookLog,
+      clean: (text) => filterSecrets(text, filter),
+    });
     // A plugin's tools join every agent's registry (`AgentDirectory.pluginTools`).
-    const plugins = new PluginHost({ bus, config, home: loaded.home, env, tools: directory.pluginTools, hooks, log: hookLog });
+    const plugins = new PluginHost({
+      bus,
+      config,
+      home: loaded.home,
+      env,
+      tools: directory.pluginTools,
+      hooks,
+      log: hookLog,
+    });
     const shared: SharedServices = {
       bus,
       log,
@@ -194,16 +251,45 @@ export class Runtime {
       hooks,
       plugins,
       budget: new BudgetGuard(log, bus, config, now),
-      ...(mcp ? { mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl, follow: followMcp(mcp, loaded, logError) } } : {}),
+      ...(mcp
+        ? {
+            mcp: { manager: mcp, ttl: loaded.config.tools.mcp.discovery.ttl, follow: followMcp(mcp, loaded, logError) },
+          }
+        : {}),
       ...(transcriptionEntry
-        ? { transcribe: async (path: string, mime: string) => ({ text: await transcribeFile(transcriptionEntry, path, mime), modelName: transcriptionEntry.model_name }) }
+        ? {
+            transcribe: async (path: string, mime: string) => ({
+              text: await transcribeFile(transcriptionEntry, path, mime),
+              modelName: transcriptionEntry.model_name,
+            }),
+          }
         : {}),
       ...(options.fetchMedia ? { fetchMedia: options.fetchMedia } : {}),
     };
-    const evolution = new EvolutionActor({ bus, log, router, config, workspace: loaded.workspace, scheduler: options.evolutionClock ?? realScheduler, logError });
+    const evolution = new EvolutionActor({
+      bus,
+      log,
+      router,
+      config,
+      workspace: loaded.workspace,
+      scheduler: options.evolutionClock ?? realScheduler,
+      logError,
+    });
     let runtime: Runtime;
     try {
-      runtime = new Runtime(core, router, directory, shared, mcp, subagents, hooks, plugins, evolution, recall, options.sessionLimit);
+      runtime = new Runtime(
+        core,
+        router,
+        directory,
+        shared,
+        mcp,
+        subagents,
+        hooks,
+        plugins,
+        evolution,
+        recall,
+        options.sessionLimit,
+      );
       directory.parts(directory.defaultId);
     } catch (error) {
       void evolution.stop();

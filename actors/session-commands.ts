@@ -9,7 +9,10 @@ import { pluginListText } from './plugins/plugin-list.js';
 import { profileAllows } from './prompt-builder.js';
 
 /** `/word args` where a plugin added `word` (a registered chat command is never a plugin's). */
-export function pluginCommand(services: AgentServices, text: string): { command: PluginCommand; args: string } | undefined {
+export function pluginCommand(
+  services: AgentServices,
+  text: string,
+): { command: PluginCommand; args: string } | undefined {
   if (parseChatCommand(text)) return undefined;
   const match = /^\/([a-z][a-z0-9_]*)(?:@[A-Za-z0-9_]+)?(?:\s+([\s\S]*))?$/.exec(text.trim());
   const command = match ? services.plugins?.command(match[1]!) : undefined;
@@ -35,10 +38,17 @@ export function isControl(message: SessionMessage): boolean {
 }
 
 /** The answer to a control command (`isControl`) and what to publish with it. */
-export function answerAtOnce(services: AgentServices, keys: SessionKeys, message: SessionMessage): { drafts: EventDraft[]; output: CommandOutput } {
+export function answerAtOnce(
+  services: AgentServices,
+  keys: SessionKeys,
+  message: SessionMessage,
+): { drafts: EventDraft[]; output: CommandOutput } {
   const command = parseChatCommand(message.data.text)!;
   if (command.name === 'approve' || command.name === 'deny') return answerApproval(services, keys, message);
-  return { drafts: [], output: { command: command.name, args: command.args, text: readOnlyAnswer(services, keys, command) } };
+  return {
+    drafts: [],
+    output: { command: command.name, args: command.args, text: readOnlyAnswer(services, keys, command) },
+  };
 }
 
 /** `/help` (and `/start`), `/list`, `/show`, `/subagents`: text from the agent's services, nothing changed. */
@@ -59,11 +69,19 @@ function readOnlyAnswer(services: AgentServices, keys: SessionKeys, command: Par
  * `/approve <id>` and `/deny <id>` answer a call of this session's turn waiting for the user: what to publish
  * (`approval.answered` when one waits) and the answer.
  */
-function answerApproval(services: AgentServices, keys: SessionKeys, message: SessionMessage): { drafts: EventDraft[]; output: CommandOutput } {
+function answerApproval(
+  services: AgentServices,
+  keys: SessionKeys,
+  message: SessionMessage,
+): { drafts: EventDraft[]; output: CommandOutput } {
   const command = parseChatCommand(message.data.text)!;
   const answer = (text: string): CommandOutput => ({ command: command.name, args: command.args, text });
   const id = (command.args.split(/\s+/)[0] ?? '').toLowerCase();
-  if (id === '') return { drafts: [], output: answer(`Usage: /${command.name} <id> (the id is in the question, e.g. /${command.name} 3f2a)`) };
+  if (id === '')
+    return {
+      drafts: [],
+      output: answer(`Usage: /${command.name} <id> (the id is in the question, e.g. /${command.name} 3f2a)`),
+    };
   const waiting = services.hooks?.desk.waitingCall(id, keys.session);
   if (!waiting) return { drafts: [], output: answer(`No tool call ${id} is waiting for approval here.`) };
   const { sender, sender_aliases: aliases = [], reply } = message.data;
@@ -73,22 +91,45 @@ function answerApproval(services: AgentServices, keys: SessionKeys, message: Ses
   }
   const { tool } = waiting;
   const approved = command.name === 'approve';
-  const answered: EventDraft<'approval.answered'> = { ...keys, type: 'approval.answered', data: { approval_id: id, approved, by: 'user', sender: message.data.sender } };
-  return { drafts: [answered as EventDraft], output: answer(approved ? `Approved: ${tool} goes ahead.` : `Denied: ${tool} will not run.`) };
+  const answered: EventDraft<'approval.answered'> = {
+    ...keys,
+    type: 'approval.answered',
+    data: { approval_id: id, approved, by: 'user', sender: message.data.sender },
+  };
+  return {
+    drafts: [answered as EventDraft],
+    output: answer(approved ? `Approved: ${tool} goes ahead.` : `Denied: ${tool} will not run.`),
+  };
 }
 
 /** The answer to a chat command (and what it asks the session to do), before the model is involved. */
-export async function runCommand(services: AgentServices, { keys, message, armed }: CommandInput): Promise<CommandOutput> {
+export async function runCommand(
+  services: AgentServices,
+  { keys, message, armed }: CommandInput,
+): Promise<CommandOutput> {
   const { text, commands, channel } = message.data;
   const added = pluginCommand(services, text);
   if (added) {
     const { command, args } = added;
-    const context = { agent: services.agent, session: keys.session, channel, chat: message.data.chat, sender: message.data.sender };
-    const reply = await command.run(args, context).catch((error: unknown) => `/${command.name} failed: ${(error as Error)?.message ?? String(error)}`);
+    const context = {
+      agent: services.agent,
+      session: keys.session,
+      channel,
+      chat: message.data.chat,
+      sender: message.data.sender,
+    };
+    const reply = await command
+      .run(args, context)
+      .catch((error: unknown) => `/${command.name} failed: ${(error as Error)?.message ?? String(error)}`);
     return { command: command.name, args, text: reply };
   }
   const command = parseChatCommand(text) ?? { name: 'help', args: '' };
-  const answer = (reply: string, effect?: CommandOutput['effect']): CommandOutput => ({ command: command.name, args: command.args, text: reply, ...(effect ? { effect } : {}) });
+  const answer = (reply: string, effect?: CommandOutput['effect']): CommandOutput => ({
+    command: command.name,
+    args: command.args,
+    text: reply,
+    ...(effect ? { effect } : {}),
+  });
   if (commands && !commands.includes(command.name)) {
     const supported = commands.map((c) => `/${c}`).join(', ') || 'none';
     return answer(`/${command.name} is not supported on ${channel} (supported here: ${supported}).`);
@@ -118,11 +159,16 @@ function use(
   if (skillName === '') return answer('Usage: /use <skill> [message], or /use clear');
   if (skillName === 'clear') {
     const draft = armed ? { ...keys, type: 'skill.disarmed' as const, data: { skill: armed } } : undefined;
-    return answer(armed ? `Cancelled /use ${armed}.` : 'No skill was armed.', { type: 'skill', event: { type: 'USE_CLEAR' }, ...(draft ? { draft } : {}) });
+    return answer(armed ? `Cancelled /use ${armed}.` : 'No skill was armed.', {
+      type: 'skill',
+      event: { type: 'USE_CLEAR' },
+      ...(draft ? { draft } : {}),
+    });
   }
   const skills = services.skills();
   const skill = skills.find((s) => s.name === skillName);
-  if (!skill) return answer(`Unknown skill "${skillName}" (installed: ${skills.map((s) => s.name).join(', ') || 'none'}).`);
+  if (!skill)
+    return answer(`Unknown skill "${skillName}" (installed: ${skills.map((s) => s.name).join(', ') || 'none'}).`);
   const text = command.args.slice(skillName.length).trim();
   if (text !== '') return answer('', { type: 'turn', skill: skill.name, text });
   return answer(`Skill ${skill.name} will be used for your next message.`, {
@@ -136,7 +182,10 @@ function runningTasks(services: AgentServices, session: string): string {
   const tasks = services.subagents?.runningUnder(session) ?? [];
   if (tasks.length === 0) return 'No subagent tasks are running in this chat.';
   const seconds = (from: number) => Math.max(0, Math.round((services.now().getTime() - from) / 1000));
-  const lines = tasks.map((t) => `${t.task_id} ${t.label ? `"${t.label}" ` : ''}(agent ${t.agent_id}): ${t.waiting ? 'waiting for a free slot' : `running for ${seconds(t.started_at ?? t.created_at)} s`}`);
+  const lines = tasks.map(
+    (t) =>
+      `${t.task_id} ${t.label ? `"${t.label}" ` : ''}(agent ${t.agent_id}): ${t.waiting ? 'waiting for a free slot' : `running for ${seconds(t.started_at ?? t.created_at)} s`}`,
+  );
   return [`Running subagent tasks (${tasks.length}):`, ...lines].join('\n');
 }
 

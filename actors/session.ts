@@ -1,6 +1,13 @@
 import { createActor, fromPromise, type Actor, type ActorRefFrom, type InspectionEvent } from 'xstate';
 import { mcpDiscoveryMachine, unlockedTools } from '../machines/mcp-discovery.js';
-import { replyKey, sessionMachine, type CommandOutput, type PrepareInput, type Prepared, type SessionKeys } from '../machines/session.js';
+import {
+  replyKey,
+  sessionMachine,
+  type CommandOutput,
+  type PrepareInput,
+  type Prepared,
+  type SessionKeys,
+} from '../machines/session.js';
 import type { TurnHistory } from '../machines/turn.js';
 import { turnMachine, type TurnSettings } from '../machines/turn.js';
 import type { Config } from '../store/config/index.js';
@@ -24,7 +31,11 @@ type Media = PrepareInput['message']['data']['media'][number];
  * It streams when its model's entry says so, or when the channel entry its answer goes to shows streaming: one switch
  * on the channel is enough, whatever model answers.
  */
-function turnSettings(services: AgentServices, delegatedBy: string | undefined, channel: string | undefined): TurnSettings {
+function turnSettings(
+  services: AgentServices,
+  delegatedBy: string | undefined,
+  channel: string | undefined,
+): TurnSettings {
   const config = services.config();
   const defaults = config.agents.defaults;
   const modelName = services.model(services.agentDoc(), delegatedBy).primary;
@@ -44,7 +55,11 @@ function turnSettings(services: AgentServices, delegatedBy: string | undefined, 
  * already at `max_depth` is not offered `spawn` and `subagent` (nor, so, the agent registry): a tool it may not use
  * costs prompt tokens and a refused call.
  */
-function toolboxes(services: AgentServices, session: () => SessionActor | undefined, sessionId?: string): () => Toolbox {
+function toolboxes(
+  services: AgentServices,
+  session: () => SessionActor | undefined,
+  sessionId?: string,
+): () => Toolbox {
   type Last = {
     mine: readonly string[];
     deepest: boolean;
@@ -104,7 +119,11 @@ async function withTranscripts(services: AgentServices, input: PrepareInput): Pr
   for (const clip of audio) {
     try {
       const { text, modelName } = await transcribe(await mediaPath(services, input, clip), clip.mime ?? 'audio/ogg');
-      services.bus.publish({ ...input.keys, type: 'message.transcribed', data: { message_id: data.message_id, text, model_name: modelName } });
+      services.bus.publish({
+        ...input.keys,
+        type: 'message.transcribed',
+        data: { message_id: data.message_id, text, model_name: modelName },
+      });
       parts.push(`[voice message] ${text}`);
     } catch (error) {
       parts.push(`[voice message that could not be transcribed: ${(error as Error).message}]`);
@@ -132,7 +151,12 @@ async function mediaPath(services: AgentServices, input: PrepareInput, clip: Med
   if (clip.path) return clip.path;
   const channel = input.message.data.reply?.channel;
   if (!clip.file_id || !channel || !services.fetchMedia) throw new Error('the recording cannot be fetched here');
-  return services.fetchMedia(channel, clip.file_id, input.message.data.message_id, clip.name ?? (clip.kind === 'audio' ? 'voice.ogg' : 'file'));
+  return services.fetchMedia(
+    channel,
+    clip.file_id,
+    input.message.data.message_id,
+    clip.name ?? (clip.kind === 'audio' ? 'voice.ogg' : 'file'),
+  );
 }
 
 /**
@@ -140,7 +164,11 @@ async function mediaPath(services: AgentServices, input: PrepareInput, clip: Med
  * line with a reloaded config, transcripts, compaction
  * of a long history (unless the turn profile turns history off), and the turn's settings.
  */
-async function prepareTurn(services: AgentServices, input: PrepareInput, delegatedBy: string | undefined): Promise<Prepared> {
+async function prepareTurn(
+  services: AgentServices,
+  input: PrepareInput,
+  delegatedBy: string | undefined,
+): Promise<Prepared> {
   const judging = services.budget?.check(services.agent, input.keys);
   const budget = judging && (await judging);
   if (budget?.kind === 'stop') return { refused: budget.text };
@@ -153,7 +181,12 @@ async function prepareTurn(services: AgentServices, input: PrepareInput, delegat
   const historyOff = profile?.enabled && profile.history.mode === 'off';
   const history: TurnHistory =
     isLong(input.history) && !historyOff
-      ? await compactIfLong(input.history, { router: services.router, modelName: settings.model_name, correlation: input.keys, publish: (draft) => void services.bus.publish(draft) })
+      ? await compactIfLong(input.history, {
+          router: services.router,
+          modelName: settings.model_name,
+          correlation: input.keys,
+          publish: (draft) => void services.bus.publish(draft),
+        })
       : input.history;
   return {
     keys: { ...input.keys, turn: newTurnId() },
@@ -180,9 +213,19 @@ async function prepareTurn(services: AgentServices, input: PrepareInput, delegat
  * the machines page. A subagent task's session (`keys.task`, started by agent `delegatedBy`) starts from nothing but
  * its task.
  */
-export function startSession(services: AgentServices, keys: SessionKeys, key: string, inspect: (event: InspectionEvent) => void, delegatedBy?: string): SessionActor {
+export function startSession(
+  services: AgentServices,
+  keys: SessionKeys,
+  key: string,
+  inspect: (event: InspectionEvent) => void,
+  delegatedBy?: string,
+): SessionActor {
   let actor: SessionActor | undefined;
-  const live = liveTurn(services, toolboxes(services, () => actor, keys.session), delegatedBy);
+  const live = liveTurn(
+    services,
+    toolboxes(services, () => actor, keys.session),
+    delegatedBy,
+  );
   const machine = sessionMachine.provide({
     actors: {
       loadHistory: fromPromise<TurnHistory, SessionKeys>(async ({ input }) => {
@@ -190,12 +233,15 @@ export function startSession(services: AgentServices, keys: SessionKeys, key: st
         const { summary, messages } = readHistory(services.log, input.session);
         return { ...(summary !== undefined ? { summary } : {}), messages: messages.map((m) => m.message) };
       }),
-      runCommand: fromPromise<CommandOutput, Parameters<typeof runCommand>[1]>(async ({ input }) => runCommand(services, input)),
+      runCommand: fromPromise<CommandOutput, Parameters<typeof runCommand>[1]>(async ({ input }) =>
+        runCommand(services, input),
+      ),
       prepareTurn: fromPromise<Prepared, PrepareInput>(({ input }) => prepareTurn(services, input, delegatedBy)),
       turn: turnMachine.provide(live),
       mcpDiscovery: mcpDiscoveryMachine.provide({
         actions: {
-          announceUnlocked: (_, { tools, ttl }) => void services.bus.publish({ ...keys, type: 'mcp.unlocked', data: { tools, ttl } }),
+          announceUnlocked: (_, { tools, ttl }) =>
+            void services.bus.publish({ ...keys, type: 'mcp.unlocked', data: { tools, ttl } }),
           announceHidden: (_, { tools }) => {
             if (tools.length > 0) services.bus.publish({ ...keys, type: 'mcp.hidden', data: { tools } });
           },
@@ -207,17 +253,37 @@ export function startSession(services: AgentServices, keys: SessionKeys, key: st
       answerNow: (_, message) => {
         const { drafts, output } = answerAtOnce(services, keys, message);
         for (const draft of drafts) services.bus.publish(draft);
-        services.bus.publish({ ...keys, type: 'command.handled', data: { command: output.command, args: output.args, reply: output.text } });
+        services.bus.publish({
+          ...keys,
+          type: 'command.handled',
+          data: { command: output.command, args: output.args, reply: output.text },
+        });
         const target = message.data.reply;
-        services.bus.publish({ ...keys, type: 'reply.requested', data: { message_id: message.data.message_id, outcome: 'command', text: output.text, key: replyKey(message, undefined), ...(target ? { reply: target } : {}) } });
+        services.bus.publish({
+          ...keys,
+          type: 'reply.requested',
+          data: {
+            message_id: message.data.message_id,
+            outcome: 'command',
+            text: output.text,
+            key: replyKey(message, undefined),
+            ...(target ? { reply: target } : {}),
+          },
+        });
       },
     },
     guards: {
       // A subagent's task is never a chat command.
-      isCommand: (_, message) => keys.task === undefined && (parseChatCommand(message.data.text) !== undefined || pluginCommand(services, message.data.text) !== undefined),
+      isCommand: (_, message) =>
+        keys.task === undefined &&
+        (parseChatCommand(message.data.text) !== undefined || pluginCommand(services, message.data.text) !== undefined),
       isControl: (_, message) => keys.task === undefined && isControl(message),
     },
   });
-  actor = createActor(machine, { id: `session:${keys.session}`, input: { keys, key, ...(services.mcp ? { discoveryTtl: services.mcp.ttl } : {}) }, inspect });
+  actor = createActor(machine, {
+    id: `session:${keys.session}`,
+    input: { keys, key, ...(services.mcp ? { discoveryTtl: services.mcp.ttl } : {}) },
+    inspect,
+  });
   return actor;
 }

@@ -1,4 +1,5 @@
-const timeout = (ms: number): Promise<'timeout'> => new Promise((resolve) => setTimeout(() => resolve('timeout'), ms).unref());
+const timeout = (ms: number): Promise<'timeout'> =>
+  new Promise((resolve) => setTimeout(() => resolve('timeout'), ms).unref());
 
 /** True when every piece of work settled within `ms`; the timer never keeps the process alive. */
 export async function settledWithin(work: Array<Promise<unknown>>, ms: number): Promise<boolean> {

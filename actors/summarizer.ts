@@ -38,12 +38,27 @@ export async function compactIfLong(history: TurnHistory, ports: CompactPorts): 
   const transcript = older.map((message) => `${message.role}: ${message.content}`).join('\n');
   const earlier = history.summary ? `Earlier summary:\n${history.summary}\n\n` : '';
   const summary = await ports.router
-    .chat(ports.modelName, { system: INSTRUCTIONS, messages: [{ role: 'user', content: `${earlier}Conversation:\n${transcript}` }], tools: [], stream: false }, { correlation: ports.correlation })
-    .then((answer) => answer.text.trim(), () => '');
+    .chat(
+      ports.modelName,
+      {
+        system: INSTRUCTIONS,
+        messages: [{ role: 'user', content: `${earlier}Conversation:\n${transcript}` }],
+        tools: [],
+        stream: false,
+      },
+      { correlation: ports.correlation },
+    )
+    .then(
+      (answer) => answer.text.trim(),
+      () => '',
+    );
   const compacted: TurnHistory | undefined = summary
     ? { summary, messages: history.messages.slice(-SUMMARY_KEEP) }
     : history.messages.length >= HISTORY_CAP
-      ? { ...(history.summary !== undefined ? { summary: history.summary } : {}), messages: history.messages.slice(-SUMMARY_TRIGGER) }
+      ? {
+          ...(history.summary !== undefined ? { summary: history.summary } : {}),
+          messages: history.messages.slice(-SUMMARY_TRIGGER),
+        }
       : undefined;
   if (!compacted) return history;
   ports.publish({ ...ports.correlation, type: 'session.compacted', data: compacted });

@@ -2,7 +2,13 @@ import { createActor, type Actor } from 'xstate';
 import * as z from 'zod';
 import type { EventDraft } from '../bus/events/index.js';
 import { fail, ok, type Tool, type ToolContext, type ToolResult } from '../adapters/tools/tool.js';
-import { TODO_PLAN_SLOTS, todoPlanMachine, todoPlanSchema, type TodoOutcome, type TodoPlanEvent } from '../machines/todo-plan.js';
+import {
+  TODO_PLAN_SLOTS,
+  todoPlanMachine,
+  todoPlanSchema,
+  type TodoOutcome,
+  type TodoPlanEvent,
+} from '../machines/todo-plan.js';
 
 /** What the model sees of a plan item list; the plan machine validates the list itself, with clear errors. */
 function todosJsonSchema() {
@@ -71,7 +77,9 @@ export class TodoTool implements Tool<TodoArguments> {
       return fail('todo failed: it needs the trusted agent and session of a running turn, and this call had none.');
     }
     const event: TodoPlanEvent =
-      args.action === 'read' ? { type: 'READ' } : { type: 'WRITE', todos: args.todos, slots_full: this.plans.size >= TODO_PLAN_SLOTS };
+      args.action === 'read'
+        ? { type: 'READ' }
+        : { type: 'WRITE', todos: args.todos, slots_full: this.plans.size >= TODO_PLAN_SLOTS };
     const outcome = this.send(planKey(context.agent, context.session), event);
     if (!outcome.ok) return fail(outcome.error);
     if (args.action === 'write') this.announce(context, outcome);
@@ -98,7 +106,8 @@ export class TodoTool implements Tool<TodoArguments> {
     const stored = snapshot.status === 'active' && snapshot.value === 'stored';
     if (stored && !held) this.adopt(key, actor);
     if (!stored && (held || snapshot.status !== 'active')) this.drop(actor, key);
-    if (snapshot.status === 'error') return { ok: false, error: 'todo failed: the plan could not be updated; the previous plan is lost.' };
+    if (snapshot.status === 'error')
+      return { ok: false, error: 'todo failed: the plan could not be updated; the previous plan is lost.' };
     return snapshot.context.outcome;
   }
 

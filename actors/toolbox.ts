@@ -40,7 +40,9 @@ export interface ToolboxParts {
  * and the discovery searches, under the turn profile. A session asks before each model call; `tern tool` asks once.
  */
 export function turnToolbox({ registry, own, profile, mcp }: ToolboxParts): Toolbox {
-  const extra = mcp ? [...mcp.manager.tools(mcp.servers, mcp.unlocked), ...mcp.manager.searchTools(mcp.servers, mcp.found)] : [];
+  const extra = mcp
+    ? [...mcp.manager.tools(mcp.servers, mcp.unlocked), ...mcp.manager.searchTools(mcp.servers, mcp.found)]
+    : [];
   const names = [...own, ...extra.map((t) => t.name)].filter((name) => profileAllows(profile, 'tools', name));
   return toolboxOf(extra.length > 0 ? registry.overlay(extra) : registry, names);
 }

@@ -5,7 +5,15 @@ import type { RouterCallOptions } from '../adapters/providers/router.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { ToolContext } from '../adapters/tools/tool.js';
 import { draftOf, type ChatResponse, type ToolCall } from '../bus/index.js';
-import type { BuiltPrompt, ModelInput, PromptInput, ToolInput, ToolOutcome, TurnKeys, TurnRecord } from '../machines/turn.js';
+import type {
+  BuiltPrompt,
+  ModelInput,
+  PromptInput,
+  ToolInput,
+  ToolOutcome,
+  TurnKeys,
+  TurnRecord,
+} from '../machines/turn.js';
 import type { AgentServices } from './agent-services.js';
 import type { RunOutcome, TurnHooks } from './hooks/turn-hooks.js';
 import { withFallbacks } from './wiring/model-fallbacks.js';
@@ -28,7 +36,9 @@ async function executeNotingRefusal(registry: ToolRegistry, call: ToolCall, cont
 
 /** What the turn keeps of a tool's result: its text, and the images the model is shown. */
 function outcomeOf(result: Pick<RunOutcome, 'ok' | 'content' | 'images'>): ToolOutcome {
-  return result.ok && result.images?.length ? { ok: true, content: result.content, images: result.images } : { ok: result.ok, content: result.content };
+  return result.ok && result.images?.length
+    ? { ok: true, content: result.content, images: result.images }
+    : { ok: result.ok, content: result.content };
 }
 
 /**
@@ -43,7 +53,8 @@ export function liveTurn(services: AgentServices, toolbox: () => Toolbox, delega
    * intercepts and no tool needs approval.
    */
   let pipeline: { turn: string; hooks: TurnHooks | undefined } | undefined;
-  const hooksOf = (keys: TurnKeys): TurnHooks | undefined => (pipeline?.turn === keys.turn ? pipeline.hooks : undefined);
+  const hooksOf = (keys: TurnKeys): TurnHooks | undefined =>
+    pipeline?.turn === keys.turn ? pipeline.hooks : undefined;
   return {
     actors: {
       buildPrompt: fromPromise<BuiltPrompt, PromptInput>(async ({ input }) => {
@@ -54,7 +65,14 @@ export function liveTurn(services: AgentServices, toolbox: () => Toolbox, delega
           hooks: engine?.active()
             ? engine.forTurn({
                 keys,
-                meta: { agent: services.agent, session: keys.session ?? '', session_key: message.session_key, turn: keys.turn, channel: message.channel, chat: message.chat },
+                meta: {
+                  agent: services.agent,
+                  session: keys.session ?? '',
+                  session_key: message.session_key,
+                  turn: keys.turn,
+                  channel: message.channel,
+                  chat: message.chat,
+                },
                 offered: (name) => toolbox().names.includes(name),
                 ...(message.sender !== undefined ? { asker: message.sender } : {}),
               })
@@ -82,25 +100,40 @@ export function liveTurn(services: AgentServices, toolbox: () => Toolbox, delega
         const box = toolbox();
         const web = services.config().tools.web;
         const nativeSearch = web.enabled && web.prefer_native && box.names.includes(WEB_SEARCH_TOOL);
-        const router = withFallbacks(services.router, services.model(services.agentDoc(), delegatedBy).fallbacks, (draft) => void bus.publish(draft));
-        const options: RouterCallOptions = { signal, correlation: keys, onChunk: (chunk) => void bus.publish(draftOf(keys, 'provider.chunk', chunk)) };
+        const router = withFallbacks(
+          services.router,
+          services.model(services.agentDoc(), delegatedBy).fallbacks,
+          (draft) => void bus.publish(draft),
+        );
+        const options: RouterCallOptions = {
+          signal,
+          correlation: keys,
+          onChunk: (chunk) => void bus.publish(draftOf(keys, 'provider.chunk', chunk)),
+        };
         // A streaming turn streams from every model it tries; otherwise each entry's own switch decides.
         const stream = settings.stream ? { stream: true } : {};
         const hooks = hooksOf(keys);
-        const asked = (system: string, messages: typeof call.messages) =>
-          ({ system, messages, tools: box.specs(), nativeSearch, ...stream });
+        const asked = (system: string, messages: typeof call.messages) => ({
+          system,
+          messages,
+          tools: box.specs(),
+          nativeSearch,
+          ...stream,
+        });
         if (!hooks) return router.chat(settings.model_name, asked(call.system, call.messages), options);
         // Hooks may change the request (not the tools offered) and the answer.
         const request = { model: settings.model_name, system: call.system, messages: call.messages, tools: box.names };
         return hooks.callModel(call.iteration, request, signal, (changed) =>
-          router.chat(changed.model, asked(changed.system, changed.messages), options));
+          router.chat(changed.model, asked(changed.system, changed.messages), options),
+        );
       }),
       runTool: fromPromise<ToolOutcome, ToolInput>(async ({ input, signal }) => {
         const box = toolbox();
         const { call, message, keys } = input;
         // A tool the turn does not expose (turn profile, AGENT.md tools list, a hidden MCP tool) is refused here too,
         // before any hook is asked: no hook can bring it back.
-        if (!box.names.includes(call.name)) return { ok: false, content: `tool "${call.name}" is not available in this turn` };
+        if (!box.names.includes(call.name))
+          return { ok: false, content: `tool "${call.name}" is not available in this turn` };
         const context: ToolContext = {
           agent: services.agent,
           session: keys.session ?? '',
@@ -120,7 +153,8 @@ export function liveTurn(services: AgentServices, toolbox: () => Toolbox, delega
       }),
     },
     actions: {
-      record: ({ context }: { context: { keys: PromptInput['keys'] } }, record: TurnRecord) => void bus.publish(draftOf(context.keys, record.type, record.data)),
+      record: ({ context }: { context: { keys: PromptInput['keys'] } }, record: TurnRecord) =>
+        void bus.publish(draftOf(context.keys, record.type, record.data)),
     },
   };
 }

@@ -29,7 +29,9 @@ function wallMs(): number {
 }
 
 function peakRssMb(): number {
-  const result = spawnSync(process.execPath, ['--require', rssProbe, cli, 'version'], { stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
+  const result = spawnSync(process.execPath, ['--require', rssProbe, cli, 'version'], {
+    stdio: ['ignore', 'ignore', 'inherit', 'pipe'],
+  });
   return Number(result.output[3]?.toString()) / 1024;
 }
 
@@ -40,10 +42,12 @@ function agentTurnMs(env: NodeJS.ProcessEnv): Promise<number> {
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve, reject) => child.on('exit', (code) => {
-    if (code === 0 && output === 'done\n') resolve(performance.now() - started);
-    else reject(new Error(`tern agent -m failed (${code}): ${output}`));
-  }));
+  return new Promise((resolve, reject) =>
+    child.on('exit', (code) => {
+      if (code === 0 && output === 'done\n') resolve(performance.now() - started);
+      else reject(new Error(`tern agent -m failed (${code}): ${output}`));
+    }),
+  );
 }
 
 async function timesOf(env: NodeJS.ProcessEnv): Promise<number[]> {

@@ -29,24 +29,36 @@ interface Cluster {
 async function startCluster(model: GatewayModel, size: number): Promise<Cluster> {
   const server = await startNatsServer();
   const emulator = await TelegramEmulator.start(undefined, { offsets: true });
-  const channelList = Object.fromEntries(ACCOUNTS.map((name, i) => [name, { enabled: true, type: 'telegram', settings: { token: TOKENS[i], base_url: emulator.url, poll_timeout_seconds: 1 } }]));
+  const channelList = Object.fromEntries(
+    ACCOUNTS.map((name, i) => [
+      name,
+      {
+        enabled: true,
+        type: 'telegram',
+        settings: { token: TOKENS[i], base_url: emulator.url, poll_timeout_seconds: 1 },
+      },
+    ]),
+  );
   const ids = Array.from({ length: size }, (_, i) => `bench-${i}`);
   const members: GatewayProcess[] = [];
   for (const id of ids) {
-    members.push(await startGatewayProcess({
-      gateway: { host: '127.0.0.1', port: await freePort() },
-      cluster: { url: server.url, id, lease_ttl_ms: TTL_MS },
-      agents: { defaults: { model: 'fast' } },
-      model_list: [modelEntry(model.url)],
-      heartbeat: { enabled: false },
-      channel_list: channelList,
-    }));
+    members.push(
+      await startGatewayProcess({
+        gateway: { host: '127.0.0.1', port: await freePort() },
+        cluster: { url: server.url, id, lease_ttl_ms: TTL_MS },
+        agents: { defaults: { model: 'fast' } },
+        model_list: [modelEntry(model.url)],
+        heartbeat: { enabled: false },
+        channel_list: channelList,
+      }),
+    );
   }
   return { server, emulator, members, ids };
 }
 
 async function stopCluster(cluster: Cluster): Promise<void> {
-  for (const member of cluster.members) if (member.child.exitCode === null && member.child.signalCode === null) await member.stop().catch(() => undefined);
+  for (const member of cluster.members)
+    if (member.child.exitCode === null && member.child.signalCode === null) await member.stop().catch(() => undefined);
   for (const member of cluster.members) member.home.remove();
   await cluster.emulator.stop();
   await cluster.server.close();
@@ -61,7 +73,8 @@ async function settledLeases(cluster: Cluster): Promise<Map<string, string>> {
     for (;;) {
       const held = (await observer.list()).filter((l) => l.kind === 'channel');
       const holders = new Set(held.map((l) => l.gateway));
-      if (held.length === ACCOUNTS.length && holders.size === Math.min(cluster.members.length, ACCOUNTS.length)) return new Map(held.map((l) => [l.id, l.gateway]));
+      if (held.length === ACCOUNTS.length && holders.size === Math.min(cluster.members.length, ACCOUNTS.length))
+        return new Map(held.map((l) => [l.id, l.gateway]));
       if (Date.now() > deadline) throw new Error(`the bots were not spread over the members: ${JSON.stringify(held)}`);
       await sleep(100);
     }
@@ -75,9 +88,11 @@ async function settledLeases(cluster: Cluster): Promise<Map<string, string>> {
 async function turnsPerSecond(cluster: Cluster): Promise<number> {
   const started = performance.now();
   for (let round = 0; round < ROUNDS; round++) {
-    for (let chat = 0; chat < SESSIONS; chat++) await cluster.emulator.say(botOf(chat), `r${round}`, { userId: userOf(chat) });
+    for (let chat = 0; chat < SESSIONS; chat++)
+      await cluster.emulator.say(botOf(chat), `r${round}`, { userId: userOf(chat) });
   }
-  for (let chat = 0; chat < SESSIONS; chat++) await cluster.emulator.waitForBotMessages(botOf(chat), userOf(chat), ROUNDS, 600_000);
+  for (let chat = 0; chat < SESSIONS; chat++)
+    await cluster.emulator.waitForBotMessages(botOf(chat), userOf(chat), ROUNDS, 600_000);
   return (SESSIONS * ROUNDS) / ((performance.now() - started) / 1000);
 }
 

@@ -18,17 +18,34 @@ function sample(home: string) {
     agents: {
       defaults: { model: names[0], max_tool_iterations: 40, loop_detection: { enabled: true } },
       list: [{ id: 'main', default: true }, { id: 'helper' }],
-      dispatch: { rules: [{ name: 'dm', agent: 'helper', when: { chat: 'direct:1' }, session_dimensions: ['sender'] }] },
+      dispatch: {
+        rules: [{ name: 'dm', agent: 'helper', when: { chat: 'direct:1' }, session_dimensions: ['sender'] }],
+      },
     },
-    model_list: names.map((name, i) => ({ model_name: name, provider: i % 2 ? 'openai' : 'anthropic', model: `native-${i}`, streaming: { enabled: true } })),
+    model_list: names.map((name, i) => ({
+      model_name: name,
+      provider: i % 2 ? 'openai' : 'anthropic',
+      model: `native-${i}`,
+      streaming: { enabled: true },
+    })),
     channel_list: Object.fromEntries(
-      Array.from({ length: CHANNELS }, (_, i) => [`channel-${i}`, { enabled: true, type: 'telegram', settings: { allow_from: ['1', '2'], streaming: { enabled: true } } }]),
+      Array.from({ length: CHANNELS }, (_, i) => [
+        `channel-${i}`,
+        { enabled: true, type: 'telegram', settings: { allow_from: ['1', '2'], streaming: { enabled: true } } },
+      ]),
     ),
-    tools: { mcp: { enabled: true, servers: { fs: { enabled: true, command: 'mcp-fs', args: ['/srv'] } } }, web: { provider: 'brave' } },
+    tools: {
+      mcp: { enabled: true, servers: { fs: { enabled: true, command: 'mcp-fs', args: ['/srv'] } } },
+      web: { provider: 'brave' },
+    },
   };
   const credentials = {
-    model_list: Object.fromEntries(names.map((name, i) => [name, { api_keys: [`sk-bench-${i}-0000000001`, `sk-bench-${i}-0000000002`] }])),
-    channel_list: Object.fromEntries(Array.from({ length: CHANNELS }, (_, i) => [`channel-${i}`, { token: `token-${i}-00000000001` }])),
+    model_list: Object.fromEntries(
+      names.map((name, i) => [name, { api_keys: [`sk-bench-${i}-0000000001`, `sk-bench-${i}-0000000002`] }]),
+    ),
+    channel_list: Object.fromEntries(
+      Array.from({ length: CHANNELS }, (_, i) => [`channel-${i}`, { token: `token-${i}-00000000001` }]),
+    ),
     web: { brave: { api_keys: ['BSA-bench-000000001'] } },
   };
   writeFileSync(join(home, 'config.json'), JSON.stringify(config));
@@ -39,7 +56,8 @@ function timed(env: NodeJS.ProcessEnv): number {
   const started = performance.now();
   const loaded = loadConfig({ env, rewrite: false });
   const elapsed = performance.now() - started;
-  if (Object.keys(loaded.config.channel_list).length !== CHANNELS) throw new Error('bench config did not load completely');
+  if (Object.keys(loaded.config.channel_list).length !== CHANNELS)
+    throw new Error('bench config did not load completely');
   return elapsed;
 }
 

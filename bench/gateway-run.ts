@@ -10,7 +10,10 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** Bundles `tern` into `outdir` as `npm run build` does (without touching dist/); returns the bin's path. */
 export function bundleCli(outdir: string): string {
   rmSync(outdir, { recursive: true, force: true });
-  const result = spawnSync(process.execPath, [join(root, 'adapters', 'cli', 'bundle.mjs'), outdir], { cwd: root, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [join(root, 'adapters', 'cli', 'bundle.mjs'), outdir], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   if (result.status !== 0) throw new Error(`bundling the CLI failed: ${result.stderr}`);
   return join(outdir, 'main.js');
 }

@@ -40,12 +40,32 @@ interface Running {
   remove(): void;
 }
 
-async function startGateway(model: GatewayModel, emulator: TelegramEmulator, tokens: string[], envOf: EnvOf = asGiven): Promise<Running> {
+async function startGateway(
+  model: GatewayModel,
+  emulator: TelegramEmulator,
+  tokens: string[],
+  envOf: EnvOf = asGiven,
+): Promise<Running> {
   const home = tempHome();
   const port = await freePort();
-  const channels = Object.fromEntries(tokens.map((token, i) => [`tg_${i}`, { enabled: true, type: 'telegram', settings: { token, base_url: emulator.url, poll_timeout_seconds: 1 } }]));
+  const channels = Object.fromEntries(
+    tokens.map((token, i) => [
+      `tg_${i}`,
+      { enabled: true, type: 'telegram', settings: { token, base_url: emulator.url, poll_timeout_seconds: 1 } },
+    ]),
+  );
   mkdirSync(home.home, { recursive: true });
-  writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, gateway: { port }, agents: { defaults: { model: 'fast' } }, model_list: [modelEntry(model.url)], heartbeat: { enabled: false }, channel_list: channels }));
+  writeFileSync(
+    join(home.home, 'config.json'),
+    JSON.stringify({
+      version: 2,
+      gateway: { port },
+      agents: { defaults: { model: 'fast' } },
+      model_list: [modelEntry(model.url)],
+      heartbeat: { enabled: false },
+      channel_list: channels,
+    }),
+  );
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
   // Executed as the `tern` bin is, so the V8 flags of its shebang apply.
@@ -66,7 +86,11 @@ async function expressFloorMs(envOf: EnvOf): Promise<number> {
   const port = await freePort();
   const script = `import express from 'express'; express().get('/ready', (_q, r) => r.json({ ok: true })).listen(${port}, '127.0.0.1');`;
   const started = performance.now();
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: root, stdio: 'ignore', env: envOf(process.env) });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: root,
+    stdio: 'ignore',
+    env: envOf(process.env),
+  });
   const elapsed = await untilReady(port, started, 'express');
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill();
@@ -91,7 +115,11 @@ async function replyTimes(emulator: TelegramEmulator): Promise<number[]> {
  * Gateway and express starts taken in turns, so a burst of load on a shared machine falls on both alike rather than
  * on one block of starts.
  */
-async function startTimes(model: GatewayModel, emulator: TelegramEmulator, envOf: EnvOf): Promise<{ starts: number[]; floors: number[] }> {
+async function startTimes(
+  model: GatewayModel,
+  emulator: TelegramEmulator,
+  envOf: EnvOf,
+): Promise<{ starts: number[]; floors: number[] }> {
   const starts: number[] = [];
   const floors: number[] = [];
   for (let i = 0; i < START_RUNS; i++) {

@@ -23,11 +23,21 @@ async function beforeToolMs(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'tern-bench-hooks-'));
   const script = join(dir, 'hook.mjs');
   writeFileSync(script, HOOK);
-  const hook = new ProcessHook({ name: 'bench', priority: 0, command: [process.execPath, script], env: {}, intercept: ['before_tool'] }, { log: () => {} });
-  const set = new HookSet(() => ({ observer_timeout_ms: 500, interceptor_timeout_ms: 5000, approval_timeout_ms: 60_000 }), () => {});
+  const hook = new ProcessHook(
+    { name: 'bench', priority: 0, command: [process.execPath, script], env: {}, intercept: ['before_tool'] },
+    { log: () => {} },
+  );
+  const set = new HookSet(
+    () => ({ observer_timeout_ms: 500, interceptor_timeout_ms: 5000, approval_timeout_ms: 60_000 }),
+    () => {},
+  );
   set.add(hook);
   const turn = new AbortController().signal;
-  const input: HookInput = { point: 'before_tool', meta: { agent: 'main', session: 's', turn: 't', channel: 'cli', chat: 'direct:bench' }, call: { id: 'c1', name: 'exec', arguments: { command: 'echo hi' } } };
+  const input: HookInput = {
+    point: 'before_tool',
+    meta: { agent: 'main', session: 's', turn: 't', channel: 'cli', chat: 'direct:bench' },
+    call: { id: 'c1', name: 'exec', arguments: { command: 'echo hi' } },
+  };
   try {
     hook.start();
     await hook.started(AbortSignal.timeout(10_000));
@@ -38,7 +48,10 @@ async function beforeToolMs(): Promise<number> {
       await set.ask(hook, input, turn);
       samples.push(performance.now() - started);
     }
-    return percentile(samples.sort((a, b) => a - b), 50);
+    return percentile(
+      samples.sort((a, b) => a - b),
+      50,
+    );
   } finally {
     await set.close();
     rmSync(dir, { recursive: true, force: true });

@@ -6,23 +6,35 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-const answer = (finish: string, message: Record<string, unknown>): string => JSON.stringify({
-  id: 'b', object: 'chat.completion', created: 1, model: 'm',
-  choices: [{ index: 0, finish_reason: finish, message }],
-  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-});
+const answer = (finish: string, message: Record<string, unknown>): string =>
+  JSON.stringify({
+    id: 'b',
+    object: 'chat.completion',
+    created: 1,
+    model: 'm',
+    choices: [{ index: 0, finish_reason: finish, message }],
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  });
 const toolAnswer = answer('tool_calls', {
-  role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'todo', arguments: '{"action":"read"}' } }],
+  role: 'assistant',
+  content: null,
+  tool_calls: [{ id: 'c1', type: 'function', function: { name: 'todo', arguments: '{"action":"read"}' } }],
 });
 const spawnAnswer = answer('tool_calls', {
-  role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'spawn', arguments: '{"task":"count to three"}' } }],
+  role: 'assistant',
+  content: null,
+  tool_calls: [{ id: 'c1', type: 'function', function: { name: 'spawn', arguments: '{"task":"count to three"}' } }],
 });
 const textAnswer = answer('stop', { role: 'assistant', content: 'done' });
 const spawning = process.argv.includes('--spawn');
 
 function choose(body: Buffer): string {
   if (spawning && body.includes('You are a subagent')) return textAnswer;
-  return body.includes('"tools"') && !body.includes('"role":"tool"') ? (spawning ? spawnAnswer : toolAnswer) : textAnswer;
+  return body.includes('"tools"') && !body.includes('"role":"tool"')
+    ? spawning
+      ? spawnAnswer
+      : toolAnswer
+    : textAnswer;
 }
 
 const server = createServer((req, res) => {

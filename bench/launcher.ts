@@ -13,7 +13,15 @@ import WebSocket from 'ws';
 import { chatSocket, replyStreamed, startDashboard, type Dashboard } from '../tests/support/dashboard-harness.js';
 import { percentile, round, type BenchRow } from './row.js';
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const LOADS = 5;
 const EVENTS = 10_000;
 const QUERIES = 20;
@@ -22,7 +30,11 @@ const CHATS = 20;
 const TURN_VIEWS = 15;
 const TURN_EVENTS = 40;
 
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 
 async function signedInPage(browser: Browser, dashboard: Dashboard) {
   const { hostname } = new URL(dashboard.launcher.url);
@@ -38,12 +50,23 @@ async function firstLoad(dashboard: Dashboard, browser: Browser): Promise<BenchR
   for (let run = 0; run < LOADS; run++) {
     const { context, page } = await signedInPage(browser, dashboard);
     let fetched = 0;
-    page.on('response', (response) => void response.body().then((body) => (fetched += body.length), () => {}));
+    page.on(
+      'response',
+      (response) =>
+        void response.body().then(
+          (body) => (fetched += body.length),
+          () => {},
+        ),
+    );
     await page.goto(dashboard.launcher.url);
     await page.waitForSelector('#chat-input');
     // Measured by the page from navigation start, so a fresh renderer process's start-up is not counted:
     // the deferred bundle draws the chat page before DOMContentLoaded ends.
-    times.push(await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd));
+    times.push(
+      await page.evaluate(
+        () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd,
+      ),
+    );
     await page.waitForLoadState('networkidle');
     bytes = fetched;
     await context.close();
@@ -56,7 +79,9 @@ async function firstLoad(dashboard: Dashboard, browser: Browser): Promise<BenchR
 
 /** Every page is in one script and one style sheet: what a browser downloads, compressed. */
 function bundleGzip(): BenchRow {
-  const files = ['../web/dist/app.js', '../web/dist/app.css', '../web/index.html'].map((path) => readFileSync(new URL(path, import.meta.url)));
+  const files = ['../web/dist/app.js', '../web/dist/app.css', '../web/index.html'].map((path) =>
+    readFileSync(new URL(path, import.meta.url)),
+  );
   const bytes = files.reduce((sum, file) => sum + gzipSync(file, { level: 9 }).length, 0);
   return { name: 'launcher.bundle_gzip_kb', value: round(bytes / 1024), unit: 'KiB' };
 }
@@ -64,26 +89,81 @@ function bundleGzip(): BenchRow {
 /** A turn of 40 events: the prompt, six model calls that each ask for a tool, and the reply, 10 ms apart. */
 function fortyEventTurn(turn: string, start: number): EventDraft[] {
   const keys = { agent: 'main', session: 'sk_v1_bench', turn };
-  const settings = { model_name: 'fast', stream: true, max_tool_iterations: 20, loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 } };
+  const settings = {
+    model_name: 'fast',
+    stream: true,
+    max_tool_iterations: 20,
+    loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 },
+  };
   const usage = { input_tokens: 900, output_tokens: 40 };
   const drafts: EventDraft[] = [
-    { ...keys, type: 'turn.started', data: { message_id: 'm', channel: 'pico', chat: 'direct:bench', text: 'look through the workspace', session_key: 'v=1|agent=main|channel=pico|account=web|chat=direct:bench', settings } },
-    { ...keys, type: 'prompt.built', data: { system: 'You are Tern.', messages: [{ role: 'user', content: 'look through the workspace' }], tools: ['read_file', 'list_dir'] } },
+    {
+      ...keys,
+      type: 'turn.started',
+      data: {
+        message_id: 'm',
+        channel: 'pico',
+        chat: 'direct:bench',
+        text: 'look through the workspace',
+        session_key: 'v=1|agent=main|channel=pico|account=web|chat=direct:bench',
+        settings,
+      },
+    },
+    {
+      ...keys,
+      type: 'prompt.built',
+      data: {
+        system: 'You are Tern.',
+        messages: [{ role: 'user', content: 'look through the workspace' }],
+        tools: ['read_file', 'list_dir'],
+      },
+    },
   ];
   for (let call = 1; call <= 6; call++) {
     const id = `call_${call}`;
     drafts.push(
-      { ...keys, type: 'provider.requested', data: { model_name: 'fast', stream: true, iteration: call, message_count: call * 2 } },
-      ...(call === 1 ? [] : [{ ...keys, type: 'provider.chunk' as const, data: { kind: 'text' as const, delta: 'Next, ' } }]),
+      {
+        ...keys,
+        type: 'provider.requested',
+        data: { model_name: 'fast', stream: true, iteration: call, message_count: call * 2 },
+      },
+      ...(call === 1
+        ? []
+        : [{ ...keys, type: 'provider.chunk' as const, data: { kind: 'text' as const, delta: 'Next, ' } }]),
       { ...keys, type: 'provider.chunk', data: { kind: 'text', delta: `file ${call}.` } },
-      { ...keys, type: 'provider.responded', data: { text: `Next, file ${call}.`, tool_calls: [{ id, name: 'read_file', arguments: { path: `notes/${call}.md` } }], usage, iteration: call } },
-      { ...keys, type: 'tool.requested', data: { call_id: id, name: 'read_file', arguments: { path: `notes/${call}.md` } } },
-      { ...keys, type: 'tool.completed', data: { call_id: id, name: 'read_file', ok: call !== 4, content: `line\n`.repeat(40) } },
+      {
+        ...keys,
+        type: 'provider.responded',
+        data: {
+          text: `Next, file ${call}.`,
+          tool_calls: [{ id, name: 'read_file', arguments: { path: `notes/${call}.md` } }],
+          usage,
+          iteration: call,
+        },
+      },
+      {
+        ...keys,
+        type: 'tool.requested',
+        data: { call_id: id, name: 'read_file', arguments: { path: `notes/${call}.md` } },
+      },
+      {
+        ...keys,
+        type: 'tool.completed',
+        data: { call_id: id, name: 'read_file', ok: call !== 4, content: `line\n`.repeat(40) },
+      },
     );
   }
   drafts.push(
-    { ...keys, type: 'provider.requested', data: { model_name: 'fast', stream: true, iteration: 7, message_count: 14 } },
-    { ...keys, type: 'provider.responded', data: { text: 'All six notes are read.', tool_calls: [], usage, iteration: 7 } },
+    {
+      ...keys,
+      type: 'provider.requested',
+      data: { model_name: 'fast', stream: true, iteration: 7, message_count: 14 },
+    },
+    {
+      ...keys,
+      type: 'provider.responded',
+      data: { text: 'All six notes are read.', tool_calls: [], usage, iteration: 7 },
+    },
     { ...keys, type: 'turn.completed', data: { reply: 'All six notes are read.', iterations: 7 } },
   );
   if (drafts.length !== TURN_EVENTS) throw new Error(`the bench turn has ${drafts.length} events, not ${TURN_EVENTS}`);
@@ -102,17 +182,22 @@ async function turnView(dashboard: Dashboard, browser: Browser): Promise<BenchRo
     for (let run = 0; run < TURN_VIEWS; run++) {
       await page.evaluate(() => (window.location.hash = '#/sessions'));
       await page.waitForSelector('#session-search');
-      times.push(await page.evaluate(async (events) => {
-        const started = performance.now();
-        window.location.hash = '#/turn/t_bench40';
-        // Checked once a frame (no named helper inside: tsx would wrap it in one the page does not have).
-        while (document.querySelectorAll('#turn-events .event-row').length !== events || !document.querySelector('#waterfall .wf-row')) {
+      times.push(
+        await page.evaluate(async (events) => {
+          const started = performance.now();
+          window.location.hash = '#/turn/t_bench40';
+          // Checked once a frame (no named helper inside: tsx would wrap it in one the page does not have).
+          while (
+            document.querySelectorAll('#turn-events .event-row').length !== events ||
+            !document.querySelector('#waterfall .wf-row')
+          ) {
+            await new Promise((resolve) => requestAnimationFrame(resolve));
+          }
+          // The frame that shows it.
           await new Promise((resolve) => requestAnimationFrame(resolve));
-        }
-        // The frame that shows it.
-        await new Promise((resolve) => requestAnimationFrame(resolve));
-        return performance.now() - started;
-      }, TURN_EVENTS));
+          return performance.now() - started;
+        }, TURN_EVENTS),
+      );
     }
   } finally {
     await context.close();
@@ -139,13 +224,20 @@ async function chatReply(dashboard: Dashboard): Promise<BenchRow> {
 
 async function eventsQuery(dashboard: Dashboard): Promise<BenchRow> {
   for (let i = 0; i < EVENTS; i++) {
-    dashboard.host.publish({ type: 'tool.completed', session: `s${i % 50}`, turn: `t${i % 500}`, data: { call_id: `c${i}`, name: 'read_file', ok: true, content: 'x'.repeat(200) } });
+    dashboard.host.publish({
+      type: 'tool.completed',
+      session: `s${i % 50}`,
+      turn: `t${i % 500}`,
+      data: { call_id: `c${i}`, name: 'read_file', ok: true, content: 'x'.repeat(200) },
+    });
   }
   await dashboard.host.log()?.flushed();
   const times: number[] = [];
   for (let run = 0; run < QUERIES; run++) {
     const started = clock.now();
-    const response = await fetch(`${dashboard.launcher.url}/api/events?type=tool.*&limit=1000`, { headers: { cookie: dashboard.cookie } });
+    const response = await fetch(`${dashboard.launcher.url}/api/events?type=tool.*&limit=1000`, {
+      headers: { cookie: dashboard.cookie },
+    });
     await response.json();
     times.push(clock.now() - started);
   }
@@ -153,7 +245,9 @@ async function eventsQuery(dashboard: Dashboard): Promise<BenchRow> {
 }
 
 async function liveLatency(dashboard: Dashboard): Promise<BenchRow> {
-  const socket = new WebSocket(`${dashboard.launcher.url.replace('http', 'ws')}/api/live`, { headers: { cookie: dashboard.cookie, origin: dashboard.launcher.url } });
+  const socket = new WebSocket(`${dashboard.launcher.url.replace('http', 'ws')}/api/live`, {
+    headers: { cookie: dashboard.cookie, origin: dashboard.launcher.url },
+  });
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
   const latencies: number[] = [];
   try {
@@ -171,7 +265,9 @@ async function liveLatency(dashboard: Dashboard): Promise<BenchRow> {
 }
 
 export async function bench(): Promise<BenchRow[]> {
-  const build = spawnSync(process.execPath, [fileURLToPath(new URL('../web/build.mjs', import.meta.url))], { encoding: 'utf8' });
+  const build = spawnSync(process.execPath, [fileURLToPath(new URL('../web/build.mjs', import.meta.url))], {
+    encoding: 'utf8',
+  });
   if (build.status !== 0) throw new Error(`the dashboard bundle did not build: ${build.stderr}`);
   const dashboard = await startDashboard();
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });

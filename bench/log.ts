@@ -7,7 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { InProcessBus, draftOf, validateDraft, type Correlation, type EventDraft, type ValidDraft } from '../bus/index.js';
+import {
+  InProcessBus,
+  draftOf,
+  validateDraft,
+  type Correlation,
+  type EventDraft,
+  type ValidDraft,
+} from '../bus/index.js';
 import { EventLog } from '../store/log/event-log.js';
 import { percentile, round, type BenchRow } from './row.js';
 
@@ -24,13 +31,22 @@ const turnOf = (i: number) => `turn_${Math.floor(i / (SESSIONS * EVENTS_PER_TURN
 
 /** ~300-byte events: 100 sessions taking turns, 20 events per turn, as a busy gateway writes them. */
 function draftAt(i: number): ValidDraft {
-  return validateDraft({ type: 'provider.chunk', agent: 'main', session: sessionOf(i), turn: turnOf(i), data: { kind: 'text', delta: 'x'.repeat(120) } });
+  return validateDraft({
+    type: 'provider.chunk',
+    agent: 'main',
+    session: sessionOf(i),
+    turn: turnOf(i),
+    data: { kind: 'text', delta: 'x'.repeat(120) },
+  });
 }
 
 /** The log alone: drafts are validated before the clock starts (validation is the bus's cost, not the log's). */
 async function appendRate(log: EventLog): Promise<number> {
   const template = draftAt(0);
-  const drafts = Array.from({ length: EVENTS }, (_, i) => ({ ...template, session: sessionOf(i), turn: turnOf(i) }) as ValidDraft);
+  const drafts = Array.from(
+    { length: EVENTS },
+    (_, i) => ({ ...template, session: sessionOf(i), turn: turnOf(i) }) as ValidDraft,
+  );
   const started = performance.now();
   for (let i = 0; i < EVENTS; i++) {
     log.append(drafts[i]!);
@@ -54,28 +70,114 @@ export function turnDrafts(i: number): EventDraft[] {
   const keys: Correlation = { agent: 'main', session, turn };
   const sessionActor = { actor: `session:${session}`, machine: 'session' };
   const turnActor = { actor: `turn:${turn}`, machine: 'turn' };
-  const moved = (from: string | undefined, to: string, event: string): EventDraft => ({ ...keys, type: 'actor.transitioned', data: { ...turnActor, ...(from ? { from } : {}), to, event } });
+  const moved = (from: string | undefined, to: string, event: string): EventDraft => ({
+    ...keys,
+    type: 'actor.transitioned',
+    data: { ...turnActor, ...(from ? { from } : {}), to, event },
+  });
   const call = { id: 'c1', name: 'todo', arguments: { action: 'read' } };
-  const history = Array.from({ length: 5 }, (_, n) => [{ role: 'user' as const, content: `turn ${n}` }, { role: 'assistant' as const, content: 'done', tool_calls: [] }]).flat();
-  const settings = { model_name: 'fast', stream: false, max_tool_iterations: 20, loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 } };
+  const history = Array.from({ length: 5 }, (_, n) => [
+    { role: 'user' as const, content: `turn ${n}` },
+    { role: 'assistant' as const, content: 'done', tool_calls: [] },
+  ]).flat();
+  const settings = {
+    model_name: 'fast',
+    stream: false,
+    max_tool_iterations: 20,
+    loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 },
+  };
   const drafts: EventDraft[] = [
-    { agent: 'main', session, type: 'actor.transitioned', data: { ...sessionActor, from: 'idle', to: 'running', event: 'RECEIVED', context: { queued: 0 } } },
-    { ...keys, type: 'turn.started', data: { message_id: `m${i}`, channel: 'cli', chat: 'direct:s1', text: `turn ${i}`, session_key: 'v=1|agent=main|channel=cli|account=default|chat=direct:s1', settings } },
+    {
+      agent: 'main',
+      session,
+      type: 'actor.transitioned',
+      data: { ...sessionActor, from: 'idle', to: 'running', event: 'RECEIVED', context: { queued: 0 } },
+    },
+    {
+      ...keys,
+      type: 'turn.started',
+      data: {
+        message_id: `m${i}`,
+        channel: 'cli',
+        chat: 'direct:s1',
+        text: `turn ${i}`,
+        session_key: 'v=1|agent=main|channel=cli|account=default|chat=direct:s1',
+        settings,
+      },
+    },
     moved(undefined, 'building_prompt', 'xstate.init'),
-    { ...keys, type: 'prompt.built', data: { system: `## Identity\n\n${'You are Tern, a helpful assistant. '.repeat(48)}`, messages: [...history, { role: 'user', content: `turn ${i}` }], tools: ['read_file', 'write_file', 'edit_file', 'append_file', 'list_dir', 'search_files', 'exec', 'web_search', 'web_fetch', 'load_image', 'cron', 'todo'] } },
-    { ...keys, type: 'provider.requested', data: { model_name: 'fast', stream: false, iteration: 1, message_count: 11 } },
+    {
+      ...keys,
+      type: 'prompt.built',
+      data: {
+        system: `## Identity\n\n${'You are Tern, a helpful assistant. '.repeat(48)}`,
+        messages: [...history, { role: 'user', content: `turn ${i}` }],
+        tools: [
+          'read_file',
+          'write_file',
+          'edit_file',
+          'append_file',
+          'list_dir',
+          'search_files',
+          'exec',
+          'web_search',
+          'web_fetch',
+          'load_image',
+          'cron',
+          'todo',
+        ],
+      },
+    },
+    {
+      ...keys,
+      type: 'provider.requested',
+      data: { model_name: 'fast', stream: false, iteration: 1, message_count: 11 },
+    },
     moved('building_prompt', 'calling_model', 'PROMPT_BUILT'),
-    { ...keys, type: 'provider.responded', data: { text: '', tool_calls: [call], usage: { input_tokens: 1, output_tokens: 1 }, finish_reason: 'tool_calls', iteration: 1 } },
+    {
+      ...keys,
+      type: 'provider.responded',
+      data: {
+        text: '',
+        tool_calls: [call],
+        usage: { input_tokens: 1, output_tokens: 1 },
+        finish_reason: 'tool_calls',
+        iteration: 1,
+      },
+    },
     moved('calling_model', 'running_tools.running_tool', 'MODEL_ANSWERED'),
     { ...keys, type: 'tool.requested', data: { call_id: 'c1', name: 'todo', arguments: { action: 'read' } } },
-    { ...keys, type: 'tool.completed', data: { call_id: 'c1', name: 'todo', ok: true, content: '{"todos":[],"total_count":0,"message":"No plan yet."}' } },
-    { ...keys, type: 'provider.requested', data: { model_name: 'fast', stream: false, iteration: 2, message_count: 13 } },
+    {
+      ...keys,
+      type: 'tool.completed',
+      data: { call_id: 'c1', name: 'todo', ok: true, content: '{"todos":[],"total_count":0,"message":"No plan yet."}' },
+    },
+    {
+      ...keys,
+      type: 'provider.requested',
+      data: { model_name: 'fast', stream: false, iteration: 2, message_count: 13 },
+    },
     moved('running_tools.running_tool', 'calling_model', 'TOOL_RAN'),
-    { ...keys, type: 'provider.responded', data: { text: 'done', tool_calls: [], usage: { input_tokens: 1, output_tokens: 1 }, finish_reason: 'stop', iteration: 2 } },
+    {
+      ...keys,
+      type: 'provider.responded',
+      data: {
+        text: 'done',
+        tool_calls: [],
+        usage: { input_tokens: 1, output_tokens: 1 },
+        finish_reason: 'stop',
+        iteration: 2,
+      },
+    },
     { ...keys, type: 'turn.completed', data: { reply: 'done', iterations: 2 } },
     moved('calling_model', 'done', 'MODEL_ANSWERED'),
     { ...keys, type: 'actor.stopped', data: { ...turnActor, reason: 'completed' } },
-    { agent: 'main', session, type: 'actor.transitioned', data: { ...sessionActor, from: 'running', to: 'idle', event: 'FINISHED', context: { queued: 0 } } },
+    {
+      agent: 'main',
+      session,
+      type: 'actor.transitioned',
+      data: { ...sessionActor, from: 'running', to: 'idle', event: 'FINISHED', context: { queued: 0 } },
+    },
   ];
   // Rebuilt as publishers build drafts: spread-built ones take a slow V8 path (bus/draft.ts) that publishers avoid.
   return drafts.map(({ type, data, ...keys }) => draftOf(keys, type, data as never));
@@ -86,7 +188,11 @@ async function busEventCpu(dir: string): Promise<number> {
   const log = EventLog.open(join(dir, 'bus-sessions'));
   const bus = new InProcessBus(log);
   // A gateway's usual listeners: a projection of everything and two watchers of single types.
-  const subscriptions = [bus.events$.subscribe(() => {}), bus.on('provider.requested').subscribe(() => {}), bus.on('turn.completed').subscribe(() => {})];
+  const subscriptions = [
+    bus.events$.subscribe(() => {}),
+    bus.on('provider.requested').subscribe(() => {}),
+    bus.on('turn.completed').subscribe(() => {}),
+  ];
   const turns = Array.from({ length: BUS_DRAFTED }, (_, i) => turnDrafts(i));
   const publish = async (count: number) => {
     for (let i = 0; i < count; i++) {
@@ -108,7 +214,11 @@ async function busEventCpu(dir: string): Promise<number> {
 }
 
 async function followLatency(log: EventLog): Promise<number[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./follow-child.ts', import.meta.url)), log.dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('./follow-child.ts', import.meta.url)), log.dir],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const latencies: number[] = [];
   let text = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -119,7 +229,9 @@ async function followLatency(log: EventLog): Promise<number[]> {
   });
   await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
   for (let i = 0; i < FOLLOW_SAMPLES; i++) {
-    log.append(validateDraft({ type: 'heartbeat.ticked', at: Date.now(), data: { outcome: 'skipped', reason: 'bench' } }));
+    log.append(
+      validateDraft({ type: 'heartbeat.ticked', at: Date.now(), data: { outcome: 'skipped', reason: 'bench' } }),
+    );
     await sleep(5 + (i % 7));
   }
   const deadline = Date.now() + 5000;

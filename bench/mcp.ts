@@ -10,20 +10,41 @@ import { Bm25Index } from '../adapters/mcp/bm25.js';
 import { McpManager } from '../adapters/mcp/manager.js';
 import { percentile, round, type BenchRow } from './row.js';
 
-const everything = fileURLToPath(new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
+const everything = fileURLToPath(
+  new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
+);
 const VERBS = ['get', 'list', 'create', 'update', 'delete', 'search', 'sync', 'export'];
-const NOUNS = ['issue', 'file', 'user', 'invoice', 'calendar', 'message', 'ticket', 'report', 'image', 'repository', 'page', 'record'];
+const NOUNS = [
+  'issue',
+  'file',
+  'user',
+  'invoice',
+  'calendar',
+  'message',
+  'ticket',
+  'report',
+  'image',
+  'repository',
+  'page',
+  'record',
+];
 const CALLS = 300;
 
 function median(samples: number[]): number {
-  return percentile([...samples].sort((a, b) => a - b), 50);
+  return percentile(
+    [...samples].sort((a, b) => a - b),
+    50,
+  );
 }
 
 function bm25Ms(): number {
   const documents = Array.from({ length: 1000 }, (_, i) => {
     const verb = VERBS[i % VERBS.length]!;
     const noun = NOUNS[(i * 7) % NOUNS.length]!;
-    return { id: `mcp_server${i % 20}_${verb}_${noun}_${i}`, text: `${verb}_${noun}_${i} ${verb} a ${noun} in workspace ${i % 50} with options and filters` };
+    return {
+      id: `mcp_server${i % 20}_${verb}_${noun}_${i}`,
+      text: `${verb}_${noun}_${i} ${verb} a ${noun} in workspace ${i % 50} with options and filters`,
+    };
   });
   const samples = Array.from({ length: 50 }, () => {
     const started = performance.now();
@@ -64,7 +85,9 @@ async function callOverheadMs(): Promise<number> {
     home,
   });
   try {
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [everything, 'stdio'], stderr: 'ignore' }));
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [everything, 'stdio'], stderr: 'ignore' }),
+    );
     manager.start();
     await manager.settled('everything');
     return await pairedOverhead(

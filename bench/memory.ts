@@ -27,10 +27,34 @@ function random(): number {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 }
 /** 20,000 made-up words of three or four syllables, drawn by Zipf's law (the n-th most common with weight 1/n). */
-const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'be', 'da', 'fu', 'go', 'ha', 'je', 'pi', 'zo', 'wan', 'tor', 'mel', 'kis'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ne',
+  'ru',
+  'sa',
+  'ti',
+  'vo',
+  'be',
+  'da',
+  'fu',
+  'go',
+  'ha',
+  'je',
+  'pi',
+  'zo',
+  'wan',
+  'tor',
+  'mel',
+  'kis',
+];
 const WORDS = Array.from({ length: 20_000 }, (_, i) => {
   const digits = [i % 20, Math.floor(i / 20) % 20, Math.floor(i / 400) % 20, Math.floor(i / 8000)];
-  return digits.slice(0, i < 8000 ? 3 : 4).map((d) => SYLLABLES[d]!).join('');
+  return digits
+    .slice(0, i < 8000 ? 3 : 4)
+    .map((d) => SYLLABLES[d]!)
+    .join('');
 });
 const CUMULATIVE: number[] = [];
 for (let i = 0, sum = 0; i < WORDS.length; i++) CUMULATIVE.push((sum += 1 / (i + 1)));
@@ -46,10 +70,33 @@ function word(): string {
   return WORDS[low]!;
 }
 /** Every other word is a common English one, as in chat messages. */
-const COMMON = ['the', 'I', 'you', 'to', 'a', 'and', 'it', 'is', 'in', 'that', 'what', 'about', 'my', 'for', 'on', 'we'];
-const sentence = (n: number) => Array.from({ length: n }, (_, i) => (i % 2 ? COMMON[Math.floor(random() * COMMON.length)]! : word())).join(' ');
+const COMMON = [
+  'the',
+  'I',
+  'you',
+  'to',
+  'a',
+  'and',
+  'it',
+  'is',
+  'in',
+  'that',
+  'what',
+  'about',
+  'my',
+  'for',
+  'on',
+  'we',
+];
+const sentence = (n: number) =>
+  Array.from({ length: n }, (_, i) => (i % 2 ? COMMON[Math.floor(random() * COMMON.length)]! : word())).join(' ');
 
-const settings = { model_name: 'fast', stream: false, max_tool_iterations: 20, loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 } };
+const settings = {
+  model_name: 'fast',
+  stream: false,
+  max_tool_iterations: 20,
+  loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 },
+};
 
 function turnDrafts(i: number, start: number): ValidDraft[] {
   const chat = `chat-${i % CHATS}`;
@@ -58,8 +105,29 @@ function turnDrafts(i: number, start: number): ValidDraft[] {
   const at = start + Math.floor((i / TURNS) * YEAR_MS);
   const message_id = `m${i}`;
   return [
-    validateDraft({ agent: 'main', session, type: 'message.routed', at, data: { message_id, channel: 'telegram', account: 'default', chat, sender: `user-${i % CHATS}`, text: '', session_key: chat, remote: true, media: [] } }),
-    validateDraft({ ...keys, type: 'turn.started', at, data: { message_id, channel: 'telegram', chat, text: sentence(14), session_key: chat, settings } }),
+    validateDraft({
+      agent: 'main',
+      session,
+      type: 'message.routed',
+      at,
+      data: {
+        message_id,
+        channel: 'telegram',
+        account: 'default',
+        chat,
+        sender: `user-${i % CHATS}`,
+        text: '',
+        session_key: chat,
+        remote: true,
+        media: [],
+      },
+    }),
+    validateDraft({
+      ...keys,
+      type: 'turn.started',
+      at,
+      data: { message_id, channel: 'telegram', chat, text: sentence(14), session_key: chat, settings },
+    }),
     validateDraft({ ...keys, type: 'turn.completed', at: at + 900, data: { reply: sentence(30), iterations: 1 } }),
   ];
 }
@@ -102,7 +170,17 @@ async function child(workspace: string): Promise<void> {
     recall.search(query, viewer, 6);
     times.push(performance.now() - t);
   }
-  process.stdout.write(JSON.stringify({ turns: recall.turns, seconds, grown, p50: percentile(times.sort((a, b) => a - b), 50) }));
+  process.stdout.write(
+    JSON.stringify({
+      turns: recall.turns,
+      seconds,
+      grown,
+      p50: percentile(
+        times.sort((a, b) => a - b),
+        50,
+      ),
+    }),
+  );
   log.close();
 }
 
@@ -110,10 +188,17 @@ export async function bench(): Promise<BenchRow[]> {
   const workspace = mkdtempSync(join(tmpdir(), 'tern-bench-memory-'));
   try {
     mkdirSync(join(workspace, 'memory'));
-    writeFileSync(join(workspace, 'memory', 'MEMORY.md'), `# Memory\n\n${Array.from({ length: 40 }, () => sentence(20)).join('\n\n')}\n`);
+    writeFileSync(
+      join(workspace, 'memory', 'MEMORY.md'),
+      `# Memory\n\n${Array.from({ length: 40 }, () => sentence(20)).join('\n\n')}\n`,
+    );
     await writeLog(join(workspace, 'sessions'));
     const out = await new Promise<string>((resolve, reject) => {
-      const proc = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', workspace], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const proc = spawn(
+        process.execPath,
+        ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', workspace],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
       let text = '';
       proc.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
       proc.on('error', reject);

@@ -23,17 +23,38 @@ export async function bench(): Promise<BenchRow[]> {
   const vendor = await startVendorServer();
   writeConfig(home.home, vendor.url);
   ensureWorkspace(home.workspace);
-  const runtime = Runtime.start({ loaded: loadConfig({ env: home.env }), env: home.env, command: 'bench', logError: () => {} });
+  const runtime = Runtime.start({
+    loaded: loadConfig({ env: home.env }),
+    env: home.env,
+    command: 'bench',
+    logError: () => {},
+  });
   try {
     const key = sessionKeyOf({ agent: 'main', channel: 'cli', dimensions: [['chat', 'direct:bench']] });
-    const send = (text: string) => runtime.ask({ agent: 'main', session_key: key, channel: 'cli', account: 'default', chat: 'direct:bench', sender: 'bench', message_id: `m_${text}`, text, remote: false, media: [] });
+    const send = (text: string) =>
+      runtime.ask({
+        agent: 'main',
+        session_key: key,
+        channel: 'cli',
+        account: 'default',
+        chat: 'direct:bench',
+        sender: 'bench',
+        message_id: `m_${text}`,
+        text,
+        remote: false,
+        media: [],
+      });
     vendor.reply(completion({ content: 'pong' }), completion({ content: 'Noted.' }));
     await send('ping');
     await send('What time is it?');
     const [first, second] = vendor.requests.map((r) => r.body);
     return [
       { name: 'prompt.ping_request_bytes', value: first!.length, unit: 'bytes' },
-      { name: 'prompt.cacheable_prefix_ratio', value: round(commonPrefix(first!, second!) / second!.length, 3), unit: 'ratio' },
+      {
+        name: 'prompt.cacheable_prefix_ratio',
+        value: round(commonPrefix(first!, second!) / second!.length, 3),
+        unit: 'ratio',
+      },
     ];
   } finally {
     await runtime.close();

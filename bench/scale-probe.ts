@@ -21,7 +21,9 @@ const EVENT_BYTES = 600;
 const WINDOW = 2_000;
 
 const rssMb = (pid: number): number => {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))!;
   return Number(line.split(/\s+/)[1]) / 1024;
 };
 

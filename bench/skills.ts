@@ -11,7 +11,10 @@ const WARM = 2000;
 const WORDS = ['weather', 'calendar', 'invoice', 'github', 'notes', 'pdf', 'slack', 'email', 'docker', 'sql'];
 
 function median(samples: number[]): number {
-  return percentile([...samples].sort((a, b) => a - b), 50);
+  return percentile(
+    [...samples].sort((a, b) => a - b),
+    50,
+  );
 }
 
 async function registry(offset: number): Promise<RegistryServer> {
@@ -30,7 +33,15 @@ export async function bench(): Promise<BenchRow[]> {
   try {
     const config = validateConfig({
       version: 2,
-      tools: { skills: { registries: { clawhub: { enabled: false }, github: { enabled: false }, ...Object.fromEntries(servers.map((s, i) => [`r${i}`, { base_url: s.url }])) } } },
+      tools: {
+        skills: {
+          registries: {
+            clawhub: { enabled: false },
+            github: { enabled: false },
+            ...Object.fromEntries(servers.map((s, i) => [`r${i}`, { base_url: s.url }])),
+          },
+        },
+      },
     });
     if (!config.ok) throw new Error(config.problems.join('; '));
     const { search } = skillServices(config.config.tools.skills, { workspace: '/nonexistent', global: '/nonexistent' });

@@ -31,7 +31,9 @@ const RATIO_RUNS = Number(process.env.SOAK_RATIO_RUNS ?? 5);
 const progress = (line: string): void => void process.stderr.write(`soak: ${line}\n`);
 
 async function instantModel(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench', 'instant-model.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench', 'instant-model.ts')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     child.once('error', reject);
     child.stdout!.once('data', (line: Buffer) => resolve(line.toString().trim()));
@@ -45,13 +47,20 @@ interface Gateway {
 }
 
 /** `tern gateway` on `home` with one Telegram bot; resolves once `/ready`, with the engine loaded. */
-async function startGateway(bin: string, home: TempHome, modelUrl: string, emulator: TelegramEmulator): Promise<Gateway> {
+async function startGateway(
+  bin: string,
+  home: TempHome,
+  modelUrl: string,
+  emulator: TelegramEmulator,
+): Promise<Gateway> {
   const port = await freePort();
   writeConfig(home.home, modelUrl);
   const config = JSON.parse(readFileSync(join(home.home, 'config.json'), 'utf8')) as Record<string, unknown>;
   config.gateway = { port };
   config.heartbeat = { enabled: false };
-  config.channel_list = { telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1 } } };
+  config.channel_list = {
+    telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1 } },
+  };
   writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
   const child = spawn(bin, ['gateway'], { env: home.env, stdio: 'ignore' });
   await untilReady(port, performance.now(), 'the gateway');
@@ -103,7 +112,8 @@ function drive(emulator: TelegramEmulator, chats: number[], total: number, depth
     const started = performance.now();
     const onReply = (): void => {
       answered++;
-      if (answered % 2000 === 0) progress(`${answered} of ${total} turns in ${Math.round((performance.now() - started) / 1000)} s`);
+      if (answered % 2000 === 0)
+        progress(`${answered} of ${total} turns in ${Math.round((performance.now() - started) / 1000)} s`);
       const last = emulator.server.storage.botMessages.at(-1);
       if (answered >= total) {
         emulator.server.off('AddedBotMessage', onReply);
@@ -118,7 +128,11 @@ function drive(emulator: TelegramEmulator, chats: number[], total: number, depth
 }
 
 /** One turn in `chat` on a running gateway: its CPU (ms) and the process's RSS (MB) after it. */
-async function oneTurn(emulator: TelegramEmulator, gateway: Gateway, chat: number): Promise<{ cpu: number; rss: number }> {
+async function oneTurn(
+  emulator: TelegramEmulator,
+  gateway: Gateway,
+  chat: number,
+): Promise<{ cpu: number; rss: number }> {
   const pid = gateway.child.pid!;
   const before = cpuMs(pid);
   const replies = emulator.botMessages(TOKEN, chat).length;
@@ -158,7 +172,10 @@ async function historyRatio(bin: string, modelUrl: string): Promise<{ cpu: numbe
     const old: Array<{ cpu: number; rss: number }> = [];
     const fresh: Array<{ cpu: number; rss: number }> = [];
     for (let run = 0; run < RATIO_RUNS; run++) {
-      for (const [chat, into] of [[LONG, old], [8000 + run, fresh]] as const) {
+      for (const [chat, into] of [
+        [LONG, old],
+        [8000 + run, fresh],
+      ] as const) {
         const gateway = await startGateway(bin, home, modelUrl, emulator);
         try {
           into.push(await oneTurn(emulator, gateway, chat));
@@ -167,10 +184,17 @@ async function historyRatio(bin: string, modelUrl: string): Promise<{ cpu: numbe
         }
       }
     }
-    const median = (values: number[]): number => percentile([...values].sort((a, b) => a - b), 50);
+    const median = (values: number[]): number =>
+      percentile(
+        [...values].sort((a, b) => a - b),
+        50,
+      );
     progress(`first turns, long session: ${old.map((m) => `${round(m.cpu)} ms ${round(m.rss, 1)} MB`).join(', ')}`);
     progress(`first turns, new session: ${fresh.map((m) => `${round(m.cpu)} ms ${round(m.rss, 1)} MB`).join(', ')}`);
-    return { cpu: median(old.map((m) => m.cpu)) / median(fresh.map((m) => m.cpu)), rss: median(old.map((m) => m.rss)) / median(fresh.map((m) => m.rss)) };
+    return {
+      cpu: median(old.map((m) => m.cpu)) / median(fresh.map((m) => m.cpu)),
+      rss: median(old.map((m) => m.rss)) / median(fresh.map((m) => m.rss)),
+    };
   } finally {
     await emulator.stop();
     home.remove();
@@ -181,7 +205,12 @@ export async function bench(): Promise<BenchRow[]> {
   const bin = bundleCli(join(root, '.tern-bench', 'soak'));
   const model = await instantModel();
   try {
-    const spread = await rssAfter(bin, model.url, Array.from({ length: SESSIONS }, (_, i) => 6000 + i), 1);
+    const spread = await rssAfter(
+      bin,
+      model.url,
+      Array.from({ length: SESSIONS }, (_, i) => 6000 + i),
+      1,
+    );
     const single = await rssAfter(bin, model.url, [6500], PIPELINE);
     const ratio = await historyRatio(bin, model.url);
     return [

@@ -18,7 +18,12 @@ export async function bench(): Promise<BenchRow[]> {
   const model = await instantModel(['--spawn']);
   writeConfig(home.home, model.url);
   ensureWorkspace(home.workspace);
-  const runtime = Runtime.start({ loaded: loadConfig({ env: home.env }), env: home.env, command: 'bench', logError: () => {} });
+  const runtime = Runtime.start({
+    loaded: loadConfig({ env: home.env }),
+    env: home.env,
+    command: 'bench',
+    logError: () => {},
+  });
   const agent = runtime.agent();
   let spawnedAt = 0;
   let overhead: ((ms: number) => void) | undefined;
@@ -28,18 +33,27 @@ export async function bench(): Promise<BenchRow[]> {
   runtime.bus.on('provider.requested').subscribe((e) => {
     if (e.task !== undefined && e.data.iteration === 1) overhead?.(performance.now() - spawnedAt);
   });
-  const ended = (): Promise<void> => new Promise((resolve) => {
-    const subscription = runtime.bus.on('subagent.ended').subscribe(() => {
-      subscription.unsubscribe();
-      resolve();
+  const ended = (): Promise<void> =>
+    new Promise((resolve) => {
+      const subscription = runtime.bus.on('subagent.ended').subscribe(() => {
+        subscription.unsubscribe();
+        resolve();
+      });
     });
-  });
   const once = async (i: number): Promise<number> => {
     const measured = new Promise<number>((resolve) => (overhead = resolve));
     const done = ended();
     await runtime.ask({
-      agent: agent.id, session_key: sessionKeyOf({ agent: agent.id, channel: 'cli', dimensions: [['chat', `direct:s${i % 10}`]] }),
-      channel: 'cli', account: 'default', chat: `direct:s${i % 10}`, sender: 'bench', message_id: `m${i}`, text: `task ${i}`, remote: false, media: [],
+      agent: agent.id,
+      session_key: sessionKeyOf({ agent: agent.id, channel: 'cli', dimensions: [['chat', `direct:s${i % 10}`]] }),
+      channel: 'cli',
+      account: 'default',
+      chat: `direct:s${i % 10}`,
+      sender: 'bench',
+      message_id: `m${i}`,
+      text: `task ${i}`,
+      remote: false,
+      media: [],
     });
     const ms = await measured;
     await done;

@@ -17,7 +17,15 @@ const EXEC_RUNS = 40;
 const EXEC_WARMUP = 5;
 
 /** The paths a turn typically names: plain, nested, missing, through a link, protected, outside. */
-const PATHS = ['notes.md', 'src/deep/a/b/c/file.ts', 'missing/new.txt', 'link/file.ts', '.env', '../outside.txt', '/etc/passwd'];
+const PATHS = [
+  'notes.md',
+  'src/deep/a/b/c/file.ts',
+  'missing/new.txt',
+  'link/file.ts',
+  '.env',
+  '../outside.txt',
+  '/etc/passwd',
+];
 
 function pathCheckMicros(policy: SandboxPolicy): number {
   const sandbox = new Sandbox(policy);
@@ -32,7 +40,12 @@ function pathCheckMicros(policy: SandboxPolicy): number {
     }
     samples.push((performance.now() - started) * 1000);
   }
-  return round(percentile(samples.sort((a, b) => a - b), 50));
+  return round(
+    percentile(
+      samples.sort((a, b) => a - b),
+      50,
+    ),
+  );
 }
 
 function fillWorkspace(workspace: string): void {
@@ -52,13 +65,28 @@ async function searchMillis(policy: SandboxPolicy): Promise<number> {
     const started = performance.now();
     const result = await registry.execute('search_files', { pattern: 'needle = true' }, context);
     samples.push(performance.now() - started);
-    if (!result.ok || result.content.split('\n').length !== 40) throw new Error(`search_files bench found the wrong matches: ${result.content.slice(0, 200)}`);
+    if (!result.ok || result.content.split('\n').length !== 40)
+      throw new Error(`search_files bench found the wrong matches: ${result.content.slice(0, 200)}`);
   }
-  return round(percentile(samples.sort((a, b) => a - b), 50));
+  return round(
+    percentile(
+      samples.sort((a, b) => a - b),
+      50,
+    ),
+  );
 }
 
 function benchContext(workspace: string): ToolContext {
-  return { agent: 'bench', session: 'sk_v1_bench', sessionKey: 'bench', channel: 'cli', chat: 'bench', remote: false, workspace, signal: new AbortController().signal };
+  return {
+    agent: 'bench',
+    session: 'sk_v1_bench',
+    sessionKey: 'bench',
+    channel: 'cli',
+    chat: 'bench',
+    remote: false,
+    workspace,
+    signal: new AbortController().signal,
+  };
 }
 
 /** The whole exec tool call (guard, sandbox set-up, the command, the output filter) for `echo hi`. */
@@ -71,7 +99,12 @@ async function execMillis(policy: SandboxPolicy, isolation: ExecOptions['isolati
     if (i >= EXEC_WARMUP) samples.push(performance.now() - started);
     if (!result.ok || result.content !== 'hi\n') throw new Error(`exec bench (${isolation}) got: ${result.content}`);
   }
-  return round(percentile(samples.sort((a, b) => a - b), 50));
+  return round(
+    percentile(
+      samples.sort((a, b) => a - b),
+      50,
+    ),
+  );
 }
 
 export async function bench(): Promise<BenchRow[]> {
@@ -87,7 +120,11 @@ export async function bench(): Promise<BenchRow[]> {
     fillWorkspace(workspace);
     return [
       { name: 'tools.path_check_us', value: pathCheck, unit: 'µs (p50 per sandbox check)' },
-      { name: 'tools.search_files_10k_ms', value: await searchMillis(policy), unit: 'ms (p50, regex over 10,000 files)' },
+      {
+        name: 'tools.search_files_10k_ms',
+        value: await searchMillis(policy),
+        unit: 'ms (p50, regex over 10,000 files)',
+      },
       { name: 'tools.exec_plain_ms', value: execPlain, unit: 'ms (p50 of exec "echo hi", isolation off)' },
       { name: 'tools.exec_isolated_ms', value: execIsolated, unit: 'ms (p50 of exec "echo hi" inside bubblewrap)' },
     ];

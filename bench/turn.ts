@@ -43,10 +43,18 @@ function logMapMb(logFile: string): number | undefined {
   return round(kb / 1024, 1);
 }
 
-
 function message(text: string, session: string): SessionRequest {
   const session_key = sessionKeyOf({ agent: 'main', channel: 'cli', dimensions: [['chat', `direct:${session}`]] });
-  return { agent: 'main', session_key, channel: 'cli', chat: `direct:${session}`, sender: 'bench', message_id: `m${Math.random()}`, text, remote: false };
+  return {
+    agent: 'main',
+    session_key,
+    channel: 'cli',
+    chat: `direct:${session}`,
+    sender: 'bench',
+    message_id: `m${Math.random()}`,
+    text,
+    remote: false,
+  };
 }
 
 export async function bench(): Promise<BenchRow[]> {
@@ -54,7 +62,12 @@ export async function bench(): Promise<BenchRow[]> {
   const model = await instantModel();
   writeConfig(home.home, model.url);
   ensureWorkspace(home.workspace);
-  const runtime = Runtime.start({ loaded: loadConfig({ env: home.env }), env: home.env, command: 'bench', logError: () => {} });
+  const runtime = Runtime.start({
+    loaded: loadConfig({ env: home.env }),
+    env: home.env,
+    command: 'bench',
+    logError: () => {},
+  });
   let modelMs = 0;
   const asked = new Map<string, number>();
   runtime.bus.on('provider.requested').subscribe((e) => asked.set(e.turn!, performance.now()));
@@ -63,7 +76,8 @@ export async function bench(): Promise<BenchRow[]> {
     asked.delete(e.turn!);
   });
   const turn = (session: string, i: number) => runtime.ask(message(`turn ${i}`, session));
-  const concurrentRound = (prefix: string, i: number) => Promise.all(Array.from({ length: CONCURRENT_SESSIONS }, (_, s) => turn(`${prefix}${s}`, i)));
+  const concurrentRound = (prefix: string, i: number) =>
+    Promise.all(Array.from({ length: CONCURRENT_SESSIONS }, (_, s) => turn(`${prefix}${s}`, i)));
   try {
     for (let i = 0; i < 50; i++) await turn(`warm${i % 5}`, i);
     const overheads: number[] = [];
@@ -77,7 +91,8 @@ export async function bench(): Promise<BenchRow[]> {
     for (let round = 0; round < CONCURRENT_WARMUP_ROUNDS; round++) await concurrentRound('c', round);
     const started = performance.now();
     const cpuBefore = process.cpuUsage();
-    for (let round = 0; round < CONCURRENT_ROUNDS; round++) await concurrentRound('c', CONCURRENT_WARMUP_ROUNDS + round);
+    for (let round = 0; round < CONCURRENT_ROUNDS; round++)
+      await concurrentRound('c', CONCURRENT_WARMUP_ROUNDS + round);
     const perSecond = (CONCURRENT_SESSIONS * CONCURRENT_ROUNDS) / ((performance.now() - started) / 1000);
     const cpu = process.cpuUsage(cpuBefore);
     const cpuPerTurnMs = (cpu.user + cpu.system) / 1000 / (CONCURRENT_SESSIONS * CONCURRENT_ROUNDS);
@@ -92,7 +107,8 @@ export async function bench(): Promise<BenchRow[]> {
     collectGarbage();
     const { rss, heapUsed } = process.memoryUsage();
     const logMap = logMapMb(join(home.sessions, 'data.mdb'));
-    const growthPer1k = baseline.turns > 0 ? (heapUsed - baseline.heap) / 1024 / ((LEAK_TURNS - baseline.turns) / 1000) : 0;
+    const growthPer1k =
+      baseline.turns > 0 ? (heapUsed - baseline.heap) / 1024 / ((LEAK_TURNS - baseline.turns) / 1000) : 0;
     return [
       { name: 'turn.overhead_p50_ms', value: round(percentile(overheads, 50)), unit: 'ms' },
       { name: 'turn.overhead_p99_ms', value: round(percentile(overheads, 99)), unit: 'ms' },

@@ -16,7 +16,13 @@ export type GatewayStatus =
 export type ChartTransition = { event: string; target?: string; guards: string[] };
 
 /** A state chart as the machines page draws it: nested states in definition order, each with its moves. */
-export type ChartNode = { key: string; initial?: string; final: boolean; states: ChartNode[]; transitions: ChartTransition[] };
+export type ChartNode = {
+  key: string;
+  initial?: string;
+  final: boolean;
+  states: ChartNode[];
+  transitions: ChartTransition[];
+};
 
 export type Move = { from?: string; to: string; event: string; at: number; seq: number };
 
@@ -65,14 +71,25 @@ export type Step =
   | { kind: 'text'; text: string }
   | { kind: 'tool'; call_id: string; name: string; arguments: string; ok?: boolean; content?: string; chars?: number };
 
-export type TranscriptMessage = { seq: number; at: number; turn?: string; message: ChatMessage; outcome?: 'completed' | 'stopped' | 'failed' };
+export type TranscriptMessage = {
+  seq: number;
+  at: number;
+  turn?: string;
+  message: ChatMessage;
+  outcome?: 'completed' | 'stopped' | 'failed';
+};
 
 /**
  * A session's conversation as the model sees it (the history projection its prompts are built from, so
  * `/clear` and summaries apply), each message with its turn, and each turn's steps. The web chat's history
  * has no session until its first turn.
  */
-export type Transcript = { session: string | null; summary: string | null; messages: TranscriptMessage[]; steps: Record<string, Step[]> };
+export type Transcript = {
+  session: string | null;
+  summary: string | null;
+  messages: TranscriptMessage[];
+  steps: Record<string, Step[]>;
+};
 
 /** One session as the Sessions page lists it: who and where, how much, and when it was last active. */
 export type SessionRow = {
@@ -119,7 +136,13 @@ export type SessionDetail = Transcript & { about: SessionRow; turns: TurnRow[] }
 type Bar = { label: string; start: number; end: number; ms: number; ok: boolean };
 
 /** A model call's tokens as its answer reported them, and their cost (absent when the model has no price). */
-export type CallUsage = { input_tokens: number; cached_input_tokens: number; output_tokens: number; reasoning_tokens: number; cost_usd?: number };
+export type CallUsage = {
+  input_tokens: number;
+  cached_input_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  cost_usd?: number;
+};
 
 /**
  * One bar of a turn's waterfall; times are ms from `turn.started`. `prompt` is the time spent building the
@@ -131,19 +154,39 @@ export type Span =
   | (Bar & { kind: 'model'; model: string; iteration: number; tool_calls: number; usage?: CallUsage; error?: string })
   | (Bar & { kind: 'chunks'; count: number })
   | (Bar & { kind: 'tool'; call_id: string; name: string; arguments: string; result_chars: number; error?: string })
-  | (Bar & { kind: 'subagent'; task: string; agent: string; mode: 'spawn' | 'subagent'; turn?: string; outcome: string });
+  | (Bar & {
+      kind: 'subagent';
+      task: string;
+      agent: string;
+      mode: 'spawn' | 'subagent';
+      turn?: string;
+      outcome: string;
+    });
 
 /**
  * A subagent a turn started, for the turn view: its bar and its own turn's spans (times from the parent turn's
  * start), under the parent's `call` that started it, with the subagents it started in turn.
  */
-export type ChildTimelineView = { task: string; call?: string; bar: Extract<Span, { kind: 'subagent' }>; spans: Span[]; children: ChildTimelineView[] };
+export type ChildTimelineView = {
+  task: string;
+  call?: string;
+  bar: Extract<Span, { kind: 'subagent' }>;
+  spans: Span[];
+  children: ChildTimelineView[];
+};
 
 /** A turn's answers summed, as `tern replay --json` gives them: tokens, cost, the models that answered and those without a price. */
 export type TurnUsageView = Omit<UsageRowView, 'key'> & { models: string[]; unpriced_models: string[] };
 
 /** `GET /api/turns/:id`: the turn's events, its waterfall's spans, its subagents' timelines and its usage. */
-export type TurnView = { turn: string; session?: string; events: Envelope[]; spans: Span[]; children: ChildTimelineView[]; usage: TurnUsageView };
+export type TurnView = {
+  turn: string;
+  session?: string;
+  events: Envelope[];
+  spans: Span[];
+  children: ChildTimelineView[];
+  usage: TurnUsageView;
+};
 
 /**
  * What a rerun reports: the replay actor's answer; where it diverges, `seq` is the recorded event at `index`
@@ -151,7 +194,13 @@ export type TurnView = { turn: string; session?: string; events: Envelope[]; spa
  */
 export type Rerun =
   | { identical: true; compared: number }
-  | { identical: false; index: number; seq?: number; expected?: { type: string; data: unknown }; actual?: { type: string; data: unknown } };
+  | {
+      identical: false;
+      index: number;
+      seq?: number;
+      expected?: { type: string; data: unknown };
+      actual?: { type: string; data: unknown };
+    };
 
 /** One row of `/api/usage`, as `tern usage --json` prints it: a day, an hour, an agent, a session, a model, or the total. */
 export type UsageRowView = {
@@ -175,7 +224,14 @@ export type UsageRowView = {
 };
 
 /** One budget limit of one agent and how much of it the local day or month has spent. */
-export type BudgetView = { agent: string; period: 'daily' | 'monthly'; span: string; limit_usd: number; spent_usd: number; source: string };
+export type BudgetView = {
+  agent: string;
+  period: 'daily' | 'monthly';
+  span: string;
+  limit_usd: number;
+  spent_usd: number;
+  source: string;
+};
 
 /**
  * `GET /api/usage?since&by`: the rows (days and hours as local `2026-11-26` / `2026-11-26 14:00`, oldest first), the

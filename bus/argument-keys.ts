@@ -12,7 +12,8 @@ export function argumentKeys(args: Record<string, unknown>): ArgumentKeys {
   return { keys, count: keys.length };
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * `data` with every tool call's `arguments` (a tool request, the calls in a model's answer or a prompt's history, a

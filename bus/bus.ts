@@ -93,7 +93,10 @@ export class InProcessBus implements Bus {
   private readonly waiting = new Map<WorkGroup, Envelope[]>();
   readonly events$: Observable<Envelope> = this.subject.asObservable();
 
-  constructor(private readonly sequencer: Sequencer = memorySequencer(), private readonly options: BusOptions = {}) {}
+  constructor(
+    private readonly sequencer: Sequencer = memorySequencer(),
+    private readonly options: BusOptions = {},
+  ) {}
 
   publish<T extends EventType>(draft: EventDraft<T>): Envelope<T> {
     const accepted = acceptDraft(draft);
@@ -151,7 +154,10 @@ export class InProcessBus implements Bus {
     return this.sequencer.health?.() ?? LOG_OK;
   }
 
-  request<D extends EventType, T extends EventType, R>(draft: EventDraft<D>, options: RequestOptions<T, R>): Promise<R> {
+  request<D extends EventType, T extends EventType, R>(
+    draft: EventDraft<D>,
+    options: RequestOptions<T, R>,
+  ): Promise<R> {
     return busRequest(this, draft, options);
   }
 

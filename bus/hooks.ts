@@ -55,7 +55,9 @@ export interface Hook {
 }
 
 /** One ask of an in-process hook: the input, and `decide` to answer it (once; later answers are ignored). */
-export type HookAsk<P extends HookPoint> = HookInputAt<P> & { decide(decision: HookDecision | Promise<HookDecision>): void };
+export type HookAsk<P extends HookPoint> = HookInputAt<P> & {
+  decide(decision: HookDecision | Promise<HookDecision>): void;
+};
 
 /** In-process hooks (plugins): a handler per point, and `event` for every bus event the hook observes. */
 export type HookEvents = { [P in HookPoint]: HookAsk<P> } & { event: Envelope };
@@ -63,7 +65,9 @@ export type HookEvents = { [P in HookPoint]: HookAsk<P> } & { event: Envelope };
 export type Hooks = Emitter<HookEvents>;
 
 // mitt ships ESM at run time but CommonJS-shaped typings; this names the factory's real signature.
-const mitt = mittModule as unknown as <E extends Record<EventType, unknown>>(all?: Map<keyof E, Handler[]>) => Emitter<E>;
+const mitt = mittModule as unknown as <E extends Record<EventType, unknown>>(
+  all?: Map<keyof E, Handler[]>,
+) => Emitter<E>;
 
 export function createHooks(): Hooks {
   return mitt<HookEvents>();
@@ -75,7 +79,12 @@ const handles = (emitter: Hooks, type: keyof HookEvents): boolean => (emitter.al
  * A plugin's emitter as a hook. A point with a handler is intercepted; the first decision a handler gives wins,
  * sync or async; a handler that throws fails the ask. Events reach `event` handlers synchronously.
  */
-export function emitterHook(name: string, priority: number, emitter: Hooks, observes: (type: string) => boolean = () => true): Hook {
+export function emitterHook(
+  name: string,
+  priority: number,
+  emitter: Hooks,
+  observes: (type: string) => boolean = () => true,
+): Hook {
   return {
     name,
     priority,
@@ -84,13 +93,16 @@ export function emitterHook(name: string, priority: number, emitter: Hooks, obse
     observe: async (event) => emitter.emit('event', event),
     decide: (input, signal) =>
       new Promise<HookDecision>((resolve, reject) => {
-        const onAbort = (): void => reject(signal.reason instanceof Error ? signal.reason : new Error('the hook gave no decision in time'));
+        const onAbort = (): void =>
+          reject(signal.reason instanceof Error ? signal.reason : new Error('the hook gave no decision in time'));
         signal.addEventListener('abort', onAbort, { once: true });
         let decided = false;
         const decide = (decision: HookDecision | Promise<HookDecision>): void => {
           if (decided) return;
           decided = true;
-          Promise.resolve(decision).then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+          Promise.resolve(decision)
+            .then(resolve, reject)
+            .finally(() => signal.removeEventListener('abort', onAbort));
         };
         try {
           (emitter.emit as (type: HookPoint, ask: unknown) => void)(input.point, Object.assign({}, input, { decide }));

@@ -14,7 +14,13 @@ function describe(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }
 export function validateDraft<T extends EventType>(draft: EventDraft<T>): ValidDraft<T> {
   const type: string = draft.type;
   if (!isEventType(type)) throw new InvalidEventError(type, ['unknown event type']);
-  const keys = correlationSchema().safeParse({ agent: draft.agent, session: draft.session, turn: draft.turn, parent: draft.parent, task: draft.task });
+  const keys = correlationSchema().safeParse({
+    agent: draft.agent,
+    session: draft.session,
+    turn: draft.turn,
+    parent: draft.parent,
+    task: draft.task,
+  });
   if (!keys.success) throw new InvalidEventError(type, describe(keys.error.issues));
   const parsed = eventCatalogue[type]().safeParse(draft.data);
   if (!parsed.success) throw new InvalidEventError(type, describe(parsed.error.issues));
@@ -37,7 +43,9 @@ export function acceptDraft<T extends EventType>(draft: EventDraft<T>): ValidDra
   if (checking) {
     const parsed = validateDraft(draft);
     if (!isDeepStrictEqual(parsed.data, draft.data)) {
-      throw new InvalidEventError(type, [`the draft's data is not its schema's output: ${JSON.stringify(draft.data)} parses to ${JSON.stringify(parsed.data)}`]);
+      throw new InvalidEventError(type, [
+        `the draft's data is not its schema's output: ${JSON.stringify(draft.data)} parses to ${JSON.stringify(parsed.data)}`,
+      ]);
     }
   }
   return Object.assign({}, draft) as ValidDraft<T>;

@@ -18,7 +18,9 @@ export type WorkGroup = keyof typeof WORK_GROUPS;
 export type WorkType<G extends WorkGroup> = (typeof WORK_GROUPS)[G][number];
 
 const groupOfType = new Map<string, WorkGroup>(
-  (Object.entries(WORK_GROUPS) as Array<[WorkGroup, readonly string[]]>).flatMap(([group, types]) => types.map((type) => [type, group] as const)),
+  (Object.entries(WORK_GROUPS) as Array<[WorkGroup, readonly string[]]>).flatMap(([group, types]) =>
+    types.map((type) => [type, group] as const),
+  ),
 );
 
 /** The group whose work this event is, if any. */

@@ -77,7 +77,10 @@ export const agentMachine = setup({
     serving: {
       on: {
         MESSAGE: [
-          { guard: { type: 'isOpen', params: ({ event }) => event.message }, actions: { type: 'deliver', params: ({ event }) => event.message } },
+          {
+            guard: { type: 'isOpen', params: ({ event }) => event.message },
+            actions: { type: 'deliver', params: ({ event }) => event.message },
+          },
           {
             actions: [
               { type: 'openSession', params: ({ event }) => event.message },

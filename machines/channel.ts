@@ -78,12 +78,27 @@ export const channelMachine = setup({
   states: {
     stopped: { on: { START: 'starting' } },
     starting: {
-      entry: spawnChild('link', { id: 'link', input: ({ context }) => ({ name: context.name, kind: context.kind, account: context.account, backoff: context.backoff }) }),
+      entry: spawnChild('link', {
+        id: 'link',
+        input: ({ context }) => ({
+          name: context.name,
+          kind: context.kind,
+          account: context.account,
+          backoff: context.backoff,
+        }),
+      }),
       on: {
         CONNECTED: { target: 'connected', actions: ['connected', 'announceConnected'] },
         FAILED: [
-          { guard: { type: 'lasting', params: ({ event }) => event }, target: 'refused', actions: ['stopLink', { type: 'refused', params: ({ event }) => event }, 'announceRefused'] },
-          { target: 'failed', actions: ['stopLink', { type: 'failed', params: ({ event }) => event }, 'announceFailed'] },
+          {
+            guard: { type: 'lasting', params: ({ event }) => event },
+            target: 'refused',
+            actions: ['stopLink', { type: 'refused', params: ({ event }) => event }, 'announceRefused'],
+          },
+          {
+            target: 'failed',
+            actions: ['stopLink', { type: 'failed', params: ({ event }) => event }, 'announceFailed'],
+          },
         ],
         MESSAGE: { actions: { type: 'accept', params: ({ event }) => event } },
       },
@@ -93,8 +108,15 @@ export const channelMachine = setup({
         // A connection that came back after a drop the link rode out.
         CONNECTED: { actions: 'announceConnected' },
         FAILED: [
-          { guard: { type: 'lasting', params: ({ event }) => event }, target: 'refused', actions: ['stopLink', { type: 'refused', params: ({ event }) => event }, 'announceRefused'] },
-          { target: 'failed', actions: ['stopLink', { type: 'failed', params: ({ event }) => event }, 'announceFailed'] },
+          {
+            guard: { type: 'lasting', params: ({ event }) => event },
+            target: 'refused',
+            actions: ['stopLink', { type: 'refused', params: ({ event }) => event }, 'announceRefused'],
+          },
+          {
+            target: 'failed',
+            actions: ['stopLink', { type: 'failed', params: ({ event }) => event }, 'announceFailed'],
+          },
         ],
         MESSAGE: { actions: { type: 'accept', params: ({ event }) => event } },
       },

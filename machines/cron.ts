@@ -51,7 +51,11 @@ export const cronMachine = setup({
     },
     running: {
       on: {
-        FINISHED: [{ guard: 'runsAgain', target: 'scheduled' }, { guard: 'keptDisabled', target: 'disabled' }, { target: 'done' }],
+        FINISHED: [
+          { guard: 'runsAgain', target: 'scheduled' },
+          { guard: 'keptDisabled', target: 'disabled' },
+          { target: 'done' },
+        ],
       },
     },
     disabled: {

@@ -121,275 +121,269 @@ function channelChildren(children: Record<string, AnyActorRef | undefined>): Any
  * Every effect is an actor or action the host provides.
  */
 export const gatewayMachine = setup({
-    types: {
-      input: {} as GatewayInput,
-      context: {} as GatewayContext,
-      events: {} as GatewayEvent,
-    },
-    actors: {
-      start: fromPromise<StartOutput>(async () => ({ channels: [] })),
-      dispatcher: fromCallback(() => undefined),
-      outbox: fromCallback(() => undefined),
-      channel: channelMachine,
-      /** Sends `REPORTED` once every channel has reported. */
-      readiness: fromCallback(() => undefined),
-      /** Sends `ENGINE_WANTED` when work is routed before the engine has loaded. */
-      demand: fromCallback(() => undefined),
-      engine: fromPromise<Engine>(async () => {
-        throw new Error('no engine provided');
-      }),
-      services: fromCallback(() => undefined),
-      heartbeat: fromCallback(() => undefined),
-      cron: fromCallback(() => undefined),
-      configWatch: fromCallback(() => undefined),
-      /** Resolves once the instances of the named channels have stopped. */
-      channelsStopped: fromPromise<void, { names: readonly string[] }>(async () => undefined),
-      drain: fromPromise<void, { signal?: string }>(async () => undefined),
-      /** After the channels have stopped: what is left closes (the health server, pending deliveries). */
-      close: fromPromise<void, { names: readonly string[] }>(async () => undefined),
-    },
-    actions: {
-      started: () => {},
-      engineLoaded: () => {},
-      engineFailed: () => {},
-      backgroundStarted: () => {},
-      /** A reload's channels have restarted: `context.changed` holds the config paths it changed. */
-      reloaded: () => {},
-      scheduleChanged: () => {},
-      /** A reload's config replaces the last; the channels it starts join those an earlier reload still waits with. */
-      takeReload: assign(({ context, event }) => {
-        if (event.type !== 'RELOAD') return {};
-        return {
-          loaded: event.loaded,
-          pending: [...context.pending.filter((spec) => !event.restart.includes(spec.name)), ...event.start],
-          changed: [...context.changed, ...event.changed],
-        };
-      }),
-      /** Each channel stopped here moves to `stopped` first, so the board shows where it ended. */
-      stopChannels: enqueueActions(({ enqueue, self, event }) => {
-        const children = self.getSnapshot().children as Record<string, AnyActorRef | undefined>;
-        const names = event.type === 'RELOAD' ? event.restart : undefined;
-        const refs = names === undefined ? channelChildren(children) : names.map((n) => children[channelId(n)]);
-        for (const child of refs) {
-          if (!child) continue;
-          enqueue.sendTo(child, { type: 'STOP' });
-          enqueue.stopChild(child);
-        }
-      }),
-      /** The channels the start or a reload asked for, or the plugins' kinds, each spawned and started. */
-      spawnChannels: enqueueActions(({ enqueue, context, event }) => {
-        const specs = 'output' in event ? startOutput(event.output)?.channels ?? context.pending
-          : event.type === 'ADD_CHANNELS' ? event.start : [];
-        for (const spec of specs) {
-          enqueue.spawnChild('channel', { id: channelId(spec.name), systemId: channelId(spec.name), input: spec });
-          enqueue.sendTo(channelId(spec.name), { type: 'START' });
-        }
-      }),
-    },
-    guards: {
-      scheduled: ({ context }) => context.scheduled,
-      engineWanted: ({ context }) => context.engineWanted,
-      stopWanted: ({ context }) => context.stopWanted,
-      channelsReported: stateIn({ running: { channels: 'reported' } }),
-    },
-    delays: { settle: SETTLE_MS },
-  }).createMachine({
-    id: 'gateway',
-    context: ({ input }) => ({
-      loaded: input.loaded,
-      scheduled: input.scheduled,
-      scheduleReason: '',
-      engineWanted: false,
-      pending: [],
-      changed: [],
-      stopWanted: false,
+  types: {
+    input: {} as GatewayInput,
+    context: {} as GatewayContext,
+    events: {} as GatewayEvent,
+  },
+  actors: {
+    start: fromPromise<StartOutput>(async () => ({ channels: [] })),
+    dispatcher: fromCallback(() => undefined),
+    outbox: fromCallback(() => undefined),
+    channel: channelMachine,
+    /** Sends `REPORTED` once every channel has reported. */
+    readiness: fromCallback(() => undefined),
+    /** Sends `ENGINE_WANTED` when work is routed before the engine has loaded. */
+    demand: fromCallback(() => undefined),
+    engine: fromPromise<Engine>(async () => {
+      throw new Error('no engine provided');
     }),
-    initial: 'starting',
-    invoke: { id: 'demand', src: 'demand' },
-    on: {
-      ENGINE_WANTED: { actions: assign({ engineWanted: true }) },
-    },
-    states: {
-      starting: {
-        invoke: {
-          id: 'start',
-          src: 'start',
-          onDone: {
-            target: 'running',
-            actions: [
-              assign({ health: ({ event }) => event.output.health }),
-              enqueueActions(({ enqueue }) => {
-                enqueue.spawnChild('dispatcher', { id: 'dispatcher', systemId: 'dispatcher' });
-                enqueue.spawnChild('outbox', { id: 'outbox', systemId: 'outbox' });
-              }),
-              'spawnChannels',
-            ],
-          },
-          onError: { target: 'stopped', actions: assign({ failure: ({ event }) => event.error }) },
-        },
-      },
-      running: {
-        type: 'parallel',
-        entry: 'started',
-        invoke: [
-          { id: 'services', systemId: 'services', src: 'services' },
-          { id: 'configWatch', systemId: 'configWatch', src: 'configWatch' },
-        ],
-        on: {
-          STOP: [
-            // A loading engine is waited for, so the drain has it (and closes it) rather than leaving it behind.
-            {
-              guard: stateIn({ running: { engine: 'loading' } }),
-              actions: assign({ signal: ({ event }) => event.signal, stopWanted: true }),
-            },
-            { target: 'draining', actions: assign({ signal: ({ event }) => event.signal }) },
+    services: fromCallback(() => undefined),
+    heartbeat: fromCallback(() => undefined),
+    cron: fromCallback(() => undefined),
+    configWatch: fromCallback(() => undefined),
+    /** Resolves once the instances of the named channels have stopped. */
+    channelsStopped: fromPromise<void, { names: readonly string[] }>(async () => undefined),
+    drain: fromPromise<void, { signal?: string }>(async () => undefined),
+    /** After the channels have stopped: what is left closes (the health server, pending deliveries). */
+    close: fromPromise<void, { names: readonly string[] }>(async () => undefined),
+  },
+  actions: {
+    started: () => {},
+    engineLoaded: () => {},
+    engineFailed: () => {},
+    backgroundStarted: () => {},
+    /** A reload's channels have restarted: `context.changed` holds the config paths it changed. */
+    reloaded: () => {},
+    scheduleChanged: () => {},
+    /** A reload's config replaces the last; the channels it starts join those an earlier reload still waits with. */
+    takeReload: assign(({ context, event }) => {
+      if (event.type !== 'RELOAD') return {};
+      return {
+        loaded: event.loaded,
+        pending: [...context.pending.filter((spec) => !event.restart.includes(spec.name)), ...event.start],
+        changed: [...context.changed, ...event.changed],
+      };
+    }),
+    /** Each channel stopped here moves to `stopped` first, so the board shows where it ended. */
+    stopChannels: enqueueActions(({ enqueue, self, event }) => {
+      const children = self.getSnapshot().children as Record<string, AnyActorRef | undefined>;
+      const names = event.type === 'RELOAD' ? event.restart : undefined;
+      const refs = names === undefined ? channelChildren(children) : names.map((n) => children[channelId(n)]);
+      for (const child of refs) {
+        if (!child) continue;
+        enqueue.sendTo(child, { type: 'STOP' });
+        enqueue.stopChild(child);
+      }
+    }),
+    /** The channels the start or a reload asked for, or the plugins' kinds, each spawned and started. */
+    spawnChannels: enqueueActions(({ enqueue, context, event }) => {
+      const specs =
+        'output' in event
+          ? (startOutput(event.output)?.channels ?? context.pending)
+          : event.type === 'ADD_CHANNELS'
+            ? event.start
+            : [];
+      for (const spec of specs) {
+        enqueue.spawnChild('channel', { id: channelId(spec.name), systemId: channelId(spec.name), input: spec });
+        enqueue.sendTo(channelId(spec.name), { type: 'START' });
+      }
+    }),
+  },
+  guards: {
+    scheduled: ({ context }) => context.scheduled,
+    engineWanted: ({ context }) => context.engineWanted,
+    stopWanted: ({ context }) => context.stopWanted,
+    channelsReported: stateIn({ running: { channels: 'reported' } }),
+  },
+  delays: { settle: SETTLE_MS },
+}).createMachine({
+  id: 'gateway',
+  context: ({ input }) => ({
+    loaded: input.loaded,
+    scheduled: input.scheduled,
+    scheduleReason: '',
+    engineWanted: false,
+    pending: [],
+    changed: [],
+    stopWanted: false,
+  }),
+  initial: 'starting',
+  invoke: { id: 'demand', src: 'demand' },
+  on: {
+    ENGINE_WANTED: { actions: assign({ engineWanted: true }) },
+  },
+  states: {
+    starting: {
+      invoke: {
+        id: 'start',
+        src: 'start',
+        onDone: {
+          target: 'running',
+          actions: [
+            assign({ health: ({ event }) => event.output.health }),
+            enqueueActions(({ enqueue }) => {
+              enqueue.spawnChild('dispatcher', { id: 'dispatcher', systemId: 'dispatcher' });
+              enqueue.spawnChild('outbox', { id: 'outbox', systemId: 'outbox' });
+            }),
+            'spawnChannels',
           ],
-          ADD_CHANNELS: { actions: 'spawnChannels' },
         },
-        states: {
-          channels: {
-            initial: 'reporting',
-            states: {
-              reporting: { invoke: { id: 'readiness', src: 'readiness' }, on: { REPORTED: 'settling' } },
-              settling: { after: { settle: 'reported' } },
-              reported: { entry: ['backgroundStarted', assign({ engineWanted: true })] },
-            },
-          },
-          engine: {
-            initial: 'idle',
-            states: {
-              idle: { always: { guard: 'engineWanted', target: 'loading' } },
-              loading: {
-                invoke: {
-                  id: 'engine',
-                  src: 'engine',
-                  onDone: {
-                    target: 'loaded',
-                    actions: [
-                      assign({ engine: ({ event }) => event.output }),
-                      'engineLoaded',
-                    ],
-                  },
-                  onError: {
-                    target: 'failed',
-                    actions: [
-                      assign({ engineFailure: ({ event }) => event.error }),
-                      'engineFailed',
-                    ],
-                  },
-                },
-              },
-              loaded: { always: { guard: 'stopWanted', target: '#gateway.draining' } },
-              failed: { always: { guard: 'stopWanted', target: '#gateway.draining' } },
-            },
-          },
-          schedule: {
-            initial: 'choosing',
-            on: {
-              SCHEDULE: [
-                {
-                  guard: ({ context, event }) => context.scheduled !== event.on,
-                  target: '.choosing',
-                  actions: [
-                    assign({ scheduled: ({ event }) => event.on, scheduleReason: ({ event }) => event.reason }),
-                    'scheduleChanged',
-                  ],
-                },
-              ],
-            },
-            states: {
-              choosing: { always: [{ guard: 'scheduled', target: 'on' }, { target: 'off' }] },
-              on: {
-                invoke: { id: 'heartbeat', systemId: 'heartbeat', src: 'heartbeat' },
-                initial: 'waiting',
-                states: {
-                  // Cron opens its store and reads its jobs once the channels have reported: a job due at start
-                  // finds its channel connected.
-                  waiting: { always: { guard: 'channelsReported', target: 'cron' } },
-                  cron: {
-                    invoke: {
-                      id: 'cron',
-                      systemId: 'cron',
-                      src: 'cron',
-                      input: ({ context }) => ({ reason: context.scheduleReason }),
-                    },
-                  },
-                },
-              },
-              off: {},
-            },
-          },
-          config: {
-            initial: 'idle',
-            states: {
-              idle: {
-                on: {
-                  RELOAD: { target: 'reloading', actions: ['takeReload', 'stopChannels'] },
-                },
-              },
-              reloading: {
-                // A state of the `config` region, so reentering it leaves the other regions be.
-                on: {
-                  RELOAD: {
-                    target: 'reloading',
-                    reenter: true,
-                    actions: ['takeReload', 'stopChannels'],
-                  },
-                },
-                invoke: {
-                  id: 'channelsStopped',
-                  src: 'channelsStopped',
-                  // A reload that came while another waited also waits for the stops that one started.
-                  input: ({ context, event }) => {
-                    const restart = event.type === 'RELOAD' ? event.restart : [];
-                    return { names: [...new Set([...restart, ...context.pending.map((s) => s.name)])] };
-                  },
-                  onDone: {
-                    target: 'idle',
-                    actions: [
-                      'spawnChannels',
-                      'reloaded',
-                      assign({ pending: [], changed: [] }),
-                    ],
-                  },
-                },
-              },
-            },
-          },
-        },
+        onError: { target: 'stopped', actions: assign({ failure: ({ event }) => event.error }) },
       },
-      draining: {
-        initial: 'turns',
-        states: {
-          turns: {
-            invoke: {
-              id: 'drain',
-              src: 'drain',
-              input: ({ context }) => ({ signal: context.signal }),
-              onDone: 'children',
-              onError: 'children',
-            },
-          },
-          children: {
-            entry: [
-              enqueueActions(({ enqueue }) => {
-                enqueue.stopChild('dispatcher');
-                enqueue.stopChild('outbox');
-              }),
-              'stopChannels',
-            ],
-            invoke: {
-              id: 'close',
-              src: 'close',
-              input: ({ self }) => ({ names: channelNames(self.getSnapshot().children) }),
-              onDone: '#gateway.stopped',
-              onError: '#gateway.stopped',
-            },
-          },
-        },
-      },
-      stopped: { type: 'final' },
     },
+    running: {
+      type: 'parallel',
+      entry: 'started',
+      invoke: [
+        { id: 'services', systemId: 'services', src: 'services' },
+        { id: 'configWatch', systemId: 'configWatch', src: 'configWatch' },
+      ],
+      on: {
+        STOP: [
+          // A loading engine is waited for, so the drain has it (and closes it) rather than leaving it behind.
+          {
+            guard: stateIn({ running: { engine: 'loading' } }),
+            actions: assign({ signal: ({ event }) => event.signal, stopWanted: true }),
+          },
+          { target: 'draining', actions: assign({ signal: ({ event }) => event.signal }) },
+        ],
+        ADD_CHANNELS: { actions: 'spawnChannels' },
+      },
+      states: {
+        channels: {
+          initial: 'reporting',
+          states: {
+            reporting: { invoke: { id: 'readiness', src: 'readiness' }, on: { REPORTED: 'settling' } },
+            settling: { after: { settle: 'reported' } },
+            reported: { entry: ['backgroundStarted', assign({ engineWanted: true })] },
+          },
+        },
+        engine: {
+          initial: 'idle',
+          states: {
+            idle: { always: { guard: 'engineWanted', target: 'loading' } },
+            loading: {
+              invoke: {
+                id: 'engine',
+                src: 'engine',
+                onDone: {
+                  target: 'loaded',
+                  actions: [assign({ engine: ({ event }) => event.output }), 'engineLoaded'],
+                },
+                onError: {
+                  target: 'failed',
+                  actions: [assign({ engineFailure: ({ event }) => event.error }), 'engineFailed'],
+                },
+              },
+            },
+            loaded: { always: { guard: 'stopWanted', target: '#gateway.draining' } },
+            failed: { always: { guard: 'stopWanted', target: '#gateway.draining' } },
+          },
+        },
+        schedule: {
+          initial: 'choosing',
+          on: {
+            SCHEDULE: [
+              {
+                guard: ({ context, event }) => context.scheduled !== event.on,
+                target: '.choosing',
+                actions: [
+                  assign({ scheduled: ({ event }) => event.on, scheduleReason: ({ event }) => event.reason }),
+                  'scheduleChanged',
+                ],
+              },
+            ],
+          },
+          states: {
+            choosing: { always: [{ guard: 'scheduled', target: 'on' }, { target: 'off' }] },
+            on: {
+              invoke: { id: 'heartbeat', systemId: 'heartbeat', src: 'heartbeat' },
+              initial: 'waiting',
+              states: {
+                // Cron opens its store and reads its jobs once the channels have reported: a job due at start
+                // finds its channel connected.
+                waiting: { always: { guard: 'channelsReported', target: 'cron' } },
+                cron: {
+                  invoke: {
+                    id: 'cron',
+                    systemId: 'cron',
+                    src: 'cron',
+                    input: ({ context }) => ({ reason: context.scheduleReason }),
+                  },
+                },
+              },
+            },
+            off: {},
+          },
+        },
+        config: {
+          initial: 'idle',
+          states: {
+            idle: {
+              on: {
+                RELOAD: { target: 'reloading', actions: ['takeReload', 'stopChannels'] },
+              },
+            },
+            reloading: {
+              // A state of the `config` region, so reentering it leaves the other regions be.
+              on: {
+                RELOAD: {
+                  target: 'reloading',
+                  reenter: true,
+                  actions: ['takeReload', 'stopChannels'],
+                },
+              },
+              invoke: {
+                id: 'channelsStopped',
+                src: 'channelsStopped',
+                // A reload that came while another waited also waits for the stops that one started.
+                input: ({ context, event }) => {
+                  const restart = event.type === 'RELOAD' ? event.restart : [];
+                  return { names: [...new Set([...restart, ...context.pending.map((s) => s.name)])] };
+                },
+                onDone: {
+                  target: 'idle',
+                  actions: ['spawnChannels', 'reloaded', assign({ pending: [], changed: [] })],
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    draining: {
+      initial: 'turns',
+      states: {
+        turns: {
+          invoke: {
+            id: 'drain',
+            src: 'drain',
+            input: ({ context }) => ({ signal: context.signal }),
+            onDone: 'children',
+            onError: 'children',
+          },
+        },
+        children: {
+          entry: [
+            enqueueActions(({ enqueue }) => {
+              enqueue.stopChild('dispatcher');
+              enqueue.stopChild('outbox');
+            }),
+            'stopChannels',
+          ],
+          invoke: {
+            id: 'close',
+            src: 'close',
+            input: ({ self }) => ({ names: channelNames(self.getSnapshot().children) }),
+            onDone: '#gateway.stopped',
+            onError: '#gateway.stopped',
+          },
+        },
+      },
+    },
+    stopped: { type: 'final' },
+  },
 });
 
 /** What the start handed over, read from the event that ended `starting` (none from any other event). */
@@ -403,5 +397,7 @@ function startOutput(output: unknown): StartOutput | undefined {
 }
 
 function channelNames(children: Record<string, AnyActorRef | undefined>): string[] {
-  return Object.keys(children).filter((id) => id.startsWith('channel:')).map((id) => id.slice('channel:'.length));
+  return Object.keys(children)
+    .filter((id) => id.startsWith('channel:'))
+    .map((id) => id.slice('channel:'.length));
 }

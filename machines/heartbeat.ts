@@ -14,11 +14,19 @@ export type HeartbeatSkip = 'disabled' | 'no_tasks' | 'busy';
  * What became of a run's answer, for its log line: `none` when there was nothing to send (`HEARTBEAT_OK`, no active
  * chat); else as the gateway's send reports it (a send outcome, spelled here because machines import no adapters).
  */
-export type HeartbeatAnswer = { kind: 'none' } | { kind: 'sent' } | { kind: 'relayed'; to: string } | { kind: 'not_delivered'; reason: string };
+export type HeartbeatAnswer =
+  | { kind: 'none' }
+  | { kind: 'sent' }
+  | { kind: 'relayed'; to: string }
+  | { kind: 'not_delivered'; reason: string };
 
 export const heartbeatBoard: Board<unknown> = { id: () => 'heartbeat' };
 
-const skip = (reason: HeartbeatSkip) => ({ target: 'waiting' as const, reenter: true, actions: { type: 'skipped' as const, params: { reason } } });
+const skip = (reason: HeartbeatSkip) => ({
+  target: 'waiting' as const,
+  reenter: true,
+  actions: { type: 'skipped' as const, params: { reason } },
+});
 
 /**
  * `stopped` → `waiting` ⇄ `running`, or `disabled` while `heartbeat.enabled` is false; `STOP` ends any of them.

@@ -45,7 +45,10 @@ function nextStreak(context: LoopDetectionContext, event: LoopDetectionEvent): n
   return Math.min(repeated ? context.streak + 1 : 1, context.settings.window_size);
 }
 
-const report = (state: LoopVerdict['state']) => ({ type: 'report' as const, params: ({ context }: { context: LoopDetectionContext }) => ({ state, streak: context.streak }) });
+const report = (state: LoopVerdict['state']) => ({
+  type: 'report' as const,
+  params: ({ context }: { context: LoopDetectionContext }) => ({ state, streak: context.streak }),
+});
 
 /**
  * Identical consecutive tool calls within one turn: `normal` → `warning` at `repeat_threshold` (the turn adds
@@ -60,7 +63,11 @@ export const loopDetectionMachine = setup({
     events: {} as LoopDetectionEvent,
   },
   actions: {
-    record: assign(({ context, event }) => ({ lastCall: signature(event), lastName: event.name, streak: nextStreak(context, event) })),
+    record: assign(({ context, event }) => ({
+      lastCall: signature(event),
+      lastName: event.name,
+      streak: nextStreak(context, event),
+    })),
     resetStreak: assign({ lastCall: null, lastName: null, streak: 0 }),
     report: (_, _verdict: LoopVerdict) => {},
   },

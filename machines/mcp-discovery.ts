@@ -6,7 +6,10 @@ import { assign, setup } from 'xstate';
  * - `TURN_ENDED`: a conversational turn of the session finished.
  * - `SESSION_CLEARED`: `/clear` succeeded; nothing stays unlocked.
  */
-export type McpDiscoveryEvent = { type: 'FOUND'; tools: string[] } | { type: 'TURN_ENDED' } | { type: 'SESSION_CLEARED' };
+export type McpDiscoveryEvent =
+  | { type: 'FOUND'; tools: string[] }
+  | { type: 'TURN_ENDED' }
+  | { type: 'SESSION_CLEARED' };
 
 export interface McpDiscoveryContext {
   ttl: number;
@@ -66,7 +69,13 @@ export const mcpDiscoveryMachine = setup({
         FOUND: {
           guard: 'foundSome',
           target: 'someUnlocked',
-          actions: ['unlock', { type: 'announceUnlocked', params: ({ context, event }) => ({ tools: foundTools(event), ttl: context.ttl }) }],
+          actions: [
+            'unlock',
+            {
+              type: 'announceUnlocked',
+              params: ({ context, event }) => ({ tools: foundTools(event), ttl: context.ttl }),
+            },
+          ],
         },
       },
     },
@@ -74,7 +83,13 @@ export const mcpDiscoveryMachine = setup({
       on: {
         FOUND: {
           guard: 'foundSome',
-          actions: ['unlock', { type: 'announceUnlocked', params: ({ context, event }) => ({ tools: foundTools(event), ttl: context.ttl }) }],
+          actions: [
+            'unlock',
+            {
+              type: 'announceUnlocked',
+              params: ({ context, event }) => ({ tools: foundTools(event), ttl: context.ttl }),
+            },
+          ],
         },
         TURN_ENDED: [
           {

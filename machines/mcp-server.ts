@@ -1,6 +1,11 @@
 import { setup } from 'xstate';
 
-export type McpServerEvent = { type: 'CONNECT' } | { type: 'CONNECTED' } | { type: 'TOOLS_CHANGED' } | { type: 'FAILED' } | { type: 'STOP' };
+export type McpServerEvent =
+  | { type: 'CONNECT' }
+  | { type: 'CONNECTED' }
+  | { type: 'TOOLS_CHANGED' }
+  | { type: 'FAILED' }
+  | { type: 'STOP' };
 
 /**
  * One MCP server connection, as `adapters/mcp/connection.ts` moves it: a failure retries with backoff,

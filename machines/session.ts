@@ -127,11 +127,19 @@ export function replyKey(message: SessionMessage, turn: string | undefined): str
  * The answer to a `/stop` that found no turn running: the subagent tasks of the conversation it stopped (`tasks`,
  * recorded as a handled command), else that nothing runs.
  */
-export function nothingRunning(keys: SessionKeys, request: Envelope<'turn.stop.requested'>, tasks: number): EventDraft[] {
+export function nothingRunning(
+  keys: SessionKeys,
+  request: Envelope<'turn.stop.requested'>,
+  tasks: number,
+): EventDraft[] {
   const { message_id, reply } = request.data;
   const key = `${reply?.channel ?? 'stop'}:${message_id}:command`;
   const text = tasks > 0 ? `Stopped ${tasks} subagent task${tasks === 1 ? '' : 's'}.` : 'Nothing is running.';
-  const answer = draft({ ...keys, type: 'reply.requested', data: { message_id, outcome: 'command', text, key, ...(reply ? { reply } : {}) } });
+  const answer = draft({
+    ...keys,
+    type: 'reply.requested',
+    data: { message_id, outcome: 'command', text, key, ...(reply ? { reply } : {}) },
+  });
   if (tasks === 0) return [answer];
   return [draft({ ...keys, type: 'command.handled', data: { command: 'stop', args: '', reply: text } }), answer];
 }
@@ -172,10 +180,13 @@ const sessionSetup = setup({
     publish: (_, _draft: EventDraft) => {},
     /** A control command, answered at once by the host (its events and `reply.requested`). */
     answerNow: (_, _message: SessionMessage) => {},
-    enqueue: assign({ queue: ({ context, event }) => [...context.queue, (event as Extract<SessionEvent, { type: 'MESSAGE' }>).message] }),
+    enqueue: assign({
+      queue: ({ context, event }) => [...context.queue, (event as Extract<SessionEvent, { type: 'MESSAGE' }>).message],
+    }),
     startChildren: enqueueActions(({ context, enqueue }) => {
       enqueue.spawnChild('skillOverride', { id: 'skill' });
-      if (context.discoveryTtl !== undefined) enqueue.spawnChild('mcpDiscovery', { id: 'discovery', input: { ttl: context.discoveryTtl } });
+      if (context.discoveryTtl !== undefined)
+        enqueue.spawnChild('mcpDiscovery', { id: 'discovery', input: { ttl: context.discoveryTtl } });
     }),
     useHistory: assign((_, history: TurnHistory) => ({ history })),
     stopTurn: sendTo('turn', { type: 'STOP' }),
@@ -201,7 +212,12 @@ const startTurn = sessionSetup.createAction(
     const turn = params as PreparedTurn;
     const message = current(context);
     const off = turn.history_mode === 'off';
-    enqueue.assign({ turn, history: off ? turn.history : { ...turn.history, messages: [...turn.history.messages, { role: 'user', content: turn.message.text }] } });
+    enqueue.assign({
+      turn,
+      history: off
+        ? turn.history
+        : { ...turn.history, messages: [...turn.history.messages, { role: 'user', content: turn.message.text }] },
+    });
     enqueue({
       type: 'publish',
       params: draft({
@@ -230,7 +246,10 @@ const endTurn = sessionSetup.createAction(
   enqueueActions(({ context, enqueue }, params) => {
     const output = params as TurnOutput;
     if (output.outcome === 'aborted') {
-      enqueue({ type: 'publish', params: { ...context.turn!.keys, type: 'turn.aborted', data: { reason: context.aborted ?? 'aborted' } } });
+      enqueue({
+        type: 'publish',
+        params: { ...context.turn!.keys, type: 'turn.aborted', data: { reason: context.aborted ?? 'aborted' } },
+      });
       enqueue.assign({ reply: undefined });
       return;
     }
@@ -238,14 +257,27 @@ const endTurn = sessionSetup.createAction(
       history:
         context.turn?.history_mode === 'off'
           ? context.history
-          : { ...context.history, messages: [...context.history.messages, { role: 'assistant', content: output.reply, tool_calls: [] }] },
-      reply: { outcome: output.outcome, text: context.turn?.notice ? `${output.reply}\n\n${context.turn.notice}` : output.reply },
+          : {
+              ...context.history,
+              messages: [...context.history.messages, { role: 'assistant', content: output.reply, tool_calls: [] }],
+            },
+      reply: {
+        outcome: output.outcome,
+        text: context.turn?.notice ? `${output.reply}\n\n${context.turn.notice}` : output.reply,
+      },
     });
     enqueue({ type: 'toDiscovery', params: { type: 'TURN_ENDED' } });
     if (output.code !== 'hook_hard_abort') return;
     // A hook ended the turn with `hard_abort`: what waits behind it is dropped, not run.
     for (const waiting of context.queue.slice(1)) {
-      enqueue({ type: 'publish', params: { ...context.keys, type: 'message.dropped', data: { message_id: waiting.data.message_id, reason: 'a hook ended the turn before it with hard_abort' } } });
+      enqueue({
+        type: 'publish',
+        params: {
+          ...context.keys,
+          type: 'message.dropped',
+          data: { message_id: waiting.data.message_id, reason: 'a hook ended the turn before it with hard_abort' },
+        },
+      });
     }
     enqueue.assign({ queue: context.queue.slice(0, 1) });
   }),
@@ -266,14 +298,21 @@ const applyCommand = sessionSetup.createAction(
       if (effect.draft) enqueue({ type: 'publish', params: effect.draft });
     }
     if (effect?.type === 'clear') {
-      enqueue({ type: 'publish', params: { ...context.keys, type: 'session.cleared', data: { session_key: context.key } } });
+      enqueue({
+        type: 'publish',
+        params: { ...context.keys, type: 'session.cleared', data: { session_key: context.key } },
+      });
       enqueue.assign({ history: { messages: [] } });
       enqueue.sendTo('skill', { type: 'SESSION_CLEARED' });
       enqueue({ type: 'toDiscovery', params: { type: 'SESSION_CLEARED' } });
     }
     enqueue({
       type: 'publish',
-      params: { ...context.keys, type: 'command.handled', data: { command: output.command, args: output.args, reply: output.text } },
+      params: {
+        ...context.keys,
+        type: 'command.handled',
+        data: { command: output.command, args: output.args, reply: output.text },
+      },
     });
   }),
 );
@@ -310,7 +349,13 @@ const reply = sessionSetup.createAction(
           ...context.keys,
           ...(context.turn ? { turn: context.turn.keys.turn } : {}),
           type: 'reply.requested',
-          data: { message_id: message.data.message_id, outcome: answer.outcome, text: answer.text, key: replyKey(message, context.turn?.keys.turn), ...(target ? { reply: target } : {}) },
+          data: {
+            message_id: message.data.message_id,
+            outcome: answer.outcome,
+            text: answer.text,
+            key: replyKey(message, context.turn?.keys.turn),
+            ...(target ? { reply: target } : {}),
+          },
         }),
       });
     }
@@ -364,129 +409,195 @@ const dropFrom = (event: SessionEvent, from: 0 | 1) => ({ ...cancelOf({ event })
 
 const commandOutput = ({ event }: { event: DoneActorEvent<CommandOutput> }): CommandOutput => event.output;
 
-export const sessionMachine = sessionSetup.extend({
-  actions: { startTurn, endTurn, applyCommand, reply, abortTurn, nothingToStop, dropQueued },
-  guards: { cancelsCurrent },
-}).createMachine({
-  id: 'session',
-  context: ({ input }) => ({ ...input, queue: [], history: { messages: [] }, draining: false }),
-  entry: 'startChildren',
-  initial: 'loading',
-  on: {
-    MESSAGE: [
-      { guard: { type: 'isControl', params: ({ event }) => event.message }, actions: { type: 'answerNow', params: ({ event }) => event.message } },
-      { actions: 'enqueue' },
-    ],
-    DRAIN: { actions: 'drain' },
-    ABORT: { actions: 'drain' },
-    CANCEL: { actions: { type: 'dropQueued', params: ({ event }: { event: SessionEvent }) => dropFrom(event, 1) } },
-    STOP: { actions: { type: 'nothingToStop', params: ({ event }: { event: Extract<SessionEvent, { type: 'STOP' }> }) => event } },
-    FOUND: { actions: { type: 'toDiscovery', params: ({ event }) => event } },
-  },
-  states: {
-    loading: {
-      invoke: {
-        id: 'history',
-        src: 'loadHistory',
-        input: ({ context }) => context.keys,
-        onDone: { target: 'idle', actions: { type: 'useHistory', params: ({ event }) => event.output } },
-        onError: 'idle',
-      },
-      on: {
-        CANCEL: { actions: { type: 'dropQueued', params: ({ event }: { event: SessionEvent }) => dropFrom(event, 0) } },
-      },
-    },
-    idle: {
-      always: { guard: 'hasWork', target: 'handling' },
-      on: { EVICT: 'evicted' },
-    },
-    handling: {
-      initial: 'choosing',
-      states: {
-        choosing: {
-          always: [{ guard: { type: 'isCommand', params: ({ context }) => current(context) }, target: 'command' }, { target: 'preparing' }],
+export const sessionMachine = sessionSetup
+  .extend({
+    actions: { startTurn, endTurn, applyCommand, reply, abortTurn, nothingToStop, dropQueued },
+    guards: { cancelsCurrent },
+  })
+  .createMachine({
+    id: 'session',
+    context: ({ input }) => ({ ...input, queue: [], history: { messages: [] }, draining: false }),
+    entry: 'startChildren',
+    initial: 'loading',
+    on: {
+      MESSAGE: [
+        {
+          guard: { type: 'isControl', params: ({ event }) => event.message },
+          actions: { type: 'answerNow', params: ({ event }) => event.message },
         },
-        command: {
-          invoke: {
-            id: 'command',
-            src: 'runCommand',
-            input: ({ context, self }) => ({ keys: context.keys, message: current(context), armed: armedSkill(self) }),
-            onDone: [
-              { guard: ({ event }) => event.output.effect?.type === 'turn', target: 'preparing', actions: { type: 'applyCommand', params: commandOutput } },
-              { target: 'replying', actions: { type: 'applyCommand', params: commandOutput } },
-            ],
-            onError: { target: 'replying', actions: assign({ reply: ({ event }) => ({ outcome: 'command' as const, text: `That command failed: ${(event.error as Error)?.message ?? String(event.error)}` }) }) },
+        { actions: 'enqueue' },
+      ],
+      DRAIN: { actions: 'drain' },
+      ABORT: { actions: 'drain' },
+      CANCEL: { actions: { type: 'dropQueued', params: ({ event }: { event: SessionEvent }) => dropFrom(event, 1) } },
+      STOP: {
+        actions: {
+          type: 'nothingToStop',
+          params: ({ event }: { event: Extract<SessionEvent, { type: 'STOP' }> }) => event,
+        },
+      },
+      FOUND: { actions: { type: 'toDiscovery', params: ({ event }) => event } },
+    },
+    states: {
+      loading: {
+        invoke: {
+          id: 'history',
+          src: 'loadHistory',
+          input: ({ context }) => context.keys,
+          onDone: { target: 'idle', actions: { type: 'useHistory', params: ({ event }) => event.output } },
+          onError: 'idle',
+        },
+        on: {
+          CANCEL: {
+            actions: { type: 'dropQueued', params: ({ event }: { event: SessionEvent }) => dropFrom(event, 0) },
           },
         },
-        preparing: {
-          entry: enqueueActions(({ context, enqueue }) => {
-            // An ordinary message takes the armed skill (the input below reads it first).
-            if (!context.forced) enqueue.sendTo('skill', { type: 'MESSAGE' });
-          }),
-          invoke: {
-            id: 'prepare',
-            src: 'prepareTurn',
-            input: ({ context, self }) => {
-              const message = current(context);
-              const skill = context.forced?.skill ?? armedSkill(self) ?? undefined;
-              const text = context.forced?.text;
-              return {
+      },
+      idle: {
+        always: { guard: 'hasWork', target: 'handling' },
+        on: { EVICT: 'evicted' },
+      },
+      handling: {
+        initial: 'choosing',
+        states: {
+          choosing: {
+            always: [
+              { guard: { type: 'isCommand', params: ({ context }) => current(context) }, target: 'command' },
+              { target: 'preparing' },
+            ],
+          },
+          command: {
+            invoke: {
+              id: 'command',
+              src: 'runCommand',
+              input: ({ context, self }) => ({
                 keys: context.keys,
-                key: context.key,
-                message: text === undefined ? message : { ...message, data: { ...message.data, text } },
-                history: context.history,
-                ...(skill !== undefined ? { skill } : {}),
-              };
-            },
-            onDone: [
-              {
-                guard: ({ event }) => 'refused' in event.output,
+                message: current(context),
+                armed: armedSkill(self),
+              }),
+              onDone: [
+                {
+                  guard: ({ event }) => event.output.effect?.type === 'turn',
+                  target: 'preparing',
+                  actions: { type: 'applyCommand', params: commandOutput },
+                },
+                { target: 'replying', actions: { type: 'applyCommand', params: commandOutput } },
+              ],
+              onError: {
                 target: 'replying',
-                actions: assign({ reply: ({ event }) => ({ outcome: 'command' as const, text: 'refused' in event.output ? event.output.refused : '' }) }),
+                actions: assign({
+                  reply: ({ event }) => ({
+                    outcome: 'command' as const,
+                    text: `That command failed: ${(event.error as Error)?.message ?? String(event.error)}`,
+                  }),
+                }),
               },
-              { target: 'running', actions: { type: 'startTurn', params: ({ event }: { event: DoneActorEvent<Prepared> }) => event.output as PreparedTurn } },
-            ],
-            onError: {
-              target: 'replying',
-              actions: assign({ reply: ({ event }) => ({ outcome: 'failed' as const, text: `Sorry, this message could not be handled: ${(event.error as Error)?.message ?? String(event.error)}` }) }),
             },
           },
-          on: {
-            STOP: { target: 'replying', actions: 'stopBeforeTurn' },
-            ABORT: { target: 'replying', actions: 'drain' },
-            CANCEL: {
-              guard: { type: 'cancelsCurrent', params: cancelOf },
-              target: 'replying',
-              actions: assign({ canceled: true }),
+          preparing: {
+            entry: enqueueActions(({ context, enqueue }) => {
+              // An ordinary message takes the armed skill (the input below reads it first).
+              if (!context.forced) enqueue.sendTo('skill', { type: 'MESSAGE' });
+            }),
+            invoke: {
+              id: 'prepare',
+              src: 'prepareTurn',
+              input: ({ context, self }) => {
+                const message = current(context);
+                const skill = context.forced?.skill ?? armedSkill(self) ?? undefined;
+                const text = context.forced?.text;
+                return {
+                  keys: context.keys,
+                  key: context.key,
+                  message: text === undefined ? message : { ...message, data: { ...message.data, text } },
+                  history: context.history,
+                  ...(skill !== undefined ? { skill } : {}),
+                };
+              },
+              onDone: [
+                {
+                  guard: ({ event }) => 'refused' in event.output,
+                  target: 'replying',
+                  actions: assign({
+                    reply: ({ event }) => ({
+                      outcome: 'command' as const,
+                      text: 'refused' in event.output ? event.output.refused : '',
+                    }),
+                  }),
+                },
+                {
+                  target: 'running',
+                  actions: {
+                    type: 'startTurn',
+                    params: ({ event }: { event: DoneActorEvent<Prepared> }) => event.output as PreparedTurn,
+                  },
+                },
+              ],
+              onError: {
+                target: 'replying',
+                actions: assign({
+                  reply: ({ event }) => ({
+                    outcome: 'failed' as const,
+                    text: `Sorry, this message could not be handled: ${(event.error as Error)?.message ?? String(event.error)}`,
+                  }),
+                }),
+              },
+            },
+            on: {
+              STOP: { target: 'replying', actions: 'stopBeforeTurn' },
+              ABORT: { target: 'replying', actions: 'drain' },
+              CANCEL: {
+                guard: { type: 'cancelsCurrent', params: cancelOf },
+                target: 'replying',
+                actions: assign({ canceled: true }),
+              },
             },
           },
-        },
-        running: {
-          invoke: {
-            id: 'turn',
-            src: 'turn',
-            input: ({ context }) => context.turn!,
-            onDone: { target: 'replying', actions: { type: 'endTurn', params: ({ event }: { event: DoneActorEvent<TurnOutput> }) => event.output } },
-            onError: {
-              target: 'replying',
-              actions: assign({ reply: ({ event }) => ({ outcome: 'failed' as const, text: `Sorry, the turn failed: ${(event.error as Error)?.message ?? String(event.error)}` }) }),
+          running: {
+            invoke: {
+              id: 'turn',
+              src: 'turn',
+              input: ({ context }) => context.turn!,
+              onDone: {
+                target: 'replying',
+                actions: {
+                  type: 'endTurn',
+                  params: ({ event }: { event: DoneActorEvent<TurnOutput> }) => event.output,
+                },
+              },
+              onError: {
+                target: 'replying',
+                actions: assign({
+                  reply: ({ event }) => ({
+                    outcome: 'failed' as const,
+                    text: `Sorry, the turn failed: ${(event.error as Error)?.message ?? String(event.error)}`,
+                  }),
+                }),
+              },
+            },
+            on: {
+              STOP: { actions: 'stopTurn' },
+              ABORT: {
+                actions: [
+                  'drain',
+                  {
+                    type: 'abortTurn',
+                    params: ({ event }: { event: Extract<SessionEvent, { type: 'ABORT' }> }) => event,
+                  },
+                ],
+              },
+              CANCEL: {
+                guard: { type: 'cancelsCurrent', params: cancelOf },
+                actions: [assign({ canceled: true }), { type: 'abortTurn', params: cancelOf }],
+              },
             },
           },
-          on: {
-            STOP: { actions: 'stopTurn' },
-            ABORT: { actions: ['drain', { type: 'abortTurn', params: ({ event }: { event: Extract<SessionEvent, { type: 'ABORT' }> }) => event }] },
-            CANCEL: {
-              guard: { type: 'cancelsCurrent', params: cancelOf },
-              actions: [assign({ canceled: true }), { type: 'abortTurn', params: cancelOf }],
-            },
+          replying: {
+            entry: 'reply',
+            always: '#session.idle',
           },
-        },
-        replying: {
-          entry: 'reply',
-          always: '#session.idle',
         },
       },
+      evicted: { type: 'final' },
     },
-    evicted: { type: 'final' },
-  },
-});
+  });

@@ -49,7 +49,10 @@ export const skillOverrideMachine = setup({
   states: {
     none: {
       on: {
-        USE: [{ guard: 'withMessage', actions: 'forceForRequest' }, { target: 'armed', actions: 'arm' }],
+        USE: [
+          { guard: 'withMessage', actions: 'forceForRequest' },
+          { target: 'armed', actions: 'arm' },
+        ],
         // Most messages find nothing to clear: without a transition the snapshot is not copied.
         MESSAGE: { guard: 'skillApplies', actions: 'noOverride' },
         USE_CLEAR: { actions: 'disarm' },

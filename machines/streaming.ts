@@ -26,7 +26,12 @@ export type StreamingEvent =
  * - `answered_without_stream`: the one retry answered; send the reply the normal way.
  * - `failed_after_retry`: the retry failed too; the turn fails.
  */
-export type StreamEnding = 'streamed' | 'nothing_shown' | 'cut_after_chunk' | 'answered_without_stream' | 'failed_after_retry';
+export type StreamEnding =
+  | 'streamed'
+  | 'nothing_shown'
+  | 'cut_after_chunk'
+  | 'answered_without_stream'
+  | 'failed_after_retry';
 
 export interface StreamingContext {
   settings: StreamingInput;
@@ -39,7 +44,8 @@ export interface StreamingContext {
 }
 
 const textOf = (event: StreamingEvent): string => (event.type === 'STREAM_FAILED' ? '' : event.text);
-const atOf = (event: StreamingEvent, fallback: number): number => (event.type === 'STREAM_FAILED' ? fallback : event.at);
+const atOf = (event: StreamingEvent, fallback: number): number =>
+  event.type === 'STREAM_FAILED' ? fallback : event.at;
 const eventText = ({ event }: { event: StreamingEvent }) => ({ text: textOf(event) });
 const latestText = ({ context }: { context: StreamingContext }) => ({ text: context.latest });
 const endAs = (ending: StreamEnding) => ({ type: 'endAs' as const, params: { ending } });
@@ -69,7 +75,11 @@ export const streamingMachine = setup({
     // Placeholders: the hosting actor provides the real effects with machine.provide.
     createMessage: (_, _params: { text: string }) => {},
     updateMessage: (_, _params: { text: string }) => {},
-    markShown: assign(({ context, event }) => ({ shown: textOf(event), shownAt: atOf(event, context.shownAt), latest: textOf(event) })),
+    markShown: assign(({ context, event }) => ({
+      shown: textOf(event),
+      shownAt: atOf(event, context.shownAt),
+      latest: textOf(event),
+    })),
     markLatestShown: assign(({ context }) => ({ shown: context.latest })),
     noteLatest: assign(({ event }) => ({ latest: textOf(event) })),
     endAs: assign((_, params: { ending: StreamEnding }) => ({ ending: params.ending })),
@@ -87,9 +97,17 @@ export const streamingMachine = setup({
   states: {
     not_started: {
       on: {
-        CHUNK: { guard: 'isVisible', target: 'showing', actions: [{ type: 'createMessage', params: eventText }, 'markShown'] },
+        CHUNK: {
+          guard: 'isVisible',
+          target: 'showing',
+          actions: [{ type: 'createMessage', params: eventText }, 'markShown'],
+        },
         STREAM_DONE: [
-          { guard: 'isVisible', target: 'ended', actions: [{ type: 'createMessage', params: eventText }, 'markShown', endAs('streamed')] },
+          {
+            guard: 'isVisible',
+            target: 'ended',
+            actions: [{ type: 'createMessage', params: eventText }, 'markShown', endAs('streamed')],
+          },
           { target: 'ended', actions: endAs('nothing_shown') },
         ],
         STREAM_FAILED: 'retrying_without_stream',
@@ -100,15 +118,27 @@ export const streamingMachine = setup({
       states: { message_created: {}, message_updated: {} },
       on: {
         CHUNK: [
-          { guard: 'updateIsDue', target: '.message_updated', actions: [{ type: 'updateMessage', params: eventText }, 'markShown'] },
+          {
+            guard: 'updateIsDue',
+            target: '.message_updated',
+            actions: [{ type: 'updateMessage', params: eventText }, 'markShown'],
+          },
           { actions: 'noteLatest' },
         ],
         STREAM_DONE: [
-          { guard: 'finalIsUnshown', target: 'ended', actions: [{ type: 'updateMessage', params: eventText }, 'markShown', endAs('streamed')] },
+          {
+            guard: 'finalIsUnshown',
+            target: 'ended',
+            actions: [{ type: 'updateMessage', params: eventText }, 'markShown', endAs('streamed')],
+          },
           { target: 'ended', actions: endAs('streamed') },
         ],
         STREAM_FAILED: [
-          { guard: 'latestIsUnshown', target: 'ended', actions: [{ type: 'updateMessage', params: latestText }, 'markLatestShown', endAs('cut_after_chunk')] },
+          {
+            guard: 'latestIsUnshown',
+            target: 'ended',
+            actions: [{ type: 'updateMessage', params: latestText }, 'markLatestShown', endAs('cut_after_chunk')],
+          },
           { target: 'ended', actions: endAs('cut_after_chunk') },
         ],
       },

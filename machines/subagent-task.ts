@@ -68,7 +68,7 @@ const outcomeOf = (event: unknown): ChildOutcome => (event as { output: ChildOut
 /** The end a child's turn leads to: only a completed turn completes the task. */
 const childEnded = (outcome: ChildOutcome): { status: SubagentStatus; reason?: string } => {
   if (outcome.outcome === 'completed') return { status: 'completed' };
-  if (outcome.outcome === 'aborted') return { status: 'canceled', reason: 'the subagent\'s turn was cut off' };
+  if (outcome.outcome === 'aborted') return { status: 'canceled', reason: "the subagent's turn was cut off" };
   return { status: 'failed', reason: outcome.reply };
 };
 
@@ -100,9 +100,12 @@ export const subagentTaskMachine = setup({
     ended: (_, _params: { status: SubagentStatus }) => {},
     noteCancel: assign({ reason: ({ event }) => (event as Extract<SubagentTaskEvent, { type: 'CANCEL' }>).reason }),
     noteNoSlot: assign({
-      reason: ({ context }) => `no free subagent slot in this session within ${minutes(context.slotWaitMs)}; try again when a running task has ended`,
+      reason: ({ context }) =>
+        `no free subagent slot in this session within ${minutes(context.slotWaitMs)}; try again when a running task has ended`,
     }),
-    noteTimeout: assign({ reason: ({ context }) => `the subagent did not finish within ${minutes(context.timeoutMs)} and was stopped` }),
+    noteTimeout: assign({
+      reason: ({ context }) => `the subagent did not finish within ${minutes(context.timeoutMs)} and was stopped`,
+    }),
     noteChildEnd: assign(({ event }) => {
       const outcome = outcomeOf(event);
       const { reason } = childEnded(outcome);

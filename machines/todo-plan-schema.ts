@@ -19,16 +19,15 @@ function boundedText(maxBytes: number, description: string) {
     .describe(description);
 }
 
-export const todoPlanItemSchema = z.object({
-  id: boundedText(TODO_ID_MAX_BYTES, `Unique in the plan, nonblank, at most ${TODO_ID_MAX_BYTES} UTF-8 bytes`),
-  content: boundedText(TODO_CONTENT_MAX_BYTES, `What to do, nonblank, at most ${TODO_CONTENT_MAX_BYTES} UTF-8 bytes`),
-  status: z
-    .enum(TODO_STATUSES, { error: `must be one of ${TODO_STATUSES.join(', ')}` })
-    .default('pending'),
-  priority: z
-    .enum(TODO_PRIORITIES, { error: `must be one of ${TODO_PRIORITIES.join(', ')}` })
-    .default('medium'),
-}, { error: 'must be an object with id and content' });
+export const todoPlanItemSchema = z.object(
+  {
+    id: boundedText(TODO_ID_MAX_BYTES, `Unique in the plan, nonblank, at most ${TODO_ID_MAX_BYTES} UTF-8 bytes`),
+    content: boundedText(TODO_CONTENT_MAX_BYTES, `What to do, nonblank, at most ${TODO_CONTENT_MAX_BYTES} UTF-8 bytes`),
+    status: z.enum(TODO_STATUSES, { error: `must be one of ${TODO_STATUSES.join(', ')}` }).default('pending'),
+    priority: z.enum(TODO_PRIORITIES, { error: `must be one of ${TODO_PRIORITIES.join(', ')}` }).default('medium'),
+  },
+  { error: 'must be an object with id and content' },
+);
 
 /** A complete plan as the model writes it: it replaces the previous one; `[]` clears it. */
 export const todoPlanSchema = z
@@ -37,7 +36,12 @@ export const todoPlanSchema = z
   .superRefine((items, ctx) => {
     const seen = new Set<string>();
     items.forEach((item, index) => {
-      if (seen.has(item.id)) ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `"${item.id}" is already the id of another item; ids must be unique` });
+      if (seen.has(item.id))
+        ctx.addIssue({
+          code: 'custom',
+          path: [index, 'id'],
+          message: `"${item.id}" is already the id of another item; ids must be unique`,
+        });
       seen.add(item.id);
     });
   });
@@ -46,7 +50,8 @@ export type TodoItem = z.output<typeof todoPlanItemSchema>;
 
 /** Either the plan with defaults applied, or one line naming every bad field (`todos[2].status: …`). */
 export function parseTodoPlan(todos: unknown): { ok: true; todos: TodoItem[] } | { ok: false; problem: string } {
-  if (todos === undefined || todos === null) return { ok: false, problem: 'todos is required for write (missing or null); send [] to clear the plan' };
+  if (todos === undefined || todos === null)
+    return { ok: false, problem: 'todos is required for write (missing or null); send [] to clear the plan' };
   const parsed = todoPlanSchema.safeParse(todos, { reportInput: true });
   if (parsed.success) return { ok: true, todos: parsed.data };
   return { ok: false, problem: parsed.error.issues.map(describeIssue).join('; ') };

@@ -66,7 +66,9 @@ export const todoPlanMachine = setup({
     emptyPlan: assign({ todos: [], outcome: planOutcome([], 'Plan cleared.') }),
     discardPlan: assign({ todos: [], outcome: planOutcome([], 'Plan discarded.') }),
     reportPlan: assign(({ context }) => ({
-      outcome: context.todos.length ? planOutcome(context.todos, `Current plan: ${summary(context.todos)}.`) : noPlanYet,
+      outcome: context.todos.length
+        ? planOutcome(context.todos, `Current plan: ${summary(context.todos)}.`)
+        : noPlanYet,
     })),
     refuseInvalid: assign(({ event }) => ({
       outcome: { ok: false, error: `todo write refused, the previous plan is kept: ${writeProblem(event)}` },

@@ -88,8 +88,15 @@ export type TurnEvent = { type: 'STOP' } | { type: 'ABORT'; reason: string } | (
 
 /** The events a turn machine records. Replay compares exactly these between a recorded and a new run. */
 export const turnRecordTypes = [
-  'prompt.built', 'provider.requested', 'provider.responded', 'tool.requested', 'tool.completed',
-  'loop.warned', 'turn.completed', 'turn.stopped', 'turn.failed',
+  'prompt.built',
+  'provider.requested',
+  'provider.responded',
+  'tool.requested',
+  'tool.completed',
+  'loop.warned',
+  'turn.completed',
+  'turn.stopped',
+  'turn.failed',
 ] as const;
 type RecordType = (typeof turnRecordTypes)[number];
 export type TurnRecord = { [T in RecordType]: { type: T; data: EventData<T> } }[RecordType];
@@ -97,7 +104,9 @@ export type TurnRecord = { [T in RecordType]: { type: T; data: EventData<T> } }[
 type StopReason = EventData<'turn.stopped'>['reason'];
 
 /** How a turn ended, with its reply. An aborted turn has none. */
-type Ending = ({ reason: 'completed' | StopReason } | { reason: 'failed'; code: string; message: string }) & { reply: string };
+type Ending = ({ reason: 'completed' | StopReason } | { reason: 'failed'; code: string; message: string }) & {
+  reply: string;
+};
 
 export interface TurnContext extends TurnInput {
   system: string;
@@ -122,7 +131,10 @@ export interface TurnOutput {
 /** What failed; an error that carries its own `reply` (a hook that ended the turn) says what the user reads. */
 function failure(error: unknown): { code: string; message: string; reply?: string } {
   const { code, reply } = (error ?? {}) as { code?: unknown; reply?: unknown };
-  const found = { code: typeof code === 'string' ? code : 'unknown', message: error instanceof Error ? error.message : String(error) };
+  const found = {
+    code: typeof code === 'string' ? code : 'unknown',
+    message: error instanceof Error ? error.message : String(error),
+  };
   return typeof reply === 'string' ? Object.assign(found, { reply }) : found;
 }
 
@@ -170,20 +182,42 @@ const turnSetup = setup({
   actions: {
     record: (_, _params: TurnRecord) => {},
     // The move into `calling_model` counts its model call.
-    usePrompt: assign(({ context }, prompt: BuiltPrompt) => ({ system: prompt.system, messages: prompt.messages, iteration: context.iteration + 1 })),
+    usePrompt: assign(({ context }, prompt: BuiltPrompt) => ({
+      system: prompt.system,
+      messages: prompt.messages,
+      iteration: context.iteration + 1,
+    })),
     takeCalls: assign(({ context }, answer: ChatResponse) => {
       return {
         calls: answer.tool_calls,
-        messages: [...context.messages, { role: 'assistant' as const, content: answer.text, tool_calls: answer.tool_calls, reasoning: answer.reasoning }],
+        messages: [
+          ...context.messages,
+          {
+            role: 'assistant' as const,
+            content: answer.text,
+            tool_calls: answer.tool_calls,
+            reasoning: answer.reasoning,
+          },
+        ],
       };
     }),
     takeVerdict: assign((_, verdict: LoopVerdict) => ({ loop: { state: verdict.state, streak: verdict.streak } })),
-    showCall: sendTo('loop', ({ context }) => ({ type: 'TOOL_CALLED' as const, name: currentCall(context).name, arguments: currentCall(context).arguments })),
+    showCall: sendTo('loop', ({ context }) => ({
+      type: 'TOOL_CALLED' as const,
+      name: currentCall(context).name,
+      arguments: currentCall(context).arguments,
+    })),
     endForLoop: assign(({ context }, verdict: LoopVerdict) => ({
-      ending: { reason: 'loop_detected' as const, reply: turnTexts.loopDetected(currentCall(context).name, verdict.streak) },
+      ending: {
+        reason: 'loop_detected' as const,
+        reply: turnTexts.loopDetected(currentCall(context).name, verdict.streak),
+      },
     })),
     endForBudget: assign({
-      ending: ({ context }) => ({ reason: 'max_tool_iterations' as const, reply: turnTexts.iterationBudget(context.settings.max_tool_iterations) }),
+      ending: ({ context }) => ({
+        reason: 'max_tool_iterations' as const,
+        reply: turnTexts.iterationBudget(context.settings.max_tool_iterations),
+      }),
     }),
     endForStop: assign({ ending: { reason: 'stop_requested' as const, reply: turnTexts.stopRequested } }),
     endForFailure: assign((_, { error }: { error: unknown }) => {
@@ -191,7 +225,8 @@ const turnSetup = setup({
       return { ending: { reason: 'failed' as const, code, message, reply: reply ?? turnTexts.failed(message) } };
     }),
     startLoopDetection: enqueueActions(({ context, enqueue }) => {
-      if (context.settings.loop_detection.enabled) enqueue.spawnChild('loopDetection', { id: 'loop', input: context.settings.loop_detection });
+      if (context.settings.loop_detection.enabled)
+        enqueue.spawnChild('loopDetection', { id: 'loop', input: context.settings.loop_detection });
     }),
     countModelCall: assign({ iteration: ({ context }) => context.iteration + 1 }),
   },
@@ -199,7 +234,8 @@ const turnSetup = setup({
     loopDetectionOff: ({ context }) => !context.settings.loop_detection.enabled,
     // Read on the done event of `callModel` only (named, so the machines page shows them).
     hasToolCalls: ({ event }) => answerOf(event).tool_calls.length > 0,
-    callsUnchecked: ({ context, event }) => answerOf(event).tool_calls.length > 0 && !context.settings.loop_detection.enabled,
+    callsUnchecked: ({ context, event }) =>
+      answerOf(event).tool_calls.length > 0 && !context.settings.loop_detection.enabled,
     loopStops: (_, verdict: LoopVerdict) => verdict.state === 'stopped',
     // Asked before the call that just ran leaves `calls`.
     moreCalls: ({ context }) => context.calls.length > 1,
@@ -215,17 +251,36 @@ const completeToolAction = turnSetup.createAction(
     const shown = images?.length ? { images } : {};
     const call = currentCall(context);
     const warned = context.loop.state === 'warning';
-    if (warned) enqueue({ type: 'record', params: { type: 'loop.warned', data: { tool: call.name, count: context.loop.streak } } });
-    enqueue({ type: 'record', params: { type: 'tool.completed', data: { call_id: call.id, name: call.name, ok, content, ...shown } } });
+    if (warned)
+      enqueue({
+        type: 'record',
+        params: { type: 'loop.warned', data: { tool: call.name, count: context.loop.streak } },
+      });
+    enqueue({
+      type: 'record',
+      params: { type: 'tool.completed', data: { call_id: call.id, name: call.name, ok, content, ...shown } },
+    });
     enqueue.assign({
-      messages: [...context.messages, { role: 'tool', tool_call_id: call.id, name: call.name, content: warned ? `${content}\n\n${loopWarning(call.name, context.loop.streak)}` : content, ...shown }],
+      messages: [
+        ...context.messages,
+        {
+          role: 'tool',
+          tool_call_id: call.id,
+          name: call.name,
+          content: warned ? `${content}\n\n${loopWarning(call.name, context.loop.streak)}` : content,
+          ...shown,
+        },
+      ],
       calls: context.calls.slice(1),
     });
   }),
 );
 
 // The answer or outcome an invoked actor settled with, as the params of the guard or action that reads it.
-const takeCalls = { type: 'takeCalls', params: ({ event }: { event: DoneActorEvent<ChatResponse> }) => event.output } as const;
+const takeCalls = {
+  type: 'takeCalls',
+  params: ({ event }: { event: DoneActorEvent<ChatResponse> }) => event.output,
+} as const;
 
 /**
  * One turn: build the prompt, call the model, show each tool call it asks for to loop detection, run it, call the
@@ -254,12 +309,23 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool: completeT
       invoke: {
         id: 'prompt',
         src: 'buildPrompt',
-        input: ({ context }) => ({ keys: context.keys, message: context.message, history: context.history, skill: context.skill }),
+        input: ({ context }) => ({
+          keys: context.keys,
+          message: context.message,
+          history: context.history,
+          skill: context.skill,
+        }),
         onDone: {
           target: 'calling_model',
-          actions: [{ type: 'usePrompt', params: ({ event }) => event.output }, { type: 'record', params: ({ event }) => ({ type: 'prompt.built', data: event.output }) }],
+          actions: [
+            { type: 'usePrompt', params: ({ event }) => event.output },
+            { type: 'record', params: ({ event }) => ({ type: 'prompt.built', data: event.output }) },
+          ],
         },
-        onError: { target: 'failed', actions: { type: 'endForFailure', params: ({ event }) => ({ error: event.error }) } },
+        onError: {
+          target: 'failed',
+          actions: { type: 'endForFailure', params: ({ event }) => ({ error: event.error }) },
+        },
       },
     },
     // The transitions into this state count the model call it makes.
@@ -268,26 +334,52 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool: completeT
         type: 'record',
         params: ({ context }) => ({
           type: 'provider.requested',
-          data: { model_name: context.settings.model_name, stream: context.settings.stream, iteration: context.iteration, message_count: context.messages.length },
+          data: {
+            model_name: context.settings.model_name,
+            stream: context.settings.stream,
+            iteration: context.iteration,
+            message_count: context.messages.length,
+          },
         }),
       },
       invoke: {
         id: 'model',
         src: 'callModel',
-        input: ({ context }) => ({ keys: context.keys, settings: context.settings, call: { system: context.system, messages: context.messages, iteration: context.iteration } }),
+        input: ({ context }) => ({
+          keys: context.keys,
+          settings: context.settings,
+          call: { system: context.system, messages: context.messages, iteration: context.iteration },
+        }),
         onDone: [
-          { guard: 'callsUnchecked', target: 'running_tool', actions: [{ type: 'record', params: responded }, takeCalls] },
-          { guard: 'hasToolCalls', target: 'checking_call', actions: [{ type: 'record', params: responded }, takeCalls] },
+          {
+            guard: 'callsUnchecked',
+            target: 'running_tool',
+            actions: [{ type: 'record', params: responded }, takeCalls],
+          },
+          {
+            guard: 'hasToolCalls',
+            target: 'checking_call',
+            actions: [{ type: 'record', params: responded }, takeCalls],
+          },
           {
             target: 'done',
             actions: [
               { type: 'record', params: responded },
               assign({ ending: ({ event }) => ({ reason: 'completed' as const, reply: replyOf(event.output) }) }),
-              { type: 'record', params: ({ context }) => ({ type: 'turn.completed', data: { reply: context.ending?.reply ?? '', iterations: context.iteration } }) },
+              {
+                type: 'record',
+                params: ({ context }) => ({
+                  type: 'turn.completed',
+                  data: { reply: context.ending?.reply ?? '', iterations: context.iteration },
+                }),
+              },
             ],
           },
         ],
-        onError: { target: 'failed', actions: { type: 'endForFailure', params: ({ event }) => ({ error: event.error }) } },
+        onError: {
+          target: 'failed',
+          actions: { type: 'endForFailure', params: ({ event }) => ({ error: event.error }) },
+        },
       },
     },
     // Loop detection judges each call before it runs (with loop detection off a call goes straight to running).
@@ -295,7 +387,11 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool: completeT
       entry: 'showCall',
       on: {
         LOOP_CHECKED: [
-          { guard: { type: 'loopStops', params: ({ event }) => event }, target: 'stopped', actions: { type: 'endForLoop', params: ({ event }) => event } },
+          {
+            guard: { type: 'loopStops', params: ({ event }) => event },
+            target: 'stopped',
+            actions: { type: 'endForLoop', params: ({ event }) => event },
+          },
           { target: 'running_tool', actions: { type: 'takeVerdict', params: ({ event }) => event } },
         ],
       },
@@ -314,12 +410,20 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool: completeT
         input: ({ context }) => ({ keys: context.keys, message: context.message, call: currentCall(context) }),
         onDone: [
           // The next call of the same answer: `running_tool` is entered again, so it is recorded and run as the first was.
-          { guard: and(['moreCalls', 'loopDetectionOff']), target: 'running_tool', reenter: true, actions: 'completeTool' },
+          {
+            guard: and(['moreCalls', 'loopDetectionOff']),
+            target: 'running_tool',
+            reenter: true,
+            actions: 'completeTool',
+          },
           { guard: 'moreCalls', target: 'checking_call', actions: 'completeTool' },
           { guard: 'budgetSpent', target: 'stopped', actions: ['completeTool', 'endForBudget'] },
           { target: 'calling_model', actions: ['completeTool', 'countModelCall'] },
         ],
-        onError: { target: 'failed', actions: { type: 'endForFailure', params: ({ event }) => ({ error: event.error }) } },
+        onError: {
+          target: 'failed',
+          actions: { type: 'endForFailure', params: ({ event }) => ({ error: event.error }) },
+        },
       },
     },
     done: { type: 'final' },
@@ -338,7 +442,10 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool: completeT
       entry: {
         type: 'record',
         params: ({ context }) => {
-          const ending = context.ending?.reason === 'failed' ? context.ending : { code: 'unknown', message: 'unknown failure', reply: context.ending?.reply ?? '' };
+          const ending =
+            context.ending?.reason === 'failed'
+              ? context.ending
+              : { code: 'unknown', message: 'unknown failure', reply: context.ending?.reply ?? '' };
           return { type: 'turn.failed', data: { code: ending.code, message: ending.message, reply: ending.reply } };
         },
       },
@@ -347,7 +454,11 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool: completeT
   },
   output: ({ context }) => {
     const { ending } = context;
-    const output: TurnOutput = { outcome: outcomeOf(ending), reply: ending?.reply ?? '', iterations: context.iteration };
+    const output: TurnOutput = {
+      outcome: outcomeOf(ending),
+      reply: ending?.reply ?? '',
+      iterations: context.iteration,
+    };
     return ending?.reason === 'failed' ? { ...output, code: ending.code } : output;
   },
 });

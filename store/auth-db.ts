@@ -15,9 +15,7 @@ import {
 export const AUTH_DB_DIR = 'launcher-auth.db';
 
 /** Where the password hash lives: the database, or the config file when the database cannot be opened. */
-export type AuthStorage =
-  | { file: 'launcher-auth.db' }
-  | { file: 'launcher-config.json'; reason: string };
+export type AuthStorage = { file: 'launcher-auth.db' } | { file: 'launcher-config.json'; reason: string };
 
 export interface AuthStore {
   readonly storage: AuthStorage;

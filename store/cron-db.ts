@@ -5,12 +5,23 @@ import type { Level } from 'level';
 import { cronJobSchema, type CronJob, type CronRun } from './cron/job.js';
 import { nextRunAfter } from './cron/schedule.js';
 
-export { cronJobSchema, newCronJobId, type CronJob, type CronRun, type CronSchedule, type CronTask } from './cron/job.js';
+export {
+  cronJobSchema,
+  newCronJobId,
+  type CronJob,
+  type CronRun,
+  type CronSchedule,
+  type CronTask,
+} from './cron/job.js';
 
 export type CronStoreErrorCode = 'cron_store_locked' | 'cron_store_unavailable';
 
 export class CronStoreError extends Error {
-  constructor(readonly code: CronStoreErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly code: CronStoreErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'CronStoreError';
   }
@@ -29,10 +40,7 @@ export interface ListOptions {
 }
 
 /** What a finished run leaves behind: a next run, or (one-shots) a disabled or removed job. */
-export type CronRunAfter =
-  | { then: 'reschedule'; next_run_at: string }
-  | { then: 'disable' }
-  | { then: 'remove' };
+export type CronRunAfter = { then: 'reschedule'; next_run_at: string } | { then: 'disable' } | { then: 'remove' };
 
 type CronLevel = Level<string, unknown>;
 
@@ -62,8 +70,12 @@ async function openWithRetry(dir: string, onLocked?: () => void): Promise<CronLe
       await db.open();
       return db;
     } catch (error) {
-      if (!isLocked(error)) throw new CronStoreError('cron_store_unavailable', `cannot open the cron database at ${dir}`, { cause: error });
-      if (attempt >= LOCK_RETRIES) throw new CronStoreError('cron_store_locked', `the cron database at ${dir} stays locked by another process`, { cause: error });
+      if (!isLocked(error))
+        throw new CronStoreError('cron_store_unavailable', `cannot open the cron database at ${dir}`, { cause: error });
+      if (attempt >= LOCK_RETRIES)
+        throw new CronStoreError('cron_store_locked', `the cron database at ${dir} stays locked by another process`, {
+          cause: error,
+        });
       onLocked?.();
       await sleep(LOCK_RETRY_MS);
     }
@@ -84,7 +96,10 @@ function withDb<T>(workspace: string, operation: (db: CronLevel) => Promise<T>, 
     }
   };
   const result = (queues.get(dir) ?? Promise.resolve()).then(run);
-  const settled = result.then(() => undefined, () => undefined);
+  const settled = result.then(
+    () => undefined,
+    () => undefined,
+  );
   queues.set(dir, settled);
   void settled.then(() => {
     if (queues.get(dir) === settled) queues.delete(dir);
@@ -103,7 +118,11 @@ async function readJobs(db: CronLevel, onSkipped: (record: SkippedCronRecord) =>
   for await (const [key, value] of db.iterator({ gte: JOB_PREFIX, lt: `${JOB_PREFIX}\uffff` })) {
     const parsed = cronJobSchema.safeParse(value);
     if (parsed.success) jobs.push(parsed.data);
-    else onSkipped({ key, reason: parsed.error.issues.map((i) => `${i.path.join('.') || '(record)'}: ${i.message}`).join('; ') });
+    else
+      onSkipped({
+        key,
+        reason: parsed.error.issues.map((i) => `${i.path.join('.') || '(record)'}: ${i.message}`).join('; '),
+      });
   }
   return jobs.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
 }
@@ -113,7 +132,11 @@ async function readJob(db: CronLevel, id: string): Promise<CronJob | undefined> 
   return parsed.success ? parsed.data : undefined;
 }
 
-async function updateJob(workspace: string, id: string, change: (job: CronJob) => CronJob | undefined): Promise<CronJob | undefined> {
+async function updateJob(
+  workspace: string,
+  id: string,
+  change: (job: CronJob) => CronJob | undefined,
+): Promise<CronJob | undefined> {
   return withDb(workspace, async (db) => {
     const job = await readJob(db, id);
     if (!job) return undefined;
@@ -149,7 +172,12 @@ export function removeCronJob(workspace: string, id: string): Promise<CronJob | 
  * Returns the updated job, or undefined when no job has this id. Enabling counts the next run from `now`,
  * so runs missed while it was off are not made up; a one-shot whose time has passed runs once.
  */
-export function setCronJobEnabled(workspace: string, id: string, enabled: boolean, now = new Date()): Promise<CronJob | undefined> {
+export function setCronJobEnabled(
+  workspace: string,
+  id: string,
+  enabled: boolean,
+  now = new Date(),
+): Promise<CronJob | undefined> {
   return updateJob(workspace, id, (job) => {
     if (!enabled) return { ...job, enabled };
     const { next_run_at: _stale, ...rest } = job;
@@ -159,7 +187,12 @@ export function setCronJobEnabled(workspace: string, id: string, enabled: boolea
 }
 
 /** Stores the outcome of a run and what follows it. Returns the job as it was updated (or removed). */
-export function recordCronRun(workspace: string, id: string, run: CronRun, after: CronRunAfter): Promise<CronJob | undefined> {
+export function recordCronRun(
+  workspace: string,
+  id: string,
+  run: CronRun,
+  after: CronRunAfter,
+): Promise<CronJob | undefined> {
   return updateJob(workspace, id, (job) => {
     const { next_run_at: _previous, ...rest } = job;
     switch (after.then) {

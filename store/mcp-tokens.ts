@@ -15,7 +15,10 @@ export type McpAuthRecord = z.infer<typeof mcpAuthRecordSchema>;
 /** Thrown when a stored login file is not what we wrote; the fix is to log in again. */
 export class McpAuthFileError extends Error {
   readonly code = 'mcp_auth_unreadable';
-  constructor(readonly file: string, why: string) {
+  constructor(
+    readonly file: string,
+    why: string,
+  ) {
     super(`${file}: ${why}; run \`tern mcp login\` again`);
     this.name = 'McpAuthFileError';
   }

@@ -66,7 +66,10 @@ type PairingState = z.infer<typeof fileSchema>;
 const empty = (): PairingState => ({ version: 1, requests: [], approved: [], issued: {}, inbox: [] });
 
 export class PairingFileError extends Error {
-  constructor(readonly code: 'pairing_unreadable' | 'pairing_locked', message: string) {
+  constructor(
+    readonly code: 'pairing_unreadable' | 'pairing_locked',
+    message: string,
+  ) {
     super(message);
     this.name = 'PairingFileError';
   }
@@ -130,11 +133,17 @@ export class PairingStore {
     return this.update((state) => {
       prune(state, now);
       if (state.issued[key(input.channel, input.sender)] !== undefined) return { kind: 'limited' };
-      if (state.requests.filter((r) => r.channel === input.channel).length >= MAX_PENDING_PER_CHANNEL) return { kind: 'full' };
+      if (state.requests.filter((r) => r.channel === input.channel).length >= MAX_PENDING_PER_CHANNEL)
+        return { kind: 'full' };
       const taken = new Set(state.requests.map((r) => r.code));
       let code = newCode();
       while (taken.has(code)) code = newCode();
-      const request = { ...input, code, created_at: new Date(now).toISOString(), expires_at: new Date(now + CODE_TTL_MS).toISOString() };
+      const request = {
+        ...input,
+        code,
+        created_at: new Date(now).toISOString(),
+        expires_at: new Date(now + CODE_TTL_MS).toISOString(),
+      };
       state.requests.push(request);
       state.issued[key(input.channel, input.sender)] = request.created_at;
       return { kind: 'issued', request };
@@ -191,7 +200,11 @@ export class PairingStore {
     } catch (error) {
       throw new PairingFileError('pairing_unreadable', `${this.path} cannot be read (${(error as Error).message})`);
     }
-    if (!parsed.success) throw new PairingFileError('pairing_unreadable', `${this.path} is not a pairing file (${parsed.error.issues[0]?.message ?? 'bad shape'})`);
+    if (!parsed.success)
+      throw new PairingFileError(
+        'pairing_unreadable',
+        `${this.path} is not a pairing file (${parsed.error.issues[0]?.message ?? 'bad shape'})`,
+      );
     this.cache = { stamp, state: parsed.data };
     return parsed.data;
   }
@@ -226,7 +239,8 @@ export class PairingStore {
       }
       const held = statSync(lockPath, { throwIfNoEntry: false });
       if (held && Date.now() - held.mtimeMs > STALE_LOCK_MS) rmSync(lockPath, { force: true });
-      else if (Date.now() > deadline) throw new PairingFileError('pairing_locked', `${lockPath} is held by another process`);
+      else if (Date.now() > deadline)
+        throw new PairingFileError('pairing_locked', `${lockPath} is held by another process`);
       else sleep(10);
     }
   }
@@ -239,5 +253,6 @@ function newCode(): string {
 /** Expired requests leave the list; a sender's last code stops counting after an hour. */
 function prune(state: PairingState, now: number): void {
   state.requests = state.requests.filter((r) => Date.parse(r.expires_at) > now);
-  for (const [who, at] of Object.entries(state.issued)) if (Date.parse(at) + CODE_TTL_MS <= now) delete state.issued[who];
+  for (const [who, at] of Object.entries(state.issued))
+    if (Date.parse(at) + CODE_TTL_MS <= now) delete state.issued[who];
 }

@@ -15,7 +15,6 @@ export interface SkillInfo {
   path: string;
 }
 
-
 /** The package's own `skills/` folder, from the sources or from `dist/`. */
 export function packagedSkillsRoot(): string {
   const candidates = ['../skills', '../../skills'].map((p) => fileURLToPath(new URL(p, import.meta.url)));
@@ -38,7 +37,11 @@ export function isSkillFolder(entry: { name: string; isDirectory(): boolean }): 
   return entry.isDirectory() && !entry.name.startsWith('.');
 }
 
-export function skillRoots(workspace: string, home: string, env: NodeJS.ProcessEnv): Array<{ root: SkillRoot; dir: string }> {
+export function skillRoots(
+  workspace: string,
+  home: string,
+  env: NodeJS.ProcessEnv,
+): Array<{ root: SkillRoot; dir: string }> {
   return [
     { root: 'workspace', dir: join(workspace, 'skills') },
     { root: 'global', dir: join(home, 'skills') },

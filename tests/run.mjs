@@ -37,7 +37,12 @@ const LINGER_MS = 5_000;
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
   // --dir: another folder of test files (the runner's own test runs it on files it writes).
-  options: { workers: { type: 'string' }, lanes: { type: 'string' }, dir: { type: 'string' }, sources: { type: 'boolean' } },
+  options: {
+    workers: { type: 'string' },
+    lanes: { type: 'string' },
+    dir: { type: 'string' },
+    sources: { type: 'boolean' },
+  },
 });
 const testsDir = flags.dir ? resolve(flags.dir) : runnerDir;
 const pattern = new RegExp(positionals[0] ?? '\\.test\\.ts$');
@@ -91,7 +96,10 @@ for (const file of [...files].sort((a, b) => expected(b) - expected(a))) queues[
 const lanes =
   laneCount === 1
     ? [{ name: 'heavy', queues: ['browser', 'cluster'] }]
-    : [{ name: 'browser', queues: ['browser'] }, { name: 'cluster', queues: ['cluster'] }];
+    : [
+        { name: 'browser', queues: ['browser'] },
+        { name: 'cluster', queues: ['cluster'] },
+      ];
 const workers = [
   ...lanes,
   ...Array.from({ length: workerCount }, (_, i) => ({ name: `worker ${i + 1}`, queues: ['light'] })),

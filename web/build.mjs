@@ -5,7 +5,10 @@ import { fileURLToPath } from 'node:url';
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 
 await build({
-  entryPoints: [{ in: here('./src/main.ts'), out: 'app' }, { in: here('./styles.css'), out: 'app' }],
+  entryPoints: [
+    { in: here('./src/main.ts'), out: 'app' },
+    { in: here('./styles.css'), out: 'app' },
+  ],
   outdir: here('./dist'),
   bundle: true,
   minify: true,

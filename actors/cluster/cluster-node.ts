@@ -6,7 +6,11 @@ import { Members } from '../../store/cluster/members.js';
 import { SendMarks } from '../../store/cluster/send-marks.js';
 import type { ChannelEntry, LoadedConfig } from '../../store/config/index.js';
 import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
-import { DeliveryQueue, type Delivery as QueuedDelivery, type DeliveryConsumer } from '../../store/cluster/delivery-queue.js';
+import {
+  DeliveryQueue,
+  type Delivery as QueuedDelivery,
+  type DeliveryConsumer,
+} from '../../store/cluster/delivery-queue.js';
 import { requestOf, type Delivery } from '../deliveries.js';
 import { Gateway, type GatewayOptions } from '../gateway/gateway.js';
 import { watchConnection } from './connection-watch.js';
@@ -54,7 +58,10 @@ function localChannels(loaded: LoadedConfig, options: GatewayOptions): LoadedCon
 
 /** The channel accounts a cluster shares: every enabled entry of `channel_list` but local ones, as the config names them. */
 function accounts(loaded: LoadedConfig, options: GatewayOptions): string[] {
-  return Object.entries(loaded.config.channel_list).filter(([, entry]) => entry.enabled && !isLocal(entry, options)).map(([name]) => name).sort();
+  return Object.entries(loaded.config.channel_list)
+    .filter(([, entry]) => entry.enabled && !isLocal(entry, options))
+    .map(([name]) => name)
+    .sort();
 }
 
 export class RelayError extends Error {
@@ -198,9 +205,13 @@ export class ClusterNode {
   }
 
   private tick(): void {
-    this.ticking = this.ticking.then(() => this.reconcile()).catch((error: unknown) => {
-      this.options.logs.gateway.warn('cluster: could not reconcile channel accounts', { reason: (error as Error).message });
-    });
+    this.ticking = this.ticking
+      .then(() => this.reconcile())
+      .catch((error: unknown) => {
+        this.options.logs.gateway.warn('cluster: could not reconcile channel accounts', {
+          reason: (error as Error).message,
+        });
+      });
   }
 
   /** Takes, keeps or hands over channel accounts so that each is run once and members share them fairly. */
@@ -247,8 +258,9 @@ export class ClusterNode {
   private async schedule(): Promise<void> {
     if (this.leases.holds('schedule', SCHEDULE_LEASE)) return;
     // Stopped before asking the server, which may be out of reach: a lease not held is never acted on.
-    this.gateway.setScheduled(false, 'this member does not hold the cluster\'s schedule lease');
-    if (await this.leases.acquire('schedule', SCHEDULE_LEASE)) this.gateway.setScheduled(true, 'this member holds the cluster\'s schedule lease');
+    this.gateway.setScheduled(false, "this member does not hold the cluster's schedule lease");
+    if (await this.leases.acquire('schedule', SCHEDULE_LEASE))
+      this.gateway.setScheduled(true, "this member holds the cluster's schedule lease");
   }
 
   /** Whether a live member other than this one runs no channel account. */
@@ -283,9 +295,16 @@ export class ClusterNode {
           relay: (delivery) => relay(queue, current, options, delivery),
         });
         const started = gateway;
-        const deliveries = await queue.consume(name, (delivery) => request(started, delivery), (reason) => {
-          options.logs.gateway.warn('cluster: a relayed reply is not valid and is dropped', { channel: name, reason });
-        });
+        const deliveries = await queue.consume(
+          name,
+          (delivery) => request(started, delivery),
+          (reason) => {
+            options.logs.gateway.warn('cluster: a relayed reply is not valid and is dropped', {
+              channel: name,
+              reason,
+            });
+          },
+        );
         return { gateway, deliveries };
       } catch (error) {
         if (gateway) await gateway.stop('failed');
@@ -293,7 +312,10 @@ export class ClusterNode {
         throw error;
       }
     })().catch(async (error: unknown) => {
-      options.logs.gateway.error('cluster: channel account not started', { channel: name, reason: (error as Error).message });
+      options.logs.gateway.error('cluster: channel account not started', {
+        channel: name,
+        reason: (error as Error).message,
+      });
       this.cells.delete(name);
       await this.leases.release('channel', name);
       return undefined;
@@ -309,7 +331,7 @@ export class ClusterNode {
    */
   private fenced(name: string, cell: Promise<Cell | undefined>, error: Error): void {
     const { logs } = this.options;
-    logs.gateway.warn('cluster: another writer appended to the channel account\'s stream; its gateway here stops', {
+    logs.gateway.warn("cluster: another writer appended to the channel account's stream; its gateway here stops", {
       channel: name,
       reason: error.message,
     });
@@ -318,7 +340,10 @@ export class ClusterNode {
         if (this.cells.get(name) === cell) await this.handOver(name, 'stream taken over', { release: false });
       })
       .catch((failure: unknown) => {
-        logs.gateway.warn('cluster: could not stop a channel account', { channel: name, reason: (failure as Error).message });
+        logs.gateway.warn('cluster: could not stop a channel account', {
+          channel: name,
+          reason: (failure as Error).message,
+        });
       });
   }
 
@@ -342,7 +367,12 @@ export class ClusterNode {
 }
 
 /** Queues a text for the member running its account (this one or another); resolves with that account. */
-async function relay(queue: DeliveryQueue, current: CurrentConfig, options: GatewayOptions, delivery: Delivery): Promise<string> {
+async function relay(
+  queue: DeliveryQueue,
+  current: CurrentConfig,
+  options: GatewayOptions,
+  delivery: Delivery,
+): Promise<string> {
   const account = accountFor(delivery.reply.channel, current.loaded, options);
   await queue.enqueue(account, requestOf({ ...delivery, reply: { ...delivery.reply, channel: account } }));
   return account;

@@ -17,13 +17,20 @@ export function watchConnection(nc: NatsConnection, logger: Logger): { stop(): v
       if (stopped) return;
       if (status.type === 'disconnect' && lostAt === undefined) {
         lostAt = Date.now();
-        logger.warn('cluster: lost the connection to NATS; reconnecting, and the log waits for it', { server: status.server });
+        logger.warn('cluster: lost the connection to NATS; reconnecting, and the log waits for it', {
+          server: status.server,
+        });
         reminder = setInterval(() => {
-          logger.warn('cluster: still no connection to NATS; reconnecting', { down_s: Math.round((Date.now() - lostAt!) / 1000) });
+          logger.warn('cluster: still no connection to NATS; reconnecting', {
+            down_s: Math.round((Date.now() - lostAt!) / 1000),
+          });
         }, STILL_DOWN_EVERY_MS);
         reminder.unref();
       } else if (status.type === 'reconnect' && lostAt !== undefined) {
-        logger.info('cluster: connected to NATS again', { server: status.server, down_s: Math.round((Date.now() - lostAt) / 1000) });
+        logger.info('cluster: connected to NATS again', {
+          server: status.server,
+          down_s: Math.round((Date.now() - lostAt) / 1000),
+        });
         clearInterval(reminder);
         lostAt = undefined;
       }

@@ -22,10 +22,15 @@ export function clusterSettings(loaded: LoadedConfig, flags: ClusterFlags = {}):
   const url = typeof flags.url === 'string' && flags.url !== '' ? flags.url : block.url;
   if (url === '') return undefined;
   if (!isNatsUrlList(url)) {
-    throw new ClusterFlagError(`--cluster: ${JSON.stringify(url)} is not a NATS server URL (allowed: nats://HOST:PORT, tls://HOST:PORT, several separated by commas)`);
+    throw new ClusterFlagError(
+      `--cluster: ${JSON.stringify(url)} is not a NATS server URL (allowed: nats://HOST:PORT, tls://HOST:PORT, several separated by commas)`,
+    );
   }
   const id = typeof flags.id === 'string' ? flags.id : (block.id ?? defaultGatewayId(loaded));
-  if (!GATEWAY_ID.test(id)) throw new ClusterFlagError(`--id: ${JSON.stringify(id)} is not a gateway id (allowed: 1 to 64 letters, digits, - and _)`);
+  if (!GATEWAY_ID.test(id))
+    throw new ClusterFlagError(
+      `--id: ${JSON.stringify(id)} is not a gateway id (allowed: 1 to 64 letters, digits, - and _)`,
+    );
   return {
     url,
     id,

@@ -86,9 +86,12 @@ export class CronActor {
 
   /** Each job's id and current state, for the dashboard and tests. */
   states(): Array<{ job: string; state: string; due?: string }> {
-    return [...this.entries.values()].map((e) => ({ job: e.job.id, state: stateOf(e), ...(e.due !== undefined ? { due: new Date(e.due).toISOString() } : {}) }));
+    return [...this.entries.values()].map((e) => ({
+      job: e.job.id,
+      state: stateOf(e),
+      ...(e.due !== undefined ? { due: new Date(e.due).toISOString() } : {}),
+    }));
   }
-
 
   private schedulePoll(): void {
     const interval = CRON_POLL_MS * this.deps.config().power.poll_interval_multiplier;
@@ -104,7 +107,9 @@ export class CronActor {
   private async sync(): Promise<void> {
     let stored: CronJob[];
     try {
-      stored = await listCronJobs(this.deps.workspace, { onSkipped: ({ key, reason }) => this.deps.logger.warn('cron record skipped', { key, reason }) });
+      stored = await listCronJobs(this.deps.workspace, {
+        onSkipped: ({ key, reason }) => this.deps.logger.warn('cron record skipped', { key, reason }),
+      });
     } catch (error) {
       this.deps.logger.warn('cron jobs not read', { reason: (error as Error).message });
       return;
@@ -124,7 +129,11 @@ export class CronActor {
     const now = this.deps.scheduler.now();
     const known = this.entries.get(job.id);
     if (!known) {
-      const actor = createActor(cronMachine, { id: `cron:${job.id}`, input: { job: job.id, enabled: job.enabled }, ...(this.deps.inspect ? { inspect: this.deps.inspect } : {}) });
+      const actor = createActor(cronMachine, {
+        id: `cron:${job.id}`,
+        input: { job: job.id, enabled: job.enabled },
+        ...(this.deps.inspect ? { inspect: this.deps.inspect } : {}),
+      });
       actor.subscribe({ error: () => undefined });
       this.entries.set(job.id, { job, actor, due: this.dueOf(job, now) });
       actor.start();
@@ -162,14 +171,17 @@ export class CronActor {
     if (this.stopped) return;
     const now = this.deps.scheduler.now();
     for (const entry of this.entries.values()) {
-      if (stateOf(entry) === 'scheduled' && entry.due !== undefined && entry.due <= now) void this.inFlight.track(this.fire(entry));
+      if (stateOf(entry) === 'scheduled' && entry.due !== undefined && entry.due <= now)
+        void this.inFlight.track(this.fire(entry));
     }
     this.arm();
   }
 
   private arm(): void {
     this.timer?.cancel();
-    const dues = [...this.entries.values()].filter((e) => stateOf(e) === 'scheduled' && e.due !== undefined).map((e) => e.due!);
+    const dues = [...this.entries.values()]
+      .filter((e) => stateOf(e) === 'scheduled' && e.due !== undefined)
+      .map((e) => e.due!);
     if (this.stopped || dues.length === 0) return;
     const wait = Math.min(Math.max(0, Math.min(...dues) - this.deps.scheduler.now()), LONGEST_WAIT_MS);
     this.timer = this.deps.scheduler.after(wait, () => this.wake());
@@ -182,9 +194,19 @@ export class CronActor {
     if (!this.stopped) this.deps.bus.publish({ type: 'cron.fired', data: { job: job.id, kind: job.job.kind } });
     const result = await runCronJob(job, `cron_${job.id}_${started}`, this.deps.config(), this.deps, this.halt.signal);
     const finished = new Date(this.deps.scheduler.now());
-    this.deps.logger.info('cron job ran', { job: job.id, kind: job.job.kind, outcome: result.outcome, detail: result.detail });
+    this.deps.logger.info('cron job ran', {
+      job: job.id,
+      kind: job.job.kind,
+      outcome: result.outcome,
+      detail: result.detail,
+    });
     const after = afterRun(job, result.outcome === 'failed', finished);
-    const updated = await recordCronRun(this.deps.workspace, job.id, { at: finished.toISOString(), ...result }, after).catch((error: unknown) => {
+    const updated = await recordCronRun(
+      this.deps.workspace,
+      job.id,
+      { at: finished.toISOString(), ...result },
+      after,
+    ).catch((error: unknown) => {
       this.deps.logger.warn('cron run not recorded', { job: job.id, reason: (error as Error).message });
       return undefined;
     });

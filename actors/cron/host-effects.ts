@@ -27,7 +27,8 @@ export function cronTurnRunner(engine: () => Promise<Runtime>): CronEffects['run
       remote: request.remote,
     });
     if (reply.kind === 'none') return { ok: true, text: '' };
-    if (reply.kind === 'turn' && reply.outcome !== 'completed') return { ok: false, reason: `the turn ended ${reply.outcome}: ${reply.text}` };
+    if (reply.kind === 'turn' && reply.outcome !== 'completed')
+      return { ok: false, reason: `the turn ended ${reply.outcome}: ${reply.text}` };
     return { ok: true, text: reply.text };
   };
 }
@@ -37,7 +38,11 @@ export function cronTurnRunner(engine: () => Promise<Runtime>): CronEffects['run
  * with `tools.cron.exec_timeout_minutes` as the limit. They run on this machine, so the exec tool's remote
  * rule does not apply here: who may schedule them from a remote chat was decided when they were added.
  */
-export function cronCommandRunner(runtime: { loaded: LoadedConfig }, env: NodeJS.ProcessEnv, logError: (line: string) => void): CronEffects['runCommand'] {
+export function cronCommandRunner(
+  runtime: { loaded: LoadedConfig },
+  env: NodeJS.ProcessEnv,
+  logError: (line: string) => void,
+): CronEffects['runCommand'] {
   return async (command, timeoutMs, signal) => {
     // The tools load with the first command job, not with the gateway.
     const [{ execTool }, { ToolRegistry }, { Sandbox }] = await Promise.all([
@@ -50,8 +55,19 @@ export function cronCommandRunner(runtime: { loaded: LoadedConfig }, env: NodeJS
     const { config, workspace, home } = runtime.loaded;
     const options = toolsOptions(config, workspace, home, env, (entry) => logError(JSON.stringify(entry)));
     const registry = new ToolRegistry({ ...DEFAULT_FILTER, ...options.filter }, workspace);
-    registry.register(execTool(new Sandbox(options.sandbox), { ...DEFAULT_EXEC, ...options.exec, timeoutMs: timeoutMs ?? NO_LIMIT_MS }));
-    const context = { agent: 'cron', session: 'cron', sessionKey: 'cron', channel: 'system', chat: 'cron', remote: false, workspace, signal };
+    registry.register(
+      execTool(new Sandbox(options.sandbox), { ...DEFAULT_EXEC, ...options.exec, timeoutMs: timeoutMs ?? NO_LIMIT_MS }),
+    );
+    const context = {
+      agent: 'cron',
+      session: 'cron',
+      sessionKey: 'cron',
+      channel: 'system',
+      chat: 'cron',
+      remote: false,
+      workspace,
+      signal,
+    };
     return registry.execute('exec', { command }, context);
   };
 }

@@ -57,28 +57,62 @@ export function commandTimeoutMs(config: Config): number | undefined {
   return minutes === 0 ? undefined : minutes * 60_000;
 }
 
-async function runCommandJob(job: Extract<CronJob['job'], { kind: 'command' }>, config: Config, effects: CronEffects, signal: AbortSignal): Promise<Outcome> {
-  if (!config.tools.exec.enabled) return { outcome: 'skipped', detail: 'command jobs do not run while tools.exec.enabled is false' };
+async function runCommandJob(
+  job: Extract<CronJob['job'], { kind: 'command' }>,
+  config: Config,
+  effects: CronEffects,
+  signal: AbortSignal,
+): Promise<Outcome> {
+  if (!config.tools.exec.enabled)
+    return { outcome: 'skipped', detail: 'command jobs do not run while tools.exec.enabled is false' };
   const result = await effects.runCommand(job.command, commandTimeoutMs(config), signal);
   if (!result.ok) {
-    if (job.channel && job.chat) await effects.send({ channel: job.channel, chat: job.chat }, `Scheduled command "${job.command}" failed:\n${result.content}`);
+    if (job.channel && job.chat)
+      await effects.send(
+        { channel: job.channel, chat: job.chat },
+        `Scheduled command "${job.command}" failed:\n${result.content}`,
+      );
     return { outcome: 'failed', detail: result.content.slice(0, DETAIL_CHARS) };
   }
   if (!job.channel || !job.chat) return { outcome: 'ok' };
-  return delivered(await effects.send({ channel: job.channel, chat: job.chat }, `Scheduled command "${job.command}" ran:\n${result.content}`));
+  return delivered(
+    await effects.send(
+      { channel: job.channel, chat: job.chat },
+      `Scheduled command "${job.command}" ran:\n${result.content}`,
+    ),
+  );
 }
 
-async function runTurnJob(cron: CronJob, task: Extract<CronJob['job'], { kind: 'agent_turn' }>, run: string, effects: CronEffects): Promise<Outcome> {
+async function runTurnJob(
+  cron: CronJob,
+  task: Extract<CronJob['job'], { kind: 'agent_turn' }>,
+  run: string,
+  effects: CronEffects,
+): Promise<Outcome> {
   const { channel, chat, message } = task;
   const remote = isRemoteChannel(cron.created_by.channel);
-  const reply = await effects.runTurn({ job: cron.id, run, channel, chat, message, remote, ...(task.agent ? { agent: task.agent } : {}) });
+  const reply = await effects.runTurn({
+    job: cron.id,
+    run,
+    channel,
+    chat,
+    message,
+    remote,
+    ...(task.agent ? { agent: task.agent } : {}),
+  });
   if (!reply.ok) return { outcome: 'failed', detail: reply.reason };
   if (reply.text.trim() === '') return { outcome: 'ok' };
   return delivered(await effects.send({ channel, chat }, reply.text));
 }
 
 /** Runs one job once; `signal` ends a command early. Every failure becomes a `failed` outcome with its reason: a job never throws. */
-export async function runCronJob(job: CronJob, run: string, config: Config, effects: CronEffects, signal: AbortSignal): Promise<Outcome> {
+export async function runCronJob(
+  job: CronJob,
+  run: string,
+  config: Config,
+  effects: CronEffects,
+  signal: AbortSignal,
+): Promise<Outcome> {
   try {
     switch (job.job.kind) {
       case 'deliver':

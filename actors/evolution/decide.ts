@@ -29,16 +29,32 @@ export function applies(config: Config): boolean {
  * `skills/.backups/<name>-<time>` (a dot-folder, which the catalog skips). Publishes `skill.applied` or
  * `skill.apply_failed`.
  */
-export function applyDraft(deps: Omit<DecisionDeps, 'view' | 'config'>, draft: Draft, request?: string): Envelope<'skill.applied' | 'skill.apply_failed'> {
+export function applyDraft(
+  deps: Omit<DecisionDeps, 'view' | 'config'>,
+  draft: Draft,
+  request?: string,
+): Envelope<'skill.applied' | 'skill.apply_failed'> {
   const root = join(deps.workspace, 'skills');
   const staging = SkillStaging.open(root);
   const tag = request ? { request } : {};
   try {
     staging.writeSkillText(draft.content);
     const committed = staging.commit(draft.name, { backupDir: join(root, '.backups'), now: deps.now() });
-    return deps.bus.publish({ type: 'skill.applied', data: { draft: draft.id, name: draft.name, path: committed.path, ...(committed.backup ? { backup: committed.backup } : {}), ...tag } });
+    return deps.bus.publish({
+      type: 'skill.applied',
+      data: {
+        draft: draft.id,
+        name: draft.name,
+        path: committed.path,
+        ...(committed.backup ? { backup: committed.backup } : {}),
+        ...tag,
+      },
+    });
   } catch (error) {
-    return deps.bus.publish({ type: 'skill.apply_failed', data: { draft: draft.id, reason: (error as Error).message, ...tag } });
+    return deps.bus.publish({
+      type: 'skill.apply_failed',
+      data: { draft: draft.id, reason: (error as Error).message, ...tag },
+    });
   } finally {
     staging.discard();
   }
@@ -51,7 +67,11 @@ export function applyDraft(deps: Omit<DecisionDeps, 'view' | 'config'>, draft: D
  */
 export function decide(deps: DecisionDeps, request: DecisionRequest): Envelope {
   const draft = deps.view.drafts.get(request.draft);
-  const refuse = (reason: string) => deps.bus.publish({ type: 'skill.decision.refused', data: { request: request.request, draft: request.draft, reason } });
+  const refuse = (reason: string) =>
+    deps.bus.publish({
+      type: 'skill.decision.refused',
+      data: { request: request.request, draft: request.draft, reason },
+    });
   if (!draft) return refuse(`there is no draft ${request.draft} (see \`tern skills drafts\`)`);
   if (draft.status !== 'pending') return refuse(`draft ${draft.id} (${draft.name}) was ${draft.status} already`);
   const data = { draft: draft.id, by: request.by, request: request.request };

@@ -38,12 +38,23 @@ export function draftRequest(cluster: Cluster): RouterRequest {
     return `${i + 1}. ${r.task}\n   tools: ${r.tools.join(', ') || 'none'}; ${ending}`;
   });
   const head = `${cluster.records.length} tasks of the kind "${cluster.shape}", ${succeeded} of them succeeded${shown.length < cluster.records.length ? `; the newest ${shown.length}` : ''}:`;
-  return { system: INSTRUCTIONS, messages: [{ role: 'user', content: `${head}\n\n${lines.join('\n')}` }], tools: [], stream: false };
+  return {
+    system: INSTRUCTIONS,
+    messages: [{ role: 'user', content: `${head}\n\n${lines.join('\n')}` }],
+    tools: [],
+    stream: false,
+  };
 }
 
 /** A lowercase, hyphenated folder name from whatever the model called the skill. */
 function folderName(name: string): string {
-  return name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64).replace(/-+$/, '');
+  return name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 64)
+    .replace(/-+$/, '');
 }
 
 /**

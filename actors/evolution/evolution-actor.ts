@@ -32,7 +32,9 @@ export interface EvolutionDeps {
 const pad = (n: number): string => String(n).padStart(2, '0');
 
 function newDraftId(now: number): string {
-  return `d_${now.toString(36)}${Math.floor(Math.random() * 0xffffff).toString(16).padStart(6, '0')}`;
+  return `d_${now.toString(36)}${Math.floor(Math.random() * 0xffffff)
+    .toString(16)
+    .padStart(6, '0')}`;
 }
 
 /**
@@ -60,11 +62,15 @@ export class EvolutionActor {
 
   constructor(private readonly deps: EvolutionDeps) {
     this.view = EvolutionView.fromLog(deps.log);
-    const machine = evolutionMachine.provide({ actors: { coldPath: fromPromise(() => this.inFlight.track(this.coldPath())) } });
+    const machine = evolutionMachine.provide({
+      actors: { coldPath: fromPromise(() => this.inFlight.track(this.coldPath())) },
+    });
     this.machine = createActor(machine, { id: 'evolution' });
     this.machine.subscribe({ next: (snapshot) => this.moved(String(snapshot.value)), error: () => undefined });
     this.machine.start();
-    this.subscription = deps.bus.on(...TALLY_TYPES, ...EVOLUTION_TYPES, 'skill.decision.requested').subscribe((event) => this.onEvent(event));
+    this.subscription = deps.bus
+      .on(...TALLY_TYPES, ...EVOLUTION_TYPES, 'skill.decision.requested')
+      .subscribe((event) => this.onEvent(event));
     this.syncCopies();
     this.scheduleMinute();
     this.scheduleInbox();
@@ -105,7 +111,10 @@ export class EvolutionActor {
     const from = this.state;
     this.state = to;
     if (!this.deps.config().evolution.enabled) return;
-    this.deps.bus.publish({ type: 'actor.transitioned', data: { actor: 'evolution', machine: 'evolution', from, to, event: this.cause } });
+    this.deps.bus.publish({
+      type: 'actor.transitioned',
+      data: { actor: 'evolution', machine: 'evolution', from, to, event: this.cause },
+    });
   }
 
   private onEvent(event: Envelope): void {
@@ -116,7 +125,8 @@ export class EvolutionActor {
       this.decide(event.data);
       return;
     }
-    if (event.type === 'skill.drafted' || event.type === 'skill.accepted' || event.type === 'skill.rejected') this.syncCopies();
+    if (event.type === 'skill.drafted' || event.type === 'skill.accepted' || event.type === 'skill.rejected')
+      this.syncCopies();
     if (event.type === 'learning.recorded' && evolution.cold_path_trigger === 'after_turn') this.run('after_turn');
     if (!evolution.enabled) return;
     const record = this.tallies.feed(event);
@@ -155,14 +165,22 @@ export class EvolutionActor {
   private async draft(cluster: Cluster, config: Config): Promise<void> {
     const records = cluster.records.map((r) => r.seq);
     const modelName = config.agents.defaults.model ?? config.model_list.find((m) => m.enabled)?.model_name;
-    const failed = (reason: string) => this.deps.bus.publish({ type: 'skill.draft_failed', data: { shape: cluster.shape, records, reason } });
+    const failed = (reason: string) =>
+      this.deps.bus.publish({ type: 'skill.draft_failed', data: { shape: cluster.shape, records, reason } });
     if (!modelName) return void failed('no model is configured (agents.defaults.model)');
     try {
       const answer = await this.deps.router.chat(modelName, draftRequest(cluster), { signal: this.stopping.signal });
       const skill = parseDraft(answer);
       this.deps.bus.publish({
         type: 'skill.drafted',
-        data: { draft: newDraftId(this.deps.scheduler.now()), shape: cluster.shape, ...skill, records, success_ratio: Math.round(cluster.successRatio * 1000) / 1000, model_name: modelName },
+        data: {
+          draft: newDraftId(this.deps.scheduler.now()),
+          shape: cluster.shape,
+          ...skill,
+          records,
+          success_ratio: Math.round(cluster.successRatio * 1000) / 1000,
+          model_name: modelName,
+        },
       });
     } catch (error) {
       failed(this.stopped ? 'the process stopped before the model finished the draft' : (error as Error).message);

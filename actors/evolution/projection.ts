@@ -1,7 +1,15 @@
 import type { Envelope } from '../../bus/index.js';
 import type { EventStore } from '../../store/log/event-store.js';
 
-export const EVOLUTION_TYPES = ['learning.recorded', 'skill.drafted', 'skill.draft_failed', 'skill.accepted', 'skill.rejected', 'skill.applied', 'skill.apply_failed'] as const;
+export const EVOLUTION_TYPES = [
+  'learning.recorded',
+  'skill.drafted',
+  'skill.draft_failed',
+  'skill.accepted',
+  'skill.rejected',
+  'skill.applied',
+  'skill.apply_failed',
+] as const;
 type EvolutionType = (typeof EVOLUTION_TYPES)[number];
 
 export interface RecordSummary {
@@ -74,7 +82,18 @@ export class EvolutionView {
       }
       case 'skill.drafted': {
         const { draft, shape, name, description, content, records, success_ratio, model_name } = event.data;
-        this.drafts.set(draft, { id: draft, shape, name, description, content, records, success_ratio, model_name, drafted_at: event.at, status: 'pending' });
+        this.drafts.set(draft, {
+          id: draft,
+          shape,
+          name,
+          description,
+          content,
+          records,
+          success_ratio,
+          model_name,
+          drafted_at: event.at,
+          status: 'pending',
+        });
         return this.consume(shape, records);
       }
       case 'skill.draft_failed':

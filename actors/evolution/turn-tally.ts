@@ -12,7 +12,15 @@ interface Tally {
 export type LearningRecord = { correlation: Correlation; data: EventData<'learning.recorded'> };
 
 /** The events a tally reads. */
-export const TALLY_TYPES = ['turn.started', 'tool.requested', 'provider.responded', 'turn.completed', 'turn.failed', 'turn.stopped', 'turn.aborted'] as const;
+export const TALLY_TYPES = [
+  'turn.started',
+  'tool.requested',
+  'provider.responded',
+  'turn.completed',
+  'turn.failed',
+  'turn.stopped',
+  'turn.aborted',
+] as const;
 
 /** Channels a person does not type in: the heartbeat's turns (and other internal ones) are never learned from. */
 const UNRECORDED_CHANNELS = new Set(['system']);
@@ -32,7 +40,13 @@ export class TurnTallies {
     if (event.type === 'turn.started') {
       // A turn with the turn profile's `history: off` leaves nothing behind to learn from.
       if (!UNRECORDED_CHANNELS.has(event.data.channel) && event.data.history !== 'off' && event.turn) {
-        this.open.set(event.turn, { started: event, tools: [], skills: new Set(event.data.skill ? [event.data.skill] : []), input: 0, output: 0 });
+        this.open.set(event.turn, {
+          started: event,
+          tools: [],
+          skills: new Set(event.data.skill ? [event.data.skill] : []),
+          input: 0,
+          output: 0,
+        });
       }
       return undefined;
     }
@@ -64,12 +78,20 @@ export class TurnTallies {
     }
   }
 
-  private close(tally: Tally, end: Envelope, outcome: { outcome: 'success' } | { outcome: 'failure'; reason: string }): LearningRecord {
+  private close(
+    tally: Tally,
+    end: Envelope,
+    outcome: { outcome: 'success' } | { outcome: 'failure'; reason: string },
+  ): LearningRecord {
     this.open.delete(end.turn!);
     const { started } = tally;
     const tools = [...new Set(tally.tools)];
     return {
-      correlation: { ...(started.agent ? { agent: started.agent } : {}), ...(started.session ? { session: started.session } : {}), turn: end.turn! },
+      correlation: {
+        ...(started.agent ? { agent: started.agent } : {}),
+        ...(started.session ? { session: started.session } : {}),
+        turn: end.turn!,
+      },
       data: {
         task: taskSummary(started.data.text),
         shape: taskShape(started.data.text, tools),

@@ -29,13 +29,33 @@ export function promptApprovals(bus: Bus, deliveries: Deliveries, logger: Logger
       const keys = { agent: event.agent, session: event.session, turn: event.turn };
       const reply = event.session ? chats.get(event.session) : undefined;
       if (!reply) {
-        bus.publish(draftOf(keys, 'approval.answered', { approval_id: id, approved: false, by: 'unaskable', reason: 'this turn came from no chat that could be asked' }));
+        bus.publish(
+          draftOf(keys, 'approval.answered', {
+            approval_id: id,
+            approved: false,
+            by: 'unaskable',
+            reason: 'this turn came from no chat that could be asked',
+          }),
+        );
         return;
       }
-      const choices = [{ label: 'Approve', reply: `/approve ${id}` }, { label: 'Deny', reply: `/deny ${id}` }];
-      void deliveries.send({ message_id: `approval-${id}`, key: `${reply.channel}:approval-${id}`, text: prompt, reply, outcome: 'message', correlation: keys, choices }).then((delivered) => {
-        if (!delivered) logger.error('approval question not delivered', { approval: id });
-      });
+      const choices = [
+        { label: 'Approve', reply: `/approve ${id}` },
+        { label: 'Deny', reply: `/deny ${id}` },
+      ];
+      void deliveries
+        .send({
+          message_id: `approval-${id}`,
+          key: `${reply.channel}:approval-${id}`,
+          text: prompt,
+          reply,
+          outcome: 'message',
+          correlation: keys,
+          choices,
+        })
+        .then((delivered) => {
+          if (!delivered) logger.error('approval question not delivered', { approval: id });
+        });
     }),
   );
   return subscription;

@@ -153,17 +153,24 @@ export function reported(status: ChannelStatus): boolean {
 export class ChannelActor implements ChannelHandle {
   private readonly actor: Actor<typeof channelMachine>;
 
-  constructor(readonly id: ChannelIdentity, build: () => Promise<Channel>, private readonly deps: ChannelActorDeps) {
+  constructor(
+    readonly id: ChannelIdentity,
+    build: () => Promise<Channel>,
+    private readonly deps: ChannelActorDeps,
+  ) {
     const machine = channelLogic({ ...deps, build });
     const input = { ...id, backoff: deps.backoff };
     this.actor = createActor(machine, { id: `channel:${id.name}`, input, clock: deps.clock, inspect: deps.inspect });
     const failed = (error: unknown) =>
-      deps.logger.error('channel actor failed', { channel: id.name, reason: (error as Error)?.message ?? String(error) });
+      deps.logger.error('channel actor failed', {
+        channel: id.name,
+        reason: (error as Error)?.message ?? String(error),
+      });
     this.actor.subscribe({ error: failed });
     this.actor.start();
   }
 
-/** The instance that is up now, if any. */
+  /** The instance that is up now, if any. */
   get channel(): Channel | undefined {
     return this.deps.directory.get(this.id.name);
   }

@@ -28,14 +28,21 @@ export function supervisionOf(entry: ChannelEntry): z.infer<typeof supervisionSc
 function secretSetting(name: string, entry: ChannelEntry, field: string): string {
   const value: unknown = entry.settings[field as keyof ChannelEntry['settings']];
   const revealed = isSecret(value) ? value.reveal() : '';
-  if (revealed === '') throw new ChannelError('bad_settings', `channel_list.${name}.settings.${field} is missing (set it in config.json or .security.yml)`);
+  if (revealed === '')
+    throw new ChannelError(
+      'bad_settings',
+      `channel_list.${name}.settings.${field} is missing (set it in config.json or .security.yml)`,
+    );
   return revealed;
 }
 
 /** discord.js and Slack Bolt make their connections with HTTP and WebSocket clients of their own, which take no proxy from us. */
 function refuseProxy(name: string, entry: ChannelEntry, library: string): void {
   if (!entry.settings.proxy) return;
-  throw new ChannelError('bad_settings', `channel_list.${name}.settings.proxy is not supported for this channel: ${library} makes its own connections (allowed: telegram channels)`);
+  throw new ChannelError(
+    'bad_settings',
+    `channel_list.${name}.settings.proxy is not supported for this channel: ${library} makes its own connections (allowed: telegram channels)`,
+  );
 }
 
 /** Every channel kind but `pico`, the dashboard's chat, which tern-launcher hosts. */
@@ -70,11 +77,18 @@ async function whatsapp(name: string, entry: ChannelEntry): Promise<Channel> {
     const { WhatsAppNativeChannel } = await import('../../adapters/channels/whatsapp-native.js');
     const home = process.env.AGENT_HOME || join(homedir(), '.agent');
     const sessionDir = textSetting(entry, 'session_store_path') ?? join(home, 'whatsapp', name);
-    return new WhatsAppNativeChannel({ sessionDir, showQr: (terminal) => process.stderr.write(`WhatsApp (${name}): scan this code under Linked devices\n${terminal}\n`) });
+    return new WhatsAppNativeChannel({
+      sessionDir,
+      showQr: (terminal) =>
+        process.stderr.write(`WhatsApp (${name}): scan this code under Linked devices\n${terminal}\n`),
+    });
   }
   const bridgeUrl = textSetting(entry, 'bridge_url');
   if (!bridgeUrl) {
-    throw new ChannelError('bad_settings', `channel_list.${name}.settings needs phone_number_id (Cloud API), use_native: true (linked device) or bridge_url (an external bridge)`);
+    throw new ChannelError(
+      'bad_settings',
+      `channel_list.${name}.settings needs phone_number_id (Cloud API), use_native: true (linked device) or bridge_url (an external bridge)`,
+    );
   }
   const { WhatsAppBridgeChannel } = await import('../../adapters/channels/whatsapp-bridge.js');
   return new WhatsAppBridgeChannel(bridgeUrl);
@@ -91,7 +105,12 @@ export const CHANNEL_MAINTENANCE_MS = 10_000;
  * A fresh channel instance for one `channel_list` entry; unknown kinds fail with the supported list.
  * Each platform's library loads only when a channel of its kind is configured, to keep start-up fast.
  */
-export async function createChannel(name: string, entry: ChannelEntry, multiplier: number, timer?: Scheduler): Promise<Channel> {
+export async function createChannel(
+  name: string,
+  entry: ChannelEntry,
+  multiplier: number,
+  timer?: Scheduler,
+): Promise<Channel> {
   const kind = entry.type ?? name;
   const supervision = supervisionOf(entry);
   const tokenOf = (n: string, e: ChannelEntry): string => secretSetting(n, e, 'token');
@@ -110,7 +129,10 @@ export async function createChannel(name: string, entry: ChannelEntry, multiplie
     case 'discord': {
       refuseProxy(name, entry, 'discord.js');
       const { DiscordChannel } = await import('../../adapters/channels/discord.js');
-      return new DiscordChannel({ token: tokenOf(name, entry), ...(entry.settings.base_url ? { apiBase: entry.settings.base_url } : {}) });
+      return new DiscordChannel({
+        token: tokenOf(name, entry),
+        ...(entry.settings.base_url ? { apiBase: entry.settings.base_url } : {}),
+      });
     }
     case 'slack': {
       refuseProxy(name, entry, 'Slack Bolt');
@@ -135,13 +157,22 @@ export async function createChannel(name: string, entry: ChannelEntry, multiplie
     }
     case 'whatsapp':
       return whatsapp(name, entry);
-    case 'wecom': return (await import('../../adapters/channels/wecom/create.js')).createWeComChannel(name, entry);
-    case 'feishu': return (await import('../../adapters/channels/feishu/create.js')).createFeishuChannel(name, entry);
-    case 'dingtalk': return (await import('../../adapters/channels/dingtalk/create.js')).createDingTalkChannel(name, entry);
-    case 'qq': return (await import('../../adapters/channels/qq/create.js')).createQqChannel(name, entry);
-    case 'onebot': return (await import('../../adapters/channels/onebot/create.js')).createOneBotChannel(name, entry);
-    case 'matrix': return (await import('../../adapters/channels/matrix/from-entry.js')).matrixFromEntry(name, entry);
+    case 'wecom':
+      return (await import('../../adapters/channels/wecom/create.js')).createWeComChannel(name, entry);
+    case 'feishu':
+      return (await import('../../adapters/channels/feishu/create.js')).createFeishuChannel(name, entry);
+    case 'dingtalk':
+      return (await import('../../adapters/channels/dingtalk/create.js')).createDingTalkChannel(name, entry);
+    case 'qq':
+      return (await import('../../adapters/channels/qq/create.js')).createQqChannel(name, entry);
+    case 'onebot':
+      return (await import('../../adapters/channels/onebot/create.js')).createOneBotChannel(name, entry);
+    case 'matrix':
+      return (await import('../../adapters/channels/matrix/from-entry.js')).matrixFromEntry(name, entry);
     default:
-      throw new ChannelError('bad_settings', `channel_list.${name}.type "${kind}" is not supported by this gateway (supported: ${SUPPORTED_KINDS.join(', ')})`);
+      throw new ChannelError(
+        'bad_settings',
+        `channel_list.${name}.type "${kind}" is not supported by this gateway (supported: ${SUPPORTED_KINDS.join(', ')})`,
+      );
   }
 }

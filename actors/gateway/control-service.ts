@@ -1,7 +1,7 @@
 import type { Subscription } from 'rxjs';
 import { ControlServer, type ControlConnection, type ControlService } from '../../adapters/control/server.js';
 import type { ClientMessage } from '../../adapters/control/protocol.js';
-import { sessionIdOf, type Envelope } from '../../bus/index.js';
+import { sessionIdOf } from '../../bus/index.js';
 import { redactorOf } from '../../store/config/index.js';
 import type { Runtime } from '../runtime.js';
 import type { RuntimeCore } from '../runtime-core.js';
@@ -26,7 +26,11 @@ export interface ControlHost {
 
 /** A request that cannot be served, said as a CLI error says it. */
 class Refusal extends Error {
-  constructor(readonly code: string, message: string, readonly exit = 1) {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly exit = 1,
+  ) {
     super(message);
   }
 }
@@ -41,7 +45,10 @@ export class GatewayControl implements ControlService {
   private closing = false;
   private readonly runs = new Map<string, AbortController>();
 
-  constructor(private readonly host: ControlHost, private readonly runCommand?: GatewayCommandRunner) {
+  constructor(
+    private readonly host: ControlHost,
+    private readonly runCommand?: GatewayCommandRunner,
+  ) {
     // Once the gateway drains, a new message would wait for the next start: the terminal hears why instead. Turns
     // already running finish and answer; what is left is cut off when the socket closes at the stop.
     this.stopping = host.core.bus.on('gateway.stopping').subscribe(() => (this.closing = true));
@@ -128,15 +135,15 @@ export class GatewayControl implements ControlService {
   private async ask(message: Request<'ask'>) {
     const engine = await this.engine();
     const request = {
-        agent: message.agent,
-        session_key: message.session_key,
-        channel: 'cli',
-        chat: message.chat,
-        sender: 'cli',
-        message_id: message.message_id,
-        text: message.text,
-        remote: false,
-      };
+      agent: message.agent,
+      session_key: message.session_key,
+      channel: 'cli',
+      chat: message.chat,
+      sender: 'cli',
+      message_id: message.message_id,
+      text: message.text,
+      remote: false,
+    };
     return redactorOf(engine.loaded.config).value(await engine.ask(request));
   }
 
@@ -155,7 +162,10 @@ export class GatewayControl implements ControlService {
     const { agent, session, message_id, reason } = message;
     const data = { reason, ...(message_id ? { message_id } : {}) };
     this.host.core.bus.publish({ agent, session, type: 'turn.abort.requested', data });
-    void this.host.engine().then((engine) => engine.subagents.cancelUnder(session, reason), () => undefined);
+    void this.host.engine().then(
+      (engine) => engine.subagents.cancelUnder(session, reason),
+      () => undefined,
+    );
   }
 
   private async run(message: Request<'run'>, connection: ControlConnection) {

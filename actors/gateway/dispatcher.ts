@@ -35,9 +35,22 @@ export class Dispatcher {
     const config = this.deps.config();
     const { data } = event;
     const kind = data.kind ?? config.channel_list[data.channel]?.type ?? data.channel;
-    const facts = { channel: kind, account: data.account, chat: data.chat, sender: data.sender, senderAliases: data.sender_aliases ?? [], space: data.space, topic: data.topic, mentioned: data.mentioned ?? false };
+    const facts = {
+      channel: kind,
+      account: data.account,
+      chat: data.chat,
+      sender: data.sender,
+      senderAliases: data.sender_aliases ?? [],
+      space: data.space,
+      topic: data.topic,
+      mentioned: data.mentioned ?? false,
+    };
     const target = dispatch(config, facts);
-    this.deps.logger.debug('inbound routed', { channel: data.channel, agent: target.agent, rule: target.rule ?? 'default' });
+    this.deps.logger.debug('inbound routed', {
+      channel: data.channel,
+      agent: target.agent,
+      rule: target.rule ?? 'default',
+    });
     route(this.deps.bus, {
       agent: target.agent,
       session_key: target.sessionKey,
@@ -50,7 +63,11 @@ export class Dispatcher {
       text: data.text,
       // A channel on this machine (the dashboard's chat) is not remote.
       remote: this.deps.isLocal?.(data.channel) !== true,
-      reply: { channel: data.channel, chat: data.chat, reply_to: data.reply_to ?? data.chat.replace(/^(direct|group|channel):/, '') },
+      reply: {
+        channel: data.channel,
+        chat: data.chat,
+        reply_to: data.reply_to ?? data.chat.replace(/^(direct|group|channel):/, ''),
+      },
       ...(data.commands ? { commands: data.commands } : {}),
       media: data.media,
     });

@@ -130,8 +130,15 @@ function checkMcp(config: Config): void {
  */
 function pluginKind(name: string, entry: ChannelEntry, options: GatewayOptions, config: Config): boolean {
   const kind = entry.type ?? name;
-  if (options.createChannel !== undefined || options.hostChannels?.[kind] !== undefined || (SUPPORTED_KINDS as readonly string[]).includes(kind)) return false;
-  return config.plugins.enabled && Object.values(config.plugins.entries).some((plugin) => plugin.enabled && plugin.trusted);
+  if (
+    options.createChannel !== undefined ||
+    options.hostChannels?.[kind] !== undefined ||
+    (SUPPORTED_KINDS as readonly string[]).includes(kind)
+  )
+    return false;
+  return (
+    config.plugins.enabled && Object.values(config.plugins.entries).some((plugin) => plugin.enabled && plugin.trusted)
+  );
 }
 
 /** What the gateway's channel actor for an entry starts from. */
@@ -207,12 +214,20 @@ export class Gateway {
   private readonly logHealth: Subscription;
   private readonly toolCalls: Subscription;
 
-  private constructor(readonly core: RuntimeCore, private readonly options: GatewayOptions) {
+  private constructor(
+    readonly core: RuntimeCore,
+    private readonly options: GatewayOptions,
+  ) {
     this.scheduler = options.scheduler ?? realScheduler;
     this.clock = clockOf(this.scheduler);
     const { bus } = core;
     const { logs } = options;
-    this.board = new BoardInspector(bus, { gateway: gatewayBoard, heartbeat: heartbeatBoard, channel: channelBoard, cron: cronBoard });
+    this.board = new BoardInspector(bus, {
+      gateway: gatewayBoard,
+      heartbeat: heartbeatBoard,
+      channel: channelBoard,
+      cron: cronBoard,
+    });
     this.deliveries = new Deliveries(bus);
     this.pairing = new PairingStore(options.loaded.home);
     this.desk = new PairingDesk({
@@ -222,22 +237,44 @@ export class Gateway {
       notify: {
         runs: (channel) => this.runsChannel(channel),
         send: ({ channel, chat, reply_to, code }) =>
-          void this.deliveries.send({ message_id: `pairing-${code}`, key: `${channel}:pairing-${code}:approved`, text: APPROVED_NOTICE, reply: { channel, chat, reply_to }, outcome: 'message' }),
+          void this.deliveries.send({
+            message_id: `pairing-${code}`,
+            key: `${channel}:pairing-${code}:approved`,
+            text: APPROVED_NOTICE,
+            reply: { channel, chat, reply_to },
+            outcome: 'message',
+          }),
       },
     });
-    this.dispatcher = new Dispatcher({ bus, logger: logs.gateway, config: () => this.loaded.config, isLocal: (name) => this.directory.get(name)?.capabilities.local === true });
-    this.outbox = new Outbox({ bus, logger: logs.gateway, directory: this.directory, entry: (name) => this.loaded.config.channel_list[name], now: () => this.scheduler.now(), sent: core.recovered.sentKeys, placeholders: core.recovered.placeholders, ...(core.journal ? { journal: core.journal } : {}) });
+    this.dispatcher = new Dispatcher({
+      bus,
+      logger: logs.gateway,
+      config: () => this.loaded.config,
+      isLocal: (name) => this.directory.get(name)?.capabilities.local === true,
+    });
+    this.outbox = new Outbox({
+      bus,
+      logger: logs.gateway,
+      directory: this.directory,
+      entry: (name) => this.loaded.config.channel_list[name],
+      now: () => this.scheduler.now(),
+      sent: core.recovered.sentKeys,
+      placeholders: core.recovered.placeholders,
+      ...(core.journal ? { journal: core.journal } : {}),
+    });
     for (const id of core.recovered.seenInbound) this.seen.add(id);
     for (const part of core.recovered.unconfirmed) {
-      logs.gateway.warn('a reply part was being sent when the process ended: it is not sent again and may be missing from the chat', part);
+      logs.gateway.warn(
+        'a reply part was being sent when the process ended: it is not sent again and may be missing from the chat',
+        part,
+      );
     }
     this.approvals = promptApprovals(bus, this.deliveries, logs.gateway);
     this.logHealth = bus.on('log.failed', 'log.recovered').subscribe((e) => {
       if (e.type === 'log.failed') {
         const { code, reason } = e.data;
         logs.gateway.error('the event log cannot write; new messages wait at their platforms', { code, reason });
-      }
-      else logs.gateway.info('the event log writes again', { failed_ms: e.data.failed_ms });
+      } else logs.gateway.info('the event log writes again', { failed_ms: e.data.failed_ms });
     });
     this.toolCalls = logToolCalls(bus, logs);
     this.heartbeat = new Heartbeat({
@@ -383,7 +420,10 @@ export class Gateway {
         started: ({ context, event }) => {
           const channels = startedWith(event)?.channels.map((c) => c.name) ?? [];
           bus.publish({ type: 'gateway.started', data: { pid: process.pid, channels } });
-          logs.gateway.info('gateway started', { url: context.health?.url ?? '', channels: channels.join(',') || 'none' });
+          logs.gateway.info('gateway started', {
+            url: context.health?.url ?? '',
+            channels: channels.join(',') || 'none',
+          });
         },
         engineLoaded: ({ context }) => {
           if (context.engine) this.startPluginChannels(context.engine);
@@ -511,7 +551,10 @@ export class Gateway {
     // file reuses their descriptors.
     const left = [this.cron.settled(), this.outbox.settled()];
     const settled = await settledWithin(left, this.options.leftWorkMs ?? LEFT_WORK_MS);
-    if (!settled) this.options.logs.gateway.warn('work still in flight at the stop (a send, a heartbeat or cron run) is left behind');
+    if (!settled)
+      this.options.logs.gateway.warn(
+        'work still in flight at the stop (a send, a heartbeat or cron run) is left behind',
+      );
     this.toolCalls.unsubscribe();
     this.options.logs.gateway.info('gateway stopped', { signal });
   }
@@ -525,17 +568,21 @@ export class Gateway {
     const { host, port } = options.loaded.config.gateway;
     const webhooks = (path: string) => this.webhookRoute(path);
     const serve = () => startHealthServer(host, port, () => this.readiness(), webhooks);
-    const health: HealthServer | undefined = options.health === 'none' ? undefined : await serve().catch((error) => {
-      if (options.health !== 'optional') throw error;
-      const address = `${host}:${port}`;
-      options.logs.gateway.warn('health server not started', { address, reason: (error as Error).message });
-      return undefined;
-    });
+    const health: HealthServer | undefined =
+      options.health === 'none'
+        ? undefined
+        : await serve().catch((error) => {
+            if (options.health !== 'optional') throw error;
+            const address = `${host}:${port}`;
+            options.logs.gateway.warn('health server not started', { address, reason: (error as Error).message });
+            return undefined;
+          });
     const enabled = enabledChannels(options.loaded, options);
     // One line per channel that is open to everyone, or closed with pairing (a peer runtime's config with an empty
     // allow_from answered everyone): whoever reads the log knows who may talk to the bot.
     for (const [name, entry] of enabled) {
-      const notice = (entry.type ?? name) === WEB_UI_CHANNEL_TYPE ? undefined : accessNotice(name, channelAccess(entry));
+      const notice =
+        (entry.type ?? name) === WEB_UI_CHANNEL_TYPE ? undefined : accessNotice(name, channelAccess(entry));
       if (notice) options.logs.gateway.warn(notice.text);
     }
     const channels = enabled
@@ -589,12 +636,18 @@ export class Gateway {
   }
 
   /** A channel of a kind a plugin added; a kind no plugin added fails as unsupported, as before. */
-  private async pluginChannel(name: string, entry: ChannelEntry, builtIn: (name: string, entry: ChannelEntry) => Promise<Channel>): Promise<Channel> {
+  private async pluginChannel(
+    name: string,
+    entry: ChannelEntry,
+    builtIn: (name: string, entry: ChannelEntry) => Promise<Channel>,
+  ): Promise<Channel> {
     const engine = await this.engine();
     await engine.plugins.load();
     const spec = engine.plugins.channelKind(entry.type ?? name);
     if (!spec) return builtIn(name, entry);
-    const settings = Object.fromEntries(Object.entries(entry.settings).map(([key, value]) => [key, isSecret(value) ? value.reveal() : value]));
+    const settings = Object.fromEntries(
+      Object.entries(entry.settings).map(([key, value]) => [key, isSecret(value) ? value.reveal() : value]),
+    );
     return spec.create(settings, name);
   }
 
@@ -661,7 +714,9 @@ export class Gateway {
     try {
       engine.router.reload(next.config);
     } catch (error) {
-      this.options.logs.gateway.error('model_list not reloaded; the previous models stay', { reason: (error as Error).message });
+      this.options.logs.gateway.error('model_list not reloaded; the previous models stay', {
+        reason: (error as Error).message,
+      });
     }
   }
 
@@ -681,8 +736,8 @@ export class Gateway {
     const target = this.chatOf(wanted);
     // Turns name their channel by kind (`telegram`), the tool's caller may name an entry: either is found.
     const running = channelsOf(this.snapshot);
-    const actor = running.find((c) => c.name === target.channel) ??
-      running.find((c) => c.snapshot.context.kind === target.channel);
+    const actor =
+      running.find((c) => c.name === target.channel) ?? running.find((c) => c.snapshot.context.kind === target.channel);
     if (!actor && !this.options.relay) {
       const names = running.map((c) => c.name).join(', ') || 'none';
       throw new Error(`no channel "${target.channel}" is running (running: ${names})`);
@@ -692,7 +747,14 @@ export class Gateway {
     const replyTo = target.chat.replace(/^(direct|group|channel):/, '');
     const files = media.map((m) => ({ kind: m.kind, path: m.path, ...(m.mime ? { mime: m.mime } : {}) }));
     const reply = { channel: actor?.name ?? target.channel, chat: target.chat, reply_to: replyTo };
-    const outcome = await this.deliver({ message_id: `tool_${id}`, key: `tool:${id}:message`, text, reply, outcome: 'message', ...(files.length > 0 ? { files } : {}) });
+    const outcome = await this.deliver({
+      message_id: `tool_${id}`,
+      key: `tool:${id}:message`,
+      text,
+      reply,
+      outcome: 'message',
+      ...(files.length > 0 ? { files } : {}),
+    });
     // A gateway that tried and failed is a failure of the call, which the tool reports as an error.
     if (outcome.kind === 'not_delivered') throw new Error(`the message could not be delivered to ${reply.channel}`);
     return outcome;
@@ -706,7 +768,9 @@ export class Gateway {
   private async deliver(delivery: Delivery): Promise<SendOutcome> {
     const { channel } = delivery.reply;
     if (this.runsChannel(channel)) {
-      return (await this.deliveries.send(delivery)) ? { kind: 'sent' } : { kind: 'not_delivered', reason: `not every part went out on ${channel}` };
+      return (await this.deliveries.send(delivery))
+        ? { kind: 'sent' }
+        : { kind: 'not_delivered', reason: `not every part went out on ${channel}` };
     }
     if (!this.options.relay) return { kind: 'not_delivered', reason: `no channel "${channel}" runs here` };
     return { kind: 'relayed', to: await this.options.relay(delivery) };

@@ -64,14 +64,27 @@ export async function startHealthServer(
     if (hook) {
       void readCapped(req, MAX_WEBHOOK_BYTES)
         .then(async (body) => {
-          if (!body) return send(413, { error: { code: 'too_large', message: `a webhook body may hold at most ${MAX_WEBHOOK_BYTES} bytes` } });
-          const answer = await hook({ method: req.method ?? 'GET', headers: req.headers, query: new URLSearchParams(query), body });
-          res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'application/json' }).end(answer.body ?? '{}');
+          if (!body)
+            return send(413, {
+              error: { code: 'too_large', message: `a webhook body may hold at most ${MAX_WEBHOOK_BYTES} bytes` },
+            });
+          const answer = await hook({
+            method: req.method ?? 'GET',
+            headers: req.headers,
+            query: new URLSearchParams(query),
+            body,
+          });
+          res
+            .writeHead(answer.status, { 'content-type': answer.contentType ?? 'application/json' })
+            .end(answer.body ?? '{}');
         })
-        .catch((error: unknown) => send(500, { error: { code: 'webhook_failed', message: (error as Error)?.message ?? String(error) } }));
+        .catch((error: unknown) =>
+          send(500, { error: { code: 'webhook_failed', message: (error as Error)?.message ?? String(error) } }),
+        );
       return;
     }
-    if (req.method !== 'GET') return send(405, { error: { code: 'method_not_allowed', message: 'only GET is served' } });
+    if (req.method !== 'GET')
+      return send(405, { error: { code: 'method_not_allowed', message: 'only GET is served' } });
     if (path === '/health') return send(200, { status: 'ok' });
     if (path === '/ready') {
       const state = readiness();
@@ -99,9 +112,10 @@ export async function startHealthServer(
   const address = server.address() as AddressInfo;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -85,7 +85,8 @@ export class Heartbeat {
           bus.publish({ type: 'heartbeat.ticked', data: { outcome: 'skipped', reason } });
           logger.info(`heartbeat skipped: ${reason}`);
         },
-        failed: (_, { error }) => logger.error('heartbeat failed', { reason: (error as Error)?.message ?? String(error) }),
+        failed: (_, { error }) =>
+          logger.error('heartbeat failed', { reason: (error as Error)?.message ?? String(error) }),
       },
       guards: {
         enabled: () => config().heartbeat.enabled,
@@ -98,7 +99,9 @@ export class Heartbeat {
       delays: { interval: () => heartbeatMinutes(config()) * 60_000 },
     });
     this.actor = createActor(machine, { id: 'heartbeat', clock: deps.clock, inspect: deps.inspect });
-    this.actor.subscribe({ error: (error) => logger.error('heartbeat actor failed', { reason: (error as Error)?.message ?? String(error) }) });
+    this.actor.subscribe({
+      error: (error) => logger.error('heartbeat actor failed', { reason: (error as Error)?.message ?? String(error) }),
+    });
     this.actor.start();
   }
 
@@ -125,16 +128,19 @@ export class Heartbeat {
     const agent = engine.defaultAgent();
     const runId = `heartbeat_${++this.runs}_${this.deps.now()}`;
     // A turn that has not answered by the next tick is given up (a failed run), so one stuck turn never stops the heartbeat.
-    const reply = await engine.ask({
-      agent,
-      session_key: sessionKeyOf({ agent, channel: 'system', dimensions: [['chat', HEARTBEAT_CHAT]] }),
-      message_id: runId,
-      channel: 'system',
-      chat: HEARTBEAT_CHAT,
-      sender: 'heartbeat',
-      text: prompt(readHeartbeatTasks(workspace)),
-      remote: false,
-    }, { timeoutMs: heartbeatMinutes(this.deps.config()) * 60_000, signal, clock: this.deps.clock });
+    const reply = await engine.ask(
+      {
+        agent,
+        session_key: sessionKeyOf({ agent, channel: 'system', dimensions: [['chat', HEARTBEAT_CHAT]] }),
+        message_id: runId,
+        channel: 'system',
+        chat: HEARTBEAT_CHAT,
+        sender: 'heartbeat',
+        text: prompt(readHeartbeatTasks(workspace)),
+        remote: false,
+      },
+      { timeoutMs: heartbeatMinutes(this.deps.config()) * 60_000, signal, clock: this.deps.clock },
+    );
     const text = reply.kind === 'none' ? '' : reply.text.trim();
     const last = readLastChannel(workspace);
     if (text === '' || text === HEARTBEAT_OK || signal.aborted || !last) return { answer: { kind: 'none' } };

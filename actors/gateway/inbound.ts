@@ -60,20 +60,48 @@ function stranger(deps: InboundDeps, actor: ChannelHandle, message: ChannelMessa
   }
   let outcome;
   try {
-    outcome = deps.pairing.request({ channel: name, account, sender: message.sender, aliases: message.senderAliases, chat: message.chat, reply_to: message.replyTo }, deps.now());
+    outcome = deps.pairing.request(
+      {
+        channel: name,
+        account,
+        sender: message.sender,
+        aliases: message.senderAliases,
+        chat: message.chat,
+        reply_to: message.replyTo,
+      },
+      deps.now(),
+    );
   } catch (error) {
-    deps.logger.error('pairing request not recorded; the sender gets no code', { channel: name, reason: (error as Error).message });
+    deps.logger.error('pairing request not recorded; the sender gets no code', {
+      channel: name,
+      reason: (error as Error).message,
+    });
     return accepted;
   }
   if (outcome.kind !== 'issued') {
-    deps.logger.debug('inbound from a sender not let in ignored', { channel: name, reason: outcome.kind === 'full' ? 'pending_requests_full' : 'code_sent_within_the_hour' });
+    deps.logger.debug('inbound from a sender not let in ignored', {
+      channel: name,
+      reason: outcome.kind === 'full' ? 'pending_requests_full' : 'code_sent_within_the_hour',
+    });
     return accepted;
   }
   const { request } = outcome;
-  deps.logger.info('pairing code sent to a sender not let in', { channel: name, sender: request.sender, code: request.code });
+  deps.logger.info('pairing code sent to a sender not let in', {
+    channel: name,
+    sender: request.sender,
+    code: request.code,
+  });
   deps.bus.publish({
     type: 'pairing.requested',
-    data: { channel: name, account, sender: request.sender, sender_aliases: request.aliases, chat: request.chat, code: request.code, expires_at: request.expires_at },
+    data: {
+      channel: name,
+      account,
+      sender: request.sender,
+      sender_aliases: request.aliases,
+      chat: request.chat,
+      code: request.code,
+      expires_at: request.expires_at,
+    },
   });
   deps.bus.publish({
     type: 'reply.requested',
@@ -99,7 +127,9 @@ function stranger(deps: InboundDeps, actor: ChannelHandle, message: ChannelMessa
  * published just before the log failed is held in memory with the rest of the log's work and is answered; its
  * acknowledgement waits (it is refused, and its redeliveries dropped as duplicates are too) until it is in the log.
  */
-export function acceptInbound(deps: InboundDeps): (actor: ChannelHandle, message: ChannelMessage, commands: readonly string[]) => Promise<void> {
+export function acceptInbound(
+  deps: InboundDeps,
+): (actor: ChannelHandle, message: ChannelMessage, commands: readonly string[]) => Promise<void> {
   /** Messages whose chat was told of the outage; forgotten once the log writes again. */
   const told = new Set<string>();
 
@@ -140,7 +170,10 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelHandle, message
     }
     const decision = applyTrigger(settings, message);
     if (decision.kind === 'ignore' || (decision.text === '' && !message.audio?.length && !message.media?.length)) {
-      deps.logger.debug('inbound ignored', { channel: name, reason: decision.kind === 'ignore' ? decision.reason : 'empty' });
+      deps.logger.debug('inbound ignored', {
+        channel: name,
+        reason: decision.kind === 'ignore' ? decision.reason : 'empty',
+      });
       return accepted;
     }
     const health = deps.bus.logHealth();
@@ -168,8 +201,18 @@ export function acceptInbound(deps: InboundDeps): (actor: ChannelHandle, message
         mentioned: message.mentioned,
         commands: [...commands],
         media: [
-          ...(message.audio ?? []).map((clip) => ({ kind: 'audio' as const, file_id: clip.fileId, mime: clip.mime, name: clip.name })),
-          ...(message.media ?? []).map((file) => ({ kind: file.kind, file_id: file.fileId, mime: file.mime, name: file.name })),
+          ...(message.audio ?? []).map((clip) => ({
+            kind: 'audio' as const,
+            file_id: clip.fileId,
+            mime: clip.mime,
+            name: clip.name,
+          })),
+          ...(message.media ?? []).map((file) => ({
+            kind: file.kind,
+            file_id: file.fileId,
+            mime: file.mime,
+            name: file.name,
+          })),
         ],
       },
     });
@@ -197,7 +240,10 @@ function approved(deps: InboundDeps, channel: string, message: ChannelMessage): 
   try {
     return deps.pairing.isApproved(channel, message.sender);
   } catch (error) {
-    deps.logger.error('pairing file not read; only allow_from lets senders in', { channel, reason: (error as Error).message });
+    deps.logger.error('pairing file not read; only allow_from lets senders in', {
+      channel,
+      reason: (error as Error).message,
+    });
     return false;
   }
 }

@@ -43,8 +43,12 @@ export class MediaCleanup {
 
   private sweep(): void {
     const maxAgeMinutes = this.deps.config().tools.media_cleanup.max_age_minutes;
-    const { removed, failed } = removeInboundMedia(this.deps.workspace, this.deps.scheduler.now() - maxAgeMinutes * 60_000);
-    if (removed.length > 0) this.deps.logger.info('inbound media removed', { count: removed.length, max_age_minutes: maxAgeMinutes });
+    const { removed, failed } = removeInboundMedia(
+      this.deps.workspace,
+      this.deps.scheduler.now() - maxAgeMinutes * 60_000,
+    );
+    if (removed.length > 0)
+      this.deps.logger.info('inbound media removed', { count: removed.length, max_age_minutes: maxAgeMinutes });
     for (const { path, reason } of failed) this.deps.logger.warn('inbound media not removed', { path, reason });
   }
 }

@@ -159,7 +159,9 @@ export class Outbox {
   private bestEffort(channel: string, what: string, call: () => Promise<void>): void {
     Promise.resolve()
       .then(call)
-      .catch((error: unknown) => this.deps.logger.debug(`${what} not shown`, { channel, reason: (error as Error)?.message ?? String(error) }));
+      .catch((error: unknown) =>
+        this.deps.logger.debug(`${what} not shown`, { channel, reason: (error as Error)?.message ?? String(error) }),
+      );
   }
 
   private channel(name: string): Channel | undefined {
@@ -174,15 +176,26 @@ export class Outbox {
     const typing = settings?.typing !== false && channel !== undefined;
     if (typing) this.bestEffort(reply.channel, 'typing', () => channel.typing(reply.reply_to));
     const pending: Pending = { reply, correlation: { agent: event.agent, session: event.session }, typing };
-    if (settings?.placeholder && channel) pending.placeholder = this.placeholder(channel, reply, event, settings.placeholder);
+    if (settings?.placeholder && channel)
+      pending.placeholder = this.placeholder(channel, reply, event, settings.placeholder);
     this.pending.set(messageKey(event.session, event.data.message_id), pending);
   }
 
-  private placeholder(channel: Channel, reply: ReplyTarget, event: Envelope<'message.routed'>, text: string): Promise<string | undefined> {
+  private placeholder(
+    channel: Channel,
+    reply: ReplyTarget,
+    event: Envelope<'message.routed'>,
+    text: string,
+  ): Promise<string | undefined> {
     const key = placeholderKey(reply.channel, event.data.message_id);
     return channel.send(reply.reply_to, text).then(
       (id) => {
-        this.deps.bus.publish({ agent: event.agent, session: event.session, type: 'message.sent', data: { channel: reply.channel, chat: reply.chat, text, send_key: key, part: 0, message_id: id, media: [] } });
+        this.deps.bus.publish({
+          agent: event.agent,
+          session: event.session,
+          type: 'message.sent',
+          data: { channel: reply.channel, chat: reply.chat, text, send_key: key, part: 0, message_id: id, media: [] },
+        });
         return id;
       },
       () => undefined,
@@ -200,7 +213,12 @@ export class Outbox {
     this.turns.set(event.turn, key);
     pending.view = new StreamView(
       this.deps.bus,
-      { reply: pending.reply, key: `${pending.reply.channel}:${event.data.message_id}:${event.turn}:stream`, correlation: { ...pending.correlation, turn: event.turn }, channel: () => this.channel(pending.reply.channel) },
+      {
+        reply: pending.reply,
+        key: `${pending.reply.channel}:${event.data.message_id}:${event.turn}:stream`,
+        correlation: { ...pending.correlation, turn: event.turn },
+        channel: () => this.channel(pending.reply.channel),
+      },
       settings.streaming,
       channel.capabilities.maxMessageLength,
       this.deps.now,
@@ -216,9 +234,15 @@ export class Outbox {
     const reply = event.data.reply!;
     const chat = `${reply.channel}\u0000${reply.chat}`;
     const before = this.chats.get(chat) ?? Promise.resolve();
-    const delivery = before.then(() => this.deliver(event, reply)).catch((error: unknown) => {
-      this.deps.logger.error('reply not delivered', { channel: reply.channel, key: event.data.key, reason: (error as Error)?.message ?? String(error) });
-    });
+    const delivery = before
+      .then(() => this.deliver(event, reply))
+      .catch((error: unknown) => {
+        this.deps.logger.error('reply not delivered', {
+          channel: reply.channel,
+          key: event.data.key,
+          reason: (error as Error)?.message ?? String(error),
+        });
+      });
     this.chats.set(chat, delivery);
     void this.inFlight.track(delivery).finally(() => {
       if (this.chats.get(chat) === delivery) this.chats.delete(chat);
@@ -240,7 +264,9 @@ export class Outbox {
       files = [];
     }
     // A channel that is restarting is waited for as for text; its caption limit is Telegram's, the smallest.
-    const captionLimit = channel ? channel.capabilities.maxCaptionLength ?? channel.capabilities.maxMessageLength : 1024;
+    const captionLimit = channel
+      ? (channel.capabilities.maxCaptionLength ?? channel.capabilities.maxMessageLength)
+      : 1024;
     const caption = files.length > 0 && text.trim() !== '' && text.length <= captionLimit ? text : undefined;
     if (caption !== undefined) text = '';
     const pendingKey = messageKey(event.session, message_id);
@@ -282,7 +308,11 @@ export class Outbox {
       await this.sendPart(reply, correlation, `${key}:notice`, at, notice, undefined, undefined, undefined, true);
       if (this.stopped) return;
     }
-    this.deps.bus.publish({ ...correlation, type: 'reply.delivered', data: { message_id, key, parts: parts.length + files.length, failed } });
+    this.deps.bus.publish({
+      ...correlation,
+      type: 'reply.delivered',
+      data: { message_id, key, parts: parts.length + files.length, failed },
+    });
     const done = pending?.typing ? this.channel(reply.channel) : undefined;
     if (done?.typingDone) this.bestEffort(reply.channel, 'typing done', () => done.typingDone!(reply.reply_to));
     this.pending.delete(pendingKey);
@@ -306,7 +336,11 @@ export class Outbox {
     atLeastOnce = false,
   ): Promise<PartOutcome> {
     if (this.sent.has(sendKey)) return 'sent';
-    const intent: EventDraft<'message.sending'> = { ...correlation, type: 'message.sending', data: { channel: reply.channel, chat: reply.chat, send_key: sendKey, part } };
+    const intent: EventDraft<'message.sending'> = {
+      ...correlation,
+      type: 'message.sending',
+      data: { channel: reply.channel, chat: reply.chat, send_key: sendKey, part },
+    };
     const repeatable = atLeastOnce || (editOf !== undefined && file === undefined);
     const attempt = await this.sendTrying(reply, intent, repeatable, (left) =>
       file ? this.sendFileOnce(reply, intent, file, left) : this.sendOnce(reply, intent, text, editOf, choices, left),
@@ -331,14 +365,22 @@ export class Outbox {
     if (this.stopped) return 'sent';
     // Not awaited: the chat's next part is sent only once its own `message.sending` is in the log, and the log keeps
     // one order, so this record is in the log by then too.
-    this.deps.bus.publish({ ...correlation, type: 'message.sent', data: { channel: reply.channel, chat: reply.chat, text, send_key: sendKey, part, message_id: messageId, media } });
+    this.deps.bus.publish({
+      ...correlation,
+      type: 'message.sent',
+      data: { channel: reply.channel, chat: reply.chat, text, send_key: sendKey, part, message_id: messageId, media },
+    });
     this.settleWhenLogged(sendKey);
     return 'sent';
   }
 
   private settleWhenLogged(sendKey: string): void {
     const { journal } = this.deps;
-    if (journal) void this.deps.bus.durable().then(() => journal.settle(sendKey), () => undefined);
+    if (journal)
+      void this.deps.bus.durable().then(
+        () => journal.settle(sendKey),
+        () => undefined,
+      );
   }
 
   /** Whether the log refuses this gateway's writes for good because another writer took it (`log_fenced`). */

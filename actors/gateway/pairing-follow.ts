@@ -10,7 +10,12 @@ export const PAIRING_POLL_MS = 2_000;
  * answers, and approved senders are told. Until the CLI reaches the gateway over its control socket, this file is the
  * way in, as the skill drafts' decisions have theirs.
  */
-export function followPairing(desk: PairingDesk, scheduler: Scheduler, multiplier: () => number, onError: (error: unknown) => void): { stop(): void } {
+export function followPairing(
+  desk: PairingDesk,
+  scheduler: Scheduler,
+  multiplier: () => number,
+  onError: (error: unknown) => void,
+): { stop(): void } {
   let timer: { cancel(): void } | undefined;
   let stopped = false;
   const look = (): void => {

@@ -27,7 +27,13 @@ export class StreamView {
   private messageId: string | undefined;
   private text = '';
 
-  constructor(private readonly bus: Bus, private readonly target: StreamTarget, settings: StreamingInput, limit: number, private readonly now: () => number) {
+  constructor(
+    private readonly bus: Bus,
+    private readonly target: StreamTarget,
+    settings: StreamingInput,
+    limit: number,
+    private readonly now: () => number,
+  ) {
     const machine = streamingMachine.provide({
       actions: {
         createMessage: (_, { text }) => this.queue(() => this.create(text.slice(0, limit))),
@@ -46,7 +52,8 @@ export class StreamView {
 
   /** Ends the stream with the final reply; a reply too long for one message is left to the outbox. */
   async finish(reply: string, fitsOneMessage: boolean): Promise<StreamResult> {
-    if (fitsOneMessage || this.messageId === undefined) this.actor.send({ type: 'STREAM_DONE', text: fitsOneMessage ? reply : this.text, at: this.now() });
+    if (fitsOneMessage || this.messageId === undefined)
+      this.actor.send({ type: 'STREAM_DONE', text: fitsOneMessage ? reply : this.text, at: this.now() });
     await this.effects;
     const snapshot = this.actor.getSnapshot();
     this.actor.stop();
@@ -62,7 +69,19 @@ export class StreamView {
     if (!channel) return;
     const { reply, key, correlation } = this.target;
     this.messageId = await channel.send(reply.reply_to, text);
-    this.bus.publish({ ...correlation, type: 'message.sent', data: { channel: reply.channel, chat: reply.chat, text, send_key: key, part: 0, message_id: this.messageId, media: [] } });
+    this.bus.publish({
+      ...correlation,
+      type: 'message.sent',
+      data: {
+        channel: reply.channel,
+        chat: reply.chat,
+        text,
+        send_key: key,
+        part: 0,
+        message_id: this.messageId,
+        media: [],
+      },
+    });
   }
 
   private async update(text: string): Promise<void> {
@@ -70,6 +89,10 @@ export class StreamView {
     if (!channel || this.messageId === undefined) return;
     const { reply, correlation } = this.target;
     await channel.edit(reply.reply_to, this.messageId, text);
-    this.bus.publish({ ...correlation, type: 'message.edited', data: { channel: reply.channel, chat: reply.chat, message_id: this.messageId, text } });
+    this.bus.publish({
+      ...correlation,
+      type: 'message.edited',
+      data: { channel: reply.channel, chat: reply.chat, message_id: this.messageId, text },
+    });
   }
 }

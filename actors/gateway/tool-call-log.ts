@@ -24,23 +24,40 @@ function shownKeys(keys: string[]): string {
 export function logToolCalls(bus: Bus, logs: { gateway: Logger; heartbeat: Logger }): Subscription {
   const heartbeatTurns = new Set<string>();
   const started = new Map<string, { at: number; turn: string | undefined }>();
-  const loggerOf = (turn: string | undefined): Logger => (turn !== undefined && heartbeatTurns.has(turn) ? logs.heartbeat : logs.gateway);
+  const loggerOf = (turn: string | undefined): Logger =>
+    turn !== undefined && heartbeatTurns.has(turn) ? logs.heartbeat : logs.gateway;
   return bus.on('turn.started', 'tool.requested', 'tool.completed', ...TURN_ENDS).subscribe((e) => {
     switch (e.type) {
       case 'turn.started':
-        if ((e.data.channel === 'system' && e.data.chat === HEARTBEAT_CHAT) || (e.parent !== undefined && heartbeatTurns.has(e.parent))) heartbeatTurns.add(e.turn!);
+        if (
+          (e.data.channel === 'system' && e.data.chat === HEARTBEAT_CHAT) ||
+          (e.parent !== undefined && heartbeatTurns.has(e.parent))
+        )
+          heartbeatTurns.add(e.turn!);
         return;
       case 'tool.requested': {
         const { keys, count } = argumentKeys(e.data.arguments);
         started.set(e.data.call_id, { at: e.at, turn: e.turn });
-        const fields = { tool: e.data.name, call: e.data.call_id, turn: e.turn, arg_count: count, arg_keys: shownKeys(keys) };
+        const fields = {
+          tool: e.data.name,
+          call: e.data.call_id,
+          turn: e.turn,
+          arg_count: count,
+          arg_keys: shownKeys(keys),
+        };
         loggerOf(e.turn).info('tool call', fields);
         return;
       }
       case 'tool.completed': {
         const call = started.get(e.data.call_id);
         started.delete(e.data.call_id);
-        loggerOf(e.turn).info('tool done', { tool: e.data.name, call: e.data.call_id, turn: e.turn, ok: e.data.ok, ms: call === undefined ? undefined : e.at - call.at });
+        loggerOf(e.turn).info('tool done', {
+          tool: e.data.name,
+          call: e.data.call_id,
+          turn: e.turn,
+          ok: e.data.ok,
+          ms: call === undefined ? undefined : e.at - call.at,
+        });
         return;
       }
       default:

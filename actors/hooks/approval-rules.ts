@@ -4,7 +4,18 @@ import type { ToolCall } from '../../bus/index.js';
 import type { Config } from '../../store/config/index.js';
 
 /** Tools whose config block has `require_approval`. */
-const APPROVAL_BLOCKS = ['exec', 'cron', 'read_file', 'write_file', 'edit_file', 'append_file', 'send_file', 'message', 'todo', 'search_files'] as const;
+const APPROVAL_BLOCKS = [
+  'exec',
+  'cron',
+  'read_file',
+  'write_file',
+  'edit_file',
+  'append_file',
+  'send_file',
+  'message',
+  'todo',
+  'search_files',
+] as const;
 type ApprovalBlock = (typeof APPROVAL_BLOCKS)[number];
 
 const isBlock = (name: string): name is ApprovalBlock => (APPROVAL_BLOCKS as readonly string[]).includes(name);
@@ -28,7 +39,9 @@ export function requiresApproval(config: Config, tool: string): boolean {
 
 /** Whether any tool asks for approval: without that (and without hooks) a turn needs no hook pipeline. */
 export function anyApprovals(config: Config): boolean {
-  return APPROVAL_BLOCKS.some((name) => config.tools[name].require_approval) || config.tools.mcp.require_approval.length > 0;
+  return (
+    APPROVAL_BLOCKS.some((name) => config.tools[name].require_approval) || config.tools.mcp.require_approval.length > 0
+  );
 }
 
 const clip = (text: string, max = 400): string => (text.length > max ? `${text.slice(0, max)}…` : text);

@@ -33,14 +33,28 @@ export interface TurnContext {
 }
 
 function processHookOf(name: string, entry: ProcessHookEntry, deps: HookEngineDeps): ProcessHook {
-  const dir = entry.dir === undefined ? undefined : isAbsolute(expandHome(entry.dir)) ? expandHome(entry.dir) : join(deps.home, entry.dir);
+  const dir =
+    entry.dir === undefined
+      ? undefined
+      : isAbsolute(expandHome(entry.dir))
+        ? expandHome(entry.dir)
+        : join(deps.home, entry.dir);
   const env = Object.fromEntries(Object.entries(entry.env).map(([key, value]) => [key, value.reveal()]));
   return new ProcessHook(
-    { name, priority: entry.priority, command: entry.command, dir, env, observe: entry.observe, intercept: entry.intercept as HookPoint[] },
+    {
+      name,
+      priority: entry.priority,
+      command: entry.command,
+      dir,
+      env,
+      observe: entry.observe,
+      intercept: entry.intercept as HookPoint[],
+    },
     {
       log: deps.log,
       processEnv: deps.env,
-      onDown: (reason, restartInMs) => deps.log('warn', 'process hook went down; restarting it', { hook: name, reason, restart_in_ms: restartInMs }),
+      onDown: (reason, restartInMs) =>
+        deps.log('warn', 'process hook went down; restarting it', { hook: name, reason, restart_in_ms: restartInMs }),
     },
   );
 }

@@ -6,10 +6,15 @@ export interface HookTimeouts {
   approval_timeout_ms: number;
 }
 
-export type HookLog = (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, string | number>) => void;
+export type HookLog = (
+  level: 'info' | 'warn' | 'error',
+  message: string,
+  fields: Record<string, string | number>,
+) => void;
 
 /** Lower priority first, then by name: the order hooks are asked and notified in. */
-const byPriority = (a: Hook, b: Hook): number => a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const byPriority = (a: Hook, b: Hook): number =>
+  a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /**
  * The hooks of a process (configured processes and plugins' hooks), in order, and how one is asked: within its
@@ -19,7 +24,10 @@ const byPriority = (a: Hook, b: Hook): number => a.priority - b.priority || (a.n
 export class HookSet {
   private hooks: Hook[] = [];
 
-  constructor(readonly timeouts: () => HookTimeouts, private readonly log: HookLog) {}
+  constructor(
+    readonly timeouts: () => HookTimeouts,
+    private readonly log: HookLog,
+  ) {}
 
   add(hook: Hook): void {
     this.hooks = [...this.hooks.filter((h) => h.name !== hook.name), hook].sort(byPriority);
@@ -41,7 +49,14 @@ export class HookSet {
 
   /** Whether any hook intercepts anything (else a turn needs no hook pipeline for them). */
   intercepting(): boolean {
-    return this.hooks.some((h) => h.intercepts('before_llm') || h.intercepts('after_llm') || h.intercepts('before_tool') || h.intercepts('after_tool') || h.intercepts('approve_tool'));
+    return this.hooks.some(
+      (h) =>
+        h.intercepts('before_llm') ||
+        h.intercepts('after_llm') ||
+        h.intercepts('before_tool') ||
+        h.intercepts('after_tool') ||
+        h.intercepts('approve_tool'),
+    );
   }
 
   async ask(hook: Hook, input: HookInput, turn: AbortSignal): Promise<HookDecision> {
@@ -52,8 +67,14 @@ export class HookSet {
       return await hook.decide(input, AbortSignal.any([turn, timer]));
     } catch (error) {
       if (turn.aborted) throw turn.reason instanceof Error ? turn.reason : new Error('the turn was cancelled');
-      const why = timer.aborted ? `timed out after ${limit} ms` : `failed (${(error as Error)?.message ?? String(error)})`;
-      this.log('warn', approving ? 'approval hook gave no answer; the call is denied' : 'hook gave no answer; the turn goes on', { hook: hook.name, point: input.point, reason: why });
+      const why = timer.aborted
+        ? `timed out after ${limit} ms`
+        : `failed (${(error as Error)?.message ?? String(error)})`;
+      this.log(
+        'warn',
+        approving ? 'approval hook gave no answer; the call is denied' : 'hook gave no answer; the turn goes on',
+        { hook: hook.name, point: input.point, reason: why },
+      );
       // The decision names the hook; the reason says what happened to it.
       return { action: approving ? 'deny_tool' : 'continue', reason: why };
     }

@@ -9,15 +9,24 @@ export interface ChatApprover {
   ask(call: ToolCall, signal: AbortSignal): Promise<ApprovalAnswer>;
 }
 
-const asDecision = (answer: ApprovalAnswer): HookDecision => ({ action: answer.approved ? 'continue' : 'deny_tool', reason: answer.reason });
+const asDecision = (answer: ApprovalAnswer): HookDecision => ({
+  action: answer.approved ? 'continue' : 'deny_tool',
+  reason: answer.reason,
+});
 
 /** The live hooks of a point in their order, and for approvals the chat after them when the tool needs it. */
 export function liveDecisions(set: HookSet, chat: ChatApprover | undefined): DecisionSource {
   return {
     deciders(point, _key, call) {
-      const deciders: Decider[] = set.interceptors(point).map((hook) => ({ hook: hook.name, decide: (input, signal) => set.ask(hook, input, signal) }));
+      const deciders: Decider[] = set
+        .interceptors(point)
+        .map((hook) => ({ hook: hook.name, decide: (input, signal) => set.ask(hook, input, signal) }));
       if (point === 'approve_tool' && call && chat?.required(call)) {
-        deciders.push({ hook: 'chat', decide: async (input, signal) => asDecision(await chat.ask(input.point === 'approve_tool' ? input.call : call, signal)) });
+        deciders.push({
+          hook: 'chat',
+          decide: async (input, signal) =>
+            asDecision(await chat.ask(input.point === 'approve_tool' ? input.call : call, signal)),
+        });
       }
       return deciders;
     },

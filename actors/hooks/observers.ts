@@ -9,11 +9,17 @@ import type { HookLog, HookSet } from './hook-set.js';
  */
 export function observeBus(bus: Bus, set: HookSet, log: HookLog): Subscription {
   const failing = new Set<string>();
-  const failed = (name: string, type: string) => (error: unknown): void => {
-    if (failing.has(name)) return;
-    failing.add(name);
-    log('warn', 'observer hook missed events', { hook: name, event: type, reason: (error as Error)?.message ?? String(error) });
-  };
+  const failed =
+    (name: string, type: string) =>
+    (error: unknown): void => {
+      if (failing.has(name)) return;
+      failing.add(name);
+      log('warn', 'observer hook missed events', {
+        hook: name,
+        event: type,
+        reason: (error as Error)?.message ?? String(error),
+      });
+    };
   const delivered = (name: string) => (): void => {
     if (failing.delete(name)) log('info', 'observer hook receives events again', { hook: name });
   };

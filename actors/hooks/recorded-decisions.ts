@@ -1,7 +1,8 @@
 import type { Envelope, HookDecision } from '../../bus/index.js';
 import type { Decider, DecisionSource } from './turn-hooks.js';
 
-const keyOf = (point: string, key: { call_id?: string; iteration?: number }): string => `${point}\u0000${key.call_id ?? ''}\u0000${key.iteration ?? ''}`;
+const keyOf = (point: string, key: { call_id?: string; iteration?: number }): string =>
+  `${point}\u0000${key.call_id ?? ''}\u0000${key.iteration ?? ''}`;
 
 /**
  * The decisions a recorded turn took, answered from its `hook.decided` events instead of asking the hooks (or the

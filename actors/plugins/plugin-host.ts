@@ -1,6 +1,12 @@
 import type { Subscription } from 'rxjs';
 import { CHAT_COMMANDS } from '../../adapters/channels/command-names.js';
-import { PluginLoadError, type PluginChannelSpec, type PluginCommand, type PluginParts, type PluginToLoad } from '../../adapters/plugins/api.js';
+import {
+  PluginLoadError,
+  type PluginChannelSpec,
+  type PluginCommand,
+  type PluginParts,
+  type PluginToLoad,
+} from '../../adapters/plugins/api.js';
 import { loadChildPlugin } from '../../adapters/plugins/child-plugin.js';
 import { checkedPluginConfig } from '../../adapters/plugins/config-check.js';
 import { loadInProcess } from '../../adapters/plugins/load-in-process.js';
@@ -69,7 +75,11 @@ export class PluginHost {
   private loading: Promise<void> | undefined;
 
   constructor(private readonly deps: PluginHostDeps) {
-    this.channelEvents = deps.bus.on('channel.failed', 'channel.connected').subscribe((event) => this.channelMoved(event.data.channel, event.type === 'channel.failed' ? event.data.message : undefined));
+    this.channelEvents = deps.bus
+      .on('channel.failed', 'channel.connected')
+      .subscribe((event) =>
+        this.channelMoved(event.data.channel, event.type === 'channel.failed' ? event.data.message : undefined),
+      );
   }
 
   /** Loads every plugin once; later calls return the same promise. */
@@ -145,7 +155,11 @@ export class PluginHost {
       };
       const parts = entry.trusted
         ? await loadInProcess(plugin, log)
-        : await loadChildPlugin(plugin, { log, processEnv: deps.env, onStatus: (problem) => this.processMoved(found.name, problem) });
+        : await loadChildPlugin(plugin, {
+            log,
+            processEnv: deps.env,
+            onStatus: (problem) => this.processMoved(found.name, problem),
+          });
       const problems = [...parts.problems, ...this.adopt(found.name, parts)];
       this.plugins.set(found.name, { row: { ...base, state: 'ready' }, parts, problems, channelProblems: new Map() });
       this.refresh(found.name);
@@ -165,11 +179,13 @@ export class PluginHost {
       else this.deps.tools.register(tool);
     }
     for (const command of parts.commands) {
-      if (BUILT_IN_COMMANDS.has(command.name) || this.commands.has(command.name)) problems.push(`command /${command.name} is already there; its own was left out`);
+      if (BUILT_IN_COMMANDS.has(command.name) || this.commands.has(command.name))
+        problems.push(`command /${command.name} is already there; its own was left out`);
       else this.commands.set(command.name, command);
     }
     for (const spec of parts.channels) {
-      if (['telegram', 'discord', 'slack', 'pico'].includes(spec.kind) || this.kinds.has(spec.kind)) problems.push(`channel kind ${spec.kind} is already there; its own was left out`);
+      if (['telegram', 'discord', 'slack', 'pico'].includes(spec.kind) || this.kinds.has(spec.kind))
+        problems.push(`channel kind ${spec.kind} is already there; its own was left out`);
       else this.kinds.set(spec.kind, { plugin, spec });
     }
     if (parts.hook && !this.deps.hooks.add(parts.hook)) problems.push('its hooks are off (hooks.enabled is false)');
@@ -177,7 +193,11 @@ export class PluginHost {
   }
 
   private settle(base: Omit<PluginRow, 'state'>, state: PluginState, reason?: string): void {
-    this.plugins.set(base.name, { row: { ...base, state, ...(reason ? { reason } : {}) }, problems: [], channelProblems: new Map() });
+    this.plugins.set(base.name, {
+      row: { ...base, state, ...(reason ? { reason } : {}) },
+      problems: [],
+      channelProblems: new Map(),
+    });
     this.publish(base.name);
   }
 
@@ -187,7 +207,8 @@ export class PluginHost {
     if (!plugin?.parts) return;
     const problems = [...plugin.problems, ...plugin.channelProblems.values()];
     const { reason: _reason, ...row } = plugin.row;
-    const next: PluginRow = problems.length > 0 ? { ...row, state: 'degraded', reason: problems.join('; ') } : { ...row, state: 'ready' };
+    const next: PluginRow =
+      problems.length > 0 ? { ...row, state: 'degraded', reason: problems.join('; ') } : { ...row, state: 'ready' };
     const changed = !this.published.has(name) || next.state !== plugin.row.state || next.reason !== plugin.row.reason;
     plugin.row = next;
     if (changed) this.publish(name);
@@ -197,7 +218,16 @@ export class PluginHost {
     const row = this.plugins.get(name)?.row;
     if (!row) return;
     this.published.add(name);
-    this.deps.bus.publish({ type: 'plugin.state', data: { plugin: row.name, ...(row.version ? { version: row.version } : {}), state: row.state, ...(row.reason ? { reason: row.reason } : {}), path: row.path } });
+    this.deps.bus.publish({
+      type: 'plugin.state',
+      data: {
+        plugin: row.name,
+        ...(row.version ? { version: row.version } : {}),
+        state: row.state,
+        ...(row.reason ? { reason: row.reason } : {}),
+        path: row.path,
+      },
+    });
   }
 
   private processMoved(name: string, problem: string | undefined): void {

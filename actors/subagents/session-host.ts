@@ -6,7 +6,11 @@ import type { SubagentHost } from './host.js';
 function outcomeOf(reply: Envelope<'reply.requested'>): ChildOutcome {
   const { outcome, text } = reply.data;
   if (outcome === 'command' || outcome === 'message') return { outcome: 'failed', reply: 'the subagent ran no turn' };
-  return { outcome: outcome === 'restarted' ? 'aborted' : outcome, reply: text, ...(reply.turn ? { turn: reply.turn } : {}) };
+  return {
+    outcome: outcome === 'restarted' ? 'aborted' : outcome,
+    reply: text,
+    ...(reply.turn ? { turn: reply.turn } : {}),
+  };
 }
 
 /** How long a task's session may take to answer after the task's own timeout canceled its turn. */
@@ -63,7 +67,7 @@ export function sessionHost(bus: Bus): SubagentHost {
       return ended.then(finish, (error: unknown) => {
         if (error instanceof RequestAbortedError) return finish({ outcome: 'aborted', reply: '' });
         if (error instanceof RequestTimeoutError) {
-          return finish({ outcome: 'failed', reply: 'the subagent\'s session did not answer' });
+          return finish({ outcome: 'failed', reply: "the subagent's session did not answer" });
         }
         throw error;
       });

@@ -4,7 +4,13 @@ import { draftOf, sessionIdOf, type Bus, type Correlation } from '../../bus/inde
 import type { SendFunction } from '../../adapters/tools/options.js';
 import type { SubagentPort, SubagentRequest, TaskView } from '../../adapters/tools/subagent/index.js';
 import { ToolError, type ToolContext } from '../../adapters/tools/tool.js';
-import { subagentTaskMachine, type ChildOutcome, type SubagentStatus, type SubagentTaskContext, type SubagentTaskInput } from '../../machines/subagent-task.js';
+import {
+  subagentTaskMachine,
+  type ChildOutcome,
+  type SubagentStatus,
+  type SubagentTaskContext,
+  type SubagentTaskInput,
+} from '../../machines/subagent-task.js';
 import type { Config } from '../../store/config/index.js';
 import { settledWithin } from '../settled-within.js';
 import { newTaskId } from '../ids.js';
@@ -34,7 +40,11 @@ const RESULT_KEPT = 500;
 
 function hostedMachine(subagents: Subagents, now: () => number) {
   return subagentTaskMachine.provide({
-    actors: { runChild: fromPromise<ChildOutcome, SubagentTaskContext>(({ input, signal }) => subagents.runChild(input, signal)) },
+    actors: {
+      runChild: fromPromise<ChildOutcome, SubagentTaskContext>(({ input, signal }) =>
+        subagents.runChild(input, signal),
+      ),
+    },
     actions: {
       stampStart: assign({ startedAt: () => now() }),
       stampEnd: assign({ endedAt: () => now() }),
@@ -102,7 +112,10 @@ export class Subagents implements SubagentPort, SessionSubagents {
     }
     const { value, context: task } = actor.getSnapshot();
     if (value === 'completed') return task.answer ?? '';
-    throw new ToolError(`subagent_${stateName(value)}`, `subagent task ${task.id} ${stateName(value)}: ${task.reason ?? 'no reason given'}`);
+    throw new ToolError(
+      `subagent_${stateName(value)}`,
+      `subagent task ${task.id} ${stateName(value)}: ${task.reason ?? 'no reason given'}`,
+    );
   }
 
   status(taskId: string | undefined, context: ToolContext): TaskView[] {
@@ -110,7 +123,11 @@ export class Subagents implements SubagentPort, SessionSubagents {
     const mine = this.views((task) => task.parent.root === root);
     if (taskId === undefined) return mine;
     const one = mine.filter((view) => view.task_id === taskId);
-    if (one.length === 0) throw new ToolError('unknown_task', `no subagent task "${taskId}" in this conversation; spawn_status without task_id lists them`);
+    if (one.length === 0)
+      throw new ToolError(
+        'unknown_task',
+        `no subagent task "${taskId}" in this conversation; spawn_status without task_id lists them`,
+      );
     return one;
   }
 
@@ -132,7 +149,11 @@ export class Subagents implements SubagentPort, SessionSubagents {
   /** No task starts from now on (a request is refused with `reason`); resolves when the running ones ended or `ms` passed. */
   async drain(ms: number, reason: string): Promise<void> {
     this.closing = reason;
-    if (ms > 0) await settledWithin(this.active().map((record) => toPromise(record.actor)), ms);
+    if (ms > 0)
+      await settledWithin(
+        this.active().map((record) => toPromise(record.actor)),
+        ms,
+      );
   }
 
   /**
@@ -151,7 +172,16 @@ export class Subagents implements SubagentPort, SessionSubagents {
     const child = new AbortController();
     // The machine stops `runChild` while it leaves `running`, before it notes why: the reason is read a moment later.
     signal.addEventListener('abort', () => queueMicrotask(() => child.abort(this.reasonOf(task.id))), { once: true });
-    const run = this.deps.host.run({ agent: task.agent, sessionKey: task.sessionKey, link: { parent: task.parent.turn, task: task.id, delegatedBy: task.parent.agent }, message: childMessage(task), timeoutMs: task.timeoutMs }, child.signal);
+    const run = this.deps.host.run(
+      {
+        agent: task.agent,
+        sessionKey: task.sessionKey,
+        link: { parent: task.parent.turn, task: task.id, delegatedBy: task.parent.agent },
+        message: childMessage(task),
+        timeoutMs: task.timeoutMs,
+      },
+      child.signal,
+    );
     const record = this.tasks.get(task.id);
     if (record) record.run = run;
     return this.inFlight.track(run);
@@ -175,7 +205,13 @@ export class Subagents implements SubagentPort, SessionSubagents {
       ...(task.turn ? { turn: task.turn } : {}),
     };
     this.deps.bus.publish(draftOf(this.keysOf(task), 'subagent.ended', data));
-    this.deps.bus.publish(draftOf(this.keysOf(task), 'actor.stopped', { actor: `subagent:${task.id}`, machine: 'subagent', reason: status }));
+    this.deps.bus.publish(
+      draftOf(this.keysOf(task), 'actor.stopped', {
+        actor: `subagent:${task.id}`,
+        machine: 'subagent',
+        reason: status,
+      }),
+    );
     if (task.mode === 'spawn') void this.report(task, status, record?.reported ?? false);
   }
 
@@ -186,18 +222,26 @@ export class Subagents implements SubagentPort, SessionSubagents {
   private async report(task: SubagentTaskContext, status: SubagentStatus, reported: boolean): Promise<void> {
     const send = this.deps.send;
     const name = task.label ? `"${task.label}"` : task.id;
-    const text = status === 'completed' && !reported && task.answer?.trim()
-      ? `Subagent task ${name} finished:\n\n${task.answer}`
-      : status === 'failed' ? `Subagent task ${name} failed: ${task.reason ?? 'no reason given'}` : undefined;
+    const text =
+      status === 'completed' && !reported && task.answer?.trim()
+        ? `Subagent task ${name} finished:\n\n${task.answer}`
+        : status === 'failed'
+          ? `Subagent task ${name} failed: ${task.reason ?? 'no reason given'}`
+          : undefined;
     if (!send || !text) return;
-    const outcome = await send({ channel: task.origin.channel, chat: task.origin.chat }, text, []).catch((error: Error) => ({ kind: 'not_delivered' as const, reason: error.message }));
-    if (outcome.kind === 'not_delivered') this.deps.logError(`subagent task ${task.id}: its result was not delivered (${outcome.reason})`);
+    const outcome = await send({ channel: task.origin.channel, chat: task.origin.chat }, text, []).catch(
+      (error: Error) => ({ kind: 'not_delivered' as const, reason: error.message }),
+    );
+    if (outcome.kind === 'not_delivered')
+      this.deps.logError(`subagent task ${task.id}: its result was not delivered (${outcome.reason})`);
   }
 
   /** Starts waiting tasks of a parent session, oldest first, while fewer than `max_concurrent` run there. */
   private schedule(session: string): void {
     const limit = this.deps.config().agents.defaults.subagents.max_concurrent;
-    const mine = [...this.tasks.values()].filter((record) => record.actor.getSnapshot().context.parent.session === session);
+    const mine = [...this.tasks.values()].filter(
+      (record) => record.actor.getSnapshot().context.parent.session === session,
+    );
     let running = mine.filter((record) => record.actor.getSnapshot().value === 'running').length;
     for (const record of mine) {
       if (running >= limit) return;
@@ -214,7 +258,10 @@ export class Subagents implements SubagentPort, SessionSubagents {
     const limits = config.agents.defaults.subagents;
     const lineage = this.lineageOf(context.session);
     if (lineage.depth >= limits.max_depth) {
-      throw new ToolError('subagent_depth', `subagents nest at most ${limits.max_depth} deep (agents.defaults.subagents.max_depth) and this turn is already at depth ${lineage.depth}: do this task yourself`);
+      throw new ToolError(
+        'subagent_depth',
+        `subagents nest at most ${limits.max_depth} deep (agents.defaults.subagents.max_depth) and this turn is already at depth ${lineage.depth}: do this task yourself`,
+      );
     }
     const agent = targetAgent(config, context.agent, request.agentId);
     const createdAt = this.deps.now();
@@ -233,14 +280,27 @@ export class Subagents implements SubagentPort, SessionSubagents {
       slotWaitMs: limits.concurrency_timeout_sec * 1000,
       timeoutMs: limits.default_timeout_minutes * 60_000,
     };
-    const record: TaskRecord = { actor: createActor(this.machine, { id: `subagent:${id}`, input, inspect: (event) => this.show(id, event) }), reported: false };
+    const record: TaskRecord = {
+      actor: createActor(this.machine, { id: `subagent:${id}`, input, inspect: (event) => this.show(id, event) }),
+      reported: false,
+    };
     this.tasks.set(id, record);
     this.taskOfSession.set(sessionIdOf(input.sessionKey), id);
     const { parent } = input;
-    this.deps.bus.publish(draftOf(this.keysOf(input), 'subagent.spawned', {
-      task_id: id, mode, agent_id: agent, ...(input.label ? { label: input.label } : {}), task: input.task, depth: input.depth, session_key: input.sessionKey,
-    }));
-    record.actor.subscribe({ error: (error) => this.deps.logError(`subagent task ${id} failed: ${(error as Error)?.message ?? String(error)}`) });
+    this.deps.bus.publish(
+      draftOf(this.keysOf(input), 'subagent.spawned', {
+        task_id: id,
+        mode,
+        agent_id: agent,
+        ...(input.label ? { label: input.label } : {}),
+        task: input.task,
+        depth: input.depth,
+        session_key: input.sessionKey,
+      }),
+    );
+    record.actor.subscribe({
+      error: (error) => this.deps.logError(`subagent task ${id} failed: ${(error as Error)?.message ?? String(error)}`),
+    });
     record.actor.start();
     this.schedule(parent.session);
     this.forgetOldest();
@@ -254,7 +314,13 @@ export class Subagents implements SubagentPort, SessionSubagents {
     const snapshot = record.actor.getSnapshot();
     const to = stateName(snapshot.value);
     if (to === record.shown) return;
-    const data = { actor: record.actor.id, machine: 'subagent', ...(record.shown ? { from: record.shown } : {}), to, event: event.event.type };
+    const data = {
+      actor: record.actor.id,
+      machine: 'subagent',
+      ...(record.shown ? { from: record.shown } : {}),
+      to,
+      event: event.event.type,
+    };
     record.shown = to;
     this.deps.bus.publish(draftOf(this.keysOf(snapshot.context), 'actor.transitioned', data));
   }

@@ -4,9 +4,10 @@ import type { ChildMessage } from './host.js';
 /** What the child reads as its one user message: who it works for, where its answer goes, and the task. */
 function framed(task: SubagentTaskContext): string {
   const named = task.label ? ` ("${task.label}")` : '';
-  const report = task.mode === 'spawn'
-    ? 'You work in the background. When you are done, report the result to the user with the message tool.'
-    : 'Your final answer is returned to that agent as the result of its subagent call.';
+  const report =
+    task.mode === 'spawn'
+      ? 'You work in the background. When you are done, report the result to the user with the message tool.'
+      : 'Your final answer is returned to that agent as the result of its subagent call.';
   return `You are a subagent${named} working on a task from agent ${task.parent.agent}; you see none of its conversation. ${report}\n\nTask: ${task.task}`;
 }
 

@@ -47,7 +47,15 @@ function toolNamesOf(registry: () => ToolRegistry): (doc: AgentDoc) => string[] 
     const tools = registry();
     if (last?.doc !== doc || last.tools !== tools || last.revision !== tools.revision) {
       const allowed = doc.frontmatter.tools;
-      last = { doc, tools, revision: tools.revision, names: tools.list().map((t) => t.name).filter((name) => !allowed || allowed.includes(name)) };
+      last = {
+        doc,
+        tools,
+        revision: tools.revision,
+        names: tools
+          .list()
+          .map((t) => t.name)
+          .filter((name) => !allowed || allowed.includes(name)),
+      };
     }
     return last.names;
   };
@@ -57,12 +65,17 @@ function toolNamesOf(registry: () => ToolRegistry): (doc: AgentDoc) => string[] 
  * The skills an agent may use: its AGENT.md `skills`, else its `agents.list[].skills`, else all. The same catalog
  * list and filter give the same array, which the prompt builder's cache keys on.
  */
-function skillsOf(catalog: SkillCatalog, files: WorkspaceFiles, entry: () => Config['agents']['list'][number] | undefined): () => SkillInfo[] {
+function skillsOf(
+  catalog: SkillCatalog,
+  files: WorkspaceFiles,
+  entry: () => Config['agents']['list'][number] | undefined,
+): () => SkillInfo[] {
   let last: { all: SkillInfo[]; allow: readonly string[] | undefined; skills: SkillInfo[] } | undefined;
   return () => {
     const all = catalog.list();
     const allow = files.agent().frontmatter.skills ?? entry()?.skills;
-    if (last?.all !== all || last.allow !== allow) last = { all, allow, skills: allow ? all.filter((s) => allow.includes(s.name)) : all };
+    if (last?.all !== all || last.allow !== allow)
+      last = { all, allow, skills: allow ? all.filter((s) => allow.includes(s.name)) : all };
     return last.skills;
   };
 }
@@ -112,11 +125,13 @@ export class AgentDirectory {
    */
   registryFor(agent: string, tools: readonly string[]): string | undefined {
     if (!DELEGATING_TOOLS.some((name) => tools.includes(name))) return undefined;
-    return agentRegistryText(allowedPeers(this.config, agent).map((id) => {
-      const { frontmatter } = this.peerDoc(id);
-      const name = frontmatter.name?.trim() || this.config.agents.list.find((a) => a.id === id)?.name?.trim() || id;
-      return { id, name, description: frontmatter.description?.trim() ?? '' };
-    }));
+    return agentRegistryText(
+      allowedPeers(this.config, agent).map((id) => {
+        const { frontmatter } = this.peerDoc(id);
+        const name = frontmatter.name?.trim() || this.config.agents.list.find((a) => a.id === id)?.name?.trim() || id;
+        return { id, name, description: frontmatter.description?.trim() ?? '' };
+      }),
+    );
   }
 
   close(): void {
@@ -135,7 +150,16 @@ export class AgentDirectory {
 
   private newRegistry(workspace: string): ToolRegistry {
     const { loaded, env } = this.deps;
-    const tools = buildTools(toolsOptions(loaded.config, workspace, loaded.home, env, (entry) => this.deps.logError(JSON.stringify(entry)), this.deps.send));
+    const tools = buildTools(
+      toolsOptions(
+        loaded.config,
+        workspace,
+        loaded.home,
+        env,
+        (entry) => this.deps.logError(JSON.stringify(entry)),
+        this.deps.send,
+      ),
+    );
     this.deps.addTools(tools, workspace);
     for (const tool of this.added) tools.register(tool);
     return tools;

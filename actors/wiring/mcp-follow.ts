@@ -7,7 +7,11 @@ import type { LoadedConfig } from '../../store/config/index.js';
  * entry changed. Calls wait for the change in hand (one at a time, in order), so the turn that follows a reload sees
  * the servers' tools. A block the manager refuses keeps the servers as they are, and says why.
  */
-export function followMcp(manager: McpManager, loaded: LoadedConfig, logError: (line: string) => void): () => Promise<void> {
+export function followMcp(
+  manager: McpManager,
+  loaded: LoadedConfig,
+  logError: (line: string) => void,
+): () => Promise<void> {
   let block = loaded.config.tools.mcp;
   let applying = Promise.resolve();
   return () => {

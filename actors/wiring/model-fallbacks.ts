@@ -7,7 +7,11 @@ import type { ModelRouter } from '../../adapters/providers/router.js';
  * retries, the next one is asked (each switch reported as `provider.retried`), unless the turn was cancelled or the
  * failure showed text already (a second answer would repeat it).
  */
-export function withFallbacks(router: ModelRouter, fallbacks: readonly string[], report: (draft: EventDraft) => void): ModelRouter {
+export function withFallbacks(
+  router: ModelRouter,
+  fallbacks: readonly string[],
+  report: (draft: EventDraft) => void,
+): ModelRouter {
   if (fallbacks.length === 0) return router;
   return {
     describe: () => router.describe(),
@@ -31,7 +35,11 @@ export function withFallbacks(router: ModelRouter, fallbacks: readonly string[],
           const next = names[i + 1];
           if (!(error instanceof ProviderError) || next === undefined || shown || options?.signal?.aborted) throw error;
           const correlation: Correlation = options?.correlation ?? {};
-          report({ ...correlation, type: 'provider.retried', data: { code: error.code, attempt: i + 1, next_model: next, delay_ms: 0 } });
+          report({
+            ...correlation,
+            type: 'provider.retried',
+            data: { code: error.code, attempt: i + 1, next_model: next, delay_ms: 0 },
+          });
         }
       }
     },

@@ -9,7 +9,10 @@ import { modelEntries } from './models.js';
 export class ReloadableRouter implements ModelRouter {
   private current: ModelRouter;
 
-  constructor(config: Config, private readonly options: ModelRouterOptions) {
+  constructor(
+    config: Config,
+    private readonly options: ModelRouterOptions,
+  ) {
     this.current = this.routerFor(config);
   }
 

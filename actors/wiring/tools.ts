@@ -9,7 +9,14 @@ import { cronToolOptions } from '../cron/tool-options.js';
 const MIB = 1024 * 1024;
 
 /** The tools block of the config as the tools take it; one policy for every turn of every agent. */
-export function toolsOptions(config: Config, workspace: string, home: string, env: NodeJS.ProcessEnv, log: ExecLogger, send?: SendFunction): ToolsOptions {
+export function toolsOptions(
+  config: Config,
+  workspace: string,
+  home: string,
+  env: NodeJS.ProcessEnv,
+  log: ExecLogger,
+  send?: SendFunction,
+): ToolsOptions {
   const tools = config.tools;
   const sandbox = defaultSandbox(workspace, home, homedir(), env.CODEX_HOME?.trim() || undefined);
   const isolation = execIsolation(tools.exec);
@@ -20,7 +27,11 @@ export function toolsOptions(config: Config, workspace: string, home: string, en
       allowReadPaths: tools.allow_read_paths.map((path) => expandHome(path)),
       allowWritePaths: tools.allow_write_paths.map((path) => expandHome(path)),
     },
-    readFile: { enabled: tools.read_file.enabled, mode: tools.read_file.mode, maxReadFileSize: tools.read_file.max_read_file_size },
+    readFile: {
+      enabled: tools.read_file.enabled,
+      mode: tools.read_file.mode,
+      maxReadFileSize: tools.read_file.max_read_file_size,
+    },
     searchFiles: { enabled: tools.search_files.enabled },
     exec: {
       enabled: tools.exec.enabled,
@@ -31,7 +42,11 @@ export function toolsOptions(config: Config, workspace: string, home: string, en
       ...(tools.exec.timeout_seconds > 0 ? { timeoutMs: tools.exec.timeout_seconds * 1000 } : {}),
       log,
       isolation: isolation.mode,
-      exposePaths: isolation.expose.map((path) => ({ ...path, source: expandHome(path.source), target: expandHome(path.target) })),
+      exposePaths: isolation.expose.map((path) => ({
+        ...path,
+        source: expandHome(path.source),
+        target: expandHome(path.target),
+      })),
       network: tools.exec.network,
       limits: {
         processes: tools.exec.limits.processes,
@@ -70,7 +85,13 @@ const reveal = (secret: { reveal(): string } | undefined) => secret?.reveal();
 /** The ten engine blocks of `tools.web` as the web_search tool takes them (keys revealed only here). */
 export function searchOptions(web: WebConfig): NonNullable<ToolsOptions['search']> {
   if (!web.enabled) return { engines: {} };
-  const keyed = (block: { enabled: boolean; max_results: number; api_key?: { reveal(): string }; api_keys?: Array<{ reveal(): string }>; base_url?: string }) => ({
+  const keyed = (block: {
+    enabled: boolean;
+    max_results: number;
+    api_key?: { reveal(): string };
+    api_keys?: Array<{ reveal(): string }>;
+    base_url?: string;
+  }) => ({
     enabled: block.enabled,
     maxResults: block.max_results,
     apiKey: reveal(block.api_key),
@@ -97,5 +118,7 @@ export function searchOptions(web: WebConfig): NonNullable<ToolsOptions['search'
 
 /** Every `tools.<tool>` block switched off (the peer writes one per tool: `write_file`, `list_dir`, `web_fetch`…). */
 function disabledTools(tools: Config['tools']): string[] {
-  return Object.entries(tools).filter(([, block]) => (block as { enabled?: unknown }).enabled === false).map(([name]) => name);
+  return Object.entries(tools)
+    .filter(([, block]) => (block as { enabled?: unknown }).enabled === false)
+    .map(([name]) => name);
 }

@@ -10,7 +10,10 @@ export interface BotApiResponse {
 /** An answer whose body is not JSON (a proxy's HTML error page); its body is left out, as it may quote the URL and its token. */
 export class NotJsonAnswerError extends Error {
   readonly code = 'BOT_API_NOT_JSON';
-  constructor(readonly status: number, contentType: string | null) {
+  constructor(
+    readonly status: number,
+    contentType: string | null,
+  ) {
     super(`the Bot API answered HTTP ${status}${contentType ? ` (${contentType})` : ''} where JSON was expected`);
     this.name = 'NotJsonAnswerError';
   }
@@ -74,12 +77,28 @@ export function botApiFetch(route: Route = {}): (url: string, init: RequestInit)
   return async (url, init) => {
     const signal = nodeSignal(init.signal);
     if (typeof init.body === 'string') {
-      const call = { url, method: 'POST' as const, headers: { 'content-type': 'application/json' }, body: init.body, signal, firstByteTimeoutMs: UNLIMITED, idleTimeoutMs: UNLIMITED };
+      const call = {
+        url,
+        method: 'POST' as const,
+        headers: { 'content-type': 'application/json' },
+        body: init.body,
+        signal,
+        firstByteTimeoutMs: UNLIMITED,
+        idleTimeoutMs: UNLIMITED,
+      };
       const answer = await sendForText(route, call);
       const contentType = answer.headers['content-type'];
-      return answered(answer.status, typeof contentType === 'string' ? contentType : null, () => Promise.resolve(answer.text));
+      return answered(answer.status, typeof contentType === 'string' ? contentType : null, () =>
+        Promise.resolve(answer.text),
+      );
     }
-    const response = await fetch(url, { ...init, signal }).catch((error: unknown) => { throw transportError(error); });
-    return answered(response.status, response.headers.get('content-type'), () => response.text().catch((error: unknown) => { throw transportError(error); }));
+    const response = await fetch(url, { ...init, signal }).catch((error: unknown) => {
+      throw transportError(error);
+    });
+    return answered(response.status, response.headers.get('content-type'), () =>
+      response.text().catch((error: unknown) => {
+        throw transportError(error);
+      }),
+    );
   };
 }

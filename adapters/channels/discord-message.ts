@@ -35,7 +35,10 @@ export function fromDiscordMessage(facts: DiscordMessageFacts, botId: string): C
   const audio = files.filter((f) => f.contentType?.startsWith('audio/'));
   const media = files.filter((f) => !f.contentType?.startsWith('audio/'));
   const inThread = facts.threadParentId !== null;
-  const chat = facts.guildId === null ? `direct:${facts.channelId}` : `channel:${inThread ? facts.threadParentId : facts.channelId}`;
+  const chat =
+    facts.guildId === null
+      ? `direct:${facts.channelId}`
+      : `channel:${inThread ? facts.threadParentId : facts.channelId}`;
   return {
     messageId: facts.id,
     chat,
@@ -47,8 +50,19 @@ export function fromDiscordMessage(facts: DiscordMessageFacts, botId: string): C
     ...(inThread ? { topic: `topic:${facts.channelId}` } : {}),
     mentioned: mentioned || facts.repliesToBot,
     // The file id is the attachment's URL: `download` fetches it.
-    ...(audio.length ? { audio: audio.map((f) => ({ fileId: f.url, mime: f.contentType ?? 'audio/ogg', name: f.name })) } : {}),
-    ...(media.length ? { media: media.map((f) => ({ kind: mediaKind(f.contentType), fileId: f.url, mime: f.contentType ?? 'application/octet-stream', name: f.name })) } : {}),
+    ...(audio.length
+      ? { audio: audio.map((f) => ({ fileId: f.url, mime: f.contentType ?? 'audio/ogg', name: f.name })) }
+      : {}),
+    ...(media.length
+      ? {
+          media: media.map((f) => ({
+            kind: mediaKind(f.contentType),
+            fileId: f.url,
+            mime: f.contentType ?? 'application/octet-stream',
+            name: f.name,
+          })),
+        }
+      : {}),
   };
 }
 
@@ -58,15 +72,29 @@ function mediaKind(type: string | null): 'image' | 'video' | 'file' {
 }
 
 /** One row of buttons (an action row of type 1, buttons of type 2); a button's custom id is the text its press sends. */
-export function discordChoiceRow(choices: readonly Choice[]): { type: 1; components: Array<{ type: 2; style: 1 | 4; label: string; custom_id: string }> } {
-  return { type: 1, components: choices.map((choice, i) => ({ type: 2, style: i === 0 ? 1 : 4, label: choice.label, custom_id: choice.reply })) };
+export function discordChoiceRow(choices: readonly Choice[]): {
+  type: 1;
+  components: Array<{ type: 2; style: 1 | 4; label: string; custom_id: string }>;
+} {
+  return {
+    type: 1,
+    components: choices.map((choice, i) => ({
+      type: 2,
+      style: i === 0 ? 1 : 4,
+      label: choice.label,
+      custom_id: choice.reply,
+    })),
+  };
 }
 
 /**
  * A button press as the message its button stands for: the presser wrote it, where the button's message is, to
  * the bot. It goes through `fromDiscordMessage`, so the chat (and the session) is the one the button sits in.
  */
-export function fromDiscordButton(facts: Omit<DiscordMessageFacts, 'content' | 'authorIsBot' | 'repliesToBot'> & { customId: string }, botId: string): ChannelMessage | undefined {
+export function fromDiscordButton(
+  facts: Omit<DiscordMessageFacts, 'content' | 'authorIsBot' | 'repliesToBot'> & { customId: string },
+  botId: string,
+): ChannelMessage | undefined {
   const { customId, ...rest } = facts;
   return fromDiscordMessage({ ...rest, content: customId, authorIsBot: false, repliesToBot: true }, botId);
 }

@@ -27,11 +27,16 @@ function restAgent(): RestDispatcher {
  * client: `POST /channels/{id}/messages` as multipart, the file as `files[0]`. Discord shows images inline.
  */
 export async function uploadToDiscord(rest: REST, channelId: string, file: OutboundFile): Promise<string> {
-  const bytes = await readFile(file.path).catch((error: Error) => { throw new ChannelError('platform', `cannot read ${basename(file.path)} to send it (${error.message})`); });
+  const bytes = await readFile(file.path).catch((error: Error) => {
+    throw new ChannelError('platform', `cannot read ${basename(file.path)} to send it (${error.message})`);
+  });
   const name = basename(file.path);
   const body = { ...(file.caption ? { content: file.caption } : {}), attachments: [{ id: 0, filename: name }] };
   const files = [{ name, data: bytes, ...(file.mime ? { contentType: file.mime } : {}) }];
-  const sent = await rest.post(Routes.channelMessages(channelId), { body, files, dispatcher: restAgent() })
-    .catch((error: Error) => { throw new ChannelError('platform', `Discord upload failed (${error.message})`); });
+  const sent = await rest
+    .post(Routes.channelMessages(channelId), { body, files, dispatcher: restAgent() })
+    .catch((error: Error) => {
+      throw new ChannelError('platform', `Discord upload failed (${error.message})`);
+    });
   return (sent as { id: string }).id;
 }

@@ -1,9 +1,22 @@
 import { Client, Events, GatewayIntentBits, Partials, type Message } from 'discord.js';
 import { sendForBytes } from '../http/client.js';
 import { CHAT_COMMANDS } from './command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice, type OutboundFile } from './channel.js';
+import {
+  ChannelError,
+  type Channel,
+  type ChannelCapabilities,
+  type ChannelHooks,
+  type Choice,
+  type OutboundFile,
+} from './channel.js';
 import { uploadToDiscord } from './discord-upload.js';
-import { discordChoiceRow, DISCORD_MAX_LENGTH, fromDiscordButton, fromDiscordMessage, type DiscordMessageFacts } from './discord-message.js';
+import {
+  discordChoiceRow,
+  DISCORD_MAX_LENGTH,
+  fromDiscordButton,
+  fromDiscordMessage,
+  type DiscordMessageFacts,
+} from './discord-message.js';
 
 function factsOf(message: Message, botId: string): DiscordMessageFacts {
   const channel = message.channel;
@@ -17,7 +30,11 @@ function factsOf(message: Message, botId: string): DiscordMessageFacts {
     authorName: message.author.username,
     authorIsBot: message.author.bot,
     repliesToBot: message.mentions.repliedUser?.id === botId,
-    attachments: [...message.attachments.values()].map((a) => ({ url: a.url, name: a.name, contentType: a.contentType })),
+    attachments: [...message.attachments.values()].map((a) => ({
+      url: a.url,
+      name: a.name,
+      contentType: a.contentType,
+    })),
   };
 }
 
@@ -33,14 +50,23 @@ const MAX_DOWNLOAD_BYTES = 25 * 1024 * 1024;
 /** Discord through discord.js's gateway connection; one instance per bot token. */
 export class DiscordChannel implements Channel {
   readonly kind = 'discord';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: DISCORD_MAX_LENGTH };
+  readonly capabilities: ChannelCapabilities = {
+    commands: CHAT_COMMANDS,
+    streaming: true,
+    maxMessageLength: DISCORD_MAX_LENGTH,
+  };
   private client: Client | undefined;
 
   constructor(private readonly options: DiscordOptions) {}
 
   async start(hooks: ChannelHooks): Promise<void> {
     const client = new Client({
-      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
+      intents: [
+        GatewayIntentBits.Guilds,
+        GatewayIntentBits.GuildMessages,
+        GatewayIntentBits.MessageContent,
+        GatewayIntentBits.DirectMessages,
+      ],
       partials: [Partials.Channel],
       ...(this.options.apiBase ? { rest: { api: this.options.apiBase.replace(/\/+$/, '') } } : {}),
     });
@@ -56,19 +82,24 @@ export class DiscordChannel implements Channel {
       // Acknowledged at once: Discord shows the press as failed after 3 s without an answer.
       void interaction.deferUpdate().catch(() => undefined);
       const channel = interaction.channel;
-      const inbound = fromDiscordButton({
-        id: interaction.id,
-        channelId: interaction.channelId,
-        guildId: interaction.guildId,
-        threadParentId: channel?.isThread() ? channel.parentId : null,
-        authorId: interaction.user.id,
-        authorName: interaction.user.username,
-        customId: interaction.customId,
-      }, client.user?.id ?? '');
+      const inbound = fromDiscordButton(
+        {
+          id: interaction.id,
+          channelId: interaction.channelId,
+          guildId: interaction.guildId,
+          threadParentId: channel?.isThread() ? channel.parentId : null,
+          authorId: interaction.user.id,
+          authorName: interaction.user.username,
+          customId: interaction.customId,
+        },
+        client.user?.id ?? '',
+      );
       if (inbound) hooks.onMessage(inbound);
     });
     client.on(Events.Error, (error) => hooks.onFailed(new ChannelError('network', error.message)));
-    client.on(Events.Invalidated, () => hooks.onFailed(new ChannelError('unauthorized', 'the Discord session was invalidated')));
+    client.on(Events.Invalidated, () =>
+      hooks.onFailed(new ChannelError('unauthorized', 'the Discord session was invalidated')),
+    );
     await client.login(this.options.token).catch((error: unknown) => {
       throw new ChannelError('unauthorized', `Discord login failed (${(error as Error).message})`);
     });
@@ -101,19 +132,24 @@ export class DiscordChannel implements Channel {
 
   /** An attachment, by its URL (the file id of an inbound file). */
   async download(fileId: string): Promise<Buffer> {
-    const answer = await sendForBytes({ maxAnswerBytes: MAX_DOWNLOAD_BYTES }, { url: fileId })
-      .catch((error: Error) => { throw new ChannelError('network', `downloading a Discord attachment failed (${error.message})`); });
-    if (answer.status >= 300) throw new ChannelError('platform', `downloading a Discord attachment failed (HTTP ${answer.status})`);
+    const answer = await sendForBytes({ maxAnswerBytes: MAX_DOWNLOAD_BYTES }, { url: fileId }).catch((error: Error) => {
+      throw new ChannelError('network', `downloading a Discord attachment failed (${error.message})`);
+    });
+    if (answer.status >= 300)
+      throw new ChannelError('platform', `downloading a Discord attachment failed (HTTP ${answer.status})`);
     return answer.bytes;
   }
 
   async typing(replyTo: string): Promise<void> {
-    await this.sendable(replyTo).then((channel) => channel.sendTyping()).catch(() => undefined);
+    await this.sendable(replyTo)
+      .then((channel) => channel.sendTyping())
+      .catch(() => undefined);
   }
 
   private async sendable(channelId: string) {
     const channel = await this.client?.channels.fetch(channelId);
-    if (!channel?.isSendable() || !('messages' in channel)) throw new ChannelError('platform', `Discord channel ${channelId} cannot receive messages`);
+    if (!channel?.isSendable() || !('messages' in channel))
+      throw new ChannelError('platform', `Discord channel ${channelId} cannot receive messages`);
     return channel;
   }
 }

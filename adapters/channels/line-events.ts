@@ -21,7 +21,9 @@ const eventSchema = z.looseObject({
       type: z.string(),
       text: z.string().optional(),
       fileName: z.string().optional(),
-      mention: z.looseObject({ mentionees: z.array(z.looseObject({ isSelf: z.boolean().optional() })).optional() }).optional(),
+      mention: z
+        .looseObject({ mentionees: z.array(z.looseObject({ isSelf: z.boolean().optional() })).optional() })
+        .optional(),
     })
     .optional(),
 });
@@ -64,11 +66,25 @@ export function fromLineEvent(event: LineEvent): ChannelMessage | undefined {
     case 'text':
       return { ...base, text: message.text ?? '' };
     case 'image':
-      return { ...base, text: '', media: [{ kind: 'image', fileId: message.id, mime: 'image/jpeg', name: 'image.jpg' }] };
+      return {
+        ...base,
+        text: '',
+        media: [{ kind: 'image', fileId: message.id, mime: 'image/jpeg', name: 'image.jpg' }],
+      };
     case 'video':
-      return { ...base, text: '', media: [{ kind: 'video', fileId: message.id, mime: 'video/mp4', name: 'video.mp4' }] };
+      return {
+        ...base,
+        text: '',
+        media: [{ kind: 'video', fileId: message.id, mime: 'video/mp4', name: 'video.mp4' }],
+      };
     case 'file':
-      return { ...base, text: '', media: [{ kind: 'file', fileId: message.id, mime: 'application/octet-stream', name: message.fileName ?? 'file' }] };
+      return {
+        ...base,
+        text: '',
+        media: [
+          { kind: 'file', fileId: message.id, mime: 'application/octet-stream', name: message.fileName ?? 'file' },
+        ],
+      };
     case 'audio':
       return { ...base, text: '', audio: [{ fileId: message.id, mime: 'audio/m4a', name: 'audio.m4a' }] };
     default:

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { HTTPFetchError, messagingApi, validateSignature } from '@line/bot-sdk';
 import { CHAT_COMMANDS } from './command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type WebhookAnswer, type WebhookRequest } from './channel.js';
+import {
+  ChannelError,
+  type Channel,
+  type ChannelCapabilities,
+  type ChannelHooks,
+  type WebhookAnswer,
+  type WebhookRequest,
+} from './channel.js';
 import { fromLineEvent, lineEvents, lineWebhookSchema } from './line-events.js';
 import { renderMarkdown } from './markdown.js';
 import { honourRateLimit } from './rate-limit.js';
@@ -31,9 +38,16 @@ function asChannelError(error: unknown, what: string): ChannelError {
     if (error.status === 429) {
       const retryAfter = Number(error.headers.get('retry-after'));
       const retryAfterMs = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 1000;
-      return new ChannelError('rate_limited', `LINE ${what}: rate limited`, { delivered: 'no', retry: true, retryAfterMs });
+      return new ChannelError('rate_limited', `LINE ${what}: rate limited`, {
+        delivered: 'no',
+        retry: true,
+        retryAfterMs,
+      });
     }
-    return new ChannelError(error.status === 401 ? 'unauthorized' : 'platform', `LINE ${what}: HTTP ${error.status} ${error.body.slice(0, 200)}`);
+    return new ChannelError(
+      error.status === 401 ? 'unauthorized' : 'platform',
+      `LINE ${what}: HTTP ${error.status} ${error.body.slice(0, 200)}`,
+    );
   }
   return new ChannelError('network', `LINE ${what}: ${(error as Error)?.message ?? String(error)}`);
 }
@@ -45,7 +59,12 @@ function asChannelError(error: unknown, what: string): ChannelError {
  */
 export class LineChannel implements Channel {
   readonly kind = 'line';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: false, edits: false, maxMessageLength: LINE_MAX_LENGTH };
+  readonly capabilities: ChannelCapabilities = {
+    commands: CHAT_COMMANDS,
+    streaming: false,
+    edits: false,
+    maxMessageLength: LINE_MAX_LENGTH,
+  };
   readonly webhookPath?: string;
   private readonly client: messagingApi.MessagingApiClient;
   private readonly blobs: messagingApi.MessagingApiBlobClient;
@@ -56,14 +75,22 @@ export class LineChannel implements Channel {
   constructor(private readonly options: LineOptions) {
     if (options.webhookPath) this.webhookPath = `/${options.webhookPath.replace(/^\/+/, '')}`;
     const base = options.apiBase?.replace(/\/+$/, '');
-    this.client = new messagingApi.MessagingApiClient({ channelAccessToken: options.channelAccessToken, ...(base ? { baseURL: base } : {}) });
+    this.client = new messagingApi.MessagingApiClient({
+      channelAccessToken: options.channelAccessToken,
+      ...(base ? { baseURL: base } : {}),
+    });
     const data = (options.dataBase ?? options.apiBase)?.replace(/\/+$/, '');
-    this.blobs = new messagingApi.MessagingApiBlobClient({ channelAccessToken: options.channelAccessToken, ...(data ? { baseURL: data } : {}) });
+    this.blobs = new messagingApi.MessagingApiBlobClient({
+      channelAccessToken: options.channelAccessToken,
+      ...(data ? { baseURL: data } : {}),
+    });
   }
 
   /** One authenticated call (the bot's info) says the token works; the webhook then takes updates. */
   async start(hooks: ChannelHooks): Promise<void> {
-    await this.client.getBotInfo().catch((error: unknown) => { throw asChannelError(error, 'bot info'); });
+    await this.client.getBotInfo().catch((error: unknown) => {
+      throw asChannelError(error, 'bot info');
+    });
     this.hooks = hooks;
     hooks.onConnected();
   }
@@ -94,7 +121,8 @@ export class LineChannel implements Channel {
     if (!parsed.success) return answer(400, { error: 'not a LINE webhook body' });
     const events = lineEvents(parsed.data);
     const fresh = events.filter((event) => inReplayWindow(event.timestamp));
-    if (events.length > 0 && fresh.length === 0) return answer(401, { error: `every event is older than ${REPLAY_WINDOW_MS / 1000} s (a replay)` });
+    if (events.length > 0 && fresh.length === 0)
+      return answer(401, { error: `every event is older than ${REPLAY_WINDOW_MS / 1000} s (a replay)` });
     const hooks = this.hooks;
     if (!hooks) return answer(503, { error: 'the channel is not running' });
     const kept: Array<void | Promise<void>> = [];
@@ -116,7 +144,9 @@ export class LineChannel implements Channel {
     if (reply && Date.now() - reply.at < REPLY_TOKEN_MS) {
       // A token LINE no longer takes (expired, used) is no failure: the push below carries the text.
       const sent = await honourRateLimit(() =>
-        this.client.replyMessage({ replyToken: reply.token, messages }).catch((error: unknown) => { throw asChannelError(error, 'reply'); }),
+        this.client.replyMessage({ replyToken: reply.token, messages }).catch((error: unknown) => {
+          throw asChannelError(error, 'reply');
+        }),
       ).catch((error: unknown) => {
         if (error instanceof ChannelError && error.code === 'rate_limited') throw error;
         return undefined;
@@ -127,7 +157,9 @@ export class LineChannel implements Channel {
     // The same retry key on every try: LINE takes a push once, however often it is asked.
     const retryKey = randomUUID();
     const sent = await honourRateLimit(() =>
-      this.client.pushMessage({ to: replyTo, messages }, retryKey).catch((error: unknown) => { throw asChannelError(error, 'push'); }),
+      this.client.pushMessage({ to: replyTo, messages }, retryKey).catch((error: unknown) => {
+        throw asChannelError(error, 'push');
+      }),
     );
     return sent.sentMessages?.[0]?.id ?? '';
   }
@@ -144,7 +176,9 @@ export class LineChannel implements Channel {
 
   /** A picture, video, file or recording a user sent, by its message id. */
   async download(fileId: string): Promise<Buffer> {
-    const stream = await this.blobs.getMessageContent(fileId).catch((error: unknown) => { throw asChannelError(error, 'message content'); });
+    const stream = await this.blobs.getMessageContent(fileId).catch((error: unknown) => {
+      throw asChannelError(error, 'message content');
+    });
     const chunks: Buffer[] = [];
     for await (const chunk of stream) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);

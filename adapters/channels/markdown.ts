@@ -22,8 +22,13 @@ interface Marks {
   text(text: string): string;
 }
 
-const quoted = (inner: string): string => inner.split('\n').map((line) => `> ${line}`).join('\n');
-const plainLink = (href: string, inner: string): string => (inner === href || inner === '' ? href : `${inner} (${href})`);
+const quoted = (inner: string): string =>
+  inner
+    .split('\n')
+    .map((line) => `> ${line}`)
+    .join('\n');
+const plainLink = (href: string, inner: string): string =>
+  inner === href || inner === '' ? href : `${inner} (${href})`;
 const fenced = (text: string): string => `\`\`\`\n${text}\n\`\`\``;
 
 const MARKS: Record<Dialect, Marks> = {
@@ -33,7 +38,8 @@ const MARKS: Record<Dialect, Marks> = {
     del: (inner) => `<s>${inner}</s>`,
     code: (text) => `<code>${escapeHtml(text)}</code>`,
     link: (href, inner) => `<a href="${escapeAttribute(href)}">${inner}</a>`,
-    block: (text, lang) => `<pre><code${lang ? ` class="language-${escapeAttribute(lang)}"` : ''}>${escapeHtml(text)}</code></pre>`,
+    block: (text, lang) =>
+      `<pre><code${lang ? ` class="language-${escapeAttribute(lang)}"` : ''}>${escapeHtml(text)}</code></pre>`,
     quote: (inner) => `<blockquote>${inner}</blockquote>`,
     heading: (inner) => `<b>${inner}</b>`,
     text: escapeHtml,

@@ -36,12 +36,21 @@ async function answer(url: string, init: RequestInit, proxy: string | undefined)
     return { status: response.status, body };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
-    return { error: cause ?? ((error as Error).name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : (error as Error).message) };
+    return {
+      error:
+        cause ??
+        ((error as Error).name === 'TimeoutError'
+          ? `no answer within ${TIMEOUT_MS / 1000} s`
+          : (error as Error).message),
+    };
   }
 }
 
 function refused(status: number, description: unknown): ProbeResult {
-  return { ok: false, detail: `the token was refused (${status}${typeof description === 'string' ? ` ${description}` : ''})` };
+  return {
+    ok: false,
+    detail: `the token was refused (${status}${typeof description === 'string' ? ` ${description}` : ''})`,
+  };
 }
 
 async function telegram(settings: ProbeSettings): Promise<ProbeResult> {
@@ -49,7 +58,8 @@ async function telegram(settings: ProbeSettings): Promise<ProbeResult> {
   const got = await answer(`${root}/bot${settings.token}/getMe`, { method: 'GET' }, settings.proxy);
   if ('error' in got) return { ok: false, detail: `unreachable (${got.error})` };
   const result = got.body.result as { username?: string } | undefined;
-  if (got.status === 200 && got.body.ok === true) return { ok: true, detail: `reachable as @${result?.username ?? '?'}` };
+  if (got.status === 200 && got.body.ok === true)
+    return { ok: true, detail: `reachable as @${result?.username ?? '?'}` };
   return refused(got.status, got.body.description);
 }
 
@@ -72,14 +82,16 @@ async function slack(settings: ProbeSettings): Promise<ProbeResult> {
   );
   if ('error' in bot) return { ok: false, detail: `unreachable (${bot.error})` };
   if (bot.body.ok !== true) return refused(bot.status, bot.body.error);
-  if (!settings.appToken) return { ok: false, detail: 'the bot token works; the app-level token (app_token) is missing' };
+  if (!settings.appToken)
+    return { ok: false, detail: 'the bot token works; the app-level token (app_token) is missing' };
   const app = await answer(
     'https://slack.com/api/apps.connections.open',
     { method: 'POST', headers: { authorization: `Bearer ${settings.appToken}` } },
     settings.proxy,
   );
   if ('error' in app) return { ok: false, detail: `unreachable (${app.error})` };
-  if (app.body.ok !== true) return { ok: false, detail: `the app-level token was refused (${String(app.body.error ?? app.status)})` };
+  if (app.body.ok !== true)
+    return { ok: false, detail: `the app-level token was refused (${String(app.body.error ?? app.status)})` };
   return { ok: true, detail: `reachable as ${String(bot.body.user ?? '?')} in ${String(bot.body.team ?? '?')}` };
 }
 

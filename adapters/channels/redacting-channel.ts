@@ -13,12 +13,23 @@ export class RedactingChannel implements Channel {
   readonly webhook?: (request: WebhookRequest) => Promise<WebhookAnswer>;
   readonly webhookPath?: string;
 
-  constructor(private readonly inner: Channel, private readonly redactor: () => Redactor) {
+  constructor(
+    private readonly inner: Channel,
+    private readonly redactor: () => Redactor,
+  ) {
     const { sendChoices, typingDone, download, sendFile, webhook } = inner;
     if (webhook) this.webhook = (request) => webhook.call(inner, request);
     if (inner.webhookPath !== undefined) this.webhookPath = inner.webhookPath;
-    if (sendChoices) this.sendChoices = (replyTo, text, choices) => sendChoices.call(inner, replyTo, this.redactor().text(text), choices);
-    if (sendFile) this.sendFile = (replyTo, file) => sendFile.call(inner, replyTo, file.caption === undefined ? file : { ...file, caption: this.redactor().text(file.caption) });
+    if (sendChoices)
+      this.sendChoices = (replyTo, text, choices) =>
+        sendChoices.call(inner, replyTo, this.redactor().text(text), choices);
+    if (sendFile)
+      this.sendFile = (replyTo, file) =>
+        sendFile.call(
+          inner,
+          replyTo,
+          file.caption === undefined ? file : { ...file, caption: this.redactor().text(file.caption) },
+        );
     if (typingDone) this.typingDone = (replyTo) => typingDone.call(inner, replyTo);
     if (download) this.download = (fileId) => download.call(inner, fileId);
   }

@@ -15,7 +15,16 @@ export const slackMessageSchema = z.looseObject({
   thread_ts: z.string().optional(),
   team: z.string().optional(),
   /** Files shared with the message (subtype `file_share`): pictures, documents, audio clips. */
-  files: z.array(z.looseObject({ id: z.string(), name: z.string().optional(), mimetype: z.string().optional(), url_private_download: z.string().optional() })).optional(),
+  files: z
+    .array(
+      z.looseObject({
+        id: z.string(),
+        name: z.string().optional(),
+        mimetype: z.string().optional(),
+        url_private_download: z.string().optional(),
+      }),
+    )
+    .optional(),
 });
 export type SlackMessageEvent = z.infer<typeof slackMessageSchema>;
 
@@ -34,7 +43,8 @@ export function slackTarget(replyTo: string): { channel: string; thread_ts?: str
  */
 export function fromSlackMessage(event: SlackMessageEvent, botUserId: string): ChannelMessage | undefined {
   const shared = event.subtype === 'file_share';
-  if ((event.subtype !== undefined && !shared) || event.bot_id !== undefined || !event.user || event.text === undefined) return undefined;
+  if ((event.subtype !== undefined && !shared) || event.bot_id !== undefined || !event.user || event.text === undefined)
+    return undefined;
   const { text, mentioned } = stripMention(event.text, `<@${botUserId}>`);
   const kind = slackChatKind(event);
   const files = shared ? (event.files ?? []).filter((f) => f.url_private_download) : [];
@@ -51,8 +61,25 @@ export function fromSlackMessage(event: SlackMessageEvent, botUserId: string): C
     ...(event.thread_ts ? { topic: `topic:${event.thread_ts}` } : {}),
     mentioned,
     // A file's id is its private download URL, which `download` fetches with the bot token.
-    ...(audio.length ? { audio: audio.map((f) => ({ fileId: f.url_private_download!, mime: f.mimetype ?? 'audio/ogg', name: f.name ?? 'audio' })) } : {}),
-    ...(media.length ? { media: media.map((f) => ({ kind: slackMediaKind(f.mimetype), fileId: f.url_private_download!, mime: f.mimetype ?? 'application/octet-stream', name: f.name ?? 'file' })) } : {}),
+    ...(audio.length
+      ? {
+          audio: audio.map((f) => ({
+            fileId: f.url_private_download!,
+            mime: f.mimetype ?? 'audio/ogg',
+            name: f.name ?? 'audio',
+          })),
+        }
+      : {}),
+    ...(media.length
+      ? {
+          media: media.map((f) => ({
+            kind: slackMediaKind(f.mimetype),
+            fileId: f.url_private_download!,
+            mime: f.mimetype ?? 'application/octet-stream',
+            name: f.name ?? 'file',
+          })),
+        }
+      : {}),
   };
 }
 
@@ -68,7 +95,12 @@ export function slackChoiceBlocks(text: string, choices: readonly Choice[]): unk
     {
       type: 'actions',
       block_id: 'tern_choices',
-      elements: choices.map((choice, i) => ({ type: 'button', action_id: `tern_choice_${i}`, text: { type: 'plain_text', text: choice.label }, value: choice.reply })),
+      elements: choices.map((choice, i) => ({
+        type: 'button',
+        action_id: `tern_choice_${i}`,
+        text: { type: 'plain_text', text: choice.label },
+        value: choice.reply,
+      })),
     },
   ];
 }
@@ -80,7 +112,9 @@ export const slackButtonSchema = z.looseObject({
   team: z.looseObject({ id: z.string() }).nullable().optional(),
   channel: z.looseObject({ id: z.string() }).optional(),
   container: z.looseObject({ message_ts: z.string().optional(), thread_ts: z.string().optional() }).optional(),
-  actions: z.array(z.looseObject({ action_id: z.string(), value: z.string().optional(), action_ts: z.string().optional() })).min(1),
+  actions: z
+    .array(z.looseObject({ action_id: z.string(), value: z.string().optional(), action_ts: z.string().optional() }))
+    .min(1),
 });
 export type SlackButtonPress = z.infer<typeof slackButtonSchema>;
 
@@ -95,7 +129,10 @@ export function slackChatKind(event: SlackMessageEvent): SlackChatKind {
  * A button press as the message its button stands for, in the chat of the message it sits under (so it reaches
  * the same session). `kindOf` names the chat kinds of channels seen before; an IM id (`D…`) is direct anyway.
  */
-export function fromSlackButton(press: SlackButtonPress, kindOf: (channel: string) => SlackChatKind | undefined): ChannelMessage | undefined {
+export function fromSlackButton(
+  press: SlackButtonPress,
+  kindOf: (channel: string) => SlackChatKind | undefined,
+): ChannelMessage | undefined {
   const action = press.actions[0]!;
   const channel = press.channel?.id;
   if (!channel || !action.action_id.startsWith('tern_choice_') || !action.value) return undefined;

@@ -2,9 +2,26 @@ import { App, LogLevel } from '@slack/bolt';
 import { sendForBytes } from '../http/client.js';
 import { CHAT_COMMANDS } from './command-names.js';
 import { renderMarkdown } from './markdown.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type Choice, type OutboundFile } from './channel.js';
+import {
+  ChannelError,
+  type Channel,
+  type ChannelCapabilities,
+  type ChannelHooks,
+  type Choice,
+  type OutboundFile,
+} from './channel.js';
 import { uploadToSlack } from './slack-upload.js';
-import { fromSlackButton, fromSlackMessage, SLACK_MAX_LENGTH, slackButtonSchema, slackChatKind, slackChoiceBlocks, slackMessageSchema, slackTarget, type SlackChatKind } from './slack-message.js';
+import {
+  fromSlackButton,
+  fromSlackMessage,
+  SLACK_MAX_LENGTH,
+  slackButtonSchema,
+  slackChatKind,
+  slackChoiceBlocks,
+  slackMessageSchema,
+  slackTarget,
+  type SlackChatKind,
+} from './slack-message.js';
 
 export interface SlackOptions {
   /** The bot token (`xoxb-…`), `settings.token`. */
@@ -21,7 +38,11 @@ const MAX_DOWNLOAD_BYTES = 25 * 1024 * 1024;
 /** Slack through @slack/bolt in Socket Mode (no public URL needed); one instance per app. */
 export class SlackChannel implements Channel {
   readonly kind = 'slack';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: SLACK_MAX_LENGTH };
+  readonly capabilities: ChannelCapabilities = {
+    commands: CHAT_COMMANDS,
+    streaming: true,
+    maxMessageLength: SLACK_MAX_LENGTH,
+  };
   private app: App | undefined;
   /** The chat kind of each channel a message came from, so a button press there reaches the same session. */
   private readonly kinds = new Map<string, SlackChatKind>();
@@ -66,25 +87,41 @@ export class SlackChannel implements Channel {
   }
 
   async send(replyTo: string, text: string): Promise<string> {
-    const answer = await this.client().chat.postMessage({ ...slackTarget(replyTo), text: renderMarkdown(text, 'slack') });
+    const answer = await this.client().chat.postMessage({
+      ...slackTarget(replyTo),
+      text: renderMarkdown(text, 'slack'),
+    });
     return answer.ts ?? '';
   }
 
   async sendChoices(replyTo: string, text: string, choices: readonly Choice[]): Promise<string> {
     const shown = renderMarkdown(text, 'slack');
-    const answer = await this.client().chat.postMessage({ ...slackTarget(replyTo), text: shown, blocks: slackChoiceBlocks(shown, choices) as never });
+    const answer = await this.client().chat.postMessage({
+      ...slackTarget(replyTo),
+      text: shown,
+      blocks: slackChoiceBlocks(shown, choices) as never,
+    });
     return answer.ts ?? '';
   }
 
   async edit(replyTo: string, messageId: string, text: string): Promise<void> {
-    await this.client().chat.update({ channel: slackTarget(replyTo).channel, ts: messageId, text: renderMarkdown(text, 'slack') });
+    await this.client().chat.update({
+      channel: slackTarget(replyTo).channel,
+      ts: messageId,
+      text: renderMarkdown(text, 'slack'),
+    });
   }
 
   /** A shared file, by its private download URL (the file id of an inbound file), with the bot token. */
   async download(fileId: string): Promise<Buffer> {
-    const answer = await sendForBytes({ maxAnswerBytes: MAX_DOWNLOAD_BYTES }, { url: fileId, headers: { authorization: `Bearer ${this.options.token}` } })
-      .catch((error: Error) => { throw new ChannelError('network', `downloading a Slack file failed (${error.message})`); });
-    if (answer.status >= 300) throw new ChannelError('platform', `downloading a Slack file failed (HTTP ${answer.status})`);
+    const answer = await sendForBytes(
+      { maxAnswerBytes: MAX_DOWNLOAD_BYTES },
+      { url: fileId, headers: { authorization: `Bearer ${this.options.token}` } },
+    ).catch((error: Error) => {
+      throw new ChannelError('network', `downloading a Slack file failed (${error.message})`);
+    });
+    if (answer.status >= 300)
+      throw new ChannelError('platform', `downloading a Slack file failed (HTTP ${answer.status})`);
     return answer.bytes;
   }
 

@@ -5,7 +5,8 @@ const FENCE = /^[ \t]*(`{3,}|~{3,})/;
  * Markdown links and the `<…>` entities of Slack and Discord (`<@U123>`, `<https://x|label>`). A URL has no blank in
  * it, so no boundary falls inside one anyway.
  */
-const ENTITY = /`[^`\n]+`|\*\*[^\n]+?\*\*|__[^\n]+?__|~~[^\n]+?~~|\|\|[^\n]+?\|\||\[[^\]\n]*\]\([^)\s]*\)|<[^<>\s][^<>\n]*>/g;
+const ENTITY =
+  /`[^`\n]+`|\*\*[^\n]+?\*\*|__[^\n]+?__|~~[^\n]+?~~|\|\|[^\n]+?\|\||\[[^\]\n]*\]\([^)\s]*\)|<[^<>\s][^<>\n]*>/g;
 
 /** Ends of a sentence: the mark, then closing quotes or brackets, then a blank. */
 const SENTENCE_END = /[.!?…。！？]["'”’)\]]*(?=\s)/g;
@@ -95,7 +96,9 @@ function plainCut(text: string, max: number, blocked: readonly Span[]): Cut {
   }
   const word = boundaries(text, 'word', 0, max).filter(allowed).at(-1);
   if (word) return word;
-  const any = (['paragraph', 'line', 'sentence'] as const).flatMap((kind) => boundaries(text, kind, 0, max).filter(allowed));
+  const any = (['paragraph', 'line', 'sentence'] as const).flatMap((kind) =>
+    boundaries(text, kind, 0, max).filter(allowed),
+  );
   return any.sort((a, b) => b.at - a.at)[0] ?? hardCut(text, max);
 }
 

@@ -30,7 +30,9 @@ export const telegramUpdateSchema = z.looseObject({
       id: z.string(),
       from: userSchema,
       data: z.string().optional(),
-      message: z.looseObject({ chat: z.looseObject({ id: z.union([z.number(), z.string()]), type: z.string() }) }).optional(),
+      message: z
+        .looseObject({ chat: z.looseObject({ id: z.union([z.number(), z.string()]), type: z.string() }) })
+        .optional(),
     })
     .optional(),
 });
@@ -42,8 +44,14 @@ export interface BotIdentity {
 }
 
 function audioOf(message: TelegramUpdate['message']): { fileId: string; mime: string; name: string } | undefined {
-  if (message?.voice) return { fileId: message.voice.file_id, mime: message.voice.mime_type ?? 'audio/ogg', name: 'voice.ogg' };
-  if (message?.audio) return { fileId: message.audio.file_id, mime: message.audio.mime_type ?? 'audio/mpeg', name: message.audio.file_name ?? 'audio.mp3' };
+  if (message?.voice)
+    return { fileId: message.voice.file_id, mime: message.voice.mime_type ?? 'audio/ogg', name: 'voice.ogg' };
+  if (message?.audio)
+    return {
+      fileId: message.audio.file_id,
+      mime: message.audio.mime_type ?? 'audio/mpeg',
+      name: message.audio.file_name ?? 'audio.mp3',
+    };
   return undefined;
 }
 
@@ -53,10 +61,21 @@ type Media = NonNullable<ChannelMessage['media']>[number];
 function mediaOf(message: TelegramUpdate['message']): Media | undefined {
   const photo = message?.photo?.at(-1);
   if (photo) return { kind: 'image', fileId: photo.file_id, mime: 'image/jpeg', name: 'photo.jpg' };
-  if (message?.video) return { kind: 'video', fileId: message.video.file_id, mime: message.video.mime_type ?? 'video/mp4', name: message.video.file_name ?? 'video.mp4' };
+  if (message?.video)
+    return {
+      kind: 'video',
+      fileId: message.video.file_id,
+      mime: message.video.mime_type ?? 'video/mp4',
+      name: message.video.file_name ?? 'video.mp4',
+    };
   if (message?.document) {
     const { file_id, mime_type, file_name } = message.document;
-    return { kind: mime_type?.startsWith('image/') ? 'image' : 'file', fileId: file_id, mime: mime_type ?? 'application/octet-stream', name: file_name ?? 'file' };
+    return {
+      kind: mime_type?.startsWith('image/') ? 'image' : 'file',
+      fileId: file_id,
+      mime: mime_type ?? 'application/octet-stream',
+      name: file_name ?? 'file',
+    };
   }
   return undefined;
 }
@@ -88,7 +107,8 @@ export function fromTelegramUpdate(update: TelegramUpdate, bot: BotIdentity): Ch
   const mentions = new RegExp(`@${bot.username}\\b`, 'gi');
   const repliedToBot = message.reply_to_message?.from?.id === bot.id;
   const sender = message.from ? String(message.from.id) : chatId;
-  const topic = message.is_topic_message && message.message_thread_id !== undefined ? message.message_thread_id : undefined;
+  const topic =
+    message.is_topic_message && message.message_thread_id !== undefined ? message.message_thread_id : undefined;
   return {
     messageId: `${chatId}:${message.message_id}`,
     chat: chatOf(message.chat.type, chatId),

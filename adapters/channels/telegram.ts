@@ -139,7 +139,9 @@ export class TelegramChannel implements Channel {
 
   async start(hooks: ChannelHooks): Promise<void> {
     this.controller = new AbortController();
-    const me = await this.api.getMe(apiSignal(this.controller.signal)).catch((error: unknown) => { throw asChannelError(error); });
+    const me = await this.api.getMe(apiSignal(this.controller.signal)).catch((error: unknown) => {
+      throw asChannelError(error);
+    });
     const bot: BotIdentity = { id: me.id, username: me.username };
     hooks.onConnected();
     this.loop = this.poll(bot, hooks, this.controller.signal);
@@ -154,7 +156,9 @@ export class TelegramChannel implements Channel {
   async send(replyTo: string, text: string): Promise<string> {
     const { chat_id, message_thread_id } = telegramTarget(replyTo);
     const thread = message_thread_id === undefined ? {} : { message_thread_id };
-    const sent = await this.formatted(text, (body, other) => this.api.sendMessage(chat_id, body, { ...thread, ...other }));
+    const sent = await this.formatted(text, (body, other) =>
+      this.api.sendMessage(chat_id, body, { ...thread, ...other }),
+    );
     return String(sent.message_id);
   }
 
@@ -175,19 +179,26 @@ export class TelegramChannel implements Channel {
     const once = (body: string, other: { parse_mode?: 'HTML' }): Promise<T> =>
       rateLimits === 'honour' ? honourRateLimit(attempt(body, other)) : attempt(body, other)();
     return once(renderMarkdown(text, 'telegram-html'), { parse_mode: 'HTML' }).catch((error: unknown) => {
-      if (error instanceof ChannelError && error.code === 'rejected_format') return once(renderMarkdown(text, 'plain'), {});
+      if (error instanceof ChannelError && error.code === 'rejected_format')
+        return once(renderMarkdown(text, 'plain'), {});
       throw error;
     });
   }
 
   /** An image as a photo (`sendPhoto`), audio and video as such, anything else as a document; the caption under it. */
   async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
-    const bytes = await readFile(file.path).catch((error: Error) => { throw new ChannelError('platform', `cannot read ${basename(file.path)} to send it (${error.message})`); });
+    const bytes = await readFile(file.path).catch((error: Error) => {
+      throw new ChannelError('platform', `cannot read ${basename(file.path)} to send it (${error.message})`);
+    });
     const { chat_id, message_thread_id } = telegramTarget(replyTo);
-    const other = { ...(file.caption ? { caption: file.caption } : {}), ...(message_thread_id === undefined ? {} : { message_thread_id }) };
+    const other = {
+      ...(file.caption ? { caption: file.caption } : {}),
+      ...(message_thread_id === undefined ? {} : { message_thread_id }),
+    };
     const upload = (): Promise<{ message_id: number }> => {
       const input = new InputFile(bytes, basename(file.path));
-      if (file.kind === 'image' && PHOTO_TYPES.has(file.mime) && bytes.length <= MAX_PHOTO_BYTES) return this.api.sendPhoto(chat_id, input, other);
+      if (file.kind === 'image' && PHOTO_TYPES.has(file.mime) && bytes.length <= MAX_PHOTO_BYTES)
+        return this.api.sendPhoto(chat_id, input, other);
       if (file.kind === 'image' && file.mime === 'image/gif') return this.api.sendAnimation(chat_id, input, other);
       if (file.kind === 'audio') return this.api.sendAudio(chat_id, input, other);
       if (file.kind === 'video') return this.api.sendVideo(chat_id, input, other);
@@ -204,37 +215,53 @@ export class TelegramChannel implements Channel {
     const inline_keyboard = [choices.map((choice) => ({ text: choice.label, callback_data: choice.reply }))];
     const { chat_id, message_thread_id } = telegramTarget(replyTo);
     const thread = message_thread_id === undefined ? {} : { message_thread_id };
-    const sent = await this.formatted(text, (body, other) => this.api.sendMessage(chat_id, body, { ...thread, ...other, reply_markup: { inline_keyboard } }));
+    const sent = await this.formatted(text, (body, other) =>
+      this.api.sendMessage(chat_id, body, { ...thread, ...other, reply_markup: { inline_keyboard } }),
+    );
     return String(sent.message_id);
   }
 
   /** An edit that finds the text already there succeeded before (its answer was lost): an edit is safe to try again. */
   async edit(replyTo: string, messageId: string, text: string): Promise<void> {
     const { chat_id } = telegramTarget(replyTo);
-    await this.formatted(text, (body, other) =>
-      this.api.editMessageText(chat_id, Number(messageId), body, other).then(
-        () => undefined,
-        (error: unknown) => {
-          if (error instanceof GrammyError && error.error_code === 400 && NOT_MODIFIED.test(error.description)) return;
-          throw error;
-        },
-      ), 'honour');
+    await this.formatted(
+      text,
+      (body, other) =>
+        this.api.editMessageText(chat_id, Number(messageId), body, other).then(
+          () => undefined,
+          (error: unknown) => {
+            if (error instanceof GrammyError && error.error_code === 400 && NOT_MODIFIED.test(error.description))
+              return;
+            throw error;
+          },
+        ),
+      'honour',
+    );
   }
 
   /** Files come from `<api root>/file/bot<token>/<file_path>` after getFile names the path. */
   async download(fileId: string): Promise<Buffer> {
-    const file = await this.api.getFile(fileId).catch((error: unknown) => { throw asChannelError(error); });
+    const file = await this.api.getFile(fileId).catch((error: unknown) => {
+      throw asChannelError(error);
+    });
     if (!file.file_path) throw new ChannelError('platform', `Bot API getFile gave no path for ${fileId}`);
     const root = (this.options.baseUrl ?? 'https://api.telegram.org').replace(/\/+$/, '');
-    const answer = await sendForBytes({ ...this.route, maxAnswerBytes: MAX_DOWNLOAD_BYTES }, { url: `${root}/file/bot${this.options.token}/${file.file_path}` })
-      .catch((error: Error) => { throw new ChannelError('network', `downloading a Telegram file failed (${error.message})`); });
-    if (answer.status >= 300) throw new ChannelError('platform', `downloading a Telegram file failed (HTTP ${answer.status})`);
+    const answer = await sendForBytes(
+      { ...this.route, maxAnswerBytes: MAX_DOWNLOAD_BYTES },
+      { url: `${root}/file/bot${this.options.token}/${file.file_path}` },
+    ).catch((error: Error) => {
+      throw new ChannelError('network', `downloading a Telegram file failed (${error.message})`);
+    });
+    if (answer.status >= 300)
+      throw new ChannelError('platform', `downloading a Telegram file failed (HTTP ${answer.status})`);
     return answer.bytes;
   }
 
   async typing(replyTo: string): Promise<void> {
     const { chat_id, message_thread_id } = telegramTarget(replyTo);
-    await this.api.sendChatAction(chat_id, 'typing', message_thread_id === undefined ? {} : { message_thread_id }).catch(() => undefined);
+    await this.api
+      .sendChatAction(chat_id, 'typing', message_thread_id === undefined ? {} : { message_thread_id })
+      .catch(() => undefined);
   }
 
   private async poll(bot: BotIdentity, hooks: ChannelHooks, signal: AbortSignal): Promise<void> {
@@ -256,7 +283,8 @@ export class TelegramChannel implements Channel {
             continue;
           }
           // A press waits for its answer (the button's spinner) until the Bot API hears it was taken.
-          if (parsed.data.callback_query) void this.api.answerCallbackQuery(parsed.data.callback_query.id).catch(() => undefined);
+          if (parsed.data.callback_query)
+            void this.api.answerCallbackQuery(parsed.data.callback_query.id).catch(() => undefined);
           const message = fromTelegramUpdate(parsed.data, bot);
           kept.push({ id, kept: Promise.resolve(message ? hooks.onMessage(message) : undefined) });
         }
@@ -275,7 +303,8 @@ export class TelegramChannel implements Channel {
           await sleep(this.options.notKeptPauseMs ?? 1000, signal);
           continue;
         }
-        if (updates.length === 0 && Date.now() - started < timeout * 500) await sleep(this.options.idlePauseMs ?? 50, signal);
+        if (updates.length === 0 && Date.now() - started < timeout * 500)
+          await sleep(this.options.idlePauseMs ?? 50, signal);
       } catch (error) {
         if (!signal.aborted) hooks.onFailed(asChannelError(error));
         return;
@@ -296,7 +325,10 @@ export class TelegramChannel implements Channel {
     const graceMs = timeout * 1000 + (this.options.stallGraceMs ?? 10_000);
     const watchdog = this.options.timer ? this.options.timer.after(graceMs, watch) : plainTimer(graceMs, watch);
     try {
-      return await this.api.getUpdates({ timeout, ...(offset !== undefined ? { offset } : {}) }, apiSignal(call.signal));
+      return await this.api.getUpdates(
+        { timeout, ...(offset !== undefined ? { offset } : {}) },
+        apiSignal(call.signal),
+      );
     } catch (error) {
       throw stalled ? new ChannelError('stalled', `getUpdates gave no answer within ${timeout} s`) : error;
     } finally {

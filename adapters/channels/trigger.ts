@@ -27,7 +27,10 @@ export function senderListed(allowFrom: readonly string[], senderAliases: readon
  * prefixes configured a message must start with one (it is stripped from the text); with `mention_only` it must
  * mention the bot.
  */
-export function applyTrigger(settings: TriggerSettings, message: { chat: string; text: string; mentioned: boolean }): TriggerDecision {
+export function applyTrigger(
+  settings: TriggerSettings,
+  message: { chat: string; text: string; mentioned: boolean },
+): TriggerDecision {
   if (message.chat.startsWith('direct:')) return { kind: 'accept', text: message.text };
   const prefix = settings.prefixes.find((p) => p !== '' && message.text.toLowerCase().startsWith(p.toLowerCase()));
   if (prefix !== undefined) return { kind: 'accept', text: message.text.slice(prefix.length).trim() };

@@ -3,7 +3,13 @@ import { readFile } from 'node:fs/promises';
 import WebSocket from 'ws';
 import * as z from 'zod';
 import { CHAT_COMMANDS } from './command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type ChannelMessage } from './channel.js';
+import {
+  ChannelError,
+  type Channel,
+  type ChannelCapabilities,
+  type ChannelHooks,
+  type ChannelMessage,
+} from './channel.js';
 import { renderMarkdown } from './markdown.js';
 import { WHATSAPP_MAX_LENGTH } from './whatsapp-cloud.js';
 
@@ -27,7 +33,10 @@ const IMAGE = new Set(['.jpg', '.jpeg', '.png', '.webp', '.gif']);
 const VIDEO = new Set(['.mp4', '.3gp', '.mov']);
 
 /** A bridge frame as a channel message; media are the bridge's file paths, read by `download`. */
-export function fromBridgeFrame(frame: z.infer<typeof inboundSchema>, counter: () => number): ChannelMessage | undefined {
+export function fromBridgeFrame(
+  frame: z.infer<typeof inboundSchema>,
+  counter: () => number,
+): ChannelMessage | undefined {
   if (frame.type !== 'message' || !frame.from) return undefined;
   const chat = frame.chat ?? frame.from;
   const media = frame.media ?? [];
@@ -41,19 +50,30 @@ export function fromBridgeFrame(frame: z.infer<typeof inboundSchema>, counter: (
     senderAliases: [frame.from, ...(frame.from_name ? [frame.from_name] : [])],
     text: frame.content ?? '',
     mentioned: false,
-    ...(audio.length ? { audio: audio.map((p) => ({ fileId: p, mime: 'audio/ogg', name: `voice${extname(p)}` })) } : {}),
-    ...(files.length ? { media: files.map((p) => {
-      const ext = extname(p).toLowerCase();
-      const kind = IMAGE.has(ext) ? 'image' as const : VIDEO.has(ext) ? 'video' as const : 'file' as const;
-      return { kind, fileId: p, mime: 'application/octet-stream', name: `file${ext}` };
-    }) } : {}),
+    ...(audio.length
+      ? { audio: audio.map((p) => ({ fileId: p, mime: 'audio/ogg', name: `voice${extname(p)}` })) }
+      : {}),
+    ...(files.length
+      ? {
+          media: files.map((p) => {
+            const ext = extname(p).toLowerCase();
+            const kind = IMAGE.has(ext) ? ('image' as const) : VIDEO.has(ext) ? ('video' as const) : ('file' as const);
+            return { kind, fileId: p, mime: 'application/octet-stream', name: `file${ext}` };
+          }),
+        }
+      : {}),
   };
 }
 
 /** WhatsApp through an external bridge that holds the linked device (the peer runtime's `bridge_url`). */
 export class WhatsAppBridgeChannel implements Channel {
   readonly kind = 'whatsapp';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: false, edits: false, maxMessageLength: WHATSAPP_MAX_LENGTH };
+  readonly capabilities: ChannelCapabilities = {
+    commands: CHAT_COMMANDS,
+    streaming: false,
+    edits: false,
+    maxMessageLength: WHATSAPP_MAX_LENGTH,
+  };
   private socket: WebSocket | undefined;
   private sent = 0;
   private unnamed = 0;
@@ -65,7 +85,9 @@ export class WhatsAppBridgeChannel implements Channel {
     this.socket = socket;
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
-      socket.once('error', (error) => reject(new ChannelError('network', `cannot reach the WhatsApp bridge at ${this.bridgeUrl} (${error.message})`)));
+      socket.once('error', (error) =>
+        reject(new ChannelError('network', `cannot reach the WhatsApp bridge at ${this.bridgeUrl} (${error.message})`)),
+      );
     });
     socket.on('message', (raw) => {
       let frame: unknown;
@@ -79,7 +101,8 @@ export class WhatsAppBridgeChannel implements Channel {
       if (message) void hooks.onMessage(message);
     });
     socket.on('close', () => {
-      if (this.socket === socket) hooks.onFailed(new ChannelError('network', 'the WhatsApp bridge closed the connection'));
+      if (this.socket === socket)
+        hooks.onFailed(new ChannelError('network', 'the WhatsApp bridge closed the connection'));
     });
     socket.on('error', () => undefined);
     hooks.onConnected();
@@ -94,9 +117,12 @@ export class WhatsAppBridgeChannel implements Channel {
   /** The bridge names no message: the id is this channel's own count. */
   async send(replyTo: string, text: string): Promise<string> {
     const socket = this.socket;
-    if (!socket || socket.readyState !== WebSocket.OPEN) throw new ChannelError('network', 'the WhatsApp bridge is not connected');
+    if (!socket || socket.readyState !== WebSocket.OPEN)
+      throw new ChannelError('network', 'the WhatsApp bridge is not connected');
     const frame = JSON.stringify({ type: 'message', to: replyTo, content: renderMarkdown(text, 'whatsapp') });
-    await new Promise<void>((resolve, reject) => socket.send(frame, (error) => (error ? reject(new ChannelError('network', error.message)) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      socket.send(frame, (error) => (error ? reject(new ChannelError('network', error.message)) : resolve())),
+    );
     return `bridge-${++this.sent}`;
   }
 
@@ -109,6 +135,8 @@ export class WhatsAppBridgeChannel implements Channel {
 
   /** Media are files on the bridge's machine, which is this one in the peer's setups. */
   async download(fileId: string): Promise<Buffer> {
-    return readFile(fileId).catch((error: Error) => { throw new ChannelError('platform', `cannot read the bridge's file ${fileId} (${error.message})`); });
+    return readFile(fileId).catch((error: Error) => {
+      throw new ChannelError('platform', `cannot read the bridge's file ${fileId} (${error.message})`);
+    });
   }
 }

@@ -4,7 +4,16 @@ import { basename } from 'node:path';
 import * as z from 'zod';
 import { sendForBytes, sendForText } from '../http/client.js';
 import { CHAT_COMMANDS } from './command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type ChannelMessage, type OutboundFile, type WebhookAnswer, type WebhookRequest } from './channel.js';
+import {
+  ChannelError,
+  type Channel,
+  type ChannelCapabilities,
+  type ChannelHooks,
+  type ChannelMessage,
+  type OutboundFile,
+  type WebhookAnswer,
+  type WebhookRequest,
+} from './channel.js';
 import { renderMarkdown } from './markdown.js';
 import { honourRateLimit } from './rate-limit.js';
 import { inReplayWindow, REPLAY_WINDOW_MS } from './replay-window.js';
@@ -26,7 +35,13 @@ export interface WhatsAppCloudOptions {
 export const WHATSAPP_MAX_LENGTH = 4096;
 const MAX_DOWNLOAD_BYTES = 100 * 1024 * 1024;
 
-const mediaSchema = z.looseObject({ id: z.string(), mime_type: z.string().optional(), caption: z.string().optional(), filename: z.string().optional(), voice: z.boolean().optional() });
+const mediaSchema = z.looseObject({
+  id: z.string(),
+  mime_type: z.string().optional(),
+  caption: z.string().optional(),
+  filename: z.string().optional(),
+  voice: z.boolean().optional(),
+});
 const messageSchema = z.looseObject({
   from: z.string(),
   id: z.string(),
@@ -40,7 +55,11 @@ const messageSchema = z.looseObject({
 });
 const webhookSchema = z.looseObject({
   object: z.string(),
-  entry: z.array(z.looseObject({ changes: z.array(z.looseObject({ value: z.looseObject({ messages: z.array(z.unknown()).optional() }) })) })),
+  entry: z.array(
+    z.looseObject({
+      changes: z.array(z.looseObject({ value: z.looseObject({ messages: z.array(z.unknown()).optional() }) })),
+    }),
+  ),
 });
 type CloudMessage = z.infer<typeof messageSchema>;
 
@@ -48,14 +67,36 @@ const json = (status: number, body: unknown): WebhookAnswer => ({ status, body: 
 
 /** A Cloud API message as a channel message: every chat is direct (the Cloud API serves one-to-one chats). */
 export function fromCloudMessage(message: CloudMessage): ChannelMessage | undefined {
-  const base = { messageId: message.id, chat: `direct:${message.from}`, replyTo: message.from, sender: message.from, senderAliases: [message.from, `+${message.from}`], mentioned: false };
+  const base = {
+    messageId: message.id,
+    chat: `direct:${message.from}`,
+    replyTo: message.from,
+    sender: message.from,
+    senderAliases: [message.from, `+${message.from}`],
+    mentioned: false,
+  };
   const file = message.image ?? message.video ?? message.document;
   if (message.type === 'text' && message.text) return { ...base, text: message.text.body };
-  if (message.type === 'audio' && message.audio) return { ...base, text: '', audio: [{ fileId: message.audio.id, mime: message.audio.mime_type ?? 'audio/ogg', name: message.audio.voice ? 'voice.ogg' : 'audio.ogg' }] };
+  if (message.type === 'audio' && message.audio)
+    return {
+      ...base,
+      text: '',
+      audio: [
+        {
+          fileId: message.audio.id,
+          mime: message.audio.mime_type ?? 'audio/ogg',
+          name: message.audio.voice ? 'voice.ogg' : 'audio.ogg',
+        },
+      ],
+    };
   if (file && ['image', 'video', 'document'].includes(message.type)) {
     const kind = message.type === 'image' ? 'image' : message.type === 'video' ? 'video' : 'file';
     const name = file.filename ?? (kind === 'image' ? 'image.jpg' : kind === 'video' ? 'video.mp4' : 'file');
-    return { ...base, text: file.caption ?? '', media: [{ kind, fileId: file.id, mime: file.mime_type ?? 'application/octet-stream', name }] };
+    return {
+      ...base,
+      text: file.caption ?? '',
+      media: [{ kind, fileId: file.id, mime: file.mime_type ?? 'application/octet-stream', name }],
+    };
   }
   return undefined;
 }
@@ -67,7 +108,14 @@ export function fromCloudMessage(message: CloudMessage): ChannelMessage | undefi
  */
 export class WhatsAppCloudChannel implements Channel {
   readonly kind = 'whatsapp';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: false, edits: false, maxMessageLength: WHATSAPP_MAX_LENGTH, maxCaptionLength: 1024, reportsWrites: true };
+  readonly capabilities: ChannelCapabilities = {
+    commands: CHAT_COMMANDS,
+    streaming: false,
+    edits: false,
+    maxMessageLength: WHATSAPP_MAX_LENGTH,
+    maxCaptionLength: 1024,
+    reportsWrites: true,
+  };
   private hooks: ChannelHooks | undefined;
   /** The last message each user sent: typing and read receipts name it. */
   private readonly lastInbound = new Map<string, string>();
@@ -79,13 +127,27 @@ export class WhatsAppCloudChannel implements Channel {
   }
 
   /** One Graph API call; a 429 (or Meta's throttling codes) becomes `rate_limited` with the answer's Retry-After. */
-  private async call(path: string, body?: unknown, headers: Record<string, string> = {}, raw?: Buffer): Promise<Record<string, unknown>> {
-    const answer = await sendForText({}, {
-      url: this.url(path),
-      method: body === undefined && raw === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${this.options.accessToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : raw !== undefined ? { body: raw } : {}),
-    }).catch((error: Error) => { throw new ChannelError('network', `cannot reach the WhatsApp Cloud API (${error.message})`); });
+  private async call(
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    raw?: Buffer,
+  ): Promise<Record<string, unknown>> {
+    const answer = await sendForText(
+      {},
+      {
+        url: this.url(path),
+        method: body === undefined && raw === undefined ? 'GET' : 'POST',
+        headers: {
+          authorization: `Bearer ${this.options.accessToken}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : raw !== undefined ? { body: raw } : {}),
+      },
+    ).catch((error: Error) => {
+      throw new ChannelError('network', `cannot reach the WhatsApp Cloud API (${error.message})`);
+    });
     let parsed: Record<string, unknown> = {};
     try {
       parsed = JSON.parse(answer.text) as Record<string, unknown>;
@@ -143,12 +205,15 @@ export class WhatsAppCloudChannel implements Channel {
     } catch {
       return json(400, { error: 'not a WhatsApp webhook body' });
     }
-    const messages = parsed.entry.flatMap((e) => e.changes.flatMap((c) => c.value.messages ?? [])).flatMap((raw) => {
-      const message = messageSchema.safeParse(raw);
-      return message.success ? [message.data] : [];
-    });
+    const messages = parsed.entry
+      .flatMap((e) => e.changes.flatMap((c) => c.value.messages ?? []))
+      .flatMap((raw) => {
+        const message = messageSchema.safeParse(raw);
+        return message.success ? [message.data] : [];
+      });
     const fresh = messages.filter((m) => inReplayWindow(Number(m.timestamp) * 1000));
-    if (messages.length > 0 && fresh.length === 0) return json(401, { error: `every message is older than ${REPLAY_WINDOW_MS / 1000} s (a replay)` });
+    if (messages.length > 0 && fresh.length === 0)
+      return json(401, { error: `every message is older than ${REPLAY_WINDOW_MS / 1000} s (a replay)` });
     const hooks = this.hooks;
     if (!hooks) return json(503, { error: 'the channel is not running' });
     const kept: Array<void | Promise<void>> = [];
@@ -163,13 +228,23 @@ export class WhatsAppCloudChannel implements Channel {
   }
 
   private async message(to: string, content: Record<string, unknown>): Promise<string> {
-    const sent = await honourRateLimit(() => this.call(`${this.options.phoneNumberId}/messages`, { messaging_product: 'whatsapp', recipient_type: 'individual', to, ...content }));
+    const sent = await honourRateLimit(() =>
+      this.call(`${this.options.phoneNumberId}/messages`, {
+        messaging_product: 'whatsapp',
+        recipient_type: 'individual',
+        to,
+        ...content,
+      }),
+    );
     const id = (sent.messages as Array<{ id?: string }> | undefined)?.[0]?.id;
     return id ?? '';
   }
 
   async send(replyTo: string, text: string): Promise<string> {
-    return this.message(replyTo, { type: 'text', text: { preview_url: false, body: renderMarkdown(text, 'whatsapp') } });
+    return this.message(replyTo, {
+      type: 'text',
+      text: { preview_url: false, body: renderMarkdown(text, 'whatsapp') },
+    });
   }
 
   async edit(): Promise<void> {
@@ -178,7 +253,9 @@ export class WhatsAppCloudChannel implements Channel {
 
   /** The file goes to `/media` first (multipart), then as a message naming the media id, the caption under it. */
   async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
-    const bytes = await readFile(file.path).catch((error: Error) => { throw new ChannelError('platform', `cannot read ${basename(file.path)} to send it (${error.message})`); });
+    const bytes = await readFile(file.path).catch((error: Error) => {
+      throw new ChannelError('platform', `cannot read ${basename(file.path)} to send it (${error.message})`);
+    });
     const type = file.kind === 'file' ? 'document' : file.kind;
     const form = new FormData();
     form.set('messaging_product', 'whatsapp');
@@ -186,8 +263,19 @@ export class WhatsAppCloudChannel implements Channel {
     form.set('file', new Blob([bytes], { type: file.mime ?? 'application/octet-stream' }), basename(file.path));
     const encoded = new Response(form);
     const body = Buffer.from(await encoded.arrayBuffer());
-    const uploaded = await honourRateLimit(() => this.call(`${this.options.phoneNumberId}/media`, undefined, { 'content-type': encoded.headers.get('content-type') ?? '' }, body));
-    const media = { id: String(uploaded.id ?? ''), ...(file.caption ? { caption: file.caption } : {}), ...(type === 'document' ? { filename: basename(file.path) } : {}) };
+    const uploaded = await honourRateLimit(() =>
+      this.call(
+        `${this.options.phoneNumberId}/media`,
+        undefined,
+        { 'content-type': encoded.headers.get('content-type') ?? '' },
+        body,
+      ),
+    );
+    const media = {
+      id: String(uploaded.id ?? ''),
+      ...(file.caption ? { caption: file.caption } : {}),
+      ...(type === 'document' ? { filename: basename(file.path) } : {}),
+    };
     return this.message(replyTo, { type, [type]: media });
   }
 
@@ -195,16 +283,26 @@ export class WhatsAppCloudChannel implements Channel {
   async typing(replyTo: string): Promise<void> {
     const last = this.lastInbound.get(replyTo);
     if (!last) return;
-    await this.call(`${this.options.phoneNumberId}/messages`, { messaging_product: 'whatsapp', status: 'read', message_id: last, typing_indicator: { type: 'text' } }).catch(() => undefined);
+    await this.call(`${this.options.phoneNumberId}/messages`, {
+      messaging_product: 'whatsapp',
+      status: 'read',
+      message_id: last,
+      typing_indicator: { type: 'text' },
+    }).catch(() => undefined);
   }
 
   /** A media id names a short-lived URL, fetched with the same token. */
   async download(fileId: string): Promise<Buffer> {
     const media = await this.call(fileId);
     if (typeof media.url !== 'string') throw new ChannelError('platform', `WhatsApp gave no URL for media ${fileId}`);
-    const answer = await sendForBytes({ maxAnswerBytes: MAX_DOWNLOAD_BYTES }, { url: media.url, headers: { authorization: `Bearer ${this.options.accessToken}` } })
-      .catch((error: Error) => { throw new ChannelError('network', `downloading WhatsApp media failed (${error.message})`); });
-    if (answer.status >= 300) throw new ChannelError('platform', `downloading WhatsApp media failed (HTTP ${answer.status})`);
+    const answer = await sendForBytes(
+      { maxAnswerBytes: MAX_DOWNLOAD_BYTES },
+      { url: media.url, headers: { authorization: `Bearer ${this.options.accessToken}` } },
+    ).catch((error: Error) => {
+      throw new ChannelError('network', `downloading WhatsApp media failed (${error.message})`);
+    });
+    if (answer.status >= 300)
+      throw new ChannelError('platform', `downloading WhatsApp media failed (HTTP ${answer.status})`);
     return answer.bytes;
   }
 }

@@ -36,7 +36,10 @@ async function loadBaileys(): Promise<Baileys> {
   try {
     return (await import(BAILEYS)) as Baileys;
   } catch {
-    throw new ChannelError('bad_settings', `use_native needs ${BAILEYS}, which is not installed: run \`npm install ${BAILEYS}\` where Tern is installed, or set bridge_url or the Cloud API fields`);
+    throw new ChannelError(
+      'bad_settings',
+      `use_native needs ${BAILEYS}, which is not installed: run \`npm install ${BAILEYS}\` where Tern is installed, or set bridge_url or the Cloud API fields`,
+    );
   }
 }
 
@@ -47,7 +50,12 @@ async function loadBaileys(): Promise<Baileys> {
  */
 export class WhatsAppNativeChannel implements Channel {
   readonly kind = 'whatsapp';
-  readonly capabilities: ChannelCapabilities = { commands: CHAT_COMMANDS, streaming: false, edits: false, maxMessageLength: WHATSAPP_MAX_LENGTH };
+  readonly capabilities: ChannelCapabilities = {
+    commands: CHAT_COMMANDS,
+    streaming: false,
+    edits: false,
+    maxMessageLength: WHATSAPP_MAX_LENGTH,
+  };
   private socket: BaileysSocket | undefined;
 
   constructor(private readonly options: WhatsAppNativeOptions) {}
@@ -59,16 +67,25 @@ export class WhatsAppNativeChannel implements Channel {
     const socket = baileys.default({ auth: state, printQRInTerminal: false, browser: ['Tern', 'Chrome', '1.0'] });
     this.socket = socket;
     socket.ev.on('creds.update', () => void saveCreds().then(() => ownerOnlySession(this.options.sessionDir)));
-    socket.ev.on('connection.update', (update: { connection?: string; qr?: string; lastDisconnect?: { error?: Error } }) => {
-      if (update.qr) {
-        void renderQr(update.qr).then(({ terminal, dataUrl }) => {
-          this.options.showQr(terminal);
-          writePairingQr(this.options.sessionDir, dataUrl, new Date());
-        });
-      }
-      if (update.connection === 'open') hooks.onConnected();
-      if (update.connection === 'close' && this.socket === socket) hooks.onFailed(new ChannelError('network', `WhatsApp closed the connection (${update.lastDisconnect?.error?.message ?? 'no reason'})`));
-    });
+    socket.ev.on(
+      'connection.update',
+      (update: { connection?: string; qr?: string; lastDisconnect?: { error?: Error } }) => {
+        if (update.qr) {
+          void renderQr(update.qr).then(({ terminal, dataUrl }) => {
+            this.options.showQr(terminal);
+            writePairingQr(this.options.sessionDir, dataUrl, new Date());
+          });
+        }
+        if (update.connection === 'open') hooks.onConnected();
+        if (update.connection === 'close' && this.socket === socket)
+          hooks.onFailed(
+            new ChannelError(
+              'network',
+              `WhatsApp closed the connection (${update.lastDisconnect?.error?.message ?? 'no reason'})`,
+            ),
+          );
+      },
+    );
     socket.ev.on('messages.upsert', (upsert: { type: string; messages: BaileysMessage[] }) => {
       if (upsert.type !== 'notify') return;
       for (const raw of upsert.messages) {
@@ -79,8 +96,13 @@ export class WhatsAppNativeChannel implements Channel {
         const sender = (group ? raw.key.participant : chat) ?? chat;
         const number = sender.split('@')[0]!;
         void hooks.onMessage({
-          messageId: raw.key.id, chat: `${group ? 'group' : 'direct'}:${chat}`, replyTo: chat, sender: number,
-          senderAliases: [number, `+${number}`, ...(raw.pushName ? [raw.pushName] : [])], text, mentioned: false,
+          messageId: raw.key.id,
+          chat: `${group ? 'group' : 'direct'}:${chat}`,
+          replyTo: chat,
+          sender: number,
+          senderAliases: [number, `+${number}`, ...(raw.pushName ? [raw.pushName] : [])],
+          text,
+          mentioned: false,
         });
       }
     });

@@ -10,7 +10,20 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Inlined: the pure-JavaScript packages the CLI and the gateway run. Everything else in `dependencies` stays external. */
-const INLINED = ['zod', 'yaml', 'xstate', 'rxjs', 'mitt', 'picomatch', 'ipaddr.js', 'grammy', 'undici', 'eventsource-parser', 'croner', '@modelcontextprotocol/sdk'];
+const INLINED = [
+  'zod',
+  'yaml',
+  'xstate',
+  'rxjs',
+  'mitt',
+  'picomatch',
+  'ipaddr.js',
+  'grammy',
+  'undici',
+  'eventsource-parser',
+  'croner',
+  '@modelcontextprotocol/sdk',
+];
 
 function externals() {
   const { dependencies } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
@@ -18,7 +31,8 @@ function externals() {
 }
 
 /** Inlined CommonJS packages call `require` for Node's own modules, which an ES module lacks (esbuild's documented remedy). */
-const REQUIRE = "import { createRequire as __ternCreateRequire } from 'node:module'; const require = __ternCreateRequire(import.meta.url);";
+const REQUIRE =
+  "import { createRequire as __ternCreateRequire } from 'node:module'; const require = __ternCreateRequire(import.meta.url);";
 
 /** `main.js` (`tern`) and `launcher-main.js` (`tern-launcher`) and their shared chunks, in `outdir`. */
 export async function bundle(outdir) {

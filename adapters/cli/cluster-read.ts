@@ -29,7 +29,12 @@ export async function connectForCli(settings: ClusterSettings, what: string): Pr
     ...(settings.user ? { user: settings.user } : {}),
     ...(settings.password ? { pass: settings.password } : {}),
   }).catch((error: Error) => {
-    throw new CliError('cluster_unreachable', `cannot reach the cluster at ${settings.url}`, error.message, 'Start nats-server with -js there, or fix --cluster / cluster.url.');
+    throw new CliError(
+      'cluster_unreachable',
+      `cannot reach the cluster at ${settings.url}`,
+      error.message,
+      'Start nats-server with -js there, or fix --cluster / cluster.url.',
+    );
   });
 }
 

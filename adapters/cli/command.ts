@@ -30,7 +30,7 @@ export interface CommandContext {
 }
 
 export interface CommandModule {
-  run(context: CommandContext): Promise<number | void>;
+  run(context: CommandContext): Promise<number | undefined>;
 }
 
 /** A command as help lists it. The implementation loads only when the command runs, to keep start-up fast. */

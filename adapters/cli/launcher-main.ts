@@ -60,7 +60,10 @@ function parseOptions(argv: string[]): Options {
   if (values['reset-login-limits']) return { kind: 'reset-login-limits' };
   const port = Number(values.port ?? DEFAULT_PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535 || values.port?.trim() === '')
-    throw new UsageError(`--port must be a whole number from 0 to 65535, got "${values.port}"`, 'Run `tern-launcher --help`.');
+    throw new UsageError(
+      `--port must be a whole number from 0 to 65535, got "${values.port}"`,
+      'Run `tern-launcher --help`.',
+    );
   const host = values.host?.trim() ?? DEFAULT_HOST;
   if (host === '') throw new UsageError('--host must not be empty', 'Pass an address such as 127.0.0.1.');
   return { kind: 'serve', host, port, browser: !values['no-browser'] };
@@ -71,21 +74,42 @@ function explain(error: unknown, host: string, port: number): CliError {
     const fix = `Set a longer one, or unset ${SETUP_TOKEN_VARIABLE}.`;
     return new CliError(error.code, 'cannot use the preset setup token', error.message, fix);
   }
-  if (error instanceof LauncherConfigError) return new CliError(error.code, 'cannot read the launcher config', error.message, 'Fix the JSON or remove the file.');
+  if (error instanceof LauncherConfigError)
+    return new CliError(
+      error.code,
+      'cannot read the launcher config',
+      error.message,
+      'Fix the JSON or remove the file.',
+    );
   const code = (error as { code?: unknown }).code;
   const where = `cannot listen on ${host}:${port}`;
-  if (code === 'EADDRINUSE') return new CliError('port_in_use', where, 'another program uses that port', 'Stop it, or pass --port with another number.');
-  if (code === 'EACCES') return new CliError('port_denied', where, 'this user may not use that port', 'Pass --port 1024 or higher.');
+  if (code === 'EADDRINUSE')
+    return new CliError(
+      'port_in_use',
+      where,
+      'another program uses that port',
+      'Stop it, or pass --port with another number.',
+    );
+  if (code === 'EACCES')
+    return new CliError('port_denied', where, 'this user may not use that port', 'Pass --port 1024 or higher.');
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
     return new CliError('host_unavailable', where, 'no network interface has that address', 'Pass --host 127.0.0.1.');
-  return new CliError('internal', 'the launcher failed to start', String((error as Error)?.message ?? error), 'Run it again and report it if it repeats.');
+  return new CliError(
+    'internal',
+    'the launcher failed to start',
+    String((error as Error)?.message ?? error),
+    'Run it again and report it if it repeats.',
+  );
 }
 
 function stopOnSignal(launcher: RunningLauncher, host: GatewayHost, dashboard: { close(): void }): Promise<void> {
   return new Promise((resolve) => {
     const stop = () => {
       dashboard.close();
-      void host.close().then(() => launcher.close()).then(resolve, resolve);
+      void host
+        .close()
+        .then(() => launcher.close())
+        .then(resolve, resolve);
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
@@ -118,7 +142,10 @@ async function serve(options: ServeOptions): Promise<number> {
   const dashboard = mountDashboard(launcher, host);
   await host.start();
   const failure = host.lastError();
-  if (failure) process.stderr.write(`tern-launcher: the gateway did not start (${failure}). Fix the config on the Config page, then start it on the Gateway page.\n`);
+  if (failure)
+    process.stderr.write(
+      `tern-launcher: the gateway did not start (${failure}). Fix the config on the Config page, then start it on the Gateway page.\n`,
+    );
   process.stdout.write(`tern-launcher: dashboard at ${launcher.url}\n`);
   if (options.browser) openBrowser((await launcher.initialized()) ? launcher.url : setupUrl);
   await stopOnSignal(launcher, host, dashboard);
@@ -137,9 +164,15 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return 0;
   } catch (error) {
-    const failure = error instanceof CliError
-      ? error
-      : new CliError('internal', 'the launcher stopped unexpectedly', String((error as Error)?.message ?? error), 'Run it again and report it if it repeats.');
+    const failure =
+      error instanceof CliError
+        ? error
+        : new CliError(
+            'internal',
+            'the launcher stopped unexpectedly',
+            String((error as Error)?.message ?? error),
+            'Run it again and report it if it repeats.',
+          );
     process.stderr.write(`tern-launcher: ${failure.message}\n`);
     return failure.exitCode;
   }

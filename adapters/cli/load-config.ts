@@ -13,7 +13,12 @@ export function loadConfigForCli(env: NodeJS.ProcessEnv): LoadedConfig {
     return loadCheckedConfig({ env });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    throw new CliError(error.code, `cannot use the config ${error.file}`, error.problems.join('; '), 'Fix it, then check with `tern config validate`.');
+    throw new CliError(
+      error.code,
+      `cannot use the config ${error.file}`,
+      error.problems.join('; '),
+      'Fix it, then check with `tern config validate`.',
+    );
   }
 }
 
@@ -23,6 +28,11 @@ export function readConfigForCli(env: NodeJS.ProcessEnv): LoadedConfig {
     return loadConfig({ env, rewrite: false });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    throw new CliError(error.code, `the config ${error.file} cannot be used`, error.problems.join('; '), 'Fix it and run `tern config validate`.');
+    throw new CliError(
+      error.code,
+      `the config ${error.file} cannot be used`,
+      error.problems.join('; '),
+      'Fix it and run `tern config validate`.',
+    );
   }
 }

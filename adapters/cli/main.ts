@@ -14,7 +14,9 @@ async function main(argv: string[]): Promise<number> {
   if (name === '--version' || name === '-v') return runCommand(commands.find((c) => c.name === 'version')!, []);
   const spec = commands.find((c) => c.name === name);
   if (!spec) {
-    process.stderr.write(`tern: unknown command "${name}" (it is not one of: ${commands.map((c) => c.name).join(', ')}). Run \`tern --help\`.\n`);
+    process.stderr.write(
+      `tern: unknown command "${name}" (it is not one of: ${commands.map((c) => c.name).join(', ')}). Run \`tern --help\`.\n`,
+    );
     return 2;
   }
   return runCommand(spec, rest, commands);

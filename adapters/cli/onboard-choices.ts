@@ -27,13 +27,15 @@ export interface ProviderChoice {
 
 /** The catalogue as `tern onboard` offers it: hosted providers first, then the local ones. */
 export function providerChoices(): ProviderChoice[] {
-  const all = Object.entries(providerCatalogue).map(([name, entry]): ProviderChoice => ({
-    name,
-    needsKey: entry.needsKey,
-    apiBase: entry.apiBase,
-    local: !entry.needsKey,
-    ...(SUGGESTED_MODELS[name] ? { suggestedModel: SUGGESTED_MODELS[name] } : {}),
-  }));
+  const all = Object.entries(providerCatalogue).map(
+    ([name, entry]): ProviderChoice => ({
+      name,
+      needsKey: entry.needsKey,
+      apiBase: entry.apiBase,
+      local: !entry.needsKey,
+      ...(SUGGESTED_MODELS[name] ? { suggestedModel: SUGGESTED_MODELS[name] } : {}),
+    }),
+  );
   return [...all.filter((p) => !p.local), ...all.filter((p) => p.local)];
 }
 

@@ -24,7 +24,12 @@ export function openRuntime(env: NodeJS.ProcessEnv, command: string, { model, st
   if (model !== undefined) {
     if (!loaded.config.model_list.some((m) => m.model_name === model)) {
       const known = loaded.config.model_list.map((m) => m.model_name).join(', ') || 'none';
-      throw new CliError('unknown_model', `no model named "${model}"`, `model_list has: ${known}`, 'Pick one of those with --model, or add it to model_list.');
+      throw new CliError(
+        'unknown_model',
+        `no model named "${model}"`,
+        `model_list has: ${known}`,
+        'Pick one of those with --model, or add it to model_list.',
+      );
     }
     // `--model` is this run's model for every agent, whatever agents.list gives them.
     loaded.config.agents.defaults.model = model;
@@ -35,7 +40,12 @@ export function openRuntime(env: NodeJS.ProcessEnv, command: string, { model, st
     return Runtime.start({ loaded, env, command });
   } catch (error) {
     if (error instanceof LogError && error.code === 'log_locked') {
-      throw new CliError('log_locked', 'the event log is in use', error.message, 'Stop `tern gateway` first, or talk to the agent through a channel.');
+      throw new CliError(
+        'log_locked',
+        'the event log is in use',
+        error.message,
+        'Stop `tern gateway` first, or talk to the agent through a channel.',
+      );
     }
     throw error;
   }

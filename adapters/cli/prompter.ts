@@ -6,7 +6,10 @@ export class Prompter {
   private readonly rl: Interface;
   private muted = false;
 
-  constructor(input: NodeJS.ReadableStream, private readonly output: NodeJS.WritableStream) {
+  constructor(
+    input: NodeJS.ReadableStream,
+    private readonly output: NodeJS.WritableStream,
+  ) {
     // readline echoes what is typed through this stream; while a secret is typed, nothing passes.
     const echo = new Writable({
       write: (chunk: Buffer, _encoding, done) => {

@@ -100,7 +100,11 @@ export async function runParsed(spec: CommandSpec, argv: string[], io: RunIo): P
   }
 }
 
-export async function runCommand(spec: CommandSpec, argv: string[], commands?: readonly CommandSpec[]): Promise<number> {
+export async function runCommand(
+  spec: CommandSpec,
+  argv: string[],
+  commands?: readonly CommandSpec[],
+): Promise<number> {
   redactWrites(process.stdout);
   redactWrites(process.stderr);
   const controller = new AbortController();

@@ -23,7 +23,12 @@ export function readScript(path: string): Script {
   try {
     raw = parseYaml(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new CliError('script_unreadable', `cannot read the script ${path}`, (error as Error).message.split('\n')[0]!, 'Check the path and the YAML syntax.');
+    throw new CliError(
+      'script_unreadable',
+      `cannot read the script ${path}`,
+      (error as Error).message.split('\n')[0]!,
+      'Check the path and the YAML syntax.',
+    );
   }
   const parsed = scriptSchema.safeParse(raw);
   if (parsed.success) {
@@ -31,7 +36,12 @@ export function readScript(path: string): Script {
     return parsed.data;
   }
   const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(script)'}: ${i.message}`).join('; ');
-  throw new CliError('script_invalid', `the script ${path} is invalid`, problems, 'Fields: agent, session, turns[].user, turns[].expect.contains|matches|tool.');
+  throw new CliError(
+    'script_invalid',
+    `the script ${path} is invalid`,
+    problems,
+    'Fields: agent, session, turns[].user, turns[].expect.contains|matches|tool.',
+  );
 }
 
 /**
@@ -53,8 +63,11 @@ function checkPattern(pattern: string | undefined, where: string): void {
 /** Why a turn missed its expectation, or undefined when it met it. */
 export function unmet(expectation: Expectation | undefined, reply: string, tools: string[]): string | undefined {
   if (!expectation) return undefined;
-  if (expectation.contains !== undefined && !reply.includes(expectation.contains)) return `reply does not contain ${JSON.stringify(expectation.contains)}`;
-  if (expectation.matches !== undefined && !new RegExp(expectation.matches).test(reply)) return `reply does not match /${expectation.matches}/`;
-  if (expectation.tool !== undefined && !tools.includes(expectation.tool)) return `tool ${expectation.tool} was not called (called: ${tools.join(', ') || 'none'})`;
+  if (expectation.contains !== undefined && !reply.includes(expectation.contains))
+    return `reply does not contain ${JSON.stringify(expectation.contains)}`;
+  if (expectation.matches !== undefined && !new RegExp(expectation.matches).test(reply))
+    return `reply does not match /${expectation.matches}/`;
+  if (expectation.tool !== undefined && !tools.includes(expectation.tool))
+    return `tool ${expectation.tool} was not called (called: ${tools.join(', ') || 'none'})`;
   return undefined;
 }

@@ -21,15 +21,31 @@ export function sessionArg(log: EventStore | undefined, input: string, waitFor?:
   if (match.kind === 'found') return match.session.id;
   if (match.kind === 'ambiguous') {
     const shown = match.candidates.slice(0, LISTED).map(label).join('; ');
-    throw new CliError('session_ambiguous', `"${input}" names ${match.candidates.length} sessions`, shown, 'Give the full key or more of the sk_v1_ id.');
+    throw new CliError(
+      'session_ambiguous',
+      `"${input}" names ${match.candidates.length} sessions`,
+      shown,
+      'Give the full key or more of the sk_v1_ id.',
+    );
   }
   const plain = !input.startsWith('sk_v1_') && !input.toLowerCase().startsWith('v=1|');
-  if (waitFor && plain) return sessionIdOf(sessionKeyOf({ agent: waitFor.agent, channel: 'cli', dimensions: [['chat', `direct:${input}`]] }));
+  if (waitFor && plain)
+    return sessionIdOf(
+      sessionKeyOf({ agent: waitFor.agent, channel: 'cli', dimensions: [['chat', `direct:${input}`]] }),
+    );
   if (waitFor && input.toLowerCase().startsWith('v=1|')) return sessionIdOf(input.toLowerCase());
   if (waitFor && input.startsWith('sk_v1_') && input.length === 70) return input;
   const known = log ? knownSessions(log) : [];
-  const why = known.length === 0 ? 'the event log has no session yet' : `the log has ${known.length}: ${known.slice(0, LISTED).map(label).join('; ')}${known.length > LISTED ? '; …' : ''}`;
-  throw new CliError('session_not_found', `no session "${input}"`, why, 'Name it by the key given to `tern agent --session`, its full key, or its sk_v1_ id (as `tern log` prints it).');
+  const why =
+    known.length === 0
+      ? 'the event log has no session yet'
+      : `the log has ${known.length}: ${known.slice(0, LISTED).map(label).join('; ')}${known.length > LISTED ? '; …' : ''}`;
+  throw new CliError(
+    'session_not_found',
+    `no session "${input}"`,
+    why,
+    'Name it by the key given to `tern agent --session`, its full key, or its sk_v1_ id (as `tern log` prints it).',
+  );
 }
 
 /** Prints session ids as long as they must be to be unique in this log (each pastes back into `--session`). */

@@ -19,7 +19,11 @@ export type WireEvent = z.infer<typeof wireEventSchema>;
 
 /** Why a request to the gateway did not get its answer. */
 export class ControlClientError extends Error {
-  constructor(readonly code: string, message: string, readonly exitCode?: number) {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly exitCode?: number,
+  ) {
     super(message);
     this.name = 'ControlClientError';
   }

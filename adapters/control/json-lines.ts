@@ -4,7 +4,10 @@ import type { Socket } from 'node:net';
 const MAX_LINE = 16 * 1024 * 1024;
 
 export class ControlProtocolError extends Error {
-  constructor(readonly code: 'bad_message' | 'line_too_long', message: string) {
+  constructor(
+    readonly code: 'bad_message' | 'line_too_long',
+    message: string,
+  ) {
     super(message);
     this.name = 'ControlProtocolError';
   }

@@ -41,7 +41,14 @@ const run = z.object({ type: z.literal('run'), id, command: text, argv: z.array(
 const stop = z.object({ type: z.literal('stop'), id });
 
 export const clientMessageSchema = z.discriminatedUnion('type', [
-  hello, open, ask, cancel, approval, prepare, run, stop,
+  hello,
+  open,
+  ask,
+  cancel,
+  approval,
+  prepare,
+  run,
+  stop,
 ]);
 export type ClientMessage = z.infer<typeof clientMessageSchema>;
 export type ClientRequest = Extract<ClientMessage, { id: string }>;
@@ -80,7 +87,13 @@ const done = z.object({ type: z.literal('done'), id, result: z.unknown() });
 const failed = z.object({ type: z.literal('failed'), id, code: text, message: text, exit: z.optional(z.number()) });
 
 export const serverMessageSchema = z.discriminatedUnion('type', [
-  welcome, refused, event, notice, output, done, failed,
+  welcome,
+  refused,
+  event,
+  notice,
+  output,
+  done,
+  failed,
 ]);
 export type ServerMessage = z.infer<typeof serverMessageSchema>;
 export type Welcome = z.infer<typeof welcome>;

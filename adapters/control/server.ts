@@ -29,7 +29,10 @@ export interface ControlService {
 }
 
 export class ControlUnavailableError extends Error {
-  constructor(readonly code: 'socket_in_use' | 'listen_failed', message: string) {
+  constructor(
+    readonly code: 'socket_in_use' | 'listen_failed',
+    message: string,
+  ) {
     super(message);
     this.name = 'ControlUnavailableError';
   }
@@ -49,7 +52,11 @@ function sameToken(given: string, expected: string): boolean {
 export class ControlServer {
   private readonly sockets = new Set<Socket>();
 
-  private constructor(private readonly server: Server, private readonly home: string, private readonly token: string) {}
+  private constructor(
+    private readonly server: Server,
+    private readonly home: string,
+    private readonly token: string,
+  ) {}
 
   static async listen(home: string, service: ControlService): Promise<ControlServer> {
     const { socket: path } = controlPaths(home);

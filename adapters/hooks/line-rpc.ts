@@ -4,7 +4,10 @@ import * as z from 'zod';
 
 /** Why a call over the line did not answer; the caller decides what that means (continue, deny). */
 export class RpcError extends Error {
-  constructor(readonly code: 'rpc_closed' | 'rpc_failed' | 'rpc_aborted' | 'rpc_backlog', message: string) {
+  constructor(
+    readonly code: 'rpc_closed' | 'rpc_failed' | 'rpc_aborted' | 'rpc_backlog',
+    message: string,
+  ) {
     super(message);
     this.name = 'RpcError';
   }
@@ -30,7 +33,11 @@ export class LineRpc {
   private readonly pending = new Map<number, Waiter>();
   private closedBy: RpcError | undefined;
 
-  constructor(input: Readable, private readonly output: Writable, private readonly onNoise: (line: string) => void = () => {}) {
+  constructor(
+    input: Readable,
+    private readonly output: Writable,
+    private readonly onNoise: (line: string) => void = () => {},
+  ) {
     const lines = createInterface({ input, crlfDelay: Infinity });
     lines.on('line', (line) => this.receive(line));
     lines.on('close', () => this.close('the process closed its output'));
@@ -72,9 +79,12 @@ export class LineRpc {
    */
   notify(method: string, params: unknown, maxBacklog = 1 << 20): Promise<void> {
     if (this.closedBy) return Promise.reject(this.closedBy);
-    if (this.output.writableLength > maxBacklog) return Promise.reject(new RpcError('rpc_backlog', 'the process is not reading its input; the event was dropped'));
+    if (this.output.writableLength > maxBacklog)
+      return Promise.reject(new RpcError('rpc_backlog', 'the process is not reading its input; the event was dropped'));
     return new Promise((resolve, reject) => {
-      this.output.write(`${JSON.stringify({ jsonrpc: '2.0', method, params })}\n`, (error) => (error ? reject(error) : resolve()));
+      this.output.write(`${JSON.stringify({ jsonrpc: '2.0', method, params })}\n`, (error) =>
+        error ? reject(error) : resolve(),
+      );
     });
   }
 
@@ -102,7 +112,11 @@ export class LineRpc {
     const request = requestSchema.safeParse(message);
     if (!request.success) return this.onNoise(line);
     if (request.data.id !== undefined && !this.closedBy) {
-      this.write({ jsonrpc: '2.0', id: request.data.id, error: { code: -32601, message: `method not found: ${request.data.method}` } });
+      this.write({
+        jsonrpc: '2.0',
+        id: request.data.id,
+        error: { code: -32601, message: `method not found: ${request.data.method}` },
+      });
     }
   }
 

@@ -1,4 +1,11 @@
-import { typeMatcher, type Envelope, type Hook, type HookDecision, type HookInput, type HookPoint } from '../../bus/index.js';
+import {
+  typeMatcher,
+  type Envelope,
+  type Hook,
+  type HookDecision,
+  type HookInput,
+  type HookPoint,
+} from '../../bus/index.js';
 import { RpcError } from './line-rpc.js';
 import { SupervisedChild, type ChildLog } from './supervised-child.js';
 import { decisionFromWire, wireParams } from './wire.js';
@@ -87,7 +94,10 @@ export class RpcHook implements Hook {
     const handed = running.rpc.notify('hook.event', event);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new RpcError('rpc_aborted', `the event took longer than ${timeoutMs} ms to reach the process`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new RpcError('rpc_aborted', `the event took longer than ${timeoutMs} ms to reach the process`)),
+        timeoutMs,
+      );
     });
     try {
       await Promise.race([handed, late]);
@@ -111,11 +121,19 @@ export class RpcHook implements Hook {
  * object per line, `hook.hello` first. One that dies is started again with backoff.
  */
 export class ProcessHook extends RpcHook {
-  constructor(readonly spec: ProcessHookSpec, options: ProcessHookOptions) {
+  constructor(
+    readonly spec: ProcessHookSpec,
+    options: ProcessHookOptions,
+  ) {
     const child = new SupervisedChild(
       { name: `hook ${spec.name}`, command: spec.command, dir: spec.dir, env: spec.env },
       {
-        handshake: (rpc, signal) => rpc.request('hook.hello', { name: spec.name, version: 1, modes: helloModes(spec.intercept, spec.observe !== undefined) }, signal),
+        handshake: (rpc, signal) =>
+          rpc.request(
+            'hook.hello',
+            { name: spec.name, version: 1, modes: helloModes(spec.intercept, spec.observe !== undefined) },
+            signal,
+          ),
         log: options.log,
         processEnv: options.processEnv,
         backoff: options.backoff,

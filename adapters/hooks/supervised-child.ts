@@ -12,7 +12,11 @@ export interface ChildSpec {
   env: Record<string, string>;
 }
 
-export type ChildLog = (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, string | number>) => void;
+export type ChildLog = (
+  level: 'info' | 'warn' | 'error',
+  message: string,
+  fields: Record<string, string | number>,
+) => void;
 
 export interface SupervisionOptions<H> {
   /** The first exchange after start (`hook.hello`, `plugin.hello`); a child that fails it is restarted like a crash. */
@@ -30,7 +34,8 @@ export interface SupervisionOptions<H> {
 /** Inherited by a hook or plugin process: everything but Tern's own settings and keys. */
 export function childEnvironment(processEnv: NodeJS.ProcessEnv, extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(processEnv)) if (value !== undefined && !key.startsWith('AGENT_')) env[key] = value;
+  for (const [key, value] of Object.entries(processEnv))
+    if (value !== undefined && !key.startsWith('AGENT_')) env[key] = value;
   return Object.assign(env, extra);
 }
 
@@ -43,7 +48,11 @@ function errorSummary(stderr: readonly string[], dir: string | undefined): strin
   const error = stderr.find((line) => /^(?:[A-Z]\w*)?(Error|Exception)\b/.test(line));
   if (!error) return undefined;
   const place = stderr.map((line) => /^(?:file:\/\/)?(\/.+):(\d+)$/.exec(line)).find((match) => match !== null);
-  const file = place ? (dir && place[1]!.startsWith(`${dir}/`) ? place[1]!.slice(dir.length + 1) : place[1]!) : undefined;
+  const file = place
+    ? dir && place[1]!.startsWith(`${dir}/`)
+      ? place[1]!.slice(dir.length + 1)
+      : place[1]!
+    : undefined;
   return place ? `${error} (${file}:${place[2]})` : error;
 }
 
@@ -64,7 +73,10 @@ export class SupervisedChild<H> {
   /** Why the child is down, while it is. */
   down: string | undefined;
 
-  constructor(readonly spec: ChildSpec, private readonly options: SupervisionOptions<H>) {}
+  constructor(
+    readonly spec: ChildSpec,
+    private readonly options: SupervisionOptions<H>,
+  ) {}
 
   start(): void {
     this.stopped = false;
@@ -115,12 +127,21 @@ export class SupervisedChild<H> {
     const [program, ...args] = spec.command;
     let child: ChildProcess;
     try {
-      child = spawn(program!, args, { cwd: spec.dir, env: childEnvironment(options.processEnv ?? process.env, spec.env), stdio: ['pipe', 'pipe', 'pipe'] });
+      child = spawn(program!, args, {
+        cwd: spec.dir,
+        env: childEnvironment(options.processEnv ?? process.env, spec.env),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
     } catch (error) {
       return this.wentDown(`cannot start ${program} (${(error as Error).message})`);
     }
     this.child = child;
-    const rpc = new LineRpc(child.stdout!, child.stdin!, (line) => options.log('warn', 'process printed a line that is not JSON-RPC', { process: spec.name, line: line.slice(0, 500) }));
+    const rpc = new LineRpc(child.stdout!, child.stdin!, (line) =>
+      options.log('warn', 'process printed a line that is not JSON-RPC', {
+        process: spec.name,
+        line: line.slice(0, 500),
+      }),
+    );
     const stderr: string[] = [];
     createInterface({ input: child.stderr!, crlfDelay: Infinity }).on('line', (line) => {
       if (stderr.length < 50) stderr.push(line);

@@ -29,7 +29,13 @@ export interface HttpAnswer {
   body: Dispatcher.ResponseData['body'];
 }
 
-export type TransportFailure = 'connect_timeout' | 'first_byte_timeout' | 'idle_timeout' | 'too_large' | 'proxy' | 'network';
+export type TransportFailure =
+  | 'connect_timeout'
+  | 'first_byte_timeout'
+  | 'idle_timeout'
+  | 'too_large'
+  | 'proxy'
+  | 'network';
 
 /**
  * A request that got no whole answer: the connection failed or timed out, the proxy refused, or the answer was larger
@@ -43,7 +49,12 @@ export class TransportError extends Error {
    */
   answerStarted = false;
 
-  constructor(readonly code: TransportFailure, message: string, readonly systemCode?: string, cause?: unknown) {
+  constructor(
+    readonly code: TransportFailure,
+    message: string,
+    readonly systemCode?: string,
+    cause?: unknown,
+  ) {
     super(message, { cause });
     this.name = 'TransportError';
   }
@@ -60,31 +71,56 @@ function transportError(error: unknown, call: HttpRequest, route: Route): unknow
   const code = (error as { code?: unknown }).code;
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
-      return new TransportError('connect_timeout', `no connection within ${seconds(route.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS)}`, code);
+      return new TransportError(
+        'connect_timeout',
+        `no connection within ${seconds(route.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS)}`,
+        code,
+      );
     case 'UND_ERR_HEADERS_TIMEOUT':
-      return new TransportError('first_byte_timeout', `no answer within ${seconds(call.firstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS)}`, code);
+      return new TransportError(
+        'first_byte_timeout',
+        `no answer within ${seconds(call.firstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS)}`,
+        code,
+      );
     case 'UND_ERR_BODY_TIMEOUT':
-      return new TransportError('idle_timeout', `the answer stopped for ${seconds(call.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS)}`, code);
+      return new TransportError(
+        'idle_timeout',
+        `the answer stopped for ${seconds(call.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS)}`,
+        code,
+      );
     case 'UND_ERR_RES_EXCEEDED_MAX_SIZE':
       return tooLarge(route);
     case 'UND_ERR_ABORTED':
       // The proxy answered CONNECT with something other than 200 (undici reports it as an aborted request).
       if (/^Proxy response/.test(error.message)) {
-        return new TransportError('proxy', `the proxy refused the tunnel (HTTP ${/\((\d{3})\)/.exec(error.message)?.[1] ?? '?'})`, code);
+        return new TransportError(
+          'proxy',
+          `the proxy refused the tunnel (HTTP ${/\((\d{3})\)/.exec(error.message)?.[1] ?? '?'})`,
+          code,
+        );
       }
       break;
     case 'UND_ERR_INVALID_ARG':
-      if (/Proxy Authentication Required/.test(error.message)) return new TransportError('proxy', 'the proxy asks for credentials (407)', code);
+      if (/Proxy Authentication Required/.test(error.message))
+        return new TransportError('proxy', 'the proxy asks for credentials (407)', code);
       break;
   }
   const cause = (error as { cause?: unknown }).cause;
-  const systemCode = typeof code === 'string' ? code : typeof (cause as { code?: unknown })?.code === 'string' ? (cause as { code: string }).code : 'ECONNRESET';
+  const systemCode =
+    typeof code === 'string'
+      ? code
+      : typeof (cause as { code?: unknown })?.code === 'string'
+        ? (cause as { code: string }).code
+        : 'ECONNRESET';
   const message = error.message.includes(systemCode) ? error.message : `${error.message} (${systemCode})`;
   return new TransportError('network', message, systemCode, error);
 }
 
 function tooLarge(route: Route): TransportError {
-  return new TransportError('too_large', `the answer is larger than ${megabytes(route.maxAnswerBytes ?? 0)}, the most this call accepts`);
+  return new TransportError(
+    'too_large',
+    `the answer is larger than ${megabytes(route.maxAnswerBytes ?? 0)}, the most this call accepts`,
+  );
 }
 
 function megabytes(bytes: number): string {
@@ -136,13 +172,23 @@ export async function readBytes(answer: HttpAnswer, call: HttpRequest, route: Ro
 }
 
 /** A whole request: status, headers and the body as UTF-8 text. */
-export async function sendForText(route: Route, call: HttpRequest): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+export async function sendForText(
+  route: Route,
+  call: HttpRequest,
+): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
   const answer = await send(route, call);
-  return { status: answer.status, headers: answer.headers, text: (await readBytes(answer, call, route)).toString('utf8') };
+  return {
+    status: answer.status,
+    headers: answer.headers,
+    text: (await readBytes(answer, call, route)).toString('utf8'),
+  };
 }
 
 /** A whole request: status, headers and the body as bytes. */
-export async function sendForBytes(route: Route, call: HttpRequest): Promise<{ status: number; headers: IncomingHttpHeaders; bytes: Buffer }> {
+export async function sendForBytes(
+  route: Route,
+  call: HttpRequest,
+): Promise<{ status: number; headers: IncomingHttpHeaders; bytes: Buffer }> {
   const answer = await send(route, call);
   return { status: answer.status, headers: answer.headers, bytes: await readBytes(answer, call, route) };
 }
@@ -155,6 +201,9 @@ export async function sendForBytes(route: Route, call: HttpRequest): Promise<{ s
 export function fetchOn(route: Route): typeof globalThis.fetch {
   const dispatcher = dispatcherFor(route);
   const fetchWith = (input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit) =>
-    undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: toldOfWrites(dispatcher) });
+    undiciFetch(input as Parameters<typeof undiciFetch>[0], {
+      ...(init as Parameters<typeof undiciFetch>[1]),
+      dispatcher: toldOfWrites(dispatcher),
+    });
   return fetchWith as unknown as typeof globalThis.fetch;
 }

@@ -93,13 +93,17 @@ export function dispatcherFor(route: Route = {}): Dispatcher {
 }
 
 /** The proxy a request to `url` on `route` goes through (as configured, unmasked), and where it was set; undefined: direct. */
-export function proxyFor(url: string, route: Pick<Route, 'proxy'>): { proxy: string; from: 'config' | 'environment' } | undefined {
+export function proxyFor(
+  url: string,
+  route: Pick<Route, 'proxy'>,
+): { proxy: string; from: 'config' | 'environment' } | undefined {
   if (route.proxy) return { proxy: route.proxy, from: 'config' };
   const env = process.env;
   const target = new URL(url);
-  const proxy = target.protocol === 'https:'
-    ? env.https_proxy ?? env.HTTPS_PROXY ?? env.http_proxy ?? env.HTTP_PROXY
-    : env.http_proxy ?? env.HTTP_PROXY;
+  const proxy =
+    target.protocol === 'https:'
+      ? (env.https_proxy ?? env.HTTPS_PROXY ?? env.http_proxy ?? env.HTTP_PROXY)
+      : (env.http_proxy ?? env.HTTP_PROXY);
   if (!proxy || bypassed(target, env.no_proxy ?? env.NO_PROXY ?? '')) return undefined;
   return { proxy, from: 'environment' };
 }
@@ -109,10 +113,13 @@ function bypassed(target: URL, noProxy: string): boolean {
   if (noProxy === '*') return true;
   const host = target.host.replace(/:\d*$/, '').toLowerCase();
   const port = Number(target.port) || (target.protocol === 'https:' ? 443 : 80);
-  return noProxy.split(/[,\s]/).filter(Boolean).some((entry) => {
-    const parsed = /^(.+):(\d+)$/.exec(entry);
-    const name = (parsed ? parsed[1]! : entry).replace(/^\*?\./, '').toLowerCase();
-    if (parsed && Number(parsed[2]) !== port) return false;
-    return host === name || host.endsWith(`.${name}`);
-  });
+  return noProxy
+    .split(/[,\s]/)
+    .filter(Boolean)
+    .some((entry) => {
+      const parsed = /^(.+):(\d+)$/.exec(entry);
+      const name = (parsed ? parsed[1]! : entry).replace(/^\*?\./, '').toLowerCase();
+      if (parsed && Number(parsed[2]) !== port) return false;
+      return host === name || host.endsWith(`.${name}`);
+    });
 }

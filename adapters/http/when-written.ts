@@ -17,18 +17,21 @@ export function whenWritten<T>(listener: () => void, call: () => T): T {
 export function toldOfWrites(dispatcher: Dispatcher): Dispatcher {
   const listener = listeners.getStore();
   if (listener === undefined) return dispatcher;
-  return dispatcher.compose((dispatch) => (options, handler) =>
-    dispatch(options, {
-      // undici calls this on the connection, right before the request's first byte is written.
-      onRequestStart: (controller, context) => {
-        listener();
-        handler.onRequestStart?.(controller, context);
-      },
-      onRequestUpgrade: (controller, statusCode, headers, socket) => handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
-      onResponseStart: (controller, statusCode, headers, statusMessage) => handler.onResponseStart?.(controller, statusCode, headers, statusMessage),
-      onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
-      onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
-      onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
-    }),
+  return dispatcher.compose(
+    (dispatch) => (options, handler) =>
+      dispatch(options, {
+        // undici calls this on the connection, right before the request's first byte is written.
+        onRequestStart: (controller, context) => {
+          listener();
+          handler.onRequestStart?.(controller, context);
+        },
+        onRequestUpgrade: (controller, statusCode, headers, socket) =>
+          handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
+        onResponseStart: (controller, statusCode, headers, statusMessage) =>
+          handler.onResponseStart?.(controller, statusCode, headers, statusMessage),
+        onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
+        onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
+        onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
+      }),
   );
 }

@@ -1,9 +1,16 @@
 import { type IncomingMessage, ServerResponse } from 'node:http';
-import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import express, {
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from 'express';
 import { type AuthStorage, openAuthStore } from '../../store/auth-db.js';
 import { authGate } from './auth-gate.js';
 import { authRoutes, type AuthParts } from './auth-routes.js';
-import { type Credentials, credentials as passwordCredentials } from './credentials.js';
+import { credentials as passwordCredentials } from './credentials.js';
 import { errorHandler, notFound } from './error-handlers.js';
 import { LoginLimits } from './login-limit.js';
 import { migrateLegacyToken, type TokenMigration } from './migrate-token.js';
@@ -45,7 +52,9 @@ function runSession(session: RequestHandler, req: IncomingMessage): Promise<bool
   // express-session needs a response to hook; an upgrade has none, so it gets one that is never sent.
   const request = req as Request;
   return new Promise((resolve) => {
-    session(request, new ServerResponse(req) as Response, (error?: unknown) => resolve(!error && isAuthenticated(request)));
+    session(request, new ServerResponse(req) as Response, (error?: unknown) =>
+      resolve(!error && isAuthenticated(request)),
+    );
   });
 }
 
@@ -102,7 +111,8 @@ export async function createLauncherApp(options: LauncherOptions): Promise<Launc
       tokenMigration,
       setupToken: setupToken.value,
       mountProtected: (path, handler) => void guarded.use(path, handler),
-      authenticateUpgrade: async (req) => isSameOrigin(req) && (await credentials.initialized()) && runSession(session, req),
+      authenticateUpgrade: async (req) =>
+        isSameOrigin(req) && (await credentials.initialized()) && runSession(session, req),
       initialized: () => credentials.initialized(),
       close: () => store.close(),
     };

@@ -5,7 +5,9 @@ export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_LENGTH = 1024;
 
 const password = (field: string) =>
-  z.string({ error: `${field} must be a string` }).max(MAX_PASSWORD_LENGTH, `${field} must be at most ${MAX_PASSWORD_LENGTH} characters`);
+  z
+    .string({ error: `${field} must be a string` })
+    .max(MAX_PASSWORD_LENGTH, `${field} must be at most ${MAX_PASSWORD_LENGTH} characters`);
 
 export const SetupBody = z.object(
   {
@@ -19,7 +21,10 @@ export const SetupBody = z.object(
   },
   { error: 'body must be a JSON object with "password" and "confirm"' },
 );
-export const LoginBody = z.object({ password: password('password') }, { error: 'body must be a JSON object with "password"' });
+export const LoginBody = z.object(
+  { password: password('password') },
+  { error: 'body must be a JSON object with "password"' },
+);
 
 /**
  * Passwords are trimmed at setup and at login alike, so stray spaces from copy and paste never lock anyone out.
@@ -27,7 +32,10 @@ export const LoginBody = z.object({ password: password('password') }, { error: '
  */
 export function passwordProblem(password: string, confirm: string): { code: string; message: string } | undefined {
   if (password.trim().length < MIN_PASSWORD_LENGTH)
-    return { code: 'password_too_short', message: `password must be at least ${MIN_PASSWORD_LENGTH} characters (spaces at either end do not count)` };
+    return {
+      code: 'password_too_short',
+      message: `password must be at least ${MIN_PASSWORD_LENGTH} characters (spaces at either end do not count)`,
+    };
   if (password.trim() !== confirm.trim()) return { code: 'password_mismatch', message: 'confirm must equal password' };
   return undefined;
 }

@@ -29,10 +29,16 @@ function isPublic(path: string): boolean {
 export function authGate(credentials: Credentials): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     const checked = checkPath(req.url);
-    if (checked.kind === 'malformed') return sendError(res, 400, 'bad_path', 'the request path is not valid percent-encoding');
+    if (checked.kind === 'malformed')
+      return sendError(res, 400, 'bad_path', 'the request path is not valid percent-encoding');
     if (isAuthenticated(req)) {
       if (checked.canonical) return next();
-      return sendError(res, 400, 'bad_path', 'the request path must not contain dot segments, repeated slashes or encoded separators');
+      return sendError(
+        res,
+        400,
+        'bad_path',
+        'the request path must not contain dot segments, repeated slashes or encoded separators',
+      );
     }
     if (checked.canonical && isPublic(checked.path)) return next();
     if (isApiPath(checked.path)) return sendError(res, 401, 'unauthenticated', 'sign in at /launcher-login first');

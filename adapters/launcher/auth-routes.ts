@@ -34,7 +34,10 @@ function requireJson(req: Request, res: Response, next: NextFunction): void {
 }
 
 function isEmptyObject(body: unknown): boolean {
-  return body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+  return (
+    body === undefined ||
+    (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)
+  );
 }
 
 export interface AuthParts {
@@ -66,8 +69,7 @@ export function authRoutes({ credentials, storage, setupToken, limits }: AuthPar
     const body = SetupBody.safeParse(req.body);
     if (!body.success) return sendError(res, 400, 'invalid_body', firstIssue(body.error));
     const signedIn = isAuthenticated(req);
-    if (!signedIn && (await credentials.initialized()))
-      return sendError(res, 401, 'unauthenticated', ALREADY_SET);
+    if (!signedIn && (await credentials.initialized())) return sendError(res, 401, 'unauthenticated', ALREADY_SET);
     const refused = signedIn ? undefined : tokenProblem(body.data.setup_token, setupToken);
     if (refused) return sendError(res, refused.status, refused.code, refused.message);
     const problem = passwordProblem(body.data.password, body.data.confirm);
@@ -82,7 +84,8 @@ export function authRoutes({ credentials, storage, setupToken, limits }: AuthPar
     const body = LoginBody.safeParse(req.body);
     if (!body.success) return sendError(res, 400, 'invalid_body', firstIssue(body.error));
     const check = await credentials.check(body.data.password);
-    if (check === 'not_initialized') return sendError(res, 409, 'not_initialized', 'no password is set yet; create one at /launcher-setup');
+    if (check === 'not_initialized')
+      return sendError(res, 409, 'not_initialized', 'no password is set yet; create one at /launcher-setup');
     if (check === 'wrong_password') return sendError(res, 401, 'wrong_password', 'wrong password');
     await startSession(req);
     res.json(await status(req));

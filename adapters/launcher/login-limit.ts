@@ -46,7 +46,10 @@ export class LoginLimits {
   private readonly clients = new Map<string, Client>();
   private resetSeen: string | undefined;
 
-  constructor(private readonly home: string, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly home: string,
+    private readonly now: () => number = Date.now,
+  ) {
     this.resetSeen = readReset(home);
   }
 

@@ -22,8 +22,17 @@ export class PicoChannel implements Channel {
   private detach: (() => void) | undefined;
 
   /** `trusted`: the signed-in owner's local channel, like the CLI (`settings.trusted`, true unless set false). */
-  constructor(private readonly endpoint: PicoEndpoint, private readonly name: string, trusted: boolean) {
-    this.capabilities = { commands: CHAT_COMMANDS, streaming: true, maxMessageLength: MAX_MESSAGE_CHARS, local: trusted };
+  constructor(
+    private readonly endpoint: PicoEndpoint,
+    private readonly name: string,
+    trusted: boolean,
+  ) {
+    this.capabilities = {
+      commands: CHAT_COMMANDS,
+      streaming: true,
+      maxMessageLength: MAX_MESSAGE_CHARS,
+      local: trusted,
+    };
   }
 
   async start(hooks: ChannelHooks): Promise<void> {
@@ -49,16 +58,32 @@ export class PicoChannel implements Channel {
   async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
     const messageId = `msg_${randomUUID().replaceAll('-', '')}`;
     const { size } = await stat(file.path);
-    const media: FrameMedia = { kind: file.kind, name: basename(file.path), bytes: size, ...(file.mime ? { mime: file.mime } : {}) };
-    if (file.kind === 'image' && file.mime && size <= MAX_INLINE_IMAGE_BYTES) media.url = `data:${file.mime};base64,${(await readFile(file.path)).toString('base64')}`;
-    this.endpoint.deliver(replyTo, { type: 'message.create', session_id: replyTo, timestamp: Date.now(), payload: { message_id: messageId, content: file.caption ?? '', media: [media] } });
+    const media: FrameMedia = {
+      kind: file.kind,
+      name: basename(file.path),
+      bytes: size,
+      ...(file.mime ? { mime: file.mime } : {}),
+    };
+    if (file.kind === 'image' && file.mime && size <= MAX_INLINE_IMAGE_BYTES)
+      media.url = `data:${file.mime};base64,${(await readFile(file.path)).toString('base64')}`;
+    this.endpoint.deliver(replyTo, {
+      type: 'message.create',
+      session_id: replyTo,
+      timestamp: Date.now(),
+      payload: { message_id: messageId, content: file.caption ?? '', media: [media] },
+    });
     return messageId;
   }
 
   /** `message.create` with `payload.choices`: buttons whose `reply` the page sends back as `message.send`. */
   async sendChoices(replyTo: string, text: string, choices: readonly Choice[]): Promise<string> {
     const messageId = `msg_${randomUUID().replaceAll('-', '')}`;
-    this.endpoint.deliver(replyTo, { type: 'message.create', session_id: replyTo, timestamp: Date.now(), payload: { message_id: messageId, content: text, choices: choices.map(({ label, reply }) => ({ label, reply })) } });
+    this.endpoint.deliver(replyTo, {
+      type: 'message.create',
+      session_id: replyTo,
+      timestamp: Date.now(),
+      payload: { message_id: messageId, content: text, choices: choices.map(({ label, reply }) => ({ label, reply })) },
+    });
     return messageId;
   }
 
@@ -70,8 +95,18 @@ export class PicoChannel implements Channel {
     this.typingFrame(replyTo, 'typing.stop');
   }
 
-  private message(session: string, type: 'message.create' | 'message.update', messageId: string, content: string): void {
-    this.endpoint.deliver(session, { type, session_id: session, timestamp: Date.now(), payload: { message_id: messageId, content } });
+  private message(
+    session: string,
+    type: 'message.create' | 'message.update',
+    messageId: string,
+    content: string,
+  ): void {
+    this.endpoint.deliver(session, {
+      type,
+      session_id: session,
+      timestamp: Date.now(),
+      payload: { message_id: messageId, content },
+    });
   }
 
   private typingFrame(session: string, type: 'typing.start' | 'typing.stop'): void {

@@ -39,7 +39,11 @@ export class PicoEndpoint {
    * One page serves one chat, so a second `pico` entry fails with the name of the one already attached.
    */
   attach(name: string, inbound: Pick<ChannelHooks, 'onMessage'>): () => void {
-    if (this.inbound) throw new ChannelError('bad_settings', `channel_list.${name}: the web-UI chat is already served by channel_list.${this.attachedName} (one pico entry may be enabled)`);
+    if (this.inbound)
+      throw new ChannelError(
+        'bad_settings',
+        `channel_list.${name}: the web-UI chat is already served by channel_list.${this.attachedName} (one pico entry may be enabled)`,
+      );
     this.inbound = inbound;
     this.attachedName = name;
     return () => {
@@ -72,18 +76,42 @@ export class PicoEndpoint {
     const joined = new Set<string>();
     socket.on('message', (data) => {
       const parsed = parseClientFrame(String(data));
-      if (!parsed.ok) return send(socket, { type: 'error', timestamp: Date.now(), payload: { code: 'bad_frame', message: parsed.message } });
+      if (!parsed.ok)
+        return send(socket, {
+          type: 'error',
+          timestamp: Date.now(),
+          payload: { code: 'bad_frame', message: parsed.message },
+        });
       const frame = parsed.frame;
       // A ping naming a session joins it: a page opened again gets the replies of a turn still running.
-      if (frame.type === 'ping' && !frame.session_id) return send(socket, { type: 'pong', ...(frame.id ? { id: frame.id } : {}), timestamp: Date.now(), payload: {} });
+      if (frame.type === 'ping' && !frame.session_id)
+        return send(socket, {
+          type: 'pong',
+          ...(frame.id ? { id: frame.id } : {}),
+          timestamp: Date.now(),
+          payload: {},
+        });
       const session = frame.session_id ?? fallback;
       if (!joined.has(session)) {
         joined.add(session);
         this.join(session, socket);
       }
-      if (frame.type === 'ping') return send(socket, { type: 'pong', ...(frame.id ? { id: frame.id } : {}), session_id: session, timestamp: Date.now(), payload: {} });
+      if (frame.type === 'ping')
+        return send(socket, {
+          type: 'pong',
+          ...(frame.id ? { id: frame.id } : {}),
+          session_id: session,
+          timestamp: Date.now(),
+          payload: {},
+        });
       if (!this.inbound) {
-        return send(socket, { type: 'error', ...(frame.id ? { id: frame.id } : {}), session_id: session, timestamp: Date.now(), payload: { code: 'gateway_stopped', message: 'the gateway is stopped; start it on the Gateway page' } });
+        return send(socket, {
+          type: 'error',
+          ...(frame.id ? { id: frame.id } : {}),
+          session_id: session,
+          timestamp: Date.now(),
+          payload: { code: 'gateway_stopped', message: 'the gateway is stopped; start it on the Gateway page' },
+        });
       }
       // A frame id makes a resent message a duplicate the dispatcher drops: each message is answered once.
       this.inbound.onMessage({

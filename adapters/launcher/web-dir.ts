@@ -6,6 +6,8 @@ const CANDIDATES = ['../../web/', '../../../web/'];
 
 /** The folder holding the browser files: `auth/` pages now, the dashboard bundle later. */
 export function defaultWebDir(): string {
-  const found = CANDIDATES.map((relative) => fileURLToPath(new URL(relative, import.meta.url))).find((dir) => existsSync(`${dir}auth`));
+  const found = CANDIDATES.map((relative) => fileURLToPath(new URL(relative, import.meta.url))).find((dir) =>
+    existsSync(`${dir}auth`),
+  );
   return found ?? fileURLToPath(new URL(CANDIDATES[0]!, import.meta.url));
 }

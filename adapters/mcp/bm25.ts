@@ -44,7 +44,8 @@ export class Bm25Index {
     this.terms = documents.map((doc) => {
       const counts = new Map<string, number>();
       for (const token of tokenize(doc.text)) counts.set(token, (counts.get(token) ?? 0) + 1);
-      for (const token of counts.keys()) this.documentFrequency.set(token, (this.documentFrequency.get(token) ?? 0) + 1);
+      for (const token of counts.keys())
+        this.documentFrequency.set(token, (this.documentFrequency.get(token) ?? 0) + 1);
       return counts;
     });
     this.lengths = this.terms.map((counts) => [...counts.values()].reduce((a, b) => a + b, 0));

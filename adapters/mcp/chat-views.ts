@@ -20,7 +20,10 @@ function connected(state: ConnectionState): string {
 export function listMcpText(statuses: readonly McpServerStatus[]): string {
   if (statuses.length === 0) return 'No MCP servers are configured (tools.mcp.servers).';
   return statuses
-    .map((s) => `${s.name}: enabled ${yesNo(s.enabled)}, deferred ${yesNo(s.deferred)}, connected ${connected(s.connection)}`)
+    .map(
+      (s) =>
+        `${s.name}: enabled ${yesNo(s.enabled)}, deferred ${yesNo(s.deferred)}, connected ${connected(s.connection)}`,
+    )
     .join('\n');
 }
 
@@ -31,7 +34,8 @@ export function showMcpText(manager: McpManager, server: string): string {
     const known = manager.statuses().map((s) => s.name);
     return `No MCP server named "${server}" (configured: ${known.join(', ') || 'none'}).`;
   }
-  if (status.connection.state !== 'connected') return `MCP server ${server} is not connected (${connected(status.connection)}).`;
+  if (status.connection.state !== 'connected')
+    return `MCP server ${server} is not connected (${connected(status.connection)}).`;
   const tools = manager.catalogue().filter((tool) => tool.server === server);
   const lines = tools.map((tool) => `- ${tool.name}: ${tool.summary || '(no description)'}`);
   return `MCP server ${server}: ${tools.length} tool${tools.length === 1 ? '' : 's'}${status.deferred ? ' (deferred: found by search)' : ''}\n${lines.join('\n')}`;

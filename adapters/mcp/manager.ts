@@ -7,7 +7,15 @@ import { McpConnection } from './connection.js';
 import { DEFAULT_BACKOFF, type Backoff, type ConnectionState } from './connection-state.js';
 import { mcpArguments, POLICY_NOTE, type McpArguments, type McpTool } from './mcp-tool.js';
 import { StoredOAuthProvider } from './oauth-provider.js';
-import { isDeferred, mcpConfigProblems, McpConfigError, transportOf, type McpOptions, type McpServerConfig, type TransportKind } from './options.js';
+import {
+  isDeferred,
+  mcpConfigProblems,
+  McpConfigError,
+  transportOf,
+  type McpOptions,
+  type McpServerConfig,
+  type TransportKind,
+} from './options.js';
 import { toToolResult } from './result.js';
 import { discoverySearchTools, type DiscoveryHooks } from './search-tools.js';
 import { MCP_SERVER_IDLE, serverMoved, type ServerStateName } from './server-moves.js';
@@ -78,7 +86,9 @@ export class McpManager {
    */
   async reconfigure(options: McpOptions): Promise<void> {
     checked(options);
-    const stale = [...this.connections].filter(([name, connection]) => !isDeepStrictEqual(connection.server, wanted(options, name)));
+    const stale = [...this.connections].filter(
+      ([name, connection]) => !isDeepStrictEqual(connection.server, wanted(options, name)),
+    );
     this.options = options;
     this.named = undefined;
     for (const [name] of stale) this.connections.delete(name);
@@ -194,7 +204,8 @@ export class McpManager {
     this.named = undefined;
     this.deps.report?.(serverMoved(server, this.lastState.get(server) ?? MCP_SERVER_IDLE, state));
     this.lastState.set(server, state.state);
-    if (state.state === 'connected') this.deps.report?.({ type: 'mcp.connected', data: { server, tools: state.tools } });
+    if (state.state === 'connected')
+      this.deps.report?.({ type: 'mcp.connected', data: { server, tools: state.tools } });
     if (state.state === 'failed') {
       this.deps.report?.({ type: 'mcp.failed', data: { server, reason: state.reason, retry_in_ms: state.retryInMs } });
     }
@@ -204,12 +215,16 @@ export class McpManager {
     if (this.named) return this.named;
     const listed: Array<{ server: string; info: McpToolInfo }> = [];
     for (const [server, connection] of [...this.connections].sort(([a], [b]) => a.localeCompare(b))) {
-      for (const info of [...connection.listedTools].sort((a, b) => a.name.localeCompare(b.name))) listed.push({ server, info });
+      for (const info of [...connection.listedTools].sort((a, b) => a.name.localeCompare(b.name)))
+        listed.push({ server, info });
     }
     const names = mcpToolNames(listed.map(({ server, info }) => ({ server, tool: info.name })));
     const infos = new Map(listed.map(({ server, info }) => [`${server}\u0000${info.name}`, info]));
     this.named = new Map(
-      [...names].map(([name, origin]) => [name, this.toolFor(name, origin.server, infos.get(`${origin.server}\u0000${origin.tool}`)!)]),
+      [...names].map(([name, origin]) => [
+        name,
+        this.toolFor(name, origin.server, infos.get(`${origin.server}\u0000${origin.tool}`)!),
+      ]),
     );
     return this.named;
   }

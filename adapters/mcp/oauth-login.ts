@@ -6,7 +6,10 @@ import { StoredOAuthProvider } from './oauth-provider.js';
 import { transportOf, type McpServerConfig } from './options.js';
 
 export class McpLoginError extends Error {
-  constructor(readonly code: 'mcp_login_not_oauth' | 'mcp_login_denied' | 'mcp_login_timeout' | 'mcp_login_failed', message: string) {
+  constructor(
+    readonly code: 'mcp_login_not_oauth' | 'mcp_login_denied' | 'mcp_login_timeout' | 'mcp_login_failed',
+    message: string,
+  ) {
     super(message);
     this.name = 'McpLoginError';
   }
@@ -27,7 +30,11 @@ type Callback = { kind: 'code'; code: string } | { kind: 'denied'; reason: strin
 const CALLBACK_PATH = '/callback';
 const PAGE = (text: string) => `<!doctype html><meta charset="utf-8"><title>Tern</title><p>${text}</p>`;
 
-function listenLoopback(expectedState: () => string): { server: Server; ready: Promise<number>; callback: Promise<Callback> } {
+function listenLoopback(expectedState: () => string): {
+  server: Server;
+  ready: Promise<number>;
+  callback: Promise<Callback>;
+} {
   let deliver: (result: Callback) => void = () => undefined;
   const callback = new Promise<Callback>((resolve) => (deliver = resolve));
   const server = createServer((req, res) => {
@@ -37,7 +44,9 @@ function listenLoopback(expectedState: () => string): { server: Server; ready: P
     const error = url.searchParams.get('error');
     const ok = code !== null && url.searchParams.get('state') === expectedState();
     res.writeHead(ok ? 200 : 400, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(PAGE(ok ? 'Tern is logged in. You can close this window.' : 'Tern could not log in. Go back to the terminal.'));
+    res.end(
+      PAGE(ok ? 'Tern is logged in. You can close this window.' : 'Tern could not log in. Go back to the terminal.'),
+    );
     if (ok) deliver({ kind: 'code', code });
     else deliver({ kind: 'denied', reason: error ?? 'the answer did not match this login (state)' });
   });
@@ -51,8 +60,13 @@ function listenLoopback(expectedState: () => string): { server: Server; ready: P
 function deadline(ms: number, signal: AbortSignal | undefined): { expired: Promise<never>; clear(): void } {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new McpLoginError('mcp_login_timeout', `no answer from the browser within ${ms / 1000} s`)), ms);
-    signal?.addEventListener('abort', () => reject(new McpLoginError('mcp_login_timeout', 'login cancelled')), { once: true });
+    timer = setTimeout(
+      () => reject(new McpLoginError('mcp_login_timeout', `no answer from the browser within ${ms / 1000} s`)),
+      ms,
+    );
+    signal?.addEventListener('abort', () => reject(new McpLoginError('mcp_login_timeout', 'login cancelled')), {
+      once: true,
+    });
   });
   return { expired, clear: () => clearTimeout(timer) };
 }
@@ -66,7 +80,10 @@ export async function mcpLogin(options: LoginOptions): Promise<void> {
   const { name, server } = options;
   const kind = transportOf(server);
   if (!server.oauth || !server.url || kind === 'stdio' || kind === undefined) {
-    throw new McpLoginError('mcp_login_not_oauth', `server ${name} has no oauth block (allowed: a remote sse or http server with oauth: {})`);
+    throw new McpLoginError(
+      'mcp_login_not_oauth',
+      `server ${name} has no oauth block (allowed: a remote sse or http server with oauth: {})`,
+    );
   }
   const loopback = listenLoopback(() => provider.expectedState);
   const port = await loopback.ready;
@@ -84,9 +101,16 @@ export async function mcpLogin(options: LoginOptions): Promise<void> {
     if (first === 'AUTHORIZED') return;
     const wait = deadline(options.timeoutMs ?? 300_000, options.signal);
     const answer = await Promise.race([loopback.callback, wait.expired]).finally(wait.clear);
-    if (answer.kind === 'denied') throw new McpLoginError('mcp_login_denied', `the authorization server refused: ${answer.reason}`);
-    const second = await auth(provider, { serverUrl: server.url, authorizationCode: answer.code, fetchFn, ...(scope ? { scope } : {}) });
-    if (second !== 'AUTHORIZED') throw new McpLoginError('mcp_login_failed', 'the authorization server did not issue tokens');
+    if (answer.kind === 'denied')
+      throw new McpLoginError('mcp_login_denied', `the authorization server refused: ${answer.reason}`);
+    const second = await auth(provider, {
+      serverUrl: server.url,
+      authorizationCode: answer.code,
+      fetchFn,
+      ...(scope ? { scope } : {}),
+    });
+    if (second !== 'AUTHORIZED')
+      throw new McpLoginError('mcp_login_failed', 'the authorization server did not issue tokens');
   } finally {
     loopback.server.closeAllConnections();
     loopback.server.close();

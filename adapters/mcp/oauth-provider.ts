@@ -20,7 +20,9 @@ export class McpLoginRequiredError extends Error {
 }
 
 /** Where the browser goes, and what happens with it: the login opens it; the gateway cannot. */
-export type AuthorizationRedirect = { kind: 'login'; redirectUrl: string; open(url: URL): Promise<void> } | { kind: 'runtime' };
+export type AuthorizationRedirect =
+  | { kind: 'login'; redirectUrl: string; open(url: URL): Promise<void> }
+  | { kind: 'runtime' };
 
 /**
  * The SDK's OAuth client hooks, backed by `$AGENT_HOME/auth/mcp/<server>.json`: the registered client
@@ -63,7 +65,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     const stored = OAuthClientInformationFullSchema.safeParse(readMcpAuth(this.home, this.server).client);
     if (stored.success) return stored.data;
     if (!this.oauth.client_id) return undefined;
-    return { client_id: this.oauth.client_id, ...(this.oauth.client_secret ? { client_secret: this.oauth.client_secret } : {}) };
+    return {
+      client_id: this.oauth.client_id,
+      ...(this.oauth.client_secret ? { client_secret: this.oauth.client_secret } : {}),
+    };
   }
 
   saveClientInformation(client: OAuthClientInformationMixed): void {
@@ -76,7 +81,11 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   saveTokens(tokens: OAuthTokens): void {
-    writeMcpAuth(this.home, this.server, { ...readMcpAuth(this.home, this.server), tokens: { ...tokens }, saved_at: Date.now() });
+    writeMcpAuth(this.home, this.server, {
+      ...readMcpAuth(this.home, this.server),
+      tokens: { ...tokens },
+      saved_at: Date.now(),
+    });
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {

@@ -45,9 +45,20 @@ export interface McpOptions {
 export const TRANSPORTS = ['stdio', 'sse', 'http'] as const;
 export type TransportKind = (typeof TRANSPORTS)[number];
 
-export const DEFAULT_DISCOVERY: McpDiscoveryOptions = { enabled: false, ttl: 5, max_search_results: 5, use_bm25: true, use_regex: false };
+export const DEFAULT_DISCOVERY: McpDiscoveryOptions = {
+  enabled: false,
+  ttl: 5,
+  max_search_results: 5,
+  use_bm25: true,
+  use_regex: false,
+};
 
-export const DEFAULT_MCP: McpOptions = { enabled: false, discovery: DEFAULT_DISCOVERY, servers: {}, max_inline_text_chars: 16000 };
+export const DEFAULT_MCP: McpOptions = {
+  enabled: false,
+  discovery: DEFAULT_DISCOVERY,
+  servers: {},
+  max_inline_text_chars: 16000,
+};
 
 export const DISCOVERY_WITHOUT_SEARCH =
   'tools.mcp.discovery: enabled with use_bm25 and use_regex both false; enable one of them (allowed: use_bm25, use_regex)';
@@ -71,15 +82,20 @@ function serverProblems(name: string, server: McpServerConfig): string[] {
   const kind = transportOf(server);
   if (!kind) return [`${at}.type: unknown type "${server.type}" (allowed: ${TRANSPORTS.join(', ')})`];
   const problems: string[] = [];
-  if (kind === 'stdio' && !server.command) problems.push(`${at}.command: is required for a stdio server (allowed: an executable name or path)`);
-  if (kind !== 'stdio' && !server.url) problems.push(`${at}.url: is required for a ${kind} server (allowed: an http(s) URL)`);
+  if (kind === 'stdio' && !server.command)
+    problems.push(`${at}.command: is required for a stdio server (allowed: an executable name or path)`);
+  if (kind !== 'stdio' && !server.url)
+    problems.push(`${at}.url: is required for a ${kind} server (allowed: an http(s) URL)`);
   if (kind !== 'stdio' && server.url && !/^https?:\/\//i.test(server.url)) {
     problems.push(`${at}.url: "${server.url}" is not an http(s) URL (allowed: http://… or https://…)`);
   }
   if (server.oauth && hasAuthorizationHeader(server)) {
-    problems.push(`${at}.oauth: cannot be combined with an Authorization header (allowed: oauth or headers.Authorization, not both)`);
+    problems.push(
+      `${at}.oauth: cannot be combined with an Authorization header (allowed: oauth or headers.Authorization, not both)`,
+    );
   }
-  if (server.oauth && kind === 'stdio') problems.push(`${at}.oauth: only remote servers log in (allowed: type sse or http with a url)`);
+  if (server.oauth && kind === 'stdio')
+    problems.push(`${at}.oauth: only remote servers log in (allowed: type sse or http with a url)`);
   return problems;
 }
 

@@ -17,23 +17,43 @@ export interface DiscoveryHooks {
   found(tools: string[], context: ToolContext): void;
 }
 
-const bm25Arguments = z.object({ query: z.string().trim().min(1).describe('Keywords describing the capability you need') });
+const bm25Arguments = z.object({
+  query: z.string().trim().min(1).describe('Keywords describing the capability you need'),
+});
 const regexArguments = z.object({
-  pattern: z.string().min(1).max(MAX_PATTERN).describe('A JavaScript regular expression, matched case-insensitively against tool names and descriptions'),
+  pattern: z
+    .string()
+    .min(1)
+    .max(MAX_PATTERN)
+    .describe('A JavaScript regular expression, matched case-insensitively against tool names and descriptions'),
 });
 
-function answer(found: McpTool[], query: string, discovery: McpDiscoveryOptions, hooks: DiscoveryHooks, context: ToolContext): ToolResult {
+function answer(
+  found: McpTool[],
+  query: string,
+  discovery: McpDiscoveryOptions,
+  hooks: DiscoveryHooks,
+  context: ToolContext,
+): ToolResult {
   if (found.length === 0) return ok(`No hidden MCP tool matches ${JSON.stringify(query)}. Try other words.`);
-  hooks.found(found.map((tool) => tool.name), context);
+  hooks.found(
+    found.map((tool) => tool.name),
+    context,
+  );
   const lines = found.map((tool) => `- ${tool.name}: ${tool.summary || '(no description)'}`);
-  return ok(`Found ${found.length} MCP tool${found.length === 1 ? '' : 's'}, now available for ${discovery.ttl} turns:\n${lines.join('\n')}`);
+  return ok(
+    `Found ${found.length} MCP tool${found.length === 1 ? '' : 's'}, now available for ${discovery.ttl} turns:\n${lines.join('\n')}`,
+  );
 }
 
 function searchText(tool: McpTool): string {
   return `${tool.name} ${tool.remoteName} ${tool.summary}`;
 }
 
-export function bm25SearchTool(discovery: McpDiscoveryOptions, hooks: DiscoveryHooks): Tool<z.infer<typeof bm25Arguments>> {
+export function bm25SearchTool(
+  discovery: McpDiscoveryOptions,
+  hooks: DiscoveryHooks,
+): Tool<z.infer<typeof bm25Arguments>> {
   return {
     name: BM25_TOOL,
     description: `Search the hidden MCP tools by keywords (BM25 over names and descriptions). Up to ${discovery.max_search_results} matches become callable for ${discovery.ttl} turns.`,
@@ -56,14 +76,20 @@ function compile(pattern: string): RegExp {
   }
 }
 
-export function regexSearchTool(discovery: McpDiscoveryOptions, hooks: DiscoveryHooks): Tool<z.infer<typeof regexArguments>> {
+export function regexSearchTool(
+  discovery: McpDiscoveryOptions,
+  hooks: DiscoveryHooks,
+): Tool<z.infer<typeof regexArguments>> {
   return {
     name: REGEX_TOOL,
     description: `Search the hidden MCP tools with a regular expression over names and descriptions. Up to ${discovery.max_search_results} matches become callable for ${discovery.ttl} turns.`,
     parameters: regexArguments,
     execute: async ({ pattern }, context) => {
       const matcher = compile(pattern);
-      const found = hooks.hidden().filter((tool) => matcher.test(searchText(tool))).slice(0, discovery.max_search_results);
+      const found = hooks
+        .hidden()
+        .filter((tool) => matcher.test(searchText(tool)))
+        .slice(0, discovery.max_search_results);
       return answer(found, pattern, discovery, hooks, context);
     },
   };

@@ -9,10 +9,22 @@ export const MCP_SERVER_IDLE = 'idle';
 
 export type ServerStateName = ConnectionState['state'] | typeof MCP_SERVER_IDLE;
 
-const EVENT_INTO: Record<ConnectionState['state'], string> = { connecting: 'CONNECT', connected: 'CONNECTED', failed: 'FAILED', disabled: 'STOP' };
+const EVENT_INTO: Record<ConnectionState['state'], string> = {
+  connecting: 'CONNECT',
+  connected: 'CONNECTED',
+  failed: 'FAILED',
+  disabled: 'STOP',
+};
 
 /** One move of a server connection as the `actor.transitioned` event the machines page folds. */
-export function serverMoved(server: string, from: ServerStateName, to: ConnectionState): EventDraft<'actor.transitioned'> {
+export function serverMoved(
+  server: string,
+  from: ServerStateName,
+  to: ConnectionState,
+): EventDraft<'actor.transitioned'> {
   const event = from === 'connected' && to.state === 'connected' ? 'TOOLS_CHANGED' : EVENT_INTO[to.state];
-  return { type: 'actor.transitioned', data: { actor: `mcp:${server}`, machine: MCP_SERVER_MACHINE, from, to: to.state, event } };
+  return {
+    type: 'actor.transitioned',
+    data: { actor: `mcp:${server}`, machine: MCP_SERVER_MACHINE, from, to: to.state, event },
+  };
 }

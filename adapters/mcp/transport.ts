@@ -34,7 +34,9 @@ const STDERR_TAIL_CHARS = 400;
 
 // The SDK's transports load on the first connection, so a runtime without MCP servers never pays for them.
 async function stdio(server: McpServerConfig, context: TransportContext): Promise<OpenedTransport> {
-  const { StdioClientTransport, DEFAULT_INHERITED_ENV_VARS } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const { StdioClientTransport, DEFAULT_INHERITED_ENV_VARS } = await import(
+    '@modelcontextprotocol/sdk/client/stdio.js'
+  );
   const { env, secrets } = stdioEnvironment(server, context.processEnv, context.home, DEFAULT_INHERITED_ENV_VARS);
   const command = { command: server.command ?? '', args: server.args ?? [] };
   const transport = new StdioClientTransport({ ...command, env, stderr: 'pipe' });
@@ -45,7 +47,12 @@ async function stdio(server: McpServerConfig, context: TransportContext): Promis
   return { transport, pid: () => transport.pid ?? undefined, stderrTail: () => tail.trim(), secrets };
 }
 
-async function remote(name: string, kind: 'sse' | 'http', server: McpServerConfig, context: TransportContext): Promise<OpenedTransport> {
+async function remote(
+  name: string,
+  kind: 'sse' | 'http',
+  server: McpServerConfig,
+  context: TransportContext,
+): Promise<OpenedTransport> {
   // Without stored tokens the SDK would register a client and ask for a browser nobody is watching.
   if (context.authProvider && !context.authProvider.tokens()) throw new McpLoginRequiredError(name);
   const url = new URL(server.url ?? '');
@@ -55,13 +62,21 @@ async function remote(name: string, kind: 'sse' | 'http', server: McpServerConfi
     fetch: fetchOn({}),
     ...(context.authProvider ? { authProvider: context.authProvider } : {}),
   };
-  const transport = kind === 'sse'
-    ? new (await import('@modelcontextprotocol/sdk/client/sse.js')).SSEClientTransport(url, options)
-    : new (await import('@modelcontextprotocol/sdk/client/streamableHttp.js')).StreamableHTTPClientTransport(url, options);
+  const transport =
+    kind === 'sse'
+      ? new (await import('@modelcontextprotocol/sdk/client/sse.js')).SSEClientTransport(url, options)
+      : new (await import('@modelcontextprotocol/sdk/client/streamableHttp.js')).StreamableHTTPClientTransport(
+          url,
+          options,
+        );
   return { transport, pid: () => undefined, stderrTail: () => '', secrets: Object.values(server.headers ?? {}) };
 }
 
-export async function openTransport(name: string, server: McpServerConfig, context: TransportContext): Promise<OpenedTransport> {
+export async function openTransport(
+  name: string,
+  server: McpServerConfig,
+  context: TransportContext,
+): Promise<OpenedTransport> {
   const kind = transportOf(server);
   if (!kind) throw new McpTransportError(`server ${name}: unknown type "${server.type}" (allowed: stdio, sse, http)`);
   if (kind === 'stdio') return stdio(server, context);
@@ -69,6 +84,8 @@ export async function openTransport(name: string, server: McpServerConfig, conte
     return await remote(name, kind, server, context);
   } catch (error) {
     if (error instanceof McpLoginRequiredError) throw error;
-    throw new McpTransportError(`server ${name}: url "${server.url ?? ''}" is not a valid URL (allowed: http://… or https://…)`);
+    throw new McpTransportError(
+      `server ${name}: url "${server.url ?? ''}" is not a valid URL (allowed: http://… or https://…)`,
+    );
   }
 }

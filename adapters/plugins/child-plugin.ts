@@ -10,8 +10,18 @@ import { pluginTool, PluginToolError, type PluginTool } from './plugin-tool.js';
 const TOOL_CALL_MS = 120_000;
 
 const helloSchema = z.looseObject({
-  tools: z.array(z.looseObject({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()).optional() })).default([]),
-  commands: z.array(z.looseObject({ name: z.string().regex(/^[a-z][a-z0-9_]{0,31}$/), description: z.string().optional() })).default([]),
+  tools: z
+    .array(
+      z.looseObject({
+        name: z.string(),
+        description: z.string(),
+        parameters: z.record(z.string(), z.unknown()).optional(),
+      }),
+    )
+    .default([]),
+  commands: z
+    .array(z.looseObject({ name: z.string().regex(/^[a-z][a-z0-9_]{0,31}$/), description: z.string().optional() }))
+    .default([]),
 });
 type Hello = z.infer<typeof helloSchema>;
 
@@ -33,7 +43,7 @@ export interface ChildPluginOptions {
  * declares. It is restarted with backoff when it dies. Channels need a trusted plugin.
  */
 export async function loadChildPlugin(plugin: PluginToLoad, options: ChildPluginOptions): Promise<PluginParts> {
-  const intercept = (plugin.capabilities.includes('hooks') ? plugin.hooks?.intercept ?? [] : []) as HookPoint[];
+  const intercept = (plugin.capabilities.includes('hooks') ? (plugin.hooks?.intercept ?? []) : []) as HookPoint[];
   const observe = plugin.capabilities.includes('hooks') ? plugin.hooks?.observe : undefined;
   let loaded = false;
   // Until it has answered `plugin.hello` once, a plugin that goes down is failed at once, not restarted: a syntax
@@ -44,17 +54,28 @@ export async function loadChildPlugin(plugin: PluginToLoad, options: ChildPlugin
   });
   wentDown.catch(() => undefined);
   const child = new SupervisedChild<Hello>(
-    { name: `plugin ${plugin.name}`, command: [process.execPath, plugin.entry], dir: plugin.dir, env: { TERN_PLUGIN_NAME: plugin.name, TERN_PLUGIN_DATA_DIR: plugin.dataDir } },
+    {
+      name: `plugin ${plugin.name}`,
+      command: [process.execPath, plugin.entry],
+      dir: plugin.dir,
+      env: { TERN_PLUGIN_NAME: plugin.name, TERN_PLUGIN_DATA_DIR: plugin.dataDir },
+    },
     {
       handshake: async (rpc, signal) =>
-        helloSchema.parse(await rpc.request('plugin.hello', {
-          name: plugin.name,
-          version: 1,
-          config: plugin.config,
-          data_dir: plugin.dataDir,
-          capabilities: plugin.capabilities,
-          modes: helloModes(intercept, observe !== undefined),
-        }, signal)),
+        helloSchema.parse(
+          await rpc.request(
+            'plugin.hello',
+            {
+              name: plugin.name,
+              version: 1,
+              config: plugin.config,
+              data_dir: plugin.dataDir,
+              capabilities: plugin.capabilities,
+              modes: helloModes(intercept, observe !== undefined),
+            },
+            signal,
+          ),
+        ),
       // The first start is bounded by the load limit below, with its own reason; this bounds the restarts after it.
       handshakeTimeoutMs: 2 * plugin.timeoutMs,
       log: options.log,
@@ -82,16 +103,26 @@ export async function loadChildPlugin(plugin: PluginToLoad, options: ChildPlugin
     return rpc.request(method, params, signal);
   };
   const tools: PluginTool[] = [];
-  if (hello.tools.length > 0 && !plugin.capabilities.includes('tools')) problems.push('it offers tools, but its manifest does not ask for "tools"');
+  if (hello.tools.length > 0 && !plugin.capabilities.includes('tools'))
+    problems.push('it offers tools, but its manifest does not ask for "tools"');
   else {
     for (const spec of hello.tools) {
       try {
-        tools.push(pluginTool(plugin.name, spec, async (args, context): Promise<ToolResult> => {
-          const { signal, ...where } = context;
-          const answer = toolAnswer.safeParse(await call('plugin.tool', { tool: spec.name, arguments: args, context: where }, AbortSignal.any([signal, AbortSignal.timeout(TOOL_CALL_MS)])));
-          if (!answer.success) return fail(`plugin ${plugin.name} answered ${spec.name} with something that is not a tool result`);
-          return answer.data.is_error ? fail(answer.data.for_llm ?? '') : ok(answer.data.for_llm ?? '');
-        }));
+        tools.push(
+          pluginTool(plugin.name, spec, async (args, context): Promise<ToolResult> => {
+            const { signal, ...where } = context;
+            const answer = toolAnswer.safeParse(
+              await call(
+                'plugin.tool',
+                { tool: spec.name, arguments: args, context: where },
+                AbortSignal.any([signal, AbortSignal.timeout(TOOL_CALL_MS)]),
+              ),
+            );
+            if (!answer.success)
+              return fail(`plugin ${plugin.name} answered ${spec.name} with something that is not a tool result`);
+            return answer.data.is_error ? fail(answer.data.for_llm ?? '') : ok(answer.data.for_llm ?? '');
+          }),
+        );
       } catch (error) {
         if (!(error instanceof PluginToolError)) throw error;
         problems.push(error.message);
@@ -99,17 +130,25 @@ export async function loadChildPlugin(plugin: PluginToLoad, options: ChildPlugin
     }
   }
   const commands: PluginCommand[] = [];
-  if (hello.commands.length > 0 && !plugin.capabilities.includes('commands')) problems.push('it offers commands, but its manifest does not ask for "commands"');
+  if (hello.commands.length > 0 && !plugin.capabilities.includes('commands'))
+    problems.push('it offers commands, but its manifest does not ask for "commands"');
   else {
     for (const spec of hello.commands) {
       commands.push({
         name: spec.name,
         description: spec.description ?? '',
-        run: async (args, context) => commandAnswer.parse(await call('plugin.command', { command: spec.name, args, context }, AbortSignal.timeout(TOOL_CALL_MS))).reply,
+        run: async (args, context) =>
+          commandAnswer.parse(
+            await call('plugin.command', { command: spec.name, args, context }, AbortSignal.timeout(TOOL_CALL_MS)),
+          ).reply,
       });
     }
   }
-  if (plugin.capabilities.includes('channels')) problems.push(`channels need a trusted plugin (set plugins.entries.${plugin.name}.trusted to true)`);
-  const hook = intercept.length > 0 || observe !== undefined ? new RpcHook(plugin.name, plugin.priority, child as SupervisedChild<unknown>, intercept, observe) : undefined;
+  if (plugin.capabilities.includes('channels'))
+    problems.push(`channels need a trusted plugin (set plugins.entries.${plugin.name}.trusted to true)`);
+  const hook =
+    intercept.length > 0 || observe !== undefined
+      ? new RpcHook(plugin.name, plugin.priority, child as SupervisedChild<unknown>, intercept, observe)
+      : undefined;
   return { tools, commands, channels: [], hook, problems, close: () => child.stop() };
 }

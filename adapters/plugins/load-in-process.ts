@@ -45,7 +45,10 @@ export function loadInProcess(plugin: PluginToLoad, log: ChildLog): Promise<Plug
   const limit = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       late = true;
-      void loading.then((parts) => parts.close(), () => undefined);
+      void loading.then(
+        (parts) => parts.close(),
+        () => undefined,
+      );
       reject(loadTimeout('its import and activate did not finish', plugin.timeoutMs));
     }, plugin.timeoutMs);
   });
@@ -60,7 +63,11 @@ async function loadModule(plugin: PluginToLoad, log: ChildLog, late: () => boole
     throw loadFailure(error, plugin);
   }
   const activate = typeof module.default === 'function' ? module.default : module.activate;
-  if (typeof activate !== 'function') throw new PluginLoadError('load_failed', `${relative(plugin.dir, plugin.entry)} exports no activate function (export default function activate(api) { … })`);
+  if (typeof activate !== 'function')
+    throw new PluginLoadError(
+      'load_failed',
+      `${relative(plugin.dir, plugin.entry)} exports no activate function (export default function activate(api) { … })`,
+    );
   const tools: PluginTool[] = [];
   const commands: PluginCommand[] = [];
   const channels: PluginChannelSpec[] = [];
@@ -90,10 +97,16 @@ async function loadModule(plugin: PluginToLoad, log: ChildLog, late: () => boole
     registerCommand(spec) {
       if (!asked('commands', `command /${String(spec?.name)}`)) return;
       if (typeof spec?.name !== 'string' || !COMMAND_NAME.test(spec.name) || typeof spec.run !== 'function') {
-        problems.push(`command ${JSON.stringify(spec?.name)} is not allowed (allowed: a lower-case word and a run function)`);
+        problems.push(
+          `command ${JSON.stringify(spec?.name)} is not allowed (allowed: a lower-case word and a run function)`,
+        );
         return;
       }
-      commands.push({ name: spec.name, description: spec.description ?? '', run: async (args, context) => String(await spec.run(args, context)) });
+      commands.push({
+        name: spec.name,
+        description: spec.description ?? '',
+        run: async (args, context) => String(await spec.run(args, context)),
+      });
     },
     registerChannel(spec) {
       if (!asked('channels', `channel kind ${String(spec?.kind)}`)) return;

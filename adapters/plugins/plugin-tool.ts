@@ -33,15 +33,25 @@ export function resultOf(answer: unknown): ToolResult {
  * A plugin's tool. Arguments are checked against its JSON schema at the registry's edge (zod built from the
  * schema); the description says where it comes from, as MCP tools' do.
  */
-export function pluginTool(plugin: string, spec: { name: unknown; description: unknown; parameters?: unknown }, run: (args: Record<string, unknown>, context: PluginToolContext) => Promise<ToolResult>): PluginTool {
-  if (typeof spec.name !== 'string' || !TOOL_NAME.test(spec.name)) throw new PluginToolError(`tool name ${JSON.stringify(spec.name)} is not allowed (allowed: 1 to 64 of A-Z a-z 0-9 _ -)`);
-  if (typeof spec.description !== 'string' || spec.description.trim() === '') throw new PluginToolError(`tool ${spec.name} needs a description`);
+export function pluginTool(
+  plugin: string,
+  spec: { name: unknown; description: unknown; parameters?: unknown },
+  run: (args: Record<string, unknown>, context: PluginToolContext) => Promise<ToolResult>,
+): PluginTool {
+  if (typeof spec.name !== 'string' || !TOOL_NAME.test(spec.name))
+    throw new PluginToolError(
+      `tool name ${JSON.stringify(spec.name)} is not allowed (allowed: 1 to 64 of A-Z a-z 0-9 _ -)`,
+    );
+  if (typeof spec.description !== 'string' || spec.description.trim() === '')
+    throw new PluginToolError(`tool ${spec.name} needs a description`);
   const schema = (spec.parameters ?? { type: 'object', properties: {} }) as Record<string, unknown>;
   let parameters: z.ZodType<Record<string, unknown>>;
   try {
     parameters = z.fromJSONSchema(schema) as z.ZodType<Record<string, unknown>>;
   } catch (error) {
-    throw new PluginToolError(`tool ${spec.name}: its parameters are not a JSON schema Tern can check (${(error as Error).message})`);
+    throw new PluginToolError(
+      `tool ${spec.name}: its parameters are not a JSON schema Tern can check (${(error as Error).message})`,
+    );
   }
   return {
     name: spec.name,
@@ -49,6 +59,14 @@ export function pluginTool(plugin: string, spec: { name: unknown; description: u
     description: `${spec.description}\n(Plugin tool from ${plugin}.)`,
     parameters,
     jsonSchema: schema,
-    execute: (args, context) => run(args, { agent: context.agent, session: context.session, turn: context.turn, channel: context.channel, chat: context.chat, signal: context.signal }),
+    execute: (args, context) =>
+      run(args, {
+        agent: context.agent,
+        session: context.session,
+        turn: context.turn,
+        channel: context.channel,
+        chat: context.chat,
+        signal: context.signal,
+      }),
   };
 }

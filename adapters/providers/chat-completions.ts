@@ -4,7 +4,13 @@ import { isRecord, parseArguments } from './arguments.js';
 import { bearerHeaders } from './bearer.js';
 import { classifyFailure } from './classify.js';
 import { chatCompletionsUsage } from './usage.js';
-import { completionChunkSchema, completionSchema, type CompletionChunk, type WireToolCall, type WireUsage } from './chat-completions-wire.js';
+import {
+  completionChunkSchema,
+  completionSchema,
+  type CompletionChunk,
+  type WireToolCall,
+  type WireUsage,
+} from './chat-completions-wire.js';
 import { parseJson, postJson, postSse } from './http.js';
 import { callOf, type CallOptions, type ChatRequest, type EndpointConfig, type ProviderClient } from './provider.js';
 import { searchPlan, type NativeSearch } from './native-search.js';
@@ -23,7 +29,11 @@ function wireMessage(message: ChatMessage): Record<string, unknown> {
       return {
         role: 'assistant',
         content: message.content === '' ? null : message.content,
-        tool_calls: message.tool_calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } })),
+        tool_calls: message.tool_calls.map((call) => ({
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+        })),
       };
   }
 }
@@ -36,8 +46,12 @@ function imagesMessage(tools: Array<Extract<ChatMessage, { role: 'tool' }>>): Re
   const content: Array<Record<string, unknown>> = [];
   for (const tool of tools) {
     const images = tool.images ?? [];
-    content.push({ type: 'text', text: `${images.length === 1 ? 'The image' : `The ${images.length} images`} from ${tool.name} (${tool.tool_call_id}):` });
-    for (const image of images) content.push({ type: 'image_url', image_url: { url: `data:${image.mime};base64,${image.data}` } });
+    content.push({
+      type: 'text',
+      text: `${images.length === 1 ? 'The image' : `The ${images.length} images`} from ${tool.name} (${tool.tool_call_id}):`,
+    });
+    for (const image of images)
+      content.push({ type: 'image_url', image_url: { url: `data:${image.mime};base64,${image.data}` } });
   }
   return { role: 'user', content };
 }
@@ -73,7 +87,12 @@ export function chatCompletionsBody(request: ChatRequest, native?: NativeSearch)
   const { tools, search } = searchPlan(native, request);
   const system: ChatMessage[] = request.system ? [{ role: 'system', content: request.system }] : [];
   const body: Record<string, unknown> = { model: request.model };
-  const wireTools = tools.map((t): Record<string, unknown> => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  const wireTools = tools.map(
+    (t): Record<string, unknown> => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    }),
+  );
   if (search?.kind === 'tool') wireTools.push(search.tool);
   if (wireTools.length > 0) body.tools = wireTools;
   body.messages = wireMessages([...system, ...request.messages]);
@@ -90,7 +109,13 @@ function usageOf(usage: WireUsage): Usage | undefined {
   return usage ? chatCompletionsUsage(usage) : undefined;
 }
 
-function answer(parts: { text: string; reasoning: string; toolCalls: ToolCall[]; usage?: Usage; finish?: string }): ChatResponse {
+function answer(parts: {
+  text: string;
+  reasoning: string;
+  toolCalls: ToolCall[];
+  usage?: Usage;
+  finish?: string;
+}): ChatResponse {
   return normalizeAnswer({
     text: parts.text,
     ...(parts.reasoning ? { reasoning: parts.reasoning } : {}),
@@ -126,7 +151,8 @@ class CompletionStream {
 
   result(): ChatResponse {
     if (!this.done && this.finish === undefined) throw streamEndedEarly();
-    const toolCalls = [...this.calls.entries()].sort(([a], [b]) => a - b)
+    const toolCalls = [...this.calls.entries()]
+      .sort(([a], [b]) => a - b)
       .map(([, c]) => ({ id: c.id, name: c.name, arguments: parseArguments(c.args) }));
     return answer({ text: this.text, reasoning: this.reasoning, toolCalls, usage: this.usage, finish: this.finish });
   }
@@ -154,17 +180,26 @@ export function createChatCompletionsClient(endpoint: EndpointConfig): ProviderC
   return {
     family: 'chat-completions',
     async chat(request, options = {}) {
-      const call = callOf(endpoint, options, { url, headers: headersOf(request), body: chatCompletionsBody(request, endpoint.nativeSearch) });
+      const call = callOf(endpoint, options, {
+        url,
+        headers: headersOf(request),
+        body: chatCompletionsBody(request, endpoint.nativeSearch),
+      });
       if (!request.stream) {
         const json = await postJson(call);
         const wire = parseWire(completionSchema, json, 'chat completion');
         const choice = wire.choices[0]!;
         const toolCalls = (choice.message.tool_calls ?? []).map((c, i) => ({
-          id: c.id ?? `call_${i}`, name: c.function?.name ?? '', arguments: parseArguments(c.function?.arguments ?? ''),
+          id: c.id ?? `call_${i}`,
+          name: c.function?.name ?? '',
+          arguments: parseArguments(c.function?.arguments ?? ''),
         }));
         return answer({
-          text: choice.message.content ?? '', reasoning: choice.message.reasoning_content ?? choice.message.reasoning ?? '',
-          toolCalls, usage: usageOf(wire.usage), finish: choice.finish_reason ?? undefined,
+          text: choice.message.content ?? '',
+          reasoning: choice.message.reasoning_content ?? choice.message.reasoning ?? '',
+          toolCalls,
+          usage: usageOf(wire.usage),
+          finish: choice.finish_reason ?? undefined,
         });
       }
       const stream = new CompletionStream(options.onChunk);

@@ -17,10 +17,17 @@ type VendorError = z.infer<typeof errorBodySchema>['error'];
 // Vendors mark these conditions only inside their JSON bodies; the markers are the vendors' documented
 // codes, and for context length also the phrases their APIs are known to return (there is no code for it).
 const contextCodes = new Set(['context_length_exceeded', 'string_above_max_length', 'model_context_window_exceeded']);
-const contextPhrases = /context.length|context window|prompt is too long|maximum context|too many tokens|input token count.*exceeds/i;
+const contextPhrases =
+  /context.length|context window|prompt is too long|maximum context|too many tokens|input token count.*exceeds/i;
 const billingCodes = new Set(['insufficient_quota', 'billing_hard_limit_reached', 'billing_error', 'payment_required']);
 const billingPhrases = /credit balance is too low|insufficient (balance|credit)/i;
-const authTypes = new Set(['authentication_error', 'permission_error', 'UNAUTHENTICATED', 'PERMISSION_DENIED', 'API_KEY_INVALID']);
+const authTypes = new Set([
+  'authentication_error',
+  'permission_error',
+  'UNAUTHENTICATED',
+  'PERMISSION_DENIED',
+  'API_KEY_INVALID',
+]);
 const overloadTypes = new Set(['overloaded_error', 'UNAVAILABLE', 'api_error', 'INTERNAL']);
 const rateTypes = new Set(['rate_limit_error', 'rate_limit_exceeded', 'RESOURCE_EXHAUSTED']);
 
@@ -48,7 +55,7 @@ function codeFor(status: number, error: VendorError | undefined): ProviderErrorC
   const message = error?.message ?? '';
   if (has(found, billingCodes) || status === 402 || billingPhrases.test(message)) return 'billing';
   if (status === 401 || status === 403 || has(found, authTypes)) return 'auth';
-  if (has(found, contextCodes) || (status === 400 || status === 413) && contextPhrases.test(message)) {
+  if (has(found, contextCodes) || ((status === 400 || status === 413) && contextPhrases.test(message))) {
     return 'context_overflow';
   }
   if (status === 429 || has(found, rateTypes)) return 'rate_limit';
@@ -73,6 +80,10 @@ export function classifyFailure(status: number, body: string, retryAfterHeader?:
   const code = codeFor(status, error);
   const detail = error?.message ?? (body.trim().slice(0, 200) || 'no body');
   const where = status >= 400 ? `HTTP ${status}` : 'error event in stream';
-  return new ProviderError({ code, status: status >= 400 ? status : undefined, message: `${where}: ${detail}`,
-    retryAfterMs: retryAfter(retryAfterHeader) });
+  return new ProviderError({
+    code,
+    status: status >= 400 ? status : undefined,
+    message: `${where}: ${detail}`,
+    retryAfterMs: retryAfter(retryAfterHeader),
+  });
 }

@@ -5,7 +5,14 @@ import { isRecord } from './arguments.js';
 import { classifyFailure } from './classify.js';
 import { generateResponseSchema, type GenerateResponse } from './generate-content-wire.js';
 import { parseJson, postJson, postSse } from './http.js';
-import { callOf, THINKING_BUDGETS, type CallOptions, type ChatRequest, type EndpointConfig, type ProviderClient } from './provider.js';
+import {
+  callOf,
+  THINKING_BUDGETS,
+  type CallOptions,
+  type ChatRequest,
+  type EndpointConfig,
+  type ProviderClient,
+} from './provider.js';
 import { searchPlan, type NativeSearch } from './native-search.js';
 import { headersFor, parseWire, streamEndedEarly } from './wire.js';
 
@@ -14,7 +21,10 @@ type Content = { role: 'user' | 'model'; parts: Array<Record<string, unknown>> }
 function modelParts(message: Extract<ChatMessage, { role: 'assistant' }>): Array<Record<string, unknown>> {
   const parts: Array<Record<string, unknown>> = message.content !== '' ? [{ text: message.content }] : [];
   for (const call of message.tool_calls) {
-    parts.push({ functionCall: { name: call.name, args: call.arguments }, ...(call.signature ? { thoughtSignature: call.signature } : {}) });
+    parts.push({
+      functionCall: { name: call.name, args: call.arguments },
+      ...(call.signature ? { thoughtSignature: call.signature } : {}),
+    });
   }
   return parts;
 }
@@ -30,8 +40,11 @@ function contents(messages: ChatMessage[]): Content[] {
   let results: ToolMessage[] = [];
   const flush = (): void => {
     if (results.length === 0) return;
-    const parts: Array<Record<string, unknown>> = results.map((m) => ({ functionResponse: { name: m.name, response: { result: m.content } } }));
-    for (const image of results.flatMap((m) => m.images ?? [])) parts.push({ inlineData: { mimeType: image.mime, data: image.data } });
+    const parts: Array<Record<string, unknown>> = results.map((m) => ({
+      functionResponse: { name: m.name, response: { result: m.content } },
+    }));
+    for (const image of results.flatMap((m) => m.images ?? []))
+      parts.push({ inlineData: { mimeType: image.mime, data: image.data } });
     out.push({ role: 'user', parts });
     results = [];
   };
@@ -55,13 +68,23 @@ function contents(messages: ChatMessage[]): Content[] {
  */
 export function generateContentBody(request: ChatRequest, native?: NativeSearch): Record<string, unknown> {
   const { tools, search } = searchPlan(native, request);
-  const system = [request.system, ...request.messages.filter((m) => m.role === 'system').map((m) => m.content)]
-    .filter((s): s is string => s !== undefined && s !== '');
+  const system = [request.system, ...request.messages.filter((m) => m.role === 'system').map((m) => m.content)].filter(
+    (s): s is string => s !== undefined && s !== '',
+  );
   const body: Record<string, unknown> = {};
   if (system.length > 0) body.systemInstruction = { parts: [{ text: system.join('\n\n') }] };
-  const wireTools: Array<Record<string, unknown>> = tools.length > 0
-    ? [{ functionDeclarations: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) }]
-    : [];
+  const wireTools: Array<Record<string, unknown>> =
+    tools.length > 0
+      ? [
+          {
+            functionDeclarations: tools.map((t) => ({
+              name: t.name,
+              description: t.description,
+              parameters: t.parameters,
+            })),
+          },
+        ]
+      : [];
   if (search?.kind === 'tool') wireTools.push(search.tool);
   if (wireTools.length > 0) body.tools = wireTools;
   body.contents = contents(request.messages);
@@ -70,7 +93,7 @@ export function generateContentBody(request: ChatRequest, native?: NativeSearch)
   if (request.maxTokens !== undefined) generation.maxOutputTokens = request.maxTokens;
   const level = request.thinkingLevel;
   // The vendor's budget: 0 is no thinking, -1 lets the model decide.
-  if (level) generation.thinkingConfig = { thinkingBudget: level === 'off' ? 0 : THINKING_BUDGETS[level] ?? -1 };
+  if (level) generation.thinkingConfig = { thinkingBudget: level === 'off' ? 0 : (THINKING_BUDGETS[level] ?? -1) };
   if (Object.keys(generation).length > 0) body.generationConfig = generation;
   return { ...body, ...request.extraBody };
 }
@@ -90,7 +113,9 @@ class GenerateAccumulator {
     for (const part of candidate?.content?.parts ?? []) {
       if (part.functionCall) {
         this.calls.push({
-          id: part.functionCall.id ?? `call_${this.calls.length}`, name: part.functionCall.name, arguments: part.functionCall.args ?? {},
+          id: part.functionCall.id ?? `call_${this.calls.length}`,
+          name: part.functionCall.name,
+          arguments: part.functionCall.args ?? {},
           ...(part.thoughtSignature ? { signature: part.thoughtSignature } : {}),
         });
       } else if (part.text) this.emit(part.thought === true ? 'reasoning' : 'text', part.text);
@@ -118,17 +143,29 @@ class GenerateAccumulator {
 }
 
 export function createGenerateContentClient(endpoint: EndpointConfig): ProviderClient {
-  const own: Record<string, string> = endpoint.apiKey === undefined ? {} : { [endpoint.keyHeader ?? 'x-goog-api-key']: endpoint.apiKey };
+  const own: Record<string, string> =
+    endpoint.apiKey === undefined ? {} : { [endpoint.keyHeader ?? 'x-goog-api-key']: endpoint.apiKey };
   const headersOf = headersFor(own);
 
   return {
     family: 'generate-content',
     async chat(request, options = {}) {
       const model = `${endpoint.apiBase}/models/${encodeURIComponent(request.model)}`;
-      const call = (url: string) => callOf(endpoint, options, { url, headers: headersOf(request), body: generateContentBody(request, endpoint.nativeSearch) });
+      const call = (url: string) =>
+        callOf(endpoint, options, {
+          url,
+          headers: headersOf(request),
+          body: generateContentBody(request, endpoint.nativeSearch),
+        });
       const accumulator = new GenerateAccumulator(options.onChunk);
       if (!request.stream) {
-        accumulator.add(parseWire(generateResponseSchema, await postJson(call(`${model}:generateContent`)), 'generate-content answer'));
+        accumulator.add(
+          parseWire(
+            generateResponseSchema,
+            await postJson(call(`${model}:generateContent`)),
+            'generate-content answer',
+          ),
+        );
         return accumulator.result();
       }
       await postSse(call(`${model}:streamGenerateContent?alt=sse`), (event) => {

@@ -1,6 +1,14 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { createParser } from 'eventsource-parser';
-import { bodyPieces, send, sendForBytes, sendForText, TransportError, type HttpRequest, type Route } from '../http/client.js';
+import {
+  bodyPieces,
+  send,
+  sendForBytes,
+  sendForText,
+  TransportError,
+  type HttpRequest,
+  type Route,
+} from '../http/client.js';
 import { classifyFailure } from './classify.js';
 import { ProviderError } from './errors.js';
 import { multipartBody, type FormPart } from './multipart.js';
@@ -32,7 +40,10 @@ function providerError(error: unknown, signal: AbortSignal | undefined): unknown
     case 'idle_timeout':
       return new ProviderError({ code: 'timeout', message: error.message });
     case 'too_large':
-      return new ProviderError({ code: 'too_large', message: `${error.message} (max_response_bytes of the model entry)` });
+      return new ProviderError({
+        code: 'too_large',
+        message: `${error.message} (max_response_bytes of the model entry)`,
+      });
     default:
       return new ProviderError({ code: 'network', message: error.message });
   }
@@ -40,8 +51,14 @@ function providerError(error: unknown, signal: AbortSignal | undefined): unknown
 
 function request(call: HttpCall, headers: Record<string, string>, body: string | Buffer): HttpRequest {
   return {
-    url: call.url, method: 'POST', headers, body, signal: call.signal,
-    ...(call.firstByteTimeoutMs !== undefined ? { firstByteTimeoutMs: call.firstByteTimeoutMs, idleTimeoutMs: call.firstByteTimeoutMs } : {}),
+    url: call.url,
+    method: 'POST',
+    headers,
+    body,
+    signal: call.signal,
+    ...(call.firstByteTimeoutMs !== undefined
+      ? { firstByteTimeoutMs: call.firstByteTimeoutMs, idleTimeoutMs: call.firstByteTimeoutMs }
+      : {}),
   };
 }
 
@@ -61,8 +78,12 @@ export function parseJson(text: string): unknown {
 
 /** POSTs JSON and returns the parsed JSON answer. */
 export async function postJson(call: HttpCall): Promise<unknown> {
-  const answer = await sendForText(call.route ?? {}, request(call, { 'content-type': 'application/json', ...call.headers }, jsonBody(call.body)))
-    .catch((error: unknown) => { throw providerError(error, call.signal); });
+  const answer = await sendForText(
+    call.route ?? {},
+    request(call, { 'content-type': 'application/json', ...call.headers }, jsonBody(call.body)),
+  ).catch((error: unknown) => {
+    throw providerError(error, call.signal);
+  });
   if (answer.status >= 300) throw failed(answer.status, answer.headers, answer.text);
   return parseJson(answer.text);
 }
@@ -70,16 +91,29 @@ export async function postJson(call: HttpCall): Promise<unknown> {
 /** POSTs multipart form data (media endpoints) and returns the parsed JSON answer. */
 export async function postForm(call: Omit<HttpCall, 'body'> & { parts: FormPart[] }): Promise<unknown> {
   const form = multipartBody(call.parts);
-  const answer = await sendForText(call.route ?? {}, request({ ...call, body: undefined }, { ...call.headers, 'content-type': form.contentType }, form.body))
-    .catch((error: unknown) => { throw providerError(error, call.signal); });
+  const answer = await sendForText(
+    call.route ?? {},
+    request({ ...call, body: undefined }, { ...call.headers, 'content-type': form.contentType }, form.body),
+  ).catch((error: unknown) => {
+    throw providerError(error, call.signal);
+  });
   if (answer.status >= 300) throw failed(answer.status, answer.headers, answer.text);
   return parseJson(answer.text);
 }
 
 /** GETs a file (a generated image given by URL). */
-export async function getBytes(url: string, options: Pick<HttpCall, 'signal' | 'route' | 'firstByteTimeoutMs'>): Promise<{ status: number; bytes: Buffer }> {
-  const call: HttpRequest = { url, signal: options.signal, ...(options.firstByteTimeoutMs !== undefined ? { firstByteTimeoutMs: options.firstByteTimeoutMs } : {}) };
-  const answer = await sendForBytes(options.route ?? {}, call).catch((error: unknown) => { throw providerError(error, options.signal); });
+export async function getBytes(
+  url: string,
+  options: Pick<HttpCall, 'signal' | 'route' | 'firstByteTimeoutMs'>,
+): Promise<{ status: number; bytes: Buffer }> {
+  const call: HttpRequest = {
+    url,
+    signal: options.signal,
+    ...(options.firstByteTimeoutMs !== undefined ? { firstByteTimeoutMs: options.firstByteTimeoutMs } : {}),
+  };
+  const answer = await sendForBytes(options.route ?? {}, call).catch((error: unknown) => {
+    throw providerError(error, options.signal);
+  });
   return { status: answer.status, bytes: answer.bytes };
 }
 

@@ -4,7 +4,22 @@ export { ProviderConfigError, ProviderError } from './errors.js';
 export { generateImage, type GeneratedImage } from './image-generation.js';
 export { maskKey } from './mask-key.js';
 export { modelEntrySchema, type ModelEntry } from './model-entry.js';
-export type { CallOptions, ChatRequest, EndpointConfig, ProtocolFamily, ProviderClient, StreamChunk, ToolSpec } from './provider.js';
+export type {
+  CallOptions,
+  ChatRequest,
+  EndpointConfig,
+  ProtocolFamily,
+  ProviderClient,
+  StreamChunk,
+  ToolSpec,
+} from './provider.js';
 export { resolveModelEntry, type ResolvedEntry } from './resolve.js';
-export { createModelRouter, type ModelDescription, type ModelRouter, type ModelRouterOptions, type RouterCallOptions, type RouterRequest } from './router.js';
+export {
+  createModelRouter,
+  type ModelDescription,
+  type ModelRouter,
+  type ModelRouterOptions,
+  type RouterCallOptions,
+  type RouterRequest,
+} from './router.js';
 export { transcribe } from './transcription.js';

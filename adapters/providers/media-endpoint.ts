@@ -4,15 +4,25 @@ import type { ModelEntry } from './model-entry.js';
 import { resolveModelEntry, type ResolvedEntry } from './resolve.js';
 
 /** Media endpoints exist on the chat-completions family only; they use the entry's first key. */
-export function mediaEndpoint(input: ModelEntry, what: string): { entry: ResolvedEntry; headers: Record<string, string> } {
+export function mediaEndpoint(
+  input: ModelEntry,
+  what: string,
+): { entry: ResolvedEntry; headers: Record<string, string> } {
   const entry = resolveModelEntry(input);
   if (entry.family !== 'chat-completions') {
-    throw new ProviderConfigError(entry.modelName, 'provider',
-      `model entry ${entry.modelName}: ${what} needs a chat-completions provider, and "${entry.provider}" speaks ${entry.family}`);
+    throw new ProviderConfigError(
+      entry.modelName,
+      'provider',
+      `model entry ${entry.modelName}: ${what} needs a chat-completions provider, and "${entry.provider}" speaks ${entry.family}`,
+    );
   }
   const key = entry.keys[0];
   if (entry.needsKey && key === undefined) {
-    throw new ProviderError({ code: 'auth', modelName: entry.modelName, message: `model entry ${entry.modelName} has no api key for ${what}` });
+    throw new ProviderError({
+      code: 'auth',
+      modelName: entry.modelName,
+      message: `model entry ${entry.modelName} has no api key for ${what}`,
+    });
   }
   return { entry, headers: { ...bearerHeaders({ apiKey: key, keyHeader: entry.keyHeader }), ...entry.headers } };
 }
@@ -26,7 +36,8 @@ export async function taggedMedia<T>(entry: ResolvedEntry, work: Promise<T>): Pr
   try {
     return await work;
   } catch (error) {
-    if (error instanceof ProviderError) throw error.from(entry.modelName, 0, `model entry ${entry.modelName}: ${error.message}`);
+    if (error instanceof ProviderError)
+      throw error.from(entry.modelName, 0, `model entry ${entry.modelName}: ${error.message}`);
     throw error;
   }
 }

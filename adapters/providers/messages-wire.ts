@@ -4,7 +4,12 @@ const usage = z.looseObject({ input_tokens: z.number().nullish(), output_tokens:
 
 const block = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('text'), text: z.string() }),
-  z.looseObject({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()) }),
+  z.looseObject({
+    type: z.literal('tool_use'),
+    id: z.string(),
+    name: z.string(),
+    input: z.record(z.string(), z.unknown()),
+  }),
   z.looseObject({ type: z.literal('thinking'), thinking: z.string(), signature: z.string().optional() }),
   z.looseObject({ type: z.literal('redacted_thinking') }),
   z.looseObject({ type: z.literal('server_tool_use') }),

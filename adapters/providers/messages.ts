@@ -5,7 +5,14 @@ import { isRecord, parseArguments } from './arguments.js';
 import { classifyFailure } from './classify.js';
 import { parseJson, postJson, postSse } from './http.js';
 import { messageSchema, messagesStreamEventSchema, type MessagesStreamEvent, type WireBlock } from './messages-wire.js';
-import { callOf, THINKING_BUDGETS, type CallOptions, type ChatRequest, type EndpointConfig, type ProviderClient } from './provider.js';
+import {
+  callOf,
+  THINKING_BUDGETS,
+  type CallOptions,
+  type ChatRequest,
+  type EndpointConfig,
+  type ProviderClient,
+} from './provider.js';
 import { searchPlan, type NativeSearch } from './native-search.js';
 import { headersFor, parseWire, streamEndedEarly } from './wire.js';
 
@@ -22,15 +29,24 @@ function assistantBlocks(message: Extract<ChatMessage, { role: 'assistant' }>): 
     blocks.push({ type: 'thinking', thinking: message.reasoning, signature: message.reasoning_signature });
   }
   if (message.content !== '') blocks.push({ type: 'text', text: message.content });
-  for (const call of message.tool_calls) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments });
+  for (const call of message.tool_calls)
+    blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments });
   return blocks;
 }
 
 /** A tool's answer; the images it returned follow its text as `image` blocks with a base64 source. */
 function toolResultBlock(message: Extract<ChatMessage, { role: 'tool' }>): Record<string, unknown> {
-  if (!message.images?.length) return { type: 'tool_result', tool_use_id: message.tool_call_id, content: message.content };
-  const images = message.images.map((image) => ({ type: 'image', source: { type: 'base64', media_type: image.mime, data: image.data } }));
-  return { type: 'tool_result', tool_use_id: message.tool_call_id, content: [{ type: 'text', text: message.content }, ...images] };
+  if (!message.images?.length)
+    return { type: 'tool_result', tool_use_id: message.tool_call_id, content: message.content };
+  const images = message.images.map((image) => ({
+    type: 'image',
+    source: { type: 'base64', media_type: image.mime, data: image.data },
+  }));
+  return {
+    type: 'tool_result',
+    tool_use_id: message.tool_call_id,
+    content: [{ type: 'text', text: message.content }, ...images],
+  };
 }
 
 /** Tool results go back as `tool_result` blocks in one user message following the assistant's `tool_use`. */
@@ -59,7 +75,9 @@ const UNMARKABLE: ReadonlySet<unknown> = new Set(['thinking', 'redacted_thinking
 /** The message with a cache breakpoint on its last block that can take one (a copy; the text becomes a block). */
 function marked(message: WireMessage): WireMessage {
   if (typeof message.content === 'string') {
-    return message.content === '' ? message : { role: message.role, content: [{ type: 'text', text: message.content, cache_control: EPHEMERAL }] };
+    return message.content === ''
+      ? message
+      : { role: message.role, content: [{ type: 'text', text: message.content, cache_control: EPHEMERAL }] };
   }
   const at = message.content.findLastIndex((block) => !UNMARKABLE.has(block.type));
   if (at < 0) return message;
@@ -94,15 +112,23 @@ function thinkingOf(request: ChatRequest, maxTokens: number): Record<string, unk
 
 export function messagesBody(request: ChatRequest, native?: NativeSearch): Record<string, unknown> {
   const { tools, search } = searchPlan(native, request);
-  const systemParts = [request.system, ...request.messages.filter((m) => m.role === 'system').map((m) => m.content)]
-    .filter((s): s is string => s !== undefined && s !== '');
+  const systemParts = [
+    request.system,
+    ...request.messages.filter((m) => m.role === 'system').map((m) => m.content),
+  ].filter((s): s is string => s !== undefined && s !== '');
   const body: Record<string, unknown> = { model: request.model, max_tokens: request.maxTokens ?? defaultMaxTokens };
-  const wireTools = tools.map((t, i): Record<string, unknown> => ({
-    name: t.name, description: t.description, input_schema: t.parameters, ...(i === tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
-  }));
+  const wireTools = tools.map(
+    (t, i): Record<string, unknown> => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.parameters,
+      ...(i === tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
+    }),
+  );
   if (search?.kind === 'tool') wireTools.push(search.tool);
   if (wireTools.length > 0) body.tools = wireTools;
-  if (systemParts.length > 0) body.system = [{ type: 'text', text: systemParts.join('\n\n'), cache_control: EPHEMERAL }];
+  if (systemParts.length > 0)
+    body.system = [{ type: 'text', text: systemParts.join('\n\n'), cache_control: EPHEMERAL }];
   body.messages = withBreakpoints(wireMessages(request.messages));
   const thinking = thinkingOf(request, body.max_tokens as number);
   if (thinking) body.thinking = thinking;
@@ -144,7 +170,8 @@ function fromBlocks(blocks: WireBlock[]): Pick<Parts, 'text' | 'reasoning' | 'si
     else if (block.type === 'thinking') {
       parts.reasoning += block.thinking;
       parts.signature = block.signature ?? parts.signature;
-    } else if (block.type === 'tool_use') parts.toolCalls.push({ id: block.id, name: block.name, arguments: block.input });
+    } else if (block.type === 'tool_use')
+      parts.toolCalls.push({ id: block.id, name: block.name, arguments: block.input });
   }
   return parts;
 }
@@ -229,11 +256,18 @@ export function createMessagesClient(endpoint: EndpointConfig): ProviderClient {
   return {
     family: 'messages',
     async chat(request, options = {}) {
-      const call = callOf(endpoint, options, { url, headers: headersOf(request), body: messagesBody(request, endpoint.nativeSearch) });
+      const call = callOf(endpoint, options, {
+        url,
+        headers: headersOf(request),
+        body: messagesBody(request, endpoint.nativeSearch),
+      });
       if (!request.stream) {
         const wire = parseWire(messageSchema, await postJson(call), 'message');
-        return answer({ ...fromBlocks(wire.content), usage: messagesUsage(wire.usage ?? {}),
-          finish: wire.stop_reason ?? undefined });
+        return answer({
+          ...fromBlocks(wire.content),
+          usage: messagesUsage(wire.usage ?? {}),
+          finish: wire.stop_reason ?? undefined,
+        });
       }
       const stream = new MessageStream(options.onChunk);
       await postSse(call, (event) => {

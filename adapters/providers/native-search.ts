@@ -20,19 +20,27 @@ function geminiGeneration(model: string): number | undefined {
 export function nativeSearchOf(family: ProtocolFamily, provider: string, model: string): NativeSearch | undefined {
   switch (family) {
     case 'messages':
-      return { kind: 'tool', tool: { type: 'web_search_20250305', name: WEB_SEARCH_TOOL, max_uses: 5 }, withFunctions: true };
+      return {
+        kind: 'tool',
+        tool: { type: 'web_search_20250305', name: WEB_SEARCH_TOOL, max_uses: 5 },
+        withFunctions: true,
+      };
     case 'generate-content':
       return { kind: 'tool', tool: { google_search: {} }, withFunctions: (geminiGeneration(model) ?? 0) >= 3 };
     case 'chat-completions':
       if (provider === 'openrouter') return { kind: 'fields', fields: { plugins: [{ id: 'web' }] } };
       if (provider === 'qwen') return { kind: 'fields', fields: { enable_search: true } };
-      if (provider === 'zhipu') return { kind: 'tool', tool: { type: 'web_search', web_search: { enable: true } }, withFunctions: true };
+      if (provider === 'zhipu')
+        return { kind: 'tool', tool: { type: 'web_search', web_search: { enable: true } }, withFunctions: true };
       return undefined;
   }
 }
 
 /** What a request sends: the function tools, and the endpoint's search when the turn wants it and it can go. */
-export function searchPlan(native: NativeSearch | undefined, request: ChatRequest): { tools: ToolSpec[]; search?: NativeSearch } {
+export function searchPlan(
+  native: NativeSearch | undefined,
+  request: ChatRequest,
+): { tools: ToolSpec[]; search?: NativeSearch } {
   if (!request.nativeSearch || !native) return { tools: request.tools };
   const tools = request.tools.filter((t) => t.name !== WEB_SEARCH_TOOL);
   if (native.kind === 'tool' && !native.withFunctions && tools.length > 0) return { tools: request.tools };
@@ -50,7 +58,8 @@ export function withSearchFallback(client: ProviderClient, native: NativeSearch 
   return {
     family: client.family,
     async chat(request, options) {
-      if (refused || !searchPlan(native, request).search) return client.chat(refused ? { ...request, nativeSearch: false } : request, options);
+      if (refused || !searchPlan(native, request).search)
+        return client.chat(refused ? { ...request, nativeSearch: false } : request, options);
       try {
         return await client.chat(request, options);
       } catch (error) {

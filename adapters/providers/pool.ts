@@ -62,7 +62,12 @@ export class Pool {
   private readonly rotates: boolean;
   private saving = false;
 
-  constructor(private readonly name: string, private readonly members: Member[], private readonly cooldowns: Cooldowns, private readonly store?: RotationStore) {
+  constructor(
+    private readonly name: string,
+    private readonly members: Member[],
+    private readonly cooldowns: Cooldowns,
+    private readonly store?: RotationStore,
+  ) {
     this.rotates = members.length > 1 || members.some((m) => m.entry.keys.length > 1);
     const saved = this.rotates ? store?.read(name) : undefined;
     this.nextMember = saved?.next_member ?? 0;
@@ -118,7 +123,10 @@ export class Pool {
     this.saving = true;
     queueMicrotask(() => {
       this.saving = false;
-      this.store!.write(this.name, { next_member: this.nextMember % this.members.length, next_key: this.nextKey.map((n, i) => n % Math.max(1, this.members[i]!.entry.keys.length)) });
+      this.store!.write(this.name, {
+        next_member: this.nextMember % this.members.length,
+        next_key: this.nextKey.map((n, i) => n % Math.max(1, this.members[i]!.entry.keys.length)),
+      });
     });
   }
 

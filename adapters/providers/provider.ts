@@ -6,7 +6,12 @@ import type { HttpCall } from './http.js';
 export type ThinkingLevel = 'off' | 'low' | 'medium' | 'high' | 'xhigh' | 'adaptive';
 
 /** Thinking tokens per level, the peer runtime's budgets (`off` and `adaptive` have none). */
-export const THINKING_BUDGETS: Partial<Record<ThinkingLevel, number>> = { low: 4096, medium: 10_000, high: 32_000, xhigh: 128_000 };
+export const THINKING_BUDGETS: Partial<Record<ThinkingLevel, number>> = {
+  low: 4096,
+  medium: 10_000,
+  high: 32_000,
+  xhigh: 128_000,
+};
 
 export type ProtocolFamily = 'chat-completions' | 'messages' | 'generate-content';
 
@@ -76,7 +81,11 @@ export interface EndpointConfig {
 }
 
 /** One HTTP call of a client: the endpoint's route and time limit, the call's own signal and limit first. */
-export function callOf(endpoint: EndpointConfig, options: CallOptions, call: Pick<HttpCall, 'url' | 'headers' | 'body'>): HttpCall {
+export function callOf(
+  endpoint: EndpointConfig,
+  options: CallOptions,
+  call: Pick<HttpCall, 'url' | 'headers' | 'body'>,
+): HttpCall {
   const firstByteTimeoutMs = options.firstByteTimeoutMs ?? endpoint.firstByteTimeoutMs;
   return {
     ...call,

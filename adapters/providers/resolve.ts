@@ -48,28 +48,55 @@ export function resolveModelEntry(input: ModelEntry): ResolvedEntry {
   const name = typeof input.model_name === 'string' ? input.model_name : '(unnamed)';
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ProviderConfigError(name, issue?.path.join('.') ?? '', `model entry ${name}: ${issue?.path.join('.')}: ${issue?.message}`);
+    throw new ProviderConfigError(
+      name,
+      issue?.path.join('.') ?? '',
+      `model entry ${name}: ${issue?.path.join('.')}: ${issue?.message}`,
+    );
   }
   const entry = parsed.data;
   const { provider, model } = selectProvider(entry);
   const known = providerCatalogue[provider];
   if (!known || !Object.hasOwn(providerCatalogue, provider)) {
-    throw new ProviderConfigError(entry.model_name, 'provider',
-      `model entry ${entry.model_name}: unknown provider "${provider}"; known providers: ${knownProviders.join(', ')}`);
+    throw new ProviderConfigError(
+      entry.model_name,
+      'provider',
+      `model entry ${entry.model_name}: unknown provider "${provider}"; known providers: ${knownProviders.join(', ')}`,
+    );
   }
   const apiBase = (entry.api_base ?? known.apiBase).replace(/\/+$/, '');
   if (apiBase === '') {
-    throw new ProviderConfigError(entry.model_name, 'api_base',
-      `model entry ${entry.model_name}: provider "${provider}" has no default address; set api_base`);
+    throw new ProviderConfigError(
+      entry.model_name,
+      'api_base',
+      `model entry ${entry.model_name}: provider "${provider}" has no default address; set api_base`,
+    );
   }
   const native = nativeSearchOf(known.family, provider, model);
-  const keys = [...entry.api_keys, ...(entry.api_key !== undefined && !entry.api_keys.includes(entry.api_key) ? [entry.api_key] : [])];
+  const keys = [
+    ...entry.api_keys,
+    ...(entry.api_key !== undefined && !entry.api_keys.includes(entry.api_key) ? [entry.api_key] : []),
+  ];
   return {
-    modelName: entry.model_name, provider, family: known.family, apiBase, model, keys, needsKey: known.needsKey,
-    keyHeader: known.keyHeader, enabled: entry.enabled !== false, stream: entry.streaming?.enabled === true,
-    extraBody: entry.extra_body, headers: entry.headers, thinkingLevel: entry.thinking_level,
-    route: { ...(entry.proxy ? { proxy: entry.proxy } : {}), maxAnswerBytes: entry.max_response_bytes ?? DEFAULT_MAX_RESPONSE_BYTES },
-    firstByteTimeoutMs: entry.request_timeout !== undefined ? entry.request_timeout * 1000 : DEFAULT_FIRST_BYTE_TIMEOUT_MS,
+    modelName: entry.model_name,
+    provider,
+    family: known.family,
+    apiBase,
+    model,
+    keys,
+    needsKey: known.needsKey,
+    keyHeader: known.keyHeader,
+    enabled: entry.enabled !== false,
+    stream: entry.streaming?.enabled === true,
+    extraBody: entry.extra_body,
+    headers: entry.headers,
+    thinkingLevel: entry.thinking_level,
+    route: {
+      ...(entry.proxy ? { proxy: entry.proxy } : {}),
+      maxAnswerBytes: entry.max_response_bytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    },
+    firstByteTimeoutMs:
+      entry.request_timeout !== undefined ? entry.request_timeout * 1000 : DEFAULT_FIRST_BYTE_TIMEOUT_MS,
     ...(native ? { nativeSearch: native } : {}),
   };
 }

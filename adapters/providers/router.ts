@@ -71,13 +71,18 @@ function keyText(candidate: Candidate): string {
 function tagged(error: ProviderError, candidate: Candidate): ProviderError {
   const { entry } = candidate;
   const prefix = `model entry "${entry.modelName}" (${label(entry)}) ${keyText(candidate)}`;
-  const message = error.code === 'auth'
-    ? `${prefix} was refused: ${error.message}. Check that key in api_keys for "${entry.modelName}"`
-    : `${prefix}: ${error.message}`;
+  const message =
+    error.code === 'auth'
+      ? `${prefix} was refused: ${error.message}. Check that key in api_keys for "${entry.modelName}"`
+      : `${prefix}: ${error.message}`;
   return error.from(entry.modelName, candidate.keyIndex, message);
 }
 
-function buildPools(resolved: ResolvedEntry[], cooldowns: Cooldowns, rotation: RotationStore | undefined): Map<string, Pool> {
+function buildPools(
+  resolved: ResolvedEntry[],
+  cooldowns: Cooldowns,
+  rotation: RotationStore | undefined,
+): Map<string, Pool> {
   const members = new Map<string, Array<{ entry: ResolvedEntry; entryIndex: number }>>();
   resolved.forEach((entry, entryIndex) => {
     if (!entry.enabled) return;
@@ -98,7 +103,10 @@ class Budget {
   visible = false;
   spent = false;
 
-  constructor(private readonly ms: number, private readonly caller: AbortSignal | undefined) {
+  constructor(
+    private readonly ms: number,
+    private readonly caller: AbortSignal | undefined,
+  ) {
     this.deadline = Date.now() + ms;
     this.timer = setTimeout(() => this.expire(), ms);
     if (caller?.aborted) this.handleEvent();
@@ -130,8 +138,10 @@ class Budget {
   failure(last: ProviderError | undefined, attempts: number): ProviderError {
     const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
     const why = last ? `; last: ${last.message}` : '';
-    return new ProviderError({ code: 'timeout',
-      message: `no answer within ${Math.round(this.ms / 1000)} s (${tries}, agents.defaults.model_budget_seconds)${why}` });
+    return new ProviderError({
+      code: 'timeout',
+      message: `no answer within ${Math.round(this.ms / 1000)} s (${tries}, agents.defaults.model_budget_seconds)${why}`,
+    });
   }
 
   end(): void {
@@ -167,7 +177,12 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
   function clientFor({ entry, entryIndex, keyIndex, key }: Candidate): ProviderClient {
     const kept = clients[entryIndex]!;
     return (kept[keyIndex ?? 0] ??= createProviderClient({
-      family: entry.family, apiBase: entry.apiBase, apiKey: key, keyHeader: entry.keyHeader, route: entry.route, firstByteTimeoutMs: entry.firstByteTimeoutMs,
+      family: entry.family,
+      apiBase: entry.apiBase,
+      apiKey: key,
+      keyHeader: entry.keyHeader,
+      route: entry.route,
+      firstByteTimeoutMs: entry.firstByteTimeoutMs,
       ...(entry.nativeSearch ? { nativeSearch: entry.nativeSearch } : {}),
     }));
   }
@@ -177,16 +192,28 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
     if (pool) return pool;
     const known = [...pools.keys()];
     const disabled = resolved.some((e) => e.modelName === modelName);
-    throw new ProviderConfigError(modelName, 'model', disabled
-      ? `model "${modelName}" is disabled (enabled: false) in model_list`
-      : `unknown model "${modelName}"; model_list has: ${known.join(', ') || '(none)'}`);
+    throw new ProviderConfigError(
+      modelName,
+      'model',
+      disabled
+        ? `model "${modelName}" is disabled (enabled: false) in model_list`
+        : `unknown model "${modelName}"; model_list has: ${known.join(', ') || '(none)'}`,
+    );
   }
 
-  async function attempt(candidate: Candidate, request: RouterRequest, stream: boolean, call: RouterCallOptions,
-    budget: Budget): Promise<ChatResponse> {
+  async function attempt(
+    candidate: Candidate,
+    request: RouterRequest,
+    stream: boolean,
+    call: RouterCallOptions,
+    budget: Budget,
+  ): Promise<ChatResponse> {
     const { entry } = candidate;
     if (entry.needsKey && candidate.key === undefined) {
-      throw new ProviderError({ code: 'auth', message: `provider "${entry.provider}" needs a key and api_keys is empty` });
+      throw new ProviderError({
+        code: 'auth',
+        message: `provider "${entry.provider}" needs a key and api_keys is empty`,
+      });
     }
     const client = clientFor(candidate);
     const filter = new ToolTagFilter((chunk) => {
@@ -194,23 +221,46 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
       call.onChunk?.(chunk);
     });
     const response = await client.chat(
-      Object.assign({}, request, { model: entry.model, stream, extraBody: entry.extraBody, headers: entry.headers,
-        temperature: request.temperature ?? options.temperature, maxTokens: request.maxTokens ?? options.maxTokens,
-        thinkingLevel: entry.thinkingLevel }),
-      { signal: budget.signal, onChunk: (chunk) => filter.push(chunk), ...(call.firstByteTimeoutMs !== undefined ? { firstByteTimeoutMs: call.firstByteTimeoutMs } : {}) },
+      Object.assign({}, request, {
+        model: entry.model,
+        stream,
+        extraBody: entry.extraBody,
+        headers: entry.headers,
+        temperature: request.temperature ?? options.temperature,
+        maxTokens: request.maxTokens ?? options.maxTokens,
+        thinkingLevel: entry.thinkingLevel,
+      }),
+      {
+        signal: budget.signal,
+        onChunk: (chunk) => filter.push(chunk),
+        ...(call.firstByteTimeoutMs !== undefined ? { firstByteTimeoutMs: call.firstByteTimeoutMs } : {}),
+      },
     );
     filter.flush();
     return response;
   }
 
   function reportFailure(error: ProviderError, correlation: Correlation): void {
-    report({ ...correlation, type: 'provider.failed', data: { code: error.code, message: error.message,
-      ...(error.status !== undefined ? { status: error.status } : {}), model_name: error.modelName,
-      ...(error.keyIndex !== undefined ? { key_index: error.keyIndex } : {}) } });
+    report({
+      ...correlation,
+      type: 'provider.failed',
+      data: {
+        code: error.code,
+        message: error.message,
+        ...(error.status !== undefined ? { status: error.status } : {}),
+        model_name: error.modelName,
+        ...(error.keyIndex !== undefined ? { key_index: error.keyIndex } : {}),
+      },
+    });
   }
 
   /** What to try after a failure: the failing key rests when the failure is transient; backing off only when nothing else is at rest. */
-  function nextTry(pool: Pool, picked: Picked, error: ProviderError, attemptNo: number): { picked: Picked; delay: number } {
+  function nextTry(
+    pool: Pool,
+    picked: Picked,
+    error: ProviderError,
+    attemptNo: number,
+  ): { picked: Picked; delay: number } {
     if (!error.retryable) return { picked: { ...picked, cooling: false }, delay: 0 };
     cooldowns.cool(picked.candidate, Math.max(error.retryAfterMs ?? 0, cooldownMs));
     const next = pool.pick(picked.member);
@@ -218,7 +268,13 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
     return { picked: next, delay: next.cooling ? Math.min(maxDelayMs, backoff) : 0 };
   }
 
-  function spent(budget: Budget, last: ProviderError | undefined, candidate: Candidate, attempts: number, correlation: Correlation): ProviderError {
+  function spent(
+    budget: Budget,
+    last: ProviderError | undefined,
+    candidate: Candidate,
+    attempts: number,
+    correlation: Correlation,
+  ): ProviderError {
     const error = budget.failure(last, attempts).from(candidate.entry.modelName, candidate.keyIndex);
     reportFailure(error, correlation);
     return error;
@@ -239,7 +295,14 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
           return await attempt(picked.candidate, request, stream, call, budget);
         } catch (raw) {
           if (call.signal?.aborted) throw raw;
-          if (budget.spent) throw spent(budget, raw instanceof ProviderError ? tagged(raw, picked.candidate) : last, picked.candidate, attemptNo, correlation);
+          if (budget.spent)
+            throw spent(
+              budget,
+              raw instanceof ProviderError ? tagged(raw, picked.candidate) : last,
+              picked.candidate,
+              attemptNo,
+              correlation,
+            );
           if (!(raw instanceof ProviderError)) throw raw;
           const error = tagged(raw, picked.candidate);
           last = error;
@@ -250,8 +313,16 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
           const next = nextTry(pool, picked, error, attemptNo);
           if (next.delay >= budget.leftMs()) throw spent(budget, error, picked.candidate, attemptNo, correlation);
           picked = next.picked;
-          report({ ...correlation, type: 'provider.retried', data: { code: error.code, attempt: attemptNo,
-            next_model: label(picked.candidate.entry), delay_ms: next.delay } });
+          report({
+            ...correlation,
+            type: 'provider.retried',
+            data: {
+              code: error.code,
+              attempt: attemptNo,
+              next_model: label(picked.candidate.entry),
+              delay_ms: next.delay,
+            },
+          });
           if (next.delay > 0) await sleep(next.delay);
         }
       }
@@ -262,9 +333,16 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
 
   return {
     chat,
-    describe: () => resolved.map((entry) => ({
-      model_name: entry.modelName, provider: entry.provider, family: entry.family, model: entry.model, api_base: entry.apiBase,
-      key_count: entry.keys.length, masked_keys: entry.keys.map(maskKey), enabled: entry.enabled,
-    })),
+    describe: () =>
+      resolved.map((entry) => ({
+        model_name: entry.modelName,
+        provider: entry.provider,
+        family: entry.family,
+        model: entry.model,
+        api_base: entry.apiBase,
+        key_count: entry.keys.length,
+        masked_keys: entry.keys.map(maskKey),
+        enabled: entry.enabled,
+      })),
   };
 }

@@ -6,7 +6,10 @@ export function parseWire<S extends z.ZodType>(schema: S, value: unknown, what: 
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new ProviderError({ code: 'unknown', message: `unexpected ${what}: ${issue?.path.join('.') || '(root)'}: ${issue?.message}` });
+  throw new ProviderError({
+    code: 'unknown',
+    message: `unexpected ${what}: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
+  });
 }
 
 export function streamEndedEarly(): ProviderError {
@@ -14,6 +17,8 @@ export function streamEndedEarly(): ProviderError {
 }
 
 /** The headers a client sends with a request: its own, then the request's (an entry's), so a user can override anything. */
-export function headersFor(own: Record<string, string>): (request: { headers?: Record<string, string> }) => Record<string, string> {
+export function headersFor(
+  own: Record<string, string>,
+): (request: { headers?: Record<string, string> }) => Record<string, string> {
   return (request) => ({ ...own, ...request.headers });
 }

@@ -1,7 +1,13 @@
 import type { Writable } from 'node:stream';
 import * as z from 'zod';
 import { download, getJson, type Downloaded, type RegistryHttpOptions } from './http.js';
-import { SkillInstallError, type ArchiveSource, type SearchHit, type SkillMeta, type SkillRegistry } from './registry.js';
+import {
+  SkillInstallError,
+  type ArchiveSource,
+  type SearchHit,
+  type SkillMeta,
+  type SkillRegistry,
+} from './registry.js';
 import { requestOptions, type RegistrySettings } from './settings.js';
 
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -10,7 +16,9 @@ const text = z.string().nullish();
 
 // The ClawHub wire shapes: `GET search?q=&limit=` and `GET skills/{slug}`. Fields may be null or missing.
 const searchAnswerSchema = z.looseObject({
-  results: z.array(z.looseObject({ score: z.number().nullish(), slug: text, displayName: text, summary: text, version: text })).nullish(),
+  results: z
+    .array(z.looseObject({ score: z.number().nullish(), slug: text, displayName: text, summary: text, version: text }))
+    .nullish(),
 });
 
 const metaAnswerSchema = z.looseObject({
@@ -23,12 +31,14 @@ const metaAnswerSchema = z.looseObject({
 
 function parsed<T>(schema: z.ZodType<T>, value: unknown, what: string, registry: string): T {
   const result = schema.safeParse(value);
-  if (!result.success) throw new SkillInstallError('registry_failed', `registry ${registry} sent a ${what} answer of the wrong shape`);
+  if (!result.success)
+    throw new SkillInstallError('registry_failed', `registry ${registry} sent a ${what} answer of the wrong shape`);
   return result.data;
 }
 
 export function checkSlug(slug: string): string {
-  if (!SLUG.test(slug)) throw new SkillInstallError('slug_invalid', `"${slug}" is not a skill slug (allowed: letters, digits, . _ -)`);
+  if (!SLUG.test(slug))
+    throw new SkillInstallError('slug_invalid', `"${slug}" is not a skill slug (allowed: letters, digits, . _ -)`);
   return slug;
 }
 
@@ -56,7 +66,16 @@ export class ClawHubRegistry implements SkillRegistry {
     // As the peer runtime does: a result without a slug or a summary is not shown.
     return (answer.results ?? []).flatMap((r) =>
       r.slug && r.summary
-        ? [{ registry: this.name, slug: r.slug, display_name: r.displayName || r.slug, summary: r.summary, version: r.version ?? '', score: r.score ?? 0 }]
+        ? [
+            {
+              registry: this.name,
+              slug: r.slug,
+              display_name: r.displayName || r.slug,
+              summary: r.summary,
+              version: r.version ?? '',
+              score: r.score ?? 0,
+            },
+          ]
         : [],
     );
   }

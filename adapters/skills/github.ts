@@ -2,7 +2,13 @@ import type { Writable } from 'node:stream';
 import * as z from 'zod';
 import { download, getJson, RegistryHttpError, type Downloaded, type RegistryHttpOptions } from './http.js';
 import { checkSlug } from './clawhub.js';
-import { SkillInstallError, type ArchiveSource, type SearchHit, type SkillMeta, type SkillRegistry } from './registry.js';
+import {
+  SkillInstallError,
+  type ArchiveSource,
+  type SearchHit,
+  type SkillMeta,
+  type SkillRegistry,
+} from './registry.js';
 import { requestOptions, type RegistrySettings } from './settings.js';
 
 const GITHUB_JSON = 'application/vnd.github+json';
@@ -19,7 +25,11 @@ export interface GitHubTarget {
 export function parseGitHubSlug(slug: string): GitHubTarget {
   const parts = slug.replace(/^\/+|\/+$/g, '').split('/');
   const bad = parts.length < 2 || parts.some((p) => !SEGMENT.test(p) || p === '.' || p === '..');
-  if (bad) throw new SkillInstallError('slug_invalid', `"${slug}" is not a GitHub skill (allowed: owner/repo or owner/repo/path/to/skill, optionally @ref)`);
+  if (bad)
+    throw new SkillInstallError(
+      'slug_invalid',
+      `"${slug}" is not a GitHub skill (allowed: owner/repo or owner/repo/path/to/skill, optionally @ref)`,
+    );
   const [owner, repo, ...rest] = parts as [string, string, ...string[]];
   return { owner, repo, path: rest.join('/') };
 }
@@ -41,7 +51,12 @@ const codeSearchSchema = z.looseObject({
       z.looseObject({
         path: z.string(),
         score: z.number().nullish(),
-        repository: z.looseObject({ full_name: z.string(), name: z.string(), description: z.string().nullish(), default_branch: z.string().nullish() }),
+        repository: z.looseObject({
+          full_name: z.string(),
+          name: z.string(),
+          description: z.string().nullish(),
+          default_branch: z.string().nullish(),
+        }),
       }),
     )
     .nullish(),
@@ -78,32 +93,42 @@ export class GitHubRegistry implements SkillRegistry {
     try {
       answer = await getJson(url.href, this.options(signal));
     } catch (error) {
-      if (!this.settings.token && error instanceof RegistryHttpError && (error.status === 401 || error.status === 403)) return [];
+      if (!this.settings.token && error instanceof RegistryHttpError && (error.status === 401 || error.status === 403))
+        return [];
       throw error;
     }
     const parsed = codeSearchSchema.safeParse(answer);
-    if (!parsed.success) throw new SkillInstallError('registry_failed', `registry ${this.name} sent a search answer of the wrong shape`);
+    if (!parsed.success)
+      throw new SkillInstallError('registry_failed', `registry ${this.name} sent a search answer of the wrong shape`);
     return (parsed.data.items ?? []).flatMap((item) => {
       const file = item.path.replace(/^\/+|\/+$/g, '');
       if (file !== 'SKILL.md' && !file.endsWith('/SKILL.md')) return [];
       const dir = file.slice(0, -'SKILL.md'.length).replace(/\/$/, '');
       const { repository } = item;
-      return [{
-        registry: this.name,
-        slug: dir ? `${repository.full_name}/${dir}` : repository.full_name,
-        display_name: dir ? dir.split('/').at(-1)! : repository.name,
-        summary: repository.description?.trim() ?? '',
-        version: repository.default_branch ?? '',
-        score: item.score ?? 0,
-      }];
+      return [
+        {
+          registry: this.name,
+          slug: dir ? `${repository.full_name}/${dir}` : repository.full_name,
+          display_name: dir ? dir.split('/').at(-1)! : repository.name,
+          summary: repository.description?.trim() ?? '',
+          version: repository.default_branch ?? '',
+          score: item.score ?? 0,
+        },
+      ];
     });
   }
 
   /** The repository's default branch is the latest version; repositories carry no moderation flags. */
   async meta(slug: string, signal?: AbortSignal): Promise<SkillMeta> {
     const target = parseGitHubSlug(slug);
-    const answer = repositorySchema.safeParse(await getJson(`${this.api}/repos/${target.owner}/${target.repo}`, this.options(signal)));
-    if (!answer.success) throw new SkillInstallError('registry_failed', `registry ${this.name} did not say the default branch of ${target.owner}/${target.repo}`);
+    const answer = repositorySchema.safeParse(
+      await getJson(`${this.api}/repos/${target.owner}/${target.repo}`, this.options(signal)),
+    );
+    if (!answer.success)
+      throw new SkillInstallError(
+        'registry_failed',
+        `registry ${this.name} did not say the default branch of ${target.owner}/${target.repo}`,
+      );
     return {
       registry: this.name,
       slug: [target.owner, target.repo, target.path].filter(Boolean).join('/'),
@@ -127,6 +152,10 @@ export class GitHubRegistry implements SkillRegistry {
   }
 
   download(source: ArchiveSource, sink: Writable, signal?: AbortSignal): Promise<Downloaded> {
-    return download(source.url, sink, { ...this.options(signal), accept: GITHUB_JSON, maxBytes: this.settings.maxZipBytes });
+    return download(source.url, sink, {
+      ...this.options(signal),
+      accept: GITHUB_JSON,
+      maxBytes: this.settings.maxZipBytes,
+    });
   }
 }

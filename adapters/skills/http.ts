@@ -3,12 +3,24 @@
 import { createHash } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { bodyPieces, readBytes, send, TransportError, type HttpAnswer, type HttpRequest, type Route } from '../http/client.js';
+import {
+  bodyPieces,
+  readBytes,
+  send,
+  TransportError,
+  type HttpAnswer,
+  type HttpRequest,
+  type Route,
+} from '../http/client.js';
 
 export type RegistryHttpErrorCode = 'http_status' | 'too_large' | 'timeout' | 'network' | 'bad_json';
 
 export class RegistryHttpError extends Error {
-  constructor(readonly code: RegistryHttpErrorCode, message: string, readonly status?: number) {
+  constructor(
+    readonly code: RegistryHttpErrorCode,
+    message: string,
+    readonly status?: number,
+  ) {
     super(message);
     this.name = 'RegistryHttpError';
   }
@@ -36,10 +48,13 @@ function limitText(bytes: number): string {
 function failure(error: unknown, url: string, options: RegistryHttpOptions): RegistryHttpError {
   if (error instanceof RegistryHttpError) return error;
   const host = new URL(url).host;
-  if ((error as Error).name === 'TimeoutError') return new RegistryHttpError('timeout', `${host}: no answer within ${options.timeoutMs / 1000} s`);
+  if ((error as Error).name === 'TimeoutError')
+    return new RegistryHttpError('timeout', `${host}: no answer within ${options.timeoutMs / 1000} s`);
   if (error instanceof TransportError) {
-    if (error.code === 'too_large') return new RegistryHttpError('too_large', `${url} is over the limit of ${limitText(options.maxBytes)}`);
-    const timedOut = error.code === 'connect_timeout' || error.code === 'first_byte_timeout' || error.code === 'idle_timeout';
+    if (error.code === 'too_large')
+      return new RegistryHttpError('too_large', `${url} is over the limit of ${limitText(options.maxBytes)}`);
+    const timedOut =
+      error.code === 'connect_timeout' || error.code === 'first_byte_timeout' || error.code === 'idle_timeout';
     return new RegistryHttpError(timedOut ? 'timeout' : 'network', `${host}: ${error.message}`);
   }
   return new RegistryHttpError('network', `${host}: ${(error as Error).message}`);
@@ -49,14 +64,25 @@ function failure(error: unknown, url: string, options: RegistryHttpOptions): Reg
  * A GET on the shared client; a redirect is followed (the token goes only to the origin first asked) and an error
  * status fails with the start of its body.
  */
-async function get(url: string, options: RegistryHttpOptions, accept: string, signal: AbortSignal | undefined): Promise<{ answer: HttpAnswer; call: HttpRequest; route: Route }> {
+async function get(
+  url: string,
+  options: RegistryHttpOptions,
+  accept: string,
+  signal: AbortSignal | undefined,
+): Promise<{ answer: HttpAnswer; call: HttpRequest; route: Route }> {
   const route: Route = { maxAnswerBytes: options.maxBytes, ...(options.proxy ? { proxy: options.proxy } : {}) };
   const origin = new URL(url).origin;
   let target = url;
   for (let hop = 0; ; hop++) {
     const headers: Record<string, string> = { accept, 'user-agent': 'tern-skills' };
     if (options.token && new URL(target).origin === origin) headers.authorization = `Bearer ${options.token}`;
-    const call: HttpRequest = { url: target, headers, firstByteTimeoutMs: options.timeoutMs, idleTimeoutMs: options.timeoutMs, ...(signal ? { signal } : {}) };
+    const call: HttpRequest = {
+      url: target,
+      headers,
+      firstByteTimeoutMs: options.timeoutMs,
+      idleTimeoutMs: options.timeoutMs,
+      ...(signal ? { signal } : {}),
+    };
     const answer = await send(route, call);
     const location = answer.headers.location;
     if (REDIRECTS.has(answer.status) && typeof location === 'string' && hop < MAX_REDIRECTS) {
@@ -65,8 +91,15 @@ async function get(url: string, options: RegistryHttpOptions, accept: string, si
       continue;
     }
     if (answer.status < 200 || answer.status >= 300) {
-      const text = (await readBytes(answer, call, route).catch(() => Buffer.alloc(0))).toString('utf8').slice(0, 200).trim();
-      throw new RegistryHttpError('http_status', `HTTP ${answer.status} from ${target}${text ? `: ${text}` : ''}`, answer.status);
+      const text = (await readBytes(answer, call, route).catch(() => Buffer.alloc(0)))
+        .toString('utf8')
+        .slice(0, 200)
+        .trim();
+      throw new RegistryHttpError(
+        'http_status',
+        `HTTP ${answer.status} from ${target}${text ? `: ${text}` : ''}`,
+        answer.status,
+      );
     }
     return { answer, call, route };
   }
@@ -102,7 +135,12 @@ export async function download(url: string, sink: Writable, options: RegistryHtt
   const hash = createHash('sha256');
   let bytes = 0;
   try {
-    const { answer, call, route } = await get(url, options, options.accept ?? 'application/zip, application/octet-stream', options.signal);
+    const { answer, call, route } = await get(
+      url,
+      options,
+      options.accept ?? 'application/zip, application/octet-stream',
+      options.signal,
+    );
     for await (const piece of bodyPieces(answer, call, route)) {
       bytes += piece.length;
       hash.update(piece);

@@ -17,7 +17,11 @@ export function buildRegistries(settings: SkillsSettings): SkillRegistry[] {
 }
 
 /** Search and install over the enabled registries of `tools.skills`; one per process keeps one search cache. */
-export function skillServices(skills: SkillsConfig, roots: InstallRoots, options: { now?: () => number } = {}): SkillServices {
+export function skillServices(
+  skills: SkillsConfig,
+  roots: InstallRoots,
+  options: { now?: () => number } = {},
+): SkillServices {
   const settings = skillsSettings(skills);
   const registries = buildRegistries(settings);
   const now = options.now ?? Date.now;

@@ -51,16 +51,25 @@ export interface RemoveResult {
 
 function registryFailure(registry: SkillRegistry, error: unknown): never {
   if (error instanceof SkillInstallError) throw error;
-  if (error instanceof RegistryHttpError && error.code === 'too_large') throw new SkillInstallError('archive_refused', `registry ${registry.name}: ${error.message}`);
+  if (error instanceof RegistryHttpError && error.code === 'too_large')
+    throw new SkillInstallError('archive_refused', `registry ${registry.name}: ${error.message}`);
   throw new SkillInstallError('registry_failed', `registry ${registry.name}: ${(error as Error).message}`);
 }
 
 function moderation(meta: SkillMeta, force: boolean): string[] {
   const id = `${meta.registry}/${meta.slug}`;
-  if (meta.malware_blocked) throw new SkillInstallError('malware_blocked', `${id} is blocked by the registry as malware and is never installed`);
+  if (meta.malware_blocked)
+    throw new SkillInstallError(
+      'malware_blocked',
+      `${id} is blocked by the registry as malware and is never installed`,
+    );
   if (!meta.suspicious) return [];
   const why = `${id} is flagged as suspicious by the registry (its moderation found risky patterns)`;
-  if (!force) throw new SkillInstallError('suspicious', `${why}; read it at the registry first, and install with --force (force: true) only if you trust it`);
+  if (!force)
+    throw new SkillInstallError(
+      'suspicious',
+      `${why}; read it at the registry first, and install with --force (force: true) only if you trust it`,
+    );
   return [`${why}; installed because force was given`];
 }
 
@@ -88,8 +97,13 @@ export class SkillInstaller {
     const previous = existsSync(existingDir) ? readOrigin(existingDir) : undefined;
     const same = previous?.registry === registry.name && previous.slug === meta.slug;
     if (existsSync(existingDir) && !same && request.force !== true) {
-      const from = previous ? `it came from ${previous.registry}/${previous.slug}` : 'it was not installed from a registry';
-      throw new SkillInstallError('already_installed', `a skill folder ${source.folder} already exists in ${root} (${from}); remove it first or install with --force to replace it`);
+      const from = previous
+        ? `it came from ${previous.registry}/${previous.slug}`
+        : 'it was not installed from a registry';
+      throw new SkillInstallError(
+        'already_installed',
+        `a skill folder ${source.folder} already exists in ${root} (${from}); remove it first or install with --force to replace it`,
+      );
     }
     if (same && previous.installed_version === source.version && request.force !== true) {
       const header = installedSkills([{ root: rootName, dir: root }]).find((s) => s.folder === source.folder);
@@ -98,19 +112,52 @@ export class SkillInstaller {
     }
     const staging = SkillStaging.open(root);
     try {
-      const downloaded = await registry.download(source, staging.archiveStream(), signal).catch((error: unknown) => registryFailure(registry, error));
-      const header = await staging.unpack({ within: source.within, ...(this.options.limits ? { limits: this.options.limits } : {}) }).catch((error: unknown) => {
-        if (error instanceof SkillArchiveError) throw new SkillInstallError('archive_refused', `${registry.name}/${meta.slug} was refused: ${error.message}`);
-        if (error instanceof SkillFileError || error instanceof SkillFolderError) throw new SkillInstallError('skill_invalid', `${registry.name}/${meta.slug} is not a valid skill: ${error.message}`);
-        throw error;
-      });
+      const downloaded = await registry
+        .download(source, staging.archiveStream(), signal)
+        .catch((error: unknown) => registryFailure(registry, error));
+      const header = await staging
+        .unpack({ within: source.within, ...(this.options.limits ? { limits: this.options.limits } : {}) })
+        .catch((error: unknown) => {
+          if (error instanceof SkillArchiveError)
+            throw new SkillInstallError(
+              'archive_refused',
+              `${registry.name}/${meta.slug} was refused: ${error.message}`,
+            );
+          if (error instanceof SkillFileError || error instanceof SkillFolderError)
+            throw new SkillInstallError(
+              'skill_invalid',
+              `${registry.name}/${meta.slug} is not a valid skill: ${error.message}`,
+            );
+          throw error;
+        });
       const now = this.options.now?.() ?? new Date();
-      const origin = { version: 1 as const, registry: registry.name, slug: meta.slug, installed_version: source.version, installed_at: now.getTime(), sha256: downloaded.sha256 };
+      const origin = {
+        version: 1 as const,
+        registry: registry.name,
+        slug: meta.slug,
+        installed_version: source.version,
+        installed_at: now.getTime(),
+        sha256: downloaded.sha256,
+      };
       const committed = staging.commit(source.folder, { origin });
-      const action: InstallAction = !committed.replaced ? 'installed' : same && previous.installed_version === source.version ? 'reinstalled' : same ? 'upgraded' : 'installed';
+      const action: InstallAction = !committed.replaced
+        ? 'installed'
+        : same && previous.installed_version === source.version
+          ? 'reinstalled'
+          : same
+            ? 'upgraded'
+            : 'installed';
       return {
-        ...this.result(action, { ...origin, version: source.version }, { folder: source.folder, root, rootName }, header, warnings),
-        ...(same && previous.installed_version !== source.version ? { previous_version: previous.installed_version } : {}),
+        ...this.result(
+          action,
+          { ...origin, version: source.version },
+          { folder: source.folder, root, rootName },
+          header,
+          warnings,
+        ),
+        ...(same && previous.installed_version !== source.version
+          ? { previous_version: previous.installed_version }
+          : {}),
       };
     } finally {
       staging.discard();
@@ -147,7 +194,9 @@ export class SkillInstaller {
     if (!found) {
       const other = options.global ? 'workspace' : 'global';
       const elsewhere = findInstalled(installedSkills([{ root: other, dir: this.roots[other] }]), name);
-      const hint = elsewhere ? `; it is installed in the ${other} skills (${elsewhere.dir})${other === 'global' ? ', remove it with --global' : ', remove it without --global'}` : '';
+      const hint = elsewhere
+        ? `; it is installed in the ${other} skills (${elsewhere.dir})${other === 'global' ? ', remove it with --global' : ', remove it without --global'}`
+        : '';
       throw new SkillInstallError('not_installed', `no skill "${name}" in ${root}${hint}`);
     }
     removeSkillFolder(found, root);

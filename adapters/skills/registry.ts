@@ -57,7 +57,10 @@ export type SkillInstallErrorCode =
 
 /** An install, upgrade or removal that did not happen; the message says why and what to do. */
 export class SkillInstallError extends Error {
-  constructor(readonly code: SkillInstallErrorCode, message: string) {
+  constructor(
+    readonly code: SkillInstallErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'SkillInstallError';
   }

@@ -5,7 +5,11 @@
 export class SearchCache<T> {
   private readonly entries = new Map<string, { at: number; value: T }>();
 
-  constructor(private readonly maxSize: number, private readonly ttlMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly maxSize: number,
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get enabled(): boolean {
     return this.maxSize > 0 && this.ttlMs > 0;

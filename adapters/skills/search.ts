@@ -22,7 +22,10 @@ export interface SearchOutcome {
 }
 
 export class SkillSearchError extends Error {
-  constructor(readonly code: 'query_empty' | 'no_registries', message: string) {
+  constructor(
+    readonly code: 'query_empty' | 'no_registries',
+    message: string,
+  ) {
     super(message);
     this.name = 'SkillSearchError';
   }
@@ -87,14 +90,18 @@ async function limited<T>(tasks: Array<() => Promise<T>>, width: number): Promis
 export class SkillSearch {
   private readonly cache: SearchCache<Omit<SearchOutcome, 'cached'>>;
 
-  constructor(private readonly registries: readonly SkillRegistry[], private readonly options: SkillSearchOptions) {
+  constructor(
+    private readonly registries: readonly SkillRegistry[],
+    private readonly options: SkillSearchOptions,
+  ) {
     this.cache = new SearchCache(options.cache.maxSize, options.cache.ttlMs, options.now);
   }
 
   async search(rawQuery: string, limit: number, signal?: AbortSignal): Promise<SearchOutcome> {
     const query = rawQuery.trim().replace(/\s+/g, ' ').toLowerCase();
     if (query === '') throw new SkillSearchError('query_empty', 'the search query is empty');
-    if (this.registries.length === 0) throw new SkillSearchError('no_registries', 'no skill registry is enabled (tools.skills.registries)');
+    if (this.registries.length === 0)
+      throw new SkillSearchError('no_registries', 'no skill registry is enabled (tools.skills.registries)');
     const key = `${limit}\u0000${query}`;
     const hit = this.cache.get(key);
     if (hit) return { ...hit, cached: true };
@@ -109,7 +116,15 @@ export class SkillSearch {
       this.options.maxConcurrent,
     );
     const failures = answers.flatMap((a) => (a.failure ? [a.failure] : []));
-    const outcome = { query, results: mergeResults(answers.map((a) => a.hits ?? []), query, limit), failures };
+    const outcome = {
+      query,
+      results: mergeResults(
+        answers.map((a) => a.hits ?? []),
+        query,
+        limit,
+      ),
+      failures,
+    };
     if (failures.length === 0) this.cache.set(key, outcome);
     return { ...outcome, cached: false };
   }

@@ -87,5 +87,12 @@ export function skillsSettings(skills: SkillsConfig): SkillsSettings {
 /** What every call to a registry takes from its settings: the time limit, the answer cap, the token and the proxy. */
 export function requestOptions(settings: RegistrySettings, signal?: AbortSignal, accept?: string): RegistryHttpOptions {
   const { timeoutMs, maxResponseBytes, token, proxy } = settings;
-  return { timeoutMs, maxBytes: maxResponseBytes, ...(accept ? { accept } : {}), ...(token ? { token } : {}), ...(proxy ? { proxy } : {}), ...(signal ? { signal } : {}) };
+  return {
+    timeoutMs,
+    maxBytes: maxResponseBytes,
+    ...(accept ? { accept } : {}),
+    ...(token ? { token } : {}),
+    ...(proxy ? { proxy } : {}),
+    ...(signal ? { signal } : {}),
+  };
 }

@@ -49,7 +49,11 @@ export interface ToolsOptions {
 
 /** Enumerated options are checked here too: the lead's config mapping may pass any string through. */
 function oneOf<T extends string>(field: string, value: T, allowed: readonly T[]): T {
-  if (!allowed.includes(value)) throw new ToolError('invalid_option', `${field} must be ${allowed.map((a) => `"${a}"`).join(' or ')}, got "${String(value)}"`);
+  if (!allowed.includes(value))
+    throw new ToolError(
+      'invalid_option',
+      `${field} must be ${allowed.map((a) => `"${a}"`).join(' or ')}, got "${String(value)}"`,
+    );
   return value;
 }
 
@@ -60,7 +64,11 @@ function registerFileTools(registry: ToolRegistry, sandbox: Sandbox, options: To
     const mode = oneOf('tools.read_file.mode', readFile.mode, ['bytes', 'lines']);
     registry.register(mode === 'lines' ? readFileLinesTool(sandbox, readFile) : readFileBytesTool(sandbox, readFile));
   }
-  registry.register(writeFileTool(sandbox)).register(editFileTool(sandbox)).register(appendFileTool(sandbox)).register(listDirTool(sandbox));
+  registry
+    .register(writeFileTool(sandbox))
+    .register(editFileTool(sandbox))
+    .register(appendFileTool(sandbox))
+    .register(listDirTool(sandbox));
   if (searchFiles.enabled) registry.register(searchFilesTool(sandbox, searchFiles));
 }
 
@@ -75,7 +83,8 @@ function registerWebTools(registry: ToolRegistry, options: ToolsOptions): void {
 /** `message` and `send_file` need a way to send; without one they are left out rather than failing later. */
 function registerMessaging(registry: ToolRegistry, sandbox: Sandbox, options: ToolsOptions): void {
   const messaging = { ...DEFAULT_MESSAGING, ...options.messaging };
-  if (messaging.send && messaging.messageEnabled) registry.register(messageTool(sandbox, messaging.send, messaging.mediaEnabled));
+  if (messaging.send && messaging.messageEnabled)
+    registry.register(messageTool(sandbox, messaging.send, messaging.mediaEnabled));
   if (messaging.send && messaging.sendFileEnabled) registry.register(sendFileTool(sandbox, messaging.send));
   if (messaging.loadImageEnabled) registry.register(loadImageTool(sandbox));
 }
@@ -86,7 +95,12 @@ function registerMessaging(registry: ToolRegistry, sandbox: Sandbox, options: To
  */
 export function buildTools(options: ToolsOptions): ToolRegistry {
   const sandbox = new Sandbox(options.sandbox);
-  const registry = new ToolRegistry({ ...DEFAULT_FILTER, ...options.filter }, sandbox.workspace, undefined, new Set(options.disabled));
+  const registry = new ToolRegistry(
+    { ...DEFAULT_FILTER, ...options.filter },
+    sandbox.workspace,
+    undefined,
+    new Set(options.disabled),
+  );
   registerFileTools(registry, sandbox, options);
   const exec = { ...DEFAULT_EXEC, ...options.exec };
   if (exec.enabled) registry.register(execTool(sandbox, exec));

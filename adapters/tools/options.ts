@@ -93,7 +93,18 @@ export interface FilterOptions {
   maxInlineTextChars: number;
 }
 
-export const SEARCH_ENGINES = ['brave', 'duckduckgo', 'perplexity', 'baidu_search', 'tavily', 'kagi', 'keenable', 'exa', 'searxng', 'glm_search'] as const;
+export const SEARCH_ENGINES = [
+  'brave',
+  'duckduckgo',
+  'perplexity',
+  'baidu_search',
+  'tavily',
+  'kagi',
+  'keenable',
+  'exa',
+  'searxng',
+  'glm_search',
+] as const;
 export type SearchEngineName = (typeof SEARCH_ENGINES)[number];
 
 export interface SearchEngineOptions {
@@ -124,7 +135,10 @@ export type SendTarget = { channel: string; chat: string };
  * the cluster member running its channel account `to` (queued there, not yet out); or not delivered, because this
  * process reaches no channel (`tern tool`). A send that fails (no such channel, the platform refused) throws instead.
  */
-export type SendOutcome = { kind: 'sent' } | { kind: 'relayed'; to: string } | { kind: 'not_delivered'; reason: string };
+export type SendOutcome =
+  | { kind: 'sent' }
+  | { kind: 'relayed'; to: string }
+  | { kind: 'not_delivered'; reason: string };
 export type SendFunction = (target: SendTarget, text: string, media: ToolMedia[]) => Promise<SendOutcome>;
 
 export interface MessagingOptions {
@@ -185,7 +199,12 @@ export const DEFAULT_MESSAGING: MessagingOptions = {
   loadImageEnabled: true,
 };
 
-export function defaultSandbox(workspace: string, home: string, userHome: string, codingToolHome?: string): SandboxPolicy {
+export function defaultSandbox(
+  workspace: string,
+  home: string,
+  userHome: string,
+  codingToolHome?: string,
+): SandboxPolicy {
   return {
     workspace,
     restrictToWorkspace: true,

@@ -77,11 +77,21 @@ export class ToolRegistry {
   }
 
   /** `refused` hears of a refusal by the sandbox or the exec guard (policy, which hooks may not change). */
-  async execute(name: string, rawArgs: unknown, context: ToolContext, refused?: (code: string) => void): Promise<ToolResult> {
+  async execute(
+    name: string,
+    rawArgs: unknown,
+    context: ToolContext,
+    refused?: (code: string) => void,
+  ): Promise<ToolResult> {
     return filterResult(await this.run(name, rawArgs, context, refused), this.filter, this.workspace);
   }
 
-  private async run(name: string, rawArgs: unknown, context: ToolContext, refused: ((code: string) => void) | undefined): Promise<ToolResult> {
+  private async run(
+    name: string,
+    rawArgs: unknown,
+    context: ToolContext,
+    refused: ((code: string) => void) | undefined,
+  ): Promise<ToolResult> {
     const tool = this.tools.get(name);
     if (!tool) return fail(`unknown tool "${name}"; available: ${[...this.tools.keys()].join(', ')}`);
     const parsed = tool.parameters.safeParse(rawArgs ?? {});

@@ -26,7 +26,9 @@ export type ToolMedia = { kind: 'image' | 'audio' | 'video' | 'file'; path: stri
  * What the model receives. A failure is a result too: the model reads the message and carries on. `images` are
  * shown to the model with the text (`load_image`); `media` names the files the result is about.
  */
-export type ToolResult = { ok: true; content: string; media?: ToolMedia[]; images?: ImagePart[] } | { ok: false; content: string };
+export type ToolResult =
+  | { ok: true; content: string; media?: ToolMedia[]; images?: ImagePart[] }
+  | { ok: false; content: string };
 
 export interface Tool<P = unknown> {
   name: string;
@@ -38,11 +40,15 @@ export interface Tool<P = unknown> {
 
 /** A tool's refusal or failure, carrying the exact text the model should read. */
 export class ToolError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'ToolError';
   }
 }
 
-export const ok = (content: string, media?: ToolMedia[]): ToolResult => (media ? { ok: true, content, media } : { ok: true, content });
+export const ok = (content: string, media?: ToolMedia[]): ToolResult =>
+  media ? { ok: true, content, media } : { ok: true, content };
 export const fail = (content: string): ToolResult => ({ ok: false, content });

@@ -39,7 +39,9 @@ export const evolutionEvents = {
     }),
   ),
   /** The cold path tried to draft from a cluster and could not; the cluster waits for new records. */
-  'skill.draft_failed': lazySchema(() => z.object({ shape: z.string(), records: z.array(z.number().int().positive()), reason: z.string() })),
+  'skill.draft_failed': lazySchema(() =>
+    z.object({ shape: z.string(), records: z.array(z.number().int().positive()), reason: z.string() }),
+  ),
   /** A person's decision, on its way to the evolution actor (dashboard, or the CLI while a gateway holds the log). */
   'skill.decision.requested': lazySchema(() =>
     z.object({ request: z.string(), draft: z.string(), decision: z.enum(['accept', 'reject']), by: by() }),
@@ -50,7 +52,15 @@ export const evolutionEvents = {
   'skill.decision.refused': lazySchema(() => z.object({ request: z.string(), draft: z.string(), reason: z.string() })),
   /** An accepted draft written into the workspace `skills/` (`evolution.mode` apply); a replaced skill was backed up. */
   'skill.applied': lazySchema(() =>
-    z.object({ draft: z.string(), name: z.string(), path: z.string(), backup: z.string().optional(), request: z.string().optional() }),
+    z.object({
+      draft: z.string(),
+      name: z.string(),
+      path: z.string(),
+      backup: z.string().optional(),
+      request: z.string().optional(),
+    }),
   ),
-  'skill.apply_failed': lazySchema(() => z.object({ draft: z.string(), reason: z.string(), request: z.string().optional() })),
+  'skill.apply_failed': lazySchema(() =>
+    z.object({ draft: z.string(), reason: z.string(), request: z.string().optional() }),
+  ),
 } as const;

@@ -19,7 +19,13 @@ export const hookDecisionSchema = lazySchema(() =>
   z.object({
     action: z.enum(HOOK_ACTIONS),
     reason: z.string().optional(),
-    request: z.object({ model: z.string().optional(), system: z.string().optional(), messages: z.array(chatMessageSchema()).optional() }).optional(),
+    request: z
+      .object({
+        model: z.string().optional(),
+        system: z.string().optional(),
+        messages: z.array(chatMessageSchema()).optional(),
+      })
+      .optional(),
     answer: z.object({ text: z.string().optional(), tool_calls: z.array(toolCallSchema()).optional() }).optional(),
     call: z.object({ name: z.string().optional(), arguments: z.record(z.string(), z.unknown()).optional() }).optional(),
     result: z.object({ ok: z.boolean().optional(), content: z.string().optional() }).optional(),

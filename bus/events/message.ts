@@ -14,14 +14,18 @@ export const mediaSchema = lazySchema(() =>
 );
 
 /** Where an answer goes: the `channel_list` entry, the chat, and the platform address of the chat. */
-export const replyTargetSchema = lazySchema(() => z.object({ channel: z.string(), chat: z.string(), reply_to: z.string() }));
+export const replyTargetSchema = lazySchema(() =>
+  z.object({ channel: z.string(), chat: z.string(), reply_to: z.string() }),
+);
 export type ReplyTarget = z.infer<ReturnType<typeof replyTargetSchema>>;
 
 /**
  * What a reply is: a turn's outcome, a chat command's answer, the notice after a restart, or a message the agent
  * sent by itself (the `message` tool, a cron job).
  */
-export const replyOutcomeSchema = lazySchema(() => z.enum(['completed', 'stopped', 'failed', 'aborted', 'command', 'restarted', 'message']));
+export const replyOutcomeSchema = lazySchema(() =>
+  z.enum(['completed', 'stopped', 'failed', 'aborted', 'command', 'restarted', 'message']),
+);
 export type ReplyOutcome = z.infer<ReturnType<typeof replyOutcomeSchema>>;
 
 export const messageEvents = {
@@ -106,17 +110,29 @@ export const messageEvents = {
       /** Buttons under the last part where the channel has them (an approval's Approve and Deny); the text says what to reply. */
       choices: z.array(z.object({ label: z.string(), reply: z.string() })).optional(),
       /** Files sent with the text (the `message`, `send_file` and `image_generate` tools): the text is their caption when it fits. */
-      files: z.array(z.object({ kind: z.enum(['image', 'audio', 'video', 'file']), path: z.string(), mime: z.string().optional() })).optional(),
+      files: z
+        .array(
+          z.object({
+            kind: z.enum(['image', 'audio', 'video', 'file']),
+            path: z.string(),
+            mime: z.string().optional(),
+          }),
+        )
+        .optional(),
     }),
   ),
   /** The outbox is done with a reply: `parts` sent (or already sent before), `failed` when one was given up. */
-  'reply.delivered': lazySchema(() => z.object({ message_id: z.string(), key: z.string(), parts: z.number().int().nonnegative(), failed: z.boolean() })),
+  'reply.delivered': lazySchema(() =>
+    z.object({ message_id: z.string(), key: z.string(), parts: z.number().int().nonnegative(), failed: z.boolean() }),
+  ),
   /**
    * The outbox is about to hand a part to its channel; once this is in the log the part is sent. A restart that finds
    * it without its `message.sent` cannot know whether the platform got the part (no platform API says so), and does
    * not send it again: a part is never sent twice.
    */
-  'message.sending': lazySchema(() => z.object({ channel: z.string(), chat: z.string(), send_key: z.string(), part: z.number().int().nonnegative() })),
+  'message.sending': lazySchema(() =>
+    z.object({ channel: z.string(), chat: z.string(), send_key: z.string(), part: z.number().int().nonnegative() }),
+  ),
   /** A reply (or one part of it) handed to a channel. `send_key` makes a retried send idempotent. */
   'message.sent': lazySchema(() =>
     z.object({
@@ -155,7 +171,9 @@ export const messageEvents = {
     }),
   ),
   /** A voice message turned into text before its turn. */
-  'message.transcribed': lazySchema(() => z.object({ message_id: z.string(), text: z.string(), model_name: z.string() })),
+  'message.transcribed': lazySchema(() =>
+    z.object({ message_id: z.string(), text: z.string(), model_name: z.string() }),
+  ),
   /** A chat command answered before the model, such as `/help`. */
   'command.handled': lazySchema(() =>
     z.object({

@@ -26,7 +26,9 @@ export const pairingEvents = {
    * answered by `pairing.decided` or `pairing.decision.failed` with the same `request`. `by` says where it came from
    * (`cli`, `dashboard`).
    */
-  'pairing.decision.requested': lazySchema(() => z.object({ request: z.string(), code: z.string(), decision: pairingDecisionSchema(), by: z.string() })),
+  'pairing.decision.requested': lazySchema(() =>
+    z.object({ request: z.string(), code: z.string(), decision: pairingDecisionSchema(), by: z.string() }),
+  ),
   /** A pending request was approved (the sender may talk to the channel from now on) or denied. */
   'pairing.decided': lazySchema(() =>
     z.object({
@@ -40,6 +42,12 @@ export const pairingEvents = {
   ),
   /** A decision on a code that is not pending: never issued, already decided, or expired. */
   'pairing.decision.failed': lazySchema(() =>
-    z.object({ request: z.string(), code: z.string(), decision: pairingDecisionSchema(), reason: z.enum(['unknown', 'expired']), by: z.string() }),
+    z.object({
+      request: z.string(),
+      code: z.string(),
+      decision: pairingDecisionSchema(),
+      reason: z.enum(['unknown', 'expired']),
+      by: z.string(),
+    }),
   ),
 } as const;

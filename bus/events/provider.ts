@@ -72,7 +72,18 @@ export const chatResponseSchema = lazySchema(() =>
 export type ChatResponse = z.infer<ReturnType<typeof chatResponseSchema>>;
 
 export const providerErrorCodeSchema = lazySchema(() =>
-  z.enum(['auth', 'rate_limit', 'billing', 'overloaded', 'timeout', 'network', 'context_overflow', 'bad_request', 'too_large', 'unknown']),
+  z.enum([
+    'auth',
+    'rate_limit',
+    'billing',
+    'overloaded',
+    'timeout',
+    'network',
+    'context_overflow',
+    'bad_request',
+    'too_large',
+    'unknown',
+  ]),
 );
 export type ProviderErrorCode = z.infer<ReturnType<typeof providerErrorCodeSchema>>;
 

@@ -19,8 +19,12 @@ export const systemEvents = {
       context: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
     }),
   ),
-  'actor.stopped': lazySchema(() => z.object({ actor: z.string(), machine: z.string(), reason: z.string().optional() })),
-  'heartbeat.ticked': lazySchema(() => z.object({ outcome: z.enum(['ran', 'skipped']), reason: z.string().optional() })),
+  'actor.stopped': lazySchema(() =>
+    z.object({ actor: z.string(), machine: z.string(), reason: z.string().optional() }),
+  ),
+  'heartbeat.ticked': lazySchema(() =>
+    z.object({ outcome: z.enum(['ran', 'skipped']), reason: z.string().optional() }),
+  ),
   'cron.fired': lazySchema(() => z.object({ job: z.string(), kind: z.string() })),
   'config.reloaded': lazySchema(() => z.object({ changed: z.array(z.string()) })),
   'config.rejected': lazySchema(() => z.object({ problems: z.array(z.string()) })),
@@ -43,6 +47,11 @@ export const systemEvents = {
   'log.lost': lazySchema(() => z.object({ reason: z.string() })),
   'channel.connected': lazySchema(() => z.object({ channel: z.string(), account: z.string() })),
   'channel.failed': lazySchema(() =>
-    z.object({ channel: z.string(), account: z.string(), message: z.string(), restart_in_ms: z.number().int().nonnegative().optional() }),
+    z.object({
+      channel: z.string(),
+      account: z.string(),
+      message: z.string(),
+      restart_in_ms: z.number().int().nonnegative().optional(),
+    }),
   ),
 } as const;

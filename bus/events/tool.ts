@@ -13,10 +13,18 @@ export const todoItemSchema = lazySchema(() =>
 
 export const toolEvents = {
   /** Arguments are recorded in the log (the log is the user's own); logs print only their keys. */
-  'tool.requested': lazySchema(() => z.object({ call_id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) })),
+  'tool.requested': lazySchema(() =>
+    z.object({ call_id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) }),
+  ),
   /** The exact result the model saw, after the secret filter, with the images it was shown (base64, as sent). */
   'tool.completed': lazySchema(() =>
-    z.object({ call_id: z.string(), name: z.string(), ok: z.boolean(), content: z.string(), images: z.array(imagePartSchema()).optional() }),
+    z.object({
+      call_id: z.string(),
+      name: z.string(),
+      ok: z.boolean(),
+      content: z.string(),
+      images: z.array(imagePartSchema()).optional(),
+    }),
   ),
   'todo.written': lazySchema(() => z.object({ todos: z.array(todoItemSchema()) })),
   'skill.armed': lazySchema(() => z.object({ skill: z.string() })),

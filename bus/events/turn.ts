@@ -56,5 +56,7 @@ export const turnEvents = {
    * A history checkpoint: the session's history from here on is this summary and these newest messages, so loading
    * it reads the log back to the last checkpoint only.
    */
-  'session.compacted': lazySchema(() => z.object({ summary: z.string().optional(), messages: z.array(chatMessageSchema()) })),
+  'session.compacted': lazySchema(() =>
+    z.object({ summary: z.string().optional(), messages: z.array(chatMessageSchema()) }),
+  ),
 } as const;

@@ -39,7 +39,9 @@ export async function connectCluster(url: string, options: ClusterConnectOptions
       reconnectDelayHandler: () => Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** failedTries++),
     });
   } catch (error) {
-    throw new ClusterError('cluster_unreachable', `cannot reach the cluster at ${url}: ${(error as Error).message}`, { cause: error });
+    throw new ClusterError('cluster_unreachable', `cannot reach the cluster at ${url}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   void (async () => {
     for await (const status of nc.status()) if (status.type === 'reconnect') failedTries = 0;
@@ -48,7 +50,11 @@ export async function connectCluster(url: string, options: ClusterConnectOptions
     await (await jetstreamManager(nc)).getAccountInfo();
   } catch (error) {
     await nc.close();
-    throw new ClusterError('cluster_no_jetstream', `the NATS server at ${url} does not have JetStream enabled (start it with -js): ${(error as Error).message}`, { cause: error });
+    throw new ClusterError(
+      'cluster_no_jetstream',
+      `the NATS server at ${url} does not have JetStream enabled (start it with -js): ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   return nc;
 }

@@ -1,6 +1,14 @@
 import {
-  AckPolicy, DeliverPolicy, JetStreamApiError, jetstream, jetstreamManager, RetentionPolicy, StorageType,
-  type ConsumerMessages, type JetStreamClient, type JsMsg,
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiError,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JsMsg,
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { validateDraft, type EventData } from '../../bus/index.js';
@@ -43,7 +51,10 @@ export interface DeliveryConsumer {
  * with `Nats-Msg-Id` = its send key, so a retried publish is queued once.
  */
 export class DeliveryQueue {
-  private constructor(private readonly nc: NatsConnection, private readonly js: JetStreamClient) {}
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+  ) {}
 
   /** Opens the stream, creating it if absent (members starting at once: all but one find it made). */
   static async open(nc: NatsConnection): Promise<DeliveryQueue> {
@@ -52,26 +63,31 @@ export class DeliveryQueue {
       await jsm.streams.info(DELIVERY_STREAM);
     } catch (error) {
       if (!(error instanceof JetStreamApiError && error.status === 404)) throw error;
-      await jsm.streams.add({
-        name: DELIVERY_STREAM,
-        subjects: [`${ROOT}.>`],
-        storage: StorageType.File,
-        retention: RetentionPolicy.Workqueue,
-        duplicate_window: 120_000_000_000,
-        max_age: MAX_AGE_MS * 1_000_000,
-      }).catch(async (added: unknown) => {
-        // Another member created it meanwhile.
-        await jsm.streams.info(DELIVERY_STREAM).catch(() => {
-          throw added;
+      await jsm.streams
+        .add({
+          name: DELIVERY_STREAM,
+          subjects: [`${ROOT}.>`],
+          storage: StorageType.File,
+          retention: RetentionPolicy.Workqueue,
+          duplicate_window: 120_000_000_000,
+          max_age: MAX_AGE_MS * 1_000_000,
+        })
+        .catch(async (added: unknown) => {
+          // Another member created it meanwhile.
+          await jsm.streams.info(DELIVERY_STREAM).catch(() => {
+            throw added;
+          });
         });
-      });
     }
     return new DeliveryQueue(nc, jetstream(nc));
   }
 
   /** Queues a reply for the member running `account`; resolves once the stream holds it. */
   async enqueue(account: string, delivery: Delivery): Promise<void> {
-    await this.js.publish(subjectOf(account), JSON.stringify(delivery), { msgID: delivery.key, timeout: PUBLISH_TIMEOUT_MS });
+    await this.js.publish(subjectOf(account), JSON.stringify(delivery), {
+      msgID: delivery.key,
+      timeout: PUBLISH_TIMEOUT_MS,
+    });
   }
 
   /**
@@ -79,7 +95,11 @@ export class DeliveryQueue {
    * log, and only then is it acknowledged. A delivery that fails to parse is dropped (`invalid`); one whose `handle`
    * throws is handed again later.
    */
-  async consume(account: string, handle: (delivery: Delivery) => Promise<void>, invalid: (reason: string) => void): Promise<DeliveryConsumer> {
+  async consume(
+    account: string,
+    handle: (delivery: Delivery) => Promise<void>,
+    invalid: (reason: string) => void,
+  ): Promise<DeliveryConsumer> {
     const jsm = await jetstreamManager(this.nc);
     const name = consumerOf(account);
     await jsm.consumers.add(DELIVERY_STREAM, {

@@ -93,7 +93,12 @@ export class Leases {
     const ttlMs = options.ttlMs ?? 10_000;
     const bucket = options.bucket ?? 'tern_leases';
     const kv = await ttlBucket(nc, bucket, ttlMs);
-    return new Leases(nc, kv, { ...options, bucket, ttlMs, heartbeatMs: options.heartbeatMs ?? Math.max(50, Math.floor(ttlMs / 3)) });
+    return new Leases(nc, kv, {
+      ...options,
+      bucket,
+      ttlMs,
+      heartbeatMs: options.heartbeatMs ?? Math.max(50, Math.floor(ttlMs / 3)),
+    });
   }
 
   /** Takes the lease if nobody holds it (or this gateway already does); false while another gateway holds it. */
@@ -106,12 +111,15 @@ export class Leases {
       this.held.set(key, { revision, renewedAt: Date.now() });
       const from = this.seenHolder.get(key);
       this.seenHolder.delete(key);
-      this.options.publish?.({ type: 'cluster.lease.acquired', data: { gateway: this.options.gateway, kind, id, ...(from ? { from } : {}) } });
+      this.options.publish?.({
+        type: 'cluster.lease.acquired',
+        data: { gateway: this.options.gateway, kind, id, ...(from ? { from } : {}) },
+      });
       return true;
     } catch {
       const entry = await this.kv.get(key);
-      if (!entry || entry.operation !== 'PUT') return false;
-      const holder = (entry.json<{ gateway: string }>()).gateway;
+      if (entry?.operation !== 'PUT') return false;
+      const holder = entry.json<{ gateway: string }>().gateway;
       if (holder !== this.options.gateway) {
         this.seenHolder.set(key, holder);
         return false;
@@ -170,7 +178,10 @@ export class Leases {
     if (!held) return;
     this.held.delete(key);
     await this.kv.delete(key, { previousSeq: held.revision }).catch(() => undefined);
-    this.options.publish?.({ type: 'cluster.lease.released', data: { gateway: this.options.gateway, kind, id, reason: 'released' } });
+    this.options.publish?.({
+      type: 'cluster.lease.released',
+      data: { gateway: this.options.gateway, kind, id, reason: 'released' },
+    });
   }
 
   /** Stops renewing and releases every lease held (a gateway stopping on purpose). */
@@ -198,7 +209,8 @@ export class Leases {
   private async stillMine(key: string, held: Held): Promise<boolean> {
     try {
       const entry = await this.kv.get(key);
-      if (!entry || entry.operation !== 'PUT' || entry.json<{ gateway: string }>().gateway !== this.options.gateway) return false;
+      if (entry?.operation !== 'PUT' || entry.json<{ gateway: string }>().gateway !== this.options.gateway)
+        return false;
       held.revision = entry.revision;
       return true;
     } catch {
@@ -218,7 +230,11 @@ export class Leases {
     for (const [key, held] of [...this.held]) {
       const now = Date.now();
       try {
-        held.revision = await this.kv.update(key, JSON.stringify({ gateway: this.options.gateway, at: now }), held.revision);
+        held.revision = await this.kv.update(
+          key,
+          JSON.stringify({ gateway: this.options.gateway, at: now }),
+          held.revision,
+        );
         held.renewedAt = now;
       } catch {
         if (this.closed || !this.held.has(key) || (await this.stillMine(key, held))) continue;

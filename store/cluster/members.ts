@@ -34,7 +34,7 @@ async function readMembers(nc: NatsConnection, kv: KV, bucket: string): Promise<
   const members: Member[] = [];
   for (const key of await bucketKeys(nc, bucket)) {
     const entry = await kv.get(key);
-    if (!entry || entry.operation !== 'PUT') continue;
+    if (entry?.operation !== 'PUT') continue;
     members.push({ ...entry.json<Omit<Member, 'seenAt'>>(), seenAt: entry.created.getTime() });
   }
   return members.sort((a, b) => a.gateway.localeCompare(b.gateway));
@@ -81,10 +81,18 @@ export class Members {
     const ttlMs = options.ttlMs ?? 10_000;
     const bucket = options.bucket ?? 'tern_members';
     const kv = await ttlBucket(nc, bucket, ttlMs);
-    const members = new Members(nc, kv, { ...options, bucket }, options.heartbeatMs ?? Math.max(50, Math.floor(ttlMs / 3)));
+    const members = new Members(
+      nc,
+      kv,
+      { ...options, bucket },
+      options.heartbeatMs ?? Math.max(50, Math.floor(ttlMs / 3)),
+    );
     await members.write();
     members.known = new Set((await members.list()).map((m) => m.gateway));
-    options.publish?.({ type: 'cluster.member.joined', data: { gateway: options.gateway, pid: process.pid, host: hostname() } });
+    options.publish?.({
+      type: 'cluster.member.joined',
+      data: { gateway: options.gateway, pid: process.pid, host: hostname() },
+    });
     return members;
   }
 
@@ -99,7 +107,10 @@ export class Members {
     this.stop();
     await this.beating;
     await this.kv.delete(keyOf(this.options.gateway)).catch(() => undefined);
-    this.options.publish?.({ type: 'cluster.member.left', data: { gateway: this.options.gateway, reason: 'stopped', by: this.options.gateway } });
+    this.options.publish?.({
+      type: 'cluster.member.left',
+      data: { gateway: this.options.gateway, reason: 'stopped', by: this.options.gateway },
+    });
   }
 
   /** Stops heartbeating without leaving: what a crash looks like to the others. */
@@ -109,7 +120,12 @@ export class Members {
   }
 
   private entry(): string {
-    return JSON.stringify({ gateway: this.options.gateway, pid: process.pid, host: hostname(), joinedAt: this.joinedAt });
+    return JSON.stringify({
+      gateway: this.options.gateway,
+      pid: process.pid,
+      host: hostname(),
+      joinedAt: this.joinedAt,
+    });
   }
 
   private async write(): Promise<void> {
@@ -128,7 +144,11 @@ export class Members {
     const current = await this.kv.get(key);
     const mine = current?.operation === 'PUT' && current.json<{ gateway: string }>().gateway === this.options.gateway;
     await this.write();
-    if (!mine && !this.closed) this.options.publish?.({ type: 'cluster.member.joined', data: { gateway: this.options.gateway, pid: process.pid, host: hostname() } });
+    if (!mine && !this.closed)
+      this.options.publish?.({
+        type: 'cluster.member.joined',
+        data: { gateway: this.options.gateway, pid: process.pid, host: hostname() },
+      });
   }
 
   private async heartbeat(): Promise<void> {
@@ -141,7 +161,10 @@ export class Members {
       if (liveSet.has(gateway) || gateway === this.options.gateway || !announcer || this.closed) continue;
       // A member that left on purpose deleted its entry and announced itself; one that expired left nothing.
       if ((await this.kv.get(keyOf(gateway)))?.operation === 'DEL') continue;
-      this.options.publish?.({ type: 'cluster.member.left', data: { gateway, reason: 'expired', by: this.options.gateway } });
+      this.options.publish?.({
+        type: 'cluster.member.left',
+        data: { gateway, reason: 'expired', by: this.options.gateway },
+      });
     }
     this.known = liveSet;
   }

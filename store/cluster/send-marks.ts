@@ -41,10 +41,12 @@ export class SendMarks implements PartJournal {
       else open.delete(key);
     }
     const before = new Set<string>();
-    await Promise.all([...open].map(async (key) => {
-      const entry = await kv.get(keyOf(account, key));
-      if (entry && entry.operation === 'PUT') before.add(key);
-    }));
+    await Promise.all(
+      [...open].map(async (key) => {
+        const entry = await kv.get(keyOf(account, key));
+        if (entry && entry.operation === 'PUT') before.add(key);
+      }),
+    );
     return new SendMarks(kv, account, before);
   }
 

@@ -24,8 +24,20 @@ export function memberLog(gateway: string): StreamName {
 export const STREAM_PREFIXES = ['TERN_CH_', 'TERN_GW_'] as const;
 
 /** What a cluster event stream is for: a channel account's (`TERN_CH_tg1`) or a member's own (`TERN_GW_node-a`). */
-export function streamOwner(stream: string): { kind: 'account' | 'member'; name: string; subjectRoot: string } | undefined {
-  if (stream.startsWith('TERN_CH_')) return { kind: 'account', name: stream.slice('TERN_CH_'.length), subjectRoot: `tern.ch.${stream.slice('TERN_CH_'.length)}` };
-  if (stream.startsWith('TERN_GW_')) return { kind: 'member', name: stream.slice('TERN_GW_'.length), subjectRoot: `tern.gw.${stream.slice('TERN_GW_'.length)}` };
+export function streamOwner(
+  stream: string,
+): { kind: 'account' | 'member'; name: string; subjectRoot: string } | undefined {
+  if (stream.startsWith('TERN_CH_'))
+    return {
+      kind: 'account',
+      name: stream.slice('TERN_CH_'.length),
+      subjectRoot: `tern.ch.${stream.slice('TERN_CH_'.length)}`,
+    };
+  if (stream.startsWith('TERN_GW_'))
+    return {
+      kind: 'member',
+      name: stream.slice('TERN_GW_'.length),
+      subjectRoot: `tern.gw.${stream.slice('TERN_GW_'.length)}`,
+    };
   return undefined;
 }

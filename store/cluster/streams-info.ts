@@ -13,7 +13,12 @@ export interface StreamRow {
 }
 
 /** Events of these types in a stream, counted by the server per subject (`<root>.<type>.<session>`). */
-async function countTypes(jsm: Awaited<ReturnType<typeof jetstreamManager>>, stream: string, root: string, types: string[]): Promise<number[]> {
+async function countTypes(
+  jsm: Awaited<ReturnType<typeof jetstreamManager>>,
+  stream: string,
+  root: string,
+  types: string[],
+): Promise<number[]> {
   return Promise.all(
     types.map(async (type) => {
       const counts = await subjectCounts(jsm, stream, `${root}.${typeToken(type)}.>`);
@@ -28,7 +33,11 @@ async function countTypes(jsm: Awaited<ReturnType<typeof jetstreamManager>>, str
  */
 export async function unanswered(nc: NatsConnection, stream: string, root: string): Promise<number> {
   const jsm = await jetstreamManager(nc);
-  const [received, delivered, dropped] = await countTypes(jsm, stream, root, ['message.received', 'reply.delivered', 'message.dropped']);
+  const [received, delivered, dropped] = await countTypes(jsm, stream, root, [
+    'message.received',
+    'reply.delivered',
+    'message.dropped',
+  ]);
   return Math.max(0, received! - delivered! - dropped!);
 }
 

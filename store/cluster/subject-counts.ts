@@ -2,7 +2,11 @@ import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 /** How many messages a stream holds per subject matching `filter`, counted by the server in one request. */
-export async function subjectCounts(jsm: JetStreamManager, stream: string, filter: string): Promise<Record<string, number>> {
+export async function subjectCounts(
+  jsm: JetStreamManager,
+  stream: string,
+  filter: string,
+): Promise<Record<string, number>> {
   return (await jsm.streams.info(stream, { subjects_filter: filter })).state.subjects ?? {};
 }
 
@@ -15,5 +19,7 @@ export async function subjectCounts(jsm: JetStreamManager, stream: string, filte
 export async function bucketKeys(nc: NatsConnection, bucket: string): Promise<string[]> {
   const prefix = `$KV.${bucket}.`;
   const counts = await subjectCounts(await jetstreamManager(nc, { checkAPI: false }), `KV_${bucket}`, `${prefix}>`);
-  return Object.keys(counts).map((subject) => subject.slice(prefix.length)).sort();
+  return Object.keys(counts)
+    .map((subject) => subject.slice(prefix.length))
+    .sort();
 }

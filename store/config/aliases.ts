@@ -41,7 +41,9 @@ function foldIsolation(raw: RawObject, warnings: string[]): void {
   const exec = objectAt(raw, ['tools', 'exec']);
   exec.isolation ??= raw.isolation;
   delete raw.isolation;
-  warnings.push('isolation is read as tools.exec.isolation: it isolates exec and cron command jobs (MCP servers and hooks run without it); move it there to silence this');
+  warnings.push(
+    'isolation is read as tools.exec.isolation: it isolates exec and cron command jobs (MCP servers and hooks run without it); move it there to silence this',
+  );
 }
 
 /** `api_key` is the single-key form of `api_keys`; keys are kept in order, first the list, then the single one. */
@@ -69,7 +71,8 @@ function foldRegistryList(raw: RawObject, warnings: string[]): void {
       warnings.push(`tools.skills.registries[${index}] has no name (ignored; allowed: an object with a "name")`);
       return;
     }
-    if (name in byName) warnings.push(`tools.skills.registries[${index}]: a second registry named "${name}" replaces the first`);
+    if (name in byName)
+      warnings.push(`tools.skills.registries[${index}]: a second registry named "${name}" replaces the first`);
     const { name: _name, ...fields } = entry;
     byName[name] = fields;
   });

@@ -16,10 +16,14 @@ export interface CredentialEntry {
 export function setCredentials(file: string, entries: readonly CredentialEntry[]): void {
   const document = parseDocument(existsSync(file) ? readText(file) : '');
   if (document.errors.length > 0) {
-    throw new ConfigError('credentials_invalid', file, [`(file): not valid YAML (${document.errors[0]!.message.split('\n')[0]})`]);
+    throw new ConfigError('credentials_invalid', file, [
+      `(file): not valid YAML (${document.errors[0]!.message.split('\n')[0]})`,
+    ]);
   }
   if (document.contents !== null && !isMap(document.contents)) {
-    throw new ConfigError('credentials_invalid', file, ['(file): is not a mapping (allowed: model_list, web, channel_list, skills)']);
+    throw new ConfigError('credentials_invalid', file, [
+      '(file): is not a mapping (allowed: model_list, web, channel_list, skills)',
+    ]);
   }
   for (const { path, value } of entries) document.setIn(path, value);
   writeFileAtomic(file, document.toString());

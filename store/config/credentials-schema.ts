@@ -23,7 +23,9 @@ export const credentialsSchema = z.looseObject({
     })
     .optional(),
   launcher_token: z.string().optional(),
-  cluster: z.object({ token: z.string().optional(), user: z.string().optional(), password: z.string().optional() }).optional(),
+  cluster: z
+    .object({ token: z.string().optional(), user: z.string().optional(), password: z.string().optional() })
+    .optional(),
 });
 
 export type Credentials = z.output<typeof credentialsSchema>;

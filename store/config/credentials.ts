@@ -27,7 +27,9 @@ export function readCredentials(path: string): CredentialsFile {
   try {
     parsed = parseYaml(text) ?? {};
   } catch (error) {
-    throw new ConfigError('credentials_invalid', path, [`(file): not valid YAML (${(error as Error).message.split('\n')[0]})`]);
+    throw new ConfigError('credentials_invalid', path, [
+      `(file): not valid YAML (${(error as Error).message.split('\n')[0]})`,
+    ]);
   }
   const result = credentialsSchema.safeParse(parsed, { error: secretErrorMap });
   if (!result.success) throw new ConfigError('credentials_invalid', path, formatIssues(result.error.issues));
@@ -46,7 +48,8 @@ function applyModelKeys(raw: RawObject, credentials: Credentials, origins: Origi
   for (const [name, entry] of Object.entries(credentials.model_list ?? {})) {
     const keys = stringsOf(entry.api_keys, entry.api_key);
     const targets = models.map((m, i) => [m, i] as const).filter(([m]) => isRecord(m) && m.model_name === name);
-    if (targets.length === 0) warnings.push(`${CREDENTIALS_ORIGIN}: model_list.${name} matches no model_name in the config (ignored)`);
+    if (targets.length === 0)
+      warnings.push(`${CREDENTIALS_ORIGIN}: model_list.${name} matches no model_name in the config (ignored)`);
     for (const [model, i] of targets) {
       (model as RawObject).api_keys = keys;
       delete (model as RawObject).api_key;

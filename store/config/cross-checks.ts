@@ -11,7 +11,8 @@ type Problems = string[];
 
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const record = (value: unknown): RawObject => (isRecord(value) ? value : {});
-const words = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
+const words = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 
 /** References between blocks: agents, the rules that route to them, and the models they name. */
 function references(raw: RawObject, problems: Problems): void {
@@ -26,13 +27,17 @@ function references(raw: RawObject, problems: Problems): void {
   list(record(agents.dispatch).rules).forEach((rule, i) => {
     const agent = words(record(rule).agent);
     if (agent === undefined || ids.length === 0 || ids.includes(agent)) return;
-    problems.push(`${formatPath(['agents', 'dispatch', 'rules', i, 'agent'])}: ${JSON.stringify(agent)} is not an agent in agents.list (allowed: ${ids.join(', ')})`);
+    problems.push(
+      `${formatPath(['agents', 'dispatch', 'rules', i, 'agent'])}: ${JSON.stringify(agent)} is not an agent in agents.list (allowed: ${ids.join(', ')})`,
+    );
   });
   const names = [...new Set(list(raw.model_list).flatMap((m) => words(record(m).model_name) ?? []))];
-  const allowed = names.length > 0 ? `allowed: ${names.join(', ')}` : 'model_list is empty: add an entry with this model_name';
+  const allowed =
+    names.length > 0 ? `allowed: ${names.join(', ')}` : 'model_list is empty: add an entry with this model_name';
   const check = (value: unknown, path: Array<string | number>): void => {
     const name = words(value);
-    if (name !== undefined && !names.includes(name)) problems.push(`${formatPath(path)}: ${JSON.stringify(name)} is not a model_name in model_list (${allowed})`);
+    if (name !== undefined && !names.includes(name))
+      problems.push(`${formatPath(path)}: ${JSON.stringify(name)} is not a model_name in model_list (${allowed})`);
   };
   /** A `model_name`, or the peer runtime's `{primary, fallbacks}`: every name it holds. */
   const checkAgentModel = (value: unknown, path: Array<string | number>): void => {
@@ -42,17 +47,22 @@ function references(raw: RawObject, problems: Problems): void {
     list(model.fallbacks).forEach((name, i) => check(name, [...path, 'fallbacks', i]));
   };
   const defaultsBlock = record(agents.defaults);
-  for (const field of ['model', 'transcription_model', 'image_model'] as const) check(defaultsBlock[field], ['agents', 'defaults', field]);
+  for (const field of ['model', 'transcription_model', 'image_model'] as const)
+    check(defaultsBlock[field], ['agents', 'defaults', field]);
   entries.forEach((agent, i) => {
     const id = words(agent.id);
     if (id !== undefined && ids.indexOf(id) !== i) {
-      problems.push(`${formatPath(['agents', 'list', i, 'id'])}: ${JSON.stringify(id)} is the id of an earlier agent (allowed: a unique id)`);
+      problems.push(
+        `${formatPath(['agents', 'list', i, 'id'])}: ${JSON.stringify(id)} is the id of an earlier agent (allowed: a unique id)`,
+      );
     }
     checkAgentModel(agent.model, ['agents', 'list', i, 'model']);
     checkAgentModel(record(agent.subagents).model, ['agents', 'list', i, 'subagents', 'model']);
     list(record(agent.subagents).allow_agents).forEach((peer, j) => {
       if (typeof peer !== 'string' || peer === '*' || ids.includes(peer)) return;
-      problems.push(`${formatPath(['agents', 'list', i, 'subagents', 'allow_agents', j])}: ${JSON.stringify(peer)} is not an agent in agents.list (allowed: *, ${[...new Set(ids)].join(', ')})`);
+      problems.push(
+        `${formatPath(['agents', 'list', i, 'subagents', 'allow_agents', j])}: ${JSON.stringify(peer)} is not an agent in agents.list (allowed: *, ${[...new Set(ids)].join(', ')})`,
+      );
     });
   });
 }
@@ -71,15 +81,25 @@ const WEB = ['http:', 'https:'] as const;
 function addresses(raw: RawObject, problems: Problems): void {
   const check = (value: unknown, path: Array<string | number>, example: string): void => {
     if (typeof value !== 'string' || value === '' || isAddress(value, WEB)) return;
-    problems.push(`${formatPath(path)}: ${JSON.stringify(value)} is not an http(s) URL (allowed: an address such as ${example})`);
+    problems.push(
+      `${formatPath(path)}: ${JSON.stringify(value)} is not an http(s) URL (allowed: an address such as ${example})`,
+    );
   };
-  list(raw.model_list).forEach((m, i) => check(record(m).api_base, ['model_list', i, 'api_base'], 'https://api.openai.com/v1'));
+  list(raw.model_list).forEach((m, i) =>
+    check(record(m).api_base, ['model_list', i, 'api_base'], 'https://api.openai.com/v1'),
+  );
   for (const [name, entry] of Object.entries(record(raw.channel_list))) {
-    check(record(record(entry).settings).base_url, ['channel_list', name, 'settings', 'base_url'], 'https://api.telegram.org');
+    check(
+      record(record(entry).settings).base_url,
+      ['channel_list', name, 'settings', 'base_url'],
+      'https://api.telegram.org',
+    );
   }
   const tools = record(raw.tools);
-  for (const [name, block] of Object.entries(record(tools.web))) check(record(block).base_url, ['tools', 'web', name, 'base_url'], 'http://127.0.0.1:8888');
-  for (const [name, server] of Object.entries(record(record(tools.mcp).servers))) check(record(server).url, ['tools', 'mcp', 'servers', name, 'url'], 'https://mcp.example.com/mcp');
+  for (const [name, block] of Object.entries(record(tools.web)))
+    check(record(block).base_url, ['tools', 'web', name, 'base_url'], 'http://127.0.0.1:8888');
+  for (const [name, server] of Object.entries(record(record(tools.mcp).servers)))
+    check(record(server).url, ['tools', 'mcp', 'servers', name, 'url'], 'https://mcp.example.com/mcp');
   for (const [name, registry] of Object.entries(record(record(tools.skills).registries))) {
     check(record(registry).base_url, ['tools', 'skills', 'registries', name, 'base_url'], 'https://clawhub.ai');
   }
@@ -95,18 +115,32 @@ const REQUIRED_SETTINGS: Record<string, Array<{ field: string; what: string }>> 
   ],
 };
 
-const present = (value: unknown): boolean => (isSecret(value) ? value.reveal().trim() !== '' : typeof value === 'string' && value.trim() !== '');
+const present = (value: unknown): boolean =>
+  isSecret(value) ? value.reveal().trim() !== '' : typeof value === 'string' && value.trim() !== '';
 
 /** The channel kinds Tern runs: the gateway's own, and the dashboard's web chat (`pico`). */
 export const CHANNEL_KINDS = [
-  'telegram', 'discord', 'slack', 'line', 'whatsapp', 'onebot', 'qq', 'dingtalk', 'feishu', 'wecom', 'matrix', 'pico',
+  'telegram',
+  'discord',
+  'slack',
+  'line',
+  'whatsapp',
+  'onebot',
+  'qq',
+  'dingtalk',
+  'feishu',
+  'wecom',
+  'matrix',
+  'pico',
 ] as const;
 
 /** A trusted plugin that is on may add channel kinds, which only loading it tells. */
 function pluginsMayAddKinds(raw: RawObject): boolean {
   const plugins = record(raw.plugins);
   if (plugins.enabled === false) return false;
-  return Object.values(record(plugins.entries)).some((value) => record(value).enabled !== false && record(value).trusted === true);
+  return Object.values(record(plugins.entries)).some(
+    (value) => record(value).enabled !== false && record(value).trusted === true,
+  );
 }
 
 function channelRequirements(raw: RawObject, problems: Problems): void {
@@ -118,8 +152,12 @@ function channelRequirements(raw: RawObject, problems: Problems): void {
     if (!(CHANNEL_KINDS as readonly string[]).includes(kind) && !pluginKinds) {
       const near = closestName(kind, CHANNEL_KINDS);
       const path = formatPath(['channel_list', name, ...(words(entry.type) ? ['type'] : [])]);
-      const what = words(entry.type) ? `${JSON.stringify(kind)} is not a channel kind` : `the entry's name ${JSON.stringify(kind)} is not a channel kind and it has no type`;
-      problems.push(`${path}: ${what}${near ? `: did you mean \`${near}\`?` : ''} (allowed: ${CHANNEL_KINDS.join(', ')}, or a kind a trusted plugin adds)`);
+      const what = words(entry.type)
+        ? `${JSON.stringify(kind)} is not a channel kind`
+        : `the entry's name ${JSON.stringify(kind)} is not a channel kind and it has no type`;
+      problems.push(
+        `${path}: ${what}${near ? `: did you mean \`${near}\`?` : ''} (allowed: ${CHANNEL_KINDS.join(', ')}, or a kind a trusted plugin adds)`,
+      );
       continue;
     }
     const settings = record(entry.settings);

@@ -5,7 +5,11 @@ import { expandHome } from '../paths.js';
 /** A problem in an `env_file`, named by line so the user can find it. */
 export class EnvFileError extends Error {
   readonly code = 'mcp_env_file_invalid';
-  constructor(readonly file: string, readonly line: number, why: string) {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    why: string,
+  ) {
     super(`${file}:${line}: ${why} (allowed: KEY=value, export KEY=value, # comments, blank lines)`);
     this.name = 'EnvFileError';
   }

@@ -22,7 +22,10 @@ const TOOLS_PREFIX = 'AGENT_TOOLS_';
 
 /** `AGENT_TOOLS_<SECTION>_<KEY>` for every scalar tools option, derived from the schema so none is missed. */
 const TOOLS: ReadonlyMap<string, Override> = new Map(
-  leafOptions(toolsSchema).map(({ path, kind }) => [`${TOOLS_PREFIX}${path.join('_').toUpperCase()}`, { path: ['tools', ...path], kind }]),
+  leafOptions(toolsSchema).map(({ path, kind }) => [
+    `${TOOLS_PREFIX}${path.join('_').toUpperCase()}`,
+    { path: ['tools', ...path], kind },
+  ]),
 );
 
 const LEGACY_STREAMING = /^AGENT_CHANNELS_(.+)_STREAMING_(ENABLED|THROTTLE_SECONDS|MIN_GROWTH_CHARS)$/;
@@ -48,7 +51,10 @@ export function convert(value: string, kind: LeafKind): unknown {
       }
     }
     // The peer runtime's lists from the environment: split at ASCII and full-width (Chinese) commas, blanks dropped.
-    return text.split(/[,\uFF0C]/).map((item) => item.trim()).filter((item) => item !== '');
+    return text
+      .split(/[,\uFF0C]/)
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
   }
   return value;
 }
@@ -57,12 +63,20 @@ function set(raw: RawObject, path: string[], value: unknown): void {
   objectAt(raw, path.slice(0, -1))[path.at(-1)!] = value;
 }
 
-function applyLegacyStreaming(raw: RawObject, name: string, value: string, origins: Map<string, string>, warnings: string[]): void {
+function applyLegacyStreaming(
+  raw: RawObject,
+  name: string,
+  value: string,
+  origins: Map<string, string>,
+  warnings: string[],
+): void {
   const match = LEGACY_STREAMING.exec(name)!;
   const kind = match[1]!.toLowerCase();
   const field = match[2]!.toLowerCase();
   if (kind === WEB_UI_CHANNEL_TYPE) {
-    warnings.push(`${name} is ignored: legacy streaming variables never change the web-UI channel (set channel_list.<name>.settings.streaming in the config)`);
+    warnings.push(
+      `${name} is ignored: legacy streaming variables never change the web-UI channel (set channel_list.<name>.settings.streaming in the config)`,
+    );
     return;
   }
   const channels = isRecord(raw.channel_list) ? raw.channel_list : {};
@@ -77,7 +91,12 @@ function applyLegacyStreaming(raw: RawObject, name: string, value: string, origi
 }
 
 /** Environment variables win over the credentials file and the config file. */
-export function applyEnv(raw: RawObject, env: NodeJS.ProcessEnv, origins: Map<string, string>, warnings: string[]): void {
+export function applyEnv(
+  raw: RawObject,
+  env: NodeJS.ProcessEnv,
+  origins: Map<string, string>,
+  warnings: string[],
+): void {
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || !name.startsWith('AGENT_')) continue;
     const override = NAMED[name] ?? TOOLS.get(name);
@@ -87,9 +106,13 @@ export function applyEnv(raw: RawObject, env: NodeJS.ProcessEnv, origins: Map<st
     } else if (LEGACY_STREAMING.test(name)) {
       applyLegacyStreaming(raw, name, value, origins, warnings);
     } else if (name.startsWith(TOOLS_PREFIX)) {
-      warnings.push(`${name} matches no tools option (ignored); map-style options such as tools.mcp.servers are set only in the config file`);
+      warnings.push(
+        `${name} matches no tools option (ignored); map-style options such as tools.mcp.servers are set only in the config file`,
+      );
     } else if (name === 'AGENT_LAUNCHER_TOKEN') {
-      warnings.push('AGENT_LAUNCHER_TOKEN is no longer supported for dashboard auth (ignored); sign in with the dashboard password');
+      warnings.push(
+        'AGENT_LAUNCHER_TOKEN is no longer supported for dashboard auth (ignored); sign in with the dashboard password',
+      );
     }
   }
 }

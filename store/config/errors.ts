@@ -1,8 +1,4 @@
-export type ConfigErrorCode =
-  | 'config_invalid'
-  | 'config_unknown_version'
-  | 'config_unreadable'
-  | 'credentials_invalid';
+export type ConfigErrorCode = 'config_invalid' | 'config_unknown_version' | 'config_unreadable' | 'credentials_invalid';
 
 /**
  * The config cannot be used. `problems` lists every reason at once, each as `path: message (allowed: …)`,

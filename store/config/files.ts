@@ -1,5 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError } from './errors.js';
 
@@ -27,7 +39,11 @@ export function writeFileAtomic(path: string, content: string): void {
 
 /** `20261122-031500`: sorts by time and is safe in file names everywhere. */
 export function stamp(date: Date): string {
-  return date.toISOString().replace(/\.\d+Z$/, '').replace(/[-:]/g, '').replace('T', '-');
+  return date
+    .toISOString()
+    .replace(/\.\d+Z$/, '')
+    .replace(/[-:]/g, '')
+    .replace('T', '-');
 }
 
 /** Copies `path` to `path.bak-<stamp>` (owner-only, since it may hold secrets); returns the copy's path. */

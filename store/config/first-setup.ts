@@ -31,9 +31,16 @@ export interface FirstSetup {
 function addModel(raw: RawObject, model: SetupModel, file: string, credentials: CredentialEntry[]): void {
   const list = Array.isArray(raw.model_list) ? raw.model_list : [];
   if (list.some((entry) => isRecord(entry) && entry.model_name === model.model_name)) {
-    throw new ConfigError('config_invalid', file, [`model_list: already has a model_name ${JSON.stringify(model.model_name)} (allowed: a new name; pick another with --model-name)`]);
+    throw new ConfigError('config_invalid', file, [
+      `model_list: already has a model_name ${JSON.stringify(model.model_name)} (allowed: a new name; pick another with --model-name)`,
+    ]);
   }
-  list.push({ model_name: model.model_name, provider: model.provider, model: model.model, ...(model.api_base ? { api_base: model.api_base } : {}) });
+  list.push({
+    model_name: model.model_name,
+    provider: model.provider,
+    model: model.model,
+    ...(model.api_base ? { api_base: model.api_base } : {}),
+  });
   raw.model_list = list;
   const defaults = objectAt(raw, ['agents', 'defaults']);
   defaults.model ??= model.model_name;
@@ -43,11 +50,14 @@ function addModel(raw: RawObject, model: SetupModel, file: string, credentials: 
 function addChannel(raw: RawObject, channel: SetupChannel, file: string, credentials: CredentialEntry[]): void {
   const channels = objectAt(raw, ['channel_list']);
   if (channel.name in channels) {
-    throw new ConfigError('config_invalid', file, [`channel_list.${channel.name}: is there already (allowed: edit it in the file)`]);
+    throw new ConfigError('config_invalid', file, [
+      `channel_list.${channel.name}: is there already (allowed: edit it in the file)`,
+    ]);
   }
   const settings = { ...channel.settings, ...(channel.allowFrom?.length ? { allow_from: channel.allowFrom } : {}) };
   channels[channel.name] = { enabled: true, type: channel.name, ...(Object.keys(settings).length ? { settings } : {}) };
-  for (const [key, value] of Object.entries(channel.secrets)) credentials.push({ path: ['channel_list', channel.name, key], value });
+  for (const [key, value] of Object.entries(channel.secrets))
+    credentials.push({ path: ['channel_list', channel.name, key], value });
 }
 
 /**

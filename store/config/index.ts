@@ -5,5 +5,15 @@ export { Secret, isSecret, secretValues } from './secret.js';
 export { Redactor, redactorOf, REDACTED, rememberSecrets, printRedactor } from './redactor.js';
 export { proxyCredentials, runtimeSecrets, withoutProxyCredentials, PROXY_VARIABLES } from './runtime-secrets.js';
 export { watchConfig, CONFIG_POLL_MS, type WatchOptions } from './watch.js';
-export { configSchema, CONFIG_VERSION, type Config, type ConfigInput, type ModelEntry, type ChannelEntry, type McpServer, type ProcessHookEntry, type PluginEntry } from './schema/index.js';
+export {
+  configSchema,
+  CONFIG_VERSION,
+  type Config,
+  type ConfigInput,
+  type ModelEntry,
+  type ChannelEntry,
+  type McpServer,
+  type ProcessHookEntry,
+  type PluginEntry,
+} from './schema/index.js';
 export { WEB_UI_CHANNEL_TYPE } from './schema/channel-list.js';

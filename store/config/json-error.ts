@@ -41,7 +41,8 @@ function firstMistake(text: string): SyntaxSpot | undefined {
   };
   const number = (): void => {
     const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i));
-    if (!match || match[0] === '' || match[0] === '-') fail('a value (a string in double quotes, a number, true, false, null, an object or a list)');
+    if (!match || match[0] === '' || match[0] === '-')
+      fail('a value (a string in double quotes, a number, true, false, null, an object or a list)');
     i += match![0].length;
   };
   const value = (): void => {
@@ -57,7 +58,11 @@ function firstMistake(text: string): SyntaxSpot | undefined {
         return;
       }
     }
-    fail(c === undefined ? 'a value before the end of the text' : 'a value (a string in double quotes, a number, true, false, null, an object or a list)');
+    fail(
+      c === undefined
+        ? 'a value before the end of the text'
+        : 'a value (a string in double quotes, a number, true, false, null, an object or a list)',
+    );
   };
   const object = (): void => {
     i++;
@@ -65,7 +70,12 @@ function firstMistake(text: string): SyntaxSpot | undefined {
     if (text[i] === '}') return void i++;
     for (;;) {
       blanks();
-      if (text[i] !== '"') fail(text[i] === '}' ? 'another "key": value after the comma (JSON allows no comma before })' : 'a key in double quotes');
+      if (text[i] !== '"')
+        fail(
+          text[i] === '}'
+            ? 'another "key": value after the comma (JSON allows no comma before })'
+            : 'a key in double quotes',
+        );
       string();
       blanks();
       if (text[i] !== ':') fail('a colon after the key');
@@ -121,7 +131,10 @@ export function jsonSyntaxProblem(text: string, parseError: Error): { problem: s
   const start = before.lastIndexOf('\n') + 1;
   const column = spot.offset - start + 1;
   const end = text.indexOf('\n', start);
-  const source = text.slice(start, end === -1 ? undefined : end).replace(/\r$/, '').replace(/\t/g, ' ');
+  const source = text
+    .slice(start, end === -1 ? undefined : end)
+    .replace(/\r$/, '')
+    .replace(/\t/g, ' ');
   const gutter = `${line} | `;
   return {
     problem: `(file): not valid JSON at ${line}:${column} (line:column): expected ${spot.expected}`,

@@ -12,7 +12,11 @@ type Schema = core.$ZodType;
 
 /** The schema under wrappers (defaults, optionals, the secret transform). */
 function unwrap(schema: Schema): Schema {
-  if (schema instanceof core.$ZodDefault || schema instanceof core.$ZodPrefault || schema instanceof core.$ZodOptional) {
+  if (
+    schema instanceof core.$ZodDefault ||
+    schema instanceof core.$ZodPrefault ||
+    schema instanceof core.$ZodOptional
+  ) {
     return unwrap(schema._zod.def.innerType);
   }
   if (schema instanceof core.$ZodPipe) return unwrap(schema._zod.def.in);
@@ -23,7 +27,8 @@ function kindOf(schema: Schema): LeafKind | undefined {
   if (schema instanceof core.$ZodBoolean) return 'bool';
   if (schema instanceof core.$ZodNumber) return 'int';
   if (schema instanceof core.$ZodArray) return 'list';
-  if (schema instanceof core.$ZodString || schema instanceof core.$ZodEnum || schema instanceof core.$ZodUnion) return 'string';
+  if (schema instanceof core.$ZodString || schema instanceof core.$ZodEnum || schema instanceof core.$ZodUnion)
+    return 'string';
   return undefined;
 }
 

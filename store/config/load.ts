@@ -53,7 +53,9 @@ export interface LoadOptions {
   check?: (raw: RawObject) => { problems: string[]; warnings: string[] };
 }
 
-export type Validation = { ok: true; config: Config; warnings: string[]; notes: string[] } | { ok: false; problems: string[] };
+export type Validation =
+  | { ok: true; config: Config; warnings: string[]; notes: string[] }
+  | { ok: false; problems: string[] };
 
 function readConfigFile(path: string): RawObject {
   if (!existsSync(path)) return {};
@@ -65,7 +67,8 @@ function readConfigFile(path: string): RawObject {
     const { problem, excerpt } = jsonSyntaxProblem(text, error as Error);
     throw new ConfigError('config_unreadable', path, [problem], excerpt);
   }
-  if (!isRecord(parsed)) throw new ConfigError('config_invalid', path, ['(config): is not an object (allowed: a JSON object of blocks)']);
+  if (!isRecord(parsed))
+    throw new ConfigError('config_invalid', path, ['(config): is not an object (allowed: a JSON object of blocks)']);
   return parsed;
 }
 
@@ -116,7 +119,9 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const { raw, migration } = prepare(readConfigFile(path), path, warnings, notes);
   const held = readCredentials(secretsPath);
   warnings.push(...held.warnings);
-  const { base, credentials } = migration ? splitMigrated(migration, held.credentials) : { base: raw, credentials: held.credentials };
+  const { base, credentials } = migration
+    ? splitMigrated(migration, held.credentials)
+    : { base: raw, credentials: held.credentials };
   const effective = clone(base);
   const origins = new Map<string, string>();
   applyCredentials(effective, credentials, origins, warnings);
@@ -129,7 +134,14 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const blocking = [...crossFieldProblems(effective), ...checked.problems];
   const channels = channelProblems(effective);
   // A config that cannot load lists what its channels lack too: every problem at once.
-  const config = parse({ raw: effective, file: path, origins, warnings, problems: blocking, alsoWhenInvalid: channels });
+  const config = parse({
+    raw: effective,
+    file: path,
+    origins,
+    warnings,
+    problems: blocking,
+    alsoWhenInvalid: channels,
+  });
   if (migration) {
     warnings.push(...migration.notes);
     if (options.rewrite !== false) warnings.push(writeMigration(base, credentials, path, secretsPath));
@@ -157,13 +169,19 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
 
 /** Validates a config object as a file would be read (any known version, aliases), without env or credentials. */
 export function validateConfig(input: unknown): Validation {
-  if (!isRecord(input)) return { ok: false, problems: ['(config): is not an object (allowed: a JSON object of blocks)'] };
+  if (!isRecord(input))
+    return { ok: false, problems: ['(config): is not an object (allowed: a JSON object of blocks)'] };
   const warnings: string[] = [];
   const notes: string[] = [];
   try {
     const { raw } = prepare(clone(input), '(input)', warnings, notes);
     const problems = crossFieldProblems(raw);
-    return { ok: true, config: parse({ raw, file: '(input)', origins: new Map(), warnings, problems }), warnings, notes };
+    return {
+      ok: true,
+      config: parse({ raw, file: '(input)', origins: new Map(), warnings, problems }),
+      warnings,
+      notes,
+    };
   } catch (error) {
     if (error instanceof ConfigError) return { ok: false, problems: error.problems };
     throw error;

@@ -46,16 +46,19 @@ function providersToModels(raw: RawObject, notes: string[]): void {
   const defaults = objectAt(raw, ['agents', 'defaults']);
   const configured = Object.entries(raw.providers).filter(
     (entry): entry is [string, RawObject] =>
-      isRecord(entry[1]) && (stringsOf(entry[1].api_key, entry[1].api_keys).length > 0 || typeof entry[1].api_base === 'string'),
+      isRecord(entry[1]) &&
+      (stringsOf(entry[1].api_key, entry[1].api_keys).length > 0 || typeof entry[1].api_base === 'string'),
   );
   const chosen = defaultModel(defaults);
   const models = Array.isArray(raw.model_list) ? raw.model_list : [];
   for (const [name, provider] of configured) {
     const isDefault = chosen.provider === name || (chosen.provider === undefined && configured.length === 1);
-    const entry: RawObject = isDefault && chosen.name
-      ? { model_name: chosen.name, provider: name, model: chosen.model }
-      : { model_name: name, provider: name, model: name };
-    if (!isDefault || !chosen.name) notes.push(`model_list entry for provider ${name} uses model "${name}"; write the provider's model id there`);
+    const entry: RawObject =
+      isDefault && chosen.name
+        ? { model_name: chosen.name, provider: name, model: chosen.model }
+        : { model_name: name, provider: name, model: name };
+    if (!isDefault || !chosen.name)
+      notes.push(`model_list entry for provider ${name} uses model "${name}"; write the provider's model id there`);
     entry.api_keys = stringsOf(provider.api_keys, provider.api_key);
     if (typeof provider.api_base === 'string') entry.api_base = provider.api_base;
     models.push(entry);
@@ -84,7 +87,8 @@ function whenOf(match: RawObject): RawObject {
   const when: RawObject = {};
   if (typeof match.channel === 'string') when.channel = match.channel;
   if (typeof match.account_id === 'string') when.account = match.account_id;
-  if (isRecord(match.peer) && typeof match.peer.id === 'string') when.chat = `${String(match.peer.kind ?? 'direct')}:${match.peer.id}`;
+  if (isRecord(match.peer) && typeof match.peer.id === 'string')
+    when.chat = `${String(match.peer.kind ?? 'direct')}:${match.peer.id}`;
   if (typeof match.guild_id === 'string') when.space = `guild:${match.guild_id}`;
   if (typeof match.team_id === 'string') when.space = `workspace:${match.team_id}`;
   return when;
@@ -104,7 +108,11 @@ function routingToRules(raw: RawObject, notes: string[]): void {
   const list = Array.isArray(rules.rules) ? rules.rules : [];
   raw.bindings.forEach((binding, i) => {
     if (!isRecord(binding)) return;
-    const rule: RawObject = { name: `binding-${i + 1}`, agent: binding.agent_id ?? binding.agent, when: whenOf(isRecord(binding.match) ? binding.match : {}) };
+    const rule: RawObject = {
+      name: `binding-${i + 1}`,
+      agent: binding.agent_id ?? binding.agent,
+      when: whenOf(isRecord(binding.match) ? binding.match : {}),
+    };
     if (dimensions) rule.session_dimensions = dimensions;
     list.push(rule);
   });
@@ -131,7 +139,8 @@ export function migrate(raw: RawObject, from: LegacyVersion): Migration {
   channelsToList(raw, notes);
   routingToRules(raw, notes);
   foldGithubSkills(raw, notes);
-  const launcherToken = typeof raw.launcher_token === 'string' && raw.launcher_token !== '' ? raw.launcher_token : undefined;
+  const launcherToken =
+    typeof raw.launcher_token === 'string' && raw.launcher_token !== '' ? raw.launcher_token : undefined;
   if ('launcher_token' in raw) {
     delete raw.launcher_token;
     notes.push('launcher_token moved to the credentials file; the launcher turns it into a password login once');

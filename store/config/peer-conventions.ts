@@ -13,7 +13,15 @@ type Path = Array<string | number>;
  * number for a list, and numbers in a list of names. Each convention is read with the peer's meaning and named
  * once, with every path it applied to, as a note.
  */
-export type Convention = 'null_list' | 'null_map' | 'null_default' | 'zero_default' | 'empty_default' | 'single_as_list' | 'number_as_text' | 'auto_provider';
+export type Convention =
+  | 'null_list'
+  | 'null_map'
+  | 'null_default'
+  | 'zero_default'
+  | 'empty_default'
+  | 'single_as_list'
+  | 'number_as_text'
+  | 'auto_provider';
 
 const MEANINGS: Record<Convention, string> = {
   null_list: 'null read as an empty list',
@@ -109,7 +117,8 @@ class Reader {
       return OMIT;
     }
     if (inner instanceof core.$ZodObject && isRecord(value)) {
-      for (const [key, child] of Object.entries(inner._zod.def.shape)) if (key in value) this.field(value, key, child, [...path, key]);
+      for (const [key, child] of Object.entries(inner._zod.def.shape))
+        if (key in value) this.field(value, key, child, [...path, key]);
     } else if (inner instanceof core.$ZodRecord && isRecord(value)) {
       for (const key of Object.keys(value)) this.field(value, key, inner._zod.def.valueType, [...path, key]);
     }
@@ -167,7 +176,8 @@ export function applyPeerConventions(raw: RawObject, schema: Schema): string[] {
   autoProvider(raw, reader);
   const { inner } = shapeOf(schema);
   if (inner instanceof core.$ZodObject) {
-    for (const [key, child] of Object.entries(inner._zod.def.shape)) if (key in raw) reader.field(raw, key, child, [key]);
+    for (const [key, child] of Object.entries(inner._zod.def.shape))
+      if (key in raw) reader.field(raw, key, child, [key]);
   }
   return [...reader.applied].map(([convention, paths]) => `${paths.join(', ')}: ${MEANINGS[convention]} (${WHY})`);
 }

@@ -35,7 +35,7 @@ export function prepare(raw: RawObject, file: string, warnings: string[], notes:
   // The peer runtime's version 2 still wrote `channels`, flat (its version 3 moved them): read, never rewritten.
   if (isRecord(raw.channels)) channelsToList(raw, notes);
   if (version === 3) {
-    notes.push('version 3 is the peer runtime\'s format: read as version 2, known aliases mapped, unknown keys ignored');
+    notes.push("version 3 is the peer runtime's format: read as version 2, known aliases mapped, unknown keys ignored");
     raw.version = 2;
   }
   readPeerForms(raw, warnings, notes);

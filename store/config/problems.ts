@@ -44,7 +44,9 @@ export function configErrorMap(issue: RawIssue): string | undefined {
 export function secretErrorMap(issue: RawIssue): string | undefined {
   if (issue.code !== 'invalid_type') return undefined;
   const expected = KIND_NAMES[issue.expected] ?? issue.expected;
-  return issue.input === undefined ? `is required (allowed: ${expected})` : `${kindOf(issue.input)} is not ${expected} (allowed: ${expected})`;
+  return issue.input === undefined
+    ? `is required (allowed: ${expected})`
+    : `${kindOf(issue.input)} is not ${expected} (allowed: ${expected})`;
 }
 
 /** `model_list[0].api_keys[1]`: the way a person writes a path into a JSON file. */

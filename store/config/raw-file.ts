@@ -16,7 +16,8 @@ export function readRawConfig(path: string): RawObject {
     const { problem, excerpt } = jsonSyntaxProblem(text, error as Error);
     throw new ConfigError('config_unreadable', path, [problem], excerpt);
   }
-  if (!isRecord(parsed)) throw new ConfigError('config_invalid', path, ['(config): is not an object (allowed: a JSON object of blocks)']);
+  if (!isRecord(parsed))
+    throw new ConfigError('config_invalid', path, ['(config): is not an object (allowed: a JSON object of blocks)']);
   return parsed;
 }
 

@@ -50,7 +50,9 @@ export class Redactor {
   constructor(secrets: readonly string[]) {
     // A header value `Bearer <token>` is configured whole, but the token leaks alone just as well.
     const tokens = secrets.flatMap((s) => /^(?:Bearer|Basic|Token|Bot)\s+(\S+)$/i.exec(s)?.[1] ?? []);
-    const known = [...new Set([...secrets, ...tokens])].filter((s) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+    const known = [...new Set([...secrets, ...tokens])]
+      .filter((s) => s.length >= MIN_SECRET_LENGTH)
+      .sort((a, b) => b.length - a.length);
     for (const secret of known) this.masked.set(secret, new Secret(secret).masked);
     this.pattern = new RegExp([...known.map(escapeRegExp), ...KEY_SHAPES].join('|'), 'g');
     this.shortest = Math.min(SHORTEST_SHAPE, ...known.map((s) => s.length));

@@ -4,7 +4,12 @@ import { secretValues } from './secret.js';
 
 /** The environment variables that name a proxy, as curl and undici read them. */
 export const PROXY_VARIABLES = [
-  'http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'all_proxy', 'ALL_PROXY',
+  'http_proxy',
+  'HTTP_PROXY',
+  'https_proxy',
+  'HTTPS_PROXY',
+  'all_proxy',
+  'ALL_PROXY',
 ] as const;
 
 function decoded(text: string): string {

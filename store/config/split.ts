@@ -81,7 +81,8 @@ export function mergeCredentials(held: Credentials, moved: Secrets): Credentials
   }
   const web = { ...moved.web, ...held.web };
   const channel_list = { ...held.channels, ...held.channel_list };
-  for (const [name, secrets] of Object.entries(moved.channel_list)) channel_list[name] = { ...secrets, ...channel_list[name] };
+  for (const [name, secrets] of Object.entries(moved.channel_list))
+    channel_list[name] = { ...secrets, ...channel_list[name] };
   const registries = { ...moved.skills.registries, ...held.skills?.registries };
   const { channels: _legacyChannels, ...rest } = held;
   return {

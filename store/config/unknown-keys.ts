@@ -16,7 +16,11 @@ export interface UnknownKey {
 
 /** The schema under defaults, optionals and transforms. */
 function unwrap(schema: core.$ZodType | undefined): core.$ZodType | undefined {
-  if (schema instanceof core.$ZodDefault || schema instanceof core.$ZodPrefault || schema instanceof core.$ZodOptional) {
+  if (
+    schema instanceof core.$ZodDefault ||
+    schema instanceof core.$ZodPrefault ||
+    schema instanceof core.$ZodOptional
+  ) {
     return unwrap(schema._zod.def.innerType);
   }
   if (schema instanceof core.$ZodPipe) return unwrap(schema._zod.def.in);
@@ -42,7 +46,12 @@ function knownKeys(schema: core.$ZodType | undefined): string[] {
  * each with the known key of its object it most likely meant: they were dropped while parsing, so comparing the input
  * with the parsed config finds them all.
  */
-export function unknownKeys(input: unknown, parsed: unknown, schema?: core.$ZodType, path: (string | number)[] = []): UnknownKey[] {
+export function unknownKeys(
+  input: unknown,
+  parsed: unknown,
+  schema?: core.$ZodType,
+  path: (string | number)[] = [],
+): UnknownKey[] {
   if (Array.isArray(input) && Array.isArray(parsed)) {
     return input.flatMap((item, i) => unknownKeys(item, parsed[i], child(schema, i), [...path, i]));
   }
@@ -51,7 +60,10 @@ export function unknownKeys(input: unknown, parsed: unknown, schema?: core.$ZodT
     if (key in parsed) return unknownKeys(value, parsed[key], child(schema, key), [...path, key]);
     // `_comment` keys are how JSON files (the peer runtime's example among them) carry comments.
     if (key.startsWith('_comment')) return [];
-    const suggestion = closestName(key, knownKeys(schema).filter((known) => !(known in input)));
+    const suggestion = closestName(
+      key,
+      knownKeys(schema).filter((known) => !(known in input)),
+    );
     return [{ path: formatPath([...path, key]), ...(suggestion ? { suggestion } : {}) }];
   });
 }

@@ -47,7 +47,8 @@ function stateOf(path: string): FileState {
   }
 }
 
-const keyOf = (state: FileState): string => (state.kind === 'present' ? `+${state.text}` : state.kind === 'missing' ? '-' : `!${state.reason}`);
+const keyOf = (state: FileState): string =>
+  state.kind === 'present' ? `+${state.text}` : state.kind === 'missing' ? '-' : `!${state.reason}`;
 
 function problemsOf(error: unknown): string[] {
   if (error instanceof ConfigError) return error.problems;
@@ -61,7 +62,8 @@ function problemsOf(error: unknown): string[] {
  */
 function unusable(config: FileState, credentials: FileState, paths: string[], fromFile: boolean): string[] {
   const problems: string[] = [];
-  if (config.kind === 'missing' && fromFile) problems.push(`(file): ${paths[0]} is missing; put it back to apply changes`);
+  if (config.kind === 'missing' && fromFile)
+    problems.push(`(file): ${paths[0]} is missing; put it back to apply changes`);
   if (config.kind === 'unreadable') problems.push(`(file): ${paths[0]} cannot be read (${config.reason})`);
   if (credentials.kind === 'unreadable') problems.push(`(file): ${paths[1]} cannot be read (${credentials.reason})`);
   return problems;

@@ -9,7 +9,13 @@ const nonBlank = z.string().trim().min(1);
 
 export const cronTaskSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('deliver'), channel: nonBlank, chat: nonBlank, text: nonBlank }),
-  z.object({ kind: z.literal('agent_turn'), agent: nonBlank.optional(), channel: nonBlank, chat: nonBlank, message: nonBlank }),
+  z.object({
+    kind: z.literal('agent_turn'),
+    agent: nonBlank.optional(),
+    channel: nonBlank,
+    chat: nonBlank,
+    message: nonBlank,
+  }),
   z.object({ kind: z.literal('command'), command: nonBlank, channel: nonBlank.optional(), chat: nonBlank.optional() }),
 ]);
 

@@ -1,7 +1,8 @@
 import { Cron } from 'croner';
 import * as z from 'zod';
 
-const SYNTAX = 'allowed: minute hour day-of-month month day-of-week, each *, a value, a list a,b, a range a-b or a step */n, a-b/n or a/n; or @hourly, @daily, @weekly, @monthly, @yearly';
+const SYNTAX =
+  'allowed: minute hour day-of-month month day-of-week, each *, a value, a list a,b, a range a-b or a step */n, a-b/n or a/n; or @hourly, @daily, @weekly, @monthly, @yearly';
 
 /** A `cron` schedule croner cannot read, or one that never comes round. */
 export class CronExpressionError extends Error {
@@ -63,10 +64,18 @@ export type CronSchedule = z.infer<typeof cronScheduleSchema>;
 function cronOf(expr: string, zone: string): Cron {
   const fields = expr.trim().split(/\s+/).length;
   if (!expr.trim().startsWith('@') && fields !== 5) {
-    throw new CronExpressionError(`cron expression "${expr}" has ${fields} field${fields === 1 ? '' : 's'}; it needs 5 (${SYNTAX})`);
+    throw new CronExpressionError(
+      `cron expression "${expr}" has ${fields} field${fields === 1 ? '' : 's'}; it needs 5 (${SYNTAX})`,
+    );
   }
   try {
-    return new Cron(expr.trim(), { mode: '5-part', timezone: zone, sloppyRanges: true, legacyMode: true, paused: true });
+    return new Cron(expr.trim(), {
+      mode: '5-part',
+      timezone: zone,
+      sloppyRanges: true,
+      legacyMode: true,
+      paused: true,
+    });
   } catch (error) {
     const why = error instanceof Error ? error.message.replace(/^CronPattern: /, '') : String(error);
     throw new CronExpressionError(`cron expression "${expr}" is not valid: ${why} (${SYNTAX})`);
@@ -76,7 +85,9 @@ function cronOf(expr: string, zone: string): Cron {
 /** Throws `CronExpressionError` for an expression croner cannot read or that never matches a date. */
 export function checkCron(expr: string): void {
   if (cronOf(expr, 'UTC').nextRun(new Date()) === null) {
-    throw new CronExpressionError(`cron expression "${expr}" never matches a date (the day-of-month never occurs in the months it allows)`);
+    throw new CronExpressionError(
+      `cron expression "${expr}" never matches a date (the day-of-month never occurs in the months it allows)`,
+    );
   }
 }
 

@@ -14,7 +14,10 @@ export type LauncherConfig = z.infer<typeof LauncherConfigSchema>;
 
 export class LauncherConfigError extends Error {
   readonly code = 'launcher_config_invalid';
-  constructor(readonly path: string, why: string) {
+  constructor(
+    readonly path: string,
+    why: string,
+  ) {
     super(`${path} is not valid launcher config (${why}); fix or remove the file`);
     this.name = 'LauncherConfigError';
   }

@@ -41,5 +41,7 @@ export function readClusterActors(log: EventStore): ClusterActors {
 
 /** The streams that have live actors, by gateway and stream name. */
 export function liveStreams(streams: ClusterActors): StreamActors[] {
-  return [...streams.values()].filter((s) => s.actors.size > 0).sort((a, b) => (a.gateway ?? '').localeCompare(b.gateway ?? '') || a.stream.localeCompare(b.stream));
+  return [...streams.values()]
+    .filter((s) => s.actors.size > 0)
+    .sort((a, b) => (a.gateway ?? '').localeCompare(b.gateway ?? '') || a.stream.localeCompare(b.stream));
 }

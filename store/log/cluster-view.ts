@@ -15,7 +15,8 @@ export interface ClusterViewOptions {
 }
 
 /** Events in the order a view takes a backlog in: by time, then stream, then place in the stream. */
-const byTime = (a: Envelope, b: Envelope): number => a.at - b.at || (a.stream ?? '').localeCompare(b.stream ?? '') || a.seq - b.seq;
+const byTime = (a: Envelope, b: Envelope): number =>
+  a.at - b.at || (a.stream ?? '').localeCompare(b.stream ?? '') || a.seq - b.seq;
 
 /** One event stream the view follows: its backlog is held until the view takes it, then events pass on as they come. */
 class Followed {
@@ -80,7 +81,10 @@ export class ClusterLogView implements EventStore {
   private discovering: Promise<void> = Promise.resolve();
   private closed = false;
 
-  private constructor(private readonly nc: NatsConnection, discoverMs: number) {
+  private constructor(
+    private readonly nc: NatsConnection,
+    discoverMs: number,
+  ) {
     this.timer = setInterval(() => {
       this.discovering = this.discovering.then(() => this.discover()).catch(() => undefined);
     }, discoverMs);
@@ -155,7 +159,9 @@ export class ClusterLogView implements EventStore {
     const opened = await Promise.all(
       fresh.map(async (row) => {
         const consumer = await js.consumers.get(row.stream, { deliver_policy: DeliverPolicy.All });
-        return new Followed(row.stream, await consumer.consume({ expires: FOLLOW_EXPIRES_MS }), row.lastSeq, (event) => this.take(event));
+        return new Followed(row.stream, await consumer.consume({ expires: FOLLOW_EXPIRES_MS }), row.lastSeq, (event) =>
+          this.take(event),
+        );
       }),
     );
     for (const stream of opened) this.followed.set(stream.name, stream);

@@ -14,8 +14,15 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** What usage totals are made of: kept whatever their age, so `tern usage` still shows last year. */
 const USAGE_TYPES = new Set(['provider.requested', 'provider.responded']);
 const CHECKPOINT_TYPES = 'session.compacted,session.cleared';
-const HISTORY = new Set(['session.cleared', 'session.compacted', 'summary.written', 'turn.started', 'turn.completed',
-  'turn.stopped', 'turn.failed']);
+const HISTORY = new Set([
+  'session.cleared',
+  'session.compacted',
+  'summary.written',
+  'turn.started',
+  'turn.completed',
+  'turn.stopped',
+  'turn.failed',
+]);
 
 export const archiveDir = (dir: string): string => join(dir, 'archive');
 
@@ -105,7 +112,10 @@ class ArchiveWriter {
   private last = 0;
   private readonly partial: string;
 
-  constructor(private readonly dir: string, stamp: string) {
+  constructor(
+    private readonly dir: string,
+    stamp: string,
+  ) {
     this.partial = join(archiveDir(dir), `.writing-${stamp}.jsonl.gz`);
   }
 
@@ -142,21 +152,26 @@ export function compactLog(dir: string, retention: Retention, now = new Date()):
   const cutoff = now.getTime() - retention.max_age_days * DAY_MS;
   /** Each session's latest checkpoint. */
   const checkpoints = new Map<string, number>();
-  return rewrite(dir, {
-    prepare(log) {
-      for (const event of log.iterate({ type: CHECKPOINT_TYPES })) {
-        if (event.session !== undefined) checkpoints.set(event.session, event.seq);
-      }
+  return rewrite(
+    dir,
+    {
+      prepare(log) {
+        for (const event of log.iterate({ type: CHECKPOINT_TYPES })) {
+          if (event.session !== undefined) checkpoints.set(event.session, event.seq);
+        }
+      },
+      fate(event) {
+        if (event.at >= cutoff || USAGE_TYPES.has(event.type)) return 'keep';
+        const from = event.session === undefined ? undefined : checkpoints.get(event.session);
+        return from !== undefined && event.seq >= from && HISTORY.has(event.type) ? 'keep' : 'archive';
+      },
+      closing: ({ archived, kept, archive }) => ({
+        type: 'log.compacted',
+        data: { archived, kept, ...(archive ? { archive } : {}) },
+      }),
     },
-    fate(event) {
-      if (event.at >= cutoff || USAGE_TYPES.has(event.type)) return 'keep';
-      const from = event.session === undefined ? undefined : checkpoints.get(event.session);
-      return from !== undefined && event.seq >= from && HISTORY.has(event.type) ? 'keep' : 'archive';
-    },
-    closing: ({ archived, kept, archive }) => ({
-      type: 'log.compacted', data: { archived, kept, ...(archive ? { archive } : {}) },
-    }),
-  }, now);
+    now,
+  );
 }
 
 /**
@@ -173,23 +188,27 @@ export function forgetSender(dir: string, sender: string, now = new Date()): Pro
     if (data?.sender === sender) return true;
     return data?.message_id !== undefined && messages.has(data.message_id) && event.type.startsWith('message.');
   };
-  return rewrite(dir, {
-    prepare(log) {
-      for (const event of log.iterate({ type: 'message.received,message.routed' })) {
-        const data = event.data as { sender?: string; message_id?: string };
-        if (data.sender === sender && data.message_id) messages.add(data.message_id);
-      }
-      for (const event of log.iterate({ type: 'turn.started' })) {
-        const data = event.data as { message_id?: string };
-        if (event.turn && data.message_id && messages.has(data.message_id)) turns.add(event.turn);
-      }
+  return rewrite(
+    dir,
+    {
+      prepare(log) {
+        for (const event of log.iterate({ type: 'message.received,message.routed' })) {
+          const data = event.data as { sender?: string; message_id?: string };
+          if (data.sender === sender && data.message_id) messages.add(data.message_id);
+        }
+        for (const event of log.iterate({ type: 'turn.started' })) {
+          const data = event.data as { message_id?: string };
+          if (event.turn && data.message_id && messages.has(data.message_id)) turns.add(event.turn);
+        }
+      },
+      fate: (event) => (bySender(event) ? 'remove' : 'keep'),
+      closing: (result) => ({
+        type: 'data.forgotten',
+        data: { sender, removed: result.removed, turns: [...turns], messages: [...messages] },
+      }),
     },
-    fate: (event) => (bySender(event) ? 'remove' : 'keep'),
-    closing: (result) => ({
-      type: 'data.forgotten',
-      data: { sender, removed: result.removed, turns: [...turns], messages: [...messages] },
-    }),
-  }, now);
+    now,
+  );
 }
 
 /** Every archived event of `dir` that matches `query`, oldest first (`tern log --archive`). */
@@ -200,7 +219,9 @@ export function* readArchive(dir: string, query: LogQuery = {}): Generator<Envel
   const files = readdirSync(folder).filter((name) => name.endsWith('.jsonl.gz'));
   files.sort((a, b) => Number(a.split('-')[0]) - Number(b.split('-')[0]));
   for (const name of files) {
-    for (const line of gunzipSync(readFileSync(join(folder, name))).toString('utf8').split('\n')) {
+    for (const line of gunzipSync(readFileSync(join(folder, name)))
+      .toString('utf8')
+      .split('\n')) {
       if (!line) continue;
       const event = JSON.parse(line) as Envelope;
       if ((query.after === undefined || event.seq > query.after) && keep(event)) yield event;

@@ -1,9 +1,18 @@
 /** Failures of the event log that a user can act on; a `log_corrupted` one says what is damaged, and where. */
-export type LogErrorCode = 'log_locked' | 'log_missing' | 'log_write_failed' | 'log_closed' | 'log_corrupted'
-  | 'log_unsafe' | 'log_fenced';
+export type LogErrorCode =
+  | 'log_locked'
+  | 'log_missing'
+  | 'log_write_failed'
+  | 'log_closed'
+  | 'log_corrupted'
+  | 'log_unsafe'
+  | 'log_fenced';
 
 export class LogError extends Error {
-  constructor(readonly code: LogErrorCode, message: string) {
+  constructor(
+    readonly code: LogErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'LogError';
   }

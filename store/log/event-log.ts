@@ -464,8 +464,12 @@ export class EventLog implements EventStore {
       return (stats.treeBranchPageCount + stats.treeLeafPageCount + stats.overflowPages) * stats.pageSize;
     };
     const tables: Record<string, number> = {
-      events: used(events), by_session: used(bySession.db), by_turn: used(byTurn.db), by_type: used(byType.db),
-      shapes: used(shapes), blobs: used(blobs?.db),
+      events: used(events),
+      by_session: used(bySession.db),
+      by_turn: used(byTurn.db),
+      by_type: used(byType.db),
+      shapes: used(shapes),
+      blobs: used(blobs?.db),
     };
     return { total: Object.values(tables).reduce((sum, bytes) => sum + bytes, 0), tables };
   }

@@ -21,15 +21,29 @@ export function foldHistory(history: SessionHistory, event: Envelope): SessionHi
     case 'session.cleared':
       return emptyHistory();
     case 'session.compacted':
-      return { ...(event.data.summary !== undefined ? { summary: event.data.summary } : {}), messages: event.data.messages.map((message) => ({ seq: event.seq, message })) };
+      return {
+        ...(event.data.summary !== undefined ? { summary: event.data.summary } : {}),
+        messages: event.data.messages.map((message) => ({ seq: event.seq, message })),
+      };
     case 'turn.started':
-      if (event.data.history === 'off') return { ...history, ...(event.turn !== undefined ? { offTurn: event.turn } : {}) };
-      return { ...history, messages: [...history.messages, { seq: event.seq, message: { role: 'user', content: event.data.text } }] };
+      if (event.data.history === 'off')
+        return { ...history, ...(event.turn !== undefined ? { offTurn: event.turn } : {}) };
+      return {
+        ...history,
+        messages: [...history.messages, { seq: event.seq, message: { role: 'user', content: event.data.text } }],
+      };
     case 'turn.completed':
     case 'turn.stopped':
     case 'turn.failed':
-      if (event.turn !== undefined && event.turn === history.offTurn) return { ...(history.summary !== undefined ? { summary: history.summary } : {}), messages: history.messages };
-      return { ...history, messages: [...history.messages, { seq: event.seq, message: { role: 'assistant', content: event.data.reply, tool_calls: [] } }] };
+      if (event.turn !== undefined && event.turn === history.offTurn)
+        return { ...(history.summary !== undefined ? { summary: history.summary } : {}), messages: history.messages };
+      return {
+        ...history,
+        messages: [
+          ...history.messages,
+          { seq: event.seq, message: { role: 'assistant', content: event.data.reply, tool_calls: [] } },
+        ],
+      };
     case 'summary.written':
       return { summary: event.data.summary, messages: history.messages.filter((m) => m.seq > event.data.through_seq) };
     default:
@@ -38,7 +52,8 @@ export function foldHistory(history: SessionHistory, event: Envelope): SessionHi
 }
 
 /** The event types history is made of. */
-export const HISTORY_TYPES = 'session.cleared,session.compacted,summary.written,turn.started,turn.completed,turn.stopped,turn.failed';
+export const HISTORY_TYPES =
+  'session.cleared,session.compacted,summary.written,turn.started,turn.completed,turn.stopped,turn.failed';
 const historyType = new Set(HISTORY_TYPES.split(','));
 
 /**

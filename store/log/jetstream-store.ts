@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  DeliverPolicy, JetStreamApiError, jetstream, jetstreamManager, RetentionPolicy, StorageType,
-  type ConsumerMessages, type JetStreamClient, type PubAck,
+  DeliverPolicy,
+  JetStreamApiError,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type PubAck,
 } from '@nats-io/jetstream';
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 import type { Envelope, ValidDraft } from '../../bus/index.js';
@@ -259,19 +266,24 @@ export class JetStreamEventStore implements EventStore {
         await previous;
         if (this.failure) throw this.failure;
         if (this.fence) throw this.fence;
-        const refused = error instanceof JetStreamApiError && [WRONG_LAST_SEQUENCE, WRONG_LAST_MSG_ID].includes(error.code);
+        const refused =
+          error instanceof JetStreamApiError && [WRONG_LAST_SEQUENCE, WRONG_LAST_MSG_ID].includes(error.code);
         // Refused with the event before this one stored: another writer appended in between.
         if (refused && attempt > 0) {
           const taken = `another writer appended to the event stream ${this.stream} (seq ${write.seq} is taken)`;
           throw new LogError('log_fenced', taken);
         }
         if (!refused && this.nc.isClosed()) {
-          throw new LogError('log_write_failed', `the event stream ${this.stream} did not store seq ${write.seq}: ${(error as Error).message}`);
+          throw new LogError(
+            'log_write_failed',
+            `the event stream ${this.stream} did not store seq ${write.seq}: ${(error as Error).message}`,
+          );
         }
         if (!refused) await sleep(Math.min(2_000, 50 * 2 ** Math.min(attempt, 6)));
         continue;
       }
-      if (ack.seq !== write.seq) throw new LogError('log_write_failed', `the event stream ${this.stream} stored seq ${write.seq} as ${ack.seq}`);
+      if (ack.seq !== write.seq)
+        throw new LogError('log_write_failed', `the event stream ${this.stream} stored seq ${write.seq} as ${ack.seq}`);
       return;
     }
   }
@@ -281,7 +293,10 @@ export class JetStreamEventStore implements EventStore {
       for await (const message of this.messages) {
         const envelope = message.json<Envelope>();
         if (envelope.seq !== message.seq) {
-          this.failure ??= new LogError('log_write_failed', `stream message ${message.seq} holds event seq ${envelope.seq}`);
+          this.failure ??= new LogError(
+            'log_write_failed',
+            `stream message ${message.seq} holds event seq ${envelope.seq}`,
+          );
           continue;
         }
         this.replica.add(envelope);

@@ -29,7 +29,7 @@ export class FoundSeqs {
 
   has(seq: number): boolean {
     const byte = Math.floor(seq / 8);
-    return byte < this.bits.length && (this.bits[byte]! & (1 << seq % 8)) !== 0;
+    return byte < this.bits.length && (this.bits[byte]! & (1 << (seq % 8))) !== 0;
   }
 
   add(seq: number): void {
@@ -40,7 +40,7 @@ export class FoundSeqs {
       grown.set(this.bits);
       this.bits = grown;
     }
-    this.bits[byte]! |= 1 << seq % 8;
+    this.bits[byte]! |= 1 << (seq % 8);
     this.size++;
     this.highest = Math.max(this.highest, seq);
   }

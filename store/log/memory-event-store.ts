@@ -65,7 +65,9 @@ export class MemoryEventStore implements EventStore {
   }
 
   sessionIds(prefix = 'sk_v1_'): string[] {
-    return [...new Set(this.events.map((e) => e.session).filter((id): id is string => id !== undefined && id.startsWith(prefix)))].sort();
+    return [
+      ...new Set(this.events.map((e) => e.session).filter((id): id is string => id?.startsWith(prefix) === true)),
+    ].sort();
   }
 
   refresh(): void {}

@@ -51,7 +51,13 @@ export class PostingIndex {
     const inRange = (seq: number) => seq > after && seq < before;
     // The list holding `after + 1` may start before it: begin at the last list starting at or below `after`.
     let low = after + 1;
-    for (const key of this.db.getKeys({ start: [id, after], end: [id, -1], reverse: true, limit: 1, snapshot: false })) {
+    for (const key of this.db.getKeys({
+      start: [id, after],
+      end: [id, -1],
+      reverse: true,
+      limit: 1,
+      snapshot: false,
+    })) {
       low = key[1];
     }
     const range = reverse

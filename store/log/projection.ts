@@ -18,14 +18,22 @@ export interface LiveProjection<S> {
 }
 
 function matches(query: Projection<unknown>['query'], event: Envelope, typeOk: (t: string) => boolean): boolean {
-  return typeOk(event.type) && (!query?.session || event.session === query.session) && (!query?.turn || event.turn === query.turn);
+  return (
+    typeOk(event.type) &&
+    (!query?.session || event.session === query.session) &&
+    (!query?.turn || event.turn === query.turn)
+  );
 }
 
 /**
  * Folds the log, then the bus. The bus is subscribed first and buffered, and the log is read only after
  * every append so far is committed, so no event is missed between the two or folded twice (by `seq`).
  */
-export async function startProjection<S>(log: EventStore, bus: Bus, projection: Projection<S>): Promise<LiveProjection<S>> {
+export async function startProjection<S>(
+  log: EventStore,
+  bus: Bus,
+  projection: Projection<S>,
+): Promise<LiveProjection<S>> {
   const typeOk = projection.query?.type ? typeMatcher(projection.query.type) : () => true;
   let state = projection.initial();
   let position = 0;

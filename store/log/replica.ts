@@ -39,7 +39,8 @@ export class EventReplica {
   add(event: Envelope): boolean {
     if (this.events.length === 0) this.first = event.seq;
     else if (event.seq <= this.lastSeq) return false;
-    else if (event.seq !== this.lastSeq + 1) throw new RangeError(`the log skipped from seq ${this.lastSeq} to ${event.seq}`);
+    else if (event.seq !== this.lastSeq + 1)
+      throw new RangeError(`the log skipped from seq ${this.lastSeq} to ${event.seq}`);
     this.events.push(event);
     post(this.bySession, event.session, event.seq);
     post(this.byTurn, event.turn, event.seq);
@@ -74,7 +75,13 @@ export class EventReplica {
     if (low + 1 >= high) return;
     const desc = query.order === 'desc';
     const exactType = query.type && /^[a-z_.]+$/.test(query.type) ? query.type : undefined;
-    const postings = query.turn ? this.byTurn.get(query.turn) : query.session ? this.bySession.get(query.session) : exactType ? this.byType.get(exactType) : undefined;
+    const postings = query.turn
+      ? this.byTurn.get(query.turn)
+      : query.session
+        ? this.bySession.get(query.session)
+        : exactType
+          ? this.byType.get(exactType)
+          : undefined;
     if (!postings) {
       if (query.turn ?? query.session ?? exactType) return;
       for (let seq = desc ? high - 1 : low + 1; desc ? seq > low : seq < high; seq += desc ? -1 : 1) yield seq;

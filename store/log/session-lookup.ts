@@ -35,13 +35,18 @@ export function knownSessions(log: EventStore): KnownSession[] {
 
 /** The values of a readable key's dimensions: `chat=direct:demo` gives `direct:demo`. */
 function dimensionValues(key: string): string[] {
-  return key.split('|').slice(4).map((part) => part.slice(part.indexOf('=') + 1));
+  return key
+    .split('|')
+    .slice(4)
+    .map((part) => part.slice(part.indexOf('=') + 1));
 }
 
 /** Whether a word names this key the way users type it: `demo` for `chat=direct:demo` (`tern agent --session demo`). */
 function namedBy(key: string, word: string): boolean {
   const wanted = word.toLowerCase();
-  return dimensionValues(key).some((value) => value === wanted || value === `direct:${wanted}` || value.endsWith(`:${wanted}`));
+  return dimensionValues(key).some(
+    (value) => value === wanted || value === `direct:${wanted}` || value.endsWith(`:${wanted}`),
+  );
 }
 
 function one(candidates: KnownSession[]): SessionMatch {

@@ -34,8 +34,11 @@ export function compactForm(event: Envelope, blobs: BlobStore): Envelope {
     const data = event.data as PromptData;
     const messages = blobs.putList(data.messages);
     const stored: StoredPrompt = {
-      ref: 1, system: blobs.put(data.system), tools: blobs.put(data.tools),
-      messages: messages.key, count: messages.count,
+      ref: 1,
+      system: blobs.put(data.system),
+      tools: blobs.put(data.tools),
+      messages: messages.key,
+      count: messages.count,
     };
     return { ...event, data: stored } as unknown as Envelope;
   }
@@ -43,7 +46,9 @@ export function compactForm(event: Envelope, blobs: BlobStore): Envelope {
     const data = event.data as CheckpointData;
     const messages = blobs.putList(data.messages);
     const stored: StoredCheckpoint = {
-      ref: 1, ...(data.summary !== undefined ? { summary: blobs.put(data.summary) } : {}), messages: messages.key,
+      ref: 1,
+      ...(data.summary !== undefined ? { summary: blobs.put(data.summary) } : {}),
+      messages: messages.key,
       count: messages.count,
     };
     return { ...event, data: stored } as unknown as Envelope;

@@ -23,6 +23,13 @@ function rotated(path: string, maxBytes: number, backups: number): LogSize {
 /** The disk the logs of this config take: each rotated log with its archives, and the event log. */
 export function logSizes(loaded: LoadedConfig): LogSize[] {
   const { maxBytes, backups } = rotationOf(loaded);
-  const files = [join(loaded.home, 'logs', 'gateway.log'), join(loaded.workspace, 'heartbeat.log'), ...(loaded.logFile ? [loaded.logFile] : [])];
-  return [...files.map((path) => rotated(path, maxBytes, backups)), { path: join(logDir(loaded.workspace), 'data.mdb'), bytes: sizeOf(join(logDir(loaded.workspace), 'data.mdb')) }];
+  const files = [
+    join(loaded.home, 'logs', 'gateway.log'),
+    join(loaded.workspace, 'heartbeat.log'),
+    ...(loaded.logFile ? [loaded.logFile] : []),
+  ];
+  return [
+    ...files.map((path) => rotated(path, maxBytes, backups)),
+    { path: join(logDir(loaded.workspace), 'data.mdb'), bytes: sizeOf(join(logDir(loaded.workspace), 'data.mdb')) },
+  ];
 }

@@ -27,7 +27,12 @@ export class Logger {
   private readonly threshold: number;
   private readonly redactor: () => Redactor;
 
-  constructor(private readonly files: RotatingFile[], level: Level, redactor: Redactor | (() => Redactor), private readonly now: () => Date = () => new Date()) {
+  constructor(
+    private readonly files: RotatingFile[],
+    level: Level,
+    redactor: Redactor | (() => Redactor),
+    private readonly now: () => Date = () => new Date(),
+  ) {
     this.threshold = LEVELS.indexOf(level);
     this.redactor = typeof redactor === 'function' ? redactor : () => redactor;
   }
@@ -119,7 +124,10 @@ class PanicReserve {
 }
 
 export function rotationOf(loaded: LoadedConfig): RotationSettings {
-  return { maxBytes: loaded.config.gateway.log_max_size_mb * 1024 * 1024, backups: loaded.config.gateway.log_max_backups };
+  return {
+    maxBytes: loaded.config.gateway.log_max_size_mb * 1024 * 1024,
+    backups: loaded.config.gateway.log_max_backups,
+  };
 }
 
 export function openGatewayLogs(loaded: LoadedConfig, now?: () => Date): GatewayLogs {

@@ -28,7 +28,8 @@ export interface FoldState {
 }
 
 /** The event types the fold reads; the rest of the log never changes recall. */
-export const RECALL_EVENT_TYPES = 'message.routed,turn.started,turn.completed,turn.stopped,turn.failed,turn.aborted,data.forgotten';
+export const RECALL_EVENT_TYPES =
+  'message.routed,turn.started,turn.completed,turn.stopped,turn.failed,turn.aborted,data.forgotten';
 
 /**
  * Turns the log into recall changes. A turn is indexed once it ended (its reply is known); the sender comes from

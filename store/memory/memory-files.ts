@@ -38,7 +38,8 @@ export function memoryFiles(workspace: string): string[] {
   } catch {
     // no memory/ folder yet
   }
-  for (const name of names) if (name.endsWith('.md') && isPlainFile(join(workspace, 'memory', name))) files.push(`memory/${name}`);
+  for (const name of names)
+    if (name.endsWith('.md') && isPlainFile(join(workspace, 'memory', name))) files.push(`memory/${name}`);
   return files;
 }
 
@@ -89,14 +90,16 @@ export class MemoryFilesIndex {
 
   private refresh(): void {
     const files = memoryFiles(this.workspace);
-    const stamp = files.map((f) => {
-      try {
-        const s = statSync(join(this.workspace, f));
-        return `${f}:${s.mtimeMs}:${s.size}`;
-      } catch {
-        return f;
-      }
-    }).join('|');
+    const stamp = files
+      .map((f) => {
+        try {
+          const s = statSync(join(this.workspace, f));
+          return `${f}:${s.mtimeMs}:${s.size}`;
+        } catch {
+          return f;
+        }
+      })
+      .join('|');
     if (stamp === this.stamp) return;
     this.stamp = stamp;
     this.chunks = files.flatMap((f) => chunksOf(f, readUserText(join(this.workspace, f)) ?? ''));

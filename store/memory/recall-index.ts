@@ -92,7 +92,17 @@ export class RecallIndex {
   /** The last log `seq` folded in. */
   position = 0;
   private readonly strings = new Interned();
-  private readonly columns: Columns = { turn: [], agent: [], session: [], chat: [], sender: [], at: [], asked: [], answered: [], chunk: [] };
+  private readonly columns: Columns = {
+    turn: [],
+    agent: [],
+    session: [],
+    chat: [],
+    sender: [],
+    at: [],
+    asked: [],
+    answered: [],
+    chunk: [],
+  };
   private readonly chunks: number[][] = [];
   /** The passage still growing for each session and sender. */
   private readonly open = new Map<string, number>();
@@ -129,7 +139,15 @@ export class RecallIndex {
   private row(id: number): TurnRow {
     const c = this.columns;
     const value = (column: number[]) => this.strings.values[column[id]!]!;
-    return { turn: c.turn[id]!, agent: value(c.agent), session: value(c.session), sender: value(c.sender), at: c.at[id]!, asked: c.asked[id]!, answered: c.answered[id]! };
+    return {
+      turn: c.turn[id]!,
+      agent: value(c.agent),
+      session: value(c.session),
+      sender: value(c.sender),
+      at: c.at[id]!,
+      asked: c.asked[id]!,
+      answered: c.answered[id]!,
+    };
   }
 
   private add(turn: ConversationTurn): void {
@@ -183,7 +201,9 @@ export class RecallIndex {
     return (chunk) => {
       const first = this.chunks[chunk]![0]!;
       if (agent === undefined || c.agent[first] !== agent || this.forgotten.has(chunk)) return false;
-      return viewer.scope === 'shared' || c.chat[first] === chat || (session !== undefined && c.session[first] === session);
+      return (
+        viewer.scope === 'shared' || c.chat[first] === chat || (session !== undefined && c.session[first] === session)
+      );
     };
   }
 
@@ -191,7 +211,11 @@ export class RecallIndex {
   find(query: string, viewer: RecallViewer, limit: number): ChunkHit[] {
     const visible = this.visibleTo(viewer);
     const found = this.search.search(query, { filter: (r) => visible(r.id as number) });
-    return found.slice(0, limit).map((r) => ({ score: r.score, terms: r.terms, turns: this.chunks[r.id as number]!.map((row) => this.row(row)) }));
+    return found.slice(0, limit).map((r) => ({
+      score: r.score,
+      terms: r.terms,
+      turns: this.chunks[r.id as number]!.map((row) => this.row(row)),
+    }));
   }
 
   /** A turn by its id, when `viewer` may see it. */

@@ -6,7 +6,14 @@ import type { EventStore } from '../log/event-store.js';
 import { holdStateDir } from '../state.js';
 import { ConversationFold, RECALL_EVENT_TYPES, type FoldState } from './conversation-fold.js';
 import { MemoryFilesIndex, readMemoryFile, type FileHit } from './memory-files.js';
-import { RecallIndex, SNAPSHOT_VERSION, type ChunkHit, type RecallSnapshot, type RecallViewer, type TurnRow } from './recall-index.js';
+import {
+  RecallIndex,
+  SNAPSHOT_VERSION,
+  type ChunkHit,
+  type RecallSnapshot,
+  type RecallViewer,
+  type TurnRow,
+} from './recall-index.js';
 import { processTerm } from './terms.js';
 
 const SNAPSHOT_FILE = 'memory-index.json';
@@ -14,7 +21,15 @@ const SNIPPET_CHARS = 700;
 
 export type RecallResult =
   | ({ source: 'memory' } & Omit<FileHit, 'text'> & { snippet: string; citation: string })
-  | { source: 'sessions'; score: number; session: string; turn_id: string; at: string; snippet: string; citation: string };
+  | {
+      source: 'sessions';
+      score: number;
+      session: string;
+      turn_id: string;
+      at: string;
+      snippet: string;
+      citation: string;
+    };
 
 /** A past turn read back from the log. */
 export interface RecalledTurn {
@@ -44,7 +59,11 @@ export class Recall {
     return assistant ? `${user}\n${assistant}` : user;
   };
 
-  private constructor(private readonly log: EventStore, private readonly workspace: string, saved?: { fold: FoldState; index: RecallSnapshot }) {
+  private constructor(
+    private readonly log: EventStore,
+    private readonly workspace: string,
+    saved?: { fold: FoldState; index: RecallSnapshot },
+  ) {
     this.fold = saved ? ConversationFold.restore(saved.fold) : new ConversationFold();
     this.index = saved ? RecallIndex.restore(saved.index, this.textOf) : new RecallIndex(this.textOf);
   }
@@ -52,7 +71,10 @@ export class Recall {
   /** Opens recall from the saved index (when there is one and the log still reaches it) and folds the rest of the log. */
   static open(log: EventStore, workspace: string): Recall {
     const saved = readSnapshot(workspace);
-    const recall = saved && saved.index.position <= log.lastCommittedSeq() ? new Recall(log, workspace, saved) : new Recall(log, workspace);
+    const recall =
+      saved && saved.index.position <= log.lastCommittedSeq()
+        ? new Recall(log, workspace, saved)
+        : new Recall(log, workspace);
     recall.catchUp();
     return recall;
   }
@@ -133,7 +155,8 @@ export class Recall {
     const last = this.log.lastCommittedSeq();
     this.index.beginBulk();
     try {
-      for (const event of this.log.iterate({ type: RECALL_EVENT_TYPES, after: this.index.position, order: 'asc' })) this.take(event);
+      for (const event of this.log.iterate({ type: RECALL_EVENT_TYPES, after: this.index.position, order: 'asc' }))
+        this.take(event);
     } finally {
       this.index.endBulk();
     }
@@ -153,7 +176,10 @@ export class Recall {
     const reply = answered ? this.log.get(answered) : undefined;
     return {
       user: question?.type === 'turn.started' ? question.data.text : '',
-      assistant: reply && 'data' in reply && typeof (reply.data as { reply?: unknown }).reply === 'string' ? (reply.data as { reply: string }).reply : '',
+      assistant:
+        reply && 'data' in reply && typeof (reply.data as { reply?: unknown }).reply === 'string'
+          ? (reply.data as { reply: string }).reply
+          : '',
     };
   }
 

@@ -25,7 +25,14 @@ function packageDirs(root: string): string[] {
 function found(name: string, dir: string, source: FoundPlugin['source']): FoundPlugin {
   try {
     const { manifest, entry } = readManifest(dir);
-    if (source === 'path' && manifest.name !== name) return { name, dir, source, ok: false, problem: `its ${MANIFEST_FILE} names it "${manifest.name}", not "${name}"` };
+    if (source === 'path' && manifest.name !== name)
+      return {
+        name,
+        dir,
+        source,
+        ok: false,
+        problem: `its ${MANIFEST_FILE} names it "${manifest.name}", not "${name}"`,
+      };
     return { name: source === 'path' ? name : manifest.name, dir, source, ok: true, manifest, entry };
   } catch (error) {
     if (!(error instanceof PluginManifestError)) throw error;
@@ -52,7 +59,13 @@ export function discoverPlugins(config: Config, home: string): FoundPlugin[] {
       const path = expandHome(entry.path);
       byName.set(name, found(name, isAbsolute(path) ? path : join(home, path), 'path'));
     } else if (!byName.has(name)) {
-      byName.set(name, { name, dir: join(pluginsDir(home), 'node_modules', name), source: 'installed', ok: false, problem: `not installed (run \`tern plugins install ${name}\`)` });
+      byName.set(name, {
+        name,
+        dir: join(pluginsDir(home), 'node_modules', name),
+        source: 'installed',
+        ok: false,
+        problem: `not installed (run \`tern plugins install ${name}\`)`,
+      });
     }
   }
   return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));

@@ -11,7 +11,7 @@ export function editPluginEntry(path: string, edit: PluginEntryEdit): void {
   if (edit.kind === 'remove') {
     delete entries[edit.name];
   } else {
-    const entry = isRecord(entries[edit.name]) ? entries[edit.name] as Record<string, unknown> : {};
+    const entry = isRecord(entries[edit.name]) ? (entries[edit.name] as Record<string, unknown>) : {};
     entries[edit.name] = { ...entry, enabled: edit.kind === 'enable' };
   }
   writeRawConfig(path, raw);

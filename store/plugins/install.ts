@@ -6,7 +6,10 @@ import { pluginsDir } from './locations.js';
 import { MANIFEST_FILE, PluginManifestError, readManifest, type PluginManifest } from './manifest.js';
 
 export class PluginInstallError extends Error {
-  constructor(readonly code: 'npm_failed' | 'not_a_plugin' | 'not_installed', message: string) {
+  constructor(
+    readonly code: 'npm_failed' | 'not_a_plugin' | 'not_installed',
+    message: string,
+  ) {
     super(message);
     this.name = 'PluginInstallError';
   }
@@ -17,7 +20,11 @@ export type NpmRunner = (args: string[], cwd: string) => Promise<{ code: number;
 
 export const runNpm: NpmRunner = (args, cwd) =>
   new Promise((resolveRun) => {
-    const child = spawn('npm', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+    const child = spawn('npm', args, {
+      cwd,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
     child.on('error', (error) => resolveRun({ code: -1, stderr: `cannot run npm (${error.message})` }));
@@ -29,7 +36,11 @@ function prefix(home: string): string {
   const dir = pluginsDir(home);
   mkdirSync(dir, { recursive: true });
   const manifest = join(dir, 'package.json');
-  if (!existsSync(manifest)) writeFileSync(manifest, `${JSON.stringify({ name: 'tern-plugins', private: true, description: 'Plugin packages installed by tern plugins install' }, null, 2)}\n`);
+  if (!existsSync(manifest))
+    writeFileSync(
+      manifest,
+      `${JSON.stringify({ name: 'tern-plugins', private: true, description: 'Plugin packages installed by tern plugins install' }, null, 2)}\n`,
+    );
   return dir;
 }
 
@@ -53,19 +64,34 @@ function packageNameOf(folder: string): string {
     const name = (JSON.parse(readFileSync(path, 'utf8')) as { name?: unknown }).name;
     if (typeof name === 'string' && name !== '') return name;
   }
-  throw new PluginInstallError('not_a_plugin', `${folder} has neither a package.json nor a ${MANIFEST_FILE} with a name`);
+  throw new PluginInstallError(
+    'not_a_plugin',
+    `${folder} has neither a package.json nor a ${MANIFEST_FILE} with a name`,
+  );
 }
 
 async function npm(home: string, args: string[], runner: NpmRunner): Promise<void> {
-  const { code, stderr } = await runner([...args, '--prefix', prefix(home), '--no-audit', '--no-fund', '--loglevel', 'error'], prefix(home));
-  if (code !== 0) throw new PluginInstallError('npm_failed', `npm ${args[0]} failed (exit ${code}): ${stderr.trim().split('\n').slice(-3).join(' ') || 'no message'}`);
+  const { code, stderr } = await runner(
+    [...args, '--prefix', prefix(home), '--no-audit', '--no-fund', '--loglevel', 'error'],
+    prefix(home),
+  );
+  if (code !== 0)
+    throw new PluginInstallError(
+      'npm_failed',
+      `npm ${args[0]} failed (exit ${code}): ${stderr.trim().split('\n').slice(-3).join(' ') || 'no message'}`,
+    );
 }
 
 /**
  * Installs a plugin package with npm into `<AGENT_HOME>/plugins`: from the registry by name, or a local folder
  * (linked, so edits show at the next start). A package without a valid `tern-plugin.json` is removed again.
  */
-export async function installPlugin(home: string, spec: string, cwd: string, runner: NpmRunner = runNpm): Promise<{ manifest: PluginManifest; dir: string }> {
+export async function installPlugin(
+  home: string,
+  spec: string,
+  cwd: string,
+  runner: NpmRunner = runNpm,
+): Promise<{ manifest: PluginManifest; dir: string }> {
   const folder = localFolder(spec, cwd);
   const name = folder ? packageNameOf(folder) : registryName(spec);
   await npm(home, ['install', folder ?? spec], runner);
@@ -80,6 +106,7 @@ export async function installPlugin(home: string, spec: string, cwd: string, run
 }
 
 export async function removePlugin(home: string, name: string, runner: NpmRunner = runNpm): Promise<void> {
-  if (!existsSync(join(pluginsDir(home), 'node_modules', name))) throw new PluginInstallError('not_installed', `${name} is not installed in ${pluginsDir(home)}`);
+  if (!existsSync(join(pluginsDir(home), 'node_modules', name)))
+    throw new PluginInstallError('not_installed', `${name} is not installed in ${pluginsDir(home)}`);
   await npm(home, ['uninstall', name], runner);
 }

@@ -12,22 +12,31 @@ export type PluginCapability = (typeof PLUGIN_CAPABILITIES)[number];
 const NAME = /^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/;
 
 export const manifestSchema = z.object({
-  name: z.string().regex(NAME, { error: 'name must be a package name (lower case letters, digits, . _ -, optionally @scope/)' }),
+  name: z
+    .string()
+    .regex(NAME, { error: 'name must be a package name (lower case letters, digits, . _ -, optionally @scope/)' }),
   version: z.string().min(1, { error: 'version must not be empty' }),
   description: z.string().optional(),
   /** The module the plugin starts from, relative to its folder. */
   entry: z.string().min(1, { error: 'entry must name the plugin\'s module, e.g. "index.js"' }),
-  capabilities: z.array(z.enum(PLUGIN_CAPABILITIES, { error: `capabilities must be some of ${PLUGIN_CAPABILITIES.join(', ')}` })).default([]),
+  capabilities: z
+    .array(z.enum(PLUGIN_CAPABILITIES, { error: `capabilities must be some of ${PLUGIN_CAPABILITIES.join(', ')}` }))
+    .default([]),
   /** A JSON schema for `plugins.entries.<name>.config`. */
   config_schema: z.record(z.string(), z.unknown()).optional(),
   /** For a plugin run as a child process: the hook points it intercepts and the events it observes. */
-  hooks: z.object({ intercept: z.array(z.enum(HOOK_POINTS)).default([]), observe: z.array(z.string()).optional() }).optional(),
+  hooks: z
+    .object({ intercept: z.array(z.enum(HOOK_POINTS)).default([]), observe: z.array(z.string()).optional() })
+    .optional(),
 });
 export type PluginManifest = z.infer<typeof manifestSchema>;
 
 /** Why a package folder is not a plugin Tern can load; the message is what the user reads as the reason. */
 export class PluginManifestError extends Error {
-  constructor(readonly code: 'manifest_missing' | 'manifest_invalid' | 'entry_missing', message: string) {
+  constructor(
+    readonly code: 'manifest_missing' | 'manifest_invalid' | 'entry_missing',
+    message: string,
+  ) {
     super(message);
     this.name = 'PluginManifestError';
   }
@@ -41,7 +50,10 @@ export function readManifest(dir: string): { manifest: PluginManifest; entry: st
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new PluginManifestError('manifest_invalid', `${MANIFEST_FILE} is not valid JSON (${(error as Error).message})`);
+    throw new PluginManifestError(
+      'manifest_invalid',
+      `${MANIFEST_FILE} is not valid JSON (${(error as Error).message})`,
+    );
   }
   const parsed = manifestSchema.safeParse(raw);
   if (!parsed.success) {
@@ -49,7 +61,8 @@ export function readManifest(dir: string): { manifest: PluginManifest; entry: st
     throw new PluginManifestError('manifest_invalid', `${MANIFEST_FILE}: ${problems.join('; ')}`);
   }
   const entryPath = normalize(parsed.data.entry);
-  if (isAbsolute(entryPath) || entryPath.split(sep).includes('..')) throw new PluginManifestError('manifest_invalid', `${MANIFEST_FILE}: entry must stay inside the plugin's folder`);
+  if (isAbsolute(entryPath) || entryPath.split(sep).includes('..'))
+    throw new PluginManifestError('manifest_invalid', `${MANIFEST_FILE}: entry must stay inside the plugin's folder`);
   const entry = join(dir, entryPath);
   if (!existsSync(entry)) throw new PluginManifestError('entry_missing', `entry ${parsed.data.entry} does not exist`);
   return { manifest: parsed.data, entry };

@@ -29,7 +29,10 @@ export type ArchiveRefusal =
 
 /** An archive that is refused; nothing of it has been written outside the staging folder. */
 export class SkillArchiveError extends Error {
-  constructor(readonly code: ArchiveRefusal, message: string) {
+  constructor(
+    readonly code: ArchiveRefusal,
+    message: string,
+  ) {
     super(message);
     this.name = 'SkillArchiveError';
   }
@@ -67,11 +70,19 @@ function checkName(name: string): void {
 function kindOf(entry: Entry, name: string): Kind {
   const mode = (entry.externalFileAttributes >>> 16) & S_IFMT;
   // Unix-made archives carry the file type in the high bits; others (mode 0) only say a folder by its trailing slash.
-  if (mode === S_IFLNK) throw new SkillArchiveError('symlink', `the archive entry ${JSON.stringify(name)} is a symbolic link (links are never unpacked)`);
+  if (mode === S_IFLNK)
+    throw new SkillArchiveError(
+      'symlink',
+      `the archive entry ${JSON.stringify(name)} is a symbolic link (links are never unpacked)`,
+    );
   if (mode !== 0 && mode !== S_IFDIR && mode !== S_IFREG) {
-    throw new SkillArchiveError('special_file', `the archive entry ${JSON.stringify(name)} is a device, pipe or socket (only files and folders are unpacked)`);
+    throw new SkillArchiveError(
+      'special_file',
+      `the archive entry ${JSON.stringify(name)} is a device, pipe or socket (only files and folders are unpacked)`,
+    );
   }
-  if (entry.isEncrypted()) throw new SkillArchiveError('encrypted', `the archive entry ${JSON.stringify(name)} is encrypted`);
+  if (entry.isEncrypted())
+    throw new SkillArchiveError('encrypted', `the archive entry ${JSON.stringify(name)} is encrypted`);
   return mode === S_IFDIR || name.endsWith('/') ? 'folder' : 'file';
 }
 
@@ -82,7 +93,12 @@ function megabytes(bytes: number): string {
 async function openZip(path: string): Promise<ZipFile> {
   const yauzl = await loadYauzl();
   try {
-    return await yauzl.openPromise(path, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false });
+    return await yauzl.openPromise(path, {
+      lazyEntries: true,
+      decodeStrings: false,
+      validateEntrySizes: true,
+      autoClose: false,
+    });
   } catch (error) {
     throw new SkillArchiveError('not_a_zip', `the download is not a zip archive (${(error as Error).message})`);
   }
@@ -106,7 +122,8 @@ async function plan(zip: ZipFile, within: string, limits: ArchiveLimits): Promis
     throw new SkillArchiveError('not_a_zip', `the archive cannot be read (${(error as Error).message})`);
   }
   const top = all[0]?.name.split('/')[0] ?? '';
-  const oneTopFolder = all.every(({ name }) => name.startsWith(`${top}/`)) && !all.some(({ name }) => name === 'SKILL.md');
+  const oneTopFolder =
+    all.every(({ name }) => name.startsWith(`${top}/`)) && !all.some(({ name }) => name === 'SKILL.md');
   const base = [oneTopFolder ? top : '', within.replace(/^\/+|\/+$/g, '')].filter(Boolean).join('/');
   const prefix = base === '' ? '' : `${base}/`;
   const planned: Planned[] = [];
@@ -119,15 +136,22 @@ async function plan(zip: ZipFile, within: string, limits: ArchiveLimits): Promis
     if (kind === 'file') {
       files += 1;
       bytes += entry.uncompressedSize;
-      if (files > limits.maxFiles) throw new SkillArchiveError('too_many_files', `the skill unpacks to more than ${limits.maxFiles} files`);
+      if (files > limits.maxFiles)
+        throw new SkillArchiveError('too_many_files', `the skill unpacks to more than ${limits.maxFiles} files`);
       if (bytes > limits.maxUnpackedBytes) {
-        throw new SkillArchiveError('too_large_unpacked', `the skill unpacks to more than ${megabytes(limits.maxUnpackedBytes)} (an archive that small is a zip bomb or not a skill)`);
+        throw new SkillArchiveError(
+          'too_large_unpacked',
+          `the skill unpacks to more than ${megabytes(limits.maxUnpackedBytes)} (an archive that small is a zip bomb or not a skill)`,
+        );
       }
     }
     planned.push({ entry, name: relative, kind });
   }
   if (!planned.some((p) => p.kind === 'file' && p.name === 'SKILL.md')) {
-    throw new SkillArchiveError('missing_skill_md', `the archive has no SKILL.md${prefix ? ` in ${prefix}` : ' at its top'}`);
+    throw new SkillArchiveError(
+      'missing_skill_md',
+      `the archive has no SKILL.md${prefix ? ` in ${prefix}` : ' at its top'}`,
+    );
   }
   return planned;
 }
@@ -138,7 +162,12 @@ function byteBudget(limits: ArchiveLimits, used: { bytes: number }): Transform {
     transform(chunk: Buffer, _encoding, done) {
       used.bytes += chunk.length;
       if (used.bytes > limits.maxUnpackedBytes) {
-        done(new SkillArchiveError('too_large_unpacked', `the skill unpacks to more than ${megabytes(limits.maxUnpackedBytes)}`));
+        done(
+          new SkillArchiveError(
+            'too_large_unpacked',
+            `the skill unpacks to more than ${megabytes(limits.maxUnpackedBytes)}`,
+          ),
+        );
         return;
       }
       done(null, chunk);
@@ -148,7 +177,11 @@ function byteBudget(limits: ArchiveLimits, used: { bytes: number }): Transform {
 
 function inside(dest: string, name: string): string {
   const target = resolve(dest, name);
-  if (!target.startsWith(dest + sep)) throw new SkillArchiveError('unsafe_path', `the archive entry ${JSON.stringify(name)} would land outside the skill folder`);
+  if (!target.startsWith(dest + sep))
+    throw new SkillArchiveError(
+      'unsafe_path',
+      `the archive entry ${JSON.stringify(name)} would land outside the skill folder`,
+    );
   return target;
 }
 
@@ -157,7 +190,11 @@ function inside(dest: string, name: string): string {
  * is checked before anything is written, so absolute paths, `..`, links, devices, too many files and too many
  * bytes are refused with a `SkillArchiveError`. Files are created, never opened over something existing.
  */
-export async function unpackSkillArchive(zipPath: string, dest: string, options: { within?: string; limits?: ArchiveLimits } = {}): Promise<void> {
+export async function unpackSkillArchive(
+  zipPath: string,
+  dest: string,
+  options: { within?: string; limits?: ArchiveLimits } = {},
+): Promise<void> {
   const limits = options.limits ?? DEFAULT_ARCHIVE_LIMITS;
   const root = resolve(dest);
   mkdirSync(root, { recursive: true });
@@ -175,12 +212,19 @@ export async function unpackSkillArchive(zipPath: string, dest: string, options:
       const executable = ((entry.externalFileAttributes >>> 16) & 0o111) !== 0;
       try {
         const stream = await zip.openReadStreamPromise(entry);
-        await pipeline(stream, byteBudget(limits, used), createWriteStream(target, { flags: 'wx', mode: executable ? 0o755 : 0o644 }));
+        await pipeline(
+          stream,
+          byteBudget(limits, used),
+          createWriteStream(target, { flags: 'wx', mode: executable ? 0o755 : 0o644 }),
+        );
       } catch (error) {
         if (error instanceof SkillArchiveError) throw error;
         const code = (error as NodeJS.ErrnoException).code;
         const why = code === 'EEXIST' ? 'appears twice' : `cannot be unpacked (${(error as Error).message})`;
-        throw new SkillArchiveError(code === 'EEXIST' ? 'unsafe_path' : 'not_a_zip', `the archive entry ${JSON.stringify(name)} ${why}`);
+        throw new SkillArchiveError(
+          code === 'EEXIST' ? 'unsafe_path' : 'not_a_zip',
+          `the archive entry ${JSON.stringify(name)} ${why}`,
+        );
       }
     }
   } finally {

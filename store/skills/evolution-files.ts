@@ -19,7 +19,8 @@ export function syncDraftCopies(stateDir: string, pending: ReadonlyArray<{ id: s
   const dir = join(stateDir, 'drafts');
   mkdirSync(dir, { recursive: true });
   const wanted = new Map(pending.map((d) => [d.id, d.content]));
-  for (const entry of readdirSync(dir)) if (!wanted.has(entry)) rmSync(join(dir, entry), { recursive: true, force: true });
+  for (const entry of readdirSync(dir))
+    if (!wanted.has(entry)) rmSync(join(dir, entry), { recursive: true, force: true });
   for (const [id, content] of wanted) {
     mkdirSync(join(dir, id), { recursive: true });
     writeFileSync(join(dir, id, 'SKILL.md'), content);
@@ -30,7 +31,12 @@ export function draftCopyPath(stateDir: string, id: string): string {
   return join(stateDir, 'drafts', id, 'SKILL.md');
 }
 
-const decisionSchema = z.object({ request: z.string(), draft: z.string(), decision: z.enum(['accept', 'reject']), by: z.string() });
+const decisionSchema = z.object({
+  request: z.string(),
+  draft: z.string(),
+  decision: z.enum(['accept', 'reject']),
+  by: z.string(),
+});
 export type QueuedDecision = z.infer<typeof decisionSchema>;
 
 /** Decisions the CLI leaves for the process that holds the event log: `<workspace>/state/evolution-requests/`. */
@@ -52,7 +58,9 @@ export function takeDecisions(workspace: string): QueuedDecision[] {
   const dir = decisionInbox(workspace);
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.json')).sort();
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith('.json'))
+      .sort();
   } catch {
     return [];
   }

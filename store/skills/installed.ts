@@ -24,7 +24,10 @@ export function installedSkills(roots: ReadonlyArray<{ root: SkillRoot; dir: str
   const out: InstalledSkill[] = [];
   for (const { root, dir } of roots) {
     if (!existsSync(dir)) continue;
-    const folders = readdirSync(dir, { withFileTypes: true }).filter(isSkillFolder).map((e) => e.name).sort();
+    const folders = readdirSync(dir, { withFileTypes: true })
+      .filter(isSkillFolder)
+      .map((e) => e.name)
+      .sort();
     for (const folder of folders) {
       const skillDir = join(dir, folder);
       let text: string;
@@ -36,7 +39,14 @@ export function installedSkills(roots: ReadonlyArray<{ root: SkillRoot; dir: str
       const header = lenientHeader(text, folder);
       if (!header) continue;
       const origin = readOrigin(skillDir);
-      out.push({ ...header, root, folder, dir: skillDir, ...(origin ? { origin } : {}), shadowed: seen.has(header.name) });
+      out.push({
+        ...header,
+        root,
+        folder,
+        dir: skillDir,
+        ...(origin ? { origin } : {}),
+        shadowed: seen.has(header.name),
+      });
       seen.add(header.name);
     }
   }
@@ -51,7 +61,11 @@ export function installedRow(skill: InstalledSkill): Omit<InstalledSkill, 'dir'>
 
 /** The skill a user means by `name`: its folder or its name, in the first root that has it. */
 export function findInstalled(skills: readonly InstalledSkill[], name: string): InstalledSkill | undefined {
-  return skills.find((s) => s.folder === name && !s.shadowed) ?? skills.find((s) => s.name === name && !s.shadowed) ?? skills.find((s) => s.folder === name || s.name === name);
+  return (
+    skills.find((s) => s.folder === name && !s.shadowed) ??
+    skills.find((s) => s.name === name && !s.shadowed) ??
+    skills.find((s) => s.folder === name || s.name === name)
+  );
 }
 
 /** Removes a skill's folder: renamed aside first, so it disappears from the catalog at once and whole. */

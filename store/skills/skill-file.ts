@@ -8,8 +8,14 @@ const lenientSchema = z.looseObject({ name: z.string().min(1).optional(), descri
 
 /** What an installed or drafted skill must have: both keys, as text. */
 const strictSchema = z.looseObject({
-  name: z.string({ error: 'is missing (allowed: the skill name as text)' }).trim().min(1, { error: 'is empty (allowed: the skill name as text)' }),
-  description: z.string({ error: 'is missing (allowed: one line saying what the skill is for)' }).trim().min(1, { error: 'is empty (allowed: one line saying what the skill is for)' }),
+  name: z
+    .string({ error: 'is missing (allowed: the skill name as text)' })
+    .trim()
+    .min(1, { error: 'is empty (allowed: the skill name as text)' }),
+  description: z
+    .string({ error: 'is missing (allowed: one line saying what the skill is for)' })
+    .trim()
+    .min(1, { error: 'is empty (allowed: one line saying what the skill is for)' }),
 });
 
 export interface SkillHeader {
@@ -48,13 +54,16 @@ export function lenientHeader(text: string, folder: string): SkillHeader | undef
 /** A SKILL.md that states its `name` and `description`, or a `SkillFileError` naming what is wrong. */
 export function strictHeader(text: string): SkillHeader {
   const frontmatter = frontmatterOf(text);
-  if (frontmatter.kind === 'none') throw new SkillFileError('SKILL.md has no frontmatter (allowed: a --- block with name and description first)');
+  if (frontmatter.kind === 'none')
+    throw new SkillFileError('SKILL.md has no frontmatter (allowed: a --- block with name and description first)');
   if (frontmatter.kind === 'broken') throw new SkillFileError('the frontmatter of SKILL.md is not valid YAML');
   const parsed = strictSchema.safeParse(frontmatter.data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = issue.path.length > 0 ? issue.path.join('.') : '(frontmatter)';
-    throw new SkillFileError(`SKILL.md frontmatter ${key} ${issue.path.length > 0 ? issue.message : 'is not a mapping (allowed: name and description)'}`);
+    throw new SkillFileError(
+      `SKILL.md frontmatter ${key} ${issue.path.length > 0 ? issue.message : 'is not a mapping (allowed: name and description)'}`,
+    );
   }
   return { name: parsed.data.name, description: parsed.data.description };
 }

@@ -1,4 +1,13 @@
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { unpackSkillArchive, type ArchiveLimits } from './archive.js';
@@ -17,7 +26,10 @@ export class SkillFolderError extends Error {
 }
 
 export function checkFolderName(folder: string): string {
-  if (!FOLDER.test(folder)) throw new SkillFolderError(`"${folder}" cannot name a skill folder (allowed: letters, digits, . _ -, starting with a letter or digit)`);
+  if (!FOLDER.test(folder))
+    throw new SkillFolderError(
+      `"${folder}" cannot name a skill folder (allowed: letters, digits, . _ -, starting with a letter or digit)`,
+    );
   return folder;
 }
 
@@ -30,7 +42,10 @@ export interface Committed {
 }
 
 function stamp(now: Date): string {
-  return now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 /**
@@ -39,7 +54,10 @@ function stamp(now: Date): string {
  * the finished folder into place; `discard` removes the stage, whatever happened.
  */
 export class SkillStaging {
-  private constructor(readonly root: string, readonly dir: string) {}
+  private constructor(
+    readonly root: string,
+    readonly dir: string,
+  ) {}
 
   static open(root: string): SkillStaging {
     mkdirSync(root, { recursive: true });

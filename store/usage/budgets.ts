@@ -43,8 +43,19 @@ export function budgetStates(config: Config, spending: Spending, now: Date): Bud
       ['daily', found.budget.daily, spent.day, today],
       ['monthly', found.budget.monthly, spent.month, today.slice(0, 7)],
     ];
-    return limits.flatMap(([period, limit, used, span]) => (limit === undefined ? [] : [{
-      agent, period, span, limit_usd: limit, spent_usd: roundUsd(used), source: `${found.where}.${period}`,
-    }]));
+    return limits.flatMap(([period, limit, used, span]) =>
+      limit === undefined
+        ? []
+        : [
+            {
+              agent,
+              period,
+              span,
+              limit_usd: limit,
+              spent_usd: roundUsd(used),
+              source: `${found.where}.${period}`,
+            },
+          ],
+    );
   });
 }

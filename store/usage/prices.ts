@@ -10,7 +10,12 @@ export interface Price {
   cache_write_input: number;
 }
 
-const price = (input: number, output: number, cached_input = input, cache_write_input = input): Price => ({ input, output, cached_input, cache_write_input });
+const price = (input: number, output: number, cached_input = input, cache_write_input = input): Price => ({
+  input,
+  output,
+  cached_input,
+  cache_write_input,
+});
 /** Anthropic's list prices: a cache read costs a tenth of input and a 5-minute cache write 1.25×. */
 const claude = (input: number, output: number): Price => price(input, output, input / 10, input * 1.25);
 
@@ -54,7 +59,11 @@ export function builtInPrice(model: string): Price | undefined {
   const id = (model.split('/').at(-1) ?? model).toLowerCase();
   let best: string | undefined;
   for (const listed of Object.keys(BUILT_IN_PRICES)) {
-    if ((id === listed || id.startsWith(`${listed}-`) || id.startsWith(`${listed}.`)) && listed.length > (best?.length ?? 0)) best = listed;
+    if (
+      (id === listed || id.startsWith(`${listed}-`) || id.startsWith(`${listed}.`)) &&
+      listed.length > (best?.length ?? 0)
+    )
+      best = listed;
   }
   return best === undefined ? undefined : BUILT_IN_PRICES[best];
 }
@@ -67,7 +76,17 @@ export function pricesOf(config: Config): PriceOf {
   for (const entry of config.model_list) {
     if (known.has(entry.model_name)) continue;
     const pricing = entry.pricing;
-    known.set(entry.model_name, pricing ? price(pricing.input, pricing.output, pricing.cached_input ?? pricing.input, pricing.cache_write_input ?? pricing.input) : builtInPrice(entry.model));
+    known.set(
+      entry.model_name,
+      pricing
+        ? price(
+            pricing.input,
+            pricing.output,
+            pricing.cached_input ?? pricing.input,
+            pricing.cache_write_input ?? pricing.input,
+          )
+        : builtInPrice(entry.model),
+    );
   }
   return (modelName) => known.get(modelName);
 }
@@ -84,7 +103,13 @@ export interface Tokens {
 /** What the tokens cost at this price, in US dollars: cached reads and cache writes at their prices, the rest of the input at full. */
 export function costOf(tokens: Tokens, at: Price): number {
   const fresh = Math.max(0, tokens.input - tokens.cached - tokens.cache_write);
-  return (fresh * at.input + tokens.cached * at.cached_input + tokens.cache_write * at.cache_write_input + tokens.output * at.output) / 1_000_000;
+  return (
+    (fresh * at.input +
+      tokens.cached * at.cached_input +
+      tokens.cache_write * at.cache_write_input +
+      tokens.output * at.output) /
+    1_000_000
+  );
 }
 
 /** Dollars as the JSON answers give them: to a millionth, so sums of many answers print without float noise. */

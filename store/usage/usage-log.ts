@@ -115,7 +115,10 @@ export interface UsageQuery {
 
 /** The events of the usage types in `seq` order, each type read through its index. */
 function* usageEvents(log: EventStore, query: UsageQuery): Generator<Envelope> {
-  const bounds = { ...(query.after !== undefined ? { after: query.after } : {}), ...(query.through !== undefined ? { before: query.through + 1 } : {}) };
+  const bounds = {
+    ...(query.after !== undefined ? { after: query.after } : {}),
+    ...(query.through !== undefined ? { before: query.through + 1 } : {}),
+  };
   if (query.turn !== undefined) {
     yield* log.iterate({ turn: query.turn, type: 'provider.*', ...bounds });
     return;
@@ -190,7 +193,14 @@ function keyOf(record: UsageRecord, by: UsageBy): string {
   }
 }
 
-const emptyRow = (key: string): UsageRow => ({ key, calls: 0, turns: 0, tokens: noTokens(), cost_usd: 0, unpriced_calls: 0 });
+const emptyRow = (key: string): UsageRow => ({
+  key,
+  calls: 0,
+  turns: 0,
+  tokens: noTokens(),
+  cost_usd: 0,
+  unpriced_calls: 0,
+});
 
 function add(row: UsageRow, record: UsageRecord, turns: Set<string>, priceOf: PriceOf): void {
   row.calls++;
@@ -217,7 +227,11 @@ export function summarizeUsage(records: Iterable<UsageRecord>, by: UsageBy, pric
     add(total.row, record, total.turns, priceOf);
     if (!priceOf(record.model_name)) unpriced.add(record.model_name);
   }
-  return { rows: [...rows.values()].map((e) => e.row).sort((a, b) => a.key.localeCompare(b.key)), total: total.row, unpriced_models: [...unpriced].sort() };
+  return {
+    rows: [...rows.values()].map((e) => e.row).sort((a, b) => a.key.localeCompare(b.key)),
+    total: total.row,
+    unpriced_models: [...unpriced].sort(),
+  };
 }
 
 /** A row as `tern usage --json` and `GET /api/usage` answer it. */
@@ -265,7 +279,8 @@ export function parseSince(text: string, now: Date): number {
   if (relative) return now.getTime() - Number(relative[1]) * UNIT_MS[relative[2] as keyof typeof UNIT_MS];
   const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text.trim());
   const at = day ? new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])).getTime() : Date.parse(text);
-  if (Number.isNaN(at)) throw new UsageSinceError(`"${text}" is not a date (allowed: 2026-11-01, an ISO time, or 7d, 12h, 30m)`);
+  if (Number.isNaN(at))
+    throw new UsageSinceError(`"${text}" is not a date (allowed: 2026-11-01, an ISO time, or 7d, 12h, 30m)`);
   return at;
 }
 

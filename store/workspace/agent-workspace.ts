@@ -7,7 +7,13 @@ import { expandHome } from '../paths.js';
  * Where agent `id` works: its `agents.list[].workspace`; else the default agent keeps `agents.defaults.workspace`
  * (`defaultWorkspace`) and every other agent gets `<AGENT_HOME>/workspace-<id>`.
  */
-export function agentWorkspace(config: Config, home: string, defaultWorkspace: string, id: string, isDefault: boolean): string {
+export function agentWorkspace(
+  config: Config,
+  home: string,
+  defaultWorkspace: string,
+  id: string,
+  isDefault: boolean,
+): string {
   const named = config.agents.list.find((a) => a.id === id)?.workspace?.trim();
   if (named) return resolve(expandHome(named));
   return isDefault ? defaultWorkspace : join(home, `workspace-${id}`);

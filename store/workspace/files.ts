@@ -1,6 +1,13 @@
 import { readUserText } from '../files/regular-file.js';
 import { dirname, join } from 'node:path';
-import { DirectoryWatches, lookAt, unchanged, type PathLook, type WatchedDirectory, type WatchOptions } from '../watched-directory.js';
+import {
+  DirectoryWatches,
+  lookAt,
+  unchanged,
+  type PathLook,
+  type WatchedDirectory,
+  type WatchOptions,
+} from '../watched-directory.js';
 import { parseAgentDoc, type AgentDoc } from './frontmatter.js';
 
 /** The workspace files that shape a prompt, relative to the workspace. */
@@ -53,7 +60,8 @@ export class WorkspaceFiles {
     options: WatchOptions = {},
   ) {
     this.watches = new DirectoryWatches(options);
-    for (const file of Object.keys(PROMPT_FILES) as PromptFile[]) this.texts[file] = this.cachedFile(file, (text) => text);
+    for (const file of Object.keys(PROMPT_FILES) as PromptFile[])
+      this.texts[file] = this.cachedFile(file, (text) => text);
     const agentPath = join(root, PROMPT_FILES.agent);
     this.doc = this.cachedFile('agent', (text) => parseAgentDoc(text, agentPath));
   }

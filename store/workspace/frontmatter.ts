@@ -2,7 +2,10 @@ import * as z from 'zod';
 import { parse as parseYaml } from 'yaml';
 import { WorkspaceError } from './errors.js';
 
-const names = () => z.array(z.string({ error: 'is not a string (allowed: a name)' }), { error: 'is not a list (allowed: a list of names)' });
+const names = () =>
+  z.array(z.string({ error: 'is not a string (allowed: a name)' }), {
+    error: 'is not a list (allowed: a list of names)',
+  });
 const words = () => z.string({ error: 'is not a string (allowed: text)' });
 
 /** `AGENT.md` frontmatter. Other keys may be present (other tools write them); they are kept, never injected. */
@@ -38,7 +41,9 @@ export function parseAgentDoc(text: string, file: string): AgentDoc {
   try {
     data = parseYaml(fence[1]!) ?? {};
   } catch (error) {
-    throw new WorkspaceError('agent_frontmatter_invalid', file, [`(frontmatter): not valid YAML (${(error as Error).message.split('\n')[0]})`]);
+    throw new WorkspaceError('agent_frontmatter_invalid', file, [
+      `(frontmatter): not valid YAML (${(error as Error).message.split('\n')[0]})`,
+    ]);
   }
   const result = agentFrontmatterSchema.safeParse(data, {
     error: () => 'is not a mapping (allowed: name, description, tools, skills, mcpServers, model)',

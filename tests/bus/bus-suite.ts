@@ -21,14 +21,30 @@ const routed = (id: string, session = 's1'): EventDraft<'message.routed'> => ({
   type: 'message.routed',
   agent: 'main',
   session,
-  data: { message_id: id, channel: 'cli', account: 'default', chat: 'direct:me', sender: 'me', text: id, session_key: `key-${session}`, remote: false, media: [] },
+  data: {
+    message_id: id,
+    channel: 'cli',
+    account: 'default',
+    chat: 'direct:me',
+    sender: 'me',
+    text: id,
+    session_key: `key-${session}`,
+    remote: false,
+    media: [],
+  },
 });
 
 const reply = (id: string, text: string, target: boolean): EventDraft<'reply.requested'> => ({
   type: 'reply.requested',
   agent: 'main',
   session: 's1',
-  data: { message_id: id, outcome: 'command', text, key: `k:${id}`, ...(target ? { reply: { channel: 'tg', chat: 'direct:1', reply_to: '1' } } : {}) },
+  data: {
+    message_id: id,
+    outcome: 'command',
+    text,
+    key: `k:${id}`,
+    ...(target ? { reply: { channel: 'tg', chat: 'direct:1', reply_to: '1' } } : {}),
+  },
 });
 
 /** Work published after everything else, to see what came before it: see `collect`. */
@@ -103,9 +119,18 @@ export function busContract(name: string, open: OpenBus): void {
     const first = bus.publish({ type: 'gateway.stopping', data: {} });
     const second = bus.publish(routed('m1'));
     assert.equal([first.seq, second.seq], [1, 2]);
-    assert.equal(seen, [[1, 'gateway.stopping'], [2, 'message.routed']]);
-    assert.equal(log.read().map((e) => e.seq), [1, 2]);
-    assert.throws(() => bus.publish({ type: 'message.routed', data: { message_id: 1 } } as unknown as EventDraft), /message_id/);
+    assert.equal(seen, [
+      [1, 'gateway.stopping'],
+      [2, 'message.routed'],
+    ]);
+    assert.equal(
+      log.read().map((e) => e.seq),
+      [1, 2],
+    );
+    assert.throws(
+      () => bus.publish({ type: 'message.routed', data: { message_id: 1 } } as unknown as EventDraft),
+      /message_id/,
+    );
     assert.throws(() => bus.publish({ type: 'no.such', data: {} } as unknown as EventDraft), /unknown event type/);
     assert.is(seen.length, 2, 'a refused event reaches nobody');
   });
@@ -135,7 +160,11 @@ export function busContract(name: string, open: OpenBus): void {
     assert.equal(await got, ['m1', 'm2', 'm3']);
     bus.publish(routed('m4'));
     await bus.durable();
-    assert.equal(await collect(bus.work('sessions'), (e) => e.data.message_id, 1), ['m4'], 'work published between two consumers waits for the next one');
+    assert.equal(
+      await collect(bus.work('sessions'), (e) => e.data.message_id, 1),
+      ['m4'],
+      'work published between two consumers waits for the next one',
+    );
   });
 
   test('a work group has one consumer per process; a reply without a target is no work for the outbox', async (ctx) => {
@@ -168,18 +197,30 @@ export function busContract(name: string, open: OpenBus): void {
     under.bus.requeue([left]);
     under.bus.publish(reply('new', 'new', true));
     await under.bus.durable();
-    assert.equal(await collect(under.bus.work('outbox'), (e) => `${e.seq}:${e.data.text}`, 2), ['1:left over', '2:new']);
+    assert.equal(await collect(under.bus.work('outbox'), (e) => `${e.seq}:${e.data.text}`, 2), [
+      '1:left over',
+      '2:new',
+    ]);
     assert.equal(seen, [2]);
     assert.is(log.read().length, 2, 'requeueing appends nothing');
   });
 
   test('the redaction hook rewrites the data of every validated draft before it is logged and delivered', async (ctx) => {
-    const { bus, log } = await start(ctx, <D>(data: D): D => JSON.parse(JSON.stringify(data).replaceAll('sk-secret-1234', '[redacted]')) as D);
+    const { bus, log } = await start(
+      ctx,
+      <D>(data: D): D => JSON.parse(JSON.stringify(data).replaceAll('sk-secret-1234', '[redacted]')) as D,
+    );
     const delivered: string[] = [];
     bus.on('tool.completed').subscribe((e) => delivered.push(e.data.content));
-    const envelope = bus.publish({ type: 'tool.completed', data: { call_id: 'c', name: 'exec', ok: true, content: 'key=sk-secret-1234' } });
+    const envelope = bus.publish({
+      type: 'tool.completed',
+      data: { call_id: 'c', name: 'exec', ok: true, content: 'key=sk-secret-1234' },
+    });
     await bus.durable();
-    assert.equal([envelope.data.content, delivered, log.get(1)?.type === 'tool.completed' && log.get(1)?.data], ['key=[redacted]', ['key=[redacted]'], { call_id: 'c', name: 'exec', ok: true, content: 'key=[redacted]' }]);
+    assert.equal(
+      [envelope.data.content, delivered, log.get(1)?.type === 'tool.completed' && log.get(1)?.data],
+      ['key=[redacted]', ['key=[redacted]'], { call_id: 'c', name: 'exec', ok: true, content: 'key=[redacted]' }],
+    );
   });
 
   test.run();

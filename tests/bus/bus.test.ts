@@ -1,7 +1,19 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MemoryEventStore } from '../../store/log/memory-event-store.js';
-import { InProcessBus, createHooks, draftOf, emitterHook, InvalidEventError, sessionIdOf, toSessionId, typeMatcher, validateDraft, type Envelope, type EventDraft } from '../../bus/index.js';
+import {
+  InProcessBus,
+  createHooks,
+  draftOf,
+  emitterHook,
+  InvalidEventError,
+  sessionIdOf,
+  toSessionId,
+  typeMatcher,
+  validateDraft,
+  type Envelope,
+  type EventDraft,
+} from '../../bus/index.js';
 
 const received = (text = 'hi'): EventDraft<'message.received'> => ({
   type: 'message.received',
@@ -15,19 +27,39 @@ test('publish stamps seq in order and keeps the data as given', () => {
   const first = bus.publish(received());
   const second = bus.publish(received('again'));
   assert.equal([first.seq, second.seq], [1, 2]);
-  assert.equal(first.data, { channel: 'cli', account: 'default', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi', media: [] });
+  assert.equal(first.data, {
+    channel: 'cli',
+    account: 'default',
+    message_id: 'm1',
+    chat: 'direct:me',
+    sender: 'me',
+    text: 'hi',
+    media: [],
+  });
 });
 
-test('checking events (the test runs): a draft that is not its schema\'s output is refused, naming what it parses to', () => {
+test("checking events (the test runs): a draft that is not its schema's output is refused, naming what it parses to", () => {
   const bus = new InProcessBus();
-  const incomplete = { type: 'message.received', data: { channel: 'cli', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi' } } as unknown as EventDraft;
-  assert.throws(() => bus.publish(incomplete), (e: unknown) => e instanceof InvalidEventError && /parses to .*"account":"default".*"media":\[\]/.test(e.message));
+  const incomplete = {
+    type: 'message.received',
+    data: { channel: 'cli', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi' },
+  } as unknown as EventDraft;
+  assert.throws(
+    () => bus.publish(incomplete),
+    (e: unknown) => e instanceof InvalidEventError && /parses to .*"account":"default".*"media":\[\]/.test(e.message),
+  );
 });
 
 test('an event from outside is parsed at the edge: defaults applied, bad data named', () => {
-  const parsed = validateDraft({ type: 'message.sent', data: { channel: 'cli', chat: 'c', text: 'hi', send_key: 'k' } } as unknown as EventDraft);
+  const parsed = validateDraft({
+    type: 'message.sent',
+    data: { channel: 'cli', chat: 'c', text: 'hi', send_key: 'k' },
+  } as unknown as EventDraft);
   assert.equal(parsed.data, { channel: 'cli', chat: 'c', text: 'hi', send_key: 'k', part: 0, media: [] });
-  assert.throws(() => validateDraft({ type: 'message.sent', data: { channel: 'cli' } } as unknown as EventDraft), (e: unknown) => e instanceof InvalidEventError && /chat/.test(e.message));
+  assert.throws(
+    () => validateDraft({ type: 'message.sent', data: { channel: 'cli' } } as unknown as EventDraft),
+    (e: unknown) => e instanceof InvalidEventError && /chat/.test(e.message),
+  );
 });
 
 test('publish copies the draft: its keys in order, then seq and at; a given time is kept', () => {
@@ -37,7 +69,15 @@ test('publish copies the draft: its keys in order, then seq and at; a given time
   assert.equal(Object.keys(envelope), ['type', 'agent', 'session', 'data', 'at', 'seq']);
   assert.is(envelope.at, 1_700_000_000_000);
   assert.equal(Object.keys(draft), ['type', 'agent', 'session', 'data', 'at']);
-  assert.equal(draft.data, { channel: 'cli', account: 'default', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi', media: [] });
+  assert.equal(draft.data, {
+    channel: 'cli',
+    account: 'default',
+    message_id: 'm1',
+    chat: 'direct:me',
+    sender: 'me',
+    text: 'hi',
+    media: [],
+  });
 });
 
 test('draftOf builds a draft with the keys first, then type and data, and leaves the keys alone', () => {
@@ -53,14 +93,20 @@ test('an event with bad data fails loudly naming the field, and nobody sees it',
   const seen: Envelope[] = [];
   bus.events$.subscribe((e) => seen.push(e));
   const bad = { type: 'provider.chunk', data: { kind: 'shout', delta: 1 } } as unknown as EventDraft;
-  assert.throws(() => bus.publish(bad), (e: unknown) => e instanceof InvalidEventError && /kind/.test(e.message) && /delta/.test(e.message));
+  assert.throws(
+    () => bus.publish(bad),
+    (e: unknown) => e instanceof InvalidEventError && /kind/.test(e.message) && /delta/.test(e.message),
+  );
   assert.equal(seen, []);
 });
 
 test('an unknown event type is refused', () => {
   const bus = new InProcessBus();
   const bad = { type: 'turn.exploded', data: {} } as unknown as EventDraft;
-  assert.throws(() => bus.publish(bad), (e: unknown) => e instanceof InvalidEventError && e.code === 'invalid_event');
+  assert.throws(
+    () => bus.publish(bad),
+    (e: unknown) => e instanceof InvalidEventError && e.code === 'invalid_event',
+  );
 });
 
 test('on() delivers only the named types, typed', () => {
@@ -88,7 +134,8 @@ test('an event published by a subscriber reaches every subscriber after the curr
   const second: number[] = [];
   bus.events$.subscribe((e) => {
     first.push(e.seq);
-    if (e.type === 'message.received') bus.publish({ type: 'provider.chunk', data: { kind: 'text', delta: 'reaction' } });
+    if (e.type === 'message.received')
+      bus.publish({ type: 'provider.chunk', data: { kind: 'text', delta: 'reaction' } });
   });
   bus.events$.subscribe((e) => second.push(e.seq));
   bus.publish(received());
@@ -127,7 +174,10 @@ test('an in-process hook (mitt) denies a call synchronously, and answers only po
   });
   const hook = emitterHook('guard', 0, hooks);
   const meta = { channel: 'cli', chat: 'direct:me' };
-  const decision = await hook.decide({ point: 'before_tool', meta, call: { id: 'c1', name: 'exec', arguments: {} } }, new AbortController().signal);
+  const decision = await hook.decide(
+    { point: 'before_tool', meta, call: { id: 'c1', name: 'exec', arguments: {} } },
+    new AbortController().signal,
+  );
   assert.equal(decision, { action: 'deny_tool', reason: 'needs approval' });
   assert.is(hook.intercepts('before_tool'), true);
   assert.is(hook.intercepts('after_tool'), false);
@@ -138,16 +188,32 @@ test('an in-process hook that never decides is cut off by the caller', async () 
   const hooks = createHooks();
   hooks.on('approve_tool', () => {});
   const controller = new AbortController();
-  const asked = emitterHook('slow', 0, hooks).decide({ point: 'approve_tool', meta: { channel: 'cli', chat: 'c' }, call: { id: 'c1', name: 'exec', arguments: {} } }, controller.signal);
+  const asked = emitterHook('slow', 0, hooks).decide(
+    { point: 'approve_tool', meta: { channel: 'cli', chat: 'c' }, call: { id: 'c1', name: 'exec', arguments: {} } },
+    controller.signal,
+  );
   controller.abort(new Error('timed out'));
-  await asked.then(() => assert.unreachable('it decided'), (error: Error) => assert.is(error.message, 'timed out'));
+  await asked.then(
+    () => assert.unreachable('it decided'),
+    (error: Error) => assert.is(error.message, 'timed out'),
+  );
 });
 
 const routed = (id: string, session = 's1'): EventDraft<'message.routed'> => ({
   type: 'message.routed',
   agent: 'main',
   session,
-  data: { message_id: id, channel: 'cli', account: 'default', chat: 'direct:me', sender: 'me', text: id, session_key: `key-${session}`, remote: false, media: [] },
+  data: {
+    message_id: id,
+    channel: 'cli',
+    account: 'default',
+    chat: 'direct:me',
+    sender: 'me',
+    text: id,
+    session_key: `key-${session}`,
+    remote: false,
+    media: [],
+  },
 });
 
 test('work published before its group has a consumer waits for it, then goes to that consumer once', () => {
@@ -176,8 +242,24 @@ test('a work group has one consumer per process; other groups and observers are 
   const replies: string[] = [];
   bus.work('outbox').subscribe((e) => replies.push(e.data.text));
   bus.publish(routed('m1'));
-  bus.publish({ type: 'reply.requested', agent: 'main', session: 's1', data: { message_id: 'm1', outcome: 'command', text: 'hi back', key: 'tg:m1:command', reply: { channel: 'tg', chat: 'direct:1', reply_to: '1' } } });
-  bus.publish({ type: 'reply.requested', agent: 'main', session: 's1', data: { message_id: 'm2', outcome: 'command', text: 'for the asker', key: 'cli:m2:command' } });
+  bus.publish({
+    type: 'reply.requested',
+    agent: 'main',
+    session: 's1',
+    data: {
+      message_id: 'm1',
+      outcome: 'command',
+      text: 'hi back',
+      key: 'tg:m1:command',
+      reply: { channel: 'tg', chat: 'direct:1', reply_to: '1' },
+    },
+  });
+  bus.publish({
+    type: 'reply.requested',
+    agent: 'main',
+    session: 's1',
+    data: { message_id: 'm2', outcome: 'command', text: 'for the asker', key: 'cli:m2:command' },
+  });
   assert.equal(replies, ['hi back'], 'a reply without a target is no work for the outbox: whoever asked reads it');
   assert.equal(seen, ['message.routed', 'reply.requested', 'reply.requested']);
 });
@@ -204,8 +286,14 @@ test('the redaction hook rewrites the data of every draft before it is logged an
   const bus = new InProcessBus(log, { redact: mask });
   const delivered: string[] = [];
   bus.on('tool.completed').subscribe((e) => delivered.push(e.data.content));
-  const envelope = bus.publish({ type: 'tool.completed', data: { call_id: 'c', name: 'exec', ok: true, content: 'key=sk-secret-1234' } });
-  assert.equal([envelope.data.content, delivered, log.get(1)?.type === 'tool.completed' && log.get(1)?.data], ['key=[redacted]', ['key=[redacted]'], { call_id: 'c', name: 'exec', ok: true, content: 'key=[redacted]' }]);
+  const envelope = bus.publish({
+    type: 'tool.completed',
+    data: { call_id: 'c', name: 'exec', ok: true, content: 'key=sk-secret-1234' },
+  });
+  assert.equal(
+    [envelope.data.content, delivered, log.get(1)?.type === 'tool.completed' && log.get(1)?.data],
+    ['key=[redacted]', ['key=[redacted]'], { call_id: 'c', name: 'exec', ok: true, content: 'key=[redacted]' }],
+  );
 });
 
 test('durable() resolves once what was published is committed to the log', async () => {

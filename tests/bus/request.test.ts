@@ -9,8 +9,13 @@ const approval = (id: string) => ({
   type: 'approval.requested' as const,
   session: 's1',
   data: {
-    approval_id: id, tool: 'exec', call_id: 'c1', prompt: 'run ls?',
-    channel: 'cli', chat: 'direct:me', timeout_ms: 1000,
+    approval_id: id,
+    tool: 'exec',
+    call_id: 'c1',
+    prompt: 'run ls?',
+    channel: 'cli',
+    chat: 'direct:me',
+    timeout_ms: 1000,
   },
 });
 const answered = (id: string, approved: boolean) => ({

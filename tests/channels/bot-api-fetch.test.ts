@@ -23,7 +23,10 @@ interface BotApi {
 }
 
 /** A Bot API on a loopback port: `answer` gets each request once its body is whole (or, if `early`, at once). */
-async function botApi(answer: (request: Received, res: ServerResponse, req: IncomingMessage) => void, early = false): Promise<BotApi> {
+async function botApi(
+  answer: (request: Received, res: ServerResponse, req: IncomingMessage) => void,
+  early = false,
+): Promise<BotApi> {
   const received: Received[] = [];
   const server = createServer((req, res) => {
     const request: Received = { method: req.method, path: req.url, headers: req.headers, body: Buffer.alloc(0) };
@@ -40,10 +43,11 @@ async function botApi(answer: (request: Received, res: ServerResponse, req: Inco
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     received,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -54,10 +58,17 @@ function json(res: ServerResponse, status: number, value: unknown): void {
 
 const me = { id: 7, is_bot: true, first_name: 'Tern', username: 'tern_bot' };
 
-const hooks = (failures: Error[] = []): ChannelHooks => ({ onMessage() {}, onConnected() {}, onFailed: (error) => failures.push(error) });
+const hooks = (failures: Error[] = []): ChannelHooks => ({
+  onMessage() {},
+  onConnected() {},
+  onFailed: (error) => failures.push(error),
+});
 
 async function channelError(promise: Promise<unknown>): Promise<[string, string]> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(error instanceof ChannelError)) throw new Error(`expected a ChannelError, got ${String(error)}`);
   return [error.code, error.message];
 }
@@ -68,21 +79,40 @@ test('a JSON call goes out as one POST with a JSON body and its answer is read',
     const channel = new TelegramChannel({ token: TOKEN, baseUrl: api.url });
     assert.is(await channel.send('5', 'héllo'), '42');
     const [request] = api.received;
-    assert.equal([request?.method, request?.path, request?.headers['content-type'], request?.headers['content-length'], request?.body.toString()],
-      ['POST', '/bot123:secret/sendMessage', 'application/json', '51', '{"chat_id":"5","text":"héllo","parse_mode":"HTML"}']);
+    assert.equal(
+      [
+        request?.method,
+        request?.path,
+        request?.headers['content-type'],
+        request?.headers['content-length'],
+        request?.body.toString(),
+      ],
+      [
+        'POST',
+        '/bot123:secret/sendMessage',
+        'application/json',
+        '51',
+        '{"chat_id":"5","text":"héllo","parse_mode":"HTML"}',
+      ],
+    );
   } finally {
     await api.close();
   }
 });
 
 test('a Bot API error with code 401 is the channel error unauthorized, others are platform', async () => {
-  const api = await botApi((request, res) => request.path?.endsWith('/getMe')
-    ? json(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' })
-    : json(res, 400, { ok: false, error_code: 400, description: 'Bad Request: chat not found' }));
+  const api = await botApi((request, res) =>
+    request.path?.endsWith('/getMe')
+      ? json(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' })
+      : json(res, 400, { ok: false, error_code: 400, description: 'Bad Request: chat not found' }),
+  );
   try {
     const channel = new TelegramChannel({ token: TOKEN, baseUrl: api.url });
     assert.equal(await channelError(channel.start(hooks())), ['unauthorized', 'Bot API getMe: Unauthorized']);
-    assert.equal(await channelError(channel.send('5', 'hi')), ['platform', 'Bot API sendMessage: Bad Request: chat not found']);
+    assert.equal(await channelError(channel.send('5', 'hi')), [
+      'platform',
+      'Bot API sendMessage: Bad Request: chat not found',
+    ]);
   } finally {
     await api.close();
   }
@@ -93,7 +123,10 @@ test('a refused connection is the channel error network, and its message does no
   const { url } = api;
   await api.close();
   const channel = new TelegramChannel({ token: TOKEN, baseUrl: url });
-  assert.equal(await channelError(channel.start(hooks())), ['network', `cannot reach the Bot API (connect ECONNREFUSED ${url.slice('http://'.length)})`]);
+  assert.equal(await channelError(channel.start(hooks())), [
+    'network',
+    `cannot reach the Bot API (connect ECONNREFUSED ${url.slice('http://'.length)})`,
+  ]);
 });
 
 test('an answer that is not JSON (a proxy error page) is the channel error network, naming its status and type', async () => {
@@ -103,7 +136,10 @@ test('an answer that is not JSON (a proxy error page) is the channel error netwo
   });
   try {
     const channel = new TelegramChannel({ token: TOKEN, baseUrl: api.url });
-    assert.equal(await channelError(channel.send('5', 'hi')), ['network', 'cannot reach the Bot API (the Bot API answered HTTP 502 (text/html) where JSON was expected)']);
+    assert.equal(await channelError(channel.send('5', 'hi')), [
+      'network',
+      'cannot reach the Bot API (the Bot API answered HTTP 502 (text/html) where JSON was expected)',
+    ]);
   } finally {
     await api.close();
   }
@@ -117,10 +153,19 @@ test('a long poll that outlives its timeout is aborted and reported as stalled',
     const failures: Error[] = [];
     const failed = new Promise<void>((resolve) => {
       const channel = new TelegramChannel({ token: TOKEN, baseUrl: api.url, pollTimeoutSeconds: 0, stallGraceMs: 20 });
-      void channel.start({ ...hooks(failures), onFailed: (error) => { failures.push(error); resolve(); } });
+      void channel.start({
+        ...hooks(failures),
+        onFailed: (error) => {
+          failures.push(error);
+          resolve();
+        },
+      });
     });
     await failed;
-    assert.equal(failures.map((error) => [(error as ChannelError).code, error.message]), [['stalled', 'getUpdates gave no answer within 0 s']]);
+    assert.equal(
+      failures.map((error) => [(error as ChannelError).code, error.message]),
+      [['stalled', 'getUpdates gave no answer within 0 s']],
+    );
   } finally {
     await api.close();
   }
@@ -128,9 +173,13 @@ test('a long poll that outlives its timeout is aborted and reported as stalled',
 
 test('stopping the channel aborts its long poll: the connection closes and nothing is reported', async () => {
   let pollClosed!: () => void;
-  const closed = new Promise<void>((resolve) => { pollClosed = resolve; });
+  const closed = new Promise<void>((resolve) => {
+    pollClosed = resolve;
+  });
   let polling!: () => void;
-  const polled = new Promise<void>((resolve) => { polling = resolve; });
+  const polled = new Promise<void>((resolve) => {
+    polling = resolve;
+  });
   const api = await botApi((request, res, req) => {
     if (request.path?.endsWith('/getMe')) return json(res, 200, { ok: true, result: me });
     req.socket.on('close', pollClosed);
@@ -143,13 +192,16 @@ test('stopping the channel aborts its long poll: the connection closes and nothi
     await polled;
     await channel.stop();
     await closed;
-    assert.equal([api.received.map((r) => r.path), failures], [['/bot123:secret/getMe', '/bot123:secret/getUpdates'], []]);
+    assert.equal(
+      [api.received.map((r) => r.path), failures],
+      [['/bot123:secret/getMe', '/bot123:secret/getUpdates'], []],
+    );
   } finally {
     await api.close();
   }
 });
 
-test('an upload (a stream body) goes through the channel\'s fetch and arrives whole', async () => {
+test("an upload (a stream body) goes through the channel's fetch and arrives whole", async () => {
   const file = Buffer.alloc(300_000, 'tern');
   const api = await botApi((_, res) => json(res, 200, { ok: true, result: { message_id: 9 } }));
   try {
@@ -161,8 +213,16 @@ test('an upload (a stream body) goes through the channel\'s fetch and arrives wh
     const start = body.indexOf('filename=notes.txt');
     const contentStart = body.indexOf('\r\n\r\n', start) + 4;
     const content = body.subarray(contentStart, body.indexOf(`\r\n--${boundary}`, contentStart));
-    assert.equal([sent.message_id, request?.path, request?.headers['transfer-encoding'], request?.headers['sec-fetch-mode'], content.equals(file)],
-      [9, '/bot123:secret/sendDocument', 'chunked', 'cors', true]);
+    assert.equal(
+      [
+        sent.message_id,
+        request?.path,
+        request?.headers['transfer-encoding'],
+        request?.headers['sec-fetch-mode'],
+        content.equals(file),
+      ],
+      [9, '/bot123:secret/sendDocument', 'chunked', 'cors', true],
+    );
   } finally {
     await api.close();
   }

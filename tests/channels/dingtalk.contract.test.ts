@@ -11,9 +11,9 @@ channelContract({
   lacks: {
     threads: 'DingTalk chats have no threads',
     captions: 'a DingTalk picture message carries no text',
-    upload: 'not built yet: the channel does not upload files through DingTalk\'s media API (#37)',
+    upload: "not built yet: the channel does not upload files through DingTalk's media API (#37)",
     format_fallback: 'DingTalk shows Markdown it cannot read as text; it never refuses a message for it',
-    edits: 'a bot\'s Markdown message cannot be changed',
+    edits: "a bot's Markdown message cannot be changed",
     typing: 'DingTalk shows bots no typing indicator',
     rate_limit: 'DingTalk refuses an over-frequent call with an error code and no retry time',
   },

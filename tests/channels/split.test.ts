@@ -27,9 +27,13 @@ test('a code block cut in two is closed and reopened with its language', () => {
   for (const [i, part] of parts.entries()) {
     assert.ok(part.length <= 150, `part ${i} has ${part.length}`);
     assert.is(fences(part) % 2, 0, `part ${i} has unbalanced fences:\n${part}`);
-    if (i > 0 && part.includes('print(')) assert.ok(part.startsWith('```python'), `part ${i} does not reopen the block`);
+    if (i > 0 && part.includes('print('))
+      assert.ok(part.startsWith('```python'), `part ${i} does not reopen the block`);
   }
-  const body = parts.join('\n').split('\n').filter((l) => l.startsWith('print('));
+  const body = parts
+    .join('\n')
+    .split('\n')
+    .filter((l) => l.startsWith('print('));
   assert.equal(body, code);
 });
 
@@ -49,19 +53,30 @@ test('a single line longer than the limit is cut hard', () => {
 
 /** One paragraph of `count` numbered sentences of 66 characters: 92 make a reply as long as the one reported (6,152). */
 const prose = (count: number): string =>
-  Array.from({ length: count }, (_, i) => `Sentence ${String(i).padStart(3, '0')} of the long streamed answer goes on for a while here.`).join(' ');
+  Array.from(
+    { length: count },
+    (_, i) => `Sentence ${String(i).padStart(3, '0')} of the long streamed answer goes on for a while here.`,
+  ).join(' ');
 
 const words = (parts: string[]): string[] => parts.join(' ').split(/\s+/);
 
-const LIMITS = [['Telegram', 4096], ['Discord', DISCORD_MAX_LENGTH], ['Slack', SLACK_MAX_LENGTH]] as const;
+const LIMITS = [
+  ['Telegram', 4096],
+  ['Discord', DISCORD_MAX_LENGTH],
+  ['Slack', SLACK_MAX_LENGTH],
+] as const;
 
 for (const [channel, limit] of LIMITS) {
   test(`${channel} (${limit}): one long paragraph is cut after whole sentences, never inside a word`, () => {
     const text = prose(92);
     assert.is(text.length, 6_163);
     const parts = splitMessage(text, limit);
-    assert.equal(parts.map((p) => p.length <= limit), parts.map(() => true));
-    for (const part of parts.slice(0, -1)) assert.ok(part.endsWith('goes on for a while here.'), `a part ends mid-sentence: …${part.slice(-30)}`);
+    assert.equal(
+      parts.map((p) => p.length <= limit),
+      parts.map(() => true),
+    );
+    for (const part of parts.slice(0, -1))
+      assert.ok(part.endsWith('goes on for a while here.'), `a part ends mid-sentence: …${part.slice(-30)}`);
     assert.equal(words(parts), text.split(' '));
     // As many whole sentences as fit: 61 for Telegram, 29 for Discord, 59 for Slack.
     assert.is(parts[0]!.length, 67 * Math.floor((limit + 1) / 67) - 1);
@@ -69,15 +84,25 @@ for (const [channel, limit] of LIMITS) {
 
   test(`${channel} (${limit}): paragraphs stay whole when they fit`, () => {
     // Two fit in a part, three do not.
-    const paragraph = (i: number) => `Paragraph ${i}. ${'Words and more words. '.repeat(Math.floor((limit * 0.4) / 22))}`.trim();
+    const paragraph = (i: number) =>
+      `Paragraph ${i}. ${'Words and more words. '.repeat(Math.floor((limit * 0.4) / 22))}`.trim();
     const paragraphs = Array.from({ length: 7 }, (_, i) => paragraph(i));
     const parts = splitMessage(paragraphs.join('\n\n'), limit);
-    assert.equal(parts.flatMap((p) => p.split('\n\n')), paragraphs);
-    assert.equal(parts.map((p) => p.split('\n\n').length), [2, 2, 2, 1]);
+    assert.equal(
+      parts.flatMap((p) => p.split('\n\n')),
+      paragraphs,
+    );
+    assert.equal(
+      parts.map((p) => p.split('\n\n').length),
+      [2, 2, 2, 1],
+    );
   });
 
   test(`${channel} (${limit}): words without sentence ends are cut at a blank`, () => {
-    const text = Array.from({ length: Math.ceil((limit * 1.5) / 12) }, (_, i) => `word${String(i).padStart(6, '0')}`).join(' ');
+    const text = Array.from(
+      { length: Math.ceil((limit * 1.5) / 12) },
+      (_, i) => `word${String(i).padStart(6, '0')}`,
+    ).join(' ');
     const parts = splitMessage(text, limit);
     assert.is(parts.length, 2);
     assert.ok(parts[0]!.length <= limit && parts[0]!.length > limit - 12);
@@ -87,7 +112,11 @@ for (const [channel, limit] of LIMITS) {
   test(`${channel} (${limit}): bold text, links and code spans across the limit are not cut`, () => {
     // Ends 10 to 19 characters before the limit: each entity (26 or more) reaches across it.
     const before = 'aaaaaaaaa '.repeat(Math.floor((limit - 10) / 10));
-    for (const entity of ['**a bold phrase of several words**', '[the project page](https://example.com/a)', '`npm run build -- --watch`']) {
+    for (const entity of [
+      '**a bold phrase of several words**',
+      '[the project page](https://example.com/a)',
+      '`npm run build -- --watch`',
+    ]) {
       const parts = splitMessage(`${before}${entity} and after.`, limit);
       assert.is(parts.length, 2, entity);
       assert.ok(parts[1]!.startsWith(entity), `${entity} was cut: ${parts[1]!.slice(0, 40)}`);

@@ -6,7 +6,12 @@ import { heldReply, logged, runningCli } from '../support/cli-turns.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 import { writeConfig } from '../support/turn-fixture.js';
 import { completion } from '../support/vendor-chat-completions.js';
-import { startVendorServer, type RecordedRequest, type ScriptedReply, type VendorServer } from '../support/vendor-server.js';
+import {
+  startVendorServer,
+  type RecordedRequest,
+  type ScriptedReply,
+  type VendorServer,
+} from '../support/vendor-server.js';
 
 const test = suite<{ home: TempHome; vendor: VendorServer }>('tern agent: background work is finished, not cut off');
 test.before.each(async (ctx) => {
@@ -19,7 +24,11 @@ test.after.each(async (ctx) => {
   ctx.home.remove();
 });
 
-const spawnCall = { id: 'c1', type: 'function' as const, function: { name: 'spawn', arguments: JSON.stringify({ task: 'count to three', label: 'counter' }) } };
+const spawnCall = {
+  id: 'c1',
+  type: 'function' as const,
+  function: { name: 'spawn', arguments: JSON.stringify({ task: 'count to three', label: 'counter' }) },
+};
 
 /**
  * The parent asks for a spawn, then says it started it; the subagent's own request (its message opens "You are a
@@ -29,7 +38,9 @@ function spawning(vendor: VendorServer, child: (request: RecordedRequest) => Scr
   const answer = (request: RecordedRequest): ScriptedReply => {
     const text = request.body.toString();
     if (text.includes('You are a subagent')) return child(request);
-    return text.includes('"role":"tool"') ? completion({ content: 'Started it.' }) : completion({ tool_calls: [spawnCall] }, 'tool_calls');
+    return text.includes('"role":"tool"')
+      ? completion({ content: 'Started it.' })
+      : completion({ tool_calls: [spawnCall] }, 'tool_calls');
   };
   vendor.reply(answer, answer, answer);
 }
@@ -39,7 +50,10 @@ test('-m waits for the task it spawned and prints its result', async ({ home, ve
   const cli = runningCli(['agent', '-m', 'count to three in the background'], home.env);
   assert.is((await cli.ended).code, 0, cli.stderr());
   assert.is(cli.stdout(), 'Started it.\nSubagent task "counter" finished:\n\none, two, three\n');
-  assert.equal(logged(home.env, 'subagent.ended').map((e) => e.data.status), ['completed']);
+  assert.equal(
+    logged(home.env, 'subagent.ended').map((e) => e.data.status),
+    ['completed'],
+  );
 });
 
 test('Ctrl-C while waiting for a task cancels it (recorded why) and exits 130', async ({ home, vendor }) => {
@@ -55,11 +69,14 @@ test('Ctrl-C while waiting for a task cancels it (recorded why) and exits 130', 
   assert.equal([ended?.data.status, ended?.data.reason], ['canceled', 'interrupted (Ctrl-C in tern agent)']);
 });
 
-const NOTES_SKILL = '---\nname: Read Plans\ndescription: Read the plan.\n---\n# Read plans\n\nCall todo with action read.';
+const NOTES_SKILL =
+  '---\nname: Read Plans\ndescription: Read the plan.\n---\n# Read plans\n\nCall todo with action read.';
 
 /** A config that drafts a skill after the first turn that used a tool; the turn reads its todo plan. */
 function drafting(home: TempHome, vendor: VendorServer): void {
-  writeConfig(home.home, vendor.url, { blocks: { evolution: { enabled: true, mode: 'draft', min_task_count: 1, min_success_ratio: 0.5 } } });
+  writeConfig(home.home, vendor.url, {
+    blocks: { evolution: { enabled: true, mode: 'draft', min_task_count: 1, min_success_ratio: 0.5 } },
+  });
   const call = { id: 'c1', type: 'function' as const, function: { name: 'todo', arguments: '{"action":"read"}' } };
   vendor.reply(completion({ tool_calls: [call] }, 'tool_calls'), completion({ content: 'Nothing planned.' }));
 }
@@ -72,7 +89,10 @@ test('an evolution draft started by the turn is finished before -m exits', async
   await held.requested;
   held.release(NOTES_SKILL);
   assert.is((await cli.ended).code, 0, cli.stderr());
-  assert.equal(logged(home.env, 'skill.drafted').map((e) => e.data.name), ['read-plans']);
+  assert.equal(
+    logged(home.env, 'skill.drafted').map((e) => e.data.name),
+    ['read-plans'],
+  );
 });
 
 test('Ctrl-C while a draft is being written records it as skill.draft_failed', async ({ home, vendor }) => {
@@ -84,7 +104,10 @@ test('Ctrl-C while a draft is being written records it as skill.draft_failed', a
   await cli.shows('tern: finishing a skill draft', 'stderr');
   cli.child.kill('SIGINT');
   assert.is((await cli.ended).code, 130);
-  assert.equal(logged(home.env, 'skill.draft_failed').map((e) => e.data.reason), ['the process stopped before the model finished the draft']);
+  assert.equal(
+    logged(home.env, 'skill.draft_failed').map((e) => e.data.reason),
+    ['the process stopped before the model finished the draft'],
+  );
 });
 
 test.run();

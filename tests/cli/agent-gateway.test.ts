@@ -18,7 +18,11 @@ const tern = runCliAsync;
 
 /** A gateway on a fresh home, once its control socket is served (it says `gateway: serving` after that). */
 async function servingGateway(vendor: VendorServer): Promise<GatewayProcess> {
-  const gateway = await startGatewayProcess({ gateway: { port: await freePort() }, agents: { defaults: { model: 'fast' } }, model_list: [modelEntry(vendor.url)] });
+  const gateway = await startGatewayProcess({
+    gateway: { port: await freePort() },
+    agents: { defaults: { model: 'fast' } },
+    model_list: [modelEntry(vendor.url)],
+  });
   let output = '';
   await new Promise<void>((resolve) => {
     const onData = (chunk: Buffer): void => {
@@ -45,21 +49,50 @@ test.after(async (ctx) => {
   ctx.gateway.home.remove();
 });
 
-const paths = (gateway: GatewayProcess) => ({ socket: join(gateway.home.home, 'gateway.sock'), token: join(gateway.home.home, 'gateway.token') });
-
-test('agent -m runs its turn in the gateway: the reply is printed and the turn is in the log the gateway writes', async ({ vendor, gateway }) => {
-  vendor.reply(completion({ content: 'Hello from the gateway.' }));
-  assert.equal(await tern(['agent', '-m', 'hi'], gateway.home.env), { code: 0, stdout: 'Hello from the gateway.\n', stderr: '' });
-  assert.ok(logged(gateway.home.env, 'turn.completed').some((e) => e.data.reply === 'Hello from the gateway.'));
-  assert.equal(logged(gateway.home.env, 'runtime.started').map((e) => e.data.command), ['gateway'], 'the CLI opened no log of its own');
+const paths = (gateway: GatewayProcess) => ({
+  socket: join(gateway.home.home, 'gateway.sock'),
+  token: join(gateway.home.home, 'gateway.token'),
 });
 
-test('--json streams the turn\'s events from the gateway, as a turn run here prints them', async ({ vendor, gateway }) => {
+test('agent -m runs its turn in the gateway: the reply is printed and the turn is in the log the gateway writes', async ({
+  vendor,
+  gateway,
+}) => {
+  vendor.reply(completion({ content: 'Hello from the gateway.' }));
+  assert.equal(await tern(['agent', '-m', 'hi'], gateway.home.env), {
+    code: 0,
+    stdout: 'Hello from the gateway.\n',
+    stderr: '',
+  });
+  assert.ok(logged(gateway.home.env, 'turn.completed').some((e) => e.data.reply === 'Hello from the gateway.'));
+  assert.equal(
+    logged(gateway.home.env, 'runtime.started').map((e) => e.data.command),
+    ['gateway'],
+    'the CLI opened no log of its own',
+  );
+});
+
+test("--json streams the turn's events from the gateway, as a turn run here prints them", async ({
+  vendor,
+  gateway,
+}) => {
   vendor.reply(completion({ content: 'Hi.' }));
   const { code, stdout } = await tern(['agent', '-m', 'hi', '--json'], gateway.home.env);
   assert.is(code, 0);
-  const types = stdout.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type).filter((t) => !t.startsWith('actor.'));
-  assert.equal(types, ['message.routed', 'turn.started', 'prompt.built', 'provider.requested', 'provider.responded', 'turn.completed', 'reply.requested']);
+  const types = stdout
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { type: string }).type)
+    .filter((t) => !t.startsWith('actor.'));
+  assert.equal(types, [
+    'message.routed',
+    'turn.started',
+    'prompt.built',
+    'provider.requested',
+    'provider.responded',
+    'turn.completed',
+    'reply.requested',
+  ]);
 });
 
 test('piped chat lines run in the gateway, one turn each, in order, in one session', async ({ vendor, gateway }) => {
@@ -75,20 +108,27 @@ test('piped chat lines run in the gateway, one turn each, in order, in one sessi
 test('--script runs its turns in the gateway and checks them as it would here (exit 1 on a miss)', async (ctx) => {
   const { vendor, gateway } = ctx;
   const script = join(gateway.home.home, 'turns.yaml');
-  const turns = '  - user: "write hello"\n    expect: { contains: "hello.txt" }\n  - user: "again"\n    expect: { matches: "^Sure" }\n';
+  const turns =
+    '  - user: "write hello"\n    expect: { contains: "hello.txt" }\n  - user: "again"\n    expect: { matches: "^Sure" }\n';
   writeFileSync(script, `session: scripted\nturns:\n${turns}`);
   vendor.reply(completion({ content: 'Wrote hello.txt.' }), completion({ content: 'No.' }));
   const { code, stdout, stderr } = await tern(['agent', '--script', script], gateway.home.env);
-  assert.equal({ code, stdout, stderr }, {
-    code: 1,
-    stdout: '> write hello\nWrote hello.txt.\n✓ turn 1\n> again\nNo.\n✗ turn 2: reply does not match /^Sure/\n',
-    stderr: 'tern: 1 of 2 expectations failed\n',
-  });
+  assert.equal(
+    { code, stdout, stderr },
+    {
+      code: 1,
+      stdout: '> write hello\nWrote hello.txt.\n✓ turn 1\n> again\nNo.\n✗ turn 2: reply does not match /^Sure/\n',
+      stderr: 'tern: 1 of 2 expectations failed\n',
+    },
+  );
   const replies = logged(gateway.home.env, 'turn.completed').map((e) => e.data.reply);
   assert.ok(replies.includes('Wrote hello.txt.') && replies.includes('No.'), 'the gateway ran both turns');
 });
 
-test('Ctrl-C aborts the turn in the gateway (exit 130), and the session answers the next message', async ({ vendor, gateway }) => {
+test('Ctrl-C aborts the turn in the gateway (exit 130), and the session answers the next message', async ({
+  vendor,
+  gateway,
+}) => {
   const held = heldReply();
   vendor.reply(held.reply, completion({ content: 'Still here.' }));
   const cli = runningCli(['agent', '-m', 'a long one'], gateway.home.env);
@@ -99,7 +139,11 @@ test('Ctrl-C aborts the turn in the gateway (exit 130), and the session answers 
   const [aborted] = logged(gateway.home.env, 'turn.aborted');
   assert.is(aborted?.data.reason, 'interrupted (Ctrl-C in tern agent)');
   assert.ok(aborted!.at - sentAt < 1000, `turn.aborted came ${aborted!.at - sentAt} ms after the signal`);
-  assert.equal(await tern(['agent', '-m', 'are you there?'], gateway.home.env), { code: 0, stdout: 'Still here.\n', stderr: '' });
+  assert.equal(await tern(['agent', '-m', 'are you there?'], gateway.home.env), {
+    code: 0,
+    stdout: 'Still here.\n',
+    stderr: '',
+  });
 });
 
 test('Ctrl-C in the chat on a terminal aborts the turn in the gateway, shows it stopped, exits 130', async (ctx) => {
@@ -114,43 +158,76 @@ test('Ctrl-C in the chat on a terminal aborts the turn in the gateway, shows it 
   assert.is(logged(gateway.home.env, 'turn.aborted').length, before + 1);
 });
 
-test('tool list and cron add run in the gateway: its tools (it can send to chats), its cron store', async ({ gateway }) => {
+test('tool list and cron add run in the gateway: its tools (it can send to chats), its cron store', async ({
+  gateway,
+}) => {
   const tools = await tern(['tool', 'list', '--json'], gateway.home.env);
   assert.is(tools.code, 0, tools.stderr);
   const names = (JSON.parse(tools.stdout) as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
   assert.ok(names.includes('message'), `the gateway's turns can message a chat: ${names.join(', ')}`);
-  const added = await tern(['cron', 'add', '--every', '1h', '--deliver', 'ping', '--channel', 'telegram', '--chat', 'direct:1', '--json'], gateway.home.env);
+  const added = await tern(
+    ['cron', 'add', '--every', '1h', '--deliver', 'ping', '--channel', 'telegram', '--chat', 'direct:1', '--json'],
+    gateway.home.env,
+  );
   assert.is(added.code, 0, added.stderr);
   const listed = await tern(['cron', 'list', '--json'], gateway.home.env);
-  assert.equal((JSON.parse(listed.stdout) as { jobs: Array<{ name: string }> }).jobs.map((j) => j.name), ['ping']);
+  assert.equal(
+    (JSON.parse(listed.stdout) as { jobs: Array<{ name: string }> }).jobs.map((j) => j.name),
+    ['ping'],
+  );
 });
 
 test('the socket and its token are owner-only, and a client without the token is refused', async ({ gateway }) => {
   const { socket, token } = paths(gateway);
   assert.equal([statSync(socket).mode & 0o777, statSync(token).mode & 0o777], [0o600, 0o600]);
   const answer = await new Promise<string>((resolve) => {
-    const client = connect(socket, () => client.write(`${JSON.stringify({ type: 'hello', token: 'guess', protocol: 1 })}\n`));
+    const client = connect(socket, () =>
+      client.write(`${JSON.stringify({ type: 'hello', token: 'guess', protocol: 1 })}\n`),
+    );
     let text = '';
     client.on('data', (chunk) => (text += chunk.toString()));
     client.on('close', () => resolve(text));
   });
-  assert.equal(JSON.parse(answer), { type: 'refused', code: 'unauthorized', message: 'the token does not match gateway.token' });
+  assert.equal(JSON.parse(answer), {
+    type: 'refused',
+    code: 'unauthorized',
+    message: 'the token does not match gateway.token',
+  });
   assert.ok(JSON.parse(readFileSync(token, 'utf8')).token.length >= 64);
 });
 
-test('a gateway on another config file of the same home is not this CLI\'s: it runs the turn itself', async ({ vendor, gateway }) => {
+test("a gateway on another config file of the same home is not this CLI's: it runs the turn itself", async ({
+  vendor,
+  gateway,
+}) => {
   const other = join(gateway.home.home, 'other.json');
-  writeFileSync(other, JSON.stringify({ version: 2, agents: { defaults: { model: 'fast', workspace: join(gateway.home.home, 'ws2') } }, model_list: [modelEntry(vendor.url)] }));
+  writeFileSync(
+    other,
+    JSON.stringify({
+      version: 2,
+      agents: { defaults: { model: 'fast', workspace: join(gateway.home.home, 'ws2') } },
+      model_list: [modelEntry(vendor.url)],
+    }),
+  );
   vendor.reply(completion({ content: 'From elsewhere.' }));
-  assert.equal(await tern(['agent', '-m', 'hi'], { ...gateway.home.env, AGENT_CONFIG: other }), { code: 0, stdout: 'From elsewhere.\n', stderr: '' });
+  assert.equal(await tern(['agent', '-m', 'hi'], { ...gateway.home.env, AGENT_CONFIG: other }), {
+    code: 0,
+    stdout: 'From elsewhere.\n',
+    stderr: '',
+  });
 });
 
-test('the dashboard finds the running gateway the same way, and names it when it cannot run its own', async ({ gateway }) => {
+test('the dashboard finds the running gateway the same way, and names it when it cannot run its own', async ({
+  gateway,
+}) => {
   const host = gatewayHost(gateway.home.env);
   try {
     const status = await host.start();
     assert.is(status.state, 'stopped');
-    assert.is(host.lastError(), `a gateway already runs on this AGENT_HOME (process ${gateway.child.pid}, tern gateway): stop it to run the gateway from the dashboard`);
+    assert.is(
+      host.lastError(),
+      `a gateway already runs on this AGENT_HOME (process ${gateway.child.pid}, tern gateway): stop it to run the gateway from the dashboard`,
+    );
   } finally {
     await host.close();
   }
@@ -168,9 +245,16 @@ stale('a socket a killed gateway left behind is removed, and the CLI runs the tu
     const { socket } = paths(gateway);
     assert.ok(existsSync(socket), 'kill -9 leaves the socket file');
     vendor.reply(completion({ content: 'Here instead.' }));
-    assert.equal(await tern(['agent', '-m', 'hi'], gateway.home.env), { code: 0, stdout: 'Here instead.\n', stderr: '' });
+    assert.equal(await tern(['agent', '-m', 'hi'], gateway.home.env), {
+      code: 0,
+      stdout: 'Here instead.\n',
+      stderr: '',
+    });
     assert.not.ok(existsSync(socket));
-    assert.equal(logged(gateway.home.env, 'runtime.started').map((e) => e.data.command), ['gateway', 'agent']);
+    assert.equal(
+      logged(gateway.home.env, 'runtime.started').map((e) => e.data.command),
+      ['gateway', 'agent'],
+    );
   } finally {
     await vendor.close();
     gateway.home.remove();

@@ -21,7 +21,10 @@ test.after.each(async (ctx) => {
   ctx.home.remove();
 });
 
-test('Ctrl-C during a model call of -m: turn.aborted within 1 s, [stopped] on stdout, exit 130', async ({ home, vendor }) => {
+test('Ctrl-C during a model call of -m: turn.aborted within 1 s, [stopped] on stdout, exit 130', async ({
+  home,
+  vendor,
+}) => {
   const held = heldReply();
   vendor.reply(held.reply);
   const cli = runningCli(['agent', '-m', 'tell me a long story'], home.env);
@@ -35,14 +38,22 @@ test('Ctrl-C during a model call of -m: turn.aborted within 1 s, [stopped] on st
   assert.ok(aborted!.at - sentAt < 1000, `turn.aborted came ${aborted!.at - sentAt} ms after the signal`);
 });
 
-test('Ctrl-C during a tool call: the command and what it started are killed, and what the model said is shown stopped', async ({ home, vendor }) => {
+test('Ctrl-C during a tool call: the command and what it started are killed, and what the model said is shown stopped', async ({
+  home,
+  vendor,
+}) => {
   const tag = '31.4159';
-  const call = { id: 'c1', type: 'function' as const, function: { name: 'exec', arguments: JSON.stringify({ command: `sleep ${tag} & sleep ${tag}` }) } };
+  const call = {
+    id: 'c1',
+    type: 'function' as const,
+    function: { name: 'exec', arguments: JSON.stringify({ command: `sleep ${tag} & sleep ${tag}` }) },
+  };
   vendor.reply(completion({ content: 'Let me wait a while.', tool_calls: [call] }, 'tool_calls'));
   const cli = runningCli(['agent', '-m', 'wait'], home.env);
   try {
     const deadline = Date.now() + 30_000;
-    while (straysTagged(tag).length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (straysTagged(tag).length < 2 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     assert.is(straysTagged(tag).length, 2, 'both sleeps run');
     cli.child.kill('SIGINT');
     const { code } = await cli.ended;
@@ -56,7 +67,9 @@ test('Ctrl-C during a tool call: the command and what it started are killed, and
 
 test('SIGTERM aborts a --script turn: exit 143, the script stops there', async ({ home, vendor }) => {
   const script = `${home.home}/turns.yaml`;
-  await import('node:fs').then(({ writeFileSync }) => writeFileSync(script, 'turns:\n  - user: "first"\n  - user: "second"\n'));
+  await import('node:fs').then(({ writeFileSync }) =>
+    writeFileSync(script, 'turns:\n  - user: "first"\n  - user: "second"\n'),
+  );
   const held = heldReply();
   vendor.reply(held.reply);
   const cli = runningCli(['agent', '--script', script], home.env);
@@ -79,7 +92,10 @@ test('a second Ctrl-C ends the process at once, with exit code 130', async ({ ho
   assert.equal([code, signal], [130, null]);
 });
 
-test('Ctrl-C in the chat on a terminal aborts the turn, shows it stopped and ends with 130', async ({ home, vendor }) => {
+test('Ctrl-C in the chat on a terminal aborts the turn, shows it stopped and ends with 130', async ({
+  home,
+  vendor,
+}) => {
   const held = heldReply();
   vendor.reply(held.reply);
   const run = ternOnTerminal(['agent'], home.env, ['hi\r', { after: 'waiting for fast', type: '\x03' }]);

@@ -2,7 +2,14 @@
 // other native or worker-file packages loaded from node_modules.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
-  mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,54 +36,96 @@ test.before((context) => {
   // A package of its own: the bundle beside a package.json, resolving external packages from the repo's node_modules.
   context.root = mkdtempSync(join(tmpdir(), 'tern-bundle-'));
   symlinkSync(join(repoRoot, 'node_modules'), join(context.root, 'node_modules'));
-  const built = spawnSync(process.execPath, [join(repoRoot, 'adapters', 'cli', 'bundle.mjs'), join(context.root, 'dist', 'adapters', 'cli')], { cwd: repoRoot, encoding: 'utf8' });
+  const built = spawnSync(
+    process.execPath,
+    [join(repoRoot, 'adapters', 'cli', 'bundle.mjs'), join(context.root, 'dist', 'adapters', 'cli')],
+    { cwd: repoRoot, encoding: 'utf8' },
+  );
   assert.is(built.status, 0, built.stderr);
   context.bin = join(context.root, bin.tern ?? '');
 });
 
 test.after(({ root }) => rmSync(root, { recursive: true, force: true }));
 
-test('the bins of package.json are the ES modules the bundle writes, run by node with a fixed malloc trim threshold (`tern` with one V8 worker thread)', ({ root, bin: file }) => {
+test('the bins of package.json are the ES modules the bundle writes, run by node with a fixed malloc trim threshold (`tern` with one V8 worker thread)', ({
+  root,
+  bin: file,
+}) => {
   assert.is(bin.tern, 'dist/adapters/cli/main.js');
-  assert.is(readFileSync(file, 'utf8').split('\n')[0], '#!/usr/bin/env -S MALLOC_TRIM_THRESHOLD_=131072 node --v8-pool-size=1');
+  assert.is(
+    readFileSync(file, 'utf8').split('\n')[0],
+    '#!/usr/bin/env -S MALLOC_TRIM_THRESHOLD_=131072 node --v8-pool-size=1',
+  );
   assert.is(bin['tern-launcher'], 'dist/adapters/cli/launcher-main.js');
-  assert.is(readFileSync(join(root, bin['tern-launcher']), 'utf8').split('\n')[0], '#!/usr/bin/env -S MALLOC_TRIM_THRESHOLD_=131072 node');
+  assert.is(
+    readFileSync(join(root, bin['tern-launcher']), 'utf8').split('\n')[0],
+    '#!/usr/bin/env -S MALLOC_TRIM_THRESHOLD_=131072 node',
+  );
 });
 
 test('the bundle holds no code that patches a dependency or loads code of its own', ({ root }) => {
   const dir = join(root, 'dist', 'adapters', 'cli');
-  const text = readdirSync(dir).filter((name) => name.endsWith('.js')).map((name) => readFileSync(join(dir, name), 'utf8')).join('\n');
-  assert.equal([/ternLocated|__ternImport|cachedData/.test(text), /\bvm\.Script\b|runInThisContext/.test(text)], [false, false]);
+  const text = readdirSync(dir)
+    .filter((name) => name.endsWith('.js'))
+    .map((name) => readFileSync(join(dir, name), 'utf8'))
+    .join('\n');
+  assert.equal(
+    [/ternLocated|__ternImport|cachedData/.test(text), /\bvm\.Script\b|runInThisContext/.test(text)],
+    [false, false],
+  );
 });
 
-test('a gateway run by the built bin writes its event log, and the built `tern log` reads it back', async ({ bin: file }) => {
+test('a gateway run by the built bin writes its event log, and the built `tern log` reads it back', async ({
+  bin: file,
+}) => {
   const home = tempHome();
   try {
     mkdirSync(home.home, { recursive: true });
     const port = await freePort();
-    writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, gateway: { port }, heartbeat: { enabled: false }, channel_list: {} }));
+    writeFileSync(
+      join(home.home, 'config.json'),
+      JSON.stringify({ version: 2, gateway: { port }, heartbeat: { enabled: false }, channel_list: {} }),
+    );
     const child = spawn(process.execPath, [file, 'gateway'], { env: home.env, stdio: 'ignore' });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    for (let i = 0; (await fetch(`http://127.0.0.1:${port}/ready`).then((r) => r.status, () => 0)) !== 200; i++) {
+    for (
+      let i = 0;
+      (await fetch(`http://127.0.0.1:${port}/ready`).then(
+        (r) => r.status,
+        () => 0,
+      )) !== 200;
+      i++
+    ) {
       if (i > 400) throw new Error('the gateway never became ready');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     child.kill('SIGINT');
     assert.is(await exited, 0);
 
-    const log = spawnSync(process.execPath, [file, 'log', '--json', '--type', 'gateway.*'], { env: home.env, encoding: 'utf8' });
+    const log = spawnSync(process.execPath, [file, 'log', '--json', '--type', 'gateway.*'], {
+      env: home.env,
+      encoding: 'utf8',
+    });
     assert.is(log.status, 0, log.stderr);
-    const events = log.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
-    assert.equal(events.map((e) => [e.type, e.data]), [
-      ['gateway.started', { pid: child.pid, channels: [] }],
-      ['gateway.stopping', { signal: 'signal' }],
-    ]);
+    const events = log.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
+    assert.equal(
+      events.map((e) => [e.type, e.data]),
+      [
+        ['gateway.started', { pid: child.pid, channels: [] }],
+        ['gateway.stopping', { signal: 'signal' }],
+      ],
+    );
   } finally {
     home.remove();
   }
 });
 
-test('a gateway run by the built bin connects Telegram through the bundled Bot API client and answers a message', async ({ bin: file }) => {
+test('a gateway run by the built bin connects Telegram through the bundled Bot API client and answers a message', async ({
+  bin: file,
+}) => {
   const token = '710001:bundle-token-AAAA';
   const home = tempHome();
   const model = await startGatewayModel();
@@ -85,22 +134,42 @@ test('a gateway run by the built bin connects Telegram through the bundled Bot A
   try {
     mkdirSync(home.home, { recursive: true });
     const port = await freePort();
-    const telegram = { enabled: true, type: 'telegram', settings: { token, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: ['4242'] } };
-    writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, gateway: { port }, agents: { defaults: { model: 'fast' } }, model_list: [modelEntry(model.url)], heartbeat: { enabled: false }, channel_list: { tg: telegram } }));
+    const telegram = {
+      enabled: true,
+      type: 'telegram',
+      settings: { token, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: ['4242'] },
+    };
+    writeFileSync(
+      join(home.home, 'config.json'),
+      JSON.stringify({
+        version: 2,
+        gateway: { port },
+        agents: { defaults: { model: 'fast' } },
+        model_list: [modelEntry(model.url)],
+        heartbeat: { enabled: false },
+        channel_list: { tg: telegram },
+      }),
+    );
     const gateway = spawn(process.execPath, [file, 'gateway'], { env: home.env, stdio: 'ignore' });
     child = gateway;
     const exited = new Promise<number | null>((resolve) => gateway.once('exit', resolve));
     let ready: unknown;
     for (let i = 0; ready === undefined; i++) {
       if (i > 400) throw new Error('the gateway never became ready');
-      ready = await fetch(`http://127.0.0.1:${port}/ready`).then((r) => (r.status === 200 ? r.json() : undefined), () => undefined);
+      ready = await fetch(`http://127.0.0.1:${port}/ready`).then(
+        (r) => (r.status === 200 ? r.json() : undefined),
+        () => undefined,
+      );
       if (ready === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.equal(ready, { status: 'ready', channels: [{ name: 'tg', state: 'connected' }] });
 
     await emulator.say(token, 'hello from the bundle', { userId: 4242 });
     const replies = await emulator.waitForBotMessages(token, 4242, 1, 15_000);
-    assert.equal(replies.map((m) => m.text), ['echo: hello from the bundle']);
+    assert.equal(
+      replies.map((m) => m.text),
+      ['echo: hello from the bundle'],
+    );
     gateway.kill('SIGINT');
     assert.is(await exited, 0);
   } finally {
@@ -137,11 +206,14 @@ async function modulesLoaded(
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  const loaded = readFileSync(list, 'utf8').split('\n').filter((url) => url.startsWith('file://')).map((url) => {
-    const path = fileURLToPath(url);
-    if (path.startsWith(`${root}/`)) return path.slice(root.length + 1);
-    return path.slice(path.lastIndexOf('/node_modules/') + '/node_modules/'.length);
-  });
+  const loaded = readFileSync(list, 'utf8')
+    .split('\n')
+    .filter((url) => url.startsWith('file://'))
+    .map((url) => {
+      const path = fileURLToPath(url);
+      if (path.startsWith(`${root}/`)) return path.slice(root.length + 1);
+      return path.slice(path.lastIndexOf('/node_modules/') + '/node_modules/'.length);
+    });
   return { status, output, loaded };
 }
 
@@ -160,18 +232,26 @@ test('a command loads only what it runs: no config schema for `tern version`, no
     writeConfig(home.home, model.url, { blocks: { heartbeat: { enabled: false } } });
     const turn = await modulesLoaded(root, ['agent', '-m', 'hi'], home.env);
     assert.equal([turn.status, turn.output], [0, 'echo: hi\n']);
-    assert.equal(turn.loaded.filter((path) => !path.startsWith('dist/')), []);
+    assert.equal(
+      turn.loaded.filter((path) => !path.startsWith('dist/')),
+      [],
+    );
   } finally {
     await model.close();
     home.remove();
   }
 });
 
-test('the built bin loads a trusted plugin in its own process (an import() of a path known only at run time)', ({ bin: file }) => {
+test('the built bin loads a trusted plugin in its own process (an import() of a path known only at run time)', ({
+  bin: file,
+}) => {
   const home = tempHome();
   try {
     weatherPlugin(join(home.home, 'plugins', 'node_modules', 'weather'));
-    writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, plugins: { entries: { weather: { trusted: true, config: { unit: 'C' } } } } }));
+    writeFileSync(
+      join(home.home, 'config.json'),
+      JSON.stringify({ version: 2, plugins: { entries: { weather: { trusted: true, config: { unit: 'C' } } } } }),
+    );
     const path = join(home.home, 'plugins', 'node_modules', 'weather');
     for (const run of ['first', 'cached']) {
       const listed = spawnSync(process.execPath, [file, 'plugins', 'list'], { env: home.env, encoding: 'utf8' });

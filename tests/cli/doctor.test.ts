@@ -7,7 +7,7 @@ import { modelEntry, startGatewayProcess } from '../support/gateway-process.js';
 import { startLoopbackProxy } from '../support/loopback-proxy.js';
 import { freePort } from '../support/mcp-servers.js';
 import { TelegramEmulator } from '../support/telegram-emulator.js';
-import { tempHome, type TempHome } from '../support/temp-home.js';
+import type { TempHome } from '../support/temp-home.js';
 import { completion } from '../support/vendor-chat-completions.js';
 import { homeAndVendorSuite } from '../support/vendor-suite.js';
 
@@ -15,14 +15,18 @@ const tern = runCliAsync;
 
 type Check = { name: string; status: string; message: string; details?: string[] };
 
-async function doctor(home: TempHome, ...flags: string[]): Promise<{ code: number | null; checks: Map<string, Check> }> {
+async function doctor(
+  home: TempHome,
+  ...flags: string[]
+): Promise<{ code: number | null; checks: Map<string, Check> }> {
   const result = await tern(['doctor', '--json', ...flags], home.env);
   const body = JSON.parse(result.stdout) as { ok: boolean; checks: Check[] };
   assert.is(body.ok, result.code === 0);
   return { code: result.code, checks: new Map(body.checks.map((c) => [c.name, c])) };
 }
 
-const write = (home: TempHome, config: Record<string, unknown>) => writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, ...config }), { mode: 0o600 });
+const write = (home: TempHome, config: Record<string, unknown>) =>
+  writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, ...config }), { mode: 0o600 });
 
 const test = homeAndVendorSuite('tern doctor', async (ctx) => {
   mkdirSync(ctx.home.home, { recursive: true, mode: 0o700 });
@@ -30,7 +34,12 @@ const test = homeAndVendorSuite('tern doctor', async (ctx) => {
 
 test('Node 20 or newer is needed', () => {
   assert.equal(nodeCheck('20.19.0'), { name: 'node', status: 'ok', message: 'v20.19.0 (20 or newer needed)' });
-  assert.equal(nodeCheck('18.20.4'), { name: 'node', status: 'error', message: 'v18.20.4 is older than Node 20', fix: 'install Node 20 or newer' });
+  assert.equal(nodeCheck('18.20.4'), {
+    name: 'node',
+    status: 'error',
+    message: 'v18.20.4 is older than Node 20',
+    fix: 'install Node 20 or newer',
+  });
 });
 
 test('a secret file readable by others is an error; --fix makes it owner-only and says so', async ({ home }) => {
@@ -40,8 +49,11 @@ test('a secret file readable by others is an error; --fix makes it owner-only an
   const before = await doctor(home, '--offline');
   assert.is(before.code, 1);
   assert.equal(before.checks.get('file modes'), {
-    name: 'file modes', status: 'error', message: '1 secret file is readable by other users',
-    details: [`${join(home.home, '.security.yml')} (mode 0644)`], fix: 'run `tern doctor --fix` (it only takes group and other bits away)',
+    name: 'file modes',
+    status: 'error',
+    message: '1 secret file is readable by other users',
+    details: [`${join(home.home, '.security.yml')} (mode 0644)`],
+    fix: 'run `tern doctor --fix` (it only takes group and other bits away)',
   } as Check);
   const fixed = await doctor(home, '--offline', '--fix');
   assert.equal(fixed.checks.get('file modes')?.status, 'fixed');
@@ -50,7 +62,13 @@ test('a secret file readable by others is an error; --fix makes it owner-only an
 });
 
 test('config problems are errors, each listed; --offline asks no model', async ({ home, vendor }) => {
-  write(home, { heartbeat: { interval: 1 }, agents: { defaults: { model: 'fsat' } }, model_list: [{ model_name: 'fast', provider: 'openai', model: 'x', api_base: `${vendor.url}/v1`, api_keys: ['sk-test-1'] }] });
+  write(home, {
+    heartbeat: { interval: 1 },
+    agents: { defaults: { model: 'fsat' } },
+    model_list: [
+      { model_name: 'fast', provider: 'openai', model: 'x', api_base: `${vendor.url}/v1`, api_keys: ['sk-test-1'] },
+    ],
+  });
   const { code, checks } = await doctor(home, '--offline');
   assert.is(code, 1);
   assert.equal(checks.get('config')?.details, [
@@ -61,25 +79,56 @@ test('config problems are errors, each listed; --offline asks no model', async (
 });
 
 test('a version 0 file is a warning; --fix migrates it with a backup', async ({ home }) => {
-  writeFileSync(join(home.home, 'config.json'), JSON.stringify({ providers: { openai: { api_key: 'sk-v0-doctor-000000001' } }, agents: { defaults: { model: 'gpt-4o-mini', provider: 'openai' } } }));
+  writeFileSync(
+    join(home.home, 'config.json'),
+    JSON.stringify({
+      providers: { openai: { api_key: 'sk-v0-doctor-000000001' } },
+      agents: { defaults: { model: 'gpt-4o-mini', provider: 'openai' } },
+    }),
+  );
   const before = await doctor(home, '--offline');
-  assert.equal([before.checks.get('migration')?.status, before.checks.get('migration')?.message], ['warn', `${join(home.home, 'config.json')} is config version 0`]);
+  assert.equal(
+    [before.checks.get('migration')?.status, before.checks.get('migration')?.message],
+    ['warn', `${join(home.home, 'config.json')} is config version 0`],
+  );
   const after = await doctor(home, '--offline', '--fix');
   assert.is(after.checks.get('migration')?.status, 'fixed');
   assert.is((JSON.parse(readFileSync(join(home.home, 'config.json'), 'utf8')) as { version: number }).version, 2);
-  assert.ok(readdirSync(home.home).some((f) => f.startsWith('config.json.bak-')), 'a backup is kept');
+  assert.ok(
+    readdirSync(home.home).some((f) => f.startsWith('config.json.bak-')),
+    'a backup is kept',
+  );
   assert.not.ok((await doctor(home, '--offline')).checks.has('migration'));
 });
 
-test('each model gets one short question: a working one answers, a refused key is an error', async ({ home, vendor }) => {
+test('each model gets one short question: a working one answers, a refused key is an error', async ({
+  home,
+  vendor,
+}) => {
   write(home, {
     agents: { defaults: { model: 'good' } },
     model_list: [
-      { model_name: 'good', provider: 'openai', model: 'gpt-test', api_base: `${vendor.url}/v1`, api_keys: ['sk-test-good-0001'] },
-      { model_name: 'bad', provider: 'openai', model: 'gpt-test', api_base: `${vendor.url}/bad/v1`, api_keys: ['sk-test-bad-00001'] },
+      {
+        model_name: 'good',
+        provider: 'openai',
+        model: 'gpt-test',
+        api_base: `${vendor.url}/v1`,
+        api_keys: ['sk-test-good-0001'],
+      },
+      {
+        model_name: 'bad',
+        provider: 'openai',
+        model: 'gpt-test',
+        api_base: `${vendor.url}/bad/v1`,
+        api_keys: ['sk-test-bad-00001'],
+      },
     ],
   });
-  vendor.reply(completion({ content: 'OK' }), { status: 401, headers: { 'content-type': 'application/json' }, chunks: [JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } })] });
+  vendor.reply(completion({ content: 'OK' }), {
+    status: 401,
+    headers: { 'content-type': 'application/json' },
+    chunks: [JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } })],
+  });
   const { code, checks } = await doctor(home);
   assert.is(code, 1);
   assert.match(checks.get('model good')!.message, /^answered in \d+\.\d s$/);
@@ -89,21 +138,30 @@ test('each model gets one short question: a working one answers, a refused key i
   assert.is(vendor.requests.length, 2, 'one question each');
 });
 
-test('each enabled channel gets one authenticated call: reachable through its base_url, unreachable named', async ({ home }) => {
+test('each enabled channel gets one authenticated call: reachable through its base_url, unreachable named', async ({
+  home,
+}) => {
   const emulator = await TelegramEmulator.start();
   try {
     const dead = await freePort();
     write(home, {
       channel_list: {
         telegram: { enabled: true, settings: { token: '123456:doctor-test-token', base_url: emulator.url } },
-        backup: { enabled: true, type: 'telegram', settings: { token: '654321:doctor-test-token', base_url: `http://127.0.0.1:${dead}` } },
+        backup: {
+          enabled: true,
+          type: 'telegram',
+          settings: { token: '654321:doctor-test-token', base_url: `http://127.0.0.1:${dead}` },
+        },
         off: { enabled: false, type: 'telegram', settings: { token: '1:x' } },
       },
     });
     const { checks } = await doctor(home);
     assert.is(checks.get('channel telegram')?.status, 'ok');
     assert.match(checks.get('channel telegram')!.message, /^reachable as @/);
-    assert.equal([checks.get('channel backup')?.status, checks.get('channel backup')?.message], ['error', 'unreachable (ECONNREFUSED)']);
+    assert.equal(
+      [checks.get('channel backup')?.status, checks.get('channel backup')?.message],
+      ['error', 'unreachable (ECONNREFUSED)'],
+    );
     assert.not.ok(checks.has('channel off'));
   } finally {
     await emulator.stop();
@@ -116,7 +174,10 @@ test("a channel's call goes through its settings.proxy, as the channel's own cal
   try {
     write(home, {
       channel_list: {
-        telegram: { enabled: true, settings: { token: '123456:proxied-token', base_url: emulator.url, proxy: proxy.url } },
+        telegram: {
+          enabled: true,
+          settings: { token: '123456:proxied-token', base_url: emulator.url, proxy: proxy.url },
+        },
       },
     });
     const { checks } = await doctor(home);
@@ -128,9 +189,15 @@ test("a channel's call goes through its settings.proxy, as the channel's own cal
   }
 });
 
-test('bubblewrap present and working is ok; missing, exec runs on the command guard alone (a warning)', async ({ home }) => {
+test('bubblewrap present and working is ok; missing, exec runs on the command guard alone (a warning)', async ({
+  home,
+}) => {
   write(home, {});
-  assert.equal((await doctor(home, '--offline')).checks.get('isolation'), { name: 'isolation', status: 'ok', message: 'exec runs inside bubblewrap (bubblewrap 0.8.0)' });
+  assert.equal((await doctor(home, '--offline')).checks.get('isolation'), {
+    name: 'isolation',
+    status: 'ok',
+    message: 'exec runs inside bubblewrap (bubblewrap 0.8.0)',
+  });
   // A PATH with no programs on it: node is started by its full path.
   const noBwrap = { ...home.env, PATH: home.home };
   const result = await tern(['doctor', '--json', '--offline'], noBwrap);
@@ -158,10 +225,18 @@ test('a lock note a writer that is gone left behind is a warning; --fix removes 
 });
 
 test('a running gateway is seen, and its lock is not stale', async ({ vendor }) => {
-  const gateway = await startGatewayProcess({ gateway: { port: await freePort() }, heartbeat: { enabled: false }, agents: { defaults: { model: 'fast' } }, model_list: [modelEntry(vendor.url)] });
+  const gateway = await startGatewayProcess({
+    gateway: { port: await freePort() },
+    heartbeat: { enabled: false },
+    agents: { defaults: { model: 'fast' } },
+    model_list: [modelEntry(vendor.url)],
+  });
   try {
     const { checks } = await doctor(gateway.home, '--offline');
-    assert.equal([checks.get('gateway')?.status, checks.get('gateway')?.message], ['ok', `running (${gateway.url}/health)`]);
+    assert.equal(
+      [checks.get('gateway')?.status, checks.get('gateway')?.message],
+      ['ok', `running (${gateway.url}/health)`],
+    );
     assert.not.ok(checks.has('log lock'));
   } finally {
     await gateway.stop();

@@ -12,14 +12,26 @@ test.before.each((ctx) => {
 });
 test.after.each((ctx) => ctx.home.remove());
 
-const version = (JSON.parse((await import('node:fs')).readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const version = (
+  JSON.parse((await import('node:fs')).readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 async function seed(home: TempHome): Promise<void> {
   const log = EventLog.open(home.sessions);
   const key = 'v=1|agent=main|channel=cli|account=default|chat=direct:demo';
   for (let i = 1; i <= 6; i++) {
     const session = i <= 4 ? sessionIdOf(key) : 'sk_v1_other';
-    log.append(validateDraft({ type: i % 2 ? 'provider.chunk' : 'tool.requested', agent: 'main', session, turn: `t${i <= 3 ? 1 : 2}`, data: i % 2 ? { kind: 'text', delta: `d${i}` } : { call_id: `c${i}`, name: 'todo', arguments: {} } } as never));
+    log.append(
+      validateDraft({
+        type: i % 2 ? 'provider.chunk' : 'tool.requested',
+        agent: 'main',
+        session,
+        turn: `t${i <= 3 ? 1 : 2}`,
+        data: i % 2 ? { kind: 'text', delta: `d${i}` } : { call_id: `c${i}`, name: 'todo', arguments: {} },
+      } as never),
+    );
   }
   await log.flushed();
   log.close();
@@ -56,12 +68,21 @@ test('version prints the package version', ({ home }) => {
 });
 
 const usageErrors: Array<[string[], RegExp]> = [
-  [['launch-rockets'], /^tern: unknown command "launch-rockets" \(it is not one of: .*log.*\)\. Run `tern --help`\.\n$/],
+  [
+    ['launch-rockets'],
+    /^tern: unknown command "launch-rockets" \(it is not one of: .*log.*\)\. Run `tern --help`\.\n$/,
+  ],
   [['log', '--bogus'], /^tern: wrong usage \(tern log has no option --bogus\)\. Run `tern help log`\.\n$/],
-  [['log', '--limt', '3'], /^tern: wrong usage \(tern log has no option --limt \(did you mean --limit\?\)\)\. Run `tern help log`\.\n$/],
+  [
+    ['log', '--limt', '3'],
+    /^tern: wrong usage \(tern log has no option --limt \(did you mean --limit\?\)\)\. Run `tern help log`\.\n$/,
+  ],
   [['agent', '--script'], /^tern: wrong usage \(--script needs a value\)\. Run `tern help agent`\.\n$/],
   [['agent', '--json=yes', '-m', 'hi'], /^tern: wrong usage \(--json takes no value\)\. Run `tern help agent`\.\n$/],
-  [['log', '--limit', 'ten'], /^tern: wrong usage \(--limit takes a whole number, got "ten"\)\. Run `tern help log`\.\n$/],
+  [
+    ['log', '--limit', 'ten'],
+    /^tern: wrong usage \(--limit takes a whole number, got "ten"\)\. Run `tern help log`\.\n$/,
+  ],
 ];
 for (const [args, message] of usageErrors) {
   test(`\`tern ${args.join(' ')}\` is a usage error: one line on stderr, exit 2`, ({ home }) => {
@@ -75,7 +96,10 @@ for (const [args, message] of usageErrors) {
 test('a usage error with --json is a JSON body on stdout', ({ home }) => {
   const { code, stdout } = runCli(['log', '--json', '--after=-3'], home.env);
   assert.is(code, 2);
-  assert.equal(JSON.parse(stdout), { ok: false, error: { code: 'usage', message: 'wrong usage (--after takes a whole number, got "-3"). Run `tern help log`.' } });
+  assert.equal(JSON.parse(stdout), {
+    ok: false,
+    error: { code: 'usage', message: 'wrong usage (--after takes a whole number, got "-3"). Run `tern help log`.' },
+  });
 });
 
 test('log --json on a fresh home prints nothing, creates nothing and exits 0', ({ home }) => {
@@ -87,7 +111,11 @@ const filters: Array<[string, string[], number[]]> = [
   ['newest last', [], [1, 2, 3, 4, 5, 6]],
   ['limit keeps the newest', ['--limit', '2'], [5, 6]],
   ['after reads forward', ['--after', '2', '--limit', '2'], [3, 4]],
-  ['session by readable key', ['--session', 'v=1|agent=main|channel=cli|account=default|chat=direct:demo'], [1, 2, 3, 4]],
+  [
+    'session by readable key',
+    ['--session', 'v=1|agent=main|channel=cli|account=default|chat=direct:demo'],
+    [1, 2, 3, 4],
+  ],
   ['session by id', ['--session', 'sk_v1_other'], [5, 6]],
   ['turn', ['--turn', 't1'], [1, 2, 3]],
   ['type glob', ['--type', 'tool.*'], [2, 4, 6]],
@@ -97,14 +125,23 @@ for (const [name, args, seqs] of filters) {
     await seed(home);
     const { code, stdout } = runCli(['log', '--json', ...args], home.env);
     assert.is(code, 0);
-    assert.equal(stdout.trim().split('\n').map((line) => (JSON.parse(line) as { seq: number }).seq), seqs);
+    assert.equal(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { seq: number }).seq),
+      seqs,
+    );
   });
 }
 
 test('log prints one readable line per event', async ({ home }) => {
   await seed(home);
   const { stdout } = runCli(['log', '--limit', '1'], home.env);
-  assert.match(stdout, /^ {6}6  \d{4}-\d\d-\d\dT[\d:.]+Z  tool\.requested {7}main sk_v1_other t2  \{"call_id":"c6","name":"todo","arguments":\{"keys":\[\],"count":0\}\}\n$/);
+  assert.match(
+    stdout,
+    /^ {6}6  \d{4}-\d\d-\d\dT[\d:.]+Z  tool\.requested {7}main sk_v1_other t2  \{"call_id":"c6","name":"todo","arguments":\{"keys":\[\],"count":0\}\}\n$/,
+  );
 });
 
 test('log --follow prints events another process appends while it runs', async ({ home }) => {
@@ -119,7 +156,10 @@ test('log --follow prints events another process appends while it runs', async (
     log.append(validateDraft({ type: 'provider.chunk', session: 'x', data: { kind: 'text', delta: 'live 2' } }));
     await log.flushed();
     const got = [...backlog, ...(await reader.next(2))].map((l) => JSON.parse(l) as { seq: number; data: unknown });
-    assert.equal(got.map((e) => e.seq), [5, 7, 9]);
+    assert.equal(
+      got.map((e) => e.seq),
+      [5, 7, 9],
+    );
     assert.equal(got[2]!.data, { kind: 'text', delta: 'live 2' });
   } finally {
     child.kill('SIGINT');

@@ -5,7 +5,12 @@ import { EventLog } from '../../store/log/event-log.js';
 import { runCli } from '../support/cli.js';
 import { tempHome } from '../support/temp-home.js';
 
-const moved = (actor: string, to: string, event: string, turn?: string): EventDraft => ({ type: 'actor.transitioned', agent: 'main', turn, data: { actor, machine: actor.split(':')[0]!, to, event } });
+const moved = (actor: string, to: string, event: string, turn?: string): EventDraft => ({
+  type: 'actor.transitioned',
+  agent: 'main',
+  turn,
+  data: { actor, machine: actor.split(':')[0]!, to, event },
+});
 
 test('inspect lists the live actors of the last run: state, the event that moved it, since when', async () => {
   const home = tempHome();
@@ -26,9 +31,19 @@ test('inspect lists the live actors of the last run: state, the event that moved
   home.remove();
   assert.is(code, 0);
   const { actors } = JSON.parse(stdout) as { actors: Array<Record<string, unknown>> };
-  assert.equal(actors.map(({ since: _s, ...a }) => a), [
-    { actor: 'turn:t_1', machine: 'turn', state: 'calling_model', event: 'xstate.done.actor.0.turn.building_prompt', agent: 'main', turn: 't_1' },
-  ]);
+  assert.equal(
+    actors.map(({ since: _s, ...a }) => a),
+    [
+      {
+        actor: 'turn:t_1',
+        machine: 'turn',
+        state: 'calling_model',
+        event: 'xstate.done.actor.0.turn.building_prompt',
+        agent: 'main',
+        turn: 't_1',
+      },
+    ],
+  );
 });
 
 test('inspect on a fresh home says there is nothing live', () => {

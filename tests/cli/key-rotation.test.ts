@@ -20,16 +20,30 @@ test.after.each(async (ctx) => {
 });
 
 function writeModels(home: string, entries: Array<Record<string, unknown>>): void {
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ version: 2, agents: { defaults: { model: 'fast' } }, model_list: entries }), { mode: 0o600 });
+  writeFileSync(
+    join(home, 'config.json'),
+    JSON.stringify({ version: 2, agents: { defaults: { model: 'fast' } }, model_list: entries }),
+    { mode: 0o600 },
+  );
 }
 
-const keysUsed = (vendor: VendorServer): string[] => vendor.requests.map((r) => String(r.headers.authorization).replace(/^Bearer /, ''));
+const keysUsed = (vendor: VendorServer): string[] =>
+  vendor.requests.map((r) => String(r.headers.authorization).replace(/^Bearer /, ''));
 
-test('each one-shot run starts at the key after the one the previous run used, wrapping round', async ({ home, vendor }) => {
-  writeModels(home.home, [{ model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendor.url}/v1`, api_keys: KEYS }]);
+test('each one-shot run starts at the key after the one the previous run used, wrapping round', async ({
+  home,
+  vendor,
+}) => {
+  writeModels(home.home, [
+    { model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendor.url}/v1`, api_keys: KEYS },
+  ]);
   for (let run = 0; run < 4; run++) {
     vendor.reply(completion({ content: `answer ${run}` }));
-    assert.equal(await tern(['agent', '-m', `hi ${run}`], home.env), { code: 0, stdout: `answer ${run}\n`, stderr: '' });
+    assert.equal(await tern(['agent', '-m', `hi ${run}`], home.env), {
+      code: 0,
+      stdout: `answer ${run}\n`,
+      stderr: '',
+    });
   }
   assert.equal(keysUsed(vendor), [KEYS[0], KEYS[1], KEYS[2], KEYS[0]]);
   // The state file holds where the rotation stands, never a key.
@@ -38,21 +52,35 @@ test('each one-shot run starts at the key after the one the previous run used, w
   for (const key of KEYS) assert.not.match(state, key);
 });
 
-test('a pool of two entries takes turns across runs too, each entry with its own key cursor', async ({ home, vendor }) => {
+test('a pool of two entries takes turns across runs too, each entry with its own key cursor', async ({
+  home,
+  vendor,
+}) => {
   writeModels(home.home, [
-    { model_name: 'fast', provider: 'openai', model: 'gpt-a', api_base: `${vendor.url}/v1`, api_keys: [KEYS[0], KEYS[1]] },
+    {
+      model_name: 'fast',
+      provider: 'openai',
+      model: 'gpt-a',
+      api_base: `${vendor.url}/v1`,
+      api_keys: [KEYS[0], KEYS[1]],
+    },
     { model_name: 'fast', provider: 'openai', model: 'gpt-b', api_base: `${vendor.url}/v1`, api_keys: [KEYS[2]] },
   ]);
   for (let run = 0; run < 4; run++) {
     vendor.reply(completion({ content: 'ok' }));
     assert.is((await tern(['agent', '-m', 'hi'], home.env)).code, 0);
   }
-  const used = vendor.requests.map((r) => `${(JSON.parse(r.body.toString()) as { model: string }).model} ${String(r.headers.authorization).replace(/^Bearer /, '')}`);
+  const used = vendor.requests.map(
+    (r) =>
+      `${(JSON.parse(r.body.toString()) as { model: string }).model} ${String(r.headers.authorization).replace(/^Bearer /, '')}`,
+  );
   assert.equal(used, [`gpt-a ${KEYS[0]}`, `gpt-b ${KEYS[2]}`, `gpt-a ${KEYS[1]}`, `gpt-b ${KEYS[2]}`]);
 });
 
 test('a damaged state file starts at the first key and is replaced by a good one', async ({ home, vendor }) => {
-  writeModels(home.home, [{ model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendor.url}/v1`, api_keys: KEYS }]);
+  writeModels(home.home, [
+    { model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendor.url}/v1`, api_keys: KEYS },
+  ]);
   mkdirSync(join(home.workspace, 'state'), { recursive: true });
   writeFileSync(join(home.workspace, 'state', 'key-rotation.json'), '{"fast": {"next_member": -1');
   vendor.reply(completion({ content: 'ok' }), completion({ content: 'ok' }));

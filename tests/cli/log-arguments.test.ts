@@ -12,9 +12,19 @@ const test = homeAndVendorSuite('tool arguments in tern log', ({ home, vendor })
 /** The part of a text-view line after seq, time, type and the correlation keys. */
 const dataOf = (line: string): string => line.replace(/^\s*\d+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+/, '');
 
-test('the text view shows tool arguments as their keys and count; --json keeps the values, secrets masked', async ({ home, vendor }) => {
+test('the text view shows tool arguments as their keys and count; --json keeps the values, secrets masked', async ({
+  home,
+  vendor,
+}) => {
   vendor.reply(
-    completion({ tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'write_file', arguments: JSON.stringify(ARGS) } }] }, 'tool_calls'),
+    completion(
+      {
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'write_file', arguments: JSON.stringify(ARGS) } },
+        ],
+      },
+      'tool_calls',
+    ),
     completion({ content: 'written' }),
     completion({ content: 'again' }),
   );
@@ -28,14 +38,25 @@ test('the text view shows tool arguments as their keys and count; --json keeps t
   assert.not.match(text.stdout, KEY);
   const lines = text.stdout.trimEnd().split('\n');
   const requested = lines.filter((line) => / tool\.requested /.test(line)).map(dataOf);
-  assert.equal(requested, ['{"call_id":"call_1","name":"write_file","arguments":{"keys":["path","content"],"count":2}}']);
+  assert.equal(requested, [
+    '{"call_id":"call_1","name":"write_file","arguments":{"keys":["path","content"],"count":2}}',
+  ]);
   const responded = lines.filter((line) => / provider\.responded /.test(line)).map(dataOf);
   // Cut at 160 characters, as every brief.
-  assert.is(responded[0], '{"text":"","tool_calls":[{"id":"call_1","name":"write_file","arguments":{"keys":["path","content"],"count":2}}],"usage":{"input_tokens":12,"output_tokens":5},"…');
+  assert.is(
+    responded[0],
+    '{"text":"","tool_calls":[{"id":"call_1","name":"write_file","arguments":{"keys":["path","content"],"count":2}}],"usage":{"input_tokens":12,"output_tokens":5},"…',
+  );
 
   const json = await tern(['log', '--json', '--type', 'tool.requested'], home.env);
-  const events = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { data: { arguments: Record<string, string> } });
-  assert.equal(events.map((e) => e.data.arguments), [{ path: 'notes.txt', content: 'key sk-t…01 and PLAINVALUE-55' }]);
+  const events = json.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { data: { arguments: Record<string, string> } });
+  assert.equal(
+    events.map((e) => e.data.arguments),
+    [{ path: 'notes.txt', content: 'key sk-t…01 and PLAINVALUE-55' }],
+  );
 });
 
 test.run();

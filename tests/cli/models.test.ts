@@ -12,7 +12,8 @@ test.before.each((ctx) => {
 });
 test.after.each((ctx) => ctx.home.remove());
 
-const write = (home: TempHome, config: unknown) => writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
+const write = (home: TempHome, config: unknown) =>
+  writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
 
 test('config validate names an unknown provider and the known ones', ({ home }) => {
   write(home, { version: 2, model_list: [{ model_name: 'x', provider: 'nopeai', model: 'm' }] });
@@ -20,14 +21,20 @@ test('config validate names an unknown provider and the known ones', ({ home }) 
   assert.is(code, 1);
   const { problems } = JSON.parse(stdout) as { problems: string[] };
   assert.equal(problems.length, 1);
-  assert.match(problems[0]!, /^model_list\[0\]\.provider: unknown provider "nopeai" \(allowed: openai, anthropic, gemini, google, openrouter, .*, custom\)$/);
+  assert.match(
+    problems[0]!,
+    /^model_list\[0\]\.provider: unknown provider "nopeai" \(allowed: openai, anthropic, gemini, google, openrouter, .*, custom\)$/,
+  );
 });
 
 test('agent refuses to start on an unknown provider with the same message', ({ home }) => {
   write(home, { version: 2, model_list: [{ model_name: 'x', provider: 'nopeai', model: 'm' }] });
   const { code, stderr } = runCli(['agent', '-m', 'hi'], home.env);
   assert.is(code, 1);
-  assert.match(stderr, /^tern: cannot use the config .*config\.json \(model_list\[0\]\.provider: unknown provider "nopeai" \(allowed: openai, /);
+  assert.match(
+    stderr,
+    /^tern: cannot use the config .*config\.json \(model_list\[0\]\.provider: unknown provider "nopeai" \(allowed: openai, /,
+  );
 });
 
 test('status lists each model with its provider, family, base, masked keys and state', ({ home }) => {
@@ -42,8 +49,30 @@ test('status lists each model with its provider, family, base, masked keys and s
   assert.is(code, 0);
   const { models } = JSON.parse(stdout) as { models: unknown[] };
   assert.equal(models, [
-    { model_name: 'smart', enabled: true, key_count: 1, keys: ['sk-a…ef'], provider: 'anthropic', family: 'messages', model: 'claude-x', api_base: 'https://api.anthropic.com/v1', proxy: null, proxy_from: null },
-    { model_name: 'local', enabled: false, key_count: 0, keys: [], provider: 'ollama', family: 'chat-completions', model: 'llama3', api_base: 'http://localhost:11434/v1', proxy: null, proxy_from: null },
+    {
+      model_name: 'smart',
+      enabled: true,
+      key_count: 1,
+      keys: ['sk-a…ef'],
+      provider: 'anthropic',
+      family: 'messages',
+      model: 'claude-x',
+      api_base: 'https://api.anthropic.com/v1',
+      proxy: null,
+      proxy_from: null,
+    },
+    {
+      model_name: 'local',
+      enabled: false,
+      key_count: 0,
+      keys: [],
+      provider: 'ollama',
+      family: 'chat-completions',
+      model: 'llama3',
+      api_base: 'http://localhost:11434/v1',
+      proxy: null,
+      proxy_from: null,
+    },
   ]);
 });
 

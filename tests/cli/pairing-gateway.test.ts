@@ -63,7 +63,10 @@ test('approve: the gateway lets the stranger in at once and tells them; their ne
 
   const listed = await runCliAsync(['pairing', 'list', '--json'], gateway.home.env);
   const requests = (JSON.parse(listed.stdout) as { requests: Array<{ code: string }> }).requests;
-  assert.equal(requests.map((r) => r.code), [code]);
+  assert.equal(
+    requests.map((r) => r.code),
+    [code],
+  );
 
   const approved = await runCliAsync(['pairing', 'approve', code], gateway.home.env);
   const welcome = `approved ${code}: 2002 (@bob) may talk to the bot on telegram from now on\n`;
@@ -75,8 +78,14 @@ test('approve: the gateway lets the stranger in at once and tells them; their ne
 
   const events = await runCliAsync(['log', '--type', 'pairing.*', '--json'], gateway.home.env);
   type Logged = { type: string; data: Record<string, unknown> };
-  const pairing = events.stdout.trim().split('\n').map((line) => JSON.parse(line) as Logged);
-  assert.equal(pairing.map((e) => e.type), ['pairing.requested', 'pairing.decision.requested', 'pairing.decided']);
+  const pairing = events.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Logged);
+  assert.equal(
+    pairing.map((e) => e.type),
+    ['pairing.requested', 'pairing.decision.requested', 'pairing.decided'],
+  );
   const request = pairing[1]?.data.request;
   const decided = { request, code, channel: 'telegram', sender: '2002', decision: 'approve', by: 'cli' };
   assert.equal(pairing[2]?.data, decided);
@@ -91,14 +100,21 @@ test('deny and an unknown code are answered by the gateway as the CLI answers th
   const turnedAway = `denied ${code}: 3003 (@eve) gets no answer on telegram, and no new code within the hour\n`;
   assert.equal([denied.code, denied.stdout, denied.stderr], [0, turnedAway, '']);
   const again = await runCliAsync(['pairing', 'deny', code, '--json'], gateway.home.env);
-  assert.equal([again.code, JSON.parse(again.stdout)], [1, {
-    ok: false,
-    error: {
-      code: 'pairing_unknown',
-      message: `no pairing request has the code ${code} (it was never issued here, or it was decided already). `
-        + 'Run `tern pairing list` to see the codes that wait.',
-    },
-  }]);
+  assert.equal(
+    [again.code, JSON.parse(again.stdout)],
+    [
+      1,
+      {
+        ok: false,
+        error: {
+          code: 'pairing_unknown',
+          message:
+            `no pairing request has the code ${code} (it was never issued here, or it was decided already). ` +
+            'Run `tern pairing list` to see the codes that wait.',
+        },
+      },
+    ],
+  );
 });
 
 test.run();

@@ -1,7 +1,16 @@
 // `npm run prepare` (adapters/cli/prepare.mjs): npm install builds the bin; the first `npx tern` (npm exec) must use
 // the build that is there rather than rebuild it silently.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -41,7 +50,10 @@ test('under npx (npm exec) an existing build is used as it is', () => {
 test('under npx without a build, it builds once and says so', () => {
   const pkg = fakePackage(false);
   const result = pkg.run('exec');
-  assert.equal([result.status, result.stderr, pkg.calls()], [0, 'tern: no build yet; building it once (npm run build)\n', 'run build\n']);
+  assert.equal(
+    [result.status, result.stderr, pkg.calls()],
+    [0, 'tern: no build yet; building it once (npm run build)\n', 'run build\n'],
+  );
   pkg.remove();
 });
 

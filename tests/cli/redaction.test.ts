@@ -21,7 +21,13 @@ const FOREIGN = 'sk-proj-NeverConfigured0123456789abcdef';
 function echoKey(vendor: VendorServer): void {
   const refuse = (request: { headers: Record<string, unknown> }) => {
     const sent = String(request.headers.authorization ?? '').replace(/^Bearer /, '');
-    const body = { error: { message: `Incorrect API key provided: ${sent}. You can find your API key at https://example.com/keys. Also tried ${FOREIGN}.`, type: 'invalid_request_error', code: 'invalid_api_key' } };
+    const body = {
+      error: {
+        message: `Incorrect API key provided: ${sent}. You can find your API key at https://example.com/keys. Also tried ${FOREIGN}.`,
+        type: 'invalid_request_error',
+        code: 'invalid_api_key',
+      },
+    };
     return { status: 401, headers: { 'content-type': 'application/json' }, chunks: [JSON.stringify(body)] };
   };
   for (let i = 0; i < 10; i++) vendor.reply(refuse);
@@ -29,12 +35,16 @@ function echoKey(vendor: VendorServer): void {
 
 function writeConfig(home: TempHome, vendor: VendorServer, extra: Record<string, unknown> = {}): void {
   mkdirSync(home.home, { recursive: true, mode: 0o700 });
-  writeFileSync(join(home.home, 'config.json'), JSON.stringify({
-    version: 2,
-    agents: { defaults: { model: 'fast' } },
-    model_list: [{ model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendor.url}/v1` }],
-    ...extra,
-  }), { mode: 0o600 });
+  writeFileSync(
+    join(home.home, 'config.json'),
+    JSON.stringify({
+      version: 2,
+      agents: { defaults: { model: 'fast' } },
+      model_list: [{ model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendor.url}/v1` }],
+      ...extra,
+    }),
+    { mode: 0o600 },
+  );
   writeFileSync(join(home.home, '.security.yml'), `model_list:\n  fast:\n    api_keys: ["${KEY}"]\n`, { mode: 0o600 });
 }
 
@@ -55,17 +65,32 @@ test('tern doctor, text and --json: the key the provider quotes in its 401 is ma
   assert.ok(text.stdout.includes('Also tried [REDACTED].'), text.stdout);
   const json = await runCliAsync(['doctor', '--json'], home.env);
   assertMasked(json.stdout + json.stderr, 'doctor --json');
-  const model = (JSON.parse(json.stdout) as { checks: Array<{ name: string; message: string }> }).checks.find((c) => c.name === 'model fast');
+  const model = (JSON.parse(json.stdout) as { checks: Array<{ name: string; message: string }> }).checks.find(
+    (c) => c.name === 'model fast',
+  );
   assert.match(model?.message ?? '', new RegExp(`^auth: .*Incorrect API key provided: ${MASKED}\\. `));
 });
 
 test('tern onboard --api-key: the key the first question is refused with is masked', async ({ home, vendor }) => {
   echoKey(vendor);
-  const args = ['onboard', '--provider', 'openai', '--api-key', KEY, '--api-base', `${vendor.url}/v1`, '--model', 'gpt-test'];
+  const args = [
+    'onboard',
+    '--provider',
+    'openai',
+    '--api-key',
+    KEY,
+    '--api-base',
+    `${vendor.url}/v1`,
+    '--model',
+    'gpt-test',
+  ];
   const text = await runCliAsync(args, home.env);
   assert.is(text.code, 1);
   assertMasked(text.stdout + text.stderr, 'onboard');
-  assert.ok(text.stdout.includes(`✗ model gpt-test: auth: `) && text.stdout.includes(`Incorrect API key provided: ${MASKED}. `), text.stdout);
+  assert.ok(
+    text.stdout.includes(`✗ model gpt-test: auth: `) && text.stdout.includes(`Incorrect API key provided: ${MASKED}. `),
+    text.stdout,
+  );
   home.remove();
   echoKey(vendor);
   const json = await runCliAsync([...args, '--json'], home.env);
@@ -83,7 +108,11 @@ test('tern agent -m: the error the turn fails with is masked', async ({ home, ve
 });
 
 test('tern status: a key written into api_base is masked', async ({ home, vendor }) => {
-  writeConfig(home, vendor, { model_list: [{ model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendor.url}/v1?key=${KEY}` }] });
+  writeConfig(home, vendor, {
+    model_list: [
+      { model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendor.url}/v1?key=${KEY}` },
+    ],
+  });
   const text = await runCliAsync(['status'], home.env);
   assert.is(text.code, 0);
   assertMasked(text.stdout + text.stderr, 'status');
@@ -92,42 +121,72 @@ test('tern status: a key written into api_base is masked', async ({ home, vendor
   assertMasked(json.stdout, 'status --json');
 });
 
-test('tern config validate: a key pasted into the wrong field is masked in the problem that quotes it', async ({ home, vendor }) => {
-  writeConfig(home, vendor, { model_list: [{ model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: KEY }] });
+test('tern config validate: a key pasted into the wrong field is masked in the problem that quotes it', async ({
+  home,
+  vendor,
+}) => {
+  writeConfig(home, vendor, {
+    model_list: [{ model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: KEY }],
+  });
   const result = await runCliAsync(['config', 'validate'], home.env);
   assert.is(result.code, 1);
   assertMasked(result.stdout + result.stderr, 'config validate');
-  assert.is(result.stdout, `model_list[0].api_base: "${MASKED}" is not an http(s) URL (allowed: an address such as https://api.openai.com/v1)\n`);
+  assert.is(
+    result.stdout,
+    `model_list[0].api_base: "${MASKED}" is not an http(s) URL (allowed: an address such as https://api.openai.com/v1)\n`,
+  );
 });
 
 test('a CLI error that quotes a key (here a usage error naming the flag value) is masked', async ({ home, vendor }) => {
   writeConfig(home, vendor);
   const result = await runCliAsync(['agent', '--model', KEY, '-m', 'hi'], home.env);
   assert.is(result.code, 1);
-  assert.is(result.stderr, `tern: no model named "${MASKED}" (model_list has: fast). Pick one of those with --model, or add it to model_list.\n`);
+  assert.is(
+    result.stderr,
+    `tern: no model named "${MASKED}" (model_list has: fast). Pick one of those with --model, or add it to model_list.\n`,
+  );
 });
 
 const TOKEN = '123456:FirstDayBotToken-abcdefghij';
 
-test('tern status with a gateway running: a channel whose platform quotes the token in its 401 shows it masked', async ({ vendor }) => {
+test('tern status with a gateway running: a channel whose platform quotes the token in its 401 shows it masked', async ({
+  vendor,
+}) => {
   // The Bot API's answer to getMe, quoting the token in the URL it was called with.
   for (let i = 0; i < 20; i++) {
     vendor.reply((request) => ({
-      status: 401, headers: { 'content-type': 'application/json' },
-      chunks: [JSON.stringify({ ok: false, error_code: 401, description: `Unauthorized: ${decodeURIComponent(request.url.split('/')[1]!.slice(3))} is revoked` })],
+      status: 401,
+      headers: { 'content-type': 'application/json' },
+      chunks: [
+        JSON.stringify({
+          ok: false,
+          error_code: 401,
+          description: `Unauthorized: ${decodeURIComponent(request.url.split('/')[1]!.slice(3))} is revoked`,
+        }),
+      ],
     }));
   }
   const gateway = await startGatewayProcess({
     gateway: { port: await freePort() },
     heartbeat: { enabled: false },
-    channel_list: { telegram: { enabled: true, settings: { token: TOKEN, base_url: vendor.url, allow_from: ['*'], restart_backoff_ms: 60_000 } } },
+    channel_list: {
+      telegram: {
+        enabled: true,
+        settings: { token: TOKEN, base_url: vendor.url, allow_from: ['*'], restart_backoff_ms: 60_000 },
+      },
+    },
   });
   try {
     const ready = await gateway.ready();
-    assert.equal(ready.body.channels, [{ name: 'telegram', state: 'failed', reason: 'Bot API getMe: Unauthorized: 1234…ij is revoked' }]);
+    assert.equal(ready.body.channels, [
+      { name: 'telegram', state: 'failed', reason: 'Bot API getMe: Unauthorized: 1234…ij is revoked' },
+    ]);
     const status = await runCliAsync(['status'], gateway.home.env);
     assert.not.ok((status.stdout + status.stderr).includes(TOKEN), status.stdout);
-    assert.ok(status.stdout.includes('enabled  failed, retrying: Bot API getMe: Unauthorized: 1234…ij is revoked'), status.stdout);
+    assert.ok(
+      status.stdout.includes('enabled  failed, retrying: Bot API getMe: Unauthorized: 1234…ij is revoked'),
+      status.stdout,
+    );
   } finally {
     await gateway.stop();
     gateway.home.remove();

@@ -12,10 +12,20 @@ test('no cluster configured: the gateway runs alone', () => {
 
 test('cluster.url and .security.yml credentials make the settings; the flags win over the config', () => {
   const h = tempHome();
-  h.writeConfig({ version: 2, gateway: { port: 18812 }, cluster: { url: 'nats://10.0.0.5:4222', id: 'node-a', lease_ttl_ms: 4000 } });
+  h.writeConfig({
+    version: 2,
+    gateway: { port: 18812 },
+    cluster: { url: 'nats://10.0.0.5:4222', id: 'node-a', lease_ttl_ms: 4000 },
+  });
   h.writeCredentials({ cluster: { user: 'tern', password: 'nats-secret-0001' } });
   const loaded = loadConfig({ env: h.env });
-  assert.equal(clusterSettings(loaded), { url: 'nats://10.0.0.5:4222', id: 'node-a', ttlMs: 4000, user: 'tern', password: 'nats-secret-0001' });
+  assert.equal(clusterSettings(loaded), {
+    url: 'nats://10.0.0.5:4222',
+    id: 'node-a',
+    ttlMs: 4000,
+    user: 'tern',
+    password: 'nats-secret-0001',
+  });
   assert.equal(clusterSettings(loaded, { url: 'nats://127.0.0.1:4333', id: 'node-z' })?.url, 'nats://127.0.0.1:4333');
   assert.equal(clusterSettings(loaded, { url: 'nats://127.0.0.1:4333', id: 'node-z' })?.id, 'node-z');
 });
@@ -39,7 +49,10 @@ test('a bad cluster block is a config error naming the field and what is allowed
 test('--cluster with a URL that is not NATS is refused, naming the flag', () => {
   const h = tempHome();
   h.writeConfig({ version: 2 });
-  assert.throws(() => clusterSettings(loadConfig({ env: h.env }), { url: 'localhost:4222' }), /--cluster: "localhost:4222" is not a NATS server URL/);
+  assert.throws(
+    () => clusterSettings(loadConfig({ env: h.env }), { url: 'localhost:4222' }),
+    /--cluster: "localhost:4222" is not a NATS server URL/,
+  );
 });
 
 test.run();

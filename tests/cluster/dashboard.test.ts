@@ -36,25 +36,37 @@ interface Context {
 
 const { test, suite, after } = natsSuite<Context>('the dashboard of a cluster member shows every gateway');
 
-const get = async <T>(dashboard: Dashboard, path: string): Promise<T> => (await call(dashboard.launcher, path, { cookie: dashboard.cookie })).body as T;
+const get = async <T>(dashboard: Dashboard, path: string): Promise<T> =>
+  (await call(dashboard.launcher, path, { cookie: dashboard.cookie })).body as T;
 
 suite.before(async (context) => {
   context.gateways = [];
   context.model = await startGatewayModel();
   context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
   const channels = telegramAccounts(ACCOUNTS, TOKENS, context.emulator.url);
-  for (const id of ['node-a', 'node-b']) context.gateways.push(await startGatewayProcess(await memberConfig({ url: context.server.url, id, modelUrl: context.model.url, channels })));
+  for (const id of ['node-a', 'node-b'])
+    context.gateways.push(
+      await startGatewayProcess(
+        await memberConfig({ url: context.server.url, id, modelUrl: context.model.url, channels }),
+      ),
+    );
   context.nc = await connectCluster(context.server.url);
-  const held = await until('each member to run one bot', async () => {
-    const leases = await leasesOf(context.nc!, 'channel');
-    return new Set(leases.map((l) => l.gateway)).size === 2 ? leases : undefined;
-  }, 60_000, () => leasesOf(context.nc!, 'channel'));
+  const held = await until(
+    'each member to run one bot',
+    async () => {
+      const leases = await leasesOf(context.nc!, 'channel');
+      return new Set(leases.map((l) => l.gateway)).size === 2 ? leases : undefined;
+    },
+    60_000,
+    () => leasesOf(context.nc!, 'channel'),
+  );
   context.holders = Object.fromEntries(held.map((l) => [l.id, l.gateway]));
   // The members ran before the dashboard started: what they did is in the cluster's streams, read when it opens.
   context.dashboard = await startDashboard({ cluster: { url: context.server.url, id: 'dash', lease_ttl_ms: 5_000 } });
   context.browser = await launchChromium();
   // The turns come after: the dashboard hears of them as they happen.
-  for (const [i, token] of TOKENS.entries()) await context.emulator.say(token, `hello ${ACCOUNTS[i]}`, { userId: USERS[i] });
+  for (const [i, token] of TOKENS.entries())
+    await context.emulator.say(token, `hello ${ACCOUNTS[i]}`, { userId: USERS[i] });
   for (const [i, token] of TOKENS.entries()) await context.emulator.waitForBotMessages(token, USERS[i]!, 1, 60_000);
 });
 
@@ -74,42 +86,75 @@ async function page(context: Context): Promise<{ page: Page; problems: string[] 
   return { page: opened, problems: watchViolations(opened) };
 }
 
-test('/api/actors lists every gateway\'s actors, each with its gateway, its stream and a key that /api/actors/:key answers', async ({ dashboard, holders }) => {
-  const actors = await until('both bots\' channels and the turns on the board', async () => {
-    const listed = (await get<{ actors: Actor[] }>(dashboard!, '/api/actors')).actors;
-    return listed.filter((a) => a.machine === 'turn' && a.state === 'done').length === 2 ? listed : undefined;
-  }, 30_000, async () => (await get<{ actors: Actor[] }>(dashboard!, '/api/actors')).actors.map((a) => a.key));
-  const shown = actors.filter((a) => a.machine === 'gateway' || a.machine === 'channel').map((a) => [a.gateway, a.stream, a.actor, a.key, a.state]).sort();
-  assert.equal(shown, [
-    ['dash', 'TERN_GW_dash', 'channel:web', 'channel:web@TERN_GW_dash', 'connected'],
-    ['dash', 'TERN_GW_dash', 'gateway', 'gateway@TERN_GW_dash', 'running'],
-    ...ACCOUNTS.flatMap((a) => [
-      [holders[a], `TERN_CH_${a}`, `channel:${a}`, `channel:${a}@TERN_CH_${a}`, 'connected'],
-      [holders[a], `TERN_CH_${a}`, 'gateway', `gateway@TERN_CH_${a}`, 'running'],
-    ]),
-    ['node-a', 'TERN_GW_node-a', 'gateway', 'gateway@TERN_GW_node-a', 'running'],
-    ['node-b', 'TERN_GW_node-b', 'gateway', 'gateway@TERN_GW_node-b', 'running'],
-  ].sort());
+test("/api/actors lists every gateway's actors, each with its gateway, its stream and a key that /api/actors/:key answers", async ({
+  dashboard,
+  holders,
+}) => {
+  const actors = await until(
+    "both bots' channels and the turns on the board",
+    async () => {
+      const listed = (await get<{ actors: Actor[] }>(dashboard!, '/api/actors')).actors;
+      return listed.filter((a) => a.machine === 'turn' && a.state === 'done').length === 2 ? listed : undefined;
+    },
+    30_000,
+    async () => (await get<{ actors: Actor[] }>(dashboard!, '/api/actors')).actors.map((a) => a.key),
+  );
+  const shown = actors
+    .filter((a) => a.machine === 'gateway' || a.machine === 'channel')
+    .map((a) => [a.gateway, a.stream, a.actor, a.key, a.state])
+    .sort();
+  assert.equal(
+    shown,
+    [
+      ['dash', 'TERN_GW_dash', 'channel:web', 'channel:web@TERN_GW_dash', 'connected'],
+      ['dash', 'TERN_GW_dash', 'gateway', 'gateway@TERN_GW_dash', 'running'],
+      ...ACCOUNTS.flatMap((a) => [
+        [holders[a], `TERN_CH_${a}`, `channel:${a}`, `channel:${a}@TERN_CH_${a}`, 'connected'],
+        [holders[a], `TERN_CH_${a}`, 'gateway', `gateway@TERN_CH_${a}`, 'running'],
+      ]),
+      ['node-a', 'TERN_GW_node-a', 'gateway', 'gateway@TERN_GW_node-a', 'running'],
+      ['node-b', 'TERN_GW_node-b', 'gateway', 'gateway@TERN_GW_node-b', 'running'],
+    ].sort(),
+  );
   const one = await get<Actor & { history: unknown[] }>(dashboard!, `/api/actors/channel:tg2@TERN_CH_tg2`);
   assert.equal([one.actor, one.gateway, one.state], ['channel:tg2', holders.tg2, 'connected']);
 });
 
-test('the machines page draws a tree per gateway and stream, headed by the gateway, with each bot\'s channel and turn under its member', async (context) => {
+test("the machines page draws a tree per gateway and stream, headed by the gateway, with each bot's channel and turn under its member", async (context) => {
   const { holders } = context;
   const { page: machines, problems } = await page(context);
-  await open(machines, context.dashboard!, 'machines', `section.cluster-stream[data-stream="TERN_CH_tg2"] [data-machine="turn"][data-state="done"]`);
+  await open(
+    machines,
+    context.dashboard!,
+    'machines',
+    `section.cluster-stream[data-stream="TERN_CH_tg2"] [data-machine="turn"][data-state="done"]`,
+  );
   for (const account of ACCOUNTS) {
     const section = `section.cluster-stream[data-gateway="${holders[account]}"][data-stream="TERN_CH_${account}"]`;
-    assert.is(await machines.textContent(`${section} > h2.cluster-head`), `${holders[account]} · channel account ${account}`);
+    assert.is(
+      await machines.textContent(`${section} > h2.cluster-head`),
+      `${holders[account]} · channel account ${account}`,
+    );
     assert.is(await machines.getAttribute(`${section} [data-actor="channel:${account}"]`, 'data-state'), 'connected');
     assert.is(await machines.locator(`${section} [data-machine="turn"][data-state="done"]`).count(), 1);
   }
   for (const node of ['node-a', 'node-b', 'dash']) {
-    assert.is(await machines.textContent(`section.cluster-stream[data-stream="TERN_GW_${node}"] > h2.cluster-head`), `${node} · the member itself`);
-    assert.is(await machines.getAttribute(`section.cluster-stream[data-stream="TERN_GW_${node}"] [data-actor="gateway"]`, 'data-state'), 'running');
+    assert.is(
+      await machines.textContent(`section.cluster-stream[data-stream="TERN_GW_${node}"] > h2.cluster-head`),
+      `${node} · the member itself`,
+    );
+    assert.is(
+      await machines.getAttribute(
+        `section.cluster-stream[data-stream="TERN_GW_${node}"] [data-actor="gateway"]`,
+        'data-state',
+      ),
+      'running',
+    );
   }
   await shot(machines, 'cluster-machines');
-  await machines.click(`section.cluster-stream[data-stream="TERN_CH_tg1"] [data-actor="channel:tg1"] .card-links a:has-text("history")`);
+  await machines.click(
+    `section.cluster-stream[data-stream="TERN_CH_tg1"] [data-actor="channel:tg1"] .card-links a:has-text("history")`,
+  );
   await machines.waitForSelector('#actor-detail[data-key="channel:tg1@TERN_CH_tg1"]');
   assert.is(await machines.textContent('#actor-detail .detail-gateway'), `on ${holders.tg1}`);
   assert.equal(problems, [], 'no script errors and no CSP violations');
@@ -117,13 +162,23 @@ test('the machines page draws a tree per gateway and stream, headed by the gatew
 
 test('the event log and the turn view name the gateway that wrote each event', async (context) => {
   const { holders, dashboard } = context;
-  const received = (await get<{ events: Array<Envelope<'message.received'>> }>(dashboard!, '/api/events?type=message.received')).events;
-  assert.equal(received.map((e) => [e.data.channel, e.gateway, e.stream]).sort(), ACCOUNTS.map((a) => [a, holders[a], `TERN_CH_${a}`]));
+  const received = (
+    await get<{ events: Array<Envelope<'message.received'>> }>(dashboard!, '/api/events?type=message.received')
+  ).events;
+  assert.equal(
+    received.map((e) => [e.data.channel, e.gateway, e.stream]).sort(),
+    ACCOUNTS.map((a) => [a, holders[a], `TERN_CH_${a}`]),
+  );
   const { page: view, problems } = await page(context);
   await open(view, dashboard!, 'events', '.event-row .event-gateway');
   const gateways = await view.locator('.event-row.message .event-gateway').allTextContents();
-  assert.ok(ACCOUNTS.every((a) => gateways.includes(holders[a]!)), `the event rows name ${JSON.stringify(holders)}: ${JSON.stringify(gateways)}`);
-  const started = (await get<{ events: Array<Envelope<'turn.started'>> }>(dashboard!, '/api/events?type=turn.started')).events.find((e) => e.data.text === 'hello tg2')!;
+  assert.ok(
+    ACCOUNTS.every((a) => gateways.includes(holders[a]!)),
+    `the event rows name ${JSON.stringify(holders)}: ${JSON.stringify(gateways)}`,
+  );
+  const started = (
+    await get<{ events: Array<Envelope<'turn.started'>> }>(dashboard!, '/api/events?type=turn.started')
+  ).events.find((e) => e.data.text === 'hello tg2')!;
   await open(view, dashboard!, `turn/${started.turn}`, '#turn-facts');
   const facts = await view.locator('#turn-facts .stat').allTextContents();
   assert.ok(facts.includes(`gateway${holders.tg2}`), JSON.stringify(facts));

@@ -51,11 +51,27 @@ async function storyOf(nc: NatsConnection, account: string, chat: number, killed
   try {
     const id = `direct:${userOf(chat)}`;
     const lines: string[] = [];
-    for (const e of log.iterate({ type: 'message.received,message.routed,turn.started,turn.completed,turn.aborted,reply.requested,message.sending,message.sent,reply.delivered,runtime.started' })) {
-      const data = e.data as { chat?: string; reply?: { chat: string }; message_id?: string; key?: string; send_key?: string; text?: string };
+    for (const e of log.iterate({
+      type: 'message.received,message.routed,turn.started,turn.completed,turn.aborted,reply.requested,message.sending,message.sent,reply.delivered,runtime.started',
+    })) {
+      const data = e.data as {
+        chat?: string;
+        reply?: { chat: string };
+        message_id?: string;
+        key?: string;
+        send_key?: string;
+        text?: string;
+      };
       const about = data.chat ?? data.reply?.chat;
-      if (e.type !== 'runtime.started' && about !== id && !(e.type.startsWith('turn.') && lines.some((l) => e.turn && l.includes(e.turn)))) continue;
-      lines.push(`${e.seq} ${e.gateway ?? '?'} ${e.at - killedAt}ms ${e.type} ${data.message_id ?? ''} ${data.key ?? data.send_key ?? ''} ${e.turn ?? ''} ${JSON.stringify(data.text ?? '')}`);
+      if (
+        e.type !== 'runtime.started' &&
+        about !== id &&
+        !(e.type.startsWith('turn.') && lines.some((l) => e.turn && l.includes(e.turn)))
+      )
+        continue;
+      lines.push(
+        `${e.seq} ${e.gateway ?? '?'} ${e.at - killedAt}ms ${e.type} ${data.message_id ?? ''} ${data.key ?? data.send_key ?? ''} ${e.turn ?? ''} ${JSON.stringify(data.text ?? '')}`,
+      );
     }
     return lines.join('\n');
   } finally {
@@ -69,13 +85,27 @@ async function storyOf(nc: NatsConnection, account: string, chat: number, killed
  * and got no answer), those the heir sent in their place (they never left), and the send keys with a `message.sent`,
  * each with how many.
  */
-async function settledSends(nc: NatsConnection, account: string, messages: number, heir: string | undefined, timeoutMs: number): Promise<{ unconfirmed: Set<string>; resent: Set<string>; sent: Map<string, number> }> {
+async function settledSends(
+  nc: NatsConnection,
+  account: string,
+  messages: number,
+  heir: string | undefined,
+  timeoutMs: number,
+): Promise<{ unconfirmed: Set<string>; resent: Set<string>; sent: Map<string, number> }> {
   const log = await JetStreamEventStore.open(nc, { ...accountLog(account), readOnly: true });
   try {
     const deadline = Date.now() + timeoutMs;
-    const delivered = (): number => new Set(log.read({ type: 'reply.delivered' }).map((e) => `${e.session}\u0000${(e.data as { message_id: string }).message_id}`)).size;
+    const delivered = (): number =>
+      new Set(
+        log
+          .read({ type: 'reply.delivered' })
+          .map((e) => `${e.session}\u0000${(e.data as { message_id: string }).message_id}`),
+      ).size;
     while (delivered() < messages) {
-      if (Date.now() > deadline) throw new Error(`the stream of ${account} shows ${delivered()} of ${messages} replies delivered after ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `the stream of ${account} shows ${delivered()} of ${messages} replies delivered after ${timeoutMs} ms`,
+        );
       await sleep(100);
     }
     const unconfirmed = new Set<string>();
@@ -100,25 +130,32 @@ async function settledSends(nc: NatsConnection, account: string, messages: numbe
 const botOf = (chat: number): number => chat % TOKENS.length;
 const userOf = (chat: number): number => 6000 + chat;
 
-test('600 messages from 100 chats: every one answered exactly once and in order, the dead gateway\'s bot taken over within 10 s, the parts it had handed to Telegram not sent again', async (context) => {
+test("600 messages from 100 chats: every one answered exactly once and in order, the dead gateway's bot taken over within 10 s, the parts it had handed to Telegram not sent again", async (context) => {
   const { server } = context;
   context.model = await startGatewayModel({ delayMs: 300 });
   context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
   const channels = telegramAccounts(ACCOUNTS, TOKENS, context.emulator.url);
   const ids = ['node-a', 'node-b', 'node-c'];
-  for (const id of ids) context.gateways.push(await startGatewayProcess(await memberConfig({ url: server.url, id, modelUrl: context.model.url, channels, ttlMs: TTL_MS })));
+  for (const id of ids)
+    context.gateways.push(
+      await startGatewayProcess(
+        await memberConfig({ url: server.url, id, modelUrl: context.model.url, channels, ttlMs: TTL_MS }),
+      ),
+    );
   const nc = await connectCluster(server.url);
   const held = (): Promise<LeaseRecord[]> => leasesOf(nc, 'channel');
   try {
     // Each gateway takes one bot (its fair share).
     const deadline = Date.now() + 60_000;
     while (new Set((await held()).map((l) => l.gateway)).size < 3) {
-      if (Date.now() > deadline) throw new Error(`the bots were not spread over the three gateways: ${JSON.stringify(await held())}`);
+      if (Date.now() > deadline)
+        throw new Error(`the bots were not spread over the three gateways: ${JSON.stringify(await held())}`);
       await sleep(100);
     }
     const started = Date.now();
     for (let i = 0; i < PER_CHAT; i++) {
-      for (let chat = 0; chat < CHATS; chat++) await context.emulator.say(TOKENS[botOf(chat)]!, `m${chat}-${i}`, { userId: userOf(chat) });
+      for (let chat = 0; chat < CHATS; chat++)
+        await context.emulator.say(TOKENS[botOf(chat)]!, `m${chat}-${i}`, { userId: userOf(chat) });
     }
     const answered = (chat: number): number => context.emulator!.botMessages(TOKENS[botOf(chat)]!, userOf(chat)).length;
     const tg1Chats = Array.from({ length: CHATS }, (_, chat) => chat).filter((chat) => botOf(chat) === 0);
@@ -126,14 +163,16 @@ test('600 messages from 100 chats: every one answered exactly once and in order,
     // Mid-run (once its bot has answered a tenth of its chats' messages), Telegram stops answering the bot's sends: each
     // chat's next part reaches the chat and the gateway never hears so. Each chat has one part in flight at most.
     while (answeredOnTg1() < (CHATS * PER_CHAT) / 30) {
-      if (Date.now() - started > 180_000) throw new Error(`the bot tg1 answered only ${answeredOnTg1()} messages in 3 minutes`);
+      if (Date.now() - started > 180_000)
+        throw new Error(`the bot tg1 answered only ${answeredOnTg1()} messages in 3 minutes`);
       await sleep(10);
     }
     const hold = context.emulator.holdAnswers('sendMessage', TOKENS[0]);
     const unfinished = tg1Chats.filter((chat) => answered(chat) < PER_CHAT).length;
     // Killed once every unfinished chat of the bot has its part out and unanswered: the sends a kill cuts.
     while (hold.held() < unfinished) {
-      if (Date.now() - started > 240_000) throw new Error(`only ${hold.held()} of ${unfinished} chats had a part out when the wait ended`);
+      if (Date.now() - started > 240_000)
+        throw new Error(`only ${hold.held()} of ${unfinished} chats had a part out when the wait ended`);
       await sleep(10);
     }
     // The member holding the bot now: on a loaded machine one that stalled past the TTL may have lost it meanwhile.
@@ -147,30 +186,44 @@ test('600 messages from 100 chats: every one answered exactly once and in order,
     while (takenOverMs === undefined) {
       const now = (await held()).find((l) => l.id === 'tg1');
       if (now && now.gateway !== victim) [takenOverMs, heir] = [Date.now() - killedAt, now.gateway];
-      else if (Date.now() - killedAt > 60_000) throw new Error('nobody took over the dead gateway\'s bot');
+      else if (Date.now() - killedAt > 60_000) throw new Error("nobody took over the dead gateway's bot");
       else await sleep(50);
     }
     try {
-      for (let chat = 0; chat < CHATS; chat++) await context.emulator.waitForBotMessages(TOKENS[botOf(chat)]!, userOf(chat), PER_CHAT, 240_000);
+      for (let chat = 0; chat < CHATS; chat++)
+        await context.emulator.waitForBotMessages(TOKENS[botOf(chat)]!, userOf(chat), PER_CHAT, 240_000);
     } catch (error) {
-      throw new Error(`${(error as Error).message}; the gateways said: ${context.gateways.map((g) => g.stderr()).join('\n---\n')}`);
+      throw new Error(
+        `${(error as Error).message}; the gateways said: ${context.gateways.map((g) => g.stderr()).join('\n---\n')}`,
+      );
     }
     const allAnsweredMs = Date.now() - killedAt;
     // Nothing is left to send once every message's reply is delivered in its account's stream: what the chats show
     // then is final.
-    const chatsOf = (account: number): number => Array.from({ length: CHATS }, (_, chat) => chat).filter((chat) => botOf(chat) === account).length;
-    const streams = await Promise.all(ACCOUNTS.map((account, i) => settledSends(nc, account, chatsOf(i) * PER_CHAT, i === 0 ? heir : undefined, 120_000)));
+    const chatsOf = (account: number): number =>
+      Array.from({ length: CHATS }, (_, chat) => chat).filter((chat) => botOf(chat) === account).length;
+    const streams = await Promise.all(
+      ACCOUNTS.map((account, i) =>
+        settledSends(nc, account, chatsOf(i) * PER_CHAT, i === 0 ? heir : undefined, 120_000),
+      ),
+    );
     for (let chat = 0; chat < CHATS; chat++) {
       const got = context.emulator.botMessages(TOKENS[botOf(chat)]!, userOf(chat));
       const expected = Array.from({ length: PER_CHAT }, (_, i) => `echo: m${chat}-${i}`);
       if (JSON.stringify(got.map((m) => m.text)) !== JSON.stringify(expected)) {
         const sends = got.map((m) => `${m.messageId} at ${m.at - killedAt}ms ${m.text}`);
         const story = `${await storyOf(nc, ACCOUNTS[botOf(chat)]!, chat, killedAt)}\nthe emulator got: ${sends.join('; ')}`;
-        assert.equal(got.map((m) => m.text), expected, `chat ${chat} (${victim} killed; taken over by ${heir} after ${takenOverMs} ms); its account's stream says:\n${story}\n`);
+        assert.equal(
+          got.map((m) => m.text),
+          expected,
+          `chat ${chat} (${victim} killed; taken over by ${heir} after ${takenOverMs} ms); its account's stream says:\n${story}\n`,
+        );
       }
     }
     const { unconfirmed, resent, sent } = streams[0]!;
-    process.stderr.write(`failover: ${tg1AtKill} of ${tg1Chats.length * PER_CHAT} answered by the killed gateway's bot at the kill, ${unconfirmed.size} part(s) out and unconfirmed, ${resent.size} never sent and sent by the heir, bot taken over by ${heir} after ${takenOverMs} ms, all answered ${allAnsweredMs} ms after the kill\n`);
+    process.stderr.write(
+      `failover: ${tg1AtKill} of ${tg1Chats.length * PER_CHAT} answered by the killed gateway's bot at the kill, ${unconfirmed.size} part(s) out and unconfirmed, ${resent.size} never sent and sent by the heir, bot taken over by ${heir} after ${takenOverMs} ms, all answered ${allAnsweredMs} ms after the kill\n`,
+    );
     // The cut parts are the intents in the stream that had left and that nobody recorded as sent (the answers Telegram
     // held, and any that came back too late for the killed member to record): none was sent again, and the new
     // holder's log names each. An intent that had not left was sent by the heir, once. (Not one cut part per
@@ -180,13 +233,23 @@ test('600 messages from 100 chats: every one answered exactly once and in order,
     const heirLines = logLines(join(context.gateways[ids.indexOf(heir!)]!.home.home, 'logs', 'gateway.log'));
     // A run of the account that another writer fenced (a member that stalled wrote on) is run again: the warnings of
     // the run after the last fence are the ones that stand.
-    const fence = heirLines.findLastIndex((line) => line.startsWith('WARN cluster: another writer appended') && line.includes(' channel=tg1 '));
+    const fence = heirLines.findLastIndex(
+      (line) => line.startsWith('WARN cluster: another writer appended') && line.includes(' channel=tg1 '),
+    );
     const heirLog = heirLines.slice(fence + 1);
-    const warned = heirLog.filter((line) => line.startsWith('WARN a reply part was being sent when the process ended: it is not sent again and may be missing from the chat channel=tg1 '));
+    const warned = heirLog.filter((line) =>
+      line.startsWith(
+        'WARN a reply part was being sent when the process ended: it is not sent again and may be missing from the chat channel=tg1 ',
+      ),
+    );
     // Each cut part is named. The heir may name more: parts cut when it held the bot before (members move bots
     // while one stalls under load), which its log kept.
     const named = new Set(warned.map((line) => /send_key=(\S+)/.exec(line)![1]));
-    assert.equal([...unconfirmed].filter((key) => !named.has(key)), [], 'cut parts the heir did not name');
+    assert.equal(
+      [...unconfirmed].filter((key) => !named.has(key)),
+      [],
+      'cut parts the heir did not name',
+    );
     assert.ok(takenOverMs < 10_000, `the bot was taken over after ${takenOverMs} ms`);
   } finally {
     await nc.close();

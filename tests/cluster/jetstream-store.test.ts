@@ -36,8 +36,14 @@ test('events are stored under <root>.<type>.<session>, the session written as on
   append(store, { type: 'runtime.started', data: { pid: 1, command: 'gateway' } });
   await store.flushed();
   const jsm = await jetstreamManager(nc);
-  const subjects = await Promise.all([1, 2, 3].map(async (seq) => (await jsm.streams.getMessage(options.stream, { seq }))!.subject));
-  assert.equal(subjects, [`${options.subjectRoot}.provider-chunk.agent:main:telegram:42`, `${options.subjectRoot}.provider-chunk.a%2Eb%20c%2A`, `${options.subjectRoot}.runtime-started.%00`]);
+  const subjects = await Promise.all(
+    [1, 2, 3].map(async (seq) => (await jsm.streams.getMessage(options.stream, { seq }))!.subject),
+  );
+  assert.equal(subjects, [
+    `${options.subjectRoot}.provider-chunk.agent:main:telegram:42`,
+    `${options.subjectRoot}.provider-chunk.a%2Eb%20c%2A`,
+    `${options.subjectRoot}.runtime-started.%00`,
+  ]);
   store.close();
   await nc.close();
 });
@@ -53,7 +59,14 @@ test('a publish whose ack did not come in time is sent again and stored once', a
   await store.flushed();
   assert.equal(seqs, [1, 2, 3]);
   assert.is(await messagesIn(nc, options.stream), 3);
-  assert.equal(store.read().map((e) => [e.seq, e.data]), [[1, { kind: 'text', delta: 'd1' }], [2, { kind: 'text', delta: 'd2' }], [3, { kind: 'text', delta: 'd3' }]]);
+  assert.equal(
+    store.read().map((e) => [e.seq, e.data]),
+    [
+      [1, { kind: 'text', delta: 'd1' }],
+      [2, { kind: 'text', delta: 'd2' }],
+      [3, { kind: 'text', delta: 'd3' }],
+    ],
+  );
   assert.is(append(store, chunk('a', 't')).seq, 4);
   await store.flushed();
   store.close();
@@ -61,7 +74,10 @@ test('a publish whose ack did not come in time is sent again and stored once', a
 });
 
 const codeOf = (pending: Promise<unknown>): Promise<string | undefined> =>
-  pending.then(() => undefined, (error: unknown) => (error as { code?: string }).code);
+  pending.then(
+    () => undefined,
+    (error: unknown) => (error as { code?: string }).code,
+  );
 
 test('a second writer is fenced off (log_fenced): its appends are numbered, not stored, not thrown', async (ctx) => {
   const { server } = ctx;
@@ -83,7 +99,10 @@ test('a second writer is fenced off (log_fenced): its appends are numbered, not 
   await first.store.flushed();
   assert.is(await codeOf(second.flushed()), 'log_fenced');
   assert.is(await messagesIn(first.nc, first.options.stream), 2);
-  const stored = [[1, 'a'], [2, 'a']];
+  const stored = [
+    [1, 'a'],
+    [2, 'a'],
+  ];
   assert.equal(await eventually(() => second.read().map((e) => [e.seq, e.session]), stored), stored);
   assert.equal(fences.length, 1);
   first.store.close();
@@ -107,7 +126,10 @@ test('writes sent right behind one another writer beat are refused too, not stor
   append(second, chunk('b', 't', 'second 4'));
   assert.is(await codeOf(second.committed()), 'log_fenced');
   assert.is((await jsm.streams.info(first.options.stream)).state.last_seq, 2);
-  const stored = [{ kind: 'text', delta: 'second 1' }, { kind: 'text', delta: 'first 2' }];
+  const stored = [
+    { kind: 'text', delta: 'second 1' },
+    { kind: 'text', delta: 'first 2' },
+  ];
   assert.equal(await eventually(() => second.read().map((e) => e.data as unknown), stored), stored);
   stale.close();
   first.store.close();
@@ -121,8 +143,14 @@ test('a reader on another connection follows what the writer appends, by session
   await writer.store.flushed();
   const readerNc = await connectCluster(server.url);
   const reader = await JetStreamEventStore.open(readerNc, { ...writer.options, readOnly: true });
-  assert.equal(reader.read().map((e) => e.seq), [1]);
-  assert.throws(() => append(reader, chunk('a', 't')), (e: unknown) => (e as { code?: string }).code === 'log_write_failed');
+  assert.equal(
+    reader.read().map((e) => e.seq),
+    [1],
+  );
+  assert.throws(
+    () => append(reader, chunk('a', 't')),
+    (e: unknown) => (e as { code?: string }).code === 'log_write_failed',
+  );
   const controller = new AbortController();
   const seen: Array<[number, string]> = [];
   const following = (async () => {
@@ -134,7 +162,10 @@ test('a reader on another connection follows what the writer appends, by session
   append(writer.store, chunk('b', 't2', 'other session'));
   append(writer.store, chunk('a', 't2', 'after'));
   await following;
-  assert.equal(seen, [[1, 'before'], [3, 'after']]);
+  assert.equal(seen, [
+    [1, 'before'],
+    [3, 'after'],
+  ]);
   reader.close();
   writer.store.close();
   await Promise.all([writer.nc.close(), readerNc.close()]);
@@ -142,12 +173,17 @@ test('a reader on another connection follows what the writer appends, by session
 
 test('opening a missing stream read-only fails with log_missing', async ({ server }) => {
   const nc = await connectCluster(server.url);
-  const failure = await JetStreamEventStore.open(nc, { stream: 'NOWHERE', readOnly: true }).then(() => undefined, (error: unknown) => error);
+  const failure = await JetStreamEventStore.open(nc, { stream: 'NOWHERE', readOnly: true }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
   assert.is((failure as { code?: string } | undefined)?.code, 'log_missing');
   await nc.close();
 });
 
-test('the log survives the server being killed with SIGKILL: acked events are kept and appends go on after the restart', async ({ server }) => {
+test('the log survives the server being killed with SIGKILL: acked events are kept and appends go on after the restart', async ({
+  server,
+}) => {
   const { nc, store, options } = await fresh(server.url, { ackTimeoutMs: 300 });
   for (let i = 1; i <= 20; i++) append(store, chunk(`s${i % 3}`, 't', `d${i}`));
   await store.flushed();
@@ -159,7 +195,10 @@ test('the log survives the server being killed with SIGKILL: acked events are ke
   assert.is(await eventually(() => store.lastCommittedSeq(), 21), 21);
   assert.is(await messagesIn(nc, options.stream), 21);
   const again = await JetStreamEventStore.open(nc, options);
-  assert.equal(again.read({ session: 's0' }).map((e) => e.seq), [3, 6, 9, 12, 15, 18, 21]);
+  assert.equal(
+    again.read({ session: 's0' }).map((e) => e.seq),
+    [3, 6, 9, 12, 15, 18, 21],
+  );
   again.close();
   store.close();
   await nc.close();

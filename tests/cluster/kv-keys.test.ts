@@ -29,28 +29,40 @@ test('the keys written, a deleted one (its entry says DEL) included, an expired 
   await kv.delete('c.gone');
   assert.equal(await bucketKeys(nc, 'keys_exact'), ['a.one', 'b.two', 'c.gone']);
   // b.two is written again and again, as a holder renews its entry, until the others have expired.
-  const listed = await until('a.one and c.gone to expire', async () => {
-    await kv.put('b.two', '2 again');
-    const keys = await bucketKeys(nc, 'keys_exact');
-    return keys.includes('a.one') || keys.includes('c.gone') ? undefined : keys;
-  }, 10_000);
+  const listed = await until(
+    'a.one and c.gone to expire',
+    async () => {
+      await kv.put('b.two', '2 again');
+      const keys = await bucketKeys(nc, 'keys_exact');
+      return keys.includes('a.one') || keys.includes('c.gone') ? undefined : keys;
+    },
+    10_000,
+  );
   assert.equal(listed, ['b.two']);
 });
 
 test('an empty bucket lists nothing; a bucket that does not exist is an error', async ({ nc }) => {
   await ttlBucket(nc, 'keys_empty', 5_000);
   assert.equal(await bucketKeys(nc, 'keys_empty'), []);
-  const absent = await bucketKeys(nc, 'keys_absent').then(() => 'listed', (error: Error) => error.message);
+  const absent = await bucketKeys(nc, 'keys_absent').then(
+    () => 'listed',
+    (error: Error) => error.message,
+  );
   assert.match(absent, /stream not found/);
 });
 
-test('leases listed while others are taken, released and expire: every listing ends, with only live leases', async ({ nc }) => {
+test('leases listed while others are taken, released and expire: every listing ends, with only live leases', async ({
+  nc,
+}) => {
   const holder = await Leases.open(nc, { gateway: 'gw-a', bucket: 'keys_churn', ttlMs: 600, heartbeatMs: 100 });
   const writer = await ttlBucket(nc, 'keys_churn', 600);
   let running = true;
   const churn = (async () => {
     for (let i = 0; running; i++) {
-      await writer.put(`session.${Buffer.from(`s${i}`).toString('base64url')}`, JSON.stringify({ gateway: 'gw-b', at: Date.now() }));
+      await writer.put(
+        `session.${Buffer.from(`s${i}`).toString('base64url')}`,
+        JSON.stringify({ gateway: 'gw-b', at: Date.now() }),
+      );
       if (i % 3 === 0) await writer.delete(`session.${Buffer.from(`s${i}`).toString('base64url')}`);
       await sleep(20);
     }
@@ -58,11 +70,18 @@ test('leases listed while others are taken, released and expire: every listing e
   try {
     assert.is(await holder.acquire('channel', 'tg1'), true);
     for (let round = 0; round < 100; round++) {
-      const listed = await Promise.race([listLeases(nc, 'keys_churn'), sleep(3_000).then(() => 'no answer within 3 s' as const)]);
+      const listed = await Promise.race([
+        listLeases(nc, 'keys_churn'),
+        sleep(3_000).then(() => 'no answer within 3 s' as const),
+      ]);
       assert.type(listed, 'object', `round ${round}: ${String(listed)}`);
       const leases = listed as Awaited<ReturnType<typeof listLeases>>;
-      assert.ok(leases.some((l) => l.kind === 'channel' && l.id === 'tg1' && l.gateway === 'gw-a'), `round ${round}`);
-      for (const lease of leases.filter((l) => l.kind === 'session')) assert.ok(Date.now() - lease.renewedAt < 1_500, `round ${round}: ${lease.id} listed long after it expired`);
+      assert.ok(
+        leases.some((l) => l.kind === 'channel' && l.id === 'tg1' && l.gateway === 'gw-a'),
+        `round ${round}`,
+      );
+      for (const lease of leases.filter((l) => l.kind === 'session'))
+        assert.ok(Date.now() - lease.renewedAt < 1_500, `round ${round}: ${lease.id} listed long after it expired`);
       await sleep(15);
     }
   } finally {

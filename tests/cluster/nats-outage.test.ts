@@ -25,7 +25,7 @@ interface Context {
   gateway?: GatewayProcess;
 }
 
-const { test, suite, after } = natsSuite<Context>('the cluster\'s NATS server down for over a minute');
+const { test, suite, after } = natsSuite<Context>("the cluster's NATS server down for over a minute");
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 after(async (context) => {
@@ -39,7 +39,14 @@ test('a member waits out the outage, logs it, and answers the message that came 
   const { server } = context;
   context.model = await startGatewayModel();
   const emulator = (context.emulator = await TelegramEmulator.start(undefined, { offsets: true }));
-  context.gateway = await startGatewayProcess(await memberConfig({ url: server.url, id: 'node-a', modelUrl: context.model.url, channels: telegramAccounts(['tg1'], [TOKEN], emulator.url) }));
+  context.gateway = await startGatewayProcess(
+    await memberConfig({
+      url: server.url,
+      id: 'node-a',
+      modelUrl: context.model.url,
+      channels: telegramAccounts(['tg1'], [TOKEN], emulator.url),
+    }),
+  );
   await emulator.say(TOKEN, 'before', { userId: USER });
   await emulator.waitForBotMessages(TOKEN, USER, 1, 60_000);
 
@@ -47,7 +54,11 @@ test('a member waits out the outage, logs it, and answers the message that came 
   await emulator.say(TOKEN, 'during', { userId: USER });
   // The outage itself: how long the server stays away is what this test is about.
   await sleep(DOWN_MS);
-  assert.equal(emulator.botMessages(TOKEN, USER).map((m) => m.text), ['echo: before'], 'nothing is answered while the log cannot store it');
+  assert.equal(
+    emulator.botMessages(TOKEN, USER).map((m) => m.text),
+    ['echo: before'],
+    'nothing is answered while the log cannot store it',
+  );
   await server.restart();
   const restartedAt = Date.now();
   await emulator.waitForBotMessages(TOKEN, USER, 2, 120_000);
@@ -57,10 +68,17 @@ test('a member waits out the outage, logs it, and answers the message that came 
   assert.equal(answered, ['echo: before', 'echo: during', 'echo: after']);
 
   const lines = logLines(join(context.gateway.home.home, 'logs', 'gateway.log'));
-  const lost = lines.findIndex((line) => line.startsWith('WARN cluster: lost the connection to NATS; reconnecting, and the log waits for it'));
-  const still = lines.findIndex((line) => line.startsWith('WARN cluster: still no connection to NATS; reconnecting down_s='));
+  const lost = lines.findIndex((line) =>
+    line.startsWith('WARN cluster: lost the connection to NATS; reconnecting, and the log waits for it'),
+  );
+  const still = lines.findIndex((line) =>
+    line.startsWith('WARN cluster: still no connection to NATS; reconnecting down_s='),
+  );
   const back = lines.findIndex((line) => line.startsWith('INFO cluster: connected to NATS again'));
-  assert.ok(lost >= 0 && still > lost && back > still, `gateway.log says:\n${lines.filter((l) => l.includes('NATS')).join('\n')}`);
+  assert.ok(
+    lost >= 0 && still > lost && back > still,
+    `gateway.log says:\n${lines.filter((l) => l.includes('NATS')).join('\n')}`,
+  );
   assert.is(lines.filter((line) => line.includes('log_write_failed')).length, 0, 'no write failed for good');
   const downS = Number(/down_s=(\d+)/.exec(lines[back]!)?.[1]);
   assert.ok(downS >= DOWN_MS / 1000 - 5, `the INFO line says the connection was down ${downS} s`);

@@ -25,7 +25,7 @@ interface Context {
   nc?: NatsConnection;
 }
 
-const { test, suite, after } = natsSuite<Context>('the cluster\'s NATS server restarted');
+const { test, suite, after } = natsSuite<Context>("the cluster's NATS server restarted");
 
 after(async (context) => {
   await context.nc?.close();
@@ -41,11 +41,18 @@ test('messages sent while the server was down are answered once it is back, exac
   context.model = await startGatewayModel();
   const emulator = (context.emulator = await TelegramEmulator.start(undefined, { offsets: true }));
   const channels = telegramAccounts(ACCOUNTS, TOKENS, emulator.url);
-  for (const id of ['node-a', 'node-b']) context.gateways.push(await startGatewayProcess(await memberConfig({ url: server.url, id, modelUrl: context.model.url, channels, ttlMs: TTL_MS })));
+  for (const id of ['node-a', 'node-b'])
+    context.gateways.push(
+      await startGatewayProcess(
+        await memberConfig({ url: server.url, id, modelUrl: context.model.url, channels, ttlMs: TTL_MS }),
+      ),
+    );
   let nc = (context.nc = await connectCluster(server.url));
   const spread = async () => {
     const leases = await leasesOf(nc, 'channel');
-    return new Set(leases.map((l) => l.gateway)).size === 2 ? Object.fromEntries(leases.map((l) => [l.id, l.gateway])) : undefined;
+    return new Set(leases.map((l) => l.gateway)).size === 2
+      ? Object.fromEntries(leases.map((l) => [l.id, l.gateway]))
+      : undefined;
   };
   const before = await until('each member to run one bot', spread, 60_000, () => leasesOf(nc, 'channel'));
   for (const [i, token] of TOKENS.entries()) await emulator.say(token, 'before', { userId: USERS[i] });
@@ -64,7 +71,11 @@ test('messages sent while the server was down are answered once it is back, exac
   for (const [i, token] of TOKENS.entries()) await emulator.say(token, 'after', { userId: USERS[i] });
   for (const [i, token] of TOKENS.entries()) await emulator.waitForBotMessages(token, USERS[i]!, 3, 120_000);
   // Nothing more is on its way once every reply is in: a second copy would have come before the third answer.
-  for (const [i, token] of TOKENS.entries()) assert.equal(emulator.botMessages(token, USERS[i]!).map((m) => m.text), ['echo: before', 'echo: during', 'echo: after']);
+  for (const [i, token] of TOKENS.entries())
+    assert.equal(
+      emulator.botMessages(token, USERS[i]!).map((m) => m.text),
+      ['echo: before', 'echo: during', 'echo: after'],
+    );
   assert.equal(await spread(), before, 'each member still runs the bot it ran');
 });
 

@@ -47,12 +47,16 @@ after(async (context) => {
 async function status(reader: TempHome, url: string): Promise<string[]> {
   const result = await runCliAsync(['cluster', 'status'], reader.env);
   assert.is(result.code, 0, result.stderr);
-  return result.stdout.trimEnd().split('\n').map((line) =>
-    line
-      .replace(url, 'URL')
-      .replace(/pid \d+ on \S+,/, 'pid PID on HOST,')
-      .replace(/\d+\.\ds ago/g, 'Ns ago')
-      .replace(/: \d+ events,/, ': N events,'));
+  return result.stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) =>
+      line
+        .replace(url, 'URL')
+        .replace(/pid \d+ on \S+,/, 'pid PID on HOST,')
+        .replace(/\d+\.\ds ago/g, 'Ns ago')
+        .replace(/: \d+ events,/, ': N events,'),
+    );
 }
 
 /** A cron job's text for a Telegram chat of `account`, as a member relays it. */
@@ -65,7 +69,9 @@ const delivery = (account: string, n: number): Delivery => ({
 });
 
 // First in the suite: the server is fresh, so the delivery stream does not exist yet.
-test('texts relayed to a channel account wait in TERN_DELIVER: counted per account, saying whether a member runs it', async ({ server }) => {
+test('texts relayed to a channel account wait in TERN_DELIVER: counted per account, saying whether a member runs it', async ({
+  server,
+}) => {
   const reader = tempHome();
   const nc = await connectCluster(server.url);
   // The same TTL as the members the next test starts (`memberConfig`): the lease bucket is created with it, and a
@@ -89,7 +95,10 @@ test('texts relayed to a channel account wait in TERN_DELIVER: counted per accou
     await queue.enqueue('tg9', delivery('tg9', 3));
     // A publish sent again (same send key) is queued once.
     await queue.enqueue('tg9', delivery('tg9', 3));
-    assert.equal(await queuedOf(), [{ account: 'ops bot', texts: 1 }, { account: 'tg9', texts: 2 }]);
+    assert.equal(await queuedOf(), [
+      { account: 'ops bot', texts: 1 },
+      { account: 'tg9', texts: 2 },
+    ]);
     assert.equal(await status(reader, server.url), [
       'cluster URL: 0 member(s)',
       'leases:',
@@ -108,18 +117,28 @@ test('texts relayed to a channel account wait in TERN_DELIVER: counted per accou
   }
 });
 
-test('members, leases and each stream\'s lag; a member that stops leaves the cluster', async (context) => {
+test("members, leases and each stream's lag; a member that stops leaves the cluster", async (context) => {
   const { server } = context;
   context.gateways = [];
   context.model = await startGatewayModel();
   context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
   const channels = telegramAccounts(ACCOUNTS, TOKENS, context.emulator.url);
-  for (const id of ['node-a', 'node-b']) context.gateways.push(await startGatewayProcess(await memberConfig({ url: server.url, id, modelUrl: context.model.url, channels })));
+  for (const id of ['node-a', 'node-b'])
+    context.gateways.push(
+      await startGatewayProcess(await memberConfig({ url: server.url, id, modelUrl: context.model.url, channels })),
+    );
   const nc = (context.nc = await connectCluster(server.url));
-  const held = await until('each member to run one bot', async () => {
-    const leases = await leasesOf(nc, 'channel');
-    return new Set(leases.map((l) => l.gateway)).size === 2 && (await leasesOf(nc, 'schedule')).length === 1 ? leases : undefined;
-  }, 60_000, () => leasesOf(nc, 'channel'));
+  const held = await until(
+    'each member to run one bot',
+    async () => {
+      const leases = await leasesOf(nc, 'channel');
+      return new Set(leases.map((l) => l.gateway)).size === 2 && (await leasesOf(nc, 'schedule')).length === 1
+        ? leases
+        : undefined;
+    },
+    60_000,
+    () => leasesOf(nc, 'channel'),
+  );
   const holder = Object.fromEntries(held.map((l) => [l.id, l.gateway])) as Record<string, string>;
   const scheduler = (await leasesOf(nc, 'schedule'))[0]!.gateway;
   const view = (context.view = await ClusterLogView.open(nc));
@@ -129,7 +148,10 @@ test('members, leases and each stream\'s lag; a member that stops leaves the clu
   // A message the model holds: accepted by tg1's member, not answered yet.
   await context.emulator.say(TOKENS[0]!, 'HOLD on', { userId: 7201 });
   await logged(view, { type: 'turn.started' }, (events) => events.length === 1, 30_000);
-  const runs = (node: string): string => [...ACCOUNTS.filter((a) => holder[a] === node), ...(scheduler === node ? ['the heartbeat and cron'] : [])].join(', ');
+  const runs = (node: string): string =>
+    [...ACCOUNTS.filter((a) => holder[a] === node), ...(scheduler === node ? ['the heartbeat and cron'] : [])].join(
+      ', ',
+    );
   const expected = (lagTg1: number): string[] => [
     'cluster URL: 2 member(s)',
     ...['node-a', 'node-b'].map((node) => `  ${node}  pid PID on HOST, seen Ns ago, runs ${runs(node)}`),
@@ -137,7 +159,7 @@ test('members, leases and each stream\'s lag; a member that stops leaves the clu
     ...ACCOUNTS.map((a) => `  channel ${a}  held by ${holder[a]}, renewed Ns ago`),
     `  schedule heartbeat-cron  held by ${scheduler}, renewed Ns ago`,
     'streams (lag: messages accepted and not answered yet):',
-    '  TERN_CH_tg1  channel account tg1: N events, last write Ns ago, lag ' + lagTg1,
+    `  TERN_CH_tg1  channel account tg1: N events, last write Ns ago, lag ${lagTg1}`,
     '  TERN_CH_tg2  channel account tg2: N events, last write Ns ago, lag 0',
     '  TERN_GW_node-a  member node-a: N events, last write Ns ago',
     '  TERN_GW_node-b  member node-b: N events, last write Ns ago',
@@ -148,17 +170,51 @@ test('members, leases and each stream\'s lag; a member that stops leaves the clu
   await logged(view, { type: 'reply.delivered' }, (events) => events.length === 1, 30_000);
   assert.equal(await status(context.reader, server.url), expected(0));
 
-  const json = JSON.parse((await runCliAsync(['cluster', 'status', '--json'], context.reader.env)).stdout) as { members: Array<{ gateway: string }>; leases: Array<{ kind: string; id: string; gateway: string }>; streams: Array<{ stream: string; unanswered?: number }>; queued: unknown[] };
-  assert.equal(json.members.map((m) => m.gateway), ['node-a', 'node-b']);
-  assert.equal(json.streams.map((s) => [s.stream, s.unanswered ?? null]), [['TERN_CH_tg1', 0], ['TERN_CH_tg2', 0], ['TERN_GW_node-a', null], ['TERN_GW_node-b', null]]);
+  const json = JSON.parse((await runCliAsync(['cluster', 'status', '--json'], context.reader.env)).stdout) as {
+    members: Array<{ gateway: string }>;
+    leases: Array<{ kind: string; id: string; gateway: string }>;
+    streams: Array<{ stream: string; unanswered?: number }>;
+    queued: unknown[];
+  };
+  assert.equal(
+    json.members.map((m) => m.gateway),
+    ['node-a', 'node-b'],
+  );
+  assert.equal(
+    json.streams.map((s) => [s.stream, s.unanswered ?? null]),
+    [
+      ['TERN_CH_tg1', 0],
+      ['TERN_CH_tg2', 0],
+      ['TERN_GW_node-a', null],
+      ['TERN_GW_node-b', null],
+    ],
+  );
   assert.equal(json.queued, []);
 
   // Joining and leaving are events: node-b stops on purpose, its leases go to node-a.
   await context.gateways[1]!.stop();
   const left = await logged(view, { type: 'cluster.member.left' }, (events) => events.length === 1, 30_000);
-  assert.equal(left.map((e) => [e.gateway, e.data]), [['node-b', { gateway: 'node-b', reason: 'stopped', by: 'node-b' }]]);
-  assert.equal(view.read({ type: 'cluster.member.joined' }).map((e) => (e.data as { gateway: string }).gateway).sort(), ['node-a', 'node-b']);
-  await until('node-a to run both bots and the schedule', async () => ((await leasesOf(nc, 'channel')).every((l) => l.gateway === 'node-a') && (await leasesOf(nc, 'schedule'))[0]?.gateway === 'node-a' && (await leasesOf(nc, 'channel')).length === 2 ? true : undefined), 30_000);
+  assert.equal(
+    left.map((e) => [e.gateway, e.data]),
+    [['node-b', { gateway: 'node-b', reason: 'stopped', by: 'node-b' }]],
+  );
+  assert.equal(
+    view
+      .read({ type: 'cluster.member.joined' })
+      .map((e) => (e.data as { gateway: string }).gateway)
+      .sort(),
+    ['node-a', 'node-b'],
+  );
+  await until(
+    'node-a to run both bots and the schedule',
+    async () =>
+      (await leasesOf(nc, 'channel')).every((l) => l.gateway === 'node-a') &&
+      (await leasesOf(nc, 'schedule'))[0]?.gateway === 'node-a' &&
+      (await leasesOf(nc, 'channel')).length === 2
+        ? true
+        : undefined,
+    30_000,
+  );
   const alone = await status(context.reader, server.url);
   assert.equal(alone.slice(0, 7), [
     'cluster URL: 1 member(s)',
@@ -176,7 +232,13 @@ test('no cluster configured: a usage answer naming both ways to give one; an unr
   try {
     writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2 }));
     const none = await runCliAsync(['cluster', 'status'], home.env);
-    assert.equal([none.code, none.stderr.trim()], [1, 'tern: no cluster configured (neither --cluster nor cluster.url names a NATS server). Pass --cluster nats://HOST:PORT or set cluster.url in config.json.']);
+    assert.equal(
+      [none.code, none.stderr.trim()],
+      [
+        1,
+        'tern: no cluster configured (neither --cluster nor cluster.url names a NATS server). Pass --cluster nats://HOST:PORT or set cluster.url in config.json.',
+      ],
+    );
     const down = await runCliAsync(['cluster', 'status', '--cluster', 'nats://127.0.0.1:9', '--json'], home.env);
     assert.is(down.code, 1);
     const error = (JSON.parse(down.stdout) as { ok: boolean; error: { code: string; message: string } }).error;

@@ -27,7 +27,7 @@ interface Context {
   nc?: NatsConnection;
 }
 
-const { test, suite } = natsSuite<Context>('a member that loses the race for its account\'s stream');
+const { test, suite } = natsSuite<Context>("a member that loses the race for its account's stream");
 
 suite.after.each(async (context) => {
   await context.member?.stop();
@@ -44,28 +44,47 @@ const gatewayLog = (member: GatewayProcess): string[] => logLines(join(member.ho
  * One member running account `tg1` on the emulator, having answered a first message (so its account's gateway runs
  * and writes); then another writer appends one event to the account's stream, and the user says `texts`.
  */
-async function raceAfterAnswer(context: Context & { server: { url: string } }, texts: string[]): Promise<{ member: GatewayProcess; taken: number; updates: number[] }> {
+async function raceAfterAnswer(
+  context: Context & { server: { url: string } },
+  texts: string[],
+): Promise<{ member: GatewayProcess; taken: number; updates: number[] }> {
   context.model = await startGatewayModel();
   context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
   const channels = telegramAccounts(['tg1'], [TOKEN], context.emulator.url);
-  const member = await startGatewayProcess(await memberConfig({ url: context.server.url, id: 'node-a', modelUrl: context.model.url, channels }));
+  const member = await startGatewayProcess(
+    await memberConfig({ url: context.server.url, id: 'node-a', modelUrl: context.model.url, channels }),
+  );
   context.member = member;
   const nc = await connectCluster(context.server.url);
   context.nc = nc;
-  await until('node-a to hold tg1', async () => ((await leasesOf(nc, 'channel')).some((l) => l.id === 'tg1' && l.gateway === 'node-a') ? true : undefined), 60_000);
+  await until(
+    'node-a to hold tg1',
+    async () =>
+      (await leasesOf(nc, 'channel')).some((l) => l.id === 'tg1' && l.gateway === 'node-a') ? true : undefined,
+    60_000,
+  );
   await context.emulator.say(TOKEN, 'first', { userId: USER });
   await context.emulator.waitForBotMessages(TOKEN, USER, 1, 60_000);
   // The other writer: the same store a member opens on taking the account, appending what a starting gateway does.
   // Node-a may still be writing the first answer's records; the other writer tries until its event is in.
-  const taken = await until('the other writer to append', async () => {
-    const other = await JetStreamEventStore.open(nc, { ...accountLog('tg1'), gateway: 'node-b' });
-    try {
-      const { seq } = other.append(validateDraft({ type: 'channel.connected', data: { channel: 'tg1', account: 'tg1' } }));
-      return await other.flushed().then(() => seq, () => undefined);
-    } finally {
-      other.close();
-    }
-  }, 30_000);
+  const taken = await until(
+    'the other writer to append',
+    async () => {
+      const other = await JetStreamEventStore.open(nc, { ...accountLog('tg1'), gateway: 'node-b' });
+      try {
+        const { seq } = other.append(
+          validateDraft({ type: 'channel.connected', data: { channel: 'tg1', account: 'tg1' } }),
+        );
+        return await other.flushed().then(
+          () => seq,
+          () => undefined,
+        );
+      } finally {
+        other.close();
+      }
+    },
+    30_000,
+  );
   const updates: number[] = [];
   for (const text of texts) updates.push(await context.emulator.say(TOKEN, text, { userId: USER }));
   return { member, taken, updates };
@@ -79,20 +98,39 @@ test('the message whose write lost the race is answered once, by the account run
   const log = await JetStreamEventStore.open(context.nc!, { ...accountLog('tg1'), readOnly: true });
   try {
     // Settled once the reply's delivery is in the stream: nothing more is sent after.
-    await until('the second reply to be delivered in the stream', () => (log.read({ type: 'reply.delivered' }).length === 2 ? true : undefined), 30_000);
-    assert.equal(context.emulator!.botMessages(TOKEN, USER).map((m) => m.text), ['echo: first', 'echo: second']);
+    await until(
+      'the second reply to be delivered in the stream',
+      () => (log.read({ type: 'reply.delivered' }).length === 2 ? true : undefined),
+      30_000,
+    );
+    assert.equal(
+      context.emulator!.botMessages(TOKEN, USER).map((m) => m.text),
+      ['echo: first', 'echo: second'],
+    );
     assert.is(answers.length, 2);
     const received = log.read({ type: 'message.received' }).map((e) => [(e.data as { text: string }).text, e.gateway]);
-    assert.equal(received, [['first', 'node-a'], ['second', 'node-a']]);
+    assert.equal(received, [
+      ['first', 'node-a'],
+      ['second', 'node-a'],
+    ]);
     assert.is(log.read({ type: 'message.sent' }).length, 2);
   } finally {
     log.close();
   }
   const lines = gatewayLog(member);
   const warned = lines.filter((line) => line.startsWith('WARN cluster: another writer appended'));
-  assert.equal(warned, [`WARN cluster: another writer appended to the channel account's stream; its gateway here stops channel=tg1 reason="another writer appended to the event stream TERN_CH_tg1 (seq ${taken} is taken)"`]);
-  assert.equal(lines.filter((line) => line.startsWith('INFO gateway started url= ')), ['INFO gateway started url= channels=tg1', 'INFO gateway started url= channels=tg1']);
-  assert.equal(lines.filter((line) => line.startsWith('ERROR')), [], lines.join('\n'));
+  assert.equal(warned, [
+    `WARN cluster: another writer appended to the channel account's stream; its gateway here stops channel=tg1 reason="another writer appended to the event stream TERN_CH_tg1 (seq ${taken} is taken)"`,
+  ]);
+  assert.equal(
+    lines.filter((line) => line.startsWith('INFO gateway started url= ')),
+    ['INFO gateway started url= channels=tg1', 'INFO gateway started url= channels=tg1'],
+  );
+  assert.equal(
+    lines.filter((line) => line.startsWith('ERROR')),
+    [],
+    lines.join('\n'),
+  );
   assert.is(member.stderr().includes('unexpected error'), false, member.stderr());
   assert.is(await member.stop(10_000), 0);
 });
@@ -107,7 +145,10 @@ test('a member stopped right after its write lost the race exits within 5 s of S
   assert.is(code, 0, member.stderr());
   assert.is(member.stderr().includes('unexpected error'), false, member.stderr());
   assert.ok(tookMs < 5_000, `exited ${tookMs} ms after SIGINT`);
-  assert.ok(gatewayLog(member).some((line) => line.startsWith('WARN cluster: another writer appended')), gatewayLog(member).join('\n'));
+  assert.ok(
+    gatewayLog(member).some((line) => line.startsWith('WARN cluster: another writer appended')),
+    gatewayLog(member).join('\n'),
+  );
 });
 
 suite.run();

@@ -92,34 +92,67 @@ test('is sent once by the member that takes the account over', async (context) =
   context.members.push(a);
   const nc = await connectCluster(context.server.url);
   context.nc = nc;
-  const holder = async (): Promise<string | undefined> => (await leasesOf(nc, 'channel')).find((l) => l.id === 'tg1')?.gateway;
+  const holder = async (): Promise<string | undefined> =>
+    (await leasesOf(nc, 'channel')).find((l) => l.id === 'tg1')?.gateway;
   await until('node-a to hold tg1', async () => ((await holder()) === 'node-a' ? true : undefined), 60_000);
-  const b = await startGatewayProcess(await memberConfig({ url: context.server.url, id: 'node-b', modelUrl, channels }));
+  const b = await startGatewayProcess(
+    await memberConfig({ url: context.server.url, id: 'node-b', modelUrl, channels }),
+  );
   context.members.push(b);
   await context.emulator.say(TOKEN, 'first', { userId: USER });
   await context.emulator.waitForBotMessages(TOKEN, USER, 1, 60_000);
   const log = await JetStreamEventStore.open(nc, { ...accountLog('tg1'), readOnly: true });
   try {
     // Once everything of the first answer is in the stream, node-a hears nothing more from the server.
-    await until('the first reply to be delivered', () => (log.read({ type: 'reply.delivered' }).length === 1 ? true : undefined), 30_000);
+    await until(
+      'the first reply to be delivered',
+      () => (log.read({ type: 'reply.delivered' }).length === 1 ? true : undefined),
+      30_000,
+    );
     context.proxy.holdAnswers();
     await context.emulator.say(TOKEN, 'second', { userId: USER });
-    const intent = await until('the second reply\'s intent in the stream', () => {
-      const sent = new Set(log.read({ type: 'message.sent' }).map((e) => (e.data as { send_key: string }).send_key));
-      return log.read({ type: 'message.sending' }).map((e) => (e.data as { send_key: string }).send_key).find((key) => !sent.has(key));
-    }, 60_000);
+    const intent = await until(
+      "the second reply's intent in the stream",
+      () => {
+        const sent = new Set(log.read({ type: 'message.sent' }).map((e) => (e.data as { send_key: string }).send_key));
+        return log
+          .read({ type: 'message.sending' })
+          .map((e) => (e.data as { send_key: string }).send_key)
+          .find((key) => !sent.has(key));
+      },
+      60_000,
+    );
     await a.kill();
     const answers = await context.emulator.waitForBotMessages(TOKEN, USER, 2, 60_000).catch((error: Error) => {
-      throw new Error(`${error.message}; node-b logged:\n${logLines(join(b.home.home, 'logs', 'gateway.log')).slice(-12).join('\n')}`);
+      throw new Error(
+        `${error.message}; node-b logged:\n${logLines(join(b.home.home, 'logs', 'gateway.log'))
+          .slice(-12)
+          .join('\n')}`,
+      );
     });
-    assert.equal(answers.map((m) => m.text), ['echo: first', 'echo: second']);
-    await until('the second reply to be delivered', () => (log.read({ type: 'reply.delivered' }).length === 2 ? true : undefined), 30_000);
-    assert.equal(context.emulator.botMessages(TOKEN, USER).map((m) => m.text), ['echo: first', 'echo: second']);
+    assert.equal(
+      answers.map((m) => m.text),
+      ['echo: first', 'echo: second'],
+    );
+    await until(
+      'the second reply to be delivered',
+      () => (log.read({ type: 'reply.delivered' }).length === 2 ? true : undefined),
+      30_000,
+    );
+    assert.equal(
+      context.emulator.botMessages(TOKEN, USER).map((m) => m.text),
+      ['echo: first', 'echo: second'],
+    );
     const sends = log.read({ type: 'message.sent' }).map((e) => [(e.data as { send_key: string }).send_key, e.gateway]);
-    assert.equal(sends.filter(([key]) => key === intent), [[intent, 'node-b']]);
+    assert.equal(
+      sends.filter(([key]) => key === intent),
+      [[intent, 'node-b']],
+    );
     assert.is(sends.length, 2);
     assert.is(await holder(), 'node-b');
-    const warned = logLines(join(b.home.home, 'logs', 'gateway.log')).filter((line) => line.startsWith('WARN a reply part was being sent'));
+    const warned = logLines(join(b.home.home, 'logs', 'gateway.log')).filter((line) =>
+      line.startsWith('WARN a reply part was being sent'),
+    );
     assert.equal(warned, []);
   } finally {
     log.close();

@@ -40,20 +40,34 @@ suite.before(async (context) => {
   context.model = await startGatewayModel();
   context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
   const channels = telegramAccounts(ACCOUNTS, TOKENS, context.emulator.url);
-  for (const id of ['node-a', 'node-b']) context.gateways.push(await startGatewayProcess(await memberConfig({ url: context.server.url, id, modelUrl: context.model.url, channels })));
+  for (const id of ['node-a', 'node-b'])
+    context.gateways.push(
+      await startGatewayProcess(
+        await memberConfig({ url: context.server.url, id, modelUrl: context.model.url, channels }),
+      ),
+    );
   context.nc = await connectCluster(context.server.url);
-  const held = await until('each member to run one bot', async () => {
-    const channelLeases = await leasesOf(context.nc!, 'channel');
-    return new Set(channelLeases.map((l) => l.gateway)).size === 2 ? channelLeases : undefined;
-  }, 60_000, () => leasesOf(context.nc!, 'channel'));
+  const held = await until(
+    'each member to run one bot',
+    async () => {
+      const channelLeases = await leasesOf(context.nc!, 'channel');
+      return new Set(channelLeases.map((l) => l.gateway)).size === 2 ? channelLeases : undefined;
+    },
+    60_000,
+    () => leasesOf(context.nc!, 'channel'),
+  );
   context.holders = Object.fromEntries(held.map((l) => [l.id, l.gateway]));
-  for (const [i, token] of TOKENS.entries()) await context.emulator.say(token, `hello ${ACCOUNTS[i]}`, { userId: USERS[i] });
+  for (const [i, token] of TOKENS.entries())
+    await context.emulator.say(token, `hello ${ACCOUNTS[i]}`, { userId: USERS[i] });
   for (const [i, token] of TOKENS.entries()) await context.emulator.waitForBotMessages(token, USERS[i]!, 1, 60_000);
   context.log = await ClusterLogView.open(context.nc);
   // Both replies are delivered in the cluster log before the third process reads it.
   await logged(context.log, { type: 'reply.delivered' }, (events) => events.length === 2, 30_000);
   context.reader = tempHome();
-  writeFileSync(join(context.reader.home, 'config.json'), JSON.stringify({ version: 2, cluster: { url: context.server.url } }));
+  writeFileSync(
+    join(context.reader.home, 'config.json'),
+    JSON.stringify({ version: 2, cluster: { url: context.server.url } }),
+  );
 });
 
 after(async (context) => {
@@ -66,7 +80,10 @@ after(async (context) => {
   context.reader?.remove();
 });
 
-test('tern log (cluster.url in the config) prints both members\' events, each line naming the gateway that wrote it', async ({ reader, holders }) => {
+test("tern log (cluster.url in the config) prints both members' events, each line naming the gateway that wrote it", async ({
+  reader,
+  holders,
+}) => {
   const result = await runCliAsync(['log', '--type', 'message.received'], reader!.env);
   assert.is(result.code, 0, result.stderr);
   const lines = result.stdout.trimEnd().split('\n');
@@ -77,15 +94,21 @@ test('tern log (cluster.url in the config) prints both members\' events, each li
     [holders.tg1, 'message.received', '- - -', 'tg1'],
     [holders.tg2, 'message.received', '- - -', 'tg2'],
   ]);
-  assert.ok(Number(fields[0]![0]) < Number(fields[1]![0]), 'the lines are in the cluster log\'s order');
+  assert.ok(Number(fields[0]![0]) < Number(fields[1]![0]), "the lines are in the cluster log's order");
 });
 
-test('tern log --cluster URL --json from a home with no cluster in its config: each event has its gateway and stream, numbered in the cluster log', async ({ server, holders }) => {
+test('tern log --cluster URL --json from a home with no cluster in its config: each event has its gateway and stream, numbered in the cluster log', async ({
+  server,
+  holders,
+}) => {
   const plain = tempHome();
   try {
     const result = await runCliAsync(['log', '--cluster', server.url, '--type', 'turn.completed', '--json'], plain.env);
     assert.is(result.code, 0, result.stderr);
-    const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Envelope<'turn.completed'>);
+    const events = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Envelope<'turn.completed'>);
     assert.equal(events.map((e) => [e.gateway, e.stream, e.data.reply]).sort(), [
       [holders.tg1, 'TERN_CH_tg1', 'echo: hello tg1'],
       [holders.tg2, 'TERN_CH_tg2', 'echo: hello tg2'],
@@ -96,7 +119,10 @@ test('tern log --cluster URL --json from a home with no cluster in its config: e
   }
 });
 
-test('tern inspect shows each member\'s live actors under a heading naming the gateway and the stream it runs them on', async ({ reader, holders }) => {
+test("tern inspect shows each member's live actors under a heading naming the gateway and the stream it runs them on", async ({
+  reader,
+  holders,
+}) => {
   const text = await runCliAsync(['inspect'], reader!.env);
   assert.is(text.code, 0, text.stderr);
   const lines = text.stdout.trimEnd().split('\n');
@@ -110,27 +136,45 @@ test('tern inspect shows each member\'s live actors under a heading naming the g
   for (const account of ACCOUNTS) {
     const at = lines.indexOf(`${holders[account]}  channel account ${account} (TERN_CH_${account})`);
     const block = lines.slice(at + 1, lines.indexOf('', at) === -1 ? undefined : lines.indexOf('', at));
-    assert.ok(block.some((line) => /^ {2}channel:\S+\s+channel\s+connected\s/.test(line) && line.includes(`channel:${account}`)), `the ${account} block lists its channel connected:\n${block.join('\n')}`);
+    assert.ok(
+      block.some(
+        (line) => /^ {2}channel:\S+\s+channel\s+connected\s/.test(line) && line.includes(`channel:${account}`),
+      ),
+      `the ${account} block lists its channel connected:\n${block.join('\n')}`,
+    );
   }
   const json = await runCliAsync(['inspect', '--json'], reader!.env);
-  const { actors } = JSON.parse(json.stdout) as { actors: Array<{ actor: string; machine: string; state: string; gateway: string; stream: string }> };
-  const shown = actors.filter((a) => a.machine === 'channel' || a.machine === 'gateway').map((a) => [a.gateway, a.stream, a.actor, a.state]).sort();
-  assert.equal(shown, [
-    ...ACCOUNTS.map((a) => [holders[a], `TERN_CH_${a}`, `channel:${a}`, 'connected']),
-    ...ACCOUNTS.map((a) => [holders[a], `TERN_CH_${a}`, 'gateway', 'running']),
-    ['node-a', 'TERN_GW_node-a', 'gateway', 'running'],
-    ['node-b', 'TERN_GW_node-b', 'gateway', 'running'],
-  ].sort());
+  const { actors } = JSON.parse(json.stdout) as {
+    actors: Array<{ actor: string; machine: string; state: string; gateway: string; stream: string }>;
+  };
+  const shown = actors
+    .filter((a) => a.machine === 'channel' || a.machine === 'gateway')
+    .map((a) => [a.gateway, a.stream, a.actor, a.state])
+    .sort();
+  assert.equal(
+    shown,
+    [
+      ...ACCOUNTS.map((a) => [holders[a], `TERN_CH_${a}`, `channel:${a}`, 'connected']),
+      ...ACCOUNTS.map((a) => [holders[a], `TERN_CH_${a}`, 'gateway', 'running']),
+      ['node-a', 'TERN_GW_node-a', 'gateway', 'running'],
+      ['node-b', 'TERN_GW_node-b', 'gateway', 'running'],
+    ].sort(),
+  );
 });
 
 test('tern replay shows a turn another member ran, saying which gateway ran it', async ({ reader, holders, log }) => {
-  const started = log!.read({ type: 'turn.started' }).find((e) => e.type === 'turn.started' && e.data.text === 'hello tg2')!;
+  const started = log!
+    .read({ type: 'turn.started' })
+    .find((e) => e.type === 'turn.started' && e.data.text === 'hello tg2')!;
   const result = await runCliAsync(['replay', started.turn!], reader!.env);
   assert.is(result.code, 0, result.stderr);
   const lines = result.stdout.trimEnd().split('\n');
   assert.is(lines[0], `gateway: ${holders.tg2}`);
   assert.match(lines[1]!, /^\+ +0 ms {2}turn\.started {8}telegram direct:7002 said: hello tg2$/, result.stdout);
-  assert.ok(lines.some((line) => /turn\.completed +reply: echo: hello tg2$/.test(line)), result.stdout);
+  assert.ok(
+    lines.some((line) => /turn\.completed +reply: echo: hello tg2$/.test(line)),
+    result.stdout,
+  );
 });
 
 suite.run();

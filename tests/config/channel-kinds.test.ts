@@ -12,8 +12,24 @@ test('every setting of every channel kind has a description for the dashboard fo
     }
   }
   assert.equal(missing, []);
-  assert.equal(Object.keys(channelKindSettings.whatsapp.def.shape), ['bridge_url', 'use_native', 'session_store_path', 'phone_number_id', 'access_token', 'app_secret', 'verify_token', 'api_version', 'base_url']);
-  assert.equal(Object.keys(channelKindSettings.line.def.shape), ['channel_secret', 'channel_access_token', 'webhook_path', 'base_url', 'data_base_url']);
+  assert.equal(Object.keys(channelKindSettings.whatsapp.def.shape), [
+    'bridge_url',
+    'use_native',
+    'session_store_path',
+    'phone_number_id',
+    'access_token',
+    'app_secret',
+    'verify_token',
+    'api_version',
+    'base_url',
+  ]);
+  assert.equal(Object.keys(channelKindSettings.line.def.shape), [
+    'channel_secret',
+    'channel_access_token',
+    'webhook_path',
+    'base_url',
+    'data_base_url',
+  ]);
 });
 
 test.run();

@@ -18,7 +18,14 @@ test('tern onboard creates home, credentials (0600) and workspace, then never ov
   assert.match(first.stdout, /workspace\/memory\/MEMORY\.md/);
   h.writeConfig({ version: 2, heartbeat: { interval: 60 } });
   const second = await tern(['onboard', '--json'], h.env);
-  assert.equal(JSON.parse(second.stdout), { ok: true, home: h.home, workspace: h.path('workspace'), created: [], written: [], tests: [] });
+  assert.equal(JSON.parse(second.stdout), {
+    ok: true,
+    home: h.home,
+    workspace: h.path('workspace'),
+    created: [],
+    written: [],
+    tests: [],
+  });
   assert.equal(JSON.parse(h.read('config.json')), { version: 2, heartbeat: { interval: 60 } });
   h.remove();
 });
@@ -80,7 +87,10 @@ test('tern config validate lists type, reference, provider, address and channel 
 
 test('tern config validate: an enabled channel without its token fails validation, even when the rest is fine', async () => {
   const h = tempHome();
-  h.writeConfig({ version: 2, channel_list: { slack: { enabled: true, settings: { token: 'xoxb-only-the-bot-token' } } } });
+  h.writeConfig({
+    version: 2,
+    channel_list: { slack: { enabled: true, settings: { token: 'xoxb-only-the-bot-token' } } },
+  });
   const result = await tern(['config', 'validate', '--json'], h.env);
   assert.is(result.code, 1);
   assert.equal(JSON.parse(result.stdout).problems, [
@@ -95,11 +105,14 @@ test('tern config validate: unknown keys are warnings and exit 0', async () => {
   const h = tempHome();
   h.writeConfig({ version: 2, heartbeat: { interval: 30, jitter: 5 }, devices: {}, _comment: 'kept out of warnings' });
   const result = await tern(['config', 'validate'], h.env);
-  assert.equal([result.code, result.stdout, result.stderr], [
-    0,
-    `${h.path('config.json')}: valid\n`,
-    'warning: unknown key heartbeat.jitter (ignored)\nwarning: unknown key devices (ignored)\n',
-  ]);
+  assert.equal(
+    [result.code, result.stdout, result.stderr],
+    [
+      0,
+      `${h.path('config.json')}: valid\n`,
+      'warning: unknown key heartbeat.jitter (ignored)\nwarning: unknown key devices (ignored)\n',
+    ],
+  );
   h.remove();
 });
 
@@ -119,7 +132,9 @@ test('tern config show prints the effective config with secrets masked', async (
   h.writeConfig({ version: 2, model_list: [{ model_name: 'gpt', model: 'gpt-5' }] });
   h.writeCredentials({ model_list: { gpt: { api_keys: [SECRET] } } });
   const json = await tern(['config', 'show', '--json'], h.env);
-  const shown = JSON.parse(json.stdout) as { config: { heartbeat: { interval: number }; model_list: { api_keys: string[] }[] } };
+  const shown = JSON.parse(json.stdout) as {
+    config: { heartbeat: { interval: number }; model_list: { api_keys: string[] }[] };
+  };
   assert.is(shown.config.heartbeat.interval, 15);
   assert.equal(shown.config.model_list[0]!.api_keys, ['sk-c…42']);
   const text = await tern(['config', 'show'], h.env);
@@ -133,7 +148,10 @@ test('tern config with an unknown subcommand is a usage error (exit 2); validati
   const h = tempHome();
   const result = await tern(['config', 'edit'], h.env);
   assert.is(result.code, 2);
-  assert.is(result.stderr, 'tern: wrong usage ("edit" is not a config subcommand (allowed: show, validate, path)). Run `tern config --help`.\n');
+  assert.is(
+    result.stderr,
+    'tern: wrong usage ("edit" is not a config subcommand (allowed: show, validate, path)). Run `tern config --help`.\n',
+  );
   const missing = await tern(['config', 'validate', h.path('nope.json'), '--json'], h.env);
   assert.is(missing.code, 1);
   assert.equal(JSON.parse(missing.stdout), {
@@ -173,7 +191,20 @@ test('tern status lists models with masked keys, channels, MCP servers, and whet
       ok: true,
       config: { path: h.path('config.json'), exists: true },
       workspace: h.path('workspace'),
-      models: [{ model_name: 'gpt', enabled: true, key_count: 2, keys: ['sk-c…42', 'sk-c…43'], provider: 'openai', family: 'chat-completions', model: 'gpt-5', api_base: 'https://api.openai.com/v1', proxy: null, proxy_from: null }],
+      models: [
+        {
+          model_name: 'gpt',
+          enabled: true,
+          key_count: 2,
+          keys: ['sk-c…42', 'sk-c…43'],
+          provider: 'openai',
+          family: 'chat-completions',
+          model: 'gpt-5',
+          api_base: 'https://api.openai.com/v1',
+          proxy: null,
+          proxy_from: null,
+        },
+      ],
       channels: [{ name: 'telegram', type: 'telegram', enabled: true, proxy: null, proxy_from: null }],
       mcp_servers: [{ name: 'fs', type: 'stdio', enabled: true }],
       gateway: { url: `http://127.0.0.1:${port}/health`, up: true, log: { state: 'ok' } },
@@ -206,13 +237,23 @@ test('tern status says plainly when exec runs without bubblewrap, and why', asyn
   const guardOnly = await tern(['status', '--json'], noBwrap);
   assert.equal(JSON.parse(guardOnly.stdout).exec_isolation, {
     state: 'guard_only',
-    detail: 'exec runs without isolation: bwrap is not installed; only the command guard stands between a command and your files. '
-      + 'Install bubblewrap (apt-get install bubblewrap) or set tools.exec.isolation to "off" to accept this',
+    detail:
+      'exec runs without isolation: bwrap is not installed; only the command guard stands between a command and your files. ' +
+      'Install bubblewrap (apt-get install bubblewrap) or set tools.exec.isolation to "off" to accept this',
   });
   const cases: [config: unknown, line: string][] = [
-    [{ tools: { exec: { isolation: 'bwrap' } } }, 'isolation   exec and cron command jobs are refused: tools.exec.isolation is "bwrap" but bwrap is not installed. Install bubblewrap or set tools.exec.isolation to "auto"'],
-    [{ isolation: { enabled: false } }, 'isolation   exec runs without isolation (tools.exec.isolation is "off"); only the command guard stands between a command and your files'],
-    [{ tools: { exec: { enabled: false, isolation: 'bwrap' } } }, 'isolation   exec is disabled (tools.exec.enabled is false)'],
+    [
+      { tools: { exec: { isolation: 'bwrap' } } },
+      'isolation   exec and cron command jobs are refused: tools.exec.isolation is "bwrap" but bwrap is not installed. Install bubblewrap or set tools.exec.isolation to "auto"',
+    ],
+    [
+      { isolation: { enabled: false } },
+      'isolation   exec runs without isolation (tools.exec.isolation is "off"); only the command guard stands between a command and your files',
+    ],
+    [
+      { tools: { exec: { enabled: false, isolation: 'bwrap' } } },
+      'isolation   exec is disabled (tools.exec.enabled is false)',
+    ],
   ];
   for (const [config, line] of cases) {
     h.writeConfig({ version: 2, ...(config as object) });

@@ -12,7 +12,10 @@ const CONFIG = {
     { model_name: 'local', model: 'llama3', api_base: 'http://127.0.0.1:11434/v1' },
   ],
   channel_list: { telegram: { enabled: true, settings: { token: '111:config-token-aaaa' } }, slack: { enabled: true } },
-  tools: { web: { brave: { enabled: true, api_key: 'BSA-config-key-000' } }, skills: { registries: { github: { auth_token: 'ghp_config_token_00' } } } },
+  tools: {
+    web: { brave: { enabled: true, api_key: 'BSA-config-key-000' } },
+    skills: { registries: { github: { auth_token: 'ghp_config_token_00' } } },
+  },
 };
 
 const CREDENTIALS = {
@@ -48,7 +51,10 @@ test('without credentials the config file values stand', () => {
   const h = tempHome();
   h.writeConfig(CONFIG);
   const { config } = loadConfig({ env: h.env });
-  assert.equal(config.model_list[0]!.api_keys.map((k) => k.reveal()), ['sk-config-0000000001']);
+  assert.equal(
+    config.model_list[0]!.api_keys.map((k) => k.reveal()),
+    ['sk-config-0000000001'],
+  );
   assert.is(config.channel_list.telegram!.settings.token?.reveal(), '111:config-token-aaaa');
   assert.is(config.tools.skills.registries.github.auth_token.reveal(), 'ghp_config_token_00');
   h.remove();
@@ -59,14 +65,19 @@ test('a credentials file readable by others is used, with a warning telling how 
   h.writeConfig(CONFIG);
   h.writeCredentials(CREDENTIALS, 0o644);
   const { warnings } = loadConfig({ env: h.env });
-  assert.equal(warnings, [`${h.path('.security.yml')} is readable by other users (mode 0644); run chmod 600 ${h.path('.security.yml')}`]);
+  assert.equal(warnings, [
+    `${h.path('.security.yml')} is readable by other users (mode 0644); run chmod 600 ${h.path('.security.yml')}`,
+  ]);
   h.remove();
 });
 
 test('credentials for a model or channel the config does not have are ignored with a warning', () => {
   const h = tempHome();
   h.writeConfig({ version: 2 });
-  h.writeCredentials({ model_list: { ghost: { api_keys: ['sk-ghost-00000001'] } }, channel_list: { irc: { token: 'x' } } });
+  h.writeCredentials({
+    model_list: { ghost: { api_keys: ['sk-ghost-00000001'] } },
+    channel_list: { irc: { token: 'x' } },
+  });
   assert.equal(loadConfig({ env: h.env }).warnings, [
     '.security.yml: model_list.ghost matches no model_name in the config (ignored)',
     '.security.yml: channel_list.irc matches no channel in the config (ignored)',
@@ -101,7 +112,13 @@ test('secrets print masked in text, JSON, inspect and config show', () => {
   assert.is(JSON.stringify({ key }), '{"key":"sk-s…01"}');
   assert.is(inspect(key), 'Secret(sk-s…01)');
   const shown = JSON.stringify(maskedConfig(config));
-  for (const secret of ['sk-secure-000000001', '222:secure-token-bbbb', 'xoxb-secure-000000001', 'BSA-config-key-000', 'clh_secure_token_01']) {
+  for (const secret of [
+    'sk-secure-000000001',
+    '222:secure-token-bbbb',
+    'xoxb-secure-000000001',
+    'BSA-config-key-000',
+    'clh_secure_token_01',
+  ]) {
     assert.not.ok(shown.includes(secret), secret);
   }
   assert.ok(shown.includes('"api_keys":["sk-s…01","sk-s…02"]'));
@@ -119,7 +136,10 @@ test('a secret in an invalid config never appears in the error', () => {
   const h = tempHome();
   h.writeConfig({
     version: 2,
-    model_list: [{ model_name: 'gpt', api_keys: ['sk-leaky-secret-0001'] }, { model_name: 'o', model: 'o', api_keys: 'sk-leaky-secret-0002' }],
+    model_list: [
+      { model_name: 'gpt', api_keys: ['sk-leaky-secret-0001'] },
+      { model_name: 'o', model: 'o', api_keys: 'sk-leaky-secret-0002' },
+    ],
     tools: { web: { brave: { api_key: ['sk-leaky-secret-0003'] } } },
   });
   try {

@@ -27,7 +27,10 @@ const DEFAULTS: [string, unknown][] = [
   ['agents.defaults.max_tool_iterations', 20],
   ['agents.defaults.turn_profile', undefined],
   ['agents.defaults.loop_detection', { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 }],
-  ['agents.defaults.subagents', { max_depth: 3, max_concurrent: 5, default_timeout_minutes: 5, concurrency_timeout_sec: 30 }],
+  [
+    'agents.defaults.subagents',
+    { max_depth: 3, max_concurrent: 5, default_timeout_minutes: 5, concurrency_timeout_sec: 30 },
+  ],
   ['agents.list', []],
   ['agents.dispatch.rules', []],
   ['session.dimensions', ['chat']],
@@ -52,8 +55,31 @@ const DEFAULTS: [string, unknown][] = [
   ['tools.spawn_status.enabled', true],
   ['tools.subagent.enabled', true],
   ['tools.send_file.enabled', true],
-  ['tools.exec', { enabled: true, allow_remote: false, enable_deny_patterns: true, custom_deny_patterns: [], custom_allow_patterns: [], timeout_seconds: 0, require_approval: false, isolation: 'auto', network: true, limits: { processes: 256, memory_mb: 1024, file_size_mb: 1024 } }],
-  ['tools.cron', { enabled: true, allow_command: true, command_allowed_remotes: [], exec_timeout_minutes: 5, require_approval: false }],
+  [
+    'tools.exec',
+    {
+      enabled: true,
+      allow_remote: false,
+      enable_deny_patterns: true,
+      custom_deny_patterns: [],
+      custom_allow_patterns: [],
+      timeout_seconds: 0,
+      require_approval: false,
+      isolation: 'auto',
+      network: true,
+      limits: { processes: 256, memory_mb: 1024, file_size_mb: 1024 },
+    },
+  ],
+  [
+    'tools.cron',
+    {
+      enabled: true,
+      allow_command: true,
+      command_allowed_remotes: [],
+      exec_timeout_minutes: 5,
+      require_approval: false,
+    },
+  ],
   ['tools.web.provider', undefined],
   ['tools.web.prefer_native', true],
   ['tools.web.private_host_whitelist', []],
@@ -69,7 +95,15 @@ const DEFAULTS: [string, unknown][] = [
   ['tools.web.keenable', { enabled: false, api_keys: [], base_url: 'https://api.keenable.ai', max_results: 5 }],
   ['tools.web.exa', { enabled: false, max_results: 5 }],
   ['tools.web.searxng', { enabled: false, base_url: 'http://127.0.0.1:8888', max_results: 5 }],
-  ['tools.web.glm_search', { enabled: false, base_url: 'https://open.bigmodel.cn/api/paas/v4/web_search', search_engine: 'search_std', max_results: 5 }],
+  [
+    'tools.web.glm_search',
+    {
+      enabled: false,
+      base_url: 'https://open.bigmodel.cn/api/paas/v4/web_search',
+      search_engine: 'search_std',
+      max_results: 5,
+    },
+  ],
   ['tools.mcp.enabled', false],
   ['tools.mcp.discovery', { enabled: false, ttl: 5, max_search_results: 5, use_bm25: true, use_regex: false }],
   ['tools.mcp.servers', {}],
@@ -82,13 +116,42 @@ const DEFAULTS: [string, unknown][] = [
   ['tools.list_dir', { enabled: true, require_approval: false }],
   ['tools.find_skills', { enabled: true, require_approval: false }],
   ['tools.install_skill', { enabled: true, require_approval: false }],
-  ['hooks', { enabled: true, defaults: { observer_timeout_ms: 500, interceptor_timeout_ms: 5000, approval_timeout_ms: 60000 }, processes: {} }],
+  [
+    'hooks',
+    {
+      enabled: true,
+      defaults: { observer_timeout_ms: 500, interceptor_timeout_ms: 5000, approval_timeout_ms: 60000 },
+      processes: {},
+    },
+  ],
   ['plugins', { enabled: true, activate_timeout_ms: 10000, entries: {} }],
-  ['tools.skills.registries.clawhub', {
-    enabled: true, auth_token: '', proxy: '', timeout: 0, max_zip_size: 0, max_response_size: 0,
-    base_url: 'https://clawhub.ai', search_path: '', skills_path: '', download_path: '',
-  }],
-  ['tools.skills.registries.github', { enabled: true, auth_token: '', proxy: '', timeout: 0, max_zip_size: 0, max_response_size: 0, base_url: 'https://api.github.com' }],
+  [
+    'tools.skills.registries.clawhub',
+    {
+      enabled: true,
+      auth_token: '',
+      proxy: '',
+      timeout: 0,
+      max_zip_size: 0,
+      max_response_size: 0,
+      base_url: 'https://clawhub.ai',
+      search_path: '',
+      skills_path: '',
+      download_path: '',
+    },
+  ],
+  [
+    'tools.skills.registries.github',
+    {
+      enabled: true,
+      auth_token: '',
+      proxy: '',
+      timeout: 0,
+      max_zip_size: 0,
+      max_response_size: 0,
+      base_url: 'https://api.github.com',
+    },
+  ],
   ['tools.skills.install_allowed_remotes', []],
   ['tools.skills.max_concurrent_searches', 2],
   ['tools.skills.search_cache', { max_size: 50, ttl_seconds: 300 }],
@@ -117,11 +180,18 @@ test('a model entry gets enabled, empty keys and streaming off by default; a cha
   const h = tempHome();
   h.writeConfig({ version: 2, model_list: [{ model_name: 'm', model: 'gpt-x' }], channel_list: { telegram: {} } });
   const plain = maskedConfig(loadConfig({ env: h.env }).config);
-  assert.equal(at(plain, 'model_list'), [{ model_name: 'm', model: 'gpt-x', api_keys: [], enabled: true, streaming: { enabled: false } }]);
+  assert.equal(at(plain, 'model_list'), [
+    { model_name: 'm', model: 'gpt-x', api_keys: [], enabled: true, streaming: { enabled: false } },
+  ]);
   assert.equal(at(plain, 'channel_list.telegram'), {
     enabled: false,
     type: 'telegram',
-    settings: { allow_from: [], mention_only: false, prefixes: [], streaming: { enabled: false, throttle_seconds: 0, min_growth_chars: 1 } },
+    settings: {
+      allow_from: [],
+      mention_only: false,
+      prefixes: [],
+      streaming: { enabled: false, throttle_seconds: 0, min_growth_chars: 1 },
+    },
   });
   h.remove();
 });
@@ -145,7 +215,13 @@ test('every default list and block is a value of its own: changing one changes n
   const first = loadConfig({ env: h.env }).config;
   first.tools.allow_read_paths.push('/srv');
   first.tools.todo.enabled = false;
-  first.agents.defaults.turn_profile = { enabled: true, history: { mode: 'off' }, system_prompt: { mode: 'default' }, skills: { mode: 'default' }, tools: { mode: 'default' } };
+  first.agents.defaults.turn_profile = {
+    enabled: true,
+    history: { mode: 'off' },
+    system_prompt: { mode: 'default' },
+    skills: { mode: 'default' },
+    tools: { mode: 'default' },
+  };
   assert.equal(first.tools.allow_write_paths, []);
   assert.equal(first.tools.search_files, { enabled: true, require_approval: false });
   const second = loadConfig({ env: h.env }).config;
@@ -157,7 +233,10 @@ test('every default list and block is a value of its own: changing one changes n
 
 test('two blocks of the same shape are filled each on its own', () => {
   const h = tempHome();
-  h.writeConfig({ version: 2, agents: { defaults: { turn_profile: { history: { mode: 'off' }, skills: { mode: 'custom', allow: ['a'] } } } } });
+  h.writeConfig({
+    version: 2,
+    agents: { defaults: { turn_profile: { history: { mode: 'off' }, skills: { mode: 'custom', allow: ['a'] } } } },
+  });
   const plain = maskedConfig(loadConfig({ env: h.env }).config);
   assert.equal(at(plain, 'agents.defaults.turn_profile'), {
     enabled: false,

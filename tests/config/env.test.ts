@@ -29,7 +29,10 @@ const NAMED: [string, string, string, unknown][] = [
 
 for (const [name, value, path, expected] of NAMED) {
   test(`${name}=${value} overrides ${path}`, () => {
-    assert.equal(at(effective({ [name]: value }, { version: 2, gateway: { log_level: 'error' } }).plain, path), expected);
+    assert.equal(
+      at(effective({ [name]: value }, { version: 2, gateway: { log_level: 'error' } }).plain, path),
+      expected,
+    );
   });
 }
 
@@ -41,14 +44,24 @@ const GENERIC: [string, string, string, unknown][] = [
   ['AGENT_TOOLS_READ_FILE_MODE', 'lines', 'tools.read_file.mode', 'lines'],
   ['AGENT_TOOLS_CRON_EXEC_TIMEOUT_MINUTES', '0', 'tools.cron.exec_timeout_minutes', 0],
   ['AGENT_TOOLS_ALLOW_READ_PATHS', '/srv/a, /srv/b', 'tools.allow_read_paths', ['/srv/a', '/srv/b']],
-  ['AGENT_TOOLS_EXEC_CUSTOM_DENY_PATTERNS', '["^curl ", "wget"]', 'tools.exec.custom_deny_patterns', ['^curl ', 'wget']],
+  [
+    'AGENT_TOOLS_EXEC_CUSTOM_DENY_PATTERNS',
+    '["^curl ", "wget"]',
+    'tools.exec.custom_deny_patterns',
+    ['^curl ', 'wget'],
+  ],
   ['AGENT_TOOLS_WEB_PRIVATE_HOST_WHITELIST', '', 'tools.web.private_host_whitelist', []],
   ['AGENT_TOOLS_WEB_BRAVE_MAX_RESULTS', '8', 'tools.web.brave.max_results', 8],
   ['AGENT_TOOLS_WEB_FETCH_ENABLED', 'false', 'tools.web.fetch.enabled', false],
   ['AGENT_TOOLS_WEB_FETCH_LIMIT_BYTES', '2048', 'tools.web.fetch_limit_bytes', 2048],
   ['AGENT_TOOLS_MCP_DISCOVERY_TTL', '9', 'tools.mcp.discovery.ttl', 9],
   ['AGENT_TOOLS_SKILLS_SEARCH_CACHE_TTL_SECONDS', '60', 'tools.skills.search_cache.ttl_seconds', 60],
-  ['AGENT_TOOLS_SKILLS_REGISTRIES_GITHUB_PROXY', 'http://proxy:3128', 'tools.skills.registries.github.proxy', 'http://proxy:3128'],
+  [
+    'AGENT_TOOLS_SKILLS_REGISTRIES_GITHUB_PROXY',
+    'http://proxy:3128',
+    'tools.skills.registries.github.proxy',
+    'http://proxy:3128',
+  ],
   ['AGENT_TOOLS_FILTER_MIN_LENGTH', '12', 'tools.filter_min_length', 12],
   ['AGENT_TOOLS_MESSAGE_MEDIA_ENABLED', 'true', 'tools.message.media_enabled', true],
 ];
@@ -108,26 +121,56 @@ const CHANNELS = {
   channel_list: {
     telegram: { enabled: true, type: 'telegram' },
     discord: { enabled: true, type: 'discord' },
-    pico: { enabled: true, type: 'pico', settings: { streaming: { enabled: true, throttle_seconds: 2, min_growth_chars: 10 } } },
+    pico: {
+      enabled: true,
+      type: 'pico',
+      settings: { streaming: { enabled: true, throttle_seconds: 2, min_growth_chars: 10 } },
+    },
   },
 };
 
 test('legacy streaming variables change only their own channel', () => {
   const { plain, warnings } = effective(
-    { AGENT_CHANNELS_TELEGRAM_STREAMING_ENABLED: 'true', AGENT_CHANNELS_TELEGRAM_STREAMING_THROTTLE_SECONDS: '3', AGENT_CHANNELS_TELEGRAM_STREAMING_MIN_GROWTH_CHARS: '40' },
+    {
+      AGENT_CHANNELS_TELEGRAM_STREAMING_ENABLED: 'true',
+      AGENT_CHANNELS_TELEGRAM_STREAMING_THROTTLE_SECONDS: '3',
+      AGENT_CHANNELS_TELEGRAM_STREAMING_MIN_GROWTH_CHARS: '40',
+    },
     CHANNELS,
   );
-  assert.equal(at(plain, 'channel_list.telegram.settings.streaming'), { enabled: true, throttle_seconds: 3, min_growth_chars: 40 });
-  assert.equal(at(plain, 'channel_list.discord.settings.streaming'), { enabled: false, throttle_seconds: 0, min_growth_chars: 1 });
-  assert.equal(at(plain, 'channel_list.pico.settings.streaming'), { enabled: true, throttle_seconds: 2, min_growth_chars: 10 });
+  assert.equal(at(plain, 'channel_list.telegram.settings.streaming'), {
+    enabled: true,
+    throttle_seconds: 3,
+    min_growth_chars: 40,
+  });
+  assert.equal(at(plain, 'channel_list.discord.settings.streaming'), {
+    enabled: false,
+    throttle_seconds: 0,
+    min_growth_chars: 1,
+  });
+  assert.equal(at(plain, 'channel_list.pico.settings.streaming'), {
+    enabled: true,
+    throttle_seconds: 2,
+    min_growth_chars: 10,
+  });
   assert.equal(warnings, []);
 });
 
 test('legacy streaming variables never touch the web-UI channel', () => {
-  const { plain, warnings } = effective({ AGENT_CHANNELS_PICO_STREAMING_ENABLED: 'false', AGENT_CHANNELS_PICO_STREAMING_THROTTLE_SECONDS: '9' }, CHANNELS);
-  assert.equal(at(plain, 'channel_list.pico.settings.streaming'), { enabled: true, throttle_seconds: 2, min_growth_chars: 10 });
+  const { plain, warnings } = effective(
+    { AGENT_CHANNELS_PICO_STREAMING_ENABLED: 'false', AGENT_CHANNELS_PICO_STREAMING_THROTTLE_SECONDS: '9' },
+    CHANNELS,
+  );
+  assert.equal(at(plain, 'channel_list.pico.settings.streaming'), {
+    enabled: true,
+    throttle_seconds: 2,
+    min_growth_chars: 10,
+  });
   assert.is(warnings.length, 2);
-  assert.match(warnings[0]!, /^AGENT_CHANNELS_PICO_STREAMING_ENABLED is ignored: legacy streaming variables never change the web-UI channel/);
+  assert.match(
+    warnings[0]!,
+    /^AGENT_CHANNELS_PICO_STREAMING_ENABLED is ignored: legacy streaming variables never change the web-UI channel/,
+  );
 });
 
 test('a legacy streaming variable for a channel that is not configured is ignored with a warning', () => {
@@ -157,11 +200,17 @@ test('AGENT_HOME moves the default config, credentials and workspace; ~ expands'
 });
 
 test('AGENT_LOG_FILE and AGENT_BUILTIN_SKILLS are resolved for the runtime; AGENT_LAUNCHER_TOKEN is refused', () => {
-  const h = tempHome({ AGENT_LOG_FILE: '~/tern.log', AGENT_BUILTIN_SKILLS: '/opt/skills', AGENT_LAUNCHER_TOKEN: 'abc' });
+  const h = tempHome({
+    AGENT_LOG_FILE: '~/tern.log',
+    AGENT_BUILTIN_SKILLS: '/opt/skills',
+    AGENT_LAUNCHER_TOKEN: 'abc',
+  });
   const loaded = loadConfig({ env: h.env });
   assert.is(loaded.logFile, join(homedir(), 'tern.log'));
   assert.is(loaded.builtinSkills, '/opt/skills');
-  assert.equal(loaded.warnings, ['AGENT_LAUNCHER_TOKEN is no longer supported for dashboard auth (ignored); sign in with the dashboard password']);
+  assert.equal(loaded.warnings, [
+    'AGENT_LAUNCHER_TOKEN is no longer supported for dashboard auth (ignored); sign in with the dashboard password',
+  ]);
   h.remove();
 });
 

@@ -48,7 +48,10 @@ test('tern config validate --strict counts warnings as problems (exit 1)', async
       'unknown key model_list[0].provder (ignored; did you mean `provider`?) (--strict: a warning counts as a problem)',
       'unknown key tools.exce (ignored; did you mean `exec`?) (--strict: a warning counts as a problem)',
     ]);
-    const json = JSON.parse((await tern(['config', 'validate', '--strict', '--json'], h.env)).stdout) as { ok: boolean; problems: string[] };
+    const json = JSON.parse((await tern(['config', 'validate', '--strict', '--json'], h.env)).stdout) as {
+      ok: boolean;
+      problems: string[];
+    };
     assert.equal([json.ok, json.problems.length], [false, 3]);
   } finally {
     h.remove();
@@ -58,7 +61,12 @@ test('tern config validate --strict counts warnings as problems (exit 1)', async
 test('an enabled channel of an unknown type is a problem that lists the kinds', async () => {
   const h = tempHome();
   try {
-    h.writeConfig({ version: 2, channel_list: { telegram: { enabled: true, type: 'telegarm', settings: { token: '123456:helpful-errors-token' } } } });
+    h.writeConfig({
+      version: 2,
+      channel_list: {
+        telegram: { enabled: true, type: 'telegarm', settings: { token: '123456:helpful-errors-token' } },
+      },
+    });
     const result = await tern(['config', 'validate'], h.env);
     assert.is(result.code, 1);
     assert.is(
@@ -82,8 +90,13 @@ test('a JSON syntax error gives line:column and the line with a caret under the 
       '    |                                              ^',
       '',
     ]);
-    const doctor = JSON.parse((await tern(['doctor', '--offline', '--json'], h.env)).stdout) as { checks: Array<{ name: string; details?: string[] }> };
-    assert.equal(doctor.checks.find((c) => c.name === 'config')?.details?.slice(1), result.stdout.split('\n').slice(1, 3));
+    const doctor = JSON.parse((await tern(['doctor', '--offline', '--json'], h.env)).stdout) as {
+      checks: Array<{ name: string; details?: string[] }>;
+    };
+    assert.equal(
+      doctor.checks.find((c) => c.name === 'config')?.details?.slice(1),
+      result.stdout.split('\n').slice(1, 3),
+    );
   } finally {
     h.remove();
   }
@@ -98,7 +111,16 @@ test('a channel that cannot start: /ready 503 with the reason, /health 200; tern
     gateway: { port },
     heartbeat: { enabled: false },
     channel_list: {
-      good: { enabled: true, type: 'telegram', settings: { token: '123456:helpful-errors-good', base_url: emulator.url, poll_timeout_seconds: 1, allow_from: ['*'] } },
+      good: {
+        enabled: true,
+        type: 'telegram',
+        settings: {
+          token: '123456:helpful-errors-good',
+          base_url: emulator.url,
+          poll_timeout_seconds: 1,
+          allow_from: ['*'],
+        },
+      },
       typo: { enabled: true, type: 'telegarm', settings: { token: '654321:helpful-errors-typo' } },
     },
   });
@@ -109,28 +131,52 @@ test('a channel that cannot start: /ready 503 with the reason, /health 200; tern
     const url = `http://127.0.0.1:${port}`;
     const kinds = SUPPORTED_KINDS.join(', ');
     const reason = `channel typo cannot start: channel_list.typo.type "telegarm" is not supported by this gateway (supported: ${kinds})`;
-    let ready: { status: number; body: { status?: string; reason?: string; channels?: Array<{ name: string; state: string }> } } | undefined;
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
+    let ready:
+      | {
+          status: number;
+          body: { status?: string; reason?: string; channels?: Array<{ name: string; state: string }> };
+        }
+      | undefined;
+    for (
+      const deadline = Date.now() + 20_000;
+      Date.now() < deadline;
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    ) {
       const res = await fetch(`${url}/ready`).catch(() => undefined);
       if (!res) continue;
       ready = { status: res.status, body: (await res.json()) as NonNullable<typeof ready>['body'] };
       if (ready.body.channels?.every((c) => c.state !== 'starting')) break;
     }
     assert.equal([ready?.status, ready?.body.status, ready?.body.reason], [503, 'cannot_start', reason]);
-    assert.equal(ready?.body.channels?.map((c) => [c.name, c.state]), [['good', 'connected'], ['typo', 'refused']]);
+    assert.equal(
+      ready?.body.channels?.map((c) => [c.name, c.state]),
+      [
+        ['good', 'connected'],
+        ['typo', 'refused'],
+      ],
+    );
     assert.is((await fetch(`${url}/health`)).status, 200);
     const status = await tern(['status'], h.env);
     assert.ok(
-      status.stdout.includes('  typo  telegarm  proxy: its library connects by itself  enabled  cannot start: channel_list.typo.type "telegarm" is not supported'),
+      status.stdout.includes(
+        '  typo  telegarm  proxy: its library connects by itself  enabled  cannot start: channel_list.typo.type "telegarm" is not supported',
+      ),
       status.stdout,
     );
     assert.ok(status.stdout.includes('  good  telegram  proxy: none  enabled  connected\n'), status.stdout);
-    const doctor = JSON.parse((await tern(['doctor', '--offline', '--json'], h.env)).stdout) as { checks: Array<{ name: string; status: string; message: string; details?: string[] }> };
-    assert.equal(doctor.checks.find((c) => c.name === 'gateway'), {
-      name: 'gateway', status: 'error', message: `running (${url}/health), but a channel cannot start`,
-      details: [`typo: channel_list.typo.type "telegarm" is not supported by this gateway (supported: ${kinds})`],
-      fix: 'fix those channel_list entries in config.json; the gateway reloads them',
-    } as never);
+    const doctor = JSON.parse((await tern(['doctor', '--offline', '--json'], h.env)).stdout) as {
+      checks: Array<{ name: string; status: string; message: string; details?: string[] }>;
+    };
+    assert.equal(
+      doctor.checks.find((c) => c.name === 'gateway'),
+      {
+        name: 'gateway',
+        status: 'error',
+        message: `running (${url}/health), but a channel cannot start`,
+        details: [`typo: channel_list.typo.type "telegarm" is not supported by this gateway (supported: ${kinds})`],
+        fix: 'fix those channel_list entries in config.json; the gateway reloads them',
+      } as never,
+    );
   } finally {
     gateway.kill('SIGINT');
     await exited;

@@ -6,7 +6,9 @@ import { type ConfigError, loadConfig, maskedConfig } from '../../store/config/i
 import { tempHome } from './home.js';
 
 const V0 = {
-  agents: { defaults: { workspace: '~/.agent/workspace', provider: 'openai', model: 'gpt-4o', max_tool_iterations: 30 } },
+  agents: {
+    defaults: { workspace: '~/.agent/workspace', provider: 'openai', model: 'gpt-4o', max_tool_iterations: 30 },
+  },
   providers: {
     openai: { api_key: 'sk-v0-openai-000000001', api_base: 'https://api.openai.com/v1' },
     anthropic: { api_key: '' },
@@ -29,7 +31,12 @@ const V1 = {
   agents: { defaults: { model: 'claude' } },
   model_list: [
     { model_name: 'claude', model: 'anthropic/claude-sonnet', api_key: 'sk-ant-v1-0000000001' },
-    { model_name: 'claude', model: 'anthropic/claude-sonnet', api_keys: ['sk-ant-v1-0000000002'], api_key: 'sk-ant-v1-0000000003' },
+    {
+      model_name: 'claude',
+      model: 'anthropic/claude-sonnet',
+      api_keys: ['sk-ant-v1-0000000002'],
+      api_key: 'sk-ant-v1-0000000003',
+    },
     { model_name: 'local', model: 'ollama/llama3', api_base: 'http://localhost:11434/v1' },
     { model_name: 'spare', model: 'openai/gpt-5', api_base: 'https://api.openai.com/v1' },
   ],
@@ -38,7 +45,9 @@ const V1 = {
 };
 
 function files(dir: string): string[] {
-  return readdirSync(dir).filter((f) => f !== 'workspace').sort();
+  return readdirSync(dir)
+    .filter((f) => f !== 'workspace')
+    .sort();
 }
 
 const mode = (path: string) => statSync(path).mode & 0o777;
@@ -54,21 +63,42 @@ test('version 0 migrates: providers to model_list, channels to channel_list, bin
       defaults: { workspace: '~/.agent/workspace', model: 'gpt-4o', max_tool_iterations: 30 },
       dispatch: {
         rules: [
-          { name: 'binding-1', agent: 'main', when: { channel: 'telegram', chat: 'direct:42' }, session_dimensions: ['sender'] },
-          { name: 'binding-2', agent: 'main', when: { channel: 'discord', space: 'guild:777' }, session_dimensions: ['sender'] },
+          {
+            name: 'binding-1',
+            agent: 'main',
+            when: { channel: 'telegram', chat: 'direct:42' },
+            session_dimensions: ['sender'],
+          },
+          {
+            name: 'binding-2',
+            agent: 'main',
+            when: { channel: 'discord', space: 'guild:777' },
+            session_dimensions: ['sender'],
+          },
         ],
       },
     },
     session: { dimensions: ['sender'] },
     tools: { skills: { registries: { github: { proxy: 'http://proxy:3128' } } } },
-    model_list: [{ model_name: 'gpt-4o', provider: 'openai', model: 'gpt-4o', api_base: 'https://api.openai.com/v1', enabled: true }],
+    model_list: [
+      {
+        model_name: 'gpt-4o',
+        provider: 'openai',
+        model: 'gpt-4o',
+        api_base: 'https://api.openai.com/v1',
+        enabled: true,
+      },
+    ],
     channel_list: {
       telegram: { enabled: true, type: 'telegram', settings: { allow_from: ['42'] } },
       slack: { enabled: false, type: 'slack', settings: {} },
     },
   });
   assert.is(loaded.launcherToken?.reveal(), 'launcher-v0-token-0001');
-  assert.equal(loaded.warnings.slice(0, 2), ['config migrated from version 0 to 2', 'providers became 1 model_list entry']);
+  assert.equal(loaded.warnings.slice(0, 2), [
+    'config migrated from version 0 to 2',
+    'providers became 1 model_list entry',
+  ]);
   h.remove();
 });
 
@@ -89,8 +119,12 @@ test('migration keeps every secret: moved to .security.yml, absent from config.j
     launcher_token: 'launcher-v0-token-0001',
   });
   const configText = h.read('config.json');
-  for (const secret of ['sk-v0', 'v0-telegram-token', 'xoxb-', 'xapp-', 'ghp_', 'launcher-v0']) assert.not.ok(configText.includes(secret), secret);
-  assert.equal(config.model_list[0]!.api_keys.map((k) => k.reveal()), ['sk-v0-openai-000000001']);
+  for (const secret of ['sk-v0', 'v0-telegram-token', 'xoxb-', 'xapp-', 'ghp_', 'launcher-v0'])
+    assert.not.ok(configText.includes(secret), secret);
+  assert.equal(
+    config.model_list[0]!.api_keys.map((k) => k.reveal()),
+    ['sk-v0-openai-000000001'],
+  );
   assert.is(config.channel_list.telegram!.settings.token?.reveal(), '123456:v0-telegram-token');
   assert.is(config.tools.skills.registries.github.auth_token.reveal(), 'ghp_v0_github_token_01');
   h.remove();
@@ -99,7 +133,10 @@ test('migration keeps every secret: moved to .security.yml, absent from config.j
 test('version 1 migrates: api_key joins api_keys, enabled is inferred from keys, existing credentials are kept', () => {
   const h = tempHome();
   h.writeConfig(V1);
-  h.writeCredentials({ model_list: { claude: { api_keys: ['sk-ant-held-00000001'] } }, web: { tavily: { api_key: 'tvly-held-00000001' } } });
+  h.writeCredentials({
+    model_list: { claude: { api_keys: ['sk-ant-held-00000001'] } },
+    web: { tavily: { api_key: 'tvly-held-00000001' } },
+  });
   const { config } = loadConfig({ env: h.env });
   const written = JSON.parse(h.read('config.json')) as { model_list: unknown[] };
   assert.equal(written.model_list, [
@@ -110,9 +147,14 @@ test('version 1 migrates: api_key joins api_keys, enabled is inferred from keys,
   ]);
   const credentials = parseYaml(h.read('.security.yml')) as Record<string, unknown>;
   assert.equal(credentials.model_list, {
-    claude: { api_keys: ['sk-ant-held-00000001', 'sk-ant-v1-0000000001', 'sk-ant-v1-0000000002', 'sk-ant-v1-0000000003'] },
+    claude: {
+      api_keys: ['sk-ant-held-00000001', 'sk-ant-v1-0000000001', 'sk-ant-v1-0000000002', 'sk-ant-v1-0000000003'],
+    },
   });
-  assert.equal(credentials.web, { brave: { api_key: 'BSA-v1-brave-000001' }, tavily: { api_key: 'tvly-held-00000001' } });
+  assert.equal(credentials.web, {
+    brave: { api_key: 'BSA-v1-brave-000001' },
+    tavily: { api_key: 'tvly-held-00000001' },
+  });
   assert.equal(credentials.channel_list, { discord: { token: 'discord-v1-token-000001' } });
   assert.is(config.model_list[0]!.api_keys.length, 4);
   assert.is(config.tools.web.brave.api_key?.reveal(), 'BSA-v1-brave-000001');
@@ -169,7 +211,9 @@ test('a legacy file that would be invalid after migration is reported and not re
     loadConfig({ env: h.env });
     assert.unreachable('loadConfig should throw');
   } catch (error) {
-    assert.equal((error as ConfigError).problems, ['heartbeat.interval: 1 is too small (allowed: whole numbers 5 or more)']);
+    assert.equal((error as ConfigError).problems, [
+      'heartbeat.interval: 1 is too small (allowed: whole numbers 5 or more)',
+    ]);
   }
   assert.is(h.read('config.json'), text);
   assert.equal(files(h.home), ['config.json']);
@@ -180,7 +224,11 @@ test('version 0 with several providers: the legacy provider/model form picks the
   const h = tempHome();
   h.writeConfig({
     agents: { defaults: { model: 'anthropic/claude-sonnet' } },
-    providers: { openai: { api_key: 'sk-v0-openai-000000001' }, anthropic: { api_key: 'sk-v0-anthropic-00001' }, groq: {} },
+    providers: {
+      openai: { api_key: 'sk-v0-openai-000000001' },
+      anthropic: { api_key: 'sk-v0-anthropic-00001' },
+      groq: {},
+    },
   });
   const { config, warnings } = loadConfig({ env: h.env });
   assert.equal(
@@ -191,7 +239,9 @@ test('version 0 with several providers: the legacy provider/model form picks the
     ],
   );
   assert.is(config.agents.defaults.model, 'anthropic/claude-sonnet');
-  assert.ok(warnings.includes('model_list entry for provider openai uses model "openai"; write the provider\'s model id there'));
+  assert.ok(
+    warnings.includes('model_list entry for provider openai uses model "openai"; write the provider\'s model id there'),
+  );
   h.remove();
 });
 

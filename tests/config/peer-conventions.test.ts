@@ -10,7 +10,8 @@ import { tempHome } from './home.js';
 // convention named once as a note, never as a problem.
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'peer');
-const fixture = (name: string): Record<string, unknown> => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as Record<string, unknown>;
+const fixture = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as Record<string, unknown>;
 const PEER = "the peer runtime's meaning";
 
 test('the version-3 example shape loads with every zero value read as the peer means it', () => {
@@ -67,13 +68,33 @@ test('the version-3 example shape loads with every zero value read as the peer m
   );
   const telegram = config.channel_list.telegram!.settings;
   assert.equal(
-    [telegram.allow_from, telegram.placeholder, telegram.typing, telegram.streaming, telegram.token?.reveal(), telegram.base_url],
-    [['123456789', 'alice'], 'Thinking...', false, { enabled: true, throttle_seconds: 0, min_growth_chars: 1 }, '123456:fixture-telegram-token', undefined],
+    [
+      telegram.allow_from,
+      telegram.placeholder,
+      telegram.typing,
+      telegram.streaming,
+      telegram.token?.reveal(),
+      telegram.base_url,
+    ],
+    [
+      ['123456789', 'alice'],
+      'Thinking...',
+      false,
+      { enabled: true, throttle_seconds: 0, min_growth_chars: 1 },
+      '123456:fixture-telegram-token',
+      undefined,
+    ],
   );
   const discord = config.channel_list.discord!.settings;
-  assert.equal([discord.allow_from, discord.mention_only, discord.prefixes, discord.token], [['42'], true, [], undefined]);
+  assert.equal(
+    [discord.allow_from, discord.mention_only, discord.prefixes, discord.token],
+    [['42'], true, [], undefined],
+  );
   const slack = config.channel_list.slack!.settings;
-  assert.equal([slack.token?.reveal(), (slack as Record<string, unknown>).app_token?.toString(), slack.allow_from], ['xoxb-fixture-slack-0001', 'xapp…01', []]);
+  assert.equal(
+    [slack.token?.reveal(), (slack as Record<string, unknown>).app_token?.toString(), slack.allow_from],
+    ['xoxb-fixture-slack-0001', 'xapp…01', []],
+  );
   assert.equal(notes, [
     "version 3 is the peer runtime's format: read as version 2, known aliases mapped, unknown keys ignored",
     'channel_list.telegram.allow_from, channel_list.telegram.placeholder, channel_list.telegram.typing, channel_list.telegram.settings, channel_list.discord.allow_from, channel_list.discord.group_trigger, channel_list.discord.settings, channel_list.slack.allow_from, channel_list.slack.settings.bot_token: read into settings (allow_from, mention_only, prefixes, placeholder text, typing, token) as the peer runtime means them',
@@ -94,7 +115,12 @@ test('an OAuth-only model entry of the peer runtime is switched off with a warni
   const result = await tern(['config', 'validate', '--json'], h.env);
   const body = JSON.parse(result.stdout) as { ok: boolean; warnings: string[] };
   assert.is(result.code, 0);
-  assert.equal(body.warnings.filter((w) => w.startsWith('model_list[3]')), ['model_list[3] (cloud-oauth) signs in with auth_method "oauth", which Tern does not do: the entry is switched off (remove auth_method and give it api_keys to use it)']);
+  assert.equal(
+    body.warnings.filter((w) => w.startsWith('model_list[3]')),
+    [
+      'model_list[3] (cloud-oauth) signs in with auth_method "oauth", which Tern does not do: the entry is switched off (remove auth_method and give it api_keys to use it)',
+    ],
+  );
   h.remove();
 });
 
@@ -106,7 +132,11 @@ for (const name of ['v3-example.json', 'v2-flat-channels.json', 'v0-providers.js
     assert.is(result.code, 0, result.stdout + result.stderr);
     assert.is(result.stdout, `${h.path('config.json')}: valid\n`);
     const notes = result.stderr.split('\n').filter((line) => line.startsWith('note: '));
-    for (const meaning of ['null read as an empty list', '0 read as the default', '"auto" read as the automatic engine choice']) {
+    for (const meaning of [
+      'null read as an empty list',
+      '0 read as the default',
+      '"auto" read as the automatic engine choice',
+    ]) {
       assert.is(notes.filter((line) => line.includes(meaning)).length, 1, `${meaning} in ${notes.join('\n')}`);
     }
     assert.not.match(result.stderr, /problem/);
@@ -120,7 +150,16 @@ test("the peer runtime's version 2 (flat `channels`) is read in memory, never re
   const before = h.read('config.json');
   const { config, notes } = loadConfig({ env: h.env });
   const telegram = config.channel_list.telegram!;
-  assert.equal([telegram.enabled, telegram.type, telegram.settings.token?.reveal(), telegram.settings.allow_from, telegram.settings.streaming.enabled], [true, 'telegram', '123456:fixture-v2-telegram', ['1001', '1002'], true]);
+  assert.equal(
+    [
+      telegram.enabled,
+      telegram.type,
+      telegram.settings.token?.reveal(),
+      telegram.settings.allow_from,
+      telegram.settings.streaming.enabled,
+    ],
+    [true, 'telegram', '123456:fixture-v2-telegram', ['1001', '1002'], true],
+  );
   assert.equal(config.channel_list.onebot!.settings.prefixes, ['!bot']);
   assert.is(notes[0], 'channels became channel_list entries with their fields under settings');
   assert.is(h.read('config.json'), before);
@@ -132,7 +171,12 @@ test('a version-0 peer file migrates with its zero values read first', () => {
   h.writeConfig(fixture('v0-providers.json'));
   const { config } = loadConfig({ env: h.env });
   assert.equal(
-    [config.model_list[0]!.model_name, config.model_list[0]!.api_base, config.agents.defaults.max_tool_iterations, config.channel_list.discord!.settings.allow_from],
+    [
+      config.model_list[0]!.model_name,
+      config.model_list[0]!.api_base,
+      config.agents.defaults.max_tool_iterations,
+      config.channel_list.discord!.settings.allow_from,
+    ],
     ['openrouter/anthropic/claude-sonnet-4.6', undefined, 20, ['77']],
   );
   h.remove();
@@ -145,17 +189,27 @@ test('list variables split at ASCII and full-width commas, blanks dropped, as th
 });
 
 test('a zero where zero means something keeps its meaning; no note', () => {
-  const result = validateConfig({ version: 2, gateway: { log_max_backups: 0 }, tools: { cron: { exec_timeout_minutes: 0 }, exec: { timeout_seconds: 0 } } });
+  const result = validateConfig({
+    version: 2,
+    gateway: { log_max_backups: 0 },
+    tools: { cron: { exec_timeout_minutes: 0 }, exec: { timeout_seconds: 0 } },
+  });
   assert.ok(result.ok);
   if (!result.ok) return;
-  assert.equal([result.config.gateway.log_max_backups, result.config.tools.cron.exec_timeout_minutes, result.notes], [0, 0, []]);
+  assert.equal(
+    [result.config.gateway.log_max_backups, result.config.tools.cron.exec_timeout_minutes, result.notes],
+    [0, 0, []],
+  );
 });
 
 test('conventions never hide a real problem', () => {
   const result = validateConfig({
     version: 2,
     agents: { defaults: { max_tool_iterations: -1 } },
-    model_list: [{ model_name: 'm', model: null }, { model_name: 'k', model: 'k', api_keys: 'sk-single-key-00001' }],
+    model_list: [
+      { model_name: 'm', model: null },
+      { model_name: 'k', model: 'k', api_keys: 'sk-single-key-00001' },
+    ],
     tools: { allow_read_paths: [null] },
   });
   assert.equal(result.ok ? [] : result.problems, [

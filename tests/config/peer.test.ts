@@ -8,10 +8,15 @@ const PEER = {
   version: 3,
   agents: {
     defaults: { model_name: 'gpt-5', max_tokens: 8192, restrict_to_workspace: true },
-    list: [{ id: 'main', default: true, model_name: 'gpt-5', subagents: { allow_agents: ['helper'] } }, { id: 'helper' }],
+    list: [
+      { id: 'main', default: true, model_name: 'gpt-5', subagents: { allow_agents: ['helper'] } },
+      { id: 'helper' },
+    ],
   },
   model_list: [{ model_name: 'gpt-5', model: 'openai/gpt-5', api_key: 'sk-peer-0000000001', rpm: 60 }],
-  channel_list: { telegram: { enabled: true, type: 'telegram', settings: { token: '1:peer-token-000001', proxy: 'socks5://p' } } },
+  channel_list: {
+    telegram: { enabled: true, type: 'telegram', settings: { token: '1:peer-token-000001', proxy: 'socks5://p' } },
+  },
   hooks: { enabled: false, builtins: { audit: { enabled: true } }, defaults: { interceptor_timeout_ms: 3000 } },
   devices: { enabled: false, monitor_usb: true },
   voice: { model_name: 'whisper' },
@@ -26,10 +31,19 @@ test('a peer-runtime config loads: aliases map, unknown keys become warnings', (
   assert.is(config.version, 2);
   assert.is(config.agents.defaults.model, 'gpt-5');
   assert.is(config.agents.list[0]!.model, 'gpt-5');
-  assert.equal(config.model_list[0]!.api_keys.map((k) => k.reveal()), ['sk-peer-0000000001']);
+  assert.equal(
+    config.model_list[0]!.api_keys.map((k) => k.reveal()),
+    ['sk-peer-0000000001'],
+  );
   assert.is(config.channel_list.telegram!.settings.proxy, 'socks5://p');
-  assert.equal(notes, ["version 3 is the peer runtime's format: read as version 2, known aliases mapped, unknown keys ignored"]);
-  assert.equal(config.hooks.defaults, { observer_timeout_ms: 500, interceptor_timeout_ms: 3000, approval_timeout_ms: 60000 });
+  assert.equal(notes, [
+    "version 3 is the peer runtime's format: read as version 2, known aliases mapped, unknown keys ignored",
+  ]);
+  assert.equal(config.hooks.defaults, {
+    observer_timeout_ms: 500,
+    interceptor_timeout_ms: 3000,
+    approval_timeout_ms: 60000,
+  });
   // The peer's media cleanup block is Tern's too.
   assert.equal(config.tools.media_cleanup, { enabled: true, max_age_minutes: 10080, interval_minutes: 30 });
   // The peer's max_tokens has its meaning: the longest answer asked of the model.
@@ -61,8 +75,11 @@ test('validateConfig accepts the peer format too and reports real problems in it
 
 test('deprecated tools.skills.github in a version-2 file still loads, into the registry block, with a warning', () => {
   const h = tempHome();
-  h.writeConfig({ version: 2, tools: { skills: { github: { token: 'ghp_legacy_token_0001', base_url: 'https://ghe.example/api/v3' } } } });
-  const { config, warnings, notes } = loadConfig({ env: h.env });
+  h.writeConfig({
+    version: 2,
+    tools: { skills: { github: { token: 'ghp_legacy_token_0001', base_url: 'https://ghe.example/api/v3' } } },
+  });
+  const { config, warnings } = loadConfig({ env: h.env });
   assert.is(config.tools.skills.registries.github.auth_token.reveal(), 'ghp_legacy_token_0001');
   assert.is(config.tools.skills.registries.github.base_url, 'https://ghe.example/api/v3');
   assert.equal(warnings, ['tools.skills.github is deprecated; its fields now live in tools.skills.registries.github']);

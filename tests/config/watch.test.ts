@@ -42,7 +42,13 @@ test('an invalid edit publishes config.rejected, logs why, and keeps the running
   const bus = new InProcessBus();
   const changes: LoadedConfig[] = [];
   const logged: string[] = [];
-  const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: (l) => changes.push(l), log: (line) => logged.push(line) });
+  const watcher = watchConfig({
+    bus,
+    env: h.env,
+    intervalMs: FAST_MS,
+    onChange: (l) => changes.push(l),
+    log: (line) => logged.push(line),
+  });
   const rejected = firstValueFrom(bus.on('config.rejected'));
   h.writeConfig({ version: 2, gateway: { log_max_backups: 500 } });
   const event = await rejected;
@@ -79,7 +85,13 @@ test('deleting config.json keeps the running config and says why; putting it bac
   const bus = new InProcessBus();
   const changes: LoadedConfig[] = [];
   const logged: string[] = [];
-  const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: (l) => changes.push(l), log: (line) => logged.push(line) });
+  const watcher = watchConfig({
+    bus,
+    env: h.env,
+    intervalMs: FAST_MS,
+    onChange: (l) => changes.push(l),
+    log: (line) => logged.push(line),
+  });
   const rejected = firstValueFrom(bus.on('config.rejected'));
   rmSync(h.path('config.json'));
   const event = await within(rejected, 'config.rejected');
@@ -87,10 +99,18 @@ test('deleting config.json keeps the running config and says why; putting it bac
   await quietValue(() => [...logged, changes.length], { quietMs: FAST_MS * 10 });
   const problem = `(file): ${h.path('config.json')} is missing; put it back to apply changes`;
   assert.equal(event.data.problems, [problem]);
-  assert.equal(logged, [`config: the edit of ${h.path('config.json')} was rejected and the running config stays (${problem})`], 'said once, not every check');
+  assert.equal(
+    logged,
+    [`config: the edit of ${h.path('config.json')} was rejected and the running config stays (${problem})`],
+    'said once, not every check',
+  );
   assert.is(changes.length, 0, 'the defaults never replaced the running config');
   const reloaded = firstValueFrom(bus.on('config.reloaded'));
-  h.writeConfig({ version: 2, heartbeat: { interval: 45 }, channel_list: { telegram: { enabled: true, settings: { token: '123:abc' } } } });
+  h.writeConfig({
+    version: 2,
+    heartbeat: { interval: 45 },
+    channel_list: { telegram: { enabled: true, settings: { token: '123:abc' } } },
+  });
   assert.equal((await within(reloaded, 'config.reloaded')).data.changed, ['heartbeat.interval']);
   watcher.stop();
   assert.is(changes.length, 1);
@@ -102,11 +122,19 @@ test('a config path that cannot be read (a folder in its place) keeps the runnin
   h.writeConfig({ version: 2 });
   const bus = new InProcessBus();
   const changes: LoadedConfig[] = [];
-  const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: (l) => changes.push(l), log: () => undefined });
+  const watcher = watchConfig({
+    bus,
+    env: h.env,
+    intervalMs: FAST_MS,
+    onChange: (l) => changes.push(l),
+    log: () => undefined,
+  });
   const rejected = firstValueFrom(bus.on('config.rejected'));
   rmSync(h.path('config.json'));
   mkdirSync(h.path('config.json'));
-  assert.equal((await within(rejected, 'config.rejected')).data.problems, [`(file): ${h.path('config.json')} cannot be read (EISDIR)`]);
+  assert.equal((await within(rejected, 'config.rejected')).data.problems, [
+    `(file): ${h.path('config.json')} cannot be read (EISDIR)`,
+  ]);
   watcher.stop();
   assert.is(changes.length, 0);
   h.remove();
@@ -116,7 +144,13 @@ test('with no config file at start (defaults), a config file that appears is loa
   const h = tempHome();
   const bus = new InProcessBus();
   const changes: LoadedConfig[] = [];
-  const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, onChange: (l) => changes.push(l), log: () => undefined });
+  const watcher = watchConfig({
+    bus,
+    env: h.env,
+    intervalMs: FAST_MS,
+    onChange: (l) => changes.push(l),
+    log: () => undefined,
+  });
   const reloaded = firstValueFrom(bus.on('config.reloaded'));
   h.writeConfig({ version: 2, heartbeat: { interval: 45 } });
   assert.equal((await within(reloaded, 'config.reloaded')).data.changed, ['heartbeat.interval']);
@@ -124,7 +158,10 @@ test('with no config file at start (defaults), a config file that appears is loa
   rmSync(h.path('config.json'));
   await within(rejected, 'config.rejected');
   watcher.stop();
-  assert.equal(changes.map((c) => c.config.heartbeat.interval), [45]);
+  assert.equal(
+    changes.map((c) => c.config.heartbeat.interval),
+    [45],
+  );
   h.remove();
 });
 

@@ -54,7 +54,10 @@ test('an empty workspace has no jobs', async () => {
 test('a job that does not match the schema is refused and nothing is written', async () => {
   const ws = workspace();
   const bad = { ...job('a', '2026-01-01T10:00:00.000Z'), schedule: { kind: 'every', seconds: 0 } } as CronJob;
-  await putCronJob(ws, bad).then(() => assert.unreachable('should refuse'), () => {});
+  await putCronJob(ws, bad).then(
+    () => assert.unreachable('should refuse'),
+    () => {},
+  );
   assert.equal(await listCronJobs(ws), []);
 });
 
@@ -69,9 +72,16 @@ test('disable keeps the job; enable counts the next run from now', async () => {
   const ws = workspace();
   await putCronJob(ws, { ...job('a', '2026-01-01T10:00:00.000Z'), next_run_at: '2026-01-01T10:10:00.000Z' });
   assert.is((await setCronJobEnabled(ws, 'a', false))?.enabled, false);
-  assert.equal(await getCronJob(ws, 'a'), { ...job('a', '2026-01-01T10:00:00.000Z'), enabled: false, next_run_at: '2026-01-01T10:10:00.000Z' });
+  assert.equal(await getCronJob(ws, 'a'), {
+    ...job('a', '2026-01-01T10:00:00.000Z'),
+    enabled: false,
+    next_run_at: '2026-01-01T10:10:00.000Z',
+  });
   await setCronJobEnabled(ws, 'a', true, new Date('2026-01-02T08:00:00.000Z'));
-  assert.equal(await getCronJob(ws, 'a'), { ...job('a', '2026-01-01T10:00:00.000Z'), next_run_at: '2026-01-02T08:10:00.000Z' });
+  assert.equal(await getCronJob(ws, 'a'), {
+    ...job('a', '2026-01-01T10:00:00.000Z'),
+    next_run_at: '2026-01-02T08:10:00.000Z',
+  });
 });
 
 test('remove returns the removed job and it is gone', async () => {
@@ -83,8 +93,14 @@ test('remove returns the removed job and it is gone', async () => {
 
 test('a recorded run stores the outcome and what follows it', async () => {
   const cases = [
-    { after: { then: 'reschedule', next_run_at: '2026-01-01T10:10:00.000Z' } as const, expected: { ...job('a', '2026-01-01T10:00:00.000Z'), last_run: RUN, next_run_at: '2026-01-01T10:10:00.000Z' } },
-    { after: { then: 'disable' } as const, expected: { ...job('a', '2026-01-01T10:00:00.000Z'), last_run: RUN, enabled: false } },
+    {
+      after: { then: 'reschedule', next_run_at: '2026-01-01T10:10:00.000Z' } as const,
+      expected: { ...job('a', '2026-01-01T10:00:00.000Z'), last_run: RUN, next_run_at: '2026-01-01T10:10:00.000Z' },
+    },
+    {
+      after: { then: 'disable' } as const,
+      expected: { ...job('a', '2026-01-01T10:00:00.000Z'), last_run: RUN, enabled: false },
+    },
     { after: { then: 'remove' } as const, expected: undefined },
   ];
   for (const { after, expected } of cases) {
@@ -102,15 +118,23 @@ test('a record that is not a job is skipped and reported, the others are listed'
   await db.put('job:broken', { id: 'broken', schedule: { kind: 'yearly' } });
   await db.close();
   const skipped: SkippedCronRecord[] = [];
-  assert.equal(await listCronJobs(ws, { onSkipped: (record) => skipped.push(record) }), [job('a', '2026-01-01T10:00:00.000Z')]);
-  assert.equal(skipped.map((s) => s.key), ['job:broken']);
+  assert.equal(await listCronJobs(ws, { onSkipped: (record) => skipped.push(record) }), [
+    job('a', '2026-01-01T10:00:00.000Z'),
+  ]);
+  assert.equal(
+    skipped.map((s) => s.key),
+    ['job:broken'],
+  );
 });
 
 test('many operations at once in one process all land', async () => {
   const ws = workspace();
   const ids = Array.from({ length: 12 }, (_, i) => `j${String(i).padStart(2, '0')}`);
   await Promise.all(ids.map((id) => putCronJob(ws, job(id, '2026-01-01T10:00:00.000Z'))));
-  assert.equal((await listCronJobs(ws)).map((j) => j.id), ids);
+  assert.equal(
+    (await listCronJobs(ws)).map((j) => j.id),
+    ids,
+  );
 });
 
 test('an operation waits while another holder keeps the database open, then succeeds', async () => {
@@ -123,7 +147,10 @@ test('an operation waits while another holder keeps the database open, then succ
   const listing = listCronJobs(ws, { onLocked: () => locked() });
   await waits;
   await holder.close();
-  assert.equal((await listing).map((j) => j.id), ['a']);
+  assert.equal(
+    (await listing).map((j) => j.id),
+    ['a'],
+  );
 });
 
 test.run();

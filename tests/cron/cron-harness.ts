@@ -35,7 +35,10 @@ export interface CronHarness {
   close(): Promise<void>;
 }
 
-export function cronHarness(start: string, options: { config?: Config; effects?: Partial<CronEffects> } = {}): CronHarness {
+export function cronHarness(
+  start: string,
+  options: { config?: Config; effects?: Partial<CronEffects> } = {},
+): CronHarness {
   const root = mkdtempSync(join(tmpdir(), 'tern-'));
   const workspace = join(root, 'workspace');
   const clock = new ManualClock();
@@ -87,7 +90,15 @@ export function cronHarness(start: string, options: { config?: Config; effects?:
       await harness.actor.settled();
     },
     transitions: () =>
-      events.flatMap((e) => (e.type === 'actor.transitioned' ? [`${e.data.actor} ${e.data.from ?? '-'} -${e.data.event}-> ${e.data.to}`] : e.type === 'cron.fired' ? [`fired ${e.data.job} ${e.data.kind}`] : e.type === 'actor.stopped' ? [`stopped ${e.data.actor} (${e.data.reason})`] : [])),
+      events.flatMap((e) =>
+        e.type === 'actor.transitioned'
+          ? [`${e.data.actor} ${e.data.from ?? '-'} -${e.data.event}-> ${e.data.to}`]
+          : e.type === 'cron.fired'
+            ? [`fired ${e.data.job} ${e.data.kind}`]
+            : e.type === 'actor.stopped'
+              ? [`stopped ${e.data.actor} (${e.data.reason})`]
+              : [],
+      ),
   };
   return harness;
 }

@@ -17,7 +17,10 @@ async function gatewayRunningCommand(home: TempHome): Promise<{ gateway: Gateway
   const config = { version: 2, gateway: { port: await freePort(), log_level: 'info' }, heartbeat: { enabled: false } };
   writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
   const past = new Date(Date.now() - 60_000).toISOString();
-  await putCronJob(home.workspace, { ...deliverJob('long', { kind: 'at', at: past }), job: { kind: 'command', command: 'touch started && sleep 30' } });
+  await putCronJob(home.workspace, {
+    ...deliverJob('long', { kind: 'at', at: past }),
+    job: { kind: 'command', command: 'touch started && sleep 30' },
+  });
   const loaded = loadConfig({ env: home.env });
   const logs = openGatewayLogs(loaded);
   const gateway = await Gateway.start({ loaded, env: home.env, logs });
@@ -27,7 +30,9 @@ async function gatewayRunningCommand(home: TempHome): Promise<{ gateway: Gateway
 
 /** The gateway log's last lines without their time, each cut before its `detail=`. */
 function lastLines(home: TempHome, count: number): string[] {
-  const lines = readFileSync(join(home.home, 'logs', 'gateway.log'), 'utf8').trimEnd().split('\n');
+  const lines = readFileSync(join(home.home, 'logs', 'gateway.log'), 'utf8')
+    .trimEnd()
+    .split('\n');
   return lines.slice(-count).map((line) => line.replace(/^\S+ /, '').split(' detail=')[0]!);
 }
 
@@ -37,7 +42,10 @@ test('a stop ends a cron command in flight and returns once its run is recorded 
   await gateway.stop();
   logs.close();
   const [job] = await listCronJobs(home.workspace);
-  assert.equal([job?.enabled, job?.last_run?.outcome, job?.last_run?.detail], [false, 'failed', '(no output)\n[exec: stopped because the turn was cancelled]']);
+  assert.equal(
+    [job?.enabled, job?.last_run?.outcome, job?.last_run?.detail],
+    [false, 'failed', '(no output)\n[exec: stopped because the turn was cancelled]'],
+  );
   assert.equal(lastLines(home, 2), ['INFO cron job ran job=long kind=command outcome=failed', 'INFO gateway stopped']);
   home.remove();
 });

@@ -24,7 +24,8 @@ test('a job moves scheduled → running → scheduled | disabled | done', () => 
     [true, [{ type: 'FIRE' }, { type: 'DISABLE' }, { type: 'REMOVE' }], ['scheduled', 'running', 'running', 'running']],
     [true, [{ type: 'REMOVE' }, { type: 'ENABLE' }], ['scheduled', 'done', 'done']],
   ];
-  for (const [enabled, events, states] of cases) assert.equal(walk(enabled, events), states, events.map((e) => e.type).join(' '));
+  for (const [enabled, events, states] of cases)
+    assert.equal(walk(enabled, events), states, events.map((e) => e.type).join(' '));
 });
 
 test.run();

@@ -54,20 +54,28 @@ test('cron expressions with a time zone follow its wall clock across daylight-sa
     ['30 1 * * *', 'America/New_York', '2026-11-01T05:30:00.000Z', '2026-11-02T06:30:00.000Z'],
     ['0 0 * * *', 'Asia/Kolkata', '2026-03-01T00:00:00.000Z', '2026-03-01T18:30:00.000Z'],
   ];
-  for (const [expr, tz, now, expected] of cases) assert.is(next(cron(expr, tz), now), expected, `${expr} ${tz} after ${now}`);
+  for (const [expr, tz, now, expected] of cases)
+    assert.is(next(cron(expr, tz), now), expected, `${expr} ${tz} after ${now}`);
 });
 
-const ALLOWED = '(allowed: minute hour day-of-month month day-of-week, each *, a value, a list a,b, a range a-b or a step */n, a-b/n or a/n; or @hourly, @daily, @weekly, @monthly, @yearly)';
+const ALLOWED =
+  '(allowed: minute hour day-of-month month day-of-week, each *, a value, a list a,b, a range a-b or a step */n, a-b/n or a/n; or @hourly, @daily, @weekly, @monthly, @yearly)';
 
 test('a bad cron expression is refused with what is wrong and what is allowed', () => {
   const cases: Array<[string, string]> = [
     ['61 * * * *', `cron expression "61 * * * *" is not valid: Invalid value for minute: 61 ${ALLOWED}`],
     ['* 24 * * *', `cron expression "* 24 * * *" is not valid: Invalid value for hour: 24 ${ALLOWED}`],
-    ['* * * foo *', `cron expression "* * * foo *" is not valid: configuration entry 4 (foo) contains illegal characters. ${ALLOWED}`],
+    [
+      '* * * foo *',
+      `cron expression "* * * foo *" is not valid: configuration entry 4 (foo) contains illegal characters. ${ALLOWED}`,
+    ],
     ['* * * * 1-8', `cron expression "* * * * 1-8" is not valid: Invalid value for dayOfWeek: 8 ${ALLOWED}`],
     ['*/0 * * * *', `cron expression "*/0 * * * *" is not valid: Syntax error, illegal stepping: 0 ${ALLOWED}`],
     ['5-1 * * * *', `cron expression "5-1 * * * *" is not valid: From value is larger than to value: '5-1' ${ALLOWED}`],
-    ['0 0 30 2 *', 'cron expression "0 0 30 2 *" never matches a date (the day-of-month never occurs in the months it allows)'],
+    [
+      '0 0 30 2 *',
+      'cron expression "0 0 30 2 *" never matches a date (the day-of-month never occurs in the months it allows)',
+    ],
     ['* * * * * *', `cron expression "* * * * * *" has 6 fields; it needs 5 ${ALLOWED}`],
     ['* * * *', `cron expression "* * * *" has 4 fields; it needs 5 ${ALLOWED}`],
   ];
@@ -84,13 +92,24 @@ test('a bad cron expression is refused with what is wrong and what is allowed', 
 
 test('the schedule schema refuses a bad expression or time zone at its field', () => {
   const cases: Array<[unknown, string[], string]> = [
-    [{ kind: 'cron', expr: '* * * * 9' }, ['expr'], `cron expression "* * * * 9" is not valid: Invalid value for dayOfWeek: 9 ${ALLOWED}`],
-    [{ kind: 'cron', expr: '* * * * *', tz: 'Mars/Olympus' }, ['tz'], 'tz "Mars/Olympus" is not a known IANA time zone (for example UTC, Europe/Paris, America/New_York)'],
+    [
+      { kind: 'cron', expr: '* * * * 9' },
+      ['expr'],
+      `cron expression "* * * * 9" is not valid: Invalid value for dayOfWeek: 9 ${ALLOWED}`,
+    ],
+    [
+      { kind: 'cron', expr: '* * * * *', tz: 'Mars/Olympus' },
+      ['tz'],
+      'tz "Mars/Olympus" is not a known IANA time zone (for example UTC, Europe/Paris, America/New_York)',
+    ],
   ];
   for (const [input, path, message] of cases) {
     const result = cronScheduleSchema.safeParse(input);
     assert.is(result.success, false);
-    assert.equal(result.error?.issues.map((i) => [i.path, i.message]), [[path, message]]);
+    assert.equal(
+      result.error?.issues.map((i) => [i.path, i.message]),
+      [[path, message]],
+    );
   }
 });
 

@@ -8,7 +8,7 @@ import { buildBundle, events, open, shot, signedIn, toolCall, withBrowser } from
 
 buildBundle();
 
-test('chat: a sanitized reply, a refused tool shown in red with the model\'s text before it, the same conversation after a reload, and each reply linking its turn view (axis, legend, a tooltip with tokens, rerun)', async () => {
+test("chat: a sanitized reply, a refused tool shown in red with the model's text before it, the same conversation after a reload, and each reply linking its turn view (axis, legend, a tooltip with tokens, rerun)", async () => {
   await withBrowser({}, async (dashboard, browser) => {
     const page = await (await signedIn(browser, dashboard)).newPage();
     const problems = watchViolations(page);
@@ -24,7 +24,9 @@ test('chat: a sanitized reply, a refused tool shown in red with the model\'s tex
     assert.is(await first.textContent(), 'Hello there <img src=x onerror=alert(1)> code');
     assert.is(await first.locator('img').count(), 0);
 
-    dashboard.vendor.reply(toolCall('call_1', 'exec', { command: 'rm -rf / --no-preserve-root' }, 'I will clean the disk.'));
+    dashboard.vendor.reply(
+      toolCall('call_1', 'exec', { command: 'rm -rf / --no-preserve-root' }, 'I will clean the disk.'),
+    );
     replyStreamed(dashboard.vendor, ['That command was refused.']);
     await page.fill('#chat-input', 'clean up everything');
     await page.click('#chat-send');
@@ -35,14 +37,18 @@ test('chat: a sanitized reply, a refused tool shown in red with the model\'s tex
     assert.is(await failed.count(), 1);
     assert.is(await failed.locator('.step-error').textContent(), refused?.data.content);
     assert.is(await page.locator('.step.text').textContent(), 'I will clean the disk.');
-    const before = await page.evaluate(() => document.getElementById('chat-log')?.innerText);
+    const before = await page.evaluate(() => document.getElementById('chat-log')?.textContent);
     await failed.locator('summary').click();
     assert.is(await failed.locator('pre.result').textContent(), refused?.data.content);
     await shot(page, 'chat');
 
     await page.reload();
     await page.waitForFunction(() => document.querySelectorAll('#chat-log .bubble.assistant').length === 2);
-    assert.is(await page.evaluate(() => document.getElementById('chat-log')?.innerText), before, 'the reloaded page shows the same conversation');
+    assert.is(
+      await page.evaluate(() => document.getElementById('chat-log')?.textContent),
+      before,
+      'the reloaded page shows the same conversation',
+    );
     assert.is(await page.locator('.step.tool.is-failed .step-error').textContent(), refused?.data.content);
 
     const [started] = await events<'turn.started'>(dashboard, 'type=turn.started&limit=1');
@@ -52,13 +58,25 @@ test('chat: a sanitized reply, a refused tool shown in red with the model\'s tex
     await page.waitForSelector('#waterfall .wf-row.model');
     const ticks = await page.locator('#waterfall .wf-tick').allTextContents();
     assert.ok(ticks.length >= 2 && ticks[0] === '0 ms', `axis ticks ${ticks.join(', ')}`);
-    assert.equal(await page.locator('#waterfall .wf-legend li').allTextContents(), ['building the prompt', 'model call', 'streamed answer', 'tool call', 'failed']);
-    assert.equal(await page.locator('#waterfall .wf-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-kind'))), ['prompt', 'model', 'chunks', 'tool', 'model', 'chunks']);
+    assert.equal(await page.locator('#waterfall .wf-legend li').allTextContents(), [
+      'building the prompt',
+      'model call',
+      'streamed answer',
+      'tool call',
+      'failed',
+    ]);
+    assert.equal(
+      await page.locator('#waterfall .wf-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-kind'))),
+      ['prompt', 'model', 'chunks', 'tool', 'model', 'chunks'],
+    );
     await page.hover('#waterfall .wf-row.model');
     await page.waitForSelector('#tooltip:not([hidden])');
     assert.is(await page.textContent('#tooltip .tip-tokens'), 'tokens: 12 in / 5 out');
     await shot(page, 'turn-tooltip', false);
-    assert.is(await page.textContent('#turn-conversation .exchange.tool h3'), `✗ exec · ${refused?.data.content.length} chars`);
+    assert.is(
+      await page.textContent('#turn-conversation .exchange.tool h3'),
+      `✗ exec · ${refused?.data.content.length} chars`,
+    );
     await page.click('#rerun');
     await page.waitForSelector('#rerun-result .rerun');
     assert.is(await page.textContent('#rerun-result'), 'identical: this build records the same 8 events');
@@ -70,13 +88,45 @@ test('chat: a sanitized reply, a refused tool shown in red with the model\'s tex
 test('turn view: a rerun that diverges shows both sides and marks the recorded event', async () => {
   await withBrowser({}, async (dashboard, browser) => {
     const keys = { agent: 'main', session: 's_diverge', turn: 't_diverge' };
-    const settings = { model_name: 'fast', stream: false, max_tool_iterations: 5, loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 } };
-    dashboard.host.publish({ ...keys, type: 'turn.started', data: { message_id: 'm1', channel: 'pico', chat: 'direct:x', text: 'hello', session_key: 'v=1|agent=main|channel=pico|account=web|chat=direct:x', settings } });
-    dashboard.host.publish({ ...keys, type: 'prompt.built', data: { system: 'sys', messages: [{ role: 'user', content: 'hello' }], tools: [] } });
-    dashboard.host.publish({ ...keys, type: 'provider.requested', data: { model_name: 'fast', stream: false, iteration: 1, message_count: 1 } });
-    dashboard.host.publish({ ...keys, type: 'provider.responded', data: { text: 'the answer', tool_calls: [], usage: { input_tokens: 3, output_tokens: 2 }, iteration: 1 } });
+    const settings = {
+      model_name: 'fast',
+      stream: false,
+      max_tool_iterations: 5,
+      loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 },
+    };
+    dashboard.host.publish({
+      ...keys,
+      type: 'turn.started',
+      data: {
+        message_id: 'm1',
+        channel: 'pico',
+        chat: 'direct:x',
+        text: 'hello',
+        session_key: 'v=1|agent=main|channel=pico|account=web|chat=direct:x',
+        settings,
+      },
+    });
+    dashboard.host.publish({
+      ...keys,
+      type: 'prompt.built',
+      data: { system: 'sys', messages: [{ role: 'user', content: 'hello' }], tools: [] },
+    });
+    dashboard.host.publish({
+      ...keys,
+      type: 'provider.requested',
+      data: { model_name: 'fast', stream: false, iteration: 1, message_count: 1 },
+    });
+    dashboard.host.publish({
+      ...keys,
+      type: 'provider.responded',
+      data: { text: 'the answer', tool_calls: [], usage: { input_tokens: 3, output_tokens: 2 }, iteration: 1 },
+    });
     // What an older build recorded: a reply that is not the answer's text.
-    const ending = dashboard.host.publish({ ...keys, type: 'turn.completed', data: { reply: 'another reply', iterations: 1 } });
+    const ending = dashboard.host.publish({
+      ...keys,
+      type: 'turn.completed',
+      data: { reply: 'another reply', iterations: 1 },
+    });
     assert.ok(ending);
     await dashboard.host.log()?.committed();
     const [completed] = await events<'turn.completed'>(dashboard, 'turn=t_diverge&type=turn.completed');
@@ -85,10 +135,22 @@ test('turn view: a rerun that diverges shows both sides and marks the recorded e
     await open(page, dashboard, 'turn/t_diverge', '#rerun');
     await page.click('#rerun');
     await page.waitForSelector('#rerun-result .rerun.diverged');
-    assert.is(await page.textContent('#rerun-result .rerun.diverged p'), `Diverges at recorded event 4 (#${completed?.seq}, turn.completed)`);
-    assert.equal(await page.locator('.diff-side:first-child .changed').allTextContents(), ['    "reply": "another reply",\n']);
-    assert.equal(await page.locator('.diff-side:last-child .changed').allTextContents(), ['    "reply": "the answer",\n']);
-    assert.equal(await page.locator('#turn-events .event-row.diverged').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-seq'))), [String(completed?.seq)]);
+    assert.is(
+      await page.textContent('#rerun-result .rerun.diverged p'),
+      `Diverges at recorded event 4 (#${completed?.seq}, turn.completed)`,
+    );
+    assert.equal(await page.locator('.diff-side:first-child .changed').allTextContents(), [
+      '    "reply": "another reply",\n',
+    ]);
+    assert.equal(await page.locator('.diff-side:last-child .changed').allTextContents(), [
+      '    "reply": "the answer",\n',
+    ]);
+    assert.equal(
+      await page
+        .locator('#turn-events .event-row.diverged')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-seq'))),
+      [String(completed?.seq)],
+    );
     await shot(page, 'turn-diverged');
   });
 });
@@ -98,7 +160,13 @@ test('banners by state: the first run asks for a model and the form goes once it
     const page = await (await signedIn(browser, dashboard)).newPage();
     await open(page, dashboard, 'chat', '#banner-setup #onboard-form');
     await shot(page, 'chat-first-run');
-    const fields: Record<string, string> = { model_name: 'first', provider: 'openai', model: 'gpt-test', api_base: `${dashboard.vendor.url}/v1`, api_key: 'sk-first-key-00000001' };
+    const fields: Record<string, string> = {
+      model_name: 'first',
+      provider: 'openai',
+      model: 'gpt-test',
+      api_base: `${dashboard.vendor.url}/v1`,
+      api_key: 'sk-first-key-00000001',
+    };
     for (const [name, value] of Object.entries(fields)) await page.fill(`#onboard-${name}`, value);
     dashboard.vendor.reply(completion({ content: 'OK' }));
     await page.click('#onboard-save');

@@ -10,7 +10,9 @@ import { completionStreamText, sse } from '../support/vendor-chat-completions.js
 
 /** Builds web/dist once per test file, as `npm run build` does. */
 export function buildBundle(): void {
-  const build = spawnSync(process.execPath, [fileURLToPath(new URL('../../web/build.mjs', import.meta.url))], { encoding: 'utf8' });
+  const build = spawnSync(process.execPath, [fileURLToPath(new URL('../../web/build.mjs', import.meta.url))], {
+    encoding: 'utf8',
+  });
   if (build.status !== 0) throw new Error(`the dashboard bundle did not build: ${build.stderr}`);
 }
 
@@ -32,13 +34,18 @@ export async function open(page: Page, dashboard: Dashboard, hash: string, ready
 }
 
 /** `tests/output/screenshots/dashboard-<name>.png` (git-ignored). */
-export const shot = (page: Page, name: string, fullPage = true) => page.screenshot({ path: `${SCREENSHOTS}dashboard-${name}.png`, fullPage });
+export const shot = (page: Page, name: string, fullPage = true) =>
+  page.screenshot({ path: `${SCREENSHOTS}dashboard-${name}.png`, fullPage });
 
 /** How far the page is wider than the window (0 when nothing overflows sideways). */
-export const overflow = (page: Page): Promise<number> => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+export const overflow = (page: Page): Promise<number> =>
+  page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 
 /** A dashboard and a Chromium for one test, both closed however it ends. */
-export async function withBrowser(options: DashboardOptions, body: (dashboard: Dashboard, browser: Browser) => Promise<void>): Promise<void> {
+export async function withBrowser(
+  options: DashboardOptions,
+  body: (dashboard: Dashboard, browser: Browser) => Promise<void>,
+): Promise<void> {
   const dashboard = await startDashboard(options);
   let browser: Browser | undefined;
   try {
@@ -52,9 +59,24 @@ export async function withBrowser(options: DashboardOptions, body: (dashboard: D
 
 /** A streamed answer that calls one tool, after some text when given. */
 export const toolCall = (id: string, name: string, args: Record<string, unknown>, text = '') =>
-  sse([completionStreamText([...(text ? [{ content: text }] : []), { tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }], 'tool_calls')]);
+  sse([
+    completionStreamText(
+      [
+        ...(text ? [{ content: text }] : []),
+        { tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] },
+      ],
+      'tool_calls',
+    ),
+  ]);
 
 /** The dashboard API's `/api/events` answer for this query. */
-export async function events<T extends Envelope['type']>(dashboard: Dashboard, query: string): Promise<Array<Extract<Envelope, { type: T }>>> {
-  return ((await call(dashboard.launcher, `/api/events?${query}`, { cookie: dashboard.cookie })).body as { events: Array<Extract<Envelope, { type: T }>> }).events;
+export async function events<T extends Envelope['type']>(
+  dashboard: Dashboard,
+  query: string,
+): Promise<Array<Extract<Envelope, { type: T }>>> {
+  return (
+    (await call(dashboard.launcher, `/api/events?${query}`, { cookie: dashboard.cookie })).body as {
+      events: Array<Extract<Envelope, { type: T }>>;
+    }
+  ).events;
 }

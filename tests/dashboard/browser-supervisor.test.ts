@@ -15,7 +15,9 @@ test('machines: the gateway shows its regions, a channel added to the config app
     const page = await (await signedIn(browser, dashboard)).newPage();
     const problems = watchViolations(page);
     await open(page, dashboard, 'machines', '[data-actor="gateway"] .context');
-    await page.waitForFunction(() => document.querySelector('[data-actor="gateway"] .context')?.textContent?.includes('engine loaded'));
+    await page.waitForFunction(() =>
+      document.querySelector('[data-actor="gateway"] .context')?.textContent?.includes('engine loaded'),
+    );
     assert.is(await page.textContent('[data-actor="gateway"] .context'), 'engine loaded · schedule on · config idle');
     assert.is(await page.getAttribute('[data-actor="gateway"]', 'data-state'), 'running');
 
@@ -23,7 +25,11 @@ test('machines: the gateway shows its regions, a channel added to the config app
     const path = join(dashboard.home.home, 'config.json');
     const config = JSON.parse(readFileSync(path, 'utf8')) as { channel_list: Record<string, unknown> };
     const closed = await freePort();
-    config.channel_list.tg = { enabled: true, type: 'telegram', settings: { token: '123:abc', base_url: `http://127.0.0.1:${closed}` } };
+    config.channel_list.tg = {
+      enabled: true,
+      type: 'telegram',
+      settings: { token: '123:abc', base_url: `http://127.0.0.1:${closed}` },
+    };
     writeFileSync(path, JSON.stringify(config, null, 2));
     await page.waitForSelector('[data-actor="channel:tg"] .reason.bad', { timeout: 20_000 });
     assert.is(await page.getAttribute('[data-actor="channel:web"]', 'data-state'), 'connected');
@@ -31,7 +37,10 @@ test('machines: the gateway shows its regions, a channel added to the config app
     await page.click('[data-actor="gateway"] .card-links a:has-text("history")');
     await page.waitForSelector('#actor-detail #detail-history li');
     const moves = await page.locator('#detail-history li').allTextContents();
-    assert.ok(moves.some((m) => / on reload · #\d+$/.test(m)), `a move on reload among ${JSON.stringify(moves)}`);
+    assert.ok(
+      moves.some((m) => / on reload · #\d+$/.test(m)),
+      `a move on reload among ${JSON.stringify(moves)}`,
+    );
     assert.equal(problems, [], 'no script errors and no CSP violations');
   });
 });

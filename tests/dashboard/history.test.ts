@@ -9,12 +9,21 @@ import { chatSocket, replyStreamed, startDashboard, type Dashboard, type Frame }
 import { eventually } from '../support/eventually.js';
 import { completionStreamText, sse } from '../support/vendor-chat-completions.js';
 
-const get = async <T>(dashboard: Dashboard, path: string): Promise<T> => (await call(dashboard.launcher, path, { cookie: dashboard.cookie })).body as T;
+const get = async <T>(dashboard: Dashboard, path: string): Promise<T> =>
+  (await call(dashboard.launcher, path, { cookie: dashboard.cookie })).body as T;
 
 const toolCall = (id: string, name: string, args: Record<string, unknown>, text = '') =>
-  sse([completionStreamText([...(text ? [{ content: text }] : []), { tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }], 'tool_calls')]);
+  sse([
+    completionStreamText(
+      [
+        ...(text ? [{ content: text }] : []),
+        { tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] },
+      ],
+      'tool_calls',
+    ),
+  ]);
 
-test('/api/chat/history: the web chat\'s conversation as the model sees it, each turn\'s steps (text between calls, tool calls with results), empty after /clear', async () => {
+test("/api/chat/history: the web chat's conversation as the model sees it, each turn's steps (text between calls, tool calls with results), empty after /clear", async () => {
   const dashboard = await startDashboard();
   try {
     const chat = await chatSocket(dashboard);
@@ -24,27 +33,59 @@ test('/api/chat/history: the web chat\'s conversation as the model sees it, each
     replyStreamed(dashboard.vendor, ['Done looking.']);
     await chat.send('look around', 'webhist');
     const history = await get<Transcript>(dashboard, '/api/chat/history?session_id=webhist');
-    const started = (await get<{ events: Array<Envelope<'turn.started'>> }>(dashboard, '/api/events?type=turn.started&order=asc')).events;
+    const started = (
+      await get<{ events: Array<Envelope<'turn.started'>> }>(dashboard, '/api/events?type=turn.started&order=asc')
+    ).events;
     const [first, second] = started.map((e) => e.turn ?? '');
     assert.is(history.session, started[0]?.session);
-    assert.equal(history.messages.map((m) => [m.message.role, m.message.content, m.turn, m.outcome ?? null]), [
-      ['user', 'hello', first, null], ['assistant', 'Hi there', first, 'completed'],
-      ['user', 'look around', second, null], ['assistant', 'Done looking.', second, 'completed'],
-    ]);
-    const listed = (await get<{ events: Array<Envelope<'tool.completed'>> }>(dashboard, `/api/events?turn=${second}&type=tool.completed`)).events[0];
+    assert.equal(
+      history.messages.map((m) => [m.message.role, m.message.content, m.turn, m.outcome ?? null]),
+      [
+        ['user', 'hello', first, null],
+        ['assistant', 'Hi there', first, 'completed'],
+        ['user', 'look around', second, null],
+        ['assistant', 'Done looking.', second, 'completed'],
+      ],
+    );
+    const listed = (
+      await get<{ events: Array<Envelope<'tool.completed'>> }>(
+        dashboard,
+        `/api/events?turn=${second}&type=tool.completed`,
+      )
+    ).events[0];
     assert.equal(history.steps, {
       [first ?? '']: [],
       [second ?? '']: [
         { kind: 'text', text: 'Looking first.' },
-        { kind: 'tool', call_id: 'call_1', name: 'list_dir', arguments: '{"path":"."}', ok: true, content: listed?.data.content, chars: listed?.data.content.length },
+        {
+          kind: 'tool',
+          call_id: 'call_1',
+          name: 'list_dir',
+          arguments: '{"path":"."}',
+          ok: true,
+          content: listed?.data.content,
+          chars: listed?.data.content.length,
+        },
       ],
     });
-    assert.equal(await get(dashboard, '/api/chat/history?session_id=nobody'), { session: null, summary: null, messages: [], steps: {} });
-    assert.equal(await get(dashboard, '/api/chat/history?session_id=a%20b'), errorBody('bad_query', 'session_id must be 1–64 letters, digits, _ or -'));
+    assert.equal(await get(dashboard, '/api/chat/history?session_id=nobody'), {
+      session: null,
+      summary: null,
+      messages: [],
+      steps: {},
+    });
+    assert.equal(
+      await get(dashboard, '/api/chat/history?session_id=a%20b'),
+      errorBody('bad_query', 'session_id must be 1–64 letters, digits, _ or -'),
+    );
 
     await chat.send('/clear', 'webhist');
     chat.socket.close();
-    assert.equal((await get<Transcript>(dashboard, '/api/chat/history?session_id=webhist')).messages, [], 'the model forgot it, so the page does too');
+    assert.equal(
+      (await get<Transcript>(dashboard, '/api/chat/history?session_id=webhist')).messages,
+      [],
+      'the model forgot it, so the page does too',
+    );
   } finally {
     await dashboard.close();
   }
@@ -61,42 +102,92 @@ test('/api/sessions lists each session by channel, chat, sender and agent with c
     await chat.send('second', 'webrows');
     chat.socket.close();
     const { sessions } = await get<{ sessions: SessionRow[] }>(dashboard, '/api/sessions');
-    const started = (await get<{ events: Array<Envelope<'turn.started'>> }>(dashboard, '/api/events?type=turn.started&order=asc')).events;
+    const started = (
+      await get<{ events: Array<Envelope<'turn.started'>> }>(dashboard, '/api/events?type=turn.started&order=asc')
+    ).events;
     const row = sessions[0];
     assert.equal(sessions.length, 1);
-    assert.equal({ ...row, first_at: 0, last_at: 0 }, {
-      session: started[0]?.session,
-      session_key: 'v=1|agent=main|channel=pico|account=web|chat=direct:webrows',
-      agent: 'main', channel: 'pico', chat: 'direct:webrows', sender: 'web',
-      turns: 2, messages: 4, model_calls: 3, input_tokens: 36, cached_input_tokens: 0, output_tokens: 15, cost_usd: 0, unpriced_calls: 3,
-      first_at: 0, last_at: 0, last_turn: started[1]?.turn, last_text: 'two',
-    });
-    const detail = await get<{ about: SessionRow; turns: TurnRow[]; messages: unknown[] }>(dashboard, `/api/sessions/${row?.session}`);
+    assert.equal(
+      { ...row, first_at: 0, last_at: 0 },
+      {
+        session: started[0]?.session,
+        session_key: 'v=1|agent=main|channel=pico|account=web|chat=direct:webrows',
+        agent: 'main',
+        channel: 'pico',
+        chat: 'direct:webrows',
+        sender: 'web',
+        turns: 2,
+        messages: 4,
+        model_calls: 3,
+        input_tokens: 36,
+        cached_input_tokens: 0,
+        output_tokens: 15,
+        cost_usd: 0,
+        unpriced_calls: 3,
+        first_at: 0,
+        last_at: 0,
+        last_turn: started[1]?.turn,
+        last_text: 'two',
+      },
+    );
+    const detail = await get<{ about: SessionRow; turns: TurnRow[]; messages: unknown[] }>(
+      dashboard,
+      `/api/sessions/${row?.session}`,
+    );
     assert.equal(detail.about, row);
-    assert.equal(detail.turns.map((t) => [t.turn, t.text, t.outcome, t.model_calls, t.input_tokens, t.output_tokens, t.cost_usd, t.unpriced_calls]), [
-      [started[1]?.turn, 'second', 'completed', 2, 24, 10, 0, 2],
-      [started[0]?.turn, 'first', 'completed', 1, 12, 5, 0, 1],
-    ]);
+    assert.equal(
+      detail.turns.map((t) => [
+        t.turn,
+        t.text,
+        t.outcome,
+        t.model_calls,
+        t.input_tokens,
+        t.output_tokens,
+        t.cost_usd,
+        t.unpriced_calls,
+      ]),
+      [
+        [started[1]?.turn, 'second', 'completed', 2, 24, 10, 0, 2],
+        [started[0]?.turn, 'first', 'completed', 1, 12, 5, 0, 1],
+      ],
+    );
     assert.is(detail.messages.length, 4);
-    assert.equal(await get(dashboard, '/api/sessions/sk_v1_missing'), errorBody('session_not_found', 'no session sk_v1_missing in the event log'));
+    assert.equal(
+      await get(dashboard, '/api/sessions/sk_v1_missing'),
+      errorBody('session_not_found', 'no session sk_v1_missing in the event log'),
+    );
   } finally {
     await dashboard.close();
   }
 });
 
-test('/api/actors places each actor in the tree (turn → session → agent → gateway), with the session\'s key, the turn\'s message and each move\'s origin', async () => {
+test("/api/actors places each actor in the tree (turn → session → agent → gateway), with the session's key, the turn's message and each move's origin", async () => {
   const dashboard = await startDashboard();
   try {
     const chat = await chatSocket(dashboard);
     replyStreamed(dashboard.vendor, ['hi']);
     await chat.send('hello tree', 'webtree');
     chat.socket.close();
-    const { actors } = await get<{ actors: Array<Omit<ActorView, 'history'> & { from?: string }> }>(dashboard, '/api/actors');
-    const [started] = (await get<{ events: Array<Envelope<'turn.started'>> }>(dashboard, '/api/events?type=turn.started')).events;
+    const { actors } = await get<{ actors: Array<Omit<ActorView, 'history'> & { from?: string }> }>(
+      dashboard,
+      '/api/actors',
+    );
+    const [started] = (
+      await get<{ events: Array<Envelope<'turn.started'>> }>(dashboard, '/api/events?type=turn.started')
+    ).events;
     const byMachine = Object.fromEntries(actors.map((a) => [a.machine, a]));
-    assert.equal([byMachine.turn?.parent, byMachine.turn?.text, byMachine.turn?.from, byMachine.turn?.state], [`session:${started?.session}`, 'hello tree', 'calling_model', 'done']);
-    assert.equal([byMachine.session?.parent, byMachine.session?.session_key], ['agent:main', 'v=1|agent=main|channel=pico|account=web|chat=direct:webtree']);
-    assert.equal([byMachine.agent?.parent, byMachine.channel?.parent, byMachine.heartbeat?.parent, byMachine.gateway?.parent], ['gateway', 'gateway', 'gateway', undefined]);
+    assert.equal(
+      [byMachine.turn?.parent, byMachine.turn?.text, byMachine.turn?.from, byMachine.turn?.state],
+      [`session:${started?.session}`, 'hello tree', 'calling_model', 'done'],
+    );
+    assert.equal(
+      [byMachine.session?.parent, byMachine.session?.session_key],
+      ['agent:main', 'v=1|agent=main|channel=pico|account=web|chat=direct:webtree'],
+    );
+    assert.equal(
+      [byMachine.agent?.parent, byMachine.channel?.parent, byMachine.heartbeat?.parent, byMachine.gateway?.parent],
+      ['gateway', 'gateway', 'gateway', undefined],
+    );
   } finally {
     await dashboard.close();
   }
@@ -105,11 +196,25 @@ test('/api/actors places each actor in the tree (turn → session → agent → 
 test('/api/machines: each chart lists its moves with their targets and guards, read from the machine definition', async () => {
   const dashboard = await startDashboard();
   try {
-    type Chart = { initial?: string; transitions: Array<{ event: string; target?: string; guards: string[] }>; states: Array<{ key: string; final: boolean; transitions: Array<{ event: string; target?: string; guards: string[] }> }> };
+    type Chart = {
+      initial?: string;
+      transitions: Array<{ event: string; target?: string; guards: string[] }>;
+      states: Array<{
+        key: string;
+        final: boolean;
+        transitions: Array<{ event: string; target?: string; guards: string[] }>;
+      }>;
+    };
     const { machines } = await get<{ machines: Record<string, Chart> }>(dashboard, '/api/machines');
     const turn = machines.turn;
     assert.is(turn?.initial, 'building_prompt');
-    assert.equal(turn?.transitions.map((t) => [t.event, t.target]), [['STOP', 'stopped'], ['ABORT', 'aborted']]);
+    assert.equal(
+      turn?.transitions.map((t) => [t.event, t.target]),
+      [
+        ['STOP', 'stopped'],
+        ['ABORT', 'aborted'],
+      ],
+    );
     // The model call is an invoked actor: its answer is the actor's done event, its failure its error event.
     assert.equal(turn?.states.find((s) => s.key === 'calling_model')?.transitions, [
       { event: 'xstate.done.actor.model', target: 'running_tool', guards: ['callsUnchecked'] },
@@ -121,20 +226,25 @@ test('/api/machines: each chart lists its moves with their targets and guards, r
       { event: 'LOOP_CHECKED', target: 'stopped', guards: ['loopStops'] },
       { event: 'LOOP_CHECKED', target: 'running_tool', guards: [] },
     ]);
-    assert.equal(machines.gateway?.states.map((s) => [s.key, s.final, s.transitions.map((t) => `${t.event}>${t.target}`)]), [
-      ['starting', false, ['xstate.done.actor.start>running', 'xstate.error.actor.start>stopped']],
-      ['running', false, ['STOP>draining']],
-      ['draining', false, ['xstate.done.actor.drain>stopped', 'xstate.error.actor.drain>stopped']],
-      ['stopped', true, []],
-    ]);
+    assert.equal(
+      machines.gateway?.states.map((s) => [s.key, s.final, s.transitions.map((t) => `${t.event}>${t.target}`)]),
+      [
+        ['starting', false, ['xstate.done.actor.start>running', 'xstate.error.actor.start>stopped']],
+        ['running', false, ['STOP>draining']],
+        ['draining', false, ['xstate.done.actor.drain>stopped', 'xstate.error.actor.drain>stopped']],
+        ['stopped', true, []],
+      ],
+    );
   } finally {
     await dashboard.close();
   }
 });
 
-test('/api/live says the gateway\'s status first and at each change: a restart streams stopping, stopped, starting, running', async () => {
+test("/api/live says the gateway's status first and at each change: a restart streams stopping, stopped, starting, running", async () => {
   const dashboard = await startDashboard();
-  const socket = new WebSocket(`${dashboard.launcher.url.replace('http', 'ws')}/api/live`, { headers: { cookie: dashboard.cookie, origin: dashboard.launcher.url } });
+  const socket = new WebSocket(`${dashboard.launcher.url.replace('http', 'ws')}/api/live`, {
+    headers: { cookie: dashboard.cookie, origin: dashboard.launcher.url },
+  });
   try {
     const states: string[] = [];
     socket.on('message', (data) => {
@@ -151,7 +261,7 @@ test('/api/live says the gateway\'s status first and at each change: a restart s
   }
 });
 
-test('a chat socket that pings with a session id gets that session\'s replies, so a reopened page sees a turn that was running', async () => {
+test("a chat socket that pings with a session id gets that session's replies, so a reopened page sees a turn that was running", async () => {
   const dashboard = await startDashboard();
   const url = `${dashboard.launcher.url.replace('http', 'ws')}/pico/ws`;
   const watcher = new WebSocket(url, { headers: { cookie: dashboard.cookie, origin: dashboard.launcher.url } });
@@ -164,18 +274,33 @@ test('a chat socket that pings with a session id gets that session\'s replies, s
     replyStreamed(dashboard.vendor, ['Seen ', 'twice']);
     await chat.send('hello', 'webjoin');
     chat.socket.close();
-    assert.equal(seen[0], { type: 'pong', id: 'p1', session_id: 'webjoin', timestamp: (seen[0] as { timestamp?: number }).timestamp, payload: {} } as Frame);
-    assert.equal(seen.slice(1).map((f) => [f.type, f.payload.content ?? null]), [
-      ['typing.start', null], ['message.create', 'Seen '], ['message.update', 'Seen twice'], ['typing.stop', null],
-    ]);
+    assert.equal(seen[0], {
+      type: 'pong',
+      id: 'p1',
+      session_id: 'webjoin',
+      timestamp: (seen[0] as { timestamp?: number }).timestamp,
+      payload: {},
+    } as Frame);
+    assert.equal(
+      seen.slice(1).map((f) => [f.type, f.payload.content ?? null]),
+      [
+        ['typing.start', null],
+        ['message.create', 'Seen '],
+        ['message.update', 'Seen twice'],
+        ['typing.stop', null],
+      ],
+    );
   } finally {
     watcher.close();
     await dashboard.close();
   }
 });
 
-test('exec runs from the dashboard chat (the owner\'s local channel); an entry with settings.trusted false is remote and exec is refused', async () => {
-  for (const [trusted, ok] of [[undefined, true], [false, false]] as const) {
+test("exec runs from the dashboard chat (the owner's local channel); an entry with settings.trusted false is remote and exec is refused", async () => {
+  for (const [trusted, ok] of [
+    [undefined, true],
+    [false, false],
+  ] as const) {
     const settings = { streaming: { enabled: true }, ...(trusted === undefined ? {} : { trusted }) };
     const dashboard = await startDashboard({ channels: { web: { enabled: true, type: 'pico', settings } } });
     try {
@@ -184,7 +309,9 @@ test('exec runs from the dashboard chat (the owner\'s local channel); an entry w
       const chat = await chatSocket(dashboard);
       await chat.send('run it');
       chat.socket.close();
-      const [completed] = (await get<{ events: Array<Envelope<'tool.completed'>> }>(dashboard, '/api/events?type=tool.completed')).events;
+      const [completed] = (
+        await get<{ events: Array<Envelope<'tool.completed'>> }>(dashboard, '/api/events?type=tool.completed')
+      ).events;
       assert.is(completed?.data.ok, ok, `trusted ${String(trusted)}: ${completed?.data.content}`);
       if (ok) assert.match(completed?.data.content ?? '', 'from-the-dashboard');
       else assert.match(completed?.data.content ?? '', 'exec is not allowed from remote channels');

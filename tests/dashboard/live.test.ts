@@ -19,7 +19,9 @@ function nextEvent(socket: WebSocket, type: string): Promise<Envelope> {
 
 test('/api/live streams each bus event as {"type":"event","event"} and keeps streaming across a gateway restart', async () => {
   const dashboard = await startDashboard();
-  const socket = new WebSocket(`${dashboard.launcher.url.replace('http', 'ws')}/api/live`, { headers: { cookie: dashboard.cookie, origin: dashboard.launcher.url } });
+  const socket = new WebSocket(`${dashboard.launcher.url.replace('http', 'ws')}/api/live`, {
+    headers: { cookie: dashboard.cookie, origin: dashboard.launcher.url },
+  });
   try {
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
     const first = nextEvent(socket, 'heartbeat.ticked');

@@ -10,7 +10,8 @@ import { everythingStdio } from '../support/mcp-servers.js';
 
 type Actors = { actors: Array<Omit<ActorView, 'history'>> };
 
-const get = async <T>(dashboard: Dashboard, path: string): Promise<T> => (await call(dashboard.launcher, path, { cookie: dashboard.cookie })).body as T;
+const get = async <T>(dashboard: Dashboard, path: string): Promise<T> =>
+  (await call(dashboard.launcher, path, { cookie: dashboard.cookie })).body as T;
 
 /** Polls `/api/actors/:id` until the actor reaches `state` (the MCP server connects in the background). */
 async function reached(dashboard: Dashboard, actor: string, state: string): Promise<ActorView> {
@@ -34,7 +35,9 @@ test('after a chat /api/actors lists the gateway, its heartbeat, the web channel
     await chat.send('hello');
     chat.socket.close();
     const { actors } = await get<Actors>(dashboard, '/api/actors');
-    const byMachine = Object.fromEntries(actors.map((a) => [a.machine, [a.actor.replace(/:(sk_v1_[0-9a-f]+|t_[0-9a-z]+)$/, ':*'), a.state]]));
+    const byMachine = Object.fromEntries(
+      actors.map((a) => [a.machine, [a.actor.replace(/:(sk_v1_[0-9a-f]+|t_[0-9a-z]+)$/, ':*'), a.state]]),
+    );
     assert.equal(byMachine, {
       gateway: ['gateway', 'running'],
       heartbeat: ['heartbeat', 'waiting'],
@@ -44,26 +47,52 @@ test('after a chat /api/actors lists the gateway, its heartbeat, the web channel
       turn: ['turn:*', 'done'],
     });
     const { machines } = await get<{ machines: Record<string, ChartNode> }>(dashboard, '/api/machines');
-    assert.equal(Object.keys(byMachine).filter((machine) => !machines[machine]), [], 'every listed machine has a chart');
+    assert.equal(
+      Object.keys(byMachine).filter((machine) => !machines[machine]),
+      [],
+      'every listed machine has a chart',
+    );
     const channel = await get<ActorView & { chart: ChartNode | null }>(dashboard, '/api/actors/channel:web');
     assert.equal(stateKeys(channel.chart), ['stopped', 'starting', 'connected', 'failed', 'refused']);
-    assert.equal(channel.history.map((m) => [m.from ?? null, m.to, m.event]), [[null, 'stopped', 'xstate.init'], ['stopped', 'starting', 'START'], ['starting', 'connected', 'CONNECTED']]);
+    assert.equal(
+      channel.history.map((m) => [m.from ?? null, m.to, m.event]),
+      [
+        [null, 'stopped', 'xstate.init'],
+        ['stopped', 'starting', 'START'],
+        ['starting', 'connected', 'CONNECTED'],
+      ],
+    );
   } finally {
     await dashboard.close();
   }
 });
 
 test('an MCP server is an mcp_server actor: idle, connecting, connected, with its chart', async () => {
-  const dashboard = await startDashboard({ tools: { mcp: { enabled: true, servers: { everything: everythingStdio() } } } });
+  const dashboard = await startDashboard({
+    tools: { mcp: { enabled: true, servers: { everything: everythingStdio() } } },
+  });
   try {
     const server = await reached(dashboard, 'mcp:everything', 'connected');
-    assert.equal([server.machine, server.history.at(-1)?.from, server.history.at(-1)?.event], ['mcp_server', 'connecting', 'CONNECTED']);
+    assert.equal(
+      [server.machine, server.history.at(-1)?.from, server.history.at(-1)?.event],
+      ['mcp_server', 'connecting', 'CONNECTED'],
+    );
     // The first move happens while the runtime starts, before the dashboard follows its bus: the log has it.
-    const logged = (await get<{ events: Array<Envelope<'actor.transitioned'>> }>(dashboard, '/api/events?type=actor.transitioned&order=asc&limit=1000')).events;
-    assert.equal(logged.filter((e) => e.data.actor === 'mcp:everything').map((e) => [e.data.from ?? null, e.data.to, e.data.event]), [
-      ['idle', 'connecting', 'CONNECT'],
-      ['connecting', 'connected', 'CONNECTED'],
-    ]);
+    const logged = (
+      await get<{ events: Array<Envelope<'actor.transitioned'>> }>(
+        dashboard,
+        '/api/events?type=actor.transitioned&order=asc&limit=1000',
+      )
+    ).events;
+    assert.equal(
+      logged
+        .filter((e) => e.data.actor === 'mcp:everything')
+        .map((e) => [e.data.from ?? null, e.data.to, e.data.event]),
+      [
+        ['idle', 'connecting', 'CONNECT'],
+        ['connecting', 'connected', 'CONNECTED'],
+      ],
+    );
     const { machines } = await get<{ machines: Record<string, ChartNode> }>(dashboard, '/api/machines');
     assert.equal(stateKeys(machines.mcp_server ?? null), ['idle', 'connecting', 'connected', 'failed', 'disabled']);
     assert.equal(stateKeys(machines.cron ?? null)?.includes('scheduled'), true);

@@ -7,7 +7,13 @@ import { startDashboard } from '../support/dashboard-harness.js';
 import { completion } from '../support/vendor-chat-completions.js';
 import { json } from '../support/vendor-server.js';
 
-const form = (apiBase: string) => ({ model_name: 'first', provider: 'openai', model: 'gpt-test', api_base: apiBase, api_key: 'sk-first-key-00000001' });
+const form = (apiBase: string) => ({
+  model_name: 'first',
+  provider: 'openai',
+  model: 'gpt-test',
+  api_base: apiBase,
+  api_key: 'sk-first-key-00000001',
+});
 
 test('first run: with no config the model form saves the model, restarts the gateway and tests it with one request', async () => {
   const dashboard = await startDashboard({ configured: false });
@@ -16,12 +22,26 @@ test('first run: with no config the model form saves the model, restarts the gat
     assert.equal((await call(dashboard.launcher, '/api/models', { cookie: dashboard.cookie })).body, { models: [] });
     assert.is(existsSync(file), false);
     dashboard.vendor.reply(completion({ content: 'OK' }));
-    const reply = await call(dashboard.launcher, '/api/onboarding/model', { cookie: dashboard.cookie, json: form(`${dashboard.vendor.url}/v1`) });
+    const reply = await call(dashboard.launcher, '/api/onboarding/model', {
+      cookie: dashboard.cookie,
+      json: form(`${dashboard.vendor.url}/v1`),
+    });
     assert.equal([reply.status, reply.body], [200, { saved: true, test: { ok: true, reply: 'OK' } }]);
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as { agents: { defaults: { model: string } }; model_list: Array<{ model_name: string; api_keys: string[] }> };
-    assert.equal([saved.agents.defaults.model, saved.model_list.map((m) => [m.model_name, m.api_keys])], ['first', [['first', ['sk-first-key-00000001']]]]);
-    const models = (await call(dashboard.launcher, '/api/models', { cookie: dashboard.cookie })).body as { models: Array<{ model_name: string }> };
-    assert.equal(models.models.map((m) => m.model_name), ['first']);
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as {
+      agents: { defaults: { model: string } };
+      model_list: Array<{ model_name: string; api_keys: string[] }>;
+    };
+    assert.equal(
+      [saved.agents.defaults.model, saved.model_list.map((m) => [m.model_name, m.api_keys])],
+      ['first', [['first', ['sk-first-key-00000001']]]],
+    );
+    const models = (await call(dashboard.launcher, '/api/models', { cookie: dashboard.cookie })).body as {
+      models: Array<{ model_name: string }>;
+    };
+    assert.equal(
+      models.models.map((m) => m.model_name),
+      ['first'],
+    );
     assert.is(dashboard.vendor.requests.length, 1);
   } finally {
     await dashboard.close();
@@ -32,7 +52,10 @@ test('first run: a bad field is refused by name, and a refused key is reported a
   const dashboard = await startDashboard({ configured: false });
   try {
     const cases: Array<[Record<string, string>, string]> = [
-      [{ ...form('http://127.0.0.1:1/v1'), api_base: 'not a url' }, 'api_base must be a URL such as https://api.openai.com/v1'],
+      [
+        { ...form('http://127.0.0.1:1/v1'), api_base: 'not a url' },
+        'api_base must be a URL such as https://api.openai.com/v1',
+      ],
       [{ ...form('http://127.0.0.1:1/v1'), api_key: '  ' }, 'api_key must not be empty'],
       [{ ...form('http://127.0.0.1:1/v1'), model_name: 'a b' }, 'model_name may hold letters, digits, _ . -'],
     ];
@@ -40,8 +63,16 @@ test('first run: a bad field is refused by name, and a refused key is reported a
       const reply = await call(dashboard.launcher, '/api/onboarding/model', { cookie: dashboard.cookie, json: body });
       assert.equal([reply.status, reply.body], [400, errorBody('invalid_body', message)], message);
     }
-    dashboard.vendor.reply(json({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }, 401));
-    const refused = await call(dashboard.launcher, '/api/onboarding/model', { cookie: dashboard.cookie, json: form(`${dashboard.vendor.url}/v1`) });
+    dashboard.vendor.reply(
+      json(
+        { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } },
+        401,
+      ),
+    );
+    const refused = await call(dashboard.launcher, '/api/onboarding/model', {
+      cookie: dashboard.cookie,
+      json: form(`${dashboard.vendor.url}/v1`),
+    });
     const test = (refused.body as { test: { ok: boolean; code: string } }).test;
     assert.equal([refused.status, test.ok, test.code], [200, false, 'auth']);
   } finally {

@@ -47,11 +47,29 @@ const listening = (server: Server): Promise<number> =>
 function telegramCertificate(dir: string): { key: string; cert: string; caFile: string } {
   const keyFile = join(dir, 'telegram-key.pem');
   const caFile = join(dir, 'telegram-cert.pem');
-  const made = spawnSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-    '-subj', '/CN=api.telegram.org', '-addext', 'subjectAltName=DNS:api.telegram.org',
-    '-keyout', keyFile, '-out', caFile,
-  ], { encoding: 'utf8' });
+  const made = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=api.telegram.org',
+      '-addext',
+      'subjectAltName=DNS:api.telegram.org',
+      '-keyout',
+      keyFile,
+      '-out',
+      caFile,
+    ],
+    { encoding: 'utf8' },
+  );
   assert.is(made.status, 0, made.stderr);
   return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(caFile, 'utf8'), caFile };
 }
@@ -129,10 +147,11 @@ function onTerminal(line: string, env: NodeJS.ProcessEnv, typed: Array<{ after: 
     exited,
     raw: () => raw,
     /** Resolves once the terminal shows `text`; fails if the shell ends first. */
-    shows: (text: string): Promise<void> => Promise.race([
-      new Promise<void>((resolve) => (raw.includes(text) ? resolve() : waiters.push({ text, resolve }))),
-      exited.then((code) => Promise.reject(new Error(`the shell ended (${code}) before showing "${text}":\n${raw}`))),
-    ]),
+    shows: (text: string): Promise<void> =>
+      Promise.race([
+        new Promise<void>((resolve) => (raw.includes(text) ? resolve() : waiters.push({ text, resolve }))),
+        exited.then((code) => Promise.reject(new Error(`the shell ended (${code}) before showing "${text}":\n${raw}`))),
+      ]),
   };
 }
 
@@ -163,7 +182,10 @@ test('as written: onboarding, then a bot that answers its owner and sends a stra
   try {
     await shell.shows('gateway: serving');
     await emulator.say(TOKEN, 'hello bot', { userId: 1001, userName: 'alice' });
-    assert.equal((await emulator.waitForBotMessages(TOKEN, 1001, 1)).map((m) => m.text), ['echo: hello bot']);
+    assert.equal(
+      (await emulator.waitForBotMessages(TOKEN, 1001, 1)).map((m) => m.text),
+      ['echo: hello bot'],
+    );
     await emulator.say(TOKEN, 'who are you?', { userId: 2002, userName: 'mallory' });
     const [answer] = await emulator.waitForBotMessages(TOKEN, 2002, 1);
     const code = /^Pairing code: ([A-Z2-9]{8})\n/.exec(answer?.text ?? '')?.[1];

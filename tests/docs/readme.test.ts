@@ -15,14 +15,26 @@ import { writeConfig } from '../support/turn-fixture.js';
 const README = join(repoRoot, 'README.md');
 const DOCS = join(repoRoot, 'docs');
 const PAGES = [
-  'README.md', 'configuration.md', 'channels.md', 'tools-and-sandbox.md', 'providers.md', 'skills-and-evolution.md',
-  'hooks-and-plugins.md', 'memory.md', 'cluster.md', 'security.md', 'architecture.md', 'benchmarks.md',
+  'README.md',
+  'configuration.md',
+  'channels.md',
+  'tools-and-sandbox.md',
+  'providers.md',
+  'skills-and-evolution.md',
+  'hooks-and-plugins.md',
+  'memory.md',
+  'cluster.md',
+  'security.md',
+  'architecture.md',
+  'benchmarks.md',
 ];
 
 const read = (path: string): string => readFileSync(path, 'utf8');
 const docFiles = (): string[] => [
   README,
-  ...readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => join(DOCS, f)),
+  ...readdirSync(DOCS)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join(DOCS, f)),
 ];
 
 /** The text outside fenced code blocks, where links and headings live. */
@@ -33,7 +45,12 @@ const blocks = (text: string, lang: string): string[] =>
   [...text.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\``, 'gm'))].map((m) => m[1]!);
 
 /** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as hyphens. */
-const anchorOf = (heading: string): string => heading.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-');
+const anchorOf = (heading: string): string =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\w\- ]/g, '')
+    .replace(/ /g, '-');
 
 /** The README section under a `###` heading, up to the next heading of any level. */
 function section(text: string, heading: string): string {
@@ -54,7 +71,10 @@ shape('the README is at most 12 KB', () => {
 shape('every Markdown line of the README and docs/ is at most 120 characters', () => {
   const where = (file: string, i: number): string => `${file.slice(repoRoot.length)}:${i + 1}`;
   const long = docFiles().flatMap((file) =>
-    read(file).split('\n').flatMap((line, i) => ([...line].length > 120 ? [where(file, i)] : [])));
+    read(file)
+      .split('\n')
+      .flatMap((line, i) => ([...line].length > 120 ? [where(file, i)] : [])),
+  );
   assert.equal(long, []);
 });
 
@@ -122,7 +142,10 @@ shape("the docs say the dashboard's chat draws the approval buttons", () => {
 /** A fragment of config in the docs, completed with the models its fragments name (fast, smart, main). */
 function completed(example: Record<string, unknown>): Record<string, unknown> {
   const model = (name: string) => ({
-    model_name: name, provider: 'openai', model: 'gpt-4o-mini', api_keys: ['sk-docs-example-0001'],
+    model_name: name,
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    api_keys: ['sk-docs-example-0001'],
   });
   const given = (example.model_list as Array<{ model_name: string }> | undefined) ?? [];
   const names = new Set(given.map((m) => m.model_name));
@@ -131,7 +154,15 @@ function completed(example: Record<string, unknown>): Record<string, unknown> {
 }
 
 const CONFIG_KEYS = new Set([
-  'version', 'agents', 'model_list', 'channel_list', 'tools', 'hooks', 'session', 'gateway', 'cluster',
+  'version',
+  'agents',
+  'model_list',
+  'channel_list',
+  'tools',
+  'hooks',
+  'session',
+  'gateway',
+  'cluster',
 ]);
 
 /** What `tern config validate FILE` reports for a config: its problems, channel requirements included. */
@@ -186,7 +217,8 @@ run.after.each(async (ctx) => {
 
 /** The arguments of the README's `npx tern …` lines in a section, without their comments. */
 function ternCommands(text: string): string[][] {
-  return blocks(text, 'sh').flatMap((b) => b.split('\n'))
+  return blocks(text, 'sh')
+    .flatMap((b) => b.split('\n'))
     .filter((line) => line.startsWith('npx tern '))
     .map((line) => line.replace(/\s+#.*$/, '').slice('npx tern '.length))
     .map((args) => args.match(/"[^"]*"|\S+/g)!.map((a) => a.replace(/^"|"$/g, '')));
@@ -206,8 +238,12 @@ run('talk to the agent, script turns, then replay the first scripted turn and re
   assert.equal(scripted, {
     code: 0,
     stdout: [
-      '> Write hello.txt containing hi', 'Done: wrote 2 bytes to hello.txt', '✓ turn 1',
-      '> /use weather Paris?', 'You said: Paris?', '',
+      '> Write hello.txt containing hi',
+      'Done: wrote 2 bytes to hello.txt',
+      '✓ turn 1',
+      '> /use weather Paris?',
+      'You said: Paris?',
+      '',
     ].join('\n'),
     stderr: '',
   });
@@ -218,7 +254,10 @@ run('talk to the agent, script turns, then replay the first scripted turn and re
   assert.is(listed.code, 0);
   const turns = [...listed.stdout.matchAll(/ (t_\w+) +\{"reply":"([^"]*)"/g)].map((m) => ({ id: m[1]!, reply: m[2]! }));
   const replies = ['You said: What is in my workspace?', 'Done: wrote 2 bytes to hello.txt', 'You said: Paris?'];
-  assert.equal(turns.map((t) => t.reply), replies);
+  assert.equal(
+    turns.map((t) => t.reply),
+    replies,
+  );
   const turn = turns[1]!.id;
 
   const timeline = await runCliAsync([show![0]!, turn], home.env);

@@ -34,9 +34,7 @@ test.after.each(async (context) => {
   context.home?.remove();
 });
 
-test('a damaged index page: the chat is told, /ready says damaged; after salvage every message is answered', async (
-  context,
-) => {
+test('a damaged index page: the chat is told, /ready says damaged; after salvage every message is answered', async (context) => {
   const home = tempHome();
   context.home = home;
   // An earlier life of the log, with sessions of its own, whose session index leaf a disk error then zeroes: the page
@@ -68,24 +66,33 @@ test('a damaged index page: the chat is told, /ready says damaged; after salvage
     model_list: [modelEntry(context.model.url)],
     heartbeat: { enabled: false },
     channel_list: {
-      telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: ['*'] } },
+      telegram: {
+        enabled: true,
+        settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: ['*'] },
+      },
     },
   };
   const gateway = await startGatewayProcess(settings, {}, home);
   context.gateway = gateway;
   for (let n = 0; n < 3; n++) await emulator.say(TOKEN, `m${n}`, { userId: CHAT });
 
-  const ready = await until('/ready to say the log is damaged', async () => {
-    const answer = await gateway.ready().catch(() => undefined);
-    return answer?.status === 503 ? answer : undefined;
-  }, 30_000);
+  const ready = await until(
+    '/ready to say the log is damaged',
+    async () => {
+      const answer = await gateway.ready().catch(() => undefined);
+      return answer?.status === 503 ? answer : undefined;
+    },
+    30_000,
+  );
   const body = ready.body as unknown as { status: string; log: { state: string; code: string; reason: string } };
   assert.equal([body.status, body.log.state, body.log.code], ['degraded', 'failing', 'damaged']);
   assert.match(body.log.reason, `the event log in ${home.sessions} is damaged (MDB_`);
   assert.match(body.log.reason, 'run `tern log verify` to see what is damaged, then `tern log salvage`');
-  await until('the chat to be told', () =>
-    emulator.botMessages(TOKEN, CHAT).some((m) => m.text === DAMAGED_NOTICE) ? true : undefined,
-  30_000);
+  await until(
+    'the chat to be told',
+    () => (emulator.botMessages(TOKEN, CHAT).some((m) => m.text === DAMAGED_NOTICE) ? true : undefined),
+    30_000,
+  );
   const status = await runCliAsync(['status', '--json'], home.env);
   const shown = JSON.parse(status.stdout) as { gateway: { up: boolean; log: { state: string; code: string } } };
   assert.equal([shown.gateway.up, shown.gateway.log.state, shown.gateway.log.code], [true, 'failing', 'damaged']);
@@ -105,7 +112,10 @@ test('a damaged index page: the chat is told, /ready says damaged; after salvage
   // Telegram was never told the three messages were received: it hands them over again, and each is answered once.
   context.gateway = await startGatewayProcess(settings, {}, home);
   const answers = (): string[] =>
-    emulator.botMessages(TOKEN, CHAT).map((m) => m.text).filter((t) => t !== DAMAGED_NOTICE);
+    emulator
+      .botMessages(TOKEN, CHAT)
+      .map((m) => m.text)
+      .filter((t) => t !== DAMAGED_NOTICE);
   await until('three answers', () => (answers().length >= 3 ? true : undefined), 60_000);
   assert.equal(answers(), ['echo: m0', 'echo: m1', 'echo: m2']);
   assert.is(await context.gateway.stop(), 0);

@@ -45,7 +45,10 @@ async function sayRound(emulator: TelegramEmulator, from: number, count: number)
 }
 
 const answers = (emulator: TelegramEmulator, chat: number): string[] =>
-  emulator.botMessages(TOKEN, chatOf(chat)).map((m) => m.text).filter((text) => text !== LOG_FAILING_NOTICE);
+  emulator
+    .botMessages(TOKEN, chatOf(chat))
+    .map((m) => m.text)
+    .filter((text) => text !== LOG_FAILING_NOTICE);
 
 async function allAnswered(emulator: TelegramEmulator, count: number, gateway: GatewayProcess, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
@@ -74,7 +77,10 @@ test('240 messages across a disk-full outage: the gateway runs on, says why, ans
     model_list: [modelEntry(context.model.url)],
     heartbeat: { enabled: false },
     channel_list: {
-      telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: ['*'] } },
+      telegram: {
+        enabled: true,
+        settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: ['*'] },
+      },
     },
   };
   const gateway = await startGatewayProcess(settings, {}, context.home);

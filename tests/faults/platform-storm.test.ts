@@ -127,7 +127,11 @@ test('5xx after the platform took it (15%), 429 (30%): each reply once, the chat
   for (let chat = 0; chat < CHATS; chat++) {
     const got = texts(emulator, chat);
     const replies = Array.from({ length: PER_CHAT }, (_, n) => `echo: m${chat}-${n}`);
-    assert.equal(got.filter((t) => !NOTICES.has(t)), replies, `chat ${chat}`);
+    assert.equal(
+      got.filter((t) => !NOTICES.has(t)),
+      replies,
+      `chat ${chat}`,
+    );
     told += got.filter((t) => t === MAYBE_DELIVERED_NOTICE).length;
   }
   const undelivered = events.flatMap((e) => (e.type === 'message.undelivered' ? [e.data.outcome] : []));

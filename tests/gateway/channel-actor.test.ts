@@ -44,7 +44,8 @@ test('a channel that cannot connect is restarted with exponential backoff, each 
       accept: async () => undefined,
     },
   );
-  const delays = (): Array<number | undefined> => events.flatMap((e) => (e.type === 'channel.failed' ? [e.data.restart_in_ms] : []));
+  const delays = (): Array<number | undefined> =>
+    events.flatMap((e) => (e.type === 'channel.failed' ? [e.data.restart_in_ms] : []));
   let emulator: TelegramEmulator | undefined;
   try {
     actor.start();
@@ -54,15 +55,28 @@ test('a channel that cannot connect is restarted with exponential backoff, each 
       await until(() => delays().length === failures);
     }
     assert.equal(delays(), [100, 200, 350, 350]);
-    assert.equal(actor.status, { state: 'failed', reason: actor.status.state === 'failed' ? actor.status.reason : '', restartInMs: 350 });
+    assert.equal(actor.status, {
+      state: 'failed',
+      reason: actor.status.state === 'failed' ? actor.status.reason : '',
+      restartInMs: 350,
+    });
     assert.is(actor.reported, true);
     emulator = await TelegramEmulator.start(port);
     clock.advance(350);
     await until(() => actor.status.state === 'connected');
     assert.ok(events.some((e) => e.type === 'channel.connected' && e.data.channel === 'tg'));
     assert.equal(movesOf(events, 'channel:tg'), [
-      '->stopped xstate.init', 'stopped->starting START', 'starting->failed FAILED', 'failed->starting after.backoff', 'starting->failed FAILED', 'failed->starting after.backoff',
-      'starting->failed FAILED', 'failed->starting after.backoff', 'starting->failed FAILED', 'failed->starting after.backoff', 'starting->connected CONNECTED',
+      '->stopped xstate.init',
+      'stopped->starting START',
+      'starting->failed FAILED',
+      'failed->starting after.backoff',
+      'starting->failed FAILED',
+      'failed->starting after.backoff',
+      'starting->failed FAILED',
+      'failed->starting after.backoff',
+      'starting->failed FAILED',
+      'failed->starting after.backoff',
+      'starting->connected CONNECTED',
     ]);
   } finally {
     await actor.stop();

@@ -5,7 +5,11 @@ import { message, startTurnFixture } from '../support/turn-fixture.js';
 test('a registered command the channel does not support answers an explicit error and stops', async () => {
   const fixture = await startTurnFixture();
   try {
-    const reply = await fixture.runtime.ask({ ...message('/show mcp files', 's1'), channel: 'slack', commands: ['help', 'clear'] });
+    const reply = await fixture.runtime.ask({
+      ...message('/show mcp files', 's1'),
+      channel: 'slack',
+      commands: ['help', 'clear'],
+    });
     assert.equal(reply, { kind: 'command', text: '/show is not supported on slack (supported here: /help, /clear).' });
     const supported = await fixture.runtime.ask({ ...message('/clear', 's1'), commands: ['help', 'clear'] });
     assert.equal(supported, { kind: 'command', text: 'Conversation cleared.' });

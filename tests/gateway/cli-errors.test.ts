@@ -11,11 +11,17 @@ test('tern gateway on a port in use exits 1 with one line saying how to fix it',
   const blocker = createServer();
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   const port = (blocker.address() as { port: number }).port;
-  writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, gateway: { port }, heartbeat: { enabled: false } }));
+  writeFileSync(
+    join(home.home, 'config.json'),
+    JSON.stringify({ version: 2, gateway: { port }, heartbeat: { enabled: false } }),
+  );
   try {
     const result = runCli(['gateway'], home.env);
     assert.is(result.code, 1);
-    assert.is(result.stderr, `tern: cannot listen on 127.0.0.1:${port} (EADDRINUSE). Stop what uses that port, or set gateway.port in config.json.\n`);
+    assert.is(
+      result.stderr,
+      `tern: cannot listen on 127.0.0.1:${port} (EADDRINUSE). Stop what uses that port, or set gateway.port in config.json.\n`,
+    );
   } finally {
     await new Promise<void>((resolve) => blocker.close(() => resolve()));
     home.remove();
@@ -24,7 +30,10 @@ test('tern gateway on a port in use exits 1 with one line saying how to fix it',
 
 test('tern gateway with an invalid gateway block exits 1 naming the field and the allowed values', () => {
   const home = tempHome();
-  writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, gateway: { port: 70000, log_level: 'loud' } }));
+  writeFileSync(
+    join(home.home, 'config.json'),
+    JSON.stringify({ version: 2, gateway: { port: 70000, log_level: 'loud' } }),
+  );
   const result = runCli(['gateway', '--json'], home.env);
   assert.is(result.code, 1);
   const body = JSON.parse(result.stdout) as { ok: boolean; error: { code: string; message: string } };

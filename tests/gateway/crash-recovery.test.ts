@@ -26,14 +26,29 @@ interface Context {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function config(model: GatewayModel, emulator: TelegramEmulator, streaming = false, placeholder?: string): Promise<Record<string, unknown>> {
+async function config(
+  model: GatewayModel,
+  emulator: TelegramEmulator,
+  streaming = false,
+  placeholder?: string,
+): Promise<Record<string, unknown>> {
   return {
     gateway: { host: '127.0.0.1', port: await freePort() },
     agents: { defaults: { model: 'fast' } },
     model_list: [modelEntry(model.url, streaming)],
     heartbeat: { enabled: false },
     channel_list: {
-      telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: ['*'], ...(placeholder ? { placeholder } : {}), ...(streaming ? { streaming: { enabled: true, throttle_seconds: 0, min_growth_chars: 1 } } : {}) } },
+      telegram: {
+        enabled: true,
+        settings: {
+          token: TOKEN,
+          base_url: emulator.url,
+          poll_timeout_seconds: 1,
+          allow_from: ['*'],
+          ...(placeholder ? { placeholder } : {}),
+          ...(streaming ? { streaming: { enabled: true, throttle_seconds: 0, min_growth_chars: 1 } } : {}),
+        },
+      },
     },
   };
 }
@@ -49,7 +64,12 @@ function logged(home: TempHome, query: LogQuery = {}): Envelope[] {
 }
 
 /** Waits until `check` holds on the log of a running gateway. */
-async function untilLogged(home: TempHome, check: (events: Envelope[]) => boolean, what: string, gateway?: GatewayProcess): Promise<void> {
+async function untilLogged(
+  home: TempHome,
+  check: (events: Envelope[]) => boolean,
+  what: string,
+  gateway?: GatewayProcess,
+): Promise<void> {
   // A gateway started from the sources compiles them first: on a loaded machine that alone can take half a minute.
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -58,13 +78,17 @@ async function untilLogged(home: TempHome, check: (events: Envelope[]) => boolea
     } catch {
       // The log may not exist yet.
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${gateway ? `; the gateway said: ${gateway.stderr()}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${gateway ? `; the gateway said: ${gateway.stderr()}` : ''}`);
     await sleep(20);
   }
 }
 
 /** The model, the emulator and the gateway that will be killed, on a fresh home; the context ends them after the test. */
-async function firstRun(context: Context, options: { model?: { delayMs?: number }; streaming?: boolean; placeholder?: string } = {}): Promise<{ settings: Record<string, unknown>; first: GatewayProcess }> {
+async function firstRun(
+  context: Context,
+  options: { model?: { delayMs?: number }; streaming?: boolean; placeholder?: string } = {},
+): Promise<{ settings: Record<string, unknown>; first: GatewayProcess }> {
   context.model = await startGatewayModel(options.model);
   context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
   const settings = await config(context.model, context.emulator, options.streaming, options.placeholder);
@@ -74,7 +98,8 @@ async function firstRun(context: Context, options: { model?: { delayMs?: number 
   return { settings, first };
 }
 
-const texts = (emulator: TelegramEmulator, chat: number): string[] => emulator.botMessages(TOKEN, chat).map((m) => m.text);
+const texts = (emulator: TelegramEmulator, chat: number): string[] =>
+  emulator.botMessages(TOKEN, chat).map((m) => m.text);
 
 const test = suite<Context>('tern gateway killed with SIGKILL under load, then started again');
 
@@ -88,21 +113,31 @@ test.after.each(async (context) => {
 test('300 messages from 50 chats, killed mid-run: after a restart each is answered once, in order', async (context) => {
   const { settings, first } = await firstRun(context, { model: { delayMs: 300 } });
   for (let i = 0; i < PER_CHAT; i++) {
-    for (let chat = 0; chat < CHATS; chat++) await context.emulator.say(TOKEN, `m${chat}-${i}`, { userId: 4000 + chat });
+    for (let chat = 0; chat < CHATS; chat++)
+      await context.emulator.say(TOKEN, `m${chat}-${i}`, { userId: 4000 + chat });
   }
   // Killed under load: once the first replies went out, with most still to come.
   await untilLogged(first.home, (events) => events.some((e) => e.type === 'message.sent'), 'the first reply', first);
   await first.kill();
-  const answeredBefore = Array.from({ length: CHATS }, (_, chat) => texts(context.emulator, 4000 + chat).length).reduce((a, b) => a + b, 0);
+  const answeredBefore = Array.from({ length: CHATS }, (_, chat) => texts(context.emulator, 4000 + chat).length).reduce(
+    (a, b) => a + b,
+    0,
+  );
   context.gateway = await startGatewayProcess(settings, {}, first.home);
   const restarted = context.gateway;
   try {
-    for (let chat = 0; chat < CHATS; chat++) await context.emulator.waitForBotMessages(TOKEN, 4000 + chat, PER_CHAT, 60_000);
+    for (let chat = 0; chat < CHATS; chat++)
+      await context.emulator.waitForBotMessages(TOKEN, 4000 + chat, PER_CHAT, 60_000);
   } catch (error) {
-    const answered = Array.from({ length: CHATS }, (_, chat) => texts(context.emulator, 4000 + chat).length).reduce((a, b) => a + b, 0);
+    const answered = Array.from({ length: CHATS }, (_, chat) => texts(context.emulator, 4000 + chat).length).reduce(
+      (a, b) => a + b,
+      0,
+    );
     const counts = new Map<string, number>();
     for (const e of logged(first.home)) counts.set(e.type, (counts.get(e.type) ?? 0) + 1);
-    throw new Error(`${(error as Error).message}; answered ${answeredBefore} before the kill and ${answered} in all; the log: ${JSON.stringify(Object.fromEntries(counts))}; the gateway said: ${restarted.stderr().slice(-2000)}`);
+    throw new Error(
+      `${(error as Error).message}; answered ${answeredBefore} before the kill and ${answered} in all; the log: ${JSON.stringify(Object.fromEntries(counts))}; the gateway said: ${restarted.stderr().slice(-2000)}`,
+    );
   }
   const chats = () => Array.from({ length: CHATS }, (_, chat) => texts(context.emulator, 4000 + chat));
   const answered = await quietGateway(first.home.sessions, chats);
@@ -113,15 +148,23 @@ test('300 messages from 50 chats, killed mid-run: after a restart each is answer
   }
   const events = logged(first.home);
   const accepted = events.flatMap((e) => (e.type === 'message.received' ? [e.data.message_id] : []));
-  assert.equal([accepted.length, new Set(accepted).size], [CHATS * PER_CHAT, CHATS * PER_CHAT], 'every message accepted once');
-  assert.ok(answeredBefore < CHATS * PER_CHAT, `the kill came before everything was answered (answered: ${answeredBefore})`);
+  assert.equal(
+    [accepted.length, new Set(accepted).size],
+    [CHATS * PER_CHAT, CHATS * PER_CHAT],
+    'every message accepted once',
+  );
+  assert.ok(
+    answeredBefore < CHATS * PER_CHAT,
+    `the kill came before everything was answered (answered: ${answeredBefore})`,
+  );
 });
 
 test('killed the moment a reply part is in the log as being sent but has not reached Telegram: after the restart that part is sent, once', async (context) => {
   const { settings, first } = await firstRun(context, { model: { delayMs: 300 } });
   const perChat = 2;
   for (let i = 0; i < perChat; i++) {
-    for (let chat = 0; chat < CHATS; chat++) await context.emulator.say(TOKEN, `m${chat}-${i}`, { userId: 4000 + chat });
+    for (let chat = 0; chat < CHATS; chat++)
+      await context.emulator.say(TOKEN, `m${chat}-${i}`, { userId: 4000 + chat });
   }
   // Watches the log from beside the gateway and kills it as soon as a part's `message.sending` is there while the
   // emulator has nothing in that chat yet: under a burst of first replies that moment lasts tens of milliseconds. On a
@@ -129,7 +172,8 @@ test('killed the moment a reply part is in the log as being sent but has not rea
   // then still a check of exactly once across a kill).
   const deadline = Date.now() + 30_000;
   let waiting: string[] = [];
-  const firstReplies = (): number => Array.from({ length: CHATS }, (_, chat) => texts(context.emulator, 4000 + chat).length).filter((n) => n > 0).length;
+  const firstReplies = (): number =>
+    Array.from({ length: CHATS }, (_, chat) => texts(context.emulator, 4000 + chat).length).filter((n) => n > 0).length;
   while (waiting.length === 0 && firstReplies() < CHATS) {
     if (Date.now() > deadline) throw new Error(`no reply within 30 s; the gateway said: ${first.stderr()}`);
     let intents: Envelope[] = [];
@@ -138,12 +182,17 @@ test('killed the moment a reply part is in the log as being sent but has not rea
     } catch {
       // The log may not exist yet.
     }
-    waiting = intents.flatMap((e) => (e.type === 'message.sending' && texts(context.emulator, Number(/(\d+)$/.exec(e.data.chat)![1])).length === 0 ? [e.data.send_key] : []));
+    waiting = intents.flatMap((e) =>
+      e.type === 'message.sending' && texts(context.emulator, Number(/(\d+)$/.exec(e.data.chat)![1])).length === 0
+        ? [e.data.send_key]
+        : [],
+    );
     await new Promise((resolve) => setImmediate(resolve));
   }
   await first.kill();
   context.gateway = await startGatewayProcess(settings, {}, first.home);
-  for (let chat = 0; chat < CHATS; chat++) await context.emulator.waitForBotMessages(TOKEN, 4000 + chat, perChat, 60_000);
+  for (let chat = 0; chat < CHATS; chat++)
+    await context.emulator.waitForBotMessages(TOKEN, 4000 + chat, perChat, 60_000);
   const chats = () => Array.from({ length: CHATS }, (_, chat) => texts(context.emulator, 4000 + chat));
   const answered = await quietGateway(first.home.sessions, chats);
   for (let chat = 0; chat < CHATS; chat++) {
@@ -169,7 +218,12 @@ test('a turn killed after its tool ran is not run again: the user gets the resta
   assert.is(events.filter((e) => e.type === 'tool.requested').length, 1, 'the tool ran once');
   assert.is(asked(), 2, 'the model was not asked again');
   const turn = events.find((e) => e.type === 'tool.requested')!.turn;
-  assert.equal(events.filter((e) => e.turn === turn && (e.type.startsWith('turn.') || e.type === 'reply.requested')).map((e) => e.type), ['turn.started', 'turn.aborted', 'reply.requested']);
+  assert.equal(
+    events
+      .filter((e) => e.turn === turn && (e.type.startsWith('turn.') || e.type === 'reply.requested'))
+      .map((e) => e.type),
+    ['turn.started', 'turn.aborted', 'reply.requested'],
+  );
 });
 
 test('a streamed reply cut off in the middle is finished with the restart notice, in the same message', async (context) => {
@@ -177,7 +231,11 @@ test('a streamed reply cut off in the middle is finished with the restart notice
   const said = 'DRIP one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen';
   const full = `echo: ${said}`;
   await context.emulator.say(TOKEN, said, { userId: 5002 });
-  await untilLogged(first.home, (events) => events.filter((e) => e.type === 'message.edited').length >= 2, 'the stream to show a few words');
+  await untilLogged(
+    first.home,
+    (events) => events.filter((e) => e.type === 'message.edited').length >= 2,
+    'the stream to show a few words',
+  );
   await first.kill();
   const cut = texts(context.emulator, 5002);
   assert.is(cut.length, 1);
@@ -189,7 +247,10 @@ test('a streamed reply cut off in the middle is finished with the restart notice
   assert.is(shown.length, 1, 'no second message');
   const [shownBefore = '', after] = shown[0]!.split('\n\n');
   assert.is(after, RESTART_NOTICE);
-  assert.ok(shownBefore.startsWith('echo: DRIP') && full.startsWith(shownBefore) && shownBefore.length < full.length, `the text shown before the cut, then the notice: ${shown[0]}`);
+  assert.ok(
+    shownBefore.startsWith('echo: DRIP') && full.startsWith(shownBefore) && shownBefore.length < full.length,
+    `the text shown before the cut, then the notice: ${shown[0]}`,
+  );
   assert.is(context.model.asked.filter((text) => text.includes('DRIP')).length, 1, 'the model was not asked again');
 });
 
@@ -202,7 +263,10 @@ test('a part the platform got but never confirmed before the crash is not sent a
   held.release();
   const sendKey = logged(first.home).find((e) => e.type === 'message.sending')?.data.send_key;
   assert.ok(sendKey, 'the intent to send was in the log before the part went out');
-  assert.not.ok(logged(first.home).some((e) => e.type === 'message.sent'), 'the answer of the send never came back');
+  assert.not.ok(
+    logged(first.home).some((e) => e.type === 'message.sent'),
+    'the answer of the send never came back',
+  );
   context.gateway = await startGatewayProcess(settings, {}, first.home);
   await context.emulator.say(TOKEN, 'again', { userId: 5003 });
   await context.emulator.waitForBotMessages(TOKEN, 5003, 2, 20_000);
@@ -220,7 +284,14 @@ test('a placeholder shown before the crash is replaced by the reply of the turn 
   const { settings, first } = await firstRun(context, { model: { delayMs: 1500 }, placeholder: 'Thinking…' });
   await context.emulator.say(TOKEN, 'hello', { userId: 5004 });
   await context.emulator.waitForBotMessages(TOKEN, 5004, 1, 20_000);
-  await untilLogged(first.home, (events) => events.some((e) => e.type === 'message.sent' && e.data.send_key.endsWith(':placeholder')) && events.some((e) => e.type === 'turn.started'), 'the placeholder and the turn', first);
+  await untilLogged(
+    first.home,
+    (events) =>
+      events.some((e) => e.type === 'message.sent' && e.data.send_key.endsWith(':placeholder')) &&
+      events.some((e) => e.type === 'turn.started'),
+    'the placeholder and the turn',
+    first,
+  );
   await first.kill();
   assert.equal(texts(context.emulator, 5004), ['Thinking…']);
   context.gateway = await startGatewayProcess(settings, {}, first.home);

@@ -20,7 +20,16 @@ function heldChannel(sent: string[], early?: string): { channel: Channel; connec
     capabilities: { commands: [], streaming: false, maxMessageLength: 4000 },
     start: async (given) => {
       hooks = given;
-      if (early !== undefined) given.onMessage({ messageId: 'm1', chat: 'direct:42', replyTo: '42', sender: '42', senderAliases: ['42'], text: early, mentioned: false });
+      if (early !== undefined)
+        given.onMessage({
+          messageId: 'm1',
+          chat: 'direct:42',
+          replyTo: '42',
+          sender: '42',
+          senderAliases: ['42'],
+          text: early,
+          mentioned: false,
+        });
     },
     stop: async () => undefined,
     send: async (_replyTo, text) => {
@@ -74,7 +83,12 @@ test('a message that arrives before the channels have reported loads the turn en
 
 test('engineLoaded settles once the channels have reported and the engine has loaded, not before', async () => {
   const home = tempHome();
-  const config = { version: 2, gateway: { port: await freePort() }, heartbeat: { enabled: false }, channel_list: { held: { enabled: true, type: 'held', settings: { typing: false, allow_from: ['*'] } } } };
+  const config = {
+    version: 2,
+    gateway: { port: await freePort() },
+    heartbeat: { enabled: false },
+    channel_list: { held: { enabled: true, type: 'held', settings: { typing: false, allow_from: ['*'] } } },
+  };
   writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
   const loaded = loadConfig({ env: home.env });
   const logs = openGatewayLogs(loaded);
@@ -99,7 +113,14 @@ test('engineLoaded settles once the channels have reported and the engine has lo
 
 test('a tools.mcp block the MCP manager cannot run refuses the start, although MCP servers connect after /ready', async () => {
   const home = tempHome();
-  const config = { version: 2, gateway: { port: await freePort() }, heartbeat: { enabled: false }, tools: { mcp: { enabled: true, servers: { docs: { enabled: true, type: 'http', url: 'http://localhost:3000/mcp' } } } } };
+  const config = {
+    version: 2,
+    gateway: { port: await freePort() },
+    heartbeat: { enabled: false },
+    tools: {
+      mcp: { enabled: true, servers: { docs: { enabled: true, type: 'http', url: 'http://localhost:3000/mcp' } } },
+    },
+  };
   writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
   const loaded = loadConfig({ env: home.env });
   // The config loader refuses such an address itself; the gateway must still refuse what reaches it another way.
@@ -111,7 +132,10 @@ test('a tools.mcp block the MCP manager cannot run refuses the start, although M
       (thrown: unknown) => thrown as { code?: string; message?: string },
     );
     assert.is(error?.code, 'mcp_config_invalid');
-    assert.is(error?.message, 'tools.mcp.servers.docs.url: "localhost:3000" is not an http(s) URL (allowed: http://… or https://…)');
+    assert.is(
+      error?.message,
+      'tools.mcp.servers.docs.url: "localhost:3000" is not an http(s) URL (allowed: http://… or https://…)',
+    );
   } finally {
     logs.close();
     home.remove();

@@ -30,7 +30,11 @@ const table: Array<[string, Record<string, unknown>, number]> = [
   ['heartbeat.interval 10', { heartbeat: { interval: 10 } }, 10],
   ['low power: low_power_heartbeat_interval (default 120)', { power: { low_power: true } }, 120],
   ['low power, a larger normal interval wins', { heartbeat: { interval: 180 }, power: { low_power: true } }, 180],
-  ['low power with its own interval 60', { heartbeat: { interval: 30 }, power: { low_power: true, low_power_heartbeat_interval: 60 } }, 60],
+  [
+    'low power with its own interval 60',
+    { heartbeat: { interval: 30 }, power: { low_power: true, low_power_heartbeat_interval: 60 } },
+    60,
+  ],
 ];
 for (const [name, input, minutes] of table) intervals(name, () => assert.is(heartbeatMinutes(config(input)), minutes));
 intervals('an interval under 5 minutes is a config error naming the field', () => {
@@ -66,12 +70,25 @@ runs.before.each(async (context) => {
   context.deliveries = new Deliveries(bus);
   bus.work('outbox').subscribe((e) => {
     context.delivered.push({ text: e.data.text, channel: e.data.reply!.channel, chat: e.data.reply!.chat });
-    bus.publish({ type: 'reply.delivered', data: { message_id: e.data.message_id, key: e.data.key, parts: 1, failed: false } });
+    bus.publish({
+      type: 'reply.delivered',
+      data: { message_id: e.data.message_id, key: e.data.key, parts: 1, failed: false },
+    });
   });
   context.outcome = undefined;
   context.logFile = join(context.fixture.home.workspace, 'heartbeat.log');
-  context.logger = new Logger([new RotatingFile(context.logFile, { maxBytes: 1 << 20, backups: 0 })], 'debug', Redactor.none);
-  writeLastChannel(context.fixture.home.workspace, { channel: 'telegram', account: 'default', chat: 'direct:42', reply_to: '42', at: '2026-11-22T00:00:00.000Z' });
+  context.logger = new Logger(
+    [new RotatingFile(context.logFile, { maxBytes: 1 << 20, backups: 0 })],
+    'debug',
+    Redactor.none,
+  );
+  writeLastChannel(context.fixture.home.workspace, {
+    channel: 'telegram',
+    account: 'default',
+    chat: 'direct:42',
+    reply_to: '42',
+    at: '2026-11-22T00:00:00.000Z',
+  });
   context.heartbeat = new Heartbeat({
     engine: async () => context.fixture.runtime,
     loadedEngine: () => context.fixture.runtime,
@@ -83,7 +100,9 @@ runs.before.each(async (context) => {
     workspace: context.fixture.home.workspace,
     deliver: async (delivery) => {
       if (context.outcome) return context.outcome;
-      return (await context.deliveries.send(delivery)) ? { kind: 'sent' } : { kind: 'not_delivered', reason: 'not every part went out on telegram' };
+      return (await context.deliveries.send(delivery))
+        ? { kind: 'sent' }
+        : { kind: 'not_delivered', reason: 'not every part went out on telegram' };
     },
     inspect: new BoardInspector(bus, { heartbeat: heartbeatBoard }).inspect,
   });
@@ -106,26 +125,32 @@ async function tick(context: Context, ms = MINUTES_30): Promise<unknown> {
   return (await ticked).data;
 }
 
-runs('it first fires after heartbeat.interval minutes of the injected clock, and again after each run', async (context) => {
-  const { fixture, clock, heartbeat } = context;
-  tasks(fixture.home.workspace, '# Periodic tasks\n');
-  heartbeat.start();
-  assert.equal(clock.pending(), [MINUTES_30]);
-  const ticked = fixture.next('heartbeat.ticked');
-  clock.advance(MINUTES_30 - 1);
-  assert.equal(clock.pending(), [1]);
-  clock.advance(1);
-  assert.equal((await ticked).data, { outcome: 'skipped', reason: 'no_tasks' });
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.equal(clock.pending(), [MINUTES_30]);
-});
+runs(
+  'it first fires after heartbeat.interval minutes of the injected clock, and again after each run',
+  async (context) => {
+    const { fixture, clock, heartbeat } = context;
+    tasks(fixture.home.workspace, '# Periodic tasks\n');
+    heartbeat.start();
+    assert.equal(clock.pending(), [MINUTES_30]);
+    const ticked = fixture.next('heartbeat.ticked');
+    clock.advance(MINUTES_30 - 1);
+    assert.equal(clock.pending(), [1]);
+    clock.advance(1);
+    assert.equal((await ticked).data, { outcome: 'skipped', reason: 'no_tasks' });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(clock.pending(), [MINUTES_30]);
+  },
+);
 
-runs('a HEARTBEAT.md with only headings and comments is skipped as no_tasks, without calling the model', async (context) => {
-  tasks(context.fixture.home.workspace, '# Heartbeat\n\n<!-- add tasks below -->\n## Daily\n');
-  context.heartbeat.start();
-  assert.equal(await tick(context), { outcome: 'skipped', reason: 'no_tasks' });
-  assert.is(context.fixture.vendor.requests.length, 0);
-});
+runs(
+  'a HEARTBEAT.md with only headings and comments is skipped as no_tasks, without calling the model',
+  async (context) => {
+    tasks(context.fixture.home.workspace, '# Heartbeat\n\n<!-- add tasks below -->\n## Daily\n');
+    context.heartbeat.start();
+    assert.equal(await tick(context), { outcome: 'skipped', reason: 'no_tasks' });
+    assert.is(context.fixture.vendor.requests.length, 0);
+  },
+);
 
 runs('heartbeat.enabled false moves it to disabled: no timer, no tick', async (context) => {
   tasks(context.fixture.home.workspace, '- check the inbox\n');
@@ -134,12 +159,15 @@ runs('heartbeat.enabled false moves it to disabled: no timer, no tick', async (c
   assert.equal([context.heartbeat.state, context.clock.pending()], ['disabled', []]);
 });
 
-runs('a tick after the config turned the heartbeat off without a reschedule is skipped as disabled', async (context) => {
-  tasks(context.fixture.home.workspace, '- check the inbox\n');
-  context.heartbeat.start();
-  context.settings = config({ heartbeat: { enabled: false } });
-  assert.equal(await tick(context), { outcome: 'skipped', reason: 'disabled' });
-});
+runs(
+  'a tick after the config turned the heartbeat off without a reschedule is skipped as disabled',
+  async (context) => {
+    tasks(context.fixture.home.workspace, '- check the inbox\n');
+    context.heartbeat.start();
+    context.settings = config({ heartbeat: { enabled: false } });
+    assert.equal(await tick(context), { outcome: 'skipped', reason: 'disabled' });
+  },
+);
 
 runs('an answer of HEARTBEAT_OK sends nothing', async (context) => {
   const { fixture, heartbeat, delivered } = context;
@@ -163,29 +191,35 @@ runs('any other answer goes to the last active channel', async (context) => {
   assert.is(started?.type === 'turn.started' ? started.data.channel : '', 'system');
 });
 
-runs('its log says what became of the answer: none, sent, handed to the member running its channel, not delivered', async (context) => {
-  const { fixture, heartbeat } = context;
-  tasks(fixture.home.workspace, '- check the inbox\n');
-  heartbeat.start();
-  const outcomes: Array<[string, SendOutcome | undefined]> = [
-    ['HEARTBEAT_OK', undefined],
-    ['You have 3 unread invoices.', undefined],
-    ['You have 3 unread invoices.', { kind: 'relayed', to: 'tg2' }],
-    ['You have 3 unread invoices.', { kind: 'not_delivered', reason: 'no channel "telegram" runs here' }],
-  ];
-  for (const [answer, outcome] of outcomes) {
-    context.outcome = outcome;
-    fixture.vendor.reply(completion({ content: answer }));
-    assert.equal(await tick(context), { outcome: 'ran' });
-  }
-  const lines = readFileSync(context.logFile, 'utf8').split('\n').filter((line) => line.includes('heartbeat ran')).map((line) => line.replace(/^\S+ /, ''));
-  assert.equal(lines, [
-    'INFO heartbeat ran',
-    'INFO heartbeat ran, answer sent',
-    'INFO heartbeat ran, answer handed to the gateway running tg2 (queued there, not yet confirmed sent)',
-    'WARN heartbeat ran, answer not delivered reason="no channel \\"telegram\\" runs here"',
-  ]);
-});
+runs(
+  'its log says what became of the answer: none, sent, handed to the member running its channel, not delivered',
+  async (context) => {
+    const { fixture, heartbeat } = context;
+    tasks(fixture.home.workspace, '- check the inbox\n');
+    heartbeat.start();
+    const outcomes: Array<[string, SendOutcome | undefined]> = [
+      ['HEARTBEAT_OK', undefined],
+      ['You have 3 unread invoices.', undefined],
+      ['You have 3 unread invoices.', { kind: 'relayed', to: 'tg2' }],
+      ['You have 3 unread invoices.', { kind: 'not_delivered', reason: 'no channel "telegram" runs here' }],
+    ];
+    for (const [answer, outcome] of outcomes) {
+      context.outcome = outcome;
+      fixture.vendor.reply(completion({ content: answer }));
+      assert.equal(await tick(context), { outcome: 'ran' });
+    }
+    const lines = readFileSync(context.logFile, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('heartbeat ran'))
+      .map((line) => line.replace(/^\S+ /, ''));
+    assert.equal(lines, [
+      'INFO heartbeat ran',
+      'INFO heartbeat ran, answer sent',
+      'INFO heartbeat ran, answer handed to the gateway running tg2 (queued there, not yet confirmed sent)',
+      'WARN heartbeat ran, answer not delivered reason="no channel \\"telegram\\" runs here"',
+    ]);
+  },
+);
 
 runs('a heartbeat while the default agent is busy is skipped as busy', async (context) => {
   const { fixture, heartbeat } = context;
@@ -199,35 +233,55 @@ runs('a heartbeat while the default agent is busy is skipped as busy', async (co
   assert.equal(await tick(context), { outcome: 'skipped', reason: 'busy' });
 });
 
-runs('its machine moves waiting → running → waiting around a run, disabled when switched off, stopped at the end', async (context) => {
-  const { fixture, heartbeat } = context;
-  tasks(fixture.home.workspace, '- check the inbox\n');
-  fixture.vendor.reply(completion({ content: 'HEARTBEAT_OK' }));
-  heartbeat.start();
-  await tick(context);
-  context.settings = config({ heartbeat: { enabled: false } });
-  heartbeat.start();
-  heartbeat.stop();
-  assert.equal(movesOf(fixture.events, 'heartbeat'), ['->stopped xstate.init', 'stopped->waiting SCHEDULE', 'waiting->running after.interval', 'running->waiting done.beat', 'waiting->disabled SCHEDULE', 'disabled->stopped STOP']);
-  assert.is(heartbeat.state, 'stopped');
-});
+runs(
+  'its machine moves waiting → running → waiting around a run, disabled when switched off, stopped at the end',
+  async (context) => {
+    const { fixture, heartbeat } = context;
+    tasks(fixture.home.workspace, '- check the inbox\n');
+    fixture.vendor.reply(completion({ content: 'HEARTBEAT_OK' }));
+    heartbeat.start();
+    await tick(context);
+    context.settings = config({ heartbeat: { enabled: false } });
+    heartbeat.start();
+    heartbeat.stop();
+    assert.equal(movesOf(fixture.events, 'heartbeat'), [
+      '->stopped xstate.init',
+      'stopped->waiting SCHEDULE',
+      'waiting->running after.interval',
+      'running->waiting done.beat',
+      'waiting->disabled SCHEDULE',
+      'disabled->stopped STOP',
+    ]);
+    assert.is(heartbeat.state, 'stopped');
+  },
+);
 
-runs('a turn that has not answered by the next tick is given up: the run fails and the heartbeat waits again', async (context) => {
-  const { fixture, heartbeat, clock } = context;
-  tasks(fixture.home.workspace, '- check the inbox\n');
-  fixture.vendor.reply({ status: 200, headers: { 'content-type': 'application/json' }, chunks: [], after: 'stall' });
-  heartbeat.start();
-  const asked = firstValueFrom(fixture.runtime.bus.on('provider.requested'));
-  clock.advance(MINUTES_30);
-  await asked;
-  assert.is(heartbeat.state, 'running');
-  const failed = firstValueFrom(fixture.runtime.bus.on('actor.transitioned').pipe(filter((e) => e.data.actor === 'heartbeat')));
-  clock.advance(MINUTES_30);
-  assert.equal((await failed).data.to, 'waiting');
-  assert.equal(clock.pending(), [MINUTES_30]);
-  const lines = readFileSync(context.logFile, 'utf8').split('\n').filter((line) => line.includes('heartbeat failed'));
-  assert.equal(lines.map((line) => line.replace(/^\S+ /, '')), ['ERROR heartbeat failed reason="no answer to message.routed within 1800000 ms"']);
-});
+runs(
+  'a turn that has not answered by the next tick is given up: the run fails and the heartbeat waits again',
+  async (context) => {
+    const { fixture, heartbeat, clock } = context;
+    tasks(fixture.home.workspace, '- check the inbox\n');
+    fixture.vendor.reply({ status: 200, headers: { 'content-type': 'application/json' }, chunks: [], after: 'stall' });
+    heartbeat.start();
+    const asked = firstValueFrom(fixture.runtime.bus.on('provider.requested'));
+    clock.advance(MINUTES_30);
+    await asked;
+    assert.is(heartbeat.state, 'running');
+    const failed = firstValueFrom(
+      fixture.runtime.bus.on('actor.transitioned').pipe(filter((e) => e.data.actor === 'heartbeat')),
+    );
+    clock.advance(MINUTES_30);
+    assert.equal((await failed).data.to, 'waiting');
+    assert.equal(clock.pending(), [MINUTES_30]);
+    const lines = readFileSync(context.logFile, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('heartbeat failed'));
+    assert.equal(
+      lines.map((line) => line.replace(/^\S+ /, '')),
+      ['ERROR heartbeat failed reason="no answer to message.routed within 1800000 ms"'],
+    );
+  },
+);
 
 runs('a skipped tick moves nothing', async (context) => {
   tasks(context.fixture.home.workspace, '# only a heading\n');
@@ -243,7 +297,13 @@ state('is written atomically and read back; a damaged file reads as none', async
   const fixture = await startTurnFixture();
   const workspace = fixture.home.workspace;
   assert.is(readLastChannel(workspace), undefined);
-  const last = { channel: 'telegram', account: 'default', chat: 'direct:42', reply_to: '42', at: '2026-11-22T00:00:00.000Z' };
+  const last = {
+    channel: 'telegram',
+    account: 'default',
+    chat: 'direct:42',
+    reply_to: '42',
+    at: '2026-11-22T00:00:00.000Z',
+  };
   writeLastChannel(workspace, last);
   assert.equal(readLastChannel(workspace), last);
   writeFileSync(join(workspace, 'state', 'last-channel.json'), '{"channel":');

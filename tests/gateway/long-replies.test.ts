@@ -9,7 +9,10 @@ import { startVendorServer } from '../support/vendor-server.js';
 
 const TOKEN = '444444:long-replies-token-DDDD';
 
-const SENTENCES = Array.from({ length: 92 }, (_, i) => `Sentence ${String(i).padStart(3, '0')} of the long streamed answer goes on for a while here.`);
+const SENTENCES = Array.from(
+  { length: 92 },
+  (_, i) => `Sentence ${String(i).padStart(3, '0')} of the long streamed answer goes on for a while here.`,
+);
 
 test('a 6,163-character reply arrives in two Telegram messages, cut after the 61st sentence', async () => {
   const vendor = await startVendorServer();
@@ -19,8 +22,21 @@ test('a 6,163-character reply arrives in two Telegram messages, cut after the 61
     gateway: { port: await freePort() },
     heartbeat: { enabled: false },
     agents: { defaults: { model: 'fast' } },
-    model_list: [{ model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendor.url}/v1`, api_keys: ['sk-test-key-0001'] }],
-    channel_list: { telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, allow_from: ['1001'], poll_timeout_seconds: 1 } } },
+    model_list: [
+      {
+        model_name: 'fast',
+        provider: 'openai',
+        model: 'gpt-test',
+        api_base: `${vendor.url}/v1`,
+        api_keys: ['sk-test-key-0001'],
+      },
+    ],
+    channel_list: {
+      telegram: {
+        enabled: true,
+        settings: { token: TOKEN, base_url: emulator.url, allow_from: ['1001'], poll_timeout_seconds: 1 },
+      },
+    },
   });
   try {
     await emulator.say(TOKEN, 'tell me everything', { userId: 1001 });

@@ -130,7 +130,10 @@ const REACH: Record<string, (webhook: string) => Promise<Reach>> = {
       say: (text) => user.say(text),
       // A reply streams into one message; the example turns on the thinking message that the stream replaces.
       replies: () => [
-        ...user.streams().filter((s) => s.finished).map((s) => s.contents.at(-1) ?? ''),
+        ...user
+          .streams()
+          .filter((s) => s.finished)
+          .map((s) => s.contents.at(-1) ?? ''),
         ...user.pushes().map((p) => p.content),
       ],
       close: () => wecom.close(),

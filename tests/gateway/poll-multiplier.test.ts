@@ -60,7 +60,11 @@ test('inbound media older than tools.media_cleanup.max_age_minutes go every 30 m
     assert.ok(existsSync(old), 'not before 90 minutes');
     g.clock.advance(1);
     assert.equal([existsSync(old), existsSync(fresh), existsSync(join(inbound, 'kept-folder'))], [false, true, true]);
-    assert.ok(logLines(join(g.home.home, 'logs', 'gateway.log')).includes('INFO inbound media removed count=1 max_age_minutes=10080'));
+    assert.ok(
+      logLines(join(g.home.home, 'logs', 'gateway.log')).includes(
+        'INFO inbound media removed count=1 max_age_minutes=10080',
+      ),
+    );
 
     // A reload of tools.media_cleanup applies at once: sweeps every 10 × 3 minutes from now, with the new age.
     g.config.tools = { media_cleanup: { interval_minutes: 10, max_age_minutes: 60 } };
@@ -95,9 +99,11 @@ test('with tools.media_cleanup.enabled false nothing is removed', async () => {
 /** A Bot API that knows the bot and never answers a long poll (a connection that went quiet). */
 async function silentBotApi(): Promise<{ url: string; polls: () => number; close(): Promise<void> }> {
   let polls = 0;
-  const json = (res: ServerResponse, value: unknown): void => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+  const json = (res: ServerResponse, value: unknown): void =>
+    void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
   const server = createServer((req, res) => {
-    if (req.url?.endsWith('/getMe')) return json(res, { ok: true, result: { id: 7, is_bot: true, first_name: 'Tern', username: 'tern_bot' } });
+    if (req.url?.endsWith('/getMe'))
+      return json(res, { ok: true, result: { id: 7, is_bot: true, first_name: 'Tern', username: 'tern_bot' } });
     if (req.url?.endsWith('/getUpdates')) polls++;
     else json(res, { ok: true, result: true });
   });
@@ -105,25 +111,41 @@ async function silentBotApi(): Promise<{ url: string; polls: () => number; close
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     polls: () => polls,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 test('channel maintenance: a Telegram long poll is taken as stalled 10 s × the multiplier after its own timeout', async () => {
   const api = await silentBotApi();
   try {
-    for (const [multiplier, graceMs] of [[1, 10_000], [5, 50_000]] as const) {
-      const result = validateConfig({ version: 2, channel_list: { telegram: { enabled: true, settings: { token: '700001:alpha', base_url: api.url, poll_timeout_seconds: 1 } } } });
+    for (const [multiplier, graceMs] of [
+      [1, 10_000],
+      [5, 50_000],
+    ] as const) {
+      const result = validateConfig({
+        version: 2,
+        channel_list: {
+          telegram: { enabled: true, settings: { token: '700001:alpha', base_url: api.url, poll_timeout_seconds: 1 } },
+        },
+      });
       if (!result.ok) throw new Error(result.problems.join('; '));
       const clock = new ManualClock();
       const channel = await createChannel('telegram', result.config.channel_list.telegram!, multiplier, clock);
       const polls = api.polls();
       let failure: Error | undefined;
       const failed = new Promise<void>((resolve) => {
-        void channel.start({ onMessage() {}, onConnected() {}, onFailed: (error) => { failure = error; resolve(); } });
+        void channel.start({
+          onMessage() {},
+          onConnected() {},
+          onFailed: (error) => {
+            failure = error;
+            resolve();
+          },
+        });
       });
       await eventually(() => api.polls() > polls, true);
       clock.advance(1_000 + graceMs - 1);
@@ -133,7 +155,10 @@ test('channel maintenance: a Telegram long poll is taken as stalled 10 s × the 
       clock.advance(1);
       await Promise.race([failed, new Promise((resolve) => setTimeout(resolve, 3_000))]);
       assert.ok(failure instanceof ChannelError, `multiplier ${multiplier}: stalled at ${1_000 + graceMs} ms`);
-      assert.equal([(failure as ChannelError).code, failure!.message], ['stalled', 'getUpdates gave no answer within 1 s']);
+      assert.equal(
+        [(failure as ChannelError).code, failure!.message],
+        ['stalled', 'getUpdates gave no answer within 1 s'],
+      );
       await channel.stop();
     }
   } finally {

@@ -17,10 +17,16 @@ test('a gateway started with no model and no channel says what that means and ho
   const gateway = await startGatewayProcess({ gateway: { port: await freePort() }, heartbeat: { enabled: false } });
   try {
     await until(() => gateway.stderr().includes('no channel'), 'the hints');
-    assert.equal(gateway.stderr().split('\n').filter((line) => line.startsWith('tern: note:')), [
-      'tern: note: no model in model_list, so messages get no answer. Run `tern onboard` (or add a model_list entry, see README: Quick start), then `tern doctor`.',
-      'tern: note: no channel in channel_list, so only the heartbeat and cron jobs run here. Add one (`tern onboard --telegram-token …`, or README: Quick start), or chat through the dashboard (tern-launcher).',
-    ]);
+    assert.equal(
+      gateway
+        .stderr()
+        .split('\n')
+        .filter((line) => line.startsWith('tern: note:')),
+      [
+        'tern: note: no model in model_list, so messages get no answer. Run `tern onboard` (or add a model_list entry, see README: Quick start), then `tern doctor`.',
+        'tern: note: no channel in channel_list, so only the heartbeat and cron jobs run here. Add one (`tern onboard --telegram-token …`, or README: Quick start), or chat through the dashboard (tern-launcher).',
+      ],
+    );
   } finally {
     assert.is(await gateway.stop(), 0);
     gateway.home.remove();
@@ -29,11 +35,22 @@ test('a gateway started with no model and no channel says what that means and ho
 
 test('with a model and an enabled channel that lacks its token, only that channel is named', async () => {
   const model = await startGatewayModel();
-  const gateway = await startGatewayProcess({ gateway: { port: await freePort() }, heartbeat: { enabled: false }, agents: { defaults: { model: 'fast' } }, model_list: [modelEntry(model.url)], channel_list: { telegram: { enabled: true } } });
+  const gateway = await startGatewayProcess({
+    gateway: { port: await freePort() },
+    heartbeat: { enabled: false },
+    agents: { defaults: { model: 'fast' } },
+    model_list: [modelEntry(model.url)],
+    channel_list: { telegram: { enabled: true } },
+  });
   try {
     await until(() => gateway.stderr().includes('channel_list.telegram'), 'the warning');
-    const lines = gateway.stderr().split('\n').filter((line) => line.startsWith('tern: note:') || line.startsWith('tern: warning: channel'));
-    assert.equal(lines, ['tern: warning: channel_list.telegram.settings.token: is required for an enabled telegram channel (allowed: the bot token from @BotFather, in config.json or in .security.yml under channel_list.telegram.token)']);
+    const lines = gateway
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('tern: note:') || line.startsWith('tern: warning: channel'));
+    assert.equal(lines, [
+      'tern: warning: channel_list.telegram.settings.token: is required for an enabled telegram channel (allowed: the bot token from @BotFather, in config.json or in .security.yml under channel_list.telegram.token)',
+    ]);
   } finally {
     await gateway.stop();
     gateway.home.remove();

@@ -41,7 +41,10 @@ function gate<T>(): Gate<T> {
  * Channels that connect at once (the first one then receives `inbound`, if given); the first one's sends, or its
  * stop, last until the test opens their gate.
  */
-function heldChannels(held: 'send' | 'stop', inbound?: string): { create: () => Promise<Channel>; send: Gate<string>; stop: Gate<void> } {
+function heldChannels(
+  held: 'send' | 'stop',
+  inbound?: string,
+): { create: () => Promise<Channel>; send: Gate<string>; stop: Gate<void> } {
   const send = gate<string>();
   const stop = gate<void>();
   (held === 'send' ? stop : send).open();
@@ -53,7 +56,16 @@ function heldChannels(held: 'send' | 'stop', inbound?: string): { create: () => 
       capabilities: { commands: [], streaming: false, maxMessageLength: 4000 },
       start: async (hooks) => {
         hooks.onConnected();
-        if (first && inbound !== undefined) hooks.onMessage({ messageId: 'm1', chat: 'direct:42', replyTo: '42', sender: '42', senderAliases: ['42'], text: inbound, mentioned: false });
+        if (first && inbound !== undefined)
+          hooks.onMessage({
+            messageId: 'm1',
+            chat: 'direct:42',
+            replyTo: '42',
+            sender: '42',
+            senderAliases: ['42'],
+            text: inbound,
+            mentioned: false,
+          });
       },
       stop: () => (first ? stop.arrive() : Promise.resolve()),
       send: async (_replyTo, text) => {
@@ -77,10 +89,14 @@ interface Running {
   config: { channel_list: { held: { enabled: boolean; type: string; settings: Record<string, unknown> } } };
 }
 
-const writeConfig = (home: TempHome, config: object): void => writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
+const writeConfig = (home: TempHome, config: object): void =>
+  writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
 
 /** A gateway on a hand-moved clock whose heartbeat has tasks and whose last active chat is on the held channel. */
-async function startGateway(held: 'send' | 'stop', options: { inbound?: string; drainMs?: number; leftWorkMs?: number } = {}): Promise<Running> {
+async function startGateway(
+  held: 'send' | 'stop',
+  options: { inbound?: string; drainMs?: number; leftWorkMs?: number } = {},
+): Promise<Running> {
   const home = tempHome();
   const model = await startGatewayModel();
   const config = {
@@ -88,17 +104,33 @@ async function startGateway(held: 'send' | 'stop', options: { inbound?: string; 
     gateway: { port: await freePort(), log_level: 'info' },
     agents: { defaults: { model: 'fast' } },
     model_list: [modelEntry(model.url)],
-    channel_list: { held: { enabled: true, type: 'held', settings: { typing: false, allow_from: ['*'] } as Record<string, unknown> } },
+    channel_list: {
+      held: { enabled: true, type: 'held', settings: { typing: false, allow_from: ['*'] } as Record<string, unknown> },
+    },
   };
   writeConfig(home, config);
   mkdirSync(home.workspace, { recursive: true });
   writeFileSync(join(home.workspace, 'HEARTBEAT.md'), '- check the inbox\n');
-  writeLastChannel(home.workspace, { channel: 'held', account: 'default', chat: 'direct:42', reply_to: '42', at: '2026-11-22T00:00:00.000Z' });
+  writeLastChannel(home.workspace, {
+    channel: 'held',
+    account: 'default',
+    chat: 'direct:42',
+    reply_to: '42',
+    at: '2026-11-22T00:00:00.000Z',
+  });
   const loaded = loadConfig({ env: home.env });
   const logs = openGatewayLogs(loaded);
   const clock = new ManualClock();
   const channels = heldChannels(held, options.inbound);
-  const gateway = await Gateway.start({ loaded, env: home.env, logs, scheduler: clock, createChannel: channels.create, ...(options.drainMs !== undefined ? { drainMs: options.drainMs } : {}), ...(options.leftWorkMs !== undefined ? { leftWorkMs: options.leftWorkMs } : {}) });
+  const gateway = await Gateway.start({
+    loaded,
+    env: home.env,
+    logs,
+    scheduler: clock,
+    createChannel: channels.create,
+    ...(options.drainMs !== undefined ? { drainMs: options.drainMs } : {}),
+    ...(options.leftWorkMs !== undefined ? { leftWorkMs: options.leftWorkMs } : {}),
+  });
   return { home, model, logs, gateway, clock, held: channels, config };
 }
 
@@ -126,12 +158,19 @@ function workRecordedAfterStopping(home: TempHome): string[] {
   const from = events.findLastIndex((e) => e.type === 'gateway.stopping');
   return events.slice(from).flatMap((e) => {
     if (/^(heartbeat|turn|provider|message|channel)\./.test(e.type)) return [e.type];
-    return e.type === 'actor.transitioned' && e.data.machine === 'channel' ? [`${e.data.actor} ${e.data.from}->${e.data.to}`] : [];
+    return e.type === 'actor.transitioned' && e.data.machine === 'channel'
+      ? [`${e.data.actor} ${e.data.from}->${e.data.to}`]
+      : [];
   });
 }
 
 const readLog = (path: string): string => readFileSync(path, 'utf8');
-const gatewayLogLast = (home: TempHome): string | undefined => readLog(join(home.home, 'logs', 'gateway.log')).trimEnd().split('\n').at(-1)?.replace(/^\S+ /, '');
+const gatewayLogLast = (home: TempHome): string | undefined =>
+  readLog(join(home.home, 'logs', 'gateway.log'))
+    .trimEnd()
+    .split('\n')
+    .at(-1)
+    ?.replace(/^\S+ /, '');
 
 async function withRejections(run: (rejections: unknown[]) => Promise<void>): Promise<void> {
   const rejections: unknown[] = [];
@@ -169,7 +208,10 @@ test('a stop while a heartbeat tick waits for the turn engine starts no turn and
     logs.close();
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(rejections, []);
-    assert.equal(workRecordedAfterStopping(home).filter((type) => !type.startsWith('channel')), []);
+    assert.equal(
+      workRecordedAfterStopping(home).filter((type) => !type.startsWith('channel')),
+      [],
+    );
     assert.is(model.requests, 0);
     assert.is(readLog(join(home.workspace, 'heartbeat.log')), '');
     await model.close();
@@ -202,10 +244,14 @@ test('a stop that gives up draining returns once a reply being sent is done; the
     assert.is(await stopHolding(running, held.send.open), false);
     assert.equal(rejections, []);
     assert.equal(workRecordedAfterStopping(home), ['channel:held connected->stopped']);
-    assert.equal(readLog(join(home.home, 'logs', 'gateway.log')).trimEnd().split('\n').slice(-2).map((line) => line.replace(/^\S+ /, '')), [
-      'WARN running turns did not finish in time and are aborted',
-      'INFO gateway stopped',
-    ]);
+    assert.equal(
+      readLog(join(home.home, 'logs', 'gateway.log'))
+        .trimEnd()
+        .split('\n')
+        .slice(-2)
+        .map((line) => line.replace(/^\S+ /, '')),
+      ['WARN running turns did not finish in time and are aborted', 'INFO gateway stopped'],
+    );
     await model.close();
     home.remove();
   }));
@@ -216,11 +262,18 @@ test('a stop whose reply send never finishes returns after its wait for left wor
     const { home, model, held, gateway, logs } = running;
     assert.is(await held.send.reached, 'echo: hello');
     await gateway.stop();
-    assert.equal(readLog(join(home.home, 'logs', 'gateway.log')).trimEnd().split('\n').slice(-3).map((line) => line.replace(/^\S+ /, '')), [
-      'WARN running turns did not finish in time and are aborted',
-      'WARN work still in flight at the stop (a send, a heartbeat or cron run) is left behind',
-      'INFO gateway stopped',
-    ]);
+    assert.equal(
+      readLog(join(home.home, 'logs', 'gateway.log'))
+        .trimEnd()
+        .split('\n')
+        .slice(-3)
+        .map((line) => line.replace(/^\S+ /, '')),
+      [
+        'WARN running turns did not finish in time and are aborted',
+        'WARN work still in flight at the stop (a send, a heartbeat or cron run) is left behind',
+        'INFO gateway stopped',
+      ],
+    );
     logs.close();
     held.send.open();
     await new Promise((resolve) => setImmediate(resolve));

@@ -33,9 +33,37 @@ e2e.before(async (context) => {
     model_list: [modelEntry(context.model.url)],
     heartbeat: { enabled: false },
     channel_list: {
-      telegram: { enabled: true, settings: { token: MAIN, base_url: context.emulator.url, allow_from: ['@alice', '1002'], poll_timeout_seconds: 1 } },
-      tg_group: { enabled: true, type: 'telegram', settings: { token: GROUP, base_url: context.emulator.url, mention_only: true, poll_timeout_seconds: 1, allow_from: ['*'] } },
-      tg_backup: { enabled: true, type: 'telegram', settings: { token: BACKUP, base_url: context.second.url, restart_backoff_ms: 100, poll_timeout_seconds: 1, allow_from: ['*'] } },
+      telegram: {
+        enabled: true,
+        settings: {
+          token: MAIN,
+          base_url: context.emulator.url,
+          allow_from: ['@alice', '1002'],
+          poll_timeout_seconds: 1,
+        },
+      },
+      tg_group: {
+        enabled: true,
+        type: 'telegram',
+        settings: {
+          token: GROUP,
+          base_url: context.emulator.url,
+          mention_only: true,
+          poll_timeout_seconds: 1,
+          allow_from: ['*'],
+        },
+      },
+      tg_backup: {
+        enabled: true,
+        type: 'telegram',
+        settings: {
+          token: BACKUP,
+          base_url: context.second.url,
+          restart_backoff_ms: 100,
+          poll_timeout_seconds: 1,
+          allow_from: ['*'],
+        },
+      },
     },
   });
 });
@@ -81,19 +109,30 @@ e2e('a long reply is split at 4096 characters without breaking the code block', 
     assert.ok(part.length <= 4096, `a part has ${part.length} characters`);
     assert.is((part.match(/^```/gm) ?? []).length % 2, 0, 'every part opens and closes its code fences');
   }
-  const rejoined = all.join('\n').split('\n').filter((line) => line !== '```' && line !== '```ts');
-  assert.equal(rejoined, LONG_REPLY.split('\n').filter((line) => line !== '```' && line !== '```ts'));
+  const rejoined = all
+    .join('\n')
+    .split('\n')
+    .filter((line) => line !== '```' && line !== '```ts');
+  assert.equal(
+    rejoined,
+    LONG_REPLY.split('\n').filter((line) => line !== '```' && line !== '```ts'),
+  );
   // Markdown reaches Telegram as HTML: the user sees the code block, not its fences.
   assert.is(parts[0]?.text.startsWith('Here is the code:\nconst line0 = 0;'), true);
 });
 
-e2e('senders outside allow_from get no answer but a pairing code; listed ones by id or @username are answered', async ({ emulator }) => {
-  await emulator.say(MAIN, 'let me in', { userId: 1003, userName: 'mallory' });
-  await emulator.say(MAIN, 'hi from alice in another chat', { userId: 1001, chatId: 1004 });
-  await emulator.waitForBotMessages(MAIN, 1004, 1);
-  const [code] = (await emulator.waitForBotMessages(MAIN, 1003, 1)).map((m) => /^Pairing code: ([A-Z2-9]{8})\n/.exec(m.text)?.[1]);
-  assert.equal(texts(emulator.botMessages(MAIN, 1003)), [pairingText(code ?? '?')]);
-});
+e2e(
+  'senders outside allow_from get no answer but a pairing code; listed ones by id or @username are answered',
+  async ({ emulator }) => {
+    await emulator.say(MAIN, 'let me in', { userId: 1003, userName: 'mallory' });
+    await emulator.say(MAIN, 'hi from alice in another chat', { userId: 1001, chatId: 1004 });
+    await emulator.waitForBotMessages(MAIN, 1004, 1);
+    const [code] = (await emulator.waitForBotMessages(MAIN, 1003, 1)).map(
+      (m) => /^Pairing code: ([A-Z2-9]{8})\n/.exec(m.text)?.[1],
+    );
+    assert.equal(texts(emulator.botMessages(MAIN, 1003)), [pairingText(code ?? '?')]);
+  },
+);
 
 e2e('in a group, mention_only answers only messages that mention the bot, without the mention', async (context) => {
   const { emulator, gateway } = context;
@@ -113,7 +152,13 @@ e2e('/help, /help@botname, /use, /use clear and /clear are answered before the m
     await emulator.say(MAIN, command, user);
     await emulator.waitForBotMessages(MAIN, 2001, index + 1);
   }
-  assert.equal(texts(emulator.botMessages(MAIN, 2001)), [HELP_TEXT, HELP_TEXT, 'Skill weather will be used for your next message.', 'Cancelled /use weather.', 'Conversation cleared.']);
+  assert.equal(texts(emulator.botMessages(MAIN, 2001)), [
+    HELP_TEXT,
+    HELP_TEXT,
+    'Skill weather will be used for your next message.',
+    'Cancelled /use weather.',
+    'Conversation cleared.',
+  ]);
   assert.is(model.requests, before);
 });
 
@@ -134,21 +179,24 @@ e2e('/stop ends the running turn with a single "Stopped." reply', async ({ emula
   assert.equal(await quietGateway(gateway.home.sessions, () => texts(emulator.botMessages(MAIN, 2003))), ['Stopped.']);
 });
 
-e2e('a channel whose connection breaks is restarted while the other channels keep answering', async ({ emulator, second, gateway }) => {
-  await second.say(BACKUP, 'before', { userId: 1001 });
-  await second.waitForBotMessages(BACKUP, 1001, 1);
-  await second.stop();
-  await gateway.waitUntil((body) => body.channels.some((c) => c.name === 'tg_backup' && c.state === 'failed'));
-  await emulator.say(MAIN, 'still answering?', { userId: 1001, chatId: 2004 });
-  const [reply] = await emulator.waitForBotMessages(MAIN, 2004, 1);
-  assert.is(reply?.text, 'echo: still answering?');
-  await second.restart();
-  await gateway.waitUntil((body) => body.channels.some((c) => c.name === 'tg_backup' && c.state === 'connected'));
-  // A fresh emulator numbers messages from 1 again; another chat keeps the ids distinct, as on Telegram.
-  await second.say(BACKUP, 'back again', { userId: 1001, chatId: 1005 });
-  const [back] = await second.waitForBotMessages(BACKUP, 1005, 1);
-  assert.is(back?.text, 'echo: back again');
-});
+e2e(
+  'a channel whose connection breaks is restarted while the other channels keep answering',
+  async ({ emulator, second, gateway }) => {
+    await second.say(BACKUP, 'before', { userId: 1001 });
+    await second.waitForBotMessages(BACKUP, 1001, 1);
+    await second.stop();
+    await gateway.waitUntil((body) => body.channels.some((c) => c.name === 'tg_backup' && c.state === 'failed'));
+    await emulator.say(MAIN, 'still answering?', { userId: 1001, chatId: 2004 });
+    const [reply] = await emulator.waitForBotMessages(MAIN, 2004, 1);
+    assert.is(reply?.text, 'echo: still answering?');
+    await second.restart();
+    await gateway.waitUntil((body) => body.channels.some((c) => c.name === 'tg_backup' && c.state === 'connected'));
+    // A fresh emulator numbers messages from 1 again; another chat keeps the ids distinct, as on Telegram.
+    await second.say(BACKUP, 'back again', { userId: 1001, chatId: 1005 });
+    const [back] = await second.waitForBotMessages(BACKUP, 1005, 1);
+    assert.is(back?.text, 'echo: back again');
+  },
+);
 
 e2e('SIGINT drains and exits 0; the logs never show a token', async ({ gateway }) => {
   assert.is(await gateway.stop(), 0);

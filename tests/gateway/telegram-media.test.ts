@@ -17,9 +17,22 @@ test('image_generate sends the drawn image to the Telegram chat as a photo, then
   const vendor = await startVendorServer();
   const emulator = await TelegramEmulator.start();
   const front = await startUploadFront(emulator);
-  const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#0077b6' } }).png().toBuffer();
+  const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#0077b6' } })
+    .png()
+    .toBuffer();
   vendor.reply(
-    completion({ tool_calls: [{ id: 'i1', type: 'function', function: { name: 'image_generate', arguments: '{"prompt":"a tern over the sea"}' } }] }, 'tool_calls'),
+    completion(
+      {
+        tool_calls: [
+          {
+            id: 'i1',
+            type: 'function',
+            function: { name: 'image_generate', arguments: '{"prompt":"a tern over the sea"}' },
+          },
+        ],
+      },
+      'tool_calls',
+    ),
     json({ created: 1, data: [{ b64_json: png.toString('base64') }] }),
     completion({ content: 'Here it is.' }),
   );
@@ -27,32 +40,67 @@ test('image_generate sends the drawn image to the Telegram chat as a photo, then
     gateway: { host: '127.0.0.1', port: await freePort() },
     agents: { defaults: { model: 'fast', image_model: 'painter' } },
     model_list: [
-      { model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendor.url}/v1`, api_keys: ['sk-test-key-0001'] },
-      { model_name: 'painter', provider: 'openai', model: 'gpt-image-1', api_base: `${vendor.url}/v1`, api_keys: ['sk-test-key-0001'] },
+      {
+        model_name: 'fast',
+        provider: 'openai',
+        model: 'gpt-test',
+        api_base: `${vendor.url}/v1`,
+        api_keys: ['sk-test-key-0001'],
+      },
+      {
+        model_name: 'painter',
+        provider: 'openai',
+        model: 'gpt-image-1',
+        api_base: `${vendor.url}/v1`,
+        api_keys: ['sk-test-key-0001'],
+      },
     ],
     heartbeat: { enabled: false },
-    channel_list: { telegram: { enabled: true, settings: { token: TOKEN, base_url: front.url, poll_timeout_seconds: 1, allow_from: ['*'] } } },
+    channel_list: {
+      telegram: {
+        enabled: true,
+        settings: { token: TOKEN, base_url: front.url, poll_timeout_seconds: 1, allow_from: ['*'] },
+      },
+    },
   });
   try {
     await emulator.say(TOKEN, 'draw a tern', { userId: 1001 });
     const messages = await emulator.waitForBotMessages(TOKEN, 1001, 2);
-    assert.equal(messages.map((m) => m.text), ['', 'Here it is.']);
+    assert.equal(
+      messages.map((m) => m.text),
+      ['', 'Here it is.'],
+    );
     assert.is(front.uploads.length, 1);
     const [photo] = front.uploads;
-    assert.equal({ ...photo!, bytes: undefined }, { method: 'sendPhoto', chatId: '1001', filename: photo!.filename, bytes: undefined });
+    assert.equal(
+      { ...photo!, bytes: undefined },
+      { method: 'sendPhoto', chatId: '1001', filename: photo!.filename, bytes: undefined },
+    );
     assert.match(photo!.filename, /^t_[\w-]+-\w+\.png$/);
     assert.equal(photo!.bytes, png);
-    assert.equal(vendor.requests.map((r) => r.url), ['/v1/chat/completions', '/v1/images/generations', '/v1/chat/completions']);
+    assert.equal(
+      vendor.requests.map((r) => r.url),
+      ['/v1/chat/completions', '/v1/images/generations', '/v1/chat/completions'],
+    );
 
     const log = await runCliAsync(['log', '--type', 'message.sent,tool.completed', '--json'], gateway.home.env);
-    const events = log.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
+    const events = log.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
     const sent = events.find((e) => e.type === 'message.sent' && (e.data.media as unknown[]).length > 0)!;
     const media = sent.data.media as Array<{ kind: string; path: string; mime: string }>;
-    assert.equal(media.map((m) => [m.kind, m.mime]), [['image', 'image/png']]);
+    assert.equal(
+      media.map((m) => [m.kind, m.mime]),
+      [['image', 'image/png']],
+    );
     assert.ok(media[0]!.path.endsWith(photo!.filename));
     assert.equal(readFileSync(media[0]!.path), png);
     const completed = events.find((e) => e.type === 'tool.completed')!;
-    assert.match(String(completed.data.content), /^Saved the image \(\d+ bytes\) to media\/images\/\S+\.png and sent it to telegram:direct:1001\. \[file:media\/images\/\S+\.png\]$/);
+    assert.match(
+      String(completed.data.content),
+      /^Saved the image \(\d+ bytes\) to media\/images\/\S+\.png and sent it to telegram:direct:1001\. \[file:media\/images\/\S+\.png\]$/,
+    );
   } finally {
     await gateway.stop();
     await front.close();

@@ -25,8 +25,27 @@ streaming.before(async (context) => {
     model_list: [modelEntry(context.model.url, true)],
     heartbeat: { enabled: false },
     channel_list: {
-      telegram: { enabled: true, settings: { token: STREAMING, base_url: context.emulator.url, poll_timeout_seconds: 1, allow_from: ['*'], streaming: { enabled: true, throttle_seconds: 0, min_growth_chars: 1 } } },
-      tg_wait: { enabled: true, type: 'telegram', settings: { token: PLACEHOLDER, base_url: context.emulator.url, poll_timeout_seconds: 1, allow_from: ['*'], placeholder: 'Thinking…' } },
+      telegram: {
+        enabled: true,
+        settings: {
+          token: STREAMING,
+          base_url: context.emulator.url,
+          poll_timeout_seconds: 1,
+          allow_from: ['*'],
+          streaming: { enabled: true, throttle_seconds: 0, min_growth_chars: 1 },
+        },
+      },
+      tg_wait: {
+        enabled: true,
+        type: 'telegram',
+        settings: {
+          token: PLACEHOLDER,
+          base_url: context.emulator.url,
+          poll_timeout_seconds: 1,
+          allow_from: ['*'],
+          placeholder: 'Thinking…',
+        },
+      },
     },
   });
 });

@@ -11,20 +11,37 @@ import { startFileApi } from '../support/telegram-file-api.js';
 import { freePort } from '../support/telegram-emulator.js';
 import { tempHome } from '../support/temp-home.js';
 
-const voiceUpdate = { update_id: 1, message: { message_id: 5, date: 0, chat: { id: 42, type: 'private' }, from: { id: 42, is_bot: false, username: 'alice' }, voice: { file_id: 'abc', file_unique_id: 'u', duration: 2, mime_type: 'audio/ogg' } } };
+const voiceUpdate = {
+  update_id: 1,
+  message: {
+    message_id: 5,
+    date: 0,
+    chat: { id: 42, type: 'private' },
+    from: { id: 42, is_bot: false, username: 'alice' },
+    voice: { file_id: 'abc', file_unique_id: 'u', duration: 2, mime_type: 'audio/ogg' },
+  },
+};
 
 test('a voice message is downloaded, saved in the workspace and transcribed before the turn', async () => {
   const home = tempHome();
   const model = await startGatewayModel();
   const api = await startFileApi({ 'voice/abc.ogg': Buffer.from('OggS fake voice') });
-  writeFileSync(join(home.home, 'config.json'), JSON.stringify({
-    version: 2,
-    gateway: { port: await freePort() },
-    heartbeat: { enabled: false },
-    agents: { defaults: { model: 'fast', transcription_model: 'fast' } },
-    model_list: [modelEntry(model.url)],
-    channel_list: { telegram: { enabled: true, settings: { token: '42:voice-token', base_url: api.url, poll_timeout_seconds: 1, allow_from: ['*'] } } },
-  }));
+  writeFileSync(
+    join(home.home, 'config.json'),
+    JSON.stringify({
+      version: 2,
+      gateway: { port: await freePort() },
+      heartbeat: { enabled: false },
+      agents: { defaults: { model: 'fast', transcription_model: 'fast' } },
+      model_list: [modelEntry(model.url)],
+      channel_list: {
+        telegram: {
+          enabled: true,
+          settings: { token: '42:voice-token', base_url: api.url, poll_timeout_seconds: 1, allow_from: ['*'] },
+        },
+      },
+    }),
+  );
   const loaded = loadConfig({ env: home.env });
   const logs = openGatewayLogs(loaded);
   const gateway = await Gateway.start({ loaded, env: home.env, logs });

@@ -26,16 +26,25 @@ hooks.before(async (context) => {
   context.line.attach(`http://127.0.0.1:${context.port}/webhooks/line/line`);
   // The peer runtime's field: LINE posts to the path the user chose.
   context.peer.attach(`http://127.0.0.1:${context.port}/webhook/line`);
-  context.gateway = await startGatewayProcess({
-    gateway: { host: '127.0.0.1', port: context.port },
-    agents: { defaults: { model: 'fast' } },
-    model_list: [modelEntry(context.model.url)],
-    heartbeat: { enabled: false },
-    channel_list: {
-      line: { enabled: true, type: 'line', settings: { ...context.line.settings(), allow_from: ['*'] } },
-      line_peer: { enabled: true, type: 'line', settings: { ...context.peer.settings(), webhook_path: '/webhook/line', allow_from: ['*'] } },
+  context.gateway = await startGatewayProcess(
+    {
+      gateway: { host: '127.0.0.1', port: context.port },
+      agents: { defaults: { model: 'fast' } },
+      model_list: [modelEntry(context.model.url)],
+      heartbeat: { enabled: false },
+      channel_list: {
+        line: { enabled: true, type: 'line', settings: { ...context.line.settings(), allow_from: ['*'] } },
+        line_peer: {
+          enabled: true,
+          type: 'line',
+          settings: { ...context.peer.settings(), webhook_path: '/webhook/line', allow_from: ['*'] },
+        },
+      },
     },
-  }, {}, undefined, 60_000);
+    {},
+    undefined,
+    60_000,
+  );
 });
 
 hooks.after(async (context) => {
@@ -55,19 +64,29 @@ hooks('a body signed with the wrong secret gets 401 and no turn', async ({ line,
   const missing = await line.post(body, '');
   assert.is(missing.status, 401);
   await quietGateway(gateway.home.sessions, () => model.asked.length);
-  assert.not.ok(model.asked.some((text) => text.includes('forged hello')), 'the model never saw it');
+  assert.not.ok(
+    model.asked.some((text) => text.includes('forged hello')),
+    'the model never saw it',
+  );
   assert.equal(chat.sent(), []);
 });
 
-hooks('a correctly signed delivery from ten minutes ago (a replay) gets 401 and no turn', async ({ line, model, gateway }) => {
-  const chat = line.direct('bob');
-  const body = line.eventBody(chat.sender, { id: '900002', type: 'text', text: 'replayed hello' }, Date.now() - 10 * 60_000);
-  const answer = await line.post(body);
-  assert.is(answer.status, 401);
-  assert.equal(JSON.parse(answer.body), { error: 'every event is older than 300 s (a replay)' });
-  await quietGateway(gateway.home.sessions, () => model.asked.length);
-  assert.not.ok(model.asked.some((text) => text.includes('replayed hello')));
-});
+hooks(
+  'a correctly signed delivery from ten minutes ago (a replay) gets 401 and no turn',
+  async ({ line, model, gateway }) => {
+    const chat = line.direct('bob');
+    const body = line.eventBody(
+      chat.sender,
+      { id: '900002', type: 'text', text: 'replayed hello' },
+      Date.now() - 10 * 60_000,
+    );
+    const answer = await line.post(body);
+    assert.is(answer.status, 401);
+    assert.equal(JSON.parse(answer.body), { error: 'every event is older than 300 s (a replay)' });
+    await quietGateway(gateway.home.sessions, () => model.asked.length);
+    assert.not.ok(model.asked.some((text) => text.includes('replayed hello')));
+  },
+);
 
 hooks('a body over 1 MB gets 413 and no turn', async ({ line, model, gateway }) => {
   const chat = line.direct('carol');
@@ -104,10 +123,13 @@ hooks('a path no channel serves is refused like any other non-GET request (405)'
 hooks('tern status prints each webhook URL', async ({ gateway, port }) => {
   const status = await runCliAsync(['status', '--json'], gateway.home.env);
   const channels = (JSON.parse(status.stdout) as { channels: Array<{ name: string; webhook_url?: string }> }).channels;
-  assert.equal(channels.map((c) => [c.name, c.webhook_url]), [
-    ['line', `http://127.0.0.1:${port}/webhooks/line/line`],
-    ['line_peer', `http://127.0.0.1:${port}/webhook/line`],
-  ]);
+  assert.equal(
+    channels.map((c) => [c.name, c.webhook_url]),
+    [
+      ['line', `http://127.0.0.1:${port}/webhooks/line/line`],
+      ['line_peer', `http://127.0.0.1:${port}/webhook/line`],
+    ],
+  );
   const text = await runCliAsync(['status'], gateway.home.env);
   assert.match(text.stdout, `webhook http://127.0.0.1:${port}/webhooks/line/line`);
 });

@@ -17,9 +17,13 @@ const USER = 1001;
 const PROMPT = /^exec wants to run echo approved-run — reply \/approve ([0-9a-f]{4}) or \/deny \1$/;
 
 const execCall = (id: string, command: string) =>
-  completion({ tool_calls: [{ id, type: 'function', function: { name: 'exec', arguments: JSON.stringify({ command }) } }] }, 'tool_calls');
+  completion(
+    { tool_calls: [{ id, type: 'function', function: { name: 'exec', arguments: JSON.stringify({ command }) } }] },
+    'tool_calls',
+  );
 /** The last message of the model request `index`: the tool result it was sent back. */
-const lastMessage = (vendor: VendorServer, index: number) => (JSON.parse(vendor.requests[index]!.body.toString()) as { messages: Array<Record<string, unknown>> }).messages.at(-1);
+const lastMessage = (vendor: VendorServer, index: number) =>
+  (JSON.parse(vendor.requests[index]!.body.toString()) as { messages: Array<Record<string, unknown>> }).messages.at(-1);
 
 interface Running {
   emulator: TelegramEmulator;
@@ -33,21 +37,32 @@ async function startGateway(approvalTimeoutMs: number, allowFrom: string[] = ['*
   const home = tempHome();
   const vendor = await startVendorServer();
   const emulator = await TelegramEmulator.start();
-  writeFileSync(join(home.home, 'config.json'), JSON.stringify({
-    version: 2,
-    gateway: { port: await freePort() },
-    heartbeat: { enabled: false },
-    agents: { defaults: { model: 'fast' } },
-    model_list: [{ model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendor.url}/v1`, api_keys: ['sk-test-key-0001'] }],
-    channel_list: {
-      telegram: {
-        enabled: true,
-        settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: allowFrom },
+  writeFileSync(
+    join(home.home, 'config.json'),
+    JSON.stringify({
+      version: 2,
+      gateway: { port: await freePort() },
+      heartbeat: { enabled: false },
+      agents: { defaults: { model: 'fast' } },
+      model_list: [
+        {
+          model_name: 'fast',
+          provider: 'openai',
+          model: 'gpt-test',
+          api_base: `${vendor.url}/v1`,
+          api_keys: ['sk-test-key-0001'],
+        },
+      ],
+      channel_list: {
+        telegram: {
+          enabled: true,
+          settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: allowFrom },
+        },
       },
-    },
-    tools: { exec: { require_approval: true, allow_remote: true } },
-    hooks: { defaults: { approval_timeout_ms: approvalTimeoutMs } },
-  }));
+      tools: { exec: { require_approval: true, allow_remote: true } },
+      hooks: { defaults: { approval_timeout_ms: approvalTimeoutMs } },
+    }),
+  );
   const loaded = loadConfig({ env: home.env });
   const logs = openGatewayLogs(loaded);
   const gateway = await Gateway.start({ loaded, env: home.env, logs });
@@ -68,7 +83,8 @@ async function startGateway(approvalTimeoutMs: number, allowFrom: string[] = ['*
 }
 
 const texts = (emulator: TelegramEmulator) => emulator.botMessages(TOKEN, USER).map((m) => m.text);
-const of = <T extends Envelope['type']>(events: Envelope[], type: T) => events.filter((e): e is Envelope<T> => e.type === type);
+const of = <T extends Envelope['type']>(events: Envelope[], type: T) =>
+  events.filter((e): e is Envelope<T> => e.type === type);
 
 /** Sends the message and waits for the approval question; returns its id and the question's message. */
 async function askedFor(running: Running, text: string): Promise<{ id: string; messageId: number }> {
@@ -84,15 +100,29 @@ test('an exec call that needs approval asks in the same chat with buttons, waits
   try {
     running.vendor.reply(execCall('c1', 'echo approved-run'), completion({ content: 'Ran it.' }));
     const { id, messageId } = await askedFor(running, 'please run it');
-    assert.equal(running.emulator.keyboard(TOKEN, messageId), [[['Approve', `/approve ${id}`], ['Deny', `/deny ${id}`]]]);
+    assert.equal(running.emulator.keyboard(TOKEN, messageId), [
+      [
+        ['Approve', `/approve ${id}`],
+        ['Deny', `/deny ${id}`],
+      ],
+    ]);
     assert.is(running.vendor.requests.length, 1, 'the turn waits: no second model call before the answer');
     await running.emulator.say(TOKEN, '/approve ffff', { userId: USER });
     await running.emulator.say(TOKEN, `/approve ${id}`, { userId: USER });
     await running.emulator.waitForBotMessages(TOKEN, USER, 4);
-    assert.equal(texts(running.emulator).slice(1).sort(), ['Approved: exec goes ahead.', 'No tool call ffff is waiting for approval here.', 'Ran it.'].sort());
+    assert.equal(
+      texts(running.emulator).slice(1).sort(),
+      ['Approved: exec goes ahead.', 'No tool call ffff is waiting for approval here.', 'Ran it.'].sort(),
+    );
     assert.equal(lastMessage(running.vendor, 1), { role: 'tool', tool_call_id: 'c1', content: 'approved-run\n' });
-    assert.equal(of(running.events, 'approval.answered').map((e) => e.data), [{ approval_id: id, approved: true, by: 'user', sender: String(USER) }]);
-    assert.equal(of(running.events, 'hook.decided').map((e) => e.data), [{ hook: 'chat', point: 'approve_tool', call_id: 'c1', action: 'continue', reason: 'approved in the chat' }]);
+    assert.equal(
+      of(running.events, 'approval.answered').map((e) => e.data),
+      [{ approval_id: id, approved: true, by: 'user', sender: String(USER) }],
+    );
+    assert.equal(
+      of(running.events, 'hook.decided').map((e) => e.data),
+      [{ hook: 'chat', point: 'approve_tool', call_id: 'c1', action: 'continue', reason: 'approved in the chat' }],
+    );
   } finally {
     await running.close();
   }
@@ -105,9 +135,19 @@ test('the Deny button answers the question: the call does not run and the model 
     const { id } = await askedFor(running, 'please run it');
     await running.emulator.press(TOKEN, `/deny ${id}`, { userId: USER });
     await running.emulator.waitForBotMessages(TOKEN, USER, 3);
-    assert.equal(texts(running.emulator).slice(1).sort(), ['Denied: exec will not run.', 'Understood, not running it.']);
-    assert.equal(lastMessage(running.vendor, 1), { role: 'tool', tool_call_id: 'c1', content: 'Tool call not approved: denied in the chat' });
-    assert.equal(of(running.events, 'hook.decided').map((e) => e.data.action), ['deny_tool']);
+    assert.equal(texts(running.emulator).slice(1).sort(), [
+      'Denied: exec will not run.',
+      'Understood, not running it.',
+    ]);
+    assert.equal(lastMessage(running.vendor, 1), {
+      role: 'tool',
+      tool_call_id: 'c1',
+      content: 'Tool call not approved: denied in the chat',
+    });
+    assert.equal(
+      of(running.events, 'hook.decided').map((e) => e.data.action),
+      ['deny_tool'],
+    );
   } finally {
     await running.close();
   }
@@ -120,8 +160,17 @@ test('an approval nobody answers is denied when approval_timeout_ms runs out, an
     const { id } = await askedFor(running, 'please run it');
     await running.emulator.waitForBotMessages(TOKEN, USER, 2);
     assert.equal(texts(running.emulator), [texts(running.emulator)[0], 'Nobody approved it.']);
-    assert.equal(lastMessage(running.vendor, 1), { role: 'tool', tool_call_id: 'c1', content: 'Tool call not approved: no answer in the chat within 600 ms' });
-    await passes(() => assert.equal(of(running.events, 'approval.answered').map((e) => e.data), [{ approval_id: id, approved: false, by: 'timeout', reason: 'no answer in the chat within 600 ms' }]));
+    assert.equal(lastMessage(running.vendor, 1), {
+      role: 'tool',
+      tool_call_id: 'c1',
+      content: 'Tool call not approved: no answer in the chat within 600 ms',
+    });
+    await passes(() =>
+      assert.equal(
+        of(running.events, 'approval.answered').map((e) => e.data),
+        [{ approval_id: id, approved: false, by: 'timeout', reason: 'no answer in the chat within 600 ms' }],
+      ),
+    );
     // A late answer finds nothing waiting.
     await running.emulator.say(TOKEN, `/approve ${id}`, { userId: USER });
     await running.emulator.waitForBotMessages(TOKEN, USER, 3);

@@ -36,13 +36,36 @@ test('hooks, plugins and require_approval: every problem names its path and what
 test('a peer-runtime hooks block with observe, intercept, env and priority is read as written', () => {
   const validation = validateConfig({
     version: 2,
-    hooks: { processes: { audit: { enabled: true, priority: 5, transport: 'stdio', command: ['python3', 'audit.py'], dir: '/opt/hooks', env: { TOKEN: 'abc-secret-123' }, observe: ['turn.*'], intercept: ['approve_tool'] } } },
+    hooks: {
+      processes: {
+        audit: {
+          enabled: true,
+          priority: 5,
+          transport: 'stdio',
+          command: ['python3', 'audit.py'],
+          dir: '/opt/hooks',
+          env: { TOKEN: 'abc-secret-123' },
+          observe: ['turn.*'],
+          intercept: ['approve_tool'],
+        },
+      },
+    },
   });
   assert.ok(validation.ok);
   const audit = validation.ok ? validation.config.hooks.processes.audit! : undefined;
-  assert.equal({ ...audit, env: Object.fromEntries(Object.entries(audit!.env).map(([k, v]) => [k, v.reveal()])) }, {
-    enabled: true, priority: 5, transport: 'stdio', command: ['python3', 'audit.py'], dir: '/opt/hooks', env: { TOKEN: 'abc-secret-123' }, observe: ['turn.*'], intercept: ['approve_tool'],
-  });
+  assert.equal(
+    { ...audit, env: Object.fromEntries(Object.entries(audit!.env).map(([k, v]) => [k, v.reveal()])) },
+    {
+      enabled: true,
+      priority: 5,
+      transport: 'stdio',
+      command: ['python3', 'audit.py'],
+      dir: '/opt/hooks',
+      env: { TOKEN: 'abc-secret-123' },
+      observe: ['turn.*'],
+      intercept: ['approve_tool'],
+    },
+  );
   assert.is(String(audit!.env.TOKEN), 'abc-…23');
 });
 

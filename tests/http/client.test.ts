@@ -40,18 +40,29 @@ test.after.each(() => {
 });
 
 const hello: RouterRequest = { messages: [{ role: 'user', content: 'hi' }], tools: [] };
-const entry = (extra: Partial<ModelEntry> = {}): ModelEntry => ({ model_name: 'm', provider: 'vllm', model: 'x', api_base: `${model.url}/v1`, ...extra });
+const entry = (extra: Partial<ModelEntry> = {}): ModelEntry => ({
+  model_name: 'm',
+  provider: 'vllm',
+  model: 'x',
+  api_base: `${model.url}/v1`,
+  ...extra,
+});
 
 function router(entries: ModelEntry[], budgetMs?: number, maxAttempts?: number) {
   const events: EventDraft[] = [];
   const chat = createModelRouter(entries, {
-    report: (draft) => events.push(draft), ...(budgetMs !== undefined ? { budgetMs } : {}), ...(maxAttempts !== undefined ? { maxAttempts } : {}),
+    report: (draft) => events.push(draft),
+    ...(budgetMs !== undefined ? { budgetMs } : {}),
+    ...(maxAttempts !== undefined ? { maxAttempts } : {}),
   });
   return { chat: chat.chat, events };
 }
 
 async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(error instanceof ProviderError)) throw new Error(`expected a ProviderError, got ${String(error)}`);
   return error;
 }
@@ -84,7 +95,7 @@ test('NO_PROXY naming the host (with or without its port) sends the call directl
   assert.equal([proxy.seen, model.requests.length], [[], 3]);
 });
 
-test('a model entry\'s proxy is used instead of the environment\'s, and NO_PROXY does not apply to it', async () => {
+test("a model entry's proxy is used instead of the environment's, and NO_PROXY does not apply to it", async () => {
   process.env.HTTP_PROXY = other.url;
   process.env.NO_PROXY = '127.0.0.1';
   model.reply(completion({ content: 'entry proxy' }));
@@ -101,10 +112,16 @@ test('a proxy that wants credentials gets them from the URL; without them the ca
     const bare = guarded.url.replace('tern:pa:ss@', '');
     const { chat, events } = router([entry({ proxy: bare })]);
     const error = await failure(chat('m', hello));
-    assert.equal([error.code, (events[0]?.data as { message?: string }).message], ['network', 'model entry "m" (vllm/x) without a key: the proxy asks for credentials (407)']);
+    assert.equal(
+      [error.code, (events[0]!.data as { message?: string }).message],
+      ['network', 'model entry "m" (vllm/x) without a key: the proxy asks for credentials (407)'],
+    );
     const tunnel = router([entry({ api_base: 'https://127.0.0.1:9/v1', proxy: bare })], undefined, 1);
     const refused = await failure(tunnel.chat('m', hello));
-    assert.equal([refused.code, refused.message], ['network', 'model entry "m" (vllm/x) without a key: the proxy refused the tunnel (HTTP 407)']);
+    assert.equal(
+      [refused.code, refused.message],
+      ['network', 'model entry "m" (vllm/x) without a key: the proxy refused the tunnel (HTTP 407)'],
+    );
     assert.equal(guarded.seen.slice(-1), ['CONNECT 127.0.0.1:9']);
   } finally {
     await guarded.close();
@@ -115,14 +132,23 @@ const MB = 1024 * 1024;
 
 test('a 20 MB answer is refused with a clear error and not asked again, whether or not its length is declared', async () => {
   const body = `{"choices":[{"message":{"content":"${'x'.repeat(20 * MB)}"}}]}`;
-  const declared: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+  const declared: Record<string, string> = {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+  };
   for (const headers of [declared, { 'content-type': 'application/json' }]) {
     model.reply({ status: 200, headers, chunks: [body.slice(0, 8 * MB), body.slice(8 * MB)] });
     const { chat, events } = router([entry()]);
     const error = await failure(chat('m', hello));
     assert.is(error.code, 'too_large');
-    assert.is(error.message, 'model entry "m" (vllm/x) without a key: the answer is larger than 16 MB, the most this call accepts (max_response_bytes of the model entry)');
-    assert.equal(events.map((e) => e.type), ['provider.failed']);
+    assert.is(
+      error.message,
+      'model entry "m" (vllm/x) without a key: the answer is larger than 16 MB, the most this call accepts (max_response_bytes of the model entry)',
+    );
+    assert.equal(
+      events.map((e) => e.type),
+      ['provider.failed'],
+    );
   }
 });
 
@@ -133,7 +159,12 @@ test('max_response_bytes of an entry sets its cap', async () => {
 });
 
 /** A TCP server that accepts connections and never says anything: a dead model server, or a TLS handshake that never ends. */
-async function silentServer(): Promise<{ port: number; sockets: Socket[]; requested: Socket[]; close(): Promise<void> }> {
+async function silentServer(): Promise<{
+  port: number;
+  sockets: Socket[];
+  requested: Socket[];
+  close(): Promise<void>;
+}> {
   const sockets: Socket[] = [];
   const requested: Socket[] = [];
   const server: NetServer = createNetServer((socket) => {
@@ -146,10 +177,11 @@ async function silentServer(): Promise<{ port: number; sockets: Socket[]; reques
     port: (server.address() as AddressInfo).port,
     sockets,
     requested,
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -157,7 +189,13 @@ test('connecting has its own time limit: a TLS handshake that never ends fails a
   const dead = await silentServer();
   try {
     const started = performance.now();
-    const error = await send({ connectTimeoutMs: 300 }, { url: `https://127.0.0.1:${dead.port}/`, firstByteTimeoutMs: 60_000 }).then(() => undefined, (e: unknown) => e);
+    const error = await send(
+      { connectTimeoutMs: 300 },
+      { url: `https://127.0.0.1:${dead.port}/`, firstByteTimeoutMs: 60_000 },
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof TransportError);
     assert.equal([error.code, error.message], ['connect_timeout', 'no connection within 0.3 s']);
     assert.ok(performance.now() - started < 5_000);
@@ -169,9 +207,16 @@ test('connecting has its own time limit: a TLS handshake that never ends fails a
 test('a model that accepts the request and never answers is a timeout after request_timeout', async () => {
   const dead = await silentServer();
   try {
-    const { chat, events } = router([entry({ api_base: `http://127.0.0.1:${dead.port}/v1`, request_timeout: 1 })], 10_000, 1);
+    const { chat, events } = router(
+      [entry({ api_base: `http://127.0.0.1:${dead.port}/v1`, request_timeout: 1 })],
+      10_000,
+      1,
+    );
     const error = await failure(chat('m', hello));
-    assert.equal([error.code, (events[0]?.data as { message: string }).message], ['timeout', 'model entry "m" (vllm/x) without a key: no answer within 1 s']);
+    assert.equal(
+      [error.code, (events[0]!.data as { message: string }).message],
+      ['timeout', 'model entry "m" (vllm/x) without a key: no answer within 1 s'],
+    );
   } finally {
     await dead.close();
   }
@@ -180,15 +225,24 @@ test('a model that accepts the request and never answers is a timeout after requ
 test('a dead model server is reported within the budget, retries included, naming the budget and the last failure', async () => {
   const dead = await silentServer();
   try {
-    const { chat, events } = router([entry({ api_base: `http://127.0.0.1:${dead.port}/v1`, request_timeout: 1 })], 3_000);
+    const { chat, events } = router(
+      [entry({ api_base: `http://127.0.0.1:${dead.port}/v1`, request_timeout: 1 })],
+      3_000,
+    );
     const started = performance.now();
     const error = await failure(chat('m', hello));
     const elapsed = performance.now() - started;
     // undici checks its time limits twice a second, so a 1 s limit ends between 1 and 1.5 s.
     assert.ok(elapsed >= 2_400 && elapsed < 3_700, `reported after ${Math.round(elapsed)} ms`);
     assert.is(error.code, 'timeout');
-    assert.match(error.message, /^no answer within 3 s \(\d attempts?, agents\.defaults\.model_budget_seconds\); last: model entry "m" \(vllm\/x\) without a key: no answer within 1 s$/);
-    assert.equal([events[0]?.type, events.at(-1)?.type, (events.at(-1)?.data as { message: string }).message], ['provider.failed', 'provider.failed', error.message]);
+    assert.match(
+      error.message,
+      /^no answer within 3 s \(\d attempts?, agents\.defaults\.model_budget_seconds\); last: model entry "m" \(vllm\/x\) without a key: no answer within 1 s$/,
+    );
+    assert.equal(
+      [events[0]?.type, events.at(-1)?.type, (events.at(-1)!.data as { message: string }).message],
+      ['provider.failed', 'provider.failed', error.message],
+    );
   } finally {
     await dead.close();
   }
@@ -199,7 +253,10 @@ test('an abort (/stop) ends a call that is waiting for the model at once, and it
   try {
     const { chat, events } = router([entry({ api_base: `http://127.0.0.1:${dead.port}/v1` })]);
     const controller = new AbortController();
-    const call = chat('m', hello, { signal: controller.signal }).then(() => undefined, (e: unknown) => e);
+    const call = chat('m', hello, { signal: controller.signal }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     await eventually(() => dead.requested.length, 1);
     const started = performance.now();
     controller.abort();

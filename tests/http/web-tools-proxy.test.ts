@@ -13,7 +13,9 @@ test.before(async (ctx) => {
   ctx.proxy = await startLoopbackProxy();
   ctx.site = await localServer((req, res) => {
     if (req.url?.startsWith('/search')) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results: [{ title: 'Hit', url: 'https://x.example/1', content: 'found' }] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ results: [{ title: 'Hit', url: 'https://x.example/1', content: 'found' }] }));
     } else res.writeHead(200, { 'content-type': 'text/plain' }).end('plain page');
   });
 });
@@ -28,7 +30,10 @@ test.before.each((ctx) => {
 test('web_fetch goes through tools.web.proxy', async ({ proxy, site }) => {
   const f = toolsFixture(() => ({ fetch: { privateHostWhitelist: ['127.0.0.1'], proxy: proxy.url } }));
   try {
-    assert.equal(await f.call('web_fetch', { url: `${site.url}/page` }), { ok: true, content: `URL: ${site.url}/page\nStatus: 200\n\nplain page` });
+    assert.equal(await f.call('web_fetch', { url: `${site.url}/page` }), {
+      ok: true,
+      content: `URL: ${site.url}/page\nStatus: 200\n\nplain page`,
+    });
     assert.equal(proxy.seen, [`GET ${site.url}/page`]);
   } finally {
     f.close();
@@ -36,7 +41,9 @@ test('web_fetch goes through tools.web.proxy', async ({ proxy, site }) => {
 });
 
 test('web_fetch refuses a name that resolves to a private address before the proxy sees it', async ({ proxy }) => {
-  const f = toolsFixture(() => ({ fetch: { proxy: proxy.url, lookup: pinnedLookup({ 'intranet.example': ['10.0.0.5'] }) } }));
+  const f = toolsFixture(() => ({
+    fetch: { proxy: proxy.url, lookup: pinnedLookup({ 'intranet.example': ['10.0.0.5'] }) },
+  }));
   try {
     assert.equal(await f.call('web_fetch', { url: 'http://intranet.example/secret' }), {
       ok: false,
@@ -49,9 +56,17 @@ test('web_fetch refuses a name that resolves to a private address before the pro
 });
 
 test('web_search asks its engine through tools.web.proxy', async ({ proxy, site }) => {
-  const tool = webSearchTool({ provider: 'searxng', engines: { searxng: { enabled: true, baseUrl: site.url, maxResults: 5 } }, timeoutMs: 5_000, proxy: proxy.url });
+  const tool = webSearchTool({
+    provider: 'searxng',
+    engines: { searxng: { enabled: true, baseUrl: site.url, maxResults: 5 } },
+    timeoutMs: 5_000,
+    proxy: proxy.url,
+  });
   const result = await tool!.execute({ query: 'tern' }, { signal: new AbortController().signal } as never);
-  assert.equal(result, { ok: true, content: 'Results for: tern (via SearXNG)\n1. Hit\n   https://x.example/1\n   found' });
+  assert.equal(result, {
+    ok: true,
+    content: 'Results for: tern (via SearXNG)\n1. Hit\n   https://x.example/1\n   found',
+  });
   assert.equal(proxy.seen, [`GET ${site.url}/search?q=tern&format=json&categories=general`]);
 });
 

@@ -48,13 +48,20 @@ test('a request is told of once, before the server has it', async (context) => {
 
 test('a request through a proxy is told of once, before the server has it', async (context) => {
   context.proxy = await startLoopbackProxy();
-  const answer = await whenWritten(tell(context), () => sendForText({ proxy: context.proxy!.url }, { url: context.url, body: '{"text":"hi"}' }));
-  assert.equal([answer.status, context.told, context.toldAtArrival, context.proxy.seen], [200, 1, [1], [`POST ${context.url}`]]);
+  const answer = await whenWritten(tell(context), () =>
+    sendForText({ proxy: context.proxy!.url }, { url: context.url, body: '{"text":"hi"}' }),
+  );
+  assert.equal(
+    [answer.status, context.told, context.toldAtArrival, context.proxy.seen],
+    [200, 1, [1], [`POST ${context.url}`]],
+  );
 });
 
 test('a request that never got a connection (refused) is not told of', async (context) => {
   const refused = `http://127.0.0.1:${await freePort()}/botTOKEN/sendMessage`;
-  const failure = await whenWritten(tell(context), () => sendForText({}, { url: refused, body: '{}' })).catch((error: unknown) => error);
+  const failure = await whenWritten(tell(context), () => sendForText({}, { url: refused, body: '{}' })).catch(
+    (error: unknown) => error,
+  );
   assert.instance(failure, TransportError);
   assert.equal([(failure as TransportError).systemCode, context.told], ['ECONNREFUSED', 0]);
 });
@@ -68,9 +75,11 @@ test('only the requests made inside whenWritten are told of, also when others ru
   assert.equal([context.told, context.toldAtArrival.length], [1, 3]);
 });
 
-test('an upload through fetchOn (the Bot API client\'s fetch) is told of too', async (context) => {
+test("an upload through fetchOn (the Bot API client's fetch) is told of too", async (context) => {
   const fetch = fetchOn({});
-  const answer = await whenWritten(tell(context), () => fetch(context.url, { method: 'POST', body: new Blob(['file bytes']) }));
+  const answer = await whenWritten(tell(context), () =>
+    fetch(context.url, { method: 'POST', body: new Blob(['file bytes']) }),
+  );
   assert.equal([answer.status, await answer.text(), context.told, context.toldAtArrival], [200, 'ok', 1, [1]]);
 });
 

@@ -7,7 +7,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { repoRoot } from '../support/cli.js';
 
-const { satisfies } = createRequire(import.meta.url)('semver') as { satisfies(version: string, range: string): boolean };
+const { satisfies } = createRequire(import.meta.url)('semver') as {
+  satisfies(version: string, range: string): boolean;
+};
 
 interface Package {
   name?: string;
@@ -23,7 +25,8 @@ const manifest = read('package.json') as Package;
 const lock = read('package-lock.json') as { packages: Record<string, Package> };
 /** A platform package for another system (sharp's win32 build) is never installed here, so never checked. */
 const forThisSystem = (pkg: Package): boolean =>
-  (pkg.os === undefined || pkg.os.includes(process.platform)) && (pkg.cpu === undefined || pkg.cpu.includes(process.arch));
+  (pkg.os === undefined || pkg.os.includes(process.platform)) &&
+  (pkg.cpu === undefined || pkg.cpu.includes(process.arch));
 const installed = Object.entries(lock.packages).filter(([path, pkg]) => path !== '' && forThisSystem(pkg));
 const nameOf = (path: string): string => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
 
@@ -34,15 +37,22 @@ test('engines.node is >=20, and every locked package accepts Node 20 and Node 24
   assert.is(manifest.engines?.node, '>=20');
   const refusing = installed.flatMap(([path, pkg]) => {
     const range = pkg.engines?.node;
-    return range === undefined ? [] : NODES.filter((node) => !satisfies(node, range)).map((node) => `${nameOf(path)} (${range}) refuses ${node}`);
+    return range === undefined
+      ? []
+      : NODES.filter((node) => !satisfies(node, range)).map((node) => `${nameOf(path)} (${range}) refuses ${node}`);
   });
   assert.equal(refusing, []);
 });
 
 test('every locked package with an install script is listed in allowScripts', () => {
-  const withScripts = [...new Set(installed.filter(([, pkg]) => pkg.hasInstallScript).map(([path]) => nameOf(path)))].sort();
+  const withScripts = [
+    ...new Set(installed.filter(([, pkg]) => pkg.hasInstallScript).map(([path]) => nameOf(path))),
+  ].sort();
   assert.equal(withScripts, ['classic-level', 'esbuild', 'lmdb', 'msgpackr-extract', 'protobufjs']);
-  assert.equal(withScripts.filter((name) => manifest.allowScripts?.[name] !== true), []);
+  assert.equal(
+    withScripts.filter((name) => manifest.allowScripts?.[name] !== true),
+    [],
+  );
 });
 
 test.run();

@@ -3,24 +3,67 @@ import * as assert from 'uvu/assert';
 import { startLauncher } from '../../adapters/launcher/server.js';
 import { call, errorBody, logIn, PASSWORD, rawCall, setUp, setupBody, start, tempHome } from './launcher-harness.js';
 
-const refusedSetups: Array<[string, { json?: unknown; body?: string; headers?: Record<string, string> }, number, unknown]> = [
-  ['a password under 8 characters', { json: { password: 'short', confirm: 'short' } }, 400,
-    errorBody('password_too_short', 'password must be at least 8 characters (spaces at either end do not count)')],
-  ['8 characters only with the surrounding spaces', { json: { password: '  abc1234  ', confirm: '  abc1234  ' } }, 400,
-    errorBody('password_too_short', 'password must be at least 8 characters (spaces at either end do not count)')],
-  ['a confirm that differs', { json: { password: PASSWORD, confirm: `${PASSWORD}!` } }, 400,
-    errorBody('password_mismatch', 'confirm must equal password')],
+const refusedSetups: Array<
+  [string, { json?: unknown; body?: string; headers?: Record<string, string> }, number, unknown]
+> = [
+  [
+    'a password under 8 characters',
+    { json: { password: 'short', confirm: 'short' } },
+    400,
+    errorBody('password_too_short', 'password must be at least 8 characters (spaces at either end do not count)'),
+  ],
+  [
+    '8 characters only with the surrounding spaces',
+    { json: { password: '  abc1234  ', confirm: '  abc1234  ' } },
+    400,
+    errorBody('password_too_short', 'password must be at least 8 characters (spaces at either end do not count)'),
+  ],
+  [
+    'a confirm that differs',
+    { json: { password: PASSWORD, confirm: `${PASSWORD}!` } },
+    400,
+    errorBody('password_mismatch', 'confirm must equal password'),
+  ],
   ['no confirm', { json: { password: PASSWORD } }, 400, errorBody('invalid_body', 'confirm must be a string')],
-  ['a number as password', { json: { password: 12345678, confirm: '12345678' } }, 400, errorBody('invalid_body', 'password must be a string')],
-  ['a JSON array', { json: [PASSWORD, PASSWORD] }, 400, errorBody('invalid_body', 'body must be a JSON object with "password" and "confirm"')],
-  ['a password over 1024 characters', { json: { password: 'x'.repeat(1025), confirm: 'x'.repeat(1025) } }, 400,
-    errorBody('invalid_body', 'password must be at most 1024 characters')],
-  ['a body over 16 KiB', { json: { password: 'x'.repeat(20_000), confirm: 'x' } }, 413,
-    errorBody('body_too_large', 'the body is larger than 16 KiB')],
-  ['a form-encoded body', { body: `password=${PASSWORD}&confirm=${PASSWORD}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 400,
-    errorBody('json_required', 'send the body as JSON with Content-Type: application/json')],
-  ['malformed JSON', { body: '{"password":', headers: { 'content-type': 'application/json' } }, 400,
-    errorBody('invalid_json', 'the body is not valid JSON')],
+  [
+    'a number as password',
+    { json: { password: 12345678, confirm: '12345678' } },
+    400,
+    errorBody('invalid_body', 'password must be a string'),
+  ],
+  [
+    'a JSON array',
+    { json: [PASSWORD, PASSWORD] },
+    400,
+    errorBody('invalid_body', 'body must be a JSON object with "password" and "confirm"'),
+  ],
+  [
+    'a password over 1024 characters',
+    { json: { password: 'x'.repeat(1025), confirm: 'x'.repeat(1025) } },
+    400,
+    errorBody('invalid_body', 'password must be at most 1024 characters'),
+  ],
+  [
+    'a body over 16 KiB',
+    { json: { password: 'x'.repeat(20_000), confirm: 'x' } },
+    413,
+    errorBody('body_too_large', 'the body is larger than 16 KiB'),
+  ],
+  [
+    'a form-encoded body',
+    {
+      body: `password=${PASSWORD}&confirm=${PASSWORD}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    },
+    400,
+    errorBody('json_required', 'send the body as JSON with Content-Type: application/json'),
+  ],
+  [
+    'malformed JSON',
+    { body: '{"password":', headers: { 'content-type': 'application/json' } },
+    400,
+    errorBody('invalid_json', 'the body is not valid JSON'),
+  ],
 ];
 
 test('first-run setup refuses bad passwords and bodies with 400 (413 when too large), naming the problem, and stays uninitialized', async () => {
@@ -52,7 +95,10 @@ test('first-run setup needs no session, answers 200 with a session cookie and th
     const reply = await call(launcher, '/api/auth/setup', { json: setupBody(launcher) });
     assert.is(reply.status, 200);
     assert.equal(reply.body, { initialized: true, authenticated: true });
-    assert.equal((await call(launcher, '/api/auth/status', { cookie: reply.cookie })).body, { initialized: true, authenticated: true });
+    assert.equal((await call(launcher, '/api/auth/status', { cookie: reply.cookie })).body, {
+      initialized: true,
+      authenticated: true,
+    });
     assert.equal((await call(launcher, '/api/auth/status')).body, { initialized: true, authenticated: false });
     assert.equal((await call(launcher, '/api/me', { cookie: reply.cookie })).body, { authenticated: true });
   } finally {
@@ -73,8 +119,12 @@ test('first-run setup needs the setup token of this launcher: 400 without it, 40
     const refused: Array<[string, Record<string, unknown>, number, unknown]> = [
       ['no token', passwords, 400, required],
       ['an empty token', { ...passwords, setup_token: ' ' }, 400, required],
-      ['another token', { ...passwords, setup_token: `${launcher.setupToken.slice(0, -1)}x` }, 403,
-        errorBody('setup_token_mismatch', `setup_token is not the one of this launcher: ${TOKEN_HINT}`)],
+      [
+        'another token',
+        { ...passwords, setup_token: `${launcher.setupToken.slice(0, -1)}x` },
+        403,
+        errorBody('setup_token_mismatch', `setup_token is not the one of this launcher: ${TOKEN_HINT}`),
+      ],
       ['a number', { ...passwords, setup_token: 42 }, 400, errorBody('invalid_body', 'setup_token must be a string')],
     ];
     for (const [name, json, status, body] of refused) {
@@ -125,12 +175,17 @@ test('setup after the first run needs a session: 401 without one, a password cha
   const launcher = await start(home);
   try {
     const cookie = await setUp(launcher);
-    const anonymous = await call(launcher, '/api/auth/setup', { json: { password: 'intruder-pass', confirm: 'intruder-pass' } });
+    const anonymous = await call(launcher, '/api/auth/setup', {
+      json: { password: 'intruder-pass', confirm: 'intruder-pass' },
+    });
     assert.is(anonymous.status, 401);
     assert.equal(anonymous.body, errorBody('unauthenticated', 'a password is already set; sign in to change it'));
     assert.is((await call(launcher, '/api/auth/login', { json: { password: 'intruder-pass' } })).status, 401);
 
-    const change = await call(launcher, '/api/auth/setup', { cookie, json: { password: 'a new password', confirm: 'a new password' } });
+    const change = await call(launcher, '/api/auth/setup', {
+      cookie,
+      json: { password: 'a new password', confirm: 'a new password' },
+    });
     assert.is(change.status, 200);
     assert.is((await call(launcher, '/api/auth/login', { json: { password: PASSWORD } })).status, 401);
     assert.is((await call(launcher, '/api/auth/login', { json: { password: 'a new password' } })).status, 200);
@@ -187,7 +242,10 @@ test('login refuses bodies that are not a JSON object with a string password', a
     const cases: Array<[{ json?: unknown; body?: string; headers?: Record<string, string> }, unknown]> = [
       [{ json: {} }, errorBody('invalid_body', 'password must be a string')],
       [{ json: [PASSWORD] }, errorBody('invalid_body', 'body must be a JSON object with "password"')],
-      [{ body: PASSWORD, headers: { 'content-type': 'text/plain' } }, errorBody('json_required', 'send the body as JSON with Content-Type: application/json')],
+      [
+        { body: PASSWORD, headers: { 'content-type': 'text/plain' } },
+        errorBody('json_required', 'send the body as JSON with Content-Type: application/json'),
+      ],
     ];
     for (const [request, body] of cases) {
       const reply = await call(launcher, '/api/auth/login', { method: 'POST', ...request });
@@ -210,12 +268,30 @@ test('logout: POST with JSON (empty or {}) ends the session; GET is no route; ot
     assert.equal(get.body, errorBody('not_found', 'no route GET /api/auth/logout'));
 
     const refused: Array<[{ body?: string; headers?: Record<string, string> }, unknown]> = [
-      [{ body: '', headers: { 'content-type': 'text/plain' } }, errorBody('json_required', 'send the body as JSON with Content-Type: application/json')],
-      [{ body: 'bye', headers: { 'content-type': 'text/plain' } }, errorBody('json_required', 'send the body as JSON with Content-Type: application/json')],
-      [{ body: '{}', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, errorBody('json_required', 'send the body as JSON with Content-Type: application/json')],
-      [{ body: '{"everywhere":true}', headers: { 'content-type': 'application/json' } }, errorBody('invalid_body', 'logout takes an empty body or {}')],
-      [{ body: '[]', headers: { 'content-type': 'application/json' } }, errorBody('invalid_body', 'logout takes an empty body or {}')],
-      [{ body: '{', headers: { 'content-type': 'application/json' } }, errorBody('invalid_json', 'the body is not valid JSON')],
+      [
+        { body: '', headers: { 'content-type': 'text/plain' } },
+        errorBody('json_required', 'send the body as JSON with Content-Type: application/json'),
+      ],
+      [
+        { body: 'bye', headers: { 'content-type': 'text/plain' } },
+        errorBody('json_required', 'send the body as JSON with Content-Type: application/json'),
+      ],
+      [
+        { body: '{}', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+        errorBody('json_required', 'send the body as JSON with Content-Type: application/json'),
+      ],
+      [
+        { body: '{"everywhere":true}', headers: { 'content-type': 'application/json' } },
+        errorBody('invalid_body', 'logout takes an empty body or {}'),
+      ],
+      [
+        { body: '[]', headers: { 'content-type': 'application/json' } },
+        errorBody('invalid_body', 'logout takes an empty body or {}'),
+      ],
+      [
+        { body: '{', headers: { 'content-type': 'application/json' } },
+        errorBody('invalid_json', 'the body is not valid JSON'),
+      ],
     ];
     for (const [request, body] of refused) {
       const reply = await call(launcher, '/api/auth/logout', { method: 'POST', cookie, ...request });
@@ -227,16 +303,27 @@ test('logout: POST with JSON (empty or {}) ends the session; GET is no route; ot
     const out = await call(launcher, '/api/auth/logout', { cookie, json: {} });
     assert.is(out.status, 200);
     assert.equal(out.body, { initialized: true, authenticated: false });
-    assert.match(out.headers.get('set-cookie') ?? '', /^tern_session=; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict$/);
+    assert.match(
+      out.headers.get('set-cookie') ?? '',
+      /^tern_session=; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict$/,
+    );
     assert.is((await call(launcher, '/api/me', { cookie })).status, 401, 'the old cookie no longer works');
 
     const second = await logIn(launcher);
-    const empty = await call(launcher, '/api/auth/logout', { method: 'POST', cookie: second, headers: { 'content-type': 'application/json' }, body: '' });
+    const empty = await call(launcher, '/api/auth/logout', {
+      method: 'POST',
+      cookie: second,
+      headers: { 'content-type': 'application/json' },
+      body: '',
+    });
     assert.is(empty.status, 200);
     assert.is((await call(launcher, '/api/me', { cookie: second })).status, 401);
 
     const third = await logIn(launcher);
-    const bodiless = await rawCall(launcher, '/api/auth/logout', { method: 'POST', headers: { cookie: third, 'content-type': 'application/json; charset=utf-8' } });
+    const bodiless = await rawCall(launcher, '/api/auth/logout', {
+      method: 'POST',
+      headers: { cookie: third, 'content-type': 'application/json; charset=utf-8' },
+    });
     assert.is(bodiless.status, 200, 'no body at all counts as empty');
     assert.is((await call(launcher, '/api/me', { cookie: third })).status, 401);
   } finally {

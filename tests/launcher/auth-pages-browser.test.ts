@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { launchChromium, SCREENSHOTS, watchViolations } from '../support/browser.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { PASSWORD, start, tempHome } from './launcher-harness.js';
 
 test('in a browser: first visit creates the password, sign out, a wrong password shows the error, the right one signs in', async () => {
@@ -41,7 +41,9 @@ test('in a browser: first visit creates the password, sign out, a wrong password
     await Promise.all([page.waitForURL(`${launcher.url}/`), page.click('button[type=submit]')]);
     // The launcher alone serves the dashboard's page without its bundle; sign out the way its button does.
     assert.is(await page.title(), 'Tern');
-    await page.evaluate(() => fetch('/api/auth/logout', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+    await page.evaluate(() =>
+      fetch('/api/auth/logout', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+    );
     await page.goto(`${launcher.url}/`);
     await page.waitForURL(`${launcher.url}/launcher-login`);
     await page.fill('#password', 'not the password');
@@ -53,7 +55,10 @@ test('in a browser: first visit creates the password, sign out, a wrong password
     await page.fill('#password', PASSWORD);
     await Promise.all([page.waitForURL(`${launcher.url}/`), page.click('button[type=submit]')]);
     const cookies = await page.context().cookies();
-    assert.equal(cookies.map((c) => [c.name, c.httpOnly, c.sameSite]), [['tern_session', true, 'Strict']]);
+    assert.equal(
+      cookies.map((c) => [c.name, c.httpOnly, c.sameSite]),
+      [['tern_session', true, 'Strict']],
+    );
     assert.equal(problems, [], 'no script errors and no CSP violations');
   } finally {
     await browser?.close();

@@ -47,7 +47,11 @@ test('the sign-in pages send each visitor to the page that fits the password sta
     assert.is(loginPage.status, 200);
     assert.match(loginPage.text, '<form id="login-form" data-endpoint="/api/auth/login">');
     assert.is((await call(launcher, '/launcher-login', { cookie })).headers.get('location'), '/');
-    assert.is((await call(launcher, '/launcher-setup', { cookie })).status, 200, 'a signed-in user may change the password');
+    assert.is(
+      (await call(launcher, '/launcher-setup', { cookie })).status,
+      200,
+      'a signed-in user may change the password',
+    );
 
     const script = await call(launcher, '/auth/auth.js');
     assert.is(script.status, 200);
@@ -126,7 +130,11 @@ test('path tricks never pass the gate: 401 without a session, 400 with one', asy
     const malformed = await rawCall(launcher, '/api/%E0%A4%A');
     assert.is(malformed.status, 400);
     assert.equal(JSON.parse(malformed.body), errorBody('bad_path', 'the request path is not valid percent-encoding'));
-    assert.is((await rawCall(launcher, '/auth/../launcher-login')).status, 302, 'a trick towards a public page is still refused');
+    assert.is(
+      (await rawCall(launcher, '/auth/../launcher-login')).status,
+      302,
+      'a trick towards a public page is still refused',
+    );
   } finally {
     await launcher.close();
     remove();
@@ -146,7 +154,8 @@ test('every response carries the security headers, and API answers are not cache
     };
     for (const path of ['/api/auth/status', '/launcher-setup', '/auth/auth.js', '/', '/api/me', '/auth/missing.js']) {
       const reply = await call(launcher, path);
-      for (const [name, value] of Object.entries(expected)) assert.is(reply.headers.get(name), value, `${name} on ${path}`);
+      for (const [name, value] of Object.entries(expected))
+        assert.is(reply.headers.get(name), value, `${name} on ${path}`);
       assert.is(reply.headers.get('x-powered-by'), null);
     }
     assert.is((await call(launcher, '/api/auth/status')).headers.get('cache-control'), 'no-store');
@@ -163,15 +172,25 @@ test('the session cookie is tern_session, HttpOnly, SameSite=Strict, Path=/, not
     const reply = await call(launcher, '/api/auth/setup', { json: setupBody(launcher) });
     const header = reply.headers.get('set-cookie') ?? '';
     const attributes = header.split('; ').slice(1);
-    assert.equal(attributes.filter((a) => !a.startsWith('Expires=')), ['Path=/', 'HttpOnly', 'SameSite=Strict']);
+    assert.equal(
+      attributes.filter((a) => !a.startsWith('Expires=')),
+      ['Path=/', 'HttpOnly', 'SameSite=Strict'],
+    );
     assert.match(header, /^tern_session=s%3A/);
     const expires = Date.parse(attributes.find((a) => a.startsWith('Expires='))!.slice('Expires='.length));
     const days = Math.round((expires - Date.parse(reply.headers.get('date')!)) / 86_400_000);
     assert.is(days, 7);
-    const proxied = await call(launcher, '/api/auth/login', { json: { password: PASSWORD }, headers: { 'x-forwarded-proto': 'https' } });
+    const proxied = await call(launcher, '/api/auth/login', {
+      json: { password: PASSWORD },
+      headers: { 'x-forwarded-proto': 'https' },
+    });
     assert.not.match(proxied.headers.get('set-cookie') ?? '', 'Secure', 'forwarded headers are not trusted');
     const again = await call(launcher, '/api/me', { cookie: reply.cookie });
-    assert.match(again.headers.get('set-cookie') ?? '', /^tern_session=s%3A/, 'rolling: each request renews the expiry');
+    assert.match(
+      again.headers.get('set-cookie') ?? '',
+      /^tern_session=s%3A/,
+      'rolling: each request renews the expiry',
+    );
   } finally {
     await launcher.close();
     remove();
@@ -204,10 +223,18 @@ test('routes mounted by other parts of the launcher sit behind the same gate', a
   const things = express.Router().get('/things', (_req, res) => {
     res.json({ things: ['a'] });
   });
-  const launcher = await startLauncher({ home, host: '127.0.0.1', port: 0, routes: [{ path: '/api', handler: things }] });
-  launcher.mountProtected('/api', express.Router().get('/later', (_req, res) => {
-    res.json({ later: true });
-  }));
+  const launcher = await startLauncher({
+    home,
+    host: '127.0.0.1',
+    port: 0,
+    routes: [{ path: '/api', handler: things }],
+  });
+  launcher.mountProtected(
+    '/api',
+    express.Router().get('/later', (_req, res) => {
+      res.json({ later: true });
+    }),
+  );
   try {
     assert.equal((await call(launcher, '/api/things')).body, UNAUTHENTICATED);
     assert.equal((await call(launcher, '/api/later')).body, UNAUTHENTICATED);
@@ -215,7 +242,10 @@ test('routes mounted by other parts of the launcher sit behind the same gate', a
     const cookie = await setUp(launcher);
     assert.equal((await call(launcher, '/api/things', { cookie })).body, { things: ['a'] });
     assert.equal((await call(launcher, '/api/later', { cookie })).body, { later: true });
-    assert.equal((await call(launcher, '/api/nothing', { cookie })).body, errorBody('not_found', 'no route GET /api/nothing'));
+    assert.equal(
+      (await call(launcher, '/api/nothing', { cookie })).body,
+      errorBody('not_found', 'no route GET /api/nothing'),
+    );
   } finally {
     await launcher.close();
     remove();

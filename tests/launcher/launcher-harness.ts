@@ -18,7 +18,13 @@ export function start(home: string): Promise<RunningLauncher> {
 
 export type Reply = { status: number; headers: Headers; body: unknown; text: string; cookie?: string };
 
-export type Call = { method?: string; json?: unknown; body?: string; headers?: Record<string, string>; cookie?: string };
+export type Call = {
+  method?: string;
+  json?: unknown;
+  body?: string;
+  headers?: Record<string, string>;
+  cookie?: string;
+};
 
 /** One request with fetch (redirects not followed); `json` sends a JSON body with its Content-Type. */
 export async function call(launcher: RunningLauncher, path: string, options: Call = {}): Promise<Reply> {
@@ -76,7 +82,15 @@ export function rawCall(
   const { hostname, port } = new URL(launcher.url);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: hostname, port, path, method: options.method ?? 'GET', headers: options.headers, localAddress: options.localAddress, agent: false },
+      {
+        host: hostname,
+        port,
+        path,
+        method: options.method ?? 'GET',
+        headers: options.headers,
+        localAddress: options.localAddress,
+        agent: false,
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');

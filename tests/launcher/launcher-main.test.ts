@@ -9,15 +9,26 @@ import { tempHome } from './launcher-harness.js';
 const ENTRY = launcherEntry;
 
 function runLauncher(args: string[], env: NodeJS.ProcessEnv) {
-  const result = spawnSync(process.execPath, [...ENTRY, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 30_000 });
+  const result = spawnSync(process.execPath, [...ENTRY, ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 const USAGE: Array<[string[], string]> = [
-  [['--port', 'abc'], 'tern-launcher: wrong usage (--port must be a whole number from 0 to 65535, got "abc"). Run `tern-launcher --help`.\n'],
-  [['--port', '70000'], 'tern-launcher: wrong usage (--port must be a whole number from 0 to 65535, got "70000"). Run `tern-launcher --help`.\n'],
+  [
+    ['--port', 'abc'],
+    'tern-launcher: wrong usage (--port must be a whole number from 0 to 65535, got "abc"). Run `tern-launcher --help`.\n',
+  ],
+  [
+    ['--port', '70000'],
+    'tern-launcher: wrong usage (--port must be a whole number from 0 to 65535, got "70000"). Run `tern-launcher --help`.\n',
+  ],
   [['--host', ' '], 'tern-launcher: wrong usage (--host must not be empty). Pass an address such as 127.0.0.1.\n'],
-  [['--token', 'x'], "tern-launcher: wrong usage (tern-launcher has no option --token). Run `tern-launcher --help`.\n"],
+  [['--token', 'x'], 'tern-launcher: wrong usage (tern-launcher has no option --token). Run `tern-launcher --help`.\n'],
 ];
 
 test('tern-launcher refuses bad options with exit code 2 and names the option', () => {
@@ -45,7 +56,10 @@ test('tern-launcher reports a port in use as a clear error with exit code 1', as
   try {
     const result = runLauncher(['--port', String(port), '--no-browser'], { AGENT_HOME: home });
     assert.is(result.code, 1);
-    assert.is(result.stderr, `tern-launcher: cannot listen on 127.0.0.1:${port} (another program uses that port). Stop it, or pass --port with another number.\n`);
+    assert.is(
+      result.stderr,
+      `tern-launcher: cannot listen on 127.0.0.1:${port} (another program uses that port). Stop it, or pass --port with another number.\n`,
+    );
   } finally {
     blocker.close();
     remove();
@@ -70,11 +84,16 @@ test('tern-launcher serves on the given port, warns that AGENT_LAUNCHER_TOKEN is
       });
       child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
     });
-    assert.is(stderr, 'tern-launcher: AGENT_LAUNCHER_TOKEN is no longer used for dashboard sign-in and is ignored; sign in with the dashboard password.\n');
-    const token = new RegExp([
-      '^tern-launcher: no dashboard password yet; create it at (\\S+)/launcher-setup\\?setup_token=([\\w-]{32})',
-      ' \\(setup token \\2\\)\\n',
-    ].join('')).exec(stdout);
+    assert.is(
+      stderr,
+      'tern-launcher: AGENT_LAUNCHER_TOKEN is no longer used for dashboard sign-in and is ignored; sign in with the dashboard password.\n',
+    );
+    const token = new RegExp(
+      [
+        '^tern-launcher: no dashboard password yet; create it at (\\S+)/launcher-setup\\?setup_token=([\\w-]{32})',
+        ' \\(setup token \\2\\)\\n',
+      ].join(''),
+    ).exec(stdout);
     assert.ok(token, `the first line gives the setup link: ${stdout}`);
     assert.is(token[1], url);
     const status = await fetch(`${url}/api/auth/status`);

@@ -4,7 +4,8 @@ import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { call, logIn, PASSWORD, setUp, start, tempHome } from './launcher-harness.js';
 
-const readConfig = (home: string) => JSON.parse(readFileSync(join(home, 'launcher-config.json'), 'utf8')) as Record<string, unknown>;
+const readConfig = (home: string) =>
+  JSON.parse(readFileSync(join(home, 'launcher-config.json'), 'utf8')) as Record<string, unknown>;
 
 test('a session survives a launcher restart on the same home', async () => {
   const { home, remove } = tempHome();
@@ -29,9 +30,17 @@ test('when launcher-auth.db cannot be opened the hash goes to launcher-config.js
   const first = await start(home);
   try {
     assert.is(first.storage.file, 'launcher-config.json');
-    assert.equal((await call(first, '/api/auth/status')).body, { initialized: false, authenticated: false, storage: 'launcher-config.json' });
+    assert.equal((await call(first, '/api/auth/status')).body, {
+      initialized: false,
+      authenticated: false,
+      storage: 'launcher-config.json',
+    });
     const cookie = await setUp(first);
-    assert.equal((await call(first, '/api/auth/status', { cookie })).body, { initialized: true, authenticated: true, storage: 'launcher-config.json' });
+    assert.equal((await call(first, '/api/auth/status', { cookie })).body, {
+      initialized: true,
+      authenticated: true,
+      storage: 'launcher-config.json',
+    });
     const saved = readConfig(home);
     assert.equal(Object.keys(saved), ['theme', 'password_hash']);
     assert.is(saved.theme, 'dark');
@@ -76,7 +85,10 @@ test('a hash left in launcher-config.json by a fallback still signs in once the 
   try {
     assert.equal(launcher.storage, { file: 'launcher-auth.db' });
     const cookie = await logIn(launcher);
-    const change = await call(launcher, '/api/auth/setup', { cookie, json: { password: 'another password', confirm: 'another password' } });
+    const change = await call(launcher, '/api/auth/setup', {
+      cookie,
+      json: { password: 'another password', confirm: 'another password' },
+    });
     assert.is(change.status, 200);
     assert.equal(readConfig(home), {});
     assert.is((await call(launcher, '/api/auth/login', { json: { password: 'another password' } })).status, 200);
@@ -103,7 +115,11 @@ test('a legacy launcher_token is migrated once and removed from the saved launch
       assert.equal(readConfig(home), { theme: 'dark' }, name);
       assert.equal((await call(launcher, '/api/auth/status')).body, { initialized, authenticated: false }, name);
       if (initialized) {
-        assert.is((await call(launcher, '/api/auth/login', { json: { password: 'legacy-token-1234' } })).status, 200, name);
+        assert.is(
+          (await call(launcher, '/api/auth/login', { json: { password: 'legacy-token-1234' } })).status,
+          200,
+          name,
+        );
         assert.is((await call(launcher, '/api/me?token=legacy-token-1234')).status, 401, name);
       }
     } finally {

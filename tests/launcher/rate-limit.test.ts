@@ -9,7 +9,11 @@ import { LOGIN_RESET_FILE, LoginLimits } from '../../adapters/launcher/login-lim
 import { launcherEntry, repoRoot } from '../support/cli.js';
 import { call, errorBody, PASSWORD, rawCall, setUp, start, tempHome } from './launcher-harness.js';
 
-const LOGIN = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: PASSWORD }) };
+const LOGIN = {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ password: PASSWORD }),
+};
 const LIMITED = errorBody('rate_limited', 'too many login attempts');
 
 test('login: 5 free attempts per client IP, then doubling waits (Retry-After); the right password clears', async () => {
@@ -28,11 +32,18 @@ test('login: 5 free attempts per client IP, then doubling waits (Retry-After); t
     assert.is(limited.headers.get('retry-after'), '1');
     assert.is(limited.cookie, undefined);
 
-    const spoofed = await call(launcher, '/api/auth/login', { json: { password: PASSWORD }, headers: { 'x-forwarded-for': '203.0.113.9' } });
+    const spoofed = await call(launcher, '/api/auth/login', {
+      json: { password: PASSWORD },
+      headers: { 'x-forwarded-for': '203.0.113.9' },
+    });
     assert.is(spoofed.status, 429, 'X-Forwarded-For is not trusted, so it cannot dodge the limit');
     const otherClient = await rawCall(launcher, '/api/auth/login', { ...LOGIN, localAddress: '127.0.0.2' });
     assert.is(otherClient.status, 200, 'another client IP is unaffected');
-    assert.equal((await call(launcher, '/api/auth/status')).body, { initialized: true, authenticated: false }, 'only login is limited');
+    assert.equal(
+      (await call(launcher, '/api/auth/status')).body,
+      { initialized: true, authenticated: false },
+      'only login is limited',
+    );
 
     await sleep(1000);
     assert.is((await call(launcher, '/api/auth/login', { json: {} })).status, 400, 'the wait is over');

@@ -13,8 +13,27 @@ import { PASSWORD, tempHome } from './launcher-harness.js';
 function selfSigned(dir: string): { key: Buffer; cert: Buffer } {
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-subj', '/CN=127.0.0.1', '-days', '1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-days',
+      '1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
   return { key: readFileSync(key), cert: readFileSync(cert) };
 }
 
@@ -23,8 +42,15 @@ function postSetup(port: number, setupToken: string): Promise<string | undefined
   return new Promise((resolve, reject) => {
     const req = request(
       // The certificate is the one this test just made; only its trust chain is missing.
-      { host: '127.0.0.1', port, path: '/api/auth/setup', method: 'POST', rejectUnauthorized: false, agent: false,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/api/auth/setup',
+        method: 'POST',
+        rejectUnauthorized: false,
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         res.resume();
         resolve(res.headers['set-cookie']?.[0]);
@@ -43,7 +69,10 @@ test('over TLS the session cookie is also Secure', async () => {
   await once(server, 'listening');
   try {
     const cookie = await postSetup((server.address() as AddressInfo).port, launcher.setupToken);
-    const attributes = (cookie ?? '').split('; ').slice(1).filter((a) => !a.startsWith('Expires='));
+    const attributes = (cookie ?? '')
+      .split('; ')
+      .slice(1)
+      .filter((a) => !a.startsWith('Expires='));
     assert.equal(attributes, ['Path=/', 'HttpOnly', 'Secure', 'SameSite=Strict']);
   } finally {
     server.closeAllConnections();

@@ -45,11 +45,19 @@ test('a WebSocket upgrade needs the session cookie and an Origin naming this ser
     const cases: Array<[string, Record<string, string>, Outcome]> = [
       ['cookie and same Origin', { cookie, origin: launcher.url }, { kind: 'accepted', first: 'welcome' }],
       ['no cookie', { origin: launcher.url }, { kind: 'refused', status: 401 }],
-      ['a forged cookie', { cookie: 'tern_session=s%3Aforged.sig', origin: launcher.url }, { kind: 'refused', status: 401 }],
+      [
+        'a forged cookie',
+        { cookie: 'tern_session=s%3Aforged.sig', origin: launcher.url },
+        { kind: 'refused', status: 401 },
+      ],
       ['a foreign Origin', { cookie, origin: 'http://evil.example' }, { kind: 'refused', status: 401 }],
       ['same host, other port', { cookie, origin: 'http://127.0.0.1:1' }, { kind: 'refused', status: 401 }],
       ['no Origin', { cookie }, { kind: 'refused', status: 401 }],
-      ['a Bearer header instead of the cookie', { authorization: 'Bearer anything', origin: launcher.url }, { kind: 'refused', status: 401 }],
+      [
+        'a Bearer header instead of the cookie',
+        { authorization: 'Bearer anything', origin: launcher.url },
+        { kind: 'refused', status: 401 },
+      ],
     ];
     for (const [name, headers, expected] of cases) assert.equal(await connect(ws, headers), expected, name);
   } finally {

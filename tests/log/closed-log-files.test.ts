@@ -15,11 +15,16 @@ test('a line logged after its log file is closed never lands in the event log op
   const home = tempHome();
   try {
     const gatewayLog = join(home.home, 'logs', 'gateway.log');
-    const logger = new Logger([new RotatingFile(gatewayLog, { maxBytes: 1_000_000, backups: 0 })], 'debug', Redactor.none);
+    const logger = new Logger(
+      [new RotatingFile(gatewayLog, { maxBytes: 1_000_000, backups: 0 })],
+      'debug',
+      Redactor.none,
+    );
     logger.info('gateway stopped');
     logger.close();
     const log = EventLog.open(home.sessions);
-    for (let i = 0; i < 200; i++) logger.warn('cron run not recorded', { job: 'ab12cd34', reason: 'the workspace is gone' });
+    for (let i = 0; i < 200; i++)
+      logger.warn('cron run not recorded', { job: 'ab12cd34', reason: 'the workspace is gone' });
     for (const delta of ['one', 'two', 'three']) log.append(validateDraft(chunk('s', 't', delta)));
     await log.flushed();
     log.close();
@@ -28,7 +33,8 @@ test('a line logged after its log file is closed never lands in the event log op
     const deltas = reopened.read().map((e) => (e.type === 'provider.chunk' ? e.data.delta : e.type));
     reopened.close();
     assert.equal(deltas, ['one', 'two', 'three']);
-    for (const file of readdirSync(home.sessions)) assert.not.ok(readFileSync(join(home.sessions, file)).includes('cron run not recorded'), file);
+    for (const file of readdirSync(home.sessions))
+      assert.not.ok(readFileSync(join(home.sessions, file)).includes('cron run not recorded'), file);
     assert.match(readFileSync(gatewayLog, 'utf8'), /^\S+ INFO gateway stopped\n$/);
   } finally {
     home.remove();

@@ -20,7 +20,7 @@ const TURNS = 2000;
 const SPACING_MS = 864_000;
 
 /** Real turns of a runtime answered by the instant model: the templates the long log is made of. */
-async function recordTurns(home: TempHome, url: string, count: number, sender = 'tester'): Promise<Envelope[][]> {
+async function recordTurns(home: TempHome, _url: string, count: number, sender = 'tester'): Promise<Envelope[][]> {
   const loaded = loadConfig({ env: home.env });
   const runtime = Runtime.start({ loaded, env: home.env, command: 'test', logError: () => {} });
   const turns: Envelope[][] = [];
@@ -87,7 +87,10 @@ test('2,000 turns, the last 100 kept: the file shrinks, recent turns rerun ident
         assert.equal(outcome.identical, true, `${turn}: ${JSON.stringify(outcome)}`);
       }
       const { archived, kept, archive } = result;
-      assert.equal(after.read({ type: 'log.compacted' }).map((e) => e.data), [{ archived, kept, archive }]);
+      assert.equal(
+        after.read({ type: 'log.compacted' }).map((e) => e.data),
+        [{ archived, kept, archive }],
+      );
       // Usage stays in the log whatever its age: the totals are made of it.
       assert.equal(after.read({ turn: ids[1000]!, type: 'provider.*' }).length, 4);
     } finally {
@@ -100,12 +103,21 @@ test('2,000 turns, the last 100 kept: the file shrinks, recent turns rerun ident
 
     // An archived turn, read back with --archive: its events as written (usage aside, kept in the log).
     const shown = await runCliAsync(['log', '--archive', '--turn', ids[1000]!, '--json'], home.env);
-    const events = shown.stdout.trim().split('\n').map((line) => JSON.parse(line) as Envelope);
+    const events = shown.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Envelope);
     const template = templates[1000 % templates.length]!.filter((e) => !e.type.startsWith('provider.'));
-    assert.equal(events.map((e) => e.type), template.map((e) => e.type));
+    assert.equal(
+      events.map((e) => e.type),
+      template.map((e) => e.type),
+    );
     const prompt = (list: Envelope[]) => list.find((e) => e.type === 'prompt.built')?.data;
     assert.equal(prompt(events), prompt(template));
-    assert.equal(events.every((e) => e.turn === ids[1000]), true);
+    assert.equal(
+      events.every((e) => e.turn === ids[1000]),
+      true,
+    );
   } finally {
     model.close();
     home.remove();
@@ -130,7 +142,10 @@ test('tern log forget --sender removes their messages and turns, keeps others, r
       for (const turn of others) assert.equal(log.read({ turn: turn[0]!.turn }).length, turn.length);
       const [forgotten] = log.read({ type: 'data.forgotten' }) as Array<Envelope<'data.forgotten'>>;
       assert.equal(forgotten!.data.sender, 'alice');
-      assert.equal(forgotten!.data.turns, theirs.map((t) => t[0]!.turn!));
+      assert.equal(
+        forgotten!.data.turns,
+        theirs.map((t) => t[0]!.turn!),
+      );
       assert.equal(forgotten!.data.removed, JSON.parse(forgot.stdout).removed);
     } finally {
       log.close();

@@ -167,7 +167,11 @@ test('reading across a damaged page says the log is damaged and what to do; veri
   const page = pageHolding(readFileSync(dataFile(home!)), delta(1900));
   const lost = unique(seqsIn(zeroPage(home!, page)));
   assert.ok(lost.length > 10 && lost.includes(1900), `page ${page} held ${lost.join(',')}`);
-  assert.equal(lost, Array.from({ length: lost.length }, (_, i) => lost[0]! + i), 'one leaf holds consecutive seqs');
+  assert.equal(
+    lost,
+    Array.from({ length: lost.length }, (_, i) => lost[0]! + i),
+    'one leaf holds consecutive seqs',
+  );
 
   const read = await tern(['log', '--limit', '5000'], home!.env);
   assert.is(read.code, 1);
@@ -226,22 +230,34 @@ test('salvage keeps every readable event at its seq, marks each lost one, keeps 
   const marks = await tern(['log', '--json', '--type', 'log.lost', '--limit', '5000'], home!.env);
   const lines = marks.stdout.trim().split('\n');
   const marked = lines.map((line) => JSON.parse(line) as { seq: number; data: { reason: string } });
-  assert.equal(marked.map((e) => e.seq), lost);
+  assert.equal(
+    marked.map((e) => e.seq),
+    lost,
+  );
   assert.match(marked[0]!.data.reason, 'the log was damaged; `tern log salvage` could not read this event back');
 
   const log = EventLog.open(home!.sessions);
   try {
     const kept = log.read({ type: 'provider.chunk' });
     const all = Array.from({ length: EVENTS }, (_, i) => i + 1);
-    assert.equal(kept.map((e) => e.seq), all.filter((seq) => !lost.includes(seq)));
+    assert.equal(
+      kept.map((e) => e.seq),
+      all.filter((seq) => !lost.includes(seq)),
+    );
     const intact = (e: (typeof kept)[number]): boolean =>
       e.type === 'provider.chunk' && e.data.kind === 'text' && e.data.delta === delta(e.seq);
     assert.ok(kept.every(intact));
     // The indexes are rebuilt from the events saved.
     const alpha = all.filter((seq) => seq % 3 === 0 && !lost.includes(seq));
-    assert.equal(log.read({ session: 'sess-alpha' }).map((e) => e.seq), alpha);
+    assert.equal(
+      log.read({ session: 'sess-alpha' }).map((e) => e.seq),
+      alpha,
+    );
     const turn190 = all.filter((seq) => seq > 1890 && seq <= 1900 && !lost.includes(seq));
-    assert.equal(log.read({ turn: 't190' }).map((e) => e.seq), turn190);
+    assert.equal(
+      log.read({ turn: 't190' }).map((e) => e.seq),
+      turn190,
+    );
     // The salvaged log goes on where the old one ended.
     const after = validateDraft({ type: 'provider.chunk', session: 'sess-alpha', data: { kind: 'text', delta: 'x' } });
     const next = log.append(after);
@@ -250,7 +266,10 @@ test('salvage keeps every readable event at its seq, marks each lost one, keeps 
   } finally {
     log.close();
   }
-  assert.equal(readdirSync(home!.sessions).filter((name) => name.startsWith('.salvage')), []);
+  assert.equal(
+    readdirSync(home!.sessions).filter((name) => name.startsWith('.salvage')),
+    [],
+  );
 });
 
 test('a write meeting a damaged index page fails as damaged with the way out; what waits is kept', async ({ home }) => {

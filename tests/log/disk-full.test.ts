@@ -52,7 +52,10 @@ test('a write failing for lack of space keeps its events, written once space is 
   if (health.state !== 'failing') return;
   assert.is(health.code, 'disk_full');
   assert.match(health.reason, new RegExp(`^the disk holding ${home!.sessions} is full`));
-  const refused = await log.committed({ failFast: true }).then(() => undefined, (error: unknown) => error);
+  const refused = await log.committed({ failFast: true }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
   assert.instance(refused, LogFailingError);
   let written = false;
   const waiting = log.committed().then(() => (written = true));
@@ -65,13 +68,19 @@ test('a write failing for lack of space keeps its events, written once space is 
   log.append({ type: 'config.rejected', data: { problems: ['a new shape after the outage'] } });
   await log.committed();
   assert.equal(log.health(), { state: 'ok' });
-  assert.equal(changes.map((c) => c.state), ['failing', 'ok']);
+  assert.equal(
+    changes.map((c) => c.state),
+    ['failing', 'ok'],
+  );
   const last = log.lastSeq;
   log.close();
   const reader = EventLog.open(home!.sessions, { readOnly: true });
   try {
     const events = reader.read({ limit: Infinity });
-    assert.equal(events.map((e) => e.seq), Array.from({ length: last }, (_, i) => i + 1));
+    assert.equal(
+      events.map((e) => e.seq),
+      Array.from({ length: last }, (_, i) => i + 1),
+    );
     for (const sent of appended) assert.equal(reader.get(sent.seq), sent);
     assert.equal(events.at(-1)?.data, { problems: ['a new shape after the outage'] });
     assert.equal(events.at(-2)?.data, { failed_ms: 7 });
@@ -96,12 +105,12 @@ test('a link planted at the panic reserve is not followed: its target keeps its 
   mkdirSync(join(home!.home, 'logs'), { recursive: true, mode: 0o700 });
   writeFileSync(join(home!.home, 'config.json'), JSON.stringify({ version: 2 }));
   const victim = join(home!.home, 'victim.txt');
-  writeFileSync(victim, 'the owner\'s file\n');
+  writeFileSync(victim, "the owner's file\n");
   symlinkSync(victim, join(home!.home, 'logs', 'panic.reserve'));
   const logs = openGatewayLogs(loadConfig({ env: home!.env }));
   logs.panic(new Error('the cause'));
   logs.close();
-  assert.is(readFileSync(victim, 'utf8'), 'the owner\'s file\n');
+  assert.is(readFileSync(victim, 'utf8'), "the owner's file\n");
   assert.match(readFileSync(join(home!.home, 'logs', 'panic.log'), 'utf8'), /PANIC Error: the cause/);
 });
 

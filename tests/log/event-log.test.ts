@@ -54,7 +54,10 @@ test('a reader opens beside the writer and sees what was committed', async ({ ho
   await log.flushed();
   const reader = EventLog.open(home.sessions, { readOnly: true });
   assert.is(reader.read().length, 12);
-  assert.throws(() => reader.append(validateDraft(chunk('a', 't'))), (e: unknown) => (e as LogError).code === 'log_write_failed');
+  assert.throws(
+    () => reader.append(validateDraft(chunk('a', 't'))),
+    (e: unknown) => (e as LogError).code === 'log_write_failed',
+  );
   reader.close();
 });
 

@@ -14,9 +14,18 @@ export interface StoreUnderTest {
   dispose(): void | Promise<void>;
 }
 
-const settings = { model_name: 'm', stream: false, max_tool_iterations: 20, loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 } };
+const settings = {
+  model_name: 'm',
+  stream: false,
+  max_tool_iterations: 20,
+  loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 },
+};
 
-export function eventStoreContract(name: string, open: () => StoreUnderTest | Promise<StoreUnderTest>, options: { skip?: boolean; after?: () => unknown } = {}): void {
+export function eventStoreContract(
+  name: string,
+  open: () => StoreUnderTest | Promise<StoreUnderTest>,
+  options: { skip?: boolean; after?: () => unknown } = {},
+): void {
   const test = suite<{ under: StoreUnderTest }>(`event store contract: ${name}`);
   test.before.each(async (ctx) => {
     ctx.under = await open();
@@ -24,9 +33,10 @@ export function eventStoreContract(name: string, open: () => StoreUnderTest | Pr
   test.after.each(async (ctx) => {
     await ctx.under.dispose();
   });
-  if (options.after) test.after(async () => {
-    await options.after!();
-  });
+  if (options.after)
+    test.after(async () => {
+      await options.after!();
+    });
 
   const append = (store: EventStore, draft: EventDraft) => store.append(validateDraft(draft));
 
@@ -35,7 +45,14 @@ export function eventStoreContract(name: string, open: () => StoreUnderTest | Pr
     for (let i = 1; i <= 12; i++) {
       const session = i % 2 ? 'a' : 'b';
       const turn = i <= 4 ? 't1' : i <= 8 ? 't2' : undefined;
-      if (i % 3 === 0) append(store, { type: 'turn.started', agent: 'main', session, turn, data: { message_id: `m${i}`, channel: 'cli', chat: 'c', text: 'hi', session_key: session, settings } });
+      if (i % 3 === 0)
+        append(store, {
+          type: 'turn.started',
+          agent: 'main',
+          session,
+          turn,
+          data: { message_id: `m${i}`, channel: 'cli', chat: 'c', text: 'hi', session_key: session, settings },
+        });
       else append(store, chunk(session, turn, `d${i}`));
     }
   };
@@ -52,14 +69,22 @@ export function eventStoreContract(name: string, open: () => StoreUnderTest | Pr
   });
 
   test('an event reads back exactly as it was stamped, keys in the same order', async ({ under: { store } }) => {
-    const stamped = append(store, { agent: 'main', session: 'a', turn: 't', type: 'tool.requested', data: { call_id: 'c1', name: 'todo', arguments: { action: 'read' } } });
+    const stamped = append(store, {
+      agent: 'main',
+      session: 'a',
+      turn: 't',
+      type: 'tool.requested',
+      data: { call_id: 'c1', name: 'todo', arguments: { action: 'read' } },
+    });
     await store.flushed();
     assert.equal(Object.keys(stamped), ['agent', 'session', 'turn', 'type', 'data', 'seq', 'at']);
     assert.is(JSON.stringify(store.get(stamped.seq)), JSON.stringify(stamped));
     assert.is(store.get(stamped.seq + 1), undefined);
   });
 
-  test('append numbers a copy and leaves the draft alone; as a sequencer it numbers the draft in place', async ({ under: { store } }) => {
+  test('append numbers a copy and leaves the draft alone; as a sequencer it numbers the draft in place', async ({
+    under: { store },
+  }) => {
     const draft = validateDraft(chunk('a', 't'));
     const appended = store.append(draft);
     assert.is.not(appended, draft);
@@ -68,7 +93,13 @@ export function eventStoreContract(name: string, open: () => StoreUnderTest | Pr
     const stamped = store.stamp(own);
     assert.is(stamped, own);
     await store.flushed();
-    assert.equal(store.read().map((e) => [e.seq, e.type, e.session, e.turn]), [[1, 'provider.chunk', 'a', 't'], [2, 'provider.chunk', 'a', 't']]);
+    assert.equal(
+      store.read().map((e) => [e.seq, e.type, e.session, e.turn]),
+      [
+        [1, 'provider.chunk', 'a', 't'],
+        [2, 'provider.chunk', 'a', 't'],
+      ],
+    );
   });
 
   test('a reopened store continues numbering after its last event', async ({ under }) => {
@@ -105,8 +136,14 @@ export function eventStoreContract(name: string, open: () => StoreUnderTest | Pr
     test(`read ${label}`, async ({ under: { store } }) => {
       fill(store);
       await store.flushed();
-      assert.equal(store.read(query).map((e) => e.seq), expected);
-      assert.equal([...store.iterate(query)].map((e) => e.seq), expected);
+      assert.equal(
+        store.read(query).map((e) => e.seq),
+        expected,
+      );
+      assert.equal(
+        [...store.iterate(query)].map((e) => e.seq),
+        expected,
+      );
     });
   }
 
@@ -115,8 +152,14 @@ export function eventStoreContract(name: string, open: () => StoreUnderTest | Pr
     append(store, { ...chunk('a', 't'), at: 2000 });
     append(store, { ...chunk('a', 't'), at: 3000 });
     await store.flushed();
-    assert.equal(store.read({ since: 2000 }).map((e) => e.at), [2000, 3000]);
-    assert.equal(store.read({ until: 3000 }).map((e) => e.at), [1000, 2000]);
+    assert.equal(
+      store.read({ since: 2000 }).map((e) => e.at),
+      [2000, 3000],
+    );
+    assert.equal(
+      store.read({ until: 3000 }).map((e) => e.at),
+      [1000, 2000],
+    );
   });
 
   test('queries stay correct across many write batches', async ({ under: { store } }) => {
@@ -126,12 +169,23 @@ export function eventStoreContract(name: string, open: () => StoreUnderTest | Pr
     }
     await store.flushed();
     assert.is(store.read({ session: 's1' }).length, 50);
-    assert.equal(store.read({ session: 's1', after: 100, limit: 3 }).map((e) => e.seq), [102, 106, 110]);
-    assert.equal(store.read({ turn: 't3' }).map((e) => e.seq), Array.from({ length: 40 }, (_, i) => 121 + i));
-    assert.equal(store.read({ session: 's3', order: 'desc', before: 124, limit: 2 }).map((e) => e.seq), [120, 116]);
+    assert.equal(
+      store.read({ session: 's1', after: 100, limit: 3 }).map((e) => e.seq),
+      [102, 106, 110],
+    );
+    assert.equal(
+      store.read({ turn: 't3' }).map((e) => e.seq),
+      Array.from({ length: 40 }, (_, i) => 121 + i),
+    );
+    assert.equal(
+      store.read({ session: 's3', order: 'desc', before: 124, limit: 2 }).map((e) => e.seq),
+      [120, 116],
+    );
   });
 
-  test('sessionIds lists each session the log names once, in order, those starting with a prefix', async ({ under: { store } }) => {
+  test('sessionIds lists each session the log names once, in order, those starting with a prefix', async ({
+    under: { store },
+  }) => {
     for (const session of ['sk_v1_bb', 'sk_v1_aa', 'other', 'sk_v1_bb', 'sk_v1_ab']) append(store, chunk(session, 't'));
     append(store, { type: 'heartbeat.ticked', data: { outcome: 'ran' } });
     await store.flushed();
@@ -144,7 +198,10 @@ export function eventStoreContract(name: string, open: () => StoreUnderTest | Pr
     append(store, chunk('a', 't'));
     await store.flushed();
     store.close();
-    assert.throws(() => append(store, chunk('a', 't')), (e: unknown) => (e as { code?: string }).code === 'log_closed');
+    assert.throws(
+      () => append(store, chunk('a', 't')),
+      (e: unknown) => (e as { code?: string }).code === 'log_closed',
+    );
   });
 
   if (options.skip) {

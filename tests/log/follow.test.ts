@@ -9,7 +9,11 @@ import { tempHome } from '../support/temp-home.js';
 
 test('follow sees every event another process appends, in order, as it lands', async () => {
   const home = tempHome();
-  const writer = spawn(process.execPath, ['--import', 'tsx', 'tests/support/log-writer-child.ts', home.sessions, '60', '5'], { cwd: repoRoot });
+  const writer = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'tests/support/log-writer-child.ts', home.sessions, '60', '5'],
+    { cwd: repoRoot },
+  );
   const reader = (await EventLog.openWhenReady(home.sessions))!;
   const controller = new AbortController();
   const seen: Envelope[] = [];
@@ -22,7 +26,10 @@ test('follow sees every event another process appends, in order, as it lands', a
   writer.kill();
   reader.close();
   home.remove();
-  assert.equal(seen.map((e) => e.seq), Array.from({ length: 60 }, (_, i) => i + 1));
+  assert.equal(
+    seen.map((e) => e.seq),
+    Array.from({ length: 60 }, (_, i) => i + 1),
+  );
   assert.equal(seen[59]!.data, { kind: 'text', delta: 'event 60' });
 });
 test.run();

@@ -6,14 +6,30 @@ import type { EventStore, LogQuery } from '../../store/log/event-store.js';
 import { readHistory } from '../../store/log/history.js';
 import { tempHome } from '../support/temp-home.js';
 
-const settings = { model_name: 'fast', stream: false, max_tool_iterations: 5, loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 5, window_size: 10 } };
+const settings = {
+  model_name: 'fast',
+  stream: false,
+  max_tool_iterations: 5,
+  loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 5, window_size: 10 },
+};
 const keys = { agent: 'main', session: 's-long' };
 
 /** One turn of the long session: its start, a tool call in between (not history), its reply. */
 function turn(i: number): EventDraft[] {
   const ids = { ...keys, turn: `t${i}` };
   return [
-    { ...ids, type: 'turn.started', data: { message_id: `m${i}`, channel: 'cli', chat: 'direct:me', text: `question ${i}`, session_key: 'key-long', settings } },
+    {
+      ...ids,
+      type: 'turn.started',
+      data: {
+        message_id: `m${i}`,
+        channel: 'cli',
+        chat: 'direct:me',
+        text: `question ${i}`,
+        session_key: 'key-long',
+        settings,
+      },
+    },
     { ...ids, type: 'tool.requested', data: { call_id: `c${i}`, name: 'todo', arguments: { action: 'read' } } },
     { ...ids, type: 'turn.completed', data: { reply: `answer ${i}`, iterations: 2 } },
   ];
@@ -44,11 +60,25 @@ test("a 5,000-turn session's history after a restart is read back to its last ch
     for (let i = 1; i <= 5000; i++) {
       for (const draft of turn(i)) log.append(validateDraft(draft));
       // Another session's turns interleave; they are never read for this one.
-      if (i % 10 === 0) log.append(validateDraft({ agent: 'main', session: 's-other', turn: `o${i}`, type: 'turn.completed', data: { reply: 'other', iterations: 1 } }));
+      if (i % 10 === 0)
+        log.append(
+          validateDraft({
+            agent: 'main',
+            session: 's-other',
+            turn: `o${i}`,
+            type: 'turn.completed',
+            data: { reply: 'other', iterations: 1 },
+          }),
+        );
       // A checkpoint every 20 turns, as the summarizer writes them: the summary and the newest messages it keeps.
       if (i % 20 === 0) {
-        const kept = [i - 1, i].flatMap((k) => [{ role: 'user' as const, content: `question ${k}` }, { role: 'assistant' as const, content: `answer ${k}`, tool_calls: [] }]);
-        checkpointSeq = log.append(validateDraft({ ...keys, type: 'session.compacted', data: { summary: `turns 1 to ${i}`, messages: kept } })).seq;
+        const kept = [i - 1, i].flatMap((k) => [
+          { role: 'user' as const, content: `question ${k}` },
+          { role: 'assistant' as const, content: `answer ${k}`, tool_calls: [] },
+        ]);
+        checkpointSeq = log.append(
+          validateDraft({ ...keys, type: 'session.compacted', data: { summary: `turns 1 to ${i}`, messages: kept } }),
+        ).seq;
       }
     }
     for (let i = 5001; i <= 5003; i++) for (const draft of turn(i)) log.append(validateDraft(draft));
@@ -61,9 +91,23 @@ test("a 5,000-turn session's history after a restart is read back to its last ch
     assert.is(history.summary, 'turns 1 to 5000');
     assert.equal(
       history.messages.map((m) => m.message.content),
-      ['question 4999', 'answer 4999', 'question 5000', 'answer 5000', 'question 5001', 'answer 5001', 'question 5002', 'answer 5002', 'question 5003', 'answer 5003'],
+      [
+        'question 4999',
+        'answer 4999',
+        'question 5000',
+        'answer 5000',
+        'question 5001',
+        'answer 5001',
+        'question 5002',
+        'answer 5002',
+        'question 5003',
+        'answer 5003',
+      ],
     );
-    assert.equal(history.messages.slice(0, 4).map((m) => m.seq), [checkpointSeq, checkpointSeq, checkpointSeq, checkpointSeq]);
+    assert.equal(
+      history.messages.slice(0, 4).map((m) => m.seq),
+      [checkpointSeq, checkpointSeq, checkpointSeq, checkpointSeq],
+    );
     // The 9 events of the three turns after the checkpoint (tool traffic included: it shares the index), and the checkpoint.
     assert.is(counter.read, 3 * 3 + 1);
   } finally {

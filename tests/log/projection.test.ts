@@ -8,7 +8,10 @@ import { tempHome } from '../support/temp-home.js';
 /** Replies per session: what a history view would fold. */
 const deltas: Projection<Record<string, string>> = {
   initial: () => ({}),
-  apply: (state, e) => (e.type === 'provider.chunk' && e.session ? { ...state, [e.session]: (state[e.session] ?? '') + e.data.delta } : state),
+  apply: (state, e) =>
+    e.type === 'provider.chunk' && e.session
+      ? { ...state, [e.session]: (state[e.session] ?? '') + e.data.delta }
+      : state,
   query: { type: 'provider.chunk' },
 };
 

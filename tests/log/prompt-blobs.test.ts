@@ -50,7 +50,11 @@ test('a prompt is stored as references, written once, and read back exactly as p
   const model = await startInstantModel();
   const home = tempHome();
   try {
-    const published = await runTurns(home, model.url, Array.from({ length: 30 }, (_, i) => `tell me about day ${i}`));
+    const published = await runTurns(
+      home,
+      model.url,
+      Array.from({ length: 30 }, (_, i) => `tell me about day ${i}`),
+    );
     const prompts = published.filter((e) => e.type === 'prompt.built') as Array<Envelope<'prompt.built'>>;
     assert.equal(prompts.length, 30);
     const last = prompts.at(-1)!;
@@ -62,14 +66,20 @@ test('a prompt is stored as references, written once, and read back exactly as p
       // Every prompt and checkpoint reads back as the bus published it.
       for (const type of ['prompt.built', 'session.compacted'] as const) {
         const sent = published.filter((e) => e.type === type).map((e) => JSON.stringify(e));
-        assert.equal(log.read({ type }).map((e) => JSON.stringify(e)), sent);
+        assert.equal(
+          log.read({ type }).map((e) => JSON.stringify(e)),
+          sent,
+        );
       }
       for (const prompt of prompts) assert.equal(JSON.stringify(log.get(prompt.seq)), JSON.stringify(prompt));
     } finally {
       log.close();
     }
     // What the log holds per prompt: a few keys, not the system prompt and the history again.
-    const sizes = storedSizes(home.sessions, prompts.map((p) => p.seq));
+    const sizes = storedSizes(
+      home.sessions,
+      prompts.map((p) => p.seq),
+    );
     assert.ok(Math.max(...sizes) < 200, `stored prompt sizes ${sizes.join(', ')}`);
 
     const replay = await runCliAsync(['replay', last.turn!, '--rerun'], home.env);
@@ -144,7 +154,11 @@ test('a checkpoint stores only messages the log does not hold yet, and reads bac
 test('a salvage copies the blobs with the events: prompts read back whole from the salvaged log', async () => {
   const home = tempHome();
   const keys = { agent: 'main', session: 'sk_v1_salvaged', turn: 't1' };
-  const data = { system: 'You are Tern. '.repeat(100), messages: [{ role: 'user' as const, content: 'hi' }], tools: ['exec'] };
+  const data = {
+    system: 'You are Tern. '.repeat(100),
+    messages: [{ role: 'user' as const, content: 'hi' }],
+    tools: ['exec'],
+  };
   const log = EventLog.open(home.sessions);
   const prompt = log.append(validateDraft({ ...keys, type: 'prompt.built', data }));
   await log.closeAfterFlush();

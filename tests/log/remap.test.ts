@@ -51,17 +51,26 @@ test('writes and reads across many remaps lose nothing and keep seq gapless', as
   await log.committed();
   const events = log.read();
   assert.is(events.length, 10 * 50 * 20);
-  assert.equal(events.map((e) => e.seq), Array.from({ length: 10_000 }, (_, i) => i + 1));
+  assert.equal(
+    events.map((e) => e.seq),
+    Array.from({ length: 10_000 }, (_, i) => i + 1),
+  );
   const last = events.at(-1)!;
   assert.is(last.type === 'provider.chunk' ? last.data.delta : last.type, `499.19 ${DELTA}`);
   assert.is(log.read({ turn: 't250' }).length, 20);
   assert.is(log.read({ session: 's1' }).length, 5000);
   assert.is(seen.length, 10);
-  assert.ok(seen.every((seq, i) => seq <= 10_000 && seq >= (seen[i - 1] ?? 0)), `reads never went back: ${seen.join(', ')}`);
+  assert.ok(
+    seen.every((seq, i) => seq <= 10_000 && seq >= (seen[i - 1] ?? 0)),
+    `reads never went back: ${seen.join(', ')}`,
+  );
   assert.is(log.lastCommittedSeq(), 10_000);
 });
 
-test('the log file is resident in the process only about as far as it grew since the last remap', async ({ home, log }) => {
+test('the log file is resident in the process only about as far as it grew since the last remap', async ({
+  home,
+  log,
+}) => {
   if (!existsSync('/proc/self/smaps')) return;
   await writeBatches(log, 0, 1000);
   await log.flushed();
@@ -83,7 +92,10 @@ test('appends held by a remap go out with a close, and a reader sees them all', 
   const reader = EventLog.open(home.sessions, { readOnly: true });
   try {
     assert.is(reader.read().length, 730);
-    assert.equal(reader.read({ turn: 'late' }).map((e) => (e.type === 'provider.chunk' ? e.data.delta : '')), Array.from({ length: 30 }, (_, i) => `late ${i}`));
+    assert.equal(
+      reader.read({ turn: 'late' }).map((e) => (e.type === 'provider.chunk' ? e.data.delta : '')),
+      Array.from({ length: 30 }, (_, i) => `late ${i}`),
+    );
   } finally {
     reader.close();
   }

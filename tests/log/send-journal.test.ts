@@ -35,7 +35,10 @@ journal.mark('tg:m2:t2:0');
 journal.settle('tg:m1:t1:0');
 process.kill(process.pid, 'SIGKILL');`;
   const signal = await new Promise<string | null>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot, stdio: 'inherit' });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: repoRoot,
+      stdio: 'inherit',
+    });
     child.on('exit', (_code, signal) => resolve(signal));
   });
   assert.is(signal, 'SIGKILL');

@@ -32,7 +32,11 @@ function openError(dir: string): unknown {
 
 /** A second process writing the log until killed; resolves once it has committed. */
 async function liveWriter(ctx: { home: TempHome; children: ChildProcess[] }): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'tests/support/log-writer-child.ts', ctx.home.sessions, '0', '50'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'tests/support/log-writer-child.ts', ctx.home.sessions, '0', '50'],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   ctx.children.push(child);
   await once(child.stdout!, 'data');
   return child;
@@ -54,7 +58,10 @@ test('a second live writer is refused with a clear error naming it; once it is k
   const writer = await liveWriter(ctx);
   const error = openError(ctx.home.sessions);
   assert.instance(error, LogError);
-  assert.equal([(error as LogError).code, (error as LogError).message], ['log_locked', `the event log in ${ctx.home.sessions} is being written by process ${writer.pid}`]);
+  assert.equal(
+    [(error as LogError).code, (error as LogError).message],
+    ['log_locked', `the event log in ${ctx.home.sessions} is being written by process ${writer.pid}`],
+  );
   writer.kill('SIGKILL');
   await once(writer, 'exit');
   assert.is(openError(ctx.home.sessions), undefined);

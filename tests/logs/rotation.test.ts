@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -50,7 +59,10 @@ test('an oversized log is trimmed at startup to its latest whole lines', () => {
   writeFileSync(path, Array.from({ length: 50 }, (_, i) => `${line(i + 1)}\n`).join(''));
   new RotatingFile(path, { maxBytes: 1050, backups: 3 }).close();
   const kept = readFileSync(path, 'utf8').split('\n').filter(Boolean);
-  assert.equal(kept, Array.from({ length: 10 }, (_, i) => line(41 + i)));
+  assert.equal(
+    kept,
+    Array.from({ length: 10 }, (_, i) => line(41 + i)),
+  );
   assert.equal(readdirSync(dir), ['app.log']);
   rmSync(dir, { recursive: true, force: true });
 });
@@ -65,7 +77,10 @@ function gatewayHome(config: Record<string, unknown>, env: Record<string, string
 test('the gateway log, heartbeat.log and AGENT_LOG_FILE follow log_level, rotate by size and mask secrets', () => {
   const extra = join(tempDir(), 'extra.log');
   const { home, loaded } = gatewayHome(
-    { gateway: { log_level: 'info', log_max_size_mb: 1, log_max_backups: 2 }, channel_list: { telegram: { enabled: true, settings: { token: '123456:secret-token-value' } } } },
+    {
+      gateway: { log_level: 'info', log_max_size_mb: 1, log_max_backups: 2 },
+      channel_list: { telegram: { enabled: true, settings: { token: '123456:secret-token-value' } } },
+    },
     { AGENT_LOG_FILE: extra },
   );
   const logs = openGatewayLogs(loaded);
@@ -87,7 +102,10 @@ test('the gateway log, heartbeat.log and AGENT_LOG_FILE follow log_level, rotate
 });
 
 test('AGENT_GATEWAY_LOG_MAX_BACKUPS=0 keeps no archives', () => {
-  const { home, loaded } = gatewayHome({ gateway: { log_level: 'info', log_max_size_mb: 1, log_max_backups: 3 } }, { AGENT_GATEWAY_LOG_MAX_BACKUPS: '0' });
+  const { home, loaded } = gatewayHome(
+    { gateway: { log_level: 'info', log_max_size_mb: 1, log_max_backups: 3 } },
+    { AGENT_GATEWAY_LOG_MAX_BACKUPS: '0' },
+  );
   const logs = openGatewayLogs(loaded);
   for (let n = 0; n < 1500; n++) logs.gateway.info('z'.repeat(1000));
   logs.close();
@@ -96,7 +114,10 @@ test('AGENT_GATEWAY_LOG_MAX_BACKUPS=0 keeps no archives', () => {
 });
 
 test('the panic log records an uncaught error, masked, and is trimmed to the size limit at startup', () => {
-  const { home, loaded } = gatewayHome({ gateway: { log_max_size_mb: 1 }, channel_list: { telegram: { enabled: true, settings: { token: '123456:secret-token-value' } } } });
+  const { home, loaded } = gatewayHome({
+    gateway: { log_max_size_mb: 1 },
+    channel_list: { telegram: { enabled: true, settings: { token: '123456:secret-token-value' } } },
+  });
   mkdirSync(join(home, 'logs'), { recursive: true });
   writeFileSync(join(home, 'logs', 'panic.log'), 'old panic\n'.repeat(200_000));
   const logs = openGatewayLogs(loaded);

@@ -12,7 +12,9 @@ function agent(stage: Stage) {
   const effects: string[] = [];
   const machine = agentMachine.provide({
     actors: {
-      stopSessions: fromPromise<void, { reason: string }>(async ({ input }) => void effects.push(`stop all: ${input.reason}`)),
+      stopSessions: fromPromise<void, { reason: string }>(
+        async ({ input }) => void effects.push(`stop all: ${input.reason}`),
+      ),
     },
     actions: {
       openSession: (_, m) => {
@@ -27,21 +29,53 @@ function agent(stage: Stage) {
     },
     guards: { isOpen: (_, m) => open.has(m.session!) },
   });
-  const actor = createActor(machine, { input: { agent: 'main' }, inspect: new BoardInspector(stage.bus, { agent: agentBoard }).inspect }).start();
+  const actor = createActor(machine, {
+    input: { agent: 'main' },
+    inspect: new BoardInspector(stage.bus, { agent: agentBoard }).inspect,
+  }).start();
   return { actor, effects };
 }
 
 let n = 0;
 const routed = (stage: Stage, session: string, text: string): Envelope<'message.routed'> =>
-  stage.when({ agent: 'main', session, type: 'message.routed', data: { message_id: `m${++n}`, channel: 'cli', account: 'default', chat: 'direct:me', sender: 'me', text, session_key: session, remote: false, media: [] } });
+  stage.when({
+    agent: 'main',
+    session,
+    type: 'message.routed',
+    data: {
+      message_id: `m${++n}`,
+      channel: 'cli',
+      account: 'default',
+      chat: 'direct:me',
+      sender: 'me',
+      text,
+      session_key: session,
+      remote: false,
+      media: [],
+    },
+  });
 
 test('when messages come for two sessions, then each session opens on its first message and gets every message, counted on the board', () => {
   const stage = given();
   const { actor, effects } = agent(stage);
-  for (const [session, text] of [['a', 'one'], ['b', 'two'], ['a', 'three']] as const) actor.send({ type: 'MESSAGE', message: routed(stage, session, text) });
+  for (const [session, text] of [
+    ['a', 'one'],
+    ['b', 'two'],
+    ['a', 'three'],
+  ] as const)
+    actor.send({ type: 'MESSAGE', message: routed(stage, session, text) });
   assert.equal(effects, ['open a', 'deliver one to a', 'open b', 'deliver two to b', 'deliver three to a']);
-  assert.equal(movesOf(stage.published, 'agent:main'), ['->serving xstate.init', 'serving->serving MESSAGE', 'serving->serving MESSAGE']);
-  assert.equal(stage.published.filter((e) => e.type === 'actor.transitioned').map((e) => e.type === 'actor.transitioned' && e.data.context), [{ sessions: 0 }, { sessions: 1 }, { sessions: 2 }]);
+  assert.equal(movesOf(stage.published, 'agent:main'), [
+    '->serving xstate.init',
+    'serving->serving MESSAGE',
+    'serving->serving MESSAGE',
+  ]);
+  assert.equal(
+    stage.published
+      .filter((e) => e.type === 'actor.transitioned')
+      .map((e) => e.type === 'actor.transitioned' && e.data.context),
+    [{ sessions: 0 }, { sessions: 1 }, { sessions: 2 }],
+  );
 });
 
 test('when /stop comes, then it is passed to the session at once, also while draining', () => {
@@ -54,14 +88,24 @@ test('when /stop comes, then it is passed to the session at once, also while dra
   assert.equal(effects, ['stop turn of a', 'drain', 'stop turn of a']);
 });
 
-test('when a subagent task is canceled and then ends, then its session\'s turn is aborted and the session released, also while draining', () => {
+test("when a subagent task is canceled and then ends, then its session's turn is aborted and the session released, also while draining", () => {
   const stage = given();
   const { actor, effects } = agent(stage);
   const keys = { agent: 'main', session: 'child', parent: 't0', task: 'task_1' };
   actor.send({ type: 'DRAIN' });
-  actor.send({ type: 'ABORT_TURN', request: stage.when({ ...keys, type: 'turn.abort.requested', data: { reason: 'the parent was stopped' } }) });
-  actor.send({ type: 'RELEASE', request: stage.when({ ...keys, type: 'session.release.requested', data: { reason: 'the subagent task ended' } }) });
-  assert.equal(effects, ['drain', 'abort turn of child: the parent was stopped', 'release child: the subagent task ended']);
+  actor.send({
+    type: 'ABORT_TURN',
+    request: stage.when({ ...keys, type: 'turn.abort.requested', data: { reason: 'the parent was stopped' } }),
+  });
+  actor.send({
+    type: 'RELEASE',
+    request: stage.when({ ...keys, type: 'session.release.requested', data: { reason: 'the subagent task ended' } }),
+  });
+  assert.equal(effects, [
+    'drain',
+    'abort turn of child: the parent was stopped',
+    'release child: the subagent task ended',
+  ]);
 });
 
 test('when draining, then new work is not handed to sessions (it waits in the log for the next start)', () => {
@@ -79,8 +123,13 @@ test('when stopped, then every session is ended and the agent leaves the board w
   actor.send({ type: 'STOP', reason: 'the process is shutting down' });
   await waitFor(actor, (s) => s.status === 'done');
   assert.equal(effects, ['stop all: the process is shutting down']);
-  assert.equal(movesOf(stage.published, 'agent:main').slice(1), ['serving->stopping STOP', 'stopping->stopped done.sessions']);
-  assert.equal(stage.then('actor.stopped'), [['actor.stopped', { actor: 'agent:main', machine: 'agent', reason: 'the process is shutting down' }]]);
+  assert.equal(movesOf(stage.published, 'agent:main').slice(1), [
+    'serving->stopping STOP',
+    'stopping->stopped done.sessions',
+  ]);
+  assert.equal(stage.then('actor.stopped'), [
+    ['actor.stopped', { actor: 'agent:main', machine: 'agent', reason: 'the process is shutting down' }],
+  ]);
 });
 
 test.run();

@@ -34,9 +34,19 @@ function channel(stage: Stage) {
       announceRefused: ({ context }) => void said.push(`refused: ${context.reason}`),
     },
   });
-  const actor = createActor(machine, { input: { name: 'tg', kind: 'telegram', account: 'default', backoff: { baseMs: 100, maxMs: 350 } }, clock: clockOf(clock), inspect: new BoardInspector(stage.bus, { channel: channelBoard }).inspect });
+  const actor = createActor(machine, {
+    input: { name: 'tg', kind: 'telegram', account: 'default', backoff: { baseMs: 100, maxMs: 350 } },
+    clock: clockOf(clock),
+    inspect: new BoardInspector(stage.bus, { channel: channelBoard }).inspect,
+  });
   actor.start();
-  return { actor: actor as AnyActorRef, clock, said, report: (event: ChannelEvent) => live?.(event), links: () => links };
+  return {
+    actor: actor as AnyActorRef,
+    clock,
+    said,
+    report: (event: ChannelEvent) => live?.(event),
+    links: () => links,
+  };
 }
 
 test('when its link keeps failing, then it restarts after a backoff that doubles up to the limit; connecting resets it', () => {
@@ -50,15 +60,24 @@ test('when its link keeps failing, then it restarts after a backoff that doubles
   report({ type: 'CONNECTED' });
   report({ type: 'FAILED', reason: 'dropped' });
   assert.equal(said, [
-    'failed: refused, again in 100 ms', 'link 1 stopped',
-    'failed: refused, again in 200 ms', 'link 2 stopped',
-    'failed: refused, again in 350 ms', 'link 3 stopped',
-    'failed: refused, again in 350 ms', 'link 4 stopped',
+    'failed: refused, again in 100 ms',
+    'link 1 stopped',
+    'failed: refused, again in 200 ms',
+    'link 2 stopped',
+    'failed: refused, again in 350 ms',
+    'link 3 stopped',
+    'failed: refused, again in 350 ms',
+    'link 4 stopped',
     'connected',
-    'failed: dropped, again in 100 ms', 'link 5 stopped',
+    'failed: dropped, again in 100 ms',
+    'link 5 stopped',
   ]);
   assert.is(links(), 5);
-  assert.equal(movesOf(stage.published, 'channel:tg').slice(-3), ['failed->starting after.backoff', 'starting->connected CONNECTED', 'connected->failed FAILED']);
+  assert.equal(movesOf(stage.published, 'channel:tg').slice(-3), [
+    'failed->starting after.backoff',
+    'starting->connected CONNECTED',
+    'connected->failed FAILED',
+  ]);
 });
 
 test('when a message comes on a live link, then it is accepted; when stopped, then the link stops and nothing restarts it', () => {
@@ -92,7 +111,12 @@ test('when its link fails in a way that lasts (an unknown kind), then it is refu
   assert.equal(said, ['refused: unknown kind', 'link 1 stopped']);
   actor.send({ type: 'START' });
   assert.is(links(), 2);
-  assert.equal(movesOf(stage.published, 'channel:tg'), ['->stopped xstate.init', 'stopped->starting START', 'starting->refused FAILED', 'refused->starting START']);
+  assert.equal(movesOf(stage.published, 'channel:tg'), [
+    '->stopped xstate.init',
+    'stopped->starting START',
+    'starting->refused FAILED',
+    'refused->starting START',
+  ]);
 });
 
 test.run();

@@ -10,7 +10,12 @@ import { loadConfig } from '../../store/config/index.js';
 import { given, movesOf, type Stage } from '../support/actor-kit.js';
 import { tempHome } from '../support/temp-home.js';
 
-const spec = (name: string): ChannelSpec => ({ name, kind: 'telegram', account: name, backoff: { baseMs: 1000, maxMs: 60_000 } });
+const spec = (name: string): ChannelSpec => ({
+  name,
+  kind: 'telegram',
+  account: name,
+  backoff: { baseMs: 1000, maxMs: 60_000 },
+});
 
 interface Script {
   start?: () => Promise<StartOutput>;
@@ -45,7 +50,9 @@ function gateway(stage: Stage, script: Script = {}) {
       }),
       readiness: fromCallback(({ sendBack }) => void queueMicrotask(() => sendBack({ type: 'REPORTED' }))),
       engine: fromPromise(script.engine ?? (() => new Promise<Runtime>(() => undefined))),
-      channelsStopped: fromPromise<void, { names: readonly string[] }>(async ({ input }) => void stopped.push(...input.names)),
+      channelsStopped: fromPromise<void, { names: readonly string[] }>(
+        async ({ input }) => void stopped.push(...input.names),
+      ),
       close: fromPromise<void, { names: readonly string[] }>(async () => undefined),
     },
   });
@@ -55,7 +62,8 @@ function gateway(stage: Stage, script: Script = {}) {
 }
 
 const children = (actor: AnyActorRef): string[] => Object.keys(actor.getSnapshot().children).sort();
-const channelState = (actor: AnyActorRef, name: string): unknown => actor.getSnapshot().children[`channel:${name}`]?.getSnapshot().value;
+const channelState = (actor: AnyActorRef, name: string): unknown =>
+  actor.getSnapshot().children[`channel:${name}`]?.getSnapshot().value;
 
 test('given a start with two channels, then the dispatcher, the outbox and a channel actor each are children by system id', async () => {
   const stage = given();
@@ -65,7 +73,11 @@ test('given a start with two channels, then the dispatcher, the outbox and a cha
     assert.ok(actor.system.get(id), `${id} is in the system`);
   }
   assert.equal([channelState(actor, 'alpha'), channelState(actor, 'beta')], ['connected', 'connected']);
-  assert.equal(movesOf(stage.published, 'channel:alpha'), ['->stopped xstate.init', 'stopped->starting START', 'starting->connected CONNECTED']);
+  assert.equal(movesOf(stage.published, 'channel:alpha'), [
+    '->stopped xstate.init',
+    'stopped->starting START',
+    'starting->connected CONNECTED',
+  ]);
 });
 
 test('when the config reloads, then the changed channel stops and a fresh one is spawned, and the board shows the RELOAD', async () => {
@@ -73,14 +85,33 @@ test('when the config reloads, then the changed channel stops and a fresh one is
   const { actor, stopped, loaded } = gateway(stage);
   await waitFor(actor, (s) => s.matches({ running: { channels: 'reported' } }));
   const before = actor.system.get('channel:beta');
-  actor.send({ type: 'RELOAD', loaded, changed: ['channel_list.beta.settings.token', 'channel_list.gamma'], restart: ['beta', 'gamma'], start: [spec('beta'), spec('gamma')] });
+  actor.send({
+    type: 'RELOAD',
+    loaded,
+    changed: ['channel_list.beta.settings.token', 'channel_list.gamma'],
+    restart: ['beta', 'gamma'],
+    start: [spec('beta'), spec('gamma')],
+  });
   await waitFor(actor, (s) => s.matches({ running: { config: 'idle' } }) && s.children['channel:gamma'] !== undefined);
   assert.equal(stopped, ['beta', 'gamma']);
   assert.ok(actor.system.get('channel:beta') !== before, 'beta is a new actor');
-  assert.equal(children(actor).filter((id) => id.startsWith('channel:')), ['channel:alpha', 'channel:beta', 'channel:gamma']);
-  assert.equal(movesOf(stage.published, 'channel:beta').slice(3), ['connected->stopped STOP', '->stopped xstate.init', 'stopped->starting START', 'starting->connected CONNECTED']);
-  const reloads = stage.published.filter((e) => e.type === 'actor.transitioned' && e.data.actor === 'gateway' && e.data.event === 'RELOAD');
-  assert.equal(reloads.map((e) => e.type === 'actor.transitioned' && e.data.context), [{ engine: 'loading', schedule: 'on', config: 'reloading' }]);
+  assert.equal(
+    children(actor).filter((id) => id.startsWith('channel:')),
+    ['channel:alpha', 'channel:beta', 'channel:gamma'],
+  );
+  assert.equal(movesOf(stage.published, 'channel:beta').slice(3), [
+    'connected->stopped STOP',
+    '->stopped xstate.init',
+    'stopped->starting START',
+    'starting->connected CONNECTED',
+  ]);
+  const reloads = stage.published.filter(
+    (e) => e.type === 'actor.transitioned' && e.data.actor === 'gateway' && e.data.event === 'RELOAD',
+  );
+  assert.equal(
+    reloads.map((e) => e.type === 'actor.transitioned' && e.data.context),
+    [{ engine: 'loading', schedule: 'on', config: 'reloading' }],
+  );
 });
 
 test('when the schedule lease is lost and won back, then the heartbeat and cron stop and start again', async () => {
@@ -88,7 +119,10 @@ test('when the schedule lease is lost and won back, then the heartbeat and cron 
   const { actor, running } = gateway(stage);
   await waitFor(actor, (s) => s.matches({ running: { schedule: { on: 'cron' } } }));
   actor.send({ type: 'SCHEDULE', on: false, reason: 'lease lost' });
-  assert.equal([actor.getSnapshot().context.scheduleReason, running.has('heartbeat'), running.has('cron')], ['lease lost', false, false]);
+  assert.equal(
+    [actor.getSnapshot().context.scheduleReason, running.has('heartbeat'), running.has('cron')],
+    ['lease lost', false, false],
+  );
   actor.send({ type: 'SCHEDULE', on: true, reason: 'lease won' });
   assert.equal([running.has('heartbeat'), running.has('cron')], [true, true]);
 });
@@ -110,8 +144,14 @@ test('when stopped while the engine loads, then it drains only once the engine h
   assert.ok(actor.getSnapshot().matches('running'), 'still running while the engine loads');
   load(engine);
   const done = await waitFor(actor, (s) => s.status === 'done');
-  assert.equal([done.value, done.context.engine === engine, done.context.signal, [...running]], ['stopped', true, 'SIGTERM', []]);
-  assert.equal(movesOf(stage.published, 'gateway').slice(-2), ['running->draining done.engine', 'draining->stopped done.close']);
+  assert.equal(
+    [done.value, done.context.engine === engine, done.context.signal, [...running]],
+    ['stopped', true, 'SIGTERM', []],
+  );
+  assert.equal(movesOf(stage.published, 'gateway').slice(-2), [
+    'running->draining done.engine',
+    'draining->stopped done.close',
+  ]);
 });
 
 test('given a start that fails, then it stops at once, keeping why, and spawns nothing', async () => {

@@ -22,7 +22,9 @@ function heartbeat(stage: Stage, world: World) {
     actors: {
       beat: fromPromise(() => {
         said.push('beat');
-        return new Promise<{ answer: HeartbeatAnswer }>((resolve) => (finish = () => resolve({ answer: { kind: 'sent' } })));
+        return new Promise<{ answer: HeartbeatAnswer }>(
+          (resolve) => (finish = () => resolve({ answer: { kind: 'sent' } })),
+        );
       }),
     },
     actions: {
@@ -32,7 +34,10 @@ function heartbeat(stage: Stage, world: World) {
     guards: { enabled: () => world.enabled, hasTasks: () => world.tasks, agentBusy: () => world.busy },
     delays: { interval: () => 1000 },
   });
-  const actor = createActor(machine, { clock: clockOf(clock), inspect: new BoardInspector(stage.bus, { heartbeat: heartbeatBoard }).inspect }).start();
+  const actor = createActor(machine, {
+    clock: clockOf(clock),
+    inspect: new BoardInspector(stage.bus, { heartbeat: heartbeatBoard }).inspect,
+  }).start();
   return { actor, clock, said, finish: () => finish?.() };
 }
 
@@ -52,7 +57,12 @@ test('when the interval passes, then a tick with tasks runs a beat; one without 
   finish();
   await settle();
   assert.equal(said, ['skipped: no_tasks', 'skipped: busy', 'beat', 'ran, answer sent']);
-  assert.equal(movesOf(stage.published, 'heartbeat'), ['->stopped xstate.init', 'stopped->waiting SCHEDULE', 'waiting->running after.interval', 'running->waiting done.beat']);
+  assert.equal(movesOf(stage.published, 'heartbeat'), [
+    '->stopped xstate.init',
+    'stopped->waiting SCHEDULE',
+    'waiting->running after.interval',
+    'running->waiting done.beat',
+  ]);
   assert.equal(clock.pending(), [1000], 'the next tick is due one interval after the run');
 });
 

@@ -1,7 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createActor } from 'xstate';
-import { loopDetectionMachine, loopDetectionSettingsSchema, loopWarning, type LoopDetectionInput, type LoopVerdict } from '../../machines/loop-detection.js';
+import {
+  loopDetectionMachine,
+  loopDetectionSettingsSchema,
+  loopWarning,
+  type LoopDetectionInput,
+  type LoopVerdict,
+} from '../../machines/loop-detection.js';
 
 const settings: LoopDetectionInput = { enabled: true, repeat_threshold: 3, critical_threshold: 6, window_size: 20 };
 type Signal = { kind: 'warn' | 'stop'; count: number };
@@ -13,12 +19,14 @@ function start(input: LoopDetectionInput = settings) {
   // A warning is the call that moves normal to warning; a stop the call that reaches stopped.
   const report = (verdict: LoopVerdict): void => {
     if (verdict.state === 'stopped') signals.push({ kind: 'stop', count: verdict.streak });
-    else if (verdict.state === 'warning' && verdicts.at(-1)?.state !== 'warning') signals.push({ kind: 'warn', count: verdict.streak });
+    else if (verdict.state === 'warning' && verdicts.at(-1)?.state !== 'warning')
+      signals.push({ kind: 'warn', count: verdict.streak });
     verdicts.push(verdict);
   };
   const machine = loopDetectionMachine.provide({ actions: { report: (_, verdict) => report(verdict) } });
   const actor = createActor(machine, { input }).start();
-  const call = (name: string, args: unknown = { path: 'a.txt' }) => actor.send({ type: 'TOOL_CALLED', name, arguments: args });
+  const call = (name: string, args: unknown = { path: 'a.txt' }) =>
+    actor.send({ type: 'TOOL_CALLED', name, arguments: args });
   const state = () => actor.getSnapshot().value;
   return { actor, call, state, verdicts, signals };
 }
@@ -71,7 +79,10 @@ test('a new streak after leaving warning warns again at repeat_threshold', () =>
   call('exec', { command: 'ls' });
   for (let i = 0; i < 3; i++) call('read_file');
   assert.is(state(), 'warning');
-  assert.equal(signals.map((s) => s.kind), ['warn', 'warn']);
+  assert.equal(
+    signals.map((s) => s.kind),
+    ['warn', 'warn'],
+  );
 });
 
 test('spawn_status is not counted and resets a preceding streak in normal', () => {
@@ -102,10 +113,26 @@ test('repeated spawn_status polling never warns', () => {
 
 test('calls are identical by name and complete arguments, whatever the key order', () => {
   const cases: { name: string; second: [string, unknown]; streak: number }[] = [
-    { name: 'same keys in another order', second: ['exec', { cwd: '/w', command: 'ls', env: { B: '2', A: '1' } }], streak: 2 },
-    { name: 'a nested value differs', second: ['exec', { command: 'ls', cwd: '/w', env: { A: '1', B: '3' } }], streak: 1 },
-    { name: 'an extra key', second: ['exec', { command: 'ls', cwd: '/w', env: { A: '1', B: '2' }, timeout: 5 }], streak: 1 },
-    { name: 'another tool with the same arguments', second: ['run', { command: 'ls', cwd: '/w', env: { A: '1', B: '2' } }], streak: 1 },
+    {
+      name: 'same keys in another order',
+      second: ['exec', { cwd: '/w', command: 'ls', env: { B: '2', A: '1' } }],
+      streak: 2,
+    },
+    {
+      name: 'a nested value differs',
+      second: ['exec', { command: 'ls', cwd: '/w', env: { A: '1', B: '3' } }],
+      streak: 1,
+    },
+    {
+      name: 'an extra key',
+      second: ['exec', { command: 'ls', cwd: '/w', env: { A: '1', B: '2' }, timeout: 5 }],
+      streak: 1,
+    },
+    {
+      name: 'another tool with the same arguments',
+      second: ['run', { command: 'ls', cwd: '/w', env: { A: '1', B: '2' } }],
+      streak: 1,
+    },
   ];
   for (const c of cases) {
     const { call, actor } = start();
@@ -160,7 +187,11 @@ test('the settings schema refuses a repeat_threshold below 2 and non-integer cou
   ];
   for (const [change, paths] of cases) {
     const parsed = loopDetectionSettingsSchema.safeParse({ ...settings, ...change });
-    assert.equal(parsed.error?.issues.map((i) => i.path.join('.')), paths, JSON.stringify(change));
+    assert.equal(
+      parsed.error?.issues.map((i) => i.path.join('.')),
+      paths,
+      JSON.stringify(change),
+    );
   }
   assert.is(loopDetectionSettingsSchema.safeParse(settings).success, true);
 });

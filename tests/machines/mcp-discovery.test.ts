@@ -76,7 +76,12 @@ test('tools found at different turns expire separately', () => {
   assert.equal(view(), { state: 'someUnlocked', unlocked: { late: 1 } });
   send(turn);
   assert.equal(view(), { state: 'allHidden', unlocked: {} });
-  assert.equal(announced, [{ unlocked: ['early'], ttl: 2 }, { unlocked: ['late'], ttl: 2 }, { hidden: ['early'] }, { hidden: ['late'] }]);
+  assert.equal(announced, [
+    { unlocked: ['early'], ttl: 2 },
+    { unlocked: ['late'], ttl: 2 },
+    { hidden: ['early'] },
+    { hidden: ['late'] },
+  ]);
 });
 
 test('someUnlocked --FOUND again--> the count starts afresh', () => {

@@ -56,20 +56,31 @@ test('message_created: a chunk meeting throttle and growth updates the same mess
   const { send, state, sent } = start();
   send(chunk('Hel', 1000), chunk('Hello, w', 2000));
   assert.equal(state(), { showing: 'message_updated' });
-  assert.equal(sent, [['create', 'Hel'], ['update', 'Hello, w']]);
+  assert.equal(sent, [
+    ['create', 'Hel'],
+    ['update', 'Hello, w'],
+  ]);
 });
 
 test('message_updated: throttle and growth are measured from the last update', () => {
   const { send, state, sent } = start();
   send(chunk('Hel', 1000), chunk('Hello, w', 2000), chunk('Hello, world!', 2500), chunk('Hello, world! Bye', 3000));
   assert.equal(state(), { showing: 'message_updated' });
-  assert.equal(sent, [['create', 'Hel'], ['update', 'Hello, w'], ['update', 'Hello, world! Bye']]);
+  assert.equal(sent, [
+    ['create', 'Hel'],
+    ['update', 'Hello, w'],
+    ['update', 'Hello, world! Bye'],
+  ]);
 });
 
 test('web-UI defaults (throttle 0, growth 1) show every chunk that adds text', () => {
   const { send, sent } = start({ throttle_seconds: 0, min_growth_chars: 1 });
   send(chunk('a', 5), chunk('ab', 5), chunk('ab', 5), chunk('abc', 5));
-  assert.equal(sent, [['create', 'a'], ['update', 'ab'], ['update', 'abc']]);
+  assert.equal(sent, [
+    ['create', 'a'],
+    ['update', 'ab'],
+    ['update', 'abc'],
+  ]);
 });
 
 test('showing: the end of the stream always flushes a final text that was held back', () => {
@@ -77,14 +88,20 @@ test('showing: the end of the stream always flushes a final text that was held b
   send(chunk('Hel', 1000), chunk('Hello', 1100), done('Hello!', 1200));
   assert.is(state(), 'ended');
   assert.is(output(), 'streamed');
-  assert.equal(sent, [['create', 'Hel'], ['update', 'Hello!']]);
+  assert.equal(sent, [
+    ['create', 'Hel'],
+    ['update', 'Hello!'],
+  ]);
 });
 
 test('showing: the end of the stream sends nothing more when the final text is already shown', () => {
   const { send, output, sent } = start();
   send(chunk('Hel', 1000), chunk('Hello, w', 2000), done('Hello, w', 2100));
   assert.is(output(), 'streamed');
-  assert.equal(sent, [['create', 'Hel'], ['update', 'Hello, w']]);
+  assert.equal(sent, [
+    ['create', 'Hel'],
+    ['update', 'Hello, w'],
+  ]);
 });
 
 test('showing: a failure after a visible chunk ends the stream with what arrived and no second answer', () => {
@@ -92,7 +109,10 @@ test('showing: a failure after a visible chunk ends the stream with what arrived
   send(chunk('Hel', 1000), chunk('Hello', 1100), failed);
   assert.is(state(), 'ended');
   assert.is(output(), 'cut_after_chunk');
-  assert.equal(sent, [['create', 'Hel'], ['update', 'Hello']]);
+  assert.equal(sent, [
+    ['create', 'Hel'],
+    ['update', 'Hello'],
+  ]);
 });
 
 test('showing: a failure when everything that arrived is shown sends nothing more', () => {

@@ -2,12 +2,27 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assign, createActor, fromPromise, SimulatedClock, waitFor } from 'xstate';
 import { stateName } from '../../actors/machine-state.js';
-import { subagentTaskMachine, type ChildOutcome, type SubagentStatus, type SubagentTaskContext, type SubagentTaskEvent, type SubagentTaskInput } from '../../machines/subagent-task.js';
+import {
+  subagentTaskMachine,
+  type ChildOutcome,
+  type SubagentStatus,
+  type SubagentTaskContext,
+  type SubagentTaskEvent,
+  type SubagentTaskInput,
+} from '../../machines/subagent-task.js';
 
 const input: SubagentTaskInput = {
-  id: 'sa_1', mode: 'spawn', agent: 'main', task: 'count', depth: 1, sessionKey: 'v=1|agent=main|channel=subagent|account=default|chat=sa_1',
-  parent: { agent: 'main', session: 'sk_v1_p', turn: 't_p', root: 'sk_v1_p' }, origin: { channel: 'cli', chat: 'direct:u', remote: false },
-  createdAt: 0, slotWaitMs: 30_000, timeoutMs: 300_000,
+  id: 'sa_1',
+  mode: 'spawn',
+  agent: 'main',
+  task: 'count',
+  depth: 1,
+  sessionKey: 'v=1|agent=main|channel=subagent|account=default|chat=sa_1',
+  parent: { agent: 'main', session: 'sk_v1_p', turn: 't_p', root: 'sk_v1_p' },
+  origin: { channel: 'cli', chat: 'direct:u', remote: false },
+  createdAt: 0,
+  slotWaitMs: 30_000,
+  timeoutMs: 300_000,
 };
 
 /**
@@ -16,25 +31,44 @@ const input: SubagentTaskInput = {
  */
 function start() {
   const clock = new SimulatedClock();
-  const ended: Array<{ status: SubagentStatus; reason?: string; answer?: string; startedAt?: number; endedAt?: number }> = [];
+  const ended: Array<{
+    status: SubagentStatus;
+    reason?: string;
+    answer?: string;
+    startedAt?: number;
+    endedAt?: number;
+  }> = [];
   const aborted: boolean[] = [];
   let finish: (outcome: ChildOutcome | Error) => void = () => {};
   const machine = subagentTaskMachine.provide({
     actors: {
-      runChild: fromPromise<ChildOutcome, SubagentTaskContext>(({ signal }) => new Promise((resolve, reject) => {
-        signal.addEventListener('abort', () => aborted.push(true));
-        finish = (outcome) => (outcome instanceof Error ? reject(outcome) : resolve(outcome));
-      })),
+      runChild: fromPromise<ChildOutcome, SubagentTaskContext>(
+        ({ signal }) =>
+          new Promise((resolve, reject) => {
+            signal.addEventListener('abort', () => aborted.push(true));
+            finish = (outcome) => (outcome instanceof Error ? reject(outcome) : resolve(outcome));
+          }),
+      ),
     },
     actions: {
       stampStart: assign({ startedAt: () => clock.now() }),
       stampEnd: assign({ endedAt: () => clock.now() }),
-      ended: ({ context }, { status }) => void ended.push({ status, reason: context.reason, answer: context.answer, startedAt: context.startedAt, endedAt: context.endedAt }),
+      ended: ({ context }, { status }) =>
+        void ended.push({
+          status,
+          reason: context.reason,
+          answer: context.answer,
+          startedAt: context.startedAt,
+          endedAt: context.endedAt,
+        }),
     },
   });
   const actor = createActor(machine, { input, clock }).start();
   return {
-    actor, clock, ended, aborted,
+    actor,
+    clock,
+    ended,
+    aborted,
     send: (event: SubagentTaskEvent) => actor.send(event),
     finish: (outcome: ChildOutcome | Error) => finish(outcome),
     state: () => stateName(actor.getSnapshot().value),
@@ -66,7 +100,10 @@ test('waiting longer than slotWait fails it, saying why; a later SLOT_FREE chang
   assert.is(t.state(), 'waiting');
   t.clock.increment(1);
   assert.is(t.state(), 'failed');
-  assert.equal(t.ended.map((e) => [e.status, e.reason]), [['failed', 'no free subagent slot in this session within 30 s; try again when a running task has ended']]);
+  assert.equal(
+    t.ended.map((e) => [e.status, e.reason]),
+    [['failed', 'no free subagent slot in this session within 30 s; try again when a running task has ended']],
+  );
   t.send({ type: 'SLOT_FREE' });
   assert.is(t.state(), 'failed');
 });
@@ -77,7 +114,10 @@ test('running longer than taskTimeout fails it and aborts the child', () => {
   t.clock.increment(300_000);
   assert.is(t.state(), 'failed');
   assert.equal(t.aborted, [true]);
-  assert.equal(t.ended.map((e) => [e.status, e.reason]), [['failed', 'the subagent did not finish within 5 min and was stopped']]);
+  assert.equal(
+    t.ended.map((e) => [e.status, e.reason]),
+    [['failed', 'the subagent did not finish within 5 min and was stopped']],
+  );
 });
 
 test('CANCEL while waiting or running cancels it with the reason; running, the child is aborted', () => {
@@ -87,12 +127,19 @@ test('CANCEL while waiting or running cancels it with the reason; running, the c
   const running = start();
   running.send({ type: 'SLOT_FREE' });
   running.send({ type: 'CANCEL', reason: 'the gateway is stopping' });
-  assert.equal([running.state(), running.ended[0]?.reason, running.aborted], ['canceled', 'the gateway is stopping', [true]]);
+  assert.equal(
+    [running.state(), running.ended[0]?.reason, running.aborted],
+    ['canceled', 'the gateway is stopping', [true]],
+  );
 });
 
 test('a child turn that fails, stops, is cut off or cannot run ends the task accordingly', async () => {
   const cases: Array<[ChildOutcome | Error, string, string | undefined]> = [
-    [{ outcome: 'failed', reply: 'Sorry, the model could not be reached: x' }, 'failed', 'Sorry, the model could not be reached: x'],
+    [
+      { outcome: 'failed', reply: 'Sorry, the model could not be reached: x' },
+      'failed',
+      'Sorry, the model could not be reached: x',
+    ],
     [{ outcome: 'stopped', reply: 'I stopped after 20 rounds' }, 'failed', 'I stopped after 20 rounds'],
     [{ outcome: 'aborted', reply: '' }, 'canceled', "the subagent's turn was cut off"],
     [new Error('no such agent'), 'failed', 'the subagent could not run: no such agent'],
@@ -112,7 +159,10 @@ test('a task ends once: CANCEL after its end changes nothing', async () => {
   t.finish({ outcome: 'completed', reply: 'ok' });
   await ended(t);
   t.send({ type: 'CANCEL', reason: 'late' });
-  assert.equal(t.ended.map((e) => e.status), ['completed']);
+  assert.equal(
+    t.ended.map((e) => e.status),
+    ['completed'],
+  );
 });
 
 test.run();

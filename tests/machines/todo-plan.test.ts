@@ -59,7 +59,8 @@ test('empty: a valid nonempty write when every slot is taken fails explicitly an
   assert.is(snap().value, 'empty');
   assert.equal(snap().context.outcome, {
     ok: false,
-    error: 'todo write refused: 256 session plans are already stored and none is evicted. Write [] to a finished plan or /clear its session first.',
+    error:
+      'todo write refused: 256 session plans are already stored and none is evicted. Write [] to a finished plan or /clear its session first.',
   });
 });
 
@@ -67,7 +68,10 @@ test('empty: an invalid write stays empty with the reason', () => {
   const { send, snap } = start();
   send({ type: 'WRITE', todos: [item(' ')] });
   assert.is(snap().value, 'empty');
-  assert.equal(snap().context.outcome, { ok: false, error: 'todo write refused, the previous plan is kept: todos[0].id: must not be blank' });
+  assert.equal(snap().context.outcome, {
+    ok: false,
+    error: 'todo write refused, the previous plan is kept: todos[0].id: must not be blank',
+  });
 });
 
 test('empty: CLEAR stays empty', () => {
@@ -87,7 +91,11 @@ test('stored: a read returns the plan and a summary', () => {
   const { send, snap } = start({ type: 'WRITE', todos: [item('a', { status: 'in_progress' })] });
   send({ type: 'READ' });
   assert.is(snap().value, 'stored');
-  assert.equal(snap().context.outcome, { ok: true, todos: [stored('a', 'in_progress')], message: 'Current plan: 1 item (1 in_progress).' });
+  assert.equal(snap().context.outcome, {
+    ok: true,
+    todos: [stored('a', 'in_progress')],
+    message: 'Current plan: 1 item (1 in_progress).',
+  });
 });
 
 test('stored: a valid write replaces the whole plan, even when every slot is taken', () => {
@@ -129,12 +137,28 @@ const invalidWrites: [string, unknown, string][] = [
   ['missing id and content', [{}], 'todos[0].id: is required; todos[0].content: is required'],
   ['blank id', [item('  ')], 'todos[0].id: must not be blank'],
   ['id not a string', [{ id: 7, content: 'x' }], 'todos[0].id: must be a string'],
-  ['duplicate id', [item('a'), item('b'), item('a')], 'todos[2].id: "a" is already the id of another item; ids must be unique'],
+  [
+    'duplicate id',
+    [item('a'), item('b'), item('a')],
+    'todos[2].id: "a" is already the id of another item; ids must be unique',
+  ],
   ['id over 128 UTF-8 bytes', [item('é'.repeat(65))], 'todos[0].id: must be at most 128 UTF-8 bytes'],
   ['blank content', [{ id: 'a', content: '\n\t ' }], 'todos[0].content: must not be blank'],
-  ['content over 1024 UTF-8 bytes', [{ id: 'a', content: '€'.repeat(342) }], 'todos[0].content: must be at most 1024 UTF-8 bytes'],
-  ['bad status', [item('a', { status: 'done' })], 'todos[0].status: must be one of pending, in_progress, completed, canceled (got "done")'],
-  ['bad priority', [item('a'), item('b', { priority: 'urgent' })], 'todos[1].priority: must be one of low, medium, high (got "urgent")'],
+  [
+    'content over 1024 UTF-8 bytes',
+    [{ id: 'a', content: '€'.repeat(342) }],
+    'todos[0].content: must be at most 1024 UTF-8 bytes',
+  ],
+  [
+    'bad status',
+    [item('a', { status: 'done' })],
+    'todos[0].status: must be one of pending, in_progress, completed, canceled (got "done")',
+  ],
+  [
+    'bad priority',
+    [item('a'), item('b', { priority: 'urgent' })],
+    'todos[1].priority: must be one of low, medium, high (got "urgent")',
+  ],
   ['more than 100 items', tooMany, 'todos: must hold at most 100 items'],
 ];
 
@@ -144,7 +168,11 @@ test('stored: every invalid write keeps the previous plan and names the field', 
     send({ type: 'WRITE', todos });
     assert.is(snap().value, 'stored', name);
     assert.equal(snap().context.todos, [stored('keep')], name);
-    assert.equal(snap().context.outcome, { ok: false, error: `todo write refused, the previous plan is kept: ${problem}` }, name);
+    assert.equal(
+      snap().context.outcome,
+      { ok: false, error: `todo write refused, the previous plan is kept: ${problem}` },
+      name,
+    );
   }
 });
 

@@ -2,7 +2,19 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createActor, fromPromise, toPromise } from 'xstate';
 import type { ChatResponse, ToolCall } from '../../bus/index.js';
-import { turnMachine, type BuiltPrompt, type ModelCall, type ModelInput, type PromptInput, type ToolInput, type ToolOutcome, type TurnInput, type TurnOutput, type TurnRecord, type TurnSettings } from '../../machines/turn.js';
+import {
+  turnMachine,
+  type BuiltPrompt,
+  type ModelCall,
+  type ModelInput,
+  type PromptInput,
+  type ToolInput,
+  type ToolOutcome,
+  type TurnInput,
+  type TurnOutput,
+  type TurnRecord,
+  type TurnSettings,
+} from '../../machines/turn.js';
 import { turnTexts } from '../../machines/turn-texts.js';
 import { eventually } from '../support/eventually.js';
 
@@ -13,7 +25,11 @@ const settings: TurnSettings = {
   loop_detection: { enabled: true, repeat_threshold: 3, critical_threshold: 5, window_size: 10 },
 };
 const prompt: BuiltPrompt = { system: 'You are Tern.', messages: [{ role: 'user', content: 'hi' }], tools: ['todo'] };
-const call = (id: string, args: Record<string, unknown> = { action: 'read' }, name = 'todo'): ToolCall => ({ id, name, arguments: args });
+const call = (id: string, args: Record<string, unknown> = { action: 'read' }, name = 'todo'): ToolCall => ({
+  id,
+  name,
+  arguments: args,
+});
 const answer = (text: string, tool_calls: ToolCall[] = []): ChatResponse => ({ text, tool_calls });
 
 interface Script {
@@ -43,7 +59,9 @@ function start(script: Script) {
         if (next instanceof Error) throw next;
         return next;
       }),
-      runTool: fromPromise<ToolOutcome, ToolInput>(({ input }) => (script.tool ?? (async (c) => ({ ok: true, content: `result of ${c.id}` })))(input.call)),
+      runTool: fromPromise<ToolOutcome, ToolInput>(({ input }) =>
+        (script.tool ?? (async (c) => ({ ok: true, content: `result of ${c.id}` })))(input.call),
+      ),
     },
     actions: { record: (_, params) => void records.push(params) },
   });
@@ -56,7 +74,14 @@ function start(script: Script) {
   const actor = createActor(machine, { input });
   actor.subscribe((s) => states.push(JSON.stringify(s.value)));
   actor.start();
-  return { actor, records, modelCalls, states, signal: () => signal, done: () => toPromise(actor) as Promise<TurnOutput> };
+  return {
+    actor,
+    records,
+    modelCalls,
+    states,
+    signal: () => signal,
+    done: () => toPromise(actor) as Promise<TurnOutput>,
+  };
 }
 
 const types = (records: TurnRecord[]) => records.map((r) => r.type);
@@ -66,7 +91,10 @@ test('a plain answer goes building prompt → calling model → done', async () 
   assert.equal(await run.done(), { outcome: 'completed', reply: 'Hello!', iterations: 1 });
   assert.equal(types(run.records), ['prompt.built', 'provider.requested', 'provider.responded', 'turn.completed']);
   assert.equal(run.records[1]!.data, { model_name: 'fast', stream: false, iteration: 1, message_count: 1 });
-  assert.equal(run.states.filter((s, i, all) => s !== all[i - 1]), ['"building_prompt"', '"calling_model"', '"done"']);
+  assert.equal(
+    run.states.filter((s, i, all) => s !== all[i - 1]),
+    ['"building_prompt"', '"calling_model"', '"done"'],
+  );
 });
 
 test('an empty answer ends with the fixed empty-answer text', async () => {
@@ -77,7 +105,16 @@ test('an empty answer ends with the fixed empty-answer text', async () => {
 test('a tool call runs the tool, then the model is called again with the assistant call and the tool result', async () => {
   const run = start({ answers: [answer('', [call('c1')]), answer('Done.')] });
   assert.equal(await run.done(), { outcome: 'completed', reply: 'Done.', iterations: 2 });
-  assert.equal(types(run.records), ['prompt.built', 'provider.requested', 'provider.responded', 'tool.requested', 'tool.completed', 'provider.requested', 'provider.responded', 'turn.completed']);
+  assert.equal(types(run.records), [
+    'prompt.built',
+    'provider.requested',
+    'provider.responded',
+    'tool.requested',
+    'tool.completed',
+    'provider.requested',
+    'provider.responded',
+    'turn.completed',
+  ]);
   assert.equal(run.modelCalls[1]!.messages.slice(1), [
     { role: 'assistant', content: '', tool_calls: [call('c1')], reasoning: undefined },
     { role: 'tool', tool_call_id: 'c1', name: 'todo', content: 'result of c1' },
@@ -88,19 +125,40 @@ test('a tool call runs the tool, then the model is called again with the assista
 test('several calls in one answer run one after another, in order', async () => {
   const run = start({ answers: [answer('', [call('a', { n: 1 }), call('b', { n: 2 })]), answer('ok')] });
   await run.done();
-  assert.equal(run.records.filter((r) => r.type === 'tool.requested').map((r) => r.type === 'tool.requested' && r.data.call_id), ['a', 'b']);
+  assert.equal(
+    run.records.filter((r) => r.type === 'tool.requested').map((r) => r.type === 'tool.requested' && r.data.call_id),
+    ['a', 'b'],
+  );
 });
 
 test('a tool turn goes building prompt → calling model → checking call → running tool → … → calling model → done', async () => {
   const run = start({ answers: [answer('', [call('a', { n: 1 }), call('b', { n: 2 })]), answer('ok')] });
   await run.done();
-  assert.equal(run.states.filter((s, i, all) => s !== all[i - 1]), ['"building_prompt"', '"calling_model"', '"checking_call"', '"running_tool"', '"checking_call"', '"running_tool"', '"calling_model"', '"done"']);
+  assert.equal(
+    run.states.filter((s, i, all) => s !== all[i - 1]),
+    [
+      '"building_prompt"',
+      '"calling_model"',
+      '"checking_call"',
+      '"running_tool"',
+      '"checking_call"',
+      '"running_tool"',
+      '"calling_model"',
+      '"done"',
+    ],
+  );
 });
 
 test('with loop detection off a call runs without being checked', async () => {
-  const run = start({ settings: { loop_detection: { ...settings.loop_detection, enabled: false } }, answers: [answer('', [call('a', { n: 1 }), call('b', { n: 2 })]), answer('ok')] });
+  const run = start({
+    settings: { loop_detection: { ...settings.loop_detection, enabled: false } },
+    answers: [answer('', [call('a', { n: 1 }), call('b', { n: 2 })]), answer('ok')],
+  });
   assert.equal(await run.done(), { outcome: 'completed', reply: 'ok', iterations: 2 });
-  assert.equal(run.states.filter((s, i, all) => s !== all[i - 1]), ['"building_prompt"', '"calling_model"', '"running_tool"', '"calling_model"', '"done"']);
+  assert.equal(
+    run.states.filter((s, i, all) => s !== all[i - 1]),
+    ['"building_prompt"', '"calling_model"', '"running_tool"', '"calling_model"', '"done"'],
+  );
   assert.equal(types(run.records).filter((t) => t === 'tool.completed').length, 2);
 });
 
@@ -108,27 +166,56 @@ test('identical calls in one answer stop the turn at critical_threshold before t
   const same = Array.from({ length: 6 }, (_, i) => call(`x${i}`));
   const run = start({ answers: [answer('', same), answer('never')] });
   assert.equal(await run.done(), { outcome: 'stopped', reply: turnTexts.loopDetected('todo', 5), iterations: 1 });
-  assert.equal(run.records.filter((r) => r.type === 'tool.completed').map((r) => r.type === 'tool.completed' && r.data.call_id), ['x0', 'x1', 'x2', 'x3']);
-  assert.equal(run.records.at(-1), { type: 'turn.stopped', data: { reason: 'loop_detected', reply: turnTexts.loopDetected('todo', 5) } });
+  assert.equal(
+    run.records.filter((r) => r.type === 'tool.completed').map((r) => r.type === 'tool.completed' && r.data.call_id),
+    ['x0', 'x1', 'x2', 'x3'],
+  );
+  assert.equal(run.records.at(-1), {
+    type: 'turn.stopped',
+    data: { reason: 'loop_detected', reply: turnTexts.loopDetected('todo', 5) },
+  });
 });
 
 test('a tool failure is a result the model reads, not a turn failure', async () => {
-  const run = start({ answers: [answer('', [call('c1')]), answer('I see.')], tool: async () => ({ ok: false, content: 'access denied' }) });
+  const run = start({
+    answers: [answer('', [call('c1')]), answer('I see.')],
+    tool: async () => ({ ok: false, content: 'access denied' }),
+  });
   assert.equal((await run.done()).outcome, 'completed');
-  assert.equal(run.modelCalls[1]!.messages.at(-1), { role: 'tool', tool_call_id: 'c1', name: 'todo', content: 'access denied' });
+  assert.equal(run.modelCalls[1]!.messages.at(-1), {
+    role: 'tool',
+    tool_call_id: 'c1',
+    name: 'todo',
+    content: 'access denied',
+  });
 });
 
 test('the iteration budget stops the turn after max_tool_iterations rounds with the fixed text', async () => {
-  const run = start({ settings: { max_tool_iterations: 2 }, answers: [answer('', [call('a', { n: 1 })]), answer('', [call('b', { n: 2 })]), answer('never')] });
+  const run = start({
+    settings: { max_tool_iterations: 2 },
+    answers: [answer('', [call('a', { n: 1 })]), answer('', [call('b', { n: 2 })]), answer('never')],
+  });
   assert.equal(await run.done(), { outcome: 'stopped', reply: turnTexts.iterationBudget(2), iterations: 2 });
-  assert.equal(run.records.at(-1), { type: 'turn.stopped', data: { reason: 'max_tool_iterations', reply: turnTexts.iterationBudget(2) } });
+  assert.equal(run.records.at(-1), {
+    type: 'turn.stopped',
+    data: { reason: 'max_tool_iterations', reply: turnTexts.iterationBudget(2) },
+  });
 });
 
 test('identical calls warn the model at repeat_threshold and stop the turn at critical_threshold', async () => {
   const same = () => answer('', [call('x', { action: 'read' })]);
-  const run = start({ settings: { max_tool_iterations: 50 }, answers: [same(), same(), same(), same(), same(), answer('never')] });
+  const run = start({
+    settings: { max_tool_iterations: 50 },
+    answers: [same(), same(), same(), same(), same(), answer('never')],
+  });
   assert.equal(await run.done(), { outcome: 'stopped', reply: turnTexts.loopDetected('todo', 5), iterations: 5 });
-  assert.equal(run.records.filter((r) => r.type === 'loop.warned').map((r) => r.data), [{ tool: 'todo', count: 3 }, { tool: 'todo', count: 4 }]);
+  assert.equal(
+    run.records.filter((r) => r.type === 'loop.warned').map((r) => r.data),
+    [
+      { tool: 'todo', count: 3 },
+      { tool: 'todo', count: 4 },
+    ],
+  );
   assert.match(run.modelCalls[3]!.messages.at(-1)!.content, /called todo 3 times in a row/);
   assert.equal(run.records.filter((r) => r.type === 'tool.completed').length, 4);
   assert.equal(run.records.at(-1)!.type, 'turn.stopped');
@@ -137,8 +224,16 @@ test('identical calls warn the model at repeat_threshold and stop the turn at cr
 test('a provider error fails the turn with its code and a readable reply', async () => {
   const error = Object.assign(new Error('key refused'), { code: 'auth' });
   const run = start({ answers: [error] });
-  assert.equal(await run.done(), { outcome: 'failed', reply: turnTexts.failed('key refused'), iterations: 1, code: 'auth' });
-  assert.equal(run.records.at(-1), { type: 'turn.failed', data: { code: 'auth', message: 'key refused', reply: turnTexts.failed('key refused') } });
+  assert.equal(await run.done(), {
+    outcome: 'failed',
+    reply: turnTexts.failed('key refused'),
+    iterations: 1,
+    code: 'auth',
+  });
+  assert.equal(run.records.at(-1), {
+    type: 'turn.failed',
+    data: { code: 'auth', message: 'key refused', reply: turnTexts.failed('key refused') },
+  });
 });
 
 test('a prompt that cannot be built fails the turn before any model call', async () => {

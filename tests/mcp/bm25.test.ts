@@ -4,7 +4,16 @@ import { Bm25Index, tokenize } from '../../adapters/mcp/bm25.js';
 
 test('tokens split snake_case, kebab-case and punctuation, lowercased; camelCase counts whole and in parts', () => {
   assert.equal(tokenize('mcp_github_createIssue get-sum: Über-Größe 42'), [
-    'mcp', 'github', 'createissue', 'create', 'issue', 'get', 'sum', 'über', 'größe', '42',
+    'mcp',
+    'github',
+    'createissue',
+    'create',
+    'issue',
+    'get',
+    'sum',
+    'über',
+    'größe',
+    '42',
   ]);
 });
 
@@ -27,7 +36,10 @@ const searches: Array<[string, number, string[]]> = [
 
 for (const [query, limit, expected] of searches) {
   test(`search ${JSON.stringify(query)} (limit ${limit}) finds ${expected.join(', ') || 'nothing'}`, () => {
-    assert.equal(new Bm25Index(docs).search(query, limit).map((hit) => hit.id), expected);
+    assert.equal(
+      new Bm25Index(docs).search(query, limit).map((hit) => hit.id),
+      expected,
+    );
   });
 }
 

@@ -14,12 +14,22 @@ import { tempHome } from '../support/temp-home.js';
 test('tern mcp add, list, test, show and remove a stdio server', () => {
   const home = tempHome();
   try {
-    const added = runCli(['mcp', 'add', 'everything', '--env', 'GREETING=hi', '--', process.execPath, everythingEntry, 'stdio'], home.env);
+    const added = runCli(
+      ['mcp', 'add', 'everything', '--env', 'GREETING=hi', '--', process.execPath, everythingEntry, 'stdio'],
+      home.env,
+    );
     assert.is(added.code, 0, added.stderr);
     assert.is(added.stdout, `added MCP server everything (${join(home.home, 'config.json')})\n`);
-    const written = JSON.parse(readFileSync(join(home.home, 'config.json'), 'utf8')) as { tools: { mcp: { servers: unknown } } };
+    const written = JSON.parse(readFileSync(join(home.home, 'config.json'), 'utf8')) as {
+      tools: { mcp: { servers: unknown } };
+    };
     assert.equal(written.tools.mcp.servers, {
-      everything: { enabled: true, command: process.execPath, args: [everythingEntry, 'stdio'], env: { GREETING: 'hi' } },
+      everything: {
+        enabled: true,
+        command: process.execPath,
+        args: [everythingEntry, 'stdio'],
+        env: { GREETING: 'hi' },
+      },
     });
 
     const listed = runCli(['mcp', 'list'], home.env);
@@ -34,11 +44,14 @@ test('tern mcp add, list, test, show and remove a stdio server', () => {
     const shown = runCli(['mcp', 'show', 'everything', '--json'], home.env);
     const body = JSON.parse(shown.stdout) as { ok: boolean; tools: Array<{ name: string; remote_name: string }> };
     assert.is(body.ok, true);
-    assert.equal(body.tools.find((t) => t.remote_name === 'get-sum'), {
-      name: 'mcp_everything_get-sum',
-      remote_name: 'get-sum',
-      description: 'Returns the sum of two numbers',
-    });
+    assert.equal(
+      body.tools.find((t) => t.remote_name === 'get-sum'),
+      {
+        name: 'mcp_everything_get-sum',
+        remote_name: 'get-sum',
+        description: 'Returns the sum of two numbers',
+      },
+    );
 
     const removed = runCli(['mcp', 'remove', 'everything'], home.env);
     assert.is(removed.code, 0, removed.stderr);
@@ -49,25 +62,65 @@ test('tern mcp add, list, test, show and remove a stdio server', () => {
 });
 
 const refusals: Array<[string, string[], number, string]> = [
-  ['an unknown subcommand', ['frobnicate'], 2, '"frobnicate" is not an mcp subcommand (allowed: list, show, add, remove, test, login)'],
-  ['an unknown transport', ['add', 'x', '--type', 'websocket', '--url', 'http://h/mcp'], 2, '--type "websocket" is not a transport (allowed: stdio, sse, http)'],
-  ['a header without =', ['add', 'x', 'https://h/mcp', '--header', 'Authorization'], 2, '--header "Authorization" is not KEY=VALUE'],
-  ['oauth with an Authorization header', ['add', 'x', 'https://h/mcp', '--oauth', '--header', 'Authorization=Bearer t'], 1, 'cannot be combined with an Authorization header'],
+  [
+    'an unknown subcommand',
+    ['frobnicate'],
+    2,
+    '"frobnicate" is not an mcp subcommand (allowed: list, show, add, remove, test, login)',
+  ],
+  [
+    'an unknown transport',
+    ['add', 'x', '--type', 'websocket', '--url', 'http://h/mcp'],
+    2,
+    '--type "websocket" is not a transport (allowed: stdio, sse, http)',
+  ],
+  [
+    'a header without =',
+    ['add', 'x', 'https://h/mcp', '--header', 'Authorization'],
+    2,
+    '--header "Authorization" is not KEY=VALUE',
+  ],
+  [
+    'oauth with an Authorization header',
+    ['add', 'x', 'https://h/mcp', '--oauth', '--header', 'Authorization=Bearer t'],
+    1,
+    'cannot be combined with an Authorization header',
+  ],
   ['removing an unknown server', ['remove', 'ghost'], 1, 'no MCP server named "ghost" (configured: local, broken)'],
   ['testing an unknown server', ['test', 'ghost'], 1, 'no MCP server named "ghost"'],
-  ['logging in to a server without oauth', ['login', 'local'], 1, 'server local has no oauth block (allowed: a remote sse or http server with oauth: {})'],
-  ['a server that cannot start', ['test', 'broken'], 1, 'MCP server broken did not connect (spawn tern-no-such-binary ENOENT'],
+  [
+    'logging in to a server without oauth',
+    ['login', 'local'],
+    1,
+    'server local has no oauth block (allowed: a remote sse or http server with oauth: {})',
+  ],
+  [
+    'a server that cannot start',
+    ['test', 'broken'],
+    1,
+    'MCP server broken did not connect (spawn tern-no-such-binary ENOENT',
+  ],
 ];
 
 /** The command module as the front door runs it: parsed options in, a CliError (exit code, one line) out. */
 async function runMcp(argv: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; message: string }> {
   const spec = commands.find((command) => command.name === 'mcp')!;
-  const options = Object.fromEntries(Object.entries(spec.options).map(([name, o]) => [name, { type: o.type, multiple: o.multiple ?? false }]));
+  const options = Object.fromEntries(
+    Object.entries(spec.options).map(([name, o]) => [name, { type: o.type, multiple: o.multiple ?? false }]),
+  );
   const sink = new PassThrough();
   try {
     const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
     const module = await spec.load();
-    const code = await module.run({ positionals, values: values as OptionValues, json: false, env, stdout: sink, stderr: sink, signal: new AbortController().signal });
+    const code = await module.run({
+      positionals,
+      values: values as OptionValues,
+      json: false,
+      env,
+      stdout: sink,
+      stderr: sink,
+      signal: new AbortController().signal,
+    });
     return { code: code ?? 0, message: '' };
   } catch (error) {
     if (error instanceof CliError) return { code: error.exitCode, message: error.message };

@@ -19,7 +19,12 @@ for (const [name, server, expected] of transports) {
 }
 
 const problems: Array<[string, Record<string, McpServerConfig>, Partial<typeof DEFAULT_DISCOVERY>, string[]]> = [
-  ['a valid stdio and http pair', { a: { enabled: true, command: 'x' }, b: { enabled: true, url: 'http://h/mcp' } }, {}, []],
+  [
+    'a valid stdio and http pair',
+    { a: { enabled: true, command: 'x' }, b: { enabled: true, url: 'http://h/mcp' } },
+    {},
+    [],
+  ],
   [
     'an unknown type',
     { ws: { enabled: true, type: 'websocket', url: 'wss://x' } },
@@ -30,21 +35,33 @@ const problems: Array<[string, Record<string, McpServerConfig>, Partial<typeof D
     'oauth with an Authorization header',
     { r: { enabled: true, url: 'https://r/mcp', oauth: {}, headers: { authorization: 'Bearer x' } } },
     {},
-    ['tools.mcp.servers.r.oauth: cannot be combined with an Authorization header (allowed: oauth or headers.Authorization, not both)'],
+    [
+      'tools.mcp.servers.r.oauth: cannot be combined with an Authorization header (allowed: oauth or headers.Authorization, not both)',
+    ],
   ],
-  ['sse without url', { s: { enabled: true, type: 'sse' } }, {}, ['tools.mcp.servers.s.url: is required for a sse server (allowed: an http(s) URL)']],
+  [
+    'sse without url',
+    { s: { enabled: true, type: 'sse' } },
+    {},
+    ['tools.mcp.servers.s.url: is required for a sse server (allowed: an http(s) URL)'],
+  ],
   [
     'discovery on with both searches off',
     {},
     { enabled: true, use_bm25: false, use_regex: false },
-    ['tools.mcp.discovery: enabled with use_bm25 and use_regex both false; enable one of them (allowed: use_bm25, use_regex)'],
+    [
+      'tools.mcp.discovery: enabled with use_bm25 and use_regex both false; enable one of them (allowed: use_bm25, use_regex)',
+    ],
   ],
   ['discovery on with regex only', {}, { enabled: true, use_bm25: false, use_regex: true }, []],
 ];
 
 for (const [name, servers, discovery, expected] of problems) {
   test(`config problems: ${name}`, () => {
-    assert.equal(mcpConfigProblems(mcpOptions(servers, { discovery: { ...DEFAULT_DISCOVERY, ...discovery } })), expected);
+    assert.equal(
+      mcpConfigProblems(mcpOptions(servers, { discovery: { ...DEFAULT_DISCOVERY, ...discovery } })),
+      expected,
+    );
   });
 }
 
@@ -64,7 +81,11 @@ test('the manager refuses to start with discovery on and both searches off', () 
 });
 
 test('a disabled MCP block starts nothing and lists servers as disabled', () => {
-  const manager = new McpManager({ options: mcpOptions({ a: { enabled: true, command: 'x' } }, { enabled: false }), workspace: '/n', home: '/n' });
+  const manager = new McpManager({
+    options: mcpOptions({ a: { enabled: true, command: 'x' } }, { enabled: false }),
+    workspace: '/n',
+    home: '/n',
+  });
   manager.start();
   assert.equal(manager.statuses(), [
     { name: 'a', enabled: false, deferred: false, transport: 'stdio', connection: { state: 'disabled' } },
@@ -97,9 +118,13 @@ test('env files: comments, export, quotes and escapes', () => {
 test('env files: a bad line is named with its number', () => {
   assert.throws(
     () => parseEnvFile('OK=1\nnot a pair\n', 'x.env'),
-    (error: Error) => error.message === 'x.env:2: not a KEY=value line (allowed: KEY=value, export KEY=value, # comments, blank lines)',
+    (error: Error) =>
+      error.message === 'x.env:2: not a KEY=value line (allowed: KEY=value, export KEY=value, # comments, blank lines)',
   );
-  assert.throws(() => parseEnvFile('Q="open', 'x.env'), (error: Error) => error.message.startsWith('x.env:1: unterminated " quote'));
+  assert.throws(
+    () => parseEnvFile('Q="open', 'x.env'),
+    (error: Error) => error.message.startsWith('x.env:1: unterminated " quote'),
+  );
 });
 
 test('the validated tools.mcp block maps onto the adapter options with secrets revealed', () => {
@@ -109,7 +134,12 @@ test('the validated tools.mcp block maps onto the adapter options with secrets r
       mcp: {
         enabled: true,
         servers: {
-          remote: { enabled: true, url: 'http://h/mcp', headers: { 'X-Key': 'header-secret-value' }, oauth: { scope: 'read' } },
+          remote: {
+            enabled: true,
+            url: 'http://h/mcp',
+            headers: { 'X-Key': 'header-secret-value' },
+            oauth: { scope: 'read' },
+          },
           local: { enabled: true, command: 'srv', env: { TOKEN: 'env-secret-value' }, deferred: true },
         },
       },
@@ -121,8 +151,24 @@ test('the validated tools.mcp block maps onto the adapter options with secrets r
     enabled: true,
     discovery: { enabled: false, ttl: 5, max_search_results: 5, use_bm25: true, use_regex: false },
     servers: {
-      remote: { enabled: true, args: [], env: {}, inherit_env: false, url: 'http://h/mcp', headers: { 'X-Key': 'header-secret-value' }, oauth: { scope: 'read' } },
-      local: { enabled: true, deferred: true, command: 'srv', args: [], env: { TOKEN: 'env-secret-value' }, inherit_env: false, headers: {} },
+      remote: {
+        enabled: true,
+        args: [],
+        env: {},
+        inherit_env: false,
+        url: 'http://h/mcp',
+        headers: { 'X-Key': 'header-secret-value' },
+        oauth: { scope: 'read' },
+      },
+      local: {
+        enabled: true,
+        deferred: true,
+        command: 'srv',
+        args: [],
+        env: { TOKEN: 'env-secret-value' },
+        inherit_env: false,
+        headers: {},
+      },
     },
     max_inline_text_chars: 16000,
   });

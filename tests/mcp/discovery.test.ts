@@ -44,7 +44,8 @@ function session(manager: McpManager, ttl: number) {
   const actor: Actor<typeof mcpDiscoveryMachine> = createActor(
     mcpDiscoveryMachine.provide({
       actions: {
-        announceUnlocked: (_, { tools, ttl: turns }) => void bus.publish({ type: 'mcp.unlocked', session: 'sk_v1_s', data: { tools, ttl: turns } }),
+        announceUnlocked: (_, { tools, ttl: turns }) =>
+          void bus.publish({ type: 'mcp.unlocked', session: 'sk_v1_s', data: { tools, ttl: turns } }),
         announceHidden: (_, { tools }) => void bus.publish({ type: 'mcp.hidden', session: 'sk_v1_s', data: { tools } }),
       },
     }),
@@ -57,8 +58,14 @@ function session(manager: McpManager, ttl: number) {
 }
 
 const context: ToolContext = {
-  agent: 'main', session: 'sk_v1_s', sessionKey: 'k', channel: 'cli', chat: 'c', remote: false,
-  workspace: '/unused', signal: new AbortController().signal,
+  agent: 'main',
+  session: 'sk_v1_s',
+  sessionKey: 'k',
+  channel: 'cli',
+  chat: 'c',
+  remote: false,
+  workspace: '/unused',
+  signal: new AbortController().signal,
 };
 
 function run(tool: Tool | undefined, args: unknown) {
@@ -70,14 +77,26 @@ discovery('discovery hides the tools of servers that do not opt out', ({ manager
   const visible = manager.tools().map((tool) => tool.name);
   assert.ok(visible.includes('mcp_shown_get-sum'));
   assert.not.ok(visible.some((name) => name.startsWith('mcp_everything_')));
-  assert.equal(manager.statuses().map((s) => [s.name, s.deferred]), [['everything', true], ['shown', false]]);
+  assert.equal(
+    manager.statuses().map((s) => [s.name, s.deferred]),
+    [
+      ['everything', true],
+      ['shown', false],
+    ],
+  );
   assert.is(manager.hasDeferred(), true);
   assert.is(manager.hasDeferred(['shown']), false);
 });
 
 discovery('both search tools are offered when both are enabled and a server in scope is deferred', ({ manager }) => {
-  assert.equal(session(manager, 2).search.map((tool) => tool.name), ['tool_search_tool_bm25', 'tool_search_tool_regex']);
-  assert.equal(manager.searchTools(['shown'], () => undefined), []);
+  assert.equal(
+    session(manager, 2).search.map((tool) => tool.name),
+    ['tool_search_tool_bm25', 'tool_search_tool_regex'],
+  );
+  assert.equal(
+    manager.searchTools(['shown'], () => undefined),
+    [],
+  );
 });
 
 discovery('a BM25 search unlocks what it found for ttl turns, then it is hidden again', async ({ manager }) => {
@@ -88,7 +107,10 @@ discovery('a BM25 search unlocks what it found for ttl turns, then it is hidden 
     content: 'Found 1 MCP tool, now available for 2 turns:\n- mcp_everything_get-sum: Returns the sum of two numbers',
   });
   assert.ok(visible().includes('mcp_everything_get-sum'));
-  assert.equal(await manager.call('mcp_everything_get-sum', { a: 3, b: 4 }), { ok: true, content: 'The sum of 3 and 4 is 7.' });
+  assert.equal(await manager.call('mcp_everything_get-sum', { a: 3, b: 4 }), {
+    ok: true,
+    content: 'The sum of 3 and 4 is 7.',
+  });
   endTurn();
   assert.ok(visible().includes('mcp_everything_get-sum'));
   endTurn();
@@ -112,15 +134,18 @@ discovery('a regex search returns at most max_search_results tools', async ({ ma
       '- mcp_everything_toggle-simulated-logging: Toggles simulated, random-leveled logging on or off.\n' +
       '- mcp_everything_toggle-subscriber-updates: Toggles simulated resource subscription updates on or off.',
   });
-  assert.equal(visible().filter((name) => name.startsWith('mcp_everything_')), [
-    'mcp_everything_toggle-simulated-logging',
-    'mcp_everything_toggle-subscriber-updates',
-  ]);
+  assert.equal(
+    visible().filter((name) => name.startsWith('mcp_everything_')),
+    ['mcp_everything_toggle-simulated-logging', 'mcp_everything_toggle-subscriber-updates'],
+  );
 });
 
 discovery('a search that finds nothing unlocks nothing', async ({ manager }) => {
   const { search, published } = session(manager, 2);
-  assert.equal(await run(search[0], { query: 'kubernetes' }), { ok: true, content: 'No hidden MCP tool matches "kubernetes". Try other words.' });
+  assert.equal(await run(search[0], { query: 'kubernetes' }), {
+    ok: true,
+    content: 'No hidden MCP tool matches "kubernetes". Try other words.',
+  });
   assert.equal(published, []);
 });
 
@@ -151,7 +176,10 @@ discovery('/show mcp <server> lists the tools of a connected server', ({ manager
   const lines = showMcpText(manager, 'shown').split('\n');
   assert.is(lines[0], 'MCP server shown: 13 tools');
   assert.ok(lines.includes('- mcp_shown_get-sum: Returns the sum of two numbers'));
-  assert.is(showMcpText(manager, 'everything').split('\n')[0], 'MCP server everything: 13 tools (deferred: found by search)');
+  assert.is(
+    showMcpText(manager, 'everything').split('\n')[0],
+    'MCP server everything: 13 tools (deferred: found by search)',
+  );
   assert.is(showMcpText(manager, 'ghost'), 'No MCP server named "ghost" (configured: everything, shown).');
 });
 

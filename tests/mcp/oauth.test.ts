@@ -14,12 +14,20 @@ test('an oauth server needs a login, then connects with the stored tokens and re
   const home = tempHome();
   const server: McpServerConfig = { enabled: true, url: authServer.mcpUrl, oauth: {} };
   const managerFor = () =>
-    new McpManager({ options: mcpOptions({ remote: server }), workspace: home.workspace, home: home.home, backoff: { initialMs: 60_000, maxMs: 60_000 } });
+    new McpManager({
+      options: mcpOptions({ remote: server }),
+      workspace: home.workspace,
+      home: home.home,
+      backoff: { initialMs: 60_000, maxMs: 60_000 },
+    });
   let manager = managerFor();
   try {
     manager.start();
     const before = await manager.settled('remote');
-    assert.equal(before.state === 'failed' && before.reason, 'MCP server remote needs a login: run `tern mcp login remote`');
+    assert.equal(
+      before.state === 'failed' && before.reason,
+      'MCP server remote needs a login: run `tern mcp login remote`',
+    );
     assert.is(authServer.provider.clients.size, 0);
     await manager.stop();
 
@@ -43,10 +51,16 @@ test('an oauth server needs a login, then connects with the stored tokens and re
     manager = managerFor();
     manager.start();
     assert.equal(await manager.settled('remote'), { state: 'connected', tools: 1 });
-    assert.equal(await manager.call('mcp_remote_whoami', {}), { ok: true, content: `client ${stored.client?.client_id}` });
+    assert.equal(await manager.call('mcp_remote_whoami', {}), {
+      ok: true,
+      content: `client ${stored.client?.client_id}`,
+    });
 
     authServer.expireAccessTokens();
-    assert.equal(await manager.call('mcp_remote_whoami', {}), { ok: true, content: `client ${stored.client?.client_id}` });
+    assert.equal(await manager.call('mcp_remote_whoami', {}), {
+      ok: true,
+      content: `client ${stored.client?.client_id}`,
+    });
     assert.is(authServer.provider.refreshes, 1);
     assert.is.not(readMcpAuth(home.home, 'remote').tokens?.access_token, stored.tokens?.access_token);
   } finally {
@@ -57,7 +71,12 @@ test('an oauth server needs a login, then connects with the stored tokens and re
 });
 
 test('login refuses a server without an oauth block, naming what is allowed', async () => {
-  await mcpLogin({ name: 'plain', server: { enabled: true, command: 'x' }, home: '/nonexistent', openBrowser: async () => undefined }).then(
+  await mcpLogin({
+    name: 'plain',
+    server: { enabled: true, command: 'x' },
+    home: '/nonexistent',
+    openBrowser: async () => undefined,
+  }).then(
     () => assert.unreachable('should refuse'),
     (error: Error & { code?: string }) => {
       assert.is(error.code, 'mcp_login_not_oauth');

@@ -30,13 +30,23 @@ test('a killed stdio server is restarted with backoff and its tools work again',
     assert.equal(manager.tools(), []);
     assert.equal(await manager.nextState('everything'), { state: 'connected', tools: 13 });
     assert.is.not(manager.pid('everything'), first);
-    assert.equal(await manager.call('mcp_everything_get-sum', { a: 1, b: 1 }), { ok: true, content: 'The sum of 1 and 1 is 2.' });
+    assert.equal(await manager.call('mcp_everything_get-sum', { a: 1, b: 1 }), {
+      ok: true,
+      content: 'The sum of 1 and 1 is 2.',
+    });
     assert.equal(
-      events.map((e) => (e.type === 'actor.transitioned' ? `${e.data.actor} ${e.data.from}→${e.data.to} ${e.data.event}` : e.type)),
+      events.map((e) =>
+        e.type === 'actor.transitioned' ? `${e.data.actor} ${e.data.from}→${e.data.to} ${e.data.event}` : e.type,
+      ),
       [
-        'mcp:everything idle→connecting CONNECT', 'mcp:everything connecting→connected CONNECTED', 'mcp.connected',
-        'mcp:everything connected→failed FAILED', 'mcp.failed',
-        'mcp:everything failed→connecting CONNECT', 'mcp:everything connecting→connected CONNECTED', 'mcp.connected',
+        'mcp:everything idle→connecting CONNECT',
+        'mcp:everything connecting→connected CONNECTED',
+        'mcp.connected',
+        'mcp:everything connected→failed FAILED',
+        'mcp.failed',
+        'mcp:everything failed→connecting CONNECT',
+        'mcp:everything connecting→connected CONNECTED',
+        'mcp.connected',
       ],
       'every move of the mcp_server machine is an actor.transitioned event',
     );
@@ -73,7 +83,9 @@ test('a command that cannot start fails with the reason and keeps retrying, doub
 test('a server that never answers fails after the connect timeout instead of hanging', async () => {
   const home = tempHome();
   const manager = new McpManager({
-    options: mcpOptions({ silent: { enabled: true, command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] } }),
+    options: mcpOptions({
+      silent: { enabled: true, command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
+    }),
     workspace: home.workspace,
     home: home.home,
     connectTimeoutMs: 300,

@@ -10,7 +10,11 @@ import { tempHome } from '../support/temp-home.js';
 async function sumOver(kind: 'streamableHttp' | 'sse', server: (url: string) => McpServerConfig) {
   const remote = await startEverythingRemote(kind);
   const home = tempHome();
-  const manager = new McpManager({ options: mcpOptions({ remote: server(remote.url) }), workspace: home.workspace, home: home.home });
+  const manager = new McpManager({
+    options: mcpOptions({ remote: server(remote.url) }),
+    workspace: home.workspace,
+    home: home.home,
+  });
   try {
     manager.start();
     const state = await manager.settled('remote');
@@ -25,7 +29,11 @@ async function sumOver(kind: 'streamableHttp' | 'sse', server: (url: string) => 
 }
 
 test('a server with only a url connects over streamable HTTP', async () => {
-  const { state, transport, result } = await sumOver('streamableHttp', (url) => ({ enabled: true, url, headers: { 'X-Trace': 'tern' } }));
+  const { state, transport, result } = await sumOver('streamableHttp', (url) => ({
+    enabled: true,
+    url,
+    headers: { 'X-Trace': 'tern' },
+  }));
   assert.equal(state, { state: 'connected', tools: 13 });
   assert.is(transport, 'http');
   assert.equal(result, { ok: true, content: 'The sum of 40 and 2 is 42.' });
@@ -81,7 +89,10 @@ test('configured headers are sent with every request to a remote server', async 
     manager.start();
     assert.is((await manager.settled('keyed')).state, 'failed');
     assert.ok(seen.length > 0);
-    assert.ok(seen.every((value) => value === 'k-123'), JSON.stringify(seen));
+    assert.ok(
+      seen.every((value) => value === 'k-123'),
+      JSON.stringify(seen),
+    );
   } finally {
     await manager.stop();
     http.closeAllConnections();

@@ -7,7 +7,9 @@ import { McpManager } from '../../adapters/mcp/manager.js';
 import { everythingStdio, filesystemStdio, mcpOptions } from '../support/mcp-servers.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 
-const everything = suite<{ home: TempHome; manager: McpManager; events: EventDraft[] }>('MCP over stdio: the everything server');
+const everything = suite<{ home: TempHome; manager: McpManager; events: EventDraft[] }>(
+  'MCP over stdio: the everything server',
+);
 
 everything.before(async (context) => {
   context.home = tempHome();
@@ -29,8 +31,15 @@ everything.after(async ({ home, manager }) => {
 });
 
 everything('a connected server reports its mcp_server moves and mcp.connected with its tool count', ({ events }) => {
-  const moved = (from: string, to: string, event: string) => ({ type: 'actor.transitioned', data: { actor: 'mcp:everything', machine: 'mcp_server', from, to, event } });
-  assert.equal(events, [moved('idle', 'connecting', 'CONNECT'), moved('connecting', 'connected', 'CONNECTED'), { type: 'mcp.connected', data: { server: 'everything', tools: 13 } }]);
+  const moved = (from: string, to: string, event: string) => ({
+    type: 'actor.transitioned',
+    data: { actor: 'mcp:everything', machine: 'mcp_server', from, to, event },
+  });
+  assert.equal(events, [
+    moved('idle', 'connecting', 'CONNECT'),
+    moved('connecting', 'connected', 'CONNECTED'),
+    { type: 'mcp.connected', data: { server: 'everything', tools: 13 } },
+  ]);
 });
 
 everything('tools are named mcp_<server>_<tool> and keep the server JSON schema', ({ manager }) => {
@@ -44,14 +53,23 @@ everything('tools are named mcp_<server>_<tool> and keep the server JSON schema'
 });
 
 everything('a tool call returns the server text', async ({ manager }) => {
-  assert.equal(await manager.call('mcp_everything_get-sum', { a: 2, b: 3 }), { ok: true, content: 'The sum of 2 and 3 is 5.' });
+  assert.equal(await manager.call('mcp_everything_get-sum', { a: 2, b: 3 }), {
+    ok: true,
+    content: 'The sum of 2 and 3 is 5.',
+  });
 });
 
 everything('a tool runs through the Tool interface with its context signal', async ({ manager, home }) => {
   const echo = manager.tools().find((tool) => tool.name === 'mcp_everything_echo')!;
   const context = {
-    agent: 'main', session: 'sk_v1_x', sessionKey: 'k', channel: 'cli', chat: 'c', remote: false,
-    workspace: home.workspace, signal: new AbortController().signal,
+    agent: 'main',
+    session: 'sk_v1_x',
+    sessionKey: 'k',
+    channel: 'cli',
+    chat: 'c',
+    remote: false,
+    workspace: home.workspace,
+    signal: new AbortController().signal,
   };
   assert.equal(await echo.execute({ message: 'hi' }, context), { ok: true, content: 'Echo: hi' });
 });
@@ -75,23 +93,32 @@ everything('an image becomes a workspace file the channel can send', async ({ ma
 everything('an embedded text resource is shown with its URI', async ({ manager }) => {
   const result = await manager.call('mcp_everything_get-resource-reference', { resourceType: 'Text', resourceId: 1 });
   assert.is(result.ok, true);
-  assert.match(result.content, /^Returning resource reference for Resource 1:\nresource demo:\/\/resource\/dynamic\/text\/1:\nResource 1: This is a plaintext resource/);
+  assert.match(
+    result.content,
+    /^Returning resource reference for Resource 1:\nresource demo:\/\/resource\/dynamic\/text\/1:\nResource 1: This is a plaintext resource/,
+  );
 });
 
-everything('text over max_inline_text_chars (Unicode characters) becomes an artifact with a [file:…] note', async ({ manager, home }) => {
-  const message = '€'.repeat(300);
-  const inline = await manager.call('mcp_everything_echo', { message: '€'.repeat(294) });
-  assert.equal(inline, { ok: true, content: `Echo: ${'€'.repeat(294)}` });
-  const saved = await manager.call('mcp_everything_echo', { message });
-  assert.is(saved.ok, true);
-  const path = /\[file:(artifacts\/[^\]]+)\]$/.exec(saved.content)?.[1];
-  assert.ok(path, saved.content);
-  assert.match(saved.content, /^The result was 306 characters/);
-  assert.is(readFileSync(join(home.workspace, path), 'utf8'), `Echo: ${message}`);
-});
+everything(
+  'text over max_inline_text_chars (Unicode characters) becomes an artifact with a [file:…] note',
+  async ({ manager, home }) => {
+    const message = '€'.repeat(300);
+    const inline = await manager.call('mcp_everything_echo', { message: '€'.repeat(294) });
+    assert.equal(inline, { ok: true, content: `Echo: ${'€'.repeat(294)}` });
+    const saved = await manager.call('mcp_everything_echo', { message });
+    assert.is(saved.ok, true);
+    const path = /\[file:(artifacts\/[^\]]+)\]$/.exec(saved.content)?.[1];
+    assert.ok(path, saved.content);
+    assert.match(saved.content, /^The result was 306 characters/);
+    assert.is(readFileSync(join(home.workspace, path), 'utf8'), `Echo: ${message}`);
+  },
+);
 
 everything('results pass the secret filter', async ({ manager }) => {
-  assert.equal(await manager.call('mcp_everything_echo', { message: 'pw hunter2-very-secret' }), { ok: true, content: 'Echo: pw hunt…et' });
+  assert.equal(await manager.call('mcp_everything_echo', { message: 'pw hunter2-very-secret' }), {
+    ok: true,
+    content: 'Echo: pw hunt…et',
+  });
 });
 
 everything('a tool error from the server is a failed result the model reads', async ({ manager }) => {
@@ -113,9 +140,14 @@ const environment = suite('MCP over stdio: the server environment');
 
 environment('without inherit_env a server sees only a minimal environment plus env_file and env', async () => {
   const home = tempHome();
-  writeFileSync(join(home.home, 'mcp.env'), '# tokens\nexport FROM_FILE="quoted # not a comment"\nSHARED=file\nPLAIN=bare value # comment\n');
+  writeFileSync(
+    join(home.home, 'mcp.env'),
+    '# tokens\nexport FROM_FILE="quoted # not a comment"\nSHARED=file\nPLAIN=bare value # comment\n',
+  );
   const manager = new McpManager({
-    options: mcpOptions({ everything: everythingStdio({ env_file: 'mcp.env', env: { SHARED: 'env', ACCESS: 'tok' } }) }),
+    options: mcpOptions({
+      everything: everythingStdio({ env_file: 'mcp.env', env: { SHARED: 'env', ACCESS: 'tok' } }),
+    }),
     workspace: home.workspace,
     home: home.home,
     env: { ...process.env, TERN_PARENT_SECRET: 'should-not-pass' },
@@ -164,7 +196,11 @@ filesystem('reads a file inside the directory it was given', async () => {
   const shared = join(home.home, 'shared');
   mkdirSync(shared);
   writeFileSync(join(shared, 'notes.txt'), 'line one\nline two\n');
-  const manager = new McpManager({ options: mcpOptions({ files: filesystemStdio(shared) }), workspace: home.workspace, home: home.home });
+  const manager = new McpManager({
+    options: mcpOptions({ files: filesystemStdio(shared) }),
+    workspace: home.workspace,
+    home: home.home,
+  });
   try {
     manager.start();
     assert.is((await manager.settled('files')).state, 'connected');

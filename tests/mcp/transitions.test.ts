@@ -33,7 +33,10 @@ const moves: Array<[from: ServerStateName, to: ConnectionState, event: McpServer
 for (const [from, to, event] of moves) {
   test(`mcp_server: ${from} → ${to.state} is published as ${event}, a move its chart makes`, () => {
     const draft = serverMoved('files', from, to);
-    assert.equal(draft, { type: 'actor.transitioned', data: { actor: 'mcp:files', machine: 'mcp_server', from, to: to.state, event } });
+    assert.equal(draft, {
+      type: 'actor.transitioned',
+      data: { actor: 'mcp:files', machine: 'mcp_server', from, to: to.state, event },
+    });
     const [next] = transition(mcpServerMachine, snapshotAt(from), { type: event });
     assert.is(String(next.value), to.state);
   });

@@ -35,8 +35,9 @@ function configure(home: TempHome, vendor: VendorServer, entries: Record<string,
 function listed(home: TempHome): Row[] {
   const { code, stdout, stderr } = runCli(['plugins', 'list', '--json'], home.env);
   assert.is(code, 0, stderr);
-  return (JSON.parse(stdout) as { plugins: Array<Row & { path: string; version: string }> }).plugins
-    .map(({ name, state, reason }) => ({ name, state, ...(reason ? { reason } : {}) }));
+  return (JSON.parse(stdout) as { plugins: Array<Row & { path: string; version: string }> }).plugins.map(
+    ({ name, state, reason }) => ({ name, state, ...(reason ? { reason } : {}) }),
+  );
 }
 
 const manifest = (name: string, entry: string) => ({ name, version: '1.0.0', entry, capabilities: ['tools'] });
@@ -92,13 +93,16 @@ throw new Error('cannot start: no settings');
   assert.is(readFileSync(starts, 'utf8'), 'start\nstart\n');
 
   // Its files change (fixed): it loads, and its record is gone.
-  writeFileSync(join(dir, 'main.js'), `import { createInterface } from 'node:readline';
+  writeFileSync(
+    join(dir, 'main.js'),
+    `import { createInterface } from 'node:readline';
 createInterface({ input: process.stdin }).on('line', (line) => {
   const { id, method } = JSON.parse(line);
   const result = method === 'plugin.hello' ? {} : null;
   if (id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result }) + '\\n');
 });
-`);
+`,
+  );
   assert.equal(listed(home), [{ name: 'crashy', state: 'ready' }]);
   assert.equal(JSON.parse(readFileSync(file, 'utf8')), {});
 });

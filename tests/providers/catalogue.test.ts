@@ -36,7 +36,12 @@ const expected: Record<string, { family: string; needsKey: boolean }> = {
 };
 
 test('the catalogue holds exactly the documented providers with their family and key need', () => {
-  assert.equal(Object.fromEntries(Object.entries(providerCatalogue).map(([id, p]) => [id, { family: p.family, needsKey: p.needsKey }])), expected);
+  assert.equal(
+    Object.fromEntries(
+      Object.entries(providerCatalogue).map(([id, p]) => [id, { family: p.family, needsKey: p.needsKey }]),
+    ),
+    expected,
+  );
 });
 
 test('every provider with a default address resolves to it over http(s), without a trailing slash', () => {
@@ -48,12 +53,27 @@ test('every provider with a default address resolves to it over http(s), without
 });
 
 test('api_base overrides the default and loses its trailing slashes; api_key joins api_keys', () => {
-  const resolved = resolveModelEntry({ model_name: 'n', provider: 'openai', model: 'gpt', api_base: 'http://127.0.0.1:9/v1//', api_keys: ['a'], api_key: 'b' });
+  const resolved = resolveModelEntry({
+    model_name: 'n',
+    provider: 'openai',
+    model: 'gpt',
+    api_base: 'http://127.0.0.1:9/v1//',
+    api_keys: ['a'],
+    api_key: 'b',
+  });
   assert.equal([resolved.apiBase, resolved.keys], ['http://127.0.0.1:9/v1', ['a', 'b']]);
 });
 
 test('azure sends its key in the api-key header', () => {
-  assert.is(resolveModelEntry({ model_name: 'n', provider: 'azure', model: 'gpt', api_base: 'https://x.openai.azure.com/openai/v1' }).keyHeader, 'api-key');
+  assert.is(
+    resolveModelEntry({
+      model_name: 'n',
+      provider: 'azure',
+      model: 'gpt',
+      api_base: 'https://x.openai.azure.com/openai/v1',
+    }).keyHeader,
+    'api-key',
+  );
 });
 
 test('a malformed entry is a config error naming the field', () => {
@@ -61,7 +81,10 @@ test('a malformed entry is a config error naming the field', () => {
     resolveModelEntry({ model_name: 'n', provider: 'openai', model: '', api_keys: [] });
     assert.unreachable('should have thrown');
   } catch (error) {
-    assert.equal([(error as { code?: string }).code, (error as { field?: string }).field], ['provider_config', 'model']);
+    assert.equal(
+      [(error as { code?: string }).code, (error as { field?: string }).field],
+      ['provider_config', 'model'],
+    );
   }
 });
 

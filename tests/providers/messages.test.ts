@@ -7,7 +7,11 @@ import { bodyOf, splitBytes } from '../support/vendor-server.js';
 
 const { test, server } = vendorSuite('messages family');
 
-const weather = { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } };
+const weather = {
+  name: 'get_weather',
+  description: 'Weather for a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } } },
+};
 
 const toolTurn: ChatRequest = {
   model: 'claude-test',
@@ -15,7 +19,10 @@ const toolTurn: ChatRequest = {
   messages: [
     { role: 'user', content: 'Weather in Paris and Rome?' },
     {
-      role: 'assistant', content: 'Checking.', reasoning: 'Two cities.', reasoning_signature: 'sig-1',
+      role: 'assistant',
+      content: 'Checking.',
+      reasoning: 'Two cities.',
+      reasoning_signature: 'sig-1',
       tool_calls: [
         { id: 'toolu_1', name: 'get_weather', arguments: { city: 'Paris' } },
         { id: 'toolu_2', name: 'get_weather', arguments: { city: 'Rome' } },
@@ -33,7 +40,12 @@ const client = () => createMessagesClient({ family: 'messages', apiBase: `${serv
 test('a tool round trip is sent as content blocks with tool_result in one user message', async () => {
   server.reply(message([{ type: 'text', text: 'Paris 18°C, Rome 24°C.' }]));
   const response = await client().chat(toolTurn);
-  assert.equal(response, { text: 'Paris 18°C, Rome 24°C.', tool_calls: [], usage: { input_tokens: 25, output_tokens: 9 }, finish_reason: 'end_turn' });
+  assert.equal(response, {
+    text: 'Paris 18°C, Rome 24°C.',
+    tool_calls: [],
+    usage: { input_tokens: 25, output_tokens: 9 },
+    finish_reason: 'end_turn',
+  });
   const request = server.requests[0]!;
   assert.is(request.url, '/v1/messages');
   assert.is(request.headers['x-api-key'], 'sk-ant-test');
@@ -62,28 +74,48 @@ test('a tool round trip is sent as content blocks with tool_result in one user m
         ],
       },
     ],
-    tools: [{ name: 'get_weather', description: 'Weather for a city', input_schema: weather.parameters, cache_control: { type: 'ephemeral' } }],
+    tools: [
+      {
+        name: 'get_weather',
+        description: 'Weather for a city',
+        input_schema: weather.parameters,
+        cache_control: { type: 'ephemeral' },
+      },
+    ],
   });
 });
 
 test('a non-streamed answer keeps thinking apart and returns tool_use blocks as tool calls', async () => {
-  server.reply(message([
-    { type: 'thinking', thinking: 'Need the weather.', signature: 'sig-9' },
-    { type: 'tool_use', id: 'toolu_9', name: 'get_weather', input: { city: 'Oslo' } },
-  ], 'tool_use'));
+  server.reply(
+    message(
+      [
+        { type: 'thinking', thinking: 'Need the weather.', signature: 'sig-9' },
+        { type: 'tool_use', id: 'toolu_9', name: 'get_weather', input: { city: 'Oslo' } },
+      ],
+      'tool_use',
+    ),
+  );
   const response = await client().chat(toolTurn);
   assert.equal(response, {
-    text: '', reasoning: 'Need the weather.', reasoning_signature: 'sig-9',
+    text: '',
+    reasoning: 'Need the weather.',
+    reasoning_signature: 'sig-9',
     tool_calls: [{ id: 'toolu_9', name: 'get_weather', arguments: { city: 'Oslo' } }],
-    usage: { input_tokens: 25, output_tokens: 9 }, finish_reason: 'tool_use',
+    usage: { input_tokens: 25, output_tokens: 9 },
+    finish_reason: 'tool_use',
   });
 });
 
-const streamed = messageStreamText([
-  { type: 'thinking', thinking: 'Look it up.', signature: 'sig-s' },
-  { type: 'text', text: 'Let me check the weather.' },
-  { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Zürich', units: 'metric' } },
-], 'tool_use', { input_tokens: 40, output_tokens: 33 }, 4);
+const streamed = messageStreamText(
+  [
+    { type: 'thinking', thinking: 'Look it up.', signature: 'sig-s' },
+    { type: 'text', text: 'Let me check the weather.' },
+    { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Zürich', units: 'metric' } },
+  ],
+  'tool_use',
+  { input_tokens: 40, output_tokens: 33 },
+  4,
+);
 
 for (const size of [1, 5, 100_000]) {
   test(`a streamed answer with input_json_delta fragments is assembled from pieces of ${size} bytes`, async () => {
@@ -91,24 +123,32 @@ for (const size of [1, 5, 100_000]) {
     const chunks: StreamChunk[] = [];
     const response = await client().chat({ ...toolTurn, stream: true }, { onChunk: (c) => chunks.push(c) });
     assert.equal(response, {
-      text: 'Let me check the weather.', reasoning: 'Look it up.', reasoning_signature: 'sig-s',
+      text: 'Let me check the weather.',
+      reasoning: 'Look it up.',
+      reasoning_signature: 'sig-s',
       tool_calls: [{ id: 'toolu_a', name: 'get_weather', arguments: { city: 'Zürich', units: 'metric' } }],
-      usage: { input_tokens: 40, output_tokens: 33 }, finish_reason: 'tool_use',
+      usage: { input_tokens: 40, output_tokens: 33 },
+      finish_reason: 'tool_use',
     });
     assert.equal(chunks, [
       { kind: 'reasoning', delta: 'Look it up.' },
-      { kind: 'text', delta: 'Let ' }, { kind: 'text', delta: 'me ' }, { kind: 'text', delta: 'check ' },
-      { kind: 'text', delta: 'the ' }, { kind: 'text', delta: 'weather.' },
+      { kind: 'text', delta: 'Let ' },
+      { kind: 'text', delta: 'me ' },
+      { kind: 'text', delta: 'check ' },
+      { kind: 'text', delta: 'the ' },
+      { kind: 'text', delta: 'weather.' },
     ]);
     assert.is((bodyOf(server.requests[0]) as Record<string, unknown>).stream, true);
   });
 }
 
 test('an error event in the stream is a typed failure', async () => {
-  server.reply(messageSse([
-    frame('message_start', { message: { usage: { input_tokens: 3, output_tokens: 1 } } }),
-    frame('error', { error: { type: 'overloaded_error', message: 'Overloaded' } }),
-  ]));
+  server.reply(
+    messageSse([
+      frame('message_start', { message: { usage: { input_tokens: 3, output_tokens: 1 } } }),
+      frame('error', { error: { type: 'overloaded_error', message: 'Overloaded' } }),
+    ]),
+  );
   try {
     await client().chat({ ...toolTurn, stream: true });
     assert.unreachable('should have failed');
@@ -126,11 +166,24 @@ test('unknown event types are skipped', async () => {
 
 test('system messages in the history join the top-level system field', async () => {
   server.reply(message([{ type: 'text', text: 'ok' }]));
-  await client().chat({ model: 'claude-test', system: 'Base.', messages: [{ role: 'system', content: 'Summary: none.' }, { role: 'user', content: 'hi' }],
-    tools: [], stream: false, maxTokens: 100, extraBody: { temperature: 0 } });
+  await client().chat({
+    model: 'claude-test',
+    system: 'Base.',
+    messages: [
+      { role: 'system', content: 'Summary: none.' },
+      { role: 'user', content: 'hi' },
+    ],
+    tools: [],
+    stream: false,
+    maxTokens: 100,
+    extraBody: { temperature: 0 },
+  });
   assert.equal(bodyOf(server.requests[0]), {
-    model: 'claude-test', max_tokens: 100, system: [{ type: 'text', text: 'Base.\n\nSummary: none.', cache_control: { type: 'ephemeral' } }],
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }], temperature: 0,
+    model: 'claude-test',
+    max_tokens: 100,
+    system: [{ type: 'text', text: 'Base.\n\nSummary: none.', cache_control: { type: 'ephemeral' } }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }],
+    temperature: 0,
   });
 });
 

@@ -96,12 +96,13 @@ test('tern mcp test and tern mcp list show no env, env_file or proxy secret of a
   }
 });
 
-test('what an MCP tool returns reaches the model with its server\'s env_file values masked', () => {
+test("what an MCP tool returns reaches the model with its server's env_file values masked", () => {
   const h = home();
   try {
     const everything = {
       enabled: true,
-      command: process.execPath, args: [everythingEntry, 'stdio'],
+      command: process.execPath,
+      args: [everythingEntry, 'stdio'],
       env_file: 'mcp.env',
     };
     h.config({ tools: { mcp: { enabled: true, servers: { everything } } } });

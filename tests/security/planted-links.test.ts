@@ -15,7 +15,7 @@ import { TelegramEmulator } from '../support/telegram-emulator.js';
 
 const TOKEN = '444444:planted-links-token-DDDD';
 const USER = 1001;
-const BASHRC = `${'# the owner\'s shell setup\n'.repeat(60_000)}export EDITOR=vi\n`;
+const BASHRC = `${"# the owner's shell setup\n".repeat(60_000)}export EDITOR=vi\n`;
 const VICTIM = 'a file outside the workspace\n';
 
 interface Context {

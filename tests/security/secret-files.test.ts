@@ -29,7 +29,12 @@ test('an older install with world-readable secrets is made owner-only at gateway
   const root = openRoot();
   const home = join(root, 'home');
   const secrets: Record<string, string> = {
-    'config.json': JSON.stringify({ version: 2, gateway: { port: await freePort() }, heartbeat: { enabled: false }, model_list: [{ model_name: 'm', provider: 'openai', model: 'x', api_keys: ['sk-secret-in-config-0001'] }] }),
+    'config.json': JSON.stringify({
+      version: 2,
+      gateway: { port: await freePort() },
+      heartbeat: { enabled: false },
+      model_list: [{ model_name: 'm', provider: 'openai', model: 'x', api_keys: ['sk-secret-in-config-0001'] }],
+    }),
     'config.json.bak-20261101-120000': '{"version": 1}',
     '.security.yml': 'model_list: {}\n',
     '.security.yml.bak-20261101-120000': 'model_list: {}\n',
@@ -46,7 +51,10 @@ test('an older install with world-readable secrets is made owner-only at gateway
   }
   chmodSync(home, 0o755);
   for (const dir of ['launcher-auth.db', 'auth', 'auth/mcp', 'logs']) chmodSync(join(home, dir), 0o755);
-  assert.ok(nobodyReads(join(home, 'launcher-auth.db', '000003.log')), 'the setup is readable by nobody before the start');
+  assert.ok(
+    nobodyReads(join(home, 'launcher-auth.db', '000003.log')),
+    'the setup is readable by nobody before the start',
+  );
 
   const env = { AGENT_HOME: home, AGENT_CONFIG: '' };
   const loaded = loadConfig({ env });
@@ -58,14 +66,24 @@ test('an older install with world-readable secrets is made owner-only at gateway
   for (const name of Object.keys(secrets)) assert.not.ok(nobodyReads(join(home, name)), `nobody read ${name}`);
   assert.is(asNobody('ls', home).status, 2, 'nobody cannot list AGENT_HOME');
   assert.is(octal(home), '700');
-  for (const name of ['config.json', '.security.yml', 'launcher-config.json', 'launcher-auth.db/CURRENT', 'auth/mcp/server.json', '.security.yml.bak-20261101-120000']) {
+  for (const name of [
+    'config.json',
+    '.security.yml',
+    'launcher-config.json',
+    'launcher-auth.db/CURRENT',
+    'auth/mcp/server.json',
+    '.security.yml.bak-20261101-120000',
+  ]) {
     assert.is(octal(join(home, name)), '600', name);
   }
   for (const name of ['launcher-auth.db', 'auth', 'auth/mcp', 'logs']) assert.is(octal(join(home, name)), '700', name);
   const log = readFileSync(join(home, 'logs', 'gateway.log'), 'utf8');
   assert.match(log, `WARN ${home} was readable by other users (mode 0755); it is now 0700`);
   assert.match(log, `WARN ${join(home, '.security.yml')} was readable by other users (mode 0644); it is now 0600`);
-  assert.match(log, `WARN ${join(home, 'launcher-auth.db', '000003.log')} was readable by other users (mode 0644); it is now 0600`);
+  assert.match(
+    log,
+    `WARN ${join(home, 'launcher-auth.db', '000003.log')} was readable by other users (mode 0644); it is now 0600`,
+  );
   rmSync(root, { recursive: true, force: true });
 });
 

@@ -48,7 +48,10 @@ test('a workspace outside AGENT_HOME: 0700, its log 0600 at the first start, fix
 
     const second = await startGatewayProcess(config, {}, given);
     started.push(second);
-    assert.equal(['', 'sessions', 'state'].map((dir) => mode(join(workspace, dir))), ['700', '700', '700']);
+    assert.equal(
+      ['', 'sessions', 'state'].map((dir) => mode(join(workspace, dir))),
+      ['700', '700', '700'],
+    );
     for (const name of [...runtimeFiles, 'state/last-channel.json']) assert.is(mode(join(workspace, name)), '600');
     assert.is(mode(join(workspace, 'notes.txt')), '644');
     assert.is(asNobody('ls', workspace).status, 2, 'nobody cannot list the workspace');

@@ -23,20 +23,36 @@ test('in a browser: the skills page lists, searches, installs (a suspicious one 
     await page.fill('#skills-query', 'weather');
     await page.click('#skills-search');
     await page.waitForSelector('#skills-results tr[data-slug="weather"]');
-    assert.equal(await page.locator('#skills-results tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-slug'))), ['weather', 'evil', 'shady']);
+    assert.equal(
+      await page
+        .locator('#skills-results tbody tr')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-slug'))),
+      ['weather', 'evil', 'shady'],
+    );
     await page.click('#skills-results tr[data-slug="weather"] .skill-install');
     await page.waitForSelector('#skills-installed tr[data-skill="weather"][data-root="workspace"]');
-    assert.match((await page.textContent('#skills-message')) ?? '', /^Installed weather 1\.0\.0 \(clawhub, .*skills\/weather\)\.$/);
-    assert.is(await page.locator('#skills-installed tr[data-skill="weather"][data-root="workspace"] td').nth(2).textContent(), 'clawhub/weather@1.0.0');
+    assert.match(
+      (await page.textContent('#skills-message')) ?? '',
+      /^Installed weather 1\.0\.0 \(clawhub, .*skills\/weather\)\.$/,
+    );
+    assert.is(
+      await page.locator('#skills-installed tr[data-skill="weather"][data-root="workspace"] td').nth(2).textContent(),
+      'clawhub/weather@1.0.0',
+    );
 
     await page.click('#skills-results tr[data-slug="shady"] .skill-install');
     await page.waitForSelector('#skills-install-anyway');
-    assert.match((await page.textContent('#skills-message')) ?? '', /flagged as suspicious by the registry .* \(suspicious\)/);
+    assert.match(
+      (await page.textContent('#skills-message')) ?? '',
+      /flagged as suspicious by the registry .* \(suspicious\)/,
+    );
     await page.click('#skills-install-anyway');
     await page.waitForSelector('#skills-installed tr[data-skill="shady"]');
 
     await page.click('#skills-installed tr[data-skill="weather"][data-root="workspace"] .skill-remove');
-    await page.waitForFunction(() => !document.querySelector('#skills-installed tr[data-skill="weather"][data-root="workspace"]'));
+    await page.waitForFunction(
+      () => !document.querySelector('#skills-installed tr[data-skill="weather"][data-root="workspace"]'),
+    );
     assert.not.ok(existsSync(join(dashboard.home.workspace, 'skills', 'weather')));
 
     await page.waitForSelector('#skills-drafts tr[data-draft="d_web"][data-status="pending"]');

@@ -7,19 +7,22 @@ import type { ModelRequest } from '../support/rule-model.js';
 import { startSubagentFixture } from '../support/subagent-fixture.js';
 
 const isChild = (r: ModelRequest): boolean => r.user.startsWith('You are a subagent');
-const ended = (events: Envelope[]) => events.filter((e): e is Envelope<'subagent.ended'> => e.type === 'subagent.ended');
+const ended = (events: Envelope[]) =>
+  events.filter((e): e is Envelope<'subagent.ended'> => e.type === 'subagent.ended');
 const aborted = (events: Envelope[]) => events.filter((e): e is Envelope<'turn.aborted'> => e.type === 'turn.aborted');
 
 /** The parent spawns (or, asked to "wait", calls subagent for) a child whose model never answers. */
 const hanging = (r: ModelRequest) => {
   if (isChild(r)) return 'hang' as const;
   if (r.last === 'tool') return { text: r.toolResult };
-  return { calls: [{ name: r.user.startsWith('wait') ? 'subagent' : 'spawn', arguments: { task: r.user, label: r.user } }] };
+  return {
+    calls: [{ name: r.user.startsWith('wait') ? 'subagent' : 'spawn', arguments: { task: r.user, label: r.user } }],
+  };
 };
 
 const test = suite('stopping subagents');
 
-test('/subagents lists this chat\'s running tasks; /stop in the chat cancels them and records why', async () => {
+test("/subagents lists this chat's running tasks; /stop in the chat cancels them and records why", async () => {
   const f = await startSubagentFixture(hanging);
   try {
     await f.say('crawl the site');
@@ -27,17 +30,29 @@ test('/subagents lists this chat\'s running tasks; /stop in the chat cancels the
     await eventually(() => f.model.requests.filter(isChild).length, 2);
     const listed = await f.say('/subagents');
     assert.is(listed.kind, 'command');
-    assert.match(listed.kind === 'command' ? listed.text : '', /^Running subagent tasks \(1\):\nsa_[0-9a-z]+ "crawl the site" \(agent main\): running for \d+ s$/);
+    assert.match(
+      listed.kind === 'command' ? listed.text : '',
+      /^Running subagent tasks \(1\):\nsa_[0-9a-z]+ "crawl the site" \(agent main\): running for \d+ s$/,
+    );
     const stopped = await f.say('/stop');
     assert.equal(stopped, { kind: 'command', text: 'Stopped 1 subagent task.' });
     await eventually(() => aborted(f.events).length, 1);
-    assert.equal(ended(f.events).map((e) => ({ status: e.data.status, reason: e.data.reason })), [{ status: 'canceled', reason: '/stop in the chat that started it' }]);
-    assert.equal(aborted(f.events).map((e) => e.data.reason), ['/stop in the chat that started it']);
-    assert.ok(aborted(f.events)[0]!.task, 'the child\'s turn was aborted');
+    assert.equal(
+      ended(f.events).map((e) => ({ status: e.data.status, reason: e.data.reason })),
+      [{ status: 'canceled', reason: '/stop in the chat that started it' }],
+    );
+    assert.equal(
+      aborted(f.events).map((e) => e.data.reason),
+      ['/stop in the chat that started it'],
+    );
+    assert.ok(aborted(f.events)[0]!.task, "the child's turn was aborted");
     assert.equal(await f.say('/subagents'), { kind: 'command', text: 'No subagent tasks are running in this chat.' });
     // The other chat's task still runs; a canceled task tells no one.
     assert.equal((await f.say('/subagents', { chat: 'u2' })).kind === 'command', true);
-    assert.match((await f.say('/subagents', { chat: 'u2' }) as { text: string }).text, /^Running subagent tasks \(1\)/);
+    assert.match(
+      ((await f.say('/subagents', { chat: 'u2' })) as { text: string }).text,
+      /^Running subagent tasks \(1\)/,
+    );
     assert.equal(f.sent, []);
     assert.equal(await f.say('/stop'), { kind: 'command', text: 'Nothing is running.' });
   } finally {
@@ -71,10 +86,21 @@ test('a runtime that closes cancels running subagents and records why', async ()
   } finally {
     await f.close();
   }
-  assert.equal(ended(events).map((e) => [e.data.status, e.data.reason]), [['canceled', 'the gateway is stopping']]);
-  assert.equal(aborted(events).map((e) => e.data.reason), ['the gateway is stopping']);
-  const stopped = events.filter((e): e is Envelope<'actor.stopped'> => e.type === 'actor.stopped' && e.data.machine === 'subagent');
-  assert.equal(stopped.map((e) => e.data.reason), ['canceled']);
+  assert.equal(
+    ended(events).map((e) => [e.data.status, e.data.reason]),
+    [['canceled', 'the gateway is stopping']],
+  );
+  assert.equal(
+    aborted(events).map((e) => e.data.reason),
+    ['the gateway is stopping'],
+  );
+  const stopped = events.filter(
+    (e): e is Envelope<'actor.stopped'> => e.type === 'actor.stopped' && e.data.machine === 'subagent',
+  );
+  assert.equal(
+    stopped.map((e) => e.data.reason),
+    ['canceled'],
+  );
 });
 
 test('a closing runtime with drain time lets a task finish instead', async () => {
@@ -98,7 +124,10 @@ test('a closing runtime with drain time lets a task finish instead', async () =>
   } finally {
     await f.close();
   }
-  assert.equal(ended(events).map((e) => e.data.status), ['completed']);
+  assert.equal(
+    ended(events).map((e) => e.data.status),
+    ['completed'],
+  );
 });
 
 test.run();

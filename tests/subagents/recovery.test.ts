@@ -8,8 +8,19 @@ import { tempHome } from '../support/temp-home.js';
 import { writeConfig } from '../support/turn-fixture.js';
 
 const spawned = (task: string): EventDraft => ({
-  type: 'subagent.spawned', agent: 'main', session: 'sk_v1_p', turn: 't_p', task,
-  data: { task_id: task, mode: 'spawn', agent_id: 'main', task: 'x', depth: 1, session_key: `v=1|agent=main|channel=subagent|account=default|chat=${task}` },
+  type: 'subagent.spawned',
+  agent: 'main',
+  session: 'sk_v1_p',
+  turn: 't_p',
+  task,
+  data: {
+    task_id: task,
+    mode: 'spawn',
+    agent_id: 'main',
+    task: 'x',
+    depth: 1,
+    session_key: `v=1|agent=main|channel=subagent|account=default|chat=${task}`,
+  },
 });
 
 test('a subagent task the last run spawned and never ended is recorded as canceled when the runtime starts again', async () => {
@@ -19,7 +30,14 @@ test('a subagent task the last run spawned and never ended is recorded as cancel
   const drafts: EventDraft[] = [
     { type: 'runtime.started', data: { pid: 1, command: 'gateway' } },
     spawned('sa_done'),
-    { type: 'subagent.ended', agent: 'main', session: 'sk_v1_p', turn: 't_p', task: 'sa_done', data: { task_id: 'sa_done', status: 'completed' } },
+    {
+      type: 'subagent.ended',
+      agent: 'main',
+      session: 'sk_v1_p',
+      turn: 't_p',
+      task: 'sa_done',
+      data: { task_id: 'sa_done', status: 'completed' },
+    },
     spawned('sa_cut'),
   ];
   drafts.forEach((d) => log.append(validateDraft(d)));
@@ -30,10 +48,14 @@ test('a subagent task the last run spawned and never ended is recorded as cancel
       const runtime = Runtime.start({ loaded: loadConfig({ env: home.env }), env: home.env, command: 'test' });
       await runtime.log.flushed();
       const ended = runtime.log.read({ type: 'subagent.ended' }) as Array<Envelope<'subagent.ended'>>;
-      assert.equal(ended.map((e) => [e.task, e.turn, e.data.status, e.data.reason]), [
-        ['sa_done', 't_p', 'completed', undefined],
-        ['sa_cut', 't_p', 'canceled', 'the process ended while this task was running'],
-      ], `run ${run + 1}`);
+      assert.equal(
+        ended.map((e) => [e.task, e.turn, e.data.status, e.data.reason]),
+        [
+          ['sa_done', 't_p', 'completed', undefined],
+          ['sa_cut', 't_p', 'canceled', 'the process ended while this task was running'],
+        ],
+        `run ${run + 1}`,
+      );
       await runtime.close();
     }
   } finally {

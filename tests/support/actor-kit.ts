@@ -27,12 +27,18 @@ export function given(drafts: EventDraft[] = []): Stage {
     when: (draft) => bus.publish(draft),
     then: (...types) => {
       const wanted = new Set<string>(types);
-      return published.filter((e) => (types.length > 0 ? wanted.has(e.type) : !e.type.startsWith('actor.'))).map((e) => [e.type, e.data]);
+      return published
+        .filter((e) => (types.length > 0 ? wanted.has(e.type) : !e.type.startsWith('actor.')))
+        .map((e) => [e.type, e.data]);
     },
   };
 }
 
 /** The moves of one board actor published so far, as `from->to cause`. */
 export function movesOf(published: Envelope[], actor: string): string[] {
-  return published.flatMap((e) => (e.type === 'actor.transitioned' && e.data.actor === actor ? [`${e.data.from ?? ''}->${e.data.to} ${e.data.event}`] : []));
+  return published.flatMap((e) =>
+    e.type === 'actor.transitioned' && e.data.actor === actor
+      ? [`${e.data.from ?? ''}->${e.data.to} ${e.data.event}`]
+      : [],
+  );
 }

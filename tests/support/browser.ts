@@ -7,7 +7,15 @@ export const SCREENSHOTS = fileURLToPath(new URL('../output/screenshots/', impor
 mkdirSync(SCREENSHOTS, { recursive: true });
 
 // Without the background-networking flags Chromium keeps trying hosts this closed network refuses.
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 /** Debian's Chromium, driven by playwright-core. */
 export function launchChromium(): Promise<Browser> {

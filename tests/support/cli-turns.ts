@@ -27,7 +27,9 @@ function bounded<T>(promise: Promise<T>, ms: number, what: () => string): Promis
     then(onFulfilled, onRejected) {
       let timer: NodeJS.Timeout | undefined;
       const limit = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(what())), ms)));
-      return Promise.race([promise, limit]).finally(() => clearTimeout(timer)).then(onFulfilled, onRejected);
+      return Promise.race([promise, limit])
+        .finally(() => clearTimeout(timer))
+        .then(onFulfilled, onRejected);
     },
   };
 }
@@ -63,7 +65,11 @@ export function runningCli(args: string[], env: NodeJS.ProcessEnv): RunningCli {
         };
         const timer = setTimeout(() => {
           watchers.delete(look);
-          reject(new Error(`never showed ${JSON.stringify(text)} on ${stream}; stdout: ${JSON.stringify(out)}; stderr: ${JSON.stringify(err)}`));
+          reject(
+            new Error(
+              `never showed ${JSON.stringify(text)} on ${stream}; stdout: ${JSON.stringify(out)}; stderr: ${JSON.stringify(err)}`,
+            ),
+          );
         }, timeoutMs);
         watchers.add(look);
         look();
@@ -100,9 +106,17 @@ export function heldReply(): {
 }
 
 /** The events of a type in the home's log, read with `tern log` (works while a gateway writes it). */
-export function logged(env: NodeJS.ProcessEnv, type: string): Array<{ type: string; at: number; turn?: string; data: Record<string, unknown> }> {
+export function logged(
+  env: NodeJS.ProcessEnv,
+  type: string,
+): Array<{ type: string; at: number; turn?: string; data: Record<string, unknown> }> {
   const { stdout } = runCli(['log', '--type', type, '--limit', '1000', '--json'], env);
-  return stdout.trim() ? stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; at: number; data: Record<string, unknown> }) : [];
+  return stdout.trim()
+    ? stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { type: string; at: number; data: Record<string, unknown> })
+    : [];
 }
 
 /** Waits until the vendor has received `count` requests. */

@@ -21,7 +21,13 @@ export interface CliResult {
 
 /** Runs `tern …` as a user would and waits for it to end. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv, input?: string): CliResult {
-  const result = spawnSync(process.execPath, [...entry, ...args], { cwd: repoRoot, env, input, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [...entry, ...args], {
+    cwd: repoRoot,
+    env,
+    input,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -44,7 +50,10 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv): ChildProcessWi
 }
 
 /** Reads a running command's stdout line by line: `next(n)` resolves with the next n lines. */
-export function lineReader(child: ChildProcessWithoutNullStreams, timeoutMs = 20_000): { next(count: number): Promise<string[]> } {
+export function lineReader(
+  child: ChildProcessWithoutNullStreams,
+  timeoutMs = 20_000,
+): { next(count: number): Promise<string[]> } {
   const lines: string[] = [];
   let partial = '';
   let waiter: (() => void) | undefined;
@@ -57,7 +66,10 @@ export function lineReader(child: ChildProcessWithoutNullStreams, timeoutMs = 20
   return {
     next: (count) =>
       new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${count} lines; have: ${lines.join(' | ')}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`timed out waiting for ${count} lines; have: ${lines.join(' | ')}`)),
+          timeoutMs,
+        );
         waiter = () => {
           if (lines.length < count) return;
           clearTimeout(timer);

@@ -31,7 +31,10 @@ export interface ClockedGateway {
   close(): Promise<void>;
 }
 
-export async function startClockedGateway(blocks: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): Promise<ClockedGateway> {
+export async function startClockedGateway(
+  blocks: Record<string, unknown> = {},
+  env: NodeJS.ProcessEnv = {},
+): Promise<ClockedGateway> {
   const home = tempHome();
   Object.assign(home.env, env);
   const model = await startGatewayModel();
@@ -81,7 +84,16 @@ export async function startClockedGateway(blocks: Record<string, unknown> = {}, 
     sent,
     config,
     rewrite,
-    say: (text) => hooks?.onMessage({ messageId: `m${++said}`, chat: 'direct:42', replyTo: '42', sender: '42', senderAliases: ['42'], text, mentioned: false }),
+    say: (text) =>
+      hooks?.onMessage({
+        messageId: `m${++said}`,
+        chat: 'direct:42',
+        replyTo: '42',
+        sender: '42',
+        senderAliases: ['42'],
+        text,
+        mentioned: false,
+      }),
     close: async () => {
       await gateway.stop();
       logs.close();
@@ -94,4 +106,9 @@ export async function startClockedGateway(blocks: Record<string, unknown> = {}, 
 export const readText = (path: string): string => readFileSync(path, 'utf8');
 
 /** A log's lines without their time stamps. */
-export const logLines = (path: string): string[] => readText(path).trimEnd().split('\n').filter(Boolean).map((line) => line.replace(/^\S+ /, ''));
+export const logLines = (path: string): string[] =>
+  readText(path)
+    .trimEnd()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.replace(/^\S+ /, ''));

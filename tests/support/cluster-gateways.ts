@@ -22,7 +22,14 @@ export interface MemberConfig {
 }
 
 /** A member's config.json: its own health port, the cluster block, the loopback model, the shared channel list. */
-export async function memberConfig({ url, id, modelUrl, channels, ttlMs = 5_000, extra = {} }: MemberConfig): Promise<Record<string, unknown>> {
+export async function memberConfig({
+  url,
+  id,
+  modelUrl,
+  channels,
+  ttlMs = 5_000,
+  extra = {},
+}: MemberConfig): Promise<Record<string, unknown>> {
   return {
     gateway: { host: '127.0.0.1', port: await freePort(), log_level: 'info' },
     cluster: { url, id, lease_ttl_ms: ttlMs },
@@ -36,7 +43,16 @@ export async function memberConfig({ url, id, modelUrl, channels, ttlMs = 5_000,
 
 /** Telegram bots on the emulator as `channel_list` entries named `accounts[i]`, polling every second. */
 export function telegramAccounts(accounts: string[], tokens: string[], baseUrl: string): Record<string, unknown> {
-  return Object.fromEntries(accounts.map((name, i) => [name, { enabled: true, type: 'telegram', settings: { token: tokens[i], base_url: baseUrl, poll_timeout_seconds: 1, allow_from: ['*'] } }]));
+  return Object.fromEntries(
+    accounts.map((name, i) => [
+      name,
+      {
+        enabled: true,
+        type: 'telegram',
+        settings: { token: tokens[i], base_url: baseUrl, poll_timeout_seconds: 1, allow_from: ['*'] },
+      },
+    ]),
+  );
 }
 
 /** The leases of a kind, read without taking part (the bucket's settings stay the members'). */
@@ -45,9 +61,19 @@ export async function leasesOf(nc: NatsConnection, kind: LeaseRecord['kind']): P
 }
 
 /** Waits until the cluster log holds events that pass `enough`, and returns those matching `query`. */
-export function logged(log: ClusterLogView, query: LogQuery, enough: (events: Envelope[]) => boolean, timeoutMs: number): Promise<Envelope[]> {
-  return until(`the cluster log to show ${JSON.stringify(query)}`, () => {
-    const events = log.read(query);
-    return enough(events) ? events : undefined;
-  }, timeoutMs, () => log.read(query).map((e) => [e.seq, e.gateway, e.type]));
+export function logged(
+  log: ClusterLogView,
+  query: LogQuery,
+  enough: (events: Envelope[]) => boolean,
+  timeoutMs: number,
+): Promise<Envelope[]> {
+  return until(
+    `the cluster log to show ${JSON.stringify(query)}`,
+    () => {
+      const events = log.read(query);
+      return enough(events) ? events : undefined;
+    },
+    timeoutMs,
+    () => log.read(query).map((e) => [e.seq, e.gateway, e.type]),
+  );
 }

@@ -43,7 +43,12 @@ const STREAMING_WEB_CHANNEL = { web: { enabled: true, type: 'pico', settings: { 
 
 /** The loopback model's config, the channels, info logging. */
 async function writeDashboardConfig(home: string, vendorUrl: string, options: DashboardOptions): Promise<void> {
-  writeConfig(home, vendorUrl, { streaming: true, ...(options.tools ? { tools: options.tools } : {}), ...(options.defaults ? { defaults: options.defaults } : {}), ...(options.models ? { models: options.models } : {}) });
+  writeConfig(home, vendorUrl, {
+    streaming: true,
+    ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.defaults ? { defaults: options.defaults } : {}),
+    ...(options.models ? { models: options.models } : {}),
+  });
   const path = join(home, 'config.json');
   const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   config.channel_list = options.channels ?? STREAMING_WEB_CHANNEL;
@@ -66,7 +71,11 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Da
   await host.start();
   const cookie = await setUp(launcher);
   return {
-    home, vendor, launcher, host, cookie,
+    home,
+    vendor,
+    launcher,
+    host,
+    cookie,
     close: async () => {
       dashboard.close();
       await host.close();
@@ -85,7 +94,9 @@ export function replyStreamed(vendor: VendorServer, pieces: string[]): void {
 export type Frame = { type: string; session_id?: string; payload: Record<string, unknown> };
 
 /** A `/pico/ws` client that collects frames until a `typing.stop` ends a reply. */
-export function chatSocket(dashboard: Dashboard): Promise<{ socket: WebSocket; frames: Frame[]; send(content: string, session?: string): Promise<Frame[]> }> {
+export function chatSocket(
+  dashboard: Dashboard,
+): Promise<{ socket: WebSocket; frames: Frame[]; send(content: string, session?: string): Promise<Frame[]> }> {
   const url = `${dashboard.launcher.url.replace('http', 'ws')}/pico/ws`;
   const socket = new WebSocket(url, { headers: { cookie: dashboard.cookie, origin: dashboard.launcher.url } });
   const frames: Frame[] = [];
@@ -103,23 +114,50 @@ export function chatSocket(dashboard: Dashboard): Promise<{ socket: WebSocket; f
   });
   return new Promise((resolve, reject) => {
     socket.once('error', reject);
-    socket.once('open', () => resolve({
-      socket,
-      frames,
-      send: (content, session = 'webtest') => new Promise((done) => {
-        waiting = done;
-        socket.send(JSON.stringify({ type: 'message.send', session_id: session, payload: { content } }));
+    socket.once('open', () =>
+      resolve({
+        socket,
+        frames,
+        send: (content, session = 'webtest') =>
+          new Promise((done) => {
+            waiting = done;
+            socket.send(JSON.stringify({ type: 'message.send', session_id: session, payload: { content } }));
+          }),
       }),
-    }));
+    );
   });
 }
 
 /** An answer of the unpriced model `fast` in its own turn and session, recorded as a turn records it. */
 export function seedUnpricedTurn(dashboard: Dashboard): void {
   const keys = { agent: 'main', session: 'sk_v1_unpriced', turn: 't_unpriced' };
-  const settings = { model_name: 'fast', stream: false, max_tool_iterations: 5, loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 } };
-  dashboard.host.publish({ ...keys, type: 'turn.started', data: { message_id: 'm1', channel: 'cli', chat: 'direct:me', text: 'hello', session_key: 'v=1|agent=main|channel=cli|account=default|chat=direct:me', settings } });
-  dashboard.host.publish({ ...keys, type: 'provider.requested', data: { model_name: 'fast', stream: false, iteration: 1, message_count: 1 } });
-  dashboard.host.publish({ ...keys, type: 'provider.responded', data: { text: 'hi', tool_calls: [], usage: { input_tokens: 700, output_tokens: 30 }, iteration: 1 } });
+  const settings = {
+    model_name: 'fast',
+    stream: false,
+    max_tool_iterations: 5,
+    loop_detection: { enabled: false, repeat_threshold: 3, critical_threshold: 6, window_size: 20 },
+  };
+  dashboard.host.publish({
+    ...keys,
+    type: 'turn.started',
+    data: {
+      message_id: 'm1',
+      channel: 'cli',
+      chat: 'direct:me',
+      text: 'hello',
+      session_key: 'v=1|agent=main|channel=cli|account=default|chat=direct:me',
+      settings,
+    },
+  });
+  dashboard.host.publish({
+    ...keys,
+    type: 'provider.requested',
+    data: { model_name: 'fast', stream: false, iteration: 1, message_count: 1 },
+  });
+  dashboard.host.publish({
+    ...keys,
+    type: 'provider.responded',
+    data: { text: 'hi', tool_calls: [], usage: { input_tokens: 700, output_tokens: 30 }, iteration: 1 },
+  });
   dashboard.host.publish({ ...keys, type: 'turn.completed', data: { reply: 'hi', iterations: 1 } });
 }

@@ -7,7 +7,14 @@ import { Response } from 'undici';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ContractEmulator, Conversation, Said, SentMessage } from '../channels/contract/emulator.js';
 
-const BOT = { id: '900000000000000001', username: 'contractbot', discriminator: '0', global_name: null, avatar: null, bot: true };
+const BOT = {
+  id: '900000000000000001',
+  username: 'contractbot',
+  discriminator: '0',
+  global_name: null,
+  avatar: null,
+  bot: true,
+};
 const GUILD = '910000000000000001';
 const TEXT_CHANNEL = '920000000000000001';
 
@@ -74,9 +81,22 @@ export class DiscordApi implements ContractEmulator {
   thread(name: string): Conversation {
     const user = { id: nextId(), username: name, discriminator: '0', global_name: name, avatar: null, bot: false };
     const channel = {
-      id: nextId(), type: 11, guild_id: GUILD, parent_id: TEXT_CHANNEL, name: `thread of ${name}`, owner_id: user.id,
-      thread_metadata: { archived: false, auto_archive_duration: 60, locked: false, archive_timestamp: new Date().toISOString() },
-      message_count: 0, member_count: 1, rate_limit_per_user: 0, flags: 0,
+      id: nextId(),
+      type: 11,
+      guild_id: GUILD,
+      parent_id: TEXT_CHANNEL,
+      name: `thread of ${name}`,
+      owner_id: user.id,
+      thread_metadata: {
+        archived: false,
+        auto_archive_duration: 60,
+        locked: false,
+        archive_timestamp: new Date().toISOString(),
+      },
+      message_count: 0,
+      member_count: 1,
+      rate_limit_per_user: 0,
+      flags: 0,
     };
     this.threads.push(channel);
     return this.conversation(channel, user, GUILD);
@@ -120,21 +140,49 @@ export class DiscordApi implements ContractEmulator {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private conversation(channel: Record<string, unknown>, author: Record<string, unknown>, guild: string | undefined): Conversation {
+  private conversation(
+    channel: Record<string, unknown>,
+    author: Record<string, unknown>,
+    guild: string | undefined,
+  ): Conversation {
     const chat: Chat = { channel, sent: [], typing: 0 };
     this.chats.set(String(channel.id), chat);
     const said = new Map<string, Record<string, unknown>>();
     const dispatch = (content: string, attachments: Array<Record<string, unknown>> = [], flags = 0): Said => {
       const message = {
-        id: nextId(), channel_id: channel.id, channel_type: channel.type, ...(guild ? { guild_id: guild, member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 } } : {}),
-        author, content, timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false,
-        mentions: [], mention_roles: [], attachments, embeds: [], pinned: false, type: 0, flags,
+        id: nextId(),
+        channel_id: channel.id,
+        channel_type: channel.type,
+        ...(guild
+          ? {
+              guild_id: guild,
+              member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
+            }
+          : {}),
+        author,
+        content,
+        timestamp: new Date().toISOString(),
+        edited_timestamp: null,
+        tts: false,
+        mention_everyone: false,
+        mentions: [],
+        mention_roles: [],
+        attachments,
+        embeds: [],
+        pinned: false,
+        type: 0,
+        flags,
       };
       said.set(message.id, message);
       this.broadcast('MESSAGE_CREATE', message);
       return { id: message.id };
     };
-    const attachment = (name: string, type: string, bytes: Buffer, extra: Record<string, unknown> = {}): Record<string, unknown> => {
+    const attachment = (
+      name: string,
+      type: string,
+      bytes: Buffer,
+      extra: Record<string, unknown> = {},
+    ): Record<string, unknown> => {
       const id = nextId();
       this.files.set(id, bytes);
       const url = `${this.url}/attachments/${id}/${name}`;
@@ -143,9 +191,15 @@ export class DiscordApi implements ContractEmulator {
     return {
       sender: String(author.id),
       say: async (text) => dispatch(text),
-      sendImage: async (bytes, caption) => dispatch(caption, [attachment('picture.png', 'image/png', bytes, { width: 90, height: 90 })]),
+      sendImage: async (bytes, caption) =>
+        dispatch(caption, [attachment('picture.png', 'image/png', bytes, { width: 90, height: 90 })]),
       // A voice message: an Ogg attachment with its duration and waveform, flag IS_VOICE_MESSAGE (1 << 13).
-      sendVoice: async (bytes) => dispatch('', [attachment('voice-message.ogg', 'audio/ogg', bytes, { duration_secs: 2, waveform: 'AAAA' })], 1 << 13),
+      sendVoice: async (bytes) =>
+        dispatch(
+          '',
+          [attachment('voice-message.ogg', 'audio/ogg', bytes, { duration_secs: 2, waveform: 'AAAA' })],
+          1 << 13,
+        ),
       redeliver: async (done) => {
         const message = said.get(done.id);
         if (!message) throw new Error(`no message ${done.id} to redeliver`);
@@ -172,10 +226,23 @@ export class DiscordApi implements ContractEmulator {
         if (token !== this.token && token !== `Bot ${this.token}`) return ws.close(4004, 'Authentication failed.');
         // A resume is answered with a fresh session, as Discord does when it cannot resume.
         if (frame.op === 6) return ws.send(JSON.stringify({ op: 9, d: false }));
-        ws.send(JSON.stringify({ op: 0, t: 'READY', s: ++this.seq, d: {
-          v: 10, user: BOT, guilds: [{ id: GUILD, unavailable: true }], session_id: `session${this.opened}`,
-          resume_gateway_url: this.url.replace('http', 'ws'), application: { id: BOT.id, flags: 0 }, shard: [0, 1], private_channels: [],
-        } }));
+        ws.send(
+          JSON.stringify({
+            op: 0,
+            t: 'READY',
+            s: ++this.seq,
+            d: {
+              v: 10,
+              user: BOT,
+              guilds: [{ id: GUILD, unavailable: true }],
+              session_id: `session${this.opened}`,
+              resume_gateway_url: this.url.replace('http', 'ws'),
+              application: { id: BOT.id, flags: 0 },
+              shard: [0, 1],
+              private_channels: [],
+            },
+          }),
+        );
         ws.send(JSON.stringify({ op: 0, t: 'GUILD_CREATE', s: ++this.seq, d: this.guild() }));
         this.sockets.add(ws);
         for (const [type, data] of this.missed.splice(0)) this.broadcast(type, data);
@@ -185,12 +252,56 @@ export class DiscordApi implements ContractEmulator {
 
   private guild(): Record<string, unknown> {
     return {
-      id: GUILD, name: 'Contract', icon: null, owner_id: '1', unavailable: false, member_count: 2, large: false,
-      joined_at: new Date().toISOString(), afk_timeout: 300, verification_level: 0, default_message_notifications: 0,
-      explicit_content_filter: 0, features: [], mfa_level: 0, premium_tier: 0, preferred_locale: 'en-US', nsfw_level: 0,
-      system_channel_flags: 0, roles: [{ id: GUILD, name: '@everyone', permissions: '1071698660929', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
-      emojis: [], stickers: [], members: [], presences: [], voice_states: [], stage_instances: [], guild_scheduled_events: [],
-      channels: [{ id: TEXT_CHANNEL, type: 0, guild_id: GUILD, name: 'general', position: 0, permission_overwrites: [], nsfw: false, parent_id: null }],
+      id: GUILD,
+      name: 'Contract',
+      icon: null,
+      owner_id: '1',
+      unavailable: false,
+      member_count: 2,
+      large: false,
+      joined_at: new Date().toISOString(),
+      afk_timeout: 300,
+      verification_level: 0,
+      default_message_notifications: 0,
+      explicit_content_filter: 0,
+      features: [],
+      mfa_level: 0,
+      premium_tier: 0,
+      preferred_locale: 'en-US',
+      nsfw_level: 0,
+      system_channel_flags: 0,
+      roles: [
+        {
+          id: GUILD,
+          name: '@everyone',
+          permissions: '1071698660929',
+          position: 0,
+          color: 0,
+          hoist: false,
+          managed: false,
+          mentionable: false,
+          flags: 0,
+        },
+      ],
+      emojis: [],
+      stickers: [],
+      members: [],
+      presences: [],
+      voice_states: [],
+      stage_instances: [],
+      guild_scheduled_events: [],
+      channels: [
+        {
+          id: TEXT_CHANNEL,
+          type: 0,
+          guild_id: GUILD,
+          name: 'general',
+          position: 0,
+          permission_overwrites: [],
+          nsfw: false,
+          parent_id: null,
+        },
+      ],
       threads: this.threads,
     };
   }
@@ -201,13 +312,20 @@ export class DiscordApi implements ContractEmulator {
     const attachment = /^\/attachments\/(\d+)\//.exec(url.pathname);
     if (attachment) {
       const bytes = this.files.get(attachment[1]!);
-      return void (bytes ? res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes) : res.writeHead(404).end());
+      return void (bytes
+        ? res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes)
+        : res.writeHead(404).end());
     }
-    if (req.headers.authorization !== `Bot ${this.token}`) return json(res, 401, { message: '401: Unauthorized', code: 0 });
+    if (req.headers.authorization !== `Bot ${this.token}`)
+      return json(res, 401, { message: '401: Unauthorized', code: 0 });
     const path = url.pathname.replace(/^\/api\/v\d+/, '');
     const body = await readBody(req);
     if (path === '/gateway/bot') {
-      return json(res, 200, { url: this.url.replace('http', 'ws'), shards: 1, session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 } });
+      return json(res, 200, {
+        url: this.url.replace('http', 'ws'),
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+      });
     }
     if (path === '/users/@me') return json(res, 200, BOT);
     const channelCall = /^\/channels\/(\d+)(\/messages(?:\/(\d+))?|\/typing)?$/.exec(path);
@@ -233,14 +351,25 @@ export class DiscordApi implements ContractEmulator {
     const limit = this.limits.shift();
     if (limit !== undefined) {
       this.limitedAt.push(Date.now());
-      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(limit), 'x-ratelimit-scope': 'user', 'x-ratelimit-global': 'false' });
-      return void res.end(JSON.stringify({ message: 'You are being rate limited.', retry_after: limit, global: false }));
+      res.writeHead(429, {
+        'content-type': 'application/json',
+        'retry-after': String(limit),
+        'x-ratelimit-scope': 'user',
+        'x-ratelimit-global': 'false',
+      });
+      return void res.end(
+        JSON.stringify({ message: 'You are being rate limited.', retry_after: limit, global: false }),
+      );
     }
-    const payload = typeof body.payload_json === 'string' ? (JSON.parse(body.payload_json) as Record<string, unknown>) : body;
+    const payload =
+      typeof body.payload_json === 'string' ? (JSON.parse(body.payload_json) as Record<string, unknown>) : body;
     const upload = body['files[0]'] as { name: string; bytes: Buffer } | undefined;
     const content = typeof payload.content === 'string' ? payload.content : '';
     const message: SentMessage = {
-      id: nextId(), text: content, edits: [], at: Date.now(),
+      id: nextId(),
+      text: content,
+      edits: [],
+      at: Date.now(),
       ...(upload ? { file: { name: upload.name, bytes: upload.bytes, ...(content ? { caption: content } : {}) } } : {}),
     };
     chat.sent.push(message);
@@ -251,9 +380,23 @@ export class DiscordApi implements ContractEmulator {
 
   private wire(chat: Chat, message: SentMessage): Record<string, unknown> {
     return {
-      id: message.id, channel_id: chat.channel.id, ...(chat.channel.guild_id ? { guild_id: chat.channel.guild_id } : {}), author: BOT, content: message.text,
-      timestamp: new Date(message.at).toISOString(), edited_timestamp: message.edits.length ? new Date().toISOString() : null, tts: false,
-      mention_everyone: false, mentions: [], mention_roles: [], attachments: [], embeds: [], pinned: false, type: 0, flags: 0, components: [],
+      id: message.id,
+      channel_id: chat.channel.id,
+      ...(chat.channel.guild_id ? { guild_id: chat.channel.guild_id } : {}),
+      author: BOT,
+      content: message.text,
+      timestamp: new Date(message.at).toISOString(),
+      edited_timestamp: message.edits.length ? new Date().toISOString() : null,
+      tts: false,
+      mention_everyone: false,
+      mentions: [],
+      mention_roles: [],
+      attachments: [],
+      embeds: [],
+      pinned: false,
+      type: 0,
+      flags: 0,
+      components: [],
     };
   }
 }
@@ -268,11 +411,14 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const raw = Buffer.concat(chunks);
   const type = req.headers['content-type'] ?? '';
-  if (type.includes('application/json')) return raw.length ? (JSON.parse(raw.toString('utf8')) as Record<string, unknown>) : {};
+  if (type.includes('application/json'))
+    return raw.length ? (JSON.parse(raw.toString('utf8')) as Record<string, unknown>) : {};
   if (type.includes('multipart/form-data')) {
     const form = await new Response(raw, { headers: { 'content-type': type } }).formData();
     const out: Record<string, unknown> = {};
-    for (const [key, value] of form.entries()) out[key] = typeof value === 'string' ? value : { name: value.name, bytes: Buffer.from(await value.arrayBuffer()) };
+    for (const [key, value] of form.entries())
+      out[key] =
+        typeof value === 'string' ? value : { name: value.name, bytes: Buffer.from(await value.arrayBuffer()) };
     return out;
   }
   return {};

@@ -29,12 +29,20 @@ export async function passes(check: () => void | Promise<void>, limitMs = 10_000
 }
 
 /** Polls `check` until it answers something other than undefined; fails after `timeoutMs` saying what `seen` last said. */
-export async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs: number, seen?: () => unknown): Promise<T> {
+export async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs: number,
+  seen?: () => unknown,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms${seen ? `; last seen: ${JSON.stringify(await seen())}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what} did not happen within ${timeoutMs} ms${seen ? `; last seen: ${JSON.stringify(await seen())}` : ''}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

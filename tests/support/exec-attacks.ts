@@ -1,4 +1,14 @@
-import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -52,7 +62,10 @@ export function layExecTraps(root: string, workspace: string, home: string, user
   link('../../../outside', join(workspace, 'sub', 'up'));
   rmSync(join(workspace, 'envlink'), { force: true });
   linkSync(join(workspace, '.env'), join(workspace, 'envlink'));
-  return { ...traps, secrets: [...SECRETS.map(([, text]) => text.replace(/^\{"key": "|"\}$/g, '')), 'RAN-OUTSIDE-SECRET'] };
+  return {
+    ...traps,
+    secrets: [...SECRETS.map(([, text]) => text.replace(/^\{"key": "|"\}$/g, '')), 'RAN-OUTSIDE-SECRET'],
+  };
 }
 
 /** Every file outside the workspace, and the workspace's history and credentials, with their contents. */
@@ -69,21 +82,28 @@ export function fingerprint(traps: ExecTraps): string {
   };
   walk(traps.root);
   for (const name of ['sessions', '.ssh']) walk(join(traps.workspace, name));
-  for (const name of ['.env', 'sub/.env.local']) lines.push(`${name} ${existsSync(join(traps.workspace, name)) ? readFileSync(join(traps.workspace, name), 'utf8') : '(gone)'}`);
+  for (const name of ['.env', 'sub/.env.local'])
+    lines.push(
+      `${name} ${existsSync(join(traps.workspace, name)) ? readFileSync(join(traps.workspace, name), 'utf8') : '(gone)'}`,
+    );
   return lines.join('\n');
 }
 
 /** Processes still running whose command line carries `tag` (the attacks tag their `sleep`s). */
 export function straysTagged(tag: string): number[] {
   const needle = Buffer.from(`\0${tag}`);
-  return readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).flatMap((pid) => {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`);
-      return cmdline.includes(needle) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ') ? [Number(pid)] : [];
-    } catch {
-      return [];
-    }
-  });
+  return readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid))
+    .flatMap((pid) => {
+      try {
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`);
+        return cmdline.includes(needle) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ')
+          ? [Number(pid)]
+          : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 export function killTagged(tag: string): void {
@@ -120,23 +140,105 @@ export function execAttacks(t: ExecTraps): ExecAttack[] {
   const victim = join(t.outside, 'victim');
   // Detached children get a moment to leave the process group before the shell ends.
   const settle = 'sleep 0.3; echo started';
-  const a = (group: string, off: GuardOutcome, ...commands: string[]): ExecAttack[] => commands.map((command) => ({ group, command, off }));
+  const a = (group: string, off: GuardOutcome, ...commands: string[]): ExecAttack[] =>
+    commands.map((command) => ({ group, command, off }));
   return [
-    ...a('cd', 'refused', 'cd; cat .bashrc', 'cd && ls -a && cat .ssh/id_rsa', 'cd ~ && cat .bashrc', 'cd .. && cat .security.yml config.json', 'cd ../.. && cat outside/secret.txt', 'cd - ; cd .. ; cat .security.yml'),
-    ...a('symlink words', 'refused', 'cat link-out', 'cp link-out copied.txt && cat copied.txt', 'cd rootlink && cat secret.txt', 'cd rootlink && ./x.sh', 'cat rootlink/secret.txt', `ln -s ${secret} mine && cat mine`),
-    ...a('.. through links', 'refused', 'cat sub/up/../outside/secret.txt', 'cat sub/up/../user/.bashrc', 'cat sub/up/../agent-home/.security.yml', 'cat sub/up/secret.txt', 'cd sub/up && cd .. && cat user/.ssh/id_rsa'),
+    ...a(
+      'cd',
+      'refused',
+      'cd; cat .bashrc',
+      'cd && ls -a && cat .ssh/id_rsa',
+      'cd ~ && cat .bashrc',
+      'cd .. && cat .security.yml config.json',
+      'cd ../.. && cat outside/secret.txt',
+      'cd - ; cd .. ; cat .security.yml',
+    ),
+    ...a(
+      'symlink words',
+      'refused',
+      'cat link-out',
+      'cp link-out copied.txt && cat copied.txt',
+      'cd rootlink && cat secret.txt',
+      'cd rootlink && ./x.sh',
+      'cat rootlink/secret.txt',
+      `ln -s ${secret} mine && cat mine`,
+    ),
+    ...a(
+      '.. through links',
+      'refused',
+      'cat sub/up/../outside/secret.txt',
+      'cat sub/up/../user/.bashrc',
+      'cat sub/up/../agent-home/.security.yml',
+      'cat sub/up/secret.txt',
+      'cd sub/up && cd .. && cat user/.ssh/id_rsa',
+    ),
     ...a('hard links', 'refused', `ln ${secret} hard1 && cat hard1`),
-    ...a('hard links', 'escapes', `ln "$(echo ${b64(secret)} | base64 -d)" hard2; cat hard2`, 'ln .env hard3 && cat hard3', 'cat envlink', 'cat .env', 'cat sub/.env.local .ssh/id_rsa'),
+    ...a(
+      'hard links',
+      'escapes',
+      `ln "$(echo ${b64(secret)} | base64 -d)" hard2; cat hard2`,
+      'ln .env hard3 && cat hard3',
+      'cat envlink',
+      'cat .env',
+      'cat sub/.env.local .ssh/id_rsa',
+    ),
     ...a('history', 'escapes', 'echo forged > sessions/log.txt', 'cp a.txt sessions/new.txt', 'rm sessions/log.txt'),
-    ...a('$(…) and base64', 'escapes', `cat $(echo ${b64(secret)} | base64 -d)`, `cat \`echo ${b64(secret)} | base64 -d\``, `F=${b64(secret)}; cat $(echo $F | base64 -d)`, `echo ${b64(secret)} | base64 -d > p.txt; xargs cat < p.txt`),
-    ...a('$(…) and base64', 'refused', `echo ${b64(catSecret)} | base64 -d | sh`, `sh -c "$(echo ${b64(catSecret)} | base64 -d)"`, `eval "$(echo ${b64(catSecret)} | base64 -d)"`),
-    ...a('interpreters', 'escapes', `python3 -c "print(open('/'+'${secret.slice(1)}').read())"`, `perl -e 'open(F, pack("H*", "${hex(secret)}")); print <F>'`, `node -e "console.log(require('fs').readFileSync(Buffer.from('${b64(secret)}', 'base64').toString(), 'utf8'))"`, `python3 -c "import os; os.system('cat ' + bytes.fromhex('${hex(join(t.home, '.security.yml'))}').decode())"`, `python3 -c "open(bytes.fromhex('${hex(join(t.outside, 'planted.txt'))}').decode(), 'w').write('x')"`),
-    ...a('detached children', 'contained', `setsid sleep ${STRAY_TAG} & ${settle}`, `nohup sleep ${STRAY_TAG} > /dev/null 2>&1 & ${settle}`, `(sleep ${STRAY_TAG} &) ; ${settle}`, `sh -c 'setsid sleep ${STRAY_TAG} &' ; ${settle}`),
-    ...a('detached children', 'escapes', `env -i setsid sleep ${STRAY_TAG} > /dev/null 2>&1 & ${settle}`, `python3 -c "import subprocess; subprocess.Popen(['sleep', '${STRAY_TAG}'], start_new_session=True, env={})"; ${settle}`),
-    ...a('deny-pattern evasions', 'refused', `$(echo rm) -rf ${victim}`, `\`echo rm\` -rf ${victim}`, `R=rm; $R -rf ${victim}`, `find "$(echo ${b64(victim)} | base64 -d)" -delete`, `$(printf mkfs).ext4 -q ${join(t.outside, 'disk.img')}`, `echo ${b64(`rm -rf ${victim}`)} | base64 -d | bash`),
+    ...a(
+      '$(…) and base64',
+      'escapes',
+      `cat $(echo ${b64(secret)} | base64 -d)`,
+      `cat \`echo ${b64(secret)} | base64 -d\``,
+      `F=${b64(secret)}; cat $(echo $F | base64 -d)`,
+      `echo ${b64(secret)} | base64 -d > p.txt; xargs cat < p.txt`,
+    ),
+    ...a(
+      '$(…) and base64',
+      'refused',
+      `echo ${b64(catSecret)} | base64 -d | sh`,
+      `sh -c "$(echo ${b64(catSecret)} | base64 -d)"`,
+      `eval "$(echo ${b64(catSecret)} | base64 -d)"`,
+    ),
+    ...a(
+      'interpreters',
+      'escapes',
+      `python3 -c "print(open('/'+'${secret.slice(1)}').read())"`,
+      `perl -e 'open(F, pack("H*", "${hex(secret)}")); print <F>'`,
+      `node -e "console.log(require('fs').readFileSync(Buffer.from('${b64(secret)}', 'base64').toString(), 'utf8'))"`,
+      `python3 -c "import os; os.system('cat ' + bytes.fromhex('${hex(join(t.home, '.security.yml'))}').decode())"`,
+      `python3 -c "open(bytes.fromhex('${hex(join(t.outside, 'planted.txt'))}').decode(), 'w').write('x')"`,
+    ),
+    ...a(
+      'detached children',
+      'contained',
+      `setsid sleep ${STRAY_TAG} & ${settle}`,
+      `nohup sleep ${STRAY_TAG} > /dev/null 2>&1 & ${settle}`,
+      `(sleep ${STRAY_TAG} &) ; ${settle}`,
+      `sh -c 'setsid sleep ${STRAY_TAG} &' ; ${settle}`,
+    ),
+    ...a(
+      'detached children',
+      'escapes',
+      `env -i setsid sleep ${STRAY_TAG} > /dev/null 2>&1 & ${settle}`,
+      `python3 -c "import subprocess; subprocess.Popen(['sleep', '${STRAY_TAG}'], start_new_session=True, env={})"; ${settle}`,
+    ),
+    ...a(
+      'deny-pattern evasions',
+      'refused',
+      `$(echo rm) -rf ${victim}`,
+      `\`echo rm\` -rf ${victim}`,
+      `R=rm; $R -rf ${victim}`,
+      `find "$(echo ${b64(victim)} | base64 -d)" -delete`,
+      `$(printf mkfs).ext4 -q ${join(t.outside, 'disk.img')}`,
+      `echo ${b64(`rm -rf ${victim}`)} | base64 -d | bash`,
+    ),
     { group: 'deny-pattern evasions', command: '$(echo shutdown) now', off: 'refused', guardOnly: true },
     { group: 'deny-pattern evasions', command: "perl -e 'fork while 1'", off: 'refused', guardOnly: true },
-    { group: 'deny-pattern evasions', command: 'python3 -c "import os\nwhile True: os.fork()"', off: 'refused', guardOnly: true },
+    {
+      group: 'deny-pattern evasions',
+      command: 'python3 -c "import os\nwhile True: os.fork()"',
+      off: 'refused',
+      guardOnly: true,
+    },
   ];
 }
 
@@ -157,7 +259,6 @@ export async function harmOf(traps: ExecTraps, before: string, output: string): 
   }
   return harm;
 }
-
 
 /** One probe of the sandbox corpus: a command run inside bubblewrap with no guard in front, batched with others. */
 export interface SandboxAttack {
@@ -216,14 +317,29 @@ const WRITES: Array<(p: string) => string> = [
  */
 export function sandboxAttacks(t: ExecTraps, loopbackUrl: string): SandboxAttack[] {
   const secrets = [
-    join(t.outside, 'secret.txt'), join(t.userHome, '.bashrc'), join(t.userHome, '.ssh', 'id_rsa'), join(t.home, '.security.yml'),
-    join(t.home, 'config.json'), join(t.home, 'launcher-auth.db', 'CURRENT'), join(t.home, 'auth', 'mcp', 'server.json'),
-    join(t.workspace, '.env'), join(t.workspace, '.ssh', 'id_rsa'), join(t.workspace, 'sub', '.env.local'), '/etc/shadow', '/etc/gshadow',
+    join(t.outside, 'secret.txt'),
+    join(t.userHome, '.bashrc'),
+    join(t.userHome, '.ssh', 'id_rsa'),
+    join(t.home, '.security.yml'),
+    join(t.home, 'config.json'),
+    join(t.home, 'launcher-auth.db', 'CURRENT'),
+    join(t.home, 'auth', 'mcp', 'server.json'),
+    join(t.workspace, '.env'),
+    join(t.workspace, '.ssh', 'id_rsa'),
+    join(t.workspace, 'sub', '.env.local'),
+    '/etc/shadow',
+    '/etc/gshadow',
   ];
   const reads = secrets.flatMap((path) => READS.map((read) => ({ group: 'read', command: read(path) })));
   const targets = [
-    join(t.outside, 'secret.txt'), join(t.outside, 'planted.txt'), join(t.userHome, '.bashrc'), join(t.home, 'config.json'),
-    join(t.home, '.security.yml'), join(t.workspace, 'sessions', 'log.txt'), join(t.workspace, '.env'), '/etc/cron.d/tern-test',
+    join(t.outside, 'secret.txt'),
+    join(t.outside, 'planted.txt'),
+    join(t.userHome, '.bashrc'),
+    join(t.home, 'config.json'),
+    join(t.home, '.security.yml'),
+    join(t.workspace, 'sessions', 'log.txt'),
+    join(t.workspace, '.env'),
+    '/etc/cron.d/tern-test',
   ];
   const writes = targets.flatMap((path) => WRITES.map((write) => ({ group: 'write', command: write(path) })));
   const { host, port } = new URL(loopbackUrl);
@@ -231,37 +347,69 @@ export function sandboxAttacks(t: ExecTraps, loopbackUrl: string): SandboxAttack
   return [
     ...reads,
     ...writes,
-    ...a('inherited descriptors',
+    ...a(
+      'inherited descriptors',
       'for f in /proc/self/fd/*; do echo forged >> "$f"; done',
       `python3 -c "import os\nfor n in os.listdir('/proc/self/fd'):\n    try: os.pwrite(int(n), b'forged', 0)\n    except OSError: pass"`,
-      'ls -l /proc/1/fd/ /proc/self/fd/ | grep -v -e pipe: -e socket: -e /dev/null -e /proc/ -e total'),
-    ...a('setuid',
-      'cp "$(command -v python3)" py3 && chmod 4755 py3', 'cp "$(command -v sh)" sh2 && chmod u+s,g+s sh2',
-      'install -m 6755 "$(command -v true)" t2', 'python3 -c "import os; os.close(os.open(\'t3\', os.O_CREAT | os.O_WRONLY, 0o4755))"',
-      'python3 -c "import os; os.mknod(\'t4\', 0o106755)"', 'touch t5 && perl -e "chmod 04755, \'t5\'"', 'mkdir -p d6 && chmod 2775 d6',
+      'ls -l /proc/1/fd/ /proc/self/fd/ | grep -v -e pipe: -e socket: -e /dev/null -e /proc/ -e total',
+    ),
+    ...a(
+      'setuid',
+      'cp "$(command -v python3)" py3 && chmod 4755 py3',
+      'cp "$(command -v sh)" sh2 && chmod u+s,g+s sh2',
+      'install -m 6755 "$(command -v true)" t2',
+      'python3 -c "import os; os.close(os.open(\'t3\', os.O_CREAT | os.O_WRONLY, 0o4755))"',
+      'python3 -c "import os; os.mknod(\'t4\', 0o106755)"',
+      'touch t5 && perl -e "chmod 04755, \'t5\'"',
+      'mkdir -p d6 && chmod 2775 d6',
       'touch t7 && python3 -c "import os; fd = os.open(\'t7\', os.O_RDONLY); os.fchmod(fd, 0o4755)"',
-      `tar cf s.tar --mode=4755 a.txt && mkdir -p x && tar xpf s.tar -C x`),
-    ...a('host loopback',
-      `curl -s -m 2 ${loopbackUrl}`, `curl -s -m 2 http://localhost:${port}/`, `curl -s -m 2 http://10.0.2.2:${port}/`,
-      `curl -s -m 2 http://127.0.0.2:${port}/`, `curl -s -m 2 http://0.0.0.0:${port}/`, `curl -s -m 2 -g 'http://[::1]:${port}/'`,
-      `curl -s -m 2 -g 'http://[::ffff:127.0.0.1]:${port}/'`, `bash -c 'exec 3<>/dev/tcp/${host}/${port}; printf "GET / HTTP/1.0\\r\\n\\r\\n" >&3; cat <&3'`,
-      `python3 -c "import urllib.request; print(urllib.request.urlopen('${loopbackUrl}', timeout=2).read())"`),
-    ...a('namespaces and privileges',
-      'unshare -U -r true && echo ESCAPED-userns', 'unshare -n true && echo ESCAPED-netns', 'unshare -m true && echo ESCAPED-mountns',
-      'nsenter -t 1 -m -u -n -i true && echo ESCAPED-nsenter', 'mount -t tmpfs none /mnt && echo ESCAPED-mount',
-      'umount -l "$PWD/.env" && cat .env', 'chroot / true && echo ESCAPED-chroot', 'mknod sda b 8 0 && echo ESCAPED-mknod',
-      'su -c true root < /dev/null && echo ESCAPED-su', 'sudo -n true && echo ESCAPED-sudo', 'setpriv --reuid=0 true && echo ESCAPED-setpriv',
+      `tar cf s.tar --mode=4755 a.txt && mkdir -p x && tar xpf s.tar -C x`,
+    ),
+    ...a(
+      'host loopback',
+      `curl -s -m 2 ${loopbackUrl}`,
+      `curl -s -m 2 http://localhost:${port}/`,
+      `curl -s -m 2 http://10.0.2.2:${port}/`,
+      `curl -s -m 2 http://127.0.0.2:${port}/`,
+      `curl -s -m 2 http://0.0.0.0:${port}/`,
+      `curl -s -m 2 -g 'http://[::1]:${port}/'`,
+      `curl -s -m 2 -g 'http://[::ffff:127.0.0.1]:${port}/'`,
+      `bash -c 'exec 3<>/dev/tcp/${host}/${port}; printf "GET / HTTP/1.0\\r\\n\\r\\n" >&3; cat <&3'`,
+      `python3 -c "import urllib.request; print(urllib.request.urlopen('${loopbackUrl}', timeout=2).read())"`,
+    ),
+    ...a(
+      'namespaces and privileges',
+      'unshare -U -r true && echo ESCAPED-userns',
+      'unshare -n true && echo ESCAPED-netns',
+      'unshare -m true && echo ESCAPED-mountns',
+      'nsenter -t 1 -m -u -n -i true && echo ESCAPED-nsenter',
+      'mount -t tmpfs none /mnt && echo ESCAPED-mount',
+      'umount -l "$PWD/.env" && cat .env',
+      'chroot / true && echo ESCAPED-chroot',
+      'mknod sda b 8 0 && echo ESCAPED-mknod',
+      'su -c true root < /dev/null && echo ESCAPED-su',
+      'sudo -n true && echo ESCAPED-sudo',
+      'setpriv --reuid=0 true && echo ESCAPED-setpriv',
       'grep ^Cap /proc/self/status | grep -qv 0000000000000000 && echo ESCAPED-capabilities',
-      'python3 -c "import os; os.setuid(0)" && echo ESCAPED-setuid', 'echo 1 > /proc/sys/kernel/sysrq && echo ESCAPED-sysctl',
-      'head -c 1 /dev/mem > /dev/null && echo ESCAPED-mem', 'head -c 1 /dev/kmsg > /dev/null && echo ESCAPED-kmsg',
-      'ls /dev/sd* /dev/nvme* /dev/vd* > /dev/null 2>&1 && echo ESCAPED-disks', 'ls /sys/fs/cgroup/* > /dev/null 2>&1 && echo ESCAPED-cgroupfs',
-      'kill -9 -1; echo survived', 'ls /run/*.sock /var/run/*.sock /tmp/.X11-unix 2>/dev/null | grep -q . && echo ESCAPED-host-sockets'),
-    ...a('processes',
-      `setsid sleep ${STRAY_TAG} & sleep 0.2`, `nohup sleep ${STRAY_TAG} > /dev/null 2>&1 & sleep 0.2`,
+      'python3 -c "import os; os.setuid(0)" && echo ESCAPED-setuid',
+      'echo 1 > /proc/sys/kernel/sysrq && echo ESCAPED-sysctl',
+      'head -c 1 /dev/mem > /dev/null && echo ESCAPED-mem',
+      'head -c 1 /dev/kmsg > /dev/null && echo ESCAPED-kmsg',
+      'ls /dev/sd* /dev/nvme* /dev/vd* > /dev/null 2>&1 && echo ESCAPED-disks',
+      'ls /sys/fs/cgroup/* > /dev/null 2>&1 && echo ESCAPED-cgroupfs',
+      'kill -9 -1; echo survived',
+      'ls /run/*.sock /var/run/*.sock /tmp/.X11-unix 2>/dev/null | grep -q . && echo ESCAPED-host-sockets',
+    ),
+    ...a(
+      'processes',
+      `setsid sleep ${STRAY_TAG} & sleep 0.2`,
+      `nohup sleep ${STRAY_TAG} > /dev/null 2>&1 & sleep 0.2`,
       `env -i setsid sleep ${STRAY_TAG} > /dev/null 2>&1 & sleep 0.2`,
       `python3 -c "import subprocess; subprocess.Popen(['sleep', '${STRAY_TAG}'], start_new_session=True, env={})"`,
       'i=0; while [ $i -lt 2000 ]; do sleep 5 & i=$((i+1)); done; echo ESCAPED-2000-forks',
-      'python3 -c "bytearray(3 * 1024 ** 3)" && echo ESCAPED-3-GB', 'head -c 2G /dev/zero > big; [ "$(wc -c < big)" -gt 16777216 ] && echo ESCAPED-file-size; rm -f big'),
+      'python3 -c "bytearray(3 * 1024 ** 3)" && echo ESCAPED-3-GB',
+      'head -c 2G /dev/zero > big; [ "$(wc -c < big)" -gt 16777216 ] && echo ESCAPED-file-size; rm -f big',
+    ),
   ];
 }
 

@@ -20,7 +20,11 @@ export class ManualClock implements Scheduler {
   after(ms: number, run: () => void): { cancel(): void } {
     const timer: Timer = { at: this.time + ms, run, cancelled: false };
     this.timers.push(timer);
-    return { cancel: () => { timer.cancelled = true; } };
+    return {
+      cancel: () => {
+        timer.cancelled = true;
+      },
+    };
   }
 
   /** Delays (from now) of the timers still waiting. */

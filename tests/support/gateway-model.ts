@@ -21,13 +21,20 @@ export interface GatewayModel {
 
 export const TRANSCRIPT = 'turn on the lights';
 
-export const LONG_REPLY = ['Here is the code:', '```ts', ...Array.from({ length: 400 }, (_, i) => `const line${i} = ${i}; // filler`), '```', 'Done.'].join('\n');
+export const LONG_REPLY = [
+  'Here is the code:',
+  '```ts',
+  ...Array.from({ length: 400 }, (_, i) => `const line${i} = ${i}; // filler`),
+  '```',
+  'Done.',
+].join('\n');
 
 function lastUserText(body: unknown): string {
   const messages = (body as { messages?: Array<{ role: string; content: unknown }> }).messages ?? [];
   const last = [...messages].reverse().find((m) => m.role === 'user');
   if (typeof last?.content === 'string') return withoutTime(last.content);
-  if (Array.isArray(last?.content)) return withoutTime(last.content.map((part: { text?: string }) => part.text ?? '').join(''));
+  if (Array.isArray(last?.content))
+    return withoutTime(last.content.map((part: { text?: string }) => part.text ?? '').join(''));
   return '';
 }
 
@@ -38,7 +45,10 @@ function answerFor(text: string): string {
 
 function completionBody(content: string): string {
   return JSON.stringify({
-    id: 'chatcmpl-1', object: 'chat.completion', created: 1_700_000_000, model: 'gpt-test',
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: 'gpt-test',
     choices: [{ index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: 'stop' }],
     usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
   });
@@ -47,10 +57,26 @@ function completionBody(content: string): string {
 /** The `message` tool call a `NOTE …` message asks for; `NOTE TO <channel> <chat> …` names another chat. */
 function noteCall(text: string): string {
   const to = /NOTE TO (\S+) (\S+) (.*)$/s.exec(text);
-  const args = JSON.stringify(to ? { content: to[3], channel: to[1], chat_id: to[2] } : { content: text.replace(/^.*NOTE\s*/, '') });
+  const args = JSON.stringify(
+    to ? { content: to[3], channel: to[1], chat_id: to[2] } : { content: text.replace(/^.*NOTE\s*/, '') },
+  );
   return JSON.stringify({
-    id: 'chatcmpl-2', object: 'chat.completion', created: 1_700_000_000, model: 'gpt-test',
-    choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_note', type: 'function', function: { name: 'message', arguments: args } }] }, logprobs: null, finish_reason: 'tool_calls' }],
+    id: 'chatcmpl-2',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: 'gpt-test',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_note', type: 'function', function: { name: 'message', arguments: args } }],
+        },
+        logprobs: null,
+        finish_reason: 'tool_calls',
+      },
+    ],
   });
 }
 
@@ -59,8 +85,22 @@ function fileCall(text: string): string {
   const [, path, caption] = /FILE (\S+) ?(.*)$/s.exec(text) ?? [];
   const args = JSON.stringify({ path, ...(caption ? { caption } : {}) });
   return JSON.stringify({
-    id: 'chatcmpl-4', object: 'chat.completion', created: 1_700_000_000, model: 'gpt-test',
-    choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_file', type: 'function', function: { name: 'send_file', arguments: args } }] }, logprobs: null, finish_reason: 'tool_calls' }],
+    id: 'chatcmpl-4',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: 'gpt-test',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_file', type: 'function', function: { name: 'send_file', arguments: args } }],
+        },
+        logprobs: null,
+        finish_reason: 'tool_calls',
+      },
+    ],
   });
 }
 
@@ -68,12 +108,27 @@ function fileCall(text: string): string {
 function planCall(text: string): string {
   const args = JSON.stringify({ action: 'write', todos: [{ id: 'p1', content: text.replace(/^.*PLAN\s*/, '') }] });
   return JSON.stringify({
-    id: 'chatcmpl-3', object: 'chat.completion', created: 1_700_000_000, model: 'gpt-test',
-    choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_plan', type: 'function', function: { name: 'todo', arguments: args } }] }, logprobs: null, finish_reason: 'tool_calls' }],
+    id: 'chatcmpl-3',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: 'gpt-test',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_plan', type: 'function', function: { name: 'todo', arguments: args } }],
+        },
+        logprobs: null,
+        finish_reason: 'tool_calls',
+      },
+    ],
   });
 }
 
-const lastRole = (body: unknown): string | undefined => (body as { messages?: Array<{ role: string }> }).messages?.at(-1)?.role;
+const lastRole = (body: unknown): string | undefined =>
+  (body as { messages?: Array<{ role: string }> }).messages?.at(-1)?.role;
 
 export async function startGatewayModel(options: { delayMs?: number } = {}): Promise<GatewayModel> {
   const state = { requests: 0, asked: [] as string[], released: false };
@@ -99,16 +154,21 @@ export async function startGatewayModel(options: { delayMs?: number } = {}): Pro
       const text = lastUserText(body);
       state.asked.push(text);
       if (text.includes('PLAN') && !body.stream) {
-        if (lastRole(body) === 'tool') later(5000, () => res.writeHead(200, { 'content-type': 'application/json' }).end(completionBody('planned')));
+        if (lastRole(body) === 'tool')
+          later(5000, () => res.writeHead(200, { 'content-type': 'application/json' }).end(completionBody('planned')));
         else res.writeHead(200, { 'content-type': 'application/json' }).end(planCall(text));
         return;
       }
       if (text.startsWith('FILE ') && !body.stream) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(lastRole(body) === 'tool' ? completionBody('sent') : fileCall(text));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(lastRole(body) === 'tool' ? completionBody('sent') : fileCall(text));
         return;
       }
       if (text.includes('NOTE') && !body.stream) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(lastRole(body) === 'tool' ? completionBody('noted') : noteCall(text));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(lastRole(body) === 'tool' ? completionBody('noted') : noteCall(text));
         return;
       }
       const answer = answerFor(text);
@@ -150,10 +210,11 @@ export async function startGatewayModel(options: { delayMs?: number } = {}): Pro
       state.released = true;
       for (const respond of held.splice(0)) respond();
     },
-    close: () => new Promise((resolve) => {
-      timers.forEach((t) => clearTimeout(t));
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        timers.forEach((t) => clearTimeout(t));
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

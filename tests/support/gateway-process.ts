@@ -11,7 +11,10 @@ export interface GatewayProcess {
   url: string;
   stderr(): string;
   ready(): Promise<{ status: number; body: { channels: Array<{ name: string; state: string; reason?: string }> } }>;
-  waitUntil(check: (body: { channels: Array<{ name: string; state: string }> }, status: number) => boolean, timeoutMs?: number): Promise<void>;
+  waitUntil(
+    check: (body: { channels: Array<{ name: string; state: string }> }, status: number) => boolean,
+    timeoutMs?: number,
+  ): Promise<void>;
   /**
    * SIGINT, then the exit code; one that has not exited after `timeoutMs` is killed and the stop fails, saying what it
    * logged. A process that has already exited (stopped, killed, crashed) gives its exit code at once.
@@ -22,11 +25,23 @@ export interface GatewayProcess {
 }
 
 export function modelEntry(modelUrl: string, streaming = false): Record<string, unknown> {
-  return { model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${modelUrl}/v1`, api_keys: ['sk-test-key-0001'], streaming: { enabled: streaming } };
+  return {
+    model_name: 'fast',
+    provider: 'openai',
+    model: 'gpt-test',
+    api_base: `${modelUrl}/v1`,
+    api_keys: ['sk-test-key-0001'],
+    streaming: { enabled: streaming },
+  };
 }
 
 /** Starts `tern gateway` on a fresh home, or again on the home of one that ran before (`home`). */
-export async function startGatewayProcess(config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}, given?: TempHome, readyMs = 90_000): Promise<GatewayProcess> {
+export async function startGatewayProcess(
+  config: Record<string, unknown>,
+  env: NodeJS.ProcessEnv = {},
+  given?: TempHome,
+  readyMs = 90_000,
+): Promise<GatewayProcess> {
   const home = given ?? tempHome();
   mkdirSync(home.home, { recursive: true });
   writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, ...config }, null, 2));
@@ -39,7 +54,10 @@ export async function startGatewayProcess(config: Record<string, unknown>, env: 
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve((exitCode = code))));
   const ready = async () => {
     const res = await fetch(`${url}/ready`);
-    const body = (await res.json()) as { status?: string; channels: Array<{ name: string; state: string; reason?: string }> };
+    const body = (await res.json()) as {
+      status?: string;
+      channels: Array<{ name: string; state: string; reason?: string }>;
+    };
     return { status: res.status, body };
   };
   type Ready = { status?: string; channels: Array<{ name: string; state: string }> };
@@ -49,7 +67,8 @@ export async function startGatewayProcess(config: Record<string, unknown>, env: 
       const answer = await ready().catch(() => undefined);
       if (answer && check(answer.body, answer.status)) return;
       if (exitCode !== undefined) throw new Error(`the gateway exited (code ${exitCode}) before that state: ${errors}`);
-      if (Date.now() > deadline) throw new Error(`gateway never reached the expected state: ${JSON.stringify(answer?.body)} ${errors}`);
+      if (Date.now() > deadline)
+        throw new Error(`gateway never reached the expected state: ${JSON.stringify(answer?.body)} ${errors}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
@@ -74,12 +93,17 @@ export async function startGatewayProcess(config: Record<string, unknown>, env: 
       await exited;
       const log = (() => {
         try {
-          return readFileSync(join(home.home, 'logs', 'gateway.log'), 'utf8').split('\n').slice(-40).join('\n');
+          return readFileSync(join(home.home, 'logs', 'gateway.log'), 'utf8')
+            .split('\n')
+            .slice(-40)
+            .join('\n');
         } catch {
           return '(no gateway.log)';
         }
       })();
-      throw new Error(`the gateway did not stop within ${timeoutMs} ms of SIGINT (killed); it said: ${errors}\nlast lines of its gateway.log:\n${log}`);
+      throw new Error(
+        `the gateway did not stop within ${timeoutMs} ms of SIGINT (killed); it said: ${errors}\nlast lines of its gateway.log:\n${log}`,
+      );
     },
     kill: async () => {
       child.kill('SIGKILL');

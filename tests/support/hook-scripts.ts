@@ -10,7 +10,9 @@ import { join } from 'node:path';
  */
 export function writeHookScript(dir: string, name: string, handlers: string): string {
   const path = join(dir, `${name}.mjs`);
-  writeFileSync(path, `import { createInterface } from 'node:readline';
+  writeFileSync(
+    path,
+    `import { createInterface } from 'node:readline';
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 const NEVER = Symbol('never');
 const handlers = ${handlers};
@@ -26,6 +28,7 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
   const result = handler ? await handler(message.params) : point === 'hello' ? { ok: true } : { action: 'continue' };
   if (result !== NEVER) send({ jsonrpc: '2.0', id: message.id, result });
 });
-`);
+`,
+  );
   return path;
 }

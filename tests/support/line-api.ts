@@ -61,7 +61,11 @@ export class LineApi implements ContractEmulator {
 
   /** Posts a webhook body as LINE does (or with the signature given) and returns the gateway's answer. */
   async post(body: string, signature = this.sign(body)): Promise<{ status: number; body: string }> {
-    const res = await fetch(this.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-line-signature': signature }, body });
+    const res = await fetch(this.webhookUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-line-signature': signature },
+      body,
+    });
     const answer = { status: res.status, body: await res.text() };
     this.deliveries.push(answer);
     return answer;
@@ -73,10 +77,18 @@ export class LineApi implements ContractEmulator {
     this.replyTokens.set(replyToken, user);
     return JSON.stringify({
       destination: 'Ucontractbot',
-      events: [{
-        type: 'message', mode: 'active', timestamp, webhookEventId: `01H${hex(10)}`, deliveryContext: { isRedelivery: redelivery },
-        replyToken, source: { type: 'user', userId: user }, message: { quoteToken: hex(8), ...message },
-      }],
+      events: [
+        {
+          type: 'message',
+          mode: 'active',
+          timestamp,
+          webhookEventId: `01H${hex(10)}`,
+          deliveryContext: { isRedelivery: redelivery },
+          replyToken,
+          source: { type: 'user', userId: user },
+          message: { quoteToken: hex(8), ...message },
+        },
+      ],
     });
   }
 
@@ -152,15 +164,26 @@ export class LineApi implements ContractEmulator {
     const raw = Buffer.concat(chunks).toString('utf8');
     const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
     const path = (req.url ?? '/').split('?')[0]!;
-    if (req.headers.authorization !== `Bearer ${this.accessToken}`) return json(res, 401, { message: 'Authentication failed. Confirm that the access token in the authorization header is valid.' });
+    if (req.headers.authorization !== `Bearer ${this.accessToken}`)
+      return json(res, 401, {
+        message: 'Authentication failed. Confirm that the access token in the authorization header is valid.',
+      });
     const content = /^\/v2\/bot\/message\/(\d+)\/content$/.exec(path);
     if (content) {
       const bytes = this.contents.get(content[1]!);
-      return void (bytes ? res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes) : json(res, 404, { message: 'Not found' }));
+      return void (bytes
+        ? res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes)
+        : json(res, 404, { message: 'Not found' }));
     }
     switch (path) {
       case '/v2/bot/info':
-        return json(res, 200, { userId: 'Ucontractbot', basicId: '@contract', displayName: 'Contract', chatMode: 'bot', markAsReadMode: 'auto' });
+        return json(res, 200, {
+          userId: 'Ucontractbot',
+          basicId: '@contract',
+          displayName: 'Contract',
+          chatMode: 'bot',
+          markAsReadMode: 'auto',
+        });
       case '/v2/bot/chat/loading/start': {
         const chat = this.chats.get(String(body.chatId));
         if (chat) chat.typing++;
@@ -177,7 +200,12 @@ export class LineApi implements ContractEmulator {
           res.writeHead(409, { 'content-type': 'application/json', 'x-line-accepted-request-id': key });
           return void res.end(JSON.stringify({ message: 'The retry key is already accepted' }));
         }
-        return this.send(this.chats.get(String(body.to)), body, res, () => typeof key === 'string' && this.retryKeys.add(key));
+        return this.send(
+          this.chats.get(String(body.to)),
+          body,
+          res,
+          () => typeof key === 'string' && this.retryKeys.add(key),
+        );
       }
       default:
         return json(res, 404, { message: 'Not found' });
@@ -191,7 +219,7 @@ export class LineApi implements ContractEmulator {
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(limit) });
       return void res.end(JSON.stringify({ message: 'The API rate limit has been exceeded. Try again later.' }));
     }
-    if (!chat) return json(res, 400, { message: 'The property, \'to\', in the request body is invalid' });
+    if (!chat) return json(res, 400, { message: "The property, 'to', in the request body is invalid" });
     accepted();
     const messages = (body.messages as Array<{ type: string; text?: string }>) ?? [];
     const sent = messages.map((m) => {

@@ -11,7 +11,15 @@ const delay = Number(delayArg);
 const log = EventLog.open(dir!);
 for (let i = 1; count === 0 || i <= count; i++) {
   const turn = `t${Math.ceil(i / 10)}`;
-  log.append(validateDraft({ type: 'provider.chunk', agent: 'main', session: `s${i % 3}`, turn, data: { kind: 'text', delta: `event ${i}` } }));
+  log.append(
+    validateDraft({
+      type: 'provider.chunk',
+      agent: 'main',
+      session: `s${i % 3}`,
+      turn,
+      data: { kind: 'text', delta: `event ${i}` },
+    }),
+  );
   if (delay > 0) {
     await log.committed();
     process.stdout.write(`${log.lastSeq}\n`);

@@ -15,8 +15,11 @@ export interface LoopbackProxy {
 export async function startLoopbackProxy(credentials?: { user: string; password: string }): Promise<LoopbackProxy> {
   const seen: string[] = [];
   const sockets = new Set<Socket>();
-  const expected = credentials ? `Basic ${Buffer.from(`${credentials.user}:${credentials.password}`).toString('base64')}` : undefined;
-  const allowed = (req: IncomingMessage): boolean => expected === undefined || req.headers['proxy-authorization'] === expected;
+  const expected = credentials
+    ? `Basic ${Buffer.from(`${credentials.user}:${credentials.password}`).toString('base64')}`
+    : undefined;
+  const allowed = (req: IncomingMessage): boolean =>
+    expected === undefined || req.headers['proxy-authorization'] === expected;
   const server: Server = createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
     if (!allowed(req)) {
@@ -59,10 +62,11 @@ export async function startLoopbackProxy(credentials?: { user: string; password:
   return {
     url: `http://${auth}127.0.0.1:${port}`,
     seen,
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

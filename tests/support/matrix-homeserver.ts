@@ -68,7 +68,13 @@ export class MatrixHomeserver implements ContractEmulator {
   }
 
   settings(): Record<string, unknown> {
-    return { homeserver: this.url, user_id: BOT_USER, access_token: this.accessToken, device_id: 'TERNDEVICE', join_on_invite: true };
+    return {
+      homeserver: this.url,
+      user_id: BOT_USER,
+      access_token: this.accessToken,
+      device_id: 'TERNDEVICE',
+      join_on_invite: true,
+    };
   }
 
   secrets(): string[] {
@@ -86,7 +92,11 @@ export class MatrixHomeserver implements ContractEmulator {
   thread(name: string): Conversation {
     const user = `@${name}:${SERVER}`;
     const room = this.room([user, '@someone:loopback.test', BOT_USER], {});
-    const root = this.push(room.id, { type: 'm.room.message', sender: user, content: { msgtype: 'm.text', body: 'a thread starts here' } });
+    const root = this.push(room.id, {
+      type: 'm.room.message',
+      sender: user,
+      content: { msgtype: 'm.text', body: 'a thread starts here' },
+    });
     return this.conversation(room, user, root);
   }
 
@@ -147,17 +157,30 @@ export class MatrixHomeserver implements ContractEmulator {
 
   private room(members: string[], options: { encrypted?: boolean; invite?: boolean }): Room {
     const id = `!${hex(6)}:${SERVER}`;
-    const room: Room = { id, members, encrypted: options.encrypted ?? false, joined: !options.invite, joinedAt: 0, sent: [], threads: new Map(), typing: 0 };
+    const room: Room = {
+      id,
+      members,
+      encrypted: options.encrypted ?? false,
+      joined: !options.invite,
+      joinedAt: 0,
+      sent: [],
+      threads: new Map(),
+      typing: 0,
+    };
     this.rooms.set(id, room);
     return room;
   }
 
   private conversation(room: Room, user: string, threadRoot: string): Conversation {
-    const relates = threadRoot ? { 'm.relates_to': { rel_type: 'm.thread', event_id: threadRoot, is_falling_back: true } } : {};
+    const relates = threadRoot
+      ? { 'm.relates_to': { rel_type: 'm.thread', event_id: threadRoot, is_falling_back: true } }
+      : {};
     const mentions = threadRoot ? { 'm.mentions': { user_ids: [BOT_USER] } } : {};
     const say = (content: Record<string, unknown>): Said => {
       const type = room.encrypted ? 'm.room.encrypted' : 'm.room.message';
-      const body = room.encrypted ? { algorithm: 'm.megolm.v1.aes-sha2', ciphertext: 'AwgAEnB…', session_id: hex(8) } : { ...content, ...relates, ...mentions };
+      const body = room.encrypted
+        ? { algorithm: 'm.megolm.v1.aes-sha2', ciphertext: 'AwgAEnB…', session_id: hex(8) }
+        : { ...content, ...relates, ...mentions };
       return { id: this.push(room.id, { type, sender: user, content: body }) };
     };
     const upload = (bytes: Buffer, type: string): string => {
@@ -175,7 +198,13 @@ export class MatrixHomeserver implements ContractEmulator {
       },
       sendVoice: async (bytes) => {
         const url = upload(bytes, 'audio/ogg');
-        return say({ msgtype: 'm.audio', url, body: 'Voice message', 'org.matrix.msc3245.voice': {}, info: { mimetype: 'audio/ogg', size: bytes.length } });
+        return say({
+          msgtype: 'm.audio',
+          url,
+          body: 'Voice message',
+          'org.matrix.msc3245.voice': {},
+          info: { mimetype: 'audio/ogg', size: bytes.length },
+        });
       },
       redeliver: async (said) => {
         const again = this.events.find((e) => e.event.event_id === said.id);
@@ -189,7 +218,11 @@ export class MatrixHomeserver implements ContractEmulator {
 
   private push(room: string, event: Record<string, unknown>): string {
     const id = `$${hex(12)}`;
-    this.events.push({ pos: this.events.length + 1, room, event: { ...event, event_id: id, origin_server_ts: Date.now() } });
+    this.events.push({
+      pos: this.events.length + 1,
+      room,
+      event: { ...event, event_id: id, origin_server_ts: Date.now() },
+    });
     this.wake();
     return id;
   }
@@ -213,18 +246,22 @@ export class MatrixHomeserver implements ContractEmulator {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    if (path === '/_matrix/client/versions') return json(200, { versions: ['v1.1', 'v1.5', 'v1.11'], unstable_features: {} });
+    if (path === '/_matrix/client/versions')
+      return json(200, { versions: ['v1.1', 'v1.5', 'v1.11'], unstable_features: {} });
     if (req.headers.authorization !== `Bearer ${this.accessToken}`) {
       return json(401, { errcode: 'M_UNKNOWN_TOKEN', error: 'Invalid access token passed.' });
     }
-    const body = (): Record<string, unknown> => (raw.length ? (JSON.parse(raw.toString('utf8')) as Record<string, unknown>) : {});
+    const body = (): Record<string, unknown> =>
+      raw.length ? (JSON.parse(raw.toString('utf8')) as Record<string, unknown>) : {};
     let m: RegExpExecArray | null;
     if (path === '/_matrix/client/v3/account/whoami') {
       this.whoamis++;
       return json(200, { user_id: BOT_USER, device_id: 'TERNDEVICE' });
     }
-    if (path === '/_matrix/client/v3/pushrules/') return json(200, { global: { override: [], content: [], room: [], sender: [], underride: [] } });
-    if ((m = /^\/_matrix\/client\/v3\/user\/[^/]+\/filter(\/.*)?$/.exec(path))) return json(200, m[1] ? {} : { filter_id: '1' });
+    if (path === '/_matrix/client/v3/pushrules/')
+      return json(200, { global: { override: [], content: [], room: [], sender: [], underride: [] } });
+    if ((m = /^\/_matrix\/client\/v3\/user\/[^/]+\/filter(\/.*)?$/.exec(path)))
+      return json(200, m[1] ? {} : { filter_id: '1' });
     if (path === '/_matrix/client/v3/capabilities') return json(200, { capabilities: {} });
     if (path === '/_matrix/client/v3/sync') return this.sync(url, req, json);
     if ((m = /^\/_matrix\/client\/v3\/(?:join|rooms)\/([^/]+)(?:\/join)?$/.exec(path)) && req.method === 'POST') {
@@ -233,7 +270,12 @@ export class MatrixHomeserver implements ContractEmulator {
       room.joined = true;
       room.joinedAt = this.events.length;
       room.members.push(BOT_USER);
-      this.push(room.id, { type: 'm.room.member', state_key: BOT_USER, sender: BOT_USER, content: { membership: 'join' } });
+      this.push(room.id, {
+        type: 'm.room.member',
+        state_key: BOT_USER,
+        sender: BOT_USER,
+        content: { membership: 'join' },
+      });
       return json(200, { room_id: room.id });
     }
     if ((m = /^\/_matrix\/client\/v3\/rooms\/([^/]+)\/leave$/.exec(path))) {
@@ -246,7 +288,10 @@ export class MatrixHomeserver implements ContractEmulator {
       if (room && body().typing === true) room.typing++;
       return json(200, {});
     }
-    if ((m = /^\/_matrix\/client\/v3\/rooms\/([^/]+)\/send\/m\.room\.message\/([^/]+)$/.exec(path)) && req.method === 'PUT') {
+    if (
+      (m = /^\/_matrix\/client\/v3\/rooms\/([^/]+)\/send\/m\.room\.message\/([^/]+)$/.exec(path)) &&
+      req.method === 'PUT'
+    ) {
       return this.send(m[1]!, m[2]!, body(), res, json);
     }
     if ((m = /^\/_matrix\/client\/v3\/rooms\/([^/]+)\/receipt\//.exec(path))) return json(200, {});
@@ -265,9 +310,15 @@ export class MatrixHomeserver implements ContractEmulator {
     json(404, { errcode: 'M_UNRECOGNIZED', error: 'Unrecognized request' });
   }
 
-  private send(roomId: string, txn: string, content: Record<string, unknown>, res: ServerResponse, json: (s: number, b: unknown) => void): void {
+  private send(
+    roomId: string,
+    txn: string,
+    content: Record<string, unknown>,
+    _res: ServerResponse,
+    json: (s: number, b: unknown) => void,
+  ): void {
     const room = this.rooms.get(roomId);
-    if (!room || !room.joined) return json(403, { errcode: 'M_FORBIDDEN', error: 'You are not in this room' });
+    if (!room?.joined) return json(403, { errcode: 'M_FORBIDDEN', error: 'You are not in this room' });
     const wait = this.limits.shift();
     if (wait !== undefined) {
       this.limitedAt.push(Date.now());
@@ -278,7 +329,8 @@ export class MatrixHomeserver implements ContractEmulator {
     const id = `$${hex(12)}`;
     this.txns.set(txn, id);
     const relation = content['m.relates_to'] as { rel_type?: string; event_id?: string } | undefined;
-    const shown = (c: Record<string, unknown>): string => String(c.format === 'org.matrix.custom.html' ? c.formatted_body : c.body);
+    const shown = (c: Record<string, unknown>): string =>
+      String(c.format === 'org.matrix.custom.html' ? c.formatted_body : c.body);
     if (relation?.rel_type === 'm.replace') {
       const target = room.sent.find((s) => s.id === relation.event_id);
       const next = content['m.new_content'] as Record<string, unknown> | undefined;
@@ -287,7 +339,7 @@ export class MatrixHomeserver implements ContractEmulator {
         target.text = shown(next);
       }
     } else {
-      const thread = relation?.rel_type === 'm.thread' ? relation.event_id ?? '' : '';
+      const thread = relation?.rel_type === 'm.thread' ? (relation.event_id ?? '') : '';
       const file = typeof content.url === 'string' ? this.media.get(content.url.split('/').pop()!) : undefined;
       const filename = typeof content.filename === 'string' ? content.filename : String(content.body);
       const message: SentMessage = {
@@ -295,7 +347,15 @@ export class MatrixHomeserver implements ContractEmulator {
         text: file ? '' : shown(content),
         edits: [],
         ...(content.format ? { format: String(content.format) } : {}),
-        ...(file ? { file: { name: filename, bytes: file.bytes, ...(content.filename && content.body !== content.filename ? { caption: String(content.body) } : {}) } } : {}),
+        ...(file
+          ? {
+              file: {
+                name: filename,
+                bytes: file.bytes,
+                ...(content.filename && content.body !== content.filename ? { caption: String(content.body) } : {}),
+              },
+            }
+          : {}),
         at: Date.now(),
       };
       room.sent.push(message);
@@ -312,7 +372,8 @@ export class MatrixHomeserver implements ContractEmulator {
   private async sync(url: URL, req: IncomingMessage, json: (s: number, b: unknown) => void): Promise<void> {
     const since = Number(url.searchParams.get('since') ?? '0');
     const timeout = Number(url.searchParams.get('timeout') ?? '0');
-    const pending = (): boolean => this.events.some((e) => e.pos > since) || [...this.rooms.values()].some((r) => r.invitedBy && !r.joined);
+    const pending = (): boolean =>
+      this.events.some((e) => e.pos > since) || [...this.rooms.values()].some((r) => r.invitedBy && !r.joined);
     if (since > 0 && !pending() && timeout > 0) {
       await new Promise<void>((resolve) => {
         const done = (): void => {
@@ -343,23 +404,43 @@ export class MatrixHomeserver implements ContractEmulator {
         account_data: { events: [] },
       };
     }
-    json(200, { next_batch: String(this.events.length), rooms: { join, invite, leave: {} }, account_data: { events: [] }, to_device: { events: [] } });
+    json(200, {
+      next_batch: String(this.events.length),
+      rooms: { join, invite, leave: {} },
+      account_data: { events: [] },
+      to_device: { events: [] },
+    });
   }
 
   private state(room: Room): Array<Record<string, unknown>> {
     const at = Date.now();
-    const base = (type: string, key: string, sender: string, content: Record<string, unknown>): Record<string, unknown> => ({
-      type, state_key: key, sender, content, event_id: `$${hex(12)}`, origin_server_ts: at,
+    const base = (
+      type: string,
+      key: string,
+      sender: string,
+      content: Record<string, unknown>,
+    ): Record<string, unknown> => ({
+      type,
+      state_key: key,
+      sender,
+      content,
+      event_id: `$${hex(12)}`,
+      origin_server_ts: at,
     });
     return [
       base('m.room.create', '', room.members[0]!, { creator: room.members[0] }),
       ...room.members.map((member) => base('m.room.member', member, member, { membership: 'join' })),
-      ...(room.encrypted ? [base('m.room.encryption', '', room.members[0]!, { algorithm: 'm.megolm.v1.aes-sha2' })] : []),
+      ...(room.encrypted
+        ? [base('m.room.encryption', '', room.members[0]!, { algorithm: 'm.megolm.v1.aes-sha2' })]
+        : []),
     ];
   }
 
   private stripped(room: Room): Array<Record<string, unknown>> {
-    return this.state(room).map(({ type, state_key, sender, content }) => ({ type, state_key, sender, content }))
-      .concat([{ type: 'm.room.member', state_key: BOT_USER, sender: room.invitedBy, content: { membership: 'invite' } }]);
+    return this.state(room)
+      .map(({ type, state_key, sender, content }) => ({ type, state_key, sender, content }))
+      .concat([
+        { type: 'm.room.member', state_key: BOT_USER, sender: room.invitedBy, content: { membership: 'invite' } },
+      ]);
   }
 }

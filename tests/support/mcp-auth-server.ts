@@ -70,7 +70,12 @@ class AutoApproveProvider implements OAuthServerProvider {
   }
 
   private issue(clientId: string): OAuthTokens {
-    const tokens = { access_token: `at-${randomUUID()}`, token_type: 'bearer', expires_in: 3600, refresh_token: `rt-${randomUUID()}` };
+    const tokens = {
+      access_token: `at-${randomUUID()}`,
+      token_type: 'bearer',
+      expires_in: 3600,
+      refresh_token: `rt-${randomUUID()}`,
+    };
     this.access.set(tokens.access_token, clientId);
     this.refresh.set(tokens.refresh_token, clientId);
     return tokens;
@@ -87,7 +92,9 @@ export interface AuthServer {
 
 function mcpServerFor(clientId: string): McpServer {
   const server = new McpServer({ name: 'oauth-test', version: '1.0.0' });
-  server.registerTool('whoami', { description: 'The OAuth client calling' }, async () => ({ content: [{ type: 'text', text: `client ${clientId}` }] }));
+  server.registerTool('whoami', { description: 'The OAuth client calling' }, async () => ({
+    content: [{ type: 'text', text: `client ${clientId}` }],
+  }));
   return server;
 }
 
@@ -100,7 +107,10 @@ export async function startAuthServer(): Promise<AuthServer> {
   const provider = new AutoApproveProvider();
   const app = express();
   app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: mcpUrl }));
-  const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) });
+  const bearer = requireBearerAuth({
+    verifier: provider,
+    resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl),
+  });
   app.post('/mcp', bearer, express.json(), async (req, res) => {
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const server = mcpServerFor(req.auth?.clientId ?? 'unknown');

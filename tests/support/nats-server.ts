@@ -19,10 +19,13 @@ function binaryPresent(): boolean {
  */
 export function natsAvailable(): boolean {
   if (binaryPresent()) return true;
-  if (process.env.CI) throw new Error(`nats-server is not installed (looked for "${BINARY}"): CI must install the nats-server package`);
+  if (process.env.CI)
+    throw new Error(`nats-server is not installed (looked for "${BINARY}"): CI must install the nats-server package`);
   if (!warned) {
     warned = true;
-    console.warn(`cluster tests skipped: nats-server is not installed (apt-get install nats-server, or set NATS_SERVER to its path)`);
+    console.warn(
+      `cluster tests skipped: nats-server is not installed (apt-get install nats-server, or set NATS_SERVER to its path)`,
+    );
   }
   return false;
 }
@@ -61,7 +64,9 @@ async function exited(child: ChildProcess): Promise<void> {
 }
 
 function launch(port: number, storeDir: string): Promise<ChildProcess> {
-  const child = spawn(BINARY, ['-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(BINARY, ['-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => fail(new Error(`nats-server did not get ready in 10 s:\n${output}`)), 10_000);
@@ -134,7 +139,9 @@ export type NatsContext = { server: NatsServer };
  * (with the message of `natsAvailable`) when the binary is missing outside CI. `after` adds a hook that runs after the
  * last test and before the server closes (a suite's own `after` would run after it: uvu runs them in order).
  */
-export function natsSuite<C extends object = Record<string, never>>(name: string): {
+export function natsSuite<C extends object = Record<string, never>>(
+  name: string,
+): {
   test: (title: string, fn: (context: C & NatsContext) => void | Promise<void>) => void;
   suite: Test<C & NatsContext>;
   after: (fn: (context: C & NatsContext) => void | Promise<void>) => void;
@@ -145,14 +152,16 @@ export function natsSuite<C extends object = Record<string, never>>(name: string
   // uvu ends a suite whose `before` throws with every test failed and no message (its runner returns from a
   // `finally`): the error is written here, so a failed setup says why.
   // The same for `after.each` (a test that passed, then a teardown that threw, counts as failed without a word).
-  const said = (what: string, fn: Callback<C & NatsContext>): Callback<C & NatsContext> => async (context) => {
-    try {
-      await fn(context);
-    } catch (error) {
-      process.stderr.write(`\n${name}: ${what} failed: ${(error as Error)?.stack ?? String(error)}\n`);
-      throw error;
-    }
-  };
+  const said =
+    (what: string, fn: Callback<C & NatsContext>): Callback<C & NatsContext> =>
+    async (context) => {
+      try {
+        await fn(context);
+      } catch (error) {
+        process.stderr.write(`\n${name}: ${what} failed: ${(error as Error)?.stack ?? String(error)}\n`);
+        throw error;
+      }
+    };
   const before = tests.before;
   tests.before = Object.assign((fn: Callback<C & NatsContext>) => before(said('setup', fn)), { each: before.each });
   const after = tests.after;
@@ -170,5 +179,9 @@ export function natsSuite<C extends object = Record<string, never>>(name: string
       }
     });
   }
-  return { test: (title, fn) => (available ? tests(title, fn) : tests.skip(title, fn)), suite: tests, after: (fn) => void hooks.push(fn) };
+  return {
+    test: (title, fn) => (available ? tests(title, fn) : tests.skip(title, fn)),
+    suite: tests,
+    after: (fn) => void hooks.push(fn),
+  };
 }

@@ -5,18 +5,27 @@ import { join } from 'node:path';
 export function writePlugin(dir: string, manifest: Record<string, unknown>, files: Record<string, string>): string {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'tern-plugin.json'), JSON.stringify(manifest, null, 2));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: manifest.name, version: manifest.version, type: 'module' }, null, 2));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: manifest.name, version: manifest.version, type: 'module' }, null, 2),
+  );
   for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
   return dir;
 }
 
 /** A trusted plugin adding `weather_now {city}`; its config names the unit (checked by its config schema). */
 export function weatherPlugin(dir: string): string {
-  return writePlugin(dir, {
-    name: 'weather', version: '1.2.0', entry: 'index.js', capabilities: ['tools', 'config'],
-    config_schema: { type: 'object', properties: { unit: { type: 'string', enum: ['C', 'F'] } }, required: ['unit'] },
-  }, {
-    'index.js': `export default function activate(api) {
+  return writePlugin(
+    dir,
+    {
+      name: 'weather',
+      version: '1.2.0',
+      entry: 'index.js',
+      capabilities: ['tools', 'config'],
+      config_schema: { type: 'object', properties: { unit: { type: 'string', enum: ['C', 'F'] } }, required: ['unit'] },
+    },
+    {
+      'index.js': `export default function activate(api) {
   api.registerTool({
     name: 'weather_now',
     description: 'The weather in a city right now',
@@ -25,13 +34,17 @@ export function weatherPlugin(dir: string): string {
   });
 }
 `,
-  });
+    },
+  );
 }
 
 /** An untrusted plugin run as a child process, adding `shout {text}` and the chat command `/shout`. */
 export function shoutPlugin(dir: string): string {
-  return writePlugin(dir, { name: 'shout', version: '0.3.0', entry: 'main.js', capabilities: ['tools', 'commands'] }, {
-    'main.js': `import { createInterface } from 'node:readline';
+  return writePlugin(
+    dir,
+    { name: 'shout', version: '0.3.0', entry: 'main.js', capabilities: ['tools', 'commands'] },
+    {
+      'main.js': `import { createInterface } from 'node:readline';
 const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
 createInterface({ input: process.stdin }).on('line', (line) => {
   const { id, method, params } = JSON.parse(line);
@@ -45,23 +58,31 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   else send({ jsonrpc: '2.0', id, error: { code: -32601, message: 'method not found' } });
 });
 `,
-  });
+    },
+  );
 }
 
 /** A trusted plugin whose entry does not parse. */
 export function brokenPlugin(dir: string): string {
-  return writePlugin(dir, { name: 'broken', version: '0.1.0', entry: 'index.js', capabilities: ['tools'] }, {
-    'index.js': `export default function activate(api) {
+  return writePlugin(
+    dir,
+    { name: 'broken', version: '0.1.0', entry: 'index.js', capabilities: ['tools'] },
+    {
+      'index.js': `export default function activate(api) {
   api.registerTool({ name: 'nope'
 }
 `,
-  });
+    },
+  );
 }
 
 /** A trusted plugin adding a channel kind whose channel can never connect. */
 export function flakyChannelPlugin(dir: string): string {
-  return writePlugin(dir, { name: 'flaky', version: '2.0.0', entry: 'index.js', capabilities: ['channels'] }, {
-    'index.js': `export function activate(api) {
+  return writePlugin(
+    dir,
+    { name: 'flaky', version: '2.0.0', entry: 'index.js', capabilities: ['channels'] },
+    {
+      'index.js': `export function activate(api) {
   api.registerChannel({
     kind: 'flaky-chat',
     create: () => ({
@@ -76,10 +97,15 @@ export function flakyChannelPlugin(dir: string): string {
   });
 }
 `,
-  });
+    },
+  );
 }
 
 /** A plain plugin with nothing to do: enough for the states that never load it. */
 export function idlePlugin(dir: string, name: string): string {
-  return writePlugin(dir, { name, version: '1.0.0', entry: 'index.js', capabilities: [] }, { 'index.js': 'export default function activate() {}\n' });
+  return writePlugin(
+    dir,
+    { name, version: '1.0.0', entry: 'index.js', capabilities: [] },
+    { 'index.js': 'export default function activate() {}\n' },
+  );
 }

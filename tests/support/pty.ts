@@ -21,7 +21,11 @@ export interface Keystrokes {
  * Runs `tern ARGS` on a terminal; `input` is typed (a `\x04` ends input like Ctrl-D): a plain string once the next
  * `you> ` prompt shows, a `Keystrokes` once its text shows.
  */
-export function ternOnTerminal(args: string[], env: NodeJS.ProcessEnv, input: Array<string | Keystrokes> = []): Promise<PtyRun> {
+export function ternOnTerminal(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input: Array<string | Keystrokes> = [],
+): Promise<PtyRun> {
   const command = [process.execPath, ...ternEntry, ...args].map(quote).join(' ');
   return new Promise((resolve) => {
     // The test runner's colour settings make Node warn on a terminal; a person's terminal has neither.
@@ -34,7 +38,11 @@ export function ternOnTerminal(args: string[], env: NodeJS.ProcessEnv, input: Ar
     child.stdout.on('data', (chunk: Buffer) => {
       raw += chunk.toString();
       // Each answer is typed once the program shows its question.
-      for (let at = raw.indexOf(steps[typed]?.after ?? '\0', seen); typed < steps.length && at >= 0; at = raw.indexOf(steps[typed]?.after ?? '\0', seen)) {
+      for (
+        let at = raw.indexOf(steps[typed]?.after ?? '\0', seen);
+        typed < steps.length && at >= 0;
+        at = raw.indexOf(steps[typed]?.after ?? '\0', seen)
+      ) {
         seen = at + steps[typed]!.after.length;
         child.stdin.write(steps[typed++]!.type);
       }

@@ -30,7 +30,9 @@ export interface ModelRequest {
 
 export type ToolCallAnswer = { name: string; arguments: Record<string, unknown> };
 /** `refuse` answers with that HTTP status and the vendor's error body instead. */
-export type ModelAnswer = { text?: string; calls?: ToolCallAnswer[]; wait?: Promise<unknown>; refuse?: number } | 'hang';
+export type ModelAnswer =
+  | { text?: string; calls?: ToolCallAnswer[]; wait?: Promise<unknown>; refuse?: number }
+  | 'hang';
 export type Rule = (request: ModelRequest) => ModelAnswer;
 
 export interface RuleModel {
@@ -44,16 +46,34 @@ export interface RuleModel {
 let calls = 0;
 
 function body(answer: Exclude<ModelAnswer, 'hang'>): string {
-  const tool_calls = answer.calls?.map((call) => ({ id: `call_${++calls}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } }));
+  const tool_calls = answer.calls?.map((call) => ({
+    id: `call_${++calls}`,
+    type: 'function',
+    function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+  }));
   return JSON.stringify({
-    id: 'chatcmpl-rule', object: 'chat.completion', created: 1_700_000_000, model: 'rule',
-    choices: [{ index: 0, message: { role: 'assistant', content: answer.text ?? null, ...(tool_calls?.length ? { tool_calls } : {}) }, logprobs: null, finish_reason: tool_calls?.length ? 'tool_calls' : 'stop' }],
+    id: 'chatcmpl-rule',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: 'rule',
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: answer.text ?? null, ...(tool_calls?.length ? { tool_calls } : {}) },
+        logprobs: null,
+        finish_reason: tool_calls?.length ? 'tool_calls' : 'stop',
+      },
+    ],
     usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
   });
 }
 
 function parse(raw: string): ModelRequest {
-  const json = JSON.parse(raw || '{}') as { model?: string; messages?: ModelMessage[]; tools?: Array<{ function: { name: string } }> };
+  const json = JSON.parse(raw || '{}') as {
+    model?: string;
+    messages?: ModelMessage[];
+    tools?: Array<{ function: { name: string } }>;
+  };
   const all = json.messages ?? [];
   const system = all[0]?.role === 'system' ? String(all[0].content ?? '') : '';
   const messages = all[0]?.role === 'system' ? all.slice(1) : all;
@@ -76,7 +96,10 @@ export async function startRuleModel(rule: Rule): Promise<RuleModel> {
   const waiting: Array<{ match: (r: ModelRequest) => boolean; resolve: (r: ModelRequest) => void }> = [];
   const respond = (res: ServerResponse, answer: Exclude<ModelAnswer, 'hang'>): void => {
     if (res.destroyed) return;
-    if (answer.refuse) res.writeHead(answer.refuse, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'the request was refused', type: 'invalid_request_error' } }));
+    if (answer.refuse)
+      res
+        .writeHead(answer.refuse, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'the request was refused', type: 'invalid_request_error' } }));
     else res.writeHead(200, { 'content-type': 'application/json' }).end(body(answer));
   };
   const server: Server = createServer((req, res) => {
@@ -105,10 +128,11 @@ export async function startRuleModel(rule: Rule): Promise<RuleModel> {
       const seen = requests.find(match);
       return seen ? Promise.resolve(seen) : new Promise((resolve) => waiting.push({ match, resolve }));
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -45,13 +45,22 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 }
 
 function zip(res: ServerResponse, bytes: Uint8Array): void {
-  res.writeHead(200, { 'content-type': 'application/zip', 'content-length': String(bytes.length) }).end(Buffer.from(bytes));
+  res
+    .writeHead(200, { 'content-type': 'application/zip', 'content-length': String(bytes.length) })
+    .end(Buffer.from(bytes));
 }
 
-async function serve(handle: (req: IncomingMessage, res: ServerResponse, url: URL) => void, state: { delayMs: number; requests: RecordedRequest[]; gauge: Gauge }): Promise<{ server: Server; url: string }> {
+async function serve(
+  handle: (req: IncomingMessage, res: ServerResponse, url: URL) => void,
+  state: { delayMs: number; requests: RecordedRequest[]; gauge: Gauge },
+): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://registry');
-    state.requests.push({ path: url.pathname, query: Object.fromEntries(url.searchParams), ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) });
+    state.requests.push({
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+    });
     state.gauge.current += 1;
     state.gauge.max = Math.max(state.gauge.max, state.gauge.current);
     res.on('close', () => {
@@ -79,9 +88,15 @@ function matches(skill: RegistrySkill, query: string): boolean {
   return words.some((w) => text.includes(w));
 }
 
-export async function startClawHubServer(options: { skills?: RegistrySkill[]; delayMs?: number; gauge?: Gauge } = {}): Promise<RegistryServer> {
+export async function startClawHubServer(
+  options: { skills?: RegistrySkill[]; delayMs?: number; gauge?: Gauge } = {},
+): Promise<RegistryServer> {
   const skills = new Map((options.skills ?? []).map((s) => [s.slug, s]));
-  const state = { delayMs: options.delayMs ?? 0, requests: [] as RecordedRequest[], gauge: options.gauge ?? { current: 0, max: 0 } };
+  const state = {
+    delayMs: options.delayMs ?? 0,
+    requests: [] as RecordedRequest[],
+    gauge: options.gauge ?? { current: 0, max: 0 },
+  };
   const { server, url } = await serve((_req, res, url) => {
     if (url.pathname === '/api/v1/search') {
       const limit = Number(url.searchParams.get('limit') ?? 10);
@@ -89,7 +104,13 @@ export async function startClawHubServer(options: { skills?: RegistrySkill[]; de
       const results = found
         .sort((a, b) => (b.score ?? 1) - (a.score ?? 1))
         .slice(0, limit)
-        .map((s) => ({ score: s.score ?? 1, slug: s.slug, displayName: s.displayName ?? null, summary: s.summary, version: s.latest }));
+        .map((s) => ({
+          score: s.score ?? 1,
+          slug: s.slug,
+          displayName: s.displayName ?? null,
+          summary: s.summary,
+          version: s.latest,
+        }));
       return json(res, 200, { results });
     }
     const meta = /^\/api\/v1\/skills\/([^/]+)$/.exec(url.pathname);
@@ -139,7 +160,9 @@ export interface GitHubRepo {
 }
 
 /** An enterprise-style GitHub host: `base_url` is the server's URL, its API answers under `/api/v3`. */
-export async function startGitHubServer(repos: GitHubRepo[]): Promise<RegistryServer & { repos: Map<string, GitHubRepo> }> {
+export async function startGitHubServer(
+  repos: GitHubRepo[],
+): Promise<RegistryServer & { repos: Map<string, GitHubRepo> }> {
   const byName = new Map(repos.map((r) => [r.fullName, r]));
   const state = { delayMs: 0, requests: [] as RecordedRequest[], gauge: { current: 0, max: 0 } };
   const { server, url } = await serve((_req, res, url) => {
@@ -148,13 +171,26 @@ export async function startGitHubServer(repos: GitHubRepo[]): Promise<RegistrySe
       const query = (url.searchParams.get('q') ?? '').replace(/\s*filename:SKILL\.md\s*/, '').toLowerCase();
       const items = [...byName.values()]
         .filter((r) => r.description.toLowerCase().includes(query) || r.fullName.includes(query))
-        .flatMap((r) => r.skillFiles.map((file) => ({ path: file, score: 2, repository: { full_name: r.fullName, name: r.fullName.split('/')[1], description: r.description, default_branch: r.defaultBranch } })));
+        .flatMap((r) =>
+          r.skillFiles.map((file) => ({
+            path: file,
+            score: 2,
+            repository: {
+              full_name: r.fullName,
+              name: r.fullName.split('/')[1],
+              description: r.description,
+              default_branch: r.defaultBranch,
+            },
+          })),
+        );
       return json(res, 200, { total_count: items.length, items });
     }
     const repo = /^\/api\/v3\/repos\/([^/]+\/[^/]+)$/.exec(path);
     if (repo) {
       const found = byName.get(repo[1]!);
-      return found ? json(res, 200, { full_name: found.fullName, default_branch: found.defaultBranch }) : json(res, 404, { message: 'Not Found' });
+      return found
+        ? json(res, 200, { full_name: found.fullName, default_branch: found.defaultBranch })
+        : json(res, 404, { message: 'Not Found' });
     }
     const zipball = /^\/api\/v3\/repos\/([^/]+\/[^/]+)\/zipball\/(.+)$/.exec(path);
     if (zipball) {

@@ -7,7 +7,13 @@ const encoder = new TextEncoder();
 export type ZipEntry = string | Uint8Array | { data: string | Uint8Array; mode?: number };
 
 /** Unix file-type bits as a zip's external attributes carry them (`os` 3 = Unix). */
-export const MODE = { file: 0o100644, executable: 0o100755, symlink: 0o120777, fifo: 0o010644, charDevice: 0o020644 } as const;
+export const MODE = {
+  file: 0o100644,
+  executable: 0o100755,
+  symlink: 0o120777,
+  fifo: 0o010644,
+  charDevice: 0o020644,
+} as const;
 
 export function zipOf(entries: Record<string, ZipEntry>): Uint8Array {
   const files: Zippable = {};
@@ -25,10 +31,17 @@ export function skillMd(name: string, description: string, body = 'Do the thing 
 
 /** A skill at the archive's top: SKILL.md plus a script. */
 export function skillZip(name: string, description: string, extra: Record<string, ZipEntry> = {}): Uint8Array {
-  return zipOf({ 'SKILL.md': skillMd(name, description), 'scripts/run.sh': { data: '#!/bin/sh\necho ok\n', mode: MODE.executable }, ...extra });
+  return zipOf({
+    'SKILL.md': skillMd(name, description),
+    'scripts/run.sh': { data: '#!/bin/sh\necho ok\n', mode: MODE.executable },
+    ...extra,
+  });
 }
 
 /** `bytes` of zeros next to a SKILL.md: a few hundred KB that unpack to `bytes`. */
 export function bombZip(bytes: number): Uint8Array {
-  return zipSync({ 'SKILL.md': encoder.encode(skillMd('bomb', 'unpacks big')), 'filler.bin': [new Uint8Array(bytes), { level: 9 }] });
+  return zipSync({
+    'SKILL.md': encoder.encode(skillMd('bomb', 'unpacks big')),
+    'filler.bin': [new Uint8Array(bytes), { level: 9 }],
+  });
 }

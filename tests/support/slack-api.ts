@@ -121,7 +121,17 @@ export class SlackApi implements ContractEmulator {
     const said = new Map<string, Record<string, unknown>>();
     const post = (event: Record<string, unknown>): Said => {
       const ts = nextTs();
-      const full = { type: 'message', channel: chat.channel, channel_type: channelType, user, ts, event_ts: ts, team: TEAM, ...(chat.thread ? { thread_ts: chat.thread } : {}), ...event };
+      const full = {
+        type: 'message',
+        channel: chat.channel,
+        channel_type: channelType,
+        user,
+        ts,
+        event_ts: ts,
+        team: TEAM,
+        ...(chat.thread ? { thread_ts: chat.thread } : {}),
+        ...event,
+      };
       said.set(ts, full);
       this.deliver(full, 0);
       return { id: ts };
@@ -130,13 +140,24 @@ export class SlackApi implements ContractEmulator {
       const id = `F${this.files.size + 1}`;
       this.files.set(id, bytes);
       const url = `${this.url}/files-pri/${TEAM}-${id}/${name}`;
-      return { id, name, title: name, mimetype, filetype: name.split('.').pop(), size: bytes.length, url_private: url, url_private_download: `${url}?download=1` };
+      return {
+        id,
+        name,
+        title: name,
+        mimetype,
+        filetype: name.split('.').pop(),
+        size: bytes.length,
+        url_private: url,
+        url_private_download: `${url}?download=1`,
+      };
     };
     return {
       sender: user,
       say: async (text) => post({ text }),
-      sendImage: async (bytes, caption) => post({ subtype: 'file_share', text: caption, files: [file('picture.png', 'image/png', bytes)] }),
-      sendVoice: async (bytes) => post({ subtype: 'file_share', text: '', files: [file('audio_message.ogg', 'audio/ogg', bytes)] }),
+      sendImage: async (bytes, caption) =>
+        post({ subtype: 'file_share', text: caption, files: [file('picture.png', 'image/png', bytes)] }),
+      sendVoice: async (bytes) =>
+        post({ subtype: 'file_share', text: '', files: [file('audio_message.ogg', 'audio/ogg', bytes)] }),
       redeliver: async (done) => {
         const event = said.get(done.id);
         if (!event) throw new Error(`no message ${done.id} to redeliver`);
@@ -156,8 +177,14 @@ export class SlackApi implements ContractEmulator {
       retry_attempt: retry,
       retry_reason: retry ? 'timeout' : '',
       payload: {
-        token: 'verification', team_id: TEAM, api_app_id: 'A0CONTRACT', type: 'event_callback', event_id: `Ev${String(event.ts).replace('.', '')}`,
-        event_time: Math.floor(Date.now() / 1000), event, authorizations: [{ team_id: TEAM, user_id: BOT_USER, is_bot: true }],
+        token: 'verification',
+        team_id: TEAM,
+        api_app_id: 'A0CONTRACT',
+        type: 'event_callback',
+        event_id: `Ev${String(event.ts).replace('.', '')}`,
+        event_time: Math.floor(Date.now() / 1000),
+        event,
+        authorizations: [{ team_id: TEAM, user_id: BOT_USER, is_bot: true }],
       },
     };
     if (this.sockets.size === 0) return void this.missed.push(envelope);
@@ -167,7 +194,14 @@ export class SlackApi implements ContractEmulator {
   private session(ws: WebSocket): void {
     this.sockets.add(ws);
     ws.on('close', () => this.sockets.delete(ws));
-    ws.send(JSON.stringify({ type: 'hello', num_connections: this.sockets.size, debug_info: { host: 'contract', approximate_connection_time: 3600 }, connection_info: { app_id: 'A0CONTRACT' } }));
+    ws.send(
+      JSON.stringify({
+        type: 'hello',
+        num_connections: this.sockets.size,
+        debug_info: { host: 'contract', approximate_connection_time: 3600 },
+        connection_info: { app_id: 'A0CONTRACT' },
+      }),
+    );
     for (const envelope of this.missed.splice(0)) ws.send(JSON.stringify(envelope));
   }
 
@@ -181,14 +215,16 @@ export class SlackApi implements ContractEmulator {
     const body = await readBody(req);
     const download = /^\/files-pri\/[^/]+-(F\d+)\//.exec(url.pathname);
     if (download) {
-      if (req.headers.authorization !== `Bearer ${this.botToken}`) return void res.writeHead(302, { location: '/signin' }).end();
+      if (req.headers.authorization !== `Bearer ${this.botToken}`)
+        return void res.writeHead(302, { location: '/signin' }).end();
       return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(this.files.get(download[1]!));
     }
     const upload = /^\/upload\/(F\w+)$/.exec(url.pathname);
     if (upload) {
       const pending = this.uploads.get(upload[1]!);
       // @slack/web-api posts the bytes as the multipart field `body`.
-      if (pending) pending.bytes = ((body.body ?? body.file) as { bytes: Buffer } | undefined)?.bytes ?? (body.raw as Buffer);
+      if (pending)
+        pending.bytes = ((body.body ?? body.file) as { bytes: Buffer } | undefined)?.bytes ?? (body.raw as Buffer);
       return void res.writeHead(200, { 'content-type': 'text/plain' }).end(`OK - ${pending?.bytes?.length ?? 0}`);
     }
     const method = url.pathname.replace(/^\/api\//, '');
@@ -201,7 +237,16 @@ export class SlackApi implements ContractEmulator {
     if (token !== this.botToken) return json(res, 200, { ok: false, error: 'invalid_auth' });
     switch (method) {
       case 'auth.test':
-        return json(res, 200, { ok: true, url: 'https://contract.slack.com/', team: 'Contract', user: 'contractbot', team_id: TEAM, user_id: BOT_USER, bot_id: 'B0BOT', is_enterprise_install: false });
+        return json(res, 200, {
+          ok: true,
+          url: 'https://contract.slack.com/',
+          team: 'Contract',
+          user: 'contractbot',
+          team_id: TEAM,
+          user_id: BOT_USER,
+          bot_id: 'B0BOT',
+          is_enterprise_install: false,
+        });
       case 'chat.postMessage':
         return this.post(body, res);
       case 'chat.update': {
@@ -223,7 +268,17 @@ export class SlackApi implements ContractEmulator {
         for (const file of files) {
           const uploaded = this.uploads.get(file.id);
           const caption = typeof body.initial_comment === 'string' ? body.initial_comment : undefined;
-          chat.sent.push({ id: file.id, text: caption ?? '', edits: [], at: Date.now(), file: { name: uploaded?.name ?? '', bytes: uploaded?.bytes ?? Buffer.alloc(0), ...(caption !== undefined ? { caption } : {}) } });
+          chat.sent.push({
+            id: file.id,
+            text: caption ?? '',
+            edits: [],
+            at: Date.now(),
+            file: {
+              name: uploaded?.name ?? '',
+              bytes: uploaded?.bytes ?? Buffer.alloc(0),
+              ...(caption !== undefined ? { caption } : {}),
+            },
+          });
         }
         return json(res, 200, { ok: true, files: files.map((f) => ({ id: f.id, title: f.title ?? '' })) });
       }
@@ -243,7 +298,13 @@ export class SlackApi implements ContractEmulator {
     if (!chat) return json(res, 200, { ok: false, error: 'channel_not_found' });
     const message: SentMessage = { id: nextTs(), text: String(body.text ?? ''), edits: [], at: Date.now() };
     chat.sent.push(message);
-    const answer = (): void => json(res, 200, { ok: true, channel: chat.channel, ts: message.id, message: { type: 'message', text: message.text, user: BOT_USER, ts: message.id } });
+    const answer = (): void =>
+      json(res, 200, {
+        ok: true,
+        channel: chat.channel,
+        ts: message.id,
+        message: { type: 'message', text: message.text, user: BOT_USER, ts: message.id },
+      });
     if (this.hold?.on) this.hold.answers.push(answer);
     else answer();
   }
@@ -259,12 +320,16 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const raw = Buffer.concat(chunks);
   const type = req.headers['content-type'] ?? '';
-  if (type.includes('application/json')) return raw.length ? (JSON.parse(raw.toString('utf8')) as Record<string, unknown>) : {};
-  if (type.includes('application/x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(raw.toString('utf8')).entries());
+  if (type.includes('application/json'))
+    return raw.length ? (JSON.parse(raw.toString('utf8')) as Record<string, unknown>) : {};
+  if (type.includes('application/x-www-form-urlencoded'))
+    return Object.fromEntries(new URLSearchParams(raw.toString('utf8')).entries());
   if (type.includes('multipart/form-data')) {
     const form = await new Response(raw, { headers: { 'content-type': type } }).formData();
     const out: Record<string, unknown> = {};
-    for (const [key, value] of form.entries()) out[key] = typeof value === 'string' ? value : { name: value.name, bytes: Buffer.from(await value.arrayBuffer()) };
+    for (const [key, value] of form.entries())
+      out[key] =
+        typeof value === 'string' ? value : { name: value.name, bytes: Buffer.from(await value.arrayBuffer()) };
     return out;
   }
   return { raw };

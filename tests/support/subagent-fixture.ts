@@ -26,7 +26,10 @@ export interface SubagentFixture {
   /** What the runtime logged at error level (`logError`). */
   errors: string[];
   /** A message from chat `direct:<chat>` of `channel` (default the local `cli`) to `agent` (default the default agent). */
-  say(text: string, options?: { chat?: string; channel?: string; agent?: string; remote?: boolean }): Promise<SessionReply>;
+  say(
+    text: string,
+    options?: { chat?: string; channel?: string; agent?: string; remote?: boolean },
+  ): Promise<SessionReply>;
   /** Writes a file under AGENT_HOME. */
   write(path: string, text: string): void;
   close(): Promise<void>;
@@ -55,12 +58,24 @@ export async function startSubagentFixture(rule: Rule, options: FixtureOptions =
     mkdirSync(dirname(join(home.home, path)), { recursive: true });
     writeFileSync(join(home.home, path), text);
   };
-  write('config.json', JSON.stringify({
-    version: 2,
-    agents: { defaults: { model: models[0] }, ...(typeof options.agents === 'function' ? options.agents(home.home) : options.agents) },
-    ...(options.tools ? { tools: options.tools } : {}),
-    model_list: models.map((name) => ({ model_name: name, provider: 'openai', model: `gpt-${name}`, api_base: `${model.url}/v1`, api_keys: ['sk-test-key-0001'] })),
-  }));
+  write(
+    'config.json',
+    JSON.stringify({
+      version: 2,
+      agents: {
+        defaults: { model: models[0] },
+        ...(typeof options.agents === 'function' ? options.agents(home.home) : options.agents),
+      },
+      ...(options.tools ? { tools: options.tools } : {}),
+      model_list: models.map((name) => ({
+        model_name: name,
+        provider: 'openai',
+        model: `gpt-${name}`,
+        api_base: `${model.url}/v1`,
+        api_keys: ['sk-test-key-0001'],
+      })),
+    }),
+  );
   for (const [path, text] of Object.entries(options.files ?? {})) write(path, text);
   const sent: Sent[] = [];
   const errors: string[] = [];
@@ -89,7 +104,16 @@ export async function startSubagentFixture(rule: Rule, options: FixtureOptions =
       const channel = o.channel ?? 'cli';
       const chat = `direct:${o.chat ?? 'u1'}`;
       const message_id = `m_${Math.random().toString(36).slice(2)}`;
-      return runtime.ask({ agent, session_key: keyFor(agent, channel, chat), channel, chat, sender: 'tester', message_id, text, remote: o.remote ?? channel !== 'cli' });
+      return runtime.ask({
+        agent,
+        session_key: keyFor(agent, channel, chat),
+        channel,
+        chat,
+        sender: 'tester',
+        message_id,
+        text,
+        remote: o.remote ?? channel !== 'cli',
+      });
     },
     close: async () => {
       try {

@@ -79,7 +79,11 @@ export class TelegramBotApi implements ContractEmulator {
     const thread = this.nextThread++;
     const chat: Chat = { id: FORUM, thread, sent: [], typing: 0 };
     this.chats.set(`${FORUM}#${thread}`, chat);
-    return this.conversation(chat, { id, is_bot: false, first_name: name, username: name }, { id: FORUM, type: 'supergroup', title: 'Forum', is_forum: true });
+    return this.conversation(
+      chat,
+      { id, is_bot: false, first_name: name, username: name },
+      { id: FORUM, type: 'supergroup', title: 'Forum', is_forum: true },
+    );
   }
 
   rateLimitSends(count: number, retryAfterSeconds: number): void {
@@ -150,11 +154,18 @@ export class TelegramBotApi implements ContractEmulator {
       say: async (text) => keep({ ...base(), text }),
       sendImage: async (bytes, caption) => {
         const fileId = this.addFile('photos/picture.png', bytes);
-        return keep({ ...base(), caption, photo: [{ file_id: fileId, file_unique_id: `u${fileId}`, width: 90, height: 90, file_size: bytes.length }] });
+        return keep({
+          ...base(),
+          caption,
+          photo: [{ file_id: fileId, file_unique_id: `u${fileId}`, width: 90, height: 90, file_size: bytes.length }],
+        });
       },
       sendVoice: async (bytes) => {
         const fileId = this.addFile('voice/voice.oga', bytes);
-        return keep({ ...base(), voice: { file_id: fileId, file_unique_id: `u${fileId}`, duration: 2, mime_type: 'audio/ogg' } });
+        return keep({
+          ...base(),
+          voice: { file_id: fileId, file_unique_id: `u${fileId}`, duration: 2, mime_type: 'audio/ogg' },
+        });
       },
       redeliver: async (done) => {
         const message = said.get(done.id);
@@ -190,7 +201,9 @@ export class TelegramBotApi implements ContractEmulator {
   }
 
   private chatOf(chatId: unknown, thread: unknown): Chat | undefined {
-    return this.chats.get(thread !== undefined && thread !== null ? `${String(chatId)}#${String(thread)}` : String(chatId));
+    return this.chats.get(
+      thread !== undefined && thread !== null ? `${String(chatId)}#${String(thread)}` : String(chatId),
+    );
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -215,11 +228,19 @@ export class TelegramBotApi implements ContractEmulator {
       case 'getUpdates': {
         const offset = Number(body.offset ?? 0);
         // Updates below the offset are confirmed: Telegram forgets them.
-        for (let i = this.updates.length - 1; i >= 0; i--) if (this.updates[i]!.update_id < offset) this.updates.splice(i, 1);
-        const poll: Poll = { offset, res, timer: setTimeout(() => {
-          this.polls.delete(poll);
-          ok([]);
-        }, Number(body.timeout ?? 0) * 1000) };
+        for (let i = this.updates.length - 1; i >= 0; i--)
+          if (this.updates[i]!.update_id < offset) this.updates.splice(i, 1);
+        const poll: Poll = {
+          offset,
+          res,
+          timer: setTimeout(
+            () => {
+              this.polls.delete(poll);
+              ok([]);
+            },
+            Number(body.timeout ?? 0) * 1000,
+          ),
+        };
         this.polls.add(poll);
         res.on('close', () => {
           clearTimeout(poll.timer);
@@ -235,9 +256,14 @@ export class TelegramBotApi implements ContractEmulator {
       case 'sendAnimation':
         return this.send(method, body, res);
       case 'editMessageText': {
-        const chat = this.chatOf(body.chat_id, undefined) ?? [...this.chats.values()].find((c) => c.id === Number(body.chat_id) && c.sent.some((m) => m.id === String(body.message_id)));
+        const chat =
+          this.chatOf(body.chat_id, undefined) ??
+          [...this.chats.values()].find(
+            (c) => c.id === Number(body.chat_id) && c.sent.some((m) => m.id === String(body.message_id)),
+          );
         const message = chat?.sent.find((m) => m.id === String(body.message_id));
-        if (!message) return json(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message to edit not found' });
+        if (!message)
+          return json(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message to edit not found' });
         message.edits.push(message.text);
         message.text = String(body.text);
         return ok({ message_id: Number(message.id), chat: { id: chat!.id }, text: message.text });
@@ -250,7 +276,12 @@ export class TelegramBotApi implements ContractEmulator {
       case 'getFile': {
         const found = this.files.get(String(body.file_id));
         if (!found) return json(res, 400, { ok: false, error_code: 400, description: 'Bad Request: invalid file_id' });
-        return ok({ file_id: body.file_id, file_unique_id: `u${String(body.file_id)}`, file_size: found.bytes.length, file_path: found.path });
+        return ok({
+          file_id: body.file_id,
+          file_unique_id: `u${String(body.file_id)}`,
+          file_size: found.bytes.length,
+          file_path: found.path,
+        });
       }
       default:
         return ok(true);
@@ -261,17 +292,27 @@ export class TelegramBotApi implements ContractEmulator {
     const limit = this.limits.shift();
     if (limit !== undefined) {
       this.limitedAt.push(Date.now());
-      return json(res, 429, { ok: false, error_code: 429, description: `Too Many Requests: retry after ${limit}`, parameters: { retry_after: limit } });
+      return json(res, 429, {
+        ok: false,
+        error_code: 429,
+        description: `Too Many Requests: retry after ${limit}`,
+        parameters: { retry_after: limit },
+      });
     }
     if (this.rejectFormat && body.parse_mode) {
       this.rejectFormat = false;
-      return json(res, 400, { ok: false, error_code: 400, description: "Bad Request: can't parse entities: Unsupported start tag \"b\" at byte offset 6" });
+      return json(res, 400, {
+        ok: false,
+        error_code: 400,
+        description: 'Bad Request: can\'t parse entities: Unsupported start tag "b" at byte offset 6',
+      });
     }
     const chat = this.chatOf(body.chat_id, body.message_thread_id);
     if (!chat) return json(res, 400, { ok: false, error_code: 400, description: 'Bad Request: chat not found' });
     // grammY names the file field in the method's field (`document: "attach://<field>"`), as the Bot API allows.
     const field = method === 'sendMessage' ? undefined : body[method.replace(/^send/, '').toLowerCase()];
-    const attached = typeof field === 'string' && field.startsWith('attach://') ? body[field.slice('attach://'.length)] : field;
+    const attached =
+      typeof field === 'string' && field.startsWith('attach://') ? body[field.slice('attach://'.length)] : field;
     const upload = attached as { name: string; bytes: Buffer } | undefined;
     const caption = typeof body.caption === 'string' ? body.caption : undefined;
     const message: SentMessage = {
@@ -279,11 +320,22 @@ export class TelegramBotApi implements ContractEmulator {
       text: String(body.text ?? caption ?? ''),
       edits: [],
       ...(typeof body.parse_mode === 'string' ? { format: body.parse_mode } : {}),
-      ...(upload ? { file: { name: upload.name, bytes: upload.bytes, ...(caption !== undefined ? { caption } : {}) } } : {}),
+      ...(upload
+        ? { file: { name: upload.name, bytes: upload.bytes, ...(caption !== undefined ? { caption } : {}) } }
+        : {}),
       at: Date.now(),
     };
     chat.sent.push(message);
-    const answer = (): void => json(res, 200, { ok: true, result: { message_id: Number(message.id), date: Math.floor(message.at / 1000), chat: { id: chat.id }, text: message.text } });
+    const answer = (): void =>
+      json(res, 200, {
+        ok: true,
+        result: {
+          message_id: Number(message.id),
+          date: Math.floor(message.at / 1000),
+          chat: { id: chat.id },
+          text: message.text,
+        },
+      });
     if (this.hold?.on) this.hold.answers.push(answer);
     else answer();
   }
@@ -300,12 +352,14 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const raw = Buffer.concat(chunks);
   const type = req.headers['content-type'] ?? '';
-  if (type.includes('application/json')) return raw.length ? (JSON.parse(raw.toString('utf8')) as Record<string, unknown>) : {};
+  if (type.includes('application/json'))
+    return raw.length ? (JSON.parse(raw.toString('utf8')) as Record<string, unknown>) : {};
   if (type.includes('multipart/form-data') || type.includes('application/x-www-form-urlencoded')) {
     const form = await new Response(raw, { headers: { 'content-type': type } }).formData();
     const out: Record<string, unknown> = {};
     for (const [key, value] of form.entries()) {
-      out[key] = typeof value === 'string' ? value : { name: value.name, bytes: Buffer.from(await value.arrayBuffer()) };
+      out[key] =
+        typeof value === 'string' ? value : { name: value.name, bytes: Buffer.from(await value.arrayBuffer()) };
     }
     return out;
   }

@@ -64,7 +64,12 @@ function seeded(seed: number): () => number {
 function shown(message: { text?: unknown; parse_mode?: unknown }): string {
   const text = String(message.text);
   if (message.parse_mode !== 'HTML') return text;
-  return text.replace(/<[^>]+>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  return text
+    .replace(/<[^>]+>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
 }
 
 export async function freePort(): Promise<number> {
@@ -79,7 +84,10 @@ export class TelegramEmulator {
   server: TelegramServer;
   edits = 0;
 
-  private constructor(readonly port: number, private readonly offsets = false) {
+  private constructor(
+    readonly port: number,
+    private readonly offsets = false,
+  ) {
     this.server = this.create();
   }
 
@@ -100,7 +108,13 @@ export class TelegramEmulator {
 
   /** A user message; resolves with the update id (for redelivery). */
   async say(token: string, text: string, user: UserOptions = {}): Promise<number> {
-    const client = this.server.getClient(token, { userId: user.userId ?? 1001, chatId: user.chatId ?? user.userId ?? 1001, userName: user.userName ?? 'alice', type: user.type ?? 'private', chatTitle: 'Team' });
+    const client = this.server.getClient(token, {
+      userId: user.userId ?? 1001,
+      chatId: user.chatId ?? user.userId ?? 1001,
+      userName: user.userName ?? 'alice',
+      type: user.type ?? 'private',
+      chatTitle: 'Team',
+    });
     const before = this.server.storage.userMessages.length;
     await this.server.addUserMessage(client.makeMessage(text));
     return this.server.storage.userMessages[before]!.updateId;
@@ -108,14 +122,24 @@ export class TelegramEmulator {
 
   /** A press of an inline keyboard button whose callback data is `data`, by the user in their chat. */
   async press(token: string, data: string, user: UserOptions = {}): Promise<void> {
-    const client = this.server.getClient(token, { userId: user.userId ?? 1001, chatId: user.chatId ?? user.userId ?? 1001, userName: user.userName ?? 'alice', type: user.type ?? 'private', chatTitle: 'Team' });
+    const client = this.server.getClient(token, {
+      userId: user.userId ?? 1001,
+      chatId: user.chatId ?? user.userId ?? 1001,
+      userName: user.userName ?? 'alice',
+      type: user.type ?? 'private',
+      chatTitle: 'Team',
+    });
     await this.server.addUserCallback(client.makeCallbackQuery(data));
   }
 
   /** The inline keyboard of a message the bot sent, as rows of `[label, callback data]`. */
   keyboard(token: string, messageId: number): Array<Array<[string, string]>> | undefined {
     const sent = this.server.storage.botMessages.find((m) => m.botToken === token && m.messageId === messageId);
-    const markup = (sent?.message as { reply_markup?: { inline_keyboard?: Array<Array<{ text: string; callback_data: string }>> } } | undefined)?.reply_markup;
+    const markup = (
+      sent?.message as
+        | { reply_markup?: { inline_keyboard?: Array<Array<{ text: string; callback_data: string }>> } }
+        | undefined
+    )?.reply_markup;
     return markup?.inline_keyboard?.map((row) => row.map((button) => [button.text, button.callback_data]));
   }
 
@@ -143,7 +167,10 @@ export class TelegramEmulator {
     for (;;) {
       const messages = this.botMessages(token, chatId);
       if (messages.length >= count) return messages;
-      if (Date.now() > deadline) throw new Error(`expected ${count} bot messages in chat ${chatId}, got ${messages.length}: ${JSON.stringify(messages.map((m) => m.text.slice(0, 60)))}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `expected ${count} bot messages in chat ${chatId}, got ${messages.length}: ${JSON.stringify(messages.map((m) => m.text.slice(0, 60)))}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
@@ -176,7 +203,8 @@ export class TelegramEmulator {
     const path = /^\/bot([^/]+)\/([^/]+)$/;
     this.beforeRoutes(this.server, (req, res, next) => {
       const match = path.exec(req.path);
-      if (!holding || !match || match[2] !== method || (token !== undefined && decodeURIComponent(match[1]!) !== token)) return next();
+      if (!holding || !match || match[2] !== method || (token !== undefined && decodeURIComponent(match[1]!) !== token))
+        return next();
       const answer = res.sendResult.bind(res);
       res.sendResult = (data) => (holding ? held.push(() => answer(data)) : answer(data));
       next();
@@ -246,7 +274,10 @@ export class TelegramEmulator {
 
   /** Puts a middleware before the emulator's routes, after its body parsers. */
   private beforeRoutes(server: TelegramServer, middleware: Middleware): void {
-    const app = (server as unknown as { webServer: unknown }).webServer as { use(fn: Middleware): void; _router: { stack: Array<{ name: string }> } };
+    const app = (server as unknown as { webServer: unknown }).webServer as {
+      use(fn: Middleware): void;
+      _router: { stack: Array<{ name: string }> };
+    };
     app.use(middleware);
     const stack = app._router.stack;
     const layer = stack.pop()!;

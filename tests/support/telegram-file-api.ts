@@ -20,7 +20,8 @@ export async function startFileApi(files: Record<string, Buffer>): Promise<FileA
     req.on('end', () => {
       const url = req.url ?? '';
       const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
-      const ok = (result: unknown): void => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, result }));
+      const ok = (result: unknown): void =>
+        void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, result }));
       const file = /^\/file\/bot[^/]+\/(.+)$/.exec(url);
       if (file) {
         const data = files[file[1]!];
@@ -31,10 +32,16 @@ export async function startFileApi(files: Record<string, Buffer>): Promise<FileA
       const method = url.split('/').pop();
       if (method === 'getMe') return ok({ id: 777, is_bot: true, first_name: 'Bot', username: 'FileBot' });
       if (method === 'getUpdates') return ok(queue.splice(0));
-      if (method === 'getFile') return ok({ file_id: body.file_id, file_unique_id: 'u', file_path: `voice/${String(body.file_id)}.ogg` });
+      if (method === 'getFile')
+        return ok({ file_id: body.file_id, file_unique_id: 'u', file_path: `voice/${String(body.file_id)}.ogg` });
       if (method === 'sendMessage') {
         sent.push({ chat_id: String(body.chat_id), text: String(body.text) });
-        return ok({ message_id: sent.length, date: 0, chat: { id: Number(body.chat_id), type: 'private' }, text: body.text });
+        return ok({
+          message_id: sent.length,
+          date: 0,
+          chat: { id: Number(body.chat_id), type: 'private' },
+          text: body.text,
+        });
       }
       return ok(true);
     });
@@ -44,9 +51,10 @@ export async function startFileApi(files: Record<string, Buffer>): Promise<FileA
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     sent,
     push: (update) => queue.push(update),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -9,7 +9,9 @@ export interface LocalServer {
 }
 
 /** A real HTTP server on 127.0.0.1, port 0. */
-export async function localServer(handle: (req: IncomingMessage, res: ServerResponse, body: string) => void): Promise<LocalServer> {
+export async function localServer(
+  handle: (req: IncomingMessage, res: ServerResponse, body: string) => void,
+): Promise<LocalServer> {
   const requests: LocalServer['requests'] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -25,6 +27,10 @@ export async function localServer(handle: (req: IncomingMessage, res: ServerResp
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -24,7 +24,13 @@ export interface TurnFixture {
 export function writeConfig(
   home: string,
   vendorUrl: string,
-  overrides: { defaults?: Record<string, unknown>; streaming?: boolean; models?: Array<Record<string, unknown>>; tools?: Record<string, unknown>; blocks?: Record<string, unknown> } = {},
+  overrides: {
+    defaults?: Record<string, unknown>;
+    streaming?: boolean;
+    models?: Array<Record<string, unknown>>;
+    tools?: Record<string, unknown>;
+    blocks?: Record<string, unknown>;
+  } = {},
 ): void {
   mkdirSync(home, { recursive: true });
   const config = {
@@ -33,9 +39,21 @@ export function writeConfig(
     ...(overrides.tools ? { tools: overrides.tools } : {}),
     ...overrides.blocks,
     model_list: [
-      { model_name: 'fast', provider: 'openai', model: 'gpt-test', api_base: `${vendorUrl}/v1`, api_keys: ['sk-test-key-0001'], streaming: { enabled: overrides.streaming ?? false } },
+      {
+        model_name: 'fast',
+        provider: 'openai',
+        model: 'gpt-test',
+        api_base: `${vendorUrl}/v1`,
+        api_keys: ['sk-test-key-0001'],
+        streaming: { enabled: overrides.streaming ?? false },
+      },
       // An entry's own `api_base` may name the vendor server as `{vendor}` (a family with another path).
-      ...(overrides.models ?? []).map((m) => ({ provider: 'openai', api_keys: ['sk-test-key-0002'], ...m, api_base: typeof m.api_base === 'string' ? m.api_base.replace('{vendor}', vendorUrl) : `${vendorUrl}/v1` })),
+      ...(overrides.models ?? []).map((m) => ({
+        provider: 'openai',
+        api_keys: ['sk-test-key-0002'],
+        ...m,
+        api_base: typeof m.api_base === 'string' ? m.api_base.replace('{vendor}', vendorUrl) : `${vendorUrl}/v1`,
+      })),
     ],
   };
   writeFileSync(join(home, 'config.json'), JSON.stringify(config, null, 2), { mode: 0o600 });
@@ -43,17 +61,36 @@ export function writeConfig(
 
 /** A message from the terminal channel for the default agent's session `session`. */
 export function message(text: string, session: string): SessionRequest {
-  return { agent: 'main', session_key: keyOf(session), channel: 'cli', chat: `direct:${session}`, sender: 'tester', message_id: `m_${Math.random().toString(36).slice(2)}`, text, remote: false };
+  return {
+    agent: 'main',
+    session_key: keyOf(session),
+    channel: 'cli',
+    chat: `direct:${session}`,
+    sender: 'tester',
+    message_id: `m_${Math.random().toString(36).slice(2)}`,
+    text,
+    remote: false,
+  };
 }
 
-export const keyOf = (session: string) => sessionKeyOf({ agent: 'main', channel: 'cli', dimensions: [['chat', `direct:${session}`]] });
+export const keyOf = (session: string) =>
+  sessionKeyOf({ agent: 'main', channel: 'cli', dimensions: [['chat', `direct:${session}`]] });
 
 /** `now` fixes the clock the prompt's time is read from; `evolutionClock` drives evolution's cold path; `send` gives the turns a chat to send to. */
-export async function startTurnFixture(overrides: Parameters<typeof writeConfig>[2] = {}, runtimeOptions: Pick<AgentOptions, 'evolutionClock' | 'now' | 'sessionLimit' | 'send'> = {}): Promise<TurnFixture> {
+export async function startTurnFixture(
+  overrides: Parameters<typeof writeConfig>[2] = {},
+  runtimeOptions: Pick<AgentOptions, 'evolutionClock' | 'now' | 'sessionLimit' | 'send'> = {},
+): Promise<TurnFixture> {
   const home = tempHome();
   const vendor = await startVendorServer();
   writeConfig(home.home, vendor.url, overrides);
-  const runtime = Runtime.start({ loaded: loadConfig({ env: home.env }), env: home.env, command: 'test', logError: () => {}, ...runtimeOptions });
+  const runtime = Runtime.start({
+    loaded: loadConfig({ env: home.env }),
+    env: home.env,
+    command: 'test',
+    logError: () => {},
+    ...runtimeOptions,
+  });
   const events: Envelope[] = [];
   runtime.bus.events$.subscribe((e) => events.push(e));
   return {

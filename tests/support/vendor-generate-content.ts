@@ -6,8 +6,11 @@ export type Part =
   | { text: string; thought?: true; thoughtSignature?: string }
   | { functionCall: { name: string; args: Record<string, unknown> }; thoughtSignature?: string };
 
-const usageMetadata = (prompt: number, candidates: number) =>
-  ({ promptTokenCount: prompt, candidatesTokenCount: candidates, totalTokenCount: prompt + candidates });
+const usageMetadata = (prompt: number, candidates: number) => ({
+  promptTokenCount: prompt,
+  candidatesTokenCount: candidates,
+  totalTokenCount: prompt + candidates,
+});
 
 function response(parts: Part[], finishReason: string | undefined, usage?: [number, number]): Record<string, unknown> {
   return {
@@ -24,10 +27,12 @@ export function generated(parts: Part[], usage: [number, number] = [20, 7]): Scr
 
 /** One chunk per group of parts; the last carries `finishReason: STOP` and the usage. */
 export function generateStreamText(groups: Part[][], usage: [number, number] = [20, 7]): string {
-  return groups.map((parts, i) => {
-    const last = i === groups.length - 1;
-    return `data: ${JSON.stringify(response(parts, last ? 'STOP' : undefined, last ? usage : undefined))}\r\n\r\n`;
-  }).join('');
+  return groups
+    .map((parts, i) => {
+      const last = i === groups.length - 1;
+      return `data: ${JSON.stringify(response(parts, last ? 'STOP' : undefined, last ? usage : undefined))}\r\n\r\n`;
+    })
+    .join('');
 }
 
 export function generateSse(chunks: Array<string | Buffer>, after: ScriptedReply['after'] = 'end'): ScriptedReply {

@@ -9,7 +9,11 @@ export type Block =
 
 const baseMessage = { id: 'msg_01XFDUDYJgAACzvnptvVoYEL', type: 'message', role: 'assistant', model: 'claude-test' };
 
-export function message(content: Block[], stopReason = 'end_turn', usage: Record<string, number> = { input_tokens: 25, output_tokens: 9 }): ScriptedReply {
+export function message(
+  content: Block[],
+  stopReason = 'end_turn',
+  usage: Record<string, number> = { input_tokens: 25, output_tokens: 9 },
+): ScriptedReply {
   return json({ ...baseMessage, content, stop_reason: stopReason, stop_sequence: null, usage });
 }
 
@@ -18,28 +22,59 @@ export function frame(type: string, data: Record<string, unknown>): string {
 }
 
 /** The event sequence a streamed message with these blocks produces; tool input split in `jsonPieces`. */
-export function messageStreamText(blocks: Block[], stopReason = 'end_turn', usage = { input_tokens: 25, output_tokens: 9 }, jsonPieces = 3): string {
-  const out = [frame('message_start', { message: { ...baseMessage, content: [], stop_reason: null, stop_sequence: null,
-    usage: { input_tokens: usage.input_tokens, output_tokens: 1 } } }), frame('ping', {})];
+export function messageStreamText(
+  blocks: Block[],
+  stopReason = 'end_turn',
+  usage = { input_tokens: 25, output_tokens: 9 },
+  jsonPieces = 3,
+): string {
+  const out = [
+    frame('message_start', {
+      message: {
+        ...baseMessage,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+      },
+    }),
+    frame('ping', {}),
+  ];
   blocks.forEach((block, index) => {
     if (block.type === 'text') {
       out.push(frame('content_block_start', { index, content_block: { type: 'text', text: '' } }));
-      for (const piece of block.text.split(/(?<= )/)) out.push(frame('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }));
+      for (const piece of block.text.split(/(?<= )/))
+        out.push(frame('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }));
     } else if (block.type === 'thinking') {
       out.push(frame('content_block_start', { index, content_block: { type: 'thinking', thinking: '' } }));
       out.push(frame('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: block.thinking } }));
       out.push(frame('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } }));
     } else {
-      out.push(frame('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }));
+      out.push(
+        frame('content_block_start', {
+          index,
+          content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+        }),
+      );
       const text = JSON.stringify(block.input);
       const size = Math.ceil(text.length / jsonPieces);
       for (let i = 0; i < text.length; i += size) {
-        out.push(frame('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: text.slice(i, i + size) } }));
+        out.push(
+          frame('content_block_delta', {
+            index,
+            delta: { type: 'input_json_delta', partial_json: text.slice(i, i + size) },
+          }),
+        );
       }
     }
     out.push(frame('content_block_stop', { index }));
   });
-  out.push(frame('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }));
+  out.push(
+    frame('message_delta', {
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens },
+    }),
+  );
   out.push(frame('message_stop', {}));
   return out.join('');
 }

@@ -38,7 +38,8 @@ export function breakpointPaths(body: Record<string, unknown>): string[] {
   ((body.tools as Block[] | undefined) ?? []).forEach((tool, i) => marked(tool) && paths.push(`tools[${i}]`));
   if (Array.isArray(body.system)) body.system.forEach((block, i) => marked(block) && paths.push(`system[${i}]`));
   ((body.messages as Array<{ content: unknown }> | undefined) ?? []).forEach((message, m) => {
-    if (Array.isArray(message.content)) message.content.forEach((block, b) => marked(block) && paths.push(`messages[${m}].content[${b}]`));
+    if (Array.isArray(message.content))
+      message.content.forEach((block, b) => marked(block) && paths.push(`messages[${m}].content[${b}]`));
   });
   return paths;
 }
@@ -51,10 +52,17 @@ export function messagesPromptCache() {
   const written = new Set<string>();
   return {
     /** Usage counts for this request, writing its breakpoints; `undefined` when the vendor would refuse it. */
-    usage(request: RecordedRequest): { input_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number } | { error: string } {
+    usage(
+      request: RecordedRequest,
+    ):
+      | { input_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }
+      | { error: string } {
       const body = JSON.parse(request.body.toString()) as Record<string, unknown>;
       const { blocks, marks } = cacheBlocks(body);
-      if (marks.length > MAX_BREAKPOINTS) return { error: `A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${marks.length}.` };
+      if (marks.length > MAX_BREAKPOINTS)
+        return {
+          error: `A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${marks.length}.`,
+        };
       const key = (end: number): string => blocks.slice(0, end + 1).join('\n');
       let read = -1;
       for (const mark of marks) {
@@ -70,7 +78,11 @@ export function messagesPromptCache() {
       const cached = read >= 0 ? prefixTokens(blocks, read) : 0;
       const last = marks.at(-1);
       const creation = last !== undefined && last > read ? prefixTokens(blocks, last) - cached : 0;
-      return { input_tokens: total - cached - creation, cache_read_input_tokens: cached, cache_creation_input_tokens: creation };
+      return {
+        input_tokens: total - cached - creation,
+        cache_read_input_tokens: cached,
+        cache_creation_input_tokens: creation,
+      };
     },
   };
 }
@@ -92,10 +104,18 @@ export function commonPrefix(a: Buffer, b: Buffer): number {
 export function chatCompletionsPromptCache() {
   const earlier: Buffer[] = [];
   return {
-    usage(request: RecordedRequest): { prompt_tokens: number; completion_tokens: number; prompt_tokens_details: { cached_tokens: number } } {
+    usage(request: RecordedRequest): {
+      prompt_tokens: number;
+      completion_tokens: number;
+      prompt_tokens_details: { cached_tokens: number };
+    } {
       const shared = Math.max(0, ...earlier.map((body) => commonPrefix(body, request.body)));
       earlier.push(request.body);
-      return { prompt_tokens: Math.ceil(request.body.length / 4), completion_tokens: 5, prompt_tokens_details: { cached_tokens: Math.floor(shared / 4) } };
+      return {
+        prompt_tokens: Math.ceil(request.body.length / 4),
+        completion_tokens: 5,
+        prompt_tokens_details: { cached_tokens: Math.floor(shared / 4) },
+      };
     },
   };
 }

@@ -55,7 +55,12 @@ export async function startVendorServer(): Promise<VendorServer> {
     const body: Buffer[] = [];
     req.on('data', (chunk: Buffer) => body.push(chunk));
     req.on('end', async () => {
-      const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(body) };
+      const recorded = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(body),
+      };
       requests.push(recorded);
       const next = queue.shift() ?? json({ error: { message: 'no scripted reply left', type: 'test_error' } }, 500);
       const reply = typeof next === 'function' ? next(recorded) : next;
@@ -81,10 +86,11 @@ export async function startVendorServer(): Promise<VendorServer> {
       requests.length = 0;
       queue.length = 0;
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -43,7 +43,10 @@ export interface HomeAndVendor {
  * A suite whose every test gets a fresh AGENT_HOME and a fresh loopback vendor server, both gone after it; `setUp`
  * runs after they exist (a config to write, replies to queue).
  */
-export function homeAndVendorSuite(name: string, setUp: (ctx: HomeAndVendor) => void | Promise<void> = () => {}): Test<HomeAndVendor> {
+export function homeAndVendorSuite(
+  name: string,
+  setUp: (ctx: HomeAndVendor) => void | Promise<void> = () => {},
+): Test<HomeAndVendor> {
   const test = suite<HomeAndVendor>(name);
   test.before.each(async (ctx) => {
     ctx.home = tempHome();

@@ -46,7 +46,13 @@ export class WhatsAppGraphApi implements ContractEmulator {
   }
 
   settings(): Record<string, unknown> {
-    return { phone_number_id: PHONE_ID, access_token: this.accessToken, app_secret: this.appSecret, verify_token: this.verifyToken, base_url: this.url };
+    return {
+      phone_number_id: PHONE_ID,
+      access_token: this.accessToken,
+      app_secret: this.appSecret,
+      verify_token: this.verifyToken,
+      base_url: this.url,
+    };
   }
 
   secrets(): string[] {
@@ -62,7 +68,11 @@ export class WhatsAppGraphApi implements ContractEmulator {
   }
 
   async post(body: string, signature = this.sign(body)): Promise<{ status: number; body: string }> {
-    const res = await fetch(this.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body });
+    const res = await fetch(this.webhookUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+      body,
+    });
     const answer = { status: res.status, body: await res.text() };
     this.deliveries.push(answer);
     return answer;
@@ -70,7 +80,9 @@ export class WhatsAppGraphApi implements ContractEmulator {
 
   /** Meta's verification request, as the app dashboard sends it when the webhook is saved. */
   async verify(token: string, challenge: string): Promise<{ status: number; body: string }> {
-    const res = await fetch(`${this.webhookUrl}?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(token)}&hub.challenge=${challenge}`);
+    const res = await fetch(
+      `${this.webhookUrl}?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(token)}&hub.challenge=${challenge}`,
+    );
     return { status: res.status, body: await res.text() };
   }
 
@@ -78,11 +90,22 @@ export class WhatsAppGraphApi implements ContractEmulator {
   messageBody(from: string, message: Record<string, unknown>, at = Date.now()): string {
     return JSON.stringify({
       object: 'whatsapp_business_account',
-      entry: [{ id: '102000000000001', changes: [{ field: 'messages', value: {
-        messaging_product: 'whatsapp', metadata: { display_phone_number: '15550000000', phone_number_id: PHONE_ID },
-        contacts: [{ profile: { name: 'User' }, wa_id: from }],
-        messages: [{ from, timestamp: String(Math.floor(at / 1000)), ...message }],
-      } }] }],
+      entry: [
+        {
+          id: '102000000000001',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '15550000000', phone_number_id: PHONE_ID },
+                contacts: [{ profile: { name: 'User' }, wa_id: from }],
+                messages: [{ from, timestamp: String(Math.floor(at / 1000)), ...message }],
+              },
+            },
+          ],
+        },
+      ],
     });
   }
 
@@ -107,8 +130,16 @@ export class WhatsAppGraphApi implements ContractEmulator {
     return {
       sender: id,
       say: (text) => deliver({ type: 'text', text: { body: text } }),
-      sendImage: (bytes, caption) => deliver({ type: 'image', image: { id: stored(bytes, 'image/png'), mime_type: 'image/png', sha256: hex(8), caption } }),
-      sendVoice: (bytes) => deliver({ type: 'audio', audio: { id: stored(bytes, 'audio/ogg; codecs=opus'), mime_type: 'audio/ogg; codecs=opus', voice: true } }),
+      sendImage: (bytes, caption) =>
+        deliver({
+          type: 'image',
+          image: { id: stored(bytes, 'image/png'), mime_type: 'image/png', sha256: hex(8), caption },
+        }),
+      sendVoice: (bytes) =>
+        deliver({
+          type: 'audio',
+          audio: { id: stored(bytes, 'audio/ogg; codecs=opus'), mime_type: 'audio/ogg; codecs=opus', voice: true },
+        }),
       redeliver: async (done) => {
         const message = said.get(done.id);
         if (!message) throw new Error(`no message ${done.id} to redeliver`);
@@ -157,24 +188,45 @@ export class WhatsAppGraphApi implements ContractEmulator {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks);
     if (req.headers.authorization !== `Bearer ${this.accessToken}`) {
-      return json(res, 401, { error: { message: 'Invalid OAuth access token - Cannot parse access token', type: 'OAuthException', code: 190 } });
+      return json(res, 401, {
+        error: { message: 'Invalid OAuth access token - Cannot parse access token', type: 'OAuthException', code: 190 },
+      });
     }
     const path = (req.url ?? '/').split('?')[0]!;
     const download = /^\/download\/(\d+)$/.exec(path);
-    if (download) return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(this.media.get(download[1]!)?.bytes);
+    if (download)
+      return void res
+        .writeHead(200, { 'content-type': 'application/octet-stream' })
+        .end(this.media.get(download[1]!)?.bytes);
     const route = path.replace(/^\/v[\d.]+\//, '');
-    if (route === PHONE_ID && req.method === 'GET') return json(res, 200, { display_phone_number: '15550000000', id: PHONE_ID });
+    if (route === PHONE_ID && req.method === 'GET')
+      return json(res, 200, { display_phone_number: '15550000000', id: PHONE_ID });
     if (route === `${PHONE_ID}/media`) {
-      const form = await new Response(raw, { headers: { 'content-type': req.headers['content-type'] ?? '' } }).formData();
+      const form = await new Response(raw, {
+        headers: { 'content-type': req.headers['content-type'] ?? '' },
+      }).formData();
       const file = form.get('file') as unknown as { name: string; arrayBuffer(): Promise<ArrayBuffer> };
       const mediaId = String(900_000 + this.media.size);
-      this.media.set(mediaId, { bytes: Buffer.from(await file.arrayBuffer()), name: file.name, mime: String(form.get('type')) });
+      this.media.set(mediaId, {
+        bytes: Buffer.from(await file.arrayBuffer()),
+        name: file.name,
+        mime: String(form.get('type')),
+      });
       return json(res, 200, { id: mediaId });
     }
-    if (route === `${PHONE_ID}/messages`) return this.message(JSON.parse(raw.toString('utf8')) as Record<string, unknown>, res);
+    if (route === `${PHONE_ID}/messages`)
+      return this.message(JSON.parse(raw.toString('utf8')) as Record<string, unknown>, res);
     const stored = this.media.get(route);
-    if (stored && req.method === 'GET') return json(res, 200, { url: `${this.url}/download/${route}`, mime_type: stored.mime, id: route, messaging_product: 'whatsapp' });
-    return json(res, 400, { error: { message: `Unsupported request - method type: ${req.method}`, type: 'GraphMethodException', code: 100 } });
+    if (stored && req.method === 'GET')
+      return json(res, 200, {
+        url: `${this.url}/download/${route}`,
+        mime_type: stored.mime,
+        id: route,
+        messaging_product: 'whatsapp',
+      });
+    return json(res, 400, {
+      error: { message: `Unsupported request - method type: ${req.method}`, type: 'GraphMethodException', code: 100 },
+    });
   }
 
   private message(body: Record<string, unknown>, res: ServerResponse): void {
@@ -187,24 +239,44 @@ export class WhatsAppGraphApi implements ContractEmulator {
     if (limit !== undefined) {
       this.limitedAt.push(Date.now());
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(limit) });
-      return void res.end(JSON.stringify({ error: { message: '(#130429) Rate limit hit', type: 'OAuthException', code: 130429 } }));
+      return void res.end(
+        JSON.stringify({ error: { message: '(#130429) Rate limit hit', type: 'OAuthException', code: 130429 } }),
+      );
     }
     const chat = this.chats.get(String(body.to));
-    if (!chat) return json(res, 400, { error: { message: '(#131030) Recipient phone number not in allowed list', code: 131030 } });
+    if (!chat)
+      return json(res, 400, {
+        error: { message: '(#131030) Recipient phone number not in allowed list', code: 131030 },
+      });
     const type = String(body.type);
     const content = body[type] as Record<string, unknown>;
     const id = `wamid.${hex(12)}`;
     const file = type === 'text' ? undefined : this.media.get(String(content.id));
     const caption = typeof content.caption === 'string' ? content.caption : undefined;
     chat.sent.push({
-      id, text: type === 'text' ? String(content.body) : caption ?? '', edits: [], at: Date.now(),
-      ...(file ? { file: { name: String(content.filename ?? file.name ?? ''), bytes: file.bytes, ...(caption !== undefined ? { caption } : {}) } } : {}),
+      id,
+      text: type === 'text' ? String(content.body) : (caption ?? ''),
+      edits: [],
+      at: Date.now(),
+      ...(file
+        ? {
+            file: {
+              name: String(content.filename ?? file.name ?? ''),
+              bytes: file.bytes,
+              ...(caption !== undefined ? { caption } : {}),
+            },
+          }
+        : {}),
     });
-    const answer = (): void => json(res, 200, { messaging_product: 'whatsapp', contacts: [{ input: chat.id, wa_id: chat.id }], messages: [{ id }] });
+    const answer = (): void =>
+      json(res, 200, {
+        messaging_product: 'whatsapp',
+        contacts: [{ input: chat.id, wa_id: chat.id }],
+        messages: [{ id }],
+      });
     if (this.hold?.on) this.hold.answers.push(answer);
     else answer();
   }
-
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

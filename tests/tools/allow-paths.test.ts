@@ -51,42 +51,65 @@ const denied = (path: string) => ({ ok: false, content: `access denied: ${path} 
 const files = suite('allow paths never override the protected files');
 files.after(() => fixture.close());
 
-files('reads of protected files inside allow_read_paths, allow_write_paths and an allowed credential folder are refused', async () => {
-  const paths = [
-    ...Object.keys(secrets).map((name) => join(shared, name)),
-    join(shared, 'link.txt'),
-    join(userHome, '.ssh', 'config'),
-    join(home, 'auth.json'),
-    join(home, 'auth', 'mcp', 'server.json'),
-    join(home, '.security.yml'),
-  ];
-  for (const path of paths) {
-    for (const tool of ['read_file', 'load_image']) assert.equal(await fixture.call(tool, { path }), denied(path), `${tool} ${path}`);
-  }
-  assert.equal(await fixture.call('read_file', { path: join(shared, 'hard.txt') }), {
-    ok: false,
-    content: `access denied: ${join(shared, 'hard.txt')} has more than one hard link; the file tools do not open hard-linked files (another name of it may be protected or outside the workspace)`,
-  });
-  assert.equal(await fixture.call('read_file', { path: join(shared, 'notes.txt') }), { ok: true, content: 'TOKEN in notes' });
-});
+files(
+  'reads of protected files inside allow_read_paths, allow_write_paths and an allowed credential folder are refused',
+  async () => {
+    const paths = [
+      ...Object.keys(secrets).map((name) => join(shared, name)),
+      join(shared, 'link.txt'),
+      join(userHome, '.ssh', 'config'),
+      join(home, 'auth.json'),
+      join(home, 'auth', 'mcp', 'server.json'),
+      join(home, '.security.yml'),
+    ];
+    for (const path of paths) {
+      for (const tool of ['read_file', 'load_image'])
+        assert.equal(await fixture.call(tool, { path }), denied(path), `${tool} ${path}`);
+    }
+    assert.equal(await fixture.call('read_file', { path: join(shared, 'hard.txt') }), {
+      ok: false,
+      content: `access denied: ${join(shared, 'hard.txt')} has more than one hard link; the file tools do not open hard-linked files (another name of it may be protected or outside the workspace)`,
+    });
+    assert.equal(await fixture.call('read_file', { path: join(shared, 'notes.txt') }), {
+      ok: true,
+      content: 'TOKEN in notes',
+    });
+  },
+);
 
 files('listings and searches inside an allow path leave the protected entries out', async () => {
   // hard.txt is listed by its own name, but neither read nor searched (it is another name of .netrc).
-  assert.equal(await fixture.call('list_dir', { path: shared }), { ok: true, content: '.config/\nhard.txt\nnotes.txt' });
-  assert.equal(await fixture.call('list_dir', { path: join(shared, '.config') }), { ok: true, content: '(empty folder)' });
-  assert.equal(await fixture.call('search_files', { pattern: 'TOKEN', path: shared }), { ok: true, content: `${join(shared, 'notes.txt')}:1: TOKEN in notes` });
+  assert.equal(await fixture.call('list_dir', { path: shared }), {
+    ok: true,
+    content: '.config/\nhard.txt\nnotes.txt',
+  });
+  assert.equal(await fixture.call('list_dir', { path: join(shared, '.config') }), {
+    ok: true,
+    content: '(empty folder)',
+  });
+  assert.equal(await fixture.call('search_files', { pattern: 'TOKEN', path: shared }), {
+    ok: true,
+    content: `${join(shared, 'notes.txt')}:1: TOKEN in notes`,
+  });
   assert.equal(await fixture.call('list_dir', { path: join(userHome, '.ssh') }), denied(join(userHome, '.ssh')));
 });
 
-files('writes of protected files inside allow_write_paths are refused, the sessions folder included; other files are written', async () => {
-  for (const name of ['.env', '.npmrc', '.pgpass', '.ssh/authorized_keys', '.aws/config', '.security.yml']) {
-    const path = join(out, name);
-    for (const tool of ['write_file', 'append_file']) assert.equal(await fixture.call(tool, { path, content: 'x' }), denied(path), `${tool} ${path}`);
-  }
-  const session = join(workspace, 'sessions', 'data.mdb');
-  assert.equal(await fixture.call('write_file', { path: session, content: 'x' }), denied(session));
-  assert.equal(await fixture.call('write_file', { path: join(out, 'ok.txt'), content: 'x' }), { ok: true, content: `wrote 1 bytes to ${join(out, 'ok.txt')}` });
-});
+files(
+  'writes of protected files inside allow_write_paths are refused, the sessions folder included; other files are written',
+  async () => {
+    for (const name of ['.env', '.npmrc', '.pgpass', '.ssh/authorized_keys', '.aws/config', '.security.yml']) {
+      const path = join(out, name);
+      for (const tool of ['write_file', 'append_file'])
+        assert.equal(await fixture.call(tool, { path, content: 'x' }), denied(path), `${tool} ${path}`);
+    }
+    const session = join(workspace, 'sessions', 'data.mdb');
+    assert.equal(await fixture.call('write_file', { path: session, content: 'x' }), denied(session));
+    assert.equal(await fixture.call('write_file', { path: join(out, 'ok.txt'), content: 'x' }), {
+      ok: true,
+      content: `wrote 1 bytes to ${join(out, 'ok.txt')}`,
+    });
+  },
+);
 
 files.run();
 
@@ -98,11 +121,26 @@ turns('tools.allow_read_paths opens a folder to read_file, except its protected 
   writeFileSync(join(outside, 'notes.txt'), 'shared notes');
   const f = await startTurnFixture({ tools: { allow_read_paths: [outside] } });
   try {
-    const call = (id: string, path: string) => completion({ tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path }) } }] }, 'tool_calls');
-    f.vendor.reply(call('c1', join(outside, 'notes.txt')), call('c2', join(outside, '.env')), completion({ content: 'done' }));
+    const call = (id: string, path: string) =>
+      completion(
+        {
+          tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path }) } }],
+        },
+        'tool_calls',
+      );
+    f.vendor.reply(
+      call('c1', join(outside, 'notes.txt')),
+      call('c2', join(outside, '.env')),
+      completion({ content: 'done' }),
+    );
     await f.send('read both');
-    const results = f.events.filter((e): e is Envelope<'tool.completed'> => e.type === 'tool.completed').map((e) => [e.data.ok, e.data.content]);
-    assert.equal(results, [[true, 'shared notes'], [false, `access denied: ${join(outside, '.env')} is a protected file`]]);
+    const results = f.events
+      .filter((e): e is Envelope<'tool.completed'> => e.type === 'tool.completed')
+      .map((e) => [e.data.ok, e.data.content]);
+    assert.equal(results, [
+      [true, 'shared notes'],
+      [false, `access denied: ${join(outside, '.env')} is a protected file`],
+    ]);
   } finally {
     await f.close();
     rmSync(outside, { recursive: true, force: true });

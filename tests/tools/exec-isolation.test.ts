@@ -30,29 +30,41 @@ async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
 
 const tree = suite('exec ends the whole tree');
 for (const isolation of ['bwrap', 'off'] as IsolationMode[]) {
-  tree(`isolation ${isolation}: "setsid sleep 25 & echo started" with timeout_seconds 2 returns at once, and the sleep is gone`, async () => {
-    const f = toolsFixture(() => ({ exec: { isolation } }));
-    const { value, ms } = await timed(f.call('exec', { command: 'setsid sleep 20.42431 & echo started', timeout_seconds: 2 }));
-    assert.equal(value, { ok: true, content: 'started\n' });
-    assert.ok(ms < 2500, `took ${ms} ms`);
-    assert.ok(await gone('20.42431'), 'the detached sleep still runs');
-    f.close();
-  });
+  tree(
+    `isolation ${isolation}: "setsid sleep 25 & echo started" with timeout_seconds 2 returns at once, and the sleep is gone`,
+    async () => {
+      const f = toolsFixture(() => ({ exec: { isolation } }));
+      const { value, ms } = await timed(
+        f.call('exec', { command: 'setsid sleep 20.42431 & echo started', timeout_seconds: 2 }),
+      );
+      assert.equal(value, { ok: true, content: 'started\n' });
+      assert.ok(ms < 2500, `took ${ms} ms`);
+      assert.ok(await gone('20.42431'), 'the detached sleep still runs');
+      f.close();
+    },
+  );
 
-  tree(`isolation ${isolation}: at the time limit the call returns with the output so far and every process of the command ends`, async () => {
-    const f = toolsFixture(() => ({ exec: { isolation } }));
-    const command = 'echo first; (setsid sleep 20.42432 &); nohup sleep 20.42432 > /dev/null 2>&1 & sleep 20.42432';
-    const { value, ms } = await timed(f.call('exec', { command, timeout_seconds: 1 }));
-    assert.equal(value, { ok: false, content: 'first\n\n[exec: stopped after 1 s timeout]' });
-    assert.ok(ms < 2000, `took ${ms} ms`);
-    assert.ok(await gone('20.42432'), 'a child outlived the timeout');
-    f.close();
-  });
+  tree(
+    `isolation ${isolation}: at the time limit the call returns with the output so far and every process of the command ends`,
+    async () => {
+      const f = toolsFixture(() => ({ exec: { isolation } }));
+      const command = 'echo first; (setsid sleep 20.42432 &); nohup sleep 20.42432 > /dev/null 2>&1 & sleep 20.42432';
+      const { value, ms } = await timed(f.call('exec', { command, timeout_seconds: 1 }));
+      assert.equal(value, { ok: false, content: 'first\n\n[exec: stopped after 1 s timeout]' });
+      assert.ok(ms < 2000, `took ${ms} ms`);
+      assert.ok(await gone('20.42432'), 'a child outlived the timeout');
+      f.close();
+    },
+  );
 
   tree(`isolation ${isolation}: a turn cancelled mid-command ends the command's tree at once`, async () => {
     const f = toolsFixture(() => ({ exec: { isolation } }));
     const abort = new AbortController();
-    const call = f.call('exec', { command: 'setsid sleep 20.42433 & echo ok; sleep 20.42433' }, { signal: abort.signal });
+    const call = f.call(
+      'exec',
+      { command: 'setsid sleep 20.42433 & echo ok; sleep 20.42433' },
+      { signal: abort.signal },
+    );
     // Cancelled once the command runs: both sleeps (one in its own session) are up.
     await eventually(() => straysTagged('20.42433').length >= 2, true);
     abort.abort();
@@ -89,7 +101,13 @@ network.run();
 const shown = suite('what an isolated command is shown');
 
 shown('allow_read_paths read-only, allow_write_paths writable, protected files in them hidden', async () => {
-  const f = toolsFixture((policy) => ({ sandbox: { ...policy, allowReadPaths: [join(policy.home, '..', 'ro')], allowWritePaths: [join(policy.home, '..', 'rw')] } }));
+  const f = toolsFixture((policy) => ({
+    sandbox: {
+      ...policy,
+      allowReadPaths: [join(policy.home, '..', 'ro')],
+      allowWritePaths: [join(policy.home, '..', 'rw')],
+    },
+  }));
   for (const dir of ['ro', 'rw']) {
     mkdirSync(join(f.root, dir));
     writeFileSync(join(f.root, dir, 'note.txt'), `${dir} note\n`);
@@ -130,15 +148,21 @@ shown('expose_paths show a host folder at its target, read-only or writable', as
   f.close();
 });
 
-shown('with restrict_to_workspace false the file system is shown, but not AGENT_HOME beside the workspace, and history stays read-only', async () => {
-  const f = toolsFixture((policy) => ({ sandbox: { ...policy, restrictToWorkspace: false } }));
-  writeFileSync(join(f.home, '.security.yml'), 'model_list: SECRET\n');
-  writeFileSync(join(f.root, 'beside.txt'), 'beside\n');
-  mkdirSync(join(f.workspace, 'sessions'));
-  const command = `exec 2>&1; cat ${join(f.root, 'beside.txt')}; ls -A ${f.home}; echo x > sessions/forged; echo x > ${join(f.root, 'made.txt')} && echo made`;
-  assert.equal(await f.call('exec', { command }), { ok: true, content: `beside\nworkspace\nsh: 1: cannot create sessions/forged: Read-only file system\nmade\n` });
-  f.close();
-});
+shown(
+  'with restrict_to_workspace false the file system is shown, but not AGENT_HOME beside the workspace, and history stays read-only',
+  async () => {
+    const f = toolsFixture((policy) => ({ sandbox: { ...policy, restrictToWorkspace: false } }));
+    writeFileSync(join(f.home, '.security.yml'), 'model_list: SECRET\n');
+    writeFileSync(join(f.root, 'beside.txt'), 'beside\n');
+    mkdirSync(join(f.workspace, 'sessions'));
+    const command = `exec 2>&1; cat ${join(f.root, 'beside.txt')}; ls -A ${f.home}; echo x > sessions/forged; echo x > ${join(f.root, 'made.txt')} && echo made`;
+    assert.equal(await f.call('exec', { command }), {
+      ok: true,
+      content: `beside\nworkspace\nsh: 1: cannot create sessions/forged: Read-only file system\nmade\n`,
+    });
+    f.close();
+  },
+);
 shown.run();
 
 const interfaces = `python3 -c "import socket; print(' '.join(n for _, n in socket.if_nameindex()))"`;
@@ -166,7 +190,10 @@ modes('"bwrap" refuses to run exec and says how to fix it; "auto" runs under the
   const refused = toolsFixture(() => ({ exec: { isolation: 'bwrap', bwrap: '/nonexistent/bwrap' } }));
   const message = describeIsolation({ kind: 'refused', reason: '/nonexistent/bwrap is not installed' });
   assert.equal(await refused.call('exec', { command: 'echo hi' }), { ok: false, content: message });
-  assert.is(message, 'exec and cron command jobs are refused: tools.exec.isolation is "bwrap" but /nonexistent/bwrap is not installed. Install bubblewrap or set tools.exec.isolation to "auto"');
+  assert.is(
+    message,
+    'exec and cron command jobs are refused: tools.exec.isolation is "bwrap" but /nonexistent/bwrap is not installed. Install bubblewrap or set tools.exec.isolation to "auto"',
+  );
   refused.close();
   const auto = toolsFixture(() => ({ exec: { bwrap: '/nonexistent/bwrap' } }));
   writeFileSync(join(auto.root, 'beside.txt'), 'beside\n');

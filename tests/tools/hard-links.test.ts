@@ -10,12 +10,25 @@ test('a hard link to .env, made by exec or present already, is neither read nor 
     const f = toolsFixture((policy) => ({ sandbox: { ...policy, restrictToWorkspace }, exec: { isolation: 'off' } }));
     writeFileSync(join(f.workspace, '.env'), 'API_KEY=ENV-SECRET\n');
     linkSync(join(f.workspace, '.env'), join(f.workspace, 'present'));
-    assert.equal(await f.call('exec', { command: 'ln .env made' }), { ok: true, content: '(no output)' }, 'isolation off: exec can make one');
+    assert.equal(
+      await f.call('exec', { command: 'ln .env made' }),
+      { ok: true, content: '(no output)' },
+      'isolation off: exec can make one',
+    );
     for (const name of ['present', 'made']) {
       assert.equal(await f.call('read_file', { path: name }), { ok: false, content: hardLinkMessage(name) });
-      assert.equal(await f.call('edit_file', { path: name, old_text: 'ENV-SECRET', new_text: 'changed' }), { ok: false, content: hardLinkMessage(name) });
-      assert.equal(await f.call('write_file', { path: name, content: 'API_KEY=mine\n', overwrite: true }), { ok: false, content: hardLinkMessage(name) });
-      assert.equal(await f.call('append_file', { path: name, content: 'MORE=1\n' }), { ok: false, content: hardLinkMessage(name) });
+      assert.equal(await f.call('edit_file', { path: name, old_text: 'ENV-SECRET', new_text: 'changed' }), {
+        ok: false,
+        content: hardLinkMessage(name),
+      });
+      assert.equal(await f.call('write_file', { path: name, content: 'API_KEY=mine\n', overwrite: true }), {
+        ok: false,
+        content: hardLinkMessage(name),
+      });
+      assert.equal(await f.call('append_file', { path: name, content: 'MORE=1\n' }), {
+        ok: false,
+        content: hardLinkMessage(name),
+      });
     }
     assert.equal(await f.call('search_files', { pattern: 'ENV-SECRET' }), { ok: true, content: 'no matches' });
     assert.is(readFileSync(join(f.workspace, '.env'), 'utf8'), 'API_KEY=ENV-SECRET\n');
@@ -28,8 +41,14 @@ test('a hard link to a file outside the workspace is neither read nor written', 
   mkdirSync(join(f.root, 'outside'));
   writeFileSync(join(f.root, 'outside', 'secret.txt'), 'OUTSIDE-SECRET\n');
   linkSync(join(f.root, 'outside', 'secret.txt'), join(f.workspace, 'inside.txt'));
-  assert.equal(await f.call('read_file', { path: 'inside.txt' }), { ok: false, content: hardLinkMessage('inside.txt') });
-  assert.equal(await f.call('write_file', { path: 'inside.txt', content: 'overwritten', overwrite: true }), { ok: false, content: hardLinkMessage('inside.txt') });
+  assert.equal(await f.call('read_file', { path: 'inside.txt' }), {
+    ok: false,
+    content: hardLinkMessage('inside.txt'),
+  });
+  assert.equal(await f.call('write_file', { path: 'inside.txt', content: 'overwritten', overwrite: true }), {
+    ok: false,
+    content: hardLinkMessage('inside.txt'),
+  });
   assert.is(readFileSync(join(f.root, 'outside', 'secret.txt'), 'utf8'), 'OUTSIDE-SECRET\n');
   f.close();
 });
@@ -51,7 +70,10 @@ test('an ordinary file (one link) is read and written as before', async () => {
   const f = toolsFixture();
   writeFileSync(join(f.workspace, 'plain.txt'), 'plain\n');
   assert.equal(await f.call('read_file', { path: 'plain.txt' }), { ok: true, content: 'plain\n' });
-  assert.equal(await f.call('edit_file', { path: 'plain.txt', old_text: 'plain', new_text: 'edited' }), { ok: true, content: 'edited plain.txt' });
+  assert.equal(await f.call('edit_file', { path: 'plain.txt', old_text: 'plain', new_text: 'edited' }), {
+    ok: true,
+    content: 'edited plain.txt',
+  });
   f.close();
 });
 test.run();

@@ -8,7 +8,7 @@ import { startTurnFixture } from '../support/turn-fixture.js';
 
 const OFF = ['write_file', 'list_dir', 'web_fetch', 'find_skills', 'install_skill', 'edit_file'];
 
-test('tools switched off in the peer\'s shape are missing from the tools the vendor is sent, the others stay', async () => {
+test("tools switched off in the peer's shape are missing from the tools the vendor is sent, the others stay", async () => {
   const f = await startTurnFixture({ tools: Object.fromEntries(OFF.map((name) => [name, { enabled: false }])) });
   try {
     assert.equal(loadConfig({ env: f.home.env }).warnings, []);
@@ -16,8 +16,14 @@ test('tools switched off in the peer\'s shape are missing from the tools the ven
     await f.send('hi');
     const body = bodyOf(f.vendor.requests[0]) as { tools: Array<{ function: { name: string } }> };
     const names = body.tools.map((t) => t.function.name);
-    assert.equal(OFF.filter((name) => names.includes(name)), []);
-    assert.ok(['read_file', 'append_file', 'exec'].every((name) => names.includes(name)), names.join(', '));
+    assert.equal(
+      OFF.filter((name) => names.includes(name)),
+      [],
+    );
+    assert.ok(
+      ['read_file', 'append_file', 'exec'].every((name) => names.includes(name)),
+      names.join(', '),
+    );
   } finally {
     await f.close();
   }
@@ -30,7 +36,10 @@ test('by default the same tools are offered', async () => {
     await f.send('hi');
     const body = bodyOf(f.vendor.requests[0]) as { tools: Array<{ function: { name: string } }> };
     const names = body.tools.map((t) => t.function.name);
-    assert.equal(OFF.filter((name) => names.includes(name)), OFF);
+    assert.equal(
+      OFF.filter((name) => names.includes(name)),
+      OFF,
+    );
   } finally {
     await f.close();
   }

@@ -1,6 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { localNameMessage, privateAddressMessage, privateResolutionMessage, schemeMessage } from '../../adapters/tools/web/ssrf-guard.js';
+import {
+  localNameMessage,
+  privateAddressMessage,
+  privateResolutionMessage,
+  schemeMessage,
+} from '../../adapters/tools/web/ssrf-guard.js';
 import { localServer, type LocalServer } from '../support/tools-http.js';
 import { pinnedLookup } from '../support/tools-lookup.js';
 import { toolsFixture } from '../support/tools-fixture.js';
@@ -87,7 +92,13 @@ const resolved: [url: string, host: string, ip: string, range: string][] = [
   ['http://compat.test/', 'compat.test', '::7f00:1', 'loopback'],
 ];
 
-const schemes = ['file:///etc/passwd', 'ftp://127.0.0.1/x', 'gopher://example.com/', 'data:text/plain,hi', 'javascript:alert(1)'];
+const schemes = [
+  'file:///etc/passwd',
+  'ftp://127.0.0.1/x',
+  'gopher://example.com/',
+  'data:text/plain,hi',
+  'javascript:alert(1)',
+];
 
 let server: LocalServer;
 const ssrf = suite('attack corpus: web_fetch SSRF');
@@ -120,21 +131,27 @@ ssrf(`${literal.length} literal private addresses in every notation are refused`
 
 ssrf(`${localNames.length} local host names are refused by name`, async () => {
   const f = toolsFixture(() => ({ fetch: { lookup } }));
-  for (const [url, host] of localNames) assert.equal(await f.call('web_fetch', { url }), { ok: false, content: localNameMessage(host) }, url);
+  for (const [url, host] of localNames)
+    assert.equal(await f.call('web_fetch', { url }), { ok: false, content: localNameMessage(host) }, url);
   f.close();
 });
 
 ssrf(`${resolved.length} names resolving to private addresses are refused after DNS`, async () => {
   const f = toolsFixture(() => ({ fetch: { lookup } }));
   for (const [url, host, ip, range] of resolved) {
-    assert.equal(await f.call('web_fetch', { url }), { ok: false, content: privateResolutionMessage(host, ip, range) }, url);
+    assert.equal(
+      await f.call('web_fetch', { url }),
+      { ok: false, content: privateResolutionMessage(host, ip, range) },
+      url,
+    );
   }
   f.close();
 });
 
 ssrf(`${schemes.length} non-web schemes are refused`, async () => {
   const f = toolsFixture(() => ({ fetch: { lookup } }));
-  for (const url of schemes) assert.equal(await f.call('web_fetch', { url }), { ok: false, content: schemeMessage(new URL(url).href) }, url);
+  for (const url of schemes)
+    assert.equal(await f.call('web_fetch', { url }), { ok: false, content: schemeMessage(new URL(url).href) }, url);
   f.close();
 });
 
@@ -150,7 +167,8 @@ ssrf('redirects from a whitelisted host to private destinations are refused on e
     ['/to-zero', privateAddressMessage('0.0.0.0', 'unspecified')],
     ['/chain', privateAddressMessage('169.254.169.254', 'linkLocal')],
   ];
-  for (const [path, message] of cases) assert.equal(await f.call('web_fetch', { url: `${server.url}${path}` }), { ok: false, content: message }, path);
+  for (const [path, message] of cases)
+    assert.equal(await f.call('web_fetch', { url: `${server.url}${path}` }), { ok: false, content: message }, path);
   f.close();
 });
 ssrf.run();

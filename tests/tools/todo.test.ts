@@ -29,26 +29,41 @@ const full = (id: string, status = 'pending', priority = 'medium') => ({ id, con
 
 test('write returns the stored plan as JSON and read returns the same plan', async () => {
   const tool = new TodoTool();
-  const written = await write(tool, [{ id: 'a', content: 'do a' }, { id: 'b', content: 'do b', status: 'in_progress', priority: 'high' }]);
+  const written = await write(tool, [
+    { id: 'a', content: 'do a' },
+    { id: 'b', content: 'do b', status: 'in_progress', priority: 'high' },
+  ]);
   assert.equal(written, {
     ok: true,
-    content: JSON.stringify({ todos: [full('a'), full('b', 'in_progress', 'high')], total_count: 2, message: 'Plan saved: 2 items (1 pending, 1 in_progress).' }),
+    content: JSON.stringify({
+      todos: [full('a'), full('b', 'in_progress', 'high')],
+      total_count: 2,
+      message: 'Plan saved: 2 items (1 pending, 1 in_progress).',
+    }),
   });
   assert.equal(await read(tool), {
     ok: true,
-    content: JSON.stringify({ todos: [full('a'), full('b', 'in_progress', 'high')], total_count: 2, message: 'Current plan: 2 items (1 pending, 1 in_progress).' }),
+    content: JSON.stringify({
+      todos: [full('a'), full('b', 'in_progress', 'high')],
+      total_count: 2,
+      message: 'Current plan: 2 items (1 pending, 1 in_progress).',
+    }),
   });
 });
 
 test('read with no plan returns an empty list', async () => {
-  assert.equal(await read(new TodoTool()), { ok: true, content: '{"todos":[],"total_count":0,"message":"No plan yet."}' });
+  assert.equal(await read(new TodoTool()), {
+    ok: true,
+    content: '{"todos":[],"total_count":0,"message":"No plan yet."}',
+  });
 });
 
 test('plans are per agent and per session, chosen only from the context', async () => {
   const tool = new TodoTool();
   await write(tool, plan(['a']));
   const others = [context('main', 'sk_v1_bbb'), context('helper', 'sk_v1_aaa')];
-  for (const ctx of others) assert.equal(await read(tool, ctx), { ok: true, content: '{"todos":[],"total_count":0,"message":"No plan yet."}' });
+  for (const ctx of others)
+    assert.equal(await read(tool, ctx), { ok: true, content: '{"todos":[],"total_count":0,"message":"No plan yet."}' });
   assert.is(JSON.parse((await read(tool)).content).total_count, 1);
 });
 
@@ -57,14 +72,20 @@ test('arguments that try to name a session or agent are rejected at the edge', (
   for (const extra of [{ session: 'sk_v1_bbb' }, { agent: 'helper' }, { session_key: 'x' }]) {
     const parsed = tool.parameters.safeParse({ action: 'read', ...extra });
     assert.is(parsed.success, false, JSON.stringify(extra));
-    assert.equal(parsed.error?.issues.map((i) => i.code), ['unrecognized_keys']);
+    assert.equal(
+      parsed.error?.issues.map((i) => i.code),
+      ['unrecognized_keys'],
+    );
   }
 });
 
 test('an action other than read or write is rejected at the edge', () => {
   const parsed = new TodoTool().parameters.safeParse({ action: 'delete' });
   assert.is(parsed.success, false);
-  assert.equal(parsed.error?.issues.map((i) => i.path), [['action']]);
+  assert.equal(
+    parsed.error?.issues.map((i) => i.path),
+    [['action']],
+  );
 });
 
 test('a call without the trusted agent or session fails', async () => {
@@ -85,10 +106,16 @@ test('an invalid write fails with the reason and the previous plan is kept', asy
     [undefined, 'todos is required for write (missing or null); send [] to clear the plan'],
     [null, 'todos is required for write (missing or null); send [] to clear the plan'],
     [plan(['b', 'b']), 'todos[1].id: "b" is already the id of another item; ids must be unique'],
-    [[{ id: 'c', content: 'x', status: 'done' }], 'todos[0].status: must be one of pending, in_progress, completed, canceled (got "done")'],
+    [
+      [{ id: 'c', content: 'x', status: 'done' }],
+      'todos[0].status: must be one of pending, in_progress, completed, canceled (got "done")',
+    ],
   ];
   for (const [todos, problem] of cases) {
-    assert.equal(await write(tool, todos), { ok: false, content: `todo write refused, the previous plan is kept: ${problem}` });
+    assert.equal(await write(tool, todos), {
+      ok: false,
+      content: `todo write refused, the previous plan is kept: ${problem}`,
+    });
   }
   assert.equal(JSON.parse((await read(tool)).content).todos, [full('a')]);
 });
@@ -132,11 +159,16 @@ test('at 256 nonempty plans a new plan fails explicitly, nothing is evicted, and
   const newcomer = context('main', 's256');
   assert.equal(await write(tool, plan(['a']), newcomer), {
     ok: false,
-    content: 'todo write refused: 256 session plans are already stored and none is evicted. Write [] to a finished plan or /clear its session first.',
+    content:
+      'todo write refused: 256 session plans are already stored and none is evicted. Write [] to a finished plan or /clear its session first.',
   });
   assert.is(tool.storedPlans, 256);
   assert.is(JSON.parse((await read(tool, context('main', 's0'))).content).total_count, 1);
-  assert.is((await write(tool, plan(['a', 'b']), context('main', 's7'))).ok, true, 'an existing plan can still be rewritten');
+  assert.is(
+    (await write(tool, plan(['a', 'b']), context('main', 's7'))).ok,
+    true,
+    'an existing plan can still be rewritten',
+  );
   assert.is((await write(tool, [], newcomer)).ok, true, 'an empty write needs no slot');
   await write(tool, [], context('main', 's3'));
   assert.is((await write(tool, plan(['a']), newcomer)).ok, true);
@@ -151,7 +183,9 @@ test('plans live in memory only: a new tool instance (restart) starts with none'
 test('each successful write publishes todo.written with the session and turn; reads and refusals publish nothing', async () => {
   const bus = new InProcessBus();
   const seen: unknown[] = [];
-  const subscription = bus.on('todo.written').subscribe((e) => seen.push({ agent: e.agent, session: e.session, turn: e.turn, data: e.data }));
+  const subscription = bus
+    .on('todo.written')
+    .subscribe((e) => seen.push({ agent: e.agent, session: e.session, turn: e.turn, data: e.data }));
   const tool = new TodoTool((draft) => bus.publish(draft));
   const ctx = context('main', 'sk_v1_aaa', 'turn-1');
   await write(tool, plan(['a']), ctx);

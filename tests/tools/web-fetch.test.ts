@@ -4,7 +4,8 @@ import { blockedRange } from '../../adapters/tools/web/address-policy.js';
 import { localServer, type LocalServer } from '../support/tools-http.js';
 import { toolsFixture } from '../support/tools-fixture.js';
 
-const page = '<html><head><style>p{}</style><script>alert(1)</script></head><body><h1>Title</h1><p>Hello &amp; <a href="/x">link</a></p><ul><li>one</li><li>two</li></ul></body></html>';
+const page =
+  '<html><head><style>p{}</style><script>alert(1)</script></head><body><h1>Title</h1><p>Hello &amp; <a href="/x">link</a></p><ul><li>one</li><li>two</li></ul></body></html>';
 
 let server: LocalServer;
 const web = suite('web_fetch');
@@ -54,14 +55,23 @@ web('fetch_limit_bytes cuts the body and says so; an HTTP error is a failed resu
     ok: true,
     content: `URL: ${server.url}/big\nStatus: 200\n\nxxxxxxxxxx\n\n[web_fetch: cut at 10 bytes]`,
   });
-  assert.equal(await f.call('web_fetch', { url: `${server.url}/missing` }), { ok: false, content: `URL: ${server.url}/missing\nStatus: 404\n\nno such pa\n\n[web_fetch: cut at 10 bytes]` });
-  assert.equal(await f.call('web_fetch', { url: 'not a url' }), { ok: false, content: '"not a url" is not a valid URL; give an absolute http or https URL' });
+  assert.equal(await f.call('web_fetch', { url: `${server.url}/missing` }), {
+    ok: false,
+    content: `URL: ${server.url}/missing\nStatus: 404\n\nno such pa\n\n[web_fetch: cut at 10 bytes]`,
+  });
+  assert.equal(await f.call('web_fetch', { url: 'not a url' }), {
+    ok: false,
+    content: '"not a url" is not a valid URL; give an absolute http or https URL',
+  });
   f.close();
 });
 
 web('a redirect loop ends after max redirects', async () => {
   const f = toolsFixture(() => ({ fetch: { privateHostWhitelist: ['127.0.0.1'], maxRedirects: 3 } }));
-  assert.equal(await f.call('web_fetch', { url: `${server.url}/loop` }), { ok: false, content: `${server.url}/loop redirected more than 3 times` });
+  assert.equal(await f.call('web_fetch', { url: `${server.url}/loop` }), {
+    ok: false,
+    content: `${server.url}/loop redirected more than 3 times`,
+  });
   f.close();
 });
 
@@ -72,7 +82,11 @@ web('public addresses are not blocked (benign corpus)', () => {
 });
 
 web('an invalid whitelist entry is a configuration error naming the field', () => {
-  assert.throws(() => toolsFixture(() => ({ fetch: { privateHostWhitelist: ['10.0.0.0/99'] } })), (error: Error) =>
-    error.message === 'tools.web.private_host_whitelist[0] "10.0.0.0/99" is neither a host name, an IP address nor a CIDR range like 10.0.0.0/8');
+  assert.throws(
+    () => toolsFixture(() => ({ fetch: { privateHostWhitelist: ['10.0.0.0/99'] } })),
+    (error: Error) =>
+      error.message ===
+      'tools.web.private_host_whitelist[0] "10.0.0.0/99" is neither a host name, an IP address nor a CIDR range like 10.0.0.0/8',
+  );
 });
 web.run();

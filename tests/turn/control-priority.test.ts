@@ -19,10 +19,13 @@ async function arrived(f: TurnFixture, count: number): Promise<void> {
 }
 
 /** A message from a Telegram chat (its answer goes back there, so a restart takes it up again). */
-const fromChat = (f: TurnFixture, text: string) => f.runtime.ask({ ...message(text, 's1'), reply: { channel: 'telegram', chat: 'direct:s1', reply_to: 's1' } });
+const fromChat = (f: TurnFixture, text: string) =>
+  f.runtime.ask({ ...message(text, 's1'), reply: { channel: 'telegram', chat: 'direct:s1', reply_to: 's1' } });
 
 /** Given a turn waiting on a model that never answers, and five messages queued behind it in the same session. */
-async function longTurnAndFiveQueued(f: TurnFixture): Promise<{ first: Promise<unknown>; queued: Array<Promise<unknown>> }> {
+async function longTurnAndFiveQueued(
+  f: TurnFixture,
+): Promise<{ first: Promise<unknown>; queued: Array<Promise<unknown>> }> {
   f.vendor.reply(stalled);
   const first = fromChat(f, 'a long job');
   await arrived(f, 1);
@@ -33,7 +36,11 @@ async function longTurnAndFiveQueued(f: TurnFixture): Promise<{ first: Promise<u
 }
 
 const types = (events: Envelope[]): string[] =>
-  events.flatMap((e) => (['turn.started', 'turn.completed', 'turn.stopped', 'turn.aborted', 'reply.requested'].includes(e.type) ? [e.type] : []));
+  events.flatMap((e) =>
+    ['turn.started', 'turn.completed', 'turn.stopped', 'turn.aborted', 'reply.requested'].includes(e.type)
+      ? [e.type]
+      : [],
+  );
 
 const test = suite('control events skip the queue');
 
@@ -44,14 +51,27 @@ test('given a long turn and five queued messages, when /stop is published, then 
     f.vendor.reply(...QUEUED.map((text) => completion({ content: `answer ${text}` })));
     const before = f.events.length;
     assert.equal(await f.send('/stop'), { kind: 'none' });
-    assert.equal(await first, { kind: 'turn', turn: (f.events.find((e) => e.type === 'turn.started')?.turn) ?? '', outcome: 'stopped', text: 'Stopped.' });
+    assert.equal(await first, {
+      kind: 'turn',
+      turn: f.events.find((e) => e.type === 'turn.started')?.turn ?? '',
+      outcome: 'stopped',
+      text: 'Stopped.',
+    });
     // The stop came first: when the stopped turn's answer is out, no queued message has finished.
     const stopped = f.events.slice(before);
     assert.equal(types(stopped).slice(0, 2), ['turn.stopped', 'reply.requested']);
     assert.is(stopped.filter((e) => e.type === 'turn.completed').length, 0);
     const answers = await Promise.all(queued);
-    assert.equal(answers.map((a) => (a as { text: string }).text), QUEUED.map((text) => `answer ${text}`));
-    assert.equal(types(f.events), ['turn.started', 'turn.stopped', 'reply.requested', ...QUEUED.flatMap(() => ['turn.started', 'turn.completed', 'reply.requested'])]);
+    assert.equal(
+      answers.map((a) => (a as { text: string }).text),
+      QUEUED.map((text) => `answer ${text}`),
+    );
+    assert.equal(types(f.events), [
+      'turn.started',
+      'turn.stopped',
+      'reply.requested',
+      ...QUEUED.flatMap(() => ['turn.started', 'turn.completed', 'reply.requested']),
+    ]);
     const stop = f.events.find((e) => e.type === 'turn.stopped');
     assert.equal(stop?.data, { reason: 'stop_requested', reply: 'Stopped.' });
   } finally {
@@ -62,7 +82,9 @@ test('given a long turn and five queued messages, when /stop is published, then 
 /** `promise`, or a failure naming `what` once `ms` have passed without it settling. */
 function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)),
+  );
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
@@ -73,7 +95,11 @@ test('given a long turn, when /help, /list, /show and /subagents are sent, then 
     const first = fromChat(f, 'a long job');
     await arrived(f, 1);
     const commands = ['/help', '/list mcp', '/show mcp files', '/subagents'];
-    const answers = await within(5_000, 'the read-only commands', Promise.all(commands.map((text) => fromChat(f, text))));
+    const answers = await within(
+      5_000,
+      'the read-only commands',
+      Promise.all(commands.map((text) => fromChat(f, text))),
+    );
     assert.equal(answers, [
       { kind: 'command', text: HELP_TEXT },
       { kind: 'command', text: 'MCP is not configured.' },
@@ -81,13 +107,22 @@ test('given a long turn, when /help, /list, /show and /subagents are sent, then 
       { kind: 'command', text: 'No subagent tasks are running in this chat.' },
     ]);
     // The turn still runs: it started, and nothing has ended it.
-    assert.equal(types(f.events), ['turn.started', 'reply.requested', 'reply.requested', 'reply.requested', 'reply.requested']);
-    assert.equal(f.events.filter((e) => e.type === 'command.handled').map((e) => e.data), [
-      { command: 'help', args: '', reply: HELP_TEXT },
-      { command: 'list', args: 'mcp', reply: 'MCP is not configured.' },
-      { command: 'show', args: 'mcp files', reply: 'MCP is not configured.' },
-      { command: 'subagents', args: '', reply: 'No subagent tasks are running in this chat.' },
+    assert.equal(types(f.events), [
+      'turn.started',
+      'reply.requested',
+      'reply.requested',
+      'reply.requested',
+      'reply.requested',
     ]);
+    assert.equal(
+      f.events.filter((e) => e.type === 'command.handled').map((e) => e.data),
+      [
+        { command: 'help', args: '', reply: HELP_TEXT },
+        { command: 'list', args: 'mcp', reply: 'MCP is not configured.' },
+        { command: 'show', args: 'mcp files', reply: 'MCP is not configured.' },
+        { command: 'subagents', args: '', reply: 'No subagent tasks are running in this chat.' },
+      ],
+    );
     assert.equal(await f.send('/stop'), { kind: 'none' });
     assert.is(((await first) as { outcome: string }).outcome, 'stopped');
   } finally {

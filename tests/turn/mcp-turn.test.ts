@@ -5,9 +5,16 @@ import { everythingEntry } from '../support/mcp-servers.js';
 import { startTurnFixture, type TurnFixture } from '../support/turn-fixture.js';
 import { completion } from '../support/vendor-chat-completions.js';
 
-const call = (id: string, name: string, args: unknown) => completion({ tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }, 'tool_calls');
+const call = (id: string, name: string, args: unknown) =>
+  completion(
+    { tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] },
+    'tool_calls',
+  );
 const toolNames = (f: TurnFixture, request: number) =>
-  ((JSON.parse(f.vendor.requests[request]!.body.toString()) as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map((t) => t.function.name);
+  (
+    (JSON.parse(f.vendor.requests[request]!.body.toString()) as { tools?: Array<{ function: { name: string } }> })
+      .tools ?? []
+  ).map((t) => t.function.name);
 const everything = { enabled: true, command: process.execPath, args: [everythingEntry, 'stdio'] };
 
 test('a turn calls a tool of a real MCP server (server-everything over stdio) and the model sees its schema', async () => {
@@ -17,7 +24,9 @@ test('a turn calls a tool of a real MCP server (server-everything over stdio) an
     f.vendor.reply(call('e1', 'mcp_everything_echo', { message: 'hello mcp' }), completion({ content: 'It echoed.' }));
     const reply = await f.send('echo something');
     assert.is(reply.kind === 'turn' && reply.text, 'It echoed.');
-    const first = JSON.parse(f.vendor.requests[0]!.body.toString()) as { tools: Array<{ function: { name: string; parameters: { properties: Record<string, unknown> } } }> };
+    const first = JSON.parse(f.vendor.requests[0]!.body.toString()) as {
+      tools: Array<{ function: { name: string; parameters: { properties: Record<string, unknown> } } }>;
+    };
     const echo = first.tools.find((t) => t.function.name === 'mcp_everything_echo')!;
     assert.ok(echo.function.parameters.properties.message, 'the server schema is passed through');
     const completed = f.events.find((e): e is Envelope<'tool.completed'> => e.type === 'tool.completed')!;
@@ -35,7 +44,10 @@ test('with discovery, a search unlocks a tool in the same turn and it hides agai
   });
   try {
     await f.runtime.mcp!.settled('everything');
-    f.vendor.reply(call('s1', 'tool_search_tool_bm25', { query: 'echo message back' }), completion({ content: 'found it' }));
+    f.vendor.reply(
+      call('s1', 'tool_search_tool_bm25', { query: 'echo message back' }),
+      completion({ content: 'found it' }),
+    );
     await f.send('find an echo tool');
     assert.not.ok(toolNames(f, 0).includes('mcp_everything_echo'), 'hidden before the search');
     assert.ok(toolNames(f, 0).includes('tool_search_tool_bm25'));

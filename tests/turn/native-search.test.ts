@@ -10,8 +10,10 @@ import { message } from '../support/vendor-messages.js';
 import { json, startVendorServer, type RecordedRequest, type VendorServer } from '../support/vendor-server.js';
 
 type Tools = Array<Record<string, unknown>>;
-const toolsOf = (request: RecordedRequest | undefined): Tools => (JSON.parse(request!.body.toString()) as { tools?: Tools }).tools ?? [];
-const names = (tools: Tools): string[] => tools.map((t) => String(t.name ?? (t.function as { name?: string } | undefined)?.name ?? Object.keys(t)[0]));
+const toolsOf = (request: RecordedRequest | undefined): Tools =>
+  (JSON.parse(request!.body.toString()) as { tools?: Tools }).tools ?? [];
+const names = (tools: Tools): string[] =>
+  tools.map((t) => String(t.name ?? (t.function as { name?: string } | undefined)?.name ?? Object.keys(t)[0]));
 
 const NATIVE = { type: 'web_search_20250305', name: 'web_search', max_uses: 5 };
 const claude = { model_name: 'claude', provider: 'anthropic', model: 'claude-test' };
@@ -19,23 +21,56 @@ const claude = { model_name: 'claude', provider: 'anthropic', model: 'claude-tes
 /** A searxng engine on loopback, so a search it serves is seen. */
 async function engine(): Promise<VendorServer> {
   const server = await startVendorServer();
-  server.reply(json({ results: [{ title: 'Tern 1.0 released', url: 'https://example.org/tern', content: 'Tern 1.0 is out.' }] }));
+  server.reply(
+    json({ results: [{ title: 'Tern 1.0 released', url: 'https://example.org/tern', content: 'Tern 1.0 is out.' }] }),
+  );
   return server;
 }
-const webTools = (engineUrl: string, preferNative = true) => ({ web: { provider: 'searxng', prefer_native: preferNative, searxng: { enabled: true, base_url: engineUrl } } });
+const webTools = (engineUrl: string, preferNative = true) => ({
+  web: { provider: 'searxng', prefer_native: preferNative, searxng: { enabled: true, base_url: engineUrl } },
+});
 
 /** A messages answer that searched on the vendor's side: server_tool_use, its results, then cited text. */
 const searchedAnswer = json({
-  id: 'msg_01', type: 'message', role: 'assistant', model: 'claude-test', stop_reason: 'end_turn', stop_sequence: null,
+  id: 'msg_01',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-test',
+  stop_reason: 'end_turn',
+  stop_sequence: null,
   content: [
     { type: 'server_tool_use', id: 'srvtoolu_01', name: 'web_search', input: { query: 'tern 1.0 release' } },
-    { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_01', content: [{ type: 'web_search_result', url: 'https://example.org/tern', title: 'Tern 1.0', encrypted_content: 'EqgfCioIARgB', page_age: 'November 20, 2026' }] },
-    { type: 'text', text: 'Tern 1.0 came out on 20 November.', citations: [{ type: 'web_search_result_location', url: 'https://example.org/tern', title: 'Tern 1.0', encrypted_index: 'Eo8BCioIAhgB', cited_text: 'Tern 1.0 is out.' }] },
+    {
+      type: 'web_search_tool_result',
+      tool_use_id: 'srvtoolu_01',
+      content: [
+        {
+          type: 'web_search_result',
+          url: 'https://example.org/tern',
+          title: 'Tern 1.0',
+          encrypted_content: 'EqgfCioIARgB',
+          page_age: 'November 20, 2026',
+        },
+      ],
+    },
+    {
+      type: 'text',
+      text: 'Tern 1.0 came out on 20 November.',
+      citations: [
+        {
+          type: 'web_search_result_location',
+          url: 'https://example.org/tern',
+          title: 'Tern 1.0',
+          encrypted_index: 'Eo8BCioIAhgB',
+          cited_text: 'Tern 1.0 is out.',
+        },
+      ],
+    },
   ],
   usage: { input_tokens: 2100, output_tokens: 40, server_tool_use: { web_search_requests: 1 } },
 });
 
-test('messages family: the vendor\'s web_search tool goes in place of ours, its cited answer is the reply, the engine is never called', async () => {
+test("messages family: the vendor's web_search tool goes in place of ours, its cited answer is the reply, the engine is never called", async () => {
   const search = await engine();
   const f = await startTurnFixture({ defaults: { model: 'claude' }, models: [claude], tools: webTools(search.url) });
   try {
@@ -55,9 +90,16 @@ test('messages family: the vendor\'s web_search tool goes in place of ours, its 
 
 test('prefer_native false: the messages model gets our web_search, which runs on the engine', async () => {
   const search = await engine();
-  const f = await startTurnFixture({ defaults: { model: 'claude' }, models: [claude], tools: webTools(search.url, false) });
+  const f = await startTurnFixture({
+    defaults: { model: 'claude' },
+    models: [claude],
+    tools: webTools(search.url, false),
+  });
   try {
-    f.vendor.reply(message([{ type: 'tool_use', id: 'toolu_1', name: 'web_search', input: { query: 'tern 1.0' } }], 'tool_use'), message([{ type: 'text', text: 'It is out.' }]));
+    f.vendor.reply(
+      message([{ type: 'tool_use', id: 'toolu_1', name: 'web_search', input: { query: 'tern 1.0' } }], 'tool_use'),
+      message([{ type: 'text', text: 'It is out.' }]),
+    );
     await f.send('Is Tern 1.0 out?');
     const tools = toolsOf(f.vendor.requests[0]);
     assert.ok(!tools.some((t) => t.type === NATIVE.type));
@@ -75,7 +117,14 @@ test('chat-completions without a search of its own: web_search stays and falls b
   const f = await startTurnFixture({ tools: webTools(search.url) });
   try {
     f.vendor.reply(
-      completion({ tool_calls: [{ id: 'c1', type: 'function', function: { name: 'web_search', arguments: '{"query":"tern 1.0"}' } }] }, 'tool_calls'),
+      completion(
+        {
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name: 'web_search', arguments: '{"query":"tern 1.0"}' } },
+          ],
+        },
+        'tool_calls',
+      ),
       completion({ content: 'It is out.' }),
     );
     await f.send('Is Tern 1.0 out?');
@@ -84,7 +133,10 @@ test('chat-completions without a search of its own: web_search stays and falls b
     assert.equal([body.plugins, body.enable_search, body.web_search_options], [undefined, undefined, undefined]);
     assert.is(search.requests.length, 1);
     const result = f.events.find((e) => e.type === 'tool.completed')!.data as { content: string };
-    assert.match(result.content, /^Results for: tern 1\.0 \(via SearXNG\)\n1\. Tern 1\.0 released\n {3}https:\/\/example\.org\/tern/);
+    assert.match(
+      result.content,
+      /^Results for: tern 1\.0 \(via SearXNG\)\n1\. Tern 1\.0 released\n {3}https:\/\/example\.org\/tern/,
+    );
   } finally {
     await f.close();
     await search.close();
@@ -96,7 +148,13 @@ test('a vendor that refuses its own search is asked again without it, and later 
   const f = await startTurnFixture({ defaults: { model: 'claude' }, models: [claude], tools: webTools(search.url) });
   try {
     f.vendor.reply(
-      json({ type: 'error', error: { type: 'invalid_request_error', message: 'Web search is not enabled for this organization.' } }, 400),
+      json(
+        {
+          type: 'error',
+          error: { type: 'invalid_request_error', message: 'Web search is not enabled for this organization.' },
+        },
+        400,
+      ),
       message([{ type: 'text', text: 'Hello.' }]),
       message([{ type: 'text', text: 'Again.' }]),
     );
@@ -108,7 +166,10 @@ test('a vendor that refuses its own search is asked again without it, and later 
       assert.ok(!tools.some((t) => t.type === NATIVE.type));
       assert.ok(tools.some((t) => t.name === 'web_search' && t.input_schema));
     }
-    assert.equal(f.events.filter((e) => e.type === 'turn.completed').map((e) => (e.data as { reply: string }).reply), ['Hello.', 'Again.']);
+    assert.equal(
+      f.events.filter((e) => e.type === 'turn.completed').map((e) => (e.data as { reply: string }).reply),
+      ['Hello.', 'Again.'],
+    );
   } finally {
     await f.close();
     await search.close();
@@ -119,7 +180,11 @@ test('generate-content: google_search beside the function tools for Gemini 3; an
   const search = await engine();
   try {
     for (const model of ['gemini-3-pro-preview', 'gemini-2.5-flash']) {
-      const f = await startTurnFixture({ defaults: { model }, models: [{ model_name: model, provider: 'gemini', model, api_base: '{vendor}/v1beta' }], tools: webTools(search.url) });
+      const f = await startTurnFixture({
+        defaults: { model },
+        models: [{ model_name: model, provider: 'gemini', model, api_base: '{vendor}/v1beta' }],
+        tools: webTools(search.url),
+      });
       try {
         f.vendor.reply(generated([{ text: 'Answer.' }]));
         await f.send('news?');

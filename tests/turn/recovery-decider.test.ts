@@ -23,15 +23,32 @@ const text = (id: string) => `text of ${id}`;
 const received = (id: string): EventDraft => ({
   type: 'message.received',
   data: {
-    channel: 'tg', kind: 'telegram', account: 'default', message_id: id, chat: 'direct:42', reply_to: '42',
-    sender: '42', text: text(id), media: [],
+    channel: 'tg',
+    kind: 'telegram',
+    account: 'default',
+    message_id: id,
+    chat: 'direct:42',
+    reply_to: '42',
+    sender: '42',
+    text: text(id),
+    media: [],
   },
 });
 const routed = (id: string): EventDraft => ({
   ...keys,
   type: 'message.routed',
-  data: { message_id: id, channel: 'telegram', account: 'default', chat: 'direct:42', sender: '42', text: text(id),
-    session_key: 'key', remote: true, media: [], reply },
+  data: {
+    message_id: id,
+    channel: 'telegram',
+    account: 'default',
+    chat: 'direct:42',
+    sender: '42',
+    text: text(id),
+    session_key: 'key',
+    remote: true,
+    media: [],
+    reply,
+  },
 });
 const started = (id: string, turn: string): EventDraft => ({
   ...keys,
@@ -40,10 +57,16 @@ const started = (id: string, turn: string): EventDraft => ({
   data: { message_id: id, channel: 'telegram', chat: 'direct:42', text: text(id), session_key: 'key', settings },
 });
 const tool = (turn: string): EventDraft => ({
-  ...keys, turn, type: 'tool.requested', data: { call_id: 'c1', name: 'todo', arguments: { action: 'read' } },
+  ...keys,
+  turn,
+  type: 'tool.requested',
+  data: { call_id: 'c1', name: 'todo', arguments: { action: 'read' } },
 });
 const completed = (turn: string, answer: string): EventDraft => ({
-  ...keys, turn, type: 'turn.completed', data: { reply: answer, iterations: 1 },
+  ...keys,
+  turn,
+  type: 'turn.completed',
+  data: { reply: answer, iterations: 1 },
 });
 const replied = (id: string, turn: string, answer: string): EventDraft => ({
   ...keys,
@@ -52,7 +75,10 @@ const replied = (id: string, turn: string, answer: string): EventDraft => ({
   data: { message_id: id, outcome: 'completed', text: answer, key: `tg:${id}:${turn}`, reply },
 });
 const delivered = (id: string, turn: string): EventDraft => ({
-  ...keys, turn, type: 'reply.delivered', data: { message_id: id, key: `tg:${id}:${turn}`, parts: 1, failed: false },
+  ...keys,
+  turn,
+  type: 'reply.delivered',
+  data: { message_id: id, key: `tg:${id}:${turn}`, parts: 1, failed: false },
 });
 
 /** The previous run's log: the drafts stamped in order, as the restart reads them. */
@@ -85,12 +111,14 @@ decider('a turn cut off after a tool ran: closed, and the user gets the restart 
 decider('a turn that ended before its reply was requested: the reply is requested from what it recorded', () => {
   restart(logged([received('m1'), routed('m1'), started('m1', 't1'), completed('t1', 'forty-two')]))
     .when(GATEWAY)
-    .then([{
-      ...keys,
-      turn: 't1',
-      type: 'reply.requested',
-      data: { message_id: 'm1', outcome: 'completed', text: 'forty-two', key: 'tg:m1:t1', reply },
-    }]);
+    .then([
+      {
+        ...keys,
+        turn: 't1',
+        type: 'reply.requested',
+        data: { message_id: 'm1', outcome: 'completed', text: 'forty-two', key: 'tg:m1:t1', reply },
+      },
+    ]);
 });
 
 decider('a process that serves no chats closes the open turn and takes up nothing', () => {
@@ -102,8 +130,14 @@ decider('a process that serves no chats closes the open turn and takes up nothin
 });
 
 decider('a message answered and delivered: nothing happens', () => {
-  const done = [received('m1'), routed('m1'), started('m1', 't1'), completed('t1', 'hi'), replied('m1', 't1', 'hi'),
-    delivered('m1', 't1')];
+  const done = [
+    received('m1'),
+    routed('m1'),
+    started('m1', 't1'),
+    completed('t1', 'hi'),
+    replied('m1', 't1', 'hi'),
+    delivered('m1', 't1'),
+  ];
   restart(logged(done)).when(GATEWAY).thenNothingHappened();
 });
 
@@ -120,8 +154,12 @@ const live = suite('recovery on a live bus: then nothing happened, once the bus 
 
 live('a finished conversation publishes nothing on restart and hands back no work', async () => {
   const stage = given([
-    received('m1'), routed('m1'), started('m1', 't1'),
-    completed('t1', 'hi'), replied('m1', 't1', 'hi'), delivered('m1', 't1'),
+    received('m1'),
+    routed('m1'),
+    started('m1', 't1'),
+    completed('t1', 'hi'),
+    replied('m1', 't1', 'hi'),
+    delivered('m1', 't1'),
   ]);
   const recovered = recover(stage.log, stage.bus, GATEWAY);
   assert.equal([recovered.requeued, recovered.cutOffTurns, recovered.fromSeq], [[], [], 7]);

@@ -21,7 +21,9 @@ function killMidTurn(home: string): Promise<string> {
         child.kill('SIGKILL');
       }
     });
-    child.on('exit', () => (turn ? resolve(turn) : reject(new Error(`child ended before the model was asked: ${out}`))));
+    child.on('exit', () =>
+      turn ? resolve(turn) : reject(new Error(`child ended before the model was asked: ${out}`)),
+    );
   });
 }
 
@@ -35,7 +37,10 @@ test('a turn cut off by kill -9 is closed with turn.aborted when the runtime sta
     const runtime = Runtime.start({ loaded: loadConfig({ env: home.env }), env: home.env, command: 'test' });
     assert.equal(runtime.cutOffTurns, [turn]);
     await runtime.log.flushed();
-    const events = runtime.log.read({ turn }).map((e) => e.type).filter((t) => t !== 'actor.transitioned');
+    const events = runtime.log
+      .read({ turn })
+      .map((e) => e.type)
+      .filter((t) => t !== 'actor.transitioned');
     assert.equal(events, ['turn.started', 'prompt.built', 'provider.requested', 'turn.aborted']);
     await runtime.close();
     const again = Runtime.start({ loaded: loadConfig({ env: home.env }), env: home.env, command: 'test' });

@@ -12,9 +12,14 @@ const test = suite('turn profile');
 const NOW = new Date('2026-03-04T05:06:00Z');
 const now = () => NOW;
 const at = (text: string) => `[2026-03-04 05:06 UTC] ${text}`;
-const toolCall = (id: string, name: string, args: unknown) => ({ id, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } });
+const toolCall = (id: string, name: string, args: unknown) => ({
+  id,
+  type: 'function' as const,
+  function: { name, arguments: JSON.stringify(args) },
+});
 type Body = { messages: Array<Record<string, unknown>>; tools?: Array<{ function: { name: string } }> };
-const bodyOf = (f: { vendor: { requests: unknown[] } }, i: number) => requestBody((f.vendor as TurnFixture['vendor']).requests[i]) as Body;
+const bodyOf = (f: { vendor: { requests: unknown[] } }, i: number) =>
+  requestBody((f.vendor as TurnFixture['vendor']).requests[i]) as Body;
 const toolNames = (body: Body) => (body.tools ?? []).map((t) => t.function.name);
 
 const profile = (blocks: Record<string, unknown>) => ({ defaults: { turn_profile: { enabled: true, ...blocks } } });
@@ -28,12 +33,20 @@ function setProfile(f: TurnFixture, blocks: Record<string, unknown> | undefined)
 test('a turn with history off is left out of the history the next turn with history on sends', async () => {
   const f = await startTurnFixture({}, { now });
   try {
-    f.vendor.reply(completion({ content: 'Hi there.' }), completion({ content: 'Noted privately.' }), completion({ content: 'You said hello.' }));
+    f.vendor.reply(
+      completion({ content: 'Hi there.' }),
+      completion({ content: 'Noted privately.' }),
+      completion({ content: 'You said hello.' }),
+    );
     await f.send('hello');
     setProfile(f, { history: { mode: 'off' } });
     const off = await f.send('my pin is 4321');
     assert.equal(off.kind === 'turn' && off.text, 'Noted privately.');
-    assert.equal(bodyOf(f, 1).messages.slice(1), [{ role: 'user', content: at('my pin is 4321') }], 'history off reads no history');
+    assert.equal(
+      bodyOf(f, 1).messages.slice(1),
+      [{ role: 'user', content: at('my pin is 4321') }],
+      'history off reads no history',
+    );
     setProfile(f, undefined);
     await f.send('what did I say?');
     assert.equal(bodyOf(f, 2).messages.slice(1), [
@@ -41,7 +54,9 @@ test('a turn with history off is left out of the history the next turn with hist
       { role: 'assistant', content: 'Hi there.' },
       { role: 'user', content: at('what did I say?') },
     ]);
-    const started = f.events.filter((e) => e.type === 'turn.started').map((e) => (e.data as { history?: string }).history ?? 'on');
+    const started = f.events
+      .filter((e) => e.type === 'turn.started')
+      .map((e) => (e.data as { history?: string }).history ?? 'on');
     assert.equal(started, ['on', 'off', 'on']);
   } finally {
     await f.close();
@@ -61,7 +76,11 @@ test('a turn with history off stays out of the history read back after a restart
     }
   };
   try {
-    vendor.reply(completion({ content: 'Hi there.' }), completion({ content: 'Noted privately.' }), completion({ content: 'You said hello.' }));
+    vendor.reply(
+      completion({ content: 'Hi there.' }),
+      completion({ content: 'Noted privately.' }),
+      completion({ content: 'You said hello.' }),
+    );
     await turnIn(undefined, 'hello');
     await turnIn({ history: { mode: 'off' } }, 'my pin is 4321');
     await turnIn(undefined, 'what did I say?');
@@ -100,13 +119,20 @@ test('skills off leaves the catalog out of the system prompt; custom lists only 
   try {
     f.vendor.reply(completion({ content: 'One.' }), completion({ content: 'Two.' }), completion({ content: 'Three.' }));
     const skillsSection = (i: number) =>
-      /## Skills\n\n([^#]*)/.exec(String(bodyOf(f, i).messages[0]!.content))?.[1]?.trim().split('\n').map((line) => line.replace(/:.*$/, ''));
+      /## Skills\n\n([^#]*)/
+        .exec(String(bodyOf(f, i).messages[0]!.content))?.[1]
+        ?.trim()
+        .split('\n')
+        .map((line) => line.replace(/:.*$/, ''));
     await f.send('one');
     assert.equal(skillsSection(0), ['- daily-plan', '- summarize', '- weather']);
     setProfile(f, { skills: { mode: 'off' } });
     await f.send('two');
     assert.equal(skillsSection(1), undefined);
-    assert.ok(String(bodyOf(f, 1).messages[0]!.content).startsWith('## Identity'), 'the rest of the system prompt stays');
+    assert.ok(
+      String(bodyOf(f, 1).messages[0]!.content).startsWith('## Identity'),
+      'the rest of the system prompt stays',
+    );
     setProfile(f, { skills: { mode: 'custom', custom: { allow: ['weather'] } } });
     await f.send('three');
     assert.equal(skillsSection(2), ['- weather']);
@@ -132,10 +158,20 @@ test('tools off sends no tools; custom sends exactly the allowed ones', async ()
 test('a call to a tool the profile leaves out is refused at execution as a tool result, and the tool does not run', async () => {
   const f = await startTurnFixture(profile({ tools: { mode: 'custom', allow: ['list_dir'] } }), { now });
   try {
-    f.vendor.reply(completion({ tool_calls: [toolCall('call_1', 'todo', { action: 'write', todos: [{ id: 'milk', content: 'buy milk' }] })] }, 'tool_calls'), completion({ content: 'Could not.' }));
+    f.vendor.reply(
+      completion(
+        { tool_calls: [toolCall('call_1', 'todo', { action: 'write', todos: [{ id: 'milk', content: 'buy milk' }] })] },
+        'tool_calls',
+      ),
+      completion({ content: 'Could not.' }),
+    );
     const reply = await f.send('remember milk');
     assert.equal(reply.kind === 'turn' && reply.text, 'Could not.');
-    assert.equal(bodyOf(f, 1).messages.at(-1), { role: 'tool', tool_call_id: 'call_1', content: 'tool "todo" is not available in this turn' });
+    assert.equal(bodyOf(f, 1).messages.at(-1), {
+      role: 'tool',
+      tool_call_id: 'call_1',
+      content: 'tool "todo" is not available in this turn',
+    });
     assert.equal(f.events.filter((e) => e.type === 'todo.written').length, 0, 'the todo tool never ran');
   } finally {
     await f.close();

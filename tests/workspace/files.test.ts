@@ -98,10 +98,18 @@ test('watched, memory/ created after the start, then deleted and created again, 
   assert.is(files.text('memory'), '');
   mkdirSync(join(w.root, 'memory'));
   w.write('memory/MEMORY.md', 'remembered');
-  assert.is(files.text('memory'), '', 'no change signalled yet: the missing directory is watched through the workspace root');
+  assert.is(
+    files.text('memory'),
+    '',
+    'no change signalled yet: the missing directory is watched through the workspace root',
+  );
   assert.is(await eventually(() => files.text('memory'), 'remembered'), 'remembered');
   w.write('memory/MEMORY.md', 'remembered, edited');
-  assert.is(await eventually(() => files.text('memory'), 'remembered, edited'), 'remembered, edited', 'memory/ itself is watched now');
+  assert.is(
+    await eventually(() => files.text('memory'), 'remembered, edited'),
+    'remembered, edited',
+    'memory/ itself is watched now',
+  );
   rmSync(join(w.root, 'memory'), { recursive: true });
   assert.is(await eventually(() => files.text('memory'), ''), '');
   mkdirSync(join(w.root, 'memory'));
@@ -138,9 +146,20 @@ test('a missing file reads as empty text; AGENT.md without frontmatter is all bo
 test('AGENT.md frontmatter is parsed and re-parsed when the file changes', () => {
   const w = workspace();
   const files = new WorkspaceFiles(w.root, { watch: false });
-  w.write('AGENT.md', '---\nname: Scout\ndescription: Finds things\ntools: [read_file, todo]\nskills: [weather]\nmcpServers: [fs]\nmodel: fast\ncolor: blue\n---\nLook first.\n');
+  w.write(
+    'AGENT.md',
+    '---\nname: Scout\ndescription: Finds things\ntools: [read_file, todo]\nskills: [weather]\nmcpServers: [fs]\nmodel: fast\ncolor: blue\n---\nLook first.\n',
+  );
   assert.equal(files.agent(), {
-    frontmatter: { name: 'Scout', description: 'Finds things', tools: ['read_file', 'todo'], skills: ['weather'], mcpServers: ['fs'], model: 'fast', color: 'blue' },
+    frontmatter: {
+      name: 'Scout',
+      description: 'Finds things',
+      tools: ['read_file', 'todo'],
+      skills: ['weather'],
+      mcpServers: ['fs'],
+      model: 'fast',
+      color: 'blue',
+    },
     body: 'Look first.\n',
   });
   w.write('AGENT.md', '---\nname: Ranger\n---\nLook twice.\n');
@@ -150,9 +169,20 @@ test('AGENT.md frontmatter is parsed and re-parsed when the file changes', () =>
 
 const BAD: [string, string[]][] = [
   ['---\ntools: read_file\n---\n', ['tools: is not a list (allowed: a list of names)']],
-  ['---\nname: [a, b]\nskills: [1]\n---\n', ['name: is not a string (allowed: text)', 'skills.0: is not a string (allowed: a name)']],
-  ['---\n- just\n- a list\n---\n', ['(frontmatter): is not a mapping (allowed: name, description, tools, skills, mcpServers, model)']],
-  ['---\nname: [unclosed\n---\n', ['(frontmatter): not valid YAML (Flow sequence in block collection must be sufficiently indented and end with a ] at line 1, column 16:)']],
+  [
+    '---\nname: [a, b]\nskills: [1]\n---\n',
+    ['name: is not a string (allowed: text)', 'skills.0: is not a string (allowed: a name)'],
+  ],
+  [
+    '---\n- just\n- a list\n---\n',
+    ['(frontmatter): is not a mapping (allowed: name, description, tools, skills, mcpServers, model)'],
+  ],
+  [
+    '---\nname: [unclosed\n---\n',
+    [
+      '(frontmatter): not valid YAML (Flow sequence in block collection must be sufficiently indented and end with a ] at line 1, column 16:)',
+    ],
+  ],
 ];
 
 for (const [text, problems] of BAD) {

@@ -30,7 +30,10 @@ test('starter texts are useful: AGENT.md has valid frontmatter, HEARTBEAT.md exp
   const root = mkdtempSync(join(tmpdir(), 'tern-'));
   ensureWorkspace(root);
   const files = new WorkspaceFiles(root);
-  assert.equal(files.agent().frontmatter, { name: 'Tern', description: 'a helpful assistant that works in this workspace' });
+  assert.equal(files.agent().frontmatter, {
+    name: 'Tern',
+    description: 'a helpful assistant that works in this workspace',
+  });
   assert.match(files.agent().body, /^<!-- How this agent works\. [\s\S]*-->\n# How to work/);
   assert.match(files.text('heartbeat'), /HEARTBEAT_OK/);
   assert.match(files.text('memory'), /^# Memory/);
@@ -43,7 +46,10 @@ test('an existing workspace is never overwritten; only what is missing is create
   mkdirSync(join(root, 'memory'));
   writeFileSync(join(root, 'memory', 'MEMORY.md'), 'remember this');
   const created = ensureWorkspace(root);
-  assert.equal(created, LAYOUT.filter((e) => !['SOUL.md', 'memory/', 'memory/MEMORY.md'].includes(e)));
+  assert.equal(
+    created,
+    LAYOUT.filter((e) => !['SOUL.md', 'memory/', 'memory/MEMORY.md'].includes(e)),
+  );
   assert.is(readFileSync(join(root, 'SOUL.md'), 'utf8'), 'my own soul');
   assert.is(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8'), 'remember this');
   assert.equal(ensureWorkspace(root), []);

@@ -14,7 +14,11 @@ import { eventually } from '../support/eventually.js';
  */
 function roots(options: { watched: boolean }) {
   const base = mkdtempSync(join(tmpdir(), 'tern-'));
-  const dirs: Record<SkillRoot, string> = { workspace: join(base, 'ws-skills'), global: join(base, 'home-skills'), builtin: join(base, 'builtin') };
+  const dirs: Record<SkillRoot, string> = {
+    workspace: join(base, 'ws-skills'),
+    global: join(base, 'home-skills'),
+    builtin: join(base, 'builtin'),
+  };
   let tick = 1_700_000_000;
   const stamp = (...paths: string[]) => {
     tick += 10;
@@ -73,8 +77,16 @@ for (const watched of [false, true]) {
     r.write('builtin', 'weather', 'description: Forecasts');
     assert.equal(r.startWatching(), ['builtin:weather:Forecasts']);
     r.write('workspace', 'notes', 'description: Keeps notes');
-    if (watched) assert.equal(r.listed(), ['builtin:weather:Forecasts'], 'no change signalled yet: the missing root is watched through its parent');
-    assert.equal(await r.next(['workspace:notes:Keeps notes', 'builtin:weather:Forecasts']), ['workspace:notes:Keeps notes', 'builtin:weather:Forecasts']);
+    if (watched)
+      assert.equal(
+        r.listed(),
+        ['builtin:weather:Forecasts'],
+        'no change signalled yet: the missing root is watched through its parent',
+      );
+    assert.equal(await r.next(['workspace:notes:Keeps notes', 'builtin:weather:Forecasts']), [
+      'workspace:notes:Keeps notes',
+      'builtin:weather:Forecasts',
+    ]);
     r.write('workspace', 'atlas', 'description: Maps');
     assert.equal(await r.next(['workspace:atlas:Maps', 'workspace:notes:Keeps notes', 'builtin:weather:Forecasts']), [
       'workspace:atlas:Maps',
@@ -96,12 +108,15 @@ for (const watched of [false, true]) {
       'builtin:weather:Forecasts',
     ]);
     r.write('global', 'zebra', 'description: Stripes');
-    assert.equal(await r.next(['global:atlas:Maps', 'builtin:notes:Keeps notes', 'builtin:weather:Forecasts', 'global:zebra:Stripes']), [
-      'global:atlas:Maps',
-      'builtin:notes:Keeps notes',
-      'builtin:weather:Forecasts',
-      'global:zebra:Stripes',
-    ]);
+    assert.equal(
+      await r.next([
+        'global:atlas:Maps',
+        'builtin:notes:Keeps notes',
+        'builtin:weather:Forecasts',
+        'global:zebra:Stripes',
+      ]),
+      ['global:atlas:Maps', 'builtin:notes:Keeps notes', 'builtin:weather:Forecasts', 'global:zebra:Stripes'],
+    );
     r.done();
   });
 
@@ -110,9 +125,13 @@ for (const watched of [false, true]) {
     r.write('global', 'weather', 'description: Forecasts');
     assert.equal(r.startWatching(), ['global:weather:Forecasts']);
     r.write('global', 'weather', 'description: Forecasts for three days');
-    assert.equal(await r.next(['global:weather:Forecasts for three days']), ['global:weather:Forecasts for three days']);
+    assert.equal(await r.next(['global:weather:Forecasts for three days']), [
+      'global:weather:Forecasts for three days',
+    ]);
     r.saveByRename('global', 'weather', 'description: Forecasts, saved by rename');
-    assert.equal(await r.next(['global:weather:Forecasts, saved by rename']), ['global:weather:Forecasts, saved by rename']);
+    assert.equal(await r.next(['global:weather:Forecasts, saved by rename']), [
+      'global:weather:Forecasts, saved by rename',
+    ]);
     rmSync(join(r.dirs.global, 'weather', 'SKILL.md'));
     assert.equal(await r.next([]), []);
     r.done();
@@ -124,7 +143,10 @@ for (const watched of [false, true]) {
     mkdirSync(join(r.dirs.builtin, 'notes'));
     assert.equal(r.startWatching(), ['builtin:weather:Forecasts']);
     writeFileSync(join(r.dirs.builtin, 'notes', 'SKILL.md'), '---\ndescription: Keeps notes\n---\n');
-    assert.equal(await r.next(['builtin:notes:Keeps notes', 'builtin:weather:Forecasts']), ['builtin:notes:Keeps notes', 'builtin:weather:Forecasts']);
+    assert.equal(await r.next(['builtin:notes:Keeps notes', 'builtin:weather:Forecasts']), [
+      'builtin:notes:Keeps notes',
+      'builtin:weather:Forecasts',
+    ]);
     r.done();
   });
 

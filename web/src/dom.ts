@@ -11,7 +11,11 @@ function setProps(node: Element, props: Props): void {
   }
 }
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   setProps(node, props);
   append(node, children);
@@ -21,7 +25,11 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 /** An SVG element, built like `h`. */
-export function svg<K extends keyof SVGElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): SVGElementTagNameMap[K] {
+export function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  ...children: Child[]
+): SVGElementTagNameMap[K] {
   const node = document.createElementNS(SVG_NS, tag);
   setProps(node, props);
   append(node, children);
@@ -41,6 +49,9 @@ export function replace(parent: Element, ...children: Child[]): void {
 }
 
 /** The inline-style-free way to place an element: CSP forbids `style` in markup, not the CSSOM. */
-export function place(node: HTMLElement | SVGElement, styles: Partial<Record<'left' | 'top' | 'width' | 'height' | 'marginLeft', string>>): void {
+export function place(
+  node: HTMLElement | SVGElement,
+  styles: Partial<Record<'left' | 'top' | 'width' | 'height' | 'marginLeft', string>>,
+): void {
   Object.assign(node.style, styles);
 }

@@ -4,11 +4,18 @@ const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 
 /** `calling_model` → `calling model`; `showing.message_updated` → `showing › message updated`. */
 export function stateLabel(state: string): string {
-  return state.split('.').map((part) => part.replace(/_/g, ' ')).join(' › ');
+  return state
+    .split('.')
+    .map((part) => part.replace(/_/g, ' '))
+    .join(' › ');
 }
 
 /** `slotWait` → `slot wait`. */
-const words = (name: string): string => name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[._]/g, ' ').toLowerCase();
+const words = (name: string): string =>
+  name
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/[._]/g, ' ')
+    .toLowerCase();
 
 /** A machine event as a person says it: `MODEL_ANSWERED` → `model answered`, `xstate.init` → `start`. */
 export function eventLabel(event: string): string {
@@ -71,7 +78,15 @@ export function shortId(id: string): string {
   return id.length > 24 ? `${id.slice(0, 12)}…${id.slice(-6)}` : id;
 }
 
-export type SessionParts = { agent?: string; channel?: string; account?: string; chat?: string; sender?: string; space?: string; topic?: string };
+export type SessionParts = {
+  agent?: string;
+  channel?: string;
+  account?: string;
+  chat?: string;
+  sender?: string;
+  space?: string;
+  topic?: string;
+};
 
 /** The readable session key `v=1|agent=main|channel=pico|account=web|chat=direct:x` as its parts. */
 export function sessionParts(key: string): SessionParts {
@@ -98,8 +113,17 @@ export function chatName(chat: string): string {
 
 /** `web chat · web1a2b · from 42`: where a session talks, for a title. */
 export function sessionTitle(parts: SessionParts): string {
-  return [parts.channel && channelName(parts.channel), parts.space, parts.chat && chatName(parts.chat), parts.topic && `topic ${parts.topic}`, parts.sender && `from ${parts.sender}`]
-    .filter(Boolean).join(' · ') || 'session';
+  return (
+    [
+      parts.channel && channelName(parts.channel),
+      parts.space,
+      parts.chat && chatName(parts.chat),
+      parts.topic && `topic ${parts.topic}`,
+      parts.sender && `from ${parts.sender}`,
+    ]
+      .filter(Boolean)
+      .join(' · ') || 'session'
+  );
 }
 
 /** The first line of a text, cut to `max` characters. */

@@ -15,7 +15,9 @@ function route(): void {
   hideTooltip();
   document.title = `Tern — ${entry.title}`;
   root.dataset.page = entry.name;
-  document.querySelectorAll('#nav a').forEach((link) => link.classList.toggle('current', link.getAttribute('href') === `#/${entry.name}`));
+  document
+    .querySelectorAll('#nav a')
+    .forEach((link) => link.classList.toggle('current', link.getAttribute('href') === `#/${entry.name}`));
   stopPage = entry.page(root, param);
   window.scrollTo(0, 0);
 }
@@ -24,7 +26,12 @@ function start(): void {
   const nav = document.getElementById('nav');
   if (nav) replace(nav, ...PAGES.filter((p) => p.nav !== false).map((p) => h('a', { href: `#/${p.name}` }, p.title)));
   document.getElementById('logout')?.addEventListener('click', async () => {
-    await fetch('/api/auth/logout', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}', credentials: 'same-origin' });
+    await fetch('/api/auth/logout', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+      credentials: 'same-origin',
+    });
     window.location.assign('/launcher-login');
   });
   window.addEventListener('hashchange', route);

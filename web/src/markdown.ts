@@ -37,7 +37,8 @@ function blocks(source: string): Block[] {
       const code: string[] = [];
       for (i++; i < lines.length && !(lines[i] ?? '').startsWith('```'); i++) code.push(lines[i] ?? '');
       out.push({ kind: 'code', lines: code });
-    } else if (/^#{1,4}\s/.test(line)) out.push({ kind: 'heading', lines: [line.replace(/^#+\s/, '')], level: /^#+/.exec(line)?.[0].length ?? 1 });
+    } else if (/^#{1,4}\s/.test(line))
+      out.push({ kind: 'heading', lines: [line.replace(/^#+\s/, '')], level: /^#+/.exec(line)?.[0].length ?? 1 });
     else if (/^\s*[-*]\s/.test(line)) {
       if (last?.kind === 'list') last.lines.push(line.replace(/^\s*[-*]\s/, ''));
       else out.push({ kind: 'list', lines: [line.replace(/^\s*[-*]\s/, '')] });

@@ -204,7 +204,7 @@ export class FeishuChannel implements Channel {
     }
   }
 
-  async edit(replyTo: string, messageId: string, text: string): Promise<void> {
+  async edit(_replyTo: string, messageId: string, text: string): Promise<void> {
     if (this.plain.has(messageId)) throw new ChannelError('platform', 'a plain-text Feishu message cannot be edited');
     await this.call(
       'edit',

@@ -50,8 +50,10 @@ export function fromMatrixMessage(
   if (relation?.rel_type === 'm.replace') return undefined;
   const thread = relation?.rel_type === 'm.thread' ? relation.event_id : undefined;
   const local = botUserId.replace(/^@/, '').split(':')[0] ?? '';
-  const mentioned = (content['m.mentions']?.user_ids ?? []).includes(botUserId) || content.body.includes(botUserId)
-    || (local !== '' && new RegExp(`\\b${local.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i').test(content.body));
+  const mentioned =
+    (content['m.mentions']?.user_ids ?? []).includes(botUserId) ||
+    content.body.includes(botUserId) ||
+    (local !== '' && new RegExp(`\\b${local.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i').test(content.body));
   const mime = content.info?.mimetype;
   const isFile = content.url !== undefined && content.msgtype !== 'm.text' && content.msgtype !== 'm.notice';
   const name = content.filename ?? content.body;

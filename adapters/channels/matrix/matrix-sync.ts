@@ -16,10 +16,12 @@ const joinedRoomSchema = z.looseObject({
 /** The parts of a `/sync` answer the channel reads: joined rooms' timelines and state, and invites. */
 export const syncAnswerSchema = z.looseObject({
   next_batch: z.string(),
-  rooms: z.looseObject({
-    join: z.record(z.string(), joinedRoomSchema).optional(),
-    invite: z.record(z.string(), z.looseObject({ invite_state: strippedStateSchema.optional() })).optional(),
-  }).optional(),
+  rooms: z
+    .looseObject({
+      join: z.record(z.string(), joinedRoomSchema).optional(),
+      invite: z.record(z.string(), z.looseObject({ invite_state: strippedStateSchema.optional() })).optional(),
+    })
+    .optional(),
 });
 export type SyncAnswer = z.infer<typeof syncAnswerSchema>;
 
@@ -34,7 +36,7 @@ export function roomFacts(before: RoomFacts | undefined, entry: z.infer<typeof j
   const timeline = (entry.timeline?.events ?? []) as Array<z.infer<typeof stateEventSchema>>;
   const events = [...(entry.state?.events ?? []), ...timeline];
   const joinedInState = events.filter((e) => e.type === 'm.room.member' && e.content?.membership === 'join').length;
-  const members = entry.summary?.['m.joined_member_count'] ?? (before?.members ?? joinedInState);
+  const members = entry.summary?.['m.joined_member_count'] ?? before?.members ?? joinedInState;
   const encrypted = (before?.encrypted ?? false) || events.some((e) => e.type === 'm.room.encryption');
   return { members, encrypted };
 }

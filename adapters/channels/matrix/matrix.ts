@@ -5,12 +5,22 @@ import { basename } from 'node:path';
 // gateway that runs a Matrix channel.
 import { getHttpUriForMxc } from 'matrix-js-sdk/lib/content-repo.js';
 import {
-  ClientPrefix, ConnectionError, MatrixError, MatrixHttpApi, MediaPrefix, Method, type IHttpOpts,
+  ClientPrefix,
+  ConnectionError,
+  MatrixError,
+  MatrixHttpApi,
+  MediaPrefix,
+  Method,
+  type IHttpOpts,
 } from 'matrix-js-sdk/lib/http-api/index.js';
 import { TypedEventEmitter } from 'matrix-js-sdk/lib/models/typed-event-emitter.js';
 import { CHAT_COMMANDS } from '../command-names.js';
 import {
-  ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks, type OutboundFile,
+  ChannelError,
+  type Channel,
+  type ChannelCapabilities,
+  type ChannelHooks,
+  type OutboundFile,
 } from '../channel.js';
 import { renderMarkdown } from '../markdown.js';
 import { honourRateLimit } from '../rate-limit.js';
@@ -52,7 +62,11 @@ type Http = MatrixHttpApi<IHttpOpts & { onlyData: true }>;
 
 /** matrix-js-sdk logs to the console by default; the gateway's own log says what matters. */
 const silent: Logger = {
-  trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
   getChild: () => silent,
 };
 
@@ -83,13 +97,13 @@ const MSGTYPES: Record<OutboundFile['kind'], string> = {
 const inThread = (thread: string | undefined): Record<string, unknown> =>
   thread
     ? {
-      'm.relates_to': {
-        rel_type: 'm.thread',
-        event_id: thread,
-        is_falling_back: true,
-        'm.in_reply_to': { event_id: thread },
-      },
-    }
+        'm.relates_to': {
+          rel_type: 'm.thread',
+          event_id: thread,
+          is_falling_back: true,
+          'm.in_reply_to': { event_id: thread },
+        },
+      }
     : {};
 
 /**
@@ -204,7 +218,9 @@ export class MatrixChannel implements Channel {
     if (this.joining.has(roomId)) return;
     this.joining.add(roomId);
     const path = `/join/${encodeURIComponent(roomId)}`;
-    await this.live().authedRequest(Method.Post, path, undefined, {}).catch(() => undefined);
+    await this.live()
+      .authedRequest(Method.Post, path, undefined, {})
+      .catch(() => undefined);
     if (encrypted) await this.refuse(roomId, true);
   }
 
@@ -242,7 +258,9 @@ export class MatrixChannel implements Channel {
           prefix: MediaPrefix.V3,
           headers: { 'Content-Type': type },
         })
-        .catch((error: unknown) => { throw asChannelError(error, 'upload'); }),
+        .catch((error: unknown) => {
+          throw asChannelError(error, 'upload');
+        }),
     );
     return this.put(room, {
       msgtype: MSGTYPES[file.kind],
@@ -268,10 +286,11 @@ export class MatrixChannel implements Channel {
     const base = this.options.homeserver.replace(/\/+$/, '');
     const url = getHttpUriForMxc(base, fileId, undefined, undefined, undefined, false, true, true);
     if (!url) throw new ChannelError('platform', 'not a Matrix content URI');
-    const response = await fetch(url, { headers: { authorization: `Bearer ${this.options.accessToken}` } })
-      .catch((error: Error) => {
+    const response = await fetch(url, { headers: { authorization: `Bearer ${this.options.accessToken}` } }).catch(
+      (error: Error) => {
         throw new ChannelError('network', `downloading a Matrix file failed (${error.message})`);
-      });
+      },
+    );
     if (!response.ok) throw new ChannelError('platform', `downloading a Matrix file failed (HTTP ${response.status})`);
     const bytes = Buffer.from(await response.arrayBuffer());
     if (bytes.length > MAX_DOWNLOAD_BYTES) throw new ChannelError('platform', 'the Matrix file is larger than 50 MB');
@@ -289,15 +308,20 @@ export class MatrixChannel implements Channel {
     const { room } = matrixTarget(replyTo);
     const path = `/rooms/${encodeURIComponent(room)}/typing/${encodeURIComponent(this.options.userId)}`;
     const body = typing ? { typing, timeout: 30_000 } : { typing };
-    await this.live().authedRequest(Method.Put, path, undefined, body).catch(() => undefined);
+    await this.live()
+      .authedRequest(Method.Put, path, undefined, body)
+      .catch(() => undefined);
   }
 
   /** One event, under one transaction id for every try: a repeated PUT is the same event. */
   private async put(room: string, content: Record<string, unknown>): Promise<string> {
     const path = `/rooms/${encodeURIComponent(room)}/send/m.room.message/${encodeURIComponent(randomUUID())}`;
     const sent = await honourRateLimit(() =>
-      this.live().authedRequest<{ event_id: string }>(Method.Put, path, undefined, content)
-        .catch((error: unknown) => { throw asChannelError(error, 'send'); }),
+      this.live()
+        .authedRequest<{ event_id: string }>(Method.Put, path, undefined, content)
+        .catch((error: unknown) => {
+          throw asChannelError(error, 'send');
+        }),
     );
     return sent.event_id;
   }

@@ -40,7 +40,7 @@ export const QQ_INTENTS = {
   GROUP_AND_C2C: 1 << 25,
 };
 
-const https = (url: string | undefined): string | undefined => (url && url.startsWith('//') ? `https:${url}` : url);
+const https = (url: string | undefined): string | undefined => (url?.startsWith('//') ? `https:${url}` : url);
 
 /** A dispatched message in the dispatch vocabulary; `replyTo` names the API it is answered through. */
 export function fromQqMessage(type: string, message: QqMessage): ChannelMessage | undefined {

@@ -122,7 +122,14 @@ export class Conversation {
     const messageId = `cli_${randomBytes(4).toString('hex')}`;
     const { agent, key, chat } = this.opened;
     const request: SessionRequest = {
-      agent, session_key: key, channel: 'cli', chat, sender: 'cli', message_id: messageId, text, remote: false,
+      agent,
+      session_key: key,
+      channel: 'cli',
+      chat,
+      sender: 'cli',
+      message_id: messageId,
+      text,
+      remote: false,
     };
     this.said = '';
     this.saying = '';

@@ -76,7 +76,10 @@ async function runScript(script: Script, context: CommandContext, conversation: 
       print(context.stdout, reply);
       if (turn.expect) print(context.stdout, miss ? `✗ turn ${index + 1}: ${miss}` : `✓ turn ${index + 1}`);
     } else if (turn.expect) {
-      print(context.stdout, JSON.stringify({ expectation: { turn: index + 1, ok: !miss, ...(miss ? { problem: miss } : {}) } }));
+      print(
+        context.stdout,
+        JSON.stringify({ expectation: { turn: index + 1, ok: !miss, ...(miss ? { problem: miss } : {}) } }),
+      );
     }
     conversation.flush();
   }

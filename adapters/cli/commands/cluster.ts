@@ -20,17 +20,38 @@ const ago = (now: number, at: number): string => (at === 0 ? '-' : `${(Math.max(
  */
 export async function run(context: CommandContext): Promise<number> {
   const [sub] = context.positionals;
-  if (sub !== 'status') throw new UsageError(sub === undefined ? 'tern cluster needs a subcommand: status' : `unknown subcommand ${JSON.stringify(sub)} (allowed: status)`);
+  if (sub !== 'status')
+    throw new UsageError(
+      sub === undefined
+        ? 'tern cluster needs a subcommand: status'
+        : `unknown subcommand ${JSON.stringify(sub)} (allowed: status)`,
+    );
   const loaded = loadConfigForCli(context.env);
   const settings = clusterSettings(loaded, { url: context.values.cluster });
-  if (!settings) throw new CliError('cluster_not_configured', 'no cluster configured', 'neither --cluster nor cluster.url names a NATS server', 'Pass --cluster nats://HOST:PORT or set cluster.url in config.json.');
+  if (!settings)
+    throw new CliError(
+      'cluster_not_configured',
+      'no cluster configured',
+      'neither --cluster nor cluster.url names a NATS server',
+      'Pass --cluster nats://HOST:PORT or set cluster.url in config.json.',
+    );
   const nc = await connectForCli(settings, 'cluster-status');
   try {
-    const [members, leases, rows, queued] = await Promise.all([listMembers(nc), listLeases(nc), listEventStreams(nc, STREAM_PREFIXES), queuedTexts(nc)]);
-    const streams = await Promise.all(rows.map(async (row) => {
-      const owner = streamOwner(row.stream);
-      return { ...row, ...(owner?.kind === 'account' ? { unanswered: await unanswered(nc, row.stream, owner.subjectRoot) } : {}) };
-    }));
+    const [members, leases, rows, queued] = await Promise.all([
+      listMembers(nc),
+      listLeases(nc),
+      listEventStreams(nc, STREAM_PREFIXES),
+      queuedTexts(nc),
+    ]);
+    const streams = await Promise.all(
+      rows.map(async (row) => {
+        const owner = streamOwner(row.stream);
+        return {
+          ...row,
+          ...(owner?.kind === 'account' ? { unanswered: await unanswered(nc, row.stream, owner.subjectRoot) } : {}),
+        };
+      }),
+    );
     const now = Date.now();
     if (context.json) {
       print(context.stdout, JSON.stringify({ ok: true, url: settings.url, members, leases, streams, queued }));
@@ -39,12 +60,17 @@ export async function run(context: CommandContext): Promise<number> {
     const named = (l: LeaseRecord): string => (l.kind === 'schedule' ? 'the heartbeat and cron' : l.id);
     print(context.stdout, `cluster ${settings.url}: ${members.length} member(s)`);
     for (const m of members) {
-      const runs = leases.filter((l) => l.gateway === m.gateway).map(named).join(', ') || 'nothing';
+      const runs =
+        leases
+          .filter((l) => l.gateway === m.gateway)
+          .map(named)
+          .join(', ') || 'nothing';
       print(context.stdout, `  ${m.gateway}  pid ${m.pid} on ${m.host}, seen ${ago(now, m.seenAt)}, runs ${runs}`);
     }
     print(context.stdout, 'leases:');
     if (leases.length === 0) print(context.stdout, '  none');
-    for (const l of leases) print(context.stdout, `  ${l.kind} ${l.id}  held by ${l.gateway}, renewed ${ago(now, l.renewedAt)}`);
+    for (const l of leases)
+      print(context.stdout, `  ${l.kind} ${l.id}  held by ${l.gateway}, renewed ${ago(now, l.renewedAt)}`);
     print(context.stdout, 'streams (lag: messages accepted and not answered yet):');
     if (streams.length === 0) print(context.stdout, '  none');
     for (const s of streams) {

@@ -43,13 +43,22 @@ function validate({ env, json, stdout, stderr, positionals, values }: CommandCon
   const file = positionals[1];
   const strict = values.strict === true;
   if (file !== undefined && !existsSync(file)) {
-    throw new CliError('config_missing', `cannot validate ${file}`, 'the file does not exist', 'Check the path, or run `tern config path` to see the config in use.');
+    throw new CliError(
+      'config_missing',
+      `cannot validate ${file}`,
+      'the file does not exist',
+      'Check the path, or run `tern config path` to see the config in use.',
+    );
   }
   try {
     const loaded = loadCheckedConfig({ env, rewrite: false, ...(file ? { path: file } : {}) });
-    const problems = [...loaded.channelProblems, ...(strict ? loaded.warnings.map((w) => `${w} (--strict: a warning counts as a problem)`) : [])];
+    const problems = [
+      ...loaded.channelProblems,
+      ...(strict ? loaded.warnings.map((w) => `${w} (--strict: a warning counts as a problem)`) : []),
+    ];
     if (problems.length > 0) throw new ConfigError('config_invalid', loaded.path, problems);
-    if (json) print(stdout, JSON.stringify({ ok: true, path: loaded.path, warnings: loaded.warnings, notes: loaded.notes }));
+    if (json)
+      print(stdout, JSON.stringify({ ok: true, path: loaded.path, warnings: loaded.warnings, notes: loaded.notes }));
     else {
       print(stdout, `${loaded.path}: valid`);
       for (const warning of loaded.warnings) print(stderr, `warning: ${warning}`);
@@ -58,7 +67,16 @@ function validate({ env, json, stdout, stderr, positionals, values }: CommandCon
     return 0;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    if (json) print(stdout, JSON.stringify({ ok: false, path: error.file, problems: error.problems, ...(error.excerpt.length ? { excerpt: error.excerpt } : {}) }));
+    if (json)
+      print(
+        stdout,
+        JSON.stringify({
+          ok: false,
+          path: error.file,
+          problems: error.problems,
+          ...(error.excerpt.length ? { excerpt: error.excerpt } : {}),
+        }),
+      );
     else {
       print(stderr, `${error.file}: ${error.problems.length} problem${error.problems.length === 1 ? '' : 's'}`);
       for (const problem of error.problems) print(stdout, problem);
@@ -76,11 +94,16 @@ export async function run(context: CommandContext): Promise<number> {
     case 'validate':
       return validate(context);
     case 'path':
-      print(context.stdout, context.json ? JSON.stringify({ ok: true, path: configPath(context.env) }) : configPath(context.env));
+      print(
+        context.stdout,
+        context.json ? JSON.stringify({ ok: true, path: configPath(context.env) }) : configPath(context.env),
+      );
       return 0;
     default:
       throw new UsageError(
-        sub === undefined ? 'a subcommand is missing' : `"${sub}" is not a config subcommand (allowed: ${SUBCOMMANDS.join(', ')})`,
+        sub === undefined
+          ? 'a subcommand is missing'
+          : `"${sub}" is not a config subcommand (allowed: ${SUBCOMMANDS.join(', ')})`,
         'Run `tern config --help`.',
       );
   }

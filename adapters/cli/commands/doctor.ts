@@ -10,7 +10,11 @@ const MARKS: Record<Check['status'], string> = { ok: '✓', warn: '!', error: '�
 
 function line(c: Check): string[] {
   const head = `${MARKS[c.status]} ${c.name.padEnd(18)} ${c.status === 'fixed' ? 'fixed: ' : ''}${c.message}`;
-  return [head, ...(c.details ?? []).map((d) => `    ${d}`), ...(c.fix && (c.status === 'warn' || c.status === 'error') ? [`    → ${c.fix}`] : [])];
+  return [
+    head,
+    ...(c.details ?? []).map((d) => `    ${d}`),
+    ...(c.fix && (c.status === 'warn' || c.status === 'error') ? [`    → ${c.fix}`] : []),
+  ];
 }
 
 /**
@@ -38,7 +42,12 @@ export async function run({ values, json, stdout, env }: CommandContext): Promis
     for (const c of checks) for (const text of line(c)) print(stdout, text);
     const warned = checks.filter((c) => c.status === 'warn').length;
     const errors = checks.filter((c) => c.status === 'error').length;
-    print(stdout, errors + warned === 0 ? 'Everything looks right.' : `${errors} error${errors === 1 ? '' : 's'}, ${warned} warning${warned === 1 ? '' : 's'}.${!fix && checks.some((c) => c.fix?.includes('--fix')) ? ' `tern doctor --fix` applies the safe fixes.' : ''}`);
+    print(
+      stdout,
+      errors + warned === 0
+        ? 'Everything looks right.'
+        : `${errors} error${errors === 1 ? '' : 's'}, ${warned} warning${warned === 1 ? '' : 's'}.${!fix && checks.some((c) => c.fix?.includes('--fix')) ? ' `tern doctor --fix` applies the safe fixes.' : ''}`,
+    );
   }
   return failed ? 1 : 0;
 }

@@ -13,11 +13,21 @@ import { serveCliControl } from '../serve-control.js';
 
 function startFailure(error: unknown, host: string, port: number): unknown {
   if (error instanceof LogError && error.code === 'log_locked') {
-    return new CliError('log_locked', 'the event log is in use', error.message, 'Another gateway (or `tern agent`) is running on this workspace; stop it first.');
+    return new CliError(
+      'log_locked',
+      'the event log is in use',
+      error.message,
+      'Another gateway (or `tern agent`) is running on this workspace; stop it first.',
+    );
   }
   const code = (error as { code?: unknown }).code;
   if (code === 'EADDRINUSE' || code === 'EACCES') {
-    return new CliError('port_unavailable', `cannot listen on ${host}:${port}`, String(code), 'Stop what uses that port, or set gateway.port in config.json.');
+    return new CliError(
+      'port_unavailable',
+      `cannot listen on ${host}:${port}`,
+      String(code),
+      'Stop what uses that port, or set gateway.port in config.json.',
+    );
   }
   return error;
 }
@@ -42,10 +52,14 @@ function startHints(loaded: LoadedConfig): string[] {
   const { config } = loaded;
   const hints = loaded.channelProblems.map((problem) => `warning: ${problem}`);
   if (!config.model_list.some((m) => m.enabled)) {
-    hints.push('note: no model in model_list, so messages get no answer. Run `tern onboard` (or add a model_list entry, see README: Quick start), then `tern doctor`.');
+    hints.push(
+      'note: no model in model_list, so messages get no answer. Run `tern onboard` (or add a model_list entry, see README: Quick start), then `tern doctor`.',
+    );
   }
   if (!Object.values(config.channel_list).some((c) => c.enabled)) {
-    hints.push('note: no channel in channel_list, so only the heartbeat and cron jobs run here. Add one (`tern onboard --telegram-token …`, or README: Quick start), or chat through the dashboard (tern-launcher).');
+    hints.push(
+      'note: no channel in channel_list, so only the heartbeat and cron jobs run here. Add one (`tern onboard --telegram-token …`, or README: Quick start), or chat through the dashboard (tern-launcher).',
+    );
   }
   return hints;
 }
@@ -73,7 +87,11 @@ export async function run(context: CommandContext): Promise<number> {
     throw startFailure(error, host, port);
   }
   // `tern agent` and the commands that hand their work to a running gateway find it on its socket.
-  const control = await serveCliControl(gateway, (message, fields) => logs.gateway.warn(message, fields), context.commands ?? []);
+  const control = await serveCliControl(
+    gateway,
+    (message, fields) => logs.gateway.warn(message, fields),
+    context.commands ?? [],
+  );
   // The bubblewrap probe runs two programs; after the start, so spawning them never holds up the channels' start.
   void gateway.engineLoaded.then(async () => {
     preferMemoryOverSpeed();
@@ -88,11 +106,27 @@ export async function run(context: CommandContext): Promise<number> {
   if (node) {
     const { id, url } = node.settings;
     if (context.json) print(context.stdout, JSON.stringify({ ok: true, url: gateway.url, cluster: { id, url } }));
-    else print(context.stdout, `gateway: serving ${gateway.url}/health and /ready; cluster member ${id} on ${url}, channel accounts taken as leases allow. Ctrl-C stops it.`);
+    else
+      print(
+        context.stdout,
+        `gateway: serving ${gateway.url}/health and /ready; cluster member ${id} on ${url}, channel accounts taken as leases allow. Ctrl-C stops it.`,
+      );
   } else {
-    const channels = gateway.readiness().channels.map((c) => c.name).join(', ') || 'none';
-    if (context.json) print(context.stdout, JSON.stringify({ ok: true, url: gateway.url, channels: gateway.readiness().channels.map((c) => c.name) }));
-    else print(context.stdout, `gateway: serving ${gateway.url}/health and /ready; channels: ${channels}. Ctrl-C stops it.`);
+    const channels =
+      gateway
+        .readiness()
+        .channels.map((c) => c.name)
+        .join(', ') || 'none';
+    if (context.json)
+      print(
+        context.stdout,
+        JSON.stringify({ ok: true, url: gateway.url, channels: gateway.readiness().channels.map((c) => c.name) }),
+      );
+    else
+      print(
+        context.stdout,
+        `gateway: serving ${gateway.url}/health and /ready; channels: ${channels}. Ctrl-C stops it.`,
+      );
   }
   for (const hint of startHints(loaded)) print(context.stderr, `tern: ${hint}`);
   if (!context.signal.aborted) await once(context.signal, 'abort');

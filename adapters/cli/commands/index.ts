@@ -3,7 +3,11 @@ import { CHANNEL_SETUP_OPTIONS } from '../onboard-channels.js';
 
 const json = { type: 'boolean', description: 'print JSON instead of text' } as const;
 /** `--cluster URL` of the commands that read the log (#27). */
-const clusterOption = { type: 'string', value: 'URL', description: 'read the cluster log on this NATS server: every gateway\'s events (wins over cluster.url)' } as const;
+const clusterOption = {
+  type: 'string',
+  value: 'URL',
+  description: "read the cluster log on this NATS server: every gateway's events (wins over cluster.url)",
+} as const;
 
 /** Every command that works. Help is generated from this list; add a command here when it works. */
 export const commands: CommandSpec[] = [
@@ -18,12 +22,21 @@ export const commands: CommandSpec[] = [
     options: {
       message: { type: 'string', short: 'm', value: 'TEXT', description: 'send one message and print the reply' },
       agent: { type: 'string', value: 'ID', description: 'the agent (default: the default agent)' },
-      session: { type: 'string', value: 'KEY', description: 'the conversation to continue (default: "default"; scripts: a fresh one)' },
+      session: {
+        type: 'string',
+        value: 'KEY',
+        description: 'the conversation to continue (default: "default"; scripts: a fresh one)',
+      },
       model: { type: 'string', value: 'NAME', description: 'a model_name from model_list for this run' },
-      script: { type: 'string', value: 'FILE', description: 'run the turns of a YAML script; exit 1 if an expectation fails' },
+      script: {
+        type: 'string',
+        value: 'FILE',
+        description: 'run the turns of a YAML script; exit 1 if an expectation fails',
+      },
       json,
     },
-    details: 'Script file:\n  agent: main\n  session: demo\n  turns:\n    - user: "Write hello.txt containing hi"\n      expect: { contains: "hello.txt" }   # or matches: REGEX, tool: NAME',
+    details:
+      'Script file:\n  agent: main\n  session: demo\n  turns:\n    - user: "Write hello.txt containing hi"\n      expect: { contains: "hello.txt" }   # or matches: REGEX, tool: NAME',
     load: () => import('./agent.js'),
   },
   {
@@ -31,11 +44,16 @@ export const commands: CommandSpec[] = [
     summary: 'show the timeline of a recorded turn, or rerun it and report where it diverges',
     usage: ['replay TURN [--cluster URL] [--json]', 'replay TURN --rerun [--cluster URL] [--json]'],
     options: {
-      rerun: { type: 'boolean', description: 'run the turn machine again, answering from the log; print identical or the first divergence (exit 1)' },
+      rerun: {
+        type: 'boolean',
+        description:
+          'run the turn machine again, answering from the log; print identical or the first divergence (exit 1)',
+      },
       cluster: clusterOption,
       json,
     },
-    details: 'With --cluster (or cluster.url in the config) the turn is looked up in the cluster log, whichever gateway ran it.',
+    details:
+      'With --cluster (or cluster.url in the config) the turn is looked up in the cluster log, whichever gateway ran it.',
     load: () => import('./replay.js'),
   },
   {
@@ -47,13 +65,21 @@ export const commands: CommandSpec[] = [
       'log verify [--json]            (check the log file; exit 1 with what is damaged)',
       'log salvage [--json]           (copy every readable event into a new log; the damaged one is kept aside)',
       'log compact [--json]           (archive events older than log.retention.max_age_days; reclaim the space)',
-      'log forget --sender ID [--json] (remove a person\'s messages and the turns they started)',
+      "log forget --sender ID [--json] (remove a person's messages and the turns they started)",
       'log --archive [--turn ID] [--type GLOB] [--session ID] (read what compact archived)',
     ],
     options: {
-      session: { type: 'string', value: 'KEY', description: 'only events of this session: the key given to `tern agent --session`, the full key, the sk_v1_ id or a unique prefix of it' },
+      session: {
+        type: 'string',
+        value: 'KEY',
+        description:
+          'only events of this session: the key given to `tern agent --session`, the full key, the sk_v1_ id or a unique prefix of it',
+      },
       turn: { type: 'string', value: 'ID', description: 'only events of this turn' },
-      children: { type: 'boolean', description: 'with --turn: also the events of the subagents the turn started, and theirs' },
+      children: {
+        type: 'boolean',
+        description: 'with --turn: also the events of the subagents the turn started, and theirs',
+      },
       type: { type: 'string', value: 'GLOB', description: 'only these event types, e.g. provider.* or turn.*,tool.*' },
       after: { type: 'string', value: 'SEQ', description: 'only events after this sequence number, oldest first' },
       limit: { type: 'string', value: 'N', description: 'at most N events (default 50: the newest, oldest first)' },
@@ -64,9 +90,9 @@ export const commands: CommandSpec[] = [
       json,
     },
     details:
-      'With --cluster (or cluster.url in the config) it reads the cluster log: every gateway\'s events, ' +
+      "With --cluster (or cluster.url in the config) it reads the cluster log: every gateway's events, " +
       'each line naming the\ngateway that wrote it; SEQ is then the place in the cluster log (TERN_LOG).\n' +
-      'verify and salvage work on this workspace\'s log while no gateway writes it: verify reads the file ' +
+      "verify and salvage work on this workspace's log while no gateway writes it: verify reads the file " +
       'without lmdb and\nlists every problem; salvage writes every readable event into a new log, a log.lost ' +
       'event in the place of each\nlost one, and moves the damaged files to sessions/damaged-<time>/.',
     load: () => import('./log.js'),
@@ -76,12 +102,21 @@ export const commands: CommandSpec[] = [
     summary: 'search what the agent remembers (memory files, past conversations), or rebuild the index',
     usage: ['memory search WORDS… [--agent ID] [--session KEY] [--limit N] [--json]', 'memory reindex [--json]'],
     options: {
-      agent: { type: 'string', value: 'ID', description: 'the agent whose conversations to search (default: the default agent)' },
-      session: { type: 'string', value: 'KEY', description: 'search as this chat would: only what its memory.scope lets it recall' },
+      agent: {
+        type: 'string',
+        value: 'ID',
+        description: 'the agent whose conversations to search (default: the default agent)',
+      },
+      session: {
+        type: 'string',
+        value: 'KEY',
+        description: 'search as this chat would: only what its memory.scope lets it recall',
+      },
       limit: { type: 'string', value: 'N', description: 'at most N results (default 10)' },
       json,
     },
-    details: 'The index is a projection of the event log, saved in workspace/state/memory-index.json; delete it or run\n' +
+    details:
+      'The index is a projection of the event log, saved in workspace/state/memory-index.json; delete it or run\n' +
       '`tern memory reindex` and it is built again from the log.',
     load: () => import('./memory.js'),
   },
@@ -97,19 +132,56 @@ export const commands: CommandSpec[] = [
       'onboard --matrix-homeserver URL --matrix-user-id @BOT:SERVER --matrix-token T [--owner @YOU:SERVER]',
     ],
     options: {
-      provider: { type: 'string', value: 'NAME', description: 'a provider of the catalogue (openai, anthropic, gemini, …; local: ollama, lmstudio, vllm, litellm, custom)' },
+      provider: {
+        type: 'string',
+        value: 'NAME',
+        description:
+          'a provider of the catalogue (openai, anthropic, gemini, …; local: ollama, lmstudio, vllm, litellm, custom)',
+      },
       'api-key': { type: 'string', value: 'KEY', description: 'the provider key, written to .security.yml (mode 600)' },
-      'api-base': { type: 'string', value: 'URL', description: "the provider's address (a local server, azure, custom)" },
-      model: { type: 'string', value: 'ID', description: 'the model id the provider serves (default: a suggested one where there is one)' },
+      'api-base': {
+        type: 'string',
+        value: 'URL',
+        description: "the provider's address (a local server, azure, custom)",
+      },
+      model: {
+        type: 'string',
+        value: 'ID',
+        description: 'the model id the provider serves (default: a suggested one where there is one)',
+      },
       'model-name': { type: 'string', value: 'NAME', description: 'the model_name agents use (default: the model id)' },
-      'telegram-token': { type: 'string', value: 'TOKEN', description: 'add an enabled Telegram channel with this bot token' },
-      'discord-token': { type: 'string', value: 'TOKEN', description: 'add an enabled Discord channel with this bot token' },
-      'slack-token': { type: 'string', value: 'TOKEN', description: 'add an enabled Slack channel: the bot token (xoxb-…)' },
-      'slack-app-token': { type: 'string', value: 'TOKEN', description: 'and its app-level token for Socket Mode (xapp-…)' },
-      'matrix-homeserver': { type: 'string', value: 'URL', description: "add an enabled Matrix channel: the bot's homeserver" },
+      'telegram-token': {
+        type: 'string',
+        value: 'TOKEN',
+        description: 'add an enabled Telegram channel with this bot token',
+      },
+      'discord-token': {
+        type: 'string',
+        value: 'TOKEN',
+        description: 'add an enabled Discord channel with this bot token',
+      },
+      'slack-token': {
+        type: 'string',
+        value: 'TOKEN',
+        description: 'add an enabled Slack channel: the bot token (xoxb-…)',
+      },
+      'slack-app-token': {
+        type: 'string',
+        value: 'TOKEN',
+        description: 'and its app-level token for Socket Mode (xapp-…)',
+      },
+      'matrix-homeserver': {
+        type: 'string',
+        value: 'URL',
+        description: "add an enabled Matrix channel: the bot's homeserver",
+      },
       'matrix-user-id': { type: 'string', value: 'ID', description: "and the bot's user id (@bot:server)" },
       'matrix-token': { type: 'string', value: 'TOKEN', description: "and the bot account's access token" },
-      owner: { type: 'string', value: 'ID', description: 'your own user id or @name on those channels (comma-separated for several): their allow_from' },
+      owner: {
+        type: 'string',
+        value: 'ID',
+        description: 'your own user id or @name on those channels (comma-separated for several): their allow_from',
+      },
       ...CHANNEL_SETUP_OPTIONS,
       'no-test': { type: 'boolean', description: 'do not try the model and the channels after saving' },
       json,
@@ -122,21 +194,30 @@ export const commands: CommandSpec[] = [
     name: 'config',
     summary: 'show, validate or locate the effective config (secrets masked)',
     usage: ['config show [--json]', 'config validate [FILE] [--strict] [--json]', 'config path'],
-    options: { strict: { type: 'boolean', description: 'validate: warnings (unknown keys, …) count as problems' }, json },
+    options: {
+      strict: { type: 'boolean', description: 'validate: warnings (unknown keys, …) count as problems' },
+      json,
+    },
     details:
       'Subcommands:\n  show      the effective config: defaults, config file, .security.yml, environment\n  validate  check a config file; prints every problem as `path: message (allowed: …)`, exit 1 if any\n            (with --strict, warnings too)\n  path      the config file in use (AGENT_CONFIG, else $AGENT_HOME/config.json)',
     load: () => import('./config.js'),
   },
   {
     name: 'doctor',
-    summary: 'check config, models, channels, isolation, file modes, logs and a running gateway; --fix applies safe fixes',
+    summary:
+      'check config, models, channels, isolation, file modes, logs and a running gateway; --fix applies safe fixes',
     usage: ['doctor [--fix] [--offline] [--json]'],
     options: {
-      fix: { type: 'boolean', description: 'apply the safe fixes: owner-only modes of secret files, migrate a version 0/1 config (with backups), remove a stale lock note' },
+      fix: {
+        type: 'boolean',
+        description:
+          'apply the safe fixes: owner-only modes of secret files, migrate a version 0/1 config (with backups), remove a stale lock note',
+      },
       offline: { type: 'boolean', description: 'ask no model and no chat platform (no network)' },
       json,
     },
-    details: 'One short question per enabled model and one authenticated call per enabled channel (Telegram getMe, Discord\nusers/@me, Slack auth.test) unless --offline. Exit 1 when a check is an error.',
+    details:
+      'One short question per enabled model and one authenticated call per enabled channel (Telegram getMe, Discord\nusers/@me, Slack auth.test) unless --offline. Exit 1 when a check is an error.',
     load: () => import('./doctor.js'),
   },
   {
@@ -151,8 +232,17 @@ export const commands: CommandSpec[] = [
     summary: 'list the tools an agent exposes, or call one under the policy a turn applies',
     usage: ['tool list [--agent ID] [--json]', 'tool call NAME [ARGS_JSON] [--agent ID] [--channel NAME] [--json]'],
     options: {
-      agent: { type: 'string', value: 'ID', description: 'the agent whose turn to act as (default: the default agent)' },
-      channel: { type: 'string', value: 'NAME', description: 'the channel the turn comes from (default cli; chat channels are remote and get message/send_file)' },
+      agent: {
+        type: 'string',
+        value: 'ID',
+        description: 'the agent whose turn to act as (default: the default agent)',
+      },
+      channel: {
+        type: 'string',
+        value: 'NAME',
+        description:
+          'the channel the turn comes from (default cli; chat channels are remote and get message/send_file)',
+      },
       json,
     },
     details:
@@ -173,11 +263,29 @@ export const commands: CommandSpec[] = [
       'mcp login NAME [--no-browser]',
     ],
     options: {
-      type: { type: 'string', value: 'TYPE', description: 'transport: stdio, sse or http (default: http for a URL, stdio for a command)' },
+      type: {
+        type: 'string',
+        value: 'TYPE',
+        description: 'transport: stdio, sse or http (default: http for a URL, stdio for a command)',
+      },
       url: { type: 'string', value: 'URL', description: 'endpoint of a remote server' },
-      header: { type: 'string', multiple: true, value: 'K=V', description: 'HTTP header for a remote server (repeatable)' },
-      env: { type: 'string', multiple: true, value: 'K=V', description: 'environment variable for a stdio server (repeatable)' },
-      'env-file': { type: 'string', value: 'FILE', description: 'environment file for a stdio server (relative to $AGENT_HOME)' },
+      header: {
+        type: 'string',
+        multiple: true,
+        value: 'K=V',
+        description: 'HTTP header for a remote server (repeatable)',
+      },
+      env: {
+        type: 'string',
+        multiple: true,
+        value: 'K=V',
+        description: 'environment variable for a stdio server (repeatable)',
+      },
+      'env-file': {
+        type: 'string',
+        value: 'FILE',
+        description: 'environment file for a stdio server (relative to $AGENT_HOME)',
+      },
       'inherit-env': { type: 'boolean', description: 'pass the whole environment to a stdio server' },
       deferred: { type: 'boolean', description: 'hide the tools until a discovery search finds them' },
       disabled: { type: 'boolean', description: 'add the server switched off' },
@@ -194,8 +302,16 @@ export const commands: CommandSpec[] = [
     summary: 'run channels, agents, heartbeat and logs until SIGINT/SIGTERM; serves GET /health and /ready',
     usage: ['gateway [--cluster nats://HOST:PORT] [--id ID] [--json]'],
     options: {
-      cluster: { type: 'string', value: 'URL', description: 'join a cluster of gateways on this NATS JetStream server (wins over cluster.url)' },
-      id: { type: 'string', value: 'ID', description: 'this gateway\'s id in the cluster (wins over cluster.id; default HOSTNAME-PORT)' },
+      cluster: {
+        type: 'string',
+        value: 'URL',
+        description: 'join a cluster of gateways on this NATS JetStream server (wins over cluster.url)',
+      },
+      id: {
+        type: 'string',
+        value: 'ID',
+        description: "this gateway's id in the cluster (wins over cluster.id; default HOSTNAME-PORT)",
+      },
       json,
     },
     details:
@@ -204,7 +320,8 @@ export const commands: CommandSpec[] = [
   },
   {
     name: 'cluster',
-    summary: 'a cluster of gateways: members, which gateway runs which channel account and the heartbeat, each stream\'s lag',
+    summary:
+      "a cluster of gateways: members, which gateway runs which channel account and the heartbeat, each stream's lag",
     usage: ['cluster status [--cluster nats://HOST:PORT] [--json]'],
     options: {
       cluster: { type: 'string', value: 'URL', description: 'the NATS server (wins over cluster.url)' },
@@ -222,7 +339,8 @@ export const commands: CommandSpec[] = [
       cluster: clusterOption,
       json,
     },
-    details: 'With --cluster (or cluster.url in the config) every gateway\'s live actors, grouped by the gateway and the stream it runs them on.',
+    details:
+      "With --cluster (or cluster.url in the config) every gateway's live actors, grouped by the gateway and the stream it runs them on.",
     load: () => import('./inspect.js'),
   },
   {
@@ -238,12 +356,28 @@ export const commands: CommandSpec[] = [
     options: {
       name: { type: 'string', value: 'NAME', description: 'a name for the job (default: the start of its text)' },
       every: { type: 'string', value: 'DURATION', description: 'repeat: seconds (90) or 30s, 10m, 2h, 1d, 1h30m' },
-      at: { type: 'string', value: 'ISO-TIME', description: 'once, at this time (e.g. 2026-03-01T09:00:00Z); removed after it ran' },
-      cron: { type: 'string', value: 'EXPR', description: 'five fields: minute hour day-of-month month day-of-week (or @daily, @hourly, …)' },
+      at: {
+        type: 'string',
+        value: 'ISO-TIME',
+        description: 'once, at this time (e.g. 2026-03-01T09:00:00Z); removed after it ran',
+      },
+      cron: {
+        type: 'string',
+        value: 'EXPR',
+        description: 'five fields: minute hour day-of-month month day-of-week (or @daily, @hourly, …)',
+      },
       tz: { type: 'string', value: 'ZONE', description: 'IANA time zone of --cron (default UTC)' },
       deliver: { type: 'string', value: 'TEXT', description: 'send this text to the chat' },
-      message: { type: 'string', value: 'TEXT', description: 'run an agent turn with this message and send the reply to the chat' },
-      command: { type: 'string', value: 'CMD', description: 'run this shell command through the exec checks (needs tools.exec.enabled)' },
+      message: {
+        type: 'string',
+        value: 'TEXT',
+        description: 'run an agent turn with this message and send the reply to the chat',
+      },
+      command: {
+        type: 'string',
+        value: 'CMD',
+        description: 'run this shell command through the exec checks (needs tools.exec.enabled)',
+      },
       agent: { type: 'string', value: 'ID', description: 'the agent of a --message job (default: the default agent)' },
       channel: { type: 'string', value: 'NAME', description: 'the channel the result goes to (e.g. telegram)' },
       chat: { type: 'string', value: 'ID', description: 'the chat the result goes to (e.g. direct:12345)' },
@@ -259,7 +393,11 @@ export const commands: CommandSpec[] = [
     summary: 'tokens and cost of the model answers in the log, by day, agent, session or model',
     usage: ['usage [--since DATE] [--by day|hour|agent|session|model] [--json]'],
     options: {
-      since: { type: 'string', value: 'DATE', description: 'only answers since a local date (2026-11-01), an ISO time, or an age (7d, 12h, 30m)' },
+      since: {
+        type: 'string',
+        value: 'DATE',
+        description: 'only answers since a local date (2026-11-01), an ISO time, or an age (7d, 12h, 30m)',
+      },
       by: { type: 'string', value: 'KEY', description: 'one row per day (default), hour, agent, session or model' },
       json,
     },
@@ -281,10 +419,24 @@ export const commands: CommandSpec[] = [
       'skills reject ID [--json]',
     ],
     options: {
-      version: { type: 'string', value: 'V', description: 'install this version (ClawHub) or ref (GitHub) instead of the latest' },
-      registry: { type: 'string', value: 'NAME', description: 'the registry to install from (default: clawhub for a slug, github for owner/repo)' },
-      force: { type: 'boolean', description: 'install a skill the registry flags as suspicious, or replace a skill that came from elsewhere' },
-      global: { type: 'boolean', description: 'install into or remove from $AGENT_HOME/skills instead of the workspace skills/' },
+      version: {
+        type: 'string',
+        value: 'V',
+        description: 'install this version (ClawHub) or ref (GitHub) instead of the latest',
+      },
+      registry: {
+        type: 'string',
+        value: 'NAME',
+        description: 'the registry to install from (default: clawhub for a slug, github for owner/repo)',
+      },
+      force: {
+        type: 'boolean',
+        description: 'install a skill the registry flags as suspicious, or replace a skill that came from elsewhere',
+      },
+      global: {
+        type: 'boolean',
+        description: 'install into or remove from $AGENT_HOME/skills instead of the workspace skills/',
+      },
       limit: { type: 'string', value: 'N', description: 'at most N search results (default 10, at most 50)' },
       json,
     },
@@ -296,7 +448,13 @@ export const commands: CommandSpec[] = [
   {
     name: 'plugins',
     summary: 'plugin packages: list (with their states), install, remove, enable, disable',
-    usage: ['plugins list [--json]', 'plugins install NAME|FOLDER [--json]', 'plugins remove NAME [--json]', 'plugins enable NAME [--json]', 'plugins disable NAME [--json]'],
+    usage: [
+      'plugins list [--json]',
+      'plugins install NAME|FOLDER [--json]',
+      'plugins remove NAME [--json]',
+      'plugins enable NAME [--json]',
+      'plugins disable NAME [--json]',
+    ],
     options: { json },
     details:
       'Subcommands:\n  list     every plugin with its state (not enabled, disabled, ready, degraded, failed), the reason and its folder;\n           a running gateway\'s view, else each enabled plugin is loaded here to see\n  install  npm install into $AGENT_HOME/plugins (a registry name, or a local folder, linked); it stays "not enabled"\n  remove   uninstall it and drop plugins.entries.NAME\n  enable   set plugins.entries.NAME.enabled to true (add trusted: true by hand to run it in-process)\n  disable  set plugins.entries.NAME.enabled to false\nPlugins run outside the workspace sandbox; a running gateway loads them when it starts.',

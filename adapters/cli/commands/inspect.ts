@@ -1,7 +1,20 @@
 import { EventLog } from '../../../store/log/event-log.js';
 import { follow } from '../../../store/log/follow.js';
-import { foldLiveActors, LIVE_ACTOR_TYPES, readLiveActors, type LiveActor, type LiveActors } from '../../../store/log/live-actors.js';
-import { CLUSTER_ACTOR_TYPES, foldClusterActors, liveStreams, readClusterActors, type ClusterActors, type StreamActors } from '../../../store/log/cluster-actors.js';
+import {
+  foldLiveActors,
+  LIVE_ACTOR_TYPES,
+  readLiveActors,
+  type LiveActor,
+  type LiveActors,
+} from '../../../store/log/live-actors.js';
+import {
+  CLUSTER_ACTOR_TYPES,
+  foldClusterActors,
+  liveStreams,
+  readClusterActors,
+  type ClusterActors,
+  type StreamActors,
+} from '../../../store/log/cluster-actors.js';
 import type { EventStore } from '../../../store/log/event-store.js';
 import { logDir } from '../../../store/paths.js';
 import { openClusterRead } from '../cluster-read.js';
@@ -33,7 +46,10 @@ function render(actors: LiveActors, now: number): string[] {
   for (const row of rows) if (!liveParent(row, actors)) visit(row, 0);
   const name = ({ row, depth }: { row: LiveActor; depth: number }): string => `${'  '.repeat(depth)}${row.actor}`;
   const width = Math.max(...ordered.map((o) => name(o).length)) + 2;
-  return ordered.map((o) => `${name(o).padEnd(width)}${o.row.machine.padEnd(16)}${o.row.state.padEnd(28)}${o.row.event.padEnd(44)}${Math.round((now - o.row.since) / 1000)} s`);
+  return ordered.map(
+    (o) =>
+      `${name(o).padEnd(width)}${o.row.machine.padEnd(16)}${o.row.state.padEnd(28)}${o.row.event.padEnd(44)}${Math.round((now - o.row.since) / 1000)} s`,
+  );
 }
 
 function output(actors: LiveActors, json: boolean, stdout: CommandContext['stdout']): void {
@@ -52,7 +68,9 @@ function streamLabel(stream: string): string {
 function outputCluster(streams: ClusterActors, json: boolean, stdout: CommandContext['stdout']): void {
   const live: StreamActors[] = liveStreams(streams);
   if (json) {
-    const actors = live.flatMap((s) => [...s.actors.values()].map((a) => ({ ...a, ...(s.gateway ? { gateway: s.gateway } : {}), stream: s.stream })));
+    const actors = live.flatMap((s) =>
+      [...s.actors.values()].map((a) => ({ ...a, ...(s.gateway ? { gateway: s.gateway } : {}), stream: s.stream })),
+    );
     return print(stdout, JSON.stringify({ ok: true, actors }));
   }
   if (live.length === 0) return print(stdout, 'no live actors');

@@ -39,7 +39,6 @@ function backlog(log: EventStore, query: LogQuery): Envelope[] {
   return log.read({ ...query, order: 'desc', limit: query.limit ?? DEFAULT_LIMIT }).reverse();
 }
 
-
 /** The agent a plain `--session` word belongs to while the log has no such session yet: the default one. */
 function defaultAgentOf(env: NodeJS.ProcessEnv): string {
   try {
@@ -58,10 +57,16 @@ function withChildren(log: EventStore, query: LogQuery): Envelope[] {
 }
 
 /** The backlog the query asks for, then (with `--follow`) every new event as it is committed. */
-async function show(log: EventStore, context: CommandContext, query: LogQuery, named: string | undefined): Promise<number> {
+async function show(
+  log: EventStore,
+  context: CommandContext,
+  query: LogQuery,
+  named: string | undefined,
+): Promise<number> {
   const { values, json, stdout, signal, env } = context;
   const following = values.follow === true;
-  if (named !== undefined) query.session = sessionArg(log, named, following ? { agent: defaultAgentOf(env) } : undefined);
+  if (named !== undefined)
+    query.session = sessionArg(log, named, following ? { agent: defaultAgentOf(env) } : undefined);
   const ids = new SessionIdPrinter(log);
   const write = (e: Envelope) => stdout.write(`${json ? JSON.stringify(e) : formatEvent(e, (id) => ids.print(id))}\n`);
   const first = values.children ? withChildren(log, query) : backlog(log, query);
@@ -103,8 +108,13 @@ export async function run(context: CommandContext): Promise<number> {
   const named = typeof values.session === 'string' ? values.session : undefined;
   if (values.archive) return showArchive(context, query, named);
   const following = values.follow === true;
-  if (values.children && query.turn === undefined) throw new UsageError('--children needs --turn ID', 'e.g. `tern log --turn t_m1abc2def --children`.');
-  if (values.children && values.follow) throw new UsageError('--children cannot be combined with --follow', 'Follow the log without --children, or read a finished turn.');
+  if (values.children && query.turn === undefined)
+    throw new UsageError('--children needs --turn ID', 'e.g. `tern log --turn t_m1abc2def --children`.');
+  if (values.children && values.follow)
+    throw new UsageError(
+      '--children cannot be combined with --follow',
+      'Follow the log without --children, or read a finished turn.',
+    );
   const cluster = await openClusterRead(context, 'log');
   if (cluster) {
     try {

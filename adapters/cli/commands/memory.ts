@@ -20,7 +20,10 @@ function limitOf(value: unknown): number {
 }
 
 function line(result: RecallResult): string {
-  const where = result.source === 'memory' ? `${result.path}:${result.startLine}-${result.endLine}` : `${result.at}  turn ${result.turn_id}  ${result.session}`;
+  const where =
+    result.source === 'memory'
+      ? `${result.path}:${result.startLine}-${result.endLine}`
+      : `${result.at}  turn ${result.turn_id}  ${result.session}`;
   return `${result.score.toFixed(2)}  ${where}\n  ${result.snippet.replace(/\n/g, '\n  ')}`;
 }
 
@@ -32,14 +35,22 @@ export async function run(context: CommandContext): Promise<number> {
   const { positionals, values, json, stdout, env } = context;
   const [action, ...words] = positionals;
   if (action !== 'search' && action !== 'reindex') {
-    throw new UsageError(`memory takes "search" or "reindex", got ${action === undefined ? 'nothing' : `"${action}"`}`, 'Run `tern memory --help`.');
+    throw new UsageError(
+      `memory takes "search" or "reindex", got ${action === undefined ? 'nothing' : `"${action}"`}`,
+      'Run `tern memory --help`.',
+    );
   }
   const query = words.join(' ').trim();
-  if (action === 'search' && query === '') throw new UsageError('memory search needs words to look for', 'Example: tern memory search flat March');
-  if (action === 'reindex' && words.length > 0) throw new UsageError(`memory reindex takes no words, got "${words.join(' ')}"`);
+  if (action === 'search' && query === '')
+    throw new UsageError('memory search needs words to look for', 'Example: tern memory search flat March');
+  if (action === 'reindex' && words.length > 0)
+    throw new UsageError(`memory reindex takes no words, got "${words.join(' ')}"`);
   const limit = limitOf(values.limit);
   const loaded = readConfigForCli(env);
-  const agent = typeof values.agent === 'string' ? values.agent : (loaded.config.agents.list.find((a) => a.default)?.id ?? loaded.config.agents.list[0]?.id ?? 'main');
+  const agent =
+    typeof values.agent === 'string'
+      ? values.agent
+      : (loaded.config.agents.list.find((a) => a.default)?.id ?? loaded.config.agents.list[0]?.id ?? 'main');
   const dir = logDir(loaded.workspace);
   const log = existsSync(join(dir, 'data.mdb')) ? EventLog.open(dir, { readOnly: true }) : undefined;
   try {
@@ -55,7 +66,15 @@ export async function run(context: CommandContext): Promise<number> {
     }
     const session = typeof values.session === 'string' ? sessionArg(log, values.session) : undefined;
     const viewer: RecallViewer = session
-      ? { agent, channel: '', chat: '', session, scope: loaded.config.agents.list.find((a) => a.id === agent)?.memory?.scope ?? loaded.config.agents.defaults.memory.scope }
+      ? {
+          agent,
+          channel: '',
+          chat: '',
+          session,
+          scope:
+            loaded.config.agents.list.find((a) => a.id === agent)?.memory?.scope ??
+            loaded.config.agents.defaults.memory.scope,
+        }
       : { agent, channel: '', chat: '', scope: 'shared' };
     const results = recall.search(query, viewer, limit);
     if (log) recall.save();

@@ -31,24 +31,44 @@ function list({ env, json, stdout }: CommandContext): number {
   const waiting = store.pending(now);
   const approved = store.approved();
   if (json) {
-    print(stdout, JSON.stringify({ ok: true, requests: waiting, approved: approved.map(({ notified: _, ...rest }) => rest) }));
+    print(
+      stdout,
+      JSON.stringify({ ok: true, requests: waiting, approved: approved.map(({ notified: _, ...rest }) => rest) }),
+    );
     return 0;
   }
-  if (waiting.length === 0) print(stdout, 'No one waits: a stranger who writes to a channel without allow_from gets a code, listed here.');
+  if (waiting.length === 0)
+    print(stdout, 'No one waits: a stranger who writes to a channel without allow_from gets a code, listed here.');
   else {
-    const minutes = (r: PairingRequest) => `in ${Math.max(1, Math.ceil((Date.parse(r.expires_at) - now) / 60_000))} min`;
-    print(stdout, columns(['CODE', 'CHANNEL', 'SENDER', 'CHAT', 'EXPIRES'], waiting.map((r) => [r.code, r.channel, who(r.sender, r.aliases), r.chat, minutes(r)])));
+    const minutes = (r: PairingRequest) =>
+      `in ${Math.max(1, Math.ceil((Date.parse(r.expires_at) - now) / 60_000))} min`;
+    print(
+      stdout,
+      columns(
+        ['CODE', 'CHANNEL', 'SENDER', 'CHAT', 'EXPIRES'],
+        waiting.map((r) => [r.code, r.channel, who(r.sender, r.aliases), r.chat, minutes(r)]),
+      ),
+    );
     print(stdout, 'Let one in with `tern pairing approve CODE`, or turn them away with `tern pairing deny CODE`.');
   }
   if (approved.length > 0) {
     print(stdout, `Approved (${store.path}):`);
-    for (const a of approved) print(stdout, `  ${a.channel}  ${who(a.sender, a.aliases)}  since ${a.approved_at.slice(0, 16).replace('T', ' ')}`);
+    for (const a of approved)
+      print(
+        stdout,
+        `  ${a.channel}  ${who(a.sender, a.aliases)}  since ${a.approved_at.slice(0, 16).replace('T', ' ')}`,
+      );
   }
   return 0;
 }
 
 /** No process writes the event log: the decision is taken here, by the desk a gateway runs, on the log itself. */
-async function decideHere(log: EventLog, loaded: LoadedConfig, store: PairingStore, queued: QueuedDecision): Promise<Answer | undefined> {
+async function decideHere(
+  log: EventLog,
+  loaded: LoadedConfig,
+  store: PairingStore,
+  queued: QueuedDecision,
+): Promise<Answer | undefined> {
   try {
     const bus = new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).value(data) });
     let answer: Answer | undefined;
@@ -90,7 +110,13 @@ async function decideInGateway(bus: Bus, queued: QueuedDecision, signal: AbortSi
  * A gateway holds the log but does not serve its control socket (yet): the decision is queued in the pairing file for
  * it, and its answer read from the log.
  */
-async function decideThere(loaded: LoadedConfig, store: PairingStore, queued: QueuedDecision, holder: string, signal: AbortSignal): Promise<Answer> {
+async function decideThere(
+  loaded: LoadedConfig,
+  store: PairingStore,
+  queued: QueuedDecision,
+  holder: string,
+  signal: AbortSignal,
+): Promise<Answer> {
   const reader = EventLog.open(logDir(loaded.workspace), { readOnly: true });
   try {
     const after = reader.lastCommittedSeq();
@@ -98,8 +124,12 @@ async function decideThere(loaded: LoadedConfig, store: PairingStore, queued: Qu
     const deadline = Date.now() + QUEUED_ANSWER_MS;
     while (Date.now() < deadline && !signal.aborted) {
       reader.refresh();
-      const answer = reader.read({ after }).find((e): e is Answer =>
-        (e.type === 'pairing.decided' || e.type === 'pairing.decision.failed') && e.data.request === queued.request);
+      const answer = reader
+        .read({ after })
+        .find(
+          (e): e is Answer =>
+            (e.type === 'pairing.decided' || e.type === 'pairing.decision.failed') && e.data.request === queued.request,
+        );
       if (answer) return answer;
       await sleep(100);
     }
@@ -132,26 +162,46 @@ async function decided(
 
 async function decision(context: CommandContext, decision: 'approve' | 'deny'): Promise<number> {
   const given = context.positionals[1];
-  if (given === undefined || normalizeCode(given) === '') throw new UsageError(`pairing ${decision} needs a CODE`, 'Run `tern pairing list` to see the codes that wait.');
+  if (given === undefined || normalizeCode(given) === '')
+    throw new UsageError(`pairing ${decision} needs a CODE`, 'Run `tern pairing list` to see the codes that wait.');
   const code = normalizeCode(given);
   const loaded = readConfigForCli(context.env);
   const store = PairingStore.of(context.env);
   const waiting = store.pending(Date.now()).find((r) => r.code === code);
-  const queued: QueuedDecision = { request: `p_${Date.now().toString(36)}${randomBytes(3).toString('hex')}`, code, decision, by: 'cli' };
+  const queued: QueuedDecision = {
+    request: `p_${Date.now().toString(36)}${randomBytes(3).toString('hex')}`,
+    code,
+    decision,
+    by: 'cli',
+  };
   const answer = await decided(context, loaded, store, queued);
   if (!answer || answer.type === 'pairing.decision.failed') {
     if (answer?.data.reason === 'expired') {
-      throw new CliError('pairing_expired', `pairing code ${code} has expired`, 'a code is good for an hour', 'Ask them to write to the bot again: they get a new code an hour after the last one.');
+      throw new CliError(
+        'pairing_expired',
+        `pairing code ${code} has expired`,
+        'a code is good for an hour',
+        'Ask them to write to the bot again: they get a new code an hour after the last one.',
+      );
     }
-    throw new CliError('pairing_unknown', `no pairing request has the code ${code}`, 'it was never issued here, or it was decided already', 'Run `tern pairing list` to see the codes that wait.');
+    throw new CliError(
+      'pairing_unknown',
+      `no pairing request has the code ${code}`,
+      'it was never issued here, or it was decided already',
+      'Run `tern pairing list` to see the codes that wait.',
+    );
   }
   const { channel, sender } = answer.data;
   if (context.json) {
-    print(context.stdout, JSON.stringify({ ok: true, code, decision, channel, sender, aliases: waiting?.aliases ?? [sender] }));
+    print(
+      context.stdout,
+      JSON.stringify({ ok: true, code, decision, channel, sender, aliases: waiting?.aliases ?? [sender] }),
+    );
     return 0;
   }
   const person = who(sender, waiting?.aliases ?? [sender]);
-  if (decision === 'approve') print(context.stdout, `approved ${code}: ${person} may talk to the bot on ${channel} from now on`);
+  if (decision === 'approve')
+    print(context.stdout, `approved ${code}: ${person} may talk to the bot on ${channel} from now on`);
   else print(context.stdout, `denied ${code}: ${person} gets no answer on ${channel}, and no new code within the hour`);
   return 0;
 }
@@ -172,7 +222,9 @@ export async function run(context: CommandContext): Promise<number> {
       return decision(context, sub);
     default:
       throw new UsageError(
-        sub === undefined ? 'a subcommand is missing' : `"${sub}" is not a pairing subcommand (allowed: ${SUBCOMMANDS.join(', ')})`,
+        sub === undefined
+          ? 'a subcommand is missing'
+          : `"${sub}" is not a pairing subcommand (allowed: ${SUBCOMMANDS.join(', ')})`,
         'Run `tern pairing --help`.',
       );
   }

@@ -19,7 +19,12 @@ function load(context: CommandContext): LoadedConfig {
     return loadConfig({ env: context.env, rewrite: false });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    throw new CliError(error.code, `the config ${error.file} cannot be used`, error.problems.join('; '), 'Fix it and run `tern config validate`.');
+    throw new CliError(
+      error.code,
+      `the config ${error.file} cannot be used`,
+      error.problems.join('; '),
+      'Fix it and run `tern config validate`.',
+    );
   }
 }
 
@@ -43,8 +48,10 @@ function gatewayStates(loaded: LoadedConfig): Map<string, Seen> | undefined {
     return undefined;
   }
   try {
-    const [started] = log.read({ type: 'runtime.started', order: 'desc', limit: 1 }) as Array<Envelope<'runtime.started'>>;
-    if (!started || started.data.command !== 'gateway' || !alive(started.data.pid)) return undefined;
+    const [started] = log.read({ type: 'runtime.started', order: 'desc', limit: 1 }) as Array<
+      Envelope<'runtime.started'>
+    >;
+    if (started?.data.command !== 'gateway' || !alive(started.data.pid)) return undefined;
     const states = log.read({ type: 'plugin.state', after: started.seq }) as Array<Envelope<'plugin.state'>>;
     return new Map(states.map((e) => [e.data.plugin, e.data]));
   } finally {
@@ -74,7 +81,12 @@ async function rows(context: CommandContext, loaded: LoadedConfig): Promise<Plug
     const base = { name: found.name, ...(version ? { version } : {}), path: found.dir };
     if (!entry) return { ...base, state: 'not enabled' as const };
     if (!entry.enabled || !loaded.config.plugins.enabled) return { ...base, state: 'disabled' as const };
-    if (!seen) return { ...base, state: 'failed' as const, reason: 'enabled after the gateway started; restart the gateway to load it' };
+    if (!seen)
+      return {
+        ...base,
+        state: 'failed' as const,
+        reason: 'enabled after the gateway started; restart the gateway to load it',
+      };
     return { ...base, state: seen.state, ...(seen.reason ? { reason: seen.reason } : {}) };
   });
 }
@@ -89,7 +101,11 @@ async function list(context: CommandContext): Promise<number> {
 
 function nameArgument(context: CommandContext, sub: string): string {
   const name = context.positionals[1];
-  if (!name || context.positionals.length > 2) throw new UsageError(`plugins ${sub} takes one ${sub === 'install' ? 'package name or folder' : 'plugin name'}`, HELP);
+  if (!name || context.positionals.length > 2)
+    throw new UsageError(
+      `plugins ${sub} takes one ${sub === 'install' ? 'package name or folder' : 'plugin name'}`,
+      HELP,
+    );
   return name;
 }
 
@@ -98,12 +114,31 @@ function install(context: CommandContext): Promise<number> {
   const loaded = load(context);
   return installPlugin(loaded.home, spec, context.cwd ?? process.cwd()).then(
     ({ manifest, dir }) => {
-      if (context.json) print(context.stdout, JSON.stringify({ ok: true, plugin: { name: manifest.name, version: manifest.version, state: 'not enabled', path: dir } }));
-      else print(context.stdout, `installed ${manifest.name} ${manifest.version} in ${dir}; run \`tern plugins enable ${manifest.name}\` to load it`);
+      if (context.json)
+        print(
+          context.stdout,
+          JSON.stringify({
+            ok: true,
+            plugin: { name: manifest.name, version: manifest.version, state: 'not enabled', path: dir },
+          }),
+        );
+      else
+        print(
+          context.stdout,
+          `installed ${manifest.name} ${manifest.version} in ${dir}; run \`tern plugins enable ${manifest.name}\` to load it`,
+        );
       return 0;
     },
     (error: unknown) => {
-      if (error instanceof PluginInstallError) throw new CliError(error.code, `cannot install ${spec}`, error.message, error.code === 'npm_failed' ? 'Check the name (or folder) and your network, then try again.' : 'Install a package that has a valid tern-plugin.json.');
+      if (error instanceof PluginInstallError)
+        throw new CliError(
+          error.code,
+          `cannot install ${spec}`,
+          error.message,
+          error.code === 'npm_failed'
+            ? 'Check the name (or folder) and your network, then try again.'
+            : 'Install a package that has a valid tern-plugin.json.',
+        );
       throw error;
     },
   );
@@ -111,7 +146,13 @@ function install(context: CommandContext): Promise<number> {
 
 function known(loaded: LoadedConfig, name: string): void {
   const names = discoverPlugins(loaded.config, loaded.home).map((p) => p.name);
-  if (!names.includes(name)) throw new CliError('plugin_unknown', `no plugin named "${name}"`, `installed or configured: ${names.join(', ') || 'none'}`, 'Run `tern plugins list`, or install it with `tern plugins install NAME`.');
+  if (!names.includes(name))
+    throw new CliError(
+      'plugin_unknown',
+      `no plugin named "${name}"`,
+      `installed or configured: ${names.join(', ') || 'none'}`,
+      'Run `tern plugins list`, or install it with `tern plugins install NAME`.',
+    );
 }
 
 function edit(loaded: LoadedConfig, kind: 'enable' | 'disable' | 'remove', name: string): void {
@@ -119,7 +160,12 @@ function edit(loaded: LoadedConfig, kind: 'enable' | 'disable' | 'remove', name:
     editPluginEntry(loaded.path, { kind, name });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    throw new CliError(error.code, `cannot change plugins.entries.${name}`, error.problems.join('; '), 'Fix the config file and run `tern config validate`.');
+    throw new CliError(
+      error.code,
+      `cannot change plugins.entries.${name}`,
+      error.problems.join('; '),
+      'Fix the config file and run `tern config validate`.',
+    );
   }
 }
 
@@ -129,7 +175,11 @@ async function toggle(context: CommandContext, sub: 'enable' | 'disable'): Promi
   known(loaded, name);
   edit(loaded, sub, name);
   if (context.json) print(context.stdout, JSON.stringify({ ok: true, plugin: { name, enabled: sub === 'enable' } }));
-  else print(context.stdout, `${sub}d ${name} in ${loaded.path}; a running gateway loads plugins when it starts, so restart it`);
+  else
+    print(
+      context.stdout,
+      `${sub}d ${name} in ${loaded.path}; a running gateway loads plugins when it starts, so restart it`,
+    );
   return 0;
 }
 
@@ -141,7 +191,13 @@ async function remove(context: CommandContext): Promise<number> {
   try {
     if (installed) await removePlugin(loaded.home, name);
   } catch (error) {
-    if (error instanceof PluginInstallError) throw new CliError(error.code, `cannot remove ${name}`, error.message, 'Run `tern plugins list` to see where it is.');
+    if (error instanceof PluginInstallError)
+      throw new CliError(
+        error.code,
+        `cannot remove ${name}`,
+        error.message,
+        'Run `tern plugins list` to see where it is.',
+      );
     throw error;
   }
   if (loaded.config.plugins.entries[name]) edit(loaded, 'remove', name);
@@ -163,6 +219,11 @@ export async function run(context: CommandContext): Promise<number> {
     case 'disable':
       return toggle(context, sub);
     default:
-      throw new UsageError(sub ? `unknown subcommand "${sub}" (allowed: ${SUBCOMMANDS.join(', ')})` : `plugins needs a subcommand (allowed: ${SUBCOMMANDS.join(', ')})`, HELP);
+      throw new UsageError(
+        sub
+          ? `unknown subcommand "${sub}" (allowed: ${SUBCOMMANDS.join(', ')})`
+          : `plugins needs a subcommand (allowed: ${SUBCOMMANDS.join(', ')})`,
+        HELP,
+      );
   }
 }

@@ -30,13 +30,23 @@ function describe(e: Envelope, chunks: Map<number, string>): string {
     case 'provider.responded': {
       const streamed = chunks.get(e.data.iteration);
       const calls = e.data.tool_calls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join(', ');
-      return [`answer: ${clip(e.data.text) || '(no text)'}`, calls && `tool calls: ${calls}`, streamed !== undefined && `streamed ${streamed.length} characters`, e.data.usage && `tokens in ${e.data.usage.input_tokens}, out ${e.data.usage.output_tokens}`].filter(Boolean).join('; ');
+      return [
+        `answer: ${clip(e.data.text) || '(no text)'}`,
+        calls && `tool calls: ${calls}`,
+        streamed !== undefined && `streamed ${streamed.length} characters`,
+        e.data.usage && `tokens in ${e.data.usage.input_tokens}, out ${e.data.usage.output_tokens}`,
+      ]
+        .filter(Boolean)
+        .join('; ');
     }
     case 'tool.requested':
       return `${e.data.name} ${JSON.stringify(e.data.arguments)}`;
     case 'tool.completed': {
       const images = e.data.images ?? [];
-      const shown = images.length > 0 ? ` (+ ${images.map((i) => `${i.mime} image, ${Buffer.byteLength(i.data, 'base64')} bytes`).join('; ')}, shown to the model)` : '';
+      const shown =
+        images.length > 0
+          ? ` (+ ${images.map((i) => `${i.mime} image, ${Buffer.byteLength(i.data, 'base64')} bytes`).join('; ')}, shown to the model)`
+          : '';
       return `${e.data.name} ${e.data.ok ? 'ok' : 'failed'}: ${clip(e.data.content)}${shown}`;
     }
     case 'turn.completed':
@@ -78,7 +88,15 @@ function timeline(events: Envelope[], children: ChildTimeline[], start: number, 
     }
     lines.push(`${indent}+${String(e.at - start).padStart(6)} ms  ${e.type.padEnd(19)} ${describe(e, chunks)}`);
     const child = e.type === 'subagent.spawned' ? children.find((c) => c.task === e.data.task_id) : undefined;
-    if (child) lines.push(...timeline(child.events.filter((c) => c.turn !== undefined), child.children, start, `${indent}    │ `));
+    if (child)
+      lines.push(
+        ...timeline(
+          child.events.filter((c) => c.turn !== undefined),
+          child.children,
+          start,
+          `${indent}    │ `,
+        ),
+      );
   }
   return lines;
 }
@@ -87,26 +105,43 @@ function timeline(events: Envelope[], children: ChildTimeline[], start: number, 
 function usageLine(usage: TurnUsageJson): string {
   const models = usage.models.join(', ');
   const n = (x: number) => x.toLocaleString('en-US');
-  const price = usage.unpriced_calls === usage.calls ? 'cost unknown (no price for ' + models + '; set model_list[].pricing)' : `cost ${dollars(usage.cost_usd)}${usage.unpriced_calls > 0 ? ' + unpriced answers' : ''} (${models})`;
-  const written = usage.cache_write_input_tokens > 0 ? `, ${n(usage.cache_write_input_tokens)} written to the cache` : '';
+  const price =
+    usage.unpriced_calls === usage.calls
+      ? `cost unknown (no price for ${models}; set model_list[].pricing)`
+      : `cost ${dollars(usage.cost_usd)}${usage.unpriced_calls > 0 ? ' + unpriced answers' : ''} (${models})`;
+  const written =
+    usage.cache_write_input_tokens > 0 ? `, ${n(usage.cache_write_input_tokens)} written to the cache` : '';
   return `tokens: in ${n(usage.input_tokens)} (${n(usage.cached_input_tokens)} cached${written}), out ${n(usage.output_tokens)} (${n(usage.reasoning_tokens)} reasoning); ${price}`;
 }
 
 /** A task's timeline as `--json` prints it: its events with their offsets from the parent turn's start. */
 function childJson(child: ChildTimeline, start: number): Record<string, unknown> {
   const { events, children, ...about } = child;
-  return { ...about, events: events.filter((e) => e.turn !== undefined).map((e) => ({ ...e, offset_ms: e.at - start })), children: children.map((c) => childJson(c, start)) };
+  return {
+    ...about,
+    events: events.filter((e) => e.turn !== undefined).map((e) => ({ ...e, offset_ms: e.at - start })),
+    children: children.map((c) => childJson(c, start)),
+  };
 }
 
 /** The log the turn is looked up in: the cluster log with `--cluster` (or `cluster.url`), else this workspace's. */
-async function openLog(context: CommandContext, turn: string, workspace: string): Promise<{ log: EventStore; close(): Promise<void> }> {
+async function openLog(
+  context: CommandContext,
+  turn: string,
+  workspace: string,
+): Promise<{ log: EventStore; close(): Promise<void> }> {
   const cluster = await openClusterRead(context, 'replay');
   if (cluster) return cluster;
   try {
     const log = EventLog.open(logDir(workspace), { readOnly: true });
     return { log, close: async () => log.close() };
   } catch {
-    throw new CliError('turn_not_found', `no turn ${turn}`, 'the event log is empty', 'Run a turn first, e.g. `tern agent -m "hello"`.');
+    throw new CliError(
+      'turn_not_found',
+      `no turn ${turn}`,
+      'the event log is empty',
+      'Run a turn first, e.g. `tern agent -m "hello"`.',
+    );
   }
 }
 
@@ -118,18 +153,31 @@ export async function run(context: CommandContext): Promise<number> {
   const { log, close } = await openLog(context, turn, loaded.workspace);
   try {
     const events = log.read({ turn });
-    if (events.length === 0) throw new CliError('turn_not_found', `no turn ${turn}`, 'the log has no event for it', 'List recent turns with `tern log --type turn.started`.');
+    if (events.length === 0)
+      throw new CliError(
+        'turn_not_found',
+        `no turn ${turn}`,
+        'the log has no event for it',
+        'List recent turns with `tern log --type turn.started`.',
+      );
     if (values.rerun) {
       const result = await rerunTurn(events).catch((error: unknown) => {
-        if (error instanceof ReplayError) throw new CliError(error.code, `cannot rerun ${turn}`, error.message, 'Pick a turn that built its prompt.');
+        if (error instanceof ReplayError)
+          throw new CliError(error.code, `cannot rerun ${turn}`, error.message, 'Pick a turn that built its prompt.');
         throw error;
       });
       if (json) print(stdout, JSON.stringify({ ok: true, turn, ...result }));
       else if (result.identical) print(stdout, 'identical');
       else {
         print(stdout, `diverged at event ${result.index + 1}:`);
-        print(stdout, `  recorded: ${result.expected ? `${result.expected.type} ${JSON.stringify(result.expected.data)}` : '(nothing)'}`);
-        print(stdout, `  now:      ${result.actual ? `${result.actual.type} ${JSON.stringify(result.actual.data)}` : '(nothing)'}`);
+        print(
+          stdout,
+          `  recorded: ${result.expected ? `${result.expected.type} ${JSON.stringify(result.expected.data)}` : '(nothing)'}`,
+        );
+        print(
+          stdout,
+          `  now:      ${result.actual ? `${result.actual.type} ${JSON.stringify(result.actual.data)}` : '(nothing)'}`,
+        );
       }
       return result.identical ? 0 : 1;
     }
@@ -137,7 +185,16 @@ export async function run(context: CommandContext): Promise<number> {
     const children = childTimelines(log, events);
     const usage = turnUsage(log, turn, pricesOf(loaded.config));
     if (json) {
-      print(stdout, JSON.stringify({ ok: true, turn, events: events.map((e) => ({ ...e, offset_ms: e.at - start })), children: children.map((c) => childJson(c, start)), usage }));
+      print(
+        stdout,
+        JSON.stringify({
+          ok: true,
+          turn,
+          events: events.map((e) => ({ ...e, offset_ms: e.at - start })),
+          children: children.map((c) => childJson(c, start)),
+          usage,
+        }),
+      );
     } else {
       // In a cluster (#27): the gateways that wrote the turn (a second one closed it after a takeover).
       const gateways = [...new Set(events.flatMap((e) => (e.gateway ? [e.gateway] : [])))];

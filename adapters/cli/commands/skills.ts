@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { skillServices, SkillInstallError, SkillSearchError, type InstallResult, type SkillServices } from '../../skills/index.js';
+import {
+  skillServices,
+  SkillInstallError,
+  SkillSearchError,
+  type InstallResult,
+  type SkillServices,
+} from '../../skills/index.js';
 import type { LoadedConfig } from '../../../store/config/index.js';
 import { skillRoots } from '../../../store/skills.js';
 import { findInstalled, installedRow, installedSkills, type InstalledSkill } from '../../../store/skills/installed.js';
@@ -22,7 +28,10 @@ function loaded(context: CommandContext): LoadedConfig {
 }
 
 function services(config: LoadedConfig): SkillServices {
-  return skillServices(config.config.tools.skills, { workspace: join(config.workspace, 'skills'), global: join(config.home, 'skills') });
+  return skillServices(config.config.tools.skills, {
+    workspace: join(config.workspace, 'skills'),
+    global: join(config.home, 'skills'),
+  });
 }
 
 function text(context: CommandContext, flag: string): string | undefined {
@@ -52,7 +61,12 @@ function installFailure(error: unknown, what: string): unknown {
     return new CliError(error.code, what, error.message, fixes[error.code] ?? HELP);
   }
   if (error instanceof SkillSearchError) {
-    return new CliError(error.code, what, error.message, error.code === 'query_empty' ? 'Give words to search for.' : 'Enable a registry in tools.skills.registries.');
+    return new CliError(
+      error.code,
+      what,
+      error.message,
+      error.code === 'query_empty' ? 'Give words to search for.' : 'Enable a registry in tools.skills.registries.',
+    );
   }
   return error;
 }
@@ -68,7 +82,12 @@ function list(context: CommandContext): number {
   if (context.json) print(context.stdout, JSON.stringify({ ok: true, skills: skills.map(installedRow) }));
   else if (skills.length === 0) print(context.stdout, 'no skills installed');
   else {
-    const rows = skills.map((s) => [s.name, s.root, sourceOf(s), `${s.shadowed ? '(hidden by an earlier root) ' : ''}${s.description}`]);
+    const rows = skills.map((s) => [
+      s.name,
+      s.root,
+      sourceOf(s),
+      `${s.shadowed ? '(hidden by an earlier root) ' : ''}${s.description}`,
+    ]);
     print(context.stdout, columns(['NAME', 'ROOT', 'SOURCE', 'DESCRIPTION'], rows));
   }
   return 0;
@@ -78,7 +97,8 @@ function limitOf(context: CommandContext): number {
   const raw = text(context, 'limit');
   if (raw === undefined) return SEARCH_LIMIT.default;
   const limit = Number(raw);
-  if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMIT.max) throw new UsageError(`--limit "${raw}" is not a whole number from 1 to ${SEARCH_LIMIT.max}`, HELP);
+  if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMIT.max)
+    throw new UsageError(`--limit "${raw}" is not a whole number from 1 to ${SEARCH_LIMIT.max}`, HELP);
   return limit;
 }
 
@@ -90,16 +110,31 @@ async function search(context: CommandContext): Promise<number> {
     throw installFailure(error, 'the skill search cannot run');
   });
   if (outcome.failures.length === skills.registries.length) {
-    throw new CliError('registry_failed', 'no registry answered the search', outcome.failures.map((f) => `${f.registry}: ${f.error}`).join('; '), 'Check the registry addresses, tokens and proxies, then try again.');
+    throw new CliError(
+      'registry_failed',
+      'no registry answered the search',
+      outcome.failures.map((f) => `${f.registry}: ${f.error}`).join('; '),
+      'Check the registry addresses, tokens and proxies, then try again.',
+    );
   }
   if (context.json) {
     print(context.stdout, JSON.stringify({ ok: true, ...outcome }));
     return 0;
   }
-  for (const failure of outcome.failures) print(context.stderr, `tern: warning: registry ${failure.registry} failed (${failure.error}); the others' results are shown`);
+  for (const failure of outcome.failures)
+    print(
+      context.stderr,
+      `tern: warning: registry ${failure.registry} failed (${failure.error}); the others' results are shown`,
+    );
   if (outcome.results.length === 0) print(context.stdout, `no skills found for "${outcome.query}"`);
   else {
-    const rows = outcome.results.map((r) => [r.slug, r.version || '-', [r.registry, ...r.also_in].join(','), r.score.toFixed(3), r.summary]);
+    const rows = outcome.results.map((r) => [
+      r.slug,
+      r.version || '-',
+      [r.registry, ...r.also_in].join(','),
+      r.score.toFixed(3),
+      r.summary,
+    ]);
     print(context.stdout, columns(['SLUG', 'VERSION', 'REGISTRY', 'SCORE', 'SUMMARY'], rows));
   }
   return 0;
@@ -128,9 +163,11 @@ async function install(context: CommandContext): Promise<number> {
     ...(text(context, 'version') !== undefined ? { version: text(context, 'version')! } : {}),
     ...(text(context, 'registry') !== undefined ? { registry: text(context, 'registry')! } : {}),
   };
-  const result = await services(loaded(context)).installer.install(request, context.signal).catch((error: unknown) => {
-    throw installFailure(error, `${ref} was not installed`);
-  });
+  const result = await services(loaded(context))
+    .installer.install(request, context.signal)
+    .catch((error: unknown) => {
+      throw installFailure(error, `${ref} was not installed`);
+    });
   for (const warning of result.warnings) print(context.stderr, `tern: warning: ${warning}`);
   print(context.stdout, context.json ? JSON.stringify({ ok: true, ...result }) : installedLine(result));
   return 0;
@@ -139,17 +176,27 @@ async function install(context: CommandContext): Promise<number> {
 function remove(context: CommandContext): number {
   const name = argument(context, 'remove', 'a skill name');
   const config = loaded(context);
-  const builtin = installedSkills(skillRoots(config.workspace, config.home, context.env).filter((r) => r.root === 'builtin'));
+  const builtin = installedSkills(
+    skillRoots(config.workspace, config.home, context.env).filter((r) => r.root === 'builtin'),
+  );
   let removed;
   try {
     removed = services(config).installer.remove(name, { global: context.values.global === true });
   } catch (error) {
     if (error instanceof SkillInstallError && findInstalled(builtin, name)) {
-      throw new CliError('skill_builtin', `${name} was not removed`, 'it is a built-in skill', 'Built-in skills stay; a skill of the same name in the workspace skills/ takes its place.');
+      throw new CliError(
+        'skill_builtin',
+        `${name} was not removed`,
+        'it is a built-in skill',
+        'Built-in skills stay; a skill of the same name in the workspace skills/ takes its place.',
+      );
     }
     throw installFailure(error, `${name} was not removed`);
   }
-  print(context.stdout, context.json ? JSON.stringify({ ok: true, removed }) : `removed ${removed.name} (${removed.path})`);
+  print(
+    context.stdout,
+    context.json ? JSON.stringify({ ok: true, removed }) : `removed ${removed.name} (${removed.path})`,
+  );
   return 0;
 }
 
@@ -158,16 +205,30 @@ function show(context: CommandContext): number {
   const config = loaded(context);
   const skills = installedSkills(skillRoots(config.workspace, config.home, context.env));
   const skill = findInstalled(skills, name);
-  if (!skill) throw new CliError('skill_unknown', `no skill "${name}"`, `installed: ${[...new Set(skills.map((s) => s.name))].join(', ') || 'none'}`, 'Run `tern skills list`.');
+  if (!skill)
+    throw new CliError(
+      'skill_unknown',
+      `no skill "${name}"`,
+      `installed: ${[...new Set(skills.map((s) => s.name))].join(', ') || 'none'}`,
+      'Run `tern skills list`.',
+    );
   const content = readFileSync(join(skill.dir, 'SKILL.md'), 'utf8');
   if (context.json) {
     print(context.stdout, JSON.stringify({ ok: true, skill: { ...installedRow(skill), content } }));
     return 0;
   }
   const origin = skill.origin;
-  print(context.stdout, `${skill.name} (${skill.root}, ${skill.dir})${skill.shadowed ? ' — hidden by a skill of the same name in an earlier root' : ''}`);
+  print(
+    context.stdout,
+    `${skill.name} (${skill.root}, ${skill.dir})${skill.shadowed ? ' — hidden by a skill of the same name in an earlier root' : ''}`,
+  );
   print(context.stdout, skill.description);
-  print(context.stdout, origin ? `from ${origin.registry}/${origin.slug} ${origin.installed_version}, sha256 ${origin.sha256}, installed ${new Date(origin.installed_at).toISOString()}` : `source: ${sourceOf(skill)}`);
+  print(
+    context.stdout,
+    origin
+      ? `from ${origin.registry}/${origin.slug} ${origin.installed_version}, sha256 ${origin.sha256}, installed ${new Date(origin.installed_at).toISOString()}`
+      : `source: ${sourceOf(skill)}`,
+  );
   print(context.stdout, '');
   print(context.stdout, bodyOf(content));
   return 0;
@@ -186,7 +247,14 @@ const HANDLERS: Record<(typeof SUBCOMMANDS)[number], (context: CommandContext) =
 
 export async function run(context: CommandContext): Promise<number> {
   const [sub] = context.positionals;
-  const handler = sub !== undefined && Object.hasOwn(HANDLERS, sub) ? HANDLERS[sub as keyof typeof HANDLERS] : undefined;
-  if (!handler) throw new UsageError(sub === undefined ? 'a subcommand is missing' : `"${sub}" is not a skills subcommand (allowed: ${SUBCOMMANDS.join(', ')})`, HELP);
+  const handler =
+    sub !== undefined && Object.hasOwn(HANDLERS, sub) ? HANDLERS[sub as keyof typeof HANDLERS] : undefined;
+  if (!handler)
+    throw new UsageError(
+      sub === undefined
+        ? 'a subcommand is missing'
+        : `"${sub}" is not a skills subcommand (allowed: ${SUBCOMMANDS.join(', ')})`,
+      HELP,
+    );
   return handler(context);
 }

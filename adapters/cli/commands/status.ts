@@ -19,7 +19,10 @@ import {
 } from '../gateway-health.js';
 
 /** The proxy requests to `url` go through, as shown: masked, and where it was set; `null` for none. */
-function proxyShown(url: string, proxy: string | undefined): { proxy: string | null; proxy_from: 'config' | 'environment' | null } {
+function proxyShown(
+  url: string,
+  proxy: string | undefined,
+): { proxy: string | null; proxy_from: 'config' | 'environment' | null } {
   try {
     const used = proxyFor(url, { proxy });
     return used ? { proxy: maskProxy(used.proxy), proxy_from: used.from } : { proxy: null, proxy_from: null };
@@ -35,9 +38,24 @@ function describeModels(config: Config) {
     const base = { model_name: entry.model_name, enabled: entry.enabled ?? true, key_count: keys.length, keys };
     try {
       const r = resolveModelEntry(entry);
-      return { ...base, provider: r.provider, family: r.family as string, model: r.model, api_base: r.apiBase, ...proxyShown(r.apiBase, entry.proxy) };
+      return {
+        ...base,
+        provider: r.provider,
+        family: r.family as string,
+        model: r.model,
+        api_base: r.apiBase,
+        ...proxyShown(r.apiBase, entry.proxy),
+      };
     } catch (error) {
-      return { ...base, provider: entry.provider ?? '?', family: 'unusable', model: entry.model, api_base: (error as Error).message, proxy: null, proxy_from: null };
+      return {
+        ...base,
+        provider: entry.provider ?? '?',
+        family: 'unusable',
+        model: entry.model,
+        api_base: (error as Error).message,
+        proxy: null,
+        proxy_from: null,
+      };
     }
   });
 }
@@ -53,9 +71,10 @@ const TELEGRAM_API = 'https://api.telegram.org';
 function describeChannels(config: Config, gatewayUrl: string, running: ChannelReport[] | undefined) {
   return Object.entries(config.channel_list).map(([name, c]) => {
     const type = c.type ?? name;
-    const proxy = type === 'telegram'
-      ? proxyShown(c.settings.base_url || TELEGRAM_API, c.settings.proxy)
-      : { proxy: null, proxy_from: 'library' as const };
+    const proxy =
+      type === 'telegram'
+        ? proxyShown(c.settings.base_url || TELEGRAM_API, c.settings.proxy)
+        : { proxy: null, proxy_from: 'library' as const };
     const report = running?.find((r) => r.name === name);
     const live: { state?: string; reason?: string } = report
       ? { state: report.state, ...(report.reason ? { reason: report.reason } : {}) }
@@ -122,7 +141,8 @@ function lines(s: Summary): string[] {
     `workspace   ${s.workspace}`,
     `models      ${s.models.length === 0 ? 'none (add one to model_list)' : s.models.length}`,
     ...s.models.map(
-      (m) => `  ${m.model_name}  provider ${m.provider} (${m.family})  model ${m.model}  base ${m.api_base}  ${m.key_count} key${m.key_count === 1 ? '' : 's'}${m.keys.length ? ` (${m.keys.join(', ')})` : ''}  ${proxyText(m)}  ${onOff(m.enabled)}`,
+      (m) =>
+        `  ${m.model_name}  provider ${m.provider} (${m.family})  model ${m.model}  base ${m.api_base}  ${m.key_count} key${m.key_count === 1 ? '' : 's'}${m.keys.length ? ` (${m.keys.join(', ')})` : ''}  ${proxyText(m)}  ${onOff(m.enabled)}`,
     ),
     `channels    ${s.channels.length === 0 ? 'none' : s.channels.length}`,
     ...s.channels.map((c) => {
@@ -148,7 +168,12 @@ export async function run({ env, json, stdout, stderr }: CommandContext): Promis
     loaded = loadConfig({ env, rewrite: false });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    throw new CliError(error.code, `the config ${error.file} cannot be used`, error.problems.join('; '), 'Run `tern config validate` and fix the fields it names.');
+    throw new CliError(
+      error.code,
+      `the config ${error.file} cannot be used`,
+      error.problems.join('; '),
+      'Run `tern config validate` and fix the fields it names.',
+    );
   }
   const url = healthUrl(loaded.config);
   const [up, isolation] = await Promise.all([gatewayUp(url), execIsolationState(loaded.config)]);

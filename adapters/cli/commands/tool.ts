@@ -29,7 +29,10 @@ function parseArgs(raw: string | undefined): unknown {
   try {
     return JSON.parse(raw);
   } catch (error) {
-    throw new UsageError(`ARGS_JSON is not valid JSON (${(error as Error).message})`, 'Pass the arguments as one JSON object, e.g. \'{"path":"notes.md"}\'.');
+    throw new UsageError(
+      `ARGS_JSON is not valid JSON (${(error as Error).message})`,
+      'Pass the arguments as one JSON object, e.g. \'{"path":"notes.md"}\'.',
+    );
   }
 }
 
@@ -37,7 +40,12 @@ function parseArgs(raw: string | undefined): unknown {
 function agentOf(loaded: LoadedConfig, named: string | undefined): string {
   const known = loaded.config.agents.list.map((a) => a.id);
   if (named && known.length > 0 && !known.includes(named)) {
-    throw new CliError('unknown_agent', `no agent "${named}"`, `agents.list has: ${known.join(', ')}`, 'Pick one of those with --agent.');
+    throw new CliError(
+      'unknown_agent',
+      `no agent "${named}"`,
+      `agents.list has: ${known.join(', ')}`,
+      'Pick one of those with --agent.',
+    );
   }
   return named ?? defaultAgent(loaded.config);
 }
@@ -50,7 +58,10 @@ function isRemote(loaded: LoadedConfig, channel: string, stderr: CommandContext[
   if (LOCAL_CHANNELS.has(channel)) return false;
   const entry = loaded.config.channel_list[channel];
   if (!entry) {
-    print(stderr, `tern: note: no channel "${channel}" in channel_list; the call is treated as coming from a remote channel`);
+    print(
+      stderr,
+      `tern: note: no channel "${channel}" in channel_list; the call is treated as coming from a remote channel`,
+    );
     return true;
   }
   return !(entry.type === WEB_UI_CHANNEL_TYPE && entry.settings.trusted !== false);
@@ -67,7 +78,10 @@ const NOT_DELIVERED = 'tern tool connects to no channel; the gateway delivers';
 function sendFor(channel: string, stderr: CommandContext['stderr']): SendFunction | undefined {
   if (channel === 'cli') return undefined;
   return async (target, body, media) => {
-    const attached = media.length > 0 ? ` (+${media.length} file${media.length === 1 ? '' : 's'}: ${media.map((m) => m.path).join(', ')})` : '';
+    const attached =
+      media.length > 0
+        ? ` (+${media.length} file${media.length === 1 ? '' : 's'}: ${media.map((m) => m.path).join(', ')})`
+        : '';
     print(stderr, `tern: not delivered (${NOT_DELIVERED}): ${target.channel} ${target.chat}: ${body}${attached}`);
     return { kind: 'not_delivered', reason: NOT_DELIVERED };
   };
@@ -77,7 +91,12 @@ function sendFor(channel: string, stderr: CommandContext['stderr']): SendFunctio
 async function mcpSettled(runtime: Runtime): Promise<void> {
   const manager = runtime.mcp;
   if (!manager) return;
-  await Promise.all(manager.statuses().filter((s) => s.enabled).map((s) => manager.settled(s.name)));
+  await Promise.all(
+    manager
+      .statuses()
+      .filter((s) => s.enabled)
+      .map((s) => manager.settled(s.name)),
+  );
 }
 
 /** The tools the next turn of this session would have, from the runtime a turn runs in. */
@@ -86,7 +105,12 @@ function toolboxOf(runtime: Runtime, agent: string, sessionKey: string): Toolbox
     return runtime.agent(agent).nextToolbox(sessionKey);
   } catch (error) {
     if (!(error instanceof WorkspaceError)) throw error;
-    throw new CliError(error.code, `cannot read ${error.file}`, error.problems.join('; '), 'Fix its frontmatter (a turn would fail the same way).');
+    throw new CliError(
+      error.code,
+      `cannot read ${error.file}`,
+      error.problems.join('; '),
+      'Fix its frontmatter (a turn would fail the same way).',
+    );
   }
 }
 
@@ -103,7 +127,8 @@ function list(box: Toolbox, { stdout, json }: CommandContext): number {
 async function call(box: Toolbox, toolContext: ToolContext, context: CommandContext): Promise<number> {
   const [, name, rawArgs, ...extra] = context.positionals;
   if (!name) throw new UsageError('tool call needs a tool NAME', 'Run `tern tool list` to see the tools.');
-  if (extra.length > 0) throw new UsageError(`unexpected arguments after ARGS_JSON: ${extra.join(' ')}`, 'Quote the JSON as one argument.');
+  if (extra.length > 0)
+    throw new UsageError(`unexpected arguments after ARGS_JSON: ${extra.join(' ')}`, 'Quote the JSON as one argument.');
   const args = parseArgs(rawArgs);
   // As in a turn: a tool the turn does not expose (AGENT.md tools, turn profile, a hidden MCP tool) is refused.
   const result = box.names.includes(name)
@@ -117,7 +142,10 @@ async function call(box: Toolbox, toolContext: ToolContext, context: CommandCont
 export async function run(context: CommandContext): Promise<number> {
   const action = context.positionals[0];
   if (action !== 'list' && action !== 'call') {
-    throw new UsageError(`tool takes "list" or "call", got ${action === undefined ? 'nothing' : `"${action}"`}`, 'Run `tern tool --help`.');
+    throw new UsageError(
+      `tool takes "list" or "call", got ${action === undefined ? 'nothing' : `"${action}"`}`,
+      'Run `tern tool --help`.',
+    );
   }
   const { env, stderr } = context;
   const loaded = loadConfigForCli(env);

@@ -4,7 +4,17 @@ import { EventLog } from '../../../store/log/event-log.js';
 import { knownSessions } from '../../../store/log/session-lookup.js';
 import { logDir } from '../../../store/paths.js';
 import { dollars, pricesOf } from '../../../store/usage/prices.js';
-import { parseSince, readUsage, summarizeUsage, USAGE_BY, usageRowJson, UsageSinceError, type UsageBy, type UsageRow, type UsageSummary } from '../../../store/usage/usage-log.js';
+import {
+  parseSince,
+  readUsage,
+  summarizeUsage,
+  USAGE_BY,
+  usageRowJson,
+  UsageSinceError,
+  type UsageBy,
+  type UsageRow,
+  type UsageSummary,
+} from '../../../store/usage/usage-log.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
@@ -15,7 +25,12 @@ function configOf(env: NodeJS.ProcessEnv): LoadedConfig {
     return loadConfig({ env, rewrite: false });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    throw new CliError(error.code, `cannot use the config ${error.file}`, error.problems.join('; '), 'Fix it, then check with `tern config validate`.');
+    throw new CliError(
+      error.code,
+      `cannot use the config ${error.file}`,
+      error.problems.join('; '),
+      'Fix it, then check with `tern config validate`.',
+    );
   }
 }
 
@@ -46,11 +61,22 @@ function table(summary: UsageSummary, label: (key: string) => string, by: UsageB
     number(row.tokens.cached),
     number(row.tokens.output),
     number(row.tokens.reasoning),
-    row.unpriced_calls === row.calls && row.calls > 0 ? '?' : `${dollars(row.cost_usd)}${row.unpriced_calls > 0 ? '+?' : ''}`,
+    row.unpriced_calls === row.calls && row.calls > 0
+      ? '?'
+      : `${dollars(row.cost_usd)}${row.unpriced_calls > 0 ? '+?' : ''}`,
   ];
-  const rows = [[by, 'turns', 'calls', 'input', 'cached', 'output', 'reasoning', 'cost'], ...summary.rows.map((r) => cells(r, label(r.key))), cells(summary.total, 'total')];
+  const rows = [
+    [by, 'turns', 'calls', 'input', 'cached', 'output', 'reasoning', 'cost'],
+    ...summary.rows.map((r) => cells(r, label(r.key))),
+    cells(summary.total, 'total'),
+  ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 /** Sessions print by their readable key where the log has it, else by an id prefix that pastes back into --session. */
@@ -70,10 +96,17 @@ export async function run({ values, json, stdout, stderr, env }: CommandContext)
   try {
     const summary = summarizeUsage(log ? readUsage(log, since === undefined ? {} : { since }) : [], by, priceOf);
     if (json) {
-      print(stdout, JSON.stringify({
-        ok: true, by, ...(since !== undefined ? { since: new Date(since).toISOString() } : {}),
-        rows: summary.rows.map(usageRowJson), total: usageRowJson(summary.total), unpriced_models: summary.unpriced_models,
-      }));
+      print(
+        stdout,
+        JSON.stringify({
+          ok: true,
+          by,
+          ...(since !== undefined ? { since: new Date(since).toISOString() } : {}),
+          rows: summary.rows.map(usageRowJson),
+          total: usageRowJson(summary.total),
+          unpriced_models: summary.unpriced_models,
+        }),
+      );
       return 0;
     }
     if (summary.total.calls === 0) {
@@ -83,7 +116,10 @@ export async function run({ values, json, stdout, stderr, env }: CommandContext)
     const label = by === 'session' && log ? sessionLabels(log) : (key: string) => key;
     for (const line of table(summary, label, by)) print(stdout, line);
     if (summary.unpriced_models.length > 0) {
-      print(stderr, `tern: note: no price for ${summary.unpriced_models.join(', ')}: their answers are not in the cost (?); set model_list[].pricing {input, output, cached_input, cache_write_input} in US dollars per million tokens`);
+      print(
+        stderr,
+        `tern: note: no price for ${summary.unpriced_models.join(', ')}: their answers are not in the cost (?); set model_list[].pricing {input, output, cached_input, cache_write_input} in US dollars per million tokens`,
+      );
     }
     return 0;
   } finally {

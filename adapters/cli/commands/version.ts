@@ -10,8 +10,7 @@ export function version(): string {
     try {
       const parsed = JSON.parse(readFileSync(url, 'utf8')) as { name?: string; version?: string };
       if (parsed.name === 'tern' && parsed.version) return parsed.version;
-    } catch {
-    }
+    } catch {}
   }
   return 'unknown';
 }

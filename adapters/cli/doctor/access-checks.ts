@@ -16,7 +16,11 @@ export function accessChecks(loaded: LoadedConfig, env: NodeJS.ProcessEnv): Chec
     approved = store.approved();
     waiting = store.pending(now);
   } catch (error) {
-    return [check('pairing', 'error', (error as Error).message, { fix: `move ${store.path} away; approved senders must then be approved again` })];
+    return [
+      check('pairing', 'error', (error as Error).message, {
+        fix: `move ${store.path} away; approved senders must then be approved again`,
+      }),
+    ];
   }
   return Object.entries(loaded.config.channel_list)
     .filter(([name, entry]) => entry.enabled && (entry.type ?? name) !== WEB_UI_CHANNEL_TYPE)
@@ -26,11 +30,17 @@ export function accessChecks(loaded: LoadedConfig, env: NodeJS.ProcessEnv): Chec
       const queue = waiting.filter((r) => r.channel === name).length;
       const counts = `${paired} approved, ${queue} waiting${queue > 0 ? ' (tern pairing list)' : ''}`;
       if (access.kind === 'open') {
-        return check(`access ${name}`, 'warn', 'open to everyone (allow_from: ["*"]): whoever finds the bot runs the agent\'s tools and spends your tokens', {
-          fix: `list the senders you know in channel_list.${name}.settings.allow_from, or leave it empty: strangers then get a pairing code`,
-        });
+        return check(
+          `access ${name}`,
+          'warn',
+          'open to everyone (allow_from: ["*"]): whoever finds the bot runs the agent\'s tools and spends your tokens',
+          {
+            fix: `list the senders you know in channel_list.${name}.settings.allow_from, or leave it empty: strangers then get a pairing code`,
+          },
+        );
       }
-      if (access.kind === 'listed') return check(`access ${name}`, 'ok', `${access.count} listed in allow_from; ${counts} by pairing`);
+      if (access.kind === 'listed')
+        return check(`access ${name}`, 'ok', `${access.count} listed in allow_from; ${counts} by pairing`);
       return check(`access ${name}`, 'ok', `only senders you approve (allow_from is empty): ${counts}`);
     });
 }

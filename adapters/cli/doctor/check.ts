@@ -11,4 +11,9 @@ export interface Check {
   fix?: string;
 }
 
-export const check = (name: string, status: Check['status'], message: string, extra: Pick<Check, 'details' | 'fix'> = {}): Check => ({ name, status, message, ...extra });
+export const check = (
+  name: string,
+  status: Check['status'],
+  message: string,
+  extra: Pick<Check, 'details' | 'fix'> = {},
+): Check => ({ name, status, message, ...extra });

@@ -12,15 +12,20 @@ export async function modelChecks(loaded: LoadedConfig): Promise<Check[]> {
   const names = [...new Set(loaded.config.model_list.filter((m) => m.enabled).map((m) => m.model_name))];
   if (names.length === 0) return [];
   const router = new ReloadableRouter(loaded.config, { maxAttempts: 1 });
-  return Promise.all(names.map(async (name) => {
-    const started = performance.now();
-    const answer = await askModel(router, name);
-    if (answer.ok) return check(`model ${name}`, 'ok', `answered in ${seconds(started)}`);
-    return check(`model ${name}`, 'error', `${answer.code}: ${answer.message}`, { fix: 'check api_base, the key (.security.yml) and the model id' });
-  }));
+  return Promise.all(
+    names.map(async (name) => {
+      const started = performance.now();
+      const answer = await askModel(router, name);
+      if (answer.ok) return check(`model ${name}`, 'ok', `answered in ${seconds(started)}`);
+      return check(`model ${name}`, 'error', `${answer.code}: ${answer.message}`, {
+        fix: 'check api_base, the key (.security.yml) and the model id',
+      });
+    }),
+  );
 }
 
-const revealed = (value: unknown): string => (isSecret(value) ? value.reveal() : typeof value === 'string' ? value : '');
+const revealed = (value: unknown): string =>
+  isSecret(value) ? value.reveal() : typeof value === 'string' ? value : '';
 
 function settingsCheck(name: string, kind: string, result: ProbeResult | 'skipped'): Check {
   if (result === 'skipped') {
@@ -49,7 +54,12 @@ export async function channelChecks(loaded: LoadedConfig): Promise<Check[]> {
       });
       if (!probe) return check(`channel ${name}`, 'skipped', `a ${entry.type} channel is not probed`);
       const result = await probe;
-      return check(`channel ${name}`, result.ok ? 'ok' : 'error', result.detail, result.ok ? {} : { fix: `check channel_list.${name}.settings (the token in .security.yml) and the network` });
+      return check(
+        `channel ${name}`,
+        result.ok ? 'ok' : 'error',
+        result.detail,
+        result.ok ? {} : { fix: `check channel_list.${name}.settings (the token in .security.yml) and the network` },
+      );
     });
   return (await Promise.all(probes)).filter((c): c is Check => c !== undefined);
 }

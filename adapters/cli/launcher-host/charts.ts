@@ -72,5 +72,7 @@ const MACHINES: Record<string, AnyStateMachine> = {
 
 /** Every machine's state chart, read from its definition (states, initial state, moves), keyed by machine name. */
 export function machineCharts(): Record<string, ChartNode> {
-  return Object.fromEntries(Object.entries(MACHINES).map(([name, machine]) => [name, { ...chartOf(machine.root), key: name }]));
+  return Object.fromEntries(
+    Object.entries(MACHINES).map(([name, machine]) => [name, { ...chartOf(machine.root), key: name }]),
+  );
 }

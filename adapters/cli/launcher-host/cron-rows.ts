@@ -31,7 +31,9 @@ function outcomeText(job: CronJob): string {
 
 /** The workspace's cron jobs, read from the jobs database (any process may, one operation at a time). */
 export async function cronRows(workspace: string, logger: Logger | undefined): Promise<CronRow[]> {
-  const jobs = await listCronJobs(workspace, { onSkipped: ({ key, reason }) => logger?.warn('cron record skipped', { key, reason }) });
+  const jobs = await listCronJobs(workspace, {
+    onSkipped: ({ key, reason }) => logger?.warn('cron record skipped', { key, reason }),
+  });
   return jobs.map((job) => ({
     id: job.id,
     name: job.name,

@@ -185,7 +185,11 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
   const perform = (action: GatewayAction): Promise<GatewayStatus> =>
     action === 'start' ? start() : action === 'stop' ? stop() : stop().then(start);
   // One request at a time, in order: a restart never overlaps a stop.
-  const serialized = (action: GatewayAction): Promise<GatewayStatus> => (pending = pending.then(() => perform(action), () => perform(action)));
+  const serialized = (action: GatewayAction): Promise<GatewayStatus> =>
+    (pending = pending.then(
+      () => perform(action),
+      () => perform(action),
+    ));
 
   const events$ = runtime$.pipe(switchMap((runtime) => runtime?.bus.events$ ?? EMPTY));
   // The supervisor: whoever publishes `gateway.<action>.requested` on the bus gets it done, in order.
@@ -197,8 +201,12 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
 
   const publish = <T extends EventType>(draft: EventDraft<T>): boolean => Boolean(runtime$.value?.bus.publish(draft));
   const readLog = (): EventStore | undefined => clusterLog() ?? runtime$.value?.log ?? readStoppedLog();
-  const shown$ = feed$.pipe(switchMap((feed) => (feed === 'alone' ? events$ : feed === 'joining' ? EMPTY : feed.events$)));
-  const board$ = feed$.pipe(switchMap((feed) => (feed === 'alone' ? events$ : feed === 'joining' ? EMPTY : boardFeed(feed))));
+  const shown$ = feed$.pipe(
+    switchMap((feed) => (feed === 'alone' ? events$ : feed === 'joining' ? EMPTY : feed.events$)),
+  );
+  const board$ = feed$.pipe(
+    switchMap((feed) => (feed === 'alone' ? events$ : feed === 'joining' ? EMPTY : boardFeed(feed))),
+  );
   return {
     configPath: () => configPath(env),
     logFile: () => join(agentHome(env), 'logs', 'gateway.log'),
@@ -214,7 +222,16 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       const engine = await gateway.engine();
       const { channel, chat, session_key: key } = started.data;
       const messageId = `dashboard_clear_${now().toString(36)}`;
-      await engine.ask({ agent: started.agent ?? engine.defaultAgent(), session_key: key, channel, chat, sender: 'dashboard', message_id: messageId, text: '/clear', remote: false });
+      await engine.ask({
+        agent: started.agent ?? engine.defaultAgent(),
+        session_key: key,
+        channel,
+        chat,
+        sender: 'dashboard',
+        message_id: messageId,
+        text: '/clear',
+        remote: false,
+      });
       return true;
     },
     chatEndpoint,
@@ -229,7 +246,8 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
     charts: machineCharts,
     testModel: async (modelName) => {
       const restarted = await serialized('restart');
-      if (restarted.state !== 'running' || !gateway) return { ok: false, code: 'gateway_stopped', message: failure ?? 'the gateway did not start' };
+      if (restarted.state !== 'running' || !gateway)
+        return { ok: false, code: 'gateway_stopped', message: failure ?? 'the gateway did not start' };
       return askModel((await gateway.engine()).router, modelName);
     },
     inventory: async (kind) => {

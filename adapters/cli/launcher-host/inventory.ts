@@ -14,7 +14,11 @@ export function inventoryOf(runtime: Runtime, kind: Exclude<InventoryKind, 'cron
       return runtime.plugins.load().then(() => runtime.plugins.rows());
     case 'mcp': {
       const masked = maskedConfig(config) as { tools: { mcp: { enabled: boolean; servers: Record<string, unknown> } } };
-      return Object.entries(masked.tools.mcp.servers).map(([name, server]) => ({ name, enabled: masked.tools.mcp.enabled, server }));
+      return Object.entries(masked.tools.mcp.servers).map(([name, server]) => ({
+        name,
+        enabled: masked.tools.mcp.enabled,
+        server,
+      }));
     }
   }
 }

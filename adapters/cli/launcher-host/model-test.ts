@@ -9,7 +9,12 @@ const QUESTION = 'Reply with the single word OK.';
  */
 export async function askModel(router: ModelRouter, modelName: string): Promise<ModelTest> {
   try {
-    const answer = await router.chat(modelName, { messages: [{ role: 'user', content: QUESTION }], tools: [], stream: false, maxTokens: 16 });
+    const answer = await router.chat(modelName, {
+      messages: [{ role: 'user', content: QUESTION }],
+      tools: [],
+      stream: false,
+      maxTokens: 16,
+    });
     return { ok: true, reply: answer.text };
   } catch (error) {
     const code = (error as { code?: unknown }).code;

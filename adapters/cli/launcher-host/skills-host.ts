@@ -13,7 +13,13 @@ import { skillServices, type SkillServices } from '../../skills/index.js';
 
 /** How long the dashboard waits for the evolution actor to answer a decision. */
 const DECISION_MS = 10_000;
-const ANSWERS: ReadonlySet<string> = new Set(['skill.accepted', 'skill.rejected', 'skill.decision.refused', 'skill.applied', 'skill.apply_failed']);
+const ANSWERS: ReadonlySet<string> = new Set([
+  'skill.accepted',
+  'skill.rejected',
+  'skill.decision.refused',
+  'skill.applied',
+  'skill.apply_failed',
+]);
 
 export interface SkillsHostDeps {
   env: NodeJS.ProcessEnv;
@@ -29,13 +35,22 @@ export interface SkillsHostDeps {
 function answerOf(event: Envelope): DraftDecision {
   switch (event.type) {
     case 'skill.applied':
-      return { ok: true, status: 'applied', path: event.data.path, ...(event.data.backup ? { backup: event.data.backup } : {}) };
+      return {
+        ok: true,
+        status: 'applied',
+        path: event.data.path,
+        ...(event.data.backup ? { backup: event.data.backup } : {}),
+      };
     case 'skill.accepted':
       return { ok: true, status: 'accepted' };
     case 'skill.rejected':
       return { ok: true, status: 'rejected' };
     case 'skill.apply_failed':
-      return { ok: false, code: 'apply_failed', message: `accepted, but not written into skills/: ${event.data.reason}` };
+      return {
+        ok: false,
+        code: 'apply_failed',
+        message: `accepted, but not written into skills/: ${event.data.reason}`,
+      };
     case 'skill.decision.refused':
       return { ok: false, code: 'draft_decided', message: event.data.reason };
     default:
@@ -52,7 +67,14 @@ export function skillsHost(deps: SkillsHostDeps): SkillsHost {
   const services = (config: LoadedConfig): SkillServices => {
     const key = JSON.stringify([config.config.tools.skills, config.workspace, config.home]);
     if (cached?.key !== key) {
-      cached = { key, services: skillServices(config.config.tools.skills, { workspace: join(config.workspace, 'skills'), global: join(config.home, 'skills') }, { now }) };
+      cached = {
+        key,
+        services: skillServices(
+          config.config.tools.skills,
+          { workspace: join(config.workspace, 'skills'), global: join(config.home, 'skills') },
+          { now },
+        ),
+      };
     }
     return cached.services;
   };
@@ -78,11 +100,16 @@ export function skillsHost(deps: SkillsHostDeps): SkillsHost {
       }),
     decide: async (draft, decision) => {
       const engine = deps.engine();
-      if (!engine) return { ok: false, code: 'gateway_stopped', message: 'the gateway is stopped; start it to decide drafts' };
-      if (!(await view()).drafts.has(draft)) return { ok: false, code: 'draft_unknown', message: `there is no draft ${draft}` };
+      if (!engine)
+        return { ok: false, code: 'gateway_stopped', message: 'the gateway is stopped; start it to decide drafts' };
+      if (!(await view()).drafts.has(draft))
+        return { ok: false, code: 'draft_unknown', message: `there is no draft ${draft}` };
       await engine;
       const request = `r_${now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-      const final: ReadonlySet<string> = decision === 'accept' && applies(loaded().config) ? new Set(['skill.applied', 'skill.apply_failed', 'skill.decision.refused']) : ANSWERS;
+      const final: ReadonlySet<string> =
+        decision === 'accept' && applies(loaded().config)
+          ? new Set(['skill.applied', 'skill.apply_failed', 'skill.decision.refused'])
+          : ANSWERS;
       const answered = firstValueFrom(
         deps.events$.pipe(
           filter((e) => final.has(e.type) && (e.data as { request?: string }).request === request),

@@ -15,13 +15,20 @@ const WEB_UI_CHANNEL = 'pico';
 export function withWebChat(loaded: LoadedConfig): LoadedConfig {
   if (Object.values(loaded.config.channel_list).some((entry) => entry.type === WEB_UI_CHANNEL_TYPE)) return loaded;
   const implicit: ChannelEntry = { ...channelEntrySchema.parse({ enabled: true }), type: WEB_UI_CHANNEL_TYPE };
-  return { ...loaded, config: { ...loaded.config, channel_list: { ...loaded.config.channel_list, [WEB_UI_CHANNEL]: implicit } } };
+  return {
+    ...loaded,
+    config: { ...loaded.config, channel_list: { ...loaded.config.channel_list, [WEB_UI_CHANNEL]: implicit } },
+  };
 }
 
 /**
  * How the gateway builds its `pico` channels: each one speaks through the launcher's `/pico/ws`. Only the
  * signed-in owner reaches it, so it is a local channel like the CLI unless its entry sets `settings.trusted: false`.
  */
-export function webChatChannels(endpoint: PicoEndpoint): Record<string, (name: string, entry: ChannelEntry) => Promise<Channel>> {
-  return { [WEB_UI_CHANNEL_TYPE]: async (name, entry) => new PicoChannel(endpoint, name, entry.settings.trusted !== false) };
+export function webChatChannels(
+  endpoint: PicoEndpoint,
+): Record<string, (name: string, entry: ChannelEntry) => Promise<Channel>> {
+  return {
+    [WEB_UI_CHANNEL_TYPE]: async (name, entry) => new PicoChannel(endpoint, name, entry.settings.trusted !== false),
+  };
 }

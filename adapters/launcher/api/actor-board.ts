@@ -9,11 +9,11 @@ const HISTORY_KEPT = 50;
 const ACTORS_KEPT = 500;
 
 /** The events the board folds: moves, the facts below, and (in a cluster) a stream's start and a member leaving. */
-export const BOARD_TYPES = 'actor.transitioned,actor.stopped,runtime.started,cluster.member.left,turn.started,channel.failed,mcp.failed,turn.failed,subagent.spawned,subagent.ended';
+export const BOARD_TYPES =
+  'actor.transitioned,actor.stopped,runtime.started,cluster.member.left,turn.started,channel.failed,mcp.failed,turn.failed,subagent.spawned,subagent.ended';
 
 /** The board's key of an actor: its id, qualified by its stream in a cluster (`ActorView.key`). */
 export const actorKey = (actor: string, stream: string | undefined): string => (stream ? `${actor}@${stream}` : actor);
-
 
 /** What other events say about an actor: `[actor, what to merge into it]`. */
 function factsOf(event: Envelope): [string, Partial<ActorView>] | undefined {
@@ -27,7 +27,10 @@ function factsOf(event: Envelope): [string, Partial<ActorView>] | undefined {
     case 'turn.failed':
       return event.turn ? [`turn:${event.turn}`, { reason: event.data.message }] : undefined;
     case 'subagent.spawned':
-      return [`subagent:${event.data.task_id}`, { text: event.data.label ? `${event.data.label}: ${event.data.task}` : event.data.task }];
+      return [
+        `subagent:${event.data.task_id}`,
+        { text: event.data.label ? `${event.data.label}: ${event.data.task}` : event.data.task },
+      ];
     case 'subagent.ended':
       return event.data.reason ? [`subagent:${event.data.task_id}`, { reason: event.data.reason }] : undefined;
     default:
@@ -57,7 +60,8 @@ export class ActorBoard {
     if (event.type === 'actor.stopped') return this.ended(event);
     if (event.type === 'runtime.started' && event.stream) return this.restarted(event.stream, event.gateway);
     if (event.type === 'cluster.member.left') return this.left(event.data.gateway);
-    if (event.type === 'turn.started' && event.session) this.rememberKey(event.session, event.data.session_key, event.stream);
+    if (event.type === 'turn.started' && event.session)
+      this.rememberKey(event.session, event.data.session_key, event.stream);
     const facts = factsOf(event);
     if (!facts) return;
     const [actor, fact] = facts;

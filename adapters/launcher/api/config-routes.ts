@@ -28,7 +28,11 @@ export function configRoutes(host: DashboardHost): Router {
   router.get('/config', (_req, res) => {
     const file = readFile(host.configPath());
     if (file.kind === 'unreadable') return sendError(res, 409, 'config_unreadable', file.message);
-    res.json({ path: host.configPath(), exists: existsSync(host.configPath()), config: maskRaw(file.raw, pathsOf(file.raw)) });
+    res.json({
+      path: host.configPath(),
+      exists: existsSync(host.configPath()),
+      config: maskRaw(file.raw, pathsOf(file.raw)),
+    });
   });
   router.put('/config', express.json({ limit: '1mb' }), (req, res) => {
     const body = req.body as { config?: Json } | undefined;
@@ -39,7 +43,10 @@ export function configRoutes(host: DashboardHost): Router {
     const next = restoreMasked(body.config, current, pathsOf(current));
     const validation = validateConfig(next);
     if (!validation.ok) {
-      res.status(400).json({ error: { code: 'config_invalid', message: 'the config has problems; nothing was saved' }, issues: validation.problems });
+      res.status(400).json({
+        error: { code: 'config_invalid', message: 'the config has problems; nothing was saved' },
+        issues: validation.problems,
+      });
       return;
     }
     writeFileAtomic(host.configPath(), `${JSON.stringify(next, null, 2)}\n`);

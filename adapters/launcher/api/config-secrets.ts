@@ -10,7 +10,8 @@ export function secretPaths(config: Config): Path[] {
   const walk = (value: unknown, path: Path): void => {
     if (isSecret(value)) found.push(path);
     else if (Array.isArray(value)) value.forEach((item, index) => walk(item, [...path, index]));
-    else if (value && typeof value === 'object') for (const [key, child] of Object.entries(value)) walk(child, [...path, key]);
+    else if (value && typeof value === 'object')
+      for (const [key, child] of Object.entries(value)) walk(child, [...path, key]);
   };
   walk(config, []);
   return found;

@@ -12,7 +12,8 @@ export function gatewayRoutes(host: DashboardHost): Router {
   });
   router.post('/gateway/:action', async (req, res) => {
     const action = req.params.action;
-    if (!isAction(action)) return sendError(res, 404, 'not_found', `no gateway action ${action} (allowed: ${GATEWAY_ACTIONS.join(', ')})`);
+    if (!isAction(action))
+      return sendError(res, 404, 'not_found', `no gateway action ${action} (allowed: ${GATEWAY_ACTIONS.join(', ')})`);
     try {
       res.json(await host.requestGateway(action, 'dashboard'));
     } catch (error) {

@@ -11,7 +11,10 @@ export function tailLines(path: string, max: number): string[] {
     const length = Math.min(size, TAIL_BYTES);
     const buffer = Buffer.alloc(length);
     readSync(fd, buffer, 0, length, size - length);
-    const lines = buffer.toString('utf8').split('\n').filter((line) => line !== '');
+    const lines = buffer
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line !== '');
     if (length < size) lines.shift();
     return lines.slice(-max);
   } finally {

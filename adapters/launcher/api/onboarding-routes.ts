@@ -7,7 +7,11 @@ import { sendError } from '../http-error.js';
 import type { Json } from './config-secrets.js';
 import type { DashboardHost } from './host.js';
 
-const field = (name: string) => z.string({ error: `${name} is required` }).trim().min(1, { error: `${name} must not be empty` });
+const field = (name: string) =>
+  z
+    .string({ error: `${name} is required` })
+    .trim()
+    .min(1, { error: `${name} must not be empty` });
 
 /** The first-run form: one model, its family (provider), base URL and key. */
 export const firstModelSchema = z.object({
@@ -32,15 +36,27 @@ function currentRaw(path: string): Raw {
 
 /** Adds the model to `model_list` (replacing one of the same name) and makes it the default when none is set. */
 function withModel(raw: Raw, model: z.infer<typeof firstModelSchema>): Raw {
-  const entry: Json = { model_name: model.model_name, provider: model.provider, model: model.model, api_base: model.api_base, api_keys: [model.api_key] };
+  const entry: Json = {
+    model_name: model.model_name,
+    provider: model.provider,
+    model: model.model,
+    api_base: model.api_base,
+    api_keys: [model.api_key],
+  };
   const list = Array.isArray(raw.model_list) ? raw.model_list : [];
-  const others = list.filter((e) => !(e && typeof e === 'object' && !Array.isArray(e) && e.model_name === model.model_name));
+  const others = list.filter(
+    (e) => !(e && typeof e === 'object' && !Array.isArray(e) && e.model_name === model.model_name),
+  );
   const agents = raw.agents && typeof raw.agents === 'object' && !Array.isArray(raw.agents) ? raw.agents : {};
-  const defaults = agents.defaults && typeof agents.defaults === 'object' && !Array.isArray(agents.defaults) ? agents.defaults : {};
+  const defaults =
+    agents.defaults && typeof agents.defaults === 'object' && !Array.isArray(agents.defaults) ? agents.defaults : {};
   return {
     version: 2,
     ...raw,
-    agents: { ...agents, defaults: { ...defaults, model: typeof defaults.model === 'string' ? defaults.model : model.model_name } },
+    agents: {
+      ...agents,
+      defaults: { ...defaults, model: typeof defaults.model === 'string' ? defaults.model : model.model_name },
+    },
     model_list: [entry, ...others],
   };
 }
@@ -57,7 +73,10 @@ export function onboardingRoutes(host: DashboardHost): Router {
     const next = withModel(currentRaw(host.configPath()), parsed.data);
     const validation = validateConfig(next);
     if (!validation.ok) {
-      res.status(400).json({ error: { code: 'config_invalid', message: 'the model settings have problems; nothing was saved' }, issues: validation.problems });
+      res.status(400).json({
+        error: { code: 'config_invalid', message: 'the model settings have problems; nothing was saved' },
+        issues: validation.problems,
+      });
       return;
     }
     writeFileAtomic(host.configPath(), `${JSON.stringify(next, null, 2)}\n`);

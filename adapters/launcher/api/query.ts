@@ -4,20 +4,38 @@ import * as z from 'zod';
 export const MAX_EVENTS = 1000;
 
 const whole = (name: string) =>
-  z.string().regex(/^\d+$/, { error: `${name} must be a whole number` }).transform(Number);
+  z
+    .string()
+    .regex(/^\d+$/, { error: `${name} must be a whole number` })
+    .transform(Number);
 
 /** `/api/events` parameters; each bad one is reported by name. */
-export const eventsQuerySchema = z.object({
-  session: z.string().min(1).optional(),
-  turn: z.string().min(1).optional(),
-  type: z.string().regex(/^[a-z_.*,]+$/, { error: 'type must be an event type or pattern such as provider.* (allowed: a-z _ . * ,)' }).optional(),
-  after: whole('after').optional(),
-  before: whole('before').optional(),
-  since: whole('since').optional(),
-  until: whole('until').optional(),
-  limit: whole('limit').pipe(z.number().int().min(1, { error: `limit must be from 1 to ${MAX_EVENTS}` }).max(MAX_EVENTS, { error: `limit must be from 1 to ${MAX_EVENTS}` })).optional(),
-  order: z.enum(['asc', 'desc'], { error: 'order must be asc or desc' }).optional(),
-}).strict();
+export const eventsQuerySchema = z
+  .object({
+    session: z.string().min(1).optional(),
+    turn: z.string().min(1).optional(),
+    type: z
+      .string()
+      .regex(/^[a-z_.*,]+$/, {
+        error: 'type must be an event type or pattern such as provider.* (allowed: a-z _ . * ,)',
+      })
+      .optional(),
+    after: whole('after').optional(),
+    before: whole('before').optional(),
+    since: whole('since').optional(),
+    until: whole('until').optional(),
+    limit: whole('limit')
+      .pipe(
+        z
+          .number()
+          .int()
+          .min(1, { error: `limit must be from 1 to ${MAX_EVENTS}` })
+          .max(MAX_EVENTS, { error: `limit must be from 1 to ${MAX_EVENTS}` }),
+      )
+      .optional(),
+    order: z.enum(['asc', 'desc'], { error: 'order must be asc or desc' }).optional(),
+  })
+  .strict();
 
 export type EventsQuery = z.infer<typeof eventsQuerySchema>;
 

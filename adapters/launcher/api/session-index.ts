@@ -8,10 +8,20 @@ import type { SessionRow } from '../../../bus/api-shapes.js';
  * Read one exact type at a time, so each read walks the type index instead of the whole log. The sender is on
  * `message.routed` (a channel's `message.received` names no session since #21; logs before it routed there).
  */
-const TYPES = ['turn.started', 'message.received', 'message.routed', 'turn.completed', 'turn.stopped', 'turn.failed'] as const;
+const TYPES = [
+  'turn.started',
+  'message.received',
+  'message.routed',
+  'turn.completed',
+  'turn.stopped',
+  'turn.failed',
+] as const;
 
 /** A session's row without its tokens and cost, which are priced when asked for. */
-type Folded = Omit<SessionRow, 'model_calls' | 'input_tokens' | 'cached_input_tokens' | 'output_tokens' | 'cost_usd' | 'unpriced_calls'>;
+type Folded = Omit<
+  SessionRow,
+  'model_calls' | 'input_tokens' | 'cached_input_tokens' | 'output_tokens' | 'cost_usd' | 'unpriced_calls'
+>;
 type Rows = Map<string, Folded>;
 /** Senders of messages whose turn has not started yet (it may start after the next catch-up). */
 type Senders = Map<string, string>;
@@ -96,7 +106,8 @@ export class SessionIndex {
   sessionOfChat(log: EventStore, channel: string, chat: string): string | undefined {
     this.catchUp(log);
     let found: Folded | undefined;
-    for (const row of this.rows.values()) if (row.channel === channel && row.chat === chat && row.last_at >= (found?.last_at ?? -Infinity)) found = row;
+    for (const row of this.rows.values())
+      if (row.channel === channel && row.chat === chat && row.last_at >= (found?.last_at ?? -Infinity)) found = row;
     return found?.session;
   }
 
@@ -125,7 +136,9 @@ export class SessionIndex {
     const upTo = log.lastCommittedSeq();
     if (upTo <= this.through) return;
     // turn.started first: the other types add to the rows it opens, whatever their order in the log.
-    for (const type of TYPES) for (const event of log.iterate({ type, after: this.through, before: upTo + 1 })) fold(this.rows, this.senders, event);
+    for (const type of TYPES)
+      for (const event of log.iterate({ type, after: this.through, before: upTo + 1 }))
+        fold(this.rows, this.senders, event);
     for (const record of readUsage(log, { after: this.through, through: upTo }, this.usageFold)) {
       const tally = this.usage.get(record.session) ?? new ModelTally();
       tally.add(record);

@@ -10,9 +10,13 @@ import type { SessionIndex } from './session-index.js';
 import { transcriptOf, turnsOf } from './transcript.js';
 
 /** The web chat's own session id, as the Chat page keeps it (`/pico/ws` frames' `session_id`). */
-const chatQuerySchema = z.object({
-  session_id: z.string({ error: 'session_id is required' }).regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'session_id must be 1–64 letters, digits, _ or -' }),
-}).strict();
+const chatQuerySchema = z
+  .object({
+    session_id: z
+      .string({ error: 'session_id is required' })
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'session_id must be 1–64 letters, digits, _ or -' }),
+  })
+  .strict();
 
 /** The channel kind of the web-UI chat, as `turn.started` names it. */
 const WEB_CHAT = 'pico';
@@ -41,8 +45,10 @@ export function sessionsRoutes(host: DashboardHost, index: SessionIndex): Router
     const log = await logOrAnswer(host, res);
     if (!log) return;
     const started = log.read({ session: req.params.id, type: 'turn.started', limit: 1 })[0];
-    if (started?.type !== 'turn.started') return sendError(res, 404, 'session_not_found', `no session ${req.params.id} in the event log`);
-    if (!(await host.clearSession(started))) return sendError(res, 503, 'gateway_stopped', 'the gateway is stopped; start it to clear a session');
+    if (started?.type !== 'turn.started')
+      return sendError(res, 404, 'session_not_found', `no session ${req.params.id} in the event log`);
+    if (!(await host.clearSession(started)))
+      return sendError(res, 503, 'gateway_stopped', 'the gateway is stopped; start it to clear a session');
     res.json({ session: req.params.id, cleared: true });
   });
   router.get('/chat/history', async (req, res) => {

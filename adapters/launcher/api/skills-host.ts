@@ -18,7 +18,9 @@ export interface DraftRow {
   apply_error?: string;
 }
 
-export type DraftDecision = { ok: true; status: 'accepted' | 'rejected' | 'applied'; path?: string; backup?: string } | { ok: false; code: string; message: string };
+export type DraftDecision =
+  | { ok: true; status: 'accepted' | 'rejected' | 'applied'; path?: string; backup?: string }
+  | { ok: false; code: string; message: string };
 
 /** Skills for the dashboard: the installed ones, registry search and installs, and evolution's drafts. */
 export interface SkillsHost {

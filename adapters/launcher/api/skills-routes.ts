@@ -6,21 +6,40 @@ import { sendError } from '../http-error.js';
 import type { DashboardHost } from './host.js';
 import { parseQuery, QueryError } from './query.js';
 
-const searchQuerySchema = z.object({
-  q: z.string({ error: 'q (the search words) is required' }).trim().min(1, { error: 'q (the search words) must not be empty' }),
-  limit: z.string().regex(/^\d+$/, { error: 'limit must be a whole number' }).transform(Number)
-    .pipe(z.number().int().min(1, { error: 'limit must be from 1 to 50' }).max(50, { error: 'limit must be from 1 to 50' })).optional(),
-}).strict();
+const searchQuerySchema = z
+  .object({
+    q: z
+      .string({ error: 'q (the search words) is required' })
+      .trim()
+      .min(1, { error: 'q (the search words) must not be empty' }),
+    limit: z
+      .string()
+      .regex(/^\d+$/, { error: 'limit must be a whole number' })
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .int()
+          .min(1, { error: 'limit must be from 1 to 50' })
+          .max(50, { error: 'limit must be from 1 to 50' }),
+      )
+      .optional(),
+  })
+  .strict();
 
-const installSchema = z.object({
-  ref: z.string().trim().min(1, { error: 'ref must name a skill: slug[@version] or owner/repo[/path][@ref]' }),
-  version: z.string().trim().min(1).optional(),
-  registry: z.string().trim().min(1).optional(),
-  force: z.boolean().optional(),
-  global: z.boolean().optional(),
-}).strict();
+const installSchema = z
+  .object({
+    ref: z.string().trim().min(1, { error: 'ref must name a skill: slug[@version] or owner/repo[/path][@ref]' }),
+    version: z.string().trim().min(1).optional(),
+    registry: z.string().trim().min(1).optional(),
+    force: z.boolean().optional(),
+    global: z.boolean().optional(),
+  })
+  .strict();
 
-const removeSchema = z.object({ name: z.string().trim().min(1, { error: 'name must not be empty' }), global: z.boolean().optional() }).strict();
+const removeSchema = z
+  .object({ name: z.string().trim().min(1, { error: 'name must not be empty' }), global: z.boolean().optional() })
+  .strict();
 
 /** The status an install or removal error answers with: the user's mistake, a refusal, or a registry that failed. */
 const STATUS: Record<SkillInstallError['code'], number> = {
@@ -37,13 +56,15 @@ const STATUS: Record<SkillInstallError['code'], number> = {
 
 function body<T>(schema: z.ZodType<T>, value: unknown): T {
   const parsed = schema.safeParse(value ?? {});
-  if (!parsed.success) throw new QueryError(parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; '));
+  if (!parsed.success)
+    throw new QueryError(parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; '));
   return parsed.data;
 }
 
 function failed(res: Response, error: unknown): void {
   if (error instanceof SkillInstallError) return sendError(res, STATUS[error.code], error.code, error.message);
-  if (error instanceof SkillSearchError) return sendError(res, error.code === 'query_empty' ? 400 : 409, error.code, error.message);
+  if (error instanceof SkillSearchError)
+    return sendError(res, error.code === 'query_empty' ? 400 : 409, error.code, error.message);
   if (error instanceof QueryError) return sendError(res, 400, error.code, error.message);
   sendError(res, 500, 'skills_failed', (error as Error).message);
 }
@@ -86,7 +107,8 @@ export function skillsRoutes(host: DashboardHost): Router {
   });
   router.post('/skills/drafts/:id/:decision', async (req, res) => {
     const { id, decision } = req.params;
-    if (decision !== 'accept' && decision !== 'reject') return sendError(res, 404, 'not_found', `no draft action ${decision} (allowed: accept, reject)`);
+    if (decision !== 'accept' && decision !== 'reject')
+      return sendError(res, 404, 'not_found', `no draft action ${decision} (allowed: accept, reject)`);
     const answer = await host.skills.decide(id, decision);
     if (answer.ok) return void res.json(answer);
     const status = answer.code === 'gateway_stopped' ? 409 : answer.code === 'draft_unknown' ? 404 : 422;

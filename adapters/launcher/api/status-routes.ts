@@ -7,11 +7,23 @@ import { parseQuery } from './query.js';
 
 const MAX_LINES = 2000;
 
-const logsQuerySchema = z.object({
-  level: z.enum(LEVELS, { error: `level must be one of ${LEVELS.join(', ')}` }).optional(),
-  lines: z.string().regex(/^\d+$/, { error: 'lines must be a whole number' }).transform(Number)
-    .pipe(z.number().int().min(1, { error: `lines must be from 1 to ${MAX_LINES}` }).max(MAX_LINES, { error: `lines must be from 1 to ${MAX_LINES}` })).optional(),
-}).strict();
+const logsQuerySchema = z
+  .object({
+    level: z.enum(LEVELS, { error: `level must be one of ${LEVELS.join(', ')}` }).optional(),
+    lines: z
+      .string()
+      .regex(/^\d+$/, { error: 'lines must be a whole number' })
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .int()
+          .min(1, { error: `lines must be from 1 to ${MAX_LINES}` })
+          .max(MAX_LINES, { error: `lines must be from 1 to ${MAX_LINES}` }),
+      )
+      .optional(),
+  })
+  .strict();
 
 /** A line's level is the word after its timestamp (`2026-… INFO message`). */
 function atLeast(level: (typeof LEVELS)[number]) {

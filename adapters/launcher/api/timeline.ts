@@ -15,16 +15,24 @@ function bar(label: string, from: number, to: number, origin: number, ok: boolea
 type OpenModel = { at: number; model: string; iteration: number; number: number };
 
 /** An answer's tokens and, when the model has a price, their cost: the same pricing `/api/usage` and `tern replay` use. */
-function callUsage(usage: NonNullable<Envelope<'provider.responded'>['data']['usage']>, model: string, priceOf: PriceOf): CallUsage {
+function callUsage(
+  usage: NonNullable<Envelope<'provider.responded'>['data']['usage']>,
+  model: string,
+  priceOf: PriceOf,
+): CallUsage {
   const tokens = tokensOf(usage);
   const price = priceOf(model);
   return {
-    input_tokens: tokens.input, cached_input_tokens: tokens.cached, output_tokens: tokens.output, reasoning_tokens: tokens.reasoning,
+    input_tokens: tokens.input,
+    cached_input_tokens: tokens.cached,
+    output_tokens: tokens.output,
+    reasoning_tokens: tokens.reasoning,
     ...(price ? { cost_usd: roundUsd(costOf(tokens, price)) } : {}),
   };
 }
 
-const turnStart = (events: readonly Envelope[]): number => events.find((e) => e.type === 'turn.started')?.at ?? events[0]?.at ?? 0;
+const turnStart = (events: readonly Envelope[]): number =>
+  events.find((e) => e.type === 'turn.started')?.at ?? events[0]?.at ?? 0;
 
 /**
  * Folds a turn's events into spans: building the prompt, each model call from request to answer with its
@@ -42,14 +50,21 @@ export function spansOf(events: Envelope[], priceOf: PriceOf, origin = turnStart
   for (const event of events) {
     switch (event.type) {
       case 'prompt.built':
-        spans.push({ kind: 'prompt', ...bar('building prompt', started, event.at, origin, true), messages: event.data.messages.length, tools: event.data.tools.length });
+        spans.push({
+          kind: 'prompt',
+          ...bar('building prompt', started, event.at, origin, true),
+          messages: event.data.messages.length,
+          tools: event.data.tools.length,
+        });
         break;
       case 'provider.requested':
         model = { at: event.at, model: event.data.model_name, iteration: event.data.iteration, number: ++models };
         chunks = undefined;
         break;
       case 'provider.chunk':
-        chunks = chunks ? { ...chunks, last: event.at, count: chunks.count + 1 } : { first: event.at, last: event.at, count: 1 };
+        chunks = chunks
+          ? { ...chunks, last: event.at, count: chunks.count + 1 }
+          : { first: event.at, last: event.at, count: 1 };
         break;
       case 'provider.responded':
       case 'provider.failed': {
@@ -65,7 +80,12 @@ export function spansOf(events: Envelope[], priceOf: PriceOf, origin = turnStart
             ...(event.type === 'provider.failed' ? { error: `${event.data.message} (${event.data.code})` } : {}),
           });
         }
-        if (chunks) spans.push({ kind: 'chunks', ...bar(`${chunks.count} chunk${chunks.count === 1 ? '' : 's'}`, chunks.first, chunks.last, origin, true), count: chunks.count });
+        if (chunks)
+          spans.push({
+            kind: 'chunks',
+            ...bar(`${chunks.count} chunk${chunks.count === 1 ? '' : 's'}`, chunks.first, chunks.last, origin, true),
+            count: chunks.count,
+          });
         model = undefined;
         chunks = undefined;
         break;
@@ -96,7 +116,12 @@ export function spansOf(events: Envelope[], priceOf: PriceOf, origin = turnStart
   return spans;
 }
 
-const ENDINGS: Record<string, string> = { 'turn.completed': 'completed', 'turn.stopped': 'stopped', 'turn.failed': 'failed', 'turn.aborted': 'aborted' };
+const ENDINGS: Record<string, string> = {
+  'turn.completed': 'completed',
+  'turn.stopped': 'stopped',
+  'turn.failed': 'failed',
+  'turn.aborted': 'aborted',
+};
 
 /** The subagents of a turn as the turn view nests them: each one's bar and spans, timed from the parent's `origin`. */
 export function childViews(children: readonly ChildTimeline[], origin: number, priceOf: PriceOf): ChildTimelineView[] {
@@ -110,7 +135,13 @@ export function childViews(children: readonly ChildTimeline[], origin: number, p
       ...(child.call ? { call: child.call } : {}),
       bar: {
         kind: 'subagent',
-        ...bar(`${child.mode} ${child.label ?? child.task} · ${child.agent}`, from, end?.at ?? events.at(-1)?.at ?? from, origin, outcome === 'completed' || outcome === 'running'),
+        ...bar(
+          `${child.mode} ${child.label ?? child.task} · ${child.agent}`,
+          from,
+          end?.at ?? events.at(-1)?.at ?? from,
+          origin,
+          outcome === 'completed' || outcome === 'running',
+        ),
         task: child.task,
         agent: child.agent,
         mode: child.mode,

@@ -12,7 +12,11 @@ const STEP_TYPES = 'provider.responded,tool.requested,tool.completed';
 
 const cut = (text: string): string => (text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text);
 
-const OUTCOMES: Partial<Record<string, TranscriptMessage['outcome']>> = { 'turn.completed': 'completed', 'turn.stopped': 'stopped', 'turn.failed': 'failed' };
+const OUTCOMES: Partial<Record<string, TranscriptMessage['outcome']>> = {
+  'turn.completed': 'completed',
+  'turn.stopped': 'stopped',
+  'turn.failed': 'failed',
+};
 
 /** A turn's steps, in order; a tool call's result joins its request. */
 export function stepsOf(events: Envelope[]): Step[] {
@@ -22,12 +26,18 @@ export function stepsOf(events: Envelope[]): Step[] {
     if (event.type === 'provider.responded' && event.data.tool_calls.length > 0 && event.data.text.trim() !== '') {
       steps.push({ kind: 'text', text: event.data.text });
     } else if (event.type === 'tool.requested') {
-      const step = { kind: 'tool' as const, call_id: event.data.call_id, name: event.data.name, arguments: cut(JSON.stringify(event.data.arguments)) };
+      const step = {
+        kind: 'tool' as const,
+        call_id: event.data.call_id,
+        name: event.data.name,
+        arguments: cut(JSON.stringify(event.data.arguments)),
+      };
       calls.set(step.call_id, step);
       steps.push(step);
     } else if (event.type === 'tool.completed') {
       const step = calls.get(event.data.call_id);
-      if (step) Object.assign(step, { ok: event.data.ok, content: cut(event.data.content), chars: event.data.content.length });
+      if (step)
+        Object.assign(step, { ok: event.data.ok, content: cut(event.data.content), chars: event.data.content.length });
     }
   }
   return steps;
@@ -44,7 +54,13 @@ export function transcriptOf(log: EventStore, session: string): Transcript {
   const messages = history.messages.slice(-MESSAGES_SHOWN).map(({ seq, message }): TranscriptMessage => {
     const event = bySeq.get(seq);
     const outcome = event ? OUTCOMES[event.type] : undefined;
-    return { seq, at: event?.at ?? 0, ...(event?.turn ? { turn: event.turn } : {}), message, ...(outcome ? { outcome } : {}) };
+    return {
+      seq,
+      at: event?.at ?? 0,
+      ...(event?.turn ? { turn: event.turn } : {}),
+      message,
+      ...(outcome ? { outcome } : {}),
+    };
   });
   const turns = [...new Set(messages.flatMap((m) => (m.turn ? [m.turn] : [])))];
   const steps = Object.fromEntries(turns.map((turn) => [turn, stepsOf(log.read({ turn, type: STEP_TYPES }))]));
@@ -52,18 +68,25 @@ export function transcriptOf(log: EventStore, session: string): Transcript {
 }
 
 const ENDINGS: Partial<Record<string, TurnRow['outcome']>> = { ...OUTCOMES, 'turn.aborted': 'aborted' };
-const TURN_TYPES = 'turn.started,turn.completed,turn.stopped,turn.failed,turn.aborted,provider.requested,provider.responded';
+const TURN_TYPES =
+  'turn.started,turn.completed,turn.stopped,turn.failed,turn.aborted,provider.requested,provider.responded';
 const TURNS_SHOWN = 500;
 
 /** Every turn of a session (the newest 500), newest first, each with its answers' tokens and their cost at `priceOf`'s prices. */
 export function turnsOf(log: EventStore, session: string, priceOf: PriceOf): TurnRow[] {
-  const rows = new Map<string, { row: Omit<TurnRow, 'input_tokens' | 'output_tokens' | 'cost_usd' | 'unpriced_calls'>; usage: ModelTally }>();
+  const rows = new Map<
+    string,
+    { row: Omit<TurnRow, 'input_tokens' | 'output_tokens' | 'cost_usd' | 'unpriced_calls'>; usage: ModelTally }
+  >();
   const usage = new UsageFold();
   for (const event of log.iterate({ session, type: TURN_TYPES })) {
     const turn = event.turn;
     if (!turn) continue;
     if (event.type === 'turn.started') {
-      rows.set(turn, { row: { turn, at: event.at, text: event.data.text, outcome: 'running', model_calls: 0 }, usage: new ModelTally() });
+      rows.set(turn, {
+        row: { turn, at: event.at, text: event.data.text, outcome: 'running', model_calls: 0 },
+        usage: new ModelTally(),
+      });
       continue;
     }
     const record = usage.apply(event);
@@ -77,8 +100,17 @@ export function turnsOf(log: EventStore, session: string, priceOf: PriceOf): Tur
       entry.row.ms = event.at - entry.row.at;
     }
   }
-  return [...rows.values()].reverse().slice(0, TURNS_SHOWN).map(({ row, usage: tally }) => {
-    const priced = tally.priced(priceOf);
-    return { ...row, input_tokens: priced.tokens.input, output_tokens: priced.tokens.output, cost_usd: priced.cost_usd, unpriced_calls: priced.unpriced_calls };
-  });
+  return [...rows.values()]
+    .reverse()
+    .slice(0, TURNS_SHOWN)
+    .map(({ row, usage: tally }) => {
+      const priced = tally.priced(priceOf);
+      return {
+        ...row,
+        input_tokens: priced.tokens.input,
+        output_tokens: priced.tokens.output,
+        cost_usd: priced.cost_usd,
+        unpriced_calls: priced.unpriced_calls,
+      };
+    });
 }

@@ -5,16 +5,26 @@ import type { EventStore } from '../../../store/log/event-store.js';
 import { budgetStates } from '../../../store/usage/budgets.js';
 import { pricesOf } from '../../../store/usage/prices.js';
 import { Spending } from '../../../store/usage/spending.js';
-import { parseSince, readUsage, summarizeUsage, USAGE_BY, usageRowJson, UsageSinceError, type UsageBy } from '../../../store/usage/usage-log.js';
+import {
+  parseSince,
+  readUsage,
+  summarizeUsage,
+  USAGE_BY,
+  usageRowJson,
+  UsageSinceError,
+  type UsageBy,
+} from '../../../store/usage/usage-log.js';
 import type { DashboardHost } from './host.js';
 import { logOrAnswer } from './log-access.js';
 import { savedConfig } from './saved-config.js';
 import { parseQuery, QueryError } from './query.js';
 
-const usageQuerySchema = z.object({
-  since: z.string().min(1).optional(),
-  by: z.enum(USAGE_BY as [UsageBy, ...UsageBy[]], { error: `by must be one of ${USAGE_BY.join(', ')}` }).optional(),
-}).strict();
+const usageQuerySchema = z
+  .object({
+    since: z.string().min(1).optional(),
+    by: z.enum(USAGE_BY as [UsageBy, ...UsageBy[]], { error: `by must be one of ${USAGE_BY.join(', ')}` }).optional(),
+  })
+  .strict();
 
 /**
  * `GET /usage?since&by`: tokens and cost of the model answers in the log, by day (default), hour, agent, session or
@@ -38,7 +48,11 @@ export function usageRoutes(host: DashboardHost): Router {
     if (!log) return;
     const by = query.by ?? 'day';
     const config = savedConfig(host.configPath());
-    const summary = summarizeUsage(readUsage(log, since === undefined ? {} : { since }), by, config ? pricesOf(config) : () => undefined);
+    const summary = summarizeUsage(
+      readUsage(log, since === undefined ? {} : { since }),
+      by,
+      config ? pricesOf(config) : () => undefined,
+    );
     if (spending?.log !== log) spending = { log, of: new Spending(log) };
     const report: UsageReport = {
       by,

@@ -1,6 +1,11 @@
 import type { CronJob, CronSchedule } from '../../../store/cron-db.js';
 
-const UNITS: Array<[string, number]> = [['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]];
+const UNITS: Array<[string, number]> = [
+  ['d', 86_400],
+  ['h', 3600],
+  ['m', 60],
+  ['s', 1],
+];
 
 /** 5400 → `1h30m`: the form `tern cron add --every` takes. */
 export function formatSeconds(seconds: number): string {

@@ -18,7 +18,10 @@ export interface PathContext {
  *   leads wherever it points: `cat link-out`);
  * - `unknown`: a path that cannot be known before running (an unknown variable, a substitution).
  */
-export type NamedLocation = { kind: 'path'; path: string; cwd: string } | { kind: 'name'; name: string; cwd: string } | { kind: 'unknown' };
+export type NamedLocation =
+  | { kind: 'path'; path: string; cwd: string }
+  | { kind: 'name'; name: string; cwd: string }
+  | { kind: 'unknown' };
 
 /**
  * `$HOME`, `${HOME}`, `$PWD` and `~` expand; any other variable in a path is unknown and therefore suspect.
@@ -27,13 +30,11 @@ export type NamedLocation = { kind: 'path'; path: string; cwd: string } | { kind
 function expand(word: string, context: PathContext, expands: boolean): string | undefined {
   const home = word.replace(/^~(?=\/|$)/, context.userHome);
   if (!expands) return home;
-  const expanded = home
-    .replace(/^\$\{?HOME\}?(?=\/|$)/, context.userHome)
-    .replace(/^\$\{?PWD\}?(?=\/|$)/, context.cwd);
+  const expanded = home.replace(/^\$\{?HOME\}?(?=\/|$)/, context.userHome).replace(/^\$\{?PWD\}?(?=\/|$)/, context.cwd);
   return expanded.includes('$') ? undefined : expanded;
 }
 
-function valueOf(word: string): string {
+function wordValue(word: string): string {
   const assignment = /^(--?[\w-]+=|[a-z]+=)(.*)$/i.exec(word);
   return assignment ? assignment[2]! : word;
 }
@@ -43,7 +44,7 @@ function looksLikePath(word: string): boolean {
 }
 
 function locationOf(word: string, context: PathContext, expands = true): NamedLocation | undefined {
-  const value = valueOf(word);
+  const value = wordValue(word);
   if (value === '' || value.startsWith('-') || URL.test(value) || HARMLESS_DEVICES.test(value)) return undefined;
   if (!looksLikePath(value)) {
     return expands && value.includes('$') ? undefined : { kind: 'name', name: value, cwd: context.cwd };
@@ -58,7 +59,8 @@ function locationOf(word: string, context: PathContext, expands = true): NamedLo
  */
 function afterCd(words: string[], context: PathContext): { location: NamedLocation; cwd: string } {
   const target = words.slice(1).find((w) => !w.startsWith('-') || w === '-');
-  if (target === undefined) return { location: { kind: 'path', path: context.userHome, cwd: context.cwd }, cwd: context.userHome };
+  if (target === undefined)
+    return { location: { kind: 'path', path: context.userHome, cwd: context.cwd }, cwd: context.userHome };
   if (target === '-') return { location: { kind: 'unknown' }, cwd: context.cwd };
   const location = locationOf(target, context) ?? { kind: 'unknown' };
   if (location.kind === 'path') return { location, cwd: join(context.cwd, location.path) };

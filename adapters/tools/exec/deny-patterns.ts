@@ -19,7 +19,10 @@ const SHUTDOWN = /^(shutdown|reboot|poweroff|halt)(\.exe)?$/;
 const RAW_DEVICE = /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|rdisk\d)/;
 
 function shortFlags(words: string[]): string {
-  return words.filter((w) => /^-[a-z]/i.test(w)).map((w) => w.slice(1)).join('');
+  return words
+    .filter((w) => /^-[a-z]/i.test(w))
+    .map((w) => w.slice(1))
+    .join('');
 }
 
 function isBulkRm(words: string[], at: number): boolean {
@@ -43,12 +46,15 @@ function isShutdown(name: string, args: string[]): boolean {
 }
 
 function writesRawDevice(words: string[]): boolean {
-  return words.some((word, i) => {
-    const previous = words[i - 1];
-    if (previous && REDIRECTS.has(previous) && previous !== '<' && previous !== '<<') return RAW_DEVICE.test(word);
-    if (/^of=/i.test(word)) return RAW_DEVICE.test(word.slice(3));
-    return false;
-  }) || (basename(words[0] ?? '') === 'tee' && words.slice(1).some((w) => RAW_DEVICE.test(w)));
+  return (
+    words.some((word, i) => {
+      const previous = words[i - 1];
+      if (previous && REDIRECTS.has(previous) && previous !== '<' && previous !== '<<') return RAW_DEVICE.test(word);
+      if (/^of=/i.test(word)) return RAW_DEVICE.test(word.slice(3));
+      return false;
+    }) ||
+    (basename(words[0] ?? '') === 'tee' && words.slice(1).some((w) => RAW_DEVICE.test(w)))
+  );
 }
 
 /** A program whose name is only known at run time (`$(echo rm)`, `` `echo rm` ``, `$R`) cannot be judged, so it is refused. */
@@ -61,7 +67,9 @@ function runsPipedScript(command: SimpleCommand, name: string, args: string[]): 
   if (!command.piped) return false;
   if (!SHELLS.has(name) && !INTERPRETERS.test(name)) return false;
   const operands = args.filter((a) => !a.startsWith('-') || a === '-');
-  return operands.length === 0 || operands[0] === '-' || (SHELLS.has(name) && args.some((a) => /^-[a-z]*s[a-z]*$/i.test(a)));
+  return (
+    operands.length === 0 || operands[0] === '-' || (SHELLS.has(name) && args.some((a) => /^-[a-z]*s[a-z]*$/i.test(a)))
+  );
 }
 
 /** `perl -e 'fork while 1'`, `python3 -c "…os.fork()…"`: a one-liner that forks is a fork bomb in another language. */
@@ -92,10 +100,17 @@ export function bulkDeletionTargets(command: SimpleCommand): string[] | undefine
   if (program === 'rm' && isBulkRm(words, positions.at(-1)!)) {
     const endOfFlags = args.indexOf('--');
     const operands = args.filter((w, i) =>
-      endOfFlags >= 0 ? i > endOfFlags || (i < endOfFlags && !w.startsWith('-')) : !w.startsWith('-'));
+      endOfFlags >= 0 ? i > endOfFlags || (i < endOfFlags && !w.startsWith('-')) : !w.startsWith('-'),
+    );
     return operands.length > 0 ? operands : undefined;
   }
-  if (program === 'find' && isFindDelete(program, args.map((w) => w.toLowerCase()))) {
+  if (
+    program === 'find' &&
+    isFindDelete(
+      program,
+      args.map((w) => w.toLowerCase()),
+    )
+  ) {
     const firstExpression = args.findIndex((w) => /^[-(!]/.test(w));
     const starts = firstExpression < 0 ? args : args.slice(0, firstExpression);
     return starts.length > 0 ? starts : ['.'];

@@ -19,7 +19,10 @@ export function compilePatterns(patterns: string[], field: string): RegExp[] {
     try {
       return new RegExp(pattern, 'i');
     } catch (error) {
-      throw new ToolError('invalid_pattern', `${field}[${i}] is not a valid regular expression: ${(error as Error).message}`);
+      throw new ToolError(
+        'invalid_pattern',
+        `${field}[${i}] is not a valid regular expression: ${(error as Error).message}`,
+      );
     }
   });
 }
@@ -46,7 +49,8 @@ export class ExecGuard {
    * business; without isolation the deny list refuses it, as the spec says.
    */
   check(command: string, cwd: string, remote: boolean, isolated = false): ExecVerdict {
-    if (remote && !this.options.allowRemote) return { allowed: false, code: 'remote_exec', message: REMOTE_EXEC_MESSAGE };
+    if (remote && !this.options.allowRemote)
+      return { allowed: false, code: 'remote_exec', message: REMOTE_EXEC_MESSAGE };
     const commands = allCommands(command);
     if (this.matchesDeny(command, commands, cwd, isolated)) {
       return { allowed: false, code: 'dangerous_pattern', message: DANGEROUS_PATTERN_MESSAGE };

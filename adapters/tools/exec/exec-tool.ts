@@ -9,7 +9,12 @@ import { runCommand, type CommandOutcome } from './run-command.js';
 const parameters = z.object({
   command: z.string().min(1).describe('Shell command line to run'),
   working_dir: z.string().optional().describe('Folder to run in, relative to the workspace (default: the workspace)'),
-  timeout_seconds: z.number().int().min(1).optional().describe('Stop the command after this many seconds (capped by the configured limit)'),
+  timeout_seconds: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('Stop the command after this many seconds (capped by the configured limit)'),
 });
 
 function render(outcome: CommandOutcome, timeoutMs: number, maxBytes: number): ToolResult {
@@ -25,7 +30,8 @@ export function execTool(sandbox: Sandbox, options: ExecOptions): Tool<z.infer<t
   const launcher = new CommandLauncher(sandbox, options);
   return {
     name: 'exec',
-    description: 'Run a shell command line in the workspace and return its combined output. Dangerous commands and, by default, paths outside the workspace are refused; where bubblewrap works, the command runs in a sandbox that shows only the workspace and the system.',
+    description:
+      'Run a shell command line in the workspace and return its combined output. Dangerous commands and, by default, paths outside the workspace are refused; where bubblewrap works, the command runs in a sandbox that shows only the workspace and the system.',
     parameters,
     async execute({ command, working_dir, timeout_seconds }, context) {
       const cwd = working_dir === undefined ? sandbox.workspace : sandbox.resolve(working_dir, 'read');
@@ -35,9 +41,16 @@ export function execTool(sandbox: Sandbox, options: ExecOptions): Tool<z.infer<t
         options.log({ level: 'error', tool: 'exec', message: verdict.message });
         throw new ToolError(verdict.code, verdict.message);
       }
-      const timeoutMs = Math.min(timeout_seconds === undefined ? options.timeoutMs : timeout_seconds * 1000, options.timeoutMs);
+      const timeoutMs = Math.min(
+        timeout_seconds === undefined ? options.timeoutMs : timeout_seconds * 1000,
+        options.timeoutMs,
+      );
       const launch = await launcher.launch(command, cwd, state);
-      return render(await runCommand(launch, timeoutMs, options.maxOutputBytes, context.signal), timeoutMs, options.maxOutputBytes);
+      return render(
+        await runCommand(launch, timeoutMs, options.maxOutputBytes, context.signal),
+        timeoutMs,
+        options.maxOutputBytes,
+      );
     },
   };
 }

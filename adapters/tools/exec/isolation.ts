@@ -18,11 +18,18 @@ export type IsolationMode = (typeof ISOLATION_MODES)[number];
 export type SandboxNetwork = { kind: 'own' } | { kind: 'cut'; reason?: string };
 
 /** Whether bubblewrap can start a sandbox here, and if not, why. */
-export type BwrapProbe = { usable: true; version: string; network: SandboxNetwork; warnings: string[] } | { usable: false; reason: string };
+export type BwrapProbe =
+  | { usable: true; version: string; network: SandboxNetwork; warnings: string[] }
+  | { usable: false; reason: string };
 
 /** How exec and cron command jobs run under a given config, for the start warning and `tern status`. */
 export type IsolationState =
-  | { kind: 'isolated'; version: string; network: SandboxNetwork; /** What the sandbox lacks here, for people. */ warnings: string[] }
+  | {
+      kind: 'isolated';
+      version: string;
+      network: SandboxNetwork /** What the sandbox lacks here, for people. */;
+      warnings: string[];
+    }
   | { kind: 'guard_only'; reason: string }
   | { kind: 'off' }
   | { kind: 'refused'; reason: string };
@@ -46,7 +53,10 @@ function run(command: string, args: string[]): Promise<RunResult> {
  * Starts `argv` as exec starts a sandbox: descriptor 3 carries the seccomp program, 4 and 5 are bubblewrap's
  * info and block pipes; `attach` runs between the sandbox's creation and its command.
  */
-function runSandbox(argv: string[], attach: (pid: number) => Promise<{ close(): void } | undefined>): Promise<RunResult> {
+function runSandbox(
+  argv: string[],
+  attach: (pid: number) => Promise<{ close(): void } | undefined>,
+): Promise<RunResult> {
   return new Promise((resolve) => {
     const [program, ...args] = argv as [string, ...string[]];
     const child = spawn(program, args, { stdio: sealedStdio(['ignore', 'ignore', 'pipe', 'pipe', 'pipe', 'pipe']) });
@@ -69,7 +79,10 @@ function runSandbox(argv: string[], attach: (pid: number) => Promise<{ close(): 
     });
     child.on('error', (error) => {
       clearTimeout(timer);
-      resolve({ ok: false, reason: (error as NodeJS.ErrnoException).code === 'ENOENT' ? `${program} is not installed` : error.message });
+      resolve({
+        ok: false,
+        reason: (error as NodeJS.ErrnoException).code === 'ENOENT' ? `${program} is not installed` : error.message,
+      });
     });
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -85,7 +98,23 @@ function runSandbox(argv: string[], attach: (pid: number) => Promise<{ close(): 
 function sandboxArgv(bwrap: string, network: SandboxNetwork['kind']): string[] {
   const seccomp = setIdFilter() ? 3 : undefined;
   const flags = namespaceArgs({ user: sandboxUser(), network, fds: { seccomp, info: 4, block: 5 } });
-  const inner = [bwrap, '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', ...flags, '--', 'bash', '-c', 'exit 0'];
+  const inner = [
+    bwrap,
+    '--ro-bind',
+    '/',
+    '/',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
+    ...flags,
+    '--',
+    'bash',
+    '-c',
+    'exit 0',
+  ];
   return network === 'own' ? [...NETWORK_NAMESPACE, ...inner] : inner;
 }
 
@@ -118,16 +147,24 @@ export function probeBwrap(setting: Omit<IsolationSetting, 'mode'>): Promise<Bwr
     probe = (async (): Promise<BwrapProbe> => {
       const version = await run(setting.bwrap, ['--version']);
       if (!version.ok) return { usable: false, reason: version.reason };
-      if (!onPath('bash')) return { usable: false, reason: 'bash is not installed (the sandbox starts every command with it)' };
+      if (!onPath('bash'))
+        return { usable: false, reason: 'bash is not installed (the sandbox starts every command with it)' };
       const started = await runSandbox(sandboxArgv(setting.bwrap, 'cut'), async () => undefined);
-      if (!started.ok) return { usable: false, reason: `${setting.bwrap} cannot start a sandbox here: ${started.reason}` };
-      const network: SandboxNetwork = setting.network ? await probeNetwork(setting.bwrap, slirp4netns) : { kind: 'cut' };
+      if (!started.ok)
+        return { usable: false, reason: `${setting.bwrap} cannot start a sandbox here: ${started.reason}` };
+      const network: SandboxNetwork = setting.network
+        ? await probeNetwork(setting.bwrap, slirp4netns)
+        : { kind: 'cut' };
       const warnings: string[] = [];
       if (network.kind === 'cut' && network.reason) {
-        warnings.push(`its network is cut: ${network.reason}. Install slirp4netns (apt-get install slirp4netns), or set tools.exec.network to false to accept this`);
+        warnings.push(
+          `its network is cut: ${network.reason}. Install slirp4netns (apt-get install slirp4netns), or set tools.exec.network to false to accept this`,
+        );
       }
       if (process.getuid?.() === 0 && !cgroupsUsable()) {
-        warnings.push('tools.exec.limits.processes and the shared-memory part of memory_mb are not enforced: the gateway runs as root, which the kernel exempts from the process limit, and may not make cgroups here');
+        warnings.push(
+          'tools.exec.limits.processes and the shared-memory part of memory_mb are not enforced: the gateway runs as root, which the kernel exempts from the process limit, and may not make cgroups here',
+        );
       }
       return { usable: true, version: version.stdout.trim(), network, warnings };
     })();
@@ -139,8 +176,11 @@ export function probeBwrap(setting: Omit<IsolationSetting, 'mode'>): Promise<Bwr
 export async function isolationState(setting: IsolationSetting): Promise<IsolationState> {
   if (setting.mode === 'off') return { kind: 'off' };
   const probe = await probeBwrap(setting);
-  if (probe.usable) return { kind: 'isolated', version: probe.version, network: probe.network, warnings: probe.warnings };
-  return setting.mode === 'bwrap' ? { kind: 'refused', reason: probe.reason } : { kind: 'guard_only', reason: probe.reason };
+  if (probe.usable)
+    return { kind: 'isolated', version: probe.version, network: probe.network, warnings: probe.warnings };
+  return setting.mode === 'bwrap'
+    ? { kind: 'refused', reason: probe.reason }
+    : { kind: 'guard_only', reason: probe.reason };
 }
 
 /** One line a person can act on; `tern status`, the start warning and a later `tern doctor` all print this. */

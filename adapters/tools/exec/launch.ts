@@ -35,7 +35,11 @@ const FD = { seccomp: 3, info: 4, block: 5, resolver: 6 } as const;
 /** The host's resolver file with slirp4netns's resolver in place of its name servers (a host's 127.0.0.53 is not there inside). */
 function resolverText(): string {
   const file = resolverFile();
-  const kept = file ? readFileSync(file, 'utf8').split('\n').filter((line) => /^\s*(search|domain|options)\b/.test(line)) : [];
+  const kept = file
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => /^\s*(search|domain|options)\b/.test(line))
+    : [];
   return [`nameserver ${SLIRP_RESOLVER}`, ...kept, ''].join('\n');
 }
 
@@ -63,7 +67,10 @@ export class CommandLauncher {
   private readonly scanner: SecretScanner;
   private readonly home: string;
 
-  constructor(private readonly sandbox: Sandbox, private readonly options: ExecOptions) {
+  constructor(
+    private readonly sandbox: Sandbox,
+    private readonly options: ExecOptions,
+  ) {
     const { policy } = sandbox;
     this.home = resolveReal(policy.home);
     this.scanner = new SecretScanner({
@@ -125,7 +132,10 @@ export class CommandLauncher {
     const plan = this.plan(cwd, network);
     const inner = [options.bwrap, ...bwrapArgs(plan), '--', 'bash', '-c', startScript(options.limits), 'sh', command];
     const argv = (network.kind === 'own' ? [...NETWORK_NAMESPACE, ...inner] : inner) as Launch['argv'];
-    const cgroup = CommandCgroup.create({ processes: options.limits.processes, memoryBytes: options.limits.memoryBytes });
+    const cgroup = CommandCgroup.create({
+      processes: options.limits.processes,
+      memoryBytes: options.limits.memoryBytes,
+    });
     let slirp: SlirpNetwork | undefined;
     let ended = false;
     const setUp = async (child: ChildProcess): Promise<void> => {

@@ -58,7 +58,12 @@ class Capture {
  * call returns with the output so far: a child that detached (`setsid sleep 25 &`) holds neither the call nor
  * the machine.
  */
-export function runCommand(launch: Launch, timeoutMs: number, maxBytes: number, signal: AbortSignal): Promise<CommandOutcome> {
+export function runCommand(
+  launch: Launch,
+  timeoutMs: number,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<CommandOutcome> {
   return new Promise((resolve, reject) => {
     const [program, ...args] = launch.argv;
     // Nothing of this process but stdout and stderr reaches the command (lmdb's handle on the log would).

@@ -80,7 +80,15 @@ function places(): Place[] {
     const controllers = enabled(parent);
     if (controllers.includes('pids')) {
       const memory = controllers.includes('memory');
-      return [{ parent, files: (l) => ({ 'pids.max': String(l.processes), ...(memory ? { 'memory.max': String(l.memoryBytes), 'memory.swap.max': '0' } : {}) }) }];
+      return [
+        {
+          parent,
+          files: (l) => ({
+            'pids.max': String(l.processes),
+            ...(memory ? { 'memory.max': String(l.memoryBytes), 'memory.swap.max': '0' } : {}),
+          }),
+        },
+      ];
     }
   }
   const v1 = (controller: string, files: Place['files']): Place[] => {
@@ -89,7 +97,9 @@ function places(): Place[] {
     return hierarchy && path !== undefined ? [{ parent: join(hierarchy.mountPoint, path), files }] : [];
   };
   const pids = v1('pids', (l) => ({ 'pids.max': String(l.processes) }));
-  return pids.length === 0 ? [] : [...pids, ...v1('memory', (l) => ({ 'memory.limit_in_bytes': String(l.memoryBytes) }))];
+  return pids.length === 0
+    ? []
+    : [...pids, ...v1('memory', (l) => ({ 'memory.limit_in_bytes': String(l.memoryBytes) }))];
 }
 
 let usable: Place[] | undefined;

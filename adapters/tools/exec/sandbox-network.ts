@@ -34,7 +34,15 @@ export class SlirpNetwork {
    */
   static attach(program: string, pid: number): Promise<SlirpNetwork> {
     return new Promise((resolve, reject) => {
-      const args = ['--configure', '--mtu=65520', '--disable-host-loopback', '--ready-fd=3', '--exit-fd=4', String(pid), 'tap0'];
+      const args = [
+        '--configure',
+        '--mtu=65520',
+        '--disable-host-loopback',
+        '--ready-fd=3',
+        '--exit-fd=4',
+        String(pid),
+        'tap0',
+      ];
       const child = spawn(program, args, { stdio: sealedStdio(['ignore', 'ignore', 'pipe', 'pipe', 'pipe']) });
       let stderr = '';
       const fail = (why: string) => {
@@ -42,9 +50,18 @@ export class SlirpNetwork {
         child.kill('SIGKILL');
         reject(new SandboxNetworkError(why));
       };
-      const timer = setTimeout(() => fail(`${program} was not ready after ${READY_TIMEOUT_MS / 1000} s`), READY_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => fail(`${program} was not ready after ${READY_TIMEOUT_MS / 1000} s`),
+        READY_TIMEOUT_MS,
+      );
       child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('error', (error) => fail((error as NodeJS.ErrnoException).code === 'ENOENT' ? `${program} is not installed` : `${program}: ${error.message}`));
+      child.on('error', (error) =>
+        fail(
+          (error as NodeJS.ErrnoException).code === 'ENOENT'
+            ? `${program} is not installed`
+            : `${program}: ${error.message}`,
+        ),
+      );
       child.on('exit', (code) => fail(`${program} exited with code ${code}: ${lastLine(stderr)}`));
       (child.stdio[3] as Readable).once('data', () => {
         clearTimeout(timer);

@@ -44,14 +44,30 @@ const ARCHITECTURES: Partial<Record<NodeJS.Architecture, Architecture>> = {
   x64: {
     audit: 0xc000003e,
     // open, creat, chmod, fchmod, mknod, openat, mknodat, fchmodat, fchmodat2
-    modes: [[2, 2], [85, 1], [90, 1], [91, 1], [133, 1], [257, 3], [259, 2], [268, 2], [452, 2]],
+    modes: [
+      [2, 2],
+      [85, 1],
+      [90, 1],
+      [91, 1],
+      [133, 1],
+      [257, 3],
+      [259, 2],
+      [268, 2],
+      [452, 2],
+    ],
     refused: SHARED_REFUSED,
     x32Bit: 0x40000000,
   },
   arm64: {
     audit: 0xc00000b7,
     // mknodat, fchmod, fchmodat, openat, fchmodat2
-    modes: [[33, 2], [52, 1], [53, 2], [56, 3], [452, 2]],
+    modes: [
+      [33, 2],
+      [52, 1],
+      [53, 2],
+      [56, 3],
+      [452, 2],
+    ],
     refused: SHARED_REFUSED,
   },
 };

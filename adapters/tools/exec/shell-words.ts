@@ -183,7 +183,26 @@ export function basename(word: string): string {
   return word.slice(word.lastIndexOf('/') + 1);
 }
 
-const WRAPPERS = new Set(['sudo', 'doas', 'env', 'command', 'builtin', 'exec', 'nohup', 'nice', 'time', 'xargs', 'busybox', 'stdbuf', 'ionice', 'setsid', 'timeout', 'watch', 'strace', 'unbuffer']);
+const WRAPPERS = new Set([
+  'sudo',
+  'doas',
+  'env',
+  'command',
+  'builtin',
+  'exec',
+  'nohup',
+  'nice',
+  'time',
+  'xargs',
+  'busybox',
+  'stdbuf',
+  'ionice',
+  'setsid',
+  'timeout',
+  'watch',
+  'strace',
+  'unbuffer',
+]);
 const FLAGS_WITH_VALUES = new Set(['-u', '-g', '-n', '-i', '-p', '-s', '-c', '-l']);
 
 /** Indices of the words that run as programs: the first word, and the word after any wrapper. */
@@ -197,7 +216,10 @@ export function commandPositions(words: string[]): number[] {
     if (name === 'find') return [...positions, ...execTargets(words, i)];
     if (!WRAPPERS.has(name)) return positions;
     i += 1;
-    while (i < words.length && (words[i]!.startsWith('-') || /^[\d.]+[smhd]?$/.test(words[i]!) || /^[A-Za-z_]\w*=/.test(words[i]!))) {
+    while (
+      i < words.length &&
+      (words[i]!.startsWith('-') || /^[\d.]+[smhd]?$/.test(words[i]!) || /^[A-Za-z_]\w*=/.test(words[i]!))
+    ) {
       i += FLAGS_WITH_VALUES.has(words[i]!) && name !== 'xargs' && name !== 'timeout' ? 2 : 1;
     }
   }
@@ -237,7 +259,10 @@ export function inlineCode(words: string[]): Set<number> {
 export function allCommands(commandLine: string, depth = 0): SimpleCommand[] {
   const commands = splitCommands(commandLine);
   if (depth > 4) return commands;
-  return commands.flatMap((command) => [command, ...nestedScripts(command.words).flatMap((s) => allCommands(s, depth + 1))]);
+  return commands.flatMap((command) => [
+    command,
+    ...nestedScripts(command.words).flatMap((s) => allCommands(s, depth + 1)),
+  ]);
 }
 
 function nestedScripts(words: string[]): string[] {

@@ -29,7 +29,12 @@ export function startScript(limits?: ExecLimits): string {
   if (limits) {
     // bash's `ulimit` counts -d in KiB and -f in blocks of 1 KiB outside POSIX mode (an inherited POSIXLY_CORRECT
     // would make -f count 512-byte blocks).
-    parts.push('set +o posix', cap('-u', limits.processes), cap('-d', kib(limits.memoryBytes)), cap('-f', kib(limits.fileSizeBytes)));
+    parts.push(
+      'set +o posix',
+      cap('-u', limits.processes),
+      cap('-d', kib(limits.memoryBytes)),
+      cap('-f', kib(limits.fileSizeBytes)),
+    );
   }
   parts.push('exec sh -c "$1"');
   return parts.join('; ');

@@ -9,7 +9,10 @@ import { withPath } from './fs-error.js';
 import { holdFolder } from './open-checked.js';
 
 const parameters = z.object({
-  path: z.string().optional().describe('Folder to list, relative to the workspace or absolute (default: the workspace)'),
+  path: z
+    .string()
+    .optional()
+    .describe('Folder to list, relative to the workspace or absolute (default: the workspace)'),
 });
 
 /** A protected entry is hidden, also when it is a link whose target is protected. */

@@ -14,7 +14,9 @@ const parameters = z.object({
 
 /** Text when the bytes are text; binary content is sent as base64 so nothing is silently mangled. */
 function render(bytes: Buffer): string {
-  return bytes.includes(0) ? `[binary: ${bytes.length} bytes as base64]\n${bytes.toString('base64')}` : bytes.toString('utf8');
+  return bytes.includes(0)
+    ? `[binary: ${bytes.length} bytes as base64]\n${bytes.toString('base64')}`
+    : bytes.toString('utf8');
 }
 
 export function readFileBytesTool(sandbox: Sandbox, options: ReadFileOptions): Tool<z.infer<typeof parameters>> {
@@ -33,7 +35,11 @@ export function readFileBytesTool(sandbox: Sandbox, options: ReadFileOptions): T
           const end = offset + bytesRead;
           const whole = offset === 0 && end === size;
           const note = end < size ? `; continue with offset=${end}` : '';
-          return ok(whole ? render(buffer) : `${render(buffer.subarray(0, bytesRead))}\n\n[read_file: bytes ${offset}-${end} of ${size}${note}]`);
+          return ok(
+            whole
+              ? render(buffer)
+              : `${render(buffer.subarray(0, bytesRead))}\n\n[read_file: bytes ${offset}-${end} of ${size}${note}]`,
+          );
         } finally {
           await closeDescriptor(fd);
         }

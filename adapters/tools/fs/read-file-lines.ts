@@ -10,7 +10,12 @@ import { openChecked } from './open-checked.js';
 const parameters = z.object({
   path: z.string().describe('File to read, relative to the workspace or absolute'),
   start_line: z.number().int().min(1).optional().describe('First line to return, 1-indexed (default 1)'),
-  max_lines: z.number().int().min(1).optional().describe('Lines to return at most (default: all remaining, within the byte budget)'),
+  max_lines: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('Lines to return at most (default: all remaining, within the byte budget)'),
 });
 
 type Page = { lines: string[]; last: number; more: boolean };
@@ -27,8 +32,10 @@ async function readPage(fd: number, start: number, maxLines: number, budget: num
       number += 1;
       if (number < start) continue;
       const size = Buffer.byteLength(line) + 1;
-      if (lines.length >= maxLines || (bytes + size > budget && lines.length > 0)) return { lines, last: number - 1, more: true };
-      if (size > budget) return { lines: [Buffer.from(line).subarray(0, budget).toString('utf8')], last: number, more: true };
+      if (lines.length >= maxLines || (bytes + size > budget && lines.length > 0))
+        return { lines, last: number - 1, more: true };
+      if (size > budget)
+        return { lines: [Buffer.from(line).subarray(0, budget).toString('utf8')], last: number, more: true };
       lines.push(line);
       bytes += size;
     }
@@ -50,7 +57,9 @@ export function readFileLinesTool(sandbox: Sandbox, options: ReadFileOptions): T
         const page = await readPage(fd, start_line, max_lines, options.maxReadFileSize);
         const text = page.lines.join('\n');
         if (!page.more) return ok(text);
-        return ok(`${text}\n\n[read_file: lines ${start_line}-${page.last}; continue with start_line=${page.last + 1}]`);
+        return ok(
+          `${text}\n\n[read_file: lines ${start_line}-${page.last}; continue with start_line=${page.last + 1}]`,
+        );
       }),
   };
 }

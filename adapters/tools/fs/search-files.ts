@@ -15,9 +15,18 @@ const MAX_LINE_CHARS = 300;
 const FILES_PER_BATCH = 256;
 
 const parameters = z.object({
-  pattern: z.string().min(1).describe('A regular expression (mode "content") or a glob such as "*.ts" or "src/**/*.md" (mode "name")'),
-  mode: z.enum(['content', 'name']).optional().describe('"content" searches inside files (default); "name" matches file names'),
-  path: z.string().optional().describe('Folder to search, relative to the workspace or absolute (default: the workspace)'),
+  pattern: z
+    .string()
+    .min(1)
+    .describe('A regular expression (mode "content") or a glob such as "*.ts" or "src/**/*.md" (mode "name")'),
+  mode: z
+    .enum(['content', 'name'])
+    .optional()
+    .describe('"content" searches inside files (default); "name" matches file names'),
+  path: z
+    .string()
+    .optional()
+    .describe('Folder to search, relative to the workspace or absolute (default: the workspace)'),
   include: z.string().optional().describe('In mode "content", only files whose name matches this glob'),
   ignore_case: z.boolean().optional().describe('Case-insensitive regular expression (default false)'),
   offset: z.number().int().min(0).optional().describe('Matches to skip, for the next page (default 0)'),
@@ -122,7 +131,8 @@ export function searchFilesTool(sandbox: Sandbox, options: SearchFilesOptions): 
   const display = (file: string) => (isWithin(file, sandbox.workspace) ? relative(sandbox.workspace, file) : file);
   return {
     name: 'search_files',
-    description: 'Search file contents by regular expression, or file names by glob. Results are paginated; protected files are never searched.',
+    description:
+      'Search file contents by regular expression, or file names by glob. Results are paginated; protected files are never searched.',
     parameters,
     execute: (args) =>
       withPath(args.path ?? '.', async () => {

@@ -12,7 +12,12 @@ const parameters = z.object({
   prompt: z.string().min(1).describe('What the image should show, in detail'),
 });
 
-const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif' };
+const EXTENSIONS: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+  'image/gif': 'gif',
+};
 
 /** What became of the image, as the rest of a sentence that began "Saved the image … and". */
 function sentPhrase(outcome: SendOutcome, target: SendTarget): string {
@@ -31,7 +36,11 @@ function sentPhrase(outcome: SendOutcome, target: SendTarget): string {
  * Draws an image with the configured image model, saves it in the workspace under `media/images/` and sends it to
  * the chat the turn came from (where the runtime can send: a gateway's channels, not `tern agent`).
  */
-export function imageGenerateTool(entry: ModelEntry, workspace: string, send?: SendFunction): Tool<z.infer<typeof parameters>> {
+export function imageGenerateTool(
+  entry: ModelEntry,
+  workspace: string,
+  send?: SendFunction,
+): Tool<z.infer<typeof parameters>> {
   return {
     name: 'image_generate',
     description: send
@@ -40,7 +49,11 @@ export function imageGenerateTool(entry: ModelEntry, workspace: string, send?: S
     parameters,
     async execute({ prompt }, context) {
       const image = await generateImage(entry, prompt, { signal: context.signal });
-      const relative = join('media', 'images', `${context.turn ?? 'image'}-${Date.now().toString(36)}.${EXTENSIONS[image.mime] ?? 'png'}`);
+      const relative = join(
+        'media',
+        'images',
+        `${context.turn ?? 'image'}-${Date.now().toString(36)}.${EXTENSIONS[image.mime] ?? 'png'}`,
+      );
       const path = join(workspace, relative);
       await mkdir(join(workspace, 'media', 'images'), { recursive: true });
       await writeFile(path, image.bytes);
@@ -50,7 +63,10 @@ export function imageGenerateTool(entry: ModelEntry, workspace: string, send?: S
       if (!send) return ok(`${saved}.${drew} [file:${relative}]`, media);
       const target = targetOf(context);
       // The image exists either way: a failed send is told to the model, which can say so or try send_file.
-      const sent = await send(target, '', media).then((outcome) => sentPhrase(outcome, target), (error: Error) => `could not send it to the chat (${error.message})`);
+      const sent = await send(target, '', media).then(
+        (outcome) => sentPhrase(outcome, target),
+        (error: Error) => `could not send it to the chat (${error.message})`,
+      );
       return ok(`${saved} and ${sent}.${drew} [file:${relative}]`, media);
     },
   };

@@ -11,8 +11,14 @@ export const MAX_IMAGE_EDGE = 1568;
 export const MAX_IMAGE_PART_BYTES = 3_750_000;
 
 type Sent = 'png' | 'jpeg' | 'webp' | 'gif';
-const MIME: Record<Sent, ImagePart['mime']> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
-const isSent = (format: keyof FormatEnum | undefined): format is Sent => format === 'png' || format === 'jpeg' || format === 'webp' || format === 'gif';
+const MIME: Record<Sent, ImagePart['mime']> = {
+  png: 'image/png',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  gif: 'image/gif',
+};
+const isSent = (format: keyof FormatEnum | undefined): format is Sent =>
+  format === 'png' || format === 'jpeg' || format === 'webp' || format === 'gif';
 
 export interface PreparedImage {
   part: ImagePart;
@@ -30,7 +36,9 @@ let loaded: Promise<SharpFactory> | undefined;
 const sharpOf = (): Promise<SharpFactory> => (loaded ??= import('sharp').then((module) => module.default));
 
 function encoder(sharp: SharpFactory, bytes: Buffer, edge: number, format: Exclude<Sent, 'gif'>): Sharp {
-  const resized = sharp(bytes, { failOn: 'error' }).autoOrient().resize({ width: edge, height: edge, fit: 'inside', withoutEnlargement: true });
+  const resized = sharp(bytes, { failOn: 'error' })
+    .autoOrient()
+    .resize({ width: edge, height: edge, fit: 'inside', withoutEnlargement: true });
   if (format === 'jpeg') return resized.flatten({ background: '#ffffff' }).jpeg({ quality: 85 });
   return format === 'webp' ? resized.webp({ quality: 85 }) : resized.png();
 }
@@ -53,14 +61,24 @@ export async function prepareImage(bytes: Buffer, name: string): Promise<Prepare
   const upright = meta.orientation === undefined || meta.orientation === 1;
   const fits = Math.max(width, height) <= MAX_IMAGE_EDGE && bytes.length <= MAX_IMAGE_PART_BYTES;
   if (isSent(meta.format) && upright && fits) {
-    return { part: { mime: MIME[meta.format], data: bytes.toString('base64') }, original, sent: original, unchanged: true };
+    return {
+      part: { mime: MIME[meta.format], data: bytes.toString('base64') },
+      original,
+      sent: original,
+      unchanged: true,
+    };
   }
   let format: Exclude<Sent, 'gif'> = meta.format === 'jpeg' || meta.format === 'webp' ? meta.format : 'png';
   let edge = MAX_IMAGE_EDGE;
   while (edge >= 64) {
     const { data, info } = await encoder(sharp, bytes, edge, format).toBuffer({ resolveWithObject: true });
     if (data.length <= MAX_IMAGE_PART_BYTES) {
-      return { part: { mime: MIME[format], data: data.toString('base64') }, original, sent: { width: info.width, height: info.height, bytes: data.length }, unchanged: false };
+      return {
+        part: { mime: MIME[format], data: data.toString('base64') },
+        original,
+        sent: { width: info.width, height: info.height, bytes: data.length },
+        unchanged: false,
+      };
     }
     if (format === 'jpeg') edge = Math.floor(edge * 0.75);
     else format = 'jpeg';

@@ -7,7 +7,13 @@ export const MAX_RESULTS = 50;
 
 const parameters = z.object({
   query: z.string().describe('What to look for: the words the fact was said in (names, places, things)'),
-  max_results: z.number().int().min(1).max(MAX_RESULTS).optional().describe(`How many results at most (default ${DEFAULT_RESULTS})`),
+  max_results: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_RESULTS)
+    .optional()
+    .describe(`How many results at most (default ${DEFAULT_RESULTS})`),
 });
 
 /**

@@ -30,11 +30,21 @@ export function loadImageTool(sandbox: Sandbox): Tool<z.infer<typeof parameters>
     parameters,
     async execute({ path }): Promise<ToolResult> {
       const media = attachment(sandbox, path);
-      if (media.kind !== 'image') throw new ToolError('not_an_image', `${path} is not an image (png, jpg, gif or webp)`);
+      if (media.kind !== 'image')
+        throw new ToolError('not_an_image', `${path} is not an image (png, jpg, gif or webp)`);
       const { size } = await stat(media.path);
-      if (size > MAX_FILE_BYTES) throw new ToolError('image_too_large', `${path} is ${size} bytes; images over ${MAX_FILE_BYTES} bytes cannot be loaded`);
+      if (size > MAX_FILE_BYTES)
+        throw new ToolError(
+          'image_too_large',
+          `${path} is ${size} bytes; images over ${MAX_FILE_BYTES} bytes cannot be loaded`,
+        );
       const image = await prepareImage(await readFile(media.path), path);
-      return { ok: true, content: describe(path, image), media: [{ ...media, mime: image.part.mime }], images: [image.part] };
+      return {
+        ok: true,
+        content: describe(path, image),
+        media: [{ ...media, mime: image.part.mime }],
+        images: [image.part],
+      };
     },
   };
 }

@@ -20,7 +20,9 @@ type Args = z.infer<typeof withMedia>;
 export function messageTool(sandbox: Sandbox, send: SendFunction, mediaEnabled: boolean): Tool<Args> {
   return {
     name: 'message',
-    description: mediaEnabled ? 'Send a message, optionally with local files attached, to the user or another chat.' : 'Send a message to the user or another chat.',
+    description: mediaEnabled
+      ? 'Send a message, optionally with local files attached, to the user or another chat.'
+      : 'Send a message to the user or another chat.',
     parameters: mediaEnabled ? withMedia : base,
     async execute({ content, channel, chat_id, media = [] }, context) {
       const target = targetOf(context, channel, chat_id);

@@ -2,7 +2,8 @@ import type { SendOutcome } from '../options.js';
 import { fail, ok, type ToolResult } from '../tool.js';
 
 /** Who holds a relayed text: accepted by the member running its channel account, not yet confirmed out. */
-export const holderOf = (account: string): string => `the gateway running ${account} (queued there, not yet confirmed sent)`;
+export const holderOf = (account: string): string =>
+  `the gateway running ${account} (queued there, not yet confirmed sent)`;
 
 /**
  * The result of a tool that sent `subject` (the message, a file's path) to `where`: `sent` once it is out, handed over

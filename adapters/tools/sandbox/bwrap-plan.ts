@@ -111,13 +111,24 @@ const depth = (path: string) => path.split(sep).filter(Boolean).length;
 function ordered(layers: Layer[]): string[] {
   return layers
     .map((layer, i) => ({ layer, i }))
-    .sort((a, b) => depth(a.layer.target) - depth(b.layer.target) || Number(b.layer.hides) - Number(a.layer.hides) || a.i - b.i)
+    .sort(
+      (a, b) =>
+        depth(a.layer.target) - depth(b.layer.target) || Number(b.layer.hides) - Number(a.layer.hides) || a.i - b.i,
+    )
     .flatMap(({ layer }) => layer.args);
 }
 
 function layers(plan: BwrapPlan): Layer[] {
-  const tmpfs = (target: string): Layer => ({ target, args: ['--size', String(plan.tmpfsBytes), '--tmpfs', target], hides: true });
-  const bind = (source: string, target: string, writable: boolean): Layer => ({ target, args: [writable ? '--bind' : '--ro-bind', source, target], hides: false });
+  const tmpfs = (target: string): Layer => ({
+    target,
+    args: ['--size', String(plan.tmpfsBytes), '--tmpfs', target],
+    hides: true,
+  });
+  const bind = (source: string, target: string, writable: boolean): Layer => ({
+    target,
+    args: [writable ? '--bind' : '--ro-bind', source, target],
+    hides: false,
+  });
   const shown = plan.restrict
     ? [
         ...(plan.userHome !== sep && !isWithin(plan.userHome, plan.workspace) ? [tmpfs(plan.userHome)] : []),
@@ -129,7 +140,9 @@ function layers(plan: BwrapPlan): Layer[] {
     ...shown,
     tmpfs(plan.home),
     bind(plan.workspace, plan.workspace, true),
-    ...plan.expose.filter((path) => existsSync(path.source)).map((path) => bind(path.source, path.target, path.mode === 'rw')),
+    ...plan.expose
+      .filter((path) => existsSync(path.source))
+      .map((path) => bind(path.source, path.target, path.mode === 'rw')),
     ...(existsSync(plan.sessions) ? [bind(plan.sessions, plan.sessions, false)] : []),
   ];
 }
@@ -142,7 +155,9 @@ export function resolverFile(): string | undefined {
 /** The bubblewrap arguments for `plan`, up to the command (`-- bash -c …` comes after). */
 export function bwrapArgs(plan: BwrapPlan): string[] {
   const size = ['--size', String(plan.tmpfsBytes)];
-  const base = plan.restrict ? [...systemMounts(), ...size, '--tmpfs', '/tmp', ...size, '--tmpfs', '/var/tmp'] : ['--bind', '/', '/'];
+  const base = plan.restrict
+    ? [...systemMounts(), ...size, '--tmpfs', '/tmp', ...size, '--tmpfs', '/var/tmp']
+    : ['--bind', '/', '/'];
   systemSecrets ??= unreadableSystemEntries();
   const files = [...systemSecrets.files, ...plan.masks.files];
   const dirs = [...systemSecrets.dirs, ...plan.masks.dirs];
@@ -154,12 +169,17 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   const { fds } = plan;
   return [
     ...base,
-    '--proc', '/proc',
-    '--dev', '/dev',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
     ...ordered(layers(plan)),
     ...masks,
-    ...(plan.network === 'own' && resolver && fds.resolver !== undefined ? ['--ro-bind-data', String(fds.resolver), resolver] : []),
-    '--chdir', plan.cwd,
+    ...(plan.network === 'own' && resolver && fds.resolver !== undefined
+      ? ['--ro-bind-data', String(fds.resolver), resolver]
+      : []),
+    '--chdir',
+    plan.cwd,
     ...namespaceArgs(plan),
   ];
 }
@@ -181,11 +201,25 @@ export function sandboxUser(): { uid: number; gid: number } {
 export function namespaceArgs(plan: Pick<BwrapPlan, 'user' | 'network' | 'fds'>): string[] {
   const { user, network, fds } = plan;
   return [
-    '--unshare-user', '--uid', String(user.uid), '--gid', String(user.gid), '--disable-userns',
-    '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
+    '--unshare-user',
+    '--uid',
+    String(user.uid),
+    '--gid',
+    String(user.gid),
+    '--disable-userns',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
     ...(network === 'cut' ? ['--unshare-net'] : []),
-    '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
     ...(fds.seccomp === undefined ? [] : ['--seccomp', String(fds.seccomp)]),
-    '--info-fd', String(fds.info), '--block-fd', String(fds.block),
+    '--info-fd',
+    String(fds.info),
+    '--block-fd',
+    String(fds.block),
   ];
 }

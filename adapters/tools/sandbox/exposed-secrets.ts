@@ -10,14 +10,19 @@ export interface Masks {
 }
 
 /** The runtime's own files in `AGENT_HOME`, hidden when `AGENT_HOME` itself is shown (as the workspace, say). */
-const RUNTIME_FILES = /^(config\.json.*|launcher-auth\.db|launcher-config\.json.*|auth|auth\.json|logs|\.security\.yml.*)$/i;
+const RUNTIME_FILES =
+  /^(config\.json.*|launcher-auth\.db|launcher-config\.json.*|auth|auth\.json|logs|\.security\.yml.*)$/i;
 
 /** Credential files outside every shown folder whose other hard links inside one must be hidden too. */
 const USER_CREDENTIAL_FILES = ['.netrc', '.npmrc', '.pypirc', '.pgpass', '.git-credentials', '.env'];
 const USER_CREDENTIAL_DIRS = ['.ssh', '.aws', '.kube', '.docker', '.azure', '.gnupg', '.config/gh', '.config/gcloud'];
 const HOME_CREDENTIAL_DIRS = ['auth/mcp', 'launcher-auth.db'];
 
-type Entry = { name: string; kind: 'dir' | 'file' | 'other'; /** `dev:ino` of a regular file with more than one link. */ linked?: string };
+type Entry = {
+  name: string;
+  kind: 'dir' | 'file' | 'other' /** `dev:ino` of a regular file with more than one link. */;
+  linked?: string;
+};
 
 export interface SecretScannerOptions {
   /** The sandbox's protected-path test (read access). */
@@ -31,7 +36,7 @@ export interface SecretScannerOptions {
 
 function linkKey(path: string): string | undefined {
   const stats = lstatSync(path, { bigint: true, throwIfNoEntry: false });
-  return stats && stats.isFile() && stats.nlink > 1n ? `${stats.dev}:${stats.ino}` : undefined;
+  return stats?.isFile() && stats.nlink > 1n ? `${stats.dev}:${stats.ino}` : undefined;
 }
 
 function filesIn(dir: string): string[] {
@@ -65,7 +70,8 @@ export class SecretScanner {
       seen.add(dir);
       for (const entry of this.entriesOf(dir) ?? []) {
         const path = join(dir, entry.name);
-        const secret = hidden || this.options.isProtected(path) || (dir === this.options.home && RUNTIME_FILES.test(entry.name));
+        const secret =
+          hidden || this.options.isProtected(path) || (dir === this.options.home && RUNTIME_FILES.test(entry.name));
         if (secret && !hidden && entry.kind === 'dir') dirs.push(path);
         if (secret && !hidden && entry.kind === 'file') files.push(path);
         if (entry.kind === 'dir') stack.push({ dir: path, hidden: secret });
@@ -125,5 +131,7 @@ export class SecretScanner {
 function exposed(paths: string[], expose: readonly ExposePath[]): string[] {
   return expose
     .filter((path) => path.target !== path.source)
-    .flatMap((path) => paths.filter((p) => isWithin(p, path.source)).map((p) => join(path.target, relative(path.source, p))));
+    .flatMap((path) =>
+      paths.filter((p) => isWithin(p, path.source)).map((p) => join(path.target, relative(path.source, p))),
+    );
 }

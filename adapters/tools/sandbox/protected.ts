@@ -30,7 +30,8 @@ export interface ProtectedRoots {
 }
 
 export function protectedRoots(homes: string[], codingToolHomes: string[], workspaces: string[]): ProtectedRoots {
-  const under = (roots: string[], entries: string[]) => roots.flatMap((root) => entries.map((entry) => join(root, entry).toLowerCase()));
+  const under = (roots: string[], entries: string[]) =>
+    roots.flatMap((root) => entries.map((entry) => join(root, entry).toLowerCase()));
   return {
     credentials: [...under(homes, HOME_CREDENTIALS), ...under(codingToolHomes, ['auth.json'])],
     workspaces: workspaces.map((root) => root.toLowerCase()),

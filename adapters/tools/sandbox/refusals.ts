@@ -36,7 +36,12 @@ const messages: Record<RefusalCode, (path: string) => string> = {
 };
 
 /** Codes of refusals by the sandbox and the exec guard: policy, not failure. */
-const POLICY_CODES: ReadonlySet<string> = new Set<string>([...Object.keys(messages), 'dangerous_pattern', 'path_outside_working_dir', 'remote_exec']);
+const POLICY_CODES: ReadonlySet<string> = new Set<string>([
+  ...Object.keys(messages),
+  'dangerous_pattern',
+  'path_outside_working_dir',
+  'remote_exec',
+]);
 
 export function isPolicyRefusal(code: string): boolean {
   return POLICY_CODES.has(code);

@@ -14,7 +14,7 @@ export type { Access } from './protected.js';
  */
 function isHardLinked(real: string): boolean {
   const stats = lstatSync(real, { throwIfNoEntry: false });
-  return stats !== undefined && stats.isFile() && stats.nlink > 1;
+  return stats?.isFile() === true && stats.nlink > 1;
 }
 
 function bothForms(path: string): string[] {

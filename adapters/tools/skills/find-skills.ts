@@ -16,15 +16,21 @@ export function describeOutcome(outcome: SearchOutcome): string {
   const lines: string[] = [];
   if (outcome.results.length === 0) lines.push(`No skills found for "${outcome.query}".`);
   else {
-    lines.push(`Found ${outcome.results.length} skills for "${outcome.query}"${outcome.cached ? ' (cached)' : ''}:`, '');
+    lines.push(
+      `Found ${outcome.results.length} skills for "${outcome.query}"${outcome.cached ? ' (cached)' : ''}:`,
+      '',
+    );
     outcome.results.forEach((r, i) => {
       const also = r.also_in.length > 0 ? `, also in ${r.also_in.join(', ')}` : '';
-      lines.push(`${i + 1}. ${r.slug}${r.version ? ` v${r.version}` : ''} (score ${r.score.toFixed(3)}, registry ${r.registry}${also})`);
+      lines.push(
+        `${i + 1}. ${r.slug}${r.version ? ` v${r.version}` : ''} (score ${r.score.toFixed(3)}, registry ${r.registry}${also})`,
+      );
       if (r.display_name && r.display_name !== r.slug) lines.push(`   Name: ${r.display_name}`);
       if (r.summary) lines.push(`   ${r.summary}`);
     });
   }
-  for (const failure of outcome.failures) lines.push('', `Registry ${failure.registry} did not answer: ${failure.error}`);
+  for (const failure of outcome.failures)
+    lines.push('', `Registry ${failure.registry} did not answer: ${failure.error}`);
   if (outcome.results.length > 0) lines.push('', 'Use install_skill with the slug (and its registry) to install one.');
   return lines.join('\n');
 }
@@ -33,7 +39,8 @@ export function describeOutcome(outcome: SearchOutcome): string {
 export function findSkillsTool(finder: () => Promise<SkillFinder>): Tool<z.infer<typeof parameters>> {
   return {
     name: 'find_skills',
-    description: 'Search skill registries for installable skills. Returns slugs, descriptions, versions and relevance scores; install one with install_skill.',
+    description:
+      'Search skill registries for installable skills. Returns slugs, descriptions, versions and relevance scores; install one with install_skill.',
     parameters,
     async execute({ query, limit }, context) {
       const outcome = await (await finder()).search(query, limit ?? 5, context.signal);

@@ -8,7 +8,11 @@ export type { SubagentPort, SubagentRequest, TaskStatus, TaskView } from './port
 export { describeTask } from './spawn-status-tool.js';
 
 /** `spawn`, `spawn_status` and `subagent` (each unless `tools.<name>.enabled` is false), reaching the subagent actors through `port`. */
-export function registerSubagentTools(registry: ToolRegistry, port: SubagentPort, enabled: { spawn: boolean; spawn_status: boolean; subagent: boolean }): void {
+export function registerSubagentTools(
+  registry: ToolRegistry,
+  port: SubagentPort,
+  enabled: { spawn: boolean; spawn_status: boolean; subagent: boolean },
+): void {
   if (enabled.spawn) registry.register(spawnTool(port));
   if (enabled.spawn_status) registry.register(spawnStatusTool(port));
   if (enabled.subagent) registry.register(subagentTool(port));

@@ -3,7 +3,10 @@ import { ok, type Tool } from '../tool.js';
 import type { SubagentPort, TaskView } from './port.js';
 
 const parameters = z.object({
-  task_id: z.string().optional().describe('The task id spawn returned; omit it to list every task of this conversation'),
+  task_id: z
+    .string()
+    .optional()
+    .describe('The task id spawn returned; omit it to list every task of this conversation'),
 });
 
 const RESULT_SHOWN = 300;
@@ -17,9 +20,21 @@ export function describeTask(view: TaskView): string {
     `agent=${view.agent_id}`,
     view.started_at !== undefined ? `started=${iso(view.started_at)}` : `created=${iso(view.created_at)}`,
     view.ended_at !== undefined ? `ended=${iso(view.ended_at)}` : undefined,
-  ].filter(Boolean).join('  ');
-  const result = view.result && [...view.result].length > RESULT_SHOWN ? `${[...view.result].slice(0, RESULT_SHOWN).join('')}…` : view.result;
-  return [head, `  task:   ${view.task}`, result ? `  result: ${result}` : undefined, view.reason ? `  reason: ${view.reason}` : undefined].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('  ');
+  const result =
+    view.result && [...view.result].length > RESULT_SHOWN
+      ? `${[...view.result].slice(0, RESULT_SHOWN).join('')}…`
+      : view.result;
+  return [
+    head,
+    `  task:   ${view.task}`,
+    result ? `  result: ${result}` : undefined,
+    view.reason ? `  reason: ${view.reason}` : undefined,
+  ]
+    .filter(Boolean)
+    .join('\n');
 }
 
 /**

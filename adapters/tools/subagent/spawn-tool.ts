@@ -16,7 +16,9 @@ export function spawnTool(port: SubagentPort): Tool<z.infer<typeof parameters>> 
       const view = port.spawn(requestOf(args), context);
       const named = view.label ? ` '${view.label}'` : '';
       const queued = view.waiting ? ' It waits for a free slot first.' : '';
-      return ok(`Spawned subagent${named} as task ${view.task_id} (agent ${view.agent_id}).${queued} It will report to the user when done; spawn_status {"task_id":"${view.task_id}"} shows its progress.`);
+      return ok(
+        `Spawned subagent${named} as task ${view.task_id} (agent ${view.agent_id}).${queued} It will report to the user when done; spawn_status {"task_id":"${view.task_id}"} shows its progress.`,
+      );
     },
   };
 }

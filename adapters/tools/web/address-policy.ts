@@ -53,7 +53,10 @@ export class HostWhitelist {
       try {
         return { kind: 'cidr', range: ipaddr.parseCIDR(entry) };
       } catch {
-        throw new ToolError('invalid_whitelist', `tools.web.private_host_whitelist[${i}] "${entry}" is neither a host name, an IP address nor a CIDR range like 10.0.0.0/8`);
+        throw new ToolError(
+          'invalid_whitelist',
+          `tools.web.private_host_whitelist[${i}] "${entry}" is neither a host name, an IP address nor a CIDR range like 10.0.0.0/8`,
+        );
       }
     });
   }
@@ -66,7 +69,9 @@ export class HostWhitelist {
   allowsAddress(ip: string): boolean {
     if (this.allowsHost(ip)) return true;
     const parsed = ipaddr.process(ip);
-    return this.entries.some((entry) => entry.kind === 'cidr' && parsed.kind() === entry.range[0].kind() && parsed.match(entry.range));
+    return this.entries.some(
+      (entry) => entry.kind === 'cidr' && parsed.kind() === entry.range[0].kind() && parsed.match(entry.range),
+    );
   }
 }
 

@@ -33,7 +33,9 @@ function failure(error: unknown, url: URL): unknown {
  * resolve it differently; only a direct connection checks the very address it connects to).
  */
 function checkName(url: URL, lookup: LookupFunction): Promise<void> {
-  return new Promise((resolve, reject) => lookup(url.hostname.replace(/^\[|\]$/g, ''), { all: true }, (error) => (error ? reject(error) : resolve())));
+  return new Promise((resolve, reject) =>
+    lookup(url.hostname.replace(/^\[|\]$/g, ''), { all: true }, (error) => (error ? reject(error) : resolve())),
+  );
 }
 
 /** One request, no redirects followed, the body cut at `limitBytes`. */

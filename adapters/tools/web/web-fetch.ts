@@ -23,7 +23,8 @@ async function render(page: Page, format: FetchOptions['format']): Promise<strin
     const html = page.body.toString('utf8');
     return format === 'markdown' ? await htmlToMarkdown(html) : htmlToPlaintext(html);
   }
-  if (type === '' || type.startsWith('text/') || type.includes('json') || type.includes('xml')) return page.body.toString('utf8');
+  if (type === '' || type.startsWith('text/') || type.includes('json') || type.includes('xml'))
+    return page.body.toString('utf8');
   return `[${page.body.length} bytes of ${type} not shown]`;
 }
 
@@ -44,7 +45,10 @@ export function webFetchTool(options: FetchOptions): Tool<z.infer<typeof paramet
       for (let hop = 0; hop <= options.maxRedirects; hop += 1) {
         guard.checkUrl(current);
         const page = await fetchPage(current, {
-          limitBytes: options.fetchLimitBytes, timeoutMs: options.timeoutMs, lookup: guard.lookup, signal: context.signal,
+          limitBytes: options.fetchLimitBytes,
+          timeoutMs: options.timeoutMs,
+          lookup: guard.lookup,
+          signal: context.signal,
           ...(options.proxy ? { proxy: options.proxy } : {}),
         });
         if (page.status < 300 || page.status >= 400 || !page.location) return result(current, page, options);

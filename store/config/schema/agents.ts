@@ -61,7 +61,8 @@ export const subagentLimitsSchema = z.object({
 /** A `model_name`, or the peer runtime's `{primary, fallbacks}`: fallbacks answer when the primary cannot. */
 export const agentModelSchema = shared(() =>
   z.union([text(), z.object({ primary: nonEmptyText(), fallbacks: withDefault(textList(), []) })], {
-    error: (issue) => `${issue.input === undefined ? 'nothing' : JSON.stringify(issue.input)} is not a model (allowed: a model_name, or {"primary": model_name, "fallbacks": [model_name, …]})`,
+    error: (issue) =>
+      `${issue.input === undefined ? 'nothing' : JSON.stringify(issue.input)} is not a model (allowed: a model_name, or {"primary": model_name, "fallbacks": [model_name, …]})`,
   }),
 );
 

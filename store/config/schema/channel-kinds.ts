@@ -8,12 +8,16 @@ import { matrixSettings } from './channels/matrix.js';
  * dashboard builds its channel forms from these, and `docs/channels/<type>.md` lists the same fields. Names are the
  * peer runtime's where it has the field, so its configs carry over. A new kind adds its entry here.
  */
-const described = <T extends z.core.SomeType>(schema: T, description: string) => optional(schema).check(z.describe(description));
+const described = <T extends z.core.SomeType>(schema: T, description: string) =>
+  optional(schema).check(z.describe(description));
 
 export const channelKindSettings = {
   telegram: z.looseObject({
     token: described(secret(), 'Bot token from @BotFather (123456:ABC…)'),
-    base_url: described(text(), 'Bot API root, e.g. a local Bot API server or an emulator (default https://api.telegram.org)'),
+    base_url: described(
+      text(),
+      'Bot API root, e.g. a local Bot API server or an emulator (default https://api.telegram.org)',
+    ),
     proxy: described(text(), 'Proxy for every Bot API call: http://, https:// or socks5:// URL'),
     poll_timeout_seconds: described(z.number(), 'Seconds one long poll waits for updates (0 to 50, default 30)'),
   }),
@@ -34,13 +38,25 @@ export const channelKindSettings = {
     data_base_url: described(text(), 'Content API root for pictures and files (default https://api-data.line.me)'),
   }),
   whatsapp: z.looseObject({
-    bridge_url: described(text(), 'WebSocket of an external WhatsApp bridge (the peer runtime\'s protocol), e.g. ws://localhost:3001'),
+    bridge_url: described(
+      text(),
+      "WebSocket of an external WhatsApp bridge (the peer runtime's protocol), e.g. ws://localhost:3001",
+    ),
     use_native: described(bool(), 'Link this machine as a WhatsApp device through Baileys (scan a QR code once)'),
-    session_store_path: described(text(), 'Folder of the linked device\'s keys, kept owner-only (default <AGENT_HOME>/whatsapp/<name>)'),
-    phone_number_id: described(text(), 'Cloud API: the phone number id (WhatsApp → API Setup); setting it selects the Cloud API'),
-    access_token: described(secret(), 'Cloud API: a system user\'s permanent access token'),
-    app_secret: described(secret(), 'Cloud API: the Meta app\'s secret, which signs every webhook (X-Hub-Signature-256)'),
-    verify_token: described(secret(), 'Cloud API: any string; enter the same in the app\'s webhook settings'),
+    session_store_path: described(
+      text(),
+      "Folder of the linked device's keys, kept owner-only (default <AGENT_HOME>/whatsapp/<name>)",
+    ),
+    phone_number_id: described(
+      text(),
+      'Cloud API: the phone number id (WhatsApp → API Setup); setting it selects the Cloud API',
+    ),
+    access_token: described(secret(), "Cloud API: a system user's permanent access token"),
+    app_secret: described(
+      secret(),
+      "Cloud API: the Meta app's secret, which signs every webhook (X-Hub-Signature-256)",
+    ),
+    verify_token: described(secret(), "Cloud API: any string; enter the same in the app's webhook settings"),
     api_version: described(text(), 'Cloud API: Graph API version (default v21.0)'),
     base_url: described(text(), 'Cloud API: Graph API root (default https://graph.facebook.com), e.g. an emulator'),
   }),

@@ -11,7 +11,10 @@ const SECRET_NAME = /(token|secret|password|passphrase|api_key|aes_key|encrypt_k
 
 function wrapSecrets(settings: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(settings).map(([key, value]) => [key, typeof value === 'string' && SECRET_NAME.test(key) ? new Secret(value) : value]),
+    Object.entries(settings).map(([key, value]) => [
+      key,
+      typeof value === 'string' && SECRET_NAME.test(key) ? new Secret(value) : value,
+    ]),
   );
 }
 

@@ -13,12 +13,15 @@ export const isNatsUrlList = (value: string): boolean => value.split(',').every(
 /** Empty runs the gateway alone. */
 const natsUrls = text().check(
   z.refine((value: string) => value === '' || isNatsUrlList(value), {
-    error: () => 'is not a NATS server URL (allowed: nats://HOST:PORT, tls://HOST:PORT, several separated by commas, or "")',
+    error: () =>
+      'is not a NATS server URL (allowed: nats://HOST:PORT, tls://HOST:PORT, several separated by commas, or "")',
   }),
 );
 
 const gatewayId = text().check(
-  z.regex(GATEWAY_ID, { error: (issue) => `${JSON.stringify(issue.input)} is not a gateway id (allowed: 1 to 64 letters, digits, - and _)` }),
+  z.regex(GATEWAY_ID, {
+    error: (issue) => `${JSON.stringify(issue.input)} is not a gateway id (allowed: 1 to 64 letters, digits, - and _)`,
+  }),
 );
 
 /**

@@ -6,7 +6,9 @@ import { shared } from './shared.js';
 /** An error message for a value of the wrong kind; a missing value is named as such. */
 function wrong(what: string, allowed: string) {
   return (issue: { input?: unknown }) =>
-    issue.input === undefined ? `is required (allowed: ${allowed})` : `${show(issue.input)} is not ${what} (allowed: ${allowed})`;
+    issue.input === undefined
+      ? `is required (allowed: ${allowed})`
+      : `${show(issue.input)} is not ${what} (allowed: ${allowed})`;
 }
 
 function rangeText(min: number, max?: number): string {
@@ -17,7 +19,9 @@ function wholeNumber(min: number, max?: number) {
   const range = `whole numbers ${rangeText(min, max)}`;
   const base = z.int({ error: wrong('a whole number', range) });
   const low = z.gte(min, { error: (issue) => `${show(issue.input)} is too small (allowed: ${range})` });
-  return max === undefined ? base.check(low) : base.check(low, z.lte(max, { error: (issue) => `${show(issue.input)} is too large (allowed: ${range})` }));
+  return max === undefined
+    ? base.check(low)
+    : base.check(low, z.lte(max, { error: (issue) => `${show(issue.input)} is too large (allowed: ${range})` }));
 }
 
 const wholeNumbers = new Map<string, ReturnType<typeof wholeNumber>>();
@@ -34,23 +38,28 @@ export function int(min: number, max?: number) {
 
 /** A price or an amount of money in US dollars: `0` allowed (a free model), negative never. */
 export const dollars = shared(() =>
-  z.number({ error: wrong('a number', 'US dollars, 0 or more') }).check(
-    z.gte(0, { error: (issue) => `${show(issue.input)} is too small (allowed: US dollars, 0 or more)` }),
-  ),
+  z
+    .number({ error: wrong('a number', 'US dollars, 0 or more') })
+    .check(z.gte(0, { error: (issue) => `${show(issue.input)} is too small (allowed: US dollars, 0 or more)` })),
 );
 
 /** A sampling temperature: a number from 0 to 2 (the widest range vendors take). */
 export const temperature = shared(() =>
-  z.number({ error: wrong('a number', 'numbers from 0 to 2') }).check(
-    z.gte(0, { error: (issue) => `${show(issue.input)} is too small (allowed: numbers from 0 to 2)` }),
-    z.lte(2, { error: (issue) => `${show(issue.input)} is too large (allowed: numbers from 0 to 2)` }),
-  ),
+  z
+    .number({ error: wrong('a number', 'numbers from 0 to 2') })
+    .check(
+      z.gte(0, { error: (issue) => `${show(issue.input)} is too small (allowed: numbers from 0 to 2)` }),
+      z.lte(2, { error: (issue) => `${show(issue.input)} is too large (allowed: numbers from 0 to 2)` }),
+    ),
 );
 
 /** A spending limit in US dollars: above 0 (a limit of nothing is no limit; leave it out). */
 export const limitDollars = shared(() =>
   z.number({ error: wrong('a number', 'US dollars above 0') }).check(
-    z.gt(0, { error: (issue) => `${show(issue.input)} is too small (allowed: US dollars above 0; leave the field out for no limit)` }),
+    z.gt(0, {
+      error: (issue) =>
+        `${show(issue.input)} is too small (allowed: US dollars above 0; leave the field out for no limit)`,
+    }),
   ),
 );
 
@@ -58,7 +67,9 @@ export const bool = shared(() => z.boolean({ error: wrong('a boolean', 'true, fa
 
 export const text = shared(() => z.string({ error: wrong('a string', 'text') }));
 
-export const nonEmptyText = shared(() => text().check(z.trim(), z.minLength(1, { error: 'must not be empty (allowed: non-empty text)' })));
+export const nonEmptyText = shared(() =>
+  text().check(z.trim(), z.minLength(1, { error: 'must not be empty (allowed: non-empty text)' })),
+);
 
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
   return z.enum(values, { error: wrong('allowed', values.join(', ')) });
@@ -100,7 +111,9 @@ export const proxyUrl = shared(() =>
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 export function clockTime() {
-  return text().check(z.regex(HH_MM, { error: (issue) => `${show(issue.input)} is not a time (allowed: HH:MM from 00:00 to 23:59)` }));
+  return text().check(
+    z.regex(HH_MM, { error: (issue) => `${show(issue.input)} is not a time (allowed: HH:MM from 00:00 to 23:59)` }),
+  );
 }
 
 /** A regular expression as text; one that does not compile is reported where it is written. */
@@ -115,7 +128,9 @@ export const pattern = shared(() =>
           return false;
         }
       },
-      { error: (issue) => `${show(issue.input)} is not a valid regular expression (allowed: JavaScript RegExp syntax)` },
+      {
+        error: (issue) => `${show(issue.input)} is not a valid regular expression (allowed: JavaScript RegExp syntax)`,
+      },
     ),
   ),
 );
@@ -124,7 +139,13 @@ const REMOTE = /^(\*|[^:\s]+(:[^\s]+)?)$/;
 
 /** Remote chats a tool may be used from: `<channel>`, `<channel>:<chat_id>`, or `*` (every remote chat). */
 export const remoteList = shared(() =>
-  list(text().check(z.regex(REMOTE, { error: (issue) => `${show(issue.input)} is not a remote (allowed: <channel>, <channel>:<chat_id>, *)` }))),
+  list(
+    text().check(
+      z.regex(REMOTE, {
+        error: (issue) => `${show(issue.input)} is not a remote (allowed: <channel>, <channel>:<chat_id>, *)`,
+      }),
+    ),
+  ),
 );
 
 export const SESSION_DIMENSIONS = ['space', 'chat', 'topic', 'sender'] as const;

@@ -9,7 +9,10 @@ export const INTERCEPT_POINTS = ['before_llm', 'after_llm', 'before_tool', 'afte
 const EVENT_PATTERN = /^(\*|all|[a-z][a-z_]*(\.[a-z_*][a-z_*]*)*(\.\*)?)$/;
 
 const observedType = text().check(
-  z.regex(EVENT_PATTERN, { error: (issue) => `${JSON.stringify(issue.input)} is not an event type (allowed: an event type such as tool.completed, a glob such as tool.*, or * for all)` }),
+  z.regex(EVENT_PATTERN, {
+    error: (issue) =>
+      `${JSON.stringify(issue.input)} is not an event type (allowed: an event type such as tool.completed, a glob such as tool.*, or * for all)`,
+  }),
 );
 
 export const processHookSchema = z
@@ -18,7 +21,9 @@ export const processHookSchema = z
     /** Lower runs first; equal priorities run by name. */
     priority: withDefault(int(-1_000_000, 1_000_000), 0),
     transport: withDefault(oneOf(['stdio']), 'stdio'),
-    command: list(nonEmptyText()).check(z.minLength(1, { error: 'must name the program to run (allowed: a list such as ["node", "hook.js"])' })),
+    command: list(nonEmptyText()).check(
+      z.minLength(1, { error: 'must name the program to run (allowed: a list such as ["node", "hook.js"])' }),
+    ),
     dir: optional(text()),
     env: withDefault(z.record(z.string(), secret()), {}),
     /** Absent: not an observer; empty: every event type. */
@@ -28,7 +33,11 @@ export const processHookSchema = z
   .check(
     z.superRefine((hook, ctx) => {
       if (hook.observe === undefined && hook.intercept.length === 0) {
-        ctx.addIssue({ code: 'custom', path: ['intercept'], message: `the hook neither observes nor intercepts anything (allowed: observe [event types], or intercept any of ${INTERCEPT_POINTS.join(', ')})` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['intercept'],
+          message: `the hook neither observes nor intercepts anything (allowed: observe [event types], or intercept any of ${INTERCEPT_POINTS.join(', ')})`,
+        });
       }
     }),
   );

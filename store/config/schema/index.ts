@@ -38,9 +38,14 @@ type Blocks = z.output<typeof blocks>;
 type TypedChannel = Blocks['channel_list'][string] & { type: string };
 
 /** A channel's kind is its entry name unless written. */
-function withChannelTypes(config: Blocks): Omit<Blocks, 'channel_list'> & { channel_list: Record<string, TypedChannel> } {
+function withChannelTypes(
+  config: Blocks,
+): Omit<Blocks, 'channel_list'> & { channel_list: Record<string, TypedChannel> } {
   const channel_list = Object.fromEntries(
-    Object.entries(config.channel_list).map(([name, entry]): [string, TypedChannel] => [name, { ...entry, type: entry.type ?? name }]),
+    Object.entries(config.channel_list).map(([name, entry]): [string, TypedChannel] => [
+      name,
+      { ...entry, type: entry.type ?? name },
+    ]),
   );
   return { ...config, channel_list };
 }

@@ -12,7 +12,10 @@ export function shared<T>(build: () => T): () => T {
 const defaults = new WeakMap<z.core.SomeType, Map<string, z.core.SomeType>>();
 
 /** `schema`, or `value` when the field is absent (each parse gets its own copy of `value`). */
-export function withDefault<T extends z.core.SomeType>(schema: T, value: z.core.util.NoUndefined<z.core.output<T>>): z.ZodMiniDefault<T> {
+export function withDefault<T extends z.core.SomeType>(
+  schema: T,
+  value: z.core.util.NoUndefined<z.core.output<T>>,
+): z.ZodMiniDefault<T> {
   const byValue = defaults.get(schema) ?? new Map<string, z.core.SomeType>();
   defaults.set(schema, byValue);
   const key = JSON.stringify(value);

@@ -10,7 +10,9 @@ const fixedMode = z.prefault(
     mode: withDefault(
       z.enum(['default', 'off'], {
         error: (issue) =>
-          issue.input === 'custom' ? customOnlyFor : `${JSON.stringify(issue.input)} is not allowed (allowed: default, off)`,
+          issue.input === 'custom'
+            ? customOnlyFor
+            : `${JSON.stringify(issue.input)} is not allowed (allowed: default, off)`,
       }),
       'default',
     ),

@@ -29,12 +29,19 @@ const READY_MS = 60_000;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits for `count` messages in the conversation (60 s: a gateway compiles its sources on a loaded machine). */
-export async function sentAtLeast(conversation: Conversation, count: number, timeoutMs = 60_000): Promise<SentMessage[]> {
+export async function sentAtLeast(
+  conversation: Conversation,
+  count: number,
+  timeoutMs = 60_000,
+): Promise<SentMessage[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const sent = conversation.sent();
     if (sent.length >= count) return sent;
-    if (Date.now() > deadline) throw new Error(`expected ${count} messages from the bot, got ${JSON.stringify(sent.map((m) => m.text.slice(0, 80)))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `expected ${count} messages from the bot, got ${JSON.stringify(sent.map((m) => m.text.slice(0, 80)))}`,
+      );
     await sleep(25);
   }
 }
@@ -45,7 +52,10 @@ async function lastReads(conversation: Conversation, text: string, timeoutMs = 6
   for (;;) {
     const sent = conversation.sent();
     if (sent.at(-1)?.text === text) return sent;
-    if (Date.now() > deadline) throw new Error(`expected the last message to read ${JSON.stringify(text)}, got ${JSON.stringify(sent.map((m) => m.text))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `expected the last message to read ${JSON.stringify(text)}, got ${JSON.stringify(sent.map((m) => m.text))}`,
+      );
     await sleep(25);
   }
 }
@@ -66,7 +76,13 @@ const splitsAtWords = ((): boolean => {
   return parts.every((part) => /^(alpha|beta|gamma|delta)( (alpha|beta|gamma|delta))*$/.test(part.trim()));
 })();
 
-function gatewayConfig(contract: ChannelContract, context: Context, port: number, extra: Record<string, unknown>, streaming = false): Record<string, unknown> {
+function gatewayConfig(
+  contract: ChannelContract,
+  context: Context,
+  port: number,
+  extra: Record<string, unknown>,
+  streaming = false,
+): Record<string, unknown> {
   return {
     gateway: { host: '127.0.0.1', port, log_level: 'debug' },
     agents: { defaults: { model: 'fast', transcription_model: 'fast' } },
@@ -102,7 +118,12 @@ export function channelContract(contract: ChannelContract): void {
 
   const plain = suite<Context>(`${name} channel contract`);
   /** `test` unless the platform lacks `feature`, then a skip that names the reason. */
-  const feature = (test: Test<Context>, what: ContractFeature, title: string, run: (context: Context) => Promise<void>): void => {
+  const feature = (
+    test: Test<Context>,
+    what: ContractFeature,
+    title: string,
+    run: (context: Context) => Promise<void>,
+  ): void => {
     const reason = lacks[what];
     if (reason) test.skip(`${title} [skipped: ${name} lacks ${what}: ${reason}]`, run);
     else test(title, run);
@@ -132,7 +153,8 @@ export function channelContract(contract: ChannelContract): void {
     await context.emulator?.close();
     await context.model?.close();
     context.home?.remove();
-    for (const secret of context.emulator?.secrets() ?? []) assert.not.ok(logs.includes(secret), `a secret of ${name} is in the gateway's logs`);
+    for (const secret of context.emulator?.secrets() ?? [])
+      assert.not.ok(logs.includes(secret), `a secret of ${name} is in the gateway's logs`);
   });
 
   plain('a direct message gets exactly one reply', async ({ emulator, home }) => {
@@ -152,48 +174,65 @@ export function channelContract(contract: ChannelContract): void {
     assert.equal(texts(thread.sent()), ['echo: in a thread']);
   });
 
-  feature(plain, 'media', 'a picture is saved in the workspace and named in the turn with its caption', async ({ emulator, home }) => {
-    const chat = user(emulator);
-    const bytes = Buffer.from('\x89PNG contract picture');
-    // A platform without captions sends the picture alone.
-    await chat.sendImage(bytes, lacks.captions ? '' : 'what is this');
-    const [reply] = await sentAtLeast(chat, 1);
-    const said = lacks.captions ? '' : 'what is this\n';
-    const match = new RegExp(`^echo: ${said}\\[image: (media/inbound/[^\\]]+)\\]$`).exec(reply!.text);
-    assert.ok(match, `the reply names the saved picture: ${JSON.stringify(reply!.text)}`);
-    assert.equal(readFileSync(join(home.workspace, match![1]!)), bytes);
-  });
+  feature(
+    plain,
+    'media',
+    'a picture is saved in the workspace and named in the turn with its caption',
+    async ({ emulator, home }) => {
+      const chat = user(emulator);
+      const bytes = Buffer.from('\x89PNG contract picture');
+      // A platform without captions sends the picture alone.
+      await chat.sendImage(bytes, lacks.captions ? '' : 'what is this');
+      const [reply] = await sentAtLeast(chat, 1);
+      const said = lacks.captions ? '' : 'what is this\n';
+      const match = new RegExp(`^echo: ${said}\\[image: (media/inbound/[^\\]]+)\\]$`).exec(reply!.text);
+      assert.ok(match, `the reply names the saved picture: ${JSON.stringify(reply!.text)}`);
+      assert.equal(readFileSync(join(home.workspace, match![1]!)), bytes);
+    },
+  );
 
   feature(plain, 'voice', 'a voice message is transcribed before the turn', async ({ emulator, home }) => {
     const chat = user(emulator);
     await chat.sendVoice(Buffer.from('OggS contract voice'));
     const [reply] = await sentAtLeast(chat, 1);
     assert.is(reply!.text, `echo: [voice message] ${TRANSCRIPT}`);
-    const saved = readdirSync(join(home.workspace, 'media', 'inbound')).map((f) => readFileSync(join(home.workspace, 'media', 'inbound', f), 'utf8'));
+    const saved = readdirSync(join(home.workspace, 'media', 'inbound')).map((f) =>
+      readFileSync(join(home.workspace, 'media', 'inbound', f), 'utf8'),
+    );
     assert.ok(saved.includes('OggS contract voice'), 'the recording is saved in the workspace');
   });
 
-  plain(`a long reply is split at ${contract.maxMessageLength} characters, every code block closed in its part`, async ({ emulator, home }) => {
-    const chat = user(emulator);
-    await chat.say('LONG answer please');
-    const expectedParts = splitMessage(LONG_REPLY, contract.maxMessageLength).length;
-    await sentAtLeast(chat, expectedParts);
-    await settled(home, chat);
-    const parts = texts(chat.sent());
-    assert.is(parts.length, expectedParts);
-    for (const part of parts) {
-      const length = measure(part);
-      assert.ok(length <= contract.maxMessageLength, `a part has ${length} characters`);
-      const fences = (part.match(/^```/gm) ?? []).length;
-      assert.ok(fences % 2 === 0 && (part.match(/<pre>/g) ?? []).length === (part.match(/<\/pre>/g) ?? []).length, 'every part closes its code');
-    }
-    const code = (all: string): string[] => all.match(/const line\d+ = \d+;/g) ?? [];
-    assert.equal(code(parts.join('\n')), code(LONG_REPLY));
-  });
+  plain(
+    `a long reply is split at ${contract.maxMessageLength} characters, every code block closed in its part`,
+    async ({ emulator, home }) => {
+      const chat = user(emulator);
+      await chat.say('LONG answer please');
+      const expectedParts = splitMessage(LONG_REPLY, contract.maxMessageLength).length;
+      await sentAtLeast(chat, expectedParts);
+      await settled(home, chat);
+      const parts = texts(chat.sent());
+      assert.is(parts.length, expectedParts);
+      for (const part of parts) {
+        const length = measure(part);
+        assert.ok(length <= contract.maxMessageLength, `a part has ${length} characters`);
+        const fences = (part.match(/^```/gm) ?? []).length;
+        assert.ok(
+          fences % 2 === 0 && (part.match(/<pre>/g) ?? []).length === (part.match(/<\/pre>/g) ?? []).length,
+          'every part closes its code',
+        );
+      }
+      const code = (all: string): string[] => all.match(/const line\d+ = \d+;/g) ?? [];
+      assert.equal(code(parts.join('\n')), code(LONG_REPLY));
+    },
+  );
 
-  const prose = Array.from({ length: Math.ceil((contract.maxMessageLength * 1.5) / 30) }, (_, i) => `word${i} lorem ipsum dolor`).join(' ');
+  const prose = Array.from(
+    { length: Math.ceil((contract.maxMessageLength * 1.5) / 30) },
+    (_, i) => `word${i} lorem ipsum dolor`,
+  ).join(' ');
   const proseTitle = 'a long paragraph is split between words, never inside one';
-  if (!splitsAtWords) plain.skip(`${proseTitle} [skipped: split.ts still cuts inside words (#35 item 11)]`, async () => undefined);
+  if (!splitsAtWords)
+    plain.skip(`${proseTitle} [skipped: split.ts still cuts inside words (#35 item 11)]`, async () => undefined);
   else {
     plain(proseTitle, async ({ emulator, home }) => {
       const chat = user(emulator);
@@ -201,26 +240,32 @@ export function channelContract(contract: ChannelContract): void {
       await sentAtLeast(chat, 2);
       await settled(home, chat);
       const parts = texts(chat.sent());
-      for (const part of parts) assert.ok(measure(part) <= contract.maxMessageLength, `a part has ${measure(part)} characters`);
+      for (const part of parts)
+        assert.ok(measure(part) <= contract.maxMessageLength, `a part has ${measure(part)} characters`);
       assert.equal(parts.join(' ').split(/\s+/), `echo: ${prose}`.split(/\s+/));
     });
   }
 
-  feature(plain, 'formatting', "Markdown in a reply reaches the platform in its own dialect", async ({ emulator }) => {
+  feature(plain, 'formatting', 'Markdown in a reply reaches the platform in its own dialect', async ({ emulator }) => {
     const chat = user(emulator);
     await chat.say('**bold** and `code`');
     const [reply] = await sentAtLeast(chat, 1);
     assert.is(reply!.text, contract.formatted);
   });
 
-  feature(plain, 'format_fallback', 'a reply whose formatting the platform refuses goes out once as plain text', async ({ emulator, home }) => {
-    const chat = user(emulator);
-    emulator.rejectNextFormat!();
-    await chat.say('**bold** and `code`');
-    await sentAtLeast(chat, 1);
-    await settled(home, chat);
-    assert.equal(texts(chat.sent()), [contract.plain]);
-  });
+  feature(
+    plain,
+    'format_fallback',
+    'a reply whose formatting the platform refuses goes out once as plain text',
+    async ({ emulator, home }) => {
+      const chat = user(emulator);
+      emulator.rejectNextFormat!();
+      await chat.say('**bold** and `code`');
+      await sentAtLeast(chat, 1);
+      await settled(home, chat);
+      assert.equal(texts(chat.sent()), [contract.plain]);
+    },
+  );
 
   const captionTitle = lacks.file_captions
     ? `a file the agent sends is uploaded, its caption after it [${name} lacks file_captions: ${lacks.file_captions}]`
@@ -254,8 +299,14 @@ export function channelContract(contract: ChannelContract): void {
     await friend.say('after the stranger');
     await sentAtLeast(friend, 1);
     await settled(home, stranger, friend);
-    assert.not.ok(model.asked.some((text) => text.includes('let me in please')), 'the model never saw the stranger');
-    assert.not.ok(stranger.sent().some((m) => m.text.includes('let me in please')), 'the stranger got no answer');
+    assert.not.ok(
+      model.asked.some((text) => text.includes('let me in please')),
+      'the model never saw the stranger',
+    );
+    assert.not.ok(
+      stranger.sent().some((m) => m.text.includes('let me in please')),
+      'the stranger got no answer',
+    );
   });
 
   feature(plain, 'redelivery', 'a redelivered message gets no second reply', async ({ emulator, home }) => {
@@ -269,54 +320,72 @@ export function channelContract(contract: ChannelContract): void {
     assert.equal(texts(chat.sent()), ['echo: only once', 'echo: after the redelivery']);
   });
 
-  feature(plain, 'rate_limit', "a 429 is honoured: the reply goes out once, after the platform's retry_after", async ({ emulator, home }) => {
-    const chat = user(emulator);
-    emulator.rateLimitSends(1, 2);
-    const before = emulator.rateLimited().length;
-    await chat.say('through the rate limit');
-    const [reply] = await sentAtLeast(chat, 1);
-    await settled(home, chat);
-    assert.equal(texts(chat.sent()), ['echo: through the rate limit']);
-    const limitedAt = emulator.rateLimited()[before];
-    assert.ok(limitedAt !== undefined, 'the platform answered 429');
-    assert.ok(reply!.at - limitedAt! >= 2000, `sent ${reply!.at - limitedAt!} ms after the 429 (retry_after 2 s)`);
-  });
+  feature(
+    plain,
+    'rate_limit',
+    "a 429 is honoured: the reply goes out once, after the platform's retry_after",
+    async ({ emulator, home }) => {
+      const chat = user(emulator);
+      emulator.rateLimitSends(1, 2);
+      const before = emulator.rateLimited().length;
+      await chat.say('through the rate limit');
+      const [reply] = await sentAtLeast(chat, 1);
+      await settled(home, chat);
+      assert.equal(texts(chat.sent()), ['echo: through the rate limit']);
+      const limitedAt = emulator.rateLimited()[before];
+      assert.ok(limitedAt !== undefined, 'the platform answered 429');
+      assert.ok(reply!.at - limitedAt! >= 2000, `sent ${reply!.at - limitedAt!} ms after the 429 (retry_after 2 s)`);
+    },
+  );
 
-  feature(plain, 'reconnect', 'after the platform drops the bot, it reconnects with backoff and answers again', async ({ emulator, home }) => {
-    const before = emulator.connections();
-    await emulator.outage(1500);
-    const chat = user(emulator);
-    await chat.say('are you back');
-    await sentAtLeast(chat, 1);
-    await settled(home, chat);
-    assert.equal(texts(chat.sent()), ['echo: are you back']);
-    const attempts = emulator.connections() - before;
-    // restart_backoff_ms 100, doubling: at most ~5 tries in 1.5 s; a loop without backoff would make hundreds.
-    assert.ok(attempts >= 1 && attempts <= 8, `${attempts} connections during and after a 1.5 s outage`);
-  });
+  feature(
+    plain,
+    'reconnect',
+    'after the platform drops the bot, it reconnects with backoff and answers again',
+    async ({ emulator, home }) => {
+      const before = emulator.connections();
+      await emulator.outage(1500);
+      const chat = user(emulator);
+      await chat.say('are you back');
+      await sentAtLeast(chat, 1);
+      await settled(home, chat);
+      assert.equal(texts(chat.sent()), ['echo: are you back']);
+      const attempts = emulator.connections() - before;
+      // restart_backoff_ms 100, doubling: at most ~5 tries in 1.5 s; a loop without backoff would make hundreds.
+      assert.ok(attempts >= 1 && attempts <= 8, `${attempts} connections during and after a 1.5 s outage`);
+    },
+  );
 
-  plain('killed while a reply part is at the platform unconfirmed: after the restart it is there exactly once', async (context) => {
-    const chat = user(context.emulator);
-    const hold = context.emulator.holdSendAnswers();
-    await chat.say('before the crash');
-    const deadline = Date.now() + 60_000;
-    while (hold.held() === 0) {
-      if (Date.now() > deadline) throw new Error('the reply never reached the platform');
-      await sleep(20);
-    }
-    await context.gateway.kill();
-    hold.release();
-    context.gateway = await startGatewayProcess(context.config, {}, context.home, READY_MS);
-    const later = user(context.emulator);
-    await later.say('after the crash');
-    await sentAtLeast(later, 1);
-    await settled(context.home, chat, later);
-    assert.equal(texts(chat.sent()).filter((t) => !t.startsWith('Thinking')), ['echo: before the crash']);
-  });
+  plain(
+    'killed while a reply part is at the platform unconfirmed: after the restart it is there exactly once',
+    async (context) => {
+      const chat = user(context.emulator);
+      const hold = context.emulator.holdSendAnswers();
+      await chat.say('before the crash');
+      const deadline = Date.now() + 60_000;
+      while (hold.held() === 0) {
+        if (Date.now() > deadline) throw new Error('the reply never reached the platform');
+        await sleep(20);
+      }
+      await context.gateway.kill();
+      hold.release();
+      context.gateway = await startGatewayProcess(context.config, {}, context.home, READY_MS);
+      const later = user(context.emulator);
+      await later.say('after the crash');
+      await sentAtLeast(later, 1);
+      await settled(context.home, chat, later);
+      assert.equal(
+        texts(chat.sent()).filter((t) => !t.startsWith('Thinking')),
+        ['echo: before the crash'],
+      );
+    },
+  );
 
   plain('streaming: a reply is streamed by edits of one message, or a placeholder precedes it', async (context) => {
     await context.gateway.stop();
-    const live = lacks.edits ? { placeholder: 'Thinking…' } : { streaming: { enabled: true, throttle_seconds: 0, min_growth_chars: 1 } };
+    const live = lacks.edits
+      ? { placeholder: 'Thinking…' }
+      : { streaming: { enabled: true, throttle_seconds: 0, min_growth_chars: 1 } };
     const port = (context.config.gateway as { port: number }).port;
     context.config = gatewayConfig(contract, context, port, { allow_from: [...allowed], ...live }, true);
     context.gateway = await startGatewayProcess(context.config, {}, context.home, READY_MS);
@@ -341,7 +410,9 @@ export function channelContract(contract: ChannelContract): void {
 function readLogs(home: TempHome | undefined): string {
   if (!home) return '';
   try {
-    return readdirSync(join(home.home, 'logs')).map((f) => readFileSync(join(home.home, 'logs', f), 'utf8')).join('\n');
+    return readdirSync(join(home.home, 'logs'))
+      .map((f) => readFileSync(join(home.home, 'logs', f), 'utf8'))
+      .join('\n');
   } catch {
     return '';
   }

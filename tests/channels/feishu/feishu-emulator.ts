@@ -389,7 +389,7 @@ export class FeishuEmulator {
     }
     if (messagePath && !messagePath[2] && req.method === 'PATCH') {
       const message = this.sent.find((m) => m.id === messagePath[1]);
-      if (!message || message.type !== 'interactive') return json(400, { code: 230001, msg: 'message is not a card' });
+      if (message?.type !== 'interactive') return json(400, { code: 230001, msg: 'message is not a card' });
       message.text = this.cardText(JSON.parse(String(body.content)) as Record<string, unknown>);
       message.versions.push(message.text);
       return json(200, { code: 0, msg: 'success', data: {} });

@@ -19,9 +19,18 @@ async function until<T>(what: string, check: () => T | undefined, timeoutMs = 10
   }
 }
 
-async function started(hs: MatrixHomeserver, joinOnInvite = true): Promise<{ channel: MatrixChannel; inbound: ChannelMessage[] }> {
+async function started(
+  hs: MatrixHomeserver,
+  joinOnInvite = true,
+): Promise<{ channel: MatrixChannel; inbound: ChannelMessage[] }> {
   const inbound: ChannelMessage[] = [];
-  const channel = new MatrixChannel({ homeserver: hs.url, userId: BOT_USER, accessToken: hs.accessToken, joinOnInvite, messageFormat: 'markdown' });
+  const channel = new MatrixChannel({
+    homeserver: hs.url,
+    userId: BOT_USER,
+    accessToken: hs.accessToken,
+    joinOnInvite,
+    messageFormat: 'markdown',
+  });
   await new Promise<void>((resolve, reject) => {
     channel.start({ onMessage: (m) => void inbound.push(m), onConnected: resolve, onFailed: reject }).catch(reject);
   });
@@ -68,7 +77,10 @@ test('an encrypted room the bot is invited to is told why, once, and left; its m
   try {
     const { room } = hs.invite('frank', true);
     await until('the refusal', () => hs.sentTo(room).length === 1);
-    assert.equal(hs.sentTo(room).map((m) => m.text), [ENCRYPTED_REFUSAL]);
+    assert.equal(
+      hs.sentTo(room).map((m) => m.text),
+      [ENCRYPTED_REFUSAL],
+    );
     await until('the leave', () => hs.calls.includes(`POST /_matrix/client/v3/rooms/${room}/leave`));
     const joined = hs.direct('grace', { encrypted: true });
     await joined.say('secret words');
@@ -78,7 +90,10 @@ test('an encrypted room the bot is invited to is told why, once, and left; its m
     const polled = syncs();
     await until('the notice', () => joined.sent().length === 1);
     await until('two more long polls', () => syncs() >= polled + 2);
-    assert.equal(joined.sent().map((m) => m.text), [ENCRYPTED_REFUSAL]);
+    assert.equal(
+      joined.sent().map((m) => m.text),
+      [ENCRYPTED_REFUSAL],
+    );
     assert.equal(inbound, []);
   } finally {
     await channel.stop();
@@ -88,9 +103,20 @@ test('an encrypted room the bot is invited to is told why, once, and left; its m
 
 test('a refused access token fails the start as unauthorized, without the token in the message', async () => {
   const hs = await MatrixHomeserver.start();
-  const channel = new MatrixChannel({ homeserver: hs.url, userId: BOT_USER, accessToken: 'syt_wrong_token_123', joinOnInvite: true, messageFormat: 'markdown' });
+  const channel = new MatrixChannel({
+    homeserver: hs.url,
+    userId: BOT_USER,
+    accessToken: 'syt_wrong_token_123',
+    joinOnInvite: true,
+    messageFormat: 'markdown',
+  });
   try {
-    const error = await channel.start({ onMessage: () => undefined, onConnected: () => undefined, onFailed: () => undefined }).then(() => undefined, (e: unknown) => e);
+    const error = await channel
+      .start({ onMessage: () => undefined, onConnected: () => undefined, onFailed: () => undefined })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     assert.instance(error, ChannelError);
     assert.is((error as ChannelError).code, 'unauthorized');
     assert.is((error as ChannelError).message, 'Matrix whoami: M_UNKNOWN_TOKEN Invalid access token passed.');
@@ -101,7 +127,8 @@ test('a refused access token fails the start as unauthorized, without the token 
 });
 
 test('bad settings name the field and the allowed values', () => {
-  const entry = (settings: Record<string, unknown>) => channelEntrySchema.parse({ enabled: true, type: 'matrix', settings });
+  const entry = (settings: Record<string, unknown>) =>
+    channelEntrySchema.parse({ enabled: true, type: 'matrix', settings });
   const refused = (settings: Record<string, unknown>): string => {
     try {
       matrixFromEntry('mx', { ...entry(settings), type: 'matrix' });
@@ -111,16 +138,37 @@ test('bad settings name the field and the allowed values', () => {
     }
   };
   const good = { homeserver: 'https://matrix.org', user_id: '@bot:matrix.org', access_token: 'syt_x' };
-  assert.is(refused({ ...good, homeserver: 'matrix.org' }), "channel_list.mx.settings.homeserver must be the homeserver's URL (allowed: http:// or https:// URL)");
-  assert.is(refused({ ...good, user_id: 'bot' }), 'channel_list.mx.settings.user_id must be a full user id (allowed: @name:server)');
-  assert.is(refused({ ...good, access_token: '' }), 'channel_list.mx.settings.access_token is missing (set it in config.json or .security.yml)');
-  assert.is(refused({ ...good, message_format: 'html' }), 'channel_list.mx.settings.message_format "html" is not allowed (allowed: markdown, plain)');
+  assert.is(
+    refused({ ...good, homeserver: 'matrix.org' }),
+    "channel_list.mx.settings.homeserver must be the homeserver's URL (allowed: http:// or https:// URL)",
+  );
+  assert.is(
+    refused({ ...good, user_id: 'bot' }),
+    'channel_list.mx.settings.user_id must be a full user id (allowed: @name:server)',
+  );
+  assert.is(
+    refused({ ...good, access_token: '' }),
+    'channel_list.mx.settings.access_token is missing (set it in config.json or .security.yml)',
+  );
+  assert.is(
+    refused({ ...good, message_format: 'html' }),
+    'channel_list.mx.settings.message_format "html" is not allowed (allowed: markdown, plain)',
+  );
   assert.is(refused(good), 'accepted');
 });
 
 test('every Matrix setting is described for the dashboard, and the passphrase is masked as a secret', () => {
   const shape = channelKindSettings.matrix.def.shape;
-  assert.equal(Object.keys(shape), ['homeserver', 'user_id', 'access_token', 'device_id', 'join_on_invite', 'message_format', 'crypto_database_path', 'crypto_passphrase']);
+  assert.equal(Object.keys(shape), [
+    'homeserver',
+    'user_id',
+    'access_token',
+    'device_id',
+    'join_on_invite',
+    'message_format',
+    'crypto_database_path',
+    'crypto_passphrase',
+  ]);
   for (const field of Object.values(shape)) assert.ok(z.globalRegistry.get(field as z.core.$ZodType)?.description);
   const parsed = channelEntrySchema.parse({ type: 'matrix', settings: { crypto_passphrase: 'hunter2' } });
   assert.not.ok(JSON.stringify(parsed).includes('hunter2'));

@@ -18,7 +18,7 @@ export interface QqSent {
 const hex = (bytes: number): string => randomBytes(bytes).toString('hex').toUpperCase();
 
 export class QqEmulator {
-  readonly appId = '102' + String(Math.floor(Math.random() * 1e6)).padStart(6, '0');
+  readonly appId = `102${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
   readonly appSecret = `qqsecret${hex(8)}`;
   readonly sent: QqSent[] = [];
   /** Every message posted, the input notices ("typing…", msg_type 6) included. */

@@ -5,7 +5,15 @@ import { anyStateMoves, drawChart, fire, light } from './chart.js';
 import { idChip, pill, toneOf } from './ids.js';
 
 const KINDS: Record<string, string> = {
-  gateway: 'Gateway', channel: 'Channel', agent: 'Agent', session: 'Session', turn: 'Turn', heartbeat: 'Heartbeat', cron: 'Cron job', mcp_server: 'MCP server', subagent: 'Subagent',
+  gateway: 'Gateway',
+  channel: 'Channel',
+  agent: 'Agent',
+  session: 'Session',
+  turn: 'Turn',
+  heartbeat: 'Heartbeat',
+  cron: 'Cron job',
+  mcp_server: 'MCP server',
+  subagent: 'Subagent',
 };
 
 /** The id after `machine:`, e.g. the session id of `session:sk_v1_…`. */
@@ -38,39 +46,77 @@ function context(actor: Actor): HTMLElement | null {
 
 function footer(actor: Actor): HTMLElement {
   const move = actor.from ? `${stateLabel(actor.from)} → ${stateLabel(actor.state)}` : stateLabel(actor.state);
-  return h('div', { class: 'card-foot' },
-    h('span', { class: 'last-move', title: `${stamp(actor.at)} on ${actor.last_event}` }, `${move} on ${eventLabel(actor.last_event)}`),
-    h('span', { class: 'muted when', 'data-at': actor.at, title: stamp(actor.at) }, ago(actor.at)));
+  return h(
+    'div',
+    { class: 'card-foot' },
+    h(
+      'span',
+      { class: 'last-move', title: `${stamp(actor.at)} on ${actor.last_event}` },
+      `${move} on ${eventLabel(actor.last_event)}`,
+    ),
+    h('span', { class: 'muted when', 'data-at': actor.at, title: stamp(actor.at) }, ago(actor.at)),
+  );
 }
 
 function head(actor: Actor): HTMLElement {
-  const state = actor.stopped && actor.machine !== 'turn' ? `${stateLabel(actor.state)}, ended` : stateLabel(actor.state);
-  return h('header', { class: 'card-head' },
-    h('div', { class: 'card-title' }, h('span', { class: 'kind' }, actorKind(actor)), h('span', { class: 'name', title: actor.actor }, actorName(actor))),
-    pill(state, toneOf(actor.state), { class: `pill ${toneOf(actor.state)} actor-state` }));
+  const state =
+    actor.stopped && actor.machine !== 'turn' ? `${stateLabel(actor.state)}, ended` : stateLabel(actor.state);
+  return h(
+    'header',
+    { class: 'card-head' },
+    h(
+      'div',
+      { class: 'card-title' },
+      h('span', { class: 'kind' }, actorKind(actor)),
+      h('span', { class: 'name', title: actor.actor }, actorName(actor)),
+    ),
+    pill(state, toneOf(actor.state), { class: `pill ${toneOf(actor.state)} actor-state` }),
+  );
 }
 
 function meta(actor: Actor): HTMLElement {
   const id = actor.actor.includes(':') ? ownId(actor) : undefined;
-  return h('div', { class: 'card-sub' }, id ? idChip(id) : null, h('span', { class: 'muted', title: stamp(actor.at) }, `since ${clock(actor.at)}`), context(actor));
+  return h(
+    'div',
+    { class: 'card-sub' },
+    id ? idChip(id) : null,
+    h('span', { class: 'muted', title: stamp(actor.at) }, `since ${clock(actor.at)}`),
+    context(actor),
+  );
 }
 
 function reason(actor: Actor): HTMLElement | null {
   // A turn that completed says nothing a done state does not.
   if (!actor.reason || actor.reason === 'completed') return null;
   const failed = toneOf(actor.state) === 'bad';
-  return h('p', { class: failed ? 'reason bad' : 'reason' }, failed ? `Failed: ${actor.reason}` : `Ended: ${actor.reason}`);
+  return h(
+    'p',
+    { class: failed ? 'reason bad' : 'reason' },
+    failed ? `Failed: ${actor.reason}` : `Ended: ${actor.reason}`,
+  );
 }
 
 /** One actor: what it is, its state, why it failed, its chart with the state lit, and its last move. */
 export function actorCard(actor: Actor, chart: ChartNode | undefined): HTMLElement {
   const drawn = chart ? drawChart(actor.machine, chart, actor.state, actor.from) : null;
   const moves = drawn ? anyStateMoves(actor.machine) : [];
-  const node = h('article', { class: `card actor${actor.stopped ? ' ended' : ''}`, 'data-actor': actor.actor, 'data-key': actor.key, 'data-machine': actor.machine, 'data-state': actor.state },
-    head(actor), meta(actor), h('div', { class: 'reason-slot' }, reason(actor)),
+  const node = h(
+    'article',
+    {
+      class: `card actor${actor.stopped ? ' ended' : ''}`,
+      'data-actor': actor.actor,
+      'data-key': actor.key,
+      'data-machine': actor.machine,
+      'data-state': actor.state,
+    },
+    head(actor),
+    meta(actor),
+    h('div', { class: 'reason-slot' }, reason(actor)),
     drawn ? h('div', { class: 'chart-wrap' }, drawn) : null,
     moves.length ? h('p', { class: 'any-state muted' }, `from any state: ${moves.join(' · ')}`) : null,
-    footer(actor), links(actor));
+    footer(actor),
+    links(actor),
+  );
   return node;
 }
 

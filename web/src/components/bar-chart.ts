@@ -2,7 +2,13 @@ import uPlot from 'uplot';
 import { h } from '../dom.js';
 
 /** One series of bars: its legend row's class and text, its colour (a CSS custom property), a value per column. */
-export type BarSeries = { key: string; label: string; color: string; values: number[]; format: (value: number, column: number) => string };
+export type BarSeries = {
+  key: string;
+  label: string;
+  color: string;
+  values: number[];
+  format: (value: number, column: number) => string;
+};
 
 export type BarChart = {
   id: string;
@@ -28,7 +34,8 @@ const HEIGHT = 220;
 /** 1, 2, 5 × powers of ten: a whole-number axis never steps by 0.5 tokens. */
 const WHOLE_STEPS = Array.from({ length: 13 }, (_, power) => [1, 2, 5].map((m) => m * 10 ** power)).flat();
 
-const cssColor = (name: string): string => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
+const cssColor = (name: string): string =>
+  getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
 
 /**
  * Where each shown series' bars start and end in each column: stacked on the shown series under it, so hiding a
@@ -78,7 +85,10 @@ function options(chart: BarChart, width: number, detail: HTMLElement): uPlot.Opt
     },
     axes: [
       {
-        stroke: axisColor, grid: { show: false }, ticks: { show: false }, size: 28,
+        stroke: axisColor,
+        grid: { show: false },
+        ticks: { show: false },
+        size: 28,
         // Labels no closer than about 46 px apart: every column on a wide screen, every few on a phone.
         splits: (u) => {
           const every = Math.max(1, Math.ceil(46 / Math.max(1, u.bbox.width / devicePixelRatio / columns)));
@@ -87,7 +97,10 @@ function options(chart: BarChart, width: number, detail: HTMLElement): uPlot.Opt
         values: (_u, splits) => splits.map((i) => chart.labels[i] ?? ''),
       },
       {
-        stroke: axisColor, grid, ticks: { stroke: grid.stroke, width: 1, size: 4 }, size: 56,
+        stroke: axisColor,
+        grid,
+        ticks: { stroke: grid.stroke, width: 1, size: 4 },
+        size: 56,
         ...(chart.whole ? { incrs: WHOLE_STEPS } : {}),
         values: (_u, splits) => splits.map((value) => chart.axis(value)),
       },
@@ -97,32 +110,46 @@ function options(chart: BarChart, width: number, detail: HTMLElement): uPlot.Opt
       ...chart.series.map((series): uPlot.Series => {
         const color = cssColor(series.color);
         return {
-          label: series.label, class: series.key, fill: color, stroke: color, width: 0, paths: bars, points: { show: false },
-          value: (_u, value, _index, column) => (value === null || column === null ? '—' : series.format(value, column)),
+          label: series.label,
+          class: series.key,
+          fill: color,
+          stroke: color,
+          width: 0,
+          paths: bars,
+          points: { show: false },
+          value: (_u, value, _index, column) =>
+            value === null || column === null ? '—' : series.format(value, column),
         };
       }),
     ],
     cursor: { y: false, points: { show: false }, drag: { x: false, y: false } },
     legend: { markers: { width: 0 } },
     hooks: {
-      setCursor: [(u) => {
-        const column = u.cursor.idx;
-        detail.textContent = column === null || column === undefined ? 'Point at a column for its figures.' : (chart.detail?.(column) ?? '');
-      }],
-      draw: [(u) => {
-        if (!chart.marks?.some(Boolean)) return;
-        const ctx = u.ctx;
-        ctx.save();
-        ctx.fillStyle = cssColor('--warn');
-        ctx.font = `700 ${12 * devicePixelRatio}px system-ui, sans-serif`;
-        ctx.textAlign = 'center';
-        chart.marks.forEach((marked, column) => {
-          if (!marked) return;
-          const top = stacked.to.reduce((highest, values) => Math.max(highest, values?.[column] ?? 0), 0);
-          ctx.fillText('?', u.valToPos(column, 'x', true), u.valToPos(top, 'y', true) - 4 * devicePixelRatio);
-        });
-        ctx.restore();
-      }],
+      setCursor: [
+        (u) => {
+          const column = u.cursor.idx;
+          detail.textContent =
+            column === null || column === undefined
+              ? 'Point at a column for its figures.'
+              : (chart.detail?.(column) ?? '');
+        },
+      ],
+      draw: [
+        (u) => {
+          if (!chart.marks?.some(Boolean)) return;
+          const ctx = u.ctx;
+          ctx.save();
+          ctx.fillStyle = cssColor('--warn');
+          ctx.font = `700 ${12 * devicePixelRatio}px system-ui, sans-serif`;
+          ctx.textAlign = 'center';
+          chart.marks.forEach((marked, column) => {
+            if (!marked) return;
+            const top = stacked.to.reduce((highest, values) => Math.max(highest, values?.[column] ?? 0), 0);
+            ctx.fillText('?', u.valToPos(column, 'x', true), u.valToPos(top, 'y', true) - 4 * devicePixelRatio);
+          });
+          ctx.restore();
+        },
+      ],
     },
   };
 }

@@ -7,10 +7,25 @@ import type { ChartNode } from '../../../bus/api-shapes.js';
 // between, and each layer is ordered by where its neighbours sit so that fewer moves cross. Moves that
 // every state makes to one state (stop) are listed under the chart instead of drawn from each.
 
-export type LaidNode = { key: string; label: string; sub?: string; final: boolean; x: number; y: number; w: number; layer: number };
+export type LaidNode = {
+  key: string;
+  label: string;
+  sub?: string;
+  final: boolean;
+  x: number;
+  y: number;
+  w: number;
+  layer: number;
+};
 export type EdgeLabel = { x: number; y: number; text: string; anchor: 'start' | 'middle' | 'end' };
 export type LaidEdge = { from: string; to: string; title: string; path: string; label?: EdgeLabel };
-export type Layout = { box: { x: number; y: number; width: number; height: number }; nodes: LaidNode[]; edges: LaidEdge[]; initial?: LaidNode; anyState: string[] };
+export type Layout = {
+  box: { x: number; y: number; width: number; height: number };
+  nodes: LaidNode[];
+  edges: LaidEdge[];
+  initial?: LaidNode;
+  anyState: string[];
+};
 
 export const NODE_H = 26;
 const LAYER_GAP = 40;
@@ -37,11 +52,14 @@ const top = (path: string): string => path.split('.')[0] ?? path;
 function movesOf(chart: ChartNode): { moves: Move[]; anyState: Move[] } {
   const all: Move[] = [];
   const walk = (node: ChartNode, owner: string): void => {
-    for (const t of node.transitions) if (t.target) all.push({ from: owner, to: top(t.target), event: t.event, guards: t.guards });
+    for (const t of node.transitions)
+      if (t.target) all.push({ from: owner, to: top(t.target), event: t.event, guards: t.guards });
     for (const child of node.states) walk(child, owner);
   };
   for (const state of chart.states) walk(state, state.key);
-  const anyState = chart.transitions.flatMap((t) => (t.target ? [{ from: '*', to: top(t.target), event: t.event, guards: t.guards }] : []));
+  const anyState = chart.transitions.flatMap((t) =>
+    t.target ? [{ from: '*', to: top(t.target), event: t.event, guards: t.guards }] : [],
+  );
   // An event that takes every other live state to one state reads better as one line than as a fan of arrows.
   const bySign = new Map<string, Set<string>>();
   for (const m of all) bySign.set(`${m.event}>${m.to}`, (bySign.get(`${m.event}>${m.to}`) ?? new Set()).add(m.from));
@@ -109,11 +127,17 @@ function order(layers: Slot[][], links: Link[]): void {
     const rows = down ? layers.slice(1) : layers.slice(0, -1).reverse();
     for (const row of rows) {
       const mean = (slot: Slot): number => {
-        const near = links.filter((l) => (down ? l.to === slot.key : l.from === slot.key)).map((l) => position.get(down ? l.from : l.to) ?? 0);
+        const near = links
+          .filter((l) => (down ? l.to === slot.key : l.from === slot.key))
+          .map((l) => position.get(down ? l.from : l.to) ?? 0);
         return near.length ? near.reduce((a, b) => a + b, 0) / near.length : (position.get(slot.key) ?? 0);
       };
       const weights = new Map(row.map((slot) => [slot.key, mean(slot)]));
-      row.sort((a, b) => (weights.get(a.key) ?? 0) - (weights.get(b.key) ?? 0) || (position.get(a.key) ?? 0) - (position.get(b.key) ?? 0));
+      row.sort(
+        (a, b) =>
+          (weights.get(a.key) ?? 0) - (weights.get(b.key) ?? 0) ||
+          (position.get(a.key) ?? 0) - (position.get(b.key) ?? 0),
+      );
       row.forEach((slot, i) => position.set(slot.key, i));
     }
   }
@@ -141,8 +165,11 @@ export function layoutChart(chart: ChartNode): Layout {
   const keys = chart.states.map((s) => s.key);
   const start = chart.initial ?? keys[0];
   const pairs = new Map<string, Move[]>();
-  for (const move of moves) pairs.set(`${move.from}>${move.to}`, [...(pairs.get(`${move.from}>${move.to}`) ?? []), move]);
-  const links: Link[] = [...pairs.values()].map((group) => ({ from: group[0]?.from ?? '', to: group[0]?.to ?? '' })).filter((l) => l.from !== l.to);
+  for (const move of moves)
+    pairs.set(`${move.from}>${move.to}`, [...(pairs.get(`${move.from}>${move.to}`) ?? []), move]);
+  const links: Link[] = [...pairs.values()]
+    .map((group) => ({ from: group[0]?.from ?? '', to: group[0]?.to ?? '' }))
+    .filter((l) => l.from !== l.to);
   const back = backLinks(keys, start, links);
   const down = links.filter((l) => !back.has(l));
   const depth = longestPath(keys, down);
@@ -152,7 +179,14 @@ export function layoutChart(chart: ChartNode): Layout {
 
   // Slots: the states, and a placeholder in every layer a downward move skips.
   const slots = new Map<string, Slot>();
-  for (const key of keys) slots.set(key, { key, dummy: false, w: Math.max(54, Math.ceil(textWidth(stateLabel(key))) + 22), x: 0, layer: depth.get(key) ?? 0 });
+  for (const key of keys)
+    slots.set(key, {
+      key,
+      dummy: false,
+      w: Math.max(54, Math.ceil(textWidth(stateLabel(key))) + 22),
+      x: 0,
+      layer: depth.get(key) ?? 0,
+    });
   const chains = new Map<Link, string[]>();
   const slotLinks: Link[] = [];
   for (const link of down) {
@@ -172,7 +206,8 @@ export function layoutChart(chart: ChartNode): Layout {
   const layers: Slot[][] = Array.from({ length: layerCount }, () => []);
   for (const slot of slots.values()) layers[slot.layer]?.push(slot);
   order(layers, slotLinks);
-  const rowWidth = (row: Slot[]): number => row.reduce((sum, s) => sum + s.w, 0) + NODE_GAP * Math.max(0, row.length - 1);
+  const rowWidth = (row: Slot[]): number =>
+    row.reduce((sum, s) => sum + s.w, 0) + NODE_GAP * Math.max(0, row.length - 1);
   const widest = Math.max(...layers.map(rowWidth));
   const yOf = (layer: number): number => 20 + layer * (NODE_H + LAYER_GAP);
   for (const row of layers) {
@@ -190,7 +225,16 @@ export function layoutChart(chart: ChartNode): Layout {
     const state = states.get(key);
     if (!slot || !state) continue;
     const sub = state.states.length > 0 ? state.states.map((c) => stateLabel(c.key)).join(' / ') : undefined;
-    nodes.set(key, { key, label: stateLabel(key), ...(sub ? { sub } : {}), final: state.final, x: slot.x, y: yOf(slot.layer), w: slot.w, layer: slot.layer });
+    nodes.set(key, {
+      key,
+      label: stateLabel(key),
+      ...(sub ? { sub } : {}),
+      final: state.final,
+      x: slot.x,
+      y: yOf(slot.layer),
+      w: slot.w,
+      layer: slot.layer,
+    });
   }
   const cx = (key: string): number => {
     const slot = slots.get(key);
@@ -255,7 +299,12 @@ export function layoutChart(chart: ChartNode): Layout {
       path = smooth(points);
       const p0 = points[0] ?? { x: 0, y: 0 };
       const p1 = points[1] ?? p0;
-      label = { x: (p0.x + p1.x) / 2 + (p1.x < p0.x - 4 ? -5 : 5), y: (p0.y + p1.y) / 2 + 3, text, anchor: p1.x < p0.x - 4 ? 'end' : 'start' };
+      label = {
+        x: (p0.x + p1.x) / 2 + (p1.x < p0.x - 4 ? -5 : 5),
+        y: (p0.y + p1.y) / 2 + 3,
+        text,
+        anchor: p1.x < p0.x - 4 ? 'end' : 'start',
+      };
     } else {
       // Back up: round the side of the layers between that is nearer the state it leaves, one lane further
       // out for each such move.
@@ -277,20 +326,43 @@ export function layoutChart(chart: ChartNode): Layout {
     if (fan && fan.count > 1) {
       const fanKey = `${from}:${text}`;
       const fanOuts = outs.get(from) ?? [];
-      const reach = fanOuts.length > 1 ? Math.min(12, (a.w - 16) / (fanOuts.length - 1)) * ((fanOuts.length - 1) / 2) : 0;
-      label = placedFans.has(fanKey) ? undefined : { x: a.x + a.w / 2 + reach + 6, y: a.y + NODE_H + 12, text, anchor: 'start' };
+      const reach =
+        fanOuts.length > 1 ? Math.min(12, (a.w - 16) / (fanOuts.length - 1)) * ((fanOuts.length - 1) / 2) : 0;
+      label = placedFans.has(fanKey)
+        ? undefined
+        : { x: a.x + a.w / 2 + reach + 6, y: a.y + NODE_H + 12, text, anchor: 'start' };
       placedFans.add(fanKey);
     }
     if (label) {
       const w = label.text.length * LABEL_PX;
-      leftMost = Math.min(leftMost, label.anchor === 'end' ? label.x - w : label.anchor === 'middle' ? label.x - w / 2 : label.x);
+      leftMost = Math.min(
+        leftMost,
+        label.anchor === 'end' ? label.x - w : label.anchor === 'middle' ? label.x - w / 2 : label.x,
+      );
       rightMost = Math.max(rightMost, label.anchor === 'start' ? label.x + w : label.x);
     }
     if (from === to) rightMost = Math.max(rightMost, a.x + a.w + 26);
-    edges.push({ from, to, path, ...(label ? { label } : {}), title: `${a.label} → ${b.label} on ${text}${guards.length ? ` (when ${guards.join(' / ')})` : ''}` });
+    edges.push({
+      from,
+      to,
+      path,
+      ...(label ? { label } : {}),
+      title: `${a.label} → ${b.label} on ${text}${guards.length ? ` (when ${guards.join(' / ')})` : ''}`,
+    });
   }
   const laid = [...nodes.values()];
   const initial = start ? nodes.get(start) : undefined;
-  const box = { x: Math.floor(leftMost - 6), y: 0, width: Math.ceil(rightMost - leftMost + 12), height: yOf(layerCount - 1) + NODE_H + 8 };
-  return { box, nodes: laid, edges, ...(initial ? { initial } : {}), anyState: anyState.map((m) => `${eventLabel(m.event)} → ${stateLabel(m.to)}`) };
+  const box = {
+    x: Math.floor(leftMost - 6),
+    y: 0,
+    width: Math.ceil(rightMost - leftMost + 12),
+    height: yOf(layerCount - 1) + NODE_H + 8,
+  };
+  return {
+    box,
+    nodes: laid,
+    edges,
+    ...(initial ? { initial } : {}),
+    anyState: anyState.map((m) => `${eventLabel(m.event)} → ${stateLabel(m.to)}`),
+  };
 }

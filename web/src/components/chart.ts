@@ -10,8 +10,11 @@ const templates = new Map<string, { node: SVGSVGElement; layout: Layout }>();
 
 function arrowDefs(): SVGDefsElement {
   const marker = (id: string) =>
-    svg('marker', { id, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
-      svg('path', { d: 'M0,0 L10,5 L0,10 z', class: id }));
+    svg(
+      'marker',
+      { id, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
+      svg('path', { d: 'M0,0 L10,5 L0,10 z', class: id }),
+    );
   return svg('defs', {}, marker('arrow'), marker('arrow-lit'));
 }
 
@@ -23,25 +26,70 @@ export function chartDefs(): SVGSVGElement {
 function build(chart: ChartNode): { node: SVGSVGElement; layout: Layout } {
   const layout = layoutChart(chart);
   const edges = layout.edges.map((edge) =>
-    svg('g', { class: 'edge', 'data-from': edge.from, 'data-to': edge.to },
+    svg(
+      'g',
+      { class: 'edge', 'data-from': edge.from, 'data-to': edge.to },
       svg('title', {}, edge.title),
       svg('path', { d: edge.path, class: 'edge-line', 'marker-end': 'url(#arrow)' }),
-      edge.label ? svg('text', { x: edge.label.x, y: edge.label.y, 'text-anchor': edge.label.anchor, class: 'edge-label' }, edge.label.text) : null));
+      edge.label
+        ? svg(
+            'text',
+            { x: edge.label.x, y: edge.label.y, 'text-anchor': edge.label.anchor, class: 'edge-label' },
+            edge.label.text,
+          )
+        : null,
+    ),
+  );
   const nodes = layout.nodes.map((node) =>
-    svg('g', { class: `node${node.final ? ' final' : ''}`, 'data-state': node.key },
+    svg(
+      'g',
+      { class: `node${node.final ? ' final' : ''}`, 'data-state': node.key },
       svg('title', {}, node.sub ? `${node.label} (${node.sub})` : node.label),
       svg('rect', { x: node.x, y: node.y, width: node.w, height: NODE_H, rx: 7, class: 'node-box' }),
-      node.final ? svg('rect', { x: node.x + 3, y: node.y + 3, width: node.w - 6, height: NODE_H - 6, rx: 5, class: 'node-inner' }) : null,
-      svg('text', { x: node.x + node.w / 2, y: node.y + NODE_H / 2 + 4, 'text-anchor': 'middle', class: 'node-label' }, node.label)));
+      node.final
+        ? svg('rect', {
+            x: node.x + 3,
+            y: node.y + 3,
+            width: node.w - 6,
+            height: NODE_H - 6,
+            rx: 5,
+            class: 'node-inner',
+          })
+        : null,
+      svg(
+        'text',
+        { x: node.x + node.w / 2, y: node.y + NODE_H / 2 + 4, 'text-anchor': 'middle', class: 'node-label' },
+        node.label,
+      ),
+    ),
+  );
   const start = layout.initial;
   const marker = start
-    ? svg('g', { class: 'initial' },
-      svg('circle', { cx: start.x + start.w / 2, cy: 6, r: 4 }),
-      svg('path', { d: `M${start.x + start.w / 2},10 L${start.x + start.w / 2},${start.y}`, class: 'edge-line', 'marker-end': 'url(#arrow)' }))
+    ? svg(
+        'g',
+        { class: 'initial' },
+        svg('circle', { cx: start.x + start.w / 2, cy: 6, r: 4 }),
+        svg('path', {
+          d: `M${start.x + start.w / 2},10 L${start.x + start.w / 2},${start.y}`,
+          class: 'edge-line',
+          'marker-end': 'url(#arrow)',
+        }),
+      )
     : null;
   const { box } = layout;
-  const node = svg('svg', { class: 'chart', viewBox: `${box.x} ${box.y} ${box.width} ${box.height}`, width: box.width, height: box.height, role: 'img' },
-    marker, ...edges, ...nodes);
+  const node = svg(
+    'svg',
+    {
+      class: 'chart',
+      viewBox: `${box.x} ${box.y} ${box.width} ${box.height}`,
+      width: box.width,
+      height: box.height,
+      role: 'img',
+    },
+    marker,
+    ...edges,
+    ...nodes,
+  );
   return { node, layout };
 }
 
@@ -69,9 +117,12 @@ const topOf = (state: string): string => state.split('.')[0] ?? state;
 export function light(chart: SVGSVGElement, state: string, from?: string): void {
   const current = topOf(state);
   const previous = from ? topOf(from) : undefined;
-  chart.querySelectorAll('.node').forEach((node) => node.classList.toggle('current', node.getAttribute('data-state') === current));
+  chart
+    .querySelectorAll('.node')
+    .forEach((node) => node.classList.toggle('current', node.getAttribute('data-state') === current));
   chart.querySelectorAll('.edge').forEach((edge) => {
-    const last = previous !== undefined && edge.getAttribute('data-from') === previous && edge.getAttribute('data-to') === current;
+    const last =
+      previous !== undefined && edge.getAttribute('data-from') === previous && edge.getAttribute('data-to') === current;
     edge.classList.toggle('last', last);
     edge.querySelector('path')?.setAttribute('marker-end', last ? 'url(#arrow-lit)' : 'url(#arrow)');
   });

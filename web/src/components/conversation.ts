@@ -19,32 +19,60 @@ export function prettyJson(text: string): string {
 function toolSummary(step: Extract<Step, { kind: 'tool' }>): HTMLElement {
   const state = step.ok === undefined ? 'running' : step.ok ? 'ok' : 'failed';
   const icon = state === 'running' ? '…' : state === 'ok' ? '✓' : '✗';
-  const outcome = state === 'failed'
-    ? h('span', { class: 'step-error' }, preview(step.content ?? '', 140))
-    : state === 'ok' ? h('span', { class: 'muted' }, `${count(step.chars ?? 0)} chars`) : h('span', { class: 'muted' }, 'running');
-  return h('summary', {}, h('span', { class: 'step-icon', 'aria-label': state }, icon), h('span', { class: 'step-name' }, step.name),
-    h('code', { class: 'step-args' }, preview(step.arguments, 60)), outcome);
+  const outcome =
+    state === 'failed'
+      ? h('span', { class: 'step-error' }, preview(step.content ?? '', 140))
+      : state === 'ok'
+        ? h('span', { class: 'muted' }, `${count(step.chars ?? 0)} chars`)
+        : h('span', { class: 'muted' }, 'running');
+  return h(
+    'summary',
+    {},
+    h('span', { class: 'step-icon', 'aria-label': state }, icon),
+    h('span', { class: 'step-name' }, step.name),
+    h('code', { class: 'step-args' }, preview(step.arguments, 60)),
+    outcome,
+  );
 }
 
 /** One tool call, folded to a line; `update` adds the result when it arrives. */
-export function toolStep(step: Extract<Step, { kind: 'tool' }>): { node: HTMLDetailsElement; update(result: { ok: boolean; content: string }): void } {
+export function toolStep(step: Extract<Step, { kind: 'tool' }>): {
+  node: HTMLDetailsElement;
+  update(result: { ok: boolean; content: string }): void;
+} {
   const node = h('details', { class: 'step tool', 'data-call': step.call_id });
   const draw = (): void => {
     const state = step.ok === undefined ? 'running' : step.ok ? 'ok' : 'failed';
     node.className = `step tool is-${state}`;
-    replace(node, toolSummary(step),
-      h('div', { class: 'step-body' },
-        h('div', { class: 'step-label' }, 'arguments'), h('pre', { class: 'step-pre' }, prettyJson(step.arguments)),
+    replace(
+      node,
+      toolSummary(step),
+      h(
+        'div',
+        { class: 'step-body' },
+        h('div', { class: 'step-label' }, 'arguments'),
+        h('pre', { class: 'step-pre' }, prettyJson(step.arguments)),
         step.ok === undefined ? null : h('div', { class: 'step-label' }, step.ok ? 'result' : 'error'),
         step.ok === undefined ? null : h('pre', { class: 'step-pre result' }, step.content ?? ''),
         step.chars !== undefined && step.content !== undefined && step.chars > step.content.length
-          ? h('p', { class: 'muted' }, `showing ${count(step.content.length)} of ${count(step.chars)} chars; the turn view has it all`) : null));
+          ? h(
+              'p',
+              { class: 'muted' },
+              `showing ${count(step.content.length)} of ${count(step.chars)} chars; the turn view has it all`,
+            )
+          : null,
+      ),
+    );
   };
   draw();
   return {
     node,
     update(result) {
-      Object.assign(step, { ok: result.ok, content: result.content.length > 4000 ? `${result.content.slice(0, 4000)}…` : result.content, chars: result.content.length });
+      Object.assign(step, {
+        ok: result.ok,
+        content: result.content.length > 4000 ? `${result.content.slice(0, 4000)}…` : result.content,
+        chars: result.content.length,
+      });
       draw();
     },
   };
@@ -58,30 +86,46 @@ export function textStep(text: string): HTMLElement {
 export type ToolRegistry = (callId: string, update: (result: { ok: boolean; content: string }) => void) => void;
 
 export function stepsOf(steps: Step[], register?: ToolRegistry): HTMLElement {
-  return h('div', { class: 'steps' }, ...steps.map((step) => {
-    if (step.kind === 'text') return textStep(step.text);
-    const drawn = toolStep(step);
-    register?.(step.call_id, drawn.update);
-    return drawn.node;
-  }));
+  return h(
+    'div',
+    { class: 'steps' },
+    ...steps.map((step) => {
+      if (step.kind === 'text') return textStep(step.text);
+      const drawn = toolStep(step);
+      register?.(step.call_id, drawn.update);
+      return drawn.node;
+    }),
+  );
 }
 
 export function userBubble(text: string, at?: number): HTMLElement {
-  return h('div', { class: 'bubble user' }, h('div', { class: 'body' }, text), at ? h('div', { class: 'meta', title: stamp(at) }, clock(at)) : null);
+  return h(
+    'div',
+    { class: 'bubble user' },
+    h('div', { class: 'body' }, text),
+    at ? h('div', { class: 'meta', title: stamp(at) }, clock(at)) : null,
+  );
 }
 
 /** The footer of a reply: when, and a link to its turn. */
 export function replyMeta(turn: string | undefined, at: number | undefined, outcome?: string): HTMLElement {
-  return h('div', { class: 'meta' },
+  return h(
+    'div',
+    { class: 'meta' },
     at ? h('span', { title: stamp(at) }, clock(at)) : null,
     outcome && outcome !== 'completed' ? h('span', { class: 'outcome' }, outcome) : null,
-    turn ? h('a', { href: `#/turn/${turn}`, class: 'turn-link', title: `open turn ${turn}` }, 'turn ↗') : null);
+    turn ? h('a', { href: `#/turn/${turn}`, class: 'turn-link', title: `open turn ${turn}` }, 'turn ↗') : null,
+  );
 }
 
 export function replyBubble(content: string, turn?: string, at?: number, outcome?: string): HTMLElement {
   const failed = outcome === 'failed' || outcome === 'stopped';
-  return h('div', { class: `bubble assistant${failed ? ' failed' : ''}`, ...(turn ? { 'data-turn': turn } : {}) },
-    h('div', { class: 'body' }, renderMarkdown(content)), replyMeta(turn, at, outcome));
+  return h(
+    'div',
+    { class: `bubble assistant${failed ? ' failed' : ''}`, ...(turn ? { 'data-turn': turn } : {}) },
+    h('div', { class: 'body' }, renderMarkdown(content)),
+    replyMeta(turn, at, outcome),
+  );
 }
 
 /** One exchange: the user's message, the steps of its turn, the reply (each added as it comes). */

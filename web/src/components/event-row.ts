@@ -18,23 +18,45 @@ export function eventRow(event: Envelope, onToggle?: (open: boolean) => void, op
     button.setAttribute('aria-expanded', String(opening));
     onToggle?.(opening);
   };
-  const button = h('button', { type: 'button', class: 'event-toggle', 'aria-expanded': 'false', title: 'show the whole event', onclick: toggle }, '▸');
+  const button = h(
+    'button',
+    { type: 'button', class: 'event-toggle', 'aria-expanded': 'false', title: 'show the whole event', onclick: toggle },
+    '▸',
+  );
   row.append(
-    h('div', { class: 'event-line', onclick: (e: Event) => {
-      // The line opens the row, except where a link or the button was clicked.
-      if (!(e.target instanceof Element && e.target.closest('a, button'))) toggle();
-    } },
+    h(
+      'div',
+      {
+        class: 'event-line',
+        onclick: (e: Event) => {
+          // The line opens the row, except where a link or the button was clicked.
+          if (!(e.target instanceof Element && e.target.closest('a, button'))) toggle();
+        },
+      },
       button,
       h('span', { class: 'event-seq mono' }, `#${event.seq}`),
       h('span', { class: 'event-at mono', title: stamp(event.at) }, stamp(event.at).slice(11)),
       // In a cluster (#27): the gateway that wrote it, and (on hover) the stream it wrote it to.
-      event.gateway ? h('span', { class: 'event-gateway mono', ...(event.stream ? { title: event.stream } : {}) }, event.gateway) : null,
+      event.gateway
+        ? h('span', { class: 'event-gateway mono', ...(event.stream ? { title: event.stream } : {}) }, event.gateway)
+        : null,
       h('span', { class: 'event-type' }, event.type),
-      h('span', { class: 'event-keys' },
-        event.session ? h('a', { href: `#/sessions/${event.session}`, title: event.session, class: 'session-link' }, shortId(event.session)) : null,
-        event.turn ? h('a', { href: `#/turn/${event.turn}`, class: 'turn-link', title: event.turn }, event.turn) : null),
-      h('span', { class: 'event-text' }, describe(event))),
-    full);
+      h(
+        'span',
+        { class: 'event-keys' },
+        event.session
+          ? h(
+              'a',
+              { href: `#/sessions/${event.session}`, title: event.session, class: 'session-link' },
+              shortId(event.session),
+            )
+          : null,
+        event.turn ? h('a', { href: `#/turn/${event.turn}`, class: 'turn-link', title: event.turn }, event.turn) : null,
+      ),
+      h('span', { class: 'event-text' }, describe(event)),
+    ),
+    full,
+  );
   if (open) toggle();
   return row;
 }

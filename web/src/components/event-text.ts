@@ -27,8 +27,12 @@ export function describe(event: Envelope): string {
     case 'provider.chunk':
       return `${event.data.kind}: ${JSON.stringify(event.data.delta)}`;
     case 'provider.responded': {
-      const usage = event.data.usage ? ` · ${count(event.data.usage.input_tokens)} in / ${count(event.data.usage.output_tokens)} out tokens` : '';
-      const calls = event.data.tool_calls.length ? ` · calls ${event.data.tool_calls.map((c) => c.name).join(', ')}` : '';
+      const usage = event.data.usage
+        ? ` · ${count(event.data.usage.input_tokens)} in / ${count(event.data.usage.output_tokens)} out tokens`
+        : '';
+      const calls = event.data.tool_calls.length
+        ? ` · calls ${event.data.tool_calls.map((c) => c.name).join(', ')}`
+        : '';
       return `${event.data.text ? quote(event.data.text) : '(no text)'}${calls}${usage}`;
     }
     case 'provider.failed':
@@ -66,7 +70,8 @@ export function familyOf(type: string): string {
   if (domain === 'message' || domain === 'command') return 'message';
   if (domain === 'turn' || domain === 'prompt' || domain === 'loop' || domain === 'summary') return 'turn';
   if (domain === 'provider') return 'model';
-  if (domain === 'tool' || domain === 'todo' || domain === 'skill' || domain === 'mcp' || domain === 'subagent') return 'tool';
+  if (domain === 'tool' || domain === 'todo' || domain === 'skill' || domain === 'mcp' || domain === 'subagent')
+    return 'tool';
   if (domain === 'actor') return 'actor';
   return 'system';
 }

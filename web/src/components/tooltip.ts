@@ -5,7 +5,7 @@ import { h, place, replace, type Child } from '../dom.js';
 let tip: HTMLElement | undefined;
 
 function element(): HTMLElement {
-  if (!tip || !tip.isConnected) {
+  if (!tip?.isConnected) {
     tip = h('div', { id: 'tooltip', class: 'tooltip', role: 'tooltip', hidden: true });
     document.body.append(tip);
   }
@@ -31,7 +31,9 @@ export function hideTooltip(): void {
 
 /** Shows `content` next to `target` while the pointer is over it or it has focus. */
 export function withTooltip<T extends HTMLElement | SVGElement>(target: T, content: () => Child[]): T {
-  target.addEventListener('mousemove', (event) => show(target, content, (event as MouseEvent).clientX, (event as MouseEvent).clientY));
+  target.addEventListener('mousemove', (event) =>
+    show(target, content, (event as MouseEvent).clientX, (event as MouseEvent).clientY),
+  );
   target.addEventListener('mouseleave', hideTooltip);
   target.addEventListener('focus', () => show(target, content));
   target.addEventListener('blur', hideTooltip);

@@ -20,7 +20,11 @@ export class VirtualList<T> {
   private offsets: number[] = [0];
   private frame = 0;
 
-  constructor(private readonly key: (item: T) => string, private readonly render: RenderRow<T>, private readonly onNearEnd?: () => void) {
+  constructor(
+    private readonly key: (item: T) => string,
+    private readonly render: RenderRow<T>,
+    private readonly onNearEnd?: () => void,
+  ) {
     this.inner = h('div', { class: 'vlist-inner' });
     this.element = h('div', { class: 'vlist', role: 'list', tabindex: 0 }, this.inner);
     this.element.addEventListener('scroll', () => this.schedule());

@@ -1,6 +1,15 @@
 import type { Envelope } from '../../../bus/index.js';
 import { getJson, sendJson, socketUrl } from '../api.js';
-import { replyBubble, replyMeta, stepsOf, textStep, toolStep, transcriptGroups, turnGroup, userBubble } from '../components/conversation.js';
+import {
+  replyBubble,
+  replyMeta,
+  stepsOf,
+  textStep,
+  toolStep,
+  transcriptGroups,
+  turnGroup,
+  userBubble,
+} from '../components/conversation.js';
 import { h, replace } from '../dom.js';
 import { onGateway, onLive } from '../live.js';
 import { renderMarkdown } from '../markdown.js';
@@ -10,11 +19,25 @@ import type { Page } from './page.js';
 
 type Choice = { label: string; reply: string };
 type FrameMedia = { kind: string; name: string; bytes: number; url?: string };
-type ServerFrame = { type: string; payload: { message_id?: string; content?: string; code?: string; message?: string; choices?: Choice[]; media?: FrameMedia[] } };
+type ServerFrame = {
+  type: string;
+  payload: {
+    message_id?: string;
+    content?: string;
+    code?: string;
+    message?: string;
+    choices?: Choice[];
+    media?: FrameMedia[];
+  };
+};
 
 /** A file the agent sent (an image it drew): the image itself, or the file's name and size, and its caption. */
 function mediaBubble(media: FrameMedia[], caption: string): HTMLElement {
-  const items = media.map((m) => (m.url ? h('img', { src: m.url, alt: m.name, title: m.name }) : h('p', { class: 'file' }, `${m.name} (${m.bytes} bytes)`)));
+  const items = media.map((m) =>
+    m.url
+      ? h('img', { src: m.url, alt: m.name, title: m.name })
+      : h('p', { class: 'file' }, `${m.name} (${m.bytes} bytes)`),
+  );
   return h('figure', { class: 'bubble media' }, ...items, ...(caption ? [h('figcaption', {}, caption)] : []));
 }
 type ToolUpdate = (result: { ok: boolean; content: string }) => void;
@@ -30,7 +53,15 @@ function freshSession(): string {
 const sessionId = (): string => localStorage.getItem(SESSION_KEY) ?? freshSession();
 
 /** An exchange still waiting for its turn, steps or reply. */
-type Open = { node: HTMLElement; text?: string; turn?: string; steps?: HTMLElement; reply?: HTMLElement; outcome?: string; at?: number };
+type Open = {
+  node: HTMLElement;
+  text?: string;
+  turn?: string;
+  steps?: HTMLElement;
+  reply?: HTMLElement;
+  outcome?: string;
+  at?: number;
+};
 
 /**
  * What the chat can do now: the gateway stopped (with why, and a start button), starting or stopping, no
@@ -38,13 +69,26 @@ type Open = { node: HTMLElement; text?: string; turn?: string; steps?: HTMLEleme
  */
 function banner(status: GatewayStatus, models: number | undefined, start: () => void): HTMLElement | null {
   if (status.state === 'stopped') {
-    return h('section', { class: 'banner warn', id: 'banner-stopped' },
-      h('div', {}, h('strong', {}, 'The gateway is stopped.'), ' Messages are not answered until it runs.',
-        status.failure ? h('div', { class: 'error' }, `It failed to start: ${status.failure}`) : null),
-      h('button', { type: 'button', id: 'banner-start', onclick: start }, 'Start the gateway'));
+    return h(
+      'section',
+      { class: 'banner warn', id: 'banner-stopped' },
+      h(
+        'div',
+        {},
+        h('strong', {}, 'The gateway is stopped.'),
+        ' Messages are not answered until it runs.',
+        status.failure ? h('div', { class: 'error' }, `It failed to start: ${status.failure}`) : null,
+      ),
+      h('button', { type: 'button', id: 'banner-start', onclick: start }, 'Start the gateway'),
+    );
   }
   if (status.state === 'starting' || status.state === 'stopping') {
-    return h('section', { class: 'banner info', id: 'banner-busy' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), `The gateway is ${status.state}…`);
+    return h(
+      'section',
+      { class: 'banner info', id: 'banner-busy' },
+      h('span', { class: 'spinner', 'aria-hidden': 'true' }),
+      `The gateway is ${status.state}…`,
+    );
   }
   if (models === 0) return h('section', { class: 'banner setup', id: 'banner-setup' }, onboardingForm());
   return null;
@@ -58,8 +102,17 @@ function banner(status: GatewayStatus, models: number | undefined, start: () => 
 export const chatPage: Page = (root) => {
   let session = sessionId();
   const log = h('div', { id: 'chat-log', class: 'chat-log', 'aria-live': 'polite' });
-  const typing = h('p', { id: 'typing', class: 'typing', hidden: true }, h('span', { class: 'dots', 'aria-hidden': 'true' }, h('i'), h('i'), h('i')), 'thinking');
-  const input = h('textarea', { id: 'chat-input', rows: 2, placeholder: 'Message the agent (Enter sends, Shift+Enter for a new line)' });
+  const typing = h(
+    'p',
+    { id: 'typing', class: 'typing', hidden: true },
+    h('span', { class: 'dots', 'aria-hidden': 'true' }, h('i'), h('i'), h('i')),
+    'thinking',
+  );
+  const input = h('textarea', {
+    id: 'chat-input',
+    rows: 2,
+    placeholder: 'Message the agent (Enter sends, Shift+Enter for a new line)',
+  });
   const bannerSlot = h('div', { id: 'chat-banner' });
   const open: Open[] = [];
   const tools = new Map<string, ToolUpdate>();
@@ -100,19 +153,41 @@ export const chatPage: Page = (root) => {
     const last = reply.body.messages.at(-1);
     const lastGroup = groups.at(-1);
     if (last?.message.role === 'user' && lastGroup) {
-      open.push({ node: lastGroup, text: last.message.content, ...(last.turn ? { turn: last.turn } : {}), ...(lastGroup.querySelector('.steps') ? { steps: lastGroup.querySelector<HTMLElement>('.steps') ?? undefined } : {}) });
+      open.push({
+        node: lastGroup,
+        text: last.message.content,
+        ...(last.turn ? { turn: last.turn } : {}),
+        ...(lastGroup.querySelector('.steps')
+          ? { steps: lastGroup.querySelector<HTMLElement>('.steps') ?? undefined }
+          : {}),
+      });
     }
     scroll();
   };
 
   const question = (content: string, choices: Choice[]): HTMLElement => {
-    const buttons = choices.map((choice, i) => h('button', { type: 'button', class: i === 0 ? 'choice' : 'choice secondary', onclick: () => {
-      for (const button of buttons) button.disabled = true;
-      buttons[i]!.classList.add('chosen');
-      answerOfChoice = node;
-      send(choice.reply);
-    } }, choice.label));
-    const node = h('div', { class: 'bubble question' }, h('div', { class: 'body' }, renderMarkdown(content)), h('div', { class: 'choices' }, ...buttons));
+    const buttons = choices.map((choice, i) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: i === 0 ? 'choice' : 'choice secondary',
+          onclick: () => {
+            for (const button of buttons) button.disabled = true;
+            buttons[i]!.classList.add('chosen');
+            answerOfChoice = node;
+            send(choice.reply);
+          },
+        },
+        choice.label,
+      ),
+    );
+    const node = h(
+      'div',
+      { class: 'bubble question' },
+      h('div', { class: 'body' }, renderMarkdown(content)),
+      h('div', { class: 'choices' }, ...buttons),
+    );
     return node;
   };
 
@@ -153,7 +228,9 @@ export const chatPage: Page = (root) => {
       // A chat command's answer has no turn: its exchange ends with the typing.
       close(open.find((o) => o.reply && !o.turn));
     } else if (frame.type === 'error') {
-      log.append(h('div', { class: 'bubble error' }, `${frame.payload.message ?? 'error'} (${frame.payload.code ?? ''})`));
+      log.append(
+        h('div', { class: 'bubble error' }, `${frame.payload.message ?? 'error'} (${frame.payload.code ?? ''})`),
+      );
       close(open.find((o) => !o.reply));
       scroll();
     }
@@ -192,12 +269,19 @@ export const chatPage: Page = (root) => {
     }
     const entry = event.turn ? open.find((o) => o.turn === event.turn) : undefined;
     if (!entry) return;
-    if (event.type === 'provider.responded' && event.data.tool_calls.length > 0 && event.data.text.trim() !== '') stepsFor(entry).append(textStep(event.data.text));
+    if (event.type === 'provider.responded' && event.data.tool_calls.length > 0 && event.data.text.trim() !== '')
+      stepsFor(entry).append(textStep(event.data.text));
     else if (event.type === 'tool.requested') {
-      const step = toolStep({ kind: 'tool', call_id: event.data.call_id, name: event.data.name, arguments: JSON.stringify(event.data.arguments) });
+      const step = toolStep({
+        kind: 'tool',
+        call_id: event.data.call_id,
+        name: event.data.name,
+        arguments: JSON.stringify(event.data.arguments),
+      });
       tools.set(event.data.call_id, step.update);
       stepsFor(entry).append(step.node);
-    } else if (event.type === 'tool.completed') tools.get(event.data.call_id)?.({ ok: event.data.ok, content: event.data.content });
+    } else if (event.type === 'tool.completed')
+      tools.get(event.data.call_id)?.({ ok: event.data.ok, content: event.data.content });
     else if (event.type === 'turn.completed' || event.type === 'turn.failed' || event.type === 'turn.stopped') {
       entry.outcome = event.type.slice('turn.'.length);
       entry.at = event.at;
@@ -209,7 +293,12 @@ export const chatPage: Page = (root) => {
   };
 
   function send(content: string): void {
-    const frame = JSON.stringify({ type: 'message.send', session_id: session, timestamp: Date.now(), payload: { content } });
+    const frame = JSON.stringify({
+      type: 'message.send',
+      session_id: session,
+      timestamp: Date.now(),
+      payload: { content },
+    });
     // A message typed before the socket is open goes out as soon as it opens.
     if (socket?.readyState === WebSocket.OPEN) socket.send(frame);
     else socket?.addEventListener('open', () => socket?.send(frame), { once: true });
@@ -235,7 +324,11 @@ export const chatPage: Page = (root) => {
   let status: GatewayStatus | undefined;
   let models: number | undefined;
   const drawBanner = (): void => {
-    if (status) replace(bannerSlot, banner(status, models, () => void sendJson('POST', '/api/gateway/start')));
+    if (status)
+      replace(
+        bannerSlot,
+        banner(status, models, () => void sendJson('POST', '/api/gateway/start')),
+      );
   };
   const stopGateway = onGateway((next) => {
     status = next;
@@ -259,12 +352,45 @@ export const chatPage: Page = (root) => {
     open.length = 0;
     connect();
   };
-  const form = h('form', { class: 'chat-form', onsubmit: (event) => (event.preventDefault(), sendMessage()) },
-    input, h('button', { type: 'submit', id: 'chat-send' }, 'Send'));
-  replace(root, h('div', { class: 'chat-page' },
-    h('div', { class: 'page-head' }, h('h1', {}, 'Chat'),
-      h('button', { type: 'button', class: 'secondary', id: 'chat-new', title: 'start a new conversation (the old one stays under Sessions)', onclick: newChat }, 'New conversation')),
-    bannerSlot, log, typing, form));
+  const form = h(
+    'form',
+    {
+      class: 'chat-form',
+      onsubmit: (event) => {
+        event.preventDefault();
+        sendMessage();
+      },
+    },
+    input,
+    h('button', { type: 'submit', id: 'chat-send' }, 'Send'),
+  );
+  replace(
+    root,
+    h(
+      'div',
+      { class: 'chat-page' },
+      h(
+        'div',
+        { class: 'page-head' },
+        h('h1', {}, 'Chat'),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            id: 'chat-new',
+            title: 'start a new conversation (the old one stays under Sessions)',
+            onclick: newChat,
+          },
+          'New conversation',
+        ),
+      ),
+      bannerSlot,
+      log,
+      typing,
+      form,
+    ),
+  );
   connect();
   return () => {
     stopped = true;

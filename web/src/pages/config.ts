@@ -29,19 +29,34 @@ export const configPage: Page = (root) => {
   const issues = h('div', { id: 'config-issues' });
   let current: Json = {};
 
-  const drawForm = (): void => replace(form, ...leaves(current).map((leaf) => {
-    const name = leaf.path.join('.');
-    const onchange = (event: Event): void => {
-      const input = event.target as HTMLInputElement;
-      const value = typeof leaf.value === 'boolean' ? input.checked : typeof leaf.value === 'number' ? Number(input.value) : input.value;
-      setAt(current, leaf.path, value);
-      raw.value = JSON.stringify(current, null, 2);
-    };
-    const input = typeof leaf.value === 'boolean'
-      ? h('input', { type: 'checkbox', name, checked: leaf.value, onchange })
-      : h('input', { type: typeof leaf.value === 'number' ? 'number' : 'text', name, value: leaf.value, onchange });
-    return h('label', {}, h('span', {}, name), input);
-  }));
+  const drawForm = (): void =>
+    replace(
+      form,
+      ...leaves(current).map((leaf) => {
+        const name = leaf.path.join('.');
+        const onchange = (event: Event): void => {
+          const input = event.target as HTMLInputElement;
+          const value =
+            typeof leaf.value === 'boolean'
+              ? input.checked
+              : typeof leaf.value === 'number'
+                ? Number(input.value)
+                : input.value;
+          setAt(current, leaf.path, value);
+          raw.value = JSON.stringify(current, null, 2);
+        };
+        const input =
+          typeof leaf.value === 'boolean'
+            ? h('input', { type: 'checkbox', name, checked: leaf.value, onchange })
+            : h('input', {
+                type: typeof leaf.value === 'number' ? 'number' : 'text',
+                name,
+                value: leaf.value,
+                onchange,
+              });
+        return h('label', {}, h('span', {}, name), input);
+      }),
+    );
   const show = (config: Json): void => {
     current = config;
     raw.value = JSON.stringify(config, null, 2);
@@ -64,11 +79,18 @@ export const configPage: Page = (root) => {
     }
     const reply = await sendJson<{ config: Json; warnings: string[] }>('PUT', '/api/config', { config });
     if (!reply.ok) {
-      return replace(issues, h('p', { class: 'error' }, errorText(reply.body, reply.status)),
-        h('ul', { class: 'issues' }, ...(reply.body.issues ?? []).map((issue) => h('li', {}, issue))));
+      return replace(
+        issues,
+        h('p', { class: 'error' }, errorText(reply.body, reply.status)),
+        h('ul', { class: 'issues' }, ...(reply.body.issues ?? []).map((issue) => h('li', {}, issue))),
+      );
     }
     show(reply.body.config);
-    replace(issues, h('p', { class: 'ok' }, 'saved'), ...(reply.body.warnings ?? []).map((w) => h('p', { class: 'muted' }, w)));
+    replace(
+      issues,
+      h('p', { class: 'ok' }, 'saved'),
+      ...(reply.body.warnings ?? []).map((w) => h('p', { class: 'muted' }, w)),
+    );
   };
   void getJson<{ path: string; config: Json }>('/api/config').then((reply) => {
     if (!reply.ok) return replace(issues, h('p', { class: 'error' }, errorText(reply.body, reply.status)));
@@ -76,9 +98,26 @@ export const configPage: Page = (root) => {
     show(reply.body.config);
   });
   const path = h('p', { class: 'muted mono wrap small' });
-  replace(root, h('div', { class: 'config-page' },
-    h('div', { class: 'page-head' }, h('h1', {}, 'Config'), h('button', { type: 'button', id: 'config-save', onclick: () => void save() }, 'Save'), path),
-    issues,
-    h('div', { class: 'columns' }, h('section', { class: 'card' }, h('h2', {}, 'Form'), form), h('section', { class: 'card' }, h('h2', {}, 'Raw JSON'), raw))));
+  replace(
+    root,
+    h(
+      'div',
+      { class: 'config-page' },
+      h(
+        'div',
+        { class: 'page-head' },
+        h('h1', {}, 'Config'),
+        h('button', { type: 'button', id: 'config-save', onclick: () => void save() }, 'Save'),
+        path,
+      ),
+      issues,
+      h(
+        'div',
+        { class: 'columns' },
+        h('section', { class: 'card' }, h('h2', {}, 'Form'), form),
+        h('section', { class: 'card' }, h('h2', {}, 'Raw JSON'), raw),
+      ),
+    ),
+  );
   return () => {};
 };

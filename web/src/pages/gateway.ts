@@ -10,37 +10,85 @@ import type { Page } from './page.js';
 type Action = 'start' | 'stop' | 'restart';
 
 /** Which buttons make sense in each state; while it starts or stops, none. */
-const ENABLED: Record<GatewayStatus['state'], Action[]> = { running: ['stop', 'restart'], stopped: ['start'], starting: [], stopping: [] };
-const TONES: Record<GatewayStatus['state'], 'ok' | 'off' | 'busy'> = { running: 'ok', stopped: 'off', starting: 'busy', stopping: 'busy' };
+const ENABLED: Record<GatewayStatus['state'], Action[]> = {
+  running: ['stop', 'restart'],
+  stopped: ['start'],
+  starting: [],
+  stopping: [],
+};
+const TONES: Record<GatewayStatus['state'], 'ok' | 'off' | 'busy'> = {
+  running: 'ok',
+  stopped: 'off',
+  starting: 'busy',
+  stopping: 'busy',
+};
 
 function channelRows(actors: Actor[]): HTMLElement {
   const channels = actors.filter((a) => a.machine === 'channel').sort((a, b) => a.actor.localeCompare(b.actor));
   if (channels.length === 0) return h('p', { class: 'muted' }, 'No channel has started.');
-  return h('ul', { class: 'channel-list', id: 'gateway-channels' }, ...channels.map((c) =>
-    h('li', { 'data-channel': c.actor.slice('channel:'.length) },
-      h('div', { class: 'channel-top' }, h('strong', {}, c.actor.slice('channel:'.length)), pill(stateLabel(c.state), toneOf(c.state)),
-        h('span', { class: 'muted', title: stamp(c.at) }, `since ${ago(c.at)}`)),
-      c.reason && c.state === 'failed' ? h('p', { class: 'reason bad' }, c.reason) : null)));
+  return h(
+    'ul',
+    { class: 'channel-list', id: 'gateway-channels' },
+    ...channels.map((c) =>
+      h(
+        'li',
+        { 'data-channel': c.actor.slice('channel:'.length) },
+        h(
+          'div',
+          { class: 'channel-top' },
+          h('strong', {}, c.actor.slice('channel:'.length)),
+          pill(stateLabel(c.state), toneOf(c.state)),
+          h('span', { class: 'muted', title: stamp(c.at) }, `since ${ago(c.at)}`),
+        ),
+        c.reason && c.state === 'failed' ? h('p', { class: 'reason bad' }, c.reason) : null,
+      ),
+    ),
+  );
 }
 
 /** The gateway's state with the actions it allows now, the progress of one underway, and its channels. */
 export const gatewayPage: Page = (root) => {
   const state = h('div', { id: 'gateway-status', class: 'gateway-state' });
-  const buttons = Object.fromEntries((['start', 'stop', 'restart'] as const).map((action) =>
-    [action, h('button', { type: 'button', id: `gateway-${action}`, class: action === 'stop' ? 'danger' : action === 'restart' ? 'secondary' : '', onclick: () => void act(action) }, action[0]?.toUpperCase() + action.slice(1))])) as Record<Action, HTMLButtonElement>;
+  const buttons = Object.fromEntries(
+    (['start', 'stop', 'restart'] as const).map((action) => [
+      action,
+      h(
+        'button',
+        {
+          type: 'button',
+          id: `gateway-${action}`,
+          class: action === 'stop' ? 'danger' : action === 'restart' ? 'secondary' : '',
+          onclick: () => void act(action),
+        },
+        action[0]?.toUpperCase() + action.slice(1),
+      ),
+    ]),
+  ) as Record<Action, HTMLButtonElement>;
   const progress = h('ol', { id: 'gateway-progress', class: 'progress', hidden: true });
   const channels = h('div', { id: 'gateway-channel-list' }, h('p', { class: 'muted' }, 'Loading…'));
   let current: GatewayStatus | undefined;
 
   const show = (status: GatewayStatus): void => {
     current = status;
-    replace(state,
+    replace(
+      state,
       pill(status.state, TONES[status.state], { id: 'gateway-state' }),
       h('span', { class: 'muted', title: stamp(status.since) }, ` since ${clock(status.since)} (${ago(status.since)})`),
-      status.state === 'stopped' && status.failure ? h('p', { class: 'reason bad', id: 'gateway-failure' }, `The last start failed: ${status.failure}`) : null);
-    for (const [action, button] of Object.entries(buttons)) button.disabled = !ENABLED[status.state].includes(action as Action);
+      status.state === 'stopped' && status.failure
+        ? h('p', { class: 'reason bad', id: 'gateway-failure' }, `The last start failed: ${status.failure}`)
+        : null,
+    );
+    for (const [action, button] of Object.entries(buttons))
+      button.disabled = !ENABLED[status.state].includes(action as Action);
     if (!progress.hidden) {
-      progress.append(h('li', { class: TONES[status.state] }, stateLabel(status.state), h('span', { class: 'muted' }, ` ${clock(status.since)}`)));
+      progress.append(
+        h(
+          'li',
+          { class: TONES[status.state] },
+          stateLabel(status.state),
+          h('span', { class: 'muted' }, ` ${clock(status.since)}`),
+        ),
+      );
     }
   };
   const act = async (action: Action): Promise<void> => {
@@ -53,7 +101,10 @@ export const gatewayPage: Page = (root) => {
   };
   const loadChannels = async (): Promise<void> => {
     const reply = await getJson<{ actors: Actor[] }>('/api/actors');
-    replace(channels, reply.ok ? channelRows(reply.body.actors) : h('p', { class: 'error' }, errorText(reply.body, reply.status)));
+    replace(
+      channels,
+      reply.ok ? channelRows(reply.body.actors) : h('p', { class: 'error' }, errorText(reply.body, reply.status)),
+    );
   };
   let pending: ReturnType<typeof setTimeout> | undefined;
   const stopLive = onLive((event: Envelope) => {
@@ -66,9 +117,18 @@ export const gatewayPage: Page = (root) => {
     show(status);
     void loadChannels();
   });
-  replace(root, h('div', { class: 'page-head' }, h('h1', {}, 'Gateway')),
-    h('section', { class: 'card' }, state, h('div', { class: 'actions' }, buttons.start, buttons.stop, buttons.restart), progress),
-    h('section', { class: 'card' }, h('h2', {}, 'Channels'), channels));
+  replace(
+    root,
+    h('div', { class: 'page-head' }, h('h1', {}, 'Gateway')),
+    h(
+      'section',
+      { class: 'card' },
+      state,
+      h('div', { class: 'actions' }, buttons.start, buttons.stop, buttons.restart),
+      progress,
+    ),
+    h('section', { class: 'card' }, h('h2', {}, 'Channels'), channels),
+  );
   return () => {
     stopLive();
     stopGateway();

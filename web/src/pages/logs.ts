@@ -12,15 +12,25 @@ function line(text: string): HTMLElement {
 
 /** The gateway log's tail, filtered by level, long lines wrapped, following as it grows. */
 export const logsPage: Page = (root) => {
-  const level = h('select', { id: 'log-level', 'aria-label': 'level' }, h('option', { value: '' }, 'all levels'), ...LEVELS.map((l) => h('option', { value: l }, `${l} and up`)));
+  const level = h(
+    'select',
+    { id: 'log-level', 'aria-label': 'level' },
+    h('option', { value: '' }, 'all levels'),
+    ...LEVELS.map((l) => h('option', { value: l }, `${l} and up`)),
+  );
   const lines = h('div', { id: 'log-lines', class: 'logs' });
   const file = h('p', { class: 'muted mono wrap' });
   const load = async (): Promise<void> => {
     const atEnd = lines.scrollTop + lines.clientHeight >= lines.scrollHeight - 8;
-    const reply = await getJson<{ file: string; lines: string[] }>(`/api/logs${level.value ? `?level=${level.value}` : ''}`);
+    const reply = await getJson<{ file: string; lines: string[] }>(
+      `/api/logs${level.value ? `?level=${level.value}` : ''}`,
+    );
     if (!reply.ok) return replace(lines, h('p', { class: 'error' }, errorText(reply.body, reply.status)));
     replace(file, reply.body.file);
-    replace(lines, ...(reply.body.lines.length ? reply.body.lines.map(line) : [h('p', { class: 'muted' }, 'The log is empty.')]));
+    replace(
+      lines,
+      ...(reply.body.lines.length ? reply.body.lines.map(line) : [h('p', { class: 'muted' }, 'The log is empty.')]),
+    );
     if (atEnd) lines.scrollTop = lines.scrollHeight;
   };
   level.addEventListener('change', () => void load());

@@ -12,7 +12,18 @@ import type { Page } from './page.js';
 /** Turns shown per session; older ones are listed as links. */
 const TURNS_SHOWN = 3;
 /** Events after which the board is read again (new actors, reasons, keys); moves themselves apply at once. */
-const REREAD = new Set(['actor.stopped', 'channel.failed', 'mcp.failed', 'turn.started', 'turn.failed', 'gateway.started', 'subagent.spawned', 'subagent.ended', 'runtime.started', 'cluster.member.left']);
+const REREAD = new Set([
+  'actor.stopped',
+  'channel.failed',
+  'mcp.failed',
+  'turn.started',
+  'turn.failed',
+  'gateway.started',
+  'subagent.spawned',
+  'subagent.ended',
+  'runtime.started',
+  'cluster.member.left',
+]);
 
 /** Gateway-level actors in this order: the gateway, its channels, then the services it runs. */
 const RANK: Record<string, number> = { gateway: 0, channel: 1, heartbeat: 2, cron: 3, mcp_server: 4 };
@@ -39,7 +50,11 @@ const keyOf = (actor: string, stream: string | undefined): string => (stream ? `
 
 /** A cluster's event stream as a heading names it: the channel account it runs, or the member's own. */
 function streamTitle(stream: string, gateway: string | undefined): string {
-  const what = stream.startsWith('TERN_CH_') ? `channel account ${stream.slice('TERN_CH_'.length)}` : stream.startsWith('TERN_GW_') ? 'the member itself' : stream;
+  const what = stream.startsWith('TERN_CH_')
+    ? `channel account ${stream.slice('TERN_CH_'.length)}`
+    : stream.startsWith('TERN_GW_')
+      ? 'the member itself'
+      : stream;
   return `${gateway ?? 'a gateway'} · ${what}`;
 }
 
@@ -53,9 +68,18 @@ function drawBoard(tree: Tree, actors: Actor[]): HTMLElement {
   for (const actor of actors) streams.set(actor.stream ?? '', [...(streams.get(actor.stream ?? '') ?? []), actor]);
   const gatewayOf = (group: Actor[]): string => group.find((a) => a.gateway)?.gateway ?? '';
   const groups = [...streams].sort(([a, x], [b, y]) => gatewayOf(x).localeCompare(gatewayOf(y)) || a.localeCompare(b));
-  return h('div', { class: 'cluster' }, ...groups.map(([stream, group]) =>
-    h('section', { class: 'cluster-stream', 'data-stream': stream, 'data-gateway': gatewayOf(group) },
-      h('h2', { class: 'cluster-head' }, streamTitle(stream, gatewayOf(group) || undefined)), drawTree(tree, group))));
+  return h(
+    'div',
+    { class: 'cluster' },
+    ...groups.map(([stream, group]) =>
+      h(
+        'section',
+        { class: 'cluster-stream', 'data-stream': stream, 'data-gateway': gatewayOf(group) },
+        h('h2', { class: 'cluster-head' }, streamTitle(stream, gatewayOf(group) || undefined)),
+        drawTree(tree, group),
+      ),
+    ),
+  );
 }
 
 /** An actor with the actors under it; a child timeline or subagent hangs under its parent the same way. */
@@ -66,13 +90,36 @@ function branch(tree: Tree, actor: Actor, children: Map<string, Actor[]>): HTMLE
   // A turn whose subagents are still there stays in view however old it is.
   const shown = turns.filter((t, i) => i < TURNS_SHOWN || children.has(t.actor));
   const earlier = turns.filter((t) => !shown.includes(t));
-  const sub = others.length + shown.length > 0 || earlier.length > 0
-    ? h('div', { class: 'children' },
-      others.length ? h('div', { class: 'branches' }, ...others.map((k) => branch(tree, k, children))) : null,
-      shown.length ? h('div', { class: 'cards' }, ...shown.map((k) => branch(tree, k, children))) : null,
-      earlier.length ? h('details', { class: 'earlier' }, h('summary', {}, `${earlier.length} earlier turns`),
-        h('ul', {}, ...earlier.map((k) => h('li', {}, h('a', { href: `#/turn/${k.turn ?? ''}` }, actorName(k)), ' ', pill(stateLabel(k.state), toneOf(k.state)), h('span', { class: 'muted' }, ` ${ago(k.at)}`))))) : null)
-    : null;
+  const sub =
+    others.length + shown.length > 0 || earlier.length > 0
+      ? h(
+          'div',
+          { class: 'children' },
+          others.length ? h('div', { class: 'branches' }, ...others.map((k) => branch(tree, k, children))) : null,
+          shown.length ? h('div', { class: 'cards' }, ...shown.map((k) => branch(tree, k, children))) : null,
+          earlier.length
+            ? h(
+                'details',
+                { class: 'earlier' },
+                h('summary', {}, `${earlier.length} earlier turns`),
+                h(
+                  'ul',
+                  {},
+                  ...earlier.map((k) =>
+                    h(
+                      'li',
+                      {},
+                      h('a', { href: `#/turn/${k.turn ?? ''}` }, actorName(k)),
+                      ' ',
+                      pill(stateLabel(k.state), toneOf(k.state)),
+                      h('span', { class: 'muted' }, ` ${ago(k.at)}`),
+                    ),
+                  ),
+                ),
+              )
+            : null,
+        )
+      : null;
   return h('div', { class: `branch ${actor.machine}` }, cardOf(tree, actor), sub);
 }
 
@@ -86,36 +133,93 @@ function drawTree(tree: Tree, actors: Actor[]): HTMLElement {
   const gatewayLevel: Actor[] = [];
   const agents: Actor[] = [];
   for (const actor of actors) {
-    if (actor.parent && ids.has(actor.parent) && actor.parent !== 'gateway') children.set(actor.parent, [...(children.get(actor.parent) ?? []), actor]);
+    if (actor.parent && ids.has(actor.parent) && actor.parent !== 'gateway')
+      children.set(actor.parent, [...(children.get(actor.parent) ?? []), actor]);
     else if (actor.machine === 'agent') agents.push(actor);
     else gatewayLevel.push(actor);
   }
   const channels = gatewayLevel.filter((a) => a.machine === 'channel').length;
-  const heading = [channels ? plural(channels, 'channel') : null, gatewayLevel.length - channels - 1 > 0 ? plural(gatewayLevel.length - channels - 1, 'service') : null].filter(Boolean).join(', ');
-  return h('div', { class: 'tree' },
-    h('section', { class: 'group gateway-level' }, h('h2', {}, 'Gateway', heading ? h('span', { class: 'muted' }, ` · ${heading}`) : null),
-      h('div', { class: 'cards' }, ...gatewayLevel.sort(byRank).map((a) => cardOf(tree, a)))),
+  const heading = [
+    channels ? plural(channels, 'channel') : null,
+    gatewayLevel.length - channels - 1 > 0 ? plural(gatewayLevel.length - channels - 1, 'service') : null,
+  ]
+    .filter(Boolean)
+    .join(', ');
+  return h(
+    'div',
+    { class: 'tree' },
+    h(
+      'section',
+      { class: 'group gateway-level' },
+      h('h2', {}, 'Gateway', heading ? h('span', { class: 'muted' }, ` · ${heading}`) : null),
+      h('div', { class: 'cards' }, ...gatewayLevel.sort(byRank).map((a) => cardOf(tree, a))),
+    ),
     agents.length
-      ? h('section', { class: 'group agents' }, h('h2', {}, 'Agents, their sessions and turns'),
-        h('div', { class: 'branches' }, ...agents.sort((a, b) => a.actor.localeCompare(b.actor)).map((a) => branch(tree, a, children))))
-      : null);
+      ? h(
+          'section',
+          { class: 'group agents' },
+          h('h2', {}, 'Agents, their sessions and turns'),
+          h(
+            'div',
+            { class: 'branches' },
+            ...agents.sort((a, b) => a.actor.localeCompare(b.actor)).map((a) => branch(tree, a, children)),
+          ),
+        )
+      : null,
+  );
 }
 
 function detailView(detail: ActorDetail): HTMLElement {
-  const chart = detail.chart ? drawChart(detail.machine, detail.chart, detail.state, detail.history.at(-1)?.from) : null;
+  const chart = detail.chart
+    ? drawChart(detail.machine, detail.chart, detail.state, detail.history.at(-1)?.from)
+    : null;
   const moves = chart ? anyStateMoves(detail.machine) : [];
-  return h('section', { class: 'card detail', id: 'actor-detail', 'data-actor': detail.actor, 'data-key': detail.key },
-    h('header', { class: 'card-head' },
-      h('div', { class: 'card-title' }, h('span', { class: 'kind' }, actorKind(detail)), h('span', { class: 'name' }, actorName(detail))),
-      h('span', { class: `pill ${toneOf(detail.state)}`, id: 'detail-state' }, stateLabel(detail.state))),
-    h('div', { class: 'card-sub' }, idChip(detail.actor), detail.gateway ? h('span', { class: 'muted detail-gateway' }, `on ${detail.gateway}`) : null, h('a', { href: '#/machines' }, 'all machines')),
-    detail.reason && detail.reason !== 'completed' ? h('p', { class: `reason${toneOf(detail.state) === 'bad' ? ' bad' : ''}` }, detail.reason) : null,
+  return h(
+    'section',
+    { class: 'card detail', id: 'actor-detail', 'data-actor': detail.actor, 'data-key': detail.key },
+    h(
+      'header',
+      { class: 'card-head' },
+      h(
+        'div',
+        { class: 'card-title' },
+        h('span', { class: 'kind' }, actorKind(detail)),
+        h('span', { class: 'name' }, actorName(detail)),
+      ),
+      h('span', { class: `pill ${toneOf(detail.state)}`, id: 'detail-state' }, stateLabel(detail.state)),
+    ),
+    h(
+      'div',
+      { class: 'card-sub' },
+      idChip(detail.actor),
+      detail.gateway ? h('span', { class: 'muted detail-gateway' }, `on ${detail.gateway}`) : null,
+      h('a', { href: '#/machines' }, 'all machines'),
+    ),
+    detail.reason && detail.reason !== 'completed'
+      ? h('p', { class: `reason${toneOf(detail.state) === 'bad' ? ' bad' : ''}` }, detail.reason)
+      : null,
     chart ? h('div', { class: 'chart-wrap large' }, chart) : null,
     moves.length ? h('p', { class: 'any-state muted' }, `from any state: ${moves.join(' · ')}`) : null,
     h('h3', {}, 'Moves'),
-    h('ol', { id: 'detail-history', class: 'moves' }, ...detail.history.slice().reverse().map((m) =>
-      h('li', {}, h('span', { class: 'muted', title: stamp(m.at) }, stamp(m.at).slice(11)), ' ',
-        m.from ? `${stateLabel(m.from)} → ` : '', h('strong', {}, stateLabel(m.to)), h('span', { class: 'muted' }, ` on ${eventLabel(m.event)} · #${m.seq}`)))));
+    h(
+      'ol',
+      { id: 'detail-history', class: 'moves' },
+      ...detail.history
+        .slice()
+        .reverse()
+        .map((m) =>
+          h(
+            'li',
+            {},
+            h('span', { class: 'muted', title: stamp(m.at) }, stamp(m.at).slice(11)),
+            ' ',
+            m.from ? `${stateLabel(m.from)} → ` : '',
+            h('strong', {}, stateLabel(m.to)),
+            h('span', { class: 'muted' }, ` on ${eventLabel(m.event)} · #${m.seq}`),
+          ),
+        ),
+    ),
+  );
 }
 
 /**
@@ -151,8 +255,17 @@ export const machinesPage: Page = (root, param) => {
       const key = keyOf(event.data.actor, event.stream);
       const known = actors.get(key);
       const next: Actor = {
-        ...(known ?? { actor: event.data.actor, key, machine: event.data.machine, ...(event.stream ? { stream: event.stream } : {}), ...(event.gateway ? { gateway: event.gateway } : {}) }),
-        state: event.data.to, last_event: event.data.event, at: event.at, stopped: false,
+        ...(known ?? {
+          actor: event.data.actor,
+          key,
+          machine: event.data.machine,
+          ...(event.stream ? { stream: event.stream } : {}),
+          ...(event.gateway ? { gateway: event.gateway } : {}),
+        }),
+        state: event.data.to,
+        last_event: event.data.event,
+        at: event.at,
+        stopped: false,
         ...(event.data.from ? { from: event.data.from } : {}),
       };
       actors.set(key, next);
@@ -162,9 +275,25 @@ export const machinesPage: Page = (root, param) => {
       if (param === key) void openDetail(param);
     } else if (REREAD.has(event.type)) rereadSoon();
   });
-  replace(root, chartDefs(), h('div', { class: 'page-head' }, h('h1', {}, 'Machines'),
-    h('p', { class: 'muted legend' }, h('span', { class: 'legend-current' }, 'current state'), ' ', h('span', { class: 'legend-last' }, 'last move'), ' · live')),
-  detail, board);
+  replace(
+    root,
+    chartDefs(),
+    h(
+      'div',
+      { class: 'page-head' },
+      h('h1', {}, 'Machines'),
+      h(
+        'p',
+        { class: 'muted legend' },
+        h('span', { class: 'legend-current' }, 'current state'),
+        ' ',
+        h('span', { class: 'legend-last' }, 'last move'),
+        ' · live',
+      ),
+    ),
+    detail,
+    board,
+  );
   void getJson<{ machines: Record<string, ChartNode> }>('/api/machines').then((reply) => {
     tree.charts = reply.ok ? reply.body.machines : {};
     void refresh();

@@ -12,17 +12,52 @@ export const pluginsPage: Page = (root) => {
     const reply = await getJson<{ plugins: PluginRow[] }>('/api/plugins');
     if (!reply.ok) return replace(body, h('p', { class: 'error' }, errorText(reply.body, reply.status)));
     const rows = reply.body.plugins;
-    if (rows.length === 0) return replace(body, h('p', { class: 'muted' }, 'No plugins installed (or the gateway is stopped). `tern plugins install NAME` installs one.'));
-    replace(body, h('table', {},
-      h('thead', {}, h('tr', {}, ...['name', 'version', 'state', 'reason', 'path'].map((c) => h('th', {}, c)))),
-      h('tbody', {}, ...rows.map((row) => h('tr', { 'data-plugin': row.name },
-        h('td', {}, row.name), h('td', {}, row.version ?? ''), h('td', { class: `plugin-state ${row.state.replace(' ', '-')}` }, row.state),
-        h('td', {}, row.reason ?? ''), h('td', {}, row.path))))));
+    if (rows.length === 0)
+      return replace(
+        body,
+        h(
+          'p',
+          { class: 'muted' },
+          'No plugins installed (or the gateway is stopped). `tern plugins install NAME` installs one.',
+        ),
+      );
+    replace(
+      body,
+      h(
+        'table',
+        {},
+        h('thead', {}, h('tr', {}, ...['name', 'version', 'state', 'reason', 'path'].map((c) => h('th', {}, c)))),
+        h(
+          'tbody',
+          {},
+          ...rows.map((row) =>
+            h(
+              'tr',
+              { 'data-plugin': row.name },
+              h('td', {}, row.name),
+              h('td', {}, row.version ?? ''),
+              h('td', { class: `plugin-state ${row.state.replace(' ', '-')}` }, row.state),
+              h('td', {}, row.reason ?? ''),
+              h('td', {}, row.path),
+            ),
+          ),
+        ),
+      ),
+    );
   };
   void draw();
   const stop = onLive((event) => {
     if (event.type === 'plugin.state' || event.type === 'gateway.started') void draw();
   });
-  replace(root, h('h1', {}, 'Plugins'), h('p', { class: 'muted' }, 'Plugins run outside the workspace sandbox. A running gateway loads them when it starts.'), body);
+  replace(
+    root,
+    h('h1', {}, 'Plugins'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Plugins run outside the workspace sandbox. A running gateway loads them when it starts.',
+    ),
+    body,
+  );
   return stop;
 };

@@ -32,7 +32,8 @@ function dateOf(key: string): Date {
 
 /** `since` for the range: the start of the hour 23 hours ago, or the first of its days; nothing for all time. */
 function sinceOf(range: Range, now: Date): string | undefined {
-  if (range.by === 'hour') return new Date(now.getFullYear(), now.getMonth(), now.getDate(), now.getHours() - 23).toISOString();
+  if (range.by === 'hour')
+    return new Date(now.getFullYear(), now.getMonth(), now.getDate(), now.getHours() - 23).toISOString();
   return range.days ? dayKey(new Date(now.getFullYear(), now.getMonth(), now.getDate() - range.days + 1)) : undefined;
 }
 
@@ -40,10 +41,12 @@ function sinceOf(range: Range, now: Date): string | undefined {
 function bucketsOf(range: Range, now: Date, rows: UsageRowView[]): string[] {
   const keys = new Set(rows.map((r) => r.key));
   if (range.by === 'hour') {
-    for (let i = 23; i >= 0; i--) keys.add(hourKey(new Date(now.getFullYear(), now.getMonth(), now.getDate(), now.getHours() - i)));
+    for (let i = 23; i >= 0; i--)
+      keys.add(hourKey(new Date(now.getFullYear(), now.getMonth(), now.getDate(), now.getHours() - i)));
   } else {
     const first = range.days ? now.getDate() - range.days + 1 : undefined;
-    const start = first !== undefined ? new Date(now.getFullYear(), now.getMonth(), first) : rows[0] ? dateOf(rows[0].key) : now;
+    const start =
+      first !== undefined ? new Date(now.getFullYear(), now.getMonth(), first) : rows[0] ? dateOf(rows[0].key) : now;
     for (let d = new Date(start); dayKey(d) <= dayKey(now); d.setDate(d.getDate() + 1)) keys.add(dayKey(d));
   }
   return [...keys].sort();
@@ -57,7 +60,18 @@ const costOfRow = (row: UsageRowView): string => costText(row.calls, row.cost_us
 
 const costCell = (row: UsageRowView): HTMLElement => costTag(row.calls, row.cost_usd, row.unpriced_calls);
 
-const empty = (key: string): UsageRowView => ({ key, turns: 0, calls: 0, input_tokens: 0, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cost_usd: 0, unpriced_calls: 0 });
+const empty = (key: string): UsageRowView => ({
+  key,
+  turns: 0,
+  calls: 0,
+  input_tokens: 0,
+  cached_input_tokens: 0,
+  cache_write_input_tokens: 0,
+  output_tokens: 0,
+  reasoning_tokens: 0,
+  cost_usd: 0,
+  unpriced_calls: 0,
+});
 
 /** What the legend adds about a column: its answers and turns, reasoning tokens among the output. */
 function rowDetail(name: string, row: UsageRowView): string {
@@ -68,7 +82,10 @@ function rowDetail(name: string, row: UsageRowView): string {
 function charts(series: UsageReport, range: Range): HTMLElement[] {
   const rows = new Map(series.rows.map((r) => [r.key, r]));
   const buckets = bucketsOf(range, new Date(), series.rows).map((key) => rows.get(key) ?? empty(key));
-  const name = (row: UsageRowView): string => (range.by === 'hour' ? `${dayLabel(row.key)}, ${row.key.slice(11)}–${pad((Number(row.key.slice(11, 13)) + 1) % 24)}:00` : `${dayLabel(row.key)}, ${row.key.slice(0, 4)}`);
+  const name = (row: UsageRowView): string =>
+    range.by === 'hour'
+      ? `${dayLabel(row.key)}, ${row.key.slice(11)}–${pad((Number(row.key.slice(11, 13)) + 1) % 24)}:00`
+      : `${dayLabel(row.key)}, ${row.key.slice(0, 4)}`;
   const per = range.by === 'hour' ? 'hour' : 'day';
   const columns = {
     column: per,
@@ -81,21 +98,73 @@ function charts(series: UsageReport, range: Range): HTMLElement[] {
   return [
     h('h2', {}, `Tokens per ${per}`),
     barChart({
-      id: 'usage-tokens', title: `tokens per ${per}`, whole: true, axis: count, ...columns,
+      id: 'usage-tokens',
+      title: `tokens per ${per}`,
+      whole: true,
+      axis: count,
+      ...columns,
       series: [
-        { key: 'cached', label: 'cached input', color: '--chunks', values: buckets.map((row) => row.cached_input_tokens), format: tokens },
-        ...(writes ? [{ key: 'cache-write', label: 'written to the cache', color: '--cache-write', values: buckets.map((row) => row.cache_write_input_tokens), format: tokens }] : []),
-        { key: 'input', label: writes ? 'other input' : 'input', color: '--model', values: buckets.map((row) => Math.max(0, row.input_tokens - row.cached_input_tokens - row.cache_write_input_tokens)), format: tokens },
-        { key: 'output', label: 'output', color: '--tool', values: buckets.map((row) => row.output_tokens), format: tokens },
+        {
+          key: 'cached',
+          label: 'cached input',
+          color: '--chunks',
+          values: buckets.map((row) => row.cached_input_tokens),
+          format: tokens,
+        },
+        ...(writes
+          ? [
+              {
+                key: 'cache-write',
+                label: 'written to the cache',
+                color: '--cache-write',
+                values: buckets.map((row) => row.cache_write_input_tokens),
+                format: tokens,
+              },
+            ]
+          : []),
+        {
+          key: 'input',
+          label: writes ? 'other input' : 'input',
+          color: '--model',
+          values: buckets.map((row) =>
+            Math.max(0, row.input_tokens - row.cached_input_tokens - row.cache_write_input_tokens),
+          ),
+          format: tokens,
+        },
+        {
+          key: 'output',
+          label: 'output',
+          color: '--tool',
+          values: buckets.map((row) => row.output_tokens),
+          format: tokens,
+        },
       ],
     }),
     h('h2', {}, `Cost per ${per}`),
     barChart({
-      id: 'usage-cost', title: `cost per ${per} in US dollars (? marks answers of a model without a price)`, whole: false, axis: (usd) => (usd === 0 ? '$0' : money(usd)), ...columns,
-      series: [{ key: 'cost', label: 'cost (US dollars)', color: '--subagent', values: buckets.map((row) => row.cost_usd), format: (_value, column) => (buckets[column] ? costOfRow(buckets[column]) : '') }],
+      id: 'usage-cost',
+      title: `cost per ${per} in US dollars (? marks answers of a model without a price)`,
+      whole: false,
+      axis: (usd) => (usd === 0 ? '$0' : money(usd)),
+      ...columns,
+      series: [
+        {
+          key: 'cost',
+          label: 'cost (US dollars)',
+          color: '--subagent',
+          values: buckets.map((row) => row.cost_usd),
+          format: (_value, column) => (buckets[column] ? costOfRow(buckets[column]) : ''),
+        },
+      ],
       marks: buckets.map((row) => row.unpriced_calls > 0),
     }),
-    buckets.some((row) => row.unpriced_calls > 0) ? h('p', { class: 'muted small', id: 'usage-cost-marks' }, 'A ? over a column: it has answers of a model without a price, whose cost is unknown.') : null,
+    buckets.some((row) => row.unpriced_calls > 0)
+      ? h(
+          'p',
+          { class: 'muted small', id: 'usage-cost-marks' },
+          'A ? over a column: it has answers of a model without a price, whose cost is unknown.',
+        )
+      : null,
   ].filter((node): node is HTMLElement => node !== null);
 }
 
@@ -103,17 +172,48 @@ function charts(series: UsageReport, range: Range): HTMLElement[] {
 function breakdown(id: string, what: string, report: UsageReport): HTMLElement {
   const all = report.total.input_tokens + report.total.output_tokens;
   const rows = [...report.rows].sort((a, b) => b.input_tokens + b.output_tokens - (a.input_tokens + a.output_tokens));
-  return h('div', { class: 'table-wrap' }, h('table', { id, class: 'usage-table' },
-    h('thead', {}, h('tr', {}, ...[what, 'answers', 'input', 'cached', 'output', 'cost', 'share of tokens'].map((t) => h('th', {}, t)))),
-    h('tbody', {}, ...rows.map((row) => {
-      const share = all > 0 ? ((row.input_tokens + row.output_tokens) / all) * 100 : 0;
-      const fill = h('span', { class: 'share-fill' });
-      place(fill, { width: `${share}%` });
-      return h('tr', { 'data-key': row.key },
-        h('td', { class: 'name' }, row.key), h('td', { class: 'num' }, exact(row.calls)), h('td', { class: 'num' }, exact(row.input_tokens)),
-        h('td', { class: 'num' }, exact(row.cached_input_tokens)), h('td', { class: 'num' }, exact(row.output_tokens)), h('td', { class: 'num' }, costCell(row)),
-        h('td', { class: 'share' }, h('span', { class: 'share-track', title: `${share.toFixed(1)}%` }, fill), h('span', { class: 'share-text' }, `${Math.round(share)}%`)));
-    }))));
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { id, class: 'usage-table' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...[what, 'answers', 'input', 'cached', 'output', 'cost', 'share of tokens'].map((t) => h('th', {}, t)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        ...rows.map((row) => {
+          const share = all > 0 ? ((row.input_tokens + row.output_tokens) / all) * 100 : 0;
+          const fill = h('span', { class: 'share-fill' });
+          place(fill, { width: `${share}%` });
+          return h(
+            'tr',
+            { 'data-key': row.key },
+            h('td', { class: 'name' }, row.key),
+            h('td', { class: 'num' }, exact(row.calls)),
+            h('td', { class: 'num' }, exact(row.input_tokens)),
+            h('td', { class: 'num' }, exact(row.cached_input_tokens)),
+            h('td', { class: 'num' }, exact(row.output_tokens)),
+            h('td', { class: 'num' }, costCell(row)),
+            h(
+              'td',
+              { class: 'share' },
+              h('span', { class: 'share-track', title: `${share.toFixed(1)}%` }, fill),
+              h('span', { class: 'share-text' }, `${Math.round(share)}%`),
+            ),
+          );
+        }),
+      ),
+    ),
+  );
 }
 
 function budgetItem(budget: BudgetView): HTMLElement {
@@ -123,51 +223,112 @@ function budgetItem(budget: BudgetView): HTMLElement {
   const fill = h('span', { class: 'meter-fill' });
   place(fill, { width: `${Math.min(100, share * 100)}%` });
   const when = budget.period === 'daily' ? 'today' : 'this month';
-  const state = tone === 'bad'
-    ? `Spent: no new turn of ${budget.agent} starts until ${budget.period === 'daily' ? 'tomorrow' : 'next month'}.`
-    : tone === 'warn' ? 'Over 80%: the next reply says so.' : '';
-  return h('li', { class: `budget ${tone}`, 'data-agent': budget.agent, 'data-period': budget.period },
-    h('div', { class: 'budget-top' },
+  const state =
+    tone === 'bad'
+      ? `Spent: no new turn of ${budget.agent} starts until ${budget.period === 'daily' ? 'tomorrow' : 'next month'}.`
+      : tone === 'warn'
+        ? 'Over 80%: the next reply says so.'
+        : '';
+  return h(
+    'li',
+    { class: `budget ${tone}`, 'data-agent': budget.agent, 'data-period': budget.period },
+    h(
+      'div',
+      { class: 'budget-top' },
       h('span', {}, h('strong', {}, budget.agent), ` · ${budget.period} budget, ${when} (${budget.span})`),
-      h('span', { class: 'budget-figures' }, `${money(budget.spent_usd)} of ${money(budget.limit_usd)} (${percent}%)`)),
-    h('div', { class: 'meter', role: 'progressbar', 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': Math.min(100, percent), 'aria-label': `${budget.agent} ${budget.period} budget` }, fill),
-    h('div', { class: 'muted small' }, state, state ? ' ' : '', 'Set by ', h('code', {}, budget.source), '.'));
+      h('span', { class: 'budget-figures' }, `${money(budget.spent_usd)} of ${money(budget.limit_usd)} (${percent}%)`),
+    ),
+    h(
+      'div',
+      {
+        class: 'meter',
+        role: 'progressbar',
+        'aria-valuemin': 0,
+        'aria-valuemax': 100,
+        'aria-valuenow': Math.min(100, percent),
+        'aria-label': `${budget.agent} ${budget.period} budget`,
+      },
+      fill,
+    ),
+    h('div', { class: 'muted small' }, state, state ? ' ' : '', 'Set by ', h('code', {}, budget.source), '.'),
+  );
 }
 
 function budgetsCard(budgets: BudgetView[], unpriced: boolean): HTMLElement {
-  return h('section', { class: 'card', id: 'usage-budgets' }, h('h2', {}, 'Budgets'),
+  return h(
+    'section',
+    { class: 'card', id: 'usage-budgets' },
+    h('h2', {}, 'Budgets'),
     budgets.length
       ? h('ul', { class: 'budget-list' }, ...budgets.map(budgetItem))
-      : h('p', { class: 'muted' }, 'No budget is set. ', h('code', {}, 'agents.defaults.budget {"daily", "monthly"}'), ' (or an agent\'s own in ', h('code', {}, 'agents.list[]'), ') caps what each agent spends, in US dollars per local day and month.'),
-    budgets.length && unpriced ? h('p', { class: 'muted small' }, 'Answers of models without a price do not count towards a budget.') : null);
+      : h(
+          'p',
+          { class: 'muted' },
+          'No budget is set. ',
+          h('code', {}, 'agents.defaults.budget {"daily", "monthly"}'),
+          " (or an agent's own in ",
+          h('code', {}, 'agents.list[]'),
+          ') caps what each agent spends, in US dollars per local day and month.',
+        ),
+    budgets.length && unpriced
+      ? h('p', { class: 'muted small' }, 'Answers of models without a price do not count towards a budget.')
+      : null,
+  );
 }
 
 function view(range: Range, series: UsageReport, models: UsageReport, agents: UsageReport): Child[] {
   const total = series.total;
-  const facts = stats([
-    ['cost', costCell(total)],
-    ['input tokens', exact(total.input_tokens)],
-    ['cached input', exact(total.cached_input_tokens)],
-    ...(total.cache_write_input_tokens ? [['written to cache', exact(total.cache_write_input_tokens)] as [string, Child]] : []),
-    ['output tokens', exact(total.output_tokens)],
-    ['model answers', exact(total.calls)],
-    ['turns', exact(total.turns)],
-  ], 'usage-totals');
+  const facts = stats(
+    [
+      ['cost', costCell(total)],
+      ['input tokens', exact(total.input_tokens)],
+      ['cached input', exact(total.cached_input_tokens)],
+      ...(total.cache_write_input_tokens
+        ? [['written to cache', exact(total.cache_write_input_tokens)] as [string, Child]]
+        : []),
+      ['output tokens', exact(total.output_tokens)],
+      ['model answers', exact(total.calls)],
+      ['turns', exact(total.turns)],
+    ],
+    'usage-totals',
+  );
   const unpriced = series.unpriced_models.length > 0;
   return [
     facts,
-    unpriced ? h('div', { class: 'banner warn', id: 'usage-unpriced' }, h('p', {},
-      `No price for ${series.unpriced_models.join(', ')}: answers of ${series.unpriced_models.length === 1 ? 'this model count' : 'these models count'} in tokens, their cost is unknown (?), not $0. Set `,
-      h('code', {}, 'model_list[].pricing {"input", "output", "cached_input"}'), ' in US dollars per million tokens.')) : null,
+    unpriced
+      ? h(
+          'div',
+          { class: 'banner warn', id: 'usage-unpriced' },
+          h(
+            'p',
+            {},
+            `No price for ${series.unpriced_models.join(', ')}: answers of ${series.unpriced_models.length === 1 ? 'this model count' : 'these models count'} in tokens, their cost is unknown (?), not $0. Set `,
+            h('code', {}, 'model_list[].pricing {"input", "output", "cached_input"}'),
+            ' in US dollars per million tokens.',
+          ),
+        )
+      : null,
     budgetsCard(series.budgets, unpriced),
     ...(total.calls === 0
-      ? [h('section', { class: 'card empty', id: 'usage-empty' }, h('h2', {}, 'No usage yet'),
-        h('p', { class: 'muted' }, `No model answered in ${range.label.toLowerCase()}. Every answer's tokens are recorded; they show here after the agents' next replies.`))]
+      ? [
+          h(
+            'section',
+            { class: 'card empty', id: 'usage-empty' },
+            h('h2', {}, 'No usage yet'),
+            h(
+              'p',
+              { class: 'muted' },
+              `No model answered in ${range.label.toLowerCase()}. Every answer's tokens are recorded; they show here after the agents' next replies.`,
+            ),
+          ),
+        ]
       : [
-        ...charts(series, range),
-        h('h2', {}, 'By model'), breakdown('usage-by-model', 'model', models),
-        h('h2', {}, 'By agent'), breakdown('usage-by-agent', 'agent', agents),
-      ]),
+          ...charts(series, range),
+          h('h2', {}, 'By model'),
+          breakdown('usage-by-model', 'model', models),
+          h('h2', {}, 'By agent'),
+          breakdown('usage-by-agent', 'agent', agents),
+        ]),
   ];
 }
 
@@ -177,8 +338,11 @@ function view(range: Range, series: UsageReport, models: UsageReport, agents: Us
  */
 export const usagePage: Page = (root, param) => {
   const range = RANGES.find((r) => r.name === param) ?? RANGES.find((r) => r.name === DEFAULT_RANGE) ?? RANGES[0]!;
-  const select = h('select', { id: 'usage-range', 'aria-label': 'range', onchange: () => (window.location.hash = `#/usage/${select.value}`) },
-    ...RANGES.map((r) => h('option', { value: r.name }, r.label)));
+  const select = h(
+    'select',
+    { id: 'usage-range', 'aria-label': 'range', onchange: () => (window.location.hash = `#/usage/${select.value}`) },
+    ...RANGES.map((r) => h('option', { value: r.name }, r.label)),
+  );
   select.value = range.name;
   const body = h('div', { id: 'usage' }, h('p', { class: 'muted' }, 'Loading…'));
   const load = async (): Promise<void> => {
@@ -188,7 +352,8 @@ export const usagePage: Page = (root, param) => {
       [range.by, 'model', 'agent'].map((by) => getJson<UsageReport>(`/api/usage?by=${by}${query}`)),
     );
     const failed = [series, models, agents].find((reply) => !reply?.ok);
-    if (failed || !series || !models || !agents) return replace(body, h('p', { class: 'error' }, failed ? errorText(failed.body, failed.status) : 'no answer'));
+    if (failed || !series || !models || !agents)
+      return replace(body, h('p', { class: 'error' }, failed ? errorText(failed.body, failed.status) : 'no answer'));
     replace(body, ...view(range, series.body, models.body, agents.body));
     body.dataset.loaded = String(series.body.total.calls);
   };

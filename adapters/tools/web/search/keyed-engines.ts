@@ -3,14 +3,29 @@ import { joinUrl, type SearchEngine } from './engine.js';
 import { dateBefore, RANGE_WORDS } from './search-range.js';
 
 const hits = <K extends string>(snippet: K) =>
-  z.array(z.object({ title: z.string().default(''), url: z.string(), [snippet]: z.string().default('') } as Record<'title' | 'url' | K, z.ZodType<string>>));
+  z.array(
+    z.object({ title: z.string().default(''), url: z.string(), [snippet]: z.string().default('') } as Record<
+      'title' | 'url' | K,
+      z.ZodType<string>
+    >),
+  );
 
 const braveBody = z.object({ web: z.object({ results: hits('description') }).optional() });
 const tavilyBody = z.object({ results: hits('content') });
 const kagiBody = z.object({ data: z.object({ search: hits('snippet') }) });
-const exaBody = z.object({ results: z.array(z.object({ title: z.string().nullish(), url: z.string(), text: z.string().nullish() })) });
-const glmBody = z.object({ search_result: z.array(z.object({ title: z.string().default(''), link: z.string(), content: z.string().default('') })).default([]) });
-const baiduBody = z.object({ references: z.array(z.object({ title: z.string().default(''), url: z.string(), content: z.string().default('') })).default([]) });
+const exaBody = z.object({
+  results: z.array(z.object({ title: z.string().nullish(), url: z.string(), text: z.string().nullish() })),
+});
+const glmBody = z.object({
+  search_result: z
+    .array(z.object({ title: z.string().default(''), link: z.string(), content: z.string().default('') }))
+    .default([]),
+});
+const baiduBody = z.object({
+  references: z
+    .array(z.object({ title: z.string().default(''), url: z.string(), content: z.string().default('') }))
+    .default([]),
+});
 const perplexityBody = z.object({
   choices: z.array(z.object({ message: z.object({ content: z.string() }) })).min(1),
   search_results: z.array(z.object({ title: z.string().default(''), url: z.string() })).optional(),
@@ -28,9 +43,19 @@ export const brave: SearchEngine = {
   request: ({ baseUrl, query, count, range, key }) => {
     const params = new URLSearchParams({ q: query, count: String(count) });
     if (range) params.set('freshness', `p${range}`);
-    return { method: 'GET', url: joinUrl(baseUrl, `/res/v1/web/search?${params}`), headers: { accept: 'application/json', 'x-subscription-token': key ?? '' } };
+    return {
+      method: 'GET',
+      url: joinUrl(baseUrl, `/res/v1/web/search?${params}`),
+      headers: { accept: 'application/json', 'x-subscription-token': key ?? '' },
+    };
   },
-  parse: (body) => ({ hits: (braveBody.parse(body).web?.results ?? []).map((r) => ({ title: r.title, url: r.url, snippet: r.description })) }),
+  parse: (body) => ({
+    hits: (braveBody.parse(body).web?.results ?? []).map((r) => ({
+      title: r.title,
+      url: r.url,
+      snippet: r.description,
+    })),
+  }),
 };
 
 /** Perplexity: a chat completion with the `sonar` models, answering with citations. */
@@ -52,7 +77,10 @@ export const perplexity: SearchEngine = {
   parse: (body) => {
     const parsed = perplexityBody.parse(body);
     const cited = parsed.search_results ?? (parsed.citations ?? []).map((url) => ({ title: url, url }));
-    return { answer: parsed.choices[0]!.message.content, hits: cited.map((c) => ({ title: c.title, url: c.url, snippet: '' })) };
+    return {
+      answer: parsed.choices[0]!.message.content,
+      hits: cited.map((c) => ({ title: c.title, url: c.url, snippet: '' })),
+    };
   },
 };
 
@@ -73,7 +101,9 @@ export const baiduSearch: SearchEngine = {
       ...(range ? { search_recency_filter: range === 'd' ? 'week' : RANGE_WORDS[range] } : {}),
     },
   }),
-  parse: (body) => ({ hits: baiduBody.parse(body).references.map((r) => ({ title: r.title, url: r.url, snippet: r.content })) }),
+  parse: (body) => ({
+    hits: baiduBody.parse(body).references.map((r) => ({ title: r.title, url: r.url, snippet: r.content })),
+  }),
 };
 
 /** Tavily: POST `/search`, `time_range` day/week/month/year. */
@@ -88,7 +118,9 @@ export const tavily: SearchEngine = {
     headers: bearer(key),
     body: { query, max_results: count, search_depth: 'basic', ...(range ? { time_range: RANGE_WORDS[range] } : {}) },
   }),
-  parse: (body) => ({ hits: tavilyBody.parse(body).results.map((r) => ({ title: r.title, url: r.url, snippet: r.content })) }),
+  parse: (body) => ({
+    hits: tavilyBody.parse(body).results.map((r) => ({ title: r.title, url: r.url, snippet: r.content })),
+  }),
 };
 
 /** Kagi: POST `/search` reading `data.search`; ranges are lenses (`time_relative`, or `time_after` for a year). */
@@ -98,7 +130,12 @@ export const kagi: SearchEngine = {
   keys: 'required',
   defaultBaseUrl: 'https://kagi.com/api/v1',
   request: ({ baseUrl, query, count, range, key, now }) => {
-    const lens = range === undefined ? undefined : range === 'y' ? { time_after: dateBefore('y', now) } : { time_relative: RANGE_WORDS[range] };
+    const lens =
+      range === undefined
+        ? undefined
+        : range === 'y'
+          ? { time_after: dateBefore('y', now) }
+          : { time_relative: RANGE_WORDS[range] };
     return {
       method: 'POST',
       url: joinUrl(baseUrl, '/search'),
@@ -106,7 +143,9 @@ export const kagi: SearchEngine = {
       body: { query, limit: count, ...(lens ? { lens } : {}) },
     };
   },
-  parse: (body) => ({ hits: kagiBody.parse(body).data.search.map((r) => ({ title: r.title, url: r.url, snippet: r.snippet })) }),
+  parse: (body) => ({
+    hits: kagiBody.parse(body).data.search.map((r) => ({ title: r.title, url: r.url, snippet: r.snippet })),
+  }),
 };
 
 /** Exa: POST `/search`, key in `x-api-key`; its `base_url` must be configured. */
@@ -120,7 +159,9 @@ export const exa: SearchEngine = {
     headers: { 'x-api-key': key ?? '', 'content-type': 'application/json' },
     body: { query, numResults: count, ...(range ? { startPublishedDate: dateBefore(range, now) } : {}) },
   }),
-  parse: (body) => ({ hits: exaBody.parse(body).results.map((r) => ({ title: r.title ?? '', url: r.url, snippet: r.text ?? '' })) }),
+  parse: (body) => ({
+    hits: exaBody.parse(body).results.map((r) => ({ title: r.title ?? '', url: r.url, snippet: r.text ?? '' })),
+  }),
 };
 
 /** Zhipu GLM web search: POST to `base_url` with `search_engine` (default `search_std`). */
@@ -141,5 +182,7 @@ export const glmSearch: SearchEngine = {
       ...(range ? { search_recency_filter: { d: 'oneDay', w: 'oneWeek', m: 'oneMonth', y: 'oneYear' }[range] } : {}),
     },
   }),
-  parse: (body) => ({ hits: glmBody.parse(body).search_result.map((r) => ({ title: r.title, url: r.link, snippet: r.content })) }),
+  parse: (body) => ({
+    hits: glmBody.parse(body).search_result.map((r) => ({ title: r.title, url: r.link, snippet: r.content })),
+  }),
 };

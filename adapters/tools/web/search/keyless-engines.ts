@@ -4,9 +4,18 @@ import { dateBefore, RANGE_WORDS } from './search-range.js';
 import { htmlToPlaintext } from '../html-text.js';
 
 const keenableBody = z.object({
-  results: z.array(z.object({ title: z.string().default(''), url: z.string(), description: z.string().optional(), snippet: z.string().optional() })),
+  results: z.array(
+    z.object({
+      title: z.string().default(''),
+      url: z.string(),
+      description: z.string().optional(),
+      snippet: z.string().optional(),
+    }),
+  ),
 });
-const searxngBody = z.object({ results: z.array(z.object({ title: z.string().default(''), url: z.string(), content: z.string().default('') })) });
+const searxngBody = z.object({
+  results: z.array(z.object({ title: z.string().default(''), url: z.string(), content: z.string().default('') })),
+});
 
 const RESULT_LINK = /<a[^>]*class="[^"]*result__a[^"]*"[^>]*href="([^"]+)"[^>]*>([\s\S]*?)<\/a>/g;
 const RESULT_SNIPPET = /<(?:a|div)[^>]*class="[^"]*result__snippet[^"]*"[^>]*>([\s\S]*?)<\/(?:a|div)>/g;
@@ -23,7 +32,11 @@ function realUrl(href: string): string {
 
 function parseDuckDuckGo(html: string): Hit[] {
   const snippets = [...html.matchAll(RESULT_SNIPPET)].map((m) => htmlToPlaintext(m[1]!));
-  return [...html.matchAll(RESULT_LINK)].map((m, i) => ({ url: realUrl(m[1]!), title: htmlToPlaintext(m[2]!), snippet: snippets[i] ?? '' }));
+  return [...html.matchAll(RESULT_LINK)].map((m, i) => ({
+    url: realUrl(m[1]!),
+    title: htmlToPlaintext(m[2]!),
+    snippet: snippets[i] ?? '',
+  }));
 }
 
 /** DuckDuckGo's HTML endpoint: no key; `df` d/w/m/y. */
@@ -53,7 +66,9 @@ export const keenable: SearchEngine = {
     body: { query, count, ...(range ? { published_after: dateBefore(range, now) } : {}) },
   }),
   parse: (body) => ({
-    hits: keenableBody.parse(body).results.map((r) => ({ title: r.title, url: r.url, snippet: r.description ?? r.snippet ?? '' })),
+    hits: keenableBody
+      .parse(body)
+      .results.map((r) => ({ title: r.title, url: r.url, snippet: r.description ?? r.snippet ?? '' })),
   }),
 };
 
@@ -68,5 +83,7 @@ export const searxng: SearchEngine = {
     if (range) params.set('time_range', RANGE_WORDS[range]);
     return { method: 'GET', url: joinUrl(baseUrl, `/search?${params}`), headers: { accept: 'application/json' } };
   },
-  parse: (body) => ({ hits: searxngBody.parse(body).results.map((r) => ({ title: r.title, url: r.url, snippet: r.content })) }),
+  parse: (body) => ({
+    hits: searxngBody.parse(body).results.map((r) => ({ title: r.title, url: r.url, snippet: r.content })),
+  }),
 };

@@ -16,4 +16,9 @@ export function dateBefore(range: SearchRange, now: Date): string {
   return date.toISOString().slice(0, 10);
 }
 
-export const RANGE_WORDS: Record<SearchRange, 'day' | 'week' | 'month' | 'year'> = { d: 'day', w: 'week', m: 'month', y: 'year' };
+export const RANGE_WORDS: Record<SearchRange, 'day' | 'week' | 'month' | 'year'> = {
+  d: 'day',
+  w: 'week',
+  m: 'month',
+  y: 'year',
+};

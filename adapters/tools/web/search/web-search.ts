@@ -18,7 +18,10 @@ const RETRY_WITH_NEXT_KEY = (status: number) => status === 401 || status === 403
 const parameters = z.object({
   query: z.string().min(1).describe('Search text'),
   count: z.number().int().min(1).max(MAX_COUNT).optional().describe('Results wanted, at most 10 (default 10)'),
-  range: z.enum(['d', 'w', 'm', 'y']).optional().describe('Only results from the past day, week, month or year; omit for any time'),
+  range: z
+    .enum(['d', 'w', 'm', 'y'])
+    .optional()
+    .describe('Only results from the past day, week, month or year; omit for any time'),
 });
 
 type Chosen = { engine: SearchEngine; options: SearchEngineOptions; baseUrl: string; keys: KeyRing };
@@ -37,13 +40,20 @@ function usable(options: WebSearchOptions, name: SearchEngineName): Chosen | und
 }
 
 function choose(options: WebSearchOptions): Chosen | undefined {
-  if (!options.provider) return (Object.keys(ENGINES) as SearchEngineName[]).map((name) => usable(options, name)).find(Boolean);
+  if (!options.provider)
+    return (Object.keys(ENGINES) as SearchEngineName[]).map((name) => usable(options, name)).find(Boolean);
   if (!SEARCH_ENGINES.includes(options.provider)) {
-    throw new ToolError('invalid_provider', `tools.web.provider "${options.provider}" is not one of ${SEARCH_ENGINES.join(', ')}`);
+    throw new ToolError(
+      'invalid_provider',
+      `tools.web.provider "${options.provider}" is not one of ${SEARCH_ENGINES.join(', ')}`,
+    );
   }
   const chosen = usable(options, options.provider);
   if (!chosen) {
-    throw new ToolError('invalid_provider', `tools.web.provider "${options.provider}" is not usable: enable its block and give it an api_key${ENGINES[options.provider].defaultBaseUrl ? '' : ' and a base_url'}`);
+    throw new ToolError(
+      'invalid_provider',
+      `tools.web.provider "${options.provider}" is not usable: enable its block and give it an api_key${ENGINES[options.provider].defaultBaseUrl ? '' : ' and a base_url'}`,
+    );
   }
   return chosen;
 }
@@ -51,11 +61,25 @@ function choose(options: WebSearchOptions): Chosen | undefined {
 /** A search engine's answer is a page of results; anything larger is not one. */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
-async function ask(chosen: Chosen, request: ReturnType<SearchEngine['request']>, options: WebSearchOptions, signal: AbortSignal): Promise<{ status: number; body: unknown }> {
+async function ask(
+  chosen: Chosen,
+  request: ReturnType<SearchEngine['request']>,
+  options: WebSearchOptions,
+  signal: AbortSignal,
+): Promise<{ status: number; body: unknown }> {
   const route: Route = { maxAnswerBytes: MAX_ANSWER_BYTES, ...(options.proxy ? { proxy: options.proxy } : {}) };
-  const headers = { 'user-agent': 'tern-web-search', ...(request.body ? { 'content-type': 'application/json' } : {}), ...request.headers };
+  const headers = {
+    'user-agent': 'tern-web-search',
+    ...(request.body ? { 'content-type': 'application/json' } : {}),
+    ...request.headers,
+  };
   const response = await sendForText(route, {
-    url: request.url, method: request.method, headers, signal, firstByteTimeoutMs: options.timeoutMs, idleTimeoutMs: options.timeoutMs,
+    url: request.url,
+    method: request.method,
+    headers,
+    signal,
+    firstByteTimeoutMs: options.timeoutMs,
+    idleTimeoutMs: options.timeoutMs,
     ...(request.body ? { body: JSON.stringify(request.body) } : {}),
   }).catch((error: Error) => {
     if (signal.aborted) throw error;
@@ -85,7 +109,10 @@ function render(query: string, label: string, answer: EngineAnswer, count: numbe
  * of its own uses that instead while `tools.web.prefer_native` is on (the providers' `searchPlan`). `now` is
  * injectable so date ranges are testable.
  */
-export function webSearchTool(options: WebSearchOptions, now: () => Date = () => new Date()): Tool<z.infer<typeof parameters>> | undefined {
+export function webSearchTool(
+  options: WebSearchOptions,
+  now: () => Date = () => new Date(),
+): Tool<z.infer<typeof parameters>> | undefined {
   const chosen = choose(options);
   if (!chosen) return undefined;
   const { engine } = chosen;
@@ -97,7 +124,15 @@ export function webSearchTool(options: WebSearchOptions, now: () => Date = () =>
       const wanted = Math.min(count, chosen.options.maxResults);
       let last = 0;
       for (const key of chosen.keys.turn()) {
-        const request = engine.request({ query, count: wanted, range, key, baseUrl: chosen.baseUrl, options: chosen.options, now: now() });
+        const request = engine.request({
+          query,
+          count: wanted,
+          range,
+          key,
+          baseUrl: chosen.baseUrl,
+          options: chosen.options,
+          now: now(),
+        });
         const { status, body } = await ask(chosen, request, options, context.signal);
         last = status;
         if (status >= 200 && status < 300) return ok(render(query, engine.label, parseAnswer(engine, body), wanted));

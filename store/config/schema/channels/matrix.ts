@@ -8,8 +8,8 @@ const UNUSED = 'Peer field for end-to-end encryption keys; not used: Tern refuse
 
 /** A Matrix entry's settings, named as the peer runtime names them (`docs/channels/matrix.md`). */
 export const matrixSettings = z.looseObject({
-  homeserver: described(text(), 'Client-server API root of the bot\'s homeserver, e.g. https://matrix.org'),
-  user_id: described(text(), 'The bot account\'s full user id, e.g. @tern:matrix.org'),
+  homeserver: described(text(), "Client-server API root of the bot's homeserver, e.g. https://matrix.org"),
+  user_id: described(text(), "The bot account's full user id, e.g. @tern:matrix.org"),
   access_token: described(secret(), 'Access token of the bot account (Element: Settings → Help & About)'),
   device_id: described(text(), 'Device id the access token was issued to (optional)'),
   join_on_invite: described(bool(), 'Join rooms the bot is invited to (default true)'),

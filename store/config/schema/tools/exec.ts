@@ -22,12 +22,15 @@ const isolationObjectSchema = z.object({
 function isolationProblem(input: unknown): string {
   if (typeof input === 'object' && input !== null && !Array.isArray(input)) {
     const parsed = z.safeParse(isolationObjectSchema, input);
-    if (!parsed.success) return parsed.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`).join('; ');
+    if (!parsed.success)
+      return parsed.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`).join('; ');
   }
   return `${describeValue(input)} is not an isolation setting (allowed: "auto", "bwrap", "off", or {"enabled": true|false, "expose_paths": [{"source", "target", "mode": "ro"|"rw"}]})`;
 }
 
-const isolationSchema = z.union([z.enum(ISOLATION_MODES), isolationObjectSchema], { error: (issue) => isolationProblem(issue.input) });
+const isolationSchema = z.union([z.enum(ISOLATION_MODES), isolationObjectSchema], {
+  error: (issue) => isolationProblem(issue.input),
+});
 
 /**
  * What one command may use inside the sandbox: processes (of its user, everything it started), memory (private
@@ -58,12 +61,20 @@ export const execSchema = z.object({
 export type ExecConfig = z.infer<typeof execSchema>;
 
 /** `tools.exec.isolation` in either shape, as one mode and the exposed folders (targets filled in). */
-export function execIsolation(exec: ExecConfig): { mode: (typeof ISOLATION_MODES)[number]; expose: Array<{ source: string; target: string; mode: 'ro' | 'rw' }> } {
+export function execIsolation(exec: ExecConfig): {
+  mode: (typeof ISOLATION_MODES)[number];
+  expose: Array<{ source: string; target: string; mode: 'ro' | 'rw' }>;
+} {
   const setting = exec.isolation;
   if (typeof setting === 'string') return { mode: setting, expose: [] };
   const mode = setting.enabled === undefined ? 'auto' : setting.enabled ? 'bwrap' : 'off';
   // One rule per target: a later entry for the same target replaces an earlier one.
-  const byTarget = new Map(setting.expose_paths.map((path) => [path.target ?? path.source, { source: path.source, target: path.target ?? path.source, mode: path.mode }]));
+  const byTarget = new Map(
+    setting.expose_paths.map((path) => [
+      path.target ?? path.source,
+      { source: path.source, target: path.target ?? path.source, mode: path.mode },
+    ]),
+  );
   return { mode, expose: [...byTarget.values()] };
 }
 

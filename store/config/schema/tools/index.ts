@@ -7,7 +7,10 @@ import { skillsSchema } from './skills.js';
 import { webSchema } from './web.js';
 
 /** Built once: the blocks that only switch a tool on or off (or have it approved first) share it. */
-const onByDefault = z.prefault(z.object({ enabled: withDefault(bool(), true), require_approval: withDefault(bool(), false) }), {});
+const onByDefault = z.prefault(
+  z.object({ enabled: withDefault(bool(), true), require_approval: withDefault(bool(), false) }),
+  {},
+);
 
 export const toolsSchema = z.object({
   allow_read_paths: withDefault(textList(), []),
@@ -34,13 +37,24 @@ export const toolsSchema = z.object({
     }),
     {},
   ),
-  message: z.prefault(z.object({ enabled: withDefault(bool(), true), media_enabled: withDefault(bool(), false), require_approval: withDefault(bool(), false) }), {}),
+  message: z.prefault(
+    z.object({
+      enabled: withDefault(bool(), true),
+      media_enabled: withDefault(bool(), false),
+      require_approval: withDefault(bool(), false),
+    }),
+    {},
+  ),
   /**
    * The gateway's removal of files users sent (`<workspace>/media/inbound/`), in the peer runtime's shape: files older
    * than `max_age_minutes` (default 7 days) go every `interval_minutes` × `power.poll_interval_multiplier`.
    */
   media_cleanup: z.prefault(
-    z.object({ enabled: withDefault(bool(), true), max_age_minutes: withDefault(int(1), 7 * 24 * 60), interval_minutes: withDefault(int(1), 30) }),
+    z.object({
+      enabled: withDefault(bool(), true),
+      max_age_minutes: withDefault(int(1), 7 * 24 * 60),
+      interval_minutes: withDefault(int(1), 30),
+    }),
     {},
   ),
   write_file: onByDefault,

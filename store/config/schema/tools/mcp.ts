@@ -22,16 +22,25 @@ export const mcpServerSchema = z
     z.superRefine((server, ctx) => {
       const transport = server.type ?? (server.url ? 'http' : 'stdio');
       if (transport === 'stdio' && !server.command) {
-        ctx.addIssue({ code: 'custom', path: ['command'], message: 'is required for a stdio server (allowed: an executable name or path)' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['command'],
+          message: 'is required for a stdio server (allowed: an executable name or path)',
+        });
       }
       if (transport !== 'stdio' && !server.url) {
-        ctx.addIssue({ code: 'custom', path: ['url'], message: `is required for a ${transport} server (allowed: an http(s) URL)` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['url'],
+          message: `is required for a ${transport} server (allowed: an http(s) URL)`,
+        });
       }
       if (server.oauth && Object.keys(server.headers).some((h) => h.toLowerCase() === AUTHORIZATION)) {
         ctx.addIssue({
           code: 'custom',
           path: ['oauth'],
-          message: 'cannot be combined with an Authorization header (allowed: oauth or headers.Authorization, not both)',
+          message:
+            'cannot be combined with an Authorization header (allowed: oauth or headers.Authorization, not both)',
         });
       }
     }),
@@ -51,7 +60,8 @@ export const discoverySchema = z
         ctx.addIssue({
           code: 'custom',
           path: ['enabled'],
-          message: 'discovery needs a search tool but use_bm25 and use_regex are both false (allowed: use_bm25 or use_regex true)',
+          message:
+            'discovery needs a search tool but use_bm25 and use_regex are both false (allowed: use_bm25 or use_regex true)',
         });
       }
     }),

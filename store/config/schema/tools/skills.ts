@@ -23,9 +23,16 @@ const clawhubPaths = {
   download_path: withDefault(text(), ''),
 };
 
-export const clawhubRegistrySchema = z.object({ ...commonFields, base_url: withDefault(text(), 'https://clawhub.ai'), ...clawhubPaths });
+export const clawhubRegistrySchema = z.object({
+  ...commonFields,
+  base_url: withDefault(text(), 'https://clawhub.ai'),
+  ...clawhubPaths,
+});
 
-export const githubRegistrySchema = z.object({ ...commonFields, base_url: withDefault(text(), 'https://api.github.com') });
+export const githubRegistrySchema = z.object({
+  ...commonFields,
+  base_url: withDefault(text(), 'https://api.github.com'),
+});
 
 /**
  * A registry under a name of the user's choosing: ClawHub-style unless `type` says `github`. An empty `base_url`

@@ -11,7 +11,12 @@ const keyList = () => withDefault(secretList(), []);
 export const engineSchemas = {
   brave: z.object({ enabled: off(), api_key: optionalKey(), api_keys: keyList(), max_results: maxResults() }),
   duckduckgo: z.object({ enabled: withDefault(bool(), true), max_results: maxResults() }),
-  perplexity: z.object({ enabled: off(), api_key: optionalKey(), model: withDefault(text(), 'sonar'), max_results: maxResults() }),
+  perplexity: z.object({
+    enabled: off(),
+    api_key: optionalKey(),
+    model: withDefault(text(), 'sonar'),
+    max_results: maxResults(),
+  }),
   baidu_search: z.object({
     enabled: off(),
     api_key: optionalKey(),
@@ -33,7 +38,11 @@ export const engineSchemas = {
     max_results: maxResults(),
   }),
   exa: z.object({ enabled: off(), api_key: optionalKey(), base_url: optional(text()), max_results: maxResults() }),
-  searxng: z.object({ enabled: off(), base_url: withDefault(text(), 'http://127.0.0.1:8888'), max_results: maxResults() }),
+  searxng: z.object({
+    enabled: off(),
+    base_url: withDefault(text(), 'http://127.0.0.1:8888'),
+    max_results: maxResults(),
+  }),
   glm_search: z.object({
     enabled: off(),
     api_key: optionalKey(),
@@ -43,7 +52,10 @@ export const engineSchemas = {
   }),
 } as const;
 
-export const ENGINE_NAMES = Object.keys(engineSchemas) as [keyof typeof engineSchemas, ...(keyof typeof engineSchemas)[]];
+export const ENGINE_NAMES = Object.keys(engineSchemas) as [
+  keyof typeof engineSchemas,
+  ...(keyof typeof engineSchemas)[],
+];
 
 export const webSchema = z.object({
   enabled: withDefault(bool(), true),
