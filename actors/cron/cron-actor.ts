@@ -2,6 +2,7 @@ import { createActor, type Actor, type InspectionEvent } from 'xstate';
 import type { Bus } from '../../bus/index.js';
 import { cronMachine, type CronEvent } from '../../machines/cron.js';
 import type { Config } from '../../store/config/index.js';
+import { pollMultiplier } from '../../store/config/poll-multiplier.js';
 import { listCronJobs, recordCronRun, type CronJob, type CronRunAfter } from '../../store/cron-db.js';
 import { nextRunAfter } from '../../store/cron/schedule.js';
 import type { Logger } from '../../store/logs/logger.js';
@@ -94,7 +95,7 @@ export class CronActor {
   }
 
   private schedulePoll(): void {
-    const interval = CRON_POLL_MS * this.deps.config().power.poll_interval_multiplier;
+    const interval = CRON_POLL_MS * pollMultiplier(this.deps.config().power);
     this.poll = this.deps.scheduler.after(interval, () => {
       void this.inFlight.track(this.sync()).then(() => {
         if (this.stopped) return;

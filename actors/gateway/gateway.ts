@@ -28,6 +28,7 @@ import {
 } from '../../machines/gateway.js';
 import { heartbeatBoard } from '../../machines/heartbeat.js';
 import { isSecret, redactorOf, watchConfig, WEB_UI_CHANNEL_TYPE } from '../../store/config/index.js';
+import { pollMultiplier } from '../../store/config/poll-multiplier.js';
 import { changedPaths } from '../../store/config/diff.js';
 import type { ChannelEntry, Config, LoadedConfig } from '../../store/config/index.js';
 import { saveInboundMedia } from '../../store/inbound-media.js';
@@ -365,7 +366,7 @@ export class Gateway {
         services: fromCallback(() => {
           this.mediaCleanup.start();
           this.desk.start();
-          const multiplier = () => this.loaded.config.power.poll_interval_multiplier;
+          const multiplier = () => pollMultiplier(this.loaded.config.power);
           const follow = followPairing(this.desk, this.scheduler, multiplier, logError('pairing decisions not read'));
           return () => {
             this.mediaCleanup.stop();
@@ -627,7 +628,7 @@ export class Gateway {
     const entry = config.channel_list[name];
     if (!entry) throw new Error(`channel ${name} is no longer in the config`);
     const kind = entry.type ?? name;
-    const builtIn = (n: string, e: ChannelEntry) => createChannel(n, e, config.power.poll_interval_multiplier);
+    const builtIn = (n: string, e: ChannelEntry) => createChannel(n, e, pollMultiplier(config.power));
     const hosted = this.options.hostChannels?.[kind];
     const fromPlugin = pluginKind(name, entry, this.options, config);
     const plugin = fromPlugin ? (n: string, e: ChannelEntry) => this.pluginChannel(n, e, builtIn) : undefined;

@@ -1,4 +1,5 @@
 import type { Config } from '../../store/config/index.js';
+import { pollMultiplier } from '../../store/config/poll-multiplier.js';
 import { removeInboundMedia } from '../../store/inbound-media.js';
 import type { Logger } from '../../store/logs/logger.js';
 import type { Scheduler } from '../scheduler.js';
@@ -12,7 +13,7 @@ export interface MediaCleanupDeps {
 
 /** Minutes between sweeps: `tools.media_cleanup.interval_minutes` × `power.poll_interval_multiplier`. */
 export function mediaCleanupMinutes(config: Config): number {
-  return config.tools.media_cleanup.interval_minutes * config.power.poll_interval_multiplier;
+  return config.tools.media_cleanup.interval_minutes * pollMultiplier(config.power);
 }
 
 /**

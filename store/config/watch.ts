@@ -4,6 +4,7 @@ import { configPath, credentialsPath } from '../paths.js';
 import { changedPaths } from './diff.js';
 import { ConfigError } from './errors.js';
 import { loadConfig, type LoadedConfig } from './load.js';
+import { pollMultiplier } from './poll-multiplier.js';
 import type { Config } from './schema/index.js';
 
 /** The config-file check runs every 2 s, times `power.poll_interval_multiplier` (as it is after the last reload). */
@@ -116,7 +117,7 @@ export function watchConfig(options: WatchOptions): { stop(): void } {
   let next: { cancel(): void } | undefined;
   let stopped = false;
   const schedule = (): void => {
-    next = timer.after(options.intervalMs ?? CONFIG_POLL_MS * current.power.poll_interval_multiplier, () => {
+    next = timer.after(options.intervalMs ?? CONFIG_POLL_MS * pollMultiplier(current.power), () => {
       check();
       if (!stopped) schedule();
     });

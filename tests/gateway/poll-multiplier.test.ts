@@ -42,6 +42,31 @@ test('the config-file check runs every 2 s × power.poll_interval_multiplier, an
   }
 });
 
+test('power.low_power stretches the config-file check as a multiplier of 5 does; a larger multiplier wins', async () => {
+  const g = await startClockedGateway({ power: { low_power: true } });
+  try {
+    g.config.heartbeat = { interval: 45 };
+    g.rewrite();
+    g.clock.advance(9_999);
+    assert.is(reloads(g.events), 0, 'not before 10 s');
+    g.clock.advance(1);
+    assert.is(reloads(g.events), 1, 'at 10 s');
+
+    g.config.power = { low_power: true, poll_interval_multiplier: 8 };
+    g.rewrite();
+    g.clock.advance(10_000);
+    assert.is(reloads(g.events), 2);
+    g.config.heartbeat = { interval: 50 };
+    g.rewrite();
+    g.clock.advance(15_999);
+    assert.is(reloads(g.events), 2, 'not before 16 s');
+    g.clock.advance(1);
+    assert.is(reloads(g.events), 3, 'at 16 s');
+  } finally {
+    await g.close();
+  }
+});
+
 test('inbound media older than tools.media_cleanup.max_age_minutes go every 30 minutes × the multiplier; a reload reschedules', async () => {
   const g = await startClockedGateway({ power: { poll_interval_multiplier: 3 } });
   try {
