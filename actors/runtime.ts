@@ -6,7 +6,7 @@ import { DEFAULT_FILTER, type FilterOptions, type SendFunction } from '../adapte
 import { imageGenerateTool } from '../adapters/tools/media/image-generate.js';
 import { filterSecrets } from '../adapters/tools/output/secret-filter.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
-import { registerSkillTools } from '../adapters/tools/skills/register.js';
+import { runtimeSkillTools } from '../adapters/tools/skills/register.js';
 import { registerSubagentTools } from '../adapters/tools/subagent/index.js';
 import { agentBoard } from '../machines/agent.js';
 import { sessionBoard } from '../machines/session.js';
@@ -194,6 +194,7 @@ export class Runtime {
       host: sessionHost(bus),
       ...(options.send ? { send: options.send } : {}),
     });
+    const registerSkillTools = runtimeSkillTools(loaded.home);
     const directory = new AgentDirectory({
       loaded,
       env,
@@ -208,7 +209,7 @@ export class Runtime {
           spawn_status: tools.spawn_status.enabled,
           subagent: tools.subagent.enabled,
         });
-        registerSkillTools(registry, tools.skills, { workspace, home: loaded.home });
+        registerSkillTools(registry, tools.skills, workspace);
         registerMemoryTools(registry, recallPort(recall, config));
       },
     });

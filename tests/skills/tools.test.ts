@@ -6,7 +6,8 @@ import type { Envelope } from '../../bus/index.js';
 import { sessionKeyOf } from '../../actors/agent.js';
 import { startClawHubServer, type RegistryServer } from '../support/skill-registry-server.js';
 import { skillZip } from '../support/skill-zips.js';
-import { message, startTurnFixture, type TurnFixture } from '../support/turn-fixture.js';
+import { loadConfig } from '../../store/config/index.js';
+import { message, startTurnFixture, writeConfig, type TurnFixture } from '../support/turn-fixture.js';
 import { completion } from '../support/vendor-chat-completions.js';
 
 const call = (id: string, name: string, args: unknown) =>
@@ -89,6 +90,36 @@ test('the model finds a skill with find_skills and installs it with install_skil
         'summarize: Summarize a web page, a file in the workspace or pasted text into key points and a one-line gist.',
         'weather: Forecasts for any city',
       ].join('\n'),
+    );
+  } finally {
+    await f.close();
+    await server.close();
+  }
+});
+
+test('one search cache per runtime: the same search after a tools reload is served from it', async () => {
+  const { f, server } = await fixture();
+  try {
+    f.vendor.reply(
+      call('c1', 'find_skills', { query: 'weather', limit: 3 }),
+      completion({ content: 'Found.' }),
+      call('c2', 'find_skills', { query: 'weather', limit: 3 }),
+      completion({ content: 'Found again.' }),
+    );
+    await f.send('find me a weather skill');
+    // What the gateway's hot reload does with a changed `tools` block: every agent's tools are built again.
+    const skills = { registries: { clawhub: { base_url: server.url }, github: { enabled: false } } };
+    writeConfig(f.home.home, f.vendor.url, { tools: { skills, exec: { enabled: false } } });
+    f.runtime.loaded.config = loadConfig({ env: f.home.env }).config;
+    await f.send('and once more');
+    const searches = server.requests.filter((r) => r.path === '/api/v1/search');
+    assert.is(searches.length, 1, 'the second search asked no registry');
+    assert.equal(
+      completed(f).map(([name, ok, content]) => [name, ok, String(content).split('\n')[0]]),
+      [
+        ['find_skills', true, 'Found 2 skills for "weather":'],
+        ['find_skills', true, 'Found 2 skills for "weather" (cached):'],
+      ],
     );
   } finally {
     await f.close();
