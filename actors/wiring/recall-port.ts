@@ -19,8 +19,9 @@ export function recallPort(recall: LiveRecall, config: () => Config): RecallPort
     scope: recallScope(config(), context.agent),
   });
   return {
-    search: (query, limit, context) => recall.get().search(query, viewer(context), limit, context.workspace),
-    file: (path, context) => recall.get().file(path, context.workspace),
-    turn: (turnId, context) => recall.get().turn(turnId, viewer(context)),
+    search: async (query, limit, context) =>
+      (await recall.get()).search(query, viewer(context), limit, context.workspace),
+    file: async (path, context) => (await recall.get()).file(path, context.workspace),
+    turn: async (turnId, context) => (await recall.get()).turn(turnId, viewer(context)),
   };
 }

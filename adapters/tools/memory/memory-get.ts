@@ -17,10 +17,10 @@ export function memoryGetTool(port: RecallPort): Tool<z.infer<typeof parameters>
       if ((path === undefined) === (turn_id === undefined))
         return fail('memory_get takes exactly one of path or turn_id.');
       if (path !== undefined) {
-        const text = port.file(path.trim(), context);
+        const text = await port.file(path.trim(), context);
         return text === undefined ? fail(`${path} is not a memory file (MEMORY.md or memory/*.md).`) : ok(text);
       }
-      const turn = port.turn(turn_id!.trim(), context);
+      const turn = await port.turn(turn_id!.trim(), context);
       return turn ? ok(JSON.stringify(turn, null, 1)) : fail(`No turn ${turn_id} in this chat's memory.`);
     },
   };

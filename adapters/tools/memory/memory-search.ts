@@ -30,7 +30,7 @@ export function memorySearchTool(port: RecallPort): Tool<z.infer<typeof paramete
     parameters,
     async execute({ query, max_results }, context) {
       if (query.trim() === '') return fail('memory_search needs a query: the words to look for.');
-      const results = port.search(query, max_results ?? DEFAULT_RESULTS, context);
+      const results = await port.search(query, max_results ?? DEFAULT_RESULTS, context);
       return ok(JSON.stringify({ results }, null, 1));
     },
   };
