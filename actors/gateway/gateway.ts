@@ -544,13 +544,16 @@ export class Gateway {
   async stop(signal?: string): Promise<void> {
     if (!this.snapshot.matches('running') || this.snapshot.context.stopWanted) return;
     this.core.bus.publish({ type: 'gateway.stopping', data: signal ? { signal } : {} });
+    // A reload the stop cuts short has stopped channels that are no longer children: the stop returns once their
+    // instances have stopped too (the log may close first, as a platform's HTTP call can outlive it).
+    const reloadStops = this.snapshot.context.pending.map((spec) => this.directory.stopped(spec.name));
     this.machine.send({ type: 'STOP', ...(signal ? { signal } : {}) });
     await waitFor(this.machine, (s) => s.status !== 'active', { timeout: Infinity });
     await this.shutDown();
     // A cron run in flight (its turn ended with the engine, a cron command by cron.stop) is done and logged before
     // the stop returns: the host closes the log files next, and a line written after that would land in whatever
     // file reuses their descriptors.
-    const left = [this.cron.settled(), this.outbox.settled()];
+    const left = [this.cron.settled(), this.outbox.settled(), ...reloadStops];
     const settled = await settledWithin(left, this.options.leftWorkMs ?? LEFT_WORK_MS);
     if (!settled)
       this.options.logs.gateway.warn(
