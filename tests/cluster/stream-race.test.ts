@@ -113,7 +113,11 @@ test('the message whose write lost the race is answered once, by the account run
       ['first', 'node-a'],
       ['second', 'node-a'],
     ]);
-    assert.is(log.read({ type: 'message.sent' }).length, 2);
+    // A part the losing writer sent may have had its `message.sent` refused with the rest of its writes: the account,
+    // run again on the stream, finds the part marked as leaving, does not send it again and says so in its log.
+    const sent = log.read({ type: 'message.sent' }).length;
+    const unconfirmed = gatewayLog(member).filter((line) => line.startsWith('WARN a reply part was being sent')).length;
+    assert.is(sent + unconfirmed, 2, `${sent} recorded sent, ${unconfirmed} named as maybe sent`);
   } finally {
     log.close();
   }
