@@ -104,10 +104,34 @@ function places(): Place[] {
 
 let usable: Place[] | undefined;
 
-/** Removes the empty command cgroups a gateway that crashed left behind (one still in use is busy and stays). */
+/** The pid of the process that made a command cgroup, from its name (`tern-exec-<pid>-<random>`). */
+function ownerOf(name: string): number | undefined {
+  const pid = Number(/^tern-exec-(?:probe-)?(\d+)(?:-|$)/.exec(name)?.[1]);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the empty command cgroups a process that crashed left behind. Only those whose maker is gone: another Tern
+ * process (a gateway beside `tern agent`) makes its cgroup empty and moves the command in a moment later, and
+ * removing it in between made that move fail (ENODEV).
+ */
 function sweep(parent: string): void {
   try {
-    for (const name of readdirSync(parent)) if (name.startsWith(PREFIX)) tryRemove(join(parent, name));
+    for (const name of readdirSync(parent)) {
+      if (!name.startsWith(PREFIX)) continue;
+      const owner = ownerOf(name);
+      if (owner !== undefined && alive(owner)) continue;
+      tryRemove(join(parent, name));
+    }
   } catch {
     // Nothing to sweep.
   }
@@ -149,7 +173,7 @@ export class CommandCgroup {
 
   static create(limits: CgroupLimits): CommandCgroup | undefined {
     if (!cgroupsUsable()) return undefined;
-    const name = PREFIX + randomBytes(6).toString('hex');
+    const name = `${PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`;
     const dirs: string[] = [];
     try {
       for (const place of usable!) {
