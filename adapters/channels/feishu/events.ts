@@ -18,7 +18,7 @@ export const feishuMessageEventSchema = z.looseObject({
     /** `p2p` (one-to-one) or `group`. */
     chat_type: z.string(),
     message_type: z.string(),
-    /** JSON, by message type: `{"text"}`, `{"title","content"}` (post), `{"file_key"}` (audio, file). */
+    /** JSON, by message type: `{"text"}`, `{"title","content"}` (post), `{"file_key"}` (audio, file), `{"image_key"}`. */
     content: z.string(),
     thread_id: z.string().optional(),
     mentions: z
@@ -59,7 +59,7 @@ function postText(content: Record<string, unknown>): string {
 /**
  * A message to the bot in the dispatch vocabulary. In groups Feishu delivers what @-mentions the bot (or, with the
  * group-message permission, everything): `mentioned` says whether the bot's open_id is among the mentions, whose
- * `@_user_N` placeholders are removed from the text. A voice message carries `<message_id>/<file_key>` to download.
+ * `@_user_N` placeholders are removed from the text. A voice message carries `<message_id>/<file_key>` to download, a picture `image/<message_id>/<image_key>`.
  */
 export function fromFeishuEvent(event: FeishuMessageEvent, botOpenId: string | undefined): ChannelMessage | undefined {
   const { message, sender } = event;
@@ -72,14 +72,14 @@ export function fromFeishuEvent(event: FeishuMessageEvent, botOpenId: string | u
       ? String(content.text ?? '')
       : message.message_type === 'post'
         ? postText(content)
-        : message.message_type === 'image'
-          ? '[image]'
-          : '';
+        : '';
   for (const mention of message.mentions ?? []) text = text.split(mention.key).join('');
   text = text.replace(/[ \t]{2,}/g, ' ').trim();
   const fileKey =
     message.message_type === 'audio' && typeof content.file_key === 'string' ? content.file_key : undefined;
-  if (text === '' && !fileKey) return undefined;
+  const imageKey =
+    message.message_type === 'image' && typeof content.image_key === 'string' ? content.image_key : undefined;
+  if (text === '' && !fileKey && !imageKey) return undefined;
   const group = message.chat_type !== 'p2p';
   const mentioned = group && !!botOpenId && (message.mentions ?? []).some((m) => m.id?.open_id === botOpenId);
   return {
@@ -93,6 +93,18 @@ export function fromFeishuEvent(event: FeishuMessageEvent, botOpenId: string | u
     mentioned,
     ...(fileKey
       ? { audio: [{ fileId: `${message.message_id}/${fileKey}`, mime: 'audio/ogg', name: 'voice.opus' }] }
+      : {}),
+    ...(imageKey
+      ? {
+          media: [
+            {
+              kind: 'image',
+              fileId: `image/${message.message_id}/${imageKey}`,
+              mime: 'image/jpeg',
+              name: 'picture.jpg',
+            },
+          ],
+        }
       : {}),
   };
 }

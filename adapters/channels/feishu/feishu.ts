@@ -33,6 +33,7 @@ const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024;
 const CONNECT_TIMEOUT_MS = 30_000;
 /** Feishu's codes for a refused app or token: not a card problem, so no plain-text retry. */
 const AUTH_CODES = new Set([99991661, 99991663, 99991664, 99991668, 99991671, 10003, 10014]);
+const RATE_LIMITED_CODE = 99991400;
 
 /** The SDK logs request errors whole (their headers carry the tenant token) and events' contents: none of it here. */
 const silent = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {}, trace: () => {} };
@@ -67,6 +68,16 @@ interface Answer {
   data?: Record<string, unknown>;
 }
 
+/**
+ * Replies go to the chat a message came from (`oc_…`); a send a tool or a job addresses to a person names their
+ * open_id (`direct:ou_…`), which Feishu takes as the receiver of a one-to-one message.
+ */
+function receiverType(receiver: string): 'chat_id' | 'open_id' | 'union_id' {
+  if (receiver.startsWith('ou_')) return 'open_id';
+  if (receiver.startsWith('on_')) return 'union_id';
+  return 'chat_id';
+}
+
 /** A card with one Markdown element: the form of a reply that can be edited (patched) while it streams. */
 function card(text: string): string {
   return JSON.stringify({
@@ -76,6 +87,16 @@ function card(text: string): string {
   });
 }
 
+/**
+ * How long Feishu asked to wait: a call over its frequency limit is answered 429 (400 on some older APIs) with code
+ * 99991400 and the seconds until the limit resets in `x-ogw-ratelimit-reset`.
+ */
+function retryAfterMs(status: number | undefined, code: number, headers: Record<string, unknown> | undefined) {
+  if (status !== 429 && code !== RATE_LIMITED_CODE) return undefined;
+  const seconds = Number(headers?.['x-ogw-ratelimit-reset']);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000;
+}
+
 /** An SDK call's outcome: its answer when `code` is 0, else a `ChannelError` with Feishu's code and message only. */
 async function answered(what: string, call: Promise<unknown>): Promise<Answer> {
   let answer: Answer;
@@ -83,13 +104,21 @@ async function answered(what: string, call: Promise<unknown>): Promise<Answer> {
     answer = ((await call) ?? {}) as Answer;
   } catch (error) {
     // axios errors carry the request (the tenant token): only the platform's answer is kept.
-    const response = (error as { response?: { status?: number; data?: Answer } }).response;
+    const response = (error as { response?: { status?: number; data?: Answer; headers?: Record<string, unknown> } })
+      .response;
     if (!response) throw new ChannelError('network', `cannot reach Feishu (${what}: ${(error as Error).message})`);
     answer = {
       code: response.data?.code ?? response.status ?? 0,
       msg: response.data?.msg ?? `HTTP ${response.status}`,
     };
     if (answer.code === 0) answer.code = response.status;
+    const wait = retryAfterMs(response.status, answer.code ?? 0, response.headers);
+    if (wait !== undefined)
+      throw new ChannelError('rate_limited', `Feishu ${what}: ${answer.code} ${answer.msg ?? ''}`.trim(), {
+        delivered: 'no',
+        retry: true,
+        retryAfterMs: wait,
+      });
   }
   if (!answer.code) return answer;
   const code = answer.code ?? 0;
@@ -153,7 +182,15 @@ export class FeishuChannel implements Channel {
       verificationToken: this.options.verificationToken,
       logger: silent,
       loggerLevel: lark.LoggerLevel.error,
-    }).register({ [MESSAGE_EVENT]: (data: unknown) => this.take(data, hooks) });
+    }).register({
+      [MESSAGE_EVENT]: (data: unknown) => {
+        // A closed client of the SDK still makes one more connection: what reaches it is left unacknowledged, so
+        // Feishu delivers it again on the live connection.
+        if (this.ws !== ws) throw new ChannelError('network', 'this Feishu long connection was closed');
+        return this.take(data, hooks);
+      },
+    });
+    let ws: lark.WSClient | undefined;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.closeSocket();
@@ -161,7 +198,7 @@ export class FeishuChannel implements Channel {
           new ChannelError('network', `the Feishu long connection did not open within ${CONNECT_TIMEOUT_MS / 1000} s`),
         );
       }, CONNECT_TIMEOUT_MS);
-      const ws = new lark.WSClient({
+      ws = new lark.WSClient({
         appId: this.options.appId,
         appSecret: this.options.appSecret,
         domain: this.options.domain,
@@ -226,8 +263,7 @@ export class FeishuChannel implements Channel {
       );
       const key = (uploaded as { image_key?: string }).image_key ?? uploaded.data?.image_key;
       if (typeof key !== 'string') throw new ChannelError('platform', 'Feishu gave no image_key');
-      if (file.caption) await this.send(replyTo, file.caption);
-      return this.create(replyTo, 'image', JSON.stringify({ image_key: key }));
+      return this.captioned(replyTo, await this.create(replyTo, 'image', JSON.stringify({ image_key: key })), file);
     }
     const uploaded = await this.call(
       'file upload',
@@ -237,18 +273,25 @@ export class FeishuChannel implements Channel {
     );
     const key = (uploaded as { file_key?: string }).file_key ?? uploaded.data?.file_key;
     if (typeof key !== 'string') throw new ChannelError('platform', 'Feishu gave no file_key');
-    if (file.caption) await this.send(replyTo, file.caption);
-    return this.create(replyTo, 'file', JSON.stringify({ file_key: key }));
+    return this.captioned(replyTo, await this.create(replyTo, 'file', JSON.stringify({ file_key: key })), file);
   }
 
-  /** A file a user sent: `<message_id>/<file_key>`, through the message resource API. */
+  /** A Feishu file or picture message has no text: its caption follows it, as on every platform without captions. */
+  private async captioned(replyTo: string, id: string, file: OutboundFile): Promise<string> {
+    if (file.caption) await this.send(replyTo, file.caption);
+    return id;
+  }
+
+  /** A file a user sent (`<message_id>/<file_key>`) or a picture (`image/<message_id>/<image_key>`). */
   async download(fileId: string): Promise<Buffer> {
-    const [messageId, fileKey] = fileId.split('/');
+    const parts = fileId.split('/');
+    const type = parts.length === 3 ? parts.shift() : 'file';
+    const [messageId, fileKey] = parts;
     let resource: { getReadableStream(): Readable };
     try {
       resource = await this.client.im.v1.messageResource.get({
         path: { message_id: messageId ?? '', file_key: fileKey ?? '' },
-        params: { type: 'file' },
+        params: { type: type ?? 'file' },
       });
     } catch (error) {
       await this.call('download', Promise.reject(error));
@@ -265,12 +308,12 @@ export class FeishuChannel implements Channel {
     });
   }
 
-  private async create(chatId: string, type: string, content: string): Promise<string> {
+  private async create(receiver: string, type: string, content: string): Promise<string> {
     const sent = await this.call(
       'send',
       this.client.im.v1.message.create({
-        params: { receive_id_type: 'chat_id' },
-        data: { receive_id: chatId, msg_type: type, content },
+        params: { receive_id_type: receiverType(receiver) },
+        data: { receive_id: receiver, msg_type: type, content },
       }),
     );
     const id = sent.data?.message_id;

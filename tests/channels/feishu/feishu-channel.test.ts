@@ -38,7 +38,7 @@ channel.after(async (context) => {
   context.home?.remove();
 });
 
-channel('an image is uploaded as a message image, then sent after its caption', async ({ feishu, channel, home }) => {
+channel('an image is uploaded as a message image, then its caption follows it', async ({ feishu, channel, home }) => {
   const path = join(home.home, 'tern.png');
   writeFileSync(path, png);
   const id = await channel.sendFile('oc_files', { kind: 'image', path, mime: 'image/png', caption: 'A tern.' });
@@ -48,11 +48,11 @@ channel('an image is uploaded as a message image, then sent after its caption', 
   assert.equal(
     sent.map(({ type, text }) => ({ type, text })),
     [
-      { type: 'interactive', text: 'A tern.' },
       { type: 'image', text: JSON.stringify({ image_key: upload!.key }) },
+      { type: 'interactive', text: 'A tern.' },
     ],
   );
-  assert.is(id, sent[1]!.id);
+  assert.is(id, sent[0]!.id);
 });
 
 channel(

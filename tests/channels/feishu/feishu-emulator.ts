@@ -111,6 +111,8 @@ export interface FeishuSent {
   text: string;
   /** Each text the message had, the first included. */
   versions: string[];
+  /** When Feishu took it (epoch ms). */
+  at: number;
 }
 
 const SERVICE_ID = 33554678;
@@ -132,10 +134,28 @@ export class FeishuEmulator {
   private server!: Server;
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly sockets = new Set<WebSocket>();
+  /** Connections that pinged: events go to these. */
+  private readonly live = new Set<WebSocket>();
   private readonly tokens = new Set<string>();
   private readonly tickets = new Set<string>();
   private readonly files = new Map<string, Buffer>();
+  /** Each user's one-to-one chat with the bot: a message sent to their open_id lands there. */
+  private readonly chatsByOpenId = new Map<string, string>();
   private opened = 0;
+  private waiting: Array<() => void> = [];
+  /** Events pushed and not yet acknowledged, by event id, with the connection that has them. */
+  private readonly unacknowledged = new Map<string, { event: Record<string, unknown>; socket: WebSocket }>();
+  /** Events that came while no connection was open: the next connection gets them. */
+  private readonly undelivered: Array<Record<string, unknown>> = [];
+  /** Sends still to be answered 429, and the `x-ogw-ratelimit-reset` they carry. */
+  private limit = { count: 0, resetSeconds: 0 };
+  /** When each 429 was answered (epoch ms). */
+  readonly limitedAt: number[] = [];
+  /** The next card only is refused (`refuseCards` refuses every one). */
+  refuseNextCard = false;
+  /** While set, the long connection's endpoint answers only when the outage is over. */
+  private outageOver: Promise<void> | undefined;
+  private hold: { answers: Array<() => void>; on: boolean } | undefined;
 
   static async start(): Promise<FeishuEmulator> {
     const emulator = new FeishuEmulator();
@@ -159,25 +179,37 @@ export class FeishuEmulator {
     return this.opened;
   }
 
+  /** Resolves once the bot holds a long connection: events reach only a connected app. */
+  async online(): Promise<void> {
+    while (this.live.size === 0) await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
   /** A user in a one-to-one (p2p) chat with the bot. */
   user(): {
     openId: string;
     chatId: string;
     say(text: string): Record<string, unknown>;
-    sendVoice(bytes: Buffer): void;
+    sendImage(bytes: Buffer): Record<string, unknown>;
+    sendVoice(bytes: Buffer): Record<string, unknown>;
     sent(): FeishuSent[];
   } {
     const openId = `ou_${hex(16)}`;
     const chatId = `oc_${hex(16)}`;
     const base = { chat_id: chatId, chat_type: 'p2p', sender: openId };
+    this.chatsByOpenId.set(openId, chatId);
     return {
       openId,
       chatId,
       say: (text) => this.deliver({ ...base, type: 'text', content: { text } }),
+      sendImage: (bytes) => {
+        const key = `img_v3_${hex(10)}`;
+        this.files.set(key, bytes);
+        return this.deliver({ ...base, type: 'image', content: { image_key: key } });
+      },
       sendVoice: (bytes) => {
         const key = `file_v3_${hex(10)}`;
         this.files.set(key, bytes);
-        this.deliver({ ...base, type: 'audio', content: { file_key: key, duration: 2000 } });
+        return this.deliver({ ...base, type: 'audio', content: { file_key: key, duration: 2000 } });
       },
       sent: () => this.sent.filter((m) => m.chatId === chatId),
     };
@@ -201,6 +233,36 @@ export class FeishuEmulator {
   /** Sends an event again (Feishu redelivers what was not acknowledged in time). */
   redeliver(event: Record<string, unknown>): void {
     this.push(event);
+  }
+
+  /** The next `count` sends are answered 429 with code 99991400, as Feishu's frequency control answers. */
+  rateLimitSends(count: number, resetSeconds: number): void {
+    this.limit = { count, resetSeconds };
+  }
+
+  /** Drops every long connection; for `ms` a new one's endpoint call gets no answer, as when Feishu is unreachable. */
+  async outage(ms: number): Promise<void> {
+    let over = (): void => undefined;
+    this.outageOver = new Promise<void>((resolve) => {
+      over = resolve;
+    });
+    this.drop();
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    this.outageOver = undefined;
+    over();
+  }
+
+  /** Messages are created but their answers kept back until `release()`. */
+  holdSendAnswers(): { held(): number; release(): void } {
+    const hold = { answers: [] as Array<() => void>, on: true };
+    this.hold = hold;
+    return {
+      held: () => hold.answers.length,
+      release: () => {
+        hold.on = false;
+        for (const answer of hold.answers.splice(0)) answer();
+      },
+    };
   }
 
   /** Closes every long connection, as Feishu does when it moves one. */
@@ -280,17 +342,39 @@ export class FeishuEmulator {
       ],
       payload: Buffer.from(body),
     });
-    for (const socket of this.sockets) socket.send(frame);
+    // One connection gets each event (the newest, as a client that reconnected is the live one); an event not
+    // acknowledged when its connection closes goes out again on another, as Feishu delivers unacknowledged events.
+    const socket = [...this.live].at(-1);
+    if (!socket) return void this.undelivered.push(event);
+    this.unacknowledged.set(id, { event, socket });
+    socket.send(frame);
+  }
+
+  /**
+   * The SDK pings as the connection opens and listens for events only after that: an event in the same packet as
+   * the handshake's answer would be lost. The emulator, like a server some milliseconds away, sends events to a
+   * connection once it has pinged.
+   */
+  private wentLive(socket: WebSocket): void {
+    this.live.add(socket);
+    for (const resolve of this.waiting.splice(0)) resolve();
+    for (const event of this.undelivered.splice(0)) this.push(event);
   }
 
   private accept(socket: WebSocket): void {
     this.opened++;
     this.sockets.add(socket);
-    socket.on('close', () => this.sockets.delete(socket));
+    socket.on('close', () => {
+      this.sockets.delete(socket);
+      this.live.delete(socket);
+      const orphans = [...this.unacknowledged.values()].filter((pending) => pending.socket === socket);
+      for (const { event } of orphans) this.push(event);
+    });
     socket.on('message', (raw: Buffer) => {
       const frame = decodeFrame(raw);
       const header = (key: string): string | undefined => frame.headers.find((h) => h.key === key)?.value;
       if (frame.method === 0 && header('type') === 'ping') {
+        if (!this.live.has(socket)) this.wentLive(socket);
         const pong = { PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 120, ReconnectNonce: 30 };
         socket.send(
           encodeFrame({
@@ -301,7 +385,9 @@ export class FeishuEmulator {
         );
       } else if (frame.method === 1 && frame.payload) {
         const answer = JSON.parse(frame.payload.toString()) as { code?: number };
-        if (answer.code === 200) this.acked.push(header('message_id') ?? '');
+        if (answer.code !== 200) return;
+        this.acked.push(header('message_id') ?? '');
+        this.unacknowledged.delete(header('message_id') ?? '');
       }
     });
   }
@@ -326,6 +412,7 @@ export class FeishuEmulator {
       return json(200, { code: 0, msg: 'ok', tenant_access_token: issued, expire: 7200 });
     }
     if (path === '/callback/ws/endpoint' && req.method === 'POST') {
+      await this.outageOver;
       if (body.AppID !== this.appId || body.AppSecret !== this.appSecret)
         return json(200, { code: 514, msg: 'auth failed' });
       const ticket = hex(12);
@@ -364,21 +451,42 @@ export class FeishuEmulator {
       return json(200, { code: 0, msg: 'success', data: image ? { image_key: key } : { file_key: key } });
     }
     if (path === '/open-apis/im/v1/messages' && req.method === 'POST') {
-      if (url.searchParams.get('receive_id_type') !== 'chat_id')
-        return json(400, { code: 99992402, msg: 'field validation failed' });
+      const receiverType = url.searchParams.get('receive_id_type');
+      const chatId =
+        receiverType === 'chat_id'
+          ? String(body.receive_id)
+          : receiverType === 'open_id'
+            ? this.chatsByOpenId.get(String(body.receive_id))
+            : undefined;
+      if (chatId === undefined) return json(400, { code: 99992402, msg: 'field validation failed' });
+      if (this.limit.count > 0) {
+        this.limit.count--;
+        this.limitedAt.push(Date.now());
+        return void res
+          .writeHead(429, {
+            'content-type': 'application/json; charset=utf-8',
+            'x-ogw-ratelimit-limit': '5',
+            'x-ogw-ratelimit-reset': String(this.limit.resetSeconds),
+          })
+          .end(JSON.stringify({ code: 99991400, msg: 'request trigger frequency limit' }));
+      }
       const content = JSON.parse(String(body.content)) as Record<string, unknown>;
       const type = String(body.msg_type);
-      if (type === 'interactive' && this.refuseCards)
+      if (type === 'interactive' && (this.refuseCards || this.refuseNextCard)) {
+        this.refuseNextCard = false;
         return json(400, { code: 230099, msg: 'Failed to create card content' });
+      }
       const text = type === 'interactive' ? this.cardText(content) : String(content.text ?? JSON.stringify(content));
       const id = `om_${hex(16)}`;
-      this.sent.push({ id, chatId: String(body.receive_id), type, text, versions: [text] });
+      this.sent.push({ id, chatId, type, text, versions: [text], at: Date.now() });
+      const hold = this.hold;
+      if (hold?.on) await new Promise<void>((resolve) => hold.answers.push(resolve));
       return json(200, {
         code: 0,
         msg: 'success',
         data: {
           message_id: id,
-          chat_id: body.receive_id,
+          chat_id: chatId,
           msg_type: type,
           create_time: String(Date.now()),
           deleted: false,
@@ -406,8 +514,10 @@ export class FeishuEmulator {
     const resource = messagePath?.[2] ? /^\/resources\/(.+)$/.exec(messagePath[2]) : null;
     if (resource && req.method === 'GET') {
       const file = this.files.get(resource[1]!);
-      if (!file || url.searchParams.get('type') !== 'file') return json(400, { code: 234003, msg: 'File not in msg.' });
-      return void res.writeHead(200, { 'content-type': 'audio/ogg' }).end(file);
+      const image = resource[1]!.startsWith('img_');
+      if (!file || url.searchParams.get('type') !== (image ? 'image' : 'file'))
+        return json(400, { code: 234003, msg: 'File not in msg.' });
+      return void res.writeHead(200, { 'content-type': image ? 'image/png' : 'audio/ogg' }).end(file);
     }
     return json(404, { code: 404, msg: `${req.method} ${path}` });
   }
