@@ -184,6 +184,7 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
       route: entry.route,
       firstByteTimeoutMs: entry.firstByteTimeoutMs,
       ...(entry.nativeSearch ? { nativeSearch: entry.nativeSearch } : {}),
+      ...(entry.connectMode ? { connectMode: entry.connectMode } : {}),
     }));
   }
 

@@ -1,0 +1,119 @@
+import { readFileSync, statSync } from 'node:fs';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { providerTokensPath } from '../../store/provider-tokens.js';
+import { runCli, startCli } from '../support/cli.js';
+import { tempHome, type TempHome } from '../support/temp-home.js';
+import { ISSUED, PROJECT, startGoogleFake, type GoogleFake } from '../providers/auth-google-fake.js';
+
+const test = suite<{ home: TempHome; google: GoogleFake; env: NodeJS.ProcessEnv }>('tern auth: antigravity');
+test.before.each(async (ctx) => {
+  ctx.home = tempHome();
+  ctx.google = await startGoogleFake();
+  const { DISPLAY: _d, WAYLAND_DISPLAY: _w, ...rest } = ctx.home.env;
+  ctx.env = { ...rest, AGENT_TEST_GOOGLE_OAUTH_BASE: ctx.google.url, AGENT_TEST_CLOUDCODE_BASE: ctx.google.url };
+});
+test.after.each(async (ctx) => {
+  await ctx.google.close();
+  ctx.home.remove();
+});
+
+interface Ended {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `tern auth login` on a headless box: waits for the authorize URL on stderr, hands it to `answer`, and types
+ * back the URL the browser would end on.
+ */
+function loginByPaste(env: NodeJS.ProcessEnv, args: string[], answer: (authorize: URL) => string): Promise<Ended> {
+  const child = startCli(['auth', 'login', '--provider', 'antigravity', ...args], env);
+  let stdout = '';
+  let stderr = '';
+  let pasted = false;
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+    const found = /^(http\S+\/o\/oauth2\/v2\/auth\?\S+)$/m.exec(stderr);
+    if (found && !pasted && /paste that URL here/.test(stderr)) {
+      pasted = true;
+      child.stdin.write(`${answer(new URL(found[1]!))}\n`);
+    }
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+test('login by paste-back: PKCE and state, tokens in an owner-only file, e-mail, project and models', async (ctx) => {
+  let authorize: URL | undefined;
+  const ended = await loginByPaste(ctx.env, ['--no-browser'], (url) => {
+    authorize = url;
+    ctx.google.challenge = url.searchParams.get('code_challenge') ?? '';
+    const state = url.searchParams.get('state');
+    return `http://localhost:51121/auth/callback?state=${state}&code=${ISSUED.code}&scope=email`;
+  });
+  assert.is(ended.code, 0, ended.stderr);
+  assert.is(
+    ended.stdout.replace(/expires \S+/, 'expires T'),
+    'logged in to antigravity as ada@example.com\n' +
+      `project: ${PROJECT}; token expires T\n` +
+      'models: claude-sonnet-4-5, gemini-3-flash\n',
+  );
+  const params = Object.fromEntries(authorize!.searchParams);
+  assert.equal(
+    [params.response_type, params.code_challenge_method, params.redirect_uri, params.access_type, params.prompt],
+    ['code', 'S256', 'http://localhost:51121/auth/callback', 'offline', 'consent'],
+  );
+  const file = providerTokensPath(ctx.home.home);
+  assert.is(statSync(file).mode & 0o777, 0o600);
+  const stored = JSON.parse(readFileSync(file, 'utf8')) as { providers: Record<string, Record<string, unknown>> };
+  const login = stored.providers.antigravity!;
+  assert.equal(
+    [login.access_token, login.refresh_token, login.email, login.project_id, login.models],
+    [ISSUED.access, ISSUED.refresh, 'ada@example.com', PROJECT, ['claude-sonnet-4-5', 'gemini-3-flash']],
+  );
+  const lifetime = (login.expires_at as number) - Date.now();
+  assert.ok(lifetime > 3_500_000 && lifetime <= 3_599_000, String(lifetime));
+  // Nothing printed carries a token.
+  for (const secret of [ISSUED.access, ISSUED.refresh]) assert.not.ok((ended.stdout + ended.stderr).includes(secret));
+
+  const status = runCli(['auth', 'status'], ctx.env);
+  assert.is(status.code, 0);
+  const expires = new Date(login.expires_at as number).toISOString();
+  assert.is(status.stdout, `antigravity: ada@example.com, token ya29…01, expires ${expires}, project ${PROJECT}\n`);
+  const logout = runCli(['auth', 'logout', '--provider', 'antigravity'], ctx.env);
+  assert.equal([logout.code, logout.stdout], [0, 'logged out of antigravity\n']);
+  assert.equal(JSON.parse(readFileSync(file, 'utf8')), { providers: {} });
+  assert.is(
+    runCli(['auth', 'status'], ctx.env).stdout,
+    'no provider logins; run `tern auth login --provider antigravity`\n',
+  );
+});
+
+test('a pasted URL of another login (its state differs) is refused and nothing is stored', async (ctx) => {
+  const ended = await loginByPaste(ctx.env, [], (url) => {
+    ctx.google.challenge = url.searchParams.get('code_challenge') ?? '';
+    return `http://localhost:51121/auth/callback?state=forged-state&code=${ISSUED.code}`;
+  });
+  assert.is(ended.code, 1);
+  assert.match(
+    ended.stderr,
+    /tern: login to antigravity failed \(the redirect URL belongs to another login \(state differs\)\)\. Run `tern auth login --provider antigravity` again\.\n$/,
+  );
+  assert.not.ok(
+    ctx.google.requests.some((r) => r.url === '/token'),
+    'no code was exchanged',
+  );
+  assert.equal(runCli(['auth', 'status', '--json'], ctx.env).stdout.includes('"logins":[]'), true);
+});
+
+test('auth without a known provider is a usage error naming the allowed ones', (ctx) => {
+  const result = runCli(['auth', 'login', '--provider', 'openai'], ctx.env);
+  assert.equal(
+    [result.code, result.stderr],
+    [2, 'tern: wrong usage (unknown provider "openai"). Allowed: --provider antigravity | github-copilot.\n'],
+  );
+});
+
+test.run();
