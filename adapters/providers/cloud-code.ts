@@ -20,7 +20,8 @@ import { parseWire, streamEndedEarly } from './wire.js';
  */
 export function createCloudCodeClient(endpoint: EndpointConfig, env: NodeJS.ProcessEnv = process.env): ProviderClient {
   const home = agentHome(env);
-  const endpoints = googleEndpoints(env);
+  // The entry's api_base is the Cloud Code service for the project look-up too.
+  const endpoints = { ...googleEndpoints(env), cloudCodeBase: endpoint.apiBase };
 
   async function once(access: AntigravityAccess, request: ChatRequest, options: CallOptions) {
     const envelope = {
