@@ -1,8 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { providerTokensPath } from '../../store/provider-tokens.js';
-import { runCli, startCli } from '../support/cli.js';
+import { providerTokensPath, readProviderLogin } from '../../store/provider-tokens.js';
+import { runCli, runCliAsync, startCli } from '../support/cli.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 import { ISSUED, PROJECT, startGoogleFake, type GoogleFake } from '../providers/auth-google-fake.js';
 
@@ -89,6 +90,32 @@ test('login by paste-back: PKCE and state, tokens in an owner-only file, e-mail,
     runCli(['auth', 'status'], ctx.env).stdout,
     'no provider logins; run `tern auth login --provider antigravity`\n',
   );
+});
+
+test('with a display: the browser opens, signs in, and comes back to the loopback listener', async (ctx) => {
+  // A stand-in for the desktop's browser: follows the authorize URL and its redirect, as a browser would.
+  const bin = join(ctx.home.home, 'bin');
+  mkdirSync(bin, { recursive: true });
+  const opened = join(ctx.home.home, 'opened.txt');
+  writeFileSync(
+    join(bin, 'browser.cjs'),
+    `fetch(process.argv[2]).then((r) => require('node:fs').writeFileSync(${JSON.stringify(opened)}, r.url + ' ' + r.status));\n`,
+  );
+  writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nexec "${process.execPath}" "${join(bin, 'browser.cjs')}" "$1"\n`);
+  chmodSync(join(bin, 'xdg-open'), 0o755);
+  const env = { ...ctx.env, DISPLAY: ':99', PATH: `${bin}:${ctx.env.PATH}` };
+  const result = await runCliAsync(['auth', 'login', '--provider', 'antigravity', '--json'], env);
+  assert.is(result.code, 0, result.stderr);
+  const shown = JSON.parse(result.stdout) as Record<string, unknown>;
+  assert.equal(
+    [shown.provider, shown.account, shown.project, shown.access_token],
+    ['antigravity', 'ada@example.com', PROJECT, 'ya29…01'],
+  );
+  assert.match(
+    readFileSync(opened, 'utf8'),
+    /^http:\/\/localhost:51121\/auth\/callback\?state=[0-9a-f]{64}&code=auth-code-1 200$/,
+  );
+  assert.is(readProviderLogin(ctx.home.home, 'antigravity')!.refresh_token, ISSUED.refresh);
 });
 
 test('a pasted URL of another login (its state differs) is refused and nothing is stored', async (ctx) => {

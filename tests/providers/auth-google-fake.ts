@@ -66,6 +66,16 @@ export async function startGoogleFake(): Promise<GoogleFake> {
         }
         return json(400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
       }
+      if (path === '/o/oauth2/v2/auth') {
+        // The consent screen, passed at once: back to the app's redirect with a code and the login's state.
+        const asked = new URL(req.url ?? '', fake.url).searchParams;
+        fake.challenge = asked.get('code_challenge') ?? '';
+        const back = new URL(asked.get('redirect_uri') ?? '');
+        back.search = new URLSearchParams({ state: asked.get('state') ?? '', code: ISSUED.code }).toString();
+        res.writeHead(302, { location: back.toString() });
+        res.end();
+        return;
+      }
       if (!fake.valid.has(bearer)) {
         return json(401, {
           error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' },
