@@ -64,7 +64,11 @@ async function converse(
   });
   sessionId = created.sessionId;
   let timer: NodeJS.Timeout | undefined;
-  const abort = () => settle(new ProviderError({ code: 'timeout', message: 'the Copilot call was stopped' }));
+  const abort = () => {
+    // The server would otherwise go on writing an answer nobody reads.
+    void rpc.sendRequest('session.abort', { sessionId }).catch(() => undefined);
+    settle(new ProviderError({ code: 'timeout', message: 'the Copilot call was stopped' }));
+  };
   options.signal?.addEventListener('abort', abort, { once: true });
   try {
     await rpc.sendRequest('session.send', { sessionId, prompt: promptOf(request.messages) });
