@@ -17,10 +17,10 @@ test.after.each(async (ctx) => {
   ctx.home.remove();
 });
 
-function writeConfig(home: TempHome, entry: Record<string, unknown>): void {
+function writeConfig(home: TempHome, entry: Record<string, unknown>, defaults: Record<string, unknown> = {}): void {
   const config = {
     version: 2,
-    agents: { defaults: { model: 'copilot' } },
+    agents: { defaults: { model: 'copilot', ...defaults } },
     model_list: [{ model_name: 'copilot', provider: 'github-copilot', model: 'gpt-4.1', ...entry }],
   };
   writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
@@ -99,7 +99,8 @@ test('tern auth login --provider github-copilot asks the server who is signed in
 test('a server that is not running is a network failure naming how to start it', async ({ home, copilot }) => {
   const port = copilot.port;
   await copilot.close();
-  writeConfig(home, { api_base: `127.0.0.1:${port}` });
+  // One attempt: the retries of a refused connection would only repeat this message.
+  writeConfig(home, { api_base: `127.0.0.1:${port}` }, { max_llm_retries: 0 });
   const result = await runCliAsync(['agent', '-m', 'hello'], home.env);
   assert.is(result.code, 1);
   assert.match(
