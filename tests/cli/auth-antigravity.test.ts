@@ -1,4 +1,5 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -116,6 +117,30 @@ test('with a display: the browser opens, signs in, and comes back to the loopbac
     /^http:\/\/localhost:51121\/auth\/callback\?state=[0-9a-f]{64}&code=auth-code-1 200$/,
   );
   assert.is(readProviderLogin(ctx.home.home, 'antigravity')!.refresh_token, ISSUED.refresh);
+});
+
+test('with a display but the redirect port taken, the paste-back still signs in', async (ctx) => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(51121, '127.0.0.1', resolve));
+  const bin = join(ctx.home.home, 'bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, 'xdg-open'), '#!/bin/sh\nexit 0\n');
+  chmodSync(join(bin, 'xdg-open'), 0o755);
+  const env = { ...ctx.env, DISPLAY: ':99', PATH: `${bin}:${ctx.env.PATH}` };
+  try {
+    const ended = await loginByPaste(env, [], (url) => {
+      ctx.google.challenge = url.searchParams.get('code_challenge') ?? '';
+      return `http://localhost:51121/auth/callback?state=${url.searchParams.get('state')}&code=${ISSUED.code}`;
+    });
+    assert.is(ended.code, 0, ended.stderr);
+    assert.match(
+      ended.stderr,
+      /^Port 51121 is taken \(listen EADDRINUSE: address already in use 127\.0\.0\.1:51121\); paste the URL instead\.$/m,
+    );
+    assert.is(readProviderLogin(ctx.home.home, 'antigravity')!.access_token, ISSUED.access);
+  } finally {
+    await new Promise((resolve) => taken.close(resolve));
+  }
 });
 
 test('a pasted URL of another login (its state differs) is refused and nothing is stored', async (ctx) => {

@@ -58,10 +58,16 @@ export async function antigravityLogin(
   const pkce = newPkceLogin();
   const redirect = redirectUri(ANTIGRAVITY_CLIENT.port);
   const url = authorizeUrl(endpoints, pkce.challenge, pkce.state, redirect);
-  const listener = terminal.openBrowser ? listen(ANTIGRAVITY_CLIENT.port) : undefined;
+  let listener = terminal.openBrowser ? listen(ANTIGRAVITY_CLIENT.port) : undefined;
   const wait = timeout(timeoutMs, terminal.signal);
   try {
-    await listener?.ready;
+    try {
+      await listener?.ready;
+    } catch (error) {
+      // The client's redirect is registered on this one port: when it is taken, the paste-back still works.
+      terminal.print(`Port ${ANTIGRAVITY_CLIENT.port} is taken (${(error as Error).message}); paste the URL instead.`);
+      listener = undefined;
+    }
     terminal.print(`Open this URL to sign in with Google:\n\n${url}\n`);
     if (terminal.openBrowser) terminal.openBrowser(url);
     terminal.print(
