@@ -68,8 +68,15 @@ export function readProviderLogin(home: string, provider: string): ProviderLogin
   return Object.hasOwn(logins, provider) ? logins[provider] : undefined;
 }
 
+/** Saves one provider's login; a damaged file is replaced, since logging in is how the user repairs it. */
 export function writeProviderLogin(home: string, provider: string, login: ProviderLogin): void {
-  const content = readFile(home);
+  let content: TokenFile;
+  try {
+    content = readFile(home);
+  } catch (error) {
+    if (!(error instanceof ProviderTokenFileError)) throw error;
+    content = { providers: {} };
+  }
   content.providers[provider] = login;
   writeFile(home, content);
 }

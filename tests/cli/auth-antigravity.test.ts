@@ -160,6 +160,27 @@ test('a pasted URL of another login (its state differs) is refused and nothing i
   assert.equal(runCli(['auth', 'status', '--json'], ctx.env).stdout.includes('"logins":[]'), true);
 });
 
+test('a damaged token file: status says so and how to fix it, and a login writes it afresh', async (ctx) => {
+  const file = providerTokensPath(ctx.home.home);
+  mkdirSync(join(ctx.home.home, 'auth'), { recursive: true });
+  writeFileSync(file, '{"providers": {"antigravity": ');
+  const status = runCli(['auth', 'status'], ctx.env);
+  assert.equal(
+    [status.code, status.stderr],
+    [
+      1,
+      `tern: the provider token file cannot be read (${file}: not valid JSON). ` +
+        'Run `tern auth login --provider antigravity` to write it afresh.\n',
+    ],
+  );
+  const ended = await loginByPaste(ctx.env, ['--no-browser'], (url) => {
+    ctx.google.challenge = url.searchParams.get('code_challenge') ?? '';
+    return `http://localhost:51121/auth/callback?state=${url.searchParams.get('state')}&code=${ISSUED.code}`;
+  });
+  assert.is(ended.code, 0, ended.stderr);
+  assert.is(readProviderLogin(ctx.home.home, 'antigravity')!.access_token, ISSUED.access);
+});
+
 test('auth without a known provider is a usage error naming the allowed ones', (ctx) => {
   const result = runCli(['auth', 'login', '--provider', 'openai'], ctx.env);
   assert.equal(

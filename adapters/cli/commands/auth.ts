@@ -7,6 +7,7 @@ import { googleEndpoints } from '../../providers/oauth/google.js';
 import { openBrowser } from '../../launcher/open-browser.js';
 import { agentHome } from '../../../store/paths.js';
 import {
+  ProviderTokenFileError,
   providerTokensPath,
   readProviderLogins,
   removeProviderLogin,
@@ -147,6 +148,20 @@ function status(context: CommandContext, home: string): number {
 }
 
 export async function run(context: CommandContext): Promise<number> {
+  try {
+    return await subcommand(context);
+  } catch (error) {
+    if (!(error instanceof ProviderTokenFileError)) throw error;
+    throw new CliError(
+      error.code,
+      'the provider token file cannot be read',
+      error.message.replace(/; run .*$/, ''),
+      'Run `tern auth login --provider antigravity` to write it afresh.',
+    );
+  }
+}
+
+async function subcommand(context: CommandContext): Promise<number> {
   const [sub] = context.positionals;
   const home = agentHome(context.env);
   switch (sub) {
