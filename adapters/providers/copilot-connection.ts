@@ -22,7 +22,7 @@ export interface CopilotLink {
 }
 
 /** `localhost:4321` (the peer's form) or `http://localhost:4321`: the server's host and port. */
-export function hostAndPort(apiBase: string): { host: string; port: number } {
+function hostAndPort(apiBase: string): { host: string; port: number } {
   const url = new URL(/^[a-z]+:\/\//i.test(apiBase) ? apiBase : `tcp://${apiBase}`);
   return { host: url.hostname || 'localhost', port: Number(url.port || 4321) };
 }

@@ -6,7 +6,7 @@ import { OAuthLoginError } from './pkce.js';
 
 export const ANTIGRAVITY = 'antigravity';
 /** Refreshed this long before it ends, so a request never leaves with a token that dies on the way. */
-export const REFRESH_MARGIN_MS = 5 * 60_000;
+const REFRESH_MARGIN_MS = 5 * 60_000;
 
 export interface AntigravityAccess {
   accessToken: string;

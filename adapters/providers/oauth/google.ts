@@ -9,6 +9,8 @@ export interface GoogleEndpoints {
   cloudCodeBase: string;
 }
 
+const CLOUD_CODE_BASE = 'https://cloudcode-pa.googleapis.com';
+
 export function googleEndpoints(env: NodeJS.ProcessEnv = process.env): GoogleEndpoints {
   const oauth = env.AGENT_TEST_GOOGLE_OAUTH_BASE?.replace(/\/+$/, '');
   return {
@@ -20,8 +22,6 @@ export function googleEndpoints(env: NodeJS.ProcessEnv = process.env): GoogleEnd
     cloudCodeBase: env.AGENT_TEST_CLOUDCODE_BASE?.replace(/\/+$/, '') || CLOUD_CODE_BASE,
   };
 }
-
-export const CLOUD_CODE_BASE = 'https://cloudcode-pa.googleapis.com';
 
 // The Antigravity desktop app's installed-app client, the one the peer runtime and other open tools sign in with.
 // Google treats an installed app's secret as public; it is kept encoded only so secret scanners do not flag it.
