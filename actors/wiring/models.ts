@@ -3,7 +3,7 @@ import { ProviderConfigError } from '../../adapters/providers/errors.js';
 import type { ModelEntry } from '../../adapters/providers/model-entry.js';
 import { resolveModelEntry } from '../../adapters/providers/resolve.js';
 import type { Config } from '../../store/config/index.js';
-import { OAUTH_METHODS } from '../../store/config/peer-models.js';
+import { unsupportedOauth } from '../../store/config/peer-models.js';
 
 /** `model_list` as the provider router takes it: the only place keys are revealed, to be sent to the vendor. */
 export function modelEntries(config: Config): ModelEntry[] {
@@ -20,6 +20,7 @@ export function modelEntries(config: Config): ModelEntry[] {
     request_timeout: entry.request_timeout,
     max_response_bytes: entry.max_response_bytes,
     thinking_level: entry.thinking_level,
+    connect_mode: entry.connect_mode,
   }));
 }
 
@@ -42,7 +43,7 @@ export function modelListCheck(raw: Record<string, unknown>): ModelListCheck {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
     const entry = value as Record<string, unknown>;
     if (typeof entry.model_name !== 'string' || typeof entry.model !== 'string') return;
-    if (typeof entry.auth_method === 'string' && OAUTH_METHODS.has(entry.auth_method)) return;
+    if (unsupportedOauth(entry)) return;
     const problem = entryProblem(entry, `model_list[${index}]`);
     if (problem === undefined) return;
     if (entry.enabled === false) found.warnings.push(`${problem} (the entry is switched off)`);

@@ -44,6 +44,11 @@ export const providerCatalogue: Record<string, CatalogueEntry> = {
   vllm: local('http://localhost:8000/v1'),
   lmstudio: local('http://localhost:1234/v1'),
   custom: local(''),
+  /** Google Cloud Code Assist, signed in with `tern auth login --provider antigravity` (OAuth only, no key). */
+  antigravity: { family: 'cloud-code', apiBase: 'https://cloudcode-pa.googleapis.com', needsKey: false },
+  'google-antigravity': { family: 'cloud-code', apiBase: 'https://cloudcode-pa.googleapis.com', needsKey: false },
+  /** The Copilot CLI's headless server (`copilot --headless --port 4321`), which holds the GitHub sign-in. */
+  'github-copilot': { family: 'copilot', apiBase: 'http://localhost:4321', needsKey: false },
 };
 
 export const knownProviders: readonly string[] = Object.keys(providerCatalogue);

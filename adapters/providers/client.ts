@@ -1,4 +1,6 @@
 import { createChatCompletionsClient } from './chat-completions.js';
+import { createCloudCodeClient } from './cloud-code.js';
+import { createCopilotClient } from './copilot.js';
 import { createGenerateContentClient } from './generate-content.js';
 import { createMessagesClient } from './messages.js';
 import { withSearchFallback } from './native-search.js';
@@ -17,5 +19,9 @@ function familyClient(endpoint: EndpointConfig): ProviderClient {
       return createMessagesClient(endpoint);
     case 'generate-content':
       return createGenerateContentClient(endpoint);
+    case 'cloud-code':
+      return createCloudCodeClient(endpoint);
+    case 'copilot':
+      return createCopilotClient(endpoint);
   }
 }

@@ -99,7 +99,7 @@ export function generateContentBody(request: ChatRequest, native?: NativeSearch)
 }
 
 /** Function calls arrive whole; the finish reason is `STOP` even when the model asks for tools. */
-class GenerateAccumulator {
+export class GenerateAccumulator {
   private text = '';
   private reasoning = '';
   private readonly calls: ToolCall[] = [];

@@ -21,5 +21,7 @@ export const modelEntrySchema = z.object({
   max_response_bytes: z.number().int().positive().optional(),
   /** How hard the model reasons before answering, in each family's own field. */
   thinking_level: z.enum(['off', 'low', 'medium', 'high', 'xhigh', 'adaptive']).optional(),
+  /** github-copilot: `grpc` reaches a running `copilot --headless` server at api_base, `stdio` starts one. */
+  connect_mode: z.enum(['grpc', 'stdio']).optional(),
 });
 export type ModelEntry = z.input<typeof modelEntrySchema>;

@@ -33,6 +33,9 @@ export function nativeSearchOf(family: ProtocolFamily, provider: string, model: 
       if (provider === 'zhipu')
         return { kind: 'tool', tool: { type: 'web_search', web_search: { enable: true } }, withFunctions: true };
       return undefined;
+    case 'cloud-code':
+    case 'copilot':
+      return undefined;
   }
 }
 

@@ -13,7 +13,7 @@ export const THINKING_BUDGETS: Partial<Record<ThinkingLevel, number>> = {
   xhigh: 128_000,
 };
 
-export type ProtocolFamily = 'chat-completions' | 'messages' | 'generate-content';
+export type ProtocolFamily = 'chat-completions' | 'messages' | 'generate-content' | 'cloud-code' | 'copilot';
 
 /** A tool as the model is told about it. */
 export interface ToolSpec {
@@ -78,6 +78,8 @@ export interface EndpointConfig {
   firstByteTimeoutMs?: number;
   /** The endpoint's own web search, when it has one. */
   nativeSearch?: NativeSearch;
+  /** How the Copilot family reaches the Copilot CLI (`model_list[].connect_mode`). */
+  connectMode?: 'grpc' | 'stdio';
 }
 
 /** One HTTP call of a client: the endpoint's route and time limit, the call's own signal and limit first. */

@@ -27,6 +27,7 @@ export interface ResolvedEntry {
   firstByteTimeoutMs: number;
   /** The endpoint's own web search (`tools.web.prefer_native`), when its family and provider have one. */
   nativeSearch?: NativeSearch;
+  connectMode?: 'grpc' | 'stdio';
 }
 
 /** What a model answer may weigh unless the entry says otherwise; a larger one is refused, not read into memory. */
@@ -98,5 +99,6 @@ export function resolveModelEntry(input: ModelEntry): ResolvedEntry {
     firstByteTimeoutMs:
       entry.request_timeout !== undefined ? entry.request_timeout * 1000 : DEFAULT_FIRST_BYTE_TIMEOUT_MS,
     ...(native ? { nativeSearch: native } : {}),
+    ...(entry.connect_mode ? { connectMode: entry.connect_mode } : {}),
   };
 }

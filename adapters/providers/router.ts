@@ -71,8 +71,9 @@ function keyText(candidate: Candidate): string {
 function tagged(error: ProviderError, candidate: Candidate): ProviderError {
   const { entry } = candidate;
   const prefix = `model entry "${entry.modelName}" (${label(entry)}) ${keyText(candidate)}`;
+  // An OAuth provider has no key to check: its own message says how to sign in.
   const message =
-    error.code === 'auth'
+    error.code === 'auth' && candidate.key !== undefined
       ? `${prefix} was refused: ${error.message}. Check that key in api_keys for "${entry.modelName}"`
       : `${prefix}: ${error.message}`;
   return error.from(entry.modelName, candidate.keyIndex, message);
@@ -184,6 +185,7 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
       route: entry.route,
       firstByteTimeoutMs: entry.firstByteTimeoutMs,
       ...(entry.nativeSearch ? { nativeSearch: entry.nativeSearch } : {}),
+      ...(entry.connectMode ? { connectMode: entry.connectMode } : {}),
     }));
   }
 

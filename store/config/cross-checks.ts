@@ -85,9 +85,12 @@ function addresses(raw: RawObject, problems: Problems): void {
       `${formatPath(path)}: ${JSON.stringify(value)} is not an http(s) URL (allowed: an address such as ${example})`,
     );
   };
-  list(raw.model_list).forEach((m, i) =>
-    check(record(m).api_base, ['model_list', i, 'api_base'], 'https://api.openai.com/v1'),
-  );
+  list(raw.model_list).forEach((m, i) => {
+    // The Copilot CLI's server is a host:port (`localhost:4321`, the peer runtime's form), not a web address.
+    const { provider, model } = record(m);
+    if (provider === 'github-copilot' || (typeof model === 'string' && model.startsWith('github-copilot/'))) return;
+    check(record(m).api_base, ['model_list', i, 'api_base'], 'https://api.openai.com/v1');
+  });
   for (const [name, entry] of Object.entries(record(raw.channel_list))) {
     check(
       record(record(entry).settings).base_url,

@@ -23,7 +23,7 @@ test('config validate names an unknown provider and the known ones', ({ home }) 
   assert.equal(problems.length, 1);
   assert.match(
     problems[0]!,
-    /^model_list\[0\]\.provider: unknown provider "nopeai" \(allowed: openai, anthropic, gemini, google, openrouter, .*, custom\)$/,
+    /^model_list\[0\]\.provider: unknown provider "nopeai" \(allowed: openai, anthropic, gemini, google, openrouter, .*, custom, antigravity, google-antigravity, github-copilot\)$/,
   );
 });
 

@@ -76,7 +76,7 @@ test('tern config validate lists type, reference, provider, address and channel 
       'agents.defaults.model: "fsat" is not a model_name in model_list (allowed: fast, other)',
       'model_list[0].api_base: "not a url" is not an http(s) URL (allowed: an address such as https://api.openai.com/v1)',
       'tools.web.searxng.base_url: "localhost:8888" is not an http(s) URL (allowed: an address such as http://127.0.0.1:8888)',
-      'model_list[1].provider: unknown provider "openia" (allowed: openai, anthropic, gemini, google, openrouter, groq, deepseek, mistral, xai, cerebras, together, fireworks, nvidia, zhipu, moonshot, qwen, siliconflow, volcengine, minimax, anthropic-messages, venice, longcat, modelscope, azure, litellm, ollama, vllm, lmstudio, custom)',
+      'model_list[1].provider: unknown provider "openia" (allowed: openai, anthropic, gemini, google, openrouter, groq, deepseek, mistral, xai, cerebras, together, fireworks, nvidia, zhipu, moonshot, qwen, siliconflow, volcengine, minimax, anthropic-messages, venice, longcat, modelscope, azure, litellm, ollama, vllm, lmstudio, custom, antigravity, google-antigravity, github-copilot)',
       'channel_list.telegram.settings.token: is required for an enabled telegram channel (allowed: the bot token from @BotFather, in config.json or in .security.yml under channel_list.telegram.token)',
       '',
     ].join('\n'),

@@ -62,7 +62,7 @@ test('the version-3 example shape loads with every zero value read as the peer m
       ratio: 0.7,
       filterMin: 8,
       claudeBase: undefined,
-      oauthEnabled: false,
+      oauthEnabled: true,
       workspace: join(h.home, 'workspace'),
     },
   );
@@ -109,16 +109,20 @@ test('the version-3 example shape loads with every zero value read as the peer m
   h.remove();
 });
 
-test('an OAuth-only model entry of the peer runtime is switched off with a warning, once, not an error', async () => {
+test('an OAuth entry of antigravity stays on; one of a vendor Tern cannot sign in to is switched off, once', async () => {
   const h = tempHome();
-  h.writeConfig(fixture('v3-example.json'));
+  const config = fixture('v3-example.json');
+  const list = config.model_list as Array<Record<string, unknown>>;
+  list.push({ model_name: 'codex-oauth', model: 'openai/gpt-5.2', auth_method: 'oauth' });
+  h.writeConfig(config);
   const result = await tern(['config', 'validate', '--json'], h.env);
   const body = JSON.parse(result.stdout) as { ok: boolean; warnings: string[] };
   assert.is(result.code, 0);
+  const last = list.length - 1;
   assert.equal(
-    body.warnings.filter((w) => w.startsWith('model_list[3]')),
+    body.warnings.filter((w) => w.startsWith('model_list[3]') || w.startsWith(`model_list[${last}]`)),
     [
-      'model_list[3] (cloud-oauth) signs in with auth_method "oauth", which Tern does not do: the entry is switched off (remove auth_method and give it api_keys to use it)',
+      `model_list[${last}] (codex-oauth) signs in with auth_method "oauth", which Tern does not do for this provider: the entry is switched off (remove auth_method and give it api_keys to use it)`,
     ],
   );
   h.remove();

@@ -33,6 +33,9 @@ const expected: Record<string, { family: string; needsKey: boolean }> = {
   vllm: { family: 'chat-completions', needsKey: false },
   lmstudio: { family: 'chat-completions', needsKey: false },
   custom: { family: 'chat-completions', needsKey: false },
+  antigravity: { family: 'cloud-code', needsKey: false },
+  'google-antigravity': { family: 'cloud-code', needsKey: false },
+  'github-copilot': { family: 'copilot', needsKey: false },
 };
 
 test('the catalogue holds exactly the documented providers with their family and key need', () => {

@@ -407,7 +407,8 @@ const configErrors: Array<{ entry: ModelEntry; field: string; message: RegExp }>
   {
     entry: { model_name: 'x', model: 'acme/m' },
     field: 'provider',
-    message: /unknown provider "acme"; known providers: .*lmstudio, custom$/,
+    message:
+      /unknown provider "acme"; known providers: .*lmstudio, custom, antigravity, google-antigravity, github-copilot$/,
   },
   {
     entry: { model_name: 'x', provider: 'custom', model: 'm' },

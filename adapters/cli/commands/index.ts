@@ -251,6 +251,33 @@ export const commands: CommandSpec[] = [
     load: () => import('./tool.js'),
   },
   {
+    name: 'auth',
+    summary: 'sign in to OAuth-only providers (antigravity) and check the GitHub Copilot bridge',
+    usage: [
+      'auth login --provider antigravity [--no-browser] [--json]',
+      'auth login --provider github-copilot [--api-base HOST:PORT] [--connect-mode grpc|stdio]',
+      'auth logout --provider NAME',
+      'auth status [--provider NAME] [--json]',
+    ],
+    options: {
+      provider: { type: 'string', value: 'NAME', description: 'antigravity or github-copilot' },
+      'no-browser': {
+        type: 'boolean',
+        description: 'headless: print the URL and read back the URL the browser ends on',
+      },
+      'api-base': {
+        type: 'string',
+        value: 'HOST:PORT',
+        description: 'the Copilot CLI server (default localhost:4321)',
+      },
+      'connect-mode': { type: 'string', value: 'MODE', description: 'grpc: a running server; stdio: start `copilot`' },
+      json,
+    },
+    details:
+      'Tokens go to $AGENT_HOME/auth/providers.json (owner-only); status shows them masked.\nThe Copilot CLI keeps its own GitHub sign-in: login and status ask its headless server who is signed in.',
+    load: () => import('./auth.js'),
+  },
+  {
     name: 'mcp',
     summary: 'MCP servers: list, show, test, add, remove, login (OAuth)',
     usage: [

@@ -34,6 +34,8 @@ export const modelEntrySchema = z.object({
   max_response_bytes: optional(int(1024)),
   /** How hard the model reasons (the peer runtime's levels): each family's reasoning field; unset sends none. */
   thinking_level: optional(oneOf(['off', 'low', 'medium', 'high', 'xhigh', 'adaptive'])),
+  /** github-copilot (the peer runtime's key): `grpc` reaches `copilot --headless` at api_base, `stdio` starts one. */
+  connect_mode: optional(oneOf(['grpc', 'stdio'])),
 });
 
 export const modelListSchema = withDefault(list(modelEntrySchema), []);
