@@ -173,7 +173,13 @@ export class RecallIndex {
     this.chunks[chunk!]!.push(id);
     if (this.pendingText) {
       const before = this.pendingText.get(chunk!);
-      this.pendingText.set(chunk!, before ? `${before}\n${turn.text}` : turn.text);
+      const text = before ? `${before}\n${turn.text}` : turn.text;
+      // A full passage grows no more: index it now, so a bulk fold never holds the whole log's words at once.
+      if (this.chunks[chunk!]!.length < CHUNK_TURNS) this.pendingText.set(chunk!, text);
+      else {
+        this.pendingText.delete(chunk!);
+        this.search.add({ id: chunk!, text });
+      }
       return;
     }
     if (grows) this.search.discard(chunk!);
