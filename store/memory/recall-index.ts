@@ -224,6 +224,16 @@ export class RecallIndex {
     }));
   }
 
+  /** Every turn `viewer` may see, by its number in the index (stable while the index lives), oldest first. */
+  visibleTurns(viewer: RecallViewer): Array<{ id: number; row: TurnRow }> {
+    const visible = this.visibleTo(viewer);
+    const out: Array<{ id: number; row: TurnRow }> = [];
+    this.chunks.forEach((rows, chunk) => {
+      if (visible(chunk)) for (const id of rows) out.push({ id, row: this.row(id) });
+    });
+    return out.sort((a, b) => a.id - b.id);
+  }
+
   /** A turn by its id, when `viewer` may see it. */
   turn(turnId: string, viewer: RecallViewer): TurnRow | undefined {
     const id = this.columns.turn.lastIndexOf(turnId);

@@ -16,6 +16,6 @@ export async function searchMemory(
   return {
     query,
     agent: id,
-    results: recall.search(query, { agent: id, channel: '', chat: '', scope: 'shared' }, limit),
+    results: await recall.find(query, { agent: id, channel: '', chat: '', scope: 'shared' }, limit),
   };
 }
