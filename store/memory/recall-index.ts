@@ -216,7 +216,8 @@ export class RecallIndex {
   /** The best passages for `query` that `viewer` may see, best first. */
   find(query: string, viewer: RecallViewer, limit: number): ChunkHit[] {
     const visible = this.visibleTo(viewer);
-    const found = this.search.search(query, { filter: (r) => visible(r.id as number) });
+    // A boost of 0 skips a passage while it is scored; a filter would see it only after its result was built.
+    const found = this.search.search(query, { boostDocument: (id) => (visible(id as number) ? 1 : 0) });
     return found.slice(0, limit).map((r) => ({
       score: r.score,
       terms: r.terms,
