@@ -32,14 +32,14 @@ export class LiveRecall {
     this.opening ??= import('./recall.js').then(({ Recall }) => {
       const { live, workspace } = this.options;
       if (live) {
-        this.recall = Recall.open(live.log, workspace, this.options.embedder);
+        this.recall = Recall.open(live.log, workspace, this.options);
         void this.recall.follow(live.bus);
         return this.recall;
       }
       const dir = logDir(workspace);
       // No log yet: nothing was said, and only the memory files can be searched.
       if (existsSync(join(dir, 'data.mdb'))) this.ownLog = EventLog.open(dir, { readOnly: true });
-      this.recall = Recall.open(this.ownLog ?? new MemoryEventStore(), workspace, this.options.embedder);
+      this.recall = Recall.open(this.ownLog ?? new MemoryEventStore(), workspace, this.options);
       return this.recall;
     });
     return this.opening;

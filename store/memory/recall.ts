@@ -35,6 +35,13 @@ export type RecallResult =
       citation: string;
     };
 
+export interface RecallOptions {
+  /** The embedding model of the config now, or none: recall then ranks by words alone. */
+  embedder?: () => Embedder | undefined;
+  /** Where a problem goes that recall works around (the gateway's log, the CLI's stderr). */
+  report?: (problem: string) => void;
+}
+
 /** A past turn read back from the log. */
 export interface RecalledTurn {
   turn_id: string;
@@ -70,7 +77,7 @@ export class Recall {
   private constructor(
     private readonly log: EventStore,
     private readonly workspace: string,
-    private readonly embedder: () => Embedder | undefined,
+    private readonly options: RecallOptions,
     saved?: { fold: FoldState; index: RecallSnapshot },
   ) {
     this.cache = new EmbeddingCache(workspace);
@@ -79,12 +86,12 @@ export class Recall {
   }
 
   /** Opens recall from the saved index (when there is one and the log still reaches it) and folds the rest of the log. */
-  static open(log: EventStore, workspace: string, embedder: () => Embedder | undefined = () => undefined): Recall {
+  static open(log: EventStore, workspace: string, options: RecallOptions = {}): Recall {
     const saved = readSnapshot(workspace);
     const recall =
       saved && saved.index.position <= log.lastCommittedSeq()
-        ? new Recall(log, workspace, embedder, saved)
-        : new Recall(log, workspace, embedder);
+        ? new Recall(log, workspace, options, saved)
+        : new Recall(log, workspace, options);
     recall.catchUp();
     return recall;
   }
@@ -133,31 +140,24 @@ export class Recall {
    * merged by reciprocal rank fusion. Both see only what `viewer` may see.
    */
   async find(query: string, viewer: RecallViewer, limit: number, workspace = this.workspace): Promise<RecallResult[]> {
-    const embedder = this.embedder();
+    const embedder = this.options.embedder?.();
     if (!embedder) return this.search(query, viewer, limit, workspace);
     const pool = Math.max(POOL, limit * 4);
     const byWords = this.search(query, viewer, pool, workspace);
     const passages = this.filesOf(workspace).passages();
     const turns = this.index.visibleTurns(viewer);
-    const [wanted] = await this.cache.vectorsOf(embedder, [query]);
-    const fileVectors = await this.cache.vectorsOf(
-      embedder,
-      passages.map((p) => p.text),
-    );
-    await this.embedTurns(embedder, turns);
-    const byMeaning = [
-      ...passages.map((p, i) => ({ key: fileKey(p), similarity: cosine(wanted!, fileVectors[i]!) })),
-      ...turns.map(({ id, row }) => ({
-        key: `turn:${row.turn}`,
-        similarity: cosine(wanted!, this.turnVectors.get(id)!),
-      })),
-    ]
-      .sort((a, b) => b.similarity - a.similarity)
-      .slice(0, pool);
+    let byMeaning: string[];
+    try {
+      byMeaning = await this.byMeaning(embedder, query, passages, turns, pool);
+    } catch (error) {
+      // Words still answer while the embedding model cannot: recall degrades, it does not fail.
+      this.options.report?.(`memory search by meaning failed, words only: ${(error as Error).message}`);
+      return byWords.slice(0, limit);
+    }
     const known = new Map(byWords.map((r) => [resultKey(r), r]));
     const files = new Map(passages.map((p) => [fileKey(p), p]));
     const rows = new Map(turns.map(({ row }) => [`turn:${row.turn}`, row]));
-    return fuse([[...known.keys()], byMeaning.map((m) => m.key)])
+    return fuse([[...known.keys()], byMeaning])
       .slice(0, limit)
       .map(({ key, score }) => {
         const hit = known.get(key);
@@ -167,6 +167,32 @@ export class Recall {
         const row = rows.get(key)!;
         return this.rowResult(row, this.words(row.asked, row.answered), score);
       });
+  }
+
+  /** The keys of the passages and turns nearest `query` in meaning, best first. */
+  private async byMeaning(
+    embedder: Embedder,
+    query: string,
+    passages: FileChunk[],
+    turns: Array<{ id: number; row: TurnRow }>,
+    pool: number,
+  ): Promise<string[]> {
+    const [wanted] = await this.cache.vectorsOf(embedder, [query]);
+    const fileVectors = await this.cache.vectorsOf(
+      embedder,
+      passages.map((p) => p.text),
+    );
+    await this.embedTurns(embedder, turns);
+    return [
+      ...passages.map((p, i) => ({ key: fileKey(p), similarity: cosine(wanted!, fileVectors[i]!) })),
+      ...turns.map(({ id, row }) => ({
+        key: `turn:${row.turn}`,
+        similarity: cosine(wanted!, this.turnVectors.get(id)!),
+      })),
+    ]
+      .sort((a, b) => b.similarity - a.similarity)
+      .slice(0, pool)
+      .map((m) => m.key);
   }
 
   /** A memory file's text, or undefined when `path` names none. */

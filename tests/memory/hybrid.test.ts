@@ -6,7 +6,7 @@ import { EventLog } from '../../store/log/event-log.js';
 import { runCliAsync } from '../support/cli.js';
 import type { TempHome } from '../support/temp-home.js';
 import { embeddingReply } from '../support/vendor-embeddings.js';
-import type { VendorServer } from '../support/vendor-server.js';
+import { json, type VendorServer } from '../support/vendor-server.js';
 import { homeAndVendorSuite } from '../support/vendor-suite.js';
 
 const keyOf = (name: string) => `v=1|agent=main|channel=cli|account=default|chat=direct:${name}`;
@@ -135,6 +135,20 @@ test("forgetting a sender drops their turns' cached embeddings with them", async
   const inputs = vendor.requests.map((r) => (JSON.parse(r.body.toString()) as { input: string[] }).input.length);
   assert.equal(inputs, [1, 4]);
   assert.not.match(vendor.requests.map((r) => r.body.toString()).join(), '4417');
+});
+
+test('while the embedding model fails, recall answers by words and says why', async ({ home, vendor }) => {
+  configure(home, vendor, 'openai', '/v1');
+  await writeHistory(home);
+  vendor.reply(json({ error: { message: 'embeddings are down', type: 'server_error' } }, 500));
+  const out = await runCliAsync(['memory', 'search', 'garage', '--session', 'alice', '--json'], home.env);
+  assert.is(out.code, 0);
+  const found = (JSON.parse(out.stdout) as { results: Array<{ turn_id: string }> }).results.map((r) => r.turn_id);
+  assert.equal(found, ['t4']);
+  assert.match(
+    out.stderr,
+    /^tern: memory search by meaning failed, words only: model entry embed: .*embeddings are down/,
+  );
 });
 
 test('generate-content embedContent and batchEmbedContents, and ollama /api/embed, rank alike', async ({

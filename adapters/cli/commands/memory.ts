@@ -54,7 +54,10 @@ export async function run(context: CommandContext): Promise<number> {
       : (loaded.config.agents.list.find((a) => a.default)?.id ?? loaded.config.agents.list[0]?.id ?? 'main');
   const dir = logDir(loaded.workspace);
   const log = existsSync(join(dir, 'data.mdb')) ? EventLog.open(dir, { readOnly: true }) : undefined;
-  const recall = Recall.open(log ?? new MemoryEventStore(), loaded.workspace, () => embedderOf(loaded.config));
+  const recall = Recall.open(log ?? new MemoryEventStore(), loaded.workspace, {
+    embedder: () => embedderOf(loaded.config),
+    report: (problem) => context.stderr.write(`tern: ${problem}\n`),
+  });
   try {
     if (action === 'reindex') {
       const started = performance.now();
