@@ -6,7 +6,8 @@ import { EventLog } from '../../store/log/event-log.js';
 import { runCliAsync } from '../support/cli.js';
 import type { TempHome } from '../support/temp-home.js';
 import { embeddingReply } from '../support/vendor-embeddings.js';
-import { json, type VendorServer } from '../support/vendor-server.js';
+import { completion } from '../support/vendor-chat-completions.js';
+import { json, type RecordedRequest, type VendorServer } from '../support/vendor-server.js';
 import { homeAndVendorSuite } from '../support/vendor-suite.js';
 
 const keyOf = (name: string) => `v=1|agent=main|channel=cli|account=default|chat=direct:${name}`;
@@ -135,6 +136,44 @@ test("forgetting a sender drops their turns' cached embeddings with them", async
   const inputs = vendor.requests.map((r) => (JSON.parse(r.body.toString()) as { input: string[] }).input.length);
   assert.equal(inputs, [1, 4]);
   assert.not.match(vendor.requests.map((r) => r.body.toString()).join(), '4417');
+});
+
+test('memory_search in a turn ranks by meaning through the gateway wiring, in this chat only', async ({
+  home,
+  vendor,
+}) => {
+  configure(home, vendor, 'openai', '/v1');
+  await writeHistory(home);
+  const answers = [
+    completion(
+      {
+        tool_calls: [
+          {
+            id: 'c1',
+            type: 'function',
+            function: { name: 'memory_search', arguments: '{"query":"where do I live","max_results":2}' },
+          },
+        ],
+      },
+      'tool_calls',
+    ),
+    completion({ content: 'Rua Augusta 12.' }),
+  ];
+  vendor.reply(
+    ...Array.from(
+      { length: 8 },
+      () => (request: RecordedRequest) =>
+        request.url.endsWith('/embeddings') ? embeddingReply(request) : answers.shift()!,
+    ),
+  );
+  const turn = await runCliAsync(['agent', '-m', 'Where do I live?', '--session', 'alice'], home.env);
+  assert.equal([turn.code, turn.stdout.trim()], [0, 'Rua Augusta 12.']);
+  const log = EventLog.open(home.sessions, { readOnly: true });
+  const [done] = log.read({ type: 'tool.completed' });
+  log.close();
+  const content = done?.type === 'tool.completed' ? done.data.content : '';
+  const found = (JSON.parse(content) as { results: Array<{ turn_id: string }> }).results.map((r) => r.turn_id);
+  assert.equal(found, ['t1', 't5']);
 });
 
 test('while the embedding model fails, recall answers by words and says why', async ({ home, vendor }) => {
