@@ -49,7 +49,7 @@ export interface DashboardHost {
   /** Models, tools, MCP servers, cron jobs and plugins (name, version, state, reason, path) as plain JSON, secrets masked. */
   inventory(kind: InventoryKind): Promise<unknown[]>;
   skills: SkillsHost;
-  /** Recall over every chat of `agent` (default: the default agent), as `tern memory search`; undefined when stopped. */
+  /** Recall over every chat of `agent` (default: the default one), as `tern memory search`; undefined when stopped. */
   searchMemory(query: string, limit: number, agent?: string): Promise<MemorySearch | undefined>;
 }
 
