@@ -32,6 +32,7 @@ import { agentModel } from './wiring/agent-model.js';
 import { LiveRecall } from '../store/memory/live-recall.js';
 import { registerMemoryTools } from '../adapters/tools/memory/index.js';
 import { AgentDirectory } from './wiring/agent-setup.js';
+import { embedderOf } from './wiring/embedder.js';
 import { recallPort } from './wiring/recall-port.js';
 import { modelEntries } from './wiring/models.js';
 import { followMcp } from './wiring/mcp-follow.js';
@@ -185,6 +186,7 @@ export class Runtime {
       workspace: loaded.workspace,
       ...(core.scratchLog ? {} : { live: { log, bus } }),
       report: logError,
+      embedder: () => embedderOf(config()),
     });
     const subagents = new Subagents({
       bus,

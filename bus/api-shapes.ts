@@ -247,3 +247,27 @@ export type UsageReport = {
   unpriced_models: string[];
   budgets: BudgetView[];
 };
+
+/** One hit of `/api/memory/search`: a passage of a memory file, or a past turn with its session and time. */
+export type MemoryHit =
+  | {
+      source: 'memory';
+      score: number;
+      path: string;
+      startLine: number;
+      endLine: number;
+      snippet: string;
+      citation: string;
+    }
+  | {
+      source: 'sessions';
+      score: number;
+      session: string;
+      turn_id: string;
+      at: string;
+      snippet: string;
+      citation: string;
+    };
+
+/** `/api/memory/search?q=`: what `memory_search` finds over every chat of the agent, best first. */
+export type MemorySearch = { query: string; agent: string; results: MemoryHit[] };

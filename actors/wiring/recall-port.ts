@@ -20,7 +20,7 @@ export function recallPort(recall: LiveRecall, config: () => Config): RecallPort
   });
   return {
     search: async (query, limit, context) =>
-      (await recall.get()).search(query, viewer(context), limit, context.workspace),
+      (await recall.get()).find(query, viewer(context), limit, context.workspace),
     file: async (path, context) => (await recall.get()).file(path, context.workspace),
     turn: async (turnId, context) => (await recall.get()).turn(turnId, viewer(context)),
   };

@@ -49,6 +49,7 @@ function references(raw: RawObject, problems: Problems): void {
   const defaultsBlock = record(agents.defaults);
   for (const field of ['model', 'transcription_model', 'image_model'] as const)
     check(defaultsBlock[field], ['agents', 'defaults', field]);
+  check(record(defaultsBlock.memory).embedding_model, ['agents', 'defaults', 'memory', 'embedding_model']);
   entries.forEach((agent, i) => {
     const id = words(agent.id);
     if (id !== undefined && ids.indexOf(id) !== i) {

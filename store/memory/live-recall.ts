@@ -5,6 +5,7 @@ import type { EventStore } from '../log/event-store.js';
 import { EventLog } from '../log/event-log.js';
 import { MemoryEventStore } from '../log/memory-event-store.js';
 import { logDir } from '../paths.js';
+import type { Embedder } from './embedding-cache.js';
 import type { Recall } from './recall.js';
 
 export interface LiveRecallOptions {
@@ -12,6 +13,8 @@ export interface LiveRecallOptions {
   /** The runtime's log and bus; absent for a process that only looks (`tern tool`): it reads the workspace's log. */
   live?: { log: EventStore; bus: Bus };
   report?: (problem: string) => void;
+  /** The embedding model of the config now (it may be reloaded), or none: recall then ranks by words alone. */
+  embedder?: () => Embedder | undefined;
 }
 
 /**
@@ -29,14 +32,14 @@ export class LiveRecall {
     this.opening ??= import('./recall.js').then(({ Recall }) => {
       const { live, workspace } = this.options;
       if (live) {
-        this.recall = Recall.open(live.log, workspace);
+        this.recall = Recall.open(live.log, workspace, this.options);
         void this.recall.follow(live.bus);
         return this.recall;
       }
       const dir = logDir(workspace);
       // No log yet: nothing was said, and only the memory files can be searched.
       if (existsSync(join(dir, 'data.mdb'))) this.ownLog = EventLog.open(dir, { readOnly: true });
-      this.recall = Recall.open(this.ownLog ?? new MemoryEventStore(), workspace);
+      this.recall = Recall.open(this.ownLog ?? new MemoryEventStore(), workspace, this.options);
       return this.recall;
     });
     return this.opening;

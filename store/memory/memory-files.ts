@@ -88,6 +88,12 @@ export class MemoryFilesIndex {
       .map((r) => ({ ...this.chunks[r.id as number]!, score: r.score }));
   }
 
+  /** Every passage of the memory files as they are now. */
+  passages(): FileChunk[] {
+    this.refresh();
+    return this.chunks;
+  }
+
   private refresh(): void {
     const files = memoryFiles(this.workspace);
     const stamp = files

@@ -173,7 +173,13 @@ export class RecallIndex {
     this.chunks[chunk!]!.push(id);
     if (this.pendingText) {
       const before = this.pendingText.get(chunk!);
-      this.pendingText.set(chunk!, before ? `${before}\n${turn.text}` : turn.text);
+      const text = before ? `${before}\n${turn.text}` : turn.text;
+      // A full passage grows no more: index it now, so a bulk fold never holds the whole log's words at once.
+      if (this.chunks[chunk!]!.length < CHUNK_TURNS) this.pendingText.set(chunk!, text);
+      else {
+        this.pendingText.delete(chunk!);
+        this.search.add({ id: chunk!, text });
+      }
       return;
     }
     if (grows) this.search.discard(chunk!);
@@ -210,12 +216,23 @@ export class RecallIndex {
   /** The best passages for `query` that `viewer` may see, best first. */
   find(query: string, viewer: RecallViewer, limit: number): ChunkHit[] {
     const visible = this.visibleTo(viewer);
-    const found = this.search.search(query, { filter: (r) => visible(r.id as number) });
+    // A boost of 0 skips a passage while it is scored; a filter would see it only after its result was built.
+    const found = this.search.search(query, { boostDocument: (id) => (visible(id as number) ? 1 : 0) });
     return found.slice(0, limit).map((r) => ({
       score: r.score,
       terms: r.terms,
       turns: this.chunks[r.id as number]!.map((row) => this.row(row)),
     }));
+  }
+
+  /** Every turn `viewer` may see, by its number in the index (stable while the index lives), oldest first. */
+  visibleTurns(viewer: RecallViewer): Array<{ id: number; row: TurnRow }> {
+    const visible = this.visibleTo(viewer);
+    const out: Array<{ id: number; row: TurnRow }> = [];
+    this.chunks.forEach((rows, chunk) => {
+      if (visible(chunk)) for (const id of rows) out.push({ id, row: this.row(id) });
+    });
+    return out.sort((a, b) => a.id - b.id);
   }
 
   /** A turn by its id, when `viewer` may see it. */

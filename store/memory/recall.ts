@@ -5,7 +5,9 @@ import { readRegular, writeAtomic } from '../files/regular-file.js';
 import type { EventStore } from '../log/event-store.js';
 import { holdStateDir } from '../state.js';
 import { ConversationFold, RECALL_EVENT_TYPES, type FoldState } from './conversation-fold.js';
-import { MemoryFilesIndex, readMemoryFile, type FileHit } from './memory-files.js';
+import { EmbeddingCache, type Embedder } from './embedding-cache.js';
+import { cosine, fuse } from './hybrid.js';
+import { MemoryFilesIndex, readMemoryFile, type FileChunk, type FileHit } from './memory-files.js';
 import {
   RecallIndex,
   SNAPSHOT_VERSION,
@@ -17,6 +19,8 @@ import {
 import { processTerm } from './terms.js';
 
 const SNAPSHOT_FILE = 'memory-index.json';
+/** How many hits of each ranking (words, meaning) hybrid search merges, at least. */
+const POOL = 20;
 const SNIPPET_CHARS = 700;
 
 export type RecallResult =
@@ -30,6 +34,13 @@ export type RecallResult =
       snippet: string;
       citation: string;
     };
+
+export interface RecallOptions {
+  /** The embedding model of the config now, or none: recall then ranks by words alone. */
+  embedder?: () => Embedder | undefined;
+  /** Where a problem goes that recall works around (the gateway's log, the CLI's stderr). */
+  report?: (problem: string) => void;
+}
 
 /** A past turn read back from the log. */
 export interface RecalledTurn {
@@ -52,6 +63,10 @@ export class Recall {
   private index: RecallIndex;
   private readonly files = new Map<string, MemoryFilesIndex>();
   private subscription: Subscription | undefined;
+  private readonly cache: EmbeddingCache;
+  /** Each indexed turn's vector, by its number in the index, for the model named in `vectorModel`. */
+  private turnVectors = new Map<number, Float32Array>();
+  private vectorModel = '';
   private readonly isRecallEvent = typeMatcher(RECALL_EVENT_TYPES);
 
   private readonly textOf = (row: TurnRow): string => {
@@ -62,19 +77,21 @@ export class Recall {
   private constructor(
     private readonly log: EventStore,
     private readonly workspace: string,
+    private readonly options: RecallOptions,
     saved?: { fold: FoldState; index: RecallSnapshot },
   ) {
+    this.cache = new EmbeddingCache(workspace);
     this.fold = saved ? ConversationFold.restore(saved.fold) : new ConversationFold();
     this.index = saved ? RecallIndex.restore(saved.index, this.textOf) : new RecallIndex(this.textOf);
   }
 
   /** Opens recall from the saved index (when there is one and the log still reaches it) and folds the rest of the log. */
-  static open(log: EventStore, workspace: string): Recall {
+  static open(log: EventStore, workspace: string, options: RecallOptions = {}): Recall {
     const saved = readSnapshot(workspace);
     const recall =
       saved && saved.index.position <= log.lastCommittedSeq()
-        ? new Recall(log, workspace, saved)
-        : new Recall(log, workspace);
+        ? new Recall(log, workspace, options, saved)
+        : new Recall(log, workspace, options);
     recall.catchUp();
     return recall;
   }
@@ -102,21 +119,80 @@ export class Recall {
   reindex(): void {
     this.fold = new ConversationFold();
     this.index = new RecallIndex(this.textOf);
+    this.turnVectors = new Map();
     this.catchUp();
   }
 
-  /** The best passages of the memory files of `workspace` (default: the log's) and of the turns `viewer` may see. */
+  /**
+   * What `find` gives without an embedding model: the best passages of the memory files of `workspace` (default: the
+   * log's) and of the turns `viewer` may see, by words alone (BM25).
+   */
   search(query: string, viewer: RecallViewer, limit: number, workspace = this.workspace): RecallResult[] {
-    let index = this.files.get(workspace);
-    if (!index) this.files.set(workspace, (index = new MemoryFilesIndex(workspace)));
-    const files: RecallResult[] = index.find(query, limit).map(({ text, ...hit }) => ({
-      source: 'memory',
-      ...hit,
-      snippet: clip(text),
-      citation: `${hit.path}#L${hit.startLine}-L${hit.endLine}`,
-    }));
+    const files: RecallResult[] = this.filesOf(workspace)
+      .find(query, limit)
+      .map(({ text, ...hit }) => fileResult(hit, text));
     const turns: RecallResult[] = this.index.find(query, viewer, limit).map((hit) => this.turnResult(hit));
     return [...files, ...turns].sort((a, b) => b.score - a.score).slice(0, limit);
+  }
+
+  /**
+   * Recall: by words alone, or with `embedding_model` set also by meaning (cosine of embeddings), the two rankings
+   * merged by reciprocal rank fusion. Both see only what `viewer` may see.
+   */
+  async find(query: string, viewer: RecallViewer, limit: number, workspace = this.workspace): Promise<RecallResult[]> {
+    const embedder = this.options.embedder?.();
+    if (!embedder) return this.search(query, viewer, limit, workspace);
+    const pool = Math.max(POOL, limit * 4);
+    const byWords = this.search(query, viewer, pool, workspace);
+    const passages = this.filesOf(workspace).passages();
+    const turns = this.index.visibleTurns(viewer);
+    let byMeaning: string[];
+    try {
+      byMeaning = await this.byMeaning(embedder, query, passages, turns, pool);
+    } catch (error) {
+      // Words still answer while the embedding model cannot: recall degrades, it does not fail.
+      this.options.report?.(`memory search by meaning failed, words only: ${(error as Error).message}`);
+      return byWords.slice(0, limit);
+    }
+    const known = new Map(byWords.map((r) => [resultKey(r), r]));
+    const files = new Map(passages.map((p) => [fileKey(p), p]));
+    const rows = new Map(turns.map(({ row }) => [`turn:${row.turn}`, row]));
+    return fuse([[...known.keys()], byMeaning])
+      .slice(0, limit)
+      .map(({ key, score }) => {
+        const hit = known.get(key);
+        if (hit) return { ...hit, score };
+        const file = files.get(key);
+        if (file) return fileResult({ ...file, score }, file.text);
+        const row = rows.get(key)!;
+        return this.rowResult(row, this.words(row.asked, row.answered), score);
+      });
+  }
+
+  /** The keys of the passages and turns nearest `query` in meaning, best first. */
+  private async byMeaning(
+    embedder: Embedder,
+    query: string,
+    passages: FileChunk[],
+    turns: Array<{ id: number; row: TurnRow }>,
+    pool: number,
+  ): Promise<string[]> {
+    const [wanted] = await this.cache.vectorsOf(embedder, [query]);
+    const fileVectors = await this.cache.vectorsOf(
+      embedder,
+      passages.map((p) => p.text),
+    );
+    await this.embedTurns(embedder, turns);
+    return [
+      ...passages.map((p, i) => ({ key: fileKey(p), similarity: cosine(wanted!, fileVectors[i]!) })),
+      ...turns.map(({ id, row }) => ({
+        key: `turn:${row.turn}`,
+        similarity: cosine(wanted!, this.turnVectors.get(id)!),
+      })),
+    ]
+      .sort((a, b) => b.similarity - a.similarity)
+      .slice(0, pool)
+      .map((m) => m.key);
   }
 
   /** A memory file's text, or undefined when `path` names none. */
@@ -149,6 +225,28 @@ export class Recall {
   stop(): void {
     this.subscription?.unsubscribe();
     this.subscription = undefined;
+    this.cache.close();
+  }
+
+  private filesOf(workspace: string): MemoryFilesIndex {
+    let index = this.files.get(workspace);
+    if (!index) this.files.set(workspace, (index = new MemoryFilesIndex(workspace)));
+    return index;
+  }
+
+  /** Vectors for the turns that have none yet (a turn's words never change; a new model starts over). */
+  private async embedTurns(embedder: Embedder, turns: Array<{ id: number; row: TurnRow }>): Promise<void> {
+    if (embedder.model !== this.vectorModel) {
+      this.turnVectors = new Map();
+      this.vectorModel = embedder.model;
+    }
+    const missing = turns.filter(({ id }) => !this.turnVectors.has(id));
+    if (missing.length === 0) return;
+    const vectors = await this.cache.vectorsOf(
+      embedder,
+      missing.map(({ row }) => this.textOf(row)),
+    );
+    missing.forEach(({ id }, i) => this.turnVectors.set(id, vectors[i]!));
   }
 
   private catchUp(): void {
@@ -168,7 +266,12 @@ export class Recall {
     this.index.position = event.seq;
     if (!this.isRecallEvent(event.type)) return;
     const change = this.fold.apply(event);
-    if (change) this.index.apply(change);
+    if (!change) return;
+    this.index.apply(change);
+    if (change.kind === 'forget') {
+      this.cache.clear();
+      this.turnVectors = new Map();
+    }
   }
 
   private words(asked: number, answered: number): { user: string; assistant: string } {
@@ -197,18 +300,38 @@ export class Recall {
       }).length;
       if (count > bestCount) [best, bestWords, bestCount] = [row, words, count];
     }
-    const at = new Date(best.at).toISOString();
-    const { user, assistant } = bestWords;
+    return this.rowResult(best, bestWords, hit.score);
+  }
+
+  private rowResult(row: TurnRow, words: { user: string; assistant: string }, score: number): RecallResult {
+    const at = new Date(row.at).toISOString();
+    const { user, assistant } = words;
     return {
       source: 'sessions',
-      score: hit.score,
-      session: best.session,
-      turn_id: best.turn,
+      score,
+      session: row.session,
+      turn_id: row.turn,
       at,
       snippet: clip(assistant ? `user: ${user}\nassistant: ${assistant}` : `user: ${user}`),
-      citation: `turn ${best.turn} (${at})`,
+      citation: `turn ${row.turn} (${at})`,
     };
   }
+}
+
+const fileKey = (p: Omit<FileChunk, 'text'>): string => `file:${p.path}#L${p.startLine}-L${p.endLine}`;
+const resultKey = (r: RecallResult): string => (r.source === 'memory' ? fileKey(r) : `turn:${r.turn_id}`);
+
+function fileResult(hit: Omit<FileHit, 'text'>, text: string): RecallResult {
+  const { path, startLine, endLine, score } = hit;
+  return {
+    source: 'memory',
+    path,
+    startLine,
+    endLine,
+    score,
+    snippet: clip(text),
+    citation: `${path}#L${startLine}-L${endLine}`,
+  };
 }
 
 function readSnapshot(workspace: string): { fold: FoldState; index: RecallSnapshot } | undefined {

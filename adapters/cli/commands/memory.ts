@@ -4,6 +4,7 @@ import { EventLog } from '../../../store/log/event-log.js';
 import { MemoryEventStore } from '../../../store/log/memory-event-store.js';
 import { logDir } from '../../../store/paths.js';
 import { Recall, type RecallResult } from '../../../store/memory/recall.js';
+import { embedderOf } from '../../../actors/wiring/embedder.js';
 import type { RecallViewer } from '../../../store/memory/recall-index.js';
 import { print, type CommandContext } from '../command.js';
 import { UsageError } from '../errors.js';
@@ -53,8 +54,11 @@ export async function run(context: CommandContext): Promise<number> {
       : (loaded.config.agents.list.find((a) => a.default)?.id ?? loaded.config.agents.list[0]?.id ?? 'main');
   const dir = logDir(loaded.workspace);
   const log = existsSync(join(dir, 'data.mdb')) ? EventLog.open(dir, { readOnly: true }) : undefined;
+  const recall = Recall.open(log ?? new MemoryEventStore(), loaded.workspace, {
+    embedder: () => embedderOf(loaded.config),
+    report: (problem) => context.stderr.write(`tern: ${problem}\n`),
+  });
   try {
-    const recall = Recall.open(log ?? new MemoryEventStore(), loaded.workspace);
     if (action === 'reindex') {
       const started = performance.now();
       recall.reindex();
@@ -76,13 +80,14 @@ export async function run(context: CommandContext): Promise<number> {
             loaded.config.agents.defaults.memory.scope,
         }
       : { agent, channel: '', chat: '', scope: 'shared' };
-    const results = recall.search(query, viewer, limit);
+    const results = await recall.find(query, viewer, limit);
     if (log) recall.save();
     if (json) print(stdout, JSON.stringify({ ok: true, results }));
     else if (results.length === 0) print(stdout, `Nothing in memory matches "${query}".`);
     else print(stdout, results.map(line).join('\n'));
     return 0;
   } finally {
+    recall.stop();
     log?.close();
   }
 }

@@ -19,6 +19,7 @@ import { PicoEndpoint } from '../../launcher/pico-endpoint.js';
 import { machineCharts } from './charts.js';
 import { cronRows } from './cron-rows.js';
 import { inventoryOf } from './inventory.js';
+import { searchMemory } from './memory-search.js';
 import { skillsHost } from './skills-host.js';
 import { askModel } from './model-test.js';
 import { webChatChannels, withWebChat } from './web-chat.js';
@@ -255,6 +256,8 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       if (kind === 'cron') return workspace ? cronRows(workspace, logs?.gateway) : [];
       return gateway ? inventoryOf(await gateway.engine(), kind) : [];
     },
+    searchMemory: async (query, limit, agent) =>
+      gateway ? searchMemory(await gateway.engine(), query, limit, agent) : undefined,
     start: () => serialized('start'),
     stop: () => serialized('stop'),
     lastError: () => failure,

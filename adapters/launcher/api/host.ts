@@ -1,7 +1,7 @@
 import type { Observable } from 'rxjs';
 import type { Envelope, EventDraft, EventType } from '../../../bus/index.js';
 import type { EventStore } from '../../../store/log/event-store.js';
-import type { ChartNode, GatewayStatus, Rerun } from '../../../bus/api-shapes.js';
+import type { ChartNode, GatewayStatus, MemorySearch, Rerun } from '../../../bus/api-shapes.js';
 import type { PicoEndpoint } from '../pico-endpoint.js';
 import type { SkillsHost } from './skills-host.js';
 
@@ -49,6 +49,8 @@ export interface DashboardHost {
   /** Models, tools, MCP servers, cron jobs and plugins (name, version, state, reason, path) as plain JSON, secrets masked. */
   inventory(kind: InventoryKind): Promise<unknown[]>;
   skills: SkillsHost;
+  /** Recall over every chat of `agent` (default: the default one), as `tern memory search`; undefined when stopped. */
+  searchMemory(query: string, limit: number, agent?: string): Promise<MemorySearch | undefined>;
 }
 
 /** `/api/skills` has routes of its own (`skills-routes.ts`). */

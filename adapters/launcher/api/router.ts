@@ -6,6 +6,7 @@ import { configRoutes } from './config-routes.js';
 import { eventsRoutes } from './events-routes.js';
 import { gatewayRoutes } from './gateway-routes.js';
 import type { DashboardHost } from './host.js';
+import { memoryRoutes } from './memory-routes.js';
 import { onboardingRoutes } from './onboarding-routes.js';
 import { QueryError } from './query.js';
 import { SessionIndex } from './session-index.js';
@@ -32,6 +33,7 @@ export function dashboardRouter(host: DashboardHost, board: ActorBoard): Router 
   router.use(skillsRoutes(host));
   router.use(onboardingRoutes(host));
   router.use(usageRoutes(host));
+  router.use(memoryRoutes(host));
   router.use(queryErrors);
   return router;
 }

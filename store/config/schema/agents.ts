@@ -69,11 +69,13 @@ export const agentModelSchema = shared(() =>
 /**
  * Recall (`memory_search`, `memory_get`): `scope` `private` shows a chat only its own past turns (a user of a shared
  * bot never recalls another user's chat), `shared` every chat of the agent. Past `inline_max_chars`, the prompt
- * carries the head of MEMORY.md and tells the model to search the rest.
+ * carries the head of MEMORY.md and tells the model to search the rest. `embedding_model` adds vectors.
  */
 export const memorySchema = z.object({
   scope: withDefault(oneOf(['private', 'shared'] as const), 'private'),
   inline_max_chars: withDefault(int(200, 1_000_000), 4000),
+  /** A `model_list` entry that embeds text: recall then ranks by meaning as well as by words (hybrid). */
+  embedding_model: optional(text()),
 });
 
 export const agentDefaultsSchema = z.object({

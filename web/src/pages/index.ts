@@ -4,6 +4,7 @@ import { eventsPage } from './events.js';
 import { gatewayPage } from './gateway.js';
 import { logsPage } from './logs.js';
 import { machinesPage } from './machines.js';
+import { memoryPage } from './memory.js';
 import type { Page } from './page.js';
 import { pluginsPage } from './plugins.js';
 import { sessionsPage } from './sessions.js';
@@ -20,6 +21,7 @@ export const PAGES: PageEntry[] = [
   { name: 'chat', title: 'Chat', page: chatPage },
   { name: 'machines', title: 'Machines', page: machinesPage },
   { name: 'sessions', title: 'Sessions', page: sessionsPage },
+  { name: 'memory', title: 'Memory', page: memoryPage },
   { name: 'usage', title: 'Usage', page: usagePage },
   { name: 'events', title: 'Event log', page: eventsPage },
   { name: 'turn', title: 'Turn', page: turnPage, nav: false },
