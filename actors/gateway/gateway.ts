@@ -390,6 +390,10 @@ export class Gateway {
           };
         }),
         configWatch: fromCallback(({ sendBack }) => {
+          if (!options.loaded.config.gateway.hot_reload) {
+            logs.gateway.info('config edits apply at restart (gateway.hot_reload is false)');
+            return undefined;
+          }
           // Every 2 s × power.poll_interval_multiplier (as reloaded), on the gateway's clock.
           const watcher = watchConfig({
             bus,
