@@ -2,6 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { searchOptions } from '../../actors/wiring/tools.js';
+import { DEFAULT_WEB_SEARCH } from '../../adapters/tools/options.js';
 import { webSearchTool } from '../../adapters/tools/web/search/web-search.js';
 import { loadConfig } from '../../store/config/index.js';
 import { tempHome } from '../config/home.js';
@@ -19,7 +20,7 @@ async function toolFrom(web: Record<string, unknown>, perplexityAt?: string) {
   h.writeConfig({ version: 3, tools: { web } });
   const { config, warnings } = loadConfig({ env: h.env });
   h.remove();
-  const options = searchOptions(config.tools.web);
+  const options = { ...DEFAULT_WEB_SEARCH, ...searchOptions(config.tools.web) };
   if (perplexityAt) options.engines.perplexity!.baseUrl = perplexityAt;
   return { tool: webSearchTool(options, () => new Date('2026-03-31T12:00:00Z'))!, warnings };
 }
