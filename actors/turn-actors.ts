@@ -94,6 +94,7 @@ export function liveTurn(services: AgentServices, toolbox: () => Toolbox, delega
           tools: names,
           profile: services.config().agents.defaults.turn_profile,
           agents: services.peers?.(names),
+          splitOnMarker: services.config().agents.defaults.split_on_marker,
         });
         const { context_window, max_tokens } = services.config().agents.defaults;
         if (context_window === undefined) return built;

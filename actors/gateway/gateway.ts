@@ -45,6 +45,7 @@ import type { Runtime } from '../runtime.js';
 import { RuntimeCore } from '../runtime-core.js';
 import { channelLogic, channelStatus, reported } from './channel-actor.js';
 import { promptApprovals } from './approval-prompts.js';
+import { showToolFeedback } from './tool-feedback.js';
 import { ChannelDirectory } from './channel-directory.js';
 import { createChannel, supervisionOf, SUPPORTED_KINDS } from './channel-factory.js';
 import { Deliveries, type Delivery } from '../deliveries.js';
@@ -262,6 +263,7 @@ export class Gateway {
       sent: core.recovered.sentKeys,
       placeholders: core.recovered.placeholders,
       ...(core.journal ? { journal: core.journal } : {}),
+      splitOnMarker: () => this.loaded.config.agents.defaults.split_on_marker,
     });
     for (const id of core.recovered.seenInbound) this.seen.add(id);
     for (const part of core.recovered.unconfirmed) {
@@ -271,6 +273,9 @@ export class Gateway {
       );
     }
     this.approvals = promptApprovals(bus, this.deliveries, logs.gateway);
+    // Tool notices go to the chat with the approval questions, and stop with them.
+    const feedback = () => this.loaded.config.agents.defaults.tool_feedback;
+    this.approvals.add(showToolFeedback(bus, this.deliveries, feedback, logs.gateway));
     this.logHealth = bus.on('log.failed', 'log.recovered').subscribe((e) => {
       if (e.type === 'log.failed') {
         const { code, reason } = e.data;

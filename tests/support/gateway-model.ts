@@ -14,6 +14,8 @@ export interface GatewayModel {
   requests: number;
   /** The request bodies' last user texts, in arrival order. */
   asked: string[];
+  /** The request bodies' system prompts (chat-completions' first `system` message), in arrival order. */
+  systems: string[];
   /** Answers to `HOLD` messages wait until this is called (and are sent at once after). */
   release(): void;
   close(): Promise<void>;
@@ -131,7 +133,7 @@ const lastRole = (body: unknown): string | undefined =>
   (body as { messages?: Array<{ role: string }> }).messages?.at(-1)?.role;
 
 export async function startGatewayModel(options: { delayMs?: number } = {}): Promise<GatewayModel> {
-  const state = { requests: 0, asked: [] as string[], released: false };
+  const state = { requests: 0, asked: [] as string[], systems: [] as string[], released: false };
   const held: Array<() => void> = [];
   const timers = new Set<NodeJS.Timeout>();
   const later = (ms: number, run: () => void): void => {
@@ -153,6 +155,8 @@ export async function startGatewayModel(options: { delayMs?: number } = {}): Pro
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { stream?: boolean };
       const text = lastUserText(body);
       state.asked.push(text);
+      const system = (body as { messages?: Array<{ role: string; content: unknown }> }).messages?.[0];
+      if (system?.role === 'system') state.systems.push(String(system.content));
       if (text.includes('PLAN') && !body.stream) {
         if (lastRole(body) === 'tool')
           later(5000, () => res.writeHead(200, { 'content-type': 'application/json' }).end(completionBody('planned')));
@@ -206,6 +210,7 @@ export async function startGatewayModel(options: { delayMs?: number } = {}): Pro
       return state.requests;
     },
     asked: state.asked,
+    systems: state.systems,
     release: () => {
       state.released = true;
       for (const respond of held.splice(0)) respond();
