@@ -46,6 +46,7 @@ import { RuntimeCore } from '../runtime-core.js';
 import { channelLogic, channelStatus, reported } from './channel-actor.js';
 import { promptApprovals } from './approval-prompts.js';
 import { showToolFeedback } from './tool-feedback.js';
+import { echoTranscripts } from './transcript-echo.js';
 import { ChannelDirectory } from './channel-directory.js';
 import { createChannel, supervisionOf, SUPPORTED_KINDS } from './channel-factory.js';
 import { Deliveries, type Delivery } from '../deliveries.js';
@@ -276,6 +277,8 @@ export class Gateway {
     // Tool notices go to the chat with the approval questions, and stop with them.
     const feedback = () => this.loaded.config.agents.defaults.tool_feedback;
     this.approvals.add(showToolFeedback(bus, this.deliveries, feedback, logs.gateway));
+    const echo = () => this.loaded.config.voice.echo_transcription;
+    this.approvals.add(echoTranscripts(bus, this.deliveries, echo, logs.gateway));
     this.logHealth = bus.on('log.failed', 'log.recovered').subscribe((e) => {
       if (e.type === 'log.failed') {
         const { code, reason } = e.data;

@@ -52,7 +52,6 @@ test('a peer-runtime config loads: aliases map, unknown keys become warnings', (
     'unknown key model_list[0].rpm (ignored)',
     'unknown key hooks.builtins (ignored)',
     'unknown key devices (ignored)',
-    'unknown key voice (ignored)',
     'unknown key events (ignored)',
   ]);
   h.remove();

@@ -3,7 +3,7 @@
 // answers after a pause; `NOTE <text>` calls the `message` tool with <text> (`NOTE TO <channel> <chat> <text>` to another chat), then answers `noted`; `PLAN <text>`
 // writes <text> into the todo plan, then answers `planned` after 5 s; with `stream: true` the answer arrives as SSE
 // chunks (a `DRIP` message's words 150 ms apart). `delayMs` holds every answer that long (a model that takes its
-// time); `FILE <path> <caption>` calls `send_file`, then answers `sent`; a `HOLD` message is answered once the test calls `release()`. `/audio/transcriptions` answers with TRANSCRIPT.
+// time); `FILE <path> <caption>` calls `send_file`, then answers `sent`; a `HOLD` message is answered once the test calls `release()`. `/audio/transcriptions` answers with TRANSCRIPT; `SPEAK <text>` calls `send_tts`, then answers `spoken`.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { completionStreamText } from './vendor-chat-completions.js';
@@ -106,6 +106,25 @@ function fileCall(text: string): string {
   });
 }
 
+/** A call of tool `name` with `args`. */
+function toolCall(name: string, args: Record<string, unknown>): string {
+  const call = { id: `call_${name}`, type: 'function', function: { name, arguments: JSON.stringify(args) } };
+  return JSON.stringify({
+    id: 'chatcmpl-4',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: 'gpt-test',
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: null, tool_calls: [call] },
+        logprobs: null,
+        finish_reason: 'tool_calls',
+      },
+    ],
+  });
+}
+
 /** The `todo` tool call a `PLAN …` message asks for. */
 function planCall(text: string): string {
   const args = JSON.stringify({ action: 'write', todos: [{ id: 'p1', content: text.replace(/^.*PLAN\s*/, '') }] });
@@ -167,6 +186,13 @@ export async function startGatewayModel(options: { delayMs?: number } = {}): Pro
         res
           .writeHead(200, { 'content-type': 'application/json' })
           .end(lastRole(body) === 'tool' ? completionBody('sent') : fileCall(text));
+        return;
+      }
+      if (text.startsWith('SPEAK ') && !body.stream) {
+        const args = { text: text.slice('SPEAK '.length), filename: 'reply.mp3' };
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(lastRole(body) === 'tool' ? completionBody('spoken') : toolCall('send_tts', args));
         return;
       }
       if (text.includes('NOTE') && !body.stream) {
