@@ -31,8 +31,10 @@ interface TurnShown {
   asked: string;
   /** The model's text with its latest tool calls. */
   said: string;
+  /** Notices sent so far in this turn. */
+  notices: number;
   /** The notice message later notices edit (one message per turn), once the platform named it. */
-  notice?: { key: string; messageId?: string };
+  notice?: { key: string; delivered: Promise<void>; messageId?: string };
 }
 
 /**
@@ -65,7 +67,7 @@ export function showToolFeedback(
       if (!event.turn) return;
       if (event.type === 'turn.started') {
         const reply = event.session ? chats.get(event.session) : undefined;
-        if (reply && feedback().enabled) turns.set(event.turn, { reply, asked: event.data.text, said: '' });
+        if (reply && feedback().enabled) turns.set(event.turn, { reply, asked: event.data.text, said: '', notices: 0 });
         return;
       }
       const shown = turns.get(event.turn);
@@ -78,23 +80,28 @@ export function showToolFeedback(
       if (!settings.enabled) return;
       const explanation = shown.said.trim() || `${CONTINUING}: ${shown.asked}`;
       const text = toolNotice(event.data.name, explanation, event.data.arguments, settings.max_args_length);
-      const key = `tool-feedback:${event.turn}:${event.data.call_id}`;
-      const editOf = settings.separate_messages ? undefined : shown.notice?.messageId;
-      if (!settings.separate_messages && !shown.notice) shown.notice = { key };
+      // Numbered within the turn: a call id is the vendor's, and not every vendor makes each one unique.
+      const key = `tool-feedback:${event.turn}:${++shown.notices}`;
       const correlation = { agent: event.agent, session: event.session, turn: event.turn };
-      void deliveries
-        .send({
-          message_id: `tool-feedback-${event.data.call_id}`,
-          key,
-          text,
-          reply: shown.reply,
-          outcome: 'message',
-          correlation,
-          ...(editOf ? { edit_of: editOf } : {}),
-        })
-        .then((delivered) => {
-          if (!delivered) logger.warn('tool feedback not delivered', { tool: event.data.name, turn: event.turn });
-        });
+      const deliver = (editOf?: string): Promise<void> =>
+        deliveries
+          .send({
+            message_id: key,
+            key,
+            text,
+            reply: shown.reply,
+            outcome: 'message',
+            correlation,
+            ...(editOf ? { edit_of: editOf } : {}),
+          })
+          .then((delivered) => {
+            if (!delivered) logger.warn('tool feedback not delivered', { tool: event.data.name, turn: event.turn });
+          });
+      const first = shown.notice;
+      if (settings.separate_messages) void deliver();
+      // A later notice edits the first once it is out (and the platform named it); the first goes out at once.
+      else if (first) void first.delivered.then(() => deliver(first.messageId));
+      else shown.notice = { key, delivered: deliver() };
     }),
   );
   subscription.add(

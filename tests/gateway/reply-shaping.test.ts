@@ -70,4 +70,14 @@ shaping('tool_feedback: a tool call is told to the chat before its effect: name,
   ]);
 });
 
+shaping("tool_feedback without separate_messages: a turn's second notice edits its first", async (c) => {
+  const chat = c.telegram.direct('edits');
+  await chat.say('LOOK');
+  const notice = (path: string) =>
+    '🔧 <code>list_dir</code>\nContinuing the current task.: LOOK\n' +
+    `<pre><code class="language-json">{\n  "path": "${path}"\n}</code></pre>`;
+  assert.equal(await sentAfter(c.gateway, chat, 2), [notice('memory'), 'looked']);
+  assert.equal(chat.sent()[0]!.edits, [notice('.')]);
+});
+
 shaping.run();

@@ -3,7 +3,8 @@
 // answers after a pause; `NOTE <text>` calls the `message` tool with <text> (`NOTE TO <channel> <chat> <text>` to another chat), then answers `noted`; `PLAN <text>`
 // writes <text> into the todo plan, then answers `planned` after 5 s; with `stream: true` the answer arrives as SSE
 // chunks (a `DRIP` message's words 150 ms apart). `delayMs` holds every answer that long (a model that takes its
-// time); `FILE <path> <caption>` calls `send_file`, then answers `sent`; a `HOLD` message is answered once the test calls `release()`. `/audio/transcriptions` answers with TRANSCRIPT; `SPEAK <text>` calls `send_tts`, then answers `spoken`.
+// time); `FILE <path> <caption>` calls `send_file`, then answers `sent`; a `HOLD` message is answered once the test calls `release()`. `/audio/transcriptions` answers with TRANSCRIPT; `SPEAK <text>` calls `send_tts`, then answers `spoken`; `LOOK` lists
+// `.` then `memory`, then answers `looked`.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { completionStreamText } from './vendor-chat-completions.js';
@@ -186,6 +187,14 @@ export async function startGatewayModel(options: { delayMs?: number } = {}): Pro
         res
           .writeHead(200, { 'content-type': 'application/json' })
           .end(lastRole(body) === 'tool' ? completionBody('sent') : fileCall(text));
+        return;
+      }
+      if (text === 'LOOK' && !body.stream) {
+        const results = (body as { messages?: Array<{ role: string }> }).messages?.filter((m) => m.role === 'tool');
+        const looked = results?.length ?? 0;
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(looked >= 2 ? completionBody('looked') : toolCall('list_dir', { path: looked === 0 ? '.' : 'memory' }));
         return;
       }
       if (text.startsWith('SPEAK ') && !body.stream) {
