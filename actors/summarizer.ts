@@ -6,7 +6,7 @@ import { estimateTokens } from './token-estimate.js';
 
 /** A session's history is summarized once it holds this many messages (unless `summarize_message_threshold` says)… */
 export const SUMMARY_TRIGGER = 60;
-/** …keeping this many of the newest verbatim (at most: a third of the trigger, so a low threshold still folds some). */
+/** …keeping at most this many of the newest verbatim (a third of a lower trigger, so that one still folds some). */
 export const SUMMARY_KEEP = 20;
 
 /**

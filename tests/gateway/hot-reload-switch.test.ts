@@ -9,7 +9,8 @@ const reloads = (events: Array<{ type: string }>): number => events.filter((e) =
 const NOTE = 'INFO config edits apply at restart (gateway.hot_reload is false)';
 
 for (const hotReload of [false, true]) {
-  test(`gateway.hot_reload ${hotReload}: an edit is ${hotReload ? 'applied at the next check' : 'left for a restart'}`, async () => {
+  const outcome = hotReload ? 'applied at the next check' : 'left for a restart';
+  test(`gateway.hot_reload ${hotReload}: an edit is ${outcome}`, async () => {
     const g = await startClockedGateway({
       gateway: { port: await freePort(), log_level: 'info', hot_reload: hotReload },
     });

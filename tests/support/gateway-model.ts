@@ -3,8 +3,8 @@
 // answers after a pause; `NOTE <text>` calls the `message` tool with <text> (`NOTE TO <channel> <chat> <text>` to another chat), then answers `noted`; `PLAN <text>`
 // writes <text> into the todo plan, then answers `planned` after 5 s; with `stream: true` the answer arrives as SSE
 // chunks (a `DRIP` message's words 150 ms apart). `delayMs` holds every answer that long (a model that takes its
-// time); `FILE <path> <caption>` calls `send_file`, then answers `sent`; a `HOLD` message is answered once the test calls `release()`. `/audio/transcriptions` answers with TRANSCRIPT; `SPEAK <text>` calls `send_tts`, then answers `spoken`; `LOOK` lists
-// `.` then `memory`, then answers `looked`.
+// time); `FILE <path> <caption>` calls `send_file`, then answers `sent`; a `HOLD` message is answered once the test calls `release()`. `/audio/transcriptions` answers with TRANSCRIPT.
+// `SPEAK <text>` calls `send_tts`, then answers `spoken`; `LOOK` lists `.` then `memory`, then answers `looked`.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { completionStreamText } from './vendor-chat-completions.js';

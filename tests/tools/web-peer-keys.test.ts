@@ -48,7 +48,7 @@ test('tools.web.tavily.base_url is the whole search endpoint the tool posts to',
   }
 });
 
-test('tools.web.perplexity.api_keys rotate: a refused key gives way to the next, each call starts at the next', async () => {
+test('tools.web.perplexity.api_keys rotate: a refused key gives way, each call starts at the next', async () => {
   const server = await localServer((req, res) => {
     const refused = req.headers.authorization === 'Bearer pplx-spent-000001';
     res.writeHead(refused ? 401 : 200, { 'content-type': 'application/json' });
