@@ -20,11 +20,13 @@ export interface Delivery {
   choices?: EventData<'reply.requested'>['choices'];
   /** Files sent with the text. */
   files?: EventData<'reply.requested'>['files'];
+  /** A message of the chat this text replaces, where the platform edits (a tool notice shown before). */
+  edit_of?: string;
 }
 
 /** The `reply.requested` data of a delivery: what the outbox takes. */
 export function requestOf(delivery: Delivery): EventData<'reply.requested'> & { reply: ReplyTarget } {
-  const { message_id, key, text, reply, outcome, choices, files } = delivery;
+  const { message_id, key, text, reply, outcome, choices, files, edit_of } = delivery;
   return {
     message_id,
     outcome,
@@ -33,6 +35,7 @@ export function requestOf(delivery: Delivery): EventData<'reply.requested'> & { 
     reply,
     ...(choices ? { choices } : {}),
     ...(files?.length ? { files } : {}),
+    ...(edit_of !== undefined ? { edit_of } : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import type { ChatMessage } from '../bus/index.js';
 import type { BuiltPrompt, TurnHistory } from '../machines/turn.js';
 import type { Config } from '../store/config/index.js';
 import { skillBody, type SkillInfo } from '../store/skills.js';
+import { SPLIT_NOTE } from './split-marker.js';
 import type { AgentDoc, WorkspaceFiles } from '../store/workspace.js';
 
 type TurnProfile = NonNullable<Config['agents']['defaults']['turn_profile']>;
@@ -22,6 +23,8 @@ export interface PromptRequest {
   profile?: TurnProfile;
   /** The agent registry (`{"agents":[…]}`) when the agent can hand tasks to peers. */
   agents?: string;
+  /** `split_on_marker`: the model is told how to part its answer into several messages. */
+  splitOnMarker?: boolean;
 }
 
 const TIME_NOTE = 'The newest user message begins with the current time: [YYYY-MM-DD HH:MM UTC].';
@@ -110,6 +113,7 @@ export class PromptBuilder {
       request.skill && profileAllows(profile, 'skills', request.skill.name)
         ? section(`Active skill: ${request.skill.name}`, skillBody(request.skill))
         : undefined,
+      withSystem && request.splitOnMarker ? section('Several messages', SPLIT_NOTE) : undefined,
       withSystem ? section('Runtime', this.runtimeContext(request)) : undefined,
       withSystem && withHistory && request.history.summary
         ? section('Summary of the conversation so far', request.history.summary)

@@ -4,6 +4,7 @@ import { McpManager, mcpOptionsFromConfig } from '../adapters/mcp/index.js';
 import { transcribeFile } from '../adapters/providers/transcription.js';
 import { DEFAULT_FILTER, type FilterOptions, type SendFunction } from '../adapters/tools/options.js';
 import { imageGenerateTool } from '../adapters/tools/media/image-generate.js';
+import { sendTtsTool } from '../adapters/tools/media/send-tts.js';
 import { filterSecrets } from '../adapters/tools/output/secret-filter.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import { runtimeSkillTools } from '../adapters/tools/skills/register.js';
@@ -181,7 +182,15 @@ export class Runtime {
     const entries = modelEntries(loaded.config);
     const entryNamed = (name: string | undefined) => entries.find((e) => e.model_name === name && e.enabled !== false);
     const imageEntry = entryNamed(loaded.config.agents.defaults.image_model);
-    const transcriptionEntry = entryNamed(loaded.config.agents.defaults.transcription_model);
+    // The peer runtime names its transcription model in `voice.model_name`.
+    const transcriptionEntry = entryNamed(
+      loaded.config.agents.defaults.transcription_model ?? loaded.config.voice.model_name,
+    );
+    // `send_tts` speaks with `voice.tts_model_name`, else (as the peer runtime looks) the first entry with "tts" in it.
+    const ttsName = loaded.config.voice.tts_model_name;
+    const speechEntry = ttsName
+      ? entryNamed(ttsName)
+      : entries.find((e) => e.enabled !== false && e.model.toLowerCase().includes('tts'));
     const recall = new LiveRecall({
       workspace: loaded.workspace,
       ...(core.scratchLog ? {} : { live: { log, bus } }),
@@ -206,6 +215,8 @@ export class Runtime {
         const tools = loaded.config.tools;
         if (tools.todo.enabled) registry.register(todo);
         if (imageEntry) registry.register(imageGenerateTool(imageEntry, workspace, options.send));
+        if (speechEntry && tools.send_tts.enabled && options.send)
+          registry.register(sendTtsTool(speechEntry, workspace, options.send));
         registerSubagentTools(registry, subagents, {
           spawn: tools.spawn.enabled,
           spawn_status: tools.spawn_status.enabled,

@@ -17,7 +17,7 @@ import { parseChatCommand } from './chat-commands.js';
 import { newTurnId } from './ids.js';
 import { answerAtOnce, isControl, pluginCommand, runCommand } from './session-commands.js';
 import { DELEGATING_TOOLS } from './subagents/agent-registry.js';
-import { compactIfLong, isLong } from './summarizer.js';
+import { compactIfLong, isLong, summaryLimits } from './summarizer.js';
 import { turnToolbox } from './toolbox.js';
 import { liveTurn, type Toolbox } from './turn-actors.js';
 
@@ -179,13 +179,15 @@ async function prepareTurn(
   const text = await withTranscripts(services, input);
   const profile = config.agents.defaults.turn_profile;
   const historyOff = profile?.enabled && profile.history.mode === 'off';
+  const limits = summaryLimits(config.agents.defaults);
   const history: TurnHistory =
-    isLong(input.history) && !historyOff
+    isLong(input.history, limits) && !historyOff
       ? await compactIfLong(input.history, {
           router: services.router,
           modelName: settings.model_name,
           correlation: input.keys,
           publish: (draft) => void services.bus.publish(draft),
+          limits,
         })
       : input.history;
   return {

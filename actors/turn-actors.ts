@@ -15,6 +15,7 @@ import type {
   TurnRecord,
 } from '../machines/turn.js';
 import type { AgentServices } from './agent-services.js';
+import { DEFAULT_ANSWER_TOKENS, fitContextWindow } from './context-window.js';
 import type { RunOutcome, TurnHooks } from './hooks/turn-hooks.js';
 import { withFallbacks } from './wiring/model-fallbacks.js';
 
@@ -80,7 +81,7 @@ export function liveTurn(services: AgentServices, toolbox: () => Toolbox, delega
         };
         const skills = services.skills();
         const names = toolbox().names;
-        return services.prompt.build({
+        const built = services.prompt.build({
           agent: services.agent,
           channel: message.channel,
           chat: message.chat,
@@ -93,7 +94,15 @@ export function liveTurn(services: AgentServices, toolbox: () => Toolbox, delega
           tools: names,
           profile: services.config().agents.defaults.turn_profile,
           agents: services.peers?.(names),
+          splitOnMarker: services.config().agents.defaults.split_on_marker,
         });
+        const { context_window, max_tokens } = services.config().agents.defaults;
+        if (context_window === undefined) return built;
+        const answerTokens = max_tokens ?? DEFAULT_ANSWER_TOKENS;
+        const offered = toolbox()
+          .specs()
+          .filter((spec) => built.tools.includes(spec.name));
+        return fitContextWindow(built, offered, { contextWindow: context_window, answerTokens });
       }),
       callModel: fromPromise<ChatResponse, ModelInput>(({ input, signal }) => {
         const { keys, settings, call } = input;

@@ -45,6 +45,8 @@ import type { Runtime } from '../runtime.js';
 import { RuntimeCore } from '../runtime-core.js';
 import { channelLogic, channelStatus, reported } from './channel-actor.js';
 import { promptApprovals } from './approval-prompts.js';
+import { showToolFeedback } from './tool-feedback.js';
+import { echoTranscripts } from './transcript-echo.js';
 import { ChannelDirectory } from './channel-directory.js';
 import { createChannel, supervisionOf, SUPPORTED_KINDS } from './channel-factory.js';
 import { Deliveries, type Delivery } from '../deliveries.js';
@@ -262,6 +264,7 @@ export class Gateway {
       sent: core.recovered.sentKeys,
       placeholders: core.recovered.placeholders,
       ...(core.journal ? { journal: core.journal } : {}),
+      splitOnMarker: () => this.loaded.config.agents.defaults.split_on_marker,
     });
     for (const id of core.recovered.seenInbound) this.seen.add(id);
     for (const part of core.recovered.unconfirmed) {
@@ -271,6 +274,11 @@ export class Gateway {
       );
     }
     this.approvals = promptApprovals(bus, this.deliveries, logs.gateway);
+    // Tool notices go to the chat with the approval questions, and stop with them.
+    const feedback = () => this.loaded.config.agents.defaults.tool_feedback;
+    this.approvals.add(showToolFeedback(bus, this.deliveries, feedback, logs.gateway));
+    const echo = () => this.loaded.config.voice.echo_transcription;
+    this.approvals.add(echoTranscripts(bus, this.deliveries, echo, logs.gateway));
     this.logHealth = bus.on('log.failed', 'log.recovered').subscribe((e) => {
       if (e.type === 'log.failed') {
         const { code, reason } = e.data;
@@ -390,6 +398,10 @@ export class Gateway {
           };
         }),
         configWatch: fromCallback(({ sendBack }) => {
+          if (!options.loaded.config.gateway.hot_reload) {
+            logs.gateway.info('config edits apply at restart (gateway.hot_reload is false)');
+            return undefined;
+          }
           // Every 2 s × power.poll_interval_multiplier (as reloaded), on the gateway's clock.
           const watcher = watchConfig({
             bus,

@@ -8,6 +8,7 @@ import {
 } from '../../adapters/channels/channel.js';
 import { whenWritten } from '../../adapters/http/when-written.js';
 import { splitMessage } from '../../adapters/channels/split.js';
+import { splitOnMarker } from '../split-marker.js';
 import type { Bus, Correlation, Envelope, EventDraft, ReplyTarget } from '../../bus/index.js';
 import type { ChannelEntry } from '../../store/config/index.js';
 import { LogError } from '../../store/log/errors.js';
@@ -82,6 +83,8 @@ export interface OutboxDeps {
   placeholders?: Iterable<[string, string]>;
   /** Told as a part leaves for its channel, and once its `message.sent` is in the log (`store/log/send-journal.ts`). */
   journal?: Pick<SendJournal, 'mark' | 'settle'>;
+  /** `agents.defaults.split_on_marker` now: a reply goes out as a message per part between markers. */
+  splitOnMarker?: () => boolean;
 }
 
 /** A routed message the outbox answers: where, and what it shows before the reply (typing, a placeholder, a stream). */
@@ -279,7 +282,8 @@ export class Outbox {
     this.shownBefore.delete(before);
     const limit = this.channel(reply.channel)?.capabilities.maxMessageLength ?? 4096;
     const view = pending?.view;
-    let parts = text.trim() === '' ? [] : splitMessage(text, limit);
+    const pieces = this.deps.splitOnMarker?.() ? splitOnMarker(text) : [text];
+    let parts = text.trim() === '' ? [] : pieces.flatMap((piece) => splitMessage(piece, limit));
     if (view) {
       const result = await view.finish(text, parts.length <= 1);
       if (result.ending === 'streamed' && parts.length <= 1) parts = [];

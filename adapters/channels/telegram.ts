@@ -200,6 +200,8 @@ export class TelegramChannel implements Channel {
       if (file.kind === 'image' && PHOTO_TYPES.has(file.mime) && bytes.length <= MAX_PHOTO_BYTES)
         return this.api.sendPhoto(chat_id, input, other);
       if (file.kind === 'image' && file.mime === 'image/gif') return this.api.sendAnimation(chat_id, input, other);
+      // Ogg (Opus) is what Telegram plays as a voice message (speech the send_tts tool made); other audio is a track.
+      if (file.kind === 'audio' && file.mime === 'audio/ogg') return this.api.sendVoice(chat_id, input, other);
       if (file.kind === 'audio') return this.api.sendAudio(chat_id, input, other);
       if (file.kind === 'video') return this.api.sendVideo(chat_id, input, other);
       return this.api.sendDocument(chat_id, input, other);

@@ -18,6 +18,7 @@ import { rawSecrets, rememberSecrets } from './redactor.js';
 import { Secret, secretValues } from './secret.js';
 import { mergeCredentials, splitSecrets } from './split.js';
 import { unknownKeys } from './unknown-keys.js';
+import { hardwareWarning } from './hardware-keys.js';
 import { writeMigration } from './write-migration.js';
 
 export interface LoadedConfig {
@@ -90,7 +91,9 @@ function parse({ raw, file, origins, warnings, problems, alsoWhenInvalid = [] }:
   const all = [...(result.success ? [] : formatIssues(result.error.issues, origins)), ...problems];
   if (!result.success || all.length > 0) throw new ConfigError('config_invalid', file, [...all, ...alsoWhenInvalid]);
   for (const { path, suggestion } of unknownKeys(raw, result.data, configSchema)) {
-    warnings.push(`unknown key ${path} (ignored${suggestion ? `; did you mean \`${suggestion}\`?` : ''})`);
+    warnings.push(
+      hardwareWarning(path) ?? `unknown key ${path} (ignored${suggestion ? `; did you mean \`${suggestion}\`?` : ''})`,
+    );
   }
   return result.data;
 }

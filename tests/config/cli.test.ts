@@ -110,7 +110,9 @@ test('tern config validate: unknown keys are warnings and exit 0', async () => {
     [
       0,
       `${h.path('config.json')}: valid\n`,
-      'warning: unknown key heartbeat.jitter (ignored)\nwarning: unknown key devices (ignored)\n',
+      'warning: unknown key heartbeat.jitter (ignored)\n' +
+        "warning: devices (USB device monitoring) is for the peer runtime's hardware boards: " +
+        'Tern has no hardware tools (ignored)\n',
     ],
   );
   h.remove();

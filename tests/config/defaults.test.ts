@@ -88,7 +88,7 @@ const DEFAULTS: [string, unknown][] = [
   ['tools.web.format', 'plaintext'],
   ['tools.web.brave', { enabled: false, api_keys: [], max_results: 5 }],
   ['tools.web.duckduckgo', { enabled: true, max_results: 5 }],
-  ['tools.web.perplexity', { enabled: false, model: 'sonar', max_results: 5 }],
+  ['tools.web.perplexity', { enabled: false, api_keys: [], model: 'sonar', max_results: 5 }],
   ['tools.web.baidu_search', { enabled: false, base_url: 'https://qianfan.baidubce.com', max_results: 5 }],
   ['tools.web.tavily', { enabled: false, api_keys: [], max_results: 5 }],
   ['tools.web.kagi', { enabled: false, api_keys: [], base_url: 'https://kagi.com/api/v1', max_results: 5 }],

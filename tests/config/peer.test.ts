@@ -51,8 +51,7 @@ test('a peer-runtime config loads: aliases map, unknown keys become warnings', (
   assert.equal(warnings, [
     'unknown key model_list[0].rpm (ignored)',
     'unknown key hooks.builtins (ignored)',
-    'unknown key devices (ignored)',
-    'unknown key voice (ignored)',
+    "devices (USB device monitoring) is for the peer runtime's hardware boards: Tern has no hardware tools (ignored)",
     'unknown key events (ignored)',
   ]);
   h.remove();

@@ -63,4 +63,46 @@ test('a voice message is downloaded, saved in the workspace and transcribed befo
   }
 });
 
+test("the peer's voice block: model_name transcribes, echo_transcription sends the transcript first", async () => {
+  const home = tempHome();
+  const model = await startGatewayModel();
+  const api = await startFileApi({ 'voice/abc.ogg': Buffer.from('OggS fake voice') });
+  writeFileSync(
+    join(home.home, 'config.json'),
+    JSON.stringify({
+      version: 3,
+      gateway: { port: await freePort() },
+      heartbeat: { enabled: false },
+      agents: { defaults: { model_name: 'fast' } },
+      voice: { model_name: 'fast', echo_transcription: true },
+      model_list: [modelEntry(model.url)],
+      channel_list: {
+        telegram: {
+          enabled: true,
+          type: 'telegram',
+          settings: { token: '42:voice-token', base_url: api.url, poll_timeout_seconds: 1, allow_from: ['*'] },
+        },
+      },
+    }),
+  );
+  const loaded = loadConfig({ env: home.env });
+  const logs = openGatewayLogs(loaded);
+  const gateway = await Gateway.start({ loaded, env: home.env, logs });
+  try {
+    api.push(voiceUpdate);
+    const deadline = Date.now() + 10_000;
+    while (api.sent.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(api.sent, [
+      { chat_id: '42', text: `Transcript: ${TRANSCRIPT}` },
+      { chat_id: '42', text: `echo: [voice message] ${TRANSCRIPT}` },
+    ]);
+  } finally {
+    await gateway.stop();
+    logs.close();
+    await api.close();
+    await model.close();
+    home.remove();
+  }
+});
+
 test.run();

@@ -4,6 +4,7 @@
 // writes <text> into the todo plan, then answers `planned` after 5 s; with `stream: true` the answer arrives as SSE
 // chunks (a `DRIP` message's words 150 ms apart). `delayMs` holds every answer that long (a model that takes its
 // time); `FILE <path> <caption>` calls `send_file`, then answers `sent`; a `HOLD` message is answered once the test calls `release()`. `/audio/transcriptions` answers with TRANSCRIPT.
+// `SPEAK <text>` calls `send_tts`, then answers `spoken`; `LOOK` lists `.` then `memory`, then answers `looked`.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { completionStreamText } from './vendor-chat-completions.js';
@@ -14,6 +15,8 @@ export interface GatewayModel {
   requests: number;
   /** The request bodies' last user texts, in arrival order. */
   asked: string[];
+  /** The request bodies' system prompts (chat-completions' first `system` message), in arrival order. */
+  systems: string[];
   /** Answers to `HOLD` messages wait until this is called (and are sent at once after). */
   release(): void;
   close(): Promise<void>;
@@ -104,6 +107,25 @@ function fileCall(text: string): string {
   });
 }
 
+/** A call of tool `name` with `args`. */
+function toolCall(name: string, args: Record<string, unknown>): string {
+  const call = { id: `call_${name}`, type: 'function', function: { name, arguments: JSON.stringify(args) } };
+  return JSON.stringify({
+    id: 'chatcmpl-4',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: 'gpt-test',
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: null, tool_calls: [call] },
+        logprobs: null,
+        finish_reason: 'tool_calls',
+      },
+    ],
+  });
+}
+
 /** The `todo` tool call a `PLAN …` message asks for. */
 function planCall(text: string): string {
   const args = JSON.stringify({ action: 'write', todos: [{ id: 'p1', content: text.replace(/^.*PLAN\s*/, '') }] });
@@ -131,7 +153,7 @@ const lastRole = (body: unknown): string | undefined =>
   (body as { messages?: Array<{ role: string }> }).messages?.at(-1)?.role;
 
 export async function startGatewayModel(options: { delayMs?: number } = {}): Promise<GatewayModel> {
-  const state = { requests: 0, asked: [] as string[], released: false };
+  const state = { requests: 0, asked: [] as string[], systems: [] as string[], released: false };
   const held: Array<() => void> = [];
   const timers = new Set<NodeJS.Timeout>();
   const later = (ms: number, run: () => void): void => {
@@ -153,6 +175,8 @@ export async function startGatewayModel(options: { delayMs?: number } = {}): Pro
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { stream?: boolean };
       const text = lastUserText(body);
       state.asked.push(text);
+      const system = (body as { messages?: Array<{ role: string; content: unknown }> }).messages?.[0];
+      if (system?.role === 'system') state.systems.push(String(system.content));
       if (text.includes('PLAN') && !body.stream) {
         if (lastRole(body) === 'tool')
           later(5000, () => res.writeHead(200, { 'content-type': 'application/json' }).end(completionBody('planned')));
@@ -163,6 +187,21 @@ export async function startGatewayModel(options: { delayMs?: number } = {}): Pro
         res
           .writeHead(200, { 'content-type': 'application/json' })
           .end(lastRole(body) === 'tool' ? completionBody('sent') : fileCall(text));
+        return;
+      }
+      if (text === 'LOOK' && !body.stream) {
+        const results = (body as { messages?: Array<{ role: string }> }).messages?.filter((m) => m.role === 'tool');
+        const looked = results?.length ?? 0;
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(looked >= 2 ? completionBody('looked') : toolCall('list_dir', { path: looked === 0 ? '.' : 'memory' }));
+        return;
+      }
+      if (text.startsWith('SPEAK ') && !body.stream) {
+        const args = { text: text.slice('SPEAK '.length), filename: 'reply.mp3' };
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(lastRole(body) === 'tool' ? completionBody('spoken') : toolCall('send_tts', args));
         return;
       }
       if (text.includes('NOTE') && !body.stream) {
@@ -206,6 +245,7 @@ export async function startGatewayModel(options: { delayMs?: number } = {}): Pro
       return state.requests;
     },
     asked: state.asked,
+    systems: state.systems,
     release: () => {
       state.released = true;
       for (const respond of held.splice(0)) respond();

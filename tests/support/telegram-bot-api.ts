@@ -36,6 +36,8 @@ export class TelegramBotApi implements ContractEmulator {
   private readonly chats = new Map<string, Chat>();
   private readonly files = new Map<string, { path: string; bytes: Buffer }>();
   private readonly polls = new Set<Poll>();
+  /** The Bot API method of each message the bot sent (`sendMessage`, `sendVoice`…), in order. */
+  readonly methods: string[] = [];
   private nextUpdate = 1;
   private nextMessage = 1;
   private nextUser = 5001;
@@ -252,6 +254,7 @@ export class TelegramBotApi implements ContractEmulator {
       case 'sendPhoto':
       case 'sendDocument':
       case 'sendAudio':
+      case 'sendVoice':
       case 'sendVideo':
       case 'sendAnimation':
         return this.send(method, body, res);
@@ -315,6 +318,7 @@ export class TelegramBotApi implements ContractEmulator {
       typeof field === 'string' && field.startsWith('attach://') ? body[field.slice('attach://'.length)] : field;
     const upload = attached as { name: string; bytes: Buffer } | undefined;
     const caption = typeof body.caption === 'string' ? body.caption : undefined;
+    this.methods.push(method);
     const message: SentMessage = {
       id: String(this.nextMessage++),
       text: String(body.text ?? caption ?? ''),

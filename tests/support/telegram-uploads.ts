@@ -20,12 +20,13 @@ export interface UploadFront {
   close(): Promise<void>;
 }
 
-const UPLOADS = /^\/bot([^/]+)\/(sendPhoto|sendDocument|sendAnimation|sendAudio|sendVideo)$/;
+const UPLOADS = /^\/bot([^/]+)\/(sendPhoto|sendDocument|sendAnimation|sendAudio|sendVoice|sendVideo)$/;
 const FIELD: Record<string, string> = {
   sendPhoto: 'photo',
   sendDocument: 'document',
   sendAnimation: 'animation',
   sendAudio: 'audio',
+  sendVoice: 'voice',
   sendVideo: 'video',
 };
 

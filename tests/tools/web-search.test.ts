@@ -115,7 +115,7 @@ const cases = (base: string): Case[] => [
   },
   {
     name: 'tavily',
-    engine: { apiKeys: ['tk'], baseUrl: `${base}/tavily`, maxResults: 2 },
+    engine: { apiKeys: ['tk'], baseUrl: `${base}/tavily/search`, maxResults: 2 },
     args: { query: 'q', range: 'y' },
     request: {
       method: 'POST',

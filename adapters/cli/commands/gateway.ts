@@ -61,6 +61,8 @@ function startHints(loaded: LoadedConfig): string[] {
       'note: no channel in channel_list, so only the heartbeat and cron jobs run here. Add one (`tern onboard --telegram-token …`, or README: Quick start), or chat through the dashboard (tern-launcher).',
     );
   }
+  if (!config.gateway.hot_reload)
+    hints.push('note: gateway.hot_reload is false: edits of the config apply at restart.');
   return hints;
 }
 

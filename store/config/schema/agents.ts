@@ -96,6 +96,25 @@ export const agentDefaultsSchema = z.object({
   max_llm_retries: optional(int(0, 20)),
   /** Seconds before the first retry when every key is resting; each further retry waits twice as long. */
   llm_retry_backoff_secs: optional(int(0, 600)),
+  /** The model's context window in tokens: older history is left out of a prompt that would not fit (by estimate). */
+  context_window: optional(int(1024, 100_000_000)),
+  /** A session's history is summarized once it holds more messages than this (unset: from 60 on). */
+  summarize_message_threshold: optional(int(2, 10_000)),
+  /** …or once its estimated tokens pass this share of `context_window` (default 75, with a window set). */
+  summarize_token_percent: optional(int(1, 100)),
+  /** Replies are sent as several messages, parted where the model writes `<|[SPLIT]|>` (it is asked to). */
+  split_on_marker: withDefault(bool(), false),
+  /** A notice to the chat as each tool runs: its name, the model's words with the call and its arguments. */
+  tool_feedback: z.prefault(
+    z.object({
+      enabled: withDefault(bool(), false),
+      /** The arguments shown are cut at this many characters. */
+      max_args_length: withDefault(int(1, 100_000), 300),
+      /** Each notice a message of its own; false: one notice message, edited as tools run (where it can be). */
+      separate_messages: withDefault(bool(), false),
+    }),
+    {},
+  ),
   /** How long one model request may go on (retries and fail-over included) before the turn reports the model unreachable. */
   model_budget_seconds: withDefault(int(1, 3600), 150),
   turn_profile: optional(turnProfileSchema),

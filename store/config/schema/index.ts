@@ -13,6 +13,7 @@ import { powerSchema } from './power.js';
 import { sessionSchema } from './session.js';
 import { withDefault } from './shared.js';
 import { toolsSchema } from './tools/index.js';
+import { voiceSchema } from './voice.js';
 
 export const CONFIG_VERSION = 2;
 
@@ -31,6 +32,7 @@ const blocks = z.object({
   hooks: z.prefault(hooksSchema, {}),
   plugins: z.prefault(pluginsSchema, {}),
   log: z.prefault(logSchema, {}),
+  voice: z.prefault(voiceSchema, {}),
 });
 
 type Blocks = z.output<typeof blocks>;

@@ -106,15 +106,15 @@ export const baiduSearch: SearchEngine = {
   }),
 };
 
-/** Tavily: POST `/search`, `time_range` day/week/month/year. */
+/** Tavily: POST to the search endpoint (`base_url` is all of it, as the peer runtime reads it), `time_range`. */
 export const tavily: SearchEngine = {
   name: 'tavily',
   label: 'Tavily',
   keys: 'required',
-  defaultBaseUrl: 'https://api.tavily.com',
+  defaultBaseUrl: 'https://api.tavily.com/search',
   request: ({ baseUrl, query, count, range, key }) => ({
     method: 'POST',
-    url: joinUrl(baseUrl, '/search'),
+    url: baseUrl,
     headers: bearer(key),
     body: { query, max_results: count, search_depth: 'basic', ...(range ? { time_range: RANGE_WORDS[range] } : {}) },
   }),

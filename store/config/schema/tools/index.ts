@@ -28,6 +28,11 @@ export const toolsSchema = z.object({
   spawn: onByDefault,
   spawn_status: onByDefault,
   subagent: onByDefault,
+  /** The peer runtime's speech tool: off unless switched on (and a speech model is named or found). */
+  send_tts: z.prefault(
+    z.object({ enabled: withDefault(bool(), false), require_approval: withDefault(bool(), false) }),
+    {},
+  ),
   read_file: z.prefault(
     z.object({
       enabled: withDefault(bool(), true),

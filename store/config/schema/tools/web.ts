@@ -14,6 +14,7 @@ export const engineSchemas = {
   perplexity: z.object({
     enabled: off(),
     api_key: optionalKey(),
+    api_keys: keyList(),
     model: withDefault(text(), 'sonar'),
     max_results: maxResults(),
   }),
@@ -23,7 +24,14 @@ export const engineSchemas = {
     base_url: withDefault(text(), 'https://qianfan.baidubce.com'),
     max_results: maxResults(),
   }),
-  tavily: z.object({ enabled: off(), api_key: optionalKey(), api_keys: keyList(), max_results: maxResults() }),
+  /** `base_url` is the whole search endpoint, as the peer runtime reads it (a proxy or a self-hosted gateway). */
+  tavily: z.object({
+    enabled: off(),
+    api_key: optionalKey(),
+    api_keys: keyList(),
+    base_url: optional(text()),
+    max_results: maxResults(),
+  }),
   kagi: z.object({
     enabled: off(),
     api_key: optionalKey(),
