@@ -50,9 +50,6 @@ test("the peer's example config: its agent, gateway, web and voice settings are 
   assert.equal(warnings, [
     // A deprecated spelling the example still carries (read into its new place).
     'tools.skills.github is deprecated; its fields now live in tools.skills.registries.github',
-    // OAuth sign-in: issue #41 item 1 (another change).
-    'model_list[3] (gemini) signs in with auth_method "oauth", which Tern does not do: the entry is switched off ' +
-      '(remove auth_method and give it api_keys to use it)',
     // Reasoning sent to a second chat: a channel setting not built yet.
     ...CHANNELS.map((name) => `unknown key channel_list.${name}.reasoning_channel_id (ignored)`),
     // Search engines beyond the spec's ten.
