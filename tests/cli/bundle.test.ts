@@ -2,6 +2,7 @@
 // other native or worker-file packages loaded from node_modules.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -237,6 +238,34 @@ test('a command loads only what it runs: no config schema for `tern version`, no
       [],
     );
   } finally {
+    await model.close();
+    home.remove();
+  }
+});
+
+test('a turn handed to a running gateway loads the socket client only: no runtime, no HTTP client', async (c) => {
+  const { root } = c;
+  const home = tempHome();
+  const model = await startGatewayModel();
+  const port = await freePort();
+  writeConfig(home.home, model.url, { blocks: { gateway: { port }, heartbeat: { enabled: false } } });
+  const gateway = spawn(process.execPath, [c.bin, 'gateway'], { env: home.env, stdio: 'ignore' });
+  const exited = new Promise<number | null>((resolve) => gateway.once('exit', resolve));
+  try {
+    // The control socket is bound once the gateway's runtime has started.
+    for (let i = 0; !existsSync(join(home.home, 'gateway.sock')); i++) {
+      if (i > 400) throw new Error('the gateway served no control socket');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const turn = await modulesLoaded(root, ['agent', '-m', 'hi'], home.env);
+    assert.equal([turn.status, turn.output], [0, 'echo: hi\n']);
+    const bytes = turn.loaded.reduce((sum, path) => sum + statSync(join(root, path)).size, 0);
+    // The runtime (turn machines, tools, config schema, undici) is over 1.5 MB; the client is the protocol and zod.
+    const ownChunks = turn.loaded.every((path) => path.startsWith('dist/'));
+    assert.equal([ownChunks, bytes < 320 * 1024], [true, true], `${bytes} bytes`);
+  } finally {
+    gateway.kill('SIGINT');
+    await exited;
     await model.close();
     home.remove();
   }
