@@ -52,5 +52,20 @@ export function jsonLines<T>(
       handlers.message(parsed.data);
     }
   });
-  return { send: (message) => !socket.destroyed && socket.write(`${JSON.stringify(message)}\n`) };
+  let corked = false;
+  const send = (message: unknown): boolean => {
+    if (socket.destroyed) return false;
+    // What one turn of the event loop sends (a turn's cascade of events) goes out in one write: each write woke the
+    // reader, and on a busy machine the writer lost its core to it for every event.
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      setImmediate(() => {
+        corked = false;
+        socket.uncork();
+      });
+    }
+    return socket.write(`${JSON.stringify(message)}\n`);
+  };
+  return { send };
 }

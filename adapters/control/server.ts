@@ -91,7 +91,11 @@ export class ControlServer {
   /** Stops listening, ends every connection and removes the socket and token file. */
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const socket of this.sockets) socket.destroy();
+    // What was sent in this turn of the event loop goes out first (`jsonLines` holds it until the turn ends).
+    for (const socket of this.sockets) {
+      socket.uncork();
+      socket.destroy();
+    }
     await closed;
     removeControlFiles(this.home, this.token);
   }
