@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../../bus/index.js';
-import { openCopilot, type CopilotConnectMode } from './copilot-connection.js';
+import type { CopilotConnectMode, openCopilot } from './copilot-connection.js';
 import { ProviderError } from './errors.js';
 import type { CallOptions, ChatRequest, EndpointConfig, ProviderClient } from './provider.js';
 
@@ -22,6 +22,8 @@ export function createCopilotClient(endpoint: EndpointConfig): ProviderClient {
   return {
     family: 'copilot',
     async chat(request: ChatRequest, options: CallOptions = {}) {
+      // The JSON-RPC library loads with the first Copilot call, not with every turn.
+      const { openCopilot } = await import('./copilot-connection.js');
       const link = await openCopilot(mode, endpoint.apiBase);
       try {
         return await converse(link.rpc, request, options, endpoint.firstByteTimeoutMs ?? 60_000);
