@@ -247,3 +247,38 @@ export type UsageReport = {
   unpriced_models: string[];
   budgets: BudgetView[];
 };
+
+/** The subset of JSON Schema (draft 2020-12) that zod writes for the config and the config page reads. */
+export type JsonSchema = {
+  type?: 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null';
+  description?: string;
+  default?: unknown;
+  enum?: Array<string | number>;
+  const?: unknown;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  pattern?: string;
+  /** A secret: the browser may send a new value and never sees the saved one. */
+  writeOnly?: boolean;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  /** A record's entries (`false` or absent on a closed object). */
+  additionalProperties?: JsonSchema | boolean;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+};
+
+/** `GET /api/config/schema`: the whole config, and each channel kind's own settings for the channel forms. */
+export type ConfigSchemaReply = { schema: JsonSchema; channel_kinds: Record<string, JsonSchema> };
+
+/** `GET /api/config`: the file as written, each secret replaced by its mask. */
+export type ConfigReply = { path: string; exists: boolean; config: unknown };
+
+/** `POST /api/config/check` and a refused `PUT /api/config`: the problems as `tern config validate` words them. */
+export type ConfigCheck = { ok: boolean; problems: string[]; warnings: string[] };
+
+/** `PUT /api/config` saved: the copy of the previous file (none when there was none), secrets masked again. */
+export type ConfigSaved = { saved: true; backup?: string; warnings: string[]; config: unknown };

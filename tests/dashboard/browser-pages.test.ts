@@ -242,6 +242,7 @@ test('config and status: a bad value shows its error; cron jobs are listed', asy
     assert.not.match(raw, 'sk-test-key-0001');
     const config = JSON.parse(raw) as { agents: { defaults: Record<string, unknown> } };
     config.agents.defaults.max_tool_iterations = -3;
+    await page.click('#config-tab-raw');
     await page.fill('#config-raw', JSON.stringify(config, null, 2));
     await page.click('#config-save');
     await page.waitForSelector('#config-issues .issues li');

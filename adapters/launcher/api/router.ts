@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { sendError } from '../http-error.js';
 import type { ActorBoard } from './actor-board.js';
 import { actorsRoutes } from './actors-routes.js';
+import { channelQrRoutes } from './channel-qr-routes.js';
 import { configRoutes } from './config-routes.js';
 import { eventsRoutes } from './events-routes.js';
 import { gatewayRoutes } from './gateway-routes.js';
@@ -24,6 +25,7 @@ export function dashboardRouter(host: DashboardHost, board: ActorBoard): Router 
   const router = express.Router();
   const sessions = new SessionIndex();
   router.use(configRoutes(host));
+  router.use(channelQrRoutes(host));
   router.use(eventsRoutes(host));
   router.use(sessionsRoutes(host, sessions));
   router.use(actorsRoutes(host, board, sessions));
