@@ -282,3 +282,50 @@ export type ConfigCheck = { ok: boolean; problems: string[]; warnings: string[] 
 
 /** `PUT /api/config` saved: the copy of the previous file (none when there was none), secrets masked again. */
 export type ConfigSaved = { saved: true; backup?: string; warnings: string[]; config: unknown };
+
+/** Something that went wrong, and when. */
+export type LastError = { at: number; message: string };
+
+/** `GET /api/status`: what the Status page shows as cards; secrets never appear, proxies are masked. */
+export type StatusReply = {
+  gateway: GatewayStatus['state'];
+  models: Array<{
+    name: string;
+    provider: string;
+    model: string;
+    enabled: boolean;
+    keys: number;
+    proxy?: string;
+    last_error?: LastError;
+  }>;
+  channels: Array<{
+    name: string;
+    type: string;
+    enabled: boolean;
+    /** `off` (disabled), `stopped` (the gateway is), `starting`, `connected` or `failed`. */
+    state: 'off' | 'stopped' | 'starting' | 'connected' | 'failed';
+    last_message?: { at: number; sender: string; text: string };
+    last_error?: LastError;
+    webhook_url?: string;
+  }>;
+  /** Tools grouped by what they work on, each with the limits the config sets for it. */
+  tools: Array<{ group: string; tools: Array<{ name: string; description: string; limits: string[] }> }>;
+  mcp: Array<{
+    name: string;
+    transport: string;
+    target: string;
+    enabled: boolean;
+    state: 'off' | 'connected' | 'failed' | 'not started';
+    tools?: number;
+    last_error?: LastError;
+  }>;
+  cron: Array<{
+    id: string;
+    name: string;
+    schedule: string;
+    kind: string;
+    enabled: boolean;
+    next_run: string;
+    last_outcome: string;
+  }>;
+};
