@@ -7,7 +7,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { API_KEY, replyStreamed } from '../support/dashboard-harness.js';
 import { TelegramEmulator } from '../support/telegram-emulator.js';
-import { buildBundle, open, signedIn, withBrowser } from './browser-session.js';
+import { buildBundle, open, PHONE, signedIn, withBrowser } from './browser-session.js';
+import { brokenWords, pageWidth } from './status-layout.js';
 
 buildBundle();
 
@@ -116,6 +117,20 @@ test('a model and a Telegram channel added in the form are saved, reloaded and a
   } finally {
     await emulator.stop();
   }
+});
+
+test('on a 390 px phone every block of the form fits, and no word is split across lines', async () => {
+  await withBrowser({}, async (dashboard, browser) => {
+    const page = await (await signedIn(browser, dashboard, PHONE)).newPage();
+    await open(page, dashboard, 'config', '[data-add="model_list"]');
+    await page.locator('details.block').evaluateAll((blocks) => {
+      for (const block of blocks) (block as HTMLDetailsElement).open = true;
+    });
+    await page.click('[data-add="model_list.0.api_keys"]');
+    assert.ok((await page.locator('details.block[open]').count()) >= 13, 'every block is open');
+    assert.ok((await pageWidth(page)) <= 390, 'nothing wider than the phone');
+    assert.equal(await brokenWords(page), [], 'no word split across lines');
+  });
 });
 
 test.run();

@@ -16,6 +16,11 @@ export type FormContext = {
 
 let ids = 0;
 
+/** Text that may wrap after each `/` (a default URL), so a line never ends inside a word of it. */
+function breakable(text: string): Array<string | HTMLElement> {
+  return text.split(/(?<=\/)/).flatMap((part, index) => (index === 0 ? [part] : [h('wbr'), part]));
+}
+
 /** A field's label, input, description and facts; `data-path` is where the check's problems for it are shown. */
 export function fieldBox(path: Path, label: string, schema: JsonSchema, input: HTMLElement): HTMLElement {
   const id = input.id || `field-${++ids}`;
@@ -28,7 +33,7 @@ export function fieldBox(path: Path, label: string, schema: JsonSchema, input: H
     h('label', { for: id }, label),
     input,
     schema.description ? h('p', { class: 'hint' }, schema.description) : null,
-    facts ? h('p', { class: 'facts-line' }, facts) : null,
+    facts ? h('p', { class: 'facts-line' }, ...breakable(facts)) : null,
   );
 }
 
