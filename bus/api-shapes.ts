@@ -329,3 +329,19 @@ export type StatusReply = {
     last_outcome: string;
   }>;
 };
+
+/** `GET /api/pairing`: strangers waiting with a code, and the senders let in; as `tern pairing list --json`. */
+export type PairingReply = {
+  requests: Array<{
+    code: string;
+    channel: string;
+    sender: string;
+    aliases: string[];
+    chat: string;
+    expires_at: string;
+  }>;
+  approved: Array<{ channel: string; sender: string; aliases: string[]; approved_at: string; by: string }>;
+};
+
+/** `POST /api/pairing/:code/{approve,deny}` taken: who it was. */
+export type PairingDecided = { code: string; decision: 'approve' | 'deny'; channel: string; sender: string };

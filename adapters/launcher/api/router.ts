@@ -8,6 +8,7 @@ import { eventsRoutes } from './events-routes.js';
 import { gatewayRoutes } from './gateway-routes.js';
 import type { DashboardHost } from './host.js';
 import { onboardingRoutes } from './onboarding-routes.js';
+import { pairingRoutes } from './pairing-routes.js';
 import { QueryError } from './query.js';
 import { SessionIndex } from './session-index.js';
 import { sessionsRoutes } from './sessions-routes.js';
@@ -33,6 +34,7 @@ export function dashboardRouter(host: DashboardHost, board: ActorBoard): Router 
   router.use(statusRoutes(host));
   router.use(skillsRoutes(host));
   router.use(onboardingRoutes(host));
+  router.use(pairingRoutes(host));
   router.use(usageRoutes(host));
   router.use(queryErrors);
   return router;
