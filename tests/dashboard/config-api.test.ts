@@ -1,6 +1,6 @@
 // The config API the editor uses: the schema it draws, checks worded as `tern config validate` words them, and
 // masked secrets that stay the saved ones when entries move.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -77,6 +77,26 @@ test('removing the first model keeps the second one its saved key, sent back mas
     const written = JSON.parse(readFileSync(path, 'utf8'));
     assert.equal(written.model_list[0].api_keys, [OTHER_KEY]);
     assert.not.ok(saved.text.includes(OTHER_KEY) || saved.text.includes(API_KEY), 'the answer holds no key');
+  } finally {
+    await dashboard.close();
+  }
+});
+
+test("a WhatsApp channel's pairing QR code is served for its form until there is none", async () => {
+  const channels = { wa: { enabled: false, type: 'whatsapp', settings: { use_native: true } } };
+  const dashboard = await startDashboard({ channels });
+  try {
+    const qr = (name: string) => call(dashboard.launcher, `/api/channels/${name}/qr`, { cookie: dashboard.cookie });
+    const none = await qr('wa');
+    assert.equal([none.status, (none.body as { error: { code: string } }).error.code], [404, 'qr_none']);
+    const dir = join(dashboard.home.home, 'whatsapp', 'wa');
+    mkdirSync(dir, { recursive: true });
+    const code = { data_url: 'data:image/png;base64,iVBORw0KGgo=', at: '2026-11-28T21:00:00.000Z' };
+    writeFileSync(join(dir, 'qr.json'), JSON.stringify(code));
+    const shown = await qr('wa');
+    assert.equal([shown.status, shown.body], [200, code]);
+    const other = await qr('web');
+    assert.equal([other.status, (other.body as { error: { code: string } }).error.code], [404, 'channel_unknown']);
   } finally {
     await dashboard.close();
   }
