@@ -271,3 +271,101 @@ export type MemoryHit =
 
 /** `/api/memory/search?q=`: what `memory_search` finds over every chat of the agent, best first. */
 export type MemorySearch = { query: string; agent: string; results: MemoryHit[] };
+
+/** The subset of JSON Schema (draft 2020-12) that zod writes for the config and the config page reads. */
+export type JsonSchema = {
+  type?: 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null';
+  description?: string;
+  default?: unknown;
+  enum?: Array<string | number>;
+  const?: unknown;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  pattern?: string;
+  /** A secret: the browser may send a new value and never sees the saved one. */
+  writeOnly?: boolean;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  /** A record's entries (`false` or absent on a closed object). */
+  additionalProperties?: JsonSchema | boolean;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+};
+
+/** `GET /api/config/schema`: the whole config, and each channel kind's own settings for the channel forms. */
+export type ConfigSchemaReply = { schema: JsonSchema; channel_kinds: Record<string, JsonSchema> };
+
+/** `GET /api/config`: the file as written, each secret replaced by its mask. */
+export type ConfigReply = { path: string; exists: boolean; config: unknown };
+
+/** `POST /api/config/check` and a refused `PUT /api/config`: the problems as `tern config validate` words them. */
+export type ConfigCheck = { ok: boolean; problems: string[]; warnings: string[] };
+
+/** `PUT /api/config` saved: the copy of the previous file (none when there was none), secrets masked again. */
+export type ConfigSaved = { saved: true; backup?: string; warnings: string[]; config: unknown };
+
+/** Something that went wrong, and when. */
+export type LastError = { at: number; message: string };
+
+/** `GET /api/status`: what the Status page shows as cards; secrets never appear, proxies are masked. */
+export type StatusReply = {
+  gateway: GatewayStatus['state'];
+  models: Array<{
+    name: string;
+    provider: string;
+    model: string;
+    enabled: boolean;
+    keys: number;
+    proxy?: string;
+    last_error?: LastError;
+  }>;
+  channels: Array<{
+    name: string;
+    type: string;
+    enabled: boolean;
+    /** `off` (disabled), `stopped` (the gateway is), `starting`, `connected` or `failed`. */
+    state: 'off' | 'stopped' | 'starting' | 'connected' | 'failed';
+    last_message?: { at: number; sender: string; text: string };
+    last_error?: LastError;
+    webhook_url?: string;
+  }>;
+  /** Tools grouped by what they work on, each with the limits the config sets for it. */
+  tools: Array<{ group: string; tools: Array<{ name: string; description: string; limits: string[] }> }>;
+  mcp: Array<{
+    name: string;
+    transport: string;
+    target: string;
+    enabled: boolean;
+    state: 'off' | 'connected' | 'failed' | 'not started';
+    tools?: number;
+    last_error?: LastError;
+  }>;
+  cron: Array<{
+    id: string;
+    name: string;
+    schedule: string;
+    kind: string;
+    enabled: boolean;
+    next_run: string;
+    last_outcome: string;
+  }>;
+};
+
+/** `GET /api/pairing`: strangers waiting with a code, and the senders let in; as `tern pairing list --json`. */
+export type PairingReply = {
+  requests: Array<{
+    code: string;
+    channel: string;
+    sender: string;
+    aliases: string[];
+    chat: string;
+    expires_at: string;
+  }>;
+  approved: Array<{ channel: string; sender: string; aliases: string[]; approved_at: string; by: string }>;
+};
+
+/** `POST /api/pairing/:code/{approve,deny}` taken: who it was. */
+export type PairingDecided = { code: string; decision: 'approve' | 'deny'; channel: string; sender: string };

@@ -242,6 +242,7 @@ test('config and status: a bad value shows its error; cron jobs are listed', asy
     assert.not.match(raw, 'sk-test-key-0001');
     const config = JSON.parse(raw) as { agents: { defaults: Record<string, unknown> } };
     config.agents.defaults.max_tool_iterations = -3;
+    await page.click('#config-tab-raw');
     await page.fill('#config-raw', JSON.stringify(config, null, 2));
     await page.click('#config-save');
     await page.waitForSelector('#config-issues .issues li');
@@ -257,13 +258,29 @@ test('config and status: a bad value shows its error; cron jobs are listed', asy
       schedule: { kind: 'every', seconds: 3600 },
       job: { kind: 'deliver', channel: 'telegram', chat: '42', text: 'drink water' },
     });
-    await open(page, dashboard, 'status', '#inventory-cron td');
+    await open(page, dashboard, 'status', '#inventory-cron .status-card');
     const cron = await page
-      .locator('#inventory-cron tr')
-      .evaluateAll((rows) => rows.map((row) => Array.from(row.children, (cell) => cell.textContent)));
+      .locator('#inventory-cron .status-card')
+      .evaluateAll((cards) =>
+        cards.map((card) => [
+          card.querySelector('h3')?.textContent,
+          card.querySelector('.pill')?.textContent,
+          ...Array.from(
+            card.querySelectorAll('dt'),
+            (dt) => `${dt.textContent}: ${dt.nextElementSibling?.textContent}`,
+          ),
+        ]),
+      );
     assert.equal(cron, [
-      ['id', 'name', 'schedule', 'kind', 'enabled', 'next_run', 'last_outcome'],
-      ['water', 'drink water', 'every 3600 s', 'deliver', 'false', '', 'never ran'],
+      [
+        'drink water',
+        'paused',
+        'ID: water',
+        'Schedule: every 3600 s',
+        'Does: deliver',
+        'Next run: not planned',
+        'Last run: never ran',
+      ],
     ]);
     await shot(page, 'status');
   });

@@ -45,17 +45,38 @@ export function maskRaw(raw: Json, paths: Path[]): Json {
   return copy;
 }
 
+/** A secret still masked where the browser sent it, with no saved secret it can stand for: the user must retype it. */
+export type UnknownMask = { path: Path };
+
 /**
- * The browser never holds a secret, so a secret it sends back still masked means "keep the current one":
- * each such field gets the current value again. Anything else it sends is a new value and is kept.
+ * The browser never holds a secret, so a mask it sends back means "keep the saved one": the secret at the same
+ * path when its mask matches, else the one saved secret anywhere with that mask (an entry moved when one above it
+ * was removed). A mask that fits none, or several, cannot be restored and is reported instead of being saved.
  */
-export function restoreMasked(incoming: Json, current: Json, paths: Path[]): Json {
-  const copy = structuredClone(incoming);
+export function restoreMasked(incoming: Json, current: Json, paths: Path[]): { config: Json; unknown: UnknownMask[] } {
+  const byMask = new Map<string, Set<string>>();
   for (const path of paths) {
-    const was = at(current, path);
-    if (typeof was === 'string' && at(copy, path) === new Secret(was).masked) put(copy, path, was);
+    const value = at(current, path);
+    if (typeof value !== 'string') continue;
+    const mask = new Secret(value).masked;
+    byMask.set(mask, (byMask.get(mask) ?? new Set()).add(value));
   }
-  return copy;
+  const copy = structuredClone(incoming);
+  const unknown: UnknownMask[] = [];
+  const walk = (value: Json, path: Path): void => {
+    if (typeof value === 'string') {
+      const saved = byMask.get(value);
+      if (!saved) return;
+      const same = at(current, path);
+      const found = typeof same === 'string' && saved.has(same) ? same : saved.size === 1 ? [...saved][0] : undefined;
+      if (found === undefined) unknown.push({ path });
+      else put(copy, path, found);
+    } else if (Array.isArray(value)) value.forEach((item, index) => walk(item, [...path, index]));
+    else if (value !== null && typeof value === 'object')
+      for (const [key, child] of Object.entries(value)) walk(child, [...path, key]);
+  };
+  walk(copy, []);
+  return { config: copy, unknown };
 }
 
 export type { Json };

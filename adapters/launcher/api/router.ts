@@ -2,12 +2,14 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { sendError } from '../http-error.js';
 import type { ActorBoard } from './actor-board.js';
 import { actorsRoutes } from './actors-routes.js';
+import { channelQrRoutes } from './channel-qr-routes.js';
 import { configRoutes } from './config-routes.js';
 import { eventsRoutes } from './events-routes.js';
 import { gatewayRoutes } from './gateway-routes.js';
 import type { DashboardHost } from './host.js';
 import { memoryRoutes } from './memory-routes.js';
 import { onboardingRoutes } from './onboarding-routes.js';
+import { pairingRoutes } from './pairing-routes.js';
 import { QueryError } from './query.js';
 import { SessionIndex } from './session-index.js';
 import { sessionsRoutes } from './sessions-routes.js';
@@ -25,6 +27,7 @@ export function dashboardRouter(host: DashboardHost, board: ActorBoard): Router 
   const router = express.Router();
   const sessions = new SessionIndex();
   router.use(configRoutes(host));
+  router.use(channelQrRoutes(host));
   router.use(eventsRoutes(host));
   router.use(sessionsRoutes(host, sessions));
   router.use(actorsRoutes(host, board, sessions));
@@ -32,6 +35,7 @@ export function dashboardRouter(host: DashboardHost, board: ActorBoard): Router 
   router.use(statusRoutes(host));
   router.use(skillsRoutes(host));
   router.use(onboardingRoutes(host));
+  router.use(pairingRoutes(host));
   router.use(usageRoutes(host));
   router.use(memoryRoutes(host));
   router.use(queryErrors);

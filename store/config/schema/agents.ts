@@ -80,18 +80,24 @@ export const memorySchema = z.object({
 
 export const agentDefaultsSchema = z.object({
   /** Unset means `<AGENT_HOME>/workspace`; the loader fills it in. */
-  workspace: optional(text()),
-  restrict_to_workspace: withDefault(bool(), true),
-  model: optional(text()),
+  workspace: optional(text()).check(z.describe("Folder of the agents' files; empty, <AGENT_HOME>/workspace")),
+  restrict_to_workspace: withDefault(
+    bool().check(z.describe('Tools may read and write only inside the workspace')),
+    true,
+  ),
+  model: optional(text()).check(z.describe('The model_name agents use unless their entry names another')),
   /** A `model_name` whose entry transcribes voice messages before the turn (`audio/transcriptions`). */
   transcription_model: optional(text()),
   /** A `model_name` whose entry draws images for the `image_generate` tool (`images/generations`). */
   image_model: optional(text()),
-  max_tool_iterations: withDefault(int(1, 1000), 20),
+  max_tool_iterations: withDefault(
+    int(1, 1000).check(z.describe('Most tool calls one turn may make before it must answer')),
+    20,
+  ),
   /** Sampling temperature sent with every model request; unset leaves the vendor's default. */
-  temperature: optional(temperature()),
+  temperature: optional(temperature()).check(z.describe("Sampling temperature; empty, the vendor's default")),
   /** The longest answer asked of the model, in tokens; unset: the vendor's default (4096 on messages-style APIs). */
-  max_tokens: optional(int(1, 1_000_000)),
+  max_tokens: optional(int(1, 1_000_000)).check(z.describe('Longest answer asked of the model, in tokens')),
   /** Retries of a model request that failed with a 5xx, a 429 or a dropped connection (the peer runtime's name). */
   max_llm_retries: optional(int(0, 20)),
   /** Seconds before the first retry when every key is resting; each further retry waits twice as long. */
@@ -126,9 +132,9 @@ export const agentDefaultsSchema = z.object({
 });
 
 export const agentEntrySchema = z.looseObject({
-  id: nonEmptyText(),
-  default: optional(bool()),
-  name: optional(text()),
+  id: nonEmptyText().check(z.describe('Agent id that dispatch rules and bindings name')),
+  default: optional(bool()).check(z.describe('Answers messages no dispatch rule sends elsewhere')),
+  name: optional(text()).check(z.describe('Display name')),
   model: optional(agentModelSchema()),
   workspace: optional(text()),
   budget: optional(budgetSchema),
@@ -157,8 +163,8 @@ export const dispatchWhenSchema = z.object({
 });
 
 export const dispatchRuleSchema = z.object({
-  name: nonEmptyText(),
-  agent: nonEmptyText(),
+  name: nonEmptyText().check(z.describe('Rule name, shown in logs')),
+  agent: nonEmptyText().check(z.describe('Agent id that gets the messages this rule matches')),
   when: z.prefault(dispatchWhenSchema, {}),
   session_dimensions: optional(sessionDimensions()),
 });

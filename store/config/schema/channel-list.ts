@@ -25,13 +25,16 @@ export const streamingSchema = z.object({
 });
 
 const channelSettingsObject = z.looseObject({
-  token: optional(secret()),
-  allow_from: withDefault(textList(), []),
-  mention_only: withDefault(bool(), false),
+  token: optional(secret()).check(z.describe('Bot token; shown masked, type a new one to replace')),
+  allow_from: withDefault(
+    textList().check(z.describe('Sender ids or @names allowed to write; empty, strangers get a pairing code')),
+    [],
+  ),
+  mention_only: withDefault(bool().check(z.describe('In groups, answer only when the bot is mentioned')), false),
   prefixes: withDefault(textList(), []),
-  base_url: optional(text()),
+  base_url: optional(text()).check(z.describe("API root URL, e.g. an emulator; empty, the vendor's")),
   /** A proxy URL (http, https or socks5) for the channel's connections; absent, the environment's `HTTP(S)_PROXY`. */
-  proxy: optional(proxyUrl()),
+  proxy: optional(proxyUrl()).check(z.describe('Proxy URL (http, https or socks5) for this channel')),
   placeholder: optional(text()),
   typing: optional(bool()),
   /** Web-UI channel only: its signed-in user is the owner at this machine, local like the CLI (default true). */
@@ -47,9 +50,9 @@ export const channelSettingsSchema = z.pipe(
 );
 
 export const channelEntrySchema = z.object({
-  enabled: withDefault(bool(), false),
+  enabled: withDefault(bool().check(z.describe('Off, the gateway does not start this channel')), false),
   /** Channel kind; the entry's name when omitted. */
-  type: optional(text()),
+  type: optional(text()).check(z.describe('Channel kind (telegram, discord, slack, …); the entry name when empty')),
   settings: z.prefault(channelSettingsSchema, {}),
 });
 

@@ -6,6 +6,7 @@ import { logsPage } from './logs.js';
 import { machinesPage } from './machines.js';
 import { memoryPage } from './memory.js';
 import type { Page } from './page.js';
+import { pairingPage } from './pairing.js';
 import { pluginsPage } from './plugins.js';
 import { sessionsPage } from './sessions.js';
 import { skillsPage } from './skills.js';
@@ -29,6 +30,7 @@ export const PAGES: PageEntry[] = [
   { name: 'config', title: 'Config', page: configPage },
   { name: 'logs', title: 'Logs', page: logsPage },
   { name: 'status', title: 'Status', page: inventoryPage },
+  { name: 'pairing', title: 'Pairing', page: pairingPage },
   { name: 'plugins', title: 'Plugins', page: pluginsPage },
   { name: 'skills', title: 'Skills', page: skillsPage },
 ];

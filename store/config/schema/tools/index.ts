@@ -13,9 +13,12 @@ const onByDefault = z.prefault(
 );
 
 export const toolsSchema = z.object({
-  allow_read_paths: withDefault(textList(), []),
-  allow_write_paths: withDefault(textList(), []),
-  filter_sensitive_data: withDefault(bool(), true),
+  allow_read_paths: withDefault(textList().check(z.describe('Folders outside the workspace tools may read')), []),
+  allow_write_paths: withDefault(textList().check(z.describe('Folders outside the workspace tools may write')), []),
+  filter_sensitive_data: withDefault(
+    bool().check(z.describe('Mask known secrets in tool output before the model sees it')),
+    true,
+  ),
   filter_min_length: withDefault(int(1), 8),
   web: z.prefault(webSchema, {}),
   mcp: z.prefault(mcpSchema, {}),

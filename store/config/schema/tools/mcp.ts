@@ -6,16 +6,28 @@ const AUTHORIZATION = 'authorization';
 
 export const mcpServerSchema = z
   .object({
-    enabled: bool(),
+    enabled: bool().check(z.describe('Off, the server is not started')),
     deferred: optional(bool()),
-    type: optional(oneOf(['stdio', 'sse', 'http'])),
-    command: optional(text()),
-    args: withDefault(z.array(text()), []),
-    env: withDefault(z.record(z.string(), secret()), {}),
+    type: optional(oneOf(['stdio', 'sse', 'http'])).check(
+      z.describe('Transport: stdio runs a command, sse and http connect to a URL (default: http with a URL)'),
+    ),
+    command: optional(text()).check(z.describe('stdio: the program to run')),
+    args: withDefault(z.array(text()).check(z.describe('stdio: its arguments')), []),
+    env: withDefault(
+      z
+        .record(z.string(), secret())
+        .check(z.describe('stdio: environment variables for the server; values are kept secret')),
+      {},
+    ),
     env_file: optional(text()),
     inherit_env: withDefault(bool(), false),
-    url: optional(text()),
-    headers: withDefault(z.record(z.string(), secret()), {}),
+    url: optional(text()).check(z.describe('sse, http: the server URL')),
+    headers: withDefault(
+      z
+        .record(z.string(), secret())
+        .check(z.describe('sse, http: request headers such as Authorization; values are kept secret')),
+      {},
+    ),
     oauth: optional(z.looseObject({})),
   })
   .check(
@@ -68,7 +80,7 @@ export const discoverySchema = z
   );
 
 export const mcpSchema = z.object({
-  enabled: withDefault(bool(), false),
+  enabled: withDefault(bool().check(z.describe('Off, no MCP server is started')), false),
   discovery: z.prefault(discoverySchema, {}),
   servers: withDefault(z.record(z.string(), mcpServerSchema), {}),
   /** Longer text results are saved as a workspace artifact; the spec leaves the default open. */

@@ -1,0 +1,131 @@
+// The Status page as cards: each model, channel, MCP server and job with its state and last problem, readable on a
+// phone (nothing wider than 390 px, no word split across lines) and with no secret in it.
+import type { Page } from 'playwright-core';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Envelope } from '../../bus/index.js';
+import { freePort } from '../support/mcp-servers.js';
+import { TelegramEmulator } from '../support/telegram-emulator.js';
+import { json } from '../support/vendor-server.js';
+import { buildBundle, events, open, PHONE, signedIn, withBrowser } from './browser-session.js';
+import { brokenWords, pageWidth } from './status-layout.js';
+
+buildBundle();
+
+const BOT_TOKEN = '515151:AAE-status-cards-test-token';
+const PROXY_PASSWORD = 'hunter2-proxy-secret';
+
+/** Each card of a section as [title, state, [label, value]…]. */
+function cardsOf(page: Page, section: string) {
+  return page
+    .locator(`${section} .status-card`)
+    .evaluateAll((cards) =>
+      cards.map((card) => [
+        card.querySelector('h3')?.textContent,
+        card.querySelector('.pill')?.textContent ?? '',
+        ...Array.from(card.querySelectorAll('dt'), (dt) => [dt.textContent, dt.nextElementSibling?.textContent]),
+      ]),
+    );
+}
+
+test('models, channels, MCP servers and tools as cards, with states and last errors, on a phone', async () => {
+  const emulator = await TelegramEmulator.start();
+  const gatewayPort = await freePort();
+  try {
+    const channels = {
+      telegram: {
+        enabled: true,
+        type: 'telegram',
+        settings: { token: BOT_TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: ['*'] },
+      },
+      line: { enabled: false, type: 'line', settings: { channel_secret: 'line-secret-0001' } },
+    };
+    const options = {
+      channels,
+      gatewayPort,
+      models: [{ model_name: 'proxied', model: 'gpt-p', proxy: `http://ann:${PROXY_PASSWORD}@127.0.0.1:3128` }],
+      tools: { mcp: { enabled: true, servers: { broken: { enabled: true, command: '/nonexistent/mcp-server' } } } },
+    };
+    await withBrowser(options, async (dashboard, browser) => {
+      dashboard.vendor.reply(json({ error: { message: 'Incorrect API key provided' } }, 401));
+      await emulator.say(BOT_TOKEN, 'hello from the phone', { userId: 6001 });
+      await emulator.waitForBotMessages(BOT_TOKEN, 6001, 1);
+      const [failed] = await events<'provider.failed'>(dashboard, 'type=provider.failed&limit=1');
+      const [received] = await events<'message.received'>(dashboard, 'type=message.received&limit=1');
+      const [mcpFailed] = await events<'mcp.failed'>(dashboard, 'type=mcp.failed&limit=1');
+
+      const page = await (await signedIn(browser, dashboard, PHONE)).newPage();
+      await open(page, dashboard, 'status', '#status-models .status-card');
+      const ago = (event: Envelope | undefined) => (event && Date.now() - event.at < 60_000 ? 'just now' : '?');
+      assert.equal(await cardsOf(page, '#status-models'), [
+        [
+          'fast',
+          '',
+          ['Provider', 'openai'],
+          ['Model', 'gpt-test'],
+          ['Keys', '1 key (hidden)'],
+          ['Last error', `${ago(failed)}: ${failed?.data.message}`],
+        ],
+        [
+          'proxied',
+          '',
+          ['Provider', 'openai'],
+          ['Model', 'gpt-p'],
+          ['Keys', '1 key (hidden)'],
+          ['Proxy', 'http://ann:****@127.0.0.1:3128'],
+          ['Last error', 'none'],
+        ],
+      ]);
+      assert.equal(await cardsOf(page, '#status-channels'), [
+        [
+          'telegram',
+          'connected',
+          ['Kind', 'Telegram'],
+          ['Last message', `${ago(received)} from ${received?.data.sender}: hello from the phone`],
+          ['Last error', 'none'],
+        ],
+        [
+          'line',
+          'off',
+          ['Kind', 'LINE'],
+          ['Last message', 'none yet'],
+          ['Last error', 'none'],
+          ['Webhook URL', `http://127.0.0.1:${gatewayPort}/webhooks/line/line`],
+        ],
+      ]);
+      assert.equal(await cardsOf(page, '#status-mcp'), [
+        [
+          'broken',
+          'failed',
+          ['Transport', 'stdio'],
+          ['Runs', '/nonexistent/mcp-server'],
+          ['Last error', `${ago(mcpFailed)}: ${mcpFailed?.data.reason}`],
+        ],
+      ]);
+      assert.equal(await page.locator('#status-tools [data-group="Files"] li code').allTextContents(), [
+        'append_file',
+        'edit_file',
+        'list_dir',
+        'read_file',
+        'search_files',
+        'send_file',
+        'write_file',
+      ]);
+      assert.equal(
+        await page
+          .locator('#status-tools [data-group="Files"] li:has(code:text-is("read_file")) .chip')
+          .allTextContents(),
+        ['mode: bytes', 'max read file size: 65536'],
+      );
+      assert.ok((await pageWidth(page)) <= 390, 'nothing wider than the phone');
+      assert.equal(await brokenWords(page), [], 'no word split across lines');
+      const html = await page.content();
+      for (const secret of [BOT_TOKEN, PROXY_PASSWORD, 'line-secret-0001', 'sk-test-key-0001'])
+        assert.not.ok(html.includes(secret), `the page never holds ${secret}`);
+    });
+  } finally {
+    await emulator.stop();
+  }
+});
+
+test.run();
