@@ -110,12 +110,17 @@ export type SessionRow = {
   output_tokens: number;
   cost_usd: number;
   unpriced_calls: number;
+  /** Answers without usage figures: their tokens and cost are unknown. */
+  unreported_calls: number;
   first_at: number;
   last_at: number;
   last_turn: string;
   /** The last message, the user's or the agent's. */
   last_text: string;
 };
+
+/** A web chat conversation: its own id (the `/pico/ws` frames' `session_id`), its session and its last message. */
+export type Conversation = { session_id: string; session: string; turns: number; last_at: number; last_text: string };
 
 /** One turn of a session as its page lists it. */
 export type TurnRow = {
@@ -129,6 +134,7 @@ export type TurnRow = {
   output_tokens: number;
   cost_usd: number;
   unpriced_calls: number;
+  unreported_calls: number;
 };
 
 export type SessionDetail = Transcript & { about: SessionRow; turns: TurnRow[] };
@@ -221,6 +227,8 @@ export type UsageRowView = {
   cost_usd: number;
   /** Answers of models with no price: their cost is unknown, not 0. */
   unpriced_calls: number;
+  /** Answers that came without usage figures: their tokens and cost are unknown, not 0. */
+  unreported_calls: number;
 };
 
 /** One budget limit of one agent and how much of it the local day or month has spent. */
