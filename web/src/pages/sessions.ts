@@ -89,7 +89,12 @@ function detailView(detail: SessionDetail, clear: () => void): HTMLElement {
       ],
       'session-facts',
     ),
-    h('p', { class: 'muted mono wrap small', title: 'session key' }, about.session_key),
+    // Wraps between its parts (`|`), never inside a word.
+    h(
+      'p',
+      { class: 'muted mono wrap small session-key', title: 'session key' },
+      ...about.session_key.split('|').flatMap((part, i) => (i === 0 ? [part] : ['|', h('wbr'), part])),
+    ),
     h('p', { id: 'session-message', class: 'muted' }),
     h(
       'div',
