@@ -19,7 +19,7 @@ const NOW = START + TURNS * 1000 + 60_000;
  * owns their words; they are checked for width and looks only.
  */
 const PAGES: Array<{ name: string; hash: string; ready: string; mask: string[]; words?: false }> = [
-  { name: 'chat', hash: 'chat', ready: '.bubble.assistant', mask: ['.bubble .meta', '.conversations summary'] },
+  { name: 'chat', hash: 'chat', ready: '.bubble.assistant', mask: ['.bubble .meta'] },
   { name: 'machines', hash: 'machines', ready: '#finished-turns li[data-turn]', mask: ['.card-sub', '.card-foot'] },
   { name: 'sessions', hash: 'sessions', ready: '.session-item', mask: [] },
   { name: 'session', hash: 'sessions/sk_v1_many0', ready: '#session-turns li', mask: [] },
