@@ -1,7 +1,7 @@
 // The dashboard as users meet it: a signed-in first load in headless Chromium (navigation start to a drawn
 // chat page, and the bytes it fetched), the bundle's gzip size, the turn view of a 40-event turn drawn, a web
 // chat reply through the gateway (dispatcher, pico channel, streamed frames), an event-log query over 10,000
-// events, and bus-to-socket latency of /api/live.
+// events, bus-to-socket latency of /api/live, and the machines page with 1,000 finished turns in the log.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -11,6 +11,7 @@ import { chromium, type Browser } from 'playwright-core';
 import type { EventDraft } from '../bus/index.js';
 import WebSocket from 'ws';
 import { chatSocket, replyStreamed, startDashboard, type Dashboard } from '../tests/support/dashboard-harness.js';
+import { seedManyTurns } from '../tests/dashboard/many-turns.js';
 import { percentile, round, type BenchRow } from './row.js';
 
 const ARGS = [
@@ -29,6 +30,8 @@ const PINGS = 200;
 const CHATS = 20;
 const TURN_VIEWS = 15;
 const TURN_EVENTS = 40;
+const MANY_TURNS = 1000;
+const MACHINES_VIEWS = 10;
 
 const median = (values: number[]) =>
   percentile(
@@ -205,6 +208,46 @@ async function turnView(dashboard: Dashboard, browser: Browser): Promise<BenchRo
   return { name: 'launcher.turn_view_ms', value: round(median(times)), unit: 'ms' };
 }
 
+/**
+ * From following the link to the machines page (the app already loaded) to its live actors and first page of
+ * finished turns drawn, with 1,000 turns in 50 sessions in the log; and how many elements the page then holds.
+ */
+async function machinesView(dashboard: Dashboard, browser: Browser): Promise<BenchRow[]> {
+  await seedManyTurns(dashboard, MANY_TURNS, 50);
+  const { context, page } = await signedInPage(browser, dashboard);
+  const times: number[] = [];
+  let nodes = 0;
+  try {
+    await page.goto(dashboard.launcher.url);
+    await page.waitForSelector('#chat-input');
+    for (let run = 0; run < MACHINES_VIEWS; run++) {
+      await page.evaluate(() => (window.location.hash = '#/sessions'));
+      await page.waitForSelector('#session-search');
+      times.push(
+        await page.evaluate(async () => {
+          const started = performance.now();
+          window.location.hash = '#/machines';
+          while (
+            document.querySelectorAll('#finished-turns li[data-turn]').length === 0 ||
+            !document.querySelector('#machines-board [data-machine="session"]')
+          ) {
+            await new Promise((resolve) => requestAnimationFrame(resolve));
+          }
+          await new Promise((resolve) => requestAnimationFrame(resolve));
+          return performance.now() - started;
+        }),
+      );
+      nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
+    }
+  } finally {
+    await context.close();
+  }
+  return [
+    { name: 'launcher.machines_render_ms_1000_turns', value: round(median(times)), unit: 'ms' },
+    { name: 'launcher.machines_dom_nodes_1000_turns', value: nodes, unit: 'nodes' },
+  ];
+}
+
 /** `message.send` to `typing.stop`: one turn of the loopback model, streamed in three chunks to the socket. */
 async function chatReply(dashboard: Dashboard): Promise<BenchRow> {
   const chat = await chatSocket(dashboard);
@@ -272,7 +315,12 @@ export async function bench(): Promise<BenchRow[]> {
   const dashboard = await startDashboard();
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
   try {
-    const pages = [...(await firstLoad(dashboard, browser)), bundleGzip(), await turnView(dashboard, browser)];
+    const pages = [
+      ...(await firstLoad(dashboard, browser)),
+      bundleGzip(),
+      await turnView(dashboard, browser),
+      ...(await machinesView(dashboard, browser)),
+    ];
     return [...pages, await chatReply(dashboard), await eventsQuery(dashboard), await liveLatency(dashboard)];
   } finally {
     await browser.close();

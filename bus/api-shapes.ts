@@ -64,6 +64,16 @@ export type ActorView = {
 
 /** An actor as `/api/actors` lists it: its last move's origin (`from`) instead of its whole history. */
 export type Actor = Omit<ActorView, 'history'> & { from?: string };
+
+/** The states a turn or subagent ends in (a stopped or failed turn may still be shown, but it no longer runs). */
+const ENDED = new Set(['done', 'completed', 'stopped', 'failed', 'aborted', 'canceled']);
+
+/**
+ * A turn or subagent that has ended: the machines page shows live actors as cards and lists finished turns apart
+ * (`GET /api/actors?live=true` leaves them out).
+ */
+export const finishedWork = (actor: Pick<ActorView, 'machine' | 'state' | 'stopped'>): boolean =>
+  (actor.machine === 'turn' || actor.machine === 'subagent') && (actor.stopped || ENDED.has(actor.state));
 export type ActorDetail = ActorView & { chart: ChartNode | null };
 
 /** What a turn did between the user's message and the reply: the model's text between tool calls, and each tool call. */
@@ -110,11 +120,29 @@ export type SessionRow = {
   output_tokens: number;
   cost_usd: number;
   unpriced_calls: number;
+  /** Answers without usage figures: their tokens and cost are unknown. */
+  unreported_calls: number;
   first_at: number;
   last_at: number;
   last_turn: string;
   /** The last message, the user's or the agent's. */
   last_text: string;
+};
+
+/** A web chat conversation: its own id (the `/pico/ws` frames' `session_id`), its session and its last message. */
+export type Conversation = { session_id: string; session: string; turns: number; last_at: number; last_text: string };
+
+/** A turn as the machines page's list of finished turns shows it (`GET /api/turns`). */
+export type TurnListRow = {
+  turn: string;
+  session: string;
+  agent: string;
+  channel: string;
+  chat: string;
+  text: string;
+  at: number;
+  outcome: 'running' | 'completed' | 'stopped' | 'failed' | 'aborted';
+  ms?: number;
 };
 
 /** One turn of a session as its page lists it. */
@@ -129,6 +157,7 @@ export type TurnRow = {
   output_tokens: number;
   cost_usd: number;
   unpriced_calls: number;
+  unreported_calls: number;
 };
 
 export type SessionDetail = Transcript & { about: SessionRow; turns: TurnRow[] };
@@ -221,6 +250,8 @@ export type UsageRowView = {
   cost_usd: number;
   /** Answers of models with no price: their cost is unknown, not 0. */
   unpriced_calls: number;
+  /** Answers that came without usage figures: their tokens and cost are unknown, not 0. */
+  unreported_calls: number;
 };
 
 /** One budget limit of one agent and how much of it the local day or month has spent. */

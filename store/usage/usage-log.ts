@@ -11,6 +11,8 @@ export interface UsageRecord {
   turn: string;
   model_name: string;
   tokens: Tokens;
+  /** The answer came without usage figures: its tokens (zero here) and cost are unknown, not 0. */
+  unreported?: true;
 }
 
 /** The events usage is folded from, each read through the type index. */
@@ -53,6 +55,7 @@ export class UsageFold {
       turn: event.turn ?? UNKNOWN,
       model_name: model,
       tokens: tokensOf(event.data.usage),
+      ...(event.data.usage ? {} : { unreported: true as const }),
     };
   }
 }
@@ -73,6 +76,8 @@ export interface PricedTally {
   tokens: Tokens;
   cost_usd: number;
   unpriced_calls: number;
+  /** Answers that came without usage figures: their tokens and cost are unknown. */
+  unreported_calls: number;
 }
 
 /**
@@ -81,16 +86,24 @@ export interface PricedTally {
  */
 export class ModelTally {
   private readonly byModel = new Map<string, { calls: number; tokens: Tokens }>();
+  private unreported = 0;
 
-  add(record: Pick<UsageRecord, 'model_name' | 'tokens'>): void {
+  add(record: Pick<UsageRecord, 'model_name' | 'tokens' | 'unreported'>): void {
     const sum = this.byModel.get(record.model_name) ?? { calls: 0, tokens: noTokens() };
     sum.calls++;
+    if (record.unreported) this.unreported++;
     addTokens(sum.tokens, record.tokens);
     this.byModel.set(record.model_name, sum);
   }
 
   priced(priceOf: PriceOf): PricedTally {
-    const out: PricedTally = { calls: 0, tokens: noTokens(), cost_usd: 0, unpriced_calls: 0 };
+    const out: PricedTally = {
+      calls: 0,
+      tokens: noTokens(),
+      cost_usd: 0,
+      unpriced_calls: 0,
+      unreported_calls: this.unreported,
+    };
     for (const [model, sum] of this.byModel) {
       out.calls += sum.calls;
       addTokens(out.tokens, sum.tokens);
@@ -158,6 +171,8 @@ export interface UsageRow {
   cost_usd: number;
   /** Answers of models with no price (their cost is not in `cost_usd`). */
   unpriced_calls: number;
+  /** Answers without usage figures (their tokens and cost are unknown). */
+  unreported_calls: number;
 }
 
 export interface UsageSummary {
@@ -200,6 +215,7 @@ const emptyRow = (key: string): UsageRow => ({
   tokens: noTokens(),
   cost_usd: 0,
   unpriced_calls: 0,
+  unreported_calls: 0,
 });
 
 function add(row: UsageRow, record: UsageRecord, turns: Set<string>, priceOf: PriceOf): void {
@@ -209,6 +225,7 @@ function add(row: UsageRow, record: UsageRecord, turns: Set<string>, priceOf: Pr
     row.turns++;
   }
   addTokens(row.tokens, record.tokens);
+  if (record.unreported) row.unreported_calls++;
   const price = priceOf(record.model_name);
   if (price) row.cost_usd += costOf(record.tokens, price);
   else row.unpriced_calls++;
@@ -246,6 +263,7 @@ export interface UsageRowJson {
   reasoning_tokens: number;
   cost_usd: number;
   unpriced_calls: number;
+  unreported_calls: number;
 }
 
 export function usageRowJson(row: UsageRow): UsageRowJson {
@@ -260,6 +278,7 @@ export function usageRowJson(row: UsageRow): UsageRowJson {
     reasoning_tokens: row.tokens.reasoning,
     cost_usd: roundUsd(row.cost_usd),
     unpriced_calls: row.unpriced_calls,
+    unreported_calls: row.unreported_calls,
   };
 }
 

@@ -113,6 +113,7 @@ test('tern usage sums tokens and prices them by day, agent, session and model', 
       reasoning_tokens: 512,
       cost_usd: 2 * ONE_ANSWER,
       unpriced_calls: 0,
+      unreported_calls: 0,
     },
     {
       key: 'mini',
@@ -125,6 +126,7 @@ test('tern usage sums tokens and prices them by day, agent, session and model', 
       reasoning_tokens: 0,
       cost_usd: 0.00021,
       unpriced_calls: 0,
+      unreported_calls: 0,
     },
   ]);
   assert.equal(byModel.total, {
@@ -138,6 +140,7 @@ test('tern usage sums tokens and prices them by day, agent, session and model', 
     reasoning_tokens: 512,
     cost_usd: 2 * ONE_ANSWER + 0.00021,
     unpriced_calls: 0,
+    unreported_calls: 0,
   });
   assert.equal(byModel.unpriced_models, []);
   const bySession = JSON.parse((await tern(['usage', '--by', 'session', '--json'], home.env)).stdout) as {
@@ -262,6 +265,7 @@ test('prompt-cache writes are priced apart: Anthropic bills them at 1.25× input
     reasoning_tokens: 0,
     cost_usd: Math.round(cost * 1e6) / 1e6,
     unpriced_calls: 0,
+    unreported_calls: 0,
   });
 });
 
@@ -306,6 +310,7 @@ test("tern replay shows the turn's tokens and cost", async ({ home, vendor }) =>
     reasoning_tokens: 256,
     cost_usd: ONE_ANSWER,
     unpriced_calls: 0,
+    unreported_calls: 0,
     models: ['fast'],
     unpriced_models: [],
   });

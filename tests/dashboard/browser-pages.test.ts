@@ -325,7 +325,7 @@ test('on a 390 px phone no page is wider than the screen, long tool output inclu
     await page.addInitScript(() => localStorage.setItem('tern.chat.session', 'phone'));
     const pages: Array<[string, string, string]> = [
       ['chat', 'chat', '.step.tool'],
-      ['machines', 'machines', '[data-machine="turn"] svg.chart'],
+      ['machines', 'machines', '#finished-turns li[data-turn]'],
       ['sessions', 'sessions', '.session-item'],
       ['usage', 'usage', '#usage-tokens canvas'],
       ['session', `sessions/${ran?.session}`, '#session-turns li'],

@@ -241,7 +241,7 @@ test('usage: an empty state, then tokens and cost per day and hour drawn from re
       assert.equal([marks[0], marks[1], marks[2], marks[5], marks[6]], [0, 0, 0, 0, 0], 'no ? elsewhere');
       assert.is(
         await page.textContent('#usage-cost-marks'),
-        'A ? over a column: it has answers of a model without a price, whose cost is unknown.',
+        'A ? over a column: it has answers of a model without a price or without usage figures, whose cost is unknown.',
       );
 
       assert.equal(await tableRows(page, 'usage-by-model'), [

@@ -124,6 +124,7 @@ test('/api/sessions lists each session by channel, chat, sender and agent with c
         output_tokens: 15,
         cost_usd: 0,
         unpriced_calls: 3,
+        unreported_calls: 0,
         first_at: 0,
         last_at: 0,
         last_turn: started[1]?.turn,

@@ -34,6 +34,7 @@ test('GET /api/usage sums the answers of the log as tern usage does; a bad query
       reasoning_tokens: 256,
       cost_usd: 0,
       unpriced_calls: 1,
+      unreported_calls: 0,
     };
     assert.equal(usage.body, {
       by: 'model',
@@ -91,6 +92,7 @@ test('GET /api/usage?by=hour sums by local hour, and every configured budget say
       reasoning_tokens: 512,
       cost_usd: 0.006528,
       unpriced_calls: 0,
+      unreported_calls: 0,
     };
     const body = usage.body as {
       by: string;
@@ -185,6 +187,7 @@ test("the turn view, the sessions and a session's turns give tokens and cost as 
       reasoning_tokens: 512,
       cost_usd: 0.006528,
       unpriced_calls: 0,
+      unreported_calls: 0,
       models: ['smart'],
       unpriced_models: [],
     };
@@ -211,6 +214,7 @@ test("the turn view, the sessions and a session's turns give tokens and cost as 
       reasoning_tokens: 0,
       cost_usd: 0,
       unpriced_calls: 1,
+      unreported_calls: 0,
       models: ['fast'],
       unpriced_models: ['fast'],
     });

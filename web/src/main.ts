@@ -18,13 +18,23 @@ function route(): void {
   document
     .querySelectorAll('#nav a')
     .forEach((link) => link.classList.toggle('current', link.getAttribute('href') === `#/${entry.name}`));
+  document.querySelector('#nav a.current')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   stopPage = entry.page(root, param);
   window.scrollTo(0, 0);
 }
 
 function start(): void {
   const nav = document.getElementById('nav');
-  if (nav) replace(nav, ...PAGES.filter((p) => p.nav !== false).map((p) => h('a', { href: `#/${p.name}` }, p.title)));
+  if (nav) {
+    replace(nav, ...PAGES.filter((p) => p.nav !== false).map((p) => h('a', { href: `#/${p.name}` }, p.title)));
+    // On a phone the nav fades out at its right edge while more of it is to scroll to.
+    const edge = (): void => {
+      nav.classList.toggle('scrolled-end', nav.scrollLeft + nav.clientWidth >= nav.scrollWidth - 2);
+    };
+    nav.addEventListener('scroll', edge, { passive: true });
+    window.addEventListener('resize', edge);
+    edge();
+  }
   document.getElementById('logout')?.addEventListener('click', async () => {
     await fetch('/api/auth/logout', {
       method: 'POST',

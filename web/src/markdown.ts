@@ -25,7 +25,17 @@ function link(token: string): Child {
   return /^https?:\/\//i.test(href) ? h('a', { href, rel: 'noopener noreferrer', target: '_blank' }, label) : token;
 }
 
-type Block = { kind: 'code' | 'list' | 'olist' | 'heading' | 'para'; lines: string[]; level?: number };
+type Block = { kind: 'code' | 'list' | 'olist' | 'heading' | 'para' | 'table'; lines: string[]; level?: number };
+
+/** A table row's cells: `| a | b |` or `a | b`, pipes escaped as `\|` stay in the cell. */
+const cells = (line: string): string[] =>
+  line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/(?<!\\)\|$/, '')
+    .split(/(?<!\\)\|/)
+    .map((cell) => cell.trim().replace(/\\\|/g, '|'));
+const TABLE_RULE = /^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/;
 
 function blocks(source: string): Block[] {
   const out: Block[] = [];
@@ -37,6 +47,12 @@ function blocks(source: string): Block[] {
       const code: string[] = [];
       for (i++; i < lines.length && !(lines[i] ?? '').startsWith('```'); i++) code.push(lines[i] ?? '');
       out.push({ kind: 'code', lines: code });
+    } else if (line.includes('|') && TABLE_RULE.test(lines[i + 1] ?? '')) {
+      const rows = [line];
+      for (i += 2; i < lines.length && (lines[i] ?? '').includes('|') && (lines[i] ?? '').trim() !== ''; i++)
+        rows.push(lines[i] ?? '');
+      i--;
+      out.push({ kind: 'table', lines: rows });
     } else if (/^#{1,4}\s/.test(line))
       out.push({ kind: 'heading', lines: [line.replace(/^#+\s/, '')], level: /^#+/.exec(line)?.[0].length ?? 1 });
     else if (/^\s*[-*]\s/.test(line)) {
@@ -52,6 +68,19 @@ function blocks(source: string): Block[] {
   return out.filter((b) => b.kind === 'code' || b.lines.length > 0);
 }
 
+/** A table scrolls sideways inside its bubble on a narrow screen rather than widening the page. */
+function table(lines: string[]): Node {
+  const [head = '', ...body] = lines;
+  const width = cells(head).length;
+  const row = (line: string, tag: 'th' | 'td') =>
+    h('tr', {}, ...Array.from({ length: width }, (_, i) => h(tag, {}, ...inline(cells(line)[i] ?? ''))));
+  return h(
+    'div',
+    { class: 'md-table' },
+    h('table', {}, h('thead', {}, row(head, 'th')), h('tbody', {}, ...body.map((l) => row(l, 'td')))),
+  );
+}
+
 function renderBlock(block: Block): Node {
   switch (block.kind) {
     case 'code':
@@ -62,6 +91,8 @@ function renderBlock(block: Block): Node {
       return h('ul', {}, ...block.lines.map((l) => h('li', {}, ...inline(l))));
     case 'olist':
       return h('ol', {}, ...block.lines.map((l) => h('li', {}, ...inline(l))));
+    case 'table':
+      return table(block.lines);
     case 'para':
       return h('p', {}, ...block.lines.flatMap((l, i) => (i === 0 ? inline(l) : [h('br'), ...inline(l)])));
   }

@@ -1,7 +1,7 @@
 import type { Observable, Subscription } from 'rxjs';
 import type { Envelope } from '../../../bus/index.js';
 import { actorParent } from '../../../store/log/actor-parent.js';
-import type { ActorView } from '../../../bus/api-shapes.js';
+import { finishedWork, type ActorView } from '../../../bus/api-shapes.js';
 
 export type { ActorView } from '../../../bus/api-shapes.js';
 
@@ -151,7 +151,19 @@ export class ActorBoard {
       ...(context ? { context } : {}),
       history: [...(known.history ?? []), move].slice(-HISTORY_KEPT),
     });
-    // The oldest actors (insertion order) go first once there are too many to show.
-    if (this.actors.size > ACTORS_KEPT) this.actors.delete(this.actors.keys().next().value ?? '');
+    if (this.actors.size > ACTORS_KEPT) this.evictOne();
+  }
+
+  /**
+   * The oldest turn or subagent that ended goes first (insertion order), then the oldest actor: a gateway, agent or
+   * channel that has not moved for a while stays on the board however many turns come and go.
+   */
+  private evictOne(): void {
+    for (const [key, actor] of this.actors)
+      if (finishedWork(actor)) {
+        this.actors.delete(key);
+        return;
+      }
+    this.actors.delete(this.actors.keys().next().value ?? '');
   }
 }

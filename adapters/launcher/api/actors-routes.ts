@@ -1,13 +1,19 @@
 import express, { type Router } from 'express';
 import { sendError } from '../http-error.js';
-import type { Actor, ActorView } from '../../../bus/api-shapes.js';
+import * as z from 'zod';
+import { finishedWork, type Actor, type ActorView } from '../../../bus/api-shapes.js';
+import { parseQuery } from './query.js';
 import type { ActorBoard } from './actor-board.js';
 import type { DashboardHost } from './host.js';
 import type { SessionIndex } from './session-index.js';
 
+const actorsQuerySchema = z
+  .object({ live: z.enum(['true', 'false'], { error: 'live must be true or false' }).optional() })
+  .strict();
+
 /**
- * `/actors` (every live actor, the gateway's status, and each session actor's key), `/actors/:id` (one with
- * its history and chart) and `/machines` (every chart).
+ * `/actors` (every actor on the board, with `?live=true` without the turns and subagents that ended; the gateway's
+ * status; each session actor's key), `/actors/:id` (one with its history and chart) and `/machines` (every chart).
  */
 export function actorsRoutes(host: DashboardHost, board: ActorBoard, index: SessionIndex): Router {
   const router = express.Router();
@@ -18,8 +24,10 @@ export function actorsRoutes(host: DashboardHost, board: ActorBoard, index: Sess
     const key = log ? index.sessionKey(log, actor.session) : undefined;
     return key ? { ...actor, session_key: key } : actor;
   };
-  router.get('/actors', (_req, res) => {
-    const actors = board.list().map((actor): Actor => {
+  router.get('/actors', (req, res) => {
+    const { live } = parseQuery(actorsQuerySchema, req);
+    const listed = live === 'true' ? board.list().filter((actor) => !finishedWork(actor)) : board.list();
+    const actors = listed.map((actor): Actor => {
       const { history, ...rest } = withKey(actor);
       const from = history.at(-1)?.from;
       return from ? { ...rest, from } : rest;

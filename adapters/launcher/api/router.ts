@@ -15,6 +15,7 @@ import { SessionIndex } from './session-index.js';
 import { sessionsRoutes } from './sessions-routes.js';
 import { skillsRoutes } from './skills-routes.js';
 import { statusRoutes } from './status-routes.js';
+import { turnsRoutes } from './turns-routes.js';
 import { usageRoutes } from './usage-routes.js';
 
 function queryErrors(error: unknown, _req: Request, res: Response, next: NextFunction): void {
@@ -29,6 +30,7 @@ export function dashboardRouter(host: DashboardHost, board: ActorBoard): Router 
   router.use(configRoutes(host));
   router.use(channelQrRoutes(host));
   router.use(eventsRoutes(host));
+  router.use(turnsRoutes(host));
   router.use(sessionsRoutes(host, sessions));
   router.use(actorsRoutes(host, board, sessions));
   router.use(gatewayRoutes(host));

@@ -20,7 +20,13 @@ const TYPES = [
 /** A session's row without its tokens and cost, which are priced when asked for. */
 type Folded = Omit<
   SessionRow,
-  'model_calls' | 'input_tokens' | 'cached_input_tokens' | 'output_tokens' | 'cost_usd' | 'unpriced_calls'
+  | 'model_calls'
+  | 'input_tokens'
+  | 'cached_input_tokens'
+  | 'output_tokens'
+  | 'cost_usd'
+  | 'unpriced_calls'
+  | 'unreported_calls'
 >;
 type Rows = Map<string, Folded>;
 /** Senders of messages whose turn has not started yet (it may start after the next catch-up). */
@@ -121,6 +127,7 @@ export class SessionIndex {
       output_tokens: usage?.tokens.output ?? 0,
       cost_usd: usage?.cost_usd ?? 0,
       unpriced_calls: usage?.unpriced_calls ?? 0,
+      unreported_calls: usage?.unreported_calls ?? 0,
     };
   }
 

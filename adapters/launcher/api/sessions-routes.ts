@@ -2,6 +2,7 @@ import express, { type Router } from 'express';
 import * as z from 'zod';
 import { sendError } from '../http-error.js';
 import { chatOf } from '../pico-endpoint.js';
+import type { Conversation } from '../../../bus/api-shapes.js';
 import type { DashboardHost } from './host.js';
 import { logOrAnswer } from './log-access.js';
 import { parseQuery } from './query.js';
@@ -20,11 +21,14 @@ const chatQuerySchema = z
 
 /** The channel kind of the web-UI chat, as `turn.started` names it. */
 const WEB_CHAT = 'pico';
+/** `chatOf(session_id)`'s prefix: the web chat's own id follows it. */
+const DIRECT = chatOf('');
 
 /**
  * `/sessions` (every session with readable parts, counts, tokens and cost), `/sessions/:id` (its conversation as
  * the model sees it, each turn's steps, and its turns with their tokens and cost), `POST /sessions/:id/clear`, and `/chat/history` (the web
- * chat's conversation, found by its own session id).
+ * chat's conversation, found by its own session id), and `/chat/conversations` (the web chat's conversations, latest
+ * first, so any browser opens the latest one).
  */
 export function sessionsRoutes(host: DashboardHost, index: SessionIndex): Router {
   const router = express.Router();
@@ -59,6 +63,21 @@ export function sessionsRoutes(host: DashboardHost, index: SessionIndex): Router
     const session = index.sessionOfChat(log, WEB_CHAT, chat);
     if (!session) return res.json({ session: null, summary: null, messages: [], steps: {} });
     res.json(transcriptOf(log, session));
+  });
+  router.get('/chat/conversations', async (_req, res) => {
+    const log = await logOrAnswer(host, res);
+    if (!log) return;
+    const conversations: Conversation[] = index
+      .list(log, savedPrices(host.configPath()))
+      .filter((row) => row.channel === WEB_CHAT && row.chat.startsWith(DIRECT))
+      .map((row) => ({
+        session_id: row.chat.slice(DIRECT.length),
+        session: row.session,
+        turns: row.turns,
+        last_at: row.last_at,
+        last_text: row.last_text,
+      }));
+    res.json({ conversations });
   });
   return router;
 }

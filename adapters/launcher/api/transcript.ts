@@ -76,7 +76,10 @@ const TURNS_SHOWN = 500;
 export function turnsOf(log: EventStore, session: string, priceOf: PriceOf): TurnRow[] {
   const rows = new Map<
     string,
-    { row: Omit<TurnRow, 'input_tokens' | 'output_tokens' | 'cost_usd' | 'unpriced_calls'>; usage: ModelTally }
+    {
+      row: Omit<TurnRow, 'input_tokens' | 'output_tokens' | 'cost_usd' | 'unpriced_calls' | 'unreported_calls'>;
+      usage: ModelTally;
+    }
   >();
   const usage = new UsageFold();
   for (const event of log.iterate({ session, type: TURN_TYPES })) {
@@ -111,6 +114,7 @@ export function turnsOf(log: EventStore, session: string, priceOf: PriceOf): Tur
         output_tokens: priced.tokens.output,
         cost_usd: priced.cost_usd,
         unpriced_calls: priced.unpriced_calls,
+        unreported_calls: priced.unreported_calls,
       };
     });
 }

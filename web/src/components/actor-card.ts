@@ -1,7 +1,18 @@
 import { h, replace } from '../dom.js';
-import { ago, clock, eventLabel, preview, sessionParts, sessionTitle, stamp, stateLabel } from '../format.js';
+import {
+  ago,
+  channelName,
+  clock,
+  eventLabel,
+  preview,
+  sessionParts,
+  sessionTitle,
+  stamp,
+  stateLabel,
+} from '../format.js';
 import type { Actor, ChartNode } from '../../../bus/api-shapes.js';
 import { anyStateMoves, drawChart, fire, light } from './chart.js';
+import { zoomable } from './chart-view.js';
 import { idChip, pill, toneOf } from './ids.js';
 
 const KINDS: Record<string, string> = {
@@ -24,7 +35,8 @@ export function actorName(actor: Actor): string {
   if (actor.machine === 'session' && actor.session_key) return sessionTitle(sessionParts(actor.session_key));
   if ((actor.machine === 'turn' || actor.machine === 'subagent') && actor.text) return `“${preview(actor.text, 60)}”`;
   if (!actor.actor.includes(':')) return actor.actor;
-  return ownId(actor);
+  // The dashboard's own chat is the channel `pico` to the gateway: people know it as the web chat.
+  return actor.machine === 'channel' ? channelName(ownId(actor)) : ownId(actor);
 }
 
 export const actorKind = (actor: Actor): string => KINDS[actor.machine] ?? actor.machine.replace(/_/g, ' ');
@@ -112,7 +124,7 @@ export function actorCard(actor: Actor, chart: ChartNode | undefined): HTMLEleme
     head(actor),
     meta(actor),
     h('div', { class: 'reason-slot' }, reason(actor)),
-    drawn ? h('div', { class: 'chart-wrap' }, drawn) : null,
+    drawn ? h('div', { class: 'chart-wrap' }, zoomable(drawn)) : null,
     moves.length ? h('p', { class: 'any-state muted' }, `from any state: ${moves.join(' · ')}`) : null,
     footer(actor),
     links(actor),

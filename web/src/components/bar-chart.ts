@@ -20,8 +20,8 @@ export type BarChart = {
   names: string[];
   /** Stacked from the axis up, bottom first. */
   series: BarSeries[];
-  /** A value axis label. */
-  axis: (value: number) => string;
+  /** A value axis label; `ticks` are all the axis's values, so labels can carry the digits that tell them apart. */
+  axis: (value: number, ticks: number[]) => string;
   /** Whole steps only (tokens), or fractions too (dollars). */
   whole: boolean;
   /** Columns that get a `?` over their bar (answers of a model without a price). */
@@ -55,7 +55,7 @@ function stacks(u: uPlot): { from: number[][]; to: number[][] } {
   return { from, to };
 }
 
-function options(chart: BarChart, width: number, detail: HTMLElement): uPlot.Options {
+function options(chart: BarChart, width: number, detail: HTMLElement, frame: HTMLElement): uPlot.Options {
   const columns = chart.labels.length;
   const grid = { stroke: cssColor('--line'), width: 1 };
   const axisColor = cssColor('--muted');
@@ -102,7 +102,12 @@ function options(chart: BarChart, width: number, detail: HTMLElement): uPlot.Opt
         ticks: { stroke: grid.stroke, width: 1, size: 4 },
         size: 56,
         ...(chart.whole ? { incrs: WHOLE_STEPS } : {}),
-        values: (_u, splits) => splits.map((value) => chart.axis(value)),
+        values: (_u, splits) => {
+          const labels = splits.map((value) => chart.axis(value, splits));
+          // The canvas's value axis as text, for screen readers and tests.
+          frame.dataset.ticks = labels.join(' | ');
+          return labels;
+        },
       },
     ],
     series: [
@@ -175,7 +180,7 @@ export function barChart(chart: BarChart): HTMLElement {
     const width = Math.floor(frame.clientWidth);
     if (width === 0 || width === plot?.width) return;
     if (plot) plot.setSize({ width, height: HEIGHT });
-    else plot = new uPlot(options(chart, width, detail), data, frame);
+    else plot = new uPlot(options(chart, width, detail, frame), data, frame);
   });
   observer.observe(frame);
   return h('figure', { class: 'usage-chart', id: chart.id }, frame, detail);

@@ -37,6 +37,12 @@ const FONT = '500 11px system-ui, sans-serif';
 let measure: CanvasRenderingContext2D | null | undefined;
 
 /** Text width in the chart's font, measured by the browser (estimated where no canvas is available). */
+/** `a, b, +3 more` for a label naming more than two events. */
+function brief(text: string): string {
+  const events = text.split(', ');
+  return events.length > 2 ? `${events.slice(0, 2).join(', ')}, +${events.length - 2} more` : text;
+}
+
 function textWidth(text: string): number {
   measure ??= document.createElement('canvas').getContext('2d');
   if (!measure) return text.length * 6.4;
@@ -333,6 +339,9 @@ export function layoutChart(chart: ChartNode): Layout {
         : { x: a.x + a.w / 2 + reach + 6, y: a.y + NODE_H + 12, text, anchor: 'start' };
       placedFans.add(fanKey);
     }
+    // A move on many events (a state that waits on any of them) names two on the chart: the rest are in its title,
+    // so the chart keeps a width it can be read at.
+    if (label) label.text = brief(label.text);
     if (label) {
       const w = label.text.length * LABEL_PX;
       leftMost = Math.min(

@@ -13,7 +13,8 @@ import {
 import { h, replace } from '../dom.js';
 import { onGateway, onLive } from '../live.js';
 import { renderMarkdown } from '../markdown.js';
-import type { GatewayStatus, Transcript } from '../../../bus/api-shapes.js';
+import { ago, plural, preview, stamp } from '../format.js';
+import type { Conversation, GatewayStatus, Transcript } from '../../../bus/api-shapes.js';
 import { onboardingForm } from './onboarding.js';
 import type { Page } from './page.js';
 
@@ -50,7 +51,59 @@ function freshSession(): string {
   return id;
 }
 
-const sessionId = (): string => localStorage.getItem(SESSION_KEY) ?? freshSession();
+/**
+ * The conversation to open: the one the link names, else the latest web conversation the server knows (so a phone
+ * opens what was started on a laptop), else this browser's own, else a new one.
+ */
+function pickSession(param: string | undefined, list: Conversation[] | undefined): string {
+  const id = param ?? list?.[0]?.session_id ?? localStorage.getItem(SESSION_KEY) ?? freshSession();
+  localStorage.setItem(SESSION_KEY, id);
+  return id;
+}
+
+/** What to try in an empty chat: each fills the message box. */
+const SUGGESTIONS = [
+  'What can you do?',
+  'List the files in your workspace',
+  'Remind me in 10 minutes to stretch',
+  'Summarise https://example.com',
+];
+
+function emptyHint(pick: (text: string) => void): HTMLElement {
+  return h(
+    'div',
+    { class: 'chat-empty', id: 'chat-empty' },
+    h('p', {}, 'Ask the agent anything. Some things to try:'),
+    h(
+      'ul',
+      { class: 'suggestions' },
+      ...SUGGESTIONS.map((text) =>
+        h('li', {}, h('button', { type: 'button', class: 'secondary suggestion', onclick: () => pick(text) }, text)),
+      ),
+    ),
+  );
+}
+
+/** The web conversations, latest first; the open one is marked. */
+function conversationList(list: Conversation[], current: string): HTMLElement {
+  return h(
+    'details',
+    { class: 'conversations', id: 'chat-conversations' },
+    h('summary', {}, plural(list.length, 'conversation')),
+    h(
+      'ul',
+      {},
+      ...list.map((c) =>
+        h(
+          'li',
+          { class: c.session_id === current ? 'current' : '', 'data-session-id': c.session_id },
+          h('a', { href: `#/chat/${c.session_id}` }, preview(c.last_text, 60) || 'empty'),
+          h('span', { class: 'muted', title: stamp(c.last_at) }, ` ${ago(c.last_at)} · ${plural(c.turns, 'turn')}`),
+        ),
+      ),
+    ),
+  );
+}
 
 /** An exchange still waiting for its turn, steps or reply. */
 type Open = {
@@ -99,8 +152,8 @@ function banner(status: GatewayStatus, models: number | undefined, start: () => 
  * reconnect (the same history the model is given), then followed live: each turn's steps from `/api/live`,
  * the reply streamed over the chat socket, and a link from each reply to its turn.
  */
-export const chatPage: Page = (root) => {
-  let session = sessionId();
+export const chatPage: Page = (root, param) => {
+  let session = '';
   const log = h('div', { id: 'chat-log', class: 'chat-log', 'aria-live': 'polite' });
   const typing = h(
     'p',
@@ -119,13 +172,22 @@ export const chatPage: Page = (root) => {
   const replies = new Map<string, HTMLElement>();
   let stopped = false;
   let socket: WebSocket | undefined;
+  let loaded = false;
+  /** Messages typed before the conversation is chosen and its history loaded. */
+  const pending: string[] = [];
   // A pressed choice (Approve/Deny) is answered by a chat command; its answer belongs under that question.
   let answerOfChoice: HTMLElement | undefined;
 
   const scroll = (): void => {
     log.scrollTop = log.scrollHeight;
   };
+  const hint = (): HTMLElement =>
+    emptyHint((text) => {
+      input.value = text;
+      input.focus();
+    });
   const addGroup = (turn?: string): Open => {
+    log.querySelector('#chat-empty')?.remove();
     const entry: Open = { node: turnGroup(turn), ...(turn ? { turn } : {}) };
     log.append(entry.node);
     open.push(entry);
@@ -149,6 +211,7 @@ export const chatPage: Page = (root) => {
     open.length = 0;
     const groups = transcriptGroups(reply.body, (callId, update) => tools.set(callId, update));
     replace(log, ...groups);
+    if (groups.length === 0 && open.length === 0) log.append(hint());
     // A turn still running when the page opened goes on filling its exchange.
     const last = reply.body.messages.at(-1);
     const lastGroup = groups.at(-1);
@@ -242,7 +305,10 @@ export const chatPage: Page = (root) => {
     current.addEventListener('open', () => {
       // Joins the session, so the reply of a turn that is still running reaches this page too.
       current.send(JSON.stringify({ type: 'ping', session_id: session, payload: {} }));
-      void loadHistory();
+      void loadHistory().then(() => {
+        loaded = true;
+        for (const content of pending.splice(0)) post(content);
+      });
     });
     current.addEventListener('message', (message) => show(JSON.parse(String(message.data)) as ServerFrame));
     current.addEventListener('close', () => {
@@ -252,6 +318,7 @@ export const chatPage: Page = (root) => {
 
   const onEvent = (event: Envelope): void => {
     if (event.type === 'turn.started') {
+      if (event.data.channel === 'pico') void listConversations();
       if (event.data.channel !== 'pico' || event.data.chat !== `direct:${session}` || !event.turn) return;
       const waiting = open.filter((o) => !o.turn && o.text !== undefined);
       let entry = waiting.find((o) => o.text === event.data.text) ?? waiting[0];
@@ -304,15 +371,20 @@ export const chatPage: Page = (root) => {
     else socket?.addEventListener('open', () => socket?.send(frame), { once: true });
   }
 
-  const sendMessage = (): void => {
-    const content = input.value.trim();
-    if (!content) return;
+  const post = (content: string): void => {
     const entry = addGroup();
     entry.text = content;
     entry.node.append(userBubble(content, Date.now()));
     scroll();
     send(content);
+  };
+  const sendMessage = (): void => {
+    const content = input.value.trim();
+    if (!content) return;
     input.value = '';
+    // Typed before the conversation was chosen and loaded: it is shown and sent once it is.
+    if (loaded) post(content);
+    else pending.push(content);
   };
   input.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && !event.shiftKey) {
@@ -348,9 +420,17 @@ export const chatPage: Page = (root) => {
     const old = socket;
     socket = undefined;
     old?.close();
-    replace(log);
+    replace(log, hint());
     open.length = 0;
+    if (window.location.hash !== '#/chat') history.replaceState(null, '', '#/chat');
     connect();
+  };
+  const listSlot = h('div', { class: 'conversation-slot' });
+  const listConversations = async (): Promise<Conversation[] | undefined> => {
+    const reply = await getJson<{ conversations: Conversation[] }>('/api/chat/conversations');
+    if (!reply.ok) return undefined;
+    if (!stopped) replace(listSlot, conversationList(reply.body.conversations, session));
+    return reply.body.conversations;
   };
   const form = h(
     'form',
@@ -382,16 +462,21 @@ export const chatPage: Page = (root) => {
             title: 'start a new conversation (the old one stays under Sessions)',
             onclick: newChat,
           },
-          'New conversation',
+          'New chat',
         ),
       ),
+      listSlot,
       bannerSlot,
       log,
       typing,
       form,
     ),
   );
-  connect();
+  void listConversations().then((list) => {
+    session = pickSession(param, list);
+    if (list) replace(listSlot, conversationList(list, session));
+    if (!stopped) connect();
+  });
   return () => {
     stopped = true;
     stopLive();

@@ -2,11 +2,13 @@ import type { Envelope } from '../../../bus/index.js';
 import { errorText, getJson } from '../api.js';
 import { actorCard, actorKind, actorName, updateCard } from '../components/actor-card.js';
 import { anyStateMoves, chartDefs, drawChart } from '../components/chart.js';
-import { idChip, pill, toneOf } from '../components/ids.js';
+import { idChip, toneOf } from '../components/ids.js';
 import { h, replace } from '../dom.js';
-import { ago, eventLabel, plural, stamp, stateLabel } from '../format.js';
+import { eventLabel, plural, stamp, stateLabel } from '../format.js';
 import { onLive } from '../live.js';
-import type { Actor, ActorDetail, ChartNode } from '../../../bus/api-shapes.js';
+import { finishedWork, type Actor, type ActorDetail, type ChartNode } from '../../../bus/api-shapes.js';
+import { finishedTurns } from '../components/turn-list.js';
+import { zoomable } from '../components/chart-view.js';
 import type { Page } from './page.js';
 
 /** Turns shown per session; older ones are listed as links. */
@@ -24,6 +26,9 @@ const REREAD = new Set([
   'runtime.started',
   'cluster.member.left',
 ]);
+
+/** Events after which the list of finished turns is read again. */
+const ENDINGS = new Set(['turn.completed', 'turn.failed', 'turn.stopped', 'turn.aborted']);
 
 /** Gateway-level actors in this order: the gateway, its channels, then the services it runs. */
 const RANK: Record<string, number> = { gateway: 0, channel: 1, heartbeat: 2, cron: 3, mcp_server: 4 };
@@ -82,42 +87,50 @@ function drawBoard(tree: Tree, actors: Actor[]): HTMLElement {
   );
 }
 
+/** Sessions drawn per agent: the most recent, and any with a turn running; the rest are on the Sessions page. */
+const SESSIONS_SHOWN = 6;
+
+/** The latest sessions (and any with a turn shown) as branches, and a link to the Sessions page for the others. */
+function sessionBranches(tree: Tree, sessions: Actor[], children: Map<string, Actor[]>): HTMLElement[] {
+  const sorted = sessions.slice().sort(byRecent);
+  const shown = sorted.filter((k, i) => i < SESSIONS_SHOWN || children.has(k.actor));
+  const hidden = sorted.length - shown.length;
+  return [
+    ...shown.map((k) => branch(tree, k, children)),
+    ...(hidden > 0
+      ? [
+          h(
+            'a',
+            { class: 'more-sessions muted', href: '#/sessions' },
+            `${plural(hidden, 'more session')} on the Sessions page`,
+          ),
+        ]
+      : []),
+  ];
+}
+
 /** An actor with the actors under it; a child timeline or subagent hangs under its parent the same way. */
 function branch(tree: Tree, actor: Actor, children: Map<string, Actor[]>): HTMLElement {
   const kids = (children.get(actor.actor) ?? []).slice().sort(byRecent);
   const turns = kids.filter((k) => k.machine === 'turn');
-  const others = kids.filter((k) => k.machine !== 'turn');
   // A turn whose subagents are still there stays in view however old it is.
-  const shown = turns.filter((t, i) => i < TURNS_SHOWN || children.has(t.actor));
-  const earlier = turns.filter((t) => !shown.includes(t));
+  const shownTurns = turns.filter((t, i) => i < TURNS_SHOWN || children.has(t.actor));
+  const others = kids.filter((k) => k.machine !== 'turn' && k.machine !== 'session');
+  const branches = [
+    ...sessionBranches(
+      tree,
+      kids.filter((k) => k.machine === 'session'),
+      children,
+    ),
+    ...others.map((k) => branch(tree, k, children)),
+  ];
   const sub =
-    others.length + shown.length > 0 || earlier.length > 0
+    branches.length + shownTurns.length > 0
       ? h(
           'div',
           { class: 'children' },
-          others.length ? h('div', { class: 'branches' }, ...others.map((k) => branch(tree, k, children))) : null,
-          shown.length ? h('div', { class: 'cards' }, ...shown.map((k) => branch(tree, k, children))) : null,
-          earlier.length
-            ? h(
-                'details',
-                { class: 'earlier' },
-                h('summary', {}, `${earlier.length} earlier turns`),
-                h(
-                  'ul',
-                  {},
-                  ...earlier.map((k) =>
-                    h(
-                      'li',
-                      {},
-                      h('a', { href: `#/turn/${k.turn ?? ''}` }, actorName(k)),
-                      ' ',
-                      pill(stateLabel(k.state), toneOf(k.state)),
-                      h('span', { class: 'muted' }, ` ${ago(k.at)}`),
-                    ),
-                  ),
-                ),
-              )
-            : null,
+          branches.length ? h('div', { class: 'branches' }, ...branches) : null,
+          shownTurns.length ? h('div', { class: 'cards' }, ...shownTurns.map((k) => branch(tree, k, children))) : null,
         )
       : null;
   return h('div', { class: `branch ${actor.machine}` }, cardOf(tree, actor), sub);
@@ -132,10 +145,13 @@ function drawTree(tree: Tree, actors: Actor[]): HTMLElement {
   const children = new Map<string, Actor[]>();
   const gatewayLevel: Actor[] = [];
   const agents: Actor[] = [];
+  const loose: Actor[] = [];
   for (const actor of actors) {
     if (actor.parent && ids.has(actor.parent) && actor.parent !== 'gateway')
       children.set(actor.parent, [...(children.get(actor.parent) ?? []), actor]);
     else if (actor.machine === 'agent') agents.push(actor);
+    // An agent that has not moved since the gateway started (it answers later) is not listed: its sessions still are.
+    else if (actor.machine === 'session') loose.push(actor);
     else gatewayLevel.push(actor);
   }
   const channels = gatewayLevel.filter((a) => a.machine === 'channel').length;
@@ -154,7 +170,7 @@ function drawTree(tree: Tree, actors: Actor[]): HTMLElement {
       h('h2', {}, 'Gateway', heading ? h('span', { class: 'muted' }, ` · ${heading}`) : null),
       h('div', { class: 'cards' }, ...gatewayLevel.sort(byRank).map((a) => cardOf(tree, a))),
     ),
-    agents.length
+    agents.length + loose.length
       ? h(
           'section',
           { class: 'group agents' },
@@ -163,6 +179,7 @@ function drawTree(tree: Tree, actors: Actor[]): HTMLElement {
             'div',
             { class: 'branches' },
             ...agents.sort((a, b) => a.actor.localeCompare(b.actor)).map((a) => branch(tree, a, children)),
+            ...sessionBranches(tree, loose, children),
           ),
         )
       : null,
@@ -198,7 +215,7 @@ function detailView(detail: ActorDetail): HTMLElement {
     detail.reason && detail.reason !== 'completed'
       ? h('p', { class: `reason${toneOf(detail.state) === 'bad' ? ' bad' : ''}` }, detail.reason)
       : null,
-    chart ? h('div', { class: 'chart-wrap large' }, chart) : null,
+    chart ? h('div', { class: 'chart-wrap large' }, zoomable(chart)) : null,
     moves.length ? h('p', { class: 'any-state muted' }, `from any state: ${moves.join(' · ')}`) : null,
     h('h3', {}, 'Moves'),
     h(
@@ -233,12 +250,20 @@ export const machinesPage: Page = (root, param) => {
   const actors = new Map<string, Actor>();
   let reread: ReturnType<typeof setTimeout> | undefined;
 
+  const finished = finishedTurns();
+  /** Turns this page saw running: once they end they stay as cards (the latest few per session) until it closes. */
+  const watched = new Set<string>();
   const draw = (): void => replace(board, drawBoard(tree, [...actors.values()]));
   const refresh = async (): Promise<void> => {
-    const reply = await getJson<{ actors: Actor[] }>('/api/actors');
+    const reply = await getJson<{ actors: Actor[] }>('/api/actors?live=true');
     if (!reply.ok) return replace(board, h('p', { class: 'error' }, errorText(reply.body, reply.status)));
+    const kept = [...actors.values()].filter((a) => watched.has(a.key) && finishedWork(a));
     actors.clear();
-    for (const actor of reply.body.actors) actors.set(actor.key, actor);
+    for (const actor of kept) actors.set(actor.key, actor);
+    for (const actor of reply.body.actors) {
+      actors.set(actor.key, actor);
+      if (!finishedWork(actor)) watched.add(actor.key);
+    }
     draw();
   };
   const openDetail = async (key: string): Promise<void> => {
@@ -269,11 +294,13 @@ export const machinesPage: Page = (root, param) => {
         ...(event.data.from ? { from: event.data.from } : {}),
       };
       actors.set(key, next);
+      if (!finishedWork(next)) watched.add(key);
       const card = tree.cards.get(key);
       if (card) updateCard(card, next, true);
       else rereadSoon();
       if (param === key) void openDetail(param);
     } else if (REREAD.has(event.type)) rereadSoon();
+    if (ENDINGS.has(event.type)) finished.reload();
   });
   replace(
     root,
@@ -293,6 +320,7 @@ export const machinesPage: Page = (root, param) => {
     ),
     detail,
     board,
+    finished.node,
   );
   void getJson<{ machines: Record<string, ChartNode> }>('/api/machines').then((reply) => {
     tree.charts = reply.ok ? reply.body.machines : {};

@@ -18,7 +18,9 @@ export const pluginsPage: Page = (root) => {
         h(
           'p',
           { class: 'muted' },
-          'No plugins installed (or the gateway is stopped). `tern plugins install NAME` installs one.',
+          'No plugins installed (or the gateway is stopped). ',
+          h('code', {}, 'tern plugins install NAME'),
+          ' installs one.',
         ),
       );
     replace(

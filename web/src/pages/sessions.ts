@@ -1,6 +1,6 @@
 import { errorText, getJson, sendJson } from '../api.js';
 import { transcriptGroups } from '../components/conversation.js';
-import { costTag } from '../components/cost.js';
+import { costTag, tokensText } from '../components/cost.js';
 import { idChip, pill, toneOf } from '../components/ids.js';
 import { stats } from '../components/stats.js';
 import { h, replace } from '../dom.js';
@@ -40,8 +40,8 @@ function sessionItem(row: SessionRow): HTMLElement {
       { class: 'session-facts muted' },
       `agent ${row.agent || '—'}`,
       row.sender ? ` · from ${row.sender}` : '',
-      ` · ${plural(row.turns, 'turn')} · ${plural(row.messages, 'message')} · ${exact(row.input_tokens)} in / ${exact(row.output_tokens)} out tokens · cost `,
-      costTag(row.model_calls, row.cost_usd, row.unpriced_calls),
+      ` · ${plural(row.turns, 'turn')} · ${plural(row.messages, 'message')} · ${tokensText(row.model_calls, row.input_tokens, row.output_tokens, row.unreported_calls)} · cost `,
+      costTag(row.model_calls, row.cost_usd, row.unpriced_calls, row.unreported_calls),
     ),
     h('div', { class: 'session-last' }, preview(row.last_text, 120)),
   );
@@ -53,7 +53,7 @@ function detailView(detail: SessionDetail, clear: () => void): HTMLElement {
   const webChat = about.channel === 'pico' && about.chat.startsWith('direct:');
   const resume = (): void => {
     localStorage.setItem(CHAT_SESSION, about.chat.slice('direct:'.length));
-    window.location.hash = '#/chat';
+    window.location.hash = `#/chat/${about.chat.slice('direct:'.length)}`;
   };
   return h(
     'section',
@@ -78,13 +78,23 @@ function detailView(detail: SessionDetail, clear: () => void): HTMLElement {
           'tokens',
           `${exact(about.input_tokens)} in${about.cached_input_tokens ? ` (${exact(about.cached_input_tokens)} cached)` : ''} / ${exact(about.output_tokens)} out`,
         ],
-        ['cost', about.model_calls ? costTag(about.model_calls, about.cost_usd, about.unpriced_calls) : '—'],
+        [
+          'cost',
+          about.model_calls
+            ? costTag(about.model_calls, about.cost_usd, about.unpriced_calls, about.unreported_calls)
+            : '—',
+        ],
         ['first active', h('span', { title: stamp(about.first_at) }, ago(about.first_at))],
         ['last active', h('span', { title: stamp(about.last_at) }, ago(about.last_at))],
       ],
       'session-facts',
     ),
-    h('p', { class: 'muted mono wrap small', title: 'session key' }, about.session_key),
+    // Wraps between its parts (`|`), never inside a word.
+    h(
+      'p',
+      { class: 'muted mono wrap small session-key', title: 'session key' },
+      ...about.session_key.split('|').flatMap((part, i) => (i === 0 ? [part] : ['|', h('wbr'), part])),
+    ),
     h('p', { id: 'session-message', class: 'muted' }),
     h(
       'div',
@@ -117,9 +127,9 @@ function detailView(detail: SessionDetail, clear: () => void): HTMLElement {
               h(
                 'div',
                 { class: 'muted small turn-facts' },
-                `${stamp(t.at)} · ${t.ms === undefined ? 'running' : duration(t.ms)} · ${plural(t.model_calls, 'model call')} · ${exact(t.input_tokens)} in / ${exact(t.output_tokens)} out tokens`,
+                `${stamp(t.at)} · ${t.ms === undefined ? 'running' : duration(t.ms)} · ${plural(t.model_calls, 'model call')} · ${tokensText(t.model_calls, t.input_tokens, t.output_tokens, t.unreported_calls)}`,
                 t.model_calls ? ' · cost ' : null,
-                t.model_calls ? costTag(t.model_calls, t.cost_usd, t.unpriced_calls) : null,
+                t.model_calls ? costTag(t.model_calls, t.cost_usd, t.unpriced_calls, t.unreported_calls) : null,
               ),
             ),
           ),

@@ -57,6 +57,9 @@ const source = (s: Installed): string =>
       ? 'built-in'
       : 'local';
 
+/** Where a skill was found, as a person says it. */
+const ROOTS: Record<string, string> = { builtin: 'built-in' };
+
 function table(header: string[], rows: HTMLElement[], empty: string): HTMLElement {
   if (rows.length === 0) return h('p', { class: 'muted' }, empty);
   return h(
@@ -77,15 +80,22 @@ export const skillsPage: Page = (root) => {
     replace(message, h('span', { class: kind === 'error' ? 'error' : '' }, text), ...extra);
   const failed = (reply: ApiReply<ApiErrorBody>) => say(errorText(reply.body, reply.status), 'error');
 
+  /** Installed skills' names and registry slugs: a search result among them is not offered for install. */
+  let have = new Set<string>();
+  /** Built-in skills' names: a registry skill of the same name takes their place once installed. */
+  let builtins = new Set<string>();
   const loadInstalled = async (): Promise<void> => {
     const reply = await getJson<{ skills: Installed[] }>('/api/skills');
     if (!reply.ok) return replace(installed, errorText(reply.body, reply.status));
+    const mine = reply.body.skills.filter((s) => s.root !== 'builtin');
+    have = new Set(mine.flatMap((s) => [s.name, s.folder, ...(s.origin ? [s.origin.slug] : [])]));
+    builtins = new Set(reply.body.skills.filter((s) => s.root === 'builtin').map((s) => s.name));
     const rows = reply.body.skills.map((s) =>
       h(
         'tr',
         { 'data-skill': s.folder, 'data-root': s.root },
         h('td', {}, s.name),
-        h('td', {}, s.root),
+        h('td', {}, ROOTS[s.root] ?? s.root),
         h('td', {}, source(s)),
         h('td', {}, `${s.shadowed ? '(hidden by an earlier root) ' : ''}${s.description}`),
         h(
@@ -154,7 +164,17 @@ export const skillsPage: Page = (root) => {
         h('td', {}, [r.registry, ...r.also_in].join(', ')),
         h('td', {}, r.score.toFixed(3)),
         h('td', {}, r.summary),
-        h('td', {}, h('button', { type: 'button', class: 'skill-install', onclick: () => void install(r) }, 'Install')),
+        h(
+          'td',
+          {},
+          have.has(r.slug)
+            ? h('span', { class: 'muted skill-installed' }, 'Installed')
+            : h(
+                'button',
+                { type: 'button', class: 'skill-install', onclick: () => void install(r) },
+                builtins.has(r.slug) ? 'Install over built-in' : 'Install',
+              ),
+        ),
       ),
     );
     const failures = reply.body.failures.map((f) => h('li', { class: 'error' }, `${f.registry}: ${f.error}`));

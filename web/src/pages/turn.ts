@@ -38,8 +38,13 @@ function summary(t: TurnView, started: Envelope<'turn.started'> | undefined): HT
       'tool calls',
       `${tools.length}${tools.some((s) => !s.ok) ? ` (${tools.filter((s) => !s.ok).length} failed)` : ''}`,
     ],
-    ['tokens', `${exact(usage.input_tokens)} in${cached} / ${exact(usage.output_tokens)} out`],
-    ['cost', usage.calls ? costTag(usage.calls, usage.cost_usd, usage.unpriced_calls) : '—'],
+    [
+      'tokens',
+      usage.calls > 0 && usage.unreported_calls >= usage.calls
+        ? 'unknown'
+        : `${exact(usage.input_tokens)} in${cached} / ${exact(usage.output_tokens)} out${usage.unreported_calls ? ' + unknown' : ''}`,
+    ],
+    ['cost', usage.calls ? costTag(usage.calls, usage.cost_usd, usage.unpriced_calls, usage.unreported_calls) : '—'],
     ['agent', parts.agent ?? t.events[0]?.agent ?? '—'],
     [
       'session',

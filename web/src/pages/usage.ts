@@ -1,7 +1,7 @@
 import { errorText, getJson } from '../api.js';
 import type { BudgetView, UsageReport, UsageRowView } from '../../../bus/api-shapes.js';
 import { barChart } from '../components/bar-chart.js';
-import { costTag } from '../components/cost.js';
+import { costTag, moneyTick } from '../components/cost.js';
 import { stats } from '../components/stats.js';
 import { h, place, replace, type Child } from '../dom.js';
 import { costText, count, exact, money, plural } from '../format.js';
@@ -56,9 +56,13 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 const dayLabel = (key: string): string => `${MONTHS[Number(key.slice(5, 7)) - 1] ?? ''} ${Number(key.slice(8, 10))}`;
 const bucketLabel = (key: string, by: Range['by']): string => (by === 'hour' ? key.slice(11) : dayLabel(key));
 
-const costOfRow = (row: UsageRowView): string => costText(row.calls, row.cost_usd, row.unpriced_calls);
+/** Answers whose cost is unknown: of a model without a price, or without usage figures. */
+const unknownCalls = (row: UsageRowView): number => Math.min(row.calls, row.unpriced_calls + row.unreported_calls);
 
-const costCell = (row: UsageRowView): HTMLElement => costTag(row.calls, row.cost_usd, row.unpriced_calls);
+const costOfRow = (row: UsageRowView): string => costText(row.calls, row.cost_usd, unknownCalls(row));
+
+const costCell = (row: UsageRowView): HTMLElement =>
+  costTag(row.calls, row.cost_usd, row.unpriced_calls, row.unreported_calls);
 
 const empty = (key: string): UsageRowView => ({
   key,
@@ -71,6 +75,7 @@ const empty = (key: string): UsageRowView => ({
   reasoning_tokens: 0,
   cost_usd: 0,
   unpriced_calls: 0,
+  unreported_calls: 0,
 });
 
 /** What the legend adds about a column: its answers and turns, reasoning tokens among the output. */
@@ -143,9 +148,9 @@ function charts(series: UsageReport, range: Range): HTMLElement[] {
     h('h2', {}, `Cost per ${per}`),
     barChart({
       id: 'usage-cost',
-      title: `cost per ${per} in US dollars (? marks answers of a model without a price)`,
+      title: `cost per ${per} in US dollars (? marks answers whose cost is unknown)`,
       whole: false,
-      axis: (usd) => (usd === 0 ? '$0' : money(usd)),
+      axis: moneyTick,
       ...columns,
       series: [
         {
@@ -156,13 +161,13 @@ function charts(series: UsageReport, range: Range): HTMLElement[] {
           format: (_value, column) => (buckets[column] ? costOfRow(buckets[column]) : ''),
         },
       ],
-      marks: buckets.map((row) => row.unpriced_calls > 0),
+      marks: buckets.map((row) => unknownCalls(row) > 0),
     }),
-    buckets.some((row) => row.unpriced_calls > 0)
+    buckets.some((row) => unknownCalls(row) > 0)
       ? h(
           'p',
           { class: 'muted small', id: 'usage-cost-marks' },
-          'A ? over a column: it has answers of a model without a price, whose cost is unknown.',
+          'A ? over a column: it has answers of a model without a price or without usage figures, whose cost is unknown.',
         )
       : null,
   ].filter((node): node is HTMLElement => node !== null);
@@ -198,14 +203,14 @@ function breakdown(id: string, what: string, report: UsageReport): HTMLElement {
             'tr',
             { 'data-key': row.key },
             h('td', { class: 'name' }, row.key),
-            h('td', { class: 'num' }, exact(row.calls)),
-            h('td', { class: 'num' }, exact(row.input_tokens)),
-            h('td', { class: 'num' }, exact(row.cached_input_tokens)),
-            h('td', { class: 'num' }, exact(row.output_tokens)),
-            h('td', { class: 'num' }, costCell(row)),
+            h('td', { class: 'num', 'data-label': 'answers' }, exact(row.calls)),
+            h('td', { class: 'num', 'data-label': 'input' }, exact(row.input_tokens)),
+            h('td', { class: 'num', 'data-label': 'cached' }, exact(row.cached_input_tokens)),
+            h('td', { class: 'num', 'data-label': 'output' }, exact(row.output_tokens)),
+            h('td', { class: 'num', 'data-label': 'cost' }, costCell(row)),
             h(
               'td',
-              { class: 'share' },
+              { class: 'share', 'data-label': 'share of tokens' },
               h('span', { class: 'share-track', title: `${share.toFixed(1)}%` }, fill),
               h('span', { class: 'share-text' }, `${Math.round(share)}%`),
             ),
@@ -281,12 +286,12 @@ function view(range: Range, series: UsageReport, models: UsageReport, agents: Us
   const facts = stats(
     [
       ['cost', costCell(total)],
-      ['input tokens', exact(total.input_tokens)],
+      ['input tokens', `${exact(total.input_tokens)}${total.unreported_calls ? ' + unknown' : ''}`],
       ['cached input', exact(total.cached_input_tokens)],
       ...(total.cache_write_input_tokens
         ? [['written to cache', exact(total.cache_write_input_tokens)] as [string, Child]]
         : []),
-      ['output tokens', exact(total.output_tokens)],
+      ['output tokens', `${exact(total.output_tokens)}${total.unreported_calls ? ' + unknown' : ''}`],
       ['model answers', exact(total.calls)],
       ['turns', exact(total.turns)],
     ],
