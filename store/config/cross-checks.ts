@@ -131,6 +131,7 @@ export const CHANNEL_KINDS = [
   'feishu',
   'wecom',
   'matrix',
+  'irc',
   'pico',
 ] as const;
 

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { bool, secret, text } from './fields.js';
 import { optional } from './shared.js';
+import { ircSettings } from './channels/irc.js';
 import { matrixSettings } from './channels/matrix.js';
 
 /**
@@ -61,6 +62,7 @@ export const channelKindSettings = {
     base_url: described(text(), 'Cloud API: Graph API root (default https://graph.facebook.com), e.g. an emulator'),
   }),
   matrix: matrixSettings,
+  irc: ircSettings,
 };
 
 export type ChannelKind = keyof typeof channelKindSettings;
