@@ -111,6 +111,18 @@ async function onebot(name: string, entry: ChannelEntry): Promise<ProbeResult> {
   return { ok: true, detail: 'connected and logged in (get_login_info answered)' };
 }
 
+/** An IRC login (PASS or SASL) on a connection of its own; the nick is taken, the server gives it a `_` more. */
+async function irc(name: string, entry: ChannelEntry): Promise<ProbeResult> {
+  const { createIrcChannel } = await import('./irc/create.js');
+  const channel = await createIrcChannel(name, entry);
+  try {
+    await channel.start({ onMessage: () => {}, onConnected: () => {}, onFailed: () => {} });
+  } finally {
+    await channel.stop();
+  }
+  return { ok: true, detail: 'connected and logged in (the server welcomed the bot)' };
+}
+
 /**
  * Whether a channel of this kind can start with its settings, by one authenticated call; undefined for a kind not
  * probed here. A WeCom bot has one long connection: a probe's would displace the running gateway's, so it is skipped.
@@ -120,7 +132,13 @@ export function probeSettings(
   name: string,
   entry: ChannelEntry,
 ): Promise<ProbeResult | 'skipped'> | undefined {
-  const probes: Record<string, (n: string, e: ChannelEntry) => Promise<ProbeResult>> = { feishu, dingtalk, qq, onebot };
+  const probes: Record<string, (n: string, e: ChannelEntry) => Promise<ProbeResult>> = {
+    feishu,
+    dingtalk,
+    qq,
+    onebot,
+    irc,
+  };
   if (kind === 'wecom') return Promise.resolve('skipped');
   const probe = probes[kind];
   if (!probe) return undefined;

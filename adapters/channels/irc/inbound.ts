@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChannelMessage } from '../channel.js';
 
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * A PRIVMSG to the bot or to a channel it is in, in the dispatch vocabulary. In a channel the bot is addressed by
@@ -16,8 +16,8 @@ export function inbound(
   self: string,
 ): ChannelMessage | undefined {
   const direct = !/^[#&+!]/.test(target);
-  const address = new RegExp(`^${escape(self)}[:,]\\s*`, 'i');
-  const mentioned = direct || address.test(text) || new RegExp(`\\b${escape(self)}\\b`, 'i').test(text);
+  const address = new RegExp(`^${escapeRegExp(self)}[:,]\\s*`, 'i');
+  const mentioned = direct || address.test(text) || new RegExp(`\\b${escapeRegExp(self)}\\b`, 'i').test(text);
   const body = (direct ? text : text.replace(address, '')).trim();
   if (body === '') return undefined;
   const account = event.account ?? event.tags.account;

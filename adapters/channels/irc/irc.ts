@@ -18,6 +18,8 @@ export interface IrcOptions {
   sasl?: { account: string; password: string };
   channels: string[];
   requestCaps: string[];
+  /** How long the login may take before the channel gives up (a server that accepts and says nothing). */
+  loginTimeoutMs?: number;
   /** How long a sent message may wait for the server's echo before it counts as maybe sent. */
   echoTimeoutMs?: number;
 }
@@ -69,8 +71,14 @@ export class IrcChannel implements Channel {
     client.requestCap([MULTILINE, ...this.options.requestCaps]);
     return new Promise<void>((resolve, reject) => {
       let registered = false;
+      const loginMs = this.options.loginTimeoutMs ?? 30_000;
+      const login = setTimeout(() => {
+        reject(new ChannelError('network', `the IRC server did not welcome the bot within ${loginMs / 1000} s`));
+        client.quit();
+      }, loginMs);
       client.on('registered', () => {
         registered = true;
+        clearTimeout(login);
         if (this.options.nickservPassword) client.say('NickServ', `IDENTIFY ${this.options.nickservPassword}`);
         for (const channel of this.options.channels) client.join(channel);
         hooks.onConnected();
@@ -88,6 +96,7 @@ export class IrcChannel implements Channel {
       });
       client.on('close', () => {
         this.failEchoes(new ChannelError('network', 'the IRC connection closed'));
+        clearTimeout(login);
         if (!registered) reject(new ChannelError('network', 'the IRC server closed the connection before login'));
         else if (!this.stopping && this.client === client)
           hooks.onFailed(new ChannelError('network', 'the IRC connection closed'));
