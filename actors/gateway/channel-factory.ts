@@ -171,6 +171,8 @@ export async function createChannel(
       return (await import('../../adapters/channels/matrix/from-entry.js')).matrixFromEntry(name, entry);
     case 'irc':
       return (await import('../../adapters/channels/irc/create.js')).createIrcChannel(name, entry);
+    case 'signal':
+      return (await import('../../adapters/channels/signal/create.js')).createSignalChannel(name, entry);
     default:
       throw new ChannelError(
         'bad_settings',

@@ -132,6 +132,7 @@ export const CHANNEL_KINDS = [
   'wecom',
   'matrix',
   'irc',
+  'signal',
   'pico',
 ] as const;
 

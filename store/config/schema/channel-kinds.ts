@@ -3,6 +3,7 @@ import { bool, secret, text } from './fields.js';
 import { optional } from './shared.js';
 import { ircSettings } from './channels/irc.js';
 import { matrixSettings } from './channels/matrix.js';
+import { signalSettings } from './channels/signal.js';
 
 /**
  * The settings of each channel kind beyond those every entry has (`channel-list.ts`), each field described: the
@@ -63,6 +64,7 @@ export const channelKindSettings = {
   }),
   matrix: matrixSettings,
   irc: ircSettings,
+  signal: signalSettings,
 };
 
 export type ChannelKind = keyof typeof channelKindSettings;
