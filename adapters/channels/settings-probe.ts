@@ -123,6 +123,18 @@ async function irc(name: string, entry: ChannelEntry): Promise<ProbeResult> {
   return { ok: true, detail: 'connected and logged in (the server welcomed the bot)' };
 }
 
+/** signal-cli hands each message to every connected client: a short second connection takes nothing. */
+async function signal(name: string, entry: ChannelEntry): Promise<ProbeResult> {
+  const { createSignalChannel } = await import('./signal/create.js');
+  const channel = await createSignalChannel(name, entry);
+  try {
+    await channel.start({ onMessage: () => {}, onConnected: () => {}, onFailed: () => {} });
+  } finally {
+    await channel.stop();
+  }
+  return { ok: true, detail: 'signal-cli runs the account (listAccounts answered)' };
+}
+
 /**
  * Whether a channel of this kind can start with its settings, by one authenticated call; undefined for a kind not
  * probed here. A WeCom bot has one long connection: a probe's would displace the running gateway's, so it is skipped.
@@ -138,6 +150,7 @@ export function probeSettings(
     qq,
     onebot,
     irc,
+    signal,
   };
   if (kind === 'wecom') return Promise.resolve('skipped');
   const probe = probes[kind];

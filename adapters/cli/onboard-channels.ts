@@ -1,5 +1,5 @@
 // `tern onboard`'s flags for the channels set up by more than a token: Feishu / Lark, DingTalk, WeCom, QQ, OneBot
-// and IRC.
+// IRC and Signal.
 // Secrets go to .security.yml, the rest to config.json, under the peer runtime's field names.
 import type { SetupChannel } from '../../store/config/first-setup.js';
 import type { OptionSpec, OptionValues } from './command.js';
@@ -42,6 +42,16 @@ export const CHANNEL_SETUP_OPTIONS = {
   'irc-channels': { type: 'string', value: '#A,#B', description: 'and the channels it joins' },
   'irc-password': { type: 'string', value: 'PASSWORD', description: 'and its server password (PASS), if any' },
   'irc-no-tls': { type: 'boolean', description: 'and connect without TLS (default: TLS)' },
+  'signal-account': {
+    type: 'string',
+    value: '+NUMBER',
+    description: "add an enabled Signal channel: the account signal-cli's daemon runs",
+  },
+  'signal-daemon': {
+    type: 'string',
+    value: 'HOST:PORT',
+    description: 'and its JSON-RPC address (default 127.0.0.1:7583)',
+  },
 } as const satisfies Record<string, OptionSpec>;
 
 export const CHANNEL_SETUP_FLAGS = Object.keys(CHANNEL_SETUP_OPTIONS) as Array<keyof typeof CHANNEL_SETUP_OPTIONS>;
@@ -89,6 +99,12 @@ export function channelsFromFlags(values: OptionValues): SetupChannel[] {
   } else if (onebotToken) throw new UsageError('--onebot-token needs --onebot-url');
   const irc = ircFromFlags(values);
   if (irc) channels.push(irc);
+  const signal = str(values, 'signal-account');
+  const daemon = str(values, 'signal-daemon');
+  if (signal) {
+    const settings = { account: signal, ...(daemon ? { daemon_address: daemon } : {}) };
+    channels.push({ name: 'signal', settings, secrets: {} });
+  } else if (daemon) throw new UsageError('--signal-daemon needs --signal-account');
   return channels;
 }
 
