@@ -173,6 +173,8 @@ export async function createChannel(
       return (await import('../../adapters/channels/irc/create.js')).createIrcChannel(name, entry);
     case 'signal':
       return (await import('../../adapters/channels/signal/create.js')).createSignalChannel(name, entry);
+    case 'mattermost':
+      return (await import('../../adapters/channels/mattermost/create.js')).createMattermostChannel(name, entry);
     default:
       throw new ChannelError(
         'bad_settings',

@@ -133,6 +133,7 @@ export const CHANNEL_KINDS = [
   'matrix',
   'irc',
   'signal',
+  'mattermost',
   'pico',
 ] as const;
 

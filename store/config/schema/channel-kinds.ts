@@ -4,6 +4,7 @@ import { optional } from './shared.js';
 import { ircSettings } from './channels/irc.js';
 import { matrixSettings } from './channels/matrix.js';
 import { signalSettings } from './channels/signal.js';
+import { mattermostSettings } from './channels/mattermost.js';
 
 /**
  * The settings of each channel kind beyond those every entry has (`channel-list.ts`), each field described: the
@@ -65,6 +66,7 @@ export const channelKindSettings = {
   matrix: matrixSettings,
   irc: ircSettings,
   signal: signalSettings,
+  mattermost: mattermostSettings,
 };
 
 export type ChannelKind = keyof typeof channelKindSettings;
