@@ -135,6 +135,23 @@ async function signal(name: string, entry: ChannelEntry): Promise<ProbeResult> {
   return { ok: true, detail: 'signal-cli runs the account (listAccounts answered)' };
 }
 
+/** Mattermost's `users/me` with the bot's token: the REST call only, no WebSocket. */
+async function mattermost(name: string, entry: ChannelEntry): Promise<ProbeResult> {
+  const [{ mattermostSettingsSchema }, { loadClient4 }] = await Promise.all([
+    import('./mattermost/settings.js'),
+    import('./mattermost/client4.js'),
+  ]);
+  const Client4 = await loadClient4();
+  const settings = settingsOf(name, entry, mattermostSettingsSchema);
+  const client = new Client4();
+  client.setUrl(settings.server_url.replace(/\/+$/, ''));
+  client.setToken(settings.token);
+  const me = await client.getMe().catch((error: { status_code?: number; message?: string }) => {
+    throw new ChannelError('unauthorized', `users/me was refused (${error.status_code ?? error.message})`);
+  });
+  return { ok: true, detail: `reachable as @${me.username}` };
+}
+
 /**
  * Whether a channel of this kind can start with its settings, by one authenticated call; undefined for a kind not
  * probed here. A WeCom bot has one long connection: a probe's would displace the running gateway's, so it is skipped.
@@ -151,6 +168,7 @@ export function probeSettings(
     onebot,
     irc,
     signal,
+    mattermost,
   };
   if (kind === 'wecom') return Promise.resolve('skipped');
   const probe = probes[kind];

@@ -2,6 +2,7 @@ import type { Client4 } from '@mattermost/client';
 import WebSocket from 'ws';
 import { CHAT_COMMANDS } from '../command-names.js';
 import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks } from '../channel.js';
+import { loadClient4 } from './client4.js';
 import { fromPosted, mattermostTarget, wsEventSchema } from './events.js';
 
 export interface MattermostOptions {
@@ -46,7 +47,7 @@ export class MattermostChannel implements Channel {
 
   async start(hooks: ChannelHooks): Promise<void> {
     this.stopping = false;
-    const { Client4 } = await import('@mattermost/client');
+    const Client4 = await loadClient4();
     const client = new Client4();
     client.setUrl(this.options.serverUrl.replace(/\/+$/, ''));
     client.setToken(this.options.token);
@@ -54,10 +55,9 @@ export class MattermostChannel implements Channel {
     const me = await client.getMe().catch((error: unknown) => {
       throw failure(error, 'users/me');
     });
-    const socket = await this.open(`${client.getUrl().replace(/^http/, 'ws')}/api/v4/websocket`);
-    this.socket = socket;
-    socket.on('message', (raw) => {
-      this.alive(socket);
+    // Events are read from the first frame on: one can share a TCP read with the answer to the challenge.
+    const socket = await this.open(`${client.getUrl().replace(/^http/, 'ws')}/api/v4/websocket`, (raw, ws) => {
+      this.alive(ws);
       let frame: unknown;
       try {
         frame = JSON.parse(raw.toString());
@@ -69,6 +69,7 @@ export class MattermostChannel implements Channel {
       const message = fromPosted(event.data.data, me);
       if (message) void hooks.onMessage(message);
     });
+    this.socket = socket;
     socket.on('pong', () => this.alive(socket));
     socket.on('close', (code) => {
       clearTimeout(this.watchdog);
@@ -119,8 +120,9 @@ export class MattermostChannel implements Channel {
   }
 
   /** The WebSocket, authenticated: resolves on the server's OK to the challenge, a refusal is `unauthorized`. */
-  private open(url: string): Promise<WebSocket> {
+  private open(url: string, onFrame: (raw: WebSocket.RawData, ws: WebSocket) => void): Promise<WebSocket> {
     const socket = new WebSocket(url, { handshakeTimeout: 10_000 });
+    socket.on('message', (raw) => onFrame(raw, socket));
     return new Promise((resolve, reject) => {
       const seq = this.seq++;
       socket.once('open', () =>
