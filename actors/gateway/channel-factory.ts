@@ -169,6 +169,12 @@ export async function createChannel(
       return (await import('../../adapters/channels/onebot/create.js')).createOneBotChannel(name, entry);
     case 'matrix':
       return (await import('../../adapters/channels/matrix/from-entry.js')).matrixFromEntry(name, entry);
+    case 'irc':
+      return (await import('../../adapters/channels/irc/create.js')).createIrcChannel(name, entry);
+    case 'signal':
+      return (await import('../../adapters/channels/signal/create.js')).createSignalChannel(name, entry);
+    case 'mattermost':
+      return (await import('../../adapters/channels/mattermost/create.js')).createMattermostChannel(name, entry);
     default:
       throw new ChannelError(
         'bad_settings',

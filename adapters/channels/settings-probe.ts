@@ -111,6 +111,47 @@ async function onebot(name: string, entry: ChannelEntry): Promise<ProbeResult> {
   return { ok: true, detail: 'connected and logged in (get_login_info answered)' };
 }
 
+/** An IRC login (PASS or SASL) on a connection of its own; the nick is taken, the server gives it a `_` more. */
+async function irc(name: string, entry: ChannelEntry): Promise<ProbeResult> {
+  const { createIrcChannel } = await import('./irc/create.js');
+  const channel = await createIrcChannel(name, entry);
+  try {
+    await channel.start({ onMessage: () => {}, onConnected: () => {}, onFailed: () => {} });
+  } finally {
+    await channel.stop();
+  }
+  return { ok: true, detail: 'connected and logged in (the server welcomed the bot)' };
+}
+
+/** signal-cli hands each message to every connected client: a short second connection takes nothing. */
+async function signal(name: string, entry: ChannelEntry): Promise<ProbeResult> {
+  const { createSignalChannel } = await import('./signal/create.js');
+  const channel = await createSignalChannel(name, entry);
+  try {
+    await channel.start({ onMessage: () => {}, onConnected: () => {}, onFailed: () => {} });
+  } finally {
+    await channel.stop();
+  }
+  return { ok: true, detail: 'signal-cli runs the account (listAccounts answered)' };
+}
+
+/** Mattermost's `users/me` with the bot's token: the REST call only, no WebSocket. */
+async function mattermost(name: string, entry: ChannelEntry): Promise<ProbeResult> {
+  const [{ mattermostSettingsSchema }, { loadClient4 }] = await Promise.all([
+    import('./mattermost/settings.js'),
+    import('./mattermost/client4.js'),
+  ]);
+  const Client4 = await loadClient4();
+  const settings = settingsOf(name, entry, mattermostSettingsSchema);
+  const client = new Client4();
+  client.setUrl(settings.server_url.replace(/\/+$/, ''));
+  client.setToken(settings.token);
+  const me = await client.getMe().catch((error: { status_code?: number; message?: string }) => {
+    throw new ChannelError('unauthorized', `users/me was refused (${error.status_code ?? error.message})`);
+  });
+  return { ok: true, detail: `reachable as @${me.username}` };
+}
+
 /**
  * Whether a channel of this kind can start with its settings, by one authenticated call; undefined for a kind not
  * probed here. A WeCom bot has one long connection: a probe's would displace the running gateway's, so it is skipped.
@@ -120,7 +161,15 @@ export function probeSettings(
   name: string,
   entry: ChannelEntry,
 ): Promise<ProbeResult | 'skipped'> | undefined {
-  const probes: Record<string, (n: string, e: ChannelEntry) => Promise<ProbeResult>> = { feishu, dingtalk, qq, onebot };
+  const probes: Record<string, (n: string, e: ChannelEntry) => Promise<ProbeResult>> = {
+    feishu,
+    dingtalk,
+    qq,
+    onebot,
+    irc,
+    signal,
+    mattermost,
+  };
   if (kind === 'wecom') return Promise.resolve('skipped');
   const probe = probes[kind];
   if (!probe) return undefined;

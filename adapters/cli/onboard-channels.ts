@@ -1,4 +1,5 @@
-// `tern onboard`'s flags for the channels set up by more than a token: Feishu / Lark, DingTalk, WeCom, QQ and OneBot.
+// `tern onboard`'s flags for the channels set up by more than a token: Feishu / Lark, DingTalk, WeCom, QQ, OneBot
+// IRC and Signal.
 // Secrets go to .security.yml, the rest to config.json, under the peer runtime's field names.
 import type { SetupChannel } from '../../store/config/first-setup.js';
 import type { OptionSpec, OptionValues } from './command.js';
@@ -32,6 +33,25 @@ export const CHANNEL_SETUP_OPTIONS = {
     description: 'add an enabled OneBot v11 channel: the forward WebSocket (ws://…)',
   },
   'onebot-token': { type: 'string', value: 'TOKEN', description: 'and its access token, when one is set' },
+  'irc-server': {
+    type: 'string',
+    value: 'HOST:PORT',
+    description: 'add an enabled IRC channel: the server (e.g. irc.libera.chat:6697), with --irc-nick',
+  },
+  'irc-nick': { type: 'string', value: 'NICK', description: "and the bot's nickname" },
+  'irc-channels': { type: 'string', value: '#A,#B', description: 'and the channels it joins' },
+  'irc-password': { type: 'string', value: 'PASSWORD', description: 'and its server password (PASS), if any' },
+  'irc-no-tls': { type: 'boolean', description: 'and connect without TLS (default: TLS)' },
+  'signal-account': {
+    type: 'string',
+    value: '+NUMBER',
+    description: "add an enabled Signal channel: the account signal-cli's daemon runs",
+  },
+  'signal-daemon': {
+    type: 'string',
+    value: 'HOST:PORT',
+    description: 'and its JSON-RPC address (default 127.0.0.1:7583)',
+  },
 } as const satisfies Record<string, OptionSpec>;
 
 export const CHANNEL_SETUP_FLAGS = Object.keys(CHANNEL_SETUP_OPTIONS) as Array<keyof typeof CHANNEL_SETUP_OPTIONS>;
@@ -77,5 +97,35 @@ export function channelsFromFlags(values: OptionValues): SetupChannel[] {
       secrets: onebotToken ? { access_token: onebotToken } : {},
     });
   } else if (onebotToken) throw new UsageError('--onebot-token needs --onebot-url');
+  const irc = ircFromFlags(values);
+  if (irc) channels.push(irc);
+  const signal = str(values, 'signal-account');
+  const daemon = str(values, 'signal-daemon');
+  if (signal) {
+    const settings = { account: signal, ...(daemon ? { daemon_address: daemon } : {}) };
+    channels.push({ name: 'signal', settings, secrets: {} });
+  } else if (daemon) throw new UsageError('--signal-daemon needs --signal-account');
   return channels;
+}
+
+function ircFromFlags(values: OptionValues): SetupChannel | undefined {
+  const server = str(values, 'irc-server');
+  const nick = str(values, 'irc-nick');
+  const extras = ['irc-channels', 'irc-password'].filter((flag) => str(values, flag));
+  if (values['irc-no-tls'] === true) extras.push('irc-no-tls');
+  if (!server && !nick) {
+    if (extras.length > 0) throw new UsageError(`--${extras[0]} needs --irc-server and --irc-nick`);
+    return undefined;
+  }
+  if (!server || !nick) throw new UsageError('IRC needs both --irc-server and --irc-nick');
+  const list = (str(values, 'irc-channels') ?? '')
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
+  const password = str(values, 'irc-password');
+  return {
+    name: 'irc',
+    settings: { server, nick, tls: values['irc-no-tls'] !== true, ...(list.length > 0 ? { channels: list } : {}) },
+    secrets: password ? { password } : {},
+  };
 }

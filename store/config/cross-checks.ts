@@ -135,6 +135,9 @@ export const CHANNEL_KINDS = [
   'feishu',
   'wecom',
   'matrix',
+  'irc',
+  'signal',
+  'mattermost',
   'pico',
 ] as const;
 

@@ -13,6 +13,7 @@ import { FeishuEmulator } from '../channels/feishu/feishu-emulator.js';
 import { OneBotEmulator } from '../channels/onebot/onebot-emulator.js';
 import { QqEmulator } from '../channels/qq/qq-emulator.js';
 import { WeComEmulator } from '../channels/wecom/wecom-emulator.js';
+import { IrcContractEmulator } from '../channels/irc/irc-contract-emulator.js';
 import { DiscordApi } from '../support/discord-api.js';
 import { until } from '../support/eventually.js';
 import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
@@ -93,6 +94,7 @@ const REACH: Record<string, (webhook: string) => Promise<Reach>> = {
   discord: async () => contractReach(await DiscordApi.start()),
   slack: async () => contractReach(await SlackApi.start()),
   matrix: async () => contractReach(await MatrixHomeserver.start()),
+  irc: async () => contractReach(await IrcContractEmulator.start()),
   line: async (webhook) => {
     const line = await LineApi.start();
     line.attach(webhook);

@@ -55,6 +55,7 @@ const SECRET_FLAGS = [
   'qq-app-secret',
   'onebot-token',
   'matrix-token',
+  'irc-password',
 ] as const;
 
 const MATRIX_FLAGS = ['matrix-homeserver', 'matrix-user-id', 'matrix-token'] as const;

@@ -1,7 +1,10 @@
 import * as z from 'zod/mini';
 import { bool, secret, text } from './fields.js';
 import { optional } from './shared.js';
+import { ircSettings } from './channels/irc.js';
 import { matrixSettings } from './channels/matrix.js';
+import { signalSettings } from './channels/signal.js';
+import { mattermostSettings } from './channels/mattermost.js';
 
 /**
  * The settings of each channel kind beyond those every entry has (`channel-list.ts`), each field described: the
@@ -61,6 +64,9 @@ export const channelKindSettings = {
     base_url: described(text(), 'Cloud API: Graph API root (default https://graph.facebook.com), e.g. an emulator'),
   }),
   matrix: matrixSettings,
+  irc: ircSettings,
+  signal: signalSettings,
+  mattermost: mattermostSettings,
 };
 
 export type ChannelKind = keyof typeof channelKindSettings;

@@ -1,0 +1,162 @@
+import type { Client4 } from '@mattermost/client';
+import WebSocket from 'ws';
+import { CHAT_COMMANDS } from '../command-names.js';
+import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks } from '../channel.js';
+import { loadClient4 } from './client4.js';
+import { fromPosted, mattermostTarget, wsEventSchema } from './events.js';
+
+export interface MattermostOptions {
+  serverUrl: string;
+  token: string;
+  /** Silence on the socket after which the connection counts as lost. */
+  stallMs?: number;
+}
+
+/** Mattermost's post limit was 4,000 characters before 5.0 and is 16,383 since: replies split at the older one. */
+export const MATTERMOST_MAX_LENGTH = 4000;
+
+/** A REST failure as the supervisor needs it: 401 is a bad token, a status under 500 a refusal. */
+function failure(error: unknown, what: string): ChannelError {
+  const status = (error as { status_code?: number }).status_code ?? 0;
+  const message = `Mattermost ${what} failed (${status || (error as Error).message})`;
+  if (status === 401) return new ChannelError('unauthorized', message, { delivered: 'no', retry: false });
+  if (status === 429) return new ChannelError('rate_limited', message, { delivered: 'no', retry: true });
+  if (status >= 400 && status < 500) return new ChannelError('platform', message, { delivered: 'no', retry: false });
+  return new ChannelError('network', message, { delivered: 'unknown', retry: true });
+}
+
+/**
+ * A Mattermost bot account: REST calls through `@mattermost/client`'s Client4, events over the server's WebSocket.
+ * The library's WebSocketClient is not used: it needs the browser's `WebSocket` and `CloseEvent` (Node 20 has
+ * neither), logs to the console and reconnects on its own timers, which would hide the state from the gateway.
+ */
+export class MattermostChannel implements Channel {
+  readonly kind = 'mattermost';
+  readonly capabilities: ChannelCapabilities = {
+    commands: CHAT_COMMANDS,
+    streaming: true,
+    maxMessageLength: MATTERMOST_MAX_LENGTH,
+  };
+  private client: Client4 | undefined;
+  private socket: WebSocket | undefined;
+  private stopping = false;
+  private seq = 1;
+  private watchdog: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: MattermostOptions) {}
+
+  async start(hooks: ChannelHooks): Promise<void> {
+    this.stopping = false;
+    const Client4 = await loadClient4();
+    const client = new Client4();
+    client.setUrl(this.options.serverUrl.replace(/\/+$/, ''));
+    client.setToken(this.options.token);
+    this.client = client;
+    const me = await client.getMe().catch((error: unknown) => {
+      throw failure(error, 'users/me');
+    });
+    // Events are read from the first frame on: one can share a TCP read with the answer to the challenge.
+    const socket = await this.open(`${client.getUrl().replace(/^http/, 'ws')}/api/v4/websocket`, (raw, ws) => {
+      this.alive(ws);
+      let frame: unknown;
+      try {
+        frame = JSON.parse(raw.toString());
+      } catch {
+        return;
+      }
+      const event = wsEventSchema.safeParse(frame);
+      if (!event.success || event.data.event !== 'posted') return;
+      const message = fromPosted(event.data.data, me);
+      if (message) void hooks.onMessage(message);
+    });
+    this.socket = socket;
+    socket.on('pong', () => this.alive(socket));
+    socket.on('close', (code) => {
+      clearTimeout(this.watchdog);
+      if (!this.stopping && this.socket === socket)
+        hooks.onFailed(new ChannelError('network', `the Mattermost WebSocket closed (code ${code})`));
+    });
+    this.alive(socket);
+    hooks.onConnected();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.watchdog);
+    const socket = this.socket;
+    this.socket = undefined;
+    socket?.terminate();
+  }
+
+  async send(replyTo: string, text: string): Promise<string> {
+    // Mattermost renders Markdown itself.
+    const post = await this.rest()
+      .createPost({ ...mattermostTarget(replyTo), message: text })
+      .catch((error: unknown) => {
+        throw failure(error, 'posts');
+      });
+    return post.id;
+  }
+
+  async edit(_replyTo: string, messageId: string, text: string): Promise<void> {
+    await this.rest()
+      .patchPost({ id: messageId, message: text })
+      .catch((error: unknown) => {
+        throw failure(error, 'posts/patch');
+      });
+  }
+
+  async typing(replyTo: string): Promise<void> {
+    const { channel_id, root_id } = mattermostTarget(replyTo);
+    const socket = this.socket;
+    if (socket?.readyState !== WebSocket.OPEN) return;
+    const data = { channel_id, parent_id: root_id ?? '' };
+    socket.send(JSON.stringify({ seq: this.seq++, action: 'user_typing', data }));
+  }
+
+  private rest(): Client4 {
+    if (!this.client) throw new ChannelError('network', 'the Mattermost channel is not started');
+    return this.client;
+  }
+
+  /** The WebSocket, authenticated: resolves on the server's OK to the challenge, a refusal is `unauthorized`. */
+  private open(url: string, onFrame: (raw: WebSocket.RawData, ws: WebSocket) => void): Promise<WebSocket> {
+    const socket = new WebSocket(url, { handshakeTimeout: 10_000 });
+    socket.on('message', (raw) => onFrame(raw, socket));
+    return new Promise((resolve, reject) => {
+      const seq = this.seq++;
+      socket.once('open', () =>
+        socket.send(JSON.stringify({ seq, action: 'authentication_challenge', data: { token: this.options.token } })),
+      );
+      const onReply = (raw: WebSocket.RawData): void => {
+        const frame = JSON.parse(raw.toString()) as { seq_reply?: number; status?: string };
+        if (frame.seq_reply !== seq) return;
+        socket.off('message', onReply);
+        if (frame.status === 'OK') resolve(socket);
+        else reject(new ChannelError('unauthorized', 'the Mattermost WebSocket refused the token'));
+      };
+      socket.on('message', onReply);
+      socket.once('close', (code) =>
+        reject(
+          code === 4001
+            ? new ChannelError('unauthorized', 'the Mattermost WebSocket refused the token')
+            : new ChannelError('network', `the Mattermost WebSocket closed (code ${code})`),
+        ),
+      );
+      socket.on('error', (error: Error & { code?: string }) =>
+        reject(new ChannelError('network', `cannot reach the Mattermost WebSocket (${error.code ?? error.message})`)),
+      );
+    });
+  }
+
+  /** Any frame or pong proves the connection; a ping goes out after half the stall time of silence. */
+  private alive(socket: WebSocket): void {
+    clearTimeout(this.watchdog);
+    const stallMs = this.options.stallMs ?? 60_000;
+    this.watchdog = setTimeout(() => {
+      if (socket.readyState !== WebSocket.OPEN) return;
+      socket.ping();
+      this.watchdog = setTimeout(() => socket.terminate(), stallMs / 2);
+    }, stallMs / 2);
+  }
+}

@@ -1,0 +1,76 @@
+// The loopback Mattermost server as the channel contract kit sees it: direct channels with users, a thread in an
+// open channel, the bot's posts with their edits, dropped WebSockets and held REST answers.
+import type { ContractEmulator, Conversation } from '../contract/emulator.js';
+import { MattermostServer, type Post } from '../../support/mattermost-server.js';
+
+const asSent = (post: Post) => ({ id: post.id, text: post.message, edits: [...post.edits], at: post.create_at });
+
+export class MattermostContractEmulator implements ContractEmulator {
+  private constructor(readonly mm: MattermostServer) {}
+
+  static async start(): Promise<MattermostContractEmulator> {
+    return new MattermostContractEmulator(await MattermostServer.start());
+  }
+
+  settings(): Record<string, unknown> {
+    return { server_url: this.mm.url, token: this.mm.token };
+  }
+
+  secrets(): string[] {
+    return [this.mm.token];
+  }
+
+  private conversation(name: string, kind: 'D' | 'O'): Conversation {
+    const user = this.mm.user(name);
+    // A thread hangs under a post made before the bot connected; the user's messages are replies in it.
+    const root = kind === 'O' ? this.mm.rootPost(user.channelId) : undefined;
+    const said = new Map<string, Post>();
+    return {
+      sender: user.id,
+      say: async (text) => {
+        // The server sends events only to connected clients.
+        await this.mm.online();
+        const post = this.mm.say(user, user.channelId, text, kind, root ?? '');
+        said.set(post.id, post);
+        return { id: post.id };
+      },
+      sendImage: () => Promise.reject(new Error('not emulated')),
+      sendVoice: () => Promise.reject(new Error('not emulated')),
+      redeliver: () => Promise.reject(new Error('not emulated')),
+      sent: () => this.mm.botPosts(user.channelId, root).map(asSent),
+      typing: () => this.mm.typing.get(user.channelId) ?? 0,
+    };
+  }
+
+  direct(name: string): Conversation {
+    return this.conversation(name, 'D');
+  }
+
+  thread(name: string): Conversation {
+    return this.conversation(name, 'O');
+  }
+
+  rateLimitSends(): void {
+    throw new Error('not emulated');
+  }
+
+  rateLimited(): number[] {
+    return [];
+  }
+
+  outage(ms: number): Promise<void> {
+    return this.mm.outage(ms);
+  }
+
+  connections(): number {
+    return this.mm.connections();
+  }
+
+  holdSendAnswers(): { held(): number; release(): void } {
+    return this.mm.holdSendAnswers();
+  }
+
+  close(): Promise<void> {
+    return this.mm.close();
+  }
+}

@@ -1,0 +1,226 @@
+// A loopback Mattermost server: the REST API v4 routes a bot uses (`users/me`, `posts`, `posts/{id}/patch`) behind a
+// Bearer token, and the WebSocket (`/api/v4/websocket`): `authentication_challenge`, `hello`, `posted` and
+// `post_edited` events, the `user_typing` action. Users are simulated on the server's side.
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+export interface Post {
+  id: string;
+  user_id: string;
+  channel_id: string;
+  root_id: string;
+  message: string;
+  create_at: number;
+  /** Earlier texts, oldest first. */
+  edits: string[];
+}
+
+const newId = (): string => randomBytes(13).toString('hex').slice(0, 26);
+
+export class MattermostServer {
+  readonly token = `mm-${randomBytes(12).toString('hex')}`;
+  readonly bot = { id: newId(), username: 'ternbot' };
+  readonly posts: Post[] = [];
+  readonly typing = new Map<string, number>();
+  private server!: Server;
+  private readonly wss = new WebSocketServer({ noServer: true });
+  private readonly sockets = new Set<WebSocket>();
+  private refusing = false;
+  private connected = 0;
+  private seq = 0;
+  private waiting: Array<() => void> = [];
+  private hold: { answers: Array<() => void>; on: boolean } | undefined;
+
+  static async start(): Promise<MattermostServer> {
+    const mm = new MattermostServer();
+    mm.server = createServer((req, res) => void mm.rest(req, res));
+    mm.server.on('upgrade', (req, socket, head) => {
+      if (mm.refusing || !req.url?.startsWith('/api/v4/websocket'))
+        return socket.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
+      mm.wss.handleUpgrade(req, socket, head, (ws) => mm.accept(ws));
+    });
+    await new Promise<void>((resolve) => mm.server.listen(0, '127.0.0.1', resolve));
+    return mm;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  connections(): number {
+    return this.connected;
+  }
+
+  /** Resolves once the bot's WebSocket is authenticated: events before reach no one. */
+  async online(): Promise<void> {
+    if (this.sockets.size > 0) return;
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  /** A user with a direct channel to the bot. */
+  user(username: string): { id: string; username: string; channelId: string } {
+    return { id: newId(), username, channelId: newId() };
+  }
+
+  /** The user posts in a channel (`D` a direct one, `O` an open one), in a thread when `rootId` is set. */
+  say(
+    user: { id: string; username: string },
+    channelId: string,
+    message: string,
+    kind: 'D' | 'O' = 'D',
+    rootId = '',
+  ): Post {
+    const post: Post = {
+      id: newId(),
+      user_id: user.id,
+      channel_id: channelId,
+      root_id: rootId,
+      message,
+      create_at: Date.now(),
+      edits: [],
+    };
+    this.broadcast(
+      'posted',
+      { post: JSON.stringify(post), channel_type: kind, sender_name: `@${user.username}` },
+      channelId,
+    );
+    return post;
+  }
+
+  /** A post someone made earlier in an open channel, to start a thread under; returns its id. */
+  rootPost(channelId: string): string {
+    const post: Post = {
+      id: newId(),
+      user_id: newId(),
+      channel_id: channelId,
+      root_id: '',
+      message: 'topic',
+      create_at: Date.now(),
+      edits: [],
+    };
+    this.posts.push(post);
+    return post.id;
+  }
+
+  /** The bot's posts in a channel (only those in one thread, with `rootId`). */
+  botPosts(channelId: string, rootId?: string): Post[] {
+    return this.posts.filter(
+      (p) => p.user_id === this.bot.id && p.channel_id === channelId && (rootId === undefined || p.root_id === rootId),
+    );
+  }
+
+  async outage(ms: number): Promise<void> {
+    this.refusing = true;
+    for (const socket of this.sockets) socket.terminate();
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    this.refusing = false;
+  }
+
+  holdSendAnswers(): { held(): number; release(): void } {
+    const hold = { answers: [] as Array<() => void>, on: true };
+    this.hold = hold;
+    return {
+      held: () => hold.answers.length,
+      release: () => {
+        hold.on = false;
+        for (const answer of hold.answers.splice(0)) answer();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.terminate();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private broadcast(event: string, data: Record<string, unknown>, channelId: string): void {
+    for (const socket of this.sockets) {
+      socket.send(JSON.stringify({ event, data, broadcast: { channel_id: channelId }, seq: this.seq++ }));
+    }
+  }
+
+  private accept(ws: WebSocket): void {
+    this.connected += 1;
+    ws.on('message', (raw) => {
+      const frame = JSON.parse(raw.toString()) as { seq: number; action: string; data?: Record<string, string> };
+      if (frame.action === 'authentication_challenge') {
+        if (frame.data?.token !== this.token) return ws.close(4001, 'unauthorized');
+        ws.send(JSON.stringify({ status: 'OK', seq_reply: frame.seq }));
+        ws.send(JSON.stringify({ event: 'hello', data: { server_version: '11.0.0' }, seq: this.seq++ }));
+        this.sockets.add(ws);
+        for (const resolve of this.waiting.splice(0)) resolve();
+      } else if (frame.action === 'user_typing') {
+        const channel = frame.data?.channel_id ?? '';
+        this.typing.set(channel, (this.typing.get(channel) ?? 0) + 1);
+        ws.send(JSON.stringify({ status: 'OK', seq_reply: frame.seq }));
+      }
+    });
+    ws.on('close', () => this.sockets.delete(ws));
+    ws.on('error', () => undefined);
+  }
+
+  private json(res: ServerResponse, status: number, body: unknown): void {
+    // Client4 reads a body as JSON only under exactly this content type, as Mattermost sends it.
+    res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+  }
+
+  private async rest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = chunks.length > 0 ? (JSON.parse(Buffer.concat(chunks).toString()) as Record<string, string>) : {};
+    // Mattermost reads the scheme in any case (Client4 writes `BEARER`).
+    const [scheme = '', token] = (req.headers.authorization ?? '').split(' ');
+    if (scheme.toLowerCase() !== 'bearer' || token !== this.token) {
+      return this.json(res, 401, {
+        id: 'api.context.session_expired.app_error',
+        message: 'Invalid or expired session, please login again.',
+        status_code: 401,
+      });
+    }
+    const url = req.url ?? '';
+    if (req.method === 'GET' && url === '/api/v4/users/me') return this.json(res, 200, this.bot);
+    if (req.method === 'POST' && url === '/api/v4/posts') {
+      const post: Post = {
+        id: newId(),
+        user_id: this.bot.id,
+        channel_id: body.channel_id ?? '',
+        root_id: body.root_id ?? '',
+        message: body.message ?? '',
+        create_at: Date.now(),
+        edits: [],
+      };
+      this.posts.push(post);
+      this.broadcast(
+        'posted',
+        { post: JSON.stringify(post), channel_type: 'D', sender_name: '@ternbot' },
+        post.channel_id,
+      );
+      return this.answer(() => this.json(res, 201, post));
+    }
+    const patch = /^\/api\/v4\/posts\/([a-z0-9]+)\/patch$/.exec(url);
+    if (req.method === 'PUT' && patch) {
+      const post = this.posts.find((p) => p.id === patch[1]);
+      if (!post)
+        return this.json(res, 404, {
+          id: 'app.post.get.app_error',
+          message: 'Unable to get the post.',
+          status_code: 404,
+        });
+      post.edits.push(post.message);
+      post.message = body.message ?? post.message;
+      return this.answer(() => this.json(res, 200, post));
+    }
+    return this.json(res, 404, {
+      id: 'api.context.404.app_error',
+      message: 'Sorry, we could not find the page.',
+      status_code: 404,
+    });
+  }
+
+  private answer(send: () => void): void {
+    if (this.hold?.on) this.hold.answers.push(send);
+    else send();
+  }
+}
