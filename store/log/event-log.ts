@@ -439,6 +439,11 @@ export class EventLog implements EventStore {
     return 0;
   }
 
+  /** How many events the log holds (a compacted one has holes: fewer than its last seq). */
+  eventCount(): number {
+    return this.events.getKeysCount({ start: 1 });
+  }
+
   read(query: LogQuery = {}): Envelope[] {
     return [...this.iterate(query)];
   }
