@@ -26,4 +26,15 @@ export const logEvents = {
       messages: z.array(z.string()),
     }),
   ),
+  /**
+   * `tern log import FILE`: `imported` events of an archive were put back in the log at their own seq; `skipped` were
+   * there already (an import is idempotent).
+   */
+  'log.imported': lazySchema(() =>
+    z.object({
+      file: z.string(),
+      imported: z.number().int().nonnegative(),
+      skipped: z.number().int().nonnegative(),
+    }),
+  ),
 } as const;

@@ -28,6 +28,8 @@ export const archiveDir = (dir: string): string => join(dir, 'archive');
 
 export interface Retention {
   max_age_days: number;
+  /** The most the log's tables may hold after a compaction, in MB (2^20 bytes); the oldest events go first. */
+  max_size_mb?: number | undefined;
 }
 
 export interface Compacted {
@@ -39,12 +41,14 @@ export interface Compacted {
 }
 
 /** What a compaction does with each event: keep it, move it to the archive, or drop it for good. */
-type Fate = 'keep' | 'archive' | 'remove';
+export type Fate = 'keep' | 'archive' | 'remove';
 
-interface Plan {
+export interface Plan {
   /** Reads what the fates depend on from the log before it is copied. */
   prepare(log: EventLog): void;
   fate(event: Envelope): Fate;
+  /** Events to add to the log (`tern log import`), in seq order, merged with the kept ones by seq. */
+  added?: Iterable<Envelope>;
   /** Appended to the new log once it holds the kept events. */
   closing(result: Compacted): Parameters<typeof validateDraft>[0];
 }
@@ -54,7 +58,7 @@ interface Plan {
  * shrinks: a copy is how its space comes back), writes the archived ones as gzipped JSON lines under `archive/`, and
  * swaps the new files in. Holds the writer lock throughout: a running gateway refuses it (`log_locked`).
  */
-async function rewrite(dir: string, plan: Plan, now: Date): Promise<Compacted> {
+export async function rewrite(dir: string, plan: Plan, now: Date): Promise<Compacted> {
   if (!existsSync(join(dir, 'data.mdb'))) throw new LogError('log_missing', `no event log in ${dir}`);
   const release = acquireWriterLock(dir);
   const stamp = now.toISOString().replace(/[:.]/g, '-');
@@ -80,7 +84,7 @@ async function rewrite(dir: string, plan: Plan, now: Date): Promise<Compacted> {
           } else result.removed++;
         }
       }
-      log.restore(kept());
+      log.restore(plan.added ? mergeBySeq(kept(), plan.added) : kept());
       const written = await archive.close();
       if (written) result.archive = written;
       log.append(validateDraft(plan.closing(result)));
@@ -99,6 +103,17 @@ async function rewrite(dir: string, plan: Plan, now: Date): Promise<Compacted> {
     rmSync(fresh, { recursive: true, force: true });
     release();
   }
+}
+
+/** Two runs of events, each in seq order, as one in seq order. */
+function* mergeBySeq(a: Iterable<Envelope>, b: Iterable<Envelope>): Generator<Envelope> {
+  const second = b[Symbol.iterator]();
+  let next = second.next();
+  for (const event of a) {
+    for (; !next.done && next.value.seq < event.seq; next = second.next()) yield next.value;
+    yield event;
+  }
+  for (; !next.done; next = second.next()) yield next.value;
 }
 
 /**
@@ -152,6 +167,8 @@ export function compactLog(dir: string, retention: Retention, now = new Date()):
   const cutoff = now.getTime() - retention.max_age_days * DAY_MS;
   /** Each session's latest checkpoint. */
   const checkpoints = new Map<string, number>();
+  /** With `max_size_mb`: the oldest event that fits, counted back from the newest. */
+  let firstFitting = 0;
   return rewrite(
     dir,
     {
@@ -159,9 +176,11 @@ export function compactLog(dir: string, retention: Retention, now = new Date()):
         for (const event of log.iterate({ type: CHECKPOINT_TYPES })) {
           if (event.session !== undefined) checkpoints.set(event.session, event.seq);
         }
+        if (retention.max_size_mb !== undefined) firstFitting = firstFittingSeq(log, retention.max_size_mb);
       },
       fate(event) {
-        if (event.at >= cutoff || USAGE_TYPES.has(event.type)) return 'keep';
+        const young = event.at >= cutoff && event.seq >= firstFitting;
+        if (young || USAGE_TYPES.has(event.type)) return 'keep';
         const from = event.session === undefined ? undefined : checkpoints.get(event.session);
         return from !== undefined && event.seq >= from && HISTORY.has(event.type) ? 'keep' : 'archive';
       },
@@ -172,6 +191,22 @@ export function compactLog(dir: string, retention: Retention, now = new Date()):
     },
     now,
   );
+}
+
+/**
+ * The seq from which the newest events take at most `maxMb` of the log: each event counted at the log's mean (its
+ * tables' bytes over its events: a blob named by many events is shared by them), the ones kept whatever their age
+ * included, so the log may stay a little over.
+ */
+function firstFittingSeq(log: EventLog, maxMb: number): number {
+  const count = log.eventCount();
+  if (count === 0) return 0;
+  const fitting = Math.floor((maxMb * 2 ** 20) / (log.storedBytes().total / count));
+  if (fitting >= count) return 0;
+  if (fitting === 0) return Number.MAX_SAFE_INTEGER;
+  let seq = 0;
+  for (const event of log.iterate({ order: 'desc', limit: fitting })) seq = event.seq;
+  return seq;
 }
 
 /**

@@ -6,7 +6,8 @@ export type LogErrorCode =
   | 'log_closed'
   | 'log_corrupted'
   | 'log_unsafe'
-  | 'log_fenced';
+  | 'log_fenced'
+  | 'archive_unreadable';
 
 export class LogError extends Error {
   constructor(

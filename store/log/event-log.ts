@@ -10,7 +10,9 @@ import { LmdbFile, type Damage } from './lmdb-file.js';
 import { queryFilter, type EventStore, type LogQuery } from './event-store.js';
 import { PostingIndex } from './posting-index.js';
 import { BlobStore } from './blobs.js';
+import { Names } from './names.js';
 import { compactForm, expand } from './stored-form.js';
+import { isNumbered, withNames } from './named-form.js';
 import { acquireWriterLock, makeLogFilesPrivate } from './writer-lock.js';
 
 /**
@@ -209,26 +211,34 @@ export class EventLog implements EventStore {
     const sessions = new Map<string, number[]>();
     const turns = new Map<string, number[]>();
     const types = new Map<string, number[]>();
-    const { root, events, bySession, byTurn, byType, shapes, blobs } = this.databases;
+    const { root, events, bySession, byTurn, byType, shapes, blobs, names } = this.databases;
     let mirrored = this.shapesMirrored;
-    root.transactionSync(() => {
-      for (const event of batch) {
-        void events.put(event.seq, blobs ? compactForm(event, blobs) : event);
-        addPosting(sessions, event.session, event.seq);
-        addPosting(turns, event.turn, event.seq);
-        addPosting(types, event.type, event.seq);
-      }
-      bySession.write(sessions);
-      byTurn.write(turns);
-      byType.write(types);
-      // A second copy of the record shapes lmdb keeps at key 0 of `events` (they only grow): without them no event
-      // can be decoded, and a salvage of a log whose page with key 0 is damaged reads them here (`log-check.ts`).
-      const current = shapes ? events.getBinary(0) : undefined;
-      if (shapes && current && current.length !== mirrored) {
-        void shapes.put(0, Buffer.from(current));
-        mirrored = current.length;
-      }
-    });
+    try {
+      root.transactionSync(() => {
+        for (const given of batch) {
+          // A salvage restores events as stored, by number: indexed by their names, stored as they are.
+          const event = withNames(given, names, blobs);
+          void events.put(event.seq, blobs ? compactForm(event, blobs, names) : event);
+          addPosting(sessions, event.session, event.seq);
+          addPosting(turns, event.turn, event.seq);
+          addPosting(types, event.type, event.seq);
+        }
+        bySession.write(sessions);
+        byTurn.write(turns);
+        byType.write(types);
+        // A second copy of the record shapes lmdb keeps at key 0 of `events` (they only grow): without them no event
+        // can be decoded, and a salvage of a log whose page with key 0 is damaged reads them here (`log-check.ts`).
+        const current = shapes ? events.getBinary(0) : undefined;
+        if (shapes && current && current.length !== mirrored) {
+          void shapes.put(0, Buffer.from(current));
+          mirrored = current.length;
+        }
+      });
+    } catch (error) {
+      // Numbers given to new names in the failed transaction were never stored.
+      names?.forget();
+      throw error;
+    }
     this.shapesMirrored = mirrored;
   }
 
@@ -366,10 +376,10 @@ export class EventLog implements EventStore {
    * Copies blobs as they are stored (`tern log salvage`, `tern log compact`): raw keys and values, in transactions of
    * 1,000, before the events naming them are restored.
    */
-  restoreBlobs(entries: Iterable<{ key: Buffer; value: Buffer }>): number {
+  restoreBlobs(entries: Iterable<{ key: Buffer; value: Buffer }>, table: RawTable = 'blobs'): number {
     this.checkWritable();
     const { root } = this.databases;
-    const raw = root.openDB<Buffer, Buffer>({ name: 'blobs', keyEncoding: 'binary', encoding: 'binary' });
+    const raw = root.openDB<Buffer, Buffer>({ name: table, keyEncoding: 'binary', encoding: 'binary' });
     let batch: Array<{ key: Buffer; value: Buffer }> = [];
     let written = 0;
     const flush = (): void => {
@@ -384,10 +394,10 @@ export class EventLog implements EventStore {
     return written;
   }
 
-  /** The blobs as stored, raw (a compaction copies them). */
-  *rawBlobs(): Generator<{ key: Buffer; value: Buffer }> {
-    if (!this.databases.blobs) return;
-    const raw = this.root.openDB<Buffer, Buffer>({ name: 'blobs', keyEncoding: 'binary', encoding: 'binary' });
+  /** The blobs (or names) as stored, raw (a compaction copies them). */
+  *rawBlobs(table: RawTable = 'blobs'): Generator<{ key: Buffer; value: Buffer }> {
+    if (!this.databases[table]) return;
+    const raw = this.root.openDB<Buffer, Buffer>({ name: table, keyEncoding: 'binary', encoding: 'binary' });
     for (const { key, value } of raw.getRange({ snapshot: false })) yield { key, value };
   }
 
@@ -416,7 +426,7 @@ export class EventLog implements EventStore {
 
   get(seq: number): Envelope | undefined {
     const event = this.events.get(seq);
-    return event && expand(event, this.databases.blobs);
+    return event && this.whole(event);
   }
 
   /** Lets a reading process see what other processes committed since its last read. */
@@ -427,6 +437,11 @@ export class EventLog implements EventStore {
   lastCommittedSeq(): number {
     for (const key of this.events.getKeys({ reverse: true, limit: 1 })) return key;
     return 0;
+  }
+
+  /** How many events the log holds (a compacted one has holes: fewer than its last seq). */
+  eventCount(): number {
+    return this.events.getKeysCount({ start: 1 });
   }
 
   read(query: LogQuery = {}): Envelope[] {
@@ -455,7 +470,7 @@ export class EventLog implements EventStore {
    * which grows in steps and keeps freed pages, it moves with what is stored.
    */
   storedBytes(): { total: number; tables: Record<string, number> } {
-    const { root, events, bySession, byTurn, byType, shapes, blobs } = this.databases;
+    const { root, events, bySession, byTurn, byType, shapes, blobs, names } = this.databases;
     // Stats come from the read transaction, which lmdb keeps until it is reset: it would show an old state.
     root.resetReadTxn();
     const used = (db: { getStats(): unknown } | undefined): number => {
@@ -470,6 +485,7 @@ export class EventLog implements EventStore {
       by_type: used(byType.db),
       shapes: used(shapes),
       blobs: used(blobs?.db),
+      names: used(names?.db),
     };
     return { total: Object.values(tables).reduce((sum, bytes) => sum + bytes, 0), tables };
   }
@@ -523,6 +539,19 @@ export class EventLog implements EventStore {
     this.close();
   }
 
+  /**
+   * The event as appended, from its stored form. A reader may have opened the log before its writer made the tables
+   * events name values in: they are looked for again when an event names them.
+   */
+  private whole(stored: Envelope): Envelope {
+    const { databases } = this;
+    if (isNumbered(stored)) {
+      databases.names ??= Names.open(this.root);
+      databases.blobs ??= BlobStore.open(this.root);
+    }
+    return expand(stored, databases.blobs, databases.names);
+  }
+
   private *candidates(query: LogQuery): Generator<Envelope> {
     const low = (query.after ?? 0) + 1;
     const high = Math.min(query.before ?? MAX_SEQ, MAX_SEQ);
@@ -530,17 +559,17 @@ export class EventLog implements EventStore {
     const reverse = query.order === 'desc';
     // A turn index is narrowest, then a session, then one exact type (a pattern is filtered while scanning).
     const exactType = query.type && /^[a-z_.]+$/.test(query.type) ? query.type : undefined;
-    const { byTurn, bySession, byType, blobs } = this.databases;
+    const { byTurn, bySession, byType } = this.databases;
     const index = query.turn ? byTurn : query.session ? bySession : exactType ? byType : undefined;
     const id = query.turn ?? query.session ?? exactType;
     if (!index || !id) {
       const range = reverse ? { start: high - 1, end: low - 1, reverse } : { start: low, end: high };
-      for (const { value } of this.events.getRange({ ...range, snapshot: false })) yield expand(value, blobs);
+      for (const { value } of this.events.getRange({ ...range, snapshot: false })) yield this.whole(value);
       return;
     }
     for (const seq of index.seqs(id, low - 1, high, reverse)) {
       const event = this.events.get(seq);
-      if (event) yield expand(event, blobs);
+      if (event) yield this.whole(event);
     }
   }
 }
@@ -571,6 +600,9 @@ function firstReadDamage(path: string): Damage | undefined {
     file.close();
   }
 }
+
+/** The tables events name values in, copied raw from log to log. */
+type RawTable = 'blobs' | 'names';
 
 interface TableStats {
   pageSize: number;
@@ -645,6 +677,8 @@ interface Databases {
   shapes: Database<Buffer, number> | undefined;
   /** Values events name by hash (`stored-form.ts`); absent in a log a reader opens that was written before it. */
   blobs: BlobStore | undefined;
+  /** Strings events name by number (`named-form.ts`); absent like `blobs`. */
+  names: Names | undefined;
 }
 
 function openDatabases(dir: string, readOnly: boolean): Databases {
@@ -665,5 +699,5 @@ function openDatabases(dir: string, readOnly: boolean): Databases {
     void root.close();
     throw new LogError('log_missing', `the event log in ${dir} is not initialised yet`);
   }
-  return { root, events, bySession, byTurn, byType, shapes, blobs: BlobStore.open(root) };
+  return { root, events, bySession, byTurn, byType, shapes, blobs: BlobStore.open(root), names: Names.open(root) };
 }

@@ -65,7 +65,9 @@ const eventsKey = (entry: Entry): number | undefined =>
 function asEnvelope(value: unknown, seq: number): Envelope | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const event = value as Partial<Envelope>;
-  if (event.seq !== seq || typeof event.type !== 'string' || typeof event.at !== 'number') return undefined;
+  // A type is a string, or the number of one in the `names` table (`named-form.ts`).
+  const typed = typeof event.type === 'string' || typeof event.type === 'number';
+  if (event.seq !== seq || !typed || typeof event.at !== 'number') return undefined;
   if (typeof event.data !== 'object') return undefined;
   return event as Envelope;
 }
@@ -235,11 +237,11 @@ function useCopiedShapes(file: LmdbFile, table: TableRecord | undefined, decoder
 }
 
 /** The raw entries of the log's `blobs` table (#38) that can be read, for a salvage to copy as they are. */
-export function* treeBlobs(dir: string): Generator<Entry> {
+export function* treeBlobs(dir: string, name: 'blobs' | 'names' = 'blobs'): Generator<Entry> {
   const file = LmdbFile.open(join(dir, 'data.mdb'));
   try {
     const meta = file.current();
-    const table = meta ? file.tables(meta.main).tables.get('blobs') : undefined;
+    const table = meta ? file.tables(meta.main).tables.get(name) : undefined;
     for (const walked of table ? file.walk(table) : []) if (walked.kind === 'entry') yield walked.entry;
   } finally {
     file.close();

@@ -2,6 +2,8 @@ import type { Database, RootDatabase } from 'lmdb';
 
 type ChunkKey = [string, number];
 const MAX_SEQ = 0xffffffff;
+/** A list grows by each batch until it holds this many seqs (1 KB: lmdb keeps it on its leaf page), then a new one. */
+const LIST_SEQS = 256;
 
 function encode(seqs: number[]): Buffer {
   const buffer = Buffer.allocUnsafe(seqs.length * 4);
@@ -15,9 +17,9 @@ function* decode(buffer: Buffer, reverse: boolean): Generator<number> {
 }
 
 /**
- * A secondary index from an id (session, turn) to the `seq`s of its events. Each write batch stores one
- * posting list per id, keyed `[id, first seq]`, so a batch of many events of one turn costs one put
- * instead of one per event; lists of one id never overlap and sort by their first seq.
+ * A secondary index from an id (session, turn) to the `seq`s of its events, in posting lists keyed `[id, first seq]`:
+ * lists of one id never overlap and sort by their first seq. A write batch adds its seqs of an id to that id's last
+ * list, until the list is full: a key (an id spelled out) per batch cost more than the seqs it held.
  */
 export class PostingIndex {
   private constructor(readonly db: Database<Buffer, ChunkKey>) {}
@@ -30,7 +32,18 @@ export class PostingIndex {
 
   /** Writes one batch's postings; call inside the transaction that writes their events. */
   write(postings: Map<string, number[]>): void {
-    for (const [id, seqs] of postings) void this.db.put([id, seqs[0]!], encode(seqs));
+    for (const [id, seqs] of postings) {
+      const last = this.lastList(id);
+      if (last && last.value.length < LIST_SEQS * 4) {
+        void this.db.put(last.key, Buffer.concat([last.value, encode(seqs)]));
+      } else void this.db.put([id, seqs[0]!], encode(seqs));
+    }
+  }
+
+  private lastList(id: string): { key: ChunkKey; value: Buffer } | undefined {
+    const range = { start: [id, MAX_SEQ] as ChunkKey, end: [id, -1] as ChunkKey, reverse: true, limit: 1 };
+    for (const { key, value } of this.db.getRange({ ...range, snapshot: false })) return { key, value };
+    return undefined;
   }
 
   /** Every id starting with `prefix`, in order: one key lookup per id, however many lists each has. */

@@ -86,6 +86,7 @@ export function salvageLog(dir: string, now: Date = new Date()): Salvaged {
     try {
       // The values prompts and checkpoints name (#38) first: the events keep their keys.
       log.restoreBlobs(treeBlobs(dir));
+      log.restoreBlobs(treeBlobs(dir, 'names'), 'names');
       log.restore(inOrder(), reason);
     } finally {
       log.close();

@@ -1,5 +1,7 @@
 import type { Envelope } from '../../bus/index.js';
 import { isBlobKey, type BlobKey, type BlobStore } from './blobs.js';
+import { numberedForm, withNames } from './named-form.js';
+import type { Names } from './names.js';
 
 /**
  * How a prompt and a checkpoint are kept in the log: what repeats from turn to turn (the system prompt, the tool list,
@@ -28,8 +30,16 @@ type CheckpointData = Envelope<'session.compacted'>['data'];
 const isStored = (data: unknown): data is { ref: 1; messages: BlobKey | null; count: number } =>
   typeof data === 'object' && data !== null && (data as { ref?: unknown }).ref === 1;
 
-/** The envelope as the log stores it: a new object where blobs replace values (the appended one is left alone). */
-export function compactForm(event: Envelope, blobs: BlobStore): Envelope {
+/**
+ * The envelope as the log stores it: a new object where blobs replace values and numbers repeated strings
+ * (`named-form.ts`); the appended one is left alone.
+ */
+export function compactForm(event: Envelope, blobs: BlobStore, names: Names | undefined): Envelope {
+  const stored = withBlobKeys(event, blobs);
+  return names ? numberedForm(stored, names, blobs) : stored;
+}
+
+function withBlobKeys(event: Envelope, blobs: BlobStore): Envelope {
   if (event.type === 'prompt.built' && !isStored(event.data)) {
     const data = event.data as PromptData;
     const messages = blobs.putList(data.messages);
@@ -61,7 +71,8 @@ export const namesBlobs = (event: Envelope): boolean =>
   (event.type === 'prompt.built' || event.type === 'session.compacted') && isStored(event.data);
 
 /** The envelope as it was appended: the blobs it names put back in place. */
-export function expand(event: Envelope, blobs: BlobStore | undefined): Envelope {
+export function expand(stored: Envelope, blobs: BlobStore | undefined, names: Names | undefined): Envelope {
+  const event = withNames(stored, names, blobs);
   if (!namesBlobs(event) || !blobs) return event;
   const data = event.data as unknown as StoredPrompt & StoredCheckpoint;
   const messages = blobs.getList({ key: data.messages, count: data.count });

@@ -51,7 +51,8 @@ test('a damaged index page: the chat is told, /ready says damaged; after salvage
   let page = 2;
   for (; page * PAGE < file.length; page++) {
     const bytes = file.subarray(page * PAGE, (page + 1) * PAGE);
-    if (bytes.includes('old-session-1') && !bytes.includes('old ')) break;
+    // Not the table of names (events name their session by number): it holds their type too.
+    if (bytes.includes('old-session-1') && !bytes.includes('old ') && !bytes.includes('provider.chunk')) break;
   }
   assert.ok(page * PAGE < file.length, 'the session index page is found');
   file.fill(0, page * PAGE, (page + 1) * PAGE);

@@ -37,12 +37,29 @@ async function recordTurns(home: TempHome, _url: string, count: number, sender =
   return turns;
 }
 
-function configure(home: TempHome, url: string): void {
+function configure(home: TempHome, url: string, retention: Record<string, number> = { max_age_days: 1 }): void {
   writeConfig(home.home, url);
   ensureWorkspace(home.workspace);
   const path = join(home.home, 'config.json');
   const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  writeFileSync(path, JSON.stringify({ ...config, log: { retention: { max_age_days: 1 } } }));
+  writeFileSync(path, JSON.stringify({ ...config, log: { retention } }));
+}
+
+/** `count` copies of `templates` under new turn ids, the last one now, `spacingMs` apart; returns the ids. */
+async function copyTurns(log: EventLog, templates: Envelope[][], count: number, spacingMs: number): Promise<string[]> {
+  const now = Date.now();
+  const ids: string[] = [];
+  for (let k = 0; k < count; k++) {
+    const turn = `t_copy${String(k).padStart(6, '0')}`;
+    ids.push(turn);
+    const at = now - (count - 1 - k) * spacingMs - 1;
+    for (const e of templates[k % templates.length]!) {
+      const { seq: _seq, at: _at, ...draft } = e;
+      log.append(validateDraft({ ...draft, turn, at } as never));
+    }
+    if (k % 100 === 99) await log.flushed();
+  }
+  return ids;
 }
 
 test('2,000 turns, the last 100 kept: the file shrinks, recent turns rerun identical, usage is unchanged', async () => {
@@ -52,19 +69,8 @@ test('2,000 turns, the last 100 kept: the file shrinks, recent turns rerun ident
     configure(home, model.url);
     const templates = await recordTurns(home, model.url, 5);
     // The long history: copies of the real turns under new turn ids, 100 a day, the last one now.
-    const now = Date.now();
     const log = EventLog.open(home.sessions);
-    const ids: string[] = [];
-    for (let k = 0; k < TURNS; k++) {
-      const turn = `t_copy${String(k).padStart(6, '0')}`;
-      ids.push(turn);
-      const at = now - (TURNS - 1 - k) * SPACING_MS - 1;
-      for (const e of templates[k % templates.length]!) {
-        const { seq: _seq, at: _at, ...draft } = e;
-        log.append(validateDraft({ ...draft, turn, at } as never));
-      }
-      if (k % 100 === 99) await log.flushed();
-    }
+    const ids = await copyTurns(log, templates, TURNS, SPACING_MS);
     await log.closeAfterFlush();
     const usage = await runCliAsync(['usage', '--json'], home.env);
     const sizeBefore = statSync(join(home.sessions, 'data.mdb')).size;
@@ -118,6 +124,66 @@ test('2,000 turns, the last 100 kept: the file shrinks, recent turns rerun ident
       events.every((e) => e.turn === ids[1000]),
       true,
     );
+
+    // `tern log import` puts the archive back at its seqs: the archived turn reruns identical; twice adds nothing.
+    const file = join(home.sessions, result.archive);
+    const imported = await runCliAsync(['log', 'import', file, '--json'], home.env);
+    assert.equal(JSON.parse(imported.stdout), { ok: true, imported: result.archived, skipped: 0 }, imported.stderr);
+    const again = await runCliAsync(['log', 'import', file, '--json'], home.env);
+    assert.equal(JSON.parse(again.stdout), { ok: true, imported: 0, skipped: result.archived }, again.stderr);
+    const whole = EventLog.open(home.sessions, { readOnly: true });
+    try {
+      const back = whole.read({ turn: ids[1000]! });
+      assert.equal(
+        back.map((e) => e.type),
+        templates[1000 % templates.length]!.map((e) => e.type),
+      );
+      assert.equal((await rerunTurn(back)).identical, true);
+      assert.equal(
+        whole.read({ type: 'log.imported' }).map((e) => e.data),
+        [
+          { file: result.archive.slice('archive/'.length), imported: result.archived, skipped: 0 },
+          { file: result.archive.slice('archive/'.length), imported: 0, skipped: result.archived },
+        ],
+      );
+    } finally {
+      whole.close();
+    }
+    assert.equal((await runCliAsync(['usage', '--json'], home.env)).stdout, usage.stdout);
+    const broken = await runCliAsync(['log', 'import', join(home.home, 'config.json')], home.env);
+    assert.equal([broken.code, broken.stderr.includes('cannot import that file')], [1, true], broken.stderr);
+  } finally {
+    model.close();
+    home.remove();
+  }
+});
+
+test('max_size_mb archives the oldest turns first and keeps the latest checkpoint of each session', async () => {
+  const model = await startInstantModel();
+  const home = tempHome();
+  try {
+    configure(home, model.url, { max_age_days: 90, max_size_mb: 1 });
+    const templates = await recordTurns(home, model.url, 5);
+    const log = EventLog.open(home.sessions);
+    const keys = { agent: 'main', session: 'sk_v1_quiet', at: Date.now() - 60_000 };
+    const said = { role: 'user' as const, content: 'the flat viewing is on Tuesday' };
+    log.append(validateDraft({ ...keys, type: 'session.compacted', data: { summary: 'flat', messages: [said] } }));
+    const ids = await copyTurns(log, templates, 1000, 1000);
+    await log.closeAfterFlush();
+    const compacted = await runCliAsync(['log', 'compact', '--json'], home.env);
+    assert.equal(compacted.code, 0, compacted.stderr);
+    const after = EventLog.open(home.sessions, { readOnly: true });
+    try {
+      const started = after.read({ type: 'turn.started' }).map((e) => e.turn!);
+      const copies = started.filter((turn) => turn.startsWith('t_copy'));
+      assert.ok(copies.length > 50 && copies.length < 900, `${copies.length} turns kept`);
+      assert.equal(copies, ids.slice(ids.length - copies.length));
+      assert.equal(after.read({ session: 'sk_v1_quiet' }).length, 1);
+      const { total } = after.storedBytes();
+      assert.ok(total < 1.25 * 2 ** 20, `${total} bytes kept`);
+    } finally {
+      after.close();
+    }
   } finally {
     model.close();
     home.remove();

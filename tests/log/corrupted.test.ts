@@ -273,8 +273,9 @@ test('salvage keeps every readable event at its seq, marks each lost one, keeps 
 });
 
 test('a write meeting a damaged index page fails as damaged with the way out; what waits is kept', async ({ home }) => {
-  // The session index's one leaf: it names the sessions but holds no event text.
-  const page = pageHolding(readFileSync(dataFile(home!)), 'sess-alpha', 'delta-');
+  // The session index's one leaf: it names the sessions but holds no event text, nor the type the table of names
+  // (events name their session by number) and the type index hold.
+  const page = pageHolding(readFileSync(dataFile(home!)), 'sess-alpha', 'provider.chunk');
   zeroPage(home!, page);
   const log = EventLog.open(home!.sessions);
   try {

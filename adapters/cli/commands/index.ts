@@ -66,6 +66,7 @@ export const commands: CommandSpec[] = [
       'log salvage [--json]           (copy every readable event into a new log; the damaged one is kept aside)',
       'log compact [--json]           (archive events older than log.retention.max_age_days; reclaim the space)',
       "log forget --sender ID [--json] (remove a person's messages and the turns they started)",
+      'log import FILE [--json]       (bring the events of an archive under sessions/archive/ back into the log)',
       'log --archive [--turn ID] [--type GLOB] [--session ID] (read what compact archived)',
     ],
     options: {

@@ -1,4 +1,8 @@
+import { resolve } from 'node:path';
 import { compactLog, forgetSender, type Compacted } from '../../../store/log/compact.js';
+import { LogError } from '../../../store/log/errors.js';
+import { importArchive } from '../../../store/log/import.js';
+import { CliError } from '../errors.js';
 import { print, type CommandContext } from '../command.js';
 import { UsageError } from '../errors.js';
 import { loadConfigForCli } from '../load-config.js';
@@ -37,5 +41,20 @@ export async function forget(dir: string, context: CommandContext): Promise<numb
     return report(await forgetSender(dir, sender), context, `forgot ${sender}`);
   } catch (error) {
     throw locked(error, 'rewrite');
+  }
+}
+
+/** `tern log import FILE`: an archive's events back into the log (those it holds already are skipped). */
+export async function importFile(dir: string, file: string, context: CommandContext): Promise<number> {
+  try {
+    const result = await importArchive(dir, resolve(context.cwd ?? process.cwd(), file));
+    const { imported, skipped } = result;
+    if (context.json) print(context.stdout, JSON.stringify({ ok: true, imported, skipped }));
+    else print(context.stdout, `imported ${imported} events, ${skipped} already in the log`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof LogError && error.code === 'archive_unreadable')) throw locked(error, 'rewrite');
+    const fix = 'Name a file `tern log compact` wrote, e.g. `tern log import sessions/archive/1-5000.jsonl.gz`.';
+    throw new CliError('archive_unreadable', 'cannot import that file', error.message, fix);
   }
 }

@@ -92,13 +92,15 @@ export async function run(context: CommandContext): Promise<number> {
   const { values, signal, env, positionals } = context;
   const [action, ...extra] = positionals;
   if (action !== undefined) {
-    if (!['verify', 'salvage', 'compact', 'forget'].includes(action) || extra.length > 0) {
-      const fix = 'Run `tern log --help` (commands: verify, salvage, compact, forget).';
+    const takes = action === 'import' ? 1 : 0;
+    if (!['verify', 'salvage', 'compact', 'forget', 'import'].includes(action) || extra.length !== takes) {
+      const fix = 'Run `tern log --help` (commands: verify, salvage, compact, forget, import FILE).';
       throw new UsageError(`unknown log command "${positionals.join(' ')}"`, fix);
     }
     const dir = logDir(resolveWorkspace(env));
-    if (action === 'compact' || action === 'forget') {
-      const { compact, forget } = await import('./log-compact.js');
+    if (action === 'compact' || action === 'forget' || action === 'import') {
+      const { compact, forget, importFile } = await import('./log-compact.js');
+      if (action === 'import') return importFile(dir, extra[0]!, context);
       return action === 'compact' ? compact(dir, context) : forget(dir, context);
     }
     const { verify, salvage } = await import('./log-repair.js');

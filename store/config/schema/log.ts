@@ -11,6 +11,8 @@ export const logSchema = z.object({
     z.object({
       /** Days; events older than this are archived. */
       max_age_days: withDefault(int(1), 90),
+      /** MB the log may hold after a compaction; the oldest events are archived first. Unset: no limit. */
+      max_size_mb: z.optional(int(1)),
     }),
     {},
   ),
