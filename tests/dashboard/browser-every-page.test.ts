@@ -18,9 +18,15 @@ const NOW = START + TURNS * 1000 + 60_000;
  * `words: false`: the Config and Status pages are being rebuilt as forms and cards by issue #39's other half, which
  * owns their words; they are checked for width and looks only.
  */
-const PAGES: Array<{ name: string; hash: string; ready: string; mask: string[]; words?: false }> = [
+const PAGES: Array<{ name: string; hash: string; ready: string; mask: string[]; words?: false; pixels?: false }> = [
   { name: 'chat', hash: 'chat', ready: '.bubble.assistant', mask: ['.bubble .meta'] },
-  { name: 'machines', hash: 'machines', ready: '#finished-turns li[data-turn]', mask: ['.card-sub', '.card-foot'] },
+  // Live actors move on their own (the heartbeat's wait, the gateway's settle): their state and chart are masked.
+  {
+    name: 'machines',
+    hash: 'machines',
+    ready: '#finished-turns li[data-turn]',
+    mask: ['.card-sub', '.card-foot', '.card.actor .chart-wrap', '.card.actor .pill'],
+  },
   { name: 'sessions', hash: 'sessions', ready: '.session-item', mask: [] },
   { name: 'session', hash: 'sessions/sk_v1_many0', ready: '#session-turns li', mask: [] },
   { name: 'turn', hash: 'turn/t_many_29', ready: '#turn-events .event-row', mask: [] },
@@ -28,7 +34,8 @@ const PAGES: Array<{ name: string; hash: string; ready: string; mask: string[]; 
   { name: 'events', hash: 'events', ready: '#events .event-row', mask: ['#events'] },
   { name: 'gateway', hash: 'gateway', ready: '#gateway-channels li', mask: ['#gateway-status'] },
   { name: 'config', hash: 'config', ready: '#config-form input', mask: ['#config-form'], words: false },
-  { name: 'logs', hash: 'logs', ready: '#log-lines', mask: ['#log-lines'] },
+  // The gateway's log grows while the page is open, and with it the page: checked for width and words only.
+  { name: 'logs', hash: 'logs', ready: '#log-lines', mask: ['#log-lines'], pixels: false },
   { name: 'status', hash: 'status', ready: '#inventory-cron', mask: [], words: false },
   { name: 'plugins', hash: 'plugins', ready: '#plugins:not(:has-text("Loading"))', mask: [] },
   { name: 'skills', hash: 'skills', ready: '#skills-installed:not(:has-text("Loading"))', mask: [] },
@@ -36,12 +43,13 @@ const PAGES: Array<{ name: string; hash: string; ready: string; mask: string[]; 
 
 async function look(page: Page, width: number, openPage: (hash: string, ready: string) => Promise<void>) {
   const problems: string[] = [];
-  for (const { name, hash, ready, mask, words } of PAGES) {
+  for (const { name, hash, ready, mask, words, pixels } of PAGES) {
     await openPage(hash, ready);
     const wide = await overflow(page);
     if (wide > 0) problems.push(`${name} at ${width} px is ${wide} px too wide`);
     const broken = words === false ? [] : await brokenWords(page);
     if (broken.length) problems.push(`${name} at ${width} px breaks ${broken.join(', ')} mid-word`);
+    if (pixels === false) continue;
     const changed = await changedFromBaseline(page, `${name}-${width}`, [
       ...mask.map((selector) => page.locator(selector)),
       page.locator('.when, [data-at]'),
