@@ -1,8 +1,11 @@
 import { get } from 'node:http';
 import type { Config } from '../../store/config/index.js';
 
-/** A gateway that does not answer within this is reported down. */
-const HEALTH_TIMEOUT_MS = 300;
+/**
+ * A gateway that does not answer within this is reported down. No gateway refuses the connection at once, so the
+ * wait is only paid for one that runs: on a busy machine it can take over a second to answer and is still up.
+ */
+const HEALTH_TIMEOUT_MS = 2000;
 
 /** The gateway's `/health` for this config (a wildcard host is asked on loopback). */
 export function healthUrl(config: Config): string {
