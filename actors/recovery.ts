@@ -303,7 +303,25 @@ export function recover(log: EventStore, bus: Bus, options: RecoverOptions): Rec
     bus.publish(draft);
     if (draft.type === 'turn.aborted') cutOffTurns.push(draft.turn ?? '');
   }
-  return { cutOffTurns, ...taken, fromSeq: openFrom ?? log.lastSeq + 1 };
+  return { cutOffTurns, ...taken, seenInbound: acceptedBefore(log), fromSeq: openFrom ?? log.lastSeq + 1 };
+}
+
+/** How many of the last accepted messages a restart knows (the gateway remembers as many, `SEEN_INBOUND`). */
+const SEEN_BEFORE = 10_000;
+
+/**
+ * The last messages the log accepted, oldest first, from before the tail too: a platform hands out again an update
+ * whose acknowledgement never reached it (the poller stopped or died holding it), however long ago its answer went
+ * out, and a checkpoint (one is recorded at every clean stop) may lie past it. A cluster member taking an account
+ * over after such a stop answered it a second time (#40).
+ */
+function acceptedBefore(log: EventStore): string[] {
+  const seen: string[] = [];
+  for (const event of log.iterate({ type: 'message.received', order: 'desc', limit: SEEN_BEFORE })) {
+    if (event.type === 'message.received' && event.data.reply_to !== undefined)
+      seen.push(keyOf(event.data.channel, event.data.message_id));
+  }
+  return seen.reverse();
 }
 
 function target(routed: Envelope<'message.routed'>): ReplyTarget {

@@ -176,7 +176,14 @@ test("600 messages from 100 chats: every one answered exactly once and in order,
       await sleep(10);
     }
     // The member holding the bot now: on a loaded machine one that stalled past the TTL may have lost it meanwhile.
-    const victim = (await held()).find((l) => l.id === 'tg1')!.gateway;
+    // Between two holders (one lost it, the next has not taken it yet) nobody holds it for a moment: wait for one.
+    const tg1Holder = async (): Promise<string | undefined> => (await held()).find((l) => l.id === 'tg1')?.gateway;
+    let victim = await tg1Holder();
+    while (victim === undefined) {
+      if (Date.now() - started > 240_000) throw new Error('nobody held tg1 when the parts were out');
+      await sleep(10);
+      victim = await tg1Holder();
+    }
     await context.gateways[ids.indexOf(victim)]!.kill();
     const killedAt = Date.now();
     hold.release();

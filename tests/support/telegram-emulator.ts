@@ -255,13 +255,36 @@ export class TelegramEmulator {
     return counts;
   }
 
+  /**
+   * With `offsets`: from now on a `getUpdates`' offset confirms nothing, as when the confirming call never reached
+   * Telegram (the poller stopped or died holding its last updates); `release` lets offsets confirm again.
+   */
+  holdConfirmations(): { release(): void } {
+    this.confirming = false;
+    return {
+      release: () => {
+        this.confirming = true;
+      },
+    };
+  }
+
+  private confirming = true;
+  private readonly confirmed = new Set<number>();
+
+  /** With `offsets`: how many of the bot's updates no `getUpdates` confirmed yet. */
+  pending(token: string): number {
+    return this.server.storage.userMessages.filter((u) => u.botToken === token && !this.confirmed.has(u.updateId))
+      .length;
+  }
+
   /** Applies `getUpdates`'s offset. */
   private confirmByOffset(server: TelegramServer): void {
-    const confirmed = new Set<number>();
+    const confirmed = this.confirmed;
+    confirmed.clear();
     this.beforeRoutes(server, (req, _res, next) => {
       const match = /^\/bot([^/]+)\/getUpdates$/.exec(req.path);
       if (match) {
-        const offset = Number(req.body?.offset ?? req.query.offset ?? 0);
+        const offset = this.confirming ? Number(req.body?.offset ?? req.query.offset ?? 0) : 0;
         for (const update of server.storage.userMessages) {
           if (update.botToken !== match[1]) continue;
           if (update.updateId < offset) confirmed.add(update.updateId);
