@@ -7,7 +7,6 @@ import { SIGNAL_EXIT } from '../run-command.js';
 import type { AgentHost } from '../agent/host.js';
 import { GatewayHost } from '../agent/gateway-host.js';
 import { Conversation, type Sent } from '../agent/conversation.js';
-import { LineInput } from '../agent/line-input.js';
 import type { Script } from '../script.js';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -95,6 +94,8 @@ async function runScript(script: Script, context: CommandContext, conversation: 
  * ends it after the last answer.
  */
 async function interactive(conversation: Conversation, context: CommandContext): Promise<number> {
+  // Loaded by the chat alone: readline is no part of a one-shot or scripted run.
+  const { LineInput } = await import('../agent/line-input.js');
   const input = new LineInput(process.stdin, process.stdout, context.signal);
   print(context.stdout, 'Chatting with the agent. /help lists commands; Ctrl-D ends, Ctrl-C stops a turn and ends.');
   // The chat waits for the turn; the approval question is the one line read meanwhile.
