@@ -114,11 +114,14 @@ const lanes =
 const workers = [
   ...lanes,
   ...Array.from({ length: workerCount }, (_, i) => ({ name: `worker ${i + 1}`, queues: ['light'] })),
-].filter((worker) => {
-  // A lane only when its kind has files (a run of light files keeps to --workers); a light worker for any file.
-  const started = worker.queues.includes('light') ? Object.keys(queues) : worker.queues;
-  return started.some((queue) => queues[queue].length > 0);
-});
+]
+  .filter((worker) => {
+    // A lane only when its kind has files (a run of light files keeps to --workers); a light worker for any file.
+    const started = worker.queues.includes('light') ? Object.keys(queues) : worker.queues;
+    return started.some((queue) => queues[queue].length > 0);
+  })
+  // No more workers than files: a worker's start (tsx, its imports) is wasted on an empty queue.
+  .slice(0, files.length);
 
 /** Where this run's bundle lives, at dist/'s depth: the bundle finds package.json, skills/ and web/ as dist/ does. */
 const binRoot = join(root, `.test-bin-${process.pid}`);
