@@ -4,8 +4,9 @@
 //   node tests/run.mjs [PATTERN] [--workers N] [--lanes N] [--dir DIR] [--sources]
 //
 // PATTERN is a regexp over the paths under tests/. Files that start Chromium or nats-server (the heavy ones: a
-// browser and a cluster of gateways each) run in their own lanes, one file at a time per lane, so two of them never
-// starve each other; the other files share a pool of workers (--workers, default: the number of cores). A worker
+// browser and a cluster of gateways each) run in their own lanes, one file at a time per lane; the other files share
+// a pool of workers (--workers, default: the number of cores). A worker whose own queue is empty takes from the
+// others, at most two heavy files of a kind at once, so no lane ends the run alone while workers wait. A worker
 // runs its files one after another in one process (tests/run-worker.mjs) and each file's output is printed in one
 // piece when it ends, so a failure's file and error stand together. A worker that dies (a native crash, the OOM
 // killer, a stray process.exit) is reported with the file it was running and replaced. Each worker runs in its own
@@ -89,9 +90,19 @@ const known = durations();
 // A file not timed yet (a new one) counts as an average one.
 const average = Object.values(known).reduce((sum, s) => sum + s, 0) / Math.max(1, Object.keys(known).length);
 const expected = (file) => known[file] ?? average;
-/** Each queue is taken from by its own workers only: the browser files, the cluster files, and the rest. */
+/** The browser files, the cluster files, and the rest, each longest first. */
 const queues = { browser: [], cluster: [], light: [] };
-for (const file of [...files].sort((a, b) => expected(b) - expected(a))) queues[heavyKind(file) ?? 'light'].push(file);
+const kindOf = new Map(files.map((file) => [file, heavyKind(file) ?? 'light']));
+for (const file of [...files].sort((a, b) => expected(b) - expected(a))) queues[kindOf.get(file)].push(file);
+/**
+ * How many files of one heavy kind may run at once. Its lane runs one; a worker whose own queue is empty takes
+ * another (the longest left), so a long heavy lane does not end the run alone while the light workers wait (and a
+ * lane done early takes light files). Never more: two browsers or two clusters already share the cores with whatever
+ * else runs.
+ */
+const HEAVY_AT_ONCE = 2;
+/** The files running now, by kind. */
+const running = { browser: 0, cluster: 0, light: 0 };
 // With one lane the two heavy kinds take turns in it; with two or more each kind has its own.
 const lanes =
   laneCount === 1
@@ -103,7 +114,14 @@ const lanes =
 const workers = [
   ...lanes,
   ...Array.from({ length: workerCount }, (_, i) => ({ name: `worker ${i + 1}`, queues: ['light'] })),
-].filter((worker) => worker.queues.some((queue) => queues[queue].length > 0));
+]
+  .filter((worker) => {
+    // A lane only when its kind has files (a run of light files keeps to --workers); a light worker for any file.
+    const started = worker.queues.includes('light') ? Object.keys(queues) : worker.queues;
+    return started.some((queue) => queues[queue].length > 0);
+  })
+  // No more workers than files: a worker's start (tsx, its imports) is wasted on an empty queue.
+  .slice(0, files.length);
 
 /** Where this run's bundle lives, at dist/'s depth: the bundle finds package.json, skills/ and web/ as dist/ does. */
 const binRoot = join(root, `.test-bin-${process.pid}`);
@@ -153,17 +171,29 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-/** The next file for a worker: from its first queue that has one. */
+const left = (queue) => queues[queue].reduce((sum, file) => sum + expected(file), 0);
+const room = (queue) => queue === 'light' || running[queue] < HEAVY_AT_ONCE;
+/**
+ * The next file for a worker: from its own queues first (while its kind has room), then from the queue with the most
+ * time left.
+ */
 const nextFile = (worker) => {
-  for (const queue of worker.queues) if (queues[queue].length > 0) return queues[queue].shift();
-  return undefined;
+  const others = Object.keys(queues).filter((name) => !worker.queues.includes(name));
+  const order = [...worker.queues, ...others.sort((a, b) => left(b) - left(a))];
+  const queue = order.find((name) => queues[name].length > 0 && room(name));
+  if (queue === undefined) return undefined;
+  running[queue]++;
+  return queues[queue].shift();
 };
 
 const count = (label, text) => Number(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0);
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
 /** Prints a finished file's output in one piece and adds its counts. */
-function report(file, output, ms, failure) {
+function report(worker, file, output, ms, failure) {
+  running[kindOf.get(file)]--;
+  worker.files = (worker.files ?? 0) + 1;
+  worker.busyMs = (worker.busyMs ?? 0) + ms;
   const hasSummary = /^\s*Total:/m.test(output);
   // uvu's summary of one file says what the first line here says, and its first line is the file's name.
   const body = output
@@ -240,7 +270,7 @@ function runWorker(worker) {
       fileStarted = Date.now();
       fileTimer = setTimeout(() => {
         const late = `did not finish within ${seconds(FILE_LIMIT_MS)}; ending its worker`;
-        report(current, output, Date.now() - fileStarted, late);
+        report(worker, current, output, Date.now() - fileStarted, late);
         current = undefined;
         endGroup(child.pid);
       }, FILE_LIMIT_MS);
@@ -252,7 +282,7 @@ function runWorker(worker) {
       // Many files close servers and processes a moment after their last test: only a worker that then stays alive
       // names them (see lingerTimer).
       if (ended.left.length > 0) leftOpen.push(`${current} (${ended.left.join(', ')})`);
-      report(current, output, Date.now() - fileStarted, ended.loaded ? undefined : 'the file did not load');
+      report(worker, current, output, Date.now() - fileStarted, ended.loaded ? undefined : 'the file did not load');
       feed();
     };
     const reader = (onMarker) => {
@@ -292,7 +322,7 @@ function runWorker(worker) {
       if (current !== undefined) {
         // A worker ended by a signal or a stray process.exit writes nothing itself: say how it ended, and where.
         const how = signal ? `by ${signal}` : `with exit code ${code}`;
-        report(current, output, Date.now() - fileStarted, `the test process ended ${how} during this file`);
+        report(worker, current, output, Date.now() - fileStarted, `the test process ended ${how} during this file`);
         current = undefined;
       }
       // The files left in its queues go to a new worker.
@@ -313,6 +343,9 @@ if (positionals[0] === undefined && !flags.dir) {
 }
 const slowest = timings.sort((a, b) => b[1] - a[1]).slice(0, 8);
 if (slowest.length > 0) console.log(`\nslowest: ${slowest.map(([file, ms]) => `${file} ${seconds(ms)}`).join(', ')}`);
+// Where the time went: a lane far busier than the others is what the run waited for at its end.
+const busy = workers.map((worker) => `${worker.name} ${worker.files ?? 0} files ${seconds(worker.busyMs ?? 0)}`);
+if (files.length > 1) console.log(`busy: ${busy.join(', ')}`);
 console.log(`${files.length} files in ${seconds(Date.now() - started)} (${workers.length} workers)`);
 if (failedFiles.length > 0) console.log(`failed: ${failedFiles.join(' ')}`);
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);

@@ -22,10 +22,14 @@ async function get<T>(dashboard: Dashboard, path: string): Promise<T> {
 }
 
 /** The highlighted state of the turn's chart on the Machines page. */
+/**
+ * The lit state of the turn's chart. Waits (Playwright's default) for the chart to be there: the live cards are drawn
+ * again as events arrive, and on a loaded machine a 100 ms limit caught the card between two drawings (null).
+ */
 const litState = (page: Page, turn: string): Promise<string | null> =>
   page
     .locator(`[data-actor="turn:${turn}"] svg.chart .node.current`)
-    .getAttribute('data-state', { timeout: 100 })
+    .getAttribute('data-state')
     .catch(() => null);
 
 test("machines: a turn's chart lights each state live while the turn runs, a failed Telegram channel shows its error, and long ids are shortened with the whole id on hover", async () => {

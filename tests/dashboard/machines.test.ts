@@ -6,6 +6,7 @@ import type { ChartNode } from '../../adapters/launcher/api/host.js';
 import type { Envelope } from '../../bus/index.js';
 import { call } from '../launcher/launcher-harness.js';
 import { chatSocket, replyStreamed, startDashboard, type Dashboard } from '../support/dashboard-harness.js';
+import { until } from '../support/eventually.js';
 import { everythingStdio } from '../support/mcp-servers.js';
 
 type Actors = { actors: Array<Omit<ActorView, 'history'>> };
@@ -77,22 +78,30 @@ test('an MCP server is an mcp_server actor: idle, connecting, connected, with it
       [server.machine, server.history.at(-1)?.from, server.history.at(-1)?.event],
       ['mcp_server', 'connecting', 'CONNECTED'],
     );
-    // The first move happens while the runtime starts, before the dashboard follows its bus: the log has it.
-    const logged = (
-      await get<{ events: Array<Envelope<'actor.transitioned'>> }>(
-        dashboard,
-        '/api/events?type=actor.transitioned&order=asc&limit=1000',
-      )
-    ).events;
-    assert.equal(
-      logged
+    // The first move happens while the runtime starts, before the dashboard follows its bus: the log has it. The
+    // board folds the bus as it publishes, the log commits a moment later: read the log until it has the last move.
+    const moves = async () =>
+      (
+        await get<{ events: Array<Envelope<'actor.transitioned'>> }>(
+          dashboard,
+          '/api/events?type=actor.transitioned&order=asc&limit=1000',
+        )
+      ).events
         .filter((e) => e.data.actor === 'mcp:everything')
-        .map((e) => [e.data.from ?? null, e.data.to, e.data.event]),
-      [
-        ['idle', 'connecting', 'CONNECT'],
-        ['connecting', 'connected', 'CONNECTED'],
-      ],
+        .map((e) => [e.data.from ?? null, e.data.to, e.data.event]);
+    const logged = await until(
+      'the log to hold the move to connected',
+      async () => {
+        const seen = await moves();
+        return seen.some(([, to]) => to === 'connected') ? seen : undefined;
+      },
+      30_000,
+      moves,
     );
+    assert.equal(logged, [
+      ['idle', 'connecting', 'CONNECT'],
+      ['connecting', 'connected', 'CONNECTED'],
+    ]);
     const { machines } = await get<{ machines: Record<string, ChartNode> }>(dashboard, '/api/machines');
     assert.equal(stateKeys(machines.mcp_server ?? null), ['idle', 'connecting', 'connected', 'failed', 'disabled']);
     assert.equal(stateKeys(machines.cron ?? null)?.includes('scheduled'), true);

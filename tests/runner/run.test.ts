@@ -100,4 +100,51 @@ test('files run in parallel workers; output, crashes, leftover processes and cou
   }
 });
 
+/** What the runner looks for in a cluster file, written apart so that this file is not taken for one. */
+const CLUSTER_SUPPORT = ['support', "cluster-gateways.js'"].join('/');
+
+/**
+ * A cluster file (the import the runner reads, as a comment) that waits for another cluster file to start, then counts
+ * the cluster files running beside it.
+ */
+const cluster = (mine: string) => `// '../${CLUSTER_SUPPORT}' (read by the runner: a file of the cluster lane)
+import { existsSync, writeFileSync } from 'node:fs';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+const mark = (name: string, what: string) => new URL(\`./\${name}.\${what}\`, import.meta.url);
+const others = ['c1', 'c2', 'c3'].filter((name) => name !== '${mine}');
+test('runs beside another cluster file, never beside two', async () => {
+  writeFileSync(mark('${mine}', 'started'), '');
+  const end = Date.now() + 30_000;
+  while (!others.some((name) => existsSync(mark(name, 'started'))) && Date.now() < end) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const running = others.filter((name) => existsSync(mark(name, 'started')) && !existsSync(mark(name, 'done')));
+  writeFileSync(mark('${mine}', 'done'), '');
+  assert.ok(others.some((name) => existsSync(mark(name, 'started'))), 'another cluster file ran at the same time');
+  assert.ok(running.length <= 1, \`at most two at once; beside: \${running.join(', ')}\`);
+});
+test.run();
+`;
+
+test('a worker with nothing left of its own takes heavy files, at most two of a kind at once', async () => {
+  const dir = join(repoRoot, 'tests', 'output', `runner-heavy-${process.pid}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  for (const name of ['c1', 'c2', 'c3']) writeFileSync(join(dir, `${name}.test.ts`), cluster(name));
+  try {
+    const args = [join(repoRoot, 'tests', 'run.mjs'), '--dir', dir, '--workers', '2'];
+    const runner = spawn(process.execPath, args, { cwd: repoRoot });
+    let output = '';
+    runner.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    runner.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => runner.once('exit', resolve));
+    assert.is(output.trim().split('\n').at(-1), '3 passed, 0 failed, 0 skipped', output);
+    assert.is(code, 0);
+    assert.match(output, /^busy: cluster \d files [\d.]+ s, worker 1 \d files [\d.]+ s, worker 2 \d files/m);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();
