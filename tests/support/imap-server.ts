@@ -126,7 +126,8 @@ class Session {
         return this.write(`${tag} OK LIST completed`);
       case 'SELECT':
       case 'EXAMINE': {
-        if (unquote(args[0] ?? '').toUpperCase() !== 'INBOX') return this.write(`${tag} NO [NONEXISTENT] no such mailbox`);
+        if (unquote(args[0] ?? '').toUpperCase() !== 'INBOX')
+          return this.write(`${tag} NO [NONEXISTENT] no such mailbox`);
         this.selected = true;
         this.write('* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft)');
         this.write(`* ${server.messages.length} EXISTS`);

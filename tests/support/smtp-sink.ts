@@ -86,7 +86,9 @@ export class SmtpSink {
     const code = this.failures.shift();
     if (code !== undefined) {
       this.failed.push({ code, at: Date.now() });
-      callback(Object.assign(new Error(code < 500 ? 'try again later' : 'mailbox unavailable'), { responseCode: code }));
+      callback(
+        Object.assign(new Error(code < 500 ? 'try again later' : 'mailbox unavailable'), { responseCode: code }),
+      );
       return;
     }
     this.mails.push({

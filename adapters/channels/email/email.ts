@@ -157,11 +157,13 @@ export class EmailChannel implements Channel {
 
   /** One look for new mail at a time, in UID order. */
   private poll(hooks: ChannelHooks): void {
-    this.polling = this.polling.then(() => this.takeNew(hooks)).catch((error: unknown) => {
-      if (this.stopping || error instanceof NotKeptError) return;
-      hooks.onFailed(imapError(error, 'fetch new mail'));
-      this.client?.close();
-    });
+    this.polling = this.polling
+      .then(() => this.takeNew(hooks))
+      .catch((error: unknown) => {
+        if (this.stopping || error instanceof NotKeptError) return;
+        hooks.onFailed(imapError(error, 'fetch new mail'));
+        this.client?.close();
+      });
   }
 
   private async takeNew(hooks: ChannelHooks): Promise<void> {

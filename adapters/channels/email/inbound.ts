@@ -53,7 +53,9 @@ export const replyToOf = (address: string, root: string): string => `${address}#
 
 export function parseReplyTo(replyTo: string): { address: string; root: string | undefined } {
   const at = replyTo.indexOf('#<');
-  return at < 0 ? { address: replyTo, root: undefined } : { address: replyTo.slice(0, at), root: replyTo.slice(at + 1) };
+  return at < 0
+    ? { address: replyTo, root: undefined }
+    : { address: replyTo.slice(0, at), root: replyTo.slice(at + 1) };
 }
 
 /**

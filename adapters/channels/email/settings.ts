@@ -21,13 +21,23 @@ export const emailSettingsSchema = z.looseObject({
     .describe("Sender address of Tern's replies (default: username)"),
   smtp_server: host('SMTP host that sends the replies, e.g. smtp.gmail.com'),
   smtp_port: port('SMTP port (default 465 with smtp_use_tls, else 587)'),
-  smtp_use_tls: z.boolean().default(true).describe('SMTP over TLS from the start (port 465); false: STARTTLS if offered'),
+  smtp_use_tls: z
+    .boolean()
+    .default(true)
+    .describe('SMTP over TLS from the start (port 465); false: STARTTLS if offered'),
   check_interval: z
     .preprocess(unset, z.number().int().min(5).default(30))
     .describe('Seconds between checks with forced_polling (default 30)'),
   forced_polling: z.boolean().default(false).describe('Poll every check_interval instead of IMAP IDLE'),
   attachment_max_bytes: z
-    .preprocess(unset, z.number().int().min(1).default(25 * 1024 * 1024))
+    .preprocess(
+      unset,
+      z
+        .number()
+        .int()
+        .min(1)
+        .default(25 * 1024 * 1024),
+    )
     .describe('Largest attachment taken in (default 25 MB); larger ones are named, not saved'),
   reasoning_channel_id: reasoningChannelId(),
 });
