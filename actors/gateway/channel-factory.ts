@@ -175,6 +175,8 @@ export async function createChannel(
       return (await import('../../adapters/channels/signal/create.js')).createSignalChannel(name, entry);
     case 'mattermost':
       return (await import('../../adapters/channels/mattermost/create.js')).createMattermostChannel(name, entry);
+    case 'email':
+      return (await import('../../adapters/channels/email/create.js')).createEmailChannel(name, entry);
     default:
       throw new ChannelError(
         'bad_settings',

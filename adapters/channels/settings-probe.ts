@@ -152,6 +152,15 @@ async function mattermost(name: string, entry: ChannelEntry): Promise<ProbeResul
   return { ok: true, detail: `reachable as @${me.username}` };
 }
 
+/** An IMAP login and an SMTP login; no mailbox is opened, so no mail is taken from the gateway. */
+async function email(name: string, entry: ChannelEntry): Promise<ProbeResult> {
+  const [{ emailSettingsSchema }, { probeEmail }] = await Promise.all([
+    import('./email/settings.js'),
+    import('./email/probe.js'),
+  ]);
+  return { ok: true, detail: await probeEmail(settingsOf(name, entry, emailSettingsSchema)) };
+}
+
 /**
  * Whether a channel of this kind can start with its settings, by one authenticated call; undefined for a kind not
  * probed here. A WeCom bot has one long connection: a probe's would displace the running gateway's, so it is skipped.
@@ -169,6 +178,7 @@ export function probeSettings(
     irc,
     signal,
     mattermost,
+    email,
   };
   if (kind === 'wecom') return Promise.resolve('skipped');
   const probe = probes[kind];

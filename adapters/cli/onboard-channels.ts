@@ -1,5 +1,5 @@
 // `tern onboard`'s flags for the channels set up by more than a token: Feishu / Lark, DingTalk, WeCom, QQ, OneBot
-// IRC and Signal.
+// IRC, Signal and Email.
 // Secrets go to .security.yml, the rest to config.json, under the peer runtime's field names.
 import type { SetupChannel } from '../../store/config/first-setup.js';
 import type { OptionSpec, OptionValues } from './command.js';
@@ -52,6 +52,14 @@ export const CHANNEL_SETUP_OPTIONS = {
     value: 'HOST:PORT',
     description: 'and its JSON-RPC address (default 127.0.0.1:7583)',
   },
+  'email-address': {
+    type: 'string',
+    value: 'ADDRESS',
+    description: 'add an enabled Email channel: the mailbox address (its login), with the three flags below',
+  },
+  'email-password': { type: 'string', value: 'PASSWORD', description: 'and its (app) password' },
+  'email-imap': { type: 'string', value: 'HOST[:PORT]', description: 'and its IMAP server over TLS (port 993)' },
+  'email-smtp': { type: 'string', value: 'HOST[:PORT]', description: 'and its SMTP server over TLS (port 465)' },
 } as const satisfies Record<string, OptionSpec>;
 
 export const CHANNEL_SETUP_FLAGS = Object.keys(CHANNEL_SETUP_OPTIONS) as Array<keyof typeof CHANNEL_SETUP_OPTIONS>;
@@ -105,7 +113,32 @@ export function channelsFromFlags(values: OptionValues): SetupChannel[] {
     const settings = { account: signal, ...(daemon ? { daemon_address: daemon } : {}) };
     channels.push({ name: 'signal', settings, secrets: {} });
   } else if (daemon) throw new UsageError('--signal-daemon needs --signal-account');
+  const email = emailFromFlags(values);
+  if (email) channels.push(email);
   return channels;
+}
+
+const EMAIL_FLAGS = ['email-address', 'email-password', 'email-imap', 'email-smtp'] as const;
+
+/** The four Email flags go together; a port after the host is kept, else the TLS port applies. */
+function emailFromFlags(values: OptionValues): SetupChannel | undefined {
+  const given = EMAIL_FLAGS.filter((flag) => str(values, flag));
+  if (given.length === 0) return undefined;
+  const missing = EMAIL_FLAGS.filter((flag) => !str(values, flag));
+  if (missing.length > 0) throw new UsageError(`Email needs ${EMAIL_FLAGS.map((f) => `--${f}`).join(', ')}`);
+  const server = (flag: string, prefix: string): Record<string, string | number> => {
+    const [host = '', port] = str(values, flag)!.split(':');
+    return { [`${prefix}_server`]: host, ...(port ? { [`${prefix}_port`]: Number(port) } : {}) };
+  };
+  return {
+    name: 'email',
+    settings: {
+      username: str(values, 'email-address')!,
+      ...server('email-imap', 'imap'),
+      ...server('email-smtp', 'smtp'),
+    },
+    secrets: { password: str(values, 'email-password')! },
+  };
 }
 
 function ircFromFlags(values: OptionValues): SetupChannel | undefined {

@@ -138,6 +138,7 @@ export const CHANNEL_KINDS = [
   'irc',
   'signal',
   'mattermost',
+  'email',
   'pico',
 ] as const;
 

@@ -5,6 +5,7 @@ import { ircSettings } from './channels/irc.js';
 import { matrixSettings } from './channels/matrix.js';
 import { signalSettings } from './channels/signal.js';
 import { mattermostSettings } from './channels/mattermost.js';
+import { emailSettings } from './channels/email.js';
 
 /**
  * The settings of each channel kind beyond those every entry has (`channel-list.ts`), each field described: the
@@ -67,6 +68,7 @@ export const channelKindSettings = {
   irc: ircSettings,
   signal: signalSettings,
   mattermost: mattermostSettings,
+  email: emailSettings,
 };
 
 export type ChannelKind = keyof typeof channelKindSettings;
