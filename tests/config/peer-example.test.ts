@@ -52,8 +52,6 @@ test("the peer's example config: its agent, gateway, web and voice settings are 
   );
   assert.equal([config.tools.send_tts.enabled, config.voice.echo_transcription], [false, false]);
   assert.equal(warnings, [
-    // A deprecated spelling the example still carries (read into its new place).
-    'tools.skills.github is deprecated; its fields now live in tools.skills.registries.github',
     // Reasoning sent to a second chat: a channel setting not built yet.
     ...CHANNELS.map((name) => `unknown key channel_list.${name}.reasoning_channel_id (ignored)`),
     hardware('tools.i2c', 'I2C bus access'),
