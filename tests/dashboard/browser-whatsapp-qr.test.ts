@@ -1,7 +1,7 @@
 // The config page draws the WhatsApp linking code the channel emitted, and the newer one when the channel replaces it:
 // the image on the page is read back with a QR decoder, so what is checked is what a phone would scan.
 import { join } from 'node:path';
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
 import type { Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -10,6 +10,9 @@ import { writePairingQr } from '../../store/whatsapp-session.js';
 import { buildBundle, open, signedIn, withBrowser } from './browser-session.js';
 
 buildBundle();
+
+// jsqr's CommonJS bundle exports the function itself, while its types declare it as the `default` export.
+const jsQR = jsQRModule as unknown as typeof jsQRModule.default;
 
 const FIRST = '2@Tern1stLinkingCode,base64key1=,identity1=,adv1=';
 const SECOND = '2@Tern2ndLinkingCode,base64key2=,identity2=,adv2=';
