@@ -82,7 +82,7 @@ export function toolsOptions(
 type WebConfig = Config['tools']['web'];
 const reveal = (secret: { reveal(): string } | undefined) => secret?.reveal();
 
-/** The ten engine blocks of `tools.web` as the web_search tool takes them (keys revealed only here). */
+/** The engine blocks of `tools.web` as the web_search tool takes them (keys revealed only here). */
 export function searchOptions(web: WebConfig): NonNullable<ToolsOptions['search']> {
   if (!web.enabled) return { engines: {} };
   const keyed = (block: {
@@ -112,6 +112,8 @@ export function searchOptions(web: WebConfig): NonNullable<ToolsOptions['search'
       exa: keyed(web.exa),
       searxng: keyed(web.searxng),
       glm_search: { ...keyed(web.glm_search), searchEngine: web.glm_search.search_engine },
+      gemini: { ...keyed(web.gemini), model: web.gemini.model },
+      sogou: keyed(web.sogou),
     },
   };
 }

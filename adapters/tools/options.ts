@@ -104,6 +104,8 @@ export const SEARCH_ENGINES = [
   'exa',
   'searxng',
   'glm_search',
+  'gemini',
+  'sogou',
 ] as const;
 export type SearchEngineName = (typeof SEARCH_ENGINES)[number];
 
@@ -114,7 +116,7 @@ export interface SearchEngineOptions {
   apiKeys?: string[];
   baseUrl?: string;
   maxResults: number;
-  /** perplexity: the model answering. */
+  /** perplexity, gemini: the model answering. */
   model?: string;
   /** glm_search: which of the vendor's engines. */
   searchEngine?: string;

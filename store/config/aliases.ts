@@ -79,15 +79,26 @@ function foldRegistryList(raw: RawObject, warnings: string[]): void {
   skills.registries = byName;
 }
 
-/** `tools.skills.github.*` is deprecated in favour of `tools.skills.registries.github`. */
+/**
+ * `tools.skills.github.*` is the older spelling of `tools.skills.registries.github`. The peer runtime writes both, the
+ * old one mirroring the new: that needs no warning. Only a field the new block does not already say is worth one.
+ */
 export function foldGithubSkills(raw: RawObject, warnings: string[]): void {
   const skills = isRecord(raw.tools) && isRecord(raw.tools.skills) ? raw.tools.skills : undefined;
   if (!skills || !isRecord(skills.github)) return;
   const legacy = skills.github;
   const registry = objectAt(skills, ['registries', 'github']);
-  if (legacy.token !== undefined) registry.auth_token ??= legacy.token;
-  if (legacy.proxy !== undefined) registry.proxy ??= legacy.proxy;
-  if (legacy.base_url !== undefined) registry.base_url ??= legacy.base_url;
+  let news = false;
+  for (const [from, to] of [
+    ['token', 'auth_token'],
+    ['proxy', 'proxy'],
+    ['base_url', 'base_url'],
+  ] as const) {
+    const value = legacy[from];
+    if (value === undefined || value === '' || registry[to] === value) continue;
+    news = true;
+    registry[to] ??= value;
+  }
   delete skills.github;
-  warnings.push('tools.skills.github is deprecated; its fields now live in tools.skills.registries.github');
+  if (news) warnings.push('tools.skills.github is deprecated; its fields now live in tools.skills.registries.github');
 }

@@ -1,6 +1,7 @@
 export { ConfigError, type ConfigErrorCode } from './errors.js';
 export { loadConfig, validateConfig, type LoadedConfig, type LoadOptions, type Validation } from './load.js';
 export { maskedConfig } from './mask.js';
+export { hasMaskedUrlPassword, hasUrlPassword, maskUrlPassword } from './url-credentials.js';
 export { Secret, isSecret, secretValues } from './secret.js';
 export { Redactor, redactorOf, REDACTED, rememberSecrets, printRedactor } from './redactor.js';
 export { proxyCredentials, runtimeSecrets, withoutProxyCredentials, PROXY_VARIABLES } from './runtime-secrets.js';

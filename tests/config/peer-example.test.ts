@@ -46,15 +46,14 @@ test("the peer's example config: its agent, gateway, web and voice settings are 
     ['pplx-xxx'],
   );
   assert.is(config.tools.web.tavily.base_url, undefined, '"" is unset: the default endpoint');
+  assert.equal(
+    [config.tools.web.sogou.enabled, config.tools.web.gemini.enabled, config.tools.web.gemini.model],
+    [true, false, 'gemini-2.5-flash'],
+  );
   assert.equal([config.tools.send_tts.enabled, config.voice.echo_transcription], [false, false]);
   assert.equal(warnings, [
-    // A deprecated spelling the example still carries (read into its new place).
-    'tools.skills.github is deprecated; its fields now live in tools.skills.registries.github',
     // Reasoning sent to a second chat: a channel setting not built yet.
     ...CHANNELS.map((name) => `unknown key channel_list.${name}.reasoning_channel_id (ignored)`),
-    // Search engines beyond the spec's ten.
-    'unknown key tools.web.sogou (ignored)',
-    'unknown key tools.web.gemini (ignored)',
     hardware('tools.i2c', 'I2C bus access'),
     hardware('tools.serial', 'serial port access'),
     hardware('tools.spi', 'SPI bus access'),

@@ -239,7 +239,7 @@ search('engine choice: unusable blocks and an unknown provider', () => {
     () => webSearchTool({ ...DEFAULT_WEB_SEARCH, provider: 'bing' as SearchEngineName }),
     (e: Error) =>
       e.message ===
-      'tools.web.provider "bing" is not one of brave, duckduckgo, perplexity, baidu_search, tavily, kagi, keenable, exa, searxng, glm_search',
+      'tools.web.provider "bing" is not one of brave, duckduckgo, perplexity, baidu_search, tavily, kagi, keenable, exa, searxng, glm_search, gemini, sogou',
   );
 });
 

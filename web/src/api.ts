@@ -14,7 +14,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
 }
 
 export const getJson = <T>(path: string) => request<T & ApiErrorBody>('GET', path);
-export const sendJson = <T>(method: 'POST' | 'PUT', path: string, body: unknown = {}) =>
+export const sendJson = <T>(method: 'POST' | 'PUT' | 'DELETE', path: string, body: unknown = {}) =>
   request<T & ApiErrorBody>(method, path, body);
 
 export function errorText(body: ApiErrorBody, status: number): string {

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { ConfigError, loadConfig, type LoadedConfig } from '../../../store/config/index.js';
 import {
   CronStoreError,
@@ -8,15 +7,18 @@ import {
   setCronJobEnabled,
   type CronJob,
 } from '../../../store/cron-db.js';
-import { cronScheduleSchema, type CronSchedule } from '../../../store/cron/job.js';
-import { CronScheduleError, newCronJob } from '../../../store/cron/new-job.js';
+import {
+  CRON_FIELDS,
+  CronFieldsError,
+  cronJobFromFields,
+  type CronFields,
+} from '../../../store/cron/job-from-fields.js';
 import { describeSchedule, describeTask } from '../../tools/cron/describe.js';
 import { print, type CommandContext } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
 
 const SUBCOMMANDS = ['list', 'add', 'remove', 'enable', 'disable'] as const;
 const HELP = 'Run `tern cron --help`.';
-const DURATION = /^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
 
 function load(context: CommandContext): LoadedConfig {
   try {
@@ -47,90 +49,13 @@ async function store<T>(operation: () => Promise<T>): Promise<T> {
   }
 }
 
-function text(context: CommandContext, flag: string): string | undefined {
-  const value = context.values[flag];
-  return typeof value === 'string' ? value : undefined;
-}
-
-function exactlyOne(context: CommandContext, flags: readonly string[], what: string): string {
-  const given = flags.filter((flag) => text(context, flag) !== undefined);
-  if (given.length === 1) return given[0]!;
-  const allowed = flags.map((f) => `--${f}`).join(', ');
-  throw new UsageError(
-    given.length === 0
-      ? `cron add needs ${what}: one of ${allowed}`
-      : `${given.map((f) => `--${f}`).join(' and ')} cannot be combined (allowed: one of ${allowed})`,
-    HELP,
-  );
-}
-
-function seconds(value: string): number {
-  const units = DURATION.exec(value);
-  const sizes = [86_400, 3600, 60, 1];
-  const total = /^\d+$/.test(value)
-    ? Number(value)
-    : units
-      ? sizes.reduce((sum, size, i) => sum + Number(units[i + 1] ?? 0) * size, 0)
-      : 0;
-  if (total <= 0)
-    throw new UsageError(
-      `--every "${value}" is not a duration (allowed: seconds such as 90, or 30s, 10m, 2h, 1d, 1h30m)`,
-      HELP,
-    );
-  return total;
-}
-
-function scheduleFrom(context: CommandContext): CronSchedule {
-  const flag = exactlyOne(context, ['every', 'at', 'cron'], 'a schedule');
-  const value = text(context, flag)!;
-  const tz = text(context, 'tz');
-  if (tz !== undefined && flag !== 'cron') throw new UsageError('--tz goes with --cron only', HELP);
-  const draft =
-    flag === 'every'
-      ? { kind: 'every', seconds: seconds(value) }
-      : flag === 'at'
-        ? { kind: 'at', at: value }
-        : { kind: 'cron', expr: value, ...(tz ? { tz } : {}) };
-  const parsed = cronScheduleSchema.safeParse(draft);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  if (flag === 'at')
-    throw new UsageError(
-      `--at "${value}" is not an ISO time (allowed: e.g. 2026-03-01T09:00:00Z or 2026-03-01T10:00:00+01:00)`,
-      HELP,
-    );
-  throw new UsageError(`--${issue.path.at(-1) === 'tz' ? 'tz' : 'cron'}: ${issue.message}`, HELP);
-}
-
-function target(context: CommandContext, flag: string): { channel: string; chat: string } | undefined {
-  const channel = text(context, 'channel');
-  const chat = text(context, 'chat');
-  if (channel && chat) return { channel, chat };
-  if (channel === undefined && chat === undefined) return undefined;
-  throw new UsageError(`--${flag} needs both --channel and --chat (where the result goes)`, HELP);
-}
-
-function taskFrom(context: CommandContext, loaded: LoadedConfig): CronJob['job'] {
-  const flag = exactlyOne(context, ['message', 'deliver', 'command'], 'a task');
-  const value = text(context, flag)!;
-  const where = target(context, flag);
-  const agent = text(context, 'agent');
-  if (agent !== undefined && flag !== 'message') throw new UsageError('--agent goes with --message only', HELP);
-  if (flag === 'command') {
-    if (!loaded.config.tools.exec.enabled) {
-      throw new CliError(
-        'cron_command_disabled',
-        'a command job cannot be added',
-        'tools.exec.enabled is false, so command jobs never run',
-        'Set tools.exec.enabled to true in the config first.',
-      );
-    }
-    return { kind: 'command', command: value, ...where };
-  }
-  if (!where) throw new UsageError(`--${flag} needs --channel and --chat (where the result goes)`, HELP);
-  return flag === 'deliver'
-    ? { kind: 'deliver', ...where, text: value }
-    : { kind: 'agent_turn', ...(agent ? { agent } : {}), ...where, message: value };
+/** The `cron add` flags given, as the fields a job is made from. */
+function fieldsOf(context: CommandContext): CronFields {
+  const given = CRON_FIELDS.flatMap((flag) => {
+    const value = context.values[flag];
+    return typeof value === 'string' ? [[flag, value] as const] : [];
+  });
+  return Object.fromEntries(given);
 }
 
 function summary(job: CronJob): string {
@@ -139,20 +64,17 @@ function summary(job: CronJob): string {
 
 async function add(context: CommandContext): Promise<number> {
   const loaded = load(context);
-  const schedule = scheduleFrom(context);
-  const task = taskFrom(context, loaded);
-  const name =
-    text(context, 'name') ??
-    (task.kind === 'command' ? task.command : task.kind === 'deliver' ? task.text : task.message).slice(0, 30);
   let job: CronJob;
   try {
-    job = newCronJob({ name, schedule, job: task, created_by: { channel: 'cli' } }, new Date());
+    job = cronJobFromFields(fieldsOf(context), {
+      commandsAllowed: loaded.config.tools.exec.enabled,
+      createdBy: { channel: 'cli' },
+      now: new Date(),
+    });
   } catch (error) {
-    if (error instanceof CronScheduleError)
-      throw new CliError(error.code, 'the job would never run', error.message, 'Give an --at time in the future.');
-    if (error instanceof z.ZodError)
-      throw new UsageError(error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '), HELP);
-    throw error;
+    if (!(error instanceof CronFieldsError)) throw error;
+    if (error.code === 'usage') throw new UsageError(error.why, HELP);
+    throw new CliError(error.code, error.what, error.why, error.fix ?? HELP);
   }
   await store(() => putCronJob(loaded.workspace, job));
   if (context.json) print(context.stdout, JSON.stringify({ ok: true, job }));

@@ -256,6 +256,13 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       if (kind === 'cron') return workspace ? cronRows(workspace, logs?.gateway) : [];
       return gateway ? inventoryOf(await gateway.engine(), kind) : [];
     },
+    cronWorkspace: () => {
+      try {
+        return loadConfig({ env, rewrite: false }).workspace;
+      } catch {
+        return undefined;
+      }
+    },
     searchMemory: async (query, limit, agent) =>
       gateway ? searchMemory(await gateway.engine(), query, limit, agent) : undefined,
     start: () => serialized('start'),

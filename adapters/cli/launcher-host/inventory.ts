@@ -1,5 +1,5 @@
 import type { Runtime } from '../../../actors/runtime.js';
-import { maskedConfig } from '../../../store/config/index.js';
+import { maskedConfig, maskUrlPassword } from '../../../store/config/index.js';
 import type { InventoryKind } from '../../launcher/api/host.js';
 
 /** The status pages' lists, as plain JSON with every secret masked. */
@@ -7,7 +7,7 @@ export function inventoryOf(runtime: Runtime, kind: Exclude<InventoryKind, 'cron
   const { config } = runtime.loaded;
   switch (kind) {
     case 'models':
-      return runtime.router.describe();
+      return runtime.router.describe().map((model) => ({ ...model, api_base: maskUrlPassword(model.api_base) }));
     case 'tools':
       return runtime.tools.list().map((tool) => ({ name: tool.name, description: tool.description }));
     case 'plugins':

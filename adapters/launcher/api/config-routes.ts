@@ -21,7 +21,7 @@ function readFile(path: string): FileState {
 
 function pathsOf(raw: Json) {
   const validation = validateConfig(raw);
-  return validation.ok ? secretPaths(validation.config) : [];
+  return secretPaths(raw, validation.ok ? validation.config : undefined);
 }
 
 /**

@@ -1,20 +1,30 @@
-import { isSecret, Secret } from '../../../store/config/index.js';
+import {
+  hasMaskedUrlPassword,
+  hasUrlPassword,
+  isSecret,
+  maskUrlPassword,
+  Secret,
+} from '../../../store/config/index.js';
 import type { Config } from '../../../store/config/index.js';
 
 type Path = Array<string | number>;
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** Paths of every secret in a parsed config (keys, tokens, passwords). */
-export function secretPaths(config: Config): Path[] {
-  const found: Path[] = [];
-  const walk = (value: unknown, path: Path): void => {
-    if (isSecret(value)) found.push(path);
-    else if (Array.isArray(value)) value.forEach((item, index) => walk(item, [...path, index]));
-    else if (value && typeof value === 'object')
-      for (const [key, child] of Object.entries(value)) walk(child, [...path, key]);
+/**
+ * Paths of every secret in the file: keys, tokens and passwords as the parsed config has them, and each URL with a
+ * password wherever it is written (a proxy, a cluster server, an API root; also when the file does not parse).
+ */
+export function secretPaths(raw: Json, config: Config | undefined): Path[] {
+  const found = new Map<string, Path>();
+  const walk = (value: unknown, path: Path, isOne: (value: unknown) => boolean): void => {
+    if (isOne(value)) found.set(path.join('\u0000'), path);
+    else if (Array.isArray(value)) value.forEach((item, index) => walk(item, [...path, index], isOne));
+    else if (value && typeof value === 'object' && !isSecret(value))
+      for (const [key, child] of Object.entries(value)) walk(child, [...path, key], isOne);
   };
-  walk(config, []);
-  return found;
+  if (config) walk(config, [], isSecret);
+  walk(raw, [], (value) => typeof value === 'string' && hasUrlPassword(value));
+  return [...found.values()];
 }
 
 function at(root: Json, path: Path): Json | undefined {
@@ -35,12 +45,17 @@ function put(root: Json, path: Path, value: Json): void {
   } else parent[String(last)] = value;
 }
 
+/** A URL keeps its scheme, user and host with the password masked; any other secret becomes its mask. */
+function maskOf(value: string): string {
+  return hasUrlPassword(value) ? maskUrlPassword(value) : new Secret(value).masked;
+}
+
 /** A copy of the file's JSON with each secret replaced by its mask: what the browser may see. */
 export function maskRaw(raw: Json, paths: Path[]): Json {
   const copy = structuredClone(raw);
   for (const path of paths) {
     const value = at(copy, path);
-    if (typeof value === 'string') put(copy, path, new Secret(value).masked);
+    if (typeof value === 'string') put(copy, path, maskOf(value));
   }
   return copy;
 }
@@ -58,7 +73,7 @@ export function restoreMasked(incoming: Json, current: Json, paths: Path[]): { c
   for (const path of paths) {
     const value = at(current, path);
     if (typeof value !== 'string') continue;
-    const mask = new Secret(value).masked;
+    const mask = maskOf(value);
     byMask.set(mask, (byMask.get(mask) ?? new Set()).add(value));
   }
   const copy = structuredClone(incoming);
@@ -66,7 +81,10 @@ export function restoreMasked(incoming: Json, current: Json, paths: Path[]): { c
   const walk = (value: Json, path: Path): void => {
     if (typeof value === 'string') {
       const saved = byMask.get(value);
-      if (!saved) return;
+      if (!saved) {
+        if (hasMaskedUrlPassword(value)) unknown.push({ path });
+        return;
+      }
       const same = at(current, path);
       const found = typeof same === 'string' && saved.has(same) ? same : saved.size === 1 ? [...saved][0] : undefined;
       if (found === undefined) unknown.push({ path });

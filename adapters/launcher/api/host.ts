@@ -48,6 +48,8 @@ export interface DashboardHost {
   testModel(modelName: string): Promise<ModelTest>;
   /** Models, tools, MCP servers, cron jobs and plugins (name, version, state, reason, path) as plain JSON, secrets masked. */
   inventory(kind: InventoryKind): Promise<unknown[]>;
+  /** The workspace whose `cron/` database `tern cron` uses, as the saved config names it (none if it does not load). */
+  cronWorkspace(): string | undefined;
   skills: SkillsHost;
   /** Recall over every chat of `agent` (default: the default one), as `tern memory search`; undefined when stopped. */
   searchMemory(query: string, limit: number, agent?: string): Promise<MemorySearch | undefined>;

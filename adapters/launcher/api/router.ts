@@ -4,6 +4,7 @@ import type { ActorBoard } from './actor-board.js';
 import { actorsRoutes } from './actors-routes.js';
 import { channelQrRoutes } from './channel-qr-routes.js';
 import { configRoutes } from './config-routes.js';
+import { cronRoutes } from './cron-routes.js';
 import { eventsRoutes } from './events-routes.js';
 import { gatewayRoutes } from './gateway-routes.js';
 import type { DashboardHost } from './host.js';
@@ -35,6 +36,7 @@ export function dashboardRouter(host: DashboardHost, board: ActorBoard): Router 
   router.use(actorsRoutes(host, board, sessions));
   router.use(gatewayRoutes(host));
   router.use(statusRoutes(host));
+  router.use(cronRoutes(host));
   router.use(skillsRoutes(host));
   router.use(onboardingRoutes(host));
   router.use(pairingRoutes(host));

@@ -1,6 +1,6 @@
 import type { Envelope, EventType } from '../../../bus/index.js';
 import type { LastError, StatusReply } from '../../../bus/api-shapes.js';
-import type { Config } from '../../../store/config/index.js';
+import { maskUrlPassword, type Config } from '../../../store/config/index.js';
 import type { EventStore } from '../../../store/log/event-store.js';
 import { takesWebhooks, webhookPath } from '../../channels/webhook-path.js';
 
@@ -14,8 +14,7 @@ function newest<T extends EventType>(log: EventStore | undefined, type: T): Arra
 
 /** `http://user:****@host:3128`: a proxy's password is a secret. */
 export function maskedProxy(url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  return url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:****@');
+  return url ? maskUrlPassword(url) : undefined;
 }
 
 export function modelCards(config: Config, log: EventStore | undefined): StatusReply['models'] {
@@ -79,7 +78,7 @@ export function mcpCards(config: Config, log: EventStore | undefined): StatusRep
     return {
       name,
       transport,
-      target: server.url ?? [server.command ?? '', ...server.args].join(' '),
+      target: maskUrlPassword(server.url ?? [server.command ?? '', ...server.args].join(' ')),
       enabled: on,
       state: !on ? 'off' : !last ? 'not started' : last.type === 'mcp.connected' ? 'connected' : 'failed',
       ...(last?.type === 'mcp.connected' ? { tools: (last as Envelope<'mcp.connected'>).data.tools } : {}),

@@ -26,10 +26,22 @@ export function newChannel(context: FormContext): (name: string) => Json {
 export const changesKind = (path: Path): boolean =>
   path.length === 3 && path[0] === 'channel_list' && path[2] === 'type';
 
-/** The QR code a WhatsApp channel linking this machine shows until it is scanned (`/api/channels/:name/qr`). */
+// WhatsApp replaces its linking code about every 20 s: the form asks for the newest one this often while shown.
+const QR_REFRESH_MS = 3000;
+
+/**
+ * The QR code a WhatsApp channel linking this machine shows until it is scanned (`/api/channels/:name/qr`), redrawn
+ * when the channel emits a new one; `data-qr-at` is the time of the code drawn.
+ */
 export function whatsappQr(name: string): HTMLElement {
   const box = h('div', { class: 'qr', 'data-qr': name });
-  void getJson<{ data_url: string; at: string }>(`/api/channels/${encodeURIComponent(name)}/qr`).then((reply) =>
+  let shownAt: string | undefined;
+  const refresh = async (): Promise<void> => {
+    const reply = await getJson<{ data_url: string; at: string }>(`/api/channels/${encodeURIComponent(name)}/qr`);
+    const at = reply.ok ? reply.body.at : '';
+    if (at === shownAt) return;
+    shownAt = at;
+    box.setAttribute('data-qr-at', at);
     replace(
       box,
       reply.ok
@@ -40,7 +52,13 @@ export function whatsappQr(name: string): HTMLElement {
             h('figcaption', { class: 'hint' }, `Scan in WhatsApp → Linked devices (code of ${reply.body.at})`),
           )
         : h('p', { class: 'hint' }, 'No QR code yet: the running gateway shows one while this channel waits to link.'),
-    ),
-  );
+    );
+  };
+  void refresh();
+  // A redrawn form replaces the box: the old one stops asking once it has left the page.
+  const timer = setInterval(() => {
+    if (box.isConnected) void refresh();
+    else if (shownAt !== undefined) clearInterval(timer);
+  }, QR_REFRESH_MS);
   return box;
 }

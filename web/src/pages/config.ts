@@ -1,5 +1,6 @@
 import type { ConfigCheck, ConfigReply, ConfigSaved, ConfigSchemaReply, JsonSchema } from '../../../bus/api-shapes.js';
 import { errorText, getJson, sendJson } from '../api.js';
+import { cronJobsCard } from '../components/cron-jobs.js';
 import { changesKind } from '../components/form-channel.js';
 import type { FormContext } from '../components/form-field.js';
 import { renderNode } from '../components/form-node.js';
@@ -154,8 +155,10 @@ export const configPage: Page = (root) => {
     h('p', { class: 'hint' }, 'The file as JSON, secrets masked: a mask left as it is keeps the saved secret.'),
     raw,
   );
+  const jobs = cronJobsCard();
   const pick = (showRaw: boolean): void => {
     form.hidden = showRaw;
+    jobs.hidden = showRaw;
     rawPanel.hidden = !showRaw;
     formTab.setAttribute('aria-selected', String(!showRaw));
     rawTab.setAttribute('aria-selected', String(showRaw));
@@ -177,6 +180,7 @@ export const configPage: Page = (root) => {
       h('div', { class: 'tabs', role: 'tablist' }, formTab, rawTab),
       issues,
       form,
+      jobs,
       rawPanel,
     ),
   );

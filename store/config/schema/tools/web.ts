@@ -7,7 +7,7 @@ const off = () => withDefault(bool(), false);
 const optionalKey = () => optional(secret());
 const keyList = () => withDefault(secretList(), []);
 
-/** The ten search engine blocks, in the spec's order; the names are the peer runtime's keys. */
+/** The search engine blocks: the spec's ten in its order, then the peer's two; the names are the peer's keys. */
 export const engineSchemas = {
   brave: z.object({ enabled: off(), api_key: optionalKey(), api_keys: keyList(), max_results: maxResults() }),
   duckduckgo: z.object({ enabled: withDefault(bool(), true), max_results: maxResults() }),
@@ -58,6 +58,20 @@ export const engineSchemas = {
     search_engine: withDefault(text(), 'search_std'),
     max_results: maxResults(),
   }),
+  /** The peer runtime's two engines beyond the spec's ten: Gemini grounded on Google Search, and Sogou (no key). */
+  gemini: z.object({
+    enabled: off(),
+    api_key: optionalKey(),
+    api_keys: keyList(),
+    model: withDefault(text(), 'gemini-2.5-flash'),
+    base_url: withDefault(text(), 'https://generativelanguage.googleapis.com/v1beta'),
+    max_results: maxResults(),
+  }),
+  sogou: z.object({
+    enabled: off(),
+    base_url: withDefault(text(), 'https://wap.sogou.com'),
+    max_results: maxResults(),
+  }),
 } as const;
 
 export const ENGINE_NAMES = Object.keys(engineSchemas) as [
@@ -84,4 +98,6 @@ export const webSchema = z.object({
   exa: z.prefault(engineSchemas.exa, {}),
   searxng: z.prefault(engineSchemas.searxng, {}),
   glm_search: z.prefault(engineSchemas.glm_search, {}),
+  gemini: z.prefault(engineSchemas.gemini, {}),
+  sogou: z.prefault(engineSchemas.sogou, {}),
 });
