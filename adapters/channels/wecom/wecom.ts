@@ -9,7 +9,7 @@ import {
   type ChannelHooks,
   type OutboundFile,
 } from '../channel.js';
-import { fromWeComMessage, wecomMessageSchema } from './events.js';
+import { fromWeComMessage, wecomFileOf, wecomMessageSchema } from './events.js';
 
 export interface WeComOptions {
   botId: string;
@@ -159,6 +159,17 @@ export class WeComChannel implements Channel {
         throw refused('file', error);
       });
     return sent.headers.req_id;
+  }
+
+  /** A picture a user sent: fetched from its address and decrypted with its key (the SDK's `downloadFile`). */
+  async download(fileId: string): Promise<Buffer> {
+    const { url, aeskey } = wecomFileOf(fileId);
+    const file = await this.connected()
+      .downloadFile(url, aeskey || undefined)
+      .catch((error: Error) => {
+        throw new ChannelError('network', `downloading a WeCom file failed (${error.message})`);
+      });
+    return file.buffer;
   }
 
   async edit(): Promise<void> {
