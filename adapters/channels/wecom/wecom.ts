@@ -59,6 +59,8 @@ export class WeComChannel implements Channel {
   readonly capabilities: ChannelCapabilities = {
     commands: CHAT_COMMANDS,
     streaming: false,
+    // A finished reply cannot change: a placeholder is followed by the answer as a new message.
+    edits: false,
     maxMessageLength: WECOM_MAX_LENGTH,
   };
   private client: WSClient | undefined;
