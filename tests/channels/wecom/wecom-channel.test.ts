@@ -36,7 +36,7 @@ files('an image is uploaded in chunks, then pushed to the chat after its caption
   writeFileSync(path, png);
   await channel.sendFile('single:lin', { kind: 'image', path, mime: 'image/png', caption: 'A tern.' });
   assert.equal(
-    wecom.pushes.filter((p) => p.chatId === 'lin'),
+    wecom.pushes.filter((p) => p.chatId === 'lin').map(({ at: _at, ...push }) => push),
     [
       { chatId: 'lin', chatType: 1, content: 'A tern.' },
       { chatId: 'lin', chatType: undefined, content: '', media: { type: 'image', filename: 'tern.png', bytes: png } },
