@@ -14,6 +14,5 @@ channelContract({
     upload: 'files the agent sends are not uploaded yet (#37)',
     format_fallback: 'Mattermost shows Markdown it cannot read as text; it never refuses a post for it',
     redelivery: 'the emulator does not replay missed events yet (#37)',
-    rate_limit: "Client4's error keeps no response headers, so X-Ratelimit-Reset is not read yet (#37)",
   },
 });

@@ -1,6 +1,7 @@
 // A loopback Mattermost server: the REST API v4 routes a bot uses (`users/me`, `posts`, `posts/{id}/patch`) behind a
 // Bearer token, and the WebSocket (`/api/v4/websocket`): `authentication_challenge`, `hello`, `posted` and
-// `post_edited` events, the `user_typing` action. Users are simulated on the server's side.
+// `post_edited` events, the `user_typing` action. Users are simulated on the server's side. A rate limited call is
+// answered as Mattermost's limiter does: 429, `limit exceeded` as text, `Retry-After` and `X-Ratelimit-*` headers.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +33,13 @@ export class MattermostServer {
   private seq = 0;
   private waiting: Array<() => void> = [];
   private hold: { answers: Array<() => void>; on: boolean } | undefined;
+  private limits: { left: number; seconds: number; headers: 'both' | 'reset' } = {
+    left: 0,
+    seconds: 0,
+    headers: 'both',
+  };
+  /** When each 429 was answered (epoch ms). */
+  readonly limited: number[] = [];
 
   static async start(): Promise<MattermostServer> {
     const mm = new MattermostServer();
@@ -111,6 +119,11 @@ export class MattermostServer {
     );
   }
 
+  /** The next `count` posts answer 429, waiting `seconds`; `reset` sends only `X-Ratelimit-Reset`, no `Retry-After`. */
+  rateLimitPosts(count: number, seconds: number, headers: 'both' | 'reset' = 'both'): void {
+    this.limits = { left: count, seconds, headers };
+  }
+
   async outage(ms: number): Promise<void> {
     this.refusing = true;
     for (const socket of this.sockets) socket.terminate();
@@ -181,6 +194,14 @@ export class MattermostServer {
     }
     const url = req.url ?? '';
     if (req.method === 'GET' && url === '/api/v4/users/me') return this.json(res, 200, this.bot);
+    if (req.method === 'POST' && url === '/api/v4/posts' && this.limits.left > 0) {
+      this.limits.left -= 1;
+      this.limited.push(Date.now());
+      const { seconds, headers } = this.limits;
+      const reset = { 'X-Ratelimit-Limit': '10', 'X-Ratelimit-Remaining': '0', 'X-Ratelimit-Reset': String(seconds) };
+      const retry = headers === 'both' ? { 'Retry-After': String(seconds) } : {};
+      return void res.writeHead(429, { 'Content-Type': 'text/plain', ...reset, ...retry }).end('limit exceeded\n');
+    }
     if (req.method === 'POST' && url === '/api/v4/posts') {
       const post: Post = {
         id: newId(),

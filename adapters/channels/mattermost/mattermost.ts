@@ -4,6 +4,7 @@ import { CHAT_COMMANDS } from '../command-names.js';
 import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks } from '../channel.js';
 import { loadClient4 } from './client4.js';
 import { fromPosted, mattermostTarget, wsEventSchema } from './events.js';
+import { keepRateLimits } from './rate-limited-fetch.js';
 
 export interface MattermostOptions {
   serverUrl: string;
@@ -17,6 +18,7 @@ export const MATTERMOST_MAX_LENGTH = 4000;
 
 /** A REST failure as the supervisor needs it: 401 is a bad token, a status under 500 a refusal. */
 function failure(error: unknown, what: string): ChannelError {
+  if (error instanceof ChannelError) return error;
   const status = (error as { status_code?: number }).status_code ?? 0;
   const message = `Mattermost ${what} failed (${status || (error as Error).message})`;
   if (status === 401) return new ChannelError('unauthorized', message, { delivered: 'no', retry: false });
@@ -51,6 +53,7 @@ export class MattermostChannel implements Channel {
     const client = new Client4();
     client.setUrl(this.options.serverUrl.replace(/\/+$/, ''));
     client.setToken(this.options.token);
+    keepRateLimits(client);
     this.client = client;
     const me = await client.getMe().catch((error: unknown) => {
       throw failure(error, 'users/me');

@@ -10,12 +10,18 @@ export const wecomMessageSchema = z.looseObject({
   from: z.looseObject({ userid: z.string() }),
   msgtype: z.string(),
   text: z.looseObject({ content: z.string() }).optional(),
+  /** A picture: its address, AES-256 encrypted with `aeskey` (one key per address). */
+  image: z.looseObject({ url: z.string(), aeskey: z.string().optional() }).optional(),
   /** WeCom transcribes voice itself: the callback carries the text. */
   voice: z.looseObject({ content: z.string() }).optional(),
   mixed: z
     .looseObject({
       msg_item: z.array(
-        z.looseObject({ msgtype: z.string(), text: z.looseObject({ content: z.string() }).optional() }),
+        z.looseObject({
+          msgtype: z.string(),
+          text: z.looseObject({ content: z.string() }).optional(),
+          image: z.looseObject({ url: z.string(), aeskey: z.string().optional() }).optional(),
+        }),
       ),
     })
     .optional(),
@@ -33,15 +39,36 @@ function textOf(message: WeComMessage): string {
       return message.text?.content ?? '';
     case 'voice':
       return message.voice?.content ? `[voice message] ${message.voice.content}` : '';
-    case 'image':
-      return '[image]';
     case 'mixed':
       return (message.mixed?.msg_item ?? [])
-        .map((item) => (item.msgtype === 'text' ? (item.text?.content ?? '') : '[image]'))
+        .filter((item) => item.msgtype === 'text')
+        .map((item) => item.text?.content ?? '')
         .join('\n');
     default:
       return '';
   }
+}
+
+type WeComImage = { url: string; aeskey?: string | undefined };
+
+/** The pictures of a message; a file id is the address and its key, which `download` fetches and decrypts. */
+function picturesOf(message: WeComMessage): Array<NonNullable<ChannelMessage['media']>[number]> {
+  const images: WeComImage[] =
+    message.msgtype === 'image' && message.image
+      ? [message.image]
+      : (message.mixed?.msg_item ?? []).flatMap((item) => (item.msgtype === 'image' && item.image ? [item.image] : []));
+  return images.map((image, i) => ({
+    kind: 'image',
+    fileId: JSON.stringify([image.url, image.aeskey ?? '']),
+    mime: 'image/jpeg',
+    name: `picture${i + 1}.jpg`,
+  }));
+}
+
+/** The address and key of a picture's file id. */
+export function wecomFileOf(fileId: string): { url: string; aeskey: string } {
+  const [url, aeskey] = JSON.parse(fileId) as [string, string];
+  return { url, aeskey };
 }
 
 /**
@@ -52,7 +79,8 @@ export function fromWeComMessage(message: WeComMessage): ChannelMessage | undefi
   const group = message.chattype === 'group' && !!message.chatid;
   let text = textOf(message).trim();
   if (group) text = text.replace(/^@\S+\s*/, '');
-  if (text === '') return undefined;
+  const media = picturesOf(message);
+  if (text === '' && media.length === 0) return undefined;
   return {
     messageId: message.msgid,
     chat: group ? `group:${message.chatid}` : `direct:${message.from.userid}`,
@@ -61,5 +89,6 @@ export function fromWeComMessage(message: WeComMessage): ChannelMessage | undefi
     senderAliases: [message.from.userid],
     text,
     mentioned: group,
+    ...(media.length > 0 ? { media } : {}),
   };
 }

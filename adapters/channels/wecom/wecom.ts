@@ -9,7 +9,7 @@ import {
   type ChannelHooks,
   type OutboundFile,
 } from '../channel.js';
-import { fromWeComMessage, wecomMessageSchema } from './events.js';
+import { fromWeComMessage, wecomFileOf, wecomMessageSchema } from './events.js';
 
 export interface WeComOptions {
   botId: string;
@@ -59,11 +59,15 @@ export class WeComChannel implements Channel {
   readonly capabilities: ChannelCapabilities = {
     commands: CHAT_COMMANDS,
     streaming: false,
+    // A finished reply cannot change: a placeholder is followed by the answer as a new message.
+    edits: false,
     maxMessageLength: WECOM_MAX_LENGTH,
   };
   private client: WSClient | undefined;
   /** Per reply target, the latest message the bot may answer in place. */
   private readonly pending = new Map<string, Pending>();
+  /** Reply targets by the bare id the gateway's tools address (`message`, `send_file` strip `direct:`/`group:`). */
+  private readonly targets = new Map<string, string>();
 
   constructor(private readonly options: WeComOptions) {}
 
@@ -117,8 +121,9 @@ export class WeComChannel implements Channel {
    * In place of the "Thinking…" stream (or as a new stream) on the latest message from `replyTo` while WeCom takes it;
    * a pushed Markdown message otherwise (a later part, a late answer).
    */
-  async send(replyTo: string, text: string): Promise<string> {
+  async send(to: string, text: string): Promise<string> {
     const client = this.connected();
+    const replyTo = this.targetOf(to);
     const pending = this.pending.get(replyTo);
     if (pending && !pending.answered && Date.now() - pending.at < REPLY_WINDOW_MS) {
       pending.answered = true;
@@ -141,8 +146,9 @@ export class WeComChannel implements Channel {
    * The file uploaded over the long connection (in chunks), then pushed to the chat after its caption: images and
    * videos as such, anything else as a file (WeCom plays only AMR recordings as voice).
    */
-  async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
+  async sendFile(to: string, file: OutboundFile): Promise<string> {
     const client = this.connected();
+    const replyTo = this.targetOf(to);
     const bytes = await readFile(file.path).catch((error: Error) => {
       throw new ChannelError('platform', `cannot read ${basename(file.path)} to send it (${error.message})`);
     });
@@ -161,6 +167,17 @@ export class WeComChannel implements Channel {
     return sent.headers.req_id;
   }
 
+  /** A picture a user sent: fetched from its address and decrypted with its key (the SDK's `downloadFile`). */
+  async download(fileId: string): Promise<Buffer> {
+    const { url, aeskey } = wecomFileOf(fileId);
+    const file = await this.connected()
+      .downloadFile(url, aeskey || undefined)
+      .catch((error: Error) => {
+        throw new ChannelError('network', `downloading a WeCom file failed (${error.message})`);
+      });
+    return file.buffer;
+  }
+
   async edit(): Promise<void> {
     throw new ChannelError('platform', 'WeCom cannot edit a sent bot message');
   }
@@ -169,8 +186,8 @@ export class WeComChannel implements Channel {
    * WeCom has no typing indicator: "Thinking…" stands in, as a stream on the message the turn answers. The gateway
    * calls this once it took the message for a turn, so a redelivery it drops opens no stream left unfinished.
    */
-  async typing(replyTo: string): Promise<void> {
-    const pending = this.pending.get(replyTo);
+  async typing(to: string): Promise<void> {
+    const pending = this.pending.get(this.targetOf(to));
     if (!this.options.thinking || !this.client || !pending || pending.answered || pending.streamId) return;
     const streamId = generateReqId('stream');
     pending.streamId = streamId;
@@ -186,6 +203,7 @@ export class WeComChannel implements Channel {
     const parsed = wecomMessageSchema.safeParse(frame.body);
     const message = parsed.success ? fromWeComMessage(parsed.data) : undefined;
     if (!message) return;
+    this.targets.set(this.chatOf(message.replyTo), message.replyTo);
     // A redelivery keeps the first delivery's callback, on which "Thinking…" may already show.
     if (this.pending.get(message.replyTo)?.messageId !== message.messageId) {
       this.pending.set(message.replyTo, {
@@ -197,6 +215,15 @@ export class WeComChannel implements Channel {
       });
     }
     await hooks.onMessage(message);
+  }
+
+  /**
+   * `single:<userid>` or `group:<chatid>` for what the gateway names: a reply's own target, or the bare id a tool
+   * addresses (a group the bot heard from is a group; any other id a user).
+   */
+  private targetOf(to: string): string {
+    if (/^(single|group):/.test(to)) return to;
+    return this.targets.get(to) ?? `single:${to}`;
   }
 
   /** The user or group id of a reply target (`single:<userid>`, `group:<chatid>`). */

@@ -268,7 +268,7 @@ export function channelContract(contract: ChannelContract): void {
   );
 
   const captionTitle = lacks.file_captions
-    ? `a file the agent sends is uploaded, its caption after it [${name} lacks file_captions: ${lacks.file_captions}]`
+    ? `a file the agent sends is uploaded, its caption next to it [${name} lacks file_captions: ${lacks.file_captions}]`
     : 'a file the agent sends is uploaded with its caption';
   feature(plain, 'upload', captionTitle, async ({ emulator, home }) => {
     const chat = user(emulator);
@@ -280,9 +280,12 @@ export function channelContract(contract: ChannelContract): void {
     assert.ok(upload, `a message carries the file: ${JSON.stringify(texts(sent))}`);
     assert.is(upload!.file!.name, 'report.txt');
     assert.is(upload!.file!.bytes.toString('utf8'), 'contract report body');
-    const caption = lacks.file_captions ? sent[sent.indexOf(upload!) + 1]?.text : upload!.file!.caption;
-    assert.is(caption, 'the weekly report');
-    assert.is(sent.at(-1)!.text, 'sent');
+    // Where the file carries no text, its caption is the message just after it (Feishu) or just before (WeCom).
+    const at = sent.indexOf(upload!);
+    const beside = [sent[at + 1]?.text, sent[at - 1]?.text];
+    const caption = lacks.file_captions ? beside.find((text) => text === 'the weekly report') : upload!.file!.caption;
+    assert.is(caption, 'the weekly report', `the caption is beside the file: ${JSON.stringify(texts(sent))}`);
+    assert.is(sent.at(-1)!.text, 'sent', JSON.stringify(texts(sent)));
   });
 
   feature(plain, 'typing', 'the bot shows it is typing while a turn runs', async ({ emulator }) => {

@@ -50,12 +50,12 @@ export class MattermostContractEmulator implements ContractEmulator {
     return this.conversation(name, 'O');
   }
 
-  rateLimitSends(): void {
-    throw new Error('not emulated');
+  rateLimitSends(count: number, retryAfterSeconds: number): void {
+    this.mm.rateLimitPosts(count, retryAfterSeconds);
   }
 
   rateLimited(): number[] {
-    return [];
+    return this.mm.limited;
   }
 
   outage(ms: number): Promise<void> {

@@ -12,6 +12,7 @@ interface Context {
   wecom: WeComEmulator;
   channel: WeComChannel;
   home: TempHome;
+  heard: string[];
 }
 
 const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001', 'hex');
@@ -22,7 +23,9 @@ files.before(async (context) => {
   context.home = tempHome();
   const { botId, secret, url } = context.wecom;
   context.channel = new WeComChannel({ botId, secret, wsUrl: url, thinking: false });
-  await context.channel.start({ onMessage: () => {}, onConnected: () => {}, onFailed: () => {} });
+  context.heard = [];
+  const onMessage = (message: { text: string }): void => void context.heard.push(message.text);
+  await context.channel.start({ onMessage, onConnected: () => {}, onFailed: () => {} });
 });
 
 files.after(async (context) => {
@@ -36,7 +39,7 @@ files('an image is uploaded in chunks, then pushed to the chat after its caption
   writeFileSync(path, png);
   await channel.sendFile('single:lin', { kind: 'image', path, mime: 'image/png', caption: 'A tern.' });
   assert.equal(
-    wecom.pushes.filter((p) => p.chatId === 'lin'),
+    wecom.pushes.filter((p) => p.chatId === 'lin').map(({ at: _at, ...push }) => push),
     [
       { chatId: 'lin', chatType: 1, content: 'A tern.' },
       { chatId: 'lin', chatType: undefined, content: '', media: { type: 'image', filename: 'tern.png', bytes: png } },
@@ -52,5 +55,24 @@ files('a file larger than one chunk arrives whole; a recording goes as a file', 
   const [push] = wecom.pushes.filter((p) => p.chatId === 'wrgroup2');
   assert.equal([push?.media?.type, push?.media?.filename, push?.media?.bytes.equals(big)], ['file', 'notes.amr', true]);
 });
+
+files(
+  'a bare group id, as the message tool names it, answers in the group, then pushes as a group',
+  async (context) => {
+    const { wecom, channel } = context;
+    wecom.groupAt('wrgroup3', 'hello bot');
+    while (!context.heard.includes('hello bot')) await new Promise((resolve) => setTimeout(resolve, 10));
+    await channel.send('wrgroup3', 'in place');
+    await channel.send('wrgroup3', 'to the group');
+    assert.equal(
+      wecom.streams.filter((s) => s.chat === 'wrgroup3').map((s) => s.contents),
+      [['in place']],
+    );
+    const pushed = wecom.pushes
+      .filter((p) => p.chatId === 'wrgroup3')
+      .map(({ chatType, content }) => [chatType, content]);
+    assert.equal(pushed, [[2, 'to the group']]);
+  },
+);
 
 files.run();

@@ -2,8 +2,9 @@
 // WebSocket. `aibot_subscribe` (bot_id + secret) answered by an ack with `errcode`; `ping` acks; messages pushed as
 // `aibot_msg_callback`; replies as `aibot_respond_msg` streams on a callback's req_id (`finish` closes one) and
 // pushes as `aibot_send_msg`, media uploaded in chunks (`aibot_upload_media_init`, `_chunk`, `_finish`), each
-// acknowledged on its req_id.
-import { createHash, randomBytes } from 'node:crypto';
+// acknowledged on its req_id. Pictures users send are served over HTTP, AES-256-CBC encrypted with the `aeskey` the
+// message carries.
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -18,6 +19,9 @@ export interface WeComStream {
   /** Each content the stream showed, in order. */
   contents: string[];
   finished: boolean;
+  /** When it opened and when it last changed (epoch ms). */
+  openedAt: number;
+  at: number;
 }
 
 export interface WeComPush {
@@ -27,6 +31,14 @@ export interface WeComPush {
   content: string;
   /** A media push's file: its type, the name it was uploaded under, its bytes. */
   media?: { type: string; filename: string; bytes: Buffer };
+  at: number;
+}
+
+/** WeCom's file encryption: AES-256-CBC, the IV the key's first 16 bytes, PKCS#7 padding to 32 bytes. */
+function encrypt(bytes: Buffer, key: Buffer): Buffer {
+  const pad = 32 - (bytes.length % 32);
+  const cipher = createCipheriv('aes-256-cbc', key, key.subarray(0, 16)).setAutoPadding(false);
+  return Buffer.concat([cipher.update(Buffer.concat([bytes, Buffer.alloc(pad, pad)])), cipher.final()]);
 }
 
 interface Upload {
@@ -59,11 +71,20 @@ export class WeComEmulator {
   /** Callback req_id → the chat it came from. */
   private readonly callbacks = new Map<string, string>();
   private subscribed = 0;
+  /** Encrypted pictures by path. */
+  private readonly files = new Map<string, Buffer>();
+  private refusing = false;
+  private hold: { answers: Array<() => void>; on: boolean } | undefined;
 
   static async start(): Promise<WeComEmulator> {
     const emulator = new WeComEmulator();
-    emulator.server = createServer((_req, res) => void res.writeHead(404).end());
+    emulator.server = createServer((req, res) => {
+      const file = emulator.files.get(req.url ?? '');
+      if (!file) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(file);
+    });
     emulator.server.on('upgrade', (req, socket, head) => {
+      if (emulator.refusing) return socket.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
       emulator.wss.handleUpgrade(req, socket, head, (ws) => emulator.accept(ws));
     });
     await new Promise<void>((resolve) => emulator.server.listen(0, '127.0.0.1', resolve));
@@ -80,18 +101,29 @@ export class WeComEmulator {
   }
 
   /** A colleague in a one-to-one chat with the bot. */
-  user(): {
+  user(name = 'user'): {
     userId: string;
     say(text: string): Record<string, unknown>;
+    /** A picture, with its caption as one mixed message. */
+    sendImage(bytes: Buffer, caption: string): Record<string, unknown>;
     speak(transcript: string): void;
     streams(): WeComStream[];
     pushes(): WeComPush[];
   } {
-    const userId = `user${hex(4)}`;
+    const userId = `${name}${hex(4)}`;
+    const from = { chattype: 'single', from: { userid: userId } };
     return {
       userId,
-      say: (text) =>
-        this.deliver({ chattype: 'single', from: { userid: userId }, msgtype: 'text', text: { content: text } }),
+      say: (text) => this.deliver({ ...from, msgtype: 'text', text: { content: text } }),
+      sendImage: (bytes, caption) => {
+        const image = this.picture(bytes);
+        if (!caption) return this.deliver({ ...from, msgtype: 'image', image });
+        const items = [
+          { msgtype: 'text', text: { content: caption } },
+          { msgtype: 'image', image },
+        ];
+        return this.deliver({ ...from, msgtype: 'mixed', mixed: { msg_item: items } });
+      },
       speak: (transcript) =>
         void this.deliver({
           chattype: 'single',
@@ -124,6 +156,40 @@ export class WeComEmulator {
     for (const socket of this.sockets) socket.terminate();
   }
 
+  /** Resolves once a bot is subscribed: WeCom hands messages only to a connected bot. */
+  async online(): Promise<void> {
+    while (this.sockets.size === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
+  /** Drops every connection and refuses new ones for `ms`. */
+  async outage(ms: number): Promise<void> {
+    this.refusing = true;
+    this.drop();
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    this.refusing = false;
+  }
+
+  /** Finished replies and pushes are taken but their acks kept back until `release()`. */
+  holdSendAnswers(): { held(): number; release(): void } {
+    const hold = { answers: [] as Array<() => void>, on: true };
+    this.hold = hold;
+    return {
+      held: () => hold.answers.length,
+      release: () => {
+        hold.on = false;
+        for (const answer of hold.answers.splice(0)) answer();
+      },
+    };
+  }
+
+  /** A picture's `image` field: where to fetch it and the key it is encrypted with. */
+  private picture(bytes: Buffer): { url: string; aeskey: string } {
+    const key = randomBytes(32);
+    const path = `/cgi-bin/download?file=${hex(10)}`;
+    this.files.set(path, encrypt(bytes, key));
+    return { url: `${this.url.replace('ws', 'http')}${path}`, aeskey: key.toString('base64') };
+  }
+
   async close(): Promise<void> {
     this.drop();
     this.wss.close();
@@ -153,6 +219,11 @@ export class WeComEmulator {
     let authorized = false;
     const ack = (reqId: string, errcode = 0, errmsg = 'ok', answer?: Record<string, unknown>): void =>
       socket.send(JSON.stringify({ headers: { req_id: reqId }, errcode, errmsg, ...(answer ? { body: answer } : {}) }));
+    /** A finished reply's or a push's ack, kept back while sends are held. */
+    const held = (final: boolean, answer: () => void): void => {
+      if (final && this.hold?.on) this.hold.answers.push(answer);
+      else answer();
+    };
     socket.on('close', () => this.sockets.delete(socket));
     socket.on('message', (raw) => {
       const frame = JSON.parse(raw.toString()) as Frame;
@@ -174,10 +245,15 @@ export class WeComEmulator {
         if (this.windowClosed) return ack(reqId, 846607, 'stream reply expired');
         let known = this.streams.find((s) => s.id === stream.id);
         if (known?.finished) return ack(reqId, 846605, 'stream already finished');
-        if (!known) this.streams.push((known = { id: stream.id, reqId, chat, contents: [], finished: false }));
+        const now = Date.now();
+        if (!known)
+          this.streams.push(
+            (known = { id: stream.id, reqId, chat, contents: [], finished: false, openedAt: now, at: now }),
+          );
         known.contents.push(stream.content);
         known.finished = stream.finish;
-        return ack(reqId);
+        known.at = now;
+        return held(stream.finish, () => ack(reqId));
       }
       if (frame.cmd === 'aibot_upload_media_init') {
         const uploadId = hex(8);
@@ -216,8 +292,9 @@ export class WeComEmulator {
           chatType: body.chat_type,
           content: markdown?.content ?? '',
           ...(media ? { media } : {}),
+          at: Date.now(),
         });
-        return ack(reqId);
+        return held(true, () => ack(reqId));
       }
       return ack(reqId, 40009, `unknown cmd ${frame.cmd ?? ''}`);
     });

@@ -6,7 +6,7 @@ import { startGatewayModel, type GatewayModel } from '../../support/gateway-mode
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.js';
 import { quietGateway } from '../../support/quiet.js';
 import { freePort } from '../../support/telegram-emulator.js';
-import { WeComEmulator, type WeComStream } from './wecom-emulator.js';
+import { WeComEmulator, type WeComPush, type WeComStream } from './wecom-emulator.js';
 
 interface Context {
   model: GatewayModel;
@@ -132,7 +132,7 @@ wecom('when WeCom no longer takes the reply in place, the answer is pushed to th
   plain.windowClosed = true;
   const user = plain.user();
   user.say('late answer');
-  const [push] = await until(user.pushes, 1);
+  const [{ at: _at, ...push }] = (await until(user.pushes, 1)) as [WeComPush];
   plain.windowClosed = false;
   assert.equal(push, { chatId: user.userId, chatType: 1, content: 'echo: late answer' });
 });
