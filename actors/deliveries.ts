@@ -6,6 +6,7 @@ import {
   type EventData,
   type ReplyOutcome,
   type ReplyTarget,
+  type RequestClock,
 } from '../bus/index.js';
 
 export interface Delivery {
@@ -54,7 +55,11 @@ export const DELIVERY_TIMEOUT_MS = 30 * 60_000;
 export class Deliveries {
   private readonly closed = new AbortController();
 
-  constructor(private readonly bus: Bus) {}
+  /** `clock`: the timer of `DELIVERY_TIMEOUT_MS` (real time by default; tests move one by hand). */
+  constructor(
+    private readonly bus: Bus,
+    private readonly clock?: RequestClock,
+  ) {}
 
   send(delivery: Delivery): Promise<boolean> {
     const draft = { ...delivery.correlation, type: 'reply.requested' as const, data: requestOf(delivery) };
@@ -66,6 +71,7 @@ export class Deliveries {
         },
         timeoutMs: DELIVERY_TIMEOUT_MS,
         signal: this.closed.signal,
+        ...(this.clock ? { clock: this.clock } : {}),
       })
       .catch((error: unknown) => {
         if (error instanceof RequestTimeoutError || error instanceof RequestAbortedError) return false;

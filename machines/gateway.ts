@@ -10,6 +10,7 @@ import {
 } from 'xstate';
 import type { Board, ShownContext } from './board.js';
 import { channelMachine, type ChannelInput } from './channel.js';
+import { cronMachine } from './cron.js';
 
 /**
  * What the host's config and turn engine are: `machines/` imports no store or actor types, so the host registers them
@@ -140,7 +141,8 @@ export const gatewayMachine = setup({
     }),
     services: fromCallback(() => undefined),
     heartbeat: fromCallback(() => undefined),
-    cron: fromCallback(() => undefined),
+    /** Cron's jobs, with the effects the host provides. */
+    cron: cronMachine,
     configWatch: fromCallback(() => undefined),
     /** Resolves once the instances of the named channels have stopped. */
     channelsStopped: fromPromise<void, { names: readonly string[] }>(async () => undefined),
@@ -156,6 +158,8 @@ export const gatewayMachine = setup({
     /** A reload's channels have restarted: `context.changed` holds the config paths it changed. */
     reloaded: () => {},
     scheduleChanged: () => {},
+    /** Cron's jobs are about to stop with it. */
+    cronStopping: () => {},
     /** A reload's config replaces the last; the channels it starts join those an earlier reload still waits with. */
     takeReload: assign(({ context, event }) => {
       if (event.type !== 'RELOAD') return {};
@@ -305,12 +309,8 @@ export const gatewayMachine = setup({
                 // finds its channel connected.
                 waiting: { always: { guard: 'channelsReported', target: 'cron' } },
                 cron: {
-                  invoke: {
-                    id: 'cron',
-                    systemId: 'cron',
-                    src: 'cron',
-                    input: ({ context }) => ({ reason: context.scheduleReason }),
-                  },
+                  exit: 'cronStopping',
+                  invoke: { id: 'cron', systemId: 'cron', src: 'cron' },
                 },
               },
             },

@@ -1,12 +1,13 @@
 import type { Subscription } from 'rxjs';
-import { createActor, fromPromise, type Actor } from 'xstate';
+import { assign, createActor, fromPromise, type Actor } from 'xstate';
 import type { Bus, Envelope } from '../../bus/index.js';
 import type { ModelRouter } from '../../adapters/providers/router.js';
-import { evolutionMachine, type EvolutionEvent } from '../../machines/evolution.js';
+import { evolutionBoard, evolutionMachine, evolutionState } from '../../machines/evolution.js';
 import type { Config } from '../../store/config/index.js';
 import type { EventStore } from '../../store/log/event-store.js';
 import { evolutionStateDir, syncDraftCopies, takeDecisions } from '../../store/skills/evolution-files.js';
-import type { Scheduler } from '../scheduler.js';
+import { BoardInspector } from '../board.js';
+import { clockOf, type Scheduler } from '../scheduler.js';
 import { InFlight } from '../in-flight.js';
 import { applies, applyDraft, decide } from './decide.js';
 import { draftRequest, parseDraft } from './drafter.js';
@@ -52,33 +53,31 @@ export class EvolutionActor {
   private readonly machine: Actor<typeof evolutionMachine>;
   private readonly inFlight = new InFlight();
   private readonly subscription: Subscription;
-  private timers: Array<{ cancel(): void }> = [];
-  private state = 'idle';
-  private cause = 'RUN';
-  private lastScheduled: string | undefined;
-  private stopped = false;
-  /** Ends a draft request in flight when the process stops. */
+  /** Aborted by the stop: ends a draft request in flight, and nothing more is taken in. */
   private readonly stopping = new AbortController();
 
   constructor(private readonly deps: EvolutionDeps) {
     this.view = EvolutionView.fromLog(deps.log);
-    const machine = evolutionMachine.provide({
-      actors: { coldPath: fromPromise(() => this.inFlight.track(this.coldPath())) },
+    const board = new BoardInspector(deps.bus, { evolution: evolutionBoard });
+    this.machine = createActor(this.provided(), {
+      id: 'evolution',
+      clock: clockOf(deps.scheduler),
+      // The machines page shows evolution while it is enabled: a disabled one has no moves of its own.
+      inspect: (event) => {
+        if (this.deps.config().evolution.enabled) board.inspect(event);
+      },
     });
-    this.machine = createActor(machine, { id: 'evolution' });
-    this.machine.subscribe({ next: (snapshot) => this.moved(String(snapshot.value)), error: () => undefined });
+    this.machine.subscribe({ error: () => undefined });
     this.machine.start();
     this.subscription = deps.bus
       .on(...TALLY_TYPES, ...EVOLUTION_TYPES, 'skill.decision.requested')
       .subscribe((event) => this.onEvent(event));
     this.syncCopies();
-    this.scheduleMinute();
-    this.scheduleInbox();
   }
 
   /** Whether the cold path is `idle`, `running` or `stopped`. */
   get status(): string {
-    return this.state;
+    return evolutionState(this.machine.getSnapshot().value);
   }
 
   /** Resolves once no cold-path run is in progress (a draft being written is finished, or recorded as failed). */
@@ -91,34 +90,42 @@ export class EvolutionActor {
    * still writing is cut off and recorded as `skill.draft_failed`, so its records are drafted again later.
    */
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.subscription.unsubscribe();
-    for (const timer of this.timers) timer.cancel();
-    this.send({ type: 'STOP' });
     this.stopping.abort();
+    this.subscription.unsubscribe();
+    this.machine.send({ type: 'STOP' });
     await this.inFlight.settled();
   }
 
-  private send(event: EvolutionEvent): void {
-    this.cause = event.type;
-    this.machine.send(event);
-    this.cause = 'COLD_PATH_DONE';
-  }
-
-  /** Moves of the machine on the bus, for the dashboard's board; the starting state is no move, nor any while disabled. */
-  private moved(to: string): void {
-    if (to === this.state) return;
-    const from = this.state;
-    this.state = to;
-    if (!this.deps.config().evolution.enabled) return;
-    this.deps.bus.publish({
-      type: 'actor.transitioned',
-      data: { actor: 'evolution', machine: 'evolution', from, to, event: this.cause },
+  /** The machine with this host's effects, guards and clock. */
+  private provided(): typeof evolutionMachine {
+    const { scheduler, config } = this.deps;
+    const minuteKey = (): { minute: string; key: string } => {
+      const at = new Date(scheduler.now());
+      const minute = `${pad(at.getHours())}:${pad(at.getMinutes())}`;
+      return { minute, key: `${at.toDateString()} ${minute}` };
+    };
+    return evolutionMachine.provide({
+      actors: { coldPath: fromPromise(() => this.inFlight.track(this.coldPath())) },
+      actions: {
+        markScheduled: assign({ lastScheduled: () => minuteKey().key }),
+        takeInbox: () => this.takeInbox(),
+      },
+      guards: {
+        drafts: () => config().evolution.enabled && config().evolution.mode !== 'observe',
+        // A `scheduled` trigger runs at each `cold_path_times` entry (local time), once.
+        scheduledMinute: ({ context }) => {
+          const { cold_path_trigger, cold_path_times } = config().evolution;
+          const { minute, key } = minuteKey();
+          return cold_path_trigger === 'scheduled' && cold_path_times.includes(minute) && key !== context.lastScheduled;
+        },
+      },
+      // On the minute.
+      delays: { minute: () => 60_000 - (scheduler.now() % 60_000), inbox: INBOX_EVERY_MS },
     });
   }
 
   private onEvent(event: Envelope): void {
-    if (this.stopped) return;
+    if (this.stopping.signal.aborted) return;
     const evolution = this.deps.config().evolution;
     this.view.fold(event);
     if (event.type === 'skill.decision.requested') {
@@ -142,10 +149,9 @@ export class EvolutionActor {
     }
   }
 
-  /** A cold-path run, when the mode drafts at all (`draft`, `apply`). */
+  /** A cold-path run, when the mode drafts at all (the machine's `drafts`). */
   private run(trigger: 'after_turn' | 'scheduled'): void {
-    const { enabled, mode } = this.deps.config().evolution;
-    if (enabled && mode !== 'observe') this.send({ type: 'RUN', trigger });
+    this.machine.send({ type: 'RUN', trigger });
   }
 
   private async coldPath(): Promise<void> {
@@ -157,7 +163,7 @@ export class EvolutionActor {
     }
     const { min_task_count, min_success_ratio } = config.evolution;
     for (const cluster of this.view.eligible(min_task_count, min_success_ratio).slice(0, DRAFTS_PER_RUN)) {
-      if (this.stopped) return;
+      if (this.stopping.signal.aborted) return;
       await this.draft(cluster, config);
     }
   }
@@ -183,7 +189,11 @@ export class EvolutionActor {
         },
       });
     } catch (error) {
-      failed(this.stopped ? 'the process stopped before the model finished the draft' : (error as Error).message);
+      failed(
+        this.stopping.signal.aborted
+          ? 'the process stopped before the model finished the draft'
+          : (error as Error).message,
+      );
     }
   }
 
@@ -199,36 +209,11 @@ export class EvolutionActor {
     }
   }
 
-  /** Once a minute, on the minute: a `scheduled` trigger runs at each `cold_path_times` entry (local time), once. */
-  private scheduleMinute(): void {
-    const { scheduler } = this.deps;
-    const timer = scheduler.after(60_000 - (scheduler.now() % 60_000), () => {
-      this.timers = this.timers.filter((t) => t !== timer);
-      if (this.stopped) return;
-      const at = new Date(scheduler.now());
-      const minute = `${pad(at.getHours())}:${pad(at.getMinutes())}`;
-      const key = `${at.toDateString()} ${minute}`;
-      const { cold_path_trigger, cold_path_times } = this.deps.config().evolution;
-      if (cold_path_trigger === 'scheduled' && cold_path_times.includes(minute) && key !== this.lastScheduled) {
-        this.lastScheduled = key;
-        this.run('scheduled');
-      }
-      this.scheduleMinute();
-    });
-    this.timers.push(timer);
-  }
-
-  private scheduleInbox(): void {
-    const timer = this.deps.scheduler.after(INBOX_EVERY_MS, () => {
-      this.timers = this.timers.filter((t) => t !== timer);
-      if (this.stopped) return;
-      try {
-        for (const request of takeDecisions(this.deps.workspace)) this.decide(request);
-      } catch (error) {
-        this.deps.logError?.(`evolution: queued decisions were not read: ${(error as Error).message}`);
-      }
-      this.scheduleInbox();
-    });
-    this.timers.push(timer);
+  private takeInbox(): void {
+    try {
+      for (const request of takeDecisions(this.deps.workspace)) this.decide(request);
+    } catch (error) {
+      this.deps.logError?.(`evolution: queued decisions were not read: ${(error as Error).message}`);
+    }
   }
 }

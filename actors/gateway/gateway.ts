@@ -307,8 +307,6 @@ export class Gateway {
       scheduler: this.scheduler,
       config: () => this.loaded.config,
       logger: logs.gateway,
-      inspect: this.board.inspect,
-      retired: (actor, reason) => this.board.stopped(actor, reason),
       send: (target, text) => this.sendToChat(target, text, []),
       runTurn: cronTurnRunner(() => this.engine()),
       runCommand: cronCommandRunner(core, options.env, (line) => logs.gateway.error(line)),
@@ -386,17 +384,7 @@ export class Gateway {
           this.heartbeat.start();
           return () => this.heartbeat.stop();
         }),
-        // Cron never stops while it starts: the stop waits for the start, which would schedule the next poll after it.
-        cron: fromCallback(() => {
-          const started = this.cron.start().catch(logError('cron not started'));
-          return () => {
-            const { context } = this.snapshot;
-            // A schedule change says why on the board; a stop says that the gateway is stopping (cron's default).
-            const changed = this.snapshot.matches('running') && context.scheduleReason !== '';
-            const reason = changed ? context.scheduleReason : undefined;
-            void started.then(() => this.cron.stop(reason));
-          };
-        }),
+        cron: this.cron.logic,
         configWatch: fromCallback(({ sendBack }) => {
           if (!options.loaded.config.gateway.hot_reload) {
             logs.gateway.info('config edits apply at restart (gateway.hot_reload is false)');
@@ -449,6 +437,11 @@ export class Gateway {
           logs.gateway.info(line, { reason: event.reason });
         },
         reloaded: ({ context }) => logs.gateway.info('config reloaded', { changed: context.changed.join(',') }),
+        // A schedule change says why each job leaves the board; anything else is the gateway stopping.
+        cronStopping: ({ event, self }) => {
+          const reason = event.type === 'SCHEDULE' ? event.reason : 'the gateway is stopping';
+          for (const id of CronActor.jobActors(self.getSnapshot().children.cron)) this.board.stopped(id, reason);
+        },
       },
     });
   }

@@ -6,6 +6,7 @@ import {
   type Bus,
   type Correlation,
   type Envelope,
+  type RequestClock,
   type ToolCall,
 } from '../../bus/index.js';
 import { approvalPrompt } from './approval-rules.js';
@@ -43,7 +44,11 @@ export class ApprovalDesk {
   /** Aborts what still waits when the desk closes. */
   private readonly closed = new AbortController();
 
-  constructor(private readonly bus: Bus) {}
+  /** `clock`: the timer of each approval's `timeoutMs` (real time by default; tests move one by hand). */
+  constructor(
+    private readonly bus: Bus,
+    private readonly clock?: RequestClock,
+  ) {}
 
   /** The call `/approve id` from this session would answer, if one waits. */
   waitingCall(id: string, session: string | undefined): WaitingCall | undefined {
@@ -80,6 +85,7 @@ export class ApprovalDesk {
         reply: { on: ['approval.answered'], pick },
         timeoutMs,
         signal: AbortSignal.any([signal, this.closed.signal]),
+        ...(this.clock ? { clock: this.clock } : {}),
       });
     } catch (error) {
       if (error instanceof RequestTimeoutError) {

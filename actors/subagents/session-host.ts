@@ -1,4 +1,11 @@
-import { RequestAbortedError, RequestTimeoutError, sessionIdOf, type Bus, type Envelope } from '../../bus/index.js';
+import {
+  RequestAbortedError,
+  RequestTimeoutError,
+  sessionIdOf,
+  type Bus,
+  type Envelope,
+  type RequestClock,
+} from '../../bus/index.js';
 import type { ChildOutcome } from '../../machines/subagent-task.js';
 import type { SubagentHost } from './host.js';
 
@@ -14,7 +21,7 @@ function outcomeOf(reply: Envelope<'reply.requested'>): ChildOutcome {
 }
 
 /** How long a task's session may take to answer after the task's own timeout canceled its turn. */
-const CANCEL_GRACE_MS = 60_000;
+export const CANCEL_GRACE_MS = 60_000;
 
 /**
  * The subagent host on the bus: the task is routed as the one message of a new session of its agent, linked to the
@@ -23,7 +30,7 @@ const CANCEL_GRACE_MS = 60_000;
  * `session.release.requested` lets the session leave its agent. It reaches the agents through these events alone.
  * A session that never answers fails the task `CANCEL_GRACE_MS` after the task's timeout.
  */
-export function sessionHost(bus: Bus): SubagentHost {
+export function sessionHost(bus: Bus, clock?: RequestClock): SubagentHost {
   return {
     // Not an async function: the task's end is recorded as soon as its turn has ended, with no steps in between.
     run(child, signal) {
@@ -54,6 +61,7 @@ export function sessionHost(bus: Bus): SubagentHost {
         },
         timeoutMs: child.timeoutMs + CANCEL_GRACE_MS,
         signal: unstarted.signal,
+        ...(clock ? { clock } : {}),
       });
       if (signal.aborted) abort();
       else signal.addEventListener('abort', abort, { once: true });

@@ -27,9 +27,9 @@ runs('an every job runs when due, is recorded, and is scheduled again from the e
   );
   assert.equal(h.transitions(), [
     'cron:water - -xstate.init-> scheduled',
-    'cron:water scheduled -FIRE-> running',
     'fired water deliver',
-    'cron:water running -FINISHED-> scheduled',
+    'cron:water scheduled -after.due-> running',
+    'cron:water running -done.run-> scheduled',
   ]);
   assert.equal(h.actor.states(), [{ job: 'water', state: 'scheduled', due: '2026-03-01T10:20:00.000Z' }]);
 });
@@ -50,7 +50,7 @@ runs('a one-shot that succeeds is removed; its machine ends in done', async (con
   await h.advance(30 * MINUTE);
   assert.equal(h.sent, ['telegram/direct:42: once says hi']);
   assert.equal(await listCronJobs(h.workspace), []);
-  assert.equal(h.transitions().slice(-2), ['cron:once running -FINISHED-> done', 'stopped cron:once (finished)']);
+  assert.equal(h.transitions().slice(-2), ['cron:once running -done.run-> done', 'stopped cron:once (finished)']);
   assert.equal(h.actor.states(), []);
 });
 

@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BoardInspector } from '../../actors/board.js';
-import { CronActor } from '../../actors/cron/cron-actor.js';
+import { createActor, type AnyActorRef } from 'xstate';
+import { CronActor, type CronJobView } from '../../actors/cron/cron-actor.js';
+import { clockOf } from '../../actors/scheduler.js';
 import { cronBoard } from '../../machines/cron.js';
 import type { CronEffects, CronTurnRequest } from '../../actors/cron/run-job.js';
 import { InProcessBus, type Envelope } from '../../bus/index.js';
@@ -19,10 +21,18 @@ export function cronConfig(input: Record<string, unknown> = {}): Config {
   return result.config;
 }
 
+/** The cron actor as its host runs it: started, stopped with a reason, its jobs' states. */
+export interface CronRunner {
+  start(): Promise<void>;
+  stop(reason?: string): void;
+  settled(): Promise<void>;
+  states(): CronJobView[];
+}
+
 export interface CronHarness {
   workspace: string;
   clock: ManualClock;
-  actor: CronActor;
+  actor: CronRunner;
   events: Envelope[];
   sent: string[];
   turns: CronTurnRequest[];
@@ -50,6 +60,40 @@ export function cronHarness(
   const sent: string[] = [];
   const turns: CronTurnRequest[] = [];
   const commands: CronHarness['commands'] = [];
+  const cron = new CronActor({
+    workspace,
+    bus,
+    scheduler: clock,
+    config: () => config(),
+    logger: new Logger([], 'debug', Redactor.none),
+    send: async (target, text) => {
+      sent.push(`${target.channel}/${target.chat}: ${text}`);
+      return { kind: 'sent' };
+    },
+    runTurn: async (request) => {
+      turns.push(request);
+      return { ok: true, text: `reply to ${request.message}` };
+    },
+    runCommand: async (command, timeoutMs) => {
+      commands.push({ command, timeoutMs });
+      return { ok: true, content: 'done' };
+    },
+    ...options.effects,
+  });
+  let running: AnyActorRef | undefined;
+  const runner: CronRunner = {
+    async start() {
+      running = createActor(cron.logic, { clock: clockOf(clock), inspect: board.inspect }).start();
+      await cron.settled();
+    },
+    stop(reason = 'the gateway is stopping') {
+      for (const id of CronActor.jobActors(running)) board.stopped(id, reason);
+      running?.stop();
+    },
+    settled: () => cron.settled(),
+    states: () => CronActor.states(running),
+  };
+  const config = () => harness.config;
   const harness: CronHarness = {
     workspace,
     clock,
@@ -58,28 +102,7 @@ export function cronHarness(
     turns,
     commands,
     config: options.config ?? cronConfig(),
-    actor: new CronActor({
-      workspace,
-      bus,
-      scheduler: clock,
-      config: () => harness.config,
-      logger: new Logger([], 'debug', Redactor.none),
-      inspect: board.inspect,
-      retired: (actor, reason) => board.stopped(actor, reason),
-      send: async (target, text) => {
-        sent.push(`${target.channel}/${target.chat}: ${text}`);
-        return { kind: 'sent' };
-      },
-      runTurn: async (request) => {
-        turns.push(request);
-        return { ok: true, text: `reply to ${request.message}` };
-      },
-      runCommand: async (command, timeoutMs) => {
-        commands.push({ command, timeoutMs });
-        return { ok: true, content: 'done' };
-      },
-      ...options.effects,
-    }),
+    actor: runner,
     async close() {
       harness.actor.stop();
       await harness.actor.settled();

@@ -69,4 +69,37 @@ test('a stop waits for the cron run in flight to finish recording, even when tha
   home.remove();
 });
 
+test('a job leaves the board saying why: the schedule moved elsewhere, or the gateway stopped', async () => {
+  const home = tempHome();
+  const config = { version: 2, gateway: { port: await freePort() }, heartbeat: { enabled: false } };
+  writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
+  await putCronJob(home.workspace, deliverJob('hourly', { kind: 'every', seconds: 3600 }));
+  const loaded = loadConfig({ env: home.env });
+  const logs = openGatewayLogs(loaded);
+  const gateway = await Gateway.start({ loaded, env: home.env, logs });
+  const moves: string[] = [];
+  gateway.core.bus.on('actor.transitioned', 'actor.stopped').subscribe((event) => {
+    if (event.data.actor !== 'cron:hourly') return;
+    moves.push(
+      event.type === 'actor.stopped' ? `stopped: ${event.data.reason}` : `${event.data.to} ${event.data.event}`,
+    );
+  });
+  // Once the job is on the board (cron may have read its store before the test listened): stopped and back.
+  gateway.setScheduled(false, 'the schedule lease went to node-1');
+  gateway.setScheduled(true, 'this member holds the schedule lease');
+  await eventually(() => moves.includes('scheduled xstate.init'), true);
+  moves.length = 0;
+  gateway.setScheduled(false, 'the schedule lease went to node-2');
+  gateway.setScheduled(true, 'this member holds the schedule lease');
+  await eventually(() => moves.length, 2);
+  await gateway.stop();
+  logs.close();
+  assert.equal(moves, [
+    'stopped: the schedule lease went to node-2',
+    'scheduled xstate.init',
+    'stopped: the gateway is stopping',
+  ]);
+  home.remove();
+});
+
 test.run();

@@ -319,8 +319,8 @@ test('scheduled: the cold path runs at each cold_path_times minute (local time, 
         .filter((e) => e.data.actor === 'evolution')
         .map((e) => [e.data.from, e.data.to, e.data.event]),
       [
-        ['idle', 'running', 'RUN'],
-        ['running', 'idle', 'COLD_PATH_DONE'],
+        ['idle', 'running', 'after.minute'],
+        ['running', 'idle', 'done.coldPath'],
       ],
     );
     clock.advance(60_000);

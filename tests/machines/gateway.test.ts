@@ -6,6 +6,7 @@ import type { Runtime } from '../../actors/runtime.js';
 import '../../actors/gateway/gateway.js';
 import { gatewayBoard, gatewayMachine, type ChannelSpec, type StartOutput } from '../../machines/gateway.js';
 import { channelBoard, channelMachine } from '../../machines/channel.js';
+import { cronMachine, type CronEntry } from '../../machines/cron.js';
 import { loadConfig } from '../../store/config/index.js';
 import { given, movesOf, type Stage } from '../support/actor-kit.js';
 import { tempHome } from '../support/temp-home.js';
@@ -41,7 +42,16 @@ function gateway(stage: Stage, script: Script = {}) {
       dispatcher: child('dispatcher'),
       outbox: child('outbox'),
       heartbeat: child('heartbeat'),
-      cron: child('cron'),
+      // Cron reads its store until it stops.
+      cron: cronMachine.provide({
+        actors: {
+          read: fromPromise<CronEntry[] | undefined>(({ signal }) => {
+            running.add('cron');
+            signal.addEventListener('abort', () => running.delete('cron'));
+            return new Promise(() => undefined);
+          }),
+        },
+      }),
       services: child('services'),
       configWatch: child('configWatch'),
       // Links that connect at once: every channel reports as soon as it starts.
