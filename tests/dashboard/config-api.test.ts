@@ -103,3 +103,24 @@ test("a WhatsApp channel's pairing QR code is served for its form until there is
 });
 
 test.run();
+
+test('a file that does not validate is still shown with every key and token masked', async () => {
+  const dashboard = await startDashboard({});
+  try {
+    const path = join(dashboard.home.home, 'config.json');
+    const config = JSON.parse(readFileSync(path, 'utf8'));
+    config.model_list[0].api_keys = [API_KEY, OTHER_KEY];
+    config.channel_list.tg = { enabled: true, type: 'telegram', settings: { token: '123456:SECRET-token-value' } };
+    config.gateway.log_level = 'loud';
+    writeFileSync(path, JSON.stringify(config));
+    const reply = await call(dashboard.launcher, '/api/config', { cookie: dashboard.cookie });
+    assert.is(reply.status, 200, reply.text);
+    const shown = (reply.body as { config: typeof config }).config;
+    assert.equal(shown.model_list[0].api_keys, ['sk-t…01', 'sk-t…02']);
+    assert.equal(shown.channel_list.tg.settings.token, '1234…ue');
+    assert.equal(shown.gateway.log_level, 'loud');
+    for (const secret of [API_KEY, OTHER_KEY, 'SECRET-token']) assert.not.ok(reply.text.includes(secret), secret);
+  } finally {
+    await dashboard.close();
+  }
+});

@@ -5,7 +5,7 @@ import { validateConfig } from '../../../store/config/index.js';
 import { backupFile, readText, writeFileAtomic } from '../../../store/config/files.js';
 import { sendError } from '../http-error.js';
 import { configJsonSchema } from './config-schema.js';
-import { maskRaw, restoreMasked, secretPaths, type Json } from './config-secrets.js';
+import { maskRaw, restoreMasked, secretNames, secretPaths, type Json } from './config-secrets.js';
 import type { DashboardHost } from './host.js';
 
 type FileState = { kind: 'ok'; raw: Json } | { kind: 'unreadable'; message: string };
@@ -19,9 +19,13 @@ function readFile(path: string): FileState {
   }
 }
 
+let names: Set<string> | undefined;
+
 function pathsOf(raw: Json) {
   const validation = validateConfig(raw);
-  return secretPaths(raw, validation.ok ? validation.config : undefined);
+  const { schema, channel_kinds } = configJsonSchema();
+  names ??= secretNames([schema, ...Object.values(channel_kinds)]);
+  return secretPaths(raw, validation.ok ? validation.config : undefined, names);
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   Secret,
 } from '../../../store/config/index.js';
 import type { Config } from '../../../store/config/index.js';
+import type { JsonSchema } from '../../../bus/api-shapes.js';
 
 type Path = Array<string | number>;
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -13,8 +14,10 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 /**
  * Paths of every secret in the file: keys, tokens and passwords as the parsed config has them, and each URL with a
  * password wherever it is written (a proxy, a cluster server, an API root; also when the file does not parse).
+ * A file that does not validate has no parsed secrets: there every string (or list of strings) under a key the
+ * schema marks write-only anywhere (`secretNames`) counts as one, so a typo elsewhere never unmasks a key.
  */
-export function secretPaths(raw: Json, config: Config | undefined): Path[] {
+export function secretPaths(raw: Json, config: Config | undefined, names: ReadonlySet<string>): Path[] {
   const found = new Map<string, Path>();
   const walk = (value: unknown, path: Path, isOne: (value: unknown) => boolean): void => {
     if (isOne(value)) found.set(path.join('\u0000'), path);
@@ -23,8 +26,36 @@ export function secretPaths(raw: Json, config: Config | undefined): Path[] {
       for (const [key, child] of Object.entries(value)) walk(child, [...path, key], isOne);
   };
   if (config) walk(config, [], isSecret);
+  else walkNamed(raw, [], names, (path) => found.set(path.join('\u0000'), path));
   walk(raw, [], (value) => typeof value === 'string' && hasUrlPassword(value));
   return [...found.values()];
+}
+
+function walkNamed(value: Json, path: Path, names: ReadonlySet<string>, found: (path: Path) => void): void {
+  if (Array.isArray(value)) value.forEach((item, index) => walkNamed(item, [...path, index], names, found));
+  else if (value && typeof value === 'object')
+    for (const [key, child] of Object.entries(value)) {
+      if (!names.has(key)) walkNamed(child, [...path, key], names, found);
+      else if (typeof child === 'string') found([...path, key]);
+      else if (Array.isArray(child))
+        child.forEach((item, index) => typeof item === 'string' && found([...path, key, index]));
+    }
+}
+
+/** Names of the properties a JSON Schema marks write-only (a secret, or a list of secrets), at any depth. */
+export function secretNames(schemas: JsonSchema[]): Set<string> {
+  const names = new Set<string>();
+  const isSecretNode = (node: JsonSchema | undefined) => node?.writeOnly === true || node?.items?.writeOnly === true;
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (node && typeof node === 'object') {
+      const { properties } = node as JsonSchema;
+      for (const [name, child] of Object.entries(properties ?? {})) if (isSecretNode(child)) names.add(name);
+      Object.values(node).forEach(visit);
+    }
+  };
+  schemas.forEach(visit);
+  return names;
 }
 
 function at(root: Json, path: Path): Json | undefined {
