@@ -11,6 +11,37 @@ export const logEvents = {
       archived: z.number().int().nonnegative(),
       kept: z.number().int().nonnegative(),
       archive: z.string().optional(),
+      /** The log's tables in bytes before and after (a compaction the gateway ran on its schedule records them). */
+      bytes_before: z.number().int().nonnegative().optional(),
+      bytes_after: z.number().int().nonnegative().optional(),
+    }),
+  ),
+  /**
+   * Usage of archived model answers, summed by hour × agent × session × model, so totals survive pruning: `tern usage`
+   * reads these with the answers still in the log. A compaction merges the log's rollups into one, placed at the seq of
+   * the last answer it folds; `through` is that seq (an import skips the answers it covers).
+   */
+  'usage.rolled_up': lazySchema(() =>
+    z.object({
+      through: z.number().int().nonnegative(),
+      buckets: z.array(
+        z.object({
+          /** The hour's start, epoch ms. */
+          hour: z.number().int(),
+          agent: z.string(),
+          session: z.string(),
+          model_name: z.string(),
+          calls: z.number().int().nonnegative(),
+          /** Turns with an answer in this bucket. */
+          turns: z.number().int().nonnegative(),
+          unreported_calls: z.number().int().nonnegative(),
+          input: z.number().nonnegative(),
+          output: z.number().nonnegative(),
+          cached: z.number().nonnegative(),
+          cache_write: z.number().nonnegative(),
+          reasoning: z.number().nonnegative(),
+        }),
+      ),
     }),
   ),
   /**

@@ -7,12 +7,13 @@ import { validateDraft } from '../../bus/index.js';
 import { LogError } from './errors.js';
 import { EventLog } from './event-log.js';
 import { queryFilter, type LogQuery } from './event-store.js';
+import { planRollup, type RollupPlan } from '../usage/rollup-plan.js';
 import { acquireWriterLock } from './writer-lock.js';
 
 const FILES = ['data.mdb', 'lock.mdb'] as const;
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** What usage totals are made of: kept whatever their age, so `tern usage` still shows last year. */
-const USAGE_TYPES = new Set(['provider.requested', 'provider.responded']);
+/** What usage totals are made of: an old answer goes once folded into the rollup (`planRollup`). */
+const USAGE_TYPES = new Set(['provider.requested', 'provider.responded', 'usage.rolled_up']);
 const CHECKPOINT_TYPES = 'session.compacted,session.cleared';
 const HISTORY = new Set([
   'session.cleared',
@@ -36,6 +37,9 @@ export interface Compacted {
   kept: number;
   archived: number;
   removed: number;
+  /** The log's tables before and after, in bytes (a compaction the gateway runs measures them). */
+  bytes_before?: number;
+  bytes_after?: number;
   /** The archive file written, relative to the log's folder; absent when nothing was archived. */
   archive?: string;
 }
@@ -72,19 +76,8 @@ export async function rewrite(dir: string, plan: Plan, now: Date): Promise<Compa
     const archive = new ArchiveWriter(dir, stamp);
     try {
       log.restoreBlobs(old.rawBlobs());
-      function* kept(): Generator<Envelope> {
-        for (const event of old.iterate()) {
-          const fate = plan.fate(event);
-          if (fate === 'keep') {
-            result.kept++;
-            yield event;
-          } else if (fate === 'archive') {
-            result.archived++;
-            archive.write(event);
-          } else result.removed++;
-        }
-      }
-      log.restore(plan.added ? mergeBySeq(kept(), plan.added) : kept());
+      const kept = keptOf(old.iterate(), plan, result, archive);
+      log.restore(plan.added ? mergeBySeq(kept, plan.added) : kept);
       const written = await archive.close();
       if (written) result.archive = written;
       log.append(validateDraft(plan.closing(result)));
@@ -105,8 +98,27 @@ export async function rewrite(dir: string, plan: Plan, now: Date): Promise<Compa
   }
 }
 
+/** The events `plan` keeps, counted in `result`; those it archives go to `archive`. */
+export function* keptOf(
+  events: Iterable<Envelope>,
+  plan: Plan,
+  result: Compacted,
+  archive: ArchiveWriter,
+): Generator<Envelope> {
+  for (const event of events) {
+    const fate = plan.fate(event);
+    if (fate === 'keep') {
+      result.kept++;
+      yield event;
+    } else if (fate === 'archive') {
+      result.archived++;
+      archive.write(event);
+    } else result.removed++;
+  }
+}
+
 /** Two runs of events, each in seq order, as one in seq order. */
-function* mergeBySeq(a: Iterable<Envelope>, b: Iterable<Envelope>): Generator<Envelope> {
+export function* mergeBySeq(a: Iterable<Envelope>, b: Iterable<Envelope>): Generator<Envelope> {
   const second = b[Symbol.iterator]();
   let next = second.next();
   for (const event of a) {
@@ -120,7 +132,7 @@ function* mergeBySeq(a: Iterable<Envelope>, b: Iterable<Envelope>): Generator<En
  * The archived events as they were appended, one JSON line each, gzipped as they come (a compaction holds none in
  * memory); the file is named for the first and last seq once complete.
  */
-class ArchiveWriter {
+export class ArchiveWriter {
   private gzip: Gzip | undefined;
   private done: Promise<void> | undefined;
   private first = 0;
@@ -159,38 +171,53 @@ class ArchiveWriter {
 }
 
 /**
- * `tern log compact`: events older than `max_age_days` are archived, except usage (`provider.requested`,
- * `provider.responded`: totals survive) and each session's latest checkpoint with the history after it (an old session
- * keeps its context).
+ * `tern log compact`: events older than `max_age_days` are archived, except each session's latest checkpoint with the
+ * history after it (an old session keeps its context); the usage of the archived answers is folded into one
+ * `usage.rolled_up` event (totals survive).
  */
 export function compactLog(dir: string, retention: Retention, now = new Date()): Promise<Compacted> {
+  return rewrite(dir, retentionPlan(retention, now), now);
+}
+
+/** What a compaction under `retention` keeps, archives and rolls up. */
+export function retentionPlan(retention: Retention, now: Date): Plan {
   const cutoff = now.getTime() - retention.max_age_days * DAY_MS;
   /** Each session's latest checkpoint. */
   const checkpoints = new Map<string, number>();
   /** With `max_size_mb`: the oldest event that fits, counted back from the newest. */
   let firstFitting = 0;
-  return rewrite(
-    dir,
-    {
-      prepare(log) {
-        for (const event of log.iterate({ type: CHECKPOINT_TYPES })) {
-          if (event.session !== undefined) checkpoints.set(event.session, event.seq);
-        }
-        if (retention.max_size_mb !== undefined) firstFitting = firstFittingSeq(log, retention.max_size_mb);
-      },
-      fate(event) {
-        const young = event.at >= cutoff && event.seq >= firstFitting;
-        if (young || USAGE_TYPES.has(event.type)) return 'keep';
-        const from = event.session === undefined ? undefined : checkpoints.get(event.session);
-        return from !== undefined && event.seq >= from && HISTORY.has(event.type) ? 'keep' : 'archive';
-      },
-      closing: ({ archived, kept, archive }) => ({
-        type: 'log.compacted',
-        data: { archived, kept, ...(archive ? { archive } : {}) },
-      }),
+  let rollup: RollupPlan = { covered: new Set(), event: undefined };
+  const young = (event: Envelope): boolean => event.at >= cutoff && event.seq >= firstFitting;
+  return {
+    prepare(log) {
+      for (const event of log.iterate({ type: CHECKPOINT_TYPES })) {
+        if (event.session !== undefined) checkpoints.set(event.session, event.seq);
+      }
+      if (retention.max_size_mb !== undefined) firstFitting = firstFittingSeq(log, retention.max_size_mb);
+      rollup = planRollup(log, (event) => !young(event), now.getTime());
     },
-    now,
-  );
+    fate(event) {
+      if (rollup.covered.has(event.seq)) return event.type === 'usage.rolled_up' ? 'remove' : 'archive';
+      if (young(event) || USAGE_TYPES.has(event.type)) return 'keep';
+      const from = event.session === undefined ? undefined : checkpoints.get(event.session);
+      return from !== undefined && event.seq >= from && HISTORY.has(event.type) ? 'keep' : 'archive';
+    },
+    // Read once the log is prepared: the rollup takes the seq of the last answer it folds.
+    added: {
+      *[Symbol.iterator]() {
+        if (rollup.event) yield rollup.event;
+      },
+    },
+    closing: ({ archived, kept, archive, bytes_before, bytes_after }) => ({
+      type: 'log.compacted',
+      data: {
+        archived,
+        kept,
+        ...(archive ? { archive } : {}),
+        ...(bytes_before !== undefined && bytes_after !== undefined ? { bytes_before, bytes_after } : {}),
+      },
+    }),
+  };
 }
 
 /**

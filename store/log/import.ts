@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Envelope } from '../../bus/index.js';
-import { rewrite, type Compacted } from './compact.js';
+import { planUnroll, type RollupPlan } from '../usage/rollup-plan.js';
+import { mergeBySeq, rewrite, type Compacted } from './compact.js';
 import { LogError } from './errors.js';
 import type { EventLog } from './event-log.js';
 
@@ -57,9 +58,10 @@ export async function importArchive(dir: string, file: string, now = new Date())
   let log: EventLog | undefined;
   let imported = 0;
   let skipped = 0;
+  let rollup: RollupPlan = { covered: new Set(), event: undefined };
   function* added(): Generator<Envelope> {
     for (const event of archived(file)) {
-      if (log!.get(event.seq)) skipped++;
+      if (taken(log!, event.seq)) skipped++;
       else {
         imported++;
         yield event;
@@ -71,12 +73,36 @@ export async function importArchive(dir: string, file: string, now = new Date())
     {
       prepare(old) {
         log = old;
+        const back: Envelope[] = [];
+        for (const event of archived(file))
+          if (event.type.startsWith('provider.') && !taken(old, event.seq)) back.push(event);
+        rollup = planUnroll(old, back, now.getTime());
+        if (rollup.event) rollup.event.seq = freeSeq(old, file, rollup.event.seq);
       },
-      fate: () => 'keep',
-      added: added(),
+      // The answers brought back are taken out of the rollups, which stand for what the log no longer holds.
+      fate: (event) => (rollup.covered.has(event.seq) ? 'remove' : 'keep'),
+      added: mergeBySeq(added(), {
+        *[Symbol.iterator]() {
+          if (rollup.event) yield rollup.event;
+        },
+      }),
       closing: () => ({ type: 'log.imported', data: { file: basename(file), imported, skipped } }),
     },
     now,
   );
   return { ...result, imported, skipped };
+}
+
+/** The rollup's seq, or the nearest one below it that neither the log nor the archive holds (a hole to stay in). */
+function freeSeq(log: EventLog, file: string, seq: number): number {
+  const taken = new Set<number>();
+  for (const event of archived(file)) taken.add(event.seq);
+  for (let free = seq; free > 0; free--) if (!taken.has(free) && (free === seq || !log.get(free))) return free;
+  throw new LogError('archive_unreadable', `${file} fills every hole of the log: its usage rollup has no place`);
+}
+
+/** Whether the log holds an event at `seq`: a rollup sits in the hole of an answer it folded, and moves for it. */
+function taken(log: EventLog, seq: number): boolean {
+  const there = log.get(seq);
+  return there !== undefined && there.type !== 'usage.rolled_up';
 }

@@ -13,8 +13,8 @@ export interface Spent {
  * type index makes that a few lookups). Tokens are kept, not dollars, so a price changed in the config applies at once.
  */
 export class Spending {
-  private readonly tokens = new Map<string, Tokens>();
-  private readonly fold = new UsageFold();
+  private tokens = new Map<string, Tokens>();
+  private fold = new UsageFold();
   private position = 0;
 
   constructor(private readonly log: EventStore) {}
@@ -39,6 +39,12 @@ export class Spending {
   private catchUp(): void {
     const through = this.log.lastCommittedSeq();
     if (through <= this.position) return;
+    // A compaction since may have folded answers read already into a rollup placed before `position`: read afresh.
+    for (const _ of this.log.iterate({ type: 'log.compacted', after: this.position, limit: 1 })) {
+      this.tokens = new Map();
+      this.fold = new UsageFold();
+      this.position = 0;
+    }
     for (const record of readUsage(this.log, { after: this.position, through }, this.fold)) {
       const key = `${localDay(record.at)}|${record.agent}|${record.model_name}`;
       const sum = this.tokens.get(key) ?? noTokens();

@@ -1,6 +1,7 @@
 import type { Envelope, Usage } from '../../bus/index.js';
 import type { EventStore } from '../log/event-store.js';
 import { costOf, roundUsd, type PriceOf, type Tokens } from './prices.js';
+import { rolledRecords, type RolledUp } from './rollup.js';
 
 /** One answer of a model: who asked, which model answered, and its tokens. */
 export interface UsageRecord {
@@ -13,6 +14,14 @@ export interface UsageRecord {
   tokens: Tokens;
   /** The answer came without usage figures: its tokens (zero here) and cost are unknown, not 0. */
   unreported?: true;
+  /** A bucket of a `usage.rolled_up` event standing for this many answers (`turn` is empty): see `rollup.ts`. */
+  rollup?: RolledCounts;
+}
+
+export interface RolledCounts {
+  calls: number;
+  turns: number;
+  unreported_calls: number;
 }
 
 /** The events usage is folded from, each read through the type index. */
@@ -88,10 +97,10 @@ export class ModelTally {
   private readonly byModel = new Map<string, { calls: number; tokens: Tokens }>();
   private unreported = 0;
 
-  add(record: Pick<UsageRecord, 'model_name' | 'tokens' | 'unreported'>): void {
+  add(record: Pick<UsageRecord, 'model_name' | 'tokens' | 'unreported' | 'rollup'>): void {
     const sum = this.byModel.get(record.model_name) ?? { calls: 0, tokens: noTokens() };
-    sum.calls++;
-    if (record.unreported) this.unreported++;
+    sum.calls += record.rollup?.calls ?? 1;
+    this.unreported += record.rollup?.unreported_calls ?? (record.unreported ? 1 : 0);
     addTokens(sum.tokens, record.tokens);
     this.byModel.set(record.model_name, sum);
   }
@@ -127,7 +136,7 @@ export interface UsageQuery {
 }
 
 /** The events of the usage types in `seq` order, each type read through its index. */
-function* usageEvents(log: EventStore, query: UsageQuery): Generator<Envelope> {
+export function* usageEvents(log: EventStore, query: UsageQuery): Generator<Envelope> {
   const bounds = {
     ...(query.after !== undefined ? { after: query.after } : {}),
     ...(query.through !== undefined ? { before: query.through + 1 } : {}),
@@ -150,8 +159,20 @@ function* usageEvents(log: EventStore, query: UsageQuery): Generator<Envelope> {
   }
 }
 
-/** Every usage record of the log (or of one turn), oldest first. */
+/**
+ * Every usage record of the log (or of one turn), oldest first: the rollups of archived answers (`usage.rolled_up`,
+ * never a turn's) first, then the answers the log holds.
+ */
 export function* readUsage(log: EventStore, query: UsageQuery = {}, fold = new UsageFold()): Generator<UsageRecord> {
+  if (query.turn === undefined) {
+    const bounds = {
+      ...(query.after !== undefined ? { after: query.after } : {}),
+      ...(query.through !== undefined ? { before: query.through + 1 } : {}),
+    };
+    for (const event of log.iterate({ type: 'usage.rolled_up', ...bounds }))
+      for (const record of rolledRecords(event.seq, event.data as RolledUp))
+        if (query.since === undefined || record.at >= query.since) yield record;
+  }
   for (const event of usageEvents(log, query)) {
     const record = fold.apply(event);
     if (record && (query.since === undefined || record.at >= query.since)) yield record;
@@ -219,16 +240,18 @@ const emptyRow = (key: string): UsageRow => ({
 });
 
 function add(row: UsageRow, record: UsageRecord, turns: Set<string>, priceOf: PriceOf): void {
-  row.calls++;
-  if (!turns.has(record.turn)) {
+  const calls = record.rollup?.calls ?? 1;
+  row.calls += calls;
+  if (record.rollup) row.turns += record.rollup.turns;
+  else if (!turns.has(record.turn)) {
     turns.add(record.turn);
     row.turns++;
   }
   addTokens(row.tokens, record.tokens);
-  if (record.unreported) row.unreported_calls++;
+  row.unreported_calls += record.rollup?.unreported_calls ?? (record.unreported ? 1 : 0);
   const price = priceOf(record.model_name);
   if (price) row.cost_usd += costOf(record.tokens, price);
-  else row.unpriced_calls++;
+  else row.unpriced_calls += calls;
 }
 
 /** Usage summed by day, hour, agent, session or model (rows in key order; days and hours oldest first), with a total. */

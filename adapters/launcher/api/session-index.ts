@@ -132,7 +132,9 @@ export class SessionIndex {
   }
 
   private catchUp(log: EventStore): void {
-    if (log !== this.log) {
+    // A compaction (the gateway runs them) may fold answers read already into a rollup: fold afresh after one.
+    const compacted = this.through > 0 && [...log.iterate({ type: 'log.compacted', after: this.through, limit: 1 })];
+    if (log !== this.log || (compacted && compacted.length > 0)) {
       this.log = log;
       this.through = 0;
       this.rows = new Map();
