@@ -102,7 +102,6 @@ test("a WhatsApp channel's pairing QR code is served for its form until there is
   }
 });
 
-test.run();
 
 test('a file that does not validate is still shown with every key and token masked', async () => {
   const dashboard = await startDashboard({});
@@ -124,3 +123,5 @@ test('a file that does not validate is still shown with every key and token mask
     await dashboard.close();
   }
 });
+
+test.run();
