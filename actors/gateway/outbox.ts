@@ -12,7 +12,7 @@ import { splitOnMarker } from '../split-marker.js';
 import type { Bus, Correlation, Envelope, EventDraft, ReplyTarget } from '../../bus/index.js';
 import type { ChannelEntry } from '../../store/config/index.js';
 import { LogError } from '../../store/log/errors.js';
-import type { PartJournal } from '../../store/log/send-journal.js';
+import type { SendJournal } from '../../store/log/send-journal.js';
 import type { Logger } from '../../store/logs/logger.js';
 import { InFlight } from '../in-flight.js';
 import type { ChannelDirectory } from './channel-directory.js';
@@ -82,7 +82,7 @@ export interface OutboxDeps {
   /** Placeholders a previous run showed (recovery), by key: a reply to their message replaces them. */
   placeholders?: Iterable<[string, string]>;
   /** Told as a part leaves for its channel, and once its `message.sent` is in the log (`store/log/send-journal.ts`). */
-  journal?: Pick<PartJournal, 'mark' | 'settle' | 'marksFirst'>;
+  journal?: Pick<SendJournal, 'mark' | 'settle'>;
   /** `agents.defaults.split_on_marker` now: a reply goes out as a message per part between markers. */
   splitOnMarker?: () => boolean;
 }
@@ -467,14 +467,11 @@ export class Outbox {
    * written (a channel that reports writes), else as it is handed over. An intent the journal never marked was in the
    * log while its part still waited (for the log's word, for a connection), and the restart sends that part.
    */
-  private async handOver<T>(channel: Channel, sendKey: string, left: () => void, send: () => Promise<T>): Promise<T> {
+  private handOver<T>(channel: Channel, sendKey: string, left: () => void, send: () => Promise<T>): Promise<T> {
     const { journal } = this.deps;
-    // A journal the next writer reads over the network (a cluster account's marks, #40) holds the mark before the
-    // request is written: published as it starts, the mark could still be on its way when the process dies.
-    if (journal?.marksFirst) await journal.mark(sendKey);
     const mark = (): void => {
       left();
-      if (!journal?.marksFirst) void journal?.mark(sendKey);
+      journal?.mark(sendKey);
     };
     if (channel.capabilities.reportsWrites) return whenWritten(mark, send);
     mark();

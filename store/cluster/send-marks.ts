@@ -20,10 +20,9 @@ const keyOf = (account: string, sendKey: string): string =>
 /**
  * The send journal of a channel account in a cluster (#40): which reply parts may have left, as entries of KV bucket
  * `tern_sending`, so that the member taking the account over knows them as a restarted gateway knows its journal
- * file. A part is marked, and the server has the mark, before its request is written (`Outbox`); its mark is deleted
- * once its `message.sent` is in the stream. A part whose `message.sending` is in the stream and that has no mark never
- * left: the next holder sends it. One marked may have left (or the process died between the mark and the request):
- * it is not sent again.
+ * file. A part is marked as its request starts being written (`Outbox`), published without waiting for the server,
+ * as the file's line is written without a sync; its mark is deleted once its `message.sent` is in the stream.
+ * A part whose `message.sending` is in the stream and that has no mark never left: the next holder sends it.
  */
 export class SendMarks implements PartJournal {
   private constructor(
@@ -51,14 +50,8 @@ export class SendMarks implements PartJournal {
     return new SendMarks(kv, account, before);
   }
 
-  /**
-   * Stored before the part's request is written (`marksFirst`): a mark published as the request starts may still be
-   * in this process's buffers when it is killed, and the next holder would send a part that had left (#40).
-   */
-  readonly marksFirst = true;
-
-  async mark(key: string): Promise<void> {
-    await this.kv.put(keyOf(this.account, key), '');
+  mark(key: string): void {
+    void this.kv.put(keyOf(this.account, key), '').catch(() => undefined);
   }
 
   settle(key: string): void {

@@ -16,11 +16,7 @@ const COMPACT_AFTER_BYTES = 256 * 1024;
  * loss a part may be sent twice.
  */
 /** What the runtime needs of a send journal: this file, or a cluster account's marks (`store/cluster/send-marks.ts`). */
-export interface PartJournal extends Pick<SendJournal, 'before' | 'settle' | 'restart' | 'close'> {
-  mark(key: string): void | Promise<void>;
-  /** The mark must be stored before the part's request is written (the outbox waits for `mark`). */
-  readonly marksFirst?: boolean;
-}
+export type PartJournal = Pick<SendJournal, 'before' | 'mark' | 'settle' | 'restart' | 'close'>;
 
 export class SendJournal {
   private fd: number;

@@ -52,7 +52,7 @@ async function storyOf(nc: NatsConnection, account: string, chat: number, killed
     const id = `direct:${userOf(chat)}`;
     const lines: string[] = [];
     for (const e of log.iterate({
-      type: 'message.received,message.routed,turn.started,turn.completed,turn.aborted,reply.requested,message.sending,message.sent,reply.delivered,runtime.started',
+      type: 'message.received,message.routed,turn.started,turn.completed,turn.aborted,reply.requested,message.sending,message.sent,message.undelivered,reply.delivered,runtime.started',
     })) {
       const data = e.data as {
         chat?: string;
@@ -196,13 +196,15 @@ test("600 messages from 100 chats: every one answered exactly once and in order,
       else if (Date.now() - killedAt > 60_000) throw new Error("nobody took over the dead gateway's bot");
       else await sleep(50);
     }
-    try {
-      for (let chat = 0; chat < CHATS; chat++)
+    for (let chat = 0; chat < CHATS; chat++) {
+      try {
         await context.emulator.waitForBotMessages(TOKENS[botOf(chat)]!, userOf(chat), PER_CHAT, 240_000);
-    } catch (error) {
-      throw new Error(
-        `${(error as Error).message}; the gateways said: ${context.gateways.map((g) => g.stderr()).join('\n---\n')}`,
-      );
+      } catch (error) {
+        const story = await storyOf(nc, ACCOUNTS[botOf(chat)]!, chat, killedAt);
+        throw new Error(
+          `${(error as Error).message} (${victim} killed; taken over by ${heir} after ${takenOverMs} ms); its account's stream says:\n${story}`,
+        );
+      }
     }
     const allAnsweredMs = Date.now() - killedAt;
     // Nothing is left to send once every message's reply is delivered in its account's stream: what the chats show
