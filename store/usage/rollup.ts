@@ -1,6 +1,6 @@
 import type { EventData } from '../../bus/index.js';
 import type { Tokens } from './prices.js';
-import type { UsageRecord } from './usage-log.js';
+import type { UsageRecord } from './usage-record.js';
 
 export type RolledUp = EventData<'usage.rolled_up'>;
 type Bucket = RolledUp['buckets'][number];

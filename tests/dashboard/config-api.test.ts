@@ -102,7 +102,6 @@ test("a WhatsApp channel's pairing QR code is served for its form until there is
   }
 });
 
-
 test('a file that does not validate is still shown with every key and token masked', async () => {
   const dashboard = await startDashboard({});
   try {
