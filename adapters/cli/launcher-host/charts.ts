@@ -3,7 +3,7 @@ import type { ChartNode, ChartTransition } from '../../launcher/api/host.js';
 import { MCP_SERVER_MACHINE } from '../../mcp/server-moves.js';
 import { agentMachine } from '../../../machines/agent.js';
 import { channelMachine } from '../../../machines/channel.js';
-import { cronMachine } from '../../../machines/cron.js';
+import { cronJobMachine } from '../../../machines/cron.js';
 import { gatewayMachine } from '../../../machines/gateway.js';
 import { heartbeatMachine } from '../../../machines/heartbeat.js';
 import { loopDetectionMachine } from '../../../machines/loop-detection.js';
@@ -66,7 +66,7 @@ const MACHINES: Record<string, AnyStateMachine> = {
   session: sessionMachine,
   subagent: subagentTaskMachine,
   channel: channelMachine,
-  cron: cronMachine,
+  cron: cronJobMachine,
   [MCP_SERVER_MACHINE]: mcpServerMachine,
 };
 
