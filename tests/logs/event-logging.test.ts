@@ -43,4 +43,23 @@ test('events.logging writes the events include chooses, less exclude, at or abov
   }
 });
 
+test('min_severity warn: of all events only the failed tool call is written, at WARN', async () => {
+  const g = await startClockedGateway({
+    gateway: { log_level: 'info' },
+    events: { logging: { enabled: true, include: ['*'], min_severity: 'warn' } },
+  });
+  try {
+    g.say('FILE missing.png');
+    assert.is(await eventually(() => g.sent.length, 1), 1);
+    const path = join(g.home.home, 'logs', 'gateway.log');
+    await eventually(() => g.events.some((e) => e.type === 'turn.completed'), true);
+    assert.equal(eventLines(path), [
+      'WARN runtime event: tool.completed event_id=N event_kind=tool.completed severity=warn ' +
+        'agent_id=main session_key=X turn_id=X',
+    ]);
+  } finally {
+    await g.close();
+  }
+});
+
 test.run();
