@@ -12,7 +12,7 @@ export const EVENT_SEVERITIES = ['debug', 'info', 'warn', 'error'] as const;
 export const eventsSchema = z.object({
   logging: z.prefault(
     z.object({
-      /** Whether chosen events are written to `gateway.log`; off unless the block says so (the tool-call lines cover a turn). */
+      /** Whether chosen events are written to `gateway.log`; off unless written (the tool-call lines cover a turn). */
       enabled: withDefault(bool(), false),
       /** Event types or globs (`turn.*`, `*.failed`, `*`); `agent.*` is the agent loop's events. Empty: `agent.*`. */
       include: withDefault(textList(), ['agent.*']),
