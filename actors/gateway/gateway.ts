@@ -63,6 +63,7 @@ import { Outbox } from './outbox.js';
 import { RecentIds } from './recent-ids.js';
 import { clockOf, realScheduler, type ActorClock, type Scheduler } from '../scheduler.js';
 import { logToolCalls } from './tool-call-log.js';
+import { logEvents } from './event-log.js';
 import { settledWithin } from '../settled-within.js';
 
 export interface GatewayOptions {
@@ -286,6 +287,9 @@ export class Gateway {
       } else logs.gateway.info('the event log writes again', { failed_ms: e.data.failed_ms });
     });
     this.toolCalls = logToolCalls(bus, logs);
+    // Events come before the machine exists (the start's own): they are read with the config the host loaded.
+    const events = () => (this.machine === undefined ? options.loaded : this.loaded).config.events.logging;
+    this.toolCalls.add(logEvents(bus, events, logs.gateway));
     this.heartbeat = new Heartbeat({
       engine: () => this.engine(),
       loadedEngine: () => this.snapshot.context.engine,

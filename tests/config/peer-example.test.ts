@@ -51,6 +51,13 @@ test("the peer's example config: its agent, gateway, web and voice settings are 
     [true, false, 'gemini-2.5-flash'],
   );
   assert.equal([config.tools.send_tts.enabled, config.voice.echo_transcription], [false, false]);
+  assert.equal(config.events.logging, {
+    enabled: true,
+    include: ['agent.*'],
+    exclude: [],
+    min_severity: 'info',
+    include_payload: false,
+  });
   assert.equal(warnings, [
     // Reasoning sent to a second chat: a channel setting not built yet.
     ...CHANNELS.map((name) => `unknown key channel_list.${name}.reasoning_channel_id (ignored)`),
@@ -58,8 +65,6 @@ test("the peer's example config: its agent, gateway, web and voice settings are 
     hardware('tools.serial', 'serial port access'),
     hardware('tools.spi', 'SPI bus access'),
     hardware('devices', 'USB device monitoring'),
-    // The peer's event-stream logging: Tern's log keeps every event already.
-    'unknown key events (ignored)',
   ]);
 });
 

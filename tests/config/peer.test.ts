@@ -52,7 +52,7 @@ test('a peer-runtime config loads: aliases map, unknown keys become warnings', (
     'unknown key model_list[0].rpm (ignored)',
     'unknown key hooks.builtins (ignored)',
     "devices (USB device monitoring) is for the peer runtime's hardware boards: Tern has no hardware tools (ignored)",
-    'unknown key events (ignored)',
+    'unknown key events.sink (ignored)',
   ]);
   h.remove();
 });

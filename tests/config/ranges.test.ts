@@ -153,7 +153,7 @@ const CASES: [string, unknown, string][] = [
   [
     'web provider',
     { tools: { web: { provider: 'bing' } } },
-    'tools.web.provider: "bing" is not allowed (allowed: brave, duckduckgo, perplexity, baidu_search, tavily, kagi, keenable, exa, searxng, glm_search)',
+    'tools.web.provider: "bing" is not allowed (allowed: brave, duckduckgo, perplexity, baidu_search, tavily, kagi, keenable, exa, searxng, glm_search, gemini, sogou)',
   ],
   [
     'exec deny pattern',

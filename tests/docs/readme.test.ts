@@ -163,6 +163,7 @@ const CONFIG_KEYS = new Set([
   'session',
   'gateway',
   'cluster',
+  'events',
 ]);
 
 /** What `tern config validate FILE` reports for a config: its problems, channel requirements included. */

@@ -3,6 +3,7 @@ import { agentsSchema } from './agents.js';
 import { channelListSchema } from './channel-list.js';
 import { clusterSchema } from './cluster.js';
 import { evolutionSchema } from './evolution.js';
+import { eventsSchema } from './events.js';
 import { gatewaySchema } from './gateway.js';
 import { heartbeatSchema } from './heartbeat.js';
 import { hooksSchema } from './hooks.js';
@@ -32,6 +33,7 @@ const blocks = z.object({
   hooks: z.prefault(hooksSchema, {}),
   plugins: z.prefault(pluginsSchema, {}),
   log: z.prefault(logSchema, {}),
+  events: z.prefault(eventsSchema, {}),
   voice: z.prefault(voiceSchema, {}),
 });
 
