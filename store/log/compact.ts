@@ -86,11 +86,9 @@ export async function rewrite(dir: string, plan: Plan, now: Date): Promise<Compa
       log.close();
       old.close();
     }
-    const aside = join(dir, `.compacted-${stamp}`);
-    mkdirSync(aside, { mode: 0o700 });
-    for (const name of FILES) if (existsSync(join(dir, name))) renameSync(join(dir, name), join(aside, name));
+    // Each rename replaces its file at once, the data file first: a kill leaves the old log or the new one, never
+    // none (moving the old files aside first left a moment with no data.mdb, which opens as an empty log).
     for (const name of FILES) renameSync(join(fresh, name), join(dir, name));
-    rmSync(aside, { recursive: true, force: true });
     return result;
   } finally {
     rmSync(fresh, { recursive: true, force: true });
