@@ -113,6 +113,7 @@ test('a server that fails to connect is named on stderr, and the turn runs witho
     assert.match(
       cli.stderr(),
       /^tern: warning: MCP server "broken" failed to connect \(.*no-such-server.*\); its tools are not offered\n$/,
+      `stderr was: ${JSON.stringify(cli.stderr())}`,
     );
     assert.is(cli.stdout(), 'ok\n');
     assert.equal([...new Set(logged(home.env, 'mcp.connected').map((e) => e.data.server))], ['every']);
