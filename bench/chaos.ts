@@ -10,7 +10,7 @@ import { startGatewayModel } from '../tests/support/gateway-model.js';
 import { startGatewayProcess, type GatewayProcess } from '../tests/support/gateway-process.js';
 import { startNatsServer } from '../tests/support/nats-server.js';
 import { TelegramEmulator } from '../tests/support/telegram-emulator.js';
-import { partitionProxy } from './chaos-proxy.js';
+import { tcpCut } from '../tests/support/tcp-cut.js';
 
 const TOKEN = '820001:chaos-bot-AAAA';
 const TTL_MS = 5_000;
@@ -49,7 +49,7 @@ interface Member {
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const log = options.log ?? (() => undefined);
   const server = await startNatsServer();
-  const proxy = await partitionProxy(server.port);
+  const proxy = await tcpCut(server.port);
   const model = await startGatewayModel({ delayMs: 50 });
   const emulator = await TelegramEmulator.start(undefined, { offsets: true });
   const members: Member[] = [];
