@@ -6,7 +6,7 @@ import { Deliveries, DELIVERY_TIMEOUT_MS } from '../../actors/deliveries.js';
 import { ApprovalDesk } from '../../actors/hooks/approval-desk.js';
 import { ask } from '../../actors/routing.js';
 import { clockOf } from '../../actors/scheduler.js';
-import type { ChildTurn } from '../../actors/subagents/host.js';
+import { child } from '../support/child-turn.js';
 import { CANCEL_GRACE_MS, sessionHost } from '../../actors/subagents/session-host.js';
 import type { RequestAbortedError, RequestTimeoutError } from '../../bus/index.js';
 import { given } from '../support/actor-kit.js';
@@ -106,23 +106,6 @@ test('approvals: no answer within the timeout denies and says so; a turn that en
     ],
   );
 });
-
-const child: ChildTurn = {
-  agent: 'research',
-  sessionKey: 'agent:research:subagent:task_1',
-  link: { parent: 'turn_p', task: 'task_1', delegatedBy: 'main' },
-  message: {
-    message_id: 'task_1',
-    channel: 'subagent',
-    account: 'default',
-    chat: 'direct:main',
-    sender: 'main',
-    text: 'find the answer',
-    remote: true,
-    media: [],
-  },
-  timeoutMs: 60_000,
-};
 
 test('subagent tasks: a session that never answers fails the task; a cancel before the turn starts aborts it', async () => {
   const stage = given();

@@ -3,28 +3,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sessionHost } from '../../actors/subagents/session-host.js';
-import type { ChildTurn } from '../../actors/subagents/host.js';
+import { child } from '../support/child-turn.js';
 import { sessionIdOf, type Envelope } from '../../bus/index.js';
 import { given } from '../support/actor-kit.js';
 import { nextEvent } from '../support/next-event.js';
 import { startTurnFixture, type TurnFixture } from '../support/turn-fixture.js';
 
-const child: ChildTurn = {
-  agent: 'research',
-  sessionKey: 'agent:research:subagent:task_1',
-  link: { parent: 'turn_p', task: 'task_1', delegatedBy: 'main' },
-  message: {
-    message_id: 'task_1',
-    channel: 'subagent',
-    account: 'default',
-    chat: 'direct:main',
-    sender: 'main',
-    text: 'find the answer',
-    remote: true,
-    media: [],
-  },
-  timeoutMs: 60_000,
-};
 const keys = { agent: 'research', session: sessionIdOf(child.sessionKey), parent: 'turn_p', task: 'task_1' };
 const routed = {
   type: 'message.routed',
