@@ -5,16 +5,19 @@ import { join } from 'node:path';
 import { startCli } from './cli.js';
 import { tempHome, type TempHome } from './temp-home.js';
 
+export interface ReadyBody {
+  status?: string;
+  channels: Array<{ name: string; state: string; reason?: string }>;
+}
+
 export interface GatewayProcess {
   home: TempHome;
   child: ChildProcessWithoutNullStreams;
   url: string;
   stderr(): string;
-  ready(): Promise<{ status: number; body: { channels: Array<{ name: string; state: string; reason?: string }> } }>;
-  waitUntil(
-    check: (body: { channels: Array<{ name: string; state: string }> }, status: number) => boolean,
-    timeoutMs?: number,
-  ): Promise<void>;
+  ready(): Promise<{ status: number; body: ReadyBody }>;
+  /** Polls /ready until `check` holds; resolves with the body it held for (a later read may already differ). */
+  waitUntil(check: (body: ReadyBody, status: number) => boolean, timeoutMs?: number): Promise<ReadyBody>;
   /**
    * SIGINT, then the exit code; one that has not exited after `timeoutMs` is killed and the stop fails, saying what it
    * logged. A process that has already exited (stopped, killed, crashed) gives its exit code at once.
@@ -54,18 +57,14 @@ export async function startGatewayProcess(
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve((exitCode = code))));
   const ready = async () => {
     const res = await fetch(`${url}/ready`);
-    const body = (await res.json()) as {
-      status?: string;
-      channels: Array<{ name: string; state: string; reason?: string }>;
-    };
+    const body = (await res.json()) as ReadyBody;
     return { status: res.status, body };
   };
-  type Ready = { status?: string; channels: Array<{ name: string; state: string }> };
-  const waitUntil = async (check: (body: Ready, status: number) => boolean, timeoutMs = 20_000) => {
+  const waitUntil = async (check: (body: ReadyBody, status: number) => boolean, timeoutMs = 20_000) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const answer = await ready().catch(() => undefined);
-      if (answer && check(answer.body, answer.status)) return;
+      if (answer && check(answer.body, answer.status)) return answer.body;
       if (exitCode !== undefined) throw new Error(`the gateway exited (code ${exitCode}) before that state: ${errors}`);
       if (Date.now() > deadline)
         throw new Error(`gateway never reached the expected state: ${JSON.stringify(answer?.body)} ${errors}`);

@@ -138,13 +138,15 @@ wecom('when WeCom no longer takes the reply in place, the answer is pushed to th
 });
 
 wecom('a refused secret fails that channel saying so', async ({ gateway }) => {
-  await gateway.waitUntil((body) => body.channels.some((c) => c.name === 'wecom_wrong' && c.state === 'failed'));
-  const ready = await gateway.ready();
+  // Retried after a backoff, so a second read may find it starting again: read the reason from the failed body.
+  const failed = await gateway.waitUntil((b) =>
+    b.channels.some((c) => c.name === 'wecom_wrong' && c.state === 'failed'),
+  );
   assert.match(
-    ready.body.channels.find((c) => c.name === 'wecom_wrong')?.reason ?? '',
+    failed.channels.find((c) => c.name === 'wecom_wrong')?.reason ?? '',
     /WeCom refused the connection \(Authentication failed: invalid credential \(code: 40001\)\)/,
   );
-  assert.is(ready.body.channels.find((c) => c.name === 'wecom')?.state, 'connected');
+  assert.is(failed.channels.find((c) => c.name === 'wecom')?.state, 'connected');
 });
 
 wecom('after WeCom drops the connection the channel subscribes again and answers', async ({ wecom, gateway }) => {
