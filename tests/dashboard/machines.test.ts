@@ -103,7 +103,14 @@ test('an MCP server is an mcp_server actor: idle, connecting, connected, with it
       ['connecting', 'connected', 'CONNECTED'],
     ]);
     const { machines } = await get<{ machines: Record<string, ChartNode> }>(dashboard, '/api/machines');
-    assert.equal(stateKeys(machines.mcp_server ?? null), ['idle', 'connecting', 'connected', 'failed', 'disabled']);
+    assert.equal(stateKeys(machines.mcp_server ?? null), [
+      'idle',
+      'connecting',
+      'connected',
+      'failed',
+      'closing',
+      'disabled',
+    ]);
     assert.equal(stateKeys(machines.cron ?? null)?.includes('scheduled'), true);
   } finally {
     await dashboard.close();
