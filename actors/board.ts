@@ -1,20 +1,12 @@
 import type { AnyActorRef, InspectionEvent, StateValue } from 'xstate';
 import { draftOf, type Bus, type Correlation, type EventData } from '../bus/index.js';
-import type { Board } from '../machines/board.js';
+import { causeOf, type Board } from '../machines/board.js';
 import { stateName } from './machine-state.js';
 
 type AnyBoard = Board<never>;
 
 /** The board of each machine whose actors the machines page shows, by machine id. */
 export type Boards = Record<string, AnyBoard>;
-
-/** An inspection event's cause as a person reads it: `done.model` for `xstate.done.actor.model`, `after.interval` for a delay. */
-function causeOf(type: string): string {
-  if (type.startsWith('xstate.done.actor.')) return `done.${type.slice('xstate.done.actor.'.length)}`;
-  if (type.startsWith('xstate.error.actor.')) return `error.${type.slice('xstate.error.actor.'.length)}`;
-  if (type.startsWith('xstate.after.')) return `after.${type.slice('xstate.after.'.length).split('.')[0]}`;
-  return type;
-}
 
 interface Shown {
   state: string;

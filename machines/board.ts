@@ -18,3 +18,11 @@ export interface Board<C> {
   /** Why an actor that reached a final state stopped (`actor.stopped`), given the event that took it there; its final state's name by default. */
   stopReason?(context: C, cause: string): string;
 }
+
+/** An inspection event's cause as a person reads it: `done.model` for `xstate.done.actor.model`, `after.interval` for a delay. */
+export function causeOf(type: string): string {
+  if (type.startsWith('xstate.done.actor.')) return `done.${type.slice('xstate.done.actor.'.length)}`;
+  if (type.startsWith('xstate.error.actor.')) return `error.${type.slice('xstate.error.actor.'.length)}`;
+  if (type.startsWith('xstate.after.')) return `after.${type.slice('xstate.after.'.length).split('.')[0]}`;
+  return type;
+}

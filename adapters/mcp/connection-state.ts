@@ -1,3 +1,8 @@
+import type { SnapshotFrom } from 'xstate';
+import { retryDelay, type Backoff, type mcpServerMachine } from '../../machines/mcp-server.js';
+
+export type { Backoff };
+
 /** A server connection as `/list mcp`, `tern mcp` and the dashboard show it. */
 export type ConnectionState =
   | { state: 'disabled' }
@@ -5,14 +10,16 @@ export type ConnectionState =
   | { state: 'connected'; tools: number }
   | { state: 'failed'; reason: string; retryInMs: number };
 
-export interface Backoff {
-  initialMs: number;
-  maxMs: number;
-}
-
 export const DEFAULT_BACKOFF: Backoff = { initialMs: 500, maxMs: 30_000 };
 
-/** Doubles per consecutive failure, capped: 1st failure waits `initialMs`. */
-export function retryDelay(backoff: Backoff, failures: number): number {
-  return Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.max(0, failures - 1));
+/** The connection's state read from its machine's snapshot (`idle` is the first attempt, not yet begun). */
+export function connectionOf(snapshot: SnapshotFrom<typeof mcpServerMachine>): ConnectionState {
+  const { context } = snapshot;
+  if (snapshot.matches('connected')) return { state: 'connected', tools: context.tools.length };
+  if (snapshot.matches('failed')) {
+    return { state: 'failed', reason: context.reason ?? '', retryInMs: retryDelay(context.backoff, context.failures) };
+  }
+  if (snapshot.matches('idle')) return { state: 'connecting', attempt: 0 };
+  if (snapshot.matches('connecting')) return { state: 'connecting', attempt: context.failures + 1 };
+  return { state: 'disabled' };
 }

@@ -1,16 +1,34 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
-import { retryDelay, type Backoff, type ConnectionState } from './connection-state.js';
+import { filter, firstValueFrom, from, map } from 'rxjs';
+import { createActor, fromCallback, fromPromise, type Actor, type ActorOptions, type SnapshotFrom } from 'xstate';
+import {
+  mcpServerMachine,
+  type ConnectInput,
+  type McpServerEvent,
+  type WatchInput,
+} from '../../machines/mcp-server.js';
+import { connectionOf, type Backoff, type ConnectionState } from './connection-state.js';
+import { type McpLink, openLink } from './link.js';
 import type { McpServerConfig } from './options.js';
-import { redactFailure } from './server-secrets.js';
-import { openTransport, type OpenedTransport, type TransportContext } from './transport.js';
+import { serverMoves, type ServerMove } from './server-moves.js';
+import type { TransportContext } from './transport.js';
+
+declare module '../../machines/mcp-server.js' {
+  interface McpServerRegister {
+    link: McpLink;
+    tool: McpToolInfo;
+  }
+}
 
 export interface ConnectionDeps {
   context: TransportContext;
   backoff: Backoff;
   connectTimeoutMs: number;
-  onChange(name: string, state: ConnectionState): void;
+  /** Each move of the server's machine, with the connection's state after it. */
+  onChange(name: string, move: ServerMove, state: ConnectionState): void;
+  /** The clock of the retry delays; real time by default. */
+  clock?: ActorOptions<typeof mcpServerMachine>['clock'];
 }
 
 /** Raised for a call to a server that is not connected right now; the text says why. */
@@ -23,169 +41,99 @@ export class McpNotConnectedError extends Error {
   }
 }
 
-class ConnectTimeoutError extends Error {
-  readonly code = 'mcp_connect_timeout';
-}
+type ServerSnapshot = SnapshotFrom<typeof mcpServerMachine>;
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ConnectTimeoutError(`no answer within ${ms} ms`)), ms);
+const settledIn = (snapshot: ServerSnapshot): boolean =>
+  snapshot.matches('connected') || snapshot.matches('failed') || snapshot.status === 'done';
+
+/** The machine's effects for one server: the SDK client and its transport as invoked actors. */
+function serverMachine(server: McpServerConfig, deps: ConnectionDeps) {
+  const options = { context: deps.context, connectTimeoutMs: deps.connectTimeoutMs };
+  return mcpServerMachine.provide({
+    actors: {
+      connect: fromCallback<McpServerEvent, ConnectInput>(({ input, sendBack }) => {
+        const attempt = new AbortController();
+        void openLink(input.server, server, options, attempt.signal).then(
+          ({ link, tools }) => (attempt.signal.aborted ? link.close() : sendBack({ type: 'CONNECTED', link, tools })),
+          (error: Error) => attempt.signal.aborted || sendBack({ type: 'FAILED', reason: error.message }),
+        );
+        // Leaving `connecting` after `CONNECTED` hands the link over: the attempt has already ended then.
+        return () => attempt.abort();
+      }),
+      watch: fromCallback<McpServerEvent, WatchInput>(({ input, sendBack }) => {
+        const watching = input.link.events.subscribe(sendBack);
+        return () => watching.unsubscribe();
+      }),
+      close: fromPromise<void, McpLink>(({ input }) => input.close()),
+    },
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-async function listAllTools(client: Client): Promise<McpToolInfo[]> {
-  const tools: McpToolInfo[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor ? { cursor } : {});
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return tools;
-}
-
-function reasonOf(error: unknown, opened: OpenedTransport | undefined, server: McpServerConfig): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const stderr = opened?.stderrTail();
-  return redactFailure(stderr ? `${message}; stderr: ${stderr}` : message, server, opened?.secrets);
 }
 
 /**
- * One supervised server: connects, lists its tools, and when the connection drops or cannot be made,
- * tries again with backoff until stopped. Nothing here ever waits on the server for its caller.
+ * One supervised server, hosting its `mcpServerMachine` actor: the machine is the connection's state (and holds the
+ * client while connected); this class answers questions about it. Nothing here ever waits on the server for its
+ * caller.
  */
 export class McpConnection {
-  private client: Client | undefined;
-  private opened: OpenedTransport | undefined;
-  private current: ConnectionState = { state: 'connecting', attempt: 0 };
-  private tools: McpToolInfo[] = [];
-  private failures = 0;
-  private retryTimer: NodeJS.Timeout | undefined;
-  private stopped = false;
-  private waiters: Array<(state: ConnectionState) => void> = [];
+  private readonly actor: Actor<typeof mcpServerMachine>;
 
   constructor(
     readonly name: string,
     readonly server: McpServerConfig,
-    private readonly deps: ConnectionDeps,
-  ) {}
+    deps: ConnectionDeps,
+  ) {
+    this.actor = createActor(serverMachine(server, deps), {
+      input: { server: name, backoff: deps.backoff },
+      ...(deps.clock ? { clock: deps.clock } : {}),
+      inspect: serverMoves((move, snapshot) => deps.onChange(name, move, connectionOf(snapshot))),
+    });
+  }
 
   get state(): ConnectionState {
-    return this.current;
+    return connectionOf(this.actor.getSnapshot());
   }
 
   get listedTools(): readonly McpToolInfo[] {
-    return this.current.state === 'connected' ? this.tools : [];
+    const snapshot = this.actor.getSnapshot();
+    return snapshot.matches('connected') ? snapshot.context.tools : [];
   }
 
   /** The stdio server's process id while connected. */
   get pid(): number | undefined {
-    return this.opened?.pid();
+    return this.actor.getSnapshot().context.link?.pid();
   }
 
   start(): void {
-    void this.attempt();
+    this.actor.start();
+    this.actor.send({ type: 'CONNECT' });
   }
 
   /** Resolves at the next settled state (connected or failed), or at once if one holds now. */
   settled(): Promise<ConnectionState> {
-    if (this.current.state === 'connected' || this.current.state === 'failed') return Promise.resolve(this.current);
-    return this.next();
+    const snapshot = this.actor.getSnapshot();
+    return settledIn(snapshot) ? Promise.resolve(connectionOf(snapshot)) : this.next();
   }
 
   /** Resolves at the next state change into connected, failed or (when stopped) disabled. */
   next(): Promise<ConnectionState> {
-    return new Promise((resolve) => this.waiters.push(resolve));
+    const moves = from(this.actor).pipe(filter(settledIn), map(connectionOf));
+    return firstValueFrom(moves, { defaultValue: connectionOf(this.actor.getSnapshot()) });
   }
 
   async call(tool: string, args: Record<string, unknown>, options: RequestOptions): Promise<CallToolResult> {
-    const client = this.client;
-    if (!client || this.current.state !== 'connected') throw new McpNotConnectedError(this.name, this.current);
-    const result = await client.callTool({ name: tool, arguments: args }, undefined, options);
-    if ('content' in result && Array.isArray(result.content)) return result as CallToolResult;
-    // Servers of protocol 2024-10-07 answer with `toolResult`; show it as text.
-    return { content: [{ type: 'text', text: JSON.stringify('toolResult' in result ? result.toolResult : result) }] };
+    const snapshot = this.actor.getSnapshot();
+    const { link } = snapshot.context;
+    if (!link || !snapshot.matches('connected')) throw new McpNotConnectedError(this.name, connectionOf(snapshot));
+    return link.call(tool, args, options);
   }
 
+  /** Resolves once the client has closed (a stdio server's process has been told to end). */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.retryTimer);
-    await this.discard();
-    this.set({ state: 'disabled' });
-  }
-
-  private set(state: ConnectionState): void {
-    this.current = state;
-    this.deps.onChange(this.name, state);
-    if (state.state === 'connected' || state.state === 'failed' || state.state === 'disabled') {
-      for (const wake of this.waiters.splice(0)) wake(state);
-    }
-  }
-
-  private async attempt(): Promise<void> {
-    if (this.stopped) return;
-    this.set({ state: 'connecting', attempt: this.failures + 1 });
-    // The SDK loads on the first connection, so a runtime without MCP servers never pays for it.
-    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-    if (this.stopped) return;
-    const client = new Client(
-      { name: 'tern', version: '1' },
-      { listChanged: { tools: { onChanged: (error, tools) => this.toolsChanged(client, error, tools) } } },
-    );
-    this.client = client;
-    try {
-      const opened = await openTransport(this.name, this.server, this.deps.context);
-      if (this.stopped || this.client !== client) {
-        // Stopped while the transport was being made: connecting now would start a server nobody ever stops, and
-        // its process would keep a finished `tern agent` alive until it exits on its own.
-        await opened.transport.close().catch(() => undefined);
-        return;
-      }
-      this.opened = opened;
-      client.onclose = () => this.dropped(client);
-      await withTimeout(client.connect(this.opened.transport), this.deps.connectTimeoutMs);
-      this.tools = await withTimeout(listAllTools(client), this.deps.connectTimeoutMs);
-      if (this.stopped || this.client !== client) return;
-      this.failures = 0;
-      this.set({ state: 'connected', tools: this.tools.length });
-    } catch (error) {
-      if (this.stopped || this.client !== client) return;
-      const reason = reasonOf(error, this.opened, this.server);
-      await this.discard();
-      this.fail(reason);
-    }
-  }
-
-  /** A server announced a new tool list (`notifications/tools/list_changed`); the SDK fetched it. */
-  private toolsChanged(client: Client, error: Error | null, tools: McpToolInfo[] | null): void {
-    if (error || !tools || this.client !== client || this.current.state !== 'connected') return;
-    this.tools = tools;
-    this.set({ state: 'connected', tools: tools.length });
-  }
-
-  private dropped(client: Client): void {
-    if (this.stopped || this.client !== client) return;
-    const reason = reasonOf(new Error('connection closed'), this.opened, this.server);
-    this.client = undefined;
-    this.opened = undefined;
-    this.fail(reason);
-  }
-
-  private fail(reason: string): void {
-    if (this.stopped) return;
-    this.failures += 1;
-    const retryInMs = retryDelay(this.deps.backoff, this.failures);
-    this.set({ state: 'failed', reason, retryInMs });
-    this.retryTimer = setTimeout(() => void this.attempt(), retryInMs);
-  }
-
-  private async discard(): Promise<void> {
-    const client = this.client;
-    this.client = undefined;
-    this.opened = undefined;
-    this.tools = [];
-    await client?.close().catch(() => undefined);
+    if (this.actor.getSnapshot().status !== 'active') return;
+    const ended = firstValueFrom(from(this.actor).pipe(filter((snapshot) => snapshot.status === 'done')), {
+      defaultValue: undefined,
+    });
+    this.actor.send({ type: 'STOP' });
+    await ended;
   }
 }

@@ -3,7 +3,7 @@ import type { Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { EventDraft } from '../../bus/events/index.js';
 import type { FilterOptions } from '../tools/options.js';
 import { fail, type Tool, type ToolContext, type ToolResult } from '../tools/tool.js';
-import { McpConnection } from './connection.js';
+import { McpConnection, type ConnectionDeps } from './connection.js';
 import { DEFAULT_BACKOFF, type Backoff, type ConnectionState } from './connection-state.js';
 import { mcpArguments, POLICY_NOTE, type McpArguments, type McpTool } from './mcp-tool.js';
 import { StoredOAuthProvider } from './oauth-provider.js';
@@ -18,7 +18,7 @@ import {
 } from './options.js';
 import { toToolResult } from './result.js';
 import { discoverySearchTools, type DiscoveryHooks } from './search-tools.js';
-import { MCP_SERVER_IDLE, serverMoved, type ServerStateName } from './server-moves.js';
+import { serverMoved, type ServerMove } from './server-moves.js';
 import { mcpToolNames } from './tool-name.js';
 
 export interface McpManagerDeps {
@@ -33,6 +33,8 @@ export interface McpManagerDeps {
   report?: (draft: EventDraft) => void;
   backoff?: Backoff;
   connectTimeoutMs?: number;
+  /** The clock of the retry delays; real time by default. */
+  clock?: ConnectionDeps['clock'];
   callTimeoutMs?: number;
 }
 
@@ -65,7 +67,6 @@ function wanted(options: McpOptions, name: string): McpServerConfig | undefined 
 export class McpManager {
   private readonly connections = new Map<string, McpConnection>();
   private named: Map<string, McpTool> | undefined;
-  private readonly lastState = new Map<string, ServerStateName>();
   private options: McpOptions;
 
   constructor(private readonly deps: McpManagerDeps) {
@@ -108,7 +109,8 @@ export class McpManager {
         context: { processEnv: this.deps.env ?? process.env, home: this.deps.home, ...this.authFor(name, server) },
         backoff: this.deps.backoff ?? DEFAULT_BACKOFF,
         connectTimeoutMs: this.deps.connectTimeoutMs ?? 30_000,
-        onChange: (changed, state) => this.changed(changed, state),
+        ...(this.deps.clock ? { clock: this.deps.clock } : {}),
+        onChange: (changed, move, state) => this.changed(changed, move, state),
       });
       this.connections.set(name, connection);
       started.push(connection);
@@ -200,10 +202,9 @@ export class McpManager {
     return { authProvider: new StoredOAuthProvider(this.deps.home, name, server.oauth, { kind: 'runtime' }) };
   }
 
-  private changed(server: string, state: ConnectionState): void {
+  private changed(server: string, move: ServerMove, state: ConnectionState): void {
     this.named = undefined;
-    this.deps.report?.(serverMoved(server, this.lastState.get(server) ?? MCP_SERVER_IDLE, state));
-    this.lastState.set(server, state.state);
+    this.deps.report?.(serverMoved(server, move));
     if (state.state === 'connected')
       this.deps.report?.({ type: 'mcp.connected', data: { server, tools: state.tools } });
     if (state.state === 'failed') {

@@ -4,6 +4,8 @@ import type { EventDraft } from '../../bus/events/index.js';
 import { McpManager } from '../../adapters/mcp/manager.js';
 import { everythingStdio, mcpOptions } from '../support/mcp-servers.js';
 import { tempHome } from '../support/temp-home.js';
+import { eventually } from '../support/eventually.js';
+import { alive } from '../support/process-alive.js';
 
 test('a killed stdio server is restarted with backoff and its tools work again', async () => {
   const home = tempHome();
@@ -44,11 +46,45 @@ test('a killed stdio server is restarted with backoff and its tools work again',
         'mcp.connected',
         'mcp:everything connected→failed FAILED',
         'mcp.failed',
-        'mcp:everything failed→connecting CONNECT',
+        'mcp:everything failed→connecting after.retry',
         'mcp:everything connecting→connected CONNECTED',
         'mcp.connected',
       ],
       'every move of the mcp_server machine is an actor.transitioned event',
+    );
+  } finally {
+    await manager.stop();
+    home.remove();
+  }
+});
+
+test('a stopped server closes its client first: its process has ended when stop() resolves', async () => {
+  const home = tempHome();
+  const events: EventDraft[] = [];
+  const manager = new McpManager({
+    options: mcpOptions({ everything: everythingStdio() }),
+    workspace: home.workspace,
+    home: home.home,
+    report: (draft) => events.push(draft),
+  });
+  try {
+    manager.start();
+    await manager.settled('everything');
+    const pid = manager.pid('everything')!;
+    await manager.stop();
+    const running = await eventually(() => alive(pid), false);
+    assert.equal(
+      [running, manager.statuses()[0]?.connection, manager.pid('everything')],
+      [false, { state: 'disabled' }, undefined],
+    );
+    assert.equal(
+      events.flatMap((e) => (e.type === 'actor.transitioned' ? [`${e.data.from}→${e.data.to} ${e.data.event}`] : [])),
+      [
+        'idle→connecting CONNECT',
+        'connecting→connected CONNECTED',
+        'connected→closing STOP',
+        'closing→disabled done.close',
+      ],
     );
   } finally {
     await manager.stop();
