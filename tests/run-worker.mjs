@@ -16,15 +16,20 @@ const END_MARKER = '\u0000tern-test-file-end';
 const handles = () => process.getActiveResourcesInfo().filter((kind) => kind !== 'Timeout' && kind !== 'Immediate');
 
 /**
- * CPU seconds (user and system) of this process and of the children it has reaped: what a file cost, processes it
- * started included (those end before it does). Linux's /proc/self/stat counts in 1/100 s; undefined elsewhere.
+ * CPU seconds (user and system) of this process (`own`) and of the children it has reaped (`children`): what a file
+ * cost, the processes it started included (those end before it does). Linux's /proc/self/stat counts in 1/100 s;
+ * undefined elsewhere.
  */
 function cpuSeconds() {
   try {
     const stat = readFileSync('/proc/self/stat', 'utf8');
     // After the command's name (in parentheses, which may hold spaces): state, then utime is the 12th field on.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) / 100;
+    const [utime, stime, cutime, cstime] = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .slice(11, 15)
+      .map((ticks) => Number(ticks) / 100);
+    return { own: utime + stime, children: cutime + cstime };
   } catch {
     return undefined;
   }
@@ -72,11 +77,14 @@ process.on('message', async (message) => {
   else await uvu.exec();
   process.exitCode = 0;
   await new Promise((resolve) => setImmediate(resolve));
-  const cpu = cpuBefore === undefined ? undefined : Math.round((cpuSeconds() - cpuBefore) * 100) / 100;
+  const cpuAfter = cpuSeconds();
+  const spent = (key) => (cpuBefore ? Math.round((cpuAfter[key] - cpuBefore[key]) * 100) / 100 : undefined);
+  const own = spent('own');
+  const cpu = cpuBefore ? Math.round((own + spent('children')) * 100) / 100 : undefined;
   const left = handles();
   for (const handle of before) if (left.includes(handle)) left.splice(left.indexOf(handle), 1);
   // On both streams: the runner cuts each at its marker, so what the file wrote to stderr stays with it.
   await write(`\n${END_MARKER}\n`, process.stderr);
-  await write(`\n${END_MARKER} ${JSON.stringify({ file, loaded: !importError, left, cpu, cliStarts })}\n`);
+  await write(`\n${END_MARKER} ${JSON.stringify({ file, loaded: !importError, left, cpu, own, cliStarts })}\n`);
 });
 process.send({ type: 'ready' });

@@ -73,7 +73,7 @@ function heavyKind(file) {
 /**
  * What each file cost in a full run: the last one here (tests/output/durations.json), else the one committed
  * (tests/durations.json). Per file `s` is its wall seconds, `cpu` the CPU seconds of its worker and the processes it
- * started, `cli` how many times it started `tern` or `tern-launcher` (see run-worker.mjs). Only the order depends on
+ * started (`own`: the worker's share, the test code itself), `cli` how many times it started `tern` or `tern-launcher` (see run-worker.mjs). Only the order depends on
  * it: the longest files start first, so none starts near the end.
  */
 function durations() {
@@ -153,7 +153,7 @@ const testBin = flags.sources || flags.dir || files.length === 0 ? undefined : a
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failedFiles = [];
-/** [file, wall ms, CPU seconds, CLI starts] of each file that ended. */
+/** [file, wall ms, CPU seconds, CLI starts, the worker's own CPU seconds] of each file that ended. */
 const timings = [];
 const groups = new Set();
 const started = Date.now();
@@ -215,8 +215,8 @@ function report(worker, file, output, ms, failure, costs = {}) {
   totals.failed += failed;
   totals.skipped += skipped;
   if (failed > 0) failedFiles.push(file);
-  timings.push([file, ms, costs.cpu, costs.cliStarts]);
-  const cpu = costs.cpu === undefined ? '' : `, ${costs.cpu.toFixed(1)} CPU-s`;
+  timings.push([file, ms, costs.cpu, costs.cliStarts, costs.own]);
+  const cpu = costs.cpu === undefined ? '' : `, ${costs.cpu.toFixed(1)} CPU-s, ${costs.own.toFixed(1)} in the tests`;
   const lines = [`${failed > 0 ? 'FAIL' : 'ok'}  ${file}  (${passed}/${total + skipped} in ${seconds(ms)}${cpu})`];
   if (failed > 0 || body.split('\n').length > 1) lines.push(body.replace(/^/gm, '    '));
   if (failure) lines.push(`    tests: ${failure}`);
@@ -354,7 +354,8 @@ if (positionals[0] === undefined && !flags.dir) {
   const sorted = [...timings].sort(([a], [b]) => a.localeCompare(b));
   // One line a file, so a diff of two runs reads file by file.
   const lines = sorted.map(
-    ([file, ms, cpu, cli]) => ` ${JSON.stringify(file)}: ${JSON.stringify({ s: Math.round(ms / 100) / 10, cpu, cli })}`,
+    ([file, ms, cpu, cli, own]) =>
+      ` ${JSON.stringify(file)}: ${JSON.stringify({ s: Math.round(ms / 100) / 10, cpu, own, cli })}`,
   );
   writeFileSync(join(testsDir, 'output', 'durations.json'), `{\n${lines.join(',\n')}\n}\n`);
 }
@@ -369,7 +370,8 @@ if (timings.length > 0) {
   console.log(`most CPU: ${top(2, ([file, , cpu]) => `${file} ${cpu} s`)}`);
   console.log(`most CLI starts: ${top(3, ([file, , , cli]) => `${file} ${cli}`)}`);
   const sum = (index) => timings.reduce((total, timing) => total + (timing[index] ?? 0), 0);
-  console.log(`CPU: ${sum(2).toFixed(1)} s in the files; ${sum(3)} starts of tern and tern-launcher`);
+  const files = `${sum(2).toFixed(1)} s in the files (${sum(4).toFixed(1)} s in the tests' own code)`;
+  console.log(`CPU: ${files}; ${sum(3)} starts of tern and tern-launcher`);
 }
 // Where the time went: a lane far busier than the others is what the run waited for at its end.
 const busy = workers.map((worker) => `${worker.name} ${worker.files ?? 0} files ${seconds(worker.busyMs ?? 0)}`);
