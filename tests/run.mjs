@@ -71,8 +71,10 @@ function heavyKind(file) {
 }
 
 /**
- * Seconds each file took in a full run: the last one here (tests/output/durations.json), else the one committed
- * (tests/durations.json). Only the order depends on it: the longest files start first, so none starts near the end.
+ * What each file cost in a full run: the last one here (tests/output/durations.json), else the one committed
+ * (tests/durations.json). Per file `s` is its wall seconds, `cpu` the CPU seconds of its worker and the processes it
+ * started (`own`: the worker's share, the test code itself), `cli` how many times it started `tern` or `tern-launcher` (see run-worker.mjs). Only the order depends on
+ * it: the longest files start first, so none starts near the end.
  */
 function durations() {
   for (const path of [join(testsDir, 'output', 'durations.json'), join(testsDir, 'durations.json')]) {
@@ -86,7 +88,9 @@ function durations() {
 }
 
 const files = testFiles();
-const known = durations();
+const known = Object.fromEntries(
+  Object.entries(durations()).map(([file, entry]) => [file, typeof entry === 'number' ? entry : entry.s]),
+);
 // A file not timed yet (a new one) counts as an average one.
 const average = Object.values(known).reduce((sum, s) => sum + s, 0) / Math.max(1, Object.keys(known).length);
 const expected = (file) => known[file] ?? average;
@@ -149,6 +153,7 @@ const testBin = flags.sources || flags.dir || files.length === 0 ? undefined : a
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failedFiles = [];
+/** [file, wall ms, CPU seconds, CLI starts, the worker's own CPU seconds] of each file that ended. */
 const timings = [];
 const groups = new Set();
 const started = Date.now();
@@ -190,7 +195,7 @@ const count = (label, text) => Number(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm'
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
 /** Prints a finished file's output in one piece and adds its counts. */
-function report(worker, file, output, ms, failure) {
+function report(worker, file, output, ms, failure, costs = {}) {
   running[kindOf.get(file)]--;
   worker.files = (worker.files ?? 0) + 1;
   worker.busyMs = (worker.busyMs ?? 0) + ms;
@@ -210,12 +215,20 @@ function report(worker, file, output, ms, failure) {
   totals.failed += failed;
   totals.skipped += skipped;
   if (failed > 0) failedFiles.push(file);
-  timings.push([file, ms]);
-  const lines = [`${failed > 0 ? 'FAIL' : 'ok'}  ${file}  (${passed}/${total + skipped} in ${seconds(ms)})`];
+  timings.push([file, ms, costs.cpu, costs.cliStarts, costs.own]);
+  const cpu = costs.cpu === undefined ? '' : `, ${costs.cpu.toFixed(1)} CPU-s, ${costs.own.toFixed(1)} in the tests`;
+  const lines = [`${failed > 0 ? 'FAIL' : 'ok'}  ${file}  (${passed}/${total + skipped} in ${seconds(ms)}${cpu})`];
   if (failed > 0 || body.split('\n').length > 1) lines.push(body.replace(/^/gm, '    '));
   if (failure) lines.push(`    tests: ${failure}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
+
+/**
+ * What the workers and every process they start inherit. Without NODE_EXTRA_CA_CERTS: Node 20 parses the file it
+ * names at every start (a 220 KB bundle on these machines: ~60 ms of CPU, a thousand starts a run), and the tests
+ * talk only to loopback servers; the few that need a certificate trusted name their own.
+ */
+const { NODE_EXTRA_CA_CERTS, ...workerEnv } = process.env;
 
 /** Starts a worker process and feeds it files until its queues are empty; resolves when it has gone. */
 function runWorker(worker) {
@@ -225,7 +238,7 @@ function runWorker(worker) {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       // AGENT_CHECK_EVENTS: every event the runtime publishes is checked against its schema (bus/validate.ts).
       env: {
-        ...process.env,
+        ...workerEnv,
         FORCE_COLOR: '0',
         NO_COLOR: '1',
         AGENT_CHECK_EVENTS: '1',
@@ -282,7 +295,8 @@ function runWorker(worker) {
       // Many files close servers and processes a moment after their last test: only a worker that then stays alive
       // names them (see lingerTimer).
       if (ended.left.length > 0) leftOpen.push(`${current} (${ended.left.join(', ')})`);
-      report(worker, current, output, Date.now() - fileStarted, ended.loaded ? undefined : 'the file did not load');
+      const failure = ended.loaded ? undefined : 'the file did not load';
+      report(worker, current, output, Date.now() - fileStarted, failure, ended);
       feed();
     };
     const reader = (onMarker) => {
@@ -338,11 +352,27 @@ endAll();
 if (positionals[0] === undefined && !flags.dir) {
   mkdirSync(join(testsDir, 'output'), { recursive: true });
   const sorted = [...timings].sort(([a], [b]) => a.localeCompare(b));
-  const taken = Object.fromEntries(sorted.map(([file, ms]) => [file, Math.round(ms / 100) / 10]));
-  writeFileSync(join(testsDir, 'output', 'durations.json'), `${JSON.stringify(taken, null, 1)}\n`);
+  // One line a file, so a diff of two runs reads file by file.
+  const lines = sorted.map(
+    ([file, ms, cpu, cli, own]) =>
+      ` ${JSON.stringify(file)}: ${JSON.stringify({ s: Math.round(ms / 100) / 10, cpu, own, cli })}`,
+  );
+  writeFileSync(join(testsDir, 'output', 'durations.json'), `{\n${lines.join(',\n')}\n}\n`);
 }
-const slowest = timings.sort((a, b) => b[1] - a[1]).slice(0, 8);
-if (slowest.length > 0) console.log(`\nslowest: ${slowest.map(([file, ms]) => `${file} ${seconds(ms)}`).join(', ')}`);
+const top = (index, say) =>
+  [...timings]
+    .sort((a, b) => (b[index] ?? 0) - (a[index] ?? 0))
+    .slice(0, 8)
+    .map(say)
+    .join(', ');
+if (timings.length > 0) {
+  console.log(`\nslowest: ${top(1, ([file, ms]) => `${file} ${seconds(ms)}`)}`);
+  console.log(`most CPU: ${top(2, ([file, , cpu]) => `${file} ${cpu} s`)}`);
+  console.log(`most CLI starts: ${top(3, ([file, , , cli]) => `${file} ${cli}`)}`);
+  const sum = (index) => timings.reduce((total, timing) => total + (timing[index] ?? 0), 0);
+  const files = `${sum(2).toFixed(1)} s in the files (${sum(4).toFixed(1)} s in the tests' own code)`;
+  console.log(`CPU: ${files}; ${sum(3)} starts of tern and tern-launcher`);
+}
 // Where the time went: a lane far busier than the others is what the run waited for at its end.
 const busy = workers.map((worker) => `${worker.name} ${worker.files ?? 0} files ${seconds(worker.busyMs ?? 0)}`);
 if (files.length > 1) console.log(`busy: ${busy.join(', ')}`);

@@ -5,7 +5,7 @@ import { sessionIdOf } from '../../bus/index.js';
 import { runCliAsync } from '../support/cli.js';
 import { writeConfig } from '../support/turn-fixture.js';
 import { completion } from '../support/vendor-chat-completions.js';
-import { homeAndVendorSuite } from '../support/vendor-suite.js';
+import { builtHomeSuite } from '../support/vendor-suite.js';
 
 const tern = runCliAsync;
 
@@ -22,7 +22,7 @@ const sessionsIn = (stdout: string): string[] =>
     ),
   ].filter((s) => s !== undefined);
 
-const test = homeAndVendorSuite('sessions by the key users type', async (ctx) => {
+const test = builtHomeSuite('sessions by the key users type', async (ctx) => {
   writeConfig(ctx.home.home, ctx.vendor.url, { defaults: {} });
   ctx.vendor.reply(completion({ content: 'one' }), completion({ content: 'two' }), completion({ content: 'three' }));
   assert.is((await tern(['agent', '-m', 'hi', '--session', 'tooltest'], ctx.home.env)).code, 0);

@@ -58,19 +58,6 @@ function configure(
 
 const test = homeAndVendorSuite('cost you can see and cap');
 
-test("every answer's usage is recorded, cached and reasoning tokens included", async ({ home, vendor }) => {
-  configure(home, vendor);
-  vendor.reply(cachedAnswer('pong'));
-  assert.is((await tern(['agent', '-m', 'ping'], home.env)).code, 0);
-  const log = EventLog.open(home.sessions, { readOnly: true });
-  const responded = log.read({ type: 'provider.responded' });
-  log.close();
-  assert.equal(
-    responded.map((e) => e.type === 'provider.responded' && e.data.usage),
-    [{ input_tokens: 1200, output_tokens: 300, cached_input_tokens: 1024, reasoning_tokens: 256 }],
-  );
-});
-
 test('tern usage sums tokens and prices them by day, agent, session and model', async ({ home, vendor }) => {
   configure(home, vendor, {
     models: [
@@ -285,10 +272,20 @@ test('tern usage with a bad --by or --since is a usage error', async ({ home }) 
   );
 });
 
-test("tern replay shows the turn's tokens and cost", async ({ home, vendor }) => {
+test("a turn's usage is in the log, cached and reasoning tokens too; tern replay shows its tokens and cost", async ({
+  home,
+  vendor,
+}) => {
   configure(home, vendor);
   vendor.reply(cachedAnswer('pong'));
   const run = await tern(['agent', '-m', 'ping', '--json'], home.env);
+  const log = EventLog.open(home.sessions, { readOnly: true });
+  const responded = log.read({ type: 'provider.responded' });
+  log.close();
+  assert.equal(
+    responded.map((e) => e.type === 'provider.responded' && e.data.usage),
+    [{ input_tokens: 1200, output_tokens: 300, cached_input_tokens: 1024, reasoning_tokens: 256 }],
+  );
   const events = run.stdout
     .trim()
     .split('\n')

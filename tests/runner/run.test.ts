@@ -147,4 +147,51 @@ test('a worker with nothing left of its own takes heavy files, at most two of a 
   }
 });
 
+/**
+ * A file that starts `tern` twice (once with each kind of spawn) and a child that spins for 0.6 s of CPU, and says what
+ * it inherited of NODE_EXTRA_CA_CERTS.
+ */
+const COSTS = `import { spawn, spawnSync } from 'node:child_process';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+const root = ${JSON.stringify(repoRoot)};
+const tern = ['--import', 'tsx', 'adapters/cli/main.ts', '--version'];
+test('starts tern twice and spends CPU in a child', async () => {
+  assert.is(process.env.NODE_EXTRA_CA_CERTS, undefined, 'the tests start without the extra certificates');
+  assert.match(spawnSync(process.execPath, tern, { cwd: root, encoding: 'utf8' }).stdout, /^tern \\d/);
+  const child = spawn(process.execPath, tern, { cwd: root, stdio: 'ignore' });
+  await new Promise((resolve) => child.once('exit', resolve));
+  const spin = 'const end = process.cpuUsage().user + 600000; while (process.cpuUsage().user < end);';
+  assert.is(spawnSync(process.execPath, ['-e', spin]).status, 0);
+});
+test.run();
+`;
+
+test("each file's CPU (the tests' own and their processes') and its starts of tern are reported", async () => {
+  const dir = join(repoRoot, 'tests', 'output', `runner-costs-${process.pid}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'costs.test.ts'), COSTS);
+  try {
+    const args = [join(repoRoot, 'tests', 'run.mjs'), '--dir', dir];
+    // As on these machines: Node 20 parses the file it names at every start, a cost the tests need not pay.
+    const env = { ...process.env, NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt' };
+    const runner = spawn(process.execPath, args, { cwd: repoRoot, env });
+    let output = '';
+    runner.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    runner.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => runner.once('exit', resolve));
+    assert.is(output.trim().split('\n').at(-1), '1 passed, 0 failed, 0 skipped', output);
+    assert.is(code, 0);
+    const line = /^ok {2}costs\.test\.ts {2}\(1\/1 in [\d.]+ s, ([\d.]+) CPU-s, ([\d.]+) in the tests\)$/m.exec(output);
+    assert.ok(line, output);
+    const [all, own] = [Number(line![1]), Number(line![2])];
+    assert.ok(all - own >= 0.6, `the child's 0.6 s and the two starts of tern count as the file's: ${line![0]}`);
+    assert.match(output, /^most CLI starts: costs\.test\.ts 2$/m);
+    assert.match(output, /^CPU: [\d.]+ s in the files \([\d.]+ s in the tests' own code\); 2 starts of tern/m);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

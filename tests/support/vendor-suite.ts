@@ -1,5 +1,5 @@
 import { suite, type Test } from 'uvu';
-import { tempHome, type TempHome } from './temp-home.js';
+import { copyOfHome, tempHome, type TempHome } from './temp-home.js';
 import { startVendorServer, type VendorServer } from './vendor-server.js';
 
 /**
@@ -57,5 +57,32 @@ export function homeAndVendorSuite(
     await ctx.vendor.close();
     ctx.home.remove();
   });
+  return test;
+}
+
+/**
+ * A suite whose tests all start from the home `build` made, once, before the first test (turns it ran through the
+ * CLI, a config it wrote): each test gets a copy of that home of its own, so what one test adds no other sees, and
+ * the file pays for those turns once. One loopback vendor server serves the whole suite (the built config names it),
+ * emptied before each test.
+ */
+export function builtHomeSuite(name: string, build: (ctx: HomeAndVendor) => void | Promise<void>): Test<HomeAndVendor> {
+  const test = suite<HomeAndVendor>(name);
+  let built: HomeAndVendor | undefined;
+  test.before(async () => {
+    built = { home: tempHome(), vendor: await startVendorServer() };
+    await build(built);
+  });
+  test.after(async () => {
+    await built?.vendor.close();
+    built?.home.remove();
+  });
+  test.before.each((ctx) => {
+    if (!built) throw new Error('the built home is not there: its build failed');
+    built.vendor.reset();
+    ctx.vendor = built.vendor;
+    ctx.home = copyOfHome(built.home);
+  });
+  test.after.each((ctx) => ctx.home.remove());
   return test;
 }
