@@ -9,7 +9,7 @@ import { logLines } from '../support/clocked-gateway.js';
 import { until } from '../support/eventually.js';
 import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
-import { quietGateway } from '../support/quiet.js';
+import { logWatch, quietGateway } from '../support/quiet.js';
 import { freePort, TelegramEmulator } from '../support/telegram-emulator.js';
 import type { TempHome } from '../support/temp-home.js';
 
@@ -75,15 +75,16 @@ async function untilLogged(
 ): Promise<void> {
   // A gateway started from the sources compiles them first: on a loaded machine that alone can take half a minute.
   const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      if (check((type) => logged(home, { type }))) return;
-    } catch {
-      // The log may not exist yet.
+  const watch = logWatch(home.sessions);
+  try {
+    for (;;) {
+      if (check((type) => watch.read({ type }))) return;
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${what}${gateway ? `; the gateway said: ${gateway.stderr()}` : ''}`);
+      await sleep(20);
     }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${gateway ? `; the gateway said: ${gateway.stderr()}` : ''}`);
-    await sleep(20);
+  } finally {
+    watch.close();
   }
 }
 
@@ -177,23 +178,21 @@ test('killed the moment a reply part is in the log as being sent but has not rea
   let waiting: string[] = [];
   const firstReplies = (): number =>
     Array.from({ length: CHATS }, (_, chat) => texts(context.emulator, 4000 + chat).length).filter((n) => n > 0).length;
+  const watch = logWatch(first.home.sessions);
   while (waiting.length === 0 && firstReplies() < CHATS) {
     if (Date.now() > deadline) throw new Error(`no reply within 30 s; the gateway said: ${first.stderr()}`);
-    let intents: Envelope[] = [];
-    try {
-      intents = logged(first.home, { type: 'message.sending' });
-    } catch {
-      // The log may not exist yet.
-    }
-    waiting = intents.flatMap((e) =>
-      e.type === 'message.sending' && texts(context.emulator, Number(/(\d+)$/.exec(e.data.chat)![1])).length === 0
-        ? [e.data.send_key]
-        : [],
-    );
+    waiting = watch
+      .read({ type: 'message.sending' })
+      .flatMap((e) =>
+        e.type === 'message.sending' && texts(context.emulator, Number(/(\d+)$/.exec(e.data.chat)![1])).length === 0
+          ? [e.data.send_key]
+          : [],
+      );
     // Every 5 ms, not every turn of the event loop: the moment lasts tens of milliseconds, and a loop that never
     // yields the core slows the gateway it watches.
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+  watch.close();
   await first.kill();
   context.gateway = await startGatewayProcess(settings, {}, first.home);
   for (let chat = 0; chat < CHATS; chat++)
