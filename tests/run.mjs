@@ -73,8 +73,8 @@ function heavyKind(file) {
 /**
  * What each file cost in a full run: the last one here (tests/output/durations.json), else the one committed
  * (tests/durations.json). Per file `s` is its wall seconds, `cpu` the CPU seconds of its worker and the processes it
- * started (`own`: the worker's share, the test code itself), `cli` how many times it started `tern` or `tern-launcher` (see run-worker.mjs). Only the order depends on
- * it: the longest files start first, so none starts near the end.
+ * started (`own`: the worker's share, the test code itself), `cli` how many times it started `tern` or `tern-launcher`
+ * (see run-worker.mjs). Only the order depends on it: the longest files start first, so none starts near the end.
  */
 function durations() {
   for (const path of [join(testsDir, 'output', 'durations.json'), join(testsDir, 'durations.json')]) {

@@ -3,8 +3,10 @@
 // until what the test reads has stopped changing, so a slow machine makes them wait longer, not pass blindly.
 import { isDeepStrictEqual } from 'node:util';
 import * as assert from 'uvu/assert';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Bus, Envelope } from '../../bus/index.js';
+import type { LogQuery } from '../../store/log/event-store.js';
 import { EventLog } from '../../store/log/event-log.js';
 
 export interface QuietOptions {
@@ -54,12 +56,59 @@ export function loggedSeq(sessions: string): number {
 }
 
 /**
+ * The event log under `sessions`, read again and again from beside the process writing it: `seq()` is its last seq,
+ * `read()` its events (0 and none before the log exists). The log stays open between reads, since opening lmdb is
+ * what a read costs (a wait reads every 20 to 50 ms), and is opened anew when its file was replaced (a compaction).
+ */
+export function logWatch(sessions: string): {
+  seq(): number;
+  read(query?: LogQuery): Envelope[];
+  close(): void;
+} {
+  let log: EventLog | undefined;
+  let opened: number | undefined;
+  const close = (): void => {
+    log?.close();
+    log = undefined;
+  };
+  /** What `reading` reads from the log as it is now; `none` while there is no whole log to read. */
+  const now = <T>(reading: (open: EventLog) => T, none: T): T => {
+    let inode: number;
+    try {
+      inode = statSync(join(sessions, 'data.mdb')).ino;
+    } catch {
+      return none;
+    }
+    if (inode !== opened) close();
+    try {
+      if (log) log.refresh();
+      else [log, opened] = [EventLog.open(sessions, { readOnly: true }), inode];
+      return reading(log);
+    } catch {
+      // The log is being created.
+      close();
+      return none;
+    }
+  };
+  return {
+    seq: () => now((open) => open.lastCommittedSeq(), 0),
+    read: (query = {}) => now((open) => open.read(query), []),
+    close,
+  };
+}
+
+/**
  * What `read()` gives once a gateway process, whose log is under `sessions`, has stopped working: neither `read()`
  * nor its log changed for `quietMs`. For checks that no further message came.
  */
 export async function quietGateway<T>(sessions: string, read: () => T, options: QuietOptions = {}): Promise<T> {
-  const { value } = await quietValue(() => ({ value: read(), seq: loggedSeq(sessions) }), options);
-  return value;
+  const watch = logWatch(sessions);
+  try {
+    const { value } = await quietValue(() => ({ value: read(), seq: watch.seq() }), options);
+    return value;
+  } finally {
+    watch.close();
+  }
 }
 
 /** Resolves once `bus` has published nothing for `quietMs`; fails when it is still busy after `limitMs`. */
