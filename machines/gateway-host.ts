@@ -130,5 +130,3 @@ export const gatewayHostMachine = setup({
   },
 });
 
-/** The host machine's state as the dashboard's gateway status names it. */
-export type GatewayHostState = 'stopped' | 'starting' | 'running' | 'stopping';
