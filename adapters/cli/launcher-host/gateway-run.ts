@@ -22,7 +22,9 @@ export interface GatewayRun {
   logs: GatewayLogs;
 }
 
-/** What the dashboard shows: this gateway alone, or the cluster's log (nothing while the member joins or is stopped). */
+/**
+ * What the dashboard shows: this gateway alone, or the cluster's log (nothing while the member joins or is stopped).
+ */
 export type Feed = ClusterLogView | 'alone' | 'joining';
 
 /** The streams the runs feed, and the log the dashboard reads while none runs. */
@@ -107,7 +109,9 @@ export async function startRun(deps: RunDeps): Promise<GatewayRun> {
   }
 }
 
-/** Drains and stops the run; subscribers see `gateway.stopping` and the drained turns' last events before the bus goes. */
+/**
+ * Drains and stops the run; subscribers see `gateway.stopping` and the drained turns' last events before the bus goes.
+ */
 export async function stopRun(run: GatewayRun, deps: RunDeps): Promise<void> {
   const { feed$ } = deps;
   try {
