@@ -39,7 +39,8 @@ export const agentBoard: Board<AgentContext> = {
 /**
  * `serving` → `draining` → `stopping` → `stopped`. The host keeps the session actors (opening one per session
  * key on its first message, and letting idle ones leave memory) and provides what moves them: `isOpen`,
- * `openSession`, `deliver`, `stopTurn`, `abortTurn`, `release`, `drainSessions`, and `stopSessions`, which ends them all.
+ * `openSession`, `deliver`, `stopTurn`, `abortTurn`, `release`, `drainSessions`, and `stopSessions`, which ends them
+ * all.
  */
 export const agentMachine = setup({
   types: {

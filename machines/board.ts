@@ -15,11 +15,17 @@ export interface Board<C> {
   shown?(context: C, value?: StateValue): ShownContext;
   /** The state's name as the board shows it; the whole state value by default. */
   state?(value: StateValue): string;
-  /** Why an actor that reached a final state stopped (`actor.stopped`), given the event that took it there; its final state's name by default. */
+  /**
+   * Why an actor that reached a final state stopped (`actor.stopped`), given the event that took it there; its final
+   * state's name by default.
+   */
   stopReason?(context: C, cause: string): string;
 }
 
-/** An inspection event's cause as a person reads it: `done.model` for `xstate.done.actor.model`, `after.interval` for a delay. */
+/**
+ * An inspection event's cause as a person reads it: `done.model` for `xstate.done.actor.model`, `after.interval` for a
+ * delay.
+ */
 export function causeOf(type: string): string {
   if (type.startsWith('xstate.done.actor.')) return `done.${type.slice('xstate.done.actor.'.length)}`;
   if (type.startsWith('xstate.error.actor.')) return `error.${type.slice('xstate.error.actor.'.length)}`;

@@ -20,7 +20,10 @@ export const UNCOUNTED_TOOL = 'spawn_status';
 
 /** The turn-local note the model reads once the streak reaches `repeat_threshold`. */
 export function loopWarning(name: string, count: number): string {
-  return `You have called ${name} ${count} times in a row with the same arguments. It is not making progress: change the arguments, use another tool, or answer with what you have.`;
+  return (
+    `You have called ${name} ${count} times in a row with the same arguments. It is not making progress: ` +
+    'change the arguments, use another tool, or answer with what you have.'
+  );
 }
 
 export interface LoopDetectionContext {

@@ -118,7 +118,9 @@ function armedSkill(self: { getSnapshot(): { children: Record<string, unknown> }
   return child?.getSnapshot().context.armed ?? null;
 }
 
-/** The send key of a reply's parts: `<channel entry>:<inbound message>:<turn or "command">` (the outbox adds `:<part>`). */
+/**
+ * The send key of a reply's parts: `<channel entry>:<inbound message>:<turn or "command">` (the outbox adds `:<part>`).
+ */
 export function replyKey(message: SessionMessage, turn: string | undefined): string {
   return `${message.data.reply?.channel ?? message.data.channel}:${message.data.message_id}:${turn ?? 'command'}`;
 }
@@ -538,7 +540,9 @@ export const sessionMachine = sessionSetup
                 actions: assign({
                   reply: ({ event }) => ({
                     outcome: 'failed' as const,
-                    text: `Sorry, this message could not be handled: ${(event.error as Error)?.message ?? String(event.error)}`,
+                    text:
+                      'Sorry, this message could not be handled: ' +
+                      ((event.error as Error)?.message ?? String(event.error)),
                   }),
                 }),
               },

@@ -101,7 +101,8 @@ export const subagentTaskMachine = setup({
     noteCancel: assign({ reason: ({ event }) => (event as Extract<SubagentTaskEvent, { type: 'CANCEL' }>).reason }),
     noteNoSlot: assign({
       reason: ({ context }) =>
-        `no free subagent slot in this session within ${minutes(context.slotWaitMs)}; try again when a running task has ended`,
+        `no free subagent slot in this session within ${minutes(context.slotWaitMs)}; ` +
+        'try again when a running task has ended',
     }),
     noteTimeout: assign({
       reason: ({ context }) => `the subagent did not finish within ${minutes(context.timeoutMs)} and was stopped`,

@@ -15,7 +15,10 @@ export type TodoPlanEvent =
   | { type: 'CLEAR' }
   | { type: 'RELEASE' };
 
-/** What the last event gave (a READ or WRITE gives it to the model): the plan and a sentence, or why the write was refused. */
+/**
+ * What the last event gave (a READ or WRITE gives it to the model): the plan and a sentence, or why the write was
+ * refused.
+ */
 export type TodoOutcome = { ok: true; todos: TodoItem[]; message: string } | { ok: false; error: string };
 
 export interface TodoPlanContext {
@@ -76,7 +79,9 @@ export const todoPlanMachine = setup({
     refuseNoSlot: assign({
       outcome: {
         ok: false,
-        error: `todo write refused: ${TODO_PLAN_SLOTS} session plans are already stored and none is evicted. Write [] to a finished plan or /clear its session first.`,
+        error:
+          `todo write refused: ${TODO_PLAN_SLOTS} session plans are already stored and none is evicted. ` +
+          'Write [] to a finished plan or /clear its session first.',
       },
     }),
   },

@@ -409,7 +409,8 @@ export const turnMachine = turnSetup.extend({ actions: { completeTool: completeT
         src: 'runTool',
         input: ({ context }) => ({ keys: context.keys, message: context.message, call: currentCall(context) }),
         onDone: [
-          // The next call of the same answer: `running_tool` is entered again, so it is recorded and run as the first was.
+          // The next call of the same answer: `running_tool` is entered again, so it is recorded and run as the first
+          // was.
           {
             guard: and(['moreCalls', 'loopDetectionOff']),
             target: 'running_tool',

@@ -42,7 +42,8 @@ export class PicoEndpoint {
     if (this.inbound)
       throw new ChannelError(
         'bad_settings',
-        `channel_list.${name}: the web-UI chat is already served by channel_list.${this.attachedName} (one pico entry may be enabled)`,
+        `channel_list.${name}: the web-UI chat is already served by channel_list.${this.attachedName} ` +
+          '(one pico entry may be enabled)',
       );
     this.inbound = inbound;
     this.attachedName = name;

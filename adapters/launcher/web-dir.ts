@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-// From sources (adapters/launcher) the repository's web/ is two levels up; from the build (dist/adapters/launcher) three.
+// From sources (adapters/launcher) the repository's web/ is two levels up; from the build (dist/adapters/launcher)
+// three.
 const CANDIDATES = ['../../web/', '../../../web/'];
 
 /** The folder holding the browser files: `auth/` pages now, the dashboard bundle later. */

@@ -38,5 +38,6 @@ export function showMcpText(manager: McpManager, server: string): string {
     return `MCP server ${server} is not connected (${connected(status.connection)}).`;
   const tools = manager.catalogue().filter((tool) => tool.server === server);
   const lines = tools.map((tool) => `- ${tool.name}: ${tool.summary || '(no description)'}`);
-  return `MCP server ${server}: ${tools.length} tool${tools.length === 1 ? '' : 's'}${status.deferred ? ' (deferred: found by search)' : ''}\n${lines.join('\n')}`;
+  const deferred = status.deferred ? ' (deferred: found by search)' : '';
+  return `MCP server ${server}: ${tools.length} tool${tools.length === 1 ? '' : 's'}${deferred}\n${lines.join('\n')}`;
 }

@@ -61,7 +61,8 @@ export const DEFAULT_MCP: McpOptions = {
 };
 
 export const DISCOVERY_WITHOUT_SEARCH =
-  'tools.mcp.discovery: enabled with use_bm25 and use_regex both false; enable one of them (allowed: use_bm25, use_regex)';
+  'tools.mcp.discovery: enabled with use_bm25 and use_regex both false; ' +
+  'enable one of them (allowed: use_bm25, use_regex)';
 
 /** The transport a server uses, or undefined when its `type` is not one we know. */
 export function transportOf(server: McpServerConfig): TransportKind | undefined {
@@ -91,7 +92,8 @@ function serverProblems(name: string, server: McpServerConfig): string[] {
   }
   if (server.oauth && hasAuthorizationHeader(server)) {
     problems.push(
-      `${at}.oauth: cannot be combined with an Authorization header (allowed: oauth or headers.Authorization, not both)`,
+      `${at}.oauth: cannot be combined with an Authorization header ` +
+        '(allowed: oauth or headers.Authorization, not both)',
     );
   }
   if (server.oauth && kind === 'stdio')

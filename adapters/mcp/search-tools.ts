@@ -42,7 +42,8 @@ function answer(
   );
   const lines = found.map((tool) => `- ${tool.name}: ${tool.summary || '(no description)'}`);
   return ok(
-    `Found ${found.length} MCP tool${found.length === 1 ? '' : 's'}, now available for ${discovery.ttl} turns:\n${lines.join('\n')}`,
+    `Found ${found.length} MCP tool${found.length === 1 ? '' : 's'}, now available for ${discovery.ttl} turns:\n` +
+      lines.join('\n'),
   );
 }
 
@@ -56,7 +57,9 @@ export function bm25SearchTool(
 ): Tool<z.infer<typeof bm25Arguments>> {
   return {
     name: BM25_TOOL,
-    description: `Search the hidden MCP tools by keywords (BM25 over names and descriptions). Up to ${discovery.max_search_results} matches become callable for ${discovery.ttl} turns.`,
+    description:
+      'Search the hidden MCP tools by keywords (BM25 over names and descriptions). ' +
+      `Up to ${discovery.max_search_results} matches become callable for ${discovery.ttl} turns.`,
     parameters: bm25Arguments,
     execute: async ({ query }, context) => {
       const hidden = hooks.hidden();
@@ -82,7 +85,9 @@ export function regexSearchTool(
 ): Tool<z.infer<typeof regexArguments>> {
   return {
     name: REGEX_TOOL,
-    description: `Search the hidden MCP tools with a regular expression over names and descriptions. Up to ${discovery.max_search_results} matches become callable for ${discovery.ttl} turns.`,
+    description:
+      'Search the hidden MCP tools with a regular expression over names and descriptions. ' +
+      `Up to ${discovery.max_search_results} matches become callable for ${discovery.ttl} turns.`,
     parameters: regexArguments,
     execute: async ({ pattern }, context) => {
       const matcher = compile(pattern);

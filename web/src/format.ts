@@ -146,7 +146,10 @@ export function money(usd: number): string {
   return `$${usd.toFixed(4)}`;
 }
 
-/** A cost as far as it is known: `calls` answers of which `unpriced` were of models without a price add an unknown amount, never $0. */
+/**
+ * A cost as far as it is known: `calls` answers of which `unpriced` were of models without a price add an unknown
+ * amount, never $0.
+ */
 export function costText(calls: number, usd: number, unpriced: number): string {
   if (calls > 0 && unpriced === calls) return 'unknown';
   return unpriced > 0 ? `${money(usd)} + unknown` : money(usd);

@@ -1,32 +1,48 @@
 import { join } from 'node:path';
-import { BehaviorSubject, EMPTY, filter, Observable, switchMap } from 'rxjs';
-import type { ClusterNode } from '../../../actors/cluster/cluster-node.js';
-import { clusterSettings } from '../../../actors/cluster/settings.js';
+import {
+  BehaviorSubject,
+  defer,
+  distinctUntilChanged,
+  EMPTY,
+  filter,
+  from,
+  map,
+  Observable,
+  startWith,
+  switchMap,
+} from 'rxjs';
+import { assign, createActor, fromPromise, waitFor, type SnapshotFrom } from 'xstate';
+import type { Gateway } from '../../../actors/gateway/gateway.js';
 import { rerunTurn } from '../../../actors/replay.js';
-import { turnRecordTypes } from '../../../machines/turn.js';
-import { Gateway } from '../../../actors/gateway/gateway.js';
 import type { RuntimeCore } from '../../../actors/runtime-core.js';
 import type { Envelope, EventDraft, EventType } from '../../../bus/index.js';
+import { gatewayHostMachine, type GatewayHostEvent } from '../../../machines/gateway-host.js';
+import { turnRecordTypes } from '../../../machines/turn.js';
 import { loadConfig } from '../../../store/config/index.js';
-import { openGatewayLogs, type GatewayLogs } from '../../../store/logs/logger.js';
-import { EventLog } from '../../../store/log/event-log.js';
-import type { EventStore } from '../../../store/log/event-store.js';
 import type { ClusterLogView } from '../../../store/log/cluster-view.js';
-import { agentHome, configPath, logDir } from '../../../store/paths.js';
+import type { EventStore } from '../../../store/log/event-store.js';
+import { agentHome, configPath } from '../../../store/paths.js';
 import { BOARD_TYPES } from '../../launcher/api/actor-board.js';
 import type { DashboardHost, GatewayAction, GatewayStatus, Rerun } from '../../launcher/api/host.js';
 import { PicoEndpoint } from '../../launcher/pico-endpoint.js';
 import { machineCharts } from './charts.js';
 import { cronRows } from './cron-rows.js';
+import { startRun, stopRun, type Feed, type GatewayRun } from './gateway-run.js';
 import { inventoryOf } from './inventory.js';
 import { searchMemory } from './memory-search.js';
-import { skillsHost } from './skills-host.js';
 import { askModel } from './model-test.js';
-import { webChatChannels, withWebChat } from './web-chat.js';
-import { LOG_CORRUPTED_FIX, LogError, logCorruption } from '../../../store/log/errors.js';
-import { findGateway } from '../gateway-link.js';
-import { commands } from '../commands/index.js';
-import { serveCliControl } from '../serve-control.js';
+import { skillsHost } from './skills-host.js';
+import { StoppedLog } from './stopped-log.js';
+
+export { startFailure } from './gateway-run.js';
+
+declare module '../../../machines/gateway-host.js' {
+  interface GatewayHostRegister {
+    running: GatewayRun;
+  }
+}
+
+type HostSnapshot = SnapshotFrom<typeof gatewayHostMachine>;
 
 export type GatewayHost = DashboardHost & {
   start(): Promise<GatewayStatus>;
@@ -56,152 +72,75 @@ function boardFeed(clusterLog: ClusterLogView): Observable<Envelope> {
   });
 }
 
-/**
- * Why the gateway did not start, as the dashboard shows it. When another process writes the log, the gateway it runs
- * is found the way the CLI finds it, on its control socket, and named.
- */
-export async function startFailure(error: unknown, env: NodeJS.ProcessEnv): Promise<string> {
-  const message = (error as Error).message;
-  // The dashboard shows this line where the terminal would have said what to do about a damaged log.
-  if (logCorruption(error)) return `the event log is damaged (${message}). ${LOG_CORRUPTED_FIX}`;
-  if (!(error instanceof LogError && error.code === 'log_locked')) return message;
-  const running = await findGateway(env).catch(() => undefined);
-  if (!running) return message;
-  const { pid } = running.welcome;
-  running.close();
-  const who = `a gateway already runs on this AGENT_HOME (process ${pid}, tern gateway)`;
-  return `${who}: stop it to run the gateway from the dashboard`;
-}
-
 const REQUESTS: Partial<Record<string, GatewayAction>> = {
   'gateway.start.requested': 'start',
   'gateway.stop.requested': 'stop',
   'gateway.restart.requested': 'restart',
 };
+const EVENTS: Record<GatewayAction, GatewayHostEvent['type']> = { start: 'START', stop: 'STOP', restart: 'RESTART' };
+
+/** The host machine's state as the dashboard's gateway status. */
+function statusOf(snapshot: HostSnapshot): GatewayStatus {
+  const { since, failure } = snapshot.context;
+  if (snapshot.matches('running')) return { state: 'running', since };
+  if (snapshot.matches('starting')) return { state: 'starting', since };
+  if (snapshot.matches('stopping') || snapshot.matches({ restarting: 'stopping' })) return { state: 'stopping', since };
+  return { state: 'stopped', since, ...(failure && snapshot.matches('stopped') ? { failure } : {}) };
+}
+
+/** At rest, with every request that came meanwhile answered. */
+const answeredIn = (snapshot: HostSnapshot): boolean =>
+  (snapshot.matches('running') || snapshot.matches('stopped')) && snapshot.context.queue.length === 0;
 
 /**
- * The gateway run inside `tern-launcher`: the same `Gateway` as `tern gateway` (channels, dispatcher,
- * heartbeat, hot reload, health server), with the web-UI chat as one of its channels; started, stopped and
- * restarted on `gateway.*.requested`. Its bus events flow to the dashboard across restarts. With `cluster.url` in the
- * config it runs as a member of that cluster, as `tern gateway --cluster` does (the web chat stays its own channel),
- * and the dashboard reads the cluster log: every gateway's events, actors and turns.
+ * The gateway run inside `tern-launcher`, hosted by `gatewayHostMachine`: the machine is its state (stopped, starting,
+ * running, stopping, restarting) and holds the running gateway; the status stream is its snapshots. Started, stopped
+ * and restarted on `gateway.*.requested`; its bus events flow to the dashboard across restarts. With `cluster.url` in
+ * the config it runs as a member of that cluster, as `tern gateway --cluster` does (the web chat stays its own
+ * channel), and the dashboard reads the cluster log: every gateway's events, actors and turns.
  */
 export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now): GatewayHost {
   const runtime$ = new BehaviorSubject<RuntimeCore | undefined>(undefined);
   const chatEndpoint = new PicoEndpoint();
-  let gateway: Gateway | undefined;
-  let node: ClusterNode | undefined;
-  let control: { close(): Promise<void> } | undefined;
-  /** What the dashboard shows: this gateway alone, or the cluster's log (nothing while the member joins or is stopped). */
-  const feed$ = new BehaviorSubject<ClusterLogView | 'alone' | 'joining'>('alone');
+  const feed$ = new BehaviorSubject<Feed>('alone');
+  const stoppedLog = new StoppedLog();
+  const deps = { env, chatEndpoint, runtime$, feed$, stoppedLog };
+  const actor = createActor(
+    gatewayHostMachine.provide({
+      actors: {
+        start: fromPromise<GatewayRun>(() => startRun(deps)),
+        stop: fromPromise<void, GatewayRun>(({ input }) => stopRun(input, deps)),
+      },
+      actions: { stamp: assign({ since: () => now() }) },
+    }),
+  ).start();
   const clusterLog = (): ClusterLogView | undefined => (typeof feed$.value === 'string' ? undefined : feed$.value);
-  const status$ = new BehaviorSubject<GatewayStatus>({ state: 'stopped', since: now() });
-  const moveTo = (next: GatewayStatus): GatewayStatus => {
-    status$.next(next);
-    return next;
+  const gateway = (): Gateway | undefined => {
+    const snapshot = actor.getSnapshot();
+    return snapshot.matches('running') ? snapshot.context.running?.gateway : undefined;
   };
-  let failure: string | undefined;
-  let pending: Promise<GatewayStatus> = Promise.resolve(status$.value);
-  let logs: GatewayLogs | undefined;
-  // While the gateway is stopped the dashboard still reads the log it left, opened read-only.
-  let workspace: string | undefined;
-  let stoppedLog: EventLog | undefined;
-  const readStoppedLog = (): EventLog | undefined => {
-    if (stoppedLog || !workspace) return stoppedLog;
-    try {
-      stoppedLog = EventLog.open(logDir(workspace), { readOnly: true });
-    } catch {
-      stoppedLog = undefined;
-    }
-    return stoppedLog;
+  const failure = (): string | undefined => actor.getSnapshot().context.failure;
+  /** Resolves once the gateway is at rest again, every request so far answered. */
+  const answered = async (): Promise<GatewayStatus> =>
+    statusOf(await waitFor(actor, answeredIn, { timeout: Infinity }));
+  const ask = (action: GatewayAction): Promise<GatewayStatus> => {
+    actor.send({ type: EVENTS[action] });
+    return answered();
   };
-
-  const start = async (): Promise<GatewayStatus> => {
-    if (gateway) return status$.value;
-    moveTo({ state: 'starting', since: now() });
-    try {
-      const loaded = withWebChat(loadConfig({ env }));
-      stoppedLog?.close();
-      stoppedLog = undefined;
-      workspace = loaded.workspace;
-      logs = openGatewayLogs(loaded);
-      const options = {
-        loaded,
-        env,
-        logs,
-        health: 'optional' as const,
-        adjustConfig: withWebChat,
-        hostChannels: webChatChannels(chatEndpoint),
-        onRuntime: (runtime: RuntimeCore) => runtime$.next(runtime),
-      };
-      const cluster = clusterSettings(loaded);
-      if (cluster) {
-        feed$.next('joining');
-        // The NATS client loads only for a cluster member, not at every gateway start.
-        const { ClusterNode } = await import('../../../actors/cluster/cluster-node.js');
-        node = await ClusterNode.start(options, cluster);
-        gateway = node.gateway;
-        feed$.next(await node.openClusterLog());
-      } else {
-        feed$.next('alone');
-        gateway = await Gateway.start(options);
-      }
-      const log = logs.gateway;
-      control = await serveCliControl(gateway, (message, fields) => log.warn(message, fields), commands);
-      failure = undefined;
-      return moveTo({ state: 'running', since: now() });
-    } catch (error) {
-      runtime$.next(undefined);
-      gateway = undefined;
-      await node?.stop('failed').catch(() => undefined);
-      node = undefined;
-      failure = await startFailure(error, env);
-      logs?.gateway.error('gateway failed to start', { reason: failure });
-      logs?.close();
-      logs = undefined;
-      return moveTo({ state: 'stopped', since: now(), failure });
-    }
-  };
-  const stop = async (): Promise<GatewayStatus> => {
-    const running = gateway;
-    const member = node;
-    if (!running) return status$.value;
-    gateway = undefined;
-    node = undefined;
-    moveTo({ state: 'stopping', since: now() });
-    try {
-      clusterLog()?.close();
-      if (member) feed$.next('joining');
-      // Subscribers see `gateway.stopping` and the drained turns' last events before the bus goes.
-      await (member ? member.stop('dashboard') : running.stop('dashboard'));
-      await control?.close();
-    } finally {
-      control = undefined;
-      runtime$.next(undefined);
-      logs?.close();
-      logs = undefined;
-    }
-    return moveTo({ state: 'stopped', since: now() });
-  };
-  const perform = (action: GatewayAction): Promise<GatewayStatus> =>
-    action === 'start' ? start() : action === 'stop' ? stop() : stop().then(start);
-  // One request at a time, in order: a restart never overlaps a stop.
-  const serialized = (action: GatewayAction): Promise<GatewayStatus> =>
-    (pending = pending.then(
-      () => perform(action),
-      () => perform(action),
-    ));
 
   const events$ = runtime$.pipe(switchMap((runtime) => runtime?.bus.events$ ?? EMPTY));
   // The supervisor: whoever publishes `gateway.<action>.requested` on the bus gets it done, in order.
-  let answered: Promise<GatewayStatus> | undefined;
   const requests = events$.subscribe((event) => {
     const action = REQUESTS[event.type];
-    if (action) answered = serialized(action);
+    if (action) actor.send({ type: EVENTS[action] });
   });
+  const status$ = defer(() => from(actor).pipe(startWith(actor.getSnapshot()))).pipe(
+    map(statusOf),
+    distinctUntilChanged((a, b) => a.state === b.state && a.since === b.since),
+  );
 
   const publish = <T extends EventType>(draft: EventDraft<T>): boolean => Boolean(runtime$.value?.bus.publish(draft));
-  const readLog = (): EventStore | undefined => clusterLog() ?? runtime$.value?.log ?? readStoppedLog();
+  const readLog = (): EventStore | undefined => clusterLog() ?? runtime$.value?.log ?? stoppedLog.read();
   const shown$ = feed$.pipe(
     switchMap((feed) => (feed === 'alone' ? events$ : feed === 'joining' ? EMPTY : feed.events$)),
   );
@@ -216,11 +155,12 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
     shown$,
     board$,
     publish,
-    skills: skillsHost({ env, log: readLog, engine: () => gateway?.engine(), events$, publish, now }),
+    skills: skillsHost({ env, log: readLog, engine: () => gateway()?.engine(), events$, publish, now }),
     rerun: rerunWithSeq,
     clearSession: async (started) => {
-      if (!gateway) return false;
-      const engine = await gateway.engine();
+      const running = gateway();
+      if (!running) return false;
+      const engine = await running.engine();
       const { channel, chat, session_key: key } = started.data;
       const messageId = `dashboard_clear_${now().toString(36)}`;
       await engine.ask({
@@ -236,25 +176,30 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
       return true;
     },
     chatEndpoint,
-    gatewayStatus: () => status$.value,
+    gatewayStatus: () => statusOf(actor.getSnapshot()),
     status$,
     requestGateway: (action, by) => {
-      answered = undefined;
-      runtime$.value?.bus.publish({ type: `gateway.${action}.requested`, data: { by } });
-      // With the gateway stopped there is no bus to ask on: the launcher starts it itself.
-      return answered ?? serialized(action);
+      // The request goes on the bus, where the subscription above hands it to the machine; with the gateway stopped
+      // there is no bus to ask on, and the launcher asks the machine itself.
+      const published = runtime$.value?.bus.publish({ type: `gateway.${action}.requested`, data: { by } });
+      return published ? answered() : ask(action);
     },
     charts: machineCharts,
     testModel: async (modelName) => {
-      const restarted = await serialized('restart');
-      if (restarted.state !== 'running' || !gateway)
-        return { ok: false, code: 'gateway_stopped', message: failure ?? 'the gateway did not start' };
-      return askModel((await gateway.engine()).router, modelName);
+      const restarted = await ask('restart');
+      const running = gateway();
+      if (restarted.state !== 'running' || !running)
+        return { ok: false, code: 'gateway_stopped', message: failure() ?? 'the gateway did not start' };
+      return askModel((await running.engine()).router, modelName);
     },
     inventory: async (kind) => {
       // Cron jobs live in the workspace database, listed whether the gateway runs or not.
-      if (kind === 'cron') return workspace ? cronRows(workspace, logs?.gateway) : [];
-      return gateway ? inventoryOf(await gateway.engine(), kind) : [];
+      if (kind === 'cron') {
+        const workspace = stoppedLog.lastWorkspace;
+        return workspace ? cronRows(workspace, actor.getSnapshot().context.running?.logs.gateway) : [];
+      }
+      const running = gateway();
+      return running ? inventoryOf(await running.engine(), kind) : [];
     },
     cronWorkspace: () => {
       try {
@@ -263,19 +208,21 @@ export function gatewayHost(env: NodeJS.ProcessEnv, now: () => number = Date.now
         return undefined;
       }
     },
-    searchMemory: async (query, limit, agent) =>
-      gateway ? searchMemory(await gateway.engine(), query, limit, agent) : undefined,
-    start: () => serialized('start'),
-    stop: () => serialized('stop'),
-    lastError: () => failure,
+    searchMemory: async (query, limit, agent) => {
+      const running = gateway();
+      return running ? searchMemory(await running.engine(), query, limit, agent) : undefined;
+    },
+    start: () => ask('start'),
+    stop: () => ask('stop'),
+    lastError: failure,
     close: async () => {
       requests.unsubscribe();
-      await serialized('stop');
-      stoppedLog?.close();
+      await ask('stop');
+      actor.stop();
+      stoppedLog.close();
       chatEndpoint.close();
       runtime$.complete();
       feed$.complete();
-      status$.complete();
     },
   };
 }

@@ -58,7 +58,9 @@ function answerOf(event: Envelope): DraftDecision {
   }
 }
 
-/** The dashboard's skills: the store for what is installed, the registries for search and installs, the log for drafts. */
+/**
+ * The dashboard's skills: the store for what is installed, the registries for search and installs, the log for drafts.
+ */
 export function skillsHost(deps: SkillsHostDeps): SkillsHost {
   const now = deps.now ?? Date.now;
   let cached: { key: string; services: SkillServices } | undefined;

@@ -10,7 +10,8 @@ const ACTORS_KEPT = 500;
 
 /** The events the board folds: moves, the facts below, and (in a cluster) a stream's start and a member leaving. */
 export const BOARD_TYPES =
-  'actor.transitioned,actor.stopped,runtime.started,cluster.member.left,turn.started,channel.failed,mcp.failed,turn.failed,subagent.spawned,subagent.ended';
+  'actor.transitioned,actor.stopped,runtime.started,cluster.member.left,turn.started,' +
+  'channel.failed,mcp.failed,turn.failed,subagent.spawned,subagent.ended';
 
 /** The board's key of an actor: its id, qualified by its stream in a cluster (`ActorView.key`). */
 export const actorKey = (actor: string, stream: string | undefined): string => (stream ? `${actor}@${stream}` : actor);
@@ -96,7 +97,9 @@ export class ActorBoard {
     if (actor) actor.session_key = key;
   }
 
-  /** A stream's runtime started (a gateway's start, or a member taking a channel account over): its old actors are gone. */
+  /**
+   * A stream's runtime started (a gateway's start, or a member taking a channel account over): its old actors are gone.
+   */
   private restarted(stream: string, gateway: string | undefined): void {
     this.forget((actor) => actor.stream === stream);
     if (gateway) this.writers.set(stream, gateway);

@@ -11,7 +11,10 @@ import { childViews, spansOf } from './timeline.js';
 
 const DEFAULT_LIMIT = 200;
 
-/** `/events` (filtered), `/turns/:id` (timeline, with the timelines of its subagents, and its tokens and cost) and `POST /turns/:id/rerun`. */
+/**
+ * `/events` (filtered), `/turns/:id` (timeline, with the timelines of its subagents, and its tokens and cost) and
+ * `POST /turns/:id/rerun`.
+ */
 export function eventsRoutes(host: DashboardHost): Router {
   const router = express.Router();
   router.get('/events', async (req, res) => {

@@ -33,7 +33,9 @@ export interface DashboardHost {
    */
   board$: Observable<Envelope>;
   publish<T extends EventType>(draft: EventDraft<T>): boolean;
-  /** Runs `/clear` in the session that `started` opened, as its own channel would; false when the gateway is stopped. */
+  /**
+   * Runs `/clear` in the session that `started` opened, as its own channel would; false when the gateway is stopped.
+   */
   clearSession(started: Envelope<'turn.started'>): Promise<boolean>;
   rerun(events: Envelope[]): Promise<Rerun>;
   /** `/pico/ws`: the web-UI channel's sockets, handed to the gateway's `pico` channel while it runs. */
@@ -46,7 +48,10 @@ export interface DashboardHost {
   charts(): Record<string, ChartNode>;
   /** Restarts the gateway on the saved config and asks this model one short question. */
   testModel(modelName: string): Promise<ModelTest>;
-  /** Models, tools, MCP servers, cron jobs and plugins (name, version, state, reason, path) as plain JSON, secrets masked. */
+  /**
+   * Models, tools, MCP servers, cron jobs and plugins (name, version, state, reason, path) as plain JSON, secrets
+   * masked.
+   */
   inventory(kind: InventoryKind): Promise<unknown[]>;
   /** The workspace whose `cron/` database `tern cron` uses, as the saved config names it (none if it does not load). */
   cronWorkspace(): string | undefined;

@@ -26,9 +26,9 @@ const DIRECT = chatOf('');
 
 /**
  * `/sessions` (every session with readable parts, counts, tokens and cost), `/sessions/:id` (its conversation as
- * the model sees it, each turn's steps, and its turns with their tokens and cost), `POST /sessions/:id/clear`, and `/chat/history` (the web
- * chat's conversation, found by its own session id), and `/chat/conversations` (the web chat's conversations, latest
- * first, so any browser opens the latest one).
+ * the model sees it, each turn's steps, and its turns with their tokens and cost), `POST /sessions/:id/clear`, and
+ * `/chat/history` (the web chat's conversation, found by its own session id), and `/chat/conversations` (the web
+ * chat's conversations, latest first, so any browser opens the latest one).
  */
 export function sessionsRoutes(host: DashboardHost, index: SessionIndex): Router {
   const router = express.Router();

@@ -14,7 +14,9 @@ function bar(label: string, from: number, to: number, origin: number, ok: boolea
 
 type OpenModel = { at: number; model: string; iteration: number; number: number };
 
-/** An answer's tokens and, when the model has a price, their cost: the same pricing `/api/usage` and `tern replay` use. */
+/**
+ * An answer's tokens and, when the model has a price, their cost: the same pricing `/api/usage` and `tern replay` use.
+ */
 function callUsage(
   usage: NonNullable<Envelope<'provider.responded'>['data']['usage']>,
   model: string,

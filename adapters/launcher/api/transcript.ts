@@ -72,7 +72,10 @@ const TURN_TYPES =
   'turn.started,turn.completed,turn.stopped,turn.failed,turn.aborted,provider.requested,provider.responded';
 const TURNS_SHOWN = 500;
 
-/** Every turn of a session (the newest 500), newest first, each with its answers' tokens and their cost at `priceOf`'s prices. */
+/**
+ * Every turn of a session (the newest 500), newest first, each with its answers' tokens and their cost at `priceOf`'s
+ * prices.
+ */
 export function turnsOf(log: EventStore, session: string, priceOf: PriceOf): TurnRow[] {
   const rows = new Map<
     string,

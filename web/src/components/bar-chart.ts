@@ -14,7 +14,9 @@ export type BarChart = {
   id: string;
   /** What the chart shows, for screen readers. */
   title: string;
-  /** What a column is (`day`), each column's axis label (`Nov 26`, `14:00`) and its name in the legend (`Nov 26, 2026`). */
+  /**
+   * What a column is (`day`), each column's axis label (`Nov 26`, `14:00`) and its name in the legend (`Nov 26, 2026`).
+   */
   column: string;
   labels: string[];
   names: string[];

@@ -4,8 +4,9 @@ import { shortId, stamp } from '../format.js';
 import { describe, familyOf } from './event-text.js';
 
 /**
- * One event as a row: its number, time, the gateway that wrote it (in a cluster), type, session and turn (linked), and what it says; the row opens
- * to the whole event as indented JSON. `onToggle` hears when it opens or closes (its height changes).
+ * One event as a row: its number, time, the gateway that wrote it (in a cluster), type, session and turn (linked), and
+ * what it says; the row opens to the whole event as indented JSON. `onToggle` hears when it opens or closes (its
+ * height changes).
  */
 export function eventRow(event: Envelope, onToggle?: (open: boolean) => void, open = false): HTMLElement {
   const full = h('pre', { class: 'event-json', hidden: true });

@@ -1,4 +1,7 @@
-/** Ticks at 1, 2 or 5 times a power of ten from 0 to at least `total`, about `wanted` of them, a step of at least 1 (ms). */
+/**
+ * Ticks at 1, 2 or 5 times a power of ten from 0 to at least `total`, about `wanted` of them, a step of at least 1
+ * (ms).
+ */
 export function ticks(total: number, wanted: number): number[] {
   const rough = Math.max(total / wanted, 1);
   const power = 10 ** Math.floor(Math.log10(rough));

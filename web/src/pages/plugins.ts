@@ -5,7 +5,10 @@ import type { Page } from './page.js';
 
 type PluginRow = { name: string; version?: string; state: string; reason?: string; path: string };
 
-/** Plugin packages with their state (not enabled, disabled, ready, degraded, failed), the reason and the folder; redrawn on `plugin.state`. */
+/**
+ * Plugin packages with their state (not enabled, disabled, ready, degraded, failed), the reason and the folder; redrawn
+ * on `plugin.state`.
+ */
 export const pluginsPage: Page = (root) => {
   const body = h('div', { id: 'plugins' }, 'Loading…');
   const draw = async (): Promise<void> => {
