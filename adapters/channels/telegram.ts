@@ -14,7 +14,6 @@ import {
   type OutboundFile,
   type SendFailure,
 } from './channel.js';
-import { renderMarkdown } from './markdown.js';
 import { honourRateLimit } from './rate-limit.js';
 import { fromTelegramUpdate, telegramTarget, telegramUpdateSchema, type BotIdentity } from './telegram-update.js';
 
@@ -178,6 +177,8 @@ export class TelegramChannel implements Channel {
       });
     const once = (body: string, other: { parse_mode?: 'HTML' }): Promise<T> =>
       rateLimits === 'honour' ? honourRateLimit(attempt(body, other)) : attempt(body, other)();
+    // The Markdown parser (marked builds its grammar as it loads) comes with the first reply, not the gateway's start.
+    const { renderMarkdown } = await import('./markdown.js');
     return once(renderMarkdown(text, 'telegram-html'), { parse_mode: 'HTML' }).catch((error: unknown) => {
       if (error instanceof ChannelError && error.code === 'rejected_format')
         return once(renderMarkdown(text, 'plain'), {});

@@ -125,6 +125,7 @@ test('a gateway run by the built bin writes its event log, and the built `tern l
 });
 
 test('a gateway run by the built bin connects Telegram through the bundled Bot API client and answers a message', async ({
+  root,
   bin: file,
 }) => {
   const token = '710001:bundle-token-AAAA';
@@ -151,7 +152,8 @@ test('a gateway run by the built bin connects Telegram through the bundled Bot A
         channel_list: { tg: telegram },
       }),
     );
-    const gateway = spawn(process.execPath, [file, 'gateway'], { env: home.env, stdio: 'ignore' });
+    const recorder = loadRecorder(root, 'telegram-gateway');
+    const gateway = spawn(process.execPath, [...recorder.args, file, 'gateway'], { env: home.env, stdio: 'ignore' });
     child = gateway;
     const exited = new Promise<number | null>((resolve) => gateway.once('exit', resolve));
     let ready: unknown;
@@ -164,6 +166,9 @@ test('a gateway run by the built bin connects Telegram through the bundled Bot A
       if (ready === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.equal(ready, { status: 'ready', channels: [{ name: 'tg', state: 'connected' }] });
+    // The Markdown parser of replies is no part of the start.
+    const marked = (): boolean => recorder.read().some((path) => path.startsWith('marked/'));
+    assert.is(marked(), false);
 
     await emulator.say(token, 'hello from the bundle', { userId: 4242 });
     const replies = await emulator.waitForBotMessages(token, 4242, 1, 15_000);
@@ -171,6 +176,7 @@ test('a gateway run by the built bin connects Telegram through the bundled Bot A
       replies.map((m) => m.text),
       ['echo: hello from the bundle'],
     );
+    assert.is(marked(), true);
     gateway.kill('SIGINT');
     assert.is(await exited, 0);
   } finally {
@@ -182,16 +188,12 @@ test('a gateway run by the built bin connects Telegram through the bundled Bot A
 });
 
 /**
- * The ES modules `tern ARGS` loads (Node's module hooks see each one): the bundle's as `dist/…`, a package's from
- * node_modules as its path there. Run without blocking this process, which may serve the loopback model meanwhile.
+ * Node's module hooks, recording each ES module a process loads into `loaded-NAME.txt`: `args` go before the bin,
+ * `read()` gives the bundle's as `dist/…` and a package's from node_modules as its path there.
  */
-async function modulesLoaded(
-  root: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ status: number | null; output: string; loaded: string[] }> {
-  const list = join(root, `loaded-${args[0]}.txt`);
-  const hooks = join(root, 'record-loads.mjs');
+function loadRecorder(root: string, name: string): { args: string[]; read(): string[] } {
+  const list = join(root, `loaded-${name}.txt`);
+  const hooks = join(root, `record-loads-${name}.mjs`);
   const hook = [
     "import { appendFileSync } from 'node:fs';",
     'export async function load(url, context, next) {',
@@ -202,20 +204,31 @@ async function modulesLoaded(
   const source = `register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));`;
   writeFileSync(hooks, `import { register } from 'node:module';\n${source}\n`);
   writeFileSync(list, '');
-  const child = spawn(process.execPath, ['--import', hooks, join(root, bin.tern ?? ''), ...args], { env });
+  const read = (): string[] =>
+    readFileSync(list, 'utf8')
+      .split('\n')
+      .filter((url) => url.startsWith('file://'))
+      .map((url) => {
+        const path = fileURLToPath(url);
+        if (path.startsWith(`${root}/`)) return path.slice(root.length + 1);
+        return path.slice(path.lastIndexOf('/node_modules/') + '/node_modules/'.length);
+      });
+  return { args: ['--import', hooks], read };
+}
+
+/** The ES modules `tern ARGS` loads. Run without blocking this process, which may serve the loopback model meanwhile. */
+async function modulesLoaded(
+  root: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ status: number | null; output: string; loaded: string[] }> {
+  const recorder = loadRecorder(root, args[0] ?? 'tern');
+  const child = spawn(process.execPath, [...recorder.args, join(root, bin.tern ?? ''), ...args], { env });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  const loaded = readFileSync(list, 'utf8')
-    .split('\n')
-    .filter((url) => url.startsWith('file://'))
-    .map((url) => {
-      const path = fileURLToPath(url);
-      if (path.startsWith(`${root}/`)) return path.slice(root.length + 1);
-      return path.slice(path.lastIndexOf('/node_modules/') + '/node_modules/'.length);
-    });
-  return { status, output, loaded };
+  return { status, output, loaded: recorder.read() };
 }
 
 test('a command loads only what it runs: no config schema for `tern version`, no zip reader for a turn', async (c) => {
