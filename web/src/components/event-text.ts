@@ -20,10 +20,16 @@ export function describe(event: Envelope): string {
       return `edited on ${event.data.channel}: ${quote(event.data.text)}`;
     case 'turn.started':
       return `${quote(event.data.text)} on ${event.data.channel} ${event.data.chat}`;
-    case 'prompt.built':
-      return `${plural(event.data.messages.length, 'message')}, ${plural(event.data.tools.length, 'tool')}, system prompt ${count(event.data.system.length)} chars`;
-    case 'provider.requested':
-      return `${event.data.model_name}, call ${event.data.iteration}, ${plural(event.data.message_count, 'message')}${event.data.stream ? ', streamed' : ''}`;
+    case 'prompt.built': {
+      const { messages, tools, system } = event.data;
+      const prompt = `system prompt ${count(system.length)} chars`;
+      return `${plural(messages.length, 'message')}, ${plural(tools.length, 'tool')}, ${prompt}`;
+    }
+    case 'provider.requested': {
+      const streamed = event.data.stream ? ', streamed' : '';
+      const { model_name: model, iteration, message_count: messages } = event.data;
+      return `${model}, call ${iteration}, ${plural(messages, 'message')}${streamed}`;
+    }
     case 'provider.chunk':
       return `${event.data.kind}: ${JSON.stringify(event.data.delta)}`;
     case 'provider.responded': {
@@ -39,24 +45,34 @@ export function describe(event: Envelope): string {
       return `${event.data.model_name} failed: ${event.data.message} (${event.data.code})`;
     case 'tool.requested':
       return `${event.data.name} ${preview(JSON.stringify(event.data.arguments), 120)}`;
-    case 'tool.completed':
-      return `${event.data.name} ${event.data.ok ? '✓' : '✗'} ${count(event.data.content.length)} chars${event.data.ok ? '' : `: ${preview(event.data.content, 100)}`}`;
+    case 'tool.completed': {
+      const { name, ok, content } = event.data;
+      return `${name} ${ok ? '✓' : '✗'} ${count(content.length)} chars${ok ? '' : `: ${preview(content, 100)}`}`;
+    }
     case 'turn.completed':
       return `reply after ${plural(event.data.iterations, 'model call')}: ${quote(event.data.reply)}`;
     case 'turn.stopped':
       return `${event.data.reason.replace(/_/g, ' ')}: ${quote(event.data.reply)}`;
     case 'turn.failed':
       return `${event.data.message} (${event.data.code})`;
-    case 'actor.transitioned':
-      return `${actorId(event.data.actor)}: ${event.data.from ? `${stateLabel(event.data.from)} → ` : ''}${stateLabel(event.data.to)} on ${eventLabel(event.data.event)}`;
+    case 'actor.transitioned': {
+      const from = event.data.from ? `${stateLabel(event.data.from)} → ` : '';
+      return `${actorId(event.data.actor)}: ${from}${stateLabel(event.data.to)} on ${eventLabel(event.data.event)}`;
+    }
     case 'actor.stopped':
       return `${actorId(event.data.actor)} ended${event.data.reason ? `: ${event.data.reason}` : ''}`;
     case 'channel.failed':
       return `${event.data.channel}: ${event.data.message}`;
-    case 'subagent.spawned':
-      return `${event.data.mode} ${event.data.label ? `“${event.data.label}” ` : ''}to agent ${event.data.agent_id}, depth ${event.data.depth}: ${quote(event.data.task)}`;
-    case 'subagent.ended':
-      return `${shortId(event.data.task_id)} ${event.data.status}${event.data.reason ? `: ${event.data.reason}` : ''}${event.data.result ? `: ${quote(event.data.result)}` : ''}`;
+    case 'subagent.spawned': {
+      const label = event.data.label ? `“${event.data.label}” ` : '';
+      const { mode, agent_id: agent, depth, task } = event.data;
+      return `${mode} ${label}to agent ${agent}, depth ${depth}: ${quote(task)}`;
+    }
+    case 'subagent.ended': {
+      const reason = event.data.reason ? `: ${event.data.reason}` : '';
+      const result = event.data.result ? `: ${quote(event.data.result)}` : '';
+      return `${shortId(event.data.task_id)} ${event.data.status}${reason}${result}`;
+    }
     default: {
       const text = JSON.stringify(event.data);
       return text.length > 160 ? `${text.slice(0, 160)}…` : text;
