@@ -1,6 +1,6 @@
 import type { Envelope } from '../../bus/index.js';
 
-/** One turn as recall knows it: where it was said, by whom, when, and the log events that hold its words. */
+/** One turn as recall knows it: where it was said, by whom, and the log events that hold its time and words. */
 export interface ConversationTurn {
   turn: string;
   agent: string;
@@ -8,7 +8,6 @@ export interface ConversationTurn {
   channel: string;
   chat: string;
   sender: string;
-  at: number;
   /** `seq` of the `turn.started` (the user's words) and of the event with the reply, 0 when there was none. */
   asked: number;
   answered: number;
@@ -69,7 +68,6 @@ export class ConversationFold {
           channel: event.data.channel,
           chat: event.data.chat,
           sender,
-          at: event.at,
           asked: event.seq,
           question: event.data.text,
         });
