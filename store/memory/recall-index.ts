@@ -31,8 +31,11 @@ export interface ChunkHit {
 /** Reads a turn's words back from the log (the index keeps none of them). */
 export type TurnWords = (row: TurnRow) => string;
 
-/** Consecutive turns of one sender in one session are indexed together, as transcript passages. */
-export const CHUNK_TURNS = 16;
+/**
+ * Consecutive turns of one sender in one session are indexed together, as transcript passages. Fewer, longer passages
+ * share the postings of the words a person repeats: 8-turn passages left no margin under issue #38's memory bound.
+ */
+export const CHUNK_TURNS = 32;
 
 /** Strings repeated across many turns (sessions, chats, senders) are kept once and referred to by number. */
 class Interned {
