@@ -1,6 +1,6 @@
 import type { Envelope } from '../../bus/index.js';
 
-/** One turn as recall knows it: where it was said, by whom, when, and the log events that hold its words. */
+/** One turn as recall knows it: where it was said, by whom, and the log events that hold its time and words. */
 export interface ConversationTurn {
   turn: string;
   agent: string;
@@ -8,11 +8,13 @@ export interface ConversationTurn {
   channel: string;
   chat: string;
   sender: string;
-  at: number;
   /** `seq` of the `turn.started` (the user's words) and of the event with the reply, 0 when there was none. */
   asked: number;
   answered: number;
-  /** The words indexed: the user's message and the reply. */
+  /**
+   * The words indexed: the user's message, whole. The reply is not indexed by words (100,000 turns of it would double
+   * the index): it is shown with each hit, read by `memory_get`, and embedded with the message for search by meaning.
+   */
   text: string;
 }
 
@@ -66,7 +68,6 @@ export class ConversationFold {
           channel: event.data.channel,
           chat: event.data.chat,
           sender,
-          at: event.at,
           asked: event.seq,
           question: event.data.text,
         });
@@ -75,9 +76,9 @@ export class ConversationFold {
       case 'turn.completed':
       case 'turn.stopped':
       case 'turn.failed':
-        return this.end(event.turn, event.seq, event.data.reply);
+        return this.end(event.turn, event.seq);
       case 'turn.aborted':
-        return this.end(event.turn, 0, '');
+        return this.end(event.turn, 0);
       case 'data.forgotten':
         for (const [id, turn] of this.pending) if (turn.sender === event.data.sender) this.pending.delete(id);
         return { kind: 'forget', sender: event.data.sender };
@@ -86,11 +87,11 @@ export class ConversationFold {
     }
   }
 
-  private end(turnId: string | undefined, seq: number, reply: string): RecallChange | undefined {
+  private end(turnId: string | undefined, seq: number): RecallChange | undefined {
     const pending = turnId ? this.pending.get(turnId) : undefined;
     if (!pending) return undefined;
     this.pending.delete(pending.turn);
     const { question, ...rest } = pending;
-    return { kind: 'turn', turn: { ...rest, answered: seq, text: reply ? `${question}\n${reply}` : question } };
+    return { kind: 'turn', turn: { ...rest, answered: seq, text: question } };
   }
 }

@@ -1,5 +1,6 @@
 import MiniSearch from 'minisearch';
 import type { ConversationTurn, RecallChange } from './conversation-fold.js';
+import { NumberColumn } from './number-column.js';
 import { processTerm } from './terms.js';
 
 /** Who is searching: recall shows them the turns of their own chat, or every chat of the agent when shared. */
@@ -11,13 +12,11 @@ export interface RecallViewer {
   scope: 'private' | 'shared';
 }
 
-/** A turn as recall cites it. */
+/** A turn as recall cites it; its id and time are in its `turn.started` event, at `asked`. */
 export interface TurnRow {
-  turn: string;
   agent: string;
   session: string;
   sender: string;
-  at: number;
   asked: number;
   answered: number;
 }
@@ -32,8 +31,11 @@ export interface ChunkHit {
 /** Reads a turn's words back from the log (the index keeps none of them). */
 export type TurnWords = (row: TurnRow) => string;
 
-/** Consecutive turns of one sender in one session are indexed together, as transcript passages. */
-export const CHUNK_TURNS = 8;
+/**
+ * Consecutive turns of one sender in one session are indexed together, as transcript passages. Fewer, longer passages
+ * share the postings of the words a person repeats: 8-turn passages left no margin under issue #38's memory bound.
+ */
+export const CHUNK_TURNS = 32;
 
 /** Strings repeated across many turns (sessions, chats, senders) are kept once and referred to by number. */
 class Interned {
@@ -55,26 +57,40 @@ class Interned {
   }
 }
 
-/** What a search needs per turn, in columns rather than objects: 100,000 turns stay a few megabytes. */
-interface Columns {
-  turn: string[];
-  agent: number[];
-  session: number[];
-  chat: number[];
-  sender: number[];
-  at: number[];
-  asked: number[];
-  answered: number[];
-  chunk: number[];
+/** Per passage: who said it, where (one sender in one session, so one agent; the chat of its first turn). */
+const PASSAGE_COLUMNS = ['agent', 'session', 'chat', 'sender'] as const;
+/** Per turn: the log events that hold its id, time and words, and its passage. */
+const TURN_COLUMNS = { asked: 'float', answered: 'float', chunk: 'int' } as const;
+type Saved<K extends string> = Record<K, number[]>;
+type PassageColumns = Record<(typeof PASSAGE_COLUMNS)[number], NumberColumn>;
+type TurnColumns = Record<keyof typeof TURN_COLUMNS, NumberColumn>;
+
+function passageColumns(saved?: Saved<(typeof PASSAGE_COLUMNS)[number]>): PassageColumns {
+  const entries = PASSAGE_COLUMNS.map((name) => [name, NumberColumn.of('int', saved?.[name] ?? [])]);
+  return Object.fromEntries(entries) as PassageColumns;
 }
 
-export const SNAPSHOT_VERSION = 2;
+function turnColumns(saved?: Saved<keyof typeof TURN_COLUMNS>): TurnColumns {
+  const entries = Object.entries(TURN_COLUMNS).map(([name, kind]) => [
+    name,
+    NumberColumn.of(kind, saved?.[name as keyof typeof TURN_COLUMNS] ?? []),
+  ]);
+  return Object.fromEntries(entries) as TurnColumns;
+}
+
+const saved = <C extends Record<string, NumberColumn>>(columns: C): Saved<keyof C & string> =>
+  Object.fromEntries(Object.entries(columns).map(([name, column]) => [name, column.toJSON()])) as Saved<
+    keyof C & string
+  >;
+
+export const SNAPSHOT_VERSION = 3;
 
 export interface RecallSnapshot {
   version: number;
   position: number;
   strings: string[];
-  columns: Columns;
+  passages: Saved<(typeof PASSAGE_COLUMNS)[number]>;
+  turns: Saved<keyof typeof TURN_COLUMNS>;
   chunks: number[][];
   open: Array<[string, number]>;
   forgotten: number[];
@@ -86,23 +102,15 @@ const indexOptions = { fields: ['text'], processTerm };
 /**
  * The full-text (BM25) index over past conversations. MiniSearch holds one document per passage (up to `CHUNK_TURNS`
  * turns of one sender in one session, as OpenClaw indexes transcripts in chunks): a document per turn costs about
- * twice the memory for 100,000 turns. A hit names its passage; the caller picks the turn in it that matched.
+ * twice the memory for 100,000 turns and slows every search. A hit names its passage; the caller picks the turn in
+ * it that matched. Nothing else of a turn is kept but where the log holds it.
  */
 export class RecallIndex {
   /** The last log `seq` folded in. */
   position = 0;
   private readonly strings = new Interned();
-  private readonly columns: Columns = {
-    turn: [],
-    agent: [],
-    session: [],
-    chat: [],
-    sender: [],
-    at: [],
-    asked: [],
-    answered: [],
-    chunk: [],
-  };
+  private passages: PassageColumns = passageColumns();
+  private turns: TurnColumns = turnColumns();
   private readonly chunks: number[][] = [];
   /** The passage still growing for each session and sender. */
   private readonly open = new Map<string, number>();
@@ -137,22 +145,19 @@ export class RecallIndex {
   }
 
   private row(id: number): TurnRow {
-    const c = this.columns;
-    const value = (column: number[]) => this.strings.values[column[id]!]!;
+    const chunk = this.turns.chunk.get(id);
+    const value = (column: NumberColumn) => this.strings.values[column.get(chunk)]!;
     return {
-      turn: c.turn[id]!,
-      agent: value(c.agent),
-      session: value(c.session),
-      sender: value(c.sender),
-      at: c.at[id]!,
-      asked: c.asked[id]!,
-      answered: c.answered[id]!,
+      agent: value(this.passages.agent),
+      session: value(this.passages.session),
+      sender: value(this.passages.sender),
+      asked: this.turns.asked.get(id),
+      answered: this.turns.answered.get(id),
     };
   }
 
   private add(turn: ConversationTurn): void {
-    const c = this.columns;
-    const id = c.turn.length;
+    const id = this.turns.asked.length;
     const key = `${turn.session}\u0000${turn.sender}`;
     let chunk = this.open.get(key);
     const grows = chunk !== undefined && this.chunks[chunk]!.length < CHUNK_TURNS;
@@ -160,16 +165,14 @@ export class RecallIndex {
       chunk = this.chunks.length;
       this.chunks.push([]);
       this.open.set(key, chunk);
+      this.passages.agent.push(this.strings.id(turn.agent));
+      this.passages.session.push(this.strings.id(turn.session));
+      this.passages.chat.push(this.strings.id(`${turn.channel}\u0000${turn.chat}`));
+      this.passages.sender.push(this.strings.id(turn.sender));
     }
-    c.turn.push(turn.turn);
-    c.agent.push(this.strings.id(turn.agent));
-    c.session.push(this.strings.id(turn.session));
-    c.chat.push(this.strings.id(`${turn.channel}\u0000${turn.chat}`));
-    c.sender.push(this.strings.id(turn.sender));
-    c.at.push(turn.at);
-    c.asked.push(turn.asked);
-    c.answered.push(turn.answered);
-    c.chunk.push(chunk!);
+    this.turns.asked.push(turn.asked);
+    this.turns.answered.push(turn.answered);
+    this.turns.chunk.push(chunk!);
     this.chunks[chunk!]!.push(id);
     if (this.pendingText) {
       const before = this.pendingText.get(chunk!);
@@ -190,8 +193,8 @@ export class RecallIndex {
   private forget(sender: string): void {
     const target = this.strings.has(sender);
     if (target === undefined) return;
-    this.chunks.forEach((rows, chunk) => {
-      if (this.forgotten.has(chunk) || this.columns.sender[rows[0]!] !== target) return;
+    this.chunks.forEach((_, chunk) => {
+      if (this.forgotten.has(chunk) || this.passages.sender.get(chunk) !== target) return;
       this.forgotten.add(chunk);
       if (this.pendingText?.delete(chunk)) return;
       if (this.search.has(chunk)) this.search.discard(chunk);
@@ -200,16 +203,14 @@ export class RecallIndex {
   }
 
   private visibleTo(viewer: RecallViewer): (chunk: number) => boolean {
-    const c = this.columns;
+    const p = this.passages;
     const agent = this.strings.has(viewer.agent);
     const chat = this.strings.has(`${viewer.channel}\u0000${viewer.chat}`);
     const session = viewer.session === undefined ? undefined : this.strings.has(viewer.session);
     return (chunk) => {
-      const first = this.chunks[chunk]![0]!;
-      if (agent === undefined || c.agent[first] !== agent || this.forgotten.has(chunk)) return false;
-      return (
-        viewer.scope === 'shared' || c.chat[first] === chat || (session !== undefined && c.session[first] === session)
-      );
+      if (agent === undefined || p.agent.get(chunk) !== agent || this.forgotten.has(chunk)) return false;
+      if (viewer.scope === 'shared' || p.chat.get(chunk) === chat) return true;
+      return session !== undefined && p.session.get(chunk) === session;
     };
   }
 
@@ -235,10 +236,10 @@ export class RecallIndex {
     return out.sort((a, b) => a.id - b.id);
   }
 
-  /** A turn by its id, when `viewer` may see it. */
-  turn(turnId: string, viewer: RecallViewer): TurnRow | undefined {
-    const id = this.columns.turn.lastIndexOf(turnId);
-    if (id < 0 || !this.visibleTo(viewer)(this.columns.chunk[id]!)) return undefined;
+  /** A turn by the `seq` of its `turn.started`, when it is indexed and `viewer` may see it. */
+  turn(asked: number, viewer: RecallViewer): TurnRow | undefined {
+    const id = this.turns.asked.lastIndexOf(asked);
+    if (id < 0 || !this.visibleTo(viewer)(this.turns.chunk.get(id))) return undefined;
     return this.row(id);
   }
 
@@ -247,7 +248,8 @@ export class RecallIndex {
       version: SNAPSHOT_VERSION,
       position: this.position,
       strings: this.strings.values,
-      columns: this.columns,
+      passages: saved(this.passages),
+      turns: saved(this.turns),
       chunks: this.chunks,
       open: [...this.open],
       forgotten: [...this.forgotten],
@@ -259,7 +261,8 @@ export class RecallIndex {
     const index = new RecallIndex(words);
     index.position = snapshot.position;
     for (const value of snapshot.strings) index.strings.id(value);
-    Object.assign(index.columns, snapshot.columns);
+    index.passages = passageColumns(snapshot.passages);
+    index.turns = turnColumns(snapshot.turns);
     index.chunks.push(...snapshot.chunks);
     for (const [key, chunk] of snapshot.open) index.open.set(key, chunk);
     for (const chunk of snapshot.forgotten) index.forgotten.add(chunk);

@@ -51,6 +51,13 @@ export interface RecalledTurn {
   assistant: string;
 }
 
+interface TurnWords {
+  turn: string;
+  at: number;
+  user: string;
+  assistant: string;
+}
+
 const clip = (text: string): string => (text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS)}…` : text);
 
 /**
@@ -69,10 +76,14 @@ export class Recall {
   private vectorModel = '';
   private readonly isRecallEvent = typeMatcher(RECALL_EVENT_TYPES);
 
+  /** What a turn's embedding is made of: the user's message and the reply. */
   private readonly textOf = (row: TurnRow): string => {
     const { user, assistant } = this.words(row.asked, row.answered);
     return assistant ? `${user}\n${assistant}` : user;
   };
+
+  /** What the full-text index holds of a turn: the user's words (see `ConversationTurn.text`). */
+  private readonly indexedOf = (row: TurnRow): string => this.words(row.asked, 0).user;
 
   private constructor(
     private readonly log: EventStore,
@@ -82,7 +93,7 @@ export class Recall {
   ) {
     this.cache = new EmbeddingCache(workspace);
     this.fold = saved ? ConversationFold.restore(saved.fold) : new ConversationFold();
-    this.index = saved ? RecallIndex.restore(saved.index, this.textOf) : new RecallIndex(this.textOf);
+    this.index = saved ? RecallIndex.restore(saved.index, this.indexedOf) : new RecallIndex(this.indexedOf);
   }
 
   /** Opens recall from the saved index (when there is one and the log still reaches it) and folds the rest of the log. */
@@ -118,7 +129,7 @@ export class Recall {
   /** Drops the index and builds it again from the whole log. */
   reindex(): void {
     this.fold = new ConversationFold();
-    this.index = new RecallIndex(this.textOf);
+    this.index = new RecallIndex(this.indexedOf);
     this.turnVectors = new Map();
     this.catchUp();
   }
@@ -144,55 +155,52 @@ export class Recall {
     if (!embedder) return this.search(query, viewer, limit, workspace);
     const pool = Math.max(POOL, limit * 4);
     const byWords = this.search(query, viewer, pool, workspace);
-    const passages = this.filesOf(workspace).passages();
-    const turns = this.index.visibleTurns(viewer);
-    let byMeaning: string[];
+    let byMeaning: Map<string, (score: number) => RecallResult>;
     try {
-      byMeaning = await this.byMeaning(embedder, query, passages, turns, pool);
+      byMeaning = await this.byMeaning(embedder, query, viewer, pool, workspace);
     } catch (error) {
       // Words still answer while the embedding model cannot: recall degrades, it does not fail.
       this.options.report?.(`memory search by meaning failed, words only: ${(error as Error).message}`);
       return byWords.slice(0, limit);
     }
     const known = new Map(byWords.map((r) => [resultKey(r), r]));
-    const files = new Map(passages.map((p) => [fileKey(p), p]));
-    const rows = new Map(turns.map(({ row }) => [`turn:${row.turn}`, row]));
-    return fuse([[...known.keys()], byMeaning])
+    return fuse([[...known.keys()], [...byMeaning.keys()]])
       .slice(0, limit)
       .map(({ key, score }) => {
         const hit = known.get(key);
-        if (hit) return { ...hit, score };
-        const file = files.get(key);
-        if (file) return fileResult({ ...file, score }, file.text);
-        const row = rows.get(key)!;
-        return this.rowResult(row, this.words(row.asked, row.answered), score);
+        return hit ? { ...hit, score } : byMeaning.get(key)!(score);
       });
   }
 
-  /** The keys of the passages and turns nearest `query` in meaning, best first. */
+  /** The passages and turns nearest `query` in meaning, best first, by key, each with how to make its result. */
   private async byMeaning(
     embedder: Embedder,
     query: string,
-    passages: FileChunk[],
-    turns: Array<{ id: number; row: TurnRow }>,
+    viewer: RecallViewer,
     pool: number,
-  ): Promise<string[]> {
+    workspace: string,
+  ): Promise<Map<string, (score: number) => RecallResult>> {
+    const passages = this.filesOf(workspace).passages();
+    const turns = this.index.visibleTurns(viewer);
     const [wanted] = await this.cache.vectorsOf(embedder, [query]);
     const fileVectors = await this.cache.vectorsOf(
       embedder,
       passages.map((p) => p.text),
     );
     await this.embedTurns(embedder, turns);
-    return [
-      ...passages.map((p, i) => ({ key: fileKey(p), similarity: cosine(wanted!, fileVectors[i]!) })),
-      ...turns.map(({ id, row }) => ({
-        key: `turn:${row.turn}`,
-        similarity: cosine(wanted!, this.turnVectors.get(id)!),
-      })),
+    const nearest = [
+      ...passages.map((file, i) => ({ file, similarity: cosine(wanted!, fileVectors[i]!) })),
+      ...turns.map(({ id, row }) => ({ row, similarity: cosine(wanted!, this.turnVectors.get(id)!) })),
     ]
       .sort((a, b) => b.similarity - a.similarity)
-      .slice(0, pool)
-      .map((m) => m.key);
+      .slice(0, pool);
+    return new Map(
+      nearest.map((m): [string, (score: number) => RecallResult] => {
+        if ('file' in m) return [fileKey(m.file), (score) => fileResult({ ...m.file, score }, m.file.text)];
+        const words = this.words(m.row.asked, m.row.answered);
+        return [`turn:${words.turn}`, (score) => this.rowResult(m.row, words, score)];
+      }),
+    );
   }
 
   /** A memory file's text, or undefined when `path` names none. */
@@ -202,10 +210,13 @@ export class Recall {
 
   /** A past turn `viewer` may see, or undefined. */
   turn(turnId: string, viewer: RecallViewer): RecalledTurn | undefined {
-    const row = this.index.turn(turnId, viewer);
-    if (!row) return undefined;
-    const { user, assistant } = this.words(row.asked, row.answered);
-    return { turn_id: turnId, session: row.session, at: new Date(row.at).toISOString(), user, assistant };
+    for (const started of this.log.read({ turn: turnId, type: 'turn.started', order: 'desc' })) {
+      const row = this.index.turn(started.seq, viewer);
+      if (!row) continue;
+      const { at, user, assistant } = this.words(row.asked, row.answered);
+      return { turn_id: turnId, session: row.session, at: new Date(at).toISOString(), user, assistant };
+    }
+    return undefined;
   }
 
   save(report: (problem: string) => void = () => {}): void {
@@ -274,10 +285,13 @@ export class Recall {
     }
   }
 
-  private words(asked: number, answered: number): { user: string; assistant: string } {
+  /** A turn's id, time and words, read from the log (`answered` 0: the user's words alone). */
+  private words(asked: number, answered: number): TurnWords {
     const question = this.log.get(asked);
     const reply = answered ? this.log.get(answered) : undefined;
     return {
+      turn: question?.turn ?? '',
+      at: question?.at ?? 0,
       user: question?.type === 'turn.started' ? question.data.text : '',
       assistant:
         reply && 'data' in reply && typeof (reply.data as { reply?: unknown }).reply === 'string'
@@ -294,7 +308,7 @@ export class Recall {
     let bestCount = -1;
     for (const row of hit.turns) {
       const words = row === best ? bestWords : this.words(row.asked, row.answered);
-      const count = `${words.user} ${words.assistant}`.split(/[\p{Z}\p{P}\s]+/u).filter((t) => {
+      const count = words.user.split(/[\p{Z}\p{P}\s]+/u).filter((t) => {
         const term = processTerm(t);
         return term !== null && wanted.has(term);
       }).length;
@@ -303,17 +317,17 @@ export class Recall {
     return this.rowResult(best, bestWords, hit.score);
   }
 
-  private rowResult(row: TurnRow, words: { user: string; assistant: string }, score: number): RecallResult {
-    const at = new Date(row.at).toISOString();
+  private rowResult(row: TurnRow, words: TurnWords, score: number): RecallResult {
+    const at = new Date(words.at).toISOString();
     const { user, assistant } = words;
     return {
       source: 'sessions',
       score,
       session: row.session,
-      turn_id: row.turn,
+      turn_id: words.turn,
       at,
       snippet: clip(assistant ? `user: ${user}\nassistant: ${assistant}` : `user: ${user}`),
-      citation: `turn ${row.turn} (${at})`,
+      citation: `turn ${words.turn} (${at})`,
     };
   }
 }

@@ -114,11 +114,11 @@ test('hybrid: words and meaning merged by reciprocal rank fusion; shared scope a
   configure(home, vendor, 'openai', '/v1');
   await writeHistory(home);
   vendor.reply(...Array.from({ length: 10 }, () => embeddingReply));
-  // Words: t4 (garage). Meaning (cars): t4, t5, then the rest. t4 leads both.
+  // Words: none (only t4's reply says garage, and replies are found by meaning alone). Meaning (cars): t4, t5, t1.
   assert.equal(await search(home, 'garage', '--session', 'alice', '--limit', '3'), ['t4', 't5', 't1']);
   configure(home, vendor, 'openai', '/v1', 'shared');
-  // Words: t3, then t4 (Bob's short passage scores higher); meaning: t4, then t3 and t5 (a car and a home each, t3
-  // said first). t3 and t4 tie (1/61 + 1/62): words' order breaks it.
+  // Words: t3 (Bob said garage); meaning: t4, then t3 and t5 (a car and a home each, t3 said first). t3 leads on
+  // both rankings (1/61 + 1/62), t4 on one (1/61).
   assert.equal(await search(home, 'garage', '--session', 'alice', '--limit', '3'), ['t3', 't4', 't5']);
 });
 
@@ -180,7 +180,7 @@ test('while the embedding model fails, recall answers by words and says why', as
   configure(home, vendor, 'openai', '/v1');
   await writeHistory(home);
   vendor.reply(json({ error: { message: 'embeddings are down', type: 'server_error' } }, 500));
-  const out = await runCliAsync(['memory', 'search', 'garage', '--session', 'alice', '--json'], home.env);
+  const out = await runCliAsync(['memory', 'search', 'park', '--session', 'alice', '--json'], home.env);
   assert.is(out.code, 0);
   const found = (JSON.parse(out.stdout) as { results: Array<{ turn_id: string }> }).results.map((r) => r.turn_id);
   assert.equal(found, ['t4']);

@@ -242,6 +242,28 @@ test("data.forgotten drops the sender's turns from the index, saved or rebuilt",
   assert.equal(JSON.parse((await tern(['memory', 'search', 'garage', '--json'], home.env)).stdout).results, []);
 });
 
+test('words find what the user said, whole; what only a reply said is not indexed by words', async ({
+  home,
+  vendor,
+}) => {
+  configure(home, vendor);
+  await writeHistory(home);
+  const search = async (query: string) => {
+    const out = await tern(['memory', 'search', query, '--session', 'alice', '--json'], home.env);
+    assert.equal([out.code, out.stderr], [0, '']);
+    return (JSON.parse(out.stdout) as { results: Result[] }).results;
+  };
+  // "paprika" is in every cooking reply and no message; "Augusta", the last word but one of turn 3, the user said.
+  assert.equal(await search('paprika'), []);
+  const [found, ...rest] = await search('Augusta');
+  assert.equal([found!.turn_id, rest.length], [turnId(3), 0]);
+  // A hit still shows the reply, read from the log.
+  assert.is(
+    found!.snippet,
+    'user: Remember that my flat in Lisbon is on Rua Augusta 12\nassistant: Noted: your flat is on Rua Augusta 12.',
+  );
+});
+
 test('past memory.inline_max_chars the prompt carries the head of MEMORY.md and says to search', async ({
   home,
   vendor,
