@@ -408,10 +408,28 @@ async function relay(
  * delivery handed again after a holder died may be there already), sent under its key, recovered after a crash.
  */
 async function request(gateway: Gateway, delivery: QueuedDelivery): Promise<void> {
-  const { bus, log } = gateway.core;
-  for (const event of log.iterate({ type: 'reply.requested', order: 'desc' })) {
-    if (event.type === 'reply.requested' && event.data.key === delivery.key) return;
-  }
+  const { bus } = gateway.core;
+  const requested = requestedKeys(gateway);
+  if (requested.has(delivery.key)) return;
+  requested.add(delivery.key);
   bus.publish({ type: 'reply.requested', data: delivery });
-  await bus.durable();
+  // Handed again later if the log did not take it, as before this gateway knew the key.
+  await bus.durable().catch((error: unknown) => {
+    requested.delete(delivery.key);
+    throw error;
+  });
+}
+
+/** The keys of the replies an account's gateway has requested, read from its log once, then kept up to date. */
+const requestedByGateway = new WeakMap<Gateway, Set<string>>();
+
+function requestedKeys(gateway: Gateway): Set<string> {
+  let keys = requestedByGateway.get(gateway);
+  if (!keys) {
+    keys = new Set();
+    for (const event of gateway.core.log.iterate({ type: 'reply.requested' }))
+      if (event.type === 'reply.requested') keys.add(event.data.key);
+    requestedByGateway.set(gateway, keys);
+  }
+  return keys;
 }

@@ -25,8 +25,8 @@ export interface DispatcherDeps {
  */
 export class Dispatcher {
   private subscription: Subscription | undefined;
-  /** Forwards in acceptance order, one after the other: a chat's messages reach its session in order. */
-  private forwarding: Promise<void> = Promise.resolve();
+  /** Each session's forwards, one after the other: a chat's messages reach its session in order. */
+  private readonly forwarding = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: DispatcherDeps) {}
 
@@ -36,6 +36,28 @@ export class Dispatcher {
 
   stop(): void {
     this.subscription?.unsubscribe();
+  }
+
+  private forward(
+    forward: NonNullable<DispatcherDeps['forward']>,
+    session: string,
+    data: Envelope<'message.received'>['data'],
+  ): void {
+    const before = this.forwarding.get(session) ?? Promise.resolve();
+    const handed = before
+      .then(() => forward(session, data))
+      .catch((error: unknown) => {
+        // Left open in the log: the account's next holder forwards it again (`actors/recovery.ts`).
+        this.deps.logger.error('inbound not handed to its session', {
+          channel: data.channel,
+          message_id: data.message_id,
+          reason: (error as Error).message,
+        });
+      });
+    this.forwarding.set(session, handed);
+    void handed.finally(() => {
+      if (this.forwarding.get(session) === handed) this.forwarding.delete(session);
+    });
   }
 
   private route(event: Envelope<'message.received'>): void {
@@ -55,16 +77,7 @@ export class Dispatcher {
     const target = dispatch(config, facts);
     const { forward } = this.deps;
     if (forward) {
-      this.forwarding = this.forwarding
-        .then(() => forward(target.sessionKey, data))
-        .catch((error: unknown) => {
-          // Left open in the log: the account's next holder forwards it again (`actors/recovery.ts`).
-          this.deps.logger.error('inbound not handed to its session', {
-            channel: data.channel,
-            message_id: data.message_id,
-            reason: (error as Error).message,
-          });
-        });
+      this.forward(forward, target.sessionKey, data);
       return;
     }
     this.deps.logger.debug('inbound routed', {

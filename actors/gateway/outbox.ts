@@ -335,6 +335,13 @@ export class Outbox {
    */
   private async relayed(event: Envelope<'reply.requested'>, relay: NonNullable<OutboxDeps['relay']>): Promise<void> {
     const { message_id, key } = event.data;
+    // Handed over only once this gateway's log has it: a log another writer took (its sessions moved to another
+    // member) leaves the reply to that writer, which runs the message again.
+    if (await this.logTaken()) {
+      this.stopped = true;
+      this.deps.logger.info("reply left to the sessions' new writer", { channel: event.data.reply?.channel });
+      return;
+    }
     for (let attempt = 1; ; attempt++) {
       try {
         await relay(event);

@@ -12,6 +12,7 @@ import {
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { validateDraft, type EventData } from '../../bus/index.js';
+import { IN_FLIGHT, takeInOrder } from './in-order.js';
 import { idToken } from './subjects.js';
 
 /** An inbound message the account's holder accepted, for the member serving its session. */
@@ -85,7 +86,7 @@ export class SessionWork {
   }
 
   /**
-   * Takes one partition's messages one at a time, in order: `handle` resolves once the message is in the partition's
+   * Takes one partition's messages in order (`takeInOrder`): `handle` resolves once the message is in the partition's
    * log, and only then is it acknowledged. One that does not parse is dropped (`invalid`); one whose `handle` throws
    * is handed again after a second.
    */
@@ -103,12 +104,12 @@ export class SessionWork {
       deliver_policy: DeliverPolicy.All,
       ack_policy: AckPolicy.Explicit,
       ack_wait: ACK_WAIT_MS * 1_000_000,
-      // One at a time: a message handed again (its member died) never lands behind a later one of its chat.
-      max_ack_pending: 1,
+      // Acknowledged in log order, so a message handed again (its member died) has no later one taken before it.
+      max_ack_pending: IN_FLIGHT,
       max_deliver: -1,
     });
     const consumer = await this.js.consumers.get(stream, name);
-    const messages: ConsumerMessages = await consumer.consume({ max_messages: 1, expires: 5_000 });
+    const messages: ConsumerMessages = await consumer.consume({ max_messages: IN_FLIGHT, expires: 5_000 });
     let stopped = false;
     const take = async (message: JsMsg): Promise<void> => {
       if (stopped) return message.nak();
@@ -126,13 +127,7 @@ export class SessionWork {
         message.nak(1_000);
       }
     };
-    const loop = (async () => {
-      try {
-        for await (const message of messages) await take(message);
-      } catch {
-        // The consumer ended with the connection; the partition's next holder takes what is left.
-      }
-    })();
+    const loop = takeInOrder(messages, take);
     return {
       stop: async () => {
         stopped = true;

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import * as assert from 'uvu/assert';
 import { connectCluster } from '../../store/cluster/connection.js';
+import { ClusterLogView } from '../../store/log/cluster-view.js';
 import { runCliAsync } from '../support/cli.js';
 import { leasesOf, memberConfig, telegramAccounts } from '../support/cluster-gateways.js';
 import { until } from '../support/eventually.js';
@@ -51,13 +52,31 @@ suite.after.each(async (context) => {
   context.reader?.remove();
 });
 
+/** What the cluster's log says about one chat's messages (a failure's message). */
+async function storyOf(nc: NatsConnection, chat: number): Promise<string> {
+  const view = await ClusterLogView.open(nc);
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const id = `direct:${userOf(chat)}`;
+    return view
+      .read({})
+      .filter((e) => JSON.stringify(e.data).includes(id))
+      .map((e) => `${e.gateway} ${e.stream} ${e.type} ${JSON.stringify(e.data).slice(0, 160)}`)
+      .join('\n');
+  } finally {
+    view.close();
+  }
+}
+
 /** Sends round `rounds - 1` to every chat; waits until each chat shows `rounds` answers, its echoes in order. */
-async function answeredInOrder(emulator: TelegramEmulator, rounds: number): Promise<void> {
+async function answeredInOrder(emulator: TelegramEmulator, rounds: number, nc: NatsConnection): Promise<void> {
   const round = rounds - 1;
   for (let chat = 0; chat < CHATS; chat++) await emulator.say(TOKEN, `c${chat}-r${round}`, { userId: userOf(chat) });
   for (let chat = 0; chat < CHATS; chat++) await emulator.waitForBotMessages(TOKEN, userOf(chat), rounds, 120_000);
   for (let chat = 0; chat < CHATS; chat++) {
     const expected = Array.from({ length: rounds }, (_, r) => `echo: c${chat}-r${r}`);
+    const got = emulator.botMessages(TOKEN, userOf(chat)).map((m) => m.text);
+    if (JSON.stringify(got) !== JSON.stringify(expected)) process.stderr.write(`${await storyOf(nc, chat)}\n`);
     assert.equal(
       emulator.botMessages(TOKEN, userOf(chat)).map((m) => m.text),
       expected,
@@ -90,8 +109,8 @@ test('40 chats, one bot: each answered once, in order, by both members; then one
     60_000,
     () => leasesOf(nc, 'session'),
   );
-  await answeredInOrder(context.emulator, 1);
-  await answeredInOrder(context.emulator, 2);
+  await answeredInOrder(context.emulator, 1, nc);
+  await answeredInOrder(context.emulator, 2, nc);
 
   context.reader = tempHome();
   writeFileSync(join(context.reader.home, 'config.json'), JSON.stringify({ version: 2, cluster: { url: server.url } }));
@@ -131,7 +150,7 @@ test('40 chats, one bot: each answered once, in order, by both members; then one
     60_000,
     () => leasesOf(nc, 'session'),
   );
-  await answeredInOrder(context.emulator, 3);
+  await answeredInOrder(context.emulator, 3, nc);
   assert.equal(await status(), [{ account: 'tg1', gateway: 'node-a', partitions: PARTITIONS, sessions: CHATS }]);
 });
 
