@@ -1,13 +1,15 @@
 // Several gateways on one NATS JetStream server (#27), on this one machine: three `tern gateway --cluster` members
 // against one, three Telegram bots on the emulator, 300 chats (sessions), a model answering in 200 ms. Rows: turns per
 // second with 3 members and with 1 (on 2 cores the ratio is what matters: the members share the CPU), and how long a
-// SIGKILLed member's bot stays silent (kill → that bot answering a new message again, lease TTL 5 s).
+// SIGKILLed member's bot stays silent (kill → that bot answering a new message again, lease TTL 5 s). Then one bot's
+// turns per second on one member and on two (`bench/one-bot.ts`, #40 item 2).
 import { connectCluster } from '../store/cluster/connection.js';
 import { Leases } from '../store/cluster/leases.js';
 import { startGatewayModel, type GatewayModel } from '../tests/support/gateway-model.js';
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../tests/support/gateway-process.js';
 import { natsAvailable, startNatsServer, type NatsServer } from '../tests/support/nats-server.js';
 import { freePort, TelegramEmulator } from '../tests/support/telegram-emulator.js';
+import { oneBotTurnsPerSecond } from './one-bot.js';
 import { round, type BenchRow } from './row.js';
 
 const TOKENS = ['810001:bench-cluster-a', '810002:bench-cluster-b', '810003:bench-cluster-c'];
@@ -125,10 +127,14 @@ export async function bench(): Promise<BenchRow[]> {
       const holders = await settledLeases(three);
       const spread = await turnsPerSecond(three);
       const failover = await failoverMs(three, holders);
+      const oneBotSingle = await oneBotTurnsPerSecond(1);
+      const oneBotPair = await oneBotTurnsPerSecond(2);
       return [
         { name: 'cluster.turns_per_s_3_nodes', value: round(spread, 1), unit: 'turns/s' },
         { name: 'cluster.turns_per_s_1_node', value: round(single, 1), unit: 'turns/s' },
         { name: 'cluster.failover_ms', value: round(failover, 0), unit: 'ms' },
+        { name: 'cluster.one_bot_turns_per_s_1_member', value: round(oneBotSingle, 1), unit: 'turns/s' },
+        { name: 'cluster.one_bot_turns_per_s_2_members', value: round(oneBotPair, 1), unit: 'turns/s' },
       ];
     } finally {
       await stopCluster(three);

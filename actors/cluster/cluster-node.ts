@@ -17,6 +17,8 @@ import { watchConnection } from './connection-watch.js';
 import { accountLog, memberLog } from '../../store/cluster/stream-names.js';
 import { ClusterLogView } from '../../store/log/cluster-view.js';
 import { fairShare } from './fair-share.js';
+import { SessionPartitions } from './session-partitions.js';
+import { partitionOf, SessionWork } from '../../store/cluster/session-work.js';
 
 export interface ClusterSettings {
   /** NATS server URL(s). */
@@ -24,6 +26,8 @@ export interface ClusterSettings {
   /** This gateway's id in the cluster. */
   id: string;
   ttlMs: number;
+  /** How many partitions each channel account's sessions are spread over (`cluster.session_partitions`; 0: none). */
+  partitions?: number;
   token?: string;
   user?: string;
   password?: string;
@@ -120,6 +124,8 @@ export class ClusterNode {
   private readonly timer: NodeJS.Timeout;
   private ticking: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** The sessions this member serves when accounts spread them (`cluster.session_partitions`, #40). */
+  private readonly partitions: SessionPartitions | undefined;
 
   private constructor(
     readonly settings: ClusterSettings,
@@ -133,6 +139,16 @@ export class ClusterNode {
     private readonly options: GatewayOptions,
   ) {
     this.connection = watchConnection(nc, options.logs.gateway);
+    if (settings.partitions)
+      this.partitions = new SessionPartitions({
+        nc,
+        gateway: settings.id,
+        leases,
+        partitions: settings.partitions,
+        options,
+        loaded: () => current.loaded,
+        relay: (delivery) => relay(queue, current, options, delivery),
+      });
     this.timer = setInterval(() => this.tick(), Math.max(100, Math.floor(settings.ttlMs / 5)));
     this.tick();
   }
@@ -192,6 +208,8 @@ export class ClusterNode {
     try {
       await this.ticking;
       this.gateway.setScheduled(false, 'the member is stopping');
+      // Sessions first: their replies reach the accounts' holders while those still run.
+      await this.partitions?.stop();
       await Promise.all([...this.cells.keys()].map((name) => this.handOver(name, signal)));
       await this.leases.close();
       await this.members.leave();
@@ -226,6 +244,7 @@ export class ClusterNode {
       else if (!this.leases.holds('channel', name)) await this.handOver(name, 'lease lost');
     }
     const live = (await this.members.list()).map((m) => m.gateway);
+    await this.partitions?.reconcile(all, live);
     const share = fairShare(all.length, live.includes(this.settings.id) ? live.length : live.length + 1);
     // An account whose stream another writer took while this member held its lease (#40): once the server confirms
     // the lease is still this member's, it runs again on the stream as it is now, which has the other writer's events.
@@ -277,6 +296,7 @@ export class ClusterNode {
     // The host hears of the member's own runtime only (the launcher follows its bus); an account's is the cluster log's.
     const { onRuntime: _member, ...options } = this.options;
     const { settings, current, queue } = this;
+    const spread = settings.partitions ?? 0;
     const onFenced = (error: Error): void => this.fenced(name, cell, error);
     const cell: Promise<Cell | undefined> = (async (): Promise<Cell> => {
       const log = await JetStreamEventStore.open(this.nc, { ...accountLog(name), gateway: settings.id, onFenced });
@@ -284,6 +304,8 @@ export class ClusterNode {
       try {
         // Which parts the previous holder had on their way: one it never sent is sent, as after a restart (#40).
         const journal = await SendMarks.open(this.nc, name, log);
+        // Its sessions are served where their partitions' leases are (#40): this gateway polls, forwards and sends.
+        const work = spread > 0 ? await SessionWork.open(this.nc, name) : undefined;
         gateway = await Gateway.start({
           ...options,
           loaded: onlyChannel(current.loaded, name),
@@ -293,6 +315,9 @@ export class ClusterNode {
           health: 'none',
           scheduled: false,
           relay: (delivery) => relay(queue, current, options, delivery),
+          ...(work
+            ? { forward: (session, message) => work.publish(partitionOf(session, spread), session, message) }
+            : {}),
         });
         const started = gateway;
         const deliveries = await queue.consume(
@@ -383,10 +408,28 @@ async function relay(
  * delivery handed again after a holder died may be there already), sent under its key, recovered after a crash.
  */
 async function request(gateway: Gateway, delivery: QueuedDelivery): Promise<void> {
-  const { bus, log } = gateway.core;
-  for (const event of log.iterate({ type: 'reply.requested', order: 'desc' })) {
-    if (event.type === 'reply.requested' && event.data.key === delivery.key) return;
-  }
+  const { bus } = gateway.core;
+  const requested = requestedKeys(gateway);
+  if (requested.has(delivery.key)) return;
+  requested.add(delivery.key);
   bus.publish({ type: 'reply.requested', data: delivery });
-  await bus.durable();
+  // Handed again later if the log did not take it, as before this gateway knew the key.
+  await bus.durable().catch((error: unknown) => {
+    requested.delete(delivery.key);
+    throw error;
+  });
+}
+
+/** The keys of the replies an account's gateway has requested, read from its log once, then kept up to date. */
+const requestedByGateway = new WeakMap<Gateway, Set<string>>();
+
+function requestedKeys(gateway: Gateway): Set<string> {
+  let keys = requestedByGateway.get(gateway);
+  if (!keys) {
+    keys = new Set();
+    for (const event of gateway.core.log.iterate({ type: 'reply.requested' }))
+      if (event.type === 'reply.requested') keys.add(event.data.key);
+    requestedByGateway.set(gateway, keys);
+  }
+  return keys;
 }

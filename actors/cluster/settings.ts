@@ -35,6 +35,7 @@ export function clusterSettings(loaded: LoadedConfig, flags: ClusterFlags = {}):
     url,
     id,
     ttlMs: block.lease_ttl_ms,
+    partitions: block.session_partitions,
     ...(block.token ? { token: block.token.reveal() } : {}),
     ...(block.user ? { user: block.user } : {}),
     ...(block.password ? { password: block.password.reveal() } : {}),

@@ -1,5 +1,5 @@
 import type { Subscription } from 'rxjs';
-import type { Bus, Envelope } from '../../bus/index.js';
+import type { Bus, Envelope, EventData } from '../../bus/index.js';
 import type { Config } from '../../store/config/index.js';
 import type { Logger } from '../../store/logs/logger.js';
 import { route } from '../routing.js';
@@ -11,6 +11,11 @@ export interface DispatcherDeps {
   config: () => Config;
   /** Whether a `channel_list` entry's users are at this machine (its channel's `local` capability). */
   isLocal?: (channel: string) => boolean;
+  /**
+   * Hands the message to whoever serves its session instead of routing it here (a cluster account whose sessions
+   * other members serve, #40); resolves once it is handed over. Called in the order messages were accepted.
+   */
+  forward?: (sessionKey: string, message: EventData<'message.received'>) => Promise<void>;
 }
 
 /**
@@ -20,6 +25,8 @@ export interface DispatcherDeps {
  */
 export class Dispatcher {
   private subscription: Subscription | undefined;
+  /** Each session's forwards, one after the other: a chat's messages reach its session in order. */
+  private readonly forwarding = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: DispatcherDeps) {}
 
@@ -29,6 +36,28 @@ export class Dispatcher {
 
   stop(): void {
     this.subscription?.unsubscribe();
+  }
+
+  private forward(
+    forward: NonNullable<DispatcherDeps['forward']>,
+    session: string,
+    data: Envelope<'message.received'>['data'],
+  ): void {
+    const before = this.forwarding.get(session) ?? Promise.resolve();
+    const handed = before
+      .then(() => forward(session, data))
+      .catch((error: unknown) => {
+        // Left open in the log: the account's next holder forwards it again (`actors/recovery.ts`).
+        this.deps.logger.error('inbound not handed to its session', {
+          channel: data.channel,
+          message_id: data.message_id,
+          reason: (error as Error).message,
+        });
+      });
+    this.forwarding.set(session, handed);
+    void handed.finally(() => {
+      if (this.forwarding.get(session) === handed) this.forwarding.delete(session);
+    });
   }
 
   private route(event: Envelope<'message.received'>): void {
@@ -46,6 +75,11 @@ export class Dispatcher {
       mentioned: data.mentioned ?? false,
     };
     const target = dispatch(config, facts);
+    const { forward } = this.deps;
+    if (forward) {
+      this.forward(forward, target.sessionKey, data);
+      return;
+    }
     this.deps.logger.debug('inbound routed', {
       channel: data.channel,
       agent: target.agent,

@@ -8,6 +8,7 @@ import {
   type AnyActorRef,
   type SnapshotFrom,
 } from 'xstate';
+import type { Envelope, EventData } from '../../bus/index.js';
 import type { Channel, WebhookAnswer, WebhookRequest } from '../../adapters/channels/channel.js';
 import { webhookPath } from '../../adapters/channels/webhook-path.js';
 import { RedactingChannel } from '../../adapters/channels/redacting-channel.js';
@@ -101,6 +102,16 @@ export interface GatewayOptions {
    * it cannot be (no such account). `delivery.reply.channel` is what the caller named: an entry name or a channel kind.
    */
   relay?: (delivery: Delivery) => Promise<string>;
+  /**
+   * A cluster account's inbound, handed to the member serving its session instead of run here (#40): the account's
+   * holder polls and forwards, a partition's gateway takes the messages in (`accept`) and runs them.
+   */
+  forward?: (sessionKey: string, message: EventData<'message.received'>) => Promise<void>;
+  /**
+   * Replies for a channel this gateway does not run go to whoever runs it (`relay`) as one text each, recorded here as
+   * delivered once queued there: a gateway serving a cluster account's sessions (#40).
+   */
+  relayReplies?: boolean;
   /** Called before the gateway publishes its first event, so a host following the bus sees `gateway.started`. */
   onRuntime?: (core: RuntimeCore) => void;
 }
@@ -114,6 +125,15 @@ const LEFT_WORK_MS = 10_000;
 const SEEN_INBOUND = 10_000;
 /** Why subagent tasks still running at a stop are canceled, as their `subagent.ended` records it. */
 const STOP_REASON = 'the gateway is stopping';
+
+/** A reply handed whole to the gateway running its channel, as the relayed texts are (#40). */
+function relayOf(
+  relay: (delivery: Delivery) => Promise<string>,
+): (event: Envelope<'reply.requested'>) => Promise<void> {
+  return async ({ data }) => {
+    await relay({ ...data, reply: data.reply! });
+  };
+}
 
 /** The web-UI channel lives in the launcher: a `pico` entry runs only where the host builds it. */
 function runs(entry: ChannelEntry, options: GatewayOptions): boolean {
@@ -255,6 +275,7 @@ export class Gateway {
       logger: logs.gateway,
       config: () => this.loaded.config,
       isLocal: (name) => this.directory.get(name)?.capabilities.local === true,
+      ...(options.forward ? { forward: options.forward } : {}),
     });
     this.outbox = new Outbox({
       bus,
@@ -266,6 +287,7 @@ export class Gateway {
       placeholders: core.recovered.placeholders,
       ...(core.journal ? { journal: core.journal } : {}),
       splitOnMarker: () => this.loaded.config.agents.defaults.split_on_marker,
+      ...(options.relayReplies && options.relay ? { relay: relayOf(options.relay) } : {}),
     });
     for (const id of core.recovered.seenInbound) this.seen.add(id);
     for (const part of core.recovered.unconfirmed) {
@@ -547,6 +569,17 @@ export class Gateway {
       }
     }
     return undefined;
+  }
+
+  /**
+   * A message another gateway accepted from its channel (a cluster account's holder, #40) taken in as if this
+   * gateway's channel had: recorded as `message.received` and routed here; a redelivery is dropped. Resolves once the
+   * log has it.
+   */
+  async accept(message: EventData<'message.received'>): Promise<void> {
+    if (this.seen.add(`${message.channel}:${message.message_id}`))
+      this.core.bus.publish({ type: 'message.received', data: message });
+    await this.core.bus.durable();
   }
 
   /** Drains and stops; resolves once the log is closed and the work left behind has settled (or timed out). */

@@ -85,6 +85,11 @@ export interface OutboxDeps {
   journal?: Pick<SendJournal, 'mark' | 'settle'>;
   /** `agents.defaults.split_on_marker` now: a reply goes out as a message per part between markers. */
   splitOnMarker?: () => boolean;
+  /**
+   * Takes a reply for a channel with no `channel_list` entry here to the gateway that runs it (a cluster account's
+   * holder, #40); resolves once that gateway's queue has it.
+   */
+  relay?: (event: Envelope<'reply.requested'>) => Promise<void>;
 }
 
 /** A routed message the outbox answers: where, and what it shows before the reply (typing, a placeholder, a stream). */
@@ -258,6 +263,7 @@ export class Outbox {
    * first on its own); a channel that cannot send files gets the text with each file named by its path.
    */
   private async deliver(event: Envelope<'reply.requested'>, reply: ReplyTarget): Promise<void> {
+    if (this.deps.relay && this.deps.entry(reply.channel) === undefined) return this.relayed(event, this.deps.relay);
     const { message_id, key, choices } = event.data;
     const channel = this.channel(reply.channel);
     let files = event.data.files ?? [];
@@ -320,6 +326,41 @@ export class Outbox {
     const done = pending?.typing ? this.channel(reply.channel) : undefined;
     if (done?.typingDone) this.bestEffort(reply.channel, 'typing done', () => done.typingDone!(reply.reply_to));
     this.pending.delete(pendingKey);
+    if (event.turn) this.turns.delete(event.turn);
+  }
+
+  /**
+   * A reply the gateway running its channel sends (#40): handed to it whole, tried until its queue has it, then
+   * recorded as delivered here (its parts are that gateway's to send and record).
+   */
+  private async relayed(event: Envelope<'reply.requested'>, relay: NonNullable<OutboxDeps['relay']>): Promise<void> {
+    const { message_id, key } = event.data;
+    // Handed over only once this gateway's log has it: a log another writer took (its sessions moved to another
+    // member) leaves the reply to that writer, which runs the message again.
+    if (await this.logTaken()) {
+      this.stopped = true;
+      this.deps.logger.info("reply left to the sessions' new writer", { channel: event.data.reply?.channel });
+      return;
+    }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await relay(event);
+        break;
+      } catch (error) {
+        if (this.stopped) return;
+        const reason = (error as Error)?.message ?? String(error);
+        this.deps.logger.warn('reply not handed to the gateway running its channel; trying again', { key, reason });
+        await pause(Math.min(500 * 2 ** (attempt - 1), MAX_BACKOFF_MS), this.stopping.signal);
+        if (this.stopped) return;
+      }
+    }
+    const correlation: Correlation = { agent: event.agent, session: event.session, turn: event.turn };
+    this.deps.bus.publish({
+      ...correlation,
+      type: 'reply.delivered',
+      data: { message_id, key, parts: 0, failed: false },
+    });
+    this.pending.delete(messageKey(event.session, message_id));
     if (event.turn) this.turns.delete(event.turn);
   }
 

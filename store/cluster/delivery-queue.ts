@@ -13,6 +13,7 @@ import {
 import type { NatsConnection } from '@nats-io/transport-node';
 import { validateDraft, type EventData } from '../../bus/index.js';
 import { subjectCounts } from './subject-counts.js';
+import { IN_FLIGHT, takeInOrder } from './in-order.js';
 import { idToken, tokenId } from './subjects.js';
 
 /** The work-queue stream of replies that wait for the member running their channel account. */
@@ -91,7 +92,7 @@ export class DeliveryQueue {
   }
 
   /**
-   * Takes the account's deliveries one at a time, in order: `handle` resolves once the delivery is in the account's
+   * Takes the account's deliveries in order (`takeInOrder`): `handle` resolves once the delivery is in the account's
    * log, and only then is it acknowledged. A delivery that fails to parse is dropped (`invalid`); one whose `handle`
    * throws is handed again later.
    */
@@ -102,16 +103,20 @@ export class DeliveryQueue {
   ): Promise<DeliveryConsumer> {
     const jsm = await jetstreamManager(this.nc);
     const name = consumerOf(account);
-    await jsm.consumers.add(DELIVERY_STREAM, {
-      durable_name: name,
-      filter_subject: subjectOf(account),
-      deliver_policy: DeliverPolicy.All,
-      ack_policy: AckPolicy.Explicit,
-      ack_wait: ACK_WAIT_MS * 1_000_000,
-      max_deliver: -1,
-    });
+    // A consumer an earlier version made took one delivery at a time: it is brought to this one's settings.
+    await jsm.consumers
+      .add(DELIVERY_STREAM, {
+        durable_name: name,
+        filter_subject: subjectOf(account),
+        deliver_policy: DeliverPolicy.All,
+        ack_policy: AckPolicy.Explicit,
+        ack_wait: ACK_WAIT_MS * 1_000_000,
+        max_deliver: -1,
+        max_ack_pending: IN_FLIGHT,
+      })
+      .catch(() => jsm.consumers.update(DELIVERY_STREAM, name, { max_ack_pending: IN_FLIGHT }));
     const consumer = await this.js.consumers.get(DELIVERY_STREAM, name);
-    const messages: ConsumerMessages = await consumer.consume({ max_messages: 1, expires: 5_000 });
+    const messages: ConsumerMessages = await consumer.consume({ max_messages: IN_FLIGHT, expires: 5_000 });
     let stopped = false;
     const take = async (message: JsMsg): Promise<void> => {
       if (stopped) return message.nak();
@@ -131,13 +136,7 @@ export class DeliveryQueue {
         message.nak(1_000);
       }
     };
-    const loop = (async () => {
-      try {
-        for await (const message of messages) await take(message);
-      } catch {
-        // The consumer ended with the connection; the next holder takes what is left.
-      }
-    })();
+    const loop = takeInOrder(messages, take);
     return {
       stop: async () => {
         stopped = true;

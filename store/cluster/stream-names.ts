@@ -20,13 +20,29 @@ export function memberLog(gateway: string): StreamName {
   return { stream: `TERN_GW_${safe(gateway)}`, subjectRoot: `tern.gw.${safe(gateway)}` };
 }
 
-/** Every stream of the cluster's log has one of these prefixes. */
-export const STREAM_PREFIXES = ['TERN_CH_', 'TERN_GW_'] as const;
+/**
+ * The stream of one partition of a channel account's sessions (#40, `cluster.session_partitions`): the sessions whose
+ * key hashes to `partition`, their turns and replies, written by the member holding the partition's lease.
+ */
+export function sessionsLog(channel: string, partition: number): StreamName {
+  return { stream: `TERN_SS_${partition}_${safe(channel)}`, subjectRoot: `tern.ss.${safe(channel)}.${partition}` };
+}
 
-/** What a cluster event stream is for: a channel account's (`TERN_CH_tg1`) or a member's own (`TERN_GW_node-a`). */
+/** Every stream of the cluster's log has one of these prefixes. */
+export const STREAM_PREFIXES = ['TERN_CH_', 'TERN_GW_', 'TERN_SS_'] as const;
+
+/**
+ * What a cluster event stream is for: a channel account's (`TERN_CH_tg1`), a member's own (`TERN_GW_node-a`) or a
+ * partition of an account's sessions (`TERN_SS_3_tg1`, named by its account).
+ */
 export function streamOwner(
   stream: string,
-): { kind: 'account' | 'member'; name: string; subjectRoot: string } | undefined {
+): { kind: 'account' | 'member' | 'sessions'; name: string; subjectRoot: string; partition?: number } | undefined {
+  const sessions = /^TERN_SS_(\d+)_(.+)$/.exec(stream);
+  if (sessions) {
+    const [, partition, name] = sessions as unknown as [string, string, string];
+    return { kind: 'sessions', name, subjectRoot: `tern.ss.${name}.${partition}`, partition: Number(partition) };
+  }
   if (stream.startsWith('TERN_CH_'))
     return {
       kind: 'account',

@@ -23,6 +23,7 @@ test('cluster.url and .security.yml credentials make the settings; the flags win
     url: 'nats://10.0.0.5:4222',
     id: 'node-a',
     ttlMs: 4000,
+    partitions: 0,
     user: 'tern',
     password: 'nats-secret-0001',
   });

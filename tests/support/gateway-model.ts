@@ -4,7 +4,8 @@
 // writes <text> into the todo plan, then answers `planned` after 5 s; with `stream: true` the answer arrives as SSE
 // chunks (a `DRIP` message's words 150 ms apart). `delayMs` holds every answer that long (a model that takes its
 // time); `FILE <path> <caption>` calls `send_file`, then answers `sent`; a `HOLD` message is answered once the test calls `release()`. `/audio/transcriptions` answers with TRANSCRIPT.
-// `SPEAK <text>` calls `send_tts`, then answers `spoken`; `LOOK` lists `.` then `memory`, then answers `looked`.
+// `SPEAK <text>` calls `send_tts`, then answers `spoken`; `SEARCH <regex>` calls `search_files` in folder `corpus`,
+// then answers `searched: SEARCH <regex>`; `LOOK` lists `.` then `memory`, then answers `looked`.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { completionStreamText } from './vendor-chat-completions.js';
@@ -195,6 +196,13 @@ export async function startGatewayModel(options: { delayMs?: number } = {}): Pro
         res
           .writeHead(200, { 'content-type': 'application/json' })
           .end(looked >= 2 ? completionBody('looked') : toolCall('list_dir', { path: looked === 0 ? '.' : 'memory' }));
+        return;
+      }
+      if (text.startsWith('SEARCH ') && !body.stream) {
+        const args = { pattern: text.slice('SEARCH '.length), path: 'corpus' };
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(lastRole(body) === 'tool' ? completionBody(`searched: ${text}`) : toolCall('search_files', args));
         return;
       }
       if (text.startsWith('SPEAK ') && !body.stream) {

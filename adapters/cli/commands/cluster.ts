@@ -1,5 +1,6 @@
 import { STREAM_PREFIXES, streamOwner } from '../../../store/cluster/stream-names.js';
 import { clusterSettings } from '../../../actors/cluster/settings.js';
+import { sessionSplit } from '../../../store/cluster/session-split.js';
 import { queuedTexts } from '../../../store/cluster/delivery-queue.js';
 import { listLeases, type LeaseRecord } from '../../../store/cluster/leases.js';
 import { listMembers } from '../../../store/cluster/members.js';
@@ -52,9 +53,11 @@ export async function run(context: CommandContext): Promise<number> {
         };
       }),
     );
+    const sessions = await sessionSplit(nc, rows, leases);
     const now = Date.now();
     if (context.json) {
-      print(context.stdout, JSON.stringify({ ok: true, url: settings.url, members, leases, streams, queued }));
+      const status = { ok: true, url: settings.url, members, leases, streams, queued, sessions };
+      print(context.stdout, JSON.stringify(status));
       return 0;
     }
     const named = (l: LeaseRecord): string => (l.kind === 'schedule' ? 'the heartbeat and cron' : l.id);
@@ -75,9 +78,20 @@ export async function run(context: CommandContext): Promise<number> {
     if (streams.length === 0) print(context.stdout, '  none');
     for (const s of streams) {
       const owner = streamOwner(s.stream);
-      const what = owner?.kind === 'account' ? `channel account ${owner.name}` : `member ${owner?.name ?? '?'}`;
+      const what =
+        owner?.kind === 'account'
+          ? `channel account ${owner.name}`
+          : owner?.kind === 'sessions'
+            ? `sessions ${owner.partition} of ${owner.name}`
+            : `member ${owner?.name ?? '?'}`;
       const lag = s.unanswered === undefined ? '' : `, lag ${s.unanswered}`;
       print(context.stdout, `  ${s.stream}  ${what}: ${s.events} events, last write ${ago(now, s.lastAt)}${lag}`);
+    }
+    for (const account of [...new Set(sessions.map((s) => s.account))]) {
+      const split = sessions
+        .filter((s) => s.account === account)
+        .map((s) => `${s.gateway} serves ${s.sessions} in ${s.partitions} partition(s)`);
+      print(context.stdout, `sessions of ${account}: ${split.join(', ')}`);
     }
     for (const q of queued) {
       const held = leases.some((l) => l.kind === 'channel' && l.id === q.account);

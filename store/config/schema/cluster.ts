@@ -34,6 +34,11 @@ export const clusterSchema = z.object({
   id: z.optional(gatewayId),
   /** A gateway silent for this long is taken for dead: its channels go to another gateway. */
   lease_ttl_ms: withDefault(int(1_000, 600_000), 5_000),
+  /**
+   * 0: the member running a channel account runs all its sessions. N: the account's sessions hash into N partitions,
+   * each a lease any member may take, so one busy bot uses every member (#40).
+   */
+  session_partitions: withDefault(int(0, 1_024), 0),
   token: z.optional(secret()),
   user: z.optional(text()),
   password: z.optional(secret()),

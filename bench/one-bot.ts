@@ -1,0 +1,85 @@
+// One busy bot on a cluster (#40 item 2): `tern gateway --cluster` members with `cluster.session_partitions` on one
+// nats-server, one Telegram bot on the emulator, 40 chats whose every turn calls `search_files` over a shared
+// workspace's `corpus` folder (about 25 ms of CPU in the gateway, measured below) and a model that answers at once.
+// Turns per second with one member and with two: on 2 cores the second member can only help by using the second core.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectCluster } from '../store/cluster/connection.js';
+import { leasesOf, memberConfig, telegramAccounts } from '../tests/support/cluster-gateways.js';
+import { startGatewayModel } from '../tests/support/gateway-model.js';
+import { startGatewayProcess, type GatewayProcess } from '../tests/support/gateway-process.js';
+import { startNatsServer } from '../tests/support/nats-server.js';
+import { TelegramEmulator } from '../tests/support/telegram-emulator.js';
+
+const TOKEN = '820001:bench-one-bot';
+const CHATS = 40;
+const ROUNDS = 3;
+const PARTITIONS = 8;
+/** The corpus `search_files` reads at every turn: 40 files of 64 KB of text with no match. */
+const FILES = Number(process.env.ONE_BOT_FILES ?? 40);
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const userOf = (chat: number): number => 9500 + chat;
+
+/** A shared workspace whose `corpus` folder a search reads whole (no line matches the pattern). */
+function workspace(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tern-one-bot-'));
+  mkdirSync(join(dir, 'corpus'));
+  const line = 'the quick brown fox jumps over the lazy dog while the cluster shares one busy bot\n';
+  for (let i = 0; i < FILES; i++) writeFileSync(join(dir, 'corpus', `f${i}.txt`), line.repeat(800));
+  return dir;
+}
+
+/** Turns per second of one bot's 40 chats, each asking ROUNDS searches at once, over `size` members. */
+export async function oneBotTurnsPerSecond(size: number): Promise<number> {
+  const server = await startNatsServer();
+  const emulator = await TelegramEmulator.start(undefined, { offsets: true });
+  const model = await startGatewayModel();
+  const shared = workspace();
+  const members: GatewayProcess[] = [];
+  try {
+    const channels = telegramAccounts(['tg1'], [TOKEN], emulator.url);
+    for (let i = 0; i < size; i++) {
+      const id = `one-bot-${i}`;
+      const config = await memberConfig({ url: server.url, id, modelUrl: model.url, channels });
+      const cluster = { url: server.url, id, lease_ttl_ms: 5_000, session_partitions: PARTITIONS };
+      members.push(
+        await startGatewayProcess({ ...config, cluster, agents: { defaults: { model: 'fast', workspace: shared } } }),
+      );
+    }
+    const nc = await connectCluster(server.url);
+    try {
+      const deadline = Date.now() + 90_000;
+      for (;;) {
+        const held = await leasesOf(nc, 'session');
+        const holders = new Set(held.map((l) => l.gateway));
+        const even = members.every((_, i) => held.filter((l) => l.gateway === `one-bot-${i}`).length >= 1);
+        if (held.length === PARTITIONS && holders.size === size && even && (await leasesOf(nc, 'channel')).length)
+          break;
+        if (Date.now() > deadline) throw new Error(`the partitions were not spread: ${JSON.stringify(held)}`);
+        await sleep(200);
+      }
+    } finally {
+      await nc.close();
+    }
+    const started = performance.now();
+    for (let round = 0; round < ROUNDS; round++)
+      for (let chat = 0; chat < CHATS; chat++)
+        await emulator.say(TOKEN, `SEARCH zq${round}x`, { userId: userOf(chat) });
+    for (let chat = 0; chat < CHATS; chat++) await emulator.waitForBotMessages(TOKEN, userOf(chat), ROUNDS, 600_000);
+    return (CHATS * ROUNDS) / ((performance.now() - started) / 1000);
+  } finally {
+    for (const member of members) await member.stop().catch(() => undefined);
+    for (const member of members) member.home.remove();
+    await emulator.stop();
+    await model.close();
+    await server.close();
+    rmSync(shared, { recursive: true, force: true });
+  }
+}
+
+// Run alone (`node --import tsx bench/one-bot.ts [members]`): prints that run's turns per second, for farm-bench.
+if (process.argv[1]?.endsWith('one-bot.ts')) {
+  const size = Number(process.argv[2] ?? 1);
+  process.stdout.write(`${(await oneBotTurnsPerSecond(size)).toFixed(1)} turns/s with ${size} member(s)\n`);
+}

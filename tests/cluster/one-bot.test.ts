@@ -1,0 +1,193 @@
+// One busy bot across members (#40 item 2): two `tern gateway --cluster` processes with `cluster.session_partitions`
+// on a real nats-server -js, one Telegram bot on the emulator, a model answering in 100 ms. The member holding the bot
+// polls it and forwards each message to the member serving its session; that member's reply comes back through the
+// delivery queue and goes out from the bot's holder. Then one member leaves and its sessions move to the other.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { NatsConnection } from '@nats-io/transport-node';
+import * as assert from 'uvu/assert';
+import { connectCluster } from '../../store/cluster/connection.js';
+import { ClusterLogView } from '../../store/log/cluster-view.js';
+import { runCliAsync } from '../support/cli.js';
+import { leasesOf, memberConfig, telegramAccounts } from '../support/cluster-gateways.js';
+import { until } from '../support/eventually.js';
+import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
+import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { natsSuite } from '../support/nats-server.js';
+import { TelegramEmulator } from '../support/telegram-emulator.js';
+import { tempHome, type TempHome } from '../support/temp-home.js';
+
+const TOKEN = '744444:one-busy-bot-DDDD';
+/** The second test's bot: the server keeps the first one's streams, whose message ids the new emulator reuses. */
+const KILL_TOKEN = '755555:one-busy-bot-EEEE';
+const CHATS = 40;
+const PARTITIONS = 8;
+const userOf = (chat: number): number => 7000 + chat;
+
+interface Context {
+  model?: GatewayModel;
+  emulator?: TelegramEmulator;
+  gateways: GatewayProcess[];
+  nc?: NatsConnection;
+  reader?: TempHome;
+}
+
+interface Share {
+  account: string;
+  gateway: string;
+  partitions: number;
+  sessions: number;
+}
+
+const { test, suite } = natsSuite<Context>('one bot served by two cluster members');
+
+suite.before.each((context) => {
+  context.gateways = [];
+});
+
+suite.after.each(async (context) => {
+  await context.nc?.close();
+  for (const gateway of context.gateways) await gateway.stop();
+  await context.emulator?.stop();
+  await context.model?.close();
+  for (const gateway of context.gateways) gateway.home.remove();
+  context.reader?.remove();
+});
+
+/** What the cluster's log says about one chat's messages (a failure's message). */
+async function storyOf(nc: NatsConnection, chat: number): Promise<string> {
+  const view = await ClusterLogView.open(nc);
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const id = `direct:${userOf(chat)}`;
+    return view
+      .read({})
+      .filter((e) => JSON.stringify(e.data).includes(id))
+      .map((e) => `${e.gateway} ${e.stream} ${e.type} ${JSON.stringify(e.data).slice(0, 160)}`)
+      .join('\n');
+  } finally {
+    view.close();
+  }
+}
+
+/** Sends round `rounds - 1` to every chat; waits until each chat shows `rounds` answers, its echoes in order. */
+async function answeredInOrder(
+  emulator: TelegramEmulator,
+  rounds: number,
+  nc: NatsConnection,
+  token = TOKEN,
+): Promise<void> {
+  const round = rounds - 1;
+  for (let chat = 0; chat < CHATS; chat++) await emulator.say(token, `c${chat}-r${round}`, { userId: userOf(chat) });
+  for (let chat = 0; chat < CHATS; chat++) await emulator.waitForBotMessages(token, userOf(chat), rounds, 120_000);
+  for (let chat = 0; chat < CHATS; chat++) {
+    const expected = Array.from({ length: rounds }, (_, r) => `echo: c${chat}-r${r}`);
+    const got = emulator.botMessages(token, userOf(chat)).map((m) => m.text);
+    if (JSON.stringify(got) !== JSON.stringify(expected)) process.stderr.write(`${await storyOf(nc, chat)}\n`);
+    assert.equal(
+      emulator.botMessages(token, userOf(chat)).map((m) => m.text),
+      expected,
+      `chat ${chat}`,
+    );
+  }
+}
+
+test('40 chats, one bot: each answered once, in order, by both members; then one leaves', async (context) => {
+  const { server } = context;
+  context.model = await startGatewayModel({ delayMs: 100 });
+  context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
+  const channels = telegramAccounts(['tg1'], [TOKEN], context.emulator.url);
+  const extra = (id: string) => ({
+    cluster: { url: server.url, id, lease_ttl_ms: 5_000, session_partitions: PARTITIONS },
+  });
+  for (const id of ['node-a', 'node-b']) {
+    const config = await memberConfig({ url: server.url, id, modelUrl: context.model.url, channels });
+    context.gateways.push(await startGatewayProcess({ ...config, ...extra(id) }));
+  }
+  const nc = (context.nc = await connectCluster(server.url));
+  // Each member serves half the partitions of the bot's sessions.
+  await until(
+    'the partitions to be split four and four',
+    async () => {
+      const held = await leasesOf(nc, 'session');
+      const of = (id: string): number => held.filter((l) => l.gateway === id).length;
+      return of('node-a') === PARTITIONS / 2 && of('node-b') === PARTITIONS / 2 ? held : undefined;
+    },
+    60_000,
+    () => leasesOf(nc, 'session'),
+  );
+  await answeredInOrder(context.emulator, 1, nc);
+  await answeredInOrder(context.emulator, 2, nc);
+
+  context.reader = tempHome();
+  writeFileSync(join(context.reader.home, 'config.json'), JSON.stringify({ version: 2, cluster: { url: server.url } }));
+  const status = async (): Promise<Share[]> => {
+    const result = await runCliAsync(['cluster', 'status', '--json'], context.reader!.env);
+    assert.is(result.code, 0, result.stderr);
+    return (JSON.parse(result.stdout) as { sessions: Share[] }).sessions;
+  };
+  const split = await status();
+  assert.equal(
+    split.map((s) => [s.account, s.gateway, s.partitions]),
+    [
+      ['tg1', 'node-a', 4],
+      ['tg1', 'node-b', 4],
+    ],
+  );
+  assert.is(split[0]!.sessions + split[1]!.sessions, CHATS);
+  assert.ok(
+    split.every((s) => s.sessions > 0),
+    JSON.stringify(split),
+  );
+  const text = await runCliAsync(['cluster', 'status'], context.reader.env);
+  assert.ok(
+    text.stdout.includes(
+      `sessions of tg1: node-a serves ${split[0]!.sessions} in 4 partition(s), ` +
+        `node-b serves ${split[1]!.sessions} in 4 partition(s)\n`,
+    ),
+    text.stdout,
+  );
+
+  // node-b leaves: its partitions (and the bot, if it held it) move to node-a, and every chat is answered again.
+  await context.gateways[1]!.stop();
+  await until(
+    'node-a to serve every partition',
+    async () =>
+      (await leasesOf(nc, 'session')).filter((l) => l.gateway === 'node-a').length === PARTITIONS ? true : undefined,
+    60_000,
+    () => leasesOf(nc, 'session'),
+  );
+  await answeredInOrder(context.emulator, 3, nc);
+  assert.equal(await status(), [{ account: 'tg1', gateway: 'node-a', partitions: PARTITIONS, sessions: CHATS }]);
+});
+
+test('a member killed with SIGKILL: its partitions move, every chat answered once and in order', async (context) => {
+  const { server } = context;
+  context.model = await startGatewayModel({ delayMs: 100 });
+  context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
+  const channels = telegramAccounts(['tg2'], [KILL_TOKEN], context.emulator.url);
+  const cluster = (id: string) => ({ url: server.url, id, lease_ttl_ms: 5_000, session_partitions: PARTITIONS });
+  for (const id of ['node-c', 'node-d']) {
+    const config = await memberConfig({ url: server.url, id, modelUrl: context.model.url, channels });
+    context.gateways.push(await startGatewayProcess({ ...config, cluster: cluster(id) }));
+  }
+  const nc = (context.nc = await connectCluster(server.url));
+  const served = async (id: string): Promise<number> =>
+    (await leasesOf(nc, 'session')).filter((l) => l.gateway === id && l.id.startsWith('tg2/')).length;
+  await until('each member to serve partitions', async () => ((await served('node-d')) > 0 ? true : undefined), 60_000);
+  await answeredInOrder(context.emulator, 1, nc, KILL_TOKEN);
+  // Killed while the next round is on its way: what node-d had taken in and not answered is run by node-c.
+  for (let chat = 0; chat < CHATS; chat++)
+    await context.emulator.say(KILL_TOKEN, `c${chat}-r1`, { userId: userOf(chat) });
+  await context.gateways[1]!.kill();
+  await until(
+    'node-c to serve every partition',
+    async () => ((await served('node-c')) === PARTITIONS ? true : undefined),
+    60_000,
+  );
+  for (let chat = 0; chat < CHATS; chat++)
+    await context.emulator.waitForBotMessages(KILL_TOKEN, userOf(chat), 2, 120_000);
+  await answeredInOrder(context.emulator, 3, nc, KILL_TOKEN);
+});
+
+suite.run();
