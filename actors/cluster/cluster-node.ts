@@ -283,7 +283,7 @@ export class ClusterNode {
       let gateway: Gateway | undefined;
       try {
         // Which parts the previous holder had on their way: one it never sent is sent, as after a restart (#40).
-        const journal = await SendMarks.open(this.nc, name, log);
+        const journal = await SendMarks.open(this.nc, name, log, () => this.leases.valid('channel', name));
         gateway = await Gateway.start({
           ...options,
           loaded: onlyChannel(current.loaded, name),

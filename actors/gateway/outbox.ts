@@ -469,11 +469,26 @@ export class Outbox {
    */
   private handOver<T>(channel: Channel, sendKey: string, left: () => void, send: () => Promise<T>): Promise<T> {
     const { journal } = this.deps;
+    // A journal that refuses the mark (a cluster member whose lease on the account ran out) stops the part before its
+    // request is written: the failure is that refusal, not-sent, tried again while the member still runs the account.
+    let refused: unknown;
     const mark = (): void => {
+      try {
+        journal?.mark(sendKey);
+      } catch (error) {
+        refused = error;
+        throw error;
+      }
       left();
-      journal?.mark(sendKey);
     };
-    if (channel.capabilities.reportsWrites) return whenWritten(mark, send);
+    const sending = async (): Promise<T> => {
+      try {
+        return await send();
+      } catch (error) {
+        throw refused ?? error;
+      }
+    };
+    if (channel.capabilities.reportsWrites) return whenWritten(mark, sending);
     mark();
     return send();
   }
