@@ -19,6 +19,7 @@ const suites: Record<string, () => Promise<{ bench: BenchSuite }>> = {
   launcher: () => import('./launcher.js'),
   skills: () => import('./skills.js'),
   cluster: () => import('./cluster.js'),
+  chaos: () => import('./chaos.js'),
   memory: () => import('./memory.js'),
 };
 

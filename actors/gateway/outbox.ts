@@ -12,6 +12,7 @@ import { splitOnMarker } from '../split-marker.js';
 import type { Bus, Correlation, Envelope, EventDraft, ReplyTarget } from '../../bus/index.js';
 import type { ChannelEntry } from '../../store/config/index.js';
 import { LogError } from '../../store/log/errors.js';
+import { ClusterError } from '../../store/cluster/errors.js';
 import type { SendJournal } from '../../store/log/send-journal.js';
 import type { Logger } from '../../store/logs/logger.js';
 import { InFlight } from '../in-flight.js';
@@ -467,6 +468,14 @@ export class Outbox {
           this.deps.logger.info("reply left to the channel account's new writer", { channel: reply.channel });
           return { kind: 'left' };
         }
+        // A member whose lease may have run out holds the part back (`SendMarks.mark`) until it knows: it renews the
+        // lease and sends, or loses it and stops this outbox. That wait is not one of the part's tries.
+        if (error instanceof ClusterError && error.code === 'lease_lost') {
+          attempt--;
+          await pause(backoffMs, this.stopping.signal);
+          if (this.stopped) return { kind: 'given_up', outcome: 'not_sent', reason: error.message, attempts: attempt };
+          continue;
+        }
         const failure = failureOf(error, left);
         const reason = (error as Error)?.message ?? String(error);
         const outcome = failure.delivered === 'no' ? 'not_sent' : 'unknown';
@@ -510,11 +519,26 @@ export class Outbox {
    */
   private handOver<T>(channel: Channel, sendKey: string, left: () => void, send: () => Promise<T>): Promise<T> {
     const { journal } = this.deps;
+    // A journal that refuses the mark (a cluster member whose lease on the account ran out) stops the part before its
+    // request is written: the failure is that refusal, not-sent, tried again while the member still runs the account.
+    let refused: unknown;
     const mark = (): void => {
+      try {
+        journal?.mark(sendKey);
+      } catch (error) {
+        refused = error;
+        throw error;
+      }
       left();
-      journal?.mark(sendKey);
     };
-    if (channel.capabilities.reportsWrites) return whenWritten(mark, send);
+    const sending = async (): Promise<T> => {
+      try {
+        return await send();
+      } catch (error) {
+        throw refused ?? error;
+      }
+    };
+    if (channel.capabilities.reportsWrites) return whenWritten(mark, sending);
     mark();
     return send();
   }

@@ -105,10 +105,12 @@ export class Leases {
   async acquire(kind: LeaseKind, id: string): Promise<boolean> {
     const key = keyOf(kind, id);
     if (this.held.has(key)) return true;
-    const value = JSON.stringify({ gateway: this.options.gateway, at: Date.now() });
+    const at = Date.now();
+    const value = JSON.stringify({ gateway: this.options.gateway, at });
     try {
       const revision = await this.kv.create(key, value);
-      this.held.set(key, { revision, renewedAt: Date.now() });
+      // The time asked, not the time answered: the server wrote the entry after it, so it expires after `at + ttl`.
+      this.held.set(key, { revision, renewedAt: at });
       const from = this.seenHolder.get(key);
       this.seenHolder.delete(key);
       this.options.publish?.({
@@ -137,6 +139,16 @@ export class Leases {
 
   holds(kind: LeaseKind, id: string): boolean {
     return this.held.has(keyOf(kind, id));
+  }
+
+  /**
+   * Whether no other gateway can hold the lease now, by this process's clock: held, and written by this gateway less
+   * than the TTL ago (the server lets the entry expire no sooner). A process that stalled past the TTL learns it lost
+   * the lease only at its next renewal; this answers at once, without the server.
+   */
+  valid(kind: LeaseKind, id: string): boolean {
+    const held = this.held.get(keyOf(kind, id));
+    return held !== undefined && Date.now() - held.renewedAt < this.options.ttlMs;
   }
 
   /**

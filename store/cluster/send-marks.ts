@@ -2,6 +2,7 @@ import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { EventStore } from '../log/event-store.js';
 import type { PartJournal } from '../log/send-journal.js';
+import { ClusterError } from './errors.js';
 import { ttlBucket } from './kv-bucket.js';
 
 /** The KV bucket of the marks: every channel account's. */
@@ -29,10 +30,14 @@ export class SendMarks implements PartJournal {
     private readonly kv: KV,
     private readonly account: string,
     readonly before: ReadonlySet<string>,
+    private readonly held: () => boolean,
   ) {}
 
-  /** The account's marks, with those of the parts its stream shows intended and not sent read at once (`before`). */
-  static async open(nc: NatsConnection, account: string, log: EventStore): Promise<SendMarks> {
+  /**
+   * The account's marks, with those of the parts its stream shows intended and not sent read at once (`before`).
+   * `held` says whether this member's lease on the account is still good (`Leases.valid`).
+   */
+  static async open(nc: NatsConnection, account: string, log: EventStore, held: () => boolean): Promise<SendMarks> {
     const kv = await ttlBucket(nc, SEND_MARKS_BUCKET, MARK_TTL_MS);
     const open = new Set<string>();
     for (const event of log.iterate({ type: 'message.sending,message.sent' })) {
@@ -47,10 +52,17 @@ export class SendMarks implements PartJournal {
         if (entry && entry.operation === 'PUT') before.add(key);
       }),
     );
-    return new SendMarks(kv, account, before);
+    return new SendMarks(kv, account, before, held);
   }
 
+  /**
+   * Throws, before the part leaves, once this member's lease on the account may have run out: the member that took
+   * the account over sends the parts whose intents have no mark, so a member that stalled past the TTL between a
+   * part's intent and its request would send it a second time (#40: one run of the failover loop in five did).
+   */
   mark(key: string): void {
+    if (!this.held())
+      throw new ClusterError('lease_lost', `the lease on channel account ${this.account} ran out before the part left`);
     void this.kv.put(keyOf(this.account, key), '').catch(() => undefined);
   }
 

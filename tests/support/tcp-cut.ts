@@ -9,12 +9,15 @@ export interface TcpCut {
   cut(): void;
   /** Lets connections through again. */
   heal(): void;
+  /** From now on the server's bytes reach the clients this much later (a slow link back); 0 forwards them at once. */
+  delayAnswers(ms: number): void;
   close(): Promise<void>;
 }
 
 export async function tcpCut(targetPort: number): Promise<TcpCut> {
   const open = new Set<Socket>();
   let cut = false;
+  let answerDelayMs = 0;
   const server: Server = createServer((client) => {
     if (cut) return void client.destroy();
     const upstream = connect(targetPort, '127.0.0.1');
@@ -28,7 +31,11 @@ export async function tcpCut(targetPort: number): Promise<TcpCut> {
       });
     }
     client.pipe(upstream);
-    upstream.pipe(client);
+    // Each chunk waits as long as the delay was when it came: chunks keep their order while the delay stays the same.
+    upstream.on('data', (chunk: Buffer) => {
+      if (answerDelayMs === 0) client.write(chunk);
+      else setTimeout(() => client.write(chunk), answerDelayMs);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -40,6 +47,9 @@ export async function tcpCut(targetPort: number): Promise<TcpCut> {
     },
     heal() {
       cut = false;
+    },
+    delayAnswers(ms) {
+      answerDelayMs = ms;
     },
     close: async () => {
       cut = true;
