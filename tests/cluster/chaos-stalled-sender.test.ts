@@ -63,7 +63,12 @@ test('woken up after the TTL, it does not send the part the member that took the
     context.gateways.push(stalling);
     await until('node-a to hold tg1', async () => ((await holder()) === 'node-a' ? true : undefined), 60_000);
     context.gateways.push(await startGatewayProcess(await config('node-b', server.url)));
-    const tg1 = await JetStreamEventStore.open(nc, { ...accountLog('tg1'), readOnly: true });
+    // The lease is taken before the account's stream is made: wait for the stream too.
+    const tg1 = await until(
+      "tg1's event stream",
+      () => JetStreamEventStore.open(nc, { ...accountLog('tg1'), readOnly: true }).catch(() => undefined),
+      60_000,
+    );
     const seen = (type: string, gateway: string) => () =>
       tg1.read({ type }).some((e) => e.gateway === gateway) ? true : undefined;
     try {
