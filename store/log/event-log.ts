@@ -331,6 +331,28 @@ export class EventLog implements EventStore {
     return swapped;
   }
 
+  /**
+   * Runs `replace` between two batches, once every append is committed and none waits (a compaction's swap of the
+   * files, `live-compact.ts`): it must be synchronous, so no append comes between; the log then opens the files in
+   * place and numbers on from the last event they hold.
+   */
+  async replaceFiles(replace: (writtenSeq: number) => void): Promise<void> {
+    this.checkWritable();
+    for (;;) {
+      await this.flushed();
+      await this.remapping;
+      if (this.batch.length === 0 && this.held.length === 0 && !this.failing && !this.remapping) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    replace(this.writtenSeq);
+    void this.root.close();
+    this.databases = openDatabases(this.dir, false);
+    this.seq = this.lastCommittedSeq();
+    this.writtenSeq = this.seq;
+    this.mappedBytes = this.fileBytes();
+    this.shapesMirrored = -1;
+  }
+
   private fileBytes(): number {
     return this.readOnly ? 0 : statSync(`${this.dir}/data.mdb`).size;
   }

@@ -13,6 +13,8 @@ export const logSchema = z.object({
       max_age_days: withDefault(int(1), 90),
       /** MB the log may hold after a compaction; the oldest events are archived first. Unset: no limit. */
       max_size_mb: z.optional(int(1)),
+      /** Hours between the compactions the gateway runs on its own (0: none; `tern log compact` still works). */
+      compact_every_hours: withDefault(int(0), 24),
     }),
     {},
   ),
