@@ -6,6 +6,7 @@ import type { Envelope } from '../../bus/index.js';
 import { validateDraft } from '../../bus/index.js';
 import { LogError } from './errors.js';
 import { EventLog } from './event-log.js';
+import { removeCompactionLeftovers } from './leftovers.js';
 import { queryFilter, type LogQuery } from './event-store.js';
 import { planRollup, type RollupPlan } from '../usage/rollup-plan.js';
 import { acquireWriterLock } from './writer-lock.js';
@@ -65,6 +66,7 @@ export interface Plan {
 export async function rewrite(dir: string, plan: Plan, now: Date): Promise<Compacted> {
   if (!existsSync(join(dir, 'data.mdb'))) throw new LogError('log_missing', `no event log in ${dir}`);
   const release = acquireWriterLock(dir);
+  removeCompactionLeftovers(dir);
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   const fresh = join(dir, `.compact-${stamp}`);
   try {
@@ -276,7 +278,8 @@ export function* readArchive(dir: string, query: LogQuery = {}): Generator<Envel
   const folder = archiveDir(dir);
   if (!existsSync(folder)) return;
   const keep = queryFilter(query);
-  const files = readdirSync(folder).filter((name) => name.endsWith('.jsonl.gz'));
+  // A `.writing-*` file is an archive still being written (or one a kill cut short): its events are still in the log.
+  const files = readdirSync(folder).filter((name) => name.endsWith('.jsonl.gz') && !name.startsWith('.'));
   files.sort((a, b) => Number(a.split('-')[0]) - Number(b.split('-')[0]));
   for (const name of files) {
     for (const line of gunzipSync(readFileSync(join(folder, name)))

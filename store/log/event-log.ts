@@ -7,6 +7,7 @@ import type { Envelope, FailingLog, LogFailureCode, LogHealth, ValidDraft } from
 import { LOG_OK, LogFailingError, stampDraft, stampInPlace } from '../../bus/index.js';
 import { LOG_CORRUPTED_FIX, LogError, logCorruption } from './errors.js';
 import { LmdbFile, type Damage } from './lmdb-file.js';
+import { removeCompactionLeftovers } from './leftovers.js';
 import { queryFilter, type EventStore, type LogQuery } from './event-store.js';
 import { PostingIndex } from './posting-index.js';
 import { BlobStore } from './blobs.js';
@@ -108,6 +109,7 @@ export class EventLog implements EventStore {
     if (!readOnly) mkdirSync(dir, { recursive: true, mode: 0o700 });
     const releaseLock = readOnly ? () => {} : acquireWriterLock(dir);
     try {
+      if (!readOnly) removeCompactionLeftovers(dir);
       checkFirstReads(dir);
       const databases = openDatabases(dir, readOnly);
       if (!readOnly) makeLogFilesPrivate(dir);
