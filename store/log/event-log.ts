@@ -84,6 +84,8 @@ export class EventLog implements EventStore {
   private removeOnClose: string | undefined;
   /** The length of the record shapes last copied to the `shapes` table. */
   private shapesMirrored = -1;
+  /** Which lock file a reader opened (the one a compaction renames last): a new one means new files (`refresh`). */
+  private lockFile: string | undefined;
 
   private constructor(
     readonly dir: string,
@@ -95,6 +97,7 @@ export class EventLog implements EventStore {
     this.seq = this.lastCommittedSeq();
     this.writtenSeq = this.seq;
     this.mappedBytes = this.fileBytes();
+    if (readOnly) this.lockFile = lockFileId(dir);
   }
 
   /**
@@ -453,8 +456,18 @@ export class EventLog implements EventStore {
     return event && this.whole(event);
   }
 
-  /** Lets a reading process see what other processes committed since its last read. */
+  /**
+   * Lets a reading process see what other processes committed since its last read. A reader whose files a compaction
+   * replaced (the writer renamed new ones over them, `live-compact.ts`) opens the new ones: its environment would show
+   * the old files, which nobody writes any more, for as long as it ran (`tern log --follow` stopped at the swap).
+   */
   refresh(): void {
+    if (this.readOnly && !this.closed && this.lockFile !== lockFileId(this.dir)) {
+      void this.root.close();
+      this.databases = openDatabases(this.dir, true);
+      this.lockFile = lockFileId(this.dir);
+      return;
+    }
     this.root.resetReadTxn();
   }
 
@@ -623,6 +636,12 @@ function firstReadDamage(path: string): Damage | undefined {
   } finally {
     file.close();
   }
+}
+
+/** The lock file's identity (device and inode); undefined while there is none. */
+function lockFileId(dir: string): string | undefined {
+  const stats = statSync(join(dir, 'lock.mdb'), { throwIfNoEntry: false });
+  return stats && `${stats.dev}:${stats.ino}`;
 }
 
 /** The tables events name values in, copied raw from log to log. */
