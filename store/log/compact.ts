@@ -1,4 +1,15 @@
-import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  createWriteStream,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { createGzip, gunzipSync, type Gzip } from 'node:zlib';
@@ -91,10 +102,24 @@ export async function rewrite(dir: string, plan: Plan, now: Date): Promise<Compa
     // Each rename replaces its file at once, the data file first: a kill leaves the old log or the new one, never
     // none (moving the old files aside first left a moment with no data.mdb, which opens as an empty log).
     for (const name of FILES) renameSync(join(fresh, name), join(dir, name));
+    syncFolder(dir);
     return result;
   } finally {
     rmSync(fresh, { recursive: true, force: true });
     release();
+  }
+}
+
+/**
+ * Puts the folder's entries on disk after a swap of the log's files: a power cut must not bring the old files back
+ * under the name once events were written to the new ones.
+ */
+export function syncFolder(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -2,7 +2,7 @@ import { renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { validateDraft, type Envelope } from '../../bus/index.js';
-import { ArchiveWriter, keptOf, mergeBySeq, type Compacted, type Plan } from './compact.js';
+import { ArchiveWriter, keptOf, mergeBySeq, syncFolder, type Compacted, type Plan } from './compact.js';
 import { EventLog } from './event-log.js';
 
 const FILES = ['data.mdb', 'lock.mdb'] as const;
@@ -51,6 +51,7 @@ export async function compactLive(log: EventLog, plan: Plan, now: Date): Promise
       out.close();
       // Each rename replaces its file at once: a kill leaves the old data file or the new one, never none.
       for (const name of FILES) renameSync(join(fresh, name), join(log.dir, name));
+      syncFolder(log.dir);
     });
     return result;
   } finally {
