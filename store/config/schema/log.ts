@@ -25,11 +25,8 @@ export const logSchema = z.object({
       max_age_days: withDefault(int(1), 90),
       /** MB the log may hold after a compaction; the oldest events are archived first. Unset: no limit. */
       max_size_mb: z.optional(int(1)),
-      /**
-       * Hours between the gateway's own compactions, fractions allowed. 0, the default: none, until a kill during one
-       * is proven to lose nothing (#38); `tern log compact` works either way.
-       */
-      compact_every_hours: withDefault(hours, 0),
+      /** Hours between the gateway's own compactions, fractions allowed (0: none; `tern log compact` still works). */
+      compact_every_hours: withDefault(hours, 24),
     }),
     {},
   ),
