@@ -54,6 +54,7 @@ import { Deliveries, type Delivery } from '../deliveries.js';
 import { Dispatcher } from './dispatcher.js';
 import { startHealthServer, type HealthServer, type Readiness } from './health-server.js';
 import { Heartbeat } from './heartbeat.js';
+import { LogCompaction } from './log-compaction.js';
 import { acceptInbound } from './inbound.js';
 import { MediaCleanup } from './media-cleanup.js';
 import { APPROVED_NOTICE, PairingDesk } from '../pairing-desk.js';
@@ -226,6 +227,7 @@ export class Gateway {
   private readonly deliveries: Deliveries;
   private readonly heartbeat: Heartbeat;
   private readonly mediaCleanup: MediaCleanup;
+  private readonly logCompaction: LogCompaction;
   private readonly cron: CronActor;
   private readonly scheduler: Scheduler;
   private readonly clock: ActorClock;
@@ -327,6 +329,7 @@ export class Gateway {
     const { workspace } = options.loaded;
     const config = () => this.loaded.config;
     this.mediaCleanup = new MediaCleanup({ scheduler: this.scheduler, config, workspace, logger: logs.gateway });
+    this.logCompaction = new LogCompaction({ scheduler: this.scheduler, config, log: core.log, logger: logs.gateway });
     this.cron = new CronActor({
       workspace: options.loaded.workspace,
       bus,
@@ -397,11 +400,13 @@ export class Gateway {
         engine: fromPromise(() => this.loadEngine()),
         services: fromCallback(() => {
           this.mediaCleanup.start();
+          this.logCompaction.start();
           this.desk.start();
           const multiplier = () => pollMultiplier(this.loaded.config.power);
           const follow = followPairing(this.desk, this.scheduler, multiplier, logError('pairing decisions not read'));
           return () => {
             this.mediaCleanup.stop();
+            void this.logCompaction.stop();
             follow.stop();
             this.desk.stop();
           };

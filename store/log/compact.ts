@@ -1,4 +1,15 @@
-import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  createWriteStream,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { createGzip, gunzipSync, type Gzip } from 'node:zlib';
@@ -6,6 +17,7 @@ import type { Envelope } from '../../bus/index.js';
 import { validateDraft } from '../../bus/index.js';
 import { LogError } from './errors.js';
 import { EventLog } from './event-log.js';
+import { removeCompactionLeftovers } from './leftovers.js';
 import { queryFilter, type LogQuery } from './event-store.js';
 import { planRollup, type RollupPlan } from '../usage/rollup-plan.js';
 import { acquireWriterLock } from './writer-lock.js';
@@ -65,6 +77,7 @@ export interface Plan {
 export async function rewrite(dir: string, plan: Plan, now: Date): Promise<Compacted> {
   if (!existsSync(join(dir, 'data.mdb'))) throw new LogError('log_missing', `no event log in ${dir}`);
   const release = acquireWriterLock(dir);
+  removeCompactionLeftovers(dir);
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   const fresh = join(dir, `.compact-${stamp}`);
   try {
@@ -89,10 +102,24 @@ export async function rewrite(dir: string, plan: Plan, now: Date): Promise<Compa
     // Each rename replaces its file at once, the data file first: a kill leaves the old log or the new one, never
     // none (moving the old files aside first left a moment with no data.mdb, which opens as an empty log).
     for (const name of FILES) renameSync(join(fresh, name), join(dir, name));
+    syncFolder(dir);
     return result;
   } finally {
     rmSync(fresh, { recursive: true, force: true });
     release();
+  }
+}
+
+/**
+ * Puts the folder's entries on disk after a swap of the log's files: a power cut must not bring the old files back
+ * under the name once events were written to the new ones.
+ */
+export function syncFolder(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -276,7 +303,8 @@ export function* readArchive(dir: string, query: LogQuery = {}): Generator<Envel
   const folder = archiveDir(dir);
   if (!existsSync(folder)) return;
   const keep = queryFilter(query);
-  const files = readdirSync(folder).filter((name) => name.endsWith('.jsonl.gz'));
+  // A `.writing-*` file is an archive still being written (or one a kill cut short): its events are still in the log.
+  const files = readdirSync(folder).filter((name) => name.endsWith('.jsonl.gz') && !name.startsWith('.'));
   files.sort((a, b) => Number(a.split('-')[0]) - Number(b.split('-')[0]));
   for (const name of files) {
     for (const line of gunzipSync(readFileSync(join(folder, name)))

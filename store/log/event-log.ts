@@ -7,6 +7,7 @@ import type { Envelope, FailingLog, LogFailureCode, LogHealth, ValidDraft } from
 import { LOG_OK, LogFailingError, stampDraft, stampInPlace } from '../../bus/index.js';
 import { LOG_CORRUPTED_FIX, LogError, logCorruption } from './errors.js';
 import { LmdbFile, type Damage } from './lmdb-file.js';
+import { removeCompactionLeftovers } from './leftovers.js';
 import { queryFilter, type EventStore, type LogQuery } from './event-store.js';
 import { PostingIndex } from './posting-index.js';
 import { BlobStore } from './blobs.js';
@@ -83,6 +84,8 @@ export class EventLog implements EventStore {
   private removeOnClose: string | undefined;
   /** The length of the record shapes last copied to the `shapes` table. */
   private shapesMirrored = -1;
+  /** Which lock file a reader opened (the one a compaction renames last): a new one means new files (`refresh`). */
+  private lockFile: string | undefined;
 
   private constructor(
     readonly dir: string,
@@ -94,6 +97,7 @@ export class EventLog implements EventStore {
     this.seq = this.lastCommittedSeq();
     this.writtenSeq = this.seq;
     this.mappedBytes = this.fileBytes();
+    if (readOnly) this.lockFile = lockFileId(dir);
   }
 
   /**
@@ -108,6 +112,7 @@ export class EventLog implements EventStore {
     if (!readOnly) mkdirSync(dir, { recursive: true, mode: 0o700 });
     const releaseLock = readOnly ? () => {} : acquireWriterLock(dir);
     try {
+      if (!readOnly) removeCompactionLeftovers(dir);
       checkFirstReads(dir);
       const databases = openDatabases(dir, readOnly);
       if (!readOnly) makeLogFilesPrivate(dir);
@@ -331,6 +336,28 @@ export class EventLog implements EventStore {
     return swapped;
   }
 
+  /**
+   * Runs `replace` between two batches, once every append is committed and none waits (a compaction's swap of the
+   * files, `live-compact.ts`): it must be synchronous, so no append comes between; the log then opens the files in
+   * place and numbers on from the last event they hold.
+   */
+  async replaceFiles(replace: (writtenSeq: number) => void): Promise<void> {
+    this.checkWritable();
+    for (;;) {
+      await this.flushed();
+      await this.remapping;
+      if (this.batch.length === 0 && this.held.length === 0 && !this.failing && !this.remapping) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    replace(this.writtenSeq);
+    void this.root.close();
+    this.databases = openDatabases(this.dir, false);
+    this.seq = this.lastCommittedSeq();
+    this.writtenSeq = this.seq;
+    this.mappedBytes = this.fileBytes();
+    this.shapesMirrored = -1;
+  }
+
   private fileBytes(): number {
     return this.readOnly ? 0 : statSync(`${this.dir}/data.mdb`).size;
   }
@@ -429,8 +456,18 @@ export class EventLog implements EventStore {
     return event && this.whole(event);
   }
 
-  /** Lets a reading process see what other processes committed since its last read. */
+  /**
+   * Lets a reading process see what other processes committed since its last read. A reader whose files a compaction
+   * replaced (the writer renamed new ones over them, `live-compact.ts`) opens the new ones: its environment would show
+   * the old files, which nobody writes any more, for as long as it ran (`tern log --follow` stopped at the swap).
+   */
   refresh(): void {
+    if (this.readOnly && !this.closed && this.lockFile !== lockFileId(this.dir)) {
+      void this.root.close();
+      this.databases = openDatabases(this.dir, true);
+      this.lockFile = lockFileId(this.dir);
+      return;
+    }
     this.root.resetReadTxn();
   }
 
@@ -599,6 +636,12 @@ function firstReadDamage(path: string): Damage | undefined {
   } finally {
     file.close();
   }
+}
+
+/** The lock file's identity (device and inode); undefined while there is none. */
+function lockFileId(dir: string): string | undefined {
+  const stats = statSync(join(dir, 'lock.mdb'), { throwIfNoEntry: false });
+  return stats && `${stats.dev}:${stats.ino}`;
 }
 
 /** The tables events name values in, copied raw from log to log. */

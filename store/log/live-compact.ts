@@ -1,0 +1,61 @@
+import { renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { validateDraft, type Envelope } from '../../bus/index.js';
+import { ArchiveWriter, keptOf, mergeBySeq, syncFolder, type Compacted, type Plan } from './compact.js';
+import { EventLog } from './event-log.js';
+
+const FILES = ['data.mdb', 'lock.mdb'] as const;
+/** Events copied between two turns of the event loop: turns go on while the log is copied. */
+const CHUNK = 500;
+
+/**
+ * A compaction of the log a process writes (the gateway's, on its schedule): what `plan` keeps is copied into a fresh
+ * environment in chunks while appends go on, then, between two batches, the events appended meanwhile are copied too,
+ * the closing event is written and the fresh files take the old ones' place (`EventLog.replaceFiles`). A kill before
+ * the swap leaves the old log whole (and a fresh folder behind, which the next compaction of that second replaces).
+ */
+export async function compactLive(log: EventLog, plan: Plan, now: Date): Promise<Compacted> {
+  const bytesBefore = log.storedBytes().total;
+  const stamp = now.toISOString().replace(/[:.]/g, '-');
+  const fresh = join(log.dir, `.compact-${stamp}`);
+  rmSync(fresh, { recursive: true, force: true });
+  const snapshot = log.lastCommittedSeq();
+  plan.prepare(log);
+  const result: Compacted = { kept: 0, archived: 0, removed: 0 };
+  const archive = new ArchiveWriter(log.dir, stamp);
+  const out = EventLog.open(fresh);
+  try {
+    const added = [...(plan.added ?? [])];
+    let after = 0;
+    for (;;) {
+      const chunk = [...log.iterate({ after, before: snapshot + 1, limit: CHUNK })];
+      if (chunk.length === 0) break;
+      const last = chunk.at(-1)!.seq;
+      out.restoreBlobs(log.rawBlobs());
+      const due = added.filter((event) => event.seq <= last);
+      out.restore(mergeBySeq(keptOf(chunk, plan, result, archive), due));
+      added.splice(0, due.length);
+      after = last;
+      await nextTurn();
+    }
+    out.restore(added);
+    const written = await archive.close();
+    if (written) result.archive = written;
+    await log.replaceFiles((writtenSeq) => {
+      out.restoreBlobs(log.rawBlobs());
+      out.restore(log.iterate({ after: snapshot }));
+      Object.assign(result, { bytes_before: bytesBefore, bytes_after: out.storedBytes().total });
+      const closing = validateDraft(plan.closing(result));
+      out.restore([{ ...closing, seq: writtenSeq + 1, at: now.getTime() } as Envelope]);
+      out.close();
+      // Each rename replaces its file at once: a kill leaves the old data file or the new one, never none.
+      for (const name of FILES) renameSync(join(fresh, name), join(log.dir, name));
+      syncFolder(log.dir);
+    });
+    return result;
+  } finally {
+    out.close();
+    rmSync(fresh, { recursive: true, force: true });
+  }
+}
