@@ -756,8 +756,9 @@ export class Gateway {
       throw new Error(`no channel "${target.channel}" is running (running: ${names})`);
     }
     const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-    // A chat is `direct:<id>`, `group:<id>` or `channel:<id>`; the platform address is the id.
-    const replyTo = target.chat.replace(/^(direct|group|channel):/, '');
+    // A chat is `direct:<id>`, `group:<id>` or `channel:<id>`: the channel knows its address, else it is the id.
+    const channel = actor ? this.directory.get(actor.name) : undefined;
+    const replyTo = channel?.replyToOf?.(target.chat) ?? target.chat.replace(/^(direct|group|channel):/, '');
     const files = media.map((m) => ({ kind: m.kind, path: m.path, ...(m.mime ? { mime: m.mime } : {}) }));
     const reply = { channel: actor?.name ?? target.channel, chat: target.chat, reply_to: replyTo };
     const outcome = await this.deliver({

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { generateReqId, WSClient, type WsFrame } from '@wecom/aibot-node-sdk';
+import { namedChatOf } from '../chat-kind.js';
 import { CHAT_COMMANDS } from '../command-names.js';
 import {
   ChannelError,
@@ -119,6 +120,13 @@ export class WeComChannel implements Channel {
 
   async stop(): Promise<void> {
     this.close();
+  }
+
+  /** A user is sent to as `single:<userid>`, a group as `group:<chatid>`. */
+  replyToOf(chat: string): string {
+    const named = namedChatOf(chat);
+    if (!named) return chat;
+    return `${named.kind === 'direct' ? 'single' : 'group'}:${named.id}`;
   }
 
   /**
