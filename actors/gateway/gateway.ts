@@ -10,6 +10,7 @@ import {
 } from 'xstate';
 import type { Channel, WebhookAnswer, WebhookRequest } from '../../adapters/channels/channel.js';
 import { webhookPath } from '../../adapters/channels/webhook-path.js';
+import type { ReplyTarget } from '../../bus/index.js';
 import { RedactingChannel } from '../../adapters/channels/redacting-channel.js';
 import { mcpOptionsFromConfig } from '../../adapters/mcp/from-config.js';
 import { McpConfigError, mcpConfigProblems } from '../../adapters/mcp/options.js';
@@ -46,6 +47,7 @@ import { RuntimeCore } from '../runtime-core.js';
 import { channelLogic, channelStatus, reported } from './channel-actor.js';
 import { promptApprovals } from './approval-prompts.js';
 import { showToolFeedback } from './tool-feedback.js';
+import { postReasoning } from './reasoning-posts.js';
 import { echoTranscripts } from './transcript-echo.js';
 import { ChannelDirectory } from './channel-directory.js';
 import { createChannel, supervisionOf, SUPPORTED_KINDS } from './channel-factory.js';
@@ -278,6 +280,7 @@ export class Gateway {
     // Tool notices go to the chat with the approval questions, and stop with them.
     const feedback = () => this.loaded.config.agents.defaults.tool_feedback;
     this.approvals.add(showToolFeedback(bus, this.deliveries, feedback, logs.gateway));
+    this.approvals.add(postReasoning(bus, this.deliveries, (name) => this.reasoningTarget(name), logs.gateway));
     const echo = () => this.loaded.config.voice.echo_transcription;
     this.approvals.add(echoTranscripts(bus, this.deliveries, echo, logs.gateway));
     this.logHealth = bus.on('log.failed', 'log.recovered').subscribe((e) => {
@@ -794,6 +797,14 @@ export class Gateway {
    * The heartbeat's own chat (channel `system`) is nobody's: its turn's `message` calls, and those of the subagents
    * it spawns, reach the user in the last active chat, as its answer does.
    */
+  /** The chat a channel entry's `reasoning_channel_id` names, on that channel; none when it names none. */
+  private reasoningTarget(name: string): ReplyTarget | undefined {
+    const id = this.loaded.config.channel_list[name]?.settings.reasoning_channel_id?.trim();
+    if (!id) return undefined;
+    const replyTo = this.directory.get(name)?.replyToOf?.(id) ?? id.replace(/^(direct|group|channel):/, '');
+    return { channel: name, chat: id, reply_to: replyTo };
+  }
+
   private chatOf(target: SendTarget): SendTarget {
     if (target.channel !== 'system') return target;
     const last = readLastChannel(this.loaded.workspace);
