@@ -11,6 +11,7 @@ import {
 import type { Envelope, EventData } from '../../bus/index.js';
 import type { Channel, WebhookAnswer, WebhookRequest } from '../../adapters/channels/channel.js';
 import { webhookPath } from '../../adapters/channels/webhook-path.js';
+import type { ReplyTarget } from '../../bus/index.js';
 import { RedactingChannel } from '../../adapters/channels/redacting-channel.js';
 import { mcpOptionsFromConfig } from '../../adapters/mcp/from-config.js';
 import { McpConfigError, mcpConfigProblems } from '../../adapters/mcp/options.js';
@@ -47,6 +48,7 @@ import { RuntimeCore } from '../runtime-core.js';
 import { channelLogic, channelStatus, reported } from './channel-actor.js';
 import { promptApprovals } from './approval-prompts.js';
 import { showToolFeedback } from './tool-feedback.js';
+import { postReasoning } from './reasoning-posts.js';
 import { echoTranscripts } from './transcript-echo.js';
 import { ChannelDirectory } from './channel-directory.js';
 import { createChannel, supervisionOf, SUPPORTED_KINDS } from './channel-factory.js';
@@ -302,6 +304,7 @@ export class Gateway {
     // Tool notices go to the chat with the approval questions, and stop with them.
     const feedback = () => this.loaded.config.agents.defaults.tool_feedback;
     this.approvals.add(showToolFeedback(bus, this.deliveries, feedback, logs.gateway));
+    this.approvals.add(postReasoning(bus, this.deliveries, (name) => this.reasoningTarget(name), logs.gateway));
     const echo = () => this.loaded.config.voice.echo_transcription;
     this.approvals.add(echoTranscripts(bus, this.deliveries, echo, logs.gateway));
     this.logHealth = bus.on('log.failed', 'log.recovered').subscribe((e) => {
@@ -794,8 +797,9 @@ export class Gateway {
       throw new Error(`no channel "${target.channel}" is running (running: ${names})`);
     }
     const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-    // A chat is `direct:<id>`, `group:<id>` or `channel:<id>`; the platform address is the id.
-    const replyTo = target.chat.replace(/^(direct|group|channel):/, '');
+    // A chat is `direct:<id>`, `group:<id>` or `channel:<id>`: the channel knows its address, else it is the id.
+    const channel = actor ? this.directory.get(actor.name) : undefined;
+    const replyTo = channel?.replyToOf?.(target.chat) ?? target.chat.replace(/^(direct|group|channel):/, '');
     const files = media.map((m) => ({ kind: m.kind, path: m.path, ...(m.mime ? { mime: m.mime } : {}) }));
     const reply = { channel: actor?.name ?? target.channel, chat: target.chat, reply_to: replyTo };
     const outcome = await this.deliver({
@@ -831,6 +835,14 @@ export class Gateway {
    * The heartbeat's own chat (channel `system`) is nobody's: its turn's `message` calls, and those of the subagents
    * it spawns, reach the user in the last active chat, as its answer does.
    */
+  /** The chat a channel entry's `reasoning_channel_id` names, on that channel; none when it names none. */
+  private reasoningTarget(name: string): ReplyTarget | undefined {
+    const id = this.loaded.config.channel_list[name]?.settings.reasoning_channel_id?.trim();
+    if (!id) return undefined;
+    const replyTo = this.directory.get(name)?.replyToOf?.(id) ?? id.replace(/^(direct|group|channel):/, '');
+    return { channel: name, chat: id, reply_to: replyTo };
+  }
+
   private chatOf(target: SendTarget): SendTarget {
     if (target.channel !== 'system') return target;
     const last = readLastChannel(this.loaded.workspace);

@@ -130,6 +130,12 @@ export interface Channel {
   typing(replyTo: string): Promise<void>;
   /** For platforms whose indicator stays on until told: called once the reply's last part is out. */
   typingDone?(replyTo: string): Promise<void>;
+  /**
+   * The address a text to a chat goes to, for a chat as the gateway and its tools name it (`direct:<id>`,
+   * `group:<id>`, `channel:<id>`) or as the platform does. Without it the bare id is sent to: enough where the ids of
+   * users and groups cannot be confused.
+   */
+  replyToOf?(chat: string): string;
   /** The bytes of a file a user sent, for platforms that hand out file ids. */
   download?(fileId: string): Promise<Buffer>;
   /**

@@ -12,12 +12,14 @@ export class RedactingChannel implements Channel {
   readonly sendFile?: (replyTo: string, file: OutboundFile) => Promise<string>;
   readonly webhook?: (request: WebhookRequest) => Promise<WebhookAnswer>;
   readonly webhookPath?: string;
+  readonly replyToOf?: (chat: string) => string;
 
   constructor(
     private readonly inner: Channel,
     private readonly redactor: () => Redactor,
   ) {
-    const { sendChoices, typingDone, download, sendFile, webhook } = inner;
+    const { sendChoices, typingDone, download, sendFile, webhook, replyToOf } = inner;
+    if (replyToOf) this.replyToOf = (chat) => replyToOf.call(inner, chat);
     if (webhook) this.webhook = (request) => webhook.call(inner, request);
     if (inner.webhookPath !== undefined) this.webhookPath = inner.webhookPath;
     if (sendChoices)

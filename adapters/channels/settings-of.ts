@@ -26,13 +26,12 @@ export function requiredText(description: string): z.ZodString {
 }
 
 /** The peer runtime's field: the chat that gets the model's reasoning, apart from the reply. */
-export const reasoningChannelId = (): z.ZodOptional<z.ZodString> =>
+export const reasoningChannelId = () =>
   z
     .string()
     .trim()
-    .min(1)
     .optional()
-    .describe("Chat id for the model's reasoning (the peer runtime's field): accepted, not posted to yet");
+    .describe("Chat that gets the model's reasoning (direct:<id>, group:<id> or the platform's id); empty, none");
 
 /** For channels whose library makes its own connections: a proxy setting would silently do nothing. */
 export function refuseProxy(name: string, entry: ChannelEntry, why: string): void {

@@ -5,7 +5,7 @@ import { isRecord, objectAt, type RawObject } from './raw.js';
  * The peer runtime keeps a channel's audience and manners beside `settings` (version 3: `allow_from`,
  * `group_trigger {mention_only, prefixes}`, `placeholder {enabled, text}`, `typing {enabled}`), or flat among the
  * platform fields (older files, which the migration puts under `settings`); Slack's bot token is `bot_token`. Here
- * they all live in `settings` under one name each. Dropping `allow_from` would open a bot to everyone, so each is
+ * they all live in `settings` under one name each, with `reasoning_channel_id`. Dropping `allow_from` would open a bot to everyone, so each is
  * moved, never ignored, and the move is noted.
  */
 export function applyPeerChannels(raw: RawObject, notes: string[]): void {
@@ -19,6 +19,13 @@ export function applyPeerChannels(raw: RawObject, notes: string[]): void {
       if (!(key in settings)) settings[key] = entry[key];
       delete entry[key];
       moved.push(formatPath(['channel_list', name, key]));
+    }
+    // The peer writes "" for none: that one is unset, not moved.
+    if ('reasoning_channel_id' in entry) {
+      const id = entry.reasoning_channel_id;
+      if (id !== '' && !('reasoning_channel_id' in settings)) settings.reasoning_channel_id = id;
+      delete entry.reasoning_channel_id;
+      if (id !== '') moved.push(formatPath(['channel_list', name, 'reasoning_channel_id']));
     }
     if (readManners(settings)) moved.push(formatPath(['channel_list', name, 'settings']));
     if ((entry.type ?? name) === 'slack' && 'bot_token' in settings) {

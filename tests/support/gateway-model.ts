@@ -4,6 +4,7 @@
 // writes <text> into the todo plan, then answers `planned` after 5 s; with `stream: true` the answer arrives as SSE
 // chunks (a `DRIP` message's words 150 ms apart). `delayMs` holds every answer that long (a model that takes its
 // time); `FILE <path> <caption>` calls `send_file`, then answers `sent`; a `HOLD` message is answered once the test calls `release()`. `/audio/transcriptions` answers with TRANSCRIPT.
+// `THINK <text>` answers with reasoning `pondering: THINK <text>` beside the text.
 // `SPEAK <text>` calls `send_tts`, then answers `spoken`; `SEARCH <regex>` calls `search_files` in folder `corpus`,
 // then answers `searched: SEARCH <regex>`; `LOOK` lists `.` then `memory`, then answers `looked`.
 import { createServer, type Server } from 'node:http';
@@ -47,13 +48,20 @@ function answerFor(text: string): string {
   return `echo: ${text.trim()}`;
 }
 
-function completionBody(content: string): string {
+function completionBody(content: string, reasoning?: string): string {
   return JSON.stringify({
     id: 'chatcmpl-1',
     object: 'chat.completion',
     created: 1_700_000_000,
     model: 'gpt-test',
-    choices: [{ index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: 'stop' }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content, ...(reasoning ? { reasoning_content: reasoning } : {}) },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ],
     usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
   });
 }
@@ -236,7 +244,9 @@ export async function startGatewayModel(options: { delayMs?: number } = {}): Pro
           res.writeHead(200, { 'content-type': 'text/event-stream' });
           res.end(completionStreamText(words.map((w) => ({ content: w }))));
         } else {
-          res.writeHead(200, { 'content-type': 'application/json' }).end(completionBody(answer));
+          // A `THINK` message is answered with reasoning beside the text, as reasoning models do.
+          const reasoning = text.includes('THINK') ? `pondering: ${text.trim()}` : undefined;
+          res.writeHead(200, { 'content-type': 'application/json' }).end(completionBody(answer, reasoning));
         }
       };
       if (text.includes('HOLD') && !state.released) held.push(respond);

@@ -28,6 +28,8 @@ export class MattermostServer {
   private server!: Server;
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly sockets = new Set<WebSocket>();
+  /** Each user's direct channel with the bot, by user id. */
+  private readonly directs = new Map<string, string>();
   private refusing = false;
   private connected = 0;
   private seq = 0;
@@ -69,7 +71,9 @@ export class MattermostServer {
 
   /** A user with a direct channel to the bot. */
   user(username: string): { id: string; username: string; channelId: string } {
-    return { id: newId(), username, channelId: newId() };
+    const user = { id: newId(), username, channelId: newId() };
+    this.directs.set(user.id, user.channelId);
+    return user;
   }
 
   /** The user posts in a channel (`D` a direct one, `O` an open one), in a thread when `rootId` is set. */
@@ -194,6 +198,14 @@ export class MattermostServer {
     }
     const url = req.url ?? '';
     if (req.method === 'GET' && url === '/api/v4/users/me') return this.json(res, 200, this.bot);
+    if (req.method === 'POST' && url === '/api/v4/channels/direct') {
+      // The body is the two user ids; the channel of a user the server does not know is 400, as Mattermost answers.
+      const ids = Object.values(body);
+      const other = ids.find((id) => id !== this.bot.id);
+      const channelId = ids.includes(this.bot.id) && other ? this.directs.get(other) : undefined;
+      if (!channelId) return this.json(res, 400, { id: 'api.context.invalid_body_param.app_error', status_code: 400 });
+      return this.json(res, 201, { id: channelId, type: 'D', name: `${this.bot.id}__${other}` });
+    }
     if (req.method === 'POST' && url === '/api/v4/posts' && this.limits.left > 0) {
       this.limits.left -= 1;
       this.limited.push(Date.now());

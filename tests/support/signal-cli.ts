@@ -165,7 +165,14 @@ export class SignalCliDaemon {
       return this.answer(socket, null as never, { error: { code: -32700, message: 'Parse error' } });
     }
     const params = request.params ?? {};
-    const recipient = (Array.isArray(params.recipient) ? params.recipient[0] : params.recipient) as string | undefined;
+    // A group is named by its id; the emulator records its messages as sent to `group:<id>`.
+    const recipient = (
+      params.groupId !== undefined
+        ? `group:${String(params.groupId)}`
+        : Array.isArray(params.recipient)
+          ? params.recipient[0]
+          : params.recipient
+    ) as string | undefined;
     switch (request.method) {
       case 'listAccounts':
         return this.answer(socket, request.id, { result: [{ number: this.account }] });

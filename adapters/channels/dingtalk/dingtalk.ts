@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DWClient, type DWClientDownStream } from 'dingtalk-stream';
 import { sendForBytes } from '../../http/client.js';
+import { namedChatOf } from '../chat-kind.js';
 import { CHAT_COMMANDS } from '../command-names.js';
 import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks } from '../channel.js';
 import { DingTalkApi } from './dingtalk-api.js';
@@ -104,6 +105,13 @@ export class DingTalkChannel implements Channel {
     if (!client) return;
     client.onDrop = undefined;
     client.disconnect();
+  }
+
+  /** A user is sent to as `user:<staff id>` (batchSend), a group as `group:<conversation id>`. */
+  replyToOf(chat: string): string {
+    const named = namedChatOf(chat);
+    if (!named) return chat;
+    return `${named.kind === 'direct' ? 'user' : 'group'}:${named.id}`;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { Client4 } from '@mattermost/client';
 import WebSocket from 'ws';
+import { namedChatOf } from '../chat-kind.js';
 import { CHAT_COMMANDS } from '../command-names.js';
 import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks } from '../channel.js';
 import { loadClient4 } from './client4.js';
@@ -44,6 +45,9 @@ export class MattermostChannel implements Channel {
   private stopping = false;
   private seq = 1;
   private watchdog: NodeJS.Timeout | undefined;
+  private botId = '';
+  /** The bot's direct channel with each user it wrote to first, by user id. */
+  private readonly directs = new Map<string, string>();
 
   constructor(private readonly options: MattermostOptions) {}
 
@@ -58,6 +62,7 @@ export class MattermostChannel implements Channel {
     const me = await client.getMe().catch((error: unknown) => {
       throw failure(error, 'users/me');
     });
+    this.botId = me.id;
     // Events are read from the first frame on: one can share a TCP read with the answer to the challenge.
     const socket = await this.open(`${client.getUrl().replace(/^http/, 'ws')}/api/v4/websocket`, (raw, ws) => {
       this.alive(ws);
@@ -91,10 +96,18 @@ export class MattermostChannel implements Channel {
     socket?.terminate();
   }
 
+  /** A user is reached in the bot's direct channel with them (`user:<id>`, found on first use), a channel by its id. */
+  replyToOf(chat: string): string {
+    const named = namedChatOf(chat);
+    if (!named) return chat;
+    return named.kind === 'direct' ? `user:${named.id}` : named.id;
+  }
+
   async send(replyTo: string, text: string): Promise<string> {
     // Mattermost renders Markdown itself.
+    const target = await this.targetOf(replyTo);
     const post = await this.rest()
-      .createPost({ ...mattermostTarget(replyTo), message: text })
+      .createPost({ ...target, message: text })
       .catch((error: unknown) => {
         throw failure(error, 'posts');
       });
@@ -110,11 +123,27 @@ export class MattermostChannel implements Channel {
   }
 
   async typing(replyTo: string): Promise<void> {
-    const { channel_id, root_id } = mattermostTarget(replyTo);
+    const { channel_id, root_id } = await this.targetOf(replyTo).catch(() => ({ channel_id: '', root_id: '' }));
     const socket = this.socket;
+    if (channel_id === '') return;
     if (socket?.readyState !== WebSocket.OPEN) return;
     const data = { channel_id, parent_id: root_id ?? '' };
     socket.send(JSON.stringify({ seq: this.seq++, action: 'user_typing', data }));
+  }
+
+  /** The channel (and thread) of a reply target; `user:<id>` is the direct channel with that user. */
+  private async targetOf(replyTo: string): Promise<{ channel_id: string; root_id?: string }> {
+    if (!replyTo.startsWith('user:')) return mattermostTarget(replyTo);
+    const user = replyTo.slice('user:'.length);
+    const known = this.directs.get(user);
+    if (known) return { channel_id: known };
+    const channel = await this.rest()
+      .createDirectChannel([this.botId, user])
+      .catch((error: unknown) => {
+        throw failure(error, 'channels/direct');
+      });
+    this.directs.set(user, channel.id);
+    return { channel_id: channel.id };
   }
 
   private rest(): Client4 {

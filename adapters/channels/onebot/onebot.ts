@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import WebSocket from 'ws';
 import { sendForBytes } from '../../http/client.js';
+import { namedChatOf } from '../chat-kind.js';
 import { CHAT_COMMANDS } from '../command-names.js';
 import {
   ChannelError,
@@ -129,6 +130,13 @@ export class OneBotChannel implements Channel {
         resolve();
       }, 2000).unref();
     });
+  }
+
+  /** A user is sent to as `private:<qq>`, a group as `group:<id>`. */
+  replyToOf(chat: string): string {
+    const named = namedChatOf(chat);
+    if (!named) return chat;
+    return `${named.kind === 'direct' ? 'private' : 'group'}:${named.id}`;
   }
 
   async send(replyTo: string, text: string): Promise<string> {

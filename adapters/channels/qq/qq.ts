@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import WebSocket from 'ws';
 import { sendForBytes } from '../../http/client.js';
+import { namedChatOf } from '../chat-kind.js';
 import { CHAT_COMMANDS } from '../command-names.js';
 import {
   ChannelError,
@@ -148,6 +149,13 @@ export class QqChannel implements Channel {
     const socket = this.socket;
     this.socket = undefined;
     if (socket && socket.readyState !== WebSocket.CLOSED) socket.terminate();
+  }
+
+  /** A user's chat is reached through `c2c:<openid>`, a group's through `group:`, a guild channel's through `channel:`. */
+  replyToOf(chat: string): string {
+    const named = namedChatOf(chat);
+    if (!named) return chat.includes(':') ? chat : `c2c:${chat}`;
+    return `${named.kind === 'direct' ? 'c2c' : named.kind}:${named.id}`;
   }
 
   async send(replyTo: string, text: string): Promise<string> {

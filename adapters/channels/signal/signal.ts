@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { basename } from 'node:path';
+import { namedChatOf } from '../chat-kind.js';
 import { CHAT_COMMANDS } from '../command-names.js';
 import {
   ChannelError,
@@ -92,6 +93,13 @@ export class SignalChannel implements Channel {
     const socket = this.socket;
     this.socket = undefined;
     socket?.destroy();
+  }
+
+  /** A user is sent to by number (or UUID), a group as `group:<group id>`. */
+  replyToOf(chat: string): string {
+    const named = namedChatOf(chat);
+    if (!named) return chat;
+    return named.kind === 'direct' ? named.id : `group:${named.id}`;
   }
 
   async send(replyTo: string, text: string): Promise<string> {

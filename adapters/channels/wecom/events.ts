@@ -33,6 +33,15 @@ export function wecomTarget(message: WeComMessage): string {
   return message.chattype === 'group' && message.chatid ? `group:${message.chatid}` : `single:${message.from.userid}`;
 }
 
+/**
+ * A reply target: the chat (`single:<userid>`, `group:<chatid>`) and, for the answer to one message, that message's
+ * id after `#`, whose callback the answer goes out on.
+ */
+export function parseWeComTarget(replyTo: string): { chat: string; kind: 'single' | 'group'; messageId?: string } {
+  const [, kind = 'single', chat = replyTo, messageId] = /^(single|group):([^#]*)(?:#(.+))?$/.exec(replyTo) ?? [];
+  return { chat, kind: kind === 'group' ? 'group' : 'single', ...(messageId ? { messageId } : {}) };
+}
+
 function textOf(message: WeComMessage): string {
   switch (message.msgtype) {
     case 'text':
@@ -84,7 +93,7 @@ export function fromWeComMessage(message: WeComMessage): ChannelMessage | undefi
   return {
     messageId: message.msgid,
     chat: group ? `group:${message.chatid}` : `direct:${message.from.userid}`,
-    replyTo: wecomTarget(message),
+    replyTo: `${wecomTarget(message)}#${message.msgid}`,
     sender: message.from.userid,
     senderAliases: [message.from.userid],
     text,

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { generateReqId, WSClient, type WsFrame } from '@wecom/aibot-node-sdk';
+import { namedChatOf } from '../chat-kind.js';
 import { CHAT_COMMANDS } from '../command-names.js';
 import {
   ChannelError,
@@ -9,7 +10,7 @@ import {
   type ChannelHooks,
   type OutboundFile,
 } from '../channel.js';
-import { fromWeComMessage, wecomFileOf, wecomMessageSchema } from './events.js';
+import { fromWeComMessage, parseWeComTarget, wecomFileOf, wecomMessageSchema } from './events.js';
 
 export interface WeComOptions {
   botId: string;
@@ -31,7 +32,8 @@ const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {
 
 /** A message the bot may still answer in place: its callback's req_id, and the stream opened for it. */
 interface Pending {
-  messageId: string;
+  /** `single:<userid>` or `group:<chatid>`. */
+  chat: string;
   frame: Pick<WsFrame, 'headers'>;
   at: number;
   streamId: string | undefined;
@@ -64,9 +66,12 @@ export class WeComChannel implements Channel {
     maxMessageLength: WECOM_MAX_LENGTH,
   };
   private client: WSClient | undefined;
-  /** Per reply target, the latest message the bot may answer in place. */
+  /**
+   * By message id, the messages the bot may answer in place: each answer goes out on its own message's callback, even
+   * when the user wrote again before it was ready.
+   */
   private readonly pending = new Map<string, Pending>();
-  /** Reply targets by the bare id the gateway's tools address (`message`, `send_file` strip `direct:`/`group:`). */
+  /** Chats (`single:<userid>`, `group:<chatid>`) by the bare id a tool may name them by. */
   private readonly targets = new Map<string, string>();
 
   constructor(private readonly options: WeComOptions) {}
@@ -117,15 +122,22 @@ export class WeComChannel implements Channel {
     this.close();
   }
 
+  /** A user is sent to as `single:<userid>`, a group as `group:<chatid>`. */
+  replyToOf(chat: string): string {
+    const named = namedChatOf(chat);
+    if (!named) return chat;
+    return `${named.kind === 'direct' ? 'single' : 'group'}:${named.id}`;
+  }
+
   /**
-   * In place of the "Thinking…" stream (or as a new stream) on the latest message from `replyTo` while WeCom takes it;
-   * a pushed Markdown message otherwise (a later part, a late answer).
+   * In place of the "Thinking…" stream (or as a new stream) on the message the answer is to, while WeCom takes it;
+   * a pushed Markdown message otherwise (a later part, a late answer, a tool's message).
    */
   async send(to: string, text: string): Promise<string> {
     const client = this.connected();
-    const replyTo = this.targetOf(to);
-    const pending = this.pending.get(replyTo);
-    if (pending && !pending.answered && Date.now() - pending.at < REPLY_WINDOW_MS) {
+    const target = parseWeComTarget(this.targetOf(to));
+    const pending = this.pendingFor(target);
+    if (pending && !pending.answered) {
       pending.answered = true;
       const streamId = pending.streamId ?? generateReqId('stream');
       await client.replyStream(pending.frame, streamId, text, true).catch((error: unknown) => {
@@ -134,9 +146,9 @@ export class WeComChannel implements Channel {
       return streamId;
     }
     // `chat_type` (1 a one-to-one chat, 2 a group) tells WeCom what the id names; the SDK's type leaves it out.
-    const chatType = replyTo.startsWith('group:') ? 2 : 1;
+    const chatType = target.kind === 'group' ? 2 : 1;
     const body = { msgtype: 'markdown', markdown: { content: text }, chat_type: chatType } as const;
-    const sent = await client.sendMessage(this.chatOf(replyTo), body).catch((error: unknown) => {
+    const sent = await client.sendMessage(target.chat, body).catch((error: unknown) => {
       throw refused('push', error);
     });
     return sent.headers.req_id;
@@ -160,7 +172,7 @@ export class WeComChannel implements Channel {
       });
     if (file.caption) await this.send(replyTo, file.caption);
     const sent = await client
-      .sendMediaMessage(this.chatOf(replyTo), type, uploaded.media_id)
+      .sendMediaMessage(parseWeComTarget(replyTo).chat, type, uploaded.media_id)
       .catch((error: unknown) => {
         throw refused('file', error);
       });
@@ -187,7 +199,7 @@ export class WeComChannel implements Channel {
    * calls this once it took the message for a turn, so a redelivery it drops opens no stream left unfinished.
    */
   async typing(to: string): Promise<void> {
-    const pending = this.pending.get(this.targetOf(to));
+    const pending = this.pendingFor(parseWeComTarget(this.targetOf(to)));
     if (!this.options.thinking || !this.client || !pending || pending.answered || pending.streamId) return;
     const streamId = generateReqId('stream');
     pending.streamId = streamId;
@@ -198,16 +210,18 @@ export class WeComChannel implements Channel {
     });
   }
 
-  /** A message, remembered as the one its chat's next answer goes to. */
+  /** A message, remembered with its callback until its answer went out on it or WeCom's window closed. */
   private async take(frame: WsFrame, hooks: ChannelHooks): Promise<void> {
     const parsed = wecomMessageSchema.safeParse(frame.body);
     const message = parsed.success ? fromWeComMessage(parsed.data) : undefined;
     if (!message) return;
-    this.targets.set(this.chatOf(message.replyTo), message.replyTo);
+    const { kind, chat } = parseWeComTarget(message.replyTo);
+    this.targets.set(chat, `${kind}:${chat}`);
+    for (const id of this.pending.keys()) if (!this.pendingOf(id)) this.pending.delete(id);
     // A redelivery keeps the first delivery's callback, on which "Thinking…" may already show.
-    if (this.pending.get(message.replyTo)?.messageId !== message.messageId) {
-      this.pending.set(message.replyTo, {
-        messageId: message.messageId,
+    if (!this.pending.has(message.messageId)) {
+      this.pending.set(message.messageId, {
+        chat: `${kind}:${chat}`,
         frame: { headers: frame.headers },
         at: Date.now(),
         streamId: undefined,
@@ -218,17 +232,30 @@ export class WeComChannel implements Channel {
   }
 
   /**
-   * `single:<userid>` or `group:<chatid>` for what the gateway names: a reply's own target, or the bare id a tool
-   * addresses (a group the bot heard from is a group; any other id a user).
+   * The message an answer goes out on: its own, named after `#`; for a text to the chat alone (a tool's message), the
+   * oldest one there not answered yet, so it shows where "Thinking…" does, before the answer.
+   */
+  private pendingFor(target: ReturnType<typeof parseWeComTarget>): Pending | undefined {
+    if (target.messageId !== undefined) return this.pendingOf(target.messageId);
+    const chat = `${target.kind}:${target.chat}`;
+    for (const [id, pending] of this.pending)
+      if (pending.chat === chat && !pending.answered && this.pendingOf(id)) return pending;
+    return undefined;
+  }
+
+  /** The message of that id while its callback may still carry the answer. */
+  private pendingOf(messageId: string | undefined): Pending | undefined {
+    const pending = messageId === undefined ? undefined : this.pending.get(messageId);
+    return pending && Date.now() - pending.at < REPLY_WINDOW_MS ? pending : undefined;
+  }
+
+  /**
+   * `single:<userid>` or `group:<chatid>` (with `#<message id>` for an answer) for what the gateway names: a reply's
+   * own target, or the bare id a tool addresses (a group the bot heard from is a group; any other id a user).
    */
   private targetOf(to: string): string {
     if (/^(single|group):/.test(to)) return to;
     return this.targets.get(to) ?? `single:${to}`;
-  }
-
-  /** The user or group id of a reply target (`single:<userid>`, `group:<chatid>`). */
-  private chatOf(replyTo: string): string {
-    return replyTo.slice(replyTo.indexOf(':') + 1);
   }
 
   private connected(): WSClient {

@@ -37,6 +37,9 @@ const channelSettingsObject = z.looseObject({
   proxy: optional(proxyUrl()).check(z.describe('Proxy URL (http, https or socks5) for this channel')),
   placeholder: optional(text()),
   typing: optional(bool()),
+  reasoning_channel_id: optional(text()).check(
+    z.describe("Chat that gets the model's reasoning (direct:<id>, group:<id> or the platform's id); empty, none"),
+  ),
   /** Web-UI channel only: its signed-in user is the owner at this machine, local like the CLI (default true). */
   trusted: optional(bool()),
   streaming: z.prefault(streamingSchema, {}),

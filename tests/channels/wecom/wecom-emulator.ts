@@ -13,8 +13,9 @@ const hex = (bytes: number): string => randomBytes(bytes).toString('hex');
 
 export interface WeComStream {
   id: string;
-  /** The callback it answers. */
+  /** The callback it answers, and that callback's message. */
   reqId: string;
+  msgId: string;
   chat: string;
   /** Each content the stream showed, in order. */
   contents: string[];
@@ -68,8 +69,8 @@ export class WeComEmulator {
   private readonly uploads = new Map<string, Upload>();
   /** Uploaded media by media_id. */
   private readonly media = new Map<string, { type: string; filename: string; bytes: Buffer }>();
-  /** Callback req_id → the chat it came from. */
-  private readonly callbacks = new Map<string, string>();
+  /** Callback req_id → the chat it came from and its message. */
+  private readonly callbacks = new Map<string, { chat: string; msgId: string }>();
   private subscribed = 0;
   /** Encrypted pictures by path. */
   private readonly files = new Map<string, Buffer>();
@@ -210,7 +211,8 @@ export class WeComEmulator {
 
   private push(body: Record<string, unknown>): void {
     const reqId = hex(12);
-    this.callbacks.set(reqId, String(body.chatid ?? (body.from as { userid: string }).userid));
+    const chat = String(body.chatid ?? (body.from as { userid: string }).userid);
+    this.callbacks.set(reqId, { chat, msgId: String(body.msgid) });
     for (const socket of this.sockets)
       socket.send(JSON.stringify({ cmd: 'aibot_msg_callback', headers: { req_id: reqId }, body }));
   }
@@ -239,16 +241,16 @@ export class WeComEmulator {
       if (!authorized) return ack(reqId, 40014, 'not subscribed');
       if (frame.cmd === 'ping') return ack(reqId);
       if (frame.cmd === 'aibot_respond_msg') {
-        const chat = this.callbacks.get(reqId);
+        const callback = this.callbacks.get(reqId);
         const stream = body.stream as { id: string; finish: boolean; content: string } | undefined;
-        if (!chat || !stream) return ack(reqId, 40008, 'invalid req_id');
+        if (!callback || !stream) return ack(reqId, 40008, 'invalid req_id');
         if (this.windowClosed) return ack(reqId, 846607, 'stream reply expired');
         let known = this.streams.find((s) => s.id === stream.id);
         if (known?.finished) return ack(reqId, 846605, 'stream already finished');
         const now = Date.now();
         if (!known)
           this.streams.push(
-            (known = { id: stream.id, reqId, chat, contents: [], finished: false, openedAt: now, at: now }),
+            (known = { id: stream.id, reqId, ...callback, contents: [], finished: false, openedAt: now, at: now }),
           );
         known.contents.push(stream.content);
         known.finished = stream.finish;

@@ -6,6 +6,7 @@ import { startGatewayModel, type GatewayModel } from '../../support/gateway-mode
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.js';
 import { quietGateway } from '../../support/quiet.js';
 import { freePort } from '../../support/telegram-emulator.js';
+import { EventLog } from '../../../store/log/event-log.js';
 import { WeComEmulator, type WeComPush, type WeComStream } from './wecom-emulator.js';
 
 interface Context {
@@ -22,6 +23,18 @@ async function until<T>(read: () => T[], count: number, timeoutMs = 60_000): Pro
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return read();
+}
+
+/** Whether the gateway's log holds the message of that id, read beside the gateway writing it. */
+function received(sessions: string, messageId: string): boolean {
+  const log = EventLog.open(sessions, { readOnly: true });
+  try {
+    return log
+      .read({ type: 'message.received' })
+      .some((e) => (e.data as { message_id?: string }).message_id === messageId);
+  } finally {
+    log.close();
+  }
 }
 
 const finished = (streams: () => WeComStream[]) => (): WeComStream[] => streams().filter((s) => s.finished);
@@ -94,6 +107,22 @@ wecom("with send_thinking_message false the answer is the stream's only content"
     streams.map((s) => s.contents),
     [['echo: no thinking']],
   );
+});
+
+wecom('each answer goes out on its own message, when the user wrote again before it', async (context) => {
+  const { wecom, model, gateway } = context;
+  const user = wecom.user();
+  const first = String(user.say('HOLD first').msgid);
+  await until(() => model.asked.filter((text) => text === 'HOLD first'), 1);
+  const second = String(user.say('second').msgid);
+  await until(() => (received(gateway.home.sessions, second) ? [true] : []), 1);
+  model.release();
+  await until(finished(user.streams), 2);
+  const streams = await quietGateway(gateway.home.sessions, user.streams);
+  const on = (msgId: string): string[][] => streams.filter((s) => s.msgId === msgId).map((s) => s.contents);
+  assert.equal(on(first), [['Thinking…', 'echo: HOLD first']]);
+  assert.equal(on(second), [['Thinking…', 'echo: second']]);
+  assert.equal(user.pushes(), []);
 });
 
 wecom('a redelivered message gets no second answer', async ({ wecom, gateway }) => {
