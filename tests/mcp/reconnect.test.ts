@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { EventDraft } from '../../bus/events/index.js';
-import { McpManager } from '../../adapters/mcp/manager.js';
+import { McpManager } from '../../actors/mcp/manager.js';
 import { everythingStdio, mcpOptions } from '../support/mcp-servers.js';
 import { tempHome } from '../support/temp-home.js';
 import { eventually } from '../support/eventually.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { EventDraft } from '../../bus/events/index.js';
-import { McpManager } from '../../adapters/mcp/manager.js';
+import { McpManager } from '../../actors/mcp/manager.js';
 import { everythingStdio, filesystemStdio, mcpOptions } from '../support/mcp-servers.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 

@@ -1,12 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { EventDraft } from '../../bus/events/index.js';
-import type { FilterOptions } from '../tools/options.js';
-import { fail, type Tool, type ToolContext, type ToolResult } from '../tools/tool.js';
+import type { FilterOptions } from '../../adapters/tools/options.js';
+import { fail, type Tool, type ToolContext, type ToolResult } from '../../adapters/tools/tool.js';
 import { McpConnection, type ConnectionDeps } from './connection.js';
 import { DEFAULT_BACKOFF, type Backoff, type ConnectionState } from './connection-state.js';
-import { mcpArguments, POLICY_NOTE, type McpArguments, type McpTool } from './mcp-tool.js';
-import { StoredOAuthProvider } from './oauth-provider.js';
+import { mcpArguments, POLICY_NOTE, type McpArguments, type McpTool } from '../../adapters/mcp/mcp-tool.js';
+import { StoredOAuthProvider } from '../../adapters/mcp/oauth-provider.js';
 import {
   isDeferred,
   mcpConfigProblems,
@@ -15,11 +15,11 @@ import {
   type McpOptions,
   type McpServerConfig,
   type TransportKind,
-} from './options.js';
-import { toToolResult } from './result.js';
-import { discoverySearchTools, type DiscoveryHooks } from './search-tools.js';
+} from '../../adapters/mcp/options.js';
+import { toToolResult } from '../../adapters/mcp/result.js';
+import { discoverySearchTools, type DiscoveryHooks } from '../../adapters/mcp/search-tools.js';
 import { serverMoved, type ServerMove } from './server-moves.js';
-import { mcpToolNames } from './tool-name.js';
+import { mcpToolNames } from '../../adapters/mcp/tool-name.js';
 
 export interface McpManagerDeps {
   options: McpOptions;

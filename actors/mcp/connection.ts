@@ -9,10 +9,10 @@ import {
   type WatchInput,
 } from '../../machines/mcp-server.js';
 import { connectionOf, type Backoff, type ConnectionState } from './connection-state.js';
-import { type McpLink, openLink } from './link.js';
-import type { McpServerConfig } from './options.js';
+import { type McpLink, openLink } from '../../adapters/mcp/link.js';
+import type { McpServerConfig } from '../../adapters/mcp/options.js';
 import { serverMoves, type ServerMove } from './server-moves.js';
-import type { TransportContext } from './transport.js';
+import type { TransportContext } from '../../adapters/mcp/transport.js';
 
 declare module '../../machines/mcp-server.js' {
   interface McpServerRegister {
