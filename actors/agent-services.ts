@@ -1,4 +1,4 @@
-import type { McpManager } from '../adapters/mcp/index.js';
+import type { McpManager } from './mcp/index.js';
 import type { ModelRouter } from '../adapters/providers/router.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { TaskView } from '../adapters/tools/subagent/index.js';

@@ -1,9 +1,14 @@
 import type { AnyActorRef, InspectionEvent, StateValue } from 'xstate';
-import { draftOf, type Bus, type Correlation, type EventData } from '../bus/index.js';
+import { draftOf, type Correlation, type EventData, type EventDraft } from '../bus/index.js';
 import { causeOf, type Board } from '../machines/board.js';
 import { stateName } from './machine-state.js';
 
 type AnyBoard = Board<never>;
+
+/** Where the board's events go: the bus, or a host's report of its drafts. */
+export interface BoardOutlet {
+  publish(draft: EventDraft): unknown;
+}
 
 /** The board of each machine whose actors the machines page shows, by machine id. */
 export type Boards = Record<string, AnyBoard>;
@@ -24,7 +29,7 @@ export class BoardInspector {
   private readonly shown = new Map<string, Shown>();
 
   constructor(
-    private readonly bus: Bus,
+    private readonly bus: BoardOutlet,
     private readonly boards: Boards,
   ) {}
 

@@ -1,6 +1,7 @@
 import type { Subscription } from 'rxjs';
 import type { Bus, EventDraft } from '../bus/index.js';
-import { McpManager, mcpOptionsFromConfig } from '../adapters/mcp/index.js';
+import { mcpOptionsFromConfig } from '../adapters/mcp/index.js';
+import { McpManager } from './mcp/index.js';
 import { transcribeFile } from '../adapters/providers/transcription.js';
 import { DEFAULT_FILTER, type FilterOptions, type SendFunction } from '../adapters/tools/options.js';
 import { imageGenerateTool } from '../adapters/tools/media/image-generate.js';

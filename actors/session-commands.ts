@@ -1,4 +1,4 @@
-import { listMcpText, showMcpText } from '../adapters/mcp/index.js';
+import { listMcpText, showMcpText } from './mcp/index.js';
 import type { PluginCommand } from '../adapters/plugins/api.js';
 import type { EventDraft } from '../bus/index.js';
 import type { CommandInput, CommandOutput, SessionKeys, SessionMessage } from '../machines/session.js';

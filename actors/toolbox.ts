@@ -1,5 +1,6 @@
 import type { ToolSpec } from '../adapters/providers/provider.js';
-import type { DiscoveryHooks, McpManager } from '../adapters/mcp/index.js';
+import type { DiscoveryHooks } from '../adapters/mcp/index.js';
+import type { McpManager } from './mcp/index.js';
 import type { ToolRegistry } from '../adapters/tools/registry.js';
 import type { Config } from '../store/config/index.js';
 import { profileAllows } from './prompt-builder.js';

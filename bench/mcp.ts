@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Bm25Index } from '../adapters/mcp/bm25.js';
-import { McpManager } from '../adapters/mcp/manager.js';
+import { McpManager } from '../actors/mcp/manager.js';
 import { percentile, round, type BenchRow } from './row.js';
 
 const everything = fileURLToPath(

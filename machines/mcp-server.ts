@@ -1,4 +1,5 @@
 import { assign, fromCallback, fromPromise, setup } from 'xstate';
+import type { Board, ShownContext } from './board.js';
 
 /**
  * What a live connection and a listed tool are: `machines/` imports no SDK types, so the host registers them by
@@ -137,3 +138,16 @@ export const mcpServerMachine = setup({
 
 /** An MCP server actor's state, as `mcpServerMachine` names it. */
 export type McpServerState = 'idle' | 'connecting' | 'connected' | 'failed' | 'closing' | 'disabled';
+
+/**
+ * How the machines page shows a server: `mcp:<name>` under the gateway, its tool count while connected and its
+ * failures while it waits to retry. It ends (`disabled`) when the server is removed, switched off or the host stops.
+ */
+export const mcpServerBoard: Board<McpServerContext> = {
+  id: (context) => `mcp:${context.server}`,
+  shown: (context, value): ShownContext => {
+    if (value === 'connected') return { tools: context.tools.length };
+    return value === 'failed' ? { failures: context.failures } : {};
+  },
+  stopReason: () => 'stopped',
+};

@@ -37,7 +37,9 @@ export function draftRequest(cluster: Cluster): RouterRequest {
     const ending = r.outcome === 'success' ? 'succeeded' : `failed (${r.reason ?? 'no reason given'})`;
     return `${i + 1}. ${r.task}\n   tools: ${r.tools.join(', ') || 'none'}; ${ending}`;
   });
-  const head = `${cluster.records.length} tasks of the kind "${cluster.shape}", ${succeeded} of them succeeded${shown.length < cluster.records.length ? `; the newest ${shown.length}` : ''}:`;
+  const newest = shown.length < cluster.records.length ? `; the newest ${shown.length}` : '';
+  const kind = `tasks of the kind "${cluster.shape}"`;
+  const head = `${cluster.records.length} ${kind}, ${succeeded} of them succeeded${newest}:`;
   return {
     system: INSTRUCTIONS,
     messages: [{ role: 'user', content: `${head}\n\n${lines.join('\n')}` }],

@@ -197,7 +197,9 @@ export class EvolutionActor {
     }
   }
 
-  /** `state_dir/drafts/` follows the drafts waiting for a decision; a failure to write it costs nothing but the copy. */
+  /**
+   * `state_dir/drafts/` follows the drafts waiting for a decision; a failure to write it costs nothing but the copy.
+   */
   private syncCopies(): void {
     const config = this.deps.config();
     const pending = this.view.draftList().filter((d) => d.status === 'pending');

@@ -10,6 +10,9 @@ import type {
   ToolCall,
 } from '../../bus/index.js';
 
+/** Why a call a hook renamed to a tool the turn does not offer is refused. */
+const NOT_OFFERED = 'which is not available in this turn';
+
 /** One hook's answer at one point, already bounded in time (a live hook) or read from the log (rerun). */
 export interface Decider {
   hook: string;
@@ -136,7 +139,7 @@ export class TurnHooks {
         if (!this.deps.offered(name))
           return {
             ok: false,
-            content: `Tool call refused: hook ${decider.hook} changed it to "${name}", which is not available in this turn`,
+            content: `Tool call refused: hook ${decider.hook} changed it to "${name}", ${NOT_OFFERED}`,
           };
         current = { ...current, name, arguments: decision.call.arguments ?? current.arguments };
       }

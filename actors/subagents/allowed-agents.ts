@@ -21,14 +21,16 @@ export function targetAgent(config: Config, agent: string, requested: string | u
   if (!known.includes(requested)) {
     throw new ToolError(
       'unknown_agent',
-      `there is no agent "${requested}" (agents.list has: ${known.join(', ') || 'none'}); leave agent_id out to run the task yourself`,
+      `there is no agent "${requested}" (agents.list has: ${known.join(', ') || 'none'}); ` +
+        'leave agent_id out to run the task yourself',
     );
   }
   const peers = allowedPeers(config, agent);
   if (!peers.includes(requested)) {
     throw new ToolError(
       'agent_not_allowed',
-      `agent "${agent}" is not allowed to hand tasks to "${requested}" (its subagents.allow_agents allows: ${peers.join(', ') || 'none'})`,
+      `agent "${agent}" is not allowed to hand tasks to "${requested}" ` +
+        `(its subagents.allow_agents allows: ${peers.join(', ') || 'none'})`,
     );
   }
   return requested;

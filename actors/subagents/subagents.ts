@@ -146,7 +146,10 @@ export class Subagents implements SubagentPort, SessionSubagents {
     return this.views((task, state) => task.parent.root === root && (state === 'waiting' || state === 'running'));
   }
 
-  /** No task starts from now on (a request is refused with `reason`); resolves when the running ones ended or `ms` passed. */
+  /**
+   * No task starts from now on (a request is refused with `reason`); resolves when the running ones ended or `ms`
+   * passed.
+   */
   async drain(ms: number, reason: string): Promise<void> {
     this.closing = reason;
     if (ms > 0)
@@ -260,7 +263,8 @@ export class Subagents implements SubagentPort, SessionSubagents {
     if (lineage.depth >= limits.max_depth) {
       throw new ToolError(
         'subagent_depth',
-        `subagents nest at most ${limits.max_depth} deep (agents.defaults.subagents.max_depth) and this turn is already at depth ${lineage.depth}: do this task yourself`,
+        `subagents nest at most ${limits.max_depth} deep (agents.defaults.subagents.max_depth) and this turn is ` +
+          `already at depth ${lineage.depth}: do this task yourself`,
       );
     }
     const agent = targetAgent(config, context.agent, request.agentId);

@@ -8,7 +8,8 @@ function framed(task: SubagentTaskContext): string {
     task.mode === 'spawn'
       ? 'You work in the background. When you are done, report the result to the user with the message tool.'
       : 'Your final answer is returned to that agent as the result of its subagent call.';
-  return `You are a subagent${named} working on a task from agent ${task.parent.agent}; you see none of its conversation. ${report}\n\nTask: ${task.task}`;
+  const from = `You are a subagent${named} working on a task from agent ${task.parent.agent}`;
+  return `${from}; you see none of its conversation. ${report}\n\nTask: ${task.task}`;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { mcpOptionsFromConfig, type McpManager } from '../../adapters/mcp/index.js';
+import { mcpOptionsFromConfig } from '../../adapters/mcp/index.js';
+import type { McpManager } from '../mcp/index.js';
 import type { LoadedConfig } from '../../store/config/index.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ConnectionState, McpManager } from '../../adapters/mcp/index.js';
+import type { ConnectionState, McpManager } from '../mcp/index.js';
 
 /** What waiting for the MCP servers says: the wait itself (shown while it lasts), and each server left out. */
 export interface McpReadyReport {

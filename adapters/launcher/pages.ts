@@ -6,7 +6,8 @@ import type { Credentials } from './credentials.js';
 import { isAuthenticated } from './session.js';
 
 const SIGNED_IN_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Tern</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/auth/auth.css">
+<html lang="en"><head><meta charset="utf-8"><title>Tern</title><link rel="icon" href="data:,">
+<link rel="stylesheet" href="/auth/auth.css">
 <script src="/auth/auth.js" defer></script></head>
 <body><main class="card"><h1>Tern</h1><p>You are signed in. The dashboard is not installed in this build.</p>
 <button type="button" id="logout">Sign out</button></main></body></html>

@@ -1,6 +1,4 @@
-export { McpManager, type McpManagerDeps, type McpServerStatus } from './manager.js';
 export type { McpTool } from './mcp-tool.js';
-export type { ConnectionState, Backoff } from './connection-state.js';
 export {
   mcpConfigProblems,
   McpConfigError,
@@ -12,5 +10,4 @@ export {
 } from './options.js';
 export { mcpOptionsFromConfig } from './from-config.js';
 export { discoverySearchTools, BM25_TOOL, REGEX_TOOL, type DiscoveryHooks } from './search-tools.js';
-export { listMcpText, showMcpText } from './chat-views.js';
 export { McpLoginRequiredError } from './oauth-provider.js';

@@ -46,10 +46,8 @@ function imagesMessage(tools: Array<Extract<ChatMessage, { role: 'tool' }>>): Re
   const content: Array<Record<string, unknown>> = [];
   for (const tool of tools) {
     const images = tool.images ?? [];
-    content.push({
-      type: 'text',
-      text: `${images.length === 1 ? 'The image' : `The ${images.length} images`} from ${tool.name} (${tool.tool_call_id}):`,
-    });
+    const which = images.length === 1 ? 'The image' : `The ${images.length} images`;
+    content.push({ type: 'text', text: `${which} from ${tool.name} (${tool.tool_call_id}):` });
     for (const image of images)
       content.push({ type: 'image_url', image_url: { url: `data:${image.mime};base64,${image.data}` } });
   }

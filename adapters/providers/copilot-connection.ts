@@ -72,7 +72,9 @@ export async function openCopilot(
     if (version === undefined || version < PROTOCOL_VERSIONS.min || version > PROTOCOL_VERSIONS.max)
       throw new ProviderError({
         code: 'bad_request',
-        message: `the Copilot CLI speaks protocol ${version ?? '(none)'}; Tern speaks ${PROTOCOL_VERSIONS.max}: update it`,
+        message:
+          `the Copilot CLI speaks protocol ${version ?? '(none)'}; ` +
+          `Tern speaks ${PROTOCOL_VERSIONS.max}: update it`,
       });
     return link;
   } catch (error) {

@@ -31,7 +31,10 @@ export interface HttpCall {
   firstByteTimeoutMs?: number;
 }
 
-/** Transport failures as provider failures: timeouts are retried as `timeout`, the rest as `network`; too large is final. */
+/**
+ * Transport failures as provider failures: timeouts are retried as `timeout`, the rest as `network`; too large is
+ * final.
+ */
 function providerError(error: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted || !(error instanceof TransportError)) return error;
   switch (error.code) {

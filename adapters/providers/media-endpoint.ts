@@ -13,7 +13,8 @@ export function mediaEndpoint(
     throw new ProviderConfigError(
       entry.modelName,
       'provider',
-      `model entry ${entry.modelName}: ${what} needs a chat-completions provider, and "${entry.provider}" speaks ${entry.family}`,
+      `model entry ${entry.modelName}: ${what} needs a chat-completions provider, ` +
+        `and "${entry.provider}" speaks ${entry.family}`,
     );
   }
   const key = entry.keys[0];

@@ -15,7 +15,8 @@ export function multipartBody(
     const name = part.name.replace(/"/g, '%22');
     const head =
       'data' in part
-        ? `Content-Disposition: form-data; name="${name}"; filename="${part.filename.replace(/"/g, '%22')}"\r\nContent-Type: ${part.mime}`
+        ? `Content-Disposition: form-data; name="${name}"; filename="${part.filename.replace(/"/g, '%22')}"\r\n` +
+          `Content-Type: ${part.mime}`
         : `Content-Disposition: form-data; name="${name}"`;
     chunks.push(
       Buffer.from(`--${boundary}\r\n${head}\r\n\r\n`),

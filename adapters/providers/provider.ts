@@ -38,7 +38,10 @@ export interface ChatRequest {
   temperature?: number;
   /** The entry's `thinking_level`: each family's reasoning field (effort, thinking budget or thinkingConfig). */
   thinkingLevel?: ThinkingLevel;
-  /** The turn may search the web (`web_search` is offered and `tools.web.prefer_native` is on): the endpoint's own search replaces `web_search` where it has one. */
+  /**
+   * The turn may search the web (`web_search` is offered and `tools.web.prefer_native` is on): the endpoint's own
+   * search replaces `web_search` where it has one.
+   */
   nativeSearch?: boolean;
 }
 

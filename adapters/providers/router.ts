@@ -60,6 +60,8 @@ export interface ModelRouter {
 // cannot help: the key is refused or the prompt is too long either way.
 const noSecondAsk: ReadonlySet<ProviderErrorCode> = new Set(['auth', 'billing', 'context_overflow', 'too_large']);
 const maxDelayMs = 30_000;
+/** The setting a model budget's timeout names. */
+const BUDGET_KEY = 'agents.defaults.model_budget_seconds';
 
 const label = (entry: ResolvedEntry): string => `${entry.provider}/${entry.model}`;
 
@@ -141,7 +143,7 @@ class Budget {
     const why = last ? `; last: ${last.message}` : '';
     return new ProviderError({
       code: 'timeout',
-      message: `no answer within ${Math.round(this.ms / 1000)} s (${tries}, agents.defaults.model_budget_seconds)${why}`,
+      message: `no answer within ${Math.round(this.ms / 1000)} s (${tries}, ${BUDGET_KEY})${why}`,
     });
   }
 
@@ -256,7 +258,10 @@ export function createModelRouter(entries: ModelEntry[], options: ModelRouterOpt
     });
   }
 
-  /** What to try after a failure: the failing key rests when the failure is transient; backing off only when nothing else is at rest. */
+  /**
+   * What to try after a failure: the failing key rests when the failure is transient; backing off only when nothing
+   * else is at rest.
+   */
   function nextTry(
     pool: Pool,
     picked: Picked,

@@ -17,7 +17,10 @@ function usage(input: number, output: number, cached: number, reasoning: number,
   };
 }
 
-/** Chat completions: `prompt_tokens` includes `prompt_tokens_details.cached_tokens`; reasoning is inside `completion_tokens`. */
+/**
+ * Chat completions: `prompt_tokens` includes `prompt_tokens_details.cached_tokens`; reasoning is inside
+ * `completion_tokens`.
+ */
 export function chatCompletionsUsage(wire: {
   prompt_tokens: number;
   completion_tokens: number;
@@ -49,7 +52,9 @@ export function messagesUsage(wire: {
   return usage(count(wire.input_tokens) + read + written, count(wire.output_tokens), read, 0, written);
 }
 
-/** Generate content: thoughts are counted apart from the candidates; `cachedContentTokenCount` is part of the prompt. */
+/**
+ * Generate content: thoughts are counted apart from the candidates; `cachedContentTokenCount` is part of the prompt.
+ */
 export function generateContentUsage(meta: {
   promptTokenCount?: Count;
   candidatesTokenCount?: Count;

@@ -16,7 +16,10 @@ export function streamEndedEarly(): ProviderError {
   return new ProviderError({ code: 'network', message: 'the stream ended before the answer was complete' });
 }
 
-/** The headers a client sends with a request: its own, then the request's (an entry's), so a user can override anything. */
+/**
+ * The headers a client sends with a request: its own, then the request's (an entry's), so a user can override
+ * anything.
+ */
 export function headersFor(
   own: Record<string, string>,
 ): (request: { headers?: Record<string, string> }) => Record<string, string> {

@@ -1,5 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ActorView } from '../../adapters/launcher/api/actor-board.js';
 import type { ChartNode } from '../../adapters/launcher/api/host.js';
@@ -7,7 +10,7 @@ import type { Envelope } from '../../bus/index.js';
 import { call } from '../launcher/launcher-harness.js';
 import { chatSocket, replyStreamed, startDashboard, type Dashboard } from '../support/dashboard-harness.js';
 import { until } from '../support/eventually.js';
-import { everythingStdio } from '../support/mcp-servers.js';
+import { everythingStdio, filesystemStdio } from '../support/mcp-servers.js';
 
 type Actors = { actors: Array<Omit<ActorView, 'history'>> };
 
@@ -103,13 +106,16 @@ test('an MCP server is an mcp_server actor: idle, connecting, connected, with it
     assert.equal(
       logged.filter(([, , event]) => event !== 'TOOLS_CHANGED'),
       [
+        [null, 'idle', 'xstate.init'],
         ['idle', 'connecting', 'CONNECT'],
         ['connecting', 'connected', 'CONNECTED'],
       ],
     );
     assert.equal(
-      logged.filter(([, , event]) => event === 'TOOLS_CHANGED').map(([from, to]) => [from, to]),
-      logged.length > 2 ? [['connected', 'connected']] : [],
+      logged
+        .filter(([, , event]) => event === 'TOOLS_CHANGED')
+        .filter(([from, to]) => from !== to || to !== 'connected'),
+      [],
       'a new tool list keeps the server connected',
     );
     const { machines } = await get<{ machines: Record<string, ChartNode> }>(dashboard, '/api/machines');
@@ -122,6 +128,43 @@ test('an MCP server is an mcp_server actor: idle, connecting, connected, with it
       'disabled',
     ]);
     assert.equal(stateKeys(machines.cron ?? null)?.includes('scheduled'), true);
+  } finally {
+    await dashboard.close();
+  }
+});
+
+test('an MCP server removed from the config ends on the machines page, as a child of the gateway', async () => {
+  const servers = { a: filesystemStdio(tmpdir()), b: filesystemStdio(tmpdir()) };
+  const dashboard = await startDashboard({ tools: { mcp: { enabled: true, servers } } });
+  try {
+    const connected = await reached(dashboard, 'mcp:a', 'connected');
+    await reached(dashboard, 'mcp:b', 'connected');
+    assert.equal([connected.parent, connected.context], ['gateway', { tools: 14 }]);
+    const path = join(dashboard.home.home, 'config.json');
+    const config = JSON.parse(readFileSync(path, 'utf8')) as { tools: { mcp: { servers: Record<string, unknown> } } };
+    delete config.tools.mcp.servers.a;
+    writeFileSync(path, JSON.stringify(config, null, 2));
+    const actor = (id: string) => get<ActorView>(dashboard, `/api/actors/${id}`);
+    const ended = await until(
+      'mcp:a to end',
+      async () => ((await actor('mcp:a')).stopped ? actor('mcp:a') : undefined),
+      30_000,
+    );
+    assert.equal(
+      [ended.state, ended.stopped, ended.reason, ended.parent, ended.history.slice(-2).map((m) => [m.to, m.event])],
+      [
+        'disabled',
+        true,
+        'stopped',
+        'gateway',
+        [
+          ['closing', 'STOP'],
+          ['disabled', 'done.close'],
+        ],
+      ],
+    );
+    const b = await actor('mcp:b');
+    assert.equal([b.state, b.stopped], ['connected', false]);
   } finally {
     await dashboard.close();
   }

@@ -2,8 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createActor, fromCallback, fromPromise } from 'xstate';
 import type { McpLink } from '../../adapters/mcp/link.js';
-import { connectionOf } from '../../adapters/mcp/connection-state.js';
-import { serverMoves } from '../../adapters/mcp/server-moves.js';
+import { connectionOf } from '../../actors/mcp/connection-state.js';
+import { serverMoves } from '../../actors/mcp/server-moves.js';
 import { clockOf } from '../../actors/scheduler.js';
 import {
   mcpServerMachine,

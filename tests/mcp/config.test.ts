@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { parseEnvFile } from '../../store/config/env-file.js';
 import { DEFAULT_DISCOVERY, mcpConfigProblems, transportOf, type McpServerConfig } from '../../adapters/mcp/options.js';
 import { mcpOptionsFromConfig } from '../../adapters/mcp/from-config.js';
-import { McpManager } from '../../adapters/mcp/manager.js';
+import { McpManager } from '../../actors/mcp/manager.js';
 import { validateConfig } from '../../store/config/index.js';
 import { mcpOptions } from '../support/mcp-servers.js';
 

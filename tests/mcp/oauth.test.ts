@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { McpManager } from '../../adapters/mcp/manager.js';
+import { McpManager } from '../../actors/mcp/manager.js';
 import { mcpLogin } from '../../adapters/mcp/oauth-login.js';
 import type { McpServerConfig } from '../../adapters/mcp/options.js';
 import { mcpAuthPath, readMcpAuth } from '../../store/mcp-tokens.js';

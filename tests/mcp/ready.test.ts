@@ -4,7 +4,7 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { McpManager } from '../../adapters/mcp/manager.js';
+import { McpManager } from '../../actors/mcp/manager.js';
 import { mcpReady } from '../../actors/wiring/mcp-ready.js';
 import { eventually } from '../support/eventually.js';
 import { everythingEntry, mcpOptions } from '../support/mcp-servers.js';

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { EventDraft } from '../../bus/events/index.js';
-import { McpManager } from '../../adapters/mcp/manager.js';
+import { McpManager } from '../../actors/mcp/manager.js';
 import { everythingStdio, mcpOptions } from '../support/mcp-servers.js';
 import { tempHome } from '../support/temp-home.js';
 import { eventually } from '../support/eventually.js';
@@ -41,6 +41,7 @@ test('a killed stdio server is restarted with backoff and its tools work again',
         e.type === 'actor.transitioned' ? `${e.data.actor} ${e.data.from}→${e.data.to} ${e.data.event}` : e.type,
       ),
       [
+        'mcp:everything undefined→idle xstate.init',
         'mcp:everything idle→connecting CONNECT',
         'mcp:everything connecting→connected CONNECTED',
         'mcp.connected',
@@ -80,11 +81,17 @@ test('a stopped server closes its client first: its process has ended when stop(
     assert.equal(
       events.flatMap((e) => (e.type === 'actor.transitioned' ? [`${e.data.from}→${e.data.to} ${e.data.event}`] : [])),
       [
+        'undefined→idle xstate.init',
         'idle→connecting CONNECT',
         'connecting→connected CONNECTED',
         'connected→closing STOP',
         'closing→disabled done.close',
       ],
+    );
+    assert.equal(
+      events.filter((e) => e.type === 'actor.stopped'),
+      [{ type: 'actor.stopped', data: { actor: 'mcp:everything', machine: 'mcp_server', reason: 'stopped' } }],
+      'the stopped server leaves the machines page',
     );
   } finally {
     await manager.stop();

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { McpManager } from '../../adapters/mcp/manager.js';
+import { McpManager } from '../../actors/mcp/manager.js';
 import type { McpServerConfig } from '../../adapters/mcp/options.js';
 import { mcpOptions, startEverythingRemote } from '../support/mcp-servers.js';
 import { tempHome } from '../support/temp-home.js';

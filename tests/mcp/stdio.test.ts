@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { EventDraft } from '../../bus/events/index.js';
-import { McpManager } from '../../adapters/mcp/manager.js';
+import { McpManager } from '../../actors/mcp/manager.js';
 import { everythingStdio, filesystemStdio, mcpOptions } from '../support/mcp-servers.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 
@@ -31,13 +31,14 @@ everything.after(async ({ home, manager }) => {
 });
 
 everything('a connected server reports its mcp_server moves and mcp.connected with its tool count', ({ events }) => {
-  const moved = (from: string, to: string, event: string) => ({
+  const moved = (from: string | undefined, to: string, event: string, context = {}) => ({
     type: 'actor.transitioned',
-    data: { actor: 'mcp:everything', machine: 'mcp_server', from, to, event },
+    data: { actor: 'mcp:everything', machine: 'mcp_server', from, to, event, context },
   });
   assert.equal(events, [
+    moved(undefined, 'idle', 'xstate.init'),
     moved('idle', 'connecting', 'CONNECT'),
-    moved('connecting', 'connected', 'CONNECTED'),
+    moved('connecting', 'connected', 'CONNECTED', { tools: 13 }),
     { type: 'mcp.connected', data: { server: 'everything', tools: 13 } },
   ]);
 });

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { listMcpText } from '../../mcp/chat-views.js';
-import type { ConnectionState } from '../../mcp/connection-state.js';
+import { listMcpText } from '../../../actors/mcp/chat-views.js';
+import type { ConnectionState } from '../../../actors/mcp/connection-state.js';
 import { mcpOptionsFromConfig } from '../../mcp/from-config.js';
-import { McpManager, type McpServerStatus } from '../../mcp/manager.js';
+import { McpManager, type McpServerStatus } from '../../../actors/mcp/manager.js';
 import { mcpLogin } from '../../mcp/oauth-login.js';
 import { McpConfigError, TRANSPORTS, type McpOptions } from '../../mcp/options.js';
 import { ConfigError, loadConfig, type LoadedConfig } from '../../../store/config/index.js';

@@ -1,6 +1,6 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import type { ChartNode, ChartTransition } from '../../launcher/api/host.js';
-import { MCP_SERVER_MACHINE } from '../../mcp/server-moves.js';
+import { MCP_SERVER_MACHINE } from '../../../actors/mcp/server-moves.js';
 import { agentMachine } from '../../../machines/agent.js';
 import { channelMachine } from '../../../machines/channel.js';
 import { cronJobMachine } from '../../../machines/cron.js';

@@ -17,7 +17,8 @@ function row(turn: TurnListRow): HTMLElement {
     h(
       'span',
       { class: 'muted small' },
-      `${channelName(turn.channel)} · ${chatName(turn.chat)}${turn.ms === undefined ? '' : ` · ${duration(turn.ms)}`} · `,
+      `${channelName(turn.channel)} · ${chatName(turn.chat)}` +
+        `${turn.ms === undefined ? '' : ` · ${duration(turn.ms)}`} · `,
       h('span', { title: stamp(turn.at) }, ago(turn.at)),
     ),
   );

@@ -24,7 +24,8 @@ export const pairingPage: Page = (root) => {
         ? h(
             'p',
             { class: 'ok' },
-            `${reply.body.sender} on ${reply.body.channel} ${decision === 'approve' ? 'may write now' : 'was turned away'}.`,
+            `${reply.body.sender} on ${reply.body.channel} ` +
+              `${decision === 'approve' ? 'may write now' : 'was turned away'}.`,
           )
         : h('p', { class: 'error' }, errorText(reply.body, reply.status)),
     );

@@ -40,7 +40,8 @@ function sessionItem(row: SessionRow): HTMLElement {
       { class: 'session-facts muted' },
       `agent ${row.agent || '—'}`,
       row.sender ? ` · from ${row.sender}` : '',
-      ` · ${plural(row.turns, 'turn')} · ${plural(row.messages, 'message')} · ${tokensText(row.model_calls, row.input_tokens, row.output_tokens, row.unreported_calls)} · cost `,
+      ` · ${plural(row.turns, 'turn')} · ${plural(row.messages, 'message')} · ` +
+        `${tokensText(row.model_calls, row.input_tokens, row.output_tokens, row.unreported_calls)} · cost `,
       costTag(row.model_calls, row.cost_usd, row.unpriced_calls, row.unreported_calls),
     ),
     h('div', { class: 'session-last' }, preview(row.last_text, 120)),
@@ -76,7 +77,9 @@ function detailView(detail: SessionDetail, clear: () => void): HTMLElement {
         ['messages', String(about.messages)],
         [
           'tokens',
-          `${exact(about.input_tokens)} in${about.cached_input_tokens ? ` (${exact(about.cached_input_tokens)} cached)` : ''} / ${exact(about.output_tokens)} out`,
+          `${exact(about.input_tokens)} in` +
+            `${about.cached_input_tokens ? ` (${exact(about.cached_input_tokens)} cached)` : ''}` +
+            ` / ${exact(about.output_tokens)} out`,
         ],
         [
           'cost',
@@ -127,7 +130,9 @@ function detailView(detail: SessionDetail, clear: () => void): HTMLElement {
               h(
                 'div',
                 { class: 'muted small turn-facts' },
-                `${stamp(t.at)} · ${t.ms === undefined ? 'running' : duration(t.ms)} · ${plural(t.model_calls, 'model call')} · ${tokensText(t.model_calls, t.input_tokens, t.output_tokens, t.unreported_calls)}`,
+                `${stamp(t.at)} · ${t.ms === undefined ? 'running' : duration(t.ms)} · ` +
+                  `${plural(t.model_calls, 'model call')} · ` +
+                  tokensText(t.model_calls, t.input_tokens, t.output_tokens, t.unreported_calls),
                 t.model_calls ? ' · cost ' : null,
                 t.model_calls ? costTag(t.model_calls, t.cost_usd, t.unpriced_calls, t.unreported_calls) : null,
               ),

@@ -193,7 +193,8 @@ export const skillsPage: Page = (root) => {
     if (!reply.ok) return failed(reply);
     const { status, path, backup } = reply.body;
     say(
-      `Draft ${draft.name} ${status}${path ? `: written to ${path}` : ''}${backup ? `; the skill it replaced is kept in ${backup}` : ''}.`,
+      `Draft ${draft.name} ${status}${path ? `: written to ${path}` : ''}` +
+        `${backup ? `; the skill it replaced is kept in ${backup}` : ''}.`,
     );
     await Promise.all([loadDrafts(), loadInstalled()]);
   };

@@ -42,7 +42,8 @@ function summary(t: TurnView, started: Envelope<'turn.started'> | undefined): HT
       'tokens',
       usage.calls > 0 && usage.unreported_calls >= usage.calls
         ? 'unknown'
-        : `${exact(usage.input_tokens)} in${cached} / ${exact(usage.output_tokens)} out${usage.unreported_calls ? ' + unknown' : ''}`,
+        : `${exact(usage.input_tokens)} in${cached} / ${exact(usage.output_tokens)} out` +
+          (usage.unreported_calls ? ' + unknown' : ''),
     ],
     ['cost', usage.calls ? costTag(usage.calls, usage.cost_usd, usage.unpriced_calls, usage.unreported_calls) : '—'],
     ['agent', parts.agent ?? t.events[0]?.agent ?? '—'],
@@ -297,7 +298,8 @@ export const turnPage: Page = (root, turn) => {
       h(
         'p',
         { class: 'muted small' },
-        "Time runs from the message reaching the agent (0 ms). The first bar is the prompt being built: history, summary and workspace files. A subagent's own turn is drawn under the call that started it.",
+        'Time runs from the message reaching the agent (0 ms). The first bar is the prompt being built: history, ' +
+          "summary and workspace files. A subagent's own turn is drawn under the call that started it.",
       ),
       waterfall(rowsOf(t.spans, t.children), end ? end.at - origin : 0),
       h('h2', {}, 'Conversation'),

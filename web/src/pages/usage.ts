@@ -81,7 +81,8 @@ const empty = (key: string): UsageRowView => ({
 /** What the legend adds about a column: its answers and turns, reasoning tokens among the output. */
 function rowDetail(name: string, row: UsageRowView): string {
   if (row.calls === 0) return `${name}: no model answers`;
-  return `${name}: ${plural(row.calls, 'answer')} in ${plural(row.turns, 'turn')}, ${exact(row.reasoning_tokens)} of the output tokens reasoning`;
+  const answers = `${plural(row.calls, 'answer')} in ${plural(row.turns, 'turn')}`;
+  return `${name}: ${answers}, ${exact(row.reasoning_tokens)} of the output tokens reasoning`;
 }
 
 function charts(series: UsageReport, range: Range): HTMLElement[] {
@@ -167,7 +168,8 @@ function charts(series: UsageReport, range: Range): HTMLElement[] {
       ? h(
           'p',
           { class: 'muted small', id: 'usage-cost-marks' },
-          'A ? over a column: it has answers of a model without a price or without usage figures, whose cost is unknown.',
+          'A ? over a column: it has answers of a model without a price or without usage figures, ' +
+            'whose cost is unknown.',
         )
       : null,
   ].filter((node): node is HTMLElement => node !== null);
@@ -307,7 +309,9 @@ function view(range: Range, series: UsageReport, models: UsageReport, agents: Us
           h(
             'p',
             {},
-            `No price for ${series.unpriced_models.join(', ')}: answers of ${series.unpriced_models.length === 1 ? 'this model count' : 'these models count'} in tokens, their cost is unknown (?), not $0. Set `,
+            `No price for ${series.unpriced_models.join(', ')}: answers of ` +
+              `${series.unpriced_models.length === 1 ? 'this model count' : 'these models count'} in tokens, ` +
+              'their cost is unknown (?), not $0. Set ',
             h('code', {}, 'model_list[].pricing {"input", "output", "cached_input"}'),
             ' in US dollars per million tokens.',
           ),
@@ -323,7 +327,8 @@ function view(range: Range, series: UsageReport, models: UsageReport, agents: Us
             h(
               'p',
               { class: 'muted' },
-              `No model answered in ${range.label.toLowerCase()}. Every answer's tokens are recorded; they show here after the agents' next replies.`,
+              `No model answered in ${range.label.toLowerCase()}. ` +
+                "Every answer's tokens are recorded; they show here after the agents' next replies.",
             ),
           ),
         ]

@@ -1,7 +1,15 @@
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { filter, firstValueFrom, from, map } from 'rxjs';
-import { createActor, fromCallback, fromPromise, type Actor, type ActorOptions, type SnapshotFrom } from 'xstate';
+import {
+  createActor,
+  fromCallback,
+  fromPromise,
+  type Actor,
+  type ActorOptions,
+  type InspectionEvent,
+  type SnapshotFrom,
+} from 'xstate';
 import {
   mcpServerMachine,
   type ConnectInput,
@@ -9,10 +17,10 @@ import {
   type WatchInput,
 } from '../../machines/mcp-server.js';
 import { connectionOf, type Backoff, type ConnectionState } from './connection-state.js';
-import { type McpLink, openLink } from './link.js';
-import type { McpServerConfig } from './options.js';
-import { serverMoves, type ServerMove } from './server-moves.js';
-import type { TransportContext } from './transport.js';
+import { type McpLink, openLink } from '../../adapters/mcp/link.js';
+import type { McpServerConfig } from '../../adapters/mcp/options.js';
+import { serverMoves } from './server-moves.js';
+import type { TransportContext } from '../../adapters/mcp/transport.js';
 
 declare module '../../machines/mcp-server.js' {
   interface McpServerRegister {
@@ -25,8 +33,10 @@ export interface ConnectionDeps {
   context: TransportContext;
   backoff: Backoff;
   connectTimeoutMs: number;
-  /** Each move of the server's machine, with the connection's state after it. */
-  onChange(name: string, move: ServerMove, state: ConnectionState): void;
+  /** The connection's state after each move of the server's machine (a change of state, or a new tool list). */
+  onChange(name: string, state: ConnectionState): void;
+  /** The board that shows the machine's moves and its end (`actor.transitioned`, `actor.stopped`). */
+  inspect(inspection: InspectionEvent): void;
   /** The clock of the retry delays; real time by default. */
   clock?: ActorOptions<typeof mcpServerMachine>['clock'];
 }
@@ -82,10 +92,14 @@ export class McpConnection {
     readonly server: McpServerConfig,
     deps: ConnectionDeps,
   ) {
+    const moves = serverMoves((_, snapshot) => deps.onChange(name, connectionOf(snapshot)));
     this.actor = createActor(serverMachine(server, deps), {
       input: { server: name, backoff: deps.backoff },
       ...(deps.clock ? { clock: deps.clock } : {}),
-      inspect: serverMoves((move, snapshot) => deps.onChange(name, move, connectionOf(snapshot))),
+      inspect: (inspection) => {
+        deps.inspect(inspection);
+        moves(inspection);
+      },
     });
   }
 

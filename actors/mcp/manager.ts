@@ -1,12 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { EventDraft } from '../../bus/events/index.js';
-import type { FilterOptions } from '../tools/options.js';
-import { fail, type Tool, type ToolContext, type ToolResult } from '../tools/tool.js';
+import type { FilterOptions } from '../../adapters/tools/options.js';
+import { fail, type Tool, type ToolContext, type ToolResult } from '../../adapters/tools/tool.js';
 import { McpConnection, type ConnectionDeps } from './connection.js';
 import { DEFAULT_BACKOFF, type Backoff, type ConnectionState } from './connection-state.js';
-import { mcpArguments, POLICY_NOTE, type McpArguments, type McpTool } from './mcp-tool.js';
-import { StoredOAuthProvider } from './oauth-provider.js';
+import { mcpArguments, POLICY_NOTE, type McpArguments, type McpTool } from '../../adapters/mcp/mcp-tool.js';
+import { StoredOAuthProvider } from '../../adapters/mcp/oauth-provider.js';
 import {
   isDeferred,
   mcpConfigProblems,
@@ -15,11 +15,12 @@ import {
   type McpOptions,
   type McpServerConfig,
   type TransportKind,
-} from './options.js';
-import { toToolResult } from './result.js';
-import { discoverySearchTools, type DiscoveryHooks } from './search-tools.js';
-import { serverMoved, type ServerMove } from './server-moves.js';
-import { mcpToolNames } from './tool-name.js';
+} from '../../adapters/mcp/options.js';
+import { toToolResult } from '../../adapters/mcp/result.js';
+import { discoverySearchTools, type DiscoveryHooks } from '../../adapters/mcp/search-tools.js';
+import { mcpToolNames } from '../../adapters/mcp/tool-name.js';
+import { mcpServerBoard } from '../../machines/mcp-server.js';
+import { BoardInspector } from '../board.js';
 
 export interface McpManagerDeps {
   options: McpOptions;
@@ -29,7 +30,10 @@ export interface McpManagerDeps {
   home: string;
   env?: NodeJS.ProcessEnv;
   filter?: Pick<FilterOptions, 'enabled' | 'minLength' | 'secrets'>;
-  /** Status changes as bus drafts (`mcp.connected`, `mcp.failed`, and every move as `actor.transitioned`). */
+  /**
+   * Status changes as bus drafts (`mcp.connected`, `mcp.failed`), and the servers' machines as the gateway's children
+   * on the machines page: every move as `actor.transitioned`, a stopped server's end as `actor.stopped`.
+   */
   report?: (draft: EventDraft) => void;
   backoff?: Backoff;
   connectTimeoutMs?: number;
@@ -66,11 +70,13 @@ function wanted(options: McpOptions, name: string): McpServerConfig | undefined 
  */
 export class McpManager {
   private readonly connections = new Map<string, McpConnection>();
+  private readonly board: BoardInspector;
   private named: Map<string, McpTool> | undefined;
   private options: McpOptions;
 
   constructor(private readonly deps: McpManagerDeps) {
     this.options = deps.options;
+    this.board = new BoardInspector({ publish: (draft) => deps.report?.(draft) }, { mcp_server: mcpServerBoard });
   }
 
   /** Throws `McpConfigError` when the block must not start (the application then refuses to start). */
@@ -110,7 +116,8 @@ export class McpManager {
         backoff: this.deps.backoff ?? DEFAULT_BACKOFF,
         connectTimeoutMs: this.deps.connectTimeoutMs ?? 30_000,
         ...(this.deps.clock ? { clock: this.deps.clock } : {}),
-        onChange: (changed, move, state) => this.changed(changed, move, state),
+        onChange: (changed, state) => this.changed(changed, state),
+        inspect: this.board.inspect,
       });
       this.connections.set(name, connection);
       started.push(connection);
@@ -202,9 +209,8 @@ export class McpManager {
     return { authProvider: new StoredOAuthProvider(this.deps.home, name, server.oauth, { kind: 'runtime' }) };
   }
 
-  private changed(server: string, move: ServerMove, state: ConnectionState): void {
+  private changed(server: string, state: ConnectionState): void {
     this.named = undefined;
-    this.deps.report?.(serverMoved(server, move));
     if (state.state === 'connected')
       this.deps.report?.({ type: 'mcp.connected', data: { server, tools: state.tools } });
     if (state.state === 'failed') {

@@ -1,5 +1,4 @@
 import type { InspectionEvent, SnapshotFrom } from 'xstate';
-import type { EventDraft } from '../../bus/events/index.js';
 import { causeOf } from '../../machines/board.js';
 import type { McpServerState, mcpServerMachine } from '../../machines/mcp-server.js';
 
@@ -15,11 +14,6 @@ export interface ServerMove {
 }
 
 type ServerSnapshot = SnapshotFrom<typeof mcpServerMachine>;
-
-/** One move of a server connection as the `actor.transitioned` event the machines page folds. */
-export function serverMoved(server: string, move: ServerMove): EventDraft<'actor.transitioned'> {
-  return { type: 'actor.transitioned', data: { actor: `mcp:${server}`, machine: MCP_SERVER_MACHINE, ...move } };
-}
 
 /**
  * Reads a server actor's moves from xstate's inspection (`createActor(machine, { inspect })`): each change of the
