@@ -196,4 +196,27 @@ test("each file's CPU (the tests' own and their processes') and its starts of te
   }
 });
 
+test('a file not timed yet starts first, then the others longest first', async () => {
+  const dir = join(repoRoot, 'tests', 'output', `runner-order-${process.pid}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const passes = "import { test } from 'uvu';\ntest('runs', () => undefined);\ntest.run();\n";
+  for (const name of ['long', 'new', 'short']) writeFileSync(join(dir, `${name}.test.ts`), passes);
+  // As tests/durations.json records them; new.test.ts has never run.
+  writeFileSync(join(dir, 'durations.json'), JSON.stringify({ 'long.test.ts': { s: 40 }, 'short.test.ts': { s: 1 } }));
+  try {
+    const args = [join(repoRoot, 'tests', 'run.mjs'), '--dir', dir, '--workers', '1'];
+    const runner = spawn(process.execPath, args, { cwd: repoRoot });
+    let output = '';
+    runner.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    runner.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => runner.once('exit', resolve));
+    assert.is(code, 0, output);
+    const order = [...output.matchAll(/^ok {2}(\S+)/gm)].map((match) => match[1]);
+    assert.equal(order, ['new.test.ts', 'long.test.ts', 'short.test.ts'], output);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();
