@@ -15,7 +15,10 @@ import { startInstantModel } from '../support/instant-model.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 import { message, writeConfig } from '../support/turn-fixture.js';
 
-const TURNS = 2000;
+/** Turns in the long log: five times the 100 a compaction keeps. */
+const TURNS = 500;
+/** An archived turn, read back from the archive and imported again. */
+const ARCHIVED = TURNS / 2;
 /** 100 turns a day: the last 100 are younger than one day. */
 const SPACING_MS = 864_000;
 
@@ -62,7 +65,7 @@ async function copyTurns(log: EventLog, templates: Envelope[][], count: number, 
   return ids;
 }
 
-test('2,000 turns, the last 100 kept: the file shrinks, recent turns rerun identical, usage is unchanged', async () => {
+test('500 turns, the last 100 kept: the file shrinks, recent turns rerun identical, usage is unchanged', async () => {
   const model = await startInstantModel();
   const home = tempHome();
   try {
@@ -128,12 +131,12 @@ test('2,000 turns, the last 100 kept: the file shrinks, recent turns rerun ident
     assert.equal(replay.stdout, 'identical\n', replay.stderr);
 
     // An archived turn, read back with --archive: its events as written.
-    const shown = await runCliAsync(['log', '--archive', '--turn', ids[1000]!, '--json'], home.env);
+    const shown = await runCliAsync(['log', '--archive', '--turn', ids[ARCHIVED]!, '--json'], home.env);
     const events = shown.stdout
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as Envelope);
-    const template = templates[1000 % templates.length]!;
+    const template = templates[ARCHIVED % templates.length]!;
     assert.equal(
       events.map((e) => e.type),
       template.map((e) => e.type),
@@ -141,7 +144,7 @@ test('2,000 turns, the last 100 kept: the file shrinks, recent turns rerun ident
     const prompt = (list: Envelope[]) => list.find((e) => e.type === 'prompt.built')?.data;
     assert.equal(prompt(events), prompt(template));
     assert.equal(
-      events.every((e) => e.turn === ids[1000]),
+      events.every((e) => e.turn === ids[ARCHIVED]),
       true,
     );
 
@@ -153,10 +156,10 @@ test('2,000 turns, the last 100 kept: the file shrinks, recent turns rerun ident
     assert.equal(JSON.parse(again.stdout), { ok: true, imported: 0, skipped: result.archived }, again.stderr);
     const whole = EventLog.open(home.sessions, { readOnly: true });
     try {
-      const back = whole.read({ turn: ids[1000]! });
+      const back = whole.read({ turn: ids[ARCHIVED]! });
       assert.equal(
         back.map((e) => e.type),
-        templates[1000 % templates.length]!.map((e) => e.type),
+        templates[ARCHIVED % templates.length]!.map((e) => e.type),
       );
       assert.equal((await rerunTurn(back)).identical, true);
       assert.equal(

@@ -18,9 +18,15 @@ import { tempHome, type TempHome } from '../support/temp-home.js';
 
 const TOKEN = '777777:compaction-kill-token';
 const DAY_MS = 86_400_000;
-/** Seeded events: enough that the copy takes many turns of the gateway's event loop. */
-const OLD = 15_000;
-const YOUNG = 15_000;
+/**
+ * Seeded events: enough that the copy of the young ones takes many turns of the gateway's event loop (it copies 500 a
+ * turn), so a kill lands mid-copy; the old ones only go to the archive.
+ */
+const OLD = 3_000;
+const YOUNG = 10_000;
+/** The copy's size at which the mid-copy kill is sent: under a third of the ~840 KB the young events take. */
+const UNDER_WAY_BYTES = 2 ** 18;
+const TALK_EVERY_MS = 100;
 
 interface Context {
   model?: GatewayModel;
@@ -126,8 +132,9 @@ async function killDuringCompaction(
       await context.emulator!.say(TOKEN, `during ${i}`, { userId: 5000 + (i % 5) });
       last = readInto(seen, dir, last);
       // The emulator takes a message without I/O: without a timer here the loop never let this process poll, and the
-      // killed gateway's exit was never seen (the test hung after the kill).
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // killed gateway's exit was never seen (the test hung after the kill). Ten a second: turns go on all through the
+      // copy, and the gateway is not kept so busy that the swap waits a minute for a quiet moment.
+      await new Promise((resolve) => setTimeout(resolve, TALK_EVERY_MS));
     }
   })();
   try {
@@ -166,7 +173,7 @@ async function killDuringCompaction(
 }
 
 test('killed mid-copy: every event committed before is there after a restart, and no copy is left', async (context) => {
-  await killDuringCompaction(context, (dir) => copyUnderWay(dir, 2 ** 19), false);
+  await killDuringCompaction(context, (dir) => copyUnderWay(dir, UNDER_WAY_BYTES), false);
 });
 
 test('killed as the files are swapped: every event committed before is there after a restart', async (context) => {

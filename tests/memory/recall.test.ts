@@ -21,6 +21,10 @@ const settings = {
 };
 const START = Date.UTC(2026, 2, 1, 9, 0, 0);
 const turnId = (n: number) => `hist-${String(n).padStart(4, '0')}`;
+/** Past turns: 300 with the one run in the test, a history long enough that turn 3 is far back. */
+const HISTORY = 299;
+/** The turn in Bob's chat with his garage code. */
+const BOBS_SECRET = 150;
 
 /** What each past turn said: turn 3 is Alice's flat; Bob's chat mentions a flat in Lisbon too, with his secret. */
 function said(n: number): { who: 'alice' | 'bob'; user: string; reply: string } {
@@ -30,7 +34,7 @@ function said(n: number): { who: 'alice' | 'bob'; user: string; reply: string } 
       user: 'Remember that my flat in Lisbon is on Rua Augusta 12',
       reply: 'Noted: your flat is on Rua Augusta 12.',
     };
-  if (n === 500)
+  if (n === BOBS_SECRET)
     return {
       who: 'bob',
       user: 'my flat in Lisbon has the garage code 4417',
@@ -44,10 +48,10 @@ function said(n: number): { who: 'alice' | 'bob'; user: string; reply: string } 
   };
 }
 
-/** 999 past turns written straight into the workspace's log, as a gateway would have recorded them. */
+/** The past turns written straight into the workspace's log, as a gateway would have recorded them. */
 async function writeHistory(home: TempHome): Promise<void> {
   const log = EventLog.open(home.sessions);
-  for (let n = 1; n <= 999; n++) {
+  for (let n = 1; n <= HISTORY; n++) {
     const { who, user, reply } = said(n);
     const session = who === 'alice' ? ALICE : BOB;
     const chat = `direct:${who}`;
@@ -151,16 +155,13 @@ function toolResults(home: TempHome): Array<{ name: string; ok: boolean; content
 
 const test = homeAndVendorSuite('recall: memory_search and memory_get');
 
-test("a fact said in turn 3 of 1,000 is found with its turn id; another user's chat is not", async ({
-  home,
-  vendor,
-}) => {
+test("a fact said in turn 3 of 300 is found with its turn id; another user's chat is not", async ({ home, vendor }) => {
   configure(home, vendor);
   await writeHistory(home);
   answer(
     vendor,
     call('c1', 'memory_search', { query: 'flat Lisbon' }),
-    call('c2', 'memory_get', { turn_id: turnId(500) }),
+    call('c2', 'memory_get', { turn_id: turnId(BOBS_SECRET) }),
     completion({ content: 'Rua Augusta 12.' }),
   );
   const turn = await tern(['agent', '-m', 'Where is my flat?', '--session', 'alice'], home.env);
@@ -175,7 +176,7 @@ test("a fact said in turn 3 of 1,000 is found with its turn id; another user's c
   assert.not.match(search!.content, '4417');
   assert.equal(
     [get!.name, get!.ok, get!.content],
-    ['memory_get', false, `No turn ${turnId(500)} in this chat's memory.`],
+    ['memory_get', false, `No turn ${turnId(BOBS_SECRET)} in this chat's memory.`],
   );
 });
 
@@ -187,7 +188,7 @@ test('memory.scope shared lets every chat of the agent recall the others', async
   const found = (JSON.parse(toolResults(home)[0]!.content) as { results: Result[] }).results;
   assert.equal(
     found.map((r) => [r.session, r.turn_id]),
-    [[BOB, turnId(500)]],
+    [[BOB, turnId(BOBS_SECRET)]],
   );
 });
 
@@ -209,15 +210,18 @@ test('tern memory search and reindex: a projection of the log, rebuilt when its 
       r.source === 'memory' ? `${r.path}:${r.startLine}-${r.endLine}` : r.turn_id,
     );
   };
-  assert.equal((await search('flat', 'Lisbon')).sort(), ['memory/MEMORY.md:5-5', turnId(3), turnId(500)].sort());
+  assert.equal(
+    (await search('flat', 'Lisbon')).sort(),
+    ['memory/MEMORY.md:5-5', turnId(3), turnId(BOBS_SECRET)].sort(),
+  );
   assert.equal(
     await search('flat', 'Lisbon', '--session', 'alice'),
     [turnId(3), 'memory/MEMORY.md:5-5'].sort((a, b) => (a.startsWith('hist') ? -1 : b.startsWith('hist') ? 1 : 0)),
   );
   rmSync(join(home.workspace, 'state', 'memory-index.json'));
-  assert.equal(await search('garage'), [turnId(500)]);
+  assert.equal(await search('garage'), [turnId(BOBS_SECRET)]);
   const reindex = await tern(['memory', 'reindex', '--json'], home.env);
-  assert.equal([reindex.code, (JSON.parse(reindex.stdout) as { turns: number }).turns], [0, 999]);
+  assert.equal([reindex.code, (JSON.parse(reindex.stdout) as { turns: number }).turns], [0, HISTORY]);
   // The turn run now is in the index the next time, folded from the log's tail.
   answer(vendor, completion({ content: 'Your cat is called Miso.' }));
   assert.is((await tern(['agent', '-m', 'My cat is called Miso', '--session', 'alice'], home.env)).code, 0);
@@ -238,7 +242,8 @@ test("data.forgotten drops the sender's turns from the index, saved or rebuilt",
   const forgot = await tern(['log', 'forget', '--sender', 'bob'], home.env);
   assert.is(forgot.code, 0, forgot.stderr);
   assert.equal(JSON.parse((await tern(['memory', 'search', 'garage', '--json'], home.env)).stdout).results, []);
-  assert.equal(JSON.parse((await tern(['memory', 'reindex', '--json'], home.env)).stdout).turns, 499);
+  // Alice's turns are left: the even ones but Bob's secret, and turn 3.
+  assert.equal(JSON.parse((await tern(['memory', 'reindex', '--json'], home.env)).stdout).turns, 149);
   assert.equal(JSON.parse((await tern(['memory', 'search', 'garage', '--json'], home.env)).stdout).results, []);
 });
 

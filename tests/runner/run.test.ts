@@ -155,7 +155,9 @@ const COSTS = `import { spawn, spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 const root = ${JSON.stringify(repoRoot)};
-const tern = ['--import', 'tsx', 'adapters/cli/main.ts', '--version'];
+// The run's bundle when there is one (a start from the sources compiles them first: three times the CPU).
+const bin = process.env.TERN_TEST_BIN;
+const tern = [...(bin ? [bin + '/main.js'] : ['--import', 'tsx', 'adapters/cli/main.ts']), '--version'];
 test('starts tern twice and spends CPU in a child', async () => {
   assert.is(process.env.NODE_EXTRA_CA_CERTS, undefined, 'the tests start without the extra certificates');
   assert.match(spawnSync(process.execPath, tern, { cwd: root, encoding: 'utf8' }).stdout, /^tern \\d/);
@@ -189,6 +191,29 @@ test("each file's CPU (the tests' own and their processes') and its starts of te
     assert.ok(all - own >= 0.6, `the child's 0.6 s and the two starts of tern count as the file's: ${line![0]}`);
     assert.match(output, /^most CLI starts: costs\.test\.ts 2$/m);
     assert.match(output, /^CPU: [\d.]+ s in the files \([\d.]+ s in the tests' own code\); 2 starts of tern/m);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a file not timed yet starts first, then the others longest first', async () => {
+  const dir = join(repoRoot, 'tests', 'output', `runner-order-${process.pid}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const passes = "import { test } from 'uvu';\ntest('runs', () => undefined);\ntest.run();\n";
+  for (const name of ['long', 'new', 'short']) writeFileSync(join(dir, `${name}.test.ts`), passes);
+  // As tests/durations.json records them; new.test.ts has never run.
+  writeFileSync(join(dir, 'durations.json'), JSON.stringify({ 'long.test.ts': { s: 40 }, 'short.test.ts': { s: 1 } }));
+  try {
+    const args = [join(repoRoot, 'tests', 'run.mjs'), '--dir', dir, '--workers', '1'];
+    const runner = spawn(process.execPath, args, { cwd: repoRoot });
+    let output = '';
+    runner.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    runner.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => runner.once('exit', resolve));
+    assert.is(code, 0, output);
+    const order = [...output.matchAll(/^ok {2}(\S+)/gm)].map((match) => match[1]);
+    assert.equal(order, ['new.test.ts', 'long.test.ts', 'short.test.ts'], output);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
