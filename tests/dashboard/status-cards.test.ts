@@ -65,15 +65,16 @@ test('models, channels, MCP servers and tools as cards, with states and last err
       // The page says how long ago as it was drawn, somewhere between the two clock reads: "just now" under 5 s, then
       // "N s ago". On a loaded machine the page may be drawn seconds after the event.
       const read = Date.now();
-      const ago = (event: Envelope | undefined) => {
+      // Each card's own line is looked for (`rest` is what follows the time): another card may say another time.
+      const shown = JSON.stringify(cards);
+      const ago = (event: Envelope | undefined, rest: string) => {
         if (!event) return '?';
         const said = (now: number) => {
           const seconds = Math.max(0, Math.round((now - event.at) / 1000));
           return seconds < 5 ? 'just now' : `${seconds} s ago`;
         };
-        const shown = JSON.stringify(cards).match(/"Last (?:error|message)","(just now|\d+ s ago)/g) ?? [];
         for (let now = opened; now <= read + 1000; now += 500) {
-          if (shown.some((label) => label.endsWith(`"${said(now)}`))) return said(now);
+          if (shown.includes(JSON.stringify(`${said(now)}${rest}`))) return said(now);
         }
         return said(read);
       };
@@ -84,7 +85,7 @@ test('models, channels, MCP servers and tools as cards, with states and last err
           ['Provider', 'openai'],
           ['Model', 'gpt-test'],
           ['Keys', '1 key (hidden)'],
-          ['Last error', `${ago(failed)}: ${failed?.data.message}`],
+          ['Last error', `${ago(failed, `: ${failed?.data.message}`)}: ${failed?.data.message}`],
         ],
         [
           'proxied',
@@ -101,7 +102,11 @@ test('models, channels, MCP servers and tools as cards, with states and last err
           'telegram',
           'connected',
           ['Kind', 'Telegram'],
-          ['Last message', `${ago(received)} from ${received?.data.sender}: hello from the phone`],
+          [
+            'Last message',
+            `${ago(received, ` from ${received?.data.sender}: hello from the phone`)} from ${received?.data.sender}: ` +
+              'hello from the phone',
+          ],
           ['Last error', 'none'],
         ],
         [
@@ -119,7 +124,7 @@ test('models, channels, MCP servers and tools as cards, with states and last err
           'failed',
           ['Transport', 'stdio'],
           ['Runs', '/nonexistent/mcp-server'],
-          ['Last error', `${ago(mcpFailed)}: ${mcpFailed?.data.reason}`],
+          ['Last error', `${ago(mcpFailed, `: ${mcpFailed?.data.reason}`)}: ${mcpFailed?.data.reason}`],
         ],
       ]);
       assert.equal(await page.locator('#status-tools [data-group="Files"] li code').allTextContents(), [
