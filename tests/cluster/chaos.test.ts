@@ -8,9 +8,7 @@ import { runChaos } from '../support/chaos-run.js';
 import { natsAvailable } from '../support/nats-server.js';
 import { test } from 'uvu';
 
-// Skipped until #40's chaos doubles are explained: clean-clone CI of 2026-11-29 counted 1 double in 90 messages and a
-// 20 s bench run under load 13; the file stays so the run is one word away (`test(`) for whoever takes it up.
-test.skip('a kill while parts leave and a partition: 0 lost, 0 doubles, every chat in order [skipped: #40]', async () => {
+test('a kill while parts leave and a partition: 0 lost, 0 doubles, every chat in order', async () => {
   if (!natsAvailable()) return;
   const result = await runChaos({
     durationMs: 20_000,
