@@ -8,11 +8,11 @@ import { runChaos } from '../support/chaos-run.js';
 import { natsAvailable } from '../support/nats-server.js';
 import { test } from 'uvu';
 
-// Skipped for #40's second cause of doubles: a part whose request is written as its member is cut off from NATS has its
-// mark published into the dying connection; the member that takes the account over sees no mark and sends it again
-// (traced: chaos-a's intent at 12.095 s, its send at 12.126 s, its client saw the cut at 12.127 s, chaos-b took the
-// lease at 14.78 s and sent the part at 17.69 s). 1 run in 4 here. Fixing it needs the mark stored before the request
-// is written. The file stays so the run is one word away (`test(`).
+// Skipped for #40's second cause of doubles: a part's mark is published unawaited as its request starts, and a mark
+// still on its way is lost when the member's connection goes: cut off from NATS (traced: chaos-a's send at 12.126 s,
+// its client saw the cut at 12.127 s) or killed (traced: chaos-a's send at 6.066 s, SIGKILL at 6.184 s, no mark on the
+// server). The member taking the account over sees no mark and sends the part again. With c4d1bcc, 2 runs in 9 here
+// (1 and 20 doubles). Fixing it needs the mark stored before the request is written. One word away: `test(`.
 test.skip('a kill while parts leave and a partition: 0 lost, 0 doubles, chats in order [skipped: #40]', async () => {
   if (!natsAvailable()) return;
   const result = await runChaos({
