@@ -6,11 +6,8 @@ import { Members } from '../../store/cluster/members.js';
 import { SendMarks } from '../../store/cluster/send-marks.js';
 import type { ChannelEntry, LoadedConfig } from '../../store/config/index.js';
 import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
-import {
-  DeliveryQueue,
-  type Delivery as QueuedDelivery,
-  type DeliveryConsumer,
-} from '../../store/cluster/delivery-queue.js';
+import { DeliveryQueue, type Delivery as QueuedDelivery } from '../../store/cluster/delivery-queue.js';
+import type { OrderedConsumer } from '../../store/cluster/in-order.js';
 import { requestOf, type Delivery } from '../deliveries.js';
 import { Gateway, type GatewayOptions } from '../gateway/gateway.js';
 import { watchConnection } from './connection-watch.js';
@@ -88,7 +85,7 @@ function accountFor(channel: string, loaded: LoadedConfig, options: GatewayOptio
 /** A channel account this member runs: its gateway, and the consumer of replies relayed to it. */
 interface Cell {
   gateway: Gateway;
-  deliveries: DeliveryConsumer;
+  deliveries: OrderedConsumer;
 }
 
 /** The config as the file says now: the member's own gateway reloads it and hands it on (`ClusterNode.start`). */

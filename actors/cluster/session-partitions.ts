@@ -1,6 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Leases } from '../../store/cluster/leases.js';
-import { SessionWork, type WorkConsumer } from '../../store/cluster/session-work.js';
+import type { OrderedConsumer } from '../../store/cluster/in-order.js';
+import { SessionWork } from '../../store/cluster/session-work.js';
 import { sessionsLog } from '../../store/cluster/stream-names.js';
 import type { LoadedConfig } from '../../store/config/index.js';
 import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
@@ -13,7 +14,7 @@ const HAND_OVER_MS = 30_000;
 /** A partition this member serves: the gateway running its sessions, and the consumer feeding it. */
 interface Served {
   gateway: Gateway;
-  work: WorkConsumer;
+  work: OrderedConsumer;
 }
 
 export interface PartitionsDeps {

@@ -6,14 +6,12 @@ import {
   jetstreamManager,
   RetentionPolicy,
   StorageType,
-  type ConsumerMessages,
   type JetStreamClient,
-  type JsMsg,
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { validateDraft, type EventData } from '../../bus/index.js';
 import { subjectCounts } from './subject-counts.js';
-import { IN_FLIGHT, takeInOrder } from './in-order.js';
+import { consumeInOrder, IN_FLIGHT, type OrderedConsumer } from './in-order.js';
 import { idToken, tokenId } from './subjects.js';
 
 /** The work-queue stream of replies that wait for the member running their channel account. */
@@ -36,11 +34,6 @@ const accountOf = (subject: string): string | undefined =>
   subject.startsWith(`${ROOT}.`) ? tokenId(subject.slice(ROOT.length + 1)) : undefined;
 /** A consumer name takes no `.`, `*`, `>`, whitespace or path separator; the token has none. */
 const consumerOf = (account: string): string => `deliver-${idToken(account)}`;
-
-export interface DeliveryConsumer {
-  /** Stops taking deliveries; one being handled finishes (and is acknowledged) first. */
-  stop(): Promise<void>;
-}
 
 /**
  * Replies that do not start from an inbound message (a heartbeat answer, a cron job's text, the `message` tool) for
@@ -92,15 +85,15 @@ export class DeliveryQueue {
   }
 
   /**
-   * Takes the account's deliveries in order (`takeInOrder`): `handle` resolves once the delivery is in the account's
-   * log, and only then is it acknowledged. A delivery that fails to parse is dropped (`invalid`); one whose `handle`
-   * throws is handed again later.
+   * Takes the account's deliveries in order (`consumeInOrder`): `handle` resolves once the delivery is in the
+   * account's log, and only then is it acknowledged. A delivery that fails to parse is dropped (`invalid`); one whose
+   * `handle` throws is handed again later.
    */
   async consume(
     account: string,
     handle: (delivery: Delivery) => Promise<void>,
     invalid: (reason: string) => void,
-  ): Promise<DeliveryConsumer> {
+  ): Promise<OrderedConsumer> {
     const jsm = await jetstreamManager(this.nc);
     const name = consumerOf(account);
     // A consumer an earlier version made took one delivery at a time: it is brought to this one's settings.
@@ -115,35 +108,15 @@ export class DeliveryQueue {
         max_ack_pending: IN_FLIGHT,
       })
       .catch(() => jsm.consumers.update(DELIVERY_STREAM, name, { max_ack_pending: IN_FLIGHT }));
-    const consumer = await this.js.consumers.get(DELIVERY_STREAM, name);
-    const messages: ConsumerMessages = await consumer.consume({ max_messages: IN_FLIGHT, expires: 5_000 });
-    let stopped = false;
-    const take = async (message: JsMsg): Promise<void> => {
-      if (stopped) return message.nak();
-      let delivery: Delivery;
-      try {
+    return consumeInOrder(this.js, DELIVERY_STREAM, name, {
+      parse: (message): Delivery => {
         const data = validateDraft({ type: 'reply.requested', data: message.json() }).data;
         if (!data.reply) throw new Error('it names no chat');
-        delivery = { ...data, reply: data.reply };
-      } catch (error) {
-        invalid((error as Error).message);
-        return message.term();
-      }
-      try {
-        await handle(delivery);
-        message.ack();
-      } catch {
-        message.nak(1_000);
-      }
-    };
-    const loop = takeInOrder(messages, take);
-    return {
-      stop: async () => {
-        stopped = true;
-        await messages.close().catch(() => undefined);
-        await loop;
+        return { ...data, reply: data.reply };
       },
-    };
+      handle,
+      invalid,
+    });
   }
 }
 

@@ -126,9 +126,16 @@ export class Leases {
         this.seenHolder.set(key, holder);
         return false;
       }
-      // This gateway's own entry from before a restart of the process: it is taken up again.
-      this.held.set(key, { revision: entry.revision, renewedAt: Date.now() });
-      return true;
+      // This gateway's own entry from before a restart of the process: it is taken up again by writing it anew. The
+      // server expires the entry a TTL after its last write, made by the process that died: counted from now, the lease
+      // would look good here for up to a TTL after another member took it, and both would send (#40's doubles).
+      try {
+        const revision = await this.kv.update(key, value, entry.revision);
+        this.held.set(key, { revision, renewedAt: at });
+        return true;
+      } catch {
+        return false;
+      }
     }
   }
 

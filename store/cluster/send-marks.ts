@@ -1,5 +1,5 @@
 import type { KV } from '@nats-io/kv';
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection, Status } from '@nats-io/transport-node';
 import type { EventStore } from '../log/event-store.js';
 import type { PartJournal } from '../log/send-journal.js';
 import { ClusterError } from './errors.js';
@@ -26,12 +26,26 @@ const keyOf = (account: string, sendKey: string): string =>
  * A part whose `message.sending` is in the stream and that has no mark never left: the next holder sends it.
  */
 export class SendMarks implements PartJournal {
+  /** Whether the connection is up, as its last status said: a mark published while it is down may never arrive. */
+  private up = true;
+  private readonly statuses: AsyncIterable<Status> & { stop?: () => void };
+
   private constructor(
+    nc: NatsConnection,
     private readonly kv: KV,
     private readonly account: string,
     readonly before: ReadonlySet<string>,
     private readonly held: () => boolean,
-  ) {}
+  ) {
+    const statuses = nc.status();
+    this.statuses = statuses;
+    void (async () => {
+      for await (const status of statuses) {
+        if (status.type === 'disconnect') this.up = false;
+        else if (status.type === 'reconnect') this.up = true;
+      }
+    })();
+  }
 
   /**
    * The account's marks, with those of the parts its stream shows intended and not sent read at once (`before`).
@@ -52,17 +66,22 @@ export class SendMarks implements PartJournal {
         if (entry && entry.operation === 'PUT') before.add(key);
       }),
     );
-    return new SendMarks(kv, account, before, held);
+    return new SendMarks(nc, kv, account, before, held);
   }
 
   /**
    * Throws, before the part leaves, once this member's lease on the account may have run out: the member that took
    * the account over sends the parts whose intents have no mark, so a member that stalled past the TTL between a
    * part's intent and its request would send it a second time (#40: one run of the failover loop in five did).
+   * Throws too while the connection is down: the mark would wait in the client, reach the server only after the
+   * member taking the account over read the marks, and that member would send the part again (#40's chaos doubles,
+   * a member cut off from NATS while its parts were leaving).
    */
   mark(key: string): void {
     if (!this.held())
       throw new ClusterError('lease_lost', `the lease on channel account ${this.account} ran out before the part left`);
+    if (!this.up)
+      throw new ClusterError('lease_lost', `no connection to NATS to mark a part of channel account ${this.account}`);
     void this.kv.put(keyOf(this.account, key), '').catch(() => undefined);
   }
 
@@ -73,5 +92,7 @@ export class SendMarks implements PartJournal {
   /** The marks of parts still in doubt stay in the bucket as they are. */
   restart(): void {}
 
-  close(): void {}
+  close(): void {
+    this.statuses.stop?.();
+  }
 }

@@ -6,13 +6,11 @@ import {
   jetstreamManager,
   RetentionPolicy,
   StorageType,
-  type ConsumerMessages,
   type JetStreamClient,
-  type JsMsg,
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { validateDraft, type EventData } from '../../bus/index.js';
-import { IN_FLIGHT, takeInOrder } from './in-order.js';
+import { consumeInOrder, IN_FLIGHT, type OrderedConsumer } from './in-order.js';
 import { idToken } from './subjects.js';
 
 /** An inbound message the account's holder accepted, for the member serving its session. */
@@ -31,11 +29,6 @@ export function partitionOf(sessionKey: string, partitions: number): number {
   let hash = 0x811c9dc5;
   for (const byte of Buffer.from(sessionKey, 'utf8')) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
   return hash % partitions;
-}
-
-export interface WorkConsumer {
-  /** Stops taking messages; one being handled finishes (and is acknowledged) first. */
-  stop(): Promise<void>;
 }
 
 /**
@@ -86,15 +79,15 @@ export class SessionWork {
   }
 
   /**
-   * Takes one partition's messages in order (`takeInOrder`): `handle` resolves once the message is in the partition's
-   * log, and only then is it acknowledged. One that does not parse is dropped (`invalid`); one whose `handle` throws
-   * is handed again after a second.
+   * Takes one partition's messages in order (`consumeInOrder`): `handle` resolves once the message is in the
+   * partition's log, and only then is it acknowledged. One that does not parse is dropped (`invalid`); one whose
+   * `handle` throws is handed again after a second.
    */
   async consume(
     partition: number,
     handle: (message: SessionWorkItem) => Promise<void>,
     invalid: (reason: string) => void,
-  ): Promise<WorkConsumer> {
+  ): Promise<OrderedConsumer> {
     const jsm = await jetstreamManager(this.nc);
     const stream = streamOf(this.account);
     const name = `part-${partition}`;
@@ -108,32 +101,10 @@ export class SessionWork {
       max_ack_pending: IN_FLIGHT,
       max_deliver: -1,
     });
-    const consumer = await this.js.consumers.get(stream, name);
-    const messages: ConsumerMessages = await consumer.consume({ max_messages: IN_FLIGHT, expires: 5_000 });
-    let stopped = false;
-    const take = async (message: JsMsg): Promise<void> => {
-      if (stopped) return message.nak();
-      let item: SessionWorkItem;
-      try {
-        item = validateDraft({ type: 'message.received', data: message.json() }).data;
-      } catch (error) {
-        invalid((error as Error).message);
-        return message.term();
-      }
-      try {
-        await handle(item);
-        message.ack();
-      } catch {
-        message.nak(1_000);
-      }
-    };
-    const loop = takeInOrder(messages, take);
-    return {
-      stop: async () => {
-        stopped = true;
-        await messages.close().catch(() => undefined);
-        await loop;
-      },
-    };
+    return consumeInOrder(this.js, stream, name, {
+      parse: (message) => validateDraft({ type: 'message.received', data: message.json() }).data,
+      handle,
+      invalid,
+    });
   }
 }

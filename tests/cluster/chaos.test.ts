@@ -8,9 +8,12 @@ import { runChaos } from '../support/chaos-run.js';
 import { natsAvailable } from '../support/nats-server.js';
 import { test } from 'uvu';
 
-// Skipped until #40's chaos doubles are explained: clean-clone CI of 2026-11-29 counted 1 double in 90 messages and a
-// 20 s bench run under load 13; the file stays so the run is one word away (`test(`) for whoever takes it up.
-test.skip('a kill while parts leave and a partition: 0 lost, 0 doubles, every chat in order [skipped: #40]', async () => {
+// Skipped for #40's second cause of doubles: a part's mark is published unawaited as its request starts, and a mark
+// still on its way is lost when the member's connection goes: cut off from NATS (traced: chaos-a's send at 12.126 s,
+// its client saw the cut at 12.127 s) or killed (traced: chaos-a's send at 6.066 s, SIGKILL at 6.184 s, no mark on the
+// server). The member taking the account over sees no mark and sends the part again. With c4d1bcc, 2 runs in 9 here
+// (1 and 20 doubles). Fixing it needs the mark stored before the request is written. One word away: `test(`.
+test.skip('a kill while parts leave and a partition: 0 lost, 0 doubles, chats in order [skipped: #40]', async () => {
   if (!natsAvailable()) return;
   const result = await runChaos({
     durationMs: 20_000,

@@ -95,6 +95,34 @@ test('when the holder stops heartbeating, a gateway that wants the lease takes i
   await b!.close();
 });
 
+test('a restarted gateway taking up its own lease is never valid while another holds it', async (context) => {
+  const ttlMs = 3_000;
+  const bucket = `leases_${++buckets}`;
+  const open = async (gateway: string, heartbeatMs: number): Promise<Leases> => {
+    const nc = await connectCluster(context.server.url);
+    context.connections.push(nc);
+    return Leases.open(nc, { gateway, bucket, ttlMs, heartbeatMs });
+  };
+  const before = await open('gw-a', 150);
+  assert.is(await before.acquire('channel', 'tg1'), true);
+  before.abandon();
+  // The process dies; the one started in its place comes when the entry is two thirds of a TTL old, and stalls.
+  const [written] = await before.list();
+  const aged = async () => (Date.now() - written!.renewedAt >= (2 * ttlMs) / 3 ? true : undefined);
+  await until('the entry to age', aged, ttlMs);
+  const after = await open('gw-a', 60_000);
+  assert.is(await after.acquire('channel', 'tg1'), true);
+  const other = await open('gw-b', 150);
+  const taken = async () => ((await other.acquire('channel', 'tg1')) ? true : undefined);
+  await until('the other gateway to take the lease', taken, 3 * ttlMs);
+  assert.equal(
+    { restarted: after.valid('channel', 'tg1'), other: other.valid('channel', 'tg1') },
+    { restarted: false, other: true },
+  );
+  after.abandon();
+  await other.close();
+});
+
 test('a released lease is taken by a gateway that wants it at its next heartbeat, without waiting for the TTL', async (context) => {
   const [a, b] = await gateways(context, ['gw-a', 'gw-b'], 30_000);
   await a!.acquire('channel', 'discord:bot-2');

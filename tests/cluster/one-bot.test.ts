@@ -14,6 +14,7 @@ import { until } from '../support/eventually.js';
 import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { natsSuite } from '../support/nats-server.js';
+import { quietValue } from '../support/quiet.js';
 import { TelegramEmulator } from '../support/telegram-emulator.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 
@@ -59,7 +60,8 @@ suite.after.each(async (context) => {
 async function storyOf(nc: NatsConnection, chat: number): Promise<string> {
   const view = await ClusterLogView.open(nc);
   try {
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // The story is told once the cluster's log stops growing: events on their way are in it.
+    await quietValue(() => view.lastCommittedSeq(), { limitMs: 10_000 }).catch(() => undefined);
     const id = `direct:${userOf(chat)}`;
     return view
       .read({})

@@ -7,6 +7,7 @@
 // `bench/chaos.ts` runs it for minutes, `tests/cluster/chaos.test.ts` for seconds.
 import { connectCluster } from '../../store/cluster/connection.js';
 import { leasesOf, memberConfig, telegramAccounts } from './cluster-gateways.js';
+import { botSettled, streamSettled } from './chaos-settle.js';
 import { until } from './eventually.js';
 import { startGatewayModel } from './gateway-model.js';
 import { startGatewayProcess, type GatewayProcess } from './gateway-process.js';
@@ -170,10 +171,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     const expected = (chat: number): string[] =>
       Array.from({ length: options.perChat }, (_, i) => `echo: c${chat}-${i}`);
     const chats = Array.from({ length: options.chats }, (_, chat) => chat);
-    while (chats.some((chat) => new Set(answers(chat)).size < options.perChat) && Date.now() < deadline)
-      await sleep(250);
-    // A double may come a moment after the last answer: a short quiet time before counting.
-    await sleep(2_000);
+    await botSettled(emulator, () => chats.every((chat) => new Set(answers(chat)).size >= options.perChat), deadline);
+    // A double may come after the last answer: counted once the account's stream says every reply left, and is still.
+    const sent = (): number => chats.reduce((n, chat) => n + answers(chat).length, 0);
+    await streamSettled(server.url, 'tg1', total, sent, deadline);
     let lost = 0;
     let doubles = 0;
     let outOfOrder = 0;

@@ -1,0 +1,67 @@
+// A channel account's send marks (#40) on a real nats-server: a member cut off from NATS lets no reply part leave,
+// since its mark would wait in the client and reach the server only after another member took the account over and
+// sent the part again.
+import * as assert from 'uvu/assert';
+import { validateDraft } from '../../bus/index.js';
+import { connectCluster } from '../../store/cluster/connection.js';
+import { ClusterError } from '../../store/cluster/errors.js';
+import { SendMarks } from '../../store/cluster/send-marks.js';
+import { accountLog } from '../../store/cluster/stream-names.js';
+import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
+import { until } from '../support/eventually.js';
+import { natsSuite } from '../support/nats-server.js';
+import { tcpCut } from '../support/tcp-cut.js';
+
+const { test, suite } = natsSuite('send marks');
+
+/** What `mark` does now: undefined when it took the mark, else the error it threw. */
+function marking(marks: SendMarks, key: string): Error | undefined {
+  try {
+    marks.mark(key);
+    return undefined;
+  } catch (error) {
+    return error as Error;
+  }
+}
+
+test('a member cut off from NATS refuses to mark a part until it is back; the next holder sees what it marked', async ({
+  server,
+}) => {
+  const proxy = await tcpCut(server.port);
+  const nc = await connectCluster(proxy.url);
+  const direct = await connectCluster(server.url);
+  const account = 'tg-marks';
+  const log = await JetStreamEventStore.open(direct, { ...accountLog(account), gateway: 'gw-a' });
+  try {
+    for (const key of ['k1', 'k2', 'k3'])
+      log.append(
+        validateDraft({ type: 'message.sending', data: { channel: account, chat: 'c', send_key: key, part: 0 } }),
+      );
+    await log.flushed();
+    const marks = await SendMarks.open(nc, account, log, () => true);
+    assert.is(marking(marks, 'k1'), undefined);
+    // Stored before the cut: a mark still on its way when the connection drops is lost with it (#40).
+    await nc.flush();
+    proxy.cut();
+    const refused = await until('a mark to be refused', () => marking(marks, 'k2'), 10_000);
+    assert.equal(
+      { type: refused instanceof ClusterError, code: (refused as ClusterError).code },
+      { type: true, code: 'lease_lost' },
+    );
+    proxy.heal();
+    await until('a mark to be taken again', () => (marking(marks, 'k3') === undefined ? true : undefined), 30_000);
+    await nc.flush();
+    marks.close();
+    // The member taking the account over: parts k1 and k3 may have left, k2 never did (it is sent).
+    const next = await SendMarks.open(direct, account, log, () => true);
+    assert.equal([...next.before].sort(), ['k1', 'k3']);
+    next.close();
+  } finally {
+    log.close();
+    await nc.close();
+    await direct.close();
+    await proxy.close();
+  }
+});
+
+suite.run();
