@@ -70,7 +70,7 @@ async function feishu(name: string, entry: ChannelEntry): Promise<ProbeResult> {
 }
 
 async function dingtalk(name: string, entry: ChannelEntry): Promise<ProbeResult> {
-  const [{ dingtalkSettingsSchema }, { DingTalkApi }, { DINGTALK_API }] = await Promise.all([
+  const [{ dingtalkSettingsSchema }, { DingTalkApi }, { dingtalkEndpoints }] = await Promise.all([
     import('./dingtalk/settings.js'),
     import('./dingtalk/dingtalk-api.js'),
     import('./dingtalk/create.js'),
@@ -79,7 +79,7 @@ async function dingtalk(name: string, entry: ChannelEntry): Promise<ProbeResult>
   const api = new DingTalkApi({
     clientId: settings.client_id,
     clientSecret: settings.client_secret,
-    apiBase: (settings.base_url ?? DINGTALK_API).replace(/\/+$/, ''),
+    ...dingtalkEndpoints(settings),
   });
   await api.accessToken();
   return { ok: true, detail: `the Client ID and Secret are accepted (app ${settings.client_id})` };
