@@ -7,6 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { HeldAnswers, Outage } from '../contract/bad-days.js';
 
 export interface DingTalkSent {
   /** `webhook` (a session webhook reply), `batchSend` or `groupSend`. */
@@ -43,8 +44,8 @@ export class DingTalkEmulator {
   private readonly media = new Map<string, { name: string; bytes: Buffer; type: string }>();
   private opened = 0;
   private waiting: Array<() => void> = [];
-  private refusing = false;
-  private hold: { answers: Array<() => void>; on: boolean } | undefined;
+  private readonly outages = new Outage();
+  private readonly answers = new HeldAnswers();
   /** Webhook sessions expire at once from now on (replies must go through the OpenAPI). */
   expireWebhooks = false;
 
@@ -136,23 +137,12 @@ export class DingTalkEmulator {
 
   /** Drops every stream connection and refuses to open new ones for `ms`. */
   async outage(ms: number): Promise<void> {
-    this.refusing = true;
-    this.drop();
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    this.refusing = false;
+    await this.outages.for(ms, () => this.drop());
   }
 
   /** Replies are taken but their answers kept back until `release()`. */
   holdSendAnswers(): { held(): number; release(): void } {
-    const hold = { answers: [] as Array<() => void>, on: true };
-    this.hold = hold;
-    return {
-      held: () => hold.answers.length,
-      release: () => {
-        hold.on = false;
-        for (const answer of hold.answers.splice(0)) answer();
-      },
-    };
+    return this.answers.start();
   }
 
   /** Closes every stream connection, as DingTalk does when it moves a connection. */
@@ -248,7 +238,7 @@ export class DingTalkEmulator {
         return json(200, { accessToken: token, expireIn: 7200 });
       }
       case 'POST /v1.0/gateway/connections/open': {
-        if (this.refusing) return json(503, { code: 'ServiceUnavailable', message: 'try again later' });
+        if (this.outages.refusing) return json(503, { code: 'ServiceUnavailable', message: 'try again later' });
         if (body.clientId !== this.clientId || body.clientSecret !== this.clientSecret)
           return json(401, { code: 'InvalidAuthentication', message: 'clientId or clientSecret is invalid' });
         const ticket = hex(12);
@@ -261,8 +251,7 @@ export class DingTalkEmulator {
         const { title, text } = markdown(body.markdown as Record<string, unknown>);
         this.sent.push({ via: 'webhook', to: conversation, msgKey: 'sampleMarkdown', title, text, at: Date.now() });
         const answer = (): void => json(200, { errcode: 0, errmsg: 'ok' });
-        if (this.hold?.on) return void this.hold.answers.push(answer);
-        return answer();
+        return this.answers.answer(answer);
       }
       case 'POST /v1.0/robot/oToMessages/batchSend':
       case 'POST /v1.0/robot/groupMessages/send': {
