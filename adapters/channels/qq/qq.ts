@@ -224,7 +224,7 @@ export class QqChannel implements Channel {
     return typeof sent.id === 'string' ? sent.id : String(sent.id ?? '');
   }
 
-  /** The user's message a send to `replyTo` answers passively (its `msg_id` and what is kept of it), while QQ takes it. */
+  /** The user's message a send to `replyTo` answers passively (its `msg_id` and state), while QQ takes one. */
   private fresh(replyTo: string): [string, Inbound] | undefined {
     const { chat, msgId } = targetOf(replyTo);
     const live = (entry: [string, Inbound]): boolean => Date.now() - entry[1].at < PASSIVE_MS;
