@@ -16,6 +16,7 @@ const suites: Record<string, () => Promise<{ bench: BenchSuite }>> = {
   mcp: () => import('./mcp.js'),
   hooks: () => import('./hooks.js'),
   gateway: () => import('./gateway.js'),
+  channels: () => import('./channels.js'),
   launcher: () => import('./launcher.js'),
   skills: () => import('./skills.js'),
   cluster: () => import('./cluster.js'),

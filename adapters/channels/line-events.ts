@@ -46,7 +46,8 @@ export function lineChatId(event: LineEvent): string | undefined {
 
 /**
  * A LINE message event as a channel message: one-to-one chats are `direct:<user>`, groups `group:<group>`, rooms
- * `group:<room>`. Pictures, videos, files and audio are fetched by message id (`download`).
+ * `group:<room>`; `replyTo` is the chat and, after `#`, the message (whose reply token an answer takes). Pictures,
+ * videos, files and audio are fetched by message id (`download`).
  */
 export function fromLineEvent(event: LineEvent): ChannelMessage | undefined {
   const message = event.message;
@@ -57,7 +58,7 @@ export function fromLineEvent(event: LineEvent): ChannelMessage | undefined {
   const base = {
     messageId: message.id,
     chat: `${direct ? 'direct' : 'group'}:${chatId}`,
-    replyTo: chatId,
+    replyTo: `${chatId}#${message.id}`,
     sender,
     senderAliases: [sender],
     mentioned: message.mention?.mentionees?.some((m) => m.isSelf) ?? false,

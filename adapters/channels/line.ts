@@ -32,6 +32,12 @@ const REPLY_TOKEN_MS = 50_000;
 
 const answer = (status: number, body: unknown): WebhookAnswer => ({ status, body: JSON.stringify(body) });
 
+/** `<chat>#<message id>` (an answer to that message) or `<chat>` (a text to the chat) split. */
+function targetOf(replyTo: string): { chat: string; messageId?: string } {
+  const hash = replyTo.indexOf('#');
+  return hash < 0 ? { chat: replyTo } : { chat: replyTo.slice(0, hash), messageId: replyTo.slice(hash + 1) };
+}
+
 function asChannelError(error: unknown, what: string): ChannelError {
   if (error instanceof ChannelError) return error;
   if (error instanceof HTTPFetchError) {
@@ -69,7 +75,7 @@ export class LineChannel implements Channel {
   private readonly client: messagingApi.MessagingApiClient;
   private readonly blobs: messagingApi.MessagingApiBlobClient;
   private hooks: ChannelHooks | undefined;
-  /** The latest unused reply token of each chat, with when it came. */
+  /** The unused reply token of each user's message, by message id, with when it came. */
   private readonly replyTokens = new Map<string, { token: string; at: number }>();
 
   constructor(private readonly options: LineOptions) {
@@ -125,22 +131,28 @@ export class LineChannel implements Channel {
       return answer(401, { error: `every event is older than ${REPLAY_WINDOW_MS / 1000} s (a replay)` });
     const hooks = this.hooks;
     if (!hooks) return answer(503, { error: 'the channel is not running' });
+    for (const [id, reply] of this.replyTokens)
+      if (Date.now() - reply.at >= REPLY_TOKEN_MS) this.replyTokens.delete(id);
     const kept: Array<void | Promise<void>> = [];
     for (const event of fresh) {
       const message = fromLineEvent(event);
       if (!message) continue;
-      if (event.replyToken) this.replyTokens.set(message.replyTo, { token: event.replyToken, at: Date.now() });
+      if (event.replyToken) this.replyTokens.set(message.messageId, { token: event.replyToken, at: Date.now() });
       kept.push(hooks.onMessage(message));
     }
     await Promise.all(kept);
     return answer(200, {});
   }
 
-  /** Plain text (LINE has no markup); the chat's fresh reply token first, a push otherwise (one retry key per text). */
+  /**
+   * Plain text (LINE has no markup). An answer goes on the fresh reply token of the message it answers (named after
+   * `#`), never on a later message's; else, and for a text to the chat alone, by push (one retry key per text).
+   */
   async send(replyTo: string, text: string): Promise<string> {
     const messages = [{ type: 'text' as const, text: renderMarkdown(text, 'plain') }];
-    const reply = this.replyTokens.get(replyTo);
-    this.replyTokens.delete(replyTo);
+    const { chat, messageId } = targetOf(replyTo);
+    const reply = messageId === undefined ? undefined : this.replyTokens.get(messageId);
+    if (messageId !== undefined) this.replyTokens.delete(messageId);
     if (reply && Date.now() - reply.at < REPLY_TOKEN_MS) {
       // A token LINE no longer takes (expired, used) is no failure: the push below carries the text.
       const sent = await honourRateLimit(() =>
@@ -157,7 +169,7 @@ export class LineChannel implements Channel {
     // The same retry key on every try: LINE takes a push once, however often it is asked.
     const retryKey = randomUUID();
     const sent = await honourRateLimit(() =>
-      this.client.pushMessage({ to: replyTo, messages }, retryKey).catch((error: unknown) => {
+      this.client.pushMessage({ to: chat, messages }, retryKey).catch((error: unknown) => {
         throw asChannelError(error, 'push');
       }),
     );
@@ -170,8 +182,9 @@ export class LineChannel implements Channel {
 
   /** LINE's loading animation, shown in one-to-one chats only (user ids start with U). */
   async typing(replyTo: string): Promise<void> {
-    if (!replyTo.startsWith('U')) return;
-    await this.client.showLoadingAnimation({ chatId: replyTo, loadingSeconds: 20 }).catch(() => undefined);
+    const { chat } = targetOf(replyTo);
+    if (!chat.startsWith('U')) return;
+    await this.client.showLoadingAnimation({ chatId: chat, loadingSeconds: 20 }).catch(() => undefined);
   }
 
   /** A picture, video, file or recording a user sent, by its message id. */

@@ -1,13 +1,14 @@
 // `tern doctor`'s one authenticated call for the channels whose credentials are settings other than a `token`
-// (Feishu, DingTalk, QQ, OneBot, WeCom). None opens the event connection the gateway holds where a platform hands
-// each event to one connection only: a probe there could take a user's message and drop it.
+// (Feishu, DingTalk, QQ, OneBot, WeCom, LINE and others). None opens the event connection the gateway holds where a
+// platform hands each event to one connection only: a probe there could take a user's message and drop it.
 import { fetchOn } from '../http/client.js';
-import type { ChannelEntry } from '../../store/config/index.js';
+import { isSecret, type ChannelEntry } from '../../store/config/index.js';
 import { ChannelError } from './channel.js';
 import type { ProbeResult } from './probe.js';
 import { settingsOf } from './settings-of.js';
 
 const TIMEOUT_MS = 10_000;
+const LINE_API = 'https://api.line.me';
 
 async function postJson(
   url: string,
@@ -70,7 +71,7 @@ async function feishu(name: string, entry: ChannelEntry): Promise<ProbeResult> {
 }
 
 async function dingtalk(name: string, entry: ChannelEntry): Promise<ProbeResult> {
-  const [{ dingtalkSettingsSchema }, { DingTalkApi }, { DINGTALK_API }] = await Promise.all([
+  const [{ dingtalkSettingsSchema }, { DingTalkApi }, { dingtalkEndpoints }] = await Promise.all([
     import('./dingtalk/settings.js'),
     import('./dingtalk/dingtalk-api.js'),
     import('./dingtalk/create.js'),
@@ -79,7 +80,7 @@ async function dingtalk(name: string, entry: ChannelEntry): Promise<ProbeResult>
   const api = new DingTalkApi({
     clientId: settings.client_id,
     clientSecret: settings.client_secret,
-    apiBase: (settings.base_url ?? DINGTALK_API).replace(/\/+$/, ''),
+    ...dingtalkEndpoints(settings),
   });
   await api.accessToken();
   return { ok: true, detail: `the Client ID and Secret are accepted (app ${settings.client_id})` };
@@ -152,6 +153,23 @@ async function mattermost(name: string, entry: ChannelEntry): Promise<ProbeResul
   return { ok: true, detail: `reachable as @${me.username}` };
 }
 
+/** LINE: the bot's info with the channel access token, the call the channel makes at start. */
+async function line(name: string, entry: ChannelEntry): Promise<ProbeResult> {
+  const settings = entry.settings as Record<string, unknown>;
+  const token = isSecret(settings.channel_access_token) ? settings.channel_access_token.reveal() : '';
+  if (token === '')
+    throw new ChannelError('bad_settings', `channel_list.${name}.settings.channel_access_token is missing`);
+  const base = typeof settings.base_url === 'string' && settings.base_url !== '' ? settings.base_url : LINE_API;
+  const answer = await postJson(`${base.replace(/\/+$/, '')}/v2/bot/info`, undefined, {
+    authorization: `Bearer ${token}`,
+  });
+  if (answer.status !== 200) {
+    const why = `${answer.status} ${String(answer.body.message ?? '')}`.trim();
+    throw new ChannelError(answer.status === 401 ? 'unauthorized' : 'platform', `bot info was refused (${why})`);
+  }
+  return { ok: true, detail: `reachable as ${String(answer.body.displayName)} (${String(answer.body.basicId)})` };
+}
+
 /** An IMAP login and an SMTP login; no mailbox is opened, so no mail is taken from the gateway. */
 async function email(name: string, entry: ChannelEntry): Promise<ProbeResult> {
   const [{ emailSettingsSchema }, { probeEmail }] = await Promise.all([
@@ -179,6 +197,7 @@ export function probeSettings(
     signal,
     mattermost,
     email,
+    line,
   };
   if (kind === 'wecom') return Promise.resolve('skipped');
   const probe = probes[kind];

@@ -1,5 +1,5 @@
 // `tern onboard`'s flags for the channels set up by more than a token: Feishu / Lark, DingTalk, WeCom, QQ, OneBot
-// IRC, Signal and Email.
+// IRC, Signal, Mattermost and Email.
 // Secrets go to .security.yml, the rest to config.json, under the peer runtime's field names.
 import type { SetupChannel } from '../../store/config/first-setup.js';
 import type { OptionSpec, OptionValues } from './command.js';
@@ -52,6 +52,12 @@ export const CHANNEL_SETUP_OPTIONS = {
     value: 'HOST:PORT',
     description: 'and its JSON-RPC address (default 127.0.0.1:7583)',
   },
+  'mattermost-url': {
+    type: 'string',
+    value: 'URL',
+    description: 'add an enabled Mattermost channel: the server (https://chat.example.com), with --mattermost-token',
+  },
+  'mattermost-token': { type: 'string', value: 'TOKEN', description: "and the bot account's access token" },
   'email-address': {
     type: 'string',
     value: 'ADDRESS',
@@ -113,6 +119,9 @@ export function channelsFromFlags(values: OptionValues): SetupChannel[] {
     const settings = { account: signal, ...(daemon ? { daemon_address: daemon } : {}) };
     channels.push({ name: 'signal', settings, secrets: {} });
   } else if (daemon) throw new UsageError('--signal-daemon needs --signal-account');
+  const mattermost = pair(values, 'Mattermost', 'mattermost-url', 'mattermost-token');
+  if (mattermost)
+    channels.push({ name: 'mattermost', settings: { server_url: mattermost[0] }, secrets: { token: mattermost[1] } });
   const email = emailFromFlags(values);
   if (email) channels.push(email);
   return channels;

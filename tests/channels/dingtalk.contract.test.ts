@@ -11,7 +11,7 @@ channelContract({
   lacks: {
     threads: 'DingTalk chats have no threads',
     captions: 'a DingTalk picture message carries no text',
-    upload: "not built yet: the channel does not upload files through DingTalk's media API (#37)",
+    file_captions: 'a DingTalk file or picture message carries no text: the caption is the message after it',
     format_fallback: 'DingTalk shows Markdown it cannot read as text; it never refuses a message for it',
     edits: "a bot's Markdown message cannot be changed",
     typing: 'DingTalk shows bots no typing indicator',

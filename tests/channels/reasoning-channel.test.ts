@@ -2,32 +2,23 @@
 // channel, the user's chat gets only the answer. Through a real gateway process and the WeCom emulator.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
-import { modelEntry, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { quietGateway } from '../support/quiet.js';
-import { freePort } from '../support/telegram-emulator.js';
+import {
+  startChannelsGateway,
+  stopChannelsGateway,
+  untilSome as until,
+  type ChannelsGateway,
+} from './channels-gateway.js';
 import { WeComEmulator, type WeComPush } from './wecom/wecom-emulator.js';
 
-interface Context {
-  model: GatewayModel;
+interface Context extends ChannelsGateway {
   wecom: WeComEmulator;
   plain: WeComEmulator;
-  gateway: GatewayProcess;
-}
-
-async function until<T>(read: () => T[], what: string, timeoutMs = 60_000): Promise<T[]> {
-  const deadline = Date.now() + timeoutMs;
-  while (read().length === 0) {
-    if (Date.now() > deadline) throw new Error(`nothing reached ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return read();
 }
 
 const reasoning = suite<Context>('reasoning_channel_id');
 
 reasoning.before(async (context) => {
-  context.model = await startGatewayModel();
   context.wecom = await WeComEmulator.start();
   context.plain = await WeComEmulator.start();
   const settings = (w: WeComEmulator) => ({
@@ -37,12 +28,9 @@ reasoning.before(async (context) => {
     websocket_url: w.url,
     send_thinking_message: false,
   });
-  context.gateway = await startGatewayProcess({
-    gateway: { host: '127.0.0.1', port: await freePort() },
-    agents: { defaults: { model: 'fast' } },
-    model_list: [modelEntry(context.model.url)],
-    heartbeat: { enabled: false },
-    channel_list: {
+  Object.assign(
+    context,
+    await startChannelsGateway({
       // Where the peer runtime writes it: beside `settings`.
       wecom: {
         enabled: true,
@@ -51,16 +39,14 @@ reasoning.before(async (context) => {
         settings: settings(context.wecom),
       },
       wecom_plain: { enabled: true, type: 'wecom', reasoning_channel_id: '', settings: settings(context.plain) },
-    },
-  });
+    }),
+  );
 });
 
 reasoning.after(async (context) => {
-  if (context.gateway?.child.exitCode === null) await context.gateway.stop();
+  await stopChannelsGateway(context);
   await context.wecom?.close();
   await context.plain?.close();
-  await context.model?.close();
-  context.gateway?.home.remove();
 });
 
 const shown = (pushes: WeComPush[]) => pushes.map((p) => [p.chatId, p.chatType, p.content]);

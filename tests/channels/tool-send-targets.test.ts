@@ -3,9 +3,12 @@
 // a real gateway process and each platform's emulator.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
-import { modelEntry, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
-import { freePort } from '../support/telegram-emulator.js';
+import {
+  startChannelsGateway,
+  stopChannelsGateway,
+  untilSome as until,
+  type ChannelsGateway,
+} from './channels-gateway.js';
 import { DingTalkContractEmulator } from './dingtalk/dingtalk-contract-emulator.js';
 import { MattermostContractEmulator } from './mattermost/mattermost-contract-emulator.js';
 import { OneBotContractEmulator } from './onebot/onebot-contract-emulator.js';
@@ -13,30 +16,18 @@ import { QqContractEmulator } from './qq/qq-contract-emulator.js';
 import { SignalContractEmulator } from './signal/signal-contract-emulator.js';
 import { WeComEmulator } from './wecom/wecom-emulator.js';
 
-interface Context {
-  model: GatewayModel;
+interface Context extends ChannelsGateway {
   wecom: WeComEmulator;
   qq: QqContractEmulator;
   onebot: OneBotContractEmulator;
   dingtalk: DingTalkContractEmulator;
   signal: SignalContractEmulator;
   mattermost: MattermostContractEmulator;
-  gateway: GatewayProcess;
-}
-
-async function until<T>(read: () => T[], what: string, timeoutMs = 60_000): Promise<T[]> {
-  const deadline = Date.now() + timeoutMs;
-  while (read().length === 0) {
-    if (Date.now() > deadline) throw new Error(`nothing reached ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return read();
 }
 
 const targets = suite<Context>("the message tool's direct: and group: chats on each channel");
 
 targets.before(async (context) => {
-  context.model = await startGatewayModel();
   context.wecom = await WeComEmulator.start();
   context.qq = await QqContractEmulator.start();
   context.onebot = await OneBotContractEmulator.start();
@@ -45,30 +36,25 @@ targets.before(async (context) => {
   context.mattermost = await MattermostContractEmulator.start();
   const { botId, secret, url } = context.wecom;
   const entry = (type: string, settings: Record<string, unknown>) => ({ enabled: true, type, settings });
-  context.gateway = await startGatewayProcess({
-    gateway: { host: '127.0.0.1', port: await freePort() },
-    agents: { defaults: { model: 'fast' } },
-    model_list: [modelEntry(context.model.url)],
-    heartbeat: { enabled: false },
-    channel_list: {
+  Object.assign(
+    context,
+    await startChannelsGateway({
       wecom: entry('wecom', { allow_from: ['*'], bot_id: botId, secret, websocket_url: url }),
       qq: entry('qq', context.qq.settings()),
       onebot: entry('onebot', context.onebot.settings()),
       dingtalk: entry('dingtalk', context.dingtalk.settings()),
       signal: entry('signal', context.signal.settings()),
       mattermost: entry('mattermost', context.mattermost.settings()),
-    },
-  });
+    }),
+  );
   await context.gateway.waitUntil((body) => body.channels.every((c) => c.state === 'connected'), 60_000);
 });
 
 targets.after(async (context) => {
-  if (context.gateway?.child.exitCode === null) await context.gateway.stop();
+  await stopChannelsGateway(context);
   for (const emulator of [context.wecom, context.qq, context.onebot, context.dingtalk, context.signal])
     await emulator?.close();
   await context.mattermost?.close();
-  await context.model?.close();
-  context.gateway?.home.remove();
 });
 
 /** A WeCom user asks the agent to send `text` to `chat` on `channel`, through the `message` tool. */

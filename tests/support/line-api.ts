@@ -29,6 +29,10 @@ export class LineApi implements ContractEmulator {
   private hold: { answers: Array<() => void>; on: boolean } | undefined;
   /** What the gateway answered each webhook delivery: status and body. */
   readonly deliveries: Array<{ status: number; body: string }> = [];
+  /** Each text the bot sent, with the reply token it answered on (none for a push). */
+  readonly texts: Array<{ text: string; replyToken?: string }> = [];
+  /** The reply token of the latest delivery of each user's message, by message id. */
+  readonly tokenOf = new Map<string, string>();
 
   static async start(): Promise<LineApi> {
     const api = new LineApi();
@@ -75,6 +79,7 @@ export class LineApi implements ContractEmulator {
   eventBody(user: string, message: Record<string, unknown>, timestamp = Date.now(), redelivery = false): string {
     const replyToken = hex(16);
     this.replyTokens.set(replyToken, user);
+    this.tokenOf.set(String(message.id), replyToken);
     return JSON.stringify({
       destination: 'Ucontractbot',
       events: [
@@ -222,9 +227,11 @@ export class LineApi implements ContractEmulator {
     if (!chat) return json(res, 400, { message: "The property, 'to', in the request body is invalid" });
     accepted();
     const messages = (body.messages as Array<{ type: string; text?: string }>) ?? [];
+    const replyToken = typeof body.replyToken === 'string' ? { replyToken: body.replyToken } : {};
     const sent = messages.map((m) => {
       const message: SentMessage = { id: String(this.nextMessage++), text: m.text ?? '', edits: [], at: Date.now() };
       chat.sent.push(message);
+      this.texts.push({ text: message.text, ...replyToken });
       return { id: message.id, quoteToken: hex(8) };
     });
     const answer = (): void => json(res, 200, { sentMessages: sent });

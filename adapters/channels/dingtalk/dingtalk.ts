@@ -1,9 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
 import { DWClient, type DWClientDownStream } from 'dingtalk-stream';
 import { sendForBytes } from '../../http/client.js';
 import { namedChatOf } from '../chat-kind.js';
 import { CHAT_COMMANDS } from '../command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks } from '../channel.js';
+import {
+  ChannelError,
+  type Channel,
+  type ChannelCapabilities,
+  type ChannelHooks,
+  type OutboundFile,
+} from '../channel.js';
 import { DingTalkApi } from './dingtalk-api.js';
 import { dingtalkMessageSchema, fromDingTalkMessage, ROBOT_TOPIC } from './events.js';
 
@@ -12,6 +20,7 @@ export interface DingTalkOptions {
   clientSecret: string;
   robotCode: string;
   apiBase: string;
+  oapiBase: string;
 }
 
 /** The peer runtime's limit for one DingTalk message. */
@@ -81,6 +90,7 @@ export class DingTalkChannel implements Channel {
       clientId: options.clientId,
       clientSecret: options.clientSecret,
       apiBase: options.apiBase,
+      oapiBase: options.oapiBase,
     });
   }
 
@@ -131,11 +141,35 @@ export class DingTalkChannel implements Channel {
       await this.api.post(webhook.url, { msgtype: 'markdown', markdown: { title, text } }, 'reply');
       return randomUUID();
     }
-    const param = {
-      msgKey: 'sampleMarkdown',
-      msgParam: JSON.stringify({ title, text }),
-      robotCode: this.options.robotCode,
-    };
+    return this.robotMessage(replyTo, 'sampleMarkdown', { title, text });
+  }
+
+  /**
+   * The file goes to the media API first, then as a robot message naming its media id through the OpenAPI (a session
+   * webhook takes no files): a picture as `sampleImageMsg`, anything else as `sampleFile`. Neither carries text: the
+   * caption follows as a message of its own.
+   */
+  async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
+    const name = basename(file.path);
+    const bytes = await readFile(file.path).catch((error: Error) => {
+      throw new ChannelError('platform', `cannot read ${name} to send it (${error.message})`);
+    });
+    const image = file.kind === 'image';
+    const mediaId = await this.api.upload(image ? 'image' : 'file', name, bytes);
+    const id = image
+      ? await this.robotMessage(replyTo, 'sampleImageMsg', { photoURL: mediaId })
+      : await this.robotMessage(replyTo, 'sampleFile', {
+          mediaId,
+          fileName: name,
+          fileType: extname(name).slice(1).toLowerCase() || 'file',
+        });
+    if (file.caption) await this.send(replyTo, file.caption);
+    return id;
+  }
+
+  /** A robot message through the OpenAPI: one-to-one by batchSend to the user, to a group by groupMessages/send. */
+  private async robotMessage(replyTo: string, msgKey: string, msgParam: Record<string, unknown>): Promise<string> {
+    const param = { msgKey, msgParam: JSON.stringify(msgParam), robotCode: this.options.robotCode };
     const at = replyTo.indexOf(':');
     const [kind, id] = [replyTo.slice(0, at), replyTo.slice(at + 1)];
     const sent =

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { ImapFlow } from 'imapflow';
-import { simpleParser } from 'mailparser';
+import type { ParsedMail } from 'mailparser';
 import { createTransport, type Transporter } from 'nodemailer';
 import { CHAT_COMMANDS } from '../command-names.js';
 import {
@@ -35,6 +35,14 @@ export interface EmailOptions {
 export const EMAIL_MAX_LENGTH = 16_000;
 
 const reSubject = (subject: string): string => `Re: ${subject.replace(/^(\s*(re|aw|sv)\s*:\s*)+/i, '').trim()}`;
+
+/**
+ * mailparser (with its HTML reducer and character sets, some megabytes) loads with the first mail, not with the
+ * channel: a gateway whose mailbox stays quiet does without it.
+ */
+async function parseMail(source: Buffer): Promise<ParsedMail> {
+  return (await import('mailparser')).simpleParser(source);
+}
 
 /**
  * One mailbox: new mail arrives through IMAP IDLE (imapflow), replies leave through SMTP (nodemailer). Each thread
@@ -139,7 +147,7 @@ export class EmailChannel implements Channel {
     const [uid, index] = fileId.split(':').map(Number);
     const message = await this.client?.fetchOne(String(uid), { source: true }, { uid: true });
     const source = message ? message.source : undefined;
-    const file = source ? (await simpleParser(source)).attachments[index ?? -1] : undefined;
+    const file = source ? (await parseMail(source)).attachments[index ?? -1] : undefined;
     if (!file) throw new ChannelError('platform', `the mail with UID ${uid} has no attachment ${index}`);
     return file.content;
   }
@@ -173,7 +181,7 @@ export class EmailChannel implements Channel {
     const found = await client.fetchAll(`${from}:*`, { uid: true, source: true }, { uid: true });
     for (const mail of found.filter((m) => m.uid >= from).sort((a, b) => a.uid - b.uid)) {
       if (this.stopping || this.client !== client) return;
-      const parsed = mail.source ? await simpleParser(mail.source) : undefined;
+      const parsed = mail.source ? await parseMail(mail.source) : undefined;
       const state = this.options.state;
       const inbound = parsed
         ? fromMail(parsed, mail.uid, this.options.from, this.options.maxAttachmentBytes, (id) => state.thread(id))

@@ -42,7 +42,10 @@ export const QQ_INTENTS = {
 
 const https = (url: string | undefined): string | undefined => (url?.startsWith('//') ? `https:${url}` : url);
 
-/** A dispatched message in the dispatch vocabulary; `replyTo` names the API it is answered through. */
+/**
+ * A dispatched message in the dispatch vocabulary; `replyTo` names the API it is answered through and, after `#`, the
+ * message an answer replies to passively.
+ */
 export function fromQqMessage(type: string, message: QqMessage): ChannelMessage | undefined {
   if (message.author.bot) return undefined;
   const audio = (message.attachments ?? [])
@@ -76,7 +79,7 @@ export function fromQqMessage(type: string, message: QqMessage): ChannelMessage 
       return {
         ...base,
         chat: `direct:${user}`,
-        replyTo: `c2c:${user}`,
+        replyTo: `c2c:${user}#${message.id}`,
         sender: user,
         senderAliases: [user],
         mentioned: false,
@@ -88,7 +91,7 @@ export function fromQqMessage(type: string, message: QqMessage): ChannelMessage 
       return {
         ...base,
         chat: `group:${message.group_openid}`,
-        replyTo: `group:${message.group_openid}`,
+        replyTo: `group:${message.group_openid}#${message.id}`,
         sender: member,
         senderAliases: [member],
         mentioned: true,
@@ -101,7 +104,7 @@ export function fromQqMessage(type: string, message: QqMessage): ChannelMessage 
       return {
         ...base,
         chat: `channel:${message.channel_id}`,
-        replyTo: `channel:${message.channel_id}`,
+        replyTo: `channel:${message.channel_id}#${message.id}`,
         sender: user,
         senderAliases: aliases,
         mentioned: true,

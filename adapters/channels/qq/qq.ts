@@ -28,19 +28,27 @@ const PASSIVE_MS = 5 * 60_000;
 const REFUSED = new Set([4004, 4914, 4915]);
 
 interface Inbound {
-  msgId: string;
+  /** The chat it came in, as `replyToOf` names it (`c2c:<openid>`). */
+  chat: string;
   at: number;
   /** QQ drops a second message with the same `msg_id` and `msg_seq`: each part counts up. */
   seq: number;
+}
+
+/** `c2c:<openid>#<msg_id>` (an answer to that message) or `c2c:<openid>` (a message to the chat) split. */
+function targetOf(replyTo: string): { chat: string; msgId?: string } {
+  const hash = replyTo.indexOf('#');
+  return hash < 0 ? { chat: replyTo } : { chat: replyTo.slice(0, hash), msgId: replyTo.slice(hash + 1) };
 }
 
 /**
  * `c2c:<openid>` → `/v2/users/<openid>`; `group:<openid>` → `/v2/groups/<openid>`; `channel:<id>` → `/channels/<id>`.
  */
 function pathOf(replyTo: string): { kind: 'c2c' | 'group' | 'channel'; path: string } {
-  const at = replyTo.indexOf(':');
-  const kind = replyTo.slice(0, at);
-  const id = encodeURIComponent(replyTo.slice(at + 1));
+  const { chat } = targetOf(replyTo);
+  const at = chat.indexOf(':');
+  const kind = chat.slice(0, at);
+  const id = encodeURIComponent(chat.slice(at + 1));
   if (kind === 'group') return { kind, path: `/v2/groups/${id}` };
   if (kind === 'channel') return { kind, path: `/channels/${id}` };
   return { kind: 'c2c', path: `/v2/users/${id}` };
@@ -58,6 +66,7 @@ export class QqChannel implements Channel {
   private socket: WebSocket | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private stopping = false;
+  /** The users' messages QQ may still take passive replies to, by `msg_id`, oldest first. */
   private readonly inbound = new Map<string, Inbound>();
 
   constructor(private readonly options: QqOptions) {
@@ -203,18 +212,27 @@ export class QqChannel implements Channel {
     return answer.bytes;
   }
 
-  /** A message to the chat, as a passive reply to the user's latest message while QQ takes one. */
+  /**
+   * A message to the chat, as a passive reply while QQ takes one: an answer to the message it answers (named after
+   * `#`), never to a later one the user wrote meanwhile; a message to the chat alone to the user's latest.
+   */
   private async post(replyTo: string, body: Record<string, unknown>): Promise<string> {
     const { path } = pathOf(replyTo);
-    const last = this.fresh(replyTo);
-    const passive = last ? { msg_id: last.msgId, msg_seq: ++last.seq } : {};
+    const fresh = this.fresh(replyTo);
+    const passive = fresh ? { msg_id: fresh[0], msg_seq: ++fresh[1].seq } : {};
     const sent = await this.api.call('POST', `${path}/messages`, { ...body, ...passive });
     return typeof sent.id === 'string' ? sent.id : String(sent.id ?? '');
   }
 
-  private fresh(replyTo: string): Inbound | undefined {
-    const last = this.inbound.get(replyTo);
-    return last && Date.now() - last.at < PASSIVE_MS ? last : undefined;
+  /** The user's message a send to `replyTo` answers passively (its `msg_id` and state), while QQ takes one. */
+  private fresh(replyTo: string): [string, Inbound] | undefined {
+    const { chat, msgId } = targetOf(replyTo);
+    const live = (entry: [string, Inbound]): boolean => Date.now() - entry[1].at < PASSIVE_MS;
+    if (msgId !== undefined) {
+      const inbound = this.inbound.get(msgId);
+      return inbound && live([msgId, inbound]) ? [msgId, inbound] : undefined;
+    }
+    return [...this.inbound].findLast((entry) => entry[1].chat === chat && live(entry));
   }
 
   private dispatch(type: string, data: unknown, hooks: ChannelHooks): void {
@@ -222,7 +240,8 @@ export class QqChannel implements Channel {
     if (!parsed.success) return;
     const message = fromQqMessage(type, parsed.data);
     if (!message) return;
-    this.inbound.set(message.replyTo, { msgId: parsed.data.id, at: Date.now(), seq: 0 });
+    for (const [id, inbound] of this.inbound) if (Date.now() - inbound.at >= PASSIVE_MS) this.inbound.delete(id);
+    this.inbound.set(parsed.data.id, { chat: targetOf(message.replyTo).chat, at: Date.now(), seq: 0 });
     void hooks.onMessage(message);
   }
 }

@@ -132,6 +132,7 @@ export const commands: CommandSpec[] = [
       'onboard [--wecom-bot-id ID --wecom-secret S] [--qq-app-id ID --qq-app-secret S] [--onebot-url URL [--onebot-token T]]',
       'onboard --irc-server HOST:PORT --irc-nick NICK [--irc-channels #A,#B] [--irc-password P] [--irc-no-tls]',
       'onboard --signal-account +NUMBER [--signal-daemon HOST:PORT]',
+      'onboard --mattermost-url URL --mattermost-token T',
       'onboard --matrix-homeserver URL --matrix-user-id @BOT:SERVER --matrix-token T [--owner @YOU:SERVER]',
     ],
     options: {

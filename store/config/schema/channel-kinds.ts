@@ -6,6 +6,11 @@ import { matrixSettings } from './channels/matrix.js';
 import { signalSettings } from './channels/signal.js';
 import { mattermostSettings } from './channels/mattermost.js';
 import { emailSettings } from './channels/email.js';
+import { feishuSettings } from './channels/feishu.js';
+import { dingtalkSettings } from './channels/dingtalk.js';
+import { wecomSettings } from './channels/wecom.js';
+import { qqSettings } from './channels/qq.js';
+import { onebotSettings } from './channels/onebot.js';
 
 /**
  * The settings of each channel kind beyond those every entry has (`channel-list.ts`), each field described: the
@@ -69,6 +74,11 @@ export const channelKindSettings = {
   signal: signalSettings,
   mattermost: mattermostSettings,
   email: emailSettings,
+  feishu: feishuSettings,
+  dingtalk: dingtalkSettings,
+  wecom: wecomSettings,
+  qq: qqSettings,
+  onebot: onebotSettings,
 };
 
 export type ChannelKind = keyof typeof channelKindSettings;

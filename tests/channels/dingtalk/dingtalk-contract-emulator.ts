@@ -30,7 +30,14 @@ export class DingTalkContractEmulator implements ContractEmulator {
       sendImage: (bytes) => this.spoken(() => user.sendImage(bytes)),
       sendVoice: (bytes) => this.spoken(() => user.sendVoice(bytes)),
       redeliver: async (said) => this.dingtalk.redeliver(this.delivered.get(said.id)!),
-      sent: () => user.sent().map((m, i) => ({ id: `${m.via}-${i}`, text: m.text, edits: [], at: m.at })),
+      sent: () =>
+        user.sent().map((m, i) => ({
+          id: `${m.via}-${i}`,
+          text: m.text,
+          edits: [],
+          at: m.at,
+          ...(m.file ? { file: { name: m.file.name, bytes: m.file.bytes } } : {}),
+        })),
       typing: () => 0,
     };
   }

@@ -1,19 +1,25 @@
 // A loopback DingTalk for Stream mode bots: the OpenAPI (`/v1.0/oauth2/accessToken`,
-// `/v1.0/gateway/connections/open`, robot batchSend and groupMessages/send, messageFiles/download), the stream
+// `/v1.0/gateway/connections/open`, robot batchSend and groupMessages/send, messageFiles/download), the older API's
+// `media/upload` (multipart, `access_token` in the query) whose media ids robot messages name, the stream
 // WebSocket (`?ticket=`: SYSTEM pings, CALLBACK frames on the robot topic, acknowledgements by messageId) and the
 // session webhooks a message carries for its replies.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { HeldAnswers, Outage } from '../contract/bad-days.js';
 
 export interface DingTalkSent {
   /** `webhook` (a session webhook reply), `batchSend` or `groupSend`. */
   via: 'webhook' | 'batchSend' | 'groupSend';
   /** The conversation (webhook, group) or user (batchSend) it went to. */
   to: string;
+  /** The robot message's kind: `sampleMarkdown` (and every webhook reply), `sampleImageMsg` or `sampleFile`. */
+  msgKey: string;
   title: string;
   text: string;
+  /** The uploaded file a `sampleImageMsg` or `sampleFile` named. */
+  file?: { name: string; bytes: Buffer; type: string };
   at: number;
 }
 
@@ -34,10 +40,12 @@ export class DingTalkEmulator {
   /** Session webhook id → the conversation it answers. */
   private readonly sessions = new Map<string, string>();
   private readonly files = new Map<string, Buffer>();
+  /** Uploads by their media id. */
+  private readonly media = new Map<string, { name: string; bytes: Buffer; type: string }>();
   private opened = 0;
   private waiting: Array<() => void> = [];
-  private refusing = false;
-  private hold: { answers: Array<() => void>; on: boolean } | undefined;
+  private readonly outages = new Outage();
+  private readonly answers = new HeldAnswers();
   /** Webhook sessions expire at once from now on (replies must go through the OpenAPI). */
   expireWebhooks = false;
 
@@ -129,23 +137,12 @@ export class DingTalkEmulator {
 
   /** Drops every stream connection and refuses to open new ones for `ms`. */
   async outage(ms: number): Promise<void> {
-    this.refusing = true;
-    this.drop();
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    this.refusing = false;
+    await this.outages.for(ms, () => this.drop());
   }
 
   /** Replies are taken but their answers kept back until `release()`. */
   holdSendAnswers(): { held(): number; release(): void } {
-    const hold = { answers: [] as Array<() => void>, on: true };
-    this.hold = hold;
-    return {
-      held: () => hold.answers.length,
-      release: () => {
-        hold.on = false;
-        for (const answer of hold.answers.splice(0)) answer();
-      },
-    };
+    return this.answers.start();
   }
 
   /** Closes every stream connection, as DingTalk does when it moves a connection. */
@@ -217,10 +214,12 @@ export class DingTalkEmulator {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
+    const raw = Buffer.concat(chunks);
     const json = (status: number, value: unknown): void =>
       void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
     const url = new URL(req.url ?? '/', this.url);
+    if (req.method === 'POST' && url.pathname === '/media/upload') return this.upload(url, req, raw, json);
+    const body = raw.length ? (JSON.parse(raw.toString('utf8')) as Record<string, unknown>) : {};
     const file = url.pathname.startsWith('/files/') ? this.files.get(url.pathname.slice(7)) : undefined;
     if (file) return void res.writeHead(200).end(file);
     const authorized = this.tokens.has(String(req.headers['x-acs-dingtalk-access-token'] ?? ''));
@@ -239,7 +238,7 @@ export class DingTalkEmulator {
         return json(200, { accessToken: token, expireIn: 7200 });
       }
       case 'POST /v1.0/gateway/connections/open': {
-        if (this.refusing) return json(503, { code: 'ServiceUnavailable', message: 'try again later' });
+        if (this.outages.refusing) return json(503, { code: 'ServiceUnavailable', message: 'try again later' });
         if (body.clientId !== this.clientId || body.clientSecret !== this.clientSecret)
           return json(401, { code: 'InvalidAuthentication', message: 'clientId or clientSecret is invalid' });
         const ticket = hex(12);
@@ -250,21 +249,27 @@ export class DingTalkEmulator {
         const conversation = this.sessions.get(url.searchParams.get('session') ?? '');
         if (!conversation) return json(200, { errcode: 300001, errmsg: 'session 不存在' });
         const { title, text } = markdown(body.markdown as Record<string, unknown>);
-        this.sent.push({ via: 'webhook', to: conversation, title, text, at: Date.now() });
+        this.sent.push({ via: 'webhook', to: conversation, msgKey: 'sampleMarkdown', title, text, at: Date.now() });
         const answer = (): void => json(200, { errcode: 0, errmsg: 'ok' });
-        if (this.hold?.on) return void this.hold.answers.push(answer);
-        return answer();
+        return this.answers.answer(answer);
       }
       case 'POST /v1.0/robot/oToMessages/batchSend':
       case 'POST /v1.0/robot/groupMessages/send': {
         if (!authorized) return json(401, { code: 'InvalidAuthentication', message: '不合法的access_token' });
-        const { title, text } = markdown(JSON.parse(String(body.msgParam)) as Record<string, unknown>);
+        const param = JSON.parse(String(body.msgParam)) as Record<string, unknown>;
+        const msgKey = String(body.msgKey);
+        const file = this.media.get(String(msgKey === 'sampleImageMsg' ? param.photoURL : param.mediaId));
+        if (msgKey !== 'sampleMarkdown' && !file)
+          return json(400, { code: 'invalidParameter.mediaId', message: 'mediaId 不存在' });
+        const { title = '', text = '' } = msgKey === 'sampleMarkdown' ? markdown(param) : {};
         const group = url.pathname.endsWith('groupMessages/send');
         this.sent.push({
           via: group ? 'groupSend' : 'batchSend',
           to: group ? String(body.openConversationId) : String((body.userIds as string[])[0]),
+          msgKey,
           title,
           text,
+          ...(file ? { file: msgKey === 'sampleFile' ? { ...file, name: String(param.fileName) } : file } : {}),
           at: Date.now(),
         });
         return json(200, { processQueryKey: hex(10) });
@@ -277,5 +282,27 @@ export class DingTalkEmulator {
       default:
         return json(404, { code: 'notFound', message: `${req.method} ${url.pathname}` });
     }
+  }
+
+  /** `media/upload`: the file in the form's `media` part, its kind in `type`; errors as the older API writes them. */
+  private async upload(
+    url: URL,
+    req: IncomingMessage,
+    raw: Buffer,
+    json: (status: number, value: unknown) => void,
+  ): Promise<void> {
+    if (!this.tokens.has(url.searchParams.get('access_token') ?? ''))
+      return json(200, { errcode: 40014, errmsg: '不合法的access_token' });
+    const headers = { 'content-type': String(req.headers['content-type'] ?? '') };
+    const form = await new Request(url, { method: 'POST', headers, body: new Uint8Array(raw) })
+      .formData()
+      .catch(() => undefined);
+    const media = form?.get('media');
+    const type = String(form?.get('type') ?? url.searchParams.get('type') ?? '');
+    if (!(media instanceof File) || !['image', 'voice', 'video', 'file'].includes(type))
+      return json(200, { errcode: 40004, errmsg: '不合法的媒体文件类型' });
+    const mediaId = `@lA${hex(10)}`;
+    this.media.set(mediaId, { name: media.name, bytes: Buffer.from(await media.arrayBuffer()), type });
+    return json(200, { errcode: 0, errmsg: 'ok', media_id: mediaId, created_at: Date.now(), type });
   }
 }

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -101,6 +101,31 @@ dingtalk('a group @-message is answered in the group', async ({ dingtalk, gatewa
     [{ via: 'webhook', text: 'echo: status please' }],
   );
 });
+
+dingtalk(
+  'a picture the agent sends in a group is uploaded as an image and posted by media id, its caption after it',
+  async ({ dingtalk, gateway }) => {
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+    writeFileSync(join(gateway.home.workspace, 'chart.png'), png);
+    const inGroup = (): DingTalkSent[] => dingtalk.sent.filter((m) => m.to === 'cidPICTURE==');
+    dingtalk.groupAt('cidPICTURE==', 'FILE chart.png the chart');
+    await replies(inGroup, 3);
+    const sent = await quietGateway(gateway.home.sessions, inGroup);
+    assert.equal(
+      sent.map(({ via, msgKey, text, file }) => ({ via, msgKey, text, file })),
+      [
+        {
+          via: 'groupSend',
+          msgKey: 'sampleImageMsg',
+          text: '',
+          file: { name: 'chart.png', bytes: png, type: 'image' },
+        },
+        { via: 'webhook', msgKey: 'sampleMarkdown', text: 'the chart', file: undefined },
+        { via: 'webhook', msgKey: 'sampleMarkdown', text: 'sent', file: undefined },
+      ],
+    );
+  },
+);
 
 dingtalk(
   'once the session webhook has expired the reply goes through the OpenAPI to the user',

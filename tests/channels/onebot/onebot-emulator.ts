@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { HeldAnswers, Outage } from '../contract/bad-days.js';
 
 export interface BotMessage {
   id: number;
@@ -31,13 +32,13 @@ export class OneBotEmulator {
   private readonly sockets = new Set<WebSocket>();
   private readonly files = new Map<string, Buffer>();
   private readonly posted = new Map<number, Record<string, unknown>>();
-  private refusing = false;
+  private readonly outages = new Outage();
   private connected = 0;
   private nextMessage = 5_000;
   private nextUser = 20_000;
   private failures: Array<{ retcode: number; wording: string }> = [];
   private waiting: Array<() => void> = [];
-  private hold: { answers: Array<() => void>; on: boolean } | undefined;
+  private readonly answers = new HeldAnswers();
 
   static async start(): Promise<OneBotEmulator> {
     const emulator = new OneBotEmulator();
@@ -47,7 +48,7 @@ export class OneBotEmulator {
       res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(file);
     });
     emulator.server.on('upgrade', (req, socket, head) => {
-      if (emulator.refusing) return socket.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
+      if (emulator.outages.refusing) return socket.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
       if (req.headers.authorization !== `Bearer ${emulator.accessToken}`)
         return socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
       emulator.wss.handleUpgrade(req, socket, head, (ws) => emulator.accept(ws));
@@ -157,23 +158,14 @@ export class OneBotEmulator {
 
   /** Drops every connection and refuses new ones for `ms`. */
   async outage(ms: number): Promise<void> {
-    this.refusing = true;
-    for (const socket of this.sockets) socket.terminate();
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    this.refusing = false;
+    await this.outages.for(ms, () => {
+      for (const socket of this.sockets) socket.terminate();
+    });
   }
 
   /** Sends are carried out but their answers kept back until `release()`. */
   holdSendAnswers(): { held(): number; release(): void } {
-    const hold = { answers: [] as Array<() => void>, on: true };
-    this.hold = hold;
-    return {
-      held: () => hold.answers.length,
-      release: () => {
-        hold.on = false;
-        for (const answer of hold.answers.splice(0)) answer();
-      },
-    };
+    return this.answers.start();
   }
 
   async close(): Promise<void> {
@@ -237,8 +229,7 @@ export class OneBotEmulator {
             .map((s) => String(s.data.text))
             .join('');
           this.sent.push({ id, target, text, segments, at: Date.now() });
-          if (this.hold?.on) return void this.hold.answers.push(() => answer({ message_id: id }));
-          return answer({ message_id: id });
+          return this.answers.answer(() => answer({ message_id: id }));
         }
         default:
           return answer(null, 'failed', 1404, `unknown action ${call.action}`);

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { HeldAnswers, Outage } from '../contract/bad-days.js';
 
 export interface QqSent {
   id: string;
@@ -36,8 +37,8 @@ export class QqEmulator {
   /** Uploaded files by the `file_info` handed back for them. */
   private readonly infos = new Map<string, { name: string; bytes: Buffer }>();
   private waiting: Array<() => void> = [];
-  private refusing = false;
-  private hold: { answers: Array<() => void>; on: boolean } | undefined;
+  private readonly outages = new Outage();
+  private readonly answers = new HeldAnswers();
   private seq = 0;
   private nextId = 1;
   private connected = 0;
@@ -46,7 +47,7 @@ export class QqEmulator {
     const emulator = new QqEmulator();
     emulator.server = createServer((req, res) => void emulator.handle(req, res));
     emulator.server.on('upgrade', (req, socket, head) => {
-      if (emulator.refusing) return socket.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
+      if (emulator.outages.refusing) return socket.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
       if (req.url !== '/websocket') return socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
       emulator.wss.handleUpgrade(req, socket, head, (ws) => emulator.accept(ws));
     });
@@ -151,23 +152,14 @@ export class QqEmulator {
 
   /** Drops every session and refuses new ones for `ms`. */
   async outage(ms: number): Promise<void> {
-    this.refusing = true;
-    for (const socket of this.sessions) socket.terminate();
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    this.refusing = false;
+    await this.outages.for(ms, () => {
+      for (const socket of this.sessions) socket.terminate();
+    });
   }
 
   /** Messages are taken but their answers kept back until `release()`. */
   holdSendAnswers(): { held(): number; release(): void } {
-    const hold = { answers: [] as Array<() => void>, on: true };
-    this.hold = hold;
-    return {
-      held: () => hold.answers.length,
-      release: () => {
-        hold.on = false;
-        for (const answer of hold.answers.splice(0)) answer();
-      },
-    };
+    return this.answers.start();
   }
 
   /** Closes every gateway session as the platform does when it restarts (code 4009: session timed out). */
@@ -262,8 +254,7 @@ export class QqEmulator {
       if (body.msg_type === 6) return json(200, {});
       this.sent.push({ id, target: where, body, at: Date.now() });
       const answer = (): void => json(200, { id, timestamp: new Date().toISOString() });
-      if (this.hold?.on) return void this.hold.answers.push(answer);
-      return answer();
+      return this.answers.answer(answer);
     }
     json(404, { code: 404, message: `no route ${req.method} ${path}` });
   }

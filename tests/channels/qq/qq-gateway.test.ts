@@ -5,7 +5,9 @@ import * as assert from 'uvu/assert';
 import { splitMessage } from '../../../adapters/channels/split.js';
 import { LONG_REPLY, startGatewayModel, TRANSCRIPT, type GatewayModel } from '../../support/gateway-model.js';
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.js';
+import { until } from '../../support/eventually.js';
 import { quietGateway } from '../../support/quiet.js';
+import { received } from '../../support/received.js';
 import { freePort } from '../../support/telegram-emulator.js';
 import { QqEmulator, type QqSent } from './qq-emulator.js';
 
@@ -108,6 +110,25 @@ qq('a private message gets "typing…", then exactly one passive reply to it', a
     msg_id: asked,
     msg_seq: 1,
   });
+});
+
+qq('each answer is a passive reply to its own message, when the user wrote again before it', async (context) => {
+  const { qq, model, gateway } = context;
+  const user = qq.user();
+  const first = user.say('HOLD first');
+  await until('the model asked', () => (model.asked.includes('HOLD first') ? true : undefined), 60_000);
+  const second = user.say('second');
+  await until('the second in the log', () => (received(gateway.home.sessions, second) ? true : undefined), 60_000);
+  model.release();
+  await replies(user.sent, 2);
+  const sent = await quietGateway(gateway.home.sessions, user.sent);
+  assert.equal(
+    sent.map((m) => [m.body.content, m.body.msg_id]),
+    [
+      ['echo: HOLD first', first],
+      ['echo: second', second],
+    ],
+  );
 });
 
 qq(

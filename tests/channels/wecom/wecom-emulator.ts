@@ -8,6 +8,7 @@ import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { HeldAnswers, Outage } from '../contract/bad-days.js';
 
 const hex = (bytes: number): string => randomBytes(bytes).toString('hex');
 
@@ -74,8 +75,8 @@ export class WeComEmulator {
   private subscribed = 0;
   /** Encrypted pictures by path. */
   private readonly files = new Map<string, Buffer>();
-  private refusing = false;
-  private hold: { answers: Array<() => void>; on: boolean } | undefined;
+  private readonly outages = new Outage();
+  private readonly answers = new HeldAnswers();
 
   static async start(): Promise<WeComEmulator> {
     const emulator = new WeComEmulator();
@@ -85,7 +86,7 @@ export class WeComEmulator {
       res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(file);
     });
     emulator.server.on('upgrade', (req, socket, head) => {
-      if (emulator.refusing) return socket.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
+      if (emulator.outages.refusing) return socket.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
       emulator.wss.handleUpgrade(req, socket, head, (ws) => emulator.accept(ws));
     });
     await new Promise<void>((resolve) => emulator.server.listen(0, '127.0.0.1', resolve));
@@ -164,23 +165,12 @@ export class WeComEmulator {
 
   /** Drops every connection and refuses new ones for `ms`. */
   async outage(ms: number): Promise<void> {
-    this.refusing = true;
-    this.drop();
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    this.refusing = false;
+    await this.outages.for(ms, () => this.drop());
   }
 
   /** Finished replies and pushes are taken but their acks kept back until `release()`. */
   holdSendAnswers(): { held(): number; release(): void } {
-    const hold = { answers: [] as Array<() => void>, on: true };
-    this.hold = hold;
-    return {
-      held: () => hold.answers.length,
-      release: () => {
-        hold.on = false;
-        for (const answer of hold.answers.splice(0)) answer();
-      },
-    };
+    return this.answers.start();
   }
 
   /** A picture's `image` field: where to fetch it and the key it is encrypted with. */
@@ -223,7 +213,7 @@ export class WeComEmulator {
       socket.send(JSON.stringify({ headers: { req_id: reqId }, errcode, errmsg, ...(answer ? { body: answer } : {}) }));
     /** A finished reply's or a push's ack, kept back while sends are held. */
     const held = (final: boolean, answer: () => void): void => {
-      if (final && this.hold?.on) this.hold.answers.push(answer);
+      if (final) this.answers.answer(answer);
       else answer();
     };
     socket.on('close', () => this.sockets.delete(socket));

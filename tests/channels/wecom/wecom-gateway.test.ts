@@ -6,7 +6,7 @@ import { startGatewayModel, type GatewayModel } from '../../support/gateway-mode
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.js';
 import { quietGateway } from '../../support/quiet.js';
 import { freePort } from '../../support/telegram-emulator.js';
-import { EventLog } from '../../../store/log/event-log.js';
+import { received } from '../../support/received.js';
 import { WeComEmulator, type WeComPush, type WeComStream } from './wecom-emulator.js';
 
 interface Context {
@@ -23,18 +23,6 @@ async function until<T>(read: () => T[], count: number, timeoutMs = 60_000): Pro
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return read();
-}
-
-/** Whether the gateway's log holds the message of that id, read beside the gateway writing it. */
-function received(sessions: string, messageId: string): boolean {
-  const log = EventLog.open(sessions, { readOnly: true });
-  try {
-    return log
-      .read({ type: 'message.received' })
-      .some((e) => (e.data as { message_id?: string }).message_id === messageId);
-  } finally {
-    log.close();
-  }
 }
 
 const finished = (streams: () => WeComStream[]) => (): WeComStream[] => streams().filter((s) => s.finished);
