@@ -59,7 +59,11 @@ async function startGateway(
   config.gateway = { port };
   config.heartbeat = { enabled: false };
   config.channel_list = {
-    telegram: { enabled: true, settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1 } },
+    telegram: {
+      enabled: true,
+      // Every chat is a user the bot answers: an empty allow_from now asks each sender to pair, and gets no turn.
+      settings: { token: TOKEN, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: ['*'] },
+    },
   };
   writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
   const child = spawn(bin, ['gateway'], { env: home.env, stdio: 'ignore' });

@@ -662,6 +662,8 @@ export class Gateway {
   /** After `stopped`: ends running turns (once the engine is loaded), flushes the log and closes it. */
   private async shutDown(): Promise<void> {
     this.approvals.unsubscribe();
+    // A compaction under way ends (its copy abandoned, or its swap finished) before the log closes under it.
+    await this.logCompaction.stop();
     const { context } = this.snapshot;
     if (context.failure !== undefined) this.toolCalls.unsubscribe();
     await (context.engine ? context.engine.close({ reason: STOP_REASON }) : this.core.close());

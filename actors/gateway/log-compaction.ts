@@ -2,9 +2,11 @@ import type { Config } from '../../store/config/index.js';
 import { retentionPlan } from '../../store/log/compact.js';
 import { EventLog } from '../../store/log/event-log.js';
 import type { EventStore } from '../../store/log/event-store.js';
-import { compactLive } from '../../store/log/live-compact.js';
+import { compactLive, lastCompactedAt } from '../../store/log/live-compact.js';
 import type { Logger } from '../../store/logs/logger.js';
 import type { Scheduler } from '../scheduler.js';
+
+const HOUR_MS = 3_600_000;
 
 export interface LogCompactionDeps {
   scheduler: Scheduler;
@@ -14,43 +16,59 @@ export interface LogCompactionDeps {
 }
 
 /**
- * The gateway's compaction of its own log: every `log.retention.compact_every_hours` (on the gateway's clock) the
- * retention runs as `tern log compact` would, while turns go on (`compactLive`); the log records `log.compacted` with
- * the sizes before and after. A log that is not the workspace's lmdb (a cluster's stream) is left alone.
+ * The gateway's compaction of its own log: `log.retention.compact_every_hours` after the last one (its `log.compacted`
+ * in the log, else the log's first event), the retention runs as `tern log compact` would, while turns go on
+ * (`compactLive`). The time comes from the log, not from the gateway's start: a gateway restarted more often than
+ * that still compacts. A log that is not the workspace's lmdb (a cluster's stream) is left alone.
  */
 export class LogCompaction {
   private timer: { cancel(): void } | undefined;
-  private running: Promise<void> | undefined;
+  private running: { done: Promise<void>; abort: AbortController } | undefined;
+  /** When this process last tried: a compaction that failed (nothing recorded) waits a period before it tries again. */
+  private tried = 0;
 
   constructor(private readonly deps: LogCompactionDeps) {}
 
   start(): void {
-    this.stop();
+    this.timer?.cancel();
+    this.timer = undefined;
     const hours = this.deps.config().log.retention.compact_every_hours;
     if (hours === 0 || !(this.deps.log instanceof EventLog)) return;
     const log = this.deps.log;
-    this.timer = this.deps.scheduler.after(hours * 3_600_000, () => {
-      this.running = this.compact(log).finally(() => {
+    const every = hours * HOUR_MS;
+    const now = this.deps.scheduler.now();
+    const last = Math.max(lastCompactedAt(log) ?? now, this.tried);
+    this.timer = this.deps.scheduler.after(Math.min(Math.max(last + every - now, 0), every), () => {
+      this.tried = this.deps.scheduler.now();
+      const abort = new AbortController();
+      const done = this.compact(log, abort.signal).finally(() => {
         this.running = undefined;
         if (this.timer) this.start();
       });
+      this.running = { done, abort };
     });
   }
 
-  /** Stops the schedule; a compaction under way finishes (the returned promise), its swap cannot be cut in two. */
+  /**
+   * Stops the schedule and ends a compaction under way before the log closes: its copy and its archive are abandoned
+   * and removed (the log stays as it was), or, once the files are being swapped, the swap finishes.
+   */
   stop(): Promise<void> {
     this.timer?.cancel();
     this.timer = undefined;
-    return this.running ?? Promise.resolve();
+    this.running?.abort.abort();
+    return this.running?.done ?? Promise.resolve();
   }
 
-  private async compact(log: EventLog): Promise<void> {
+  private async compact(log: EventLog, signal: AbortSignal): Promise<void> {
     const { retention } = this.deps.config().log;
+    const now = new Date(this.deps.scheduler.now());
     try {
-      const result = await compactLive(log, retentionPlan(retention, new Date(this.deps.scheduler.now())), new Date());
+      const result = await compactLive(log, retentionPlan(retention, now), now, signal);
       this.deps.logger.info('event log compacted', { ...result });
     } catch (error) {
-      this.deps.logger.warn('event log not compacted', { reason: (error as Error).message });
+      if (signal.aborted) this.deps.logger.info('event log compaction stopped with the gateway; the log is as it was');
+      else this.deps.logger.warn('event log not compacted', { reason: (error as Error).message });
     }
   }
 }

@@ -9,6 +9,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  type WriteStream,
 } from 'node:fs';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
@@ -159,6 +160,7 @@ export function* mergeBySeq(a: Iterable<Envelope>, b: Iterable<Envelope>): Gener
  */
 export class ArchiveWriter {
   private gzip: Gzip | undefined;
+  private file: WriteStream | undefined;
   private done: Promise<void> | undefined;
   private first = 0;
   private last = 0;
@@ -175,13 +177,25 @@ export class ArchiveWriter {
     if (!this.gzip) {
       mkdirSync(archiveDir(this.dir), { recursive: true, mode: 0o700 });
       this.gzip = createGzip();
-      const file = createWriteStream(this.partial, { mode: 0o600 });
-      this.gzip.pipe(file);
-      this.done = finished(file);
+      this.file = createWriteStream(this.partial, { mode: 0o600 });
+      this.gzip.pipe(this.file);
+      this.done = finished(this.file);
       this.first = event.seq;
     }
     this.last = event.seq;
     this.gzip.write(`${JSON.stringify(event)}\n`);
+  }
+
+  /** Ends a compaction cut short: the partial file goes once closed, its events are still in the log. */
+  async abandon(): Promise<void> {
+    if (!this.gzip || !this.file) return;
+    const file = this.file;
+    const closed = file.closed ? undefined : new Promise<void>((resolve) => file.once('close', () => resolve()));
+    this.gzip.destroy();
+    file.destroy();
+    await Promise.all([closed, this.done?.catch(() => undefined)]);
+    this.gzip = undefined;
+    rmSync(this.partial, { force: true });
   }
 
   /** The archive's path relative to the log's folder, or undefined when nothing was archived. */
@@ -189,6 +203,7 @@ export class ArchiveWriter {
     if (!this.gzip) return undefined;
     this.gzip.end();
     await this.done;
+    this.gzip = undefined;
     const name = `${this.first}-${this.last}.jsonl.gz`;
     renameSync(this.partial, join(archiveDir(this.dir), name));
     return join('archive', name);

@@ -7,7 +7,8 @@ export type LogErrorCode =
   | 'log_corrupted'
   | 'log_unsafe'
   | 'log_fenced'
-  | 'archive_unreadable';
+  | 'archive_unreadable'
+  | 'compaction_stopped';
 
 export class LogError extends Error {
   constructor(

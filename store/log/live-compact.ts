@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { validateDraft, type Envelope } from '../../bus/index.js';
 import { ArchiveWriter, keptOf, mergeBySeq, syncFolder, type Compacted, type Plan } from './compact.js';
+import { LogError } from './errors.js';
 import { EventLog } from './event-log.js';
 
 const FILES = ['data.mdb', 'lock.mdb'] as const;
@@ -14,8 +15,10 @@ const CHUNK = 500;
  * environment in chunks while appends go on, then, between two batches, the events appended meanwhile are copied too,
  * the closing event is written and the fresh files take the old ones' place (`EventLog.replaceFiles`). A kill before
  * the swap leaves the old log whole (and a fresh folder behind, which the next compaction of that second replaces).
+ * `signal` abandons the copy between two chunks (the gateway stops): the copy and the archive being written are
+ * removed and it throws `compaction_stopped`; once the swap has begun it finishes.
  */
-export async function compactLive(log: EventLog, plan: Plan, now: Date): Promise<Compacted> {
+export async function compactLive(log: EventLog, plan: Plan, now: Date, signal?: AbortSignal): Promise<Compacted> {
   const bytesBefore = log.storedBytes().total;
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   const fresh = join(log.dir, `.compact-${stamp}`);
@@ -38,6 +41,7 @@ export async function compactLive(log: EventLog, plan: Plan, now: Date): Promise
       added.splice(0, due.length);
       after = last;
       await nextTurn();
+      if (signal?.aborted) throw new LogError('compaction_stopped', 'the compaction was stopped before the swap');
     }
     out.restore(added);
     const written = await archive.close();
@@ -54,8 +58,18 @@ export async function compactLive(log: EventLog, plan: Plan, now: Date): Promise
       syncFolder(log.dir);
     });
     return result;
+  } catch (error) {
+    await archive.abandon();
+    throw error;
   } finally {
     out.close();
     rmSync(fresh, { recursive: true, force: true });
   }
+}
+
+/** When the log was last compacted (its latest `log.compacted`), else when its first event was written. */
+export function lastCompactedAt(log: EventLog): number | undefined {
+  const [last] = log.iterate({ type: 'log.compacted', order: 'desc', limit: 1 });
+  const [first] = last ? [last] : log.iterate({ limit: 1 });
+  return first?.at;
 }

@@ -34,9 +34,12 @@ export interface ClockedGateway {
 export async function startClockedGateway(
   blocks: Record<string, unknown> = {},
   env: NodeJS.ProcessEnv = {},
+  /** Writes what the home holds before the gateway starts (a log written earlier). */
+  seed?: (home: TempHome) => Promise<void>,
 ): Promise<ClockedGateway> {
   const home = tempHome();
   Object.assign(home.env, env);
+  await seed?.(home);
   const model = await startGatewayModel();
   const config: Record<string, unknown> = {
     version: 2,
