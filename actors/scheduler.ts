@@ -9,11 +9,23 @@ export interface Scheduler {
   after(ms: number, run: () => void): { cancel(): void };
 }
 
+/** The longest delay `setTimeout` keeps (about 24.8 days); a longer one would fire at once. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
 export const realScheduler: Scheduler = {
   now: () => Date.now(),
   after: (ms, run) => {
-    const timer = setTimeout(run, ms);
-    timer.unref();
+    // Long periods (a compaction every 600 hours) wait in steps, each within what a timer can hold.
+    const due = Date.now() + ms;
+    let timer: NodeJS.Timeout;
+    const wait = (left: number) => {
+      timer = setTimeout(
+        () => (left > LONGEST_TIMER_MS ? wait(due - Date.now()) : run()),
+        Math.min(left, LONGEST_TIMER_MS),
+      );
+      timer.unref();
+    };
+    wait(ms);
     return { cancel: () => clearTimeout(timer) };
   },
 };
