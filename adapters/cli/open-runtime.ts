@@ -1,5 +1,6 @@
 import { Runtime } from '../../actors/runtime.js';
 import { LogError } from '../../store/log/errors.js';
+import { undici } from '../http/undici.js';
 import { CliError } from './errors.js';
 import { loadConfigForCli } from './load-config.js';
 
@@ -37,7 +38,11 @@ export function openRuntime(env: NodeJS.ProcessEnv, command: string, { model, st
   }
   if (stream) for (const entry of loaded.config.model_list) entry.streaming.enabled = true;
   try {
-    return Runtime.start({ loaded, env, command });
+    const runtime = Runtime.start({ loaded, env, command });
+    // Its turns ask a model: the HTTP client loads while plugins and MCP servers are prepared, so the first request
+    // (and Ctrl-C while "waiting for" the model) finds it loaded.
+    void undici();
+    return runtime;
   } catch (error) {
     if (error instanceof LogError && error.code === 'log_locked') {
       throw new CliError(

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { fetch as undiciFetch, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { DEFAULT_CONNECT_TIMEOUT_MS, dispatcherFor, type Route } from './dispatchers.js';
+import { undici } from './undici.js';
 import { toldOfWrites } from './when-written.js';
 
 export { dispatcherFor, maskProxy, proxyFor, InvalidProxyError, type Route } from './dispatchers.js';
@@ -131,8 +132,9 @@ function megabytes(bytes: number): string {
 export async function send(route: Route, call: HttpRequest): Promise<HttpAnswer> {
   let answer: Dispatcher.ResponseData;
   try {
+    const { request } = await undici();
     answer = await request(call.url, {
-      dispatcher: toldOfWrites(dispatcherFor(route)),
+      dispatcher: toldOfWrites(await dispatcherFor(route)),
       method: call.method ?? (call.body === undefined ? 'GET' : 'POST'),
       headers: call.headers,
       body: call.body,
@@ -199,11 +201,13 @@ export async function sendForBytes(
  * with undici's defaults (300 s to the first byte and between pieces) as the backstop.
  */
 export function fetchOn(route: Route): typeof globalThis.fetch {
-  const dispatcher = dispatcherFor(route);
-  const fetchWith = (input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit) =>
-    undiciFetch(input as Parameters<typeof undiciFetch>[0], {
-      ...(init as Parameters<typeof undiciFetch>[1]),
+  type UndiciFetch = Awaited<ReturnType<typeof undici>>['fetch'];
+  const fetchWith = async (input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit) => {
+    const [{ fetch }, dispatcher] = await Promise.all([undici(), dispatcherFor(route)]);
+    return fetch(input as Parameters<UndiciFetch>[0], {
+      ...(init as Parameters<UndiciFetch>[1]),
       dispatcher: toldOfWrites(dispatcher),
     });
+  };
   return fetchWith as unknown as typeof globalThis.fetch;
 }

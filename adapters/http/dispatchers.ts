@@ -1,5 +1,6 @@
 import type { LookupFunction } from 'node:net';
-import { Agent, EnvHttpProxyAgent, ProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { undici } from './undici.js';
 
 /** Where a request goes out and the limits of its connections: what one dispatcher (and its keep-alive sockets) serves. */
 export interface Route {
@@ -52,7 +53,7 @@ function checkedProxy(proxy: string): string {
   return proxy;
 }
 
-function build(route: Route): Dispatcher {
+function build(route: Route, { Agent, EnvHttpProxyAgent, ProxyAgent }: typeof import('undici')): Dispatcher {
   const options = {
     connectTimeout: route.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     ...(route.maxAnswerBytes !== undefined ? { maxResponseSize: route.maxAnswerBytes } : {}),
@@ -76,8 +77,12 @@ function keyOf(route: Route): string {
   return `${route.proxy ?? ''}\n${route.maxAnswerBytes ?? ''}\n${route.connectTimeoutMs ?? ''}\n${environment}`;
 }
 
-/** The dispatcher for `route`, made on first use. Throws `InvalidProxyError` for a proxy that is not an http(s) URL. */
-export function dispatcherFor(route: Route = {}): Dispatcher {
+/**
+ * The dispatcher for `route`, made on first use. Rejects with `InvalidProxyError` for a proxy that is not an http(s)
+ * URL.
+ */
+export async function dispatcherFor(route: Route = {}): Promise<Dispatcher> {
+  const module = await undici();
   const key = keyOf(route);
   let kept = dispatchers;
   if (route.lookup) {
@@ -86,7 +91,7 @@ export function dispatcherFor(route: Route = {}): Dispatcher {
   }
   let dispatcher = kept.get(key);
   if (dispatcher === undefined) {
-    dispatcher = build(route);
+    dispatcher = build(route, module);
     kept.set(key, dispatcher);
   }
   return dispatcher;

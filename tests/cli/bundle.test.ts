@@ -256,6 +256,21 @@ test('a command loads only what it runs: no config schema for `tern version`, no
   }
 });
 
+test('`tern status` compiles no HTTP client: undici (its WebAssembly parser, llhttp) comes with a first request', async ({
+  root,
+}) => {
+  const home = tempHome();
+  try {
+    writeConfig(home.home, 'http://127.0.0.1:9', { blocks: { heartbeat: { enabled: false } } });
+    const status = await modulesLoaded(root, ['status'], home.env);
+    assert.is(status.status, 0, status.output);
+    const withUndici = status.loaded.filter((path) => readFileSync(join(root, path), 'utf8').includes('llhttp'));
+    assert.equal(withUndici, []);
+  } finally {
+    home.remove();
+  }
+});
+
 test('a turn handed to a running gateway loads the socket client only: no runtime, no HTTP client', async (c) => {
   const { root } = c;
   const home = tempHome();
