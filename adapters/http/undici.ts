@@ -3,8 +3,8 @@ import { setFlagsFromString } from 'node:v8';
 let loading: Promise<typeof import('undici')> | undefined;
 
 /**
- * undici, loaded by the first request: a command that sends none (a turn handed to the gateway, `tern status`) and a
- * gateway before `/ready` do not compile its 700 KB.
+ * undici, loaded by the first request: a command that sends none (a turn handed to the gateway, `tern status`) does
+ * not compile its 700 KB, and a gateway compiles it with its first channel's request (Telegram's `getMe`).
  *
  * Its HTTP parser is WebAssembly. V8 runs it at once from a quick baseline build and recompiles its large parsing
  * function with the optimizing compiler on the worker thread; a process cannot exit while that thread is in a task,
