@@ -23,7 +23,10 @@ import { queryFilter, type LogQuery } from './event-store.js';
 import { planRollup, type RollupPlan } from '../usage/rollup-plan.js';
 import { acquireWriterLock } from './writer-lock.js';
 
-const FILES = ['data.mdb', 'lock.mdb'] as const;
+// The lock file first: a reader that opens between the two renames then reads the old data file, which nobody writes
+// any more, through a lock file the writer will share. Data first paired the new data file with the old lock file,
+// where the writer cannot see that reader's snapshot and reuses its pages (a torn read, seen in a CI run).
+const FILES = ['lock.mdb', 'data.mdb'] as const;
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** What usage totals are made of: an old answer goes once folded into the rollup (`planRollup`). */
 const USAGE_TYPES = new Set(['provider.requested', 'provider.responded', 'usage.rolled_up']);

@@ -85,7 +85,7 @@ export class EventLog implements EventStore {
   /** The length of the record shapes last copied to the `shapes` table. */
   private shapesMirrored = -1;
   /** Which lock file a reader opened (the one a compaction renames last): a new one means new files (`refresh`). */
-  private lockFile: string | undefined;
+  private logFiles: string | undefined;
 
   private constructor(
     readonly dir: string,
@@ -97,7 +97,7 @@ export class EventLog implements EventStore {
     this.seq = this.lastCommittedSeq();
     this.writtenSeq = this.seq;
     this.mappedBytes = this.fileBytes();
-    if (readOnly) this.lockFile = lockFileId(dir);
+    if (readOnly) this.logFiles = logFilesId(dir);
   }
 
   /**
@@ -462,10 +462,10 @@ export class EventLog implements EventStore {
    * the old files, which nobody writes any more, for as long as it ran (`tern log --follow` stopped at the swap).
    */
   refresh(): void {
-    if (this.readOnly && !this.closed && this.lockFile !== lockFileId(this.dir)) {
+    if (this.readOnly && !this.closed && this.logFiles !== logFilesId(this.dir)) {
       void this.root.close();
       this.databases = openDatabases(this.dir, true);
-      this.lockFile = lockFileId(this.dir);
+      this.logFiles = logFilesId(this.dir);
       return;
     }
     this.root.resetReadTxn();
@@ -638,10 +638,15 @@ function firstReadDamage(path: string): Damage | undefined {
   }
 }
 
-/** The lock file's identity (device and inode); undefined while there is none. */
-function lockFileId(dir: string): string | undefined {
-  const stats = statSync(join(dir, 'lock.mdb'), { throwIfNoEntry: false });
-  return stats && `${stats.dev}:${stats.ino}`;
+/**
+ * The log files' identity (device and inode of the lock and data files); undefined while there are none. Both count: a
+ * reader that opened between a swap's two renames has the new lock file and the old data file.
+ */
+function logFilesId(dir: string): string | undefined {
+  const ids = (['lock.mdb', 'data.mdb'] as const).map((name) => statSync(join(dir, name), { throwIfNoEntry: false }));
+  return ids.every((stats) => stats !== undefined)
+    ? ids.map((stats) => `${stats!.dev}:${stats!.ino}`).join(' ')
+    : undefined;
 }
 
 /** The tables events name values in, copied raw from log to log. */

@@ -6,7 +6,10 @@ import { ArchiveWriter, keptOf, mergeBySeq, syncFolder, type Compacted, type Pla
 import { LogError } from './errors.js';
 import { EventLog } from './event-log.js';
 
-const FILES = ['data.mdb', 'lock.mdb'] as const;
+// The lock file first: a reader that opens between the two renames then reads the old data file, which nobody writes
+// any more, through a lock file the writer will share. Data first paired the new data file with the old lock file,
+// where the writer cannot see that reader's snapshot and reuses its pages (a torn read, seen in a CI run).
+const FILES = ['lock.mdb', 'data.mdb'] as const;
 /** Events copied between two turns of the event loop: turns go on while the log is copied. */
 const CHUNK = 500;
 
