@@ -1,9 +1,10 @@
 // `tern onboard` flags and the `tern doctor` check of the Email channel, against the loopback IMAP and SMTP servers.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCliAsync } from '../../support/cli.js';
+import { channelDoctor } from '../doctor-checks.js';
 import { tempHome, type TempHome } from '../../support/temp-home.js';
 import { EmailContractEmulator } from './email-contract-emulator.js';
 
@@ -55,14 +56,7 @@ setup('doctor logs in to IMAP and SMTP: the right password is ok, a wrong one an
       settings: { ...emulator.settings(), password },
     });
     const channel_list = { email: entry(emulator.imap.password), email_wrong: entry('not-the-password') };
-    writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, channel_list }), { mode: 0o600 });
-    const result = await runCliAsync(['doctor', '--json'], home.env);
-    const checks = (JSON.parse(result.stdout) as { checks: Array<{ name: string; status: string; message: string }> })
-      .checks;
-    const got = (name: string) => {
-      const check = checks.find((c) => c.name === `channel ${name}`);
-      return [check?.status, check?.message];
-    };
+    const { check: got } = await channelDoctor(home, channel_list);
     assert.equal(got('email'), ['ok', 'IMAP and SMTP logins accepted']);
     assert.equal(got('email_wrong'), ['error', 'the IMAP server refused the login (Invalid credentials)']);
     assert.is(emulator.imap.selectedClients(), 0, 'no mailbox was opened');

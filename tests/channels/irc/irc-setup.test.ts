@@ -1,10 +1,11 @@
 // `tern onboard` flags and the `tern doctor` check of the IRC channel, against the loopback IRC server.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse as parseYaml } from 'yaml';
 import { runCliAsync } from '../../support/cli.js';
+import { channelDoctor } from '../doctor-checks.js';
 import { IrcServer } from '../../support/irc-server.js';
 import { tempHome, type TempHome } from '../../support/temp-home.js';
 
@@ -63,18 +64,11 @@ setup('doctor logs in once: an accepted password is ok, a refused one an error',
       settings: { server: irc.address, tls: false, nick: 'ternbot', password },
     });
     const channel_list = { irc: entry(irc.password), irc_bad: entry('wrong') };
-    writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, channel_list }), { mode: 0o600 });
-    const result = await runCliAsync(['doctor', '--json'], home.env);
-    const checks = (JSON.parse(result.stdout) as { checks: Array<{ name: string; status: string; message: string }> })
-      .checks;
-    const got = (name: string) => checks.find((c) => c.name === `channel ${name}`);
-    assert.equal(
-      [got('irc')?.status, got('irc')?.message],
-      ['ok', 'connected and logged in (the server welcomed the bot)'],
-    );
-    assert.equal([got('irc_bad')?.status, got('irc_bad')?.message], ['error', 'the server refused PASS']);
+    const { stdout, check: got } = await channelDoctor(home, channel_list);
+    assert.equal(got('irc'), ['ok', 'connected and logged in (the server welcomed the bot)']);
+    assert.equal(got('irc_bad'), ['error', 'the server refused PASS']);
     assert.is(irc.connections(), 2);
-    assert.not.ok(result.stdout.includes(irc.password), 'no secret shown');
+    assert.not.ok(stdout.includes(irc.password), 'no secret shown');
   } finally {
     await irc.close();
   }

@@ -1,9 +1,8 @@
 // `tern doctor`'s check of a LINE channel: one bot info call with the channel access token, against the loopback API.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCliAsync } from '../../support/cli.js';
+import { channelDoctor } from '../doctor-checks.js';
 import { LineApi } from '../../support/line-api.js';
 import { tempHome } from '../../support/temp-home.js';
 
@@ -18,21 +17,14 @@ test('doctor asks for the bot info: the channel access token is ok, a wrong one 
       settings: { ...line.settings(), channel_access_token: token },
     });
     const channel_list = { line: entry(line.accessToken), line_bad: entry('wrong-token') };
-    writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, channel_list }), { mode: 0o600 });
-    const result = await runCliAsync(['doctor', '--json'], home.env);
-    const checks = (JSON.parse(result.stdout) as { checks: Array<{ name: string; status: string; message: string }> })
-      .checks;
-    const got = (name: string) => {
-      const check = checks.find((c) => c.name === `channel ${name}`);
-      return [check?.status, check?.message];
-    };
+    const { stdout, check: got } = await channelDoctor(home, channel_list);
     assert.equal(got('line'), ['ok', 'reachable as Contract (@contract)']);
     assert.equal(got('line_bad'), [
       'error',
       'bot info was refused (401 Authentication failed. Confirm that the access token in the authorization header ' +
         'is valid.)',
     ]);
-    assert.not.ok(result.stdout.includes(line.accessToken), 'no secret shown');
+    assert.not.ok(stdout.includes(line.accessToken), 'no secret shown');
   } finally {
     await line.close();
     home.remove();

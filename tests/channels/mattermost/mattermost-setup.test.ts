@@ -1,11 +1,12 @@
 // `tern onboard` flags and `tern doctor`'s check of a Mattermost channel (one `users/me` call against the loopback
 // server).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse as parseYaml } from 'yaml';
 import { runCliAsync } from '../../support/cli.js';
+import { channelDoctor } from '../doctor-checks.js';
 import { MattermostServer } from '../../support/mattermost-server.js';
 import { tempHome } from '../../support/temp-home.js';
 
@@ -39,17 +40,10 @@ test('doctor calls users/me: the bot token is ok, a wrong one an error', async (
   try {
     const entry = (token: string) => ({ enabled: true, type: 'mattermost', settings: { server_url: mm.url, token } });
     const channel_list = { mattermost: entry(mm.token), mattermost_bad: entry('wrong') };
-    writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, channel_list }), { mode: 0o600 });
-    const result = await runCliAsync(['doctor', '--json'], home.env);
-    const checks = (JSON.parse(result.stdout) as { checks: Array<{ name: string; status: string; message: string }> })
-      .checks;
-    const got = (name: string) => {
-      const check = checks.find((c) => c.name === `channel ${name}`);
-      return [check?.status, check?.message];
-    };
+    const { stdout, check: got } = await channelDoctor(home, channel_list);
     assert.equal(got('mattermost'), ['ok', 'reachable as @ternbot']);
     assert.equal(got('mattermost_bad'), ['error', 'users/me was refused (401)']);
-    assert.not.ok(result.stdout.includes(mm.token), 'no secret shown');
+    assert.not.ok(stdout.includes(mm.token), 'no secret shown');
   } finally {
     await mm.close();
     home.remove();

@@ -1,9 +1,10 @@
 // `tern onboard` flags and the `tern doctor` check of the Signal channel, against the loopback signal-cli daemon.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCliAsync } from '../../support/cli.js';
+import { channelDoctor } from '../doctor-checks.js';
 import { SignalCliDaemon } from '../../support/signal-cli.js';
 import { tempHome, type TempHome } from '../../support/temp-home.js';
 
@@ -46,14 +47,7 @@ setup('doctor asks the daemon once: its account is ok, another account an error'
       settings: { account, daemon_address: daemon.address },
     });
     const channel_list = { signal: entry(daemon.account), signal_other: entry('+15559999999') };
-    writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, channel_list }), { mode: 0o600 });
-    const result = await runCliAsync(['doctor', '--json'], home.env);
-    const checks = (JSON.parse(result.stdout) as { checks: Array<{ name: string; status: string; message: string }> })
-      .checks;
-    const got = (name: string) => {
-      const check = checks.find((c) => c.name === `channel ${name}`);
-      return [check?.status, check?.message];
-    };
+    const { check: got } = await channelDoctor(home, channel_list);
     assert.equal(got('signal'), ['ok', 'signal-cli runs the account (listAccounts answered)']);
     assert.equal(got('signal_other'), ['error', `signal-cli runs no account +15559999999 (it has: ${daemon.account})`]);
   } finally {
