@@ -16,7 +16,7 @@ test('a job added in the config editor is in `tern cron list`, and gone from it 
     const list = async (): Promise<Listed['jobs']> =>
       (JSON.parse((await runCliAsync(['cron', 'list', '--json'], dashboard.home.env)).stdout) as Listed).jobs;
     const page = await (await signedIn(browser, dashboard)).newPage();
-    await open(page, dashboard, 'config', '#cron-jobs .muted');
+    await open(page, dashboard, 'config', '#cron-jobs[aria-busy="false"]');
     assert.is(await page.locator('#cron-jobs').textContent(), 'No scheduled jobs yet.');
 
     await page.fill('[name="cron-name"]', 'stretch');

@@ -34,7 +34,12 @@ const picker = (name: string, options: ReadonlyArray<readonly [string, string]>)
 
 /** A card listing the jobs with a Remove button each, and a form that adds one as `tern cron add` would. */
 export function cronJobsCard(): HTMLElement {
-  const list = h('div', { class: 'entries', id: 'cron-jobs' }, h('p', { class: 'muted' }, 'Loading…'));
+  // aria-busy tells screen readers (and tests) when the list holds jobs rather than the placeholder.
+  const list = h(
+    'div',
+    { class: 'entries', id: 'cron-jobs', 'aria-busy': 'true' },
+    h('p', { class: 'muted' }, 'Loading…'),
+  );
   const problem = h('p', { class: 'field-error', role: 'alert', id: 'cron-problem', hidden: true });
   const inputs = {
     name: text('name', 'drink water'),
@@ -54,6 +59,7 @@ export function cronJobsCard(): HTMLElement {
 
   const load = async (): Promise<void> => {
     const reply = await getJson<{ cron: CronRow[] }>('/api/cron');
+    list.setAttribute('aria-busy', 'false');
     if (!reply.ok) return replace(list, h('p', { class: 'error' }, errorText(reply.body, reply.status)));
     const rows = reply.body.cron.map((job) =>
       h(
