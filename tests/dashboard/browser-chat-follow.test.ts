@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { watchViolations } from '../support/browser.js';
 import { replyStreamed } from '../support/dashboard-harness.js';
-import { buildBundle, open, overflow, PHONE, signedIn, withBrowser } from './browser-session.js';
+import { buildBundle, open, overflow, PHONE, REPLY, signedIn, withBrowser } from './browser-session.js';
 
 buildBundle();
 
@@ -24,7 +24,7 @@ test('chat: an empty chat suggests what to try; a conversation started at 1280 p
 
     replyStreamed(dashboard.vendor, ['Here is what ran:\n\n', TABLE]);
     await desk.click('#chat-send');
-    await desk.waitForSelector('.bubble.assistant .turn-link');
+    await desk.waitForSelector(`${REPLY} .turn-link`);
     assert.is(await desk.locator('#chat-empty').count(), 0, 'the hint goes once a message is sent');
 
     const phone = await (await signedIn(browser, dashboard, PHONE)).newPage();

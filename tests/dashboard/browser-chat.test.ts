@@ -4,7 +4,7 @@ import { watchViolations } from '../support/browser.js';
 import { passes } from '../support/eventually.js';
 import { replyStreamed } from '../support/dashboard-harness.js';
 import { completion } from '../support/vendor-chat-completions.js';
-import { buildBundle, events, open, shot, signedIn, toolCall, withBrowser } from './browser-session.js';
+import { buildBundle, events, open, REPLY, shot, signedIn, toolCall, withBrowser } from './browser-session.js';
 
 buildBundle();
 
@@ -19,7 +19,8 @@ test("chat: a sanitized reply, a refused tool shown in red with the model's text
     replyStreamed(dashboard.vendor, ['**Hello** ', 'there <img src=x onerror=alert(1)>', ' `code`']);
     await page.fill('#chat-input', 'hi');
     await page.click('#chat-send');
-    await page.waitForSelector('.bubble.assistant .turn-link');
+    // The link is there from the first streamed piece on: the reply is read once it is whole.
+    await page.waitForSelector(`${REPLY} .turn-link`);
     const first = page.locator('.bubble.assistant .body').first();
     assert.is(await first.textContent(), 'Hello there <img src=x onerror=alert(1)> code');
     assert.is(await first.locator('img').count(), 0);
@@ -30,7 +31,7 @@ test("chat: a sanitized reply, a refused tool shown in red with the model's text
     replyStreamed(dashboard.vendor, ['That command was refused.']);
     await page.fill('#chat-input', 'clean up everything');
     await page.click('#chat-send');
-    await page.waitForFunction(() => document.querySelectorAll('.bubble.assistant .turn-link').length === 2);
+    await page.waitForFunction((reply) => document.querySelectorAll(`${reply} .turn-link`).length === 2, REPLY);
     const [refused] = await events<'tool.completed'>(dashboard, 'type=tool.completed&limit=1');
     assert.equal([refused?.data.name, refused?.data.ok], ['exec', false]);
     const failed = page.locator('.step.tool.is-failed');
@@ -51,6 +52,8 @@ test("chat: a sanitized reply, a refused tool shown in red with the model's text
     );
     assert.is(await page.locator('.step.tool.is-failed .step-error').textContent(), refused?.data.content);
 
+    // The turn view reads the log, which may commit the turn's last events after the bus has told the page.
+    await dashboard.host.log()?.committed();
     const [started] = await events<'turn.started'>(dashboard, 'type=turn.started&limit=1');
     const link = page.locator('.bubble.assistant .turn-link').nth(1);
     assert.is(await link.getAttribute('href'), `#/turn/${started?.turn}`);

@@ -327,17 +327,17 @@ test('on a 390 px phone no page is wider than the screen, long tool output inclu
     const context = await signedIn(browser, dashboard, PHONE);
     const page = await context.newPage();
     await page.addInitScript(() => localStorage.setItem('tern.chat.session', 'phone'));
-    const pages: Array<[string, string, string]> = [
+    const pages: Array<[string, string, string | string[]]> = [
       ['chat', 'chat', '.step.tool'],
-      ['machines', 'machines', '#finished-turns li[data-turn]'],
+      ['machines', 'machines', ['#machines-board[aria-busy="false"]', '#finished-turns li[data-turn]']],
       ['sessions', 'sessions', '.session-item'],
       ['usage', 'usage', '#usage-tokens canvas'],
       ['session', `sessions/${ran?.session}`, '#session-turns li'],
       ['turn', `turn/${ran?.turn}`, '#waterfall .wf-row'],
       ['events', 'events', '#events .event-row'],
       ['gateway', 'gateway', '#gateway-channels li'],
-      ['config', 'config', '#config-form input'],
-      ['logs', 'logs', '#log-lines'],
+      ['config', 'config', ['#config-form input', '#cron-jobs[aria-busy="false"]']],
+      ['logs', 'logs', '#log-lines[aria-busy="false"]'],
       ['status', 'status', '#inventory-cron'],
     ];
     for (const [name, hash, ready] of pages) {

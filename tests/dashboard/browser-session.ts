@@ -2,6 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import * as assert from 'uvu/assert';
 import type { Envelope } from '../../bus/index.js';
 import { call } from '../launcher/launcher-harness.js';
 import { launchChromium, SCREENSHOTS } from '../support/browser.js';
@@ -28,9 +29,37 @@ export async function signedIn(browser: Browser, dashboard: Dashboard, viewport 
   return context;
 }
 
-export async function open(page: Page, dashboard: Dashboard, hash: string, ready: string): Promise<void> {
+/**
+ * Opens `#/<hash>` and waits for every `ready` selector. On a page already open a new hash is drawn by a later task
+ * (the router's `hashchange`): until then the last page's DOM is there, so the wait starts once the router marked
+ * the page as drawn for this hash (`#page[data-route]`, web/src/main.ts).
+ */
+export async function open(page: Page, dashboard: Dashboard, hash: string, ready: string | string[]): Promise<void> {
   await page.goto(`${dashboard.launcher.url}/#/${hash}`);
-  await page.waitForSelector(ready);
+  await page.waitForFunction(() => document.getElementById('page')?.dataset.route === window.location.hash);
+  for (const selector of typeof ready === 'string' ? [ready] : ready) await page.waitForSelector(selector);
+}
+
+/** A chat reply that is whole and whose turn has ended (web/src/pages/chat.ts); history replies are never busy. */
+export const REPLY = '.bubble.assistant:not([aria-busy="true"])';
+
+/**
+ * Waits until the first element `selector` matches has the text `expected` (it may first show an earlier state); on
+ * a timeout fails with the text it had, as `assert.is` would.
+ */
+export async function textIs(page: Page, selector: string, expected: string): Promise<void> {
+  try {
+    await page.waitForFunction(([s, e]) => document.querySelector(s)?.textContent === e, [selector, expected] as const);
+  } catch {
+    assert.is(
+      await page
+        .locator(selector)
+        .first()
+        .textContent({ timeout: 1000 })
+        .catch(() => null),
+      expected,
+    );
+  }
 }
 
 /** `tests/output/screenshots/dashboard-<name>.png` (git-ignored). */

@@ -1,9 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { Envelope } from '../../bus/index.js';
 import { watchViolations } from '../support/browser.js';
 import { replyStreamed } from '../support/dashboard-harness.js';
 import { completionStreamText, sse } from '../support/vendor-chat-completions.js';
-import { buildBundle, events, open, shot, signedIn, toolCall, withBrowser } from './browser-session.js';
+import { passes } from '../support/eventually.js';
+import { buildBundle, events, open, REPLY, shot, signedIn, toolCall, withBrowser } from './browser-session.js';
 
 buildBundle();
 
@@ -25,7 +27,12 @@ test('subagents: the machines page hangs a running subagent and its own session 
 
     const machines = await (await signedIn(browser, dashboard)).newPage();
     await open(machines, dashboard, 'machines', '[data-machine="subagent"]');
-    const [spawned] = await events<'subagent.spawned'>(dashboard, 'type=subagent.spawned&limit=1');
+    // The page hears of the subagent from the bus, maybe before the log has committed subagent.spawned.
+    let spawned: Envelope<'subagent.spawned'> | undefined;
+    await passes(async () => {
+      [spawned] = await events<'subagent.spawned'>(dashboard, 'type=subagent.spawned&limit=1');
+      assert.ok(spawned, 'subagent.spawned is in the log');
+    });
     const task = spawned?.data.task_id ?? '';
     const branch = machines.locator(
       `.branch.turn:has(> [data-actor="turn:${spawned?.turn}"]) > .children .branch.subagent`,
@@ -44,7 +51,9 @@ test('subagents: the machines page hangs a running subagent and its own session 
 
     replyStreamed(dashboard.vendor, ['The scout says it holds AGENT.md.']);
     answer();
-    await page.waitForSelector('.bubble.assistant .turn-link');
+    await page.waitForSelector(`${REPLY} .turn-link`);
+    // The turn view reads the log, which may commit the turn's last events after the bus has told the page.
+    await dashboard.host.log()?.committed();
     await page.locator('.bubble.assistant .turn-link').click();
     await page.waitForSelector('#waterfall .wf-row.subagent');
     assert.equal(

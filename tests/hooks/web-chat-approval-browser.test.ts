@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { watchViolations } from '../support/browser.js';
 import { replyStreamed } from '../support/dashboard-harness.js';
 import { completionStreamText, sse } from '../support/vendor-chat-completions.js';
-import { buildBundle, open, shot, signedIn, withBrowser } from '../dashboard/browser-session.js';
+import { buildBundle, open, REPLY, shot, signedIn, withBrowser } from '../dashboard/browser-session.js';
 
 buildBundle();
 
@@ -42,7 +42,7 @@ test('in a browser: the approval question shows under its turn with Approve and 
       /^exec wants to run `?echo pressed`? — reply \/approve [0-9a-f]{4} or \/deny [0-9a-f]{4}$/,
     );
     await page.click('.bubble.question button:has-text("Approve")');
-    await page.waitForSelector('.bubble.assistant .turn-link');
+    await page.waitForSelector(`${REPLY} .turn-link`);
     assert.is(await page.locator('.bubble.assistant .body').textContent(), 'It ran.');
     assert.is(await page.locator('.bubble.question .choice-answer').textContent(), 'Approved: exec goes ahead.');
     assert.equal(

@@ -19,6 +19,8 @@ export interface ScriptedReply {
   after?: 'end' | 'hang-up' | 'stall';
   /** The answer starts only once this settles (the request waits meanwhile). */
   wait?: Promise<unknown>;
+  /** After this many chunks the answer holds (its connection open) until `until` settles, then goes on. */
+  pause?: { after: number; until: Promise<unknown> };
 }
 
 export interface VendorServer {
@@ -67,7 +69,8 @@ export async function startVendorServer(): Promise<VendorServer> {
       if (reply.wait) await reply.wait;
       res.writeHead(reply.status ?? 200, reply.headers ?? {});
       res.flushHeaders();
-      for (const chunk of reply.chunks) {
+      for (const [index, chunk] of reply.chunks.entries()) {
+        if (reply.pause?.after === index) await reply.pause.until;
         res.write(chunk);
         await tick();
       }

@@ -55,3 +55,12 @@ export function place(
 ): void {
   Object.assign(node.style, styles);
 }
+
+/**
+ * `aria-busy` on a region that fills from a request: "true" while its answer is on the way, "false" once drawn.
+ * Screen readers wait for it, and so do the tests: a "Loading…" placeholder or the last answer matches a selector
+ * for the content, the marker does not.
+ */
+export function busy(node: Element, on: boolean): void {
+  node.setAttribute('aria-busy', String(on));
+}

@@ -20,6 +20,8 @@ function route(): void {
     .forEach((link) => link.classList.toggle('current', link.getAttribute('href') === `#/${entry.name}`));
   document.querySelector('#nav a.current')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   stopPage = entry.page(root, param);
+  // The hash this page was drawn for: until the router has handled a hash change, the last page is still here.
+  root.dataset.route = window.location.hash;
   window.scrollTo(0, 0);
 }
 

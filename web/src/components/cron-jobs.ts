@@ -1,7 +1,7 @@
 // The config editor's Scheduled jobs: the workspace database `tern cron` uses, so edits apply at once, not on Save.
 import type { StatusReply } from '../../../bus/api-shapes.js';
 import { errorText, getJson, sendJson } from '../api.js';
-import { h, replace } from '../dom.js';
+import { busy, h, replace } from '../dom.js';
 
 type CronRow = StatusReply['cron'][number];
 
@@ -59,7 +59,7 @@ export function cronJobsCard(): HTMLElement {
 
   const load = async (): Promise<void> => {
     const reply = await getJson<{ cron: CronRow[] }>('/api/cron');
-    list.setAttribute('aria-busy', 'false');
+    busy(list, false);
     if (!reply.ok) return replace(list, h('p', { class: 'error' }, errorText(reply.body, reply.status)));
     const rows = reply.body.cron.map((job) =>
       h(

@@ -1,5 +1,5 @@
 import { getJson } from '../api.js';
-import { h, replace } from '../dom.js';
+import { busy, h, replace } from '../dom.js';
 import { ago, channelName, chatName, duration, exact, preview, stamp } from '../format.js';
 import type { TurnListRow } from '../../../bus/api-shapes.js';
 import { pill, toneOf } from './ids.js';
@@ -42,11 +42,13 @@ export function finishedTurns(): { node: HTMLElement; reload: () => void } {
   const pager = h('div', { class: 'pager', id: 'turns-pager' });
   const load = async (): Promise<void> => {
     const mine = ++asked;
+    busy(list, true);
     const q = search.value.trim();
     const query = `finished=true&offset=${offset}&limit=${PAGE}${q ? `&q=${encodeURIComponent(q)}` : ''}`;
     const reply = await getJson<TurnPage>(`/api/turns?${query}`);
     // An answer to an older search is dropped.
     if (mine !== asked || !reply.ok) return;
+    busy(list, false);
     const { total, turns } = reply.body;
     replace(
       list,

@@ -10,7 +10,7 @@ import {
   turnGroup,
   userBubble,
 } from '../components/conversation.js';
-import { h, replace } from '../dom.js';
+import { busy, h, replace } from '../dom.js';
 import { onGateway, onLive } from '../live.js';
 import { renderMarkdown } from '../markdown.js';
 import { ago, plural, preview, stamp } from '../format.js';
@@ -203,6 +203,14 @@ export const chatPage: Page = (root, param) => {
   const close = (entry: Open | undefined): void => {
     if (entry) open.splice(open.indexOf(entry), 1);
   };
+  /**
+   * A live reply is busy until it is whole (the chat socket's `typing.stop` follows its last update) and its turn has
+   * ended (the time and the outcome under it come with that, over the other socket, in either order).
+   */
+  const settle = (reply: HTMLElement, done: 'written' | 'ended'): void => {
+    reply.dataset[done] = '';
+    busy(reply, !('written' in reply.dataset && 'ended' in reply.dataset));
+  };
 
   const loadHistory = async (): Promise<void> => {
     const reply = await getJson<Transcript>(`/api/chat/history?session_id=${encodeURIComponent(session)}`);
@@ -278,6 +286,8 @@ export const chatPage: Page = (root, param) => {
       const entry = open.find((o) => !o.reply) ?? addGroup();
       entry.reply = replyBubble(frame.payload.content ?? '', entry.turn, entry.at, entry.outcome);
       entry.reply.dataset.messageId = id;
+      busy(entry.reply, true);
+      if (entry.outcome) settle(entry.reply, 'ended');
       entry.node.append(entry.reply);
       replies.set(id, entry.reply);
       scroll();
@@ -288,8 +298,11 @@ export const chatPage: Page = (root, param) => {
     } else if (frame.type === 'typing.start') typing.hidden = false;
     else if (frame.type === 'typing.stop') {
       typing.hidden = true;
+      for (const reply of replies.values()) if (!('written' in reply.dataset)) settle(reply, 'written');
       // A chat command's answer has no turn: its exchange ends with the typing.
-      close(open.find((o) => o.reply && !o.turn));
+      const answer = open.find((o) => o.reply && !o.turn);
+      if (answer?.reply) settle(answer.reply, 'ended');
+      close(answer);
     } else if (frame.type === 'error') {
       log.append(
         h('div', { class: 'bubble error' }, `${frame.payload.message ?? 'error'} (${frame.payload.code ?? ''})`),
@@ -354,6 +367,7 @@ export const chatPage: Page = (root, param) => {
       entry.at = event.at;
       entry.reply?.querySelector('.meta')?.replaceWith(replyMeta(entry.turn, event.at, entry.outcome));
       if (entry.outcome !== 'completed') entry.reply?.classList.add('failed');
+      if (entry.reply) settle(entry.reply, 'ended');
       if (entry.reply) close(entry);
     } else return;
     scroll();
@@ -423,6 +437,8 @@ export const chatPage: Page = (root, param) => {
     replace(log, hint());
     open.length = 0;
     if (window.location.hash !== '#/chat') history.replaceState(null, '', '#/chat');
+    // The page drawn is the one of the new address (main.ts: the router's marker).
+    root.dataset.route = window.location.hash;
     connect();
   };
   const listSlot = h('div', { class: 'conversation-slot' });

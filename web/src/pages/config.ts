@@ -5,7 +5,7 @@ import { changesKind } from '../components/form-channel.js';
 import type { FormContext } from '../components/form-field.js';
 import { renderNode } from '../components/form-node.js';
 import { kindOf, labelOf, resolved, type Json, type Path } from '../components/form-schema.js';
-import { h, replace } from '../dom.js';
+import { busy, h, replace } from '../dom.js';
 import type { Page } from './page.js';
 
 /** The blocks people edit most come first and open; the rest follow closed, in the schema's order. */
@@ -49,7 +49,7 @@ export const configPage: Page = (root) => {
   const raw = h('textarea', { id: 'config-raw', rows: 24, spellcheck: 'false', 'aria-label': 'Config as JSON' });
   const form = h(
     'form',
-    { id: 'config-form', class: 'config-form', onsubmit: (event) => event.preventDefault() },
+    { id: 'config-form', class: 'config-form', 'aria-busy': 'true', onsubmit: (event) => event.preventDefault() },
     h('p', { class: 'muted' }, 'Loading…'),
   );
   const issues = h('div', { id: 'config-issues', 'aria-live': 'polite' });
@@ -132,6 +132,7 @@ export const configPage: Page = (root) => {
 
   void Promise.all([getJson<ConfigSchemaReply>('/api/config/schema'), getJson<ConfigReply>('/api/config')]).then(
     ([schemaReply, configReply]) => {
+      busy(form, false);
       if (!configReply.ok)
         return replace(issues, h('p', { class: 'error' }, errorText(configReply.body, configReply.status)));
       if (schemaReply.ok) {

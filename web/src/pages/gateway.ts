@@ -1,7 +1,7 @@
 import type { Envelope } from '../../../bus/index.js';
 import { errorText, getJson, sendJson } from '../api.js';
 import { pill, toneOf } from '../components/ids.js';
-import { h, replace } from '../dom.js';
+import { busy, h, replace } from '../dom.js';
 import { ago, clock, stamp, stateLabel } from '../format.js';
 import { onGateway, onLive } from '../live.js';
 import type { Actor, GatewayStatus } from '../../../bus/api-shapes.js';
@@ -65,7 +65,11 @@ export const gatewayPage: Page = (root) => {
     ]),
   ) as Record<Action, HTMLButtonElement>;
   const progress = h('ol', { id: 'gateway-progress', class: 'progress', hidden: true });
-  const channels = h('div', { id: 'gateway-channel-list' }, h('p', { class: 'muted' }, 'Loading…'));
+  const channels = h(
+    'div',
+    { id: 'gateway-channel-list', 'aria-busy': 'true' },
+    h('p', { class: 'muted' }, 'Loading…'),
+  );
   let current: GatewayStatus | undefined;
 
   const show = (status: GatewayStatus): void => {
@@ -101,6 +105,7 @@ export const gatewayPage: Page = (root) => {
   };
   const loadChannels = async (): Promise<void> => {
     const reply = await getJson<{ actors: Actor[] }>('/api/actors');
+    busy(channels, false);
     replace(
       channels,
       reply.ok ? channelRows(reply.body.actors) : h('p', { class: 'error' }, errorText(reply.body, reply.status)),

@@ -1,5 +1,5 @@
 import { errorText, getJson } from '../api.js';
-import { h, replace } from '../dom.js';
+import { busy, h, replace } from '../dom.js';
 import type { Page } from './page.js';
 
 const LEVELS = ['debug', 'info', 'warn', 'error', 'fatal'];
@@ -18,13 +18,14 @@ export const logsPage: Page = (root) => {
     h('option', { value: '' }, 'all levels'),
     ...LEVELS.map((l) => h('option', { value: l }, `${l} and up`)),
   );
-  const lines = h('div', { id: 'log-lines', class: 'logs' });
+  const lines = h('div', { id: 'log-lines', class: 'logs', 'aria-busy': 'true' });
   const file = h('p', { class: 'muted mono wrap' });
   const load = async (): Promise<void> => {
     const atEnd = lines.scrollTop + lines.clientHeight >= lines.scrollHeight - 8;
     const reply = await getJson<{ file: string; lines: string[] }>(
       `/api/logs${level.value ? `?level=${level.value}` : ''}`,
     );
+    busy(lines, false);
     if (!reply.ok) return replace(lines, h('p', { class: 'error' }, errorText(reply.body, reply.status)));
     replace(file, reply.body.file);
     replace(

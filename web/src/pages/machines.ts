@@ -3,7 +3,7 @@ import { errorText, getJson } from '../api.js';
 import { actorCard, actorKind, actorName, updateCard } from '../components/actor-card.js';
 import { anyStateMoves, chartDefs, drawChart } from '../components/chart.js';
 import { idChip, toneOf } from '../components/ids.js';
-import { h, replace } from '../dom.js';
+import { busy, h, replace } from '../dom.js';
 import { eventLabel, plural, stamp, stateLabel } from '../format.js';
 import { onLive } from '../live.js';
 import { finishedWork, type Actor, type ActorDetail, type ChartNode } from '../../../bus/api-shapes.js';
@@ -245,7 +245,7 @@ function detailView(detail: ActorDetail): HTMLElement {
  */
 export const machinesPage: Page = (root, param) => {
   const tree: Tree = { cards: new Map(), charts: {} };
-  const board = h('div', { id: 'machines-board' }, h('p', { class: 'muted' }, 'Loading…'));
+  const board = h('div', { id: 'machines-board', 'aria-busy': 'true' }, h('p', { class: 'muted' }, 'Loading…'));
   const detail = h('div', { id: 'machines-detail' });
   const actors = new Map<string, Actor>();
   let reread: ReturnType<typeof setTimeout> | undefined;
@@ -256,6 +256,7 @@ export const machinesPage: Page = (root, param) => {
   const draw = (): void => replace(board, drawBoard(tree, [...actors.values()]));
   const refresh = async (): Promise<void> => {
     const reply = await getJson<{ actors: Actor[] }>('/api/actors?live=true');
+    busy(board, false);
     if (!reply.ok) return replace(board, h('p', { class: 'error' }, errorText(reply.body, reply.status)));
     const kept = [...actors.values()].filter((a) => watched.has(a.key) && finishedWork(a));
     actors.clear();

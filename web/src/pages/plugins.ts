@@ -1,5 +1,5 @@
 import { errorText, getJson } from '../api.js';
-import { h, replace } from '../dom.js';
+import { busy, h, replace } from '../dom.js';
 import { onLive } from '../live.js';
 import type { Page } from './page.js';
 
@@ -10,9 +10,10 @@ type PluginRow = { name: string; version?: string; state: string; reason?: strin
  * on `plugin.state`.
  */
 export const pluginsPage: Page = (root) => {
-  const body = h('div', { id: 'plugins' }, 'Loading…');
+  const body = h('div', { id: 'plugins', 'aria-busy': 'true' }, 'Loading…');
   const draw = async (): Promise<void> => {
     const reply = await getJson<{ plugins: PluginRow[] }>('/api/plugins');
+    busy(body, false);
     if (!reply.ok) return replace(body, h('p', { class: 'error' }, errorText(reply.body, reply.status)));
     const rows = reply.body.plugins;
     if (rows.length === 0)

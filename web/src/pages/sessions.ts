@@ -3,7 +3,7 @@ import { transcriptGroups } from '../components/conversation.js';
 import { costTag, tokensText } from '../components/cost.js';
 import { idChip, pill, toneOf } from '../components/ids.js';
 import { stats } from '../components/stats.js';
-import { h, replace } from '../dom.js';
+import { busy, h, replace } from '../dom.js';
 import { ago, channelName, chatName, duration, exact, plural, preview, sessionParts, stamp } from '../format.js';
 import type { SessionDetail, SessionRow } from '../../../bus/api-shapes.js';
 import type { Page } from './page.js';
@@ -174,7 +174,7 @@ export const sessionsPage: Page = (root, id) => {
     void load();
     return () => {};
   }
-  const list = h('div', { id: 'sessions', class: 'session-list' });
+  const list = h('div', { id: 'sessions', class: 'session-list', 'aria-busy': 'true' });
   const search = h('input', {
     type: 'search',
     id: 'session-search',
@@ -205,6 +205,7 @@ export const sessionsPage: Page = (root, id) => {
   };
   search.addEventListener('input', draw);
   void getJson<{ sessions: SessionRow[] }>('/api/sessions').then((reply) => {
+    busy(list, false);
     if (!reply.ok) return replace(list, h('p', { class: 'error' }, errorText(reply.body, reply.status)));
     rows = reply.body.sessions;
     draw();

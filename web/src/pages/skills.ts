@@ -1,5 +1,5 @@
 import { errorText, getJson, sendJson, type ApiErrorBody, type ApiReply } from '../api.js';
-import { h, replace } from '../dom.js';
+import { busy, h, replace } from '../dom.js';
 import { stamp } from '../format.js';
 import type { Page } from './page.js';
 
@@ -72,9 +72,9 @@ function table(header: string[], rows: HTMLElement[], empty: string): HTMLElemen
 /** Installed skills with their provenance, registry search and installs, and evolution's drafts to accept or reject. */
 export const skillsPage: Page = (root) => {
   const message = h('p', { id: 'skills-message', role: 'status' });
-  const installed = h('div', { id: 'skills-installed' }, 'Loading…');
+  const installed = h('div', { id: 'skills-installed', 'aria-busy': 'true' }, 'Loading…');
   const results = h('div', { id: 'skills-results' });
-  const drafts = h('div', { id: 'skills-drafts' }, 'Loading…');
+  const drafts = h('div', { id: 'skills-drafts', 'aria-busy': 'true' }, 'Loading…');
   const query = h('input', { id: 'skills-query', type: 'search', placeholder: 'what should the skill do?' });
   const say = (text: string, kind: 'ok' | 'error' = 'ok', ...extra: HTMLElement[]) =>
     replace(message, h('span', { class: kind === 'error' ? 'error' : '' }, text), ...extra);
@@ -86,6 +86,7 @@ export const skillsPage: Page = (root) => {
   let builtins = new Set<string>();
   const loadInstalled = async (): Promise<void> => {
     const reply = await getJson<{ skills: Installed[] }>('/api/skills');
+    busy(installed, false);
     if (!reply.ok) return replace(installed, errorText(reply.body, reply.status));
     const mine = reply.body.skills.filter((s) => s.root !== 'builtin');
     have = new Set(mine.flatMap((s) => [s.name, s.folder, ...(s.origin ? [s.origin.slug] : [])]));
@@ -201,6 +202,7 @@ export const skillsPage: Page = (root) => {
 
   const loadDrafts = async (): Promise<void> => {
     const reply = await getJson<{ drafts: Draft[] }>('/api/skills/drafts');
+    busy(drafts, false);
     if (!reply.ok) return replace(drafts, errorText(reply.body, reply.status));
     const rows = reply.body.drafts.map((d) =>
       h(

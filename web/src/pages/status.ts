@@ -1,6 +1,6 @@
 import type { LastError, StatusReply } from '../../../bus/api-shapes.js';
 import { errorText, getJson } from '../api.js';
-import { h, replace, type Child } from '../dom.js';
+import { busy, h, replace, type Child } from '../dom.js';
 import { ago, channelName, plural, preview, stamp } from '../format.js';
 import type { Page } from './page.js';
 
@@ -175,8 +175,9 @@ const SECTIONS: Array<[string, (status: StatusReply) => HTMLElement]> = [
 
 /** Models, channels, tools, MCP servers and scheduled jobs as cards: what each is, its state, its last problem. */
 export const inventoryPage: Page = (root) => {
-  const body = h('div', { class: 'status-page' }, h('p', { class: 'muted' }, 'Loading…'));
+  const body = h('div', { class: 'status-page', 'aria-busy': 'true' }, h('p', { class: 'muted' }, 'Loading…'));
   void getJson<StatusReply>('/api/status').then((reply) => {
+    busy(body, false);
     if (!reply.ok) return replace(body, h('p', { class: 'error' }, errorText(reply.body, reply.status)));
     replace(body, ...SECTIONS.flatMap(([title, draw]) => [h('h2', {}, title), draw(reply.body)]));
   });

@@ -3,7 +3,7 @@ import type { BudgetView, UsageReport, UsageRowView } from '../../../bus/api-sha
 import { barChart } from '../components/bar-chart.js';
 import { costTag, moneyTick } from '../components/cost.js';
 import { stats } from '../components/stats.js';
-import { h, place, replace, type Child } from '../dom.js';
+import { busy, h, place, replace, type Child } from '../dom.js';
 import { costText, count, exact, money, plural } from '../format.js';
 import { onLive } from '../live.js';
 import type { Page } from './page.js';
@@ -354,7 +354,7 @@ export const usagePage: Page = (root, param) => {
     ...RANGES.map((r) => h('option', { value: r.name }, r.label)),
   );
   select.value = range.name;
-  const body = h('div', { id: 'usage' }, h('p', { class: 'muted' }, 'Loading…'));
+  const body = h('div', { id: 'usage', 'aria-busy': 'true' }, h('p', { class: 'muted' }, 'Loading…'));
   const load = async (): Promise<void> => {
     const since = sinceOf(range, new Date());
     const query = since === undefined ? '' : `&since=${encodeURIComponent(since)}`;
@@ -362,6 +362,7 @@ export const usagePage: Page = (root, param) => {
       [range.by, 'model', 'agent'].map((by) => getJson<UsageReport>(`/api/usage?by=${by}${query}`)),
     );
     const failed = [series, models, agents].find((reply) => !reply?.ok);
+    busy(body, false);
     if (failed || !series || !models || !agents)
       return replace(body, h('p', { class: 'error' }, failed ? errorText(failed.body, failed.status) : 'no answer'));
     replace(body, ...view(range, series.body, models.body, agents.body));
