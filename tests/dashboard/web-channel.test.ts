@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import type WebSocket from 'ws';
 import type { Envelope, EventType } from '../../bus/index.js';
 import { call } from '../launcher/launcher-harness.js';
@@ -11,7 +12,9 @@ import { chatSocket, replyStreamed, startDashboard, type Dashboard, type Frame }
 
 const strip = (frames: Frame[]) => frames.map((f) => [f.type, f.payload.content ?? null]);
 
+/** The log's events of one type, once it has committed what was published so far (the chat hears of them first). */
 async function events<T extends EventType>(dashboard: Dashboard, type: T): Promise<Array<Envelope<T>>> {
+  await dashboard.host.log()?.committed();
   return (
     (await call(dashboard.launcher, `/api/events?type=${type}&order=asc`, { cookie: dashboard.cookie })).body as {
       events: Array<Envelope<T>>;
@@ -134,15 +137,19 @@ test("hot reload: adding a pico entry of the user's own replaces the implicit on
         2,
       ),
     );
-    let web: { status: number; body: unknown } | undefined;
-    for (let tries = 0; tries < 400 && (web?.body as { state?: string } | undefined)?.state !== 'connected'; tries++) {
+    // The reload starts web and stops pico, in either order: both are waited for.
+    const stateOf = async (name: string) =>
+      (
+        (await call(dashboard.launcher, `/api/actors/channel:${name}`, { cookie: dashboard.cookie })).body as {
+          state?: string;
+        }
+      ).state;
+    let states: Array<string | undefined> = [];
+    for (let tries = 0; tries < 600 && !isDeepStrictEqual(states, ['connected', 'stopped']); tries++) {
       await sleep(50);
-      web = await call(dashboard.launcher, '/api/actors/channel:web', { cookie: dashboard.cookie });
+      states = [await stateOf('web'), await stateOf('pico')];
     }
-    const pico = (await call(dashboard.launcher, '/api/actors/channel:pico', { cookie: dashboard.cookie })).body as {
-      state: string;
-    };
-    assert.equal([(web?.body as { state?: string } | undefined)?.state, pico.state], ['connected', 'stopped']);
+    assert.equal(states, ['connected', 'stopped']);
     const chat = await chatSocket(dashboard);
     replyStreamed(dashboard.vendor, ['Hel', 'lo']);
     assert.equal(strip(await chat.send('hi')), [

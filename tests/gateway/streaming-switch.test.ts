@@ -45,7 +45,7 @@ test('a channel with streaming on streams from a model whose entry leaves stream
     );
     assert.is(emulator.edits, 0);
     await emulator.say(STREAMED, 'stream these words to me please', { userId: 1001 });
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000;
     while (
       emulator.botMessages(STREAMED, 1001)[0]?.text !== 'echo: stream these words to me please' &&
       Date.now() < deadline

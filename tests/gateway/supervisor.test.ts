@@ -35,7 +35,8 @@ function writeConfig(context: Context): void {
   writeFileSync(join(context.home.home, 'config.json'), JSON.stringify({ version: 2, ...context.config }, null, 2));
 }
 
-const until = async (check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> => {
+// Reloads here spawn and end channel processes: seconds on a loaded machine, so the budget is far above that.
+const until = async (check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
