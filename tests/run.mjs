@@ -360,8 +360,10 @@ if (positionals[0] === undefined && !flags.dir) {
   );
   writeFileSync(join(testsDir, 'output', 'durations.json'), `{\n${lines.join(',\n')}\n}\n`);
 }
+// A file whose worker died has no costs: it is left out of those lists (not printed as "undefined s").
 const top = (index, say) =>
-  [...timings]
+  timings
+    .filter((timing) => timing[index] !== undefined)
     .sort((a, b) => (b[index] ?? 0) - (a[index] ?? 0))
     .slice(0, 8)
     .map(say)

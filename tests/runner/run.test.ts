@@ -43,6 +43,15 @@ test('crashes', async () => {
 });
 test.run();
 `,
+  'throws.test.ts': `import { test } from 'uvu';
+test('throws from a timer', async () => {
+  setTimeout(() => {
+    throw new Error('thrown where no test awaits it');
+  }, 10);
+  await new Promise(() => undefined);
+});
+test.run();
+`,
   'orphan.test.ts': `import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { test } from 'uvu';
@@ -83,7 +92,7 @@ test('files run in parallel workers; output, crashes, leftover processes and cou
     runner.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => runner.once('exit', resolve));
 
-    assert.is(output.trim().split('\n').at(-1), '5 passed, 2 failed, 1 skipped', output);
+    assert.is(output.trim().split('\n').at(-1), '5 passed, 3 failed, 1 skipped', output);
     assert.is(code, 1);
     assert.match(block(output, 'a/meet.test.ts'), /^ok {2}a\/meet\.test\.ts {2}\(1\/1 in /);
     assert.match(block(output, 'b/meet.test.ts'), /^ok {2}b\/meet\.test\.ts {2}\(1\/1 in /);
@@ -92,6 +101,13 @@ test('files run in parallel workers; output, crashes, leftover processes and cou
     assert.ok(failed.includes('said on stderr by the failing file'), output);
     assert.ok(failed.includes('the failing assertion'), output);
     assert.match(block(output, 'crashes.test.ts'), /tests: the test process ended by SIGSEGV during this file/);
+    // An uncaught exception ends the worker: the file fails with the error, the run goes on (no hang).
+    const thrown = block(output, 'throws.test.ts');
+    assert.match(thrown, /^FAIL {2}throws\.test\.ts {2}\(0\/0 in /);
+    assert.ok(thrown.includes('Error: thrown where no test awaits it'), output);
+    assert.match(thrown, /tests: the test process ended with exit code 1 during this file/);
+    assert.match(output, /^failed: (\S+ )*throws\.test\.ts/m);
+    assert.not.match(output, /undefined/, 'a file without costs is left out of the cost lists');
     assert.match(block(output, 'skips.test.ts'), /^ok {2}skips\.test\.ts {2}\(1\/2 in /);
     const orphan = Number(readFileSync(join(dir, 'orphan.pid'), 'utf8'));
     assert.is(await eventually(() => alive(orphan), false), false, 'the process the test left is ended with its group');
