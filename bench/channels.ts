@@ -29,7 +29,7 @@ import { bundleCli, rssMb } from './gateway-run.js';
 import { round, type BenchRow } from './row.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const IDLE_MS = 60_000;
+const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 60_000);
 
 /** One emulator per channel kind of `tern gateway` (WhatsApp through its Cloud API). */
 const EMULATORS: Record<string, () => Promise<ContractEmulator>> = {
@@ -65,14 +65,33 @@ async function allConnected(port: number, kinds: number): Promise<void> {
   }
 }
 
+/**
+ * `BENCH_CHANNELS=feishu,discord` starts only those kinds (an empty value: none, the plain gateway), to find what
+ * one kind adds; the row is then named for them.
+ */
+function chosenKinds(): string[] {
+  const chosen = process.env.BENCH_CHANNELS;
+  if (chosen === undefined) return Object.keys(EMULATORS);
+  return chosen.split(',').filter((kind) => {
+    if (kind === '') return false;
+    if (!(kind in EMULATORS)) throw new Error(`BENCH_CHANNELS: no channel kind ${kind}`);
+    return true;
+  });
+}
+
 export async function bench(): Promise<BenchRow[]> {
+  const kinds = chosenKinds();
+  const name =
+    process.env.BENCH_CHANNELS === undefined
+      ? 'gateway.idle_rss_mb_all_channels'
+      : `gateway.idle_rss_mb_channels[${kinds.join(',')}]`;
   const bundle = bundleCli(join(root, '.tern-bench', 'channels'));
   const model = await startGatewayModel();
   const port = await freePort();
   const emulators = new Map<string, ContractEmulator>();
   const home = tempHome();
   try {
-    for (const [kind, start] of Object.entries(EMULATORS)) emulators.set(kind, await start());
+    for (const kind of kinds) emulators.set(kind, await (EMULATORS[kind] as () => Promise<ContractEmulator>)());
     const channels = Object.fromEntries(
       [...emulators].map(([kind, emulator]) => {
         emulator.attach?.(`http://127.0.0.1:${port}/webhooks/${kind}/${kind}`);
@@ -94,7 +113,7 @@ export async function bench(): Promise<BenchRow[]> {
     try {
       await allConnected(port, emulators.size);
       await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
-      return [{ name: 'gateway.idle_rss_mb_all_channels', value: round(rssMb(child.pid!), 1), unit: 'MB' }];
+      return [{ name, value: round(rssMb(child.pid!), 1), unit: 'MB' }];
     } finally {
       child.kill('SIGINT');
       await exited;

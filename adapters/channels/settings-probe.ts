@@ -1,6 +1,6 @@
 // `tern doctor`'s one authenticated call for the channels whose credentials are settings other than a `token`
-// (Feishu, DingTalk, QQ, OneBot, WeCom, LINE and others). None opens the event connection the gateway holds where a
-// platform hands each event to one connection only: a probe there could take a user's message and drop it.
+// (Feishu, DingTalk, QQ, OneBot, WeCom, LINE, WhatsApp and others). None opens the event connection the gateway holds
+// where a platform hands each event to one connection only: a probe there could take a user's message and drop it.
 import { fetchOn } from '../http/client.js';
 import { isSecret, type ChannelEntry } from '../../store/config/index.js';
 import { ChannelError } from './channel.js';
@@ -170,6 +170,11 @@ async function line(name: string, entry: ChannelEntry): Promise<ProbeResult> {
   return { ok: true, detail: `reachable as ${String(answer.body.displayName)} (${String(answer.body.basicId)})` };
 }
 
+/** WhatsApp's check is in its own file: three modes, three checks. */
+async function whatsapp(name: string, entry: ChannelEntry): Promise<ProbeResult> {
+  return (await import('./whatsapp-probe.js')).whatsapp(name, entry);
+}
+
 /** An IMAP login and an SMTP login; no mailbox is opened, so no mail is taken from the gateway. */
 async function email(name: string, entry: ChannelEntry): Promise<ProbeResult> {
   const [{ emailSettingsSchema }, { probeEmail }] = await Promise.all([
@@ -198,6 +203,7 @@ export function probeSettings(
     mattermost,
     email,
     line,
+    whatsapp,
   };
   if (kind === 'wecom') return Promise.resolve('skipped');
   const probe = probes[kind];

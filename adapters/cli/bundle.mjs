@@ -23,16 +23,27 @@ const INLINED = [
   'eventsource-parser',
   'croner',
   '@modelcontextprotocol/sdk',
+  // Feishu's SDK is one 6 MB file whose Chinese doc comments make V8 hold it as a two-byte string (12 MB); bundled,
+  // the comments go and the rest is ASCII, about 2 MB.
+  '@larksuiteoapi/node-sdk',
 ];
+
+/** Dependencies of inlined packages that other channel libraries load too: one copy, from node_modules. */
+const SHARED = ['axios', 'protobufjs'];
 
 function externals() {
   const { dependencies } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
-  return Object.keys(dependencies).filter((name) => !INLINED.includes(name));
+  return [...Object.keys(dependencies).filter((name) => !INLINED.includes(name)), ...SHARED];
 }
 
 /** Inlined CommonJS packages call `require` for Node's own modules, which an ES module lacks (esbuild's documented remedy). */
 const REQUIRE =
   "import { createRequire as __ternCreateRequire } from 'node:module'; const require = __ternCreateRequire(import.meta.url);";
+/** …and `__dirname` (the Feishu SDK looks for its package.json from there, finding none in a bundle). */
+const DIRNAME =
+  "import { dirname as __ternDirnameOf } from 'node:path';" +
+  " import { fileURLToPath as __ternFileURLToPath } from 'node:url';" +
+  ' const __ternDirname = __ternDirnameOf(__ternFileURLToPath(import.meta.url));';
 
 /** `main.js` (`tern`) and `launcher-main.js` (`tern-launcher`) and their shared chunks, in `outdir`. */
 export async function bundle(outdir) {
@@ -49,7 +60,8 @@ export async function bundle(outdir) {
     // rxjs's exports map gives the `node` condition its CommonJS build, whose index runs every operator's module;
     // the ES module build the same package publishes lets esbuild keep only the few the bus uses.
     alias: { rxjs: './node_modules/rxjs/dist/esm/index.js' },
-    banner: { js: REQUIRE },
+    banner: { js: `${REQUIRE} ${DIRNAME}` },
+    define: { __dirname: '__ternDirname' },
     // Whitespace and syntax only: names stay readable in stack traces.
     minifyWhitespace: true,
     minifySyntax: true,

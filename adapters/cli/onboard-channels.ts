@@ -1,9 +1,10 @@
 // `tern onboard`'s flags for the channels set up by more than a token: Feishu / Lark, DingTalk, WeCom, QQ, OneBot
-// IRC, Signal, Mattermost and Email.
+// IRC, Signal, Mattermost, Email, LINE and WhatsApp (the last two in their own file).
 // Secrets go to .security.yml, the rest to config.json, under the peer runtime's field names.
 import type { SetupChannel } from '../../store/config/first-setup.js';
 import type { OptionSpec, OptionValues } from './command.js';
 import { UsageError } from './errors.js';
+import { LINE_WHATSAPP_OPTIONS, lineWhatsAppFromFlags } from './onboard-line-whatsapp.js';
 
 export const CHANNEL_SETUP_OPTIONS = {
   'feishu-app-id': {
@@ -66,6 +67,7 @@ export const CHANNEL_SETUP_OPTIONS = {
   'email-password': { type: 'string', value: 'PASSWORD', description: 'and its (app) password' },
   'email-imap': { type: 'string', value: 'HOST[:PORT]', description: 'and its IMAP server over TLS (port 993)' },
   'email-smtp': { type: 'string', value: 'HOST[:PORT]', description: 'and its SMTP server over TLS (port 465)' },
+  ...LINE_WHATSAPP_OPTIONS,
 } as const satisfies Record<string, OptionSpec>;
 
 export const CHANNEL_SETUP_FLAGS = Object.keys(CHANNEL_SETUP_OPTIONS) as Array<keyof typeof CHANNEL_SETUP_OPTIONS>;
@@ -124,6 +126,7 @@ export function channelsFromFlags(values: OptionValues): SetupChannel[] {
     channels.push({ name: 'mattermost', settings: { server_url: mattermost[0] }, secrets: { token: mattermost[1] } });
   const email = emailFromFlags(values);
   if (email) channels.push(email);
+  channels.push(...lineWhatsAppFromFlags(values));
   return channels;
 }
 

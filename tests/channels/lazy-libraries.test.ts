@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { startGatewayModel } from '../support/gateway-model.js';
 import { modelEntry, startGatewayProcess } from '../support/gateway-process.js';
 import { freePort } from '../support/telegram-emulator.js';
+import { EmailContractEmulator } from './email/email-contract-emulator.js';
 import { IrcContractEmulator } from './irc/irc-contract-emulator.js';
 
 /** The npm packages that only channels use. */
@@ -86,6 +87,20 @@ test('a gateway without channels loads no channel library; one with IRC loads ir
     );
   } finally {
     await irc.close();
+  }
+});
+
+test('an idle Email channel loads imapflow only: mailparser waits for a mail in, nodemailer for one out', async () => {
+  const email = await EmailContractEmulator.start();
+  try {
+    const entry = { enabled: true, type: 'email', settings: { ...email.settings(), allow_from: ['*'] } };
+    const withEmail = await packagesLoaded({ email: entry });
+    assert.equal(
+      withEmail.filter((name) => CHANNEL_LIBRARIES.includes(name)),
+      ['imapflow'],
+    );
+  } finally {
+    await email.close();
   }
 });
 

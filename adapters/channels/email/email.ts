@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { ImapFlow } from 'imapflow';
 import type { ParsedMail } from 'mailparser';
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { CHAT_COMMANDS } from '../command-names.js';
 import {
   ChannelError,
@@ -44,6 +44,18 @@ async function parseMail(source: Buffer): Promise<ParsedMail> {
   return (await import('mailparser')).simpleParser(source);
 }
 
+/** nodemailer, likewise, loads with the first mail out: a channel that has not answered yet holds no SMTP code. */
+async function smtpTransport(options: EmailOptions): Promise<Transporter> {
+  const { createTransport } = await import('nodemailer');
+  return createTransport({
+    host: options.smtp.host,
+    port: options.smtp.port,
+    secure: options.smtp.secure,
+    auth: { user: options.user, pass: options.password },
+    logger: false,
+  });
+}
+
 /**
  * One mailbox: new mail arrives through IMAP IDLE (imapflow), replies leave through SMTP (nodemailer). Each thread
  * (Message-ID, In-Reply-To, References) is a session; a reply answers in its thread. The last UID taken is kept with
@@ -58,7 +70,9 @@ export class EmailChannel implements Channel {
     maxMessageLength: EMAIL_MAX_LENGTH,
   };
   private client: ImapFlow | undefined;
-  private transport: Transporter | undefined;
+  /** The SMTP sender, made at the first mail out; undefined while the channel is stopped. */
+  private transport: Promise<Transporter> | undefined;
+  private running = false;
   private uidValidity = '';
   private lastUid = 0;
   private polling: Promise<void> = Promise.resolve();
@@ -91,13 +105,7 @@ export class EmailChannel implements Channel {
       hooks.onFailed(new ChannelError('network', 'the IMAP connection closed'));
     });
     client.on('exists', () => this.poll(hooks));
-    this.transport = createTransport({
-      host: this.options.smtp.host,
-      port: this.options.smtp.port,
-      secure: this.options.smtp.secure,
-      auth: { user: this.options.user, pass: this.options.password },
-      logger: false,
-    });
+    this.running = true;
     if (this.options.pollEveryMs) this.timer = setInterval(() => this.poll(hooks), this.options.pollEveryMs);
     // Mail that came while the channel was down.
     this.poll(hooks);
@@ -109,7 +117,8 @@ export class EmailChannel implements Channel {
     clearInterval(this.timer);
     const client = this.client;
     this.client = undefined;
-    this.transport?.close();
+    this.running = false;
+    void this.transport?.then((transport) => transport.close()).catch(() => undefined);
     this.transport = undefined;
     if (client?.usable) await client.logout().catch(() => client.close());
     else client?.close();
@@ -202,8 +211,10 @@ export class EmailChannel implements Channel {
     replyTo: string,
     content: { text: string; attachments?: Array<{ filename: string; content: Buffer; contentType: string }> },
   ): Promise<string> {
-    const transport = this.transport;
-    if (!transport) throw new ChannelError('network', 'the channel is not started', { delivered: 'no', retry: true });
+    if (!this.running)
+      throw new ChannelError('network', 'the channel is not started', { delivered: 'no', retry: true });
+    this.transport ??= smtpTransport(this.options);
+    const transport = await this.transport;
     const { address, root } = parseReplyTo(replyTo);
     const answers = root ? (this.options.state.latest(root) ?? root) : undefined;
     const thread = answers ? this.options.state.thread(answers) : undefined;

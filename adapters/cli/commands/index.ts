@@ -133,6 +133,11 @@ export const commands: CommandSpec[] = [
       'onboard --irc-server HOST:PORT --irc-nick NICK [--irc-channels #A,#B] [--irc-password P] [--irc-no-tls]',
       'onboard --signal-account +NUMBER [--signal-daemon HOST:PORT]',
       'onboard --mattermost-url URL --mattermost-token T',
+      'onboard --email-address ADDRESS --email-password P --email-imap HOST[:PORT] --email-smtp HOST[:PORT]',
+      'onboard --line-channel-secret S --line-channel-access-token T',
+      'onboard --whatsapp-phone-number-id ID --whatsapp-access-token T ' +
+        '--whatsapp-app-secret S --whatsapp-verify-token T',
+      'onboard --whatsapp-native | --whatsapp-bridge-url URL',
       'onboard --matrix-homeserver URL --matrix-user-id @BOT:SERVER --matrix-token T [--owner @YOU:SERVER]',
     ],
     options: {
