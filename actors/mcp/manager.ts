@@ -3,7 +3,9 @@ import type { Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { EventDraft } from '../../bus/events/index.js';
 import type { FilterOptions } from '../../adapters/tools/options.js';
 import { fail, type Tool, type ToolContext, type ToolResult } from '../../adapters/tools/tool.js';
+import { createActor, type Actor } from 'xstate';
 import { McpConnection, type ConnectionDeps } from './connection.js';
+import { mcpManagerLogic, type McpManagerState } from './manager-state.js';
 import { DEFAULT_BACKOFF, type Backoff, type ConnectionState } from './connection-state.js';
 import { mcpArguments, POLICY_NOTE, type McpArguments, type McpTool } from '../../adapters/mcp/mcp-tool.js';
 import { StoredOAuthProvider } from '../../adapters/mcp/oauth-provider.js';
@@ -69,19 +71,18 @@ function wanted(options: McpOptions, name: string): McpServerConfig | undefined 
  * server never holds up the gateway or a turn; its tools simply appear once it has connected.
  */
 export class McpManager {
-  private readonly connections = new Map<string, McpConnection>();
   private readonly board: BoardInspector;
-  private named: Map<string, McpTool> | undefined;
-  private options: McpOptions;
+  /** The manager's state (`manager-state.ts`): its block, its connections, its tools by name. */
+  private readonly held: Actor<typeof mcpManagerLogic>;
 
   constructor(private readonly deps: McpManagerDeps) {
-    this.options = deps.options;
+    this.held = createActor(mcpManagerLogic, { input: deps.options }).start();
     this.board = new BoardInspector({ publish: (draft) => deps.report?.(draft) }, { mcp_server: mcpServerBoard });
   }
 
   /** Throws `McpConfigError` when the block must not start (the application then refuses to start). */
   start(): void {
-    checked(this.options);
+    checked(this.state.options);
     this.startMissing();
   }
 
@@ -93,12 +94,10 @@ export class McpManager {
    */
   async reconfigure(options: McpOptions): Promise<void> {
     checked(options);
-    const stale = [...this.connections].filter(
+    const stale = [...this.state.connections].filter(
       ([name, connection]) => !isDeepStrictEqual(connection.server, wanted(options, name)),
     );
-    this.options = options;
-    this.named = undefined;
-    for (const [name] of stale) this.connections.delete(name);
+    this.held.send({ type: 'reconfigured', options, stale: stale.map(([name]) => name) });
     await Promise.all(stale.map(([, connection]) => connection.stop()));
     const started = this.startMissing();
     await Promise.all(started.map((connection) => connection.settled()));
@@ -106,11 +105,11 @@ export class McpManager {
 
   /** Starts every enabled server that has no connection yet; returns the connections it started. */
   private startMissing(): McpConnection[] {
-    const { options } = this;
+    const { options, connections } = this.state;
     if (!options.enabled) return [];
     const started: McpConnection[] = [];
     for (const [name, server] of Object.entries(options.servers)) {
-      if (!server.enabled || this.connections.has(name)) continue;
+      if (!server.enabled || connections.has(name)) continue;
       const connection = new McpConnection(name, server, {
         context: { processEnv: this.deps.env ?? process.env, home: this.deps.home, ...this.authFor(name, server) },
         backoff: this.deps.backoff ?? DEFAULT_BACKOFF,
@@ -119,7 +118,7 @@ export class McpManager {
         onChange: (changed, state) => this.changed(changed, state),
         inspect: this.board.inspect,
       });
-      this.connections.set(name, connection);
+      this.held.send({ type: 'started', name, connection });
       started.push(connection);
       connection.start();
     }
@@ -127,34 +126,34 @@ export class McpManager {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([...this.connections.values()].map((c) => c.stop()));
-    this.connections.clear();
+    await Promise.all([...this.state.connections.values()].map((c) => c.stop()));
+    this.held.send({ type: 'stopped' });
   }
 
   statuses(): McpServerStatus[] {
-    const { options } = this;
+    const { options, connections } = this.state;
     return Object.entries(options.servers).map(([name, server]) => ({
       name,
       enabled: options.enabled && server.enabled,
       deferred: isDeferred(server, options.discovery),
       transport: transportOf(server),
-      connection: this.connections.get(name)?.state ?? { state: 'disabled' },
+      connection: connections.get(name)?.state ?? { state: 'disabled' },
     }));
   }
 
   /** Resolves when the server has connected or failed (at once if it already has); for the CLI and tests. */
   settled(server: string): Promise<ConnectionState> {
-    return this.connections.get(server)?.settled() ?? Promise.resolve({ state: 'disabled' });
+    return this.state.connections.get(server)?.settled() ?? Promise.resolve({ state: 'disabled' });
   }
 
   /** Resolves at the server's next connected or failed state. */
   nextState(server: string): Promise<ConnectionState> {
-    return this.connections.get(server)?.next() ?? Promise.resolve({ state: 'disabled' });
+    return this.state.connections.get(server)?.next() ?? Promise.resolve({ state: 'disabled' });
   }
 
   /** The stdio server's process id while connected. */
   pid(server: string): number | undefined {
-    return this.connections.get(server)?.pid;
+    return this.state.connections.get(server)?.pid;
   }
 
   /** Every tool of the connected servers in scope, hidden ones included (what discovery searches). */
@@ -181,13 +180,13 @@ export class McpManager {
   searchTools(agentServers: readonly string[] | undefined, found: DiscoveryHooks['found']): Tool[] {
     if (!this.hasDeferred(agentServers)) return [];
     const hidden = () => this.catalogue(agentServers).filter((tool) => tool.deferred);
-    return discoverySearchTools(this.options.discovery, { hidden, found });
+    return discoverySearchTools(this.state.options.discovery, { hidden, found });
   }
 
   async call(name: string, args: McpArguments, signal?: AbortSignal): Promise<ToolResult> {
     const tool = this.toolsByName().get(name);
     if (!tool) return fail(`unknown MCP tool "${name}" (its server may be disconnected or the tool removed)`);
-    const connection = this.connections.get(tool.server);
+    const connection = this.state.connections.get(tool.server);
     if (!connection) return fail(`MCP server ${tool.server} is not running`);
     try {
       const result = await connection.call(tool.remoteName, args, {
@@ -196,7 +195,7 @@ export class McpManager {
       });
       return await toToolResult(result, {
         workspace: this.deps.workspace,
-        maxInlineTextChars: this.options.max_inline_text_chars,
+        maxInlineTextChars: this.state.options.max_inline_text_chars,
         filter: this.deps.filter ?? DEFAULT_FILTER,
       });
     } catch (error) {
@@ -209,8 +208,12 @@ export class McpManager {
     return { authProvider: new StoredOAuthProvider(this.deps.home, name, server.oauth, { kind: 'runtime' }) };
   }
 
+  private get state(): McpManagerState {
+    return this.held.getSnapshot().context;
+  }
+
   private changed(server: string, state: ConnectionState): void {
-    this.named = undefined;
+    this.held.send({ type: 'changed' });
     if (state.state === 'connected')
       this.deps.report?.({ type: 'mcp.connected', data: { server, tools: state.tools } });
     if (state.state === 'failed') {
@@ -218,26 +221,28 @@ export class McpManager {
     }
   }
 
-  private toolsByName(): Map<string, McpTool> {
-    if (this.named) return this.named;
+  private toolsByName(): ReadonlyMap<string, McpTool> {
+    const { named, connections, options } = this.state;
+    if (named) return named;
     const listed: Array<{ server: string; info: McpToolInfo }> = [];
-    for (const [server, connection] of [...this.connections].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [server, connection] of [...connections].sort(([a], [b]) => a.localeCompare(b))) {
       for (const info of [...connection.listedTools].sort((a, b) => a.name.localeCompare(b.name)))
         listed.push({ server, info });
     }
     const names = mcpToolNames(listed.map(({ server, info }) => ({ server, tool: info.name })));
     const infos = new Map(listed.map(({ server, info }) => [`${server}\u0000${info.name}`, info]));
-    this.named = new Map(
+    const tools = new Map(
       [...names].map(([name, origin]) => [
         name,
-        this.toolFor(name, origin.server, infos.get(`${origin.server}\u0000${origin.tool}`)!),
+        this.toolFor(options, name, origin.server, infos.get(`${origin.server}\u0000${origin.tool}`)!),
       ]),
     );
-    return this.named;
+    this.held.send({ type: 'named', tools });
+    return tools;
   }
 
-  private toolFor(name: string, server: string, info: McpToolInfo): McpTool {
-    const config = this.options.servers[server]!;
+  private toolFor(options: McpOptions, name: string, server: string, info: McpToolInfo): McpTool {
+    const config = options.servers[server]!;
     return {
       name,
       server,
@@ -246,7 +251,7 @@ export class McpManager {
       description: `${info.description ?? info.title ?? info.name}\n(${POLICY_NOTE} Server: ${server}.)`,
       parameters: mcpArguments,
       jsonSchema: info.inputSchema,
-      deferred: isDeferred(config, this.options.discovery),
+      deferred: isDeferred(config, options.discovery),
       execute: (args: McpArguments, context: ToolContext) => this.call(name, args, context.signal),
     };
   }

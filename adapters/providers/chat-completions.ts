@@ -15,6 +15,8 @@ import { parseJson, postJson, postSse } from './http.js';
 import { callOf, type CallOptions, type ChatRequest, type EndpointConfig, type ProviderClient } from './provider.js';
 import { searchPlan, type NativeSearch } from './native-search.js';
 import { headersFor, parseWire, streamEndedEarly } from './wire.js';
+import { jsonObject, type Field } from './json-object.js';
+import { toolsJson } from './tools-json.js';
 
 /** A message as the chat-completions API takes it. */
 function wireMessage(message: ChatMessage): Record<string, unknown> {
@@ -69,38 +71,40 @@ function wireMessages(messages: ChatMessage[]): Array<Record<string, unknown>> {
   return out;
 }
 
-/**
- * The request body exactly as sent to `{base}/chat/completions`: the parts that stay the same from call to call
- * first (model, tools, then the system prompt and the history inside `messages`), so a vendor's prefix cache keeps
- * matching; the provider's own search (a tool after ours, or its fields after the stream fields); then `extra_body`'s
- * fields, which may replace any of ours in place (`tools` too).
- */
 /** `reasoning_effort` for a thinking level: the vendor's own words; `off` and `adaptive` send none (its default). */
 function reasoningEffort(level: ChatRequest['thinkingLevel']): string | undefined {
   if (level === 'low' || level === 'medium' || level === 'high') return level;
   return level === 'xhigh' ? 'high' : undefined;
 }
 
+/**
+ * The request body exactly as sent to `{base}/chat/completions`: the parts that stay the same from call to call
+ * first (model, tools, then the system prompt and the history inside `messages`), so a vendor's prefix cache keeps
+ * matching; the provider's own search (a tool after ours, or its fields after the stream fields); then `extra_body`'s
+ * fields, which may replace any of ours in place (`tools` too).
+ */
 export function chatCompletionsBody(request: ChatRequest, native?: NativeSearch): string {
   const { tools, search } = searchPlan(native, request);
   const system: ChatMessage[] = request.system ? [{ role: 'system', content: request.system }] : [];
-  const body: Record<string, unknown> = { model: request.model };
-  const wireTools = tools.map(
-    (t): Record<string, unknown> => ({
-      type: 'function',
-      function: { name: t.name, description: t.description, parameters: t.parameters },
-    }),
-  );
-  if (search?.kind === 'tool') wireTools.push(search.tool);
-  if (wireTools.length > 0) body.tools = wireTools;
-  body.messages = wireMessages([...system, ...request.messages]);
-  if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
-  if (request.temperature !== undefined) body.temperature = request.temperature;
+  const fields: Record<string, unknown> = {};
+  if (request.maxTokens !== undefined) fields.max_tokens = request.maxTokens;
+  if (request.temperature !== undefined) fields.temperature = request.temperature;
   const effort = reasoningEffort(request.thinkingLevel);
-  if (effort) body.reasoning_effort = effort;
-  if (request.stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
-  if (search?.kind === 'fields') Object.assign(body, search.fields);
-  return JSON.stringify({ ...body, ...request.extraBody });
+  if (effort) fields.reasoning_effort = effort;
+  if (request.stream) Object.assign(fields, { stream: true, stream_options: { include_usage: true } });
+  if (search?.kind === 'fields') Object.assign(fields, search.fields);
+  const ours = toolsJson(tools);
+  const wireTools =
+    search?.kind === 'tool' ? `[${[ours.slice(1, -1), JSON.stringify(search.tool)].filter(Boolean).join(',')}]` : ours;
+  return jsonObject(
+    [
+      ['model', JSON.stringify(request.model)],
+      ['tools', wireTools === '[]' ? undefined : wireTools],
+      ['messages', JSON.stringify(wireMessages([...system, ...request.messages]))],
+      ...Object.entries(fields).map(([key, value]): Field => [key, JSON.stringify(value)]),
+    ],
+    request.extraBody,
+  );
 }
 
 function usageOf(usage: WireUsage): Usage | undefined {

@@ -111,6 +111,40 @@ test('each request carries its own tools and system prompt, however often the li
   ]);
 });
 
+test('a tool schema is serialized once for every request that sends it, and again when its spec changes', () => {
+  let serialized = 0;
+  const parameters = {
+    toJSON: () => {
+      serialized++;
+      return { type: 'object' };
+    },
+  };
+  const counted = { name: 'read', description: 'Reads', parameters };
+  const tools = [counted, spec];
+  const bodies = [
+    chatCompletionsJson({ ...base, system: undefined, tools }),
+    chatCompletionsJson({ ...base, system: undefined, tools }),
+    chatCompletionsJson({ ...base, system: undefined, tools: [counted] }),
+  ];
+  assert.is(serialized, 1);
+  const json = (name: string) =>
+    `{"type":"function","function":{"name":"${name}","description":"Reads","parameters":{"type":"object"}}}`;
+  const said = '"messages":[{"role":"user","content":"say \\"hi\\"\\n"}]';
+  assert.equal(bodies, [
+    `{"model":"m","tools":[${json('read')},${toolJson}],${said}}`,
+    `{"model":"m","tools":[${json('read')},${toolJson}],${said}}`,
+    `{"model":"m","tools":[${json('read')}],${said}}`,
+  ]);
+  const renamed = chatCompletionsJson({
+    ...base,
+    messages: [],
+    system: undefined,
+    tools: [{ ...counted, name: 'look' }],
+  });
+  assert.is(renamed, `{"model":"m","tools":[${json('look')}],"messages":[]}`);
+  assert.is(serialized, 2);
+});
+
 const wireOf = (message: ChatMessage): Record<string, unknown> =>
   message.role === 'assistant' && message.tool_calls.length > 0
     ? {
