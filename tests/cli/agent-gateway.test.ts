@@ -138,7 +138,9 @@ test('Ctrl-C aborts the turn in the gateway (exit 130), and the session answers 
   assert.equal([(await cli.ended).code, cli.stdout()], [130, '[stopped]\n']);
   const [aborted] = logged(gateway.home.env, 'turn.aborted');
   assert.is(aborted?.data.reason, 'interrupted (Ctrl-C in tern agent)');
-  assert.ok(aborted!.at - sentAt < 1000, `turn.aborted came ${aborted!.at - sentAt} ms after the signal`);
+  // The model never answers: any abort is the signal's. The bound leaves a loaded CI room to schedule the process
+  // (the abort itself takes milliseconds); without the signal the turn would wait for the model for good.
+  assert.ok(aborted!.at - sentAt < 5000, `turn.aborted came ${aborted!.at - sentAt} ms after the signal`);
   assert.equal(await tern(['agent', '-m', 'are you there?'], gateway.home.env), {
     code: 0,
     stdout: 'Still here.\n',

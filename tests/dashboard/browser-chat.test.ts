@@ -158,6 +158,9 @@ test('turn view: a rerun that diverges shows both sides and marks the recorded e
   });
 });
 
+/** The chat's banner once it knows the gateway's state and models, with nothing to say (empty: not "visible"). */
+const SETTLED_NO_BANNER = '#chat-banner[aria-busy="false"]:empty';
+
 test('banners by state: the first run asks for a model and the form goes once it works; a stopped gateway says so (not "no model") and starts from the banner', async () => {
   await withBrowser({ configured: false }, async (dashboard, browser) => {
     const page = await (await signedIn(browser, dashboard)).newPage();
@@ -173,7 +176,7 @@ test('banners by state: the first run asks for a model and the form goes once it
     for (const [name, value] of Object.entries(fields)) await page.fill(`#onboard-${name}`, value);
     dashboard.vendor.reply(completion({ content: 'OK' }));
     await page.click('#onboard-save');
-    await page.waitForFunction(() => document.querySelector('#chat-banner')?.childElementCount === 0);
+    await page.waitForSelector(SETTLED_NO_BANNER, { state: 'attached' });
     // The banner can go (the reloaded config has a model) before the form's test call reaches the model.
     await passes(() => assert.is(dashboard.vendor.requests.length, 1, 'the form tested the model once'));
 
@@ -183,7 +186,7 @@ test('banners by state: the first run asks for a model and the form goes once it
     assert.match((await page.textContent('#banner-stopped')) ?? '', 'The gateway is stopped.');
     await shot(page, 'chat-gateway-stopped');
     await page.click('#banner-start');
-    await page.waitForFunction(() => document.querySelector('#chat-banner')?.childElementCount === 0);
+    await page.waitForSelector(SETTLED_NO_BANNER, { state: 'attached' });
     assert.is(dashboard.host.gatewayStatus().state, 'running');
   });
 });

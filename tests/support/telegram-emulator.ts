@@ -161,8 +161,11 @@ export class TelegramEmulator {
       .map((m) => ({ text: shown(m.message), chatId: String(m.message.chat_id), messageId: m.messageId, at: m.time }));
   }
 
-  /** Waits until the bot has sent `count` messages to the chat, then returns them all. */
-  async waitForBotMessages(token: string, chatId: number, count: number, timeoutMs = 15_000): Promise<BotMessage[]> {
+  /**
+   * Waits until the bot has sent `count` messages to the chat, then returns them all. The budget covers a gateway
+   * that starts, loads its turn engine and answers on a loaded CI machine (seconds each); it only delays a failure.
+   */
+  async waitForBotMessages(token: string, chatId: number, count: number, timeoutMs = 30_000): Promise<BotMessage[]> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const messages = this.botMessages(token, chatId);

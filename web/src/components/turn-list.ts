@@ -47,8 +47,9 @@ export function finishedTurns(): { node: HTMLElement; reload: () => void } {
     const query = `finished=true&offset=${offset}&limit=${PAGE}${q ? `&q=${encodeURIComponent(q)}` : ''}`;
     const reply = await getJson<TurnPage>(`/api/turns?${query}`);
     // An answer to an older search is dropped.
-    if (mine !== asked || !reply.ok) return;
+    if (mine !== asked) return;
     busy(list, false);
+    if (!reply.ok) return;
     const { total, turns } = reply.body;
     replace(
       list,

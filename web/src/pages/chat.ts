@@ -166,7 +166,7 @@ export const chatPage: Page = (root, param) => {
     rows: 2,
     placeholder: 'Message the agent (Enter sends, Shift+Enter for a new line)',
   });
-  const bannerSlot = h('div', { id: 'chat-banner' });
+  const bannerSlot = h('div', { id: 'chat-banner', 'aria-busy': 'true' });
   const open: Open[] = [];
   const tools = new Map<string, ToolUpdate>();
   const replies = new Map<string, HTMLElement>();
@@ -410,6 +410,9 @@ export const chatPage: Page = (root, param) => {
   let status: GatewayStatus | undefined;
   let models: number | undefined;
   const drawBanner = (): void => {
+    // Busy until the gateway's state is known and, while it runs, how many models it has: an empty banner before
+    // then says nothing yet.
+    busy(bannerSlot, status === undefined || (status.state === 'running' && models === undefined));
     if (status)
       replace(
         bannerSlot,

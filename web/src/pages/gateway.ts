@@ -73,6 +73,8 @@ export const gatewayPage: Page = (root) => {
   let current: GatewayStatus | undefined;
 
   const show = (status: GatewayStatus): void => {
+    // The action's answer and the live socket may both tell of the same state, in either order: one line for it.
+    const told = current?.state === status.state && current.since === status.since;
     current = status;
     replace(
       state,
@@ -84,7 +86,7 @@ export const gatewayPage: Page = (root) => {
     );
     for (const [action, button] of Object.entries(buttons))
       button.disabled = !ENABLED[status.state].includes(action as Action);
-    if (!progress.hidden) {
+    if (!progress.hidden && !told) {
       progress.append(
         h(
           'li',
