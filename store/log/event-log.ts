@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Envelope, FailingLog, LogFailureCode, LogHealth, ValidDraft } from '../../bus/index.js';
-import { LOG_OK, LogFailingError, stampDraft, stampInPlace } from '../../bus/index.js';
+import { LOG_OK, LogFailingError, stampDraft, stampInPlace, typeMatcher } from '../../bus/index.js';
 import { LOG_CORRUPTED_FIX, LogError, logCorruption } from './errors.js';
 import { LmdbFile, type Damage } from './lmdb-file.js';
 import { removeCompactionLeftovers } from './leftovers.js';
@@ -519,8 +519,9 @@ export class EventLog implements EventStore {
     const limit = query.limit ?? Infinity;
     if (limit <= 0) return;
     const keep = queryFilter(query);
+    const wanted = query.type ? typeMatcher(query.type) : undefined;
     let count = 0;
-    for (const event of this.candidates(query)) {
+    for (const event of this.candidates(query, wanted)) {
       if (!keep(event)) continue;
       yield event;
       if (++count >= limit) return;
@@ -619,7 +620,19 @@ export class EventLog implements EventStore {
     return expand(stored, databases.blobs, databases.names);
   }
 
-  private *candidates(query: LogQuery): Generator<Envelope> {
+  /**
+   * The events of the query's range and index, as appended; with `wanted`, only those of a wanted type: a type is told
+   * from the stored form, before the blobs an event names are read (a prompt's system prompt, tools and history, which
+   * a session's history read passed over in every turn since its checkpoint).
+   */
+  /** A stored event's type, named (`named-form.ts`). */
+  private typeOf(stored: Envelope): string {
+    if (!isNumbered(stored)) return stored.type;
+    this.databases.names ??= Names.open(this.root);
+    return this.databases.names ? this.databases.names.name(stored.type as unknown as number) : stored.type;
+  }
+
+  private *candidates(query: LogQuery, wanted?: (type: string) => boolean): Generator<Envelope> {
     const low = (query.after ?? 0) + 1;
     const high = Math.min(query.before ?? MAX_SEQ, MAX_SEQ);
     if (low >= high) return;
@@ -631,12 +644,14 @@ export class EventLog implements EventStore {
     const id = query.turn ?? query.session ?? exactType;
     if (!index || !id) {
       const range = reverse ? { start: high - 1, end: low - 1, reverse } : { start: low, end: high };
-      for (const { value } of this.events.getRange({ ...range, snapshot: false })) yield this.whole(value);
+      for (const { value } of this.events.getRange({ ...range, snapshot: false })) {
+        if (!wanted || wanted(this.typeOf(value))) yield this.whole(value);
+      }
       return;
     }
     for (const seq of index.seqs(id, low - 1, high, reverse)) {
       const event = this.events.get(seq);
-      if (event) yield this.whole(event);
+      if (event && (!wanted || wanted(this.typeOf(event)))) yield this.whole(event);
     }
   }
 }
