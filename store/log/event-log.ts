@@ -379,13 +379,19 @@ export class EventLog implements EventStore {
     this.shapesMirrored = -1;
   }
 
-  /** Whether the resident file pages grew by `remapAfterResidentBytes` since the last map, looked at now and then. */
+  /**
+   * Whether the resident file pages grew by `remapAfterResidentBytes` since the last map, looked at now and then. The
+   * baseline follows them down: lmdb may unmap the old map after the new one is open (a read still held it), and a
+   * baseline that counted its pages let a soak gateway's log reach 32 MB resident.
+   */
   private residentGrown(): boolean {
     if (this.residentBaseline === undefined) return false;
     const now = performance.now();
     if (now - this.residentCheckedAt < RESIDENT_CHECK_MS) return false;
     this.residentCheckedAt = now;
-    return (residentFileBytes() ?? 0) - this.residentBaseline >= this.remapAfterResidentBytes;
+    const resident = residentFileBytes() ?? this.residentBaseline;
+    this.residentBaseline = Math.min(this.residentBaseline, resident);
+    return resident - this.residentBaseline >= this.remapAfterResidentBytes;
   }
 
   private fileBytes(): number {
