@@ -36,10 +36,7 @@ export function readLastChannel(workspace: string): LastChannel | undefined {
   try {
     const dir = holdStateDir(workspace);
     try {
-      const bytes = readRegular(dir, LAST_CHANNEL);
-      if (!bytes) return undefined;
-      const parsed = lastChannelSchema.safeParse(JSON.parse(bytes.toString('utf8')));
-      return parsed.success ? parsed.data : undefined;
+      return lastChannelIn(dir);
     } finally {
       dir.close();
     }
@@ -48,21 +45,44 @@ export function readLastChannel(workspace: string): LastChannel | undefined {
   }
 }
 
+function lastChannelIn(dir: HeldDirectory): LastChannel | undefined {
+  const bytes = readRegular(dir, LAST_CHANNEL);
+  if (!bytes) return undefined;
+  const parsed = lastChannelSchema.safeParse(JSON.parse(bytes.toString('utf8')));
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Whether two records name the same chat to answer in; when it was last active does not matter. */
+const sameChat = (a: LastChannel, b: LastChannel): boolean =>
+  a.channel === b.channel && a.account === b.account && a.chat === b.chat && a.reply_to === b.reply_to;
+
 /**
- * Written atomically (a temp file with an unguessable name, then a rename) so a crash never leaves half a file. A
- * failure is reported, never thrown: the message it belongs to is already accepted. A link planted at the file or at
- * `state/` is refused and left where it is.
+ * Written atomically (a temp file with an unguessable name, then a rename) so a crash never leaves half a file, and
+ * only when the chat changes: a busy chat's every message made a file and a rename, and `at` then says since when
+ * this chat is the last active one. A failure is reported, never thrown: the message it belongs to is already
+ * accepted. A link planted at the file or at `state/` is refused and left where it is.
  */
 export function writeLastChannel(workspace: string, last: LastChannel, report: (problem: string) => void = () => {}) {
   try {
     const dir = holdStateDir(workspace, true);
     try {
+      const current = unlessUnreadable(() => lastChannelIn(dir));
+      if (current && sameChat(current, last)) return;
       writeAtomic(dir, LAST_CHANNEL, `${JSON.stringify(last)}\n`);
     } finally {
       dir.close();
     }
   } catch (error) {
     report(`the last active channel was not saved: ${(error as Error).message}`);
+  }
+}
+
+/** What `read` returns, or undefined when it fails: the write then replaces a damaged file or refuses a planted one. */
+function unlessUnreadable<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
   }
 }
 

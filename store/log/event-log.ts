@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statfsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Envelope, FailingLog, LogFailureCode, LogHealth, ValidDraft } from '../../bus/index.js';
-import { LOG_OK, LogFailingError, stampDraft, stampInPlace } from '../../bus/index.js';
+import { LOG_OK, LogFailingError, stampDraft, stampInPlace, typeMatcher } from '../../bus/index.js';
 import { LOG_CORRUPTED_FIX, LogError, logCorruption } from './errors.js';
 import { LmdbFile, type Damage } from './lmdb-file.js';
 import { removeCompactionLeftovers } from './leftovers.js';
@@ -28,9 +28,17 @@ export interface OpenOptions {
   readOnly?: boolean;
   /** A writer maps its file afresh each time the file has grown by this much (`remapIfGrown`); 16 MiB by default. */
   remapAfterBytes?: number;
+  /**
+   * …or, on Linux, each time the file-backed pages resident in the process have grown by this much since the last
+   * remap (`remapIfGrown`); 8 MiB by default.
+   */
+  remapAfterResidentBytes?: number;
 }
 
 const REMAP_AFTER_BYTES = 16 * 1024 * 1024;
+const REMAP_AFTER_RESIDENT_BYTES = 8 * 1024 * 1024;
+/** How often a writer looks at its resident pages (a read of `/proc/self/statm`), at most. */
+const RESIDENT_CHECK_MS = 200;
 /** A write that failed is tried again after this long, doubling up to `RETRY_MAX_MS` while it keeps failing. */
 const RETRY_FIRST_MS = 200;
 const RETRY_MAX_MS = 2_000;
@@ -43,6 +51,8 @@ const LOW_SPACE_BYTES = 16 * 1024 * 1024;
 const REOPEN_ERRORS = new Set([-30795, -30782]);
 
 const MAX_SEQ = 0xffffffff;
+/** `/proc/self/statm` counts in pages: 4 KiB on x86-64 and most arm64 kernels (a 64 KiB one only remaps later). */
+const PAGE_BYTES = 4096;
 
 function addPosting(postings: Map<string, number[]>, id: string | undefined, seq: number): void {
   if (!id) return;
@@ -76,6 +86,9 @@ export class EventLog implements EventStore {
   private closed = false;
   /** The data file's size when it was last mapped. */
   private mappedBytes: number;
+  /** The process's resident file-backed bytes just after the file was last mapped (Linux; undefined elsewhere). */
+  private residentBaseline: number | undefined;
+  private residentCheckedAt = 0;
   /** While the file is mapped afresh: batches wait for it. */
   private remapping: Promise<void> | undefined;
   /** A write waiting for the remap to end. */
@@ -93,10 +106,12 @@ export class EventLog implements EventStore {
     private databases: Databases,
     private readonly releaseLock: () => void,
     private readonly remapAfterBytes: number,
+    private readonly remapAfterResidentBytes: number,
   ) {
     this.seq = this.lastCommittedSeq();
     this.writtenSeq = this.seq;
     this.mappedBytes = this.fileBytes();
+    this.residentBaseline = readOnly ? undefined : residentFileBytes();
     if (readOnly) this.logFiles = logFilesId(dir);
   }
 
@@ -116,7 +131,9 @@ export class EventLog implements EventStore {
       checkFirstReads(dir);
       const databases = openDatabases(dir, readOnly);
       if (!readOnly) makeLogFilesPrivate(dir);
-      return new EventLog(dir, readOnly, databases, releaseLock, options.remapAfterBytes ?? REMAP_AFTER_BYTES);
+      const remapAfter = options.remapAfterBytes ?? REMAP_AFTER_BYTES;
+      const remapAfterResident = options.remapAfterResidentBytes ?? REMAP_AFTER_RESIDENT_BYTES;
+      return new EventLog(dir, readOnly, databases, releaseLock, remapAfter, remapAfterResident);
     } catch (error) {
       releaseLock();
       throw logCorruption(error) ?? error;
@@ -302,15 +319,18 @@ export class EventLog implements EventStore {
   /**
    * Every page of the file that lmdb has read through its memory map stays resident in this process, and a write
    * reads the newest pages (copy-on-write of the B-tree's right edge), so a writer's RSS grew by the whole log:
-   * 222 of 310 MB after 20,000 turns. Once the file has grown by `remapAfterBytes` since it was mapped, the writer
-   * closes and reopens its environment between two batches: the old map and its resident pages go (they stay in the
-   * page cache), and RSS holds at most about that much of the log. New batches wait (reads go on) until what is
-   * written is synced; the swap then starts a turn of the event loop and completes within its microtasks (lmdb closes
-   * at once when no write or asynchronous read is outstanding), so no read of this process meets the closed
-   * environment.
+   * 222 of 310 MB after 20,000 turns. Linux also maps the 15 cached pages around each page read (its fault-around,
+   * 64 KiB): a turn's blob lookups and inserts land at random places of the blob table, so a map grew by 27 MB within
+   * 30 s of a remap. Once the file has grown by `remapAfterBytes` since it was mapped, or the process's resident
+   * file pages by `remapAfterResidentBytes`, the writer closes and reopens its environment between two batches: the
+   * old map and its resident pages go (they stay in the page cache), and RSS holds at most about that much of the
+   * log. New batches wait (reads go on) until what is written is synced; the swap then starts a turn of the event
+   * loop and completes within its microtasks (lmdb closes at once when no write or asynchronous read is
+   * outstanding), so no read of this process meets the closed environment.
    */
   private remapIfGrown(): void {
-    if (this.remapping || this.closed || this.fileBytes() - this.mappedBytes < this.remapAfterBytes) return;
+    if (this.remapping || this.closed) return;
+    if (this.fileBytes() - this.mappedBytes < this.remapAfterBytes && !this.residentGrown()) return;
     this.swapEnvironment().catch((error: Error) => {
       this.reopenNeeded = true;
       this.fail(error);
@@ -328,6 +348,7 @@ export class EventLog implements EventStore {
         if (this.closed) return;
         this.databases = openDatabases(this.dir, false);
         this.mappedBytes = this.fileBytes();
+        this.residentBaseline = residentFileBytes();
       })
       .finally(() => {
         this.remapping = undefined;
@@ -356,6 +377,21 @@ export class EventLog implements EventStore {
     this.writtenSeq = this.seq;
     this.mappedBytes = this.fileBytes();
     this.shapesMirrored = -1;
+  }
+
+  /**
+   * Whether the resident file pages grew by `remapAfterResidentBytes` since the last map, looked at now and then. The
+   * baseline follows them down: lmdb may unmap the old map after the new one is open (a read still held it), and a
+   * baseline that counted its pages let a soak gateway's log reach 32 MB resident.
+   */
+  private residentGrown(): boolean {
+    if (this.residentBaseline === undefined) return false;
+    const now = performance.now();
+    if (now - this.residentCheckedAt < RESIDENT_CHECK_MS) return false;
+    this.residentCheckedAt = now;
+    const resident = residentFileBytes() ?? this.residentBaseline;
+    this.residentBaseline = Math.min(this.residentBaseline, resident);
+    return resident - this.residentBaseline >= this.remapAfterResidentBytes;
   }
 
   private fileBytes(): number {
@@ -489,8 +525,9 @@ export class EventLog implements EventStore {
     const limit = query.limit ?? Infinity;
     if (limit <= 0) return;
     const keep = queryFilter(query);
+    const wanted = query.type ? typeMatcher(query.type) : undefined;
     let count = 0;
-    for (const event of this.candidates(query)) {
+    for (const event of this.candidates(query, wanted)) {
       if (!keep(event)) continue;
       yield event;
       if (++count >= limit) return;
@@ -589,7 +626,19 @@ export class EventLog implements EventStore {
     return expand(stored, databases.blobs, databases.names);
   }
 
-  private *candidates(query: LogQuery): Generator<Envelope> {
+  /**
+   * The events of the query's range and index, as appended; with `wanted`, only those of a wanted type: a type is told
+   * from the stored form, before the blobs an event names are read (a prompt's system prompt, tools and history, which
+   * a session's history read passed over in every turn since its checkpoint).
+   */
+  /** A stored event's type, named (`named-form.ts`). */
+  private typeOf(stored: Envelope): string {
+    if (!isNumbered(stored)) return stored.type;
+    this.databases.names ??= Names.open(this.root);
+    return this.databases.names ? this.databases.names.name(stored.type as unknown as number) : stored.type;
+  }
+
+  private *candidates(query: LogQuery, wanted?: (type: string) => boolean): Generator<Envelope> {
     const low = (query.after ?? 0) + 1;
     const high = Math.min(query.before ?? MAX_SEQ, MAX_SEQ);
     if (low >= high) return;
@@ -601,12 +650,14 @@ export class EventLog implements EventStore {
     const id = query.turn ?? query.session ?? exactType;
     if (!index || !id) {
       const range = reverse ? { start: high - 1, end: low - 1, reverse } : { start: low, end: high };
-      for (const { value } of this.events.getRange({ ...range, snapshot: false })) yield this.whole(value);
+      for (const { value } of this.events.getRange({ ...range, snapshot: false })) {
+        if (!wanted || wanted(this.typeOf(value))) yield this.whole(value);
+      }
       return;
     }
     for (const seq of index.seqs(id, low - 1, high, reverse)) {
       const event = this.events.get(seq);
-      if (event) yield this.whole(event);
+      if (event && (!wanted || wanted(this.typeOf(event)))) yield this.whole(event);
     }
   }
 }
@@ -704,6 +755,19 @@ function describeFailure(
     return { code: 'damaged', reason: `the event log in ${dir} is damaged (${error.message}). ${LOG_CORRUPTED_FIX}` };
   }
   return { code: 'write_failed', reason: `the event log in ${dir} cannot write (${error.message})` };
+}
+
+/**
+ * The process's resident file-backed memory (RssFile and RssShmem: `/proc/self/statm`'s third field, in pages), the
+ * share of RSS a memory map of the log adds to; undefined where there is no `/proc`.
+ */
+function residentFileBytes(): number | undefined {
+  try {
+    const pages = Number(readFileSync('/proc/self/statm', 'latin1').split(' ')[2]);
+    return Number.isFinite(pages) ? pages * PAGE_BYTES : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function freeBytes(dir: string): number | undefined {

@@ -54,19 +54,19 @@ export function foldHistory(history: SessionHistory, event: Envelope): SessionHi
 /** The event types history is made of. */
 export const HISTORY_TYPES =
   'session.cleared,session.compacted,summary.written,turn.started,turn.completed,turn.stopped,turn.failed';
-const historyType = new Set(HISTORY_TYPES.split(','));
 
 /**
  * A session's history read back from its last checkpoint: the log is read newest first until a `session.compacted`
  * or `session.cleared`, so a session's first turn after a restart costs the same at its 5,000th turn as at its 50th.
- * A `summary.written` (logs before #21) covers the messages up to its `through_seq`: reading stops there.
+ * A `summary.written` (logs before #21) covers the messages up to its `through_seq`: reading stops there. Only the
+ * history's types are asked for: the turns' prompts in between are passed over unread (each named its system prompt,
+ * tools and message list, read back and parsed for every turn since the checkpoint).
  */
 export function readHistory(log: EventStore, session: string): SessionHistory {
   const events: Envelope[] = [];
   let coveredThrough: number | undefined;
-  for (const event of log.iterate({ session, order: 'desc' })) {
+  for (const event of log.iterate({ session, type: HISTORY_TYPES, order: 'desc' })) {
     if (coveredThrough !== undefined && event.seq <= coveredThrough) break;
-    if (!historyType.has(event.type)) continue;
     events.push(event);
     if (event.type === 'session.compacted' || event.type === 'session.cleared') break;
     if (event.type === 'summary.written' && coveredThrough === undefined) coveredThrough = event.data.through_seq;

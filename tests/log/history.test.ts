@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { validateDraft, type Envelope, type EventDraft } from '../../bus/index.js';
@@ -5,6 +6,8 @@ import { EventLog } from '../../store/log/event-log.js';
 import type { EventStore, LogQuery } from '../../store/log/event-store.js';
 import { readHistory } from '../../store/log/history.js';
 import { tempHome } from '../support/temp-home.js';
+
+const { open } = createRequire(import.meta.url)('lmdb') as typeof import('lmdb');
 
 const settings = {
   model_name: 'fast',
@@ -30,10 +33,18 @@ function turn(i: number): EventDraft[] {
         settings,
       },
     },
+    {
+      ...ids,
+      type: 'prompt.built',
+      data: { system: SYSTEM, messages: [{ role: 'user', content: `question ${i}` }], tools: TOOLS },
+    },
     { ...ids, type: 'tool.requested', data: { call_id: `c${i}`, name: 'todo', arguments: { action: 'read' } } },
     { ...ids, type: 'turn.completed', data: { reply: `answer ${i}`, iterations: 2 } },
   ];
 }
+
+const SYSTEM = `You are a helpful assistant. ${'Mind the rules. '.repeat(500)}`;
+const TOOLS = Array.from({ length: 19 }, (_, i) => JSON.stringify({ name: `tool_${i}`, description: 'x'.repeat(800) }));
 
 /** The log as the session's history loader uses it, counting the events it hands out. */
 function counting(log: EventStore): { store: EventStore; read: number } {
@@ -108,8 +119,40 @@ test("a 5,000-turn session's history after a restart is read back to its last ch
       history.messages.slice(0, 4).map((m) => m.seq),
       [checkpointSeq, checkpointSeq, checkpointSeq, checkpointSeq],
     );
-    // The 9 events of the three turns after the checkpoint (tool traffic included: it shares the index), and the checkpoint.
-    assert.is(counter.read, 3 * 3 + 1);
+    // The starts and ends of the three turns after the checkpoint, and the checkpoint: prompts and tool traffic share
+    // the session's index but are passed over by type, before the blobs they name are read.
+    assert.is(counter.read, 3 * 2 + 1);
+  } finally {
+    log.close();
+    home.remove();
+  }
+});
+
+test("a session's history is read without its prompts: with their blobs gone it still loads", async () => {
+  const home = tempHome();
+  let log = EventLog.open(home.sessions);
+  try {
+    for (let i = 1; i <= 3; i++) for (const draft of turn(i)) log.append(validateDraft(draft));
+    await log.flushed();
+    log.close();
+    // The blobs of the prompts (system prompt, tools, history list), as a damaged table would lose them; the turns'
+    // settings stay.
+    const root = open({ path: home.sessions, maxDbs: 8 });
+    const blobs = root.openDB<unknown, Buffer>({ name: 'blobs', keyEncoding: 'binary' });
+    const gone = [...blobs.getRange({})].filter(({ value }) => !(value as { model_name?: string }).model_name);
+    assert.is(gone.length, 2 + 3);
+    await root.transaction(() => {
+      for (const { key } of gone) void blobs.remove(key);
+    });
+    await root.close();
+    log = EventLog.open(home.sessions);
+
+    const history = readHistory(log, 's-long');
+    assert.equal(
+      history.messages.map((m) => m.message.content),
+      ['question 1', 'answer 1', 'question 2', 'answer 2', 'question 3', 'answer 3'],
+    );
+    assert.throws(() => log.read({ session: 's-long', type: 'prompt.built' }), /has no blob/);
   } finally {
     log.close();
     home.remove();

@@ -82,6 +82,34 @@ test('the log file is resident in the process only about as far as it grew since
   assert.ok(residentKb(file) < fileKb / 3, `${residentKb(file)} KB of ${fileKb} KB resident`);
 });
 
+test('a log read at random places stays resident only up to its bound, before the file has grown much', async () => {
+  if (!existsSync('/proc/self/statm')) return;
+  const home = tempHome();
+  // The default bounds: 16 MiB of growth, 8 MiB resident.
+  const log = EventLog.open(home.sessions);
+  try {
+    const file = join(home.sessions, 'data.mdb');
+    let peak = 0;
+    for (let round = 0; round < 18; round++) {
+      // Reads at random places, as a turn's lookups of its blobs and its session's history: Linux maps 64 KiB around
+      // each page read. The writer looks at what is resident after its batches.
+      for (let i = 0; i < 30; i++) log.get(1 + Math.floor(Math.random() * log.lastCommittedSeq()));
+      await writeBatches(log, round * 60, 60);
+      peak = Math.max(peak, residentKb(file));
+    }
+    await log.flushed();
+    const fileKb = statSync(file).size / 1024;
+    assert.ok(fileKb > 12 * 1024 && fileKb < 16 * 1024, `the log grew to ${fileKb} KB, short of a remap for growth`);
+    // Without the resident bound the whole file was, and the maps lmdb leaves behind as it grows its map: 32,000 KB.
+    // The bound leaves room for a remap still waiting for its sync and for the 200 ms between two looks.
+    assert.ok(peak < 12 * 1024, `at most ${peak} KB of ${fileKb} KB resident`);
+    assert.is(log.read({ session: 's1' }).length, 10_800);
+  } finally {
+    log.close();
+    home.remove();
+  }
+});
+
 test('appends held by a remap go out with a close, and a reader sees them all', async ({ home, log }) => {
   // One batch past the bound: its commit starts a remap, which first waits for the sync.
   for (let i = 0; i < 700; i++) log.append(validateDraft(chunk('s0', 'big', `${i} ${DELTA}`)));
