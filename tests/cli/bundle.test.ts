@@ -231,7 +231,7 @@ async function modulesLoaded(
   return { status, output, loaded: recorder.read() };
 }
 
-test('a command loads only what it runs: no config schema for `tern version`, no zip reader or fetch for a turn', async (c) => {
+test('a command loads only what it runs: no config schema for `tern version`, no zip reader for a turn', async (c) => {
   const { root } = c;
   const home = tempHome();
   const model = await startGatewayModel();
@@ -250,10 +250,6 @@ test('a command loads only what it runs: no config schema for `tern version`, no
       turn.loaded.filter((path) => !path.startsWith('dist/')),
       [],
     );
-    // Its two model requests load undici's dispatchers and HTTP parser (llhttp), not undici's fetch ("fetch failed").
-    const holding = (text: string): string[] =>
-      turn.loaded.filter((path) => readFileSync(join(root, path), 'utf8').includes(text));
-    assert.equal([holding('llhttp').length, holding('fetch failed')], [1, []]);
   } finally {
     await model.close();
     home.remove();
