@@ -1,6 +1,6 @@
 import type { LookupFunction } from 'node:net';
 import type { Dispatcher } from 'undici';
-import { undiciCore, type UndiciCore } from './undici.js';
+import { undici } from './undici.js';
 
 /** Where a request goes out and the limits of its connections: what one dispatcher (and its keep-alive sockets) serves. */
 export interface Route {
@@ -53,7 +53,7 @@ function checkedProxy(proxy: string): string {
   return proxy;
 }
 
-function build(route: Route, { Agent, EnvHttpProxyAgent, ProxyAgent }: UndiciCore): Dispatcher {
+function build(route: Route, { Agent, EnvHttpProxyAgent, ProxyAgent }: typeof import('undici')): Dispatcher {
   const options = {
     connectTimeout: route.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     ...(route.maxAnswerBytes !== undefined ? { maxResponseSize: route.maxAnswerBytes } : {}),
@@ -82,7 +82,7 @@ function keyOf(route: Route): string {
  * URL.
  */
 export async function dispatcherFor(route: Route = {}): Promise<Dispatcher> {
-  const module = await undiciCore();
+  const module = await undici();
   const key = keyOf(route);
   let kept = dispatchers;
   if (route.lookup) {
