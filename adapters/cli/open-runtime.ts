@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { Runtime } from '../../actors/runtime.js';
+import { keepFrontmatterIn } from '../../store/frontmatter-yaml.js';
 import { LogError } from '../../store/log/errors.js';
 import { undici } from '../http/undici.js';
 import { CliError } from './errors.js';
@@ -37,6 +39,7 @@ export function openRuntime(env: NodeJS.ProcessEnv, command: string, { model, st
     for (const agent of loaded.config.agents.list) agent.model = model;
   }
   if (stream) for (const entry of loaded.config.model_list) entry.streaming.enabled = true;
+  keepFrontmatterIn(join(loaded.home, 'cache'));
   try {
     const runtime = Runtime.start({ loaded, env, command });
     // Its turns ask a model: the HTTP client loads while plugins and MCP servers are prepared, so the first request

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { isMap, parseDocument } from 'yaml';
+import { yamlLibrary } from './yaml.js';
 import { ConfigError } from './errors.js';
 import { readText, writeFileAtomic } from './files.js';
 
@@ -14,6 +14,7 @@ export interface CredentialEntry {
  * in one rename. A file that is not YAML is an error naming it; nothing is written then.
  */
 export function setCredentials(file: string, entries: readonly CredentialEntry[]): void {
+  const { isMap, parseDocument } = yamlLibrary();
   const document = parseDocument(existsSync(file) ? readText(file) : '');
   if (document.errors.length > 0) {
     throw new ConfigError('credentials_invalid', file, [

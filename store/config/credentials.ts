@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { yamlLibrary } from './yaml.js';
 import { credentialsSchema, type Credentials } from './credentials-schema.js';
 import { ConfigError } from './errors.js';
 import { readText } from './files.js';
@@ -25,7 +25,7 @@ export function readCredentials(path: string): CredentialsFile {
   const text = readText(path);
   let parsed: unknown;
   try {
-    parsed = parseYaml(text) ?? {};
+    parsed = yamlLibrary().parse(text) ?? {};
   } catch (error) {
     throw new ConfigError('credentials_invalid', path, [
       `(file): not valid YAML (${(error as Error).message.split('\n')[0]})`,

@@ -1,4 +1,4 @@
-import { stringify } from 'yaml';
+import { yamlLibrary } from './yaml.js';
 import type { Credentials } from './credentials-schema.js';
 import { backupFile, writeFileAtomic } from './files.js';
 import type { RawObject } from './raw.js';
@@ -21,7 +21,7 @@ export function writeMigration(
   const backups = [backupFile(configFile, date), backupFile(credentialsFile, date)].filter(
     (b): b is string => b !== undefined,
   );
-  writeFileAtomic(credentialsFile, CREDENTIALS_HEADER + stringify(credentials));
+  writeFileAtomic(credentialsFile, CREDENTIALS_HEADER + yamlLibrary().stringify(credentials));
   const { version, ...blocks } = config;
   writeFileAtomic(configFile, `${JSON.stringify({ version, ...blocks }, null, 2)}\n`);
   return `rewrote ${configFile} as version 2 and moved its secrets to ${credentialsFile} (backups: ${backups.join(', ')})`;

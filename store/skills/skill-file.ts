@@ -1,5 +1,5 @@
-import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
+import { parseFrontmatter } from '../frontmatter-yaml.js';
 
 const FENCE = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
 
@@ -37,7 +37,7 @@ function frontmatterOf(text: string): Frontmatter {
   const fence = FENCE.exec(text);
   if (!fence) return { kind: 'none' };
   try {
-    return { kind: 'yaml', data: parseYaml(fence[1]!) ?? {} };
+    return { kind: 'yaml', data: parseFrontmatter(fence[1]!) ?? {} };
   } catch {
     return { kind: 'broken' };
   }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { parse as parseYaml } from 'yaml';
+import { parseFrontmatter } from '../frontmatter-yaml.js';
 import { WorkspaceError } from './errors.js';
 
 const names = () =>
@@ -39,7 +39,7 @@ export function parseAgentDoc(text: string, file: string): AgentDoc {
   if (!fence) return { frontmatter: {}, body: text };
   let data: unknown;
   try {
-    data = parseYaml(fence[1]!) ?? {};
+    data = parseFrontmatter(fence[1]!) ?? {};
   } catch (error) {
     throw new WorkspaceError('agent_frontmatter_invalid', file, [
       `(frontmatter): not valid YAML (${(error as Error).message.split('\n')[0]})`,
