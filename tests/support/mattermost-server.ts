@@ -93,12 +93,20 @@ export class MattermostServer {
       create_at: Date.now(),
       edits: [],
     };
+    this.repost(user, post, kind);
+    return post;
+  }
+
+  /**
+   * The `posted` event of a post (again): what a client that reconnects with its `connection_id` and last
+   * `sequence_number` is sent of the events it may have missed, a post it already had among them.
+   */
+  repost(user: { username: string }, post: Post, kind: 'D' | 'O' = 'D'): void {
     this.broadcast(
       'posted',
       { post: JSON.stringify(post), channel_type: kind, sender_name: `@${user.username}` },
-      channelId,
+      post.channel_id,
     );
-    return post;
   }
 
   /** A post someone made earlier in an open channel, to start a thread under; returns its id. */

@@ -36,7 +36,12 @@ export class MattermostContractEmulator implements ContractEmulator {
       },
       sendImage: () => Promise.reject(new Error('not emulated')),
       sendVoice: () => Promise.reject(new Error('not emulated')),
-      redeliver: () => Promise.reject(new Error('not emulated')),
+      redeliver: async ({ id }) => {
+        const post = said.get(id);
+        if (!post) throw new Error(`no post ${id} was said here`);
+        await this.mm.online();
+        this.mm.repost(user, post, kind);
+      },
       sent: () => this.mm.botPosts(user.channelId, root).map(asSent),
       typing: () => this.mm.typing.get(user.channelId) ?? 0,
     };
