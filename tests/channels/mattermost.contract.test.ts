@@ -9,10 +9,6 @@ channelContract({
   plain: 'echo: **bold** and `code`',
   emulator: () => MattermostContractEmulator.start(),
   lacks: {
-    media: 'files users send are not fetched yet (#37)',
-    voice: 'files users send are not fetched yet (#37)',
-    upload: 'files the agent sends are not uploaded yet (#37)',
     format_fallback: 'Mattermost shows Markdown it cannot read as text; it never refuses a post for it',
-    redelivery: 'the emulator does not replay missed events yet (#37)',
   },
 });

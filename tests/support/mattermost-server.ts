@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Response } from 'undici';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 export interface Post {
@@ -16,6 +17,15 @@ export interface Post {
   create_at: number;
   /** Earlier texts, oldest first. */
   edits: string[];
+  file_ids?: string[];
+  metadata?: { files: FileInfo[] };
+}
+
+export interface FileInfo {
+  id: string;
+  name: string;
+  mime_type: string;
+  size: number;
 }
 
 const newId = (): string => randomBytes(13).toString('hex').slice(0, 26);
@@ -42,6 +52,8 @@ export class MattermostServer {
   };
   /** When each 429 was answered (epoch ms). */
   readonly limited: number[] = [];
+  /** Uploaded files with their bytes, by id. */
+  readonly files = new Map<string, FileInfo & { bytes: Buffer }>();
 
   static async start(): Promise<MattermostServer> {
     const mm = new MattermostServer();
@@ -93,11 +105,44 @@ export class MattermostServer {
       create_at: Date.now(),
       edits: [],
     };
+    this.repost(user, post, kind);
+    return post;
+  }
+
+  /**
+   * The `posted` event of a post (again): what a client that reconnects with its `connection_id` and last
+   * `sequence_number` is sent of the events it may have missed, a post it already had among them.
+   */
+  repost(user: { username: string }, post: Post, kind: 'D' | 'O' = 'D'): void {
     this.broadcast(
       'posted',
       { post: JSON.stringify(post), channel_type: kind, sender_name: `@${user.username}` },
-      channelId,
+      post.channel_id,
     );
+  }
+
+  /** The user posts a file (uploaded first, as the web app does) with `message` as its text. */
+  sayWithFile(
+    user: { id: string; username: string },
+    channelId: string,
+    file: { bytes: Buffer; name: string; mime: string },
+    message: string,
+    kind: 'D' | 'O' = 'D',
+    rootId = '',
+  ): Post {
+    const info = this.store(file.bytes, file.name, file.mime);
+    const post: Post = {
+      id: newId(),
+      user_id: user.id,
+      channel_id: channelId,
+      root_id: rootId,
+      message,
+      create_at: Date.now(),
+      edits: [],
+      file_ids: [info.id],
+      metadata: { files: [info] },
+    };
+    this.repost(user, post, kind);
     return post;
   }
 
@@ -183,10 +228,27 @@ export class MattermostServer {
     res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
   }
 
+  private store(bytes: Buffer, name: string, mime: string): FileInfo {
+    const info = { id: newId(), name, mime_type: mime, size: bytes.length };
+    this.files.set(info.id, { ...info, bytes });
+    return info;
+  }
+
+  /** `POST /api/v4/files`: multipart with `channel_id` and `files`; answers the uploaded files' infos. */
+  private async upload(raw: Buffer, contentType: string, res: ServerResponse): Promise<void> {
+    const form = await new Response(raw, { headers: { 'content-type': contentType } }).formData();
+    const file = form.get('files') as unknown as { name: string; type: string; arrayBuffer(): Promise<ArrayBuffer> };
+    const info = this.store(Buffer.from(await file.arrayBuffer()), file.name, file.type);
+    this.json(res, 201, { file_infos: [info], client_ids: [] });
+  }
+
   private async rest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = chunks.length > 0 ? (JSON.parse(Buffer.concat(chunks).toString()) as Record<string, string>) : {};
+    const raw = Buffer.concat(chunks);
+    const multipart = (req.headers['content-type'] ?? '').startsWith('multipart/');
+    const body = raw.length > 0 && !multipart ? (JSON.parse(raw.toString()) as Record<string, unknown>) : {};
+    const field = (name: string): string => (typeof body[name] === 'string' ? (body[name] as string) : '');
     // Mattermost reads the scheme in any case (Client4 writes `BEARER`).
     const [scheme = '', token] = (req.headers.authorization ?? '').split(' ');
     if (scheme.toLowerCase() !== 'bearer' || token !== this.token) {
@@ -198,9 +260,15 @@ export class MattermostServer {
     }
     const url = req.url ?? '';
     if (req.method === 'GET' && url === '/api/v4/users/me') return this.json(res, 200, this.bot);
+    if (req.method === 'POST' && url.split('?')[0] === '/api/v4/files')
+      return this.upload(raw, req.headers['content-type'] ?? '', res);
+    const download = /^\/api\/v4\/files\/([a-z0-9]+)$/.exec(url);
+    const stored = download ? this.files.get(download[1]!) : undefined;
+    if (req.method === 'GET' && stored)
+      return void res.writeHead(200, { 'Content-Type': stored.mime_type }).end(stored.bytes);
     if (req.method === 'POST' && url === '/api/v4/channels/direct') {
       // The body is the two user ids; the channel of a user the server does not know is 400, as Mattermost answers.
-      const ids = Object.values(body);
+      const ids = Object.values(body) as string[];
       const other = ids.find((id) => id !== this.bot.id);
       const channelId = ids.includes(this.bot.id) && other ? this.directs.get(other) : undefined;
       if (!channelId) return this.json(res, 400, { id: 'api.context.invalid_body_param.app_error', status_code: 400 });
@@ -218,11 +286,12 @@ export class MattermostServer {
       const post: Post = {
         id: newId(),
         user_id: this.bot.id,
-        channel_id: body.channel_id ?? '',
-        root_id: body.root_id ?? '',
-        message: body.message ?? '',
+        channel_id: field('channel_id'),
+        root_id: field('root_id'),
+        message: field('message'),
         create_at: Date.now(),
         edits: [],
+        ...(Array.isArray(body.file_ids) ? { file_ids: body.file_ids as string[] } : {}),
       };
       this.posts.push(post);
       this.broadcast(
@@ -242,7 +311,7 @@ export class MattermostServer {
           status_code: 404,
         });
       post.edits.push(post.message);
-      post.message = body.message ?? post.message;
+      post.message = field('message') || post.message;
       return this.answer(() => this.json(res, 200, post));
     }
     return this.json(res, 404, {

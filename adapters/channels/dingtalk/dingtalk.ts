@@ -70,6 +70,20 @@ class StreamClient extends DWClient {
   }
 }
 
+/**
+ * dingtalk-stream writes "connect success" and "Disconnecting." with `console.info` whatever its `debug` says; the
+ * gateway's output is its own log. `console.info` is a no-op while the library opens or closes its connection.
+ */
+async function withoutConsoleInfo<T>(run: () => Promise<T> | T): Promise<T> {
+  const info = console.info;
+  console.info = () => {};
+  try {
+    return await run();
+  } finally {
+    console.info = info;
+  }
+}
+
 /** DingTalk through its Stream mode (dingtalk-stream: a WebSocket the bot opens, no public URL needed). */
 export class DingTalkChannel implements Channel {
   readonly kind = 'dingtalk';
@@ -101,8 +115,8 @@ export class DingTalkChannel implements Channel {
     this.client = client;
     client.registerCallbackListener(ROBOT_TOPIC, (frame: DWClientDownStream) => void this.take(frame, hooks));
     await client.getEndpoint();
-    await client._connect().catch((error: Error & { code?: string }) => {
-      client.disconnect();
+    await withoutConsoleInfo(() => client._connect()).catch(async (error: Error & { code?: string }) => {
+      await withoutConsoleInfo(() => client.disconnect());
       throw new ChannelError('network', `cannot open the DingTalk stream (${error.code ?? error.message})`);
     });
     client.onDrop = () => hooks.onFailed(new ChannelError('network', 'the DingTalk stream connection closed'));
@@ -114,7 +128,7 @@ export class DingTalkChannel implements Channel {
     this.client = undefined;
     if (!client) return;
     client.onDrop = undefined;
-    client.disconnect();
+    await withoutConsoleInfo(() => client.disconnect());
   }
 
   /** A user is sent to as `user:<staff id>` (batchSend), a group as `group:<conversation id>`. */

@@ -7,6 +7,12 @@ export const wsEventSchema = z.looseObject({
   data: z.record(z.string(), z.unknown()).default({}),
 });
 
+const fileSchema = z.looseObject({
+  id: z.string(),
+  name: z.string().default('file'),
+  mime_type: z.string().default(''),
+});
+
 const postSchema = z.looseObject({
   id: z.string(),
   user_id: z.string(),
@@ -14,7 +20,29 @@ const postSchema = z.looseObject({
   root_id: z.string().default(''),
   message: z.string().default(''),
   type: z.string().default(''),
+  /** The files of a post, as `posted` events carry them (`metadata.files`, one per `file_ids` entry). */
+  metadata: z.looseObject({ files: z.array(fileSchema).default([]) }).optional(),
 });
+
+type FileInfo = z.infer<typeof fileSchema>;
+
+function mediaKind(mime: string): 'image' | 'video' | 'file' {
+  if (mime.startsWith('image/')) return 'image';
+  return mime.startsWith('video/') ? 'video' : 'file';
+}
+
+/** A post's files: recordings as audio (transcribed), the rest as media; the file id is what `download` fetches. */
+function filesOf(files: FileInfo[]): Pick<ChannelMessage, 'audio' | 'media'> {
+  const mime = (f: FileInfo): string => f.mime_type || 'application/octet-stream';
+  const audio = files.filter((f) => f.mime_type.startsWith('audio/'));
+  const media = files.filter((f) => !f.mime_type.startsWith('audio/'));
+  return {
+    ...(audio.length ? { audio: audio.map((f) => ({ fileId: f.id, mime: mime(f), name: f.name })) } : {}),
+    ...(media.length
+      ? { media: media.map((f) => ({ kind: mediaKind(f.mime_type), fileId: f.id, mime: mime(f), name: f.name })) }
+      : {}),
+  };
+}
 
 /** `<channel>` or `<channel>/<root post>` (a thread) as where a reply goes. */
 export function mattermostTarget(replyTo: string): { channel_id: string; root_id?: string } {
@@ -39,7 +67,8 @@ export function fromPosted(
   const mention = new RegExp(`(^|\\s)@${me.username}\\b`, 'i');
   const mentioned = direct || mention.test(post.message);
   const text = post.message.replace(mention, ' ').replace(/\s+/g, ' ').trim();
-  if (text === '') return undefined;
+  const files = post.metadata?.files ?? [];
+  if (text === '' && files.length === 0) return undefined;
   const name = typeof data.sender_name === 'string' ? data.sender_name : undefined;
   return {
     messageId: post.id,
@@ -50,5 +79,6 @@ export function fromPosted(
     text,
     mentioned,
     ...(post.root_id ? { topic: `topic:${post.root_id}` } : {}),
+    ...filesOf(files),
   };
 }

@@ -1,8 +1,17 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type { Client4 } from '@mattermost/client';
 import WebSocket from 'ws';
+import { sendForBytes } from '../../http/client.js';
 import { namedChatOf } from '../chat-kind.js';
 import { CHAT_COMMANDS } from '../command-names.js';
-import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks } from '../channel.js';
+import {
+  ChannelError,
+  type Channel,
+  type ChannelCapabilities,
+  type ChannelHooks,
+  type OutboundFile,
+} from '../channel.js';
 import { loadClient4 } from './client4.js';
 import { fromPosted, mattermostTarget, wsEventSchema } from './events.js';
 import { keepRateLimits } from './rate-limited-fetch.js';
@@ -16,6 +25,9 @@ export interface MattermostOptions {
 
 /** Mattermost's post limit was 4,000 characters before 5.0 and is 16,383 since: replies split at the older one. */
 export const MATTERMOST_MAX_LENGTH = 4000;
+
+/** Mattermost's default largest file (`FileSettings.MaxFileSize`, 100 MB). */
+const MAX_DOWNLOAD_BYTES = 100 * 1024 * 1024;
 
 /** A REST failure as the supervisor needs it: 401 is a bad token, a status under 500 a refusal. */
 function failure(error: unknown, what: string): ChannelError {
@@ -120,6 +132,45 @@ export class MattermostChannel implements Channel {
       .catch((error: unknown) => {
         throw failure(error, 'posts/patch');
       });
+  }
+
+  /** The file uploaded to the channel (`POST /files`), then a post that carries it with the caption as its text. */
+  async sendFile(replyTo: string, file: OutboundFile): Promise<string> {
+    const target = await this.targetOf(replyTo);
+    const name = basename(file.path);
+    const bytes = await readFile(file.path).catch((error: Error) => {
+      throw new ChannelError('platform', `cannot read ${name} to send it (${error.message})`);
+    });
+    const form = new FormData();
+    form.append('channel_id', target.channel_id);
+    form.append('files', new Blob([bytes], { type: file.mime ?? 'application/octet-stream' }), name);
+    const uploaded = (await this.rest()
+      .uploadFile(form)
+      .catch((error: unknown) => {
+        throw failure(error, 'files');
+      })) as { file_infos?: Array<{ id?: string }> };
+    const id = uploaded.file_infos?.[0]?.id;
+    if (!id) throw new ChannelError('platform', 'Mattermost gave no file id for the upload');
+    const post = await this.rest()
+      .createPost({ ...target, message: file.caption ?? '', file_ids: [id] })
+      .catch((error: unknown) => {
+        throw failure(error, 'posts');
+      });
+    return post.id;
+  }
+
+  /** A file a user posted, by its id, with the bot's token. */
+  async download(fileId: string): Promise<Buffer> {
+    const url = `${this.rest().getUrl()}/api/v4/files/${encodeURIComponent(fileId)}`;
+    const answer = await sendForBytes(
+      { maxAnswerBytes: MAX_DOWNLOAD_BYTES },
+      { url, headers: { authorization: `Bearer ${this.options.token}` } },
+    ).catch((error: Error) => {
+      throw new ChannelError('network', `downloading a Mattermost file failed (${error.message})`);
+    });
+    if (answer.status >= 300)
+      throw new ChannelError('platform', `downloading a Mattermost file failed (HTTP ${answer.status})`);
+    return answer.bytes;
   }
 
   async typing(replyTo: string): Promise<void> {

@@ -343,6 +343,26 @@ export function channelContract(contract: ChannelContract): void {
 
   feature(
     plain,
+    'rate_limit',
+    'a storm of 429s over three chats loses no reply and sends none twice',
+    async ({ emulator, home }) => {
+      const chats = [user(emulator), user(emulator), user(emulator)];
+      const before = emulator.rateLimited().length;
+      // The next five sends are refused (retry_after 1 s): the channel waits each out and tries the part again.
+      emulator.rateLimitSends(5, 1);
+      for (let n = 0; n < 3; n++) for (const [i, chat] of chats.entries()) await chat.say(`storm ${i}.${n}`);
+      for (const chat of chats) await sentAtLeast(chat, 3, 120_000);
+      await settled(home, ...chats);
+      assert.equal(
+        chats.map((chat) => texts(chat.sent())),
+        chats.map((_, i) => [0, 1, 2].map((n) => `echo: storm ${i}.${n}`)),
+      );
+      assert.is(emulator.rateLimited().length - before, 5, 'the platform answered 429 five times');
+    },
+  );
+
+  feature(
+    plain,
     'reconnect',
     'after the platform drops the bot, it reconnects with backoff and answers again',
     async ({ emulator, home }) => {

@@ -1,9 +1,18 @@
 // The loopback Mattermost server as the channel contract kit sees it: direct channels with users, a thread in an
 // open channel, the bot's posts with their edits, dropped WebSockets and held REST answers.
-import type { ContractEmulator, Conversation } from '../contract/emulator.js';
+import type { ContractEmulator, Conversation, SentMessage } from '../contract/emulator.js';
 import { MattermostServer, type Post } from '../../support/mattermost-server.js';
 
-const asSent = (post: Post) => ({ id: post.id, text: post.message, edits: [...post.edits], at: post.create_at });
+function asSent(mm: MattermostServer, post: Post): SentMessage {
+  const file = post.file_ids?.[0] ? mm.files.get(post.file_ids[0]) : undefined;
+  return {
+    id: post.id,
+    text: post.message,
+    edits: [...post.edits],
+    at: post.create_at,
+    ...(file ? { file: { name: file.name, bytes: file.bytes, caption: post.message } } : {}),
+  };
+}
 
 export class MattermostContractEmulator implements ContractEmulator {
   private constructor(readonly mm: MattermostServer) {}
@@ -34,10 +43,27 @@ export class MattermostContractEmulator implements ContractEmulator {
         said.set(post.id, post);
         return { id: post.id };
       },
-      sendImage: () => Promise.reject(new Error('not emulated')),
-      sendVoice: () => Promise.reject(new Error('not emulated')),
-      redeliver: () => Promise.reject(new Error('not emulated')),
-      sent: () => this.mm.botPosts(user.channelId, root).map(asSent),
+      sendImage: async (bytes, caption) => {
+        await this.mm.online();
+        const file = { bytes, name: 'picture.png', mime: 'image/png' };
+        const post = this.mm.sayWithFile(user, user.channelId, file, caption, kind, root ?? '');
+        said.set(post.id, post);
+        return { id: post.id };
+      },
+      sendVoice: async (bytes) => {
+        await this.mm.online();
+        const file = { bytes, name: 'voice.ogg', mime: 'audio/ogg' };
+        const post = this.mm.sayWithFile(user, user.channelId, file, '', kind, root ?? '');
+        said.set(post.id, post);
+        return { id: post.id };
+      },
+      redeliver: async ({ id }) => {
+        const post = said.get(id);
+        if (!post) throw new Error(`no post ${id} was said here`);
+        await this.mm.online();
+        this.mm.repost(user, post, kind);
+      },
+      sent: () => this.mm.botPosts(user.channelId, root).map((post) => asSent(this.mm, post)),
       typing: () => this.mm.typing.get(user.channelId) ?? 0,
     };
   }
