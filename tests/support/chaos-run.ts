@@ -8,6 +8,7 @@
 import { connectCluster } from '../../store/cluster/connection.js';
 import { leasesOf, memberConfig, telegramAccounts } from './cluster-gateways.js';
 import { botSettled, streamSettled } from './chaos-settle.js';
+import { keepEvidence } from './chaos-evidence.js';
 import { until } from './eventually.js';
 import { startGatewayModel } from './gateway-model.js';
 import { startGatewayProcess, type GatewayProcess } from './gateway-process.js';
@@ -186,7 +187,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       const firsts = [...new Set(got)];
       if (JSON.stringify(firsts) !== JSON.stringify(want.filter((text) => got.includes(text)))) outOfOrder++;
     }
-    return { messages: total, lost, doubles, outOfOrder, kills, ...(partitioned ? { partitioned } : {}) };
+    const result = { messages: total, lost, doubles, outOfOrder, kills, ...(partitioned ? { partitioned } : {}) };
+    const keep = process.env.CHAOS_KEEP;
+    if (keep && lost + doubles + outOfOrder > 0) {
+      const homes = members.map((m) => ({ id: m.id, home: m.process.home.home }));
+      const summary = { result, answers: chats.map((chat) => answers(chat)), started };
+      log(`evidence kept in ${await keepEvidence(keep, { homes, natsUrl: server.url, account: 'tg1', summary })}`);
+    }
+    return result;
   } finally {
     for (const member of members) await member.restarting?.catch(() => undefined);
     for (const member of members) await member.process?.stop().catch(() => undefined);
