@@ -571,7 +571,11 @@ export class Outbox {
       leaving();
       return await send();
     } catch (error) {
-      if (stored && !written) journal.unmark(sendKey);
+      // A request the channel says the platform certainly did not take (a keep-alive connection closed unread, a
+      // 429) is unmarked too: kept, it would make the next holder take the part as maybe sent, and the part would be
+      // lost if this member lost the account before its next try (#40's failover loop, a reply never sent).
+      const notTaken = error instanceof ChannelError && error.failure?.delivered === 'no';
+      if (stored && (!written || notTaken)) journal.unmark(sendKey);
       throw refused ?? error;
     }
   }
