@@ -13,6 +13,7 @@ export async function bench(): Promise<BenchRow[]> {
   const result = await runChaos({ durationMs: 40_000, chats: 40, perChat: 5, killEveryMs: 10_000, victims: 'holder' });
   return [
     { name: 'cluster.chaos_lost', value: result.lost, unit: 'messages' },
+    { name: 'cluster.chaos_lost_undeclared', value: result.lostUndeclared, unit: 'messages' },
     { name: 'cluster.chaos_doubles', value: result.doubles, unit: 'messages' },
   ];
 }

@@ -10,6 +10,7 @@ import { modelEntry, startGatewayProcess, type GatewayProcess } from '../tests/s
 import { natsAvailable, startNatsServer, type NatsServer } from '../tests/support/nats-server.js';
 import { freePort, TelegramEmulator } from '../tests/support/telegram-emulator.js';
 import { oneBotTurnsPerSecond } from './one-bot.js';
+import { sendMarkRows } from './send-mark.js';
 import { round, type BenchRow } from './row.js';
 
 const TOKENS = ['810001:bench-cluster-a', '810002:bench-cluster-b', '810003:bench-cluster-c'];
@@ -135,6 +136,7 @@ export async function bench(): Promise<BenchRow[]> {
         { name: 'cluster.failover_ms', value: round(failover, 0), unit: 'ms' },
         { name: 'cluster.one_bot_turns_per_s_1_member', value: round(oneBotSingle, 1), unit: 'turns/s' },
         { name: 'cluster.one_bot_turns_per_s_2_members', value: round(oneBotPair, 1), unit: 'turns/s' },
+        ...(await sendMarkRows()),
       ];
     } finally {
       await stopCluster(three);

@@ -13,7 +13,7 @@ import type { Bus, Correlation, Envelope, EventDraft, ReplyTarget } from '../../
 import type { ChannelEntry } from '../../store/config/index.js';
 import { LogError } from '../../store/log/errors.js';
 import { ClusterError } from '../../store/cluster/errors.js';
-import type { SendJournal } from '../../store/log/send-journal.js';
+import type { LocalJournal, SharedJournal } from '../../store/log/send-journal.js';
 import type { Logger } from '../../store/logs/logger.js';
 import { InFlight } from '../in-flight.js';
 import type { ChannelDirectory } from './channel-directory.js';
@@ -82,8 +82,13 @@ export interface OutboxDeps {
   sent?: Iterable<string>;
   /** Placeholders a previous run showed (recovery), by key: a reply to their message replaces them. */
   placeholders?: Iterable<[string, string]>;
-  /** Told as a part leaves for its channel, and once its `message.sent` is in the log (`store/log/send-journal.ts`). */
-  journal?: Pick<SendJournal, 'mark' | 'settle'>;
+  /**
+   * Told as a part leaves for its channel (a cluster account's marks: before, `store/cluster/send-marks.ts`), and once
+   * its `message.sent` is in the log (`store/log/send-journal.ts`).
+   */
+  journal?:
+    | Pick<LocalJournal, 'kind' | 'mark' | 'settle'>
+    | Pick<SharedJournal, 'kind' | 'store' | 'unmark' | 'settle'>;
   /** `agents.defaults.split_on_marker` now: a reply goes out as a message per part between markers. */
   splitOnMarker?: () => boolean;
   /**
@@ -468,9 +473,9 @@ export class Outbox {
           this.deps.logger.info("reply left to the channel account's new writer", { channel: reply.channel });
           return { kind: 'left' };
         }
-        // A member whose lease may have run out holds the part back (`SendMarks.mark`) until it knows: it renews the
+        // A member whose lease may have run out holds the part back (`SendMarks.store`) until it knows: it renews the
         // lease and sends, or loses it and stops this outbox. That wait is not one of the part's tries.
-        if (error instanceof ClusterError && error.code === 'lease_lost') {
+        if (error instanceof ClusterError && (error.code === 'lease_lost' || error.code === 'mark_not_stored')) {
           attempt--;
           await pause(backoffMs, this.stopping.signal);
           if (this.stopped) return { kind: 'given_up', outcome: 'not_sent', reason: error.message, attempts: attempt };
@@ -519,28 +524,60 @@ export class Outbox {
    */
   private handOver<T>(channel: Channel, sendKey: string, left: () => void, send: () => Promise<T>): Promise<T> {
     const { journal } = this.deps;
-    // A journal that refuses the mark (a cluster member whose lease on the account ran out) stops the part before its
-    // request is written: the failure is that refusal, not-sent, tried again while the member still runs the account.
-    let refused: unknown;
+    if (journal?.kind === 'shared') return this.handOverMarked(journal, channel, sendKey, left, send);
     const mark = (): void => {
+      journal?.mark(sendKey);
+      left();
+    };
+    if (channel.capabilities.reportsWrites) return whenWritten(mark, send);
+    mark();
+    return send();
+  }
+
+  /**
+   * Hands a part over with a cluster account's marks (#40): its mark is stored right before the request is dispatched
+   * (as late as it can be: the window between the two is what a member killed in it leaves as maybe sent), so the
+   * member taking the account over knows it may have left however this member ends; a request that fails before its
+   * first byte is written never left, and is unmarked. A mark refused (`lease_lost`: this member may no longer run
+   * the account) or not stored fails the part as not sent, tried again while the member runs the account.
+   */
+  private async handOverMarked<T>(
+    journal: Pick<SharedJournal, 'store' | 'unmark'>,
+    channel: Channel,
+    sendKey: string,
+    left: () => void,
+    send: () => Promise<T>,
+  ): Promise<T> {
+    let stored = false;
+    let written = false;
+    // The channel wraps what its request threw in its own error: the refusal is what the outbox must see.
+    let refused: unknown;
+    const store = async (): Promise<void> => {
       try {
-        journal?.mark(sendKey);
+        await journal.store(sendKey);
+        stored = true;
       } catch (error) {
         refused = error;
         throw error;
       }
+    };
+    const leaving = (): void => {
+      written = true;
       left();
     };
-    const sending = async (): Promise<T> => {
-      try {
-        return await send();
-      } catch (error) {
-        throw refused ?? error;
-      }
-    };
-    if (channel.capabilities.reportsWrites) return whenWritten(mark, sending);
-    mark();
-    return send();
+    try {
+      if (channel.capabilities.reportsWrites) return await whenWritten(leaving, send, store);
+      await store();
+      leaving();
+      return await send();
+    } catch (error) {
+      // A request the channel says the platform certainly did not take (a keep-alive connection closed unread, a
+      // 429) is unmarked too: kept, it would make the next holder take the part as maybe sent, and the part would be
+      // lost if this member lost the account before its next try (#40's failover loop, a reply never sent).
+      const notTaken = error instanceof ChannelError && error.failure?.delivered === 'no';
+      if (stored && (!written || notTaken)) journal.unmark(sendKey);
+      throw refused ?? error;
+    }
   }
 
   private async sendFileOnce(

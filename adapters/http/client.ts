@@ -134,7 +134,7 @@ export async function send(route: Route, call: HttpRequest): Promise<HttpAnswer>
   try {
     const { request } = await undici();
     answer = await request(call.url, {
-      dispatcher: toldOfWrites(await dispatcherFor(route)),
+      dispatcher: await toldOfWrites(await dispatcherFor(route)),
       method: call.method ?? (call.body === undefined ? 'GET' : 'POST'),
       headers: call.headers,
       body: call.body,
@@ -206,7 +206,7 @@ export function fetchOn(route: Route): typeof globalThis.fetch {
     const [{ fetch }, dispatcher] = await Promise.all([undici(), dispatcherFor(route)]);
     return fetch(input as Parameters<UndiciFetch>[0], {
       ...(init as Parameters<UndiciFetch>[1]),
-      dispatcher: toldOfWrites(dispatcher),
+      dispatcher: await toldOfWrites(dispatcher),
     });
   };
   return fetchWith as unknown as typeof globalThis.fetch;

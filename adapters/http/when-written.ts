@@ -1,28 +1,40 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Dispatcher } from 'undici';
 
-const listeners = new AsyncLocalStorage<() => void>();
-
-/**
- * Runs `call` and has every request it makes through this client (`client.ts`) call `listener` the moment undici
- * starts writing it to a connection, not when it is handed to the client: a request still waiting for a connection
- * (a new one, a proxy's, a platform that cannot be reached) has not left. The outbox's send journal learns here which
- * parts may have reached their chat.
- */
-export function whenWritten<T>(listener: () => void, call: () => T): T {
-  return listeners.run(listener, call);
+/** What the caller of `whenWritten` is told: before a request is dispatched (awaited), and as it is written. */
+interface Listener {
+  written: () => void;
+  before?: () => Promise<void>;
 }
 
-/** The route's dispatcher, told about writes when the caller asked (`whenWritten`); as it is otherwise. */
-export function toldOfWrites(dispatcher: Dispatcher): Dispatcher {
+const listeners = new AsyncLocalStorage<Listener>();
+
+/**
+ * Runs `call` and has every request it makes through this client (`client.ts`) call `written` the moment undici
+ * starts writing it to a connection, not when it is handed to the client: a request still waiting for a connection
+ * (a new one, a proxy's, a platform that cannot be reached) has not left. The outbox's send journal learns here which
+ * parts may have reached their chat. `before`, when given, is awaited right before each request is dispatched (a
+ * cluster's send mark is stored then, as late as it can be, #40); a request whose `before` throws is not made and the
+ * call fails with that error.
+ */
+export function whenWritten<T>(written: () => void, call: () => T, before?: () => Promise<void>): T {
+  return listeners.run(before ? { written, before } : { written }, call);
+}
+
+/**
+ * The route's dispatcher, told about writes when the caller asked (`whenWritten`), once the caller's `before` is done;
+ * as it is otherwise. Awaited right before the request is dispatched.
+ */
+export async function toldOfWrites(dispatcher: Dispatcher): Promise<Dispatcher> {
   const listener = listeners.getStore();
   if (listener === undefined) return dispatcher;
+  await listener.before?.();
   return dispatcher.compose(
     (dispatch) => (options, handler) =>
       dispatch(options, {
         // undici calls this on the connection, right before the request's first byte is written.
         onRequestStart: (controller, context) => {
-          listener();
+          listener.written();
           handler.onRequestStart?.(controller, context);
         },
         onRequestUpgrade: (controller, statusCode, headers, socket) =>

@@ -108,15 +108,7 @@ export class Leases {
     const at = Date.now();
     const value = JSON.stringify({ gateway: this.options.gateway, at });
     try {
-      const revision = await this.kv.create(key, value);
-      // The time asked, not the time answered: the server wrote the entry after it, so it expires after `at + ttl`.
-      this.held.set(key, { revision, renewedAt: at });
-      const from = this.seenHolder.get(key);
-      this.seenHolder.delete(key);
-      this.options.publish?.({
-        type: 'cluster.lease.acquired',
-        data: { gateway: this.options.gateway, kind, id, ...(from ? { from } : {}) },
-      });
+      this.took(key, await this.kv.create(key, value), at);
       return true;
     } catch {
       const entry = await this.kv.get(key);
@@ -130,8 +122,7 @@ export class Leases {
       // server expires the entry a TTL after its last write, made by the process that died: counted from now, the lease
       // would look good here for up to a TTL after another member took it, and both would send (#40's doubles).
       try {
-        const revision = await this.kv.update(key, value, entry.revision);
-        this.held.set(key, { revision, renewedAt: at });
+        this.took(key, await this.kv.update(key, value, entry.revision), at);
         return true;
       } catch {
         return false;
@@ -235,6 +226,22 @@ export class Leases {
     } catch {
       return Date.now() - held.renewedAt < this.options.ttlMs;
     }
+  }
+
+  /**
+   * Holds the lease whose entry this gateway wrote at `at` (the time asked, not the time answered: the server wrote
+   * the entry after it, so it expires after `at + ttl`) and announces it, also when it took up its own entry from
+   * before a restart (the dashboard and `tern cluster status` show the holder from these events).
+   */
+  private took(key: string, revision: number, at: number): void {
+    this.held.set(key, { revision, renewedAt: at });
+    const from = this.seenHolder.get(key);
+    this.seenHolder.delete(key);
+    const { kind, id } = parseKey(key)!;
+    this.options.publish?.({
+      type: 'cluster.lease.acquired',
+      data: { gateway: this.options.gateway, kind, id, ...(from ? { from } : {}) },
+    });
   }
 
   private lose(key: string): void {

@@ -1,7 +1,7 @@
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection, Status } from '@nats-io/transport-node';
 import type { EventStore } from '../log/event-store.js';
-import type { PartJournal } from '../log/send-journal.js';
+import type { SharedJournal } from '../log/send-journal.js';
 import { ClusterError } from './errors.js';
 import { ttlBucket } from './kv-bucket.js';
 
@@ -21,11 +21,15 @@ const keyOf = (account: string, sendKey: string): string =>
 /**
  * The send journal of a channel account in a cluster (#40): which reply parts may have left, as entries of KV bucket
  * `tern_sending`, so that the member taking the account over knows them as a restarted gateway knows its journal
- * file. A part is marked as its request starts being written (`Outbox`), published without waiting for the server,
- * as the file's line is written without a sync; its mark is deleted once its `message.sent` is in the stream.
- * A part whose `message.sending` is in the stream and that has no mark never left: the next holder sends it.
+ * file. Unlike the file, a part's mark is stored, the server's answer awaited, before its request is dispatched
+ * (`Outbox`): a mark still on its way when the member was killed or cut off from NATS was lost with it, and the next
+ * holder sent the part again. A request that fails before its first byte is written is unmarked (it never left, and
+ * is sent by whoever runs the account next); the mark is deleted once the part's `message.sent` is in the stream.
+ * A part whose `message.sending` is in the stream and that has no mark never left: the next holder sends it. The cost:
+ * a part marked by a member that dies between the answer and the request's first byte is taken as maybe sent.
  */
-export class SendMarks implements PartJournal {
+export class SendMarks implements SharedJournal {
+  readonly kind = 'shared';
   /** Whether the connection is up, as its last status said: a mark published while it is down may never arrive. */
   private up = true;
   private readonly statuses: AsyncIterable<Status> & { stop?: () => void };
@@ -47,10 +51,6 @@ export class SendMarks implements PartJournal {
     })();
   }
 
-  /**
-   * The account's marks, with those of the parts its stream shows intended and not sent read at once (`before`).
-   * `held` says whether this member's lease on the account is still good (`Leases.valid`).
-   */
   static async open(nc: NatsConnection, account: string, log: EventStore, held: () => boolean): Promise<SendMarks> {
     const kv = await ttlBucket(nc, SEND_MARKS_BUCKET, MARK_TTL_MS);
     const open = new Set<string>();
@@ -70,19 +70,34 @@ export class SendMarks implements PartJournal {
   }
 
   /**
-   * Throws, before the part leaves, once this member's lease on the account may have run out: the member that took
-   * the account over sends the parts whose intents have no mark, so a member that stalled past the TTL between a
-   * part's intent and its request would send it a second time (#40: one run of the failover loop in five did).
-   * Throws too while the connection is down: the mark would wait in the client, reach the server only after the
-   * member taking the account over read the marks, and that member would send the part again (#40's chaos doubles,
-   * a member cut off from NATS while its parts were leaving).
+   * Stores the part's mark and resolves once the server has it; throws (`lease_lost`), and the part is not sent yet,
+   * once this member's lease on the account may have run out, before or while the mark was stored: the member that
+   * took the account over sends the parts whose intents had no mark when it read them, so a member that stalled past
+   * the TTL would send such a part a second time (#40: one run of the failover loop in five did). While the lease is
+   * good by this member's clock its entry has not expired on the server, so no other member has read the marks yet.
+   * Throws too while the connection is down, so that no mark waits in the client for the connection to come back.
    */
-  mark(key: string): void {
-    if (!this.held())
-      throw new ClusterError('lease_lost', `the lease on channel account ${this.account} ran out before the part left`);
+  async store(key: string): Promise<void> {
+    const lost = (): ClusterError =>
+      new ClusterError('lease_lost', `the lease on channel account ${this.account} ran out before the part left`);
+    if (!this.held()) throw lost();
     if (!this.up)
       throw new ClusterError('lease_lost', `no connection to NATS to mark a part of channel account ${this.account}`);
-    void this.kv.put(keyOf(this.account, key), '').catch(() => undefined);
+    try {
+      await this.kv.put(keyOf(this.account, key), '');
+    } catch (error) {
+      this.unmark(key);
+      const message = `the mark of a part of channel account ${this.account} was not stored`;
+      throw new ClusterError('mark_not_stored', message, { cause: error });
+    }
+    if (this.held()) return;
+    this.unmark(key);
+    throw lost();
+  }
+
+  /** The part's request failed before its first byte was written: it never left. */
+  unmark(key: string): void {
+    this.settle(key);
   }
 
   settle(key: string): void {

@@ -15,10 +15,29 @@ const COMPACT_AFTER_BYTES = 256 * 1024;
  * The write survives the process being killed (it is in the page cache), not the machine losing power: after a power
  * loss a part may be sent twice.
  */
-/** What the runtime needs of a send journal: this file, or a cluster account's marks (`store/cluster/send-marks.ts`). */
-export type PartJournal = Pick<SendJournal, 'before' | 'mark' | 'settle' | 'restart' | 'close'>;
+/** A journal in the process's own file (this one): a part is marked as its request's first byte is written. */
+export type LocalJournal = Pick<SendJournal, 'kind' | 'before' | 'mark' | 'settle' | 'restart' | 'close'>;
+
+/**
+ * A journal the member taking a cluster account over reads (`store/cluster/send-marks.ts`): a part's mark is stored,
+ * acknowledged, before its request is dispatched (`store`), and taken back when the request fails before its first
+ * byte is written (`unmark`).
+ */
+export interface SharedJournal {
+  readonly kind: 'shared';
+  readonly before: ReadonlySet<string> | undefined;
+  store(key: string): Promise<void>;
+  unmark(key: string): void;
+  settle(key: string): void;
+  restart(): void;
+  close(): void;
+}
+
+/** What the runtime needs of a send journal: this file, or a cluster account's marks. */
+export type PartJournal = LocalJournal | SharedJournal;
 
 export class SendJournal {
+  readonly kind = 'local';
   private fd: number;
   private bytes = 0;
   private readonly unsettled = new Set<string>();

@@ -2,6 +2,7 @@
 // model answering in 300 ms; the gateway running one bot is killed with SIGKILL in the middle of the work, at a moment
 // when every chat of its bot has a reply part handed to Telegram and no answer back (the emulator holds the answers):
 // the cut the intent record (`message.sending`) is for.
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { connectCluster } from '../../store/cluster/connection.js';
@@ -41,7 +42,13 @@ suite.after.each(async (context) => {
   for (const gateway of context.gateways) await gateway.stop();
   await context.emulator?.stop();
   await context.model?.close();
-  for (const gateway of context.gateways) gateway.home.remove();
+  // FAILOVER_KEEP=<dir>: each run's gateway logs are kept there (a red run of the loop is traced from them).
+  const keep = process.env.FAILOVER_KEEP;
+  const into = keep && join(keep, `failover-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  for (const [i, gateway] of context.gateways.entries()) {
+    if (into) cpSync(join(gateway.home.home, 'logs'), join(into, `gateway-${i}`), { recursive: true });
+    gateway.home.remove();
+  }
 });
 
 /**

@@ -123,6 +123,25 @@ test('a restarted gateway taking up its own lease is never valid while another h
   await other.close();
 });
 
+test('a restarted gateway taking up its own lease announces it as acquired', async (context) => {
+  const bucket = `leases_${++buckets}`;
+  const open = async (): Promise<Leases> => {
+    const nc = await connectCluster(context.server.url);
+    context.connections.push(nc);
+    return Leases.open(nc, { gateway: 'gw-a', bucket, ttlMs: 30_000, publish: (d) => context.bus.publish(d) });
+  };
+  const before = await open();
+  assert.is(await before.acquire('channel', 'tg1'), true);
+  before.abandon();
+  const after = await open();
+  assert.is(await after.acquire('channel', 'tg1'), true);
+  assert.equal(leaseEvents(context.events), [
+    ['cluster.lease.acquired', { gateway: 'gw-a', kind: 'channel', id: 'tg1' }],
+    ['cluster.lease.acquired', { gateway: 'gw-a', kind: 'channel', id: 'tg1' }],
+  ]);
+  await after.close();
+});
+
 test('a released lease is taken by a gateway that wants it at its next heartbeat, without waiting for the TTL', async (context) => {
   const [a, b] = await gateways(context, ['gw-a', 'gw-b'], 30_000);
   await a!.acquire('channel', 'discord:bot-2');

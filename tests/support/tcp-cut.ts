@@ -11,6 +11,11 @@ export interface TcpCut {
   heal(): void;
   /** From now on the server's bytes reach the clients this much later (a slow link back); 0 forwards them at once. */
   delayAnswers(ms: number): void;
+  /**
+   * From now on, the first bytes a client sends that contain `text` (a subject), and all it sends after them on that
+   * connection, never reach the server (a publish lost on its way, with the connection after it); resolves then.
+   */
+  holdSent(text: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -18,6 +23,7 @@ export async function tcpCut(targetPort: number): Promise<TcpCut> {
   const open = new Set<Socket>();
   let cut = false;
   let answerDelayMs = 0;
+  let hold: { text: string; held: () => void } | undefined;
   const server: Server = createServer((client) => {
     if (cut) return void client.destroy();
     const upstream = connect(targetPort, '127.0.0.1');
@@ -30,7 +36,14 @@ export async function tcpCut(targetPort: number): Promise<TcpCut> {
         upstream.destroy();
       });
     }
-    client.pipe(upstream);
+    let holding = false;
+    client.on('data', (chunk: Buffer) => {
+      if (!holding && hold && chunk.includes(hold.text)) {
+        holding = true;
+        hold.held();
+      }
+      if (!holding) upstream.write(chunk);
+    });
     // Each chunk waits as long as the delay was when it came: chunks keep their order while the delay stays the same.
     upstream.on('data', (chunk: Buffer) => {
       if (answerDelayMs === 0) client.write(chunk);
@@ -51,6 +64,10 @@ export async function tcpCut(targetPort: number): Promise<TcpCut> {
     delayAnswers(ms) {
       answerDelayMs = ms;
     },
+    holdSent: (text) =>
+      new Promise<void>((resolve) => {
+        hold = { text, held: resolve };
+      }),
     close: async () => {
       cut = true;
       for (const socket of open) socket.destroy();
