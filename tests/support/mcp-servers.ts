@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { McpOptions, McpServerConfig } from '../../adapters/mcp/options.js';
+import { freePort } from './free-port.js';
+export { freePort };
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const everythingEntry = `${root}node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
@@ -24,14 +24,6 @@ export function mcpOptions(servers: Record<string, McpServerConfig>, extra: Part
     max_inline_text_chars: 16000,
     ...extra,
   };
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export interface RunningServer {

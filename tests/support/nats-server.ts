@@ -2,10 +2,10 @@
 // tests need (kill -9, stop/continue, restart on the same port and data).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite, type Callback, type Test } from 'uvu';
+import { freePort } from './free-port.js';
 
 const BINARY = process.env.NATS_SERVER ?? 'nats-server';
 
@@ -30,14 +30,6 @@ export function natsAvailable(): boolean {
   return false;
 }
 let warned = false;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 export interface NatsServer {
   readonly url: string;

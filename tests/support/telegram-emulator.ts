@@ -1,8 +1,8 @@
 // The telegram-test-api Bot API emulator on a loopback port, with helpers to talk as a user and read
 // what the bot sent.
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { TelegramServer } from 'telegram-test-api/lib/telegramServer.js';
+import { freePort } from './free-port.js';
+export { freePort };
 
 export interface UserOptions {
   userId?: number;
@@ -70,14 +70,6 @@ function shown(message: { text?: unknown; parse_mode?: unknown }): string {
     .replace(/&gt;/g, '>')
     .replace(/&quot;/g, '"')
     .replace(/&amp;/g, '&');
-}
-
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 export class TelegramEmulator {
