@@ -100,7 +100,11 @@ test('Ctrl-C in the chat on a terminal aborts the turn, shows it stopped and end
 }) => {
   const held = heldReply();
   vendor.reply(held.reply);
-  const run = ternOnTerminal(['agent'], home.env, ['hi\r', { after: 'waiting for fast', type: '\x03' }]);
+  // The spinner shows before the request leaves: Ctrl-C is typed once the model has the request.
+  const run = ternOnTerminal(['agent'], home.env, [
+    'hi\r',
+    { after: 'waiting for fast', type: '\x03', once: held.requested },
+  ]);
   await requestsReach(vendor, 1);
   const { code, raw } = await run;
   assert.is(code, 130, raw);

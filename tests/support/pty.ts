@@ -15,6 +15,8 @@ const quote = (arg: string): string => `'${arg.replace(/'/g, `'\\''`)}'`;
 export interface Keystrokes {
   after: string;
   type: string;
+  /** Typed only once this has also settled: the text can show before what it announces has happened. */
+  once?: PromiseLike<unknown>;
 }
 
 /**
@@ -34,18 +36,32 @@ export function ternOnTerminal(
     let raw = '';
     let typed = 0;
     let seen = 0;
-    const steps = input.map((step) => (typeof step === 'string' ? { after: 'you> ', type: step } : step));
+    let held = false;
+    const steps: Keystrokes[] = input.map((step) => (typeof step === 'string' ? { after: 'you> ', type: step } : step));
+    // Each answer is typed once the program shows its question.
+    const pump = (): void => {
+      while (!held && typed < steps.length) {
+        const step = steps[typed]!;
+        const at = raw.indexOf(step.after, seen);
+        if (at < 0) return;
+        seen = at + step.after.length;
+        if (step.once) {
+          held = true;
+          void Promise.resolve(step.once).then(() => {
+            held = false;
+            typed++;
+            child.stdin.write(step.type);
+            pump();
+          });
+          return;
+        }
+        typed++;
+        child.stdin.write(step.type);
+      }
+    };
     child.stdout.on('data', (chunk: Buffer) => {
       raw += chunk.toString();
-      // Each answer is typed once the program shows its question.
-      for (
-        let at = raw.indexOf(steps[typed]?.after ?? '\0', seen);
-        typed < steps.length && at >= 0;
-        at = raw.indexOf(steps[typed]?.after ?? '\0', seen)
-      ) {
-        seen = at + steps[typed]!.after.length;
-        child.stdin.write(steps[typed++]!.type);
-      }
+      pump();
     });
     // A program that never ends (a prompt nobody answers) is ended, and the test sees what it showed.
     const limit = setTimeout(() => child.kill('SIGKILL'), 60_000);
