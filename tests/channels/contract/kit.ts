@@ -70,12 +70,6 @@ async function settled(home: TempHome, ...chats: Conversation[]): Promise<void> 
 
 const texts = (sent: SentMessage[]): string[] => sent.map((m) => m.text);
 
-/** Whether the splitter in `split.ts` cuts between words (#35 item 11); before it does, the prose check is skipped. */
-const splitsAtWords = ((): boolean => {
-  const parts = splitMessage('alpha beta gamma delta', 12);
-  return parts.every((part) => /^(alpha|beta|gamma|delta)( (alpha|beta|gamma|delta))*$/.test(part.trim()));
-})();
-
 function gatewayConfig(
   contract: ChannelContract,
   context: Context,
@@ -231,20 +225,16 @@ export function channelContract(contract: ChannelContract): void {
     (_, i) => `word${i} lorem ipsum dolor`,
   ).join(' ');
   const proseTitle = 'a long paragraph is split between words, never inside one';
-  if (!splitsAtWords)
-    plain.skip(`${proseTitle} [skipped: split.ts still cuts inside words (#35 item 11)]`, async () => undefined);
-  else {
-    plain(proseTitle, async ({ emulator, home }) => {
-      const chat = user(emulator);
-      await chat.say(prose);
-      await sentAtLeast(chat, 2);
-      await settled(home, chat);
-      const parts = texts(chat.sent());
-      for (const part of parts)
-        assert.ok(measure(part) <= contract.maxMessageLength, `a part has ${measure(part)} characters`);
-      assert.equal(parts.join(' ').split(/\s+/), `echo: ${prose}`.split(/\s+/));
-    });
-  }
+  plain(proseTitle, async ({ emulator, home }) => {
+    const chat = user(emulator);
+    await chat.say(prose);
+    await sentAtLeast(chat, 2);
+    await settled(home, chat);
+    const parts = texts(chat.sent());
+    for (const part of parts)
+      assert.ok(measure(part) <= contract.maxMessageLength, `a part has ${measure(part)} characters`);
+    assert.equal(parts.join(' ').split(/\s+/), `echo: ${prose}`.split(/\s+/));
+  });
 
   feature(plain, 'formatting', 'Markdown in a reply reaches the platform in its own dialect', async ({ emulator }) => {
     const chat = user(emulator);
