@@ -1,10 +1,8 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { clusterSettings } from '../../actors/cluster/settings.js';
 import type { ClusterSettings } from '../../actors/cluster/cluster-node.js';
-import { connectCluster } from '../../store/cluster/connection.js';
 import { loadConfig } from '../../store/config/index.js';
 import type { EventStore } from '../../store/log/event-store.js';
-import { ClusterLogView } from '../../store/log/cluster-view.js';
 import type { CommandContext } from './command.js';
 import { CliError } from './errors.js';
 import { readConfigForCli } from './load-config.js';
@@ -23,6 +21,7 @@ export function clusterOf(context: CommandContext): ClusterSettings | undefined 
 
 /** Connects as a reader (`tern-<what>`), or fails with `cluster_unreachable` saying how to fix it. */
 export async function connectForCli(settings: ClusterSettings, what: string): Promise<NatsConnection> {
+  const { connectCluster } = await import('../../store/cluster/connection.js');
   return connectCluster(settings.url, {
     name: `tern-${what}`,
     ...(settings.token ? { token: settings.token } : {}),
@@ -46,13 +45,15 @@ export interface ClusterRead {
 
 /**
  * The cluster's events for a reading command (`tern log`, `tern inspect`, `tern replay`), or undefined when no cluster
- * is configured (the command reads this workspace's log).
+ * is configured (the command reads this workspace's log). The NATS client loads only then: it is a fifth of what such
+ * a command costs to start, and most runs read the local log.
  */
 export async function openClusterRead(context: CommandContext, what: string): Promise<ClusterRead | undefined> {
   const settings = clusterOf(context);
   if (!settings) return undefined;
   const nc = await connectForCli(settings, what);
   try {
+    const { ClusterLogView } = await import('../../store/log/cluster-view.js');
     const log = await ClusterLogView.open(nc);
     return {
       log,

@@ -65,8 +65,14 @@ async function copyTurns(log: EventLog, templates: Envelope[][], count: number, 
   return ids;
 }
 
+/** The instant model answers from what it is asked alone: one serves every test of the file. */
+let model: { url: string; close(): void };
+test.before(async () => {
+  model = await startInstantModel();
+});
+test.after(() => model.close());
+
 test('500 turns, the last 100 kept: the file shrinks, recent turns rerun identical, usage is unchanged', async () => {
-  const model = await startInstantModel();
   const home = tempHome();
   try {
     configure(home, model.url);
@@ -176,13 +182,11 @@ test('500 turns, the last 100 kept: the file shrinks, recent turns rerun identic
     const broken = await runCliAsync(['log', 'import', join(home.home, 'config.json')], home.env);
     assert.equal([broken.code, broken.stderr.includes('cannot import that file')], [1, true], broken.stderr);
   } finally {
-    model.close();
     home.remove();
   }
 });
 
 test('max_size_mb archives the oldest turns first and keeps the latest checkpoint of each session', async () => {
-  const model = await startInstantModel();
   const home = tempHome();
   try {
     configure(home, model.url, { max_age_days: 90, max_size_mb: 1 });
@@ -208,13 +212,11 @@ test('max_size_mb archives the oldest turns first and keeps the latest checkpoin
       after.close();
     }
   } finally {
-    model.close();
     home.remove();
   }
 });
 
 test('tern log forget --sender removes their messages and turns, keeps others, records data.forgotten', async () => {
-  const model = await startInstantModel();
   const home = tempHome();
   try {
     configure(home, model.url);
@@ -240,7 +242,6 @@ test('tern log forget --sender removes their messages and turns, keeps others, r
       log.close();
     }
   } finally {
-    model.close();
     home.remove();
   }
 });

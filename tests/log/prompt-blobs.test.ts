@@ -46,8 +46,14 @@ function storedSizes(dir: string, seqs: number[]): number[] {
   }
 }
 
+/** The instant model answers from what it is asked alone: one serves every test of the file. */
+let model: { url: string; close(): void };
+test.before(async () => {
+  model = await startInstantModel();
+});
+test.after(() => model.close());
+
 test('a prompt is stored as references, written once, and read back exactly as published', async () => {
-  const model = await startInstantModel();
   const home = tempHome();
   try {
     const published = await runTurns(
@@ -85,13 +91,11 @@ test('a prompt is stored as references, written once, and read back exactly as p
     const replay = await runCliAsync(['replay', last.turn!, '--rerun'], home.env);
     assert.equal([replay.stdout, replay.code], ['identical\n', 0], replay.stderr);
   } finally {
-    model.close();
     home.remove();
   }
 });
 
 test('a log written before #38 replays identical, and so do the turns a newer build adds to it', async () => {
-  const model = await startInstantModel();
   const home = tempHome();
   try {
     mkdirSync(home.sessions, { recursive: true, mode: 0o700 });
@@ -120,7 +124,6 @@ test('a log written before #38 replays identical, and so do the turns a newer bu
       assert.equal([replay.stdout, replay.code], ['identical\n', 0], replay.stderr);
     }
   } finally {
-    model.close();
     home.remove();
   }
 });

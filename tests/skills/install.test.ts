@@ -5,7 +5,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join, relative } from 'node:path';
 import { skillServices, SkillInstallError } from '../../adapters/skills/index.js';
 import { validateConfig } from '../../store/config/index.js';
-import { startClawHubServer, startGitHubServer, type RegistryServer } from '../support/skill-registry-server.js';
+import {
+  type RegistryServer,
+  type RegistrySkill,
+  startClawHubServer,
+  startGitHubServer,
+} from '../support/skill-registry-server.js';
 import { bombZip, MODE, skillMd, skillZip, zipOf } from '../support/skill-zips.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 
@@ -74,67 +79,72 @@ async function refused(
   assert.equal(snapshot(), before, `${ref}: nothing was written`);
 }
 
+/**
+ * What the registry serves, zipped once for the file: the archive of 1,001 files costs more CPU to zip than a test
+ * takes to refuse it. Each test gets a server of its own over the same bytes, and the absolute path into its home.
+ */
+const SKILLS: RegistrySkill[] = [
+  { slug: 'weather', summary: 'Forecasts', latest: '1.0.0', versions: { '1.0.0': weather1, '1.1.0': weather2 } },
+  {
+    slug: 'slip',
+    summary: 'climbs out',
+    latest: '1',
+    versions: { '1': zipOf({ 'SKILL.md': skillMd('slip', 'x'), '../../../../evil.txt': 'pwned' }) },
+  },
+  {
+    slug: 'linked',
+    summary: 'symlink',
+    latest: '1',
+    versions: {
+      '1': zipOf({ 'SKILL.md': skillMd('linked', 'x'), 'notes.md': { data: '/etc/passwd', mode: MODE.symlink } }),
+    },
+  },
+  {
+    slug: 'device',
+    summary: 'fifo',
+    latest: '1',
+    versions: { '1': zipOf({ 'SKILL.md': skillMd('device', 'x'), pipe: { data: '', mode: MODE.fifo } }) },
+  },
+  { slug: 'nameless', summary: 'no SKILL.md', latest: '1', versions: { '1': zipOf({ 'README.md': '# hi' }) } },
+  {
+    slug: 'undescribed',
+    summary: 'no description',
+    latest: '1',
+    versions: { '1': zipOf({ 'SKILL.md': '---\nname: undescribed\n---\nbody\n' }) },
+  },
+  {
+    slug: 'many',
+    summary: 'many files',
+    latest: '1',
+    versions: {
+      '1': zipOf(
+        Object.fromEntries([
+          ['SKILL.md', skillMd('many', 'x')],
+          ...Array.from({ length: 1001 }, (_, i) => [`f/${i}.txt`, 'x']),
+        ]),
+      ),
+    },
+  },
+  { slug: 'evil', summary: 'malware', latest: '1', malware: true, versions: { '1': skillZip('evil', 'x') } },
+  {
+    slug: 'shady',
+    summary: 'suspicious',
+    latest: '1',
+    suspicious: true,
+    versions: { '1': skillZip('shady', 'Looks fine') },
+  },
+];
+
 test.before.each(async () => {
   home = tempHome();
   mkdirSync(home.workspace, { recursive: true });
   writeFileSync(join(home.workspace, 'AGENT.md'), 'hello\n');
+  const absolute = zipOf({ 'SKILL.md': skillMd('absolute', 'x'), [`${home.home}/evil-abs.txt`]: 'pwned' });
   server = await startClawHubServer({
+    // Copies: a test may move a skill's latest version.
     skills: [
-      { slug: 'weather', summary: 'Forecasts', latest: '1.0.0', versions: { '1.0.0': weather1, '1.1.0': weather2 } },
-      {
-        slug: 'slip',
-        summary: 'climbs out',
-        latest: '1',
-        versions: { '1': zipOf({ 'SKILL.md': skillMd('slip', 'x'), '../../../../evil.txt': 'pwned' }) },
-      },
-      {
-        slug: 'absolute',
-        summary: 'absolute',
-        latest: '1',
-        versions: { '1': zipOf({ 'SKILL.md': skillMd('absolute', 'x'), [`${home.home}/evil-abs.txt`]: 'pwned' }) },
-      },
-      {
-        slug: 'linked',
-        summary: 'symlink',
-        latest: '1',
-        versions: {
-          '1': zipOf({ 'SKILL.md': skillMd('linked', 'x'), 'notes.md': { data: '/etc/passwd', mode: MODE.symlink } }),
-        },
-      },
-      {
-        slug: 'device',
-        summary: 'fifo',
-        latest: '1',
-        versions: { '1': zipOf({ 'SKILL.md': skillMd('device', 'x'), pipe: { data: '', mode: MODE.fifo } }) },
-      },
-      { slug: 'nameless', summary: 'no SKILL.md', latest: '1', versions: { '1': zipOf({ 'README.md': '# hi' }) } },
-      {
-        slug: 'undescribed',
-        summary: 'no description',
-        latest: '1',
-        versions: { '1': zipOf({ 'SKILL.md': '---\nname: undescribed\n---\nbody\n' }) },
-      },
-      {
-        slug: 'many',
-        summary: 'many files',
-        latest: '1',
-        versions: {
-          '1': zipOf(
-            Object.fromEntries([
-              ['SKILL.md', skillMd('many', 'x')],
-              ...Array.from({ length: 1001 }, (_, i) => [`f/${i}.txt`, 'x']),
-            ]),
-          ),
-        },
-      },
-      { slug: 'evil', summary: 'malware', latest: '1', malware: true, versions: { '1': skillZip('evil', 'x') } },
-      {
-        slug: 'shady',
-        summary: 'suspicious',
-        latest: '1',
-        suspicious: true,
-        versions: { '1': skillZip('shady', 'Looks fine') },
-      },
+      ...SKILLS.map((skill) => ({ ...skill })),
+      { slug: 'absolute', summary: 'absolute', latest: '1', versions: { '1': absolute } },
     ],
   });
 });
