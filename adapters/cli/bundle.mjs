@@ -23,6 +23,10 @@ const INLINED = [
   'eventsource-parser',
   'croner',
   '@modelcontextprotocol/sdk',
+  // LINE's SDK as an ES module imports its legacy axios client from its index: a second axios, as ES modules, beside the
+  // CommonJS one the other channel libraries share (about 7 MB of an idle gateway). Bundled, only the Messaging API
+  // client the channel uses is kept (the package declares no side effects).
+  '@line/bot-sdk',
   // Feishu's SDK is one 6 MB file whose Chinese doc comments make V8 hold it as a two-byte string (12 MB); bundled,
   // the comments go and the rest is ASCII, about 2 MB.
   '@larksuiteoapi/node-sdk',

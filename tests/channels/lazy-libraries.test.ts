@@ -8,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startGatewayModel } from '../support/gateway-model.js';
 import { modelEntry, startGatewayProcess } from '../support/gateway-process.js';
+import { LineApi } from '../support/line-api.js';
 import { freePort } from '../support/telegram-emulator.js';
 import { EmailContractEmulator } from './email/email-contract-emulator.js';
 import { IrcContractEmulator } from './irc/irc-contract-emulator.js';
@@ -101,6 +102,22 @@ test('an idle Email channel loads imapflow only: mailparser waits for a mail in,
     );
   } finally {
     await email.close();
+  }
+});
+
+test("a LINE channel loads no axios: the Messaging API client of its SDK is bundled without the SDK's axios", async () => {
+  const line = await LineApi.start();
+  try {
+    const entry = { enabled: true, type: 'line', settings: { ...line.settings(), allow_from: ['*'] } };
+    const withLine = await packagesLoaded({ line: entry });
+    // The SDK's ES module index imports its legacy axios client; a gateway loading it gets a second axios beside the
+    // CommonJS one other channel libraries share.
+    assert.equal(
+      withLine.filter((name) => name === 'axios' || CHANNEL_LIBRARIES.includes(name)),
+      [],
+    );
+  } finally {
+    await line.close();
   }
 });
 
