@@ -30,9 +30,14 @@ const INLINED = [
   // Feishu's SDK is one 6 MB file whose Chinese doc comments make V8 hold it as a two-byte string (12 MB); bundled,
   // the comments go and the rest is ASCII, about 2 MB.
   '@larksuiteoapi/node-sdk',
+  // dingtalk-stream's ES module build imports axios as an ES module too; bundled, it takes the CommonJS one (below).
+  'dingtalk-stream',
 ];
 
-/** Dependencies of inlined packages that other channel libraries load too: one copy, from node_modules. */
+/**
+ * Dependencies of inlined packages that other channel libraries load too: one copy, from node_modules. axios is
+ * imported as its CommonJS build, the one `require` gives Slack and WeCom (its ES module build is another instance).
+ */
 const SHARED = ['axios', 'protobufjs'];
 
 function externals() {
@@ -63,7 +68,7 @@ export async function bundle(outdir) {
     external: externals(),
     // rxjs's exports map gives the `node` condition its CommonJS build, whose index runs every operator's module;
     // the ES module build the same package publishes lets esbuild keep only the few the bus uses.
-    alias: { rxjs: './node_modules/rxjs/dist/esm/index.js' },
+    alias: { rxjs: './node_modules/rxjs/dist/esm/index.js', axios: 'axios/dist/node/axios.cjs' },
     banner: { js: `${REQUIRE} ${DIRNAME}` },
     define: { __dirname: '__ternDirname' },
     // Whitespace and syntax only: names stay readable in stack traces.

@@ -10,6 +10,7 @@ import { startGatewayModel } from '../support/gateway-model.js';
 import { modelEntry, startGatewayProcess } from '../support/gateway-process.js';
 import { LineApi } from '../support/line-api.js';
 import { freePort } from '../support/telegram-emulator.js';
+import { DingTalkContractEmulator } from './dingtalk/dingtalk-contract-emulator.js';
 import { EmailContractEmulator } from './email/email-contract-emulator.js';
 import { IrcContractEmulator } from './irc/irc-contract-emulator.js';
 
@@ -30,8 +31,8 @@ const CHANNEL_LIBRARIES = [
   'nodemailer',
 ];
 
-/** The packages (from node_modules) a gateway with these channels loaded by the time it was ready. */
-async function packagesLoaded(channels: Record<string, unknown>): Promise<string[]> {
+/** The files from node_modules a gateway with these channels loaded as modules by the time it was ready. */
+async function filesLoaded(channels: Record<string, unknown>): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'tern-loads-'));
   const list = join(dir, 'loaded.txt');
   writeFileSync(list, '');
@@ -56,20 +57,25 @@ async function packagesLoaded(channels: Record<string, unknown>): Promise<string
   );
   try {
     await gateway.waitUntil((body) => body.channels.every((c) => c.state === 'connected'), 60_000);
-    const packages = readFileSync(list, 'utf8')
+    return readFileSync(list, 'utf8')
       .split('\n')
       .filter((url) => url.startsWith('file://') && url.includes('/node_modules/'))
-      .map((url) => {
-        const [scope = '', name = ''] = fileURLToPath(url).split('/node_modules/').at(-1)!.split('/');
-        return scope.startsWith('@') ? `${scope}/${name}` : scope;
-      });
-    return [...new Set(packages)].sort();
+      .map((url) => fileURLToPath(url).split('/node_modules/').at(-1)!);
   } finally {
     await gateway.stop();
     gateway.home.remove();
     await model.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The packages (from node_modules) a gateway with these channels loaded by the time it was ready. */
+async function packagesLoaded(channels: Record<string, unknown>): Promise<string[]> {
+  const packages = (await filesLoaded(channels)).map((file) => {
+    const [scope = '', name = ''] = file.split('/');
+    return scope.startsWith('@') ? `${scope}/${name}` : scope;
+  });
+  return [...new Set(packages)].sort();
 }
 
 test('a gateway without channels loads no channel library; one with IRC loads irc-framework only', async () => {
@@ -118,6 +124,17 @@ test("a LINE channel loads no axios: the Messaging API client of its SDK is bund
     );
   } finally {
     await line.close();
+  }
+});
+
+test('a DingTalk channel takes the CommonJS axios that Slack, WeCom and Feishu share, not a second one', async () => {
+  const dingtalk = await DingTalkContractEmulator.start();
+  try {
+    const entry = { enabled: true, type: 'dingtalk', settings: { ...dingtalk.settings(), allow_from: ['*'] } };
+    const axios = (await filesLoaded({ dingtalk: entry })).filter((file) => file.startsWith('axios/'));
+    assert.equal([...new Set(axios)], ['axios/dist/node/axios.cjs']);
+  } finally {
+    await dingtalk.close();
   }
 });
 
