@@ -23,12 +23,21 @@ const INLINED = [
   'eventsource-parser',
   'croner',
   '@modelcontextprotocol/sdk',
+  // LINE's SDK as an ES module imports its legacy axios client from its index: a second axios, as ES modules, beside the
+  // CommonJS one the other channel libraries share (about 7 MB of an idle gateway). Bundled, only the Messaging API
+  // client the channel uses is kept (the package declares no side effects).
+  '@line/bot-sdk',
   // Feishu's SDK is one 6 MB file whose Chinese doc comments make V8 hold it as a two-byte string (12 MB); bundled,
   // the comments go and the rest is ASCII, about 2 MB.
   '@larksuiteoapi/node-sdk',
+  // dingtalk-stream's ES module build imports axios as an ES module too; bundled, it takes the CommonJS one (below).
+  'dingtalk-stream',
 ];
 
-/** Dependencies of inlined packages that other channel libraries load too: one copy, from node_modules. */
+/**
+ * Dependencies of inlined packages that other channel libraries load too: one copy, from node_modules. axios is
+ * imported as its CommonJS build, the one `require` gives Slack and WeCom (its ES module build is another instance).
+ */
 const SHARED = ['axios', 'protobufjs'];
 
 function externals() {
@@ -59,7 +68,7 @@ export async function bundle(outdir) {
     external: externals(),
     // rxjs's exports map gives the `node` condition its CommonJS build, whose index runs every operator's module;
     // the ES module build the same package publishes lets esbuild keep only the few the bus uses.
-    alias: { rxjs: './node_modules/rxjs/dist/esm/index.js' },
+    alias: { rxjs: './node_modules/rxjs/dist/esm/index.js', axios: 'axios/dist/node/axios.cjs' },
     banner: { js: `${REQUIRE} ${DIRNAME}` },
     define: { __dirname: '__ternDirname' },
     // Whitespace and syntax only: names stay readable in stack traces.

@@ -8,7 +8,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startGatewayModel } from '../support/gateway-model.js';
 import { modelEntry, startGatewayProcess } from '../support/gateway-process.js';
+import { LineApi } from '../support/line-api.js';
 import { freePort } from '../support/telegram-emulator.js';
+import { DingTalkContractEmulator } from './dingtalk/dingtalk-contract-emulator.js';
 import { EmailContractEmulator } from './email/email-contract-emulator.js';
 import { IrcContractEmulator } from './irc/irc-contract-emulator.js';
 
@@ -29,8 +31,8 @@ const CHANNEL_LIBRARIES = [
   'nodemailer',
 ];
 
-/** The packages (from node_modules) a gateway with these channels loaded by the time it was ready. */
-async function packagesLoaded(channels: Record<string, unknown>): Promise<string[]> {
+/** The files from node_modules a gateway with these channels loaded as modules by the time it was ready. */
+async function filesLoaded(channels: Record<string, unknown>): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'tern-loads-'));
   const list = join(dir, 'loaded.txt');
   writeFileSync(list, '');
@@ -55,20 +57,25 @@ async function packagesLoaded(channels: Record<string, unknown>): Promise<string
   );
   try {
     await gateway.waitUntil((body) => body.channels.every((c) => c.state === 'connected'), 60_000);
-    const packages = readFileSync(list, 'utf8')
+    return readFileSync(list, 'utf8')
       .split('\n')
       .filter((url) => url.startsWith('file://') && url.includes('/node_modules/'))
-      .map((url) => {
-        const [scope = '', name = ''] = fileURLToPath(url).split('/node_modules/').at(-1)!.split('/');
-        return scope.startsWith('@') ? `${scope}/${name}` : scope;
-      });
-    return [...new Set(packages)].sort();
+      .map((url) => fileURLToPath(url).split('/node_modules/').at(-1)!);
   } finally {
     await gateway.stop();
     gateway.home.remove();
     await model.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The packages (from node_modules) a gateway with these channels loaded by the time it was ready. */
+async function packagesLoaded(channels: Record<string, unknown>): Promise<string[]> {
+  const packages = (await filesLoaded(channels)).map((file) => {
+    const [scope = '', name = ''] = file.split('/');
+    return scope.startsWith('@') ? `${scope}/${name}` : scope;
+  });
+  return [...new Set(packages)].sort();
 }
 
 test('a gateway without channels loads no channel library; one with IRC loads irc-framework only', async () => {
@@ -101,6 +108,33 @@ test('an idle Email channel loads imapflow only: mailparser waits for a mail in,
     );
   } finally {
     await email.close();
+  }
+});
+
+test("a LINE channel loads no axios: the Messaging API client of its SDK is bundled without the SDK's axios", async () => {
+  const line = await LineApi.start();
+  try {
+    const entry = { enabled: true, type: 'line', settings: { ...line.settings(), allow_from: ['*'] } };
+    const withLine = await packagesLoaded({ line: entry });
+    // The SDK's ES module index imports its legacy axios client; a gateway loading it gets a second axios beside the
+    // CommonJS one other channel libraries share.
+    assert.equal(
+      withLine.filter((name) => name === 'axios' || CHANNEL_LIBRARIES.includes(name)),
+      [],
+    );
+  } finally {
+    await line.close();
+  }
+});
+
+test('a DingTalk channel takes the CommonJS axios that Slack, WeCom and Feishu share, not a second one', async () => {
+  const dingtalk = await DingTalkContractEmulator.start();
+  try {
+    const entry = { enabled: true, type: 'dingtalk', settings: { ...dingtalk.settings(), allow_from: ['*'] } };
+    const axios = (await filesLoaded({ dingtalk: entry })).filter((file) => file.startsWith('axios/'));
+    assert.equal([...new Set(axios)], ['axios/dist/node/axios.cjs']);
+  } finally {
+    await dingtalk.close();
   }
 });
 

@@ -48,6 +48,11 @@ export class MatrixHomeserver implements ContractEmulator {
   private hold: { answers: Array<() => void>; on: boolean } | undefined;
   private down = false;
   private whoamis = 0;
+  /** The `/sync` long polls held open now, waiting for news. */
+  get heldSyncs(): number {
+    return this.waiting.size;
+  }
+
   /** Every request's method and path, for tests that check what the bot called. */
   readonly calls: string[] = [];
 
@@ -370,11 +375,15 @@ export class MatrixHomeserver implements ContractEmulator {
   }
 
   private async sync(url: URL, req: IncomingMessage, json: (s: number, b: unknown) => void): Promise<void> {
-    const since = Number(url.searchParams.get('since') ?? '0');
+    // A homeserver's token is opaque (`s<position>` here, as Synapse's start with `s`): a sync that carries one,
+    // even the one handed out before any event, is a long poll; only the first sync, without one, answers at once.
+    const token = url.searchParams.get('since');
+    const initial = token === null;
+    const since = initial ? 0 : Number(token.replace(/^s/, ''));
     const timeout = Number(url.searchParams.get('timeout') ?? '0');
     const pending = (): boolean =>
       this.events.some((e) => e.pos > since) || [...this.rooms.values()].some((r) => r.invitedBy && !r.joined);
-    if (since > 0 && !pending() && timeout > 0) {
+    if (!initial && !pending() && timeout > 0) {
       await new Promise<void>((resolve) => {
         const done = (): void => {
           clearTimeout(timer);
@@ -395,7 +404,7 @@ export class MatrixHomeserver implements ContractEmulator {
         continue;
       }
       const timeline = this.events.filter((e) => e.room === room.id && e.pos > since).map((e) => e.event);
-      if (since > 0 && timeline.length === 0) continue;
+      if (!initial && timeline.length === 0) continue;
       join[room.id] = {
         summary: { 'm.joined_member_count': room.members.length, 'm.invited_member_count': 0 },
         state: { events: since > room.joinedAt ? [] : this.state(room) },
@@ -405,7 +414,7 @@ export class MatrixHomeserver implements ContractEmulator {
       };
     }
     json(200, {
-      next_batch: String(this.events.length),
+      next_batch: `s${this.events.length}`,
       rooms: { join, invite, leave: {} },
       account_data: { events: [] },
       to_device: { events: [] },

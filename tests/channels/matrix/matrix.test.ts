@@ -55,6 +55,19 @@ test('join_on_invite: the bot joins a room it is invited to and takes its messag
   }
 });
 
+test('an idle channel waits in one /sync long poll rather than asking again at once', async () => {
+  const hs = await MatrixHomeserver.start();
+  const { channel } = await started(hs);
+  try {
+    // Before any event the homeserver's token is the first it hands out; a sync with it still waits for news.
+    await until('a held sync', () => hs.heldSyncs === 1);
+    assert.equal(hs.calls.filter((call) => call.endsWith('/sync')).length, 2);
+  } finally {
+    await channel.stop();
+    await hs.close();
+  }
+});
+
 test('without join_on_invite an invite is left alone', async () => {
   const hs = await MatrixHomeserver.start();
   const { channel } = await started(hs, false);
