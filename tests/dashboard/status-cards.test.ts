@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Envelope } from '../../bus/index.js';
+import { until } from '../support/eventually.js';
 import { freePort } from '../support/mcp-servers.js';
 import { TelegramEmulator } from '../support/telegram-emulator.js';
 import { json } from '../support/vendor-server.js';
@@ -52,7 +53,12 @@ test('models, channels, MCP servers and tools as cards, with states and last err
       await emulator.waitForBotMessages(BOT_TOKEN, 6001, 1);
       const [failed] = await events<'provider.failed'>(dashboard, 'type=provider.failed&limit=1');
       const [received] = await events<'message.received'>(dashboard, 'type=message.received&limit=1');
-      const [mcpFailed] = await events<'mcp.failed'>(dashboard, 'type=mcp.failed&limit=1');
+      // The MCP server's spawn fails on its own time, maybe after the model's answer: the card is read once it has.
+      const mcpFailed = await until(
+        'mcp.failed',
+        async () => (await events<'mcp.failed'>(dashboard, 'type=mcp.failed&limit=1'))[0],
+        30_000,
+      );
 
       const page = await (await signedIn(browser, dashboard, PHONE)).newPage();
       const opened = Date.now();
