@@ -54,7 +54,7 @@ export interface ChaosResult {
   lost: number;
   /**
    * Of the lost, those the member taking the bot over did not name as maybe sent (`chaos-declared.ts`): a part that
-   * never left and was not sent. The others were marked as leaving when their member died or was cut off (#40).
+   * never left and was not sent. The others were marked `left` when their member died or was cut off (#40).
    */
   lostUndeclared: number;
   doubles: number;
