@@ -300,7 +300,13 @@ export class ClusterNode {
       let gateway: Gateway | undefined;
       try {
         // Which parts the previous holder had on their way: one it never sent is sent, as after a restart (#40).
-        const journal = await SendMarks.open(this.nc, name, log, () => this.leases.valid('channel', name));
+        const journal = await SendMarks.open(
+          this.nc,
+          name,
+          log,
+          () => this.leases.valid('channel', name),
+          (message, fields) => options.logs.gateway.warn(`cluster: ${message}`, fields),
+        );
         // Its sessions are served where their partitions' leases are (#40): this gateway polls, forwards and sends.
         const work = spread > 0 ? await SessionWork.open(this.nc, name) : undefined;
         gateway = await Gateway.start({

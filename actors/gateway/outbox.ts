@@ -88,7 +88,7 @@ export interface OutboxDeps {
    */
   journal?:
     | Pick<LocalJournal, 'kind' | 'mark' | 'settle'>
-    | Pick<SharedJournal, 'kind' | 'store' | 'unmark' | 'settle'>;
+    | Pick<SharedJournal, 'kind' | 'store' | 'left' | 'unmark' | 'settle'>;
   /** `agents.defaults.split_on_marker` now: a reply goes out as a message per part between markers. */
   splitOnMarker?: () => boolean;
   /**
@@ -535,14 +535,15 @@ export class Outbox {
   }
 
   /**
-   * Hands a part over with a cluster account's marks (#40): its mark is stored right before the request is dispatched
-   * (as late as it can be: the window between the two is what a member killed in it leaves as maybe sent), so the
-   * member taking the account over knows it may have left however this member ends; a request that fails before its
-   * first byte is written never left, and is unmarked. A mark refused (`lease_lost`: this member may no longer run
-   * the account) or not stored fails the part as not sent, tried again while the member runs the account.
+   * Hands a part over with a cluster account's marks (#40): `leaving` is stored right before the request is dispatched
+   * (this member still reaches NATS), `left` is written to NATS as the request's first byte is about to be, so the
+   * member taking the account over knows whether the part may have left however this member ends; a request that
+   * fails before its first byte is written never left, and is unmarked. A mark refused (`lease_lost`: this member may
+   * no longer run the account) or not stored fails the part as not sent, its request not written, and it is tried
+   * again while the member runs the account.
    */
   private async handOverMarked<T>(
-    journal: Pick<SharedJournal, 'store' | 'unmark'>,
+    journal: Pick<SharedJournal, 'store' | 'left' | 'unmark'>,
     channel: Channel,
     sendKey: string,
     left: () => void,
@@ -561,7 +562,14 @@ export class Outbox {
         throw error;
       }
     };
+    // Throws when the request must not be written: `whenWritten` aborts it before its first byte.
     const leaving = (): void => {
+      try {
+        journal.left(sendKey);
+      } catch (error) {
+        refused = error;
+        throw error;
+      }
       written = true;
       left();
     };

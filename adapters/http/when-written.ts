@@ -14,8 +14,8 @@ const listeners = new AsyncLocalStorage<Listener>();
  * starts writing it to a connection, not when it is handed to the client: a request still waiting for a connection
  * (a new one, a proxy's, a platform that cannot be reached) has not left. The outbox's send journal learns here which
  * parts may have reached their chat. `before`, when given, is awaited right before each request is dispatched (a
- * cluster's send mark is stored then, as late as it can be, #40); a request whose `before` throws is not made and the
- * call fails with that error.
+ * cluster's `leaving` mark is stored then, #40); a request whose `before` throws is not made and the call fails with
+ * that error, and so does one whose `written` throws (its request is aborted unwritten).
  */
 export function whenWritten<T>(written: () => void, call: () => T, before?: () => Promise<void>): T {
   return listeners.run(before ? { written, before } : { written }, call);
@@ -32,9 +32,14 @@ export async function toldOfWrites(dispatcher: Dispatcher): Promise<Dispatcher> 
   return dispatcher.compose(
     (dispatch) => (options, handler) =>
       dispatch(options, {
-        // undici calls this on the connection, right before the request's first byte is written.
+        // undici calls this on the connection, right before the request's first byte is written (`writeH1` writes
+        // it in the same call unless the request was aborted here, so a `written` that throws keeps it unwritten).
         onRequestStart: (controller, context) => {
-          listener.written();
+          try {
+            listener.written();
+          } catch (error) {
+            controller.abort(error instanceof Error ? error : new Error(String(error)));
+          }
           handler.onRequestStart?.(controller, context);
         },
         onRequestUpgrade: (controller, statusCode, headers, socket) =>

@@ -1,6 +1,7 @@
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection, Status } from '@nats-io/transport-node';
 import type { EventStore } from '../log/event-store.js';
+import type { LogFields } from '../logs/logger.js';
 import type { SharedJournal } from '../log/send-journal.js';
 import { ClusterError } from './errors.js';
 import { ttlBucket } from './kv-bucket.js';
@@ -18,15 +19,29 @@ const MARK_TTL_MS = 24 * 60 * 60 * 1000;
 const keyOf = (account: string, sendKey: string): string =>
   `${Buffer.from(account, 'utf8').toString('base64url')}.${Buffer.from(sendKey, 'utf8').toString('base64url')}`;
 
+/** A mark's values: the part is about to leave (stored, acknowledged, before its request is dispatched) or left. */
+const LEAVING = 'leaving';
+const LEFT = 'left';
+
+/**
+ * A mark the member taking the account over reads as "may have left": `left`, or the empty mark of a member from
+ * before `left` existed, stored before its request was dispatched.
+ */
+const mayHaveLeft = (value: string): boolean => value !== LEAVING;
+
 /**
  * The send journal of a channel account in a cluster (#40): which reply parts may have left, as entries of KV bucket
- * `tern_sending`, so that the member taking the account over knows them as a restarted gateway knows its journal
- * file. Unlike the file, a part's mark is stored, the server's answer awaited, before its request is dispatched
- * (`Outbox`): a mark still on its way when the member was killed or cut off from NATS was lost with it, and the next
- * holder sent the part again. A request that fails before its first byte is written is unmarked (it never left, and
- * is sent by whoever runs the account next); the mark is deleted once the part's `message.sent` is in the stream.
- * A part whose `message.sending` is in the stream and that has no mark never left: the next holder sends it. The cost:
- * a part marked by a member that dies between the answer and the request's first byte is taken as maybe sent.
+ * `tern_sending`, so that the member taking the account over knows them as a restarted gateway knows its journal file.
+ * A part is marked twice. `leaving` is stored, the server's answer awaited, before its request is dispatched (`store`):
+ * it proves this member reaches NATS right then, so a member cut off from it (a split, a publish lost on its way)
+ * sends nothing. `left` is published as the request's first byte is about to be written (`left`, unawaited) and is in
+ * the kernel's socket buffer before the request is: a member killed at any moment leaves the server either no `left`
+ * (the request was never written: the next holder sends the part) or a `left` its kernel still delivers (the part
+ * may have reached the chat: it is not sent again). So a SIGKILL loses no part and doubles none, as the local journal
+ * file written just before the request (`store/log/send-journal.ts`). What the marks cannot tell: a connection that
+ * dies unnoticed between `leaving`'s answer and `left` reaching the server (a split in that moment, as a power loss
+ * for the file) lets the part be sent twice. A request that fails before its first byte is written, or that the
+ * platform certainly did not take, is unmarked; the mark is deleted once the part's `message.sent` is in the stream.
  */
 export class SendMarks implements SharedJournal {
   readonly kind = 'shared';
@@ -35,11 +50,12 @@ export class SendMarks implements SharedJournal {
   private readonly statuses: AsyncIterable<Status> & { stop?: () => void };
 
   private constructor(
-    nc: NatsConnection,
+    private readonly nc: NatsConnection,
     private readonly kv: KV,
     private readonly account: string,
     readonly before: ReadonlySet<string>,
     private readonly held: () => boolean,
+    private readonly warn: (message: string, fields: LogFields) => void,
   ) {
     const statuses = nc.status();
     this.statuses = statuses;
@@ -51,7 +67,13 @@ export class SendMarks implements SharedJournal {
     })();
   }
 
-  static async open(nc: NatsConnection, account: string, log: EventStore, held: () => boolean): Promise<SendMarks> {
+  static async open(
+    nc: NatsConnection,
+    account: string,
+    log: EventStore,
+    held: () => boolean,
+    warn: (message: string, fields: LogFields) => void = () => undefined,
+  ): Promise<SendMarks> {
     const kv = await ttlBucket(nc, SEND_MARKS_BUCKET, MARK_TTL_MS);
     const open = new Set<string>();
     for (const event of log.iterate({ type: 'message.sending,message.sent' })) {
@@ -63,28 +85,24 @@ export class SendMarks implements SharedJournal {
     await Promise.all(
       [...open].map(async (key) => {
         const entry = await kv.get(keyOf(account, key));
-        if (entry && entry.operation === 'PUT') before.add(key);
+        if (entry && entry.operation === 'PUT' && mayHaveLeft(entry.string())) before.add(key);
       }),
     );
-    return new SendMarks(nc, kv, account, before, held);
+    return new SendMarks(nc, kv, account, before, held, warn);
   }
 
   /**
-   * Stores the part's mark and resolves once the server has it; throws (`lease_lost`), and the part is not sent yet,
-   * once this member's lease on the account may have run out, before or while the mark was stored: the member that
-   * took the account over sends the parts whose intents had no mark when it read them, so a member that stalled past
-   * the TTL would send such a part a second time (#40: one run of the failover loop in five did). While the lease is
-   * good by this member's clock its entry has not expired on the server, so no other member has read the marks yet.
+   * Stores the part's `leaving` mark and resolves once the server has it; throws (`lease_lost`), and the part is not
+   * sent yet, once this member's lease on the account may have run out, before or while the mark was stored: the
+   * member that took the account over sends the parts with no `left` mark when it read them, so a member that stalled
+   * past the TTL would send such a part a second time (#40: one run of the failover loop in five did). While the lease
+   * is good by this member's clock its entry has not expired on the server, so no other member has read the marks yet.
    * Throws too while the connection is down, so that no mark waits in the client for the connection to come back.
    */
   async store(key: string): Promise<void> {
-    const lost = (): ClusterError =>
-      new ClusterError('lease_lost', `the lease on channel account ${this.account} ran out before the part left`);
-    if (!this.held()) throw lost();
-    if (!this.up)
-      throw new ClusterError('lease_lost', `no connection to NATS to mark a part of channel account ${this.account}`);
+    this.check();
     try {
-      await this.kv.put(keyOf(this.account, key), '');
+      await this.kv.put(keyOf(this.account, key), LEAVING);
     } catch (error) {
       this.unmark(key);
       const message = `the mark of a part of channel account ${this.account} was not stored`;
@@ -92,7 +110,44 @@ export class SendMarks implements SharedJournal {
     }
     if (this.held()) return;
     this.unmark(key);
-    throw lost();
+    throw this.lost();
+  }
+
+  /**
+   * The part's request is about to be written (undici's `onRequestStart`, on the connection, #40): its `left` mark is
+   * in this process's socket to NATS when this returns, so it reaches the kernel before the request's first byte.
+   * Why the order holds (read in @nats-io/nats-core 3 and @nats-io/kv): `kv.put` runs synchronously down to the
+   * connection's `publish` (its awaits come after it), which appends the message to the client's outbound buffer;
+   * `flush()` appends a PING and writes that buffer to the socket at once (`flushPending`), where a publish alone is
+   * written in a microtask, after undici has written the request in this same call. Node writes to a socket with
+   * nothing queued before it synchronously (`uv_try_write`); a socket the server is not reading queues the mark in
+   * the process instead, and a SIGKILL then loses it (the part may be sent twice). The mark's acknowledgement is not
+   * awaited: a refusal is logged, and the part counts as left whatever the server said. Throws, and the caller does
+   * not write the request, when the lease may have run out or the connection is down since `store`, or when the
+   * client did not take the publish at once.
+   */
+  left(key: string): void {
+    this.check();
+    const before = this.nc.stats().outBytes;
+    this.kv.put(keyOf(this.account, key), LEFT).catch((error: unknown) =>
+      this.warn('the mark of a part that left was not stored', {
+        account: this.account,
+        reason: (error as Error)?.message ?? String(error),
+      }),
+    );
+    if (this.nc.stats().outBytes === before)
+      throw new ClusterError('mark_not_stored', `the mark of a part of channel account ${this.account} was not taken`);
+    this.nc.flush().catch(() => undefined);
+  }
+
+  private check(): void {
+    if (!this.held()) throw this.lost();
+    if (!this.up)
+      throw new ClusterError('lease_lost', `no connection to NATS to mark a part of channel account ${this.account}`);
+  }
+
+  private lost(): ClusterError {
+    return new ClusterError('lease_lost', `the lease on channel account ${this.account} ran out before the part left`);
   }
 
   /** The part's request failed before its first byte was written: it never left. */

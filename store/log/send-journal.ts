@@ -19,14 +19,16 @@ const COMPACT_AFTER_BYTES = 256 * 1024;
 export type LocalJournal = Pick<SendJournal, 'kind' | 'before' | 'mark' | 'settle' | 'restart' | 'close'>;
 
 /**
- * A journal the member taking a cluster account over reads (`store/cluster/send-marks.ts`): a part's mark is stored,
- * acknowledged, before its request is dispatched (`store`), and taken back when the request fails before its first
- * byte is written (`unmark`).
+ * A journal the member taking a cluster account over reads (`store/cluster/send-marks.ts`): a part's `leaving` mark is
+ * stored, acknowledged, before its request is dispatched (`store`), its `left` mark is written as the request's first
+ * byte is (`left`, which throws when the request must not be written), and both are taken back when the request fails
+ * before its first byte is written or the platform certainly did not take it (`unmark`).
  */
 export interface SharedJournal {
   readonly kind: 'shared';
   readonly before: ReadonlySet<string> | undefined;
   store(key: string): Promise<void>;
+  left(key: string): void;
   unmark(key: string): void;
   settle(key: string): void;
   restart(): void;

@@ -271,6 +271,11 @@ test(`${CHATS * PER_CHAT} messages from ${CHATS} chats: every one answered exact
       'cut parts the heir did not name',
     );
     assert.ok(takenOverMs < 10_000, `the bot was taken over after ${takenOverMs} ms`);
+  } catch (error) {
+    // uvu runs `after.each` in its catch and reports only the teardown's error when that fails too (a gateway that
+    // did not stop): the test's own is written first.
+    process.stderr.write(`failover: the test failed: ${(error as Error)?.stack ?? String(error)}\n`);
+    throw error;
   } finally {
     await nc.close();
   }

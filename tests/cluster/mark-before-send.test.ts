@@ -1,9 +1,12 @@
-// A reply part's mark is stored before its request leaves (#40, the second cause of the chaos run's doubles): the
-// member holding the bot reaches NATS through a proxy that lets the first bytes carrying a mark (and all after them)
-// go nowhere, as a publish still on its way when the member is killed. It is killed then. Before, the part's request
-// was written while its mark was on its way: the member taking the bot over saw no mark and sent the part again.
-// Real `tern gateway --cluster` processes on a real nats-server and the Telegram emulator.
+// A reply part's marks and its request (#40) when the member holding the bot is killed in between, with real
+// `tern gateway --cluster` processes on a real nats-server and the Telegram emulator; the member holding the bot reaches
+// NATS through a proxy. First: the proxy lets the first bytes carrying a mark (and all after them) go nowhere, as a
+// publish still on its way when the member is killed (the second cause of the chaos run's doubles: the part's request
+// was written while its mark was on its way, and the member taking the bot over sent it again). Second: the server
+// stores the part's first mark and its answer never comes back, so the member is killed before the request is
+// written (chaos8's mark, stored before the request, made the member taking over take the part as maybe sent: lost).
 import * as assert from 'uvu/assert';
+import { Kvm } from '@nats-io/kv';
 import { connectCluster } from '../../store/cluster/connection.js';
 import { SEND_MARKS_BUCKET } from '../../store/cluster/send-marks.js';
 import { accountLog } from '../../store/cluster/stream-names.js';
@@ -73,6 +76,64 @@ test('the member killed with its mark on the way sent nothing; the member taking
       assert.equal(
         emulator.botMessages(TOKEN, USER).map((m) => m.text),
         ['echo: m0'],
+      );
+    } finally {
+      tg1.close();
+    }
+  } finally {
+    await nc.close();
+  }
+});
+
+test('the member killed after its mark was stored, before its request was written: the member taking over sends the part once', async (context) => {
+  const { server } = context;
+  context.model = await startGatewayModel({ delayMs: 200 });
+  context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
+  context.proxy = await tcpCut(server.port);
+  const { emulator, proxy } = context;
+  const channels = telegramAccounts(['tg1'], [TOKEN], emulator.url);
+  const config = (id: string, url: string) =>
+    memberConfig({ url, id, modelUrl: context.model!.url, channels, ttlMs: 3_000 });
+  const nc = await connectCluster(server.url);
+  const holder = async (): Promise<string | undefined> =>
+    (await leasesOf(nc, 'channel')).find((l) => l.id === 'tg1')?.gateway;
+  try {
+    const killed = await startGatewayProcess(await config('node-a', proxy.url));
+    context.gateways.push(killed);
+    await until('node-a to hold tg1', async () => ((await holder()) === 'node-a' ? true : undefined), 60_000);
+    context.gateways.push(await startGatewayProcess(await config('node-b', server.url)));
+    const tg1 = await until(
+      "tg1's event stream",
+      () => JetStreamEventStore.open(nc, { ...accountLog('tg1'), readOnly: true }).catch(() => undefined),
+      60_000,
+    );
+    const marks = await until(
+      'the marks bucket',
+      () => new Kvm(nc).open(SEND_MARKS_BUCKET, { bindOnly: true }).catch(() => undefined),
+      60_000,
+    );
+    try {
+      const held = proxy.holdAnswersAfter(`$KV.${SEND_MARKS_BUCKET}.`);
+      await emulator.say(TOKEN, 'm1', { userId: USER + 1 });
+      await held;
+      // The server has the mark; node-a waits for its answer and has not written the request.
+      const stored = async (): Promise<true | undefined> => {
+        for await (const _ of await marks.keys()) return true;
+        return undefined;
+      };
+      await until('the mark stored', stored, 30_000);
+      await killed.kill();
+      const chat = `direct:${USER + 1}`;
+      const sent = () =>
+        tg1
+          .read({ type: 'message.sent' })
+          .some((e) => e.gateway === 'node-b' && (e.data as { chat: string }).chat === chat)
+          ? true
+          : undefined;
+      await until('node-b to take tg1 over and send the part', sent, 60_000);
+      assert.equal(
+        emulator.botMessages(TOKEN, USER + 1).map((m) => m.text),
+        ['echo: m1'],
       );
     } finally {
       tg1.close();

@@ -1,6 +1,6 @@
-// A channel account's send marks (#40) on a real nats-server: a mark is stored before its part may leave, and a
-// member cut off from NATS stores none (its part does not leave), so the member taking the account over knows exactly
-// the parts that may have left.
+// A channel account's send marks (#40) on a real nats-server: a part's `leaving` mark is stored before its request is
+// dispatched and its `left` mark as the request is written; a member cut off from NATS stores none (its part does not
+// leave), so the member taking the account over knows exactly the parts that may have left: those marked `left`.
 import * as assert from 'uvu/assert';
 import { validateDraft } from '../../bus/index.js';
 import { connectCluster } from '../../store/cluster/connection.js';
@@ -14,10 +14,11 @@ import { tcpCut } from '../support/tcp-cut.js';
 
 const { test, suite } = natsSuite('send marks');
 
-/** What `store` does now: undefined when the server stored the mark, else the error it threw. */
+/** What `store` then `left` do now: undefined when the server stored the first and the second was taken. */
 async function marking(marks: SendMarks, key: string): Promise<Error | undefined> {
   try {
     await marks.store(key);
+    marks.left(key);
     return undefined;
   } catch (error) {
     return error as Error;
@@ -33,13 +34,26 @@ test('a member cut off from NATS refuses to mark a part until it is back; the ne
   const account = 'tg-marks';
   const log = await JetStreamEventStore.open(direct, { ...accountLog(account), gateway: 'gw-a' });
   try {
-    for (const key of ['k1', 'k2', 'k3'])
+    for (const key of ['k1', 'k2', 'k3', 'k4'])
       log.append(
         validateDraft({ type: 'message.sending', data: { channel: account, chat: 'c', send_key: key, part: 0 } }),
       );
     await log.flushed();
+    // What the member taking the account over reads once the server has `key`'s `left` mark (it is not awaited).
+    const next = (key: string) =>
+      until(
+        `${key}'s left mark`,
+        async () => {
+          const marks = await SendMarks.open(direct, account, log, () => true);
+          if (marks.before.has(key)) return marks;
+          marks.close();
+          return undefined;
+        },
+        10_000,
+      );
     const marks = await SendMarks.open(nc, account, log, () => true);
     assert.is(await marking(marks, 'k1'), undefined);
+    (await next('k1')).close();
     proxy.cut();
     const refused = await until('a mark to be refused', () => marking(marks, 'k2'), 10_000);
     // Refused at once once the client knows the connection is down; not stored if it learns it while waiting.
@@ -51,11 +65,13 @@ test('a member cut off from NATS refuses to mark a part until it is back; the ne
       async () => ((await marking(marks, 'k3')) === undefined ? true : undefined),
       30_000,
     );
+    // k4's request was never written (its member died before): only `leaving` is stored.
+    await marks.store('k4');
     marks.close();
-    // The member taking the account over: parts k1 and k3 may have left, k2 never did (it is sent).
-    const next = await SendMarks.open(direct, account, log, () => true);
-    assert.equal([...next.before].sort(), ['k1', 'k3']);
-    next.close();
+    // The member taking the account over: parts k1 and k3 may have left, k2 and k4 never did (they are sent).
+    const taker = await next('k3');
+    assert.equal([...taker.before].sort(), ['k1', 'k3']);
+    taker.close();
   } finally {
     log.close();
     await nc.close();

@@ -1,6 +1,7 @@
-// Which answers a chaos run (`chaos-run.ts`) may miss by design (#40): a reply part marked as leaving by a member that
-// died or was cut off before its request was written is taken as maybe sent by the member taking the bot over, which
-// logs it (`WARN a reply part was being sent when the process ended … send_key=…`) and does not send it again.
+// Which missing answers of a chaos run (`chaos-run.ts`) the members named as maybe sent (#40): a reply part marked
+// `left` by a member that died or was cut off is not sent again by the member taking the bot over, which logs it
+// (`WARN a reply part was being sent when the process ended … send_key=…`). Its request was written, so it is
+// missing only when the platform did not take it.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectCluster } from '../../store/cluster/connection.js';

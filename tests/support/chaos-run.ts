@@ -54,7 +54,7 @@ export interface ChaosResult {
   lost: number;
   /**
    * Of the lost, those the member taking the bot over did not name as maybe sent (`chaos-declared.ts`): a part that
-   * never left and was not sent. The others were marked as leaving when their member died or was cut off (#40).
+   * never left and was not sent. The others were marked `left` when their member died or was cut off (#40).
    */
   lostUndeclared: number;
   doubles: number;
@@ -107,6 +107,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     const total = options.chats * options.perChat;
     const started = Date.now();
     let said = 0;
+    let allSaid = false;
     const sending = (async () => {
       // Each chat's messages in order, spread over the first three quarters of the run.
       const gapMs = (options.durationMs * 0.75) / total;
@@ -116,6 +117,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
           said++;
           await sleep(gapMs);
         }
+      allSaid = true;
     })();
     const kills: Kill[] = [];
     let partitioned: string | undefined;
@@ -139,14 +141,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       const heldBot = (await holder()) === member;
       // The bot's holder dies while parts are leaving: its sends reach the chats, their answers never reach it.
       const hold = heldBot ? emulator.holdAnswers('sendMessage', TOKEN) : undefined;
-      // Until a part leaves while messages wait for their answers (a loaded machine answers late, not never).
+      // Until a part is out with its answer held: the next reply the holder sends, while messages are still coming
+      // or waiting for their answers (a loaded machine answers late, not never). Nothing waits once all are answered.
       const answered = (): number =>
         Array.from({ length: options.chats }, (_, chat) => emulator.botMessages(TOKEN, userOf(chat)).length).reduce(
           (a, b) => a + b,
           0,
         );
       const until = Date.now() + 60_000;
-      while (hold && hold.held() === 0 && said > answered() && Date.now() < until) await sleep(5);
+      while (hold && hold.held() === 0 && (!allSaid || said > answered()) && Date.now() < until) await sleep(5);
       const partsLeaving = hold?.held() ?? 0;
       await member.process.kill();
       hold?.release();

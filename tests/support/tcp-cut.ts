@@ -16,6 +16,11 @@ export interface TcpCut {
    * connection, never reach the server (a publish lost on its way, with the connection after it); resolves then.
    */
   holdSent(text: string): Promise<void>;
+  /**
+   * From now on, once a client sends bytes that contain `text`, nothing the server sends on that connection afterwards
+   * reaches it (the server took the publish, its answer is lost on the way back); resolves then.
+   */
+  holdAnswersAfter(text: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -24,6 +29,7 @@ export async function tcpCut(targetPort: number): Promise<TcpCut> {
   let cut = false;
   let answerDelayMs = 0;
   let hold: { text: string; held: () => void } | undefined;
+  let holdAnswers: { text: string; held: () => void } | undefined;
   const server: Server = createServer((client) => {
     if (cut) return void client.destroy();
     const upstream = connect(targetPort, '127.0.0.1');
@@ -37,15 +43,21 @@ export async function tcpCut(targetPort: number): Promise<TcpCut> {
       });
     }
     let holding = false;
+    let holdingAnswers = false;
     client.on('data', (chunk: Buffer) => {
       if (!holding && hold && chunk.includes(hold.text)) {
         holding = true;
         hold.held();
       }
       if (!holding) upstream.write(chunk);
+      if (!holdingAnswers && holdAnswers && chunk.includes(holdAnswers.text)) {
+        holdingAnswers = true;
+        holdAnswers.held();
+      }
     });
     // Each chunk waits as long as the delay was when it came: chunks keep their order while the delay stays the same.
     upstream.on('data', (chunk: Buffer) => {
+      if (holdingAnswers) return;
       if (answerDelayMs === 0) client.write(chunk);
       else setTimeout(() => client.write(chunk), answerDelayMs);
     });
@@ -67,6 +79,10 @@ export async function tcpCut(targetPort: number): Promise<TcpCut> {
     holdSent: (text) =>
       new Promise<void>((resolve) => {
         hold = { text, held: resolve };
+      }),
+    holdAnswersAfter: (text) =>
+      new Promise<void>((resolve) => {
+        holdAnswers = { text, held: resolve };
       }),
     close: async () => {
       cut = true;
