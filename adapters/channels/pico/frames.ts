@@ -57,7 +57,10 @@ export const frameMediaSchema = z.object({
 export type FrameMedia = z.infer<typeof frameMediaSchema>;
 
 /** The peer runtime's media item: a bare `data:` URL, or an object naming one as `url` or `data_url`. */
-const peerMediaSchema = z.union([z.string(), z.looseObject({ url: z.string().optional(), data_url: z.string() })]);
+const peerMediaSchema = z.union([
+  z.string(),
+  z.looseObject({ url: z.string().optional(), data_url: z.string().optional() }),
+]);
 
 /**
  * What a server sends. Tern's server fills every field; a remote one (the peer runtime's) may leave out ids, send

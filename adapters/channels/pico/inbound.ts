@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ChannelMessage } from '../channel.js';
-import type { FrameMedia, ServerFrame } from './frames.js';
+import { frameMediaSchema, type FrameMedia, type ServerFrame } from './frames.js';
 
 /** The peer runtime's sender for everything a Pico server sends: `allow_from: ["pico-remote"]` admits every session. */
 export const PICO_REMOTE = 'pico-remote';
@@ -11,15 +11,30 @@ export interface InlineFile {
   bytes: Buffer;
 }
 
-type Item = FrameMedia | string | { url?: string | undefined; data_url: string };
+type Item = FrameMedia | string | { url?: string | undefined; data_url?: string | undefined };
 
 const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+)?((?:;[^,;]*)*?)(;base64)?,(.*)$/s;
 
+/** A `data:` URL's type and bytes; undefined for one that does not decode. */
+function decoded(url: string): { mime: string; bytes: Buffer } | undefined {
+  const parts = DATA_URL.exec(url);
+  if (!parts) return undefined;
+  const mime = parts[1] ?? 'application/octet-stream';
+  try {
+    const bytes = parts[3] ? Buffer.from(parts[4]!, 'base64') : Buffer.from(decodeURIComponent(parts[4]!), 'utf8');
+    return { mime, bytes };
+  } catch {
+    return undefined;
+  }
+}
+
 /** A media item's `data:` URL and what it says of itself; an item that is no `data:` URL is not carried. */
 function inline(item: Item): { url: string; kind?: FrameMedia['kind']; name?: string } | undefined {
-  const url = typeof item === 'string' ? item : 'kind' in item ? item.url : (item.data_url ?? item.url);
-  if (!url?.trim().startsWith('data:')) return undefined;
-  return typeof item === 'object' && 'kind' in item ? { url: url.trim(), kind: item.kind, name: item.name } : { url };
+  if (typeof item === 'string') return item.trim().startsWith('data:') ? { url: item.trim() } : undefined;
+  const tern = frameMediaSchema.safeParse(item);
+  const url = (tern.success ? tern.data.url : 'data_url' in item ? (item.data_url ?? item.url) : item.url)?.trim();
+  if (!url?.startsWith('data:')) return undefined;
+  return tern.success ? { url, kind: tern.data.kind, name: tern.data.name } : { url };
 }
 
 const kindOf = (mime: string): FrameMedia['kind'] =>
@@ -54,11 +69,9 @@ export function fromServerFrame(
   const media: NonNullable<ChannelMessage['media']> = [];
   for (const item of items) {
     const found = inline(item);
-    const parts = found && DATA_URL.exec(found.url);
-    if (!found || !parts) continue;
-    const mime = parts[1] ?? 'application/octet-stream';
-    const bytes = parts[3] ? Buffer.from(parts[4]!, 'base64') : Buffer.from(decodeURIComponent(parts[4]!), 'utf8');
-    if (bytes.length > maxFileBytes) continue;
+    const file = found && decoded(found.url);
+    if (!found || !file || file.bytes.length > maxFileBytes) continue;
+    const { mime, bytes } = file;
     const kind = found.kind ?? kindOf(mime);
     const fileId = `${messageId}#${files.length}`;
     const name = found.name ?? `${kind}-${files.length + 1}.${EXTENSIONS[kind]}`;

@@ -84,6 +84,28 @@ pico(
   },
 );
 
+pico(
+  "a picture as the peer's {data_url} item is saved and named in the turn; an undecodable item is left out",
+  async ({ pico, gateway }) => {
+    const session = 'with-a-picture';
+    const bytes = Buffer.from('\x89PNG pico picture');
+    await pico.push({
+      type: 'media.create',
+      session_id: session,
+      payload: {
+        content: 'look at this',
+        media: [{ data_url: `data:image/png;base64,${bytes.toString('base64')}` }, 'data:text/plain,%E0%A4%A'],
+      },
+    });
+    const replies = texts(pico, session);
+    await until('the reply', () => (replies().length > 0 ? true : undefined), 60_000, replies);
+    const [reply] = await quietGateway(gateway.home.sessions, replies);
+    const saved = /^echo: look at this\n\[image: (media\/inbound\/[^\]]+)\]$/.exec(reply ?? '');
+    assert.ok(saved, `the reply names one saved picture: ${JSON.stringify(reply)}`);
+    assert.equal(readFileSync(join(gateway.home.workspace, saved![1]!)), bytes);
+  },
+);
+
 pico('a reply made while the server is down reaches it once the client is back, exactly once', async (context) => {
   const { pico, model, gateway } = context;
   const session = 'across-the-drop';
