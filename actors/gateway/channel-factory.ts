@@ -167,6 +167,8 @@ export async function createChannel(
       return (await import('../../adapters/channels/qq/create.js')).createQqChannel(name, entry);
     case 'onebot':
       return (await import('../../adapters/channels/onebot/create.js')).createOneBotChannel(name, entry);
+    case 'pico_client':
+      return (await import('../../adapters/channels/pico/create.js')).createPicoClientChannel(name, entry);
     case 'matrix':
       return (await import('../../adapters/channels/matrix/from-entry.js')).matrixFromEntry(name, entry);
     case 'irc':

@@ -1,5 +1,5 @@
 // `tern doctor`'s one authenticated call for the channels whose credentials are settings other than a `token`
-// (Feishu, DingTalk, QQ, OneBot, WeCom, LINE, WhatsApp and others). None opens the event connection the gateway holds
+// (Feishu, DingTalk, QQ, OneBot, Pico client, WeCom, LINE, WhatsApp and others). None opens the event connection the gateway holds
 // where a platform hands each event to one connection only: a probe there could take a user's message and drop it.
 import { fetchOn } from '../http/client.js';
 import { isSecret, type ChannelEntry } from '../../store/config/index.js';
@@ -112,6 +112,18 @@ async function onebot(name: string, entry: ChannelEntry): Promise<ProbeResult> {
   return { ok: true, detail: 'connected and logged in (get_login_info answered)' };
 }
 
+/** A Pico server takes the token at the handshake; the short connection names no session, so it is sent nothing. */
+async function picoClient(name: string, entry: ChannelEntry): Promise<ProbeResult> {
+  const { createPicoClientChannel } = await import('./pico/create.js');
+  const channel = await createPicoClientChannel(name, entry);
+  try {
+    await channel.start({ onMessage: () => {}, onConnected: () => {}, onFailed: () => {} });
+  } finally {
+    await channel.stop();
+  }
+  return { ok: true, detail: 'connected (the server took the token)' };
+}
+
 /** An IRC login (PASS or SASL) on a connection of its own; the nick is taken, the server gives it a `_` more. */
 async function irc(name: string, entry: ChannelEntry): Promise<ProbeResult> {
   const { createIrcChannel } = await import('./irc/create.js');
@@ -198,6 +210,7 @@ export function probeSettings(
     dingtalk,
     qq,
     onebot,
+    pico_client: picoClient,
     irc,
     signal,
     mattermost,

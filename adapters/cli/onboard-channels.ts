@@ -1,5 +1,5 @@
-// `tern onboard`'s flags for the channels set up by more than a token: Feishu / Lark, DingTalk, WeCom, QQ, OneBot
-// IRC, Signal, Mattermost, Email, LINE and WhatsApp (the last two in their own file).
+// `tern onboard`'s flags for the channels set up by more than a token: Feishu / Lark, DingTalk, WeCom, QQ, OneBot,
+// a Pico client, IRC, Signal, Mattermost, Email, LINE and WhatsApp (the last two in their own file).
 // Secrets go to .security.yml, the rest to config.json, under the peer runtime's field names.
 import type { SetupChannel } from '../../store/config/first-setup.js';
 import type { OptionSpec, OptionValues } from './command.js';
@@ -34,6 +34,12 @@ export const CHANNEL_SETUP_OPTIONS = {
     description: 'add an enabled OneBot v11 channel: the forward WebSocket (ws://…)',
   },
   'onebot-token': { type: 'string', value: 'TOKEN', description: 'and its access token, when one is set' },
+  'pico-client-url': {
+    type: 'string',
+    value: 'URL',
+    description: 'add an enabled Pico client channel: the remote Pico server (wss://…/pico/ws)',
+  },
+  'pico-client-token': { type: 'string', value: 'TOKEN', description: 'and the token it asks for, if any' },
   'irc-server': {
     type: 'string',
     value: 'HOST:PORT',
@@ -113,6 +119,11 @@ export function channelsFromFlags(values: OptionValues): SetupChannel[] {
       secrets: onebotToken ? { access_token: onebotToken } : {},
     });
   } else if (onebotToken) throw new UsageError('--onebot-token needs --onebot-url');
+  const picoUrl = str(values, 'pico-client-url');
+  const picoToken = str(values, 'pico-client-token');
+  if (picoUrl)
+    channels.push({ name: 'pico_client', settings: { url: picoUrl }, secrets: picoToken ? { token: picoToken } : {} });
+  else if (picoToken) throw new UsageError('--pico-client-token needs --pico-client-url');
   const irc = ircFromFlags(values);
   if (irc) channels.push(irc);
   const signal = str(values, 'signal-account');

@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import type { Channel, ChannelCapabilities, ChannelHooks, Choice, OutboundFile } from '../channels/channel.js';
 import { CHAT_COMMANDS } from '../channels/command-names.js';
 import type { PicoEndpoint } from './pico-endpoint.js';
-import type { FrameMedia } from './pico-frames.js';
+import type { FrameMedia } from '../channels/pico/frames.js';
 
 /** A browser shows any length; the cap only keeps one frame well under a megabyte. */
 const MAX_MESSAGE_CHARS = 200_000;

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ChannelError, type ChannelHooks } from '../channels/channel.js';
-import { parseClientFrame, type ServerFrame } from './pico-frames.js';
+import { parseClientFrame, type ServerFrame } from '../channels/pico/frames.js';
 
 /** Who the dashboard user is to `allow_from` and dispatch rules. */
 const WEB_SENDER = 'web';

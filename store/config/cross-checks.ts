@@ -117,6 +117,7 @@ const REQUIRED_SETTINGS: Record<string, Array<{ field: string; what: string }>> 
     { field: 'token', what: 'the bot token, xoxb-…' },
     { field: 'app_token', what: 'the app-level token for Socket Mode, xapp-…' },
   ],
+  pico_client: [{ field: 'url', what: 'the ws:// or wss:// address of the Pico server' }],
 };
 
 const present = (value: unknown): boolean =>
@@ -139,6 +140,7 @@ export const CHANNEL_KINDS = [
   'signal',
   'mattermost',
   'email',
+  'pico_client',
   'pico',
 ] as const;
 

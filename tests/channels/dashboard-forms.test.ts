@@ -10,6 +10,7 @@ import { feishuSettingsSchema } from '../../adapters/channels/feishu/settings.js
 import { ircSettingsSchema } from '../../adapters/channels/irc/settings.js';
 import { mattermostSettingsSchema } from '../../adapters/channels/mattermost/settings.js';
 import { onebotSettingsSchema } from '../../adapters/channels/onebot/settings.js';
+import { picoClientSettingsSchema } from '../../adapters/channels/pico/settings.js';
 import { qqSettingsSchema } from '../../adapters/channels/qq/settings.js';
 import { signalSettingsSchema } from '../../adapters/channels/signal/settings.js';
 import { wecomSettingsSchema } from '../../adapters/channels/wecom/settings.js';
@@ -31,6 +32,7 @@ test("each form has the fields the channel's settings schema reads, its secrets 
     wecom: wecomSettingsSchema,
     qq: qqSettingsSchema,
     onebot: onebotSettingsSchema,
+    pico_client: picoClientSettingsSchema,
     irc: ircSettingsSchema,
     signal: signalSettingsSchema,
     mattermost: mattermostSettingsSchema,
@@ -44,12 +46,13 @@ test("each form has the fields the channel's settings schema reads, its secrets 
     Object.entries(forms[kind]?.properties ?? {})
       .filter(([, field]) => field.writeOnly)
       .map(([name]) => name);
-  assert.equal(['feishu', 'dingtalk', 'wecom', 'qq', 'onebot'].map(writeOnly), [
+  assert.equal(['feishu', 'dingtalk', 'wecom', 'qq', 'onebot', 'pico_client'].map(writeOnly), [
     ['app_secret', 'encrypt_key', 'verification_token'],
     ['client_secret'],
     ['secret'],
     ['app_secret'],
     ['access_token'],
+    ['token'],
   ]);
 });
 

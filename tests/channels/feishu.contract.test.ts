@@ -10,7 +10,6 @@ channelContract({
   plain: 'echo: **bold** and `code`',
   emulator: () => FeishuContractEmulator.start(),
   lacks: {
-    threads: 'not built yet: replies go to the chat, not into a Feishu topic thread (#37)',
     captions: 'a Feishu picture message carries no text',
     file_captions: 'a Feishu file message carries no text: the caption is the message after it',
     typing: 'Feishu shows bots no typing indicator (the channel reacts to the message instead)',

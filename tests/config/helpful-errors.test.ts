@@ -71,7 +71,7 @@ test('an enabled channel of an unknown type is a problem that lists the kinds', 
     assert.is(result.code, 1);
     assert.is(
       result.stdout,
-      'channel_list.telegram.type: "telegarm" is not a channel kind: did you mean `telegram`? (allowed: telegram, discord, slack, line, whatsapp, onebot, qq, dingtalk, feishu, wecom, matrix, irc, signal, mattermost, email, pico, or a kind a trusted plugin adds)\n',
+      'channel_list.telegram.type: "telegarm" is not a channel kind: did you mean `telegram`? (allowed: telegram, discord, slack, line, whatsapp, onebot, qq, dingtalk, feishu, wecom, matrix, irc, signal, mattermost, email, pico_client, pico, or a kind a trusted plugin adds)\n',
     );
   } finally {
     h.remove();

@@ -11,6 +11,7 @@ import type { ContractEmulator } from '../channels/contract/emulator.js';
 import { DingTalkEmulator } from '../channels/dingtalk/dingtalk-emulator.js';
 import { FeishuEmulator } from '../channels/feishu/feishu-emulator.js';
 import { OneBotEmulator } from '../channels/onebot/onebot-emulator.js';
+import { PicoServerEmulator } from '../channels/pico-client/pico-server-emulator.js';
 import { QqEmulator } from '../channels/qq/qq-emulator.js';
 import { WeComEmulator } from '../channels/wecom/wecom-emulator.js';
 import { IrcContractEmulator } from '../channels/irc/irc-contract-emulator.js';
@@ -121,6 +122,17 @@ const REACH: Record<string, (webhook: string) => Promise<Reach>> = {
       say: (text) => user.say(text),
       replies: () => user.sent().map((m) => m.text),
       close: () => onebot.close(),
+    };
+  },
+  pico_client: async () => {
+    const pico = await PicoServerEmulator.start();
+    const session = 'peer-session';
+    return {
+      settings: { url: pico.url, token: pico.token },
+      sender: session,
+      say: (text) => pico.push({ type: 'message.create', session_id: session, payload: { content: text } }),
+      replies: () => pico.sentIn(session).map((f) => f.payload?.content ?? ''),
+      close: () => pico.close(),
     };
   },
   wecom: async () => {

@@ -20,6 +20,7 @@ export const feishuMessageEventSchema = z.looseObject({
     message_type: z.string(),
     /** JSON, by message type: `{"text"}`, `{"title","content"}` (post), `{"file_key"}` (audio, file), `{"image_key"}`. */
     content: z.string(),
+    /** The topic thread the message is in (a topic group's topic, or a thread opened on a message). */
     thread_id: z.string().optional(),
     mentions: z
       .array(z.looseObject({ key: z.string(), id: userIdSchema.optional(), name: z.string().optional() }))
@@ -59,7 +60,10 @@ function postText(content: Record<string, unknown>): string {
 /**
  * A message to the bot in the dispatch vocabulary. In groups Feishu delivers what @-mentions the bot (or, with the
  * group-message permission, everything): `mentioned` says whether the bot's open_id is among the mentions, whose
- * `@_user_N` placeholders are removed from the text. A voice message carries `<message_id>/<file_key>` to download, a picture `image/<message_id>/<image_key>`.
+ * `@_user_N` placeholders are removed from the text. A voice message carries `<message_id>/<file_key>` to download, a
+ * picture `image/<message_id>/<image_key>`. A message in a topic thread is answered in it: its `replyTo` is
+ * `<chat_id>#<message_id>`, the message the answer replies to. A quote reply outside a thread (`root_id` without a
+ * `thread_id`) is answered in the chat, as any other: a thread there would be one its author never opened.
  */
 export function fromFeishuEvent(event: FeishuMessageEvent, botOpenId: string | undefined): ChannelMessage | undefined {
   const { message, sender } = event;
@@ -85,11 +89,11 @@ export function fromFeishuEvent(event: FeishuMessageEvent, botOpenId: string | u
   return {
     messageId: message.message_id,
     chat: group ? `group:${message.chat_id}` : `direct:${senderId}`,
-    replyTo: message.chat_id,
+    replyTo: message.thread_id ? `${message.chat_id}#${message.message_id}` : message.chat_id,
     sender: senderId,
     senderAliases: [...new Set([id?.open_id, id?.user_id, id?.union_id].filter((a): a is string => !!a))],
     text,
-    ...(message.thread_id ? { topic: message.thread_id } : {}),
+    ...(message.thread_id ? { topic: `topic:${message.thread_id}` } : {}),
     mentioned,
     ...(fileKey
       ? { audio: [{ fileId: `${message.message_id}/${fileKey}`, mime: 'audio/ogg', name: 'voice.opus' }] }

@@ -78,6 +78,12 @@ function receiverType(receiver: string): 'chat_id' | 'open_id' | 'union_id' {
   return 'chat_id';
 }
 
+/** `<chat_id>#<message_id>`: an answer in the topic thread of that message; a bare receiver: the chat itself. */
+function threadOf(replyTo: string): { receiver: string; inReplyTo?: string } {
+  const at = replyTo.indexOf('#');
+  return at < 0 ? { receiver: replyTo } : { receiver: replyTo.slice(0, at), inReplyTo: replyTo.slice(at + 1) };
+}
+
 /** A card with one Markdown element: the form of a reply that can be edited (patched) while it streams. */
 function card(text: string): string {
   return JSON.stringify({
@@ -308,13 +314,20 @@ export class FeishuChannel implements Channel {
     });
   }
 
-  private async create(receiver: string, type: string, content: string): Promise<string> {
+  /** A new message in the chat, or in a topic thread as a reply to a message there (`reply_in_thread`). */
+  private async create(replyTo: string, type: string, content: string): Promise<string> {
+    const { receiver, inReplyTo } = threadOf(replyTo);
     const sent = await this.call(
       'send',
-      this.client.im.v1.message.create({
-        params: { receive_id_type: receiverType(receiver) },
-        data: { receive_id: receiver, msg_type: type, content },
-      }),
+      inReplyTo
+        ? this.client.im.v1.message.reply({
+            path: { message_id: inReplyTo },
+            data: { msg_type: type, content, reply_in_thread: true },
+          })
+        : this.client.im.v1.message.create({
+            params: { receive_id_type: receiverType(receiver) },
+            data: { receive_id: receiver, msg_type: type, content },
+          }),
     );
     const id = sent.data?.message_id;
     if (typeof id !== 'string') throw new ChannelError('platform', 'Feishu gave no message_id');

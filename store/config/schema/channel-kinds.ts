@@ -11,6 +11,7 @@ import { dingtalkSettings } from './channels/dingtalk.js';
 import { wecomSettings } from './channels/wecom.js';
 import { qqSettings } from './channels/qq.js';
 import { onebotSettings } from './channels/onebot.js';
+import { picoClientSettings } from './channels/pico-client.js';
 
 /**
  * The settings of each channel kind beyond those every entry has (`channel-list.ts`), each field described: the
@@ -79,6 +80,7 @@ export const channelKindSettings = {
   wecom: wecomSettings,
   qq: qqSettings,
   onebot: onebotSettings,
+  pico_client: picoClientSettings,
 };
 
 export type ChannelKind = keyof typeof channelKindSettings;

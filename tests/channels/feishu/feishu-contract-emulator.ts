@@ -1,5 +1,5 @@
-// The Feishu emulator as the channel contract kit sees it: one-to-one chats, the cards and files the bot sent there,
-// and the platform's frequency control, dropped long connections and lost answers.
+// The Feishu emulator as the channel contract kit sees it: one-to-one chats and topic threads of a group, the cards and
+// files the bot sent there, and the platform's frequency control, dropped long connections and lost answers.
 import type { ContractEmulator, Conversation, SentMessage } from '../contract/emulator.js';
 import { FeishuEmulator, type FeishuSent } from './feishu-emulator.js';
 
@@ -31,6 +31,21 @@ export class FeishuContractEmulator implements ContractEmulator {
       sendVoice: (bytes) => this.spoken(() => user.sendVoice(bytes)),
       redeliver: async (said) => this.feishu.redeliver(this.delivered.get(said.id)!),
       sent: () => user.sent().map((m) => this.asSent(m)),
+      typing: () => 0,
+    };
+  }
+
+  /** A topic thread of a group: what the bot sent counts only when it landed in that thread. */
+  thread(_name: string): Conversation {
+    const topic = this.feishu.topic();
+    const textOnly = (): Promise<never> => Promise.reject(new Error('the kit says only text in a Feishu topic'));
+    return {
+      sender: topic.openId,
+      say: (text) => this.spoken(() => topic.say(text)),
+      sendImage: textOnly,
+      sendVoice: textOnly,
+      redeliver: async (said) => this.feishu.redeliver(this.delivered.get(said.id)!),
+      sent: () => topic.sent().map((m) => this.asSent(m)),
       typing: () => 0,
     };
   }

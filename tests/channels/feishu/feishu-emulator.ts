@@ -2,7 +2,8 @@
 // (`/open-apis/auth/v3/tenant_access_token/internal`), `GET /open-apis/bot/v3/info`, the long connection's endpoint
 // (`POST /callback/ws/endpoint`) and its WebSocket speaking the SDK's protobuf frames (pbbp2.Frame: control pings and
 // pongs, data frames carrying events, acknowledged by the same frame with `{"code":200}`), and the IM API: messages
-// created (cards and text) and patched, reactions, message resources.
+// created (cards and text), replied to (in a topic thread with `reply_in_thread`) and patched, reactions, message
+// resources.
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -113,6 +114,8 @@ export interface FeishuSent {
   versions: string[];
   /** When Feishu took it (epoch ms). */
   at: number;
+  /** The topic thread it is in (a reply in a thread); none: the chat itself. */
+  threadId?: string;
 }
 
 const SERVICE_ID = 33554678;
@@ -141,6 +144,8 @@ export class FeishuEmulator {
   private readonly files = new Map<string, Buffer>();
   /** Each user's one-to-one chat with the bot: a message sent to their open_id lands there. */
   private readonly chatsByOpenId = new Map<string, string>();
+  /** Where each message users and the bot sent is: its chat and topic thread. */
+  private readonly placed = new Map<string, { chatId: string; threadId?: string }>();
   private opened = 0;
   private waiting: Array<() => void> = [];
   /** Events pushed and not yet acknowledged, by event id, with the connection that has them. */
@@ -215,6 +220,37 @@ export class FeishuEmulator {
     };
   }
 
+  /**
+   * A user in a topic thread of a group (a topic group's topic, or a thread opened on a message): each message
+   * @-mentions the bot and carries the thread's `thread_id`, and after the first the thread's `root_id`.
+   */
+  topic(): { openId: string; threadId: string; say(text: string): Record<string, unknown>; sent(): FeishuSent[] } {
+    const openId = `ou_${hex(16)}`;
+    const chatId = `oc_${hex(16)}`;
+    const threadId = `omt_${hex(12)}`;
+    let rootId: string | undefined;
+    const mention = { key: '@_user_1', id: { open_id: this.botOpenId, union_id: `on_${hex(16)}` }, name: 'Tern' };
+    return {
+      openId,
+      threadId,
+      say: (text) => {
+        const event = this.deliver({
+          chat_id: chatId,
+          chat_type: 'group',
+          sender: openId,
+          type: 'text',
+          content: { text: `@_user_1 ${text}` },
+          mentions: [mention],
+          thread_id: threadId,
+          ...(rootId ? { root_id: rootId, parent_id: rootId } : {}),
+        });
+        rootId ??= (event.event as { message: { message_id: string } }).message.message_id;
+        return event;
+      },
+      sent: () => this.sent.filter((m) => m.threadId === threadId),
+    };
+  }
+
   /** A group message; `atBot` puts an @-mention of the bot before the text, as the Feishu client does. */
   group(chatId: string, text: string, atBot: boolean): Record<string, unknown> {
     const mentions = atBot
@@ -283,8 +319,18 @@ export class FeishuEmulator {
     type: string;
     content: Record<string, unknown>;
     mentions?: unknown[];
+    thread_id?: string;
+    root_id?: string;
+    parent_id?: string;
   }): Record<string, unknown> {
     const now = String(Date.now());
+    const messageId = `om_${hex(16)}`;
+    this.placed.set(messageId, { chatId: m.chat_id, ...(m.thread_id ? { threadId: m.thread_id } : {}) });
+    const thread = {
+      ...(m.root_id ? { root_id: m.root_id } : {}),
+      ...(m.parent_id ? { parent_id: m.parent_id } : {}),
+      ...(m.thread_id ? { thread_id: m.thread_id } : {}),
+    };
     const event = {
       schema: '2.0',
       header: {
@@ -302,7 +348,8 @@ export class FeishuEmulator {
           tenant_key: 'tenant0',
         },
         message: {
-          message_id: `om_${hex(16)}`,
+          message_id: messageId,
+          ...thread,
           create_time: now,
           update_time: now,
           chat_id: m.chat_id,
@@ -459,41 +506,15 @@ export class FeishuEmulator {
             ? this.chatsByOpenId.get(String(body.receive_id))
             : undefined;
       if (chatId === undefined) return json(400, { code: 99992402, msg: 'field validation failed' });
-      if (this.limit.count > 0) {
-        this.limit.count--;
-        this.limitedAt.push(Date.now());
-        return void res
-          .writeHead(429, {
-            'content-type': 'application/json; charset=utf-8',
-            'x-ogw-ratelimit-limit': '5',
-            'x-ogw-ratelimit-reset': String(this.limit.resetSeconds),
-          })
-          .end(JSON.stringify({ code: 99991400, msg: 'request trigger frequency limit' }));
-      }
-      const content = JSON.parse(String(body.content)) as Record<string, unknown>;
-      const type = String(body.msg_type);
-      if (type === 'interactive' && (this.refuseCards || this.refuseNextCard)) {
-        this.refuseNextCard = false;
-        return json(400, { code: 230099, msg: 'Failed to create card content' });
-      }
-      const text = type === 'interactive' ? this.cardText(content) : String(content.text ?? JSON.stringify(content));
-      const id = `om_${hex(16)}`;
-      this.sent.push({ id, chatId, type, text, versions: [text], at: Date.now() });
-      const hold = this.hold;
-      if (hold?.on) await new Promise<void>((resolve) => hold.answers.push(resolve));
-      return json(200, {
-        code: 0,
-        msg: 'success',
-        data: {
-          message_id: id,
-          chat_id: chatId,
-          msg_type: type,
-          create_time: String(Date.now()),
-          deleted: false,
-          updated: false,
-          body: { content: body.content },
-        },
-      });
+      return this.created(res, body, chatId);
+    }
+    if (messagePath?.[2] === '/reply' && req.method === 'POST') {
+      const target = this.placed.get(messagePath[1]!);
+      if (!target) return json(400, { code: 230011, msg: 'The message was withdrawn or does not exist.' });
+      // A reply to a message in a thread stays in it; `reply_in_thread` opens one on a message that has none.
+      const threadId = target.threadId ?? (body.reply_in_thread === true ? `omt_${hex(12)}` : undefined);
+      if (threadId && !target.threadId) target.threadId = threadId;
+      return this.created(res, body, target.chatId, threadId);
     }
     if (messagePath && !messagePath[2] && req.method === 'PATCH') {
       const message = this.sent.find((m) => m.id === messagePath[1]);
@@ -520,6 +541,54 @@ export class FeishuEmulator {
       return void res.writeHead(200, { 'content-type': image ? 'image/png' : 'audio/ogg' }).end(file);
     }
     return json(404, { code: 404, msg: `${req.method} ${path}` });
+  }
+
+  /** A message created in a chat (and thread), as `POST /messages` and `/messages/:id/reply` create one. */
+  private async created(
+    res: ServerResponse,
+    body: Record<string, unknown>,
+    chatId: string,
+    threadId?: string,
+  ): Promise<void> {
+    const json = (status: number, value: unknown): void =>
+      void res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(value));
+    if (this.limit.count > 0) {
+      this.limit.count--;
+      this.limitedAt.push(Date.now());
+      return void res
+        .writeHead(429, {
+          'content-type': 'application/json; charset=utf-8',
+          'x-ogw-ratelimit-limit': '5',
+          'x-ogw-ratelimit-reset': String(this.limit.resetSeconds),
+        })
+        .end(JSON.stringify({ code: 99991400, msg: 'request trigger frequency limit' }));
+    }
+    const content = JSON.parse(String(body.content)) as Record<string, unknown>;
+    const type = String(body.msg_type);
+    if (type === 'interactive' && (this.refuseCards || this.refuseNextCard)) {
+      this.refuseNextCard = false;
+      return json(400, { code: 230099, msg: 'Failed to create card content' });
+    }
+    const text = type === 'interactive' ? this.cardText(content) : String(content.text ?? JSON.stringify(content));
+    const id = `om_${hex(16)}`;
+    this.sent.push({ id, chatId, type, text, versions: [text], at: Date.now(), ...(threadId ? { threadId } : {}) });
+    this.placed.set(id, { chatId, ...(threadId ? { threadId } : {}) });
+    const hold = this.hold;
+    if (hold?.on) await new Promise<void>((resolve) => hold.answers.push(resolve));
+    return json(200, {
+      code: 0,
+      msg: 'success',
+      data: {
+        message_id: id,
+        chat_id: chatId,
+        ...(threadId ? { thread_id: threadId } : {}),
+        msg_type: type,
+        create_time: String(Date.now()),
+        deleted: false,
+        updated: false,
+        body: { content: body.content },
+      },
+    });
   }
 
   private cardText(content: Record<string, unknown>): string {

@@ -28,6 +28,7 @@ const KINDS: Record<string, string> = {
   wecom: 'WeCom',
   qq: 'QQ',
   onebot: 'OneBot',
+  pico_client: 'Pico client',
 };
 
 const pill = (text: string, tone: Tone): HTMLElement => h('span', { class: `pill ${tone}` }, text);
