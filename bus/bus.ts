@@ -1,4 +1,4 @@
-import { filter, Observable, Subject, type Subscriber } from 'rxjs';
+import { filter, merge, Observable, Subject, type Subscriber } from 'rxjs';
 import type { Correlation } from './envelope.js';
 import type { Envelope, EventDraft, EventType, ValidDraft } from './events/index.js';
 import { LOG_OK, type LogHealth } from './log-health.js';
@@ -86,6 +86,12 @@ export interface Bus {
  */
 export class InProcessBus implements Bus {
   private readonly subject = new Subject<Envelope>();
+  /**
+   * One subject per event type, for `on`: a subscriber to a few types (every pending `request` is one) is handed
+   * only those, where a filter on `events$` ran for every event (100 turns in flight: 100 filters per event).
+   */
+  private readonly typed = new Map<string, Subject<Envelope>>();
+  private completed = false;
   private readonly queue: Envelope[] = [];
   private delivering = false;
   private readonly consumers = new Map<WorkGroup, Subscriber<Envelope>>();
@@ -108,8 +114,8 @@ export class InProcessBus implements Bus {
   }
 
   on<T extends EventType>(...types: T[]): Observable<Envelope<T>> {
-    const wanted = new Set<string>(types);
-    return this.events$.pipe(filter((e): e is Envelope<T> => wanted.has(e.type)));
+    const sources = [...new Set(types)].map((type) => this.ofType(type));
+    return (sources.length === 1 ? sources[0]! : merge(...sources)) as Observable<Envelope<T>>;
   }
 
   matching(pattern: string): Observable<Envelope> {
@@ -162,9 +168,21 @@ export class InProcessBus implements Bus {
   }
 
   complete(): void {
+    this.completed = true;
     this.subject.complete();
+    for (const subject of this.typed.values()) subject.complete();
     for (const consumer of this.consumers.values()) consumer.complete();
     this.consumers.clear();
+  }
+
+  private ofType(type: string): Observable<Envelope> {
+    let subject = this.typed.get(type);
+    if (!subject) {
+      subject = new Subject<Envelope>();
+      if (this.completed) subject.complete();
+      this.typed.set(type, subject);
+    }
+    return subject.asObservable();
   }
 
   private toWork(envelope: Envelope): void {
@@ -182,6 +200,7 @@ export class InProcessBus implements Bus {
     try {
       for (let e = this.queue.shift(); e; e = this.queue.shift()) {
         this.subject.next(e);
+        this.typed.get(e.type)?.next(e);
         this.toWork(e);
       }
     } finally {

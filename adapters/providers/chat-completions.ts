@@ -56,19 +56,35 @@ function imagesMessage(tools: Array<Extract<ChatMessage, { role: 'tool' }>>): Re
   return { role: 'user', content };
 }
 
-function wireMessages(messages: ChatMessage[]): Array<Record<string, unknown>> {
-  const out: Array<Record<string, unknown>> = [];
+/**
+ * Each message's JSON as sent, by message: a history is the same message objects call after call, and serializing
+ * all of them again was most of the work of building a body. Nothing changes a message once it is in a history.
+ */
+const wireJson = new WeakMap<ChatMessage, string>();
+
+function messageJson(message: ChatMessage): string {
+  let json = wireJson.get(message);
+  if (json === undefined) {
+    json = JSON.stringify(wireMessage(message));
+    wireJson.set(message, json);
+  }
+  return json;
+}
+
+/** `JSON.stringify` of the messages as the API takes them, tool images moved after their run of tool results. */
+function wireMessagesJson(messages: ChatMessage[]): string {
+  const out: string[] = [];
   let shown: Array<Extract<ChatMessage, { role: 'tool' }>> = [];
   for (const message of messages) {
     if (message.role !== 'tool' && shown.length > 0) {
-      out.push(imagesMessage(shown));
+      out.push(JSON.stringify(imagesMessage(shown)));
       shown = [];
     }
-    out.push(wireMessage(message));
+    out.push(messageJson(message));
     if (message.role === 'tool' && message.images?.length) shown.push(message);
   }
-  if (shown.length > 0) out.push(imagesMessage(shown));
-  return out;
+  if (shown.length > 0) out.push(JSON.stringify(imagesMessage(shown)));
+  return `[${out.join(',')}]`;
 }
 
 /** `reasoning_effort` for a thinking level: the vendor's own words; `off` and `adaptive` send none (its default). */
@@ -100,7 +116,7 @@ export function chatCompletionsBody(request: ChatRequest, native?: NativeSearch)
     [
       ['model', JSON.stringify(request.model)],
       ['tools', wireTools === '[]' ? undefined : wireTools],
-      ['messages', JSON.stringify(wireMessages([...system, ...request.messages]))],
+      ['messages', wireMessagesJson([...system, ...request.messages])],
       ...Object.entries(fields).map(([key, value]): Field => [key, JSON.stringify(value)]),
     ],
     request.extraBody,

@@ -10,6 +10,23 @@ const digest = (...parts: Array<string | Buffer>): BlobKey => {
   return hash.digest().subarray(0, 16);
 };
 
+/**
+ * The key of each list node already hashed, by its item: a prompt's history is the same message objects turn after
+ * turn, and hashing every one of them again for each prompt was most of a prompt's write. An item is keyed by its
+ * object, which holds because published data is never changed (the log writes an event a turn of the event loop
+ * after its publisher handed it over); the key of the list before it is checked, as one item may end two lists.
+ */
+const nodeKeys = new WeakMap<object, { previous: BlobKey | null; key: BlobKey }>();
+
+function nodeKey(previous: BlobKey | null, item: unknown): BlobKey {
+  const held = typeof item === 'object' && item !== null ? item : undefined;
+  const known = held && nodeKeys.get(held);
+  if (known && (known.previous === previous || (known.previous && previous?.equals(known.previous)))) return known.key;
+  const key = digest('l', previous ?? '', JSON.stringify(item));
+  if (held) nodeKeys.set(held, { previous, key });
+  return key;
+}
+
 /** One link of a stored list: the list before it (absent for the first item) and its last item. */
 type ListNode = [BlobKey | null, unknown];
 
@@ -52,7 +69,7 @@ export class BlobStore {
     const keys: BlobKey[] = [];
     let previous: BlobKey | null = null;
     for (const item of items) {
-      previous = digest('l', previous ?? '', JSON.stringify(item));
+      previous = nodeKey(previous, item);
       keys.push(previous);
     }
     let i = items.length - 1;

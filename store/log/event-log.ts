@@ -257,8 +257,9 @@ export class EventLog implements EventStore {
         }
       });
     } catch (error) {
-      // Numbers given to new names in the failed transaction were never stored.
+      // Numbers given to new names in the failed transaction were never stored, nor were the lists it grew.
       names?.forget();
+      for (const index of [bySession, byTurn, byType]) index.forget();
       throw error;
     }
     this.shapesMirrored = mirrored;

@@ -4,6 +4,16 @@ type ChunkKey = [string, number];
 const MAX_SEQ = 0xffffffff;
 /** A list grows by each batch until it holds this many seqs (1 KB: lmdb keeps it on its leaf page), then a new one. */
 const LIST_SEQS = 256;
+/**
+ * How many ids' last lists a writer keeps (the sessions, turns and types written lately): with 100 turns in flight a
+ * batch names some 200 ids, and reading each one's last list back from the tree cost more than writing it.
+ */
+const KEPT_LISTS = 1024;
+
+interface List {
+  key: ChunkKey;
+  value: Buffer;
+}
 
 function encode(seqs: number[]): Buffer {
   const buffer = Buffer.allocUnsafe(seqs.length * 4);
@@ -22,6 +32,9 @@ function* decode(buffer: Buffer, reverse: boolean): Generator<number> {
  * list, until the list is full: a key (an id spelled out) per batch cost more than the seqs it held.
  */
 export class PostingIndex {
+  /** The last list of the ids written lately, as this process wrote it (oldest first: `Map` keeps insertion order). */
+  private readonly lasts = new Map<string, List>();
+
   private constructor(readonly db: Database<Buffer, ChunkKey>) {}
 
   /** Undefined when the database does not exist and the environment is read-only. */
@@ -33,14 +46,24 @@ export class PostingIndex {
   /** Writes one batch's postings; call inside the transaction that writes their events. */
   write(postings: Map<string, number[]>): void {
     for (const [id, seqs] of postings) {
-      const last = this.lastList(id);
-      if (last && last.value.length < LIST_SEQS * 4) {
-        void this.db.put(last.key, Buffer.concat([last.value, encode(seqs)]));
-      } else void this.db.put([id, seqs[0]!], encode(seqs));
+      const last = this.lasts.get(id) ?? this.lastList(id);
+      const list =
+        last && last.value.length < LIST_SEQS * 4
+          ? { key: last.key, value: Buffer.concat([last.value, encode(seqs)]) }
+          : { key: [id, seqs[0]!] as ChunkKey, value: encode(seqs) };
+      void this.db.put(list.key, list.value);
+      this.lasts.delete(id);
+      this.lasts.set(id, list);
+      if (this.lasts.size > KEPT_LISTS) this.lasts.delete(this.lasts.keys().next().value!);
     }
   }
 
-  private lastList(id: string): { key: ChunkKey; value: Buffer } | undefined {
+  /** Drops the lists kept: the transaction that wrote the last ones failed, so the tree never got them. */
+  forget(): void {
+    this.lasts.clear();
+  }
+
+  private lastList(id: string): List | undefined {
     const range = { start: [id, MAX_SEQ] as ChunkKey, end: [id, -1] as ChunkKey, reverse: true, limit: 1 };
     for (const { key, value } of this.db.getRange({ ...range, snapshot: false })) return { key, value };
     return undefined;
