@@ -12,6 +12,7 @@ import { FeishuContractEmulator } from '../tests/channels/feishu/feishu-contract
 import { IrcContractEmulator } from '../tests/channels/irc/irc-contract-emulator.js';
 import { MattermostContractEmulator } from '../tests/channels/mattermost/mattermost-contract-emulator.js';
 import { OneBotContractEmulator } from '../tests/channels/onebot/onebot-contract-emulator.js';
+import { PicoContractEmulator } from '../tests/channels/pico-client/pico-contract-emulator.js';
 import { QqContractEmulator } from '../tests/channels/qq/qq-contract-emulator.js';
 import { SignalContractEmulator } from '../tests/channels/signal/signal-contract-emulator.js';
 import { WeComContractEmulator } from '../tests/channels/wecom/wecom-contract-emulator.js';
@@ -48,6 +49,7 @@ const EMULATORS: Record<string, () => Promise<ContractEmulator>> = {
   signal: () => SignalContractEmulator.start(),
   mattermost: () => MattermostContractEmulator.start(),
   email: () => EmailContractEmulator.start(),
+  pico_client: () => PicoContractEmulator.start(),
 };
 
 /** Polls `/ready` until every channel is connected. */
