@@ -76,6 +76,25 @@ test('the bundle holds no code that patches a dependency or loads code of its ow
   );
 });
 
+test('a chunk carries only the parts of the banner it uses: `require` where inlined CommonJS calls it', ({ root }) => {
+  const dir = join(root, 'dist', 'adapters', 'cli');
+  const requireLine =
+    "import { createRequire as __ternCreateRequire } from 'node:module'; const require = __ternCreateRequire(import.meta.url);";
+  const chunks = readdirSync(dir)
+    .filter((name) => name.endsWith('.js'))
+    .map((name) => readFileSync(join(dir, name), 'utf8'));
+  const carried = chunks.map((text) => {
+    const body = text.replace(requireLine, '');
+    return { needs: /\brequire\b/.test(body), carries: text.includes(requireLine) };
+  });
+  assert.equal(
+    carried.filter((c) => c.needs !== c.carries),
+    [],
+  );
+  // Most chunks are the project's own ES modules, which never call `require`.
+  assert.ok(carried.filter((c) => c.carries).length < chunks.length / 4);
+});
+
 test('a gateway run by the built bin writes its event log, and the built `tern log` reads it back', async ({
   bin: file,
 }) => {
