@@ -290,6 +290,38 @@ test('`tern status` compiles no HTTP client and no YAML library: each comes with
   }
 });
 
+test('a gateway is ready without loading its log compaction, which comes when a compaction is due', async ({
+  root,
+  bin: file,
+}) => {
+  const home = tempHome();
+  try {
+    const port = await freePort();
+    writeFileSync(
+      join(home.home, 'config.json'),
+      JSON.stringify({ version: 2, gateway: { port }, heartbeat: { enabled: false }, channel_list: {} }),
+    );
+    const recorder = loadRecorder(root, 'gateway');
+    const child = spawn(process.execPath, [...recorder.args, file, 'gateway'], { env: home.env, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let ready = 0;
+    for (let i = 0; ready !== 200 && i < 600; i++) {
+      ready = await fetch(`http://127.0.0.1:${port}/ready`).then(
+        (r) => r.status,
+        () => 0,
+      );
+      if (ready !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill('SIGINT');
+    const compaction = recorder
+      .read()
+      .filter((path) => /\bArchiveWriter\s*=\s*class\b/.test(readFileSync(join(root, path), 'utf8')));
+    assert.equal([ready, await exited, compaction], [200, 0, []]);
+  } finally {
+    home.remove();
+  }
+});
+
 test('a turn handed to a running gateway loads the socket client only: no runtime, no HTTP client', async (c) => {
   const { root } = c;
   const home = tempHome();
