@@ -429,6 +429,8 @@ export class Gateway {
             bus,
             env: options.env,
             path: options.loaded.path,
+            // The config as read from its files; a host that adjusts it (the launcher's web chat) lets the watch read them.
+            ...(options.adjustConfig ? {} : { loaded: options.loaded }),
             timer: this.scheduler,
             log: (line) => logs.gateway.warn(line),
             onChange: (loaded) => {

@@ -1,8 +1,7 @@
 import type { Config } from '../../store/config/index.js';
-import { retentionPlan } from '../../store/log/compact.js';
 import { EventLog } from '../../store/log/event-log.js';
 import type { EventStore } from '../../store/log/event-store.js';
-import { compactLive, lastCompactedAt } from '../../store/log/live-compact.js';
+import { lastCompactedAt } from '../../store/log/last-compacted.js';
 import type { Logger } from '../../store/logs/logger.js';
 import type { Scheduler } from '../scheduler.js';
 
@@ -64,6 +63,11 @@ export class LogCompaction {
     const { retention } = this.deps.config().log;
     const now = new Date(this.deps.scheduler.now());
     try {
+      // The compaction's code (and zlib, for the archive) loads when a compaction is due, not with every start.
+      const [{ compactLive }, { retentionPlan }] = await Promise.all([
+        import('../../store/log/live-compact.js'),
+        import('../../store/log/compact.js'),
+      ]);
       const result = await compactLive(log, retentionPlan(retention, now), now, signal);
       this.deps.logger.info('event log compacted', { ...result });
     } catch (error) {

@@ -4,7 +4,8 @@
 // (Node then reads and compiles one file per chunk instead of resolving hundreds); packages with native parts,
 // worker files or their own lazy loading stay external and load from node_modules.
 import { build } from 'esbuild';
-import { chmodSync, cpSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -54,9 +55,24 @@ const DIRNAME =
   " import { fileURLToPath as __ternFileURLToPath } from 'node:url';" +
   ' const __ternDirname = __ternDirnameOf(__ternFileURLToPath(import.meta.url));';
 
+const BANNER = `${REQUIRE} ${DIRNAME}`;
+
+/**
+ * A chunk with only the banner's parts it uses. esbuild puts the banner on every chunk, and each part costs a chunk
+ * that carries it a resolution of a built-in module at load and a call at evaluation: a gateway loads ~66 chunks
+ * before `/ready`, and only the few holding inlined CommonJS call `require` (one, Feishu's SDK, reads `__dirname`).
+ */
+function withBannerItUses(text) {
+  const shebang = text.startsWith('#!') ? text.slice(0, text.indexOf('\n') + 1) : '';
+  if (!text.startsWith(BANNER, shebang.length)) return text;
+  const body = text.slice(shebang.length + BANNER.length);
+  const parts = [/\brequire\b/.test(body) ? REQUIRE : '', body.includes('__ternDirname') ? DIRNAME : ''];
+  return `${shebang}${parts.filter(Boolean).join(' ')}${body}`;
+}
+
 /** `main.js` (`tern`) and `launcher-main.js` (`tern-launcher`) and their shared chunks, in `outdir`. */
 export async function bundle(outdir) {
-  await build({
+  const { outputFiles } = await build({
     absWorkingDir: root,
     entryPoints: { main: 'adapters/cli/bin.ts', 'launcher-main': 'adapters/cli/launcher-main.ts' },
     outdir,
@@ -69,14 +85,19 @@ export async function bundle(outdir) {
     // rxjs's exports map gives the `node` condition its CommonJS build, whose index runs every operator's module;
     // the ES module build the same package publishes lets esbuild keep only the few the bus uses.
     alias: { rxjs: './node_modules/rxjs/dist/esm/index.js', axios: 'axios/dist/node/axios.cjs' },
-    banner: { js: `${REQUIRE} ${DIRNAME}` },
+    banner: { js: BANNER },
     define: { __dirname: '__ternDirname' },
     // Whitespace and syntax only: names stay readable in stack traces.
     minifyWhitespace: true,
     minifySyntax: true,
     legalComments: 'none',
     logLevel: 'error',
+    write: false,
   });
+  for (const file of outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    writeFileSync(file.path, file.path.endsWith('.js') ? withBannerItUses(file.text) : file.contents);
+  }
   chmodSync(`${outdir}/main.js`, 0o755);
   chmodSync(`${outdir}/launcher-main.js`, 0o755);
 }

@@ -32,6 +32,11 @@ export interface WatchOptions {
   intervalMs?: number;
   timer?: WatchTimer;
   onChange(loaded: LoadedConfig): void;
+  /**
+   * The config as the host loaded it from these files, not changed since: edits are told against it, and the watch
+   * does not parse the files again as it starts (a gateway's start, before `/ready`). By default the watch loads it.
+   */
+  loaded?: LoadedConfig;
   /** Where a rejected edit is explained; stderr by default. */
   log?: (line: string) => void;
 }
@@ -82,8 +87,7 @@ export function watchConfig(options: WatchOptions): { stop(): void } {
   const path = options.path ?? configPath(env);
   const files = [path, credentialsPath(env)];
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const initial = loadConfig({ env, path });
-  let current: Config = initial.config;
+  let current: Config = (options.loaded ?? loadConfig({ env, path })).config;
   const states = files.map(stateOf);
   let seen = states.map(keyOf).join('\0');
   // Defaults (no config file at start) may be replaced by a file that appears; a config read from a file only by the file.

@@ -69,10 +69,3 @@ export async function compactLive(log: EventLog, plan: Plan, now: Date, signal?:
     rmSync(fresh, { recursive: true, force: true });
   }
 }
-
-/** When the log was last compacted (its latest `log.compacted`), else when its first event was written. */
-export function lastCompactedAt(log: EventLog): number | undefined {
-  const [last] = log.iterate({ type: 'log.compacted', order: 'desc', limit: 1 });
-  const [first] = last ? [last] : log.iterate({ limit: 1 });
-  return first?.at;
-}

@@ -76,6 +76,25 @@ test('the bundle holds no code that patches a dependency or loads code of its ow
   );
 });
 
+test('a chunk carries only the parts of the banner it uses: `require` where inlined CommonJS calls it', ({ root }) => {
+  const dir = join(root, 'dist', 'adapters', 'cli');
+  const requireLine =
+    "import { createRequire as __ternCreateRequire } from 'node:module'; const require = __ternCreateRequire(import.meta.url);";
+  const chunks = readdirSync(dir)
+    .filter((name) => name.endsWith('.js'))
+    .map((name) => readFileSync(join(dir, name), 'utf8'));
+  const carried = chunks.map((text) => {
+    const body = text.replace(requireLine, '');
+    return { needs: /\brequire\b/.test(body), carries: text.includes(requireLine) };
+  });
+  assert.equal(
+    carried.filter((c) => c.needs !== c.carries),
+    [],
+  );
+  // Most chunks are the project's own ES modules, which never call `require`.
+  assert.ok(carried.filter((c) => c.carries).length < chunks.length / 4);
+});
+
 test('a gateway run by the built bin writes its event log, and the built `tern log` reads it back', async ({
   bin: file,
 }) => {
@@ -266,6 +285,38 @@ test('`tern status` compiles no HTTP client and no YAML library: each comes with
       status.loaded.filter((path) => readFileSync(join(root, path), 'utf8').includes(text));
     // Nor the YAML library: a config without a credentials file has no YAML to read.
     assert.equal([holding('llhttp'), holding('YAMLParseError')], [[], []]);
+  } finally {
+    home.remove();
+  }
+});
+
+test('a gateway is ready without loading its log compaction, which comes when a compaction is due', async ({
+  root,
+  bin: file,
+}) => {
+  const home = tempHome();
+  try {
+    const port = await freePort();
+    writeFileSync(
+      join(home.home, 'config.json'),
+      JSON.stringify({ version: 2, gateway: { port }, heartbeat: { enabled: false }, channel_list: {} }),
+    );
+    const recorder = loadRecorder(root, 'gateway');
+    const child = spawn(process.execPath, [...recorder.args, file, 'gateway'], { env: home.env, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let ready = 0;
+    for (let i = 0; ready !== 200 && i < 600; i++) {
+      ready = await fetch(`http://127.0.0.1:${port}/ready`).then(
+        (r) => r.status,
+        () => 0,
+      );
+      if (ready !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill('SIGINT');
+    const compaction = recorder
+      .read()
+      .filter((path) => /\bArchiveWriter\s*=\s*class\b/.test(readFileSync(join(root, path), 'utf8')));
+    assert.equal([ready, await exited, compaction], [200, 0, []]);
   } finally {
     home.remove();
   }

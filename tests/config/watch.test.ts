@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, rmSync } from 'node:fs';
 import { firstValueFrom } from 'rxjs';
 import { InProcessBus } from '../../bus/bus.js';
-import { watchConfig, type LoadedConfig } from '../../store/config/index.js';
+import { loadConfig, watchConfig, type LoadedConfig } from '../../store/config/index.js';
 import { tempHome } from './home.js';
 import { quietValue } from '../support/quiet.js';
 
@@ -63,6 +63,22 @@ test('an invalid edit publishes config.rejected, logs why, and keeps the running
   assert.equal(next.data.changed, ['gateway.log_max_backups']);
   assert.is(changes.length, 1);
   assert.is(changes[0]!.config.gateway.log_max_backups, 5);
+  h.remove();
+});
+
+test('a watch started from the config its host loaded tells the next edit against that config', async () => {
+  const h = tempHome();
+  h.writeConfig({ version: 2, heartbeat: { interval: 30 } });
+  const loaded = loadConfig({ env: h.env });
+  // The files as the watch starts no longer hold what the host loaded: the change shows with the next edit.
+  h.writeConfig({ version: 2, heartbeat: { interval: 45 } });
+  const bus = new InProcessBus();
+  const watcher = watchConfig({ bus, env: h.env, intervalMs: FAST_MS, loaded, onChange: () => undefined });
+  const reloaded = firstValueFrom(bus.on('config.reloaded'));
+  h.writeConfig({ version: 2, heartbeat: { interval: 45 }, tools: { exec: { enabled: false } } });
+  const event = await reloaded;
+  watcher.stop();
+  assert.equal(event.data.changed, ['heartbeat.interval', 'tools.exec.enabled']);
   h.remove();
 });
 
