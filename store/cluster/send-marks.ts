@@ -40,8 +40,10 @@ const mayHaveLeft = (value: string): boolean => value !== LEAVING;
  * may have reached the chat: it is not sent again). So a SIGKILL loses no part and doubles none, as the local journal
  * file written just before the request (`store/log/send-journal.ts`). What the marks cannot tell: a connection that
  * dies unnoticed between `leaving`'s answer and `left` reaching the server (a split in that moment, as a power loss
- * for the file) lets the part be sent twice. A request that fails before its first byte is written, or that the
- * platform certainly did not take, is unmarked; the mark is deleted once the part's `message.sent` is in the stream.
+ * for the file) lets the part be sent twice if the account moves before its `message.sent` is stored; a server
+ * killed while a busy member sends drops every `left` still in its socket buffers, one per chat with a part out
+ * (#40). A request that fails before its first byte is written, or that the platform certainly did not take, is
+ * unmarked; the mark is deleted once the part's `message.sent` is in the stream.
  */
 export class SendMarks implements SharedJournal {
   readonly kind = 'shared';

@@ -49,6 +49,19 @@ export interface Kill {
   partsLeaving: number;
 }
 
+/** A failure the run caused (a partition, its end, the NATS server's kill and start), ms after the clock started. */
+interface Moment {
+  atMs: number;
+  what: string;
+}
+
+/** An answer a chat got more than once, and when each copy reached it (ms after the clock started). */
+interface Doubled {
+  chat: number;
+  text: string;
+  atMs: number[];
+}
+
 export interface ChaosResult {
   messages: number;
   lost: number;
@@ -120,6 +133,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       allSaid = true;
     })();
     const kills: Kill[] = [];
+    // When the link and server failures fell, for the evidence of a red run: a double's first copy just before one of
+    // them is a part whose `left` mark was lost on its way (#40).
+    const timeline: Moment[] = [];
+    const moment = (what: string): void => {
+      timeline.push({ atMs: Date.now() - started, what });
+      log(what);
+    };
     let partitioned: string | undefined;
     let restartedNats = options.natsRestart === false;
     // Started again in the background, so kills keep their pace on a loaded machine where a start takes most of a
@@ -165,15 +185,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       if (partitioned === undefined && at >= (options.partitionAt ?? 0.3)) {
         const cut = (await holder()) ?? members[0]!;
         partitioned = cut.id;
-        log(`partition ${cut.id} (holding the bot) for ${2 * ttlMs} ms`);
+        moment(`partition ${cut.id} (holding the bot) for ${2 * ttlMs} ms`);
         cut.proxy.cut();
         await sleep(2 * ttlMs);
         cut.proxy.heal();
+        moment(`partition of ${cut.id} healed`);
       } else if (!restartedNats && at >= 0.6) {
         restartedNats = true;
-        log('NATS server killed and started again');
+        moment('NATS server killed');
         await server.kill9();
         await server.restart();
+        moment('NATS server started again');
       } else if (left() > 0 && up().length > 0) {
         // Between two holders (a kill, a partition) nobody holds the bot for a moment: a kill of the holder waits.
         const bot = options.victims === 'holder' ? await until('a holder', holder, 60_000) : undefined;
@@ -204,6 +226,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       const firsts = [...new Set(got)];
       if (JSON.stringify(firsts) !== JSON.stringify(want.filter((text) => got.includes(text)))) outOfOrder++;
     }
+    // Each doubled answer with when its copies reached the chat (ms since the clock started).
+    const doubled = (): Doubled[] =>
+      chats.flatMap((chat) => {
+        const copies = emulator.botMessages(TOKEN, userOf(chat));
+        return [...new Set(copies.map((m) => m.text))].flatMap((text) => {
+          const atMs = copies.filter((m) => m.text === text).map((m) => m.at - started);
+          return atMs.length > 1 ? [{ chat, text, atMs }] : [];
+        });
+      });
     const declared = declaredMaybeSent(members.map((m) => m.process.home.home));
     const keys = await sendKeysByText(server.url, 'tg1');
     const missing = chats.flatMap((chat) => expected(chat).filter((text) => !answers(chat).includes(text)));
@@ -220,7 +251,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     const keep = process.env.CHAOS_KEEP;
     if (keep && lost + doubles + outOfOrder > 0) {
       const homes = members.map((m) => ({ id: m.id, home: m.process.home.home }));
-      const summary = { result, answers: chats.map((chat) => answers(chat)), started };
+      const summary = { result, answers: chats.map((chat) => answers(chat)), started, timeline, doubled: doubled() };
       log(`evidence kept in ${await keepEvidence(keep, { homes, natsUrl: server.url, account: 'tg1', summary })}`);
     }
     return result;
