@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import WebSocket from 'ws';
+import { closeSocket } from '../close-socket.js';
 import { sendForBytes } from '../../http/client.js';
 import { namedChatOf } from '../chat-kind.js';
 import { CHAT_COMMANDS } from '../command-names.js';
@@ -121,15 +122,7 @@ export class OneBotChannel implements Channel {
     clearTimeout(this.watchdog);
     const socket = this.socket;
     this.socket = undefined;
-    if (!socket || socket.readyState === WebSocket.CLOSED) return;
-    await new Promise<void>((resolve) => {
-      socket.once('close', () => resolve());
-      socket.close();
-      setTimeout(() => {
-        socket.terminate();
-        resolve();
-      }, 2000).unref();
-    });
+    await closeSocket(socket);
   }
 
   /** A user is sent to as `private:<qq>`, a group as `group:<id>`. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
+import { closeSocket } from '../close-socket.js';
 import { namedChatOf } from '../chat-kind.js';
 import { CHAT_COMMANDS } from '../command-names.js';
 import { ChannelError, type Channel, type ChannelCapabilities, type ChannelHooks } from '../channel.js';
@@ -90,15 +91,7 @@ export class PicoClientChannel implements Channel {
     clearTimeout(this.deadline);
     const socket = this.socket;
     this.socket = undefined;
-    if (!socket || socket.readyState === WebSocket.CLOSED) return;
-    await new Promise<void>((resolve) => {
-      socket.once('close', () => resolve());
-      socket.close();
-      setTimeout(() => {
-        socket.terminate();
-        resolve();
-      }, 2000).unref();
-    });
+    await closeSocket(socket);
   }
 
   /** A session is the direct chat `direct:<session>`; replies name the session. */
