@@ -45,8 +45,8 @@ function refuseProxy(name: string, entry: ChannelEntry, library: string): void {
   );
 }
 
-/** Every channel kind but `pico`, the dashboard's chat, which tern-launcher hosts. */
-export const SUPPORTED_KINDS: readonly string[] = CHANNEL_KINDS.filter((kind) => kind !== 'pico');
+/** Every channel kind; tern-launcher builds its own `pico` (the dashboard's chat) instead of this gateway's server. */
+export const SUPPORTED_KINDS: readonly string[] = CHANNEL_KINDS;
 
 /** A plain (not secret) text setting of the kinds whose fields the shared schema does not name. */
 function textSetting(entry: ChannelEntry, field: string): string | undefined {
@@ -167,6 +167,8 @@ export async function createChannel(
       return (await import('../../adapters/channels/qq/create.js')).createQqChannel(name, entry);
     case 'onebot':
       return (await import('../../adapters/channels/onebot/create.js')).createOneBotChannel(name, entry);
+    case 'pico':
+      return (await import('../../adapters/channels/pico/create.js')).createPicoServerChannel(name, entry);
     case 'pico_client':
       return (await import('../../adapters/channels/pico/create.js')).createPicoClientChannel(name, entry);
     case 'matrix':

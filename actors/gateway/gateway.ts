@@ -138,11 +138,6 @@ function relayOf(
   };
 }
 
-/** The web-UI channel lives in the launcher: a `pico` entry runs only where the host builds it. */
-function runs(entry: ChannelEntry, options: GatewayOptions): boolean {
-  return entry.enabled && ((entry.type ?? '') !== 'pico' || options.hostChannels?.pico !== undefined);
-}
-
 /** A `tools.mcp` block the MCP manager cannot run refuses the start, although the manager starts after `/ready`. */
 function checkMcp(config: Config): void {
   if (!config.tools.mcp.enabled) return;
@@ -191,8 +186,8 @@ function reasonOf(error: unknown): string {
   return (error as Error)?.message ?? String(error);
 }
 
-function enabledChannels(loaded: LoadedConfig, options: GatewayOptions): Array<[string, ChannelEntry]> {
-  return Object.entries(loaded.config.channel_list).filter(([, entry]) => runs(entry, options));
+function enabledChannels(loaded: LoadedConfig): Array<[string, ChannelEntry]> {
+  return Object.entries(loaded.config.channel_list).filter(([, entry]) => entry.enabled);
 }
 
 declare module '../../machines/gateway.js' {
@@ -570,6 +565,15 @@ export class Gateway {
     };
   }
 
+  /** The running channel that takes WebSocket upgrades at `path`. */
+  private upgradeRoute(path: string): Channel['upgrade'] {
+    for (const { name } of channelsOf(this.snapshot)) {
+      const channel = this.directory.get(name);
+      if (channel?.upgrade && channel.upgradePath === path) return (...request) => channel.upgrade!(...request);
+    }
+    return undefined;
+  }
+
   /** The running channel whose webhook route is `path`. */
   private webhookRoute(path: string): ((request: WebhookRequest) => Promise<WebhookAnswer>) | undefined {
     for (const { name, snapshot } of channelsOf(this.snapshot)) {
@@ -623,7 +627,8 @@ export class Gateway {
     const { options } = this;
     const { host, port } = options.loaded.config.gateway;
     const webhooks = (path: string) => this.webhookRoute(path);
-    const serve = () => startHealthServer(host, port, () => this.readiness(), webhooks);
+    const upgrades = (path: string) => this.upgradeRoute(path);
+    const serve = () => startHealthServer(host, port, () => this.readiness(), webhooks, upgrades);
     const health: HealthServer | undefined =
       options.health === 'none'
         ? undefined
@@ -633,7 +638,7 @@ export class Gateway {
             options.logs.gateway.warn('health server not started', { address, reason: (error as Error).message });
             return undefined;
           });
-    const enabled = enabledChannels(options.loaded, options);
+    const enabled = enabledChannels(options.loaded);
     // One line per channel that is open to everyone, or closed with pairing (a peer runtime's config with an empty
     // allow_from answered everyone): whoever reads the log knows who may talk to the bot.
     for (const [name, entry] of enabled) {
@@ -713,7 +718,7 @@ export class Gateway {
   private startPluginChannels(engine: Runtime): void {
     void engine.plugins.load().then(() => {
       const { options } = this;
-      const start = enabledChannels(this.loaded, options)
+      const start = enabledChannels(this.loaded)
         .filter(([name, entry]) => pluginKind(name, entry, options, this.loaded.config) && !this.runsChannel(name))
         .map(([name, entry]) => specOf(name, entry));
       if (start.length > 0) this.machine.send({ type: 'ADD_CHANNELS', start });
@@ -750,7 +755,7 @@ export class Gateway {
     const restart = [...(touched.has('') ? new Set([...running, ...Object.keys(next.config.channel_list)]) : touched)];
     const start = restart.flatMap((name) => {
       const entry = next.config.channel_list[name];
-      return entry && runs(entry, this.options) ? [specOf(name, entry)] : [];
+      return entry?.enabled ? [specOf(name, entry)] : [];
     });
     return { type: 'RELOAD', loaded: next, changed, restart, start };
   }

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { WebhookAnswer, WebhookRequest } from '../../adapters/channels/channel.js';
+import type { Channel, WebhookAnswer, WebhookRequest } from '../../adapters/channels/channel.js';
 import type { FailingLog } from '../../bus/index.js';
 
 export interface Readiness {
@@ -15,6 +15,9 @@ export interface Readiness {
 
 /** The channel that serves a path under `/webhooks/`, if one runs now. */
 export type WebhookRoutes = (path: string) => ((request: WebhookRequest) => Promise<WebhookAnswer>) | undefined;
+
+/** The channel that takes WebSocket upgrades at a path (the Pico Protocol's `/pico/ws`), if one runs now. */
+export type UpgradeRoutes = (path: string) => Channel['upgrade'];
 
 /** The most a webhook body may hold: platforms post a few kilobytes of JSON; media come by id. */
 export const MAX_WEBHOOK_BYTES = 1024 * 1024;
@@ -54,6 +57,7 @@ export async function startHealthServer(
   port: number,
   readiness: () => Readiness,
   webhooks?: WebhookRoutes,
+  upgrades?: UpgradeRoutes,
 ): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
     const [path = '/', query = ''] = (req.url ?? '/').split('?');
@@ -100,6 +104,11 @@ export async function startHealthServer(
       return send(503, { status: 'cannot_start', reason, channels: state.channels });
     }
     return send(404, { error: { code: 'not_found', message: 'routes: GET /health, GET /ready' } });
+  });
+  server.on('upgrade', (req, socket, head) => {
+    const route = upgrades?.((req.url ?? '/').split('?')[0] ?? '/');
+    if (route) return route(req, socket, head);
+    socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
   });
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve, reject) => {

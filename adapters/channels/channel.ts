@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { CommandName } from './command-names.js';
 
 /** What a channel can do; the dispatcher checks commands and splits replies by these. */
@@ -145,6 +147,12 @@ export interface Channel {
   webhook?(request: WebhookRequest): Promise<WebhookAnswer>;
   /** The route the platform posts to, where the peer runtime lets users choose it (LINE's `webhook_path`). */
   readonly webhookPath?: string;
+  /**
+   * For channels whose users' clients connect to the gateway (the Pico Protocol's WebSocket): the gateway's HTTP
+   * server hands over each upgrade request to `upgradePath`; the channel checks who asks and answers (401 or a socket).
+   */
+  upgrade?(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  readonly upgradePath?: string;
 }
 
 /** What a failed send (or edit) tells about the message, as far as the platform's answer says. */

@@ -12,16 +12,20 @@ export class RedactingChannel implements Channel {
   readonly sendFile?: (replyTo: string, file: OutboundFile) => Promise<string>;
   readonly webhook?: (request: WebhookRequest) => Promise<WebhookAnswer>;
   readonly webhookPath?: string;
+  readonly upgrade?: Channel['upgrade'];
+  readonly upgradePath?: string;
   readonly replyToOf?: (chat: string) => string;
 
   constructor(
     private readonly inner: Channel,
     private readonly redactor: () => Redactor,
   ) {
-    const { sendChoices, typingDone, download, sendFile, webhook, replyToOf } = inner;
+    const { sendChoices, typingDone, download, sendFile, webhook, upgrade, replyToOf } = inner;
     if (replyToOf) this.replyToOf = (chat) => replyToOf.call(inner, chat);
     if (webhook) this.webhook = (request) => webhook.call(inner, request);
     if (inner.webhookPath !== undefined) this.webhookPath = inner.webhookPath;
+    if (upgrade) this.upgrade = (request, socket, head) => upgrade.call(inner, request, socket, head);
+    if (inner.upgradePath !== undefined) this.upgradePath = inner.upgradePath;
     if (sendChoices)
       this.sendChoices = (replyTo, text, choices) =>
         sendChoices.call(inner, replyTo, this.redactor().text(text), choices);

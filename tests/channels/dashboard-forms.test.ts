@@ -10,7 +10,7 @@ import { feishuSettingsSchema } from '../../adapters/channels/feishu/settings.js
 import { ircSettingsSchema } from '../../adapters/channels/irc/settings.js';
 import { mattermostSettingsSchema } from '../../adapters/channels/mattermost/settings.js';
 import { onebotSettingsSchema } from '../../adapters/channels/onebot/settings.js';
-import { picoClientSettingsSchema } from '../../adapters/channels/pico/settings.js';
+import { picoClientSettingsSchema, picoServerSettingsSchema } from '../../adapters/channels/pico/settings.js';
 import { qqSettingsSchema } from '../../adapters/channels/qq/settings.js';
 import { signalSettingsSchema } from '../../adapters/channels/signal/settings.js';
 import { wecomSettingsSchema } from '../../adapters/channels/wecom/settings.js';
@@ -33,6 +33,7 @@ test("each form has the fields the channel's settings schema reads, its secrets 
     qq: qqSettingsSchema,
     onebot: onebotSettingsSchema,
     pico_client: picoClientSettingsSchema,
+    pico: picoServerSettingsSchema,
     irc: ircSettingsSchema,
     signal: signalSettingsSchema,
     mattermost: mattermostSettingsSchema,
@@ -46,12 +47,13 @@ test("each form has the fields the channel's settings schema reads, its secrets 
     Object.entries(forms[kind]?.properties ?? {})
       .filter(([, field]) => field.writeOnly)
       .map(([name]) => name);
-  assert.equal(['feishu', 'dingtalk', 'wecom', 'qq', 'onebot', 'pico_client'].map(writeOnly), [
+  assert.equal(['feishu', 'dingtalk', 'wecom', 'qq', 'onebot', 'pico_client', 'pico'].map(writeOnly), [
     ['app_secret', 'encrypt_key', 'verification_token'],
     ['client_secret'],
     ['secret'],
     ['app_secret'],
     ['access_token'],
+    ['token'],
     ['token'],
   ]);
 });

@@ -1,17 +1,17 @@
 // The peer runtime's example config (its channel entries and fields, as in tests/fixtures/peer/channels-example.json),
 // its secrets and addresses replaced by loopback emulators', starts a gateway that answers on every channel kind it
-// lists except `maixcam` (a hardware device). Kinds Tern has no channel for yet are skipped by name.
+// lists except `maixcam` (a hardware device), `pico` included: `tern gateway` serves it on its own port.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { SUPPORTED_KINDS } from '../../actors/gateway/channel-factory.js';
 import type { ContractEmulator } from '../channels/contract/emulator.js';
 import { DingTalkEmulator } from '../channels/dingtalk/dingtalk-emulator.js';
 import { FeishuEmulator } from '../channels/feishu/feishu-emulator.js';
 import { OneBotEmulator } from '../channels/onebot/onebot-emulator.js';
 import { PicoServerEmulator } from '../channels/pico-client/pico-server-emulator.js';
+import { PicoTestClient } from '../channels/pico/pico-test-client.js';
 import { QqEmulator } from '../channels/qq/qq-emulator.js';
 import { WeComEmulator } from '../channels/wecom/wecom-emulator.js';
 import { IrcContractEmulator } from '../channels/irc/irc-contract-emulator.js';
@@ -29,8 +29,6 @@ import { freePort } from '../support/telegram-emulator.js';
 const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'peer', 'channels-example.json');
 /** Kinds the example lists that no gateway can answer on: a camera board. */
 const HARDWARE = new Set(['maixcam']);
-/** The dashboard's chat runs in tern-launcher, not in `tern gateway`. */
-const LAUNCHER_ONLY = new Set(['pico']);
 
 interface Entry {
   type: string;
@@ -124,6 +122,18 @@ const REACH: Record<string, (webhook: string) => Promise<Reach>> = {
       close: () => onebot.close(),
     };
   },
+  // The gateway is the Pico server: the user is a client of its `/pico/ws` holding the entry's token.
+  pico: async (webhook) => {
+    const token = 'peer-pico-token';
+    const client = new PicoTestClient(`ws://${new URL(webhook).host}/pico/ws`, 'peer-pico-session', token);
+    return {
+      settings: { token },
+      sender: client.session,
+      say: (text) => client.say(text),
+      replies: () => client.messages.map((m) => m.text),
+      close: async () => client.close(),
+    };
+  },
   pico_client: async () => {
     const pico = await PicoServerEmulator.start();
     const session = 'peer-session';
@@ -186,7 +196,6 @@ interface Context {
 const raw = readFileSync(FIXTURE, 'utf8');
 const example = JSON.parse(raw) as { channel_list: Record<string, Entry> };
 const listed = Object.values(example.channel_list).map((e) => e.type);
-const supported = (kind: string): boolean => SUPPORTED_KINDS.includes(kind) && kind in REACH;
 
 const peer = suite<Context>("the peer runtime's example config");
 
@@ -196,10 +205,12 @@ peer.before(async (context) => {
   const config = JSON.parse(raw) as Record<string, unknown> & { channel_list: Record<string, Entry> };
   context.reach = new Map();
   for (const [name, entry] of Object.entries(config.channel_list)) {
-    entry.enabled = supported(entry.type);
+    entry.enabled = !HARDWARE.has(entry.type);
     if (!entry.enabled) continue;
     const path = typeof entry.settings.webhook_path === 'string' ? entry.settings.webhook_path : undefined;
-    const reach = await REACH[entry.type]!(`http://127.0.0.1:${port}${path ?? `/webhooks/${entry.type}/${name}`}`);
+    const reachOf = REACH[entry.type];
+    if (!reachOf) throw new Error(`no emulator for the example's ${entry.type} entry`);
+    const reach = await reachOf(`http://127.0.0.1:${port}${path ?? `/webhooks/${entry.type}/${name}`}`);
     context.reach.set(entry.type, reach);
     Object.assign(entry.settings, reach.settings);
     entry.allow_from = [reach.sender];
@@ -221,14 +232,6 @@ peer.after(async (context) => {
 
 for (const kind of listed) {
   if (HARDWARE.has(kind)) continue;
-  if (LAUNCHER_ONLY.has(kind)) {
-    peer.skip(`${kind} [skipped: the dashboard's chat runs in tern-launcher]`, async () => undefined);
-    continue;
-  }
-  if (!supported(kind)) {
-    peer.skip(`${kind} answers [skipped: Tern has no ${kind} channel yet (issue #37)]`, async () => undefined);
-    continue;
-  }
   peer(`${kind} answers`, async ({ reach, gateway }) => {
     const user = reach.get(kind)!;
     await user.say(`hello ${kind}`);

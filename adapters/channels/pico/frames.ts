@@ -3,13 +3,13 @@ import * as z from 'zod';
 // The Pico Protocol (INTERFACES.md "Web-UI chat channel"): JSON frames over one WebSocket. Tern speaks it as a
 // server (the launcher's `/pico/ws`, for the dashboard's chat) and as a client (`pico_client`, of a remote server).
 
-const sessionId = z
+export const sessionIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'session_id must be 1–64 letters, digits, _ or -' });
 
 const envelope = {
   id: z.string().max(200).optional(),
-  session_id: sessionId.optional(),
+  session_id: sessionIdSchema.optional(),
   timestamp: z.number().optional(),
 };
 

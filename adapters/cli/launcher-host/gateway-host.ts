@@ -24,7 +24,7 @@ import type { EventStore } from '../../../store/log/event-store.js';
 import { agentHome, configPath } from '../../../store/paths.js';
 import { BOARD_TYPES } from '../../launcher/api/actor-board.js';
 import type { DashboardHost, GatewayAction, GatewayStatus, Rerun } from '../../launcher/api/host.js';
-import { PicoEndpoint } from '../../launcher/pico-endpoint.js';
+import { PicoEndpoint } from '../../channels/pico/endpoint.js';
 import { machineCharts } from './charts.js';
 import { cronRows } from './cron-rows.js';
 import { startRun, stopRun, type Feed, type GatewayRun } from './gateway-run.js';

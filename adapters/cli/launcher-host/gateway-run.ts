@@ -7,7 +7,7 @@ import { loadConfig } from '../../../store/config/index.js';
 import type { ClusterLogView } from '../../../store/log/cluster-view.js';
 import { LOG_CORRUPTED_FIX, LogError, logCorruption } from '../../../store/log/errors.js';
 import { openGatewayLogs, type GatewayLogs } from '../../../store/logs/logger.js';
-import type { PicoEndpoint } from '../../launcher/pico-endpoint.js';
+import type { PicoEndpoint } from '../../channels/pico/endpoint.js';
 import { commands } from '../commands/index.js';
 import { findGateway } from '../gateway-link.js';
 import { serveCliControl } from '../serve-control.js';

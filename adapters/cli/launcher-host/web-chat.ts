@@ -1,8 +1,8 @@
 import type { ChannelEntry, LoadedConfig } from '../../../store/config/index.js';
 import { channelEntrySchema, WEB_UI_CHANNEL_TYPE } from '../../../store/config/schema/channel-list.js';
 import type { Channel } from '../../channels/channel.js';
-import { PicoChannel } from '../../launcher/pico-channel.js';
-import type { PicoEndpoint } from '../../launcher/pico-endpoint.js';
+import { PicoChannel } from '../../channels/pico/server-channel.js';
+import type { PicoEndpoint } from '../../channels/pico/endpoint.js';
 
 /** The entry name the launcher gives its web-UI channel when `channel_list` has none of type `pico`. */
 const WEB_UI_CHANNEL = 'pico';

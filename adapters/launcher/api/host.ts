@@ -2,7 +2,7 @@ import type { Observable } from 'rxjs';
 import type { Envelope, EventDraft, EventType } from '../../../bus/index.js';
 import type { EventStore } from '../../../store/log/event-store.js';
 import type { ChartNode, GatewayStatus, MemorySearch, Rerun } from '../../../bus/api-shapes.js';
-import type { PicoEndpoint } from '../pico-endpoint.js';
+import type { PicoEndpoint } from '../../channels/pico/endpoint.js';
 import type { SkillsHost } from './skills-host.js';
 
 export type { ChartNode, ChartTransition, GatewayStatus, Rerun } from '../../../bus/api-shapes.js';

@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
 import * as z from 'zod';
 import { sendError } from '../http-error.js';
-import { chatOf } from '../pico-endpoint.js';
+import { chatOf } from '../../channels/pico/endpoint.js';
 import type { Conversation } from '../../../bus/api-shapes.js';
 import type { DashboardHost } from './host.js';
 import { logOrAnswer } from './log-access.js';

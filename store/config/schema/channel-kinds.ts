@@ -12,6 +12,7 @@ import { wecomSettings } from './channels/wecom.js';
 import { qqSettings } from './channels/qq.js';
 import { onebotSettings } from './channels/onebot.js';
 import { picoClientSettings } from './channels/pico-client.js';
+import { picoSettings } from './channels/pico.js';
 
 /**
  * The settings of each channel kind beyond those every entry has (`channel-list.ts`), each field described: the
@@ -81,6 +82,7 @@ export const channelKindSettings = {
   qq: qqSettings,
   onebot: onebotSettings,
   pico_client: picoClientSettings,
+  pico: picoSettings,
 };
 
 export type ChannelKind = keyof typeof channelKindSettings;

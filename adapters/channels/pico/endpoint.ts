@@ -2,11 +2,23 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { ChannelError, type ChannelHooks } from '../channels/channel.js';
-import { parseClientFrame, type ServerFrame } from '../channels/pico/frames.js';
+import { ChannelError, type ChannelHooks } from '../channel.js';
+import { parseClientFrame, sessionIdSchema, type ServerFrame } from './frames.js';
 
-/** Who the dashboard user is to `allow_from` and dispatch rules. */
-const WEB_SENDER = 'web';
+/** Who a session's messages come from, to `allow_from` and dispatch rules. */
+export interface PicoSender {
+  sender: string;
+  aliases: string[];
+}
+
+/** The launcher's dashboard has one user, the signed-in owner. */
+const WEB_SENDER: PicoSender = { sender: 'web', aliases: ['web'] };
+
+export interface PicoEndpointOptions {
+  senderOf?: (session: string) => PicoSender;
+  /** Picks the subprotocol the server answers with, as `ws` asks it (a client's `token.<value>`). */
+  handleProtocols?: (protocols: Set<string>, req: IncomingMessage) => string | false;
+}
 
 /** A web chat session is the direct chat `direct:<session>`; replies address the session. */
 export const chatOf = (session: string): string => `direct:${session}`;
@@ -16,18 +28,26 @@ function send(socket: WebSocket, frame: ServerFrame): void {
 }
 
 /**
- * `/pico/ws`, the launcher's side of the web-UI channel: it outlives gateway restarts. Each socket speaks
- * for the chat sessions it names (the frame's `session_id`, else one made for the connection); messages go
- * to the gateway's `pico` channel while one is attached, and replies come back to every socket of the session.
+ * `/pico/ws`, the server side of the Pico Protocol: the launcher's for its web-UI channel (it outlives gateway
+ * restarts), or a `pico` channel's of `tern gateway`. Each socket speaks for the chat sessions it names (the frame's
+ * `session_id`, else the connection's: its `?session_id=` or one made for it); messages go to the `pico` channel
+ * while one is attached, and replies come back to every socket of the session.
  */
 export class PicoEndpoint {
-  readonly sockets = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
+  readonly sockets: WebSocketServer;
   private readonly bySession = new Map<string, Set<WebSocket>>();
+  private readonly senderOf: (session: string) => PicoSender;
   private inbound: Pick<ChannelHooks, 'onMessage'> | undefined;
   private attachedName = '';
 
-  constructor() {
-    this.sockets.on('connection', (socket: WebSocket) => this.serve(socket));
+  constructor(options: PicoEndpointOptions = {}) {
+    this.senderOf = options.senderOf ?? (() => WEB_SENDER);
+    this.sockets = new WebSocketServer({
+      noServer: true,
+      maxPayload: 256 * 1024,
+      ...(options.handleProtocols ? { handleProtocols: options.handleProtocols } : {}),
+    });
+    this.sockets.on('connection', (socket: WebSocket, req: IncomingMessage) => this.serve(socket, req));
   }
 
   accept(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -72,9 +92,15 @@ export class PicoEndpoint {
     });
   }
 
-  private serve(socket: WebSocket): void {
-    const fallback = randomUUID().replaceAll('-', '');
+  private serve(socket: WebSocket, req: IncomingMessage): void {
+    const asked = new URL(req.url ?? '/', 'http://localhost').searchParams.get('session_id') ?? '';
+    const fallback = sessionIdSchema.safeParse(asked).success ? asked : randomUUID().replaceAll('-', '');
     const joined = new Set<string>();
+    // A session the client named on connecting gets its replies from the start, before it sends anything.
+    if (asked === fallback) {
+      joined.add(fallback);
+      this.join(fallback, socket);
+    }
     socket.on('message', (data) => {
       const parsed = parseClientFrame(String(data));
       if (!parsed.ok)
@@ -115,12 +141,13 @@ export class PicoEndpoint {
         });
       }
       // A frame id makes a resent message a duplicate the dispatcher drops: each message is answered once.
+      const { sender, aliases } = this.senderOf(session);
       this.inbound.onMessage({
         messageId: `${session}:${frame.id ?? randomUUID()}`,
         chat: chatOf(session),
         replyTo: session,
-        sender: WEB_SENDER,
-        senderAliases: [WEB_SENDER],
+        sender,
+        senderAliases: aliases,
         text: frame.payload.content,
         mentioned: true,
       });

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Channel, ChannelCapabilities, ChannelHooks, Choice, OutboundFile } from '../channels/channel.js';
-import { CHAT_COMMANDS } from '../channels/command-names.js';
-import type { PicoEndpoint } from './pico-endpoint.js';
-import type { FrameMedia } from '../channels/pico/frames.js';
+import type { Channel, ChannelCapabilities, ChannelHooks, Choice, OutboundFile } from '../channel.js';
+import { CHAT_COMMANDS } from '../command-names.js';
+import type { PicoEndpoint } from './endpoint.js';
+import type { FrameMedia } from './frames.js';
 
 /** A browser shows any length; the cap only keeps one frame well under a megabyte. */
 const MAX_MESSAGE_CHARS = 200_000;
@@ -12,9 +12,9 @@ const MAX_MESSAGE_CHARS = 200_000;
 const MAX_INLINE_IMAGE_BYTES = 8 * 1024 * 1024;
 
 /**
- * The web-UI channel as the gateway runs it (`channel_list.<name>` with `type: pico`): messages typed on
- * the Chat page arrive through the launcher's endpoint, replies leave as `message.create` /
- * `message.update` frames, and `typing.start` … `typing.stop` frame each reply.
+ * A `pico` channel (`channel_list.<name>` with `type: pico`) over a Pico Protocol server endpoint: the launcher's, for
+ * the Chat page, or its own on `tern gateway`'s HTTP server. Messages arrive through the endpoint, replies leave as
+ * `message.create` / `message.update` frames, and `typing.start` … `typing.stop` frame each reply.
  */
 export class PicoChannel implements Channel {
   readonly kind = 'pico';
@@ -26,11 +26,12 @@ export class PicoChannel implements Channel {
     private readonly endpoint: PicoEndpoint,
     private readonly name: string,
     trusted: boolean,
+    maxMessageChars = MAX_MESSAGE_CHARS,
   ) {
     this.capabilities = {
       commands: CHAT_COMMANDS,
       streaming: true,
-      maxMessageLength: MAX_MESSAGE_CHARS,
+      maxMessageLength: maxMessageChars,
       local: trusted,
     };
   }
