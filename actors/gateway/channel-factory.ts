@@ -36,7 +36,7 @@ function secretSetting(name: string, entry: ChannelEntry, field: string): string
   return revealed;
 }
 
-/** discord.js and Slack Bolt make their connections with HTTP and WebSocket clients of their own, which take no proxy from us. */
+/** Discord's and Slack's libraries make their connections with HTTP and WebSocket clients of their own, which take no proxy from us. */
 function refuseProxy(name: string, entry: ChannelEntry, library: string): void {
   if (!entry.settings.proxy) return;
   throw new ChannelError(
@@ -127,7 +127,7 @@ export async function createChannel(
       });
     }
     case 'discord': {
-      refuseProxy(name, entry, 'discord.js');
+      refuseProxy(name, entry, '@discordjs/ws and @discordjs/rest');
       const { DiscordChannel } = await import('../../adapters/channels/discord.js');
       return new DiscordChannel({
         token: tokenOf(name, entry),

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { ChannelMessage, Choice } from './channel.js';
 import { stripMention } from './mention.js';
 
-/** The facts of a discord.js `Message` the gateway reads, as plain data. */
+/** The facts of a Discord message (a `MESSAGE_CREATE` dispatch) the gateway reads, as plain data. */
 export const discordMessageSchema = z.object({
   id: z.string(),
   channelId: z.string(),

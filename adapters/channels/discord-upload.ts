@@ -1,14 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename } from 'node:path';
-import { Routes, type REST } from 'discord.js';
+import type { REST } from '@discordjs/rest';
+import { Routes } from 'discord-api-types/v10';
 import { ChannelError, type OutboundFile } from './channel.js';
 
 type RestDispatcher = NonNullable<Parameters<REST['post']>[1]>['dispatcher'];
 let ownAgent: RestDispatcher | undefined;
 
 /**
- * discord.js's REST client is built on an undici of its own (6); without a dispatcher it takes the process's global
+ * `@discordjs/rest` is built on an undici of its own (6); without a dispatcher it takes the process's global
  * one, which is that of whichever undici loaded first (ours, 7, in a gateway), and undici 7 cannot send the form of
  * an upload made by undici 6 ("action is not a function"). An upload goes through an agent of the undici the REST
  * client itself requires.
@@ -23,7 +24,7 @@ function restAgent(): RestDispatcher {
 }
 
 /**
- * A file as an attachment of a new message in the channel (the caption its content), through discord.js's REST
+ * A file as an attachment of a new message in the channel (the caption its content), through `@discordjs/rest`
  * client: `POST /channels/{id}/messages` as multipart, the file as `files[0]`. Discord shows images inline.
  */
 export async function uploadToDiscord(rest: REST, channelId: string, file: OutboundFile): Promise<string> {

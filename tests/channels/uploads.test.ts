@@ -1,11 +1,11 @@
-// Files to Slack and Discord through their own clients (Bolt's web client, discord.js's REST client), against loopback
+// Files to Slack and Discord through their own clients (Bolt's web client, @discordjs/rest's client), against loopback
 // servers that answer as the platforms' APIs do; the upload functions are what the channels' sendFile runs.
-// Our HTTP client (undici 7) loads first, as in a gateway: its global dispatcher is the one discord.js would find.
+// Our HTTP client (undici 7) loads first, as in a gateway: its global dispatcher is the one @discordjs/rest would find.
 import '../../adapters/http/client.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { webApi } from '@slack/bolt';
-import { REST } from 'discord.js';
+import { REST } from '@discordjs/rest';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Response } from 'undici';

@@ -1,6 +1,6 @@
 // A loopback Discord for the channel contract: the REST API (`/api/v10`: gateway/bot, channels, messages with
-// multipart uploads, edits, typing, 429 with retry_after) and the gateway WebSocket (HELLO, IDENTIFY, READY,
-// GUILD_CREATE, heartbeats, MESSAGE_CREATE dispatches), as discord.js speaks them.
+// multipart uploads, edits, typing, 429 with retry_after, interaction callbacks) and the gateway WebSocket (HELLO,
+// IDENTIFY, READY, GUILD_CREATE, heartbeats, MESSAGE_CREATE and INTERACTION_CREATE dispatches), as `@discordjs/ws` and `@discordjs/rest` speak them.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Response } from 'undici';
@@ -45,6 +45,10 @@ export class DiscordApi implements ContractEmulator {
   private down = false;
   private opened = 0;
   private hold: { answers: Array<() => void>; on: boolean } | undefined;
+  /** Each conversation's button press: an INTERACTION_CREATE of a button with that custom id. */
+  private readonly presses = new WeakMap<Conversation, (customId: string) => void>();
+  /** The interaction callbacks the bot posted, in order: `{ id, type }`. */
+  readonly callbacks: Array<{ id: string; type: unknown }> = [];
 
   static async start(): Promise<DiscordApi> {
     const api = new DiscordApi();
@@ -133,6 +137,13 @@ export class DiscordApi implements ContractEmulator {
     };
   }
 
+  /** The user of `chat` presses a button of the bot's whose custom id is `customId`. */
+  press(chat: Conversation, customId: string): void {
+    const press = this.presses.get(chat);
+    if (!press) throw new Error('not a conversation of this emulator');
+    press(customId);
+  }
+
   async close(): Promise<void> {
     for (const ws of this.wss.clients) ws.terminate();
     this.wss.close();
@@ -188,7 +199,7 @@ export class DiscordApi implements ContractEmulator {
       const url = `${this.url}/attachments/${id}/${name}`;
       return { id, filename: name, size: bytes.length, url, proxy_url: url, content_type: type, ...extra };
     };
-    return {
+    const conversation: Conversation = {
       sender: String(author.id),
       say: async (text) => dispatch(text),
       sendImage: async (bytes, caption) =>
@@ -208,6 +219,25 @@ export class DiscordApi implements ContractEmulator {
       sent: () => chat.sent,
       typing: () => chat.typing,
     };
+    this.presses.set(conversation, (customId) =>
+      this.broadcast('INTERACTION_CREATE', {
+        id: nextId(),
+        application_id: BOT.id,
+        type: 3,
+        token: `interaction-token-${nextId()}`,
+        version: 1,
+        channel_id: channel.id,
+        channel: { id: channel.id, type: channel.type },
+        ...(guild ? { guild_id: guild, member: { user: author, roles: [], permissions: '0' } } : { user: author }),
+        data: { custom_id: customId, component_type: 2 },
+        message: { id: nextId(), channel_id: channel.id, author: BOT, content: 'choose', components: [] },
+        app_permissions: '0',
+        locale: 'en-US',
+        entitlements: [],
+        authorizing_integration_owners: {},
+      }),
+    );
+    return conversation;
   }
 
   private broadcast(type: string, data: unknown): void {
@@ -315,6 +345,12 @@ export class DiscordApi implements ContractEmulator {
       return void (bytes
         ? res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes)
         : res.writeHead(404).end());
+    }
+    // An interaction is answered with its own token, without the bot's.
+    const callback = /^\/api\/v\d+\/interactions\/(\d+)\/[\w-]+\/callback$/.exec(url.pathname);
+    if (callback && req.method === 'POST') {
+      this.callbacks.push({ id: callback[1]!, type: (await readBody(req)).type });
+      return void res.writeHead(204).end();
     }
     if (req.headers.authorization !== `Bot ${this.token}`)
       return json(res, 401, { message: '401: Unauthorized', code: 0 });

@@ -64,7 +64,7 @@ const TELEGRAM_API = 'https://api.telegram.org';
 
 /**
 /**
- * Tern makes the connections of Telegram channels; discord.js and Bolt make their own (`proxy_from: 'library'`). With
+ * Tern makes the connections of Telegram channels; `@discordjs/ws`/`rest` and Bolt make their own (`proxy_from: 'library'`). With
  * a gateway running, each channel's state there (`state`, and `reason` for one that failed or cannot start). A channel
  * that takes webhooks shows the URL the platform must post to, on the gateway's HTTP server.
  */
