@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { App } from '@slack/bolt';
 import { ChannelError, type OutboundFile } from './channel.js';
+import { rethrowRateLimit } from './slack-rate-limit.js';
 import { slackTarget } from './slack-message.js';
 
 /**
@@ -22,7 +23,9 @@ export async function uploadToSlack(client: App['client'], replyTo: string, file
       filename: basename(file.path),
       ...(file.caption ? { initial_comment: file.caption } : {}),
     })
+    .catch(rethrowRateLimit)
     .catch((error: Error) => {
+      if (error instanceof ChannelError) throw error;
       throw new ChannelError('platform', `Slack upload failed (${error.message})`);
     });
   const uploaded = (answer as { files?: Array<{ files?: Array<{ id?: string }> }> }).files?.[0]?.files?.[0]?.id;

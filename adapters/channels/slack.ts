@@ -10,6 +10,7 @@ import {
   type Choice,
   type OutboundFile,
 } from './channel.js';
+import { rethrowRateLimit, SLACK_CLIENT_RETRIES } from './slack-rate-limit.js';
 import { uploadToSlack } from './slack-upload.js';
 import {
   fromSlackButton,
@@ -50,14 +51,16 @@ export class SlackChannel implements Channel {
   constructor(private readonly options: SlackOptions) {}
 
   async start(hooks: ChannelHooks): Promise<void> {
-    const clientOptions = this.options.apiUrl ? { slackApiUrl: this.options.apiUrl.replace(/\/*$/, '/') } : {};
+    const api = this.options.apiUrl ? { slackApiUrl: this.options.apiUrl.replace(/\/*$/, '/') } : {};
     const app = new App({
       token: this.options.token,
       appToken: this.options.appToken,
       socketMode: true,
       logLevel: LogLevel.ERROR,
-      clientOptions,
-      installerOptions: { clientOptions },
+      // The bot's calls (sends, edits, uploads) once each: the outbox tries again. Socket Mode's own client keeps its
+      // retries: without them it takes a refused connection as the end and stops reconnecting.
+      clientOptions: { ...api, ...SLACK_CLIENT_RETRIES },
+      installerOptions: { clientOptions: api },
     });
     this.app = app;
     const auth = await app.client.auth.test().catch((error: unknown) => {
@@ -87,29 +90,24 @@ export class SlackChannel implements Channel {
   }
 
   async send(replyTo: string, text: string): Promise<string> {
-    const answer = await this.client().chat.postMessage({
-      ...slackTarget(replyTo),
-      text: renderMarkdown(text, 'slack'),
-    });
+    const answer = await this.client()
+      .chat.postMessage({ ...slackTarget(replyTo), text: renderMarkdown(text, 'slack') })
+      .catch(rethrowRateLimit);
     return answer.ts ?? '';
   }
 
   async sendChoices(replyTo: string, text: string, choices: readonly Choice[]): Promise<string> {
     const shown = renderMarkdown(text, 'slack');
-    const answer = await this.client().chat.postMessage({
-      ...slackTarget(replyTo),
-      text: shown,
-      blocks: slackChoiceBlocks(shown, choices) as never,
-    });
+    const answer = await this.client()
+      .chat.postMessage({ ...slackTarget(replyTo), text: shown, blocks: slackChoiceBlocks(shown, choices) as never })
+      .catch(rethrowRateLimit);
     return answer.ts ?? '';
   }
 
   async edit(replyTo: string, messageId: string, text: string): Promise<void> {
-    await this.client().chat.update({
-      channel: slackTarget(replyTo).channel,
-      ts: messageId,
-      text: renderMarkdown(text, 'slack'),
-    });
+    await this.client()
+      .chat.update({ channel: slackTarget(replyTo).channel, ts: messageId, text: renderMarkdown(text, 'slack') })
+      .catch(rethrowRateLimit);
   }
 
   /** A shared file, by its private download URL (the file id of an inbound file), with the bot token. */

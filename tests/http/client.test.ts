@@ -48,12 +48,13 @@ const entry = (extra: Partial<ModelEntry> = {}): ModelEntry => ({
   ...extra,
 });
 
-function router(entries: ModelEntry[], budgetMs?: number, maxAttempts?: number) {
+function router(entries: ModelEntry[], budgetMs?: number, maxAttempts?: number, baseDelayMs?: number) {
   const events: EventDraft[] = [];
   const chat = createModelRouter(entries, {
     report: (draft) => events.push(draft),
     ...(budgetMs !== undefined ? { budgetMs } : {}),
     ...(maxAttempts !== undefined ? { maxAttempts } : {}),
+    ...(baseDelayMs !== undefined ? { baseDelayMs } : {}),
   });
   return { chat: chat.chat, events };
 }
@@ -110,7 +111,8 @@ test('a proxy that wants credentials gets them from the URL; without them the ca
     const withCredentials = guarded.url.replace('tern:pa:ss@', `tern:${encodeURIComponent('pa:ss')}@`);
     assert.is((await router([entry({ proxy: withCredentials })]).chat('m', hello)).text, 'let in');
     const bare = guarded.url.replace('tern:pa:ss@', '');
-    const { chat, events } = router([entry({ proxy: bare })]);
+    // Every attempt meets the same 407: the back-off between them (0.5 s doubling by default) is kept short.
+    const { chat, events } = router([entry({ proxy: bare })], undefined, undefined, 10);
     const error = await failure(chat('m', hello));
     assert.equal(
       [error.code, (events[0]!.data as { message?: string }).message],

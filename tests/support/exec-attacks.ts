@@ -5,6 +5,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -86,6 +87,42 @@ export function fingerprint(traps: ExecTraps): string {
     lines.push(
       `${name} ${existsSync(join(traps.workspace, name)) ? readFileSync(join(traps.workspace, name), 'utf8') : '(gone)'}`,
     );
+  return lines.join('\n');
+}
+
+/**
+ * What `layExecTraps` lays, read back: every file outside the workspace with its mode and inode, and the workspace's
+ * traps (its links, the hard link to `.env`, its history and credentials) the same way. Unchanged since the traps
+ * were laid means the attack changed none of them, and laying them again would change nothing.
+ */
+export function trapsAsLaid(traps: ExecTraps): string {
+  const lines: string[] = [];
+  const read = (path: string): void => {
+    try {
+      const stats = lstatSync(path);
+      if (stats.isSymbolicLink()) lines.push(`${path} -> ${readlinkSync(path)}`);
+      else if (!stats.isDirectory()) lines.push(`${path} ${stats.mode} ${stats.ino} ${readFileSync(path, 'utf8')}`);
+      else {
+        lines.push(`${path} ${stats.mode}`);
+        for (const name of readdirSync(path).sort()) if (join(path, name) !== traps.workspace) read(join(path, name));
+      }
+    } catch {
+      lines.push(`${path} (gone)`);
+    }
+  };
+  read(traps.root);
+  for (const name of [
+    'sessions',
+    '.ssh',
+    '.env',
+    'sub/.env.local',
+    'a.txt',
+    'link-out',
+    'rootlink',
+    'sub/up',
+    'envlink',
+  ])
+    read(join(traps.workspace, name));
   return lines.join('\n');
 }
 
