@@ -10,8 +10,7 @@ import {
 } from '../../machines/cron.js';
 import type { Config } from '../../store/config/index.js';
 import { pollMultiplier } from '../../store/config/poll-multiplier.js';
-import { listCronJobs, recordCronRun, type CronJob, type CronRunAfter } from '../../store/cron-db.js';
-import { nextRunAfter } from '../../store/cron/schedule.js';
+import type { CronJob, CronRunAfter } from '../../store/cron-db.js';
 import type { Logger } from '../../store/logs/logger.js';
 import type { Scheduler } from '../scheduler.js';
 import { runCronJob, type CronEffects } from './run-job.js';
@@ -36,25 +35,36 @@ export const CRON_POLL_MS = 5000;
 // Far-off runs (a yearly job) are reached in steps: timers cannot wait longer than about 24 days.
 const LONGEST_WAIT_MS = 3_600_000;
 
+/**
+ * The store and croner, loaded by the first read: the gateway starts cron after its channels have reported, so a
+ * start without jobs compiles neither before `/ready`.
+ */
+const cronStore = () =>
+  Promise.all([import('../../store/cron-db.js'), import('../../store/cron/schedule.js')]).then(([db, schedule]) => ({
+    ...db,
+    ...schedule,
+  }));
+type NextRunAfter = Awaited<ReturnType<typeof cronStore>>['nextRunAfter'];
+
 /** What a finished run leaves: one-shots go (kept disabled after a failure, so the failure stays visible). */
-function afterRun(job: CronJob, failed: boolean, now: Date): CronRunAfter {
+function afterRun(job: CronJob, failed: boolean, now: Date, nextRunAfter: NextRunAfter): CronRunAfter {
   if (job.schedule.kind === 'at') return failed ? { then: 'disable' } : { then: 'remove' };
   const next = nextRunAfter(job.schedule, now);
   return next ? { then: 'reschedule', next_run_at: next.toISOString() } : { then: 'disable' };
 }
 
-function dueOf(job: CronJob, now: number): number | undefined {
+function dueOf(job: CronJob, now: number, nextRunAfter: NextRunAfter): number | undefined {
   if (!job.enabled) return undefined;
   if (job.next_run_at) return Date.parse(job.next_run_at);
   if (job.schedule.kind === 'at') return Date.parse(job.schedule.at);
   return nextRunAfter(job.schedule, new Date(now))?.getTime();
 }
 
-const entryOf = (job: CronJob, now: number): CronEntry => ({
+const entryOf = (job: CronJob, now: number, nextRunAfter: NextRunAfter): CronEntry => ({
   job: job.id,
   record: job,
   enabled: job.enabled,
-  due: dueOf(job, now),
+  due: dueOf(job, now, nextRunAfter),
 });
 
 /** A job's state for the dashboard and tests. */
@@ -124,11 +134,12 @@ export class CronActor {
   private async read(): Promise<CronEntry[] | undefined> {
     const { logger, scheduler } = this.deps;
     try {
+      const { listCronJobs, nextRunAfter } = await cronStore();
       const stored = await listCronJobs(this.deps.workspace, {
         onSkipped: ({ key, reason }) => logger.warn('cron record skipped', { key, reason }),
       });
       const now = scheduler.now();
-      return stored.map((job) => entryOf(job, now));
+      return stored.map((job) => entryOf(job, now, nextRunAfter));
     } catch (error) {
       logger.warn('cron jobs not read', { reason: (error as Error).message });
       return undefined;
@@ -142,9 +153,10 @@ export class CronActor {
     const started = scheduler.now();
     bus.publish({ type: 'cron.fired', data: { job: job.id, kind: job.job.kind } });
     const result = await runCronJob(job, `cron_${job.id}_${started}`, this.deps.config(), this.deps, signal);
+    const { recordCronRun, nextRunAfter } = await cronStore();
     const finished = new Date(scheduler.now());
     logger.info('cron job ran', { job: job.id, kind: job.job.kind, outcome: result.outcome, detail: result.detail });
-    const after = afterRun(job, result.outcome === 'failed', finished);
+    const after = afterRun(job, result.outcome === 'failed', finished, nextRunAfter);
     const updated = await recordCronRun(workspace, job.id, { at: finished.toISOString(), ...result }, after).catch(
       (error: unknown) => {
         logger.warn('cron run not recorded', { job: job.id, reason: (error as Error).message });
@@ -152,6 +164,6 @@ export class CronActor {
       },
     );
     if (updated === undefined) return { after: 'remove' };
-    return { after: after.then, entry: entryOf(updated, finished.getTime()) };
+    return { after: after.then, entry: entryOf(updated, finished.getTime(), nextRunAfter) };
   }
 }

@@ -796,6 +796,19 @@ interface Databases {
 
 function openDatabases(dir: string, readOnly: boolean): Databases {
   const root = open({ path: dir, readOnly, maxDbs: 8 });
+  // lmdb opens each database of a writer in a write transaction of its own, and creating one commits to disk: a new
+  // log's seven databases made one fsync after another before the first event. In one transaction they commit once.
+  const named = readOnly ? openNamed(root) : root.transactionSync(() => openNamed(root));
+  const { events, bySession, byTurn, byType } = named;
+  // A reader can arrive between the writer creating the file and creating its databases.
+  if (!events || !bySession || !byTurn || !byType) {
+    void root.close();
+    throw new LogError('log_missing', `the event log in ${dir} is not initialised yet`);
+  }
+  return { ...named, root, events, bySession, byTurn, byType };
+}
+
+function openNamed(root: RootDatabase) {
   const events = root.openDB<Envelope, number>({
     name: 'events',
     keyEncoding: 'uint32',
@@ -807,10 +820,5 @@ function openDatabases(dir: string, readOnly: boolean): Databases {
   const byType = PostingIndex.open(root, 'by_type');
   const shapesOptions = { name: 'shapes', keyEncoding: 'uint32', encoding: 'binary' } as const;
   const shapes = (root.openDB<Buffer, number>(shapesOptions) as Database<Buffer, number> | undefined) ?? undefined;
-  // A reader can arrive between the writer creating the file and creating its databases.
-  if (!events || !bySession || !byTurn || !byType) {
-    void root.close();
-    throw new LogError('log_missing', `the event log in ${dir} is not initialised yet`);
-  }
-  return { root, events, bySession, byTurn, byType, shapes, blobs: BlobStore.open(root), names: Names.open(root) };
+  return { events, bySession, byTurn, byType, shapes, blobs: BlobStore.open(root), names: Names.open(root) };
 }

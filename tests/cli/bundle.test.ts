@@ -329,6 +329,28 @@ test('a gateway is ready without loading its log compaction, which comes when a 
   }
 });
 
+/** The bundle's files `file` imports statically (`import … from "./x.js"`, `import "./x.js"`), with theirs and itself. */
+function staticImports(dir: string, file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  for (const [, next] of readFileSync(join(dir, file), 'utf8').matchAll(/(?:\bfrom|\bimport)\s*"\.\/([\w-]+\.js)"/g))
+    staticImports(dir, next ?? '', seen);
+  return seen;
+}
+
+test('`tern gateway` compiles no croner at start: cron loads its store after the channels have reported', ({
+  root,
+}) => {
+  const dir = join(root, 'dist', 'adapters', 'cli');
+  const files = readdirSync(dir).filter((file) => file.endsWith('.js'));
+  const holding = (text: string) => files.filter((file) => readFileSync(join(dir, file), 'utf8').includes(text));
+  // The command's own chunk, which the command table imports when `tern gateway` runs.
+  const [command] = holding('Ctrl-C stops it.');
+  const loaded = [...staticImports(dir, command ?? '')];
+  const croner = holding('CronPattern');
+  assert.equal([croner.length, loaded.filter((file) => croner.includes(file))], [1, []]);
+});
+
 test('a turn handed to a running gateway loads the socket client only: no runtime, no HTTP client', async (c) => {
   const { root } = c;
   const home = tempHome();
