@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectCluster } from '../store/cluster/connection.js';
+import { treeCpuMs } from './process-cpu.js';
 import { leasesOf, memberConfig, telegramAccounts } from '../tests/support/cluster-gateways.js';
 import { startGatewayModel } from '../tests/support/gateway-model.js';
 import { startGatewayProcess, type GatewayProcess } from '../tests/support/gateway-process.js';
@@ -30,8 +31,22 @@ function workspace(): string {
   return dir;
 }
 
+/** One run: turns per second, and the CPU (ms) each member (its process tree) and the NATS server used meanwhile. */
+export interface OneBotRun {
+  turnsPerS: number;
+  memberCpuMs: number[];
+  natsCpuMs: number;
+  seconds: number;
+  /** How many of the session partitions each member held when the burst started. */
+  partitionsHeld: number[];
+}
+
 /** Turns per second of one bot's 40 chats, each asking ROUNDS searches at once, over `size` members. */
 export async function oneBotTurnsPerSecond(size: number): Promise<number> {
+  return (await oneBotRun(size)).turnsPerS;
+}
+
+export async function oneBotRun(size: number): Promise<OneBotRun> {
   const server = await startNatsServer();
   const emulator = await TelegramEmulator.start(undefined, { offsets: true });
   const model = await startGatewayModel();
@@ -48,26 +63,42 @@ export async function oneBotTurnsPerSecond(size: number): Promise<number> {
       );
     }
     const nc = await connectCluster(server.url);
+    let partitionsHeld: number[] = [];
     try {
       const deadline = Date.now() + 90_000;
       for (;;) {
         const held = await leasesOf(nc, 'session');
         const holders = new Set(held.map((l) => l.gateway));
-        const even = members.every((_, i) => held.filter((l) => l.gateway === `one-bot-${i}`).length >= 1);
-        if (held.length === PARTITIONS && holders.size === size && even && (await leasesOf(nc, 'channel')).length)
+        // Spread as the members' fair share settles it (4 and 4 of 8): the burst started at 7 and 1 (the second
+        // member had just joined) measured one member doing nearly all the work.
+        const fair = Math.floor(PARTITIONS / size);
+        const even = members.every((_, i) => held.filter((l) => l.gateway === `one-bot-${i}`).length >= fair);
+        if (held.length === PARTITIONS && holders.size === size && even && (await leasesOf(nc, 'channel')).length) {
+          partitionsHeld = members.map((_, i) => held.filter((l) => l.gateway === `one-bot-${i}`).length);
           break;
+        }
         if (Date.now() > deadline) throw new Error(`the partitions were not spread: ${JSON.stringify(held)}`);
         await sleep(200);
       }
     } finally {
       await nc.close();
     }
+    const cpu = (): number[] => [...members.map((m) => treeCpuMs(m.child.pid!)), treeCpuMs(server.pid)];
+    const cpuBefore = cpu();
     const started = performance.now();
     for (let round = 0; round < ROUNDS; round++)
       for (let chat = 0; chat < CHATS; chat++)
         await emulator.say(TOKEN, `SEARCH zq${round}x`, { userId: userOf(chat) });
     for (let chat = 0; chat < CHATS; chat++) await emulator.waitForBotMessages(TOKEN, userOf(chat), ROUNDS, 600_000);
-    return (CHATS * ROUNDS) / ((performance.now() - started) / 1000);
+    const seconds = (performance.now() - started) / 1000;
+    const used = cpu().map((ms, i) => Math.round(ms - cpuBefore[i]!));
+    return {
+      turnsPerS: (CHATS * ROUNDS) / seconds,
+      memberCpuMs: used.slice(0, size),
+      natsCpuMs: used[size]!,
+      seconds,
+      partitionsHeld,
+    };
   } finally {
     for (const member of members) await member.stop().catch(() => undefined);
     for (const member of members) member.home.remove();
@@ -81,5 +112,7 @@ export async function oneBotTurnsPerSecond(size: number): Promise<number> {
 // Run alone (`node --import tsx bench/one-bot.ts [members]`): prints that run's turns per second, for farm-bench.
 if (process.argv[1]?.endsWith('one-bot.ts')) {
   const size = Number(process.argv[2] ?? 1);
-  process.stdout.write(`${(await oneBotTurnsPerSecond(size)).toFixed(1)} turns/s with ${size} member(s)\n`);
+  const run = await oneBotRun(size);
+  process.stdout.write(`${run.turnsPerS.toFixed(1)} turns/s with ${size} member(s)\n`);
+  process.stderr.write(`${JSON.stringify({ size, ...run })}\n`);
 }

@@ -4,6 +4,7 @@
 //
 //   node --import tsx bench/send-mark.ts
 import { connectCluster } from '../store/cluster/connection.js';
+import { LeftMarks } from '../store/cluster/left-marks.js';
 import { SendMarks } from '../store/cluster/send-marks.js';
 import { accountLog } from '../store/cluster/stream-names.js';
 import { JetStreamEventStore } from '../store/log/jetstream-store.js';
@@ -18,7 +19,13 @@ export async function sendMarkMs(): Promise<{ p50: number; p95: number }> {
   const nc = await connectCluster(server.url);
   try {
     const log = await JetStreamEventStore.open(nc, { ...accountLog('bench-marks'), gateway: 'bench' });
-    const marks = await SendMarks.open(nc, 'bench-marks', log, () => true);
+    const marks = await SendMarks.open(
+      nc,
+      'bench-marks',
+      log,
+      { id: 'bench', marks: LeftMarks.start(nc, 'bench') },
+      () => true,
+    );
     const waits: number[] = [];
     for (let part = 0; part < PARTS; part++) {
       const started = performance.now();

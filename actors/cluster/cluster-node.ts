@@ -3,6 +3,7 @@ import type { EventDraft } from '../../bus/index.js';
 import { connectCluster } from '../../store/cluster/connection.js';
 import { Leases } from '../../store/cluster/leases.js';
 import { Members } from '../../store/cluster/members.js';
+import { LeftMarks } from '../../store/cluster/left-marks.js';
 import { SendMarks } from '../../store/cluster/send-marks.js';
 import type { ChannelEntry, LoadedConfig } from '../../store/config/index.js';
 import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
@@ -118,6 +119,8 @@ interface CurrentConfig {
 export class ClusterNode {
   private readonly cells = new Map<string, Promise<Cell | undefined>>();
   private readonly connection: { stop(): void };
+  /** The `left` marks this member wrote that the server has not acknowledged yet (#40). */
+  private readonly lefts: LeftMarks;
   private readonly timer: NodeJS.Timeout;
   private ticking: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -136,6 +139,7 @@ export class ClusterNode {
     private readonly options: GatewayOptions,
   ) {
     this.connection = watchConnection(nc, options.logs.gateway);
+    this.lefts = LeftMarks.start(nc, settings.id);
     if (settings.partitions)
       this.partitions = new SessionPartitions({
         nc,
@@ -215,6 +219,7 @@ export class ClusterNode {
       this.leases.abandon();
       this.members.stop();
       this.connection.stop();
+      this.lefts.stop();
       await this.nc.drain().catch(() => this.nc.close());
     }
   }
@@ -304,6 +309,7 @@ export class ClusterNode {
           this.nc,
           name,
           log,
+          { id: settings.id, marks: this.lefts },
           () => this.leases.valid('channel', name),
           (message, fields) => options.logs.gateway.warn(`cluster: ${message}`, fields),
         );

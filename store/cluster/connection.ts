@@ -17,7 +17,7 @@ export interface ClusterConnectOptions extends ClusterCredentials {
 
 /** The first pause between reconnect attempts, doubled after each failed one up to `RECONNECT_MAX_MS`. */
 const RECONNECT_FIRST_MS = 250;
-const RECONNECT_MAX_MS = 5_000;
+export const RECONNECT_MAX_MS = 5_000;
 
 /**
  * Connects to the cluster's NATS server and checks that JetStream is on. The connection reconnects forever after a

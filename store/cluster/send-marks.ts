@@ -5,6 +5,7 @@ import type { LogFields } from '../logs/logger.js';
 import type { SharedJournal } from '../log/send-journal.js';
 import { ClusterError } from './errors.js';
 import { ttlBucket } from './kv-bucket.js';
+import type { LeftMarks } from './left-marks.js';
 
 /** The KV bucket of the marks: every channel account's. */
 export const SEND_MARKS_BUCKET = 'tern_sending';
@@ -19,15 +20,36 @@ const MARK_TTL_MS = 24 * 60 * 60 * 1000;
 const keyOf = (account: string, sendKey: string): string =>
   `${Buffer.from(account, 'utf8').toString('base64url')}.${Buffer.from(sendKey, 'utf8').toString('base64url')}`;
 
-/** A mark's values: the part is about to leave (stored, acknowledged, before its request is dispatched) or left. */
+/**
+ * A mark's values: the part is about to leave (`leaving:<member>`, stored, acknowledged, before its request is
+ * dispatched by that member) or left (`left`, `left-marks.ts`).
+ */
 const LEAVING = 'leaving';
-const LEFT = 'left';
+const leavingBy = (member: string): string => `${LEAVING}:${member}`;
 
 /**
- * A mark the member taking the account over reads as "may have left": `left`, or the empty mark of a member from
- * before `left` existed, stored before its request was dispatched.
+ * What the member taking the account over reads in a mark: the part may have left (`left`, or the empty mark of a
+ * member from before `left` existed), it was leaving (and by which member, when the mark says), or nothing.
  */
-const mayHaveLeft = (value: string): boolean => value !== LEAVING;
+type Read = { kind: 'left' } | { kind: 'leaving'; by: string | undefined } | { kind: 'none' };
+
+const readMark = (value: string | undefined): Read => {
+  if (value === undefined) return { kind: 'none' };
+  if (value === LEAVING) return { kind: 'leaving', by: undefined };
+  if (value.startsWith(`${LEAVING}:`)) return { kind: 'leaving', by: value.slice(LEAVING.length + 1) };
+  return { kind: 'left' };
+};
+
+const markOf = async (kv: KV, key: string): Promise<Read> => {
+  const entry = await kv.get(key);
+  return readMark(entry && entry.operation === 'PUT' ? entry.string() : undefined);
+};
+
+/** The member writing the marks: its id (in `leaving` marks) and its unacknowledged `left` marks. */
+export interface MemberMarks {
+  id: string;
+  marks: LeftMarks;
+}
 
 /**
  * The send journal of a channel account in a cluster (#40): which reply parts may have left, as entries of KV bucket
@@ -38,12 +60,13 @@ const mayHaveLeft = (value: string): boolean => value !== LEAVING;
  * the kernel's socket buffer before the request is: a member killed at any moment leaves the server either no `left`
  * (the request was never written: the next holder sends the part) or a `left` its kernel still delivers (the part
  * may have reached the chat: it is not sent again). So a SIGKILL loses no part and doubles none, as the local journal
- * file written just before the request (`store/log/send-journal.ts`). What the marks cannot tell: a connection that
- * dies unnoticed between `leaving`'s answer and `left` reaching the server (a split in that moment, as a power loss
- * for the file) lets the part be sent twice if the account moves before its `message.sent` is stored; a server
- * killed while a busy member sends drops every `left` still in its socket buffers, one per chat with a part out
- * (#40). A request that fails before its first byte is written, or that the platform certainly did not take, is
- * unmarked; the mark is deleted once the part's `message.sent` is in the stream.
+ * file written just before the request (`store/log/send-journal.ts`). A `left` mark lost on its way (the server
+ * killed, a split, with the mark in a socket buffer or on the path) leaves only `leaving`: the member that wrote it
+ * keeps it until the server acknowledges it and writes it again at every reconnect (`LeftMarks`), and the member
+ * taking the account over asks it before sending such a part (`open`). What remains: the member with a lost `left`
+ * mark is killed before it reconnects, or stays cut off longer than the server keeps its connection plus
+ * `GONE_AFTER_MS`; the part is then sent twice. A request that fails before its first byte is written, or that the
+ * platform certainly did not take, is unmarked; the mark is deleted once the part's `message.sent` is in the stream.
  */
 export class SendMarks implements SharedJournal {
   readonly kind = 'shared';
@@ -56,6 +79,7 @@ export class SendMarks implements SharedJournal {
     private readonly kv: KV,
     private readonly account: string,
     readonly before: ReadonlySet<string>,
+    private readonly member: MemberMarks,
     private readonly held: () => boolean,
     private readonly warn: (message: string, fields: LogFields) => void,
   ) {
@@ -69,10 +93,17 @@ export class SendMarks implements SharedJournal {
     })();
   }
 
+  /**
+   * The account's marks as the previous holder left them: a part marked `left` may have left and is not sent again.
+   * A part only `leaving` may have left too, its `left` mark lost on its way (#40): the member that marked it is asked
+   * first (`LeftMarks.heardFrom`), and the part counts as never sent once that member answered with its marks
+   * stored and the part is still only `leaving`, or once it is gone.
+   */
   static async open(
     nc: NatsConnection,
     account: string,
     log: EventStore,
+    member: MemberMarks,
     held: () => boolean,
     warn: (message: string, fields: LogFields) => void = () => undefined,
   ): Promise<SendMarks> {
@@ -84,13 +115,28 @@ export class SendMarks implements SharedJournal {
       else open.delete(key);
     }
     const before = new Set<string>();
+    const doubts = new Map<string, string[]>();
     await Promise.all(
       [...open].map(async (key) => {
-        const entry = await kv.get(keyOf(account, key));
-        if (entry && entry.operation === 'PUT' && mayHaveLeft(entry.string())) before.add(key);
+        const mark = await markOf(kv, keyOf(account, key));
+        if (mark.kind === 'left') before.add(key);
+        else if (mark.kind === 'leaving' && mark.by !== undefined)
+          doubts.set(mark.by, [...(doubts.get(mark.by) ?? []), key]);
       }),
     );
-    return new SendMarks(nc, kv, account, before, held, warn);
+    await Promise.all(
+      [...doubts].map(async ([by, keys]) => {
+        warn('parts marked leaving only; asking the member that sent them whether they left', {
+          account,
+          gateway: by,
+          parts: keys.length,
+        });
+        const heard = await member.marks.heardFrom(by);
+        for (const key of keys) if ((await markOf(kv, keyOf(account, key))).kind === 'left') before.add(key);
+        warn('parts marked leaving only are settled', { account, gateway: by, heard, left: keys.length });
+      }),
+    );
+    return new SendMarks(nc, kv, account, before, member, held, warn);
   }
 
   /**
@@ -104,7 +150,7 @@ export class SendMarks implements SharedJournal {
   async store(key: string): Promise<void> {
     this.check();
     try {
-      await this.kv.put(keyOf(this.account, key), LEAVING);
+      await this.kv.put(keyOf(this.account, key), leavingBy(this.member.id));
     } catch (error) {
       this.unmark(key);
       const message = `the mark of a part of channel account ${this.account} was not stored`;
@@ -131,8 +177,8 @@ export class SendMarks implements SharedJournal {
   left(key: string): void {
     this.check();
     const before = this.nc.stats().outBytes;
-    this.kv.put(keyOf(this.account, key), LEFT).catch((error: unknown) =>
-      this.warn('the mark of a part that left was not stored', {
+    this.member.marks.put(this.kv, keyOf(this.account, key), (error: unknown) =>
+      this.warn('the mark of a part that left was not acknowledged; it is written again at the next reconnect', {
         account: this.account,
         reason: (error as Error)?.message ?? String(error),
       }),
@@ -158,6 +204,7 @@ export class SendMarks implements SharedJournal {
   }
 
   settle(key: string): void {
+    this.member.marks.drop(keyOf(this.account, key));
     void this.kv.delete(keyOf(this.account, key)).catch(() => undefined);
   }
 

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import * as assert from 'uvu/assert';
 import { validateDraft } from '../../bus/index.js';
 import { connectCluster } from '../../store/cluster/connection.js';
+import { LeftMarks } from '../../store/cluster/left-marks.js';
 import { SendMarks } from '../../store/cluster/send-marks.js';
 import { accountLog } from '../../store/cluster/stream-names.js';
 import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
@@ -54,6 +55,7 @@ for (const [channel, mayHaveLeft] of [
     const nc = await connectCluster(server.url);
     const account = `tg-order-${channel}`;
     const log = await JetStreamEventStore.open(nc, { ...accountLog(account), gateway: 'gw-a' });
+    const taker = { id: 'gw-b', marks: LeftMarks.start(nc, 'gw-b') };
     try {
       log.append(
         validateDraft({ type: 'message.sending', data: { channel: account, chat: 'c', send_key: 'k1', part: 0 } }),
@@ -63,7 +65,7 @@ for (const [channel, mayHaveLeft] of [
       // What the member taking the account over reads. A `left` mark is not awaited: it is waited for. Killed before
       // the connection, the process had its `leaving` mark acknowledged and wrote nothing after it.
       const maybeSent = async (): Promise<boolean> => {
-        const marks = await SendMarks.open(nc, account, log, () => true);
+        const marks = await SendMarks.open(nc, account, log, taker, () => true);
         marks.close();
         return marks.before.has('k1');
       };

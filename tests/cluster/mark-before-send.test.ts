@@ -5,12 +5,14 @@
 // was written while its mark was on its way, and the member taking the bot over sent it again). Second: the server
 // stores the part's first mark and its answer never comes back, so the member is killed before the request is
 // written (chaos8's mark, stored before the request, made the member taking over take the part as maybe sent: lost).
+import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { Kvm } from '@nats-io/kv';
 import { connectCluster } from '../../store/cluster/connection.js';
 import { SEND_MARKS_BUCKET } from '../../store/cluster/send-marks.js';
 import { accountLog } from '../../store/cluster/stream-names.js';
 import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
+import { logLines } from '../support/clocked-gateway.js';
 import { leasesOf, memberConfig, telegramAccounts } from '../support/cluster-gateways.js';
 import { until } from '../support/eventually.js';
 import { startGatewayModel, type GatewayModel } from '../support/gateway-model.js';
@@ -135,6 +137,11 @@ test('the member killed after its mark was stored, before its request was writte
         emulator.botMessages(TOKEN, USER + 1).map((m) => m.text),
         ['echo: m1'],
       );
+      // Only `leaving` was stored: node-b asked node-a first, and sent the part once node-a was gone from the server.
+      const heirLog = logLines(join(context.gateways[1]!.home.home, 'logs', 'gateway.log'));
+      const settled = heirLog.filter((line) => line.includes('parts marked leaving only are settled'));
+      assert.equal(settled.length, 1, heirLog.join('\n'));
+      assert.match(settled[0]!, / gateway=node-a .*heard=gone/);
     } finally {
       tg1.close();
     }

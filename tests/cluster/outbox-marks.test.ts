@@ -9,6 +9,7 @@ import { ChannelDirectory } from '../../actors/gateway/channel-directory.js';
 import { Outbox } from '../../actors/gateway/outbox.js';
 import { InProcessBus, memorySequencer, validateDraft } from '../../bus/index.js';
 import { connectCluster } from '../../store/cluster/connection.js';
+import { LeftMarks } from '../../store/cluster/left-marks.js';
 import { SEND_MARKS_BUCKET, SendMarks } from '../../store/cluster/send-marks.js';
 import { accountLog } from '../../store/cluster/stream-names.js';
 import { Redactor, type ChannelEntry } from '../../store/config/index.js';
@@ -27,7 +28,7 @@ test('a try the channel says was not taken leaves no mark while the part waits f
   const nc = await connectCluster(server.url);
   const account = 'tg-untaken';
   const log = await JetStreamEventStore.open(nc, { ...accountLog(account), gateway: 'gw-a' });
-  const marks = await SendMarks.open(nc, account, log, () => true);
+  const marks = await SendMarks.open(nc, account, log, { id: 'gw-a', marks: LeftMarks.start(nc, 'gw-a') }, () => true);
   const kv = await new Kvm(nc).open(SEND_MARKS_BUCKET);
   let tries = 0;
   const channel: Channel = {

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { validateDraft } from '../../bus/index.js';
 import { connectCluster } from '../../store/cluster/connection.js';
 import { ClusterError } from '../../store/cluster/errors.js';
+import { LeftMarks } from '../../store/cluster/left-marks.js';
 import { SendMarks } from '../../store/cluster/send-marks.js';
 import { accountLog } from '../../store/cluster/stream-names.js';
 import { JetStreamEventStore } from '../../store/log/jetstream-store.js';
@@ -40,18 +41,25 @@ test('a member cut off from NATS refuses to mark a part until it is back; the ne
       );
     await log.flushed();
     // What the member taking the account over reads once the server has `key`'s `left` mark (it is not awaited).
+    const heir = { id: 'gw-b', marks: LeftMarks.start(direct, 'gw-b') };
     const next = (key: string) =>
       until(
         `${key}'s left mark`,
         async () => {
-          const marks = await SendMarks.open(direct, account, log, () => true);
+          const marks = await SendMarks.open(direct, account, log, heir, () => true);
           if (marks.before.has(key)) return marks;
           marks.close();
           return undefined;
         },
         10_000,
       );
-    const marks = await SendMarks.open(nc, account, log, () => true);
+    const marks = await SendMarks.open(
+      nc,
+      account,
+      log,
+      { id: 'gw-a', marks: LeftMarks.start(nc, 'gw-a') },
+      () => true,
+    );
     assert.is(await marking(marks, 'k1'), undefined);
     (await next('k1')).close();
     proxy.cut();

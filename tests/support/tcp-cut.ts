@@ -7,13 +7,20 @@ export interface TcpCut {
   url: string;
   /** Drops every connection through the proxy and refuses new ones. */
   cut(): void;
-  /** Lets connections through again. */
+  /**
+   * A split only the clients notice: every connection stops carrying bytes either way, the clients' ends are closed
+   * and new connections refused, while the server's ends stay open (the server sees no close and keeps the clients'
+   * subscriptions, as across a path that drops packets) until `heal` or `close`.
+   */
+  split(): void;
+  /** Lets connections through again (the server's ends a `split` left open are closed now). */
   heal(): void;
   /** From now on the server's bytes reach the clients this much later (a slow link back); 0 forwards them at once. */
   delayAnswers(ms: number): void;
   /**
    * From now on, the first bytes a client sends that contain `text` (a subject), and all it sends after them on that
    * connection, never reach the server (a publish lost on its way, with the connection after it); resolves then.
+   * Later connections are not held.
    */
   holdSent(text: string): Promise<void>;
   /**
@@ -26,6 +33,9 @@ export interface TcpCut {
 
 export async function tcpCut(targetPort: number): Promise<TcpCut> {
   const open = new Set<Socket>();
+  /** The server's ends of connections a `split` cut: open, carrying nothing. */
+  const dangling = new Set<Socket>();
+  const upstreams = new Set<Socket>();
   let cut = false;
   let answerDelayMs = 0;
   let hold: { text: string; held: () => void } | undefined;
@@ -33,13 +43,15 @@ export async function tcpCut(targetPort: number): Promise<TcpCut> {
   const server: Server = createServer((client) => {
     if (cut) return void client.destroy();
     const upstream = connect(targetPort, '127.0.0.1');
+    upstreams.add(upstream);
+    upstream.on('close', () => upstreams.delete(upstream));
     for (const socket of [client, upstream]) {
       open.add(socket);
       socket.on('error', () => undefined);
       socket.on('close', () => {
         open.delete(socket);
         client.destroy();
-        upstream.destroy();
+        if (!dangling.has(upstream)) upstream.destroy();
       });
     }
     let holding = false;
@@ -48,8 +60,9 @@ export async function tcpCut(targetPort: number): Promise<TcpCut> {
       if (!holding && hold && chunk.includes(hold.text)) {
         holding = true;
         hold.held();
+        hold = undefined;
       }
-      if (!holding) upstream.write(chunk);
+      if (!holding && !dangling.has(upstream)) upstream.write(chunk);
       if (!holdingAnswers && holdAnswers && chunk.includes(holdAnswers.text)) {
         holdingAnswers = true;
         holdAnswers.held();
@@ -57,7 +70,7 @@ export async function tcpCut(targetPort: number): Promise<TcpCut> {
     });
     // Each chunk waits as long as the delay was when it came: chunks keep their order while the delay stays the same.
     upstream.on('data', (chunk: Buffer) => {
-      if (holdingAnswers) return;
+      if (holdingAnswers || dangling.has(upstream)) return;
       if (answerDelayMs === 0) client.write(chunk);
       else setTimeout(() => client.write(chunk), answerDelayMs);
     });
@@ -70,8 +83,15 @@ export async function tcpCut(targetPort: number): Promise<TcpCut> {
       cut = true;
       for (const socket of open) socket.destroy();
     },
+    split() {
+      cut = true;
+      for (const upstream of upstreams) dangling.add(upstream);
+      for (const socket of [...open]) if (!upstreams.has(socket)) socket.destroy();
+    },
     heal() {
       cut = false;
+      for (const socket of dangling) socket.destroy();
+      dangling.clear();
     },
     delayAnswers(ms) {
       answerDelayMs = ms;
@@ -86,7 +106,7 @@ export async function tcpCut(targetPort: number): Promise<TcpCut> {
       }),
     close: async () => {
       cut = true;
-      for (const socket of open) socket.destroy();
+      for (const socket of [...open, ...dangling]) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

@@ -1,0 +1,141 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { KV } from '@nats-io/kv';
+import { RequestError, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { RECONNECT_MAX_MS } from './connection.js';
+import { idToken } from './subjects.js';
+
+/** A `left` mark's value in bucket `tern_sending` (`send-marks.ts`). */
+export const LEFT = 'left';
+
+/** Where a member answers once every `left` mark it wrote and the server may not have is stored (#40). */
+const settledSubject = (member: string): string => `tern.sending.settled.${idToken(member)}`;
+
+/** How long one question to a member waits for its answer. */
+const ASK_TIMEOUT_MS = 2_000;
+const ASK_EVERY_MS = 250;
+/**
+ * How long a member's connection must be missing from the server before the member counts as gone: a live member
+ * reconnects within its longest pause between tries (`RECONNECT_MAX_MS`), the margin is for a loaded machine.
+ */
+export const GONE_AFTER_MS = RECONNECT_MAX_MS + 3_000;
+
+/** What asking a member whether its `left` marks are stored came to. */
+type Heard = 'answered' | 'absent' | 'silent';
+
+/**
+ * A member's `left` marks the server has not acknowledged yet (#40). A mark still in a socket buffer or on the path
+ * when the NATS server is killed or the link splits is lost, while its request was written; the member taking the
+ * account over would read only `leaving` and send the part again. So this member keeps each such mark until the
+ * server acknowledges it, writes them all again at every reconnect, and answers the members that ask
+ * (`settledSubject`) only once they are stored: a member taking an account over asks the previous holder of each
+ * part it finds `leaving` (`heardFrom`) before it decides the part never left.
+ */
+export class LeftMarks {
+  private readonly unconfirmed = new Map<string, KV>();
+  private connectedAt = Date.now();
+  private writing: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly subscription: Subscription,
+  ) {
+    void (async () => {
+      for await (const status of nc.status()) {
+        if (this.stopped) return;
+        if (status.type !== 'reconnect') continue;
+        this.connectedAt = Date.now();
+        void this.rewrite().catch(() => undefined);
+      }
+    })();
+  }
+
+  static start(nc: NatsConnection, member: string): LeftMarks {
+    // The answer goes only once the marks are stored: an answer is the asker's proof that it reads them all.
+    const subscription = nc.subscribe(settledSubject(member), {
+      callback: (error, msg) => {
+        if (error) return;
+        void marks.rewrite().then(
+          () => msg.respond(),
+          () => undefined,
+        );
+      },
+    });
+    const marks = new LeftMarks(nc, subscription);
+    return marks;
+  }
+
+  /**
+   * Writes `key`'s `left` mark, unawaited: the publish is in the client's outbound buffer when this returns
+   * (`SendMarks.left` relies on it). Kept until the server acknowledges it.
+   */
+  put(kv: KV, key: string, warn: (error: unknown) => void): void {
+    this.unconfirmed.set(key, kv);
+    kv.put(key, LEFT).then(
+      () => this.confirmed(key, kv),
+      (error: unknown) => warn(error),
+    );
+  }
+
+  /** The part's `message.sent` is stored, or it never left: its mark no longer matters. */
+  drop(key: string): void {
+    this.unconfirmed.delete(key);
+  }
+
+  /** When this member's connection to NATS came up last. */
+  connectedSince(): number {
+    return this.connectedAt;
+  }
+
+  /**
+   * Resolves once `member` said its `left` marks are stored, or its connection has been missing from the server for
+   * `GONE_AFTER_MS` while this member's was up (it is dead, or cut off for longer than a split it rejoins after).
+   * A member the server still lists but that does not answer (a split the server has not noticed, a stalled process)
+   * is waited for: the server drops a connection that stops answering its pings.
+   */
+  async heardFrom(member: string): Promise<'answered' | 'gone'> {
+    let absentSince: number | undefined;
+    for (;;) {
+      const heard = await this.ask(member);
+      if (heard === 'answered') return 'answered';
+      if (heard === 'absent') {
+        absentSince = Math.max(absentSince ?? Date.now(), this.connectedAt);
+        if (Date.now() - absentSince >= GONE_AFTER_MS) return 'gone';
+      } else absentSince = undefined;
+      await sleep(ASK_EVERY_MS);
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.subscription.unsubscribe();
+  }
+
+  private async ask(member: string): Promise<Heard> {
+    try {
+      await this.nc.request(settledSubject(member), undefined, { timeout: ASK_TIMEOUT_MS });
+      return 'answered';
+    } catch (error) {
+      return error instanceof RequestError && error.isNoResponders() ? 'absent' : 'silent';
+    }
+  }
+
+  private confirmed(key: string, kv: KV): void {
+    if (this.unconfirmed.get(key) === kv) this.unconfirmed.delete(key);
+  }
+
+  /** Writes every unacknowledged mark again, awaited; one write at a time, so an answer follows all before it. */
+  private rewrite(): Promise<void> {
+    const run = async (): Promise<void> => {
+      await Promise.all(
+        [...this.unconfirmed].map(async ([key, kv]) => {
+          await kv.put(key, LEFT);
+          this.confirmed(key, kv);
+        }),
+      );
+    };
+    const next = this.writing.then(run, run);
+    this.writing = next.catch(() => undefined);
+    return next;
+  }
+}
