@@ -85,7 +85,7 @@ export class RuntimeCore {
     try {
       journal = options.journal ?? (options.resume && !options.log ? SendJournal.open(dir) : undefined);
       // `loaded.config` is replaced on a hot reload: the secrets masked follow it.
-      const bus = new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).published(data) });
+      const bus = new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).value(data) });
       return new RuntimeCore(loaded, log, bus, command, options, journal);
     } catch (error) {
       journal?.close();
@@ -104,7 +104,7 @@ export class RuntimeCore {
       const core = new RuntimeCore(
         loaded,
         log,
-        new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).published(data) }),
+        new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).value(data) }),
         command,
         {},
       );

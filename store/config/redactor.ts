@@ -46,8 +46,6 @@ export class Redactor {
   private readonly pattern: RegExp;
   private readonly masked = new Map<string, string>();
   private readonly shortest: number;
-  /** Objects `published` found without a secret (each with everything in it). */
-  private readonly clean = new WeakSet<object>();
 
   constructor(secrets: readonly string[]) {
     // A header value `Bearer <token>` is configured whole, but the token leaks alone just as well.
@@ -75,47 +73,28 @@ export class Redactor {
 
   /** `value` with every string in it redacted; parts without a secret are the same objects (nothing is copied then). */
   value<T>(value: T): T {
-    return this.walk(value, false) as T;
+    return this.walk(value) as T;
   }
 
-  /**
-   * `value` for data that no one changes once it is handed over (an event's data: the log writes it later): an object
-   * found without a secret is not looked through again. A prompt's history is the same message objects turn after
-   * turn, and every `prompt.built` walked all of them.
-   */
-  published<T>(value: T): T {
-    return this.walk(value, true) as T;
-  }
-
-  private walk(value: unknown, remember: boolean): unknown {
+  private walk(value: unknown): unknown {
     if (typeof value === 'string') return this.text(value);
     if (typeof value !== 'object' || value === null) return value;
-    if (remember && this.clean.has(value)) return value;
-    const copy = Array.isArray(value) ? this.walkArray(value, remember) : this.walkObject(value, remember);
-    if (copy) return copy;
-    if (remember) this.clean.add(value);
-    return value;
-  }
-
-  /** A copy with the secrets masked, or undefined when there are none. */
-  private walkArray(value: unknown[], remember: boolean): unknown[] | undefined {
-    let copy: unknown[] | undefined;
-    for (let i = 0; i < value.length; i++) {
-      const item = value[i] as unknown;
-      const next = this.walk(item, remember);
-      if (next !== item) (copy ??= value.slice())[i] = next;
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const item = value[i] as unknown;
+        const next = this.walk(item);
+        if (next !== item) (copy ??= value.slice())[i] = next;
+      }
+      return copy ?? value;
     }
-    return copy;
-  }
-
-  private walkObject(value: object, remember: boolean): Record<string, unknown> | undefined {
     let copy: Record<string, unknown> | undefined;
     for (const key in value) {
       const item = (value as Record<string, unknown>)[key];
-      const next = this.walk(item, remember);
+      const next = this.walk(item);
       if (next !== item) (copy ??= { ...(value as Record<string, unknown>) })[key] = next;
     }
-    return copy;
+    return copy ?? value;
   }
 }
 

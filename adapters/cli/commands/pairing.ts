@@ -70,7 +70,7 @@ async function decideHere(
   queued: QueuedDecision,
 ): Promise<Answer | undefined> {
   try {
-    const bus = new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).published(data) });
+    const bus = new InProcessBus(log, { redact: (data) => redactorOf(loaded.config).value(data) });
     let answer: Answer | undefined;
     bus.on('pairing.decided', 'pairing.decision.failed').subscribe((event) => {
       if (event.data.request === queued.request) answer = event;
