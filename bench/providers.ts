@@ -136,7 +136,8 @@ async function familyRows(family: ProtocolFamily): Promise<BenchRow[]> {
 const BODY_TURNS = 20_000;
 
 /**
- * CPU per chat-completions request body of a long conversation as a turn sends it: a 40-message history that
+ * CPU per chat-completions request body of a long conversation as a turn sends it, in UTF-8 bytes (the encoding
+ * undici did after the string was built is in it since the body is bytes): a 40-message history that
  * slides forward a turn at a time, a 7.5 KB system prompt whose tail changes every turn, 12 tools, and a
  * second call with the tool round trip added.
  */

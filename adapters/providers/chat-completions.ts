@@ -16,7 +16,7 @@ import { callOf, type CallOptions, type ChatRequest, type EndpointConfig, type P
 import { searchPlan, type NativeSearch } from './native-search.js';
 import { headersFor, parseWire, streamEndedEarly } from './wire.js';
 import { jsonObject, type Field } from './json-object.js';
-import { toolsJson } from './tools-json.js';
+import { toolsBytes, toolsJson } from './tools-json.js';
 
 /** A message as the chat-completions API takes it. */
 function wireMessage(message: ChatMessage): Record<string, unknown> {
@@ -94,12 +94,12 @@ function reasoningEffort(level: ChatRequest['thinkingLevel']): string | undefine
 }
 
 /**
- * The request body exactly as sent to `{base}/chat/completions`: the parts that stay the same from call to call
+ * The request body exactly as sent to `{base}/chat/completions` (UTF-8): the parts that stay the same from call to call
  * first (model, tools, then the system prompt and the history inside `messages`), so a vendor's prefix cache keeps
  * matching; the provider's own search (a tool after ours, or its fields after the stream fields); then `extra_body`'s
  * fields, which may replace any of ours in place (`tools` too).
  */
-export function chatCompletionsBody(request: ChatRequest, native?: NativeSearch): string {
+export function chatCompletionsBody(request: ChatRequest, native?: NativeSearch): Buffer {
   const { tools, search } = searchPlan(native, request);
   const system: ChatMessage[] = request.system ? [{ role: 'system', content: request.system }] : [];
   const fields: Record<string, unknown> = {};
@@ -109,13 +109,16 @@ export function chatCompletionsBody(request: ChatRequest, native?: NativeSearch)
   if (effort) fields.reasoning_effort = effort;
   if (request.stream) Object.assign(fields, { stream: true, stream_options: { include_usage: true } });
   if (search?.kind === 'fields') Object.assign(fields, search.fields);
-  const ours = toolsJson(tools);
   const wireTools =
-    search?.kind === 'tool' ? `[${[ours.slice(1, -1), JSON.stringify(search.tool)].filter(Boolean).join(',')}]` : ours;
+    search?.kind === 'tool'
+      ? `[${[toolsJson(tools).slice(1, -1), JSON.stringify(search.tool)].filter(Boolean).join(',')}]`
+      : tools.length > 0
+        ? toolsBytes(tools)
+        : undefined;
   return jsonObject(
     [
       ['model', JSON.stringify(request.model)],
-      ['tools', wireTools === '[]' ? undefined : wireTools],
+      ['tools', wireTools],
       ['messages', wireMessagesJson([...system, ...request.messages])],
       ...Object.entries(fields).map(([key, value]): Field => [key, JSON.stringify(value)]),
     ],

@@ -22,7 +22,7 @@ export interface SseEvent {
 export interface HttpCall {
   url: string;
   headers: Record<string, string>;
-  /** Sent as JSON: serialized here unless the client already did (a string). */
+  /** Sent as JSON: serialized here unless the client already did (a string, or its UTF-8 bytes). */
   body: unknown;
   signal?: AbortSignal;
   /** The entry's proxy and answer size cap. */
@@ -65,7 +65,8 @@ function request(call: HttpCall, headers: Record<string, string>, body: string |
   };
 }
 
-const jsonBody = (body: unknown): string => (typeof body === 'string' ? body : JSON.stringify(body));
+const jsonBody = (body: unknown): string | Buffer =>
+  typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
 
 function failed(status: number, headers: IncomingHttpHeaders, body: string): ProviderError {
   return classifyFailure(status, body, headers['retry-after']);

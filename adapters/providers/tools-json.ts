@@ -7,7 +7,7 @@ import type { ToolSpec } from './provider.js';
  * a list by its identity, with its items checked. So a changed list or spec is serialized anew.
  */
 const bySchema = new WeakMap<object, { name: string; description: string; json: string }>();
-const byList = new WeakMap<readonly ToolSpec[], { specs: ToolSpec[]; json: string }>();
+const byList = new WeakMap<readonly ToolSpec[], { specs: ToolSpec[]; json: string; bytes?: Buffer }>();
 
 function specJson(spec: ToolSpec): string {
   const known = bySchema.get(spec.parameters);
@@ -21,11 +21,22 @@ function specJson(spec: ToolSpec): string {
 const sameItems = (a: readonly ToolSpec[], b: readonly ToolSpec[]): boolean =>
   a.length === b.length && a.every((spec, i) => spec === b[i]);
 
+function listEntry(specs: readonly ToolSpec[]): { specs: ToolSpec[]; json: string; bytes?: Buffer } {
+  const known = byList.get(specs);
+  if (known && sameItems(known.specs, specs)) return known;
+  const entry = { specs: [...specs], json: `[${specs.map(specJson).join(',')}]` };
+  byList.set(specs, entry);
+  return entry;
+}
+
 /** `JSON.stringify` of the specs in wire form: `{type: 'function', function: {name, description, parameters}}`. */
 export function toolsJson(specs: readonly ToolSpec[]): string {
-  const known = byList.get(specs);
-  if (known && sameItems(known.specs, specs)) return known.json;
-  const json = `[${specs.map(specJson).join(',')}]`;
-  byList.set(specs, { specs: [...specs], json });
-  return json;
+  return listEntry(specs).json;
+}
+
+/** `toolsJson` as UTF-8, encoded once per tool set (most of a request's bytes). */
+export function toolsBytes(specs: readonly ToolSpec[]): Buffer {
+  const entry = listEntry(specs);
+  entry.bytes ??= Buffer.from(entry.json);
+  return entry.bytes;
 }

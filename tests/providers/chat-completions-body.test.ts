@@ -4,7 +4,7 @@ import { chatCompletionsBody } from '../../adapters/providers/chat-completions.j
 import type { ChatRequest } from '../../adapters/providers/provider.js';
 import type { ChatMessage } from '../../bus/index.js';
 
-const chatCompletionsJson = (request: ChatRequest): string => chatCompletionsBody(request);
+const chatCompletionsJson = (request: ChatRequest): string => chatCompletionsBody(request).toString('utf8');
 
 const user: ChatMessage = { role: 'user', content: 'say "hi"\n' };
 const askTool: ChatMessage = {

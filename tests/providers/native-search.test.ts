@@ -21,7 +21,7 @@ const fetchJson =
 const searchJson =
   '{"type":"function","function":{"name":"web_search","description":"Searches","parameters":{"type":"object"}}}';
 const chat = (provider: string, change: Partial<ChatRequest> = {}) =>
-  chatCompletionsBody({ ...request, ...change }, nativeSearchOf('chat-completions', provider, 'm'));
+  chatCompletionsBody({ ...request, ...change }, nativeSearchOf('chat-completions', provider, 'm')).toString('utf8');
 
 test("chat-completions: OpenRouter's web plugin, Qwen's enable_search and Zhipu's web_search tool replace our web_search", () => {
   assert.is(
