@@ -43,7 +43,7 @@ async function served(name: string, token: string, config: Config): Promise<Chec
   if (holder.kind === 'socket')
     return check(label, 'ok', `the running gateway takes the token at ${url} (without it: 401)`);
   return check(label, 'error', `the running gateway at ${url} refused the token (${answered(holder)})`, {
-    fix: `a gateway serves the token it started with: restart it after changing channel_list.${name}.settings.token`,
+    fix: 'the gateway on that port runs another config: another AGENT_HOME, or gateway.hot_reload is off (restart it)',
   });
 }
 

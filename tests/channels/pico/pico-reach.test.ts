@@ -75,7 +75,7 @@ reach('doctor: the token is taken and a client without it gets 401; another toke
     ['ok', `the running gateway takes the token at ${url} (without it: 401)`],
   );
   assert.not.ok(ran.stdout.includes(TOKEN), 'the token is not shown');
-  // Another home whose config names the same port but another token, as after an edit the gateway has not taken.
+  // Another home whose config names the same port but another token: the gateway there is not the one it configures.
   const other = tempHome();
   try {
     mkdirSync(other.home, { recursive: true });
