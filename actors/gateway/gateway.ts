@@ -642,8 +642,9 @@ export class Gateway {
     // One line per channel that is open to everyone, or closed with pairing (a peer runtime's config with an empty
     // allow_from answered everyone): whoever reads the log knows who may talk to the bot.
     for (const [name, entry] of enabled) {
-      const notice =
-        (entry.type ?? name) === WEB_UI_CHANNEL_TYPE ? undefined : accessNotice(name, channelAccess(entry));
+      // Only the launcher's own `pico` is the signed-in owner's chat; a gateway's is open to every token holder.
+      const ownersChat = (entry.type ?? name) === WEB_UI_CHANNEL_TYPE && options.hostChannels?.[WEB_UI_CHANNEL_TYPE];
+      const notice = ownersChat ? undefined : accessNotice(name, channelAccess(entry));
       if (notice) options.logs.gateway.warn(notice.text);
     }
     const channels = enabled

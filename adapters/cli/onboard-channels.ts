@@ -1,5 +1,5 @@
 // `tern onboard`'s flags for the channels set up by more than a token: Feishu / Lark, DingTalk, WeCom, QQ, OneBot,
-// a Pico client, IRC, Signal, Mattermost, Email, LINE and WhatsApp (the last two in their own file).
+// Pico (server and client), IRC, Signal, Mattermost, Email, LINE and WhatsApp (the last two in their own file).
 // Secrets go to .security.yml, the rest to config.json, under the peer runtime's field names.
 import type { SetupChannel } from '../../store/config/first-setup.js';
 import type { OptionSpec, OptionValues } from './command.js';
@@ -34,6 +34,11 @@ export const CHANNEL_SETUP_OPTIONS = {
     description: 'add an enabled OneBot v11 channel: the forward WebSocket (ws://…)',
   },
   'onebot-token': { type: 'string', value: 'TOKEN', description: 'and its access token, when one is set' },
+  'pico-token': {
+    type: 'string',
+    value: 'TOKEN',
+    description: 'add an enabled Pico channel, `tern gateway` at /pico/ws: the token its clients show',
+  },
   'pico-client-url': {
     type: 'string',
     value: 'URL',
@@ -119,6 +124,8 @@ export function channelsFromFlags(values: OptionValues): SetupChannel[] {
       secrets: onebotToken ? { access_token: onebotToken } : {},
     });
   } else if (onebotToken) throw new UsageError('--onebot-token needs --onebot-url');
+  const picoServerToken = str(values, 'pico-token');
+  if (picoServerToken) channels.push({ name: 'pico', secrets: { token: picoServerToken } });
   const picoUrl = str(values, 'pico-client-url');
   const picoToken = str(values, 'pico-client-token');
   if (picoUrl)

@@ -3,11 +3,10 @@ import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { ChannelHooks } from '../channel.js';
 import { PicoEndpoint } from './endpoint.js';
+import { PICO_WS_PATH } from './path.js';
 import { PicoChannel } from './server-channel.js';
 import { admit, tokenProtocol, type TokenGateSettings } from './token-gate.js';
 
-/** Where the peer runtime serves its Pico channel, on the gateway's own HTTP server. */
-export const PICO_WS_PATH = '/pico/ws';
 /** The peer runtime's one sender of every Pico client: an `allow_from` listing it admits every session. */
 const PEER_SENDER = 'pico-user';
 /**

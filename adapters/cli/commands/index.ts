@@ -130,7 +130,7 @@ export const commands: CommandSpec[] = [
       'onboard [--telegram-token T] [--discord-token T] [--slack-token T --slack-app-token T] [--owner ID] [--no-test] [--json]',
       'onboard [--feishu-app-id ID --feishu-app-secret S [--feishu-lark]] [--dingtalk-client-id ID --dingtalk-client-secret S]',
       'onboard [--wecom-bot-id ID --wecom-secret S] [--qq-app-id ID --qq-app-secret S] [--onebot-url URL [--onebot-token T]]',
-      'onboard --pico-client-url URL [--pico-client-token T]',
+      'onboard --pico-token T | --pico-client-url URL [--pico-client-token T]',
       'onboard --irc-server HOST:PORT --irc-nick NICK [--irc-channels #A,#B] [--irc-password P] [--irc-no-tls]',
       'onboard --signal-account +NUMBER [--signal-daemon HOST:PORT]',
       'onboard --mattermost-url URL --mattermost-token T',

@@ -54,6 +54,7 @@ const SECRET_FLAGS = [
   'wecom-secret',
   'qq-app-secret',
   'onebot-token',
+  'pico-token',
   'pico-client-token',
   'matrix-token',
   'irc-password',

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig, type Config, type LoadedConfig } from '../../../store/config/index.js';
 import { modelEntries } from '../../../actors/wiring/models.js';
 import { maskProxy, proxyFor } from '../../../adapters/http/client.js';
+import { PICO_WS_PATH } from '../../channels/pico/path.js';
 import { takesWebhooks, webhookPath } from '../../channels/webhook-path.js';
 import { execIsolationState } from '../../../actors/wiring/exec-isolation.js';
 import { describeIsolation, type IsolationState } from '../../tools/exec/isolation.js';
@@ -63,10 +64,10 @@ function describeModels(config: Config) {
 const TELEGRAM_API = 'https://api.telegram.org';
 
 /**
-/**
- * Tern makes the connections of Telegram channels; `@discordjs/ws`/`rest` and Bolt make their own (`proxy_from: 'library'`). With
- * a gateway running, each channel's state there (`state`, and `reason` for one that failed or cannot start). A channel
- * that takes webhooks shows the URL the platform must post to, on the gateway's HTTP server.
+ * Tern makes the connections of Telegram channels; `@discordjs/ws`/`rest` and Bolt make their own
+ * (`proxy_from: 'library'`). With a gateway running, each channel's state there (`state`, and `reason` for one that
+ * failed or cannot start). A channel that takes webhooks shows the URL the platform must post to, on the gateway's
+ * HTTP server; an enabled `pico` entry the WebSocket address its clients connect to there.
  */
 function describeChannels(config: Config, gatewayUrl: string, running: ChannelReport[] | undefined) {
   return Object.entries(config.channel_list).map(([name, c]) => {
@@ -84,7 +85,10 @@ function describeChannels(config: Config, gatewayUrl: string, running: ChannelRe
     const webhook = takesWebhooks(type, settings)
       ? { webhook_url: `${gatewayUrl}${webhookPath(type, name, configured)}` }
       : {};
-    return { name, type: c.type, enabled: c.enabled, ...proxy, ...webhook, ...live };
+    // Pico clients dial the gateway's own port, as platforms post webhooks to it.
+    const websocket =
+      type === 'pico' && c.enabled ? { websocket_url: `${gatewayUrl.replace(/^http/, 'ws')}${PICO_WS_PATH}` } : {};
+    return { name, type: c.type, enabled: c.enabled, ...proxy, ...webhook, ...websocket, ...live };
   });
 }
 
@@ -147,7 +151,8 @@ function lines(s: Summary): string[] {
     `channels    ${s.channels.length === 0 ? 'none' : s.channels.length}`,
     ...s.channels.map((c) => {
       const webhook = 'webhook_url' in c ? `  webhook ${c.webhook_url}` : '';
-      return `  ${c.name}  ${c.type}  ${proxyText(c)}  ${onOff(c.enabled)}${webhook}${stateText(c)}`;
+      const websocket = 'websocket_url' in c ? `  websocket ${c.websocket_url}` : '';
+      return `  ${c.name}  ${c.type}  ${proxyText(c)}  ${onOff(c.enabled)}${webhook}${websocket}${stateText(c)}`;
     }),
     `mcp         ${s.mcp_servers.length === 0 ? 'none' : s.mcp_servers.length}`,
     ...s.mcp_servers.map((m) => `  ${m.name}  ${m.type}  ${onOff(m.enabled)}`),

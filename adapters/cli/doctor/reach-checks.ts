@@ -35,12 +35,15 @@ function settingsCheck(name: string, kind: string, result: ProbeResult | 'skippe
   return check(`channel ${name}`, result.ok ? 'ok' : 'error', result.detail, result.ok ? {} : fix);
 }
 
-/** One authenticated call per enabled channel of a kind this gateway runs. */
+/** One authenticated call per enabled channel of a kind this gateway runs (for a Pico server, one to the gateway). */
 export async function channelChecks(loaded: LoadedConfig): Promise<Check[]> {
   const probes = Object.entries(loaded.config.channel_list)
     .filter(([, entry]) => entry.enabled)
     .map(async ([name, entry]) => {
       const settings = entry.settings as Record<string, unknown>;
+      // A Pico server runs on the gateway's own port: what it answers there, not a platform, says whether it works.
+      if ((entry.type ?? name) === 'pico')
+        return (await import('./pico-check.js')).picoCheck(name, entry, loaded.config);
       const bySettings = probeSettings(entry.type ?? name, name, entry);
       if (bySettings) return settingsCheck(name, entry.type ?? name, await bySettings);
       // Matrix names its token `access_token` and its server `homeserver` (the peer runtime's fields).
