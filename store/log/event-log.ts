@@ -123,6 +123,7 @@ export class EventLog implements EventStore {
   static open(dir: string, options: OpenOptions = {}): EventLog {
     const readOnly = options.readOnly ?? false;
     if (readOnly && !existsSync(`${dir}/data.mdb`)) throw new LogError('log_missing', `no event log in ${dir}`);
+    if (readOnly && beingCreated(dir)) throw new LogError('log_missing', `the event log in ${dir} is being created`);
     // A workspace made here (one outside AGENT_HOME, before any turn) is owner-only, like the log folder.
     if (!readOnly) mkdirSync(dir, { recursive: true, mode: 0o700 });
     const releaseLock = readOnly ? () => {} : acquireWriterLock(dir);
@@ -668,6 +669,21 @@ export class EventLog implements EventStore {
  * assertion's abort): the meta pages (where each table starts), the table of tables, and the path to the newest event
  * (the open reads the last seq). Those few pages are read first; a file shorter than two pages is one being created.
  */
+/**
+ * A file shorter than its two meta pages is one a writer is creating. lmdb's read-only open of it fails, and lmdb-js
+ * 3.5's error path then frees the environment twice (SIGSEGV in `EnvWrap::openEnv`: `log/follow` crashed its test
+ * process when its reader opened as the writer made the log), so a reader does not call lmdb until the file is whole.
+ */
+function beingCreated(dir: string): boolean {
+  try {
+    return statSync(join(dir, 'data.mdb')).size < 2 * 4096;
+  } catch (error) {
+    // Gone since it was seen: a compaction's swap, or a log removed.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw error;
+  }
+}
+
 function checkFirstReads(dir: string): void {
   const path = join(dir, 'data.mdb');
   if (!existsSync(path) || statSync(path).size < 2 * 4096) return;
