@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectCluster } from '../store/cluster/connection.js';
-import { treeCpuMs } from './process-cpu.js';
+import { mainThreadCpuMs, treeCpuMs } from './process-cpu.js';
 import { leasesOf, memberConfig, telegramAccounts } from '../tests/support/cluster-gateways.js';
 import { startGatewayModel } from '../tests/support/gateway-model.js';
 import { startGatewayProcess, type GatewayProcess } from '../tests/support/gateway-process.js';
@@ -31,11 +31,19 @@ function workspace(): string {
   return dir;
 }
 
-/** One run: turns per second, and the CPU (ms) each member (its process tree) and the NATS server used meanwhile. */
+/**
+ * One run: turns per second, and the CPU (ms) each member (its process tree) and the NATS server used meanwhile. A
+ * member's event loop (`memberLoopCpuMs`) bounds what one member can do; its other threads and the other processes
+ * share the second core, so they bound what a second member can add.
+ */
 export interface OneBotRun {
   turnsPerS: number;
   memberCpuMs: number[];
+  /** Of `memberCpuMs`, the main thread's: the member's event loop. */
+  memberLoopCpuMs: number[];
   natsCpuMs: number;
+  /** The CPU (ms) of this process meanwhile: the Telegram emulator, the model server and the bench's own waiting. */
+  benchCpuMs: number;
   seconds: number;
   /** How many of the session partitions each member held when the burst started. */
   partitionsHeld: number[];
@@ -83,8 +91,14 @@ export async function oneBotRun(size: number): Promise<OneBotRun> {
     } finally {
       await nc.close();
     }
-    const cpu = (): number[] => [...members.map((m) => treeCpuMs(m.child.pid!)), treeCpuMs(server.pid)];
+    const pids = members.map((m) => m.child.pid!);
+    const cpu = (): number[] => [
+      ...pids.map((pid) => treeCpuMs(pid)),
+      treeCpuMs(server.pid),
+      ...pids.map((pid) => mainThreadCpuMs(pid)),
+    ];
     const cpuBefore = cpu();
+    const ownBefore = process.cpuUsage();
     const started = performance.now();
     for (let round = 0; round < ROUNDS; round++)
       for (let chat = 0; chat < CHATS; chat++)
@@ -92,10 +106,13 @@ export async function oneBotRun(size: number): Promise<OneBotRun> {
     for (let chat = 0; chat < CHATS; chat++) await emulator.waitForBotMessages(TOKEN, userOf(chat), ROUNDS, 600_000);
     const seconds = (performance.now() - started) / 1000;
     const used = cpu().map((ms, i) => Math.round(ms - cpuBefore[i]!));
+    const own = process.cpuUsage(ownBefore);
     return {
       turnsPerS: (CHATS * ROUNDS) / seconds,
       memberCpuMs: used.slice(0, size),
+      memberLoopCpuMs: used.slice(size + 1),
       natsCpuMs: used[size]!,
+      benchCpuMs: Math.round((own.user + own.system) / 1000),
       seconds,
       partitionsHeld,
     };
@@ -115,4 +132,11 @@ if (process.argv[1]?.endsWith('one-bot.ts')) {
   const run = await oneBotRun(size);
   process.stdout.write(`${run.turnsPerS.toFixed(1)} turns/s with ${size} member(s)\n`);
   process.stderr.write(`${JSON.stringify({ size, ...run })}\n`);
+  const turns = CHATS * ROUNDS;
+  const perTurn = (ms: number): string => (ms / turns).toFixed(1);
+  const members = run.memberCpuMs.map(
+    (ms, i) => `member ${i} ${perTurn(ms)} (loop ${perTurn(run.memberLoopCpuMs[i]!)})`,
+  );
+  const rest = `nats-server ${perTurn(run.natsCpuMs)}, bench ${perTurn(run.benchCpuMs)}`;
+  process.stderr.write(`ms of CPU per turn: ${members.join(', ')}, ${rest}\n`);
 }

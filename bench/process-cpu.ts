@@ -1,22 +1,31 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** CPU time (ms) one process's threads have used, from each thread's schedstat (ns; /proc/<pid>/stat counts ticks). */
+/** CPU time (ms) one thread has used, from its schedstat (ns; /proc/<pid>/stat counts ticks); 0 once it is gone. */
+function threadCpuMs(pid: number, task: string): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU time (ms) of a process's main thread alone: for Node, its event loop. The rest of `treeCpuMs` is other threads
+ * (V8's compiler and garbage collector, libuv's pool) and child processes, which can run on another core.
+ */
+export function mainThreadCpuMs(pid: number): number {
+  return threadCpuMs(pid, String(pid));
+}
+
+/** CPU time (ms) one process's threads have used. */
 function ownCpuMs(pid: number): number {
-  let ns = 0;
   let tasks: string[];
   try {
     tasks = readdirSync(`/proc/${pid}/task`);
   } catch {
     return 0;
   }
-  for (const task of tasks) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // A thread that ended between the listing and the read.
-    }
-  }
-  return ns / 1e6;
+  return tasks.reduce((sum, task) => sum + threadCpuMs(pid, task), 0);
 }
 
 /** The pids whose parent is `pid`, read from /proc (Linux only). */
