@@ -1,6 +1,7 @@
 // One busy bot on a cluster (#40 item 2): `tern gateway --cluster` members with `cluster.session_partitions` on one
 // nats-server, one Telegram bot on the emulator, 40 chats whose every turn calls `search_files` over a shared
-// workspace's `corpus` folder (about 25 ms of CPU in the gateway, measured below) and a model that answers at once.
+// workspace's `corpus` folder and a model that answers at once. The search takes about 5 ms of CPU in a process of its
+// own; in a member a turn costs 10 to 12 ms more than one over an empty folder (`ONE_BOT_FILES=0`, docs/benchmarks.md).
 // Turns per second with one member and with two: on 2 cores the second member can only help by using the second core.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
