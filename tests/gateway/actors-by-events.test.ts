@@ -18,7 +18,7 @@ import { Redactor, validateConfig, type Config } from '../../store/config/index.
 import { Logger } from '../../store/logs/logger.js';
 import { given, movesOf, type Stage } from '../support/actor-kit.js';
 import { eventually } from '../support/eventually.js';
-import { tempHome } from '../support/temp-home.js';
+import { tempHome, type TempHome } from '../support/temp-home.js';
 import { PairingStore } from '../../store/pairing.js';
 
 const logger = new Logger([], 'error', Redactor.none);
@@ -75,11 +75,12 @@ const inbound = (id: string, text: string): ChannelMessage => ({
   mentioned: false,
 });
 
+/** The actor keeps its pairing codes and last chat in `home`, which the test removes once the actor stopped. */
 function channelActor(
   stage: Stage,
   channel: TestChannel,
+  home: TempHome,
   directory = new ChannelDirectory(),
-  home = tempHome(),
 ): ChannelActor {
   const actor = new ChannelActor({ name: 'tg', kind: 'telegram', account: 'default' }, async () => channel, {
     bus: stage.bus,
@@ -114,7 +115,8 @@ channel(
   async () => {
     const stage = given();
     const link = new TestChannel();
-    const actor = channelActor(stage, link);
+    const home = tempHome();
+    const actor = channelActor(stage, link, home);
     await connected(stage);
     await link.hooks!.onMessage(inbound('7', 'hello'));
     await link.hooks!.onMessage(inbound('7', 'hello'));
@@ -141,6 +143,7 @@ channel(
       ],
     ]);
     await actor.stop();
+    home.remove();
   },
 );
 
@@ -150,7 +153,7 @@ channel(
     const stage = given();
     const link = new TestChannel();
     const home = tempHome();
-    const actor = channelActor(stage, link, new ChannelDirectory(), home);
+    const actor = channelActor(stage, link, home);
     await connected(stage);
     const stranger = (id: string): ChannelMessage => ({
       ...inbound(id, 'let me in'),
@@ -202,10 +205,12 @@ channel(
   async () => {
     const stage = given();
     const link = new TestChannel();
-    const actor = channelActor(stage, link);
+    const home = tempHome();
+    const actor = channelActor(stage, link, home);
     await connected(stage);
     await Promise.all([actor.stop(), actor.stop()]);
     await actor.stop();
+    home.remove();
     assert.equal(movesOf(stage.published, 'channel:tg'), [
       '->stopped xstate.init',
       'stopped->starting START',

@@ -75,7 +75,8 @@ function gatewayHome(config: Record<string, unknown>, env: Record<string, string
 }
 
 test('the gateway log, heartbeat.log and AGENT_LOG_FILE follow log_level, rotate by size and mask secrets', () => {
-  const extra = join(tempDir(), 'extra.log');
+  const extraDir = tempDir();
+  const extra = join(extraDir, 'extra.log');
   const { home, loaded } = gatewayHome(
     {
       gateway: { log_level: 'info', log_max_size_mb: 1, log_max_backups: 2 },
@@ -99,6 +100,7 @@ test('the gateway log, heartbeat.log and AGENT_LOG_FILE follow log_level, rotate
   assert.ok(existsSync(`${extra}.2`) && !existsSync(`${extra}.3`), 'AGENT_LOG_FILE rotates the same way');
   assert.match(readFileSync(join(loaded.workspace, 'heartbeat.log'), 'utf8'), /WARN heartbeat skipped: busy/);
   rmSync(home, { recursive: true, force: true });
+  rmSync(extraDir, { recursive: true, force: true });
 });
 
 test('AGENT_GATEWAY_LOG_MAX_BACKUPS=0 keeps no archives', () => {

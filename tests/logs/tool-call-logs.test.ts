@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -52,6 +52,7 @@ test('a tool call is logged with its argument keys and their count, never a valu
     }
   } finally {
     await g.close();
+    rmSync(extra, { force: true });
   }
 });
 

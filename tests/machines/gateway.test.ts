@@ -29,6 +29,8 @@ interface Script {
 function gateway(stage: Stage, script: Script = {}) {
   const home = tempHome();
   const loaded = loadConfig({ env: home.env });
+  // Only the config is read from the home: the effects record, they write nothing there.
+  home.remove();
   const running = new Set<string>();
   const stopped: string[] = [];
   const child = (name: string) =>

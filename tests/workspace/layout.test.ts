@@ -20,10 +20,11 @@ const LAYOUT = [
 ];
 
 test('a new workspace gets the layout of the spec and says what it created', () => {
-  const root = join(mkdtempSync(join(tmpdir(), 'tern-')), 'workspace');
+  const parent = mkdtempSync(join(tmpdir(), 'tern-'));
+  const root = join(parent, 'workspace');
   assert.equal(ensureWorkspace(root), LAYOUT);
   for (const entry of LAYOUT) assert.ok(existsSync(join(root, entry)), entry);
-  rmSync(root, { recursive: true, force: true });
+  rmSync(parent, { recursive: true, force: true });
 });
 
 test('starter texts are useful: AGENT.md has valid frontmatter, HEARTBEAT.md explains HEARTBEAT_OK', () => {

@@ -93,8 +93,8 @@ function gatewayConfig(
 }
 
 /**
- * Registers and runs the contract suites for one channel: a gateway with the channel as most users run it, the same
- * with streaming on, and the gateway killed in the middle of a send.
+ * Registers and runs the contract suites for one channel: a gateway with the channel as most users run it, killed in
+ * the middle of a send, then started again with streaming on.
  */
 export function channelContract(contract: ChannelContract): void {
   const lacks = contract.lacks ?? {};
@@ -369,6 +369,15 @@ export function channelContract(contract: ChannelContract): void {
     },
   );
 
+  /** The channel with streaming on (a placeholder where the platform cannot edit), the model streaming too. */
+  const streamingConfig = (context: Context): Record<string, unknown> => {
+    const live = lacks.edits
+      ? { placeholder: 'Thinking…' }
+      : { streaming: { enabled: true, throttle_seconds: 0, min_growth_chars: 1 } };
+    const port = (context.config.gateway as { port: number }).port;
+    return gatewayConfig(contract, context, port, { allow_from: [...allowed], ...live }, true);
+  };
+
   plain(
     'killed while a reply part is at the platform unconfirmed: after the restart it is there exactly once',
     async (context) => {
@@ -382,6 +391,9 @@ export function channelContract(contract: ChannelContract): void {
       }
       await context.gateway.kill();
       hold.release();
+      // Started again as the streaming test below needs it (streamed replies, or a placeholder first): one gateway
+      // start a channel fewer. What the restart must do with the part in doubt does not depend on how replies go out.
+      context.config = streamingConfig(context);
       context.gateway = await startGatewayProcess(context.config, {}, context.home, READY_MS);
       const later = user(context.emulator);
       await later.say('after the crash');
@@ -394,14 +406,8 @@ export function channelContract(contract: ChannelContract): void {
     },
   );
 
+  // The gateway restarted after the crash above runs this config.
   plain('streaming: a reply is streamed by edits of one message, or a placeholder precedes it', async (context) => {
-    await context.gateway.stop();
-    const live = lacks.edits
-      ? { placeholder: 'Thinking…' }
-      : { streaming: { enabled: true, throttle_seconds: 0, min_growth_chars: 1 } };
-    const port = (context.config.gateway as { port: number }).port;
-    context.config = gatewayConfig(contract, context, port, { allow_from: [...allowed], ...live }, true);
-    context.gateway = await startGatewayProcess(context.config, {}, context.home, READY_MS);
     const chat = user(context.emulator);
     await chat.say('stream these words to me please');
     const final = 'echo: stream these words to me please';
