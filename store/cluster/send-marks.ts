@@ -62,11 +62,14 @@ export interface MemberMarks {
  * may have reached the chat: it is not sent again). So a SIGKILL loses no part and doubles none, as the local journal
  * file written just before the request (`store/log/send-journal.ts`). A `left` mark lost on its way (the server
  * killed, a split, with the mark in a socket buffer or on the path) leaves only `leaving`: the member that wrote it
- * keeps it until the server acknowledges it and writes it again at every reconnect (`LeftMarks`), and the member
- * taking the account over asks it before sending such a part (`open`). What remains: the member with a lost `left`
- * mark is killed before it reconnects, or stays cut off longer than the server keeps its connection plus
- * `GONE_AFTER_MS`; the part is then sent twice. A request that fails before its first byte is written, or that the
- * platform certainly did not take, is unmarked; the mark is deleted once the part's `message.sent` is in the stream.
+ * keeps it until the server acknowledges it, in memory and in a file of its home, and writes it again at every
+ * reconnect and when started again on that home (`LeftMarks`); the member taking the account over asks it before
+ * sending such a part, and takes the part as maybe sent when it is gone from a server that started again since the
+ * mark (`open`). What remains, for a member not started again on its home within `GONE_AFTER_MS`: a `left` mark lost
+ * while the server kept running (the server dropped the split member's connection, a reset on the path) sends the
+ * part twice; a part whose request was never written, `leaving` on a server that started again since, is not sent.
+ * A request that fails before its first byte is written, or that the platform certainly did not take, is unmarked;
+ * the mark is deleted once the part's `message.sent` is in the stream.
  */
 export class SendMarks implements SharedJournal {
   readonly kind = 'shared';
