@@ -40,14 +40,26 @@ export class LeftMarks {
   private connectedAt = Date.now();
   private writing: Promise<void> = Promise.resolve();
   private stopped = false;
-  private subscription: Subscription | undefined;
+  private readonly subscription: Subscription;
   private opened: Promise<KV> | undefined;
 
   private constructor(
     private readonly nc: NatsConnection,
+    member: string,
     private readonly file: LeftFile | undefined,
   ) {
     for (const key of file?.restored ?? []) this.unconfirmed.set(key, undefined);
+    if (this.unconfirmed.size > 0) void this.rewrite().catch(() => undefined);
+    // The answer goes only once the marks are stored: an answer is the asker's proof that it reads them all.
+    this.subscription = nc.subscribe(settledSubject(member), {
+      callback: (error, msg) => {
+        if (error) return;
+        void this.rewrite().then(
+          () => msg.respond(),
+          () => undefined,
+        );
+      },
+    });
     void (async () => {
       for await (const status of nc.status()) {
         if (this.stopped) return;
@@ -63,19 +75,7 @@ export class LeftMarks {
    * at once, and every question is answered only after them.
    */
   static start(nc: NatsConnection, member: string, file?: LeftFile): LeftMarks {
-    const marks = new LeftMarks(nc, file);
-    if (marks.unconfirmed.size > 0) void marks.rewrite().catch(() => undefined);
-    // The answer goes only once the marks are stored: an answer is the asker's proof that it reads them all.
-    marks.subscription = nc.subscribe(settledSubject(member), {
-      callback: (error, msg) => {
-        if (error) return;
-        void marks.rewrite().then(
-          () => msg.respond(),
-          () => undefined,
-        );
-      },
-    });
-    return marks;
+    return new LeftMarks(nc, member, file);
   }
 
   /**
@@ -129,7 +129,7 @@ export class LeftMarks {
 
   stop(): void {
     this.stopped = true;
-    this.subscription?.unsubscribe();
+    this.subscription.unsubscribe();
     this.file?.close();
   }
 
