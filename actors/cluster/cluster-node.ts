@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { EventDraft } from '../../bus/index.js';
 import { connectCluster } from '../../store/cluster/connection.js';
 import { Leases } from '../../store/cluster/leases.js';
 import { Members } from '../../store/cluster/members.js';
+import { LeftFile } from '../../store/cluster/left-file.js';
 import { LeftMarks } from '../../store/cluster/left-marks.js';
 import { SendMarks } from '../../store/cluster/send-marks.js';
 import type { ChannelEntry, LoadedConfig } from '../../store/config/index.js';
@@ -33,6 +35,9 @@ export interface ClusterSettings {
 
 /** How long handing an account over waits for its gateway to drain and stop. */
 const HAND_OVER_MS = 30_000;
+
+/** The member's `left` marks NATS has not acknowledged, in its home (`LeftFile`, #40). */
+const LEFT_MARKS_FILE = 'cluster-left-marks';
 
 /** The one lease of the cluster's heartbeat and cron: its holder runs them. */
 const SCHEDULE_LEASE = 'heartbeat-cron';
@@ -119,8 +124,6 @@ interface CurrentConfig {
 export class ClusterNode {
   private readonly cells = new Map<string, Promise<Cell | undefined>>();
   private readonly connection: { stop(): void };
-  /** The `left` marks this member wrote that the server has not acknowledged yet (#40). */
-  private readonly lefts: LeftMarks;
   private readonly timer: NodeJS.Timeout;
   private ticking: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -137,9 +140,10 @@ export class ClusterNode {
     private readonly queue: DeliveryQueue,
     private readonly current: CurrentConfig,
     private readonly options: GatewayOptions,
+    /** The `left` marks this member wrote that the server has not acknowledged yet (#40). */
+    private readonly lefts: LeftMarks,
   ) {
     this.connection = watchConnection(nc, options.logs.gateway);
-    this.lefts = LeftMarks.start(nc, settings.id);
     if (settings.partitions)
       this.partitions = new SessionPartitions({
         nc,
@@ -161,7 +165,10 @@ export class ClusterNode {
       ...(settings.user ? { user: settings.user } : {}),
       ...(settings.password ? { pass: settings.password } : {}),
     });
+    // First thing: the marks a previous run was killed with are written again before anything asks for them.
+    let lefts: LeftMarks | undefined;
     try {
+      lefts = LeftMarks.start(nc, settings.id, LeftFile.open(join(options.loaded.home, LEFT_MARKS_FILE)));
       const queue = await DeliveryQueue.open(nc);
       const current: CurrentConfig = { loaded: options.loaded };
       const log = await JetStreamEventStore.open(nc, { ...memberLog(settings.id), gateway: settings.id });
@@ -181,8 +188,9 @@ export class ClusterNode {
       const publish = (draft: EventDraft): void => void gateway.core.bus.publish(draft);
       const members = await Members.join(nc, { gateway: settings.id, ttlMs: settings.ttlMs, publish });
       const leases = await Leases.open(nc, { gateway: settings.id, ttlMs: settings.ttlMs, publish });
-      return new ClusterNode(settings, nc, gateway, members, leases, queue, current, options);
+      return new ClusterNode(settings, nc, gateway, members, leases, queue, current, options, lefts);
     } catch (error) {
+      lefts?.stop();
       await nc.close();
       throw error;
     }

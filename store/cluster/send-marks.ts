@@ -4,40 +4,40 @@ import type { EventStore } from '../log/event-store.js';
 import type { LogFields } from '../logs/logger.js';
 import type { SharedJournal } from '../log/send-journal.js';
 import { ClusterError } from './errors.js';
-import { ttlBucket } from './kv-bucket.js';
-import type { LeftMarks } from './left-marks.js';
+import { LEFT, type LeftMarks } from './left-marks.js';
+import { sendMarksBucket } from './send-marks-bucket.js';
 
-/** The KV bucket of the marks: every channel account's. */
-export const SEND_MARKS_BUCKET = 'tern_sending';
-
-/**
- * How long a mark is kept: it matters only until a member takes the account over after a crash. A cluster down for
- * longer than this takes a part that was leaving at the crash as never sent, and sends it again.
- */
-const MARK_TTL_MS = 24 * 60 * 60 * 1000;
+export { SEND_MARKS_BUCKET } from './send-marks-bucket.js';
 
 /** KV keys allow `[-/_=.a-zA-Z0-9]`: the account and the send key are written base64url. */
 const keyOf = (account: string, sendKey: string): string =>
   `${Buffer.from(account, 'utf8').toString('base64url')}.${Buffer.from(sendKey, 'utf8').toString('base64url')}`;
 
 /**
- * A mark's values: the part is about to leave (`leaving:<member>`, stored, acknowledged, before its request is
- * dispatched by that member) or left (`left`, `left-marks.ts`).
+ * A mark's values: the part is about to leave (`leaving:<member>:<server>`, stored, acknowledged, before its request
+ * is dispatched by that member; `server` is the id of the NATS server that stored it, new at each start of the
+ * server) or left (`left`, `left-marks.ts`). Gateway ids have no `:`.
  */
 const LEAVING = 'leaving';
-const leavingBy = (member: string): string => `${LEAVING}:${member}`;
+const leavingBy = (member: string, server: string | undefined): string =>
+  `${LEAVING}:${member}${server ? `:${server}` : ''}`;
 
 /**
  * What the member taking the account over reads in a mark: the part may have left (`left`, or the empty mark of a
- * member from before `left` existed), it was leaving (and by which member, when the mark says), or nothing.
+ * member from before `left` existed), it was leaving (by which member and through which server, when the mark says),
+ * or nothing.
  */
-type Read = { kind: 'left' } | { kind: 'leaving'; by: string | undefined } | { kind: 'none' };
+type Read =
+  | { kind: 'left' }
+  | { kind: 'leaving'; by: string | undefined; server: string | undefined }
+  | { kind: 'none' };
 
 const readMark = (value: string | undefined): Read => {
   if (value === undefined) return { kind: 'none' };
-  if (value === LEAVING) return { kind: 'leaving', by: undefined };
-  if (value.startsWith(`${LEAVING}:`)) return { kind: 'leaving', by: value.slice(LEAVING.length + 1) };
-  return { kind: 'left' };
+  if (value === LEAVING) return { kind: 'leaving', by: undefined, server: undefined };
+  if (!value.startsWith(`${LEAVING}:`)) return { kind: 'left' };
+  const [by, server] = value.slice(LEAVING.length + 1).split(':');
+  return { kind: 'leaving', by, server };
 };
 
 const markOf = async (kv: KV, key: string): Promise<Read> => {
@@ -62,11 +62,14 @@ export interface MemberMarks {
  * may have reached the chat: it is not sent again). So a SIGKILL loses no part and doubles none, as the local journal
  * file written just before the request (`store/log/send-journal.ts`). A `left` mark lost on its way (the server
  * killed, a split, with the mark in a socket buffer or on the path) leaves only `leaving`: the member that wrote it
- * keeps it until the server acknowledges it and writes it again at every reconnect (`LeftMarks`), and the member
- * taking the account over asks it before sending such a part (`open`). What remains: the member with a lost `left`
- * mark is killed before it reconnects, or stays cut off longer than the server keeps its connection plus
- * `GONE_AFTER_MS`; the part is then sent twice. A request that fails before its first byte is written, or that the
- * platform certainly did not take, is unmarked; the mark is deleted once the part's `message.sent` is in the stream.
+ * keeps it until the server acknowledges it, in memory and in a file of its home, and writes it again at every
+ * reconnect and when started again on that home (`LeftMarks`); the member taking the account over asks it before
+ * sending such a part, and takes the part as maybe sent when it is gone from a server that started again since the
+ * mark (`open`). What remains, for a member not started again on its home within `GONE_AFTER_MS`: a `left` mark lost
+ * while the server kept running (the server dropped the split member's connection, a reset on the path) sends the
+ * part twice; a part whose request was never written, `leaving` on a server that started again since, is not sent.
+ * A request that fails before its first byte is written, or that the platform certainly did not take, is unmarked;
+ * the mark is deleted once the part's `message.sent` is in the stream.
  */
 export class SendMarks implements SharedJournal {
   readonly kind = 'shared';
@@ -96,8 +99,13 @@ export class SendMarks implements SharedJournal {
   /**
    * The account's marks as the previous holder left them: a part marked `left` may have left and is not sent again.
    * A part only `leaving` may have left too, its `left` mark lost on its way (#40): the member that marked it is asked
-   * first (`LeftMarks.heardFrom`), and the part counts as never sent once that member answered with its marks
-   * stored and the part is still only `leaving`, or once it is gone.
+   * first (`LeftMarks.heardFrom`). Once it answered (its marks, and those its file kept from before a kill, are
+   * stored) the mark is read again: still only `leaving`, the part never left and is sent. Once it is gone (no
+   * connection on the server for `GONE_AFTER_MS`), the server that stored the mark says which: if it is the server
+   * this member reaches now, the member's connection closed while that server ran, which a kill does after its
+   * kernel delivered every mark written before (never left: sent); if the server started again since, the `left`
+   * mark may have been lost with it while the member was cut off and then killed, so the part may have left (not sent
+   * again: a second copy is the worse mistake; its mark becomes `left`).
    */
   static async open(
     nc: NatsConnection,
@@ -107,7 +115,7 @@ export class SendMarks implements SharedJournal {
     held: () => boolean,
     warn: (message: string, fields: LogFields) => void = () => undefined,
   ): Promise<SendMarks> {
-    const kv = await ttlBucket(nc, SEND_MARKS_BUCKET, MARK_TTL_MS);
+    const kv = await sendMarksBucket(nc);
     const open = new Set<string>();
     for (const event of log.iterate({ type: 'message.sending,message.sent' })) {
       const { send_key: key } = event.data as { send_key: string };
@@ -115,25 +123,37 @@ export class SendMarks implements SharedJournal {
       else open.delete(key);
     }
     const before = new Set<string>();
-    const doubts = new Map<string, string[]>();
+    const doubts = new Map<string, { key: string; server: string | undefined }[]>();
     await Promise.all(
       [...open].map(async (key) => {
         const mark = await markOf(kv, keyOf(account, key));
         if (mark.kind === 'left') before.add(key);
         else if (mark.kind === 'leaving' && mark.by !== undefined)
-          doubts.set(mark.by, [...(doubts.get(mark.by) ?? []), key]);
+          doubts.set(mark.by, [...(doubts.get(mark.by) ?? []), { key, server: mark.server }]);
       }),
     );
     await Promise.all(
-      [...doubts].map(async ([by, keys]) => {
+      [...doubts].map(async ([by, parts]) => {
         warn('parts marked leaving only; asking the member that sent them whether they left', {
           account,
           gateway: by,
-          parts: keys.length,
+          parts: parts.length,
         });
         const heard = await member.marks.heardFrom(by);
-        for (const key of keys) if ((await markOf(kv, keyOf(account, key))).kind === 'left') before.add(key);
-        warn('parts marked leaving only are settled', { account, gateway: by, heard, left: keys.length });
+        const restarted = (server: string | undefined) => server !== undefined && server !== nc.info?.server_id;
+        let left = 0;
+        let unknown = 0;
+        for (const { key, server } of parts) {
+          if ((await markOf(kv, keyOf(account, key))).kind === 'left') left += 1;
+          else if (heard === 'gone' && restarted(server)) {
+            // Decided once: a later holder reads `left` rather than ask a member that may be back without the mark.
+            await kv.put(keyOf(account, key), LEFT);
+            unknown += 1;
+          } else continue;
+          before.add(key);
+        }
+        const fields = { account, gateway: by, heard, parts: parts.length, left, server_restarted: unknown };
+        warn('parts marked leaving only are settled', fields);
       }),
     );
     return new SendMarks(nc, kv, account, before, member, held, warn);
@@ -150,7 +170,7 @@ export class SendMarks implements SharedJournal {
   async store(key: string): Promise<void> {
     this.check();
     try {
-      await this.kv.put(keyOf(this.account, key), leavingBy(this.member.id));
+      await this.kv.put(keyOf(this.account, key), leavingBy(this.member.id, this.nc.info?.server_id));
     } catch (error) {
       this.unmark(key);
       const message = `the mark of a part of channel account ${this.account} was not stored`;
