@@ -20,7 +20,8 @@ const TOKENS = ['810001:bench-cluster-a', '810002:bench-cluster-b', '810003:benc
 const ACCOUNTS = ['tg1', 'tg2', 'tg3'];
 const SESSIONS = 300;
 const ROUNDS = 2;
-const TTL_MS = 5_000;
+/** `CLUSTER_TTL_MS` measures another `cluster.lease_ttl_ms` (the row is the default, 5 s). */
+const TTL_MS = Number(process.env.CLUSTER_TTL_MS ?? 5_000);
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const botOf = (chat: number): string => TOKENS[chat % TOKENS.length]!;
 const userOf = (chat: number): number => 9000 + chat;
