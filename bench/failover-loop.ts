@@ -171,7 +171,11 @@ async function oneRun(run: number, model: GatewayModel): Promise<RunResult> {
         cpSync(join(member.home.home, 'logs'), join(into, ids[i]!), { recursive: true });
       const events = await streamEvents(nc);
       writeFileSync(join(into, 'stream.jsonl'), `${events.map((e) => JSON.stringify(e)).join('\n')}\n`);
-      writeFileSync(join(into, 'chats.json'), JSON.stringify({ killedAt, result, chats }, null, 2));
+      // When each reply reached the emulator, in ms from the kill: which parts got there before it and which after.
+      const arrived = Array.from({ length: CHATS }, (_, chat) =>
+        emulator.botMessages(TOKEN, userOf(chat)).map((m) => `${m.at - killedAt} ${m.text}`),
+      );
+      writeFileSync(join(into, 'chats.json'), JSON.stringify({ killedAt, result, chats, arrived }, null, 2));
     }
     return result;
   } finally {
