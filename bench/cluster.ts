@@ -5,6 +5,9 @@
 // turns per second on one member and on two (`bench/one-bot.ts`, #40 item 2).
 import { connectCluster } from '../store/cluster/connection.js';
 import { Leases } from '../store/cluster/leases.js';
+import { accountLog } from '../store/cluster/stream-names.js';
+import { JetStreamEventStore } from '../store/log/jetstream-store.js';
+import { leasesOf } from '../tests/support/cluster-gateways.js';
 import { startGatewayModel, type GatewayModel } from '../tests/support/gateway-model.js';
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../tests/support/gateway-process.js';
 import { natsAvailable, startNatsServer, type NatsServer } from '../tests/support/nats-server.js';
@@ -17,7 +20,8 @@ const TOKENS = ['810001:bench-cluster-a', '810002:bench-cluster-b', '810003:benc
 const ACCOUNTS = ['tg1', 'tg2', 'tg3'];
 const SESSIONS = 300;
 const ROUNDS = 2;
-const TTL_MS = 5_000;
+/** `CLUSTER_TTL_MS` measures another `cluster.lease_ttl_ms` (the row is the default, 5 s). */
+const TTL_MS = Number(process.env.CLUSTER_TTL_MS ?? 5_000);
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const botOf = (chat: number): string => TOKENS[chat % TOKENS.length]!;
 const userOf = (chat: number): number => 9000 + chat;
@@ -99,21 +103,61 @@ async function turnsPerSecond(cluster: Cluster): Promise<number> {
   return (SESSIONS * ROUNDS) / ((performance.now() - started) / 1000);
 }
 
+/** One failover's figures (ms after the kill): the bot answering again, and the steps on the way there. */
+export interface Failover {
+  answeredMs: number;
+  /** The bot's lease held by another member (read by polling the lease bucket every 50 ms). */
+  leaseMs: number;
+  /** The taker's first event in the account's stream: the stream folded, the account's gateway started. */
+  startedMs: number;
+  /** The message sent after the kill received by the taker's poller. */
+  receivedMs: number;
+}
+
 /**
  * Kill → the dead member's bot answering a message sent after the kill. The holder is read right before the kill: on
  * a loaded machine a bot moves while the turns run (a member that stalls loses its lease), and killing the member that
  * held it before measured a bot that never stopped answering (243 ms).
  */
-async function failoverMs(cluster: Cluster): Promise<number> {
+async function failover(cluster: Cluster): Promise<Failover> {
   const holders = await settledLeases(cluster);
-  const victim = cluster.ids.indexOf(holders.get('tg1')!);
-  await cluster.members[victim]!.kill();
-  const killed = performance.now();
-  const chat = 0;
-  const before = cluster.emulator.botMessages(TOKENS[0]!, userOf(chat)).length;
-  await cluster.emulator.say(TOKENS[0]!, 'after the kill', { userId: userOf(chat) });
-  await cluster.emulator.waitForBotMessages(TOKENS[0]!, userOf(chat), before + 1, 60_000);
-  return performance.now() - killed;
+  const holder = holders.get('tg1')!;
+  const nc = await connectCluster(cluster.server.url);
+  try {
+    await cluster.members[cluster.ids.indexOf(holder)]!.kill();
+    const killed = Date.now();
+    const chat = 0;
+    const before = cluster.emulator.botMessages(TOKENS[0]!, userOf(chat)).length;
+    await cluster.emulator.say(TOKENS[0]!, 'after the kill', { userId: userOf(chat) });
+    let leaseMs: number | undefined;
+    const answered = cluster.emulator.waitForBotMessages(TOKENS[0]!, userOf(chat), before + 1, 60_000);
+    let done = false;
+    void answered.finally(() => (done = true)).catch(() => undefined);
+    while (leaseMs === undefined && !done) {
+      const lease = (await leasesOf(nc, 'channel')).find((l) => l.id === 'tg1');
+      if (lease && lease.gateway !== holder) leaseMs = Date.now() - killed;
+      else await sleep(50);
+    }
+    await answered;
+    const answeredMs = Date.now() - killed;
+    const log = await JetStreamEventStore.open(nc, { ...accountLog('tg1'), readOnly: true });
+    try {
+      const after = log.read().filter((e) => e.at >= killed && e.gateway !== holder);
+      const received = after.find(
+        (e) => e.type === 'message.received' && (e.data as { text?: string }).text === 'after the kill',
+      );
+      return {
+        answeredMs,
+        leaseMs: leaseMs ?? answeredMs,
+        startedMs: (after[0]?.at ?? killed) - killed,
+        receivedMs: (received?.at ?? killed) - killed,
+      };
+    } finally {
+      log.close();
+    }
+  } finally {
+    await nc.close();
+  }
 }
 
 export async function bench(): Promise<BenchRow[]> {
@@ -132,19 +176,42 @@ export async function bench(): Promise<BenchRow[]> {
     try {
       await settledLeases(three);
       const spread = await turnsPerSecond(three);
-      const failover = await failoverMs(three);
+      const { answeredMs: failoverMs } = await failover(three);
       const oneBotSingle = await oneBotTurnsPerSecond(1);
       const oneBotPair = await oneBotTurnsPerSecond(2);
       return [
         { name: 'cluster.turns_per_s_3_nodes', value: round(spread, 1), unit: 'turns/s' },
         { name: 'cluster.turns_per_s_1_node', value: round(single, 1), unit: 'turns/s' },
-        { name: 'cluster.failover_ms', value: round(failover, 0), unit: 'ms' },
+        { name: 'cluster.failover_ms', value: round(failoverMs, 0), unit: 'ms' },
         { name: 'cluster.one_bot_turns_per_s_1_member', value: round(oneBotSingle, 1), unit: 'turns/s' },
         { name: 'cluster.one_bot_turns_per_s_2_members', value: round(oneBotPair, 1), unit: 'turns/s' },
         ...(await sendMarkRows()),
       ];
     } finally {
       await stopCluster(three);
+    }
+  } finally {
+    await model.close();
+  }
+}
+
+// Run alone (`node --import tsx bench/cluster.ts --failover N`): N failovers, each on a fresh cluster of three members,
+// one line each with the steps' times, for measuring what the takeover waits on.
+if (process.argv[1]?.endsWith('cluster.ts') && process.argv[2] === '--failover') {
+  const runs = Number(process.argv[3] ?? 5);
+  const model = await startGatewayModel({ delayMs: 200 });
+  try {
+    for (let run = 1; run <= runs; run++) {
+      const cluster = await startCluster(model, 3);
+      try {
+        const f = await failover(cluster);
+        process.stdout.write(
+          `failover ${run}: answered ${f.answeredMs} ms (lease taken ${f.leaseMs}, account started ${f.startedMs}, ` +
+            `message received ${f.receivedMs})\n`,
+        );
+      } finally {
+        await stopCluster(cluster);
+      }
     }
   } finally {
     await model.close();

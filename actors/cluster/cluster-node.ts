@@ -41,6 +41,11 @@ const LEFT_MARKS_FILE = 'cluster-left-marks';
 
 /** The one lease of the cluster's heartbeat and cron: its holder runs them. */
 const SCHEDULE_LEASE = 'heartbeat-cron';
+/**
+ * How long after a dead member's lease or entry should have run out the reconcile that takes its accounts runs: the
+ * server expires an entry a little after its time, and one tried too soon waits for the next tick.
+ */
+const EXPIRY_MARGIN_MS = 150;
 
 /** The config a channel account's gateway runs: that one channel, no heartbeat (the member runs it once). */
 function onlyChannel(loaded: LoadedConfig, name: string): LoadedConfig {
@@ -126,6 +131,8 @@ export class ClusterNode {
   private readonly connection: { stop(): void };
   private readonly timer: NodeJS.Timeout;
   private ticking: Promise<void> = Promise.resolve();
+  /** The reconcile due right after a lease or a member's entry runs out (`reconcileAt`), and when. */
+  private retry: { timer: NodeJS.Timeout; at: number } | undefined;
   private stopped = false;
   /** The sessions this member serves when accounts spread them (`cluster.session_partitions`, #40). */
   private readonly partitions: SessionPartitions | undefined;
@@ -214,6 +221,7 @@ export class ClusterNode {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.retry?.timer);
     try {
       await this.ticking;
       this.gateway.setScheduled(false, 'the member is stopping');
@@ -253,7 +261,13 @@ export class ClusterNode {
       if (!all.includes(name)) await this.handOver(name, 'removed from channel_list');
       else if (!this.leases.holds('channel', name)) await this.handOver(name, 'lease lost');
     }
-    const live = (await this.members.list()).map((m) => m.gateway);
+    const listed = await this.members.list();
+    const live = listed.map((m) => m.gateway);
+    // A member that missed a renewal may be dead: when its entry runs out the shares change.
+    const silent = listed.filter(
+      (m) => m.gateway !== this.settings.id && Date.now() - m.seenAt > this.settings.ttlMs / 2,
+    );
+    for (const member of silent) this.reconcileAt(member.seenAt + this.settings.ttlMs);
     await this.partitions?.reconcile(all, live);
     const share = fairShare(all.length, live.includes(this.settings.id) ? live.length : live.length + 1);
     // An account whose stream another writer took while this member held its lease (#40): once the server confirms
@@ -276,7 +290,27 @@ export class ClusterNode {
         this.run(name);
         return;
       }
+      this.reconcileAt(this.leases.expiresAt('channel', name));
     }
+  }
+
+  /**
+   * One reconcile more right after `at`, when a lease or a member's entry runs out unless renewed: a dead member's
+   * accounts are taken as soon as the server lets them go, not up to a tick (`ttlMs / 5`) later (#40,
+   * `cluster.failover_ms`). A holder that renews in time only costs one reconcile that changes nothing. A time
+   * already past is left to the ticks, so a server whose clock runs behind never makes this a busy loop.
+   */
+  private reconcileAt(at: number | undefined): void {
+    if (at === undefined || this.stopped) return;
+    const due = at + EXPIRY_MARGIN_MS;
+    if (due <= Date.now() || (this.retry && this.retry.at <= due)) return;
+    if (this.retry) clearTimeout(this.retry.timer);
+    const timer = setTimeout(() => {
+      this.retry = undefined;
+      this.tick();
+    }, due - Date.now());
+    timer.unref();
+    this.retry = { timer, at: due };
   }
 
   /**

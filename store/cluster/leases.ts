@@ -73,8 +73,11 @@ export async function listLeases(nc: NatsConnection, bucket = 'tern_leases'): Pr
 export class Leases {
   private readonly held = new Map<string, Held>();
   private readonly wanted = new Set<string>();
-  /** The holder last seen on a key this gateway wanted: named as `from` when it takes the key over. */
-  private readonly seenHolder = new Map<string, string>();
+  /**
+   * The holder last seen on a key this gateway wanted (named as `from` when it takes the key over), and when its
+   * entry runs out unless renewed (`expiresAt`).
+   */
+  private readonly seenHolder = new Map<string, { gateway: string; until: number }>();
   private readonly timer: NodeJS.Timeout;
   private beating: Promise<void> = Promise.resolve();
   private closed = false;
@@ -115,7 +118,7 @@ export class Leases {
       if (entry?.operation !== 'PUT') return false;
       const holder = entry.json<{ gateway: string }>().gateway;
       if (holder !== this.options.gateway) {
-        this.seenHolder.set(key, holder);
+        this.seenHolder.set(key, { gateway: holder, until: entry.created.getTime() + this.options.ttlMs });
         return false;
       }
       // This gateway's own entry from before a restart of the process: it is taken up again by writing it anew. The
@@ -133,6 +136,14 @@ export class Leases {
   /** Keeps trying to take the lease at every heartbeat until this gateway holds it (a channel it could serve). */
   want(kind: LeaseKind, id: string): void {
     this.wanted.add(keyOf(kind, id));
+  }
+
+  /**
+   * When the lease another gateway held at this gateway's last `acquire` runs out unless its holder renews it (the
+   * server's time of its last write plus the TTL, epoch ms).
+   */
+  expiresAt(kind: LeaseKind, id: string): number | undefined {
+    return this.seenHolder.get(keyOf(kind, id))?.until;
   }
 
   holds(kind: LeaseKind, id: string): boolean {
@@ -235,7 +246,7 @@ export class Leases {
    */
   private took(key: string, revision: number, at: number): void {
     this.held.set(key, { revision, renewedAt: at });
-    const from = this.seenHolder.get(key);
+    const from = this.seenHolder.get(key)?.gateway;
     this.seenHolder.delete(key);
     const { kind, id } = parseKey(key)!;
     this.options.publish?.({
