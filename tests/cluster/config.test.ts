@@ -4,14 +4,25 @@ import { clusterSettings } from '../../actors/cluster/settings.js';
 import { ConfigError, loadConfig } from '../../store/config/index.js';
 import { tempHome } from '../config/home.js';
 
+// Each case writes a config in a home of its own, removed after the file's last case.
+const homes: Array<ReturnType<typeof tempHome>> = [];
+const home = (): ReturnType<typeof tempHome> => {
+  const made = tempHome();
+  homes.push(made);
+  return made;
+};
+test.after(() => {
+  for (const made of homes) made.remove();
+});
+
 test('no cluster configured: the gateway runs alone', () => {
-  const h = tempHome();
+  const h = home();
   h.writeConfig({ version: 2, gateway: { port: 18811 } });
   assert.is(clusterSettings(loadConfig({ env: h.env })), undefined);
 });
 
 test('cluster.url and .security.yml credentials make the settings; the flags win over the config', () => {
-  const h = tempHome();
+  const h = home();
   h.writeConfig({
     version: 2,
     gateway: { port: 18812 },
@@ -32,7 +43,7 @@ test('cluster.url and .security.yml credentials make the settings; the flags win
 });
 
 test('a bad cluster block is a config error naming the field and what is allowed', () => {
-  const h = tempHome();
+  const h = home();
   h.writeConfig({ version: 2, cluster: { url: 'http://nats:4222', id: 'a.b', lease_ttl_ms: 10 } });
   try {
     loadConfig({ env: h.env });
@@ -48,7 +59,7 @@ test('a bad cluster block is a config error naming the field and what is allowed
 });
 
 test('--cluster with a URL that is not NATS is refused, naming the flag', () => {
-  const h = tempHome();
+  const h = home();
   h.writeConfig({ version: 2 });
   assert.throws(
     () => clusterSettings(loadConfig({ env: h.env }), { url: 'localhost:4222' }),
