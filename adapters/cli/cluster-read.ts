@@ -1,18 +1,23 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { clusterSettings } from '../../actors/cluster/settings.js';
 import type { ClusterSettings } from '../../actors/cluster/cluster-node.js';
-import { loadConfig } from '../../store/config/index.js';
+import type { LoadedConfig } from '../../store/config/index.js';
 import type { EventStore } from '../../store/log/event-store.js';
 import type { CommandContext } from './command.js';
 import { CliError } from './errors.js';
 import { readConfigForCli } from './load-config.js';
 
-/** The cluster a command talks to: `--cluster` or `cluster.url` (credentials from `.security.yml`); undefined when neither names one. */
-export function clusterOf(context: CommandContext): ClusterSettings | undefined {
+/**
+ * The cluster a command talks to: `--cluster` or `cluster.url` (credentials from `.security.yml`); undefined when neither
+ * names one. `loaded` is the config the command read, undefined when it cannot be used.
+ */
+export function clusterOf(context: CommandContext, loaded: LoadedConfig | undefined): ClusterSettings | undefined {
   const flag = context.values.cluster;
-  if (typeof flag === 'string') return clusterSettings(readConfigForCli(context.env), { url: flag });
+  // An unusable config with `--cluster`: read again for the error that says why.
+  if (typeof flag === 'string') return clusterSettings(loaded ?? readConfigForCli(context.env), { url: flag });
+  if (!loaded) return undefined;
   try {
-    return clusterSettings(loadConfig({ env: context.env, rewrite: false }));
+    return clusterSettings(loaded);
   } catch {
     // Without a usable config the command reads this machine's log, as it did before clusters.
     return undefined;
@@ -48,8 +53,12 @@ export interface ClusterRead {
  * is configured (the command reads this workspace's log). The NATS client loads only then: it is a fifth of what such
  * a command costs to start, and most runs read the local log.
  */
-export async function openClusterRead(context: CommandContext, what: string): Promise<ClusterRead | undefined> {
-  const settings = clusterOf(context);
+export async function openClusterRead(
+  context: CommandContext,
+  what: string,
+  loaded: LoadedConfig | undefined,
+): Promise<ClusterRead | undefined> {
+  const settings = clusterOf(context, loaded);
   if (!settings) return undefined;
   const nc = await connectForCli(settings, what);
   try {

@@ -97,7 +97,8 @@ async function inspectCluster(log: EventStore, { values, json, stdout, signal }:
 
 export async function run(context: CommandContext): Promise<number> {
   const { values, json, stdout, env, signal } = context;
-  const cluster = await openClusterRead(context, 'inspect');
+  const loaded = loadConfigForCli(env);
+  const cluster = await openClusterRead(context, 'inspect', loaded);
   if (cluster) {
     try {
       return await inspectCluster(cluster.log, context);
@@ -105,7 +106,7 @@ export async function run(context: CommandContext): Promise<number> {
       await cluster.close();
     }
   }
-  const dir = logDir(loadConfigForCli(env).workspace);
+  const dir = logDir(loaded.workspace);
   const log = values.watch ? await EventLog.openWhenReady(dir, signal) : tryOpen(dir);
   if (!log) {
     output(new Map(), json, stdout);

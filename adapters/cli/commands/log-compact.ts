@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { compactLog, forgetSender, type Compacted } from '../../../store/log/compact.js';
 import { LogError } from '../../../store/log/errors.js';
 import { importArchive } from '../../../store/log/import.js';
+import { logDir } from '../../../store/paths.js';
 import { CliError } from '../errors.js';
 import { print, type CommandContext } from '../command.js';
 import { UsageError } from '../errors.js';
@@ -22,10 +23,11 @@ function report(result: Compacted, { json, stdout }: CommandContext, what: strin
  * `tern log compact`: events older than `log.retention.max_age_days` move to a gzip under `sessions/archive/`, and the
  * log is rewritten into a fresh file holding the rest (lmdb's file never shrinks otherwise).
  */
-export async function compact(dir: string, context: CommandContext): Promise<number> {
-  const { config } = loadConfigForCli(context.env);
+export async function compact(context: CommandContext): Promise<number> {
+  // The retention comes from the config, so compaction needs one that can be used; its workspace names the log.
+  const { config, workspace } = loadConfigForCli(context.env);
   try {
-    return report(await compactLog(dir, config.log.retention), context, 'compacted');
+    return report(await compactLog(logDir(workspace), config.log.retention), context, 'compacted');
   } catch (error) {
     throw locked(error, 'compact');
   }

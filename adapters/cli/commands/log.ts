@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import { defaultAgent } from '../../../actors/dispatch.js';
 import { typeMatcher, type Envelope } from '../../../bus/index.js';
-import { loadConfig } from '../../../store/config/index.js';
+import type { LoadedConfig } from '../../../store/config/index.js';
 import { childTimelines, withChildEvents } from '../../../store/log/child-timelines.js';
 import { EventLog } from '../../../store/log/event-log.js';
 import type { EventStore, LogQuery } from '../../../store/log/event-store.js';
 import { follow } from '../../../store/log/follow.js';
 import { readArchive } from '../../../store/log/compact.js';
 import { logDir } from '../../../store/paths.js';
-import { resolveWorkspace } from '../../../store/workspace-path.js';
+import { readWorkspaceConfig } from '../../../store/workspace-path.js';
 import { openClusterRead } from '../cluster-read.js';
 import type { CommandContext } from '../command.js';
 import { UsageError } from '../errors.js';
@@ -40,13 +40,7 @@ function backlog(log: EventStore, query: LogQuery): Envelope[] {
 }
 
 /** The agent a plain `--session` word belongs to while the log has no such session yet: the default one. */
-function defaultAgentOf(env: NodeJS.ProcessEnv): string {
-  try {
-    return defaultAgent(loadConfig({ env, rewrite: false }).config);
-  } catch {
-    return 'main';
-  }
-}
+const defaultAgentOf = (loaded: LoadedConfig | undefined): string => (loaded ? defaultAgent(loaded.config) : 'main');
 
 /** `--children`: the turn's events with those of the subagents it started (and theirs), in log order. */
 function withChildren(log: EventStore, query: LogQuery): Envelope[] {
@@ -62,11 +56,12 @@ async function show(
   context: CommandContext,
   query: LogQuery,
   named: string | undefined,
+  loaded: LoadedConfig | undefined,
 ): Promise<number> {
-  const { values, json, stdout, signal, env } = context;
+  const { values, json, stdout, signal } = context;
   const following = values.follow === true;
   if (named !== undefined)
-    query.session = sessionArg(log, named, following ? { agent: defaultAgentOf(env) } : undefined);
+    query.session = sessionArg(log, named, following ? { agent: defaultAgentOf(loaded) } : undefined);
   const ids = new SessionIdPrinter(log);
   const write = (e: Envelope) => stdout.write(`${json ? JSON.stringify(e) : formatEvent(e, (id) => ids.print(id))}\n`);
   const first = values.children ? withChildren(log, query) : backlog(log, query);
@@ -78,10 +73,10 @@ async function show(
 }
 
 /** `--archive`: what `tern log compact` moved out of the log, with the same filters (a session by its full id). */
-function showArchive(context: CommandContext, query: LogQuery, named: string | undefined): number {
-  const { json, stdout, env } = context;
+function showArchive(context: CommandContext, query: LogQuery, named: string | undefined, workspace: string): number {
+  const { json, stdout } = context;
   const filter: LogQuery = { ...query, limit: undefined, ...(named !== undefined ? { session: named } : {}) };
-  const events = [...readArchive(logDir(resolveWorkspace(env)), filter)];
+  const events = [...readArchive(logDir(workspace), filter)];
   const shown = query.limit === undefined ? events : events.slice(-query.limit);
   for (const e of shown) stdout.write(`${json ? JSON.stringify(e) : formatEvent(e, (id) => id ?? '-')}\n`);
   return 0;
@@ -97,18 +92,20 @@ export async function run(context: CommandContext): Promise<number> {
       const fix = 'Run `tern log --help` (commands: verify, salvage, compact, forget, import FILE).';
       throw new UsageError(`unknown log command "${positionals.join(' ')}"`, fix);
     }
-    const dir = logDir(resolveWorkspace(env));
     if (action === 'compact' || action === 'forget' || action === 'import') {
       const { compact, forget, importFile } = await import('./log-compact.js');
-      if (action === 'import') return importFile(dir, extra[0]!, context);
-      return action === 'compact' ? compact(dir, context) : forget(dir, context);
+      if (action === 'compact') return compact(context);
+      const dir = logDir(readWorkspaceConfig(env).workspace);
+      return action === 'import' ? importFile(dir, extra[0]!, context) : forget(dir, context);
     }
+    const dir = logDir(readWorkspaceConfig(env).workspace);
     const { verify, salvage } = await import('./log-repair.js');
     return action === 'verify' ? verify(dir, context) : salvage(dir, context);
   }
   const query = queryOf(values);
   const named = typeof values.session === 'string' ? values.session : undefined;
-  if (values.archive) return showArchive(context, query, named);
+  const { loaded, workspace } = readWorkspaceConfig(env);
+  if (values.archive) return showArchive(context, query, named, workspace);
   const following = values.follow === true;
   if (values.children && query.turn === undefined)
     throw new UsageError('--children needs --turn ID', 'e.g. `tern log --turn t_m1abc2def --children`.');
@@ -117,15 +114,15 @@ export async function run(context: CommandContext): Promise<number> {
       '--children cannot be combined with --follow',
       'Follow the log without --children, or read a finished turn.',
     );
-  const cluster = await openClusterRead(context, 'log');
+  const cluster = await openClusterRead(context, 'log', loaded);
   if (cluster) {
     try {
-      return await show(cluster.log, context, query, named);
+      return await show(cluster.log, context, query, named, loaded);
     } finally {
       await cluster.close();
     }
   }
-  const dir = logDir(resolveWorkspace(env));
+  const dir = logDir(workspace);
   if (!existsSync(`${dir}/data.mdb`) && !following) {
     if (named !== undefined) sessionArg(undefined, named);
     return 0;
@@ -133,7 +130,7 @@ export async function run(context: CommandContext): Promise<number> {
   const log = await EventLog.openWhenReady(dir, signal);
   if (!log) return 0;
   try {
-    return await show(log, context, query, named);
+    return await show(log, context, query, named, loaded);
   } finally {
     log.close();
   }

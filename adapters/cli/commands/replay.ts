@@ -9,6 +9,7 @@ import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
 import { loadConfigForCli } from '../load-config.js';
+import type { LoadedConfig } from '../../../store/config/index.js';
 import { dollars, pricesOf } from '../../../store/usage/prices.js';
 import { turnUsage, type TurnUsageJson } from '../../../store/usage/usage-log.js';
 
@@ -128,12 +129,12 @@ function childJson(child: ChildTimeline, start: number): Record<string, unknown>
 async function openLog(
   context: CommandContext,
   turn: string,
-  workspace: string,
+  loaded: LoadedConfig,
 ): Promise<{ log: EventStore; close(): Promise<void> }> {
-  const cluster = await openClusterRead(context, 'replay');
+  const cluster = await openClusterRead(context, 'replay', loaded);
   if (cluster) return cluster;
   try {
-    const log = EventLog.open(logDir(workspace), { readOnly: true });
+    const log = EventLog.open(logDir(loaded.workspace), { readOnly: true });
     return { log, close: async () => log.close() };
   } catch {
     throw new CliError(
@@ -150,7 +151,7 @@ export async function run(context: CommandContext): Promise<number> {
   const [turn] = positionals;
   if (!turn || positionals.length > 1) throw new UsageError('replay takes one turn id, e.g. `tern replay t_m1abc2def`');
   const loaded = loadConfigForCli(env);
-  const { log, close } = await openLog(context, turn, loaded.workspace);
+  const { log, close } = await openLog(context, turn, loaded);
   try {
     const events = log.read({ turn });
     if (events.length === 0)
