@@ -596,17 +596,33 @@ export class EventLog implements EventStore {
     return log;
   }
 
-  /** Opens a log for reading as soon as a writer has created it. */
-  static async openWhenReady(dir: string, signal?: AbortSignal): Promise<EventLog | undefined> {
+  /**
+   * Opens a log for reading as soon as a writer has created it; `waiting` is called once if it is not there yet, so a
+   * reader can say what it waits for (a log left half-made by a crash stays so until a gateway starts and repairs it).
+   */
+  static async openWhenReady(dir: string, signal?: AbortSignal, waiting?: () => void): Promise<EventLog | undefined> {
+    let told = false;
     while (!signal?.aborted) {
       try {
         return EventLog.open(dir, { readOnly: true });
       } catch (error) {
         if (!(error instanceof LogError && error.code === 'log_missing')) throw error;
+        if (!told) waiting?.();
+        told = true;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     }
     return undefined;
+  }
+
+  /** Opens a log for reading, or undefined when there is none yet or its writer is still creating it. */
+  static openIfMade(dir: string): EventLog | undefined {
+    try {
+      return EventLog.open(dir, { readOnly: true });
+    } catch (error) {
+      if (error instanceof LogError && error.code === 'log_missing') return undefined;
+      throw error;
+    }
   }
 
   /** Closes after every queued append is committed (while writes fail: at once, after a last try). */

@@ -3,10 +3,11 @@
 // (SIGSEGV; `log/follow` ended its test process so). The reader must get `log_missing` and wait for the writer.
 import { spawnSync } from 'node:child_process';
 import { cpSync, truncateSync } from 'node:fs';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { repoRoot } from '../support/cli.js';
+import { repoRoot, runCli, startCli } from '../support/cli.js';
 import { tempHome } from '../support/temp-home.js';
 
 const node = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', ...args], { cwd: repoRoot });
@@ -25,6 +26,33 @@ test('a log file shorter than its meta pages is one being created: log_missing, 
       return `${size}: ${read.signal ?? read.status} ${read.stdout.toString().trim()}`;
     });
     assert.equal(outcomes, ['0: 0 log_missing', '4096: 0 log_missing', 'whole: 0 opened']);
+  } finally {
+    home.remove();
+  }
+});
+
+test('tern log on a log a crash left half-made: no events at once; --follow says what it waits for', async () => {
+  const home = tempHome();
+  try {
+    const made = node(['tests/support/log-writer-child.ts', home.sessions, '1', '0']);
+    assert.is(made.status, 0, made.stderr.toString());
+    truncateSync(join(home.sessions, 'data.mdb'), 4096);
+    const read = runCli(['log'], home.env);
+    assert.equal([read.code, read.stdout, read.stderr], [0, '', '']);
+    const following = startCli(['log', '--follow'], home.env);
+    let stderr = '';
+    following.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('\n')) following.kill('SIGINT');
+    });
+    // Before, it waited without a word: ended here so the case fails rather than hangs.
+    const deadline = setTimeout(() => following.kill('SIGKILL'), 20_000);
+    const [code] = await once(following, 'close');
+    clearTimeout(deadline);
+    assert.equal(
+      [code, stderr],
+      [0, `tern: no event log in ${home.sessions} yet; waiting for a gateway to write one\n`],
+    );
   } finally {
     home.remove();
   }

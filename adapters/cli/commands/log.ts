@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { defaultAgent } from '../../../actors/dispatch.js';
 import { typeMatcher, type Envelope } from '../../../bus/index.js';
 import type { LoadedConfig } from '../../../store/config/index.js';
@@ -123,12 +122,15 @@ export async function run(context: CommandContext): Promise<number> {
     }
   }
   const dir = logDir(workspace);
-  if (!existsSync(`${dir}/data.mdb`) && !following) {
-    if (named !== undefined) sessionArg(undefined, named);
+  const log = following
+    ? await EventLog.openWhenReady(dir, signal, () =>
+        context.stderr.write(`tern: no event log in ${dir} yet; waiting for a gateway to write one\n`),
+      )
+    : EventLog.openIfMade(dir);
+  if (!log) {
+    if (named !== undefined && !following) sessionArg(undefined, named);
     return 0;
   }
-  const log = await EventLog.openWhenReady(dir, signal);
-  if (!log) return 0;
   try {
     return await show(log, context, query, named, loaded);
   } finally {
