@@ -6,6 +6,11 @@
 // One line per run (answered, lost, doubles, parts in flight at the kill, takeover ms) and a total.
 // Run: `node --import tsx bench/failover-loop.ts --runs 20 [--keep DIR]`; a run that loses or doubles a reply keeps
 // its members' logs, the account's stream and what the chats got under DIR (default: a temp folder, printed).
+// `--trace` also keeps each member's undici debug output (`NODE_DEBUG=undici`: every request as it is written) and
+// every `sendMessage` request the emulator's HTTP server began, with whether its body was read (#40: a part marked
+// `left` that never reached the emulator).
+import { subscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
 import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,8 +27,11 @@ import { startNatsServer } from '../tests/support/nats-server.js';
 import { quietValue } from '../tests/support/quiet.js';
 import { TelegramEmulator } from '../tests/support/telegram-emulator.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string' }, keep: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string' }, keep: { type: 'string' }, trace: { type: 'boolean' } },
+});
 const RUNS = Number(values.runs ?? 20);
+const TRACE = values.trace ?? false;
 const KEEP = values.keep ?? mkdtempSync(join(tmpdir(), 'tern-failover-loop-'));
 const TOKEN = '740001:failover-loop-bot';
 const ACCOUNT = 'tg1';
@@ -94,7 +102,26 @@ async function waitFor<T>(what: string, read: () => Promise<T | undefined>, time
   }
 }
 
+/** A `sendMessage` request the emulator's server began: when, on which client port, and whether its body was read. */
+interface Began {
+  at: number;
+  port: number | undefined;
+  request: IncomingMessage & { body?: { chat_id?: unknown; text?: unknown } };
+  aborted?: number;
+}
+
+const began: Began[] = [];
+if (TRACE)
+  subscribe('http.server.request.start', (message) => {
+    const { request } = message as { request: Began['request'] };
+    if (!request.url?.endsWith('/sendMessage')) return;
+    const entry: Began = { at: Date.now(), port: request.socket.remotePort, request };
+    request.on('aborted', () => (entry.aborted = Date.now()));
+    began.push(entry);
+  });
+
 async function oneRun(run: number, model: GatewayModel): Promise<RunResult> {
+  began.length = 0;
   const server = await startNatsServer();
   const emulator = await TelegramEmulator.start(undefined, { offsets: true });
   const members: GatewayProcess[] = [];
@@ -104,7 +131,10 @@ async function oneRun(run: number, model: GatewayModel): Promise<RunResult> {
     const channels = telegramAccounts([ACCOUNT], [TOKEN], emulator.url);
     for (const id of ids)
       members.push(
-        await startGatewayProcess(await memberConfig({ url: server.url, id, modelUrl: model.url, channels })),
+        await startGatewayProcess(
+          await memberConfig({ url: server.url, id, modelUrl: model.url, channels }),
+          TRACE ? { NODE_DEBUG: 'undici' } : {},
+        ),
       );
     await waitFor('the bot held', async () => (await leasesOf(nc, 'channel'))[0], 60_000);
     for (let i = 0; i < PER_CHAT; i++)
@@ -176,6 +206,15 @@ async function oneRun(run: number, model: GatewayModel): Promise<RunResult> {
         emulator.botMessages(TOKEN, userOf(chat)).map((m) => `${m.at - killedAt} ${m.text}`),
       );
       writeFileSync(join(into, 'chats.json'), JSON.stringify({ killedAt, result, chats, arrived }, null, 2));
+      if (TRACE) {
+        for (const [i, member] of members.entries()) writeFileSync(join(into, ids[i]!, 'stderr.log'), member.stderr());
+        const lines = began.map(
+          ({ at, port, request, aborted }) =>
+            `${at - killedAt} port=${port} chat=${request.body?.chat_id} text=${JSON.stringify(request.body?.text)} ` +
+            `complete=${request.complete}${aborted ? ` aborted=${aborted - killedAt}` : ''}`,
+        );
+        writeFileSync(join(into, 'requests.txt'), `${lines.join('\n')}\n`);
+      }
     }
     return result;
   } finally {
