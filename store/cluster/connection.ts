@@ -38,8 +38,7 @@ export async function connectCluster(url: string, options: ClusterConnectOptions
       maxReconnectAttempts: -1,
       reconnectDelayHandler: () => Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** failedTries++),
       // Otherwise every request (each event a log appends, each KV write) builds an error with its stack up front, in
-      // case it fails: an append took 54 µs of the event loop with them and 31 without (#40). A failure still says
-      // what failed and why.
+      // case it fails, on the member's busiest path (#40). A failure still says what failed and why.
       noAsyncTraces: true,
     });
   } catch (error) {
