@@ -17,16 +17,13 @@ const { test, suite } = markSuite("a reply part's left mark lost in a split, its
 
 test('started again on its home, the killed member writes the lost mark first; the part is sent once', async (context) => {
   const { server } = context;
-  const { emulator, proxy, writer, config, holder, sentBy, heirLog, close } = await twoMembers(context, TOKEN);
+  const members = await twoMembers(context, TOKEN);
+  const { emulator, proxy, writer, config, heirLog, settled, close } = members;
   try {
-    const held = proxy.holdSent('\r\nleft\r\n');
-    await emulator.say(TOKEN, 'm0', { userId: USER });
-    await held;
-    const answered = () => (emulator.botMessages(TOKEN, USER).length > 0 ? true : undefined);
-    await until("node-a's request to reach the chat", answered, 30_000);
+    await members.replyWithLeftMarkDropped(USER, 'm0');
     proxy.split();
     await writer.kill();
-    await until('node-b to take tg1 over', async () => ((await holder()) === 'node-b' ? true : undefined), 60_000);
+    await members.heirHolds();
     const said = (text: string) => () => (heirLog().some((line) => line.includes(text)) ? true : undefined);
     await until('node-b to ask node-a', said('parts marked leaving only; asking'), 60_000);
     // Straight to the server this time: the split still holds node-a's old connection open there.
@@ -34,8 +31,7 @@ test('started again on its home, the killed member writes the lost mark first; t
     context.gateways.push(again);
     await until('node-b to hear from node-a', said('parts marked leaving only are settled'), 60_000);
     proxy.heal();
-    await emulator.say(TOKEN, 'm1', { userId: USER + 1 });
-    await sentBy('node-b', 'node-b to answer m1', `direct:${USER + 1}`);
+    await members.heirAnswers(USER + 1, 'm1');
     assert.equal(
       emulator.botMessages(TOKEN, USER).map((m) => m.text),
       ['echo: m0'],
@@ -44,9 +40,8 @@ test('started again on its home, the killed member writes the lost mark first; t
       emulator.botMessages(TOKEN, USER + 1).map((m) => m.text),
       ['echo: m1'],
     );
-    const settled = heirLog().filter((line) => line.includes('parts marked leaving only are settled'));
-    assert.equal(settled.length, 1, heirLog().join('\n'));
-    assert.match(settled[0]!, / gateway=node-a .*heard=answered .*left=1/);
+    assert.equal(settled().length, 1, heirLog().join('\n'));
+    assert.match(settled()[0]!, / gateway=node-a .*heard=answered .*left=1/);
   } finally {
     await close();
   }

@@ -6,7 +6,6 @@
 // whether it left. Before the fix it sent it: the chat got the answer twice.
 import * as assert from 'uvu/assert';
 import { markSuite, twoMembers } from '../support/cluster-mark-members.js';
-import { until } from '../support/eventually.js';
 
 const TOKEN = '744446:left-mark-lost-FFFF';
 const USER = 7101;
@@ -14,20 +13,15 @@ const USER = 7101;
 const { test, suite } = markSuite("a reply part's left mark lost on its way, then a split");
 
 test('the member taking the bot over does not send again a part whose left mark was lost', async (context) => {
-  const { emulator, proxy, tg1, holder, sentBy, heirLog, close } = await twoMembers(context, TOKEN);
+  const { emulator, proxy, tg1, heirLog, settled, replyWithLeftMarkDropped, heirHolds, heirAnswers, close } =
+    await twoMembers(context, TOKEN);
   try {
-    // A `left` mark is a KV put whose payload is `left`; a `leaving` mark's is `leaving:<member>:<server>`.
-    const held = proxy.holdSent('\r\nleft\r\n');
-    await emulator.say(TOKEN, 'm0', { userId: USER });
-    await held;
-    const answered = () => (emulator.botMessages(TOKEN, USER).length > 0 ? true : undefined);
-    await until("node-a's request to reach the chat", answered, 30_000);
+    await replyWithLeftMarkDropped(USER, 'm0');
     proxy.split();
-    await until('node-b to take tg1 over', async () => ((await holder()) === 'node-b' ? true : undefined), 60_000);
+    await heirHolds();
     proxy.heal();
     // node-b runs tg1 now: a message after the split is answered by it.
-    await emulator.say(TOKEN, 'm1', { userId: USER + 1 });
-    await sentBy('node-b', 'node-b to answer m1', `direct:${USER + 1}`);
+    await heirAnswers(USER + 1, 'm1');
     assert.equal(
       emulator.botMessages(TOKEN, USER).map((m) => m.text),
       ['echo: m0'],
@@ -38,9 +32,8 @@ test('the member taking the bot over does not send again a part whose left mark 
     );
     // node-b asked node-a, which answered once its mark was stored again.
     const log = heirLog();
-    const settled = log.filter((line) => line.includes('parts marked leaving only are settled'));
-    assert.equal(settled.length, 1, log.join('\n'));
-    assert.match(settled[0]!, / gateway=node-a .*heard=answered .*left=1/);
+    assert.equal(settled().length, 1, log.join('\n'));
+    assert.match(settled()[0]!, / gateway=node-a .*heard=answered .*left=1/);
     // The part is accounted for: node-a's own `message.sent`, stored when it reconnected if that came before
     // node-b read the stream, or else node-b's warning that the part may have left.
     const recorded = tg1

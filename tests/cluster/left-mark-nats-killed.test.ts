@@ -6,7 +6,6 @@
 // the part may have left and is not sent again. Before the fix it was: the chat got the answer twice.
 import * as assert from 'uvu/assert';
 import { markSuite, twoMembers } from '../support/cluster-mark-members.js';
-import { until } from '../support/eventually.js';
 
 const TOKEN = '744447:left-mark-nats-killed-GGGG';
 const USER = 7201;
@@ -15,21 +14,16 @@ const { test, suite } = markSuite("a reply part's left mark lost with the NATS s
 
 test('the member taking the bot over does not send again the part whose left mark the server lost', async (context) => {
   const { server } = context;
-  const { emulator, proxy, writer, holder, sentBy, heirLog, close } = await twoMembers(context, TOKEN);
+  const { emulator, writer, heirLog, settled, replyWithLeftMarkDropped, heirHolds, heirAnswers, close } =
+    await twoMembers(context, TOKEN);
   try {
-    // A `left` mark is a KV put whose payload is `left`; a `leaving` mark's is `leaving:<member>:<server>`.
-    const held = proxy.holdSent('\r\nleft\r\n');
-    await emulator.say(TOKEN, 'm0', { userId: USER });
-    await held;
-    const answered = () => (emulator.botMessages(TOKEN, USER).length > 0 ? true : undefined);
-    await until("node-a's request to reach the chat", answered, 30_000);
+    await replyWithLeftMarkDropped(USER, 'm0');
     await server.kill9();
     // The server is down: node-a cannot reconnect before it dies.
     await writer.kill();
     await server.restart();
-    await until('node-b to take tg1 over', async () => ((await holder()) === 'node-b' ? true : undefined), 60_000);
-    await emulator.say(TOKEN, 'm1', { userId: USER + 1 });
-    await sentBy('node-b', 'node-b to answer m1', `direct:${USER + 1}`);
+    await heirHolds();
+    await heirAnswers(USER + 1, 'm1');
     assert.equal(
       emulator.botMessages(TOKEN, USER).map((m) => m.text),
       ['echo: m0'],
@@ -39,9 +33,8 @@ test('the member taking the bot over does not send again the part whose left mar
       ['echo: m1'],
     );
     const log = heirLog();
-    const settled = log.filter((line) => line.includes('parts marked leaving only are settled'));
-    assert.equal(settled.length, 1, log.join('\n'));
-    assert.match(settled[0]!, / gateway=node-a .*heard=gone .*left=0 server_restarted=1/);
+    assert.equal(settled().length, 1, log.join('\n'));
+    assert.match(settled()[0]!, / gateway=node-a .*heard=gone .*left=0 server_restarted=1/);
     assert.ok(log.some((line) => line.startsWith('WARN a reply part was being sent when the process ended')));
   } finally {
     await close();

@@ -55,6 +55,17 @@ export interface TwoMembers {
   sentBy(gateway: string, what: string, chat?: string): Promise<true>;
   /** node-b's gateway.log, line by line. */
   heirLog(): string[];
+  /** node-b's log lines saying how the parts marked `leaving` only were settled. */
+  settled(): string[];
+  /**
+   * Has `user` say `text` and waits for node-a's request to reach the chat while the proxy drops the part's `left`
+   * mark (a KV put whose payload is `left`; a `leaving` mark's is `leaving:<member>:<server>`) and all after it.
+   */
+  replyWithLeftMarkDropped(user: number, text: string): Promise<void>;
+  /** Waits for node-b to hold tg1. */
+  heirHolds(): Promise<true>;
+  /** Has `user` say `text` and waits for node-b to store its `message.sent` for that chat. */
+  heirAnswers(user: number, text: string): Promise<true>;
   close(): Promise<void>;
 }
 
@@ -93,6 +104,7 @@ export async function twoMembers(context: MarkContext & NatsContext, token: stri
             : undefined,
         90_000,
       );
+    const heirLog = () => logLines(join(heir.home.home, 'logs', 'gateway.log'));
     return {
       emulator,
       proxy,
@@ -102,7 +114,21 @@ export async function twoMembers(context: MarkContext & NatsContext, token: stri
       config,
       holder,
       sentBy,
-      heirLog: () => logLines(join(heir.home.home, 'logs', 'gateway.log')),
+      heirLog,
+      settled: () => heirLog().filter((line) => line.includes('parts marked leaving only are settled')),
+      async replyWithLeftMarkDropped(user, text) {
+        const held = proxy.holdSent('\r\nleft\r\n');
+        await emulator.say(token, text, { userId: user });
+        await held;
+        const answered = () => (emulator.botMessages(token, user).length > 0 ? true : undefined);
+        await until("node-a's request to reach the chat", answered, 30_000);
+      },
+      heirHolds: () =>
+        until('node-b to take tg1 over', async () => ((await holder()) === 'node-b' ? true : undefined), 60_000),
+      async heirAnswers(user, text) {
+        await emulator.say(token, text, { userId: user });
+        return sentBy('node-b', `node-b to answer ${text}`, `direct:${user}`);
+      },
       close: async () => {
         tg1.close();
         await nc.close();
