@@ -160,6 +160,27 @@ async function failover(cluster: Cluster): Promise<Failover> {
   }
 }
 
+/** Failovers that measure the row, each a kill at another point of the lease's renewal cycle. */
+const FAILOVERS = 3;
+
+/**
+ * The median of `FAILOVERS` kills, `done` and more on fresh clusters of three: a kill lands anywhere in the holder's
+ * renewal cycle (every `lease_ttl_ms / 3`), so the lease runs out 3.3 to 5 s after it, and one kill is as likely to
+ * land early in the cycle as late (docs/scale.md).
+ */
+async function medianFailoverMs(model: GatewayModel, done: number[]): Promise<number> {
+  const times = [...done];
+  while (times.length < FAILOVERS) {
+    const cluster = await startCluster(model, 3);
+    try {
+      times.push((await failover(cluster)).answeredMs);
+    } finally {
+      await stopCluster(cluster);
+    }
+  }
+  return times.sort((a, b) => a - b)[Math.floor(FAILOVERS / 2)]!;
+}
+
 export async function bench(): Promise<BenchRow[]> {
   if (!natsAvailable()) return [];
   const model = await startGatewayModel({ delayMs: 200 });
@@ -173,23 +194,26 @@ export async function bench(): Promise<BenchRow[]> {
       await stopCluster(one);
     }
     const three = await startCluster(model, 3);
+    let spread: number;
+    let firstFailoverMs: number;
     try {
       await settledLeases(three);
-      const spread = await turnsPerSecond(three);
-      const { answeredMs: failoverMs } = await failover(three);
-      const oneBotSingle = await oneBotTurnsPerSecond(1);
-      const oneBotPair = await oneBotTurnsPerSecond(2);
-      return [
-        { name: 'cluster.turns_per_s_3_nodes', value: round(spread, 1), unit: 'turns/s' },
-        { name: 'cluster.turns_per_s_1_node', value: round(single, 1), unit: 'turns/s' },
-        { name: 'cluster.failover_ms', value: round(failoverMs, 0), unit: 'ms' },
-        { name: 'cluster.one_bot_turns_per_s_1_member', value: round(oneBotSingle, 1), unit: 'turns/s' },
-        { name: 'cluster.one_bot_turns_per_s_2_members', value: round(oneBotPair, 1), unit: 'turns/s' },
-        ...(await sendMarkRows()),
-      ];
+      spread = await turnsPerSecond(three);
+      firstFailoverMs = (await failover(three)).answeredMs;
     } finally {
       await stopCluster(three);
     }
+    const failoverMs = await medianFailoverMs(model, [firstFailoverMs]);
+    const oneBotSingle = await oneBotTurnsPerSecond(1);
+    const oneBotPair = await oneBotTurnsPerSecond(2);
+    return [
+      { name: 'cluster.turns_per_s_3_nodes', value: round(spread, 1), unit: 'turns/s' },
+      { name: 'cluster.turns_per_s_1_node', value: round(single, 1), unit: 'turns/s' },
+      { name: 'cluster.failover_ms', value: round(failoverMs, 0), unit: 'ms' },
+      { name: 'cluster.one_bot_turns_per_s_1_member', value: round(oneBotSingle, 1), unit: 'turns/s' },
+      { name: 'cluster.one_bot_turns_per_s_2_members', value: round(oneBotPair, 1), unit: 'turns/s' },
+      ...(await sendMarkRows()),
+    ];
   } finally {
     await model.close();
   }
