@@ -1,12 +1,37 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** CPU time (ms) one thread has used, from its schedstat (ns; /proc/<pid>/stat counts ticks); 0 once it is gone. */
-function threadCpuMs(pid: number, task: string): number {
+/**
+ * One field (ms) of a thread's schedstat (ns; /proc/<pid>/stat counts ticks): 0 the CPU time it used, 1 the time it
+ * was ready to run but waited for a CPU. 0 once the thread is gone.
+ */
+function schedstatMs(pid: number, task: string, field: 0 | 1): number {
   try {
-    return Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+    return Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[field]) / 1e6;
   } catch {
     return 0;
   }
+}
+
+/** CPU time (ms) one thread has used. */
+function threadCpuMs(pid: number, task: string): number {
+  return schedstatMs(pid, task, 0);
+}
+
+/**
+ * How long (ms) a process's main thread was ready to run but waited for a CPU: on a machine shared with other work,
+ * the event loop's time lost to it, which no change to the process can win back.
+ */
+export function mainThreadWaitMs(pid: number): number {
+  return schedstatMs(pid, String(pid), 1);
+}
+
+/** CPU time (ms) every process of the machine has used, all cores together (/proc/stat, in clock ticks of 10 ms). */
+export function machineCpuMs(): number {
+  const [, user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8')
+    .split('\n', 1)[0]!
+    .split(/\s+/)
+    .map(Number);
+  return (user! + nice! + system! + irq! + softirq!) * 10;
 }
 
 /**
