@@ -1,7 +1,7 @@
 // #38: a gateway killed with SIGKILL during its own scheduled compaction (mid-copy, and as the new files take the old
 // ones' place) loses nothing it had committed: started again, its log (with the archive) holds every event seen before
 // the kill by seq and type, it answers, and no `.compact-*` copy is left behind.
-import { existsSync, readdirSync, statSync, watch } from 'node:fs';
+import { cpSync, existsSync, readdirSync, rmSync, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -44,14 +44,25 @@ test.after.each(async (context) => {
   context.home?.remove();
 });
 
-/** A log written long before: half of it older than the retention keeps, so the compaction archives it. */
-async function seed(home: TempHome): Promise<void> {
-  const log = EventLog.open(home.sessions);
+/**
+ * A log written long before: half of it older than the retention keeps, so the compaction archives it. Written once for
+ * the file; each case's gateway works on a copy of it.
+ */
+let seeded: TempHome;
+test.before(async () => {
+  seeded = tempHome();
+  const log = EventLog.open(seeded.sessions);
   const old = Date.now() - 100 * DAY_MS;
   for (let i = 0; i < OLD; i++) log.append(validateDraft({ ...chunk('s_old', `t_old${i % 50}`, `old ${i}`), at: old }));
   for (let i = 0; i < YOUNG; i++) log.append(validateDraft(chunk('s_young', `t_young${i % 50}`, `young ${i}`)));
   await log.flushed();
   log.close();
+});
+test.after(() => seeded.remove());
+
+function seed(home: TempHome): void {
+  rmSync(home.sessions, { recursive: true, force: true });
+  cpSync(seeded.sessions, home.sessions, { recursive: true });
 }
 
 async function config(context: Context, compactEveryHours: number): Promise<Record<string, unknown>> {
@@ -118,7 +129,7 @@ async function killDuringCompaction(
   context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
   const home = tempHome();
   context.home = home;
-  await seed(home);
+  seed(home);
   const dir = home.sessions;
   const reached = at(dir);
   // The first compaction starts about 2 s after the gateway does.

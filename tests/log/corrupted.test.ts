@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -21,10 +21,15 @@ interface Context {
 
 const test = suite<Context>('a damaged event log');
 
-test.before.each(async (context) => {
-  const home = tempHome();
-  context.home = home;
-  const log = EventLog.open(home.sessions);
+/**
+ * The logs the cases damage, each written once for the file: `small` holds EVENTS events in three sessions, `large`
+ * 20,000 in batches as a gateway writes them. Each case works on a copy, byte for byte (the pages and what is stale in
+ * them included).
+ */
+const written: { small?: TempHome; large?: TempHome } = {};
+test.before(async () => {
+  written.small = tempHome();
+  const log = EventLog.open(written.small.sessions);
   for (let seq = 1; seq <= EVENTS; seq++) {
     const session = SESSIONS[seq % 3]!;
     const turn = `t${Math.ceil(seq / 10)}`;
@@ -33,6 +38,24 @@ test.before.each(async (context) => {
   }
   await log.flushed();
   log.close();
+  written.large = tempHome();
+  await soundLog(written.large, 20_000);
+});
+test.after(() => {
+  written.small?.remove();
+  written.large?.remove();
+});
+
+/** A new home holding a copy of the log `from` wrote. */
+function homeWith(from: TempHome): TempHome {
+  const home = tempHome();
+  rmSync(home.sessions, { recursive: true, force: true });
+  cpSync(from.sessions, home.sessions, { recursive: true });
+  return home;
+}
+
+test.before.each((context) => {
+  context.home = homeWith(written.small!);
 });
 
 test.after.each(({ home }) => home?.remove());
@@ -92,9 +115,8 @@ async function soundLog(home: TempHome, count: number): Promise<void> {
 }
 
 test('a sound log of 20,000 events, its pages full to the byte, verifies clean and opens', async () => {
-  const home = tempHome();
+  const home = homeWith(written.large!);
   try {
-    await soundLog(home, 20_000);
     const verify = await tern(['log', 'verify'], home.env);
     const report = verify.stdout.split('\n').slice(1).join('\n');
     assert.is(report, 'events     20000 committed, 20000 readable\nok         no problem found\n');
@@ -108,9 +130,8 @@ test('a sound log of 20,000 events, its pages full to the byte, verifies clean a
 });
 
 test('with every branch page zeroed, salvage finds each event on its leaf page: none lost', async () => {
-  const home = tempHome();
+  const home = homeWith(written.large!);
   try {
-    await soundLog(home, 20_000);
     const file = readFileSync(dataFile(home));
     let zeroed = 0;
     // lmdb's page kind (bytes 18–19 of the header): 0x01 a branch, 0x02 a leaf.

@@ -84,11 +84,7 @@ test('tern tool call prints what the model receives and exits 1 when the tool fa
       1,
       'Command blocked by safety guard (dangerous pattern detected)\n',
     ],
-    [
-      ['tool', 'call', 'exec', '{"command":"echo hi"}', '--channel', 'telegram'],
-      1,
-      'exec is not allowed from remote channels (tools.exec.allow_remote is false)\n',
-    ],
+    // exec from a chat channel: the --channel case below.
     [['tool', 'call', 'exec', '{"command":"echo hi"}', '--agent', 'main'], 0, 'hi\n'],
     [['tool', 'call', 'list_dir'], 0, 'a.txt\n'],
   ];

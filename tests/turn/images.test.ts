@@ -1,6 +1,6 @@
 // load_image in real turns against loopback vendors of each family: the model's next request carries the image (an
 // oversized one scaled down), the log records what the model was shown, and the turn reruns identical.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { test } from 'uvu';
@@ -143,7 +143,8 @@ test('tern replay shows the image the model was shown and --rerun says identical
       .toBuffer();
     const workspace = join(home.home, 'workspace');
     const tern = (args: string[]) => runCliAsync(args, home.env);
-    await tern(['onboard']);
+    // The user puts a picture in the workspace (owner-only, as tern makes it).
+    mkdirSync(workspace, { recursive: true, mode: 0o700 });
     writeFileSync(join(workspace, 'dot.png'), small);
     vendor.reply(families[0]!.callLoadImage('dot.png'), completion({ content: 'A red dot.' }));
     const events = (await tern(['agent', '-m', 'look at dot.png', '--json'])).stdout
