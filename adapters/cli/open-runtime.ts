@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Runtime } from '../../actors/runtime.js';
 import { keepFrontmatterIn } from '../../store/frontmatter-yaml.js';
 import { LogError } from '../../store/log/errors.js';
-import { undici } from '../http/undici.js';
+import { undiciCore } from '../http/undici.js';
 import { CliError } from './errors.js';
 import { loadConfigForCli } from './load-config.js';
 
@@ -44,7 +44,7 @@ export function openRuntime(env: NodeJS.ProcessEnv, command: string, { model, st
     const runtime = Runtime.start({ loaded, env, command });
     // Its turns ask a model: the HTTP client loads while plugins and MCP servers are prepared, so the first request
     // (and Ctrl-C while "waiting for" the model) finds it loaded.
-    void undici();
+    void undiciCore();
     return runtime;
   } catch (error) {
     if (error instanceof LogError && error.code === 'log_locked') {

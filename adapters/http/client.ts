@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { DEFAULT_CONNECT_TIMEOUT_MS, dispatcherFor, type Route } from './dispatchers.js';
-import { undici } from './undici.js';
+import { undici, undiciCore } from './undici.js';
 import { toldOfWrites } from './when-written.js';
 
 export { dispatcherFor, maskProxy, proxyFor, InvalidProxyError, type Route } from './dispatchers.js';
@@ -132,9 +132,11 @@ function megabytes(bytes: number): string {
 export async function send(route: Route, call: HttpRequest): Promise<HttpAnswer> {
   let answer: Dispatcher.ResponseData;
   try {
-    const { request } = await undici();
-    answer = await request(call.url, {
-      dispatcher: await toldOfWrites(await dispatcherFor(route)),
+    const { request } = await undiciCore();
+    const url = new URL(call.url);
+    answer = await request.call(await toldOfWrites(await dispatcherFor(route)), {
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
       method: call.method ?? (call.body === undefined ? 'GET' : 'POST'),
       headers: call.headers,
       body: call.body,

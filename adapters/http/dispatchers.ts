@@ -1,6 +1,6 @@
 import type { LookupFunction } from 'node:net';
 import type { Dispatcher } from 'undici';
-import { undici } from './undici.js';
+import { undici, undiciCore } from './undici.js';
 
 /** Where a request goes out and the limits of its connections: what one dispatcher (and its keep-alive sockets) serves. */
 export interface Route {
@@ -53,8 +53,8 @@ function checkedProxy(proxy: string): string {
   return proxy;
 }
 
-function build(route: Route, { Agent, EnvHttpProxyAgent, ProxyAgent }: typeof import('undici')): Dispatcher {
-  const options = {
+function agentOptions(route: Route) {
+  return {
     connectTimeout: route.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     ...(route.maxAnswerBytes !== undefined ? { maxResponseSize: route.maxAnswerBytes } : {}),
     // A plain-http target goes to the proxy in absolute form (`GET http://host/path`), as curl sends it; https is tunnelled with CONNECT.
@@ -62,9 +62,25 @@ function build(route: Route, { Agent, EnvHttpProxyAgent, ProxyAgent }: typeof im
     // Used by direct connections only: through a proxy, the proxy resolves the name.
     ...(route.lookup ? { connect: { lookup: route.lookup } } : {}),
   };
-  if (route.proxy) return new ProxyAgent({ ...options, uri: checkedProxy(route.proxy) });
-  if (PROXY_VARIABLES.some((name) => process.env[name])) return new EnvHttpProxyAgent(options);
-  return new Agent(options);
+}
+
+const throughProxy = (route: Route): boolean =>
+  Boolean(route.proxy) || PROXY_VARIABLES.some((name) => process.env[name]);
+
+/**
+ * Made once its agent class is loaded. A proxy's agents open their tunnels with `Dispatcher#connect`, which only the
+ * package's index adds: they come from it (`undici()`); a direct route needs no more than `undiciCore()`.
+ */
+async function maker(route: Route): Promise<() => Dispatcher> {
+  if (!throughProxy(route)) {
+    const { Agent } = await undiciCore();
+    return () => new Agent(agentOptions(route));
+  }
+  const { EnvHttpProxyAgent, ProxyAgent } = await undici();
+  return () =>
+    route.proxy
+      ? new ProxyAgent({ ...agentOptions(route), uri: checkedProxy(route.proxy) })
+      : new EnvHttpProxyAgent(agentOptions(route));
 }
 
 // One dispatcher per route, so every call on a route shares its keep-alive connections. The environment's proxy
@@ -82,7 +98,7 @@ function keyOf(route: Route): string {
  * URL.
  */
 export async function dispatcherFor(route: Route = {}): Promise<Dispatcher> {
-  const module = await undici();
+  const make = await maker(route);
   const key = keyOf(route);
   let kept = dispatchers;
   if (route.lookup) {
@@ -91,7 +107,7 @@ export async function dispatcherFor(route: Route = {}): Promise<Dispatcher> {
   }
   let dispatcher = kept.get(key);
   if (dispatcher === undefined) {
-    dispatcher = build(route, module);
+    dispatcher = make();
     kept.set(key, dispatcher);
   }
   return dispatcher;
