@@ -19,10 +19,11 @@ import { TelegramEmulator } from '../support/telegram-emulator.js';
 
 const TOKENS = ['711111:cluster-bot-one-AAAA', '722222:cluster-bot-two-BBBB', '733333:cluster-bot-three-CCCC'];
 const ACCOUNTS = ['tg1', 'tg2', 'tg3'];
-// Ten chats a bot: the killed gateway's bot still has parts out in several chats at once. FAILOVER_CHATS=100 runs the
-// load of 600 messages this test was first written with.
+// Ten chats a bot: the killed gateway's bot still has parts out in several chats at once. Four messages a chat: the kill
+// lands after the bot's first few answers, with most of each chat still to come. FAILOVER_CHATS=100
+// FAILOVER_PER_CHAT=6 runs the load of 600 messages this test was first written with.
 const CHATS = Number(process.env.FAILOVER_CHATS ?? 30);
-const PER_CHAT = 6;
+const PER_CHAT = Number(process.env.FAILOVER_PER_CHAT ?? 4);
 const TTL_MS = 5_000;
 
 interface Context {
