@@ -2,6 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { namespaceArgs, sandboxUser } from '../sandbox/bwrap-plan.js';
 import { sealedStdio } from './inherited-descriptors.js';
+import { hearPipeErrors } from './pipe-errors.js';
 import { cgroupsUsable } from './sandbox-cgroup.js';
 import { NETWORK_NAMESPACE, SandboxNetworkError, SlirpNetwork } from './sandbox-network.js';
 import { setIdFilter } from './seccomp-filter.js';
@@ -60,6 +61,7 @@ function runSandbox(
   return new Promise((resolve) => {
     const [program, ...args] = argv as [string, ...string[]];
     const child = spawn(program, args, { stdio: sealedStdio(['ignore', 'ignore', 'pipe', 'pipe', 'pipe', 'pipe']) });
+    hearPipeErrors(child);
     let stderr = '';
     let attached: { close(): void } | undefined;
     let failure: string | undefined;

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { sealedStdio } from './inherited-descriptors.js';
+import { hearPipeErrors } from './pipe-errors.js';
 import { killMarked } from './process-tree.js';
 
 export type CommandOutcome =
@@ -69,6 +70,7 @@ export function runCommand(
     // Nothing of this process but stdout and stderr reaches the command (lmdb's handle on the log would).
     const stdio = sealedStdio(['ignore', 'pipe', 'pipe', ...Array<'pipe'>(launch.pipes ?? 0).fill('pipe')]);
     const child = spawn(program, args, { cwd: launch.cwd, env: launch.env, detached: true, stdio });
+    hearPipeErrors(child);
     const capture = new Capture(maxBytes);
     let ending: 'timed_out' | 'aborted' | undefined;
     let exitCode: number | null = null;

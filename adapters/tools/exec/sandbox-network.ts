@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { ToolError } from '../tool.js';
 import { sealedStdio } from './inherited-descriptors.js';
+import { hearPipeErrors } from './pipe-errors.js';
 
 /**
  * The sandbox's own network: a user and network namespace made by `unshare` around bubblewrap, joined by
@@ -44,6 +45,7 @@ export class SlirpNetwork {
         'tap0',
       ];
       const child = spawn(program, args, { stdio: sealedStdio(['ignore', 'ignore', 'pipe', 'pipe', 'pipe']) });
+      hearPipeErrors(child);
       let stderr = '';
       const fail = (why: string) => {
         clearTimeout(timer);
