@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { byCodePoint } from './code-point-order.js';
 import { bodyOf, lenientHeader } from './skills/skill-file.js';
 import { DirectoryWatches, lookAt, unchanged, type PathLook, type WatchOptions } from './watched-directory.js';
 import { readUserText } from './files/regular-file.js';
@@ -97,6 +98,6 @@ export class SkillCatalog {
         if (skill && !found.has(skill.name)) found.set(skill.name, skill);
       }
     }
-    return { skills: [...found.values()].sort((a, b) => a.name.localeCompare(b.name)), looks };
+    return { skills: [...found.values()].sort((a, b) => byCodePoint(a.name, b.name)), looks };
   }
 }

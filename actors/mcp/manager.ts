@@ -23,6 +23,7 @@ import { discoverySearchTools, type DiscoveryHooks } from '../../adapters/mcp/se
 import { mcpToolNames } from '../../adapters/mcp/tool-name.js';
 import { mcpServerBoard } from '../../machines/mcp-server.js';
 import { BoardInspector } from '../board.js';
+import { byCodePoint } from '../../store/code-point-order.js';
 
 export interface McpManagerDeps {
   options: McpOptions;
@@ -225,8 +226,8 @@ export class McpManager {
     const { named, connections, options } = this.state;
     if (named) return named;
     const listed: Array<{ server: string; info: McpToolInfo }> = [];
-    for (const [server, connection] of [...connections].sort(([a], [b]) => a.localeCompare(b))) {
-      for (const info of [...connection.listedTools].sort((a, b) => a.name.localeCompare(b.name)))
+    for (const [server, connection] of [...connections].sort(([a], [b]) => byCodePoint(a, b))) {
+      for (const info of [...connection.listedTools].sort((a, b) => byCodePoint(a.name, b.name)))
         listed.push({ server, info });
     }
     const names = mcpToolNames(listed.map(({ server, info }) => ({ server, tool: info.name })));

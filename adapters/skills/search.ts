@@ -1,5 +1,6 @@
 import type { SearchHit, SkillRegistry } from './registry.js';
 import { SearchCache } from './search-cache.js';
+import { byCodePoint } from '../../store/code-point-order.js';
 
 /** A merged result: its score is Tern's (0 to 1), `also_in` names other registries that offer the same slug. */
 export interface RankedSkill extends SearchHit {
@@ -69,7 +70,7 @@ export function mergeResults(byRegistry: SearchHit[][], query: string, limit: nu
     else if (hit.score > kept.score) bySlug.set(key, { ...hit, also_in: [...kept.also_in, kept.registry] });
     else kept.also_in.push(hit.registry);
   }
-  return [...bySlug.values()].sort((a, b) => b.score - a.score || a.slug.localeCompare(b.slug)).slice(0, limit);
+  return [...bySlug.values()].sort((a, b) => b.score - a.score || byCodePoint(a.slug, b.slug)).slice(0, limit);
 }
 
 /** Runs `tasks` with at most `width` of them started and not yet settled. */
