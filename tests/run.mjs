@@ -47,9 +47,8 @@ const { values: flags, positionals } = parseArgs({
 });
 const testsDir = flags.dir ? resolve(flags.dir) : runnerDir;
 const pattern = new RegExp(positionals[0] ?? '\\.test\\.ts$');
-// One worker more than the cores: files wait for timers, child processes and servers, and with one worker a core a
-// full run on 2 cores left 124 of 578 CPU-seconds idle (291 s); with one more, 66 idle and 265 s; with two more, the
-// cores' contention cost more than it filled (276 s).
+// One worker more than the cores: files also wait for timers, child processes and servers, and with one worker a
+// core the cores sat idle meanwhile; two more contend for the cores more than they fill them (docs/development.md).
 const workerCount = Math.max(1, Number(flags.workers ?? availableParallelism() + 1));
 const laneCount = Math.max(1, Number(flags.lanes ?? 2));
 
