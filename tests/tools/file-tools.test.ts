@@ -172,6 +172,27 @@ test('search_files finds contents by regex and names by glob, paginated, never i
   });
   f.close();
 });
+
+test('search_files tests each line on its own: anchors hold per line, the last line needs no newline', async () => {
+  const f = toolsFixture();
+  writeFileSync(join(f.workspace, 'a.txt'), 'end\n\nstart end\r\nlast end');
+  writeFileSync(join(f.workspace, 'b.txt'), 'x\n');
+  assert.equal(await f.call('search_files', { pattern: 'end$' }), {
+    ok: true,
+    content: 'a.txt:1: end\na.txt:4: last end',
+  });
+  assert.equal(await f.call('search_files', { pattern: '^$' }), {
+    ok: true,
+    content: 'a.txt:2: \nb.txt:2: ',
+  });
+  assert.equal(await f.call('search_files', { pattern: 'start end\\r$' }), {
+    ok: true,
+    content: 'a.txt:3: start end\r',
+  });
+  assert.equal(await f.call('search_files', { pattern: 'end\\nstart' }), { ok: true, content: 'no matches' });
+  f.close();
+});
+
 test('the sandbox comes from the trusted policy: a subagent, cron or heartbeat context cannot widen it', async () => {
   const f = toolsFixture();
   for (const context of [

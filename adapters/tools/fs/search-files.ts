@@ -56,11 +56,24 @@ function contentMatcher(args: Args, options: SearchFilesOptions): Matcher {
     const bytes = readSmallFile(file, options.maxFileBytes);
     if (!bytes) return [];
     if (bytes.subarray(0, 8192).includes(0)) return [];
-    return bytes
-      .toString('utf8')
-      .split('\n')
-      .flatMap((line, i) => (regex.test(line) ? [`${shown}:${i + 1}: ${line.slice(0, MAX_LINE_CHARS)}`] : []));
+    return matchingLines(bytes.toString('utf8'), regex, shown);
   };
+}
+
+/**
+ * The lines of `text` that `regex` matches, as `path:line: text`. Each line is tested on its own, as if split at
+ * `\n`, but without an array of every line and an empty one for each line that does not match: most lines of most
+ * files do not, and those arrays made a search's garbage grow with the lines it read rather than the lines it found.
+ */
+function matchingLines(text: string, regex: RegExp, shown: string): string[] {
+  const found: string[] = [];
+  for (let start = 0, number = 1; ; number++) {
+    const end = text.indexOf('\n', start);
+    const line = text.slice(start, end === -1 ? text.length : end);
+    if (regex.test(line)) found.push(`${shown}:${number}: ${line.slice(0, MAX_LINE_CHARS)}`);
+    if (end === -1) return found;
+    start = end + 1;
+  }
 }
 
 /**
