@@ -37,8 +37,12 @@ export interface OpenOptions {
 
 const REMAP_AFTER_BYTES = 16 * 1024 * 1024;
 const REMAP_AFTER_RESIDENT_BYTES = 8 * 1024 * 1024;
-/** How often a writer looks at its resident pages (a read of `/proc/self/statm`), at most. */
-const RESIDENT_CHECK_MS = 200;
+/**
+ * A writer looks at its resident pages (a read of `/proc/self/statm`, ~15 µs) after this many events written since
+ * the last look: counted in events, not time, the pages a look can miss do not grow with the machine's speed (at
+ * 200 ms between looks a fast machine wrote 2 MB between two).
+ */
+const RESIDENT_CHECK_EVENTS = 256;
 /** A write that failed is tried again after this long, doubling up to `RETRY_MAX_MS` while it keeps failing. */
 const RETRY_FIRST_MS = 200;
 const RETRY_MAX_MS = 2_000;
@@ -88,7 +92,7 @@ export class EventLog implements EventStore {
   private mappedBytes: number;
   /** The process's resident file-backed bytes just after the file was last mapped (Linux; undefined elsewhere). */
   private residentBaseline: number | undefined;
-  private residentCheckedAt = 0;
+  private eventsSinceResidentCheck = 0;
   /** While the file is mapped afresh: batches wait for it. */
   private remapping: Promise<void> | undefined;
   /** A write waiting for the remap to end. */
@@ -222,6 +226,7 @@ export class EventLog implements EventStore {
     if (events.length > 0) this.writtenSeq = events.at(-1)!.seq;
     this.settleWaiters();
     if (this.failing) this.recovered();
+    this.eventsSinceResidentCheck += events.length;
     this.remapIfGrown();
   }
 
@@ -382,15 +387,15 @@ export class EventLog implements EventStore {
   }
 
   /**
-   * Whether the resident file pages grew by `remapAfterResidentBytes` since the last map, looked at now and then. The
-   * baseline follows them down: lmdb may unmap the old map after the new one is open (a read still held it), and a
-   * baseline that counted its pages let a soak gateway's log reach 32 MB resident.
+   * Whether the resident file pages grew by `remapAfterResidentBytes` since the last map, looked at every
+   * `RESIDENT_CHECK_EVENTS` events written. The baseline follows them down: lmdb may unmap the old map after the new
+   * one is open (a read still held it), and a baseline that counted its pages let a soak gateway's log reach 32 MB
+   * resident.
    */
   private residentGrown(): boolean {
     if (this.residentBaseline === undefined) return false;
-    const now = performance.now();
-    if (now - this.residentCheckedAt < RESIDENT_CHECK_MS) return false;
-    this.residentCheckedAt = now;
+    if (this.eventsSinceResidentCheck < RESIDENT_CHECK_EVENTS) return false;
+    this.eventsSinceResidentCheck = 0;
     const resident = residentFileBytes() ?? this.residentBaseline;
     this.residentBaseline = Math.min(this.residentBaseline, resident);
     return resident - this.residentBaseline >= this.remapAfterResidentBytes;

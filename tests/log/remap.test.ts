@@ -101,8 +101,9 @@ test('a log read at random places stays resident only up to its bound, before th
     const fileKb = statSync(file).size / 1024;
     assert.ok(fileKb > 12 * 1024 && fileKb < 16 * 1024, `the log grew to ${fileKb} KB, short of a remap for growth`);
     // Without the resident bound the whole file was, and the maps lmdb leaves behind as it grows its map: 32,000 KB.
-    // The bound leaves room for a remap still waiting for its sync and for the 200 ms between two looks.
-    assert.ok(peak < 12 * 1024, `at most ${peak} KB of ${fileKb} KB resident`);
+    // The bound leaves room for a remap still waiting for its sync and for a round's reads. The writer looks every
+    // 256 events, whatever the machine's speed: looking every 200 ms instead, a fast machine peaked at 11.9 MB.
+    assert.ok(peak < 10 * 1024, `at most ${peak} KB of ${fileKb} KB resident`);
     assert.is(log.read({ session: 's1' }).length, 10_800);
   } finally {
     log.close();
