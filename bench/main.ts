@@ -1,5 +1,7 @@
 // `npm run bench` prints a table; `npm run bench -- --json` prints {"rows":[{"name","value","unit"}]}.
 // `npm run bench -- --only log` runs only the suites whose name starts with `log`.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { BenchRow, BenchSuite } from './row.js';
 
 const suites: Record<string, () => Promise<{ bench: BenchSuite }>> = {
@@ -28,6 +30,17 @@ const args = process.argv.slice(2);
 const json = args.includes('--json');
 const onlyAt = args.indexOf('--only');
 const only = onlyAt >= 0 ? args[onlyAt + 1] : undefined;
+
+/** The suites that start `tern gateway` members through tests/support/cli.ts, which reads `TERN_TEST_BIN` once. */
+const MEMBER_SUITES = ['cluster', 'chaos'];
+// Members run as users run them, from a bundle, as the gateway, channels and soak suites run theirs (each bundles its
+// own); a `TERN_TEST_BIN` already set (a build, after `npm run build`) is kept.
+if (!process.env.TERN_TEST_BIN && MEMBER_SUITES.some((name) => !only || name.startsWith(only))) {
+  const { bundleCli } = await import('./gateway-run.js');
+  process.env.TERN_TEST_BIN = dirname(
+    bundleCli(join(fileURLToPath(new URL('..', import.meta.url)), '.tern-bench', 'members')),
+  );
+}
 
 const rows: BenchRow[] = [];
 for (const [name, load] of Object.entries(suites)) {
