@@ -38,9 +38,9 @@ export interface OpenOptions {
 const REMAP_AFTER_BYTES = 16 * 1024 * 1024;
 const REMAP_AFTER_RESIDENT_BYTES = 8 * 1024 * 1024;
 /**
- * A writer looks at its resident pages (a read of `/proc/self/statm`, ~15 µs) after this many events written since
- * the last look: counted in events, not time, the pages a look can miss do not grow with the machine's speed (at
- * 200 ms between looks a fast machine wrote 2 MB between two).
+ * A writer looks at its resident pages (a read of `/proc/self/statm`) after this many events written since the last
+ * look: counted in events, not time, what a look can miss does not grow with the machine's speed (looking every
+ * 200 ms, a fast machine wrote 2 MB between two looks).
  */
 const RESIDENT_CHECK_EVENTS = 256;
 /** A write that failed is tried again after this long, doubling up to `RETRY_MAX_MS` while it keeps failing. */
