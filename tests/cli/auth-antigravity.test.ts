@@ -121,7 +121,12 @@ test('with a display: the browser opens, signs in, and comes back to the loopbac
 
 test('with a display but the redirect port taken, the paste-back still signs in', async (ctx) => {
   const taken = createServer();
-  await new Promise<void>((resolve) => taken.listen(51121, '127.0.0.1', resolve));
+  // The port only has to be taken: by this server, or already by another socket. 51121 is in Linux's ephemeral range,
+  // and a connection of any process that got it as its local port makes this listen fail too (a loop run crashed so).
+  await new Promise<void>((resolve, reject) => {
+    taken.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve() : reject(error)));
+    taken.listen(51121, '127.0.0.1', resolve);
+  });
   const bin = join(ctx.home.home, 'bin');
   mkdirSync(bin, { recursive: true });
   writeFileSync(join(bin, 'xdg-open'), '#!/bin/sh\nexit 0\n');
@@ -139,7 +144,7 @@ test('with a display but the redirect port taken, the paste-back still signs in'
     );
     assert.is(readProviderLogin(ctx.home.home, 'antigravity')!.access_token, ISSUED.access);
   } finally {
-    await new Promise((resolve) => taken.close(resolve));
+    if (taken.listening) await new Promise((resolve) => taken.close(resolve));
   }
 });
 

@@ -288,6 +288,9 @@ silent(
       assert.equal(body.channels[0], { name: 'stuck', state: 'starting' });
       const reason = `channel_list.broken.type "carrier-pigeon" is not supported by this gateway (supported: ${SUPPORTED_KINDS.join(', ')})`;
       assert.equal(body.channels[1], { name: 'broken', state: 'refused', reason });
+      // The stuck channel's request must be in the black hole before it is cut: on a loaded machine the refusal was
+      // seen first, nothing was cut, and the request hung (a loop run timed out here).
+      await until(() => sockets.length > 0, 'the stuck channel to connect');
       sockets.forEach((s) => s.destroy());
       // Every channel has reported (the stuck one failed and retries), but the broken one cannot start: not ready.
       await until(() => gateway.readiness().reported, 'the stuck channel to report its failure');
