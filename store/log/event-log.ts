@@ -1,5 +1,4 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
@@ -15,12 +14,7 @@ import { Names } from './names.js';
 import { compactForm, expand } from './stored-form.js';
 import { isNumbered, withNames } from './named-form.js';
 import { acquireWriterLock, makeLogFilesPrivate } from './writer-lock.js';
-
-/**
- * lmdb through its CommonJS build (its `require` entry): Node's CommonJS loader reads lmdb's one bundled file, where
- * its ES module entry is a tree of a dozen modules, each resolved, linked and compiled at every start.
- */
-const { open } = createRequire(import.meta.url)('lmdb') as typeof import('lmdb');
+import { closeEnvironment, openEnvironment } from '../lmdb.js';
 
 export type { LogQuery } from './event-store.js';
 
@@ -350,7 +344,7 @@ export class EventLog implements EventStore {
     const swapped = old.flushed
       .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
       // An environment a failed swap closed already closes again without harm.
-      .then(() => (this.closed ? undefined : Promise.resolve(old.close()).catch(() => undefined)))
+      .then(() => (this.closed ? undefined : closeEnvironment(old).catch(() => undefined)))
       .then(() => {
         if (this.closed) return;
         this.databases = openDatabases(this.dir, false);
@@ -378,7 +372,7 @@ export class EventLog implements EventStore {
       await new Promise((resolve) => setImmediate(resolve));
     }
     replace(this.writtenSeq);
-    void this.root.close();
+    void closeEnvironment(this.root);
     this.databases = openDatabases(this.dir, false);
     this.seq = this.lastCommittedSeq();
     this.writtenSeq = this.seq;
@@ -506,7 +500,7 @@ export class EventLog implements EventStore {
    */
   refresh(): void {
     if (this.readOnly && !this.closed && this.logFiles !== logFilesId(this.dir)) {
-      void this.root.close();
+      void closeEnvironment(this.root);
       this.databases = openDatabases(this.dir, true);
       this.logFiles = logFilesId(this.dir);
       return;
@@ -586,7 +580,7 @@ export class EventLog implements EventStore {
       waiter.reject(new LogError('log_closed', `the event log closed with ${lost} events it could not write`));
     }
     this.releaseLock();
-    void this.root.close();
+    void closeEnvironment(this.root);
     if (this.removeOnClose) rmSync(this.removeOnClose, { recursive: true, force: true });
   }
 
@@ -832,14 +826,14 @@ interface Databases {
 }
 
 function openDatabases(dir: string, readOnly: boolean): Databases {
-  const root = open({ path: dir, readOnly, maxDbs: 8 });
+  const root = openEnvironment({ path: dir, readOnly, maxDbs: 8 });
   // lmdb opens each database of a writer in a write transaction of its own, and creating one commits to disk: a new
   // log's seven databases made one fsync after another before the first event. In one transaction they commit once.
   const named = readOnly ? openNamed(root) : root.transactionSync(() => openNamed(root));
   const { events, bySession, byTurn, byType } = named;
   // A reader can arrive between the writer creating the file and creating its databases.
   if (!events || !bySession || !byTurn || !byType) {
-    void root.close();
+    void closeEnvironment(root);
     throw new LogError('log_missing', `the event log in ${dir} is not initialised yet`);
   }
   return { ...named, root, events, bySession, byTurn, byType };

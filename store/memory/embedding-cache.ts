@@ -1,11 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
-
-// lmdb's CommonJS build, as the event log loads it (one bundled file instead of a tree of modules).
-const { open } = createRequire(import.meta.url)('lmdb') as typeof import('lmdb');
+import { closeEnvironment, openEnvironment } from '../lmdb.js';
 
 /** Turns texts into vectors (one per text, in order); supplied by whoever knows the embedding model's endpoint. */
 export interface Embedder {
@@ -58,7 +55,7 @@ export class EmbeddingCache {
   }
 
   close(): void {
-    void this.root?.close();
+    if (this.root) void closeEnvironment(this.root);
     this.root = undefined;
     this.vectors = undefined;
   }
@@ -71,7 +68,7 @@ export class EmbeddingCache {
     if (this.vectors) return this.vectors;
     const path = this.path();
     mkdirSync(path, { recursive: true, mode: 0o700 });
-    this.root = open({ path, maxDbs: 2 });
+    this.root = openEnvironment({ path, maxDbs: 2 });
     this.vectors = this.root.openDB<Buffer, Buffer>({ name: 'vectors', keyEncoding: 'binary', encoding: 'binary' });
     return this.vectors;
   }
