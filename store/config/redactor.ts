@@ -21,10 +21,13 @@ const KEY_SHAPES: string[] = [
   /\bAIza[0-9A-Za-z_-]{35}\b/.source,
   /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/.source,
   /\b(?<bearer>Bearer\s+)[A-Za-z0-9._~+/=-]{20,}/.source,
-  // The password in a URL's user info (`http://user:pass@proxy:3128`), whoever the URL belongs to.
-  // One already masked (`****`) stays as it is.
-  /(?<userinfo>\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@[\]]+:)(?!\*+@)[^\s/@[\]]+(?=@)/.source,
 ];
+
+/**
+ * The password in a URL's user info (`http://user:pass@proxy:3128`), whoever the URL belongs to. One already masked
+ * (`****`) stays as it is. Looked for only in text with `://`: tried at every word, it was most of the scan's time.
+ */
+const USER_INFO = /(?<userinfo>\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@[\]]+:)(?!\*+@)[^\s/@[\]]+(?=@)/.source;
 
 /** The shortest text any pattern can match: shorter strings are returned untouched without a scan. */
 const SHORTEST_SHAPE = 20;
@@ -44,6 +47,9 @@ export class Redactor {
   static readonly none = new Redactor([]);
 
   private readonly pattern: RegExp;
+  /** `pattern` without `USER_INFO`. */
+  private readonly withoutUserInfo: RegExp;
+  private readonly userInfo = new RegExp(USER_INFO);
   private readonly masked = new Map<string, string>();
   private readonly shortest: number;
 
@@ -54,14 +60,15 @@ export class Redactor {
       .filter((s) => s.length >= MIN_SECRET_LENGTH)
       .sort((a, b) => b.length - a.length);
     for (const secret of known) this.masked.set(secret, new Secret(secret).masked);
-    this.pattern = new RegExp([...known.map(escapeRegExp), ...KEY_SHAPES].join('|'), 'g');
+    const shapes = [...known.map(escapeRegExp), ...KEY_SHAPES];
+    this.pattern = new RegExp([...shapes, USER_INFO].join('|'), 'g');
+    this.withoutUserInfo = new RegExp(shapes.join('|'));
     this.shortest = Math.min(SHORTEST_SHAPE, ...known.map((s) => s.length));
   }
 
   text(text: string): string {
     if (text.length < this.shortest) return text;
-    this.pattern.lastIndex = 0;
-    if (!this.pattern.test(text)) return text;
+    if (!this.withoutUserInfo.test(text) && !(text.includes('://') && this.userInfo.test(text))) return text;
     return text.replace(this.pattern, (match: string, ...rest: unknown[]) => {
       const known = this.masked.get(match);
       if (known !== undefined) return known;
