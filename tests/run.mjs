@@ -4,7 +4,8 @@
 //   node tests/run.mjs [PATTERN] [--workers N] [--lanes N] [--dir DIR] [--sources]
 //
 // PATTERN is a regexp over the paths under tests/. Files that start Chromium or nats-server (the heavy ones: a
-// browser and a cluster of gateways each) run in their own lanes, one file at a time per lane; the other files share
+// browser and a cluster of gateways each) run in their own lanes, one file at a time per lane (those that mostly wait
+// in a third, `mostlyWaits`); the other files share
 // a pool of workers (--workers, default: one more than the cores). A worker whose own queue is empty takes from the
 // others, at most two heavy files of a kind at once, so no lane ends the run alone while workers wait. A worker
 // runs its files one after another in one process (tests/run-worker.mjs) and each file's output is printed in one
@@ -90,16 +91,30 @@ function durations() {
 }
 
 const files = testFiles();
+const timed = durations();
 const known = Object.fromEntries(
-  Object.entries(durations()).map(([file, entry]) => [file, typeof entry === 'number' ? entry : entry.s]),
+  Object.entries(timed).map(([file, entry]) => [file, typeof entry === 'number' ? entry : entry.s]),
 );
 // A file not timed yet (a new one) counts as longer than any timed one: a short one started early costs the run
 // nothing, a long one started late (as an average one was, once the long ones had gone) is what the run waits for.
 const longest = Math.max(0, ...Object.values(known));
 const expected = (file) => known[file] ?? longest + 1;
-/** The browser files, the cluster files, and the rest, each longest first. */
-const queues = { browser: [], cluster: [], light: [] };
-const kindOf = new Map(files.map((file) => [file, heavyKind(file) ?? 'light']));
+/**
+ * A heavy file that mostly waits (a NATS outage of 75 s, lease expiries: under a tenth of a core in its last run) has
+ * a lane of its own. In its kind's lane it held the lane as long as it waited, and that lane ended the run.
+ */
+function mostlyWaits(file) {
+  const entry = timed[file];
+  return typeof entry === 'object' && entry.s >= 5 && entry.cpu / entry.s < 0.1;
+}
+/** The browser files, the cluster files, the heavy files that mostly wait, and the rest, each longest first. */
+const queues = { browser: [], cluster: [], waiting: [], light: [] };
+const kindOf = new Map(
+  files.map((file) => {
+    const kind = heavyKind(file);
+    return [file, kind === undefined ? 'light' : mostlyWaits(file) ? 'waiting' : kind];
+  }),
+);
 for (const file of [...files].sort((a, b) => expected(b) - expected(a))) queues[kindOf.get(file)].push(file);
 /**
  * How many files of one heavy kind may run at once. Its lane runs one; a worker whose own queue is empty takes
@@ -109,14 +124,15 @@ for (const file of [...files].sort((a, b) => expected(b) - expected(a))) queues[
  */
 const HEAVY_AT_ONCE = 2;
 /** The files running now, by kind. */
-const running = { browser: 0, cluster: 0, light: 0 };
+const running = { browser: 0, cluster: 0, waiting: 0, light: 0 };
 // With one lane the two heavy kinds take turns in it; with two or more each kind has its own.
 const lanes =
   laneCount === 1
-    ? [{ name: 'heavy', queues: ['browser', 'cluster'] }]
+    ? [{ name: 'heavy', queues: ['browser', 'cluster', 'waiting'] }]
     : [
         { name: 'browser', queues: ['browser'] },
         { name: 'cluster', queues: ['cluster'] },
+        { name: 'waiting', queues: ['waiting'] },
       ];
 const workers = [
   ...lanes,
@@ -180,7 +196,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 
 const left = (queue) => queues[queue].reduce((sum, file) => sum + expected(file), 0);
-const room = (queue) => queue === 'light' || running[queue] < HEAVY_AT_ONCE;
+const room = (queue) => queue === 'light' || queue === 'waiting' || running[queue] < HEAVY_AT_ONCE;
 /**
  * The next file for a worker: from its own queues first (while its kind has room), then from the queue with the most
  * time left.

@@ -163,6 +163,37 @@ test('a worker with nothing left of its own takes heavy files, at most two of a 
   }
 });
 
+test('a cluster file that mostly waited in its last run has a lane of its own', async () => {
+  const dir = join(repoRoot, 'tests', 'output', `runner-waiting-${process.pid}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const file = `// '../${CLUSTER_SUPPORT}' (read by the runner: a file of the cluster lane)
+import { test } from 'uvu';
+test('passes', () => undefined);
+test.run();
+`;
+  for (const name of ['busy', 'waits']) writeFileSync(join(dir, `${name}.test.ts`), file);
+  // 0.3 CPU-s in 30 s: a hundredth of a core.
+  const timed = {
+    'busy.test.ts': { s: 20, cpu: 19, own: 1, cli: 0 },
+    'waits.test.ts': { s: 30, cpu: 0.3, own: 0.1, cli: 0 },
+  };
+  writeFileSync(join(dir, 'durations.json'), JSON.stringify(timed));
+  try {
+    const args = [join(repoRoot, 'tests', 'run.mjs'), '--dir', dir, '--workers', '1'];
+    const runner = spawn(process.execPath, args, { cwd: repoRoot });
+    let output = '';
+    runner.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    runner.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => runner.once('exit', resolve));
+    assert.is(output.trim().split('\n').at(-1), '2 passed, 0 failed, 0 skipped', output);
+    assert.is(code, 0);
+    assert.match(output, /^busy: cluster 1 files [\d.]+ s, waiting 1 files [\d.]+ s/m);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 /**
  * A file that starts `tern` twice (once with each kind of spawn) and a child that spins for 0.6 s of CPU, and says what
  * it inherited of NODE_EXTRA_CA_CERTS.
