@@ -29,12 +29,12 @@ function churn(dir: string, count: number): Promise<string> {
 
 // The last process to close an environment destroys lmdb's mutexes in lock.mdb; one opening at that moment skipped
 // setting them up again and failed every read with "Invalid argument" (`store/lmdb.ts`).
-test('four processes opening, reading and closing the log 1,500 times each never fail', async (ctx) => {
+test('three processes opening, reading and closing the log 800 times each never fail', async (ctx) => {
   const log = EventLog.open(ctx.home.sessions);
   for (let i = 0; i < 50; i++) log.append(validateDraft(chunk('s1', 't1', `x ${i}`)));
   await log.closeAfterFlush();
-  const results = await Promise.all([1, 2, 3, 4].map(() => churn(ctx.home.sessions, 1500)));
-  assert.equal(results, Array(4).fill(JSON.stringify({ failed: 0, first: '' })));
+  const results = await Promise.all([1, 2, 3].map(() => churn(ctx.home.sessions, 800)));
+  assert.equal(results, Array(3).fill(JSON.stringify({ failed: 0, first: '' })));
 });
 
 test.run();

@@ -163,16 +163,39 @@ test('a worker with nothing left of its own takes heavy files, at most two of a 
   }
 });
 
+/**
+ * A file that waits until `waits.test.ts` has started (its mark), so the worker running it cannot take that file:
+ * `cluster` makes it a file of the cluster lane.
+ */
+const waitsForWaits = (
+  cluster: boolean,
+) => `${cluster ? `// '../${CLUSTER_SUPPORT}' (read by the runner)\n` : ''}import { existsSync } from 'node:fs';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+test('waits until waits.test.ts started', async () => {
+  const started = new URL('./waits.started', import.meta.url);
+  const end = Date.now() + 30_000;
+  while (!existsSync(started) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.ok(existsSync(started));
+});
+test.run();
+`;
+
 test('a cluster file that mostly waited in its last run has a lane of its own', async () => {
   const dir = join(repoRoot, 'tests', 'output', `runner-waiting-${process.pid}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const file = `// '../${CLUSTER_SUPPORT}' (read by the runner: a file of the cluster lane)
+  writeFileSync(join(dir, 'light.test.ts'), waitsForWaits(false));
+  writeFileSync(join(dir, 'busy.test.ts'), waitsForWaits(true));
+  writeFileSync(
+    join(dir, 'waits.test.ts'),
+    `// '../${CLUSTER_SUPPORT}' (read by the runner)
+import { writeFileSync } from 'node:fs';
 import { test } from 'uvu';
-test('passes', () => undefined);
+test('starts', () => writeFileSync(new URL('./waits.started', import.meta.url), ''));
 test.run();
-`;
-  for (const name of ['busy', 'waits']) writeFileSync(join(dir, `${name}.test.ts`), file);
+`,
+  );
   // 0.3 CPU-s in 30 s: a hundredth of a core.
   const timed = {
     'busy.test.ts': { s: 20, cpu: 19, own: 1, cli: 0 },
@@ -186,9 +209,11 @@ test.run();
     runner.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     runner.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => runner.once('exit', resolve));
-    assert.is(output.trim().split('\n').at(-1), '2 passed, 0 failed, 0 skipped', output);
+    assert.is(output.trim().split('\n').at(-1), '3 passed, 0 failed, 0 skipped', output);
     assert.is(code, 0);
-    assert.match(output, /^busy: cluster 1 files [\d.]+ s, waiting 1 files [\d.]+ s/m);
+    // The cluster lane and the light worker each start with a file of their own that waits for it: only a lane of its
+    // own runs it (and takes the other files too when it is ready first).
+    assert.match(output, /^busy: .*\bwaiting [1-3] files/m, output);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
