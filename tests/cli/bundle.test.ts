@@ -55,21 +55,22 @@ test.before((context) => {
 
 test.after(({ root }) => rmSync(root, { recursive: true, force: true }));
 
-test('the bins of package.json are the ES modules the bundle writes, run by node with a fixed malloc trim threshold (`tern` with one V8 worker thread)', ({
-  root,
-  bin: file,
-}) => {
-  assert.is(bin.tern, 'dist/adapters/cli/main.js');
-  assert.is(
-    readFileSync(file, 'utf8').split('\n')[0],
-    '#!/usr/bin/env -S MALLOC_TRIM_THRESHOLD_=131072 node --v8-pool-size=1',
-  );
-  assert.is(bin['tern-launcher'], 'dist/adapters/cli/launcher-main.js');
-  assert.is(
-    readFileSync(join(root, bin['tern-launcher']), 'utf8').split('\n')[0],
-    '#!/usr/bin/env -S MALLOC_TRIM_THRESHOLD_=131072 node',
-  );
-});
+test(
+  'the bins of package.json are the ES modules the bundle writes, ' +
+    'run by node with a fixed malloc trim threshold (`tern` with one V8 worker thread)',
+  ({ root, bin: file }) => {
+    assert.is(bin.tern, 'dist/adapters/cli/main.js');
+    assert.is(
+      readFileSync(file, 'utf8').split('\n')[0],
+      '#!/usr/bin/env -S MALLOC_TRIM_THRESHOLD_=131072 node --v8-pool-size=1',
+    );
+    assert.is(bin['tern-launcher'], 'dist/adapters/cli/launcher-main.js');
+    assert.is(
+      readFileSync(join(root, bin['tern-launcher']), 'utf8').split('\n')[0],
+      '#!/usr/bin/env -S MALLOC_TRIM_THRESHOLD_=131072 node',
+    );
+  },
+);
 
 test('the bundle holds no code that patches a dependency or loads code of its own', ({ root }) => {
   const dir = join(root, 'dist', 'adapters', 'cli');
@@ -86,7 +87,8 @@ test('the bundle holds no code that patches a dependency or loads code of its ow
 test('a chunk carries only the parts of the banner it uses: `require` where inlined CommonJS calls it', ({ root }) => {
   const dir = join(root, 'dist', 'adapters', 'cli');
   const requireLine =
-    "import { createRequire as __ternCreateRequire } from 'node:module'; const require = __ternCreateRequire(import.meta.url);";
+    "import { createRequire as __ternCreateRequire } from 'node:module'; " +
+    'const require = __ternCreateRequire(import.meta.url);';
   const chunks = readdirSync(dir)
     .filter((name) => name.endsWith('.js'))
     .map((name) => readFileSync(join(dir, name), 'utf8'));
@@ -150,68 +152,68 @@ test('a gateway run by the built bin writes its event log, and the built `tern l
   }
 });
 
-test('a gateway run by the built bin connects Telegram through the bundled Bot API client and answers a message', async ({
-  root,
-  bin: file,
-}) => {
-  const token = '710001:bundle-token-AAAA';
-  const home = tempHome();
-  const model = await startGatewayModel();
-  const emulator = await TelegramEmulator.start();
-  let child: ChildProcess | undefined;
-  try {
-    mkdirSync(home.home, { recursive: true });
-    const port = await freePort();
-    const telegram = {
-      enabled: true,
-      type: 'telegram',
-      settings: { token, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: ['4242'] },
-    };
-    writeFileSync(
-      join(home.home, 'config.json'),
-      JSON.stringify({
-        version: 2,
-        gateway: { port },
-        agents: { defaults: { model: 'fast' } },
-        model_list: [modelEntry(model.url)],
-        heartbeat: { enabled: false },
-        channel_list: { tg: telegram },
-      }),
-    );
-    const recorder = loadRecorder(root, 'telegram-gateway');
-    const gateway = spawn(process.execPath, [...recorder.args, file, 'gateway'], { env: home.env, stdio: 'ignore' });
-    child = gateway;
-    const exited = new Promise<number | null>((resolve) => gateway.once('exit', resolve));
-    let ready: unknown;
-    for (let i = 0; ready === undefined; i++) {
-      if (i > 400) throw new Error('the gateway never became ready');
-      ready = await fetch(`http://127.0.0.1:${port}/ready`).then(
-        (r) => (r.status === 200 ? r.json() : undefined),
-        () => undefined,
+test(
+  'a gateway run by the built bin connects Telegram ' + 'through the bundled Bot API client and answers a message',
+  async ({ root, bin: file }) => {
+    const token = '710001:bundle-token-AAAA';
+    const home = tempHome();
+    const model = await startGatewayModel();
+    const emulator = await TelegramEmulator.start();
+    let child: ChildProcess | undefined;
+    try {
+      mkdirSync(home.home, { recursive: true });
+      const port = await freePort();
+      const telegram = {
+        enabled: true,
+        type: 'telegram',
+        settings: { token, base_url: emulator.url, poll_timeout_seconds: 1, allow_from: ['4242'] },
+      };
+      writeFileSync(
+        join(home.home, 'config.json'),
+        JSON.stringify({
+          version: 2,
+          gateway: { port },
+          agents: { defaults: { model: 'fast' } },
+          model_list: [modelEntry(model.url)],
+          heartbeat: { enabled: false },
+          channel_list: { tg: telegram },
+        }),
       );
-      if (ready === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    assert.equal(ready, { status: 'ready', channels: [{ name: 'tg', state: 'connected' }] });
-    // The Markdown parser of replies is no part of the start.
-    const marked = (): boolean => recorder.read().some((path) => path.startsWith('marked/'));
-    assert.is(marked(), false);
+      const recorder = loadRecorder(root, 'telegram-gateway');
+      const gateway = spawn(process.execPath, [...recorder.args, file, 'gateway'], { env: home.env, stdio: 'ignore' });
+      child = gateway;
+      const exited = new Promise<number | null>((resolve) => gateway.once('exit', resolve));
+      let ready: unknown;
+      for (let i = 0; ready === undefined; i++) {
+        if (i > 400) throw new Error('the gateway never became ready');
+        ready = await fetch(`http://127.0.0.1:${port}/ready`).then(
+          (r) => (r.status === 200 ? r.json() : undefined),
+          () => undefined,
+        );
+        if (ready === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(ready, { status: 'ready', channels: [{ name: 'tg', state: 'connected' }] });
+      // The Markdown parser of replies is no part of the start.
+      const marked = (): boolean => recorder.read().some((path) => path.startsWith('marked/'));
+      assert.is(marked(), false);
 
-    await emulator.say(token, 'hello from the bundle', { userId: 4242 });
-    const replies = await emulator.waitForBotMessages(token, 4242, 1, 15_000);
-    assert.equal(
-      replies.map((m) => m.text),
-      ['echo: hello from the bundle'],
-    );
-    assert.is(marked(), true);
-    gateway.kill('SIGINT');
-    assert.is(await exited, 0);
-  } finally {
-    if (child?.exitCode === null) child.kill('SIGKILL');
-    await emulator.stop();
-    await model.close();
-    home.remove();
-  }
-});
+      await emulator.say(token, 'hello from the bundle', { userId: 4242 });
+      const replies = await emulator.waitForBotMessages(token, 4242, 1, 15_000);
+      assert.equal(
+        replies.map((m) => m.text),
+        ['echo: hello from the bundle'],
+      );
+      assert.is(marked(), true);
+      gateway.kill('SIGINT');
+      assert.is(await exited, 0);
+    } finally {
+      if (child?.exitCode === null) child.kill('SIGKILL');
+      await emulator.stop();
+      await model.close();
+      home.remove();
+    }
+  },
+);
 
 /**
  * Node's module hooks, recording each ES module a process loads into `loaded-NAME.txt`: `args` go before the bin,
@@ -242,7 +244,9 @@ function loadRecorder(root: string, name: string): { args: string[]; read(): str
   return { args: ['--import', hooks], read };
 }
 
-/** The ES modules `tern ARGS` loads. Run without blocking this process, which may serve the loopback model meanwhile. */
+/**
+ * The ES modules `tern ARGS` loads. Run without blocking this process, which may serve the loopback model meanwhile.
+ */
 async function modulesLoaded(
   root: string,
   args: string[],
@@ -320,8 +324,11 @@ test('a gateway is ready without loading its log compaction, which comes when a 
       if (ready !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     child.kill('SIGINT');
+    // The bundle's own files only: a package the bundle leaves in node_modules (`level`, which the gateway may import
+    // by the time the list is read) is named by its path there, which is not under the bundle.
     const compaction = recorder
       .read()
+      .filter((path) => existsSync(join(root, path)))
       .filter((path) => /\bArchiveWriter\s*=\s*class\b/.test(readFileSync(join(root, path), 'utf8')));
     assert.equal([ready, await exited, compaction], [200, 0, []]);
   } finally {
@@ -329,7 +336,9 @@ test('a gateway is ready without loading its log compaction, which comes when a 
   }
 });
 
-/** The bundle's files `file` imports statically (`import … from "./x.js"`, `import "./x.js"`), with theirs and itself. */
+/**
+ * The bundle's files `file` imports statically (`import … from "./x.js"`, `import "./x.js"`), with theirs and itself.
+ */
 function staticImports(dir: string, file: string, seen = new Set<string>()): Set<string> {
   if (seen.has(file)) return seen;
   seen.add(file);
