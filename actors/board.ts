@@ -62,7 +62,10 @@ export class BoardInspector {
     if (snapshot.status !== 'active') this.stopped(id, board.stopReason?.(snapshot.context, cause) ?? next.state);
   };
 
-  /** An actor left the board (it ended, or its host stopped it): `actor.stopped`, once. A host says why before it stops one. */
+  /**
+   * An actor left the board (it ended, or its host stopped it): `actor.stopped`, once. A host says why before it stops
+   * one.
+   */
   stopped(id: string, reason: string): void {
     const shown = this.shown.get(id);
     if (!shown) return;

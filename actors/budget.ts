@@ -63,7 +63,9 @@ export class BudgetGuard {
       const when = period === 'daily' ? 'today' : 'this month';
       return {
         kind: 'stop',
-        text: `The ${period} budget of agent ${agent} is spent: ${dollars(used)} of ${dollars(limit)} ${when}. No new turn starts until ${until}; to go on now, raise ${where}.${period} in the config.`,
+        text:
+          `The ${period} budget of agent ${agent} is spent: ${dollars(used)} of ${dollars(limit)} ${when}. ` +
+          `No new turn starts until ${until}; to go on now, raise ${where}.${period} in the config.`,
       };
     }
     const notices = limits.flatMap(({ period, limit, spent: used, span }) => {
@@ -74,7 +76,8 @@ export class BudgetGuard {
         data: { period, span, limit_usd: limit, spent_usd: used },
       });
       return [
-        `agent ${agent} has spent ${dollars(used)} of its ${dollars(limit)} ${period} budget (${Math.floor((used / limit) * 100)}%)`,
+        `agent ${agent} has spent ${dollars(used)} of its ${dollars(limit)} ` +
+          `${period} budget (${Math.floor((used / limit) * 100)}%)`,
       ];
     });
     return notices.length > 0 ? { kind: 'go', notice: `(Budget: ${notices.join('; ')}.)` } : { kind: 'go' };

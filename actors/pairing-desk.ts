@@ -36,7 +36,9 @@ export class PairingDesk {
     this.subscription?.unsubscribe();
   }
 
-  /** Publishes the decisions queued in the store as requests (answered as they are published), and tells the approved. */
+  /**
+   * Publishes the decisions queued in the store as requests (answered as they are published), and tells the approved.
+   */
   takeQueued(): void {
     for (const queued of this.deps.store.takeQueued())
       this.deps.bus.publish({ type: 'pairing.decision.requested', data: queued });

@@ -30,7 +30,8 @@ export interface PromptRequest {
 const TIME_NOTE = 'The newest user message begins with the current time: [YYYY-MM-DD HH:MM UTC].';
 
 const AGENTS_NOTE =
-  "These peer agents can take a task from you: pass one's id as agent_id to spawn (it works in the background) or subagent (you wait for its answer). Choose by description; use only the ids listed here.";
+  "These peer agents can take a task from you: pass one's id as agent_id to spawn (it works in the " +
+  'background) or subagent (you wait for its answer). Choose by description; use only the ids listed here.';
 
 /** History kept verbatim in the prompt; older messages live on in the summary. */
 export const HISTORY_WINDOW = 40;
@@ -67,7 +68,10 @@ function asApposition(description: string): string {
 /** The first sentence of every prompt: who the agent is, in one clean sentence, then where it runs. */
 export function identitySentence(name: string, description: string | undefined): string {
   const who = description?.trim() ? `You are ${name}, ${asApposition(description)}.` : `You are ${name}.`;
-  return `${who} You run as an agent on the user's own machine. Use the tools you have when they help; say plainly when something failed.`;
+  return (
+    `${who} You run as an agent on the user's own machine. Use the tools ` +
+    `you have when they help; say plainly when something failed.`
+  );
 }
 
 function allowedBy(block: TurnProfile['skills'] | undefined, name: string): boolean {
@@ -181,7 +185,11 @@ function inlineMemory(memory: string, limit: number): string {
   if (memory.length <= limit) return memory;
   const cut = memory.lastIndexOf('\n', limit);
   const head = memory.slice(0, cut > limit / 2 ? cut : limit).trimEnd();
-  return `${head}\n\n[MEMORY.md goes on for ${memory.length - head.length} more characters: use memory_search to find what it holds.]`;
+  return (
+    `${head}\n\n` +
+    `[MEMORY.md goes on for ${memory.length - head.length} more characters: use memory_search to find what it ` +
+    `holds.]`
+  );
 }
 
 const minuteOf = (now: Date): string => now.toISOString().slice(0, 16).replace('T', ' ');
@@ -191,7 +199,9 @@ function joinSections(parts: Array<string | undefined>): string | undefined {
   return present.length > 0 ? present.join('\n\n') : undefined;
 }
 
-/** The window of the history (`HISTORY_WINDOW`, starting on a `HISTORY_STEP`), then the request's text, in one new list. */
+/**
+ * The window of the history (`HISTORY_WINDOW`, starting on a `HISTORY_STEP`), then the request's text, in one new list.
+ */
 function messagesOf(history: TurnHistory['messages'], text: string): ChatMessage[] {
   const messages: ChatMessage[] = [];
   const first = Math.floor(Math.max(0, history.length - HISTORY_WINDOW) / HISTORY_STEP) * HISTORY_STEP;

@@ -46,7 +46,9 @@ export interface Recovered {
   placeholders: Array<[string, string]>;
   /** Of those, the parts handed to a channel that never confirmed them: they may or may not have arrived. */
   unconfirmed: { channel: string; chat: string; send_key: string }[];
-  /** Every piece of work accepted before this seq is finished (or was just taken up again, and is tracked from here). */
+  /**
+   * Every piece of work accepted before this seq is finished (or was just taken up again, and is tracked from here).
+   */
   fromSeq: number;
 }
 
@@ -81,7 +83,9 @@ function tail(log: EventStore, from: number): Envelope[] {
   );
 }
 
-/** Accepted messages are known by their channel entry and id (`<channel>:<message id>`), which their reply names too. */
+/**
+ * Accepted messages are known by their channel entry and id (`<channel>:<message id>`), which their reply names too.
+ */
 const keyOf = (channel: string, messageId: string): string => `${channel}:${messageId}`;
 
 /**

@@ -13,7 +13,9 @@ import {
 } from '../bus/index.js';
 import { parseChatCommand } from './chat-commands.js';
 
-/** A message for one agent's session, as the dispatcher, the terminal, the dashboard, the heartbeat and cron hand it in. */
+/**
+ * A message for one agent's session, as the dispatcher, the terminal, the dashboard, the heartbeat and cron hand it in.
+ */
 /** `account` and `media` may be left out (`default`, none). */
 export type SessionRequest = z.input<EventSchema<'message.routed'>> & { agent: string };
 

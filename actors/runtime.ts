@@ -59,7 +59,9 @@ export interface AgentOptions {
   fetchMedia?: AgentServices['fetchMedia'];
   /** Sessions an agent keeps in memory (least recently used idle ones leave beyond it). */
   sessionLimit?: number;
-  /** Where hooks report (a hook that timed out, died, was restarted); warnings and errors go to `logError` by default. */
+  /**
+   * Where hooks report (a hook that timed out, died, was restarted); warnings and errors go to `logError` by default.
+   */
   log?: HookLog;
   /** The clock of evolution's scheduled runs; real time by default. */
   evolutionClock?: Scheduler;

@@ -184,7 +184,8 @@ function runningTasks(services: AgentServices, session: string): string {
   const seconds = (from: number) => Math.max(0, Math.round((services.now().getTime() - from) / 1000));
   const lines = tasks.map(
     (t) =>
-      `${t.task_id} ${t.label ? `"${t.label}" ` : ''}(agent ${t.agent_id}): ${t.waiting ? 'waiting for a free slot' : `running for ${seconds(t.started_at ?? t.created_at)} s`}`,
+      `${t.task_id} ${t.label ? `"${t.label}" ` : ''}(agent ${t.agent_id}): ` +
+      `${t.waiting ? 'waiting for a free slot' : `running for ${seconds(t.started_at ?? t.created_at)} s`}`,
   );
   return [`Running subagent tasks (${tasks.length}):`, ...lines].join('\n');
 }

@@ -45,7 +45,8 @@ export type PublishTodoWritten = (draft: EventDraft<'todo.written'>) => void;
 type PlanActor = Actor<typeof todoPlanMachine>;
 
 const DESCRIPTION =
-  'Keep a short plan for the current task: read it, or write the complete list of items (id, content, status pending|in_progress|completed|canceled, priority low|medium|high). Write [] when the work is done.';
+  'Keep a short plan for the current task: read it, or write the complete list of items (id, content, status ' +
+  'pending|in_progress|completed|canceled, priority low|medium|high). Write [] when the work is done.';
 
 /**
  * The `todo` tool of one agent runtime: one plan machine per (agent id, session id), in memory only.
@@ -118,7 +119,9 @@ export class TodoTool implements Tool<TodoArguments> {
     return actor.start();
   }
 
-  /** The idle machine just stored a plan: it becomes this session's, and the next session without one gets a new one. */
+  /**
+   * The idle machine just stored a plan: it becomes this session's, and the next session without one gets a new one.
+   */
   private adopt(key: string, actor: PlanActor): void {
     this.plans.set(key, actor);
     if (this.idle === actor) this.idle = undefined;

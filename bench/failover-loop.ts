@@ -247,8 +247,10 @@ try {
     }
     results.push(r);
     process.stdout.write(
-      `run ${run}: answered ${r.answered}/${MESSAGES}, lost ${r.lost}, doubles ${r.doubles}, out of order ${r.disordered}, ` +
-        `in flight at kill ${r.inFlight} (answers held ${r.held}), ${r.victim} killed, taken over ${r.takeoverMs} ms, ` +
+      `run ${run}: answered ${r.answered}/${MESSAGES}, lost ${r.lost}, ` +
+        `doubles ${r.doubles}, out of order ${r.disordered}, ` +
+        `in flight at kill ${r.inFlight} (answers held ${r.held}), ` +
+        `${r.victim} killed, taken over ${r.takeoverMs} ms, ` +
         `all answered ${r.answeredMs} ms after the kill\n`,
     );
   }
@@ -261,7 +263,8 @@ const takeovers = results.map((r) => r.takeoverMs).sort((a, b) => a - b);
 process.stdout.write(
   `total: ${clean} of ${RUNS} runs answered ${MESSAGES} of ${MESSAGES} exactly once and in order; ` +
     `lost ${sum((r) => r.lost)}, doubles ${sum((r) => r.doubles)}, out of order ${sum((r) => r.disordered)}; ` +
-    `in flight at kill ${Math.min(...results.map((r) => r.inFlight))}–${Math.max(...results.map((r) => r.inFlight))}; ` +
+    `in flight at kill ` +
+    `${Math.min(...results.map((r) => r.inFlight))}–${Math.max(...results.map((r) => r.inFlight))}; ` +
     `takeover ${takeovers[0]}–${takeovers.at(-1)} ms; ${failed} run(s) failed before the count\n`,
 );
 process.exitCode = clean === RUNS ? 0 : 1;

@@ -18,7 +18,9 @@ export function bundleCli(outdir: string): string {
   return join(outdir, 'main.js');
 }
 
-/** The status of one `GET /ready` (0 while nothing listens); a fresh connection each time, as a supervisor would poll. */
+/**
+ * The status of one `GET /ready` (0 while nothing listens); a fresh connection each time, as a supervisor would poll.
+ */
 function readyStatus(port: number): Promise<number> {
   return new Promise((resolve) => {
     const request = get({ host: '127.0.0.1', port, path: '/ready', agent: false }, (response) => {

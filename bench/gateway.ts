@@ -24,7 +24,10 @@ const IDLE_TOKENS = ['100011:idle-a-token', '100012:idle-b-token', '100013:idle-
 const START_RUNS = 9;
 const REPLIES = 200;
 const IDLE_MS = 60_000;
-/** The `_no_extra_ca` rows start the same programs without `NODE_EXTRA_CA_CERTS`, whose certificates Node parses at start. */
+/**
+ * The `_no_extra_ca` rows start the same programs without `NODE_EXTRA_CA_CERTS`, whose certificates Node parses at
+ * start.
+ */
 const withoutExtraCa = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
   const rest = { ...env };
   delete rest.NODE_EXTRA_CA_CERTS;
@@ -89,7 +92,9 @@ async function stop(running: Running): Promise<void> {
 /** The floor the issue races toward, measured on the same machine in the same run: bare express 5 answering. */
 async function expressFloorMs(envOf: EnvOf): Promise<number> {
   const port = await freePort();
-  const script = `import express from 'express'; express().get('/ready', (_q, r) => r.json({ ok: true })).listen(${port}, '127.0.0.1');`;
+  const script =
+    `import express from 'express'; express().get('/ready', (_q, r) ` +
+    `=> r.json({ ok: true })).listen(${port}, '127.0.0.1');`;
   const started = performance.now();
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
     cwd: root,

@@ -173,7 +173,10 @@ function fortyEventTurn(turn: string, start: number): EventDraft[] {
   return drafts.map((draft, index) => ({ ...draft, at: start + index * 10 }) as EventDraft);
 }
 
-/** From following a link to the turn view (the app already loaded) to its waterfall, conversation and 40 event rows drawn. */
+/**
+ * From following a link to the turn view (the app already loaded) to its waterfall, conversation and 40 event rows
+ * drawn.
+ */
 async function turnView(dashboard: Dashboard, browser: Browser): Promise<BenchRow> {
   for (const draft of fortyEventTurn('t_bench40', Date.now())) dashboard.host.publish(draft);
   await dashboard.host.log()?.committed();

@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-/** Starts the instant model (bench/instant-model.ts) in a child process, so its CPU is not Tern's; stop it by ending its stdin. */
+/**
+ * Starts the instant model (bench/instant-model.ts) in a child process, so its CPU is not Tern's; stop it by ending its
+ * stdin.
+ */
 export async function instantModel(args: string[] = []): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,

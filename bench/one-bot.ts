@@ -49,7 +49,9 @@ export interface OneBotRun {
   natsCpuMs: number;
   /** The CPU (ms) of this process meanwhile: the Telegram emulator, the model server and the bench's own waiting. */
   benchCpuMs: number;
-  /** How long (ms) each member's event loop was ready to run but waited for a CPU (another thread or process had it). */
+  /**
+   * How long (ms) each member's event loop was ready to run but waited for a CPU (another thread or process had it).
+   */
   memberLoopWaitMs: number[];
   /** The CPU (ms) the whole machine used meanwhile, this run's processes and everything else on it. */
   machineCpuMs: number;

@@ -18,11 +18,23 @@ function streamBody(family: ProtocolFamily): string {
   if (family === 'chat-completions') {
     for (let i = 0; i < deltaCount; i++) {
       frames.push(
-        `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: delta }, finish_reason: null }] })}\n\n`,
+        `data: ${JSON.stringify({
+          id: 'c',
+          object: 'chat.completion.chunk',
+          created: 1,
+          model: 'm',
+          choices: [{ index: 0, delta: { content: delta }, finish_reason: null }],
+        })}\n\n`,
       );
     }
     frames.push(
-      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
+      `data: ${JSON.stringify({
+        id: 'c',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: 'm',
+        choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+      })}\n\ndata: [DONE]\n\n`,
     );
   } else if (family === 'messages') {
     const ev = (type: string, data: Record<string, unknown>) =>
@@ -42,7 +54,15 @@ function streamBody(family: ProtocolFamily): string {
     for (let i = 0; i < deltaCount; i++) {
       const last = i === deltaCount - 1;
       frames.push(
-        `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: delta }], role: 'model' }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 }] })}\r\n\r\n`,
+        `data: ${JSON.stringify({
+          candidates: [
+            {
+              content: { parts: [{ text: delta }], role: 'model' },
+              ...(last ? { finishReason: 'STOP' } : {}),
+              index: 0,
+            },
+          ],
+        })}\r\n\r\n`,
       );
     }
   }

@@ -20,7 +20,9 @@ function median(samples: number[]): number {
 async function registry(offset: number): Promise<RegistryServer> {
   const skills = Array.from({ length: 200 }, (_, i) => ({
     slug: `${WORDS[(i + offset) % WORDS.length]}-${i}`,
-    summary: `Helps with ${WORDS[(i * 3 + offset) % WORDS.length]} and ${WORDS[(i * 7) % WORDS.length]} tasks, number ${i}`,
+    summary:
+      `Helps with ${WORDS[(i * 3 + offset) % WORDS.length]} and ` +
+      `${WORDS[(i * 7) % WORDS.length]} tasks, number ${i}`,
     latest: '1.0.0',
     score: (i % 17) / 3,
     versions: {},

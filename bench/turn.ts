@@ -24,7 +24,8 @@ const CONCURRENT_SESSIONS = 100;
 const CONCURRENT_WARMUP_ROUNDS = 30;
 const CONCURRENT_ROUNDS = 20;
 const LEAK_TURNS = Number(process.env.LEAK_TURNS ?? 10_000);
-// A fifth of the turns (2,000 of the default 10,000), on a round of sessions, so a short LEAK_TURNS still has turns after it.
+// A fifth of the turns (2,000 of the default 10,000), on a round of sessions, so a short LEAK_TURNS still has turns
+// after it.
 const LEAK_BASELINE_TURNS = Math.max(100, Math.floor(LEAK_TURNS / 5 / 100) * 100);
 
 // The heap figure is what survives a full collection, so it shows retained memory rather than garbage not yet swept.

@@ -76,7 +76,9 @@ export const finishedWork = (actor: Pick<ActorView, 'machine' | 'state' | 'stopp
   (actor.machine === 'turn' || actor.machine === 'subagent') && (actor.stopped || ENDED.has(actor.state));
 export type ActorDetail = ActorView & { chart: ChartNode | null };
 
-/** What a turn did between the user's message and the reply: the model's text between tool calls, and each tool call. */
+/**
+ * What a turn did between the user's message and the reply: the model's text between tool calls, and each tool call.
+ */
 export type Step =
   | { kind: 'text'; text: string }
   | { kind: 'tool'; call_id: string; name: string; arguments: string; ok?: boolean; content?: string; chars?: number };
@@ -204,7 +206,10 @@ export type ChildTimelineView = {
   children: ChildTimelineView[];
 };
 
-/** A turn's answers summed, as `tern replay --json` gives them: tokens, cost, the models that answered and those without a price. */
+/**
+ * A turn's answers summed, as `tern replay --json` gives them: tokens, cost, the models that answered and those without
+ * a price.
+ */
 export type TurnUsageView = Omit<UsageRowView, 'key'> & { models: string[]; unpriced_models: string[] };
 
 /** `GET /api/turns/:id`: the turn's events, its waterfall's spans, its subagents' timelines and its usage. */
@@ -231,7 +236,10 @@ export type Rerun =
       actual?: { type: string; data: unknown };
     };
 
-/** One row of `/api/usage`, as `tern usage --json` prints it: a day, an hour, an agent, a session, a model, or the total. */
+/**
+ * One row of `/api/usage`, as `tern usage --json` prints it: a day, an hour, an agent, a session, a model, or the
+ * total.
+ */
 export type UsageRowView = {
   key: string;
   turns: number;

@@ -9,7 +9,9 @@ export function stampDraft(draft: ValidDraft, seq: number, at: number): Envelope
   return stampInPlace(Object.assign({}, draft), seq, at);
 }
 
-/** `stampDraft` without the copy, for a draft nobody else holds (the bus's validated copy): one object less per event. */
+/**
+ * `stampDraft` without the copy, for a draft nobody else holds (the bus's validated copy): one object less per event.
+ */
 export function stampInPlace(draft: ValidDraft, seq: number, at: number): Envelope {
   const envelope = draft as Record<string, unknown>;
   envelope.seq = seq;

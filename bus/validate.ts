@@ -44,7 +44,8 @@ export function acceptDraft<T extends EventType>(draft: EventDraft<T>): ValidDra
     const parsed = validateDraft(draft);
     if (!isDeepStrictEqual(parsed.data, draft.data)) {
       throw new InvalidEventError(type, [
-        `the draft's data is not its schema's output: ${JSON.stringify(draft.data)} parses to ${JSON.stringify(parsed.data)}`,
+        `the draft's data is not its schema's output: ` +
+          `${JSON.stringify(draft.data)} parses to ${JSON.stringify(parsed.data)}`,
       ]);
     }
   }

@@ -88,7 +88,10 @@ export function openEnvironment(options: RootDatabaseOptions & { path: string })
   }
 }
 
-/** Closes `root` (opened by `openEnvironment`); the guard is held until lmdb has closed it, which waits for its writes to be committed. */
+/**
+ * Closes `root` (opened by `openEnvironment`); the guard is held until lmdb has closed it, which waits for its writes
+ * to be committed.
+ */
 export function closeEnvironment(root: RootDatabase): Promise<void> {
   const address = guardKeys.get(root);
   const release = address === undefined ? () => undefined : acquire(address);

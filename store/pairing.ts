@@ -150,7 +150,9 @@ export class PairingStore {
     });
   }
 
-  /** The owner's decision on `code`: an approved sender is kept for good; a denied one gets no new code within the hour. */
+  /**
+   * The owner's decision on `code`: an approved sender is kept for good; a denied one gets no new code within the hour.
+   */
   decide(code: string, decision: 'approve' | 'deny', by: string, now: number): DecisionOutcome {
     const wanted = normalizeCode(code);
     return this.update((state) => {

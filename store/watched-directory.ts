@@ -134,7 +134,9 @@ export interface PathLook {
   size: number;
 }
 
-/** Looks at `path` in `dir`: the version is taken before the `stat`, so a change during the look is seen at the next. */
+/**
+ * Looks at `path` in `dir`: the version is taken before the `stat`, so a change during the look is seen at the next.
+ */
 export function lookAt(dir: WatchedDirectory, path: string): { look: PathLook; stats: Stats | undefined } {
   const version = dir.version();
   const stats = statOf(path);

@@ -68,7 +68,10 @@ function localChannels(loaded: LoadedConfig, options: GatewayOptions): LoadedCon
   return { ...loaded, config: { ...loaded.config, channel_list: Object.fromEntries(local) } };
 }
 
-/** The channel accounts a cluster shares: every enabled entry of `channel_list` but local ones, as the config names them. */
+/**
+ * The channel accounts a cluster shares: every enabled entry of `channel_list` but local ones, as the config names
+ * them.
+ */
 function accounts(loaded: LoadedConfig, options: GatewayOptions): string[] {
   return Object.entries(loaded.config.channel_list)
     .filter(([, entry]) => entry.enabled && !isLocal(entry, options))
@@ -203,7 +206,9 @@ export class ClusterNode {
     }
   }
 
-  /** Every gateway's events in one log, as the dashboard reads them, on this member's connection; the caller closes it. */
+  /**
+   * Every gateway's events in one log, as the dashboard reads them, on this member's connection; the caller closes it.
+   */
   openClusterLog(): Promise<ClusterLogView> {
     return ClusterLogView.open(this.nc);
   }
@@ -337,7 +342,8 @@ export class ClusterNode {
    * gateways relayed to the account (`DeliveryQueue`).
    */
   private run(name: string): void {
-    // The host hears of the member's own runtime only (the launcher follows its bus); an account's is the cluster log's.
+    // The host hears of the member's own runtime only (the launcher follows its bus); an account's is the cluster
+    // log's.
     const { onRuntime: _member, ...options } = this.options;
     const { settings, current, queue } = this;
     const spread = settings.partitions ?? 0;

@@ -23,7 +23,8 @@ export function clusterSettings(loaded: LoadedConfig, flags: ClusterFlags = {}):
   if (url === '') return undefined;
   if (!isNatsUrlList(url)) {
     throw new ClusterFlagError(
-      `--cluster: ${JSON.stringify(url)} is not a NATS server URL (allowed: nats://HOST:PORT, tls://HOST:PORT, several separated by commas)`,
+      `--cluster: ${JSON.stringify(url)} is not a NATS server URL (allowed: ` +
+        `nats://HOST:PORT, tls://HOST:PORT, several separated by commas)`,
     );
   }
   const id = typeof flags.id === 'string' ? flags.id : (block.id ?? defaultGatewayId(loaded));

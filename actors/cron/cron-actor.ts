@@ -30,7 +30,9 @@ export interface CronActorDeps extends CronEffects {
   logger: Logger;
 }
 
-/** The store is re-read this often (stretched by `power.poll_interval_multiplier`): `tern cron add` is another process. */
+/**
+ * The store is re-read this often (stretched by `power.poll_interval_multiplier`): `tern cron add` is another process.
+ */
 export const CRON_POLL_MS = 5000;
 // Far-off runs (a yearly job) are reached in steps: timers cannot wait longer than about 24 days.
 const LONGEST_WAIT_MS = 3_600_000;

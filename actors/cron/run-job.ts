@@ -105,7 +105,10 @@ async function runTurnJob(
   return delivered(await effects.send({ channel, chat }, reply.text));
 }
 
-/** Runs one job once; `signal` ends a command early. Every failure becomes a `failed` outcome with its reason: a job never throws. */
+/**
+ * Runs one job once; `signal` ends a command early. Every failure becomes a `failed` outcome with its reason: a job
+ * never throws.
+ */
 export async function runCronJob(
   job: CronJob,
   run: string,

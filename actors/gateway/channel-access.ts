@@ -19,14 +19,17 @@ export function accessNotice(name: string, access: ChannelAccess): { level: 'war
   if (access.kind === 'open') {
     return {
       level: 'warn',
-      text: `channel ${name} is open to everyone (allow_from: ["*"]): whoever finds the bot runs the agent's tools in your workspace and spends your tokens`,
+      text:
+        `channel ${name} is open to everyone (allow_from: ["*"]): whoever finds the ` +
+        `bot runs the agent's tools in your workspace and spends your tokens`,
     };
   }
   if (access.kind === 'pairing') {
     return {
       level: 'warn',
       text:
-        `channel ${name} has an empty allow_from, so only senders you approve may talk to it: a stranger gets a pairing code and no answer; ` +
+        `channel ${name} has an empty allow_from, so only senders you approve ` +
+        `may talk to it: a stranger gets a pairing code and no answer; ` +
         `approve one with "tern pairing approve CODE", or list yourself in channel_list.${name}.settings.allow_from`,
     };
   }

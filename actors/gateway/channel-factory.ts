@@ -36,12 +36,16 @@ function secretSetting(name: string, entry: ChannelEntry, field: string): string
   return revealed;
 }
 
-/** Discord's and Slack's libraries make their connections with HTTP and WebSocket clients of their own, which take no proxy from us. */
+/**
+ * Discord's and Slack's libraries make their connections with HTTP and WebSocket clients of their own, which take no
+ * proxy from us.
+ */
 function refuseProxy(name: string, entry: ChannelEntry, library: string): void {
   if (!entry.settings.proxy) return;
   throw new ChannelError(
     'bad_settings',
-    `channel_list.${name}.settings.proxy is not supported for this channel: ${library} makes its own connections (allowed: telegram channels)`,
+    `channel_list.${name}.settings.proxy is not supported for this channel: ` +
+      `${library} makes its own connections (allowed: telegram channels)`,
   );
 }
 
@@ -87,7 +91,8 @@ async function whatsapp(name: string, entry: ChannelEntry): Promise<Channel> {
   if (!bridgeUrl) {
     throw new ChannelError(
       'bad_settings',
-      `channel_list.${name}.settings needs phone_number_id (Cloud API), use_native: true (linked device) or bridge_url (an external bridge)`,
+      `channel_list.${name}.settings needs phone_number_id (Cloud API), ` +
+        `use_native: true (linked device) or bridge_url (an external bridge)`,
     );
   }
   const { WhatsAppBridgeChannel } = await import('../../adapters/channels/whatsapp-bridge.js');
@@ -184,7 +189,8 @@ export async function createChannel(
     default:
       throw new ChannelError(
         'bad_settings',
-        `channel_list.${name}.type "${kind}" is not supported by this gateway (supported: ${SUPPORTED_KINDS.join(', ')})`,
+        `channel_list.${name}.type "${kind}" is not supported by ` +
+          `this gateway (supported: ${SUPPORTED_KINDS.join(', ')})`,
       );
   }
 }

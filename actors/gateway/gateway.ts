@@ -81,13 +81,18 @@ export interface GatewayOptions {
   drainMs?: number;
   /** How long the stop then waits for work the drain left (replies going out, a cron run being recorded). */
   leftWorkMs?: number;
-  /** Channel kinds the host builds in its own process (the launcher's `pico`); an entry of such a kind runs only when given here. */
+  /**
+   * Channel kinds the host builds in its own process (the launcher's `pico`); an entry of such a kind runs only when
+   * given here.
+   */
   hostChannels?: Partial<Record<string, (name: string, entry: ChannelEntry) => Promise<Channel>>>;
-  /** Applied to the config at every reload, as the host applied it to `loaded` (the launcher adds its web-UI channel). */
+  /**
+   * Applied to the config at every reload, as the host applied it to `loaded` (the launcher adds its web-UI channel).
+   */
   adjustConfig?: (loaded: LoadedConfig) => LoadedConfig;
   /**
-   * `optional`: a busy `gateway.host:port` is logged and the gateway runs without `/health` (the launcher must not fail).
-   * `none`: no health server (a channel account's gateway inside a cluster member, which serves `/health` once).
+   * `optional`: a busy `gateway.host:port` is logged and the gateway runs without `/health` (the launcher must not
+   * fail). `none`: no health server (a channel account's gateway inside a cluster member, which serves `/health` once).
    */
   health?: 'required' | 'optional' | 'none';
   /** The log to run on instead of the workspace's lmdb log (a stream of the cluster, #27). */
@@ -424,7 +429,8 @@ export class Gateway {
             bus,
             env: options.env,
             path: options.loaded.path,
-            // The config as read from its files; a host that adjusts it (the launcher's web chat) lets the watch read them.
+            // The config as read from its files; a host that adjusts it (the launcher's web chat) lets the watch read
+            // them.
             ...(options.adjustConfig ? {} : { loaded: options.loaded }),
             timer: this.scheduler,
             log: (line) => logs.gateway.warn(line),

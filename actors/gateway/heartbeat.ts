@@ -127,7 +127,8 @@ export class Heartbeat {
     if (signal.aborted) return { answer: { kind: 'none' } };
     const agent = engine.defaultAgent();
     const runId = `heartbeat_${++this.runs}_${this.deps.now()}`;
-    // A turn that has not answered by the next tick is given up (a failed run), so one stuck turn never stops the heartbeat.
+    // A turn that has not answered by the next tick is given up (a failed run), so one stuck turn never stops the
+    // heartbeat.
     const reply = await engine.ask(
       {
         agent,

@@ -25,7 +25,11 @@ const accepted = Promise.resolve();
 
 /** What a stranger reads: the code, and in one sentence how the owner lets them in. */
 export function pairingText(code: string): string {
-  return `Pairing code: ${code}\nThis bot answers only the people its owner lets in: ask the owner to run "tern pairing approve ${code}" within the hour.`;
+  return (
+    `Pairing code: ${code}\n` +
+    `This bot answers only the people its owner lets in: ask the owner to run "tern pairing approve ${code}" ` +
+    `within the hour.`
+  );
 }
 
 /** A sender the owner's own chat does not list: no turn and no code (pairing is for strangers on a platform). */

@@ -169,7 +169,10 @@ export class Outbox {
     return this.inFlight.settled();
   }
 
-  /** The typing indicator is best effort: a platform that refuses it (or throws) is logged, never a failure of the reply. */
+  /**
+   * The typing indicator is best effort: a platform that refuses it (or throws) is logged, never a failure of the
+   * reply.
+   */
   private bestEffort(channel: string, what: string, call: () => Promise<void>): void {
     Promise.resolve()
       .then(call)

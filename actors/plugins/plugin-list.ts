@@ -6,7 +6,8 @@ export function pluginListText(rows: readonly PluginRow[]): string {
   return rows
     .map(
       (row) =>
-        `${row.name}${row.version ? ` ${row.version}` : ''}: ${row.state}${row.reason ? ` (${row.reason})` : ''} — ${row.path}`,
+        `${row.name}${row.version ? ` ${row.version}` : ''}: ` +
+        `${row.state}${row.reason ? ` (${row.reason})` : ''} — ${row.path}`,
     )
     .join('\n');
 }

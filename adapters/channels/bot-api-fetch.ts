@@ -7,7 +7,10 @@ export interface BotApiResponse {
   json(): Promise<unknown>;
 }
 
-/** An answer whose body is not JSON (a proxy's HTML error page); its body is left out, as it may quote the URL and its token. */
+/**
+ * An answer whose body is not JSON (a proxy's HTML error page); its body is left out, as it may quote the URL and its
+ * token.
+ */
 export class NotJsonAnswerError extends Error {
   readonly code = 'BOT_API_NOT_JSON';
   constructor(
@@ -19,7 +22,10 @@ export class NotJsonAnswerError extends Error {
   }
 }
 
-/** A Bot API call that got no answer; the message is the cause's (`connect ECONNREFUSED host:port`), never the URL with the token. */
+/**
+ * A Bot API call that got no answer; the message is the cause's (`connect ECONNREFUSED host:port`), never the URL with
+ * the token.
+ */
 export class BotApiTransportError extends Error {
   readonly code = 'BOT_API_TRANSPORT';
   constructor(message: string) {

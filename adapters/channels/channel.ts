@@ -14,7 +14,10 @@ export interface ChannelCapabilities {
   edits?: boolean;
   /** Longest text one message may carry; longer replies are split. */
   maxMessageLength: number;
-  /** Longest text that may go with a file (`sendFile`'s caption); longer text goes before the file on its own. Default: `maxMessageLength`. */
+  /**
+   * Longest text that may go with a file (`sendFile`'s caption); longer text goes before the file on its own. Default:
+   * `maxMessageLength`.
+   */
   maxCaptionLength?: number;
   /**
    * Its users are the owner at this machine, signed in (the dashboard's chat): its turns are local, like the
@@ -126,7 +129,9 @@ export interface Channel {
   edit(replyTo: string, messageId: string, text: string): Promise<void>;
   /** Sends a file (a photo where the platform shows images) and returns the platform's id for the message. */
   sendFile?(replyTo: string, file: OutboundFile): Promise<string>;
-  /** Sends a message with buttons, for platforms that have them (Telegram inline keyboards, Slack and Discord buttons). */
+  /**
+   * Sends a message with buttons, for platforms that have them (Telegram inline keyboards, Slack and Discord buttons).
+   */
   sendChoices?(replyTo: string, text: string, choices: readonly Choice[]): Promise<string>;
   /** Best effort: a platform that refuses it is not an error worth a reply. */
   typing(replyTo: string): Promise<void>;

@@ -71,7 +71,9 @@ function mediaKind(type: string | null): 'image' | 'video' | 'file' {
   return type?.startsWith('video/') ? 'video' : 'file';
 }
 
-/** One row of buttons (an action row of type 1, buttons of type 2); a button's custom id is the text its press sends. */
+/**
+ * One row of buttons (an action row of type 1, buttons of type 2); a button's custom id is the text its press sends.
+ */
 export function discordChoiceRow(choices: readonly Choice[]): {
   type: 1;
   components: Array<{ type: 2; style: 1 | 4; label: string; custom_id: string }>;

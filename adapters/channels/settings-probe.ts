@@ -1,6 +1,7 @@
 // `tern doctor`'s one authenticated call for the channels whose credentials are settings other than a `token`
-// (Feishu, DingTalk, QQ, OneBot, Pico client, WeCom, LINE, WhatsApp and others). None opens the event connection the gateway holds
-// where a platform hands each event to one connection only: a probe there could take a user's message and drop it.
+// (Feishu, DingTalk, QQ, OneBot, Pico client, WeCom, LINE, WhatsApp and others). None opens the event connection the
+// gateway holds where a platform hands each event to one connection only: a probe there could take a user's message and
+// drop it.
 import { fetchOn } from '../http/client.js';
 import { isSecret, type ChannelEntry } from '../../store/config/index.js';
 import { ChannelError } from './channel.js';

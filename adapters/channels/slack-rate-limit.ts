@@ -1,6 +1,8 @@
 import { ChannelError } from './channel.js';
 
-/** The code @slack/web-api gives a 429 it passes on (`rejectRateLimitedCalls`), with Slack's `Retry-After` in seconds. */
+/**
+ * The code @slack/web-api gives a 429 it passes on (`rejectRateLimitedCalls`), with Slack's `Retry-After` in seconds.
+ */
 const RATE_LIMITED = 'slack_webapi_rate_limited_error';
 
 /**

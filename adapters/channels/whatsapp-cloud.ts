@@ -123,7 +123,8 @@ export class WhatsAppCloudChannel implements Channel {
   constructor(private readonly options: WhatsAppCloudOptions) {}
 
   private url(path: string): string {
-    return `${(this.options.apiBase ?? 'https://graph.facebook.com').replace(/\/+$/, '')}/${this.options.apiVersion ?? 'v21.0'}/${path}`;
+    const base = (this.options.apiBase ?? 'https://graph.facebook.com').replace(/\/+$/, '');
+    return `${base}/${this.options.apiVersion ?? 'v21.0'}/${path}`;
   }
 
   /** One Graph API call; a 429 (or Meta's throttling codes) becomes `rate_limited` with the answer's Retry-After. */
@@ -156,7 +157,9 @@ export class WhatsAppCloudChannel implements Channel {
     }
     if (answer.status < 300) return parsed;
     const error = (parsed.error ?? {}) as { message?: string; code?: number };
-    const what = `WhatsApp Cloud API ${path.split('/').pop()}: HTTP ${answer.status}${error.message ? ` ${error.message}` : ''}`;
+    const what =
+      `WhatsApp Cloud API ${path.split('/').pop()}: HTTP ` +
+      `${answer.status}${error.message ? ` ${error.message}` : ''}`;
     if (answer.status === 429 || error.code === 130429 || error.code === 131056 || error.code === 80007) {
       const after = Number(answer.headers['retry-after']);
       const retryAfterMs = Number.isFinite(after) && after > 0 ? after * 1000 : 1000;

@@ -38,7 +38,8 @@ async function loadBaileys(): Promise<Baileys> {
   } catch {
     throw new ChannelError(
       'bad_settings',
-      `use_native needs ${BAILEYS}, which is not installed: run \`npm install ${BAILEYS}\` where Tern is installed, or set bridge_url or the Cloud API fields`,
+      `use_native needs ${BAILEYS}, which is not installed: run \`npm install ` +
+        `${BAILEYS}\` where Tern is installed, or set bridge_url or the Cloud API fields`,
     );
   }
 }

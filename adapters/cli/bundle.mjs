@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Inlined: the pure-JavaScript packages the CLI and the gateway run. Everything else in `dependencies` stays external. */
+/**
+ * Inlined: the pure-JavaScript packages the CLI and the gateway run. Everything else in `dependencies` stays external.
+ */
 const INLINED = [
   'zod',
   'yaml',
@@ -24,8 +26,8 @@ const INLINED = [
   'eventsource-parser',
   'croner',
   '@modelcontextprotocol/sdk',
-  // LINE's SDK as an ES module imports its legacy axios client from its index: a second axios, as ES modules, beside the
-  // CommonJS one the other channel libraries share (about 7 MB of an idle gateway). Bundled, only the Messaging API
+  // LINE's SDK as an ES module imports its legacy axios client from its index: a second axios, as ES modules, beside
+  // the CommonJS one the other channel libraries share (about 7 MB of an idle gateway). Bundled, only the Messaging API
   // client the channel uses is kept (the package declares no side effects).
   '@line/bot-sdk',
   // Feishu's SDK is one 6 MB file whose Chinese doc comments make V8 hold it as a two-byte string (12 MB); bundled,
@@ -46,9 +48,13 @@ function externals() {
   return [...Object.keys(dependencies).filter((name) => !INLINED.includes(name)), ...SHARED];
 }
 
-/** Inlined CommonJS packages call `require` for Node's own modules, which an ES module lacks (esbuild's documented remedy). */
+/**
+ * Inlined CommonJS packages call `require` for Node's own modules, which an ES module lacks (esbuild's documented
+ * remedy).
+ */
 const REQUIRE =
-  "import { createRequire as __ternCreateRequire } from 'node:module'; const require = __ternCreateRequire(import.meta.url);";
+  "import { createRequire as __ternCreateRequire } from 'node:module'; " +
+  'const require = __ternCreateRequire(import.meta.url);';
 /** …and `__dirname` (the Feishu SDK looks for its package.json from there, finding none in a bundle). */
 const DIRNAME =
   "import { dirname as __ternDirnameOf } from 'node:path';" +

@@ -8,8 +8,8 @@ import { CliError } from './errors.js';
 import { readConfigForCli } from './load-config.js';
 
 /**
- * The cluster a command talks to: `--cluster` or `cluster.url` (credentials from `.security.yml`); undefined when neither
- * names one. `loaded` is the config the command read, undefined when it cannot be used.
+ * The cluster a command talks to: `--cluster` or `cluster.url` (credentials from `.security.yml`); undefined when
+ * neither names one. `loaded` is the config the command read, undefined when it cannot be used.
  */
 export function clusterOf(context: CommandContext, loaded: LoadedConfig | undefined): ClusterSettings | undefined {
   const flag = context.values.cluster;
@@ -43,7 +43,10 @@ export async function connectForCli(settings: ClusterSettings, what: string): Pr
 }
 
 export interface ClusterRead {
-  /** Every gateway's events (`ClusterLogView`): `seq` is the place in the view, `gateway` and `stream` say who wrote it where. */
+  /**
+   * Every gateway's events (`ClusterLogView`): `seq` is the place in the view, `gateway` and `stream` say who wrote it
+   * where.
+   */
   log: EventStore;
   close(): Promise<void>;
 }

@@ -144,7 +144,8 @@ async function serve(options: ServeOptions): Promise<number> {
   const failure = host.lastError();
   if (failure)
     process.stderr.write(
-      `tern-launcher: the gateway did not start (${failure}). Fix the config on the Config page, then start it on the Gateway page.\n`,
+      `tern-launcher: the gateway did not start (${failure}). Fix the ` +
+        `config on the Config page, then start it on the Gateway page.\n`,
     );
   process.stdout.write(`tern-launcher: dashboard at ${launcher.url}\n`);
   if (options.browser) openBrowser((await launcher.initialized()) ? launcher.url : setupUrl);

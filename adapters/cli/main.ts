@@ -15,7 +15,8 @@ async function main(argv: string[]): Promise<number> {
   const spec = commands.find((c) => c.name === name);
   if (!spec) {
     process.stderr.write(
-      `tern: unknown command "${name}" (it is not one of: ${commands.map((c) => c.name).join(', ')}). Run \`tern --help\`.\n`,
+      `tern: unknown command "${name}" (it is not one of: ` +
+        `${commands.map((c) => c.name).join(', ')}). Run \`tern --help\`.\n`,
     );
     return 2;
   }

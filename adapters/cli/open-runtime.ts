@@ -21,7 +21,8 @@ export function openRuntime(env: NodeJS.ProcessEnv, command: string, { model, st
       'no_model',
       'no model to talk to',
       `model_list in ${loaded.path} has no enabled entry`,
-      'Add one, e.g. {"model_name": "fast", "provider": "openai", "model": "gpt-4o-mini", "api_keys": ["sk-…"]}, and set agents.defaults.model to its model_name.',
+      'Add one, e.g. {"model_name": "fast", "provider": "openai", "model": "gpt-4o-mini", ' +
+        '"api_keys": ["sk-…"]}, and set agents.defaults.model to its model_name.',
     );
   }
   if (model !== undefined) {

@@ -1,5 +1,5 @@
-// npm's `prepare` script. `npm install`, `npm ci` and `npm run prepare` build the bin here. The first `npx tern` runs it
-// again: npm exec links this folder into its own cache and prepares it like any dependency, so a fresh clone rebuilt
+// npm's `prepare` script. `npm install`, `npm ci` and `npm run prepare` build the bin here. The first `npx tern` runs
+// it again: npm exec links this folder into its own cache and prepares it like any dependency, so a fresh clone rebuilt
 // the whole bundle a second time (9–28 s, output hidden). Under npm exec an existing build is used as it is;
 // `npm run build` rebuilds after a change.
 import { spawnSync } from 'node:child_process';

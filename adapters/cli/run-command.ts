@@ -44,7 +44,8 @@ function report(thrown: unknown, context: Pick<CommandContext, 'json' | 'stdout'
   const code = known ? error.code : ((error as { code?: unknown }).code?.toString() ?? 'internal');
   const message = known
     ? error.message
-    : `unexpected error (${(error as Error)?.message ?? String(error)}). Run again with the same input and report it if it repeats.`;
+    : `unexpected error (${(error as Error)?.message ?? String(error)}). ` +
+      `Run again with the same input and report it if it repeats.`;
   if (context.json) context.stdout.write(`${JSON.stringify({ ok: false, error: { code, message } })}\n`);
   else context.stderr.write(`tern: ${message}\n`);
   return known ? error.exitCode : 1;

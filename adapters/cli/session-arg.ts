@@ -39,7 +39,8 @@ export function sessionArg(log: EventStore | undefined, input: string, waitFor?:
   const why =
     known.length === 0
       ? 'the event log has no session yet'
-      : `the log has ${known.length}: ${known.slice(0, LISTED).map(label).join('; ')}${known.length > LISTED ? '; …' : ''}`;
+      : `the log has ${known.length}: ` +
+        `${known.slice(0, LISTED).map(label).join('; ')}${known.length > LISTED ? '; …' : ''}`;
   throw new CliError(
     'session_not_found',
     `no session "${input}"`,

@@ -87,7 +87,9 @@ export class RpcHook implements Hook {
     return this.matches(type);
   }
 
-  /** One that does not take the event into its input within `timeoutMs` is late (the event still reaches it, in order). */
+  /**
+   * One that does not take the event into its input within `timeoutMs` is late (the event still reaches it, in order).
+   */
   async observe(event: Envelope, timeoutMs: number): Promise<void> {
     const running = this.child.current();
     if (!running) throw new RpcError('rpc_closed', `the process is not running (${this.child.down ?? 'starting'})`);

@@ -2,11 +2,13 @@ import type { LookupFunction } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { undici, undiciCore } from './undici.js';
 
-/** Where a request goes out and the limits of its connections: what one dispatcher (and its keep-alive sockets) serves. */
+/**
+ * Where a request goes out and the limits of its connections: what one dispatcher (and its keep-alive sockets) serves.
+ */
 export interface Route {
   /**
-   * A proxy URL (`http://[user:pass@]host:port`, `https://…`, `socks5://…`) for every request of this route. Empty or absent: the environment's
-   * `HTTP_PROXY` / `HTTPS_PROXY` / `NO_PROXY` (lowercase first, as curl reads them), or none.
+   * A proxy URL (`http://[user:pass@]host:port`, `https://…`, `socks5://…`) for every request of this route. Empty or
+   * absent: the environment's `HTTP_PROXY` / `HTTPS_PROXY` / `NO_PROXY` (lowercase first, as curl reads them), or none.
    */
   proxy?: string;
   /** Bytes an answer's body may have; a longer body fails with `TransportError` `too_large`. Absent: no cap. */
@@ -57,7 +59,8 @@ function agentOptions(route: Route) {
   return {
     connectTimeout: route.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     ...(route.maxAnswerBytes !== undefined ? { maxResponseSize: route.maxAnswerBytes } : {}),
-    // A plain-http target goes to the proxy in absolute form (`GET http://host/path`), as curl sends it; https is tunnelled with CONNECT.
+    // A plain-http target goes to the proxy in absolute form (`GET http://host/path`), as curl sends it; https is
+    // tunnelled with CONNECT.
     proxyTunnel: false,
     // Used by direct connections only: through a proxy, the proxy resolves the name.
     ...(route.lookup ? { connect: { lookup: route.lookup } } : {}),
@@ -113,7 +116,10 @@ export async function dispatcherFor(route: Route = {}): Promise<Dispatcher> {
   return dispatcher;
 }
 
-/** The proxy a request to `url` on `route` goes through (as configured, unmasked), and where it was set; undefined: direct. */
+/**
+ * The proxy a request to `url` on `route` goes through (as configured, unmasked), and where it was set; undefined:
+ * direct.
+ */
 export function proxyFor(
   url: string,
   route: Pick<Route, 'proxy'>,
@@ -129,7 +135,10 @@ export function proxyFor(
   return { proxy, from: 'environment' };
 }
 
-/** NO_PROXY as undici's EnvHttpProxyAgent reads it: `*` alone, or host names and domains (a leading `.` or `*.` optional), each with an optional port. */
+/**
+ * NO_PROXY as undici's EnvHttpProxyAgent reads it: `*` alone, or host names and domains (a leading `.` or `*.`
+ * optional), each with an optional port.
+ */
 function bypassed(target: URL, noProxy: string): boolean {
   if (noProxy === '*') return true;
   const host = target.host.replace(/:\d*$/, '').toLowerCase();

@@ -1,7 +1,9 @@
 import { setFlagsFromString } from 'node:v8';
 import type { Agent, Dispatcher } from 'undici';
 
-/** What a direct request needs: the agent and `request`, without `fetch` (nor the proxy agents: see `dispatchers.ts`). */
+/**
+ * What a direct request needs: the agent and `request`, without `fetch` (nor the proxy agents: see `dispatchers.ts`).
+ */
 export interface UndiciCore {
   Agent: typeof Agent;
   /** undici's `request` as `Dispatcher#request` is: on `this`, the origin and path apart. */

@@ -12,7 +12,10 @@ export interface PluginToolContext {
   signal: AbortSignal;
 }
 
-/** A tool a plugin adds. `parameters` is a JSON schema (checked before `execute` runs); the answer is the text the model reads, or `{ ok, content }`. */
+/**
+ * A tool a plugin adds. `parameters` is a JSON schema (checked before `execute` runs); the answer is the text the model
+ * reads, or `{ ok, content }`.
+ */
 export interface PluginToolSpec {
   name: string;
   description: string;

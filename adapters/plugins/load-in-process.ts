@@ -66,7 +66,8 @@ async function loadModule(plugin: PluginToLoad, log: ChildLog, late: () => boole
   if (typeof activate !== 'function')
     throw new PluginLoadError(
       'load_failed',
-      `${relative(plugin.dir, plugin.entry)} exports no activate function (export default function activate(api) { … })`,
+      `${relative(plugin.dir, plugin.entry)} exports no activate ` +
+        `function (export default function activate(api) { … })`,
     );
   const tools: PluginTool[] = [];
   const commands: PluginCommand[] = [];

@@ -102,7 +102,8 @@ export class SkillInstaller {
         : 'it was not installed from a registry';
       throw new SkillInstallError(
         'already_installed',
-        `a skill folder ${source.folder} already exists in ${root} (${from}); remove it first or install with --force to replace it`,
+        `a skill folder ${source.folder} already exists in ${root} ` +
+          `(${from}); remove it first or install with --force to replace it`,
       );
     }
     if (same && previous.installed_version === source.version && request.force !== true) {
@@ -195,7 +196,8 @@ export class SkillInstaller {
       const other = options.global ? 'workspace' : 'global';
       const elsewhere = findInstalled(installedSkills([{ root: other, dir: this.roots[other] }]), name);
       const hint = elsewhere
-        ? `; it is installed in the ${other} skills (${elsewhere.dir})${other === 'global' ? ', remove it with --global' : ', remove it without --global'}`
+        ? `; it is installed in the ${other} skills ` +
+          `(${elsewhere.dir})${other === 'global' ? ', remove it with --global' : ', remove it without --global'}`
         : '';
       throw new SkillInstallError('not_installed', `no skill "${name}" in ${root}${hint}`);
     }

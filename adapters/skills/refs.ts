@@ -15,8 +15,8 @@ function enabledNames(registries: readonly SkillRegistry[]): string {
 }
 
 /**
- * What `install REF` means: `slug[@version]` from the ClawHub-style registry (`clawhub` first), `owner/repo[/path][@ref]`
- * from the GitHub-style one, or any slug from the registry named with `registry`.
+ * What `install REF` means: `slug[@version]` from the ClawHub-style registry (`clawhub` first),
+ * `owner/repo[/path][@ref]` from the GitHub-style one, or any slug from the registry named with `registry`.
  */
 export function resolveRef(
   registries: readonly SkillRegistry[],
@@ -53,7 +53,8 @@ export function resolveRef(
     if (!registry)
       throw new SkillInstallError(
         'registry_unknown',
-        `no enabled ${kind === 'github' ? 'GitHub' : 'ClawHub'}-style registry for "${slug}" (enabled: ${enabledNames(registries)})`,
+        `no enabled ${kind === 'github' ? 'GitHub' : 'ClawHub'}-style ` +
+          `registry for "${slug}" (enabled: ${enabledNames(registries)})`,
       );
   }
   return { registry, slug, ...(version !== undefined ? { version } : {}) };

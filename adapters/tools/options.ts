@@ -55,7 +55,10 @@ export interface ExecOptions {
   maxOutputBytes: number;
   /** Refusals are logged here at error level. */
   log: ExecLogger;
-  /** `tools.exec.isolation`: run each command inside bubblewrap (`auto` when it works here, `bwrap` always, `off` never). */
+  /**
+   * `tools.exec.isolation`: run each command inside bubblewrap (`auto` when it works here, `bwrap` always, `off`
+   * never).
+   */
   isolation: IsolationMode;
   /** Extra host folders shown to isolated commands. */
   exposePaths: ExposePath[];

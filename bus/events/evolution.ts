@@ -50,7 +50,9 @@ export const evolutionEvents = {
   'skill.rejected': lazySchema(() => z.object({ draft: z.string(), by: by(), request: z.string().optional() })),
   /** A decision that could not be taken (no such draft, or decided already). */
   'skill.decision.refused': lazySchema(() => z.object({ request: z.string(), draft: z.string(), reason: z.string() })),
-  /** An accepted draft written into the workspace `skills/` (`evolution.mode` apply); a replaced skill was backed up. */
+  /**
+   * An accepted draft written into the workspace `skills/` (`evolution.mode` apply); a replaced skill was backed up.
+   */
   'skill.applied': lazySchema(() =>
     z.object({
       draft: z.string(),

@@ -36,7 +36,8 @@ export type HookDecision = z.infer<ReturnType<typeof hookDecisionSchema>>;
 export const hookEvents = {
   /**
    * One hook's decision at one point of a turn, in the order applied: replay shows why a call was denied or changed,
-   * and rerun applies these instead of asking the hooks again. `call_id` names the tool call, `iteration` the model call.
+   * and rerun applies these instead of asking the hooks again. `call_id` names the tool call, `iteration` the model
+   * call.
    */
   'hook.decided': lazySchema(() =>
     hookDecisionSchema().extend({

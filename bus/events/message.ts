@@ -69,7 +69,9 @@ export const messageEvents = {
       sender_aliases: z.array(z.string()).optional(),
       text: z.string(),
       session_key: z.string(),
-      /** Sent over a network (every chat channel but the terminal and internal ones): tools apply their remote rules. */
+      /**
+       * Sent over a network (every chat channel but the terminal and internal ones): tools apply their remote rules.
+       */
       remote: z.boolean(),
       reply: replyTargetSchema().optional(),
       /** The chat commands the channel supports; a registered command outside it is refused. Absent: all. */
@@ -96,8 +98,9 @@ export const messageEvents = {
   'session.release.requested': lazySchema(() => z.object({ reason: z.string() })),
   /**
    * The answer to a handled message (a turn's reply, a command's answer, the notice after a restart): work for the
-   * outbox when it has a `reply` target. `key` + `:<part>` is each part's send key (`:file<index>` for a file), so no part is sent twice;
-   * `edit_of` is a message already shown (a placeholder or a streamed message) that the first part replaces.
+   * outbox when it has a `reply` target. `key` + `:<part>` is each part's send key (`:file<index>` for a file), so no
+   * part is sent twice; `edit_of` is a message already shown (a placeholder or a streamed message) that the first part
+   * replaces.
    */
   'reply.requested': lazySchema(() =>
     z.object({
@@ -107,9 +110,15 @@ export const messageEvents = {
       key: z.string(),
       reply: replyTargetSchema().optional(),
       edit_of: z.string().optional(),
-      /** Buttons under the last part where the channel has them (an approval's Approve and Deny); the text says what to reply. */
+      /**
+       * Buttons under the last part where the channel has them (an approval's Approve and Deny); the text says what to
+       * reply.
+       */
       choices: z.array(z.object({ label: z.string(), reply: z.string() })).optional(),
-      /** Files sent with the text (the `message`, `send_file` and `image_generate` tools): the text is their caption when it fits. */
+      /**
+       * Files sent with the text (the `message`, `send_file` and `image_generate` tools): the text is their caption
+       * when it fits.
+       */
       files: z
         .array(
           z.object({

@@ -6,7 +6,9 @@ export const PLUGIN_STATES = ['not enabled', 'disabled', 'ready', 'degraded', 'f
 export type PluginState = (typeof PLUGIN_STATES)[number];
 
 export const pluginEvents = {
-  /** A plugin package's state as the gateway found it (loaded, degraded by a capability, failed), with the reason shown. */
+  /**
+   * A plugin package's state as the gateway found it (loaded, degraded by a capability, failed), with the reason shown.
+   */
   'plugin.state': lazySchema(() =>
     z.object({
       plugin: z.string(),

@@ -29,7 +29,9 @@ const MAX_AGE_MS = 24 * 60 * 60_000;
 const PUBLISH_TIMEOUT_MS = 5_000;
 
 const subjectOf = (account: string): string => `${ROOT}.${idToken(account)}`;
-/** The account a subject of the stream is for; undefined for one `subjectOf` never makes (published by someone else). */
+/**
+ * The account a subject of the stream is for; undefined for one `subjectOf` never makes (published by someone else).
+ */
 const accountOf = (subject: string): string | undefined =>
   subject.startsWith(`${ROOT}.`) ? tokenId(subject.slice(ROOT.length + 1)) : undefined;
 /** A consumer name takes no `.`, `*`, `>`, whitespace or path separator; the token has none. */

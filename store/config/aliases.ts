@@ -42,7 +42,8 @@ function foldIsolation(raw: RawObject, warnings: string[]): void {
   exec.isolation ??= raw.isolation;
   delete raw.isolation;
   warnings.push(
-    'isolation is read as tools.exec.isolation: it isolates exec and cron command jobs (MCP servers and hooks run without it); move it there to silence this',
+    'isolation is read as tools.exec.isolation: it isolates exec and cron command ' +
+      'jobs (MCP servers and hooks run without it); move it there to silence this',
   );
 }
 

@@ -28,7 +28,8 @@ function references(raw: RawObject, problems: Problems): void {
     const agent = words(record(rule).agent);
     if (agent === undefined || ids.length === 0 || ids.includes(agent)) return;
     problems.push(
-      `${formatPath(['agents', 'dispatch', 'rules', i, 'agent'])}: ${JSON.stringify(agent)} is not an agent in agents.list (allowed: ${ids.join(', ')})`,
+      `${formatPath(['agents', 'dispatch', 'rules', i, 'agent'])}: ` +
+        `${JSON.stringify(agent)} is not an agent in agents.list (allowed: ${ids.join(', ')})`,
     );
   });
   const names = [...new Set(list(raw.model_list).flatMap((m) => words(record(m).model_name) ?? []))];
@@ -54,7 +55,8 @@ function references(raw: RawObject, problems: Problems): void {
     const id = words(agent.id);
     if (id !== undefined && ids.indexOf(id) !== i) {
       problems.push(
-        `${formatPath(['agents', 'list', i, 'id'])}: ${JSON.stringify(id)} is the id of an earlier agent (allowed: a unique id)`,
+        `${formatPath(['agents', 'list', i, 'id'])}: ${JSON.stringify(id)} ` +
+          `is the id of an earlier agent (allowed: a unique id)`,
       );
     }
     checkAgentModel(agent.model, ['agents', 'list', i, 'model']);
@@ -62,7 +64,8 @@ function references(raw: RawObject, problems: Problems): void {
     list(record(agent.subagents).allow_agents).forEach((peer, j) => {
       if (typeof peer !== 'string' || peer === '*' || ids.includes(peer)) return;
       problems.push(
-        `${formatPath(['agents', 'list', i, 'subagents', 'allow_agents', j])}: ${JSON.stringify(peer)} is not an agent in agents.list (allowed: *, ${[...new Set(ids)].join(', ')})`,
+        `${formatPath(['agents', 'list', i, 'subagents', 'allow_agents', j])}: ${JSON.stringify(peer)} ` +
+          `is not an agent in agents.list (allowed: *, ${[...new Set(ids)].join(', ')})`,
       );
     });
   });
@@ -166,7 +169,8 @@ function channelRequirements(raw: RawObject, problems: Problems): void {
         ? `${JSON.stringify(kind)} is not a channel kind`
         : `the entry's name ${JSON.stringify(kind)} is not a channel kind and it has no type`;
       problems.push(
-        `${path}: ${what}${near ? `: did you mean \`${near}\`?` : ''} (allowed: ${CHANNEL_KINDS.join(', ')}, or a kind a trusted plugin adds)`,
+        `${path}: ${what}${near ? `: did you mean \`${near}\`?` : ''} (allowed: ` +
+          `${CHANNEL_KINDS.join(', ')}, or a kind a trusted plugin adds)`,
       );
       continue;
     }
@@ -174,7 +178,8 @@ function channelRequirements(raw: RawObject, problems: Problems): void {
     for (const { field, what } of REQUIRED_SETTINGS[kind] ?? []) {
       if (present(settings[field])) continue;
       problems.push(
-        `${formatPath(['channel_list', name, 'settings', field])}: is required for an enabled ${kind} channel (allowed: ${what}, in config.json or in .security.yml under channel_list.${name}.${field})`,
+        `${formatPath(['channel_list', name, 'settings', field])}: is required for an enabled ${kind} ` +
+          `channel (allowed: ${what}, in config.json or in .security.yml under channel_list.${name}.${field})`,
       );
     }
   }

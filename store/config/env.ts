@@ -75,7 +75,8 @@ function applyLegacyStreaming(
   const field = match[2]!.toLowerCase();
   if (kind === WEB_UI_CHANNEL_TYPE) {
     warnings.push(
-      `${name} is ignored: legacy streaming variables never change the web-UI channel (set channel_list.<name>.settings.streaming in the config)`,
+      `${name} is ignored: legacy streaming variables never change the web-UI ` +
+        `channel (set channel_list.<name>.settings.streaming in the config)`,
     );
     return;
   }
@@ -107,7 +108,8 @@ export function applyEnv(
       applyLegacyStreaming(raw, name, value, origins, warnings);
     } else if (name.startsWith(TOOLS_PREFIX)) {
       warnings.push(
-        `${name} matches no tools option (ignored); map-style options such as tools.mcp.servers are set only in the config file`,
+        `${name} matches no tools option (ignored); map-style options ` +
+          `such as tools.mcp.servers are set only in the config file`,
       );
     } else if (name === 'AGENT_LAUNCHER_TOKEN') {
       warnings.push(

@@ -14,7 +14,9 @@ export interface SetupModel {
   api_key?: string;
 }
 
-/** A chat channel and its secrets (`token`, Slack's `app_token`), kept in .security.yml; other settings in the config. */
+/**
+ * A chat channel and its secrets (`token`, Slack's `app_token`), kept in .security.yml; other settings in the config.
+ */
 export interface SetupChannel {
   name: string;
   secrets: Record<string, string>;
@@ -32,7 +34,8 @@ function addModel(raw: RawObject, model: SetupModel, file: string, credentials: 
   const list = Array.isArray(raw.model_list) ? raw.model_list : [];
   if (list.some((entry) => isRecord(entry) && entry.model_name === model.model_name)) {
     throw new ConfigError('config_invalid', file, [
-      `model_list: already has a model_name ${JSON.stringify(model.model_name)} (allowed: a new name; pick another with --model-name)`,
+      `model_list: already has a model_name ${JSON.stringify(model.model_name)} ` +
+        `(allowed: a new name; pick another with --model-name)`,
     ]);
   }
   list.push({

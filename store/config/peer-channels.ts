@@ -5,8 +5,8 @@ import { isRecord, objectAt, type RawObject } from './raw.js';
  * The peer runtime keeps a channel's audience and manners beside `settings` (version 3: `allow_from`,
  * `group_trigger {mention_only, prefixes}`, `placeholder {enabled, text}`, `typing {enabled}`), or flat among the
  * platform fields (older files, which the migration puts under `settings`); Slack's bot token is `bot_token`. Here
- * they all live in `settings` under one name each, with `reasoning_channel_id`. Dropping `allow_from` would open a bot to everyone, so each is
- * moved, never ignored, and the move is noted.
+ * they all live in `settings` under one name each, with `reasoning_channel_id`. Dropping `allow_from` would open a bot
+ * to everyone, so each is moved, never ignored, and the move is noted.
  */
 export function applyPeerChannels(raw: RawObject, notes: string[]): void {
   if (!isRecord(raw.channel_list)) return;
@@ -36,7 +36,8 @@ export function applyPeerChannels(raw: RawObject, notes: string[]): void {
   }
   if (moved.length > 0) {
     notes.push(
-      `${moved.join(', ')}: read into settings (allow_from, mention_only, prefixes, placeholder text, typing, token) as the peer runtime means them`,
+      `${moved.join(', ')}: read into settings (allow_from, mention_only, ` +
+        `prefixes, placeholder text, typing, token) as the peer runtime means them`,
     );
   }
 }

@@ -1,4 +1,5 @@
-// zod's classes by name from its core: `z.core` used as a value would bundle the whole core namespace, every locale with it.
+// zod's classes by name from its core: `z.core` used as a value would bundle the whole core namespace, every locale
+// with it.
 import * as core from 'zod/v4/core';
 import { formatPath } from './problems.js';
 import { isRecord, type RawObject } from './raw.js';

@@ -30,7 +30,9 @@ export function applyPeerModels(raw: RawObject, warnings: string[]): void {
     entry.enabled = false;
     const name = typeof entry.model_name === 'string' ? ` (${entry.model_name})` : '';
     warnings.push(
-      `${formatPath(['model_list', i])}${name} signs in with auth_method "${entry.auth_method}", which Tern does not do for this provider: the entry is switched off (remove auth_method and give it api_keys to use it)`,
+      `${formatPath(['model_list', i])}${name} signs in with auth_method ` +
+        `"${entry.auth_method}", which Tern does not do for this provider: the ` +
+        `entry is switched off (remove auth_method and give it api_keys to use it)`,
     );
   });
 }

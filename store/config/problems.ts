@@ -35,7 +35,10 @@ export function configErrorMap(issue: RawIssue): string | undefined {
     return `${describeValue(issue.input)} is not ${expected} (allowed: ${expected})`;
   }
   if (issue.code === 'invalid_value') {
-    return `${describeValue(issue.input)} is not allowed (allowed: ${issue.values.map((v) => JSON.stringify(v)).join(', ')})`;
+    return (
+      `${describeValue(issue.input)} is not allowed (allowed: ` +
+      `${issue.values.map((v) => JSON.stringify(v)).join(', ')})`
+    );
   }
   return undefined;
 }

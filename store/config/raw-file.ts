@@ -21,7 +21,10 @@ export function readRawConfig(path: string): RawObject {
   return parsed;
 }
 
-/** Writes an edited config only if it still validates; otherwise `ConfigError` lists the problems and nothing is written. */
+/**
+ * Writes an edited config only if it still validates; otherwise `ConfigError` lists the problems and nothing is
+ * written.
+ */
 export function writeRawConfig(path: string, raw: RawObject): void {
   const validation = validateConfig(raw);
   if (!validation.ok) throw new ConfigError('config_invalid', path, validation.problems);

@@ -17,6 +17,7 @@ export function versionOf(raw: RawObject, file: string): KnownVersion {
   if (version === undefined) return looksLegacy(raw) ? 0 : 2;
   if (typeof version === 'number' && KNOWN.includes(version)) return version as KnownVersion;
   throw new ConfigError('config_unknown_version', file, [
-    `version: ${JSON.stringify(version)} is not a config version this build knows (allowed: 0, 1, 2, 3). Upgrade tern or fix the number`,
+    `version: ${JSON.stringify(version)} is not a config version this ` +
+      `build knows (allowed: 0, 1, 2, 3). Upgrade tern or fix the number`,
   ]);
 }

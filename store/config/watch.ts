@@ -90,7 +90,8 @@ export function watchConfig(options: WatchOptions): { stop(): void } {
   let current: Config = (options.loaded ?? loadConfig({ env, path })).config;
   const states = files.map(stateOf);
   let seen = states.map(keyOf).join('\0');
-  // Defaults (no config file at start) may be replaced by a file that appears; a config read from a file only by the file.
+  // Defaults (no config file at start) may be replaced by a file that appears; a config read from a file only by the
+  // file.
   let fromFile = states[0]!.kind === 'present';
   const reject = (problems: string[]): void => {
     options.bus.publish({ type: 'config.rejected', data: { problems } });

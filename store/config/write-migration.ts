@@ -24,5 +24,8 @@ export function writeMigration(
   writeFileAtomic(credentialsFile, CREDENTIALS_HEADER + yamlLibrary().stringify(credentials));
   const { version, ...blocks } = config;
   writeFileAtomic(configFile, `${JSON.stringify({ version, ...blocks }, null, 2)}\n`);
-  return `rewrote ${configFile} as version 2 and moved its secrets to ${credentialsFile} (backups: ${backups.join(', ')})`;
+  return (
+    `rewrote ${configFile} as version 2 and moved its secrets to ` +
+    `${credentialsFile} (backups: ${backups.join(', ')})`
+  );
 }

@@ -2,7 +2,8 @@ import { Cron } from 'croner';
 import * as z from 'zod';
 
 const SYNTAX =
-  'allowed: minute hour day-of-month month day-of-week, each *, a value, a list a,b, a range a-b or a step */n, a-b/n or a/n; or @hourly, @daily, @weekly, @monthly, @yearly';
+  'allowed: minute hour day-of-month month day-of-week, each *, a value, a list a,b, a ' +
+  'range a-b or a step */n, a-b/n or a/n; or @hourly, @daily, @weekly, @monthly, @yearly';
 
 /** A `cron` schedule croner cannot read, or one that never comes round. */
 export class CronExpressionError extends Error {

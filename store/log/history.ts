@@ -1,7 +1,10 @@
 import type { ChatMessage, Envelope } from '../../bus/index.js';
 import type { EventStore } from './event-store.js';
 
-/** A session's conversation as the log holds it: the summary of older turns and the newest messages, each with its `seq`. */
+/**
+ * A session's conversation as the log holds it: the summary of older turns and the newest messages, each with its
+ * `seq`.
+ */
 export interface SessionHistory {
   summary?: string;
   messages: Array<{ seq: number; message: ChatMessage }>;

@@ -9,8 +9,9 @@ const COMPACT_AFTER_BYTES = 256 * 1024;
  * Which reply parts may have left the process: a line per part, written with a plain `write` as the part leaves (its
  * request is written, or it is handed to a channel that cannot tell that; `actors/gateway/outbox.ts`). The part's
  * `message.sending` in the log cannot say that on its own: an event is in the log (and read there after a crash) some
- * time before the writer hears it is, and under a burst of replies that was ~100 ms in which nothing had been sent yet. After a crash, a part whose intent is in the log but not here never
- * left and is sent again; one that is here may have reached the chat and is not (`actors/recovery.ts`).
+ * time before the writer hears it is, and under a burst of replies that was ~100 ms in which nothing had been sent yet.
+ * After a crash, a part whose intent is in the log but not here never left and is sent again; one that is here may have
+ * reached the chat and is not (`actors/recovery.ts`).
  *
  * The write survives the process being killed (it is in the page cache), not the machine losing power: after a power
  * loss a part may be sent twice.

@@ -96,7 +96,9 @@ export class Recall {
     this.index = saved ? RecallIndex.restore(saved.index, this.indexedOf) : new RecallIndex(this.indexedOf);
   }
 
-  /** Opens recall from the saved index (when there is one and the log still reaches it) and folds the rest of the log. */
+  /**
+   * Opens recall from the saved index (when there is one and the log still reaches it) and folds the rest of the log.
+   */
   static open(log: EventStore, workspace: string, options: RecallOptions = {}): Recall {
     const saved = readSnapshot(workspace);
     const recall =
@@ -115,7 +117,9 @@ export class Recall {
     return this.index.position;
   }
 
-  /** Keeps recall current from the bus: the bus is buffered while the log is read, so nothing is missed or added twice. */
+  /**
+   * Keeps recall current from the bus: the bus is buffered while the log is read, so nothing is missed or added twice.
+   */
   async follow(bus: Bus): Promise<void> {
     let buffer: Envelope[] | undefined = [];
     this.subscription = bus.events$.subscribe((event) => (buffer ? buffer.push(event) : this.take(event)));

@@ -39,7 +39,11 @@ function prefix(home: string): string {
   if (!existsSync(manifest))
     writeFileSync(
       manifest,
-      `${JSON.stringify({ name: 'tern-plugins', private: true, description: 'Plugin packages installed by tern plugins install' }, null, 2)}\n`,
+      `${JSON.stringify(
+        { name: 'tern-plugins', private: true, description: 'Plugin packages installed by tern plugins install' },
+        null,
+        2,
+      )}\n`,
     );
   return dir;
 }

@@ -141,7 +141,8 @@ async function plan(zip: ZipFile, within: string, limits: ArchiveLimits): Promis
       if (bytes > limits.maxUnpackedBytes) {
         throw new SkillArchiveError(
           'too_large_unpacked',
-          `the skill unpacks to more than ${megabytes(limits.maxUnpackedBytes)} (an archive that small is a zip bomb or not a skill)`,
+          `the skill unpacks to more than ${megabytes(limits.maxUnpackedBytes)} ` +
+            `(an archive that small is a zip bomb or not a skill)`,
         );
       }
     }

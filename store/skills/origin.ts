@@ -16,7 +16,9 @@ export const skillOriginSchema = z.object({
 
 export type SkillOrigin = z.infer<typeof skillOriginSchema>;
 
-/** Where an installed skill came from; undefined for a skill written by hand (or an origin file that does not parse). */
+/**
+ * Where an installed skill came from; undefined for a skill written by hand (or an origin file that does not parse).
+ */
 export function readOrigin(folder: string): SkillOrigin | undefined {
   try {
     const parsed = skillOriginSchema.safeParse(JSON.parse(readFileSync(join(folder, ORIGIN_FILE), 'utf8')));

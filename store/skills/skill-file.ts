@@ -62,7 +62,8 @@ export function strictHeader(text: string): SkillHeader {
     const issue = parsed.error.issues[0]!;
     const key = issue.path.length > 0 ? issue.path.join('.') : '(frontmatter)';
     throw new SkillFileError(
-      `SKILL.md frontmatter ${key} ${issue.path.length > 0 ? issue.message : 'is not a mapping (allowed: name and description)'}`,
+      `SKILL.md frontmatter ${key} ` +
+        `${issue.path.length > 0 ? issue.message : 'is not a mapping (allowed: name and description)'}`,
     );
   }
   return { name: parsed.data.name, description: parsed.data.description };

@@ -6,7 +6,9 @@ export interface Price {
   output: number;
   /** A prompt-cache hit; the input price when the vendor has no cheaper one. */
   cached_input: number;
-  /** Input written to the prompt cache (Anthropic bills it at 1.25× input for its 5-minute cache); else the input price. */
+  /**
+   * Input written to the prompt cache (Anthropic bills it at 1.25× input for its 5-minute cache); else the input price.
+   */
   cache_write_input: number;
 }
 
@@ -70,7 +72,10 @@ export function builtInPrice(model: string): Price | undefined {
 
 export type PriceOf = (modelName: string) => Price | undefined;
 
-/** The price of each `model_name`: its entry's `pricing`, else the built-in price of its native model; none when unknown. */
+/**
+ * The price of each `model_name`: its entry's `pricing`, else the built-in price of its native model; none when
+ * unknown.
+ */
 export function pricesOf(config: Config): PriceOf {
   const known = new Map<string, Price | undefined>();
   for (const entry of config.model_list) {
@@ -100,7 +105,10 @@ export interface Tokens {
   reasoning: number;
 }
 
-/** What the tokens cost at this price, in US dollars: cached reads and cache writes at their prices, the rest of the input at full. */
+/**
+ * What the tokens cost at this price, in US dollars: cached reads and cache writes at their prices, the rest of the
+ * input at full.
+ */
 export function costOf(tokens: Tokens, at: Price): number {
   const fresh = Math.max(0, tokens.input - tokens.cached - tokens.cache_write);
   return (

@@ -30,7 +30,9 @@ export class UsageFold {
   private readonly asked = new Map<string, string>();
 
   apply(event: Envelope): UsageRecord | undefined {
-    const call = `${event.turn ?? ''}#${event.type === 'provider.requested' || event.type === 'provider.responded' ? event.data.iteration : ''}`;
+    const call =
+      `${event.turn ?? ''}#` +
+      `${event.type === 'provider.requested' || event.type === 'provider.responded' ? event.data.iteration : ''}`;
     if (event.type === 'provider.requested') {
       this.asked.set(call, event.data.model_name);
       return undefined;
@@ -236,7 +238,9 @@ function add(row: UsageRow, record: UsageRecord, turns: Set<string>, priceOf: Pr
   else row.unpriced_calls += calls;
 }
 
-/** Usage summed by day, hour, agent, session or model (rows in key order; days and hours oldest first), with a total. */
+/**
+ * Usage summed by day, hour, agent, session or model (rows in key order; days and hours oldest first), with a total.
+ */
 export function summarizeUsage(records: Iterable<UsageRecord>, by: UsageBy, priceOf: PriceOf): UsageSummary {
   const rows = new Map<string, { row: UsageRow; turns: Set<string> }>();
   const total = { row: emptyRow('total'), turns: new Set<string>() };

@@ -112,28 +112,31 @@ export function busContract(name: string, open: OpenBus): void {
     return under;
   };
 
-  test('publish validates, applies defaults, stamps seq in order, logs, and every observer sees each event in order', async (ctx) => {
-    const { bus, log } = await start(ctx);
-    const seen: Array<[number, string]> = [];
-    bus.events$.subscribe((e) => seen.push([e.seq, e.type]));
-    const first = bus.publish({ type: 'gateway.stopping', data: {} });
-    const second = bus.publish(routed('m1'));
-    assert.equal([first.seq, second.seq], [1, 2]);
-    assert.equal(seen, [
-      [1, 'gateway.stopping'],
-      [2, 'message.routed'],
-    ]);
-    assert.equal(
-      log.read().map((e) => e.seq),
-      [1, 2],
-    );
-    assert.throws(
-      () => bus.publish({ type: 'message.routed', data: { message_id: 1 } } as unknown as EventDraft),
-      /message_id/,
-    );
-    assert.throws(() => bus.publish({ type: 'no.such', data: {} } as unknown as EventDraft), /unknown event type/);
-    assert.is(seen.length, 2, 'a refused event reaches nobody');
-  });
+  test(
+    'publish validates, applies defaults, stamps seq in order, ' + 'logs, and every observer sees each event in order',
+    async (ctx) => {
+      const { bus, log } = await start(ctx);
+      const seen: Array<[number, string]> = [];
+      bus.events$.subscribe((e) => seen.push([e.seq, e.type]));
+      const first = bus.publish({ type: 'gateway.stopping', data: {} });
+      const second = bus.publish(routed('m1'));
+      assert.equal([first.seq, second.seq], [1, 2]);
+      assert.equal(seen, [
+        [1, 'gateway.stopping'],
+        [2, 'message.routed'],
+      ]);
+      assert.equal(
+        log.read().map((e) => e.seq),
+        [1, 2],
+      );
+      assert.throws(
+        () => bus.publish({ type: 'message.routed', data: { message_id: 1 } } as unknown as EventDraft),
+        /message_id/,
+      );
+      assert.throws(() => bus.publish({ type: 'no.such', data: {} } as unknown as EventDraft), /unknown event type/);
+      assert.is(seen.length, 2, 'a refused event reaches nobody');
+    },
+  );
 
   test('on, matching and select deliver only what they name', async (ctx) => {
     const { bus } = await start(ctx);
@@ -149,23 +152,26 @@ export function busContract(name: string, open: OpenBus): void {
     assert.equal([on, matching, selected], [['m1', 'm2'], ['gateway.stopping'], [3]]);
   });
 
-  test('work published before its group has a consumer waits for it, then goes to that consumer once, in order', async (ctx) => {
-    const { bus } = await start(ctx);
-    bus.publish(routed('m1'));
-    bus.publish(routed('m2'));
-    await bus.durable();
-    const fence = { publish: () => bus.publish(routed('fence')), is: (id: string) => id === 'fence' };
-    const got = collect(bus.work('sessions'), (e) => e.data.message_id, 3, fence);
-    bus.publish(routed('m3'));
-    assert.equal(await got, ['m1', 'm2', 'm3']);
-    bus.publish(routed('m4'));
-    await bus.durable();
-    assert.equal(
-      await collect(bus.work('sessions'), (e) => e.data.message_id, 1),
-      ['m4'],
-      'work published between two consumers waits for the next one',
-    );
-  });
+  test(
+    'work published before its group has a consumer waits for it, ' + 'then goes to that consumer once, in order',
+    async (ctx) => {
+      const { bus } = await start(ctx);
+      bus.publish(routed('m1'));
+      bus.publish(routed('m2'));
+      await bus.durable();
+      const fence = { publish: () => bus.publish(routed('fence')), is: (id: string) => id === 'fence' };
+      const got = collect(bus.work('sessions'), (e) => e.data.message_id, 3, fence);
+      bus.publish(routed('m3'));
+      assert.equal(await got, ['m1', 'm2', 'm3']);
+      bus.publish(routed('m4'));
+      await bus.durable();
+      assert.equal(
+        await collect(bus.work('sessions'), (e) => e.data.message_id, 1),
+        ['m4'],
+        'work published between two consumers waits for the next one',
+      );
+    },
+  );
 
   test('a work group has one consumer per process; a reply without a target is no work for the outbox', async (ctx) => {
     const { bus } = await start(ctx);
@@ -181,47 +187,53 @@ export function busContract(name: string, open: OpenBus): void {
     assert.equal(await replies, ['hi back']);
   });
 
-  test('requeued work reaches the consumer before work published after it, and observers never see it again', async (ctx) => {
-    const log = new MemoryEventStore();
-    const earlier = await open(log);
-    ctx.under.push(earlier);
-    const left = earlier.bus.publish(reply('left', 'left over', true));
-    // The earlier run's own copy of the work is gone (its process died after taking it).
-    assert.equal(await collect(earlier.bus.work('outbox'), (e) => e.data.text, 1), ['left over']);
-    await earlier.dispose();
-    ctx.under.pop();
-    const under = await open(log);
-    ctx.under.push(under);
-    const seen: number[] = [];
-    under.bus.events$.subscribe((e) => seen.push(e.seq));
-    under.bus.requeue([left]);
-    under.bus.publish(reply('new', 'new', true));
-    await under.bus.durable();
-    assert.equal(await collect(under.bus.work('outbox'), (e) => `${e.seq}:${e.data.text}`, 2), [
-      '1:left over',
-      '2:new',
-    ]);
-    assert.equal(seen, [2]);
-    assert.is(log.read().length, 2, 'requeueing appends nothing');
-  });
+  test(
+    'requeued work reaches the consumer before work published after it, ' + 'and observers never see it again',
+    async (ctx) => {
+      const log = new MemoryEventStore();
+      const earlier = await open(log);
+      ctx.under.push(earlier);
+      const left = earlier.bus.publish(reply('left', 'left over', true));
+      // The earlier run's own copy of the work is gone (its process died after taking it).
+      assert.equal(await collect(earlier.bus.work('outbox'), (e) => e.data.text, 1), ['left over']);
+      await earlier.dispose();
+      ctx.under.pop();
+      const under = await open(log);
+      ctx.under.push(under);
+      const seen: number[] = [];
+      under.bus.events$.subscribe((e) => seen.push(e.seq));
+      under.bus.requeue([left]);
+      under.bus.publish(reply('new', 'new', true));
+      await under.bus.durable();
+      assert.equal(await collect(under.bus.work('outbox'), (e) => `${e.seq}:${e.data.text}`, 2), [
+        '1:left over',
+        '2:new',
+      ]);
+      assert.equal(seen, [2]);
+      assert.is(log.read().length, 2, 'requeueing appends nothing');
+    },
+  );
 
-  test('the redaction hook rewrites the data of every validated draft before it is logged and delivered', async (ctx) => {
-    const { bus, log } = await start(
-      ctx,
-      <D>(data: D): D => JSON.parse(JSON.stringify(data).replaceAll('sk-secret-1234', '[redacted]')) as D,
-    );
-    const delivered: string[] = [];
-    bus.on('tool.completed').subscribe((e) => delivered.push(e.data.content));
-    const envelope = bus.publish({
-      type: 'tool.completed',
-      data: { call_id: 'c', name: 'exec', ok: true, content: 'key=sk-secret-1234' },
-    });
-    await bus.durable();
-    assert.equal(
-      [envelope.data.content, delivered, log.get(1)?.type === 'tool.completed' && log.get(1)?.data],
-      ['key=[redacted]', ['key=[redacted]'], { call_id: 'c', name: 'exec', ok: true, content: 'key=[redacted]' }],
-    );
-  });
+  test(
+    'the redaction hook rewrites the data of every ' + 'validated draft before it is logged and delivered',
+    async (ctx) => {
+      const { bus, log } = await start(
+        ctx,
+        <D>(data: D): D => JSON.parse(JSON.stringify(data).replaceAll('sk-secret-1234', '[redacted]')) as D,
+      );
+      const delivered: string[] = [];
+      bus.on('tool.completed').subscribe((e) => delivered.push(e.data.content));
+      const envelope = bus.publish({
+        type: 'tool.completed',
+        data: { call_id: 'c', name: 'exec', ok: true, content: 'key=sk-secret-1234' },
+      });
+      await bus.durable();
+      assert.equal(
+        [envelope.data.content, delivered, log.get(1)?.type === 'tool.completed' && log.get(1)?.data],
+        ['key=[redacted]', ['key=[redacted]'], { call_id: 'c', name: 'exec', ok: true, content: 'key=[redacted]' }],
+      );
+    },
+  );
 
   test.run();
 }

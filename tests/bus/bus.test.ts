@@ -38,17 +38,20 @@ test('publish stamps seq in order and keeps the data as given', () => {
   });
 });
 
-test("checking events (the test runs): a draft that is not its schema's output is refused, naming what it parses to", () => {
-  const bus = new InProcessBus();
-  const incomplete = {
-    type: 'message.received',
-    data: { channel: 'cli', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi' },
-  } as unknown as EventDraft;
-  assert.throws(
-    () => bus.publish(incomplete),
-    (e: unknown) => e instanceof InvalidEventError && /parses to .*"account":"default".*"media":\[\]/.test(e.message),
-  );
-});
+test(
+  'checking events (the test runs): ' + "a draft that is not its schema's output is refused, naming what it parses to",
+  () => {
+    const bus = new InProcessBus();
+    const incomplete = {
+      type: 'message.received',
+      data: { channel: 'cli', message_id: 'm1', chat: 'direct:me', sender: 'me', text: 'hi' },
+    } as unknown as EventDraft;
+    assert.throws(
+      () => bus.publish(incomplete),
+      (e: unknown) => e instanceof InvalidEventError && /parses to .*"account":"default".*"media":\[\]/.test(e.message),
+    );
+  },
+);
 
 test('an event from outside is parsed at the edge: defaults applied, bad data named', () => {
   const parsed = validateDraft({
@@ -166,23 +169,26 @@ test('session ids are sk_v1_ plus the sha256 of the key, and an id passes throug
   assert.is.not(sessionIdOf(key), sessionIdOf(`${key}x`));
 });
 
-test('an in-process hook (mitt) denies a call synchronously, and answers only points it has a handler for', async () => {
-  const hooks = createHooks();
-  hooks.on('before_tool', (ask) => {
-    if (ask.call.name === 'exec') ask.decide({ action: 'deny_tool', reason: 'needs approval' });
-    else ask.decide({ action: 'continue' });
-  });
-  const hook = emitterHook('guard', 0, hooks);
-  const meta = { channel: 'cli', chat: 'direct:me' };
-  const decision = await hook.decide(
-    { point: 'before_tool', meta, call: { id: 'c1', name: 'exec', arguments: {} } },
-    new AbortController().signal,
-  );
-  assert.equal(decision, { action: 'deny_tool', reason: 'needs approval' });
-  assert.is(hook.intercepts('before_tool'), true);
-  assert.is(hook.intercepts('after_tool'), false);
-  assert.is(hook.observes('tool.completed'), false);
-});
+test(
+  'an in-process hook (mitt) denies a call synchronously, ' + 'and answers only points it has a handler for',
+  async () => {
+    const hooks = createHooks();
+    hooks.on('before_tool', (ask) => {
+      if (ask.call.name === 'exec') ask.decide({ action: 'deny_tool', reason: 'needs approval' });
+      else ask.decide({ action: 'continue' });
+    });
+    const hook = emitterHook('guard', 0, hooks);
+    const meta = { channel: 'cli', chat: 'direct:me' };
+    const decision = await hook.decide(
+      { point: 'before_tool', meta, call: { id: 'c1', name: 'exec', arguments: {} } },
+      new AbortController().signal,
+    );
+    assert.equal(decision, { action: 'deny_tool', reason: 'needs approval' });
+    assert.is(hook.intercepts('before_tool'), true);
+    assert.is(hook.intercepts('after_tool'), false);
+    assert.is(hook.observes('tool.completed'), false);
+  },
+);
 
 test('an in-process hook that never decides is cut off by the caller', async () => {
   const hooks = createHooks();
@@ -264,21 +270,25 @@ test('a work group has one consumer per process; other groups and observers are 
   assert.equal(seen, ['message.routed', 'reply.requested', 'reply.requested']);
 });
 
-test('requeued work (what a crashed run left) reaches the consumer before work published after it, and observers never see it again', () => {
-  const log = new MemoryEventStore();
-  const earlier = new InProcessBus(log);
-  const left = earlier.publish(routed('left over'));
-  const bus = new InProcessBus(log);
-  const seen: number[] = [];
-  bus.events$.subscribe((e) => seen.push(e.seq));
-  bus.requeue([left]);
-  bus.publish(routed('new'));
-  const got: string[] = [];
-  bus.work('sessions').subscribe((e) => got.push(`${e.seq}:${e.data.message_id}`));
-  assert.equal(got, ['1:left over', '2:new']);
-  assert.equal(seen, [2]);
-  assert.is(log.read().length, 2, 'requeueing appends nothing');
-});
+test(
+  'requeued work (what a crashed run left) reaches the consumer before work published after it, ' +
+    'and observers never see it again',
+  () => {
+    const log = new MemoryEventStore();
+    const earlier = new InProcessBus(log);
+    const left = earlier.publish(routed('left over'));
+    const bus = new InProcessBus(log);
+    const seen: number[] = [];
+    bus.events$.subscribe((e) => seen.push(e.seq));
+    bus.requeue([left]);
+    bus.publish(routed('new'));
+    const got: string[] = [];
+    bus.work('sessions').subscribe((e) => got.push(`${e.seq}:${e.data.message_id}`));
+    assert.equal(got, ['1:left over', '2:new']);
+    assert.equal(seen, [2]);
+    assert.is(log.read().length, 2, 'requeueing appends nothing');
+  },
+);
 
 test('the redaction hook rewrites the data of every draft before it is logged and delivered', async () => {
   const log = new MemoryEventStore();

@@ -55,18 +55,21 @@ const delivery = (key: string) => ({
   outcome: 'message' as const,
 });
 
-test('deliveries: a text the outbox never confirms is false after DELIVERY_TIMEOUT_MS; closing answers false', async () => {
-  const stage = given();
-  const clock = new ManualClock();
-  const deliveries = new Deliveries(stage.bus, clockOf(clock));
-  const unconfirmed = deliveries.send(delivery('hb:1'));
-  assert.equal(clock.pending(), [DELIVERY_TIMEOUT_MS]);
-  clock.advance(DELIVERY_TIMEOUT_MS);
-  assert.is(await unconfirmed, false);
-  const waiting = deliveries.send(delivery('hb:2'));
-  deliveries.close();
-  assert.equal([await waiting, clock.pending()], [false, []]);
-});
+test(
+  'deliveries: a text the outbox never confirms is false after DELIVERY_TIMEOUT_MS; ' + 'closing answers false',
+  async () => {
+    const stage = given();
+    const clock = new ManualClock();
+    const deliveries = new Deliveries(stage.bus, clockOf(clock));
+    const unconfirmed = deliveries.send(delivery('hb:1'));
+    assert.equal(clock.pending(), [DELIVERY_TIMEOUT_MS]);
+    clock.advance(DELIVERY_TIMEOUT_MS);
+    assert.is(await unconfirmed, false);
+    const waiting = deliveries.send(delivery('hb:2'));
+    deliveries.close();
+    assert.equal([await waiting, clock.pending()], [false, []]);
+  },
+);
 
 const approval = (desk: ApprovalDesk, signal: AbortSignal) =>
   desk.ask(
@@ -107,18 +110,21 @@ test('approvals: no answer within the timeout denies and says so; a turn that en
   );
 });
 
-test('subagent tasks: a session that never answers fails the task; a cancel before the turn starts aborts it', async () => {
-  const stage = given();
-  const clock = new ManualClock();
-  const host = sessionHost(stage.bus, clockOf(clock));
-  const silent = host.run(child, new AbortController().signal);
-  assert.equal(clock.pending(), [60_000 + CANCEL_GRACE_MS]);
-  clock.advance(60_000 + CANCEL_GRACE_MS);
-  assert.equal(await silent, { outcome: 'failed', reply: "the subagent's session did not answer" });
-  const cancel = new AbortController();
-  const canceled = host.run({ ...child, link: { ...child.link, task: 'task_2' } }, cancel.signal);
-  cancel.abort('the parent turn ended');
-  assert.equal([await canceled, clock.pending()], [{ outcome: 'aborted', reply: '' }, []]);
-});
+test(
+  'subagent tasks: a session that never answers fails the task; ' + 'a cancel before the turn starts aborts it',
+  async () => {
+    const stage = given();
+    const clock = new ManualClock();
+    const host = sessionHost(stage.bus, clockOf(clock));
+    const silent = host.run(child, new AbortController().signal);
+    assert.equal(clock.pending(), [60_000 + CANCEL_GRACE_MS]);
+    clock.advance(60_000 + CANCEL_GRACE_MS);
+    assert.equal(await silent, { outcome: 'failed', reply: "the subagent's session did not answer" });
+    const cancel = new AbortController();
+    const canceled = host.run({ ...child, link: { ...child.link, task: 'task_2' } }, cancel.signal);
+    cancel.abort('the parent turn ended');
+    assert.equal([await canceled, clock.pending()], [{ outcome: 'aborted', reply: '' }, []]);
+  },
+);
 
 test.run();

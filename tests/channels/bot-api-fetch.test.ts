@@ -129,21 +129,24 @@ test('a refused connection is the channel error network, and its message does no
   ]);
 });
 
-test('an answer that is not JSON (a proxy error page) is the channel error network, naming its status and type', async () => {
-  const api = await botApi((_, res) => {
-    res.writeHead(502, { 'content-type': 'text/html' });
-    res.end('<html><body>Bad Gateway</body></html>');
-  });
-  try {
-    const channel = new TelegramChannel({ token: TOKEN, baseUrl: api.url });
-    assert.equal(await channelError(channel.send('5', 'hi')), [
-      'network',
-      'cannot reach the Bot API (the Bot API answered HTTP 502 (text/html) where JSON was expected)',
-    ]);
-  } finally {
-    await api.close();
-  }
-});
+test(
+  'an answer that is not JSON (a proxy error page) is the channel error network, ' + 'naming its status and type',
+  async () => {
+    const api = await botApi((_, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<html><body>Bad Gateway</body></html>');
+    });
+    try {
+      const channel = new TelegramChannel({ token: TOKEN, baseUrl: api.url });
+      assert.equal(await channelError(channel.send('5', 'hi')), [
+        'network',
+        'cannot reach the Bot API (the Bot API answered HTTP 502 (text/html) where JSON was expected)',
+      ]);
+    } finally {
+      await api.close();
+    }
+  },
+);
 
 test('a long poll that outlives its timeout is aborted and reported as stalled', async () => {
   const api = await botApi((request, res) => {

@@ -112,21 +112,24 @@ test('an idle Email channel loads imapflow only: mailparser waits for a mail in,
   }
 });
 
-test("a LINE channel loads no axios: the Messaging API client of its SDK is bundled without the SDK's axios", async () => {
-  const line = await LineApi.start();
-  try {
-    const entry = { enabled: true, type: 'line', settings: { ...line.settings(), allow_from: ['*'] } };
-    const withLine = await packagesLoaded({ line: entry });
-    // The SDK's ES module index imports its legacy axios client; a gateway loading it gets a second axios beside the
-    // CommonJS one other channel libraries share.
-    assert.equal(
-      withLine.filter((name) => name === 'axios' || CHANNEL_LIBRARIES.includes(name)),
-      [],
-    );
-  } finally {
-    await line.close();
-  }
-});
+test(
+  'a LINE channel loads no axios: ' + "the Messaging API client of its SDK is bundled without the SDK's axios",
+  async () => {
+    const line = await LineApi.start();
+    try {
+      const entry = { enabled: true, type: 'line', settings: { ...line.settings(), allow_from: ['*'] } };
+      const withLine = await packagesLoaded({ line: entry });
+      // The SDK's ES module index imports its legacy axios client; a gateway loading it gets a second axios beside the
+      // CommonJS one other channel libraries share.
+      assert.equal(
+        withLine.filter((name) => name === 'axios' || CHANNEL_LIBRARIES.includes(name)),
+        [],
+      );
+    } finally {
+      await line.close();
+    }
+  },
+);
 
 test('a DingTalk channel takes the CommonJS axios that Slack, WeCom and Feishu share, not a second one', async () => {
   const dingtalk = await DingTalkContractEmulator.start();

@@ -26,26 +26,29 @@ test.after(async (context) => {
   context.gateway?.home.remove();
 });
 
-test('a part Slack refuses with 429 at each of send_attempts tries is given up, and the chat is told', async (context) => {
-  context.model = await startGatewayModel();
-  const slack = await SlackApi.start();
-  context.slack = slack;
-  const chat = slack.direct('user1');
-  context.gateway = await startGatewayProcess({
-    gateway: { host: '127.0.0.1', port: await freePort() },
-    agents: { defaults: { model: 'fast' } },
-    model_list: [modelEntry(context.model.url)],
-    heartbeat: { enabled: false },
-    channel_list: {
-      slack: { enabled: true, settings: { ...slack.settings(), allow_from: [chat.sender], send_attempts: 2 } },
-    },
-  });
-  slack.rateLimitSends(2, 1);
-  await chat.say('refused twice');
-  await sentAtLeast(chat, 1);
-  const shown = await quietGateway(context.gateway.home.sessions, () => chat.sent().map((m) => m.text));
-  assert.equal(shown, [NOT_DELIVERED_NOTICE]);
-  assert.is(slack.rateLimited().length, 2, 'two tries, each answered 429');
-});
+test(
+  'a part Slack refuses with 429 at each of send_attempts tries is given up, ' + 'and the chat is told',
+  async (context) => {
+    context.model = await startGatewayModel();
+    const slack = await SlackApi.start();
+    context.slack = slack;
+    const chat = slack.direct('user1');
+    context.gateway = await startGatewayProcess({
+      gateway: { host: '127.0.0.1', port: await freePort() },
+      agents: { defaults: { model: 'fast' } },
+      model_list: [modelEntry(context.model.url)],
+      heartbeat: { enabled: false },
+      channel_list: {
+        slack: { enabled: true, settings: { ...slack.settings(), allow_from: [chat.sender], send_attempts: 2 } },
+      },
+    });
+    slack.rateLimitSends(2, 1);
+    await chat.say('refused twice');
+    await sentAtLeast(chat, 1);
+    const shown = await quietGateway(context.gateway.home.sessions, () => chat.sent().map((m) => m.text));
+    assert.equal(shown, [NOT_DELIVERED_NOTICE]);
+    assert.is(slack.rateLimited().length, 2, 'two tries, each answered 429');
+  },
+);
 
 test.run();

@@ -51,7 +51,9 @@ test('a single line longer than the limit is cut hard', () => {
   assert.is(parts.join(''), 'a'.repeat(250));
 });
 
-/** One paragraph of `count` numbered sentences of 66 characters: 92 make a reply as long as the one reported (6,152). */
+/**
+ * One paragraph of `count` numbered sentences of 66 characters: 92 make a reply as long as the one reported (6,152).
+ */
 const prose = (count: number): string =>
   Array.from(
     { length: count },

@@ -54,23 +54,23 @@ const paths = (gateway: GatewayProcess) => ({
   token: join(gateway.home.home, 'gateway.token'),
 });
 
-test('agent -m runs its turn in the gateway: the reply is printed and the turn is in the log the gateway writes', async ({
-  vendor,
-  gateway,
-}) => {
-  vendor.reply(completion({ content: 'Hello from the gateway.' }));
-  assert.equal(await tern(['agent', '-m', 'hi'], gateway.home.env), {
-    code: 0,
-    stdout: 'Hello from the gateway.\n',
-    stderr: '',
-  });
-  assert.ok(logged(gateway.home.env, 'turn.completed').some((e) => e.data.reply === 'Hello from the gateway.'));
-  assert.equal(
-    logged(gateway.home.env, 'runtime.started').map((e) => e.data.command),
-    ['gateway'],
-    'the CLI opened no log of its own',
-  );
-});
+test(
+  'agent -m runs its turn in the gateway: ' + 'the reply is printed and the turn is in the log the gateway writes',
+  async ({ vendor, gateway }) => {
+    vendor.reply(completion({ content: 'Hello from the gateway.' }));
+    assert.equal(await tern(['agent', '-m', 'hi'], gateway.home.env), {
+      code: 0,
+      stdout: 'Hello from the gateway.\n',
+      stderr: '',
+    });
+    assert.ok(logged(gateway.home.env, 'turn.completed').some((e) => e.data.reply === 'Hello from the gateway.'));
+    assert.equal(
+      logged(gateway.home.env, 'runtime.started').map((e) => e.data.command),
+      ['gateway'],
+      'the CLI opened no log of its own',
+    );
+  },
+);
 
 test("--json streams the turn's events from the gateway, as a turn run here prints them", async ({
   vendor,
@@ -109,7 +109,8 @@ test('--script runs its turns in the gateway and checks them as it would here (e
   const { vendor, gateway } = ctx;
   const script = join(gateway.home.home, 'turns.yaml');
   const turns =
-    '  - user: "write hello"\n    expect: { contains: "hello.txt" }\n  - user: "again"\n    expect: { matches: "^Sure" }\n';
+    '  - user: "write hello"\n    expect: { contains: "hello.txt" }\n' +
+    '  - user: "again"\n    expect: { matches: "^Sure" }\n';
   writeFileSync(script, `session: scripted\nturns:\n${turns}`);
   vendor.reply(completion({ content: 'Wrote hello.txt.' }), completion({ content: 'No.' }));
   const { code, stdout, stderr } = await tern(['agent', '--script', script], gateway.home.env);
@@ -228,7 +229,8 @@ test('the dashboard finds the running gateway the same way, and names it when it
     assert.is(status.state, 'stopped');
     assert.is(
       host.lastError(),
-      `a gateway already runs on this AGENT_HOME (process ${gateway.child.pid}, tern gateway): stop it to run the gateway from the dashboard`,
+      `a gateway already runs on this AGENT_HOME (process ${gateway.child.pid}, ` +
+        'tern gateway): stop it to run the gateway from the dashboard',
     );
   } finally {
     await host.close();

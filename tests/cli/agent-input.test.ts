@@ -142,7 +142,8 @@ test('tools.mcp.connect_timeout_seconds bounds the wait: a server still connecti
     assert.is((await cli.ended).code, 0, cli.stderr());
     assert.is(
       cli.stderr(),
-      'tern: warning: MCP server "silent" did not connect within 1 s (tools.mcp.connect_timeout_seconds); its tools are not offered\n',
+      'tern: warning: MCP server "silent" did not connect within 1 s ' +
+        '(tools.mcp.connect_timeout_seconds); its tools are not offered\n',
     );
     assert.ok(Date.now() - started < 20_000);
   } finally {

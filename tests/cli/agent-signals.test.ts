@@ -40,35 +40,36 @@ test('Ctrl-C during a model call of -m: turn.aborted at once, [stopped] on stdou
   assert.ok(aborted!.at - sentAt < 5000, `turn.aborted came ${aborted!.at - sentAt} ms after the signal`);
 });
 
-test('Ctrl-C during a tool call: the command and what it started are killed, and what the model said is shown stopped', async ({
-  home,
-  vendor,
-}) => {
-  const tag = '31.4159';
-  const call = {
-    id: 'c1',
-    type: 'function' as const,
-    function: { name: 'exec', arguments: JSON.stringify({ command: `sleep ${tag} & sleep ${tag}` }) },
-  };
-  vendor.reply(completion({ content: 'Let me wait a while.', tool_calls: [call] }, 'tool_calls'));
-  const cli = runningCli(['agent', '-m', 'wait'], home.env);
-  try {
-    const deadline = Date.now() + 30_000;
-    while (straysTagged(tag).length < 2 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.is(straysTagged(tag).length, 2, 'both sleeps run');
-    cli.child.kill('SIGINT');
-    const { code } = await cli.ended;
-    assert.equal([code, cli.stdout()], [130, 'Let me wait a while. [stopped]\n']);
-    // A killed process leaves /proc a moment after its signal, longer on a loaded machine.
-    const gone = Date.now() + 10_000;
-    while (straysTagged(tag).length > 0 && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.equal(straysTagged(tag), []);
-    assert.equal(logged(home.env, 'turn.aborted').length, 1);
-  } finally {
-    killTagged(tag);
-  }
-});
+test(
+  'Ctrl-C during a tool call: the command and what it started are killed, ' +
+    'and what the model said is shown stopped',
+  async ({ home, vendor }) => {
+    const tag = '31.4159';
+    const call = {
+      id: 'c1',
+      type: 'function' as const,
+      function: { name: 'exec', arguments: JSON.stringify({ command: `sleep ${tag} & sleep ${tag}` }) },
+    };
+    vendor.reply(completion({ content: 'Let me wait a while.', tool_calls: [call] }, 'tool_calls'));
+    const cli = runningCli(['agent', '-m', 'wait'], home.env);
+    try {
+      const deadline = Date.now() + 30_000;
+      while (straysTagged(tag).length < 2 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.is(straysTagged(tag).length, 2, 'both sleeps run');
+      cli.child.kill('SIGINT');
+      const { code } = await cli.ended;
+      assert.equal([code, cli.stdout()], [130, 'Let me wait a while. [stopped]\n']);
+      // A killed process leaves /proc a moment after its signal, longer on a loaded machine.
+      const gone = Date.now() + 10_000;
+      while (straysTagged(tag).length > 0 && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(straysTagged(tag), []);
+      assert.equal(logged(home.env, 'turn.aborted').length, 1);
+    } finally {
+      killTagged(tag);
+    }
+  },
+);
 
 test('SIGTERM aborts a --script turn: exit 143, the script stops there', async ({ home, vendor }) => {
   const script = `${home.home}/turns.yaml`;

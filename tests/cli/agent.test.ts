@@ -62,7 +62,10 @@ test('a failed turn exits 1 and says why', async ({ home, vendor }) => {
   assert.is(code, 1);
   assert.match(
     stdout,
-    /^Sorry, the model could not be reached: model entry "fast" \(openai\/gpt-test\) key 1 of 1 \(sk-t…01\) was refused/,
+    new RegExp(
+      /^Sorry, the model could not be reached: model entry "fast" \(openai\/gpt-test\) /.source +
+        /key 1 of 1 \(sk-t…01\) was refused/.source,
+    ),
   );
 });
 
@@ -117,7 +120,10 @@ test('with no model configured, agent says so and how to add one', async ({ home
   assert.equal([code, stdout], [1, '']);
   assert.match(
     stderr,
-    /^tern: no model to talk to \(model_list in .*config\.json has no enabled entry\)\. Add one, e\.g\. \{"model_name": "fast"/,
+    new RegExp(
+      /^tern: no model to talk to \(model_list in .*config\.json has no enabled entry\)\. /.source +
+        /Add one, e\.g\. \{"model_name": "fast"/.source,
+    ),
   );
 });
 
@@ -125,7 +131,8 @@ test('--script runs the turns in one session and exits 1 when an expectation fai
   const script = join(home.home, 'turns.yaml');
   writeFileSync(
     script,
-    'session: demo\nturns:\n  - user: "write hello"\n    expect: { contains: "hello.txt" }\n  - user: "again"\n    expect: { matches: "^Sure" }\n',
+    'session: demo\nturns:\n  - user: "write hello"\n    expect: { contains: "hello.txt" }\n' +
+      '  - user: "again"\n    expect: { matches: "^Sure" }\n',
   );
   vendor.reply(completion({ content: 'Wrote hello.txt.' }), completion({ content: 'No.' }));
   const { code, stdout, stderr } = await tern(['agent', '--script', script], home.env);
@@ -163,7 +170,8 @@ test('a script expectation JavaScript cannot compile is one usage line, before a
       code: 2,
       stdout: '',
       stderr:
-        'tern: wrong usage (turns[0].expect.matches "(?i)sunny" is not a JavaScript regular expression (Invalid group; JavaScript has no inline flags such as (?i))). Run `tern help agent`.\n',
+        'tern: wrong usage (turns[0].expect.matches "(?i)sunny" is not a JavaScript regular expression ' +
+        '(Invalid group; JavaScript has no inline flags such as (?i))). Run `tern help agent`.\n',
     },
   );
   assert.is(vendor.requests.length, 0);
@@ -196,36 +204,38 @@ test('replay prints the timeline of a turn and --rerun says identical', async ({
   assert.match(missing.stderr, /^tern: no turn t_nope \(the log has no event for it\)/);
 });
 
-test('agent -m cannot ask for approval: a call that needs it is denied at once, the model is told and stderr says why', async ({
-  home,
-  vendor,
-}) => {
-  writeConfig(home.home, vendor.url, { tools: { exec: { require_approval: true } } });
-  const call = {
-    id: 'c1',
-    type: 'function' as const,
-    function: { name: 'exec', arguments: JSON.stringify({ command: 'echo nope' }) },
-  };
-  vendor.reply(completion({ tool_calls: [call] }, 'tool_calls'), completion({ content: 'I could not run it.' }));
-  const started = Date.now();
-  const { code, stdout, stderr } = await tern(['agent', '-m', 'run echo nope'], home.env);
-  assert.equal(
-    { code, stdout, stderr },
-    {
-      code: 0,
-      stdout: 'I could not run it.\n',
-      stderr: 'tern: exec wants to run `echo nope`; denied (tern agent -m and --script cannot ask for approval)\n',
-    },
-  );
-  assert.ok(Date.now() - started < 30_000, 'it did not wait for the 60 s approval timeout');
-  const tool = (
-    JSON.parse(vendor.requests[1]!.body.toString()) as { messages: Array<{ content: string }> }
-  ).messages.at(-1);
-  assert.is(
-    tool?.content,
-    'Tool call not approved: tern agent -m and --script cannot ask; run `tern agent` for a chat, or talk through a channel',
-  );
-});
+test(
+  'agent -m cannot ask for approval: ' +
+    'a call that needs it is denied at once, the model is told and stderr says why',
+  async ({ home, vendor }) => {
+    writeConfig(home.home, vendor.url, { tools: { exec: { require_approval: true } } });
+    const call = {
+      id: 'c1',
+      type: 'function' as const,
+      function: { name: 'exec', arguments: JSON.stringify({ command: 'echo nope' }) },
+    };
+    vendor.reply(completion({ tool_calls: [call] }, 'tool_calls'), completion({ content: 'I could not run it.' }));
+    const started = Date.now();
+    const { code, stdout, stderr } = await tern(['agent', '-m', 'run echo nope'], home.env);
+    assert.equal(
+      { code, stdout, stderr },
+      {
+        code: 0,
+        stdout: 'I could not run it.\n',
+        stderr: 'tern: exec wants to run `echo nope`; denied (tern agent -m and --script cannot ask for approval)\n',
+      },
+    );
+    assert.ok(Date.now() - started < 30_000, 'it did not wait for the 60 s approval timeout');
+    const tool = (
+      JSON.parse(vendor.requests[1]!.body.toString()) as { messages: Array<{ content: string }> }
+    ).messages.at(-1);
+    assert.is(
+      tool?.content,
+      'Tool call not approved: tern agent -m and --script cannot ask; ' +
+        'run `tern agent` for a chat, or talk through a channel',
+    );
+  },
+);
 
 test('interactive agent asks Approve? [y/N] for a call that needs it, and y runs it', async ({ home, vendor }) => {
   writeConfig(home.home, vendor.url, { tools: { exec: { require_approval: true } } });

@@ -100,7 +100,8 @@ test('with a display: the browser opens, signs in, and comes back to the loopbac
   const opened = join(ctx.home.home, 'opened.txt');
   writeFileSync(
     join(bin, 'browser.cjs'),
-    `fetch(process.argv[2]).then((r) => require('node:fs').writeFileSync(${JSON.stringify(opened)}, r.url + ' ' + r.status));\n`,
+    'fetch(process.argv[2]).then((r) => ' +
+      `require('node:fs').writeFileSync(${JSON.stringify(opened)}, r.url + ' ' + r.status));\n`,
   );
   writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nexec "${process.execPath}" "${join(bin, 'browser.cjs')}" "$1"\n`);
   chmodSync(join(bin, 'xdg-open'), 0o755);
@@ -140,7 +141,11 @@ test('with a display but the redirect port taken, the paste-back still signs in'
     assert.is(ended.code, 0, ended.stderr);
     assert.match(
       ended.stderr,
-      /^Port 51121 is taken \(listen EADDRINUSE: address already in use 127\.0\.0\.1:51121\); paste the URL instead\.$/m,
+      new RegExp(
+        /^Port 51121 is taken \(listen EADDRINUSE: address already in use 127\.0\.0\.1:51121\); /.source +
+          /paste the URL instead\.$/.source,
+        'm',
+      ),
     );
     assert.is(readProviderLogin(ctx.home.home, 'antigravity')!.access_token, ISSUED.access);
   } finally {
@@ -156,7 +161,10 @@ test('a pasted URL of another login (its state differs) is refused and nothing i
   assert.is(ended.code, 1);
   assert.match(
     ended.stderr,
-    /tern: login to antigravity failed \(the redirect URL belongs to another login \(state differs\)\)\. Run `tern auth login --provider antigravity` again\.\n$/,
+    new RegExp(
+      /tern: login to antigravity failed \(the redirect URL belongs to another login \(state differs\)\)\. /.source +
+        /Run `tern auth login --provider antigravity` again\.\n$/.source,
+    ),
   );
   assert.not.ok(
     ctx.google.requests.some((r) => r.url === '/token'),

@@ -140,7 +140,10 @@ test('log prints one readable line per event', async ({ home }) => {
   const { stdout } = runCli(['log', '--limit', '1'], home.env);
   assert.match(
     stdout,
-    /^ {6}6  \d{4}-\d\d-\d\dT[\d:.]+Z  tool\.requested {7}main sk_v1_other t2  \{"call_id":"c6","name":"todo","arguments":\{"keys":\[\],"count":0\}\}\n$/,
+    new RegExp(
+      /^ {6}6  \d{4}-\d\d-\d\dT[\d:.]+Z  tool\.requested {7}main sk_v1_other t2  /.source +
+        /\{"call_id":"c6","name":"todo","arguments":\{"keys":\[\],"count":0\}\}\n$/.source,
+    ),
   );
 });
 

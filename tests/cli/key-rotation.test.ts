@@ -70,10 +70,10 @@ test('a pool of two entries takes turns across runs too, each entry with its own
     vendor.reply(completion({ content: 'ok' }));
     assert.is((await tern(['agent', '-m', 'hi'], home.env)).code, 0);
   }
-  const used = vendor.requests.map(
-    (r) =>
-      `${(JSON.parse(r.body.toString()) as { model: string }).model} ${String(r.headers.authorization).replace(/^Bearer /, '')}`,
-  );
+  const used = vendor.requests.map((r) => {
+    const model = (JSON.parse(r.body.toString()) as { model: string }).model;
+    return `${model} ${String(r.headers.authorization).replace(/^Bearer /, '')}`;
+  });
   assert.equal(used, [`gpt-a ${KEYS[0]}`, `gpt-b ${KEYS[2]}`, `gpt-a ${KEYS[1]}`, `gpt-b ${KEYS[2]}`]);
 });
 

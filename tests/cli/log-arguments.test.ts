@@ -45,7 +45,8 @@ test('the text view shows tool arguments as their keys and count; --json keeps t
   // Cut at 160 characters, as every brief.
   assert.is(
     responded[0],
-    '{"text":"","tool_calls":[{"id":"call_1","name":"write_file","arguments":{"keys":["path","content"],"count":2}}],"usage":{"input_tokens":12,"output_tokens":5},"…',
+    '{"text":"","tool_calls":[{"id":"call_1","name":"write_file","arguments":{"keys":["path","content"],"count":2}}],' +
+      '"usage":{"input_tokens":12,"output_tokens":5},"…',
   );
 
   const json = await tern(['log', '--json', '--type', 'tool.requested'], home.env);

@@ -18,43 +18,44 @@ const test = homeAndVendorSuite('tern onboard', async (ctx) => {
 
 const read = (home: TempHome, file: string) => readFileSync(join(home.home, file), 'utf8');
 
-test('flags answer every question: the model goes to config.json, its key to .security.yml (0600, comments kept), then one test call says it works', async ({
-  home,
-  vendor,
-}) => {
-  vendor.reply(completion({ content: 'OK' }));
-  const result = await tern(
-    ['onboard', '--provider', 'openai', '--api-key', KEY, '--api-base', `${vendor.url}/v1`, '--model', 'gpt-4o-mini'],
-    home.env,
-  );
-  assert.is(result.code, 0, result.stdout + result.stderr);
-  const lines = result.stdout.trim().split('\n');
-  assert.equal(
-    lines.slice(-3).map((l) => l.replace(/\d+\.\d s/, 'T')),
-    [
-      'Saved model gpt-4o-mini (keys and tokens in .security.yml).',
-      '✓ model gpt-4o-mini: answered in T',
-      'Next: `tern agent` to chat here, `tern doctor` to check everything.',
-    ],
-  );
-  const config = JSON.parse(read(home, 'config.json')) as {
-    agents: { defaults: { model: string } };
-    model_list: unknown[];
-  };
-  assert.is(config.agents.defaults.model, 'gpt-4o-mini');
-  assert.equal(config.model_list, [
-    { model_name: 'gpt-4o-mini', provider: 'openai', model: 'gpt-4o-mini', api_base: `${vendor.url}/v1` },
-  ]);
-  assert.not.ok(read(home, 'config.json').includes(KEY), 'no key in config.json');
-  const secrets = read(home, '.security.yml');
-  assert.ok(
-    secrets.startsWith('# Tern credentials: keys and tokens kept apart from config.json.'),
-    'the starter comments stay',
-  );
-  assert.equal(parseYaml(secrets), { model_list: { 'gpt-4o-mini': { api_keys: [KEY] } } });
-  assert.is(statSync(join(home.home, '.security.yml')).mode & 0o777, 0o600);
-  assert.is(vendor.requests[0]!.headers.authorization, `Bearer ${KEY}`);
-});
+test(
+  'flags answer every question: the model goes to config.json, ' +
+    'its key to .security.yml (0600, comments kept), then one test call says it works',
+  async ({ home, vendor }) => {
+    vendor.reply(completion({ content: 'OK' }));
+    const result = await tern(
+      ['onboard', '--provider', 'openai', '--api-key', KEY, '--api-base', `${vendor.url}/v1`, '--model', 'gpt-4o-mini'],
+      home.env,
+    );
+    assert.is(result.code, 0, result.stdout + result.stderr);
+    const lines = result.stdout.trim().split('\n');
+    assert.equal(
+      lines.slice(-3).map((l) => l.replace(/\d+\.\d s/, 'T')),
+      [
+        'Saved model gpt-4o-mini (keys and tokens in .security.yml).',
+        '✓ model gpt-4o-mini: answered in T',
+        'Next: `tern agent` to chat here, `tern doctor` to check everything.',
+      ],
+    );
+    const config = JSON.parse(read(home, 'config.json')) as {
+      agents: { defaults: { model: string } };
+      model_list: unknown[];
+    };
+    assert.is(config.agents.defaults.model, 'gpt-4o-mini');
+    assert.equal(config.model_list, [
+      { model_name: 'gpt-4o-mini', provider: 'openai', model: 'gpt-4o-mini', api_base: `${vendor.url}/v1` },
+    ]);
+    assert.not.ok(read(home, 'config.json').includes(KEY), 'no key in config.json');
+    const secrets = read(home, '.security.yml');
+    assert.ok(
+      secrets.startsWith('# Tern credentials: keys and tokens kept apart from config.json.'),
+      'the starter comments stay',
+    );
+    assert.equal(parseYaml(secrets), { model_list: { 'gpt-4o-mini': { api_keys: [KEY] } } });
+    assert.is(statSync(join(home.home, '.security.yml')).mode & 0o777, 0o600);
+    assert.is(vendor.requests[0]!.headers.authorization, `Bearer ${KEY}`);
+  },
+);
 
 test('a failing test call is said and exits 1; what was given stays saved', async ({ home, vendor }) => {
   vendor.reply({
@@ -105,35 +106,39 @@ test('a failing test call is said and exits 1; what was given stays saved', asyn
   });
 });
 
-test("--owner lists you in the channel's allow_from; without it, onboarding says everyone gets a pairing code first", async ({
-  home,
-}) => {
-  const token = '123456:OwnerFlagTokenABCdefGhIJKlmNoPQRs';
-  const owned = await tern(['onboard', '--telegram-token', token, '--owner', '1001, @alice', '--no-test'], home.env);
-  assert.is(owned.code, 0);
-  const config = JSON.parse(read(home, 'config.json')) as { channel_list: unknown };
-  assert.equal(config.channel_list, {
-    telegram: { enabled: true, type: 'telegram', settings: { allow_from: ['1001', '@alice'] } },
-  });
-  assert.is(
-    owned.stdout.trim().split('\n').at(-1),
-    'The bot answers 1001, @alice (allow_from); a stranger gets a pairing code, and `tern pairing approve CODE` lets them in.',
-  );
-  home.remove();
-  const open = await tern(['onboard', '--telegram-token', token, '--no-test'], home.env);
-  assert.is(
-    open.stdout.trim().split('\n').at(-1),
-    'No one is listed in allow_from yet: whoever writes to the bot, you too, gets no answer but a pairing code, and `tern pairing approve CODE` lets them in.',
-  );
-  const lone = await tern(['onboard', '--owner', '1001'], home.env);
-  assert.equal(
-    [lone.code, lone.stderr],
-    [
-      2,
-      'tern: wrong usage (--owner needs a channel to let you into (--telegram-token, --discord-token or --slack-token)). Run `tern help onboard`.\n',
-    ],
-  );
-});
+test(
+  "--owner lists you in the channel's allow_from; " + 'without it, onboarding says everyone gets a pairing code first',
+  async ({ home }) => {
+    const token = '123456:OwnerFlagTokenABCdefGhIJKlmNoPQRs';
+    const owned = await tern(['onboard', '--telegram-token', token, '--owner', '1001, @alice', '--no-test'], home.env);
+    assert.is(owned.code, 0);
+    const config = JSON.parse(read(home, 'config.json')) as { channel_list: unknown };
+    assert.equal(config.channel_list, {
+      telegram: { enabled: true, type: 'telegram', settings: { allow_from: ['1001', '@alice'] } },
+    });
+    assert.is(
+      owned.stdout.trim().split('\n').at(-1),
+      'The bot answers 1001, @alice (allow_from); ' +
+        'a stranger gets a pairing code, and `tern pairing approve CODE` lets them in.',
+    );
+    home.remove();
+    const open = await tern(['onboard', '--telegram-token', token, '--no-test'], home.env);
+    assert.is(
+      open.stdout.trim().split('\n').at(-1),
+      'No one is listed in allow_from yet: whoever writes to the bot, you too, ' +
+        'gets no answer but a pairing code, and `tern pairing approve CODE` lets them in.',
+    );
+    const lone = await tern(['onboard', '--owner', '1001'], home.env);
+    assert.equal(
+      [lone.code, lone.stderr],
+      [
+        2,
+        'tern: wrong usage (--owner needs a channel to let you into (--telegram-token, ' +
+          '--discord-token or --slack-token)). Run `tern help onboard`.\n',
+      ],
+    );
+  },
+);
 
 test('flags that cannot make a working entry are usage errors, and nothing is written', async ({ home }) => {
   const cases: Array<[string[], string]> = [

@@ -29,20 +29,20 @@ function toolTurn(vendor: VendorServer): void {
 
 const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
 
-test("on a terminal, -m shows the model's text between tool calls and each tool step as they happen, then the reply", async ({
-  home,
-  vendor,
-}) => {
-  toolTurn(vendor);
-  const run = await ternOnTerminal(['agent', '-m', 'what is here?'], home.env);
-  assert.is(run.code, 0);
-  assert.match(run.raw, SPINNER, 'a spinner while waiting');
-  const lines = screenLines(run.raw).filter((line) => line.trim() !== '');
-  assert.equal(
-    lines.map((line) => line.replace(/\(\d+\.\d s\)/, '(t)')),
-    ['… Let me look at the file.', '→ list_dir {}', '✓ list_dir (t)', 'The workspace is empty.'],
-  );
-});
+test(
+  "on a terminal, -m shows the model's text between tool " + 'calls and each tool step as they happen, then the reply',
+  async ({ home, vendor }) => {
+    toolTurn(vendor);
+    const run = await ternOnTerminal(['agent', '-m', 'what is here?'], home.env);
+    assert.is(run.code, 0);
+    assert.match(run.raw, SPINNER, 'a spinner while waiting');
+    const lines = screenLines(run.raw).filter((line) => line.trim() !== '');
+    assert.equal(
+      lines.map((line) => line.replace(/\(\d+\.\d s\)/, '(t)')),
+      ['… Let me look at the file.', '→ list_dir {}', '✓ list_dir (t)', 'The workspace is empty.'],
+    );
+  },
+);
 
 test('with --json on a terminal, only the events: no spinner, no steps', async ({ home, vendor }) => {
   toolTurn(vendor);

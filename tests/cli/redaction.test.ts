@@ -23,7 +23,9 @@ function echoKey(vendor: VendorServer): void {
     const sent = String(request.headers.authorization ?? '').replace(/^Bearer /, '');
     const body = {
       error: {
-        message: `Incorrect API key provided: ${sent}. You can find your API key at https://example.com/keys. Also tried ${FOREIGN}.`,
+        message:
+          `Incorrect API key provided: ${sent}. ` +
+          `You can find your API key at https://example.com/keys. Also tried ${FOREIGN}.`,
         type: 'invalid_request_error',
         code: 'invalid_api_key',
       },
@@ -133,7 +135,8 @@ test('tern config validate: a key pasted into the wrong field is masked in the p
   assertMasked(result.stdout + result.stderr, 'config validate');
   assert.is(
     result.stdout,
-    `model_list[0].api_base: "${MASKED}" is not an http(s) URL (allowed: an address such as https://api.openai.com/v1)\n`,
+    `model_list[0].api_base: "${MASKED}" is not an http(s) URL (allowed: ` +
+      `an address such as https://api.openai.com/v1)\n`,
   );
 });
 
@@ -143,54 +146,56 @@ test('a CLI error that quotes a key (here a usage error naming the flag value) i
   assert.is(result.code, 1);
   assert.is(
     result.stderr,
-    `tern: no model named "${MASKED}" (model_list has: fast). Pick one of those with --model, or add it to model_list.\n`,
+    `tern: no model named "${MASKED}" (model_list has: fast). ` +
+      `Pick one of those with --model, or add it to model_list.\n`,
   );
 });
 
 const TOKEN = '123456:FirstDayBotToken-abcdefghij';
 
-test('tern status with a gateway running: a channel whose platform quotes the token in its 401 shows it masked', async ({
-  vendor,
-}) => {
-  // The Bot API's answer to getMe, quoting the token in the URL it was called with.
-  for (let i = 0; i < 20; i++) {
-    vendor.reply((request) => ({
-      status: 401,
-      headers: { 'content-type': 'application/json' },
-      chunks: [
-        JSON.stringify({
-          ok: false,
-          error_code: 401,
-          description: `Unauthorized: ${decodeURIComponent(request.url.split('/')[1]!.slice(3))} is revoked`,
-        }),
-      ],
-    }));
-  }
-  const gateway = await startGatewayProcess({
-    gateway: { port: await freePort() },
-    heartbeat: { enabled: false },
-    channel_list: {
-      telegram: {
-        enabled: true,
-        settings: { token: TOKEN, base_url: vendor.url, allow_from: ['*'], restart_backoff_ms: 60_000 },
+test(
+  'tern status with a gateway running: ' + 'a channel whose platform quotes the token in its 401 shows it masked',
+  async ({ vendor }) => {
+    // The Bot API's answer to getMe, quoting the token in the URL it was called with.
+    for (let i = 0; i < 20; i++) {
+      vendor.reply((request) => ({
+        status: 401,
+        headers: { 'content-type': 'application/json' },
+        chunks: [
+          JSON.stringify({
+            ok: false,
+            error_code: 401,
+            description: `Unauthorized: ${decodeURIComponent(request.url.split('/')[1]!.slice(3))} is revoked`,
+          }),
+        ],
+      }));
+    }
+    const gateway = await startGatewayProcess({
+      gateway: { port: await freePort() },
+      heartbeat: { enabled: false },
+      channel_list: {
+        telegram: {
+          enabled: true,
+          settings: { token: TOKEN, base_url: vendor.url, allow_from: ['*'], restart_backoff_ms: 60_000 },
+        },
       },
-    },
-  });
-  try {
-    const ready = await gateway.ready();
-    assert.equal(ready.body.channels, [
-      { name: 'telegram', state: 'failed', reason: 'Bot API getMe: Unauthorized: 1234…ij is revoked' },
-    ]);
-    const status = await runCliAsync(['status'], gateway.home.env);
-    assert.not.ok((status.stdout + status.stderr).includes(TOKEN), status.stdout);
-    assert.ok(
-      status.stdout.includes('enabled  failed, retrying: Bot API getMe: Unauthorized: 1234…ij is revoked'),
-      status.stdout,
-    );
-  } finally {
-    await gateway.stop();
-    gateway.home.remove();
-  }
-});
+    });
+    try {
+      const ready = await gateway.ready();
+      assert.equal(ready.body.channels, [
+        { name: 'telegram', state: 'failed', reason: 'Bot API getMe: Unauthorized: 1234…ij is revoked' },
+      ]);
+      const status = await runCliAsync(['status'], gateway.home.env);
+      assert.not.ok((status.stdout + status.stderr).includes(TOKEN), status.stdout);
+      assert.ok(
+        status.stdout.includes('enabled  failed, retrying: Bot API getMe: Unauthorized: 1234…ij is revoked'),
+        status.stdout,
+      );
+    } finally {
+      await gateway.stop();
+      gateway.home.remove();
+    }
+  },
+);
 
 test.run();

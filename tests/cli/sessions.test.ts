@@ -56,7 +56,11 @@ test('a key that names no session is an error listing the sessions, not an empty
   assert.is(result.stdout, '');
   assert.match(
     result.stderr,
-    /^tern: no session "toltest" \(the log has 2: v=1\|agent=main\|channel=cli\|account=default\|chat=direct:(tooltest|other) \(sk_v1_[0-9a-f]{8}…\); .*\)\. Name it by the key given to `tern agent --session`/,
+    new RegExp(
+      /^tern: no session "toltest" \(the log has 2: /.source +
+        /v=1\|agent=main\|channel=cli\|account=default\|chat=direct:(tooltest|other) \(sk_v1_[0-9a-f]{8}…\); /.source +
+        /.*\)\. Name it by the key given to `tern agent --session`/.source,
+    ),
   );
 });
 
@@ -83,7 +87,10 @@ test('a key two agents share is ambiguous and says which sessions it could be', 
   assert.is(result.code, 1);
   assert.match(
     result.stderr,
-    /^tern: "tooltest" names 2 sessions \(v=1\|agent=(helper|main)\|.*chat=direct:tooltest .*; v=1\|agent=(helper|main)\|.*\)\. Give the full key or more of the sk_v1_ id\.\n$/,
+    new RegExp(
+      /^tern: "tooltest" names 2 sessions \(v=1\|agent=(helper|main)\|.*chat=direct:tooltest .*; /.source +
+        /v=1\|agent=(helper|main)\|.*\)\. Give the full key or more of the sk_v1_ id\.\n$/.source,
+    ),
   );
   const helper = await tern(
     ['log', '--json', '--session', 'v=1|agent=helper|channel=cli|account=default|chat=direct:tooltest'],

@@ -196,7 +196,8 @@ test('a model without a price is counted in tokens and named, never priced at ze
   assert.match(text.stdout, /local\s+1\s+1\s+12\s+0\s+5\s+0\s+\?\n/);
   assert.is(
     text.stderr,
-    'tern: note: no price for local: their answers are not in the cost (?); set model_list[].pricing {input, output, cached_input, cache_write_input} in US dollars per million tokens\n',
+    'tern: note: no price for local: their answers are not in the cost (?); ' +
+      'set model_list[].pricing {input, output, cached_input, cache_write_input} in US dollars per million tokens\n',
   );
 });
 
@@ -267,7 +268,8 @@ test('tern usage with a bad --by or --since is a usage error', async ({ home }) 
     [since.code, since.stderr],
     [
       2,
-      'tern: wrong usage (--since: "yesterday" is not a date (allowed: 2026-11-01, an ISO time, or 7d, 12h, 30m)). Run `tern help usage`.\n',
+      'tern: wrong usage (--since: "yesterday" is not a date (allowed: ' +
+        '2026-11-01, an ISO time, or 7d, 12h, 30m)). Run `tern help usage`.\n',
     ],
   );
 });
@@ -352,7 +354,8 @@ test('a spent daily budget stops the next turn before it starts, with a clear me
     [third.code, third.stdout],
     [
       1,
-      'The daily budget of agent main is spent: $0.0065 of $0.0040 today. No new turn starts until tomorrow; to go on now, raise agents.defaults.budget.daily in the config.\n',
+      'The daily budget of agent main is spent: $0.0065 of $0.0040 today. ' +
+        'No new turn starts until tomorrow; to go on now, raise agents.defaults.budget.daily in the config.\n',
     ],
   );
   assert.is(vendor.requests.length, 2, 'the refused turn called no model');
@@ -375,7 +378,8 @@ test("an agent's own monthly budget wins over the defaults", async ({ home, vend
     [second.code, second.stdout],
     [
       1,
-      'The monthly budget of agent main is spent: $0.0033 of $0.0030 this month. No new turn starts until next month; to go on now, raise agents.list[0].budget.monthly in the config.\n',
+      'The monthly budget of agent main is spent: $0.0033 of $0.0030 this month. ' +
+        'No new turn starts until next month; to go on now, raise agents.list[0].budget.monthly in the config.\n',
     ],
   );
 });

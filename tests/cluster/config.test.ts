@@ -51,7 +51,8 @@ test('a bad cluster block is a config error naming the field and what is allowed
   } catch (error) {
     assert.instance(error, ConfigError);
     assert.equal((error as ConfigError).problems, [
-      'cluster.url: is not a NATS server URL (allowed: nats://HOST:PORT, tls://HOST:PORT, several separated by commas, or "")',
+      'cluster.url: is not a NATS server URL (allowed: ' +
+        'nats://HOST:PORT, tls://HOST:PORT, several separated by commas, or "")',
       'cluster.id: "a.b" is not a gateway id (allowed: 1 to 64 letters, digits, - and _)',
       'cluster.lease_ttl_ms: 10 is too small (allowed: whole numbers 1000 to 600000)',
     ]);

@@ -19,8 +19,8 @@ import { TelegramEmulator } from '../support/telegram-emulator.js';
 
 const TOKENS = ['711111:cluster-bot-one-AAAA', '722222:cluster-bot-two-BBBB', '733333:cluster-bot-three-CCCC'];
 const ACCOUNTS = ['tg1', 'tg2', 'tg3'];
-// Ten chats a bot: the killed gateway's bot still has parts out in several chats at once. Four messages a chat: the kill
-// lands after the bot's first few answers, with most of each chat still to come. FAILOVER_CHATS=100
+// Ten chats a bot: the killed gateway's bot still has parts out in several chats at once. Four messages a chat: the
+// kill lands after the bot's first few answers, with most of each chat still to come. FAILOVER_CHATS=100
 // FAILOVER_PER_CHAT=6 runs the load of 600 messages this test was first written with.
 const CHATS = Number(process.env.FAILOVER_CHATS ?? 30);
 const PER_CHAT = Number(process.env.FAILOVER_PER_CHAT ?? 4);
@@ -62,7 +62,9 @@ async function storyOf(nc: NatsConnection, account: string, chat: number, killed
     const id = `direct:${userOf(chat)}`;
     const lines: string[] = [];
     for (const e of log.iterate({
-      type: 'message.received,message.routed,turn.started,turn.completed,turn.aborted,reply.requested,message.sending,message.sent,message.undelivered,reply.delivered,runtime.started',
+      type:
+        'message.received,message.routed,turn.started,turn.completed,turn.aborted,reply.requested,message.sending,' +
+        'message.sent,message.undelivered,reply.delivered,runtime.started',
     })) {
       const data = e.data as {
         chat?: string;
@@ -80,7 +82,8 @@ async function storyOf(nc: NatsConnection, account: string, chat: number, killed
       )
         continue;
       lines.push(
-        `${e.seq} ${e.gateway ?? '?'} ${e.at - killedAt}ms ${e.type} ${data.message_id ?? ''} ${data.key ?? data.send_key ?? ''} ${e.turn ?? ''} ${JSON.stringify(data.text ?? '')}`,
+        `${e.seq} ${e.gateway ?? '?'} ${e.at - killedAt}ms ${e.type} ${data.message_id ?? ''} ` +
+          `${data.key ?? data.send_key ?? ''} ${e.turn ?? ''} ${JSON.stringify(data.text ?? '')}`,
       );
     }
     return lines.join('\n');
@@ -144,142 +147,155 @@ async function settledSends(
 const botOf = (chat: number): number => chat % TOKENS.length;
 const userOf = (chat: number): number => 6000 + chat;
 
-test(`${CHATS * PER_CHAT} messages from ${CHATS} chats: every one answered exactly once and in order, the dead gateway's bot taken over within 10 s, the parts it had handed to Telegram not sent again`, async (context) => {
-  const { server } = context;
-  context.model = await startGatewayModel({ delayMs: 300 });
-  context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
-  const channels = telegramAccounts(ACCOUNTS, TOKENS, context.emulator.url);
-  const ids = ['node-a', 'node-b', 'node-c'];
-  for (const id of ids)
-    context.gateways.push(
-      await startGatewayProcess(
-        await memberConfig({ url: server.url, id, modelUrl: context.model.url, channels, ttlMs: TTL_MS }),
-      ),
-    );
-  const nc = await connectCluster(server.url);
-  const held = (): Promise<LeaseRecord[]> => leasesOf(nc, 'channel');
-  try {
-    // Each gateway takes one bot (its fair share).
-    const deadline = Date.now() + 60_000;
-    while (new Set((await held()).map((l) => l.gateway)).size < 3) {
-      if (Date.now() > deadline)
-        throw new Error(`the bots were not spread over the three gateways: ${JSON.stringify(await held())}`);
-      await sleep(100);
-    }
-    const started = Date.now();
-    for (let i = 0; i < PER_CHAT; i++) {
-      for (let chat = 0; chat < CHATS; chat++)
-        await context.emulator.say(TOKENS[botOf(chat)]!, `m${chat}-${i}`, { userId: userOf(chat) });
-    }
-    const answered = (chat: number): number => context.emulator!.botMessages(TOKENS[botOf(chat)]!, userOf(chat)).length;
-    const tg1Chats = Array.from({ length: CHATS }, (_, chat) => chat).filter((chat) => botOf(chat) === 0);
-    const answeredOnTg1 = (): number => tg1Chats.reduce((sum, chat) => sum + answered(chat), 0);
-    // Mid-run (once its bot has answered a tenth of its chats' messages), Telegram stops answering the bot's sends: each
-    // chat's next part reaches the chat and the gateway never hears so. Each chat has one part in flight at most.
-    while (answeredOnTg1() < (CHATS * PER_CHAT) / 30) {
-      if (Date.now() - started > 180_000)
-        throw new Error(`the bot tg1 answered only ${answeredOnTg1()} messages in 3 minutes`);
-      await sleep(10);
-    }
-    const hold = context.emulator.holdAnswers('sendMessage', TOKENS[0]);
-    const unfinished = tg1Chats.filter((chat) => answered(chat) < PER_CHAT).length;
-    // Killed once every unfinished chat of the bot has its part out and unanswered: the sends a kill cuts.
-    while (hold.held() < unfinished) {
-      if (Date.now() - started > 240_000)
-        throw new Error(`only ${hold.held()} of ${unfinished} chats had a part out when the wait ended`);
-      await sleep(10);
-    }
-    // The member whose parts are out: the writer of the newest intent in the bot's stream. Not simply the lease's
-    // holder: on a loaded machine a member that stalled past the TTL loses the lease and finishes its turns while the
-    // next holder is still opening the stream (two runs of twenty killed that one, with no part out).
-    const tg1Log = await JetStreamEventStore.open(nc, { ...accountLog('tg1'), readOnly: true });
-    const victim = tg1Log.read({ type: 'message.sending', order: 'desc', limit: 1 })[0]?.gateway;
-    tg1Log.close();
-    if (victim === undefined) throw new Error('no part of tg1 was intended when the parts were out');
-    const heldAtKill = hold.held();
-    await context.gateways[ids.indexOf(victim)]!.kill();
-    const killedAt = Date.now();
-    hold.release();
-    const tg1AtKill = answeredOnTg1();
-    let takenOverMs: number | undefined;
-    let heir: string | undefined;
-    while (takenOverMs === undefined) {
-      const now = (await held()).find((l) => l.id === 'tg1');
-      if (now && now.gateway !== victim) [takenOverMs, heir] = [Date.now() - killedAt, now.gateway];
-      else if (Date.now() - killedAt > 60_000) throw new Error("nobody took over the dead gateway's bot");
-      else await sleep(50);
-    }
-    for (let chat = 0; chat < CHATS; chat++) {
-      try {
-        await context.emulator.waitForBotMessages(TOKENS[botOf(chat)]!, userOf(chat), PER_CHAT, 240_000);
-      } catch (error) {
-        const story = await storyOf(nc, ACCOUNTS[botOf(chat)]!, chat, killedAt);
-        throw new Error(
-          `${(error as Error).message} (${victim} killed; taken over by ${heir} after ${takenOverMs} ms); its account's stream says:\n${story}`,
-        );
+test(
+  `${CHATS * PER_CHAT} messages from ${CHATS} chats: every one answered exactly once and in order, ` +
+    `the dead gateway's bot taken over within 10 s, the parts it had handed to Telegram not sent again`,
+  async (context) => {
+    const { server } = context;
+    context.model = await startGatewayModel({ delayMs: 300 });
+    context.emulator = await TelegramEmulator.start(undefined, { offsets: true });
+    const channels = telegramAccounts(ACCOUNTS, TOKENS, context.emulator.url);
+    const ids = ['node-a', 'node-b', 'node-c'];
+    for (const id of ids)
+      context.gateways.push(
+        await startGatewayProcess(
+          await memberConfig({ url: server.url, id, modelUrl: context.model.url, channels, ttlMs: TTL_MS }),
+        ),
+      );
+    const nc = await connectCluster(server.url);
+    const held = (): Promise<LeaseRecord[]> => leasesOf(nc, 'channel');
+    try {
+      // Each gateway takes one bot (its fair share).
+      const deadline = Date.now() + 60_000;
+      while (new Set((await held()).map((l) => l.gateway)).size < 3) {
+        if (Date.now() > deadline)
+          throw new Error(`the bots were not spread over the three gateways: ${JSON.stringify(await held())}`);
+        await sleep(100);
       }
-    }
-    const allAnsweredMs = Date.now() - killedAt;
-    // Nothing is left to send once every message's reply is delivered in its account's stream: what the chats show
-    // then is final.
-    const chatsOf = (account: number): number =>
-      Array.from({ length: CHATS }, (_, chat) => chat).filter((chat) => botOf(chat) === account).length;
-    const streams = await Promise.all(
-      ACCOUNTS.map((account, i) =>
-        settledSends(nc, account, chatsOf(i) * PER_CHAT, i === 0 ? heir : undefined, 120_000),
-      ),
-    );
-    for (let chat = 0; chat < CHATS; chat++) {
-      const got = context.emulator.botMessages(TOKENS[botOf(chat)]!, userOf(chat));
-      const expected = Array.from({ length: PER_CHAT }, (_, i) => `echo: m${chat}-${i}`);
-      if (JSON.stringify(got.map((m) => m.text)) !== JSON.stringify(expected)) {
-        const sends = got.map((m) => `${m.messageId} at ${m.at - killedAt}ms ${m.text}`);
-        const story = `${await storyOf(nc, ACCOUNTS[botOf(chat)]!, chat, killedAt)}\nthe emulator got: ${sends.join('; ')}`;
-        assert.equal(
-          got.map((m) => m.text),
-          expected,
-          `chat ${chat} (${victim} killed; taken over by ${heir} after ${takenOverMs} ms); its account's stream says:\n${story}\n`,
-        );
+      const started = Date.now();
+      for (let i = 0; i < PER_CHAT; i++) {
+        for (let chat = 0; chat < CHATS; chat++)
+          await context.emulator.say(TOKENS[botOf(chat)]!, `m${chat}-${i}`, { userId: userOf(chat) });
       }
+      const answered = (chat: number): number =>
+        context.emulator!.botMessages(TOKENS[botOf(chat)]!, userOf(chat)).length;
+      const tg1Chats = Array.from({ length: CHATS }, (_, chat) => chat).filter((chat) => botOf(chat) === 0);
+      const answeredOnTg1 = (): number => tg1Chats.reduce((sum, chat) => sum + answered(chat), 0);
+      // Mid-run (once its bot has answered a tenth of its chats' messages), Telegram stops answering the bot's sends:
+      // each chat's next part reaches the chat and the gateway never hears so. Each chat has one part in flight at
+      // most.
+      while (answeredOnTg1() < (CHATS * PER_CHAT) / 30) {
+        if (Date.now() - started > 180_000)
+          throw new Error(`the bot tg1 answered only ${answeredOnTg1()} messages in 3 minutes`);
+        await sleep(10);
+      }
+      const hold = context.emulator.holdAnswers('sendMessage', TOKENS[0]);
+      const unfinished = tg1Chats.filter((chat) => answered(chat) < PER_CHAT).length;
+      // Killed once every unfinished chat of the bot has its part out and unanswered: the sends a kill cuts.
+      while (hold.held() < unfinished) {
+        if (Date.now() - started > 240_000)
+          throw new Error(`only ${hold.held()} of ${unfinished} chats had a part out when the wait ended`);
+        await sleep(10);
+      }
+      // The member whose parts are out: the writer of the newest intent in the bot's stream. Not simply the lease's
+      // holder: on a loaded machine a member that stalled past the TTL loses the lease and finishes its turns while the
+      // next holder is still opening the stream (two runs of twenty killed that one, with no part out).
+      const tg1Log = await JetStreamEventStore.open(nc, { ...accountLog('tg1'), readOnly: true });
+      const victim = tg1Log.read({ type: 'message.sending', order: 'desc', limit: 1 })[0]?.gateway;
+      tg1Log.close();
+      if (victim === undefined) throw new Error('no part of tg1 was intended when the parts were out');
+      const heldAtKill = hold.held();
+      await context.gateways[ids.indexOf(victim)]!.kill();
+      const killedAt = Date.now();
+      hold.release();
+      const tg1AtKill = answeredOnTg1();
+      let takenOverMs: number | undefined;
+      let heir: string | undefined;
+      while (takenOverMs === undefined) {
+        const now = (await held()).find((l) => l.id === 'tg1');
+        if (now && now.gateway !== victim) [takenOverMs, heir] = [Date.now() - killedAt, now.gateway];
+        else if (Date.now() - killedAt > 60_000) throw new Error("nobody took over the dead gateway's bot");
+        else await sleep(50);
+      }
+      for (let chat = 0; chat < CHATS; chat++) {
+        try {
+          await context.emulator.waitForBotMessages(TOKENS[botOf(chat)]!, userOf(chat), PER_CHAT, 240_000);
+        } catch (error) {
+          const story = await storyOf(nc, ACCOUNTS[botOf(chat)]!, chat, killedAt);
+          throw new Error(
+            `${(error as Error).message} (${victim} killed; ` +
+              `taken over by ${heir} after ${takenOverMs} ms); its account's stream says:\n${story}`,
+          );
+        }
+      }
+      const allAnsweredMs = Date.now() - killedAt;
+      // Nothing is left to send once every message's reply is delivered in its account's stream: what the chats show
+      // then is final.
+      const chatsOf = (account: number): number =>
+        Array.from({ length: CHATS }, (_, chat) => chat).filter((chat) => botOf(chat) === account).length;
+      const streams = await Promise.all(
+        ACCOUNTS.map((account, i) =>
+          settledSends(nc, account, chatsOf(i) * PER_CHAT, i === 0 ? heir : undefined, 120_000),
+        ),
+      );
+      for (let chat = 0; chat < CHATS; chat++) {
+        const got = context.emulator.botMessages(TOKENS[botOf(chat)]!, userOf(chat));
+        const expected = Array.from({ length: PER_CHAT }, (_, i) => `echo: m${chat}-${i}`);
+        if (JSON.stringify(got.map((m) => m.text)) !== JSON.stringify(expected)) {
+          const sends = got.map((m) => `${m.messageId} at ${m.at - killedAt}ms ${m.text}`);
+          const story =
+            `${await storyOf(nc, ACCOUNTS[botOf(chat)]!, chat, killedAt)}\n` + `the emulator got: ${sends.join('; ')}`;
+          assert.equal(
+            got.map((m) => m.text),
+            expected,
+            `chat ${chat} (${victim} killed; taken over by ${heir} after ${takenOverMs} ms); ` +
+              `its account's stream says:\n${story}\n`,
+          );
+        }
+      }
+      const { unconfirmed, resent, sent, tally } = streams[0]!;
+      process.stderr.write(
+        `failover: ${tg1AtKill} of ${tg1Chats.length * PER_CHAT} answered by the killed gateway's bot at the kill, ` +
+          `${unconfirmed.size} part(s) out and unconfirmed, ${resent.size} never sent and sent by the heir, ` +
+          `bot taken over by ${heir} after ${takenOverMs} ms, all answered ${allAnsweredMs} ms after the kill\n`,
+      );
+      // The cut parts are the intents in the stream that had left and that nobody recorded as sent (the answers
+      // Telegram held, and any that came back too late for the killed member to record): none was sent again, and the
+      // new holder's log names each. An intent that had not left was sent by the heir, once. (Not one cut part per
+      // unfinished chat: under load one run had 20 cut and 14 sent by the heir for 34 held answers.)
+      assert.ok(
+        unconfirmed.size > 0,
+        `no part was out and unconfirmed at the kill (${unfinished} unfinished chats, ` +
+          `${heldAtKill} held, ${victim} killed): ${tally}`,
+      );
+      for (const [key, times] of sent) assert.is(times, 1, `${key} recorded as sent ${times} times`);
+      // Every run of the account on the heir counts: a run that another writer fenced (a member that stalled wrote on)
+      // named the cut parts at its start and delivered their replies, so the run after the fence has nothing to name.
+      const heirLog = logLines(join(context.gateways[ids.indexOf(heir!)]!.home.home, 'logs', 'gateway.log'));
+      const warned = heirLog.filter((line) =>
+        line.startsWith(
+          'WARN a reply part was being sent when the process ended: ' +
+            'it is not sent again and may be missing from the chat channel=tg1 ',
+        ),
+      );
+      // Each cut part is named. The heir may name more: parts cut when it held the bot before (members move bots
+      // while one stalls under load), which its log kept.
+      const named = new Set(warned.map((line) => /send_key=(\S+)/.exec(line)![1]));
+      assert.equal(
+        [...unconfirmed].filter((key) => !named.has(key)),
+        [],
+        'cut parts the heir did not name',
+      );
+      assert.ok(takenOverMs < 10_000, `the bot was taken over after ${takenOverMs} ms`);
+    } catch (error) {
+      // uvu runs `after.each` in its catch and reports only the teardown's error when that fails too (a gateway that
+      // did not stop): the test's own is written first.
+      process.stderr.write(`failover: the test failed: ${(error as Error)?.stack ?? String(error)}\n`);
+      throw error;
+    } finally {
+      await nc.close();
     }
-    const { unconfirmed, resent, sent, tally } = streams[0]!;
-    process.stderr.write(
-      `failover: ${tg1AtKill} of ${tg1Chats.length * PER_CHAT} answered by the killed gateway's bot at the kill, ${unconfirmed.size} part(s) out and unconfirmed, ${resent.size} never sent and sent by the heir, bot taken over by ${heir} after ${takenOverMs} ms, all answered ${allAnsweredMs} ms after the kill\n`,
-    );
-    // The cut parts are the intents in the stream that had left and that nobody recorded as sent (the answers Telegram
-    // held, and any that came back too late for the killed member to record): none was sent again, and the new
-    // holder's log names each. An intent that had not left was sent by the heir, once. (Not one cut part per
-    // unfinished chat: under load one run had 20 cut and 14 sent by the heir for 34 held answers.)
-    assert.ok(
-      unconfirmed.size > 0,
-      `no part was out and unconfirmed at the kill (${unfinished} unfinished chats, ${heldAtKill} held, ${victim} killed): ${tally}`,
-    );
-    for (const [key, times] of sent) assert.is(times, 1, `${key} recorded as sent ${times} times`);
-    // Every run of the account on the heir counts: a run that another writer fenced (a member that stalled wrote on)
-    // named the cut parts at its start and delivered their replies, so the run after the fence has nothing to name.
-    const heirLog = logLines(join(context.gateways[ids.indexOf(heir!)]!.home.home, 'logs', 'gateway.log'));
-    const warned = heirLog.filter((line) =>
-      line.startsWith(
-        'WARN a reply part was being sent when the process ended: it is not sent again and may be missing from the chat channel=tg1 ',
-      ),
-    );
-    // Each cut part is named. The heir may name more: parts cut when it held the bot before (members move bots
-    // while one stalls under load), which its log kept.
-    const named = new Set(warned.map((line) => /send_key=(\S+)/.exec(line)![1]));
-    assert.equal(
-      [...unconfirmed].filter((key) => !named.has(key)),
-      [],
-      'cut parts the heir did not name',
-    );
-    assert.ok(takenOverMs < 10_000, `the bot was taken over after ${takenOverMs} ms`);
-  } catch (error) {
-    // uvu runs `after.each` in its catch and reports only the teardown's error when that fails too (a gateway that
-    // did not stop): the test's own is written first.
-    process.stderr.write(`failover: the test failed: ${(error as Error)?.stack ?? String(error)}\n`);
-    throw error;
-  } finally {
-    await nc.close();
-  }
-});
+  },
+);
 
 suite.run();

@@ -67,114 +67,121 @@ async function channelLeases(nc: NatsConnection): Promise<string[]> {
   return (await leasesOf(nc, 'channel')).map((l) => `${l.id} ${l.gateway}`).sort();
 }
 
-test('a bot added to channel_list is run by one member; a bot removed is released and stopped everywhere', async (context) => {
-  const { server } = context;
-  context.model = await startGatewayModel();
-  const emulator = (context.emulator = await TelegramEmulator.start(undefined, { offsets: true }));
-  const configs = await Promise.all(
-    NODES.map((id) =>
-      memberConfig({
-        url: server.url,
-        id,
-        modelUrl: context.model!.url,
-        channels: telegramAccounts(['tg1'], [TOKENS[0]!], emulator.url),
-      }),
-    ),
-  );
-  for (const config of configs) context.gateways.push(await startGatewayProcess(config));
-  const nc = (context.nc = await connectCluster(server.url));
-  await until('one member to run tg1', async () => ((await channelLeases(nc)).length === 1 ? true : undefined), 30_000);
-  const rewrite = (channels: Record<string, unknown>): void => {
-    for (const [i, gateway] of context.gateways.entries()) {
-      writeFileSync(
-        join(gateway.home.home, 'config.json'),
-        JSON.stringify({ version: 2, ...configs[i], channel_list: channels }, null, 2),
-      );
-    }
-  };
+test(
+  'a bot added to channel_list is run by one member; ' + 'a bot removed is released and stopped everywhere',
+  async (context) => {
+    const { server } = context;
+    context.model = await startGatewayModel();
+    const emulator = (context.emulator = await TelegramEmulator.start(undefined, { offsets: true }));
+    const configs = await Promise.all(
+      NODES.map((id) =>
+        memberConfig({
+          url: server.url,
+          id,
+          modelUrl: context.model!.url,
+          channels: telegramAccounts(['tg1'], [TOKENS[0]!], emulator.url),
+        }),
+      ),
+    );
+    for (const config of configs) context.gateways.push(await startGatewayProcess(config));
+    const nc = (context.nc = await connectCluster(server.url));
+    await until(
+      'one member to run tg1',
+      async () => ((await channelLeases(nc)).length === 1 ? true : undefined),
+      30_000,
+    );
+    const rewrite = (channels: Record<string, unknown>): void => {
+      for (const [i, gateway] of context.gateways.entries()) {
+        writeFileSync(
+          join(gateway.home.home, 'config.json'),
+          JSON.stringify({ version: 2, ...configs[i], channel_list: channels }, null, 2),
+        );
+      }
+    };
 
-  rewrite(telegramAccounts(['tg1', 'tg2'], TOKENS, emulator.url));
-  const both = await until(
-    'both bots to be leased',
-    async () => {
-      const leases = await channelLeases(nc);
-      return leases.length === 2 ? leases : undefined;
-    },
-    30_000,
-    () => channelLeases(nc),
-  );
-  assert.equal(
-    both.map((l) => l.split(' ')[0]),
-    ['tg1', 'tg2'],
-  );
-  // The members share the two bots, one each.
-  await until(
-    'the bots to be spread over the members',
-    async () => {
-      const leases = await channelLeases(nc);
-      return new Set(leases.map((l) => l.split(' ')[1])).size === 2 ? leases : undefined;
-    },
-    30_000,
-    () => channelLeases(nc),
-  );
-  for (const [i, token] of TOKENS.entries()) await emulator.say(token, `hi ${i}`, { userId: 7501 + i });
-  for (const [i, token] of TOKENS.entries()) await emulator.waitForBotMessages(token, 7501 + i, 1, 30_000);
-  // A bot run by both members would answer twice: what the chats show stays the same for a second.
-  const chats = () => TOKENS.map((token, i) => emulator.botMessages(token, 7501 + i).map((m) => m.text));
-  const answered = await quietValue(chats, { quietMs: 1_000 });
-  for (const [i] of TOKENS.entries()) assert.equal(answered[i], [`echo: hi ${i}`]);
+    rewrite(telegramAccounts(['tg1', 'tg2'], TOKENS, emulator.url));
+    const both = await until(
+      'both bots to be leased',
+      async () => {
+        const leases = await channelLeases(nc);
+        return leases.length === 2 ? leases : undefined;
+      },
+      30_000,
+      () => channelLeases(nc),
+    );
+    assert.equal(
+      both.map((l) => l.split(' ')[0]),
+      ['tg1', 'tg2'],
+    );
+    // The members share the two bots, one each.
+    await until(
+      'the bots to be spread over the members',
+      async () => {
+        const leases = await channelLeases(nc);
+        return new Set(leases.map((l) => l.split(' ')[1])).size === 2 ? leases : undefined;
+      },
+      30_000,
+      () => channelLeases(nc),
+    );
+    for (const [i, token] of TOKENS.entries()) await emulator.say(token, `hi ${i}`, { userId: 7501 + i });
+    for (const [i, token] of TOKENS.entries()) await emulator.waitForBotMessages(token, 7501 + i, 1, 30_000);
+    // A bot run by both members would answer twice: what the chats show stays the same for a second.
+    const chats = () => TOKENS.map((token, i) => emulator.botMessages(token, 7501 + i).map((m) => m.text));
+    const answered = await quietValue(chats, { quietMs: 1_000 });
+    for (const [i] of TOKENS.entries()) assert.equal(answered[i], [`echo: hi ${i}`]);
 
-  const view = (context.view = await ClusterLogView.open(nc));
-  const removedAt = Date.now();
-  rewrite(telegramAccounts(['tg2'], [TOKENS[1]!], emulator.url));
-  const left = await until(
-    'tg1 to be released',
-    async () => {
-      const leases = await channelLeases(nc);
-      return leases.length === 1 ? leases : undefined;
-    },
-    30_000,
-    () => channelLeases(nc),
-  );
-  assert.equal(
-    left.map((l) => l.split(' ')[0]),
-    ['tg2'],
-  );
-  const released = await until(
-    'the release to be logged',
-    () => {
-      const events = view
-        .read({ type: 'cluster.lease.released', since: removedAt })
-        .filter((e) => e.type === 'cluster.lease.released' && e.data.id === 'tg1');
-      return events.length > 0 ? events : undefined;
-    },
-    10_000,
-  );
-  assert.equal(
-    released.map((e) => e.type === 'cluster.lease.released' && e.data.reason),
-    ['released'],
-  );
-  // Nobody polls tg1 any more: a message to it stays unanswered, and no member takes its lease again.
-  await emulator.say(TOKENS[0]!, 'anyone?', { userId: 7501 });
-  await heartbeats(nc, 3);
-  assert.equal(
-    emulator.botMessages(TOKENS[0]!, 7501).map((m) => m.text),
-    ['echo: hi 0'],
-  );
-  assert.equal(await channelLeases(nc), left);
-  assert.equal(
-    view
-      .read({ type: 'cluster.lease.acquired', since: removedAt })
-      .filter((e) => e.type === 'cluster.lease.acquired' && e.data.id === 'tg1'),
-    [],
-  );
-  // tg2 still answers.
-  await emulator.say(TOKENS[1]!, 'still here', { userId: 7502 });
-  await emulator.waitForBotMessages(TOKENS[1]!, 7502, 2, 30_000);
-  assert.equal(
-    emulator.botMessages(TOKENS[1]!, 7502).map((m) => m.text),
-    ['echo: hi 1', 'echo: still here'],
-  );
-});
+    const view = (context.view = await ClusterLogView.open(nc));
+    const removedAt = Date.now();
+    rewrite(telegramAccounts(['tg2'], [TOKENS[1]!], emulator.url));
+    const left = await until(
+      'tg1 to be released',
+      async () => {
+        const leases = await channelLeases(nc);
+        return leases.length === 1 ? leases : undefined;
+      },
+      30_000,
+      () => channelLeases(nc),
+    );
+    assert.equal(
+      left.map((l) => l.split(' ')[0]),
+      ['tg2'],
+    );
+    const released = await until(
+      'the release to be logged',
+      () => {
+        const events = view
+          .read({ type: 'cluster.lease.released', since: removedAt })
+          .filter((e) => e.type === 'cluster.lease.released' && e.data.id === 'tg1');
+        return events.length > 0 ? events : undefined;
+      },
+      10_000,
+    );
+    assert.equal(
+      released.map((e) => e.type === 'cluster.lease.released' && e.data.reason),
+      ['released'],
+    );
+    // Nobody polls tg1 any more: a message to it stays unanswered, and no member takes its lease again.
+    await emulator.say(TOKENS[0]!, 'anyone?', { userId: 7501 });
+    await heartbeats(nc, 3);
+    assert.equal(
+      emulator.botMessages(TOKENS[0]!, 7501).map((m) => m.text),
+      ['echo: hi 0'],
+    );
+    assert.equal(await channelLeases(nc), left);
+    assert.equal(
+      view
+        .read({ type: 'cluster.lease.acquired', since: removedAt })
+        .filter((e) => e.type === 'cluster.lease.acquired' && e.data.id === 'tg1'),
+      [],
+    );
+    // tg2 still answers.
+    await emulator.say(TOKENS[1]!, 'still here', { userId: 7502 });
+    await emulator.waitForBotMessages(TOKENS[1]!, 7502, 2, 30_000);
+    assert.equal(
+      emulator.botMessages(TOKENS[1]!, 7502).map((m) => m.text),
+      ['echo: hi 1', 'echo: still here'],
+    );
+  },
+);
 
 suite.run();

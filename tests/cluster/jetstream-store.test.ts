@@ -181,27 +181,29 @@ test('opening a missing stream read-only fails with log_missing', async ({ serve
   await nc.close();
 });
 
-test('the log survives the server being killed with SIGKILL: acked events are kept and appends go on after the restart', async ({
-  server,
-}) => {
-  const { nc, store, options } = await fresh(server.url, { ackTimeoutMs: 300 });
-  for (let i = 1; i <= 20; i++) append(store, chunk(`s${i % 3}`, 't', `d${i}`));
-  await store.flushed();
-  await server.kill9();
-  const during = append(store, chunk('s0', 't', 'while down'));
-  await server.restart();
-  await store.flushed();
-  assert.is(during.seq, 21);
-  assert.is(await eventually(() => store.lastCommittedSeq(), 21), 21);
-  assert.is(await messagesIn(nc, options.stream), 21);
-  const again = await JetStreamEventStore.open(nc, options);
-  assert.equal(
-    again.read({ session: 's0' }).map((e) => e.seq),
-    [3, 6, 9, 12, 15, 18, 21],
-  );
-  again.close();
-  store.close();
-  await nc.close();
-});
+test(
+  'the log survives the server being killed with SIGKILL: ' +
+    'acked events are kept and appends go on after the restart',
+  async ({ server }) => {
+    const { nc, store, options } = await fresh(server.url, { ackTimeoutMs: 300 });
+    for (let i = 1; i <= 20; i++) append(store, chunk(`s${i % 3}`, 't', `d${i}`));
+    await store.flushed();
+    await server.kill9();
+    const during = append(store, chunk('s0', 't', 'while down'));
+    await server.restart();
+    await store.flushed();
+    assert.is(during.seq, 21);
+    assert.is(await eventually(() => store.lastCommittedSeq(), 21), 21);
+    assert.is(await messagesIn(nc, options.stream), 21);
+    const again = await JetStreamEventStore.open(nc, options);
+    assert.equal(
+      again.read({ session: 's0' }).map((e) => e.seq),
+      [3, 6, 9, 12, 15, 18, 21],
+    );
+    again.close();
+    store.close();
+    await nc.close();
+  },
+);
 
 suite.run();

@@ -15,36 +15,39 @@ const USER = 7301;
 
 const { test, suite } = markSuite("a reply part's left mark lost in a split, its member killed before it reconnects");
 
-test('started again on its home, the killed member writes the lost mark first; the part is sent once', async (context) => {
-  const { server } = context;
-  const members = await twoMembers(context, TOKEN);
-  const { emulator, proxy, writer, config, heirLog, settled, close } = members;
-  try {
-    await members.replyWithLeftMarkDropped(USER, 'm0');
-    proxy.split();
-    await writer.kill();
-    await members.heirHolds();
-    const said = (text: string) => () => (heirLog().some((line) => line.includes(text)) ? true : undefined);
-    await until('node-b to ask node-a', said('parts marked leaving only; asking'), 60_000);
-    // Straight to the server this time: the split still holds node-a's old connection open there.
-    const again = await startGatewayProcess(await config('node-a', server.url), {}, writer.home);
-    context.gateways.push(again);
-    await until('node-b to hear from node-a', said('parts marked leaving only are settled'), 60_000);
-    proxy.heal();
-    await members.heirAnswers(USER + 1, 'm1');
-    assert.equal(
-      emulator.botMessages(TOKEN, USER).map((m) => m.text),
-      ['echo: m0'],
-    );
-    assert.equal(
-      emulator.botMessages(TOKEN, USER + 1).map((m) => m.text),
-      ['echo: m1'],
-    );
-    assert.equal(settled().length, 1, heirLog().join('\n'));
-    assert.match(settled()[0]!, / gateway=node-a .*heard=answered .*left=1/);
-  } finally {
-    await close();
-  }
-});
+test(
+  'started again on its home, the killed member writes the lost mark first; ' + 'the part is sent once',
+  async (context) => {
+    const { server } = context;
+    const members = await twoMembers(context, TOKEN);
+    const { emulator, proxy, writer, config, heirLog, settled, close } = members;
+    try {
+      await members.replyWithLeftMarkDropped(USER, 'm0');
+      proxy.split();
+      await writer.kill();
+      await members.heirHolds();
+      const said = (text: string) => () => (heirLog().some((line) => line.includes(text)) ? true : undefined);
+      await until('node-b to ask node-a', said('parts marked leaving only; asking'), 60_000);
+      // Straight to the server this time: the split still holds node-a's old connection open there.
+      const again = await startGatewayProcess(await config('node-a', server.url), {}, writer.home);
+      context.gateways.push(again);
+      await until('node-b to hear from node-a', said('parts marked leaving only are settled'), 60_000);
+      proxy.heal();
+      await members.heirAnswers(USER + 1, 'm1');
+      assert.equal(
+        emulator.botMessages(TOKEN, USER).map((m) => m.text),
+        ['echo: m0'],
+      );
+      assert.equal(
+        emulator.botMessages(TOKEN, USER + 1).map((m) => m.text),
+        ['echo: m1'],
+      );
+      assert.equal(settled().length, 1, heirLog().join('\n'));
+      assert.match(settled()[0]!, / gateway=node-a .*heard=answered .*left=1/);
+    } finally {
+      await close();
+    }
+  },
+);
 
 suite.run();

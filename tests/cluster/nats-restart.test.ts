@@ -35,48 +35,52 @@ after(async (context) => {
   for (const gateway of context.gateways ?? []) gateway.home.remove();
 });
 
-test('messages sent while the server was down are answered once it is back, exactly once, by the members that held their bots', async (context) => {
-  const { server } = context;
-  context.gateways = [];
-  context.model = await startGatewayModel();
-  const emulator = (context.emulator = await TelegramEmulator.start(undefined, { offsets: true }));
-  const channels = telegramAccounts(ACCOUNTS, TOKENS, emulator.url);
-  for (const id of ['node-a', 'node-b'])
-    context.gateways.push(
-      await startGatewayProcess(
-        await memberConfig({ url: server.url, id, modelUrl: context.model.url, channels, ttlMs: TTL_MS }),
-      ),
-    );
-  let nc = (context.nc = await connectCluster(server.url));
-  const spread = async () => {
-    const leases = await leasesOf(nc, 'channel');
-    return new Set(leases.map((l) => l.gateway)).size === 2
-      ? Object.fromEntries(leases.map((l) => [l.id, l.gateway]))
-      : undefined;
-  };
-  const before = await until('each member to run one bot', spread, 60_000, () => leasesOf(nc, 'channel'));
-  for (const [i, token] of TOKENS.entries()) await emulator.say(token, 'before', { userId: USERS[i] });
-  for (const [i, token] of TOKENS.entries()) await emulator.waitForBotMessages(token, USERS[i]!, 1, 60_000);
+test(
+  'messages sent while the server was down are answered once it is back, ' +
+    'exactly once, by the members that held their bots',
+  async (context) => {
+    const { server } = context;
+    context.gateways = [];
+    context.model = await startGatewayModel();
+    const emulator = (context.emulator = await TelegramEmulator.start(undefined, { offsets: true }));
+    const channels = telegramAccounts(ACCOUNTS, TOKENS, emulator.url);
+    for (const id of ['node-a', 'node-b'])
+      context.gateways.push(
+        await startGatewayProcess(
+          await memberConfig({ url: server.url, id, modelUrl: context.model.url, channels, ttlMs: TTL_MS }),
+        ),
+      );
+    let nc = (context.nc = await connectCluster(server.url));
+    const spread = async () => {
+      const leases = await leasesOf(nc, 'channel');
+      return new Set(leases.map((l) => l.gateway)).size === 2
+        ? Object.fromEntries(leases.map((l) => [l.id, l.gateway]))
+        : undefined;
+    };
+    const before = await until('each member to run one bot', spread, 60_000, () => leasesOf(nc, 'channel'));
+    for (const [i, token] of TOKENS.entries()) await emulator.say(token, 'before', { userId: USERS[i] });
+    for (const [i, token] of TOKENS.entries()) await emulator.waitForBotMessages(token, USERS[i]!, 1, 60_000);
 
-  await nc.close();
-  await server.kill9();
-  for (const [i, token] of TOKENS.entries()) await emulator.say(token, 'during', { userId: USERS[i] });
-  // The server comes back once both members have noticed it is gone.
-  const lines = (gateway: GatewayProcess) => logLines(join(gateway.home.home, 'logs', 'gateway.log'));
-  const lost = (gateway: GatewayProcess) => lines(gateway).some((line) => line.startsWith('WARN cluster: lost the'));
-  await until('both members to lose the server', () => (context.gateways.every(lost) ? true : undefined), 60_000);
-  await server.restart();
-  nc = context.nc = await connectCluster(server.url);
-  for (const [i, token] of TOKENS.entries()) await emulator.waitForBotMessages(token, USERS[i]!, 2, 120_000);
-  for (const [i, token] of TOKENS.entries()) await emulator.say(token, 'after', { userId: USERS[i] });
-  for (const [i, token] of TOKENS.entries()) await emulator.waitForBotMessages(token, USERS[i]!, 3, 120_000);
-  // Nothing more is on its way once every reply is in: a second copy would have come before the third answer.
-  for (const [i, token] of TOKENS.entries())
-    assert.equal(
-      emulator.botMessages(token, USERS[i]!).map((m) => m.text),
-      ['echo: before', 'echo: during', 'echo: after'],
-    );
-  assert.equal(await spread(), before, 'each member still runs the bot it ran');
-});
+    await nc.close();
+    await server.kill9();
+    for (const [i, token] of TOKENS.entries()) await emulator.say(token, 'during', { userId: USERS[i] });
+    // The server comes back once both members have noticed it is gone.
+    const lines = (gateway: GatewayProcess) => logLines(join(gateway.home.home, 'logs', 'gateway.log'));
+    const lost = (gateway: GatewayProcess) => lines(gateway).some((line) => line.startsWith('WARN cluster: lost the'));
+    await until('both members to lose the server', () => (context.gateways.every(lost) ? true : undefined), 60_000);
+    await server.restart();
+    nc = context.nc = await connectCluster(server.url);
+    for (const [i, token] of TOKENS.entries()) await emulator.waitForBotMessages(token, USERS[i]!, 2, 120_000);
+    for (const [i, token] of TOKENS.entries()) await emulator.say(token, 'after', { userId: USERS[i] });
+    for (const [i, token] of TOKENS.entries()) await emulator.waitForBotMessages(token, USERS[i]!, 3, 120_000);
+    // Nothing more is on its way once every reply is in: a second copy would have come before the third answer.
+    for (const [i, token] of TOKENS.entries())
+      assert.equal(
+        emulator.botMessages(token, USERS[i]!).map((m) => m.text),
+        ['echo: before', 'echo: during', 'echo: after'],
+      );
+    assert.equal(await spread(), before, 'each member still runs the bot it ran');
+  },
+);
 
 suite.run();

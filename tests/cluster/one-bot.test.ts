@@ -163,30 +163,33 @@ test(`${CHATS} chats, one bot: each answered once, in order, by both members; th
   assert.equal(await status(), [{ account: 'tg1', gateway: 'node-a', partitions: PARTITIONS, sessions: CHATS }]);
 });
 
-test('a member that joined killed with SIGKILL: its partitions move, every chat answered once and in order', async (context) => {
-  const emulator = context.emulator!;
-  const nc = context.nc!;
-  const joined = await startMember(context, 'node-c');
-  context.gateways.push(joined);
-  const served = async (id: string): Promise<number> =>
-    (await leasesOf(nc, 'session')).filter((l) => l.gateway === id).length;
-  await until(
-    'node-a to hand node-c half the partitions',
-    async () => ((await served('node-c')) === PARTITIONS / 2 ? true : undefined),
-    60_000,
-    () => leasesOf(nc, 'session'),
-  );
-  await answeredInOrder(emulator, 4, nc);
-  // Killed while the next round is on its way: what node-c had taken in and not answered is run by node-a.
-  for (let chat = 0; chat < CHATS; chat++) await emulator.say(TOKEN, `c${chat}-r4`, { userId: userOf(chat) });
-  await joined.kill();
-  await until(
-    'node-a to serve every partition',
-    async () => ((await served('node-a')) === PARTITIONS ? true : undefined),
-    60_000,
-  );
-  for (let chat = 0; chat < CHATS; chat++) await emulator.waitForBotMessages(TOKEN, userOf(chat), 5, 120_000);
-  await answeredInOrder(emulator, 6, nc);
-});
+test(
+  'a member that joined killed with SIGKILL: ' + 'its partitions move, every chat answered once and in order',
+  async (context) => {
+    const emulator = context.emulator!;
+    const nc = context.nc!;
+    const joined = await startMember(context, 'node-c');
+    context.gateways.push(joined);
+    const served = async (id: string): Promise<number> =>
+      (await leasesOf(nc, 'session')).filter((l) => l.gateway === id).length;
+    await until(
+      'node-a to hand node-c half the partitions',
+      async () => ((await served('node-c')) === PARTITIONS / 2 ? true : undefined),
+      60_000,
+      () => leasesOf(nc, 'session'),
+    );
+    await answeredInOrder(emulator, 4, nc);
+    // Killed while the next round is on its way: what node-c had taken in and not answered is run by node-a.
+    for (let chat = 0; chat < CHATS; chat++) await emulator.say(TOKEN, `c${chat}-r4`, { userId: userOf(chat) });
+    await joined.kill();
+    await until(
+      'node-a to serve every partition',
+      async () => ((await served('node-a')) === PARTITIONS ? true : undefined),
+      60_000,
+    );
+    for (let chat = 0; chat < CHATS; chat++) await emulator.waitForBotMessages(TOKEN, userOf(chat), 5, 120_000);
+    await answeredInOrder(emulator, 6, nc);
+  },
+);
 
 suite.run();

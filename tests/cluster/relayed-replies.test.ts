@@ -142,50 +142,57 @@ async function stepClock(context: Context, what: string, done: () => boolean, ti
   );
 }
 
-test("the heartbeat answer of the schedule's holder reaches the last active chat, whose bot another member runs, once", async (context) => {
-  await context.emulator.say(TOKENS[1]!, 'hello', { userId: 6002 });
-  await context.emulator.waitForBotMessages(TOKENS[1]!, 6002, 1, 30_000);
-  context.clock.advance(30 * 60_000);
-  const texts = await settledTexts(context, 1, 6002, 2);
-  assert.is(texts.length, 2, `the chat got ${JSON.stringify(texts)}`);
-  assert.is(texts[0], 'echo: hello');
-  assert.ok(texts[1]!.startsWith('echo: Heartbeat: run the periodic tasks from HEARTBEAT.md below.'), texts[1]);
-  const ran = await logged(context.view, { type: 'heartbeat.ticked' }, (events) => events.length >= 1, 10_000);
-  assert.equal(
-    ran.map((e) => [e.gateway, e.data]),
-    [['node-a', { outcome: 'ran' }]],
-  );
-  // The answer was sent by node-b from tg2's stream, requested there once.
-  const requested = context.view
-    .read({ type: 'reply.requested' })
-    .filter((e) => e.type === 'reply.requested' && e.data.key.endsWith(':heartbeat'));
-  assert.equal(
-    requested.map((e) => [e.gateway, e.stream, e.type === 'reply.requested' && e.data.reply?.chat]),
-    [['node-b', 'TERN_CH_tg2', 'direct:6002']],
-  );
-});
+test(
+  "the heartbeat answer of the schedule's holder reaches " +
+    'the last active chat, whose bot another member runs, once',
+  async (context) => {
+    await context.emulator.say(TOKENS[1]!, 'hello', { userId: 6002 });
+    await context.emulator.waitForBotMessages(TOKENS[1]!, 6002, 1, 30_000);
+    context.clock.advance(30 * 60_000);
+    const texts = await settledTexts(context, 1, 6002, 2);
+    assert.is(texts.length, 2, `the chat got ${JSON.stringify(texts)}`);
+    assert.is(texts[0], 'echo: hello');
+    assert.ok(texts[1]!.startsWith('echo: Heartbeat: run the periodic tasks from HEARTBEAT.md below.'), texts[1]);
+    const ran = await logged(context.view, { type: 'heartbeat.ticked' }, (events) => events.length >= 1, 10_000);
+    assert.equal(
+      ran.map((e) => [e.gateway, e.data]),
+      [['node-a', { outcome: 'ran' }]],
+    );
+    // The answer was sent by node-b from tg2's stream, requested there once.
+    const requested = context.view
+      .read({ type: 'reply.requested' })
+      .filter((e) => e.type === 'reply.requested' && e.data.key.endsWith(':heartbeat'));
+    assert.equal(
+      requested.map((e) => [e.gateway, e.stream, e.type === 'reply.requested' && e.data.reply?.chat]),
+      [['node-b', 'TERN_CH_tg2', 'direct:6002']],
+    );
+  },
+);
 
-test("a cron `deliver` job run by the schedule's holder reaches a chat of a bot another member runs, once", async (context) => {
-  await putCronJob(
-    context.workspace,
-    deliverJob(
-      'greet',
-      { kind: 'at', at: new Date(context.clock.now() + 20_000).toISOString() },
-      { job: { kind: 'deliver', channel: 'tg2', chat: 'direct:6003', text: 'greet says hi' } },
-    ),
-  );
-  await stepClock(
-    context,
-    'the job to reach the chat',
-    () => context.emulator.botMessages(TOKENS[1]!, 6003).length > 0,
-  );
-  assert.equal(await settledTexts(context, 1, 6003, 1), ['greet says hi']);
-  const fired = context.view.read({ type: 'cron.fired' });
-  assert.equal(
-    fired.map((e) => [e.gateway, e.data]),
-    [['node-a', { job: 'greet', kind: 'deliver' }]],
-  );
-});
+test(
+  "a cron `deliver` job run by the schedule's holder " + 'reaches a chat of a bot another member runs, once',
+  async (context) => {
+    await putCronJob(
+      context.workspace,
+      deliverJob(
+        'greet',
+        { kind: 'at', at: new Date(context.clock.now() + 20_000).toISOString() },
+        { job: { kind: 'deliver', channel: 'tg2', chat: 'direct:6003', text: 'greet says hi' } },
+      ),
+    );
+    await stepClock(
+      context,
+      'the job to reach the chat',
+      () => context.emulator.botMessages(TOKENS[1]!, 6003).length > 0,
+    );
+    assert.equal(await settledTexts(context, 1, 6003, 1), ['greet says hi']);
+    const fired = context.view.read({ type: 'cron.fired' });
+    assert.equal(
+      fired.map((e) => [e.gateway, e.data]),
+      [['node-a', { job: 'greet', kind: 'deliver' }]],
+    );
+  },
+);
 
 test('the `message` tool in a turn on one member reaches a chat of a bot another member runs', async (context) => {
   await context.emulator.say(TOKENS[1]!, 'NOTE TO tg1 direct:6001 a note across the cluster', { userId: 6004 });
@@ -214,37 +221,40 @@ test('the `message` tool in a turn on one member reaches a chat of a bot another
   );
 });
 
-test("a text relayed while its bot's member is dead (SIGKILL) is sent once by the member that takes the bot over", async (context) => {
-  await context.nodeB.kill();
-  const killedAt = Date.now();
-  await putCronJob(
-    context.workspace,
-    deliverJob(
-      'late',
-      { kind: 'at', at: new Date(context.clock.now() + 10_000).toISOString() },
-      { job: { kind: 'deliver', channel: 'tg2', chat: 'direct:6005', text: 'late says hi' } },
-    ),
-  );
-  // The job runs (and its text is queued) before node-a takes tg2 over.
-  await stepClock(
-    context,
-    'the job to run',
-    () => context.view.read({ type: 'cron.fired', since: killedAt }).length > 0,
-  );
-  const firedAt = context.view.read({ type: 'cron.fired', since: killedAt })[0]!.at;
-  assert.equal(await settledTexts(context, 1, 6005, 1, 60_000), ['late says hi']);
-  const takeover = context.view
-    .read({ type: 'cluster.lease.acquired', since: killedAt })
-    .filter((e) => e.type === 'cluster.lease.acquired' && e.data.id === 'tg2');
-  // node-a tries tg2 once node-b's member entry has expired; `from` names node-b when its lease entry had not expired
-  // yet at that try (both expire after the same TTL, in either order), and is absent when it had.
-  const from = takeover[0]?.type === 'cluster.lease.acquired' ? takeover[0].data.from : undefined;
-  assert.equal(
-    takeover.map((e) => e.data),
-    [{ gateway: 'node-a', kind: 'channel', id: 'tg2', ...(from === undefined ? {} : { from: 'node-b' }) }],
-  );
-  assert.ok(takeover[0]!.at > firedAt, `tg2 was taken over ${takeover[0]!.at - firedAt} ms after the job ran`);
-  assert.equal(context.nodeA.held(), ['tg1', 'tg2']);
-});
+test(
+  "a text relayed while its bot's member is dead (SIGKILL) " + 'is sent once by the member that takes the bot over',
+  async (context) => {
+    await context.nodeB.kill();
+    const killedAt = Date.now();
+    await putCronJob(
+      context.workspace,
+      deliverJob(
+        'late',
+        { kind: 'at', at: new Date(context.clock.now() + 10_000).toISOString() },
+        { job: { kind: 'deliver', channel: 'tg2', chat: 'direct:6005', text: 'late says hi' } },
+      ),
+    );
+    // The job runs (and its text is queued) before node-a takes tg2 over.
+    await stepClock(
+      context,
+      'the job to run',
+      () => context.view.read({ type: 'cron.fired', since: killedAt }).length > 0,
+    );
+    const firedAt = context.view.read({ type: 'cron.fired', since: killedAt })[0]!.at;
+    assert.equal(await settledTexts(context, 1, 6005, 1, 60_000), ['late says hi']);
+    const takeover = context.view
+      .read({ type: 'cluster.lease.acquired', since: killedAt })
+      .filter((e) => e.type === 'cluster.lease.acquired' && e.data.id === 'tg2');
+    // node-a tries tg2 once node-b's member entry has expired; `from` names node-b when its lease entry had not expired
+    // yet at that try (both expire after the same TTL, in either order), and is absent when it had.
+    const from = takeover[0]?.type === 'cluster.lease.acquired' ? takeover[0].data.from : undefined;
+    assert.equal(
+      takeover.map((e) => e.data),
+      [{ gateway: 'node-a', kind: 'channel', id: 'tg2', ...(from === undefined ? {} : { from: 'node-b' }) }],
+    );
+    assert.ok(takeover[0]!.at > firedAt, `tg2 was taken over ${takeover[0]!.at - firedAt} ms after the job ran`);
+    assert.equal(context.nodeA.held(), ['tg1', 'tg2']);
+  },
+);
 
 suite.run();

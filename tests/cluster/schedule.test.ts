@@ -62,76 +62,87 @@ function spacedByTicks(fired: Envelope[]): void {
   }
 }
 
-test("only the schedule lease's holder runs the cron job and its heartbeat; after its SIGKILL the other member goes on, once per tick", async (context) => {
-  const { server } = context;
-  context.model = await startGatewayModel();
-  context.shared = mkdtempSync(join(tmpdir(), 'tern-shared-'));
-  const workspace = join(context.shared, 'workspace');
-  mkdirSync(workspace, { recursive: true });
-  writeFileSync(join(workspace, 'HEARTBEAT.md'), '- check the weather\n');
-  await putCronJob(workspace, {
-    ...deliverJob('tick', { kind: 'every', seconds: EVERY_S }),
-    job: { kind: 'command', command: 'echo tick' },
-  });
-  for (const id of NODES) {
-    const extra = { agents: { defaults: { model: 'fast', workspace } }, heartbeat: { enabled: true } };
-    context.gateways.push(
-      await startGatewayProcess(
-        await memberConfig({ url: server.url, id, modelUrl: context.model.url, channels: {}, extra }),
-      ),
+test(
+  "only the schedule lease's holder runs the cron job and its heartbeat; " +
+    'after its SIGKILL the other member goes on, once per tick',
+  async (context) => {
+    const { server } = context;
+    context.model = await startGatewayModel();
+    context.shared = mkdtempSync(join(tmpdir(), 'tern-shared-'));
+    const workspace = join(context.shared, 'workspace');
+    mkdirSync(workspace, { recursive: true });
+    writeFileSync(join(workspace, 'HEARTBEAT.md'), '- check the weather\n');
+    await putCronJob(workspace, {
+      ...deliverJob('tick', { kind: 'every', seconds: EVERY_S }),
+      job: { kind: 'command', command: 'echo tick' },
+    });
+    for (const id of NODES) {
+      const extra = { agents: { defaults: { model: 'fast', workspace } }, heartbeat: { enabled: true } };
+      context.gateways.push(
+        await startGatewayProcess(
+          await memberConfig({ url: server.url, id, modelUrl: context.model.url, channels: {}, extra }),
+        ),
+      );
+    }
+    context.nc = await connectCluster(server.url);
+    context.view = await ClusterLogView.open(context.nc);
+    const view = context.view;
+    const fired = (): Envelope[] => view.read({ type: 'cron.fired' });
+    await logged(view, { type: 'cron.fired' }, (events) => events.length >= 4, 60_000);
+    const [lease] = await leasesOf(context.nc, 'schedule');
+    const holder = lease!.gateway;
+    const other = NODES.find((id) => id !== holder)!;
+    assert.equal(
+      [...new Set(fired().map((e) => `${e.gateway} ${(e.data as { job: string }).job}`))],
+      [`${holder} tick`],
+      'one member runs the job',
     );
-  }
-  context.nc = await connectCluster(server.url);
-  context.view = await ClusterLogView.open(context.nc);
-  const view = context.view;
-  const fired = (): Envelope[] => view.read({ type: 'cron.fired' });
-  await logged(view, { type: 'cron.fired' }, (events) => events.length >= 4, 60_000);
-  const [lease] = await leasesOf(context.nc, 'schedule');
-  const holder = lease!.gateway;
-  const other = NODES.find((id) => id !== holder)!;
-  assert.equal(
-    [...new Set(fired().map((e) => `${e.gateway} ${(e.data as { job: string }).job}`))],
-    [`${holder} tick`],
-    'one member runs the job',
-  );
-  spacedByTicks(fired());
-  assert.equal(
+    spacedByTicks(fired());
+    assert.equal(
+      await until(
+        'the heartbeat to wait on one member only',
+        () => {
+          const states = heartbeats(view);
+          return states[holder] === 'waiting' && states[other] === 'stopped' ? states : undefined;
+        },
+        20_000,
+        () => heartbeats(view),
+      ),
+      { [holder]: 'waiting', [other]: 'stopped' },
+    );
+
+    await context.gateways[NODES.indexOf(holder)]!.kill();
+    const killedAt = Date.now();
+    const afterKill = await logged(
+      view,
+      { type: 'cron.fired', since: killedAt },
+      (events) => events.filter((e) => e.gateway === other).length >= 3,
+      60_000,
+    );
+    assert.equal(
+      [...new Set(afterKill.map((e) => e.gateway))],
+      [other],
+      'after the kill only the other member runs it',
+    );
+    spacedByTicks(afterKill);
+    assert.ok(
+      afterKill[0]!.at - killedAt < 15_000,
+      `the job ran again ${afterKill[0]!.at - killedAt} ms after the kill`,
+    );
+    const takeover = view
+      .read({ type: 'cluster.lease.acquired' })
+      .filter((e) => e.type === 'cluster.lease.acquired' && e.data.kind === 'schedule' && e.at >= killedAt);
+    assert.equal(
+      takeover.map((e) => e.data),
+      [{ gateway: other, kind: 'schedule', id: 'heartbeat-cron', from: holder }],
+    );
     await until(
-      'the heartbeat to wait on one member only',
-      () => {
-        const states = heartbeats(view);
-        return states[holder] === 'waiting' && states[other] === 'stopped' ? states : undefined;
-      },
+      'the heartbeat to wait on the other member',
+      () => (heartbeats(view)[other] === 'waiting' ? true : undefined),
       20_000,
       () => heartbeats(view),
-    ),
-    { [holder]: 'waiting', [other]: 'stopped' },
-  );
-
-  await context.gateways[NODES.indexOf(holder)]!.kill();
-  const killedAt = Date.now();
-  const afterKill = await logged(
-    view,
-    { type: 'cron.fired', since: killedAt },
-    (events) => events.filter((e) => e.gateway === other).length >= 3,
-    60_000,
-  );
-  assert.equal([...new Set(afterKill.map((e) => e.gateway))], [other], 'after the kill only the other member runs it');
-  spacedByTicks(afterKill);
-  assert.ok(afterKill[0]!.at - killedAt < 15_000, `the job ran again ${afterKill[0]!.at - killedAt} ms after the kill`);
-  const takeover = view
-    .read({ type: 'cluster.lease.acquired' })
-    .filter((e) => e.type === 'cluster.lease.acquired' && e.data.kind === 'schedule' && e.at >= killedAt);
-  assert.equal(
-    takeover.map((e) => e.data),
-    [{ gateway: other, kind: 'schedule', id: 'heartbeat-cron', from: holder }],
-  );
-  await until(
-    'the heartbeat to wait on the other member',
-    () => (heartbeats(view)[other] === 'waiting' ? true : undefined),
-    20_000,
-    () => heartbeats(view),
-  );
-});
+    );
+  },
+);
 
 suite.run();

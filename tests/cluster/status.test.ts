@@ -69,53 +69,54 @@ const delivery = (account: string, n: number): Delivery => ({
 });
 
 // First in the suite: the server is fresh, so the delivery stream does not exist yet.
-test('texts relayed to a channel account wait in TERN_DELIVER: counted per account, saying whether a member runs it', async ({
-  server,
-}) => {
-  const reader = tempHome();
-  const nc = await connectCluster(server.url);
-  // The same TTL as the members the next test starts (`memberConfig`): the lease bucket is created with it, and a
-  // member opening the bucket with another TTL would be refused.
-  const leases = await Leases.open(nc, { gateway: 'node-z', ttlMs: 5_000 });
-  try {
-    writeFileSync(join(reader.home, 'config.json'), JSON.stringify({ version: 2, cluster: { url: server.url } }));
-    const queuedOf = async (): Promise<unknown> => {
-      const result = await runCliAsync(['cluster', 'status', '--json'], reader.env);
-      assert.is(result.code, 0, result.stderr);
-      return (JSON.parse(result.stdout) as { queued: unknown }).queued;
-    };
-    assert.equal(await queuedOf(), []);
+test(
+  'texts relayed to a channel account wait in TERN_DELIVER: ' + 'counted per account, saying whether a member runs it',
+  async ({ server }) => {
+    const reader = tempHome();
+    const nc = await connectCluster(server.url);
+    // The same TTL as the members the next test starts (`memberConfig`): the lease bucket is created with it, and a
+    // member opening the bucket with another TTL would be refused.
+    const leases = await Leases.open(nc, { gateway: 'node-z', ttlMs: 5_000 });
+    try {
+      writeFileSync(join(reader.home, 'config.json'), JSON.stringify({ version: 2, cluster: { url: server.url } }));
+      const queuedOf = async (): Promise<unknown> => {
+        const result = await runCliAsync(['cluster', 'status', '--json'], reader.env);
+        assert.is(result.code, 0, result.stderr);
+        return (JSON.parse(result.stdout) as { queued: unknown }).queued;
+      };
+      assert.equal(await queuedOf(), []);
 
-    // `ops bot` is held by a member that takes nothing from the queue yet, tg9 by nobody. The name with a space is
-    // escaped in its subject (`tern.deliver.ops%20bot`) and read back as it was written.
-    assert.ok(await leases.acquire('channel', 'ops bot'));
-    const queue = await DeliveryQueue.open(nc);
-    await queue.enqueue('tg9', delivery('tg9', 1));
-    await queue.enqueue('ops bot', delivery('ops bot', 2));
-    await queue.enqueue('tg9', delivery('tg9', 3));
-    // A publish sent again (same send key) is queued once.
-    await queue.enqueue('tg9', delivery('tg9', 3));
-    assert.equal(await queuedOf(), [
-      { account: 'ops bot', texts: 1 },
-      { account: 'tg9', texts: 2 },
-    ]);
-    assert.equal(await status(reader, server.url), [
-      'cluster URL: 0 member(s)',
-      'leases:',
-      '  channel ops bot  held by node-z, renewed Ns ago',
-      'streams (lag: messages accepted and not answered yet):',
-      '  none',
-      'texts waiting for ops bot: 1 (relayed, not yet taken by the member running it)',
-      'texts waiting for tg9: 2 (no member runs tg9 now)',
-    ]);
-  } finally {
-    // The next test starts from an empty queue and no lease.
-    await (await jetstreamManager(nc)).streams.purge(DELIVERY_STREAM).catch(() => undefined);
-    await leases.close();
-    await nc.close();
-    reader.remove();
-  }
-});
+      // `ops bot` is held by a member that takes nothing from the queue yet, tg9 by nobody. The name with a space is
+      // escaped in its subject (`tern.deliver.ops%20bot`) and read back as it was written.
+      assert.ok(await leases.acquire('channel', 'ops bot'));
+      const queue = await DeliveryQueue.open(nc);
+      await queue.enqueue('tg9', delivery('tg9', 1));
+      await queue.enqueue('ops bot', delivery('ops bot', 2));
+      await queue.enqueue('tg9', delivery('tg9', 3));
+      // A publish sent again (same send key) is queued once.
+      await queue.enqueue('tg9', delivery('tg9', 3));
+      assert.equal(await queuedOf(), [
+        { account: 'ops bot', texts: 1 },
+        { account: 'tg9', texts: 2 },
+      ]);
+      assert.equal(await status(reader, server.url), [
+        'cluster URL: 0 member(s)',
+        'leases:',
+        '  channel ops bot  held by node-z, renewed Ns ago',
+        'streams (lag: messages accepted and not answered yet):',
+        '  none',
+        'texts waiting for ops bot: 1 (relayed, not yet taken by the member running it)',
+        'texts waiting for tg9: 2 (no member runs tg9 now)',
+      ]);
+    } finally {
+      // The next test starts from an empty queue and no lease.
+      await (await jetstreamManager(nc)).streams.purge(DELIVERY_STREAM).catch(() => undefined);
+      await leases.close();
+      await nc.close();
+      reader.remove();
+    }
+  },
+);
 
 test("members, leases and each stream's lag; a member that stops leaves the cluster", async (context) => {
   const { server } = context;
@@ -227,26 +228,30 @@ test("members, leases and each stream's lag; a member that stops leaves the clus
   ]);
 });
 
-test('no cluster configured: a usage answer naming both ways to give one; an unreachable server: how to fix it', async () => {
-  const home = tempHome();
-  try {
-    writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2 }));
-    const none = await runCliAsync(['cluster', 'status'], home.env);
-    assert.equal(
-      [none.code, none.stderr.trim()],
-      [
-        1,
-        'tern: no cluster configured (neither --cluster nor cluster.url names a NATS server). Pass --cluster nats://HOST:PORT or set cluster.url in config.json.',
-      ],
-    );
-    const down = await runCliAsync(['cluster', 'status', '--cluster', 'nats://127.0.0.1:9', '--json'], home.env);
-    assert.is(down.code, 1);
-    const error = (JSON.parse(down.stdout) as { ok: boolean; error: { code: string; message: string } }).error;
-    assert.is(error.code, 'cluster_unreachable');
-    assert.match(error.message, /^cannot reach the cluster at nats:\/\/127\.0\.0\.1:9/);
-  } finally {
-    home.remove();
-  }
-});
+test(
+  'no cluster configured: a usage answer naming both ways to give one; ' + 'an unreachable server: how to fix it',
+  async () => {
+    const home = tempHome();
+    try {
+      writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2 }));
+      const none = await runCliAsync(['cluster', 'status'], home.env);
+      assert.equal(
+        [none.code, none.stderr.trim()],
+        [
+          1,
+          'tern: no cluster configured (neither --cluster nor cluster.url names a NATS server). ' +
+            'Pass --cluster nats://HOST:PORT or set cluster.url in config.json.',
+        ],
+      );
+      const down = await runCliAsync(['cluster', 'status', '--cluster', 'nats://127.0.0.1:9', '--json'], home.env);
+      assert.is(down.code, 1);
+      const error = (JSON.parse(down.stdout) as { ok: boolean; error: { code: string; message: string } }).error;
+      assert.is(error.code, 'cluster_unreachable');
+      assert.match(error.message, /^cannot reach the cluster at nats:\/\/127\.0\.0\.1:9/);
+    } finally {
+      home.remove();
+    }
+  },
+);
 
 suite.run();

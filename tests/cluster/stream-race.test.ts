@@ -98,69 +98,84 @@ async function raceAfterAnswer(
   return { member, taken, updates };
 }
 
-test('the message whose write lost the race is answered once, by the account run again on the stream as it is now', async (context) => {
-  const { member, taken } = await raceAfterAnswer(context, ['second']);
-  const answers = await context.emulator!.waitForBotMessages(TOKEN, USER, 2, 60_000).catch((error: Error) => {
-    throw new Error(`${error.message}; node-a logged:\n${gatewayLog(member).slice(-15).join('\n')}`);
-  });
-  const log = await JetStreamEventStore.open(context.nc!, { ...accountLog('tg1'), readOnly: true });
-  try {
-    // Settled once the reply's delivery is in the stream: nothing more is sent after.
-    await until(
-      'the second reply to be delivered in the stream',
-      () => (log.read({ type: 'reply.delivered' }).length === 2 ? true : undefined),
-      30_000,
+test(
+  'the message whose write lost the race is answered once, ' + 'by the account run again on the stream as it is now',
+  async (context) => {
+    const { member, taken } = await raceAfterAnswer(context, ['second']);
+    const answers = await context.emulator!.waitForBotMessages(TOKEN, USER, 2, 60_000).catch((error: Error) => {
+      throw new Error(`${error.message}; node-a logged:\n${gatewayLog(member).slice(-15).join('\n')}`);
+    });
+    const log = await JetStreamEventStore.open(context.nc!, { ...accountLog('tg1'), readOnly: true });
+    try {
+      // Settled once the reply's delivery is in the stream: nothing more is sent after.
+      await until(
+        'the second reply to be delivered in the stream',
+        () => (log.read({ type: 'reply.delivered' }).length === 2 ? true : undefined),
+        30_000,
+      );
+      assert.equal(
+        context.emulator!.botMessages(TOKEN, USER).map((m) => m.text),
+        ['echo: first', 'echo: second'],
+      );
+      assert.is(answers.length, 2);
+      const received = log
+        .read({ type: 'message.received' })
+        .map((e) => [(e.data as { text: string }).text, e.gateway]);
+      assert.equal(received, [
+        ['first', 'node-a'],
+        ['second', 'node-a'],
+      ]);
+      // A part the losing writer sent may have had its `message.sent` refused with the rest of its writes: the account,
+      // run again on the stream, finds the part marked as leaving, does not send it again and says so in its log.
+      const sent = log.read({ type: 'message.sent' }).length;
+      const unconfirmed = gatewayLog(member).filter((line) =>
+        line.startsWith('WARN a reply part was being sent'),
+      ).length;
+      assert.is(sent + unconfirmed, 2, `${sent} recorded sent, ${unconfirmed} named as maybe sent`);
+    } finally {
+      log.close();
+    }
+    const lines = gatewayLog(member);
+    const warned = lines.filter((line) => line.startsWith('WARN cluster: another writer appended'));
+    assert.equal(warned, [
+      `WARN cluster: another writer appended to the channel account's stream; its gateway here stops ` +
+        `channel=tg1 reason="another writer appended to the event stream TERN_CH_tg1 (seq ${taken} is taken)"`,
+    ]);
+    assert.equal(
+      lines.filter((line) => line.startsWith('INFO gateway started url= ')),
+      ['INFO gateway started url= channels=tg1', 'INFO gateway started url= channels=tg1'],
     );
     assert.equal(
-      context.emulator!.botMessages(TOKEN, USER).map((m) => m.text),
-      ['echo: first', 'echo: second'],
+      lines.filter((line) => line.startsWith('ERROR')),
+      [],
+      lines.join('\n'),
     );
-    assert.is(answers.length, 2);
-    const received = log.read({ type: 'message.received' }).map((e) => [(e.data as { text: string }).text, e.gateway]);
-    assert.equal(received, [
-      ['first', 'node-a'],
-      ['second', 'node-a'],
-    ]);
-    // A part the losing writer sent may have had its `message.sent` refused with the rest of its writes: the account,
-    // run again on the stream, finds the part marked as leaving, does not send it again and says so in its log.
-    const sent = log.read({ type: 'message.sent' }).length;
-    const unconfirmed = gatewayLog(member).filter((line) => line.startsWith('WARN a reply part was being sent')).length;
-    assert.is(sent + unconfirmed, 2, `${sent} recorded sent, ${unconfirmed} named as maybe sent`);
-  } finally {
-    log.close();
-  }
-  const lines = gatewayLog(member);
-  const warned = lines.filter((line) => line.startsWith('WARN cluster: another writer appended'));
-  assert.equal(warned, [
-    `WARN cluster: another writer appended to the channel account's stream; its gateway here stops channel=tg1 reason="another writer appended to the event stream TERN_CH_tg1 (seq ${taken} is taken)"`,
-  ]);
-  assert.equal(
-    lines.filter((line) => line.startsWith('INFO gateway started url= ')),
-    ['INFO gateway started url= channels=tg1', 'INFO gateway started url= channels=tg1'],
-  );
-  assert.equal(
-    lines.filter((line) => line.startsWith('ERROR')),
-    [],
-    lines.join('\n'),
-  );
-  assert.is(member.stderr().includes('unexpected error'), false, member.stderr());
-  assert.is(await member.stop(10_000), 0);
-});
+    assert.is(member.stderr().includes('unexpected error'), false, member.stderr());
+    assert.is(await member.stop(10_000), 0);
+  },
+);
 
-test('a member stopped right after its write lost the race exits within 5 s of SIGINT, with no "unexpected error"', async (context) => {
-  const { member, updates } = await raceAfterAnswer(context, ['second']);
-  // Its poller has the message: writing it into the account's stream is what loses the race.
-  await until('node-a to fetch the message', () => (context.emulator!.fetched(updates[0]!) ? true : undefined), 30_000);
-  const started = Date.now();
-  const code = await member.stop(5_000);
-  const tookMs = Date.now() - started;
-  assert.is(code, 0, member.stderr());
-  assert.is(member.stderr().includes('unexpected error'), false, member.stderr());
-  assert.ok(tookMs < 5_000, `exited ${tookMs} ms after SIGINT`);
-  assert.ok(
-    gatewayLog(member).some((line) => line.startsWith('WARN cluster: another writer appended')),
-    gatewayLog(member).join('\n'),
-  );
-});
+test(
+  'a member stopped right after its write lost the race ' + 'exits within 5 s of SIGINT, with no "unexpected error"',
+  async (context) => {
+    const { member, updates } = await raceAfterAnswer(context, ['second']);
+    // Its poller has the message: writing it into the account's stream is what loses the race.
+    await until(
+      'node-a to fetch the message',
+      () => (context.emulator!.fetched(updates[0]!) ? true : undefined),
+      30_000,
+    );
+    const started = Date.now();
+    const code = await member.stop(5_000);
+    const tookMs = Date.now() - started;
+    assert.is(code, 0, member.stderr());
+    assert.is(member.stderr().includes('unexpected error'), false, member.stderr());
+    assert.ok(tookMs < 5_000, `exited ${tookMs} ms after SIGINT`);
+    assert.ok(
+      gatewayLog(member).some((line) => line.startsWith('WARN cluster: another writer appended')),
+      gatewayLog(member).join('\n'),
+    );
+  },
+);
 
 suite.run();

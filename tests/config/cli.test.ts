@@ -37,7 +37,8 @@ test('tern config validate prints every problem as path: message (allowed: …) 
   assert.is(text.code, 1);
   assert.is(
     text.stdout,
-    'gateway.log_level: "loud" is not allowed (allowed: debug, info, warn, error, fatal)\nheartbeat.interval: 1 is too small (allowed: whole numbers 5 or more)\n',
+    'gateway.log_level: "loud" is not allowed (allowed: debug, info, warn, error, fatal)\n' +
+      'heartbeat.interval: 1 is too small (allowed: whole numbers 5 or more)\n',
   );
   const json = await tern(['config', 'validate', h.path('bad.json'), '--json'], h.env);
   assert.is(json.code, 1);
@@ -52,54 +53,67 @@ test('tern config validate prints every problem as path: message (allowed: …) 
   h.remove();
 });
 
-test('tern config validate lists type, reference, provider, address and channel problems in one run, one path format', async () => {
-  const h = tempHome();
-  h.writeConfig({
-    version: 2,
-    gateway: { log_level: 'loud' },
-    agents: { defaults: { model: 'fsat' } },
-    model_list: [
-      { model_name: 'fast', model: 'gpt-5', api_keys: 'sk-not-a-list-000001', api_base: 'not a url' },
-      { model_name: 'other', provider: 'openia', model: 'gpt-5' },
-    ],
-    channel_list: { telegram: { enabled: true }, discord: { enabled: false } },
-    tools: { web: { searxng: { base_url: 'localhost:8888' } } },
-    surprise: true,
-  });
-  const result = await tern(['config', 'validate'], h.env);
-  assert.is(result.code, 1);
-  assert.is(
-    result.stdout,
-    [
-      'gateway.log_level: "loud" is not allowed (allowed: debug, info, warn, error, fatal)',
-      'model_list[0].api_keys: a string is not a list (allowed: a list of strings)',
-      'agents.defaults.model: "fsat" is not a model_name in model_list (allowed: fast, other)',
-      'model_list[0].api_base: "not a url" is not an http(s) URL (allowed: an address such as https://api.openai.com/v1)',
-      'tools.web.searxng.base_url: "localhost:8888" is not an http(s) URL (allowed: an address such as http://127.0.0.1:8888)',
-      'model_list[1].provider: unknown provider "openia" (allowed: openai, anthropic, gemini, google, openrouter, groq, deepseek, mistral, xai, cerebras, together, fireworks, nvidia, zhipu, moonshot, qwen, siliconflow, volcengine, minimax, anthropic-messages, venice, longcat, modelscope, azure, litellm, ollama, vllm, lmstudio, custom, antigravity, google-antigravity, github-copilot)',
-      'channel_list.telegram.settings.token: is required for an enabled telegram channel (allowed: the bot token from @BotFather, in config.json or in .security.yml under channel_list.telegram.token)',
-      '',
-    ].join('\n'),
-  );
-  assert.is(result.stderr, `${h.path('config.json')}: 7 problems\n`);
-  h.remove();
-});
+test(
+  'tern config validate lists type, reference, provider, ' + 'address and channel problems in one run, one path format',
+  async () => {
+    const h = tempHome();
+    h.writeConfig({
+      version: 2,
+      gateway: { log_level: 'loud' },
+      agents: { defaults: { model: 'fsat' } },
+      model_list: [
+        { model_name: 'fast', model: 'gpt-5', api_keys: 'sk-not-a-list-000001', api_base: 'not a url' },
+        { model_name: 'other', provider: 'openia', model: 'gpt-5' },
+      ],
+      channel_list: { telegram: { enabled: true }, discord: { enabled: false } },
+      tools: { web: { searxng: { base_url: 'localhost:8888' } } },
+      surprise: true,
+    });
+    const result = await tern(['config', 'validate'], h.env);
+    assert.is(result.code, 1);
+    assert.is(
+      result.stdout,
+      [
+        'gateway.log_level: "loud" is not allowed (allowed: debug, info, warn, error, fatal)',
+        'model_list[0].api_keys: a string is not a list (allowed: a list of strings)',
+        'agents.defaults.model: "fsat" is not a model_name in model_list (allowed: fast, other)',
+        'model_list[0].api_base: "not a url" is not an http(s) URL (allowed: ' +
+          'an address such as https://api.openai.com/v1)',
+        'tools.web.searxng.base_url: "localhost:8888" is not an http(s) URL (allowed: ' +
+          'an address such as http://127.0.0.1:8888)',
+        'model_list[1].provider: unknown provider "openia" (allowed: openai, anthropic, gemini, google, ' +
+          'openrouter, groq, deepseek, mistral, xai, cerebras, together, fireworks, nvidia, zhipu, moonshot, ' +
+          'qwen, siliconflow, volcengine, minimax, anthropic-messages, venice, longcat, modelscope, azure, ' +
+          'litellm, ollama, vllm, lmstudio, custom, antigravity, google-antigravity, github-copilot)',
+        'channel_list.telegram.settings.token: is required for an enabled telegram channel (allowed: ' +
+          'the bot token from @BotFather, in config.json or in .security.yml under channel_list.telegram.token)',
+        '',
+      ].join('\n'),
+    );
+    assert.is(result.stderr, `${h.path('config.json')}: 7 problems\n`);
+    h.remove();
+  },
+);
 
-test('tern config validate: an enabled channel without its token fails validation, even when the rest is fine', async () => {
-  const h = tempHome();
-  h.writeConfig({
-    version: 2,
-    channel_list: { slack: { enabled: true, settings: { token: 'xoxb-only-the-bot-token' } } },
-  });
-  const result = await tern(['config', 'validate', '--json'], h.env);
-  assert.is(result.code, 1);
-  assert.equal(JSON.parse(result.stdout).problems, [
-    'channel_list.slack.settings.app_token: is required for an enabled slack channel (allowed: the app-level token for Socket Mode, xapp-…, in config.json or in .security.yml under channel_list.slack.app_token)',
-  ]);
-  h.writeCredentials({ channel_list: { slack: { app_token: 'xapp-from-the-credentials' } } });
-  assert.is((await tern(['config', 'validate'], h.env)).code, 0);
-  h.remove();
-});
+test(
+  'tern config validate: an enabled channel without its ' + 'token fails validation, even when the rest is fine',
+  async () => {
+    const h = tempHome();
+    h.writeConfig({
+      version: 2,
+      channel_list: { slack: { enabled: true, settings: { token: 'xoxb-only-the-bot-token' } } },
+    });
+    const result = await tern(['config', 'validate', '--json'], h.env);
+    assert.is(result.code, 1);
+    assert.equal(JSON.parse(result.stdout).problems, [
+      'channel_list.slack.settings.app_token: is required for an enabled slack channel (allowed: the app-level ' +
+        'token for Socket Mode, xapp-…, in config.json or in .security.yml under channel_list.slack.app_token)',
+    ]);
+    h.writeCredentials({ channel_list: { slack: { app_token: 'xapp-from-the-credentials' } } });
+    assert.is((await tern(['config', 'validate'], h.env)).code, 0);
+    h.remove();
+  },
+);
 
 test('tern config validate: unknown keys are warnings and exit 0', async () => {
   const h = tempHome();
@@ -146,25 +160,31 @@ test('tern config show prints the effective config with secrets masked', async (
   h.remove();
 });
 
-test('tern config with an unknown subcommand is a usage error (exit 2); validating a missing file fails (exit 1)', async () => {
-  const h = tempHome();
-  const result = await tern(['config', 'edit'], h.env);
-  assert.is(result.code, 2);
-  assert.is(
-    result.stderr,
-    'tern: wrong usage ("edit" is not a config subcommand (allowed: show, validate, path)). Run `tern config --help`.\n',
-  );
-  const missing = await tern(['config', 'validate', h.path('nope.json'), '--json'], h.env);
-  assert.is(missing.code, 1);
-  assert.equal(JSON.parse(missing.stdout), {
-    ok: false,
-    error: {
-      code: 'config_missing',
-      message: `cannot validate ${h.path('nope.json')} (the file does not exist). Check the path, or run \`tern config path\` to see the config in use.`,
-    },
-  });
-  h.remove();
-});
+test(
+  'tern config with an unknown subcommand is a usage error (exit 2); ' + 'validating a missing file fails (exit 1)',
+  async () => {
+    const h = tempHome();
+    const result = await tern(['config', 'edit'], h.env);
+    assert.is(result.code, 2);
+    assert.is(
+      result.stderr,
+      'tern: wrong usage ("edit" is not a config subcommand (allowed: ' +
+        'show, validate, path)). Run `tern config --help`.\n',
+    );
+    const missing = await tern(['config', 'validate', h.path('nope.json'), '--json'], h.env);
+    assert.is(missing.code, 1);
+    assert.equal(JSON.parse(missing.stdout), {
+      ok: false,
+      error: {
+        code: 'config_missing',
+        message:
+          `cannot validate ${h.path('nope.json')} (the file does not exist). ` +
+          `Check the path, or run \`tern config path\` to see the config in use.`,
+      },
+    });
+    h.remove();
+  },
+);
 
 function healthServer(): Promise<Server> {
   const server = createServer((req, res) => {
@@ -221,7 +241,8 @@ test('tern status lists models with masked keys, channels, MCP servers, and whet
     `config      ${h.path('config.json')}`,
     `workspace   ${h.path('workspace')}`,
     'models      1',
-    '  gpt  provider openai (chat-completions)  model gpt-5  base https://api.openai.com/v1  2 keys (sk-c…42, sk-c…43)  proxy: none  enabled',
+    '  gpt  provider openai (chat-completions)  model gpt-5  ' +
+      'base https://api.openai.com/v1  2 keys (sk-c…42, sk-c…43)  proxy: none  enabled',
     'channels    1',
     '  telegram  telegram  proxy: none  enabled',
     'mcp         1',
@@ -240,17 +261,20 @@ test('tern status says plainly when exec runs without bubblewrap, and why', asyn
   assert.equal(JSON.parse(guardOnly.stdout).exec_isolation, {
     state: 'guard_only',
     detail:
-      'exec runs without isolation: bwrap is not installed; only the command guard stands between a command and your files. ' +
+      'exec runs without isolation: bwrap is not installed; ' +
+      'only the command guard stands between a command and your files. ' +
       'Install bubblewrap (apt-get install bubblewrap) or set tools.exec.isolation to "off" to accept this',
   });
   const cases: [config: unknown, line: string][] = [
     [
       { tools: { exec: { isolation: 'bwrap' } } },
-      'isolation   exec and cron command jobs are refused: tools.exec.isolation is "bwrap" but bwrap is not installed. Install bubblewrap or set tools.exec.isolation to "auto"',
+      'isolation   exec and cron command jobs are refused: tools.exec.isolation is "bwrap" ' +
+        'but bwrap is not installed. Install bubblewrap or set tools.exec.isolation to "auto"',
     ],
     [
       { isolation: { enabled: false } },
-      'isolation   exec runs without isolation (tools.exec.isolation is "off"); only the command guard stands between a command and your files',
+      'isolation   exec runs without isolation (tools.exec.isolation is "off"); ' +
+        'only the command guard stands between a command and your files',
     ],
     [
       { tools: { exec: { enabled: false, isolation: 'bwrap' } } },

@@ -210,26 +210,29 @@ test('a turn profile written as enabled gets default modes for every block', () 
   h.remove();
 });
 
-test('every default list and block is a value of its own: changing one changes no other field and no later load', () => {
-  const h = tempHome();
-  const first = loadConfig({ env: h.env }).config;
-  first.tools.allow_read_paths.push('/srv');
-  first.tools.todo.enabled = false;
-  first.agents.defaults.turn_profile = {
-    enabled: true,
-    history: { mode: 'off' },
-    system_prompt: { mode: 'default' },
-    skills: { mode: 'default' },
-    tools: { mode: 'default' },
-  };
-  assert.equal(first.tools.allow_write_paths, []);
-  assert.equal(first.tools.search_files, { enabled: true, require_approval: false });
-  const second = loadConfig({ env: h.env }).config;
-  assert.equal(second.tools.allow_read_paths, []);
-  assert.equal(second.tools.todo, { enabled: true, require_approval: false });
-  assert.is(second.agents.defaults.turn_profile, undefined);
-  h.remove();
-});
+test(
+  'every default list and block is a value of its own: ' + 'changing one changes no other field and no later load',
+  () => {
+    const h = tempHome();
+    const first = loadConfig({ env: h.env }).config;
+    first.tools.allow_read_paths.push('/srv');
+    first.tools.todo.enabled = false;
+    first.agents.defaults.turn_profile = {
+      enabled: true,
+      history: { mode: 'off' },
+      system_prompt: { mode: 'default' },
+      skills: { mode: 'default' },
+      tools: { mode: 'default' },
+    };
+    assert.equal(first.tools.allow_write_paths, []);
+    assert.equal(first.tools.search_files, { enabled: true, require_approval: false });
+    const second = loadConfig({ env: h.env }).config;
+    assert.equal(second.tools.allow_read_paths, []);
+    assert.equal(second.tools.todo, { enabled: true, require_approval: false });
+    assert.is(second.agents.defaults.turn_profile, undefined);
+    h.remove();
+  },
+);
 
 test('two blocks of the same shape are filled each on its own', () => {
   const h = tempHome();

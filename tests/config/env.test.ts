@@ -88,7 +88,8 @@ test('an env value of the wrong type is a problem naming the variable and the al
   } catch (error) {
     assert.equal((error as ConfigError).problems, [
       'gateway.log_level (from AGENT_LOG_LEVEL): "loud" is not allowed (allowed: debug, info, warn, error, fatal)',
-      'heartbeat.interval (from AGENT_HEARTBEAT_INTERVAL): "often" is not a whole number (allowed: whole numbers 5 or more)',
+      'heartbeat.interval (from AGENT_HEARTBEAT_INTERVAL): ' +
+        '"often" is not a whole number (allowed: whole numbers 5 or more)',
       'tools.exec.enabled (from AGENT_TOOLS_EXEC_ENABLED): "maybe" is not a boolean (allowed: true, false)',
     ]);
   }
@@ -102,7 +103,8 @@ test('an env range violation is reported like a file one', () => {
     assert.unreachable('loadConfig should throw');
   } catch (error) {
     assert.equal((error as ConfigError).problems, [
-      'gateway.log_max_size_mb (from AGENT_GATEWAY_LOG_MAX_SIZE_MB): 2048 is too large (allowed: whole numbers 1 to 1024)',
+      'gateway.log_max_size_mb (from AGENT_GATEWAY_LOG_MAX_SIZE_MB): ' +
+        '2048 is too large (allowed: whole numbers 1 to 1024)',
     ]);
   }
   h.remove();
@@ -111,8 +113,10 @@ test('an env range violation is reported like a file one', () => {
 test('AGENT_TOOLS_* that matches no option, or addresses a map such as MCP servers, is ignored with a warning', () => {
   const { warnings } = effective({ AGENT_TOOLS_NOPE_ENABLED: 'true', AGENT_TOOLS_MCP_SERVERS_FS_ENABLED: 'true' });
   assert.equal(warnings, [
-    'AGENT_TOOLS_NOPE_ENABLED matches no tools option (ignored); map-style options such as tools.mcp.servers are set only in the config file',
-    'AGENT_TOOLS_MCP_SERVERS_FS_ENABLED matches no tools option (ignored); map-style options such as tools.mcp.servers are set only in the config file',
+    'AGENT_TOOLS_NOPE_ENABLED matches no tools option (ignored); ' +
+      'map-style options such as tools.mcp.servers are set only in the config file',
+    'AGENT_TOOLS_MCP_SERVERS_FS_ENABLED matches no tools option (ignored); ' +
+      'map-style options such as tools.mcp.servers are set only in the config file',
   ]);
 });
 

@@ -71,7 +71,9 @@ test('an enabled channel of an unknown type is a problem that lists the kinds', 
     assert.is(result.code, 1);
     assert.is(
       result.stdout,
-      'channel_list.telegram.type: "telegarm" is not a channel kind: did you mean `telegram`? (allowed: telegram, discord, slack, line, whatsapp, onebot, qq, dingtalk, feishu, wecom, matrix, irc, signal, mattermost, email, pico_client, pico, or a kind a trusted plugin adds)\n',
+      'channel_list.telegram.type: "telegarm" is not a channel kind: did you mean `telegram`? ' +
+        '(allowed: telegram, discord, slack, line, whatsapp, onebot, qq, dingtalk, feishu, wecom, ' +
+        'matrix, irc, signal, mattermost, email, pico_client, pico, or a kind a trusted plugin adds)\n',
     );
   } finally {
     h.remove();
@@ -85,7 +87,8 @@ test('a JSON syntax error gives line:column and the line with a caret under the 
     const result = await tern(['config', 'validate'], h.env);
     assert.is(result.code, 1);
     assert.equal(result.stdout.split('\n'), [
-      '(file): not valid JSON at 3:46 (line:column): expected another "key": value after the comma (JSON allows no comma before })',
+      '(file): not valid JSON at 3:46 (line:column): expected another "key": ' +
+        'value after the comma (JSON allows no comma before })',
       '  3 |   "agents": { "defaults": { "model": "fast", } }',
       '    |                                              ^',
       '',
@@ -102,90 +105,96 @@ test('a JSON syntax error gives line:column and the line with a caret under the 
   }
 });
 
-test('a channel that cannot start: /ready 503 with the reason, /health 200; tern status and doctor show it', async () => {
-  const h = tempHome();
-  const emulator = await TelegramEmulator.start();
-  const port = await freePort();
-  h.writeConfig({
-    version: 2,
-    gateway: { port },
-    heartbeat: { enabled: false },
-    channel_list: {
-      good: {
-        enabled: true,
-        type: 'telegram',
-        settings: {
-          token: '123456:helpful-errors-good',
-          base_url: emulator.url,
-          poll_timeout_seconds: 1,
-          allow_from: ['*'],
+test(
+  'a channel that cannot start: /ready 503 with the reason, ' + '/health 200; tern status and doctor show it',
+  async () => {
+    const h = tempHome();
+    const emulator = await TelegramEmulator.start();
+    const port = await freePort();
+    h.writeConfig({
+      version: 2,
+      gateway: { port },
+      heartbeat: { enabled: false },
+      channel_list: {
+        good: {
+          enabled: true,
+          type: 'telegram',
+          settings: {
+            token: '123456:helpful-errors-good',
+            base_url: emulator.url,
+            poll_timeout_seconds: 1,
+            allow_from: ['*'],
+          },
         },
+        typo: { enabled: true, type: 'telegarm', settings: { token: '654321:helpful-errors-typo' } },
       },
-      typo: { enabled: true, type: 'telegarm', settings: { token: '654321:helpful-errors-typo' } },
-    },
-  });
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENT_')));
-  const gateway = startCli(['gateway'], { ...env, ...h.env });
-  const exited = new Promise((resolve) => gateway.once('exit', resolve));
-  try {
-    const url = `http://127.0.0.1:${port}`;
-    const kinds = SUPPORTED_KINDS.join(', ');
-    const reason = `channel typo cannot start: channel_list.typo.type "telegarm" is not supported by this gateway (supported: ${kinds})`;
-    let ready:
-      | {
-          status: number;
-          body: { status?: string; reason?: string; channels?: Array<{ name: string; state: string }> };
-        }
-      | undefined;
-    for (
-      const deadline = Date.now() + 20_000;
-      Date.now() < deadline;
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    ) {
-      const res = await fetch(`${url}/ready`).catch(() => undefined);
-      if (!res) continue;
-      ready = { status: res.status, body: (await res.json()) as NonNullable<typeof ready>['body'] };
-      // Until both channels are listed and settled: under load the good channel's first start can fail (its state
-      // is then `failed`, not `starting`) and it connects on its next try.
-      const settled = ready.body.channels?.filter((c) => c.state === 'connected' || c.state === 'refused');
-      if (settled?.length === 2) break;
+    });
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENT_')));
+    const gateway = startCli(['gateway'], { ...env, ...h.env });
+    const exited = new Promise((resolve) => gateway.once('exit', resolve));
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      const kinds = SUPPORTED_KINDS.join(', ');
+      const reason =
+        'channel typo cannot start: channel_list.typo.type "telegarm" ' +
+        `is not supported by this gateway (supported: ${kinds})`;
+      let ready:
+        | {
+            status: number;
+            body: { status?: string; reason?: string; channels?: Array<{ name: string; state: string }> };
+          }
+        | undefined;
+      for (
+        const deadline = Date.now() + 20_000;
+        Date.now() < deadline;
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      ) {
+        const res = await fetch(`${url}/ready`).catch(() => undefined);
+        if (!res) continue;
+        ready = { status: res.status, body: (await res.json()) as NonNullable<typeof ready>['body'] };
+        // Until both channels are listed and settled: under load the good channel's first start can fail (its state
+        // is then `failed`, not `starting`) and it connects on its next try.
+        const settled = ready.body.channels?.filter((c) => c.state === 'connected' || c.state === 'refused');
+        if (settled?.length === 2) break;
+      }
+      assert.equal([ready?.status, ready?.body.status, ready?.body.reason], [503, 'cannot_start', reason]);
+      assert.equal(
+        ready?.body.channels?.map((c) => [c.name, c.state]),
+        [
+          ['good', 'connected'],
+          ['typo', 'refused'],
+        ],
+      );
+      assert.is((await fetch(`${url}/health`)).status, 200);
+      const status = await tern(['status'], h.env);
+      assert.ok(
+        status.stdout.includes(
+          '  typo  telegarm  proxy: its library connects by itself  enabled  cannot start: ' +
+            'channel_list.typo.type "telegarm" is not supported',
+        ),
+        status.stdout,
+      );
+      assert.ok(status.stdout.includes('  good  telegram  proxy: none  enabled  connected\n'), status.stdout);
+      const doctor = JSON.parse((await tern(['doctor', '--offline', '--json'], h.env)).stdout) as {
+        checks: Array<{ name: string; status: string; message: string; details?: string[] }>;
+      };
+      assert.equal(
+        doctor.checks.find((c) => c.name === 'gateway'),
+        {
+          name: 'gateway',
+          status: 'error',
+          message: `running (${url}/health), but a channel cannot start`,
+          details: [`typo: channel_list.typo.type "telegarm" is not supported by this gateway (supported: ${kinds})`],
+          fix: 'fix those channel_list entries in config.json; the gateway reloads them',
+        } as never,
+      );
+    } finally {
+      gateway.kill('SIGINT');
+      await exited;
+      await emulator.stop();
+      h.remove();
     }
-    assert.equal([ready?.status, ready?.body.status, ready?.body.reason], [503, 'cannot_start', reason]);
-    assert.equal(
-      ready?.body.channels?.map((c) => [c.name, c.state]),
-      [
-        ['good', 'connected'],
-        ['typo', 'refused'],
-      ],
-    );
-    assert.is((await fetch(`${url}/health`)).status, 200);
-    const status = await tern(['status'], h.env);
-    assert.ok(
-      status.stdout.includes(
-        '  typo  telegarm  proxy: its library connects by itself  enabled  cannot start: channel_list.typo.type "telegarm" is not supported',
-      ),
-      status.stdout,
-    );
-    assert.ok(status.stdout.includes('  good  telegram  proxy: none  enabled  connected\n'), status.stdout);
-    const doctor = JSON.parse((await tern(['doctor', '--offline', '--json'], h.env)).stdout) as {
-      checks: Array<{ name: string; status: string; message: string; details?: string[] }>;
-    };
-    assert.equal(
-      doctor.checks.find((c) => c.name === 'gateway'),
-      {
-        name: 'gateway',
-        status: 'error',
-        message: `running (${url}/health), but a channel cannot start`,
-        details: [`typo: channel_list.typo.type "telegarm" is not supported by this gateway (supported: ${kinds})`],
-        fix: 'fix those channel_list entries in config.json; the gateway reloads them',
-      } as never,
-    );
-  } finally {
-    gateway.kill('SIGINT');
-    await exited;
-    await emulator.stop();
-    h.remove();
-  }
-});
+  },
+);
 
 test.run();

@@ -102,33 +102,36 @@ test('version 0 migrates: providers to model_list, channels to channel_list, bin
   h.remove();
 });
 
-test('migration keeps every secret: moved to .security.yml, absent from config.json, present in the loaded config', () => {
-  const h = tempHome();
-  h.writeConfig(V0);
-  const { config } = loadConfig({ env: h.env });
-  const credentials = parseYaml(h.read('.security.yml')) as Record<string, unknown>;
-  assert.equal(credentials, {
-    model_list: { 'gpt-4o': { api_keys: ['sk-v0-openai-000000001'] } },
-    web: {},
-    channel_list: {
-      telegram: { token: '123456:v0-telegram-token' },
-      // Slack's bot token is the peer's bot_token, read as the token the channel connects with.
-      slack: { app_token: 'xapp-v0-slack-000001', token: 'xoxb-v0-slack-000001' },
-    },
-    skills: { registries: { github: { auth_token: 'ghp_v0_github_token_01' } } },
-    launcher_token: 'launcher-v0-token-0001',
-  });
-  const configText = h.read('config.json');
-  for (const secret of ['sk-v0', 'v0-telegram-token', 'xoxb-', 'xapp-', 'ghp_', 'launcher-v0'])
-    assert.not.ok(configText.includes(secret), secret);
-  assert.equal(
-    config.model_list[0]!.api_keys.map((k) => k.reveal()),
-    ['sk-v0-openai-000000001'],
-  );
-  assert.is(config.channel_list.telegram!.settings.token?.reveal(), '123456:v0-telegram-token');
-  assert.is(config.tools.skills.registries.github.auth_token.reveal(), 'ghp_v0_github_token_01');
-  h.remove();
-});
+test(
+  'migration keeps every secret: moved to .security.yml, ' + 'absent from config.json, present in the loaded config',
+  () => {
+    const h = tempHome();
+    h.writeConfig(V0);
+    const { config } = loadConfig({ env: h.env });
+    const credentials = parseYaml(h.read('.security.yml')) as Record<string, unknown>;
+    assert.equal(credentials, {
+      model_list: { 'gpt-4o': { api_keys: ['sk-v0-openai-000000001'] } },
+      web: {},
+      channel_list: {
+        telegram: { token: '123456:v0-telegram-token' },
+        // Slack's bot token is the peer's bot_token, read as the token the channel connects with.
+        slack: { app_token: 'xapp-v0-slack-000001', token: 'xoxb-v0-slack-000001' },
+      },
+      skills: { registries: { github: { auth_token: 'ghp_v0_github_token_01' } } },
+      launcher_token: 'launcher-v0-token-0001',
+    });
+    const configText = h.read('config.json');
+    for (const secret of ['sk-v0', 'v0-telegram-token', 'xoxb-', 'xapp-', 'ghp_', 'launcher-v0'])
+      assert.not.ok(configText.includes(secret), secret);
+    assert.equal(
+      config.model_list[0]!.api_keys.map((k) => k.reveal()),
+      ['sk-v0-openai-000000001'],
+    );
+    assert.is(config.channel_list.telegram!.settings.token?.reveal(), '123456:v0-telegram-token');
+    assert.is(config.tools.skills.registries.github.auth_token.reveal(), 'ghp_v0_github_token_01');
+    h.remove();
+  },
+);
 
 test('version 1 migrates: api_key joins api_keys, enabled is inferred from keys, existing credentials are kept', () => {
   const h = tempHome();
@@ -162,24 +165,27 @@ test('version 1 migrates: api_key joins api_keys, enabled is inferred from keys,
   h.remove();
 });
 
-test('before rewriting, both files are backed up with a date; the rewrite leaves no temp file and is owner-only', () => {
-  const h = tempHome();
-  h.writeConfig(V1);
-  h.writeCredentials({ web: { tavily: { api_key: 'tvly-held-00000001' } } });
-  const before = { config: h.read('config.json'), credentials: h.read('.security.yml') };
-  loadConfig({ env: h.env });
-  const names = files(h.home);
-  assert.is(names.length, 4);
-  const configBackup = names.find((n) => /^config\.json\.bak-\d{8}-\d{6}$/.test(n));
-  const credentialsBackup = names.find((n) => /^\.security\.yml\.bak-\d{8}-\d{6}$/.test(n));
-  assert.ok(configBackup, names.join(', '));
-  assert.ok(credentialsBackup, names.join(', '));
-  assert.is(h.read(configBackup!), before.config);
-  assert.is(h.read(credentialsBackup!), before.credentials);
-  assert.not.ok(names.some((n) => n.includes('.tmp-')));
-  for (const name of names) assert.is(mode(h.path(name)), 0o600, name);
-  h.remove();
-});
+test(
+  'before rewriting, both files are backed up with a date; ' + 'the rewrite leaves no temp file and is owner-only',
+  () => {
+    const h = tempHome();
+    h.writeConfig(V1);
+    h.writeCredentials({ web: { tavily: { api_key: 'tvly-held-00000001' } } });
+    const before = { config: h.read('config.json'), credentials: h.read('.security.yml') };
+    loadConfig({ env: h.env });
+    const names = files(h.home);
+    assert.is(names.length, 4);
+    const configBackup = names.find((n) => /^config\.json\.bak-\d{8}-\d{6}$/.test(n));
+    const credentialsBackup = names.find((n) => /^\.security\.yml\.bak-\d{8}-\d{6}$/.test(n));
+    assert.ok(configBackup, names.join(', '));
+    assert.ok(credentialsBackup, names.join(', '));
+    assert.is(h.read(configBackup!), before.config);
+    assert.is(h.read(credentialsBackup!), before.credentials);
+    assert.not.ok(names.some((n) => n.includes('.tmp-')));
+    for (const name of names) assert.is(mode(h.path(name)), 0o600, name);
+    h.remove();
+  },
+);
 
 test('a migrated file loads as version 2 the next time: no second backup, no migration notes', () => {
   const h = tempHome();
@@ -255,7 +261,8 @@ test('an unknown version is a clear error', () => {
     } catch (error) {
       assert.is((error as ConfigError).code, 'config_unknown_version');
       assert.equal((error as ConfigError).problems, [
-        `version: ${JSON.stringify(version)} is not a config version this build knows (allowed: 0, 1, 2, 3). Upgrade tern or fix the number`,
+        `version: ${JSON.stringify(version)} is not a config version this build knows (allowed: ` +
+          '0, 1, 2, 3). Upgrade tern or fix the number',
       ]);
     }
     h.remove();

@@ -97,39 +97,60 @@ test('the version-3 example shape loads with every zero value read as the peer m
   );
   assert.equal(notes, [
     "version 3 is the peer runtime's format: read as version 2, known aliases mapped, unknown keys ignored",
-    'channel_list.telegram.allow_from, channel_list.telegram.placeholder, channel_list.telegram.typing, channel_list.telegram.settings, channel_list.discord.allow_from, channel_list.discord.group_trigger, channel_list.discord.settings, channel_list.slack.allow_from, channel_list.slack.settings.bot_token: read into settings (allow_from, mention_only, prefixes, placeholder text, typing, token) as the peer runtime means them',
+    'channel_list.telegram.allow_from, channel_list.telegram.placeholder, ' +
+      'channel_list.telegram.typing, channel_list.telegram.settings, channel_list.discord.allow_from, ' +
+      'channel_list.discord.group_trigger, channel_list.discord.settings, channel_list.slack.allow_from, ' +
+      'channel_list.slack.settings.bot_token: read into settings (allow_from, mention_only, ' +
+      'prefixes, placeholder text, typing, token) as the peer runtime means them',
     `tools.web.provider: "auto" read as the automatic engine choice (provider unset) (${PEER})`,
-    `gateway.port, evolution.min_task_count, evolution.min_success_ratio, agents.defaults.max_tool_iterations, heartbeat.interval, channel_list.telegram.settings.streaming.min_growth_chars, tools.filter_min_length, tools.web.fetch_limit_bytes, tools.web.brave.max_results, tools.web.searxng.max_results, tools.mcp.discovery.ttl, tools.mcp.discovery.max_search_results, tools.mcp.max_inline_text_chars, tools.skills.max_concurrent_searches, tools.read_file.max_read_file_size: 0 read as the default (${PEER})`,
-    `gateway.log_level, evolution.mode, agents.defaults.workspace, model_list[1].api_base, channel_list.telegram.settings.base_url, channel_list.telegram.settings.proxy, channel_list.discord.settings.token, tools.web.proxy, tools.web.brave.api_key, tools.web.kagi.api_key, tools.web.kagi.base_url, tools.web.searxng.base_url, tools.skills.registries.clawhub.base_url, tools.read_file.mode: "" read as the default (unset) (${PEER})`,
-    `evolution.cold_path_times, session.dimensions, channel_list.discord.settings.prefixes, channel_list.slack.settings.allow_from, tools.allow_read_paths, tools.allow_write_paths, tools.web.brave.api_keys, tools.exec.custom_deny_patterns, tools.exec.custom_allow_patterns, tools.cron.command_allowed_remotes: null read as an empty list (${PEER})`,
+    'gateway.port, evolution.min_task_count, evolution.min_success_ratio, agents.defaults.max_tool_iterations, ' +
+      'heartbeat.interval, channel_list.telegram.settings.streaming.min_growth_chars, tools.filter_min_length, ' +
+      'tools.web.fetch_limit_bytes, tools.web.brave.max_results, tools.web.searxng.max_results, ' +
+      'tools.mcp.discovery.ttl, tools.mcp.discovery.max_search_results, tools.mcp.max_inline_text_chars, ' +
+      `tools.skills.max_concurrent_searches, tools.read_file.max_read_file_size: 0 read as the default (${PEER})`,
+    'gateway.log_level, evolution.mode, agents.defaults.workspace, model_list[1].api_base, ' +
+      'channel_list.telegram.settings.base_url, channel_list.telegram.settings.proxy, ' +
+      'channel_list.discord.settings.token, tools.web.proxy, tools.web.brave.api_key, ' +
+      'tools.web.kagi.api_key, tools.web.kagi.base_url, tools.web.searxng.base_url, ' +
+      `tools.skills.registries.clawhub.base_url, tools.read_file.mode: "" read as the default (unset) (${PEER})`,
+    'evolution.cold_path_times, session.dimensions, channel_list.discord.settings.prefixes, ' +
+      'channel_list.slack.settings.allow_from, tools.allow_read_paths, tools.allow_write_paths, ' +
+      'tools.web.brave.api_keys, tools.exec.custom_deny_patterns, tools.exec.custom_allow_patterns, ' +
+      `tools.cron.command_allowed_remotes: null read as an empty list (${PEER})`,
     `channel_list.telegram.settings.allow_from: numbers in a list of names read as text (${PEER})`,
-    `channel_list.discord.settings.allow_from, tools.web.private_host_whitelist: a single value read as a one-item list (${PEER})`,
+    'channel_list.discord.settings.allow_from, tools.web.private_host_whitelist: ' +
+      `a single value read as a one-item list (${PEER})`,
     `tools.mcp.servers: null read as an empty map (${PEER})`,
   ]);
   h.remove();
 });
 
-test('an OAuth entry of antigravity stays on; one of a vendor Tern cannot sign in to is switched off, once', async () => {
-  const h = tempHome();
-  const config = fixture('v3-example.json');
-  const list = config.model_list as Array<Record<string, unknown>>;
-  list.push({ model_name: 'codex-oauth', model: 'openai/gpt-5.2', auth_method: 'oauth' });
-  h.writeConfig(config);
-  const result = await tern(['config', 'validate', '--json'], h.env);
-  const body = JSON.parse(result.stdout) as { ok: boolean; warnings: string[] };
-  assert.is(result.code, 0);
-  const last = list.length - 1;
-  assert.equal(
-    body.warnings.filter((w) => w.startsWith('model_list[3]') || w.startsWith(`model_list[${last}]`)),
-    [
-      `model_list[${last}] (codex-oauth) signs in with auth_method "oauth", which Tern does not do for this provider: the entry is switched off (remove auth_method and give it api_keys to use it)`,
-    ],
-  );
-  h.remove();
-});
+test(
+  'an OAuth entry of antigravity stays on; ' + 'one of a vendor Tern cannot sign in to is switched off, once',
+  async () => {
+    const h = tempHome();
+    const config = fixture('v3-example.json');
+    const list = config.model_list as Array<Record<string, unknown>>;
+    list.push({ model_name: 'codex-oauth', model: 'openai/gpt-5.2', auth_method: 'oauth' });
+    h.writeConfig(config);
+    const result = await tern(['config', 'validate', '--json'], h.env);
+    const body = JSON.parse(result.stdout) as { ok: boolean; warnings: string[] };
+    assert.is(result.code, 0);
+    const last = list.length - 1;
+    assert.equal(
+      body.warnings.filter((w) => w.startsWith('model_list[3]') || w.startsWith(`model_list[${last}]`)),
+      [
+        `model_list[${last}] (codex-oauth) signs in with auth_method "oauth", which Tern does not do for ` +
+          'this provider: the entry is switched off (remove auth_method and give it api_keys to use it)',
+      ],
+    );
+    h.remove();
+  },
+);
 
 for (const name of ['v3-example.json', 'v2-flat-channels.json', 'v0-providers.json']) {
-  test(`tern config validate: the peer fixture ${name} is valid, each convention noted once, none as a problem`, async () => {
+  const valid = `the peer fixture ${name} is valid`;
+  test(`tern config validate: ${valid}, each convention noted once, none as a problem`, async () => {
     const h = tempHome();
     h.writeConfig(fixture(name));
     const result = await tern(['config', 'validate'], h.env);

@@ -72,21 +72,24 @@ test('validateConfig accepts the peer format too and reports real problems in it
   assert.equal(bad.ok ? [] : bad.problems, ['heartbeat.interval: 2 is too small (allowed: whole numbers 5 or more)']);
 });
 
-test('tools.skills.github mirroring tools.skills.registries.github, as the peer writes both, loads without a warning', () => {
-  const github = { base_url: 'https://ghe.example', proxy: 'http://127.0.0.1:7891' };
-  const h = tempHome();
-  h.writeConfig({
-    version: 2,
-    tools: { skills: { registries: { github: { ...github, auth_token: '' } }, github: { ...github, token: '' } } },
-  });
-  const { config, warnings } = loadConfig({ env: h.env });
-  h.remove();
-  assert.equal(
-    [config.tools.skills.registries.github.base_url, config.tools.skills.registries.github.proxy],
-    ['https://ghe.example', 'http://127.0.0.1:7891'],
-  );
-  assert.equal(warnings, []);
-});
+test(
+  'tools.skills.github mirroring tools.skills.registries.github, ' + 'as the peer writes both, loads without a warning',
+  () => {
+    const github = { base_url: 'https://ghe.example', proxy: 'http://127.0.0.1:7891' };
+    const h = tempHome();
+    h.writeConfig({
+      version: 2,
+      tools: { skills: { registries: { github: { ...github, auth_token: '' } }, github: { ...github, token: '' } } },
+    });
+    const { config, warnings } = loadConfig({ env: h.env });
+    h.remove();
+    assert.equal(
+      [config.tools.skills.registries.github.base_url, config.tools.skills.registries.github.proxy],
+      ['https://ghe.example', 'http://127.0.0.1:7891'],
+    );
+    assert.equal(warnings, []);
+  },
+);
 
 test('deprecated tools.skills.github in a version-2 file still loads, into the registry block, with a warning', () => {
   const h = tempHome();

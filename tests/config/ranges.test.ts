@@ -123,12 +123,14 @@ const CASES: [string, unknown, string][] = [
   [
     'turn profile custom history',
     { agents: { defaults: { turn_profile: { enabled: true, history: { mode: 'custom' } } } } },
-    'agents.defaults.turn_profile.history.mode: mode custom is supported only for skills and tools (allowed: default, off)',
+    'agents.defaults.turn_profile.history.mode: ' +
+      'mode custom is supported only for skills and tools (allowed: default, off)',
   ],
   [
     'turn profile custom system prompt',
     { agents: { defaults: { turn_profile: { system_prompt: { mode: 'custom' } } } } },
-    'agents.defaults.turn_profile.system_prompt.mode: mode custom is supported only for skills and tools (allowed: default, off)',
+    'agents.defaults.turn_profile.system_prompt.mode: ' +
+      'mode custom is supported only for skills and tools (allowed: default, off)',
   ],
   [
     'loop window shorter than critical threshold',
@@ -138,7 +140,8 @@ const CASES: [string, unknown, string][] = [
   [
     'loop critical not above repeat',
     { agents: { defaults: { loop_detection: { repeat_threshold: 5, critical_threshold: 5 } } } },
-    'agents.defaults.loop_detection.critical_threshold: 5 must be above repeat_threshold (allowed: whole numbers from 6)',
+    'agents.defaults.loop_detection.critical_threshold: ' +
+      '5 must be above repeat_threshold (allowed: whole numbers from 6)',
   ],
   [
     'read_file mode',
@@ -153,12 +156,14 @@ const CASES: [string, unknown, string][] = [
   [
     'web provider',
     { tools: { web: { provider: 'bing' } } },
-    'tools.web.provider: "bing" is not allowed (allowed: brave, duckduckgo, perplexity, baidu_search, tavily, kagi, keenable, exa, searxng, glm_search, gemini, sogou)',
+    'tools.web.provider: "bing" is not allowed (allowed: brave, duckduckgo, perplexity, ' +
+      'baidu_search, tavily, kagi, keenable, exa, searxng, glm_search, gemini, sogou)',
   ],
   [
     'exec deny pattern',
     { tools: { exec: { custom_deny_patterns: ['rm (-rf'] } } },
-    'tools.exec.custom_deny_patterns[0]: "rm (-rf" is not a valid regular expression (allowed: JavaScript RegExp syntax)',
+    'tools.exec.custom_deny_patterns[0]: ' +
+      '"rm (-rf" is not a valid regular expression (allowed: JavaScript RegExp syntax)',
   ],
   [
     'cron timeout',
@@ -173,7 +178,8 @@ const CASES: [string, unknown, string][] = [
   [
     'mcp discovery without a search',
     { tools: { mcp: { discovery: { enabled: true, use_bm25: false, use_regex: false } } } },
-    'tools.mcp.discovery.enabled: discovery needs a search tool but use_bm25 and use_regex are both false (allowed: use_bm25 or use_regex true)',
+    'tools.mcp.discovery.enabled: discovery needs a search tool but use_bm25 ' +
+      'and use_regex are both false (allowed: use_bm25 or use_regex true)',
   ],
   [
     'mcp oauth with an Authorization header',
@@ -192,7 +198,8 @@ const CASES: [string, unknown, string][] = [
         },
       },
     },
-    'tools.mcp.servers.remote.oauth: cannot be combined with an Authorization header (allowed: oauth or headers.Authorization, not both)',
+    'tools.mcp.servers.remote.oauth: cannot be combined with an Authorization header (allowed: ' +
+      'oauth or headers.Authorization, not both)',
   ],
   [
     'mcp stdio without command',
@@ -276,8 +283,10 @@ test('every problem in a file is reported at once, each naming its path', () => 
       'session.dimensions[0]: "peer" is not allowed (allowed: space, chat, topic, sender)',
       'heartbeat.interval: 1 is too small (allowed: whole numbers 5 or more)',
       'agents.defaults.model: "fsat" is not a model_name in model_list (allowed: fast)',
-      'model_list[0].api_base: "not a url" is not an http(s) URL (allowed: an address such as https://api.openai.com/v1)',
-      'channel_list.telegram.settings.token: is required for an enabled telegram channel (allowed: the bot token from @BotFather, in config.json or in .security.yml under channel_list.telegram.token)',
+      'model_list[0].api_base: "not a url" is not an http(s) URL (allowed: ' +
+        'an address such as https://api.openai.com/v1)',
+      'channel_list.telegram.settings.token: is required for an enabled telegram channel (allowed: ' +
+        'the bot token from @BotFather, in config.json or in .security.yml under channel_list.telegram.token)',
     ]);
   }
   h.remove();

@@ -8,52 +8,56 @@ import { tempHome } from './home.js';
 
 const MODEL_KEY = 'sk-model-key-000000000001';
 
-test('every kind of configured secret is masked in text: model keys, channel tokens, search keys, registry tokens, MCP headers and env', () => {
-  const h = tempHome();
-  h.writeConfig({
-    version: 2,
-    model_list: [{ model_name: 'm', provider: 'openai', model: 'gpt', api_keys: [MODEL_KEY] }],
-    channel_list: {
-      tg: { enabled: true, type: 'telegram', settings: { token: '7000001:channel-token-AAAAAAAA' } },
-      sl: { enabled: false, type: 'slack', settings: { app_token: 'xapp-slack-app-token-1' } },
-    },
-    tools: {
-      web: { brave: { enabled: true, api_key: 'BSA-search-key-00000001' } },
-      skills: { registries: { github: { auth_token: 'registry-token-00000001' } } },
-      mcp: {
-        enabled: true,
-        servers: {
-          remote: {
-            enabled: true,
-            url: 'https://mcp.example.com/mcp',
-            headers: { Authorization: 'Bearer mcp-header-token-0001' },
+test(
+  'every kind of configured secret is masked in text: ' +
+    'model keys, channel tokens, search keys, registry tokens, MCP headers and env',
+  () => {
+    const h = tempHome();
+    h.writeConfig({
+      version: 2,
+      model_list: [{ model_name: 'm', provider: 'openai', model: 'gpt', api_keys: [MODEL_KEY] }],
+      channel_list: {
+        tg: { enabled: true, type: 'telegram', settings: { token: '7000001:channel-token-AAAAAAAA' } },
+        sl: { enabled: false, type: 'slack', settings: { app_token: 'xapp-slack-app-token-1' } },
+      },
+      tools: {
+        web: { brave: { enabled: true, api_key: 'BSA-search-key-00000001' } },
+        skills: { registries: { github: { auth_token: 'registry-token-00000001' } } },
+        mcp: {
+          enabled: true,
+          servers: {
+            remote: {
+              enabled: true,
+              url: 'https://mcp.example.com/mcp',
+              headers: { Authorization: 'Bearer mcp-header-token-0001' },
+            },
+            local: { enabled: true, command: 'srv', env: { ACCESS_TOKEN: 'mcp-env-token-00000001' } },
           },
-          local: { enabled: true, command: 'srv', env: { ACCESS_TOKEN: 'mcp-env-token-00000001' } },
         },
       },
-    },
-  });
-  h.writeCredentials({ web: { tavily: { api_keys: ['tvly-credentials-key-01'] } } });
-  const redactor = redactorOf(loadConfig({ env: h.env }).config);
-  const text = [
-    MODEL_KEY,
-    '7000001:channel-token-AAAAAAAA',
-    'xapp-slack-app-token-1',
-    'BSA-search-key-00000001',
-    'registry-token-00000001',
-    'Bearer mcp-header-token-0001',
-    'mcp-header-token-0001',
-    'mcp-env-token-00000001',
-    'tvly-credentials-key-01',
-  ]
-    .map((s) => `<${s}>`)
-    .join(' ');
-  assert.is(
-    redactor.text(text),
-    '<sk-m…01> <7000…AA> <xapp…-1> <BSA-…01> <regi…01> <Bear…01> <mcp-…01> <mcp-…01> <tvly…01>',
-  );
-  h.remove();
-});
+    });
+    h.writeCredentials({ web: { tavily: { api_keys: ['tvly-credentials-key-01'] } } });
+    const redactor = redactorOf(loadConfig({ env: h.env }).config);
+    const text = [
+      MODEL_KEY,
+      '7000001:channel-token-AAAAAAAA',
+      'xapp-slack-app-token-1',
+      'BSA-search-key-00000001',
+      'registry-token-00000001',
+      'Bearer mcp-header-token-0001',
+      'mcp-header-token-0001',
+      'mcp-env-token-00000001',
+      'tvly-credentials-key-01',
+    ]
+      .map((s) => `<${s}>`)
+      .join(' ');
+    assert.is(
+      redactor.text(text),
+      '<sk-m…01> <7000…AA> <xapp…-1> <BSA-…01> <regi…01> <Bear…01> <mcp-…01> <mcp-…01> <tvly…01>',
+    );
+    h.remove();
+  },
+);
 
 test('proxy credentials (config, environment) and env_file values are masked; a URL password reads [REDACTED]', () => {
   const h = tempHome();

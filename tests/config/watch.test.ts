@@ -9,7 +9,9 @@ import { quietValue } from '../support/quiet.js';
 
 const FAST_MS = 10;
 
-/** `promise`, or a failure naming `what` after 5 s: a watcher that never reacts fails the test instead of hanging it. */
+/**
+ * `promise`, or a failure naming `what` after 5 s: a watcher that never reacts fails the test instead of hanging it.
+ */
 function within<T>(promise: Promise<T>, what: string): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ${what} within 5 s`)), 5000);
@@ -58,7 +60,8 @@ test('an invalid edit publishes config.rejected, logs why, and keeps the running
   watcher.stop();
   assert.equal(event.data.problems, ['gateway.log_max_backups: 500 is too large (allowed: whole numbers 0 to 100)']);
   assert.equal(logged, [
-    `config: the edit of ${h.path('config.json')} was rejected and the running config stays (gateway.log_max_backups: 500 is too large (allowed: whole numbers 0 to 100))`,
+    `config: the edit of ${h.path('config.json')} was rejected and the running config ` +
+      'stays (gateway.log_max_backups: 500 is too large (allowed: whole numbers 0 to 100))',
   ]);
   assert.equal(next.data.changed, ['gateway.log_max_backups']);
   assert.is(changes.length, 1);
@@ -156,29 +159,33 @@ test('a config path that cannot be read (a folder in its place) keeps the runnin
   h.remove();
 });
 
-test('with no config file at start (defaults), a config file that appears is loaded, and its later deletion is refused', async () => {
-  const h = tempHome();
-  const bus = new InProcessBus();
-  const changes: LoadedConfig[] = [];
-  const watcher = watchConfig({
-    bus,
-    env: h.env,
-    intervalMs: FAST_MS,
-    onChange: (l) => changes.push(l),
-    log: () => undefined,
-  });
-  const reloaded = firstValueFrom(bus.on('config.reloaded'));
-  h.writeConfig({ version: 2, heartbeat: { interval: 45 } });
-  assert.equal((await within(reloaded, 'config.reloaded')).data.changed, ['heartbeat.interval']);
-  const rejected = firstValueFrom(bus.on('config.rejected'));
-  rmSync(h.path('config.json'));
-  await within(rejected, 'config.rejected');
-  watcher.stop();
-  assert.equal(
-    changes.map((c) => c.config.heartbeat.interval),
-    [45],
-  );
-  h.remove();
-});
+test(
+  'with no config file at start (defaults), ' +
+    'a config file that appears is loaded, and its later deletion is refused',
+  async () => {
+    const h = tempHome();
+    const bus = new InProcessBus();
+    const changes: LoadedConfig[] = [];
+    const watcher = watchConfig({
+      bus,
+      env: h.env,
+      intervalMs: FAST_MS,
+      onChange: (l) => changes.push(l),
+      log: () => undefined,
+    });
+    const reloaded = firstValueFrom(bus.on('config.reloaded'));
+    h.writeConfig({ version: 2, heartbeat: { interval: 45 } });
+    assert.equal((await within(reloaded, 'config.reloaded')).data.changed, ['heartbeat.interval']);
+    const rejected = firstValueFrom(bus.on('config.rejected'));
+    rmSync(h.path('config.json'));
+    await within(rejected, 'config.rejected');
+    watcher.stop();
+    assert.equal(
+      changes.map((c) => c.config.heartbeat.interval),
+      [45],
+    );
+    h.remove();
+  },
+);
 
 test.run();

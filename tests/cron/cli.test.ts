@@ -34,7 +34,8 @@ cli('add a one-shot reminder, list it, disable, enable and remove it', async ({ 
   });
   const listed = runCli(['cron', 'list'], home.env);
   assert.equal(listed.stdout.split('\n'), [
-    'ID        NAME      SCHEDULE                          TASK                           ENABLED  NEXT RUN                  LAST RUN',
+    'ID        NAME      SCHEDULE                          ' +
+      'TASK                           ENABLED  NEXT RUN                  LAST RUN',
     `${job.id}  stand up  once at ${AT}  deliver to telegram/direct:42  yes      ${AT}  -`,
     '',
   ]);
@@ -92,12 +93,14 @@ cli('bad input is refused with the flag and what it allows, and nothing is store
     [
       ['cron'],
       2,
-      'tern: wrong usage (cron needs a subcommand (allowed: list, add, remove, enable, disable)). Run `tern cron --help`.',
+      'tern: wrong usage (cron needs a subcommand (allowed: list, ' +
+        'add, remove, enable, disable)). Run `tern cron --help`.',
     ],
     [
       ['cron', 'purge'],
       2,
-      'tern: wrong usage (unknown subcommand "purge" (allowed: list, add, remove, enable, disable)). Run `tern cron --help`.',
+      'tern: wrong usage (unknown subcommand "purge" (allowed: ' +
+        'list, add, remove, enable, disable)). Run `tern cron --help`.',
     ],
     [
       ['cron', 'add', '--deliver', 'hi', ...to],
@@ -107,7 +110,8 @@ cli('bad input is refused with the flag and what it allows, and nothing is store
     [
       ['cron', 'add', '--every', '1m', '--at', AT, '--deliver', 'hi', ...to],
       2,
-      'tern: wrong usage (--every and --at cannot be combined (allowed: one of --every, --at, --cron)). Run `tern cron --help`.',
+      'tern: wrong usage (--every and --at cannot be combined (allowed: ' +
+        'one of --every, --at, --cron)). Run `tern cron --help`.',
     ],
     [
       ['cron', 'add', '--every', '1m', ...to],
@@ -117,17 +121,20 @@ cli('bad input is refused with the flag and what it allows, and nothing is store
     [
       ['cron', 'add', '--every', '5x', '--deliver', 'hi', ...to],
       2,
-      'tern: wrong usage (--every "5x" is not a duration (allowed: seconds such as 90, or 30s, 10m, 2h, 1d, 1h30m)). Run `tern cron --help`.',
+      'tern: wrong usage (--every "5x" is not a duration (allowed: ' +
+        'seconds such as 90, or 30s, 10m, 2h, 1d, 1h30m)). Run `tern cron --help`.',
     ],
     [
       ['cron', 'add', '--every', '0s', '--deliver', 'hi', ...to],
       2,
-      'tern: wrong usage (--every "0s" is not a duration (allowed: seconds such as 90, or 30s, 10m, 2h, 1d, 1h30m)). Run `tern cron --help`.',
+      'tern: wrong usage (--every "0s" is not a duration (allowed: ' +
+        'seconds such as 90, or 30s, 10m, 2h, 1d, 1h30m)). Run `tern cron --help`.',
     ],
     [
       ['cron', 'add', '--at', 'tomorrow', '--deliver', 'hi', ...to],
       2,
-      'tern: wrong usage (--at "tomorrow" is not an ISO time (allowed: e.g. 2026-03-01T09:00:00Z or 2026-03-01T10:00:00+01:00)). Run `tern cron --help`.',
+      'tern: wrong usage (--at "tomorrow" is not an ISO time (allowed: ' +
+        'e.g. 2026-03-01T09:00:00Z or 2026-03-01T10:00:00+01:00)). Run `tern cron --help`.',
     ],
     [
       ['cron', 'add', '--at', '2001-01-01T00:00:00Z', '--deliver', 'hi', ...to],
@@ -137,12 +144,16 @@ cli('bad input is refused with the flag and what it allows, and nothing is store
     [
       ['cron', 'add', '--cron', '0 25 * * *', '--deliver', 'hi', ...to],
       2,
-      'tern: wrong usage (--cron: cron expression "0 25 * * *" is not valid: Invalid value for hour: 25 (allowed: minute hour day-of-month month day-of-week, each *, a value, a list a,b, a range a-b or a step */n, a-b/n or a/n; or @hourly, @daily, @weekly, @monthly, @yearly)). Run `tern cron --help`.',
+      'tern: wrong usage (--cron: cron expression "0 25 * * *" is not valid: ' +
+        'Invalid value for hour: 25 (allowed: minute hour day-of-month month day-of-week, ' +
+        'each *, a value, a list a,b, a range a-b or a step */n, a-b/n or a/n; ' +
+        'or @hourly, @daily, @weekly, @monthly, @yearly)). Run `tern cron --help`.',
     ],
     [
       ['cron', 'add', '--cron', '0 9 * * *', '--tz', 'Mars/Base', '--deliver', 'hi', ...to],
       2,
-      'tern: wrong usage (--tz: tz "Mars/Base" is not a known IANA time zone (for example UTC, Europe/Paris, America/New_York)). Run `tern cron --help`.',
+      'tern: wrong usage (--tz: tz "Mars/Base" is not a known IANA time zone (for example UTC, ' +
+        'Europe/Paris, America/New_York)). Run `tern cron --help`.',
     ],
     [
       ['cron', 'add', '--every', '1m', '--tz', 'UTC', '--deliver', 'hi', ...to],
@@ -201,7 +212,8 @@ cli('a command job cannot be added while tools.exec.enabled is false', async ({ 
   assert.is(result.code, 1);
   assert.is(
     result.stderr,
-    'tern: a command job cannot be added (tools.exec.enabled is false, so command jobs never run). Set tools.exec.enabled to true in the config first.\n',
+    'tern: a command job cannot be added (tools.exec.enabled is false, ' +
+      'so command jobs never run). Set tools.exec.enabled to true in the config first.\n',
   );
   assert.equal(await listCronJobs(home.workspace), []);
 });

@@ -72,7 +72,8 @@ runs('a one-shot that fails is kept disabled with the reason, and is not retried
 });
 
 runs(
-  'a text handed to the cluster member running its channel is a run done, saying so; a text that reached no chat is a failed run',
+  'a text handed to the cluster member running its channel is a run done, saying so; ' +
+    'a text that reached no chat is a failed run',
   async (context) => {
     const outcomes = [
       { kind: 'relayed' as const, to: 'tg1' },

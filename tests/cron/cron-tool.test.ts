@@ -34,12 +34,17 @@ tool('add schedules a reminder for the chat it was asked from; list shows it', a
   const id = idOf(added.content);
   assert.equal(added, {
     ok: true,
-    content: `Cron job added: stand up (id: ${id}), once at 2026-03-01T10:10:00.000Z, deliver to telegram/direct:42; next run 2026-03-01T10:10:00.000Z`,
+    content:
+      `Cron job added: stand up (id: ${id}), once at 2026-03-01T10:10:00.000Z, ` +
+      `deliver to telegram/direct:42; next run 2026-03-01T10:10:00.000Z`,
   });
   assert.equal((await getCronJob(f.workspace, id))?.created_by, { channel: 'telegram', chat: 'direct:42' });
   assert.equal(await f.call('cron', { action: 'list' }, TELEGRAM), {
     ok: true,
-    content: `Scheduled jobs:\n- stand up (id: ${id}, once at 2026-03-01T10:10:00.000Z, deliver to telegram/direct:42, next run 2026-03-01T10:10:00.000Z)`,
+    content:
+      `Scheduled jobs:\n` +
+      `- stand up (id: ${id}, once at 2026-03-01T10:10:00.000Z, deliver to telegram/direct:42, ` +
+      `next run 2026-03-01T10:10:00.000Z)`,
   });
 });
 
@@ -67,11 +72,14 @@ tool('bad add arguments come back to the model as tool errors', async (context) 
     [{ every_seconds: 60 }, 'add needs message (or command)'],
     [
       { message: 'x', cron_expr: '0 9 * *' },
-      'add: schedule.expr: cron expression "0 9 * *" has 4 fields; it needs 5 (allowed: minute hour day-of-month month day-of-week, each *, a value, a list a,b, a range a-b or a step */n, a-b/n or a/n; or @hourly, @daily, @weekly, @monthly, @yearly)',
+      'add: schedule.expr: cron expression "0 9 * *" has 4 fields; ' +
+        'it needs 5 (allowed: minute hour day-of-month month day-of-week, each *, a value, a list a,b, ' +
+        'a range a-b or a step */n, a-b/n or a/n; or @hourly, @daily, @weekly, @monthly, @yearly)',
     ],
     [
       { message: 'x', cron_expr: '* * * * *', tz: 'Nowhere/City' },
-      'add: schedule.tz: tz "Nowhere/City" is not a known IANA time zone (for example UTC, Europe/Paris, America/New_York)',
+      'add: schedule.tz: tz "Nowhere/City" is not a known IANA time zone (for example UTC, ' +
+        'Europe/Paris, America/New_York)',
     ],
     [{ message: 'x', every_seconds: -5 }, 'add: schedule.seconds: Too small: expected number to be >0'],
     [{ message: 'x', at_seconds: -5 }, 'add: 2026-03-01T09:59:55.000Z is not after 2026-03-01T10:00:00.000Z'],
@@ -95,13 +103,15 @@ tool('a reminder from the terminal has no chat to go to', async (context) => {
   assert.equal(await f.call('cron', { action: 'add', message: 'x', every_seconds: 60 }), {
     ok: false,
     content:
-      'a reminder needs a chat to go to, and the "cli" channel has none; schedule it from a chat, or with `tern cron add --channel --chat`',
+      'a reminder needs a chat to go to, and the "cli" channel has none; ' +
+      'schedule it from a chat, or with `tern cron add --channel --chat`',
   });
 });
 
 tool('command jobs pass the gates of tools.cron and tools.exec', async (context) => {
   const refusedRemote =
-    'command jobs from telegram:direct:42 are refused: it is not listed in tools.cron.command_allowed_remotes (entries: <channel>, <channel>:<chat_id>, *)';
+    'command jobs from telegram:direct:42 are refused: ' +
+    'it is not listed in tools.cron.command_allowed_remotes (entries: <channel>, <channel>:<chat_id>, *)';
   const needsConfirm =
     'command jobs need command_confirm: true (tools.cron.allow_command is false); ask the user to confirm first';
   const cases: Array<

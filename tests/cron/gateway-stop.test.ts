@@ -63,7 +63,8 @@ test('a stop waits for the cron run in flight to finish recording, even when tha
   await holder.close();
   assert.equal(lastLines(home, 3), [
     'INFO cron job ran job=long kind=command outcome=failed',
-    `WARN cron run not recorded job=long reason="the cron database at ${cronDir(home.workspace)} stays locked by another process"`,
+    `WARN cron run not recorded job=long reason="the cron database ` +
+      `at ${cronDir(home.workspace)} stays locked by another process"`,
     'INFO gateway stopped',
   ]);
   home.remove();

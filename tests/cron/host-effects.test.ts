@@ -42,12 +42,14 @@ effects('a command runs through the exec tool in the workspace', async ({ fixtur
 });
 
 effects(
-  'a command runs inside the same sandbox as exec: files beside the workspace are not there, and a detached child ends with the job',
+  'a command runs inside the same sandbox as exec: ' +
+    'files beside the workspace are not there, and a detached child ends with the job',
   async ({ fixture }) => {
     const beside = join(fixture.home.home, 'beside.txt');
     writeFileSync(beside, 'BESIDE-SECRET\n');
     const run = cronCommandRunner(fixture.runtime, fixture.home.env, () => {});
-    const command = `cat "$(echo ${Buffer.from(beside).toString('base64')} | base64 -d)"; setsid sleep 20.42441 & echo started`;
+    const encoded = Buffer.from(beside).toString('base64');
+    const command = `cat "$(echo ${encoded} | base64 -d)"; setsid sleep 20.42441 & echo started`;
     assert.equal(await run(command, 60_000, running()), {
       ok: true,
       content: `cat: ${beside}: No such file or directory\nstarted\n`,

@@ -46,15 +46,18 @@ function given(start: CronEntry, runs: CronRunOutput[]) {
   };
 }
 
-test('given a job due in 10 s, when 9 s pass nothing runs; at 10 s it runs, then waits for its next due time', async () => {
-  const job = given(entry(10_000), [{ after: 'reschedule', entry: entry(70_000) }]);
-  assert.equal(job.clock.pending(), [10_000]);
-  await job.advance(9000);
-  assert.equal(job.seen, ['scheduled']);
-  await job.advance(1000);
-  assert.equal(job.seen, ['scheduled', 'running', 'scheduled']);
-  assert.equal([job.actor.getSnapshot().context.due, job.clock.pending()], [70_000, [60_000]]);
-});
+test(
+  'given a job due in 10 s, when 9 s pass nothing runs; ' + 'at 10 s it runs, then waits for its next due time',
+  async () => {
+    const job = given(entry(10_000), [{ after: 'reschedule', entry: entry(70_000) }]);
+    assert.equal(job.clock.pending(), [10_000]);
+    await job.advance(9000);
+    assert.equal(job.seen, ['scheduled']);
+    await job.advance(1000);
+    assert.equal(job.seen, ['scheduled', 'running', 'scheduled']);
+    assert.equal([job.actor.getSnapshot().context.due, job.clock.pending()], [70_000, [60_000]]);
+  },
+);
 
 test('given a job due before it was loaded (missed while down), then it runs at once, with no timer', async () => {
   const job = given(entry(-5000), [{ after: 'remove' }]);

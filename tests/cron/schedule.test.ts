@@ -59,7 +59,8 @@ test('cron expressions with a time zone follow its wall clock across daylight-sa
 });
 
 const ALLOWED =
-  '(allowed: minute hour day-of-month month day-of-week, each *, a value, a list a,b, a range a-b or a step */n, a-b/n or a/n; or @hourly, @daily, @weekly, @monthly, @yearly)';
+  '(allowed: minute hour day-of-month month day-of-week, each *, a value, a list a,b, ' +
+  'a range a-b or a step */n, a-b/n or a/n; or @hourly, @daily, @weekly, @monthly, @yearly)';
 
 test('a bad cron expression is refused with what is wrong and what is allowed', () => {
   const cases: Array<[string, string]> = [

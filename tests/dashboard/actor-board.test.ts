@@ -54,49 +54,53 @@ test("the board folds every actor's transitions and stops, newest first; other e
   );
 });
 
-test("the board keeps what other events say: a failed channel's error until it moves on, a turn's message, a session's key, and where each actor hangs", () => {
-  const board = new ActorBoard();
-  const keys = { agent: 'main', session: 's1', turn: 't1' };
-  [
-    moved('channel:tg', 'channel', 'stopped', 'starting', 'START'),
-    moved('channel:tg', 'channel', 'starting', 'failed', 'FAILED'),
-    event('channel.failed', {
-      channel: 'tg',
-      account: 'default',
-      message: 'cannot reach the Bot API',
-      restart_in_ms: 1000,
-    }),
-    moved('session:s1', 'session', 'idle', 'running', 'RECEIVED', { agent: 'main', session: 's1' }),
-    event(
-      'turn.started',
-      {
-        message_id: 'm',
-        channel: 'pico',
-        chat: 'direct:x',
-        text: 'hello there',
-        session_key: 'v=1|agent=main|channel=pico',
-        settings: {},
-      },
-      keys,
-    ),
-    moved('turn:t1', 'turn', undefined, 'building_prompt', 'xstate.init', keys),
-    event('turn.failed', { code: 'network', message: 'the model could not be reached', reply: 'Sorry' }, keys),
-    moved('turn:t1', 'turn', 'building_prompt', 'failed', 'FAILED', keys),
-    event('actor.stopped', { actor: 'turn:t1', machine: 'turn', reason: 'failed' }, keys),
-  ].forEach((e) => board.apply(e));
-  const view = (actor: string) => {
-    const found = board.get(actor);
-    return [found?.state, found?.reason, found?.parent, found?.text ?? found?.session_key];
-  };
-  assert.equal(view('channel:tg'), ['failed', 'cannot reach the Bot API', 'gateway', undefined]);
-  assert.equal(view('turn:t1'), ['failed', 'the model could not be reached', 'session:s1', 'hello there']);
-  assert.equal(view('session:s1'), ['running', undefined, 'agent:main', 'v=1|agent=main|channel=pico']);
-  board.apply(moved('channel:tg', 'channel', 'failed', 'starting', 'START'));
-  assert.equal(
-    view('channel:tg'),
-    ['starting', undefined, 'gateway', undefined],
-    'a channel starting again has no failure to show',
-  );
-});
+test(
+  "the board keeps what other events say: a failed channel's error until it moves on, " +
+    "a turn's message, a session's key, and where each actor hangs",
+  () => {
+    const board = new ActorBoard();
+    const keys = { agent: 'main', session: 's1', turn: 't1' };
+    [
+      moved('channel:tg', 'channel', 'stopped', 'starting', 'START'),
+      moved('channel:tg', 'channel', 'starting', 'failed', 'FAILED'),
+      event('channel.failed', {
+        channel: 'tg',
+        account: 'default',
+        message: 'cannot reach the Bot API',
+        restart_in_ms: 1000,
+      }),
+      moved('session:s1', 'session', 'idle', 'running', 'RECEIVED', { agent: 'main', session: 's1' }),
+      event(
+        'turn.started',
+        {
+          message_id: 'm',
+          channel: 'pico',
+          chat: 'direct:x',
+          text: 'hello there',
+          session_key: 'v=1|agent=main|channel=pico',
+          settings: {},
+        },
+        keys,
+      ),
+      moved('turn:t1', 'turn', undefined, 'building_prompt', 'xstate.init', keys),
+      event('turn.failed', { code: 'network', message: 'the model could not be reached', reply: 'Sorry' }, keys),
+      moved('turn:t1', 'turn', 'building_prompt', 'failed', 'FAILED', keys),
+      event('actor.stopped', { actor: 'turn:t1', machine: 'turn', reason: 'failed' }, keys),
+    ].forEach((e) => board.apply(e));
+    const view = (actor: string) => {
+      const found = board.get(actor);
+      return [found?.state, found?.reason, found?.parent, found?.text ?? found?.session_key];
+    };
+    assert.equal(view('channel:tg'), ['failed', 'cannot reach the Bot API', 'gateway', undefined]);
+    assert.equal(view('turn:t1'), ['failed', 'the model could not be reached', 'session:s1', 'hello there']);
+    assert.equal(view('session:s1'), ['running', undefined, 'agent:main', 'v=1|agent=main|channel=pico']);
+    board.apply(moved('channel:tg', 'channel', 'failed', 'starting', 'START'));
+    assert.equal(
+      view('channel:tg'),
+      ['starting', undefined, 'gateway', undefined],
+      'a channel starting again has no failure to show',
+    );
+  },
+);
 
 test.run();

@@ -43,23 +43,26 @@ const ROUTES: Array<[string, string]> = [
   ['GET', '/dist/app.js'],
 ];
 
-test('every dashboard route answers 401 JSON without a session (the dashboard bundle redirects to sign in)', async () => {
-  const dashboard = await startDashboard();
-  try {
-    for (const [method, path] of ROUTES) {
-      const reply = await call(dashboard.launcher, path, { method, ...(method === 'GET' ? {} : { json: {} }) });
-      if (path.startsWith('/api/'))
-        assert.equal(
-          [reply.status, reply.body],
-          [401, errorBody('unauthenticated', 'sign in at /launcher-login first')],
-          `${method} ${path}`,
-        );
-      else assert.equal([reply.status, reply.headers.get('location')], [302, '/launcher-login'], path);
+test(
+  'every dashboard route answers 401 JSON without a ' + 'session (the dashboard bundle redirects to sign in)',
+  async () => {
+    const dashboard = await startDashboard();
+    try {
+      for (const [method, path] of ROUTES) {
+        const reply = await call(dashboard.launcher, path, { method, ...(method === 'GET' ? {} : { json: {} }) });
+        if (path.startsWith('/api/'))
+          assert.equal(
+            [reply.status, reply.body],
+            [401, errorBody('unauthenticated', 'sign in at /launcher-login first')],
+            `${method} ${path}`,
+          );
+        else assert.equal([reply.status, reply.headers.get('location')], [302, '/launcher-login'], path);
+      }
+    } finally {
+      await dashboard.close();
     }
-  } finally {
-    await dashboard.close();
-  }
-});
+  },
+);
 
 test('a chat turn shows up in events, the session list and history, its timeline, and reruns identical', async () => {
   const dashboard = await startDashboard();
@@ -180,127 +183,135 @@ test('bad /api/events parameters answer 400 naming the parameter', async () => {
   }
 });
 
-test('config: GET masks secrets, PUT keeps a secret sent back masked, refuses invalid values with the problems, and saves new ones', async () => {
-  const dashboard = await startDashboard();
-  const file = join(dashboard.home.home, 'config.json');
-  const onDisk = () =>
-    JSON.parse(readFileSync(file, 'utf8')) as { model_list: Array<{ api_keys: string[]; model: string }> };
-  try {
-    const shown = (await call(dashboard.launcher, '/api/config', { cookie: dashboard.cookie })).body as {
-      config: { model_list: Array<{ api_keys: string[]; model: string }> };
-    };
-    assert.equal(shown.config.model_list[0]?.api_keys, ['sk-t…01']);
-    assert.not.match(JSON.stringify(shown), API_KEY);
+test(
+  'config: GET masks secrets, PUT keeps a secret sent back masked, ' +
+    'refuses invalid values with the problems, and saves new ones',
+  async () => {
+    const dashboard = await startDashboard();
+    const file = join(dashboard.home.home, 'config.json');
+    const onDisk = () =>
+      JSON.parse(readFileSync(file, 'utf8')) as { model_list: Array<{ api_keys: string[]; model: string }> };
+    try {
+      const shown = (await call(dashboard.launcher, '/api/config', { cookie: dashboard.cookie })).body as {
+        config: { model_list: Array<{ api_keys: string[]; model: string }> };
+      };
+      assert.equal(shown.config.model_list[0]?.api_keys, ['sk-t…01']);
+      assert.not.match(JSON.stringify(shown), API_KEY);
 
-    const edited = structuredClone(shown.config);
-    edited.model_list[0]!.model = 'gpt-other';
-    const saved = await call(dashboard.launcher, '/api/config', {
-      method: 'PUT',
-      cookie: dashboard.cookie,
-      json: { config: edited },
-    });
-    assert.is(saved.status, 200);
-    assert.not.match(saved.text, API_KEY);
-    assert.equal([onDisk().model_list[0]?.model, onDisk().model_list[0]?.api_keys], ['gpt-other', [API_KEY]]);
+      const edited = structuredClone(shown.config);
+      edited.model_list[0]!.model = 'gpt-other';
+      const saved = await call(dashboard.launcher, '/api/config', {
+        method: 'PUT',
+        cookie: dashboard.cookie,
+        json: { config: edited },
+      });
+      assert.is(saved.status, 200);
+      assert.not.match(saved.text, API_KEY);
+      assert.equal([onDisk().model_list[0]?.model, onDisk().model_list[0]?.api_keys], ['gpt-other', [API_KEY]]);
 
-    const invalid = { ...edited, agents: { defaults: { model: 'fast', max_tool_iterations: -3 } } };
-    const refused = await call(dashboard.launcher, '/api/config', {
-      method: 'PUT',
-      cookie: dashboard.cookie,
-      json: { config: invalid },
-    });
-    const body = refused.body as { error: { code: string }; issues: string[] };
-    assert.equal([refused.status, body.error.code], [400, 'config_invalid']);
-    assert.ok(
-      body.issues.some((issue) => issue.startsWith('agents.defaults.max_tool_iterations')),
-      body.issues.join('\n'),
-    );
-    assert.is(onDisk().model_list[0]?.model, 'gpt-other');
+      const invalid = { ...edited, agents: { defaults: { model: 'fast', max_tool_iterations: -3 } } };
+      const refused = await call(dashboard.launcher, '/api/config', {
+        method: 'PUT',
+        cookie: dashboard.cookie,
+        json: { config: invalid },
+      });
+      const body = refused.body as { error: { code: string }; issues: string[] };
+      assert.equal([refused.status, body.error.code], [400, 'config_invalid']);
+      assert.ok(
+        body.issues.some((issue) => issue.startsWith('agents.defaults.max_tool_iterations')),
+        body.issues.join('\n'),
+      );
+      assert.is(onDisk().model_list[0]?.model, 'gpt-other');
 
-    edited.model_list[0]!.api_keys = ['sk-new-key-000000002'];
-    await call(dashboard.launcher, '/api/config', {
-      method: 'PUT',
-      cookie: dashboard.cookie,
-      json: { config: edited },
-    });
-    assert.equal(onDisk().model_list[0]?.api_keys, ['sk-new-key-000000002']);
+      edited.model_list[0]!.api_keys = ['sk-new-key-000000002'];
+      await call(dashboard.launcher, '/api/config', {
+        method: 'PUT',
+        cookie: dashboard.cookie,
+        json: { config: edited },
+      });
+      assert.equal(onDisk().model_list[0]?.api_keys, ['sk-new-key-000000002']);
 
-    const noBody = await call(dashboard.launcher, '/api/config', {
-      method: 'PUT',
-      cookie: dashboard.cookie,
-      json: { settings: {} },
-    });
-    assert.equal([noBody.status, noBody.body], [400, errorBody('invalid_body', 'send {"config": {...}} as JSON')]);
-  } finally {
-    await dashboard.close();
-  }
-});
+      const noBody = await call(dashboard.launcher, '/api/config', {
+        method: 'PUT',
+        cookie: dashboard.cookie,
+        json: { settings: {} },
+      });
+      assert.equal([noBody.status, noBody.body], [400, errorBody('invalid_body', 'send {"config": {...}} as JSON')]);
+    } finally {
+      await dashboard.close();
+    }
+  },
+);
 
-test('gateway stop, start and restart answer with the state, a request published on the bus is answered; while stopped the log is still read', async () => {
-  const dashboard = await startDashboard();
-  const post = (action: string) =>
-    call(dashboard.launcher, `/api/gateway/${action}`, { cookie: dashboard.cookie, json: {} });
-  const state = async () =>
-    ((await call(dashboard.launcher, '/api/gateway/status', { cookie: dashboard.cookie })).body as { state: string })
-      .state;
-  try {
-    assert.is(await state(), 'running');
-    assert.is(((await post('stop')).body as { state: string }).state, 'stopped');
-    const stopped = await call(dashboard.launcher, '/api/events?type=gateway.*&order=asc', {
-      cookie: dashboard.cookie,
-    });
-    assert.equal(
-      [stopped.status, (stopped.body as { events: Envelope[] }).events.map((e) => e.type)],
-      [200, ['gateway.started', 'gateway.stop.requested', 'gateway.stopping']],
-      "the stopped gateway's log is still read",
-    );
-    assert.is(((await post('start')).body as { state: string }).state, 'running');
-    assert.is(((await post('restart')).body as { state: string }).state, 'running');
-    const log = (
-      (await call(dashboard.launcher, '/api/events?type=gateway.*&order=asc', { cookie: dashboard.cookie })).body as {
-        events: Envelope[];
-      }
-    ).events;
-    assert.equal(
-      log.map((e) => e.type),
-      [
-        'gateway.started',
-        'gateway.stop.requested',
-        'gateway.stopping',
-        'gateway.started',
-        'gateway.restart.requested',
-        'gateway.stopping',
-        'gateway.started',
-      ],
-    );
-    assert.equal([(await post('jump')).status], [404]);
+test(
+  'gateway stop, start and restart answer with the state, ' +
+    'a request published on the bus is answered; while stopped the log is still read',
+  async () => {
+    const dashboard = await startDashboard();
+    const post = (action: string) =>
+      call(dashboard.launcher, `/api/gateway/${action}`, { cookie: dashboard.cookie, json: {} });
+    const state = async () =>
+      ((await call(dashboard.launcher, '/api/gateway/status', { cookie: dashboard.cookie })).body as { state: string })
+        .state;
+    try {
+      assert.is(await state(), 'running');
+      assert.is(((await post('stop')).body as { state: string }).state, 'stopped');
+      const stopped = await call(dashboard.launcher, '/api/events?type=gateway.*&order=asc', {
+        cookie: dashboard.cookie,
+      });
+      assert.equal(
+        [stopped.status, (stopped.body as { events: Envelope[] }).events.map((e) => e.type)],
+        [200, ['gateway.started', 'gateway.stop.requested', 'gateway.stopping']],
+        "the stopped gateway's log is still read",
+      );
+      assert.is(((await post('start')).body as { state: string }).state, 'running');
+      assert.is(((await post('restart')).body as { state: string }).state, 'running');
+      const log = (
+        (await call(dashboard.launcher, '/api/events?type=gateway.*&order=asc', { cookie: dashboard.cookie })).body as {
+          events: Envelope[];
+        }
+      ).events;
+      assert.equal(
+        log.map((e) => e.type),
+        [
+          'gateway.started',
+          'gateway.stop.requested',
+          'gateway.stopping',
+          'gateway.started',
+          'gateway.restart.requested',
+          'gateway.stopping',
+          'gateway.started',
+        ],
+      );
+      assert.equal([(await post('jump')).status], [404]);
 
-    const seen = log.length;
-    dashboard.host.publish({ type: 'gateway.stop.requested', data: { by: 'another actor' } });
-    await dashboard.host.requestGateway('start', 'test');
-    const answered = (
-      (await call(dashboard.launcher, '/api/events?type=gateway.*&order=asc', { cookie: dashboard.cookie })).body as {
-        events: Envelope[];
-      }
-    ).events;
-    assert.equal(
-      answered.slice(seen).map((e) => e.type),
-      // The stop begins as its request arrives; the start asked for meanwhile waits for it to end.
-      ['gateway.stop.requested', 'gateway.stopping', 'gateway.start.requested', 'gateway.started'],
-      'a request published on the bus is answered',
-    );
+      const seen = log.length;
+      dashboard.host.publish({ type: 'gateway.stop.requested', data: { by: 'another actor' } });
+      await dashboard.host.requestGateway('start', 'test');
+      const answered = (
+        (await call(dashboard.launcher, '/api/events?type=gateway.*&order=asc', { cookie: dashboard.cookie })).body as {
+          events: Envelope[];
+        }
+      ).events;
+      assert.equal(
+        answered.slice(seen).map((e) => e.type),
+        // The stop begins as its request arrives; the start asked for meanwhile waits for it to end.
+        ['gateway.stop.requested', 'gateway.stopping', 'gateway.start.requested', 'gateway.started'],
+        'a request published on the bus is answered',
+      );
 
-    writeFileSync(
-      join(dashboard.home.home, 'config.json'),
-      JSON.stringify({ version: 2, agents: { defaults: { max_tool_iterations: -1 } } }),
-    );
-    const failed = (await post('restart')).body as { state: string; failure?: string };
-    assert.is(failed.state, 'stopped');
-    assert.match(failed.failure ?? '', 'agents.defaults.max_tool_iterations');
-  } finally {
-    await dashboard.close();
-  }
-});
+      writeFileSync(
+        join(dashboard.home.home, 'config.json'),
+        JSON.stringify({ version: 2, agents: { defaults: { max_tool_iterations: -1 } } }),
+      );
+      const failed = (await post('restart')).body as { state: string; failure?: string };
+      assert.is(failed.state, 'stopped');
+      assert.match(failed.failure ?? '', 'agents.defaults.max_tool_iterations');
+    } finally {
+      await dashboard.close();
+    }
+  },
+);
 
 test('models, tools, skills, mcp, cron and logs answer JSON with secrets masked', async () => {
   const dashboard = await startDashboard();

@@ -93,23 +93,27 @@ async function phoneDetails(page: Page, openPage: (hash: string, ready: Ready) =
   assert.ok(roots.length > 0 && roots.every((root) => root === 'built-in'), `roots: ${roots.join(', ')}`);
 }
 
-test(`every page at 1280 and 390 px: nothing wider than the window, no word broken mid-word, and as the baseline looks${UPDATING ? ' (updating the baselines)' : ''}`, async () => {
-  await withBrowser({}, async (dashboard, browser) => {
-    for (const draft of manyTurnDrafts(TURNS, 3, START)) dashboard.host.publish(draft);
-    await dashboard.host.log()?.committed();
-    const problems: string[] = [];
-    for (const viewport of [DESKTOP, PHONE]) {
-      const context = await signedIn(browser, dashboard, viewport);
-      const page = await context.newPage();
-      await page.clock.setFixedTime(NOW);
-      const violations = watchViolations(page);
-      const openPage = async (hash: string, ready: Ready) => open(page, dashboard, hash, ready);
-      problems.push(...(await look(page, viewport.width, openPage)), ...violations);
-      if (viewport === PHONE) await phoneDetails(page, openPage);
-      await context.close();
-    }
-    assert.equal(problems, []);
-  });
-});
+test(
+  'every page at 1280 and 390 px: nothing wider than the window, no word broken mid-word, ' +
+    `and as the baseline looks${UPDATING ? ' (updating the baselines)' : ''}`,
+  async () => {
+    await withBrowser({}, async (dashboard, browser) => {
+      for (const draft of manyTurnDrafts(TURNS, 3, START)) dashboard.host.publish(draft);
+      await dashboard.host.log()?.committed();
+      const problems: string[] = [];
+      for (const viewport of [DESKTOP, PHONE]) {
+        const context = await signedIn(browser, dashboard, viewport);
+        const page = await context.newPage();
+        await page.clock.setFixedTime(NOW);
+        const violations = watchViolations(page);
+        const openPage = async (hash: string, ready: Ready) => open(page, dashboard, hash, ready);
+        problems.push(...(await look(page, viewport.width, openPage)), ...violations);
+        if (viewport === PHONE) await phoneDetails(page, openPage);
+        await context.close();
+      }
+      assert.equal(problems, []);
+    });
+  },
+);
 
 test.run();

@@ -10,7 +10,10 @@ buildBundle();
 
 /** $2 input, $0.50 cached input, $8 output per million tokens. */
 const PRICING = { input: 2, output: 8, cached_input: 0.5 };
-/** Each real answer: 1,200 input tokens of which 1,024 cached, 300 output; (176 × 2 + 1,024 × 0.5 + 300 × 8) / 1e6 dollars. */
+/**
+ * Each real answer: 1,200 input tokens of which 1,024 cached, 300 output; (176 × 2 + 1,024 × 0.5 + 300 × 8) / 1e6
+ * dollars.
+ */
 const USAGE = {
   prompt_tokens: 1200,
   completion_tokens: 300,
@@ -53,7 +56,10 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 /** A day as the chart's legend names it: `Nov 26, 2026`. */
 const dayName = (d: Date): string => `${MONTHS[d.getMonth()]} ${d.getDate()}, ${d.getFullYear()}`;
 
-/** What a chart's legend shows with the cursor on a column: the column's name, each series' value, and the line under it. */
+/**
+ * What a chart's legend shows with the cursor on a column: the column's name, each series' value, and the line under
+ * it.
+ */
 type Legend = { when: string; values: Record<string, string>; detail: string };
 
 /**
@@ -141,196 +147,204 @@ const tableRows = (page: Page, id: string) =>
       rows.map((row) => Array.from(row.querySelectorAll('td'), (cell) => cell.textContent ?? '').slice(0, 6)),
     );
 
-test('usage: an empty state, then tokens and cost per day and hour drawn from real turns and recorded answers, by model and agent, unknown prices as such, budgets, live', async () => {
-  await withBrowser(
-    {
-      defaults: { model: 'smart', budget: { daily: 0.01, monthly: 1 } },
-      models: [{ model_name: 'smart', model: 'house-model', pricing: PRICING, streaming: { enabled: true } }],
-    },
-    async (dashboard, browser) => {
-      const page = await (await signedIn(browser, dashboard)).newPage();
-      const problems = watchViolations(page);
-      await open(page, dashboard, 'usage', '#usage-empty');
-      assert.is(
-        await page.textContent('#usage-empty p'),
-        "No model answered in last 30 days. Every answer's tokens are recorded; they show here after the agents' next replies.",
-      );
-      assert.equal(await texts(page, '#usage-budgets .budget-figures'), [
-        '$0.00 of $0.0100 (0%)',
-        '$0.00 of $1.00 (0%)',
-      ]);
-      assert.is(await page.locator('.uplot').count(), 0, 'no chart without data');
-      await shot(page, 'usage-empty');
+test(
+  'usage: an empty state, then tokens and cost per day and hour drawn from real turns ' +
+    'and recorded answers, by model and agent, unknown prices as such, budgets, live',
+  async () => {
+    await withBrowser(
+      {
+        defaults: { model: 'smart', budget: { daily: 0.01, monthly: 1 } },
+        models: [{ model_name: 'smart', model: 'house-model', pricing: PRICING, streaming: { enabled: true } }],
+      },
+      async (dashboard, browser) => {
+        const page = await (await signedIn(browser, dashboard)).newPage();
+        const problems = watchViolations(page);
+        await open(page, dashboard, 'usage', '#usage-empty');
+        assert.is(
+          await page.textContent('#usage-empty p'),
+          "No model answered in last 30 days. Every answer's tokens are recorded; " +
+            "they show here after the agents' next replies.",
+        );
+        assert.equal(await texts(page, '#usage-budgets .budget-figures'), [
+          '$0.00 of $0.0100 (0%)',
+          '$0.00 of $1.00 (0%)',
+        ]);
+        assert.is(await page.locator('.uplot').count(), 0, 'no chart without data');
+        await shot(page, 'usage-empty');
 
-      seedAnswer(dashboard, 3, 5000, 1000);
-      seedAnswer(dashboard, 2, 2000, 500);
-      const chat = await chatSocket(dashboard);
-      for (const text of ['one', 'two', 'three']) {
-        dashboard.vendor.reply(sse([completionStreamText([{ content: `answer ${text}` }], 'stop', USAGE)]));
-        await chat.send(text, 'usage');
-      }
+        seedAnswer(dashboard, 3, 5000, 1000);
+        seedAnswer(dashboard, 2, 2000, 500);
+        const chat = await chatSocket(dashboard);
+        for (const text of ['one', 'two', 'three']) {
+          dashboard.vendor.reply(sse([completionStreamText([{ content: `answer ${text}` }], 'stop', USAGE)]));
+          await chat.send(text, 'usage');
+        }
 
-      await open(page, dashboard, 'usage/7d', '#usage-tokens canvas');
-      assert.is(await page.inputValue('#usage-range'), '7d');
-      assert.equal(await texts(page, '#usage-totals .stat-value'), [
-        '$0.0098 + unknown',
-        '10,600',
-        '3,072',
-        '2,400',
-        '5',
-        '5',
-      ]);
-      assert.match(
-        (await page.textContent('#usage-unpriced')) ?? '',
-        'No price for fast: answers of this model count in tokens, their cost is unknown (?), not $0.',
-      );
+        await open(page, dashboard, 'usage/7d', '#usage-tokens canvas');
+        assert.is(await page.inputValue('#usage-range'), '7d');
+        assert.equal(await texts(page, '#usage-totals .stat-value'), [
+          '$0.0098 + unknown',
+          '10,600',
+          '3,072',
+          '2,400',
+          '5',
+          '5',
+        ]);
+        assert.match(
+          (await page.textContent('#usage-unpriced')) ?? '',
+          'No price for fast: answers of this model count in tokens, their cost is unknown (?), not $0.',
+        );
 
-      // One column per local day, today last, named in the legend; each figure exact.
-      const days = [6, 5, 4, 3, 2, 1, 0].map((n) => daysAgo(n));
-      const tokens = await legends(page, 'usage-tokens', 7);
-      assert.equal(
-        tokens.map((l) => l.when),
-        days.map(dayName),
-      );
-      assert.equal(
-        tokens.map((l) => Object.values(l.values).reduce((sum, v) => sum + figure(v), 0)),
-        [0, 0, 0, 6000, 2500, 0, 4500],
-      );
-      assert.equal(tokens[6], {
-        when: dayName(days[6]!),
-        values: { cached: '3,072 tokens', input: '528 tokens', output: '900 tokens' },
-        detail: `${dayName(days[6]!)}: 3 answers in 3 turns, 768 of the output tokens reasoning`,
-      });
-      assert.equal(tokens[3]?.values, { cached: '0 tokens', input: '5,000 tokens', output: '1,000 tokens' });
-      assert.is(tokens[5]?.detail, `${dayName(days[5]!)}: no model answers`);
+        // One column per local day, today last, named in the legend; each figure exact.
+        const days = [6, 5, 4, 3, 2, 1, 0].map((n) => daysAgo(n));
+        const tokens = await legends(page, 'usage-tokens', 7);
+        assert.equal(
+          tokens.map((l) => l.when),
+          days.map(dayName),
+        );
+        assert.equal(
+          tokens.map((l) => Object.values(l.values).reduce((sum, v) => sum + figure(v), 0)),
+          [0, 0, 0, 6000, 2500, 0, 4500],
+        );
+        assert.equal(tokens[6], {
+          when: dayName(days[6]!),
+          values: { cached: '3,072 tokens', input: '528 tokens', output: '900 tokens' },
+          detail: `${dayName(days[6]!)}: 3 answers in 3 turns, 768 of the output tokens reasoning`,
+        });
+        assert.equal(tokens[3]?.values, { cached: '0 tokens', input: '5,000 tokens', output: '1,000 tokens' });
+        assert.is(tokens[5]?.detail, `${dayName(days[5]!)}: no model answers`);
 
-      // The canvas is drawn: each column's bars as tall as its tokens, in proportion.
-      const heights = await painted(page, 'usage-tokens', 7, TOKEN_COLOURS);
-      const tallest = heights[3]!;
-      assert.ok(tallest > 100, `the tallest column is drawn (${tallest} px)`);
-      [0, 0, 0, 6000, 2500, 0, 4500].forEach((total, i) =>
+        // The canvas is drawn: each column's bars as tall as its tokens, in proportion.
+        const heights = await painted(page, 'usage-tokens', 7, TOKEN_COLOURS);
+        const tallest = heights[3]!;
+        assert.ok(tallest > 100, `the tallest column is drawn (${tallest} px)`);
+        [0, 0, 0, 6000, 2500, 0, 4500].forEach((total, i) =>
+          assert.ok(
+            Math.abs(heights[i]! - (tallest * total) / 6000) <= 2,
+            `column ${i}: ${heights[i]} px for ${total} tokens (${heights.join(', ')})`,
+          ),
+        );
+
+        // Hiding a series in the legend restacks the others: today's column loses its cached input.
+        await page.click('#usage-tokens .u-series.cached th');
+        const uncached = await painted(page, 'usage-tokens', 7, TOKEN_COLOURS);
         assert.ok(
-          Math.abs(heights[i]! - (tallest * total) / 6000) <= 2,
-          `column ${i}: ${heights[i]} px for ${total} tokens (${heights.join(', ')})`,
-        ),
-      );
+          Math.abs(uncached[6]! - (tallest * 1428) / 6000) <= 2 && uncached[3] === tallest,
+          `without cached input: ${uncached.join(', ')}`,
+        );
+        await page.click('#usage-tokens .u-series.cached th');
+        assert.equal(await painted(page, 'usage-tokens', 7, TOKEN_COLOURS), heights);
 
-      // Hiding a series in the legend restacks the others: today's column loses its cached input.
-      await page.click('#usage-tokens .u-series.cached th');
-      const uncached = await painted(page, 'usage-tokens', 7, TOKEN_COLOURS);
-      assert.ok(
-        Math.abs(uncached[6]! - (tallest * 1428) / 6000) <= 2 && uncached[3] === tallest,
-        `without cached input: ${uncached.join(', ')}`,
-      );
-      await page.click('#usage-tokens .u-series.cached th');
-      assert.equal(await painted(page, 'usage-tokens', 7, TOKEN_COLOURS), heights);
+        // Cost: today priced; the days with answers of the unpriced model unknown and marked with a ?.
+        const cost = await legends(page, 'usage-cost', 7);
+        assert.equal(
+          cost.map((l) => l.values.cost),
+          ['$0.00', '$0.00', '$0.00', 'unknown', 'unknown', '$0.00', '$0.0098'],
+        );
+        const costHeights = await painted(page, 'usage-cost', 7, ['--subagent']);
+        assert.ok(
+          costHeights[6]! > 100 && costHeights.slice(0, 6).every((px) => px === 0),
+          `only today has a cost bar (${costHeights.join(', ')})`,
+        );
+        const marks = await painted(page, 'usage-cost', 7, ['--warn']);
+        assert.ok(marks[3]! > 3 && marks[4]! > 3, `a ? over the unpriced days (${marks.join(', ')})`);
+        assert.equal([marks[0], marks[1], marks[2], marks[5], marks[6]], [0, 0, 0, 0, 0], 'no ? elsewhere');
+        assert.is(
+          await page.textContent('#usage-cost-marks'),
+          'A ? over a column: it has answers of a model without a ' +
+            'price or without usage figures, whose cost is unknown.',
+        );
 
-      // Cost: today priced; the days with answers of the unpriced model unknown and marked with a ?.
-      const cost = await legends(page, 'usage-cost', 7);
-      assert.equal(
-        cost.map((l) => l.values.cost),
-        ['$0.00', '$0.00', '$0.00', 'unknown', 'unknown', '$0.00', '$0.0098'],
-      );
-      const costHeights = await painted(page, 'usage-cost', 7, ['--subagent']);
-      assert.ok(
-        costHeights[6]! > 100 && costHeights.slice(0, 6).every((px) => px === 0),
-        `only today has a cost bar (${costHeights.join(', ')})`,
-      );
-      const marks = await painted(page, 'usage-cost', 7, ['--warn']);
-      assert.ok(marks[3]! > 3 && marks[4]! > 3, `a ? over the unpriced days (${marks.join(', ')})`);
-      assert.equal([marks[0], marks[1], marks[2], marks[5], marks[6]], [0, 0, 0, 0, 0], 'no ? elsewhere');
-      assert.is(
-        await page.textContent('#usage-cost-marks'),
-        'A ? over a column: it has answers of a model without a price or without usage figures, whose cost is unknown.',
-      );
+        assert.equal(await tableRows(page, 'usage-by-model'), [
+          ['fast', '2', '7,000', '0', '1,500', 'unknown'],
+          ['smart', '3', '3,600', '3,072', '900', '$0.0098'],
+        ]);
+        assert.equal(await tableRows(page, 'usage-by-agent'), [
+          ['helper', '2', '7,000', '0', '1,500', 'unknown'],
+          ['main', '3', '3,600', '3,072', '900', '$0.0098'],
+        ]);
+        assert.equal(await texts(page, '#usage-by-model .share-text'), ['65%', '35%']);
+        assert.equal(
+          await page
+            .locator('#usage-budgets li')
+            .evaluateAll((items) =>
+              items.map((li) => [
+                li.getAttribute('data-period'),
+                li.className,
+                li.querySelector('.budget-figures')?.textContent,
+              ]),
+            ),
+          [
+            ['daily', 'budget warn', '$0.0098 of $0.0100 (97%)'],
+            ['monthly', 'budget ok', '$0.0098 of $1.00 (0%)'],
+          ],
+        );
+        await shot(page, 'usage');
 
-      assert.equal(await tableRows(page, 'usage-by-model'), [
-        ['fast', '2', '7,000', '0', '1,500', 'unknown'],
-        ['smart', '3', '3,600', '3,072', '900', '$0.0098'],
-      ]);
-      assert.equal(await tableRows(page, 'usage-by-agent'), [
-        ['helper', '2', '7,000', '0', '1,500', 'unknown'],
-        ['main', '3', '3,600', '3,072', '900', '$0.0098'],
-      ]);
-      assert.equal(await texts(page, '#usage-by-model .share-text'), ['65%', '35%']);
-      assert.equal(
-        await page
-          .locator('#usage-budgets li')
-          .evaluateAll((items) =>
-            items.map((li) => [
-              li.getAttribute('data-period'),
+        // The last 24 hours, by hour: the recorded answers of days ago are outside it.
+        await page.selectOption('#usage-range', '24h');
+        await page.waitForFunction(
+          () =>
+            document.querySelector('#usage-totals .stat-value')?.textContent === '$0.0098' &&
+            document.querySelectorAll('#usage-tokens canvas').length === 1,
+        );
+        const now = new Date();
+        const hours = await legends(page, 'usage-tokens', 24);
+        assert.is(
+          hours.at(-1)?.when,
+          `${MONTHS[now.getMonth()]} ${now.getDate()}, ${pad(now.getHours())}:00–${pad((now.getHours() + 1) % 24)}:00`,
+        );
+        assert.is(
+          hours.reduce((sum, l) => sum + Object.values(l.values).reduce((s2, v) => s2 + figure(v), 0), 0),
+          4500,
+        );
+        assert.equal(await texts(page, '#usage-totals .stat-value'), ['$0.0098', '3,600', '3,072', '900', '3', '3']);
+        assert.is(await page.locator('#usage-unpriced').count(), 0);
+        assert.is(await page.locator('#usage-cost-marks').count(), 0);
+
+        // A turn while the page is open redraws it: the daily budget is now spent.
+        dashboard.vendor.reply(sse([completionStreamText([{ content: 'answer four' }], 'stop', USAGE)]));
+        await chat.send('four', 'usage');
+        chat.socket.close();
+        await page.waitForFunction(
+          () => document.querySelector('#usage-totals .stat-value')?.textContent === '$0.0131',
+        );
+        assert.equal(
+          await page
+            .locator('#usage-budgets li[data-period="daily"]')
+            .evaluate((li) => [
               li.className,
               li.querySelector('.budget-figures')?.textContent,
+              li.querySelector('.small')?.textContent,
             ]),
-          ),
-        [
-          ['daily', 'budget warn', '$0.0098 of $0.0100 (97%)'],
-          ['monthly', 'budget ok', '$0.0098 of $1.00 (0%)'],
-        ],
-      );
-      await shot(page, 'usage');
+          [
+            'budget bad',
+            '$0.0131 of $0.0100 (130%)',
+            'Spent: no new turn of main starts until tomorrow. Set by agents.defaults.budget.daily.',
+          ],
+        );
+        assert.equal(
+          (await pointAt(page, 'usage-tokens', 23, 24)).values,
+          { cached: '4,096 tokens', input: '704 tokens', output: '1,200 tokens' },
+          'the chart is redrawn with the new answer',
+        );
+        await shot(page, 'usage-24h');
+        assert.equal(problems, [], 'no script errors and no CSP violations');
 
-      // The last 24 hours, by hour: the recorded answers of days ago are outside it.
-      await page.selectOption('#usage-range', '24h');
-      await page.waitForFunction(
-        () =>
-          document.querySelector('#usage-totals .stat-value')?.textContent === '$0.0098' &&
-          document.querySelectorAll('#usage-tokens canvas').length === 1,
-      );
-      const now = new Date();
-      const hours = await legends(page, 'usage-tokens', 24);
-      assert.is(
-        hours.at(-1)?.when,
-        `${MONTHS[now.getMonth()]} ${now.getDate()}, ${pad(now.getHours())}:00–${pad((now.getHours() + 1) % 24)}:00`,
-      );
-      assert.is(
-        hours.reduce((sum, l) => sum + Object.values(l.values).reduce((s2, v) => s2 + figure(v), 0), 0),
-        4500,
-      );
-      assert.equal(await texts(page, '#usage-totals .stat-value'), ['$0.0098', '3,600', '3,072', '900', '3', '3']);
-      assert.is(await page.locator('#usage-unpriced').count(), 0);
-      assert.is(await page.locator('#usage-cost-marks').count(), 0);
-
-      // A turn while the page is open redraws it: the daily budget is now spent.
-      dashboard.vendor.reply(sse([completionStreamText([{ content: 'answer four' }], 'stop', USAGE)]));
-      await chat.send('four', 'usage');
-      chat.socket.close();
-      await page.waitForFunction(() => document.querySelector('#usage-totals .stat-value')?.textContent === '$0.0131');
-      assert.equal(
-        await page
-          .locator('#usage-budgets li[data-period="daily"]')
-          .evaluate((li) => [
-            li.className,
-            li.querySelector('.budget-figures')?.textContent,
-            li.querySelector('.small')?.textContent,
-          ]),
-        [
-          'budget bad',
-          '$0.0131 of $0.0100 (130%)',
-          'Spent: no new turn of main starts until tomorrow. Set by agents.defaults.budget.daily.',
-        ],
-      );
-      assert.equal(
-        (await pointAt(page, 'usage-tokens', 23, 24)).values,
-        { cached: '4,096 tokens', input: '704 tokens', output: '1,200 tokens' },
-        'the chart is redrawn with the new answer',
-      );
-      await shot(page, 'usage-24h');
-      assert.equal(problems, [], 'no script errors and no CSP violations');
-
-      const phone = await (await signedIn(browser, dashboard, PHONE)).newPage();
-      await open(phone, dashboard, 'usage/7d', '#usage-cost canvas');
-      assert.is(await overflow(phone), 0, 'usage fits 390 px');
-      assert.is(
-        await phone.locator('#usage-tokens canvas').evaluate((c) => c.getBoundingClientRect().width),
-        await phone.locator('#usage-tokens .chart-frame').evaluate((f) => Math.floor(f.clientWidth)),
-        "drawn to the phone's width",
-      );
-      assert.ok((await painted(phone, 'usage-tokens', 7, TOKEN_COLOURS))[3]! > 100, 'and drawn');
-      await shot(phone, 'phone-usage');
-    },
-  );
-});
+        const phone = await (await signedIn(browser, dashboard, PHONE)).newPage();
+        await open(phone, dashboard, 'usage/7d', '#usage-cost canvas');
+        assert.is(await overflow(phone), 0, 'usage fits 390 px');
+        assert.is(
+          await phone.locator('#usage-tokens canvas').evaluate((c) => c.getBoundingClientRect().width),
+          await phone.locator('#usage-tokens .chart-frame').evaluate((f) => Math.floor(f.clientWidth)),
+          "drawn to the phone's width",
+        );
+        assert.ok((await painted(phone, 'usage-tokens', 7, TOKEN_COLOURS))[3]! > 100, 'and drawn');
+        await shot(phone, 'phone-usage');
+      },
+    );
+  },
+);
 
 /** The figures of a stats block as label → value. */
 const facts = (page: Page, id: string) =>
@@ -353,93 +367,97 @@ async function tooltipOf(page: Page, selector: string): Promise<string[]> {
   return texts(page, '#tooltip > div, #tooltip > pre');
 }
 
-test("turn view and sessions: each model call's tokens and cost in its tooltip, the turn's total cost in its header, each session's and turn's tokens and cost; unknown without a price", async () => {
-  await withBrowser(
-    {
-      defaults: { model: 'smart' },
-      models: [{ model_name: 'smart', model: 'house-model', pricing: PRICING, streaming: { enabled: true } }],
-    },
-    async (dashboard, browser) => {
-      const chat = await chatSocket(dashboard);
-      dashboard.vendor.reply(
-        sse([
-          completionStreamText(
-            [
-              {
-                tool_calls: [
-                  {
-                    index: 0,
-                    id: 'call_1',
-                    type: 'function',
-                    function: { name: 'list_dir', arguments: '{"path":"."}' },
-                  },
-                ],
-              },
-            ],
-            'tool_calls',
-            USAGE,
-          ),
-        ]),
-        sse([completionStreamText([{ content: 'Nothing much.' }], 'stop', USAGE)]),
-      );
-      await chat.send('look around', 'costly');
-      chat.socket.close();
-      seedUnpricedTurn(dashboard);
-      await dashboard.host.log()?.committed();
-      const [started] = await events<'turn.started'>(dashboard, 'type=turn.started&order=asc&limit=1');
-      const [listed] = await events<'tool.completed'>(dashboard, 'type=tool.completed&limit=1');
-      const page = await (await signedIn(browser, dashboard)).newPage();
-      const problems = watchViolations(page);
+test(
+  "turn view and sessions: each model call's tokens and cost in its tooltip, " +
+    "the turn's total cost in its header, each session's and turn's tokens and cost; unknown without a price",
+  async () => {
+    await withBrowser(
+      {
+        defaults: { model: 'smart' },
+        models: [{ model_name: 'smart', model: 'house-model', pricing: PRICING, streaming: { enabled: true } }],
+      },
+      async (dashboard, browser) => {
+        const chat = await chatSocket(dashboard);
+        dashboard.vendor.reply(
+          sse([
+            completionStreamText(
+              [
+                {
+                  tool_calls: [
+                    {
+                      index: 0,
+                      id: 'call_1',
+                      type: 'function',
+                      function: { name: 'list_dir', arguments: '{"path":"."}' },
+                    },
+                  ],
+                },
+              ],
+              'tool_calls',
+              USAGE,
+            ),
+          ]),
+          sse([completionStreamText([{ content: 'Nothing much.' }], 'stop', USAGE)]),
+        );
+        await chat.send('look around', 'costly');
+        chat.socket.close();
+        seedUnpricedTurn(dashboard);
+        await dashboard.host.log()?.committed();
+        const [started] = await events<'turn.started'>(dashboard, 'type=turn.started&order=asc&limit=1');
+        const [listed] = await events<'tool.completed'>(dashboard, 'type=tool.completed&limit=1');
+        const page = await (await signedIn(browser, dashboard)).newPage();
+        const problems = watchViolations(page);
 
-      // Two answers of $0.003264 each: the header sums them as tern replay does.
-      await open(page, dashboard, `turn/${started?.turn}`, '#waterfall .wf-row.model');
-      const header = await facts(page, 'turn-facts');
-      assert.equal(
-        [header['model calls'], header.tokens, header.cost],
-        ['2', '2,400 in (2,048 cached) / 600 out', '$0.0065'],
-      );
-      const model = await tooltipOf(page, '#waterfall .wf-row.model >> nth=0');
-      assert.match(model[0] ?? '', /^\d+ ms · from \d+ ms to \d+ ms$/);
-      assert.equal(model.slice(1), [
-        'model smart, call 1',
-        'tokens: 1,200 in (1,024 cached) / 300 out',
-        'cost: $0.0033',
-        'asked for 1 tool call',
-      ]);
-      const tool = await tooltipOf(page, '#waterfall .wf-row.tool');
-      assert.equal(tool.slice(1), [
-        'arguments',
-        '{\n  "path": "."\n}',
-        `result: ${listed?.data.content.length.toLocaleString('en-US')} chars`,
-      ]);
-      await shot(page, 'turn-cost-tooltip', false);
+        // Two answers of $0.003264 each: the header sums them as tern replay does.
+        await open(page, dashboard, `turn/${started?.turn}`, '#waterfall .wf-row.model');
+        const header = await facts(page, 'turn-facts');
+        assert.equal(
+          [header['model calls'], header.tokens, header.cost],
+          ['2', '2,400 in (2,048 cached) / 600 out', '$0.0065'],
+        );
+        const model = await tooltipOf(page, '#waterfall .wf-row.model >> nth=0');
+        assert.match(model[0] ?? '', /^\d+ ms · from \d+ ms to \d+ ms$/);
+        assert.equal(model.slice(1), [
+          'model smart, call 1',
+          'tokens: 1,200 in (1,024 cached) / 300 out',
+          'cost: $0.0033',
+          'asked for 1 tool call',
+        ]);
+        const tool = await tooltipOf(page, '#waterfall .wf-row.tool');
+        assert.equal(tool.slice(1), [
+          'arguments',
+          '{\n  "path": "."\n}',
+          `result: ${listed?.data.content.length.toLocaleString('en-US')} chars`,
+        ]);
+        await shot(page, 'turn-cost-tooltip', false);
 
-      await open(page, dashboard, 'turn/t_unpriced', '#waterfall .wf-row.model');
-      const unpriced = await facts(page, 'turn-facts');
-      assert.equal([unpriced.tokens, unpriced.cost], ['700 in / 30 out', 'unknown']);
-      assert.is(await page.getAttribute('#turn-facts .cost', 'class'), 'cost unknown');
-      assert.equal((await tooltipOf(page, '#waterfall .wf-row.model')).slice(2), [
-        'tokens: 700 in / 30 out',
-        'cost: unknown (no price for fast)',
-      ]);
+        await open(page, dashboard, 'turn/t_unpriced', '#waterfall .wf-row.model');
+        const unpriced = await facts(page, 'turn-facts');
+        assert.equal([unpriced.tokens, unpriced.cost], ['700 in / 30 out', 'unknown']);
+        assert.is(await page.getAttribute('#turn-facts .cost', 'class'), 'cost unknown');
+        assert.equal((await tooltipOf(page, '#waterfall .wf-row.model')).slice(2), [
+          'tokens: 700 in / 30 out',
+          'cost: unknown (no price for fast)',
+        ]);
 
-      await open(page, dashboard, 'sessions', '#sessions .session-item');
-      assert.equal(await texts(page, '#sessions .session-facts'), [
-        'agent main · 1 turn · 2 messages · 700 in / 30 out tokens · cost unknown',
-        'agent main · from web · 1 turn · 2 messages · 2,400 in / 600 out tokens · cost $0.0065',
-      ]);
-      await shot(page, 'sessions-cost');
-      await page.click(`#sessions .session-item[data-session="${started?.session}"]`);
-      await page.waitForSelector('#session-turns li');
-      const session = await facts(page, 'session-facts');
-      assert.equal([session.tokens, session.cost], ['2,400 in (2,048 cached) / 600 out', '$0.0065']);
-      assert.match(
-        (await page.textContent('#session-turns .turn-facts')) ?? '',
-        / · 2 model calls · 2,400 in \/ 600 out tokens · cost \$0\.0065$/,
-      );
-      assert.equal(problems, [], 'no script errors and no CSP violations');
-    },
-  );
-});
+        await open(page, dashboard, 'sessions', '#sessions .session-item');
+        assert.equal(await texts(page, '#sessions .session-facts'), [
+          'agent main · 1 turn · 2 messages · 700 in / 30 out tokens · cost unknown',
+          'agent main · from web · 1 turn · 2 messages · 2,400 in / 600 out tokens · cost $0.0065',
+        ]);
+        await shot(page, 'sessions-cost');
+        await page.click(`#sessions .session-item[data-session="${started?.session}"]`);
+        await page.waitForSelector('#session-turns li');
+        const session = await facts(page, 'session-facts');
+        assert.equal([session.tokens, session.cost], ['2,400 in (2,048 cached) / 600 out', '$0.0065']);
+        assert.match(
+          (await page.textContent('#session-turns .turn-facts')) ?? '',
+          / · 2 model calls · 2,400 in \/ 600 out tokens · cost \$0\.0065$/,
+        );
+        assert.equal(problems, [], 'no script errors and no CSP violations');
+      },
+    );
+  },
+);
 
 test.run();

@@ -8,72 +8,78 @@ import { json } from '../support/vendor-server.js';
 
 const strip = (frames: Frame[]) => frames.map((f) => [f.type, f.payload.content ?? null]);
 
-test('a streamed reply creates the message with the first chunk and updates the same message id with the rest', async () => {
-  const dashboard = await startDashboard();
-  const chat = await chatSocket(dashboard);
-  try {
-    replyStreamed(dashboard.vendor, ['Hel', 'lo ', 'there']);
-    const frames = await chat.send('hi');
-    assert.equal(strip(frames), [
-      ['typing.start', null],
-      ['message.create', 'Hel'],
-      ['message.update', 'Hello '],
-      ['message.update', 'Hello there'],
-      ['typing.stop', null],
-    ]);
-    const ids = new Set(frames.filter((f) => f.type.startsWith('message.')).map((f) => f.payload.message_id));
-    assert.is(ids.size, 1);
-    assert.ok(frames.every((f) => f.session_id === 'webtest'));
-  } finally {
-    chat.socket.close();
-    await dashboard.close();
-  }
-});
+test(
+  'a streamed reply creates the message with the first ' + 'chunk and updates the same message id with the rest',
+  async () => {
+    const dashboard = await startDashboard();
+    const chat = await chatSocket(dashboard);
+    try {
+      replyStreamed(dashboard.vendor, ['Hel', 'lo ', 'there']);
+      const frames = await chat.send('hi');
+      assert.equal(strip(frames), [
+        ['typing.start', null],
+        ['message.create', 'Hel'],
+        ['message.update', 'Hello '],
+        ['message.update', 'Hello there'],
+        ['typing.stop', null],
+      ]);
+      const ids = new Set(frames.filter((f) => f.type.startsWith('message.')).map((f) => f.payload.message_id));
+      assert.is(ids.size, 1);
+      assert.ok(frames.every((f) => f.session_id === 'webtest'));
+    } finally {
+      chat.socket.close();
+      await dashboard.close();
+    }
+  },
+);
 
-test('an image image_generate draws reaches the chat as message.create with the image inline, before the reply', async () => {
-  const dashboard = await startDashboard({
-    defaults: { model: 'fast', image_model: 'painter' },
-    models: [{ model_name: 'painter', model: 'gpt-image-1' }],
-  });
-  const chat = await chatSocket(dashboard);
-  try {
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#e76f51' } })
-      .png()
-      .toBuffer();
-    const draw = {
-      index: 0,
-      id: 'i1',
-      type: 'function',
-      function: { name: 'image_generate', arguments: '{"prompt":"a tern"}' },
-    };
-    dashboard.vendor.reply(
-      sse([completionStreamText([{ tool_calls: [draw] }], 'tool_calls')]),
-      json({ created: 1, data: [{ b64_json: png.toString('base64') }] }),
-    );
-    replyStreamed(dashboard.vendor, ['Here it is.']);
-    const frames = await chat.send('draw a tern');
-    assert.equal(strip(frames), [
-      ['typing.start', null],
-      ['message.create', ''],
-      ['message.create', 'Here it is.'],
-      ['typing.stop', null],
-    ]);
-    const media = frames[1]!.payload.media as Array<Record<string, unknown>>;
-    assert.equal(media, [
-      {
-        kind: 'image',
-        name: media[0]!.name,
-        bytes: png.length,
-        mime: 'image/png',
-        url: `data:image/png;base64,${png.toString('base64')}`,
-      },
-    ]);
-    assert.match(String(media[0]!.name), /^t_[\w-]+-\w+\.png$/);
-  } finally {
-    chat.socket.close();
-    await dashboard.close();
-  }
-});
+test(
+  'an image image_generate draws reaches the chat as ' + 'message.create with the image inline, before the reply',
+  async () => {
+    const dashboard = await startDashboard({
+      defaults: { model: 'fast', image_model: 'painter' },
+      models: [{ model_name: 'painter', model: 'gpt-image-1' }],
+    });
+    const chat = await chatSocket(dashboard);
+    try {
+      const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#e76f51' } })
+        .png()
+        .toBuffer();
+      const draw = {
+        index: 0,
+        id: 'i1',
+        type: 'function',
+        function: { name: 'image_generate', arguments: '{"prompt":"a tern"}' },
+      };
+      dashboard.vendor.reply(
+        sse([completionStreamText([{ tool_calls: [draw] }], 'tool_calls')]),
+        json({ created: 1, data: [{ b64_json: png.toString('base64') }] }),
+      );
+      replyStreamed(dashboard.vendor, ['Here it is.']);
+      const frames = await chat.send('draw a tern');
+      assert.equal(strip(frames), [
+        ['typing.start', null],
+        ['message.create', ''],
+        ['message.create', 'Here it is.'],
+        ['typing.stop', null],
+      ]);
+      const media = frames[1]!.payload.media as Array<Record<string, unknown>>;
+      assert.equal(media, [
+        {
+          kind: 'image',
+          name: media[0]!.name,
+          bytes: png.length,
+          mime: 'image/png',
+          url: `data:image/png;base64,${png.toString('base64')}`,
+        },
+      ]);
+      assert.match(String(media[0]!.name), /^t_[\w-]+-\w+\.png$/);
+    } finally {
+      chat.socket.close();
+      await dashboard.close();
+    }
+  },
+);
 
 test('bad frames get an error frame naming the field, and ping gets pong', async () => {
   const dashboard = await startDashboard();

@@ -67,18 +67,22 @@ const jobs: Array<[CronJob, Record<string, unknown>]> = [
   ],
 ];
 
-test('/api/cron lists the jobs of the workspace database with schedule, kind, enabled, next run and last outcome, also with the gateway stopped', async () => {
-  const dashboard = await startDashboard();
-  try {
-    for (const [job] of jobs) await putCronJob(dashboard.home.workspace, job);
-    const listed = await call(dashboard.launcher, '/api/cron', { cookie: dashboard.cookie });
-    assert.equal([listed.status, listed.body], [200, { cron: jobs.map(([, row]) => row) }]);
-    await dashboard.host.stop();
-    const stopped = await call(dashboard.launcher, '/api/cron', { cookie: dashboard.cookie });
-    assert.equal(stopped.body, { cron: jobs.map(([, row]) => row) });
-  } finally {
-    await dashboard.close();
-  }
-});
+test(
+  '/api/cron lists the jobs of the workspace database with schedule, ' +
+    'kind, enabled, next run and last outcome, also with the gateway stopped',
+  async () => {
+    const dashboard = await startDashboard();
+    try {
+      for (const [job] of jobs) await putCronJob(dashboard.home.workspace, job);
+      const listed = await call(dashboard.launcher, '/api/cron', { cookie: dashboard.cookie });
+      assert.equal([listed.status, listed.body], [200, { cron: jobs.map(([, row]) => row) }]);
+      await dashboard.host.stop();
+      const stopped = await call(dashboard.launcher, '/api/cron', { cookie: dashboard.cookie });
+      assert.equal(stopped.body, { cron: jobs.map(([, row]) => row) });
+    } finally {
+      await dashboard.close();
+    }
+  },
+);
 
 test.run();

@@ -31,45 +31,49 @@ async function reached(dashboard: Dashboard, actor: string, state: string): Prom
 
 const stateKeys = (chart: ChartNode | null) => chart?.states.map((s) => s.key);
 
-test('after a chat /api/actors lists the gateway, its heartbeat, the web channel, the agent, the session and the turn, each with a chart', async () => {
-  const dashboard = await startDashboard();
-  try {
-    const chat = await chatSocket(dashboard);
-    replyStreamed(dashboard.vendor, ['hi']);
-    await chat.send('hello');
-    chat.socket.close();
-    const { actors } = await get<Actors>(dashboard, '/api/actors');
-    const byMachine = Object.fromEntries(
-      actors.map((a) => [a.machine, [a.actor.replace(/:(sk_v1_[0-9a-f]+|t_[0-9a-z]+)$/, ':*'), a.state]]),
-    );
-    assert.equal(byMachine, {
-      gateway: ['gateway', 'running'],
-      heartbeat: ['heartbeat', 'waiting'],
-      channel: ['channel:web', 'connected'],
-      agent: ['agent:main', 'serving'],
-      session: ['session:*', 'idle'],
-      turn: ['turn:*', 'done'],
-    });
-    const { machines } = await get<{ machines: Record<string, ChartNode> }>(dashboard, '/api/machines');
-    assert.equal(
-      Object.keys(byMachine).filter((machine) => !machines[machine]),
-      [],
-      'every listed machine has a chart',
-    );
-    const channel = await get<ActorView & { chart: ChartNode | null }>(dashboard, '/api/actors/channel:web');
-    assert.equal(stateKeys(channel.chart), ['stopped', 'starting', 'connected', 'failed', 'refused']);
-    assert.equal(
-      channel.history.map((m) => [m.from ?? null, m.to, m.event]),
-      [
-        [null, 'stopped', 'xstate.init'],
-        ['stopped', 'starting', 'START'],
-        ['starting', 'connected', 'CONNECTED'],
-      ],
-    );
-  } finally {
-    await dashboard.close();
-  }
-});
+test(
+  'after a chat /api/actors lists the gateway, its heartbeat, ' +
+    'the web channel, the agent, the session and the turn, each with a chart',
+  async () => {
+    const dashboard = await startDashboard();
+    try {
+      const chat = await chatSocket(dashboard);
+      replyStreamed(dashboard.vendor, ['hi']);
+      await chat.send('hello');
+      chat.socket.close();
+      const { actors } = await get<Actors>(dashboard, '/api/actors');
+      const byMachine = Object.fromEntries(
+        actors.map((a) => [a.machine, [a.actor.replace(/:(sk_v1_[0-9a-f]+|t_[0-9a-z]+)$/, ':*'), a.state]]),
+      );
+      assert.equal(byMachine, {
+        gateway: ['gateway', 'running'],
+        heartbeat: ['heartbeat', 'waiting'],
+        channel: ['channel:web', 'connected'],
+        agent: ['agent:main', 'serving'],
+        session: ['session:*', 'idle'],
+        turn: ['turn:*', 'done'],
+      });
+      const { machines } = await get<{ machines: Record<string, ChartNode> }>(dashboard, '/api/machines');
+      assert.equal(
+        Object.keys(byMachine).filter((machine) => !machines[machine]),
+        [],
+        'every listed machine has a chart',
+      );
+      const channel = await get<ActorView & { chart: ChartNode | null }>(dashboard, '/api/actors/channel:web');
+      assert.equal(stateKeys(channel.chart), ['stopped', 'starting', 'connected', 'failed', 'refused']);
+      assert.equal(
+        channel.history.map((m) => [m.from ?? null, m.to, m.event]),
+        [
+          [null, 'stopped', 'xstate.init'],
+          ['stopped', 'starting', 'START'],
+          ['starting', 'connected', 'CONNECTED'],
+        ],
+      );
+    } finally {
+      await dashboard.close();
+    }
+  },
+);
 
 test('an MCP server is an mcp_server actor: idle, connecting, connected, with its chart', async () => {
   const dashboard = await startDashboard({

@@ -15,38 +15,41 @@ const form = (apiBase: string) => ({
   api_key: 'sk-first-key-00000001',
 });
 
-test('first run: with no config the model form saves the model, restarts the gateway and tests it with one request', async () => {
-  const dashboard = await startDashboard({ configured: false });
-  const file = join(dashboard.home.home, 'config.json');
-  try {
-    assert.equal((await call(dashboard.launcher, '/api/models', { cookie: dashboard.cookie })).body, { models: [] });
-    assert.is(existsSync(file), false);
-    dashboard.vendor.reply(completion({ content: 'OK' }));
-    const reply = await call(dashboard.launcher, '/api/onboarding/model', {
-      cookie: dashboard.cookie,
-      json: form(`${dashboard.vendor.url}/v1`),
-    });
-    assert.equal([reply.status, reply.body], [200, { saved: true, test: { ok: true, reply: 'OK' } }]);
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as {
-      agents: { defaults: { model: string } };
-      model_list: Array<{ model_name: string; api_keys: string[] }>;
-    };
-    assert.equal(
-      [saved.agents.defaults.model, saved.model_list.map((m) => [m.model_name, m.api_keys])],
-      ['first', [['first', ['sk-first-key-00000001']]]],
-    );
-    const models = (await call(dashboard.launcher, '/api/models', { cookie: dashboard.cookie })).body as {
-      models: Array<{ model_name: string }>;
-    };
-    assert.equal(
-      models.models.map((m) => m.model_name),
-      ['first'],
-    );
-    assert.is(dashboard.vendor.requests.length, 1);
-  } finally {
-    await dashboard.close();
-  }
-});
+test(
+  'first run: with no config the model form saves the model, ' + 'restarts the gateway and tests it with one request',
+  async () => {
+    const dashboard = await startDashboard({ configured: false });
+    const file = join(dashboard.home.home, 'config.json');
+    try {
+      assert.equal((await call(dashboard.launcher, '/api/models', { cookie: dashboard.cookie })).body, { models: [] });
+      assert.is(existsSync(file), false);
+      dashboard.vendor.reply(completion({ content: 'OK' }));
+      const reply = await call(dashboard.launcher, '/api/onboarding/model', {
+        cookie: dashboard.cookie,
+        json: form(`${dashboard.vendor.url}/v1`),
+      });
+      assert.equal([reply.status, reply.body], [200, { saved: true, test: { ok: true, reply: 'OK' } }]);
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as {
+        agents: { defaults: { model: string } };
+        model_list: Array<{ model_name: string; api_keys: string[] }>;
+      };
+      assert.equal(
+        [saved.agents.defaults.model, saved.model_list.map((m) => [m.model_name, m.api_keys])],
+        ['first', [['first', ['sk-first-key-00000001']]]],
+      );
+      const models = (await call(dashboard.launcher, '/api/models', { cookie: dashboard.cookie })).body as {
+        models: Array<{ model_name: string }>;
+      };
+      assert.equal(
+        models.models.map((m) => m.model_name),
+        ['first'],
+      );
+      assert.is(dashboard.vendor.requests.length, 1);
+    } finally {
+      await dashboard.close();
+    }
+  },
+);
 
 test('first run: a bad field is refused by name, and a refused key is reported as a failed test', async () => {
   const dashboard = await startDashboard({ configured: false });

@@ -43,8 +43,8 @@ export async function changedFromBaseline(page: Page, name: string, mask: Locato
 }
 
 /**
- * Words (up to 24 letters or `_`: a hyphen is a fair place to wrap; ids and hashes may wrap anywhere) that the page draws over two lines: what
- * `overflow-wrap: anywhere` and `word-break: break-all` do to "builtin" in a narrow column.
+ * Words (up to 24 letters or `_`: a hyphen is a fair place to wrap; ids and hashes may wrap anywhere) that the page
+ * draws over two lines: what `overflow-wrap: anywhere` and `word-break: break-all` do to "builtin" in a narrow column.
  */
 export function brokenWords(page: Page): Promise<string[]> {
   return page.evaluate(() => {

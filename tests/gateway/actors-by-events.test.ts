@@ -38,7 +38,9 @@ function config(): Config {
   return result.config;
 }
 
-/** A channel on the other side of which is the test: what it was asked to send, and a typing indicator that may fail. */
+/**
+ * A channel on the other side of which is the test: what it was asked to send, and a typing indicator that may fail.
+ */
 class TestChannel implements Channel {
   readonly kind = 'telegram';
   readonly capabilities = { commands: ['stop', 'help'] as const, streaming: false, maxMessageLength: 40 };
@@ -111,7 +113,8 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 const channel = suite('channel actor');
 
 channel(
-  'when its channel reports a message for the bot, then message.received, exactly; a redelivery of it publishes nothing',
+  'when its channel reports a message for the bot, ' +
+    'then message.received, exactly; a redelivery of it publishes nothing',
   async () => {
     const stage = given();
     const link = new TestChannel();
@@ -148,7 +151,8 @@ channel(
 );
 
 channel(
-  'when a sender allow_from does not list writes in a direct chat, then a pairing code and no turn; writing again, nothing',
+  'when a sender allow_from does not list writes in a direct chat, ' +
+    'then a pairing code and no turn; writing again, nothing',
   async () => {
     const stage = given();
     const link = new TestChannel();
@@ -193,7 +197,8 @@ channel(
     ]);
     assert.is(
       pairingText(code),
-      `Pairing code: ${code}\nThis bot answers only the people its owner lets in: ask the owner to run "tern pairing approve ${code}" within the hour.`,
+      `Pairing code: ${code}\nThis bot answers only the people its owner lets in: ` +
+        `ask the owner to run "tern pairing approve ${code}" within the hour.`,
     );
     await actor.stop();
     home.remove();
@@ -201,7 +206,8 @@ channel(
 );
 
 channel(
-  'when it is stopped twice (at once and again later), then it moves to stopped and leaves the board once, and its channel stops once',
+  'when it is stopped twice (at once and again later), ' +
+    'then it moves to stopped and leaves the board once, and its channel stops once',
   async () => {
     const stage = given();
     const link = new TestChannel();
@@ -252,7 +258,8 @@ const key = sessionKeyOf({
 const routing = { agent: 'main', session: sessionIdOf(key) };
 
 dispatcher(
-  'given a message received before it started, when it starts and a /stop is received, then the message is routed to its session and the /stop is control for it',
+  'given a message received before it started, when it starts and a /stop is received, ' +
+    'then the message is routed to its session and the /stop is control for it',
   () => {
     const stage = given();
     stage.when(received('1', 'hello'));
@@ -330,7 +337,8 @@ const routedMessage = (id: string): EventDraft<'message.routed'> => ({
 });
 
 outbox(
-  'when a reply is requested, then each part is sent under its key and recorded, and the reply is delivered; a part sent before a restart is not sent again',
+  'when a reply is requested, then each part is sent under its key and recorded, ' +
+    'and the reply is delivered; a part sent before a restart is not sent again',
   async () => {
     const stage = given();
     const link = new TestChannel();
@@ -369,7 +377,8 @@ outbox(
 );
 
 outbox(
-  'when a message is routed to a chat whose typing indicator fails, then nothing is rejected unhandled and its reply still goes out',
+  'when a message is routed to a chat whose typing indicator fails, ' +
+    'then nothing is rejected unhandled and its reply still goes out',
   async () => {
     const unhandled: unknown[] = [];
     const record = (reason: unknown): void => void unhandled.push(reason);

@@ -20,7 +20,8 @@ test('tern gateway on a port in use exits 1 with one line saying how to fix it',
     assert.is(result.code, 1);
     assert.is(
       result.stderr,
-      `tern: cannot listen on 127.0.0.1:${port} (EADDRINUSE). Stop what uses that port, or set gateway.port in config.json.\n`,
+      `tern: cannot listen on 127.0.0.1:${port} (EADDRINUSE). ` +
+        `Stop what uses that port, or set gateway.port in config.json.\n`,
     );
   } finally {
     await new Promise<void>((resolve) => blocker.close(() => resolve()));

@@ -91,7 +91,9 @@ async function untilLogged(
   }
 }
 
-/** The model, the emulator and the gateway that will be killed, on a fresh home; the context ends them after the test. */
+/**
+ * The model, the emulator and the gateway that will be killed, on a fresh home; the context ends them after the test.
+ */
 async function firstRun(
   context: Context,
   options: { model?: { delayMs?: number }; streaming?: boolean; placeholder?: string } = {},
@@ -150,7 +152,9 @@ test('120 messages from 20 chats, killed mid-run: after a restart each is answer
     const doubt = journal.filter((key) => !sent.has(key)).map((key) => key.split(':')[1]!);
     const views = doubt.map((chat) => `${chat}: ${sends.filter((s) => s.chat === chat).map((s) => s.outcome)}`);
     throw new Error(
-      `${(error as Error).message}; answered ${answeredBefore} before the kill and ${answered} in all; the log: ${JSON.stringify(Object.fromEntries(counts))}; in doubt after the kill, with the emulator's sends to their chats: ${views.join('; ')}; the gateway said: ${restarted.stderr().slice(-2000)}`,
+      `${(error as Error).message}; answered ${answeredBefore} before the kill and ${answered} in all; ` +
+        `the log: ${JSON.stringify(Object.fromEntries(counts))}; in doubt after the kill, with the emulator's ` +
+        `sends to their chats: ${views.join('; ')}; the gateway said: ${restarted.stderr().slice(-2000)}`,
     );
   }
   const chats = () => Array.from({ length: CHATS }, (_, chat) => texts(context.emulator, 4000 + chat));
@@ -173,48 +177,53 @@ test('120 messages from 20 chats, killed mid-run: after a restart each is answer
   );
 });
 
-test('killed the moment a reply part is in the log as being sent but has not reached Telegram: after the restart that part is sent, once', async (context) => {
-  const { settings, first } = await firstRun(context, { model: { delayMs: 300 } });
-  const perChat = 2;
-  for (let i = 0; i < perChat; i++) {
-    for (let chat = 0; chat < CHATS; chat++)
-      await context.emulator.say(TOKEN, `m${chat}-${i}`, { userId: 4000 + chat });
-  }
-  // Watches the log from beside the gateway and kills it as soon as a part's `message.sending` is there while the
-  // emulator has nothing in that chat yet: under a burst of first replies that moment lasts tens of milliseconds. On a
-  // machine so loaded that the moment passes unseen, the kill comes once every chat has its first reply (the rest is
-  // then still a check of exactly once across a kill).
-  const deadline = Date.now() + 30_000;
-  let waiting: string[] = [];
-  const firstReplies = (): number =>
-    Array.from({ length: CHATS }, (_, chat) => texts(context.emulator, 4000 + chat).length).filter((n) => n > 0).length;
-  // One reader, kept open, and a read every 2 ms: far shorter than the moment, and the gateway keeps its CPU.
-  const watch = logWatch(first.home.sessions);
-  try {
-    while (waiting.length === 0 && firstReplies() < CHATS) {
-      if (Date.now() > deadline) throw new Error(`no reply within 30 s; the gateway said: ${first.stderr()}`);
-      const intents = watch.read({ type: 'message.sending' });
-      waiting = intents.flatMap((e) =>
-        e.type === 'message.sending' && texts(context.emulator, Number(/(\d+)$/.exec(e.data.chat)![1])).length === 0
-          ? [e.data.send_key]
-          : [],
-      );
-      await sleep(2);
+test(
+  'killed the moment a reply part is in the log as being sent but has not reached Telegram: ' +
+    'after the restart that part is sent, once',
+  async (context) => {
+    const { settings, first } = await firstRun(context, { model: { delayMs: 300 } });
+    const perChat = 2;
+    for (let i = 0; i < perChat; i++) {
+      for (let chat = 0; chat < CHATS; chat++)
+        await context.emulator.say(TOKEN, `m${chat}-${i}`, { userId: 4000 + chat });
     }
-  } finally {
-    watch.close();
-  }
-  await first.kill();
-  context.gateway = await startGatewayProcess(settings, {}, first.home);
-  for (let chat = 0; chat < CHATS; chat++)
-    await context.emulator.waitForBotMessages(TOKEN, 4000 + chat, perChat, 60_000);
-  const chats = () => Array.from({ length: CHATS }, (_, chat) => texts(context.emulator, 4000 + chat));
-  const answered = await quietGateway(first.home.sessions, chats);
-  for (let chat = 0; chat < CHATS; chat++) {
-    const want = Array.from({ length: perChat }, (_, i) => `echo: m${chat}-${i}`);
-    assert.equal(answered[chat], want, `chat ${chat} (killed with ${waiting.join(', ')} in the log only)`);
-  }
-});
+    // Watches the log from beside the gateway and kills it as soon as a part's `message.sending` is there while the
+    // emulator has nothing in that chat yet: under a burst of first replies that moment lasts tens of milliseconds. On
+    // a machine so loaded that the moment passes unseen, the kill comes once every chat has its first reply (the rest
+    // is then still a check of exactly once across a kill).
+    const deadline = Date.now() + 30_000;
+    let waiting: string[] = [];
+    const firstReplies = (): number =>
+      Array.from({ length: CHATS }, (_, chat) => texts(context.emulator, 4000 + chat).length).filter((n) => n > 0)
+        .length;
+    // One reader, kept open, and a read every 2 ms: far shorter than the moment, and the gateway keeps its CPU.
+    const watch = logWatch(first.home.sessions);
+    try {
+      while (waiting.length === 0 && firstReplies() < CHATS) {
+        if (Date.now() > deadline) throw new Error(`no reply within 30 s; the gateway said: ${first.stderr()}`);
+        const intents = watch.read({ type: 'message.sending' });
+        waiting = intents.flatMap((e) =>
+          e.type === 'message.sending' && texts(context.emulator, Number(/(\d+)$/.exec(e.data.chat)![1])).length === 0
+            ? [e.data.send_key]
+            : [],
+        );
+        await sleep(2);
+      }
+    } finally {
+      watch.close();
+    }
+    await first.kill();
+    context.gateway = await startGatewayProcess(settings, {}, first.home);
+    for (let chat = 0; chat < CHATS; chat++)
+      await context.emulator.waitForBotMessages(TOKEN, 4000 + chat, perChat, 60_000);
+    const chats = () => Array.from({ length: CHATS }, (_, chat) => texts(context.emulator, 4000 + chat));
+    const answered = await quietGateway(first.home.sessions, chats);
+    for (let chat = 0; chat < CHATS; chat++) {
+      const want = Array.from({ length: perChat }, (_, i) => `echo: m${chat}-${i}`);
+      assert.equal(answered[chat], want, `chat ${chat} (killed with ${waiting.join(', ')} in the log only)`);
+    }
+  },
+);
 
 test('a turn killed after its tool ran is not run again: the user gets the restart notice instead', async (context) => {
   const { settings, first } = await firstRun(context);
@@ -241,79 +250,91 @@ test('a turn killed after its tool ran is not run again: the user gets the resta
   );
 });
 
-test('a streamed reply cut off in the middle is finished with the restart notice, in the same message', async (context) => {
-  const { settings, first } = await firstRun(context, { streaming: true });
-  const said = 'DRIP one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen';
-  const full = `echo: ${said}`;
-  await context.emulator.say(TOKEN, said, { userId: 5002 });
-  await untilLogged(
-    first.home,
-    { type: 'message.edited' },
-    (events) => events.length >= 2,
-    'the stream to show a few words',
-  );
-  await first.kill();
-  const cut = texts(context.emulator, 5002);
-  assert.is(cut.length, 1);
-  assert.ok(!cut[0]!.endsWith('fifteen'), `the stream was cut: ${cut[0]}`);
-  context.gateway = await startGatewayProcess(settings, {}, first.home);
-  const noticed = () => (texts(context.emulator, 5002)[0]?.endsWith(RESTART_NOTICE) ? true : undefined);
-  await until('the restart notice', noticed, 20_000);
-  const shown = await quietGateway(first.home.sessions, () => texts(context.emulator, 5002));
-  assert.is(shown.length, 1, 'no second message');
-  const [shownBefore = '', after] = shown[0]!.split('\n\n');
-  assert.is(after, RESTART_NOTICE);
-  assert.ok(
-    shownBefore.startsWith('echo: DRIP') && full.startsWith(shownBefore) && shownBefore.length < full.length,
-    `the text shown before the cut, then the notice: ${shown[0]}`,
-  );
-  assert.is(context.model.asked.filter((text) => text.includes('DRIP')).length, 1, 'the model was not asked again');
-});
+test(
+  'a streamed reply cut off in the middle is finished ' + 'with the restart notice, in the same message',
+  async (context) => {
+    const { settings, first } = await firstRun(context, { streaming: true });
+    const said = 'DRIP one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen';
+    const full = `echo: ${said}`;
+    await context.emulator.say(TOKEN, said, { userId: 5002 });
+    await untilLogged(
+      first.home,
+      { type: 'message.edited' },
+      (events) => events.length >= 2,
+      'the stream to show a few words',
+    );
+    await first.kill();
+    const cut = texts(context.emulator, 5002);
+    assert.is(cut.length, 1);
+    assert.ok(!cut[0]!.endsWith('fifteen'), `the stream was cut: ${cut[0]}`);
+    context.gateway = await startGatewayProcess(settings, {}, first.home);
+    const noticed = () => (texts(context.emulator, 5002)[0]?.endsWith(RESTART_NOTICE) ? true : undefined);
+    await until('the restart notice', noticed, 20_000);
+    const shown = await quietGateway(first.home.sessions, () => texts(context.emulator, 5002));
+    assert.is(shown.length, 1, 'no second message');
+    const [shownBefore = '', after] = shown[0]!.split('\n\n');
+    assert.is(after, RESTART_NOTICE);
+    assert.ok(
+      shownBefore.startsWith('echo: DRIP') && full.startsWith(shownBefore) && shownBefore.length < full.length,
+      `the text shown before the cut, then the notice: ${shown[0]}`,
+    );
+    assert.is(context.model.asked.filter((text) => text.includes('DRIP')).length, 1, 'the model was not asked again');
+  },
+);
 
-test('a part the platform got but never confirmed before the crash is not sent again: the restart says so in the gateway log', async (context) => {
-  const { settings, first } = await firstRun(context);
-  const held = context.emulator.holdAnswers('sendMessage');
-  await context.emulator.say(TOKEN, 'hello', { userId: 5003 });
-  await context.emulator.waitForBotMessages(TOKEN, 5003, 1, 20_000);
-  await first.kill();
-  held.release();
-  const sendKey = logged(first.home).find((e) => e.type === 'message.sending')?.data.send_key;
-  assert.ok(sendKey, 'the intent to send was in the log before the part went out');
-  assert.not.ok(
-    logged(first.home).some((e) => e.type === 'message.sent'),
-    'the answer of the send never came back',
-  );
-  context.gateway = await startGatewayProcess(settings, {}, first.home);
-  await context.emulator.say(TOKEN, 'again', { userId: 5003 });
-  await context.emulator.waitForBotMessages(TOKEN, 5003, 2, 20_000);
-  const shown = await quietGateway(first.home.sessions, () => texts(context.emulator, 5003));
-  assert.equal(shown, ['echo: hello', 'echo: again']);
-  assert.ok(
-    logLines(join(first.home.home, 'logs', 'gateway.log')).includes(
-      `WARN a reply part was being sent when the process ended: it is not sent again and may be missing from the chat channel=telegram chat=direct:5003 send_key=${sendKey}`,
-    ),
-    'the gateway log names the unconfirmed part',
-  );
-});
+test(
+  'a part the platform got but never confirmed before the crash is not sent again: ' +
+    'the restart says so in the gateway log',
+  async (context) => {
+    const { settings, first } = await firstRun(context);
+    const held = context.emulator.holdAnswers('sendMessage');
+    await context.emulator.say(TOKEN, 'hello', { userId: 5003 });
+    await context.emulator.waitForBotMessages(TOKEN, 5003, 1, 20_000);
+    await first.kill();
+    held.release();
+    const sendKey = logged(first.home).find((e) => e.type === 'message.sending')?.data.send_key;
+    assert.ok(sendKey, 'the intent to send was in the log before the part went out');
+    assert.not.ok(
+      logged(first.home).some((e) => e.type === 'message.sent'),
+      'the answer of the send never came back',
+    );
+    context.gateway = await startGatewayProcess(settings, {}, first.home);
+    await context.emulator.say(TOKEN, 'again', { userId: 5003 });
+    await context.emulator.waitForBotMessages(TOKEN, 5003, 2, 20_000);
+    const shown = await quietGateway(first.home.sessions, () => texts(context.emulator, 5003));
+    assert.equal(shown, ['echo: hello', 'echo: again']);
+    assert.ok(
+      logLines(join(first.home.home, 'logs', 'gateway.log')).includes(
+        'WARN a reply part was being sent when the process ended: it is not sent again and ' +
+          `may be missing from the chat channel=telegram chat=direct:5003 send_key=${sendKey}`,
+      ),
+      'the gateway log names the unconfirmed part',
+    );
+  },
+);
 
-test('a placeholder shown before the crash is replaced by the reply of the turn run again, not left beside a second one', async (context) => {
-  const { settings, first } = await firstRun(context, { model: { delayMs: 1500 }, placeholder: 'Thinking…' });
-  await context.emulator.say(TOKEN, 'hello', { userId: 5004 });
-  await context.emulator.waitForBotMessages(TOKEN, 5004, 1, 20_000);
-  await untilLogged(
-    first.home,
-    {},
-    (events) =>
-      events.some((e) => e.type === 'message.sent' && e.data.send_key.endsWith(':placeholder')) &&
-      events.some((e) => e.type === 'turn.started'),
-    'the placeholder and the turn',
-    first,
-  );
-  await first.kill();
-  assert.equal(texts(context.emulator, 5004), ['Thinking…']);
-  context.gateway = await startGatewayProcess(settings, {}, first.home);
-  await until('the reply', () => (texts(context.emulator, 5004)[0] === 'echo: hello' ? true : undefined), 20_000);
-  assert.equal(await quietGateway(first.home.sessions, () => texts(context.emulator, 5004)), ['echo: hello']);
-});
+test(
+  'a placeholder shown before the crash is replaced by the ' +
+    'reply of the turn run again, not left beside a second one',
+  async (context) => {
+    const { settings, first } = await firstRun(context, { model: { delayMs: 1500 }, placeholder: 'Thinking…' });
+    await context.emulator.say(TOKEN, 'hello', { userId: 5004 });
+    await context.emulator.waitForBotMessages(TOKEN, 5004, 1, 20_000);
+    await untilLogged(
+      first.home,
+      {},
+      (events) =>
+        events.some((e) => e.type === 'message.sent' && e.data.send_key.endsWith(':placeholder')) &&
+        events.some((e) => e.type === 'turn.started'),
+      'the placeholder and the turn',
+      first,
+    );
+    await first.kill();
+    assert.equal(texts(context.emulator, 5004), ['Thinking…']);
+    context.gateway = await startGatewayProcess(settings, {}, first.home);
+    await until('the reply', () => (texts(context.emulator, 5004)[0] === 'echo: hello' ? true : undefined), 20_000);
+    assert.equal(await quietGateway(first.home.sessions, () => texts(context.emulator, 5004)), ['echo: hello']);
+  },
+);
 
 test.run();

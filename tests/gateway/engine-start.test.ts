@@ -111,35 +111,38 @@ test('engineLoaded settles once the channels have reported and the engine has lo
   }
 });
 
-test('a tools.mcp block the MCP manager cannot run refuses the start, although MCP servers connect after /ready', async () => {
-  const home = tempHome();
-  const config = {
-    version: 2,
-    gateway: { port: await freePort() },
-    heartbeat: { enabled: false },
-    tools: {
-      mcp: { enabled: true, servers: { docs: { enabled: true, type: 'http', url: 'http://localhost:3000/mcp' } } },
-    },
-  };
-  writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
-  const loaded = loadConfig({ env: home.env });
-  // The config loader refuses such an address itself; the gateway must still refuse what reaches it another way.
-  loaded.config.tools.mcp.servers.docs!.url = 'localhost:3000';
-  const logs = openGatewayLogs(loaded);
-  try {
-    const error = await Gateway.start({ loaded, env: home.env, logs }).then(
-      () => undefined,
-      (thrown: unknown) => thrown as { code?: string; message?: string },
-    );
-    assert.is(error?.code, 'mcp_config_invalid');
-    assert.is(
-      error?.message,
-      'tools.mcp.servers.docs.url: "localhost:3000" is not an http(s) URL (allowed: http://… or https://…)',
-    );
-  } finally {
-    logs.close();
-    home.remove();
-  }
-});
+test(
+  'a tools.mcp block the MCP manager cannot run refuses the start, ' + 'although MCP servers connect after /ready',
+  async () => {
+    const home = tempHome();
+    const config = {
+      version: 2,
+      gateway: { port: await freePort() },
+      heartbeat: { enabled: false },
+      tools: {
+        mcp: { enabled: true, servers: { docs: { enabled: true, type: 'http', url: 'http://localhost:3000/mcp' } } },
+      },
+    };
+    writeFileSync(join(home.home, 'config.json'), JSON.stringify(config));
+    const loaded = loadConfig({ env: home.env });
+    // The config loader refuses such an address itself; the gateway must still refuse what reaches it another way.
+    loaded.config.tools.mcp.servers.docs!.url = 'localhost:3000';
+    const logs = openGatewayLogs(loaded);
+    try {
+      const error = await Gateway.start({ loaded, env: home.env, logs }).then(
+        () => undefined,
+        (thrown: unknown) => thrown as { code?: string; message?: string },
+      );
+      assert.is(error?.code, 'mcp_config_invalid');
+      assert.is(
+        error?.message,
+        'tools.mcp.servers.docs.url: "localhost:3000" is not an http(s) URL (allowed: http://… or https://…)',
+      );
+    } finally {
+      logs.close();
+      home.remove();
+    }
+  },
+);
 
 test.run();

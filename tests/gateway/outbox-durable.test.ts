@@ -51,61 +51,65 @@ function recordingChannel(sent: string[]): Channel {
   };
 }
 
-test("each part goes out only once its message.sending is in the log, and part 2 only once part 1's message.sent is too", async () => {
-  const log = heldLog();
-  const bus = new InProcessBus(log);
-  const sent: string[] = [];
-  const directory = new ChannelDirectory();
-  directory.add('tg', recordingChannel(sent));
-  const outbox = new Outbox({
-    bus,
-    logger: new Logger([], 'error', Redactor.none),
-    directory,
-    entry: () => undefined,
-    now: Date.now,
-  });
-  const events: Envelope[] = [];
-  bus.matching('message.sending,message.sent,reply.delivered').subscribe((e) => events.push(e));
-  const seen = (): string[] =>
-    events.map(
-      (e) => `${e.type} ${e.type === 'reply.delivered' ? e.data.parts : (e.data as { send_key: string }).send_key}`,
-    );
-  outbox.start();
-  // Given a reply the channel's limit splits in two (line one, line two),
-  bus.publish({
-    agent: 'main',
-    session: 's1',
-    turn: 't1',
-    type: 'reply.requested',
-    data: {
-      message_id: 'm1',
-      outcome: 'completed',
-      text: `${'a'.repeat(20)}\n${'b'.repeat(20)}`,
-      key: 'tg:m1:t1',
-      reply: { channel: 'tg', chat: 'direct:1', reply_to: '1' },
-    },
-  });
-  await eventually(() => log.waiting > 0, true);
-  // when the intent to send part 1 is not yet in the log, then nothing is sent;
-  assert.equal(sent, []);
-  assert.equal(seen(), ['message.sending tg:m1:t1:0']);
-  log.release();
-  await eventually(() => events.length === 3 && log.waiting > 0, true);
-  // once it is, part 1 goes out and is recorded, and part 2 waits for its own intent, which comes after that record.
-  assert.equal(sent, ['a'.repeat(20)]);
-  assert.equal(seen(), ['message.sending tg:m1:t1:0', 'message.sent tg:m1:t1:0', 'message.sending tg:m1:t1:1']);
-  log.release();
-  await eventually(() => events.at(-1)?.type, 'reply.delivered');
-  assert.equal(sent, ['a'.repeat(20), 'b'.repeat(20)]);
-  assert.equal(seen(), [
-    'message.sending tg:m1:t1:0',
-    'message.sent tg:m1:t1:0',
-    'message.sending tg:m1:t1:1',
-    'message.sent tg:m1:t1:1',
-    'reply.delivered 2',
-  ]);
-  outbox.stop();
-  await outbox.settled();
-});
+test(
+  'each part goes out only once its message.sending is in the log, ' +
+    "and part 2 only once part 1's message.sent is too",
+  async () => {
+    const log = heldLog();
+    const bus = new InProcessBus(log);
+    const sent: string[] = [];
+    const directory = new ChannelDirectory();
+    directory.add('tg', recordingChannel(sent));
+    const outbox = new Outbox({
+      bus,
+      logger: new Logger([], 'error', Redactor.none),
+      directory,
+      entry: () => undefined,
+      now: Date.now,
+    });
+    const events: Envelope[] = [];
+    bus.matching('message.sending,message.sent,reply.delivered').subscribe((e) => events.push(e));
+    const seen = (): string[] =>
+      events.map(
+        (e) => `${e.type} ${e.type === 'reply.delivered' ? e.data.parts : (e.data as { send_key: string }).send_key}`,
+      );
+    outbox.start();
+    // Given a reply the channel's limit splits in two (line one, line two),
+    bus.publish({
+      agent: 'main',
+      session: 's1',
+      turn: 't1',
+      type: 'reply.requested',
+      data: {
+        message_id: 'm1',
+        outcome: 'completed',
+        text: `${'a'.repeat(20)}\n${'b'.repeat(20)}`,
+        key: 'tg:m1:t1',
+        reply: { channel: 'tg', chat: 'direct:1', reply_to: '1' },
+      },
+    });
+    await eventually(() => log.waiting > 0, true);
+    // when the intent to send part 1 is not yet in the log, then nothing is sent;
+    assert.equal(sent, []);
+    assert.equal(seen(), ['message.sending tg:m1:t1:0']);
+    log.release();
+    await eventually(() => events.length === 3 && log.waiting > 0, true);
+    // once it is, part 1 goes out and is recorded, and part 2 waits for its own intent, which comes after that record.
+    assert.equal(sent, ['a'.repeat(20)]);
+    assert.equal(seen(), ['message.sending tg:m1:t1:0', 'message.sent tg:m1:t1:0', 'message.sending tg:m1:t1:1']);
+    log.release();
+    await eventually(() => events.at(-1)?.type, 'reply.delivered');
+    assert.equal(sent, ['a'.repeat(20), 'b'.repeat(20)]);
+    assert.equal(seen(), [
+      'message.sending tg:m1:t1:0',
+      'message.sent tg:m1:t1:0',
+      'message.sending tg:m1:t1:1',
+      'message.sent tg:m1:t1:1',
+      'reply.delivered 2',
+    ]);
+    outbox.stop();
+    await outbox.settled();
+  },
+);
 
 test.run();

@@ -54,102 +54,108 @@ async function config({ model, emulator }: Context): Promise<Record<string, unkn
     heartbeat: { enabled: false },
     agents: { defaults: { model: 'fast' } },
     model_list: [modelEntry(model.url)],
-    // As `tern onboard --owner 1001` writes it; a peer runtime's config with allow_from left empty; one opened on purpose.
+    // As `tern onboard --owner 1001` writes it; a peer runtime's config with allow_from left empty; one opened on
+    // purpose.
     channel_list: { telegram: bot(OWNED, ['1001']), peer: bot(PEER), open: bot(OPEN, ['*']) },
   };
 }
 
-test('the owner is answered; a stranger gets one code and no turn; approved while the gateway runs, then answered, also after a restart', async (context) => {
-  const { emulator } = context;
-  let gateway = await startGatewayProcess(await config(context));
-  const { home } = gateway;
-  try {
-    const log = readFileSync(join(home.home, 'logs', 'gateway.log'), 'utf8');
-    assert.ok(
-      log.includes(
-        'WARN channel open is open to everyone (allow_from: ["*"]): whoever finds the bot runs the agent\'s tools',
-      ),
-      log,
-    );
-    assert.ok(
-      log.includes(
-        'WARN channel peer has an empty allow_from, so only senders you approve may talk to it: a stranger gets a pairing code',
-      ),
-      log,
-    );
-    assert.not.ok(log.includes('channel telegram has'), 'a channel with allow_from gets no line');
+test(
+  'the owner is answered; a stranger gets one code and no turn; ' +
+    'approved while the gateway runs, then answered, also after a restart',
+  async (context) => {
+    const { emulator } = context;
+    let gateway = await startGatewayProcess(await config(context));
+    const { home } = gateway;
+    try {
+      const log = readFileSync(join(home.home, 'logs', 'gateway.log'), 'utf8');
+      assert.ok(
+        log.includes(
+          'WARN channel open is open to everyone (allow_from: ["*"]): whoever finds the bot runs the agent\'s tools',
+        ),
+        log,
+      );
+      assert.ok(
+        log.includes(
+          'WARN channel peer has an empty allow_from, ' +
+            'so only senders you approve may talk to it: a stranger gets a pairing code',
+        ),
+        log,
+      );
+      assert.not.ok(log.includes('channel telegram has'), 'a channel with allow_from gets no line');
 
-    await emulator.say(OWNED, 'hi from the owner', { userId: 1001, userName: 'owner' });
-    assert.equal(texts(await emulator.waitForBotMessages(OWNED, 1001, 1)), ['echo: hi from the owner']);
+      await emulator.say(OWNED, 'hi from the owner', { userId: 1001, userName: 'owner' });
+      assert.equal(texts(await emulator.waitForBotMessages(OWNED, 1001, 1)), ['echo: hi from the owner']);
 
-    await emulator.say(OWNED, 'hello?', { userId: 2002, userName: 'bob' });
-    const code = codeIn((await emulator.waitForBotMessages(OWNED, 2002, 1))[0]?.text);
-    await emulator.say(OWNED, 'anyone there?', { userId: 2002, userName: 'bob' });
-    // The second message is taken before the owner's next one is answered: by then it got no second code.
-    await emulator.say(OWNED, 'again', { userId: 1001, userName: 'owner' });
-    await emulator.waitForBotMessages(OWNED, 1001, 2);
-    assert.equal(texts(emulator.botMessages(OWNED, 2002)), [pairingText(code)]);
-    assert.is(
-      context.model.asked.filter((text) => text.includes('hello?') || text.includes('anyone there?')).length,
-      0,
-      'no turn for the stranger',
-    );
+      await emulator.say(OWNED, 'hello?', { userId: 2002, userName: 'bob' });
+      const code = codeIn((await emulator.waitForBotMessages(OWNED, 2002, 1))[0]?.text);
+      await emulator.say(OWNED, 'anyone there?', { userId: 2002, userName: 'bob' });
+      // The second message is taken before the owner's next one is answered: by then it got no second code.
+      await emulator.say(OWNED, 'again', { userId: 1001, userName: 'owner' });
+      await emulator.waitForBotMessages(OWNED, 1001, 2);
+      assert.equal(texts(emulator.botMessages(OWNED, 2002)), [pairingText(code)]);
+      assert.is(
+        context.model.asked.filter((text) => text.includes('hello?') || text.includes('anyone there?')).length,
+        0,
+        'no turn for the stranger',
+      );
 
-    const listed = await runCliAsync(['pairing', 'list', '--json'], home.env);
-    const requests = (JSON.parse(listed.stdout) as { requests: Array<Record<string, unknown>> }).requests;
-    assert.equal(
-      requests.map(({ created_at: _, expires_at: __, ...rest }) => rest),
-      [
-        {
-          code,
-          channel: 'telegram',
-          account: 'default',
-          sender: '2002',
-          aliases: ['2002', '@bob'],
-          chat: 'direct:2002',
-          reply_to: '2002',
-        },
-      ],
-    );
+      const listed = await runCliAsync(['pairing', 'list', '--json'], home.env);
+      const requests = (JSON.parse(listed.stdout) as { requests: Array<Record<string, unknown>> }).requests;
+      assert.equal(
+        requests.map(({ created_at: _, expires_at: __, ...rest }) => rest),
+        [
+          {
+            code,
+            channel: 'telegram',
+            account: 'default',
+            sender: '2002',
+            aliases: ['2002', '@bob'],
+            chat: 'direct:2002',
+            reply_to: '2002',
+          },
+        ],
+      );
 
-    const approved = await runCliAsync(['pairing', 'approve', code.toLowerCase()], home.env);
-    assert.equal(
-      [approved.code, approved.stdout, approved.stderr],
-      [0, `approved ${code}: 2002 (@bob) may talk to the bot on telegram from now on\n`, ''],
-    );
-    assert.equal(texts(await emulator.waitForBotMessages(OWNED, 2002, 2)), [pairingText(code), APPROVED_NOTICE]);
-    await emulator.say(OWNED, 'now?', { userId: 2002, userName: 'bob' });
-    assert.equal(texts(await emulator.waitForBotMessages(OWNED, 2002, 3)).at(-1), 'echo: now?');
-    assert.is(statSync(join(home.home, 'pairing.json')).mode & 0o777, 0o600);
+      const approved = await runCliAsync(['pairing', 'approve', code.toLowerCase()], home.env);
+      assert.equal(
+        [approved.code, approved.stdout, approved.stderr],
+        [0, `approved ${code}: 2002 (@bob) may talk to the bot on telegram from now on\n`, ''],
+      );
+      assert.equal(texts(await emulator.waitForBotMessages(OWNED, 2002, 2)), [pairingText(code), APPROVED_NOTICE]);
+      await emulator.say(OWNED, 'now?', { userId: 2002, userName: 'bob' });
+      assert.equal(texts(await emulator.waitForBotMessages(OWNED, 2002, 3)).at(-1), 'echo: now?');
+      assert.is(statSync(join(home.home, 'pairing.json')).mode & 0o777, 0o600);
 
-    assert.is(await gateway.stop(), 0);
-    gateway = await startGatewayProcess(await config(context), {}, home);
-    await emulator.say(OWNED, 'after a restart', { userId: 2002, userName: 'bob' });
-    assert.equal(texts(await emulator.waitForBotMessages(OWNED, 2002, 4)).at(-1), 'echo: after a restart');
-    assert.is(await gateway.stop(), 0);
+      assert.is(await gateway.stop(), 0);
+      gateway = await startGatewayProcess(await config(context), {}, home);
+      await emulator.say(OWNED, 'after a restart', { userId: 2002, userName: 'bob' });
+      assert.equal(texts(await emulator.waitForBotMessages(OWNED, 2002, 4)).at(-1), 'echo: after a restart');
+      assert.is(await gateway.stop(), 0);
 
-    const events = await runCliAsync(['log', '--type', 'pairing.*', '--json'], home.env);
-    const pairing = events.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
-    assert.equal(
-      pairing.map((e) => e.type),
-      ['pairing.requested', 'pairing.decision.requested', 'pairing.decided'],
-    );
-    assert.equal(pairing[2]?.data, {
-      request: pairing[1]?.data.request,
-      code,
-      channel: 'telegram',
-      sender: '2002',
-      decision: 'approve',
-      by: 'cli',
-    });
-  } finally {
-    if (gateway.child.exitCode === null) await gateway.stop();
-    home.remove();
-  }
-});
+      const events = await runCliAsync(['log', '--type', 'pairing.*', '--json'], home.env);
+      const pairing = events.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
+      assert.equal(
+        pairing.map((e) => e.type),
+        ['pairing.requested', 'pairing.decision.requested', 'pairing.decided'],
+      );
+      assert.equal(pairing[2]?.data, {
+        request: pairing[1]?.data.request,
+        code,
+        channel: 'telegram',
+        sender: '2002',
+        decision: 'approve',
+        by: 'cli',
+      });
+    } finally {
+      if (gateway.child.exitCode === null) await gateway.stop();
+      home.remove();
+    }
+  },
+);
 
 test('with no gateway running: approve and deny on the event log; unknown and expired codes are errors', async () => {
   const home = tempHome();
@@ -199,7 +205,8 @@ test('with no gateway running: approve and deny on the event log; unknown and ex
       [expired.code, expired.stderr],
       [
         1,
-        'tern: pairing code CCCC4444 has expired (a code is good for an hour). Ask them to write to the bot again: they get a new code an hour after the last one.\n',
+        'tern: pairing code CCCC4444 has expired (a code is good for an hour). ' +
+          'Ask them to write to the bot again: they get a new code an hour after the last one.\n',
       ],
     );
     const unknown = await runCliAsync(['pairing', 'deny', 'AAAA2222', '--json'], home.env);
@@ -212,7 +219,8 @@ test('with no gateway running: approve and deny on the event log; unknown and ex
           error: {
             code: 'pairing_unknown',
             message:
-              'no pairing request has the code AAAA2222 (it was never issued here, or it was decided already). Run `tern pairing list` to see the codes that wait.',
+              'no pairing request has the code AAAA2222 (it was never issued here, or it was decided already). ' +
+              'Run `tern pairing list` to see the codes that wait.',
           },
         },
       ],
@@ -243,39 +251,43 @@ test('with no gateway running: approve and deny on the event log; unknown and ex
   }
 });
 
-test('tern doctor warns about a channel open to everyone and counts the approved and waiting senders of the others', async () => {
-  const home = tempHome();
-  try {
-    const bot = (token: string, allowFrom: string[]) => ({
-      enabled: true,
-      type: 'telegram',
-      settings: { token, allow_from: allowFrom },
-    });
-    writeFileSync(
-      join(home.home, 'config.json'),
-      JSON.stringify({
-        version: 2,
-        channel_list: { telegram: bot(OWNED, ['1001']), peer: bot(PEER, []), open: bot(OPEN, ['*']) },
-      }),
-    );
-    const doctor = JSON.parse((await runCliAsync(['doctor', '--offline', '--json'], home.env)).stdout) as {
-      checks: Array<{ name: string; status: string; message: string }>;
-    };
-    assert.equal(
-      doctor.checks.filter((c) => c.name.startsWith('access ')).map((c) => [c.name, c.status, c.message]),
-      [
-        ['access telegram', 'ok', '1 listed in allow_from; 0 approved, 0 waiting by pairing'],
-        ['access peer', 'ok', 'only senders you approve (allow_from is empty): 0 approved, 0 waiting'],
+test(
+  'tern doctor warns about a channel open to everyone and ' + 'counts the approved and waiting senders of the others',
+  async () => {
+    const home = tempHome();
+    try {
+      const bot = (token: string, allowFrom: string[]) => ({
+        enabled: true,
+        type: 'telegram',
+        settings: { token, allow_from: allowFrom },
+      });
+      writeFileSync(
+        join(home.home, 'config.json'),
+        JSON.stringify({
+          version: 2,
+          channel_list: { telegram: bot(OWNED, ['1001']), peer: bot(PEER, []), open: bot(OPEN, ['*']) },
+        }),
+      );
+      const doctor = JSON.parse((await runCliAsync(['doctor', '--offline', '--json'], home.env)).stdout) as {
+        checks: Array<{ name: string; status: string; message: string }>;
+      };
+      assert.equal(
+        doctor.checks.filter((c) => c.name.startsWith('access ')).map((c) => [c.name, c.status, c.message]),
         [
-          'access open',
-          'warn',
-          'open to everyone (allow_from: ["*"]): whoever finds the bot runs the agent\'s tools and spends your tokens',
+          ['access telegram', 'ok', '1 listed in allow_from; 0 approved, 0 waiting by pairing'],
+          ['access peer', 'ok', 'only senders you approve (allow_from is empty): 0 approved, 0 waiting'],
+          [
+            'access open',
+            'warn',
+            'open to everyone (allow_from: ["*"]): ' +
+              "whoever finds the bot runs the agent's tools and spends your tokens",
+          ],
         ],
-      ],
-    );
-  } finally {
-    home.remove();
-  }
-});
+      );
+    } finally {
+      home.remove();
+    }
+  },
+);
 
 test.run();

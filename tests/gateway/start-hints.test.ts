@@ -23,8 +23,11 @@ test('a gateway started with no model and no channel says what that means and ho
         .split('\n')
         .filter((line) => line.startsWith('tern: note:')),
       [
-        'tern: note: no model in model_list, so messages get no answer. Run `tern onboard` (or add a model_list entry, see README: Quick start), then `tern doctor`.',
-        'tern: note: no channel in channel_list, so only the heartbeat and cron jobs run here. Add one (`tern onboard --telegram-token …`, or README: Quick start), or chat through the dashboard (tern-launcher).',
+        'tern: note: no model in model_list, so messages get no answer. ' +
+          'Run `tern onboard` (or add a model_list entry, see README: Quick start), then `tern doctor`.',
+        'tern: note: no channel in channel_list, so only the heartbeat and cron jobs run here. ' +
+          'Add one (`tern onboard --telegram-token …`, or README: Quick start), ' +
+          'or chat through the dashboard (tern-launcher).',
       ],
     );
   } finally {
@@ -49,7 +52,9 @@ test('with a model and an enabled channel that lacks its token, only that channe
       .split('\n')
       .filter((line) => line.startsWith('tern: note:') || line.startsWith('tern: warning: channel'));
     assert.equal(lines, [
-      'tern: warning: channel_list.telegram.settings.token: is required for an enabled telegram channel (allowed: the bot token from @BotFather, in config.json or in .security.yml under channel_list.telegram.token)',
+      'tern: warning: channel_list.telegram.settings.token: ' +
+        'is required for an enabled telegram channel (allowed: the bot token from @BotFather, ' +
+        'in config.json or in .security.yml under channel_list.telegram.token)',
     ]);
   } finally {
     await gateway.stop();

@@ -150,7 +150,9 @@ async function stopHolding(running: Running, release: () => void): Promise<boole
   return returnedBeforeRelease;
 }
 
-/** The events recorded from the gateway's `gateway.stopping` on that are about work (turns, ticks, messages, channels). */
+/**
+ * The events recorded from the gateway's `gateway.stopping` on that are about work (turns, ticks, messages, channels).
+ */
 function workRecordedAfterStopping(home: TempHome): string[] {
   const log = EventLog.open(home.sessions, { readOnly: true });
   const events = log.read();
@@ -185,20 +187,24 @@ async function withRejections(run: (rejections: unknown[]) => Promise<void>): Pr
   }
 }
 
-test('a stop that gives up draining while a heartbeat answer is being sent returns once the send is done; nothing is recorded after the stop', () =>
-  withRejections(async (rejections) => {
-    const running = await startGateway('send', { drainMs: 0 });
-    const { home, model, clock, held } = running;
-    clock.advance(30 * 60_000);
-    assert.match(await held.send.reached, /^echo: Heartbeat: run the periodic tasks/);
-    assert.is(await stopHolding(running, held.send.open), false);
-    assert.equal(rejections, []);
-    assert.equal(workRecordedAfterStopping(home), ['channel:held connected->stopped']);
-    assert.is(readLog(join(home.workspace, 'heartbeat.log')), '');
-    assert.is(gatewayLogLast(home), 'INFO gateway stopped');
-    await model.close();
-    home.remove();
-  }));
+test(
+  'a stop that gives up draining while a heartbeat answer is being sent ' +
+    'returns once the send is done; nothing is recorded after the stop',
+  () =>
+    withRejections(async (rejections) => {
+      const running = await startGateway('send', { drainMs: 0 });
+      const { home, model, clock, held } = running;
+      clock.advance(30 * 60_000);
+      assert.match(await held.send.reached, /^echo: Heartbeat: run the periodic tasks/);
+      assert.is(await stopHolding(running, held.send.open), false);
+      assert.equal(rejections, []);
+      assert.equal(workRecordedAfterStopping(home), ['channel:held connected->stopped']);
+      assert.is(readLog(join(home.workspace, 'heartbeat.log')), '');
+      assert.is(gatewayLogLast(home), 'INFO gateway stopped');
+      await model.close();
+      home.remove();
+    }),
+);
 
 test('a stop while a heartbeat tick waits for the turn engine starts no turn and records no tick', () =>
   withRejections(async (rejections) => {
@@ -218,70 +224,80 @@ test('a stop while a heartbeat tick waits for the turn engine starts no turn and
     home.remove();
   }));
 
-test('a stop while a config reload restarts a channel returns once the reload is done, and the channel stays stopped', () =>
-  withRejections(async (rejections) => {
-    const running = await startGateway('stop');
-    const { home, model, gateway, held, config, clock } = running;
-    assert.is(await eventually(() => gateway.readiness().ready, true), true);
-    config.channel_list.held.settings.allow_from = ['42'];
-    writeConfig(home, config);
-    // The config-file check runs on the gateway's clock.
-    clock.advance(2000);
-    await held.stop.reached;
-    assert.is(await stopHolding(running, held.stop.open), false);
-    assert.equal(rejections, []);
-    assert.equal(workRecordedAfterStopping(home), [], 'the channel the reload stopped stays stopped');
-    assert.is(gatewayLogLast(home), 'INFO gateway stopped');
-    await model.close();
-    home.remove();
-  }));
+test(
+  'a stop while a config reload restarts a channel returns ' + 'once the reload is done, and the channel stays stopped',
+  () =>
+    withRejections(async (rejections) => {
+      const running = await startGateway('stop');
+      const { home, model, gateway, held, config, clock } = running;
+      assert.is(await eventually(() => gateway.readiness().ready, true), true);
+      config.channel_list.held.settings.allow_from = ['42'];
+      writeConfig(home, config);
+      // The config-file check runs on the gateway's clock.
+      clock.advance(2000);
+      await held.stop.reached;
+      assert.is(await stopHolding(running, held.stop.open), false);
+      assert.equal(rejections, []);
+      assert.equal(workRecordedAfterStopping(home), [], 'the channel the reload stopped stays stopped');
+      assert.is(gatewayLogLast(home), 'INFO gateway stopped');
+      await model.close();
+      home.remove();
+    }),
+);
 
-test('a stop that gives up draining returns once a reply being sent is done; the reply is not recorded after the stop', () =>
-  withRejections(async (rejections) => {
-    const running = await startGateway('send', { inbound: 'hello', drainMs: 0 });
-    const { home, model, held } = running;
-    assert.is(await held.send.reached, 'echo: hello');
-    assert.is(await stopHolding(running, held.send.open), false);
-    assert.equal(rejections, []);
-    assert.equal(workRecordedAfterStopping(home), ['channel:held connected->stopped']);
-    assert.equal(
-      readLog(join(home.home, 'logs', 'gateway.log'))
-        .trimEnd()
-        .split('\n')
-        .slice(-2)
-        .map((line) => line.replace(/^\S+ /, '')),
-      ['WARN running turns did not finish in time and are aborted', 'INFO gateway stopped'],
-    );
-    await model.close();
-    home.remove();
-  }));
+test(
+  'a stop that gives up draining returns once a reply being sent is done; ' +
+    'the reply is not recorded after the stop',
+  () =>
+    withRejections(async (rejections) => {
+      const running = await startGateway('send', { inbound: 'hello', drainMs: 0 });
+      const { home, model, held } = running;
+      assert.is(await held.send.reached, 'echo: hello');
+      assert.is(await stopHolding(running, held.send.open), false);
+      assert.equal(rejections, []);
+      assert.equal(workRecordedAfterStopping(home), ['channel:held connected->stopped']);
+      assert.equal(
+        readLog(join(home.home, 'logs', 'gateway.log'))
+          .trimEnd()
+          .split('\n')
+          .slice(-2)
+          .map((line) => line.replace(/^\S+ /, '')),
+        ['WARN running turns did not finish in time and are aborted', 'INFO gateway stopped'],
+      );
+      await model.close();
+      home.remove();
+    }),
+);
 
-test('a stop whose reply send never finishes returns after its wait for left work, and the late send records nothing', () =>
-  withRejections(async (rejections) => {
-    const running = await startGateway('send', { inbound: 'hello', drainMs: 0, leftWorkMs: 50 });
-    const { home, model, held, gateway, logs } = running;
-    assert.is(await held.send.reached, 'echo: hello');
-    await gateway.stop();
-    assert.equal(
-      readLog(join(home.home, 'logs', 'gateway.log'))
-        .trimEnd()
-        .split('\n')
-        .slice(-3)
-        .map((line) => line.replace(/^\S+ /, '')),
-      [
-        'WARN running turns did not finish in time and are aborted',
-        'WARN work still in flight at the stop (a send, a heartbeat or cron run) is left behind',
-        'INFO gateway stopped',
-      ],
-    );
-    logs.close();
-    held.send.open();
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(rejections, []);
-    assert.equal(workRecordedAfterStopping(home), ['channel:held connected->stopped']);
-    assert.is(gatewayLogLast(home), 'INFO gateway stopped');
-    await model.close();
-    home.remove();
-  }));
+test(
+  'a stop whose reply send never finishes returns after its ' + 'wait for left work, and the late send records nothing',
+  () =>
+    withRejections(async (rejections) => {
+      const running = await startGateway('send', { inbound: 'hello', drainMs: 0, leftWorkMs: 50 });
+      const { home, model, held, gateway, logs } = running;
+      assert.is(await held.send.reached, 'echo: hello');
+      await gateway.stop();
+      assert.equal(
+        readLog(join(home.home, 'logs', 'gateway.log'))
+          .trimEnd()
+          .split('\n')
+          .slice(-3)
+          .map((line) => line.replace(/^\S+ /, '')),
+        [
+          'WARN running turns did not finish in time and are aborted',
+          'WARN work still in flight at the stop (a send, a heartbeat or cron run) is left behind',
+          'INFO gateway stopped',
+        ],
+      );
+      logs.close();
+      held.send.open();
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(rejections, []);
+      assert.equal(workRecordedAfterStopping(home), ['channel:held connected->stopped']);
+      assert.is(gatewayLogLast(home), 'INFO gateway stopped');
+      await model.close();
+      home.remove();
+    }),
+);
 
 test.run();

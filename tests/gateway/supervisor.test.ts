@@ -150,7 +150,8 @@ supervisor(
     });
     assert.match(
       readFileSync(join(context.home.home, 'logs', 'gateway.log'), 'utf8'),
-      `config: the edit of ${path} was rejected and the running config stays ((file): ${path} is missing; put it back to apply changes)`,
+      `config: the edit of ${path} was rejected and the running config stays ((file): ` +
+        `${path} is missing; put it back to apply changes)`,
     );
   },
 );
@@ -251,7 +252,8 @@ supervisor('stopping drains: a running turn still delivers its reply before the 
 const silent = suite('readiness while a channel cannot connect');
 
 silent(
-  '/ready is 503 while a channel is still connecting, and stays 503 with the reason while one cannot start; /health is 200',
+  '/ready is 503 while a channel is still connecting, ' +
+    'and stays 503 with the reason while one cannot start; /health is 200',
   async () => {
     const home = tempHome();
     const sockets: Socket[] = [];
@@ -286,7 +288,9 @@ silent(
       };
       assert.is(body.status, 'cannot_start');
       assert.equal(body.channels[0], { name: 'stuck', state: 'starting' });
-      const reason = `channel_list.broken.type "carrier-pigeon" is not supported by this gateway (supported: ${SUPPORTED_KINDS.join(', ')})`;
+      const reason =
+        'channel_list.broken.type "carrier-pigeon" is not supported ' +
+        `by this gateway (supported: ${SUPPORTED_KINDS.join(', ')})`;
       assert.equal(body.channels[1], { name: 'broken', state: 'refused', reason });
       // The stuck channel's request must be in the black hole before it is cut: on a loaded machine the refusal was
       // seen first, nothing was cut, and the request hung (a loop run timed out here).

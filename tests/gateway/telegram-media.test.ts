@@ -99,7 +99,10 @@ test('image_generate sends the drawn image to the Telegram chat as a photo, then
     const completed = events.find((e) => e.type === 'tool.completed')!;
     assert.match(
       String(completed.data.content),
-      /^Saved the image \(\d+ bytes\) to media\/images\/\S+\.png and sent it to telegram:direct:1001\. \[file:media\/images\/\S+\.png\]$/,
+      new RegExp(
+        /^Saved the image \(\d+ bytes\) to media\/images\/\S+\.png and sent it to telegram:direct:1001\. /.source +
+          /\[file:media\/images\/\S+\.png\]$/.source,
+      ),
     );
   } finally {
     await gateway.stop();

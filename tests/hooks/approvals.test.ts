@@ -95,38 +95,41 @@ async function askedFor(running: Running, text: string): Promise<{ id: string; m
   return { id, messageId: question!.messageId };
 }
 
-test('an exec call that needs approval asks in the same chat with buttons, waits, and runs after /approve', async () => {
-  const running = await startGateway(30_000);
-  try {
-    running.vendor.reply(execCall('c1', 'echo approved-run'), completion({ content: 'Ran it.' }));
-    const { id, messageId } = await askedFor(running, 'please run it');
-    assert.equal(running.emulator.keyboard(TOKEN, messageId), [
-      [
-        ['Approve', `/approve ${id}`],
-        ['Deny', `/deny ${id}`],
-      ],
-    ]);
-    assert.is(running.vendor.requests.length, 1, 'the turn waits: no second model call before the answer');
-    await running.emulator.say(TOKEN, '/approve ffff', { userId: USER });
-    await running.emulator.say(TOKEN, `/approve ${id}`, { userId: USER });
-    await running.emulator.waitForBotMessages(TOKEN, USER, 4);
-    assert.equal(
-      texts(running.emulator).slice(1).sort(),
-      ['Approved: exec goes ahead.', 'No tool call ffff is waiting for approval here.', 'Ran it.'].sort(),
-    );
-    assert.equal(lastMessage(running.vendor, 1), { role: 'tool', tool_call_id: 'c1', content: 'approved-run\n' });
-    assert.equal(
-      of(running.events, 'approval.answered').map((e) => e.data),
-      [{ approval_id: id, approved: true, by: 'user', sender: String(USER) }],
-    );
-    assert.equal(
-      of(running.events, 'hook.decided').map((e) => e.data),
-      [{ hook: 'chat', point: 'approve_tool', call_id: 'c1', action: 'continue', reason: 'approved in the chat' }],
-    );
-  } finally {
-    await running.close();
-  }
-});
+test(
+  'an exec call that needs approval asks in the same chat with buttons, ' + 'waits, and runs after /approve',
+  async () => {
+    const running = await startGateway(30_000);
+    try {
+      running.vendor.reply(execCall('c1', 'echo approved-run'), completion({ content: 'Ran it.' }));
+      const { id, messageId } = await askedFor(running, 'please run it');
+      assert.equal(running.emulator.keyboard(TOKEN, messageId), [
+        [
+          ['Approve', `/approve ${id}`],
+          ['Deny', `/deny ${id}`],
+        ],
+      ]);
+      assert.is(running.vendor.requests.length, 1, 'the turn waits: no second model call before the answer');
+      await running.emulator.say(TOKEN, '/approve ffff', { userId: USER });
+      await running.emulator.say(TOKEN, `/approve ${id}`, { userId: USER });
+      await running.emulator.waitForBotMessages(TOKEN, USER, 4);
+      assert.equal(
+        texts(running.emulator).slice(1).sort(),
+        ['Approved: exec goes ahead.', 'No tool call ffff is waiting for approval here.', 'Ran it.'].sort(),
+      );
+      assert.equal(lastMessage(running.vendor, 1), { role: 'tool', tool_call_id: 'c1', content: 'approved-run\n' });
+      assert.equal(
+        of(running.events, 'approval.answered').map((e) => e.data),
+        [{ approval_id: id, approved: true, by: 'user', sender: String(USER) }],
+      );
+      assert.equal(
+        of(running.events, 'hook.decided').map((e) => e.data),
+        [{ hook: 'chat', point: 'approve_tool', call_id: 'c1', action: 'continue', reason: 'approved in the chat' }],
+      );
+    } finally {
+      await running.close();
+    }
+  },
+);
 
 test('the Deny button answers the question: the call does not run and the model is told', async () => {
   const running = await startGateway(30_000);

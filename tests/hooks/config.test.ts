@@ -23,11 +23,14 @@ test('hooks, plugins and require_approval: every problem names its path and what
       'tools.mcp.require_approval: an object is not a list (allowed: a list of strings)',
       'tools.exec.require_approval: 1 is not a boolean (allowed: true, false)',
       'hooks.defaults.interceptor_timeout_ms: -1 is too small (allowed: whole numbers 1 to 600000)',
-      'hooks.processes.a.intercept[0]: "before_toool" is not allowed (allowed: before_llm, after_llm, before_tool, after_tool, approve_tool)',
+      'hooks.processes.a.intercept[0]: "before_toool" is not allowed (allowed: ' +
+        'before_llm, after_llm, before_tool, after_tool, approve_tool)',
       'hooks.processes.b.transport: "http" is not allowed (allowed: stdio)',
       'hooks.processes.b.command: must name the program to run (allowed: a list such as ["node", "hook.js"])',
-      'hooks.processes.c.intercept: the hook neither observes nor intercepts anything (allowed: observe [event types], or intercept any of before_llm, after_llm, before_tool, after_tool, approve_tool)',
-      'hooks.processes.d.observe[0]: "Tool Completed" is not an event type (allowed: an event type such as tool.completed, a glob such as tool.*, or * for all)',
+      'hooks.processes.c.intercept: the hook neither observes nor intercepts anything (allowed: ' +
+        'observe [event types], or intercept any of before_llm, after_llm, before_tool, after_tool, approve_tool)',
+      'hooks.processes.d.observe[0]: "Tool Completed" is not an event type (allowed: ' +
+        'an event type such as tool.completed, a glob such as tool.*, or * for all)',
       'plugins.entries.p.trusted: "yes" is not a boolean (allowed: true, false)',
     ],
   });

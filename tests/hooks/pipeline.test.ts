@@ -63,64 +63,70 @@ test('no hook can turn a sandbox refusal into something else; other results it m
   );
 });
 
-test('a tool the turn profile leaves out stays refused: hooks are not asked, and cannot move a call onto it', async () => {
-  await withHook(
-    (hooks) =>
-      hooks.on('before_tool', (ask) =>
-        ask.decide(
-          ask.call.name === 'exec'
-            ? { action: 'modify', call: { name: 'read_file', arguments: { path: 'x' } } }
-            : { action: 'continue' },
+test(
+  'a tool the turn profile leaves out stays refused: ' + 'hooks are not asked, and cannot move a call onto it',
+  async () => {
+    await withHook(
+      (hooks) =>
+        hooks.on('before_tool', (ask) =>
+          ask.decide(
+            ask.call.name === 'exec'
+              ? { action: 'modify', call: { name: 'read_file', arguments: { path: 'x' } } }
+              : { action: 'continue' },
+          ),
         ),
-      ),
-    async (f) => {
-      f.vendor.reply(
-        calls(['c1', 'read_file', { path: 'AGENT.md' }], ['c2', 'exec', { command: 'echo hi' }]),
-        completion({ content: 'ok' }),
-      );
-      const reply = await f.send('try both');
-      assert.equal(toolMessages(f, 1), [
-        'tool "read_file" is not available in this turn',
-        'Tool call refused: hook inproc changed it to "read_file", which is not available in this turn',
-      ]);
-      assert.equal(
-        ofTurn(f, turnOf(reply), 'hook.decided').map((e) => e.data.call_id),
-        ['c2'],
-      );
-    },
-    { defaults: { turn_profile: { enabled: true, tools: { mode: 'custom', custom: { allow: ['exec'] } } } } },
-  );
-});
+      async (f) => {
+        f.vendor.reply(
+          calls(['c1', 'read_file', { path: 'AGENT.md' }], ['c2', 'exec', { command: 'echo hi' }]),
+          completion({ content: 'ok' }),
+        );
+        const reply = await f.send('try both');
+        assert.equal(toolMessages(f, 1), [
+          'tool "read_file" is not available in this turn',
+          'Tool call refused: hook inproc changed it to "read_file", which is not available in this turn',
+        ]);
+        assert.equal(
+          ofTurn(f, turnOf(reply), 'hook.decided').map((e) => e.data.call_id),
+          ['c2'],
+        );
+      },
+      { defaults: { turn_profile: { enabled: true, tools: { mode: 'custom', custom: { allow: ['exec'] } } } } },
+    );
+  },
+);
 
-test('before_llm changes the request (system prompt and messages), after_llm the answer; rerun is identical', async () => {
-  await withHook(
-    (hooks) => {
-      hooks.on('before_llm', (ask) =>
-        ask.decide({
-          action: 'modify',
-          request: {
-            system: 'You are terse.',
-            messages: [...ask.request.messages, { role: 'user', content: 'Context from a hook.' }],
-          },
-        }),
-      );
-      hooks.on('after_llm', (ask) =>
-        ask.decide({ action: 'modify', answer: { text: `${ask.answer.text} (checked)` } }),
-      );
-    },
-    async (f) => {
-      f.vendor.reply(completion({ content: 'Hello.' }));
-      const reply = await f.send('hi');
-      assert.equal(reply.kind === 'turn' && reply.text, 'Hello. (checked)');
-      const sent = body(f, 0).messages;
-      assert.equal(sent[0], { role: 'system', content: 'You are terse.' });
-      assert.equal(sent.at(-1), { role: 'user', content: 'Context from a hook.' });
-      assert.equal(ofTurn(f, turnOf(reply), 'provider.responded')[0]!.data.text, 'Hello. (checked)');
-      await f.runtime.log.flushed();
-      assert.equal(await rerunTurn(f.runtime.log.read({ turn: turnOf(reply) })), { identical: true, compared: 6 });
-    },
-  );
-});
+test(
+  'before_llm changes the request (system prompt and messages), after_llm the answer; ' + 'rerun is identical',
+  async () => {
+    await withHook(
+      (hooks) => {
+        hooks.on('before_llm', (ask) =>
+          ask.decide({
+            action: 'modify',
+            request: {
+              system: 'You are terse.',
+              messages: [...ask.request.messages, { role: 'user', content: 'Context from a hook.' }],
+            },
+          }),
+        );
+        hooks.on('after_llm', (ask) =>
+          ask.decide({ action: 'modify', answer: { text: `${ask.answer.text} (checked)` } }),
+        );
+      },
+      async (f) => {
+        f.vendor.reply(completion({ content: 'Hello.' }));
+        const reply = await f.send('hi');
+        assert.equal(reply.kind === 'turn' && reply.text, 'Hello. (checked)');
+        const sent = body(f, 0).messages;
+        assert.equal(sent[0], { role: 'system', content: 'You are terse.' });
+        assert.equal(sent.at(-1), { role: 'user', content: 'Context from a hook.' });
+        assert.equal(ofTurn(f, turnOf(reply), 'provider.responded')[0]!.data.text, 'Hello. (checked)');
+        await f.runtime.log.flushed();
+        assert.equal(await rerunTurn(f.runtime.log.read({ turn: turnOf(reply) })), { identical: true, compared: 6 });
+      },
+    );
+  },
+);
 
 test('respond gives the tool result without running the tool; after_tool is not asked for it', async () => {
   await withHook(

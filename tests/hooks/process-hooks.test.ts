@@ -142,7 +142,11 @@ test('a hook that modifies the tool arguments: the tool runs with the new ones, 
     dir,
     'rewrite',
     `{
-    before_tool: (p) => ({ action: 'modify', reason: 'quieter', call: { tool: p.tool, arguments: { ...p.arguments, command: 'echo rewritten' } } }),
+    before_tool: (p) => ({
+      action: 'modify',
+      reason: 'quieter',
+      call: { tool: p.tool, arguments: { ...p.arguments, command: 'echo rewritten' } },
+    }),
   }`,
   );
   await withHooks({ rewrite: { command: [process.execPath, rewrite], intercept: ['before_tool'] } }, async (f) => {
@@ -255,7 +259,10 @@ test('a hook that answers something invalid counts as continue, with the reason 
     assert.is(decided?.action, 'continue');
     assert.match(
       decided?.reason ?? '',
-      /^failed \(the answer to hook.before_tool is not valid \(action: action must be one of continue, modify, respond, deny_tool, abort_turn, hard_abort\)\)$/,
+      new RegExp(
+        /^failed \(the answer to hook.before_tool is not valid \(action: /.source +
+          /action must be one of continue, modify, respond, deny_tool, abort_turn, hard_abort\)\)$/.source,
+      ),
     );
     assert.ok(existsSync(dir));
   });
@@ -268,8 +275,11 @@ test('an approval hook denies a call with its reason; one that does not answer i
     dir,
     'approver',
     `{
-    approve_tool: (p) => String(p.arguments.command).includes('slow') ? NEVER : p.tool === 'exec' && String(p.arguments.command).includes('rm ')
-      ? { approved: false, reason: 'no deleting' } : { approved: true },
+    approve_tool: (p) => String(p.arguments.command).includes('slow')
+      ? NEVER
+      : p.tool === 'exec' && String(p.arguments.command).includes('rm ')
+        ? { approved: false, reason: 'no deleting' }
+        : { approved: true },
   }`,
   );
   await withHooks(

@@ -132,27 +132,31 @@ test('a proxy that wants credentials gets them from the URL; without them the ca
 
 const MB = 1024 * 1024;
 
-test('a 20 MB answer is refused with a clear error and not asked again, whether or not its length is declared', async () => {
-  const body = `{"choices":[{"message":{"content":"${'x'.repeat(20 * MB)}"}}]}`;
-  const declared: Record<string, string> = {
-    'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(body)),
-  };
-  for (const headers of [declared, { 'content-type': 'application/json' }]) {
-    model.reply({ status: 200, headers, chunks: [body.slice(0, 8 * MB), body.slice(8 * MB)] });
-    const { chat, events } = router([entry()]);
-    const error = await failure(chat('m', hello));
-    assert.is(error.code, 'too_large');
-    assert.is(
-      error.message,
-      'model entry "m" (vllm/x) without a key: the answer is larger than 16 MB, the most this call accepts (max_response_bytes of the model entry)',
-    );
-    assert.equal(
-      events.map((e) => e.type),
-      ['provider.failed'],
-    );
-  }
-});
+test(
+  'a 20 MB answer is refused with a clear error and not asked again, ' + 'whether or not its length is declared',
+  async () => {
+    const body = `{"choices":[{"message":{"content":"${'x'.repeat(20 * MB)}"}}]}`;
+    const declared: Record<string, string> = {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+    };
+    for (const headers of [declared, { 'content-type': 'application/json' }]) {
+      model.reply({ status: 200, headers, chunks: [body.slice(0, 8 * MB), body.slice(8 * MB)] });
+      const { chat, events } = router([entry()]);
+      const error = await failure(chat('m', hello));
+      assert.is(error.code, 'too_large');
+      assert.is(
+        error.message,
+        'model entry "m" (vllm/x) without a key: the answer is larger than 16 MB, ' +
+          'the most this call accepts (max_response_bytes of the model entry)',
+      );
+      assert.equal(
+        events.map((e) => e.type),
+        ['provider.failed'],
+      );
+    }
+  },
+);
 
 test('max_response_bytes of an entry sets its cap', async () => {
   model.reply(completion({ content: 'y'.repeat(4096) }));
@@ -160,7 +164,10 @@ test('max_response_bytes of an entry sets its cap', async () => {
   assert.equal([error.code, /larger than 2048 bytes/.test(error.message)], ['too_large', true]);
 });
 
-/** A TCP server that accepts connections and never says anything: a dead model server, or a TLS handshake that never ends. */
+/**
+ * A TCP server that accepts connections and never says anything: a dead model server,
+ * or a TLS handshake that never ends.
+ */
 async function silentServer(): Promise<{
   port: number;
   sockets: Socket[];
@@ -187,24 +194,28 @@ async function silentServer(): Promise<{
   };
 }
 
-test('connecting has its own time limit: a TLS handshake that never ends fails as connect_timeout, not as a late answer', async () => {
-  const dead = await silentServer();
-  try {
-    const started = performance.now();
-    const error = await send(
-      { connectTimeoutMs: 300 },
-      { url: `https://127.0.0.1:${dead.port}/`, firstByteTimeoutMs: 60_000 },
-    ).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    assert.ok(error instanceof TransportError);
-    assert.equal([error.code, error.message], ['connect_timeout', 'no connection within 0.3 s']);
-    assert.ok(performance.now() - started < 5_000);
-  } finally {
-    await dead.close();
-  }
-});
+test(
+  'connecting has its own time limit: ' +
+    'a TLS handshake that never ends fails as connect_timeout, not as a late answer',
+  async () => {
+    const dead = await silentServer();
+    try {
+      const started = performance.now();
+      const error = await send(
+        { connectTimeoutMs: 300 },
+        { url: `https://127.0.0.1:${dead.port}/`, firstByteTimeoutMs: 60_000 },
+      ).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(error instanceof TransportError);
+      assert.equal([error.code, error.message], ['connect_timeout', 'no connection within 0.3 s']);
+      assert.ok(performance.now() - started < 5_000);
+    } finally {
+      await dead.close();
+    }
+  },
+);
 
 test('a model that accepts the request and never answers is a timeout after request_timeout', async () => {
   const dead = await silentServer();
@@ -224,31 +235,37 @@ test('a model that accepts the request and never answers is a timeout after requ
   }
 });
 
-test('a dead model server is reported within the budget, retries included, naming the budget and the last failure', async () => {
-  const dead = await silentServer();
-  try {
-    const { chat, events } = router(
-      [entry({ api_base: `http://127.0.0.1:${dead.port}/v1`, request_timeout: 1 })],
-      3_000,
-    );
-    const started = performance.now();
-    const error = await failure(chat('m', hello));
-    const elapsed = performance.now() - started;
-    // undici checks its time limits twice a second, so a 1 s limit ends between 1 and 1.5 s.
-    assert.ok(elapsed >= 2_400 && elapsed < 3_700, `reported after ${Math.round(elapsed)} ms`);
-    assert.is(error.code, 'timeout');
-    assert.match(
-      error.message,
-      /^no answer within 3 s \(\d attempts?, agents\.defaults\.model_budget_seconds\); last: model entry "m" \(vllm\/x\) without a key: no answer within 1 s$/,
-    );
-    assert.equal(
-      [events[0]?.type, events.at(-1)?.type, (events.at(-1)!.data as { message: string }).message],
-      ['provider.failed', 'provider.failed', error.message],
-    );
-  } finally {
-    await dead.close();
-  }
-});
+test(
+  'a dead model server is reported within the budget, ' + 'retries included, naming the budget and the last failure',
+  async () => {
+    const dead = await silentServer();
+    try {
+      const { chat, events } = router(
+        [entry({ api_base: `http://127.0.0.1:${dead.port}/v1`, request_timeout: 1 })],
+        3_000,
+      );
+      const started = performance.now();
+      const error = await failure(chat('m', hello));
+      const elapsed = performance.now() - started;
+      // undici checks its time limits twice a second, so a 1 s limit ends between 1 and 1.5 s.
+      assert.ok(elapsed >= 2_400 && elapsed < 3_700, `reported after ${Math.round(elapsed)} ms`);
+      assert.is(error.code, 'timeout');
+      assert.match(
+        error.message,
+        new RegExp(
+          /^no answer within 3 s \(\d attempts?, agents\.defaults\.model_budget_seconds\); /.source +
+            /last: model entry "m" \(vllm\/x\) without a key: no answer within 1 s$/.source,
+        ),
+      );
+      assert.equal(
+        [events[0]?.type, events.at(-1)?.type, (events.at(-1)!.data as { message: string }).message],
+        ['provider.failed', 'provider.failed', error.message],
+      );
+    } finally {
+      await dead.close();
+    }
+  },
+);
 
 test('an abort (/stop) ends a call that is waiting for the model at once, and its connection is closed', async () => {
   const dead = await silentServer();

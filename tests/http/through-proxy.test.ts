@@ -66,26 +66,25 @@ test("a https model is reached through the model entry's proxy with CONNECT", as
   assert.equal(proxy.seen, [`CONNECT ${new URL(model.url).host}`]);
 });
 
-test('a https model is reached through HTTPS_PROXY from the environment with CONNECT, and NO_PROXY bypasses it', async ({
-  home,
-  proxy,
-  model,
-}) => {
-  writeConfig(home, { model_list: [httpsModel(model)] });
-  const env = { ...home.env, NODE_EXTRA_CA_CERTS: writeTrustedCert(home.home), HTTPS_PROXY: proxy.url };
-  assert.equal(await tern(['agent', '-m', 'hi'], env), {
-    code: 0,
-    stdout: 'over https: /v1/chat/completions\n',
-    stderr: '',
-  });
-  assert.equal(proxy.seen, [`CONNECT ${new URL(model.url).host}`]);
-  assert.equal(await tern(['agent', '-m', 'again'], { ...env, NO_PROXY: '127.0.0.1' }), {
-    code: 0,
-    stdout: 'over https: /v1/chat/completions\n',
-    stderr: '',
-  });
-  assert.is(proxy.seen.length, 1);
-});
+test(
+  'a https model is reached through HTTPS_PROXY from the environment with CONNECT, ' + 'and NO_PROXY bypasses it',
+  async ({ home, proxy, model }) => {
+    writeConfig(home, { model_list: [httpsModel(model)] });
+    const env = { ...home.env, NODE_EXTRA_CA_CERTS: writeTrustedCert(home.home), HTTPS_PROXY: proxy.url };
+    assert.equal(await tern(['agent', '-m', 'hi'], env), {
+      code: 0,
+      stdout: 'over https: /v1/chat/completions\n',
+      stderr: '',
+    });
+    assert.equal(proxy.seen, [`CONNECT ${new URL(model.url).host}`]);
+    assert.equal(await tern(['agent', '-m', 'again'], { ...env, NO_PROXY: '127.0.0.1' }), {
+      code: 0,
+      stdout: 'over https: /v1/chat/completions\n',
+      stderr: '',
+    });
+    assert.is(proxy.seen.length, 1);
+  },
+);
 
 test('a proxy URL that is not one is a config error naming the field', async ({ home, model }) => {
   writeConfig(home, { model_list: [httpsModel(model, { proxy: 'proxy.local:3128' })] });
@@ -93,7 +92,10 @@ test('a proxy URL that is not one is a config error naming the field', async ({ 
   assert.is(result.code, 1);
   assert.match(
     result.stdout + result.stderr,
-    /model_list\[0\]\.proxy: is not a proxy URL \(allowed: http:\/\/\[user:password@\]host:port, https:\/\/…, socks5:\/\/…, or ""\)/,
+    new RegExp(
+      /model_list\[0\]\.proxy: is not a proxy URL \(allowed: /.source +
+        /http:\/\/\[user:password@\]host:port, https:\/\/…, socks5:\/\/…, or ""\)/.source,
+    ),
   );
 });
 
@@ -147,7 +149,8 @@ test('tern status shows the proxy of each model and channel, with the password m
   const text = await tern(['status'], env);
   assert.ok(
     text.stdout.includes(
-      '  own  provider openai (chat-completions)  model gpt-5  base https://api.openai.com/v1  1 key (sk-t…02)  proxy: http://me:****@proxy.local:3128  enabled',
+      '  own  provider openai (chat-completions)  model gpt-5  base https://api.openai.com/v1  ' +
+        '1 key (sk-t…02)  proxy: http://me:****@proxy.local:3128  enabled',
     ),
     text.stdout,
   );

@@ -66,14 +66,17 @@ test('a request that never got a connection (refused) is not told of', async (co
   assert.equal([(failure as TransportError).systemCode, context.told], ['ECONNREFUSED', 0]);
 });
 
-test('only the requests made inside whenWritten are told of, also when others run at the same time', async (context) => {
-  await Promise.all([
-    whenWritten(tell(context), () => sendForText({}, { url: context.url, body: '1' })),
-    sendForText({}, { url: context.url, body: '2' }),
-    sendForText({}, { url: context.url, body: '3' }),
-  ]);
-  assert.equal([context.told, context.toldAtArrival.length], [1, 3]);
-});
+test(
+  'only the requests made inside whenWritten are told of, ' + 'also when others run at the same time',
+  async (context) => {
+    await Promise.all([
+      whenWritten(tell(context), () => sendForText({}, { url: context.url, body: '1' })),
+      sendForText({}, { url: context.url, body: '2' }),
+      sendForText({}, { url: context.url, body: '3' }),
+    ]);
+    assert.equal([context.told, context.toldAtArrival.length], [1, 3]);
+  },
+);
 
 test("an upload through fetchOn (the Bot API client's fetch) is told of too", async (context) => {
   const fetch = fetchOn({});
@@ -83,26 +86,29 @@ test("an upload through fetchOn (the Bot API client's fetch) is told of too", as
   assert.equal([answer.status, await answer.text(), context.told, context.toldAtArrival], [200, 'ok', 1, [1]]);
 });
 
-test('a request whose listener throws as it is written is not written: the call fails, the server gets nothing', async (context) => {
-  class Refused extends Error {
-    readonly code = 'refused';
-  }
-  const refuse = (): void => {
-    context.told++;
-    throw new Refused('the part may not leave now');
-  };
-  const failure = await whenWritten(refuse, () => sendForText({}, { url: context.url, body: '{"text":"hi"}' })).catch(
-    (error: unknown) => error,
-  );
-  assert.instance(failure, TransportError);
-  assert.instance((failure as TransportError).cause, Refused);
-  const fetched = await whenWritten(refuse, () => fetchOn({})(context.url, { method: 'POST', body: '{}' })).catch(
-    (error: unknown) => error,
-  );
-  assert.instance((fetched as Error).cause, Refused);
-  // The next request on the route is written as usual.
-  const answer = await sendForText({}, { url: context.url, body: '{"text":"hi"}' });
-  assert.equal([answer.status, context.told, context.toldAtArrival], [200, 2, [2]]);
-});
+test(
+  'a request whose listener throws as it is written is not written: ' + 'the call fails, the server gets nothing',
+  async (context) => {
+    class Refused extends Error {
+      readonly code = 'refused';
+    }
+    const refuse = (): void => {
+      context.told++;
+      throw new Refused('the part may not leave now');
+    };
+    const failure = await whenWritten(refuse, () => sendForText({}, { url: context.url, body: '{"text":"hi"}' })).catch(
+      (error: unknown) => error,
+    );
+    assert.instance(failure, TransportError);
+    assert.instance((failure as TransportError).cause, Refused);
+    const fetched = await whenWritten(refuse, () => fetchOn({})(context.url, { method: 'POST', body: '{}' })).catch(
+      (error: unknown) => error,
+    );
+    assert.instance((fetched as Error).cause, Refused);
+    // The next request on the route is written as usual.
+    const answer = await sendForText({}, { url: context.url, body: '{"text":"hi"}' });
+    assert.equal([answer.status, context.told, context.toldAtArrival], [200, 2, [2]]);
+  },
+);
 
 test.run();

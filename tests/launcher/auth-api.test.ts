@@ -69,26 +69,30 @@ const refusedSetups: Array<
   ],
 ];
 
-test('first-run setup refuses bad passwords and bodies with 400 (413 when too large), naming the problem, and stays uninitialized', async () => {
-  const { home, remove } = tempHome();
-  const launcher = await start(home);
-  try {
-    for (const [name, request, status, body] of refusedSetups) {
-      // Each carries the right setup token, so what is refused is the password or the body.
-      const json = request.json;
-      const isObject = typeof json === 'object' && json !== null && !Array.isArray(json);
-      const withToken = isObject ? { ...json, setup_token: launcher.setupToken } : json;
-      const reply = await call(launcher, '/api/auth/setup', { method: 'POST', ...request, json: withToken });
-      assert.is(reply.status, status, name);
-      assert.equal(reply.body, body, name);
-      assert.is(reply.cookie, undefined, name);
+test(
+  'first-run setup refuses bad passwords and bodies with 400 (413 when too large), ' +
+    'naming the problem, and stays uninitialized',
+  async () => {
+    const { home, remove } = tempHome();
+    const launcher = await start(home);
+    try {
+      for (const [name, request, status, body] of refusedSetups) {
+        // Each carries the right setup token, so what is refused is the password or the body.
+        const json = request.json;
+        const isObject = typeof json === 'object' && json !== null && !Array.isArray(json);
+        const withToken = isObject ? { ...json, setup_token: launcher.setupToken } : json;
+        const reply = await call(launcher, '/api/auth/setup', { method: 'POST', ...request, json: withToken });
+        assert.is(reply.status, status, name);
+        assert.equal(reply.body, body, name);
+        assert.is(reply.cookie, undefined, name);
+      }
+      assert.equal((await call(launcher, '/api/auth/status')).body, { initialized: false, authenticated: false });
+    } finally {
+      await launcher.close();
+      remove();
     }
-    assert.equal((await call(launcher, '/api/auth/status')).body, { initialized: false, authenticated: false });
-  } finally {
-    await launcher.close();
-    remove();
-  }
-});
+  },
+);
 
 test('first-run setup needs no session, answers 200 with a session cookie and the status', async () => {
   const { home, remove } = tempHome();

@@ -147,7 +147,8 @@ test('every response carries the security headers, and API answers are not cache
   try {
     const expected = {
       'content-security-policy':
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
       'x-frame-options': 'DENY',
@@ -165,37 +166,40 @@ test('every response carries the security headers, and API answers are not cache
   }
 });
 
-test('the session cookie is tern_session, HttpOnly, SameSite=Strict, Path=/, not Secure over plain HTTP, 7 days', async () => {
-  const { home, remove } = tempHome();
-  const launcher = await start(home);
-  try {
-    const reply = await call(launcher, '/api/auth/setup', { json: setupBody(launcher) });
-    const header = reply.headers.get('set-cookie') ?? '';
-    const attributes = header.split('; ').slice(1);
-    assert.equal(
-      attributes.filter((a) => !a.startsWith('Expires=')),
-      ['Path=/', 'HttpOnly', 'SameSite=Strict'],
-    );
-    assert.match(header, /^tern_session=s%3A/);
-    const expires = Date.parse(attributes.find((a) => a.startsWith('Expires='))!.slice('Expires='.length));
-    const days = Math.round((expires - Date.parse(reply.headers.get('date')!)) / 86_400_000);
-    assert.is(days, 7);
-    const proxied = await call(launcher, '/api/auth/login', {
-      json: { password: PASSWORD },
-      headers: { 'x-forwarded-proto': 'https' },
-    });
-    assert.not.match(proxied.headers.get('set-cookie') ?? '', 'Secure', 'forwarded headers are not trusted');
-    const again = await call(launcher, '/api/me', { cookie: reply.cookie });
-    assert.match(
-      again.headers.get('set-cookie') ?? '',
-      /^tern_session=s%3A/,
-      'rolling: each request renews the expiry',
-    );
-  } finally {
-    await launcher.close();
-    remove();
-  }
-});
+test(
+  'the session cookie is tern_session, HttpOnly, ' + 'SameSite=Strict, Path=/, not Secure over plain HTTP, 7 days',
+  async () => {
+    const { home, remove } = tempHome();
+    const launcher = await start(home);
+    try {
+      const reply = await call(launcher, '/api/auth/setup', { json: setupBody(launcher) });
+      const header = reply.headers.get('set-cookie') ?? '';
+      const attributes = header.split('; ').slice(1);
+      assert.equal(
+        attributes.filter((a) => !a.startsWith('Expires=')),
+        ['Path=/', 'HttpOnly', 'SameSite=Strict'],
+      );
+      assert.match(header, /^tern_session=s%3A/);
+      const expires = Date.parse(attributes.find((a) => a.startsWith('Expires='))!.slice('Expires='.length));
+      const days = Math.round((expires - Date.parse(reply.headers.get('date')!)) / 86_400_000);
+      assert.is(days, 7);
+      const proxied = await call(launcher, '/api/auth/login', {
+        json: { password: PASSWORD },
+        headers: { 'x-forwarded-proto': 'https' },
+      });
+      assert.not.match(proxied.headers.get('set-cookie') ?? '', 'Secure', 'forwarded headers are not trusted');
+      const again = await call(launcher, '/api/me', { cookie: reply.cookie });
+      assert.match(
+        again.headers.get('set-cookie') ?? '',
+        /^tern_session=s%3A/,
+        'rolling: each request renews the expiry',
+      );
+    } finally {
+      await launcher.close();
+      remove();
+    }
+  },
+);
 
 test('a state-changing request from another origin is refused with 403', async () => {
   const { home, remove } = tempHome();

@@ -21,11 +21,13 @@ function runLauncher(args: string[], env: NodeJS.ProcessEnv) {
 const USAGE: Array<[string[], string]> = [
   [
     ['--port', 'abc'],
-    'tern-launcher: wrong usage (--port must be a whole number from 0 to 65535, got "abc"). Run `tern-launcher --help`.\n',
+    'tern-launcher: wrong usage (--port must be a whole number from 0 to 65535, ' +
+      'got "abc"). Run `tern-launcher --help`.\n',
   ],
   [
     ['--port', '70000'],
-    'tern-launcher: wrong usage (--port must be a whole number from 0 to 65535, got "70000"). Run `tern-launcher --help`.\n',
+    'tern-launcher: wrong usage (--port must be a whole number from 0 to 65535, ' +
+      'got "70000"). Run `tern-launcher --help`.\n',
   ],
   [['--host', ' '], 'tern-launcher: wrong usage (--host must not be empty). Pass an address such as 127.0.0.1.\n'],
   [['--token', 'x'], 'tern-launcher: wrong usage (tern-launcher has no option --token). Run `tern-launcher --help`.\n'],
@@ -58,7 +60,8 @@ test('tern-launcher reports a port in use as a clear error with exit code 1', as
     assert.is(result.code, 1);
     assert.is(
       result.stderr,
-      `tern-launcher: cannot listen on 127.0.0.1:${port} (another program uses that port). Stop it, or pass --port with another number.\n`,
+      `tern-launcher: cannot listen on 127.0.0.1:${port} (another program uses that port). Stop it, ` +
+        `or pass --port with another number.\n`,
     );
   } finally {
     blocker.close();
@@ -66,57 +69,61 @@ test('tern-launcher reports a port in use as a clear error with exit code 1', as
   }
 });
 
-test('tern-launcher serves on the given port, warns that AGENT_LAUNCHER_TOKEN is ignored, and stops on SIGTERM', async () => {
-  const { home, remove } = tempHome();
-  const child = spawn(process.execPath, [...ENTRY, '--port', '0', '--no-browser'], {
-    cwd: repoRoot,
-    env: { ...process.env, AGENT_HOME: home, AGENT_LAUNCHER_TOKEN: 'old-token-12345' },
-  });
-  try {
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-        const found = /dashboard at (http:\/\/127\.0\.0\.1:\d+)\n/.exec(stdout);
-        if (found) resolve(found[1]!);
+test(
+  'tern-launcher serves on the given port, ' + 'warns that AGENT_LAUNCHER_TOKEN is ignored, and stops on SIGTERM',
+  async () => {
+    const { home, remove } = tempHome();
+    const child = spawn(process.execPath, [...ENTRY, '--port', '0', '--no-browser'], {
+      cwd: repoRoot,
+      env: { ...process.env, AGENT_HOME: home, AGENT_LAUNCHER_TOKEN: 'old-token-12345' },
+    });
+    try {
+      let stdout = '';
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+          const found = /dashboard at (http:\/\/127\.0\.0\.1:\d+)\n/.exec(stdout);
+          if (found) resolve(found[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
       });
-      child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
-    });
-    assert.is(
-      stderr,
-      'tern-launcher: AGENT_LAUNCHER_TOKEN is no longer used for dashboard sign-in and is ignored; sign in with the dashboard password.\n',
-    );
-    const token = new RegExp(
-      [
-        '^tern-launcher: no dashboard password yet; create it at (\\S+)/launcher-setup\\?setup_token=([\\w-]{32})',
-        ' \\(setup token \\2\\)\\n',
-      ].join(''),
-    ).exec(stdout);
-    assert.ok(token, `the first line gives the setup link: ${stdout}`);
-    assert.is(token[1], url);
-    const status = await fetch(`${url}/api/auth/status`);
-    assert.equal(await status.json(), { initialized: false, authenticated: false });
-    const withoutToken = await fetch(`${url}/api/auth/setup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ password: 'a long password', confirm: 'a long password' }),
-    });
-    assert.is(withoutToken.status, 400, 'no password without the printed token');
-    await withoutToken.text();
-    const bearer = await fetch(`${url}/api/me`, { headers: { authorization: 'Bearer old-token-12345' } });
-    assert.is(bearer.status, 401);
-    await bearer.text();
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    const [code] = await exited;
-    assert.is(code, 0);
-  } finally {
-    if (child.exitCode === null) child.kill('SIGKILL');
-    remove();
-  }
-});
+      assert.is(
+        stderr,
+        'tern-launcher: AGENT_LAUNCHER_TOKEN is no longer used for dashboard sign-in and is ignored; ' +
+          'sign in with the dashboard password.\n',
+      );
+      const token = new RegExp(
+        [
+          '^tern-launcher: no dashboard password yet; create it at (\\S+)/launcher-setup\\?setup_token=([\\w-]{32})',
+          ' \\(setup token \\2\\)\\n',
+        ].join(''),
+      ).exec(stdout);
+      assert.ok(token, `the first line gives the setup link: ${stdout}`);
+      assert.is(token[1], url);
+      const status = await fetch(`${url}/api/auth/status`);
+      assert.equal(await status.json(), { initialized: false, authenticated: false });
+      const withoutToken = await fetch(`${url}/api/auth/setup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ password: 'a long password', confirm: 'a long password' }),
+      });
+      assert.is(withoutToken.status, 400, 'no password without the printed token');
+      await withoutToken.text();
+      const bearer = await fetch(`${url}/api/me`, { headers: { authorization: 'Bearer old-token-12345' } });
+      assert.is(bearer.status, 401);
+      await bearer.text();
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const [code] = await exited;
+      assert.is(code, 0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      remove();
+    }
+  },
+);
 
 test('AGENT_LAUNCHER_SETUP_TOKEN presets the setup token, which then sets the password', async () => {
   const { home, remove } = tempHome();

@@ -23,42 +23,45 @@ test('a session survives a launcher restart on the same home', async () => {
   }
 });
 
-test('when launcher-auth.db cannot be opened the hash goes to launcher-config.json (0600) and status says so', async () => {
-  const { home, remove } = tempHome();
-  writeFileSync(join(home, 'launcher-auth.db'), 'not a database');
-  writeFileSync(join(home, 'launcher-config.json'), JSON.stringify({ theme: 'dark' }));
-  const first = await start(home);
-  try {
-    assert.is(first.storage.file, 'launcher-config.json');
-    assert.equal((await call(first, '/api/auth/status')).body, {
-      initialized: false,
-      authenticated: false,
-      storage: 'launcher-config.json',
-    });
-    const cookie = await setUp(first);
-    assert.equal((await call(first, '/api/auth/status', { cookie })).body, {
-      initialized: true,
-      authenticated: true,
-      storage: 'launcher-config.json',
-    });
-    const saved = readConfig(home);
-    assert.equal(Object.keys(saved), ['theme', 'password_hash']);
-    assert.is(saved.theme, 'dark');
-    assert.type(saved.password_hash, 'string');
-    assert.not.match(JSON.stringify(saved), PASSWORD);
-    assert.is(statSync(join(home, 'launcher-config.json')).mode & 0o777, 0o600);
-  } finally {
-    await first.close();
-  }
-  const second = await start(home);
-  try {
-    assert.is((await call(second, '/api/auth/login', { json: { password: 'wrong password' } })).status, 401);
-    assert.is((await call(second, '/api/auth/login', { json: { password: PASSWORD } })).status, 200);
-  } finally {
-    await second.close();
-    remove();
-  }
-});
+test(
+  'when launcher-auth.db cannot be opened the hash goes ' + 'to launcher-config.json (0600) and status says so',
+  async () => {
+    const { home, remove } = tempHome();
+    writeFileSync(join(home, 'launcher-auth.db'), 'not a database');
+    writeFileSync(join(home, 'launcher-config.json'), JSON.stringify({ theme: 'dark' }));
+    const first = await start(home);
+    try {
+      assert.is(first.storage.file, 'launcher-config.json');
+      assert.equal((await call(first, '/api/auth/status')).body, {
+        initialized: false,
+        authenticated: false,
+        storage: 'launcher-config.json',
+      });
+      const cookie = await setUp(first);
+      assert.equal((await call(first, '/api/auth/status', { cookie })).body, {
+        initialized: true,
+        authenticated: true,
+        storage: 'launcher-config.json',
+      });
+      const saved = readConfig(home);
+      assert.equal(Object.keys(saved), ['theme', 'password_hash']);
+      assert.is(saved.theme, 'dark');
+      assert.type(saved.password_hash, 'string');
+      assert.not.match(JSON.stringify(saved), PASSWORD);
+      assert.is(statSync(join(home, 'launcher-config.json')).mode & 0o777, 0o600);
+    } finally {
+      await first.close();
+    }
+    const second = await start(home);
+    try {
+      assert.is((await call(second, '/api/auth/login', { json: { password: 'wrong password' } })).status, 401);
+      assert.is((await call(second, '/api/auth/login', { json: { password: PASSWORD } })).status, 200);
+    } finally {
+      await second.close();
+      remove();
+    }
+  },
+);
 
 test('a second launcher on the same home finds the database locked and falls back to the config file', async () => {
   const { home, remove } = tempHome();
@@ -74,29 +77,33 @@ test('a second launcher on the same home finds the database locked and falls bac
   }
 });
 
-test('a hash left in launcher-config.json by a fallback still signs in once the database opens, until a new password moves it', async () => {
-  const { home, remove } = tempHome();
-  writeFileSync(join(home, 'launcher-auth.db'), '');
-  const fallback = await start(home);
-  await setUp(fallback);
-  await fallback.close();
-  rmSync(join(home, 'launcher-auth.db'));
-  const launcher = await start(home);
-  try {
-    assert.equal(launcher.storage, { file: 'launcher-auth.db' });
-    const cookie = await logIn(launcher);
-    const change = await call(launcher, '/api/auth/setup', {
-      cookie,
-      json: { password: 'another password', confirm: 'another password' },
-    });
-    assert.is(change.status, 200);
-    assert.equal(readConfig(home), {});
-    assert.is((await call(launcher, '/api/auth/login', { json: { password: 'another password' } })).status, 200);
-  } finally {
-    await launcher.close();
-    remove();
-  }
-});
+test(
+  'a hash left in launcher-config.json by a fallback still signs in once the database opens, ' +
+    'until a new password moves it',
+  async () => {
+    const { home, remove } = tempHome();
+    writeFileSync(join(home, 'launcher-auth.db'), '');
+    const fallback = await start(home);
+    await setUp(fallback);
+    await fallback.close();
+    rmSync(join(home, 'launcher-auth.db'));
+    const launcher = await start(home);
+    try {
+      assert.equal(launcher.storage, { file: 'launcher-auth.db' });
+      const cookie = await logIn(launcher);
+      const change = await call(launcher, '/api/auth/setup', {
+        cookie,
+        json: { password: 'another password', confirm: 'another password' },
+      });
+      assert.is(change.status, 200);
+      assert.equal(readConfig(home), {});
+      assert.is((await call(launcher, '/api/auth/login', { json: { password: 'another password' } })).status, 200);
+    } finally {
+      await launcher.close();
+      remove();
+    }
+  },
+);
 
 const MIGRATIONS: Array<[string, unknown, 'adopted' | 'dropped', boolean]> = [
   ['a token of 8+ characters becomes the password', 'legacy-token-1234', 'adopted', true],

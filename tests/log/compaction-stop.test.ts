@@ -30,39 +30,42 @@ async function seedOld(home: TempHome): Promise<void> {
   log.close();
 }
 
-test('a stop during a compaction ends it before the log closes: no copy, no partial archive, the log whole', async () => {
-  const g = await startClockedGateway({ log: { retention: { compact_every_hours: 1 } } }, {}, seedOld);
-  const dir = g.home.sessions;
-  try {
-    // A turn first: a stop while the engine loads waits for it, and the copy would be done by then.
-    g.say('hello');
-    const done = (): number => g.events.filter((e) => e.type === 'turn.completed').length;
-    assert.is(await eventually(done, 1, 20_000), 1);
-    g.clock.advance(HOUR);
-    // The copy is under way once the archive of the old events is being written.
-    for (let i = 0; partialArchives(dir).length === 0; i++) {
-      assert.ok(i < 1_000_000, 'the compaction started');
-      await nextTurn();
-    }
-    await g.gateway.stop();
-    assert.equal({ archive: partialArchives(dir), copies: copies(dir) }, { archive: [], copies: [] });
-    const log = EventLog.open(dir, { readOnly: true });
+test(
+  'a stop during a compaction ends it before the log closes: ' + 'no copy, no partial archive, the log whole',
+  async () => {
+    const g = await startClockedGateway({ log: { retention: { compact_every_hours: 1 } } }, {}, seedOld);
+    const dir = g.home.sessions;
     try {
-      assert.is(log.read({ type: 'provider.chunk' }).length, OLD);
-      assert.is(log.read({ type: 'log.compacted' }).length, 0);
+      // A turn first: a stop while the engine loads waits for it, and the copy would be done by then.
+      g.say('hello');
+      const done = (): number => g.events.filter((e) => e.type === 'turn.completed').length;
+      assert.is(await eventually(done, 1, 20_000), 1);
+      g.clock.advance(HOUR);
+      // The copy is under way once the archive of the old events is being written.
+      for (let i = 0; partialArchives(dir).length === 0; i++) {
+        assert.ok(i < 1_000_000, 'the compaction started');
+        await nextTurn();
+      }
+      await g.gateway.stop();
+      assert.equal({ archive: partialArchives(dir), copies: copies(dir) }, { archive: [], copies: [] });
+      const log = EventLog.open(dir, { readOnly: true });
+      try {
+        assert.is(log.read({ type: 'provider.chunk' }).length, OLD);
+        assert.is(log.read({ type: 'log.compacted' }).length, 0);
+      } finally {
+        log.close();
+      }
+      assert.ok(
+        logLines(join(g.home.home, 'logs', 'gateway.log')).includes(
+          'INFO event log compaction stopped with the gateway; the log is as it was',
+        ),
+        logLines(join(g.home.home, 'logs', 'gateway.log')).join('\n'),
+      );
     } finally {
-      log.close();
+      await g.close();
     }
-    assert.ok(
-      logLines(join(g.home.home, 'logs', 'gateway.log')).includes(
-        'INFO event log compaction stopped with the gateway; the log is as it was',
-      ),
-      logLines(join(g.home.home, 'logs', 'gateway.log')).join('\n'),
-    );
-  } finally {
-    await g.close();
-  }
-});
+  },
+);
 
 test('the schedule counts from the last compaction in the log, not from the start', async () => {
   // A gateway restarted each day: its last compaction was 23 hours ago.

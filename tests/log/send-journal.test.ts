@@ -46,27 +46,30 @@ process.kill(process.pid, 'SIGKILL');`;
   home.remove();
 });
 
-test('a restart keeps only the parts still in doubt; a long journal is rewritten with the parts not settled yet', () => {
-  const home = tempHome();
-  const first = SendJournal.open(home.sessions);
-  first.restart([]);
-  first.mark('a:0');
-  first.mark('b:0');
-  first.close();
-  const second = SendJournal.open(home.sessions);
-  assert.equal([...(second.before ?? [])], ['a:0', 'b:0']);
-  second.restart(['b:0']);
-  assert.equal(lines(home.sessions), ['b:0']);
-  for (let i = 0; i < 12_000; i++) {
-    second.mark(`tg:message-${i}:turn-${i}:0`);
-    if (i !== 4321) second.settle(`tg:message-${i}:turn-${i}:0`);
-  }
-  const kept = lines(home.sessions);
-  assert.ok(statSync(join(home.sessions, 'sending.journal')).size < 256 * 1024);
-  assert.equal(kept.slice(0, 2), ['b:0', 'tg:message-4321:turn-4321:0']);
-  assert.ok(kept.length < 12_000 - 8000, `${kept.length} lines kept`);
-  second.close();
-  home.remove();
-});
+test(
+  'a restart keeps only the parts still in doubt; ' + 'a long journal is rewritten with the parts not settled yet',
+  () => {
+    const home = tempHome();
+    const first = SendJournal.open(home.sessions);
+    first.restart([]);
+    first.mark('a:0');
+    first.mark('b:0');
+    first.close();
+    const second = SendJournal.open(home.sessions);
+    assert.equal([...(second.before ?? [])], ['a:0', 'b:0']);
+    second.restart(['b:0']);
+    assert.equal(lines(home.sessions), ['b:0']);
+    for (let i = 0; i < 12_000; i++) {
+      second.mark(`tg:message-${i}:turn-${i}:0`);
+      if (i !== 4321) second.settle(`tg:message-${i}:turn-${i}:0`);
+    }
+    const kept = lines(home.sessions);
+    assert.ok(statSync(join(home.sessions, 'sending.journal')).size < 256 * 1024);
+    assert.equal(kept.slice(0, 2), ['b:0', 'tg:message-4321:turn-4321:0']);
+    assert.ok(kept.length < 12_000 - 8000, `${kept.length} lines kept`);
+    second.close();
+    home.remove();
+  },
+);
 
 test.run();

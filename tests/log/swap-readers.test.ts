@@ -16,33 +16,36 @@ async function logOf(dir: string, texts: string[]): Promise<void> {
   log.close();
 }
 
-test('a reader opened with the new lock file and the old data file refreshes once the data file is swapped', async () => {
-  const home = tempHome();
-  const copy = tempHome();
-  try {
-    await logOf(home.sessions, ['old 1', 'old 2']);
-    await logOf(copy.sessions, ['new 1', 'new 2', 'new 3']);
-    // The swap's first rename (the lock file) has happened, the second (the data file) not yet.
-    renameSync(join(copy.sessions, 'lock.mdb'), join(home.sessions, 'lock.mdb'));
-    const reader = EventLog.open(home.sessions, { readOnly: true });
+test(
+  'a reader opened with the new lock file and the old ' + 'data file refreshes once the data file is swapped',
+  async () => {
+    const home = tempHome();
+    const copy = tempHome();
     try {
-      assert.equal(
-        reader.read().map((e) => e.seq),
-        [1, 2],
-      );
-      renameSync(join(copy.sessions, 'data.mdb'), join(home.sessions, 'data.mdb'));
-      reader.refresh();
-      assert.equal(
-        reader.read().map((e) => e.seq),
-        [1, 2, 3],
-      );
+      await logOf(home.sessions, ['old 1', 'old 2']);
+      await logOf(copy.sessions, ['new 1', 'new 2', 'new 3']);
+      // The swap's first rename (the lock file) has happened, the second (the data file) not yet.
+      renameSync(join(copy.sessions, 'lock.mdb'), join(home.sessions, 'lock.mdb'));
+      const reader = EventLog.open(home.sessions, { readOnly: true });
+      try {
+        assert.equal(
+          reader.read().map((e) => e.seq),
+          [1, 2],
+        );
+        renameSync(join(copy.sessions, 'data.mdb'), join(home.sessions, 'data.mdb'));
+        reader.refresh();
+        assert.equal(
+          reader.read().map((e) => e.seq),
+          [1, 2, 3],
+        );
+      } finally {
+        reader.close();
+      }
     } finally {
-      reader.close();
+      home.remove();
+      copy.remove();
     }
-  } finally {
-    home.remove();
-    copy.remove();
-  }
-});
+  },
+);
 
 test.run();

@@ -54,18 +54,21 @@ test('a writer.pid naming this very process (a restart that got the same PID) do
   assert.is(openError(ctx.home.sessions), undefined);
 });
 
-test('a second live writer is refused with a clear error naming it; once it is killed (-9) the log opens at once', async (ctx) => {
-  const writer = await liveWriter(ctx);
-  const error = openError(ctx.home.sessions);
-  assert.instance(error, LogError);
-  assert.equal(
-    [(error as LogError).code, (error as LogError).message],
-    ['log_locked', `the event log in ${ctx.home.sessions} is being written by process ${writer.pid}`],
-  );
-  writer.kill('SIGKILL');
-  await once(writer, 'exit');
-  assert.is(openError(ctx.home.sessions), undefined);
-});
+test(
+  'a second live writer is refused with a clear error naming it; ' + 'once it is killed (-9) the log opens at once',
+  async (ctx) => {
+    const writer = await liveWriter(ctx);
+    const error = openError(ctx.home.sessions);
+    assert.instance(error, LogError);
+    assert.equal(
+      [(error as LogError).code, (error as LogError).message],
+      ['log_locked', `the event log in ${ctx.home.sessions} is being written by process ${writer.pid}`],
+    );
+    writer.kill('SIGKILL');
+    await once(writer, 'exit');
+    assert.is(openError(ctx.home.sessions), undefined);
+  },
+);
 
 test('closing the log releases the lock for the next writer in the same process', (ctx) => {
   EventLog.open(ctx.home.sessions).close();

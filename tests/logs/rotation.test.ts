@@ -20,7 +20,8 @@ function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'tern-'));
 }
 
-const line = (n: number): string => `line ${String(n).padStart(5, '0')} ${'x'.repeat(88)}`; // 100 bytes with the newline
+// 100 bytes with the newline
+const line = (n: number): string => `line ${String(n).padStart(5, '0')} ${'x'.repeat(88)}`;
 
 const cases = [
   { backups: 3, lines: 95, expected: ['app.log', 'app.log.1', 'app.log.2', 'app.log.3'] },
@@ -30,16 +31,19 @@ const cases = [
 ];
 
 for (const c of cases) {
-  test(`${c.lines} lines of 100 bytes into a 1000-byte log with ${c.backups} backups leave ${c.expected.join(', ')}`, () => {
-    const dir = tempDir();
-    const file = new RotatingFile(join(dir, 'app.log'), { maxBytes: 1000, backups: c.backups });
-    for (let n = 1; n <= c.lines; n++) file.write(line(n));
-    file.close();
-    assert.equal(readdirSync(dir).sort(), c.expected);
-    for (const name of c.expected) assert.ok(statSync(join(dir, name)).size <= 1000, `${name} is over the limit`);
-    assert.ok(readFileSync(join(dir, 'app.log'), 'utf8').endsWith(`${line(c.lines)}\n`));
-    rmSync(dir, { recursive: true, force: true });
-  });
+  test(
+    `${c.lines} lines of 100 bytes into a 1000-byte log with ` + `${c.backups} backups leave ${c.expected.join(', ')}`,
+    () => {
+      const dir = tempDir();
+      const file = new RotatingFile(join(dir, 'app.log'), { maxBytes: 1000, backups: c.backups });
+      for (let n = 1; n <= c.lines; n++) file.write(line(n));
+      file.close();
+      assert.equal(readdirSync(dir).sort(), c.expected);
+      for (const name of c.expected) assert.ok(statSync(join(dir, name)).size <= 1000, `${name} is over the limit`);
+      assert.ok(readFileSync(join(dir, 'app.log'), 'utf8').endsWith(`${line(c.lines)}\n`));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  );
 }
 
 test('archives are numbered newest first: .1 holds the lines just before the active log', () => {

@@ -55,28 +55,32 @@ const routed = (stage: Stage, session: string, text: string): Envelope<'message.
     },
   });
 
-test('when messages come for two sessions, then each session opens on its first message and gets every message, counted on the board', () => {
-  const stage = given();
-  const { actor, effects } = agent(stage);
-  for (const [session, text] of [
-    ['a', 'one'],
-    ['b', 'two'],
-    ['a', 'three'],
-  ] as const)
-    actor.send({ type: 'MESSAGE', message: routed(stage, session, text) });
-  assert.equal(effects, ['open a', 'deliver one to a', 'open b', 'deliver two to b', 'deliver three to a']);
-  assert.equal(movesOf(stage.published, 'agent:main'), [
-    '->serving xstate.init',
-    'serving->serving MESSAGE',
-    'serving->serving MESSAGE',
-  ]);
-  assert.equal(
-    stage.published
-      .filter((e) => e.type === 'actor.transitioned')
-      .map((e) => e.type === 'actor.transitioned' && e.data.context),
-    [{ sessions: 0 }, { sessions: 1 }, { sessions: 2 }],
-  );
-});
+test(
+  'when messages come for two sessions, ' +
+    'then each session opens on its first message and gets every message, counted on the board',
+  () => {
+    const stage = given();
+    const { actor, effects } = agent(stage);
+    for (const [session, text] of [
+      ['a', 'one'],
+      ['b', 'two'],
+      ['a', 'three'],
+    ] as const)
+      actor.send({ type: 'MESSAGE', message: routed(stage, session, text) });
+    assert.equal(effects, ['open a', 'deliver one to a', 'open b', 'deliver two to b', 'deliver three to a']);
+    assert.equal(movesOf(stage.published, 'agent:main'), [
+      '->serving xstate.init',
+      'serving->serving MESSAGE',
+      'serving->serving MESSAGE',
+    ]);
+    assert.equal(
+      stage.published
+        .filter((e) => e.type === 'actor.transitioned')
+        .map((e) => e.type === 'actor.transitioned' && e.data.context),
+      [{ sessions: 0 }, { sessions: 1 }, { sessions: 2 }],
+    );
+  },
+);
 
 test('when /stop comes, then it is passed to the session at once, also while draining', () => {
   const stage = given();
@@ -88,25 +92,29 @@ test('when /stop comes, then it is passed to the session at once, also while dra
   assert.equal(effects, ['stop turn of a', 'drain', 'stop turn of a']);
 });
 
-test("when a subagent task is canceled and then ends, then its session's turn is aborted and the session released, also while draining", () => {
-  const stage = given();
-  const { actor, effects } = agent(stage);
-  const keys = { agent: 'main', session: 'child', parent: 't0', task: 'task_1' };
-  actor.send({ type: 'DRAIN' });
-  actor.send({
-    type: 'ABORT_TURN',
-    request: stage.when({ ...keys, type: 'turn.abort.requested', data: { reason: 'the parent was stopped' } }),
-  });
-  actor.send({
-    type: 'RELEASE',
-    request: stage.when({ ...keys, type: 'session.release.requested', data: { reason: 'the subagent task ended' } }),
-  });
-  assert.equal(effects, [
-    'drain',
-    'abort turn of child: the parent was stopped',
-    'release child: the subagent task ended',
-  ]);
-});
+test(
+  'when a subagent task is canceled and then ends, ' +
+    "then its session's turn is aborted and the session released, also while draining",
+  () => {
+    const stage = given();
+    const { actor, effects } = agent(stage);
+    const keys = { agent: 'main', session: 'child', parent: 't0', task: 'task_1' };
+    actor.send({ type: 'DRAIN' });
+    actor.send({
+      type: 'ABORT_TURN',
+      request: stage.when({ ...keys, type: 'turn.abort.requested', data: { reason: 'the parent was stopped' } }),
+    });
+    actor.send({
+      type: 'RELEASE',
+      request: stage.when({ ...keys, type: 'session.release.requested', data: { reason: 'the subagent task ended' } }),
+    });
+    assert.equal(effects, [
+      'drain',
+      'abort turn of child: the parent was stopped',
+      'release child: the subagent task ended',
+    ]);
+  },
+);
 
 test('when draining, then new work is not handed to sessions (it waits in the log for the next start)', () => {
   const stage = given();

@@ -49,48 +49,56 @@ function channel(stage: Stage) {
   };
 }
 
-test('when its link keeps failing, then it restarts after a backoff that doubles up to the limit; connecting resets it', () => {
-  const stage = given();
-  const { actor, clock, said, report, links } = channel(stage);
-  actor.send({ type: 'START' });
-  for (let i = 0; i < 4; i++) {
-    report({ type: 'FAILED', reason: 'refused' });
-    clock.advance(clock.pending()[0]!);
-  }
-  report({ type: 'CONNECTED' });
-  report({ type: 'FAILED', reason: 'dropped' });
-  assert.equal(said, [
-    'failed: refused, again in 100 ms',
-    'link 1 stopped',
-    'failed: refused, again in 200 ms',
-    'link 2 stopped',
-    'failed: refused, again in 350 ms',
-    'link 3 stopped',
-    'failed: refused, again in 350 ms',
-    'link 4 stopped',
-    'connected',
-    'failed: dropped, again in 100 ms',
-    'link 5 stopped',
-  ]);
-  assert.is(links(), 5);
-  assert.equal(movesOf(stage.published, 'channel:tg').slice(-3), [
-    'failed->starting after.backoff',
-    'starting->connected CONNECTED',
-    'connected->failed FAILED',
-  ]);
-});
+test(
+  'when its link keeps failing, then it restarts after a backoff that doubles up to the limit; ' +
+    'connecting resets it',
+  () => {
+    const stage = given();
+    const { actor, clock, said, report, links } = channel(stage);
+    actor.send({ type: 'START' });
+    for (let i = 0; i < 4; i++) {
+      report({ type: 'FAILED', reason: 'refused' });
+      clock.advance(clock.pending()[0]!);
+    }
+    report({ type: 'CONNECTED' });
+    report({ type: 'FAILED', reason: 'dropped' });
+    assert.equal(said, [
+      'failed: refused, again in 100 ms',
+      'link 1 stopped',
+      'failed: refused, again in 200 ms',
+      'link 2 stopped',
+      'failed: refused, again in 350 ms',
+      'link 3 stopped',
+      'failed: refused, again in 350 ms',
+      'link 4 stopped',
+      'connected',
+      'failed: dropped, again in 100 ms',
+      'link 5 stopped',
+    ]);
+    assert.is(links(), 5);
+    assert.equal(movesOf(stage.published, 'channel:tg').slice(-3), [
+      'failed->starting after.backoff',
+      'starting->connected CONNECTED',
+      'connected->failed FAILED',
+    ]);
+  },
+);
 
-test('when a message comes on a live link, then it is accepted; when stopped, then the link stops and nothing restarts it', () => {
-  const stage = given();
-  const { actor, clock, said, report } = channel(stage);
-  actor.send({ type: 'START' });
-  report({ type: 'CONNECTED' });
-  report({ type: 'MESSAGE', message: 'hello', commands: [] });
-  actor.send({ type: 'STOP' });
-  report({ type: 'MESSAGE', message: 'too late', commands: [] });
-  assert.equal(said, ['connected', 'accept hello', 'link 1 stopped']);
-  assert.equal([actor.getSnapshot().value, clock.pending()], ['stopped', []]);
-});
+test(
+  'when a message comes on a live link, then it is accepted; ' +
+    'when stopped, then the link stops and nothing restarts it',
+  () => {
+    const stage = given();
+    const { actor, clock, said, report } = channel(stage);
+    actor.send({ type: 'START' });
+    report({ type: 'CONNECTED' });
+    report({ type: 'MESSAGE', message: 'hello', commands: [] });
+    actor.send({ type: 'STOP' });
+    report({ type: 'MESSAGE', message: 'too late', commands: [] });
+    assert.equal(said, ['connected', 'accept hello', 'link 1 stopped']);
+    assert.equal([actor.getSnapshot().value, clock.pending()], ['stopped', []]);
+  },
+);
 
 test('a stop during the backoff cancels the restart', () => {
   const stage = given();
@@ -102,21 +110,25 @@ test('a stop during the backoff cancels the restart', () => {
   assert.equal([actor.getSnapshot().value, links()], ['stopped', 1]);
 });
 
-test('when its link fails in a way that lasts (an unknown kind), then it is refused and never restarted until started again', () => {
-  const stage = given();
-  const { actor, clock, said, report, links } = channel(stage);
-  actor.send({ type: 'START' });
-  report({ type: 'FAILED', reason: 'unknown kind', lasting: true });
-  assert.equal(clock.pending(), []);
-  assert.equal(said, ['refused: unknown kind', 'link 1 stopped']);
-  actor.send({ type: 'START' });
-  assert.is(links(), 2);
-  assert.equal(movesOf(stage.published, 'channel:tg'), [
-    '->stopped xstate.init',
-    'stopped->starting START',
-    'starting->refused FAILED',
-    'refused->starting START',
-  ]);
-});
+test(
+  'when its link fails in a way that lasts (an unknown kind), ' +
+    'then it is refused and never restarted until started again',
+  () => {
+    const stage = given();
+    const { actor, clock, said, report, links } = channel(stage);
+    actor.send({ type: 'START' });
+    report({ type: 'FAILED', reason: 'unknown kind', lasting: true });
+    assert.equal(clock.pending(), []);
+    assert.equal(said, ['refused: unknown kind', 'link 1 stopped']);
+    actor.send({ type: 'START' });
+    assert.is(links(), 2);
+    assert.equal(movesOf(stage.published, 'channel:tg'), [
+      '->stopped xstate.init',
+      'stopped->starting START',
+      'starting->refused FAILED',
+      'refused->starting START',
+    ]);
+  },
+);
 
 test.run();

@@ -55,87 +55,99 @@ function host() {
   return { actor, clock, starts, stops, said, states, settle };
 }
 
-test('given a stopped gateway, when started, then it runs; when the start fails, then it is stopped and says why', async () => {
-  const { actor, clock, starts, states, settle } = host();
-  actor.send({ type: 'START' });
-  clock.advance(5);
-  starts[0]?.reject('config.json: model_list[0].model is missing');
-  await settle();
-  assert.equal(actor.getSnapshot().context.failure, 'config.json: model_list[0].model is missing');
-  clock.advance(5);
-  actor.send({ type: 'START' });
-  starts[1]?.resolve();
-  await settle();
-  assert.equal(
-    [stateName(actor.getSnapshot().value), actor.getSnapshot().context.failure, actor.getSnapshot().context.running],
-    ['running', undefined, { run: 1 }],
-    'a good start clears the failure and holds the run',
-  );
-  assert.equal(states, ['stopped@1000', 'starting@1000', 'stopped@1005', 'starting@1010', 'running@1010']);
-});
+test(
+  'given a stopped gateway, when started, then it runs; ' + 'when the start fails, then it is stopped and says why',
+  async () => {
+    const { actor, clock, starts, states, settle } = host();
+    actor.send({ type: 'START' });
+    clock.advance(5);
+    starts[0]?.reject('config.json: model_list[0].model is missing');
+    await settle();
+    assert.equal(actor.getSnapshot().context.failure, 'config.json: model_list[0].model is missing');
+    clock.advance(5);
+    actor.send({ type: 'START' });
+    starts[1]?.resolve();
+    await settle();
+    assert.equal(
+      [stateName(actor.getSnapshot().value), actor.getSnapshot().context.failure, actor.getSnapshot().context.running],
+      ['running', undefined, { run: 1 }],
+      'a good start clears the failure and holds the run',
+    );
+    assert.equal(states, ['stopped@1000', 'starting@1000', 'stopped@1005', 'starting@1010', 'running@1010']);
+  },
+);
 
-test('given a running gateway, when restarted, then it is stopped with its run, rests in stopped, and starts again', async () => {
-  const { actor, clock, starts, stops, said, states, settle } = host();
-  actor.send({ type: 'START' });
-  starts[0]?.resolve();
-  await settle();
-  actor.send({ type: 'RESTART' });
-  stops[0]?.resolve();
-  await settle();
-  assert.equal([stateName(actor.getSnapshot().value), clock.pending()], ['restarting.stopped', [0]]);
-  clock.advance(0);
-  starts[1]?.resolve();
-  await settle();
-  assert.equal(said, ['start', 'stop {"run":1}', 'start']);
-  assert.equal(states, [
-    'stopped@1000',
-    'starting@1000',
-    'running@1000',
-    'restarting.stopping@1000',
-    'restarting.stopped@1000',
-    'starting@1000',
-    'running@1000',
-  ]);
-  assert.equal(actor.getSnapshot().context.running, { run: 2 });
-});
+test(
+  'given a running gateway, when restarted, ' + 'then it is stopped with its run, rests in stopped, and starts again',
+  async () => {
+    const { actor, clock, starts, stops, said, states, settle } = host();
+    actor.send({ type: 'START' });
+    starts[0]?.resolve();
+    await settle();
+    actor.send({ type: 'RESTART' });
+    stops[0]?.resolve();
+    await settle();
+    assert.equal([stateName(actor.getSnapshot().value), clock.pending()], ['restarting.stopped', [0]]);
+    clock.advance(0);
+    starts[1]?.resolve();
+    await settle();
+    assert.equal(said, ['start', 'stop {"run":1}', 'start']);
+    assert.equal(states, [
+      'stopped@1000',
+      'starting@1000',
+      'running@1000',
+      'restarting.stopping@1000',
+      'restarting.stopped@1000',
+      'starting@1000',
+      'running@1000',
+    ]);
+    assert.equal(actor.getSnapshot().context.running, { run: 2 });
+  },
+);
 
-test('when requests come while it starts, then each is answered in turn, in order, once the start has ended', async () => {
-  const { actor, clock, starts, stops, said, settle } = host();
-  actor.send({ type: 'START' });
-  actor.send({ type: 'STOP' });
-  actor.send({ type: 'RESTART' });
-  actor.send({ type: 'START' });
-  assert.equal(actor.getSnapshot().context.queue, ['STOP', 'RESTART', 'START']);
-  starts[0]?.resolve();
-  await settle();
-  assert.equal(stateName(actor.getSnapshot().value), 'stopping', 'the stop came first');
-  stops[0]?.resolve();
-  await settle();
-  assert.equal(stateName(actor.getSnapshot().value), 'starting', 'a restart of a stopped gateway starts it');
-  starts[1]?.resolve();
-  await settle();
-  clock.advance(0);
-  assert.equal(
-    [stateName(actor.getSnapshot().value), actor.getSnapshot().context.queue, said],
-    ['running', [], ['start', 'stop {"run":1}', 'start']],
-    'the last start finds it running: nothing more to do',
-  );
-});
+test(
+  'when requests come while it starts, ' + 'then each is answered in turn, in order, once the start has ended',
+  async () => {
+    const { actor, clock, starts, stops, said, settle } = host();
+    actor.send({ type: 'START' });
+    actor.send({ type: 'STOP' });
+    actor.send({ type: 'RESTART' });
+    actor.send({ type: 'START' });
+    assert.equal(actor.getSnapshot().context.queue, ['STOP', 'RESTART', 'START']);
+    starts[0]?.resolve();
+    await settle();
+    assert.equal(stateName(actor.getSnapshot().value), 'stopping', 'the stop came first');
+    stops[0]?.resolve();
+    await settle();
+    assert.equal(stateName(actor.getSnapshot().value), 'starting', 'a restart of a stopped gateway starts it');
+    starts[1]?.resolve();
+    await settle();
+    clock.advance(0);
+    assert.equal(
+      [stateName(actor.getSnapshot().value), actor.getSnapshot().context.queue, said],
+      ['running', [], ['start', 'stop {"run":1}', 'start']],
+      'the last start finds it running: nothing more to do',
+    );
+  },
+);
 
-test('when a stop fails, then the gateway is stopped all the same; a stop of a stopped gateway does nothing', async () => {
-  const { actor, starts, stops, said, settle } = host();
-  actor.send({ type: 'STOP' });
-  assert.equal([stateName(actor.getSnapshot().value), said], ['stopped', []]);
-  actor.send({ type: 'START' });
-  starts[0]?.resolve();
-  await settle();
-  actor.send({ type: 'STOP' });
-  stops[0]?.reject('the log could not be flushed');
-  await settle();
-  assert.equal(
-    [stateName(actor.getSnapshot().value), actor.getSnapshot().context.running, actor.getSnapshot().context.failure],
-    ['stopped', undefined, undefined],
-  );
-});
+test(
+  'when a stop fails, then the gateway is stopped all the same; ' + 'a stop of a stopped gateway does nothing',
+  async () => {
+    const { actor, starts, stops, said, settle } = host();
+    actor.send({ type: 'STOP' });
+    assert.equal([stateName(actor.getSnapshot().value), said], ['stopped', []]);
+    actor.send({ type: 'START' });
+    starts[0]?.resolve();
+    await settle();
+    actor.send({ type: 'STOP' });
+    stops[0]?.reject('the log could not be flushed');
+    await settle();
+    assert.equal(
+      [stateName(actor.getSnapshot().value), actor.getSnapshot().context.running, actor.getSnapshot().context.failure],
+      ['stopped', undefined, undefined],
+    );
+  },
+);
 
 test.run();

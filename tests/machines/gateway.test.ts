@@ -77,54 +77,65 @@ const children = (actor: AnyActorRef): string[] => Object.keys(actor.getSnapshot
 const channelState = (actor: AnyActorRef, name: string): unknown =>
   actor.getSnapshot().children[`channel:${name}`]?.getSnapshot().value;
 
-test('given a start with two channels, then the dispatcher, the outbox and a channel actor each are children by system id', async () => {
-  const stage = given();
-  const { actor } = gateway(stage);
-  await waitFor(actor, (s) => s.matches({ running: { schedule: { on: 'cron' } } }));
-  for (const id of ['dispatcher', 'outbox', 'channel:alpha', 'channel:beta', 'heartbeat', 'cron']) {
-    assert.ok(actor.system.get(id), `${id} is in the system`);
-  }
-  assert.equal([channelState(actor, 'alpha'), channelState(actor, 'beta')], ['connected', 'connected']);
-  assert.equal(movesOf(stage.published, 'channel:alpha'), [
-    '->stopped xstate.init',
-    'stopped->starting START',
-    'starting->connected CONNECTED',
-  ]);
-});
+test(
+  'given a start with two channels, then the dispatcher, ' +
+    'the outbox and a channel actor each are children by system id',
+  async () => {
+    const stage = given();
+    const { actor } = gateway(stage);
+    await waitFor(actor, (s) => s.matches({ running: { schedule: { on: 'cron' } } }));
+    for (const id of ['dispatcher', 'outbox', 'channel:alpha', 'channel:beta', 'heartbeat', 'cron']) {
+      assert.ok(actor.system.get(id), `${id} is in the system`);
+    }
+    assert.equal([channelState(actor, 'alpha'), channelState(actor, 'beta')], ['connected', 'connected']);
+    assert.equal(movesOf(stage.published, 'channel:alpha'), [
+      '->stopped xstate.init',
+      'stopped->starting START',
+      'starting->connected CONNECTED',
+    ]);
+  },
+);
 
-test('when the config reloads, then the changed channel stops and a fresh one is spawned, and the board shows the RELOAD', async () => {
-  const stage = given();
-  const { actor, stopped, loaded } = gateway(stage);
-  await waitFor(actor, (s) => s.matches({ running: { channels: 'reported' } }));
-  const before = actor.system.get('channel:beta');
-  actor.send({
-    type: 'RELOAD',
-    loaded,
-    changed: ['channel_list.beta.settings.token', 'channel_list.gamma'],
-    restart: ['beta', 'gamma'],
-    start: [spec('beta'), spec('gamma')],
-  });
-  await waitFor(actor, (s) => s.matches({ running: { config: 'idle' } }) && s.children['channel:gamma'] !== undefined);
-  assert.equal(stopped, ['beta', 'gamma']);
-  assert.ok(actor.system.get('channel:beta') !== before, 'beta is a new actor');
-  assert.equal(
-    children(actor).filter((id) => id.startsWith('channel:')),
-    ['channel:alpha', 'channel:beta', 'channel:gamma'],
-  );
-  assert.equal(movesOf(stage.published, 'channel:beta').slice(3), [
-    'connected->stopped STOP',
-    '->stopped xstate.init',
-    'stopped->starting START',
-    'starting->connected CONNECTED',
-  ]);
-  const reloads = stage.published.filter(
-    (e) => e.type === 'actor.transitioned' && e.data.actor === 'gateway' && e.data.event === 'RELOAD',
-  );
-  assert.equal(
-    reloads.map((e) => e.type === 'actor.transitioned' && e.data.context),
-    [{ engine: 'loading', schedule: 'on', config: 'reloading' }],
-  );
-});
+test(
+  'when the config reloads, then the changed channel stops and a fresh one is spawned, ' +
+    'and the board shows the RELOAD',
+  async () => {
+    const stage = given();
+    const { actor, stopped, loaded } = gateway(stage);
+    await waitFor(actor, (s) => s.matches({ running: { channels: 'reported' } }));
+    const before = actor.system.get('channel:beta');
+    actor.send({
+      type: 'RELOAD',
+      loaded,
+      changed: ['channel_list.beta.settings.token', 'channel_list.gamma'],
+      restart: ['beta', 'gamma'],
+      start: [spec('beta'), spec('gamma')],
+    });
+    await waitFor(
+      actor,
+      (s) => s.matches({ running: { config: 'idle' } }) && s.children['channel:gamma'] !== undefined,
+    );
+    assert.equal(stopped, ['beta', 'gamma']);
+    assert.ok(actor.system.get('channel:beta') !== before, 'beta is a new actor');
+    assert.equal(
+      children(actor).filter((id) => id.startsWith('channel:')),
+      ['channel:alpha', 'channel:beta', 'channel:gamma'],
+    );
+    assert.equal(movesOf(stage.published, 'channel:beta').slice(3), [
+      'connected->stopped STOP',
+      '->stopped xstate.init',
+      'stopped->starting START',
+      'starting->connected CONNECTED',
+    ]);
+    const reloads = stage.published.filter(
+      (e) => e.type === 'actor.transitioned' && e.data.actor === 'gateway' && e.data.event === 'RELOAD',
+    );
+    assert.equal(
+      reloads.map((e) => e.type === 'actor.transitioned' && e.data.context),
+      [{ engine: 'loading', schedule: 'on', config: 'reloading' }],
+    );
+  },
+);
 
 test('when the schedule lease is lost and won back, then the heartbeat and cron stop and start again', async () => {
   const stage = given();
@@ -146,25 +157,28 @@ test('given a gateway that does not schedule, then neither heartbeat nor cron ru
   assert.equal([running.has('heartbeat'), running.has('cron'), running.has('dispatcher')], [false, false, true]);
 });
 
-test('when stopped while the engine loads, then it drains only once the engine has loaded, and stops every child', async () => {
-  const stage = given();
-  let load: (engine: Runtime) => void = () => undefined;
-  const engine = {} as Runtime;
-  const { actor, running } = gateway(stage, { engine: () => new Promise<Runtime>((resolve) => (load = resolve)) });
-  await waitFor(actor, (s) => s.matches({ running: { engine: 'loading' } }));
-  actor.send({ type: 'STOP', signal: 'SIGTERM' });
-  assert.ok(actor.getSnapshot().matches('running'), 'still running while the engine loads');
-  load(engine);
-  const done = await waitFor(actor, (s) => s.status === 'done');
-  assert.equal(
-    [done.value, done.context.engine === engine, done.context.signal, [...running]],
-    ['stopped', true, 'SIGTERM', []],
-  );
-  assert.equal(movesOf(stage.published, 'gateway').slice(-2), [
-    'running->draining done.engine',
-    'draining->stopped done.close',
-  ]);
-});
+test(
+  'when stopped while the engine loads, ' + 'then it drains only once the engine has loaded, and stops every child',
+  async () => {
+    const stage = given();
+    let load: (engine: Runtime) => void = () => undefined;
+    const engine = {} as Runtime;
+    const { actor, running } = gateway(stage, { engine: () => new Promise<Runtime>((resolve) => (load = resolve)) });
+    await waitFor(actor, (s) => s.matches({ running: { engine: 'loading' } }));
+    actor.send({ type: 'STOP', signal: 'SIGTERM' });
+    assert.ok(actor.getSnapshot().matches('running'), 'still running while the engine loads');
+    load(engine);
+    const done = await waitFor(actor, (s) => s.status === 'done');
+    assert.equal(
+      [done.value, done.context.engine === engine, done.context.signal, [...running]],
+      ['stopped', true, 'SIGTERM', []],
+    );
+    assert.equal(movesOf(stage.published, 'gateway').slice(-2), [
+      'running->draining done.engine',
+      'draining->stopped done.close',
+    ]);
+  },
+);
 
 test('given a start that fails, then it stops at once, keeping why, and spawns nothing', async () => {
   const stage = given();

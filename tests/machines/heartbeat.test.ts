@@ -13,7 +13,10 @@ interface World {
   busy: boolean;
 }
 
-/** The heartbeat machine as its actor: the world its guards read, the beats it runs, what it says, on a hand-moved clock. */
+/**
+ * The heartbeat machine as its actor: the world its guards read, the beats it runs, what it says,
+ * on a hand-moved clock.
+ */
 function heartbeat(stage: Stage, world: World) {
   const clock = new ManualClock();
   const said: string[] = [];
@@ -43,28 +46,32 @@ function heartbeat(stage: Stage, world: World) {
 
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-test('when the interval passes, then a tick with tasks runs a beat; one without tasks, or while the agent is busy, is skipped in place', async () => {
-  const stage = given();
-  const world = { enabled: true, tasks: false, busy: false };
-  const { actor, clock, said, finish } = heartbeat(stage, world);
-  actor.send({ type: 'SCHEDULE' });
-  clock.advance(1000);
-  world.tasks = true;
-  world.busy = true;
-  clock.advance(1000);
-  world.busy = false;
-  clock.advance(1000);
-  finish();
-  await settle();
-  assert.equal(said, ['skipped: no_tasks', 'skipped: busy', 'beat', 'ran, answer sent']);
-  assert.equal(movesOf(stage.published, 'heartbeat'), [
-    '->stopped xstate.init',
-    'stopped->waiting SCHEDULE',
-    'waiting->running after.interval',
-    'running->waiting done.beat',
-  ]);
-  assert.equal(clock.pending(), [1000], 'the next tick is due one interval after the run');
-});
+test(
+  'when the interval passes, then a tick with tasks runs a beat; ' +
+    'one without tasks, or while the agent is busy, is skipped in place',
+  async () => {
+    const stage = given();
+    const world = { enabled: true, tasks: false, busy: false };
+    const { actor, clock, said, finish } = heartbeat(stage, world);
+    actor.send({ type: 'SCHEDULE' });
+    clock.advance(1000);
+    world.tasks = true;
+    world.busy = true;
+    clock.advance(1000);
+    world.busy = false;
+    clock.advance(1000);
+    finish();
+    await settle();
+    assert.equal(said, ['skipped: no_tasks', 'skipped: busy', 'beat', 'ran, answer sent']);
+    assert.equal(movesOf(stage.published, 'heartbeat'), [
+      '->stopped xstate.init',
+      'stopped->waiting SCHEDULE',
+      'waiting->running after.interval',
+      'running->waiting done.beat',
+    ]);
+    assert.equal(clock.pending(), [1000], 'the next tick is due one interval after the run');
+  },
+);
 
 test('when scheduled while disabled, then no timer runs; scheduled again once enabled, it waits again', () => {
   const stage = given();

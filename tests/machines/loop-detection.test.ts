@@ -199,7 +199,8 @@ test('the settings schema refuses a repeat_threshold below 2 and non-integer cou
 test('the warning for the model names the tool and the count', () => {
   assert.is(
     loopWarning('read_file', 3),
-    'You have called read_file 3 times in a row with the same arguments. It is not making progress: change the arguments, use another tool, or answer with what you have.',
+    'You have called read_file 3 times in a row with the same arguments. It is not making progress: ' +
+      'change the arguments, use another tool, or answer with what you have.',
   );
 });
 

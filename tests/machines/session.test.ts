@@ -134,65 +134,72 @@ const replies = (stage: Stage) =>
 
 const test = suite('session machine as an actor (given events → when an event → then events)');
 
-test('given a history in the log, when a message comes, then its turn starts with that history and its reply is requested', async () => {
-  const stage = given([
-    {
-      ...keys,
-      type: 'turn.started',
-      turn: 't0',
-      data: { message_id: 'm0', channel: 'cli', chat: 'direct:me', text: 'earlier', session_key: 'key-s1', settings },
-    },
-    { ...keys, type: 'turn.completed', turn: 't0', data: { reply: 'an earlier answer', iterations: 1 } },
-  ]);
-  const { actor, prompts } = session(stage, [answer('hello back')]);
-  message(actor, stage, 'hello');
-  await idle(actor);
-  assert.equal(
-    prompts[0]?.history.messages.map((m) => m.content),
-    ['earlier', 'an earlier answer'],
-  );
-  assert.equal(
-    stage.then('turn.started', 'turn.completed', 'reply.requested').map(([type]) => type),
-    ['turn.started', 'turn.completed', 'reply.requested'],
-  );
-  const reply = stage.published.find((e) => e.type === 'reply.requested');
-  assert.equal(
-    [reply?.turn, reply?.type === 'reply.requested' && reply.data],
-    ['t1', { message_id: 'm1', outcome: 'completed', text: 'hello back', key: 'cli:m1:t1' }],
-  );
-  actor.stop();
-});
+test(
+  'given a history in the log, when a message comes, ' +
+    'then its turn starts with that history and its reply is requested',
+  async () => {
+    const stage = given([
+      {
+        ...keys,
+        type: 'turn.started',
+        turn: 't0',
+        data: { message_id: 'm0', channel: 'cli', chat: 'direct:me', text: 'earlier', session_key: 'key-s1', settings },
+      },
+      { ...keys, type: 'turn.completed', turn: 't0', data: { reply: 'an earlier answer', iterations: 1 } },
+    ]);
+    const { actor, prompts } = session(stage, [answer('hello back')]);
+    message(actor, stage, 'hello');
+    await idle(actor);
+    assert.equal(
+      prompts[0]?.history.messages.map((m) => m.content),
+      ['earlier', 'an earlier answer'],
+    );
+    assert.equal(
+      stage.then('turn.started', 'turn.completed', 'reply.requested').map(([type]) => type),
+      ['turn.started', 'turn.completed', 'reply.requested'],
+    );
+    const reply = stage.published.find((e) => e.type === 'reply.requested');
+    assert.equal(
+      [reply?.turn, reply?.type === 'reply.requested' && reply.data],
+      ['t1', { message_id: 'm1', outcome: 'completed', text: 'hello back', key: 'cli:m1:t1' }],
+    );
+    actor.stop();
+  },
+);
 
-test('when a second message comes during a turn, then it waits (shown as queued) and runs after, in order', async () => {
-  const stage = given();
-  const { actor, reply } = session(stage, []);
-  await waitFor(actor, (s) => s.value === 'idle');
-  message(actor, stage, 'first');
-  await waitFor(actor, (s) => s.matches({ handling: 'running' }));
-  message(actor, stage, 'second');
-  assert.is(actor.getSnapshot().context.queue.length, 2);
-  actor.send({
-    type: 'STOP',
-    request: stage.when({ ...keys, type: 'turn.stop.requested', data: { message_id: 'stop1' } }),
-    tasks: 0,
-  });
-  await waitFor(actor, (s) => s.matches({ handling: 'running' }) && s.context.queue.length === 1);
-  reply('two');
-  await idle(actor);
-  assert.equal(replies(stage), [
-    ['stopped', 'Stopped.'],
-    ['completed', 'two'],
-  ]);
-  assert.ok(
-    movesOf(stage.published, 'session:s1').includes('handling.running->handling.running MESSAGE'),
-    'the queued message is a move of the shown context',
-  );
-  const queued = stage.published
-    .filter((e) => e.type === 'actor.transitioned' && e.data.actor === 'session:s1')
-    .map((e) => e.type === 'actor.transitioned' && e.data.context?.queued);
-  assert.ok(queued.includes(1));
-  actor.stop();
-});
+test(
+  'when a second message comes during a turn, ' + 'then it waits (shown as queued) and runs after, in order',
+  async () => {
+    const stage = given();
+    const { actor, reply } = session(stage, []);
+    await waitFor(actor, (s) => s.value === 'idle');
+    message(actor, stage, 'first');
+    await waitFor(actor, (s) => s.matches({ handling: 'running' }));
+    message(actor, stage, 'second');
+    assert.is(actor.getSnapshot().context.queue.length, 2);
+    actor.send({
+      type: 'STOP',
+      request: stage.when({ ...keys, type: 'turn.stop.requested', data: { message_id: 'stop1' } }),
+      tasks: 0,
+    });
+    await waitFor(actor, (s) => s.matches({ handling: 'running' }) && s.context.queue.length === 1);
+    reply('two');
+    await idle(actor);
+    assert.equal(replies(stage), [
+      ['stopped', 'Stopped.'],
+      ['completed', 'two'],
+    ]);
+    assert.ok(
+      movesOf(stage.published, 'session:s1').includes('handling.running->handling.running MESSAGE'),
+      'the queued message is a move of the shown context',
+    );
+    const queued = stage.published
+      .filter((e) => e.type === 'actor.transitioned' && e.data.actor === 'session:s1')
+      .map((e) => e.type === 'actor.transitioned' && e.data.context?.queued);
+    assert.ok(queued.includes(1));
+    actor.stop();
+  },
+);
 
 test('when /stop comes with nothing running, then the sender hears so and nothing else moves', async () => {
   const stage = given();
@@ -222,49 +229,57 @@ test('when /stop comes with nothing running, then the sender hears so and nothin
   actor.stop();
 });
 
-test('when the session is aborted during a turn, then the turn ends aborted and its message gets no reply (it stays open)', async () => {
-  const stage = given();
-  const { actor } = session(stage, []);
-  message(actor, stage, 'slow');
-  await waitFor(actor, (s) => s.matches({ handling: 'running' }));
-  actor.send({ type: 'ABORT', reason: 'the process is shutting down' });
-  await idle(actor);
-  assert.equal(stage.then('turn.aborted', 'reply.requested'), [
-    ['turn.aborted', { reason: 'the process is shutting down' }],
-  ]);
-  actor.stop();
-});
+test(
+  'when the session is aborted during a turn, ' +
+    'then the turn ends aborted and its message gets no reply (it stays open)',
+  async () => {
+    const stage = given();
+    const { actor } = session(stage, []);
+    message(actor, stage, 'slow');
+    await waitFor(actor, (s) => s.matches({ handling: 'running' }));
+    actor.send({ type: 'ABORT', reason: 'the process is shutting down' });
+    await idle(actor);
+    assert.equal(stage.then('turn.aborted', 'reply.requested'), [
+      ['turn.aborted', { reason: 'the process is shutting down' }],
+    ]);
+    actor.stop();
+  },
+);
 
-test('when the message being handled is canceled, then its turn ends aborted, it is answered as aborted and the next message runs', async () => {
-  const stage = given();
-  const { actor, reply } = session(stage, []);
-  message(actor, stage, 'slow');
-  await waitFor(actor, (s) => s.matches({ handling: 'running' }));
-  message(actor, stage, 'second');
-  message(actor, stage, 'third');
-  const queued = actor.getSnapshot().context.queue.map((m) => m.data.message_id);
-  // A canceled message still waiting leaves the mailbox unrun; the one running is aborted.
-  actor.send({ type: 'CANCEL', reason: 'interrupted (Ctrl-C)', message_id: queued[2]! });
-  actor.send({ type: 'CANCEL', reason: 'interrupted (Ctrl-C)', message_id: queued[0]! });
-  // Bounded: a session that ignores CANCEL never gets there, and the test fails instead of waiting for good.
-  const next = (s: ReturnType<typeof actor.getSnapshot>): boolean =>
-    s.matches({ handling: 'running' }) && s.context.queue.length === 1;
-  await waitFor(actor, next, { timeout: 5_000 });
-  reply('two');
-  await idle(actor);
-  assert.equal(stage.then('turn.aborted'), [['turn.aborted', { reason: 'interrupted (Ctrl-C)' }]]);
-  assert.equal(
-    stage.published.flatMap((e) =>
-      e.type === 'reply.requested' ? [[e.data.message_id, e.data.outcome, e.data.text]] : [],
-    ),
-    [
-      [queued[2], 'aborted', ''],
-      [queued[0], 'aborted', ''],
-      [queued[1], 'completed', 'two'],
-    ],
-  );
-  actor.stop();
-});
+test(
+  'when the message being handled is canceled, then its turn ends aborted, ' +
+    'it is answered as aborted and the next message runs',
+  async () => {
+    const stage = given();
+    const { actor, reply } = session(stage, []);
+    message(actor, stage, 'slow');
+    await waitFor(actor, (s) => s.matches({ handling: 'running' }));
+    message(actor, stage, 'second');
+    message(actor, stage, 'third');
+    const queued = actor.getSnapshot().context.queue.map((m) => m.data.message_id);
+    // A canceled message still waiting leaves the mailbox unrun; the one running is aborted.
+    actor.send({ type: 'CANCEL', reason: 'interrupted (Ctrl-C)', message_id: queued[2]! });
+    actor.send({ type: 'CANCEL', reason: 'interrupted (Ctrl-C)', message_id: queued[0]! });
+    // Bounded: a session that ignores CANCEL never gets there, and the test fails instead of waiting for good.
+    const next = (s: ReturnType<typeof actor.getSnapshot>): boolean =>
+      s.matches({ handling: 'running' }) && s.context.queue.length === 1;
+    await waitFor(actor, next, { timeout: 5_000 });
+    reply('two');
+    await idle(actor);
+    assert.equal(stage.then('turn.aborted'), [['turn.aborted', { reason: 'interrupted (Ctrl-C)' }]]);
+    assert.equal(
+      stage.published.flatMap((e) =>
+        e.type === 'reply.requested' ? [[e.data.message_id, e.data.outcome, e.data.text]] : [],
+      ),
+      [
+        [queued[2], 'aborted', ''],
+        [queued[0], 'aborted', ''],
+        [queued[1], 'completed', 'two'],
+      ],
+    );
+    actor.stop();
+  },
+);
 
 test('when draining, then a queued message does not start', async () => {
   const stage = given();
@@ -280,27 +295,30 @@ test('when draining, then a queued message does not start', async () => {
   actor.stop();
 });
 
-test('when a chat command comes, then it is answered without a turn; /clear empties the history the next turn sees', async () => {
-  const stage = given();
-  const { actor, prompts } = session(stage, [answer('a'), answer('b')]);
-  message(actor, stage, 'remember this');
-  await idle(actor);
-  message(actor, stage, '/clear');
-  await idle(actor);
-  message(actor, stage, 'what do you know?');
-  await idle(actor);
-  assert.equal(replies(stage), [
-    ['completed', 'a'],
-    ['command', 'Conversation cleared.'],
-    ['completed', 'b'],
-  ]);
-  assert.equal(stage.then('session.cleared', 'command.handled'), [
-    ['session.cleared', { session_key: 'key-s1' }],
-    ['command.handled', { command: 'clear', args: '', reply: 'Conversation cleared.' }],
-  ]);
-  assert.equal(prompts[1]?.history.messages, []);
-  actor.stop();
-});
+test(
+  'when a chat command comes, then it is answered without a turn; ' + '/clear empties the history the next turn sees',
+  async () => {
+    const stage = given();
+    const { actor, prompts } = session(stage, [answer('a'), answer('b')]);
+    message(actor, stage, 'remember this');
+    await idle(actor);
+    message(actor, stage, '/clear');
+    await idle(actor);
+    message(actor, stage, 'what do you know?');
+    await idle(actor);
+    assert.equal(replies(stage), [
+      ['completed', 'a'],
+      ['command', 'Conversation cleared.'],
+      ['completed', 'b'],
+    ]);
+    assert.equal(stage.then('session.cleared', 'command.handled'), [
+      ['session.cleared', { session_key: 'key-s1' }],
+      ['command.handled', { command: 'clear', args: '', reply: 'Conversation cleared.' }],
+    ]);
+    assert.equal(prompts[1]?.history.messages, []);
+    actor.stop();
+  },
+);
 
 test('when the agent wants the memory back, then an idle session leaves (a busy one stays)', async () => {
   const stage = given();

@@ -80,19 +80,23 @@ const ended = (t: ReturnType<typeof start>) => waitFor(t.actor, () => t.state() 
 
 const test = suite('subagent task machine');
 
-test('given a new task, it waits for a slot; SLOT_FREE runs its child; the child completing completes it with the answer', async () => {
-  const t = start();
-  assert.is(t.state(), 'waiting');
-  t.clock.increment(1000);
-  t.send({ type: 'SLOT_FREE' });
-  assert.is(t.state(), 'running');
-  t.clock.increment(2000);
-  t.finish({ outcome: 'completed', reply: '42', turn: 't_c' });
-  await ended(t);
-  assert.is(t.state(), 'completed');
-  assert.equal(t.ended, [{ status: 'completed', reason: undefined, answer: '42', startedAt: 1000, endedAt: 3000 }]);
-  assert.is(t.actor.getSnapshot().context.turn, 't_c');
-});
+test(
+  'given a new task, it waits for a slot; SLOT_FREE runs its child; ' +
+    'the child completing completes it with the answer',
+  async () => {
+    const t = start();
+    assert.is(t.state(), 'waiting');
+    t.clock.increment(1000);
+    t.send({ type: 'SLOT_FREE' });
+    assert.is(t.state(), 'running');
+    t.clock.increment(2000);
+    t.finish({ outcome: 'completed', reply: '42', turn: 't_c' });
+    await ended(t);
+    assert.is(t.state(), 'completed');
+    assert.equal(t.ended, [{ status: 'completed', reason: undefined, answer: '42', startedAt: 1000, endedAt: 3000 }]);
+    assert.is(t.actor.getSnapshot().context.turn, 't_c');
+  },
+);
 
 test('waiting longer than slotWait fails it, saying why; a later SLOT_FREE changes nothing', () => {
   const t = start();

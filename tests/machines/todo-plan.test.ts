@@ -60,7 +60,8 @@ test('empty: a valid nonempty write when every slot is taken fails explicitly an
   assert.equal(snap().context.outcome, {
     ok: false,
     error:
-      'todo write refused: 256 session plans are already stored and none is evicted. Write [] to a finished plan or /clear its session first.',
+      'todo write refused: 256 session plans are already stored and none ' +
+      'is evicted. Write [] to a finished plan or /clear its session first.',
   });
 });
 

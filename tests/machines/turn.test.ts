@@ -102,25 +102,28 @@ test('an empty answer ends with the fixed empty-answer text', async () => {
   assert.equal(await run.done(), { outcome: 'completed', reply: turnTexts.emptyAnswer, iterations: 1 });
 });
 
-test('a tool call runs the tool, then the model is called again with the assistant call and the tool result', async () => {
-  const run = start({ answers: [answer('', [call('c1')]), answer('Done.')] });
-  assert.equal(await run.done(), { outcome: 'completed', reply: 'Done.', iterations: 2 });
-  assert.equal(types(run.records), [
-    'prompt.built',
-    'provider.requested',
-    'provider.responded',
-    'tool.requested',
-    'tool.completed',
-    'provider.requested',
-    'provider.responded',
-    'turn.completed',
-  ]);
-  assert.equal(run.modelCalls[1]!.messages.slice(1), [
-    { role: 'assistant', content: '', tool_calls: [call('c1')], reasoning: undefined },
-    { role: 'tool', tool_call_id: 'c1', name: 'todo', content: 'result of c1' },
-  ]);
-  assert.equal(run.records[4]!.data, { call_id: 'c1', name: 'todo', ok: true, content: 'result of c1' });
-});
+test(
+  'a tool call runs the tool, ' + 'then the model is called again with the assistant call and the tool result',
+  async () => {
+    const run = start({ answers: [answer('', [call('c1')]), answer('Done.')] });
+    assert.equal(await run.done(), { outcome: 'completed', reply: 'Done.', iterations: 2 });
+    assert.equal(types(run.records), [
+      'prompt.built',
+      'provider.requested',
+      'provider.responded',
+      'tool.requested',
+      'tool.completed',
+      'provider.requested',
+      'provider.responded',
+      'turn.completed',
+    ]);
+    assert.equal(run.modelCalls[1]!.messages.slice(1), [
+      { role: 'assistant', content: '', tool_calls: [call('c1')], reasoning: undefined },
+      { role: 'tool', tool_call_id: 'c1', name: 'todo', content: 'result of c1' },
+    ]);
+    assert.equal(run.records[4]!.data, { call_id: 'c1', name: 'todo', ok: true, content: 'result of c1' });
+  },
+);
 
 test('several calls in one answer run one after another, in order', async () => {
   const run = start({ answers: [answer('', [call('a', { n: 1 }), call('b', { n: 2 })]), answer('ok')] });
@@ -131,23 +134,26 @@ test('several calls in one answer run one after another, in order', async () => 
   );
 });
 
-test('a tool turn goes building prompt → calling model → checking call → running tool → … → calling model → done', async () => {
-  const run = start({ answers: [answer('', [call('a', { n: 1 }), call('b', { n: 2 })]), answer('ok')] });
-  await run.done();
-  assert.equal(
-    run.states.filter((s, i, all) => s !== all[i - 1]),
-    [
-      '"building_prompt"',
-      '"calling_model"',
-      '"checking_call"',
-      '"running_tool"',
-      '"checking_call"',
-      '"running_tool"',
-      '"calling_model"',
-      '"done"',
-    ],
-  );
-});
+test(
+  'a tool turn goes building prompt → calling model → ' + 'checking call → running tool → … → calling model → done',
+  async () => {
+    const run = start({ answers: [answer('', [call('a', { n: 1 }), call('b', { n: 2 })]), answer('ok')] });
+    await run.done();
+    assert.equal(
+      run.states.filter((s, i, all) => s !== all[i - 1]),
+      [
+        '"building_prompt"',
+        '"calling_model"',
+        '"checking_call"',
+        '"running_tool"',
+        '"checking_call"',
+        '"running_tool"',
+        '"calling_model"',
+        '"done"',
+      ],
+    );
+  },
+);
 
 test('with loop detection off a call runs without being checked', async () => {
   const run = start({
@@ -162,19 +168,22 @@ test('with loop detection off a call runs without being checked', async () => {
   assert.equal(types(run.records).filter((t) => t === 'tool.completed').length, 2);
 });
 
-test('identical calls in one answer stop the turn at critical_threshold before the call that reaches it runs', async () => {
-  const same = Array.from({ length: 6 }, (_, i) => call(`x${i}`));
-  const run = start({ answers: [answer('', same), answer('never')] });
-  assert.equal(await run.done(), { outcome: 'stopped', reply: turnTexts.loopDetected('todo', 5), iterations: 1 });
-  assert.equal(
-    run.records.filter((r) => r.type === 'tool.completed').map((r) => r.type === 'tool.completed' && r.data.call_id),
-    ['x0', 'x1', 'x2', 'x3'],
-  );
-  assert.equal(run.records.at(-1), {
-    type: 'turn.stopped',
-    data: { reason: 'loop_detected', reply: turnTexts.loopDetected('todo', 5) },
-  });
-});
+test(
+  'identical calls in one answer stop the turn at ' + 'critical_threshold before the call that reaches it runs',
+  async () => {
+    const same = Array.from({ length: 6 }, (_, i) => call(`x${i}`));
+    const run = start({ answers: [answer('', same), answer('never')] });
+    assert.equal(await run.done(), { outcome: 'stopped', reply: turnTexts.loopDetected('todo', 5), iterations: 1 });
+    assert.equal(
+      run.records.filter((r) => r.type === 'tool.completed').map((r) => r.type === 'tool.completed' && r.data.call_id),
+      ['x0', 'x1', 'x2', 'x3'],
+    );
+    assert.equal(run.records.at(-1), {
+      type: 'turn.stopped',
+      data: { reason: 'loop_detected', reply: turnTexts.loopDetected('todo', 5) },
+    });
+  },
+);
 
 test('a tool failure is a result the model reads, not a turn failure', async () => {
   const run = start({

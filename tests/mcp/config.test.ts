@@ -36,7 +36,8 @@ const problems: Array<[string, Record<string, McpServerConfig>, Partial<typeof D
     { r: { enabled: true, url: 'https://r/mcp', oauth: {}, headers: { authorization: 'Bearer x' } } },
     {},
     [
-      'tools.mcp.servers.r.oauth: cannot be combined with an Authorization header (allowed: oauth or headers.Authorization, not both)',
+      'tools.mcp.servers.r.oauth: cannot be combined with an Authorization header (allowed: ' +
+        'oauth or headers.Authorization, not both)',
     ],
   ],
   [
@@ -50,7 +51,8 @@ const problems: Array<[string, Record<string, McpServerConfig>, Partial<typeof D
     {},
     { enabled: true, use_bm25: false, use_regex: false },
     [
-      'tools.mcp.discovery: enabled with use_bm25 and use_regex both false; enable one of them (allowed: use_bm25, use_regex)',
+      'tools.mcp.discovery: enabled with use_bm25 and use_regex both false; ' +
+        'enable one of them (allowed: use_bm25, use_regex)',
     ],
   ],
   ['discovery on with regex only', {}, { enabled: true, use_bm25: false, use_regex: true }, []],

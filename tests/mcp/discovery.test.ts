@@ -168,7 +168,8 @@ discovery('an agent with mcpServers sees only those servers', ({ manager }) => {
 discovery('/list mcp shows each server with enabled, deferred and connected', ({ manager }) => {
   assert.is(
     listMcpText(manager.statuses()),
-    'everything: enabled yes, deferred yes, connected yes (13 tools)\nshown: enabled yes, deferred no, connected yes (13 tools)',
+    'everything: enabled yes, deferred yes, connected yes (13 tools)\n' +
+      'shown: enabled yes, deferred no, connected yes (13 tools)',
   );
 });
 

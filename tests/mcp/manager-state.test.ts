@@ -38,22 +38,25 @@ test('the lint names a host field that is not readonly, or readonly but a collec
   ]);
 });
 
-test('given servers a and b with tools worked out, when a reload makes b stale, then b is gone and so are the tools', () => {
-  const a = connection('a');
-  let state: McpManagerState = { options: options(true), connections: new Map() };
-  state = nextManagerState(state, { type: 'started', name: 'a', connection: a });
-  state = nextManagerState(state, { type: 'started', name: 'b', connection: connection('b') });
-  state = nextManagerState(state, { type: 'named', tools });
-  const before = state;
-  const reloaded = options(true);
-  state = nextManagerState(state, { type: 'reconfigured', options: reloaded, stale: ['b'] });
-  assert.equal([...state.connections.keys()], ['a']);
-  assert.is(state.connections.get('a'), a);
-  assert.is(state.options, reloaded);
-  assert.is(state.named, undefined);
-  assert.equal([...before.connections.keys()], ['a', 'b']);
-  assert.is(before.named, tools);
-});
+test(
+  'given servers a and b with tools worked out, ' + 'when a reload makes b stale, then b is gone and so are the tools',
+  () => {
+    const a = connection('a');
+    let state: McpManagerState = { options: options(true), connections: new Map() };
+    state = nextManagerState(state, { type: 'started', name: 'a', connection: a });
+    state = nextManagerState(state, { type: 'started', name: 'b', connection: connection('b') });
+    state = nextManagerState(state, { type: 'named', tools });
+    const before = state;
+    const reloaded = options(true);
+    state = nextManagerState(state, { type: 'reconfigured', options: reloaded, stale: ['b'] });
+    assert.equal([...state.connections.keys()], ['a']);
+    assert.is(state.connections.get('a'), a);
+    assert.is(state.options, reloaded);
+    assert.is(state.named, undefined);
+    assert.equal([...before.connections.keys()], ['a', 'b']);
+    assert.is(before.named, tools);
+  },
+);
 
 test('given tools worked out, when a server moves, then they are worked out again; a stop leaves no connection', () => {
   let state: McpManagerState = { options: options(true), connections: new Map([['a', connection('a')]]) };

@@ -52,7 +52,8 @@ test('a server that failed and is retrying while a slower one connects is named 
     assert.equal(missing.length, 1, missing.join('\n'));
     assert.is(
       missing[0],
-      'MCP server "broken" failed to connect (MCP error -32000: Connection closed; stderr: no database); its tools are not offered',
+      'MCP server "broken" failed to connect (MCP error -32000: Connection closed; ' +
+        'stderr: no database); its tools are not offered',
     );
   } finally {
     await manager.stop();

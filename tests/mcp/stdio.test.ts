@@ -87,7 +87,8 @@ everything('an image becomes a workspace file the channel can send', async ({ ma
   assert.equal([...readFileSync(join(home.workspace, image.path)).subarray(1, 4)], [0x50, 0x4e, 0x47]);
   assert.is(
     result.content,
-    `Here's the image you requested:\nThe image above is the MCP logo.\nimage (image/png) saved to ${image.path}\n[file:${image.path}]`,
+    `Here's the image you requested:\nThe image above is the MCP logo.\n` +
+      `image (image/png) saved to ${image.path}\n[file:${image.path}]`,
   );
 });
 
@@ -96,7 +97,10 @@ everything('an embedded text resource is shown with its URI', async ({ manager }
   assert.is(result.ok, true);
   assert.match(
     result.content,
-    /^Returning resource reference for Resource 1:\nresource demo:\/\/resource\/dynamic\/text\/1:\nResource 1: This is a plaintext resource/,
+    new RegExp(
+      /^Returning resource reference for Resource 1:\n/.source +
+        /resource demo:\/\/resource\/dynamic\/text\/1:\nResource 1: This is a plaintext resource/.source,
+    ),
   );
 });
 

@@ -60,7 +60,8 @@ test('install a local folder with npm, then enable, disable and remove it; list 
 
   assert.is(
     runCli(['plugins', 'disable', 'weather'], home.env).stdout,
-    `disabled weather in ${join(home.home, 'config.json')}; a running gateway loads plugins when it starts, so restart it\n`,
+    `disabled weather in ${join(home.home, 'config.json')}; ` +
+      `a running gateway loads plugins when it starts, so restart it\n`,
   );
   assert.is(runCli(['plugins', 'list'], home.env).stdout, `weather 1.2.0: disabled — ${path}\n`);
 
@@ -107,7 +108,9 @@ test('installing a package without a manifest fails, and leaves nothing installe
   assert.is(code, 1);
   assert.is(
     stderr,
-    `tern: cannot install ${folder} (plain is not a Tern plugin: tern-plugin.json is missing in ${join(home.home, 'plugins', 'node_modules', 'plain')}). Install a package that has a valid tern-plugin.json.\n`,
+    `tern: cannot install ${folder} (plain is not a Tern plugin: ` +
+      `tern-plugin.json is missing in ${join(home.home, 'plugins', 'node_modules', 'plain')}). ` +
+      `Install a package that has a valid tern-plugin.json.\n`,
   );
   assert.is(existsSync(join(home.home, 'plugins', 'node_modules', 'plain')), false);
 });
@@ -117,13 +120,15 @@ test('wrong usage and unknown names say what is allowed', ({ home }) => {
     code: 2,
     stdout: '',
     stderr:
-      'tern: wrong usage (unknown subcommand "frobnicate" (allowed: list, install, remove, enable, disable)). Run `tern plugins --help`.\n',
+      'tern: wrong usage (unknown subcommand "frobnicate" (allowed: list, ' +
+      'install, remove, enable, disable)). Run `tern plugins --help`.\n',
   });
   assert.equal(runCli(['plugins', 'enable', 'ghost'], home.env), {
     code: 1,
     stdout: '',
     stderr:
-      'tern: no plugin named "ghost" (installed or configured: none). Run `tern plugins list`, or install it with `tern plugins install NAME`.\n',
+      'tern: no plugin named "ghost" (installed or configured: ' +
+      'none). Run `tern plugins list`, or install it with `tern plugins install NAME`.\n',
   });
 });
 

@@ -103,25 +103,25 @@ const states = (events: Envelope[]) =>
       .map((e) => [e.data.plugin, e.data.state]),
   );
 
-test('every plugin reaches its state after /ready; a broken one fails with its reason and the gateway stays up', async ({
-  gateway,
-  events,
-}) => {
-  await passes(
-    () =>
-      assert.equal(Object.fromEntries(states(events)), {
-        broken: 'failed',
-        flaky: 'degraded',
-        lonely: 'not enabled',
-        off: 'disabled',
-        shout: 'ready',
-        weather: 'ready',
-      }),
-    20_000,
-  );
-  const ready = await fetch(`${gateway.url}/ready`);
-  assert.is(ready.status, 200);
-});
+test(
+  'every plugin reaches its state after /ready; ' + 'a broken one fails with its reason and the gateway stays up',
+  async ({ gateway, events }) => {
+    await passes(
+      () =>
+        assert.equal(Object.fromEntries(states(events)), {
+          broken: 'failed',
+          flaky: 'degraded',
+          lonely: 'not enabled',
+          off: 'disabled',
+          shout: 'ready',
+          weather: 'ready',
+        }),
+      20_000,
+    );
+    const ready = await fetch(`${gateway.url}/ready`);
+    assert.is(ready.status, 200);
+  },
+);
 
 test('/list plugins in the chat shows all five states with reasons and paths', async ({ emulator, dirs }) => {
   await emulator.say(TOKEN, '/list plugins', { userId: USER });

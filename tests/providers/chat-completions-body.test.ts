@@ -28,13 +28,15 @@ const cases: Array<[string, Partial<ChatRequest>, string]> = [
   [
     'a tool round trip',
     { system: undefined, messages: [askTool, toolAnswer, reply] },
-    '{"model":"m","messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"read","arguments":"{\\"path\\":\\"a\\"}"}}]},' +
+    '{"model":"m","messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c1",' +
+      '"type":"function","function":{"name":"read","arguments":"{\\"path\\":\\"a\\"}"}}]},' +
       '{"role":"tool","tool_call_id":"c1","content":"ok"},{"role":"assistant","content":"done"}]}',
   ],
   [
     'max tokens and streaming',
     { system: undefined, maxTokens: 64, stream: true },
-    '{"model":"m","messages":[{"role":"user","content":"say \\"hi\\"\\n"}],"max_tokens":64,"stream":true,"stream_options":{"include_usage":true}}',
+    '{"model":"m","messages":[{"role":"user","content":"say \\"hi\\"\\n"}],' +
+      '"max_tokens":64,"stream":true,"stream_options":{"include_usage":true}}',
   ],
   [
     'tools before the messages',
@@ -49,12 +51,14 @@ const cases: Array<[string, Partial<ChatRequest>, string]> = [
   [
     'extra_body adding fields after a system prompt, max tokens and tools',
     { maxTokens: 8, tools: [spec], extraBody: { temperature: 0, top_p: 1, skipped: undefined } },
-    `{"model":"m","tools":[${toolJson}],"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"say \\"hi\\"\\n"}],"max_tokens":8,"temperature":0,"top_p":1}`,
+    `{"model":"m","tools":[${toolJson}],"messages":[{"role":"system","content":"be brief"},` +
+      `{"role":"user","content":"say \\"hi\\"\\n"}],"max_tokens":8,"temperature":0,"top_p":1}`,
   ],
   [
     'text beyond ASCII after the tools',
     { system: 'brève 🙂', tools: [spec] },
-    `{"model":"m","tools":[${toolJson}],"messages":[{"role":"system","content":"brève 🙂"},{"role":"user","content":"say \\"hi\\"\\n"}]}`,
+    `{"model":"m","tools":[${toolJson}],"messages":[{"role":"system","content":"brève 🙂"},` +
+      `{"role":"user","content":"say \\"hi\\"\\n"}]}`,
   ],
   [
     'an empty extra_body',
@@ -89,7 +93,8 @@ test('a message sent again in a later request is serialized as its own content, 
   const later = chatCompletionsJson({ ...base, system: undefined, messages: [reply, user, toolAnswer] });
   assert.is(
     later,
-    '{"model":"m","messages":[{"role":"assistant","content":"done"},{"role":"user","content":"say \\"hi\\"\\n"},{"role":"tool","tool_call_id":"c1","content":"ok"}]}',
+    '{"model":"m","messages":[{"role":"assistant","content":"done"},' +
+      '{"role":"user","content":"say \\"hi\\"\\n"},{"role":"tool","tool_call_id":"c1","content":"ok"}]}',
   );
 });
 
@@ -170,32 +175,36 @@ const plainBody = (request: ChatRequest): string =>
     ],
   });
 
-test('a conversation whose lists grow, slide forward, restart and fork is sent exactly as each list is, call after call', () => {
-  let history: ChatMessage[] = [];
-  const sent: string[] = [];
-  const expected: string[] = [];
-  const send = (request: ChatRequest) => {
-    sent.push(chatCompletionsJson(request));
-    expected.push(plainBody(request));
-  };
-  for (let turn = 0; turn < 12; turn++) {
-    const asked: ChatMessage = { role: 'user', content: `turn ${turn} «ü»` };
-    const first = [...history.slice(-6), asked];
-    const system = turn % 3 === 0 ? 'be brief' : `be brief, it is ${turn}`;
-    send({ ...base, system, messages: first });
-    send({ ...base, system, messages: [...first, askTool, toolAnswer] });
-    if (turn % 4 === 3) send({ ...base, system: undefined, messages: [...first.slice(0, 2), reply] });
-    history =
-      turn === 7
-        ? []
-        : [
-            ...history,
-            { role: 'user', content: asked.content },
-            { role: 'assistant', content: `done ${turn}`, tool_calls: [] },
-          ];
-  }
-  assert.equal(sent, expected);
-});
+test(
+  'a conversation whose lists grow, slide forward, ' +
+    'restart and fork is sent exactly as each list is, call after call',
+  () => {
+    let history: ChatMessage[] = [];
+    const sent: string[] = [];
+    const expected: string[] = [];
+    const send = (request: ChatRequest) => {
+      sent.push(chatCompletionsJson(request));
+      expected.push(plainBody(request));
+    };
+    for (let turn = 0; turn < 12; turn++) {
+      const asked: ChatMessage = { role: 'user', content: `turn ${turn} «ü»` };
+      const first = [...history.slice(-6), asked];
+      const system = turn % 3 === 0 ? 'be brief' : `be brief, it is ${turn}`;
+      send({ ...base, system, messages: first });
+      send({ ...base, system, messages: [...first, askTool, toolAnswer] });
+      if (turn % 4 === 3) send({ ...base, system: undefined, messages: [...first.slice(0, 2), reply] });
+      history =
+        turn === 7
+          ? []
+          : [
+              ...history,
+              { role: 'user', content: asked.content },
+              { role: 'assistant', content: `done ${turn}`, tool_calls: [] },
+            ];
+    }
+    assert.equal(sent, expected);
+  },
+);
 
 test('bodies of any size and script are whole and exact, one after another', () => {
   const sizes = [0, 1, 4095, 4096, 20_000, 70_000, 3, 60_000, 65_000, 10];

@@ -168,7 +168,8 @@ test('tool calls written as <tool_call> text become real tool calls', async () =
   server.reply(
     completion({
       content:
-        'Let me look.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Lima"}}\n</tool_call>\n<tool_call>{"name":"get_weather","arguments":"{\\"city\\":\\"Quito\\"}"}</tool_call>',
+        'Let me look.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Lima"}}\n</tool_call>\n' +
+        '<tool_call>{"name":"get_weather","arguments":"{\\"city\\":\\"Quito\\"}"}</tool_call>',
     }),
   );
   const response = await client().chat(toolTurn);

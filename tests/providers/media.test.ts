@@ -33,7 +33,8 @@ test('audio is sent as multipart to audio/transcriptions and the text comes back
   assert.ok(boundary);
   const expected = Buffer.concat([
     Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="voice.ogg"\r\nContent-Type: audio/ogg\r\n\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="voice.ogg"\r\n` +
+        `Content-Type: audio/ogg\r\n\r\n`,
     ),
     audio,
     Buffer.from(`\r\n--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-large-v3\r\n`),

@@ -23,34 +23,44 @@ const searchJson =
 const chat = (provider: string, change: Partial<ChatRequest> = {}) =>
   chatCompletionsBody({ ...request, ...change }, nativeSearchOf('chat-completions', provider, 'm')).toString('utf8');
 
-test("chat-completions: OpenRouter's web plugin, Qwen's enable_search and Zhipu's web_search tool replace our web_search", () => {
-  assert.is(
-    chat('openrouter'),
-    `{"model":"m","tools":[${fetchJson}],"messages":[{"role":"user","content":"news?"}],"plugins":[{"id":"web"}]}`,
-  );
-  assert.is(
-    chat('qwen'),
-    `{"model":"m","tools":[${fetchJson}],"messages":[{"role":"user","content":"news?"}],"enable_search":true}`,
-  );
-  assert.is(
-    chat('zhipu'),
-    `{"model":"m","tools":[${fetchJson},{"type":"web_search","web_search":{"enable":true}}],"messages":[{"role":"user","content":"news?"}]}`,
-  );
-});
+test(
+  "chat-completions: OpenRouter's web plugin, " +
+    "Qwen's enable_search and Zhipu's web_search tool replace our web_search",
+  () => {
+    assert.is(
+      chat('openrouter'),
+      `{"model":"m","tools":[${fetchJson}],"messages":[{"role":"user","content":"news?"}],"plugins":[{"id":"web"}]}`,
+    );
+    assert.is(
+      chat('qwen'),
+      `{"model":"m","tools":[${fetchJson}],"messages":[{"role":"user","content":"news?"}],"enable_search":true}`,
+    );
+    assert.is(
+      chat('zhipu'),
+      `{"model":"m","tools":[${fetchJson},{"type":"web_search","web_search":{"enable":true}}],` +
+        `"messages":[{"role":"user","content":"news?"}]}`,
+    );
+  },
+);
 
-test('chat-completions: a provider without a search of its own, or a turn that may not search, keeps the tools as they are', () => {
-  const plain = `{"model":"m","tools":[${fetchJson},${searchJson}],"messages":[{"role":"user","content":"news?"}]}`;
-  assert.is(chat('openai'), plain);
-  assert.is(chat('deepseek'), plain);
-  assert.is(chat('openrouter', { nativeSearch: false }), plain);
-  assert.is(chat('openrouter', { nativeSearch: undefined }), plain);
-});
+test(
+  'chat-completions: a provider without a search of its own, ' +
+    'or a turn that may not search, keeps the tools as they are',
+  () => {
+    const plain = `{"model":"m","tools":[${fetchJson},${searchJson}],"messages":[{"role":"user","content":"news?"}]}`;
+    assert.is(chat('openai'), plain);
+    assert.is(chat('deepseek'), plain);
+    assert.is(chat('openrouter', { nativeSearch: false }), plain);
+    assert.is(chat('openrouter', { nativeSearch: undefined }), plain);
+  },
+);
 
 test('messages: the web_search server tool after our tools, the cache mark on our last one', () => {
   const body = messagesBody(request, nativeSearchOf('messages', 'anthropic', 'claude-test'));
   assert.is(
     JSON.stringify(body.tools),
-    '[{"name":"web_fetch","description":"Fetches","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral"}},' +
+    '[{"name":"web_fetch","description":"Fetches","input_schema":{"type":"object"},' +
+      '"cache_control":{"type":"ephemeral"}},' +
       '{"type":"web_search_20250305","name":"web_search","max_uses":5}]',
   );
   assert.is(
@@ -61,21 +71,27 @@ test('messages: the web_search server tool after our tools, the cache mark on ou
   );
 });
 
-test('generate-content: google_search after the declarations from Gemini 3; before it only in a request without functions', () => {
-  const newer = generateContentBody(request, nativeSearchOf('generate-content', 'gemini', 'gemini-3-flash'));
-  assert.is(
-    JSON.stringify(newer.tools),
-    '[{"functionDeclarations":[{"name":"web_fetch","description":"Fetches","parameters":{"type":"object"}}]},{"google_search":{}}]',
-  );
-  const older = nativeSearchOf('generate-content', 'gemini', 'gemini-2.5-pro');
-  assert.is(
-    JSON.stringify(generateContentBody(request, older).tools),
-    '[{"functionDeclarations":[{"name":"web_fetch","description":"Fetches","parameters":{"type":"object"}},{"name":"web_search","description":"Searches","parameters":{"type":"object"}}]}]',
-  );
-  assert.is(
-    JSON.stringify(generateContentBody({ ...request, tools: [searchSpec] }, older).tools),
-    '[{"google_search":{}}]',
-  );
-});
+test(
+  'generate-content: google_search after the declarations from Gemini 3; ' +
+    'before it only in a request without functions',
+  () => {
+    const newer = generateContentBody(request, nativeSearchOf('generate-content', 'gemini', 'gemini-3-flash'));
+    assert.is(
+      JSON.stringify(newer.tools),
+      '[{"functionDeclarations":[{"name":"web_fetch","description":"Fetches",' +
+        '"parameters":{"type":"object"}}]},{"google_search":{}}]',
+    );
+    const older = nativeSearchOf('generate-content', 'gemini', 'gemini-2.5-pro');
+    assert.is(
+      JSON.stringify(generateContentBody(request, older).tools),
+      '[{"functionDeclarations":[{"name":"web_fetch","description":"Fetches","parameters":{"type":"object"}},' +
+        '{"name":"web_search","description":"Searches","parameters":{"type":"object"}}]}]',
+    );
+    assert.is(
+      JSON.stringify(generateContentBody({ ...request, tools: [searchSpec] }, older).tools),
+      '[{"google_search":{}}]',
+    );
+  },
+);
 
 test.run();

@@ -140,12 +140,15 @@ test("thinking_level medium is each family's reasoning field, and messages-style
   });
 });
 
-test('thinking_level high keeps the thinking budget below max_tokens; off turns the generate-content budget to 0', async () => {
-  const [, messages] = await bodiesWith({}, { thinking_level: 'high' });
-  assert.equal([messages!.max_tokens, messages!.thinking], [4096, { type: 'enabled', budget_tokens: 4095 }]);
-  const [chat, offMessages, generate] = await bodiesWith({}, { thinking_level: 'off' });
-  assert.equal([chat!.reasoning_effort, offMessages!.thinking], [undefined, undefined]);
-  assert.equal(generate!.generationConfig, { thinkingConfig: { thinkingBudget: 0 } });
-});
+test(
+  'thinking_level high keeps the thinking budget below max_tokens; ' + 'off turns the generate-content budget to 0',
+  async () => {
+    const [, messages] = await bodiesWith({}, { thinking_level: 'high' });
+    assert.equal([messages!.max_tokens, messages!.thinking], [4096, { type: 'enabled', budget_tokens: 4095 }]);
+    const [chat, offMessages, generate] = await bodiesWith({}, { thinking_level: 'off' });
+    assert.equal([chat!.reasoning_effort, offMessages!.thinking], [undefined, undefined]);
+    assert.equal(generate!.generationConfig, { thinkingConfig: { thinkingBudget: 0 } });
+  },
+);
 
 test.run();

@@ -48,27 +48,35 @@ test('messages: four breakpoints (last tool, system, end of the earlier history,
   assert.is(
     server.requests[0]!.body.toString(),
     '{"model":"claude-test","max_tokens":4096,' +
-      '"tools":[{"name":"read","description":"Reads","input_schema":{"type":"object"}},{"name":"write","description":"Writes","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral"}}],' +
+      '"tools":[{"name":"read","description":"Reads","input_schema":{"type":"object"}},' +
+      '{"name":"write","description":"Writes","input_schema":{"type":"object"},' +
+      '"cache_control":{"type":"ephemeral"}}],' +
       '"system":[{"type":"text","text":"Be brief.","cache_control":{"type":"ephemeral"}}],' +
       '"messages":[{"role":"user","content":"hi"},' +
-      '{"role":"assistant","content":[{"type":"thinking","thinking":"Greet.","signature":"sig"},{"type":"text","text":"Hello.","cache_control":{"type":"ephemeral"}}]},' +
+      '{"role":"assistant","content":[{"type":"thinking","thinking":"Greet.","signature":"sig"},' +
+      '{"type":"text","text":"Hello.","cache_control":{"type":"ephemeral"}}]},' +
       '{"role":"user","content":"read a"},' +
       '{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"read","input":{"path":"a"}}]},' +
-      '{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"A","cache_control":{"type":"ephemeral"}}]}]}',
+      '{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1",' +
+      '"content":"A","cache_control":{"type":"ephemeral"}}]}]}',
   );
 });
 
-test('messages: the first call of a turn marks the earlier history and the question; without tools or system only the messages', () => {
-  const first = messagesBody({ ...secondCall, messages: [...earlier, asked] });
-  assert.equal(breakpointPaths(first), ['tools[1]', 'system[0]', 'messages[1].content[1]', 'messages[2].content[0]']);
-  assert.equal((first.messages as unknown[])[2], {
-    role: 'user',
-    content: [{ type: 'text', text: 'read a', cache_control: { type: 'ephemeral' } }],
-  });
-  const bare = messagesBody({ model: 'm', messages: [asked], tools: [], stream: false });
-  assert.equal(breakpointPaths(bare), ['messages[0].content[0]']);
-  assert.is(bare.system, undefined);
-});
+test(
+  'messages: the first call of a turn marks the earlier history and the question; ' +
+    'without tools or system only the messages',
+  () => {
+    const first = messagesBody({ ...secondCall, messages: [...earlier, asked] });
+    assert.equal(breakpointPaths(first), ['tools[1]', 'system[0]', 'messages[1].content[1]', 'messages[2].content[0]']);
+    assert.equal((first.messages as unknown[])[2], {
+      role: 'user',
+      content: [{ type: 'text', text: 'read a', cache_control: { type: 'ephemeral' } }],
+    });
+    const bare = messagesBody({ model: 'm', messages: [asked], tools: [], stream: false });
+    assert.equal(breakpointPaths(bare), ['messages[0].content[0]']);
+    assert.is(bare.system, undefined);
+  },
+);
 
 test('messages: never more than the vendor allows, whatever the conversation holds', () => {
   const long: ChatMessage[] = [];
@@ -103,14 +111,18 @@ test('messages: the second call of a turn reads what the first wrote, through th
   assert.ok((second.usage!.cache_write_input_tokens ?? 0) > 0);
 });
 
-test('chat-completions and generate-content: a later call repeats the earlier call byte for byte up to its last message', () => {
-  const firstCall: ChatRequest = { ...secondCall, messages: [...earlier, asked] };
-  const chat = [chatCompletionsBody(firstCall), chatCompletionsBody(secondCall)].map((body) => Buffer.from(body));
-  assert.is(commonPrefix(chat[0]!, chat[1]!), chat[0]!.length - 2, 'all but the closing "]}" of the messages');
-  const gemini = [generateContentBody(firstCall), generateContentBody(secondCall)].map((body) =>
-    Buffer.from(JSON.stringify(body)),
-  );
-  assert.is(commonPrefix(gemini[0]!, gemini[1]!), gemini[0]!.length - 2, 'all but the closing "]}" of the contents');
-});
+test(
+  'chat-completions and generate-content: ' +
+    'a later call repeats the earlier call byte for byte up to its last message',
+  () => {
+    const firstCall: ChatRequest = { ...secondCall, messages: [...earlier, asked] };
+    const chat = [chatCompletionsBody(firstCall), chatCompletionsBody(secondCall)].map((body) => Buffer.from(body));
+    assert.is(commonPrefix(chat[0]!, chat[1]!), chat[0]!.length - 2, 'all but the closing "]}" of the messages');
+    const gemini = [generateContentBody(firstCall), generateContentBody(secondCall)].map((body) =>
+      Buffer.from(JSON.stringify(body)),
+    );
+    assert.is(commonPrefix(gemini[0]!, gemini[1]!), gemini[0]!.length - 2, 'all but the closing "]}" of the contents');
+  },
+);
 
 test.run();

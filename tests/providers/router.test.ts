@@ -114,7 +114,8 @@ const selection: Array<{
   { entry: { model: 'ollama/qwen3:8b' }, base: '/v1', path: '/v1/chat/completions', model: 'qwen3:8b' },
 ];
 for (const { entry, base, path, model } of selection) {
-  test(`model selection: ${entry.provider ? `provider ${entry.provider}, ` : ''}model ${entry.model} sends ${model}`, async () => {
+  const provider = entry.provider ? `provider ${entry.provider}, ` : '';
+  test(`model selection: ${provider}model ${entry.model} sends ${model}`, async () => {
     const { router } = harness([{ model_name: 'sel', api_base: `${a.url}${base}`, ...entry }]);
     a.reply(completion({ content: 'ok' }));
     await router.chat('sel', hello);

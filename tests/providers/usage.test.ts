@@ -97,35 +97,45 @@ test('messages: the prompt counts of message_start and the output of message_del
   });
 });
 
-test('generate content: cachedContentTokenCount is the cached share, thoughts are reasoning inside the output', async () => {
-  server.reply(
-    json({
-      candidates: [{ content: { parts: [{ text: 'pong' }], role: 'model' }, finishReason: 'STOP', index: 0 }],
-      usageMetadata: {
-        promptTokenCount: 900,
-        cachedContentTokenCount: 800,
-        candidatesTokenCount: 10,
-        thoughtsTokenCount: 90,
-        totalTokenCount: 1000,
-      },
-    }),
-  );
-  assert.equal((await gemini().chat(request(false))).usage, {
-    input_tokens: 900,
-    output_tokens: 100,
-    cached_input_tokens: 800,
-    reasoning_tokens: 90,
-  });
-});
+test(
+  'generate content: cachedContentTokenCount is the cached share, ' + 'thoughts are reasoning inside the output',
+  async () => {
+    server.reply(
+      json({
+        candidates: [{ content: { parts: [{ text: 'pong' }], role: 'model' }, finishReason: 'STOP', index: 0 }],
+        usageMetadata: {
+          promptTokenCount: 900,
+          cachedContentTokenCount: 800,
+          candidatesTokenCount: 10,
+          thoughtsTokenCount: 90,
+          totalTokenCount: 1000,
+        },
+      }),
+    );
+    assert.equal((await gemini().chat(request(false))).usage, {
+      input_tokens: 900,
+      output_tokens: 100,
+      cached_input_tokens: 800,
+      reasoning_tokens: 90,
+    });
+  },
+);
 
 test('generate content: the same from the last chunk of a stream', async () => {
+  const first = { candidates: [{ content: { parts: [{ text: 'po' }], role: 'model' }, index: 0 }] };
+  const last = {
+    candidates: [{ content: { parts: [{ text: 'ng' }], role: 'model' }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: {
+      promptTokenCount: 900,
+      cachedContentTokenCount: 800,
+      candidatesTokenCount: 10,
+      thoughtsTokenCount: 90,
+    },
+  };
   server.reply({
     status: 200,
     headers: sseHeaders,
-    chunks: [
-      `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: 'po' }], role: 'model' }, index: 0 }] })}\r\n\r\n`,
-      `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: 'ng' }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 900, cachedContentTokenCount: 800, candidatesTokenCount: 10, thoughtsTokenCount: 90 } })}\r\n\r\n`,
-    ],
+    chunks: [`data: ${JSON.stringify(first)}\r\n\r\n`, `data: ${JSON.stringify(last)}\r\n\r\n`],
   });
   assert.equal((await gemini().chat(request(true))).usage, {
     input_tokens: 900,

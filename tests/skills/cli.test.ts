@@ -104,13 +104,15 @@ cli(
       error: {
         code: 'malware_blocked',
         message:
-          'evil was not installed (clawhub/evil is blocked by the registry as malware and is never installed). Choose another skill.',
+          'evil was not installed (clawhub/evil is blocked by the registry ' +
+          'as malware and is never installed). Choose another skill.',
       },
     });
     const text = await runCliAsync(['skills', 'install', 'evil'], home.env);
     assert.is(
       text.stderr,
-      'tern: evil was not installed (clawhub/evil is blocked by the registry as malware and is never installed). Choose another skill.\n',
+      'tern: evil was not installed (clawhub/evil is blocked by the ' +
+        'registry as malware and is never installed). Choose another skill.\n',
     );
     const unknown = await runCliAsync(['skills', 'show', 'nope'], home.env);
     assert.is(unknown.code, 1);
@@ -122,12 +124,14 @@ cli(
     assert.is(usage.code, 2);
     assert.is(
       usage.stderr,
-      'tern: wrong usage ("fly" is not a skills subcommand (allowed: list, search, install, remove, show, drafts, accept, reject)). Run `tern skills --help`.\n',
+      'tern: wrong usage ("fly" is not a skills subcommand (allowed: list, search, ' +
+        'install, remove, show, drafts, accept, reject)). Run `tern skills --help`.\n',
     );
     const builtin = await runCliAsync(['skills', 'remove', 'summarize'], home.env);
     assert.is(
       builtin.stderr,
-      'tern: summarize was not removed (it is a built-in skill). Built-in skills stay; a skill of the same name in the workspace skills/ takes its place.\n',
+      'tern: summarize was not removed (it is a built-in skill). Built-in skills stay; ' +
+        'a skill of the same name in the workspace skills/ takes its place.\n',
     );
   },
 );
@@ -146,7 +150,10 @@ cli(
     assert.is(partial.code, 0);
     assert.match(
       partial.stderr,
-      /^tern: warning: registry down failed \(127\.0\.0\.1:9: connect ECONNREFUSED 127\.0\.0\.1:9\); the others' results are shown\n$/,
+      new RegExp(
+        /^tern: warning: registry down failed \(127\.0\.0\.1:9: connect ECONNREFUSED 127\.0\.0\.1:9\); /.source +
+          /the others' results are shown\n$/.source,
+      ),
     );
     assert.ok(partial.stdout.startsWith('SLUG'));
     writeConfig(home, {
@@ -170,7 +177,8 @@ cli('the deprecated tools.skills.github block still works, with a warning', asyn
   assert.is(result.code, 1);
   assert.equal(result.stderr.split('\n'), [
     'tern: warning: tools.skills.github is deprecated; its fields now live in tools.skills.registries.github',
-    'tern: acme/skills/pdf was not installed (registry github: 127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9). Check the registry address, token and proxy, then try again.',
+    'tern: acme/skills/pdf was not installed (registry github: 127.0.0.1:9: ' +
+      'connect ECONNREFUSED 127.0.0.1:9). Check the registry address, token and proxy, then try again.',
     '',
   ]);
 });

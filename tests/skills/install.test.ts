@@ -291,66 +291,74 @@ test('a suspicious skill needs force, and says why', async () => {
   const forced = await services().installer.install({ ref: 'shady', force: true });
   assert.is(forced.action, 'installed');
   assert.equal(forced.warnings, [
-    'clawhub/shady is flagged as suspicious by the registry (its moderation found risky patterns); installed because force was given',
+    'clawhub/shady is flagged as suspicious by the registry (its moderation found risky patterns); ' +
+      'installed because force was given',
   ]);
 });
 
-test('GitHub-style registry: owner/repo/path@ref through the archive API of an enterprise host, following its redirect', async () => {
-  const archive = zipOf({
-    'acme-skills-1a2b3c/README.md': '# skills',
-    'acme-skills-1a2b3c/skills/pdf/SKILL.md': skillMd('pdf', 'Read PDFs'),
-    'acme-skills-1a2b3c/skills/pdf/scripts/extract.py': 'print(1)\n',
-    'acme-skills-1a2b3c/skills/other/SKILL.md': skillMd('other', 'Other'),
-  });
-  const gh = await startGitHubServer([
-    {
-      fullName: 'acme/skills',
-      description: 'PDF tools',
-      defaultBranch: 'main',
-      archives: { main: archive, v2: archive },
-      skillFiles: ['skills/pdf/SKILL.md'],
-    },
-  ]);
-  try {
-    const result = validateConfig({
-      version: 2,
-      tools: {
-        skills: {
-          registries: { clawhub: { enabled: false }, github: { base_url: gh.url, auth_token: 'ghp_token_0123456789' } },
-        },
+test(
+  'GitHub-style registry: ' +
+    'owner/repo/path@ref through the archive API of an enterprise host, following its redirect',
+  async () => {
+    const archive = zipOf({
+      'acme-skills-1a2b3c/README.md': '# skills',
+      'acme-skills-1a2b3c/skills/pdf/SKILL.md': skillMd('pdf', 'Read PDFs'),
+      'acme-skills-1a2b3c/skills/pdf/scripts/extract.py': 'print(1)\n',
+      'acme-skills-1a2b3c/skills/other/SKILL.md': skillMd('other', 'Other'),
+    });
+    const gh = await startGitHubServer([
+      {
+        fullName: 'acme/skills',
+        description: 'PDF tools',
+        defaultBranch: 'main',
+        archives: { main: archive, v2: archive },
+        skillFiles: ['skills/pdf/SKILL.md'],
       },
-    });
-    if (!result.ok) throw new Error(result.problems.join('; '));
-    const { installer, search } = skillServices(result.config.tools.skills, {
-      workspace: join(home.workspace, 'skills'),
-      global: join(home.home, 'skills'),
-    });
-    const installed = await installer.install({ ref: 'acme/skills/skills/pdf@v2' });
-    assert.equal(
-      [installed.action, installed.folder, installed.version, installed.slug],
-      ['installed', 'pdf', 'v2', 'acme/skills/skills/pdf'],
-    );
-    assert.equal(readdirSync(join(home.workspace, 'skills', 'pdf')).sort(), [
-      '.skill-origin.json',
-      'SKILL.md',
-      'scripts',
     ]);
-    assert.equal(
-      gh.requests.map((r) => [r.path, r.authorization]),
-      [
-        ['/api/v3/repos/acme/skills', 'Bearer ghp_token_0123456789'],
-        ['/api/v3/repos/acme/skills/zipball/v2', 'Bearer ghp_token_0123456789'],
-        ['/codeload/acme/skills/zip/v2', 'Bearer ghp_token_0123456789'],
-      ],
-    );
-    const found = await search.search('pdf', 5);
-    assert.equal(
-      found.results.map((r) => [r.slug, r.display_name, r.version]),
-      [['acme/skills/skills/pdf', 'pdf', 'main']],
-    );
-  } finally {
-    await gh.close();
-  }
-});
+    try {
+      const result = validateConfig({
+        version: 2,
+        tools: {
+          skills: {
+            registries: {
+              clawhub: { enabled: false },
+              github: { base_url: gh.url, auth_token: 'ghp_token_0123456789' },
+            },
+          },
+        },
+      });
+      if (!result.ok) throw new Error(result.problems.join('; '));
+      const { installer, search } = skillServices(result.config.tools.skills, {
+        workspace: join(home.workspace, 'skills'),
+        global: join(home.home, 'skills'),
+      });
+      const installed = await installer.install({ ref: 'acme/skills/skills/pdf@v2' });
+      assert.equal(
+        [installed.action, installed.folder, installed.version, installed.slug],
+        ['installed', 'pdf', 'v2', 'acme/skills/skills/pdf'],
+      );
+      assert.equal(readdirSync(join(home.workspace, 'skills', 'pdf')).sort(), [
+        '.skill-origin.json',
+        'SKILL.md',
+        'scripts',
+      ]);
+      assert.equal(
+        gh.requests.map((r) => [r.path, r.authorization]),
+        [
+          ['/api/v3/repos/acme/skills', 'Bearer ghp_token_0123456789'],
+          ['/api/v3/repos/acme/skills/zipball/v2', 'Bearer ghp_token_0123456789'],
+          ['/codeload/acme/skills/zip/v2', 'Bearer ghp_token_0123456789'],
+        ],
+      );
+      const found = await search.search('pdf', 5);
+      assert.equal(
+        found.results.map((r) => [r.slug, r.display_name, r.version]),
+        [['acme/skills/skills/pdf', 'pdf', 'main']],
+      );
+    } finally {
+      await gh.close();
+    }
+  },
+);
 
 test.run();

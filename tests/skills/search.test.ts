@@ -91,58 +91,64 @@ test('two registries, one too slow: the other answers, the slow one is reported,
   }
 });
 
-test('with max_concurrent_searches 2 both registries are asked at once; results merge, score and deduplicate', async () => {
-  const gauge = { current: 0, max: 0 };
-  const [a, b] = await twoRegistries([300, 300], gauge);
-  try {
-    const { search } = skillServices(skillsConfig({ a: { base_url: a.url }, b: { base_url: b.url } }), roots);
-    const outcome = await search.search('weather', 10);
-    assert.is(gauge.max, 2);
-    assert.equal(outcome.failures, []);
-    // b's scores are divided by 10 (its best), a's by 3.2; "weather" found in the text adds 0.4.
-    assert.equal(
-      outcome.results.map((r) => ({
-        slug: r.slug,
-        registry: r.registry,
-        score: r.score,
-        registry_score: r.registry_score,
-        also_in: r.also_in,
-      })),
-      [
-        { slug: 'weather', registry: 'a', score: 1, registry_score: 3.2, also_in: ['b'] },
-        { slug: 'weather-radar', registry: 'a', score: 0.7, registry_score: 1.6, also_in: [] },
-        { slug: 'sunrise', registry: 'b', score: 0.7, registry_score: 5, also_in: [] },
-      ].sort((x, y) => y.score - x.score || x.slug.localeCompare(y.slug)),
-    );
-  } finally {
-    await Promise.all([a.close(), b.close()]);
-  }
-});
+test(
+  'with max_concurrent_searches 2 both registries are asked at once; ' + 'results merge, score and deduplicate',
+  async () => {
+    const gauge = { current: 0, max: 0 };
+    const [a, b] = await twoRegistries([300, 300], gauge);
+    try {
+      const { search } = skillServices(skillsConfig({ a: { base_url: a.url }, b: { base_url: b.url } }), roots);
+      const outcome = await search.search('weather', 10);
+      assert.is(gauge.max, 2);
+      assert.equal(outcome.failures, []);
+      // b's scores are divided by 10 (its best), a's by 3.2; "weather" found in the text adds 0.4.
+      assert.equal(
+        outcome.results.map((r) => ({
+          slug: r.slug,
+          registry: r.registry,
+          score: r.score,
+          registry_score: r.registry_score,
+          also_in: r.also_in,
+        })),
+        [
+          { slug: 'weather', registry: 'a', score: 1, registry_score: 3.2, also_in: ['b'] },
+          { slug: 'weather-radar', registry: 'a', score: 0.7, registry_score: 1.6, also_in: [] },
+          { slug: 'sunrise', registry: 'b', score: 0.7, registry_score: 5, also_in: [] },
+        ].sort((x, y) => y.score - x.score || x.slug.localeCompare(y.slug)),
+      );
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  },
+);
 
-test('a repeated query within ttl_seconds is answered from the cache: no request; after the TTL it asks again', async () => {
-  const server = await startClawHubServer({
-    skills: [{ slug: 'weather', summary: 'Forecasts', latest: '1.0.0', versions: { '1.0.0': zip } }],
-  });
-  let now = 1_000_000;
-  try {
-    const { search } = skillServices(
-      skillsConfig({ reg: { base_url: server.url } }, { search_cache: { max_size: 2, ttl_seconds: 60 } }),
-      roots,
-      { now: () => now },
-    );
-    const first = await search.search('weather', 5);
-    now += 59_000;
-    const second = await search.search('  WEATHER ', 5);
-    assert.is(server.requests.length, 1);
-    assert.is(second.cached, true);
-    assert.equal(second.results, first.results);
-    now += 1_000;
-    assert.is((await search.search('weather', 5)).cached, false);
-    assert.is(server.requests.length, 2);
-  } finally {
-    await server.close();
-  }
-});
+test(
+  'a repeated query within ttl_seconds is answered from the cache: no request; ' + 'after the TTL it asks again',
+  async () => {
+    const server = await startClawHubServer({
+      skills: [{ slug: 'weather', summary: 'Forecasts', latest: '1.0.0', versions: { '1.0.0': zip } }],
+    });
+    let now = 1_000_000;
+    try {
+      const { search } = skillServices(
+        skillsConfig({ reg: { base_url: server.url } }, { search_cache: { max_size: 2, ttl_seconds: 60 } }),
+        roots,
+        { now: () => now },
+      );
+      const first = await search.search('weather', 5);
+      now += 59_000;
+      const second = await search.search('  WEATHER ', 5);
+      assert.is(server.requests.length, 1);
+      assert.is(second.cached, true);
+      assert.equal(second.results, first.results);
+      now += 1_000;
+      assert.is((await search.search('weather', 5)).cached, false);
+      assert.is(server.requests.length, 2);
+    } finally {
+      await server.close();
+    }
+  },
+);
 
 test('the cache keeps max_size queries, dropping the least recently used; partial answers are not cached', async () => {
   const server = await startClawHubServer({
@@ -180,33 +186,36 @@ test('the cache keeps max_size queries, dropping the least recently used; partia
   }
 });
 
-test('a registry with a proxy is reached through it (a forward proxy on loopback, plain http in absolute form)', async () => {
-  const server = await startClawHubServer({
-    skills: [{ slug: 'weather', summary: 'Forecasts', latest: '1.0.0', versions: { '1.0.0': zip } }],
-  });
-  const forwarded: string[] = [];
-  const proxy = createServer((req, res) => {
-    forwarded.push(`${req.method} ${req.url}`);
-    const upstream = request(req.url!, { method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
+test(
+  'a registry with a proxy is reached through it (a forward proxy on loopback, ' + 'plain http in absolute form)',
+  async () => {
+    const server = await startClawHubServer({
+      skills: [{ slug: 'weather', summary: 'Forecasts', latest: '1.0.0', versions: { '1.0.0': zip } }],
     });
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  try {
-    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-    const { search } = skillServices(skillsConfig({ reg: { base_url: server.url, proxy: proxyUrl } }), roots);
-    const outcome = await search.search('weather', 5);
-    assert.equal([outcome.failures, outcome.results.map((r) => r.slug)], [[], ['weather']]);
-    assert.equal(forwarded, [`GET ${server.url}/api/v1/search?q=weather&limit=5`]);
-  } finally {
-    proxy.closeAllConnections();
-    await new Promise((resolve) => proxy.close(resolve));
-    await server.close();
-  }
-});
+    const forwarded: string[] = [];
+    const proxy = createServer((req, res) => {
+      forwarded.push(`${req.method} ${req.url}`);
+      const upstream = request(req.url!, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const { search } = skillServices(skillsConfig({ reg: { base_url: server.url, proxy: proxyUrl } }), roots);
+      const outcome = await search.search('weather', 5);
+      assert.equal([outcome.failures, outcome.results.map((r) => r.slug)], [[], ['weather']]);
+      assert.equal(forwarded, [`GET ${server.url}/api/v1/search?q=weather&limit=5`]);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+      await server.close();
+    }
+  },
+);
 
 test('0 means the built-in default: 30 s, 50 MB zips, 2 MB answers; empty paths are the ClawHub defaults', () => {
   const [zeros, set] = ['zeros', 'set'].map(
@@ -244,26 +253,30 @@ test('0 means the built-in default: 30 s, 50 MB zips, 2 MB answers; empty paths 
   );
 });
 
-test('.security.yml tokens fill registries of the config (list form too); a token for no configured registry is ignored with a warning', () => {
-  const h = configHome();
-  try {
-    h.writeConfig({
-      version: 2,
-      tools: { skills: { registries: [{ name: 'company', base_url: 'https://skills.example' }] } },
-    });
-    h.writeCredentials({
-      skills: {
-        registries: { company: { auth_token: 'cmp_token_000000001' }, ghost: { auth_token: 'gst_token_000000001' } },
-      },
-    });
-    const { config, warnings } = loadConfig({ env: h.env });
-    assert.is(config.tools.skills.registries.company!.auth_token.reveal(), 'cmp_token_000000001');
-    assert.equal(Object.keys(config.tools.skills.registries), ['clawhub', 'github', 'company']);
-    assert.equal(warnings, ['.security.yml: skills.registries.ghost matches no registry in the config (ignored)']);
-  } finally {
-    h.remove();
-  }
-});
+test(
+  '.security.yml tokens fill registries of the config (list form too); ' +
+    'a token for no configured registry is ignored with a warning',
+  () => {
+    const h = configHome();
+    try {
+      h.writeConfig({
+        version: 2,
+        tools: { skills: { registries: [{ name: 'company', base_url: 'https://skills.example' }] } },
+      });
+      h.writeCredentials({
+        skills: {
+          registries: { company: { auth_token: 'cmp_token_000000001' }, ghost: { auth_token: 'gst_token_000000001' } },
+        },
+      });
+      const { config, warnings } = loadConfig({ env: h.env });
+      assert.is(config.tools.skills.registries.company!.auth_token.reveal(), 'cmp_token_000000001');
+      assert.equal(Object.keys(config.tools.skills.registries), ['clawhub', 'github', 'company']);
+      assert.equal(warnings, ['.security.yml: skills.registries.ghost matches no registry in the config (ignored)']);
+    } finally {
+      h.remove();
+    }
+  },
+);
 
 test('registries accept the list form and object form; unnamed list entries are warned about', () => {
   const list = validateConfig({

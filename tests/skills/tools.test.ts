@@ -78,7 +78,8 @@ test('the model finds a skill with find_skills and installs it with install_skil
       [
         'install_skill',
         true,
-        `Installed skill "weather" v1.0.0 from clawhub.\nLocation: ${dir}\nDescription: Forecasts for any city\nIt is available from the next message on.`,
+        `Installed skill "weather" v1.0.0 from clawhub.\nLocation: ${dir}\n` +
+          `Description: Forecasts for any city\nIt is available from the next message on.`,
       ],
     ]);
     assert.equal(server.requests.find((r) => r.path === '/api/v1/search')!.query, { q: 'weather', limit: '3' });
@@ -127,55 +128,65 @@ test('one search cache per runtime: the same search after a tools reload is serv
   }
 });
 
-test('install_skill is refused from a remote chat unless it is listed in install_allowed_remotes; malware is refused', async () => {
-  const { f, server } = await fixture({ install_allowed_remotes: ['slack'] });
-  try {
-    const key = sessionKeyOf({ agent: 'main', channel: 'telegram', dimensions: [['chat', 'direct:42']] });
-    const fromTelegram = { ...message('install weather', 'r1'), channel: 'telegram', chat: 'direct:42', remote: true };
-    f.vendor.reply(call('c1', 'install_skill', { slug: 'weather' }), completion({ content: 'Refused.' }));
-    await f.runtime.ask({ ...fromTelegram, session_key: key });
-    assert.equal(completed(f), [
-      [
-        'install_skill',
-        false,
-        'install_skill is refused from the remote chat telegram direct:42: skills are installed from this machine (`tern skills install weather`), or the chat is listed in tools.skills.install_allowed_remotes',
-      ],
-    ]);
-    assert.not.ok(existsSync(join(f.home.workspace, 'skills', 'weather')));
-    assert.not.ok(
-      server.requests.some((r) => r.path.startsWith('/api/v1/skills')),
-      'the registry was never asked',
-    );
-    f.events.length = 0;
-    const slackKey = sessionKeyOf({ agent: 'main', channel: 'slack', dimensions: [['chat', 'channel:C1']] });
-    f.vendor.reply(
-      call('c2', 'install_skill', { slug: 'evil' }),
-      call('c3', 'install_skill', { slug: 'weather' }),
-      completion({ content: 'Done.' }),
-    );
-    await f.runtime.ask({
-      ...message('install', 'r2'),
-      session_key: slackKey,
-      channel: 'slack',
-      chat: 'channel:C1',
-      remote: true,
-    });
-    assert.equal(
-      completed(f).map(([name, ok, content]) => [name, ok, String(content).split('\n')[0]]),
-      [
+test(
+  'install_skill is refused from a remote chat unless it is listed in install_allowed_remotes; ' + 'malware is refused',
+  async () => {
+    const { f, server } = await fixture({ install_allowed_remotes: ['slack'] });
+    try {
+      const key = sessionKeyOf({ agent: 'main', channel: 'telegram', dimensions: [['chat', 'direct:42']] });
+      const fromTelegram = {
+        ...message('install weather', 'r1'),
+        channel: 'telegram',
+        chat: 'direct:42',
+        remote: true,
+      };
+      f.vendor.reply(call('c1', 'install_skill', { slug: 'weather' }), completion({ content: 'Refused.' }));
+      await f.runtime.ask({ ...fromTelegram, session_key: key });
+      assert.equal(completed(f), [
         [
           'install_skill',
           false,
-          'install_skill failed: clawhub/evil is blocked by the registry as malware and is never installed',
+          'install_skill is refused from the remote chat telegram direct:42: ' +
+            'skills are installed from this machine (`tern skills install weather`), ' +
+            'or the chat is listed in tools.skills.install_allowed_remotes',
         ],
-        ['install_skill', true, 'Installed skill "weather" v1.0.0 from clawhub.'],
-      ],
-    );
-  } finally {
-    await f.close();
-    await server.close();
-  }
-});
+      ]);
+      assert.not.ok(existsSync(join(f.home.workspace, 'skills', 'weather')));
+      assert.not.ok(
+        server.requests.some((r) => r.path.startsWith('/api/v1/skills')),
+        'the registry was never asked',
+      );
+      f.events.length = 0;
+      const slackKey = sessionKeyOf({ agent: 'main', channel: 'slack', dimensions: [['chat', 'channel:C1']] });
+      f.vendor.reply(
+        call('c2', 'install_skill', { slug: 'evil' }),
+        call('c3', 'install_skill', { slug: 'weather' }),
+        completion({ content: 'Done.' }),
+      );
+      await f.runtime.ask({
+        ...message('install', 'r2'),
+        session_key: slackKey,
+        channel: 'slack',
+        chat: 'channel:C1',
+        remote: true,
+      });
+      assert.equal(
+        completed(f).map(([name, ok, content]) => [name, ok, String(content).split('\n')[0]]),
+        [
+          [
+            'install_skill',
+            false,
+            'install_skill failed: clawhub/evil is blocked by the registry as malware and is never installed',
+          ],
+          ['install_skill', true, 'Installed skill "weather" v1.0.0 from clawhub.'],
+        ],
+      );
+    } finally {
+      await f.close();
+      await server.close();
+    }
+  },
+);
 
 test('/list skills lists the skills of the current agent: its AGENT.md skills key narrows them', async () => {
   const { f, server } = await fixture();

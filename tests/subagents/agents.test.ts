@@ -54,43 +54,53 @@ const start = (): Promise<SubagentFixture> =>
 
 const test = suite('agents: registry, workspaces, models');
 
-test('the registry lists exactly the allowed peers with their frontmatter name and description, byte for byte', async () => {
-  const f = await start();
-  try {
-    await f.say('hello');
-    await f.say('hello again');
-    const [first, second] = f.model.requests
-      .filter((r) => r.system.includes('MAIN-GUIDE') && r.last === 'user')
-      .map((r) => r.system);
-    const registry =
-      '{"agents":[{"id":"research","name":"Research Agent","description":"Digs into sources."},{"id":"writer","name":"Writer","description":"Writes prose."}]}';
-    assert.ok(
-      first!.includes(
-        `${REGISTRY}\n\nThese peer agents can take a task from you: pass one's id as agent_id to spawn (it works in the background) or subagent (you wait for its answer). Choose by description; use only the ids listed here.\n\n${registry}\n\n`,
-      ),
-    );
-    assert.not.match(first!, /secret|Should never/i);
-    assert.is(first!.split('## Runtime')[0], second!.split('## Runtime')[0]);
-  } finally {
-    await f.close();
-  }
-});
+test(
+  'the registry lists exactly the allowed peers with their frontmatter name and description, ' + 'byte for byte',
+  async () => {
+    const f = await start();
+    try {
+      await f.say('hello');
+      await f.say('hello again');
+      const [first, second] = f.model.requests
+        .filter((r) => r.system.includes('MAIN-GUIDE') && r.last === 'user')
+        .map((r) => r.system);
+      const registry =
+        '{"agents":[{"id":"research","name":"Research Agent","description":"Digs into sources."},' +
+        '{"id":"writer","name":"Writer","description":"Writes prose."}]}';
+      assert.ok(
+        first!.includes(
+          `${REGISTRY}\n\n` +
+            `These peer agents can take a task from you: pass one's id as agent_id to spawn (it works in the ` +
+            `background) or subagent (you wait for its answer). Choose by description; ` +
+            `use only the ids listed here.\n\n${registry}\n\n`,
+        ),
+      );
+      assert.not.match(first!, /secret|Should never/i);
+      assert.is(first!.split('## Runtime')[0], second!.split('## Runtime')[0]);
+    } finally {
+      await f.close();
+    }
+  },
+);
 
-test('no registry for an agent without allowed peers, nor for one whose AGENT.md leaves out spawn and subagent', async () => {
-  const f = await start();
-  try {
-    await f.say('hi', { agent: 'research' });
-    await f.say('hi', { agent: 'writer' });
-    const research = f.model.requests.find((r) => r.system.includes('RESEARCH-GUIDE'))!;
-    const writer = f.model.requests.find((r) => r.system.includes('WRITER-GUIDE'))!;
-    assert.not.match(research.system, REGISTRY);
-    assert.ok(research.tools.includes('spawn'));
-    assert.not.match(writer.system, REGISTRY);
-    assert.equal(writer.tools.sort(), ['message', 'read_file']);
-  } finally {
-    await f.close();
-  }
-});
+test(
+  'no registry for an agent without allowed peers, ' + 'nor for one whose AGENT.md leaves out spawn and subagent',
+  async () => {
+    const f = await start();
+    try {
+      await f.say('hi', { agent: 'research' });
+      await f.say('hi', { agent: 'writer' });
+      const research = f.model.requests.find((r) => r.system.includes('RESEARCH-GUIDE'))!;
+      const writer = f.model.requests.find((r) => r.system.includes('WRITER-GUIDE'))!;
+      assert.not.match(research.system, REGISTRY);
+      assert.ok(research.tools.includes('spawn'));
+      assert.not.match(writer.system, REGISTRY);
+      assert.equal(writer.tools.sort(), ['message', 'read_file']);
+    } finally {
+      await f.close();
+    }
+  },
+);
 
 test('two agents routed by dispatch rules each use their own workspace files and model', async () => {
   const f = await start();
@@ -146,49 +156,60 @@ test('two agents routed by dispatch rules each use their own workspace files and
   }
 });
 
-test('spawn with agent_id runs the peer in its workspace with its model; the frontmatter model applies at delegation; a peer not allowed is refused', async () => {
-  const f = await start();
-  try {
-    await f.say('delegate to research');
-    await f.say('delegate to writer');
-    await eventually(() => f.events.filter((e) => e.type === 'subagent.ended').length, 2);
-    assert.equal(
-      f.sent.map((s) => s.text.replace(/sa_[0-9a-z]+/, 'ID')),
-      [
-        'Subagent task ID finished:\n\ngpt-smart: research note',
-        'Subagent task ID finished:\n\ngpt-smart: writer note',
-      ],
-    );
-    // Routed to directly, the writer has no model of its own in agents.list: the default model.
-    assert.is(textOf(await f.say('your note?', { agent: 'writer' })), 'gpt-fast: writer note');
-    const refused = await f.say('delegate to secret');
-    assert.match(
-      textOf(refused),
-      /^gpt-fast: agent "main" is not allowed to hand tasks to "secret" \(its subagents\.allow_agents allows: research, writer\)$/,
-    );
-    const unknown = await f.say('delegate to nobody');
-    assert.match(textOf(unknown), /there is no agent "nobody" \(agents\.list has: main, research, writer, secret\)/);
-  } finally {
-    await f.close();
-  }
-});
+test(
+  'spawn with agent_id runs the peer in its workspace with its model; ' +
+    'the frontmatter model applies at delegation; a peer not allowed is refused',
+  async () => {
+    const f = await start();
+    try {
+      await f.say('delegate to research');
+      await f.say('delegate to writer');
+      await eventually(() => f.events.filter((e) => e.type === 'subagent.ended').length, 2);
+      assert.equal(
+        f.sent.map((s) => s.text.replace(/sa_[0-9a-z]+/, 'ID')),
+        [
+          'Subagent task ID finished:\n\ngpt-smart: research note',
+          'Subagent task ID finished:\n\ngpt-smart: writer note',
+        ],
+      );
+      // Routed to directly, the writer has no model of its own in agents.list: the default model.
+      assert.is(textOf(await f.say('your note?', { agent: 'writer' })), 'gpt-fast: writer note');
+      const refused = await f.say('delegate to secret');
+      assert.match(
+        textOf(refused),
+        new RegExp(
+          /^gpt-fast: agent "main" is not allowed to hand tasks to "secret" /.source +
+            /\(its subagents\.allow_agents allows: research, writer\)$/.source,
+        ),
+      );
+      const unknown = await f.say('delegate to nobody');
+      assert.match(textOf(unknown), /there is no agent "nobody" \(agents\.list has: main, research, writer, secret\)/);
+    } finally {
+      await f.close();
+    }
+  },
+);
 
-test('subagent with agent_id waits for the peer, which runs in its workspace with its model; a peer not allowed is refused', async () => {
-  const f = await start();
-  try {
-    // The peer's answer comes back as the tool result, and the asking turn answers with it.
-    assert.is(textOf(await f.say('ask research and wait')), 'gpt-fast: gpt-smart: research note');
-    const spawned = f.events.filter((e): e is Envelope<'subagent.spawned'> => e.type === 'subagent.spawned');
-    assert.equal(
-      spawned.map((e) => [e.data.mode, e.data.agent_id]),
-      [['subagent', 'research']],
-    );
-    const refused = await f.say('ask secret and wait');
-    assert.match(textOf(refused), /^gpt-fast: agent "main" is not allowed to hand tasks to "secret"/);
-  } finally {
-    await f.close();
-  }
-});
+test(
+  'subagent with agent_id waits for the peer, which runs in its workspace with its model; ' +
+    'a peer not allowed is refused',
+  async () => {
+    const f = await start();
+    try {
+      // The peer's answer comes back as the tool result, and the asking turn answers with it.
+      assert.is(textOf(await f.say('ask research and wait')), 'gpt-fast: gpt-smart: research note');
+      const spawned = f.events.filter((e): e is Envelope<'subagent.spawned'> => e.type === 'subagent.spawned');
+      assert.equal(
+        spawned.map((e) => [e.data.mode, e.data.agent_id]),
+        [['subagent', 'research']],
+      );
+      const refused = await f.say('ask secret and wait');
+      assert.match(textOf(refused), /^gpt-fast: agent "main" is not allowed to hand tasks to "secret"/);
+    } finally {
+      await f.close();
+    }
+  },
+);
 
 test('each agent lists and uses its own skills: AGENT.md skills, else agents.list skills, else all', async () => {
   const f = await start();

@@ -77,7 +77,8 @@ test('problems name the field and what is allowed', () => {
     ],
   );
   assert.equal(problems({ agents: { list: [{ id: 'a', model: 7 }] } }), [
-    'agents.list[0].model: 7 is not a model (allowed: a model_name, or {"primary": model_name, "fallbacks": [model_name, …]})',
+    'agents.list[0].model: 7 is not a model (allowed: a model_name, ' +
+      'or {"primary": model_name, "fallbacks": [model_name, …]})',
   ]);
   assert.equal(problems({ agents: { defaults: { subagents: { max_depth: 11, max_concurrent: 'five' } } } }), [
     'agents.defaults.subagents.max_depth: 11 is too large (allowed: whole numbers 1 to 10)',
@@ -101,20 +102,24 @@ test('allowed peers: the listed ids, or every other agent for "*", sorted; none 
   assert.equal(allowedPeers(config, 'beta'), []);
 });
 
-test("model of a turn: agents.list, then the defaults; at delegation the delegator's subagents.model first and the AGENT.md model after agents.list", () => {
-  const config = valid({
-    agents: {
-      defaults: { model: 'fast' },
-      list: [{ id: 'main', subagents: { model: 'smart' } }, { id: 'own', model: 'smart' }, { id: 'plain' }],
-    },
-  });
-  const doc = { frontmatter: { model: 'smart' }, body: '' };
-  const none = { frontmatter: {}, body: '' };
-  assert.equal(agentModel(config, 'plain', doc), { primary: 'fast', fallbacks: [] });
-  assert.equal(agentModel(config, 'plain', doc, 'own'), { primary: 'smart', fallbacks: [] });
-  assert.equal(agentModel(config, 'plain', none, 'own'), { primary: 'fast', fallbacks: [] });
-  assert.equal(agentModel(config, 'own', none), { primary: 'smart', fallbacks: [] });
-  assert.equal(agentModel(config, 'plain', none, 'main'), { primary: 'smart', fallbacks: [] });
-});
+test(
+  'model of a turn: agents.list, then the defaults; ' +
+    "at delegation the delegator's subagents.model first and the AGENT.md model after agents.list",
+  () => {
+    const config = valid({
+      agents: {
+        defaults: { model: 'fast' },
+        list: [{ id: 'main', subagents: { model: 'smart' } }, { id: 'own', model: 'smart' }, { id: 'plain' }],
+      },
+    });
+    const doc = { frontmatter: { model: 'smart' }, body: '' };
+    const none = { frontmatter: {}, body: '' };
+    assert.equal(agentModel(config, 'plain', doc), { primary: 'fast', fallbacks: [] });
+    assert.equal(agentModel(config, 'plain', doc, 'own'), { primary: 'smart', fallbacks: [] });
+    assert.equal(agentModel(config, 'plain', none, 'own'), { primary: 'fast', fallbacks: [] });
+    assert.equal(agentModel(config, 'own', none), { primary: 'smart', fallbacks: [] });
+    assert.equal(agentModel(config, 'plain', none, 'main'), { primary: 'smart', fallbacks: [] });
+  },
+);
 
 test.run();

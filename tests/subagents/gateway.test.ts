@@ -109,29 +109,27 @@ test('a spawned child reports through message to the Telegram chat that asked', 
   assert.equal(messages.map((m) => m.text).sort(), ['Report 7 is ready', 'on it']);
 });
 
-test('the heartbeat hands its long task to spawn and returns at once; the child reports to the last active chat', async ({
-  emulator,
-  clock,
-  events,
-  childMayReport,
-}) => {
-  await emulator.say(TOKEN, 'hello', { userId: 1001 });
-  await emulator.waitForBotMessages(TOKEN, 1001, 3);
-  const endedBefore = events.filter((e) => e.type === 'subagent.ended').length;
-  clock.advance(5 * 60_000);
-  const ticked = await eventually(() => events.some((e) => e.type === 'heartbeat.ticked'), true);
-  assert.ok(ticked);
-  // The heartbeat's turn ended while its subagent still waits for its model.
-  assert.is(events.filter((e) => e.type === 'subagent.ended').length, endedBefore);
-  assert.ok(events.some((e) => e.type === 'subagent.spawned' && e.data.label === 'inbox'));
-  assert.is(
-    events.filter((e): e is Envelope<'heartbeat.ticked'> => e.type === 'heartbeat.ticked')[0]!.data.outcome,
-    'ran',
-  );
-  childMayReport.open();
-  const messages = await emulator.waitForBotMessages(TOKEN, 1001, 4);
-  assert.is(messages.at(-1)?.text, 'Inbox: 3 new files');
-});
+test(
+  'the heartbeat hands its long task to spawn and returns at once; ' + 'the child reports to the last active chat',
+  async ({ emulator, clock, events, childMayReport }) => {
+    await emulator.say(TOKEN, 'hello', { userId: 1001 });
+    await emulator.waitForBotMessages(TOKEN, 1001, 3);
+    const endedBefore = events.filter((e) => e.type === 'subagent.ended').length;
+    clock.advance(5 * 60_000);
+    const ticked = await eventually(() => events.some((e) => e.type === 'heartbeat.ticked'), true);
+    assert.ok(ticked);
+    // The heartbeat's turn ended while its subagent still waits for its model.
+    assert.is(events.filter((e) => e.type === 'subagent.ended').length, endedBefore);
+    assert.ok(events.some((e) => e.type === 'subagent.spawned' && e.data.label === 'inbox'));
+    assert.is(
+      events.filter((e): e is Envelope<'heartbeat.ticked'> => e.type === 'heartbeat.ticked')[0]!.data.outcome,
+      'ran',
+    );
+    childMayReport.open();
+    const messages = await emulator.waitForBotMessages(TOKEN, 1001, 4);
+    assert.is(messages.at(-1)?.text, 'Inbox: 3 new files');
+  },
+);
 
 test('a gateway stop cancels a subagent still running after the drain, and the log says why', async (context) => {
   await context.emulator.say(TOKEN, 'spawn: hang forever', { userId: 1002 });

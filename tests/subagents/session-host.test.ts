@@ -28,7 +28,8 @@ const microtasks = () => new Promise((resolve) => setImmediate(resolve));
 const host = suite('subagent host (given/when/then on the bus)');
 
 host(
-  'when a task runs, then its message is routed to a new session; when that session replies, then the task has its outcome and the session is released',
+  'when a task runs, then its message is routed to a new session; ' +
+    'when that session replies, then the task has its outcome and the session is released',
   async () => {
     const stage = given();
     const outcome = sessionHost(stage.bus).run(child, new AbortController().signal);
@@ -66,7 +67,8 @@ host(
 );
 
 host(
-  'when a task is canceled before its turn started, then its turn is asked to abort, the task ends aborted and its session is released',
+  'when a task is canceled before its turn started, ' +
+    'then its turn is asked to abort, the task ends aborted and its session is released',
   async () => {
     const stage = given();
     const cancel = new AbortController();
@@ -91,7 +93,8 @@ async function arrived(f: TurnFixture, count: number): Promise<void> {
 }
 
 agent(
-  'given a task turn waiting on its model, when turn.abort.requested is published, then it ends aborted; when session.release.requested is, then its session leaves the board',
+  'given a task turn waiting on its model, when turn.abort.requested is published, then it ends aborted; ' +
+    'when session.release.requested is, then its session leaves the board',
   async () => {
     const f = await startTurnFixture();
     try {

@@ -67,7 +67,8 @@ export function runningCli(args: string[], env: NodeJS.ProcessEnv): RunningCli {
           watchers.delete(look);
           reject(
             new Error(
-              `never showed ${JSON.stringify(text)} on ${stream}; stdout: ${JSON.stringify(out)}; stderr: ${JSON.stringify(err)}`,
+              `never showed ${JSON.stringify(text)} on ${stream}; ` +
+                `stdout: ${JSON.stringify(out)}; stderr: ${JSON.stringify(err)}`,
             ),
           );
         }, timeoutMs);

@@ -31,7 +31,9 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, input?: string): 
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** Runs `tern …` without blocking this process (which may serve a loopback model meanwhile) and resolves when it ends. */
+/**
+ * Runs `tern …` without blocking this process (which may serve a loopback model meanwhile) and resolves when it ends.
+ */
 export function runCliAsync(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [...entry, ...args], { cwd: repoRoot, env });

@@ -1,6 +1,7 @@
 // A loopback Discord for the channel contract: the REST API (`/api/v10`: gateway/bot, channels, messages with
 // multipart uploads, edits, typing, 429 with retry_after, interaction callbacks) and the gateway WebSocket (HELLO,
-// IDENTIFY, READY, GUILD_CREATE, heartbeats, MESSAGE_CREATE and INTERACTION_CREATE dispatches), as `@discordjs/ws` and `@discordjs/rest` speak them.
+// IDENTIFY, READY, GUILD_CREATE, heartbeats, MESSAGE_CREATE and INTERACTION_CREATE dispatches), as `@discordjs/ws` and
+// `@discordjs/rest` speak them.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Response } from 'undici';

@@ -28,7 +28,9 @@ export async function passes(check: () => void | Promise<void>, limitMs = 10_000
   }
 }
 
-/** Polls `check` until it answers something other than undefined; fails after `timeoutMs` saying what `seen` last said. */
+/**
+ * Polls `check` until it answers something other than undefined; fails after `timeoutMs` saying what `seen` last said.
+ */
 export async function until<T>(
   what: string,
   check: () => Promise<T | undefined> | T | undefined,

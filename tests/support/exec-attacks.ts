@@ -83,10 +83,10 @@ export function fingerprint(traps: ExecTraps): string {
   };
   walk(traps.root);
   for (const name of ['sessions', '.ssh']) walk(join(traps.workspace, name));
-  for (const name of ['.env', 'sub/.env.local'])
-    lines.push(
-      `${name} ${existsSync(join(traps.workspace, name)) ? readFileSync(join(traps.workspace, name), 'utf8') : '(gone)'}`,
-    );
+  for (const name of ['.env', 'sub/.env.local']) {
+    const path = join(traps.workspace, name);
+    lines.push(`${name} ${existsSync(path) ? readFileSync(path, 'utf8') : '(gone)'}`);
+  }
   return lines.join('\n');
 }
 
@@ -158,7 +158,9 @@ export const STRAY_TAG = '20.42421';
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 const hex = (text: string) => Buffer.from(text).toString('hex');
 
-/** What the guard alone does with an attack (isolation `off`): refuses it, lets it through harmlessly, or lets it out. */
+/**
+ * What the guard alone does with an attack (isolation `off`): refuses it, lets it through harmlessly, or lets it out.
+ */
 export type GuardOutcome = 'refused' | 'contained' | 'escapes';
 
 export interface ExecAttack {
@@ -166,7 +168,9 @@ export interface ExecAttack {
   command: string;
   /** With isolation `off`. */
   off: GuardOutcome;
-  /** Never run without the guard in front: a fork loop or a shutdown must not reach even a sandbox on a shared machine. */
+  /**
+   * Never run without the guard in front: a fork loop or a shutdown must not reach even a sandbox on a shared machine.
+   */
   guardOnly?: true;
 }
 
@@ -256,7 +260,8 @@ export function execAttacks(t: ExecTraps): ExecAttack[] {
       'detached children',
       'escapes',
       `env -i setsid sleep ${STRAY_TAG} > /dev/null 2>&1 & ${settle}`,
-      `python3 -c "import subprocess; subprocess.Popen(['sleep', '${STRAY_TAG}'], start_new_session=True, env={})"; ${settle}`,
+      `python3 -c "import subprocess; ` +
+        `subprocess.Popen(['sleep', '${STRAY_TAG}'], start_new_session=True, env={})"; ${settle}`,
     ),
     ...a(
       'deny-pattern evasions',
@@ -387,7 +392,8 @@ export function sandboxAttacks(t: ExecTraps, loopbackUrl: string): SandboxAttack
     ...a(
       'inherited descriptors',
       'for f in /proc/self/fd/*; do echo forged >> "$f"; done',
-      `python3 -c "import os\nfor n in os.listdir('/proc/self/fd'):\n    try: os.pwrite(int(n), b'forged', 0)\n    except OSError: pass"`,
+      `python3 -c "import os\nfor n in os.listdir('/proc/self/fd'):\n` +
+        `    try: os.pwrite(int(n), b'forged', 0)\n    except OSError: pass"`,
       'ls -l /proc/1/fd/ /proc/self/fd/ | grep -v -e pipe: -e socket: -e /dev/null -e /proc/ -e total',
     ),
     ...a(

@@ -1,9 +1,11 @@
 // A loopback chat-completions model that answers from the last user message, so tests need not script
 // replies in order: `echo: <text>` by default; `LONG` asks for a long answer with a code block; `SLOW`
-// answers after a pause; `NOTE <text>` calls the `message` tool with <text> (`NOTE TO <channel> <chat> <text>` to another chat), then answers `noted`; `PLAN <text>`
-// writes <text> into the todo plan, then answers `planned` after 5 s; with `stream: true` the answer arrives as SSE
-// chunks (a `DRIP` message's words 150 ms apart). `delayMs` holds every answer that long (a model that takes its
-// time); `FILE <path> <caption>` calls `send_file`, then answers `sent`; a `HOLD` message is answered once the test calls `release()`. `/audio/transcriptions` answers with TRANSCRIPT.
+// answers after a pause; `NOTE <text>` calls the `message` tool with <text> (`NOTE TO <channel> <chat> <text>` to
+// another chat), then answers `noted`; `PLAN <text>` writes <text> into the todo plan, then answers `planned` after
+// 5 s; with `stream: true` the answer arrives as SSE chunks (a `DRIP` message's words 150 ms apart). `delayMs` holds
+// every answer that long (a model that takes its time); `FILE <path> <caption>` calls `send_file`, then answers
+// `sent`; a `HOLD` message is answered once the test calls `release()`.
+// `/audio/transcriptions` answers with TRANSCRIPT.
 // `THINK <text>` answers with reasoning `pondering: THINK <text>` beside the text.
 // `SPEAK <text>` calls `send_tts`, then answers `spoken`; `SEARCH <regex>` calls `search_files` in folder `corpus`,
 // then answers `searched: SEARCH <regex>`; `LOOK` lists `.` then `memory`, then answers `looked`.

@@ -101,7 +101,8 @@ export async function startGatewayProcess(
         }
       })();
       throw new Error(
-        `the gateway did not stop within ${timeoutMs} ms of SIGINT (killed); it said: ${errors}\nlast lines of its gateway.log:\n${log}`,
+        `the gateway did not stop within ${timeoutMs} ms of SIGINT (killed); it said: ${errors}\n` +
+          `last lines of its gateway.log:\n${log}`,
       );
     },
     kill: async () => {

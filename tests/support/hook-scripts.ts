@@ -4,9 +4,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * `handlers` is the source of an object literal: `{ before_tool: (params) => ({ action: 'continue' }), event: (e) => … }`.
- * `hello` defaults to `{ ok: true }`, every other point to `{ action: 'continue' }`. Helpers in scope: `appendFileSync`,
- * `existsSync`, `writeFileSync`, `NEVER`.
+ * `handlers` is the source of an object literal:
+ * `{ before_tool: (params) => ({ action: 'continue' }), event: (e) => … }`.
+ * `hello` defaults to `{ ok: true }`, every other point to `{ action: 'continue' }`. Helpers in scope:
+ * `appendFileSync`, `existsSync`, `writeFileSync`, `NEVER`.
  */
 export function writeHookScript(dir: string, name: string, handlers: string): string {
   const path = join(dir, `${name}.mjs`);

@@ -24,7 +24,8 @@ export function natsAvailable(): boolean {
   if (!warned) {
     warned = true;
     console.warn(
-      `cluster tests skipped: nats-server is not installed (apt-get install nats-server, or set NATS_SERVER to its path)`,
+      `cluster tests skipped: nats-server is not installed (apt-get install nats-server, ` +
+        `or set NATS_SERVER to its path)`,
     );
   }
   return false;

@@ -50,11 +50,19 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   const { id, method, params } = JSON.parse(line);
   if (id === undefined) return;
   if (method === 'plugin.hello') send({ jsonrpc: '2.0', id, result: {
-    tools: [{ name: 'shout', description: 'Says it louder', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }],
+    tools: [{
+      name: 'shout',
+      description: 'Says it louder',
+      parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    }],
     commands: [{ name: 'shout', description: 'Shout the rest of the message' }],
   } });
-  else if (method === 'plugin.tool') send({ jsonrpc: '2.0', id, result: { for_llm: String(params.arguments.text).toUpperCase() + '! (pid ' + process.pid + ')' } });
-  else if (method === 'plugin.command') send({ jsonrpc: '2.0', id, result: { reply: params.args.toUpperCase() + '!' } });
+  else if (method === 'plugin.tool') {
+    const loud = String(params.arguments.text).toUpperCase() + '! (pid ' + process.pid + ')';
+    send({ jsonrpc: '2.0', id, result: { for_llm: loud } });
+  } else if (method === 'plugin.command') {
+    send({ jsonrpc: '2.0', id, result: { reply: params.args.toUpperCase() + '!' } });
+  }
   else send({ jsonrpc: '2.0', id, error: { code: -32601, message: 'method not found' } });
 });
 `,

@@ -1,9 +1,12 @@
 // Loopback skill registries that speak the peer runtime's wire shapes byte for byte:
 // - ClawHub-style: GET /api/v1/search?q=&limit= → {"results":[{score,slug,displayName,summary,version}]},
-//   GET /api/v1/skills/{slug} → {slug,displayName,summary,latestVersion:{version},moderation:{isMalwareBlocked,isSuspicious}},
+//   GET /api/v1/skills/{slug}
+//   → {slug,displayName,summary,latestVersion:{version},moderation:{isMalwareBlocked,isSuspicious}},
 //   GET /api/v1/download?slug=&version= → the zip.
-// - GitHub-style (an enterprise host, under /api/v3): GET /repos/{o}/{r} → {default_branch}, GET /repos/{o}/{r}/zipball/{ref}
-//   → 302 to /codeload/{o}/{r}/zip/{ref} → the zip; GET /search/code?q=… filename:SKILL.md → {items:[{path,score,repository}]}.
+// - GitHub-style (an enterprise host, under /api/v3): GET /repos/{o}/{r} → {default_branch},
+//   GET /repos/{o}/{r}/zipball/{ref}
+//   → 302 to /codeload/{o}/{r}/zip/{ref} → the zip; GET /search/code?q=… filename:SKILL.md
+//   → {items:[{path,score,repository}]}.
 // Every request is recorded (path, query, headers); `gauge` counts requests in flight across servers that share it.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -25,7 +25,9 @@ export interface SubagentFixture {
   sent: Sent[];
   /** What the runtime logged at error level (`logError`). */
   errors: string[];
-  /** A message from chat `direct:<chat>` of `channel` (default the local `cli`) to `agent` (default the default agent). */
+  /**
+   * A message from chat `direct:<chat>` of `channel` (default the local `cli`) to `agent` (default the default agent).
+   */
   say(
     text: string,
     options?: { chat?: string; channel?: string; agent?: string; remote?: boolean },

@@ -164,7 +164,8 @@ export class TelegramEmulator {
       if (messages.length >= count) return messages;
       if (Date.now() > deadline)
         throw new Error(
-          `expected ${count} bot messages in chat ${chatId}, got ${messages.length}: ${JSON.stringify(messages.map((m) => m.text.slice(0, 60)))}`,
+          `expected ${count} bot messages in chat ${chatId}, got ${messages.length}: ` +
+            `${JSON.stringify(messages.map((m) => m.text.slice(0, 60)))}`,
         );
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

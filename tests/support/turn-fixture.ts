@@ -76,7 +76,10 @@ export function message(text: string, session: string): SessionRequest {
 export const keyOf = (session: string) =>
   sessionKeyOf({ agent: 'main', channel: 'cli', dimensions: [['chat', `direct:${session}`]] });
 
-/** `now` fixes the clock the prompt's time is read from; `evolutionClock` drives evolution's cold path; `send` gives the turns a chat to send to. */
+/**
+ * `now` fixes the clock the prompt's time is read from; `evolutionClock` drives evolution's cold path; `send` gives the
+ * turns a chat to send to.
+ */
 export async function startTurnFixture(
   overrides: Parameters<typeof writeConfig>[2] = {},
   runtimeOptions: Pick<AgentOptions, 'evolutionClock' | 'now' | 'sessionLimit' | 'send'> = {},

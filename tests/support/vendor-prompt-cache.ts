@@ -11,7 +11,10 @@ export const MAX_BREAKPOINTS = 4;
 type Block = Record<string, unknown>;
 const tokens = (text: string): number => Math.ceil(Buffer.byteLength(text) / 4);
 
-/** Every block in cache order, `cache_control` taken off (a marked and an unmarked block are the same prompt), and where the marks were. */
+/**
+ * Every block in cache order, `cache_control` taken off (a marked and an unmarked block are the same prompt), and where
+ * the marks were.
+ */
 export function cacheBlocks(body: Record<string, unknown>): { blocks: string[]; marks: number[] } {
   const blocks: string[] = [];
   const marks: number[] = [];
@@ -31,7 +34,9 @@ export function cacheBlocks(body: Record<string, unknown>): { blocks: string[]; 
   return { blocks, marks };
 }
 
-/** The cache paths of a messages request's breakpoints, in order (`tools[2]`, `system[0]`, `messages[3].content[0]`). */
+/**
+ * The cache paths of a messages request's breakpoints, in order (`tools[2]`, `system[0]`, `messages[3].content[0]`).
+ */
 export function breakpointPaths(body: Record<string, unknown>): string[] {
   const paths: string[] = [];
   const marked = (block: unknown): boolean => typeof block === 'object' && block !== null && 'cache_control' in block;

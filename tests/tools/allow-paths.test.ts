@@ -68,7 +68,9 @@ files(
     }
     assert.equal(await fixture.call('read_file', { path: join(shared, 'hard.txt') }), {
       ok: false,
-      content: `access denied: ${join(shared, 'hard.txt')} has more than one hard link; the file tools do not open hard-linked files (another name of it may be protected or outside the workspace)`,
+      content:
+        `access denied: ${join(shared, 'hard.txt')} has more than one hard link; ` +
+        'the file tools do not open hard-linked files (another name of it may be protected or outside the workspace)',
     });
     assert.equal(await fixture.call('read_file', { path: join(shared, 'notes.txt') }), {
       ok: true,
@@ -95,7 +97,8 @@ files('listings and searches inside an allow path leave the protected entries ou
 });
 
 files(
-  'writes of protected files inside allow_write_paths are refused, the sessions folder included; other files are written',
+  'writes of protected files inside allow_write_paths are refused, ' +
+    'the sessions folder included; other files are written',
   async () => {
     for (const name of ['.env', '.npmrc', '.pgpass', '.ssh/authorized_keys', '.aws/config', '.security.yml']) {
       const path = join(out, name);

@@ -296,7 +296,8 @@ const outside = [
   'git -C /etc status',
   'cat sub/up/secret.txt',
   'ls chain1/',
-  // cd moves the commands after it; a plain word is a place when a link of that name is there; .. steps out of where a link led.
+  // cd moves the commands after it; a plain word is a place when a link of that name is there; .. steps out of where a
+  // link led.
   'cd; cat .bashrc',
   'cd && ls -a',
   'cd ~',

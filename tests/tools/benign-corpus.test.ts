@@ -170,7 +170,8 @@ isolated(
       ["printf 'int main(void){return 0;}' > t.c && cc t.c -o t && ./t && echo compiled", 'compiled\n'],
       ["printf 'all:\\n\\t@echo made\\n' > Makefile && make", 'made\n'],
       [
-        'git init -q repo && cd repo && echo hi > f && git add f && git -c user.name=t -c user.email=t@example.com commit -qm first && git log --format=%s',
+        'git init -q repo && cd repo && echo hi > f && git add f && ' +
+          'git -c user.name=t -c user.email=t@example.com commit -qm first && git log --format=%s',
         'first\n',
       ],
       ['python3 scripts/run.py 1 2 3', '6\n'],
@@ -203,7 +204,8 @@ isolated(
 const DAY: Array<[command: string, output: string]> = [
   ['git init -q proj && echo ok', 'ok\n'],
   [
-    'cd proj && git config user.email dev@example.com && git config user.name Dev && git config init.defaultBranch main && echo ok',
+    'cd proj && git config user.email dev@example.com && ' +
+      'git config user.name Dev && git config init.defaultBranch main && echo ok',
     'ok\n',
   ],
   [
@@ -234,7 +236,8 @@ const DAY: Array<[command: string, output: string]> = [
     '{"n": 3}\n',
   ],
   [
-    "python3 -c \"import sqlite3; c = sqlite3.connect('db.sqlite'); c.execute('create table t (x)'); c.execute('insert into t values (7)'); c.commit(); print(c.execute('select x from t').fetchone()[0])\"",
+    "python3 -c \"import sqlite3; c = sqlite3.connect('db.sqlite'); c.execute('create table t (x)'); " +
+      "c.execute('insert into t values (7)'); c.commit(); print(c.execute('select x from t').fetchone()[0])\"",
     '7\n',
   ],
   [
@@ -243,11 +246,13 @@ const DAY: Array<[command: string, output: string]> = [
   ],
   ['python3 -c "import multiprocessing as m; print(m.Pool(2).map(abs, [-1, -2]))"', '[1, 2]\n'],
   [
-    'printf \'#include <stdio.h>\\nint main(void){puts("built");return 0;}\\n\' > hello.c && cc -O2 -o hello hello.c && ./hello',
+    'printf \'#include <stdio.h>\\nint main(void){puts("built");return 0;}\\n\' > hello.c && ' +
+      'cc -O2 -o hello hello.c && ./hello',
     'built\n',
   ],
   [
-    "printf 'all: out/a.txt\\nout/a.txt:\\n\\tmkdir -p out && echo made > $@\\nclean:\\n\\trm -rf out\\n.PHONY: clean\\n' > Makefile && make -s && cat out/a.txt",
+    "printf 'all: out/a.txt\\nout/a.txt:\\n\\tmkdir -p out && echo made > $@\\n" +
+      "clean:\\n\\trm -rf out\\n.PHONY: clean\\n' > Makefile && make -s && cat out/a.txt",
     'made\n',
   ],
   ['make -s clean && ls out 2>&1 | head -1', "ls: cannot access 'out': No such file or directory\n"],
@@ -263,7 +268,8 @@ const DAY: Array<[command: string, output: string]> = [
   ["find src -type f -print0 | xargs -0 cat | sort | tr '\\n' ' '", 'a bee c '],
   ['cp -r src src-copy && diff -r src src-copy && echo same', 'same\n'],
   [
-    'echo changed > src-copy/lib/c.txt && diff -u src/lib/c.txt src-copy/lib/c.txt > c.patch; patch -s src/lib/c.txt < c.patch && cat src/lib/c.txt',
+    'echo changed > src-copy/lib/c.txt && diff -u src/lib/c.txt src-copy/lib/c.txt > c.patch; ' +
+      'patch -s src/lib/c.txt < c.patch && cat src/lib/c.txt',
     'changed\n',
   ],
   ['mv src-copy src-moved && ls -d src-*', 'src-moved\n'],
@@ -276,7 +282,8 @@ const DAY: Array<[command: string, output: string]> = [
   ['echo aGVsbG8= | base64 -d', 'hello'],
   ['head -c 1000 /dev/urandom > rand.bin && wc -c < rand.bin', '1000\n'],
   [
-    "printf '%s\\n' 3 1 2 | sort -n | paste -sd+ | bc 2>/dev/null || printf '%s\\n' 3 1 2 | awk '{s += $1} END {print s}'",
+    "printf '%s\\n' 3 1 2 | sort -n | paste -sd+ | bc 2>/dev/null || " +
+      "printf '%s\\n' 3 1 2 | awk '{s += $1} END {print s}'",
     '6\n',
   ],
   ['date -u -d @0 +%Y-%m-%d', '1970-01-01\n'],
@@ -285,7 +292,8 @@ const DAY: Array<[command: string, output: string]> = [
   ['mktemp -d | grep -c "^/tmp/"', '1\n'],
   ['touch stamp && test -f stamp && rm stamp && test ! -e stamp && echo gone', 'gone\n'],
   [
-    'mkdir -p build/obj node_modules/pkg && touch build/obj/x.o && rm -rf build node_modules && ls -d build node_modules 2>&1 | wc -l',
+    'mkdir -p build/obj node_modules/pkg && touch build/obj/x.o && ' +
+      'rm -rf build node_modules && ls -d build node_modules 2>&1 | wc -l',
     '2\n',
   ],
   ["find . -maxdepth 1 -name '*.bin' -delete && ls *.bin 2>/dev/null | wc -l", '0\n'],
@@ -297,7 +305,8 @@ const DAY: Array<[command: string, output: string]> = [
     'True\n',
   ],
   [
-    "python3 -c \"import zipfile; z = zipfile.ZipFile('a.zip', 'w'); z.writestr('x.txt', 'zipped'); z.close(); print(zipfile.ZipFile('a.zip').read('x.txt').decode())\"",
+    "python3 -c \"import zipfile; z = zipfile.ZipFile('a.zip', 'w'); z.writestr('x.txt', 'zipped'); " +
+      "z.close(); print(zipfile.ZipFile('a.zip').read('x.txt').decode())\"",
     'zipped\n',
   ],
   ['curl --version | head -c 4', 'curl'],

@@ -111,7 +111,8 @@ isolated(
       ['cd && ls -A | wc -l', '0\n'],
       [
         'cat .env envlink .ssh/id_rsa 2>&1; ls -A .ssh | wc -l',
-        'cat: .env: Permission denied\ncat: envlink: Permission denied\ncat: .ssh/id_rsa: No such file or directory\n0\n',
+        'cat: .env: Permission denied\ncat: envlink: Permission denied\n' +
+          'cat: .ssh/id_rsa: No such file or directory\n0\n',
       ],
       [
         'exec 2>&1; echo x > sessions/log.txt || echo refused',
@@ -232,7 +233,8 @@ corpus(
       if (outcome.kind !== 'exited') harm.push(`the batch ${outcome.kind}`);
       if (harm.length > 0)
         harms.push(
-          `${harm.join('; ')}\n  in: ${batch.map(({ index, attack }) => `${index} ${attack.command}`).join('\n      ')}`,
+          `${harm.join('; ')}\n` +
+            `  in: ${batch.map(({ index, attack }) => `${index} ${attack.command}`).join('\n      ')}`,
         );
       killTagged(STRAY_TAG);
       relay(run);

@@ -121,10 +121,14 @@ user(
   'inside, an unprivileged uid in a user namespace: no capabilities, no further namespace, /etc/shadow unreadable',
   async () => {
     const f = toolsFixture(() => ({ exec: { isolation: 'bwrap' } }));
-    const command = `exec 2>&1; id -u; grep CapEff ${hidden('/proc/self/status')}; unshare -U true || echo refused; cat ${hidden('/etc/shadow')} ${hidden('/etc/gshadow')}; echo end`;
+    const command =
+      `exec 2>&1; id -u; grep CapEff ${hidden('/proc/self/status')}; unshare -U true || ` +
+      `echo refused; cat ${hidden('/etc/shadow')} ${hidden('/etc/gshadow')}; echo end`;
     assert.equal(await f.call('exec', { command }), {
       ok: true,
-      content: `${insideUid}\nCapEff:\t0000000000000000\nunshare: unshare failed: No space left on device\nrefused\ncat: /etc/shadow: Permission denied\ncat: /etc/gshadow: Permission denied\nend\n`,
+      content:
+        `${insideUid}\nCapEff:\t0000000000000000\nunshare: unshare failed: No space left on device\n` +
+        `refused\ncat: /etc/shadow: Permission denied\ncat: /etc/gshadow: Permission denied\nend\n`,
     });
     f.close();
   },
@@ -179,7 +183,10 @@ user.run();
 
 let loopback: Server;
 let outside: Server | undefined;
-/** A non-loopback address of this machine: what the internet is to the sandbox here (slirp4netns connects out through it). */
+/**
+ * A non-loopback address of this machine: what the internet is to the sandbox here (slirp4netns connects out through
+ * it).
+ */
 const external = Object.values(networkInterfaces())
   .flat()
   .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;

@@ -61,7 +61,8 @@ guard('isolation off: the deny list refuses bulk deletion in the workspace too',
 });
 
 guard(
-  'interpreter code is not a path: perl -e and python3 -c one-liners run; a path outside in their arguments is still one',
+  'interpreter code is not a path: perl -e and python3 -c one-liners run; ' +
+    'a path outside in their arguments is still one',
   async () => {
     const f = toolsFixture(() => ({ exec: { isolation: 'bwrap' } }));
     // `$half/2` read as a path holds a variable the guard cannot know, and was refused as one.

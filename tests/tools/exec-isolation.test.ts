@@ -35,7 +35,8 @@ async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
 const tree = suite('exec ends the whole tree');
 for (const isolation of ['bwrap', 'off'] as IsolationMode[]) {
   tree(
-    `isolation ${isolation}: "setsid sleep 25 & echo started" with timeout_seconds 2 returns at once, and the sleep is gone`,
+    `isolation ${isolation}: "setsid sleep 25 & echo started" ` +
+      'with timeout_seconds 2 returns at once, and the sleep is gone',
     async () => {
       const f = toolsFixture(() => ({ exec: { isolation } }));
       const { value, ms } = await timed(
@@ -50,7 +51,8 @@ for (const isolation of ['bwrap', 'off'] as IsolationMode[]) {
   );
 
   tree(
-    `isolation ${isolation}: at the time limit the call returns with the output so far and every process of the command ends`,
+    `isolation ${isolation}: at the time limit the call returns ` +
+      'with the output so far and every process of the command ends',
     async () => {
       const f = toolsFixture(() => ({ exec: { isolation } }));
       const command = 'echo first; (setsid sleep 20.42432 &); nohup sleep 20.42432 > /dev/null 2>&1 & sleep 20.42432';
@@ -121,10 +123,14 @@ shown('allow_read_paths read-only, allow_write_paths writable, protected files i
   }
   const ro = join(f.root, 'ro');
   const rw = join(f.root, 'rw');
-  const command = `cat ${ro}/note.txt ${rw}/note.txt; cat ${ro}/.env ${rw}/.env 2>&1; touch ${ro}/new 2>&1; touch ${rw}/new && echo made`;
+  const command =
+    `cat ${ro}/note.txt ${rw}/note.txt; cat ${ro}/.env ${rw}/.env 2>&1; ` +
+    `touch ${ro}/new 2>&1; touch ${rw}/new && echo made`;
   assert.equal(await f.call('exec', { command }), {
     ok: true,
-    content: `ro note\nrw note\ncat: ${ro}/.env: Permission denied\ncat: ${rw}/.env: Permission denied\ntouch: cannot touch '${ro}/new': Read-only file system\nmade\n`,
+    content:
+      `ro note\nrw note\ncat: ${ro}/.env: Permission denied\ncat: ${rw}/.env: Permission denied\n` +
+      `touch: cannot touch '${ro}/new': Read-only file system\nmade\n`,
   });
   f.close();
 });
@@ -145,7 +151,10 @@ shown('expose_paths show a host folder at its target, read-only or writable', as
   writeFileSync(join(f.root, 'tools', '.npmrc'), '//registry/:_authToken=SECRET\n');
   // The guard refuses paths outside the workspace, so the command names them through a substitution.
   const cache = join(f.root, 'cache');
-  const command = `cat "$(echo ${b64('/opt/tools/hello.sh')} | base64 -d)"; cat "$(echo ${b64('/opt/tools/.npmrc')} | base64 -d)" 2>&1; echo cached > "$(echo ${b64(join(cache, 'c.txt'))} | base64 -d)"`;
+  const command =
+    `cat "$(echo ${b64('/opt/tools/hello.sh')} | base64 -d)"; ` +
+    `cat "$(echo ${b64('/opt/tools/.npmrc')} | base64 -d)" 2>&1; ` +
+    `echo cached > "$(echo ${b64(join(cache, 'c.txt'))} | base64 -d)"`;
   assert.equal(await f.call('exec', { command }), {
     ok: true,
     content: '#!/bin/sh\necho hello from tools\ncat: /opt/tools/.npmrc: Permission denied\n',
@@ -155,13 +164,16 @@ shown('expose_paths show a host folder at its target, read-only or writable', as
 });
 
 shown(
-  'with restrict_to_workspace false the file system is shown, but not AGENT_HOME beside the workspace, and history stays read-only',
+  'with restrict_to_workspace false the file system is shown, ' +
+    'but not AGENT_HOME beside the workspace, and history stays read-only',
   async () => {
     const f = toolsFixture((policy) => ({ sandbox: { ...policy, restrictToWorkspace: false } }));
     writeFileSync(join(f.home, '.security.yml'), 'model_list: SECRET\n');
     writeFileSync(join(f.root, 'beside.txt'), 'beside\n');
     mkdirSync(join(f.workspace, 'sessions'));
-    const command = `exec 2>&1; cat ${join(f.root, 'beside.txt')}; ls -A ${f.home}; echo x > sessions/forged; echo x > ${join(f.root, 'made.txt')} && echo made`;
+    const command =
+      `exec 2>&1; cat ${join(f.root, 'beside.txt')}; ls -A ${f.home}; ` +
+      `echo x > sessions/forged; echo x > ${join(f.root, 'made.txt')} && echo made`;
     assert.equal(await f.call('exec', { command }), {
       ok: true,
       content: `beside\nworkspace\nsh: 1: cannot create sessions/forged: Read-only file system\nmade\n`,
@@ -185,7 +197,8 @@ slirp('exec still runs isolated, with its network cut, and status says why and w
   const version = execFileSync('bwrap', ['--version'], { encoding: 'utf8' }).trim();
   assert.is(
     describeIsolation(await isolationState({ mode: 'auto', network: true, bwrap: 'bwrap', slirp4netns: missing })),
-    `exec runs inside bubblewrap (${version}); its network is cut: ${missing} is not installed. Install slirp4netns (apt-get install slirp4netns), or set tools.exec.network to false to accept this`,
+    `exec runs inside bubblewrap (${version}); its network is cut: ${missing} is not installed. ` +
+      'Install slirp4netns (apt-get install slirp4netns), or set tools.exec.network to false to accept this',
   );
 });
 slirp.run();
@@ -198,7 +211,8 @@ modes('"bwrap" refuses to run exec and says how to fix it; "auto" runs under the
   assert.equal(await refused.call('exec', { command: 'echo hi' }), { ok: false, content: message });
   assert.is(
     message,
-    'exec and cron command jobs are refused: tools.exec.isolation is "bwrap" but /nonexistent/bwrap is not installed. Install bubblewrap or set tools.exec.isolation to "auto"',
+    'exec and cron command jobs are refused: tools.exec.isolation is "bwrap" but ' +
+      '/nonexistent/bwrap is not installed. Install bubblewrap or set tools.exec.isolation to "auto"',
   );
   refused.close();
   const auto = toolsFixture(() => ({ exec: { bwrap: '/nonexistent/bwrap' } }));

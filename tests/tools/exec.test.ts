@@ -90,7 +90,8 @@ test('an invalid custom pattern is a configuration error naming the entry', () =
     () => toolsFixture(() => ({ exec: { customDenyPatterns: ['ok', '(unclosed'] } })),
     (error: Error) =>
       error.message ===
-      'tools.exec.custom_deny_patterns[1] is not a valid regular expression: Invalid regular expression: /(unclosed/i: Unterminated group',
+      'tools.exec.custom_deny_patterns[1] is not a valid regular expression: ' +
+        'Invalid regular expression: /(unclosed/i: Unterminated group',
   );
 });
 

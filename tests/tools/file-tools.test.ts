@@ -151,7 +151,8 @@ test('search_files finds contents by regex and names by glob, paginated, never i
   assert.equal(await f.call('search_files', { pattern: 'token', limit: 2 }), {
     ok: true,
     content:
-      'src/a.ts:1: const token = 1;\nsrc/a.ts:3: const token2 = 2;\n\n[search_files: more matches; continue with offset=2]',
+      'src/a.ts:1: const token = 1;\nsrc/a.ts:3: const token2 = 2;\n\n' +
+      '[search_files: more matches; continue with offset=2]',
   });
   assert.equal(await f.call('search_files', { pattern: 'token', offset: 2 }), {
     ok: true,

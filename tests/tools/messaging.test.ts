@@ -142,7 +142,8 @@ test('a text handed to the cluster member running its channel is reported as han
   assert.equal(await f.call('message', { content: 'see', media: ['report.pdf'] }, context), {
     ok: true,
     content:
-      'message handed to the gateway running tg1 (queued there, not yet confirmed sent) for telegram:direct:42 with 1 attachment',
+      'message handed to the gateway running tg1 (queued there, ' +
+      'not yet confirmed sent) for telegram:direct:42 with 1 attachment',
   });
   assert.equal(await f.call('send_file', { path: 'report.pdf' }, context), {
     ok: true,

@@ -75,29 +75,33 @@ test('specs expose the zod parameters as JSON schema with descriptions', () => {
   ]);
 });
 
-test('the output filter masks known secrets as everywhere (sk-a…f9) and common key shapes as [REDACTED], only in results long enough', async () => {
-  const f = toolsFixture();
-  const tools = registry({ secrets: ['hunter2-very-secret'], minLength: 8 }, f.workspace);
-  const context = contextFor(f.workspace);
-  const cases: [string, string][] = [
-    ['pw=hunter2-very-secret.', 'pw=hunt…et.'],
-    ['key sk-abcdefghijklmnopqrstuvwxyz012345 end', 'key [REDACTED] end'],
-    ['gh ghp_abcdefghijklmnopqrstuvwxyz0123456789 x', 'gh [REDACTED] x'],
-    ['aws AKIAABCDEFGHIJKLMNOP x', 'aws [REDACTED] x'],
-    ['Authorization: Bearer abcdefghijklmnopqrstuvwxyz', 'Authorization: Bearer [REDACTED]'],
-    ['-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----', '[REDACTED]'],
-    ['short', 'short'],
-    ['nothing secret here', 'nothing secret here'],
-  ];
-  for (const [text, expected] of cases)
-    assert.equal(await tools.execute('echo', { text }, context), { ok: true, content: expected });
-  const off = registry({ enabled: false, secrets: ['hunter2-very-secret'] }, f.workspace);
-  assert.equal(await off.execute('echo', { text: 'pw=hunter2-very-secret' }, context), {
-    ok: true,
-    content: 'pw=hunter2-very-secret',
-  });
-  f.close();
-});
+test(
+  'the output filter masks known secrets as everywhere (sk-a…f9) ' +
+    'and common key shapes as [REDACTED], only in results long enough',
+  async () => {
+    const f = toolsFixture();
+    const tools = registry({ secrets: ['hunter2-very-secret'], minLength: 8 }, f.workspace);
+    const context = contextFor(f.workspace);
+    const cases: [string, string][] = [
+      ['pw=hunter2-very-secret.', 'pw=hunt…et.'],
+      ['key sk-abcdefghijklmnopqrstuvwxyz012345 end', 'key [REDACTED] end'],
+      ['gh ghp_abcdefghijklmnopqrstuvwxyz0123456789 x', 'gh [REDACTED] x'],
+      ['aws AKIAABCDEFGHIJKLMNOP x', 'aws [REDACTED] x'],
+      ['Authorization: Bearer abcdefghijklmnopqrstuvwxyz', 'Authorization: Bearer [REDACTED]'],
+      ['-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----', '[REDACTED]'],
+      ['short', 'short'],
+      ['nothing secret here', 'nothing secret here'],
+    ];
+    for (const [text, expected] of cases)
+      assert.equal(await tools.execute('echo', { text }, context), { ok: true, content: expected });
+    const off = registry({ enabled: false, secrets: ['hunter2-very-secret'] }, f.workspace);
+    assert.equal(await off.execute('echo', { text: 'pw=hunter2-very-secret' }, context), {
+      ok: true,
+      content: 'pw=hunter2-very-secret',
+    });
+    f.close();
+  },
+);
 
 test('a result over max_inline_text_chars Unicode characters becomes a workspace artifact', async () => {
   const f = toolsFixture();
@@ -109,7 +113,8 @@ test('a result over max_inline_text_chars Unicode characters becomes a workspace
   assert.ok(path, result.content);
   assert.is(
     result.content,
-    `The result was 6 characters, too long to show inline; it was saved to ${path}. Read it with read_file.\n[file:${path}]`,
+    'The result was 6 characters, too long to show inline; ' +
+      `it was saved to ${path}. Read it with read_file.\n[file:${path}]`,
   );
   assert.is(readFileSync(join(f.workspace, path!), 'utf8'), 'éééééé');
   f.close();

@@ -153,51 +153,58 @@ test('release frees the plan of an ended subagent', async () => {
   assert.is(JSON.parse((await read(tool)).content).total_count, 0);
 });
 
-test('at 256 nonempty plans a new plan fails explicitly, nothing is evicted, and a freed slot can be reused', async () => {
-  const tool = new TodoTool();
-  for (let i = 0; i < 256; i++) assert.is((await write(tool, plan(['a']), context('main', `s${i}`))).ok, true);
-  const newcomer = context('main', 's256');
-  assert.equal(await write(tool, plan(['a']), newcomer), {
-    ok: false,
-    content:
-      'todo write refused: 256 session plans are already stored and none is evicted. Write [] to a finished plan or /clear its session first.',
-  });
-  assert.is(tool.storedPlans, 256);
-  assert.is(JSON.parse((await read(tool, context('main', 's0'))).content).total_count, 1);
-  assert.is(
-    (await write(tool, plan(['a', 'b']), context('main', 's7'))).ok,
-    true,
-    'an existing plan can still be rewritten',
-  );
-  assert.is((await write(tool, [], newcomer)).ok, true, 'an empty write needs no slot');
-  await write(tool, [], context('main', 's3'));
-  assert.is((await write(tool, plan(['a']), newcomer)).ok, true);
-  assert.is(tool.storedPlans, 256);
-});
+test(
+  'at 256 nonempty plans a new plan fails explicitly, ' + 'nothing is evicted, and a freed slot can be reused',
+  async () => {
+    const tool = new TodoTool();
+    for (let i = 0; i < 256; i++) assert.is((await write(tool, plan(['a']), context('main', `s${i}`))).ok, true);
+    const newcomer = context('main', 's256');
+    assert.equal(await write(tool, plan(['a']), newcomer), {
+      ok: false,
+      content:
+        'todo write refused: 256 session plans are already stored and none is evicted. ' +
+        'Write [] to a finished plan or /clear its session first.',
+    });
+    assert.is(tool.storedPlans, 256);
+    assert.is(JSON.parse((await read(tool, context('main', 's0'))).content).total_count, 1);
+    assert.is(
+      (await write(tool, plan(['a', 'b']), context('main', 's7'))).ok,
+      true,
+      'an existing plan can still be rewritten',
+    );
+    assert.is((await write(tool, [], newcomer)).ok, true, 'an empty write needs no slot');
+    await write(tool, [], context('main', 's3'));
+    assert.is((await write(tool, plan(['a']), newcomer)).ok, true);
+    assert.is(tool.storedPlans, 256);
+  },
+);
 
 test('plans live in memory only: a new tool instance (restart) starts with none', async () => {
   await write(new TodoTool(), plan(['a']));
   assert.equal(JSON.parse((await read(new TodoTool())).content).todos, []);
 });
 
-test('each successful write publishes todo.written with the session and turn; reads and refusals publish nothing', async () => {
-  const bus = new InProcessBus();
-  const seen: unknown[] = [];
-  const subscription = bus
-    .on('todo.written')
-    .subscribe((e) => seen.push({ agent: e.agent, session: e.session, turn: e.turn, data: e.data }));
-  const tool = new TodoTool((draft) => bus.publish(draft));
-  const ctx = context('main', 'sk_v1_aaa', 'turn-1');
-  await write(tool, plan(['a']), ctx);
-  await read(tool, ctx);
-  await write(tool, null, ctx);
-  await write(tool, [], ctx);
-  subscription.unsubscribe();
-  assert.equal(seen, [
-    { agent: 'main', session: 'sk_v1_aaa', turn: 'turn-1', data: { todos: [full('a')] } },
-    { agent: 'main', session: 'sk_v1_aaa', turn: 'turn-1', data: { todos: [] } },
-  ]);
-});
+test(
+  'each successful write publishes todo.written with the session and turn; ' + 'reads and refusals publish nothing',
+  async () => {
+    const bus = new InProcessBus();
+    const seen: unknown[] = [];
+    const subscription = bus
+      .on('todo.written')
+      .subscribe((e) => seen.push({ agent: e.agent, session: e.session, turn: e.turn, data: e.data }));
+    const tool = new TodoTool((draft) => bus.publish(draft));
+    const ctx = context('main', 'sk_v1_aaa', 'turn-1');
+    await write(tool, plan(['a']), ctx);
+    await read(tool, ctx);
+    await write(tool, null, ctx);
+    await write(tool, [], ctx);
+    subscription.unsubscribe();
+    assert.equal(seen, [
+      { agent: 'main', session: 'sk_v1_aaa', turn: 'turn-1', data: { todos: [full('a')] } },
+      { agent: 'main', session: 'sk_v1_aaa', turn: 'turn-1', data: { todos: [] } },
+    ]);
+  },
+);
 
 test('the model sees the plan item rules in the JSON schema of the parameters', () => {
   const schema = z.toJSONSchema(new TodoTool().parameters, { io: 'input' });

@@ -158,66 +158,72 @@ test('tern tool masks the configured secrets in what the model would receive', (
   h.close();
 });
 
-test('tern tool --channel: a chat channel gets the message tools (shown, not delivered, and the result says so) and remote rules', () => {
-  const h = home();
-  h.config({ channel_list: { telegram: { enabled: false } } });
-  assert.equal(names(runCli(['tool', 'list', '--channel', 'telegram'], h.env).stdout), [
-    'read_file',
-    'write_file',
-    'edit_file',
-    'append_file',
-    'list_dir',
-    'search_files',
-    'exec',
-    'web_search',
-    'web_fetch',
-    'message',
-    'send_file',
-    'load_image',
-    'cron',
-    'todo',
-    'spawn',
-    'spawn_status',
-    'subagent',
-    'find_skills',
-    'install_skill',
-    'memory_search',
-    'memory_get',
-  ]);
-  const sent = runCli(['tool', 'call', 'message', '{"content":"hello there"}', '--channel', 'telegram'], h.env);
-  // Nothing reached a chat: the result the model would read is an error saying so, and the call exits 1.
-  assert.equal(
-    [sent.code, sent.stdout, sent.stderr],
-    [
+test(
+  'tern tool --channel: a chat channel gets the message tools (shown, ' +
+    'not delivered, and the result says so) and remote rules',
+  () => {
+    const h = home();
+    h.config({ channel_list: { telegram: { enabled: false } } });
+    assert.equal(names(runCli(['tool', 'list', '--channel', 'telegram'], h.env).stdout), [
+      'read_file',
+      'write_file',
+      'edit_file',
+      'append_file',
+      'list_dir',
+      'search_files',
+      'exec',
+      'web_search',
+      'web_fetch',
+      'message',
+      'send_file',
+      'load_image',
+      'cron',
+      'todo',
+      'spawn',
+      'spawn_status',
+      'subagent',
+      'find_skills',
+      'install_skill',
+      'memory_search',
+      'memory_get',
+    ]);
+    const sent = runCli(['tool', 'call', 'message', '{"content":"hello there"}', '--channel', 'telegram'], h.env);
+    // Nothing reached a chat: the result the model would read is an error saying so, and the call exits 1.
+    assert.equal(
+      [sent.code, sent.stdout, sent.stderr],
+      [
+        1,
+        'message not delivered to telegram:direct:tool-call: tern tool connects to no channel; the gateway delivers\n',
+        'tern: not delivered (tern tool connects to no channel; ' +
+          'the gateway delivers): telegram direct:tool-call: hello there\n',
+      ],
+    );
+    writeFileSync(join(h.workspace, 'notes.md'), '# notes\n');
+    const json = runCli(['tool', 'call', 'send_file', '{"path":"notes.md"}', '--channel', 'telegram', '--json'], h.env);
+    assert.equal(
+      [json.code, JSON.parse(json.stdout)],
+      [
+        1,
+        {
+          ok: false,
+          content:
+            'notes.md not delivered to telegram:direct:tool-call: ' +
+            'tern tool connects to no channel; the gateway delivers',
+        },
+      ],
+    );
+    assert.equal(pick(runCli(['tool', 'call', 'exec', '{"command":"echo hi"}', '--channel', 'telegram'], h.env)), [
       1,
-      'message not delivered to telegram:direct:tool-call: tern tool connects to no channel; the gateway delivers\n',
-      'tern: not delivered (tern tool connects to no channel; the gateway delivers): telegram direct:tool-call: hello there\n',
-    ],
-  );
-  writeFileSync(join(h.workspace, 'notes.md'), '# notes\n');
-  const json = runCli(['tool', 'call', 'send_file', '{"path":"notes.md"}', '--channel', 'telegram', '--json'], h.env);
-  assert.equal(
-    [json.code, JSON.parse(json.stdout)],
-    [
-      1,
-      {
-        ok: false,
-        content:
-          'notes.md not delivered to telegram:direct:tool-call: tern tool connects to no channel; the gateway delivers',
-      },
-    ],
-  );
-  assert.equal(pick(runCli(['tool', 'call', 'exec', '{"command":"echo hi"}', '--channel', 'telegram'], h.env)), [
-    1,
-    'exec is not allowed from remote channels (tools.exec.allow_remote is false)\n',
-  ]);
-  h.config({ channel_list: { telegram: { enabled: false } }, tools: { exec: { allow_remote: true } } });
-  assert.equal(pick(runCli(['tool', 'call', 'exec', '{"command":"echo hi"}', '--channel', 'telegram'], h.env)), [
-    0,
-    'hi\n',
-  ]);
-  h.close();
-});
+      'exec is not allowed from remote channels (tools.exec.allow_remote is false)\n',
+    ]);
+    h.config({ channel_list: { telegram: { enabled: false } }, tools: { exec: { allow_remote: true } } });
+    assert.equal(pick(runCli(['tool', 'call', 'exec', '{"command":"echo hi"}', '--channel', 'telegram'], h.env)), [
+      0,
+      'hi\n',
+    ]);
+    h.close();
+  },
+);
 
 test('tern tool --agent: an unknown agent is an error; AGENT.md tools and the turn profile narrow the list', () => {
   const h = home();
@@ -277,7 +283,8 @@ test('tern tool with bad usage exits 2 with a clear message', () => {
     [['tool', 'call'], 'tern: wrong usage (tool call needs a tool NAME). Run `tern tool list` to see the tools.\n'],
     [
       ['tool', 'call', 'read_file', '{bad'],
-      'tern: wrong usage (ARGS_JSON is not valid JSON (Expected property name or \'}\' in JSON at position 1)). Pass the arguments as one JSON object, e.g. \'{"path":"notes.md"}\'.\n',
+      "tern: wrong usage (ARGS_JSON is not valid JSON (Expected property name or '}' in JSON at position 1)). " +
+        'Pass the arguments as one JSON object, e.g. \'{"path":"notes.md"}\'.\n',
     ],
   ];
   for (const [args, stderr] of cases) {

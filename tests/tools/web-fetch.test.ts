@@ -5,7 +5,8 @@ import { localServer, type LocalServer } from '../support/tools-http.js';
 import { toolsFixture } from '../support/tools-fixture.js';
 
 const page =
-  '<html><head><style>p{}</style><script>alert(1)</script></head><body><h1>Title</h1><p>Hello &amp; <a href="/x">link</a></p><ul><li>one</li><li>two</li></ul></body></html>';
+  '<html><head><style>p{}</style><script>alert(1)</script></head><body><h1>Title</h1><p>Hello &amp; ' +
+  '<a href="/x">link</a></p><ul><li>one</li><li>two</li></ul></body></html>';
 
 let server: LocalServer;
 const web = suite('web_fetch');
@@ -86,7 +87,8 @@ web('an invalid whitelist entry is a configuration error naming the field', () =
     () => toolsFixture(() => ({ fetch: { privateHostWhitelist: ['10.0.0.0/99'] } })),
     (error: Error) =>
       error.message ===
-      'tools.web.private_host_whitelist[0] "10.0.0.0/99" is neither a host name, an IP address nor a CIDR range like 10.0.0.0/8',
+      'tools.web.private_host_whitelist[0] "10.0.0.0/99" is neither a host name, ' +
+        'an IP address nor a CIDR range like 10.0.0.0/8',
   );
 });
 web.run();

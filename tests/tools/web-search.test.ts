@@ -9,7 +9,8 @@ import { contextFor } from '../support/tools-fixture.js';
 
 const NOW = new Date('2026-03-31T12:00:00Z');
 const ddgHtml =
-  '<div><a class="result__a" href="//duckduckgo.com/l/?uddg=https%3A%2F%2Fexample.org%2Fa&amp;rut=x">Example &amp; A</a>' +
+  '<div><a class="result__a" href="//duckduckgo.com/l/?uddg=https%3A%2F%2Fexample.org%2Fa&amp;rut=x">' +
+  'Example &amp; A</a>' +
   '<a class="result__snippet" href="#">First <b>snippet</b></a></div>' +
   '<div><a class="result__a" href="https://example.org/b">B</a><div class="result__snippet">Second</div></div>';
 
@@ -83,7 +84,8 @@ const cases = (base: string): Case[] => [
     args: { query: 'tern agent', range: 'd' },
     request: { method: 'GET', url: '/html/?q=tern+agent&df=d' },
     output:
-      'Results for: tern agent (via DuckDuckGo)\n1. Example & A\n   https://example.org/a\n   First snippet\n2. B\n   https://example.org/b\n   Second',
+      'Results for: tern agent (via DuckDuckGo)\n1. Example & A\n   https://example.org/a\n' +
+      '   First snippet\n2. B\n   https://example.org/b\n   Second',
   },
   {
     name: 'perplexity',
@@ -239,7 +241,8 @@ search('engine choice: unusable blocks and an unknown provider', () => {
     () => webSearchTool({ ...DEFAULT_WEB_SEARCH, provider: 'bing' as SearchEngineName }),
     (e: Error) =>
       e.message ===
-      'tools.web.provider "bing" is not one of brave, duckduckgo, perplexity, baidu_search, tavily, kagi, keenable, exa, searxng, glm_search, gemini, sogou',
+      'tools.web.provider "bing" is not one of brave, duckduckgo, perplexity, ' +
+        'baidu_search, tavily, kagi, keenable, exa, searxng, glm_search, gemini, sogou',
   );
 });
 

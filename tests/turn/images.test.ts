@@ -91,46 +91,52 @@ const fixtureFor = (family: Family): Promise<TurnFixture> =>
   startTurnFixture({ defaults: { model: 'eyes' }, models: [family.model] });
 
 for (const family of families) {
-  test(`${family.name}: an oversized image is scaled to 1568 px and reaches the next request; the log keeps it and the turn reruns identical`, async () => {
-    const f = await fixtureFor(family);
-    try {
-      const big = await sharp({ create: { width: 3000, height: 2000, channels: 3, background: '#2a6f97' } })
-        .png()
-        .toBuffer();
-      writeFileSync(join(f.runtime.loaded.workspace, 'chart.png'), big);
-      f.vendor.reply(family.callLoadImage('chart.png'), family.answer('A blue chart.'), family.answer('Still here.'));
-      const reply = await f.send('What is in chart.png?');
-      assert.is(reply.kind === 'turn' && reply.text, 'A blue chart.');
+  test(
+    `${family.name}: an oversized image is scaled to 1568 px and reaches the next request; ` +
+      `the log keeps it and the turn reruns identical`,
+    async () => {
+      const f = await fixtureFor(family);
+      try {
+        const big = await sharp({ create: { width: 3000, height: 2000, channels: 3, background: '#2a6f97' } })
+          .png()
+          .toBuffer();
+        writeFileSync(join(f.runtime.loaded.workspace, 'chart.png'), big);
+        f.vendor.reply(family.callLoadImage('chart.png'), family.answer('A blue chart.'), family.answer('Still here.'));
+        const reply = await f.send('What is in chart.png?');
+        assert.is(reply.kind === 'turn' && reply.text, 'A blue chart.');
 
-      assert.equal(family.images(bodyAt(f, 0)), []);
-      const shown = family.images(bodyAt(f, 1));
-      assert.is(shown.length, 1);
-      const [mime, data] = shown[0]!;
-      assert.is(mime, 'image/png');
-      const bytes = Buffer.from(data, 'base64');
-      const meta = await sharp(bytes).metadata();
-      assert.equal([meta.format, meta.width, meta.height], ['png', 1568, 1045]);
+        assert.equal(family.images(bodyAt(f, 0)), []);
+        const shown = family.images(bodyAt(f, 1));
+        assert.is(shown.length, 1);
+        const [mime, data] = shown[0]!;
+        assert.is(mime, 'image/png');
+        const bytes = Buffer.from(data, 'base64');
+        const meta = await sharp(bytes).metadata();
+        assert.equal([meta.format, meta.width, meta.height], ['png', 1568, 1045]);
 
-      const completed = f.events.find((e): e is Envelope<'tool.completed'> => e.type === 'tool.completed')!;
-      assert.equal(completed.data, {
-        call_id: completed.data.call_id,
-        name: 'load_image',
-        ok: true,
-        content: `Loaded image chart.png (3000×2000, ${big.length} bytes); it is attached below, scaled to 1568×1045 (image/png, ${bytes.length} bytes).`,
-        images: [{ mime: 'image/png', data }],
-      });
-      await f.runtime.log.committed();
-      const logged = f.runtime.log.read({ turn: completed.turn! });
-      assert.equal(logged.find((e) => e.type === 'tool.completed')?.data, completed.data);
-      assert.equal(await rerunTurn(logged), { identical: true, compared: 8 });
+        const completed = f.events.find((e): e is Envelope<'tool.completed'> => e.type === 'tool.completed')!;
+        assert.equal(completed.data, {
+          call_id: completed.data.call_id,
+          name: 'load_image',
+          ok: true,
+          content:
+            `Loaded image chart.png (3000×2000, ${big.length} bytes); ` +
+            `it is attached below, scaled to 1568×1045 (image/png, ${bytes.length} bytes).`,
+          images: [{ mime: 'image/png', data }],
+        });
+        await f.runtime.log.committed();
+        const logged = f.runtime.log.read({ turn: completed.turn! });
+        assert.equal(logged.find((e) => e.type === 'tool.completed')?.data, completed.data);
+        assert.equal(await rerunTurn(logged), { identical: true, compared: 8 });
 
-      // The next turn's history holds what was said, not the image.
-      await f.send('And now?');
-      assert.equal(family.images(bodyAt(f, 2)), []);
-    } finally {
-      await f.close();
-    }
-  });
+        // The next turn's history holds what was said, not the image.
+        await f.send('And now?');
+        assert.equal(family.images(bodyAt(f, 2)), []);
+      } finally {
+        await f.close();
+      }
+    },
+  );
 }
 
 test('tern replay shows the image the model was shown and --rerun says identical', async () => {
@@ -156,7 +162,9 @@ test('tern replay shows the image the model was shown and --rerun says identical
     assert.match(
       timeline.stdout,
       new RegExp(
-        `tool\\.completed +load_image ok: Loaded image dot\\.png \\(image/png, 40×30, ${small.length} bytes\\); it is attached below\\. \\(\\+ image/png image, ${small.length} bytes, shown to the model\\)\\n`,
+        `tool\\.completed +load_image ok: Loaded image dot\\.png \\(image/png, ` +
+          `40×30, ${small.length} bytes\\); ` +
+          `it is attached below\\. \\(\\+ image/png image, ${small.length} bytes, shown to the model\\)\\n`,
       ),
     );
     assert.equal(await tern(['replay', turn, '--rerun']), { code: 0, stdout: 'identical\n', stderr: '' });

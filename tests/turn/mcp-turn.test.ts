@@ -17,26 +17,37 @@ const toolNames = (f: TurnFixture, request: number) =>
   ).map((t) => t.function.name);
 const everything = { enabled: true, command: process.execPath, args: [everythingEntry, 'stdio'] };
 
-test('a turn calls a tool of a real MCP server (server-everything over stdio) and the model sees its schema', async () => {
-  const f = await startTurnFixture({ tools: { mcp: { enabled: true, servers: { everything } } } });
-  try {
-    assert.is((await f.runtime.mcp!.settled('everything')).state, 'connected');
-    f.vendor.reply(call('e1', 'mcp_everything_echo', { message: 'hello mcp' }), completion({ content: 'It echoed.' }));
-    const reply = await f.send('echo something');
-    assert.is(reply.kind === 'turn' && reply.text, 'It echoed.');
-    const first = JSON.parse(f.vendor.requests[0]!.body.toString()) as {
-      tools: Array<{ function: { name: string; parameters: { properties: Record<string, unknown> } } }>;
-    };
-    const echo = first.tools.find((t) => t.function.name === 'mcp_everything_echo')!;
-    assert.ok(echo.function.parameters.properties.message, 'the server schema is passed through');
-    const completed = f.events.find((e): e is Envelope<'tool.completed'> => e.type === 'tool.completed')!;
-    assert.equal(completed.data, { call_id: 'e1', name: 'mcp_everything_echo', ok: true, content: 'Echo: hello mcp' });
-    const list = await f.send('/list mcp');
-    assert.match(list.kind === 'command' ? list.text : '', /everything/);
-  } finally {
-    await f.close();
-  }
-});
+test(
+  'a turn calls a tool of a real MCP server ' + '(server-everything over stdio) and the model sees its schema',
+  async () => {
+    const f = await startTurnFixture({ tools: { mcp: { enabled: true, servers: { everything } } } });
+    try {
+      assert.is((await f.runtime.mcp!.settled('everything')).state, 'connected');
+      f.vendor.reply(
+        call('e1', 'mcp_everything_echo', { message: 'hello mcp' }),
+        completion({ content: 'It echoed.' }),
+      );
+      const reply = await f.send('echo something');
+      assert.is(reply.kind === 'turn' && reply.text, 'It echoed.');
+      const first = JSON.parse(f.vendor.requests[0]!.body.toString()) as {
+        tools: Array<{ function: { name: string; parameters: { properties: Record<string, unknown> } } }>;
+      };
+      const echo = first.tools.find((t) => t.function.name === 'mcp_everything_echo')!;
+      assert.ok(echo.function.parameters.properties.message, 'the server schema is passed through');
+      const completed = f.events.find((e): e is Envelope<'tool.completed'> => e.type === 'tool.completed')!;
+      assert.equal(completed.data, {
+        call_id: 'e1',
+        name: 'mcp_everything_echo',
+        ok: true,
+        content: 'Echo: hello mcp',
+      });
+      const list = await f.send('/list mcp');
+      assert.match(list.kind === 'command' ? list.text : '', /everything/);
+    } finally {
+      await f.close();
+    }
+  },
+);
 
 test('with discovery, a search unlocks a tool in the same turn and it hides again after ttl turns', async () => {
   const f = await startTurnFixture({

@@ -76,10 +76,11 @@ test('image_generate draws with the image model and saves the image in the works
       n: 1,
     });
     const completed = f.events.find((e): e is Envelope<'tool.completed'> => e.type === 'tool.completed')!;
-    const match =
-      /^Saved the image \(11 bytes\) to (media\/images\/\S+\.png)\. The model drew: a tern gliding over the sea \[file:\1\]$/.exec(
-        completed.data.content,
-      );
+    const drawn = new RegExp(
+      /^Saved the image \(11 bytes\) to /.source +
+        /(media\/images\/\S+\.png)\. The model drew: a tern gliding over the sea \[file:\1\]$/.source,
+    );
+    const match = drawn.exec(completed.data.content);
     assert.ok(match, completed.data.content);
     const saved = join(f.runtime.loaded.workspace, match![1]!);
     assert.ok(existsSync(saved));
@@ -89,57 +90,63 @@ test('image_generate draws with the image model and saves the image in the works
   }
 });
 
-test('image_generate says what became of the image it sent: sent, handed to another member, not delivered, or failed', async () => {
-  // Each turn's send answers with the next of these (a function that throws is a send that failed).
-  const answers: Array<() => SendOutcome> = [
-    () => ({ kind: 'sent' }),
-    () => ({ kind: 'relayed', to: 'tg1' }),
-    () => ({ kind: 'not_delivered', reason: 'tern tool connects to no channel; the gateway delivers' }),
-    () => {
-      throw new Error('no channel "cli" is running (running: none)');
-    },
-  ];
-  const sent: string[] = [];
-  const f = await startTurnFixture(media, {
-    send: async (target, _text, files) => {
-      sent.push(`${target.channel}:${target.chat} ${files.map((m) => m.kind).join(',')}`);
-      return answers[sent.length - 1]!();
-    },
-  });
-  try {
-    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
-    const results: string[] = [];
-    for (let turn = 0; turn < answers.length; turn++) {
-      f.vendor.reply(
-        completion(
-          {
-            tool_calls: [
-              {
-                id: `i${turn}`,
-                type: 'function',
-                function: { name: 'image_generate', arguments: '{"prompt":"a tern"}' },
-              },
-            ],
-          },
-          'tool_calls',
-        ),
-        json({ created: 1, data: [{ b64_json: png.toString('base64') }] }),
-        completion({ content: 'Done.' }),
-      );
-      await f.send('draw a tern');
-      const completed = f.events.filter((e): e is Envelope<'tool.completed'> => e.type === 'tool.completed').at(-1)!;
-      results.push(completed.data.content.replace(/media\/images\/\S+?\.png/g, 'IMAGE'));
+test(
+  'image_generate says what became of the image it sent: ' + 'sent, handed to another member, not delivered, or failed',
+  async () => {
+    // Each turn's send answers with the next of these (a function that throws is a send that failed).
+    const answers: Array<() => SendOutcome> = [
+      () => ({ kind: 'sent' }),
+      () => ({ kind: 'relayed', to: 'tg1' }),
+      () => ({ kind: 'not_delivered', reason: 'tern tool connects to no channel; the gateway delivers' }),
+      () => {
+        throw new Error('no channel "cli" is running (running: none)');
+      },
+    ];
+    const sent: string[] = [];
+    const f = await startTurnFixture(media, {
+      send: async (target, _text, files) => {
+        sent.push(`${target.channel}:${target.chat} ${files.map((m) => m.kind).join(',')}`);
+        return answers[sent.length - 1]!();
+      },
+    });
+    try {
+      const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
+      const results: string[] = [];
+      for (let turn = 0; turn < answers.length; turn++) {
+        f.vendor.reply(
+          completion(
+            {
+              tool_calls: [
+                {
+                  id: `i${turn}`,
+                  type: 'function',
+                  function: { name: 'image_generate', arguments: '{"prompt":"a tern"}' },
+                },
+              ],
+            },
+            'tool_calls',
+          ),
+          json({ created: 1, data: [{ b64_json: png.toString('base64') }] }),
+          completion({ content: 'Done.' }),
+        );
+        await f.send('draw a tern');
+        const completed = f.events.filter((e): e is Envelope<'tool.completed'> => e.type === 'tool.completed').at(-1)!;
+        results.push(completed.data.content.replace(/media\/images\/\S+?\.png/g, 'IMAGE'));
+      }
+      assert.equal(sent, Array(4).fill('cli:direct:s1 image'));
+      assert.equal(results, [
+        'Saved the image (11 bytes) to IMAGE and sent it to cli:direct:s1. [file:IMAGE]',
+        'Saved the image (11 bytes) to IMAGE and handed it to the gateway running tg1 (queued there, ' +
+          'not yet confirmed sent) for cli:direct:s1. [file:IMAGE]',
+        'Saved the image (11 bytes) to IMAGE and could not send it to the chat ' +
+          '(tern tool connects to no channel; the gateway delivers). [file:IMAGE]',
+        'Saved the image (11 bytes) to IMAGE and could not send it to the ' +
+          'chat (no channel "cli" is running (running: none)). [file:IMAGE]',
+      ]);
+    } finally {
+      await f.close();
     }
-    assert.equal(sent, Array(4).fill('cli:direct:s1 image'));
-    assert.equal(results, [
-      'Saved the image (11 bytes) to IMAGE and sent it to cli:direct:s1. [file:IMAGE]',
-      'Saved the image (11 bytes) to IMAGE and handed it to the gateway running tg1 (queued there, not yet confirmed sent) for cli:direct:s1. [file:IMAGE]',
-      'Saved the image (11 bytes) to IMAGE and could not send it to the chat (tern tool connects to no channel; the gateway delivers). [file:IMAGE]',
-      'Saved the image (11 bytes) to IMAGE and could not send it to the chat (no channel "cli" is running (running: none)). [file:IMAGE]',
-    ]);
-  } finally {
-    await f.close();
-  }
-});
+  },
+);
 
 test.run();

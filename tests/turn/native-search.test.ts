@@ -70,23 +70,27 @@ const searchedAnswer = json({
   usage: { input_tokens: 2100, output_tokens: 40, server_tool_use: { web_search_requests: 1 } },
 });
 
-test("messages family: the vendor's web_search tool goes in place of ours, its cited answer is the reply, the engine is never called", async () => {
-  const search = await engine();
-  const f = await startTurnFixture({ defaults: { model: 'claude' }, models: [claude], tools: webTools(search.url) });
-  try {
-    f.vendor.reply(searchedAnswer);
-    const reply = await f.send('When did Tern 1.0 come out?');
-    assert.is(reply.kind === 'turn' && reply.text, 'Tern 1.0 came out on 20 November.');
-    const tools = toolsOf(f.vendor.requests[0]);
-    assert.equal(tools.at(-1), NATIVE);
-    assert.is(names(tools).filter((n) => n === 'web_search').length, 1);
-    assert.ok(names(tools).includes('web_fetch'), 'the other tools are still offered');
-    assert.is(search.requests.length, 0);
-  } finally {
-    await f.close();
-    await search.close();
-  }
-});
+test(
+  "messages family: the vendor's web_search tool goes in place of ours, " +
+    'its cited answer is the reply, the engine is never called',
+  async () => {
+    const search = await engine();
+    const f = await startTurnFixture({ defaults: { model: 'claude' }, models: [claude], tools: webTools(search.url) });
+    try {
+      f.vendor.reply(searchedAnswer);
+      const reply = await f.send('When did Tern 1.0 come out?');
+      assert.is(reply.kind === 'turn' && reply.text, 'Tern 1.0 came out on 20 November.');
+      const tools = toolsOf(f.vendor.requests[0]);
+      assert.equal(tools.at(-1), NATIVE);
+      assert.is(names(tools).filter((n) => n === 'web_search').length, 1);
+      assert.ok(names(tools).includes('web_fetch'), 'the other tools are still offered');
+      assert.is(search.requests.length, 0);
+    } finally {
+      await f.close();
+      await search.close();
+    }
+  },
+);
 
 test('prefer_native false: the messages model gets our web_search, which runs on the engine', async () => {
   const search = await engine();
@@ -112,36 +116,39 @@ test('prefer_native false: the messages model gets our web_search, which runs on
   }
 });
 
-test('chat-completions without a search of its own: web_search stays and falls back to the configured engine', async () => {
-  const search = await engine();
-  const f = await startTurnFixture({ tools: webTools(search.url) });
-  try {
-    f.vendor.reply(
-      completion(
-        {
-          tool_calls: [
-            { id: 'c1', type: 'function', function: { name: 'web_search', arguments: '{"query":"tern 1.0"}' } },
-          ],
-        },
-        'tool_calls',
-      ),
-      completion({ content: 'It is out.' }),
-    );
-    await f.send('Is Tern 1.0 out?');
-    const body = JSON.parse(f.vendor.requests[0]!.body.toString()) as Record<string, unknown>;
-    assert.ok(names(body.tools as Tools).includes('web_search'));
-    assert.equal([body.plugins, body.enable_search, body.web_search_options], [undefined, undefined, undefined]);
-    assert.is(search.requests.length, 1);
-    const result = f.events.find((e) => e.type === 'tool.completed')!.data as { content: string };
-    assert.match(
-      result.content,
-      /^Results for: tern 1\.0 \(via SearXNG\)\n1\. Tern 1\.0 released\n {3}https:\/\/example\.org\/tern/,
-    );
-  } finally {
-    await f.close();
-    await search.close();
-  }
-});
+test(
+  'chat-completions without a search of its own: ' + 'web_search stays and falls back to the configured engine',
+  async () => {
+    const search = await engine();
+    const f = await startTurnFixture({ tools: webTools(search.url) });
+    try {
+      f.vendor.reply(
+        completion(
+          {
+            tool_calls: [
+              { id: 'c1', type: 'function', function: { name: 'web_search', arguments: '{"query":"tern 1.0"}' } },
+            ],
+          },
+          'tool_calls',
+        ),
+        completion({ content: 'It is out.' }),
+      );
+      await f.send('Is Tern 1.0 out?');
+      const body = JSON.parse(f.vendor.requests[0]!.body.toString()) as Record<string, unknown>;
+      assert.ok(names(body.tools as Tools).includes('web_search'));
+      assert.equal([body.plugins, body.enable_search, body.web_search_options], [undefined, undefined, undefined]);
+      assert.is(search.requests.length, 1);
+      const result = f.events.find((e) => e.type === 'tool.completed')!.data as { content: string };
+      assert.match(
+        result.content,
+        /^Results for: tern 1\.0 \(via SearXNG\)\n1\. Tern 1\.0 released\n {3}https:\/\/example\.org\/tern/,
+      );
+    } finally {
+      await f.close();
+      await search.close();
+    }
+  },
+);
 
 test('a vendor that refuses its own search is asked again without it, and later calls use the engine', async () => {
   const search = await engine();
@@ -176,36 +183,39 @@ test('a vendor that refuses its own search is asked again without it, and later 
   }
 });
 
-test('generate-content: google_search beside the function tools for Gemini 3; an older Gemini keeps web_search', async () => {
-  const search = await engine();
-  try {
-    for (const model of ['gemini-3-pro-preview', 'gemini-2.5-flash']) {
-      const f = await startTurnFixture({
-        defaults: { model },
-        models: [{ model_name: model, provider: 'gemini', model, api_base: '{vendor}/v1beta' }],
-        tools: webTools(search.url),
-      });
-      try {
-        f.vendor.reply(generated([{ text: 'Answer.' }]));
-        await f.send('news?');
-        const tools = toolsOf(f.vendor.requests[0]);
-        const declared = (tools[0]!.functionDeclarations as Array<{ name: string }>).map((d) => d.name);
-        assert.ok(declared.includes('web_fetch'));
-        if (model.startsWith('gemini-3')) {
-          assert.equal(tools.slice(1), [{ google_search: {} }]);
-          assert.ok(!declared.includes('web_search'));
-        } else {
-          assert.is(tools.length, 1);
-          assert.ok(declared.includes('web_search'));
+test(
+  'generate-content: google_search beside the function tools for Gemini 3; ' + 'an older Gemini keeps web_search',
+  async () => {
+    const search = await engine();
+    try {
+      for (const model of ['gemini-3-pro-preview', 'gemini-2.5-flash']) {
+        const f = await startTurnFixture({
+          defaults: { model },
+          models: [{ model_name: model, provider: 'gemini', model, api_base: '{vendor}/v1beta' }],
+          tools: webTools(search.url),
+        });
+        try {
+          f.vendor.reply(generated([{ text: 'Answer.' }]));
+          await f.send('news?');
+          const tools = toolsOf(f.vendor.requests[0]);
+          const declared = (tools[0]!.functionDeclarations as Array<{ name: string }>).map((d) => d.name);
+          assert.ok(declared.includes('web_fetch'));
+          if (model.startsWith('gemini-3')) {
+            assert.equal(tools.slice(1), [{ google_search: {} }]);
+            assert.ok(!declared.includes('web_search'));
+          } else {
+            assert.is(tools.length, 1);
+            assert.ok(declared.includes('web_search'));
+          }
+        } finally {
+          await f.close();
         }
-      } finally {
-        await f.close();
       }
+      assert.is(search.requests.length, 0);
+    } finally {
+      await search.close();
     }
-    assert.is(search.requests.length, 0);
-  } finally {
-    await search.close();
-  }
-});
+  },
+);
 
 test.run();

@@ -42,33 +42,39 @@ const skill = (name: string, description: string): SkillInfo => ({
 });
 const TIME_NOTE = 'The newest user message begins with the current time: [YYYY-MM-DD HH:MM UTC].';
 const IDENTITY =
-  "## Identity\n\nYou are Tern. You run as an agent on the user's own machine. Use the tools you have when they help; say plainly when something failed.";
+  '## Identity\n\n' +
+  "You are Tern. You run as an agent on the user's own machine. Use the tools you have when they help; " +
+  'say plainly when something failed.';
 
-test('the system prompt is the files, the skills, the runtime and the summary; the messages end with the request', () => {
-  const b = builder();
-  const history = { summary: 'They met.', messages: [{ role: 'user', content: 'earlier' } as ChatMessage] };
-  const built = b.prompt.build(b.request({ history, skills: [skill('weather', 'Forecasts')] }));
-  assert.is(
-    built.system,
-    [
-      IDENTITY,
-      '## Soul (SOUL.md)\n\nCalm.',
-      '## Skills\n\n- weather: Forecasts (/skills/weather/SKILL.md)',
-      `## Runtime\n\nAgent: main\nChannel: cli\nChat: direct:ann\n${TIME_NOTE}`,
-      '## Summary of the conversation so far\n\nThey met.',
-    ].join('\n\n'),
-  );
-  assert.equal(built.messages, [
-    { role: 'user', content: 'earlier' },
-    { role: 'user', content: '[2026-11-22 10:05 UTC] hello' },
-  ]);
-  assert.equal(built.tools, ['read_file', 'todo']);
-  b.remove();
-});
+test(
+  'the system prompt is the files, the skills, the runtime and the summary; ' + 'the messages end with the request',
+  () => {
+    const b = builder();
+    const history = { summary: 'They met.', messages: [{ role: 'user', content: 'earlier' } as ChatMessage] };
+    const built = b.prompt.build(b.request({ history, skills: [skill('weather', 'Forecasts')] }));
+    assert.is(
+      built.system,
+      [
+        IDENTITY,
+        '## Soul (SOUL.md)\n\nCalm.',
+        '## Skills\n\n- weather: Forecasts (/skills/weather/SKILL.md)',
+        `## Runtime\n\nAgent: main\nChannel: cli\nChat: direct:ann\n${TIME_NOTE}`,
+        '## Summary of the conversation so far\n\nThey met.',
+      ].join('\n\n'),
+    );
+    assert.equal(built.messages, [
+      { role: 'user', content: 'earlier' },
+      { role: 'user', content: '[2026-11-22 10:05 UTC] hello' },
+    ]);
+    assert.equal(built.tools, ['read_file', 'todo']);
+    b.remove();
+  },
+);
 
 test('the identity is one clean sentence from the name and description, whatever their punctuation', () => {
   const rest =
-    "You run as an agent on the user's own machine. Use the tools you have when they help; say plainly when something failed.";
+    "You run as an agent on the user's own machine. Use the tools you have when they help; " +
+    'say plainly when something failed.';
   assert.is(
     identitySentence('Tern', 'A helpful assistant that works in this workspace.'),
     `You are Tern, a helpful assistant that works in this workspace. ${rest}`,
@@ -98,7 +104,9 @@ test('the starter workspace gives a prompt without human notes, template heading
   });
   assert.ok(
     built.system.startsWith(
-      "## Identity\n\nYou are Tern, a helpful assistant that works in this workspace. You run as an agent on the user's own machine.",
+      '## Identity\n\n' +
+        'You are Tern, a helpful assistant that works in this workspace. You ' +
+        "run as an agent on the user's own machine.",
     ),
     built.system.slice(0, 200),
   );
@@ -116,26 +124,29 @@ test('the starter workspace gives a prompt without human notes, template heading
   rmSync(root, { recursive: true, force: true });
 });
 
-test('the newest message names the minute of its own request; the system prompt stays the same bytes across minutes', () => {
-  const b = builder();
-  const at = (now: Date, chat = 'direct:ann') =>
-    b.prompt.build(b.request({ now, chat, history: { messages: [{ role: 'user', content: 'earlier' }] } }));
-  const first = at(new Date('2026-11-22T10:05:00.000Z'));
-  assert.equal(
-    first.messages.map((m) => m.content),
-    ['earlier', '[2026-11-22 10:05 UTC] hello'],
-  );
-  assert.is(at(new Date('2026-11-22T10:05:59.999Z')).messages.at(-1)?.content, '[2026-11-22 10:05 UTC] hello');
-  assert.is(at(new Date('2025-01-01T00:00:00.000Z')).messages.at(-1)?.content, '[2025-01-01 00:00 UTC] hello');
-  const later = at(new Date('2026-11-22T13:41:00.000Z'));
-  assert.is(later.messages.at(-1)?.content, '[2026-11-22 13:41 UTC] hello');
-  assert.is(later.system, first.system);
-  assert.is(
-    at(new Date('2026-11-22T13:41:00.000Z'), 'direct:bob').system.split('## Runtime\n\n')[1],
-    `Agent: main\nChannel: cli\nChat: direct:bob\n${TIME_NOTE}`,
-  );
-  b.remove();
-});
+test(
+  'the newest message names the minute of its own request; ' + 'the system prompt stays the same bytes across minutes',
+  () => {
+    const b = builder();
+    const at = (now: Date, chat = 'direct:ann') =>
+      b.prompt.build(b.request({ now, chat, history: { messages: [{ role: 'user', content: 'earlier' }] } }));
+    const first = at(new Date('2026-11-22T10:05:00.000Z'));
+    assert.equal(
+      first.messages.map((m) => m.content),
+      ['earlier', '[2026-11-22 10:05 UTC] hello'],
+    );
+    assert.is(at(new Date('2026-11-22T10:05:59.999Z')).messages.at(-1)?.content, '[2026-11-22 10:05 UTC] hello');
+    assert.is(at(new Date('2025-01-01T00:00:00.000Z')).messages.at(-1)?.content, '[2025-01-01 00:00 UTC] hello');
+    const later = at(new Date('2026-11-22T13:41:00.000Z'));
+    assert.is(later.messages.at(-1)?.content, '[2026-11-22 13:41 UTC] hello');
+    assert.is(later.system, first.system);
+    assert.is(
+      at(new Date('2026-11-22T13:41:00.000Z'), 'direct:bob').system.split('## Runtime\n\n')[1],
+      `Agent: main\nChannel: cli\nChat: direct:bob\n${TIME_NOTE}`,
+    );
+    b.remove();
+  },
+);
 
 test('without a system prompt (turn profile off) the message is as the user wrote it', () => {
   const b = builder();
@@ -179,19 +190,23 @@ test('the skills section follows the catalog list and the turn profile of each r
   b.remove();
 });
 
-test(`the history window keeps its first message for ${HISTORY_STEP} messages at a time, so the prompt's head repeats from turn to turn`, () => {
-  const b = builder();
-  const window = (length: number) => {
-    const messages = Array.from({ length }, (_, i) => ({ role: 'user', content: `m${i}` }) as ChatMessage);
-    const contents = b.prompt.build(b.request({ history: { messages } })).messages.map((m) => m.content);
-    return [contents[0], contents.length - 1];
-  };
-  assert.equal(window(HISTORY_WINDOW), ['m0', HISTORY_WINDOW]);
-  assert.equal(window(HISTORY_WINDOW + 5), ['m0', HISTORY_WINDOW + 5]);
-  assert.equal(window(HISTORY_WINDOW + HISTORY_STEP - 1), ['m0', HISTORY_WINDOW + HISTORY_STEP - 1]);
-  assert.equal(window(HISTORY_WINDOW + HISTORY_STEP), [`m${HISTORY_STEP}`, HISTORY_WINDOW]);
-  assert.equal(window(HISTORY_WINDOW + HISTORY_STEP + 7), [`m${HISTORY_STEP}`, HISTORY_WINDOW + 7]);
-  b.remove();
-});
+test(
+  `the history window keeps its first message for ${HISTORY_STEP} messages at a time, ` +
+    `so the prompt's head repeats from turn to turn`,
+  () => {
+    const b = builder();
+    const window = (length: number) => {
+      const messages = Array.from({ length }, (_, i) => ({ role: 'user', content: `m${i}` }) as ChatMessage);
+      const contents = b.prompt.build(b.request({ history: { messages } })).messages.map((m) => m.content);
+      return [contents[0], contents.length - 1];
+    };
+    assert.equal(window(HISTORY_WINDOW), ['m0', HISTORY_WINDOW]);
+    assert.equal(window(HISTORY_WINDOW + 5), ['m0', HISTORY_WINDOW + 5]);
+    assert.equal(window(HISTORY_WINDOW + HISTORY_STEP - 1), ['m0', HISTORY_WINDOW + HISTORY_STEP - 1]);
+    assert.equal(window(HISTORY_WINDOW + HISTORY_STEP), [`m${HISTORY_STEP}`, HISTORY_WINDOW]);
+    assert.equal(window(HISTORY_WINDOW + HISTORY_STEP + 7), [`m${HISTORY_STEP}`, HISTORY_WINDOW + 7]);
+    b.remove();
+  },
+);
 
 test.run();

@@ -222,16 +222,19 @@ test('a message with no chat to answer (the terminal, the heartbeat, cron) only 
   );
 });
 
-test('without resume (a process that serves no chats) open turns are closed and the rest is left for the gateway', () => {
-  const { requeued, published } = restart(
-    [received('m0'), received('m1'), routed('m1'), started('m1', 't1'), requested('t1'), tool('t1')],
-    false,
-  );
-  assert.equal(
-    [requeued, published],
-    [[], [['turn.aborted', { reason: 'the process ended while this turn was running' }]]],
-  );
-});
+test(
+  'without resume (a process that serves no chats) ' + 'open turns are closed and the rest is left for the gateway',
+  () => {
+    const { requeued, published } = restart(
+      [received('m0'), received('m1'), routed('m1'), started('m1', 't1'), requested('t1'), tool('t1')],
+      false,
+    );
+    assert.equal(
+      [requeued, published],
+      [[], [['turn.aborted', { reason: 'the process ended while this turn was running' }]]],
+    );
+  },
+);
 
 test('recovery reads from the last checkpoint: work finished before it is not looked at again', () => {
   const before = [received('m1'), routed('m1'), started('m1', 't1'), requested('t1')];
@@ -252,23 +255,35 @@ const cutAtSend = [
   sending('tg:m1:t1:0'),
 ];
 
-test('a part whose intent is in the log and in the journal may have reached the chat: not sent again, named as unconfirmed', () => {
-  const { recovered, requeued } = restart(cutAtSend, true, new Set(['tg:m1:t1:0']));
-  assert.equal(
-    [requeued, recovered.sentKeys, recovered.unconfirmed],
-    [[['reply.requested', 'm1']], ['tg:m1:t1:0'], [{ channel: 'tg', chat: 'direct:42', send_key: 'tg:m1:t1:0' }]],
-  );
-});
+test(
+  'a part whose intent is in the log and in the journal may have reached the chat: ' +
+    'not sent again, named as unconfirmed',
+  () => {
+    const { recovered, requeued } = restart(cutAtSend, true, new Set(['tg:m1:t1:0']));
+    assert.equal(
+      [requeued, recovered.sentKeys, recovered.unconfirmed],
+      [[['reply.requested', 'm1']], ['tg:m1:t1:0'], [{ channel: 'tg', chat: 'direct:42', send_key: 'tg:m1:t1:0' }]],
+    );
+  },
+);
 
-test('a part whose intent is in the log but that the journal never marked never left: its reply is delivered again, the part with it', () => {
-  const { recovered, requeued } = restart(cutAtSend, true, new Set(['tg:other:t9:0']));
-  assert.equal([requeued, recovered.sentKeys, recovered.unconfirmed], [[['reply.requested', 'm1']], [], []]);
-});
+test(
+  'a part whose intent is in the log but that the journal never marked never left: ' +
+    'its reply is delivered again, the part with it',
+  () => {
+    const { recovered, requeued } = restart(cutAtSend, true, new Set(['tg:other:t9:0']));
+    assert.equal([requeued, recovered.sentKeys, recovered.unconfirmed], [[['reply.requested', 'm1']], [], []]);
+  },
+);
 
-test('without a journal (a log from before it, a cluster account) every intent without its message.sent counts as maybe sent', () => {
-  const { recovered } = restart(cutAtSend, true);
-  assert.equal([recovered.sentKeys, recovered.unconfirmed.map((u) => u.send_key)], [['tg:m1:t1:0'], ['tg:m1:t1:0']]);
-});
+test(
+  'without a journal (a log from before it, ' +
+    'a cluster account) every intent without its message.sent counts as maybe sent',
+  () => {
+    const { recovered } = restart(cutAtSend, true);
+    assert.equal([recovered.sentKeys, recovered.unconfirmed.map((u) => u.send_key)], [['tg:m1:t1:0'], ['tg:m1:t1:0']]);
+  },
+);
 
 test('a part sent and confirmed is neither unconfirmed nor sent again, journal or not', () => {
   const { recovered } = restart(

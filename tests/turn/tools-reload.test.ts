@@ -21,34 +21,38 @@ function reload(f: TurnFixture, tools: Record<string, unknown>): void {
   f.runtime.loaded.config = loadConfig({ env: f.home.env }).config;
 }
 
-test('tools.exec.enabled turned false applies to the next turn: exec is no longer offered and a call to it is refused as its tool result', async () => {
-  const f = await startTurnFixture({ tools: { exec: { enabled: true } } });
-  try {
-    const exec = toolCall('call_1', 'exec', { command: 'echo reloaded' });
-    f.vendor.reply(
-      completion({ tool_calls: [exec] }, 'tool_calls'),
-      completion({ content: 'Ran.' }),
-      completion({ tool_calls: [exec] }, 'tool_calls'),
-      completion({ content: 'Could not.' }),
-    );
-    await f.send('run it');
-    assert.ok(request(f, 0).tools!.some((t) => t.function.name === 'exec'));
-    assert.match(String(request(f, 1).messages.at(-1)!.content), 'reloaded');
-    reload(f, { exec: { enabled: false } });
-    await f.send('run it again');
-    assert.not.ok(
-      request(f, 2).tools!.some((t) => t.function.name === 'exec'),
-      'exec is not offered after the reload',
-    );
-    assert.equal(request(f, 3).messages.at(-1), {
-      role: 'tool',
-      tool_call_id: 'call_1',
-      content: 'tool "exec" is not available in this turn',
-    });
-  } finally {
-    await f.close();
-  }
-});
+test(
+  'tools.exec.enabled turned false applies to the next turn: ' +
+    'exec is no longer offered and a call to it is refused as its tool result',
+  async () => {
+    const f = await startTurnFixture({ tools: { exec: { enabled: true } } });
+    try {
+      const exec = toolCall('call_1', 'exec', { command: 'echo reloaded' });
+      f.vendor.reply(
+        completion({ tool_calls: [exec] }, 'tool_calls'),
+        completion({ content: 'Ran.' }),
+        completion({ tool_calls: [exec] }, 'tool_calls'),
+        completion({ content: 'Could not.' }),
+      );
+      await f.send('run it');
+      assert.ok(request(f, 0).tools!.some((t) => t.function.name === 'exec'));
+      assert.match(String(request(f, 1).messages.at(-1)!.content), 'reloaded');
+      reload(f, { exec: { enabled: false } });
+      await f.send('run it again');
+      assert.not.ok(
+        request(f, 2).tools!.some((t) => t.function.name === 'exec'),
+        'exec is not offered after the reload',
+      );
+      assert.equal(request(f, 3).messages.at(-1), {
+        role: 'tool',
+        tool_call_id: 'call_1',
+        content: 'tool "exec" is not available in this turn',
+      });
+    } finally {
+      await f.close();
+    }
+  },
+);
 
 test("a custom deny pattern added by a reload refuses the next turn's matching command", async () => {
   const f = await startTurnFixture({ tools: { exec: { enabled: true } } });

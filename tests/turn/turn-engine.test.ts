@@ -77,38 +77,41 @@ test('a tool round trip: the model writes a todo, sees the result, and answers',
   }
 });
 
-test('streaming: text deltas become provider.chunk events and tool-call deltas split across chunks still parse', async () => {
-  const f = await startTurnFixture({ streaming: true });
-  try {
-    const args = JSON.stringify({ action: 'read' });
-    const callDeltas = [
-      {
-        tool_calls: [
-          { index: 0, id: 'call_9', type: 'function', function: { name: 'todo', arguments: args.slice(0, 7) } },
-        ],
-      },
-      { tool_calls: [{ index: 0, function: { arguments: args.slice(7) } }] },
-    ];
-    f.vendor.reply(
-      sse(splitBytes(completionStreamText(callDeltas, 'tool_calls'), 9)),
-      sse(splitBytes(completionStreamText([{ content: 'Your plan ' }, { content: 'is empty.' }]), 11)),
-    );
-    const reply = await f.send('what is on my plan?');
-    assert.is(reply.kind === 'turn' && reply.text, 'Your plan is empty.');
-    const turn = turnOf(reply);
-    const requested = f.events.find((e) => e.turn === turn && e.type === 'tool.requested');
-    assert.equal(requested?.data, { call_id: 'call_9', name: 'todo', arguments: { action: 'read' } });
-    assert.equal(
-      f.events
-        .filter((e) => e.turn === turn && e.type === 'provider.chunk')
-        .map((e) => e.type === 'provider.chunk' && e.data.delta),
-      ['Your plan ', 'is empty.'],
-    );
-    assert.is(bodyOf(f, 0).stream, true);
-  } finally {
-    await f.close();
-  }
-});
+test(
+  'streaming: ' + 'text deltas become provider.chunk events and tool-call deltas split across chunks still parse',
+  async () => {
+    const f = await startTurnFixture({ streaming: true });
+    try {
+      const args = JSON.stringify({ action: 'read' });
+      const callDeltas = [
+        {
+          tool_calls: [
+            { index: 0, id: 'call_9', type: 'function', function: { name: 'todo', arguments: args.slice(0, 7) } },
+          ],
+        },
+        { tool_calls: [{ index: 0, function: { arguments: args.slice(7) } }] },
+      ];
+      f.vendor.reply(
+        sse(splitBytes(completionStreamText(callDeltas, 'tool_calls'), 9)),
+        sse(splitBytes(completionStreamText([{ content: 'Your plan ' }, { content: 'is empty.' }]), 11)),
+      );
+      const reply = await f.send('what is on my plan?');
+      assert.is(reply.kind === 'turn' && reply.text, 'Your plan is empty.');
+      const turn = turnOf(reply);
+      const requested = f.events.find((e) => e.turn === turn && e.type === 'tool.requested');
+      assert.equal(requested?.data, { call_id: 'call_9', name: 'todo', arguments: { action: 'read' } });
+      assert.equal(
+        f.events
+          .filter((e) => e.turn === turn && e.type === 'provider.chunk')
+          .map((e) => e.type === 'provider.chunk' && e.data.delta),
+        ['Your plan ', 'is empty.'],
+      );
+      assert.is(bodyOf(f, 0).stream, true);
+    } finally {
+      await f.close();
+    }
+  },
+);
 
 test('an invalid todo write is an error result for the model and keeps the previous plan', async () => {
   const f = await startTurnFixture();
@@ -361,37 +364,44 @@ test('a stopped turn reruns identical too', async () => {
   }
 });
 
-test('a long history is summarized by the model into a session.compacted checkpoint, and the prompt keeps the newest messages', async () => {
-  const f = await startTurnFixture();
-  try {
-    for (let i = 1; i <= 30; i++) {
-      f.vendor.reply(completion({ content: `answer ${i}` }));
-      await f.send(`question ${i}`);
+test(
+  'a long history is summarized by the model into a session.compacted checkpoint, ' +
+    'and the prompt keeps the newest messages',
+  async () => {
+    const f = await startTurnFixture();
+    try {
+      for (let i = 1; i <= 30; i++) {
+        f.vendor.reply(completion({ content: `answer ${i}` }));
+        await f.send(`question ${i}`);
+      }
+      f.vendor.reply(
+        completion({ content: 'They asked 30 numbered questions.' }),
+        completion({ content: 'answer 31' }),
+      );
+      await f.send('question 31');
+      const summarize = bodyOf(f, 30);
+      assert.match(String(summarize.messages[0]!.content), /^Summarize the conversation below/);
+      assert.match(String(summarize.messages[1]!.content), /^Conversation:\nuser: question 1\nassistant: answer 1\n/);
+      assert.match(String(summarize.messages[1]!.content), /assistant: answer 20$/);
+      const written = f.events.find((e): e is Envelope<'session.compacted'> => e.type === 'session.compacted')!;
+      assert.is(written.data.summary, 'They asked 30 numbered questions.');
+      assert.equal(
+        written.data.messages.map((m) => m.content),
+        Array.from({ length: 10 }, (_, i) => [`question ${21 + i}`, `answer ${21 + i}`]).flat(),
+      );
+      const turn = bodyOf(f, 31).messages;
+      assert.match(
+        String(turn[0]!.content),
+        /## Summary of the conversation so far\n\nThey asked 30 numbered questions\.$/,
+      );
+      assert.equal(
+        turn.slice(1).map((m) => withoutTime(String(m.content))),
+        [...Array.from({ length: 10 }, (_, i) => [`question ${21 + i}`, `answer ${21 + i}`]).flat(), 'question 31'],
+      );
+    } finally {
+      await f.close();
     }
-    f.vendor.reply(completion({ content: 'They asked 30 numbered questions.' }), completion({ content: 'answer 31' }));
-    await f.send('question 31');
-    const summarize = bodyOf(f, 30);
-    assert.match(String(summarize.messages[0]!.content), /^Summarize the conversation below/);
-    assert.match(String(summarize.messages[1]!.content), /^Conversation:\nuser: question 1\nassistant: answer 1\n/);
-    assert.match(String(summarize.messages[1]!.content), /assistant: answer 20$/);
-    const written = f.events.find((e): e is Envelope<'session.compacted'> => e.type === 'session.compacted')!;
-    assert.is(written.data.summary, 'They asked 30 numbered questions.');
-    assert.equal(
-      written.data.messages.map((m) => m.content),
-      Array.from({ length: 10 }, (_, i) => [`question ${21 + i}`, `answer ${21 + i}`]).flat(),
-    );
-    const turn = bodyOf(f, 31).messages;
-    assert.match(
-      String(turn[0]!.content),
-      /## Summary of the conversation so far\n\nThey asked 30 numbered questions\.$/,
-    );
-    assert.equal(
-      turn.slice(1).map((m) => withoutTime(String(m.content))),
-      [...Array.from({ length: 10 }, (_, i) => [`question ${21 + i}`, `answer ${21 + i}`]).flat(), 'question 31'],
-    );
-  } finally {
-    await f.close();
-  }
-});
+  },
+);
 
 test.run();

@@ -155,27 +155,32 @@ test('tools off sends no tools; custom sends exactly the allowed ones', async ()
   }
 });
 
-test('a call to a tool the profile leaves out is refused at execution as a tool result, and the tool does not run', async () => {
-  const f = await startTurnFixture(profile({ tools: { mode: 'custom', allow: ['list_dir'] } }), { now });
-  try {
-    f.vendor.reply(
-      completion(
-        { tool_calls: [toolCall('call_1', 'todo', { action: 'write', todos: [{ id: 'milk', content: 'buy milk' }] })] },
-        'tool_calls',
-      ),
-      completion({ content: 'Could not.' }),
-    );
-    const reply = await f.send('remember milk');
-    assert.equal(reply.kind === 'turn' && reply.text, 'Could not.');
-    assert.equal(bodyOf(f, 1).messages.at(-1), {
-      role: 'tool',
-      tool_call_id: 'call_1',
-      content: 'tool "todo" is not available in this turn',
-    });
-    assert.equal(f.events.filter((e) => e.type === 'todo.written').length, 0, 'the todo tool never ran');
-  } finally {
-    await f.close();
-  }
-});
+test(
+  'a call to a tool the profile leaves out is refused at execution as a tool result, ' + 'and the tool does not run',
+  async () => {
+    const f = await startTurnFixture(profile({ tools: { mode: 'custom', allow: ['list_dir'] } }), { now });
+    try {
+      f.vendor.reply(
+        completion(
+          {
+            tool_calls: [toolCall('call_1', 'todo', { action: 'write', todos: [{ id: 'milk', content: 'buy milk' }] })],
+          },
+          'tool_calls',
+        ),
+        completion({ content: 'Could not.' }),
+      );
+      const reply = await f.send('remember milk');
+      assert.equal(reply.kind === 'turn' && reply.text, 'Could not.');
+      assert.equal(bodyOf(f, 1).messages.at(-1), {
+        role: 'tool',
+        tool_call_id: 'call_1',
+        content: 'tool "todo" is not available in this turn',
+      });
+      assert.equal(f.events.filter((e) => e.type === 'todo.written').length, 0, 'the todo tool never ran');
+    } finally {
+      await f.close();
+    }
+  },
+);
 
 test.run();

@@ -148,7 +148,8 @@ test('AGENT.md frontmatter is parsed and re-parsed when the file changes', () =>
   const files = new WorkspaceFiles(w.root, { watch: false });
   w.write(
     'AGENT.md',
-    '---\nname: Scout\ndescription: Finds things\ntools: [read_file, todo]\nskills: [weather]\nmcpServers: [fs]\nmodel: fast\ncolor: blue\n---\nLook first.\n',
+    '---\nname: Scout\ndescription: Finds things\ntools: [read_file, todo]\n' +
+      'skills: [weather]\nmcpServers: [fs]\nmodel: fast\ncolor: blue\n---\nLook first.\n',
   );
   assert.equal(files.agent(), {
     frontmatter: {
@@ -180,13 +181,15 @@ const BAD: [string, string[]][] = [
   [
     '---\nname: [unclosed\n---\n',
     [
-      '(frontmatter): not valid YAML (Flow sequence in block collection must be sufficiently indented and end with a ] at line 1, column 16:)',
+      '(frontmatter): not valid YAML (Flow sequence in block collection ' +
+        'must be sufficiently indented and end with a ] at line 1, column 16:)',
     ],
   ],
 ];
 
 for (const [text, problems] of BAD) {
-  test(`invalid AGENT.md frontmatter is a WorkspaceError naming each field: ${JSON.stringify(text.split('\n')[1])}`, () => {
+  const field = JSON.stringify(text.split('\n')[1]);
+  test(`invalid AGENT.md frontmatter is a WorkspaceError naming each field: ${field}`, () => {
     const w = workspace();
     w.write('AGENT.md', text);
     try {

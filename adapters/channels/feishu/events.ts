@@ -18,7 +18,9 @@ export const feishuMessageEventSchema = z.looseObject({
     /** `p2p` (one-to-one) or `group`. */
     chat_type: z.string(),
     message_type: z.string(),
-    /** JSON, by message type: `{"text"}`, `{"title","content"}` (post), `{"file_key"}` (audio, file), `{"image_key"}`. */
+    /**
+     * JSON, by message type: `{"text"}`, `{"title","content"}` (post), `{"file_key"}` (audio, file), `{"image_key"}`.
+     */
     content: z.string(),
     /** The topic thread the message is in (a topic group's topic, or a thread opened on a message). */
     thread_id: z.string().optional(),

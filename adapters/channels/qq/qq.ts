@@ -160,7 +160,9 @@ export class QqChannel implements Channel {
     if (socket && socket.readyState !== WebSocket.CLOSED) socket.terminate();
   }
 
-  /** A user's chat is reached through `c2c:<openid>`, a group's through `group:`, a guild channel's through `channel:`. */
+  /**
+   * A user's chat is reached through `c2c:<openid>`, a group's through `group:`, a guild channel's through `channel:`.
+   */
   replyToOf(chat: string): string {
     const named = namedChatOf(chat);
     if (!named) return chat.includes(':') ? chat : `c2c:${chat}`;

@@ -143,7 +143,8 @@ async function change(context: CommandContext, sub: 'remove' | 'enable' | 'disab
   else
     print(
       context.stdout,
-      `${done} cron job ${job.id} (${job.name})${sub === 'enable' && job.next_run_at ? `; next run ${job.next_run_at}` : ''}`,
+      `${done} cron job ${job.id} ` +
+        `(${job.name})${sub === 'enable' && job.next_run_at ? `; next run ${job.next_run_at}` : ''}`,
     );
   return 0;
 }

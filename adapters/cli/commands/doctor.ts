@@ -42,11 +42,13 @@ export async function run({ values, json, stdout, env }: CommandContext): Promis
     for (const c of checks) for (const text of line(c)) print(stdout, text);
     const warned = checks.filter((c) => c.status === 'warn').length;
     const errors = checks.filter((c) => c.status === 'error').length;
+    const fixHint =
+      !fix && checks.some((c) => c.fix?.includes('--fix')) ? ' `tern doctor --fix` applies the safe fixes.' : '';
     print(
       stdout,
       errors + warned === 0
         ? 'Everything looks right.'
-        : `${errors} error${errors === 1 ? '' : 's'}, ${warned} warning${warned === 1 ? '' : 's'}.${!fix && checks.some((c) => c.fix?.includes('--fix')) ? ' `tern doctor --fix` applies the safe fixes.' : ''}`,
+        : `${errors} error${errors === 1 ? '' : 's'}, ${warned} warning${warned === 1 ? '' : 's'}.${fixHint}`,
     );
   }
   return failed ? 1 : 0;

@@ -53,12 +53,15 @@ function startHints(loaded: LoadedConfig): string[] {
   const hints = loaded.channelProblems.map((problem) => `warning: ${problem}`);
   if (!config.model_list.some((m) => m.enabled)) {
     hints.push(
-      'note: no model in model_list, so messages get no answer. Run `tern onboard` (or add a model_list entry, see README: Quick start), then `tern doctor`.',
+      'note: no model in model_list, so messages get no answer. Run `tern onboard` ' +
+        '(or add a model_list entry, see README: Quick start), then `tern doctor`.',
     );
   }
   if (!Object.values(config.channel_list).some((c) => c.enabled)) {
     hints.push(
-      'note: no channel in channel_list, so only the heartbeat and cron jobs run here. Add one (`tern onboard --telegram-token …`, or README: Quick start), or chat through the dashboard (tern-launcher).',
+      'note: no channel in channel_list, so only the heartbeat and cron jobs run here. ' +
+        'Add one (`tern onboard --telegram-token …`, or README: Quick start), ' +
+        'or chat through the dashboard (tern-launcher).',
     );
   }
   if (!config.gateway.hot_reload)
@@ -111,7 +114,8 @@ export async function run(context: CommandContext): Promise<number> {
     else
       print(
         context.stdout,
-        `gateway: serving ${gateway.url}/health and /ready; cluster member ${id} on ${url}, channel accounts taken as leases allow. Ctrl-C stops it.`,
+        `gateway: serving ${gateway.url}/health and /ready; cluster member ${id} ` +
+          `on ${url}, channel accounts taken as leases allow. Ctrl-C stops it.`,
       );
   } else {
     const channels =

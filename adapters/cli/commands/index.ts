@@ -36,7 +36,8 @@ export const commands: CommandSpec[] = [
       json,
     },
     details:
-      'Script file:\n  agent: main\n  session: demo\n  turns:\n    - user: "Write hello.txt containing hi"\n      expect: { contains: "hello.txt" }   # or matches: REGEX, tool: NAME',
+      'Script file:\n  agent: main\n  session: demo\n  turns:\n    - user: "Write hello.txt containing hi"\n' +
+      '      expect: { contains: "hello.txt" }   # or matches: REGEX, tool: NAME',
     load: () => import('./agent.js'),
   },
   {
@@ -53,7 +54,8 @@ export const commands: CommandSpec[] = [
       json,
     },
     details:
-      'With --cluster (or cluster.url in the config) the turn is looked up in the cluster log, whichever gateway ran it.',
+      'With --cluster (or cluster.url in the config) the turn is ' +
+      'looked up in the cluster log, whichever gateway ran it.',
     load: () => import('./replay.js'),
   },
   {
@@ -74,7 +76,8 @@ export const commands: CommandSpec[] = [
         type: 'string',
         value: 'KEY',
         description:
-          'only events of this session: the key given to `tern agent --session`, the full key, the sk_v1_ id or a unique prefix of it',
+          'only events of this session: the key given to `tern agent ' +
+          '--session`, the full key, the sk_v1_ id or a unique prefix of it',
       },
       turn: { type: 'string', value: 'ID', description: 'only events of this turn' },
       children: {
@@ -127,9 +130,12 @@ export const commands: CommandSpec[] = [
     usage: [
       'onboard                  (on a terminal: asks each question)',
       'onboard --provider NAME [--api-key KEY] [--api-base URL] [--model ID] [--model-name NAME] [--no-test] [--json]',
-      'onboard [--telegram-token T] [--discord-token T] [--slack-token T --slack-app-token T] [--owner ID] [--no-test] [--json]',
-      'onboard [--feishu-app-id ID --feishu-app-secret S [--feishu-lark]] [--dingtalk-client-id ID --dingtalk-client-secret S]',
-      'onboard [--wecom-bot-id ID --wecom-secret S] [--qq-app-id ID --qq-app-secret S] [--onebot-url URL [--onebot-token T]]',
+      'onboard [--telegram-token T] [--discord-token T] [--slack-token ' +
+        'T --slack-app-token T] [--owner ID] [--no-test] [--json]',
+      'onboard [--feishu-app-id ID --feishu-app-secret S [--feishu-lark]] ' +
+        '[--dingtalk-client-id ID --dingtalk-client-secret S]',
+      'onboard [--wecom-bot-id ID --wecom-secret S] [--qq-app-id ID ' +
+        '--qq-app-secret S] [--onebot-url URL [--onebot-token T]]',
       'onboard --pico-token T | --pico-client-url URL [--pico-client-token T]',
       'onboard --irc-server HOST:PORT --irc-nick NICK [--irc-channels #A,#B] [--irc-password P] [--irc-no-tls]',
       'onboard --signal-account +NUMBER [--signal-daemon HOST:PORT]',
@@ -197,7 +203,10 @@ export const commands: CommandSpec[] = [
       json,
     },
     details:
-      'Never overwrites a file it did not create: a model or channel is added to config.json (it must not be there yet)\nand its key or token to .security.yml, keeping the comments. Then one question to the model and one\nauthenticated call per channel say what works; exit 1 when something does not.',
+      'Never overwrites a file it did not create: a model or channel is added to config.json (it must not be ' +
+      'there yet)\n' +
+      'and its key or token to .security.yml, keeping the comments. Then one question to the model and one\n' +
+      'authenticated call per channel say what works; exit 1 when something does not.',
     load: () => import('./onboard.js'),
   },
   {
@@ -209,7 +218,10 @@ export const commands: CommandSpec[] = [
       json,
     },
     details:
-      'Subcommands:\n  show      the effective config: defaults, config file, .security.yml, environment\n  validate  check a config file; prints every problem as `path: message (allowed: …)`, exit 1 if any\n            (with --strict, warnings too)\n  path      the config file in use (AGENT_CONFIG, else $AGENT_HOME/config.json)',
+      'Subcommands:\n  show      the effective config: defaults, config file, .security.yml, environment\n' +
+      '  validate  check a config file; prints every problem as `path: message (allowed: …)`, exit 1 if any\n' +
+      '            (with --strict, warnings too)\n' +
+      '  path      the config file in use (AGENT_CONFIG, else $AGENT_HOME/config.json)',
     load: () => import('./config.js'),
   },
   {
@@ -221,13 +233,15 @@ export const commands: CommandSpec[] = [
       fix: {
         type: 'boolean',
         description:
-          'apply the safe fixes: owner-only modes of secret files, migrate a version 0/1 config (with backups), remove a stale lock note',
+          'apply the safe fixes: owner-only modes of secret files, migrate a ' +
+          'version 0/1 config (with backups), remove a stale lock note',
       },
       offline: { type: 'boolean', description: 'ask no model and no chat platform (no network)' },
       json,
     },
     details:
-      'One short question per enabled model and one authenticated call per enabled channel (Telegram getMe, Discord\nusers/@me, Slack auth.test) unless --offline. Exit 1 when a check is an error.',
+      'One short question per enabled model and one authenticated call per enabled channel (Telegram getMe, ' +
+      'Discord\nusers/@me, Slack auth.test) unless --offline. Exit 1 when a check is an error.',
     load: () => import('./doctor.js'),
   },
   {
@@ -256,7 +270,11 @@ export const commands: CommandSpec[] = [
       json,
     },
     details:
-      'The same tools, sandbox, exec policy, output filter (secrets masked) and MCP servers as a turn of that agent on that\nchannel: AGENT.md `tools` and the turn profile apply. Prints what the model would receive; a message a tool would\nsend is shown on stderr, not delivered. Exit 0 when the tool succeeded, 1 when it returned an error.',
+      'The same tools, sandbox, exec policy, output filter (secrets masked) and MCP servers as a turn of that ' +
+      'agent on that\n' +
+      'channel: AGENT.md `tools` and the turn profile apply. Prints what the model would receive; a message a ' +
+      'tool would\n' +
+      'send is shown on stderr, not delivered. Exit 0 when the tool succeeded, 1 when it returned an error.',
     inGateway: (_, values) => values.channel === undefined || values.channel === 'cli',
     load: () => import('./tool.js'),
   },
@@ -284,7 +302,8 @@ export const commands: CommandSpec[] = [
       json,
     },
     details:
-      'Tokens go to $AGENT_HOME/auth/providers.json (owner-only); status shows them masked.\nThe Copilot CLI keeps its own GitHub sign-in: login and status ask its headless server who is signed in.',
+      'Tokens go to $AGENT_HOME/auth/providers.json (owner-only); status shows them masked.\n' +
+      'The Copilot CLI keeps its own GitHub sign-in: login and status ask its headless server who is signed in.',
     load: () => import('./auth.js'),
   },
   {
@@ -331,7 +350,14 @@ export const commands: CommandSpec[] = [
       json,
     },
     details:
-      'Subcommands:\n  list    every server with enabled, deferred and connected (connects each enabled server once)\n  show    connect one server and list its tools\n  test    connect one server; exit 1 with the reason if it fails\n  add     add or replace tools.mcp.servers.NAME in the config file\n  remove  delete tools.mcp.servers.NAME\n  login   browser OAuth (PKCE, loopback redirect); tokens go to $AGENT_HOME/auth/mcp/NAME.json\nExternal MCP tools run outside the workspace file policy.',
+      'Subcommands:\n' +
+      '  list    every server with enabled, deferred and connected (connects each enabled server once)\n' +
+      '  show    connect one server and list its tools\n' +
+      '  test    connect one server; exit 1 with the reason if it fails\n' +
+      '  add     add or replace tools.mcp.servers.NAME in the config file\n' +
+      '  remove  delete tools.mcp.servers.NAME\n' +
+      '  login   browser OAuth (PKCE, loopback redirect); tokens go to $AGENT_HOME/auth/mcp/NAME.json\n' +
+      'External MCP tools run outside the workspace file policy.',
     load: () => import('./mcp.js'),
   },
   {
@@ -352,7 +378,11 @@ export const commands: CommandSpec[] = [
       json,
     },
     details:
-      'Listens on gateway.host:gateway.port (default 127.0.0.1:18790). Logs go to $AGENT_HOME/logs/gateway.log.\nWith --cluster (or cluster.url) the log and the channel accounts are shared through NATS JetStream: each account is run\nby one gateway at a time and taken over by another when that one dies (see `tern cluster status`).',
+      'Listens on gateway.host:gateway.port (default 127.0.0.1:18790). Logs go to ' +
+      '$AGENT_HOME/logs/gateway.log.\n' +
+      'With --cluster (or cluster.url) the log and the channel accounts are shared through NATS JetStream: ' +
+      'each account is run\n' +
+      'by one gateway at a time and taken over by another when that one dies (see `tern cluster status`).',
     load: () => import('./gateway.js'),
   },
   {
@@ -377,7 +407,8 @@ export const commands: CommandSpec[] = [
       json,
     },
     details:
-      "With --cluster (or cluster.url in the config) every gateway's live actors, grouped by the gateway and the stream it runs them on.",
+      "With --cluster (or cluster.url in the config) every gateway's live " +
+      'actors, grouped by the gateway and the stream it runs them on.',
     load: () => import('./inspect.js'),
   },
   {
@@ -385,7 +416,8 @@ export const commands: CommandSpec[] = [
     summary: 'scheduled jobs: list, add, remove, enable, disable',
     usage: [
       'cron list [--json]',
-      'cron add (--every DURATION | --at ISO-TIME | --cron "EXPR" [--tz ZONE]) (--deliver TEXT | --message TEXT [--agent ID] | --command CMD) [--channel NAME --chat ID] [--name NAME] [--json]',
+      'cron add (--every DURATION | --at ISO-TIME | --cron "EXPR" [--tz ZONE]) (--deliver TEXT | ' +
+        '--message TEXT [--agent ID] | --command CMD) [--channel NAME --chat ID] [--name NAME] [--json]',
       'cron remove ID [--json]',
       'cron enable ID [--json]',
       'cron disable ID [--json]',
@@ -421,7 +453,10 @@ export const commands: CommandSpec[] = [
       json,
     },
     details:
-      'Jobs live in the workspace cron/ folder; a running gateway picks up changes within 5 s (× power.poll_interval_multiplier).\nA run missed while the gateway was down happens once when it starts. Command jobs time out after tools.cron.exec_timeout_minutes (0: no limit).',
+      'Jobs live in the workspace cron/ folder; a running gateway picks up changes within 5 s (× ' +
+      'power.poll_interval_multiplier).\n' +
+      'A run missed while the gateway was down happens once when it starts. Command jobs time out after ' +
+      'tools.cron.exec_timeout_minutes (0: no limit).',
     inGateway: () => true,
     load: () => import('./cron.js'),
   },
@@ -439,7 +474,12 @@ export const commands: CommandSpec[] = [
       json,
     },
     details:
-      'Cost uses model_list[].pricing {input, output, cached_input, cache_write_input} (US dollars per million tokens), else\nthe built-in price of well-known models; cache reads and writes are billed at their own prices. Answers of models without a price show as ?.\nDays are local days of this machine. Budgets: agents.defaults.budget {daily, monthly} (or per agent in agents.list[]).',
+      'Cost uses model_list[].pricing {input, output, cached_input, cache_write_input} (US dollars per million ' +
+      'tokens), else\n' +
+      'the built-in price of well-known models; cache reads and writes are billed at their own prices. Answers ' +
+      'of models without a price show as ?.\n' +
+      'Days are local days of this machine. Budgets: agents.defaults.budget {daily, monthly} (or per agent in ' +
+      'agents.list[]).',
     load: () => import('./usage.js'),
   },
   {
@@ -478,7 +518,16 @@ export const commands: CommandSpec[] = [
       json,
     },
     details:
-      'REF is slug[@version] from a ClawHub-style registry, or owner/repo[/path][@ref] from a GitHub-style one.\nInstalls are checked before anything lands: moderation flags, the archive size, every entry (no absolute paths, .., links or\ndevices; at most 1000 files and 100 MB unpacked) and a SKILL.md with name and description. Installing again upgrades.\nDrafts are skills evolution wrote from completed turns (evolution.mode draft or apply); accept writes one into skills/\n(in apply mode, keeping a backup of a skill it replaces). With a gateway running, the decision is handed to it.',
+      'REF is slug[@version] from a ClawHub-style registry, or owner/repo[/path][@ref] from a GitHub-style ' +
+      'one.\n' +
+      'Installs are checked before anything lands: moderation flags, the archive size, every entry (no ' +
+      'absolute paths, .., links or\n' +
+      'devices; at most 1000 files and 100 MB unpacked) and a SKILL.md with name and description. Installing ' +
+      'again upgrades.\n' +
+      'Drafts are skills evolution wrote from completed turns (evolution.mode draft or apply); accept writes ' +
+      'one into skills/\n' +
+      '(in apply mode, keeping a backup of a skill it replaces). With a gateway running, the decision is ' +
+      'handed to it.',
     inGateway: ([sub]) => sub === 'install' || sub === 'remove',
     load: () => import('./skills.js'),
   },
@@ -494,7 +543,14 @@ export const commands: CommandSpec[] = [
     ],
     options: { json },
     details:
-      'Subcommands:\n  list     every plugin with its state (not enabled, disabled, ready, degraded, failed), the reason and its folder;\n           a running gateway\'s view, else each enabled plugin is loaded here to see\n  install  npm install into $AGENT_HOME/plugins (a registry name, or a local folder, linked); it stays "not enabled"\n  remove   uninstall it and drop plugins.entries.NAME\n  enable   set plugins.entries.NAME.enabled to true (add trusted: true by hand to run it in-process)\n  disable  set plugins.entries.NAME.enabled to false\nPlugins run outside the workspace sandbox; a running gateway loads them when it starts.',
+      'Subcommands:\n' +
+      '  list     every plugin with its state (not enabled, disabled, ready, degraded, failed), the reason and ' +
+      "its folder;\n           a running gateway's view, else each enabled plugin is loaded here to see\n" +
+      '  install  npm install into $AGENT_HOME/plugins (a registry name, or a local folder, linked); it stays ' +
+      '"not enabled"\n  remove   uninstall it and drop plugins.entries.NAME\n' +
+      '  enable   set plugins.entries.NAME.enabled to true (add trusted: true by hand to run it in-process)\n' +
+      '  disable  set plugins.entries.NAME.enabled to false\n' +
+      'Plugins run outside the workspace sandbox; a running gateway loads them when it starts.',
     inGateway: () => true,
     load: () => import('./plugins.js'),
   },
@@ -504,7 +560,12 @@ export const commands: CommandSpec[] = [
     usage: ['pairing list [--json]', 'pairing approve CODE [--json]', 'pairing deny CODE [--json]'],
     options: { json },
     details:
-      'A channel lets in the senders its settings.allow_from lists (["*"]: everyone). Anyone else who writes to the bot in a\ndirect chat gets no answer but a one-time code (at most one an hour, good for an hour); approve lets them in for good\n(kept in $AGENT_HOME/pairing.json, 0600), deny turns them away. With a gateway running, it takes the decision at once.',
+      'A channel lets in the senders its settings.allow_from lists (["*"]: everyone). Anyone else who writes ' +
+      'to the bot in a\n' +
+      'direct chat gets no answer but a one-time code (at most one an hour, good for an hour); approve lets ' +
+      'them in for good\n' +
+      '(kept in $AGENT_HOME/pairing.json, 0600), deny turns them away. With a gateway running, it takes the ' +
+      'decision at once.',
     inGateway: () => true,
     load: () => import('./pairing.js'),
   },

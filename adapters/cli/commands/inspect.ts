@@ -48,7 +48,8 @@ function render(actors: LiveActors, now: number): string[] {
   const width = Math.max(...ordered.map((o) => name(o).length)) + 2;
   return ordered.map(
     (o) =>
-      `${name(o).padEnd(width)}${o.row.machine.padEnd(16)}${o.row.state.padEnd(28)}${o.row.event.padEnd(44)}${Math.round((now - o.row.since) / 1000)} s`,
+      `${name(o).padEnd(width)}${o.row.machine.padEnd(16)}${o.row.state.padEnd(28)}` +
+      `${o.row.event.padEnd(44)}${Math.round((now - o.row.since) / 1000)} s`,
   );
 }
 

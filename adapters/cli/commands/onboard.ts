@@ -244,9 +244,15 @@ async function tryIt(loaded: LoadedConfig, setup: FirstSetup): Promise<Check[]> 
 /** Who the channels just set up answer, and how anyone else gets in. */
 function accessLine(owner: readonly string[]): string {
   if (owner.length === 0) {
-    return 'No one is listed in allow_from yet: whoever writes to the bot, you too, gets no answer but a pairing code, and `tern pairing approve CODE` lets them in.';
+    return (
+      'No one is listed in allow_from yet: whoever writes to the bot, you too, gets no ' +
+      'answer but a pairing code, and `tern pairing approve CODE` lets them in.'
+    );
   }
-  return `The bot answers ${owner.join(', ')} (allow_from); a stranger gets a pairing code, and \`tern pairing approve CODE\` lets them in.`;
+  return (
+    `The bot answers ${owner.join(', ')} (allow_from); a stranger gets a ` +
+    `pairing code, and \`tern pairing approve CODE\` lets them in.`
+  );
 }
 
 const MARK: Record<Check['status'], string> = { ok: '✓', fixed: '✓', warn: '!', error: '✗', skipped: '-' };
@@ -300,20 +306,25 @@ export async function run(context: CommandContext): Promise<number> {
   if (written.length > 0)
     print(
       stdout,
-      `Saved ${setup.model ? `model ${setup.model.model_name}` : ''}${setup.model && setup.channels.length > 0 ? ' and ' : ''}${setup.channels.map((c) => c.name).join(', ')} (keys and tokens in ${shown(home, credentialsPath(env))}).`,
+      `Saved ${setup.model ? `model ${setup.model.model_name}` : ''}` +
+        `${setup.model && setup.channels.length > 0 ? ' and ' : ''}${setup.channels.map((c) => c.name).join(', ')} ` +
+        `(keys and tokens in ${shown(home, credentialsPath(env))}).`,
     );
   for (const test of tests) print(stdout, `${MARK[test.status]} ${test.name}: ${test.message}`);
   if (written.length === 0)
     print(
       stdout,
-      'Existing files are never overwritten. Next: add a model to model_list in config.json, its key to .security.yml, then run `tern doctor`.',
+      'Existing files are never overwritten. Next: add a model to model_list ' +
+        'in config.json, its key to .security.yml, then run `tern doctor`.',
     );
   else if (failed)
     print(stdout, 'What failed is saved as given: fix it in config.json or .security.yml, then run `tern doctor`.');
   else
     print(
       stdout,
-      `Next: \`tern agent\` to chat here${setup.channels.length > 0 ? ', `tern gateway` to answer on the channels' : ''}, \`tern doctor\` to check everything.`,
+      `Next: \`tern agent\` to chat here` +
+        `${setup.channels.length > 0 ? ', `tern gateway` to answer on the channels' : ''}` +
+        `, \`tern doctor\` to check everything.`,
     );
   if (written.length > 0 && setup.channels.length > 0) print(stdout, accessLine(setup.channels[0]?.allowFrom ?? []));
   return failed ? 1 : 0;

@@ -125,7 +125,8 @@ function install(context: CommandContext): Promise<number> {
       else
         print(
           context.stdout,
-          `installed ${manifest.name} ${manifest.version} in ${dir}; run \`tern plugins enable ${manifest.name}\` to load it`,
+          `installed ${manifest.name} ${manifest.version} in ${dir}; ` +
+            `run \`tern plugins enable ${manifest.name}\` to load it`,
         );
       return 0;
     },

@@ -25,9 +25,16 @@ function describe(e: Envelope, chunks: Map<number, string>): string {
     case 'turn.started':
       return `${e.data.channel} ${e.data.chat} said: ${e.data.text}${e.data.skill ? ` (skill ${e.data.skill})` : ''}`;
     case 'prompt.built':
-      return `prompt: ${e.data.messages.length} messages, tools ${e.data.tools.join(', ') || 'none'}\n--- system ---\n${clip(e.data.system)}\n--- messages ---\n${e.data.messages.map((m) => `[${m.role}] ${clip(m.content)}`).join('\n')}`;
+      return (
+        `prompt: ${e.data.messages.length} messages, tools ${e.data.tools.join(', ') || 'none'}\n--- system ---\n` +
+        `${clip(e.data.system)}\n--- messages ---\n` +
+        `${e.data.messages.map((m) => `[${m.role}] ${clip(m.content)}`).join('\n')}`
+      );
     case 'provider.requested':
-      return `model ${e.data.model_name}, call ${e.data.iteration}, ${e.data.message_count} messages${e.data.stream ? ', streaming' : ''}`;
+      return (
+        `model ${e.data.model_name}, call ${e.data.iteration}, ` +
+        `${e.data.message_count} messages${e.data.stream ? ', streaming' : ''}`
+      );
     case 'provider.responded': {
       const streamed = chunks.get(e.data.iteration);
       const calls = e.data.tool_calls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join(', ');
@@ -46,7 +53,9 @@ function describe(e: Envelope, chunks: Map<number, string>): string {
       const images = e.data.images ?? [];
       const shown =
         images.length > 0
-          ? ` (+ ${images.map((i) => `${i.mime} image, ${Buffer.byteLength(i.data, 'base64')} bytes`).join('; ')}, shown to the model)`
+          ? ` (+ ` +
+            `${images.map((i) => `${i.mime} image, ${Buffer.byteLength(i.data, 'base64')} bytes`).join('; ')}, ` +
+            `shown to the model)`
           : '';
       return `${e.data.name} ${e.data.ok ? 'ok' : 'failed'}: ${clip(e.data.content)}${shown}`;
     }
@@ -55,9 +64,15 @@ function describe(e: Envelope, chunks: Map<number, string>): string {
     case 'turn.failed':
       return `reply: ${e.data.reply}`;
     case 'subagent.spawned':
-      return `${e.data.mode} ${e.data.task_id} (agent ${e.data.agent_id}${e.data.label ? `, "${e.data.label}"` : ''}, depth ${e.data.depth}): ${clip(e.data.task)}`;
+      return (
+        `${e.data.mode} ${e.data.task_id} (agent ${e.data.agent_id}${e.data.label ? `, "${e.data.label}"` : ''}, ` +
+        `depth ${e.data.depth}): ${clip(e.data.task)}`
+      );
     case 'subagent.ended':
-      return `${e.data.task_id} ${e.data.status}${e.data.reason ? `: ${e.data.reason}` : ''}${e.data.result ? `: ${clip(e.data.result)}` : ''}`;
+      return (
+        `${e.data.task_id} ` +
+        `${e.data.status}${e.data.reason ? `: ${e.data.reason}` : ''}${e.data.result ? `: ${clip(e.data.result)}` : ''}`
+      );
     case 'hook.decided': {
       const { hook, point, action, reason, call_id, iteration, ...changes } = e.data;
       const on = call_id ? ` ${call_id}` : iteration !== undefined ? ` call ${iteration}` : '';
@@ -102,7 +117,10 @@ function timeline(events: Envelope[], children: ChildTimeline[], start: number, 
   return lines;
 }
 
-/** The turn's tokens and cost, one line: `tokens: in 1,200 (1,024 cached), out 300 (256 reasoning); cost $0.0012 (fast)`. */
+/**
+ * The turn's tokens and cost, one line: `tokens: in 1,200 (1,024 cached), out 300 (256 reasoning); cost $0.0012
+ * (fast)`.
+ */
 function usageLine(usage: TurnUsageJson): string {
   const models = usage.models.join(', ');
   const n = (x: number) => x.toLocaleString('en-US');
@@ -112,7 +130,10 @@ function usageLine(usage: TurnUsageJson): string {
       : `cost ${dollars(usage.cost_usd)}${usage.unpriced_calls > 0 ? ' + unpriced answers' : ''} (${models})`;
   const written =
     usage.cache_write_input_tokens > 0 ? `, ${n(usage.cache_write_input_tokens)} written to the cache` : '';
-  return `tokens: in ${n(usage.input_tokens)} (${n(usage.cached_input_tokens)} cached${written}), out ${n(usage.output_tokens)} (${n(usage.reasoning_tokens)} reasoning); ${price}`;
+  return (
+    `tokens: in ${n(usage.input_tokens)} (${n(usage.cached_input_tokens)} cached${written}), ` +
+    `out ${n(usage.output_tokens)} (${n(usage.reasoning_tokens)} reasoning); ${price}`
+  );
 }
 
 /** A task's timeline as `--json` prints it: its events with their offsets from the parent turn's start. */
@@ -173,7 +194,8 @@ export async function run(context: CommandContext): Promise<number> {
         print(stdout, `diverged at event ${result.index + 1}:`);
         print(
           stdout,
-          `  recorded: ${result.expected ? `${result.expected.type} ${JSON.stringify(result.expected.data)}` : '(nothing)'}`,
+          `  recorded: ` +
+            `${result.expected ? `${result.expected.type} ${JSON.stringify(result.expected.data)}` : '(nothing)'}`,
         );
         print(
           stdout,

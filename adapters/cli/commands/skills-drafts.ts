@@ -113,7 +113,8 @@ function report(context: CommandContext, answer: Envelope, request: DecisionRequ
   if (applied)
     print(
       context.stdout,
-      `accepted draft ${request.draft} (${name}) and wrote it to ${applied.path}${applied.backup ? ` (the skill it replaced is kept in ${applied.backup})` : ''}`,
+      `accepted draft ${request.draft} (${name}) and wrote it to ` +
+        `${applied.path}${applied.backup ? ` (the skill it replaced is kept in ${applied.backup})` : ''}`,
     );
   else if (request.decision === 'accept')
     print(
@@ -179,7 +180,8 @@ async function decideThere(
   throw new CliError(
     'decision_queued',
     `the decision on ${request.draft} is queued but not recorded yet`,
-    `${holder}; it did not take the request from ${decisionInbox(loaded.workspace)} within ${QUEUED_ANSWER_MS / 1000} s`,
+    `${holder}; it did not take the request from ` +
+      `${decisionInbox(loaded.workspace)} within ${QUEUED_ANSWER_MS / 1000} s`,
     'It is recorded once that process runs its agents; check with `tern skills drafts`.',
   );
 }

@@ -144,9 +144,15 @@ function installedLine(result: InstallResult): string {
   const where = result.path;
   switch (result.action) {
     case 'unchanged':
-      return `${result.name} ${result.version} from ${result.registry} is already installed (${where}); --force reinstalls it`;
+      return (
+        `${result.name} ${result.version} from ${result.registry} is ` +
+        `already installed (${where}); --force reinstalls it`
+      );
     case 'upgraded':
-      return `upgraded ${result.name} from ${result.previous_version} to ${result.version} (${result.registry}/${result.slug}) in ${where}`;
+      return (
+        `upgraded ${result.name} from ${result.previous_version} to ` +
+        `${result.version} (${result.registry}/${result.slug}) in ${where}`
+      );
     case 'reinstalled':
       return `reinstalled ${result.name} ${result.version} from ${result.registry} in ${where}`;
     default:
@@ -220,13 +226,15 @@ function show(context: CommandContext): number {
   const origin = skill.origin;
   print(
     context.stdout,
-    `${skill.name} (${skill.root}, ${skill.dir})${skill.shadowed ? ' — hidden by a skill of the same name in an earlier root' : ''}`,
+    `${skill.name} (${skill.root}, ` +
+      `${skill.dir})${skill.shadowed ? ' — hidden by a skill of the same name in an earlier root' : ''}`,
   );
   print(context.stdout, skill.description);
   print(
     context.stdout,
     origin
-      ? `from ${origin.registry}/${origin.slug} ${origin.installed_version}, sha256 ${origin.sha256}, installed ${new Date(origin.installed_at).toISOString()}`
+      ? `from ${origin.registry}/${origin.slug} ${origin.installed_version}, sha256 ` +
+          `${origin.sha256}, installed ${new Date(origin.installed_at).toISOString()}`
       : `source: ${sourceOf(skill)}`,
   );
   print(context.stdout, '');

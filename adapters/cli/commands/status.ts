@@ -146,7 +146,9 @@ function lines(s: Summary): string[] {
     `models      ${s.models.length === 0 ? 'none (add one to model_list)' : s.models.length}`,
     ...s.models.map(
       (m) =>
-        `  ${m.model_name}  provider ${m.provider} (${m.family})  model ${m.model}  base ${m.api_base}  ${m.key_count} key${m.key_count === 1 ? '' : 's'}${m.keys.length ? ` (${m.keys.join(', ')})` : ''}  ${proxyText(m)}  ${onOff(m.enabled)}`,
+        `  ${m.model_name}  provider ${m.provider} (${m.family})  model ${m.model}  base ${m.api_base}  ` +
+        `${m.key_count} key${m.key_count === 1 ? '' : 's'}${m.keys.length ? ` (${m.keys.join(', ')})` : ''}  ` +
+        `${proxyText(m)}  ${onOff(m.enabled)}`,
     ),
     `channels    ${s.channels.length === 0 ? 'none' : s.channels.length}`,
     ...s.channels.map((c) => {

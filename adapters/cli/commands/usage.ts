@@ -118,7 +118,9 @@ export async function run({ values, json, stdout, stderr, env }: CommandContext)
     if (summary.unpriced_models.length > 0) {
       print(
         stderr,
-        `tern: note: no price for ${summary.unpriced_models.join(', ')}: their answers are not in the cost (?); set model_list[].pricing {input, output, cached_input, cache_write_input} in US dollars per million tokens`,
+        `tern: note: no price for ${summary.unpriced_models.join(', ')}: their ` +
+          `answers are not in the cost (?); set model_list[].pricing {input, output, ` +
+          `cached_input, cache_write_input} in US dollars per million tokens`,
       );
     }
     return 0;

@@ -35,7 +35,9 @@ export function accessChecks(loaded: LoadedConfig, env: NodeJS.ProcessEnv): Chec
           'warn',
           'open to everyone (allow_from: ["*"]): whoever finds the bot runs the agent\'s tools and spends your tokens',
           {
-            fix: `list the senders you know in channel_list.${name}.settings.allow_from, or leave it empty: strangers then get a pairing code`,
+            fix:
+              `list the senders you know in channel_list.${name}.settings.allow_from, ` +
+              `or leave it empty: strangers then get a pairing code`,
           },
         );
       }

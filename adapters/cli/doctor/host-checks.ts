@@ -65,7 +65,8 @@ export function logCheck(loaded: LoadedConfig): Check {
     .filter((s) => s.bytes > 0)
     .map(
       (s) =>
-        `${s.path}: ${mb(s.bytes)}${s.limitBytes !== undefined ? ` (rotation keeps it under ${mb(s.limitBytes)})` : ''}`,
+        `${s.path}: ` +
+        `${mb(s.bytes)}${s.limitBytes !== undefined ? ` (rotation keeps it under ${mb(s.limitBytes)})` : ''}`,
     );
   if (over.length > 0)
     return check(
@@ -94,7 +95,8 @@ export async function gatewayCheck(loaded: LoadedConfig, fix: boolean): Promise<
       : check(
           'gateway',
           'error',
-          `running (${url}), but ${refused.length === 1 ? 'a channel cannot' : `${refused.length} channels cannot`} start`,
+          `running (${url}), but ` +
+            `${refused.length === 1 ? 'a channel cannot' : `${refused.length} channels cannot`} start`,
           {
             details: refused.map((c) => `${c.name}: ${c.reason ?? 'unknown'}`),
             fix: 'fix those channel_list entries in config.json; the gateway reloads them',

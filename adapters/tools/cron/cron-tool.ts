@@ -98,10 +98,16 @@ class CronTool {
       isRemoteChannel(context.channel) &&
       !remoteMayScheduleCommands(context.channel, context.chat, this.options.commandAllowedRemotes)
     ) {
-      return `command jobs from ${context.channel}:${context.chat} are refused: it is not listed in tools.cron.command_allowed_remotes (entries: <channel>, <channel>:<chat_id>, *)`;
+      return (
+        `command jobs from ${context.channel}:${context.chat} are refused: it is not listed in ` +
+        `tools.cron.command_allowed_remotes (entries: <channel>, <channel>:<chat_id>, *)`
+      );
     }
     if (!this.options.allowCommand && args.command_confirm !== true)
-      return 'command jobs need command_confirm: true (tools.cron.allow_command is false); ask the user to confirm first';
+      return (
+        'command jobs need command_confirm: true (tools.cron.allow_command ' +
+        'is false); ask the user to confirm first'
+      );
     this.guard ??= new ExecGuard(this.exec, this.sandbox);
     const verdict = this.guard.check(command, this.sandbox.workspace, false);
     return verdict.allowed ? undefined : `the command is refused: ${verdict.message}`;
@@ -116,7 +122,10 @@ class CronTool {
     }
     if (!given(args.message)) return 'add needs message (or command)';
     if (!isRemoteChannel(context.channel))
-      return `a reminder needs a chat to go to, and the "${context.channel}" channel has none; schedule it from a chat, or with \`tern cron add --channel --chat\``;
+      return (
+        `a reminder needs a chat to go to, and the "${context.channel}" channel has ` +
+        `none; schedule it from a chat, or with \`tern cron add --channel --chat\``
+      );
     return args.deliver === false
       ? { kind: 'agent_turn', agent: context.agent, ...target, message: args.message }
       : { kind: 'deliver', ...target, text: args.message };
@@ -141,7 +150,8 @@ class CronTool {
       );
       await putCronJob(context.workspace, job);
       return ok(
-        `Cron job added: ${job.name} (id: ${job.id}), ${describeSchedule(job.schedule)}, ${describeTask(job.job)}; next run ${job.next_run_at}`,
+        `Cron job added: ${job.name} (id: ${job.id}), ${describeSchedule(job.schedule)}, ` +
+          `${describeTask(job.job)}; next run ${job.next_run_at}`,
       );
     } catch (error) {
       if (error instanceof z.ZodError)
@@ -158,7 +168,8 @@ class CronTool {
     if (jobs.length === 0) return ok('No scheduled jobs');
     const lines = jobs.map(
       (j) =>
-        `- ${j.name} (id: ${j.id}, ${describeSchedule(j.schedule)}, ${describeTask(j.job)}, ${j.enabled ? `next run ${j.next_run_at ?? 'now'}` : 'disabled'})`,
+        `- ${j.name} (id: ${j.id}, ${describeSchedule(j.schedule)}, ${describeTask(j.job)}, ` +
+        `${j.enabled ? `next run ${j.next_run_at ?? 'now'}` : 'disabled'})`,
     );
     return ok(['Scheduled jobs:', ...lines].join('\n'));
   }
@@ -183,7 +194,9 @@ export function cronTool(options: CronToolOptions, sandbox: Sandbox, exec: ExecO
   return {
     name: 'cron',
     description:
-      'Schedule reminders, recurring tasks or shell commands for this chat. When the user asks to be reminded or to schedule something, call this. at_seconds for once ("in 10 minutes" = 600), every_seconds for a fixed interval, cron_expr for calendar times.',
+      'Schedule reminders, recurring tasks or shell commands for this chat. When the user asks ' +
+      'to be reminded or to schedule something, call this. at_seconds for once ("in 10 ' +
+      'minutes" = 600), every_seconds for a fixed interval, cron_expr for calendar times.',
     parameters,
     async execute(args, context) {
       switch (args.action) {

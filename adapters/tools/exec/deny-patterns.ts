@@ -57,7 +57,10 @@ function writesRawDevice(words: string[]): boolean {
   );
 }
 
-/** A program whose name is only known at run time (`$(echo rm)`, `` `echo rm` ``, `$R`) cannot be judged, so it is refused. */
+/**
+ * A program whose name is only known at run time (`$(echo rm)`, `` `echo rm` ``, `$R`) cannot be judged, so it is
+ * refused.
+ */
 function computedProgram(words: string[], at: number): boolean {
   return words[at]!.includes('$');
 }

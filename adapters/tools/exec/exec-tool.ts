@@ -31,7 +31,9 @@ export function execTool(sandbox: Sandbox, options: ExecOptions): Tool<z.infer<t
   return {
     name: 'exec',
     description:
-      'Run a shell command line in the workspace and return its combined output. Dangerous commands and, by default, paths outside the workspace are refused; where bubblewrap works, the command runs in a sandbox that shows only the workspace and the system.',
+      'Run a shell command line in the workspace and return its combined output. Dangerous ' +
+      'commands and, by default, paths outside the workspace are refused; where bubblewrap ' +
+      'works, the command runs in a sandbox that shows only the workspace and the system.',
     parameters,
     async execute({ command, working_dir, timeout_seconds }, context) {
       const cwd = working_dir === undefined ? sandbox.workspace : sandbox.resolve(working_dir, 'read');

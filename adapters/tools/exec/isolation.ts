@@ -160,12 +160,14 @@ export function probeBwrap(setting: Omit<IsolationSetting, 'mode'>): Promise<Bwr
       const warnings: string[] = [];
       if (network.kind === 'cut' && network.reason) {
         warnings.push(
-          `its network is cut: ${network.reason}. Install slirp4netns (apt-get install slirp4netns), or set tools.exec.network to false to accept this`,
+          `its network is cut: ${network.reason}. Install slirp4netns (apt-get ` +
+            `install slirp4netns), or set tools.exec.network to false to accept this`,
         );
       }
       if (process.getuid?.() === 0 && !cgroupsUsable()) {
         warnings.push(
-          'tools.exec.limits.processes and the shared-memory part of memory_mb are not enforced: the gateway runs as root, which the kernel exempts from the process limit, and may not make cgroups here',
+          'tools.exec.limits.processes and the shared-memory part of memory_mb are not enforced: the gateway ' +
+            'runs as root, which the kernel exempts from the process limit, and may not make cgroups here',
         );
       }
       return { usable: true, version: version.stdout.trim(), network, warnings };
@@ -191,10 +193,20 @@ export function describeIsolation(state: IsolationState): string {
     case 'isolated':
       return [`exec runs inside bubblewrap (${state.version})`, ...state.warnings].join('; ');
     case 'off':
-      return 'exec runs without isolation (tools.exec.isolation is "off"); only the command guard stands between a command and your files';
+      return (
+        'exec runs without isolation (tools.exec.isolation is "off"); only ' +
+        'the command guard stands between a command and your files'
+      );
     case 'guard_only':
-      return `exec runs without isolation: ${state.reason}; only the command guard stands between a command and your files. Install bubblewrap (apt-get install bubblewrap) or set tools.exec.isolation to "off" to accept this`;
+      return (
+        `exec runs without isolation: ${state.reason}; only the command guard ` +
+        `stands between a command and your files. Install bubblewrap (apt-get ` +
+        `install bubblewrap) or set tools.exec.isolation to "off" to accept this`
+      );
     case 'refused':
-      return `exec and cron command jobs are refused: tools.exec.isolation is "bwrap" but ${state.reason}. Install bubblewrap or set tools.exec.isolation to "auto"`;
+      return (
+        `exec and cron command jobs are refused: tools.exec.isolation is "bwrap" but ` +
+        `${state.reason}. Install bubblewrap or set tools.exec.isolation to "auto"`
+      );
   }
 }

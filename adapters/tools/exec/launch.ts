@@ -32,7 +32,10 @@ function isolatedEnv(userHome: string): NodeJS.ProcessEnv {
 /** Descriptors of the sandbox's pipes, as bubblewrap is told them (the order `pipes` are made in). */
 const FD = { seccomp: 3, info: 4, block: 5, resolver: 6 } as const;
 
-/** The host's resolver file with slirp4netns's resolver in place of its name servers (a host's 127.0.0.53 is not there inside). */
+/**
+ * The host's resolver file with slirp4netns's resolver in place of its name servers (a host's 127.0.0.53 is not there
+ * inside).
+ */
 function resolverText(): string {
   const file = resolverFile();
   const kept = file

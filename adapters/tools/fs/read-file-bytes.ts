@@ -22,7 +22,9 @@ function render(bytes: Buffer): string {
 export function readFileBytesTool(sandbox: Sandbox, options: ReadFileOptions): Tool<z.infer<typeof parameters>> {
   return {
     name: 'read_file',
-    description: `Read a file by byte range (binary-safe). Returns at most ${options.maxReadFileSize} bytes per call; a note tells the next offset when more remains.`,
+    description:
+      `Read a file by byte range (binary-safe). Returns at most ${options.maxReadFileSize} ` +
+      `bytes per call; a note tells the next offset when more remains.`,
     parameters,
     execute: ({ path, offset = 0, length }) =>
       withPath(path, async () => {

@@ -49,7 +49,9 @@ async function readPage(fd: number, start: number, maxLines: number, budget: num
 export function readFileLinesTool(sandbox: Sandbox, options: ReadFileOptions): Tool<z.infer<typeof parameters>> {
   return {
     name: 'read_file',
-    description: `Read a text file by lines. Returns at most ${options.maxReadFileSize} bytes per call; a note tells the next start_line when more remains.`,
+    description:
+      `Read a text file by lines. Returns at most ${options.maxReadFileSize} ` +
+      `bytes per call; a note tells the next start_line when more remains.`,
     parameters,
     execute: ({ path, start_line = 1, max_lines = Infinity }) =>
       withPath(path, async () => {

@@ -145,7 +145,8 @@ export function searchFilesTool(sandbox: Sandbox, options: SearchFilesOptions): 
   return {
     name: 'search_files',
     description:
-      'Search file contents by regular expression, or file names by glob. Results are paginated; protected files are never searched.',
+      'Search file contents by regular expression, or file names by glob. ' +
+      'Results are paginated; protected files are never searched.',
     parameters,
     execute: (args) =>
       withPath(args.path ?? '.', async () => {

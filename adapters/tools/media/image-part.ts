@@ -32,7 +32,9 @@ export interface PreparedImage {
 
 type SharpFactory = (input: Buffer, options: SharpOptions) => Sharp;
 let loaded: Promise<SharpFactory> | undefined;
-/** libvips loads with the first image, not with the tools: most gateways never need it, and loading it holds up a start. */
+/**
+ * libvips loads with the first image, not with the tools: most gateways never need it, and loading it holds up a start.
+ */
 const sharpOf = (): Promise<SharpFactory> => (loaded ??= import('sharp').then((module) => module.default));
 
 function encoder(sharp: SharpFactory, bytes: Buffer, edge: number, format: Exclude<Sent, 'gif'>): Sharp {

@@ -25,7 +25,8 @@ export function memorySearchTool(port: RecallPort): Tool<z.infer<typeof paramete
     name: 'memory_search',
     description:
       'Search long-term memory before answering questions about earlier conversations, decisions, dates, people, ' +
-      'preferences or todos: MEMORY.md, memory/*.md and past turns of this chat. Returns the best snippets, each with ' +
+      'preferences or todos: MEMORY.md, memory/*.md and past turns ' +
+      'of this chat. Returns the best snippets, each with ' +
       'its file and lines or its session, turn_id and time; read one whole with memory_get.',
     parameters,
     async execute({ query, max_results }, context) {

@@ -16,7 +16,10 @@ function describe(path: string, image: PreparedImage): string {
   const { original, sent, part } = image;
   const held = `${original.width}×${original.height}, ${original.bytes} bytes`;
   if (image.unchanged) return `Loaded image ${path} (${part.mime}, ${held}); it is attached below.`;
-  return `Loaded image ${path} (${held}); it is attached below, scaled to ${sent.width}×${sent.height} (${part.mime}, ${sent.bytes} bytes).`;
+  return (
+    `Loaded image ${path} (${held}); it is attached below, scaled to ` +
+    `${sent.width}×${sent.height} (${part.mime}, ${sent.bytes} bytes).`
+  );
 }
 
 /**

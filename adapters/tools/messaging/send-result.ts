@@ -7,7 +7,8 @@ export const holderOf = (account: string): string =>
 
 /**
  * The result of a tool that sent `subject` (the message, a file's path) to `where`: `sent` once it is out, handed over
- * when relayed, and an error result when it went nowhere, so the model never tells the user of a send that did not happen.
+ * when relayed, and an error result when it went nowhere, so the model never tells the user of a send that did not
+ * happen.
  */
 export function sendResult(outcome: SendOutcome, subject: string, where: string, sent: string): ToolResult {
   switch (outcome.kind) {

@@ -12,7 +12,10 @@ export async function saveArtifact(workspace: string, text: string, chars: numbe
   const relativePath = `${ARTIFACT_DIR}/${randomUUID()}.txt`;
   await mkdir(join(workspace, ARTIFACT_DIR), { recursive: true });
   await writeFile(join(workspace, relativePath), text);
-  return `The result was ${chars} characters, too long to show inline; it was saved to ${relativePath}. Read it with read_file.\n[file:${relativePath}]`;
+  return (
+    `The result was ${chars} characters, too long to show inline; it was saved to ${relativePath}. Read it with ` +
+    `read_file.\n[file:${relativePath}]`
+  );
 }
 
 /** Unicode characters, not UTF-16 units or bytes. */

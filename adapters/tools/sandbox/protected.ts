@@ -8,7 +8,8 @@ import { isWithin } from './resolve-real.js';
 const CREDENTIAL_FILES = new Set(['.env', '.envrc', '.netrc', '.npmrc', '.pypirc', '.pgpass', '.git-credentials']);
 const CREDENTIAL_DIRS = new Set(['.ssh', '.aws', '.kube', '.gnupg', '.docker', '.azure']);
 const CONFIG_CREDENTIAL_DIRS = new Set(['gh', 'gcloud']);
-// `plugins-data` is the default plugin-data root (store/plugins/locations.ts); a custom `plugins.data_dir` is not covered (spec).
+// `plugins-data` is the default plugin-data root (store/plugins/locations.ts); a custom `plugins.data_dir` is not
+// covered (spec).
 const HOME_CREDENTIALS = ['auth.json', 'auth/mcp', 'plugins-data', 'channels/weixin/context-tokens'];
 const SYSTEM_WRITE_TARGETS = ['/etc/sudoers', '/etc/passwd', '/etc/shadow', '/etc/sudoers.d', '/etc/systemd'];
 /**

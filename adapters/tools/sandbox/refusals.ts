@@ -17,7 +17,8 @@ export const devicePathMessage = (path: string) => `access denied: ${path} is a 
 export const invalidPathMessage = (path: string) => `access denied: ${JSON.stringify(path)} is not a valid path`;
 export const symlinkLoopMessage = (path: string) => `access denied: ${path} is a symlink loop`;
 export const hardLinkMessage = (path: string) =>
-  `access denied: ${path} has more than one hard link; the file tools do not open hard-linked files (another name of it may be protected or outside the workspace)`;
+  `access denied: ${path} has more than one hard link; the file tools do not open ` +
+  `hard-linked files (another name of it may be protected or outside the workspace)`;
 
 export const specialFileMessage = (path: string) =>
   `access denied: ${path} is not a regular file (a FIFO, socket or device); the file tools open regular files only`;

@@ -23,7 +23,8 @@ export function describeOutcome(outcome: SearchOutcome): string {
     outcome.results.forEach((r, i) => {
       const also = r.also_in.length > 0 ? `, also in ${r.also_in.join(', ')}` : '';
       lines.push(
-        `${i + 1}. ${r.slug}${r.version ? ` v${r.version}` : ''} (score ${r.score.toFixed(3)}, registry ${r.registry}${also})`,
+        `${i + 1}. ${r.slug}${r.version ? ` v${r.version}` : ''} ` +
+          `(score ${r.score.toFixed(3)}, registry ${r.registry}${also})`,
       );
       if (r.display_name && r.display_name !== r.slug) lines.push(`   Name: ${r.display_name}`);
       if (r.summary) lines.push(`   ${r.summary}`);
@@ -40,7 +41,8 @@ export function findSkillsTool(finder: () => Promise<SkillFinder>): Tool<z.infer
   return {
     name: 'find_skills',
     description:
-      'Search skill registries for installable skills. Returns slugs, descriptions, versions and relevance scores; install one with install_skill.',
+      'Search skill registries for installable skills. Returns slugs, ' +
+      'descriptions, versions and relevance scores; install one with install_skill.',
     parameters,
     async execute({ query, limit }, context) {
       const outcome = await (await finder()).search(query, limit ?? 5, context.signal);

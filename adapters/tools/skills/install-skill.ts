@@ -20,7 +20,8 @@ const parameters = z.object({
     .boolean()
     .optional()
     .describe(
-      'Install even though the registry flags the skill as suspicious, or replace a skill that came from elsewhere (default false)',
+      'Install even though the registry flags the skill as suspicious, ' +
+        'or replace a skill that came from elsewhere (default false)',
     ),
 });
 
@@ -31,9 +32,13 @@ export interface SkillInstallPort {
 function describe(result: InstallResult): string {
   const head = {
     installed: `Installed skill "${result.name}" v${result.version} from ${result.registry}.`,
-    upgraded: `Upgraded skill "${result.name}" from v${result.previous_version} to v${result.version} (${result.registry}).`,
+    upgraded:
+      `Upgraded skill "${result.name}" from v${result.previous_version} ` +
+      `to v${result.version} (${result.registry}).`,
     reinstalled: `Reinstalled skill "${result.name}" v${result.version} from ${result.registry}.`,
-    unchanged: `Skill "${result.name}" v${result.version} from ${result.registry} is already installed; force: true reinstalls it.`,
+    unchanged:
+      `Skill "${result.name}" v${result.version} from ${result.registry} ` +
+      `is already installed; force: true reinstalls it.`,
   }[result.action];
   return [
     ...result.warnings.map((w) => `Warning: ${w}.`),
@@ -55,13 +60,16 @@ export function installSkillTool(
   return {
     name: 'install_skill',
     description:
-      'Install a skill from a registry by its slug (find it with find_skills first). Downloads, checks and unpacks it into the workspace skills/.',
+      'Install a skill from a registry by its slug (find it with find_skills ' +
+      'first). Downloads, checks and unpacks it into the workspace skills/.',
     parameters,
     async execute({ slug, version, registry, force }, context) {
       if (context.remote && !remoteMayScheduleCommands(context.channel, context.chat, allowedRemotes)) {
         throw new ToolError(
           'install_remote_refused',
-          `install_skill is refused from the remote chat ${context.channel} ${context.chat}: skills are installed from this machine (\`tern skills install ${slug}\`), or the chat is listed in tools.skills.install_allowed_remotes`,
+          `install_skill is refused from the remote chat ${context.channel} ` +
+            `${context.chat}: skills are installed from this machine (\`tern skills install ` +
+            `${slug}\`), or the chat is listed in tools.skills.install_allowed_remotes`,
         );
       }
       const request: InstallRequest = {

@@ -7,7 +7,10 @@ import { subagentTool } from './subagent-tool.js';
 export type { SubagentPort, SubagentRequest, TaskStatus, TaskView } from './port.js';
 export { describeTask } from './spawn-status-tool.js';
 
-/** `spawn`, `spawn_status` and `subagent` (each unless `tools.<name>.enabled` is false), reaching the subagent actors through `port`. */
+/**
+ * `spawn`, `spawn_status` and `subagent` (each unless `tools.<name>.enabled` is false), reaching the subagent actors
+ * through `port`.
+ */
 export function registerSubagentTools(
   registry: ToolRegistry,
   port: SubagentPort,

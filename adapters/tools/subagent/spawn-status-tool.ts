@@ -45,7 +45,9 @@ export function spawnStatusTool(port: SubagentPort): Tool<z.infer<typeof paramet
   return {
     name: 'spawn_status',
     description:
-      'Get the status of spawned subagents: running, completed, failed or canceled, with label, start and end times and the start of the result. Give task_id for one task; omit it to list every task of this conversation.',
+      'Get the status of spawned subagents: running, completed, failed or ' +
+      'canceled, with label, start and end times and the start of the result. ' +
+      'Give task_id for one task; omit it to list every task of this conversation.',
     parameters,
     async execute({ task_id }, context) {
       const tasks = port.status(task_id?.trim() || undefined, context);

@@ -10,7 +10,9 @@ export function subagentTool(port: SubagentPort): Tool<z.infer<typeof parameters
   return {
     name: 'subagent',
     description:
-      'Execute a subagent task synchronously and return its final answer. Use this to delegate a self-contained piece of work to an independent agent instance with its own context (it sees none of this conversation).',
+      'Execute a subagent task synchronously and return its final answer. Use ' +
+      'this to delegate a self-contained piece of work to an independent agent ' +
+      'instance with its own context (it sees none of this conversation).',
     parameters,
     async execute(args, context) {
       return ok(await port.run(requestOf(args), context));

@@ -55,7 +55,8 @@ export class HostWhitelist {
       } catch {
         throw new ToolError(
           'invalid_whitelist',
-          `tools.web.private_host_whitelist[${i}] "${entry}" is neither a host name, an IP address nor a CIDR range like 10.0.0.0/8`,
+          `tools.web.private_host_whitelist[${i}] "${entry}" is neither a ` +
+            `host name, an IP address nor a CIDR range like 10.0.0.0/8`,
         );
       }
     });

@@ -38,7 +38,10 @@ export function webFetchTool(options: FetchOptions): Tool<z.infer<typeof paramet
   const guard = new SsrfGuard(options.privateHostWhitelist, options.lookup);
   return {
     name: 'web_fetch',
-    description: `Fetch a web page and return its text (${options.format}). Private and local network addresses are refused.`,
+    description:
+      `Fetch a web page and return its text (${options.format}). ` +
+      `Private and local ` +
+      `network addresses are refused.`,
     parameters,
     async execute({ url }, context) {
       let current = parseUrl(url);

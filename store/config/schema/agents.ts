@@ -27,14 +27,18 @@ export const loopDetectionSchema = z
         ctx.addIssue({
           code: 'custom',
           path: ['critical_threshold'],
-          message: `${loop.critical_threshold} must be above repeat_threshold (allowed: whole numbers from ${loop.repeat_threshold + 1})`,
+          message:
+            `${loop.critical_threshold} must be above repeat_threshold ` +
+            `(allowed: whole numbers from ${loop.repeat_threshold + 1})`,
         });
       }
       if (loop.window_size < loop.critical_threshold) {
         ctx.addIssue({
           code: 'custom',
           path: ['window_size'],
-          message: `${loop.window_size} does not cover critical_threshold (allowed: whole numbers from ${loop.critical_threshold})`,
+          message:
+            `${loop.window_size} does not cover critical_threshold ` +
+            `(allowed: whole numbers from ${loop.critical_threshold})`,
         });
       }
     }),
@@ -46,7 +50,9 @@ export const budgetSchema = z.object({
   monthly: optional(limitDollars()),
 });
 
-/** `agents.defaults.subagents` (the peer runtime's `subturn`): limits of spawn and subagent, in its names and defaults. */
+/**
+ * `agents.defaults.subagents` (the peer runtime's `subturn`): limits of spawn and subagent, in its names and defaults.
+ */
 export const subagentLimitsSchema = z.object({
   /** How deep subagents may nest: a turn at this depth cannot start another. */
   max_depth: withDefault(int(1, 10), 3),
@@ -62,7 +68,8 @@ export const subagentLimitsSchema = z.object({
 export const agentModelSchema = shared(() =>
   z.union([text(), z.object({ primary: nonEmptyText(), fallbacks: withDefault(textList(), []) })], {
     error: (issue) =>
-      `${issue.input === undefined ? 'nothing' : JSON.stringify(issue.input)} is not a model (allowed: a model_name, or {"primary": model_name, "fallbacks": [model_name, …]})`,
+      `${issue.input === undefined ? 'nothing' : JSON.stringify(issue.input)} is not a model ` +
+      `(allowed: a model_name, or {"primary": model_name, "fallbacks": [model_name, …]})`,
   }),
 );
 
@@ -121,7 +128,10 @@ export const agentDefaultsSchema = z.object({
     }),
     {},
   ),
-  /** How long one model request may go on (retries and fail-over included) before the turn reports the model unreachable. */
+  /**
+   * How long one model request may go on (retries and fail-over included) before the turn reports the model
+   * unreachable.
+   */
   model_budget_seconds: withDefault(int(1, 3600), 150),
   turn_profile: optional(turnProfileSchema),
   loop_detection: z.prefault(loopDetectionSchema, {}),

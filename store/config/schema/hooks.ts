@@ -11,7 +11,8 @@ const EVENT_PATTERN = /^(\*|all|[a-z][a-z_]*(\.[a-z_*][a-z_*]*)*(\.\*)?)$/;
 const observedType = text().check(
   z.regex(EVENT_PATTERN, {
     error: (issue) =>
-      `${JSON.stringify(issue.input)} is not an event type (allowed: an event type such as tool.completed, a glob such as tool.*, or * for all)`,
+      `${JSON.stringify(issue.input)} is not an event type (allowed: an event ` +
+      `type such as tool.completed, a glob such as tool.*, or * for all)`,
   }),
 );
 
@@ -36,7 +37,9 @@ export const processHookSchema = z
         ctx.addIssue({
           code: 'custom',
           path: ['intercept'],
-          message: `the hook neither observes nor intercepts anything (allowed: observe [event types], or intercept any of ${INTERCEPT_POINTS.join(', ')})`,
+          message:
+            `the hook neither observes nor intercepts anything (allowed: observe ` +
+            `[event types], or intercept any of ${INTERCEPT_POINTS.join(', ')})`,
         });
       }
     }),

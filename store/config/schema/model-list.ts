@@ -33,7 +33,10 @@ export const modelEntrySchema = z.object({
   auth_method: optional(text()),
   /** Overrides the built-in price of the model (store/usage/prices.ts) for `tern usage` and budgets. */
   pricing: optional(pricingSchema),
-  /** A proxy URL (http, https or socks5) for this entry's calls; absent or empty, the environment's `HTTP(S)_PROXY` / `NO_PROXY`. */
+  /**
+   * A proxy URL (http, https or socks5) for this entry's calls; absent or empty, the environment's `HTTP(S)_PROXY` /
+   * `NO_PROXY`.
+   */
   proxy: optional(proxyUrl()).check(
     z.describe("Proxy URL (http, https or socks5) for this model's calls; empty, the environment's"),
   ),

@@ -16,7 +16,9 @@ export const pluginEntrySchema = z.object({
 
 export const pluginsSchema = z.object({
   enabled: withDefault(bool(), true),
-  /** Default `<AGENT_HOME>/plugins-data`, which the file tools refuse like credentials; a custom folder is not covered. */
+  /**
+   * Default `<AGENT_HOME>/plugins-data`, which the file tools refuse like credentials; a custom folder is not covered.
+   */
   data_dir: optional(text()),
   /**
    * How long a plugin may take to load: a trusted one's import and `activate`, an untrusted one's start and answer to

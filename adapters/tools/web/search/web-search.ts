@@ -52,7 +52,8 @@ function choose(options: WebSearchOptions): Chosen | undefined {
   if (!chosen) {
     throw new ToolError(
       'invalid_provider',
-      `tools.web.provider "${options.provider}" is not usable: enable its block and give it an api_key${ENGINES[options.provider].defaultBaseUrl ? '' : ' and a base_url'}`,
+      `tools.web.provider "${options.provider}" is not usable: enable its block and give it ` +
+        `an api_key${ENGINES[options.provider].defaultBaseUrl ? '' : ' and a base_url'}`,
     );
   }
   return chosen;

@@ -5,7 +5,9 @@ import { optional } from '../shared.js';
 const described = <T extends z.core.SomeType>(schema: T, description: string) =>
   optional(schema).check(z.describe(description));
 
-/** A `pico` entry's settings as `tern gateway` serves it, as the dashboard's form shows them (`docs/channels/pico.md`). */
+/**
+ * A `pico` entry's settings as `tern gateway` serves it, as the dashboard's form shows them (`docs/channels/pico.md`).
+ */
 export const picoSettings = z.looseObject({
   token: described(secret(), 'The secret clients show: Authorization: Bearer <token> or subprotocol token.<token>'),
   allow_token_query: described(z.boolean(), 'Also take the token as ?token= in the address (default false)'),

@@ -5,7 +5,10 @@ import { optional, withDefault } from '../shared.js';
 
 const ISOLATION_MODES = ['auto', 'bwrap', 'off'] as const;
 
-/** The peer runtime's `expose_paths` entry: a host folder shown inside the sandbox, at `target` (default: the same path). */
+/**
+ * The peer runtime's `expose_paths` entry: a host folder shown inside the sandbox, at `target` (default: the same
+ * path).
+ */
 const exposePathSchema = z.object({
   source: nonEmptyText(),
   target: optional(nonEmptyText()),
@@ -25,7 +28,10 @@ function isolationProblem(input: unknown): string {
     if (!parsed.success)
       return parsed.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`).join('; ');
   }
-  return `${describeValue(input)} is not an isolation setting (allowed: "auto", "bwrap", "off", or {"enabled": true|false, "expose_paths": [{"source", "target", "mode": "ro"|"rw"}]})`;
+  return (
+    `${describeValue(input)} is not an isolation setting (allowed: "auto", "bwrap", "off", or ` +
+    `{"enabled": true|false, "expose_paths": [{"source", "target", "mode": "ro"|"rw"}]})`
+  );
 }
 
 const isolationSchema = z.union([z.enum(ISOLATION_MODES), isolationObjectSchema], {

@@ -73,7 +73,8 @@ export const discoverySchema = z
           code: 'custom',
           path: ['enabled'],
           message:
-            'discovery needs a search tool but use_bm25 and use_regex are both false (allowed: use_bm25 or use_regex true)',
+            'discovery needs a search tool but use_bm25 and use_regex ' +
+            'are both false (allowed: use_bm25 or use_regex true)',
         });
       }
     }),
