@@ -11,13 +11,12 @@ import { percentile, round, type BenchRow } from './row.js';
 const ASKS = 1000;
 const WARM_UP = 100;
 
-const HOOK =
-  `import { createInterface } from 'node:readline';
+const HOOK = `import { createInterface } from 'node:readline';
 createInterface({ input: process.stdin }).on('line', (line) => {
   const { id, method } = JSON.parse(line);
   if (id === undefined) return;
-  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result: method === 'hook.hello' ? { ok: true } : ` +
-  `{ action: 'continue' } }) + '\\n');
+  const result = method === 'hook.hello' ? { ok: true } : { action: 'continue' };
+  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result }) + '\\n');
 });
 `;
 
