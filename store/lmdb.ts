@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer, type Server } from 'node:net';
+import type { Server } from 'node:net';
 import type { RootDatabase, RootDatabaseOptions } from 'lmdb';
+import { bindSocketLock } from './socket-lock.js';
 
 /**
  * lmdb through its CommonJS build (its `require` entry): Node's CommonJS loader reads lmdb's one bundled file, where
@@ -19,7 +20,7 @@ const lmdb = createRequire(import.meta.url)('lmdb') as typeof import('lmdb');
  * that process fails with "Invalid argument". lmdb-js keeps the failed environment, so opening again in the same
  * process fails too, and each later opener meets the same destroyed mutexes while that process holds its lock.
  *
- * The guard is a bound socket in the abstract namespace, like the writer lock (`log/writer-lock.ts`): the kernel
+ * The guard is a socket lock in the abstract namespace (`socket-lock.ts`), as the writer lock is: the kernel
  * releases it however its process ends. Elsewhere lmdb uses semaphores that a close does not destroy.
  */
 const GUARDED = process.platform === 'linux';
@@ -40,16 +41,6 @@ function guardAddress(path: string): string {
   return `\0tern-lmdb-${createHash('sha256').update(real).digest('hex').slice(0, 32)}`;
 }
 
-/** Binds synchronously (a local socket binds at `listen`), so the caller knows at once whether it holds the guard. */
-function bind(address: string): Server | undefined {
-  const server = createServer((socket) => socket.destroy());
-  server.on('error', () => undefined);
-  server.listen(address);
-  if (server.listening) return server.unref();
-  server.close();
-  return undefined;
-}
-
 /** Waits (blocking: lmdb opens synchronously) until this process holds the guard of `address`; returns its release. */
 function acquire(address: string): () => void {
   if (!GUARDED) return () => undefined;
@@ -66,7 +57,7 @@ function acquire(address: string): () => void {
   }
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
-    const server = bind(address);
+    const server = bindSocketLock(address);
     if (server) {
       held.set(address, { server, count: 1 });
       return release;

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { closeSync, constants, existsSync, realpathSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { HeldDirectory } from '../files/held-directory.js';
 import { openRegular, readUserText, writeAtomic } from '../files/regular-file.js';
 import { UnsafePathError } from '../files/unsafe-path.js';
 import { LogError } from './errors.js';
+import { bindSocketLock } from '../socket-lock.js';
 
 /**
  * The lock is a listening socket, which the kernel closes when its process ends however it ends, so a lock
@@ -21,19 +21,6 @@ function lockAddress(dir: string): string {
   return `\0tern-event-log-${id}`;
 }
 
-/** Binds synchronously (a local socket binds at `listen`), so the caller knows at once whether it holds the lock. */
-function bind(address: string): Server | undefined {
-  const server = createServer((socket) => socket.destroy());
-  server.on('error', () => undefined);
-  server.listen(address);
-  if (server.listening) {
-    server.unref();
-    return server;
-  }
-  server.close();
-  return undefined;
-}
-
 function holderOf(dir: string): string {
   try {
     const pid = (readUserText(join(dir, 'writer.pid')) ?? '').trim();
@@ -46,7 +33,7 @@ function holderOf(dir: string): string {
 /** One writer per log: `seq` is assigned in the writer's memory, so a second writer would reuse numbers. */
 export function acquireWriterLock(dir: string): () => void {
   const address = lockAddress(dir);
-  const server = bind(address);
+  const server = bindSocketLock(address);
   if (!server) {
     const leftover = address.startsWith('\0') ? '' : ` (if it is not running, remove ${address})`;
     throw new LogError('log_locked', `the event log in ${dir} is being written by ${holderOf(dir)}${leftover}`);
@@ -122,7 +109,7 @@ export function makeLogFilesPrivate(dir: string): void {
 export function staleLockFiles(dir: string): string[] {
   const note = join(dir, 'writer.pid');
   if (!existsSync(note) || process.platform !== 'linux') return [];
-  const probe = bind(lockAddress(dir));
+  const probe = bindSocketLock(lockAddress(dir));
   if (!probe) return [];
   probe.close();
   return [note];
