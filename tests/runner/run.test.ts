@@ -10,6 +10,23 @@ import { repoRoot } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { alive } from '../support/process-alive.js';
 
+/** Runs tests/run.mjs on the files in `dir` with `flags`: resolves with what it printed (stderr too) and its code. */
+async function runRunner(
+  dir: string,
+  flags: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ output: string; code: number | null }> {
+  const runner = spawn(process.execPath, [join(repoRoot, 'tests', 'run.mjs'), '--dir', dir, ...flags], {
+    cwd: repoRoot,
+    env,
+  });
+  let output = '';
+  runner.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  runner.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => runner.once('exit', resolve));
+  return { output, code };
+}
+
 /** Two files that each wait for the other's mark: both pass only when they run at the same time. */
 const meet = (mine: string, theirs: string) => `import { existsSync, writeFileSync } from 'node:fs';
 import { test } from 'uvu';
@@ -85,12 +102,7 @@ test('files run in parallel workers; output, crashes, leftover processes and cou
     writeFileSync(join(dir, file), source);
   }
   try {
-    const args = [join(repoRoot, 'tests', 'run.mjs'), '--dir', dir, '--workers', '2'];
-    const runner = spawn(process.execPath, args, { cwd: repoRoot });
-    let output = '';
-    runner.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    runner.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => runner.once('exit', resolve));
+    const { output, code } = await runRunner(dir, ['--workers', '2']);
 
     assert.is(output.trim().split('\n').at(-1), '5 passed, 3 failed, 1 skipped', output);
     assert.is(code, 1);
@@ -149,12 +161,7 @@ test('a worker with nothing left of its own takes heavy files, at most two of a 
   mkdirSync(dir, { recursive: true });
   for (const name of ['c1', 'c2', 'c3']) writeFileSync(join(dir, `${name}.test.ts`), cluster(name));
   try {
-    const args = [join(repoRoot, 'tests', 'run.mjs'), '--dir', dir, '--workers', '2'];
-    const runner = spawn(process.execPath, args, { cwd: repoRoot });
-    let output = '';
-    runner.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    runner.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => runner.once('exit', resolve));
+    const { output, code } = await runRunner(dir, ['--workers', '2']);
     assert.is(output.trim().split('\n').at(-1), '3 passed, 0 failed, 0 skipped', output);
     assert.is(code, 0);
     assert.match(output, /^busy: cluster \d files [\d.]+ s, worker 1 \d files [\d.]+ s, worker 2 \d files/m);
@@ -203,12 +210,7 @@ test.run();
   };
   writeFileSync(join(dir, 'durations.json'), JSON.stringify(timed));
   try {
-    const args = [join(repoRoot, 'tests', 'run.mjs'), '--dir', dir, '--workers', '1'];
-    const runner = spawn(process.execPath, args, { cwd: repoRoot });
-    let output = '';
-    runner.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    runner.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => runner.once('exit', resolve));
+    const { output, code } = await runRunner(dir, ['--workers', '1']);
     assert.is(output.trim().split('\n').at(-1), '3 passed, 0 failed, 0 skipped', output);
     assert.is(code, 0);
     // The cluster lane and the light worker each start with a file of their own that waits for it: only a lane of its
@@ -249,14 +251,9 @@ test("each file's CPU (the tests' own and their processes') and its starts of te
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'costs.test.ts'), COSTS);
   try {
-    const args = [join(repoRoot, 'tests', 'run.mjs'), '--dir', dir];
     // As on these machines: Node 20 parses the file it names at every start, a cost the tests need not pay.
     const env = { ...process.env, NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt' };
-    const runner = spawn(process.execPath, args, { cwd: repoRoot, env });
-    let output = '';
-    runner.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    runner.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => runner.once('exit', resolve));
+    const { output, code } = await runRunner(dir, [], env);
     assert.is(output.trim().split('\n').at(-1), '1 passed, 0 failed, 0 skipped', output);
     assert.is(code, 0);
     const line = /^ok {2}costs\.test\.ts {2}\(1\/1 in [\d.]+ s, ([\d.]+) CPU-s, ([\d.]+) in the tests\)$/m.exec(output);
@@ -279,12 +276,7 @@ test('a file not timed yet starts first, then the others longest first', async (
   // As tests/durations.json records them; new.test.ts has never run.
   writeFileSync(join(dir, 'durations.json'), JSON.stringify({ 'long.test.ts': { s: 40 }, 'short.test.ts': { s: 1 } }));
   try {
-    const args = [join(repoRoot, 'tests', 'run.mjs'), '--dir', dir, '--workers', '1'];
-    const runner = spawn(process.execPath, args, { cwd: repoRoot });
-    let output = '';
-    runner.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    runner.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => runner.once('exit', resolve));
+    const { output, code } = await runRunner(dir, ['--workers', '1']);
     assert.is(code, 0, output);
     const order = [...output.matchAll(/^ok {2}(\S+)/gm)].map((match) => match[1]);
     assert.equal(order, ['new.test.ts', 'long.test.ts', 'short.test.ts'], output);
