@@ -18,9 +18,9 @@ import { percentile, round, type BenchRow } from './row.js';
 
 const SEQUENTIAL_TURNS = 400;
 const CONCURRENT_SESSIONS = 100;
-// turns/s is a capacity figure, so it is taken once V8 has compiled the turn path: on these machines per-turn CPU
-// falls from ~2.3 ms over the first 500 concurrent turns to ~1.1 ms after ~3,000, with TurboFan compiling the whole
-// time (`--trace-opt`: 244 compiles during turns 300–3,300). The warm-up rounds run on the measured sessions.
+// turns/s is a capacity figure, so it is taken once V8 has compiled most of the turn path: per-turn CPU falls most over
+// the first few thousand concurrent turns, with TurboFan compiling the whole time (`--trace-opt`: 244 compiles during
+// turns 300–3,300), and slowly after (docs/benchmarks.md). The warm-up rounds run on the measured sessions.
 const CONCURRENT_WARMUP_ROUNDS = 30;
 const CONCURRENT_ROUNDS = 20;
 const LEAK_TURNS = Number(process.env.LEAK_TURNS ?? 10_000);
