@@ -46,9 +46,13 @@ export function runCliAsync(args: string[], env: NodeJS.ProcessEnv): Promise<Cli
   });
 }
 
-/** Starts `tern …` and leaves it running (for --follow and servers). */
-export function startCli(args: string[], env: NodeJS.ProcessEnv): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, [...entry, ...args], { cwd: repoRoot, env });
+/** Starts `tern …` and leaves it running (for --follow and servers), with Node's own `nodeFlags` if given. */
+export function startCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  nodeFlags: readonly string[] = [],
+): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [...nodeFlags, ...entry, ...args], { cwd: repoRoot, env });
 }
 
 /** Reads a running command's stdout line by line: `next(n)` resolves with the next n lines. */

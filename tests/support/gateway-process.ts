@@ -3,6 +3,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCli } from './cli.js';
+import { hungReport, reportFlags } from './hung-report.js';
 import { tempHome, type TempHome } from './temp-home.js';
 
 export interface ReadyBody {
@@ -20,9 +21,12 @@ export interface GatewayProcess {
   waitUntil(check: (body: ReadyBody, status: number) => boolean, timeoutMs?: number): Promise<ReadyBody>;
   /**
    * SIGINT, then the exit code; one that has not exited after `timeoutMs` is killed and the stop fails, saying what it
-   * logged. A process that has already exited (stopped, killed, crashed) gives its exit code at once.
+   * logged and what kept it running (`holding`). A process that has already exited (stopped, killed, crashed) gives its
+   * exit code at once.
    */
   stop(timeoutMs?: number): Promise<number | null>;
+  /** What keeps the process running, from the diagnostic report it writes when asked (`hung-report.ts`). */
+  holding(): Promise<string>;
   /** SIGKILL: the process dies where it stands; resolves once it has. */
   kill(): Promise<void>;
 }
@@ -50,7 +54,9 @@ export async function startGatewayProcess(
   writeFileSync(join(home.home, 'config.json'), JSON.stringify({ version: 2, ...config }, null, 2));
   const gateway = config.gateway as { port: number };
   const url = `http://127.0.0.1:${gateway.port}`;
-  const child = startCli(['gateway'], { ...home.env, ...env });
+  // A gateway that will not stop is asked what holds it before it is killed (`stop`).
+  const reports = join(home.home, 'reports');
+  const child = startCli(['gateway'], { ...home.env, ...env }, reportFlags(reports));
   let errors = '';
   child.stderr.on('data', (c: Buffer) => (errors += c.toString()));
   let exitCode: number | null | undefined;
@@ -88,6 +94,7 @@ export async function startGatewayProcess(
       const code = await Promise.race([exited, late]);
       clearTimeout(timer);
       if (code !== 'late') return code;
+      const holding = await hungReport(child, reports);
       child.kill('SIGKILL');
       await exited;
       const log = (() => {
@@ -102,9 +109,10 @@ export async function startGatewayProcess(
       })();
       throw new Error(
         `the gateway did not stop within ${timeoutMs} ms of SIGINT (killed); it said: ${errors}\n` +
-          `last lines of its gateway.log:\n${log}`,
+          `${holding}\nlast lines of its gateway.log:\n${log}`,
       );
     },
+    holding: () => hungReport(child, reports),
     kill: async () => {
       child.kill('SIGKILL');
       await exited;
