@@ -80,6 +80,33 @@ test('an enabled channel of an unknown type is a problem that lists the kinds', 
   }
 });
 
+test('every command that reads the config words an unusable one the same way (exit 1, nothing on stdout)', async () => {
+  const h = tempHome();
+  try {
+    h.writeConfig({ version: 2, agents: { defaults: { max_tool_iterations: 'many' } } });
+    const said =
+      `tern: cannot use the config ${h.path('config.json')} (agents.defaults.max_tool_iterations: "many" is not a ` +
+      'whole number (allowed: whole numbers 1 to 1000)). Fix it, then check with `tern config validate`.\n';
+    const commands = [
+      ['status'],
+      ['config', 'show'],
+      ['usage'],
+      ['cron', 'list'],
+      ['mcp', 'list'],
+      ['plugins', 'list'],
+      ['skills', 'list'],
+      ['tool', 'list'],
+    ];
+    const results = await Promise.all(commands.map((args) => tern(args, h.env)));
+    assert.equal(
+      results.map((r, i) => ({ command: commands[i]!.join(' '), code: r.code, stdout: r.stdout, stderr: r.stderr })),
+      commands.map((args) => ({ command: args.join(' '), code: 1, stdout: '', stderr: said })),
+    );
+  } finally {
+    h.remove();
+  }
+});
+
 test('a JSON syntax error gives line:column and the line with a caret under the place', async () => {
   const h = tempHome();
   try {

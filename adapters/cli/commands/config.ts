@@ -1,37 +1,24 @@
 import { existsSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { ConfigError, loadConfig, maskedConfig } from '../../../store/config/index.js';
+import { ConfigError, maskedConfig } from '../../../store/config/index.js';
 import { configPath } from '../../../store/paths.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
-import { loadCheckedConfig } from '../load-config.js';
+import { loadCheckedConfig, readConfigForCli } from '../load-config.js';
 
 const SUBCOMMANDS = ['show', 'validate', 'path'] as const;
 
-function unusable(error: ConfigError): CliError {
-  return new CliError(
-    error.code,
-    `the config ${error.file} cannot be used`,
-    error.problems.join('; '),
-    'Fix the fields named above and run `tern config validate`.',
-  );
-}
-
 function show({ env, json, stdout, stderr }: CommandContext): number {
-  try {
-    const loaded = loadConfig({ env, rewrite: false });
-    const masked = maskedConfig(loaded.config);
-    if (json) print(stdout, JSON.stringify({ ok: true, path: loaded.path, config: masked, warnings: loaded.warnings }));
-    else {
-      print(stdout, `# ${loaded.path} (effective: defaults, file, credentials and environment; secrets masked)`);
-      stdout.write(stringify(masked));
-      for (const warning of loaded.warnings) print(stderr, `tern: warning: ${warning}`);
-    }
-    return 0;
-  } catch (error) {
-    throw error instanceof ConfigError ? unusable(error) : error;
+  const loaded = readConfigForCli(env);
+  const masked = maskedConfig(loaded.config);
+  if (json) print(stdout, JSON.stringify({ ok: true, path: loaded.path, config: masked, warnings: loaded.warnings }));
+  else {
+    print(stdout, `# ${loaded.path} (effective: defaults, file, credentials and environment; secrets masked)`);
+    stdout.write(stringify(masked));
+    for (const warning of loaded.warnings) print(stderr, `tern: warning: ${warning}`);
   }
+  return 0;
 }
 
 /**

@@ -1,4 +1,3 @@
-import { ConfigError, loadConfig, type LoadedConfig } from '../../../store/config/index.js';
 import {
   CronStoreError,
   listCronJobs,
@@ -16,23 +15,10 @@ import {
 import { describeSchedule, describeTask } from '../../tools/cron/describe.js';
 import { print, type CommandContext } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
+import { readConfigForCli } from '../load-config.js';
 
 const SUBCOMMANDS = ['list', 'add', 'remove', 'enable', 'disable'] as const;
 const HELP = 'Run `tern cron --help`.';
-
-function load(context: CommandContext): LoadedConfig {
-  try {
-    return loadConfig({ env: context.env, rewrite: false });
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    throw new CliError(
-      error.code,
-      `the config ${error.file} cannot be used`,
-      error.problems.join('; '),
-      'Fix it and run `tern config validate`.',
-    );
-  }
-}
 
 /** The store's lock or I/O failures, as the one line the user reads. */
 async function store<T>(operation: () => Promise<T>): Promise<T> {
@@ -63,7 +49,7 @@ function summary(job: CronJob): string {
 }
 
 async function add(context: CommandContext): Promise<number> {
-  const loaded = load(context);
+  const loaded = readConfigForCli(context.env);
   let job: CronJob;
   try {
     job = cronJobFromFields(fieldsOf(context), {
@@ -105,7 +91,7 @@ function table(jobs: CronJob[]): string {
 }
 
 async function list(context: CommandContext): Promise<number> {
-  const { workspace } = load(context);
+  const { workspace } = readConfigForCli(context.env);
   const skipped: string[] = [];
   const jobs = await store(() =>
     listCronJobs(workspace, { onSkipped: ({ key, reason }) => skipped.push(`${key}: ${reason}`) }),
@@ -133,7 +119,7 @@ async function change(context: CommandContext, sub: 'remove' | 'enable' | 'disab
       `cron ${sub} needs a job id`,
       `Run \`tern cron ${sub} ID\`; \`tern cron list\` shows the ids.`,
     );
-  const { workspace } = load(context);
+  const { workspace } = readConfigForCli(context.env);
   const job = await store(() =>
     sub === 'remove' ? removeCronJob(workspace, id) : setCronJobEnabled(workspace, id, sub === 'enable'),
   );

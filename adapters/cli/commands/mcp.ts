@@ -5,31 +5,18 @@ import { mcpOptionsFromConfig } from '../../mcp/from-config.js';
 import { McpManager, type McpServerStatus } from '../../../actors/mcp/manager.js';
 import { mcpLogin } from '../../mcp/oauth-login.js';
 import { McpConfigError, TRANSPORTS, type McpOptions } from '../../mcp/options.js';
-import { ConfigError, loadConfig, type LoadedConfig } from '../../../store/config/index.js';
+import { ConfigError, type LoadedConfig } from '../../../store/config/index.js';
 import { editMcpServers, McpServerEditError } from '../../../store/mcp-server-config.js';
 import { configPath } from '../../../store/paths.js';
 import type { RawObject } from '../../../store/config/raw.js';
 import { print, type CommandContext } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
+import { readConfigForCli } from '../load-config.js';
 
 const SUBCOMMANDS = ['list', 'show', 'add', 'remove', 'test', 'login'] as const;
 const CONNECT_TIMEOUT_MS = 15_000;
 /** One attempt per command: a CLI never waits out a retry. */
 const NO_RETRY = { initialMs: 3_600_000, maxMs: 3_600_000 };
-
-function load(context: CommandContext): LoadedConfig {
-  try {
-    return loadConfig({ env: context.env, rewrite: false });
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    throw new CliError(
-      error.code,
-      `the config ${error.file} cannot be used`,
-      error.problems.join('; '),
-      'Fix it and run `tern config validate`.',
-    );
-  }
-}
 
 function nameArgument(context: CommandContext, sub: string): string {
   const name = context.positionals[1];
@@ -86,7 +73,7 @@ function connectionJson(state: ConnectionState) {
 }
 
 async function list(context: CommandContext): Promise<number> {
-  const loaded = load(context);
+  const loaded = readConfigForCli(context.env);
   const options = mcpOptionsFromConfig(loaded.config.tools.mcp);
   const statuses = await connected(loaded, options, async (manager) => manager.statuses());
   if (context.json) {
@@ -114,7 +101,7 @@ function failure(status: McpServerStatus | undefined, name: string): CliError {
 
 async function testOrShow(context: CommandContext, sub: 'test' | 'show'): Promise<number> {
   const name = nameArgument(context, sub);
-  const loaded = load(context);
+  const loaded = readConfigForCli(context.env);
   const options = serverOptions(mcpOptionsFromConfig(loaded.config.tools.mcp), name);
   return connected(loaded, options, async (manager) => {
     const status = manager.statuses()[0];
@@ -238,7 +225,7 @@ function browserFor(context: CommandContext): (url: URL) => Promise<void> {
 
 async function login(context: CommandContext): Promise<number> {
   const name = nameArgument(context, 'login');
-  const loaded = load(context);
+  const loaded = readConfigForCli(context.env);
   const server = mcpOptionsFromConfig(loaded.config.tools.mcp).servers[name];
   if (!server)
     throw new CliError(

@@ -14,20 +14,14 @@ import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import type { Check } from '../doctor/check.js';
 import { channelChecks, modelChecks } from '../doctor/reach-checks.js';
-import { CliError, UsageError } from '../errors.js';
-import { loadCheckedConfig } from '../load-config.js';
+import { UsageError } from '../errors.js';
+import { configUnusable, loadCheckedConfig } from '../load-config.js';
 import { CHANNEL_SETUP_FLAGS, channelsFromFlags } from '../onboard-channels.js';
 import { modelNameOf, providerChoices, type ProviderChoice } from '../onboard-choices.js';
 import { Prompter } from '../prompter.js';
 
-function unusable(error: ConfigError): CliError {
-  return new CliError(
-    error.code,
-    `the config ${error.file} cannot be used`,
-    error.problems.join('; '),
-    'Fix it (see `tern config validate`) and run `tern onboard` again.',
-  );
-}
+const unusable = (error: ConfigError) =>
+  configUnusable(error, 'Fix it (see `tern config validate`) and run `tern onboard` again.');
 
 function workspaceOf(env: NodeJS.ProcessEnv): string {
   try {

@@ -2,7 +2,7 @@ import { checkPlugins } from '../../../actors/plugins/plugin-check.js';
 import type { PluginRow } from '../../../actors/plugins/plugin-host.js';
 import { pluginListText } from '../../../actors/plugins/plugin-list.js';
 import type { Envelope } from '../../../bus/index.js';
-import { ConfigError, loadConfig, type LoadedConfig } from '../../../store/config/index.js';
+import { ConfigError, type LoadedConfig } from '../../../store/config/index.js';
 import { EventLog } from '../../../store/log/event-log.js';
 import { logDir } from '../../../store/paths.js';
 import { editPluginEntry } from '../../../store/plugins/entries.js';
@@ -10,23 +10,10 @@ import { installPlugin, PluginInstallError, removePlugin } from '../../../store/
 import { discoverPlugins } from '../../../store/plugins/discover.js';
 import { print, type CommandContext } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
+import { readConfigForCli } from '../load-config.js';
 
 const SUBCOMMANDS = ['list', 'install', 'remove', 'enable', 'disable'] as const;
 const HELP = 'Run `tern plugins --help`.';
-
-function load(context: CommandContext): LoadedConfig {
-  try {
-    return loadConfig({ env: context.env, rewrite: false });
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    throw new CliError(
-      error.code,
-      `the config ${error.file} cannot be used`,
-      error.problems.join('; '),
-      'Fix it and run `tern config validate`.',
-    );
-  }
-}
 
 const alive = (pid: number): boolean => {
   try {
@@ -92,7 +79,7 @@ async function rows(context: CommandContext, loaded: LoadedConfig): Promise<Plug
 }
 
 async function list(context: CommandContext): Promise<number> {
-  const loaded = load(context);
+  const loaded = readConfigForCli(context.env);
   const found = await rows(context, loaded);
   if (context.json) print(context.stdout, JSON.stringify({ ok: true, plugins: found }));
   else print(context.stdout, pluginListText(found));
@@ -111,7 +98,7 @@ function nameArgument(context: CommandContext, sub: string): string {
 
 function install(context: CommandContext): Promise<number> {
   const spec = nameArgument(context, 'install');
-  const loaded = load(context);
+  const loaded = readConfigForCli(context.env);
   return installPlugin(loaded.home, spec, context.cwd ?? process.cwd()).then(
     ({ manifest, dir }) => {
       if (context.json)
@@ -172,7 +159,7 @@ function edit(loaded: LoadedConfig, kind: 'enable' | 'disable' | 'remove', name:
 
 async function toggle(context: CommandContext, sub: 'enable' | 'disable'): Promise<number> {
   const name = nameArgument(context, sub);
-  const loaded = load(context);
+  const loaded = readConfigForCli(context.env);
   known(loaded, name);
   edit(loaded, sub, name);
   if (context.json) print(context.stdout, JSON.stringify({ ok: true, plugin: { name, enabled: sub === 'enable' } }));
@@ -186,7 +173,7 @@ async function toggle(context: CommandContext, sub: 'enable' | 'disable'): Promi
 
 async function remove(context: CommandContext): Promise<number> {
   const name = nameArgument(context, 'remove');
-  const loaded = load(context);
+  const loaded = readConfigForCli(context.env);
   known(loaded, name);
   const installed = discoverPlugins(loaded.config, loaded.home).find((p) => p.name === name)?.source === 'installed';
   try {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { ConfigError, loadConfig, type Config, type LoadedConfig } from '../../../store/config/index.js';
+import type { Config, LoadedConfig } from '../../../store/config/index.js';
 import { modelEntries } from '../../../actors/wiring/models.js';
 import { maskProxy, proxyFor } from '../../../adapters/http/client.js';
 import { PICO_WS_PATH } from '../../channels/pico/path.js';
@@ -9,7 +9,7 @@ import { describeIsolation, type IsolationState } from '../../tools/exec/isolati
 import { resolveModelEntry } from '../../../adapters/providers/resolve.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
-import { CliError } from '../errors.js';
+import { readConfigForCli } from '../load-config.js';
 import {
   gatewayChannels,
   gatewayLogState,
@@ -170,18 +170,7 @@ function lines(s: Summary): string[] {
 }
 
 export async function run({ env, json, stdout, stderr }: CommandContext): Promise<number> {
-  let loaded: LoadedConfig;
-  try {
-    loaded = loadConfig({ env, rewrite: false });
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    throw new CliError(
-      error.code,
-      `the config ${error.file} cannot be used`,
-      error.problems.join('; '),
-      'Run `tern config validate` and fix the fields it names.',
-    );
-  }
+  const loaded = readConfigForCli(env);
   const url = healthUrl(loaded.config);
   const [up, isolation] = await Promise.all([gatewayUp(url), execIsolationState(loaded.config)]);
   const [log, running] = up ? await Promise.all([gatewayLogState(url), gatewayChannels(url)]) : [undefined, undefined];

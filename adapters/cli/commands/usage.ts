@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { ConfigError, loadConfig, type LoadedConfig } from '../../../store/config/index.js';
 import { EventLog } from '../../../store/log/event-log.js';
 import { knownSessions } from '../../../store/log/session-lookup.js';
 import { logDir } from '../../../store/paths.js';
@@ -17,22 +16,9 @@ import {
 } from '../../../store/usage/usage-log.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
-import { CliError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
+import { readConfigForCli } from '../load-config.js';
 import { SessionIdPrinter } from '../session-arg.js';
-
-function configOf(env: NodeJS.ProcessEnv): LoadedConfig {
-  try {
-    return loadConfig({ env, rewrite: false });
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    throw new CliError(
-      error.code,
-      `cannot use the config ${error.file}`,
-      error.problems.join('; '),
-      'Fix it, then check with `tern config validate`.',
-    );
-  }
-}
 
 function byOf(value: unknown): UsageBy {
   if (value === undefined) return 'day';
@@ -89,7 +75,7 @@ function sessionLabels(log: EventLog): (key: string) => string {
 export async function run({ values, json, stdout, stderr, env }: CommandContext): Promise<number> {
   const by = byOf(values.by);
   const since = sinceOf(values.since);
-  const loaded = configOf(env);
+  const loaded = readConfigForCli(env);
   const priceOf = pricesOf(loaded.config);
   const dir = logDir(loaded.workspace);
   const log = existsSync(`${dir}/data.mdb`) ? EventLog.open(dir, { readOnly: true }) : undefined;
