@@ -4,14 +4,13 @@ import {
   JetStreamApiError,
   jetstream,
   jetstreamManager,
-  RetentionPolicy,
-  StorageType,
   type JetStreamClient,
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { validateDraft, type EventData } from '../../bus/index.js';
 import { subjectCounts } from './subject-counts.js';
 import { consumeInOrder, IN_FLIGHT, type OrderedConsumer } from './in-order.js';
+import { openWorkQueue } from './work-queue-stream.js';
 import { idToken, tokenId } from './subjects.js';
 
 /** The work-queue stream of replies that wait for the member running their channel account. */
@@ -54,27 +53,7 @@ export class DeliveryQueue {
 
   /** Opens the stream, creating it if absent (members starting at once: all but one find it made). */
   static async open(nc: NatsConnection): Promise<DeliveryQueue> {
-    const jsm = await jetstreamManager(nc);
-    try {
-      await jsm.streams.info(DELIVERY_STREAM);
-    } catch (error) {
-      if (!(error instanceof JetStreamApiError && error.status === 404)) throw error;
-      await jsm.streams
-        .add({
-          name: DELIVERY_STREAM,
-          subjects: [`${ROOT}.>`],
-          storage: StorageType.File,
-          retention: RetentionPolicy.Workqueue,
-          duplicate_window: 120_000_000_000,
-          max_age: MAX_AGE_MS * 1_000_000,
-        })
-        .catch(async (added: unknown) => {
-          // Another member created it meanwhile.
-          await jsm.streams.info(DELIVERY_STREAM).catch(() => {
-            throw added;
-          });
-        });
-    }
+    await openWorkQueue(nc, { name: DELIVERY_STREAM, subjects: [`${ROOT}.>`], max_age: MAX_AGE_MS * 1_000_000 });
     return new DeliveryQueue(nc, jetstream(nc));
   }
 

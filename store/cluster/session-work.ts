@@ -1,16 +1,8 @@
-import {
-  AckPolicy,
-  DeliverPolicy,
-  JetStreamApiError,
-  jetstream,
-  jetstreamManager,
-  RetentionPolicy,
-  StorageType,
-  type JetStreamClient,
-} from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { validateDraft, type EventData } from '../../bus/index.js';
 import { consumeInOrder, IN_FLIGHT, type OrderedConsumer } from './in-order.js';
+import { openWorkQueue } from './work-queue-stream.js';
 import { idToken } from './subjects.js';
 
 /** An inbound message the account's holder accepted, for the member serving its session. */
@@ -47,26 +39,7 @@ export class SessionWork {
 
   /** Opens the account's stream, creating it if absent (members starting at once: all but one find it made). */
   static async open(nc: NatsConnection, account: string): Promise<SessionWork> {
-    const jsm = await jetstreamManager(nc);
-    const name = streamOf(account);
-    try {
-      await jsm.streams.info(name);
-    } catch (error) {
-      if (!(error instanceof JetStreamApiError && error.status === 404)) throw error;
-      await jsm.streams
-        .add({
-          name,
-          subjects: [`${rootOf(account)}.>`],
-          storage: StorageType.File,
-          retention: RetentionPolicy.Workqueue,
-          duplicate_window: 120_000_000_000,
-        })
-        .catch(async (added: unknown) => {
-          await jsm.streams.info(name).catch(() => {
-            throw added;
-          });
-        });
-    }
+    await openWorkQueue(nc, { name: streamOf(account), subjects: [`${rootOf(account)}.>`] });
     return new SessionWork(nc, jetstream(nc), account);
   }
 
