@@ -24,6 +24,17 @@ export class UsageError extends CliError {
   }
 }
 
+/** A missing or unknown subcommand, in the same words for every command that has them. */
+export function subcommandError(command: string, given: string | undefined, allowed: readonly string[]): UsageError {
+  const choices = `allowed: ${allowed.join(', ')}`;
+  return new UsageError(
+    given === undefined
+      ? `tern ${command} needs a subcommand (${choices})`
+      : `"${given}" is not a subcommand of tern ${command} (${choices})`,
+    `Run \`tern ${command} --help\`.`,
+  );
+}
+
 /** An error said elsewhere in full (the gateway's answer to a request it could not serve), printed as it was said. */
 export class SaidError extends CliError {
   constructor(code: string, said: string, exitCode: 1 | 2 = 1) {

@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sessionIdOf, validateDraft } from '../../bus/index.js';
 import { EventLog } from '../../store/log/event-log.js';
-import { lineReader, runCli, startCli } from '../support/cli.js';
+import { lineReader, runCli, runCliAsync, startCli } from '../support/cli.js';
 import { tempHome, type TempHome } from '../support/temp-home.js';
 
 const test = suite<{ home: TempHome }>('tern front door');
@@ -92,6 +92,44 @@ for (const [args, message] of usageErrors) {
     assert.is(stdout, '');
   });
 }
+
+// Every command with subcommands says a missing or unknown one in the same words, with the ones it has.
+const subcommands: Array<[string, string]> = [
+  ['auth', 'login, logout, status'],
+  ['cluster', 'status'],
+  ['config', 'show, validate, path'],
+  ['cron', 'list, add, remove, enable, disable'],
+  ['mcp', 'list, show, add, remove, test, login'],
+  ['pairing', 'list, approve, deny'],
+  ['plugins', 'list, install, remove, enable, disable'],
+  ['skills', 'list, search, install, remove, show, drafts, accept, reject'],
+  ['tool', 'list, call'],
+];
+test('a missing or unknown subcommand is one usage line, the same for every command', async ({ home }) => {
+  const asked = subcommands.flatMap(([command]) => [[command], [command, 'fly']]);
+  const results = await Promise.all(asked.map((args) => runCliAsync(args, home.env)));
+  assert.equal(
+    results.map((r, i) => ({ args: asked[i]!.join(' '), code: r.code, stdout: r.stdout, stderr: r.stderr })),
+    subcommands.flatMap(([command, allowed]) => [
+      {
+        args: command,
+        code: 2,
+        stdout: '',
+        stderr:
+          `tern: wrong usage (tern ${command} needs a subcommand (allowed: ${allowed})). ` +
+          `Run \`tern ${command} --help\`.\n`,
+      },
+      {
+        args: `${command} fly`,
+        code: 2,
+        stdout: '',
+        stderr:
+          `tern: wrong usage ("fly" is not a subcommand of tern ${command} (allowed: ${allowed})). ` +
+          `Run \`tern ${command} --help\`.\n`,
+      },
+    ]),
+  );
+});
 
 test('a usage error with --json is a JSON body on stdout', ({ home }) => {
   const { code, stdout } = runCli(['log', '--json', '--after=-3'], home.env);

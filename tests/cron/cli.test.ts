@@ -91,18 +91,6 @@ cli('bad input is refused with the flag and what it allows, and nothing is store
   const to = ['--channel', 'telegram', '--chat', 'direct:42'];
   const cases: Array<[string[], number, string]> = [
     [
-      ['cron'],
-      2,
-      'tern: wrong usage (cron needs a subcommand (allowed: list, ' +
-        'add, remove, enable, disable)). Run `tern cron --help`.',
-    ],
-    [
-      ['cron', 'purge'],
-      2,
-      'tern: wrong usage (unknown subcommand "purge" (allowed: ' +
-        'list, add, remove, enable, disable)). Run `tern cron --help`.',
-    ],
-    [
       ['cron', 'add', '--deliver', 'hi', ...to],
       2,
       'tern: wrong usage (cron add needs a schedule: one of --every, --at, --cron). Run `tern cron --help`.',

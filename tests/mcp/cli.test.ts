@@ -63,12 +63,6 @@ test('tern mcp add, list, test, show and remove a stdio server', () => {
 
 const refusals: Array<[string, string[], number, string]> = [
   [
-    'an unknown subcommand',
-    ['frobnicate'],
-    2,
-    '"frobnicate" is not an mcp subcommand (allowed: list, show, add, remove, test, login)',
-  ],
-  [
     'an unknown transport',
     ['add', 'x', '--type', 'websocket', '--url', 'http://h/mcp'],
     2,

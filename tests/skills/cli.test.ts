@@ -120,13 +120,6 @@ cli(
       unknown.stderr,
       /^tern: no skill "nope" \(installed: [a-z-, ]*weather[a-z-, ]*\)\. Run `tern skills list`\.\n$/,
     );
-    const usage = await runCliAsync(['skills', 'fly'], home.env);
-    assert.is(usage.code, 2);
-    assert.is(
-      usage.stderr,
-      'tern: wrong usage ("fly" is not a skills subcommand (allowed: list, search, ' +
-        'install, remove, show, drafts, accept, reject)). Run `tern skills --help`.\n',
-    );
     const builtin = await runCliAsync(['skills', 'remove', 'summarize'], home.env);
     assert.is(
       builtin.stderr,

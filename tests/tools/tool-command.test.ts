@@ -279,7 +279,6 @@ test('tern tool lists and calls the tools of the configured MCP servers', () => 
 test('tern tool with bad usage exits 2 with a clear message', () => {
   const h = home();
   const cases: [string[], string][] = [
-    [['tool'], 'tern: wrong usage (tool takes "list" or "call", got nothing). Run `tern tool --help`.\n'],
     [['tool', 'call'], 'tern: wrong usage (tool call needs a tool NAME). Run `tern tool list` to see the tools.\n'],
     [
       ['tool', 'call', 'read_file', '{bad'],

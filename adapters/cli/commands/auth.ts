@@ -15,7 +15,7 @@ import {
   type ProviderLogin,
 } from '../../../store/provider-tokens.js';
 import { print, type CommandContext } from '../command.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, subcommandError, UsageError } from '../errors.js';
 
 const PROVIDERS = [ANTIGRAVITY, 'github-copilot'] as const;
 type AuthProvider = (typeof PROVIDERS)[number];
@@ -182,9 +182,6 @@ async function subcommand(context: CommandContext): Promise<number> {
     case 'status':
       return providerOf(context, false) === 'github-copilot' ? copilotStatus(context) : status(context, home);
     default:
-      throw new UsageError(
-        sub === undefined ? 'auth needs a subcommand' : `unknown auth subcommand "${sub}"`,
-        'Run `tern auth login|logout|status --provider NAME`.',
-      );
+      throw subcommandError('auth', sub, ['login', 'logout', 'status']);
   }
 }

@@ -7,7 +7,7 @@ import { listMembers } from '../../../store/cluster/members.js';
 import { listEventStreams, unanswered } from '../../../store/cluster/streams-info.js';
 import { connectForCli } from '../cluster-read.js';
 import { print, type CommandContext } from '../command.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, subcommandError } from '../errors.js';
 import { loadConfigForCli } from '../load-config.js';
 
 /** How long ago, never below 0: the times are the server's, which runs ahead of this clock by a little or more. */
@@ -21,12 +21,7 @@ const ago = (now: number, at: number): string => (at === 0 ? '-' : `${(Math.max(
  */
 export async function run(context: CommandContext): Promise<number> {
   const [sub] = context.positionals;
-  if (sub !== 'status')
-    throw new UsageError(
-      sub === undefined
-        ? 'tern cluster needs a subcommand: status'
-        : `unknown subcommand ${JSON.stringify(sub)} (allowed: status)`,
-    );
+  if (sub !== 'status') throw subcommandError('cluster', sub, ['status']);
   const loaded = loadConfigForCli(context.env);
   const settings = clusterSettings(loaded, { url: context.values.cluster });
   if (!settings)

@@ -4,7 +4,7 @@ import { ConfigError, maskedConfig } from '../../../store/config/index.js';
 import { configPath } from '../../../store/paths.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, subcommandError } from '../errors.js';
 import { loadCheckedConfig, readConfigForCli } from '../load-config.js';
 
 const SUBCOMMANDS = ['show', 'validate', 'path'] as const;
@@ -87,11 +87,6 @@ export async function run(context: CommandContext): Promise<number> {
       );
       return 0;
     default:
-      throw new UsageError(
-        sub === undefined
-          ? 'a subcommand is missing'
-          : `"${sub}" is not a config subcommand (allowed: ${SUBCOMMANDS.join(', ')})`,
-        'Run `tern config --help`.',
-      );
+      throw subcommandError('config', sub, SUBCOMMANDS);
   }
 }

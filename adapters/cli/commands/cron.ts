@@ -14,7 +14,7 @@ import {
 } from '../../../store/cron/job-from-fields.js';
 import { describeSchedule, describeTask } from '../../tools/cron/describe.js';
 import { print, type CommandContext } from '../command.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, subcommandError, UsageError } from '../errors.js';
 import { readConfigForCli } from '../load-config.js';
 
 const SUBCOMMANDS = ['list', 'add', 'remove', 'enable', 'disable'] as const;
@@ -147,11 +147,6 @@ export async function run(context: CommandContext): Promise<number> {
     case 'disable':
       return change(context, sub);
     default:
-      throw new UsageError(
-        sub
-          ? `unknown subcommand "${sub}" (allowed: ${SUBCOMMANDS.join(', ')})`
-          : `cron needs a subcommand (allowed: ${SUBCOMMANDS.join(', ')})`,
-        HELP,
-      );
+      throw subcommandError('cron', sub, SUBCOMMANDS);
   }
 }

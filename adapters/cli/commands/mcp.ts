@@ -10,7 +10,7 @@ import { editMcpServers, McpServerEditError } from '../../../store/mcp-server-co
 import { configPath } from '../../../store/paths.js';
 import type { RawObject } from '../../../store/config/raw.js';
 import { print, type CommandContext } from '../command.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, subcommandError, UsageError } from '../errors.js';
 import { readConfigForCli } from '../load-config.js';
 
 const SUBCOMMANDS = ['list', 'show', 'add', 'remove', 'test', 'login'] as const;
@@ -263,11 +263,6 @@ export async function run(context: CommandContext): Promise<number> {
     case 'login':
       return login(context);
     default:
-      throw new UsageError(
-        sub === undefined
-          ? 'a subcommand is missing'
-          : `"${sub}" is not an mcp subcommand (allowed: ${SUBCOMMANDS.join(', ')})`,
-        'Run `tern mcp --help`.',
-      );
+      throw subcommandError('mcp', sub, SUBCOMMANDS);
   }
 }

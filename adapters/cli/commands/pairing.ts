@@ -9,7 +9,7 @@ import { EventLog } from '../../../store/log/event-log.js';
 import { normalizeCode, PairingStore, type PairingRequest, type QueuedDecision } from '../../../store/pairing.js';
 import { logDir } from '../../../store/paths.js';
 import { print, type CommandContext } from '../command.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, subcommandError, UsageError } from '../errors.js';
 import { readConfigForCli } from '../load-config.js';
 import { columns } from '../table.js';
 
@@ -221,11 +221,6 @@ export async function run(context: CommandContext): Promise<number> {
     case 'deny':
       return decision(context, sub);
     default:
-      throw new UsageError(
-        sub === undefined
-          ? 'a subcommand is missing'
-          : `"${sub}" is not a pairing subcommand (allowed: ${SUBCOMMANDS.join(', ')})`,
-        'Run `tern pairing --help`.',
-      );
+      throw subcommandError('pairing', sub, SUBCOMMANDS);
   }
 }

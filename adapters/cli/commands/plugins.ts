@@ -9,7 +9,7 @@ import { editPluginEntry } from '../../../store/plugins/entries.js';
 import { installPlugin, PluginInstallError, removePlugin } from '../../../store/plugins/install.js';
 import { discoverPlugins } from '../../../store/plugins/discover.js';
 import { print, type CommandContext } from '../command.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, subcommandError, UsageError } from '../errors.js';
 import { readConfigForCli } from '../load-config.js';
 
 const SUBCOMMANDS = ['list', 'install', 'remove', 'enable', 'disable'] as const;
@@ -207,11 +207,6 @@ export async function run(context: CommandContext): Promise<number> {
     case 'disable':
       return toggle(context, sub);
     default:
-      throw new UsageError(
-        sub
-          ? `unknown subcommand "${sub}" (allowed: ${SUBCOMMANDS.join(', ')})`
-          : `plugins needs a subcommand (allowed: ${SUBCOMMANDS.join(', ')})`,
-        HELP,
-      );
+      throw subcommandError('plugins', sub, SUBCOMMANDS);
   }
 }

@@ -12,7 +12,7 @@ import { skillRoots } from '../../../store/skills.js';
 import { findInstalled, installedRow, installedSkills, type InstalledSkill } from '../../../store/skills/installed.js';
 import { bodyOf } from '../../../store/skills/skill-file.js';
 import { print, type CommandContext } from '../command.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, subcommandError, UsageError } from '../errors.js';
 import { readConfigForCli } from '../load-config.js';
 import { columns } from '../table.js';
 import { evolutionCommand, EVOLUTION_SUBCOMMANDS } from './skills-drafts.js';
@@ -257,12 +257,6 @@ export async function run(context: CommandContext): Promise<number> {
   const [sub] = context.positionals;
   const handler =
     sub !== undefined && Object.hasOwn(HANDLERS, sub) ? HANDLERS[sub as keyof typeof HANDLERS] : undefined;
-  if (!handler)
-    throw new UsageError(
-      sub === undefined
-        ? 'a subcommand is missing'
-        : `"${sub}" is not a skills subcommand (allowed: ${SUBCOMMANDS.join(', ')})`,
-      HELP,
-    );
+  if (!handler) throw subcommandError('skills', sub, SUBCOMMANDS);
   return handler(context);
 }

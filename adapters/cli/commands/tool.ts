@@ -10,7 +10,7 @@ import { WEB_UI_CHANNEL_TYPE, type LoadedConfig } from '../../../store/config/in
 import { WorkspaceError } from '../../../store/workspace/errors.js';
 import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, subcommandError, UsageError } from '../errors.js';
 import { loadConfigForCli } from '../load-config.js';
 
 /** Channels of this machine: the terminal and the runtime's own (heartbeat, cron). */
@@ -141,12 +141,7 @@ async function call(box: Toolbox, toolContext: ToolContext, context: CommandCont
 
 export async function run(context: CommandContext): Promise<number> {
   const action = context.positionals[0];
-  if (action !== 'list' && action !== 'call') {
-    throw new UsageError(
-      `tool takes "list" or "call", got ${action === undefined ? 'nothing' : `"${action}"`}`,
-      'Run `tern tool --help`.',
-    );
-  }
+  if (action !== 'list' && action !== 'call') throw subcommandError('tool', action, ['list', 'call']);
   const { env, stderr } = context;
   const loaded = loadConfigForCli(env);
   const agent = agentOf(loaded, text(context.values, 'agent'));
