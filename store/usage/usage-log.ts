@@ -1,3 +1,4 @@
+import type { TurnUsageView, UsageRowView } from '../../bus/api-shapes.js';
 import type { Envelope, Usage } from '../../bus/index.js';
 import type { EventStore } from '../log/event-store.js';
 import { costOf, roundUsd, type PriceOf, type Tokens } from './prices.js';
@@ -261,21 +262,7 @@ export function summarizeUsage(records: Iterable<UsageRecord>, by: UsageBy, pric
 }
 
 /** A row as `tern usage --json` and `GET /api/usage` answer it. */
-export interface UsageRowJson {
-  key: string;
-  turns: number;
-  calls: number;
-  input_tokens: number;
-  cached_input_tokens: number;
-  cache_write_input_tokens: number;
-  output_tokens: number;
-  reasoning_tokens: number;
-  cost_usd: number;
-  unpriced_calls: number;
-  unreported_calls: number;
-}
-
-export function usageRowJson(row: UsageRow): UsageRowJson {
+export function usageRowJson(row: UsageRow): UsageRowView {
   return {
     key: row.key,
     turns: row.turns,
@@ -312,14 +299,8 @@ export function parseSince(text: string, now: Date): number {
   return at;
 }
 
-/**
- * A turn's tokens and cost as `tern replay --json` and the dashboard's turn view give them: the total, the models that
- * answered, and those of them without a price.
- */
-export type TurnUsageJson = Omit<UsageRowJson, 'key'> & { models: string[]; unpriced_models: string[] };
-
 /** One turn's answers summed (its own, not its subagents'), by model. */
-export function turnUsage(log: EventStore, turn: string, priceOf: PriceOf): TurnUsageJson {
+export function turnUsage(log: EventStore, turn: string, priceOf: PriceOf): TurnUsageView {
   const summary = summarizeUsage(readUsage(log, { turn }), 'model', priceOf);
   const { key: _total, ...total } = usageRowJson(summary.total);
   return { ...total, models: summary.rows.map((row) => row.key), unpriced_models: summary.unpriced_models };

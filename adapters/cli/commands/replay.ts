@@ -1,4 +1,5 @@
 import { rerunTurn, ReplayError } from '../../../actors/replay.js';
+import type { TurnUsageView } from '../../../bus/api-shapes.js';
 import type { Envelope } from '../../../bus/index.js';
 import { childTimelines, type ChildTimeline } from '../../../store/log/child-timelines.js';
 import { EventLog } from '../../../store/log/event-log.js';
@@ -11,7 +12,7 @@ import { CliError, UsageError } from '../errors.js';
 import { loadConfigForCli } from '../load-config.js';
 import type { LoadedConfig } from '../../../store/config/index.js';
 import { dollars, pricesOf } from '../../../store/usage/prices.js';
-import { turnUsage, type TurnUsageJson } from '../../../store/usage/usage-log.js';
+import { turnUsage } from '../../../store/usage/usage-log.js';
 
 const MAX_TEXT = 2000;
 
@@ -121,7 +122,7 @@ function timeline(events: Envelope[], children: ChildTimeline[], start: number, 
  * The turn's tokens and cost, one line: `tokens: in 1,200 (1,024 cached), out 300 (256 reasoning); cost $0.0012
  * (fast)`.
  */
-function usageLine(usage: TurnUsageJson): string {
+function usageLine(usage: TurnUsageView): string {
   const models = usage.models.join(', ');
   const n = (x: number) => x.toLocaleString('en-US');
   const price =
