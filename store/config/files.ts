@@ -14,6 +14,8 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError } from './errors.js';
+import { jsonSyntaxProblem } from './json-error.js';
+import { isRecord, type RawObject } from './raw.js';
 
 const PRIVATE = 0o600;
 
@@ -64,4 +66,22 @@ export function readText(path: string): string {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new ConfigError('config_unreadable', path, [`(file): cannot be read (${reason})`]);
   }
+}
+
+/**
+ * A config file's JSON object as written: a syntax error gives its place and line, and anything but an object is
+ * refused (both as ConfigError, naming the file).
+ */
+export function readConfigObject(path: string): RawObject {
+  const text = readText(path);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    const { problem, excerpt } = jsonSyntaxProblem(text, error as Error);
+    throw new ConfigError('config_unreadable', path, [problem], excerpt);
+  }
+  if (!isRecord(parsed))
+    throw new ConfigError('config_invalid', path, ['(config): is not an object (allowed: a JSON object of blocks)']);
+  return parsed;
 }

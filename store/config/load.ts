@@ -6,8 +6,7 @@ import { applyCredentials, readCredentials } from './credentials.js';
 import { applyEnv } from './env.js';
 import { channelProblems, crossFieldProblems } from './cross-checks.js';
 import { ConfigError } from './errors.js';
-import { readText } from './files.js';
-import { jsonSyntaxProblem } from './json-error.js';
+import { readConfigObject } from './files.js';
 import type { Migration } from './migrate.js';
 import { prepare } from './prepare.js';
 import { configErrorMap, formatIssues } from './problems.js';
@@ -58,20 +57,7 @@ export type Validation =
   | { ok: true; config: Config; warnings: string[]; notes: string[] }
   | { ok: false; problems: string[] };
 
-function readConfigFile(path: string): RawObject {
-  if (!existsSync(path)) return {};
-  const text = readText(path);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    const { problem, excerpt } = jsonSyntaxProblem(text, error as Error);
-    throw new ConfigError('config_unreadable', path, [problem], excerpt);
-  }
-  if (!isRecord(parsed))
-    throw new ConfigError('config_invalid', path, ['(config): is not an object (allowed: a JSON object of blocks)']);
-  return parsed;
-}
+const readConfigFile = (path: string): RawObject => (existsSync(path) ? readConfigObject(path) : {});
 
 interface ParseInput {
   raw: RawObject;

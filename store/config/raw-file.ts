@@ -1,24 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { writeFileAtomic } from './files.js';
-import { jsonSyntaxProblem } from './json-error.js';
+import { existsSync } from 'node:fs';
+import { readConfigObject, writeFileAtomic } from './files.js';
 import { ConfigError } from './errors.js';
 import { validateConfig } from './load.js';
-import { isRecord, type RawObject } from './raw.js';
+import type { RawObject } from './raw.js';
 
 /** The config file as written (a missing file is an empty version-2 config), for commands that edit one block. */
 export function readRawConfig(path: string): RawObject {
-  if (!existsSync(path)) return { version: 2 };
-  const text = readFileSync(path, 'utf8');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    const { problem, excerpt } = jsonSyntaxProblem(text, error as Error);
-    throw new ConfigError('config_unreadable', path, [problem], excerpt);
-  }
-  if (!isRecord(parsed))
-    throw new ConfigError('config_invalid', path, ['(config): is not an object (allowed: a JSON object of blocks)']);
-  return parsed;
+  return existsSync(path) ? readConfigObject(path) : { version: 2 };
 }
 
 /**

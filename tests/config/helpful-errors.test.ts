@@ -93,6 +93,7 @@ test('every command that reads the config words an unusable one the same way (ex
       ['usage'],
       ['cron', 'list'],
       ['mcp', 'list'],
+      ['mcp', 'add', 'docs', '--type', 'http', '--url', 'http://127.0.0.1:9/mcp'],
       ['plugins', 'list'],
       ['skills', 'list'],
       ['tool', 'list'],

@@ -7,7 +7,6 @@ import { mcpLogin } from '../../mcp/oauth-login.js';
 import { McpConfigError, TRANSPORTS, type McpOptions } from '../../mcp/options.js';
 import { ConfigError, type LoadedConfig } from '../../../store/config/index.js';
 import { editMcpServers, McpServerEditError } from '../../../store/mcp-server-config.js';
-import { configPath } from '../../../store/paths.js';
 import type { RawObject } from '../../../store/config/raw.js';
 import { print, type CommandContext } from '../command.js';
 import { CliError, subcommandError, UsageError } from '../errors.js';
@@ -178,7 +177,8 @@ function serverFromArguments(context: CommandContext): RawObject {
 
 function edit(context: CommandContext, sub: 'add' | 'remove'): number {
   const name = nameArgument(context, sub);
-  const path = configPath(context.env);
+  // A config that is unusable already is said as every command says it; a problem after the edit is the edit's.
+  const { path } = readConfigForCli(context.env);
   try {
     editMcpServers(
       path,
