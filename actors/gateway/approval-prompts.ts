@@ -1,10 +1,8 @@
 import { Subscription } from 'rxjs';
-import { draftOf, type Bus, type Envelope, type ReplyTarget } from '../../bus/index.js';
+import { draftOf, type Bus, type Envelope } from '../../bus/index.js';
 import type { Logger } from '../../store/logs/logger.js';
 import type { Deliveries } from '../deliveries.js';
-
-/** Sessions whose latest chat is remembered; beyond it the one quiet longest is forgotten. */
-const SESSIONS_KEPT = 10_000;
+import { followSessionChats } from './session-chats.js';
 
 /**
  * Shows each `approval.requested` in the chat whose message started the turn (the latest routed message of its
@@ -13,21 +11,14 @@ const SESSIONS_KEPT = 10_000;
  * the call is denied without waiting.
  */
 export function promptApprovals(bus: Bus, deliveries: Deliveries, logger: Logger): Subscription {
-  const chats = new Map<string, ReplyTarget>();
+  const chats = followSessionChats(bus);
   const subscription = new Subscription();
-  subscription.add(
-    bus.on('message.routed').subscribe((event) => {
-      if (!event.session || !event.data.reply) return;
-      chats.delete(event.session);
-      chats.set(event.session, event.data.reply);
-      if (chats.size > SESSIONS_KEPT) chats.delete(chats.keys().next().value!);
-    }),
-  );
+  subscription.add(chats.subscription);
   subscription.add(
     bus.on('approval.requested').subscribe((event: Envelope<'approval.requested'>) => {
       const { approval_id: id, prompt } = event.data;
       const keys = { agent: event.agent, session: event.session, turn: event.turn };
-      const reply = event.session ? chats.get(event.session) : undefined;
+      const reply = chats.chatOf(event.session);
       if (!reply) {
         bus.publish(
           draftOf(keys, 'approval.answered', {
