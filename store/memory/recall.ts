@@ -1,4 +1,5 @@
 import type { Subscription } from 'rxjs';
+import type { MemoryHit } from '../../bus/api-shapes.js';
 import type { Bus, Envelope } from '../../bus/index.js';
 import { typeMatcher } from '../../bus/index.js';
 import { readRegular, writeAtomic } from '../files/regular-file.js';
@@ -23,17 +24,8 @@ const SNAPSHOT_FILE = 'memory-index.json';
 const POOL = 20;
 const SNIPPET_CHARS = 700;
 
-export type RecallResult =
-  | ({ source: 'memory' } & Omit<FileHit, 'text'> & { snippet: string; citation: string })
-  | {
-      source: 'sessions';
-      score: number;
-      session: string;
-      turn_id: string;
-      at: string;
-      snippet: string;
-      citation: string;
-    };
+/** A hit as `memory_search`, `tern memory search` and `/api/memory/search` give it. */
+export type RecallResult = MemoryHit;
 
 export interface RecallOptions {
   /** The embedding model of the config now, or none: recall then ranks by words alone. */

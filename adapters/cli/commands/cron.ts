@@ -16,6 +16,7 @@ import { describeSchedule, describeTask } from '../../tools/cron/describe.js';
 import { print, type CommandContext } from '../command.js';
 import { CliError, subcommandError, UsageError } from '../errors.js';
 import { readConfigForCli } from '../load-config.js';
+import { columns } from '../table.js';
 
 const SUBCOMMANDS = ['list', 'add', 'remove', 'enable', 'disable'] as const;
 const HELP = 'Run `tern cron --help`.';
@@ -78,16 +79,7 @@ function table(jobs: CronJob[]): string {
     j.next_run_at ?? '-',
     j.last_run ? `${j.last_run.outcome} ${j.last_run.at}` : '-',
   ]);
-  const all = [['ID', 'NAME', 'SCHEDULE', 'TASK', 'ENABLED', 'NEXT RUN', 'LAST RUN'], ...rows];
-  const widths = all[0]!.map((_, i) => Math.max(...all.map((row) => row[i]!.length)));
-  return all
-    .map((row) =>
-      row
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return columns(['ID', 'NAME', 'SCHEDULE', 'TASK', 'ENABLED', 'NEXT RUN', 'LAST RUN'], rows);
 }
 
 async function list(context: CommandContext): Promise<number> {
