@@ -1,6 +1,7 @@
 // zod's classes by name from its core: `z.core` used as a value would bundle the whole core namespace, every locale
 // with it.
 import * as core from 'zod/v4/core';
+import { shapeOf } from './schema-shape.js';
 
 export type LeafKind = 'bool' | 'int' | 'list' | 'string';
 
@@ -10,19 +11,6 @@ export interface LeafOption {
 }
 
 type Schema = core.$ZodType;
-
-/** The schema under wrappers (defaults, optionals, the secret transform). */
-function unwrap(schema: Schema): Schema {
-  if (
-    schema instanceof core.$ZodDefault ||
-    schema instanceof core.$ZodPrefault ||
-    schema instanceof core.$ZodOptional
-  ) {
-    return unwrap(schema._zod.def.innerType);
-  }
-  if (schema instanceof core.$ZodPipe) return unwrap(schema._zod.def.in);
-  return schema;
-}
 
 function kindOf(schema: Schema): LeafKind | undefined {
   if (schema instanceof core.$ZodBoolean) return 'bool';
@@ -38,7 +26,7 @@ function kindOf(schema: Schema): LeafKind | undefined {
  * are left out: their keys are the user's names, so no fixed variable can address them.
  */
 export function leafOptions(schema: Schema, prefix: string[] = []): LeafOption[] {
-  const inner = unwrap(schema);
+  const { inner } = shapeOf(schema);
   if (inner instanceof core.$ZodObject) {
     return Object.entries(inner._zod.def.shape).flatMap(([key, child]) => leafOptions(child, [...prefix, key]));
   }

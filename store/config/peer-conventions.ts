@@ -2,6 +2,7 @@
 // with it.
 import * as core from 'zod/v4/core';
 import { formatPath } from './problems.js';
+import { shapeOf, type SchemaShape } from './schema-shape.js';
 import { isRecord, type RawObject } from './raw.js';
 
 type Schema = core.$ZodType;
@@ -37,34 +38,6 @@ const MEANINGS: Record<Convention, string> = {
 
 /** Where a note about conventions applied is written: `(the peer runtime's Go zero values)`. */
 const WHY = "the peer runtime's meaning";
-
-interface Shape {
-  inner: Schema;
-  /** Absent is fine: the field has a default or is optional. */
-  omittable: boolean;
-  defaultValue?: unknown;
-}
-
-/** The schema under defaults, optionals and transforms, and what those wrappers allow. */
-function shapeOf(schema: Schema): Shape {
-  let inner = schema;
-  let omittable = false;
-  let defaultValue: unknown;
-  for (;;) {
-    if (inner instanceof core.$ZodDefault || inner instanceof core.$ZodPrefault) {
-      omittable = true;
-      if (defaultValue === undefined) defaultValue = inner._zod.def.defaultValue;
-      inner = inner._zod.def.innerType;
-    } else if (inner instanceof core.$ZodOptional) {
-      omittable = true;
-      inner = inner._zod.def.innerType;
-    } else if (inner instanceof core.$ZodPipe) {
-      inner = inner._zod.def.in;
-    } else {
-      return { inner, omittable, ...(defaultValue !== undefined ? { defaultValue } : {}) };
-    }
-  }
-}
 
 /** Text in any form the schema takes: plain, a closed set of words, or a secret (text or an already wrapped one). */
 function isText(schema: Schema): boolean {
@@ -106,7 +79,7 @@ class Reader {
     }
   }
 
-  private value(value: unknown, { inner, omittable, defaultValue }: Shape, path: Path): unknown {
+  private value(value: unknown, { inner, omittable, defaultValue }: SchemaShape, path: Path): unknown {
     if (value === null) return this.nullValue(inner, omittable, path);
     if (inner instanceof core.$ZodArray) return this.list(value, inner._zod.def.element, path);
     if (inner instanceof core.$ZodNumber && value === 0 && omittable && !allowsZero(inner)) {

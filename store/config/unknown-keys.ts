@@ -1,6 +1,7 @@
 // zod's classes by name from its core: `z.core` used as a value would bundle the whole core namespace.
 import * as core from 'zod/v4/core';
 import { closestName } from './closest.js';
+import { shapeOf } from './schema-shape.js';
 import { formatPath } from './problems.js';
 import { isSecret } from './secret.js';
 
@@ -15,17 +16,7 @@ export interface UnknownKey {
 }
 
 /** The schema under defaults, optionals and transforms. */
-function unwrap(schema: core.$ZodType | undefined): core.$ZodType | undefined {
-  if (
-    schema instanceof core.$ZodDefault ||
-    schema instanceof core.$ZodPrefault ||
-    schema instanceof core.$ZodOptional
-  ) {
-    return unwrap(schema._zod.def.innerType);
-  }
-  if (schema instanceof core.$ZodPipe) return unwrap(schema._zod.def.in);
-  return schema;
-}
+const unwrap = (schema: core.$ZodType | undefined): core.$ZodType | undefined => schema && shapeOf(schema).inner;
 
 /** The schema of one key (or list item) under `schema`, where it can be told. */
 function child(schema: core.$ZodType | undefined, key: string | number): core.$ZodType | undefined {
