@@ -48,3 +48,22 @@ export async function until<T>(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/**
+ * Waits until `read()` holds `count` items or more (what a bot has sent so far) and returns them; fails after
+ * `timeoutMs` with what it holds, as `shown` shows it.
+ */
+export async function atLeast<T>(
+  read: () => T[],
+  count: number,
+  shown: (items: T[]) => unknown,
+  timeoutMs = 60_000,
+): Promise<T[]> {
+  const deadline = Date.now() + timeoutMs;
+  while (read().length < count) {
+    if (Date.now() > deadline)
+      throw new Error(`expected ${count} messages from the bot, got ${JSON.stringify(shown(read()))}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return read();
+}

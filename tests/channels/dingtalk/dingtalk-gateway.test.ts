@@ -4,6 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startGatewayModel, TRANSCRIPT, type GatewayModel } from '../../support/gateway-model.js';
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.js';
+import { atLeast } from '../../support/eventually.js';
 import { quietGateway } from '../../support/quiet.js';
 import { freePort } from '../../support/telegram-emulator.js';
 import { DingTalkEmulator, type DingTalkSent } from './dingtalk-emulator.js';
@@ -16,15 +17,8 @@ interface Context {
 
 const texts = (sent: DingTalkSent[]): string[] => sent.map((m) => m.text);
 
-async function replies(read: () => DingTalkSent[], count: number, timeoutMs = 60_000): Promise<DingTalkSent[]> {
-  const deadline = Date.now() + timeoutMs;
-  while (read().length < count) {
-    if (Date.now() > deadline)
-      throw new Error(`expected ${count} messages from the bot, got ${JSON.stringify(texts(read()))}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return read();
-}
+const replies = (read: () => DingTalkSent[], count: number, timeoutMs?: number): Promise<DingTalkSent[]> =>
+  atLeast(read, count, texts, timeoutMs);
 
 const dingtalk = suite<Context>('tern gateway on DingTalk in Stream mode');
 

@@ -4,6 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startGatewayModel, TRANSCRIPT, type GatewayModel } from '../../support/gateway-model.js';
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.js';
+import { atLeast } from '../../support/eventually.js';
 import { quietGateway } from '../../support/quiet.js';
 import { freePort } from '../../support/telegram-emulator.js';
 import { FeishuEmulator, type FeishuSent } from './feishu-emulator.js';
@@ -17,15 +18,8 @@ interface Context {
 const ENCRYPT_KEY = 'feishu-encrypt-key-for-tests';
 const texts = (sent: FeishuSent[]): string[] => sent.map((m) => m.text);
 
-async function replies(read: () => FeishuSent[], count: number, timeoutMs = 60_000): Promise<FeishuSent[]> {
-  const deadline = Date.now() + timeoutMs;
-  while (read().length < count) {
-    if (Date.now() > deadline)
-      throw new Error(`expected ${count} messages from the bot, got ${JSON.stringify(texts(read()))}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return read();
-}
+const replies = (read: () => FeishuSent[], count: number, timeoutMs?: number): Promise<FeishuSent[]> =>
+  atLeast(read, count, texts, timeoutMs);
 
 const feishu = suite<Context>("tern gateway on Feishu over the SDK's long connection");
 

@@ -6,6 +6,7 @@ import { splitMessage } from '../../../adapters/channels/split.js';
 import { ONEBOT_MAX_LENGTH } from '../../../adapters/channels/onebot/onebot.js';
 import { LONG_REPLY, startGatewayModel, TRANSCRIPT, type GatewayModel } from '../../support/gateway-model.js';
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.js';
+import { atLeast } from '../../support/eventually.js';
 import { quietGateway } from '../../support/quiet.js';
 import { freePort } from '../../support/telegram-emulator.js';
 import { OneBotEmulator, type BotMessage } from './onebot-emulator.js';
@@ -19,15 +20,8 @@ interface Context {
 const GROUP = 880_001;
 const texts = (messages: BotMessage[]): string[] => messages.map((m) => m.text);
 
-async function replies(read: () => BotMessage[], count: number, timeoutMs = 60_000): Promise<BotMessage[]> {
-  const deadline = Date.now() + timeoutMs;
-  while (read().length < count) {
-    if (Date.now() > deadline)
-      throw new Error(`expected ${count} messages from the bot, got ${JSON.stringify(texts(read()))}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return read();
-}
+const replies = (read: () => BotMessage[], count: number, timeoutMs?: number): Promise<BotMessage[]> =>
+  atLeast(read, count, texts, timeoutMs);
 
 const onebot = suite<Context>('tern gateway on a OneBot v11 implementation (NapCat / Lagrange)');
 

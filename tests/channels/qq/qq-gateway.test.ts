@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { splitMessage } from '../../../adapters/channels/split.js';
 import { LONG_REPLY, startGatewayModel, TRANSCRIPT, type GatewayModel } from '../../support/gateway-model.js';
 import { modelEntry, startGatewayProcess, type GatewayProcess } from '../../support/gateway-process.js';
-import { until } from '../../support/eventually.js';
+import { atLeast, until } from '../../support/eventually.js';
 import { quietGateway } from '../../support/quiet.js';
 import { received } from '../../support/received.js';
 import { freePort } from '../../support/telegram-emulator.js';
@@ -21,15 +21,8 @@ interface Context {
 const contents = (sent: QqSent[]): unknown[] =>
   sent.map((m) => m.body.content ?? (m.body.markdown as { content?: string } | undefined)?.content);
 
-async function replies(read: () => QqSent[], count: number, timeoutMs = 60_000): Promise<QqSent[]> {
-  const deadline = Date.now() + timeoutMs;
-  while (read().length < count) {
-    if (Date.now() > deadline)
-      throw new Error(`expected ${count} messages from the bot, got ${JSON.stringify(contents(read()))}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return read();
-}
+const replies = (read: () => QqSent[], count: number, timeoutMs?: number): Promise<QqSent[]> =>
+  atLeast(read, count, contents, timeoutMs);
 
 const qq = suite<Context>('tern gateway on the QQ bot platform (OpenAPI and gateway WebSocket)');
 
