@@ -82,6 +82,8 @@ export class EventLog implements EventStore {
   private reopenNeeded = false;
   private readonly healthListeners = new Set<(health: LogHealth) => void>();
   private closed = false;
+  /** lmdb's close of the environment, once `close` began it. */
+  private closing: Promise<void> = Promise.resolve();
   /** The data file's size when it was last mapped. */
   private mappedBytes: number;
   /** The process's resident file-backed bytes just after the file was last mapped (Linux; undefined elsewhere). */
@@ -565,8 +567,13 @@ export class EventLog implements EventStore {
     return { total: Object.values(tables).reduce((sum, bytes) => sum + bytes, 0), tables };
   }
 
-  close(): void {
-    if (this.closed) return;
+  /**
+   * Closes the log. The promise resolves once lmdb has closed the environment; until then another process that opens
+   * the log waits (`store/lmdb.ts`), so a caller that hands the log to a child process it waits for synchronously
+   * awaits it first.
+   */
+  close(): Promise<void> {
+    if (this.closed) return this.closing;
     clearTimeout(this.retryTimer);
     // A remap not yet begun is given up (the environment is still open): what it held goes out now, with what failed
     // to be written before (one last try).
@@ -580,8 +587,9 @@ export class EventLog implements EventStore {
       waiter.reject(new LogError('log_closed', `the event log closed with ${lost} events it could not write`));
     }
     this.releaseLock();
-    void closeEnvironment(this.root);
+    this.closing = closeEnvironment(this.root);
     if (this.removeOnClose) rmSync(this.removeOnClose, { recursive: true, force: true });
+    return this.closing;
   }
 
   /**

@@ -40,7 +40,8 @@ test(
       ];
       drafts.forEach((d) => log.append(validateDraft(d)));
       await log.flushed();
-      log.close();
+      // Closed before the synchronous runs below block this process: until lmdb has closed it here, `tern` waits.
+      await log.close();
       const config = JSON.stringify({ version: 2, agents: { defaults: { workspace } } });
 
       const read = withPipedConfig(['log', '--json', '--type', 'runtime.*'], home.env, config);

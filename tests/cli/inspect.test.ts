@@ -26,7 +26,8 @@ test('inspect lists the live actors of the last run: state, the event that moved
   ];
   drafts.forEach((d) => log.append(validateDraft(d)));
   await log.flushed();
-  log.close();
+  // Closed before the synchronous run below blocks this process: until lmdb has closed it here, `tern` waits.
+  await log.close();
   const { code, stdout } = runCli(['inspect', '--json'], home.env);
   home.remove();
   assert.is(code, 0);
