@@ -1,11 +1,12 @@
 import { get } from 'node:http';
+import * as z from 'zod';
 import type { Config } from '../../store/config/index.js';
 
 /**
  * A gateway that does not answer within this is reported down. No gateway refuses the connection at once, so the
  * wait is only paid for one that runs: on a busy machine it can take over a second to answer and is still up.
  */
-const HEALTH_TIMEOUT_MS = 2000;
+export const HEALTH_TIMEOUT_MS = 2000;
 
 /** The gateway's `/health` for this config (a wildcard host is asked on loopback). */
 export function healthUrl(config: Config): string {
@@ -30,8 +31,35 @@ export function gatewayUp(url: string): Promise<boolean> {
   });
 }
 
-/** The JSON body of the `/ready` of the gateway answering at `healthUrl`; undefined when none answers in time. */
-function readyBody(healthUrl: string): Promise<Record<string, unknown> | undefined> {
+/** What a gateway's `GET /ready` answers (actors/gateway/health-server.ts), 200 or 503 alike. */
+const readySchema = z.object({
+  status: z.enum(['ready', 'starting', 'cannot_start', 'degraded']),
+  channels: z.array(z.object({ name: z.string(), state: z.string(), reason: z.string().optional() })),
+  log: z
+    .object({
+      state: z.literal('failing'),
+      code: z.string(),
+      reason: z.string(),
+      since: z.string(),
+      waiting: z.number(),
+    })
+    .optional(),
+});
+
+/** A running gateway's `/ready`: how far it is, its channels and, while it cannot write, its event log. */
+export type GatewayReady = z.infer<typeof readySchema>;
+
+/** A channel as a running gateway's `/ready` reports it: `starting`, `connected`, `failed` (retrying), `refused`. */
+export type ChannelReport = GatewayReady['channels'][number];
+
+/** What `/ready` says of the event log: `ok`, or why it cannot write. */
+export type GatewayLogState = NonNullable<GatewayReady['log']> | { state: 'ok' };
+
+/**
+ * The `/ready` of the gateway answering at `healthUrl`; undefined when it does not answer within the timeout, or
+ * answers with something else than a gateway's `/ready` (another program on the port).
+ */
+export function gatewayReady(healthUrl: string): Promise<GatewayReady | undefined> {
   return new Promise((resolve) => {
     const request = get(healthUrl.replace(/\/health$/, '/ready'), (response) => {
       clearTimeout(deadline);
@@ -40,8 +68,8 @@ function readyBody(healthUrl: string): Promise<Record<string, unknown> | undefin
       response.on('data', (chunk: string) => (body += chunk));
       response.on('end', () => {
         try {
-          const parsed: unknown = JSON.parse(body);
-          resolve(parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined);
+          const parsed = readySchema.safeParse(JSON.parse(body));
+          resolve(parsed.success ? parsed.data : undefined);
         } catch {
           resolve(undefined);
         }
@@ -53,30 +81,4 @@ function readyBody(healthUrl: string): Promise<Record<string, unknown> | undefin
       resolve(undefined);
     });
   });
-}
-
-/** A channel as a running gateway's `/ready` reports it. */
-export interface ChannelReport {
-  name: string;
-  /** `starting`, `connected`, `failed` (retrying), `refused` (cannot start as configured). */
-  state: string;
-  reason?: string;
-}
-
-/** The channels of the gateway answering at `healthUrl`, from its `/ready`; undefined when none answers. */
-export async function gatewayChannels(url: string): Promise<ChannelReport[] | undefined> {
-  const channels = (await readyBody(url))?.channels;
-  return Array.isArray(channels) ? (channels as ChannelReport[]) : undefined;
-}
-
-/** What a running gateway's `/ready` says of its event log: `ok`, or why it cannot write (`GET /ready`'s `log`). */
-export type GatewayLogState =
-  | { state: 'ok' }
-  | { state: 'failing'; code: string; reason: string; since: string; waiting: number };
-
-/** The event log's state as the gateway at `healthUrl` reports it; undefined when it does not answer in time. */
-export async function gatewayLogState(healthUrl: string): Promise<GatewayLogState | undefined> {
-  const body = await readyBody(healthUrl);
-  if (body === undefined) return undefined;
-  return (body.log as GatewayLogState | undefined) ?? { state: 'ok' };
 }

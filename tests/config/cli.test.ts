@@ -176,13 +176,26 @@ test('tern config validate of a missing file fails (exit 1)', async () => {
   h.remove();
 });
 
-function healthServer(): Promise<Server> {
+/**
+ * A gateway's two probes on loopback: `/health` answers 200; `/ready` answers `ready` as a gateway does (200 when it
+ * is ready, else 503), or never (`hang`), as a gateway too busy to answer in time.
+ */
+function healthServer(ready: Record<string, unknown> | 'hang' = { status: 'ready', channels: [] }): Promise<Server> {
   const server = createServer((req, res) => {
-    res.writeHead(req.url === '/health' ? 200 : 404, { 'content-type': 'application/json' });
-    res.end('{"status":"ok"}');
+    const send = (status: number, body: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    if (req.url === '/health') return send(200, { status: 'ok' });
+    if (req.url !== '/ready') return send(404, { error: { code: 'not_found', message: 'no such route' } });
+    if (ready !== 'hang') send(ready.status === 'ready' ? 200 : 503, ready);
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
+
+const closeServer = (server: Server) =>
+  new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(resolve);
+  });
 
 test('tern status lists models with masked keys, channels, MCP servers, and whether the gateway answers', async () => {
   const h = tempHome();
@@ -219,11 +232,11 @@ test('tern status lists models with masked keys, channels, MCP servers, and whet
       ],
       channels: [{ name: 'telegram', type: 'telegram', enabled: true, proxy: null, proxy_from: null }],
       mcp_servers: [{ name: 'fs', type: 'stdio', enabled: true }],
-      gateway: { url: `http://127.0.0.1:${port}/health`, up: true, log: { state: 'ok' } },
+      gateway: { url: `http://127.0.0.1:${port}/health`, up: true, ready: 'ready', log: { state: 'ok' } },
       exec_isolation: { state: 'isolated', detail: ISOLATED },
     });
   } finally {
-    await new Promise((resolve) => server.close(resolve));
+    await closeServer(server);
   }
   const down = await tern(['status'], h.env);
   assert.is(down.code, 0);
@@ -241,6 +254,44 @@ test('tern status lists models with masked keys, channels, MCP servers, and whet
     `isolation   ${ISOLATED}`,
     '',
   ]);
+  h.remove();
+});
+
+test('tern status says how far a running gateway is, and when its /ready does not answer', async () => {
+  const h = tempHome();
+  const gatewayLine = async (ready: Record<string, unknown> | 'hang') => {
+    const server = await healthServer(ready);
+    const port = (server.address() as AddressInfo).port;
+    h.writeConfig({ version: 2, gateway: { host: '127.0.0.1', port }, channel_list: { telegram: { enabled: true } } });
+    try {
+      const [text, json] = await Promise.all([tern(['status'], h.env), tern(['status', '--json'], h.env)]);
+      const url = `http://127.0.0.1:${port}/health`;
+      const lines = text.stdout.split('\n');
+      const shown = JSON.parse(json.stdout) as { gateway: unknown; channels: Array<{ state?: string }> };
+      return {
+        line: lines.find((l) => l.startsWith('gateway '))?.replace(url, 'URL'),
+        channel: lines.find((l) => l.startsWith('  telegram ')),
+        gateway: { ...(shown.gateway as object), url: (shown.gateway as { url: string }).url.replace(url, 'URL') },
+        state: shown.channels[0]!.state,
+      };
+    } finally {
+      await closeServer(server);
+    }
+  };
+  const telegram = { name: 'telegram', state: 'starting' };
+  assert.equal(await gatewayLine({ status: 'starting', channels: [telegram] }), {
+    line: 'gateway     up, starting its channels (URL)',
+    channel: '  telegram  telegram  proxy: none  enabled  starting',
+    gateway: { url: 'URL', up: true, ready: 'starting', log: { state: 'ok' } },
+    state: 'starting',
+  });
+  // Too busy to answer /ready in 2 s: up, and the channel states are not made up.
+  assert.equal(await gatewayLine('hang'), {
+    line: 'gateway     up, but /ready did not answer within 2 s: channel states not shown (URL)',
+    channel: '  telegram  telegram  proxy: none  enabled',
+    gateway: { url: 'URL', up: true, ready: 'no_answer' },
+    state: undefined,
+  });
   h.remove();
 });
 

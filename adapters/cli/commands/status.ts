@@ -11,12 +11,13 @@ import type { CommandContext } from '../command.js';
 import { print } from '../command.js';
 import { readConfigForCli } from '../load-config.js';
 import {
-  gatewayChannels,
-  gatewayLogState,
+  gatewayReady,
   gatewayUp,
+  HEALTH_TIMEOUT_MS,
   healthUrl,
   type ChannelReport,
   type GatewayLogState,
+  type GatewayReady,
 } from '../gateway-health.js';
 
 /** The proxy requests to `url` go through, as shown: masked, and where it was set; `null` for none. */
@@ -114,9 +115,8 @@ function summary(
   loaded: LoadedConfig,
   url: string,
   up: boolean,
-  log: GatewayLogState | undefined,
+  ready: GatewayReady | undefined,
   isolation: IsolationState | undefined,
-  running: ChannelReport[] | undefined,
 ) {
   const { config } = loaded;
   return {
@@ -124,20 +124,44 @@ function summary(
     config: { path: loaded.path, exists: existsSync(loaded.path) },
     workspace: loaded.workspace,
     models: describeModels(config),
-    channels: describeChannels(config, url.replace(/\/health$/, ''), running),
+    channels: describeChannels(config, url.replace(/\/health$/, ''), ready?.channels),
     mcp_servers: Object.entries(config.tools.mcp.servers).map(([name, s]) => ({
       name,
       type: s.type ?? (s.url ? 'http' : 'stdio'),
       enabled: config.tools.mcp.enabled && s.enabled,
     })),
-    gateway: { url, up, ...(log ? { log } : {}) },
+    gateway: { url, up, ...(up ? readyShown(ready) : {}) },
     exec_isolation: isolationSummary(isolation),
   };
+}
+
+/**
+ * How far a gateway that answers `/health` is (`ready`: `/ready`'s status) and its event log's state; `no_answer`
+ * when its `/ready` did not answer in time (a busy machine), so its channels' states are not known.
+ */
+function readyShown(ready: GatewayReady | undefined): {
+  ready: GatewayReady['status'] | 'no_answer';
+  log?: GatewayLogState;
+} {
+  if (!ready) return { ready: 'no_answer' };
+  return { ready: ready.status, log: ready.log ?? { state: 'ok' } };
 }
 
 type Summary = ReturnType<typeof summary>;
 
 const onOff = (enabled: boolean) => (enabled ? 'enabled' : 'disabled');
+
+const READY_TEXT: Record<GatewayReady['status'] | 'no_answer', string> = {
+  ready: 'up',
+  starting: 'up, starting its channels',
+  cannot_start: 'up, but a channel cannot start',
+  degraded: 'up, degraded',
+  no_answer: `up, but /ready did not answer within ${HEALTH_TIMEOUT_MS / 1000} s: channel states not shown`,
+};
+
+function gatewayText(gateway: Summary['gateway']): string {
+  return `${gateway.ready === undefined ? 'down' : READY_TEXT[gateway.ready]} (${gateway.url})`;
+}
 
 function lines(s: Summary): string[] {
   return [
@@ -158,7 +182,7 @@ function lines(s: Summary): string[] {
     }),
     `mcp         ${s.mcp_servers.length === 0 ? 'none' : s.mcp_servers.length}`,
     ...s.mcp_servers.map((m) => `  ${m.name}  ${m.type}  ${onOff(m.enabled)}`),
-    `gateway     ${s.gateway.up ? 'up' : 'down'} (${s.gateway.url})`,
+    `gateway     ${gatewayText(s.gateway)}`,
     ...(s.gateway.log?.state === 'failing'
       ? [
           `  event log cannot write since ${s.gateway.log.since}: ${s.gateway.log.reason}; new messages wait at ` +
@@ -173,8 +197,8 @@ export async function run({ env, json, stdout, stderr }: CommandContext): Promis
   const loaded = readConfigForCli(env);
   const url = healthUrl(loaded.config);
   const [up, isolation] = await Promise.all([gatewayUp(url), execIsolationState(loaded.config)]);
-  const [log, running] = up ? await Promise.all([gatewayLogState(url), gatewayChannels(url)]) : [undefined, undefined];
-  const s = summary(loaded, url, up, log, isolation, running);
+  const ready = up ? await gatewayReady(url) : undefined;
+  const s = summary(loaded, url, up, ready, isolation);
   if (json) print(stdout, JSON.stringify(s));
   else {
     for (const line of lines(s)) print(stdout, line);

@@ -5,7 +5,7 @@ import { logSizes } from '../../../store/logs/log-sizes.js';
 import { agentHome, configPath, logDir } from '../../../store/paths.js';
 import { describeFix, looseSecretModes, makeSecretsPrivate, octal } from '../../../store/private-files.js';
 import { describeIsolation } from '../../tools/exec/isolation.js';
-import { gatewayChannels, gatewayUp, healthUrl } from '../gateway-health.js';
+import { gatewayReady, gatewayUp, healthUrl } from '../gateway-health.js';
 import { check, type Check } from './check.js';
 
 /** package.json `engines.node`: the oldest Node this is built and tested for. */
@@ -88,7 +88,7 @@ export function logCheck(loaded: LoadedConfig): Check {
 export async function gatewayCheck(loaded: LoadedConfig, fix: boolean): Promise<Check[]> {
   const url = healthUrl(loaded.config);
   const up = await gatewayUp(url);
-  const refused = up ? ((await gatewayChannels(url)) ?? []).filter((c) => c.state === 'refused') : [];
+  const refused = up ? ((await gatewayReady(url))?.channels ?? []).filter((c) => c.state === 'refused') : [];
   const checks = [
     refused.length === 0
       ? check('gateway', 'ok', up ? `running (${url})` : `not running (${url})`)
