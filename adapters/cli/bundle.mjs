@@ -5,6 +5,7 @@
 // worker files or their own lazy loading stay external and load from node_modules.
 import { build } from 'esbuild';
 import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -76,6 +77,35 @@ function withBannerItUses(text) {
   return `${shebang}${parts.filter(Boolean).join(' ')}${body}`;
 }
 
+/**
+ * `node:http` through `require`. An ES module import of it builds its module namespace, which reads every property of
+ * the module: on Node 22 and later that includes the lazy `WebSocket`, `CloseEvent` and `MessageEvent`, which load
+ * Node's own copy of undici (13 MB of a process on Node 24, and the time to compile it), which nothing here uses.
+ * The named exports are its plain data properties; the rest (`globalAgent`, say) is on the default export.
+ */
+const httpThroughRequire = {
+  name: 'http-through-require',
+  setup(build) {
+    // Only imports: a `require` of inlined CommonJS (undici's) gets the module itself, as it does unbundled.
+    build.onResolve({ filter: /^(node:)?http$/ }, (args) =>
+      args.kind === 'import-statement' || args.kind === 'dynamic-import'
+        ? { path: 'http', namespace: 'tern-http' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'tern-http' }, () => {
+      const http = createRequire(import.meta.url)('node:http');
+      const names = Object.keys(http).filter((name) => 'value' in Object.getOwnPropertyDescriptor(http, name));
+      return {
+        contents:
+          "import { createRequire } from 'node:module';" +
+          "const http = createRequire(import.meta.url)('node:http'); export default http;" +
+          `export const { ${names.join(', ')} } = http;`,
+        loader: 'js',
+      };
+    });
+  },
+};
+
 /** `main.js` (`tern`) and `launcher-main.js` (`tern-launcher`) and their shared chunks, in `outdir`. */
 export async function bundle(outdir) {
   const { outputFiles } = await build({
@@ -91,6 +121,7 @@ export async function bundle(outdir) {
     // rxjs's exports map gives the `node` condition its CommonJS build, whose index runs every operator's module;
     // the ES module build the same package publishes lets esbuild keep only the few the bus uses.
     alias: { rxjs: './node_modules/rxjs/dist/esm/index.js', axios: 'axios/dist/node/axios.cjs' },
+    plugins: [httpThroughRequire],
     banner: { js: BANNER },
     define: { __dirname: '__ternDirname' },
     // Whitespace and syntax only: names stay readable in stack traces.

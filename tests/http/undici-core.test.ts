@@ -7,10 +7,14 @@ import * as assert from 'uvu/assert';
 
 const client = new URL('../../adapters/http/client.ts', import.meta.url).href;
 
-/** In a fresh process: what is loaded before a request, after `sendForText`, and after a `fetchOn` call. */
+/**
+ * In a fresh process: what is loaded before a request, after `sendForText`, and after a `fetchOn` call. The probe's
+ * own server takes `node:http` through `require`: on Node 22 and later an ES module import of it loads Node's undici
+ * (tests/gateway/node-undici.test.ts).
+ */
 const PROBE = `
-import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+const { createServer } = createRequire(import.meta.url)('node:http');
 const client = await import(${JSON.stringify(client)});
 const server = createServer((_request, response) => response.end('ok')).listen(0, '127.0.0.1');
 await new Promise((resolve) => server.once('listening', resolve));

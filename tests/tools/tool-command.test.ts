@@ -276,13 +276,23 @@ test('tern tool lists and calls the tools of the configured MCP servers', () => 
   h.close();
 });
 
+/** What this Node's JSON.parse says of `text` (Node 24 adds the line and column to Node 20's words). */
+function parseError(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error(`${text} parsed`);
+}
+
 test('tern tool with bad usage exits 2 with a clear message', () => {
   const h = home();
   const cases: [string[], string][] = [
     [['tool', 'call'], 'tern: wrong usage (tool call needs a tool NAME). Run `tern tool list` to see the tools.\n'],
     [
       ['tool', 'call', 'read_file', '{bad'],
-      "tern: wrong usage (ARGS_JSON is not valid JSON (Expected property name or '}' in JSON at position 1)). " +
+      `tern: wrong usage (ARGS_JSON is not valid JSON (${parseError('{bad')})). ` +
         'Pass the arguments as one JSON object, e.g. \'{"path":"notes.md"}\'.\n',
     ],
   ];
