@@ -385,9 +385,11 @@ export class MatrixHomeserver implements ContractEmulator {
       this.events.some((e) => e.pos > since) || [...this.rooms.values()].some((r) => r.invitedBy && !r.joined);
     if (!initial && !pending() && timeout > 0) {
       await new Promise<void>((resolve) => {
+        // The client keeps its connection for the next sync: a listener left on it would pile up, one a sync.
         const done = (): void => {
           clearTimeout(timer);
           this.waiting.delete(done);
+          req.socket.off('close', done);
           resolve();
         };
         const timer = setTimeout(done, Math.min(timeout, 30_000));
