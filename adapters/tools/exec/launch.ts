@@ -29,6 +29,9 @@ function isolatedEnv(userHome: string): NodeJS.ProcessEnv {
   return withoutProxyCredentials({ ...env, HOME: userHome, TMPDIR: '/tmp' });
 }
 
+/** How long a call waits for the rest of a sandbox to go once its first process exited (`CommandCgroup.emptied`). */
+const EMPTIED_MS = 2000;
+
 /** Descriptors of the sandbox's pipes, as bubblewrap is told them (the order `pipes` are made in). */
 const FD = { seccomp: 3, info: 4, block: 5, resolver: 6 } as const;
 
@@ -163,9 +166,10 @@ export class CommandLauncher {
       }
       pipe(FD.block).end('1');
     };
-    const tearDown = () => {
+    const tearDown = async () => {
       ended = true;
       slirp?.close();
+      await cgroup?.emptied(EMPTIED_MS);
       cgroup?.remove();
     };
     return { argv, cwd, env: isolatedEnv(this.sandbox.policy.userHome), contained: true, pipes: 4, setUp, tearDown };

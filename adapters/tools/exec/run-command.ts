@@ -24,8 +24,8 @@ export type Launch = {
    * cgroup). A failure ends the command and is the call's error.
    */
   setUp?: (child: ChildProcess) => Promise<void>;
-  /** Runs once the command's processes are gone. */
-  tearDown?: () => void;
+  /** Runs once the command's first process is gone and its output drained; the call returns when it resolves. */
+  tearDown?: () => Promise<void>;
 } & ({ contained: true } | { contained: false; marker: string });
 
 /** How long output may still arrive once the command's processes are gone, before the pipes are closed. */
@@ -86,23 +86,26 @@ export function runCommand(
       }
       if (!launch.contained) killMarked(launch.marker);
     };
-    const cleanUp = (): void => {
+    const cleanUp = (): Promise<void> => {
       clearTimeout(timer);
       clearTimeout(drain);
       signal.removeEventListener('abort', onAbort);
-      launch.tearDown?.();
+      return launch.tearDown?.() ?? Promise.resolve();
     };
     const finish = (): void => {
       if (settled) return;
       settled = true;
-      cleanUp();
+      const tornDown = cleanUp();
       // A child still forking or exec'ing at the first sweep (a loaded machine) is marked by now: sweep again.
       if (!launch.contained) killMarked(launch.marker);
       child.stdout!.destroy();
       child.stderr!.destroy();
-      if (setUpFailure) return reject(setUpFailure);
+      const failure = setUpFailure;
       const base = { output: capture.text(), truncated: capture.truncated };
-      resolve(ending ? { kind: ending, ...base } : { kind: 'exited', code: exitCode ?? 1, ...base });
+      void tornDown.then(() => {
+        if (failure) reject(failure);
+        else resolve(ending ? { kind: ending, ...base } : { kind: 'exited', code: exitCode ?? 1, ...base });
+      });
     };
     const drainThenFinish = (): void => {
       drain ??= setTimeout(finish, DRAIN_MS);
@@ -126,8 +129,7 @@ export function runCommand(
     child.on('error', (error) => {
       if (settled) return;
       settled = true;
-      cleanUp();
-      reject(error);
+      void cleanUp().then(() => reject(error));
     });
     child.on('exit', (code) => {
       exitCode = code;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * A cgroup per command, for the limits the kernel does not apply per user namespace: RLIMIT_NPROC never binds
@@ -137,6 +138,14 @@ function sweep(parent: string): void {
   }
 }
 
+function holdsProcesses(dir: string): boolean {
+  try {
+    return readFileSync(join(dir, 'cgroup.procs'), 'utf8').trim() !== '';
+  } catch {
+    return false;
+  }
+}
+
 function tryRemove(dir: string): boolean {
   try {
     rmdirSync(dir);
@@ -205,6 +214,16 @@ export class CommandCgroup {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * Resolves once no process is left inside, or after `limitMs`. When a sandbox's first process exits, the kernel
+   * kills the rest of its PID namespace, and bubblewrap may exit before they are gone: a fork loop's hundreds of
+   * processes took longer to go than the output took to drain, and were still there when the call returned.
+   */
+  async emptied(limitMs: number): Promise<void> {
+    const deadline = Date.now() + limitMs;
+    while (this.dirs.some(holdsProcesses) && Date.now() < deadline) await sleep(10);
   }
 
   /** Removes the cgroups once the kernel has taken the last process out (a PID namespace ends a moment later). */
